@@ -1,0 +1,119 @@
+import { readAccessor, ComponentType as C } from './accessor';
+import { check } from './errors';
+import type { GltfAsset } from './gltf-json';
+import { defaultSceneRoots, gltfParents, nodesUnder, restTrs } from './hierarchy';
+import { loadClips } from './load-clips';
+import { loadPrimitives, type PrimitiveSource } from './load-mesh';
+import type { Rig, RigNodes, Skin, SkinnedPrimitive } from './rig';
+
+const UNSUPPORTED_EXTENSIONS = ['KHR_draco_mesh_compression', 'EXT_meshopt_compression', 'KHR_mesh_quantization'];
+
+/**
+ * Builds the validated Rig of a parsed glTF (see rig.ts for its conventions). Everything wrong
+ * in the file is reported as a ModelError naming the place; harmless repairs go to `warnings`.
+ */
+export function buildRig(asset: GltfAsset): Rig {
+  const json = asset.json;
+  for (const ext of json.extensionsRequired ?? []) {
+    check(!UNSUPPORTED_EXTENSIONS.includes(ext), `the file requires extension ${ext}, which this loader does not support`);
+  }
+  const gltfNodes = json.nodes ?? [];
+  const warnings: string[] = [];
+  const parentOf = gltfParents(json);
+  const sceneNodes = nodesUnder(json, defaultSceneRoots(json, parentOf));
+
+  // Skins: validate joints and read inverse bind matrices.
+  const gltfSkins = json.skins ?? [];
+  gltfSkins.forEach((skin, s) => {
+    check(Array.isArray(skin.joints) && skin.joints.length > 0, `skin ${s}: joints is empty`);
+    const seen = new Set<number>();
+    skin.joints.forEach((j, k) => {
+      check(Number.isInteger(j) && j >= 0 && j < gltfNodes.length, `skin ${s}: joint ${k} is node ${j}, which does not exist`);
+      check(!seen.has(j), `skin ${s}: node ${j} is listed twice in joints`);
+      seen.add(j);
+    });
+  });
+
+  // Mesh nodes of the default scene: skinned ones use their skin, others are rigid attachments.
+  const meshNodes = sceneNodes.filter((n) => gltfNodes[n].mesh !== undefined);
+  for (const n of meshNodes) {
+    const skin = gltfNodes[n].skin;
+    check(skin === undefined || (Number.isInteger(skin) && skin >= 0 && skin < gltfSkins.length),
+      `node ${n}: skin ${skin} does not exist (the file has ${gltfSkins.length})`);
+  }
+  const rigidNodes = meshNodes.filter((n) => gltfNodes[n].skin === undefined);
+
+  // Rig nodes: joints, rigid mesh nodes and all their ancestors, ordered parent-first.
+  const moving = new Uint8Array(gltfNodes.length);
+  const mark = (n: number) => { for (let p = n; p !== -1 && !moving[p]; p = parentOf[p]) moving[p] = 1; };
+  gltfSkins.forEach((skin) => skin.joints.forEach(mark));
+  rigidNodes.forEach(mark);
+  const order: number[] = [];
+  const visit = (n: number) => {
+    order.push(n);
+    for (const c of gltfNodes[n].children ?? []) if (moving[c]) visit(c);
+  };
+  for (let n = 0; n < gltfNodes.length; n++) if (moving[n] && parentOf[n] === -1) visit(n);
+  const rigIndexOf = new Int32Array(gltfNodes.length).fill(-1);
+  order.forEach((n, i) => { rigIndexOf[n] = i; });
+  const nodes = makeRigNodes(asset, order, parentOf, rigIndexOf);
+
+  const skins: Skin[] = gltfSkins.map((skin, s) => {
+    const inverseBind = new Float64Array(skin.joints.length * 16);
+    if (skin.inverseBindMatrices === undefined) {
+      for (let j = 0; j < skin.joints.length; j++) inverseBind[j * 16] = inverseBind[j * 16 + 5] = inverseBind[j * 16 + 10] = inverseBind[j * 16 + 15] = 1;
+    } else {
+      const data = readAccessor(asset, skin.inverseBindMatrices, `skin ${s}: inverseBindMatrices`, { types: ['MAT4'], components: [{ type: C.FLOAT }] });
+      check(data.count === skin.joints.length, `skin ${s}: inverseBindMatrices has ${data.count} matrices, joints has ${skin.joints.length}`);
+      inverseBind.set(data.values);
+    }
+    return {
+      name: skin.name ?? `skin${s}`, gltfSkin: s, inverseBind,
+      joints: Int32Array.from(skin.joints, (j) => rigIndexOf[j]),
+      jointNames: skin.joints.map((j) => nodes.names[rigIndexOf[j]]),
+    };
+  });
+  const rigidSkin = new Map<number, number>();
+  for (const n of rigidNodes) {
+    rigidSkin.set(n, skins.length);
+    const inverseBind = new Float64Array(16);
+    inverseBind[0] = inverseBind[5] = inverseBind[10] = inverseBind[15] = 1;
+    skins.push({ name: `rigid:${nodes.names[rigIndexOf[n]]}`, gltfSkin: -1, joints: Int32Array.of(rigIndexOf[n]), jointNames: [nodes.names[rigIndexOf[n]]], inverseBind });
+  }
+
+  const primitives: SkinnedPrimitive[] = [];
+  for (const n of meshNodes) {
+    const gltfSkin = gltfNodes[n].skin;
+    const skin = gltfSkin ?? rigidSkin.get(n)!;
+    const source: PrimitiveSource = {
+      gltfNode: n, gltfMesh: gltfNodes[n].mesh!, skin, rigid: gltfSkin === undefined,
+      skinJointCount: skins[skin].joints.length,
+    };
+    primitives.push(...loadPrimitives(asset, source, warnings));
+  }
+
+  const clips = loadClips(asset, rigIndexOf, warnings);
+  return { nodes, skins, gltfSkinCount: gltfSkins.length, primitives, clips, warnings };
+}
+
+function makeRigNodes(asset: GltfAsset, order: number[], parentOf: Int32Array, rigIndexOf: Int32Array): RigNodes {
+  const count = order.length;
+  const nodes: RigNodes = {
+    count,
+    names: [],
+    gltfIndex: Int32Array.from(order),
+    parent: Int32Array.from(order, (n) => (parentOf[n] === -1 ? -1 : rigIndexOf[parentOf[n]])),
+    restTranslation: new Float64Array(count * 3),
+    restRotation: new Float64Array(count * 4),
+    restScale: new Float64Array(count * 3),
+  };
+  order.forEach((n, i) => {
+    const node = asset.json.nodes![n];
+    nodes.names.push(node.name ?? `node${n}`);
+    const { t, r, s } = restTrs(node, n);
+    nodes.restTranslation.set(t, i * 3);
+    nodes.restRotation.set(r, i * 4);
+    nodes.restScale.set(s, i * 3);
+  });
+  return nodes;
+}

@@ -1,0 +1,117 @@
+/**
+ * The subset of the glTF 2.0 JSON schema that the loader reads. Everything is optional here
+ * because the loader validates presence itself and names what is missing.
+ */
+
+export interface GltfAccessorSparse {
+  count: number;
+  indices: { bufferView: number; byteOffset?: number; componentType: number };
+  values: { bufferView: number; byteOffset?: number };
+}
+
+export interface GltfAccessor {
+  bufferView?: number;
+  byteOffset?: number;
+  componentType: number;
+  normalized?: boolean;
+  count: number;
+  type: 'SCALAR' | 'VEC2' | 'VEC3' | 'VEC4' | 'MAT2' | 'MAT3' | 'MAT4';
+  sparse?: GltfAccessorSparse;
+}
+
+export interface GltfBufferView {
+  buffer: number;
+  byteOffset?: number;
+  byteLength: number;
+  byteStride?: number;
+}
+
+export interface GltfNode {
+  name?: string;
+  children?: number[];
+  mesh?: number;
+  skin?: number;
+  matrix?: number[];
+  translation?: number[];
+  rotation?: number[];
+  scale?: number[];
+}
+
+export interface GltfPrimitive {
+  attributes: Record<string, number>;
+  indices?: number;
+  material?: number;
+  mode?: number;
+}
+
+export interface GltfMesh {
+  name?: string;
+  primitives: GltfPrimitive[];
+}
+
+export interface GltfSkin {
+  name?: string;
+  joints: number[];
+  inverseBindMatrices?: number;
+  skeleton?: number;
+}
+
+export interface GltfAnimationChannel {
+  sampler: number;
+  target: { node?: number; path: string };
+}
+
+export interface GltfAnimationSampler {
+  input: number;
+  output: number;
+  interpolation?: string;
+}
+
+export interface GltfAnimation {
+  name?: string;
+  channels: GltfAnimationChannel[];
+  samplers: GltfAnimationSampler[];
+}
+
+export interface GltfTextureInfo {
+  index: number;
+  texCoord?: number;
+}
+
+export interface GltfMaterial {
+  name?: string;
+  pbrMetallicRoughness?: { baseColorFactor?: number[]; baseColorTexture?: GltfTextureInfo };
+}
+
+export interface GltfJson {
+  asset?: { version?: string };
+  scene?: number;
+  scenes?: { nodes?: number[] }[];
+  nodes?: GltfNode[];
+  meshes?: GltfMesh[];
+  skins?: GltfSkin[];
+  animations?: GltfAnimation[];
+  accessors?: GltfAccessor[];
+  bufferViews?: GltfBufferView[];
+  buffers?: { byteLength: number; uri?: string }[];
+  materials?: GltfMaterial[];
+  textures?: { source?: number; sampler?: number }[];
+  images?: { bufferView?: number; mimeType?: string; uri?: string }[];
+  extensionsRequired?: string[];
+}
+
+/** An encoded image (PNG or JPEG bytes) and its MIME type. */
+export interface EncodedImage {
+  mimeType: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * A parsed glTF: its JSON, every buffer's bytes in `json.buffers` order, and every image's
+ * encoded bytes in `json.images` order (undefined where an image could not be read).
+ */
+export interface GltfAsset {
+  json: GltfJson;
+  buffers: Uint8Array[];
+  images: (EncodedImage | undefined)[];
+}

@@ -1,0 +1,91 @@
+import { readAccessor, ComponentType as C } from './accessor';
+import { check, ModelError } from './errors';
+import type { GltfAsset } from './gltf-json';
+import { PATH_COMPONENTS, type Channel, type Clip, type Interpolation, type TrsPath } from './rig';
+
+const ROTATION_TYPES = [
+  { type: C.FLOAT }, { type: C.BYTE, normalized: true }, { type: C.UNSIGNED_BYTE, normalized: true },
+  { type: C.SHORT, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true },
+];
+const INTERPOLATIONS: readonly string[] = ['STEP', 'LINEAR', 'CUBICSPLINE'];
+
+/**
+ * Reads every glTF animation as a Clip over rig nodes. `rigIndexOf[gltfNode]` is the node's rig
+ * index or -1. Channels on nodes outside the rig (they move nothing drawn) and morph `weights`
+ * channels are skipped with a warning; every other problem is a ModelError naming the channel.
+ */
+export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: string[]): Clip[] {
+  const animations = asset.json.animations ?? [];
+  const names = new Set<string>();
+  return animations.map((animation, a) => {
+    const name = animation.name ?? `clip${a}`;
+    const label = `animation '${name}'`;
+    check(!names.has(name), `${label}: another animation has the same name`);
+    names.add(name);
+    check(Array.isArray(animation.channels) && Array.isArray(animation.samplers), `${label}: needs channels and samplers arrays`);
+    const channels: Channel[] = [];
+    const targets = new Set<string>();
+    let skippedWeights = 0;
+    animation.channels.forEach((channel, c) => {
+      const where = `${label} channel ${c}`;
+      const path = channel.target?.path;
+      const node = channel.target?.node;
+      if (node === undefined) return; // allowed by the spec for extension targets
+      check(Number.isInteger(node) && node >= 0 && node < rigIndexOf.length, `${where}: target node ${node} does not exist`);
+      if (path === 'weights') { skippedWeights++; return; }
+      if (path !== 'translation' && path !== 'rotation' && path !== 'scale') {
+        warnings.push(`${where}: target path '${path}' is not supported; ignored`);
+        return;
+      }
+      const key = `${node}/${path}`;
+      check(!targets.has(key), `${where}: node ${node} ${path} is already animated by another channel of this animation`);
+      targets.add(key);
+      check(asset.json.nodes![node].matrix === undefined, `${where}: node ${node} is animated but has a matrix (the spec requires TRS)`);
+      const sampler = animation.samplers[channel.sampler];
+      check(sampler !== undefined, `${where}: sampler ${channel.sampler} does not exist (the animation has ${animation.samplers.length})`);
+      const interpolation = (sampler.interpolation ?? 'LINEAR') as Interpolation;
+      check(INTERPOLATIONS.includes(interpolation), `${where}: interpolation '${interpolation}' is not STEP, LINEAR or CUBICSPLINE`);
+      const parsed = readChannel(asset, sampler.input, sampler.output, path, interpolation, where);
+      const rigNode = rigIndexOf[node];
+      if (rigNode < 0) {
+        warnings.push(`${where}: node ${node} moves no joint or drawn mesh; ignored`);
+        return;
+      }
+      channels.push({ node: rigNode, path, interpolation, ...parsed });
+    });
+    if (skippedWeights > 0) warnings.push(`${label}: ${skippedWeights} morph-target weights channel(s) ignored (morph targets are not animated)`);
+    const duration = channels.reduce((d, ch) => Math.max(d, ch.times[ch.times.length - 1]), 0);
+    return { name, duration, channels };
+  });
+}
+
+function readChannel(asset: GltfAsset, input: number, output: number, path: TrsPath, interpolation: Interpolation, where: string):
+  { times: Float32Array; values: Float32Array } {
+  const times = readAccessor(asset, input, `${where} sampler input`, { types: ['SCALAR'], components: [{ type: C.FLOAT }] }).values as Float32Array;
+  check(times.length >= 1, `${where}: sampler input has no keys`);
+  check(times[0] >= 0, `${where}: sampler input starts at negative time ${times[0]}`);
+  for (let k = 1; k < times.length; k++) {
+    if (!(times[k] > times[k - 1])) {
+      throw new ModelError(`${where}: sampler input times are not increasing (key ${k} at ${times[k]} s follows ${times[k - 1]} s)`);
+    }
+  }
+  check(interpolation !== 'CUBICSPLINE' || times.length >= 2, `${where}: CUBICSPLINE needs at least 2 keys, has ${times.length}`);
+  const n = PATH_COMPONENTS[path];
+  const perKey = interpolation === 'CUBICSPLINE' ? 3 : 1;
+  const out = readAccessor(asset, output, `${where} sampler output`, {
+    types: [n === 4 ? 'VEC4' : 'VEC3'], components: path === 'rotation' ? ROTATION_TYPES : [{ type: C.FLOAT }],
+  });
+  check(out.count === times.length * perKey,
+    `${where}: sampler output has ${out.count} values, expected ${times.length * perKey} for ${times.length} ${interpolation} keys`);
+  const values = out.values as Float32Array;
+  if (path === 'rotation') {
+    // Key values must be unit quaternions; repair tiny drift, reject zero length. Tangents are left alone.
+    for (let k = 0; k < times.length; k++) {
+      const o = (k * perKey + (perKey === 3 ? 1 : 0)) * 4;
+      const len = Math.hypot(values[o], values[o + 1], values[o + 2], values[o + 3]);
+      check(len > 1e-6, `${where}: rotation key ${k} has zero length`);
+      for (let i = 0; i < 4; i++) values[o + i] /= len;
+    }
+  }
+  return { times, values };
+}

@@ -1,0 +1,149 @@
+import { readAccessor, ComponentType as C } from './accessor';
+import { check } from './errors';
+import type { GltfAsset } from './gltf-json';
+import type { MaterialInfo, SkinnedPrimitive } from './rig';
+
+const FLOAT = [{ type: C.FLOAT }];
+const UV_TYPES = [{ type: C.FLOAT }, { type: C.UNSIGNED_BYTE, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true }];
+const JOINT_TYPES = [{ type: C.UNSIGNED_BYTE, normalized: false }, { type: C.UNSIGNED_SHORT, normalized: false }];
+const WEIGHT_TYPES = UV_TYPES;
+const INDEX_TYPES = [{ type: C.UNSIGNED_BYTE }, { type: C.UNSIGNED_SHORT }, { type: C.UNSIGNED_INT }];
+const TRIANGLES = 4;
+
+export interface PrimitiveSource {
+  gltfNode: number;
+  gltfMesh: number;
+  /** Rig skin index that moves this node's primitives. */
+  skin: number;
+  /** Joints in that skin (for checking JOINTS_n). */
+  skinJointCount: number;
+  /** True for a node rigidly attached to its own rig node (no JOINTS_0 needed). */
+  rigid: boolean;
+}
+
+/**
+ * Reads every triangle primitive of one mesh node into a SkinnedPrimitive. Rigid nodes get one
+ * influence of weight 1 on skin joint 0. Weights are renormalised to sum to 1 over all
+ * influence sets; repairs and skipped primitives are reported in `warnings`.
+ */
+export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings: string[]): SkinnedPrimitive[] {
+  const meshes = asset.json.meshes ?? [];
+  check(Number.isInteger(src.gltfMesh) && src.gltfMesh >= 0 && src.gltfMesh < meshes.length,
+    `node ${src.gltfNode}: mesh ${src.gltfMesh} does not exist (the file has ${meshes.length})`);
+  const mesh = meshes[src.gltfMesh];
+  check(Array.isArray(mesh.primitives), `mesh ${src.gltfMesh}: has no primitives array`);
+  const out: SkinnedPrimitive[] = [];
+  mesh.primitives.forEach((prim, p) => {
+    const where = `mesh ${src.gltfMesh} primitive ${p}`;
+    if ((prim.mode ?? TRIANGLES) !== TRIANGLES) {
+      warnings.push(`${where}: mode ${prim.mode} is not triangles; not drawn`);
+      return;
+    }
+    const attr = prim.attributes ?? {};
+    check(attr.POSITION !== undefined, `${where}: has no POSITION attribute`);
+    const positions = readAccessor(asset, attr.POSITION, `${where} POSITION`, { types: ['VEC3'], components: FLOAT });
+    const vertexCount = positions.count;
+    const sized = { count: vertexCount };
+    const normals = attr.NORMAL === undefined ? undefined
+      : readAccessor(asset, attr.NORMAL, `${where} NORMAL`, { types: ['VEC3'], components: FLOAT, ...sized }).values as Float32Array;
+    const uvs = attr.TEXCOORD_0 === undefined ? undefined
+      : readAccessor(asset, attr.TEXCOORD_0, `${where} TEXCOORD_0`, { types: ['VEC2'], components: UV_TYPES, ...sized }).values as Float32Array;
+
+    let influences: 4 | 8 = 4;
+    let joints: Uint16Array;
+    let weights: Float32Array;
+    if (src.rigid) {
+      joints = new Uint16Array(vertexCount * 4);
+      weights = new Float32Array(vertexCount * 4);
+      for (let v = 0; v < vertexCount; v++) weights[v * 4] = 1;
+    } else {
+      check(attr.JOINTS_0 !== undefined && attr.WEIGHTS_0 !== undefined,
+        `${where}: is drawn with skin ${src.skin} by node ${src.gltfNode} but has no JOINTS_0/WEIGHTS_0`);
+      check((attr.JOINTS_1 === undefined) === (attr.WEIGHTS_1 === undefined), `${where}: JOINTS_1 and WEIGHTS_1 must come together`);
+      influences = attr.JOINTS_1 === undefined ? 4 : 8;
+      joints = new Uint16Array(vertexCount * influences);
+      weights = new Float32Array(vertexCount * influences);
+      for (let set = 0; set < influences / 4; set++) {
+        const j = readAccessor(asset, attr[`JOINTS_${set}`], `${where} JOINTS_${set}`, { types: ['VEC4'], components: JOINT_TYPES, ...sized }).values;
+        const w = readAccessor(asset, attr[`WEIGHTS_${set}`], `${where} WEIGHTS_${set}`, { types: ['VEC4'], components: WEIGHT_TYPES, ...sized }).values;
+        for (let v = 0; v < vertexCount; v++) {
+          for (let k = 0; k < 4; k++) {
+            const weight = w[v * 4 + k];
+            const joint = j[v * 4 + k];
+            check(weight >= 0, `${where} WEIGHTS_${set}: vertex ${v} has negative weight ${weight}`);
+            // A zero weight may carry any joint index; it never contributes, so it is pointed at 0.
+            check(weight === 0 || joint < src.skinJointCount,
+              `${where} JOINTS_${set}: vertex ${v} uses joint ${joint}, but skin ${src.skin} has ${src.skinJointCount} joints`);
+            joints[v * influences + set * 4 + k] = weight === 0 ? 0 : joint;
+            weights[v * influences + set * 4 + k] = weight;
+          }
+        }
+      }
+      renormalise(weights, influences, where, warnings);
+    }
+
+    let indices: Uint32Array | undefined;
+    if (prim.indices !== undefined) {
+      const data = readAccessor(asset, prim.indices, `${where} indices`, { types: ['SCALAR'], components: INDEX_TYPES });
+      indices = data.values instanceof Uint32Array ? data.values : Uint32Array.from(data.values);
+      check(indices.length % 3 === 0, `${where} indices: count ${indices.length} is not a multiple of 3`);
+      const bad = indices.findIndex((i) => i >= vertexCount);
+      check(bad < 0, () => `${where} indices: index ${bad} is ${indices![bad]}, but there are ${vertexCount} vertices`);
+    } else {
+      check(vertexCount % 3 === 0, `${where}: non-indexed vertex count ${vertexCount} is not a multiple of 3`);
+    }
+
+    out.push({
+      gltfNode: src.gltfNode, gltfMesh: src.gltfMesh, primitiveIndex: p, skin: src.skin, vertexCount,
+      positions: positions.values as Float32Array, normals, uvs, influences, joints, weights, indices,
+      material: loadMaterial(asset, prim.material, where, warnings),
+    });
+  });
+  return out;
+}
+
+function renormalise(weights: Float32Array, influences: number, where: string, warnings: string[]): void {
+  let repaired = 0;
+  let empty = 0;
+  for (let base = 0; base < weights.length; base += influences) {
+    let sum = 0;
+    for (let k = 0; k < influences; k++) sum += weights[base + k];
+    if (sum === 0) {
+      weights[base] = 1; // as three.js does: an unweighted vertex follows its first joint
+      empty++;
+      continue;
+    }
+    if (Math.abs(sum - 1) > 2e-3) repaired++;
+    for (let k = 0; k < influences; k++) weights[base + k] /= sum;
+  }
+  if (repaired > 0) warnings.push(`${where}: ${repaired} vertices had weights not summing to 1; renormalised`);
+  if (empty > 0) warnings.push(`${where}: ${empty} vertices had all weights 0; bound to their first joint`);
+}
+
+function loadMaterial(asset: GltfAsset, index: number | undefined, where: string, warnings: string[]): MaterialInfo {
+  const material: MaterialInfo = { baseColorFactor: [1, 1, 1, 1] };
+  if (index === undefined) return material;
+  const materials = asset.json.materials ?? [];
+  check(Number.isInteger(index) && index >= 0 && index < materials.length, `${where}: material ${index} does not exist`);
+  const pbr = materials[index].pbrMetallicRoughness ?? {};
+  if (pbr.baseColorFactor !== undefined) {
+    const f = pbr.baseColorFactor;
+    check(Array.isArray(f) && f.length === 4 && f.every(Number.isFinite), `material ${index}: baseColorFactor must be 4 numbers`);
+    material.baseColorFactor = [f[0], f[1], f[2], f[3]];
+  }
+  const info = pbr.baseColorTexture;
+  if (info === undefined) return material;
+  if ((info.texCoord ?? 0) !== 0) {
+    warnings.push(`material ${index}: base colour texture uses TEXCOORD_${info.texCoord}; only TEXCOORD_0 is drawn, texture ignored`);
+    return material;
+  }
+  const texture = asset.json.textures?.[info.index];
+  check(texture !== undefined, `material ${index}: texture ${info.index} does not exist`);
+  const image = texture.source === undefined ? undefined : asset.images[texture.source];
+  if (image === undefined) {
+    warnings.push(`material ${index}: texture ${info.index} has no image that could be read; drawn untextured`);
+    return material;
+  }
+  material.baseColorImage = image;
+  return material;
+}

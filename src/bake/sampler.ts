@@ -1,0 +1,120 @@
+import type { Pose } from '../anim/pose';
+import { PATH_COMPONENTS, type Channel, type Rig, type RigNodes } from './rig';
+
+/**
+ * The exact glTF 2.0 sampler: the reference every faster path is checked against. Times are in
+ * seconds; arithmetic is float64.
+ */
+
+/** Wraps t into [0, d) as t - floor(t/d)*d (t = d gives 0, negative t wraps forward); 0 when d = 0. */
+export function wrapTime(t: number, duration: number): number {
+  if (!(duration > 0)) return 0;
+  const wrapped = t - Math.floor(t / duration) * duration;
+  return wrapped >= duration ? 0 : wrapped; // guards float rounding of tiny negative t
+}
+
+/** Writes the rest pose of every node into `out`. */
+export function restPose(nodes: RigNodes, out: Pose): Pose {
+  out.translation.set(nodes.restTranslation);
+  out.rotation.set(nodes.restRotation);
+  out.scale.set(nodes.restScale);
+  return out;
+}
+
+/** Index k of the last key with times[k] <= t (t strictly inside the key range). */
+function findKey(times: Float32Array, t: number): number {
+  let lo = 0;
+  let hi = times.length - 1;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid] <= t) lo = mid; else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Value of one channel at time t (not wrapped: before the first key holds the first value,
+ * after the last holds the last), written at `o` in `out`.
+ */
+export function sampleChannel(channel: Channel, t: number, out: Float64Array, o: number): void {
+  const { times, values, interpolation } = channel;
+  const n = PATH_COMPONENTS[channel.path];
+  const cubic = interpolation === 'CUBICSPLINE';
+  const stride = cubic ? 3 * n : n; // floats per key
+  const valueAt = cubic ? n : 0; // value offset inside a key (after the in-tangent)
+  const last = times.length - 1;
+  if (t <= times[0] || last === 0) {
+    for (let c = 0; c < n; c++) out[o + c] = values[valueAt + c];
+    return;
+  }
+  if (t >= times[last]) {
+    for (let c = 0; c < n; c++) out[o + c] = values[last * stride + valueAt + c];
+    return;
+  }
+  const k = findKey(times, t);
+  const a = k * stride + valueAt;
+  const b = (k + 1) * stride + valueAt;
+  if (interpolation === 'STEP') {
+    for (let c = 0; c < n; c++) out[o + c] = values[a + c];
+    return;
+  }
+  const dt = times[k + 1] - times[k];
+  const s = (t - times[k]) / dt;
+  if (cubic) {
+    // Hermite spline, tangents scaled by the key interval (glTF 2.0, Appendix C).
+    const s2 = s * s, s3 = s2 * s;
+    const h00 = 2 * s3 - 3 * s2 + 1, h10 = s3 - 2 * s2 + s, h01 = -2 * s3 + 3 * s2, h11 = s3 - s2;
+    const outTangent = k * stride + 2 * n;
+    const inTangent = (k + 1) * stride;
+    for (let c = 0; c < n; c++) {
+      out[o + c] = h00 * values[a + c] + h10 * dt * values[outTangent + c] + h01 * values[b + c] + h11 * dt * values[inTangent + c];
+    }
+    if (n === 4) normalizeAt(out, o);
+    return;
+  }
+  if (n === 4) {
+    slerpAt(values, a, values, b, s, out, o);
+    return;
+  }
+  for (let c = 0; c < n; c++) out[o + c] = values[a + c] + (values[b + c] - values[a + c]) * s;
+}
+
+function normalizeAt(q: Float64Array, o: number): void {
+  const inv = 1 / Math.hypot(q[o], q[o + 1], q[o + 2], q[o + 3]);
+  for (let c = 0; c < 4; c++) q[o + c] *= inv;
+}
+
+/** Spherical linear interpolation along the shortest path, exact to float64 rounding. */
+export function slerpAt(qa: ArrayLike<number>, oa: number, qb: ArrayLike<number>, ob: number, s: number, out: Float64Array, o: number): void {
+  let dot = qa[oa] * qb[ob] + qa[oa + 1] * qb[ob + 1] + qa[oa + 2] * qb[ob + 2] + qa[oa + 3] * qb[ob + 3];
+  let sign = 1;
+  if (dot < 0) { dot = -dot; sign = -1; }
+  let wa: number;
+  let wb: number;
+  if (dot > 0.9999999) {
+    wa = 1 - s; wb = s; // angle too small for sin(); lerp then normalise is exact to rounding here
+  } else {
+    const angle = Math.acos(Math.min(dot, 1));
+    const inv = 1 / Math.sin(angle);
+    wa = Math.sin((1 - s) * angle) * inv;
+    wb = Math.sin(s * angle) * inv;
+  }
+  wb *= sign;
+  for (let c = 0; c < 4; c++) out[o + c] = qa[oa + c] * wa + qb[ob + c] * wb;
+  normalizeAt(out, o);
+}
+
+/**
+ * Local pose of every rig node for clip `clipIndex` at time t (seconds, wrapped into the clip's
+ * duration). Nodes the clip does not animate keep their rest TRS.
+ */
+export function sampleClip(rig: Rig, clipIndex: number, t: number, out: Pose): Pose {
+  const clip = rig.clips[clipIndex];
+  const time = wrapTime(t, clip.duration);
+  restPose(rig.nodes, out);
+  for (const channel of clip.channels) {
+    const target = channel.path === 'translation' ? out.translation : channel.path === 'rotation' ? out.rotation : out.scale;
+    sampleChannel(channel, time, target, channel.node * PATH_COMPONENTS[channel.path]);
+  }
+  return out;
+}

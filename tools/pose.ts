@@ -1,0 +1,82 @@
+/**
+ * Pose dump: prints the joint matrices (and optionally skinned positions) of one skin of a model
+ * for a clip (or a blend of two) at a time, as one JSON object. See README.md, "Pose dump".
+ *
+ *   npm run --silent pose -- --model public/models/Fox/Fox.glb --clip Walk --time 0.3
+ */
+import { CpuPoser, type ClipSampler } from '../src/anim/evaluate';
+import { sampleLut } from '../src/anim/lut';
+import { ROTATION_BLEND } from '../src/anim/pose';
+import { bake } from '../src/bake/bake';
+import { buildRig } from '../src/bake/build-rig';
+import type { Rig } from '../src/bake/rig';
+import { sampleClip } from '../src/bake/sampler';
+import { numberOption, parseArgs } from './args';
+import { readGltfFile } from './node-io';
+
+const OPTIONS = ['model', 'skin', 'clip', 'time', 'clip-b', 'time-b', 'blend', 'backend', 'stride'] as const;
+const FLAGS = ['positions'] as const;
+const BACKENDS = ['exact', 'lut'];
+
+function findClip(rig: Rig, name: string, option: string): number {
+  const byName = rig.clips.findIndex((c) => c.name === name);
+  if (byName >= 0) return byName;
+  const index = Number(name);
+  if (/^\d+$/.test(name) && index < rig.clips.length) return index;
+  throw new Error(`--${option}: no clip named or numbered '${name}' (clips: ${rig.clips.map((c, i) => `${i} '${c.name}'`).join(', ') || 'none'})`);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const options = parseArgs(argv, OPTIONS, FLAGS);
+  const modelPath = options.get('model');
+  if (!modelPath) throw new Error('--model PATH is required');
+  const backend = options.get('backend') ?? 'exact';
+  if (!BACKENDS.includes(backend)) throw new Error(`--backend must be one of ${BACKENDS.join(', ')}, got '${backend}'`);
+  const rig = buildRig(await readGltfFile(modelPath));
+  for (const warning of rig.warnings) process.stderr.write(`warning: ${warning}\n`);
+
+  const skin = numberOption(options, 'skin', 0)!;
+  if (!Number.isInteger(skin) || skin < 0 || skin >= rig.gltfSkinCount) {
+    throw new Error(`--skin ${skin}: the model has ${rig.gltfSkinCount} skin(s)${rig.gltfSkinCount ? ` (0..${rig.gltfSkinCount - 1})` : ''}`);
+  }
+  if (rig.clips.length === 0) throw new Error('the model has no animations');
+  const clipA = findClip(rig, options.get('clip') ?? '0', 'clip');
+  const timeA = numberOption(options, 'time', 0)!;
+  const hasB = options.has('clip-b');
+  if (!hasB && (options.has('time-b') || options.has('blend'))) throw new Error('--time-b and --blend need --clip-b');
+  const clipB = hasB ? findClip(rig, options.get('clip-b')!, 'clip-b') : undefined;
+  const timeB = numberOption(options, 'time-b', timeA)!;
+  const blend = numberOption(options, 'blend', hasB ? 0.5 : 0)!;
+  if (!(blend >= 0 && blend <= 1)) throw new Error(`--blend must be in [0, 1], got ${blend}`);
+  const stride = numberOption(options, 'stride', 1)!;
+  if (!Number.isInteger(stride) || stride < 1) throw new Error(`--stride must be a positive integer, got ${stride}`);
+  if (options.has('stride') && !options.has('positions')) throw new Error('--stride needs --positions');
+
+  let sampler: ClipSampler;
+  if (backend === 'lut') {
+    const baked = bake(rig);
+    sampler = (clip, t, out) => sampleLut(baked, clip, t, out);
+  } else {
+    sampler = (clip, t, out) => sampleClip(rig, clip, t, out);
+  }
+  const poser = new CpuPoser(rig, sampler);
+  poser.evaluate({ clipA, timeA, clipB, timeB, blend });
+  const matrices = poser.jointMatrices(skin);
+  const result: Record<string, unknown> = {
+    joints: rig.skins[skin].jointNames,
+    jointMatrices: Array.from({ length: matrices.length / 16 }, (_, j) => Array.from(matrices.subarray(j * 16, j * 16 + 16))),
+    rotationBlend: ROTATION_BLEND,
+  };
+  if (options.has('positions')) {
+    const flat = poser.positions(rig.primitives.filter((p) => p.skin === skin));
+    const positions: number[][] = [];
+    for (let v = 0; v * 3 < flat.length; v += stride) positions.push([flat[v * 3], flat[v * 3 + 1], flat[v * 3 + 2]]);
+    result.positions = positions;
+  }
+  process.stdout.write(JSON.stringify(result) + '\n');
+}
+
+main(process.argv.slice(2)).catch((error: Error) => {
+  process.stderr.write(`pose: ${error.message}\n`);
+  process.exit(1);
+});
