@@ -1,0 +1,106 @@
+// Skin pass: draws every instance of one mesh primitive in one instanced draw. The vertex
+// shader blends the instance's joint matrices (written by pose.wgsl, already including the
+// instance's world transform) with the vertex's 4 or 8 weights, then shades with the base
+// colour (texture x factor) under one directional light and a flat ambient term.
+// Layouts: src/gpu/layout.ts.
+
+// True when the colour target is not an -srgb format, so the shader encodes to sRGB itself.
+override ENCODE_SRGB: bool = false;
+
+struct Camera {
+  viewProjection: mat4x4f,
+  lightDirection: vec3f,
+}
+
+struct Material {
+  baseColorFactor: vec4f,
+  slotCount: u32,
+}
+
+@group(0) @binding(0) var<uniform> camera: Camera;
+// 3 vec4f (top rows of the affine matrix) per joint slot, instance after instance.
+@group(0) @binding(1) var<storage, read> jointMatrices: array<vec4f>;
+@group(1) @binding(0) var<uniform> material: Material;
+@group(1) @binding(1) var baseColorTexture: texture_2d<f32>;
+@group(1) @binding(2) var baseColorSampler: sampler;
+
+struct VertexOut {
+  @builtin(position) clip: vec4f,
+  @location(0) normal: vec3f,
+  @location(1) uv: vec2f,
+}
+
+struct Skinned {
+  row0: vec4f,
+  row1: vec4f,
+  row2: vec4f,
+}
+
+// Adds w * (joint matrix `joint` of `instance`) to `m`. `joint` is a slot index (skin offset
+// already added at upload).
+fn accumulate(m: ptr<function, Skinned>, instance: u32, joint: u32, w: f32) {
+  let o = (instance * material.slotCount + joint) * 3u;
+  (*m).row0 += jointMatrices[o] * w;
+  (*m).row1 += jointMatrices[o + 1u] * w;
+  (*m).row2 += jointMatrices[o + 2u] * w;
+}
+
+fn finish(m: Skinned, position: vec3f, normal: vec3f, uv: vec2f) -> VertexOut {
+  let p = vec4f(position, 1.0);
+  let world = vec3f(dot(m.row0, p), dot(m.row1, p), dot(m.row2, p));
+  // Normals use the same matrix: exact for rotation and uniform scale, the usual skinning
+  // approximation otherwise.
+  let n = vec3f(dot(m.row0.xyz, normal), dot(m.row1.xyz, normal), dot(m.row2.xyz, normal));
+  var out: VertexOut;
+  out.clip = camera.viewProjection * vec4f(world, 1.0);
+  out.normal = n;
+  out.uv = uv;
+  return out;
+}
+
+@vertex
+fn vertex4(
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+) -> VertexOut {
+  var m = Skinned(vec4f(0.0), vec4f(0.0), vec4f(0.0));
+  for (var i = 0u; i < 4u; i++) {
+    accumulate(&m, instance, joints[i], weights[i]);
+  }
+  return finish(m, position, normal, uv);
+}
+
+@vertex
+fn vertex8(
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+  @location(5) joints1: vec4u,
+  @location(6) weights1: vec4f,
+) -> VertexOut {
+  var m = Skinned(vec4f(0.0), vec4f(0.0), vec4f(0.0));
+  for (var i = 0u; i < 4u; i++) {
+    accumulate(&m, instance, joints[i], weights[i]);
+    accumulate(&m, instance, joints1[i], weights1[i]);
+  }
+  return finish(m, position, normal, uv);
+}
+
+@fragment
+fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4f {
+  let base = textureSample(baseColorTexture, baseColorSampler, in.uv) * material.baseColorFactor;
+  let n = normalize(select(-in.normal, in.normal, front));
+  let light = 0.35 + 0.65 * max(dot(n, -camera.lightDirection), 0.0);
+  var color = base.rgb * light;
+  if (ENCODE_SRGB) {
+    color = pow(color, vec3f(1.0 / 2.2));
+  }
+  return vec4f(color, 1.0);
+}

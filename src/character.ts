@@ -1,0 +1,137 @@
+import { CpuPoser } from './anim/evaluate';
+import { bake, type BakedModel } from './bake/bake';
+import { buildRig } from './bake/build-rig';
+import { ModelError } from './bake/errors';
+import type { EncodedImage } from './bake/gltf-json';
+import { parseGltf, type ResourceReader } from './bake/parse';
+import type { Rig } from './bake/rig';
+import { restPose } from './bake/sampler';
+import { packRigData, type RigData } from './gpu/rig-data';
+
+/**
+ * A loaded, validated and baked character: everything a Crowd needs, device-independent, so one
+ * Character can feed crowds on several devices. Immutable after loading.
+ */
+export interface Character {
+  readonly name: string;
+  readonly rig: Rig;
+  readonly baked: BakedModel;
+  /** GPU layouts of the rig (see src/gpu/layout.ts). */
+  readonly gpu: RigData;
+  readonly clipNames: readonly string[];
+  /** Seconds per clip. */
+  readonly clipDurations: Float32Array;
+  /** Decoded base-colour images (browser only; empty where createImageBitmap is missing). */
+  readonly textures: ReadonlyMap<EncodedImage, ImageBitmap>;
+  /** Axis-aligned bounds of the rest pose in model units: min and max corners. */
+  readonly bounds: { min: [number, number, number]; max: [number, number, number] };
+  /** Loader repairs and ignored features, one sentence each. */
+  readonly warnings: readonly string[];
+  /** Milliseconds spent parsing + building the rig, and baking. */
+  readonly timings: { loadMs: number; bakeMs: number };
+  /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
+  clipIndex(clip: string | number): number;
+}
+
+export interface LoadOptions {
+  /** Where relative URIs of a .gltf's external files resolve (defaults to the URL loaded). */
+  baseUrl?: string;
+  /** Entries per baked track (default 1024). */
+  entriesPerTrack?: number;
+  /** How to read external buffers and images; defaults to fetch. */
+  readResource?: ResourceReader;
+  /** Download progress in bytes; `total` is 0 when the server does not say. */
+  onProgress?: (loaded: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+/** Fetches (when given a URL), parses, validates and bakes a .glb or .gltf character. */
+export async function loadCharacter(source: string | URL | ArrayBuffer, options: LoadOptions = {}): Promise<Character> {
+  let data: ArrayBuffer;
+  let name = 'model';
+  let baseUrl = options.baseUrl;
+  if (source instanceof ArrayBuffer) {
+    data = source;
+  } else {
+    const url = new URL(String(source), globalThis.location?.href);
+    name = decodeURIComponent(url.pathname.split('/').pop() ?? name);
+    baseUrl ??= url.href;
+    data = await download(url.href, options);
+  }
+  const t0 = performance.now();
+  const rig = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
+  const t1 = performance.now();
+  const baked = bake(rig, { entriesPerTrack: options.entriesPerTrack });
+  const t2 = performance.now();
+  return {
+    name, rig, baked,
+    gpu: packRigData(rig, baked),
+    clipNames: baked.clipNames,
+    clipDurations: baked.clipDurations,
+    textures: await decodeTextures(rig),
+    bounds: restBounds(rig),
+    warnings: rig.warnings,
+    timings: { loadMs: t1 - t0, bakeMs: t2 - t1 },
+    clipIndex(clip: string | number): number {
+      const index = typeof clip === 'number' ? clip : baked.clipNames.indexOf(clip);
+      if (!Number.isInteger(index) || index < 0 || index >= baked.clipNames.length) {
+        throw new RangeError(`no clip ${JSON.stringify(clip)} in ${name} (clips: ${baked.clipNames.map((n) => JSON.stringify(n)).join(', ') || 'none'})`);
+      }
+      return index;
+    },
+  };
+}
+
+async function download(url: string, options: LoadOptions): Promise<ArrayBuffer> {
+  const response = await fetch(url, { signal: options.signal });
+  if (!response.ok) throw new ModelError(`could not fetch ${url}: HTTP ${response.status} ${response.statusText}`);
+  const total = Number(response.headers.get('content-length') ?? 0);
+  if (!response.body || !options.onProgress) return response.arrayBuffer();
+  const chunks: Uint8Array[] = [];
+  let loaded = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.byteLength;
+    options.onProgress(loaded, total);
+  }
+  const bytes = new Uint8Array(loaded);
+  let offset = 0;
+  for (const chunk of chunks) { bytes.set(chunk, offset); offset += chunk.byteLength; }
+  return bytes.buffer;
+}
+
+async function decodeTextures(rig: Rig): Promise<Map<EncodedImage, ImageBitmap>> {
+  const textures = new Map<EncodedImage, ImageBitmap>();
+  if (typeof createImageBitmap !== 'function') return textures;
+  for (const prim of rig.primitives) {
+    const image = prim.material.baseColorImage;
+    if (!image || textures.has(image)) continue;
+    try {
+      const blob = new Blob([image.bytes as Uint8Array<ArrayBuffer>], { type: image.mimeType });
+      textures.set(image, await createImageBitmap(blob, { colorSpaceConversion: 'none' }));
+    } catch (e) {
+      rig.warnings.push(`a ${image.mimeType} base colour image could not be decoded (${(e as Error).message}); drawn untextured`);
+    }
+  }
+  return textures;
+}
+
+/** Bounds of every drawn vertex in the rest pose (the pose the renderer shows without clips). */
+function restBounds(rig: Rig): Character['bounds'] {
+  const poser = new CpuPoser(rig, (_clip, _t, out) => restPose(rig.nodes, out));
+  poser.evaluate({ clipA: 0, timeA: 0 });
+  const positions = poser.positions(rig.primitives);
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < positions.length; i += 3) {
+    for (let c = 0; c < 3; c++) {
+      min[c] = Math.min(min[c], positions[i + c]);
+      max[c] = Math.max(max[c], positions[i + c]);
+    }
+  }
+  if (positions.length === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
+  return { min, max };
+}

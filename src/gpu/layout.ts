@@ -1,0 +1,74 @@
+/**
+ * Byte layouts of every buffer shared by TypeScript and WGSL: the one source of truth.
+ * test/gpu/layout.test.ts parses the structs in shaders/*.wgsl and checks these offsets
+ * against WGSL's alignment rules, so a field added on one side only fails a test.
+ */
+
+/**
+ * One instance's animation record (shaders/pose.wgsl `Instance`), written by the CPU only when
+ * the instance changes. Clip times advance on the GPU: time = phase + speed * clock, where clock
+ * is the crowd's clock in seconds, so a steady crowd costs no upload per frame.
+ */
+export const INSTANCE = {
+  size: 96,
+  world: 0, //      mat4x4f: 64 bytes (column-major model-to-world transform)
+  clipA: 64, //     u32: base clip
+  clipB: 68, //     u32: clip blended over A
+  phaseA: 72, //    f32: clip A time at clock 0, seconds (time A = phaseA + speedA * clock)
+  phaseB: 76, //    f32: clip B time at clock 0, seconds
+  speedA: 80, //    f32: playback rate of A (1 = real time, negative plays backwards)
+  speedB: 84, //    f32: playback rate of B
+  blend: 88, //     f32: weight of B in [0, 1] (0 = A only)
+  layers: 92, //    u32: first record of this instance's extra layers, LAYERS_NONE for none
+} as const;
+export const LAYERS_NONE = 0xffffffff;
+
+/** The pose pass's uniform block (shaders/pose.wgsl `Params`). */
+export const POSE_PARAMS = {
+  size: 32,
+  instanceCount: 0, //   u32
+  nodeCount: 4, //       u32: rig nodes per instance
+  slotCount: 8, //       u32: joint matrices per instance
+  entriesPerTrack: 12, // u32
+  restBase: 16, //       u32: index in `tracks` of the first rest-pose vec4
+  maxDepth: 20, //       u32: deepest node's depth (roots have depth 0)
+  clock: 24, //          f32: seconds
+  dispatchWidth: 28, //  u32: workgroups per row of the 2D dispatch
+} as const;
+
+/** Per rig node (shaders/pose.wgsl `Node`). */
+export const NODE = {
+  size: 8,
+  parent: 0, // i32: parent node, -1 for a root
+  depth: 4, //  u32: 0 for a root
+} as const;
+
+/** Per joint slot: one skin joint of one skin (shaders/pose.wgsl `JointSlot`). */
+export const JOINT_SLOT = {
+  size: 80,
+  inverseBind: 0, // mat4x4f
+  node: 64, //       u32: rig node whose model matrix this joint follows
+  // 12 bytes of padding: a struct holding a mat4x4f is 16-byte aligned
+} as const;
+
+/**
+ * One output joint matrix: world * model(node) * inverseBind as the top three rows of the
+ * affine 4x4 (3 x vec4f = 48 bytes; the bottom row is always 0 0 0 1). shaders/skin.wgsl reads
+ * them at (instance * slotCount + slot) * 3.
+ */
+export const JOINT_MATRIX_BYTES = 48;
+
+/** Per-primitive uniform block (shaders/skin.wgsl `Material`). */
+export const MATERIAL = {
+  size: 32,
+  baseColorFactor: 0, // vec4f
+  slotCount: 16, //      u32: joint matrices per instance
+  // 12 bytes of padding (uniform blocks are 16-byte multiples)
+} as const;
+
+/** Camera uniform block (shaders/skin.wgsl `Camera`). */
+export const CAMERA = {
+  size: 80,
+  viewProjection: 0, // mat4x4f
+  lightDirection: 64, // vec3f: direction light travels, world space, unit length
+} as const;

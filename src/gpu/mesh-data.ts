@@ -1,0 +1,56 @@
+import type { SkinnedPrimitive } from '../bake/rig';
+
+/**
+ * Vertex data of one primitive as the skin pass uploads it: joints already offset to joint
+ * slots, normals derived where the file has none, UVs zero where it has none.
+ */
+export interface PrimitiveVertices {
+  positions: Float32Array;
+  normals: Float32Array;
+  uvs: Float32Array;
+  /** Slot index per influence, `influences` per vertex. */
+  joints: Uint16Array;
+  weights: Float32Array;
+  influences: 4 | 8;
+  /** Index data (uint16 when every index fits), or undefined for non-indexed geometry. */
+  indices?: Uint16Array | Uint32Array;
+  /** Vertices (non-indexed) or indices drawn. */
+  drawCount: number;
+}
+
+export function primitiveVertices(prim: SkinnedPrimitive, slotOffset: number): PrimitiveVertices {
+  const joints = new Uint16Array(prim.joints.length);
+  for (let i = 0; i < joints.length; i++) {
+    const slot = prim.joints[i] + slotOffset;
+    if (slot > 0xffff) throw new RangeError(`joint slot ${slot} does not fit in uint16 (too many joints across skins)`);
+    joints[i] = slot;
+  }
+  const indices = prim.indices && (prim.vertexCount <= 0x10000 ? Uint16Array.from(prim.indices) : prim.indices);
+  return {
+    positions: prim.positions,
+    normals: prim.normals ?? smoothNormals(prim),
+    uvs: prim.uvs ?? new Float32Array(prim.vertexCount * 2),
+    joints, weights: prim.weights, influences: prim.influences, indices,
+    drawCount: prim.indices ? prim.indices.length : prim.vertexCount,
+  };
+}
+
+/** Area-weighted vertex normals from the triangles (flat per face for non-indexed geometry). */
+export function smoothNormals(prim: SkinnedPrimitive): Float32Array {
+  const p = prim.positions;
+  const normals = new Float32Array(prim.vertexCount * 3);
+  const triangles = prim.indices ? prim.indices.length / 3 : prim.vertexCount / 3;
+  const index = (k: number) => (prim.indices ? prim.indices[k] : k);
+  for (let t = 0; t < triangles; t++) {
+    const a = index(t * 3) * 3, b = index(t * 3 + 1) * 3, c = index(t * 3 + 2) * 3;
+    const ux = p[b] - p[a], uy = p[b + 1] - p[a + 1], uz = p[b + 2] - p[a + 2];
+    const vx = p[c] - p[a], vy = p[c + 1] - p[a + 1], vz = p[c + 2] - p[a + 2];
+    const nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+    for (const v of [a, b, c]) { normals[v] += nx; normals[v + 1] += ny; normals[v + 2] += nz; }
+  }
+  for (let v = 0; v < normals.length; v += 3) {
+    const len = Math.hypot(normals[v], normals[v + 1], normals[v + 2]) || 1;
+    normals[v] /= len; normals[v + 1] /= len; normals[v + 2] /= len;
+  }
+  return normals;
+}

@@ -1,0 +1,65 @@
+import type { BakedModel } from '../bake/bake';
+import type { Rig } from '../bake/rig';
+import { JOINT_SLOT, NODE } from './layout';
+
+/**
+ * The static GPU data of one character, as typed arrays laid out per src/gpu/layout.ts. Pure
+ * CPU (tested without a GPU); RigBuffers uploads it.
+ */
+export interface RigData {
+  nodeCount: number;
+  /** Deepest node depth (roots are 0): the pose pass runs this many composition levels. */
+  maxDepth: number;
+  /** Joint slots per instance: every skin's joints, skin after skin. */
+  slotCount: number;
+  /** First slot of each skin in `Rig.skins`; a vertex of skin k uses slot skinSlotOffset[k] + joint. */
+  skinSlotOffset: Uint32Array;
+  entriesPerTrack: number;
+  clipCount: number;
+  /** Baked tracks followed by the rest pose (3 vec4f per node from vec4 index `restBase`). */
+  tracks: Float32Array;
+  restBase: number;
+  trackRefs: Uint32Array;
+  clipDurations: Float32Array;
+  /** NODE records. */
+  nodes: ArrayBuffer;
+  /** JOINT_SLOT records. */
+  slots: ArrayBuffer;
+}
+
+export function packRigData(rig: Rig, baked: BakedModel): RigData {
+  const nodeCount = rig.nodes.count;
+  const depth = new Uint32Array(nodeCount);
+  const nodes = new ArrayBuffer(nodeCount * NODE.size);
+  const nodeView = new DataView(nodes);
+  for (let n = 0; n < nodeCount; n++) {
+    const parent = rig.nodes.parent[n];
+    depth[n] = parent < 0 ? 0 : depth[parent] + 1;
+    nodeView.setInt32(n * NODE.size + NODE.parent, parent, true);
+    nodeView.setUint32(n * NODE.size + NODE.depth, depth[n], true);
+  }
+  const skinSlotOffset = new Uint32Array(rig.skins.length);
+  let slotCount = 0;
+  rig.skins.forEach((skin, k) => { skinSlotOffset[k] = slotCount; slotCount += skin.joints.length; });
+  const slots = new ArrayBuffer(Math.max(slotCount, 1) * JOINT_SLOT.size);
+  const slotFloats = new Float32Array(slots);
+  const slotView = new DataView(slots);
+  rig.skins.forEach((skin, k) => {
+    for (let j = 0; j < skin.joints.length; j++) {
+      const o = (skinSlotOffset[k] + j) * JOINT_SLOT.size;
+      slotFloats.set(skin.inverseBind.subarray(j * 16, j * 16 + 16), (o + JOINT_SLOT.inverseBind) / 4);
+      slotView.setUint32(o + JOINT_SLOT.node, skin.joints[j], true);
+    }
+  });
+  const restBase = baked.trackCount * baked.entriesPerTrack;
+  const tracks = new Float32Array(baked.tracks.length + baked.rest.length);
+  tracks.set(baked.tracks);
+  tracks.set(baked.rest, baked.tracks.length);
+  return {
+    nodeCount, maxDepth: depth.reduce((a, b) => Math.max(a, b), 0), slotCount, skinSlotOffset,
+    entriesPerTrack: baked.entriesPerTrack, clipCount: baked.clipNames.length,
+    tracks, restBase, trackRefs: baked.trackRefs.length ? baked.trackRefs : new Uint32Array(1),
+    clipDurations: baked.clipDurations.length ? baked.clipDurations : new Float32Array(1),
+    nodes, slots,
+  };
+}
