@@ -4,7 +4,8 @@
  *
  *   npm run --silent pose -- --model public/models/Fox/Fox.glb --clip Walk --time 0.3
  */
-import { CpuPoser, type ClipSampler } from '../src/anim/evaluate';
+import { CpuPoser, type ClipSampler, type TwoClipRequest } from '../src/anim/evaluate';
+import { skinPositions } from '../src/anim/skinning';
 import { sampleLut } from '../src/anim/lut';
 import { ROTATION_BLEND } from '../src/anim/pose';
 import { bake } from '../src/bake/bake';
@@ -12,11 +13,12 @@ import { buildRig } from '../src/bake/build-rig';
 import type { Rig } from '../src/bake/rig';
 import { sampleClip } from '../src/bake/sampler';
 import { numberOption, parseArgs } from './args';
+import { gpuJointMatrices, openNodeDevice } from './gpu-poser';
 import { readGltfFile } from './node-io';
 
 const OPTIONS = ['model', 'skin', 'clip', 'time', 'clip-b', 'time-b', 'blend', 'backend', 'stride'] as const;
 const FLAGS = ['positions'] as const;
-const BACKENDS = ['exact', 'lut'];
+const BACKENDS = ['exact', 'lut', 'gpu'];
 
 function findClip(rig: Rig, name: string, option: string): number {
   const byName = rig.clips.findIndex((c) => c.name === name);
@@ -24,6 +26,35 @@ function findClip(rig: Rig, name: string, option: string): number {
   const index = Number(name);
   if (/^\d+$/.test(name) && index < rig.clips.length) return index;
   throw new Error(`--${option}: no clip named or numbered '${name}' (clips: ${rig.clips.map((c, i) => `${i} '${c.name}'`).join(', ') || 'none'})`);
+}
+
+/** Joint matrices (16 per joint, column-major) of glTF skin `skin` from the chosen backend. */
+async function jointMatricesFor(rig: Rig, skin: number, backend: string, request: TwoClipRequest): Promise<Float64Array> {
+  if (backend === 'gpu') {
+    // The real WGSL (shaders/pose.wgsl) through WebGPU in Node; one instance, identity world.
+    const baked = bake(rig);
+    const { device } = await openNodeDevice({ maxComputeWorkgroupStorageSize: 65536 });
+    try {
+      const all = await gpuJointMatrices(device, rig, baked, [{
+        clipA: request.clipA, clipB: request.clipB ?? request.clipA, timeA: request.timeA, timeB: request.timeB ?? request.timeA,
+        speedA: 0, speedB: 0, blend: request.clipB === undefined ? 0 : request.blend ?? 0,
+      }]);
+      const first = rig.skins.slice(0, skin).reduce((n, s) => n + s.joints.length, 0);
+      return Float64Array.from(all.subarray(first * 16, (first + rig.skins[skin].joints.length) * 16));
+    } finally {
+      device.destroy();
+    }
+  }
+  let sampler: ClipSampler;
+  if (backend === 'lut') {
+    const baked = bake(rig);
+    sampler = (clip, t, out) => sampleLut(baked, clip, t, out);
+  } else {
+    sampler = (clip, t, out) => sampleClip(rig, clip, t, out);
+  }
+  const poser = new CpuPoser(rig, sampler);
+  poser.evaluate(request);
+  return poser.jointMatrices(skin);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -52,31 +83,28 @@ async function main(argv: string[]): Promise<void> {
   if (!Number.isInteger(stride) || stride < 1) throw new Error(`--stride must be a positive integer, got ${stride}`);
   if (options.has('stride') && !options.has('positions')) throw new Error('--stride needs --positions');
 
-  let sampler: ClipSampler;
-  if (backend === 'lut') {
-    const baked = bake(rig);
-    sampler = (clip, t, out) => sampleLut(baked, clip, t, out);
-  } else {
-    sampler = (clip, t, out) => sampleClip(rig, clip, t, out);
-  }
-  const poser = new CpuPoser(rig, sampler);
-  poser.evaluate({ clipA, timeA, clipB, timeB, blend });
-  const matrices = poser.jointMatrices(skin);
+  const matrices = await jointMatricesFor(rig, skin, backend, { clipA, timeA, clipB, timeB, blend });
   const result: Record<string, unknown> = {
     joints: rig.skins[skin].jointNames,
     jointMatrices: Array.from({ length: matrices.length / 16 }, (_, j) => Array.from(matrices.subarray(j * 16, j * 16 + 16))),
     rotationBlend: ROTATION_BLEND,
   };
   if (options.has('positions')) {
-    const flat = poser.positions(rig.primitives.filter((p) => p.skin === skin));
     const positions: number[][] = [];
-    for (let v = 0; v * 3 < flat.length; v += stride) positions.push([flat[v * 3], flat[v * 3 + 1], flat[v * 3 + 2]]);
+    let index = 0;
+    for (const prim of rig.primitives.filter((p) => p.skin === skin)) {
+      const flat = skinPositions(prim, matrices, new Float64Array(prim.vertexCount * 3));
+      for (let v = 0; v < prim.vertexCount; v++, index++) {
+        if (index % stride === 0) positions.push([flat[v * 3], flat[v * 3 + 1], flat[v * 3 + 2]]);
+      }
+    }
     result.positions = positions;
   }
-  process.stdout.write(JSON.stringify(result) + '\n');
+  // Wait for the pipe to take the whole object before exiting (a GPU device can keep Node alive).
+  await new Promise<void>((done) => process.stdout.write(JSON.stringify(result) + '\n', () => done()));
 }
 
-main(process.argv.slice(2)).catch((error: Error) => {
+main(process.argv.slice(2)).then(() => process.exit(0), (error: Error) => {
   process.stderr.write(`pose: ${error.message}\n`);
   process.exit(1);
 });

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { Crowd } from '../src/crowd';
+import { openTestDevice, readBuffer } from './helpers/gpu';
+import { testCharacter } from './helpers/character';
+
+const device = await openTestDevice();
+const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
+
+describe.skipIf(!device)('Crowd', () => {
+  describe('validity: bad input is rejected with a message that names it', () => {
+    it('rejects unknown clips, bad blends, bad times and transforms, and dead ids', async () => {
+      const crowd = new Crowd(device!, await testCharacter('Fox'), FORMATS);
+      expect(() => crowd.add({ clipA: 'Jog' })).toThrow(/no clip "Jog" in .*"Survey", "Walk", "Run"/);
+      expect(() => crowd.add({ clipB: 7 })).toThrow(/no clip 7/);
+      expect(() => crowd.add({ blend: 1.5 })).toThrow(/blend must be in \[0, 1\], got 1.5/);
+      expect(() => crowd.add({ timeA: NaN })).toThrow(/timeA must be a finite number/);
+      expect(() => crowd.add({ transform: [1, 2, 3] })).toThrow(/16 numbers/);
+      expect(crowd.count).toBe(0); // failed adds leave nothing behind
+      const id = crowd.add();
+      crowd.remove(id);
+      expect(() => crowd.remove(id)).toThrow(/instance \d+ does not exist/);
+      expect(() => crowd.setAnimation(12345, { blend: 0 })).toThrow(/instance 12345 does not exist/);
+      expect(() => crowd.update(Infinity)).toThrow(/dt must be a finite number/);
+      expect(() => new Crowd(device!, crowd.character, { ...FORMATS, capacity: 0 })).toThrow(/capacity must be a positive integer/);
+      crowd.destroy();
+    });
+  });
+
+  it('keeps ids stable across removals and growth past capacity', async () => {
+    const crowd = new Crowd(device!, await testCharacter('Fox'), { ...FORMATS, capacity: 2 });
+    const ids = Array.from({ length: 5 }, (_, i) => crowd.add({ clipA: 'Walk', timeA: i * 0.1, speedA: 0 }));
+    crowd.remove(ids[1]);
+    expect(crowd.count).toBe(4);
+    for (const i of [0, 2, 3, 4]) expect(crowd.getAnimation(ids[i]).timeA).toBeCloseTo(i * 0.1, 5);
+    crowd.destroy();
+  });
+
+  it('setAnimation changes only what it is given; times advance with update(dt) at their speeds', async () => {
+    const character = await testCharacter('Fox');
+    const crowd = new Crowd(device!, character, FORMATS);
+    const id = crowd.add({ clipA: 'Walk', clipB: 'Run', timeA: 0.1, timeB: 0.2, speedA: 1, speedB: 0.5, blend: 0.3 });
+    crowd.update(0.25);
+    crowd.setAnimation(id, { blend: 0.6 });
+    const state = crowd.getAnimation(id);
+    expect(state).toMatchObject({ clipA: 1, clipB: 2, speedA: 1, speedB: 0.5 });
+    expect(state.blend).toBeCloseTo(0.6, 6);
+    expect(state.timeA).toBeCloseTo(0.35, 5);
+    expect(state.timeB).toBeCloseTo(0.325, 5);
+    crowd.destroy();
+  });
+
+  it('rebases its clock without changing any time (float32 stays precise for hours)', async () => {
+    const character = await testCharacter('Fox');
+    const crowd = new Crowd(device!, character, FORMATS);
+    const id = crowd.add({ clipA: 'Survey', timeA: 1, speedA: 1 });
+    for (let i = 0; i < 700; i++) crowd.update(1); // crosses the 600 s rebase once
+    expect(crowd.clock).toBeLessThan(600);
+    const expected = (1 + 700) % character.clipDurations[0];
+    expect(crowd.getAnimation(id).timeA).toBeCloseTo(expected, 3);
+    crowd.destroy();
+  });
+
+  it('uploads nothing for a steady crowd and only changed records otherwise; GPU output follows', async () => {
+    const crowd = new Crowd(device!, await testCharacter('Fox'), FORMATS);
+    for (let i = 0; i < 100; i++) crowd.add({ clipA: 'Walk', timeA: i * 0.01 });
+    const writes: number[] = [];
+    const queue = device!.queue;
+    const original = queue.writeBuffer.bind(queue);
+    queue.writeBuffer = ((buffer: GPUBuffer, offset: number, data: ArrayBuffer, dataOffset?: number, size?: number) => {
+      if (buffer.label === 'Crowd.instances') writes.push(size ?? data.byteLength);
+      return original(buffer, offset, data, dataOffset, size);
+    }) as typeof queue.writeBuffer;
+    try {
+      crowd.update(1 / 60); // first upload: all 100 records
+      crowd.update(1 / 60); // steady: nothing
+      crowd.setAnimation(42, { blend: 0.5, clipB: 'Run' });
+      crowd.update(1 / 60); // one record
+    } finally {
+      queue.writeBuffer = original;
+    }
+    expect(writes).toEqual([100 * 96, 96]);
+    const encoder = device!.createCommandEncoder();
+    crowd.encode(encoder);
+    device!.queue.submit([encoder.finish()]);
+    const matrices = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    expect(matrices.subarray(0, 100 * crowd.jointsPerInstance * 12).some(Number.isNaN)).toBe(false);
+    crowd.destroy();
+  });
+});

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CAMERA, INSTANCE, JOINT_SLOT, MATERIAL, NODE, POSE_PARAMS } from '../../src/gpu/layout';
+
+// Alignment and size of each WGSL type used in the shared structs (WGSL spec, "Alignment and Size").
+const TYPES: Record<string, { align: number; size: number }> = {
+  u32: { align: 4, size: 4 }, i32: { align: 4, size: 4 }, f32: { align: 4, size: 4 },
+  vec2f: { align: 8, size: 8 }, vec3f: { align: 16, size: 12 }, vec4f: { align: 16, size: 16 },
+  mat4x4f: { align: 16, size: 64 },
+};
+
+/** Field offsets and total size of `struct name` in a WGSL source, by WGSL's layout rules. */
+function wgslLayout(source: string, name: string): { offsets: Record<string, number>; size: number } {
+  const body = new RegExp(`struct ${name} \\{([^}]*)\\}`).exec(source)?.[1];
+  if (!body) throw new Error(`struct ${name} not found`);
+  const offsets: Record<string, number> = {};
+  let offset = 0;
+  let structAlign = 0;
+  for (const [, field, type] of body.matchAll(/(\w+)\s*:\s*(\w+)/g)) {
+    const t = TYPES[type];
+    if (!t) throw new Error(`struct ${name}: type ${type} missing from the test's table`);
+    offset = Math.ceil(offset / t.align) * t.align;
+    offsets[field] = offset;
+    offset += t.size;
+    structAlign = Math.max(structAlign, t.align);
+  }
+  return { offsets, size: Math.ceil(offset / structAlign) * structAlign };
+}
+
+function expectMatches(layout: Record<string, number>, wgsl: { offsets: Record<string, number>; size: number }) {
+  const { size, ...fields } = layout;
+  expect(fields).toEqual(wgsl.offsets);
+  expect(size).toBe(wgsl.size);
+}
+
+const pose = readFileSync(new URL('../../shaders/pose.wgsl', import.meta.url), 'utf8');
+const skin = readFileSync(new URL('../../shaders/skin.wgsl', import.meta.url), 'utf8');
+
+describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
+  it('Instance: world at 0 (64 bytes), then eight 4-byte fields from 64; 96 bytes', () => {
+    // 16 floats of world = 64 bytes; clipA 64, clipB 68, phaseA 72, phaseB 76, speedA 80,
+    // speedB 84, blend 88, layers 92; 96 is already a multiple of the struct's 16-byte alignment.
+    expectMatches(INSTANCE, wgslLayout(pose, 'Instance'));
+    expect(INSTANCE.size).toBe(64 + 8 * 4);
+  });
+
+  it('Params: eight 4-byte fields, 32 bytes', () => {
+    expectMatches(POSE_PARAMS, wgslLayout(pose, 'Params'));
+  });
+
+  it('Node: parent i32 at 0, depth u32 at 4, 8 bytes', () => {
+    expectMatches(NODE, wgslLayout(pose, 'Node'));
+  });
+
+  it('JointSlot: inverseBind at 0, node at 64, padded to 80 (16-byte struct alignment)', () => {
+    expectMatches(JOINT_SLOT, wgslLayout(pose, 'JointSlot'));
+    expect(JOINT_SLOT.size).toBe(64 + 4 + 12);
+  });
+
+  it('Material and Camera in skin.wgsl', () => {
+    expectMatches(MATERIAL, wgslLayout(skin, 'Material'));
+    // vec3f after a mat4x4f: offset 64, size 12, struct rounded up to 80.
+    expectMatches(CAMERA, wgslLayout(skin, 'Camera'));
+  });
+
+  it('the layout reader itself follows the WGSL rules on the classic trap', () => {
+    // {clipA, clipB, timeA, timeB, blend: 5 x 4 bytes, world: mat4x4f} puts world at 32, not 20.
+    const trap = wgslLayout('struct T { clipA: u32, clipB: u32, timeA: f32, timeB: f32, blend: f32, world: mat4x4f, }', 'T');
+    expect(trap.offsets.world).toBe(32);
+    expect(trap.size).toBe(96);
+  });
+});

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { CpuPoser } from '../../src/anim/evaluate';
+import { sampleLut } from '../../src/anim/lut';
+import { bake } from '../../src/bake/bake';
+import type { InstanceAnimation } from '../../src/gpu/instance-records';
+import { PosePass } from '../../src/gpu/pose-pass';
+import { packRigData } from '../../src/gpu/rig-data';
+import { gpuJointMatrices } from '../../tools/gpu-poser';
+import { openTestDevice } from '../helpers/gpu';
+import { loadModel } from '../helpers/models';
+
+const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Records covering every clip, times past the duration and negative, blends 0, 1 and between. */
+function randomRecords(count: number, durations: Float32Array, seed: number): InstanceAnimation[] {
+  const next = random(seed);
+  const clips = durations.length;
+  return Array.from({ length: count }, (_, i) => {
+    const clipA = i % clips;
+    const clipB = Math.floor(next() * clips);
+    const blend = i % 5 === 0 ? 0 : i % 5 === 1 ? 1 : next();
+    const span = 3 * Math.max(durations[clipA], durations[clipB], 0.1);
+    return { clipA, clipB, blend, timeA: (next() * 2 - 1) * span, timeB: (next() * 2 - 1) * span, speedA: 0, speedB: 0 };
+  });
+}
+
+/**
+ * Tolerance: the GPU evaluates in float32, the reference in float64 on the same float32 tables.
+ * Each matrix element passes through ~(3 + depth) float32 multiply-adds, each rounding by 2^-24
+ * relative to the largest term; with depth <= 11 that is ~1e-6 of the matrix's own magnitude.
+ * So errors are measured against each matrix's scale: its largest 3x3 entry (1 for a rigid
+ * joint, 100 for RobotExpressive's scaled nodes) for the 3x3 part, and that times the model's
+ * extent for the translation column; the bound is 1e-5 (10x margin over the estimate).
+ */
+function compare(gpu: Float32Array, reference: Float64Array, extent: number) {
+  let worstLinear = 0;
+  let worstTranslation = 0;
+  let unwritten = 0;
+  for (let m = 0; m < reference.length; m += 16) {
+    let scale = 1;
+    for (let i = 0; i < 12; i++) if (i % 4 !== 3) scale = Math.max(scale, Math.abs(reference[m + i]));
+    for (let i = 0; i < 16; i++) {
+      if (Number.isNaN(gpu[m + i])) { unwritten++; continue; }
+      const error = Math.abs(gpu[m + i] - reference[m + i]) / scale;
+      if (i >= 12) worstTranslation = Math.max(worstTranslation, error / extent);
+      else worstLinear = Math.max(worstLinear, error);
+    }
+  }
+  return { worstLinear, worstTranslation, unwritten };
+}
+
+const MODELS = ['Fox', 'CesiumMan', 'RobotExpressive'];
+
+describe.skipIf(!device)('PosePass: GPU joint matrices equal the TypeScript lut reference', () => {
+  for (const name of MODELS) {
+    // 333 instances: not a multiple of any workgroup size.
+    it(`${name}: 333 random records, every element written`, async () => {
+      const { rig } = await loadModel(name);
+      const baked = bake(rig);
+      const records = randomRecords(333, baked.clipDurations, name.length);
+      const gpu = await gpuJointMatrices(device!, rig, baked, records);
+      const slots = rig.skins.reduce((n, s) => n + s.joints.length, 0);
+      expect(gpu.length).toBe(records.length * slots * 16);
+
+      const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
+      const reference = new Float64Array(gpu.length);
+      records.forEach((r, i) => {
+        poser.evaluate(r);
+        let slot = i * slots;
+        rig.skins.forEach((_, k) => {
+          const m = poser.jointMatrices(k);
+          reference.set(m, slot * 16);
+          slot += m.length / 16;
+        });
+      });
+      const extent = Math.max(...rig.nodes.restTranslation.map(Math.abs), 1);
+      const result = compare(gpu, reference, extent);
+      console.log(`${name}: worst 3x3 error ${result.worstLinear.toExponential(2)}, worst translation error ${result.worstTranslation.toExponential(2)} of extent ${extent.toFixed(2)}`);
+      expect(result.unwritten).toBe(0);
+      expect(result.worstLinear).toBeLessThan(1e-5);
+      expect(result.worstTranslation).toBeLessThan(1e-5);
+    });
+  }
+
+  it('applies each instance\'s world transform: world * model * inverseBind', async () => {
+    const { rig } = await loadModel('Fox');
+    const baked = bake(rig);
+    const records = randomRecords(3, baked.clipDurations, 7);
+    const world = (i: number) => [2, 0, 0, 0, 0, 0, 2, 0, 0, -2, 0, 0, 10 * i, 5, -3, 1]; // scale 2, rotate 90 deg about x, move
+    const placed = await gpuJointMatrices(device!, rig, baked, records, world);
+    const plain = await gpuJointMatrices(device!, rig, baked, records);
+    for (let m = 0; m < plain.length / 16; m++) {
+      const w = world(Math.floor(m / rig.skins[0].joints.length));
+      for (let c = 0; c < 4; c++) {
+        for (let r = 0; r < 4; r++) {
+          let expected = 0;
+          for (let k = 0; k < 4; k++) expected += w[k * 4 + r] * plain[m * 16 + c * 4 + k];
+          expect(placed[m * 16 + c * 4 + r]).toBeCloseTo(expected, 3);
+        }
+      }
+    }
+  });
+
+  it('advances time on the GPU: time = phase + speed * clock', async () => {
+    const { rig } = await loadModel('Fox');
+    const baked = bake(rig);
+    const walk = baked.clipNames.indexOf('Walk');
+    const run = baked.clipNames.indexOf('Run');
+    // Posed at clock 0 with speeds, then evaluated at clock 0.25 s: equals the still record at the later times.
+    const moving = { clipA: walk, clipB: run, timeA: 0.1, timeB: 0.3, speedA: 2, speedB: -1, blend: 0.4 };
+    const still = { ...moving, timeA: 0.1 + 2 * 0.25, timeB: 0.3 - 0.25, speedA: 0, speedB: 0 };
+    const later = await gpuJointMatrices(device!, rig, baked, [moving], undefined, 0.25);
+    const expected = await gpuJointMatrices(device!, rig, baked, [still]);
+    for (let i = 0; i < later.length; i++) expect(later[i]).toBeCloseTo(expected[i], 4);
+  });
+
+  it('fills a 2D dispatch: 65,600 instances (more than 65,535 workgroups in one row)', async () => {
+    const { rig } = await loadModel('Fox');
+    const baked = bake(rig);
+    const records = randomRecords(65_600, baked.clipDurations, 3);
+    const gpu = await gpuJointMatrices(device!, rig, baked, records);
+    expect(gpu.some(Number.isNaN)).toBe(false);
+    const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
+    const slots = rig.skins[0].joints.length;
+    for (const i of [0, 65_534, 65_535, 65_599]) {
+      poser.evaluate(records[i]);
+      const m = poser.jointMatrices(0);
+      const extent = Math.max(...rig.nodes.restTranslation.map(Math.abs), 1);
+      expect(compare(gpu.subarray(i * slots * 16, (i + 1) * slots * 16), m, extent).worstTranslation).toBeLessThan(1e-5);
+    }
+  });
+
+  it('rejects a rig larger than the device\'s workgroup memory with a sentence naming the limit', async () => {
+    const { rig } = await loadModel('RecursiveSkeletons'); // 840 nodes x 64 bytes > 32 KiB
+    const data = packRigData(rig, bake(rig, { entriesPerTrack: 2 }));
+    expect(() => new PosePass(device!, data)).toThrow(/840 nodes.*maxComputeWorkgroupStorageSize/);
+  });
+});
