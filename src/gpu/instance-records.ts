@@ -88,6 +88,13 @@ export class InstanceRecords {
     this.touch(slot);
   }
 
+  /** Sets only the blend weight of record `slot` (the per-frame crossfade path: no allocation). */
+  setBlend(slot: number, blend: number): void {
+    if (!(blend >= 0 && blend <= 1)) throw new RangeError(`blend must be in [0, 1], got ${blend}`);
+    this.f32[slot * this.stride + INSTANCE.blend / 4] = blend;
+    this.touch(slot);
+  }
+
   /** Reads back the animation of record `slot` at `clock` (times wrapped into each clip). */
   getAnimation(slot: number, clock: number): InstanceAnimation {
     const o = slot * this.stride;

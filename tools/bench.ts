@@ -1,0 +1,89 @@
+/**
+ * `npm run bench`: measurements printed as Markdown tables and written to BENCHMARKS.md.
+ * Nothing here is asserted: the machines are shared and noisy, so timings are also given as
+ * ratios against a baseline measured in the same run.
+ *
+ * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js).
+ */
+import { writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { formatBytes } from '../src/gpu/limits';
+import { benchBake, benchFrames, benchPosePass, characterFromFile } from './bench/ours';
+import { benchThreePeer, type PeerRow } from './bench/three-peer';
+import { openNodeDevice } from './gpu-poser';
+
+const quick = process.argv.includes('--quick');
+const peer = !process.argv.includes('--no-peer');
+const MODELS: [string, string][] = [
+  ['Fox', 'public/models/Fox/Fox.glb'],
+  ['CesiumMan', 'public/models/CesiumMan/CesiumMan.glb'],
+  ['RobotExpressive', 'public/models/RobotExpressive/RobotExpressive.glb'],
+];
+const CROWD_MODEL = MODELS[0];
+const COUNTS = quick ? [1000, 10000] : [1000, 10000, 100000];
+
+const out: string[] = [];
+function print(line = ''): void {
+  console.log(line);
+  out.push(line);
+}
+function table(header: string[], rows: (string | number)[][]): void {
+  print(`| ${header.join(' | ')} |`);
+  print(`|${header.map(() => '---').join('|')}|`);
+  for (const row of rows) print(`| ${row.join(' | ')} |`);
+  print();
+}
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 1 ? 3 : 1) : 'n/a');
+
+const { device, adapterName } = await openNodeDevice({ maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 31, maxComputeWorkgroupStorageSize: 32768 });
+print(`# Benchmarks`);
+print();
+print(`Date: ${new Date().toISOString().slice(0, 10)}. Machine: ${cpus()[0].model}, ${cpus().length} cores, ${formatBytes(totalmem())} RAM, Node ${process.version}. WebGPU adapter: ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: a CPU emulating a GPU, so GPU times below are CPU figures)' : ''}.`);
+print();
+
+print('## Load and bake, per bundled model');
+print();
+const bakeRows = [];
+for (const [name, path] of MODELS) bakeRows.push(await benchBake(name, path));
+table(['model', 'nodes', 'joint slots', 'clips', 'load ms (parse + validate + rig)', 'bake ms', 'baked table bytes'],
+  bakeRows.map((r) => [r.model, r.nodes, r.joints, r.clips, ms(r.loadMs), ms(r.bakeMs), `${r.tableBytes.toLocaleString('en')} (${formatBytes(r.tableBytes)})`]));
+
+const character = await characterFromFile(CROWD_MODEL[1]);
+const joints = character.gpu.slotCount;
+print(`## CPU per frame, ${CROWD_MODEL[0]} (${joints} joints), crowd mode`);
+print();
+print('update(dt) + encode (compute pass) + draw (render pass) + finish, median; command buffers not submitted (see tools/bench/ours.ts).');
+print();
+const frameRows: Awaited<ReturnType<typeof benchFrames>> = [];
+for (const count of COUNTS) frameRows.push(...await benchFrames(device, character, count, quick ? 10 : count >= 100000 ? 20 : 60));
+table(['instances', 'scenario', 'CPU ms / frame', 'bytes uploaded / frame'],
+  frameRows.map((r) => [r.instances.toLocaleString('en'), r.scenario, ms(r.cpuMs), r.uploadBytes.toLocaleString('en')]));
+
+print(`## Pose pass (compute) time, ${CROWD_MODEL[0]}`);
+print();
+const gpuRows: Awaited<ReturnType<typeof benchPosePass>>[] = [];
+for (const count of quick ? [1000, 10000] : [1000, 10000, 100000]) gpuRows.push(await benchPosePass(device, character, count, count >= 100000 ? 2 : 5));
+table(['instances', 'ms', 'ns per joint matrix', 'joint matrices / s', 'measured with'],
+  gpuRows.map((r) => [r.instances.toLocaleString('en'), ms(r.ms), r.nsPerJointMatrix.toFixed(1), (1e9 / r.nsPerJointMatrix).toExponential(2), r.method]));
+
+if (peer) {
+  print(`## Against three.js (a mixer per instance), ${CROWD_MODEL[0]}, Walk + Run blended`);
+  print();
+  print('three.js: SkeletonUtils.clone + AnimationMixer per instance, two weighted actions, mixer.update + updateMatrixWorld + skeleton.update per frame (tools/bench/three-peer.ts). Ours: the steady crowd row above.');
+  print();
+  const peerRows: PeerRow[] = await benchThreePeer(CROWD_MODEL[1], ['Walk', 'Run'], COUNTS, { maxHeapBytes: 12e9, log: (l) => console.error(l) });
+  table(['instances', 'three.js CPU ms / frame', 'ours CPU ms / frame', 'ratio (three.js / ours)', 'three.js joint matrices / s (CPU)', 'ours joint matrices / s (pose pass)'],
+    peerRows.map((p) => {
+      const ours = frameRows.find((r) => r.instances === p.instances && r.scenario === 'steady')!;
+      const gpu = gpuRows.find((r) => r.instances === p.instances);
+      return [p.instances.toLocaleString('en'), Number.isFinite(p.msPerFrame) ? ms(p.msPerFrame) : p.note ?? 'skipped', ms(ours.cpuMs),
+        Number.isFinite(p.msPerFrame) ? `${(p.msPerFrame / ours.cpuMs).toFixed(0)}x` : 'n/a',
+        Number.isFinite(p.jointMatricesPerSecond) ? p.jointMatricesPerSecond.toExponential(2) : 'n/a',
+        gpu ? (1e9 / gpu.nsPerJointMatrix).toExponential(2) : 'n/a'];
+    }));
+}
+
+device.destroy();
+if (!quick) await writeFile('BENCHMARKS.md', out.join('\n'));
+console.error(quick ? '(--quick: BENCHMARKS.md not written)' : 'wrote BENCHMARKS.md');
+process.exit(0);

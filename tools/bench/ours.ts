@@ -1,0 +1,152 @@
+/**
+ * Measurements of this project's path: load/bake per model, CPU per frame for a crowd, and the
+ * pose pass's GPU time. Used by tools/bench.ts.
+ */
+import { readFile } from 'node:fs/promises';
+import { performance } from 'node:perf_hooks';
+import { bakedBytes } from '../../src/bake/bake';
+import { loadCharacter, type Character } from '../../src/character';
+import { Crowd } from '../../src/crowd';
+import { readGltfFile } from '../node-io';
+
+export async function characterFromFile(path: string): Promise<Character> {
+  const bytes = await readFile(path);
+  return loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, {
+    readResource: async (url) => { throw new Error(`external resource ${url} not supported by the bench`); },
+  });
+}
+
+export interface BakeRow { model: string; loadMs: number; bakeMs: number; tableBytes: number; clips: number; nodes: number; joints: number }
+
+/** Load (parse + validate + rig) and bake time per model: median of `runs`. */
+export async function benchBake(name: string, path: string, runs = 5): Promise<BakeRow> {
+  await readGltfFile(path); // warm the module and file caches
+  const load: number[] = [];
+  const bakeMs: number[] = [];
+  let character!: Character;
+  for (let i = 0; i < runs; i++) {
+    character = await characterFromFile(path);
+    load.push(character.timings.loadMs);
+    bakeMs.push(character.timings.bakeMs);
+  }
+  return {
+    model: name, loadMs: median(load), bakeMs: median(bakeMs), tableBytes: bakedBytes(character.baked),
+    clips: character.clipNames.length, nodes: character.rig.nodes.count, joints: character.gpu.slotCount,
+  };
+}
+
+export interface FrameRow { instances: number; scenario: string; cpuMs: number; uploadBytes: number }
+
+const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
+const VIEW_PROJECTION = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0.5, 0, 0, 0, 0.5, 1]);
+
+/** Random clips, times, blend and speed per instance, on a grid. */
+export function fillCrowd(crowd: Crowd, count: number, seed = 1): void {
+  const next = random(seed);
+  const clips = crowd.character.clipNames.length;
+  const side = Math.ceil(Math.sqrt(count));
+  const transform = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
+  crowd.clear();
+  for (let i = 0; i < count; i++) {
+    transform[12] = (i % side) * 2;
+    transform[14] = Math.floor(i / side) * 2;
+    crowd.add({
+      transform, clipA: Math.floor(next() * clips), clipB: Math.floor(next() * clips), blend: next(),
+      timeA: next() * 10, timeB: next() * 10, speedA: 0.5 + next(), speedB: 0.5 + next(),
+    });
+  }
+}
+
+/**
+ * CPU ms per frame for `count` instances: update(dt) (clock, record upload, uniform) +
+ * encode (compute pass) + draw (render pass) + finish, median over the frames. Command buffers
+ * are recorded but not submitted: on SwiftShader the GPU is the same two CPU cores, and its work
+ * would be timed as ours (GPU time is measured separately). Scenarios: 'steady' (a crowd mode
+ * crowd whose records do not change: nothing is uploaded) and 'all records change' (every
+ * instance's blend set every frame: the whole record buffer is uploaded).
+ */
+export async function benchFrames(device: GPUDevice, character: Character, count: number, frames: number): Promise<FrameRow[]> {
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+  fillCrowd(crowd, count);
+  const color = device.createTexture({ size: [64, 64], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const depth = device.createTexture({ size: [64, 64], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const passDescriptor: GPURenderPassDescriptor = {
+    colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
+    depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
+  };
+  const rows: FrameRow[] = [];
+  for (const scenario of ['steady', 'all records change'] as const) {
+    const times: number[] = [];
+    crowd.update(0); // first upload is not a frame
+    for (let f = 0; f < frames + 3; f++) {
+      const start = performance.now();
+      if (scenario !== 'steady') for (let id = 0; id < count; id++) crowd.setBlend(id, (f % 10) / 10);
+      crowd.update(1 / 60);
+      const encoder = device.createCommandEncoder();
+      crowd.encode(encoder);
+      const pass = encoder.beginRenderPass(passDescriptor);
+      crowd.draw(pass, VIEW_PROJECTION);
+      pass.end();
+      encoder.finish();
+      if (f >= 3) times.push(performance.now() - start);
+    }
+    rows.push({ instances: count, scenario, cpuMs: median(times), uploadBytes: scenario === 'steady' ? 0 : count * 96 });
+  }
+  color.destroy(); depth.destroy(); crowd.destroy();
+  return rows;
+}
+
+export interface GpuRow { instances: number; ms: number; nsPerJointMatrix: number; method: string }
+
+/**
+ * Pose-pass time for `count` instances: GPU timestamps when the adapter has timestamp-query,
+ * else wall time from submit to completion. Median of `runs` after one warm-up.
+ */
+export async function benchPosePass(device: GPUDevice, character: Character, count: number, runs: number): Promise<GpuRow> {
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+  fillCrowd(crowd, count);
+  crowd.update(0);
+  const timestamps = device.features.has('timestamp-query');
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
+  const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const times: number[] = [];
+  for (let r = 0; r <= runs; r++) {
+    const encoder = device.createCommandEncoder();
+    crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 });
+    if (querySet) {
+      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
+    }
+    const start = performance.now();
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    const wall = performance.now() - start;
+    let ms = wall;
+    if (querySet) {
+      await read.mapAsync(GPUMapMode.READ);
+      const [begin, end] = new BigUint64Array(read.getMappedRange());
+      ms = Number(end - begin) / 1e6;
+      read.unmap();
+    }
+    if (r > 0) times.push(ms);
+  }
+  querySet?.destroy(); resolve.destroy(); read.destroy(); crowd.destroy();
+  const ms = median(times);
+  return { instances: count, ms, nsPerJointMatrix: (ms * 1e6) / (count * character.gpu.slotCount), method: timestamps ? 'timestamp-query' : 'submit to done' };
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
