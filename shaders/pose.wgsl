@@ -1,4 +1,7 @@
 // Pose pass: turns one animation record per instance into that instance's joint matrices.
+// A record blends clip B over clip A; a record with a layer stack then applies up to 4 override
+// layers (each with an optional per-node mask) and 2 additive layers, with the semantics of
+// src/anim/layers.ts.
 //
 // One workgroup per instance (a 2D grid of them, so any instance count fits under the 65535
 // workgroups-per-dimension limit). Its threads sample and blend the local TRS of every rig node
@@ -14,12 +17,16 @@ override MAX_NODES: u32 = 256;
 const TRACK_NONE: u32 = 0xffffffffu;
 const TRACK_STEP: u32 = 0x80000000u;
 const TRACK_INDEX_MASK: u32 = 0x7fffffffu;
+const LAYERS_NONE: u32 = 0xffffffffu;
+const MASK_NONE: u32 = 0xffffffffu;
+const REFERENCE_REST: u32 = 0xffffffffu;
+const MAX_OVERRIDE_LAYERS: u32 = 4u;
 
 struct Params {
   instanceCount: u32,
   nodeCount: u32,
   slotCount: u32,
-  entriesPerTrack: u32,
+  clipBase: u32,
   restBase: u32,
   maxDepth: u32,
   clock: f32,
@@ -38,6 +45,23 @@ struct Instance {
   layers: u32,
 }
 
+struct Layer {
+  clip: u32,
+  phase: f32,
+  speed: f32,
+  weight: f32,
+  mask: u32,
+  refClip: u32,
+  refPhase: f32,
+  refSpeed: f32,
+}
+
+struct LayerStack {
+  overrideCount: u32,
+  additiveCount: u32,
+  layers: array<Layer, 6>,
+}
+
 struct Node {
   parent: i32,
   depth: u32,
@@ -49,17 +73,20 @@ struct JointSlot {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-// Baked tracks, then 3 rest-pose vec4f per node from index params.restBase.
+// Baked track entries; then 3 rest-pose vec4f per node from index params.restBase; then one
+// (duration in seconds, entries per track, 0, 0) per clip from index params.clipBase.
 @group(0) @binding(1) var<storage, read> tracks: array<vec4f>;
-// (clip * nodeCount + node) * 3 + path -> track index | TRACK_STEP, or TRACK_NONE.
+// (clip * nodeCount + node) * 3 + path -> index of the track's entry 0 | TRACK_STEP, or TRACK_NONE.
 @group(0) @binding(2) var<storage, read> trackRefs: array<u32>;
-// Seconds per clip.
-@group(0) @binding(3) var<storage, read> clipDurations: array<f32>;
-@group(0) @binding(4) var<storage, read> nodes: array<Node>;
-@group(0) @binding(5) var<storage, read> slots: array<JointSlot>;
-@group(0) @binding(6) var<storage, read> instances: array<Instance>;
+@group(0) @binding(3) var<storage, read> nodes: array<Node>;
+@group(0) @binding(4) var<storage, read> slots: array<JointSlot>;
+@group(0) @binding(5) var<storage, read> instances: array<Instance>;
+// Layer stacks, indexed by Instance.layers.
+@group(0) @binding(6) var<storage, read> stacks: array<LayerStack>;
+// Blend masks: nodeCount weights in [0, 1] per mask.
+@group(0) @binding(7) var<storage, read> masks: array<f32>;
 // 3 vec4f (the top rows of the affine joint matrix) per instance per slot.
-@group(0) @binding(7) var<storage, read_write> jointMatrices: array<vec4f>;
+@group(0) @binding(8) var<storage, read_write> jointMatrices: array<vec4f>;
 
 // Local matrices, then (after the level loop) model matrices of this workgroup's instance.
 var<workgroup> model: array<mat4x4f, MAX_NODES>;
@@ -70,36 +97,43 @@ struct Trs {
   s: vec3f,
 }
 
-// Position of time `t` (seconds) in clip `clip`'s tracks, in entries: wrap t into [0, d) as
-// t - floor(t / d) * d, then scale to [0, entriesPerTrack - 1].
-fn tableCoordinate(clip: u32, t: f32) -> f32 {
-  let d = clipDurations[clip];
+// Where a time falls in a clip's tracks: u in entries, in [0, last].
+struct TableCoordinate {
+  u: f32,
+  last: u32,
+}
+
+// Position of time `t` (seconds) in clip `clip`'s tracks: wrap t into [0, d) as
+// t - floor(t / d) * d, then scale to [0, entries - 1].
+fn tableCoordinate(clip: u32, t: f32) -> TableCoordinate {
+  let info = tracks[params.clipBase + clip];
+  let d = info.x;
+  let last = u32(info.y) - 1u;
   if (d <= 0.0) {
-    return 0.0;
+    return TableCoordinate(0.0, last);
   }
   var wrapped = t - floor(t / d) * d;
   if (wrapped >= d) {
     wrapped = 0.0;
   }
-  let last = f32(params.entriesPerTrack - 1u);
-  return min(wrapped / d * last, last);
+  return TableCoordinate(min(wrapped / d * f32(last), f32(last)), last);
 }
 
-// One track's value at table coordinate u: the two neighbouring entries mixed (STEP: the entry
-// at or before u), or the rest value when the clip does not animate this path.
-fn sampleTrack(trackRef: u32, restIndex: u32, u: f32) -> vec4f {
+// One track's value at coordinate c: the two neighbouring entries mixed (STEP: the entry at or
+// before c.u), or the rest value when the clip does not animate this path.
+fn sampleTrack(trackRef: u32, restIndex: u32, c: TableCoordinate) -> vec4f {
   if (trackRef == TRACK_NONE) {
     return tracks[restIndex];
   }
-  let base = (trackRef & TRACK_INDEX_MASK) * params.entriesPerTrack;
+  let base = trackRef & TRACK_INDEX_MASK;
   if ((trackRef & TRACK_STEP) != 0u) {
-    return tracks[base + u32(floor(u))];
+    return tracks[base + u32(floor(c.u))];
   }
-  let i = min(u32(floor(u)), params.entriesPerTrack - 2u);
-  return mix(tracks[base + i], tracks[base + i + 1u], u - f32(i));
+  let i = min(u32(floor(c.u)), c.last - 1u);
+  return mix(tracks[base + i], tracks[base + i + 1u], c.u - f32(i));
 }
 
-fn sampleNode(clip: u32, u: f32, node: u32) -> Trs {
+fn sampleNode(clip: u32, u: TableCoordinate, node: u32) -> Trs {
   let refs = (clip * params.nodeCount + node) * 3u;
   let rest = params.restBase + node * 3u;
   return Trs(
@@ -113,6 +147,60 @@ fn sampleNode(clip: u32, u: f32, node: u32) -> Trs {
 fn blendTrs(a: Trs, b: Trs, w: f32) -> Trs {
   let wb = select(w, -w, dot(a.r, b.r) < 0.0);
   return Trs(mix(a.t, b.t, w), normalize(a.r * (1.0 - w) + b.r * wb), mix(a.s, b.s, w));
+}
+
+fn restTrs(node: u32) -> Trs {
+  let rest = params.restBase + node * 3u;
+  return Trs(tracks[rest].xyz, tracks[rest + 1u], tracks[rest + 2u].xyz);
+}
+
+// Hamilton product a * b of quaternions (x, y, z, w).
+fn quatMul(a: vec4f, b: vec4f) -> vec4f {
+  return vec4f(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
+}
+
+// Adds w times the difference a - r onto p (src/anim/layers.ts, rule 3).
+fn addTrs(p: Trs, a: Trs, r: Trs, w: f32) -> Trs {
+  let delta = quatMul(vec4f(-r.r.xyz, r.r.w), a.r);
+  // nlerp(identity, delta, w) along the shortest path: dot(identity, delta) = delta.w
+  let weighted = normalize(vec4f(0.0, 0.0, 0.0, 1.0 - w) + delta * select(w, -w, delta.w < 0.0));
+  let ratio = select(a.s / r.s, vec3f(1.0), r.s == vec3f(0.0));
+  return Trs(p.t + w * (a.t - r.t), normalize(quatMul(p.r, weighted)), p.s * (1.0 + w * (ratio - 1.0)));
+}
+
+fn maskWeight(mask: u32, node: u32) -> f32 {
+  if (mask == MASK_NONE) {
+    return 1.0;
+  }
+  return masks[mask * params.nodeCount + node];
+}
+
+// Applies stack `index`'s override layers, then its additive layers, to one node's pose.
+fn applyStack(index: u32, base: Trs, node: u32) -> Trs {
+  var p = base;
+  let overrides = min(stacks[index].overrideCount, MAX_OVERRIDE_LAYERS);
+  for (var i = 0u; i < overrides; i++) {
+    let layer = stacks[index].layers[i];
+    let w = layer.weight * maskWeight(layer.mask, node);
+    if (w > 0.0) {
+      let u = tableCoordinate(layer.clip, layer.phase + layer.speed * params.clock);
+      p = blendTrs(p, sampleNode(layer.clip, u, node), w);
+    }
+  }
+  let additives = min(stacks[index].additiveCount, 6u - MAX_OVERRIDE_LAYERS);
+  for (var k = 0u; k < additives; k++) {
+    let layer = stacks[index].layers[MAX_OVERRIDE_LAYERS + k];
+    let w = layer.weight * maskWeight(layer.mask, node);
+    if (w > 0.0) {
+      let a = sampleNode(layer.clip, tableCoordinate(layer.clip, layer.phase + layer.speed * params.clock), node);
+      var r = restTrs(node);
+      if (layer.refClip != REFERENCE_REST) {
+        r = sampleNode(layer.refClip, tableCoordinate(layer.refClip, layer.refPhase + layer.refSpeed * params.clock), node);
+      }
+      p = addTrs(p, a, r, w);
+    }
+  }
+  return p;
 }
 
 // T * R * S as a column-major matrix.
@@ -140,6 +228,9 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
     var trs = sampleNode(record.clipA, uA, n);
     if (record.blend > 0.0) {
       trs = blendTrs(trs, sampleNode(record.clipB, uB, n), record.blend);
+    }
+    if (record.layers != LAYERS_NONE) {
+      trs = applyStack(record.layers, trs, n);
     }
     model[n] = composeTrs(trs);
   }

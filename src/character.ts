@@ -36,8 +36,8 @@ export interface Character {
 export interface LoadOptions {
   /** Where relative URIs of a .gltf's external files resolve (defaults to the URL loaded). */
   baseUrl?: string;
-  /** Entries per baked track (default 1024). */
-  entriesPerTrack?: number;
+  /** Most entries per baked track (default 1024). */
+  maxEntriesPerTrack?: number;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
@@ -61,7 +61,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   const t0 = performance.now();
   const rig = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
   const t1 = performance.now();
-  const baked = bake(rig, { entriesPerTrack: options.entriesPerTrack });
+  const baked = bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack });
   const t2 = performance.now();
   return {
     name, rig, baked,

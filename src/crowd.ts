@@ -1,6 +1,8 @@
+import { buildMask, type MaskSpec } from './anim/masks';
 import type { Character } from './character';
 import { InstanceRecords, type InstanceAnimation } from './gpu/instance-records';
-import { INSTANCE } from './gpu/layout';
+import { LayerStackRecords, MaskTable, type GpuAdditiveLayer, type GpuLayer } from './gpu/layer-records';
+import { INSTANCE, LAYER_STACK, LAYERS_NONE, MASK_NONE } from './gpu/layout';
 import { checkStorageBinding } from './gpu/limits';
 import { PosePass } from './gpu/pose-pass';
 import { SkinPass, type SkinPassOptions } from './gpu/skin-pass';
@@ -26,6 +28,36 @@ export interface InstanceInit extends Partial<AnimationState> {
   transform?: ArrayLike<number>;
 }
 
+/** Index of a blend mask made by Crowd.createMask. */
+export type MaskId = number;
+
+/** An override layer: blends a clip over the pose below it with `weight` (times a mask). */
+export interface LayerInit {
+  clip: string | number;
+  /** Current time in the clip, seconds (default 0). */
+  time?: number;
+  /** Playback rate (default 1). */
+  speed?: number;
+  /** In [0, 1]. */
+  weight: number;
+  /** Per-joint weights from createMask; none means every joint. */
+  mask?: MaskId;
+}
+
+/** An additive layer: adds (clip at time) minus `reference`, scaled by weight (times a mask). */
+export interface AdditiveLayerInit extends LayerInit {
+  /** The pose the difference is taken from: a clip at a time, or 'rest'. */
+  reference: 'rest' | { clip: string | number; time?: number; speed?: number };
+}
+
+/** Layers on top of an instance's clip A / clip B blend (semantics: src/anim/layers.ts). */
+export interface LayersInit {
+  /** Up to 4 override layers, applied in order. */
+  layers?: LayerInit[];
+  /** Up to 2 additive layers, applied after the override layers. */
+  additive?: AdditiveLayerInit[];
+}
+
 export interface CrowdOptions extends SkinPassOptions {
   /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
   capacity?: number;
@@ -44,7 +76,11 @@ export class Crowd {
   private readonly posePass: PosePass;
   private readonly skinPass: SkinPass;
   private readonly records: InstanceRecords;
+  private readonly stacks: LayerStackRecords;
+  private readonly masks: MaskTable;
   private instanceBuffer!: GPUBuffer;
+  private stackBuffer!: GPUBuffer;
+  private maskBuffer!: GPUBuffer;
   private jointBuffer!: GPUBuffer;
   /** Slot of each live handle (-1 when free), and handle of each slot. */
   private slotOf = new Int32Array(0);
@@ -60,6 +96,9 @@ export class Crowd {
     this.posePass = new PosePass(device, gpu);
     this.skinPass = new SkinPass(device, rig.primitives, gpu.skinSlotOffset, gpu.slotCount, textures, options);
     this.records = new InstanceRecords(capacity, character.clipDurations);
+    this.masks = new MaskTable(gpu.nodeCount);
+    this.stacks = new LayerStackRecords(capacity, character.clipDurations, () => this.masks.count);
+    this.maskBuffer = this.createMaskBuffer();
     this.allocate(capacity);
   }
 
@@ -97,6 +136,7 @@ export class Crowd {
     this.handleOf[slot] = handle;
     const { transform, ...animation } = init;
     try {
+      this.records.clearLayers(slot);
       this.records.setWorld(slot, transform ?? IDENTITY);
       this.records.setAnimation(slot, this.resolve({
         clipA: 0, clipB: animation.clipA ?? 0, timeA: 0, timeB: 0, speedA: 1, speedB: 1, blend: 0, ...stripUndefined(animation),
@@ -114,6 +154,10 @@ export class Crowd {
     const last = --this.liveCount;
     if (slot !== last) {
       this.records.move(last, slot);
+      if (this.records.layerStack(slot) !== LAYERS_NONE) {
+        this.stacks.move(last, slot);
+        this.records.setLayerStack(slot, slot);
+      }
       const moved = this.handleOf[last];
       this.handleOf[slot] = moved;
       this.slotOf[moved] = slot;
@@ -147,6 +191,43 @@ export class Crowd {
     this.records.setBlend(this.slot(id), blend);
   }
 
+  /**
+   * Makes a blend mask shared by any instance's layers: `{ root: 'Spine' }` (that joint and all
+   * below it) or `{ weights: { Head: 1 }, default: 0 }`. Masks are kept for the crowd's life.
+   */
+  createMask(spec: MaskSpec): MaskId {
+    return this.masks.add(buildMask(this.character.rig.nodes, spec));
+  }
+
+  /**
+   * Gives an instance layers on top of its clip A / clip B blend (null removes them). The stack
+   * is replaced whole; times are the layers' times now.
+   */
+  setLayers(id: InstanceId, init: LayersInit | null): void {
+    const slot = this.slot(id);
+    if (init === null) {
+      this.records.setLayerStack(slot, LAYERS_NONE);
+      return;
+    }
+    const layer = (l: LayerInit): GpuLayer => ({
+      clip: this.character.clipIndex(l.clip), time: l.time ?? 0, speed: l.speed ?? 1, weight: l.weight, mask: l.mask ?? MASK_NONE,
+    });
+    const additive = (l: AdditiveLayerInit): GpuAdditiveLayer => {
+      const ref = l.reference;
+      if (ref !== 'rest' && (typeof ref !== 'object' || ref === null)) throw new TypeError(`additive layer reference must be 'rest' or { clip, time }`);
+      return { ...layer(l), reference: ref === 'rest' ? 'rest' : { clip: this.character.clipIndex(ref.clip), time: ref.time ?? 0, speed: ref.speed ?? 0 } };
+    };
+    this.stacks.set(slot, { layers: (init.layers ?? []).map(layer), additive: (init.additive ?? []).map(additive) }, this.clockSeconds);
+    this.records.setLayerStack(slot, slot);
+  }
+
+  /** Sets one layer's weight (allocation-free, for per-frame fades). */
+  setLayerWeight(id: InstanceId, index: number, weight: number, kind: 'override' | 'additive' = 'override'): void {
+    const slot = this.slot(id);
+    if (this.records.layerStack(slot) === LAYERS_NONE) throw new RangeError(`instance ${id} has no layers (setLayers first)`);
+    this.stacks.setWeight(slot, kind === 'additive', index, weight);
+  }
+
   /** The instance's animation now, clips as indices and times wrapped into their clips. */
   getAnimation(id: InstanceId): InstanceAnimation {
     return this.records.getAnimation(this.slot(id), this.clockSeconds);
@@ -161,9 +242,17 @@ export class Crowd {
     this.clockSeconds += dt;
     if (Math.abs(this.clockSeconds) > CLOCK_REBASE_SECONDS) {
       this.records.rebase(this.liveCount, this.clockSeconds);
+      this.stacks.rebase(this.liveCount, this.clockSeconds);
       this.clockSeconds = 0;
     }
+    if (this.masks.byteLength > this.maskBuffer.size) {
+      this.maskBuffer.destroy();
+      this.maskBuffer = this.createMaskBuffer();
+      this.posePass.bind(this.instanceBuffer, this.stackBuffer, this.maskBuffer, this.jointBuffer);
+    }
+    this.masks.upload(this.device.queue, this.maskBuffer);
     this.records.upload(this.device.queue, this.instanceBuffer);
+    this.stacks.upload(this.device.queue, this.stackBuffer);
     this.posePass.update(this.liveCount, this.clockSeconds);
   }
 
@@ -186,6 +275,8 @@ export class Crowd {
     this.posePass.destroy();
     this.skinPass.destroy();
     this.instanceBuffer.destroy();
+    this.stackBuffer.destroy();
+    this.maskBuffer.destroy();
     this.jointBuffer.destroy();
   }
 
@@ -213,10 +304,18 @@ export class Crowd {
     checkStorageBinding(this.device, 'Crowd.jointMatrices', this.posePass.jointBytes(capacity));
     checkStorageBinding(this.device, 'Crowd.instances', capacity * INSTANCE.size);
     this.records.reserve(capacity);
+    this.stacks.reserve(capacity);
     this.instanceBuffer.destroy();
+    this.stackBuffer.destroy();
     this.jointBuffer.destroy();
     this.allocate(this.records.capacity);
     this.records.markAllDirty(this.liveCount);
+    this.stacks.markAllDirty(this.liveCount);
+  }
+
+  private createMaskBuffer(): GPUBuffer {
+    this.masks.markDirty();
+    return this.device.createBuffer({ label: 'Crowd.masks', size: this.masks.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }
 
   private allocate(capacity: number): void {
@@ -226,11 +325,14 @@ export class Crowd {
     this.instanceBuffer = this.device.createBuffer({
       label: 'Crowd.instances', size: capacity * INSTANCE.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
     });
+    this.stackBuffer = this.device.createBuffer({
+      label: 'Crowd.layerStacks', size: capacity * LAYER_STACK.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
+    });
     this.jointBuffer = this.device.createBuffer({
       label: 'Crowd.jointMatrices', size: Math.max(16, this.posePass.jointBytes(capacity)),
       usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC,
     });
-    this.posePass.bind(this.instanceBuffer, this.jointBuffer);
+    this.posePass.bind(this.instanceBuffer, this.stackBuffer, this.maskBuffer, this.jointBuffer);
     this.skinPass.bind(this.jointBuffer);
   }
 }

@@ -2,7 +2,8 @@ import { create, globals } from 'webgpu';
 import type { BakedModel } from '../src/bake/bake';
 import type { Rig } from '../src/bake/rig';
 import { InstanceRecords, type InstanceAnimation } from '../src/gpu/instance-records';
-import { JOINT_MATRIX_BYTES } from '../src/gpu/layout';
+import { LayerStackRecords, MaskTable, type GpuLayerStack } from '../src/gpu/layer-records';
+import { JOINT_MATRIX_BYTES, LAYERS_NONE } from '../src/gpu/layout';
 import { PosePass } from '../src/gpu/pose-pass';
 import { packRigData } from '../src/gpu/rig-data';
 
@@ -30,35 +31,52 @@ export async function openNodeDevice(requiredLimits: Record<string, number> = {}
   return { device, adapterName: [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'unknown adapter' };
 }
 
-/** A world transform per instance (16 numbers) or identity for all. */
-export type WorldFor = (instance: number) => ArrayLike<number>;
+/** One instance for gpuJointMatrices: the two-clip record, optionally with a layer stack. */
+export type GpuPoseRequest = InstanceAnimation & { stack?: GpuLayerStack };
+
+export interface GpuPoseOptions {
+  /** World transform of instance i (16 numbers); identity when absent. */
+  world?: (instance: number) => ArrayLike<number>;
+  /** Crowd clock in seconds at evaluation (records are posed at clock 0). */
+  clock?: number;
+  /** Blend masks (a weight per rig node each), referenced by index from the stacks. */
+  masks?: Float32Array[];
+}
+
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 
 /**
- * Runs the real pose pass (shaders/pose.wgsl) on `requests` (one instance each, posed at clock 0
- * and evaluated at `clock` seconds) and
- * returns every instance's joint matrices as column-major 4x4s: 16 floats per slot, slots in
- * RigData order (skin after skin). The output buffer is filled with NaN first, so a matrix the
- * shader failed to write stays NaN.
+ * Runs the real pose pass (shaders/pose.wgsl) on `requests` (one instance each) and returns every
+ * instance's joint matrices as column-major 4x4s: 16 floats per slot, slots in RigData order
+ * (skin after skin). The output buffer is filled with NaN first, so a matrix the shader failed
+ * to write stays NaN.
  */
-export async function gpuJointMatrices(
-  device: GPUDevice, rig: Rig, baked: BakedModel, requests: InstanceAnimation[], world: WorldFor = () => IDENTITY, clock = 0,
-): Promise<Float32Array> {
+export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: BakedModel, requests: GpuPoseRequest[], options: GpuPoseOptions = {}): Promise<Float32Array> {
   const data = packRigData(rig, baked);
   const pass = new PosePass(device, data);
   const count = requests.length;
+  const maskTable = new MaskTable(rig.nodes.count);
+  for (const mask of options.masks ?? []) maskTable.add(mask);
   const records = new InstanceRecords(count, baked.clipDurations);
+  const stackRecords = new LayerStackRecords(count, baked.clipDurations, () => maskTable.count);
   requests.forEach((request, i) => {
-    records.setWorld(i, world(i));
+    records.setWorld(i, options.world?.(i) ?? IDENTITY);
     records.setAnimation(i, request, 0);
+    records.setLayerStack(i, request.stack ? i : LAYERS_NONE);
+    if (request.stack) stackRecords.set(i, request.stack, 0);
   });
-  const instances = device.createBuffer({ label: 'gpuJointMatrices.instances', size: records.bytes.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+  const instances = device.createBuffer({ label: 'gpuJointMatrices.instances', size: records.bytes.byteLength, usage });
+  const stacks = device.createBuffer({ label: 'gpuJointMatrices.stacks', size: stackRecords.bytes.byteLength, usage });
+  const masks = device.createBuffer({ label: 'gpuJointMatrices.masks', size: maskTable.byteLength, usage });
   const bytes = count * data.slotCount * JOINT_MATRIX_BYTES;
-  const joints = device.createBuffer({ label: 'gpuJointMatrices.joints', size: bytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
+  const joints = device.createBuffer({ label: 'gpuJointMatrices.joints', size: bytes, usage: usage | GPUBufferUsage.COPY_SRC });
   device.queue.writeBuffer(joints, 0, new Float32Array(bytes / 4).fill(NaN));
   records.upload(device.queue, instances);
-  pass.bind(instances, joints);
-  pass.update(count, clock);
+  stackRecords.upload(device.queue, stacks);
+  maskTable.upload(device.queue, masks);
+  pass.bind(instances, stacks, masks, joints);
+  pass.update(count, options.clock ?? 0);
   const staging = device.createBuffer({ label: 'gpuJointMatrices.readback', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   const encoder = device.createCommandEncoder();
   pass.encode(encoder);
@@ -66,7 +84,8 @@ export async function gpuJointMatrices(
   device.queue.submit([encoder.finish()]);
   await staging.mapAsync(GPUMapMode.READ);
   const rows = new Float32Array(staging.getMappedRange().slice(0));
-  staging.destroy(); joints.destroy(); instances.destroy(); pass.destroy();
+  for (const buffer of [staging, joints, instances, stacks, masks]) buffer.destroy();
+  pass.destroy();
   const out = new Float32Array((rows.length / 12) * 16);
   for (let m = 0; m < rows.length / 12; m++) {
     for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) out[m * 16 + c * 4 + r] = rows[m * 12 + r * 4 + c];

@@ -7,10 +7,10 @@ import type { Pose } from './pose';
  * as shaders/pose.wgsl reads them (see the layout in bake/bake.ts).
  */
 
-/** Position of wrapped time `t` in a track: entry index i and fraction f in [0, 1]. */
+/** Position of wrapped time `t` in clip `clip`'s tracks: u in entries, entry i and fraction f in [0, 1]. */
 export function tableCoordinate(baked: BakedModel, clip: number, t: number): { u: number; i: number; f: number } {
   const duration = baked.clipDurations[clip];
-  const last = baked.entriesPerTrack - 1;
+  const last = baked.clipEntries[clip] - 1;
   const u = duration > 0 ? Math.min((wrapTime(t, duration) / duration) * last, last) : 0;
   const i = Math.min(Math.floor(u), last - 1);
   return { u, i, f: u - i };
@@ -20,7 +20,6 @@ export function tableCoordinate(baked: BakedModel, clip: number, t: number): { u
 export function sampleLut(baked: BakedModel, clip: number, t: number, out: Pose): Pose {
   if (!(clip >= 0 && clip < baked.clipNames.length)) throw new RangeError(`clip ${clip} does not exist (the model has ${baked.clipNames.length})`);
   const { u, i, f } = tableCoordinate(baked, clip, t);
-  const entries = baked.entriesPerTrack;
   const { tracks, rest, trackRefs, nodeCount } = baked;
   for (let n = 0; n < nodeCount; n++) {
     for (let p = 0; p < 3; p++) {
@@ -33,10 +32,9 @@ export function sampleLut(baked: BakedModel, clip: number, t: number, out: Pose)
         continue;
       }
       const step = (ref & TRACK_STEP) !== 0;
-      const track = ref & TRACK_INDEX_MASK;
       const entry = step ? Math.floor(u) : i;
       const weight = step ? 0 : f;
-      const a = (track * entries + entry) * 4;
+      const a = ((ref & TRACK_INDEX_MASK) + entry) * 4;
       const b = step ? a : a + 4;
       for (let c = 0; c < size; c++) target[o + c] = tracks[a + c] + (tracks[b + c] - tracks[a + c]) * weight;
       if (size === 4) {

@@ -19,9 +19,39 @@ export const INSTANCE = {
   speedA: 80, //    f32: playback rate of A (1 = real time, negative plays backwards)
   speedB: 84, //    f32: playback rate of B
   blend: 88, //     f32: weight of B in [0, 1] (0 = A only)
-  layers: 92, //    u32: first record of this instance's extra layers, LAYERS_NONE for none
+  layers: 92, //    u32: index of this instance's LAYER_STACK record, LAYERS_NONE for none
 } as const;
 export const LAYERS_NONE = 0xffffffff;
+
+/** One layer of a stack (shaders/pose.wgsl `Layer`); times advance like the instance's. */
+export const LAYER = {
+  size: 32,
+  clip: 0, //      u32
+  phase: 4, //     f32: clip time at clock 0, seconds
+  speed: 8, //     f32: playback rate
+  weight: 12, //   f32: in [0, 1]
+  mask: 16, //     u32: mask index (nodeCount f32 weights each, in the masks buffer) or MASK_NONE
+  refClip: 20, //  u32: additive layers: reference clip, or REFERENCE_REST for the rest pose
+  refPhase: 24, // f32: reference clip time at clock 0
+  refSpeed: 28, // f32: reference playback rate
+} as const;
+export const MASK_NONE = 0xffffffff;
+export const REFERENCE_REST = 0xffffffff;
+/** Override layers, then additive layers, in one stack record. */
+export const MAX_OVERRIDE_LAYERS = 4;
+export const MAX_ADDITIVE_LAYERS = 2;
+
+/**
+ * An instance's layer stack (shaders/pose.wgsl `LayerStack`): up to 4 override layers in slots
+ * 0..3, then up to 2 additive layers in slots 4..5. Layer holds only 4-byte fields, so it is
+ * 4-byte aligned and the array follows the two counts directly: 8 + 6 x 32 = 200 bytes.
+ */
+export const LAYER_STACK = {
+  size: 200,
+  overrideCount: 0, // u32
+  additiveCount: 4, // u32
+  layers: 8, //        array<Layer, 6>
+} as const;
 
 /** The pose pass's uniform block (shaders/pose.wgsl `Params`). */
 export const POSE_PARAMS = {
@@ -29,7 +59,7 @@ export const POSE_PARAMS = {
   instanceCount: 0, //   u32
   nodeCount: 4, //       u32: rig nodes per instance
   slotCount: 8, //       u32: joint matrices per instance
-  entriesPerTrack: 12, // u32
+  clipBase: 12, //       u32: index in `tracks` of clip 0's (duration, entries, 0, 0)
   restBase: 16, //       u32: index in `tracks` of the first rest-pose vec4
   maxDepth: 20, //       u32: deepest node's depth (roots have depth 0)
   clock: 24, //          f32: seconds

@@ -42,7 +42,6 @@ export class PosePass {
     this.staticBuffers = [
       upload('PosePass.tracks', rig.tracks),
       upload('PosePass.trackRefs', rig.trackRefs),
-      upload('PosePass.clipDurations', rig.clipDurations),
       upload('PosePass.nodes', rig.nodes),
       upload('PosePass.slots', rig.slots),
     ];
@@ -61,16 +60,17 @@ export class PosePass {
   }
 
   /**
-   * Points the pass at its per-instance buffers: `instances` holds INSTANCE records (read),
-   * `joints` receives the matrices (written). Does not own them.
+   * Points the pass at its per-instance buffers: `instances` holds INSTANCE records, `stacks`
+   * LAYER_STACK records, `masks` the blend masks (nodeCount f32 each), all read; `joints`
+   * receives the matrices. Called on creation and growth only. Does not own them.
    */
-  bind(instances: GPUBuffer, joints: GPUBuffer): void {
-    checkStorageBinding(this.device, 'PosePass.instances', instances.size);
-    checkStorageBinding(this.device, 'PosePass.joints', joints.size);
+  bind(instances: GPUBuffer, stacks: GPUBuffer, masks: GPUBuffer, joints: GPUBuffer): void {
+    const buffers = { instances, stacks, masks, joints };
+    for (const [name, buffer] of Object.entries(buffers)) checkStorageBinding(this.device, `PosePass.${name}`, buffer.size);
     this.bindGroup = this.device.createBindGroup({
       label: 'PosePass.bindGroup',
       layout: this.pipeline.getBindGroupLayout(0),
-      entries: [this.params, ...this.staticBuffers, instances, joints].map((buffer, binding) => ({ binding, resource: { buffer } })),
+      entries: [this.params, ...this.staticBuffers, instances, stacks, masks, joints].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
   }
 
@@ -82,7 +82,7 @@ export class PosePass {
     v.setUint32(POSE_PARAMS.instanceCount, instanceCount, true);
     v.setUint32(POSE_PARAMS.nodeCount, this.rig.nodeCount, true);
     v.setUint32(POSE_PARAMS.slotCount, this.rig.slotCount, true);
-    v.setUint32(POSE_PARAMS.entriesPerTrack, this.rig.entriesPerTrack, true);
+    v.setUint32(POSE_PARAMS.clipBase, this.rig.clipBase, true);
     v.setUint32(POSE_PARAMS.restBase, this.rig.restBase, true);
     v.setUint32(POSE_PARAMS.maxDepth, this.rig.maxDepth, true);
     v.setFloat32(POSE_PARAMS.clock, clock, true);

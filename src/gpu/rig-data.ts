@@ -14,13 +14,15 @@ export interface RigData {
   slotCount: number;
   /** First slot of each skin in `Rig.skins`; a vertex of skin k uses slot skinSlotOffset[k] + joint. */
   skinSlotOffset: Uint32Array;
-  entriesPerTrack: number;
   clipCount: number;
-  /** Baked tracks followed by the rest pose (3 vec4f per node from vec4 index `restBase`). */
+  /**
+   * Baked track entries, then the rest pose (3 vec4f per node from vec4 index `restBase`), then
+   * one vec4f per clip from vec4 index `clipBase`: (duration in seconds, entries per track, 0, 0).
+   */
   tracks: Float32Array;
   restBase: number;
+  clipBase: number;
   trackRefs: Uint32Array;
-  clipDurations: Float32Array;
   /** NODE records. */
   nodes: ArrayBuffer;
   /** JOINT_SLOT records. */
@@ -51,15 +53,19 @@ export function packRigData(rig: Rig, baked: BakedModel): RigData {
       slotView.setUint32(o + JOINT_SLOT.node, skin.joints[j], true);
     }
   });
-  const restBase = baked.trackCount * baked.entriesPerTrack;
-  const tracks = new Float32Array(baked.tracks.length + baked.rest.length);
+  const restBase = baked.tracks.length / 4;
+  const clipBase = restBase + nodeCount * 3;
+  const clipCount = baked.clipNames.length;
+  const tracks = new Float32Array((clipBase + clipCount) * 4);
   tracks.set(baked.tracks);
   tracks.set(baked.rest, baked.tracks.length);
+  for (let c = 0; c < clipCount; c++) {
+    tracks[(clipBase + c) * 4] = baked.clipDurations[c];
+    tracks[(clipBase + c) * 4 + 1] = baked.clipEntries[c];
+  }
   return {
     nodeCount, maxDepth: depth.reduce((a, b) => Math.max(a, b), 0), slotCount, skinSlotOffset,
-    entriesPerTrack: baked.entriesPerTrack, clipCount: baked.clipNames.length,
-    tracks, restBase, trackRefs: baked.trackRefs.length ? baked.trackRefs : new Uint32Array(1),
-    clipDurations: baked.clipDurations.length ? baked.clipDurations : new Float32Array(1),
+    clipCount, tracks, restBase, clipBase, trackRefs: baked.trackRefs.length ? baked.trackRefs : new Uint32Array(1),
     nodes, slots,
   };
 }

@@ -97,7 +97,7 @@ describe.skipIf(!device)('PosePass: GPU joint matrices equal the TypeScript lut 
     const baked = bake(rig);
     const records = randomRecords(3, baked.clipDurations, 7);
     const world = (i: number) => [2, 0, 0, 0, 0, 0, 2, 0, 0, -2, 0, 0, 10 * i, 5, -3, 1]; // scale 2, rotate 90 deg about x, move
-    const placed = await gpuJointMatrices(device!, rig, baked, records, world);
+    const placed = await gpuJointMatrices(device!, rig, baked, records, { world });
     const plain = await gpuJointMatrices(device!, rig, baked, records);
     for (let m = 0; m < plain.length / 16; m++) {
       const w = world(Math.floor(m / rig.skins[0].joints.length));
@@ -119,7 +119,7 @@ describe.skipIf(!device)('PosePass: GPU joint matrices equal the TypeScript lut 
     // Posed at clock 0 with speeds, then evaluated at clock 0.25 s: equals the still record at the later times.
     const moving = { clipA: walk, clipB: run, timeA: 0.1, timeB: 0.3, speedA: 2, speedB: -1, blend: 0.4 };
     const still = { ...moving, timeA: 0.1 + 2 * 0.25, timeB: 0.3 - 0.25, speedA: 0, speedB: 0 };
-    const later = await gpuJointMatrices(device!, rig, baked, [moving], undefined, 0.25);
+    const later = await gpuJointMatrices(device!, rig, baked, [moving], { clock: 0.25 });
     const expected = await gpuJointMatrices(device!, rig, baked, [still]);
     for (let i = 0; i < later.length; i++) expect(later[i]).toBeCloseTo(expected[i], 4);
   });
@@ -142,7 +142,7 @@ describe.skipIf(!device)('PosePass: GPU joint matrices equal the TypeScript lut 
 
   it('rejects a rig larger than the device\'s workgroup memory with a sentence naming the limit', async () => {
     const { rig } = await loadModel('RecursiveSkeletons'); // 840 nodes x 64 bytes > 32 KiB
-    const data = packRigData(rig, bake(rig, { entriesPerTrack: 2 }));
+    const data = packRigData(rig, bake(rig, { maxEntriesPerTrack: 2 }));
     expect(() => new PosePass(device!, data)).toThrow(/840 nodes.*maxComputeWorkgroupStorageSize/);
   });
 });

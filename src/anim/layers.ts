@@ -1,0 +1,156 @@
+import type { RigNodes } from '../bake/rig';
+import { blendPoses, createPose, nlerpInto, type Pose } from './pose';
+import type { ClipSampler } from './evaluate';
+
+/**
+ * Layered blending: the semantics that shaders/pose.wgsl implements for a layer stack. All of it
+ * is evaluated per rig node j in local space:
+ *
+ * 1. P = sample(base clip, base time).
+ * 2. Each override layer i, in order: P_j = mix(P_j, sample(clip_i, time_i)_j, weight_i * mask_i(j)),
+ *    lerp for translation and scale, shortest-path nlerp for rotation (the project's blend, see
+ *    pose.ts). With one unmasked override layer this is exactly the two-clip blend.
+ * 3. Each additive layer k, after all override layers, with w = weight_k * mask_k(j), A the
+ *    layer's pose and R its reference pose (the same clip at another time, another clip, or the
+ *    rest pose):
+ *      translation += w * (A.t - R.t)
+ *      rotation     = normalise(rotation * nlerp(identity, conj(R.r) * A.r, w))   (shortest path)
+ *      scale       *= 1 + w * (A.s / R.s - 1)    (componentwise; a zero reference scale counts as 1)
+ *    so w = 0 changes nothing and w = 1 adds the whole difference; scale differences multiply.
+ *
+ * A mask gives every rig node a weight in [0, 1] (see masks.ts); no mask means 1 everywhere.
+ * Weights are in [0, 1]; a node whose effective weight is 0 is left untouched.
+ */
+
+export interface ClipTime {
+  clip: number;
+  /** Seconds, wrapped into the clip. */
+  time: number;
+}
+
+export interface OverrideLayer extends ClipTime {
+  weight: number;
+  /** Weight per rig node in [0, 1], or undefined for 1 everywhere. */
+  mask?: Float32Array;
+}
+
+export interface AdditiveLayer extends ClipTime {
+  weight: number;
+  /** The pose the difference is taken from: a clip at a time, or the rest pose. */
+  reference: ClipTime | 'rest';
+  mask?: Float32Array;
+}
+
+export interface LayerStack {
+  base: ClipTime;
+  layers: OverrideLayer[];
+  additive: AdditiveLayer[];
+}
+
+/**
+ * Evaluates layer stacks into local poses. Owns its scratch poses: one instance serves any
+ * number of calls without allocating.
+ */
+export class StackEvaluator {
+  private readonly layer: Pose;
+  private readonly reference: Pose;
+
+  constructor(private readonly nodes: RigNodes, private readonly sampler: ClipSampler) {
+    this.layer = createPose(nodes.count);
+    this.reference = createPose(nodes.count);
+  }
+
+  evaluate(stack: LayerStack, out: Pose): Pose {
+    const n = this.nodes.count;
+    this.sampler(stack.base.clip, stack.base.time, out);
+    for (const layer of stack.layers) {
+      if (!(layer.weight > 0)) continue;
+      this.sampler(layer.clip, layer.time, this.layer);
+      if (!layer.mask) {
+        blendPoses(out, this.layer, layer.weight, out);
+        continue;
+      }
+      for (let j = 0; j < n; j++) mixNode(out, this.layer, j, layer.weight * layer.mask[j]);
+    }
+    for (const layer of stack.additive) {
+      if (!(layer.weight > 0)) continue;
+      this.sampler(layer.clip, layer.time, this.layer);
+      if (layer.reference === 'rest') {
+        this.reference.translation.set(this.nodes.restTranslation);
+        this.reference.rotation.set(this.nodes.restRotation);
+        this.reference.scale.set(this.nodes.restScale);
+      } else {
+        this.sampler(layer.reference.clip, layer.reference.time, this.reference);
+      }
+      for (let j = 0; j < n; j++) {
+        addNode(out, this.layer, this.reference, j, layer.weight * (layer.mask ? layer.mask[j] : 1));
+      }
+    }
+    return out;
+  }
+}
+
+/** P_j = mix(P_j, B_j, w) for one node. */
+function mixNode(p: Pose, b: Pose, j: number, w: number): void {
+  if (!(w > 0)) return;
+  for (let c = 0; c < 3; c++) {
+    p.translation[j * 3 + c] += (b.translation[j * 3 + c] - p.translation[j * 3 + c]) * w;
+    p.scale[j * 3 + c] += (b.scale[j * 3 + c] - p.scale[j * 3 + c]) * w;
+  }
+  nlerpInto(p.rotation, b.rotation, j * 4, w, p.rotation);
+}
+
+const IDENTITY = new Float64Array([0, 0, 0, 1]);
+const delta = new Float64Array(4);
+const weighted = new Float64Array(4);
+
+/** Adds w times the difference A_j - R_j onto P_j (rules in the header). */
+function addNode(p: Pose, a: Pose, r: Pose, j: number, w: number): void {
+  if (!(w > 0)) return;
+  const t = j * 3;
+  const o = j * 4;
+  for (let c = 0; c < 3; c++) {
+    p.translation[t + c] += w * (a.translation[t + c] - r.translation[t + c]);
+    const ref = r.scale[t + c];
+    const ratio = ref === 0 ? 1 : a.scale[t + c] / ref;
+    p.scale[t + c] *= 1 + w * (ratio - 1);
+  }
+  // delta = conj(R) * A
+  const rx = -r.rotation[o], ry = -r.rotation[o + 1], rz = -r.rotation[o + 2], rw = r.rotation[o + 3];
+  const ax = a.rotation[o], ay = a.rotation[o + 1], az = a.rotation[o + 2], aw = a.rotation[o + 3];
+  delta[0] = rw * ax + rx * aw + ry * az - rz * ay;
+  delta[1] = rw * ay - rx * az + ry * aw + rz * ax;
+  delta[2] = rw * az + rx * ay - ry * ax + rz * aw;
+  delta[3] = rw * aw - rx * ax - ry * ay - rz * az;
+  nlerpInto(IDENTITY, delta, 0, w, weighted);
+  // rotation = normalise(rotation * weighted)
+  const px = p.rotation[o], py = p.rotation[o + 1], pz = p.rotation[o + 2], pw = p.rotation[o + 3];
+  const [qx, qy, qz, qw] = weighted;
+  const x = pw * qx + px * qw + py * qz - pz * qy;
+  const y = pw * qy - px * qz + py * qw + pz * qx;
+  const z = pw * qz + px * qy - py * qx + pz * qw;
+  const ww = pw * qw - px * qx - py * qy - pz * qz;
+  const inv = 1 / Math.hypot(x, y, z, ww);
+  p.rotation[o] = x * inv; p.rotation[o + 1] = y * inv; p.rotation[o + 2] = z * inv; p.rotation[o + 3] = ww * inv;
+}
+
+/**
+ * A weighted average of several clips (a blend space's 3 or 4 clips) as a layer stack: the first
+ * clip is the base, clip i (i >= 2) an override layer of weight w_i / (w_1 + ... + w_i), which
+ * reproduces the normalised weighted sum for translation and scale exactly.
+ */
+export function weightedAverageStack(entries: (ClipTime & { weight: number })[]): LayerStack {
+  if (entries.length === 0) throw new RangeError('weightedAverageStack needs at least one clip');
+  let total = 0;
+  for (const e of entries) {
+    if (!(e.weight >= 0) || !Number.isFinite(e.weight)) throw new RangeError(`weights must be finite and >= 0, got ${e.weight}`);
+  }
+  const start = entries.findIndex((e) => e.weight > 0);
+  if (start < 0) throw new RangeError('weightedAverageStack needs a positive weight');
+  const layers: OverrideLayer[] = [];
+  for (let i = start; i < entries.length; i++) {
+    total += entries[i].weight;
+    if (i > start && entries[i].weight > 0) layers.push({ clip: entries[i].clip, time: entries[i].time, weight: entries[i].weight / total });
+  }
+  return { base: { clip: entries[start].clip, time: entries[start].time }, layers, additive: [] };
+}

@@ -1,0 +1,161 @@
+import { LAYER, LAYER_STACK, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_REST } from './layout';
+import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
+
+/** One layer as the GPU stores it: clip index, time now, playback rate, weight, mask index. */
+export interface GpuLayer {
+  clip: number;
+  /** Seconds now (wrapped into the clip). */
+  time: number;
+  speed: number;
+  /** In [0, 1]. */
+  weight: number;
+  /** Mask index in the crowd's mask table, or MASK_NONE. */
+  mask: number;
+}
+
+export interface GpuAdditiveLayer extends GpuLayer {
+  /** Reference pose: a clip at a time playing at a speed, or the rest pose. */
+  reference: { clip: number; time: number; speed: number } | 'rest';
+}
+
+export interface GpuLayerStack {
+  layers: GpuLayer[];
+  additive: GpuAdditiveLayer[];
+}
+
+/**
+ * CPU mirror of the layer-stack buffer: LAYER_STACK records (src/gpu/layout.ts), one per
+ * instance slot that has layers. `maskCount` says how many masks exist, for validation.
+ */
+export class LayerStackRecords extends RecordBuffer {
+  constructor(capacity: number, clipDurations: ArrayLike<number>, private readonly maskCount: () => number) {
+    super(LAYER_STACK.size, capacity, clipDurations);
+  }
+
+  /** Writes stack `slot` so that each layer's clip is at its time at crowd clock `clock`. */
+  set(slot: number, stack: GpuLayerStack, clock: number): void {
+    const { layers, additive } = stack;
+    if (layers.length > MAX_OVERRIDE_LAYERS) throw new RangeError(`at most ${MAX_OVERRIDE_LAYERS} override layers per instance, got ${layers.length}`);
+    if (additive.length > MAX_ADDITIVE_LAYERS) throw new RangeError(`at most ${MAX_ADDITIVE_LAYERS} additive layers per instance, got ${additive.length}`);
+    layers.forEach((layer, i) => this.check(layer, `layers[${i}]`));
+    additive.forEach((layer, i) => {
+      this.check(layer, `additive[${i}]`);
+      if (layer.reference !== 'rest') {
+        this.checkClip(layer.reference.clip, `additive[${i}].reference.clip`);
+        checkFinite(layer.reference.time, `additive[${i}].reference.time`);
+        checkFinite(layer.reference.speed, `additive[${i}].reference.speed`);
+      }
+    });
+    const o = slot * this.stride;
+    this.u32[o + LAYER_STACK.overrideCount / 4] = layers.length;
+    this.u32[o + LAYER_STACK.additiveCount / 4] = additive.length;
+    layers.forEach((layer, i) => this.writeLayer(o + (LAYER_STACK.layers + i * LAYER.size) / 4, layer, clock));
+    additive.forEach((layer, k) => {
+      const l = o + (LAYER_STACK.layers + (MAX_OVERRIDE_LAYERS + k) * LAYER.size) / 4;
+      this.writeLayer(l, layer, clock);
+      const ref = layer.reference;
+      this.u32[l + LAYER.refClip / 4] = ref === 'rest' ? REFERENCE_REST : ref.clip;
+      this.f32[l + LAYER.refPhase / 4] = ref === 'rest' ? 0 : this.phase(ref.clip, ref.time, ref.speed, clock);
+      this.f32[l + LAYER.refSpeed / 4] = ref === 'rest' ? 0 : ref.speed;
+    });
+    this.touch(slot);
+  }
+
+  /** Sets one layer's weight (the per-frame path: no allocation). `additive` picks the kind. */
+  setWeight(slot: number, additive: boolean, index: number, weight: number): void {
+    const o = slot * this.stride;
+    const count = this.u32[o + (additive ? LAYER_STACK.additiveCount : LAYER_STACK.overrideCount) / 4];
+    if (!Number.isInteger(index) || index < 0 || index >= count) {
+      throw new RangeError(`${additive ? 'additive' : 'override'} layer ${index} does not exist (the instance has ${count})`);
+    }
+    checkUnit(weight, 'layer weight');
+    const base = LAYER_STACK.layers + ((additive ? MAX_OVERRIDE_LAYERS : 0) + index) * LAYER.size;
+    this.f32[o + (base + LAYER.weight) / 4] = weight;
+    this.touch(slot);
+  }
+
+  /** Re-expresses stacks [0, count) for a clock restarted at 0 from `clock`; times are unchanged. */
+  rebase(count: number, clock: number): void {
+    for (let slot = 0; slot < count; slot++) {
+      for (let i = 0; i < MAX_OVERRIDE_LAYERS + MAX_ADDITIVE_LAYERS; i++) {
+        const l = slot * this.stride + (LAYER_STACK.layers + i * LAYER.size) / 4;
+        this.f32[l + LAYER.phase / 4] = this.timeAt(this.u32[l + LAYER.clip / 4], this.f32[l + LAYER.phase / 4], this.f32[l + LAYER.speed / 4], clock);
+        const ref = this.u32[l + LAYER.refClip / 4];
+        if (i >= MAX_OVERRIDE_LAYERS && ref !== REFERENCE_REST) {
+          this.f32[l + LAYER.refPhase / 4] = this.timeAt(ref, this.f32[l + LAYER.refPhase / 4], this.f32[l + LAYER.refSpeed / 4], clock);
+        }
+      }
+    }
+    this.markAllDirty(count);
+  }
+
+  private check(layer: GpuLayer, what: string): void {
+    this.checkClip(layer.clip, `${what}.clip`);
+    checkFinite(layer.time, `${what}.time`);
+    checkFinite(layer.speed, `${what}.speed`);
+    checkUnit(layer.weight, `${what}.weight`);
+    if (layer.mask !== MASK_NONE && !(Number.isInteger(layer.mask) && layer.mask >= 0 && layer.mask < this.maskCount())) {
+      throw new RangeError(`${what}.mask ${layer.mask} does not exist (the crowd has ${this.maskCount()} masks)`);
+    }
+  }
+
+  private writeLayer(l: number, layer: GpuLayer, clock: number): void {
+    this.u32[l + LAYER.clip / 4] = layer.clip;
+    this.f32[l + LAYER.phase / 4] = this.phase(layer.clip, layer.time, layer.speed, clock);
+    this.f32[l + LAYER.speed / 4] = layer.speed;
+    this.f32[l + LAYER.weight / 4] = layer.weight;
+    this.u32[l + LAYER.mask / 4] = layer.mask;
+    this.u32[l + LAYER.refClip / 4] = REFERENCE_REST;
+    this.f32[l + LAYER.refPhase / 4] = 0;
+    this.f32[l + LAYER.refSpeed / 4] = 0;
+  }
+}
+
+/**
+ * The blend masks of a crowd: nodeCount float weights per mask, shared by every instance that
+ * names the mask. Masks are only added (rarely, at set-up); the table uploads whole when changed.
+ */
+export class MaskTable {
+  private weights: Float32Array<ArrayBuffer>;
+  private used = 0;
+  private changed = true;
+
+  constructor(private readonly nodeCount: number) {
+    this.weights = new Float32Array(Math.max(1, nodeCount) * 4);
+  }
+
+  get count(): number {
+    return this.used;
+  }
+
+  /** Bytes the GPU buffer needs now. */
+  get byteLength(): number {
+    return this.weights.byteLength;
+  }
+
+  /** Adds a mask (one weight in [0, 1] per rig node) and returns its index. */
+  add(mask: Float32Array): number {
+    if (mask.length !== this.nodeCount) throw new RangeError(`mask has ${mask.length} weights, the rig has ${this.nodeCount} nodes`);
+    for (let i = 0; i < mask.length; i++) checkUnit(mask[i], `mask weight ${i}`);
+    if ((this.used + 1) * this.nodeCount > this.weights.length) {
+      const grown = new Float32Array(this.weights.length * 2);
+      grown.set(this.weights);
+      this.weights = grown;
+    }
+    this.weights.set(mask, this.used * this.nodeCount);
+    this.changed = true;
+    return this.used++;
+  }
+
+  /** Uploads the table if it changed since the last call. */
+  upload(queue: GPUQueue, buffer: GPUBuffer): void {
+    if (!this.changed) return;
+    queue.writeBuffer(buffer, 0, this.weights);
+    this.changed = false;
+  }
+
+  /** Forces the next upload (after the GPU buffer was replaced). */
+  markDirty(): void {
+    this.changed = true;
+  }
+}

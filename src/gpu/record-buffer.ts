@@ -1,0 +1,91 @@
+import { wrapTime } from '../bake/sampler';
+
+/**
+ * CPU mirror of a GPU buffer of fixed-size records, with the range changed since the last
+ * upload. Subclasses give the records meaning; this class owns the memory, grows by doubling
+ * (never per frame) and uploads the changed range in one writeBuffer.
+ */
+export class RecordBuffer {
+  protected data: ArrayBuffer;
+  protected f32: Float32Array;
+  protected u32: Uint32Array;
+  /** 4-byte words per record. */
+  protected readonly stride: number;
+  private dirtyStart = Infinity;
+  private dirtyEnd = 0;
+
+  constructor(readonly recordBytes: number, capacity: number, protected readonly clipDurations: ArrayLike<number>) {
+    this.stride = recordBytes / 4;
+    this.data = new ArrayBuffer(Math.max(1, capacity) * recordBytes);
+    this.f32 = new Float32Array(this.data);
+    this.u32 = new Uint32Array(this.data);
+  }
+
+  get capacity(): number {
+    return this.data.byteLength / this.recordBytes;
+  }
+
+  get bytes(): ArrayBuffer {
+    return this.data;
+  }
+
+  /** Grows to at least `capacity` records, keeping the contents. */
+  reserve(capacity: number): void {
+    if (capacity <= this.capacity) return;
+    const grown = new ArrayBuffer(Math.max(capacity, this.capacity * 2) * this.recordBytes);
+    new Uint8Array(grown).set(new Uint8Array(this.data));
+    this.data = grown;
+    this.f32 = new Float32Array(grown);
+    this.u32 = new Uint32Array(grown);
+  }
+
+  /** Copies record `from` over record `to` (fills the hole left by a removal). */
+  move(from: number, to: number): void {
+    this.u32.copyWithin(to * this.stride, from * this.stride, (from + 1) * this.stride);
+    this.touch(to);
+  }
+
+  /** Sends the records changed since the last call to `buffer` in one writeBuffer; returns bytes sent. */
+  upload(queue: GPUQueue, buffer: GPUBuffer): number {
+    if (this.dirtyEnd <= this.dirtyStart) return 0;
+    const start = this.dirtyStart * this.recordBytes;
+    const bytes = (this.dirtyEnd - this.dirtyStart) * this.recordBytes;
+    queue.writeBuffer(buffer, start, this.data, start, bytes);
+    this.dirtyStart = Infinity;
+    this.dirtyEnd = 0;
+    return bytes;
+  }
+
+  /** Marks records [0, count) as changed (after the GPU buffer was replaced). */
+  markAllDirty(count: number): void {
+    if (count > 0) { this.touch(0); this.touch(count - 1); }
+  }
+
+  protected touch(slot: number): void {
+    if (slot < this.dirtyStart) this.dirtyStart = slot;
+    if (slot + 1 > this.dirtyEnd) this.dirtyEnd = slot + 1;
+  }
+
+  protected checkClip(clip: number, what: string): void {
+    const clips = this.clipDurations.length;
+    if (!Number.isInteger(clip) || clip < 0 || clip >= clips) throw new RangeError(`${what} ${clip} does not exist (the model has ${clips} clips)`);
+  }
+
+  /** Phase (time at clock 0, wrapped) that puts `clip` at `time` at `clock` when playing at `speed`. */
+  protected phase(clip: number, time: number, speed: number, clock: number): number {
+    return wrapTime(time - speed * clock, this.clipDurations[clip]);
+  }
+
+  /** Time now of a clip stored as (phase, speed), wrapped into the clip. */
+  protected timeAt(clip: number, phase: number, speed: number, clock: number): number {
+    return wrapTime(phase + speed * clock, this.clipDurations[clip]);
+  }
+}
+
+export function checkFinite(value: number, what: string): void {
+  if (!Number.isFinite(value)) throw new RangeError(`${what} must be a finite number, got ${value}`);
+}
+
+export function checkUnit(value: number, what: string): void {
+  if (!(value >= 0 && value <= 1)) throw new RangeError(`${what} must be in [0, 1], got ${value}`);
+}

@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { loadModel, modelPath, REPO_ROOT } from '../helpers/models';
+
+/**
+ * The pose dump CLI, run as a child process exactly as `npm run pose` runs it (Node with tsx and
+ * the `?raw` loader registered). Each run takes about a second, so the tests run concurrently.
+ */
+interface Run { code: number; stdout: string; stderr: string }
+
+function pose(...args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    execFile(process.execPath, ['--import', './tools/register.mjs', 'tools/pose.ts', ...args], { cwd: REPO_ROOT, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }));
+  });
+}
+
+interface PoseDump { joints: string[]; jointMatrices: number[][]; rotationBlend: string; positions?: number[][] }
+
+function parse(run: Run): PoseDump {
+  expect(run.code, run.stderr).toBe(0);
+  const lines = run.stdout.trim().split('\n');
+  expect(lines).toHaveLength(1); // exactly one JSON object
+  return JSON.parse(lines[0]) as PoseDump;
+}
+
+const FOX = modelPath('Fox');
+
+describe.concurrent('pose CLI', () => {
+  it('prints joints, 16-number joint matrices and the rotation blend; --time=-0.43 equals d - 0.43; lut is close', async ({ expect }) => {
+    const { rig } = await loadModel('Fox');
+    const walk = rig.clips.find((c) => c.name === 'Walk')!;
+    const [negative, wrapped, lut] = await Promise.all([
+      pose('--model', FOX, '--clip', 'Walk', '--time=-0.43'),
+      pose('--model', FOX, '--clip', 'Walk', '--time', String(walk.duration - 0.43)),
+      pose('--model', FOX, '--clip', 'Walk', '--time', String(walk.duration - 0.43), '--backend', 'lut'),
+    ]);
+    const a = parse(negative);
+    expect(a.rotationBlend).toBe('nlerp');
+    expect(a.joints).toEqual(rig.skins[0].jointNames);
+    expect(a.jointMatrices).toHaveLength(24);
+    for (const m of a.jointMatrices) {
+      expect(m).toHaveLength(16);
+      expect(m.every(Number.isFinite)).toBe(true);
+      expect(m[15]).toBeCloseTo(1, 9);
+    }
+    const b = parse(wrapped);
+    b.jointMatrices.flat().forEach((v, i) => expect(v).toBeCloseTo(a.jointMatrices.flat()[i], 9));
+    // The lut reads the baked tables: close to exact (4e-6 measured here, in matrices with
+    // entries up to ~44 on a model 175 units across), though not bit-equal.
+    const c = parse(lut);
+    expect(c.joints).toEqual(b.joints);
+    let worst = 0;
+    c.jointMatrices.flat().forEach((v, i) => { worst = Math.max(worst, Math.abs(v - b.jointMatrices.flat()[i])); });
+    expect(worst).toBeLessThan(1e-3);
+    expect(a.positions).toBeUndefined();
+  });
+
+  it('--positions --stride K prints ceil(vertices / K) positions', async ({ expect }) => {
+    const { rig } = await loadModel('Fox');
+    const total = rig.primitives.filter((p) => p.skin === 0).reduce((n, p) => n + p.vertexCount, 0);
+    const dump = parse(await pose('--model', FOX, '--clip', 'Run', '--time', '0.2', '--positions', '--stride', '7'));
+    expect(dump.positions).toHaveLength(Math.ceil(total / 7));
+    expect(dump.positions!.every((p) => p.length === 3 && p.every(Number.isFinite))).toBe(true);
+  });
+
+  const failures: [string, string[], RegExp][] = [
+    ['an unknown clip', ['--model', FOX, '--clip', 'Dance'], /--clip: no clip named or numbered 'Dance' \(clips: 0 'Survey', 1 'Walk', 2 'Run'\)/],
+    ['--blend 2', ['--model', FOX, '--clip-b', 'Run', '--blend', '2'], /--blend must be in \[0, 1\], got 2/],
+    ['an unknown option', ['--model', FOX, '--speed', '2'], /unknown option --speed/],
+    ['a missing --model', ['--clip', 'Walk'], /--model PATH is required/],
+    ['--skin out of range', ['--model', FOX, '--skin', '1'], /--skin 1: the model has 1 skin\(s\) \(0\.\.0\)/],
+    ['a model with no skins', ['--model', modelPath('InterpolationTest')], /--skin 0: the model has 0 skin\(s\)/],
+  ];
+
+  it.for(failures)('exits 1 with a message on stderr for %s', async ([, args, message], { expect }) => {
+    const run = await pose(...args);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^pose: /m);
+    expect(run.stderr).toMatch(message);
+  });
+});
