@@ -4,7 +4,10 @@
  *
  *   npm run --silent pose -- --model public/models/Fox/Fox.glb --clip Walk --time 0.3
  */
+import { readFile } from 'node:fs/promises';
 import { CpuPoser, type ClipSampler, type TwoClipRequest } from '../src/anim/evaluate';
+import type { LayerStack } from '../src/anim/layers';
+import { parseLayerStack } from '../src/anim/stack-json';
 import { skinPositions } from '../src/anim/skinning';
 import { sampleLut } from '../src/anim/lut';
 import { ROTATION_BLEND } from '../src/anim/pose';
@@ -13,10 +16,11 @@ import { buildRig } from '../src/bake/build-rig';
 import type { Rig } from '../src/bake/rig';
 import { sampleClip } from '../src/bake/sampler';
 import { numberOption, parseArgs } from './args';
-import { gpuJointMatrices, openNodeDevice } from './gpu-poser';
+import { MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS } from '../src/gpu/layout';
+import { gpuJointMatrices, openNodeDevice, type GpuPoseRequest } from './gpu-poser';
 import { readGltfFile } from './node-io';
 
-const OPTIONS = ['model', 'skin', 'clip', 'time', 'clip-b', 'time-b', 'blend', 'backend', 'stride'] as const;
+const OPTIONS = ['model', 'skin', 'clip', 'time', 'clip-b', 'time-b', 'blend', 'backend', 'stride', 'layers'] as const;
 const FLAGS = ['positions'] as const;
 const BACKENDS = ['exact', 'lut', 'gpu'];
 
@@ -28,17 +32,18 @@ function findClip(rig: Rig, name: string, option: string): number {
   throw new Error(`--${option}: no clip named or numbered '${name}' (clips: ${rig.clips.map((c, i) => `${i} '${c.name}'`).join(', ') || 'none'})`);
 }
 
+/** What to pose: the two-clip record, or a layer stack (--layers). */
+type PoseInput = { kind: 'clips'; request: TwoClipRequest } | { kind: 'stack'; stack: LayerStack };
+
 /** Joint matrices (16 per joint, column-major) of glTF skin `skin` from the chosen backend. */
-async function jointMatricesFor(rig: Rig, skin: number, backend: string, request: TwoClipRequest): Promise<Float64Array> {
+async function jointMatricesFor(rig: Rig, skin: number, backend: string, input: PoseInput): Promise<Float64Array> {
   if (backend === 'gpu') {
     // The real WGSL (shaders/pose.wgsl) through WebGPU in Node; one instance, identity world.
     const baked = bake(rig);
     const { device } = await openNodeDevice({ maxComputeWorkgroupStorageSize: 65536 });
     try {
-      const all = await gpuJointMatrices(device, rig, baked, [{
-        clipA: request.clipA, clipB: request.clipB ?? request.clipA, timeA: request.timeA, timeB: request.timeB ?? request.timeA,
-        speedA: 0, speedB: 0, blend: request.clipB === undefined ? 0 : request.blend ?? 0,
-      }]);
+      const { request, masks } = input.kind === 'stack' ? gpuStackRequest(input.stack) : { request: gpuClipsRequest(input.request), masks: [] };
+      const all = await gpuJointMatrices(device, rig, baked, [request], { masks });
       const first = rig.skins.slice(0, skin).reduce((n, s) => n + s.joints.length, 0);
       return Float64Array.from(all.subarray(first * 16, (first + rig.skins[skin].joints.length) * 16));
     } finally {
@@ -53,8 +58,55 @@ async function jointMatricesFor(rig: Rig, skin: number, backend: string, request
     sampler = (clip, t, out) => sampleClip(rig, clip, t, out);
   }
   const poser = new CpuPoser(rig, sampler);
-  poser.evaluate(request);
+  if (input.kind === 'stack') poser.evaluateStack(input.stack);
+  else poser.evaluate(input.request);
   return poser.jointMatrices(skin);
+}
+
+function gpuClipsRequest(r: TwoClipRequest): GpuPoseRequest {
+  return {
+    clipA: r.clipA, clipB: r.clipB ?? r.clipA, timeA: r.timeA, timeB: r.timeB ?? r.timeA,
+    speedA: 0, speedB: 0, blend: r.clipB === undefined ? 0 : r.blend ?? 0,
+  };
+}
+
+/** A layer stack as one GPU instance: base in the record, layers in its stack, masks listed. */
+function gpuStackRequest(stack: LayerStack): { request: GpuPoseRequest; masks: Float32Array[] } {
+  if (stack.layers.length > MAX_OVERRIDE_LAYERS || stack.additive.length > MAX_ADDITIVE_LAYERS) {
+    throw new Error(`the gpu backend holds at most ${MAX_OVERRIDE_LAYERS} override and ${MAX_ADDITIVE_LAYERS} additive layers per instance`);
+  }
+  const masks: Float32Array[] = [];
+  const maskIndex = (mask: Float32Array | undefined) => (mask ? masks.push(mask) - 1 : MASK_NONE);
+  const layers = stack.layers.map((l) => ({ clip: l.clip, time: l.time, speed: 0, weight: l.weight, mask: maskIndex(l.mask) }));
+  const additive = stack.additive.map((l) => ({
+    clip: l.clip, time: l.time, speed: 0, weight: l.weight, mask: maskIndex(l.mask),
+    reference: l.reference === 'rest' ? 'rest' as const : { clip: l.reference.clip, time: l.reference.time, speed: 0 },
+  }));
+  const { clip, time } = stack.base;
+  return { request: { clipA: clip, clipB: clip, timeA: time, timeB: time, speedA: 0, speedB: 0, blend: 0, stack: { layers, additive } }, masks };
+}
+
+/** --layers: a JSON string, or @file. */
+async function readLayers(value: string): Promise<unknown> {
+  const text = value.startsWith('@') ? await readFile(value.slice(1), 'utf8') : value;
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new Error(`--layers is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** The card's two-clip request from --clip, --time, --clip-b, --time-b, --blend. */
+function twoClipRequest(rig: Rig, options: Map<string, string>): TwoClipRequest {
+  const clipA = findClip(rig, options.get('clip') ?? '0', 'clip');
+  const timeA = numberOption(options, 'time', 0)!;
+  const hasB = options.has('clip-b');
+  if (!hasB && (options.has('time-b') || options.has('blend'))) throw new Error('--time-b and --blend need --clip-b');
+  const clipB = hasB ? findClip(rig, options.get('clip-b')!, 'clip-b') : undefined;
+  const timeB = numberOption(options, 'time-b', timeA)!;
+  const blend = numberOption(options, 'blend', hasB ? 0.5 : 0)!;
+  if (!(blend >= 0 && blend <= 1)) throw new Error(`--blend must be in [0, 1], got ${blend}`);
+  return { clipA, timeA, clipB, timeB, blend };
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -71,19 +123,21 @@ async function main(argv: string[]): Promise<void> {
     throw new Error(`--skin ${skin}: the model has ${rig.gltfSkinCount} skin(s)${rig.gltfSkinCount ? ` (0..${rig.gltfSkinCount - 1})` : ''}`);
   }
   if (rig.clips.length === 0) throw new Error('the model has no animations');
-  const clipA = findClip(rig, options.get('clip') ?? '0', 'clip');
-  const timeA = numberOption(options, 'time', 0)!;
-  const hasB = options.has('clip-b');
-  if (!hasB && (options.has('time-b') || options.has('blend'))) throw new Error('--time-b and --blend need --clip-b');
-  const clipB = hasB ? findClip(rig, options.get('clip-b')!, 'clip-b') : undefined;
-  const timeB = numberOption(options, 'time-b', timeA)!;
-  const blend = numberOption(options, 'blend', hasB ? 0.5 : 0)!;
-  if (!(blend >= 0 && blend <= 1)) throw new Error(`--blend must be in [0, 1], got ${blend}`);
+  let input: PoseInput;
+  if (options.has('layers')) {
+    for (const name of ['clip', 'time', 'clip-b', 'time-b', 'blend']) {
+      if (options.has(name)) throw new Error(`--${name} cannot be combined with --layers (the stack's "base" names the clip)`);
+    }
+    const stack = parseLayerStack(await readLayers(options.get('layers')!), { nodes: rig.nodes, clipNames: rig.clips.map((c) => c.name) });
+    input = { kind: 'stack', stack };
+  } else {
+    input = { kind: 'clips', request: twoClipRequest(rig, options) };
+  }
   const stride = numberOption(options, 'stride', 1)!;
   if (!Number.isInteger(stride) || stride < 1) throw new Error(`--stride must be a positive integer, got ${stride}`);
   if (options.has('stride') && !options.has('positions')) throw new Error('--stride needs --positions');
 
-  const matrices = await jointMatricesFor(rig, skin, backend, { clipA, timeA, clipB, timeB, blend });
+  const matrices = await jointMatricesFor(rig, skin, backend, input);
   const result: Record<string, unknown> = {
     joints: rig.skins[skin].jointNames,
     jointMatrices: Array.from({ length: matrices.length / 16 }, (_, j) => Array.from(matrices.subarray(j * 16, j * 16 + 16))),

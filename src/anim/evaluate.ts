@@ -1,4 +1,5 @@
 import type { Rig, SkinnedPrimitive } from '../bake/rig';
+import { StackEvaluator, type LayerStack } from './layers';
 import { blendPoses, createPose, jointMatrices, localToModel, type Pose } from './pose';
 import { skinPositions } from './skinning';
 
@@ -47,6 +48,14 @@ export class CpuPoser {
   evaluate(request: TwoClipRequest): Float64Array {
     return localToModel(this.rig.nodes.parent, this.pose(request), this.model);
   }
+
+  /** Evaluates a layer stack (semantics: layers.ts) and fills `model`. */
+  evaluateStack(stack: LayerStack): Float64Array {
+    this.stacks ??= new StackEvaluator(this.rig.nodes, this.sampler);
+    return localToModel(this.rig.nodes.parent, this.stacks.evaluate(stack, this.poseA), this.model);
+  }
+
+  private stacks: StackEvaluator | undefined;
 
   /** Joint matrices of skin `skin` (index into rig.skins) for the last `evaluate`. */
   jointMatrices(skin: number, out = new Float64Array(this.rig.skins[skin].joints.length * 16)): Float64Array {

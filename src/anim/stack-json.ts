@@ -1,0 +1,77 @@
+import type { RigNodes } from '../bake/rig';
+import type { AdditiveLayer, ClipTime, LayerStack, OverrideLayer } from './layers';
+import { buildMask, type MaskSpec } from './masks';
+
+/**
+ * The JSON form of a layer stack, shared by the pose dump's --layers and the simulation tool:
+ *
+ *   {"base": {"clip": "Walk", "time": 0.4},
+ *    "layers": [{"clip": "Survey", "time": 1.2, "weight": 0.8, "mask": {"root": "b_Spine01_02"}}],
+ *    "additive": [{"clip": "Run", "time": 0.1, "weight": 0.5,
+ *                  "reference": {"clip": "Run", "time": 0}, "mask": {"weights": {"b_Head_05": 1}, "default": 0}}]}
+ *
+ * Clips are names or indices; `reference` may be "rest"; `layers`, `additive` and `mask` are
+ * optional. Every problem is a RangeError/TypeError naming the field.
+ */
+export interface ClipTimeJson { clip: string | number; time: number }
+export interface LayerJson extends ClipTimeJson { weight: number; mask?: MaskSpec }
+export interface AdditiveLayerJson extends LayerJson { reference: ClipTimeJson | 'rest' }
+export interface LayerStackJson { base: ClipTimeJson; layers?: LayerJson[]; additive?: AdditiveLayerJson[] }
+
+export interface StackContext {
+  nodes: RigNodes;
+  clipNames: readonly string[];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function clipIndex(context: StackContext, value: unknown, where: string): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < context.clipNames.length) return value;
+  if (typeof value === 'string') {
+    const index = context.clipNames.indexOf(value);
+    if (index >= 0) return index;
+  }
+  throw new RangeError(`${where}: no clip named or numbered ${JSON.stringify(value)} (clips: ${context.clipNames.map((n) => JSON.stringify(n)).join(', ')})`);
+}
+
+function clipTime(context: StackContext, value: unknown, where: string): ClipTime {
+  if (!isObject(value)) throw new TypeError(`${where} must be an object {"clip": ..., "time": seconds}`);
+  const time = value.time ?? 0;
+  if (typeof time !== 'number' || !Number.isFinite(time)) throw new RangeError(`${where}.time must be a finite number of seconds, got ${JSON.stringify(value.time)}`);
+  return { clip: clipIndex(context, value.clip, `${where}.clip`), time };
+}
+
+function weight(value: unknown, where: string): number {
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new RangeError(`${where}.weight must be a number in [0, 1], got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function list(value: unknown, where: string): unknown[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError(`${where} must be an array`);
+  return value;
+}
+
+/** Parses and validates the JSON form into a LayerStack of clip indices and mask weights. */
+export function parseLayerStack(json: unknown, context: StackContext): LayerStack {
+  if (!isObject(json)) throw new TypeError('layer stack must be an object {"base": ..., "layers": [...], "additive": [...]}');
+  for (const key of Object.keys(json)) {
+    if (!['base', 'layers', 'additive'].includes(key)) throw new RangeError(`layer stack: unknown field "${key}" (fields: base, layers, additive)`);
+  }
+  if (json.base === undefined) throw new RangeError('layer stack: "base" is required');
+  const mask = (spec: unknown, where: string) => (spec === undefined ? undefined : buildMask(context.nodes, spec as MaskSpec, where));
+  const layers: OverrideLayer[] = list(json.layers, 'layers').map((entry, i) => {
+    const where = `layers[${i}]`;
+    return { ...clipTime(context, entry, where), weight: weight((entry as Record<string, unknown>).weight, where), mask: mask((entry as Record<string, unknown>).mask, `${where}.mask`) };
+  });
+  const additive: AdditiveLayer[] = list(json.additive, 'additive').map((entry, i) => {
+    const where = `additive[${i}]`;
+    const e = entry as Record<string, unknown>;
+    if (e.reference === undefined) throw new RangeError(`${where}.reference is required: {"clip": ..., "time": ...} or "rest"`);
+    const reference = e.reference === 'rest' ? 'rest' as const : clipTime(context, e.reference, `${where}.reference`);
+    return { ...clipTime(context, entry, where), weight: weight(e.weight, where), reference, mask: mask(e.mask, `${where}.mask`) };
+  });
+  return { base: clipTime(context, json.base, 'base'), layers, additive };
+}
