@@ -13,6 +13,8 @@
 override WORKGROUP_SIZE: u32 = 64;
 // Capacity of the workgroup matrix array: at least the rig's node count.
 override MAX_NODES: u32 = 256;
+// False compiles the layer-stack branch out (for measuring what the branch costs plain records).
+override LAYERS_ENABLED: bool = true;
 
 const TRACK_NONE: u32 = 0xffffffffu;
 const TRACK_STEP: u32 = 0x80000000u;
@@ -229,7 +231,7 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
     if (record.blend > 0.0) {
       trs = blendTrs(trs, sampleNode(record.clipB, uB, n), record.blend);
     }
-    if (record.layers != LAYERS_NONE) {
+    if (LAYERS_ENABLED && record.layers != LAYERS_NONE) {
       trs = applyStack(record.layers, trs, n);
     }
     model[n] = composeTrs(trs);

@@ -61,6 +61,8 @@ export interface LayersInit {
 export interface CrowdOptions extends SkinPassOptions {
   /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
   capacity?: number;
+  /** False compiles layer stacks out of the pose pass (setLayers then throws). Default true. */
+  layers?: boolean;
 }
 
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
@@ -87,13 +89,15 @@ export class Crowd {
   private handleOf = new Int32Array(0);
   private readonly freeHandles: number[] = [];
   private liveCount = 0;
+  private readonly layersEnabled: boolean;
   private clockSeconds = 0;
 
   constructor(private readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
     const capacity = options.capacity ?? 1024;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     const { gpu, rig, textures } = character;
-    this.posePass = new PosePass(device, gpu);
+    this.layersEnabled = options.layers !== false;
+    this.posePass = new PosePass(device, gpu, { layers: this.layersEnabled });
     this.skinPass = new SkinPass(device, rig.primitives, gpu.skinSlotOffset, gpu.slotCount, textures, options);
     this.records = new InstanceRecords(capacity, character.clipDurations);
     this.masks = new MaskTable(gpu.nodeCount);
@@ -209,6 +213,7 @@ export class Crowd {
       this.records.setLayerStack(slot, LAYERS_NONE);
       return;
     }
+    if (!this.layersEnabled) throw new Error('this crowd was created with layers: false');
     const layer = (l: LayerInit): GpuLayer => ({
       clip: this.character.clipIndex(l.clip), time: l.time ?? 0, speed: l.speed ?? 1, weight: l.weight, mask: l.mask ?? MASK_NONE,
     });

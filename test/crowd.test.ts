@@ -87,3 +87,49 @@ describe.skipIf(!device)('Crowd', () => {
     crowd.destroy();
   });
 });
+
+describe.skipIf(!device)('Crowd layers', () => {
+  it('validity: too many layers, unknown masks, clips and joints, weights out of range', async () => {
+    const crowd = new Crowd(device!, await testCharacter('Fox'), FORMATS);
+    const id = crowd.add({ clipA: 'Walk' });
+    const layer = { clip: 'Survey', weight: 0.5 };
+    expect(() => crowd.setLayers(id, { layers: [layer, layer, layer, layer, layer] })).toThrow(/at most 4 override layers per instance, got 5/);
+    expect(() => crowd.setLayers(id, { additive: [1, 2, 3].map(() => ({ ...layer, reference: 'rest' as const })) })).toThrow(/at most 2 additive layers/);
+    expect(() => crowd.setLayers(id, { layers: [{ ...layer, mask: 3 }] })).toThrow(/layers\[0\]\.mask 3 does not exist \(the crowd has 0 masks\)/);
+    expect(() => crowd.setLayers(id, { layers: [{ ...layer, clip: 'Jog' }] })).toThrow(/no clip "Jog"/);
+    expect(() => crowd.setLayers(id, { layers: [{ ...layer, weight: 2 }] })).toThrow(/layers\[0\]\.weight must be in \[0, 1\], got 2/);
+    expect(() => crowd.createMask({ root: 'Tail' })).toThrow(/no joint named 'Tail'/);
+    expect(() => crowd.setLayerWeight(id, 0, 0.5)).toThrow(/has no layers/);
+    crowd.setLayers(id, { layers: [layer] });
+    expect(() => crowd.setLayerWeight(id, 1, 0.5)).toThrow(/override layer 1 does not exist \(the instance has 1\)/);
+    expect(() => crowd.setLayerWeight(id, 0, 0.5, 'additive')).toThrow(/additive layer 0 does not exist/);
+    crowd.destroy();
+  });
+
+  it('moves a layered instance\'s stack with it when another instance is removed', async () => {
+    const crowd = new Crowd(device!, await testCharacter('Fox'), { ...FORMATS, capacity: 2 });
+    const mask = crowd.createMask({ root: 'b_Spine01_02' });
+    const first = crowd.add({ clipA: 'Walk', speedA: 0 });
+    const layered = crowd.add({ clipA: 'Walk', speedA: 0 });
+    crowd.setLayers(layered, { layers: [{ clip: 'Survey', time: 1, speed: 0, weight: 1, mask }] });
+    const reference = crowd.add({ clipA: 'Walk', speedA: 0 }); // grows past capacity 2
+    crowd.setLayers(reference, { layers: [{ clip: 'Survey', time: 1, speed: 0, weight: 1, mask }] });
+    crowd.remove(first); // the last instance (reference) moves into slot 0
+    crowd.update(0);
+    const encoder = device!.createCommandEncoder();
+    crowd.encode(encoder);
+    device!.queue.submit([encoder.finish()]);
+    const m = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    const per = crowd.jointsPerInstance * 12;
+    // Both remaining instances carry the same layered pose; a lost stack would show plain Walk.
+    for (let i = 0; i < per; i++) expect(m[i]).toBeCloseTo(m[per + i], 5);
+    crowd.setLayers(layered, null);
+    crowd.update(0);
+    const again = device!.createCommandEncoder();
+    crowd.encode(again);
+    device!.queue.submit([again.finish()]);
+    const n = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    expect(Array.from(n.subarray(0, per)).some((v, i) => Math.abs(v - n[per + i]) > 1e-3)).toBe(true);
+    crowd.destroy();
+  });
+});

@@ -66,6 +66,26 @@ for (const count of quick ? [1000, 10000] : [1000, 10000, 100000]) gpuRows.push(
 table(['instances', 'ms', 'ns per joint matrix', 'joint matrices / s', 'measured with'],
   gpuRows.map((r) => [r.instances.toLocaleString('en'), ms(r.ms), r.nsPerJointMatrix.toFixed(1), (1e9 / r.nsPerJointMatrix).toExponential(2), r.method]));
 
+print(`## Layered records against two-clip records, pose pass, ${CROWD_MODEL[0]}`);
+print();
+print('Same crowd of two-clip records run by the pose pass compiled without the layer-stack branch, with it, and with every instance carrying the largest stack (4 override layers, 2 of them masked, and 2 additive layers). Rounds interleaved; best of 3 rounds each.');
+print();
+const layerCount = quick ? 1000 : 10000;
+const variants = ['no layer branch', 'plain', 'full stacks'] as const;
+const layerMs = new Map<string, number>(variants.map((v) => [v, Infinity]));
+for (let round = 0; round < 3; round++) {
+  for (const variant of variants) {
+    const row = await benchPosePass(device, character, layerCount, 3, variant);
+    layerMs.set(variant, Math.min(layerMs.get(variant)!, row.ms));
+  }
+}
+const baseline = layerMs.get('no layer branch')!;
+table(['instances', 'records', 'pose pass ms', 'ratio', 'record bytes per instance'], [
+  [layerCount.toLocaleString('en'), 'two-clip, shader without the layer branch', ms(baseline), '1.00', '96'],
+  [layerCount.toLocaleString('en'), 'two-clip, shader with the layer branch', ms(layerMs.get('plain')!), (layerMs.get('plain')! / baseline).toFixed(2), '96'],
+  [layerCount.toLocaleString('en'), '4 override + 2 additive layers', ms(layerMs.get('full stacks')!), (layerMs.get('full stacks')! / baseline).toFixed(2), '96 + 200 (stack)'],
+]);
+
 if (peer) {
   print(`## Against three.js (a mixer per instance), ${CROWD_MODEL[0]}, Walk + Run blended`);
   print();

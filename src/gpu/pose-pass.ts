@@ -24,7 +24,11 @@ export class PosePass {
   private dispatchHeight = 0;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'PosePass' };
 
-  constructor(private readonly device: GPUDevice, private readonly rig: RigData) {
+  /**
+   * `options.layers` false builds the pipeline without the layer-stack branch (records' stacks
+   * are then ignored); the benchmark uses it to show what the branch costs plain records.
+   */
+  constructor(private readonly device: GPUDevice, private readonly rig: RigData, options: { layers?: boolean } = {}) {
     const workgroupBytes = rig.nodeCount * 64;
     if (workgroupBytes > device.limits.maxComputeWorkgroupStorageSize) {
       throw new RangeError(`the rig has ${rig.nodeCount} nodes, which need ${workgroupBytes} bytes of workgroup memory; ` +
@@ -50,7 +54,10 @@ export class PosePass {
     this.pipeline = device.createComputePipeline({
       label: 'PosePass.pipeline',
       layout: 'auto',
-      compute: { module, entryPoint: 'main', constants: { WORKGROUP_SIZE: this.workgroupSize, MAX_NODES: Math.max(rig.nodeCount, 1) } },
+      compute: {
+        module, entryPoint: 'main',
+        constants: { WORKGROUP_SIZE: this.workgroupSize, MAX_NODES: Math.max(rig.nodeCount, 1), LAYERS_ENABLED: options.layers === false ? 0 : 1 },
+      },
     });
   }
 

@@ -102,9 +102,12 @@ export interface GpuRow { instances: number; ms: number; nsPerJointMatrix: numbe
  * Pose-pass time for `count` instances: GPU timestamps when the adapter has timestamp-query,
  * else wall time from submit to completion. Median of `runs` after one warm-up.
  */
-export async function benchPosePass(device: GPUDevice, character: Character, count: number, runs: number): Promise<GpuRow> {
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+export async function benchPosePass(
+  device: GPUDevice, character: Character, count: number, runs: number, variant: 'plain' | 'no layer branch' | 'full stacks' = 'plain',
+): Promise<GpuRow> {
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count, layers: variant !== 'no layer branch' });
   fillCrowd(crowd, count);
+  if (variant === 'full stacks') addFullStacks(crowd, count);
   crowd.update(0);
   const timestamps = device.features.has('timestamp-query');
   const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
@@ -134,6 +137,30 @@ export async function benchPosePass(device: GPUDevice, character: Character, cou
   querySet?.destroy(); resolve.destroy(); read.destroy(); crowd.destroy();
   const ms = median(times);
   return { instances: count, ms, nsPerJointMatrix: (ms * 1e6) / (count * character.gpu.slotCount), method: timestamps ? 'timestamp-query' : 'submit to done' };
+}
+
+/**
+ * Gives every instance the largest stack the GPU record holds: 4 override layers (two masked)
+ * and 2 additive layers (one against the rest pose, one against a clip), all with weight > 0.
+ */
+export function addFullStacks(crowd: Crowd, count: number): void {
+  const names = crowd.character.rig.nodes.names;
+  const upper = crowd.createMask({ root: names[Math.floor(names.length / 3)] });
+  const soft = crowd.createMask({ weights: { [names[names.length - 1]]: 1 }, default: 0.5 });
+  const clips = crowd.character.clipNames.length;
+  for (let id = 0; id < count; id++) {
+    const clip = (k: number) => (id + k) % clips;
+    crowd.setLayers(id, {
+      layers: [
+        { clip: clip(1), time: 0.1, weight: 0.5 }, { clip: clip(2), time: 0.2, weight: 0.7, mask: upper },
+        { clip: clip(0), time: 0.3, weight: 0.3, mask: soft }, { clip: clip(1), time: 0.4, weight: 0.6 },
+      ],
+      additive: [
+        { clip: clip(2), time: 0.5, weight: 0.5, reference: 'rest' },
+        { clip: clip(0), time: 0.6, weight: 0.4, reference: { clip: clip(0), time: 0 }, mask: upper },
+      ],
+    });
+  }
 }
 
 export function median(values: number[]): number {
