@@ -15,7 +15,8 @@ import type { ClipSampler } from './evaluate';
  *    rest pose):
  *      translation += w * (A.t - R.t)
  *      rotation     = normalise(rotation * nlerp(identity, conj(R.r) * A.r, w))   (shortest path)
- *      scale       *= 1 + w * (A.s / R.s - 1)    (componentwise; a zero reference scale counts as 1)
+ *      scale       *= 1 + w * (A.s / R.s - 1)    (componentwise; where a reference scale component is 0
+ *                                                 the ratio is taken as 1, leaving that component unchanged)
  *    so w = 0 changes nothing and w = 1 adds the whole difference; scale differences multiply.
  *
  * A mask gives every rig node a weight in [0, 1] (see masks.ts); no mask means 1 everywhere.
@@ -62,6 +63,12 @@ export class StackEvaluator {
 
   evaluate(stack: LayerStack, out: Pose): Pose {
     const n = this.nodes.count;
+    for (const list of [stack.layers, stack.additive]) {
+      for (const layer of list) {
+        if (!(layer.weight >= 0 && layer.weight <= 1)) throw new RangeError(`layer weight must be in [0, 1], got ${layer.weight}`);
+        if (layer.mask && layer.mask.length !== n) throw new RangeError(`mask has ${layer.mask.length} weights, the rig has ${n} nodes`);
+      }
+    }
     this.sampler(stack.base.clip, stack.base.time, out);
     for (const layer of stack.layers) {
       if (!(layer.weight > 0)) continue;

@@ -19,7 +19,7 @@ export function nodeByName(nodes: RigNodes, name: string, where: string): number
 }
 
 function checkWeight(value: unknown, what: string): number {
-  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new RangeError(`${what} must be a number in [0, 1], got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new RangeError(`${what} must be a number in [0, 1], got ${typeof value === 'number' ? value : JSON.stringify(value)}`);
   return value;
 }
 

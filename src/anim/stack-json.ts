@@ -44,7 +44,7 @@ function clipTime(context: StackContext, value: unknown, where: string): ClipTim
 }
 
 function weight(value: unknown, where: string): number {
-  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new RangeError(`${where}.weight must be a number in [0, 1], got ${JSON.stringify(value)}`);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new RangeError(`${where}.weight must be a number in [0, 1], got ${typeof value === 'number' ? value : JSON.stringify(value)}`);
   return value;
 }
 

@@ -1,0 +1,29 @@
+/**
+ * Blend curves: the weight of a fade's target as a function of normalised fade time u in [0, 1]
+ * (0 at the start, 1 at the end). A curve must map 0 to 0 and 1 to 1.
+ */
+export type BlendCurve = 'linear' | 'cubic' | ((u: number) => number);
+
+/**
+ * The cubic ease of the animation literature: beta(u) = (v^3 + 3v^2 u) beta_start +
+ * (3 v u^2 + u^3) beta_end with v = 1 - u. For a fade-in (beta_start 0, beta_end 1) that is
+ * 3u^2 - 2u^3: zero slope at both ends, so the weight starts and lands without a kink.
+ */
+export function cubicEase(u: number, start = 0, end = 1): number {
+  const v = 1 - u;
+  return (v * v * v + 3 * v * v * u) * start + (3 * v * u * u + u * u * u) * end;
+}
+
+export function evaluateCurve(curve: BlendCurve, u: number): number {
+  const x = u <= 0 ? 0 : u >= 1 ? 1 : u;
+  if (curve === 'linear') return x;
+  if (curve === 'cubic') return cubicEase(x);
+  const w = curve(x);
+  if (!Number.isFinite(w)) throw new RangeError(`custom blend curve returned ${w} at u = ${x}`);
+  return w < 0 ? 0 : w > 1 ? 1 : w;
+}
+
+export function checkCurve(curve: unknown, where: string): BlendCurve {
+  if (curve === 'linear' || curve === 'cubic' || typeof curve === 'function') return curve as BlendCurve;
+  throw new RangeError(`${where} must be "linear", "cubic" or a function of u in [0, 1], got ${JSON.stringify(curve)}`);
+}
