@@ -2,7 +2,7 @@ import { buildMask, type MaskSpec } from './anim/masks';
 import type { Character } from './character';
 import { InstanceRecords, type InstanceAnimation } from './gpu/instance-records';
 import { LayerStackRecords, MaskTable, type GpuAdditiveLayer, type GpuLayer } from './gpu/layer-records';
-import { INSTANCE, LAYER_STACK, LAYERS_NONE, MASK_NONE } from './gpu/layout';
+import { INSTANCE, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_OVERRIDE_LAYERS } from './gpu/layout';
 import { checkStorageBinding } from './gpu/limits';
 import { PosePass } from './gpu/pose-pass';
 import { SkinPass, type SkinPassOptions } from './gpu/skin-pass';
@@ -90,6 +90,7 @@ export class Crowd {
   private readonly freeHandles: number[] = [];
   private liveCount = 0;
   private readonly layersEnabled: boolean;
+  private readonly maskScratch = new Uint32Array(MAX_OVERRIDE_LAYERS);
   private clockSeconds = 0;
 
   constructor(private readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
@@ -231,6 +232,30 @@ export class Crowd {
     const slot = this.slot(id);
     if (this.records.layerStack(slot) === LAYERS_NONE) throw new RangeError(`instance ${id} has no layers (setLayers first)`);
     this.stacks.setWeight(slot, kind === 'additive', index, weight);
+  }
+
+  /**
+   * Writes a layer stack given as parallel arrays, the per-frame path of animation controllers
+   * (see CrowdControllers): the base clip at `baseTime`/`baseSpeed`, then `count` override
+   * layers. `masks` holds crowd mask ids, or -1 for none. Allocation-free.
+   */
+  setStackArrays(id: InstanceId, baseClip: number, baseTime: number, baseSpeed: number, count: number,
+    clips: ArrayLike<number>, times: ArrayLike<number>, speeds: ArrayLike<number>, weights: ArrayLike<number>, masks: ArrayLike<number>): void {
+    const slot = this.slot(id);
+    this.records.setSingleClip(slot, baseClip, baseTime, baseSpeed, this.clockSeconds);
+    if (count === 0) {
+      this.records.setLayerStack(slot, LAYERS_NONE);
+      return;
+    }
+    if (!this.layersEnabled) throw new Error('this crowd was created with layers: false');
+    for (let i = 0; i < count; i++) this.maskScratch[i] = masks[i] < 0 ? MASK_NONE : masks[i];
+    this.stacks.setOverrides(slot, count, clips, times, speeds, weights, this.maskScratch, this.clockSeconds);
+    this.records.setLayerStack(slot, slot);
+  }
+
+  /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
+  setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
+    this.records.setPlacement(this.slot(id), x, y, z, yaw, scale);
   }
 
   /** The instance's animation now, clips as indices and times wrapped into their clips. */

@@ -8,7 +8,17 @@
  *   crowd.update(dt); crowd.encode(encoder); crowd.draw(renderPass, viewProjection);
  */
 export { loadCharacter, type Character, type LoadOptions } from './character';
-export { Crowd, type AnimationState, type CrowdOptions, type InstanceId, type InstanceInit } from './crowd';
+export {
+  Crowd, type AdditiveLayerInit, type AnimationState, type CrowdOptions, type InstanceId, type InstanceInit, type LayerInit, type LayersInit, type MaskId,
+} from './crowd';
+export { CrowdControllers } from './crowd-controllers';
+export { AnimationController, ControllerRuntime } from './anim/control/controller';
+export {
+  ControllerConfigStore, defaultControllerConfig, parseControllerConfig, serializeControllerConfig, type ControllerConfig,
+} from './anim/control/config';
+export { BlendSpace1D, BlendSpace2D, createBlendWeights, type BlendWeights } from './anim/blend-space';
+export { weightedAverageStack } from './anim/layers';
+export type { MaskSpec } from './anim/masks';
 export { requiredCrowdLimits } from './gpu/limits';
 export { ModelError } from './bake/errors';
 export type { InstanceAnimation } from './gpu/instance-records';

@@ -53,6 +53,36 @@ export class InstanceRecords extends RecordBuffer {
     this.touch(slot);
   }
 
+  /**
+   * Writes a record as a single clip (no clip B): the controllers' per-frame path, checked
+   * only for the clip index (the controller validated the rest) and allocation-free.
+   */
+  setSingleClip(slot: number, clip: number, time: number, speed: number, clock: number): void {
+    this.checkClip(clip, 'clip');
+    const o = slot * this.stride;
+    this.u32[o + INSTANCE.clipA / 4] = clip;
+    this.u32[o + INSTANCE.clipB / 4] = clip;
+    this.f32[o + INSTANCE.phaseA / 4] = this.phase(clip, time, speed, clock);
+    this.f32[o + INSTANCE.phaseB / 4] = 0;
+    this.f32[o + INSTANCE.speedA / 4] = speed;
+    this.f32[o + INSTANCE.speedB / 4] = 0;
+    this.f32[o + INSTANCE.blend / 4] = 0;
+    this.touch(slot);
+  }
+
+  /** Writes only the translation and yaw of the world transform (uniform scale `scale`): no allocation. */
+  setPlacement(slot: number, x: number, y: number, z: number, yaw: number, scale: number): void {
+    const o = slot * this.stride + INSTANCE.world / 4;
+    const c = Math.cos(yaw) * scale;
+    const s = Math.sin(yaw) * scale;
+    const f = this.f32;
+    f[o] = c; f[o + 1] = 0; f[o + 2] = -s; f[o + 3] = 0;
+    f[o + 4] = 0; f[o + 5] = scale; f[o + 6] = 0; f[o + 7] = 0;
+    f[o + 8] = s; f[o + 9] = 0; f[o + 10] = c; f[o + 11] = 0;
+    f[o + 12] = x; f[o + 13] = y; f[o + 14] = z; f[o + 15] = 1;
+    this.touch(slot);
+  }
+
   /** Sets only the blend weight of record `slot` (the per-frame crossfade path: no allocation). */
   setBlend(slot: number, blend: number): void {
     checkUnit(blend, 'blend');

@@ -61,6 +61,28 @@ export class LayerStackRecords extends RecordBuffer {
     this.touch(slot);
   }
 
+  /**
+   * Writes stack `slot` from parallel arrays (the controllers' per-frame path: no allocation):
+   * `count` override layers, no additive layers. Mask values are mask-table indices or MASK_NONE.
+   */
+  setOverrides(slot: number, count: number, clips: ArrayLike<number>, times: ArrayLike<number>, speeds: ArrayLike<number>,
+    weights: ArrayLike<number>, masks: ArrayLike<number>, clock: number): void {
+    if (count > MAX_OVERRIDE_LAYERS) throw new RangeError(`at most ${MAX_OVERRIDE_LAYERS} override layers per instance, got ${count}`);
+    const o = slot * this.stride;
+    this.u32[o + LAYER_STACK.overrideCount / 4] = count;
+    this.u32[o + LAYER_STACK.additiveCount / 4] = 0;
+    for (let i = 0; i < count; i++) {
+      this.checkClip(clips[i], 'layer clip');
+      const l = o + (LAYER_STACK.layers + i * LAYER.size) / 4;
+      this.u32[l + LAYER.clip / 4] = clips[i];
+      this.f32[l + LAYER.phase / 4] = this.phase(clips[i], times[i], speeds[i], clock);
+      this.f32[l + LAYER.speed / 4] = speeds[i];
+      this.f32[l + LAYER.weight / 4] = weights[i];
+      this.u32[l + LAYER.mask / 4] = masks[i];
+    }
+    this.touch(slot);
+  }
+
   /** Sets one layer's weight (the per-frame path: no allocation). `additive` picks the kind. */
   setWeight(slot: number, additive: boolean, index: number, weight: number): void {
     const o = slot * this.stride;

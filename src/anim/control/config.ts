@@ -1,0 +1,291 @@
+import type { MaskSpec } from '../masks';
+import { checkCurve, type BlendCurve } from './curves';
+import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
+
+/**
+ * Per-model controller settings, as JSON (loaded, validated and saved with these functions):
+ *
+ * {
+ *   "clips": { "Walk": { "speed": 1, "loop": true }, "Jump": { "loop": false } },
+ *   "fade": { "seconds": 0.3, "kind": "smooth", "curve": "cubic" },
+ *   "locomotion": {
+ *     "idle": "Survey",
+ *     "directions": { "any": { "walk": "Walk", "run": "Run" }, "back": "none" },
+ *     "walkSpeed": 1.5, "maxAcceleration": 4, "maxDeceleration": 6, "minSpeed": 0.05,
+ *     "turnRate": 6, "fadeSeconds": 0.3
+ *   },
+ *   "actions": { "Jump": { "clip": "Jump", "fadeIn": 0.15, "fadeOut": 0.25, "mask": { "root": "Spine" } } },
+ *   "transitions": [["locomotion", "Jump"], ["Wave", "Jump"]]
+ * }
+ *
+ * - clips: playback rate (negative plays backwards) and loop (true) or clamp (false) per clip;
+ *   clips not listed play at rate 1 and loop.
+ * - fade: the default for fadeTo when the caller gives no seconds/kind/curve.
+ * - locomotion: idle/walk/run blended by speed (parameter = speed / walkSpeed: 0..1 idle to
+ *   walk, 1..2 walk to run; running doubles the maximum speed). Directions (forward, back,
+ *   left, right, forward-left, forward-right, back-left, back-right, relative to the heading)
+ *   pick a clip set; a direction not listed uses "any"; "none" shows the idle clip while moving
+ *   that way. Speeds in model units per second, accelerations in units per second squared,
+ *   turnRate in radians per second.
+ * - actions: a clip played over locomotion (optionally masked), faded in and out.
+ * - transitions: allowed (from, to) pairs; from is "locomotion" or an action, to an action.
+ */
+export const DIRECTIONS = ['forward', 'forward-right', 'right', 'back-right', 'back', 'back-left', 'left', 'forward-left'] as const;
+export type Direction = (typeof DIRECTIONS)[number];
+
+export interface ClipSettings { speed: number; loop: boolean }
+export interface ClipSet { walk: number; run: number }
+export interface LocomotionConfig {
+  idle: number;
+  /** Per direction: a clip set, or null for "none" (idle while moving that way). */
+  directions: Record<Direction, ClipSet | null>;
+  walkSpeed: number;
+  maxAcceleration: number;
+  maxDeceleration: number;
+  minSpeed: number;
+  turnRate: number;
+  fadeSeconds: number;
+}
+export interface ActionConfig {
+  name: string;
+  clip: number;
+  fadeIn: number;
+  fadeOut: number;
+  curve: BlendCurve;
+  /** Index into ControllerConfig.masks, or -1. */
+  mask: number;
+}
+export interface ControllerConfig {
+  clipNames: readonly string[];
+  /** Per clip index. */
+  clips: ClipSettings[];
+  fade: { seconds: number; kind: TransitionKind; curve: BlendCurve };
+  locomotion: LocomotionConfig | null;
+  actions: ActionConfig[];
+  /** Mask specs used by actions (built into weights by whoever renders). */
+  masks: MaskSpec[];
+  /** Allowed "from->to" pairs. */
+  transitions: Set<string>;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function field<T>(obj: Json, key: string, where: string, check: (v: unknown, w: string) => T, fallback?: T): T {
+  if (obj[key] === undefined) {
+    if (fallback === undefined) throw new RangeError(`${where}.${key} is required`);
+    return fallback;
+  }
+  return check(obj[key], `${where}.${key}`);
+}
+
+const number = (min: number, exclusiveMin = false) => (v: unknown, where: string): number => {
+  if (typeof v !== 'number' || !Number.isFinite(v) || (exclusiveMin ? v <= min : v < min)) {
+    throw new RangeError(`${where} must be a number ${exclusiveMin ? '>' : '>='} ${min}, got ${typeof v === 'number' ? v : JSON.stringify(v)}`);
+  }
+  return v;
+};
+const finite = (v: unknown, where: string): number => {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new RangeError(`${where} must be a finite number, got ${JSON.stringify(v)}`);
+  return v;
+};
+const boolean = (v: unknown, where: string): boolean => {
+  if (typeof v !== 'boolean') throw new TypeError(`${where} must be true or false, got ${JSON.stringify(v)}`);
+  return v;
+};
+
+function unknownKeys(obj: Json, allowed: string[], where: string): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) throw new RangeError(`${where}: unknown field "${key}" (fields: ${allowed.join(', ')})`);
+  }
+}
+
+/** Parses and validates a controller config; every problem names the field. */
+export function parseControllerConfig(json: unknown, clipNames: readonly string[], where = 'config'): ControllerConfig {
+  if (!isObject(json)) throw new TypeError(`${where} must be a JSON object`);
+  unknownKeys(json, ['clips', 'fade', 'locomotion', 'actions', 'transitions'], where);
+  const clip = (v: unknown, w: string): number => {
+    const index = typeof v === 'string' ? clipNames.indexOf(v) : -1;
+    if (index < 0) throw new RangeError(`${w}: no clip named ${JSON.stringify(v)} (clips: ${clipNames.map((n) => JSON.stringify(n)).join(', ')})`);
+    return index;
+  };
+
+  const clips: ClipSettings[] = clipNames.map(() => ({ speed: 1, loop: true }));
+  if (json.clips !== undefined) {
+    if (!isObject(json.clips)) throw new TypeError(`${where}.clips must be an object of clip name -> { speed, loop }`);
+    for (const [name, value] of Object.entries(json.clips)) {
+      const w = `${where}.clips.${name}`;
+      const index = clip(name, `${where}.clips`);
+      if (!isObject(value)) throw new TypeError(`${w} must be an object { speed, loop }`);
+      unknownKeys(value, ['speed', 'loop'], w);
+      clips[index] = { speed: field(value, 'speed', w, finite, 1), loop: field(value, 'loop', w, boolean, true) };
+    }
+  }
+
+  const fadeJson = json.fade === undefined ? {} : json.fade;
+  if (!isObject(fadeJson)) throw new TypeError(`${where}.fade must be an object { seconds, kind, curve }`);
+  unknownKeys(fadeJson, ['seconds', 'kind', 'curve'], `${where}.fade`);
+  const fade = {
+    seconds: field(fadeJson, 'seconds', `${where}.fade`, number(0), 0.3),
+    kind: field(fadeJson, 'kind', `${where}.fade`, transitionKind, 'smooth' as TransitionKind),
+    curve: field(fadeJson, 'curve', `${where}.fade`, jsonCurve, 'cubic' as BlendCurve),
+  };
+
+  let locomotion: LocomotionConfig | null = null;
+  if (json.locomotion !== undefined) {
+    const l = json.locomotion;
+    const w = `${where}.locomotion`;
+    if (!isObject(l)) throw new TypeError(`${w} must be an object`);
+    unknownKeys(l, ['idle', 'directions', 'walkSpeed', 'maxAcceleration', 'maxDeceleration', 'minSpeed', 'turnRate', 'fadeSeconds'], w);
+    const directionsJson = field(l, 'directions', w, (v, dw) => { if (!isObject(v)) throw new TypeError(`${dw} must be an object`); return v; });
+    const set = (v: unknown, sw: string): ClipSet | null => {
+      if (v === 'none') return null;
+      if (!isObject(v)) throw new TypeError(`${sw} must be { "walk": clip, "run": clip }, "any" or "none"`);
+      unknownKeys(v, ['walk', 'run'], sw);
+      return { walk: field(v, 'walk', sw, clip), run: field(v, 'run', sw, clip) };
+    };
+    for (const key of Object.keys(directionsJson)) {
+      if (key !== 'any' && !(DIRECTIONS as readonly string[]).includes(key)) throw new RangeError(`${w}.directions: unknown direction "${key}" (directions: any, ${DIRECTIONS.join(', ')})`);
+    }
+    const any = directionsJson.any === undefined ? null : set(directionsJson.any, `${w}.directions.any`);
+    const directions = {} as Record<Direction, ClipSet | null>;
+    for (const d of DIRECTIONS) {
+      const v = directionsJson[d];
+      directions[d] = v === undefined || v === 'any' ? any : set(v, `${w}.directions.${d}`);
+    }
+    locomotion = {
+      idle: field(l, 'idle', w, clip),
+      directions,
+      walkSpeed: field(l, 'walkSpeed', w, number(0, true), 1),
+      maxAcceleration: field(l, 'maxAcceleration', w, number(0, true), 4),
+      maxDeceleration: field(l, 'maxDeceleration', w, number(0, true), 6),
+      minSpeed: field(l, 'minSpeed', w, number(0), 0.05),
+      turnRate: field(l, 'turnRate', w, number(0, true), 6),
+      fadeSeconds: field(l, 'fadeSeconds', w, number(0), fade.seconds),
+    };
+  }
+
+  const masks: MaskSpec[] = [];
+  const actions: ActionConfig[] = [];
+  if (json.actions !== undefined) {
+    if (!isObject(json.actions)) throw new TypeError(`${where}.actions must be an object of action name -> { clip, fadeIn, fadeOut, mask }`);
+    for (const [name, value] of Object.entries(json.actions)) {
+      const w = `${where}.actions.${name}`;
+      if (name === 'locomotion') throw new RangeError(`${w}: "locomotion" is reserved for the locomotion state`);
+      if (!isObject(value)) throw new TypeError(`${w} must be an object { clip, fadeIn, fadeOut, curve, mask }`);
+      unknownKeys(value, ['clip', 'fadeIn', 'fadeOut', 'curve', 'mask'], w);
+      let mask = -1;
+      if (value.mask !== undefined) {
+        if (!isObject(value.mask)) throw new TypeError(`${w}.mask must be {"root": JOINT} or {"weights": {...}, "default": d}`);
+        mask = masks.push(value.mask as MaskSpec) - 1;
+      }
+      actions.push({
+        name, clip: field(value, 'clip', w, clip, clipNames.indexOf(name) >= 0 ? clipNames.indexOf(name) : undefined),
+        fadeIn: field(value, 'fadeIn', w, number(0), fade.seconds),
+        fadeOut: field(value, 'fadeOut', w, number(0), fade.seconds),
+        curve: field(value, 'curve', w, jsonCurve, fade.curve),
+        mask,
+      });
+    }
+  }
+
+  const transitions = new Set<string>();
+  if (json.transitions !== undefined) {
+    if (!Array.isArray(json.transitions)) throw new TypeError(`${where}.transitions must be an array of [from, to] pairs`);
+    const states = ['locomotion', ...actions.map((a) => a.name)];
+    json.transitions.forEach((pair, i) => {
+      const w = `${where}.transitions[${i}]`;
+      if (!Array.isArray(pair) || pair.length !== 2) throw new TypeError(`${w} must be a [from, to] pair`);
+      const [from, to] = pair;
+      if (!states.includes(from)) throw new RangeError(`${w}: from ${JSON.stringify(from)} is not "locomotion" or an action (actions: ${actions.map((a) => a.name).join(', ') || 'none'})`);
+      if (!actions.some((a) => a.name === to)) throw new RangeError(`${w}: to ${JSON.stringify(to)} is not an action (actions: ${actions.map((a) => a.name).join(', ') || 'none'})`);
+      transitions.add(`${from}->${to}`);
+    });
+  }
+  return { clipNames, clips, fade, locomotion, actions, masks, transitions };
+}
+
+function transitionKind(v: unknown, where: string): TransitionKind {
+  if (!TRANSITION_KINDS.includes(v as TransitionKind)) throw new RangeError(`${where} must be one of ${TRANSITION_KINDS.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as TransitionKind;
+}
+
+function jsonCurve(v: unknown, where: string): BlendCurve {
+  if (typeof v === 'function') throw new TypeError(`${where}: custom curves are set in code, not JSON`);
+  return checkCurve(v, where);
+}
+
+/** The JSON form of a config (custom curve functions cannot be saved and are written as "linear"). */
+export function serializeControllerConfig(config: ControllerConfig): Record<string, unknown> {
+  const name = (i: number) => config.clipNames[i];
+  const curve = (c: BlendCurve) => (typeof c === 'function' ? 'linear' : c);
+  const out: Record<string, unknown> = {
+    clips: Object.fromEntries(config.clips.map((c, i) => [name(i), { speed: c.speed, loop: c.loop }])),
+    fade: { seconds: config.fade.seconds, kind: config.fade.kind, curve: curve(config.fade.curve) },
+  };
+  const l = config.locomotion;
+  if (l) {
+    out.locomotion = {
+      idle: name(l.idle),
+      directions: Object.fromEntries(DIRECTIONS.map((d) => [d, l.directions[d] ? { walk: name(l.directions[d]!.walk), run: name(l.directions[d]!.run) } : 'none'])),
+      walkSpeed: l.walkSpeed, maxAcceleration: l.maxAcceleration, maxDeceleration: l.maxDeceleration,
+      minSpeed: l.minSpeed, turnRate: l.turnRate, fadeSeconds: l.fadeSeconds,
+    };
+  }
+  out.actions = Object.fromEntries(config.actions.map((a) => [a.name, {
+    clip: name(a.clip), fadeIn: a.fadeIn, fadeOut: a.fadeOut, curve: curve(a.curve), ...(a.mask >= 0 ? { mask: config.masks[a.mask] } : {}),
+  }]));
+  out.transitions = [...config.transitions].map((t) => t.split('->'));
+  return out;
+}
+
+/**
+ * A config for a model that has none: idle/walk/run found by clip name (Idle/Survey, Walk,
+ * Run), every other clip an action allowed from locomotion.
+ */
+export function defaultControllerConfig(clipNames: readonly string[]): ControllerConfig {
+  const find = (...patterns: RegExp[]) => clipNames.find((n) => patterns.some((p) => p.test(n)));
+  const idle = find(/^idle$/i, /idle/i, /survey/i, /stand/i);
+  const walk = find(/^walk(ing)?$/i, /walk/i);
+  const run = find(/^run(ning)?$/i, /run/i);
+  const json: Record<string, unknown> = {};
+  const used = new Set<string>();
+  if (walk) {
+    const i = idle ?? walk;
+    json.locomotion = { idle: i, directions: { any: { walk, run: run ?? walk } } };
+    [i, walk, run].forEach((n) => n && used.add(n));
+  }
+  const actions = clipNames.filter((n) => !used.has(n));
+  json.actions = Object.fromEntries(actions.map((n) => [n, { clip: n }]));
+  json.clips = Object.fromEntries(actions.map((n) => [n, { loop: false }]));
+  json.transitions = actions.map((n) => ['locomotion', n]);
+  return parseControllerConfig(json, clipNames, 'default config');
+}
+
+/**
+ * Holds the current config of a model and replaces it only with one that parses: a bad file
+ * is rejected with its message and nothing already loaded is lost.
+ */
+export class ControllerConfigStore {
+  constructor(private current: ControllerConfig) {}
+
+  get config(): ControllerConfig {
+    return this.current;
+  }
+
+  /** Loads JSON text; returns the new config or throws (keeping the current one). */
+  load(text: string): ControllerConfig {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new SyntaxError(`config is not valid JSON: ${(e as Error).message}`);
+    }
+    this.current = parseControllerConfig(json, this.current.clipNames);
+    return this.current;
+  }
+
+  save(): string {
+    return JSON.stringify(serializeControllerConfig(this.current), null, 2);
+  }
+}

@@ -1,0 +1,240 @@
+import { evaluateCurve, type BlendCurve } from './curves';
+import type { ActionConfig, ControllerConfig } from './config';
+import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, type TransitionKind } from './crossfader';
+import { Locomotion, LocomotionRuntime } from './locomotion';
+import { StackOutput, WeightedClips } from './output';
+import { ClipPlayback } from './playback';
+
+/**
+ * What every controller of one model shares: the validated config, clip durations and the
+ * locomotion blend spaces. Build once per model (and again when a new config is loaded).
+ */
+export class ControllerRuntime {
+  readonly locomotion: LocomotionRuntime | null;
+  readonly actionIndex: Map<string, number>;
+
+  constructor(readonly config: ControllerConfig, readonly clipDurations: ArrayLike<number>) {
+    this.locomotion = config.locomotion ? new LocomotionRuntime(config.locomotion, config, clipDurations) : null;
+    this.actionIndex = new Map(config.actions.map((a, i) => [a.name, i]));
+  }
+
+  clipIndex(clip: string | number): number {
+    const index = typeof clip === 'number' ? clip : this.config.clipNames.indexOf(clip);
+    if (!Number.isInteger(index) || index < 0 || index >= this.config.clipNames.length) {
+      throw new RangeError(`no clip ${JSON.stringify(clip)} (clips: ${this.config.clipNames.map((n) => JSON.stringify(n)).join(', ')})`);
+    }
+    return index;
+  }
+}
+
+/** Phases of the action state machine. */
+export const ACTION_NONE = 0;
+export const ACTION_IN = 1; // transition from locomotion to the action (one crossfade)
+export const ACTION_PLAY = 2;
+export const ACTION_OUT = 3; // transition back to locomotion
+const PHASE_NAMES = ['locomotion', 'to-action', 'action', 'to-locomotion'];
+
+export interface FadeOptions {
+  /** Seconds (default: the config's fade.seconds). */
+  seconds?: number;
+  kind?: TransitionKind;
+  curve?: BlendCurve;
+}
+
+/**
+ * One character's animation control: crossfades between clips and the locomotion blend, the
+ * locomotion movement, and the action state machine, producing a layer stack every update.
+ * Everything is allocated in the constructor; update() and the commands allocate nothing.
+ *
+ * Action state machine: locomotion -> (request allowed by the transitions table) to-action:
+ * the action clip fades in over fadeIn seconds (the transition from locomotion and the one to
+ * the action are this one crossfade) -> action: plays once (clamped) -> to-locomotion: fades
+ * out over the action's last fadeOut seconds -> locomotion. Requests that are not allowed, or
+ * that arrive while the action plays, are ignored; during its fades an action may hand over to
+ * another action the table allows from it.
+ */
+export class AnimationController {
+  readonly crossfader = new Crossfader();
+  readonly locomotion: Locomotion | null;
+  readonly output = new StackOutput();
+  actionPhase = ACTION_NONE;
+  /** Index into config.actions of the current action, -1 when none. */
+  action = -1;
+  /** Seconds since the current action phase began. */
+  actionPhaseTime = 0;
+  /** Weight of the action layer, [0, 1]. */
+  actionWeight = 0;
+  readonly actionPlayback = new ClipPlayback();
+
+  private readonly scratchSource = new Source();
+  private readonly weights = new Float64Array(8);
+  private readonly clips = new WeightedClips();
+
+  constructor(readonly runtime: ControllerRuntime) {
+    this.locomotion = runtime.locomotion ? new Locomotion(runtime.locomotion) : null;
+    const loco = runtime.config.locomotion;
+    if (loco) {
+      this.crossfader.play(this.locomotionSource());
+    } else {
+      this.crossfader.play(this.clipSource(0));
+    }
+    this.writeOutput();
+  }
+
+  /** Shows `clip` now (no fade), playing at its configured speed from time 0. */
+  play(clip: string | number): void {
+    this.crossfader.play(this.clipSource(this.runtime.clipIndex(clip)));
+  }
+
+  /** Fades to `clip` (rules in crossfader.ts). Returns what happened. */
+  fadeTo(clip: string | number, options: FadeOptions = {}): ReturnType<Crossfader['fadeTo']> {
+    const fade = this.runtime.config.fade;
+    const seconds = options.seconds ?? fade.seconds;
+    if (!(seconds >= 0)) throw new RangeError(`fade seconds must be >= 0, got ${seconds}`);
+    return this.crossfader.fadeTo(this.clipSource(this.runtime.clipIndex(clip)), seconds, options.kind ?? fade.kind, options.curve ?? fade.curve);
+  }
+
+  /** Locomotion at speed parameter p in [0, 2] along the heading; fades locomotion in if needed. */
+  setSpeed(parameter: number): void {
+    this.requireLocomotion().setSpeed(parameter);
+    this.showLocomotion();
+  }
+
+  /** Locomotion in world direction (x, z), walking or running; fades locomotion in if needed. */
+  move(x: number, z: number, run = false): void {
+    this.requireLocomotion().move(x, z, run);
+    this.showLocomotion();
+  }
+
+  /** Stops moving (decelerates to idle). */
+  stop(): void {
+    this.requireLocomotion().stop();
+    this.showLocomotion();
+  }
+
+  /** Requests action `name`; returns whether it started (false: not allowed now, ignored). */
+  requestAction(name: string): boolean {
+    const index = this.runtime.actionIndex.get(name);
+    if (index === undefined) {
+      throw new RangeError(`no action ${JSON.stringify(name)} (actions: ${this.runtime.config.actions.map((a) => JSON.stringify(a.name)).join(', ') || 'none'})`);
+    }
+    if (this.actionPhase === ACTION_PLAY) return false;
+    const from = this.actionPhase === ACTION_NONE ? 'locomotion' : this.runtime.config.actions[this.action].name;
+    if (!this.runtime.config.transitions.has(`${from}->${name}`)) return false;
+    const action = this.runtime.config.actions[index];
+    const settings = this.runtime.config.clips[action.clip];
+    this.action = index;
+    this.actionPhase = ACTION_IN;
+    this.actionPhaseTime = 0;
+    // Actions play once: clamped whatever the clip's loop setting.
+    this.actionPlayback.set(action.clip, this.runtime.clipDurations[action.clip], settings.speed, false, settings.speed < 0 ? Infinity : 0);
+    return true;
+  }
+
+  /** Advances everything by dt seconds (>= 0) and rewrites `output`. */
+  update(dt: number): void {
+    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
+    this.locomotion?.update(dt);
+    this.crossfader.update(dt);
+    this.updateAction(dt);
+    this.writeOutput();
+  }
+
+  /** The state as a string: an action phase ("action:Jump"), a fade ("fade:Survey->Walk"), "locomotion" or "play:Survey". */
+  get state(): string {
+    if (this.actionPhase !== ACTION_NONE) return `${PHASE_NAMES[this.actionPhase]}:${this.runtime.config.actions[this.action].name}`;
+    const f = this.crossfader;
+    if (f.fadeCount > 0) return `fade:${this.sourceName(f.current)}->${this.sourceName(f.fades[f.fadeCount - 1].target)}`;
+    return f.current.kind === SOURCE_LOCOMOTION ? 'locomotion' : `play:${this.sourceName(f.current)}`;
+  }
+
+  private sourceName(source: Source): string {
+    return source.kind === SOURCE_LOCOMOTION ? 'locomotion' : this.runtime.config.clipNames[source.playback.clip];
+  }
+
+  private updateAction(dt: number): void {
+    if (this.actionPhase === ACTION_NONE) return;
+    const action: ActionConfig = this.runtime.config.actions[this.action];
+    this.actionPlayback.advance(dt);
+    this.actionPhaseTime += dt;
+    if (this.actionPhase === ACTION_IN) {
+      this.actionWeight = action.fadeIn > 0 ? evaluateCurve(action.curve, this.actionPhaseTime / action.fadeIn) : 1;
+      if (this.actionPhaseTime >= action.fadeIn) this.enterAction(ACTION_PLAY);
+    }
+    if (this.actionPhase === ACTION_PLAY) {
+      this.actionWeight = 1;
+      const p = this.actionPlayback;
+      const remaining = p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
+      if (remaining <= action.fadeOut || p.finished) this.enterAction(ACTION_OUT);
+    }
+    if (this.actionPhase === ACTION_OUT) {
+      this.actionWeight = action.fadeOut > 0 ? 1 - evaluateCurve(action.curve, this.actionPhaseTime / action.fadeOut) : 0;
+      if (this.actionPhaseTime >= action.fadeOut) {
+        this.actionPhase = ACTION_NONE;
+        this.action = -1;
+        this.actionWeight = 0;
+      }
+    }
+  }
+
+  private enterAction(phase: number): void {
+    this.actionPhase = phase;
+    this.actionPhaseTime = 0;
+  }
+
+  /** Flattens the crossfade (and the locomotion blend inside it) into the output stack, then the action layer. */
+  private writeOutput(): void {
+    const f = this.crossfader;
+    const clips = this.clips;
+    clips.clear();
+    f.sourceWeights(this.weights);
+    for (let i = 0; i <= f.fadeCount; i++) {
+      const source = i === 0 ? f.current : f.fades[i - 1].target;
+      const w = this.weights[i];
+      if (source.kind === SOURCE_CLIP) {
+        clips.add(source.playback.clip, source.playback.sampleTime, source.playback.sampleSpeed, w);
+      } else if (this.locomotion) {
+        const loco = this.locomotion;
+        const blend = loco.blend;
+        for (let k = 0; k < blend.count; k++) {
+          clips.add(blend.clips[k], loco.phase * blend.durations[k], blend.rates[k] * loco.rateScale, w * blend.weights[k]);
+        }
+      }
+    }
+    clips.writeTo(this.output, f.current.playback.clip);
+    if (this.actionPhase !== ACTION_NONE && this.actionWeight > 0) {
+      const action = this.runtime.config.actions[this.action];
+      const p = this.actionPlayback;
+      this.output.pushLayer(action.clip, p.sampleTime, p.sampleSpeed, this.actionWeight, action.mask);
+    }
+  }
+
+  private clipSource(clip: number): Source {
+    const settings = this.runtime.config.clips[clip];
+    const s = this.scratchSource;
+    s.kind = SOURCE_CLIP;
+    s.playback.set(clip, this.runtime.clipDurations[clip], settings.speed, settings.loop, settings.speed < 0 && !settings.loop ? Infinity : 0);
+    return s;
+  }
+
+  private locomotionSource(): Source {
+    const s = this.scratchSource;
+    s.kind = SOURCE_LOCOMOTION;
+    s.playback.set(this.runtime.config.locomotion!.idle, 0, 0, true);
+    return s;
+  }
+
+  private showLocomotion(): void {
+    const f = this.crossfader;
+    const last = f.fadeCount > 0 ? f.fades[f.fadeCount - 1] : null;
+    const shown = last ? (last.reversing ? (f.fadeCount >= 2 ? f.fades[f.fadeCount - 2].target : f.current) : last.target) : f.current;
+    if (shown.kind === SOURCE_LOCOMOTION) return;
+    const loco = this.runtime.config.locomotion!;
+    f.fadeTo(this.locomotionSource(), loco.fadeSeconds, 'smooth', this.runtime.config.fade.curve);
+  }
+
+  private requireLocomotion(): Locomotion {
+    if (!this.locomotion) throw new Error('this model\'s controller config has no "locomotion" section');
+    return this.locomotion;
+  }
+}

@@ -1,0 +1,203 @@
+import { evaluateCurve, type BlendCurve } from './curves';
+import { ClipPlayback } from './playback';
+
+/**
+ * Crossfades between pose sources, per the rules of the animation literature.
+ *
+ * A source is a clip (with its own playback clock) or the locomotion blend. `current` is the
+ * source shown when no fade is in flight. Each fade blends its target over the result of
+ * everything before it: P = current, then P = mix(P, target_i, weight_i) for each fade in order.
+ * When fade i completes (weight 1) everything before it is hidden, so its target becomes
+ * `current` and fades 0..i leave the list.
+ *
+ * Transition kinds: 'smooth' (both keep playing), 'frozen' (the outgoing clips' clocks stop
+ * during the fade), 'first-frame' (the target is held at its first frame until the fade
+ * completes, then plays), 'immediate' (switch now, no fade).
+ *
+ * fadeTo rules: a fade toward the source already shown (no fade in flight) or already last in
+ * the fade list is ignored. Mid-fade retargeting, for the last fade (source S, target T, at
+ * normalised time u): going back to S reverses that fade from where it is (its weight runs back
+ * down at the same rate, then the fade leaves the list); a third source X replaces T while
+ * u < 0.5, and otherwise T, being more than half shown, stays as the source: X is faded in on
+ * top while the S-to-T fade completes underneath.
+ */
+
+export type TransitionKind = 'smooth' | 'frozen' | 'first-frame' | 'immediate';
+export const TRANSITION_KINDS: readonly TransitionKind[] = ['smooth', 'frozen', 'first-frame', 'immediate'];
+
+export const SOURCE_CLIP = 0;
+export const SOURCE_LOCOMOTION = 1;
+
+/** A pose source: a clip with its clock, or the locomotion blend (which keeps its own clocks). */
+export class Source {
+  kind = SOURCE_CLIP;
+  readonly playback = new ClipPlayback();
+
+  copy(other: Source): this {
+    this.kind = other.kind;
+    this.playback.copy(other.playback);
+    return this;
+  }
+
+  /** Same source: both locomotion, or both the same clip (whatever its time). */
+  sameAs(other: Source): boolean {
+    return this.kind === other.kind && (this.kind === SOURCE_LOCOMOTION || this.playback.clip === other.playback.clip);
+  }
+}
+
+export class Fade {
+  readonly target = new Source();
+  /** Seconds since the fade began (runs back down while reversing). */
+  elapsed = 0;
+  /** Seconds the whole fade takes (> 0). */
+  duration = 1;
+  curve: BlendCurve = 'linear';
+  kind: TransitionKind = 'smooth';
+  reversing = false;
+  /** Current weight of the target, in [0, 1]. */
+  weight = 0;
+
+  get progress(): number {
+    return Math.min(Math.max(this.elapsed / this.duration, 0), 1);
+  }
+}
+
+/** Most fades in flight; a further one completes the oldest first. */
+export const MAX_FADES = 3;
+
+export class Crossfader {
+  readonly current = new Source();
+  readonly fades: Fade[] = Array.from({ length: MAX_FADES }, () => new Fade());
+  fadeCount = 0;
+
+  /** Shows `source` now: no fade, every fade in flight dropped. */
+  play(source: Source): void {
+    this.current.copy(source);
+    this.current.playback.frozen = false;
+    this.current.playback.holdFirstFrame = false;
+    this.fadeCount = 0;
+  }
+
+  /** Fades to `target` over `seconds` (see the rules above). Returns what it did, for tracing. */
+  fadeTo(target: Source, seconds: number, kind: TransitionKind, curve: BlendCurve): 'ignored' | 'played' | 'started' | 'reversed' | 'retargeted' {
+    if (kind === 'immediate' || !(seconds > 0)) {
+      if (this.fadeCount === 0 && this.current.sameAs(target)) return 'ignored';
+      this.play(target);
+      return 'played';
+    }
+    if (this.fadeCount === 0) {
+      if (this.current.sameAs(target)) return 'ignored';
+      this.push(target, seconds, kind, curve);
+      return 'started';
+    }
+    const last = this.fades[this.fadeCount - 1];
+    const source = this.fadeCount >= 2 ? this.fades[this.fadeCount - 2].target : this.current;
+    const shown = last.reversing ? source : last.target; // where the last fade is heading
+    const other = last.reversing ? last.target : source;
+    if (shown.sameAs(target)) return 'ignored';
+    if (other.sameAs(target)) {
+      last.reversing = !last.reversing;
+      if (last.reversing) this.unfreezeBelow(this.fadeCount - 1);
+      return 'reversed';
+    }
+    if (last.progress < 0.5 && !last.reversing) {
+      last.target.copy(target);
+      last.target.playback.holdFirstFrame = last.kind === 'first-frame';
+      return 'retargeted';
+    }
+    this.push(target, seconds, kind, curve);
+    return 'started';
+  }
+
+  /** Advances every clock and fade by dt seconds; completed fades leave the list. */
+  update(dt: number): void {
+    this.current.playback.advance(dt);
+    for (let i = 0; i < this.fadeCount; i++) {
+      const fade = this.fades[i];
+      fade.target.playback.advance(dt);
+      fade.elapsed += fade.reversing ? -dt : dt;
+      fade.weight = evaluateCurve(fade.curve, fade.progress);
+    }
+    // A completed fade hides everything before it.
+    for (let i = this.fadeCount - 1; i >= 0; i--) {
+      const fade = this.fades[i];
+      if (!fade.reversing && fade.elapsed >= fade.duration) {
+        this.current.copy(fade.target);
+        this.current.playback.holdFirstFrame = false;
+        this.current.playback.frozen = false;
+        this.removeFirst(i + 1);
+        break;
+      }
+    }
+    // A reversed fade that ran back to its start leaves the list.
+    for (let i = this.fadeCount - 1; i >= 0; i--) {
+      if (this.fades[i].reversing && this.fades[i].elapsed <= 0) {
+        this.removeAt(i);
+        this.unfreezeBelow(i);
+      }
+    }
+  }
+
+  /**
+   * Weight of each source in the final pose, for flattening: `current` gets
+   * prod(1 - w_i), fade i's target gets w_i * prod_{j > i}(1 - w_j). Writes fadeCount + 1
+   * weights into `out` (current first).
+   */
+  sourceWeights(out: Float64Array): void {
+    let rest = 1;
+    for (let i = this.fadeCount - 1; i >= 0; i--) {
+      out[i + 1] = this.fades[i].weight * rest;
+      rest *= 1 - this.fades[i].weight;
+    }
+    out[0] = rest;
+  }
+
+  /** Whether any source (shown or fading) is the locomotion blend. */
+  usesLocomotion(): boolean {
+    if (this.current.kind === SOURCE_LOCOMOTION) return true;
+    for (let i = 0; i < this.fadeCount; i++) if (this.fades[i].target.kind === SOURCE_LOCOMOTION) return true;
+    return false;
+  }
+
+  private push(target: Source, seconds: number, kind: TransitionKind, curve: BlendCurve): void {
+    if (this.fadeCount === MAX_FADES) {
+      // Complete the oldest fade at once to make room (its target becomes current).
+      this.current.copy(this.fades[0].target);
+      this.current.playback.holdFirstFrame = false;
+      this.removeFirst(1);
+    }
+    const fade = this.fades[this.fadeCount++];
+    fade.target.copy(target);
+    fade.target.playback.frozen = false;
+    fade.target.playback.holdFirstFrame = kind === 'first-frame';
+    if (kind === 'first-frame') fade.target.playback.time = 0;
+    fade.elapsed = 0;
+    fade.duration = seconds;
+    fade.curve = curve;
+    fade.kind = kind;
+    fade.reversing = false;
+    fade.weight = evaluateCurve(curve, 0);
+    if (kind === 'frozen') {
+      this.current.playback.frozen = true;
+      for (let i = 0; i < this.fadeCount - 1; i++) this.fades[i].target.playback.frozen = true;
+    }
+  }
+
+  /** Lets clips below fade `index` run again (a frozen fade was reversed or dropped). */
+  private unfreezeBelow(index: number): void {
+    this.current.playback.frozen = false;
+    for (let i = 0; i < index && i < this.fadeCount; i++) this.fades[i].target.playback.frozen = false;
+  }
+
+  /** Drops the first `count` fades, keeping the Fade objects for reuse. */
+  private removeFirst(count: number): void {
+    for (let k = 0; k < count; k++) this.removeAt(0);
+  }
+
+  private removeAt(index: number): void {
+    const removed = this.fades[index];
+    for (let i = index; i < this.fadeCount - 1; i++) this.fades[i] = this.fades[i + 1];
+    this.fades[this.fadeCount - 1] = removed;
+    this.fadeCount--;
+  }
+}

@@ -1,0 +1,153 @@
+import { BlendSpace1D } from '../blend-space-1d';
+import { advancePhase, createBlendWeights, type BlendWeights } from '../blend-weights';
+import { DIRECTIONS, type ControllerConfig, type Direction, type LocomotionConfig } from './config';
+
+/**
+ * Acceleration-based movement and the idle/walk/run blend of one character.
+ *
+ * Movement: the velocity (model units per second, in the ground plane x/z) moves toward the
+ * desired velocity by at most maxAcceleration * dt (maxDeceleration * dt when slowing down);
+ * the maximum speed is walkSpeed, doubled when running; with no input the character decelerates
+ * and stops below minSpeed. The heading (radians about +y; 0 faces +z) turns toward the
+ * velocity at turnRate.
+ *
+ * Blend: the speed parameter p = speed / walkSpeed places the pose on a line from idle (0) to
+ * walk (1) to run (2); the clip set comes from the direction of the velocity relative to the
+ * heading. The blend's clips stay in phase (one normalised phase, see blend-weights.ts).
+ */
+export class Locomotion {
+  positionX = 0;
+  positionZ = 0;
+  velocityX = 0;
+  velocityZ = 0;
+  heading = 0;
+  /** Normalised phase of the blend cycle, [0, 1). */
+  phase = 0;
+  readonly blend: BlendWeights = createBlendWeights(2);
+  /** Playback-rate multiplier of the blend (the clips' configured speeds, weighted). */
+  rateScale = 1;
+  /** Direction sector of the current motion relative to the heading. */
+  direction: Direction = 'forward';
+
+  private inputMode: 'none' | 'speed' | 'direction' = 'none';
+  private desiredParameter = 0;
+  private inputX = 0;
+  private inputZ = 0;
+  private running = false;
+
+  constructor(private readonly runtime: LocomotionRuntime) {
+    this.updateBlend();
+  }
+
+  /** Move along the heading at speed parameter p in [0, 2] (0 idle, 1 walk, 2 run). */
+  setSpeed(parameter: number): void {
+    if (!(parameter >= 0 && parameter <= 2)) throw new RangeError(`speed must be in [0, 2] (0 idle, 1 walk, 2 run), got ${parameter}`);
+    this.inputMode = 'speed';
+    this.desiredParameter = parameter;
+  }
+
+  /** Move in world direction (x, z) (length up to 1 scales the speed), walking or running. */
+  move(x: number, z: number, run: boolean): void {
+    if (!Number.isFinite(x) || !Number.isFinite(z)) throw new RangeError(`move direction must be finite numbers, got (${x}, ${z})`);
+    const length = Math.hypot(x, z);
+    if (length < 1e-9) { this.stop(); return; }
+    const scale = length > 1 ? 1 / length : 1;
+    this.inputMode = 'direction';
+    this.inputX = x * scale;
+    this.inputZ = z * scale;
+    this.running = run;
+  }
+
+  /** No input: decelerate to a stop. */
+  stop(): void {
+    this.inputMode = 'none';
+    this.desiredParameter = 0;
+  }
+
+  get speed(): number {
+    return Math.hypot(this.velocityX, this.velocityZ);
+  }
+
+  /** Speed parameter: 0 idle, 1 walk, 2 run. */
+  get parameter(): number {
+    return this.speed / this.runtime.config.walkSpeed;
+  }
+
+  update(dt: number): void {
+    const c = this.runtime.config;
+    let desiredX = 0;
+    let desiredZ = 0;
+    if (this.inputMode === 'speed') {
+      desiredX = Math.sin(this.heading) * this.desiredParameter * c.walkSpeed;
+      desiredZ = Math.cos(this.heading) * this.desiredParameter * c.walkSpeed;
+    } else if (this.inputMode === 'direction') {
+      const max = c.walkSpeed * (this.running ? 2 : 1);
+      desiredX = this.inputX * max;
+      desiredZ = this.inputZ * max;
+    }
+    const dx = desiredX - this.velocityX;
+    const dz = desiredZ - this.velocityZ;
+    const change = Math.hypot(dx, dz);
+    const speeding = Math.hypot(desiredX, desiredZ) >= this.speed;
+    const limit = (speeding ? c.maxAcceleration : c.maxDeceleration) * dt;
+    const k = change > limit && change > 0 ? limit / change : 1;
+    this.velocityX += dx * k;
+    this.velocityZ += dz * k;
+    if (this.inputMode === 'none' && this.speed < c.minSpeed) this.velocityX = this.velocityZ = 0;
+    this.positionX += this.velocityX * dt;
+    this.positionZ += this.velocityZ * dt;
+    if (this.speed > c.minSpeed) this.turnToward(Math.atan2(this.velocityX, this.velocityZ), c.turnRate * dt);
+    this.updateBlend();
+    this.phase = advancePhase(this.phase, dt * this.rateScale, this.blend);
+  }
+
+  private turnToward(target: number, maxStep: number): void {
+    // With the speed input the velocity follows the heading, so only direction input turns.
+    if (this.inputMode === 'speed') return;
+    let delta = target - this.heading;
+    delta -= Math.round(delta / (2 * Math.PI)) * 2 * Math.PI;
+    this.heading += Math.max(-maxStep, Math.min(maxStep, delta));
+  }
+
+  private updateBlend(): void {
+    const forwardX = Math.sin(this.heading);
+    const forwardZ = Math.cos(this.heading);
+    // Right of a character facing (sin h, cos h) with y up: (-cos h, sin h).
+    const along = this.velocityX * forwardX + this.velocityZ * forwardZ;
+    const across = -this.velocityX * forwardZ + this.velocityZ * forwardX;
+    const sector = this.speed > 0 ? Math.round(Math.atan2(across, along) / (Math.PI / 4)) : 0;
+    this.direction = DIRECTIONS[((sector % 8) + 8) % 8];
+    const space = this.runtime.spaces[this.direction];
+    space.evaluate(Math.min(this.parameter, 2), this.blend);
+    let scale = 0;
+    for (let i = 0; i < this.blend.count; i++) scale += this.blend.weights[i] * this.runtime.clipSpeeds[this.blend.clips[i]];
+    this.rateScale = scale;
+  }
+}
+
+/** What every controller of a model shares for locomotion: the config and one blend space per direction. */
+export class LocomotionRuntime {
+  readonly spaces: Record<Direction, BlendSpace1D>;
+  readonly clipSpeeds: Float64Array;
+
+  constructor(readonly config: LocomotionConfig, controller: ControllerConfig, durations: ArrayLike<number>) {
+    const duration = (clip: number) => Math.max(durations[clip], 1e-3);
+    const idleOnly = new BlendSpace1D([{ clip: config.idle, position: 0, duration: duration(config.idle) }]);
+    const bySet = new Map<string, BlendSpace1D>();
+    this.spaces = {} as Record<Direction, BlendSpace1D>;
+    for (const d of DIRECTIONS) {
+      const set = config.directions[d];
+      if (!set) { this.spaces[d] = idleOnly; continue; }
+      const key = `${set.walk}/${set.run}`;
+      if (!bySet.has(key)) {
+        bySet.set(key, new BlendSpace1D([
+          { clip: config.idle, position: 0, duration: duration(config.idle) },
+          { clip: set.walk, position: 1, duration: duration(set.walk) },
+          { clip: set.run, position: 2, duration: duration(set.run) },
+        ]));
+      }
+      this.spaces[d] = bySet.get(key)!;
+    }
+    this.clipSpeeds = Float64Array.from(controller.clips, (c) => c.speed);
+  }
+}

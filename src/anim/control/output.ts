@@ -1,0 +1,98 @@
+/**
+ * What a controller produces each frame: a layer stack in fixed-size arrays (no allocation),
+ * the same structure as the pose dump's --layers and the GPU's LayerStack. The base and the
+ * first override layers are a weighted average of up to MAX_BLEND clips (crossfades of clips and
+ * of the locomotion blend, flattened); an action may add one masked override layer on top.
+ */
+export const MAX_LAYERS = 4;
+/** Clips in the flattened weighted average (base + 3 layers, leaving one layer for an action). */
+export const MAX_BLEND = 4;
+
+export class StackOutput {
+  baseClip = 0;
+  /** Seconds. */
+  baseTime = 0;
+  /** Playback rate the GPU may advance the base at until the next write. */
+  baseSpeed = 0;
+  layerCount = 0;
+  readonly layerClip = new Int32Array(MAX_LAYERS);
+  readonly layerTime = new Float64Array(MAX_LAYERS);
+  readonly layerSpeed = new Float64Array(MAX_LAYERS);
+  readonly layerWeight = new Float64Array(MAX_LAYERS);
+  /** Index into the controller config's masks, or -1 for none. */
+  readonly layerMask = new Int32Array(MAX_LAYERS);
+
+  pushLayer(clip: number, time: number, speed: number, weight: number, mask: number): void {
+    const i = this.layerCount++;
+    this.layerClip[i] = clip;
+    this.layerTime[i] = time;
+    this.layerSpeed[i] = speed;
+    this.layerWeight[i] = weight;
+    this.layerMask[i] = mask;
+  }
+}
+
+/**
+ * A weighted list of clip samples, the flattened form of every blend (scratch, reused). Adding
+ * beyond MAX_BLEND drops the lightest entry, so the heaviest clips always survive.
+ */
+export class WeightedClips {
+  count = 0;
+  readonly clip = new Int32Array(MAX_BLEND + 1);
+  readonly time = new Float64Array(MAX_BLEND + 1);
+  readonly speed = new Float64Array(MAX_BLEND + 1);
+  readonly weight = new Float64Array(MAX_BLEND + 1);
+
+  clear(): void {
+    this.count = 0;
+  }
+
+  add(clip: number, time: number, speed: number, weight: number): void {
+    if (!(weight > 1e-6)) return;
+    let i = this.count;
+    if (i === MAX_BLEND) {
+      // Full: replace the lightest entry if this one is heavier.
+      let lightest = 0;
+      for (let k = 1; k < MAX_BLEND; k++) if (this.weight[k] < this.weight[lightest]) lightest = k;
+      if (this.weight[lightest] >= weight) return;
+      for (let k = lightest; k < MAX_BLEND - 1; k++) this.copyEntry(k + 1, k);
+      i = MAX_BLEND - 1;
+    } else {
+      this.count++;
+    }
+    this.clip[i] = clip;
+    this.time[i] = time;
+    this.speed[i] = speed;
+    this.weight[i] = weight;
+  }
+
+  /**
+   * Writes the normalised weighted average as base + override layers with progressive weights
+   * w_i / (w_1 + ... + w_i) (src/anim/layers.ts, weightedAverageStack). `fallbackClip` is shown
+   * when the list is empty.
+   */
+  writeTo(out: StackOutput, fallbackClip: number): void {
+    out.layerCount = 0;
+    if (this.count === 0) {
+      out.baseClip = fallbackClip;
+      out.baseTime = 0;
+      out.baseSpeed = 0;
+      return;
+    }
+    out.baseClip = this.clip[0];
+    out.baseTime = this.time[0];
+    out.baseSpeed = this.speed[0];
+    let total = this.weight[0];
+    for (let i = 1; i < this.count; i++) {
+      total += this.weight[i];
+      out.pushLayer(this.clip[i], this.time[i], this.speed[i], this.weight[i] / total, -1);
+    }
+  }
+
+  private copyEntry(from: number, to: number): void {
+    this.clip[to] = this.clip[from];
+    this.time[to] = this.time[from];
+    this.speed[to] = this.speed[from];
+    this.weight[to] = this.weight[from];
+  }
+}
