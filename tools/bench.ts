@@ -5,10 +5,11 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js).
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseControllerConfig } from '../src/anim/control/config';
 import { cpus, totalmem } from 'node:os';
 import { formatBytes } from '../src/gpu/limits';
-import { benchBake, benchFrames, benchPosePass, characterFromFile } from './bench/ours';
+import { benchBake, benchControllers, benchFrames, benchPosePass, characterFromFile } from './bench/ours';
 import { benchThreePeer, type PeerRow } from './bench/three-peer';
 import { openNodeDevice } from './gpu-poser';
 
@@ -85,6 +86,20 @@ table(['instances', 'records', 'pose pass ms', 'ratio', 'record bytes per instan
   [layerCount.toLocaleString('en'), 'two-clip, shader with the layer branch', ms(layerMs.get('plain')!), (layerMs.get('plain')! / baseline).toFixed(2), '96'],
   [layerCount.toLocaleString('en'), '4 override + 2 additive layers', ms(layerMs.get('full stacks')!), (layerMs.get('full stacks')! / baseline).toFixed(2), '96 + 200 (stack)'],
 ]);
+
+print('## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)');
+print();
+print('Every instance under a controller walking/running at its own speed; each frame about 1 in 300 instances changes speed or requests a random action. Controllers: CrowdControllers.update (state machines, fades, blend, record writes). Upload: crowd.update + encode + finish (every record changes each frame under controllers). Median ms per frame.');
+print();
+{
+  const robotPath = MODELS[2][1];
+  const robot = await characterFromFile(robotPath);
+  const config = parseControllerConfig(JSON.parse(await readFile(robotPath.replace('.glb', '.controller.json'), 'utf8')), robot.clipNames);
+  const rows = [];
+  for (const count of quick ? [10000] : [10000, 100000]) rows.push(await benchControllers(device, robot, config, count, quick ? 10 : 20));
+  table(['instances', 'controllers ms / frame', 'upload ms / frame', 'total CPU ms / frame', 'µs per instance'],
+    rows.map((r) => [r.instances.toLocaleString('en'), ms(r.controllersMs), ms(r.uploadMs), ms(r.totalMs), ((r.totalMs * 1000) / r.instances).toFixed(2)]));
+}
 
 if (peer) {
   print(`## Against three.js (a mixer per instance), ${CROWD_MODEL[0]}, Walk + Run blended`);

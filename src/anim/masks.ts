@@ -14,7 +14,22 @@ export function nodeByName(nodes: RigNodes, name: string, where: string): number
     const some = nodes.names.slice(0, 8).map((n) => `'${n}'`).join(', ');
     throw new RangeError(`${where}: no joint named '${name}' (joints include ${some}${nodes.count > 8 ? ', ...' : ''})`);
   }
-  if (nodes.names.indexOf(name, index + 1) >= 0) throw new RangeError(`${where}: more than one node is named '${name}'`);
+  // Several nodes may share a name (RobotExpressive's mesh node 'Torso' hangs beside its joint
+  // 'Torso'): the name means the joint when exactly one of them is a joint, else the one that is
+  // an ancestor of all the others; otherwise it is ambiguous.
+  const all: number[] = [];
+  for (let i = index; i >= 0; i = nodes.names.indexOf(name, i + 1)) all.push(i);
+  if (all.length === 1) return index;
+  const joints = nodes.isJoint ? all.filter((i) => nodes.isJoint[i]) : [];
+  if (joints.length === 1) return joints[0];
+  const candidates = joints.length > 1 ? joints : all;
+  const top = candidates[0];
+  for (const other of candidates.slice(1)) {
+    let p = other;
+    while (p >= 0 && p !== top) p = nodes.parent[p];
+    if (p !== top) throw new RangeError(`${where}: more than one node is named '${name}' (nodes ${top} and ${other}, neither below the other)`);
+  }
+  return top;
   return index;
 }
 

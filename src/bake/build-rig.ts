@@ -57,6 +57,7 @@ export function buildRig(asset: GltfAsset): Rig {
   const rigIndexOf = new Int32Array(gltfNodes.length).fill(-1);
   order.forEach((n, i) => { rigIndexOf[n] = i; });
   const nodes = makeRigNodes(asset, order, parentOf, rigIndexOf);
+  gltfSkins.forEach((skin) => skin.joints.forEach((j) => { nodes.isJoint[rigIndexOf[j]] = 1; }));
 
   const skins: Skin[] = gltfSkins.map((skin, s) => {
     const inverseBind = new Float64Array(skin.joints.length * 16);
@@ -106,6 +107,7 @@ function makeRigNodes(asset: GltfAsset, order: number[], parentOf: Int32Array, r
     restTranslation: new Float64Array(count * 3),
     restRotation: new Float64Array(count * 4),
     restScale: new Float64Array(count * 3),
+    isJoint: new Uint8Array(count),
   };
   order.forEach((n, i) => {
     const node = asset.json.nodes![n];

@@ -31,6 +31,8 @@ export interface RigNodes {
   restRotation: Float64Array;
   /** Rest pose scales, 3 per node. */
   restScale: Float64Array;
+  /** 1 where the node is a joint of a glTF skin, 0 for ancestors and rigid mesh nodes. */
+  isJoint: Uint8Array;
 }
 
 export interface Skin {

@@ -70,6 +70,7 @@ const nodes: RigNodes = {
   count: 3,
   names: ['hips', 'spine', 'head'],
   gltfIndex: Int32Array.of(0, 1, 2),
+  isJoint: Uint8Array.of(1, 1, 1),
   parent: Int32Array.of(-1, 0, 1),
   restTranslation: rest.translation,
   restRotation: rest.rotation,

@@ -3,8 +3,8 @@ import { buildMask, nodeByName, type MaskSpec } from '../../src/anim/masks';
 import type { RigNodes } from '../../src/bake/rig';
 import { loadModel } from '../helpers/models';
 
-/** Rig nodes with the given names and parents (parent-first); rest pose identity. */
-function rigNodes(names: string[], parents: number[]): RigNodes {
+/** Rig nodes with the given names and parents (parent-first); rest pose identity; `joints` lists the skin joints (default all). */
+function rigNodes(names: string[], parents: number[], joints?: number[]): RigNodes {
   const count = names.length;
   const restRotation = new Float64Array(count * 4);
   for (let i = 0; i < count; i++) restRotation[i * 4 + 3] = 1;
@@ -16,6 +16,7 @@ function rigNodes(names: string[], parents: number[]): RigNodes {
     restTranslation: new Float64Array(count * 3),
     restRotation,
     restScale: new Float64Array(count * 3).fill(1),
+    isJoint: Uint8Array.from(names, (_, i) => (joints === undefined || joints.includes(i) ? 1 : 0)),
   };
 }
 
@@ -119,3 +120,27 @@ describe('buildMask', () => {
     expect(mask.reduce((sum, w) => sum + w, 0)).toBe(10);
   });
 });
+
+describe('nodeByName with shared names', () => {
+  it('prefers the one joint among nodes of the same name (a mesh node named like its joint)', () => {
+    // 0 root, 1 Body (mesh node), 2 Torso (mesh node under Body), 3 Torso (joint under root), 4 Neck under 3
+    const nodes = rigNodes(['root', 'Body', 'Torso', 'Torso', 'Neck'], [-1, 0, 1, 0, 3], [0, 3, 4]);
+    expect(nodeByName(nodes, 'Torso', 'mask')).toBe(3);
+    expect(Array.from(buildMask(nodes, { root: 'Torso' }))).toEqual([0, 0, 0, 1, 1]);
+  });
+
+  it('takes the ancestor when every node of that name is a joint and one holds the others', () => {
+    const nodes = rigNodes(['root', 'Head', 'Head'], [-1, 0, 1]);
+    expect(nodeByName(nodes, 'Head', 'mask')).toBe(1);
+  });
+
+  it('resolves RobotExpressive\'s Torso (a joint and a mesh node share the name) to the joint', async () => {
+    const { rig } = await loadModel('RobotExpressive');
+    const torso = nodeByName(rig.nodes, 'Torso', 'mask');
+    expect(rig.nodes.isJoint[torso]).toBe(1);
+    const mask = buildMask(rig.nodes, { root: 'Torso' });
+    expect(mask[rig.nodes.names.indexOf('Head')]).toBe(1);
+    expect(mask[rig.nodes.names.indexOf('UpperLeg.L')]).toBe(0);
+  });
+});
+

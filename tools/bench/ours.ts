@@ -6,7 +6,9 @@ import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { bakedBytes } from '../../src/bake/bake';
 import { loadCharacter, type Character } from '../../src/character';
+import type { ControllerConfig } from '../../src/anim/control/config';
 import { Crowd } from '../../src/crowd';
+import { CrowdControllers } from '../../src/crowd-controllers';
 import { readGltfFile } from '../node-io';
 
 export async function characterFromFile(path: string): Promise<Character> {
@@ -176,4 +178,44 @@ function random(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+export interface ControllerRow { instances: number; controllersMs: number; uploadMs: number; totalMs: number }
+
+/**
+ * CPU ms per frame for `count` instances under animation controllers (RobotExpressive: speed
+ * changes and random actions): controllers.update (state machines, fades, locomotion, record
+ * writes) and crowd.update + encode + finish (the upload). Median over `frames`.
+ */
+export async function benchControllers(device: GPUDevice, character: Character, config: ControllerConfig, count: number, frames: number): Promise<ControllerRow> {
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+  const controllers = new CrowdControllers(crowd, config);
+  const next = random(5);
+  const side = Math.ceil(Math.sqrt(count));
+  const actions = config.actions.map((a) => a.name);
+  for (let i = 0; i < count; i++) {
+    const id = crowd.add();
+    controllers.add(id, (i % side) * 3, Math.floor(i / side) * 3, next() * 6.28).setSpeed(next() * 2);
+  }
+  const ctl: number[] = [];
+  const upload: number[] = [];
+  const dt = 1 / 60;
+  for (let f = 0; f < frames + 3; f++) {
+    // Inputs of a living crowd: about 1 in 300 instances changes speed or starts an action each frame.
+    for (let k = 0; k < count / 300; k++) {
+      const c = controllers.get(Math.floor(next() * count));
+      if (next() < 0.5) c.setSpeed(next() * 2); else if (actions.length) c.requestAction(actions[Math.floor(next() * actions.length)]);
+    }
+    const t0 = performance.now();
+    controllers.update(dt);
+    const t1 = performance.now();
+    crowd.update(dt);
+    const encoder = device.createCommandEncoder();
+    crowd.encode(encoder);
+    encoder.finish();
+    const t2 = performance.now();
+    if (f >= 3) { ctl.push(t1 - t0); upload.push(t2 - t1); }
+  }
+  crowd.destroy();
+  return { instances: count, controllersMs: median(ctl), uploadMs: median(upload), totalMs: median(ctl) + median(upload) };
 }

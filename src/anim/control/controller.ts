@@ -1,6 +1,6 @@
 import { evaluateCurve, type BlendCurve } from './curves';
 import type { ActionConfig, ControllerConfig } from './config';
-import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, type TransitionKind } from './crossfader';
+import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, type TransitionKind } from './crossfader';
 import { Locomotion, LocomotionRuntime } from './locomotion';
 import { StackOutput, WeightedClips } from './output';
 import { ClipPlayback } from './playback';
@@ -159,17 +159,17 @@ export class AnimationController {
     this.actionPhaseTime += dt;
     if (this.actionPhase === ACTION_IN) {
       this.actionWeight = action.fadeIn > 0 ? evaluateCurve(action.curve, this.actionPhaseTime / action.fadeIn) : 1;
-      if (this.actionPhaseTime >= action.fadeIn) this.enterAction(ACTION_PLAY);
+      if (this.actionPhaseTime >= action.fadeIn - TIME_EPSILON) this.enterAction(ACTION_PLAY);
     }
     if (this.actionPhase === ACTION_PLAY) {
       this.actionWeight = 1;
       const p = this.actionPlayback;
       const remaining = p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
-      if (remaining <= action.fadeOut || p.finished) this.enterAction(ACTION_OUT);
+      if (remaining <= action.fadeOut + TIME_EPSILON || p.finished) this.enterAction(ACTION_OUT);
     }
     if (this.actionPhase === ACTION_OUT) {
       this.actionWeight = action.fadeOut > 0 ? 1 - evaluateCurve(action.curve, this.actionPhaseTime / action.fadeOut) : 0;
-      if (this.actionPhaseTime >= action.fadeOut) {
+      if (this.actionPhaseTime >= action.fadeOut - TIME_EPSILON) {
         this.actionPhase = ACTION_NONE;
         this.action = -1;
         this.actionWeight = 0;

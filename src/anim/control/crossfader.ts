@@ -65,6 +65,13 @@ export class Fade {
 /** Most fades in flight; a further one completes the oldest first. */
 export const MAX_FADES = 3;
 
+/**
+ * Seconds of slack when deciding that a fade (or an action phase) has run its length: time
+ * summed from steps like 0.1 s lands a hair short (10 x 0.1 = 0.9999999999999999), which would
+ * otherwise end a 1 s fade at 10 fps a whole frame late.
+ */
+export const TIME_EPSILON = 1e-9;
+
 export class Crossfader {
   readonly current = new Source();
   readonly fades: Fade[] = Array.from({ length: MAX_FADES }, () => new Fade());
@@ -98,6 +105,7 @@ export class Crossfader {
     if (other.sameAs(target)) {
       last.reversing = !last.reversing;
       if (last.reversing) this.unfreezeBelow(this.fadeCount - 1);
+      else if (last.kind === 'frozen') this.freezeBelow(this.fadeCount - 1); // heading to the target again: the outgoing clips stop again
       return 'reversed';
     }
     if (last.progress < 0.5 && !last.reversing) {
@@ -121,17 +129,18 @@ export class Crossfader {
     // A completed fade hides everything before it.
     for (let i = this.fadeCount - 1; i >= 0; i--) {
       const fade = this.fades[i];
-      if (!fade.reversing && fade.elapsed >= fade.duration) {
+      if (!fade.reversing && fade.elapsed >= fade.duration - TIME_EPSILON) {
+        // The target stays frozen if a frozen fade in flight above it froze it (it is that
+        // fade's outgoing clip); otherwise its clock already runs.
         this.current.copy(fade.target);
         this.current.playback.holdFirstFrame = false;
-        this.current.playback.frozen = false;
         this.removeFirst(i + 1);
         break;
       }
     }
     // A reversed fade that ran back to its start leaves the list.
     for (let i = this.fadeCount - 1; i >= 0; i--) {
-      if (this.fades[i].reversing && this.fades[i].elapsed <= 0) {
+      if (this.fades[i].reversing && this.fades[i].elapsed <= TIME_EPSILON) {
         this.removeAt(i);
         this.unfreezeBelow(i);
       }
@@ -177,10 +186,13 @@ export class Crossfader {
     fade.kind = kind;
     fade.reversing = false;
     fade.weight = evaluateCurve(curve, 0);
-    if (kind === 'frozen') {
-      this.current.playback.frozen = true;
-      for (let i = 0; i < this.fadeCount - 1; i++) this.fades[i].target.playback.frozen = true;
-    }
+    if (kind === 'frozen') this.freezeBelow(this.fadeCount - 1);
+  }
+
+  /** Stops the clocks of every clip below fade `index` (the outgoing clips of a frozen fade). */
+  private freezeBelow(index: number): void {
+    this.current.playback.frozen = true;
+    for (let i = 0; i < index && i < this.fadeCount; i++) this.fades[i].target.playback.frozen = true;
   }
 
   /** Lets clips below fade `index` run again (a frozen fade was reversed or dropped). */
