@@ -172,6 +172,7 @@ export function parseControllerConfig(json: unknown, clipNames: readonly string[
     for (const [name, value] of Object.entries(json.actions)) {
       const w = `${where}.actions.${name}`;
       if (name === 'locomotion') throw new RangeError(`${w}: "locomotion" is reserved for the locomotion state`);
+      if (name.includes('->')) throw new RangeError(`${w}: action names cannot contain "->" (it separates the states of a transition)`);
       if (!isObject(value)) throw new TypeError(`${w} must be an object { clip, fadeIn, fadeOut, curve, mask }`);
       unknownKeys(value, ['clip', 'fadeIn', 'fadeOut', 'curve', 'mask'], w);
       let mask = -1;

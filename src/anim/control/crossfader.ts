@@ -80,9 +80,9 @@ export class Crossfader {
   /** Shows `source` now: no fade, every fade in flight dropped. */
   play(source: Source): void {
     this.current.copy(source);
-    this.current.playback.frozen = false;
     this.current.playback.holdFirstFrame = false;
     this.fadeCount = 0;
+    this.refreeze();
   }
 
   /** Fades to `target` over `seconds` (see the rules above). Returns what it did, for tracing. */
@@ -104,13 +104,13 @@ export class Crossfader {
     if (shown.sameAs(target)) return 'ignored';
     if (other.sameAs(target)) {
       last.reversing = !last.reversing;
-      if (last.reversing) this.unfreezeBelow(this.fadeCount - 1);
-      else if (last.kind === 'frozen') this.freezeBelow(this.fadeCount - 1); // heading to the target again: the outgoing clips stop again
+      this.refreeze();
       return 'reversed';
     }
     if (last.progress < 0.5 && !last.reversing) {
       last.target.copy(target);
       last.target.playback.holdFirstFrame = last.kind === 'first-frame';
+      this.refreeze();
       return 'retargeted';
     }
     this.push(target, seconds, kind, curve);
@@ -130,8 +130,6 @@ export class Crossfader {
     for (let i = this.fadeCount - 1; i >= 0; i--) {
       const fade = this.fades[i];
       if (!fade.reversing && fade.elapsed >= fade.duration - TIME_EPSILON) {
-        // The target stays frozen if a frozen fade in flight above it froze it (it is that
-        // fade's outgoing clip); otherwise its clock already runs.
         this.current.copy(fade.target);
         this.current.playback.holdFirstFrame = false;
         this.removeFirst(i + 1);
@@ -140,11 +138,9 @@ export class Crossfader {
     }
     // A reversed fade that ran back to its start leaves the list.
     for (let i = this.fadeCount - 1; i >= 0; i--) {
-      if (this.fades[i].reversing && this.fades[i].elapsed <= TIME_EPSILON) {
-        this.removeAt(i);
-        this.unfreezeBelow(i);
-      }
+      if (this.fades[i].reversing && this.fades[i].elapsed <= TIME_EPSILON) this.removeAt(i);
     }
+    this.refreeze();
   }
 
   /**
@@ -169,10 +165,14 @@ export class Crossfader {
   }
 
   private push(target: Source, seconds: number, kind: TransitionKind, curve: BlendCurve): void {
+    const weight = evaluateCurve(curve, 0); // first: a custom curve that throws leaves the list as it was
     if (this.fadeCount === MAX_FADES) {
-      // Complete the oldest fade at once to make room (its target becomes current).
-      this.current.copy(this.fades[0].target);
-      this.current.playback.holdFirstFrame = false;
+      // Complete the oldest fade at once to make room: its target becomes current, unless it
+      // was reversing (heading back to current), which completes by dropping it.
+      if (!this.fades[0].reversing) {
+        this.current.copy(this.fades[0].target);
+        this.current.playback.holdFirstFrame = false;
+      }
       this.removeFirst(1);
     }
     const fade = this.fades[this.fadeCount++];
@@ -185,20 +185,24 @@ export class Crossfader {
     fade.curve = curve;
     fade.kind = kind;
     fade.reversing = false;
-    fade.weight = evaluateCurve(curve, 0);
-    if (kind === 'frozen') this.freezeBelow(this.fadeCount - 1);
+    fade.weight = weight;
+    this.refreeze();
   }
 
-  /** Stops the clocks of every clip below fade `index` (the outgoing clips of a frozen fade). */
-  private freezeBelow(index: number): void {
-    this.current.playback.frozen = true;
-    for (let i = 0; i < index && i < this.fadeCount; i++) this.fades[i].target.playback.frozen = true;
-  }
-
-  /** Lets clips below fade `index` run again (a frozen fade was reversed or dropped). */
-  private unfreezeBelow(index: number): void {
-    this.current.playback.frozen = false;
-    for (let i = 0; i < index && i < this.fadeCount; i++) this.fades[i].target.playback.frozen = false;
+  /**
+   * Sets every clock's frozen flag from the fades in flight: a clip is stopped while any frozen
+   * fade above it heads to its target (the clip is part of that fade's outgoing pose). Called
+   * after every change to the list, so a fade that completes, reverses, is dropped or retargeted
+   * never leaves a clock stopped, or running, against that rule.
+   */
+  private refreeze(): void {
+    let frozen = false;
+    for (let i = this.fadeCount - 1; i >= 0; i--) {
+      const fade = this.fades[i];
+      fade.target.playback.frozen = frozen;
+      if (fade.kind === 'frozen' && !fade.reversing) frozen = true;
+    }
+    this.current.playback.frozen = frozen;
   }
 
   /** Drops the first `count` fades, keeping the Fade objects for reuse. */

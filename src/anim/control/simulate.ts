@@ -58,7 +58,11 @@ export function parseScript(json: unknown, runtime: ControllerRuntime): ScriptEn
     for (const key of Object.keys(e)) if (!allowed.includes(key)) throw new RangeError(`${where}: field "${key}" does not go with "${command}" (fields: ${allowed.join(', ')})`);
     const clip = (value: unknown, field: string) => {
       if (typeof value !== 'string') throw new TypeError(`${where}.${field} must be a clip name`);
-      runtime.clipIndex(value);
+      try {
+        runtime.clipIndex(value);
+      } catch (e) {
+        throw new RangeError(`${where}.${field}: ${(e as Error).message}`);
+      }
     };
     if (command === 'play' || command === 'fadeTo') clip(e[command], command);
     if (e.seconds !== undefined && !(typeof e.seconds === 'number' && e.seconds >= 0)) throw new RangeError(`${where}.seconds must be a number >= 0`);
