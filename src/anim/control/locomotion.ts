@@ -65,7 +65,7 @@ export class Locomotion {
   }
 
   get speed(): number {
-    return Math.hypot(this.velocityX, this.velocityZ);
+    return Math.sqrt(this.velocityX * this.velocityX + this.velocityZ * this.velocityZ);
   }
 
   /** Speed parameter: 0 idle, 1 walk, 2 run. */
@@ -87,8 +87,8 @@ export class Locomotion {
     }
     const dx = desiredX - this.velocityX;
     const dz = desiredZ - this.velocityZ;
-    const change = Math.hypot(dx, dz);
-    const speeding = Math.hypot(desiredX, desiredZ) >= this.speed;
+    const change = Math.sqrt(dx * dx + dz * dz);
+    const speeding = desiredX * desiredX + desiredZ * desiredZ >= this.velocityX * this.velocityX + this.velocityZ * this.velocityZ;
     const limit = (speeding ? c.maxAcceleration : c.maxDeceleration) * dt;
     const k = change > limit && change > 0 ? limit / change : 1;
     this.velocityX += dx * k;
