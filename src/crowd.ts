@@ -134,7 +134,7 @@ export class Crowd {
 
   /** Adds an instance; unspecified fields default to clip 0, time 0, speed 1, blend 0. */
   add(init: InstanceInit = {}): InstanceId {
-    if (this.liveCount === this.records.capacity) this.grow(this.liveCount * 2);
+    if (this.liveCount === this.records.capacity) this.grow(this.growthCapacity());
     const slot = this.liveCount++;
     const handle = this.freeHandles.pop() ?? this.newHandle();
     this.slotOf[handle] = slot;
@@ -327,6 +327,14 @@ export class Crowd {
     this.slotOf = grown;
     for (let h = this.slotOf.length - 1; h > handle; h--) this.freeHandles.push(h);
     return handle;
+  }
+
+  /** Double the capacity, or as much as the device's limits allow (at least one more). */
+  private growthCapacity(): number {
+    const limits = this.device.limits;
+    const perInstance = Math.max(this.posePass.jointBytes(1), INSTANCE.size, LAYER_STACK.size);
+    const byLimits = Math.floor(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) / perInstance);
+    return Math.max(this.liveCount + 1, Math.min(this.liveCount * 2, byLimits));
   }
 
   private grow(capacity: number): void {

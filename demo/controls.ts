@@ -1,0 +1,74 @@
+import GUI, { type Controller, type OptionController } from 'lil-gui';
+import { MODEL_NAMES } from './models';
+import { MAX_INSTANCES, type DemoState } from './url-state';
+
+/** Keys of DemoState that the panel edits; the App reacts to each. */
+export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid';
+
+export interface ControlActions {
+  /** A state field was changed by the user (the new value is already in the state). */
+  changed(key: StateKey): void;
+  resetCamera(): void;
+  /** Load a .glb/.gltf from a URL (the "Other model" folder). */
+  loadUrl(url: string): void;
+}
+
+const PRESETS = [1_000, 10_000, 50_000, 100_000];
+
+/**
+ * The lil-gui panel. It edits the App's DemoState object in place and reports each change;
+ * setClips() refills the clip menus when a model loads, sync() redraws after the App changed
+ * the state itself.
+ */
+export class Controls {
+  private readonly gui = new GUI({ title: 'crowd-skin' });
+  private readonly clipA: OptionController;
+  private readonly clipB: OptionController;
+  private readonly blend: Controller;
+  private readonly randomPhases: Controller;
+  private readonly variety: Controller;
+  private readonly url = { address: '' };
+
+  constructor(private readonly state: DemoState, actions: ControlActions) {
+    const gui = this.gui;
+    const on = (controller: Controller, key: StateKey) => controller.onChange(() => actions.changed(key));
+    on(gui.add(state, 'model', MODEL_NAMES), 'model');
+    on(gui.add(state, 'instances', 1, MAX_INSTANCES, 1), 'instances');
+    const presets = gui.addFolder('Instance presets');
+    for (const count of PRESETS) {
+      const preset = { [`${count / 1000}k`]: () => { state.instances = count; this.sync(); actions.changed('instances'); } };
+      presets.add(preset, `${count / 1000}k`);
+    }
+    presets.domElement.classList.add('presets');
+    on(gui.add(state, 'mode', ['crowd', 'uniform']), 'mode').name('mode');
+    this.clipA = on(gui.add(state, 'clipA', [state.clipA]), 'clipA').name('clip A') as OptionController;
+    this.clipB = on(gui.add(state, 'clipB', [state.clipB]), 'clipB').name('clip B') as OptionController;
+    this.blend = on(gui.add(state, 'blend', 0, 1, 0.01), 'blend').name('blend A→B');
+    this.randomPhases = on(gui.add(state, 'randomPhases'), 'randomPhases').name('random phases');
+    this.variety = on(gui.add(state, 'variety', 0, 1, 0.01), 'variety').name('other clips');
+    on(gui.add(state, 'speed', 0, 4, 0.01), 'speed').name('playback speed');
+    on(gui.add(state, 'paused'), 'paused').name('pause');
+    on(gui.add(state, 'grid'), 'grid').name('ground grid');
+    gui.add({ 'reset camera': () => actions.resetCamera() }, 'reset camera');
+    const other = gui.addFolder('Other model').close();
+    other.add(this.url, 'address').name('.glb URL');
+    other.add({ load: () => this.url.address && actions.loadUrl(this.url.address) }, 'load');
+    this.sync();
+  }
+
+  /** Refills both clip menus with the loaded model's clips. */
+  setClips(names: readonly string[]): void {
+    this.clipA.options([...names]);
+    this.clipB.options([...names]);
+    this.sync();
+  }
+
+  /** Shows the state's current values and enables the controls that apply to its mode. */
+  sync(): void {
+    const uniform = this.state.mode === 'uniform';
+    this.blend.enable(uniform);
+    this.randomPhases.enable(uniform);
+    this.variety.enable(!uniform);
+    for (const controller of this.gui.controllersRecursive()) controller.updateDisplay();
+  }
+}

@@ -1,0 +1,96 @@
+import gridWgsl from './shaders/grid.wgsl?raw';
+import { GRID_LINE_COLOR, GROUND_COLOR, SKY_COLOR } from './theme';
+
+/** Byte offsets of shaders/grid.wgsl `Grid` (WGSL alignment: vec3f is 16-aligned, 12 bytes). */
+const GRID_UNIFORM = {
+  size: 160,
+  viewProjection: 0, // mat4x4f: 64
+  center: 64, //        vec3f: 12
+  extent: 76, //        f32
+  eye: 80, //           vec3f: 12
+  majorEvery: 92, //    f32
+  groundColor: 96, //   vec4f
+  lineColor: 112, //    vec4f
+  skyColor: 128, //     vec4f
+  cellSize: 144, //     vec2f: 8 (8-aligned)
+  fogStart: 152, //     f32
+  fogEnd: 156, //       f32
+} as const;
+
+export interface GridPassOptions {
+  colorFormat: GPUTextureFormat;
+  depthFormat: GPUTextureFormat;
+  sampleCount: number;
+}
+
+/**
+ * The ground: one procedural-grid quad (shaders/grid.wgsl). The constructor creates the
+ * pipeline, uniform buffer and bind group; update() writes the uniform (one writeBuffer);
+ * draw() records one draw into the caller's render pass.
+ */
+export class GridPass {
+  /** Minor cell size along x and z, world units (the crowd's spacing: a character per cell). */
+  readonly cellSize = new Float32Array([1, 1]);
+  private readonly pipeline: GPURenderPipeline;
+  private readonly uniform: GPUBuffer;
+  private readonly bindGroup: GPUBindGroup;
+  private readonly data = new Float32Array(GRID_UNIFORM.size / 4);
+
+  constructor(private readonly device: GPUDevice, options: GridPassOptions) {
+    const module = device.createShaderModule({ label: 'GridPass.shader', code: gridWgsl });
+    this.pipeline = device.createRenderPipeline({
+      label: 'GridPass.pipeline',
+      layout: 'auto',
+      vertex: { module, entryPoint: 'vertexMain' },
+      fragment: {
+        module, entryPoint: 'fragmentMain', targets: [{ format: options.colorFormat }],
+        constants: { DECODE_SRGB: options.colorFormat.endsWith('-srgb') ? 1 : 0 },
+      },
+      primitive: { topology: 'triangle-list', cullMode: 'none' },
+      depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
+      multisample: { count: options.sampleCount },
+    });
+    this.uniform = device.createBuffer({ label: 'GridPass.uniform', size: GRID_UNIFORM.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.bindGroup = device.createBindGroup({
+      label: 'GridPass.bindGroup',
+      layout: this.pipeline.getBindGroupLayout(0),
+      entries: [{ binding: 0, resource: { buffer: this.uniform } }],
+    });
+    const f = this.data;
+    f.set(GROUND_COLOR, GRID_UNIFORM.groundColor / 4);
+    f.set(GRID_LINE_COLOR, GRID_UNIFORM.lineColor / 4);
+    f[GRID_UNIFORM.skyColor / 4] = SKY_COLOR.r;
+    f[GRID_UNIFORM.skyColor / 4 + 1] = SKY_COLOR.g;
+    f[GRID_UNIFORM.skyColor / 4 + 2] = SKY_COLOR.b;
+    f[GRID_UNIFORM.skyColor / 4 + 3] = 1;
+    f[GRID_UNIFORM.majorEvery / 4] = 10;
+  }
+
+  /**
+   * Writes the frame's uniform. The quad is centred on `target` (xz) and reaches `fogEnd`
+   * beyond it, where the ground has faded into the sky anyway.
+   */
+  update(viewProjection: Float32Array, eye: Float32Array, target: Float32Array, fogStart: number, fogEnd: number): void {
+    const f = this.data;
+    f.set(viewProjection, GRID_UNIFORM.viewProjection / 4);
+    f[GRID_UNIFORM.center / 4] = target[0];
+    f[GRID_UNIFORM.center / 4 + 1] = 0;
+    f[GRID_UNIFORM.center / 4 + 2] = target[2];
+    f[GRID_UNIFORM.extent / 4] = fogEnd * 1.1;
+    f.set(eye, GRID_UNIFORM.eye / 4);
+    f.set(this.cellSize, GRID_UNIFORM.cellSize / 4);
+    f[GRID_UNIFORM.fogStart / 4] = fogStart;
+    f[GRID_UNIFORM.fogEnd / 4] = fogEnd;
+    this.device.queue.writeBuffer(this.uniform, 0, this.data);
+  }
+
+  draw(pass: GPURenderPassEncoder): void {
+    pass.setPipeline(this.pipeline);
+    pass.setBindGroup(0, this.bindGroup);
+    pass.draw(6);
+  }
+
+  destroy(): void {
+    this.uniform.destroy();
+  }
+}

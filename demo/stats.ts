@@ -1,0 +1,101 @@
+import type { GpuTimer } from './gpu-timer';
+
+/** Milliseconds between refreshes of the overlay's text and data-* attributes. */
+const REFRESH_MS = 250;
+
+/** What the overlay shows about the loaded scene; set when it changes, not per frame. */
+export interface SceneStats {
+  model: string;
+  mode: string;
+  instances: number;
+  jointsPerInstance: number;
+  drawCalls: number;
+  /** Bytes of the baked tables: tracks + trackRefs + rest. */
+  bakedBytes: number;
+}
+
+/**
+ * The #stats overlay: FPS, CPU time of the frame function, GPU time of the compute and render
+ * passes (timestamp-query, else "n/a") and the scene's numbers. The same numbers are mirrored
+ * as data-* attributes for tests (data-frames counts frames rendered so far). Per frame it only
+ * adds to counters; text and attributes are rebuilt four times a second.
+ */
+export class StatsOverlay {
+  private readonly root: HTMLElement;
+  private frames = 0;
+  private windowFrames = 0;
+  private windowStart = 0;
+  private lastRefresh = -Infinity;
+  private fps = 0;
+  private cpuMs = NaN;
+  private scene: SceneStats | undefined;
+
+  constructor(private readonly timer: GpuTimer, private readonly adapter: string) {
+    const root = document.getElementById('stats');
+    if (!root) throw new Error('index.html has no #stats');
+    this.root = root;
+  }
+
+  setScene(scene: SceneStats): void {
+    this.scene = scene;
+    this.lastRefresh = -Infinity;
+  }
+
+  /** Call once per rendered frame: `now` from performance.now(), `cpuMs` its frame function. */
+  frame(now: number, cpuMs: number): void {
+    this.frames++;
+    this.windowFrames++;
+    this.cpuMs = Number.isNaN(this.cpuMs) ? cpuMs : this.cpuMs + (cpuMs - this.cpuMs) * 0.1;
+    if (now - this.windowStart >= 500) {
+      this.fps = (this.windowFrames * 1000) / (now - this.windowStart);
+      this.windowFrames = 0;
+      this.windowStart = now;
+    }
+    if (now - this.lastRefresh >= REFRESH_MS) {
+      this.lastRefresh = now;
+      this.refresh();
+    }
+  }
+
+  private refresh(): void {
+    const s = this.scene;
+    const gpu = (ms: number) => (Number.isNaN(ms) ? 'n/a' : `${ms.toFixed(2)} ms`);
+    const d = this.root.dataset;
+    d.frames = String(this.frames);
+    const fps = this.fps.toFixed(this.fps < 1 ? 2 : 1);
+    d.fps = fps;
+    d.cpuMs = this.cpuMs.toFixed(3);
+    d.gpuComputeMs = Number.isNaN(this.timer.computeMs) ? 'n/a' : this.timer.computeMs.toFixed(3);
+    d.gpuRenderMs = Number.isNaN(this.timer.renderMs) ? 'n/a' : this.timer.renderMs.toFixed(3);
+    if (s) {
+      d.model = s.model;
+      d.mode = s.mode;
+      d.instances = String(s.instances);
+      d.joints = String(s.jointsPerInstance);
+      d.drawCalls = String(s.drawCalls);
+      d.bakedBytes = String(s.bakedBytes);
+    }
+    const lines = [
+      `${fps} fps   CPU ${this.cpuMs.toFixed(2)} ms/frame`,
+      `GPU compute ${gpu(this.timer.computeMs)}   render ${gpu(this.timer.renderMs)}`,
+    ];
+    if (s) {
+      lines.push(
+        `${s.model} · ${s.mode}`,
+        `${s.instances.toLocaleString('en-US')} instances × ${s.jointsPerInstance} joints`,
+        `${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'} (+1 ground)`,
+        `baked tables ${formatBytes(s.bakedBytes)}`,
+        this.adapter,
+      );
+    } else {
+      lines.push('loading…');
+    }
+    this.root.textContent = lines.join('\n');
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(2)} MiB`;
+  if (bytes >= 1 << 10) return `${(bytes / (1 << 10)).toFixed(1)} KiB`;
+  return `${bytes} B`;
+}

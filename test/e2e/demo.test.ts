@@ -1,0 +1,156 @@
+/**
+ * End-to-end tests of the demo (index.html + demo/) in headless Chromium with WebGPU on
+ * SwiftShader. Slow by nature: a CPU emulates the GPU, and a 10,000-instance frame takes
+ * seconds, hence the long timeouts. Screenshots land in test-results/e2e/ for a person to look at.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SKY_RGB8 } from '../../demo/theme';
+import {
+  chromiumAvailable, collectProblems, launchBrowser, overlayRects, RESULTS_DIR, startServer, stat, statNumber,
+  waitForCrowd, waitForFrames,
+} from './harness';
+import { decode, shareChanged, shareUnlike, type Image } from './pixels';
+
+const VIEWPORT = { width: 960, height: 600 };
+/** Per-test limit for small crowds: loading, baking and a few SwiftShader frames. */
+const TEST_TIMEOUT = 300_000;
+/**
+ * The 10,000-instance test: one frame took 5 s on an idle 2-core machine and over 40 s on a
+ * busy one (measured), and the test needs about five frames.
+ */
+const BIG_TEST_TIMEOUT = 900_000;
+const BIG_WAIT = 600_000;
+/** Screenshots wait for a fresh frame. */
+const SCREENSHOT_TIMEOUT = 300_000;
+
+const available = chromiumAvailable();
+
+describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)', () => {
+  let server: ViteDevServer;
+  let baseUrl: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    ({ server, baseUrl } = await startServer());
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function open(query: string): Promise<{ page: Page; problems: string[] }> {
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    const problems = collectProblems(page);
+    await page.goto(`${baseUrl}/${query}`);
+    return { page, problems };
+  }
+
+  /** Screenshot saved as test-results/e2e/<name>.png, and decoded. */
+  async function shot(page: Page, name: string): Promise<Image> {
+    const png = await page.screenshot({ timeout: SCREENSHOT_TIMEOUT });
+    writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
+    return decode(png);
+  }
+
+  /**
+   * Two screenshots a few frames apart: the picture must be neither blank (sky everywhere)
+   * nor frozen. Only the animated crowd can change between them (the camera stands still and
+   * the ground is static), so the second check also proves that characters are drawn.
+   */
+  async function expectAliveCrowd(page: Page, name: string, frames = 2, timeout = 120_000): Promise<void> {
+    const skip = await overlayRects(page);
+    const first = await shot(page, `${name}-1`);
+    await waitForFrames(page, (await statNumber(page, 'frames')) + frames, timeout);
+    const second = await shot(page, `${name}-2`);
+    const unlikeSky = shareUnlike(first, SKY_RGB8, skip);
+    const changed = shareChanged(first, second, skip);
+    console.log(`${name}: ${(unlikeSky * 100).toFixed(1)}% of pixels unlike the sky, ${(changed * 100).toFixed(2)}% changed between screenshots`);
+    expect(unlikeSky, 'picture is (nearly) all background').toBeGreaterThan(0.25);
+    expect(changed, 'picture did not change between frames: crowd missing or frozen').toBeGreaterThan(0.002);
+  }
+
+  it('draws and animates the default crowd (1,000 Fox instances) without console errors', async () => {
+    const { page, problems } = await open('');
+    await waitForCrowd(page, 1000, 3);
+    expect(await stat(page, 'model')).toBe('Fox');
+    expect(await stat(page, 'mode')).toBe('crowd');
+    expect(await statNumber(page, 'joints')).toBe(24);
+    expect(await statNumber(page, 'drawCalls')).toBe(1);
+    expect(await statNumber(page, 'bakedBytes')).toBeGreaterThan(0);
+    expect(await stat(page, 'gpuRenderMs')).toMatch(/^(n\/a|\d+(\.\d+)?)$/);
+    await expectAliveCrowd(page, 'default-fox-1000');
+    expect(await page.locator('#fatal').isHidden()).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, TEST_TIMEOUT);
+
+  it('shows 10,000 instances in crowd mode (?instances=10000&mode=crowd)', async () => {
+    const { page, problems } = await open('?instances=10000&mode=crowd');
+    await waitForCrowd(page, 10_000, 1, BIG_WAIT);
+    expect(await statNumber(page, 'instances')).toBe(10_000);
+    expect(await page.locator('#stats').textContent()).toContain('10,000 instances');
+    await expectAliveCrowd(page, 'crowd-fox-10000', 1, BIG_WAIT);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, BIG_TEST_TIMEOUT);
+
+  it('keeps the previous model running when a model fails to load, and says why', async () => {
+    const message = (page: Page) => page.locator('#message-text').textContent();
+
+    // At startup: the named model loads first, then the bad URL fails beside it.
+    const { page } = await open('?instances=100&modelUrl=/models/does-not-exist.glb');
+    await waitForCrowd(page, 100, 1);
+    await page.waitForFunction(() => document.getElementById('message')?.dataset.kind === 'error', null, { timeout: 60_000 });
+    expect(await message(page)).toMatch(/Could not load does-not-exist\.glb: .*HTTP 404.*Still showing Fox/);
+    expect(await stat(page, 'model')).toBe('Fox');
+    expect(new URL(page.url()).searchParams.get('modelUrl')).toBeNull();
+    await expectAliveCrowd(page, 'bad-model-url');
+
+    // While running: a file that is not glTF at all.
+    await page.evaluate(() => document.getElementById('message-close')!.click());
+    const loaded = await page.evaluate(() => window.crowdDemo!.loadModelUrl('/index.html'));
+    expect(loaded).toBe(false);
+    expect(await page.locator('#message').isVisible()).toBe(true);
+    expect(await message(page)).toMatch(/Could not load index\.html: .+Still showing Fox/);
+    expect(await stat(page, 'model')).toBe('Fox');
+    expect(await statNumber(page, 'instances')).toBe(100);
+    await expectAliveCrowd(page, 'bad-model-file');
+    await page.close();
+
+    // An unknown model name in the URL: a message, and the default model.
+    const unknown = await open('?model=NoSuchModel&instances=9');
+    await waitForCrowd(unknown.page, 9, 1);
+    expect(await message(unknown.page)).toContain('unknown model "NoSuchModel"');
+    expect(await stat(unknown.page, 'model')).toBe('Fox');
+    expect(unknown.problems).toEqual([]);
+    await unknown.page.close();
+  }, TEST_TIMEOUT);
+
+  it('explains what to do when WebGPU is unavailable', async () => {
+    const cases = [
+      { name: 'no-navigator-gpu', script: () => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }), reason: /navigator\.gpu is missing/ },
+      { name: 'no-adapter', script: () => { GPU.prototype.requestAdapter = async () => null; }, reason: /no usable GPU adapter/ },
+    ];
+    for (const { name, script, reason } of cases) {
+      const page = await browser.newPage({ viewport: VIEWPORT });
+      await page.addInitScript(script);
+      await page.goto(`${baseUrl}/`);
+      const fatal = page.locator('#fatal');
+      await fatal.waitFor({ state: 'visible', timeout: 30_000 });
+      expect(await page.locator('#fatal-title').textContent()).toBe('WebGPU is not available');
+      expect(await page.locator('#fatal-message').textContent()).toMatch(reason);
+      const hints = await page.locator('#fatal-hints li').allTextContents();
+      expect(hints.join(' ')).toMatch(/Chrome/);
+      expect(hints.join(' ')).toMatch(/chrome:\/\/gpu/);
+      expect(hints.join(' ')).toMatch(/acceleration/);
+      await shot(page, `webgpu-unavailable-${name}`);
+      await page.close();
+    }
+  }, TEST_TIMEOUT);
+});

@@ -1,0 +1,103 @@
+/**
+ * Shared setup of the end-to-end tests: a Vite dev server on 127.0.0.1 serving the demo, and
+ * headless Chromium with WebGPU on SwiftShader (flags from WEBGPU-TESTING.md, section 3).
+ */
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** All five WebGPU flags are needed; with fewer the first submit fails. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run',
+  '--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader',
+  '--use-webgpu-adapter=swiftshader', '--use-angle=swiftshader',
+];
+
+/**
+ * Whether the browser tests can run. Without Chromium they are skipped with a loud warning,
+ * except under CI=true, where a missing browser is an error: CI must run them.
+ */
+export function chromiumAvailable(): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const message = `${CHROMIUM} not found: install Debian's chromium package (see WEBGPU-TESTING.md)`;
+  if (process.env.CI === 'true') throw new Error(`${message}. End-to-end tests must run under CI=true.`);
+  console.warn(`\n!!! END-TO-END TESTS SKIPPED: ${message}\n`);
+  return false;
+}
+
+export async function startServer(): Promise<{ server: ViteDevServer; baseUrl: string }> {
+  const server = await createServer({
+    root: REPO_ROOT,
+    configFile: false, // the repo's config is for vitest; the demo needs only defaults
+    // No SPA fallback: a missing file is a 404, as on a static host, not index.html.
+    appType: 'mpa',
+    logLevel: 'warn',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
+  });
+  await server.listen();
+  const address = server.httpServer!.address() as AddressInfo;
+  return { server, baseUrl: `http://127.0.0.1:${address.port}` };
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Console errors, WebGPU/validation warnings and uncaught exceptions of a page. */
+export function collectProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message: ConsoleMessage) => {
+    const text = message.text();
+    const type = message.type();
+    if (type === 'error' || (type === 'warning' && /webgpu|validation/i.test(text))) problems.push(`console.${type}: ${text}`);
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  return problems;
+}
+
+/** Waits until #stats says at least `frames` frames were rendered (SwiftShader is slow). */
+export async function waitForFrames(page: Page, frames: number, timeout = 120_000): Promise<number> {
+  await page.waitForFunction(
+    (n) => Number(document.getElementById('stats')?.dataset.frames ?? 0) >= n,
+    frames, { timeout, polling: 100 });
+  return statNumber(page, 'frames');
+}
+
+export async function stat(page: Page, key: string): Promise<string | undefined> {
+  return page.evaluate((k) => document.getElementById('stats')?.dataset[k], key);
+}
+
+export async function statNumber(page: Page, key: string): Promise<number> {
+  return Number(await stat(page, key));
+}
+
+/**
+ * Waits until the crowd shows `instances` instances (model loaded and populated) and then
+ * `frames` more frames were rendered. Returns the frame count reached.
+ */
+export async function waitForCrowd(page: Page, instances: number, frames = 3, timeout = 180_000): Promise<number> {
+  await page.waitForFunction(
+    (n) => document.getElementById('stats')?.dataset.instances === String(n),
+    instances, { timeout, polling: 100 });
+  const start = await statNumber(page, 'frames');
+  return waitForFrames(page, start + frames, timeout);
+}
+
+/** Where screenshots go (gitignored) so a human can look at them. */
+export const RESULTS_DIR = `${REPO_ROOT}test-results/e2e`;
+
+export interface Rect { x: number; y: number; width: number; height: number }
+
+/** Page-space rectangles of the DOM overlays (stats, panel, message), left out of pixel checks. */
+export async function overlayRects(page: Page): Promise<Rect[]> {
+  return page.evaluate(() => [...document.querySelectorAll('#stats, .lil-gui.lil-root, #message:not([hidden])')].map((e) => {
+    const r = e.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  }));
+}
