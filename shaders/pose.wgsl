@@ -22,6 +22,7 @@ const TRACK_INDEX_MASK: u32 = 0x7fffffffu;
 const LAYERS_NONE: u32 = 0xffffffffu;
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
+const REFERENCE_IDENTITY: u32 = 0xfffffffeu;
 const MAX_OVERRIDE_LAYERS: u32 = 4u;
 
 struct Params {
@@ -75,8 +76,9 @@ struct JointSlot {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-// Baked track entries; then 3 rest-pose vec4f per node from index params.restBase; then one
-// (duration in seconds, entries per track, 0, 0) per clip from index params.clipBase.
+// Baked track entries; 3 rest-pose vec4f per node from index params.restBase; the identity
+// difference (3 vec4f) at params.clipBase - 3; then one (duration in seconds, entries per
+// track, 1 for a difference clip else 0, 0) per clip from index params.clipBase.
 @group(0) @binding(1) var<storage, read> tracks: array<vec4f>;
 // (clip * nodeCount + node) * 3 + path -> index of the track's entry 0 | TRACK_STEP, or TRACK_NONE.
 @group(0) @binding(2) var<storage, read> trackRefs: array<u32>;
@@ -99,10 +101,12 @@ struct Trs {
   s: vec3f,
 }
 
-// Where a time falls in a clip's tracks: u in entries, in [0, last].
+// Where a time falls in a clip's tracks: u in entries, in [0, last]; whether the clip is a
+// difference clip (its untouched nodes read the identity difference, not the rest pose).
 struct TableCoordinate {
   u: f32,
   last: u32,
+  difference: bool,
 }
 
 // Position of time `t` (seconds) in clip `clip`'s tracks: wrap t into [0, d) as
@@ -111,14 +115,15 @@ fn tableCoordinate(clip: u32, t: f32) -> TableCoordinate {
   let info = tracks[params.clipBase + clip];
   let d = info.x;
   let last = u32(info.y) - 1u;
+  let difference = info.z != 0.0;
   if (d <= 0.0) {
-    return TableCoordinate(0.0, last);
+    return TableCoordinate(0.0, last, difference);
   }
   var wrapped = t - floor(t / d) * d;
   if (wrapped >= d) {
     wrapped = 0.0;
   }
-  return TableCoordinate(min(wrapped / d * f32(last), f32(last)), last);
+  return TableCoordinate(min(wrapped / d * f32(last), f32(last)), last, difference);
 }
 
 // One track's value at coordinate c: the two neighbouring entries mixed (STEP: the entry at or
@@ -137,7 +142,7 @@ fn sampleTrack(trackRef: u32, restIndex: u32, c: TableCoordinate) -> vec4f {
 
 fn sampleNode(clip: u32, u: TableCoordinate, node: u32) -> Trs {
   let refs = (clip * params.nodeCount + node) * 3u;
-  let rest = params.restBase + node * 3u;
+  let rest = select(params.restBase + node * 3u, params.clipBase - 3u, u.difference);
   return Trs(
     sampleTrack(trackRefs[refs], rest, u).xyz,
     normalize(sampleTrack(trackRefs[refs + 1u], rest + 1u, u)),
@@ -196,7 +201,9 @@ fn applyStack(index: u32, base: Trs, node: u32) -> Trs {
     if (w > 0.0) {
       let a = sampleNode(layer.clip, tableCoordinate(layer.clip, layer.phase + layer.speed * params.clock), node);
       var r = restTrs(node);
-      if (layer.refClip != REFERENCE_REST) {
+      if (layer.refClip == REFERENCE_IDENTITY) {
+        r = Trs(vec3f(0.0), vec4f(0.0, 0.0, 0.0, 1.0), vec3f(1.0));
+      } else if (layer.refClip != REFERENCE_REST) {
         r = sampleNode(layer.refClip, tableCoordinate(layer.refClip, layer.refPhase + layer.refSpeed * params.clock), node);
       }
       p = addTrs(p, a, r, w);

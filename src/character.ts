@@ -38,6 +38,12 @@ export interface LoadOptions {
   baseUrl?: string;
   /** Most entries per baked track (default 1024). */
   maxEntriesPerTrack?: number;
+  /**
+   * Clips to bake as difference clips for additive layers (src/bake/bake.ts): clip minus the
+   * reference pose, precomputed per table entry, so an additive layer reads one table instead of
+   * two. Each becomes a clip named `name` (default "<clip>-additive") after the file's clips.
+   */
+  additiveClips?: { clip: string | number; reference: 'rest' | { clip: string | number; time?: number }; name?: string }[];
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
@@ -61,7 +67,17 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   const t0 = performance.now();
   const rig = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
   const t1 = performance.now();
-  const baked = bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack });
+  const clipOf = (clip: string | number, where: string) => {
+    const index = typeof clip === 'number' ? clip : rig.clips.findIndex((c) => c.name === clip);
+    if (!(index >= 0 && index < rig.clips.length)) throw new RangeError(`${where}: no clip ${JSON.stringify(clip)} (clips: ${rig.clips.map((c) => JSON.stringify(c.name)).join(', ')})`);
+    return index;
+  };
+  const differences = (options.additiveClips ?? []).map((a, i) => {
+    const clip = clipOf(a.clip, `additiveClips[${i}].clip`);
+    const reference = a.reference === 'rest' ? 'rest' as const : { clip: clipOf(a.reference.clip, `additiveClips[${i}].reference.clip`), time: a.reference.time ?? 0 };
+    return { clip, reference, name: a.name ?? `${rig.clips[clip].name}-additive` };
+  });
+  const baked = bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
   const t2 = performance.now();
   return {
     name, rig, baked,

@@ -46,8 +46,11 @@ export interface LayerInit {
 
 /** An additive layer: adds (clip at time) minus `reference`, scaled by weight (times a mask). */
 export interface AdditiveLayerInit extends LayerInit {
-  /** The pose the difference is taken from: a clip at a time, or 'rest'. */
-  reference: 'rest' | { clip: string | number; time?: number; speed?: number };
+  /**
+   * The pose the difference is taken from: a clip at a time, or 'rest'. Omitted for a
+   * difference clip (LoadOptions.additiveClips), which already holds the difference.
+   */
+  reference?: 'rest' | { clip: string | number; time?: number; speed?: number };
 }
 
 /** Layers on top of an instance's clip A / clip B blend (semantics: src/anim/layers.ts). */
@@ -219,9 +222,14 @@ export class Crowd {
       clip: this.character.clipIndex(l.clip), time: l.time ?? 0, speed: l.speed ?? 1, weight: l.weight, mask: l.mask ?? MASK_NONE,
     });
     const additive = (l: AdditiveLayerInit): GpuAdditiveLayer => {
+      const resolved = layer(l);
       const ref = l.reference;
+      if (this.character.baked.clipIsDifference[resolved.clip]) {
+        if (ref !== undefined) throw new TypeError(`clip ${JSON.stringify(l.clip)} is a difference clip (it already subtracts its reference): give it no reference`);
+        return { ...resolved, reference: 'identity' };
+      }
       if (ref !== 'rest' && (typeof ref !== 'object' || ref === null)) throw new TypeError(`additive layer reference must be 'rest' or { clip, time }`);
-      return { ...layer(l), reference: ref === 'rest' ? 'rest' : { clip: this.character.clipIndex(ref.clip), time: ref.time ?? 0, speed: ref.speed ?? 0 } };
+      return { ...resolved, reference: ref === 'rest' ? 'rest' : { clip: this.character.clipIndex(ref.clip), time: ref.time ?? 0, speed: ref.speed ?? 0 } };
     };
     this.stacks.set(slot, { layers: (init.layers ?? []).map(layer), additive: (init.additive ?? []).map(additive) }, this.clockSeconds);
     this.records.setLayerStack(slot, slot);

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { loadCharacter } from '../src/character';
 import { Crowd } from '../src/crowd';
+import { modelPath } from './helpers/models';
 import { openTestDevice, readBuffer } from './helpers/gpu';
 import { testCharacter } from './helpers/character';
 
@@ -130,6 +133,25 @@ describe.skipIf(!device)('Crowd layers', () => {
     device!.queue.submit([again.finish()]);
     const n = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
     expect(Array.from(n.subarray(0, per)).some((v, i) => Math.abs(v - n[per + i]) > 1e-3)).toBe(true);
+    crowd.destroy();
+  });
+});
+
+describe.skipIf(!device)('Crowd difference clips', () => {
+  it('loads additive clips as difference clips and uses them without a reference', async () => {
+    const bytes = readFileSync(modelPath('Fox'));
+    const character = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, {
+      additiveClips: [{ clip: 'Run', reference: { clip: 'Run', time: 0 } }, { clip: 'Survey', reference: 'rest', name: 'Look' }],
+    });
+    expect(character.clipNames).toEqual(['Survey', 'Walk', 'Run', 'Run-additive', 'Look']);
+    await expect(loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, {
+      additiveClips: [{ clip: 'Jog', reference: 'rest' }],
+    })).rejects.toThrow(/additiveClips\[0\]\.clip: no clip "Jog"/);
+    const crowd = new Crowd(device!, character, FORMATS);
+    const id = crowd.add({ clipA: 'Walk' });
+    crowd.setLayers(id, { additive: [{ clip: 'Look', weight: 0.5 }] });
+    expect(() => crowd.setLayers(id, { additive: [{ clip: 'Look', weight: 0.5, reference: 'rest' }] })).toThrow(/difference clip .* give it no reference/);
+    expect(() => crowd.setLayers(id, { additive: [{ clip: 'Run', weight: 0.5 }] })).toThrow(/reference must be 'rest' or \{ clip, time \}/);
     crowd.destroy();
   });
 });

@@ -80,7 +80,7 @@ function gpuStackRequest(stack: LayerStack): { request: GpuPoseRequest; masks: F
   const layers = stack.layers.map((l) => ({ clip: l.clip, time: l.time, speed: 0, weight: l.weight, mask: maskIndex(l.mask) }));
   const additive = stack.additive.map((l) => ({
     clip: l.clip, time: l.time, speed: 0, weight: l.weight, mask: maskIndex(l.mask),
-    reference: l.reference === 'rest' ? 'rest' as const : { clip: l.reference.clip, time: l.reference.time, speed: 0 },
+    reference: typeof l.reference === 'string' ? l.reference : { clip: l.reference.clip, time: l.reference.time, speed: 0 },
   }));
   const { clip, time } = stack.base;
   return { request: { clipA: clip, clipB: clip, timeA: time, timeB: time, speedA: 0, speedB: 0, blend: 0, stack: { layers, additive } }, masks };

@@ -37,8 +37,11 @@ export interface OverrideLayer extends ClipTime {
 
 export interface AdditiveLayer extends ClipTime {
   weight: number;
-  /** The pose the difference is taken from: a clip at a time, or the rest pose. */
-  reference: ClipTime | 'rest';
+  /**
+   * The pose the difference is taken from: a clip at a time, the rest pose, or 'identity'
+   * (translation 0, rotation identity, scale 1) for a difference clip, which already holds A - R.
+   */
+  reference: ClipTime | 'rest' | 'identity';
   mask?: Float32Array;
 }
 
@@ -86,6 +89,10 @@ export class StackEvaluator {
         this.reference.translation.set(this.nodes.restTranslation);
         this.reference.rotation.set(this.nodes.restRotation);
         this.reference.scale.set(this.nodes.restScale);
+      } else if (layer.reference === 'identity') {
+        this.reference.translation.fill(0);
+        this.reference.scale.fill(1);
+        for (let j = 0; j < n; j++) this.reference.rotation.set(IDENTITY, j * 4);
       } else {
         this.sampler(layer.reference.clip, layer.reference.time, this.reference);
       }

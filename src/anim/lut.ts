@@ -7,6 +7,9 @@ import type { Pose } from './pose';
  * as shaders/pose.wgsl reads them (see the layout in bake/bake.ts).
  */
 
+/** Translation (0, 0, 0), rotation identity, scale (1, 1, 1): the difference of equal poses. */
+export const IDENTITY_TRS = Float32Array.of(0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0);
+
 /** Position of wrapped time `t` in clip `clip`'s tracks: u in entries, entry i and fraction f in [0, 1]. */
 export function tableCoordinate(baked: BakedModel, clip: number, t: number): { u: number; i: number; f: number } {
   const duration = baked.clipDurations[clip];
@@ -21,6 +24,7 @@ export function sampleLut(baked: BakedModel, clip: number, t: number, out: Pose)
   if (!(clip >= 0 && clip < baked.clipNames.length)) throw new RangeError(`clip ${clip} does not exist (the model has ${baked.clipNames.length})`);
   const { u, i, f } = tableCoordinate(baked, clip, t);
   const { tracks, rest, trackRefs, nodeCount } = baked;
+  const difference = baked.clipIsDifference[clip] === 1;
   for (let n = 0; n < nodeCount; n++) {
     for (let p = 0; p < 3; p++) {
       const ref = trackRefs[(clip * nodeCount + n) * 3 + p];
@@ -28,7 +32,9 @@ export function sampleLut(baked: BakedModel, clip: number, t: number, out: Pose)
       const target = p === 0 ? out.translation : p === 1 ? out.rotation : out.scale;
       const o = n * size;
       if (ref === TRACK_NONE) {
-        for (let c = 0; c < size; c++) target[o + c] = rest[n * 12 + p * 4 + c];
+        // A difference clip's untouched node is the identity difference, not the rest pose.
+        if (difference) for (let c = 0; c < size; c++) target[o + c] = IDENTITY_TRS[p * 4 + c];
+        else for (let c = 0; c < size; c++) target[o + c] = rest[n * 12 + p * 4 + c];
         continue;
       }
       const step = (ref & TRACK_STEP) !== 0;

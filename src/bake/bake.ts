@@ -1,5 +1,6 @@
-import { PATH_COMPONENTS, type Clip, type Rig, type TrsPath } from './rig';
-import { sampleChannel } from './sampler';
+import { createPose, type Pose } from '../anim/pose';
+import type { Clip, Rig, TrsPath } from './rig';
+import { restPose, sampleChannel, sampleClip } from './sampler';
 
 /**
  * The baked model: every clip sampled into lookup tables, laid out for the GPU. This file is
@@ -24,6 +25,12 @@ import { sampleChannel } from './sampler';
  *   STEP-interpolated.
  * - `rest`: 3 vec4f per node (translation, 0), (rotation), (scale, 0).
  * - `clipDurations`: seconds per clip.
+ * - Difference clips (BakeOptions.differences) follow the file's clips: clip A made additive
+ *   against a reference pose R (a clip at a time, or the rest pose) and baked as per-entry
+ *   differences: translation A.t - R.t, rotation conj(R.r) * A.r, scale A.s / R.s (1 where R.s
+ *   is 0). `clipIsDifference[c]` is 1 for them; where such a clip has no track (neither A nor R
+ *   moves the node) the value is the identity (0, identity, 1), not the rest pose. An additive
+ *   layer on a difference clip uses the identity as its reference: one table read instead of two.
  *
  * Only animated (clip, node, path) triples get a track, so a clip that moves 6 of 43 joints
  * costs 6 tracks, not 43 x 3.
@@ -42,6 +49,8 @@ export const PATHS: readonly TrsPath[] = ['translation', 'rotation', 'scale'];
 export interface BakedModel {
   /** Entries per track of each clip (2 .. maxEntriesPerTrack). */
   clipEntries: Uint32Array;
+  /** 1 for a difference clip (see the layout), 0 for a clip of the file. */
+  clipIsDifference: Uint8Array;
   nodeCount: number;
   clipNames: string[];
   clipDurations: Float32Array;
@@ -53,43 +62,59 @@ export interface BakedModel {
   tracks: Float32Array;
 }
 
+/** A difference clip to bake: clip `clip` minus the reference pose, named `name`. */
+export interface DifferenceClip {
+  clip: number;
+  /** The pose subtracted: a clip at a time (seconds), or the rest pose. */
+  reference: { clip: number; time: number } | 'rest';
+  name: string;
+}
+
 export interface BakeOptions {
   /** Most entries per track, at least 2 (default 1024). */
   maxEntriesPerTrack?: number;
   /** Align entries to each clip's key grid (default true; see the layout above). */
   alignToKeys?: boolean;
+  /** Difference clips to bake after the file's clips, for additive layers (see the layout above). */
+  differences?: DifferenceClip[];
 }
 
 /** Bakes every clip of `rig` into lookup tables (see the layout above). Load time only. */
 export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
   const maxEntries = options.maxEntriesPerTrack ?? DEFAULT_MAX_ENTRIES_PER_TRACK;
   if (!Number.isInteger(maxEntries) || maxEntries < 2) throw new RangeError(`maxEntriesPerTrack must be an integer >= 2, got ${maxEntries}`);
+  const differences = options.differences ?? [];
+  differences.forEach((d, i) => checkDifference(rig, d, i));
   const nodeCount = rig.nodes.count;
-  const clipCount = rig.clips.length;
-  const clipEntries = Uint32Array.from(rig.clips, (clip) => (options.alignToKeys === false ? maxEntries : keyAlignedEntries(clip, maxEntries)));
-  const totalEntries = rig.clips.reduce((sum, clip, c) => sum + clip.channels.length * clipEntries[c], 0);
+  const sources: BakedClipSource[] = [
+    ...rig.clips.map((clip) => ({ clip, tracks: clip.channels.map((ch) => ({ node: ch.node, path: ch.path, step: ch.interpolation === 'STEP' })) })),
+    ...differences.map((d) => differenceSource(rig, d)),
+  ];
+  const clipCount = sources.length;
+  const clipEntries = Uint32Array.from(sources, ({ clip }) => (options.alignToKeys === false ? maxEntries : keyAlignedEntries(clip, maxEntries)));
+  const totalEntries = sources.reduce((sum, source, c) => sum + source.tracks.length * clipEntries[c], 0);
   const tracks = new Float32Array(totalEntries * 4);
   const trackRefs = new Uint32Array(clipCount * nodeCount * 3).fill(TRACK_NONE);
   const value = new Float64Array(4);
   let offset = 0; // vec4 index of the next track's entry 0
-  rig.clips.forEach((clip, c) => {
+  sources.forEach((source, c) => {
     const entries = clipEntries[c];
-    for (const channel of clip.channels) {
-      const n = PATH_COMPONENTS[channel.path];
+    source.tracks.forEach((track, k) => {
       for (let e = 0; e < entries; e++) {
         value.fill(0);
-        sampleChannel(channel, (e * clip.duration) / (entries - 1), value, 0);
+        const t = (e * source.clip.duration) / (entries - 1);
+        if (source.sample) source.sample(track, t, value);
+        else sampleChannel(source.clip.channels[k], t, value, 0);
         const o = (offset + e) * 4;
-        if (n === 4 && e > 0) {
+        if (track.path === 'rotation' && e > 0) {
           const dot = value[0] * tracks[o - 4] + value[1] * tracks[o - 3] + value[2] * tracks[o - 2] + value[3] * tracks[o - 1];
           if (dot < 0) for (let i = 0; i < 4; i++) value[i] = -value[i];
         }
         for (let i = 0; i < 4; i++) tracks[o + i] = value[i];
       }
-      const ref = (c * nodeCount + channel.node) * 3 + PATHS.indexOf(channel.path);
-      trackRefs[ref] = offset | (channel.interpolation === 'STEP' ? TRACK_STEP : 0);
+      trackRefs[(c * nodeCount + track.node) * 3 + PATHS.indexOf(track.path)] = offset | (track.step ? TRACK_STEP : 0);
       offset += entries;
-    }
+    });
   });
 
   const rest = new Float32Array(nodeCount * 12);
@@ -100,11 +125,74 @@ export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
   }
   return {
     clipEntries, nodeCount, trackRefs, rest, tracks,
-    trackCount: rig.clips.reduce((sum, clip) => sum + clip.channels.length, 0),
-    clipNames: rig.clips.map((c) => c.name),
-    clipDurations: Float32Array.from(rig.clips, (c) => c.duration),
+    clipIsDifference: Uint8Array.from(sources, (_, c) => (c >= rig.clips.length ? 1 : 0)),
+    trackCount: sources.reduce((sum, source) => sum + source.tracks.length, 0),
+    clipNames: sources.map(({ clip }) => clip.name),
+    clipDurations: Float32Array.from(sources, ({ clip }) => clip.duration),
     parents: rig.nodes.parent,
   };
+}
+
+interface BakedTrack { node: number; path: TrsPath; step: boolean }
+
+/** What one baked clip is made of: a clip of the file (sampled per channel), or a difference clip (sampled by `sample`). */
+interface BakedClipSource {
+  /** Name, duration and key times (for entry alignment). */
+  clip: Clip;
+  tracks: BakedTrack[];
+  sample?: (track: BakedTrack, t: number, out: Float64Array) => void;
+}
+
+function checkDifference(rig: Rig, d: DifferenceClip, i: number): void {
+  const where = `differences[${i}]`;
+  const clips = rig.clips.length;
+  const ok = (c: number) => Number.isInteger(c) && c >= 0 && c < clips;
+  if (!ok(d.clip)) throw new RangeError(`${where}.clip ${d.clip} does not exist (the model has ${clips} clips)`);
+  if (d.reference !== 'rest' && (!ok(d.reference.clip) || !Number.isFinite(d.reference.time))) {
+    throw new RangeError(`${where}.reference must be 'rest' or a clip of the model at a finite time`);
+  }
+  if (!d.name || rig.clips.some((c) => c.name === d.name)) throw new RangeError(`${where}.name '${d.name}' is empty or already names a clip`);
+}
+
+/** A difference clip: every node the clip or its reference moves gets translation, rotation and scale tracks of A - R. */
+function differenceSource(rig: Rig, d: DifferenceClip): BakedClipSource {
+  const clip = rig.clips[d.clip];
+  const reference = createPose(rig.nodes.count);
+  if (d.reference === 'rest') restPose(rig.nodes, reference);
+  else sampleClip(rig, d.reference.clip, d.reference.time, reference);
+  const moved = new Set<number>(clip.channels.map((ch) => ch.node));
+  if (d.reference !== 'rest') for (const ch of rig.clips[d.reference.clip].channels) moved.add(ch.node);
+  const tracks: BakedTrack[] = [...moved].sort((a, b) => a - b).flatMap((node) => PATHS.map((path) => ({ node, path, step: false })));
+  const pose = createPose(rig.nodes.count);
+  let sampledAt = NaN;
+  return {
+    clip: { name: d.name, duration: clip.duration, channels: clip.channels },
+    tracks,
+    sample(track, t, out) {
+      if (t !== sampledAt) { sampleClip(rig, d.clip, t, pose); sampledAt = t; }
+      differenceAt(pose, reference, track.node, track.path, out);
+    },
+  };
+}
+
+/** The difference A - R of one node and path (rules in the layout above), into out[0..3]. */
+export function differenceAt(a: Pose, r: Pose, node: number, path: TrsPath, out: Float64Array): void {
+  if (path === 'rotation') {
+    const o = node * 4;
+    const rx = -r.rotation[o], ry = -r.rotation[o + 1], rz = -r.rotation[o + 2], rw = r.rotation[o + 3];
+    const ax = a.rotation[o], ay = a.rotation[o + 1], az = a.rotation[o + 2], aw = a.rotation[o + 3];
+    out[0] = rw * ax + rx * aw + ry * az - rz * ay;
+    out[1] = rw * ay - rx * az + ry * aw + rz * ax;
+    out[2] = rw * az + rx * ay - ry * ax + rz * aw;
+    out[3] = rw * aw - rx * ax - ry * ay - rz * az;
+    return;
+  }
+  const o = node * 3;
+  for (let c = 0; c < 3; c++) {
+    if (path === 'translation') out[c] = a.translation[o + c] - r.translation[o + c];
+    else out[c] = r.scale[o + c] === 0 ? 1 : a.scale[o + c] / r.scale[o + c];
+  }
+  out[3] = 0;
 }
 
 const FRAME_RATES = [24, 25, 30, 48, 50, 60, 120];

@@ -1,4 +1,4 @@
-import { LAYER, LAYER_STACK, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_REST } from './layout';
+import { LAYER, LAYER_STACK, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST } from './layout';
 import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
 
 /** One layer as the GPU stores it: clip index, time now, playback rate, weight, mask index. */
@@ -14,8 +14,8 @@ export interface GpuLayer {
 }
 
 export interface GpuAdditiveLayer extends GpuLayer {
-  /** Reference pose: a clip at a time playing at a speed, or the rest pose. */
-  reference: { clip: number; time: number; speed: number } | 'rest';
+  /** Reference pose: a clip at a time playing at a speed, the rest pose, or the identity (for difference clips). */
+  reference: { clip: number; time: number; speed: number } | 'rest' | 'identity';
 }
 
 export interface GpuLayerStack {
@@ -40,7 +40,7 @@ export class LayerStackRecords extends RecordBuffer {
     layers.forEach((layer, i) => this.check(layer, `layers[${i}]`));
     additive.forEach((layer, i) => {
       this.check(layer, `additive[${i}]`);
-      if (layer.reference !== 'rest') {
+      if (layer.reference !== 'rest' && layer.reference !== 'identity') {
         this.checkClip(layer.reference.clip, `additive[${i}].reference.clip`);
         checkFinite(layer.reference.time, `additive[${i}].reference.time`);
         checkFinite(layer.reference.speed, `additive[${i}].reference.speed`);
@@ -54,9 +54,15 @@ export class LayerStackRecords extends RecordBuffer {
       const l = o + (LAYER_STACK.layers + (MAX_OVERRIDE_LAYERS + k) * LAYER.size) / 4;
       this.writeLayer(l, layer, clock);
       const ref = layer.reference;
-      this.u32[l + LAYER.refClip / 4] = ref === 'rest' ? REFERENCE_REST : ref.clip;
-      this.f32[l + LAYER.refPhase / 4] = ref === 'rest' ? 0 : this.phase(ref.clip, ref.time, ref.speed, clock);
-      this.f32[l + LAYER.refSpeed / 4] = ref === 'rest' ? 0 : ref.speed;
+      if (ref === 'rest' || ref === 'identity') {
+        this.u32[l + LAYER.refClip / 4] = ref === 'rest' ? REFERENCE_REST : REFERENCE_IDENTITY;
+        this.f32[l + LAYER.refPhase / 4] = 0;
+        this.f32[l + LAYER.refSpeed / 4] = 0;
+      } else {
+        this.u32[l + LAYER.refClip / 4] = ref.clip;
+        this.f32[l + LAYER.refPhase / 4] = this.phase(ref.clip, ref.time, ref.speed, clock);
+        this.f32[l + LAYER.refSpeed / 4] = ref.speed;
+      }
     });
     this.touch(slot);
   }
@@ -103,7 +109,7 @@ export class LayerStackRecords extends RecordBuffer {
         const l = slot * this.stride + (LAYER_STACK.layers + i * LAYER.size) / 4;
         this.f32[l + LAYER.phase / 4] = this.timeAt(this.u32[l + LAYER.clip / 4], this.f32[l + LAYER.phase / 4], this.f32[l + LAYER.speed / 4], clock);
         const ref = this.u32[l + LAYER.refClip / 4];
-        if (i >= MAX_OVERRIDE_LAYERS && ref !== REFERENCE_REST) {
+        if (i >= MAX_OVERRIDE_LAYERS && ref !== REFERENCE_REST && ref !== REFERENCE_IDENTITY) {
           this.f32[l + LAYER.refPhase / 4] = this.timeAt(ref, this.f32[l + LAYER.refPhase / 4], this.f32[l + LAYER.refSpeed / 4], clock);
         }
       }

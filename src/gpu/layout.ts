@@ -31,12 +31,13 @@ export const LAYER = {
   speed: 8, //     f32: playback rate
   weight: 12, //   f32: in [0, 1]
   mask: 16, //     u32: mask index (nodeCount f32 weights each, in the masks buffer) or MASK_NONE
-  refClip: 20, //  u32: additive layers: reference clip, or REFERENCE_REST for the rest pose
+  refClip: 20, //  u32: additive layers: reference clip, REFERENCE_REST (rest pose) or REFERENCE_IDENTITY (difference clips)
   refPhase: 24, // f32: reference clip time at clock 0
   refSpeed: 28, // f32: reference playback rate
 } as const;
 export const MASK_NONE = 0xffffffff;
 export const REFERENCE_REST = 0xffffffff;
+export const REFERENCE_IDENTITY = 0xfffffffe;
 /** Override layers, then additive layers, in one stack record. */
 export const MAX_OVERRIDE_LAYERS = 4;
 export const MAX_ADDITIVE_LAYERS = 2;

@@ -1,3 +1,4 @@
+import { IDENTITY_TRS } from '../anim/lut';
 import type { BakedModel } from '../bake/bake';
 import type { Rig } from '../bake/rig';
 import { JOINT_SLOT, NODE } from './layout';
@@ -16,8 +17,10 @@ export interface RigData {
   skinSlotOffset: Uint32Array;
   clipCount: number;
   /**
-   * Baked track entries, then the rest pose (3 vec4f per node from vec4 index `restBase`), then
-   * one vec4f per clip from vec4 index `clipBase`: (duration in seconds, entries per track, 0, 0).
+   * Baked track entries; the rest pose (3 vec4f per node from vec4 index `restBase`); the
+   * identity difference (3 vec4f: translation 0, rotation identity, scale 1) just before
+   * `clipBase`; then one vec4f per clip from vec4 index `clipBase`: (duration in seconds,
+   * entries per track, 1 for a difference clip else 0, 0).
    */
   tracks: Float32Array;
   restBase: number;
@@ -54,14 +57,16 @@ export function packRigData(rig: Rig, baked: BakedModel): RigData {
     }
   });
   const restBase = baked.tracks.length / 4;
-  const clipBase = restBase + nodeCount * 3;
+  const clipBase = restBase + nodeCount * 3 + 3;
   const clipCount = baked.clipNames.length;
   const tracks = new Float32Array((clipBase + clipCount) * 4);
   tracks.set(baked.tracks);
   tracks.set(baked.rest, baked.tracks.length);
+  tracks.set(IDENTITY_TRS, (clipBase - 3) * 4);
   for (let c = 0; c < clipCount; c++) {
     tracks[(clipBase + c) * 4] = baked.clipDurations[c];
     tracks[(clipBase + c) * 4 + 1] = baked.clipEntries[c];
+    tracks[(clipBase + c) * 4 + 2] = baked.clipIsDifference[c];
   }
   return {
     nodeCount, maxDepth: depth.reduce((a, b) => Math.max(a, b), 0), slotCount, skinSlotOffset,

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { bake, bakedBytes, DEFAULT_MAX_ENTRIES_PER_TRACK, keyAlignedEntries, PATHS, TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
+import { createPose } from '../../src/anim/pose';
+import { bake, bakedBytes, DEFAULT_MAX_ENTRIES_PER_TRACK, differenceAt, keyAlignedEntries, PATHS, TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
 import { buildRig } from '../../src/bake/build-rig';
 import { PATH_COMPONENTS } from '../../src/bake/rig';
-import { sampleChannel } from '../../src/bake/sampler';
+import { sampleChannel, sampleClip } from '../../src/bake/sampler';
 import { skinnedModel } from '../helpers/gltf-builder';
 import { loadModel } from '../helpers/models';
 
@@ -215,5 +216,44 @@ describe('entries aligned to the key grid', () => {
   it('gives a clip of one key (duration 0) two entries', () => {
     const clip = { name: 'still', duration: 0, channels: [{ node: 0, path: 'scale' as const, interpolation: 'LINEAR' as const, times: Float32Array.of(0), values: Float32Array.of(1, 1, 1) }] };
     expect(keyAlignedEntries(clip, 1024)).toBe(2);
+  });
+});
+
+describe('difference clips (additive, precomputed)', () => {
+  it('appends clip minus reference, per entry, for every node the clip or its reference moves', async () => {
+    const { rig } = await loadModel('Fox');
+    const walk = rig.clips.findIndex((c) => c.name === 'Walk');
+    const run = rig.clips.findIndex((c) => c.name === 'Run');
+    const baked = bake(rig, { differences: [{ clip: walk, reference: { clip: run, time: 0.2 }, name: 'Walk-minus-Run' }] });
+    const c = rig.clips.length;
+    expect(baked.clipNames[c]).toBe('Walk-minus-Run');
+    expect(Array.from(baked.clipIsDifference)).toEqual([0, 0, 0, 1]);
+    expect(baked.clipDurations[c]).toBe(Math.fround(rig.clips[walk].duration));
+    // Entry e holds A(t_e) - R for translation, conj(R) * A(t_e) for rotation (up to sign), A.s / R.s for scale.
+    const exactA = createPose(rig.nodes.count);
+    const exactR = createPose(rig.nodes.count);
+    sampleClip(rig, run, 0.2, exactR);
+    const hip = rig.nodes.names.indexOf('b_Hip_01');
+    const e = 100;
+    sampleClip(rig, walk, (e * rig.clips[walk].duration) / (baked.clipEntries[c] - 1), exactA);
+    const expected = new Float64Array(4);
+    for (const [p, path] of (['translation', 'rotation', 'scale'] as const).entries()) {
+      differenceAt(exactA, exactR, hip, path, expected);
+      const ref = baked.trackRefs[(c * rig.nodes.count + hip) * 3 + p];
+      expect(ref).not.toBe(TRACK_NONE);
+      const stored = entry(baked.tracks, ref & TRACK_INDEX_MASK, e);
+      const sign = path === 'rotation' && stored.reduce((s, v, i) => s + v * expected[i], 0) < 0 ? -1 : 1;
+      stored.forEach((v, i) => expect(v * sign).toBeCloseTo(expected[i], 6));
+    }
+    // A node neither clip moves has no track: it reads as the identity difference.
+    const never = rig.nodes.names.indexOf('b_LeftFoot02_018');
+    expect(Array.from(baked.trackRefs.subarray((c * rig.nodes.count + never) * 3, (c * rig.nodes.count + never) * 3 + 3))).toEqual([TRACK_NONE, TRACK_NONE, TRACK_NONE]);
+  });
+
+  it('rejects a missing clip, a bad reference and a name already taken', async () => {
+    const { rig } = await loadModel('Fox');
+    expect(() => bake(rig, { differences: [{ clip: 9, reference: 'rest', name: 'x' }] })).toThrow(/differences\[0\]\.clip 9 does not exist/);
+    expect(() => bake(rig, { differences: [{ clip: 0, reference: { clip: 7, time: 0 }, name: 'x' }] })).toThrow(/differences\[0\]\.reference/);
+    expect(() => bake(rig, { differences: [{ clip: 0, reference: 'rest', name: 'Walk' }] })).toThrow(/name 'Walk' is empty or already names a clip/);
   });
 });

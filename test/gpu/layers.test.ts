@@ -128,3 +128,51 @@ describe.skipIf(!device)('layer stacks on the GPU equal the TypeScript reference
     for (let i = 0; i < n; i++) expect(both[n + i]).toBeCloseTo(run[i], 4);
   });
 });
+
+describe.skipIf(!device)('difference clips (additive layers baked at load time)', () => {
+  it('a difference clip with the identity reference equals the runtime additive layer, on the CPU and the GPU', async () => {
+    const { rig } = await loadModel('Fox');
+    const [survey, walk, run] = [0, 1, 2];
+    const baked = bake(rig, { differences: [{ clip: run, reference: { clip: run, time: 0 }, name: 'Run-additive' }, { clip: survey, reference: 'rest', name: 'Survey-additive' }] });
+    const runDiff = rig.clips.length;
+    const surveyDiff = runDiff + 1;
+    const mask = buildMask(rig.nodes, { root: 'b_Spine01_02' });
+    const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
+    const requests: GpuPoseRequest[] = [];
+    const runtimeStacks: LayerStack[] = [];
+    const differenceStacks: LayerStack[] = [];
+    for (let i = 0; i < 40; i++) {
+      const t = 0.03 * i;
+      const w = (i % 5) / 4;
+      runtimeStacks.push({ base: { clip: walk, time: t }, layers: [], additive: [
+        { clip: run, time: 0.5 * t, weight: w, reference: { clip: run, time: 0 }, mask },
+        { clip: survey, time: t, weight: 1 - w, reference: 'rest' },
+      ] });
+      differenceStacks.push({ base: { clip: walk, time: t }, layers: [], additive: [
+        { clip: runDiff, time: 0.5 * t, weight: w, reference: 'identity', mask },
+        { clip: surveyDiff, time: t, weight: 1 - w, reference: 'identity' },
+      ] });
+      requests.push({ clipA: walk, clipB: walk, timeA: t, timeB: t, speedA: 0, speedB: 0, blend: 0, stack: { layers: [], additive: [
+        { clip: runDiff, time: 0.5 * t, speed: 0, weight: w, mask: 0, reference: 'identity' },
+        { clip: surveyDiff, time: t, speed: 0, weight: 1 - w, mask: MASK_NONE, reference: 'identity' },
+      ] } });
+    }
+    const gpu = await gpuJointMatrices(device!, rig, baked, requests, { masks: [mask] });
+    const runtime = new Float64Array(gpu.length);
+    const difference = new Float64Array(gpu.length);
+    const joints = rig.skins[0].joints.length;
+    for (let i = 0; i < requests.length; i++) {
+      poser.evaluateStack(runtimeStacks[i]);
+      runtime.set(poser.jointMatrices(0), i * joints * 16);
+      poser.evaluateStack(differenceStacks[i]);
+      difference.set(poser.jointMatrices(0), i * joints * 16);
+    }
+    const extent = Math.max(...rig.nodes.restTranslation.map(Math.abs), 1);
+    // Left-multiplying by a fixed conj(R) commutes with the entry interpolation, so the two CPU
+    // paths differ only by float32 storage of the differences.
+    expect(worstError(Float32Array.from(difference), runtime, extent).worst).toBeLessThan(2e-6);
+    const { worst, unwritten } = worstError(gpu, difference, extent);
+    expect(unwritten).toBe(0);
+    expect(worst).toBeLessThan(2e-5);
+  });
+});
