@@ -13,7 +13,8 @@
 override WORKGROUP_SIZE: u32 = 64;
 // Capacity of the workgroup matrix array: at least the rig's node count.
 override MAX_NODES: u32 = 256;
-// False compiles the layer-stack branch out (for measuring what the branch costs plain records).
+// False compiles the layer-stack code out: the pipeline for records without stacks (PosePass
+// dispatches plain and layered records separately, so plain ones never pay for it).
 override LAYERS_ENABLED: bool = true;
 
 const TRACK_NONE: u32 = 0xffffffffu;
@@ -34,6 +35,10 @@ struct Params {
   maxDepth: u32,
   clock: f32,
   dispatchWidth: u32,
+  firstInstance: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }
 
 struct Instance {
@@ -225,10 +230,11 @@ fn composeTrs(p: Trs) -> mat4x4f {
 
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) thread: u32) {
-  let instance = group.x + group.y * params.dispatchWidth;
-  if (instance >= params.instanceCount) {
+  let index = group.x + group.y * params.dispatchWidth;
+  if (index >= params.instanceCount) {
     return; // uniform across the workgroup, so the barriers below stay in uniform control flow
   }
+  let instance = params.firstInstance + index;
   let record = instances[instance];
   let uA = tableCoordinate(record.clipA, record.phaseA + record.speedA * params.clock);
   let uB = tableCoordinate(record.clipB, record.phaseB + record.speedB * params.clock);

@@ -64,8 +64,6 @@ export interface LayersInit {
 export interface CrowdOptions extends SkinPassOptions {
   /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
   capacity?: number;
-  /** False compiles layer stacks out of the pose pass (setLayers then throws). Default true. */
-  layers?: boolean;
 }
 
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
@@ -92,7 +90,8 @@ export class Crowd {
   private handleOf = new Int32Array(0);
   private readonly freeHandles: number[] = [];
   private liveCount = 0;
-  private readonly layersEnabled: boolean;
+  /** Instances with a layer stack: they occupy the last `layeredCount` slots (see PosePass). */
+  private layeredCount = 0;
   private readonly maskScratch = new Uint32Array(MAX_OVERRIDE_LAYERS);
   private clockSeconds = 0;
 
@@ -100,8 +99,7 @@ export class Crowd {
     const capacity = options.capacity ?? 1024;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     const { gpu, rig, textures } = character;
-    this.layersEnabled = options.layers !== false;
-    this.posePass = new PosePass(device, gpu, { layers: this.layersEnabled });
+    this.posePass = new PosePass(device, gpu);
     this.skinPass = new SkinPass(device, rig.primitives, gpu.skinSlotOffset, gpu.slotCount, textures, options);
     this.records = new InstanceRecords(capacity, character.clipDurations);
     this.masks = new MaskTable(gpu.nodeCount);
@@ -130,6 +128,14 @@ export class Crowd {
     return this.character.gpu.slotCount;
   }
 
+  /**
+   * Where instance `id`'s joint matrices start in `jointMatrices`, in matrices (each 3 vec4f
+   * rows, 48 bytes). Valid until the next add, remove or setLayers, which may move instances.
+   */
+  jointMatrixIndex(id: InstanceId): number {
+    return this.slot(id) * this.character.gpu.slotCount;
+  }
+
   /** The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts); owned by the crowd. */
   get jointMatrices(): GPUBuffer {
     return this.jointBuffer;
@@ -138,7 +144,10 @@ export class Crowd {
   /** Adds an instance; unspecified fields default to clip 0, time 0, speed 1, blend 0. */
   add(init: InstanceInit = {}): InstanceId {
     if (this.liveCount === this.records.capacity) this.grow(this.growthCapacity());
-    const slot = this.liveCount++;
+    // New instances are plain: the first layered instance moves to the end to make room.
+    const slot = this.plainEnd;
+    if (this.layeredCount > 0) this.moveSlot(slot, this.liveCount);
+    this.liveCount++;
     const handle = this.freeHandles.pop() ?? this.newHandle();
     this.slotOf[handle] = slot;
     this.handleOf[slot] = handle;
@@ -159,17 +168,15 @@ export class Crowd {
   /** Removes an instance; its id may be reused by a later add. */
   remove(id: InstanceId): void {
     const slot = this.slot(id);
-    const last = --this.liveCount;
-    if (slot !== last) {
-      this.records.move(last, slot);
-      if (this.records.layerStack(slot) !== LAYERS_NONE) {
-        this.stacks.move(last, slot);
-        this.records.setLayerStack(slot, slot);
-      }
-      const moved = this.handleOf[last];
-      this.handleOf[slot] = moved;
-      this.slotOf[moved] = slot;
+    if (slot >= this.plainEnd) {
+      this.moveSlot(this.liveCount - 1, slot);
+      this.layeredCount--;
+    } else {
+      const lastPlain = this.plainEnd - 1;
+      this.moveSlot(lastPlain, slot);
+      this.moveSlot(this.liveCount - 1, lastPlain);
     }
+    this.liveCount--;
     this.slotOf[id] = -1;
     this.freeHandles.push(id);
   }
@@ -181,6 +188,7 @@ export class Crowd {
       this.freeHandles.push(this.handleOf[slot]);
     }
     this.liveCount = 0;
+    this.layeredCount = 0;
   }
 
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
@@ -212,12 +220,10 @@ export class Crowd {
    * is replaced whole; times are the layers' times now.
    */
   setLayers(id: InstanceId, init: LayersInit | null): void {
-    const slot = this.slot(id);
     if (init === null) {
-      this.records.setLayerStack(slot, LAYERS_NONE);
+      this.makePlain(id);
       return;
     }
-    if (!this.layersEnabled) throw new Error('this crowd was created with layers: false');
     const layer = (l: LayerInit): GpuLayer => ({
       clip: this.character.clipIndex(l.clip), time: l.time ?? 0, speed: l.speed ?? 1, weight: l.weight, mask: l.mask ?? MASK_NONE,
     });
@@ -231,8 +237,9 @@ export class Crowd {
       if (ref !== 'rest' && (typeof ref !== 'object' || ref === null)) throw new TypeError(`additive layer reference must be 'rest' or { clip, time }`);
       return { ...resolved, reference: ref === 'rest' ? 'rest' : { clip: this.character.clipIndex(ref.clip), time: ref.time ?? 0, speed: ref.speed ?? 0 } };
     };
-    this.stacks.set(slot, { layers: (init.layers ?? []).map(layer), additive: (init.additive ?? []).map(additive) }, this.clockSeconds);
-    this.records.setLayerStack(slot, slot);
+    const stack = { layers: (init.layers ?? []).map(layer), additive: (init.additive ?? []).map(additive) };
+    this.stacks.validate(stack);
+    this.stacks.set(this.makeLayered(id), stack, this.clockSeconds);
   }
 
   /** Sets one layer's weight (allocation-free, for per-frame fades). */
@@ -249,16 +256,13 @@ export class Crowd {
    */
   setStackArrays(id: InstanceId, baseClip: number, baseTime: number, baseSpeed: number, count: number,
     clips: ArrayLike<number>, times: ArrayLike<number>, speeds: ArrayLike<number>, weights: ArrayLike<number>, masks: ArrayLike<number>): void {
-    const slot = this.slot(id);
-    this.records.setSingleClip(slot, baseClip, baseTime, baseSpeed, this.clockSeconds);
+    this.records.setSingleClip(this.slot(id), baseClip, baseTime, baseSpeed, this.clockSeconds);
     if (count === 0) {
-      this.records.setLayerStack(slot, LAYERS_NONE);
+      this.makePlain(id);
       return;
     }
-    if (!this.layersEnabled) throw new Error('this crowd was created with layers: false');
     for (let i = 0; i < count; i++) this.maskScratch[i] = masks[i] < 0 ? MASK_NONE : masks[i];
-    this.stacks.setOverrides(slot, count, clips, times, speeds, weights, this.maskScratch, this.clockSeconds);
-    this.records.setLayerStack(slot, slot);
+    this.stacks.setOverrides(this.makeLayered(id), count, clips, times, speeds, weights, this.maskScratch, this.clockSeconds);
   }
 
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
@@ -291,7 +295,7 @@ export class Crowd {
     this.masks.upload(this.device.queue, this.maskBuffer);
     this.records.upload(this.device.queue, this.instanceBuffer);
     this.stacks.upload(this.device.queue, this.stackBuffer);
-    this.posePass.update(this.liveCount, this.clockSeconds);
+    this.posePass.update(this.plainEnd, this.layeredCount, this.clockSeconds);
   }
 
   /** Records the pose compute pass (call after update, before the render pass that draws). */
@@ -320,6 +324,61 @@ export class Crowd {
 
   private resolve(state: Omit<AnimationState, 'clipA' | 'clipB'> & { clipA: string | number; clipB: string | number }): InstanceAnimation {
     return { ...state, clipA: this.character.clipIndex(state.clipA), clipB: this.character.clipIndex(state.clipB) };
+  }
+
+  /** First layered slot: plain instances occupy [0, plainEnd). */
+  private get plainEnd(): number {
+    return this.liveCount - this.layeredCount;
+  }
+
+  /** Moves the instance in slot `from` (record, stack, handle) to slot `to`, which is free or being vacated. */
+  private moveSlot(from: number, to: number): void {
+    if (from === to) return;
+    this.records.move(from, to);
+    if (this.records.layerStack(to) !== LAYERS_NONE) {
+      this.stacks.move(from, to);
+      this.records.setLayerStack(to, to);
+    }
+    const handle = this.handleOf[from];
+    this.handleOf[to] = handle;
+    this.slotOf[handle] = to;
+  }
+
+  /** Exchanges the instances in slots a and b (records, stacks, handles). */
+  private swapSlots(a: number, b: number): void {
+    if (a === b) return;
+    this.records.swap(a, b);
+    this.stacks.swap(a, b);
+    for (const s of [a, b]) if (this.records.layerStack(s) !== LAYERS_NONE) this.records.setLayerStack(s, s);
+    const ha = this.handleOf[a];
+    const hb = this.handleOf[b];
+    this.handleOf[a] = hb;
+    this.handleOf[b] = ha;
+    this.slotOf[hb] = a;
+    this.slotOf[ha] = b;
+  }
+
+  /** Makes instance `id` layered (moving it into the layered range if needed); returns its slot. */
+  private makeLayered(id: InstanceId): number {
+    let slot = this.slot(id);
+    if (slot < this.plainEnd) {
+      this.swapSlots(slot, this.plainEnd - 1);
+      slot = this.plainEnd - 1;
+      this.layeredCount++;
+    }
+    this.records.setLayerStack(slot, slot);
+    return slot;
+  }
+
+  /** Makes instance `id` plain (moving it out of the layered range if needed). */
+  private makePlain(id: InstanceId): void {
+    let slot = this.slot(id);
+    if (slot >= this.plainEnd) {
+      this.swapSlots(slot, this.plainEnd);
+      slot = this.plainEnd;
+      this.layeredCount--;
+    }
+    this.records.setLayerStack(slot, LAYERS_NONE);
   }
 
   private slot(id: InstanceId): number {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { loadCharacter } from '../src/character';
+import { CpuPoser } from '../src/anim/evaluate';
+import { sampleLut } from '../src/anim/lut';
+import { buildMask } from '../src/anim/masks';
 import { Crowd } from '../src/crowd';
 import { modelPath } from './helpers/models';
 import { openTestDevice, readBuffer } from './helpers/gpu';
@@ -152,6 +155,69 @@ describe.skipIf(!device)('Crowd difference clips', () => {
     crowd.setLayers(id, { additive: [{ clip: 'Look', weight: 0.5 }] });
     expect(() => crowd.setLayers(id, { additive: [{ clip: 'Look', weight: 0.5, reference: 'rest' }] })).toThrow(/difference clip .* give it no reference/);
     expect(() => crowd.setLayers(id, { additive: [{ clip: 'Run', weight: 0.5 }] })).toThrow(/reference must be 'rest' or \{ clip, time \}/);
+    crowd.destroy();
+  });
+});
+
+describe.skipIf(!device)('Crowd keeps layered instances after plain ones (two pipelines)', () => {
+  it('survives random adds, removes, setLayers and setLayers(null): every instance poses as its own state says', async () => {
+    const character = await testCharacter('Fox');
+    const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 4 });
+    const { rig, baked } = character;
+    const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
+    const mask = crowd.createMask({ root: 'b_Spine01_02' });
+    const maskWeights = buildMask(rig.nodes, { root: 'b_Spine01_02' });
+    type State = { clip: number; time: number; layer?: { clip: number; time: number; weight: number } };
+    const states = new Map<number, State>();
+    let seed = 11;
+    const next = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (let step = 0; step < 120; step++) {
+      const ids = [...states.keys()];
+      const op = next();
+      if (op < 0.35 || ids.length < 3) {
+        const state: State = { clip: Math.floor(next() * 3), time: next() * 2 };
+        states.set(crowd.add({ clipA: state.clip, timeA: state.time, speedA: 0 }), state);
+      } else {
+        const id = ids[Math.floor(next() * ids.length)];
+        if (op < 0.55) {
+          crowd.remove(id);
+          states.delete(id);
+        } else if (op < 0.85) {
+          const layer = { clip: Math.floor(next() * 3), time: next() * 2, weight: 0.2 + 0.8 * next() };
+          crowd.setLayers(id, { layers: [{ ...layer, speed: 0, mask }] });
+          states.get(id)!.layer = layer;
+        } else {
+          crowd.setLayers(id, null);
+          delete states.get(id)!.layer;
+        }
+      }
+    }
+    crowd.update(0);
+    const encoder = device!.createCommandEncoder();
+    crowd.encode(encoder);
+    device!.queue.submit([encoder.finish()]);
+    const rows = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    const joints = crowd.jointsPerInstance;
+    let layered = 0;
+    for (const [id, state] of states) {
+      if (state.layer) layered++;
+      poser.evaluateStack({
+        base: { clip: state.clip, time: state.time },
+        layers: state.layer ? [{ ...state.layer, mask: maskWeights }] : [],
+        additive: [],
+      });
+      const expected = poser.jointMatrices(0);
+      const first = crowd.jointMatrixIndex(id);
+      for (let j = 0; j < joints; j++) {
+        for (let r = 0; r < 3; r++) {
+          for (let c = 0; c < 4; c++) {
+            expect(rows[(first + j) * 12 + r * 4 + c]).toBeCloseTo(expected[j * 16 + c * 4 + r], 2);
+          }
+        }
+      }
+    }
+    expect(layered).toBeGreaterThan(2);
+    expect(states.size).toBeGreaterThan(layered);
     crowd.destroy();
   });
 });

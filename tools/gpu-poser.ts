@@ -59,11 +59,16 @@ export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: Baked
   for (const mask of options.masks ?? []) maskTable.add(mask);
   const records = new InstanceRecords(count, baked.clipDurations);
   const stackRecords = new LayerStackRecords(count, baked.clipDurations, () => maskTable.count);
-  requests.forEach((request, i) => {
-    records.setWorld(i, options.world?.(i) ?? IDENTITY);
-    records.setAnimation(i, request, 0);
-    records.setLayerStack(i, request.stack ? i : LAYERS_NONE);
-    if (request.stack) stackRecords.set(i, request.stack, 0);
+  // The pass poses plain records first, then layered ones (PosePass): place them so, and
+  // remember where each request went.
+  const order = requests.map((_, i) => i).sort((a, b) => Number(!!requests[a].stack) - Number(!!requests[b].stack));
+  const plainCount = requests.filter((r) => !r.stack).length;
+  order.forEach((request, slot) => {
+    const r = requests[request];
+    records.setWorld(slot, options.world?.(request) ?? IDENTITY);
+    records.setAnimation(slot, r, 0);
+    records.setLayerStack(slot, r.stack ? slot : LAYERS_NONE);
+    if (r.stack) stackRecords.set(slot, r.stack, 0);
   });
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
   const instances = device.createBuffer({ label: 'gpuJointMatrices.instances', size: records.bytes.byteLength, usage });
@@ -76,7 +81,7 @@ export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: Baked
   stackRecords.upload(device.queue, stacks);
   maskTable.upload(device.queue, masks);
   pass.bind(instances, stacks, masks, joints);
-  pass.update(count, options.clock ?? 0);
+  pass.update(plainCount, count - plainCount, options.clock ?? 0);
   const staging = device.createBuffer({ label: 'gpuJointMatrices.readback', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   const encoder = device.createCommandEncoder();
   pass.encode(encoder);
@@ -87,11 +92,16 @@ export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: Baked
   for (const buffer of [staging, joints, instances, stacks, masks]) buffer.destroy();
   pass.destroy();
   const out = new Float32Array((rows.length / 12) * 16);
-  for (let m = 0; m < rows.length / 12; m++) {
-    for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) out[m * 16 + c * 4 + r] = rows[m * 12 + r * 4 + c];
-    out[m * 16 + 3] = 0; out[m * 16 + 7] = 0; out[m * 16 + 11] = 0; out[m * 16 + 15] = 1;
-    // A row left NaN by the shader must stay visible in the bottom-row-free form too.
-    if (rows.subarray(m * 12, m * 12 + 12).some(Number.isNaN)) out[m * 16 + 15] = NaN;
-  }
+  const slots = data.slotCount;
+  order.forEach((request, slot) => {
+    for (let j = 0; j < slots; j++) {
+      const m = request * slots + j; // output matrix
+      const g = slot * slots + j; // GPU matrix
+      for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) out[m * 16 + c * 4 + r] = rows[g * 12 + r * 4 + c];
+      out[m * 16 + 3] = 0; out[m * 16 + 7] = 0; out[m * 16 + 11] = 0; out[m * 16 + 15] = 1;
+      // A row left NaN by the shader must stay visible in the bottom-row-free form too.
+      if (rows.subarray(g * 12, g * 12 + 12).some(Number.isNaN)) out[m * 16 + 15] = NaN;
+    }
+  });
   return out;
 }

@@ -32,8 +32,8 @@ export class LayerStackRecords extends RecordBuffer {
     super(LAYER_STACK.size, capacity, clipDurations);
   }
 
-  /** Writes stack `slot` so that each layer's clip is at its time at crowd clock `clock`. */
-  set(slot: number, stack: GpuLayerStack, clock: number): void {
+  /** Validates a stack without writing it (so a caller can check before moving records). */
+  validate(stack: GpuLayerStack): void {
     const { layers, additive } = stack;
     if (layers.length > MAX_OVERRIDE_LAYERS) throw new RangeError(`at most ${MAX_OVERRIDE_LAYERS} override layers per instance, got ${layers.length}`);
     if (additive.length > MAX_ADDITIVE_LAYERS) throw new RangeError(`at most ${MAX_ADDITIVE_LAYERS} additive layers per instance, got ${additive.length}`);
@@ -46,6 +46,12 @@ export class LayerStackRecords extends RecordBuffer {
         checkFinite(layer.reference.speed, `additive[${i}].reference.speed`);
       }
     });
+  }
+
+  /** Writes stack `slot` so that each layer's clip is at its time at crowd clock `clock`. */
+  set(slot: number, stack: GpuLayerStack, clock: number): void {
+    this.validate(stack);
+    const { layers, additive } = stack;
     const o = slot * this.stride;
     this.u32[o + LAYER_STACK.overrideCount / 4] = layers.length;
     this.u32[o + LAYER_STACK.additiveCount / 4] = additive.length;

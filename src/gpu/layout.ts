@@ -54,17 +54,19 @@ export const LAYER_STACK = {
   layers: 8, //        array<Layer, 6>
 } as const;
 
-/** The pose pass's uniform block (shaders/pose.wgsl `Params`). */
+/** The pose pass's uniform block (shaders/pose.wgsl `Params`), one per dispatch. */
 export const POSE_PARAMS = {
-  size: 32,
-  instanceCount: 0, //   u32
+  size: 48,
+  instanceCount: 0, //   u32: records this dispatch poses
   nodeCount: 4, //       u32: rig nodes per instance
   slotCount: 8, //       u32: joint matrices per instance
-  clipBase: 12, //       u32: index in `tracks` of clip 0's (duration, entries, 0, 0)
+  clipBase: 12, //       u32: index in `tracks` of clip 0's (duration, entries, difference, 0)
   restBase: 16, //       u32: index in `tracks` of the first rest-pose vec4
   maxDepth: 20, //       u32: deepest node's depth (roots have depth 0)
   clock: 24, //          f32: seconds
   dispatchWidth: 28, //  u32: workgroups per row of the 2D dispatch
+  firstInstance: 32, //  u32: record of this dispatch's first workgroup
+  // 12 bytes of padding to a 16-byte multiple
 } as const;
 
 /** Per rig node (shaders/pose.wgsl `Node`). */

@@ -1,40 +1,50 @@
 import poseWgsl from '../../shaders/pose.wgsl?raw';
-import { INSTANCE, JOINT_MATRIX_BYTES, POSE_PARAMS } from './layout';
+import { JOINT_MATRIX_BYTES, POSE_PARAMS } from './layout';
 import { checkStorageBinding } from './limits';
 import type { RigData } from './rig-data';
 
 /** Widest row of the 2D dispatch grid (WebGPU's maxComputeWorkgroupsPerDimension default). */
 const MAX_DISPATCH_WIDTH = 65535;
 
+/** One of the pass's two dispatches: plain records, or records with layer stacks. */
+class Dispatch {
+  readonly params: GPUBuffer;
+  readonly data = new ArrayBuffer(POSE_PARAMS.size);
+  readonly view = new DataView(this.data);
+  bindGroup: GPUBindGroup | undefined;
+  width = 1;
+  height = 0;
+
+  constructor(device: GPUDevice, readonly label: string, readonly pipeline: GPUComputePipeline) {
+    this.params = device.createBuffer({ label: `${label}.params`, size: POSE_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+  }
+}
+
 /**
  * The compute pass that writes every instance's joint matrices (shaders/pose.wgsl).
- * create: the constructor uploads the rig's static tables and builds the pipeline;
- * bind(): points it at the instance and joint-matrix buffers (on creation and growth only);
- * update(): writes the per-frame uniform; encode(): records the dispatch.
+ * create: the constructor uploads the rig's static tables and builds two pipelines of the same
+ * shader: one with the layer-stack code compiled out (LAYERS_ENABLED false) for plain records,
+ * one with it for records that have stacks. The caller keeps the layered records after the
+ * plain ones (Crowd does), so plain records never pay for the layer code (npm run bench
+ * measured 1.5-1.6x on SwiftShader for a shader that merely contains it).
+ * bind(): points it at the instance, stack, mask and joint-matrix buffers (creation and growth
+ * only); update(): writes the per-frame uniforms; encode(): records the dispatches.
  */
 export class PosePass {
   readonly workgroupSize: number;
-  private readonly pipeline: GPUComputePipeline;
-  private readonly params: GPUBuffer;
-  private readonly paramsData = new ArrayBuffer(POSE_PARAMS.size);
-  private readonly paramsView = new DataView(this.paramsData);
+  private readonly plain: Dispatch;
+  private readonly layered: Dispatch;
+  private readonly layout: GPUBindGroupLayout;
   private readonly staticBuffers: GPUBuffer[];
-  private bindGroup: GPUBindGroup | undefined;
-  private dispatchWidth = 1;
-  private dispatchHeight = 0;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'PosePass' };
 
-  /**
-   * `options.layers` false builds the pipeline without the layer-stack branch (records' stacks
-   * are then ignored); the benchmark uses it to show what the branch costs plain records.
-   */
-  constructor(private readonly device: GPUDevice, private readonly rig: RigData, options: { layers?: boolean } = {}) {
+  constructor(private readonly device: GPUDevice, private readonly rig: RigData) {
     const workgroupBytes = rig.nodeCount * 64;
     if (workgroupBytes > device.limits.maxComputeWorkgroupStorageSize) {
       throw new RangeError(`the rig has ${rig.nodeCount} nodes, which need ${workgroupBytes} bytes of workgroup memory; ` +
         `the device's maxComputeWorkgroupStorageSize is ${device.limits.maxComputeWorkgroupStorageSize}`);
     }
-    // A thread per node, in whole 32-thread groups (measured: see README, "Thread mapping").
+    // A thread per node, in whole 32-thread groups (see README, "How it works").
     this.workgroupSize = Math.min(Math.max(32, Math.ceil(rig.nodeCount / 32) * 32), device.limits.maxComputeInvocationsPerWorkgroup, 256);
     const upload = (label: string, data: ArrayBuffer | ArrayBufferView) => {
       const bytes = data.byteLength;
@@ -49,16 +59,28 @@ export class PosePass {
       upload('PosePass.nodes', rig.nodes),
       upload('PosePass.slots', rig.slots),
     ];
-    this.params = device.createBuffer({ label: 'PosePass.params', size: POSE_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    const storage = (binding: number, type: GPUBufferBindingType = 'read-only-storage'): GPUBindGroupLayoutEntry =>
+      ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } });
+    // One explicit layout for both pipelines (an 'auto' layout would drop the bindings the plain pipeline never reads).
+    this.layout = device.createBindGroupLayout({
+      label: 'PosePass.layout',
+      entries: [
+        { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } },
+        ...[1, 2, 3, 4, 5, 6, 7].map((b) => storage(b)),
+        storage(8, 'storage'),
+      ],
+    });
     const module = device.createShaderModule({ label: 'PosePass.shader', code: poseWgsl });
-    this.pipeline = device.createComputePipeline({
-      label: 'PosePass.pipeline',
-      layout: 'auto',
+    const pipeline = (label: string, layers: boolean) => device.createComputePipeline({
+      label,
+      layout: device.createPipelineLayout({ label: `${label}.layout`, bindGroupLayouts: [this.layout] }),
       compute: {
         module, entryPoint: 'main',
-        constants: { WORKGROUP_SIZE: this.workgroupSize, MAX_NODES: Math.max(rig.nodeCount, 1), LAYERS_ENABLED: options.layers === false ? 0 : 1 },
+        constants: { WORKGROUP_SIZE: this.workgroupSize, MAX_NODES: Math.max(rig.nodeCount, 1), LAYERS_ENABLED: layers ? 1 : 0 },
       },
     });
+    this.plain = new Dispatch(device, 'PosePass.plain', pipeline('PosePass.plainPipeline', false));
+    this.layered = new Dispatch(device, 'PosePass.layered', pipeline('PosePass.layeredPipeline', true));
   }
 
   /** Joint-matrix bytes for `instances` instances. */
@@ -74,46 +96,58 @@ export class PosePass {
   bind(instances: GPUBuffer, stacks: GPUBuffer, masks: GPUBuffer, joints: GPUBuffer): void {
     const buffers = { instances, stacks, masks, joints };
     for (const [name, buffer] of Object.entries(buffers)) checkStorageBinding(this.device, `PosePass.${name}`, buffer.size);
-    this.bindGroup = this.device.createBindGroup({
-      label: 'PosePass.bindGroup',
-      layout: this.pipeline.getBindGroupLayout(0),
-      entries: [this.params, ...this.staticBuffers, instances, stacks, masks, joints].map((buffer, binding) => ({ binding, resource: { buffer } })),
-    });
+    for (const d of [this.plain, this.layered]) {
+      d.bindGroup = this.device.createBindGroup({
+        label: `${d.label}.bindGroup`,
+        layout: this.layout,
+        entries: [d.params, ...this.staticBuffers, instances, stacks, masks, joints].map((buffer, binding) => ({ binding, resource: { buffer } })),
+      });
+    }
   }
 
-  /** Writes the frame's uniform: `instanceCount` records to pose, crowd clock in seconds. */
-  update(instanceCount: number, clock: number): void {
-    this.dispatchWidth = Math.max(1, Math.min(instanceCount, MAX_DISPATCH_WIDTH));
-    this.dispatchHeight = Math.ceil(instanceCount / this.dispatchWidth);
-    const v = this.paramsView;
-    v.setUint32(POSE_PARAMS.instanceCount, instanceCount, true);
+  /**
+   * Writes the frame's uniforms: records [0, plainCount) are plain, the next `layeredCount`
+   * have layer stacks; `clock` is the crowd clock in seconds.
+   */
+  update(plainCount: number, layeredCount: number, clock: number): void {
+    this.write(this.plain, 0, plainCount, clock);
+    this.write(this.layered, plainCount, layeredCount, clock);
+  }
+
+  /** Records the dispatches into `encoder` (one compute pass). */
+  encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
+    if (!this.plain.bindGroup) throw new Error('PosePass.encode: call bind() first');
+    if (this.plain.height === 0 && this.layered.height === 0) return;
+    this.passDescriptor.timestampWrites = timestampWrites;
+    const pass = encoder.beginComputePass(this.passDescriptor);
+    for (const d of [this.plain, this.layered]) {
+      if (d.height === 0) continue;
+      pass.setPipeline(d.pipeline);
+      pass.setBindGroup(0, d.bindGroup!);
+      pass.dispatchWorkgroups(d.width, d.height);
+    }
+    pass.end();
+  }
+
+  destroy(): void {
+    for (const buffer of this.staticBuffers) buffer.destroy();
+    this.plain.params.destroy();
+    this.layered.params.destroy();
+  }
+
+  private write(d: Dispatch, first: number, count: number, clock: number): void {
+    d.width = Math.max(1, Math.min(count, MAX_DISPATCH_WIDTH));
+    d.height = Math.ceil(count / d.width);
+    const v = d.view;
+    v.setUint32(POSE_PARAMS.firstInstance, first, true);
+    v.setUint32(POSE_PARAMS.instanceCount, count, true);
     v.setUint32(POSE_PARAMS.nodeCount, this.rig.nodeCount, true);
     v.setUint32(POSE_PARAMS.slotCount, this.rig.slotCount, true);
     v.setUint32(POSE_PARAMS.clipBase, this.rig.clipBase, true);
     v.setUint32(POSE_PARAMS.restBase, this.rig.restBase, true);
     v.setUint32(POSE_PARAMS.maxDepth, this.rig.maxDepth, true);
     v.setFloat32(POSE_PARAMS.clock, clock, true);
-    v.setUint32(POSE_PARAMS.dispatchWidth, this.dispatchWidth, true);
-    this.device.queue.writeBuffer(this.params, 0, this.paramsData);
-  }
-
-  /** Records the dispatch into `encoder` (its own compute pass). */
-  encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
-    if (!this.bindGroup) throw new Error('PosePass.encode: call bind() first');
-    if (this.dispatchHeight === 0) return;
-    this.passDescriptor.timestampWrites = timestampWrites;
-    const pass = encoder.beginComputePass(this.passDescriptor);
-    pass.setPipeline(this.pipeline);
-    pass.setBindGroup(0, this.bindGroup);
-    pass.dispatchWorkgroups(this.dispatchWidth, this.dispatchHeight);
-    pass.end();
-  }
-
-  destroy(): void {
-    for (const buffer of this.staticBuffers) buffer.destroy();
-    this.params.destroy();
+    v.setUint32(POSE_PARAMS.dispatchWidth, d.width, true);
+    this.device.queue.writeBuffer(d.params, 0, d.data);
   }
 }
-
-/** Bytes per instance record, re-exported for callers sizing instance buffers. */
-export const INSTANCE_BYTES = INSTANCE.size;

@@ -45,6 +45,20 @@ export class RecordBuffer {
     this.touch(to);
   }
 
+  /** Exchanges records `a` and `b`. */
+  swap(a: number, b: number): void {
+    if (a === b) return;
+    this.scratch ??= new Uint32Array(this.stride);
+    const u = this.u32;
+    this.scratch.set(u.subarray(a * this.stride, (a + 1) * this.stride));
+    u.copyWithin(a * this.stride, b * this.stride, (b + 1) * this.stride);
+    u.set(this.scratch, b * this.stride);
+    this.touch(a);
+    this.touch(b);
+  }
+
+  private scratch: Uint32Array | undefined;
+
   /** Sends the records changed since the last call to `buffer` in one writeBuffer; returns bytes sent. */
   upload(queue: GPUQueue, buffer: GPUBuffer): number {
     if (this.dirtyEnd <= this.dirtyStart) return 0;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CAMERA, INSTANCE, JOINT_SLOT, MATERIAL, NODE, POSE_PARAMS } from '../../src/gpu/layout';
+import { CAMERA, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, MATERIAL, NODE, POSE_PARAMS } from '../../src/gpu/layout';
 
 // Alignment and size of each WGSL type used in the shared structs (WGSL spec, "Alignment and Size").
 const TYPES: Record<string, { align: number; size: number }> = {
@@ -27,9 +27,11 @@ function wgslLayout(source: string, name: string): { offsets: Record<string, num
   return { offsets, size: Math.ceil(offset / structAlign) * structAlign };
 }
 
+/** Compares a layout.ts table with a WGSL struct; WGSL fields named pad* are padding, absent from layout.ts. */
 function expectMatches(layout: Record<string, number>, wgsl: { offsets: Record<string, number>; size: number }) {
   const { size, ...fields } = layout;
-  expect(fields).toEqual(wgsl.offsets);
+  const named = Object.fromEntries(Object.entries(wgsl.offsets).filter(([name]) => !name.startsWith('pad')));
+  expect(fields).toEqual(named);
   expect(size).toBe(wgsl.size);
 }
 
@@ -44,8 +46,17 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expect(INSTANCE.size).toBe(64 + 8 * 4);
   });
 
-  it('Params: eight 4-byte fields, 32 bytes', () => {
+  it('Params: nine 4-byte fields and 3 pad words, 48 bytes', () => {
     expectMatches(POSE_PARAMS, wgslLayout(pose, 'Params'));
+    expect(POSE_PARAMS.size).toBe(12 * 4);
+  });
+
+  it('Layer: eight 4-byte fields, 32 bytes; LayerStack: two counts then array<Layer, 6> at 8, 200 bytes', () => {
+    expectMatches(LAYER, wgslLayout(pose, 'Layer'));
+    // A struct of 4-byte fields is 4-byte aligned, so the array needs no padding after the counts.
+    const stack = /struct LayerStack \{[^}]*layers: array<Layer, 6>/.test(pose);
+    expect(stack).toBe(true);
+    expect(LAYER_STACK).toEqual({ size: 8 + 6 * 32, overrideCount: 0, additiveCount: 4, layers: 8 });
   });
 
   it('Node: parent i32 at 0, depth u32 at 4, 8 bytes', () => {

@@ -8,6 +8,8 @@ import { bakedBytes } from '../../src/bake/bake';
 import { loadCharacter, type Character } from '../../src/character';
 import type { ControllerConfig } from '../../src/anim/control/config';
 import { Crowd } from '../../src/crowd';
+import { InstanceRecords } from '../../src/gpu/instance-records';
+import { PosePass } from '../../src/gpu/pose-pass';
 import { CrowdControllers } from '../../src/crowd-controllers';
 import { readGltfFile } from '../node-io';
 
@@ -104,12 +106,10 @@ export interface GpuRow { instances: number; ms: number; nsPerJointMatrix: numbe
  * Pose-pass time for `count` instances: GPU timestamps when the adapter has timestamp-query,
  * else wall time from submit to completion. Median of `runs` after one warm-up.
  */
-export async function benchPosePass(
-  device: GPUDevice, character: Character, count: number, runs: number, variant: 'plain' | 'no layer branch' | 'full stacks' = 'plain',
-): Promise<GpuRow> {
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count, layers: variant !== 'no layer branch' });
+export async function benchPosePass(device: GPUDevice, character: Character, count: number, runs: number, fullStacks = false): Promise<GpuRow> {
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
   fillCrowd(crowd, count);
-  if (variant === 'full stacks') addFullStacks(crowd, count);
+  if (fullStacks) addFullStacks(crowd, count);
   crowd.update(0);
   const timestamps = device.features.has('timestamp-query');
   const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
@@ -218,4 +218,61 @@ export async function benchControllers(device: GPUDevice, character: Character, 
   }
   crowd.destroy();
   return { instances: count, controllersMs: median(ctl), uploadMs: median(upload), totalMs: median(ctl) + median(upload) };
+}
+
+/**
+ * What the layer code would cost plain records if the pass did not split them off: the same
+ * `count` plain two-clip records posed by the plain pipeline (how Crowd runs them) and by the
+ * layered pipeline (which contains the stack code). GPU ms, best of `rounds` interleaved rounds.
+ */
+export async function benchLayerCodeCost(device: GPUDevice, character: Character, count: number, rounds: number): Promise<{ plainMs: number; layeredPipelineMs: number }> {
+  const pass = new PosePass(device, character.gpu);
+  const records = new InstanceRecords(count, character.clipDurations);
+  const next = random(3);
+  const clips = character.clipNames.length;
+  const world = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+  for (let i = 0; i < count; i++) {
+    records.setWorld(i, world);
+    records.clearLayers(i);
+    records.setAnimation(i, {
+      clipA: Math.floor(next() * clips), clipB: Math.floor(next() * clips), timeA: next() * 5, timeB: next() * 5, speedA: 1, speedB: 1, blend: next(),
+    }, 0);
+  }
+  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
+  const instances = device.createBuffer({ size: records.bytes.byteLength, usage });
+  const stacks = device.createBuffer({ size: 256, usage });
+  const masks = device.createBuffer({ size: 256, usage });
+  const joints = device.createBuffer({ size: pass.jointBytes(count), usage });
+  records.upload(device.queue, instances);
+  pass.bind(instances, stacks, masks, joints);
+  const time = async (plain: boolean) => {
+    pass.update(plain ? count : 0, plain ? 0 : count, 0);
+    const encoder = device.createCommandEncoder();
+    const querySet = device.features.has('timestamp-query') ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
+    const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+    const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+    pass.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 });
+    if (querySet) { encoder.resolveQuerySet(querySet, 0, 2, resolve, 0); encoder.copyBufferToBuffer(resolve, 0, read, 0, 16); }
+    const start = performance.now();
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    let ms = performance.now() - start;
+    if (querySet) {
+      await read.mapAsync(GPUMapMode.READ);
+      const [b, e] = new BigUint64Array(read.getMappedRange());
+      ms = Number(e - b) / 1e6;
+    }
+    querySet?.destroy(); resolve.destroy(); read.destroy();
+    return ms;
+  };
+  let plainMs = Infinity;
+  let layeredPipelineMs = Infinity;
+  await time(true); await time(false); // warm-up
+  for (let r = 0; r < rounds; r++) {
+    plainMs = Math.min(plainMs, await time(true));
+    layeredPipelineMs = Math.min(layeredPipelineMs, await time(false));
+  }
+  for (const b of [instances, stacks, masks, joints]) b.destroy();
+  pass.destroy();
+  return { plainMs, layeredPipelineMs };
 }
