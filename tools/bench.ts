@@ -67,6 +67,23 @@ for (const count of quick ? [1000, 10000] : [1000, 10000, 100000]) gpuRows.push(
 table(['instances', 'ms', 'ns per joint matrix', 'joint matrices / s', 'measured with'],
   gpuRows.map((r) => [r.instances.toLocaleString('en'), ms(r.ms), r.nsPerJointMatrix.toFixed(1), (1e9 / r.nsPerJointMatrix).toExponential(2), r.method]));
 
+print('## Thread mapping: threads per instance (workgroup size), pose pass');
+print();
+print('One workgroup per instance, a thread per rig node (looping when the workgroup is smaller). Plain records, best of 3 rounds. The default is 32.');
+print();
+{
+  const rows: (string | number)[][] = [];
+  for (const [name, path] of [MODELS[0], MODELS[2]]) {
+    const model = name === CROWD_MODEL[0] ? character : await characterFromFile(path);
+    const count = quick ? 500 : 2000;
+    const results: [number, number][] = [];
+    for (const size of [32, 64, 128, 256]) results.push([size, (await benchLayerCodeCost(device, model, count, 3, size)).plainMs]);
+    const best = Math.min(...results.map((r) => r[1]));
+    for (const [size, t] of results) rows.push([name, model.gpu.nodeCount, count.toLocaleString('en'), size, ms(t), (t / best).toFixed(2)]);
+  }
+  table(['model', 'nodes', 'instances', 'threads per instance', 'pose pass ms', 'ratio to best'], rows);
+}
+
 print(`## Layered records against two-clip records, pose pass, ${CROWD_MODEL[0]}`);
 print();
 print('Plain two-clip records are posed by a pipeline with the layer-stack code compiled out; records with stacks by a second pipeline, in the same compute pass (PosePass). First table: the same plain records through each pipeline, which is what the split saves them. Second: a crowd of plain records against the same crowd with every instance carrying the largest stack (4 override layers, 2 masked, and 2 additive layers). Best of 3 interleaved rounds.');

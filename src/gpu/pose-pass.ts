@@ -3,6 +3,9 @@ import { JOINT_MATRIX_BYTES, POSE_PARAMS } from './layout';
 import { checkStorageBinding } from './limits';
 import type { RigData } from './rig-data';
 
+/** Threads per instance unless overridden (see the constructor). */
+const DEFAULT_WORKGROUP_SIZE = 32;
+
 /** Widest row of the 2D dispatch grid (WebGPU's maxComputeWorkgroupsPerDimension default). */
 const MAX_DISPATCH_WIDTH = 65535;
 
@@ -38,14 +41,23 @@ export class PosePass {
   private readonly staticBuffers: GPUBuffer[];
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'PosePass' };
 
-  constructor(private readonly device: GPUDevice, private readonly rig: RigData) {
+  /**
+   * `options.workgroupSize` overrides the threads per instance (default 32: one thread per rig
+   * node, each looping over nodes i, i + 32, ...). npm run bench compares 32, 64, 128 and 256: on
+   * SwiftShader 32 was best for both Fox (25 nodes) and RobotExpressive (57 nodes, 1.8x faster
+   * than 64); on GPUs 32 is one warp (NVIDIA) or wave32 (AMD RDNA) per instance, so the level
+   * barriers stay within one SIMD group. Not yet measured on a GPU.
+   */
+  constructor(private readonly device: GPUDevice, private readonly rig: RigData, options: { workgroupSize?: number } = {}) {
     const workgroupBytes = rig.nodeCount * 64;
     if (workgroupBytes > device.limits.maxComputeWorkgroupStorageSize) {
       throw new RangeError(`the rig has ${rig.nodeCount} nodes, which need ${workgroupBytes} bytes of workgroup memory; ` +
         `the device's maxComputeWorkgroupStorageSize is ${device.limits.maxComputeWorkgroupStorageSize}`);
     }
-    // A thread per node, in whole 32-thread groups (see README, "How it works").
-    this.workgroupSize = Math.min(Math.max(32, Math.ceil(rig.nodeCount / 32) * 32), device.limits.maxComputeInvocationsPerWorkgroup, 256);
+    this.workgroupSize = options.workgroupSize ?? Math.min(DEFAULT_WORKGROUP_SIZE, device.limits.maxComputeInvocationsPerWorkgroup);
+    if (!Number.isInteger(this.workgroupSize) || this.workgroupSize < 1 || this.workgroupSize > device.limits.maxComputeInvocationsPerWorkgroup) {
+      throw new RangeError(`workgroupSize must be an integer in [1, ${device.limits.maxComputeInvocationsPerWorkgroup}], got ${this.workgroupSize}`);
+    }
     const upload = (label: string, data: ArrayBuffer | ArrayBufferView) => {
       const bytes = data.byteLength;
       checkStorageBinding(device, label, bytes);

@@ -225,8 +225,8 @@ export async function benchControllers(device: GPUDevice, character: Character, 
  * `count` plain two-clip records posed by the plain pipeline (how Crowd runs them) and by the
  * layered pipeline (which contains the stack code). GPU ms, best of `rounds` interleaved rounds.
  */
-export async function benchLayerCodeCost(device: GPUDevice, character: Character, count: number, rounds: number): Promise<{ plainMs: number; layeredPipelineMs: number }> {
-  const pass = new PosePass(device, character.gpu);
+export async function benchLayerCodeCost(device: GPUDevice, character: Character, count: number, rounds: number, workgroupSize?: number): Promise<{ plainMs: number; layeredPipelineMs: number }> {
+  const pass = new PosePass(device, character.gpu, { workgroupSize });
   const records = new InstanceRecords(count, character.clipDurations);
   const next = random(3);
   const clips = character.clipNames.length;
