@@ -28,6 +28,8 @@ export class Locomotion {
   rateScale = 1;
   /** Direction sector of the current motion relative to the heading. */
   direction: Direction = 'forward';
+  /** Speed parameter the blend was last evaluated at (NaN: never). */
+  private blendParameter = NaN;
 
   private inputMode: 'none' | 'speed' | 'direction' = 'none';
   private desiredParameter = 0;
@@ -116,9 +118,14 @@ export class Locomotion {
     const along = this.velocityX * forwardX + this.velocityZ * forwardZ;
     const across = -this.velocityX * forwardZ + this.velocityZ * forwardX;
     const sector = this.speed > 0 ? Math.round(Math.atan2(across, along) / (Math.PI / 4)) : 0;
-    this.direction = DIRECTIONS[((sector % 8) + 8) % 8];
-    const space = this.runtime.spaces[this.direction];
-    space.evaluate(Math.min(this.parameter, 2), this.blend);
+    const direction = DIRECTIONS[((sector % 8) + 8) % 8];
+    const parameter = Math.min(this.parameter, 2);
+    // A steady gait (the common case in a crowd) keeps its blend: skip re-evaluating it.
+    if (direction === this.direction && parameter === this.blendParameter) return;
+    this.direction = direction;
+    this.blendParameter = parameter;
+    const space = this.runtime.spaces[direction];
+    space.evaluate(parameter, this.blend);
     let scale = 0;
     for (let i = 0; i < this.blend.count; i++) scale += this.blend.weights[i] * this.runtime.clipSpeeds[this.blend.clips[i]];
     this.rateScale = scale;
