@@ -1,5 +1,5 @@
 import type { RigNodes } from '../bake/rig';
-import { blendPoses, createPose, nlerpInto, type Pose } from './pose';
+import { blendPoses, createPose, nlerpInto, quatMulAt, type Pose } from './pose';
 import type { ClipSampler } from './evaluate';
 
 /**
@@ -117,6 +117,7 @@ function mixNode(p: Pose, b: Pose, j: number, w: number): void {
 const IDENTITY = new Float64Array([0, 0, 0, 1]);
 const delta = new Float64Array(4);
 const weighted = new Float64Array(4);
+const product = new Float64Array(4);
 
 /** Adds w times the difference A_j - R_j onto P_j (rules in the header). */
 function addNode(p: Pose, a: Pose, r: Pose, j: number, w: number): void {
@@ -129,21 +130,10 @@ function addNode(p: Pose, a: Pose, r: Pose, j: number, w: number): void {
     const ratio = ref === 0 ? 1 : a.scale[t + c] / ref;
     p.scale[t + c] *= 1 + w * (ratio - 1);
   }
-  // delta = conj(R) * A
-  const rx = -r.rotation[o], ry = -r.rotation[o + 1], rz = -r.rotation[o + 2], rw = r.rotation[o + 3];
-  const ax = a.rotation[o], ay = a.rotation[o + 1], az = a.rotation[o + 2], aw = a.rotation[o + 3];
-  delta[0] = rw * ax + rx * aw + ry * az - rz * ay;
-  delta[1] = rw * ay - rx * az + ry * aw + rz * ax;
-  delta[2] = rw * az + rx * ay - ry * ax + rz * aw;
-  delta[3] = rw * aw - rx * ax - ry * ay - rz * az;
+  quatMulAt(r.rotation, o, true, a.rotation, o, delta, 0); // conj(R) * A
   nlerpInto(IDENTITY, delta, 0, w, weighted);
-  // rotation = normalise(rotation * weighted)
-  const px = p.rotation[o], py = p.rotation[o + 1], pz = p.rotation[o + 2], pw = p.rotation[o + 3];
-  const [qx, qy, qz, qw] = weighted;
-  const x = pw * qx + px * qw + py * qz - pz * qy;
-  const y = pw * qy - px * qz + py * qw + pz * qx;
-  const z = pw * qz + px * qy - py * qx + pz * qw;
-  const ww = pw * qw - px * qx - py * qy - pz * qz;
+  quatMulAt(p.rotation, o, false, weighted, 0, product, 0); // rotation * weighted, then normalised
+  const [x, y, z, ww] = product;
   const inv = 1 / Math.hypot(x, y, z, ww);
   p.rotation[o] = x * inv; p.rotation[o + 1] = y * inv; p.rotation[o + 2] = z * inv; p.rotation[o + 3] = ww * inv;
 }

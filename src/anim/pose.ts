@@ -64,6 +64,20 @@ export function nlerpInto(a: ArrayLike<number>, b: ArrayLike<number>, o: number,
 }
 
 /**
+ * Hamilton product a * b of the quaternions at `oa` in `a` and `ob` in `b`, with `a` conjugated
+ * first when `conjugateA` (conj(a) * b: the rotation from a to b), written at `o` in `out`.
+ */
+export function quatMulAt(a: ArrayLike<number>, oa: number, conjugateA: boolean, b: ArrayLike<number>, ob: number, out: Float64Array, o: number): void {
+  const s = conjugateA ? -1 : 1;
+  const ax = s * a[oa], ay = s * a[oa + 1], az = s * a[oa + 2], aw = a[oa + 3];
+  const bx = b[ob], by = b[ob + 1], bz = b[ob + 2], bw = b[ob + 3];
+  out[o] = aw * bx + ax * bw + ay * bz - az * by;
+  out[o + 1] = aw * by - ax * bz + ay * bw + az * bx;
+  out[o + 2] = aw * bz + ax * by - ay * bx + az * bw;
+  out[o + 3] = aw * bw - ax * bx - ay * by - az * bz;
+}
+
+/**
  * T * R * S of one node as a column-major 4x4, written at `o` in `dst`.
  * t, r, s are read at offsets ot (vec3), or (quat), os (vec3).
  */

@@ -1,4 +1,4 @@
-import { createPose, type Pose } from '../anim/pose';
+import { createPose, quatMulAt, type Pose } from '../anim/pose';
 import type { Clip, Rig, TrsPath } from './rig';
 import { restPose, sampleChannel, sampleClip } from './sampler';
 
@@ -178,13 +178,7 @@ function differenceSource(rig: Rig, d: DifferenceClip): BakedClipSource {
 /** The difference A - R of one node and path (rules in the layout above), into out[0..3]. */
 export function differenceAt(a: Pose, r: Pose, node: number, path: TrsPath, out: Float64Array): void {
   if (path === 'rotation') {
-    const o = node * 4;
-    const rx = -r.rotation[o], ry = -r.rotation[o + 1], rz = -r.rotation[o + 2], rw = r.rotation[o + 3];
-    const ax = a.rotation[o], ay = a.rotation[o + 1], az = a.rotation[o + 2], aw = a.rotation[o + 3];
-    out[0] = rw * ax + rx * aw + ry * az - rz * ay;
-    out[1] = rw * ay - rx * az + ry * aw + rz * ax;
-    out[2] = rw * az + rx * ay - ry * ax + rz * aw;
-    out[3] = rw * aw - rx * ax - ry * ay - rz * az;
+    quatMulAt(r.rotation, node * 4, true, a.rotation, node * 4, out, 0);
     return;
   }
   const o = node * 3;

@@ -9,18 +9,11 @@ import type { GpuLayerStack } from '../../src/gpu/layer-records';
 import { MASK_NONE } from '../../src/gpu/layout';
 import { gpuJointMatrices, type GpuPoseRequest } from '../../tools/gpu-poser';
 import { openTestDevice } from '../helpers/gpu';
+import { compareMatrices } from '../helpers/matrices';
 import { loadModel } from '../helpers/models';
+import { seededRandom } from '../helpers/prng';
 
 const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768 });
-
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Masks shared by the random stacks: two subtree masks and one soft random mask. */
 function makeMasks(rig: Rig, next: () => number): Float32Array[] {
@@ -57,27 +50,14 @@ function randomStack(durations: Float32Array, masks: Float32Array[], next: () =>
   return { cpu, gpu: { clipA: base, clipB: base, timeA: baseTime, timeB: baseTime, speedA: 0, speedB: 0, blend: 0, stack: gpuStack } };
 }
 
-/** Worst error of each matrix relative to its own scale (see pose-pass.test.ts for the tolerance). */
-function worstError(gpu: Float32Array, reference: Float64Array, extent: number): { worst: number; unwritten: number } {
-  let worst = 0;
-  let unwritten = 0;
-  for (let m = 0; m < reference.length; m += 16) {
-    let scale = 1;
-    for (let i = 0; i < 12; i++) if (i % 4 !== 3) scale = Math.max(scale, Math.abs(reference[m + i]));
-    for (let i = 0; i < 16; i++) {
-      if (Number.isNaN(gpu[m + i])) { unwritten++; continue; }
-      worst = Math.max(worst, Math.abs(gpu[m + i] - reference[m + i]) / scale / (i >= 12 ? extent : 1));
-    }
-  }
-  return { worst, unwritten };
-}
+const worstError = compareMatrices;
 
 describe.skipIf(!device)('layer stacks on the GPU equal the TypeScript reference', () => {
   for (const name of ['Fox', 'CesiumMan', 'RobotExpressive']) {
     it(`${name}: 150 random stacks, NaN-poisoned output all written`, async () => {
       const { rig } = await loadModel(name);
       const baked = bake(rig);
-      const next = random(name.length * 7);
+      const next = seededRandom(name.length * 7);
       const masks = makeMasks(rig, next);
       const stacks = Array.from({ length: 150 }, () => randomStack(baked.clipDurations, masks, next));
       const gpu = await gpuJointMatrices(device!, rig, baked, stacks.map((s) => s.gpu), { masks });

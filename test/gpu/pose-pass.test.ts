@@ -7,23 +7,15 @@ import { PosePass } from '../../src/gpu/pose-pass';
 import { packRigData } from '../../src/gpu/rig-data';
 import { gpuJointMatrices } from '../../tools/gpu-poser';
 import { openTestDevice } from '../helpers/gpu';
+import { compareMatrices } from '../helpers/matrices';
 import { loadModel } from '../helpers/models';
+import { seededRandom } from '../helpers/prng';
 
 const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Records covering every clip, times past the duration and negative, blends 0, 1 and between. */
 function randomRecords(count: number, durations: Float32Array, seed: number): InstanceAnimation[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const clips = durations.length;
   return Array.from({ length: count }, (_, i) => {
     const clipA = i % clips;
@@ -34,30 +26,8 @@ function randomRecords(count: number, durations: Float32Array, seed: number): In
   });
 }
 
-/**
- * Tolerance: the GPU evaluates in float32, the reference in float64 on the same float32 tables.
- * Each matrix element passes through ~(3 + depth) float32 multiply-adds, each rounding by 2^-24
- * relative to the largest term; with depth <= 11 that is ~1e-6 of the matrix's own magnitude.
- * So errors are measured against each matrix's scale: its largest 3x3 entry (1 for a rigid
- * joint, 100 for RobotExpressive's scaled nodes) for the 3x3 part, and that times the model's
- * extent for the translation column; the bound is 1e-5 (10x margin over the estimate).
- */
-function compare(gpu: Float32Array, reference: Float64Array, extent: number) {
-  let worstLinear = 0;
-  let worstTranslation = 0;
-  let unwritten = 0;
-  for (let m = 0; m < reference.length; m += 16) {
-    let scale = 1;
-    for (let i = 0; i < 12; i++) if (i % 4 !== 3) scale = Math.max(scale, Math.abs(reference[m + i]));
-    for (let i = 0; i < 16; i++) {
-      if (Number.isNaN(gpu[m + i])) { unwritten++; continue; }
-      const error = Math.abs(gpu[m + i] - reference[m + i]) / scale;
-      if (i >= 12) worstTranslation = Math.max(worstTranslation, error / extent);
-      else worstLinear = Math.max(worstLinear, error);
-    }
-  }
-  return { worstLinear, worstTranslation, unwritten };
-}
+/** Tolerance: 1e-5 of each matrix's scale, 10x the float32 estimate in helpers/matrices.ts. */
+const compare = compareMatrices;
 
 const MODELS = ['Fox', 'CesiumMan', 'RobotExpressive'];
 
