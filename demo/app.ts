@@ -1,37 +1,48 @@
-import { Controls, type StateKey } from './controls';
+import { Controls, type StateKey, type ViewSettings } from './controls';
 import type { DemoDevice } from './gpu-device';
 import { GpuTimer } from './gpu-timer';
 import { GridPass } from './grid-pass';
+import { Keyboard } from './keyboard';
+import { MarkerPass } from './marker-pass';
 import { MODELS } from './models';
 import { OrbitCamera } from './orbit-camera';
 import { OrbitInput } from './orbit-input';
 import { MessageBox, ProgressBar } from './overlays';
-import type { PopulationSettings } from './population';
 import { Renderer, trackCanvasSize } from './renderer';
 import { loadScene, Scene, type SceneSource } from './scene';
-import { spiralHalfSide } from './spiral';
+import { SCENE_DEFAULTS, type SceneState } from './scene-state';
+import { createActivity, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
+import { jointNames } from './scenes/layer-defaults';
 import { StatsOverlay } from './stats';
 import { MAX_DEVICE_PIXEL_RATIO } from './theme';
 import { writeState, type DemoState } from './url-state';
+import { WeightPlot } from './weight-plot';
 
 /** Longest step of the animation clock, seconds (a stalled tab does not jump ahead). */
 const MAX_DT = 0.1;
+/** How fast the camera catches up with a followed character, 1/seconds. */
+const FOLLOW_RATE = 4;
 
 /**
  * The running demo: owns the GPU objects that live as long as the page (renderer, ground,
- * timer), the current Scene, the camera and the panel. Control changes only set flags; the
+ * marker, timer), the loaded model (Scene), the scene activity running on it (crowd, layers
+ * or locomotion), the camera, the keyboard and the panel. Control changes only set flags; the
  * frame applies them once, so dragging a slider costs one update per frame.
  */
 export class App {
   private readonly device: GPUDevice;
   private readonly renderer: Renderer;
   private readonly grid: GridPass;
+  private readonly marker: MarkerPass;
   private readonly timer: GpuTimer;
   private readonly stats: StatsOverlay;
   private readonly camera = new OrbitCamera();
   private readonly controls: Controls;
   private readonly progress = new ProgressBar();
+  private readonly view: ViewSettings = { follow: true };
+  private readonly context: ActivityContext;
   private scene: Scene | undefined;
+  private activity: SceneActivity | undefined;
   private loadToken = 0;
   private loadAbort: AbortController | undefined;
   private lastTime = -1;
@@ -39,24 +50,34 @@ export class App {
   private frameError = false;
   /** Pending changes, applied at the start of the next frame. */
   private countChanged = false;
-  private respawnNeeded = false;
-  private uniformChanged = false;
-  private newPhases = false;
+  private settingsChanged = false;
+  /** Scratch: where the followed character stands (x, z) and its marker radius. */
+  private readonly followed = new Float32Array(3);
+  private readonly extent = new Float32Array(3);
   private readonly tick = (now: number): void => this.frame(now);
 
-  constructor(gpu: DemoDevice, canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly messages: MessageBox) {
+  constructor(gpu: DemoDevice, canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
+    private readonly messages: MessageBox) {
     this.device = gpu.device;
     this.renderer = new Renderer(this.device, canvas);
     trackCanvasSize(canvas, this.device, MAX_DEVICE_PIXEL_RATIO);
     this.grid = new GridPass(this.device, this.renderer);
+    this.marker = new MarkerPass(this.device, this.renderer);
     this.timer = new GpuTimer(this.device);
     this.stats = new StatsOverlay(this.timer, gpu.adapterName);
     new OrbitInput(canvas, this.camera);
     this.camera.frame(5, 5, 1);
-    this.controls = new Controls(state, {
+    const plotCanvas = document.getElementById('plot') as HTMLCanvasElement | null;
+    if (!plotCanvas) throw new Error('index.html has no #plot');
+    this.context = {
+      state, sceneState, keyboard: new Keyboard(), plot: new WeightPlot(plotCanvas),
+      notify: (message) => this.messages.show('info', message),
+    };
+    this.controls = new Controls(state, sceneState, this.view, {
       changed: (key) => this.onChanged(key),
       resetCamera: () => this.frameCamera(),
       loadUrl: (url) => void this.loadUrl(url),
+      nextCharacter: () => { if (this.activity instanceof LocomotionActivity) this.activity.selectNext(); },
     });
   }
 
@@ -122,15 +143,16 @@ export class App {
       this.messages.show('error', message);
       this.state.model = current?.source.model || this.state.model;
       this.state.modelUrl = current?.source.url && !current.source.model ? current.source.url : '';
+      if (this.activity) this.sceneState.scene = this.activity.kind;
       this.controls.sync();
-      if (current) writeState(this.state);
+      if (current) writeState(this.state, this.sceneState);
       return false;
     } finally {
       if (token === this.loadToken) this.progress.hide();
     }
   }
 
-  /** Makes a freshly loaded scene the current one and populates it. */
+  /** Makes a freshly loaded model the current one and starts the scene on it. */
   private install(scene: Scene, [wantedA, wantedB]: [string, string]): void {
     const { character } = scene;
     const names = character.clipNames;
@@ -145,15 +167,32 @@ export class App {
     this.state.model = scene.source.model || this.state.model;
     this.state.modelUrl = scene.source.model ? '' : scene.source.url;
     if (character.warnings.length > 0) console.info(`${scene.label}: loader notes:\n  ${character.warnings.join('\n  ')}`);
+    if (this.scene && this.scene.label !== scene.label) {
+      // Layer settings name clips and joints of the previous model.
+      this.sceneState.layerClip = this.sceneState.layerJoint = '';
+    }
 
     const previous = this.scene;
+    this.activity?.dispose(false);
+    this.activity = undefined;
     this.scene = scene;
     previous?.destroy();
-    this.grid.cellSize.set(scene.population.spacing);
+    this.startActivity();
+    this.controls.setClips(names, jointNames(character));
+  }
+
+  /** Starts the scene kind of the state on the current model, ending the one running. */
+  private startActivity(): void {
+    const scene = this.scene;
+    if (!scene) return;
+    this.activity?.dispose(true);
+    this.activity = undefined;
+    const activity = createActivity(this.sceneState.scene, scene, this.context);
+    this.activity = activity;
+    this.grid.cellSize.set(activity.cellSize);
     this.countChanged = true;
-    this.respawnNeeded = this.uniformChanged = false;
+    this.settingsChanged = false;
     this.applyChanges();
-    this.controls.setClips(names);
   }
 
   private onChanged(key: StateKey): void {
@@ -161,72 +200,68 @@ export class App {
       case 'model':
         void this.loadModel(this.state.model);
         return;
+      case 'scene': {
+        // Each scene opens with its own model and instance count.
+        const defaults = SCENE_DEFAULTS[this.sceneState.scene];
+        this.state.instances = defaults.instances;
+        if (defaults.model !== this.state.model || this.state.modelUrl) {
+          this.state.model = defaults.model;
+          void this.loadModel(defaults.model);
+        } else {
+          this.startActivity();
+        }
+        break;
+      }
       case 'instances':
         this.countChanged = true;
         break;
-      case 'mode':
-      case 'variety':
-        this.respawnNeeded = true;
-        break;
-      case 'clipA':
-      case 'clipB':
-        if (this.state.mode === 'crowd') this.respawnNeeded = true;
-        else this.uniformChanged = true;
-        break;
-      case 'blend':
-        this.uniformChanged = true;
-        break;
-      case 'randomPhases':
-        this.uniformChanged = true;
-        this.newPhases = this.state.randomPhases;
-        break;
-      default: // speed, paused, grid: read every frame
+      default: // speed, paused, grid: read every frame; the rest belongs to the activity
+        if (this.activity?.settingChanged(key)) this.settingsChanged = true;
         break;
     }
     this.controls.sync();
-    writeState(this.state);
+    writeState(this.state, this.sceneState);
   }
 
   /** Applies the changes flagged since the last frame (no work when none). */
   private applyChanges(): void {
     const scene = this.scene;
-    if (!scene || !(this.countChanged || this.respawnNeeded || this.uniformChanged)) return;
-    const population = scene.population;
-    const settings = this.settings(scene);
+    const activity = this.activity;
+    if (!scene || !activity || !(this.countChanged || this.settingsChanged)) return;
     try {
-      if (this.countChanged) population.setCount(this.state.instances, settings);
-      if (this.respawnNeeded) population.respawn(settings);
-      else if (this.uniformChanged && settings.mode === 'uniform') population.applyUniform(settings, this.newPhases);
+      if (this.countChanged) activity.setCount(this.state.instances);
     } catch (error) {
-      const message = `Could not show ${this.state.instances.toLocaleString('en-US')} instances: ${(error as Error).message}. Showing ${population.count.toLocaleString('en-US')}.`;
+      const message = `Could not show ${this.state.instances.toLocaleString('en-US')} instances: ${(error as Error).message}. Showing ${activity.count.toLocaleString('en-US')}.`;
       console.error(message);
       this.messages.show('error', message);
-      this.state.instances = population.count;
+      this.state.instances = activity.count;
+    }
+    try {
+      if (this.settingsChanged) activity.apply();
+    } catch (error) {
+      const message = `Could not apply the change: ${(error as Error).message}`;
+      console.error(message);
+      this.messages.show('error', message);
     }
     if (this.countChanged) this.frameCamera();
-    this.countChanged = this.respawnNeeded = this.uniformChanged = this.newPhases = false;
+    this.countChanged = this.settingsChanged = false;
     this.stats.setScene({
-      model: scene.label, mode: this.state.mode, instances: population.count,
+      model: scene.label, scene: activity.kind, mode: activity.kind === 'crowd' ? this.state.mode : activity.kind, instances: activity.count,
       jointsPerInstance: scene.crowd.jointsPerInstance, drawCalls: scene.crowd.drawCallCount, bakedBytes: scene.bakedBytes,
-    });
+    }, (lines, data) => activity.describe(lines, data));
     this.controls.sync();
-    writeState(this.state);
-  }
-
-  private settings(scene: Scene): PopulationSettings {
-    const { character } = scene;
-    const { mode, blend, randomPhases, variety } = this.state;
-    return { mode, blend, randomPhases, variety, clipA: character.clipIndex(this.state.clipA), clipB: character.clipIndex(this.state.clipB) };
+    writeState(this.state, this.sceneState);
   }
 
   private frameCamera(): void {
-    const population = this.scene?.population;
-    if (!population) return;
-    const halfSide = spiralHalfSide(population.count);
-    this.camera.frame(halfSide * population.spacing[0], halfSide * population.spacing[1], population.height);
+    const activity = this.activity;
+    if (!activity) return;
+    activity.extent(this.extent);
+    this.camera.frame(this.extent[0], this.extent[1], activity.height);
+    this.camera.target[2] = this.extent[2];
   }
 
-  /** One frame: apply changes, advance the clock, encode the pose and render passes, submit. */
+  /** One frame: apply changes, advance the scene and the clock, encode the pose and render passes, submit. */
   private frame(now: number): void {
     if (this.stopped) return;
     requestAnimationFrame(this.tick);
@@ -235,13 +270,24 @@ export class App {
     this.lastTime = now;
     try {
       this.applyChanges();
-      const crowd = this.scene?.crowd;
-      crowd?.update(this.state.paused ? 0 : dt * this.state.speed);
       const camera = this.camera;
+      const step = this.state.paused ? 0 : dt * this.state.speed;
+      const activity = this.activity;
+      activity?.update(step, camera.yaw);
+      const crowd = this.scene?.crowd;
+      crowd?.update(step);
+      const followed = this.followed;
+      const following = activity !== undefined && activity.follow(followed);
+      if (following && this.view.follow) {
+        const k = 1 - Math.exp(-FOLLOW_RATE * dt);
+        camera.target[0] += (followed[0] - camera.target[0]) * k;
+        camera.target[2] += (followed[1] - camera.target[2]) * k;
+      }
       camera.update(this.renderer.aspect);
       const grid = this.state.grid ? this.grid : undefined;
       grid?.update(camera.viewProjection, camera.eye, camera.target, camera.fogStart, camera.fogEnd);
-      this.renderer.render(crowd, grid, camera.viewProjection, this.timer);
+      if (following) this.marker.update(camera.viewProjection, followed[0], followed[1], followed[2], activity!.height * 0.004);
+      this.renderer.render(crowd, grid, following ? this.marker : undefined, camera.viewProjection, this.timer);
     } catch (error) {
       if (!this.frameError) {
         this.frameError = true; // report once, not sixty times a second

@@ -1,9 +1,17 @@
 import GUI, { type Controller, type OptionController } from 'lil-gui';
 import { MODEL_NAMES } from './models';
+import { SCENE_KINDS, type SceneState } from './scene-state';
 import { MAX_INSTANCES, type DemoState } from './url-state';
 
-/** Keys of DemoState that the panel edits; the App reacts to each. */
-export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid';
+/** Keys of DemoState and SceneState that the panel edits; the App reacts to each. */
+export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid'
+  | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight';
+
+/** Settings of the view that are not part of the URL. */
+export interface ViewSettings {
+  /** Locomotion scene: the camera follows the selected character. */
+  follow: boolean;
+}
 
 export interface ControlActions {
   /** A state field was changed by the user (the new value is already in the state). */
@@ -11,14 +19,16 @@ export interface ControlActions {
   resetCamera(): void;
   /** Load a .glb/.gltf from a URL (the "Other model" folder). */
   loadUrl(url: string): void;
+  /** Locomotion scene: hand the keyboard to the next character. */
+  nextCharacter(): void;
 }
 
 const PRESETS = [1_000, 10_000, 50_000, 100_000];
 
 /**
- * The lil-gui panel. It edits the App's DemoState object in place and reports each change;
- * setClips() refills the clip menus when a model loads, sync() redraws after the App changed
- * the state itself.
+ * The lil-gui panel. It edits the App's DemoState and SceneState objects in place and reports
+ * each change; setClips() refills the clip and joint menus when a model loads, sync() redraws
+ * after the App changed the state itself and shows the controls of the current scene only.
  */
 export class Controls {
   private readonly gui = new GUI({ title: 'crowd-skin' });
@@ -27,11 +37,17 @@ export class Controls {
   private readonly blend: Controller;
   private readonly randomPhases: Controller;
   private readonly variety: Controller;
+  private readonly crowdOnly: (Controller | GUI)[];
+  private readonly layers: GUI;
+  private readonly layerClip: OptionController;
+  private readonly layerJoint: OptionController;
+  private readonly locomotion: GUI;
   private readonly url = { address: '' };
 
-  constructor(private readonly state: DemoState, actions: ControlActions) {
+  constructor(private readonly state: DemoState, private readonly sceneState: SceneState, view: ViewSettings, actions: ControlActions) {
     const gui = this.gui;
     const on = (controller: Controller, key: StateKey) => controller.onChange(() => actions.changed(key));
+    on(gui.add(sceneState, 'scene', [...SCENE_KINDS]), 'scene');
     on(gui.add(state, 'model', MODEL_NAMES), 'model');
     on(gui.add(state, 'instances', 1, MAX_INSTANCES, 1), 'instances');
     const presets = gui.addFolder('Instance presets');
@@ -40,12 +56,24 @@ export class Controls {
       presets.add(preset, `${count / 1000}k`);
     }
     presets.domElement.classList.add('presets');
-    on(gui.add(state, 'mode', ['crowd', 'uniform']), 'mode').name('mode');
+    const mode = on(gui.add(state, 'mode', ['crowd', 'uniform']), 'mode').name('mode');
     this.clipA = on(gui.add(state, 'clipA', [state.clipA]), 'clipA').name('clip A') as OptionController;
     this.clipB = on(gui.add(state, 'clipB', [state.clipB]), 'clipB').name('clip B') as OptionController;
     this.blend = on(gui.add(state, 'blend', 0, 1, 0.01), 'blend').name('blend A→B');
     this.randomPhases = on(gui.add(state, 'randomPhases'), 'randomPhases').name('random phases');
     this.variety = on(gui.add(state, 'variety', 0, 1, 0.01), 'variety').name('other clips');
+    this.crowdOnly = [presets, mode, this.clipA, this.clipB, this.blend, this.randomPhases, this.variety];
+
+    this.layers = gui.addFolder('Layers');
+    this.layerClip = on(this.layers.add(sceneState, 'layerClip', [sceneState.layerClip]), 'layerClip').name('override clip') as OptionController;
+    this.layerJoint = on(this.layers.add(sceneState, 'layerJoint', [sceneState.layerJoint]), 'layerJoint').name('mask root joint') as OptionController;
+    on(this.layers.add(sceneState, 'layerWeight', 0, 1, 0.01), 'layerWeight').name('override weight');
+    on(this.layers.add(sceneState, 'additiveWeight', 0, 1, 0.01), 'additiveWeight').name('additive weight');
+
+    this.locomotion = gui.addFolder('Locomotion');
+    this.locomotion.add(view, 'follow').name('camera follows');
+    this.locomotion.add({ 'next character': () => actions.nextCharacter() }, 'next character');
+
     on(gui.add(state, 'speed', 0, 4, 0.01), 'speed').name('playback speed');
     on(gui.add(state, 'paused'), 'paused').name('pause');
     on(gui.add(state, 'grid'), 'grid').name('ground grid');
@@ -56,16 +84,22 @@ export class Controls {
     this.sync();
   }
 
-  /** Refills both clip menus with the loaded model's clips. */
-  setClips(names: readonly string[]): void {
+  /** Refills the clip menus (and the layers scene's joint menu) with the loaded model's. */
+  setClips(names: readonly string[], joints: readonly string[]): void {
     this.clipA.options([...names]);
     this.clipB.options([...names]);
+    this.layerClip.options([...names]);
+    this.layerJoint.options([...joints]);
     this.sync();
   }
 
-  /** Shows the state's current values and enables the controls that apply to its mode. */
+  /** Shows the state's current values and the controls that apply to the scene and mode. */
   sync(): void {
+    const scene = this.sceneState.scene;
     const uniform = this.state.mode === 'uniform';
+    for (const c of this.crowdOnly) c.show(scene === 'crowd');
+    this.layers.show(scene === 'layers');
+    this.locomotion.show(scene === 'locomotion');
     this.blend.enable(uniform);
     this.randomPhases.enable(uniform);
     this.variety.enable(!uniform);

@@ -6,6 +6,7 @@
 import { App } from './app';
 import { createDevice, WebGpuUnavailableError } from './gpu-device';
 import { MessageBox, showFatal } from './overlays';
+import { readSceneState } from './scene-state';
 import { readState } from './url-state';
 
 declare global {
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
   const canvas = document.getElementById('canvas') as HTMLCanvasElement;
   const messages = new MessageBox();
   const { state, problems } = readState(location.search);
+  const sceneState = readSceneState(location.search, state, problems);
   if (problems.length > 0) messages.show('info', problems.join('. '));
 
   let app: App | undefined;
@@ -46,7 +48,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  app = new App(gpu, canvas, state, messages);
+  app = new App(gpu, canvas, state, sceneState, messages);
   window.crowdDemo = {
     loadModel: (name) => app.loadModel(name),
     loadModelUrl: (url) => app.loadUrl(url),

@@ -4,14 +4,38 @@ export interface ModelEntry {
   /** Default clip pair: walking and running where the model has them. */
   clipA: string;
   clipB: string;
+  /** The model's animation-controller config (public/models/<Name>/<Name>.controller.json), if it has one. */
+  controllerUrl?: string;
+  /** What the layers scene shows first (see LayerDefaults). */
+  layers?: LayerDefaults;
+}
+
+/**
+ * The layers scene's stack for a model: a walk, an override layer on the upper body and an
+ * additive layer (a clip playing minus that clip frozen at time 0, so the motion of the clip
+ * is added on top of whatever the lower layers do) on the head.
+ */
+export interface LayerDefaults {
+  base: string;
+  overlay: string;
+  overlayJoint: string;
+  additive: string;
+  additiveJoint: string;
 }
 
 const base = import.meta.env.BASE_URL;
 
 export const MODELS: Record<string, ModelEntry> = {
-  Fox: { url: `${base}models/Fox/Fox.glb`, clipA: 'Walk', clipB: 'Run' },
+  Fox: {
+    url: `${base}models/Fox/Fox.glb`, clipA: 'Walk', clipB: 'Run', controllerUrl: `${base}models/Fox/Fox.controller.json`,
+    layers: { base: 'Walk', overlay: 'Survey', overlayJoint: 'b_Neck_04', additive: 'Run', additiveJoint: 'b_Neck_04' },
+  },
   CesiumMan: { url: `${base}models/CesiumMan/CesiumMan.glb`, clipA: 'clip0', clipB: 'clip0' },
-  RobotExpressive: { url: `${base}models/RobotExpressive/RobotExpressive.glb`, clipA: 'Walking', clipB: 'Running' },
+  RobotExpressive: {
+    url: `${base}models/RobotExpressive/RobotExpressive.glb`, clipA: 'Walking', clipB: 'Running',
+    controllerUrl: `${base}models/RobotExpressive/RobotExpressive.controller.json`,
+    layers: { base: 'Walking', overlay: 'Wave', overlayJoint: 'Torso', additive: 'Yes', additiveJoint: 'Neck' },
+  },
 };
 
 export const MODEL_NAMES = Object.keys(MODELS);

@@ -1,11 +1,12 @@
 import type { Crowd } from '../src/index';
 import type { GpuTimer } from './gpu-timer';
 import type { GridPass } from './grid-pass';
+import type { MarkerPass } from './marker-pass';
 import { DEPTH_FORMAT, SAMPLE_COUNT, SKY_COLOR } from './theme';
 
 /**
  * The frame's GPU work: the crowd's pose compute pass, then one MSAA render pass holding the
- * crowd's draws and the ground, resolved into the canvas. Owns the canvas configuration and the
+ * crowd's draws, the ground and the selection marker, resolved into the canvas. Owns the canvas configuration and the
  * multisampled colour and depth targets (re-created only when the canvas size changes); the
  * pass descriptor and the submit array are created once and refilled each frame.
  */
@@ -46,9 +47,10 @@ export class Renderer {
 
   /**
    * Encodes and submits one frame. `crowd` may be absent (still loading); `grid` may be
-   * absent (turned off). `viewProjection` must already be written into both.
+   * absent (turned off), `marker` too (nothing selected). `viewProjection` must already be
+   * written into all of them.
    */
-  render(crowd: Crowd | undefined, grid: GridPass | undefined, viewProjection: Float32Array, timer: GpuTimer): void {
+  render(crowd: Crowd | undefined, grid: GridPass | undefined, marker: MarkerPass | undefined, viewProjection: Float32Array, timer: GpuTimer): void {
     this.ensureTargets();
     const encoder = this.device.createCommandEncoder(this.encoderDescriptor);
     const computeRan = crowd !== undefined && crowd.count > 0;
@@ -60,6 +62,7 @@ export class Renderer {
     const pass = encoder.beginRenderPass(this.passDescriptor);
     if (crowd) crowd.draw(pass, viewProjection);
     if (grid) grid.draw(pass);
+    if (marker) marker.draw(pass);
     pass.end();
     timer.resolve(encoder, computeRan);
     this.commandBuffers[0] = encoder.finish();

@@ -1,4 +1,8 @@
-import { Crowd, loadCharacter, type Character, type CrowdOptions } from '../src/index';
+import {
+  Crowd, CrowdControllers, defaultControllerConfig, loadCharacter, parseControllerConfig,
+  type Character, type ControllerConfig, type CrowdOptions, type MaskId,
+} from '../src/index';
+import { MODELS } from './models';
 import { Population } from './population';
 
 /** Where a scene's model came from: a name from MODELS, or a URL (then `model` is ''). */
@@ -7,11 +11,23 @@ export interface SceneSource {
   url: string;
 }
 
-/** One loaded character, its crowd on the device and the placement of its instances. */
+/**
+ * One loaded character, its crowd on the device and what the scenes share on that crowd: the
+ * crowd scene's placement of instances, blend masks by root joint (the crowd keeps masks for
+ * its life, so each is made once) and the animation controllers (made on first use).
+ */
 export class Scene {
   readonly population: Population;
+  private readonly masks = new Map<string, MaskId>();
+  private controllersValue: CrowdControllers | undefined;
 
-  constructor(readonly label: string, readonly source: SceneSource, readonly character: Character, readonly crowd: Crowd) {
+  constructor(
+    readonly label: string, readonly source: SceneSource, readonly character: Character, readonly crowd: Crowd,
+    /** The model's controller config, or one derived from its clip names. */
+    readonly controllerConfig: ControllerConfig,
+    /** Why the model's controller config file was not used, if it was not. */
+    readonly configProblem = '',
+  ) {
     this.population = new Population(crowd, character);
   }
 
@@ -19,6 +35,22 @@ export class Scene {
   get bakedBytes(): number {
     const { tracks, trackRefs, rest } = this.character.baked;
     return tracks.byteLength + trackRefs.byteLength + rest.byteLength;
+  }
+
+  /** The mask of `joint` and every joint below it (made on the first call for that joint). */
+  mask(joint: string): MaskId {
+    let id = this.masks.get(joint);
+    if (id === undefined) {
+      id = this.crowd.createMask({ root: joint });
+      this.masks.set(joint, id);
+    }
+    return id;
+  }
+
+  /** The crowd's animation controllers (one set per crowd: their masks live as long as it). */
+  get controllers(): CrowdControllers {
+    this.controllersValue ??= new CrowdControllers(this.crowd, this.controllerConfig);
+    return this.controllersValue;
   }
 
   destroy(): void {
@@ -33,12 +65,15 @@ export interface SceneLoadOptions {
 }
 
 /**
- * Downloads, bakes and uploads a character. Throws with a readable reason when the file is
- * missing or not a usable glTF, or when creating its GPU objects raises a validation or
- * out-of-memory error (caught with error scopes, so a bad model never reaches the frame loop).
+ * Downloads, bakes and uploads a character, and fetches its controller config where MODELS
+ * names one. Throws with a readable reason when the file is missing or not a usable glTF, or
+ * when creating its GPU objects raises a validation or out-of-memory error (caught with error
+ * scopes, so a bad model never reaches the frame loop). A bad controller config is not fatal:
+ * the scene gets a config derived from the clip names and says why in `configProblem`.
  */
 export async function loadScene(device: GPUDevice, label: string, source: SceneSource, options: SceneLoadOptions): Promise<Scene> {
   const character = await loadCharacter(source.url, { onProgress: options.onProgress, signal: options.signal });
+  const { config, problem } = await loadControllerConfig(MODELS[source.model]?.controllerUrl, character.clipNames, options.signal);
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
   let crowd: Crowd | undefined;
@@ -56,5 +91,28 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
     if (thrown) throw thrown;
     throw new Error(`the GPU rejected the model's buffers or pipelines: ${gpuError?.message ?? 'unknown error'}`);
   }
-  return new Scene(label, source, character, crowd);
+  return new Scene(label, source, character, crowd, config, problem);
+}
+
+async function loadControllerConfig(url: string | undefined, clipNames: readonly string[], signal: AbortSignal): Promise<{ config: ControllerConfig; problem: string }> {
+  if (url) {
+    try {
+      const response = await fetch(url, { signal });
+      if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`);
+      return { config: parseControllerConfig(await response.json(), clipNames, url.split('/').pop()), problem: '' };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return { config: derivedConfig(clipNames), problem: `${url}: ${(error as Error).message}; using a config derived from the clip names` };
+    }
+  }
+  return { config: derivedConfig(clipNames), problem: '' };
+}
+
+/** A config from the clip names; an empty one (no locomotion, no actions) for names it cannot take. */
+function derivedConfig(clipNames: readonly string[]): ControllerConfig {
+  try {
+    return defaultControllerConfig(clipNames);
+  } catch {
+    return parseControllerConfig({}, clipNames);
+  }
 }

@@ -3,9 +3,14 @@ import type { GpuTimer } from './gpu-timer';
 /** Milliseconds between refreshes of the overlay's text and data-* attributes. */
 const REFRESH_MS = 250;
 
+/** data-* keys the overlay itself writes; others come from a scene's detail. */
+const OWN_KEYS = new Set(['frames', 'fps', 'cpuMs', 'gpuComputeMs', 'gpuRenderMs', 'model', 'scene', 'mode', 'instances', 'joints', 'drawCalls', 'bakedBytes']);
+
 /** What the overlay shows about the loaded scene; set when it changes, not per frame. */
 export interface SceneStats {
   model: string;
+  /** crowd, layers or locomotion. */
+  scene: string;
   mode: string;
   instances: number;
   jointsPerInstance: number;
@@ -29,6 +34,8 @@ export class StatsOverlay {
   private fps = 0;
   private cpuMs = NaN;
   private scene: SceneStats | undefined;
+  /** Adds the current scene's own lines and data-* values (e.g. a character's state). */
+  private detail: ((lines: string[], data: DOMStringMap) => void) | undefined;
 
   constructor(private readonly timer: GpuTimer, private readonly adapter: string) {
     const root = document.getElementById('stats');
@@ -36,9 +43,12 @@ export class StatsOverlay {
     this.root = root;
   }
 
-  setScene(scene: SceneStats): void {
+  setScene(scene: SceneStats, detail?: (lines: string[], data: DOMStringMap) => void): void {
     this.scene = scene;
+    this.detail = detail;
     this.lastRefresh = -Infinity;
+    // Forget the data-* values the previous scene's detail wrote.
+    for (const key of Object.keys(this.root.dataset)) if (!OWN_KEYS.has(key)) delete this.root.dataset[key];
   }
 
   /** Call once per rendered frame: `now` from performance.now(), `cpuMs` its frame function. */
@@ -69,6 +79,7 @@ export class StatsOverlay {
     d.gpuRenderMs = Number.isNaN(this.timer.renderMs) ? 'n/a' : this.timer.renderMs.toFixed(3);
     if (s) {
       d.model = s.model;
+      d.scene = s.scene;
       d.mode = s.mode;
       d.instances = String(s.instances);
       d.joints = String(s.jointsPerInstance);
@@ -81,12 +92,13 @@ export class StatsOverlay {
     ];
     if (s) {
       lines.push(
-        `${s.model} · ${s.mode}`,
+        `${s.model} · ${s.scene === 'crowd' ? s.mode : `${s.scene} scene`}`,
         `${s.instances.toLocaleString('en-US')} instances × ${s.jointsPerInstance} joints`,
         `${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'} (+1 ground)`,
         `baked tables ${formatBytes(s.bakedBytes)}`,
-        this.adapter,
       );
+      this.detail?.(lines, d);
+      lines.push(this.adapter);
     } else {
       lines.push('loading…');
     }

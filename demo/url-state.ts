@@ -1,4 +1,5 @@
 import { DEFAULT_MODEL, MODEL_NAMES } from './models';
+import { writeSceneParams, type SceneState } from './scene-state';
 
 export type Mode = 'crowd' | 'uniform';
 
@@ -82,22 +83,29 @@ export function readState(search: string): { state: DemoState; problems: string[
 let pendingWrite: ReturnType<typeof setTimeout> | undefined;
 
 /**
- * Writes the state into the page URL soon (history.replaceState: no new history entries).
- * Coalesced over 150 ms: a dragged slider changes the state every event, and browsers throttle
- * (and warn about) hundreds of replaceState calls.
+ * Writes the state (and the scene settings, when given) into the page URL soon
+ * (history.replaceState: no new history entries). Coalesced over 150 ms: a dragged slider
+ * changes the state every event, and browsers throttle (and warn about) hundreds of
+ * replaceState calls.
  */
-export function writeState(state: DemoState): void {
+export function writeState(state: DemoState, scene?: SceneState): void {
+  pendingState = state;
+  pendingScene = scene;
   if (pendingWrite === undefined) {
     pendingWrite = setTimeout(() => {
       pendingWrite = undefined;
-      writeStateNow(state);
+      writeStateNow(pendingState!, pendingScene);
     }, 150);
   }
 }
 
+let pendingState: DemoState | undefined;
+let pendingScene: SceneState | undefined;
+
 /** Writes the state into the page URL now. */
-export function writeStateNow(state: DemoState): void {
+export function writeStateNow(state: DemoState, scene?: SceneState): void {
   const params = new URLSearchParams();
+  if (scene) writeSceneParams(params, scene);
   if (state.modelUrl) params.set('modelUrl', state.modelUrl);
   else params.set('model', state.model);
   params.set('instances', String(state.instances));

@@ -1,0 +1,75 @@
+import type { DemoState } from './url-state';
+
+/** The demo's scenes: today's crowd, the layered-blending showcase, controllers wandering. */
+export const SCENE_KINDS = ['crowd', 'layers', 'locomotion'] as const;
+export type SceneKind = (typeof SCENE_KINDS)[number];
+
+/** What a scene starts with when the URL (or the panel's scene switch) does not say. */
+export const SCENE_DEFAULTS: Record<SceneKind, { model: string; instances: number }> = {
+  crowd: { model: 'Fox', instances: 1000 },
+  layers: { model: 'Fox', instances: 64 },
+  locomotion: { model: 'RobotExpressive', instances: 80 },
+};
+
+/**
+ * The scene and the settings of the scenes other than the crowd; kept apart from DemoState
+ * (the crowd's settings) and mirrored in the URL beside it.
+ */
+export interface SceneState {
+  scene: SceneKind;
+  /** Layers scene: clip of the override layer ('' = the model's default). */
+  layerClip: string;
+  /** Layers scene: root joint of the override layer's mask ('' = the model's default). */
+  layerJoint: string;
+  /** Layers scene: override layer weight, [0, 1]. */
+  layerWeight: number;
+  /** Layers scene: additive layer weight, [0, 1]. */
+  additiveWeight: number;
+}
+
+export const DEFAULT_SCENE_STATE: Readonly<SceneState> = {
+  scene: 'crowd', layerClip: '', layerJoint: '', layerWeight: 0.8, additiveWeight: 0.6,
+};
+
+/**
+ * Reads the scene settings from a query string. `?scene=` also picks the model and instance
+ * count of that scene unless the URL names them (`crowd` changes nothing). Values that do not
+ * parse fall back to the defaults and add a sentence to `problems`.
+ */
+export function readSceneState(search: string, crowd: DemoState, problems: string[]): SceneState {
+  const params = new URLSearchParams(search);
+  const state: SceneState = { ...DEFAULT_SCENE_STATE };
+  const scene = params.get('scene');
+  if (scene !== null) {
+    if ((SCENE_KINDS as readonly string[]).includes(scene)) state.scene = scene as SceneKind;
+    else problems.push(`URL parameter scene=${scene} must be ${SCENE_KINDS.join(', ')}`);
+  }
+  if (!params.has('model') && !params.has('modelUrl')) crowd.model = SCENE_DEFAULTS[state.scene].model;
+  if (!params.has('instances')) crowd.instances = SCENE_DEFAULTS[state.scene].instances;
+  state.layerClip = params.get('layerClip') ?? '';
+  state.layerJoint = params.get('layerJoint') ?? '';
+  const unit = (key: 'layerWeight' | 'additiveWeight'): void => {
+    const raw = params.get(key);
+    if (raw === null) return;
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value)) {
+      problems.push(`URL parameter ${key}=${raw} is not a number; using the default`);
+      return;
+    }
+    if (value < 0 || value > 1) problems.push(`URL parameter ${key}=${raw} is outside [0, 1]; clamped`);
+    state[key] = Math.min(1, Math.max(0, value));
+  };
+  unit('layerWeight');
+  unit('additiveWeight');
+  return state;
+}
+
+/** Adds the scene settings to URL parameters (the layer settings only in the layers scene). */
+export function writeSceneParams(params: URLSearchParams, state: SceneState): void {
+  params.set('scene', state.scene);
+  if (state.scene !== 'layers') return;
+  if (state.layerClip) params.set('layerClip', state.layerClip);
+  if (state.layerJoint) params.set('layerJoint', state.layerJoint);
+  params.set('layerWeight', String(Math.round(state.layerWeight * 1000) / 1000));
+  params.set('additiveWeight', String(Math.round(state.additiveWeight * 1000) / 1000));
+}

@@ -1,0 +1,45 @@
+import type { StateKey } from '../controls';
+import type { SceneKind } from '../scene-state';
+
+/**
+ * What one scene of the demo does with a loaded model's crowd: which instances exist, how they
+ * animate each frame, and what the overlay says about them. The App owns the model (Scene) and
+ * the page-long GPU objects; an activity only adds, animates and removes instances.
+ */
+export interface SceneActivity {
+  readonly kind: SceneKind;
+  /** Live instances. */
+  readonly count: number;
+  /** Minor ground-grid cell along x and z, world units. */
+  readonly cellSize: readonly [number, number];
+  /** Height of one character, world units (camera framing). */
+  readonly height: number;
+  /** Adds or removes instances; throws (the crowd's reason) when the device cannot hold them. */
+  setCount(count: number): void;
+  /**
+   * A panel setting changed (the new value is already in the state objects the activity was
+   * given). Returns whether apply() has work to do.
+   */
+  settingChanged(key: StateKey): boolean;
+  /** Applies the settings changed since the last call (not per frame: only after a change). */
+  apply(): void;
+  /**
+   * Per frame, before crowd.update: advances by dt seconds (0 when paused). Allocation-free.
+   * `viewYaw` is the camera's yaw (for camera-relative input).
+   */
+  update(dt: number, viewYaw: number): void;
+  /**
+   * The area the camera frames at first, world units: half extents out[0] along x and out[1]
+   * along z, around the point (0, out[2]) on the ground.
+   */
+  extent(out: Float32Array): void;
+  /** Where the camera should look now, if the scene follows something: writes x, z into out and returns true. */
+  follow(out: Float32Array): boolean;
+  /** Overlay lines and data-* values for #stats (called a few times a second, not per frame). */
+  describe(lines: string[], data: DOMStringMap): void;
+  /**
+   * Ends the scene: removes every instance it added when `clearCrowd` (another scene starts on
+   * the same crowd; false when the crowd is about to be destroyed) and hides what it showed.
+   */
+  dispose(clearCrowd: boolean): void;
+}

@@ -1,0 +1,34 @@
+import type { Keyboard } from '../keyboard';
+import type { Scene } from '../scene';
+import type { SceneKind, SceneState } from '../scene-state';
+import type { DemoState } from '../url-state';
+import type { WeightPlot } from '../weight-plot';
+import type { SceneActivity } from './activity';
+import { CrowdActivity } from './crowd-scene';
+import { LayersActivity } from './layers-scene';
+import { LocomotionActivity } from './locomotion-scene';
+
+export type { SceneActivity } from './activity';
+export { LayersActivity, LocomotionActivity };
+
+/** What the scenes get from the App: its state objects and page-long helpers. */
+export interface ActivityContext {
+  state: DemoState;
+  sceneState: SceneState;
+  keyboard: Keyboard;
+  plot: WeightPlot;
+  /** Shows a sentence to the user (a setting the model cannot take, a config problem). */
+  notify(message: string): void;
+}
+
+/** Starts scene `kind` on a loaded model (with no instances yet: setCount adds them). */
+export function createActivity(kind: SceneKind, scene: Scene, context: ActivityContext): SceneActivity {
+  switch (kind) {
+    case 'layers':
+      return new LayersActivity(scene, context.sceneState, context.notify);
+    case 'locomotion':
+      return new LocomotionActivity(scene, context.keyboard, context.plot, context.notify);
+    default:
+      return new CrowdActivity(scene, context.state);
+  }
+}

@@ -1,0 +1,201 @@
+import type { AnimationController } from '../../src/index';
+import { clipWeights } from '../clip-weights';
+import type { Keyboard } from '../keyboard';
+import { Random } from '../random';
+import type { Scene } from '../scene';
+import type { WeightPlot } from '../weight-plot';
+import type { SceneActivity } from './activity';
+import { Wander } from './wander';
+
+/** Keys shown for actions 1-9. */
+const ACTION_KEYS = 9;
+
+/**
+ * The locomotion scene: a crowd wandering under animation controllers (CrowdControllers: one
+ * controller per instance, the model's <name>.controller.json) with random actions, inside a
+ * disc that grows with the count. One selected character is driven by the keyboard instead
+ * (WASD relative to the view, Shift runs, 1-9 and Space request actions); the camera follows it,
+ * a ring marks it, and a live plot shows how much each clip weighs in its pose.
+ */
+export class LocomotionActivity implements SceneActivity {
+  readonly kind = 'locomotion';
+  readonly cellSize: readonly [number, number];
+  readonly height: number;
+  /** Ring radius under the selected character, world units. */
+  private readonly markerRadius: number;
+  /** Ground area per character: the disc's radius grows as spacing * sqrt(count). */
+  private readonly spacing: number;
+  private readonly wander: Wander;
+  private readonly random = new Random(0x10c0);
+  private readonly weights: Float32Array;
+  private readonly actionNames: string[];
+  private ids = new Int32Array(0);
+  private controllers: AnimationController[] = [];
+  private countValue = 0;
+  private selected = 0;
+  private keyMoving = false;
+  private elapsed = 0;
+  private lastKey = '';
+
+  constructor(private readonly scene: Scene, private readonly keyboard: Keyboard, private readonly plot: WeightPlot, notify: (message: string) => void) {
+    const { character, controllerConfig: config } = scene;
+    const { min, max } = character.bounds;
+    this.height = Math.max(max[1] - min[1], 1e-6);
+    const footprint = Math.max(max[0] - min[0], max[2] - min[2], this.height * 0.5);
+    this.spacing = footprint * 3;
+    this.markerRadius = footprint * 0.75;
+    this.cellSize = [footprint * 1.5, footprint * 1.5];
+    this.wander = new Wander(config);
+    this.weights = new Float32Array(character.clipNames.length);
+    this.actionNames = config.actions.slice(0, ACTION_KEYS).map((a) => a.name);
+    if (scene.configProblem) notify(scene.configProblem);
+    if (!config.locomotion) notify(`${scene.label} has no walk clip and no controller config with locomotion: the characters cannot walk`);
+    plot.reset(character.clipNames);
+    plot.show(true);
+  }
+
+  get count(): number {
+    return this.countValue;
+  }
+
+  /** Radius of the disc the wanderers keep to, world units. */
+  get radius(): number {
+    return this.spacing * Math.sqrt(Math.max(1, this.countValue) / Math.PI);
+  }
+
+  setCount(count: number): void {
+    const { crowd, controllers } = this.scene;
+    while (this.countValue > count) {
+      const id = this.ids[--this.countValue];
+      controllers.remove(id);
+      crowd.remove(id);
+    }
+    if (count > this.ids.length) {
+      const ids = new Int32Array(Math.max(count, this.ids.length * 2));
+      ids.set(this.ids);
+      this.ids = ids;
+      this.wander.reserve(ids.length);
+    }
+    this.controllers.length = Math.min(this.controllers.length, this.countValue);
+    const spread = this.spacing * Math.sqrt(count / Math.PI);
+    while (this.countValue < count) {
+      const i = this.countValue;
+      // The first character (the selected one at start) stands in the middle facing the camera.
+      const r = i === 0 ? 0 : spread * Math.sqrt(this.random.next());
+      const a = this.random.next() * 2 * Math.PI;
+      const id = crowd.add();
+      this.ids[i] = id;
+      const x = r * Math.sin(a);
+      const z = r * Math.cos(a);
+      const heading = i === 0 ? 0 : this.random.next() * 2 * Math.PI;
+      const controller = controllers.add(id, x, z, heading);
+      // Controllers place only what moves; a model without locomotion stands where it starts.
+      if (!controller.locomotion) crowd.setPlacement(id, x, 0, z, heading);
+      this.controllers.push(controller);
+      this.wander.start(i);
+      this.countValue++;
+    }
+    this.wander.radius = this.radius;
+    if (this.selected >= this.countValue) this.select(0);
+  }
+
+  /** Hands the keyboard to character `index` (the previous one goes back to wandering). */
+  select(index: number): void {
+    if (this.countValue === 0) return;
+    this.wander.start(this.selected);
+    this.selected = ((index % this.countValue) + this.countValue) % this.countValue;
+    this.keyMoving = false;
+    this.lastKey = '';
+  }
+
+  /** Selects the next character. */
+  selectNext(): void {
+    this.select(this.selected + 1);
+  }
+
+  settingChanged(): boolean {
+    return false;
+  }
+
+  apply(): void {
+    // Nothing of this scene is in the panel's state.
+  }
+
+  update(dt: number, viewYaw: number): void {
+    if (this.countValue === 0) return;
+    for (let i = 0; i < this.countValue; i++) if (i !== this.selected) this.wander.update(i, this.controllers[i], dt);
+    this.drive(this.controllers[this.selected], viewYaw);
+    this.scene.controllers.update(dt);
+    if (dt > 0) {
+      this.elapsed += dt;
+      clipWeights(this.controllers[this.selected].output, this.weights);
+      this.plot.sample(this.elapsed, this.weights);
+    }
+  }
+
+  extent(out: Float32Array): void {
+    // Frame the neighbourhood of the selected character, not the whole disc.
+    out[0] = out[1] = Math.min(this.radius, this.height * 4);
+    out[2] = 0;
+  }
+
+  follow(out: Float32Array): boolean {
+    const loco = this.countValue > 0 ? this.controllers[this.selected].locomotion : null;
+    if (!loco) return false;
+    out[0] = loco.positionX;
+    out[1] = loco.positionZ;
+    out[2] = this.markerRadius;
+    return true;
+  }
+
+  describe(lines: string[], data: DOMStringMap): void {
+    if (this.countValue === 0) return;
+    const c = this.controllers[this.selected];
+    const state = c.state;
+    const loco = c.locomotion;
+    lines.push(`selected #${this.selected}: ${state}`);
+    if (loco) lines.push(`  speed ${loco.speed.toFixed(2)} (${loco.parameter < 0.05 ? 'idle' : loco.parameter <= 1.05 ? 'walk' : 'run'}) · ${loco.direction}`);
+    lines.push(`keys: WASD move (view-relative) · Shift run`);
+    if (this.actionNames.length > 0) {
+      lines.push(`  Space ${this.actionNames[0]}`);
+      for (let k = 0; k < this.actionNames.length; k += 4) {
+        lines.push(`  ${this.actionNames.slice(k, k + 4).map((name, j) => `${k + j + 1} ${name}`).join('  ')}`);
+      }
+    }
+    if (this.lastKey) lines.push(`last key: ${this.lastKey}`);
+    data.selected = String(this.selected);
+    data.state = state;
+    data.speed = loco ? loco.speed.toFixed(3) : '0';
+    data.lastAction = this.lastKey;
+  }
+
+  dispose(clearCrowd: boolean): void {
+    if (clearCrowd) this.setCount(0);
+    this.plot.show(false);
+  }
+
+  /** Keyboard input for the selected character. */
+  private drive(c: AnimationController, viewYaw: number): void {
+    const kb = this.keyboard;
+    if (c.locomotion) {
+      const f = kb.forward;
+      const s = kb.strafe;
+      if (f !== 0 || s !== 0) {
+        // The view looks along (-sin yaw, -cos yaw) on the ground; its right is (cos yaw, -sin yaw).
+        const sin = Math.sin(viewYaw);
+        const cos = Math.cos(viewYaw);
+        c.move(-sin * f + cos * s, -cos * f - sin * s, kb.shift);
+        this.keyMoving = true;
+      } else if (this.keyMoving) {
+        c.stop();
+        this.keyMoving = false;
+      }
+    }
+    for (let action = kb.takeAction(); action >= 0; action = kb.takeAction()) {
+      if (action >= this.actionNames.length) continue;
+      const name = this.actionNames[action];
+      const started = c.requestAction(name);
+      this.lastKey = `${action + 1} ${name} (${started ? 'started' : 'not allowed now'})`;
+    }
+  }
+}

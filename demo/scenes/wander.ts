@@ -1,0 +1,91 @@
+import type { AnimationController, ControllerConfig } from '../../src/index';
+import { Random } from '../random';
+
+/** Seconds between a wanderer's decisions: uniform in [MIN, MIN + SPREAD). */
+const DECIDE_MIN = 2;
+const DECIDE_SPREAD = 4;
+/** Chances of each decision. */
+const ACTION_CHANCE = 0.22;
+const IDLE_CHANCE = 0.12;
+const RUN_CHANCE = 0.2;
+/** Radians of random swing around the way back to the centre. */
+const RETURN_SWING = 0.7;
+
+/**
+ * Autonomous wandering for animation controllers: every few seconds each wanderer picks a new
+ * direction and pace (walk, run, or stand), and sometimes an action the controller config allows
+ * from locomotion. A wanderer outside `radius` of the origin that is moving outward turns back
+ * toward the centre. Full-body actions (no mask) stop the wanderer while they play; upper-body
+ * ones play on the move. State lives in typed arrays; update() allocates nothing.
+ */
+export class Wander {
+  /** Area radius, world units. */
+  radius = 1;
+  private timer = new Float32Array(0);
+  private readonly random: Random;
+  /** Actions reachable from locomotion, and whether each is full-body. */
+  private readonly actions: string[];
+  private readonly fullBody: boolean[];
+
+  constructor(config: ControllerConfig, seed = 0x3a4d) {
+    this.random = new Random(seed);
+    const allowed = config.actions.filter((a) => config.transitions.has(`locomotion->${a.name}`));
+    this.actions = allowed.map((a) => a.name);
+    this.fullBody = allowed.map((a) => a.mask < 0);
+  }
+
+  /** Makes room for wanderers [0, capacity). */
+  reserve(capacity: number): void {
+    if (capacity <= this.timer.length) return;
+    const next = new Float32Array(capacity);
+    next.set(this.timer);
+    this.timer = next;
+  }
+
+  /** Wanderer i decides soon (staggered, so a new crowd does not decide all at once). */
+  start(i: number): void {
+    this.timer[i] = this.random.next() * DECIDE_MIN;
+  }
+
+  update(i: number, c: AnimationController, dt: number): void {
+    const loco = c.locomotion;
+    if (!loco) return;
+    this.timer[i] -= dt;
+    const x = loco.positionX;
+    const z = loco.positionZ;
+    const outside = x * x + z * z > this.radius * this.radius;
+    const leaving = outside && loco.velocityX * x + loco.velocityZ * z > 0;
+    if (this.timer[i] > 0 && !leaving) return;
+    if (c.action >= 0 && this.fullBodyAction(c)) {
+      // Stand still until the full-body action is over, then decide again.
+      this.timer[i] = 0.5;
+      return;
+    }
+    this.timer[i] = DECIDE_MIN + DECIDE_SPREAD * this.random.next();
+    const r = this.random;
+    if (outside) {
+      const angle = Math.atan2(-x, -z) + (r.next() * 2 - 1) * RETURN_SWING;
+      c.move(Math.sin(angle), Math.cos(angle), false);
+      return;
+    }
+    if (this.actions.length > 0 && r.next() < ACTION_CHANCE) {
+      const k = r.index(this.actions.length);
+      if (this.fullBody[k]) c.stop();
+      if (c.requestAction(this.actions[k])) return;
+    }
+    const pick = r.next();
+    if (pick < IDLE_CHANCE) {
+      c.stop();
+      return;
+    }
+    const angle = r.next() * 2 * Math.PI;
+    const running = pick > 1 - RUN_CHANCE;
+    // Walkers vary their pace (a direction shorter than 1 scales the speed).
+    const pace = running ? 1 : 0.6 + 0.4 * r.next();
+    c.move(Math.sin(angle) * pace, Math.cos(angle) * pace, running);
+  }
+
+  private fullBodyAction(c: AnimationController): boolean {
+    return c.runtime.config.actions[c.action].mask < 0;
+  }
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SCENE_STATE, readSceneState, SCENE_DEFAULTS, writeSceneParams } from '../../demo/scene-state';
+import { readState } from '../../demo/url-state';
+
+function read(search: string) {
+  const { state, problems } = readState(search);
+  const scene = readSceneState(search, state, problems);
+  return { state, scene, problems };
+}
+
+describe('readSceneState: invalid input is reported and replaced by defaults', () => {
+  it.each([
+    ['?scene=ballet', /scene=ballet must be crowd, layers, locomotion/],
+    ['?scene=layers&layerWeight=x', /layerWeight=x is not a number/],
+    ['?scene=layers&additiveWeight=', /additiveWeight= is not a number/],
+  ])('%s', (search, problem) => {
+    const { problems } = read(search);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(problem);
+  });
+
+  it('clamps weights to [0, 1] and says so', () => {
+    const { scene, problems } = read('?scene=layers&layerWeight=2&additiveWeight=-1');
+    expect(scene.layerWeight).toBe(1);
+    expect(scene.additiveWeight).toBe(0);
+    expect(problems).toHaveLength(2);
+  });
+});
+
+describe('readSceneState', () => {
+  it('defaults to the crowd scene and leaves the crowd settings alone', () => {
+    const { state, scene, problems } = read('');
+    expect(problems).toEqual([]);
+    expect(scene).toEqual(DEFAULT_SCENE_STATE);
+    expect(state).toMatchObject({ model: 'Fox', instances: 1000 });
+  });
+
+  it('gives each scene its own model and instance count unless the URL names them', () => {
+    expect(read('?scene=locomotion').state).toMatchObject(SCENE_DEFAULTS.locomotion);
+    expect(read('?scene=layers').state).toMatchObject(SCENE_DEFAULTS.layers);
+    expect(read('?scene=locomotion&model=Fox&instances=7').state).toMatchObject({ model: 'Fox', instances: 7 });
+    expect(read('?scene=locomotion&modelUrl=/x.glb').state.model).toBe('Fox');
+  });
+
+  it('reads every field', () => {
+    const { scene, problems } = read('?scene=layers&layerClip=Survey&layerJoint=b_Neck_04&layerWeight=0.25&additiveWeight=0.75');
+    expect(problems).toEqual([]);
+    expect(scene).toEqual({ scene: 'layers', layerClip: 'Survey', layerJoint: 'b_Neck_04', layerWeight: 0.25, additiveWeight: 0.75 });
+  });
+
+  it('round-trips through writeSceneParams', () => {
+    const written = { scene: 'layers', layerClip: 'Run', layerJoint: 'b_Head_05', layerWeight: 0.5, additiveWeight: 0.125 } as const;
+    const params = new URLSearchParams();
+    writeSceneParams(params, written);
+    expect(read(`?${params}`).scene).toEqual(written);
+  });
+
+  it('writes only the scene outside the layers scene', () => {
+    const params = new URLSearchParams();
+    writeSceneParams(params, { ...DEFAULT_SCENE_STATE, scene: 'locomotion', layerClip: 'Run' });
+    expect(params.toString()).toBe('scene=locomotion');
+  });
+});

@@ -1,0 +1,210 @@
+/**
+ * End-to-end tests of the demo's layers and locomotion scenes (?scene=layers|locomotion) in
+ * headless Chromium with WebGPU on SwiftShader: small crowds (tens of instances) keep them fast.
+ * Screenshots land in test-results/e2e/scene-*.png for a person to look at.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SKY_RGB8 } from '../../demo/theme';
+import {
+  chromiumAvailable, collectProblems, launchBrowser, overlayRects, RESULTS_DIR, startServer, stat, statNumber,
+  waitForCrowd, waitForFrames, type Rect,
+} from './harness';
+import { decode, shareChanged, shareUnlike, type Image } from './pixels';
+
+const VIEWPORT = { width: 960, height: 600 };
+/** Per-test limit: loading, baking and a few dozen SwiftShader frames. */
+const TEST_TIMEOUT = 300_000;
+/** Waits for something that takes a handful of frames (a frame may take a second or more). */
+const WAIT = 120_000;
+
+const available = chromiumAvailable();
+
+describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftShader)', () => {
+  let server: ViteDevServer;
+  let baseUrl: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    ({ server, baseUrl } = await startServer());
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function open(query: string): Promise<{ page: Page; problems: string[] }> {
+    const page = await browser.newPage({ viewport: VIEWPORT });
+    const problems = collectProblems(page);
+    await page.goto(`${baseUrl}/${query}`);
+    return { page, problems };
+  }
+
+  async function shot(page: Page, name: string): Promise<Image> {
+    const png = await page.screenshot({ timeout: WAIT });
+    writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
+    return decode(png);
+  }
+
+  /** The DOM overlays, the weight plot included, are left out of pixel checks. */
+  async function skipRects(page: Page): Promise<Rect[]> {
+    const plot = await page.evaluate(() => {
+      const e = document.getElementById('plot');
+      if (!e || e.hidden) return [];
+      const r = e.getBoundingClientRect();
+      return [{ x: r.x, y: r.y, width: r.width, height: r.height }];
+    });
+    return [...(await overlayRects(page)), ...plot];
+  }
+
+  /** Two screenshots some frames apart: neither blank (all sky) nor frozen. */
+  async function expectAlive(page: Page, name: string, frames = 2): Promise<void> {
+    const skip = await skipRects(page);
+    const first = await shot(page, `${name}-1`);
+    await waitForFrames(page, (await statNumber(page, 'frames')) + frames, WAIT);
+    const second = await shot(page, `${name}-2`);
+    const unlikeSky = shareUnlike(first, SKY_RGB8, skip);
+    const changed = shareChanged(first, second, skip);
+    console.log(`${name}: ${(unlikeSky * 100).toFixed(1)}% of pixels unlike the sky, ${(changed * 100).toFixed(2)}% changed between screenshots`);
+    expect(unlikeSky, 'picture is (nearly) all background').toBeGreaterThan(0.25);
+    expect(changed, 'picture did not change between frames: crowd missing or frozen').toBeGreaterThan(0.002);
+  }
+
+  function waitForStat(page: Page, key: string, pattern: RegExp, timeout = WAIT): Promise<unknown> {
+    return page.waitForFunction(([k, source]) => new RegExp(source).test(document.getElementById('stats')?.dataset[k] ?? ''),
+      [key, pattern.source] as const, { timeout, polling: 100 });
+  }
+
+  /** A lil-gui controller's row by its label. */
+  const control = (page: Page, label: string) => page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: label }) });
+
+  it('layers scene: Fox walkers look around (override) and bob their heads (additive); panel edits the stack', async () => {
+    const { page, problems } = await open('?scene=layers&instances=24');
+    await waitForCrowd(page, 24, 3);
+    expect(await stat(page, 'scene')).toBe('layers');
+    expect(await stat(page, 'model')).toBe('Fox');
+    expect(await stat(page, 'layerClip')).toBe('Survey');
+    expect(await stat(page, 'layerJoint')).toBe('b_Neck_04');
+    expect(await stat(page, 'layerWeight')).toBe('0.800');
+    expect(await stat(page, 'additiveClip')).toBe('Run');
+    expect(await stat(page, 'additiveJoint')).toBe('b_Neck_04');
+    expect(await page.locator('#stats').textContent()).toMatch(/override\s+Survey · mask b_Neck_04 · w 0\.80/);
+    await expectAlive(page, 'scene-layers-fox');
+
+    // The panel: a weight typed into the slider's box, a joint from the picker.
+    const weight = control(page, 'override weight').locator('input');
+    await weight.fill('0.3');
+    await weight.press('Enter');
+    await waitForStat(page, 'layerWeight', /^0\.300$/);
+    await control(page, 'mask root joint').locator('select').selectOption('b_Spine01_02');
+    await waitForStat(page, 'layerJoint', /^b_Spine01_02$/);
+    await control(page, 'additive weight').locator('input').fill('1');
+    await control(page, 'additive weight').locator('input').press('Enter');
+    await waitForStat(page, 'additiveWeight', /^1\.000$/);
+    await page.waitForFunction(() => /layerJoint=b_Spine01_02/.test(location.search) && /layerWeight=0\.3\b/.test(location.search), null, { timeout: 10_000 });
+    expect(new URL(page.url()).searchParams.get('scene')).toBe('layers');
+    await expectAlive(page, 'scene-layers-fox-spine');
+    expect(problems).toEqual([]);
+    await page.close();
+  }, TEST_TIMEOUT);
+
+  it('layers scene on RobotExpressive: a wave over the walk, a nod added on the neck', async () => {
+    const { page, problems } = await open('?scene=layers&model=RobotExpressive&instances=20&layerWeight=1');
+    await waitForCrowd(page, 20, 3);
+    expect(await stat(page, 'layerClip')).toBe('Wave');
+    expect(await stat(page, 'layerJoint')).toBe('Torso');
+    expect(await stat(page, 'layerWeight')).toBe('1.000');
+    expect(await stat(page, 'additiveJoint')).toBe('Neck');
+    await expectAlive(page, 'scene-layers-robot');
+    expect(problems).toEqual([]);
+    await page.close();
+  }, TEST_TIMEOUT);
+
+  it('locomotion scene: a wandering crowd, one character on the keyboard, its clip weights plotted', async () => {
+    const { page, problems } = await open('?scene=locomotion&instances=30');
+    await waitForCrowd(page, 30, 3);
+    expect(await stat(page, 'scene')).toBe('locomotion');
+    expect(await stat(page, 'model')).toBe('RobotExpressive');
+    expect(await stat(page, 'selected')).toBe('0');
+    expect(await stat(page, 'state')).toBe('locomotion');
+    const text = await page.locator('#stats').textContent();
+    expect(text).toContain('WASD');
+    expect(text).toMatch(/1 Jump\s+2 Punch\s+3 Wave/);
+    await expectAlive(page, 'scene-locomotion', 3);
+
+    // W walks (along the view), Shift+W runs, letting go stops.
+    await page.keyboard.down('KeyW');
+    await waitForStat(page, 'speed', /^(1\.[3-9]|1\.[0-9]{2,}|[2-9])/);
+    const walking = Number(await stat(page, 'speed'));
+    expect(walking).toBeLessThan(1.7);
+    await page.keyboard.down('Shift');
+    await waitForStat(page, 'speed', /^(2\.[5-9]|3)/);
+    await page.keyboard.up('Shift');
+    await page.keyboard.up('KeyW');
+    await waitForStat(page, 'speed', /^0\.0/);
+
+    // 1 requests the first action (Jump): the state goes through the action and back.
+    await page.keyboard.press('Digit1');
+    await waitForStat(page, 'state', /action:Jump$/);
+    expect(await stat(page, 'lastAction')).toBe('1 Jump (started)');
+    expect(await page.locator('#stats').textContent()).toMatch(/selected #0: (to-)?action:Jump/);
+    await shot(page, 'scene-locomotion-jump');
+    await waitForStat(page, 'state', /^locomotion$/);
+
+    // The plot shows lines (coloured pixels) over its dark background.
+    const coloured = await page.evaluate(() => {
+      const canvas = document.getElementById('plot') as HTMLCanvasElement;
+      if (canvas.hidden) return -1;
+      const { data } = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height);
+      let count = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        const max = Math.max(data[i], data[i + 1], data[i + 2]);
+        const min = Math.min(data[i], data[i + 1], data[i + 2]);
+        if (max > 120 && max - min > 60) count++; // saturated and bright: a line or legend, not the grey grid
+      }
+      return count;
+    });
+    console.log(`locomotion plot: ${coloured} coloured pixels`);
+    expect(coloured).toBeGreaterThan(200);
+    writeFileSync(`${RESULTS_DIR}/scene-locomotion-plot.png`, await page.locator('#plot').screenshot({ timeout: WAIT }));
+    expect(problems).toEqual([]);
+    await page.close();
+  }, TEST_TIMEOUT);
+
+  it('switches scenes from the panel, each with its model, and keeps the URL in step', async () => {
+    const { page, problems } = await open('?instances=20');
+    await waitForCrowd(page, 20, 1);
+    expect(await stat(page, 'scene')).toBe('crowd');
+    expect(await page.locator('#plot').isHidden()).toBe(true);
+
+    await control(page, 'scene').locator('select').selectOption('locomotion');
+    await waitForStat(page, 'model', /^RobotExpressive$/);
+    await waitForStat(page, 'scene', /^locomotion$/);
+    await page.locator('#plot').waitFor({ state: 'visible', timeout: WAIT });
+    await page.waitForFunction(() => /scene=locomotion/.test(location.search) && /model=RobotExpressive/.test(location.search), null, { timeout: 10_000 });
+    // Bring the count down for SwiftShader before looking.
+    await control(page, 'instances').locator('input').fill('12');
+    await control(page, 'instances').locator('input').press('Enter');
+    await waitForCrowd(page, 12, 2);
+    expect(await stat(page, 'state')).toBe('locomotion');
+
+    await control(page, 'scene').locator('select').selectOption('layers');
+    await waitForStat(page, 'scene', /^layers$/);
+    await waitForStat(page, 'model', /^Fox$/);
+    await expect.poll(() => page.locator('#plot').isHidden()).toBe(true);
+    expect(await stat(page, 'state')).toBeUndefined();
+    expect(await stat(page, 'layerClip')).toBe('Survey');
+    await control(page, 'instances').locator('input').fill('16');
+    await control(page, 'instances').locator('input').press('Enter');
+    await waitForCrowd(page, 16, 2);
+    await expectAlive(page, 'scene-switched-to-layers');
+    expect(new URL(page.url()).searchParams.get('scene')).toBe('layers');
+    expect(problems).toEqual([]);
+    await page.close();
+  }, TEST_TIMEOUT);
+});
