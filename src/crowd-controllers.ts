@@ -13,7 +13,9 @@ export class CrowdControllers {
   private readonly maskIds: Int32Array;
   private readonly mappedMasks = new Int32Array(4);
   private controllers: (AnimationController | undefined)[] = [];
+  /** Ids with a controller, densely packed; position of each id in it. */
   private ids: InstanceId[] = [];
+  private position: number[] = [];
 
   constructor(readonly crowd: Crowd, config: ControllerConfig) {
     if (config.clipNames.length !== crowd.character.clipNames.length || config.clipNames.some((n, i) => n !== crowd.character.clipNames[i])) {
@@ -33,7 +35,9 @@ export class CrowdControllers {
       controller.locomotion.heading = heading;
     }
     this.controllers[id] = controller;
-    this.ids.push(id);
+    this.position[id] = this.ids.push(id) - 1;
+    // Without locomotion nothing moves the instance: place it once, here.
+    if (!controller.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
     this.write(id, controller);
     return controller;
   }
@@ -41,7 +45,12 @@ export class CrowdControllers {
   remove(id: InstanceId): void {
     if (!this.controllers[id]) throw new RangeError(`instance ${id} has no controller`);
     this.controllers[id] = undefined;
-    this.ids.splice(this.ids.indexOf(id), 1);
+    const at = this.position[id];
+    const last = this.ids.pop()!;
+    if (last !== id) {
+      this.ids[at] = last;
+      this.position[last] = at;
+    }
   }
 
   get(id: InstanceId): AnimationController {

@@ -30,7 +30,6 @@ export function nodeByName(nodes: RigNodes, name: string, where: string): number
     if (p !== top) throw new RangeError(`${where}: more than one node is named '${name}' (nodes ${top} and ${other}, neither below the other)`);
   }
   return top;
-  return index;
 }
 
 function checkWeight(value: unknown, what: string): number {

@@ -12,10 +12,23 @@ import { ClipPlayback } from './playback';
 export class ControllerRuntime {
   readonly locomotion: LocomotionRuntime | null;
   readonly actionIndex: Map<string, number>;
+  /** allowed[(from + 1) * actions + to]: from -1 is locomotion, else an action index. */
+  private readonly allowed: Uint8Array;
 
   constructor(readonly config: ControllerConfig, readonly clipDurations: ArrayLike<number>) {
     this.locomotion = config.locomotion ? new LocomotionRuntime(config.locomotion, config, clipDurations) : null;
     this.actionIndex = new Map(config.actions.map((a, i) => [a.name, i]));
+    const n = config.actions.length;
+    this.allowed = new Uint8Array((n + 1) * n);
+    for (const pair of config.transitions) {
+      const [from, to] = pair.split('->');
+      this.allowed[((from === 'locomotion' ? -1 : this.actionIndex.get(from)!) + 1) * n + this.actionIndex.get(to)!] = 1;
+    }
+  }
+
+  /** Whether the transitions table allows action `to` from action `from` (-1: from locomotion). */
+  allows(from: number, to: number): boolean {
+    return this.allowed[(from + 1) * this.config.actions.length + to] === 1;
   }
 
   clipIndex(clip: string | number): number {
@@ -119,8 +132,7 @@ export class AnimationController {
       throw new RangeError(`no action ${JSON.stringify(name)} (actions: ${this.runtime.config.actions.map((a) => JSON.stringify(a.name)).join(', ') || 'none'})`);
     }
     if (this.actionPhase === ACTION_PLAY) return false;
-    const from = this.actionPhase === ACTION_NONE ? 'locomotion' : this.runtime.config.actions[this.action].name;
-    if (!this.runtime.config.transitions.has(`${from}->${name}`)) return false;
+    if (!this.runtime.allows(this.actionPhase === ACTION_NONE ? -1 : this.action, index)) return false;
     const action = this.runtime.config.actions[index];
     const settings = this.runtime.config.clips[action.clip];
     this.action = index;

@@ -1,0 +1,107 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { defaultControllerConfig, parseControllerConfig } from '../src/anim/control/config';
+import { CpuPoser } from '../src/anim/evaluate';
+import { sampleLut } from '../src/anim/lut';
+import { buildMask } from '../src/anim/masks';
+import { Crowd } from '../src/crowd';
+import { CrowdControllers } from '../src/crowd-controllers';
+import { openTestDevice, readBuffer } from './helpers/gpu';
+import { testCharacter } from './helpers/character';
+import { modelPath } from './helpers/models';
+
+const device = await openTestDevice();
+const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
+
+describe.skipIf(!device)('CrowdControllers', () => {
+  it('validity: a config for another model, a second controller, unknown ids', async () => {
+    const fox = await testCharacter('Fox');
+    const robot = await testCharacter('RobotExpressive');
+    const crowd = new Crowd(device!, fox, FORMATS);
+    expect(() => new CrowdControllers(crowd, defaultControllerConfig(robot.clipNames))).toThrow(/made for another model/);
+    const controllers = new CrowdControllers(crowd, defaultControllerConfig(fox.clipNames));
+    const id = crowd.add();
+    controllers.add(id);
+    expect(() => controllers.add(id)).toThrow(/already has a controller/);
+    expect(() => controllers.get(999)).toThrow(/has no controller/);
+    controllers.remove(id);
+    expect(() => controllers.remove(id)).toThrow(/has no controller/);
+    expect(controllers.count).toBe(0);
+    crowd.destroy();
+  });
+
+  it('writes every controller\'s stack and placement into the crowd: the GPU poses what the controller says', async () => {
+    const robot = await testCharacter('RobotExpressive');
+    const text = readFileSync(modelPath('RobotExpressive').replace(/\.glb$/, '.controller.json'), 'utf8');
+    const config = parseControllerConfig(JSON.parse(text), robot.clipNames);
+    const crowd = new Crowd(device!, robot, FORMATS);
+    const controllers = new CrowdControllers(crowd, config);
+    const ids = Array.from({ length: 6 }, () => crowd.add());
+    ids.forEach((id, i) => controllers.add(id, i * 2, -i, 0.3 * i).setSpeed((i % 3) * 0.8));
+    controllers.get(ids[1]).requestAction('Wave'); // masked upper-body action
+    controllers.get(ids[4]).requestAction('Jump');
+    for (let f = 0; f < 20; f++) controllers.update(1 / 30); // 0.67 s: fades done, actions playing
+    controllers.remove(ids[2]);
+    crowd.update(0);
+    const encoder = device!.createCommandEncoder();
+    crowd.encode(encoder);
+    device!.queue.submit([encoder.finish()]);
+    const rows = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    const poser = new CpuPoser(robot.rig, (clip, t, out) => sampleLut(robot.baked, clip, t, out));
+    const masks = config.masks.map((spec) => buildMask(robot.rig.nodes, spec));
+    for (const id of [ids[0], ids[1], ids[3], ids[4], ids[5]]) {
+      const c = controllers.get(id);
+      const o = c.output;
+      const layers = Array.from({ length: o.layerCount }, (_, i) => ({
+        clip: o.layerClip[i], time: o.layerTime[i], weight: o.layerWeight[i], mask: o.layerMask[i] >= 0 ? masks[o.layerMask[i]] : undefined,
+      }));
+      poser.evaluateStack({ base: { clip: o.baseClip, time: o.baseTime }, layers, additive: [] });
+      const model = poser.jointMatrices(0);
+      // Joint matrix = placement (x, 0, z, yaw) * model * inverseBind: compare the placed translation of joint 0.
+      const loco = c.locomotion!;
+      const yaw = loco.heading;
+      const x = model[12], y = model[13], z = model[14];
+      const placed = [Math.cos(yaw) * x + Math.sin(yaw) * z + loco.positionX, y, -Math.sin(yaw) * x + Math.cos(yaw) * z + loco.positionZ];
+      const first = crowd.jointMatrixIndex(id);
+      for (let r = 0; r < 3; r++) expect(rows[first * 12 + r * 4 + 3]).toBeCloseTo(placed[r], 3);
+      // And every joint's 3x3 part equals yaw * model 3x3 (rotation about +y).
+      for (let j = 0; j < robot.rig.skins[0].joints.length; j++) {
+        for (let col = 0; col < 3; col++) {
+          const mx = model[j * 16 + col * 4], my = model[j * 16 + col * 4 + 1], mz = model[j * 16 + col * 4 + 2];
+          const expected = [Math.cos(yaw) * mx + Math.sin(yaw) * mz, my, -Math.sin(yaw) * mx + Math.cos(yaw) * mz];
+          for (let r = 0; r < 3; r++) expect(rows[(first + j) * 12 + r * 4 + col]).toBeCloseTo(expected[r], 3);
+        }
+      }
+    }
+    expect(controllers.get(ids[1]).state).toBe('action:Wave');
+    expect(controllers.count).toBe(5);
+    crowd.destroy();
+  });
+
+  it('places instances of a model without locomotion where add() says, once', async () => {
+    const cesium = await testCharacter('CesiumMan');
+    const config = defaultControllerConfig(cesium.clipNames); // one clip: no locomotion
+    expect(config.locomotion).toBeNull();
+    const crowd = new Crowd(device!, cesium, FORMATS);
+    const controllers = new CrowdControllers(crowd, config);
+    const id = crowd.add();
+    controllers.add(id, 5, -3, 0);
+    controllers.update(0.1);
+    crowd.update(0);
+    const encoder = device!.createCommandEncoder();
+    crowd.encode(encoder);
+    device!.queue.submit([encoder.finish()]);
+    const rows = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    const alone = new Crowd(device!, cesium, FORMATS);
+    const reference = alone.add({ clipA: 0, timeA: 0.1, speedA: 0 });
+    alone.update(0);
+    const e2 = device!.createCommandEncoder();
+    alone.encode(e2);
+    device!.queue.submit([e2.finish()]);
+    const unplaced = new Float32Array(await readBuffer(device!, alone.jointMatrices));
+    expect(rows[3] - unplaced[alone.jointMatrixIndex(reference) * 12 + 3]).toBeCloseTo(5, 3);
+    expect(rows[11] - unplaced[11]).toBeCloseTo(-3, 3);
+    crowd.destroy();
+    alone.destroy();
+  });
+});
