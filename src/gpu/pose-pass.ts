@@ -44,7 +44,7 @@ export class PosePass {
   /**
    * `options.workgroupSize` overrides the threads per instance (default 32: one thread per rig
    * node, each looping over nodes i, i + 32, ...). npm run bench compares 32, 64, 128 and 256: on
-   * SwiftShader 32 was best for both Fox (25 nodes) and RobotExpressive (57 nodes, 1.8x faster
+   * SwiftShader 32 was best for both Fox (25 nodes) and RobotExpressive (57 nodes, 1.7x faster
    * than 64); on GPUs 32 is one warp (NVIDIA) or wave32 (AMD RDNA) per instance, so the level
    * barriers stay within one SIMD group. Not yet measured on a GPU.
    */
