@@ -80,4 +80,45 @@ describe.concurrent('pose CLI', () => {
     expect(run.stderr).toMatch(/^pose: /m);
     expect(run.stderr).toMatch(message);
   });
+
+  it('--backend gpu runs the real WGSL and agrees with exact; --layers gives the same on all three backends', async ({ expect }) => {
+    const layers = JSON.stringify({
+      base: { clip: 'Walk', time: 0.4 },
+      layers: [{ clip: 'Survey', time: 1.2, weight: 0.8, mask: { root: 'b_Spine01_02' } }],
+      additive: [{ clip: 'Run', time: 0.1, weight: 0.5, reference: { clip: 'Run', time: 0 }, mask: { weights: { b_Head_05: 1 }, default: 0 } }],
+    });
+    const runs = await Promise.all([
+      pose('--model', FOX, '--clip', 'Walk', '--time', '0.3', '--clip-b', 'Run', '--blend', '0.4', '--backend', 'gpu'),
+      pose('--model', FOX, '--clip', 'Walk', '--time', '0.3', '--clip-b', 'Run', '--blend', '0.4'),
+      ...['exact', 'lut', 'gpu'].map((backend) => pose('--model', FOX, '--layers', layers, '--backend', backend, '--positions', '--stride', '97')),
+    ]);
+    const [gpu, exact, ...stacked] = runs.map(parse);
+    let worst = 0;
+    gpu.jointMatrices.flat().forEach((v, i) => { worst = Math.max(worst, Math.abs(v - exact.jointMatrices.flat()[i])); });
+    expect(worst).toBeLessThan(1e-3); // float32 on a model 175 units across
+    expect(worst).toBeGreaterThan(0); // really a different backend
+    const [e, l, g] = stacked;
+    for (const other of [l, g]) {
+      let far = 0;
+      other.positions!.flat().forEach((v, i) => { far = Math.max(far, Math.abs(v - e.positions!.flat()[i])); });
+      expect(far).toBeLessThan(2e-3);
+    }
+    // The layers change the pose: the stack differs from plain Walk at 0.4 s.
+    const plain = parse(await pose('--model', FOX, '--clip', 'Walk', '--time', '0.4', '--positions', '--stride', '97'));
+    expect(plain.positions!.flat().some((v, i) => Math.abs(v - e.positions!.flat()[i]) > 0.5)).toBe(true);
+  });
+
+  it('--layers errors name the clip, the joint and the field, exit 1', async ({ expect }) => {
+    const [clip, joint, weight, mixed] = await Promise.all([
+      pose('--model', FOX, '--layers', '{"base": {"clip": "Jog"}}'),
+      pose('--model', FOX, '--layers', '{"base": {"clip": "Walk"}, "layers": [{"clip": "Run", "weight": 1, "mask": {"root": "Tail"}}]}'),
+      pose('--model', FOX, '--layers', '{"base": {"clip": "Walk"}, "additive": [{"clip": "Run", "weight": 3, "reference": "rest"}]}'),
+      pose('--model', FOX, '--layers', '{"base": {"clip": "Walk"}}', '--clip', 'Run'),
+    ]);
+    for (const run of [clip, joint, weight, mixed]) expect(run.code).toBe(1);
+    expect(clip.stderr).toMatch(/base\.clip: no clip named or numbered "Jog"/);
+    expect(joint.stderr).toMatch(/layers\[0\]\.mask root: no joint named 'Tail'/);
+    expect(weight.stderr).toMatch(/additive\[0\]\.weight must be a number in \[0, 1\], got 3/);
+    expect(mixed.stderr).toMatch(/--clip cannot be combined with --layers/);
+  });
 });
