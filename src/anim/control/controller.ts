@@ -2,7 +2,7 @@ import { evaluateCurve, type BlendCurve } from './curves';
 import type { ActionConfig, ControllerConfig } from './config';
 import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, type TransitionKind } from './crossfader';
 import { Locomotion, LocomotionRuntime } from './locomotion';
-import { StackOutput, WeightedClips } from './output';
+import { MAX_BLEND, StackOutput, WeightedClips } from './output';
 import { ClipPlayback } from './playback';
 
 /**
@@ -64,7 +64,8 @@ export interface FadeOptions {
  * the action are this one crossfade) -> action: plays once (clamped) -> to-locomotion: fades
  * out over the action's last fadeOut seconds -> locomotion. Requests that are not allowed, or
  * that arrive while the action plays, are ignored; during its fades an action may hand over to
- * another action the table allows from it.
+ * another action the table allows from it, and then keeps fading out (from the weight it had)
+ * under the new one while that fades in.
  */
 export class AnimationController {
   readonly crossfader = new Crossfader();
@@ -78,6 +79,14 @@ export class AnimationController {
   /** Weight of the action layer, [0, 1]. */
   actionWeight = 0;
   readonly actionPlayback = new ClipPlayback();
+  /**
+   * An action handed over mid-fade keeps fading out under the new one (over the new action's
+   * fadeIn) instead of vanishing: its clock, mask, weight at the handover and current weight.
+   */
+  readonly previousPlayback = new ClipPlayback();
+  previousAction = -1;
+  previousWeight = 0;
+  private previousStartWeight = 0;
 
   private readonly scratchSource = new Source();
   private readonly weights = new Float64Array(8);
@@ -135,6 +144,11 @@ export class AnimationController {
     if (!this.runtime.allows(this.actionPhase === ACTION_NONE ? -1 : this.action, index)) return false;
     const action = this.runtime.config.actions[index];
     const settings = this.runtime.config.clips[action.clip];
+    if (this.actionPhase !== ACTION_NONE && this.actionWeight > 0) {
+      this.previousPlayback.copy(this.actionPlayback);
+      this.previousAction = this.action;
+      this.previousStartWeight = this.previousWeight = this.actionWeight;
+    }
     this.action = index;
     this.actionPhase = ACTION_IN;
     this.actionPhaseTime = 0;
@@ -167,6 +181,13 @@ export class AnimationController {
   private updateAction(dt: number): void {
     if (this.actionPhase === ACTION_NONE) return;
     const action: ActionConfig = this.runtime.config.actions[this.action];
+    if (this.previousAction >= 0) {
+      // The handed-over action fades out while this one fades in.
+      this.previousPlayback.advance(dt);
+      const u = action.fadeIn > 0 ? (this.actionPhase === ACTION_IN ? this.actionPhaseTime + dt : Infinity) / action.fadeIn : 1;
+      this.previousWeight = this.previousStartWeight * (1 - evaluateCurve(action.curve, u));
+      if (this.previousWeight <= 0) this.previousAction = -1;
+    }
     this.actionPlayback.advance(dt);
     this.actionPhaseTime += dt;
     if (this.actionPhase === ACTION_IN) {
@@ -185,6 +206,7 @@ export class AnimationController {
         this.actionPhase = ACTION_NONE;
         this.action = -1;
         this.actionWeight = 0;
+        this.previousAction = -1;
       }
     }
   }
@@ -213,7 +235,13 @@ export class AnimationController {
         }
       }
     }
-    clips.writeTo(this.output, f.current.playback.clip);
+    const handover = this.previousAction >= 0 && this.previousWeight > 0;
+    clips.writeTo(this.output, f.current.playback.clip, handover ? MAX_BLEND - 1 : MAX_BLEND);
+    if (handover) {
+      const previous = this.runtime.config.actions[this.previousAction];
+      const p = this.previousPlayback;
+      this.output.pushLayer(previous.clip, p.sampleTime, p.sampleSpeed, this.previousWeight, previous.mask);
+    }
     if (this.actionPhase !== ACTION_NONE && this.actionWeight > 0) {
       const action = this.runtime.config.actions[this.action];
       const p = this.actionPlayback;

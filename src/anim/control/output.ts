@@ -5,7 +5,10 @@
  * of the locomotion blend, flattened); an action may add one masked override layer on top.
  */
 export const MAX_LAYERS = 4;
-/** Clips in the flattened weighted average (base + 3 layers, leaving one layer for an action). */
+/**
+ * Clips in the flattened weighted average: base + 3 layers, leaving one layer for an action
+ * (base + 2 while one action hands over to another and both are shown).
+ */
 export const MAX_BLEND = 4;
 
 export class StackOutput {
@@ -71,7 +74,14 @@ export class WeightedClips {
    * w_i / (w_1 + ... + w_i) (src/anim/layers.ts, weightedAverageStack). `fallbackClip` is shown
    * when the list is empty.
    */
-  writeTo(out: StackOutput, fallbackClip: number): void {
+  writeTo(out: StackOutput, fallbackClip: number, limit = MAX_BLEND): void {
+    // Over the limit (room is needed for action layers): drop the lightest entries.
+    while (this.count > limit) {
+      let lightest = 0;
+      for (let k = 1; k < this.count; k++) if (this.weight[k] < this.weight[lightest]) lightest = k;
+      for (let k = lightest; k < this.count - 1; k++) this.copyEntry(k + 1, k);
+      this.count--;
+    }
     out.layerCount = 0;
     if (this.count === 0) {
       out.baseClip = fallbackClip;

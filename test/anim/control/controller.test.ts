@@ -87,6 +87,16 @@ describe('action state machine through the simulation', () => {
     expect(frameAt(frames, 1.8).state).toBe('to-action:Jump');
     expect(actionLayer(frameAt(frames, 1.8), 'A')).toEqual([0.1, 0.5]);
     expect(frameAt(frames, 1.9).state).toBe('action:Jump');
+    // Wave does not vanish at the handover: it fades out under Jump over Jump's fade-in.
+    const waveBefore = frameAt(frames, 1.7).layers.find((l) => l.clip === 'B')!.weight;
+    const during = frameAt(frames, 1.8).layers;
+    expect(during.length).toBeLessThanOrEqual(4);
+    const waveDuring = during.find((l) => l.clip === 'B');
+    expect(waveDuring).toBeDefined();
+    expect(waveDuring!.weight).toBeGreaterThan(0);
+    expect(waveDuring!.weight).toBeLessThan(waveBefore);
+    expect(during[during.length - 2].clip).toBe('B'); // under the new action's layer
+    expect(frameAt(frames, 1.9).layers.some((l) => l.clip === 'B')).toBe(false);
     // During Wave's fade-in too.
     const early = runScript(rt, [{ at: 0, action: 'Wave' }, { at: 0.1, action: 'Jump' }], 10, 0.5);
     expect(early.map((f) => f.state)).toEqual(['to-action:Wave', 'to-action:Jump', 'action:Jump', 'action:Jump', 'action:Jump']);
