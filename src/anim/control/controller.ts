@@ -12,6 +12,10 @@ import { ClipPlayback } from './playback';
 export class ControllerRuntime {
   readonly locomotion: LocomotionRuntime | null;
   readonly actionIndex: Map<string, number>;
+  /** Scratch shared by every controller of the model (single-threaded, used within one call). */
+  readonly scratchClips = new WeightedClips();
+  readonly scratchWeights = new Float64Array(8);
+  readonly scratchSource = new Source();
   /** allowed[(from + 1) * actions + to]: from -1 is locomotion, else an action index. */
   private readonly allowed: Uint8Array;
 
@@ -88,9 +92,6 @@ export class AnimationController {
   previousWeight = 0;
   private previousStartWeight = 0;
 
-  private readonly scratchSource = new Source();
-  private readonly weights = new Float64Array(8);
-  private readonly clips = new WeightedClips();
 
   constructor(readonly runtime: ControllerRuntime) {
     this.locomotion = runtime.locomotion ? new Locomotion(runtime.locomotion) : null;
@@ -219,12 +220,13 @@ export class AnimationController {
   /** Flattens the crossfade (and the locomotion blend inside it) into the output stack, then the action layer. */
   private writeOutput(): void {
     const f = this.crossfader;
-    const clips = this.clips;
+    const clips = this.runtime.scratchClips;
     clips.clear();
-    f.sourceWeights(this.weights);
+    const weights = this.runtime.scratchWeights;
+    f.sourceWeights(weights);
     for (let i = 0; i <= f.fadeCount; i++) {
       const source = i === 0 ? f.current : f.fades[i - 1].target;
-      const w = this.weights[i];
+      const w = weights[i];
       if (source.kind === SOURCE_CLIP) {
         clips.add(source.playback.clip, source.playback.sampleTime, source.playback.sampleSpeed, w);
       } else if (this.locomotion) {
@@ -251,14 +253,14 @@ export class AnimationController {
 
   private clipSource(clip: number): Source {
     const settings = this.runtime.config.clips[clip];
-    const s = this.scratchSource;
+    const s = this.runtime.scratchSource;
     s.kind = SOURCE_CLIP;
     s.playback.set(clip, this.runtime.clipDurations[clip], settings.speed, settings.loop, settings.speed < 0 && !settings.loop ? Infinity : 0);
     return s;
   }
 
   private locomotionSource(): Source {
-    const s = this.scratchSource;
+    const s = this.runtime.scratchSource;
     s.kind = SOURCE_LOCOMOTION;
     s.playback.set(this.runtime.config.locomotion!.idle, 0, 0, true);
     return s;
