@@ -3,16 +3,14 @@
  * SwiftShader. Slow by nature: a CPU emulates the GPU, and a 10,000-instance frame takes
  * seconds, hence the long timeouts. Screenshots land in test-results/e2e/ for a person to look at.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import {
-  chromiumAvailable, collectProblems, launchBrowser, overlayRects, RESULTS_DIR, startServer, stat, statNumber,
+  chromiumAvailable, demoSession, overlayRects, stat, statNumber,
   waitForCrowd, waitForFrames,
 } from './harness';
-import { decode, shareChanged, shareUnlike, type Image } from './pixels';
+import { shareChanged, shareUnlike } from './pixels';
 
 const VIEWPORT = { width: 960, height: 600 };
 /** Per-test limit for small crowds: loading, baking and a few SwiftShader frames. */
@@ -29,34 +27,9 @@ const SCREENSHOT_TIMEOUT = 300_000;
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)', () => {
-  let server: ViteDevServer;
-  let baseUrl: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    ({ server, baseUrl } = await startServer());
-    browser = await launchBrowser();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  async function open(query: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems = collectProblems(page);
-    await page.goto(`${baseUrl}/${query}`);
-    return { page, problems };
-  }
-
-  /** Screenshot saved as test-results/e2e/<name>.png, and decoded. */
-  async function shot(page: Page, name: string): Promise<Image> {
-    const png = await page.screenshot({ timeout: SCREENSHOT_TIMEOUT });
-    writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
-    return decode(png);
-  }
+  const demo = demoSession(VIEWPORT, SCREENSHOT_TIMEOUT);
+  const open = demo.open;
+  const shot = demo.shot;
 
   /**
    * Two screenshots a few frames apart: the picture must be neither blank (sky everywhere)
@@ -138,9 +111,9 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
       { name: 'no-adapter', script: () => { GPU.prototype.requestAdapter = async () => null; }, reason: /no usable GPU adapter/ },
     ];
     for (const { name, script, reason } of cases) {
-      const page = await browser.newPage({ viewport: VIEWPORT });
+      const page = await demo.newPage();
       await page.addInitScript(script);
-      await page.goto(`${baseUrl}/`);
+      await page.goto(`${demo.baseUrl}/`);
       const fatal = page.locator('#fatal');
       await fatal.waitFor({ state: 'visible', timeout: 30_000 });
       expect(await page.locator('#fatal-title').textContent()).toBe('WebGPU is not available');

@@ -2,11 +2,13 @@
  * Shared setup of the end-to-end tests: a Vite dev server on 127.0.0.1 serving the demo, and
  * headless Chromium with WebGPU on SwiftShader (flags from WEBGPU-TESTING.md, section 3).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
+import { afterAll, beforeAll } from 'vitest';
+import { decode, type Image } from './pixels';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CHROMIUM = '/usr/bin/chromium';
@@ -100,4 +102,42 @@ export async function overlayRects(page: Page): Promise<Rect[]> {
     const r = e.getBoundingClientRect();
     return { x: r.x, y: r.y, width: r.width, height: r.height };
   }));
+}
+
+/**
+ * The server, browser, page opener and screenshot taker of one describe block: registers its
+ * beforeAll/afterAll (call it inside the describe).
+ */
+export function demoSession(viewport: { width: number; height: number }, screenshotTimeout: number) {
+  let server: ViteDevServer | undefined;
+  let browser: Browser | undefined;
+  const session = {
+    baseUrl: '',
+    /** A new page at `query` (e.g. '?instances=10'), with its console problems collected. */
+    async open(query: string): Promise<{ page: Page; problems: string[] }> {
+      const page = await browser!.newPage({ viewport });
+      const problems = collectProblems(page);
+      await page.goto(`${session.baseUrl}/${query}`);
+      return { page, problems };
+    },
+    /** Screenshot saved as test-results/e2e/<name>.png, and decoded. */
+    async shot(page: Page, name: string): Promise<Image> {
+      const png = await page.screenshot({ timeout: screenshotTimeout });
+      writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
+      return decode(png);
+    },
+    newPage(): Promise<Page> {
+      return browser!.newPage({ viewport });
+    },
+  };
+  beforeAll(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    ({ server, baseUrl: session.baseUrl } = await startServer());
+    browser = await launchBrowser();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return session;
 }

@@ -3,16 +3,15 @@
  * headless Chromium with WebGPU on SwiftShader: small crowds (tens of instances) keep them fast.
  * Screenshots land in test-results/e2e/scene-*.png for a person to look at.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import {
-  chromiumAvailable, collectProblems, launchBrowser, overlayRects, RESULTS_DIR, startServer, stat, statNumber,
+  chromiumAvailable, demoSession, overlayRects, RESULTS_DIR, stat, statNumber,
   waitForCrowd, waitForFrames, type Rect,
 } from './harness';
-import { decode, shareChanged, shareUnlike, type Image } from './pixels';
+import { shareChanged, shareUnlike } from './pixels';
 
 const VIEWPORT = { width: 960, height: 600 };
 /** Per-test limit: loading, baking and a few dozen SwiftShader frames. */
@@ -23,33 +22,9 @@ const WAIT = 120_000;
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftShader)', () => {
-  let server: ViteDevServer;
-  let baseUrl: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    ({ server, baseUrl } = await startServer());
-    browser = await launchBrowser();
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  async function open(query: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser.newPage({ viewport: VIEWPORT });
-    const problems = collectProblems(page);
-    await page.goto(`${baseUrl}/${query}`);
-    return { page, problems };
-  }
-
-  async function shot(page: Page, name: string): Promise<Image> {
-    const png = await page.screenshot({ timeout: WAIT });
-    writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
-    return decode(png);
-  }
+  const demo = demoSession(VIEWPORT, WAIT);
+  const open = demo.open;
+  const shot = demo.shot;
 
   /** The DOM overlays, the weight plot included, are left out of pixel checks. */
   async function skipRects(page: Page): Promise<Rect[]> {
