@@ -252,17 +252,20 @@ export class Crowd {
   /**
    * Writes a layer stack given as parallel arrays, the per-frame path of animation controllers
    * (see CrowdControllers): the base clip at `baseTime`/`baseSpeed`, then `count` override
-   * layers. `masks` holds crowd mask ids, or -1 for none. Allocation-free.
+   * layers. `masks` holds crowd mask ids, or -1 for none. The times hold `ahead` seconds after
+   * the current clock (CrowdControllers passes the dt of the update that follows). Allocation-free.
    */
   setStackArrays(id: InstanceId, baseClip: number, baseTime: number, baseSpeed: number, count: number,
-    clips: ArrayLike<number>, times: ArrayLike<number>, speeds: ArrayLike<number>, weights: ArrayLike<number>, masks: ArrayLike<number>): void {
-    this.records.setSingleClip(this.slot(id), baseClip, baseTime, baseSpeed, this.clockSeconds);
+    clips: ArrayLike<number>, times: ArrayLike<number>, speeds: ArrayLike<number>, weights: ArrayLike<number>, masks: ArrayLike<number>,
+    ahead = 0): void {
+    const clock = this.clockSeconds + ahead;
+    this.records.setSingleClip(this.slot(id), baseClip, baseTime, baseSpeed, clock);
     if (count === 0) {
       this.makePlain(id);
       return;
     }
     for (let i = 0; i < count; i++) this.maskScratch[i] = masks[i] < 0 ? MASK_NONE : masks[i];
-    this.stacks.setOverrides(this.makeLayered(id), count, clips, times, speeds, weights, this.maskScratch, this.clockSeconds);
+    this.stacks.setOverrides(this.makeLayered(id), count, clips, times, speeds, weights, this.maskScratch, clock);
   }
 
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */

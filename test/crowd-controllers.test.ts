@@ -40,7 +40,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     ids.forEach((id, i) => controllers.add(id, i * 2, -i, 0.3 * i).setSpeed((i % 3) * 0.8));
     controllers.get(ids[1]).requestAction('Wave'); // masked upper-body action
     controllers.get(ids[4]).requestAction('Jump');
-    for (let f = 0; f < 20; f++) controllers.update(1 / 30); // 0.67 s: fades done, actions playing
+    for (let f = 0; f < 20; f++) { controllers.update(1 / 30); crowd.update(1 / 30); } // 0.67 s: fades done, actions playing
     controllers.remove(ids[2]);
     crowd.update(0);
     const encoder = device!.createCommandEncoder();
@@ -87,7 +87,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const id = crowd.add();
     controllers.add(id, 5, -3, 0);
     controllers.update(0.1);
-    crowd.update(0);
+    crowd.update(0.1);
     const encoder = device!.createCommandEncoder();
     crowd.encode(encoder);
     device!.queue.submit([encoder.finish()]);
@@ -104,4 +104,45 @@ describe.skipIf(!device)('CrowdControllers', () => {
     crowd.destroy();
     alone.destroy();
   });
+
+  it('skips rewriting stacks that only moved on in time, and the GPU still shows the controller\'s times', async () => {
+    const robot = await testCharacter('RobotExpressive');
+    const text = readFileSync(modelPath('RobotExpressive').replace(/\.glb$/, '.controller.json'), 'utf8');
+    const config = parseControllerConfig(JSON.parse(text), robot.clipNames);
+    const crowd = new Crowd(device!, robot, FORMATS);
+    const controllers = new CrowdControllers(crowd, config);
+    const id = crowd.add();
+    const c = controllers.add(id);
+    c.setSpeed(1.5); // fades into locomotion, accelerates, then walks/runs steadily
+    const written: number[] = [];
+    const original = crowd.setStackArrays.bind(crowd);
+    crowd.setStackArrays = ((...args: Parameters<Crowd['setStackArrays']>) => { written.push(crowd.clock); return original(...args); }) as Crowd['setStackArrays'];
+    for (let f = 0; f < 120; f++) { controllers.update(1 / 30); crowd.update(1 / 30); }
+    crowd.setStackArrays = original;
+    // Written while fading and accelerating, then not at all once the gait is steady.
+    expect(written.length).toBeGreaterThan(3);
+    expect(written.length).toBeLessThan(100);
+    crowd.update(0);
+    const encoder = device!.createCommandEncoder();
+    crowd.encode(encoder);
+    device!.queue.submit([encoder.finish()]);
+    const rows = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    const poser = new CpuPoser(robot.rig, (clip, t, out) => sampleLut(robot.baked, clip, t, out));
+    const o = c.output;
+    const layers = Array.from({ length: o.layerCount }, (_, i) => ({ clip: o.layerClip[i], time: o.layerTime[i], weight: o.layerWeight[i] }));
+    poser.evaluateStack({ base: { clip: o.baseClip, time: o.baseTime }, layers, additive: [] });
+    const model = poser.jointMatrices(0);
+    const loco = c.locomotion!;
+    // The 3x3 part of every joint: yaw * model (placement only rotates and translates).
+    for (let j = 0; j < robot.rig.skins[0].joints.length; j++) {
+      for (let col = 0; col < 3; col++) {
+        const mx = model[j * 16 + col * 4], my = model[j * 16 + col * 4 + 1], mz = model[j * 16 + col * 4 + 2];
+        const yaw = loco.heading;
+        const expected = [Math.cos(yaw) * mx + Math.sin(yaw) * mz, my, -Math.sin(yaw) * mx + Math.cos(yaw) * mz];
+        for (let r = 0; r < 3; r++) expect(rows[j * 12 + r * 4 + col]).toBeCloseTo(expected[r], 3);
+      }
+    }
+    crowd.destroy();
+  });
 });
+

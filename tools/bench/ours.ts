@@ -185,7 +185,8 @@ export interface ControllerRow { instances: number; controllersMs: number; uploa
 /**
  * CPU ms per frame for `count` instances under animation controllers (RobotExpressive: speed
  * changes and random actions): controllers.update (state machines, fades, locomotion, record
- * writes) and crowd.update + encode + finish (the upload). Median over `frames`.
+ * writes) and crowd.update + encode + finish (the upload). Median over `frames`, after 2 s of
+ * simulated warm-up.
  */
 export async function benchControllers(device: GPUDevice, character: Character, config: ControllerConfig, count: number, frames: number): Promise<ControllerRow> {
   const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
@@ -200,7 +201,8 @@ export async function benchControllers(device: GPUDevice, character: Character, 
   const ctl: number[] = [];
   const upload: number[] = [];
   const dt = 1 / 60;
-  for (let f = 0; f < frames + 3; f++) {
+  const warmup = 120; // 2 s: the crowd settles into its gaits before timing starts
+  for (let f = 0; f < frames + warmup; f++) {
     // Inputs of a living crowd: about 1 in 300 instances changes speed or starts an action each frame.
     for (let k = 0; k < count / 300; k++) {
       const c = controllers.get(Math.floor(next() * count));
@@ -214,7 +216,7 @@ export async function benchControllers(device: GPUDevice, character: Character, 
     crowd.encode(encoder);
     encoder.finish();
     const t2 = performance.now();
-    if (f >= 3) { ctl.push(t1 - t0); upload.push(t2 - t1); }
+    if (f >= warmup) { ctl.push(t1 - t0); upload.push(t2 - t1); }
   }
   crowd.destroy();
   return { instances: count, controllersMs: median(ctl), uploadMs: median(upload), totalMs: median(ctl) + median(upload) };
