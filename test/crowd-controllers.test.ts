@@ -11,6 +11,20 @@ import { testCharacter } from './helpers/character';
 import { modelPath } from './helpers/models';
 
 const device = await openTestDevice();
+
+/**
+ * Expects the 3x3 part of `joints` GPU joint matrices (3 vec4f rows each, from matrix `first`)
+ * to be a rotation by `yaw` about +y times the column-major reference `model`.
+ */
+function expectYawedLinearParts(rows: Float32Array, first: number, model: Float64Array, joints: number, yaw: number): void {
+  for (let j = 0; j < joints; j++) {
+    for (let col = 0; col < 3; col++) {
+      const mx = model[j * 16 + col * 4], my = model[j * 16 + col * 4 + 1], mz = model[j * 16 + col * 4 + 2];
+      const expected = [Math.cos(yaw) * mx + Math.sin(yaw) * mz, my, -Math.sin(yaw) * mx + Math.cos(yaw) * mz];
+      for (let r = 0; r < 3; r++) expect(rows[(first + j) * 12 + r * 4 + col]).toBeCloseTo(expected[r], 3);
+    }
+  }
+}
 const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
 
 describe.skipIf(!device)('CrowdControllers', () => {
@@ -65,13 +79,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
       const first = crowd.jointMatrixIndex(id);
       for (let r = 0; r < 3; r++) expect(rows[first * 12 + r * 4 + 3]).toBeCloseTo(placed[r], 3);
       // And every joint's 3x3 part equals yaw * model 3x3 (rotation about +y).
-      for (let j = 0; j < robot.rig.skins[0].joints.length; j++) {
-        for (let col = 0; col < 3; col++) {
-          const mx = model[j * 16 + col * 4], my = model[j * 16 + col * 4 + 1], mz = model[j * 16 + col * 4 + 2];
-          const expected = [Math.cos(yaw) * mx + Math.sin(yaw) * mz, my, -Math.sin(yaw) * mx + Math.cos(yaw) * mz];
-          for (let r = 0; r < 3; r++) expect(rows[(first + j) * 12 + r * 4 + col]).toBeCloseTo(expected[r], 3);
-        }
-      }
+      expectYawedLinearParts(rows, first, model, robot.rig.skins[0].joints.length, yaw);
     }
     expect(controllers.get(ids[1]).state).toBe('action:Wave');
     expect(controllers.count).toBe(5);
@@ -134,14 +142,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const model = poser.jointMatrices(0);
     const loco = c.locomotion!;
     // The 3x3 part of every joint: yaw * model (placement only rotates and translates).
-    for (let j = 0; j < robot.rig.skins[0].joints.length; j++) {
-      for (let col = 0; col < 3; col++) {
-        const mx = model[j * 16 + col * 4], my = model[j * 16 + col * 4 + 1], mz = model[j * 16 + col * 4 + 2];
-        const yaw = loco.heading;
-        const expected = [Math.cos(yaw) * mx + Math.sin(yaw) * mz, my, -Math.sin(yaw) * mx + Math.cos(yaw) * mz];
-        for (let r = 0; r < 3; r++) expect(rows[j * 12 + r * 4 + col]).toBeCloseTo(expected[r], 3);
-      }
-    }
+    expectYawedLinearParts(rows, 0, model, robot.rig.skins[0].joints.length, loco.heading);
     crowd.destroy();
   });
 });

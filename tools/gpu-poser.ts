@@ -9,26 +9,37 @@ import { packRigData } from '../src/gpu/rig-data';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
+let gpu: GPU | undefined; // kept reachable for as long as the process uses WebGPU
+
 /**
- * A WebGPU device in Node through Dawn (the `webgpu` package). Without a GPU driver it uses the
- * SwiftShader Vulkan driver from Debian's chromium package. Throws with what to install when
- * no adapter is found.
+ * The WebGPU adapter in Node through Dawn (the `webgpu` package), or null when there is none.
+ * Without a GPU driver it uses the SwiftShader Vulkan driver from Debian's chromium package.
  */
-export async function openNodeDevice(requiredLimits: Record<string, number> = {}): Promise<{ device: GPUDevice; adapterName: string }> {
+export async function requestNodeAdapter(): Promise<GPUAdapter | null> {
   process.env.VK_ICD_FILENAMES ??= SWIFTSHADER_ICD;
   Object.assign(globalThis, globals);
-  const gpu = create([]);
-  const adapter = await gpu.requestAdapter();
-  if (!adapter) throw new Error('no WebGPU adapter: install Debian\'s chromium and libvulkan1 packages (SwiftShader), or run on a machine with a GPU driver');
+  gpu ??= create([]);
+  return gpu.requestAdapter();
+}
+
+/** A device of `adapter` with `requiredLimits` clamped to what it offers, and timestamp-query when it has it. */
+export async function deviceFrom(adapter: GPUAdapter, requiredLimits: Record<string, number> = {}): Promise<GPUDevice> {
   const limits: Record<string, number> = {};
   const available = adapter.limits as unknown as Record<string, number>;
   for (const [key, value] of Object.entries(requiredLimits)) limits[key] = Math.min(value, available[key]);
   const features: GPUFeatureName[] = adapter.features.has('timestamp-query') ? ['timestamp-query'] : [];
-  const device = await adapter.requestDevice({ requiredLimits: limits, requiredFeatures: features });
-  // keep `gpu` reachable while the device lives
-  (device as unknown as { __gpu: GPU }).__gpu = gpu;
+  return adapter.requestDevice({ requiredLimits: limits, requiredFeatures: features });
+}
+
+/** A Node WebGPU device and its adapter's name; throws with what to install when no adapter is found. */
+export async function openNodeDevice(requiredLimits: Record<string, number> = {}): Promise<{ device: GPUDevice; adapterName: string }> {
+  const adapter = await requestNodeAdapter();
+  if (!adapter) throw new Error('no WebGPU adapter: install Debian\'s chromium and libvulkan1 packages (SwiftShader), or run on a machine with a GPU driver');
   const info = adapter.info;
-  return { device, adapterName: [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'unknown adapter' };
+  return {
+    device: await deviceFrom(adapter, requiredLimits),
+    adapterName: [info.vendor, info.architecture, info.device, info.description].filter(Boolean).join(' ') || 'unknown adapter',
+  };
 }
 
 /** One instance for gpuJointMatrices: the two-clip record, optionally with a layer stack. */

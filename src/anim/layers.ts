@@ -66,12 +66,8 @@ export class StackEvaluator {
 
   evaluate(stack: LayerStack, out: Pose): Pose {
     const n = this.nodes.count;
-    for (const list of [stack.layers, stack.additive]) {
-      for (const layer of list) {
-        if (!(layer.weight >= 0 && layer.weight <= 1)) throw new RangeError(`layer weight must be in [0, 1], got ${layer.weight}`);
-        if (layer.mask && layer.mask.length !== n) throw new RangeError(`mask has ${layer.mask.length} weights, the rig has ${n} nodes`);
-      }
-    }
+    checkLayers(stack.layers, n);
+    checkLayers(stack.additive, n);
     this.sampler(stack.base.clip, stack.base.time, out);
     for (const layer of stack.layers) {
       if (!(layer.weight > 0)) continue;
@@ -101,6 +97,13 @@ export class StackEvaluator {
       }
     }
     return out;
+  }
+}
+
+function checkLayers(layers: readonly { weight: number; mask?: Float32Array }[], nodeCount: number): void {
+  for (const layer of layers) {
+    if (!(layer.weight >= 0 && layer.weight <= 1)) throw new RangeError(`layer weight must be in [0, 1], got ${layer.weight}`);
+    if (layer.mask && layer.mask.length !== nodeCount) throw new RangeError(`mask has ${layer.mask.length} weights, the rig has ${nodeCount} nodes`);
   }
 }
 

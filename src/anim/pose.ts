@@ -29,13 +29,6 @@ export function createPose(nodeCount: number): Pose {
   };
 }
 
-export function copyPose(src: Pose, out: Pose): Pose {
-  out.translation.set(src.translation);
-  out.rotation.set(src.rotation);
-  out.scale.set(src.scale);
-  return out;
-}
-
 /**
  * Blends two local poses: w = 0 gives `a`, w = 1 gives `b` (w in [0, 1]). Translation and scale
  * lerp, rotation nlerp along the shortest path. `out` may alias `a` or `b`.

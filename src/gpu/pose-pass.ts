@@ -37,6 +37,8 @@ export class PosePass {
   readonly workgroupSize: number;
   private readonly plain: Dispatch;
   private readonly layered: Dispatch;
+  /** Both dispatches, plain first (the order the records are laid out in). */
+  private readonly dispatches: readonly Dispatch[];
   private readonly layout: GPUBindGroupLayout;
   private readonly staticBuffers: GPUBuffer[];
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'PosePass' };
@@ -93,6 +95,7 @@ export class PosePass {
     });
     this.plain = new Dispatch(device, 'PosePass.plain', pipeline('PosePass.plainPipeline', false));
     this.layered = new Dispatch(device, 'PosePass.layered', pipeline('PosePass.layeredPipeline', true));
+    this.dispatches = [this.plain, this.layered];
   }
 
   /** Joint-matrix bytes for `instances` instances. */
@@ -108,7 +111,7 @@ export class PosePass {
   bind(instances: GPUBuffer, stacks: GPUBuffer, masks: GPUBuffer, joints: GPUBuffer): void {
     const buffers = { instances, stacks, masks, joints };
     for (const [name, buffer] of Object.entries(buffers)) checkStorageBinding(this.device, `PosePass.${name}`, buffer.size);
-    for (const d of [this.plain, this.layered]) {
+    for (const d of this.dispatches) {
       d.bindGroup = this.device.createBindGroup({
         label: `${d.label}.bindGroup`,
         layout: this.layout,
@@ -132,7 +135,7 @@ export class PosePass {
     if (this.plain.height === 0 && this.layered.height === 0) return;
     this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
-    for (const d of [this.plain, this.layered]) {
+    for (const d of this.dispatches) {
       if (d.height === 0) continue;
       pass.setPipeline(d.pipeline);
       pass.setBindGroup(0, d.bindGroup!);
@@ -143,8 +146,7 @@ export class PosePass {
 
   destroy(): void {
     for (const buffer of this.staticBuffers) buffer.destroy();
-    this.plain.params.destroy();
-    this.layered.params.destroy();
+    for (const d of this.dispatches) d.params.destroy();
   }
 
   private write(d: Dispatch, first: number, count: number, clock: number): void {

@@ -1,26 +1,20 @@
-import { create, globals } from 'webgpu';
+import { deviceFrom, requestNodeAdapter } from '../../tools/gpu-poser';
 
 /**
  * A WebGPU device in Node through Dawn (the `webgpu` package), on SwiftShader where no GPU is
- * present (vite.config.ts points VK_ICD_FILENAMES at Debian chromium's driver).
+ * present (tools/gpu-poser.ts; vite.config.ts points VK_ICD_FILENAMES at Debian chromium's driver).
  * Without an adapter the GPU tests are skipped with a loud message, except under CI=true,
  * where a missing adapter is a failure: CI must run them.
  */
-Object.assign(globalThis, globals);
-let gpu: GPU | undefined;
-
 export async function openTestDevice(limits: Record<string, number> = {}): Promise<GPUDevice | undefined> {
-  gpu ??= create([]);
-  const adapter = await gpu.requestAdapter();
+  const adapter = await requestNodeAdapter();
   if (!adapter) {
     const message = 'No WebGPU adapter: install Debian\'s chromium package (SwiftShader Vulkan) and libvulkan1; see README "Tests".';
     if (process.env.CI === 'true') throw new Error(`${message} GPU tests must run under CI=true.`);
     console.warn(`\n!!! GPU TESTS SKIPPED: ${message}\n`);
     return undefined;
   }
-  const requiredLimits: Record<string, number> = {};
-  for (const [key, value] of Object.entries(limits)) requiredLimits[key] = Math.min(value, (adapter.limits as unknown as Record<string, number>)[key]);
-  const device = await adapter.requestDevice({ requiredLimits });
+  const device = await deviceFrom(adapter, limits);
   device.addEventListener('uncapturederror', (e) => {
     throw new Error(`WebGPU validation error: ${(e as GPUUncapturedErrorEvent).error.message}`);
   });

@@ -12,6 +12,7 @@ import { InstanceRecords } from '../../src/gpu/instance-records';
 import { PosePass } from '../../src/gpu/pose-pass';
 import { CrowdControllers } from '../../src/crowd-controllers';
 import { readGltfFile } from '../node-io';
+import { seededRandom } from '../random';
 
 export async function characterFromFile(path: string): Promise<Character> {
   const bytes = await readFile(path);
@@ -46,7 +47,7 @@ const VIEW_PROJECTION = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0.5, 0, 
 
 /** Random clips, times, blend and speed per instance, on a grid. */
 export function fillCrowd(crowd: Crowd, count: number, seed = 1): void {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const clips = crowd.character.clipNames.length;
   const side = Math.ceil(Math.sqrt(count));
   const transform = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]);
@@ -171,14 +172,6 @@ export function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface ControllerRow { instances: number; controllersMs: number; uploadMs: number; totalMs: number }
 
@@ -191,7 +184,7 @@ export interface ControllerRow { instances: number; controllersMs: number; uploa
 export async function benchControllers(device: GPUDevice, character: Character, config: ControllerConfig, count: number, frames: number): Promise<ControllerRow> {
   const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
   const controllers = new CrowdControllers(crowd, config);
-  const next = random(5);
+  const next = seededRandom(5);
   const side = Math.ceil(Math.sqrt(count));
   const actions = config.actions.map((a) => a.name);
   for (let i = 0; i < count; i++) {
@@ -230,7 +223,7 @@ export async function benchControllers(device: GPUDevice, character: Character, 
 export async function benchLayerCodeCost(device: GPUDevice, character: Character, count: number, rounds: number, workgroupSize?: number): Promise<{ plainMs: number; layeredPipelineMs: number }> {
   const pass = new PosePass(device, character.gpu, { workgroupSize });
   const records = new InstanceRecords(count, character.clipDurations);
-  const next = random(3);
+  const next = seededRandom(3);
   const clips = character.clipNames.length;
   const world = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
   for (let i = 0; i < count; i++) {

@@ -29,6 +29,7 @@ import type { AnimationClip, Object3D, Skeleton, SkinnedMesh } from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import * as SkeletonUtils from 'three/examples/jsm/utils/SkeletonUtils.js';
+import { seededRandom } from '../random';
 
 export interface PeerRow {
   instances: number;
@@ -72,7 +73,7 @@ export async function benchThreePeer(
   const gltf = await loadGltfWithoutImages(modelPath);
   const clipA = findClip(gltf, clipNames[0]);
   const clipB = findClip(gltf, clipNames[1]);
-  const random = mulberry32(0x5eed);
+  const random = seededRandom(0x5eed);
 
   // Per-instance memory, measured on a probe crowd (after one frame, so lazily made state exists).
   const gc = getGc();
@@ -283,13 +284,3 @@ function fmtGB(bytes: number): string {
   return `${(bytes / GB).toFixed(bytes < 10 * GB ? 2 : 1)} GB`;
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -1,3 +1,5 @@
+import { wrapTime } from '../../bake/sampler';
+
 /**
  * One clip playing inside a controller: its clock (seconds), rate and end behaviour. A fixed-
  * shape object, reused: controllers allocate these once and copy values between them.
@@ -66,8 +68,7 @@ export class ClipPlayback {
     const d = this.duration;
     if (!(d > 0)) { this.time = 0; return; }
     if (this.loop) {
-      const w = t - Math.floor(t / d) * d;
-      this.time = w >= d ? 0 : w;
+      this.time = wrapTime(t, d);
     } else {
       // t = d would wrap to the first frame in the sampler; hold just before it.
       this.time = t < 0 ? 0 : t > d - HOLD_SECONDS ? d - HOLD_SECONDS : t;
