@@ -22,4 +22,4 @@ export type { MaskSpec } from './anim/masks';
 export { requiredCrowdLimits } from './gpu/limits';
 export { ModelError } from './bake/errors';
 export type { InstanceAnimation } from './gpu/instance-records';
-export { ROTATION_BLEND } from './anim/pose';
+export { ROTATION_BLEND } from './math/quat';

@@ -10,7 +10,6 @@ import type { LayerStack } from '../src/anim/layers';
 import { parseLayerStack } from '../src/anim/stack-json';
 import { skinPositions } from '../src/anim/skinning';
 import { sampleLut } from '../src/anim/lut';
-import { ROTATION_BLEND } from '../src/anim/pose';
 import { bake } from '../src/bake/bake';
 import { buildRig } from '../src/bake/build-rig';
 import type { Rig } from '../src/bake/rig';
@@ -19,6 +18,7 @@ import { numberOption, parseArgs } from './args';
 import { MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS } from '../src/gpu/layout';
 import { gpuJointMatrices, openNodeDevice, type GpuPoseRequest } from './gpu-poser';
 import { readGltfFile } from './node-io';
+import { ROTATION_BLEND } from '../src/math/quat';
 
 const OPTIONS = ['model', 'skin', 'clip', 'time', 'clip-b', 'time-b', 'blend', 'backend', 'stride', 'layers'] as const;
 const FLAGS = ['positions'] as const;

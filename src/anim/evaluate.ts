@@ -1,7 +1,7 @@
 import type { Rig, SkinnedPrimitive } from '../bake/rig';
 import { StackEvaluator, type LayerStack } from './layers';
-import { blendPoses, createPose, jointMatrices, localToModel, type Pose } from './pose';
 import { skinPositions } from './skinning';
+import { blendPoses, createPose, jointMatrices, localToModel, type Pose } from '../math/pose';
 
 /** Samples a clip into a local pose: the exact sampler or the lookup-table evaluator. */
 export type ClipSampler = (clip: number, time: number, out: Pose) => Pose;

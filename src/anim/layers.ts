@@ -1,6 +1,7 @@
 import type { RigNodes } from '../bake/rig';
-import { blendPoses, createPose, nlerpInto, quatMulAt, type Pose } from './pose';
 import type { ClipSampler } from './evaluate';
+import { blendPoses, createPose, type Pose } from '../math/pose';
+import { nlerpInto, quatMulAt } from '../math/quat';
 
 /**
  * Layered blending: the semantics that shaders/pose.wgsl implements for a layer stack. All of it

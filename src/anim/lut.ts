@@ -1,14 +1,11 @@
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP, type BakedModel } from '../bake/bake';
-import { wrapTime } from '../bake/sampler';
-import type { Pose } from './pose';
+import { IDENTITY_TRS, type Pose } from '../math/pose';
+import { wrapTime } from '../math/time';
 
 /**
  * The lookup-table evaluator: the pose of a clip at a time, read from the baked tables exactly
  * as shaders/pose.wgsl reads them (see the layout in bake/bake.ts).
  */
-
-/** Translation (0, 0, 0), rotation identity, scale (1, 1, 1): the difference of equal poses. */
-export const IDENTITY_TRS = Float32Array.of(0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0);
 
 /** Position of wrapped time `t` in clip `clip`'s tracks: u in entries, entry i and fraction f in [0, 1]. */
 export function tableCoordinate(baked: BakedModel, clip: number, t: number): { u: number; i: number; f: number } {

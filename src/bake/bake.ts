@@ -1,6 +1,7 @@
-import { createPose, quatMulAt, type Pose } from '../anim/pose';
 import type { Clip, Rig, TrsPath } from './rig';
 import { restPose, sampleChannel, sampleClip } from './sampler';
+import { createPose, type Pose } from '../math/pose';
+import { quatMulAt } from '../math/quat';
 
 /**
  * The baked model: every clip sampled into lookup tables, laid out for the GPU. This file is

@@ -1,7 +1,7 @@
 import { mat4d, quatd } from 'wgpu-matrix';
-import { composeTrsAt } from '../anim/pose';
 import { check, ModelError } from './errors';
 import type { GltfJson, GltfNode } from './gltf-json';
+import { composeTrsAt } from '../math/affine';
 
 /**
  * Parent of every glTF node (-1 for roots), after checking that `children` references exist,

@@ -1,17 +1,11 @@
-import type { Pose } from '../anim/pose';
+import type { Pose } from '../math/pose';
+import { wrapTime } from '../math/time';
 import { PATH_COMPONENTS, type Channel, type Rig, type RigNodes } from './rig';
 
 /**
  * The exact glTF 2.0 sampler: the reference every faster path is checked against. Times are in
  * seconds; arithmetic is float64.
  */
-
-/** Wraps t into [0, d) as t - floor(t/d)*d (t = d gives 0, negative t wraps forward); 0 when d = 0. */
-export function wrapTime(t: number, duration: number): number {
-  if (!(duration > 0)) return 0;
-  const wrapped = t - Math.floor(t / duration) * duration;
-  return wrapped >= duration ? 0 : wrapped; // guards float rounding of tiny negative t
-}
 
 /** Writes the rest pose of every node into `out`. */
 export function restPose(nodes: RigNodes, out: Pose): Pose {

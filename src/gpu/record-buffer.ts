@@ -1,4 +1,4 @@
-import { wrapTime } from '../bake/sampler';
+import { wrapTime } from '../math/time';
 
 /**
  * CPU mirror of a GPU buffer of fixed-size records, with the range changed since the last

@@ -1,7 +1,7 @@
-import { IDENTITY_TRS } from '../anim/lut';
 import type { BakedModel } from '../bake/bake';
 import type { Rig } from '../bake/rig';
 import { JOINT_SLOT, NODE } from './layout';
+import { IDENTITY_TRS } from '../math/pose';
 
 /**
  * The static GPU data of one character, as typed arrays laid out per src/gpu/layout.ts. Pure

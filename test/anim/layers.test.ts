@@ -3,11 +3,11 @@ import { CpuPoser, type ClipSampler } from '../../src/anim/evaluate';
 import { StackEvaluator, weightedAverageStack, type LayerStack } from '../../src/anim/layers';
 import { sampleLut } from '../../src/anim/lut';
 import { buildMask } from '../../src/anim/masks';
-import { blendPoses, createPose, type Pose } from '../../src/anim/pose';
 import { bake } from '../../src/bake/bake';
 import type { RigNodes } from '../../src/bake/rig';
 import { sampleClip } from '../../src/bake/sampler';
 import { loadModel } from '../helpers/models';
+import { blendPoses, createPose, type Pose } from '../../src/math/pose';
 
 /**
  * Layered blending (src/anim/layers.ts) on a 3-node chain with a table sampler: each clip is one

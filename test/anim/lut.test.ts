@@ -1,13 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { CpuPoser, type TwoClipRequest } from '../../src/anim/evaluate';
 import { sampleLut, tableCoordinate } from '../../src/anim/lut';
-import { createPose, type Pose } from '../../src/anim/pose';
 import { bake, TRACK_NONE } from '../../src/bake/bake';
 import { buildRig } from '../../src/bake/build-rig';
 import type { Channel, Rig } from '../../src/bake/rig';
 import { restPose, sampleClip } from '../../src/bake/sampler';
 import { skinnedModel } from '../helpers/gltf-builder';
 import { loadModel, sharedModelNames } from '../helpers/models';
+import { createPose, type Pose } from '../../src/math/pose';
 
 /**
  * Accuracy of the lookup-table evaluator (what the GPU does) against the exact sampler, on every

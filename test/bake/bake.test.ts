@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createPose } from '../../src/anim/pose';
 import { bake, bakedBytes, DEFAULT_MAX_ENTRIES_PER_TRACK, differenceAt, keyAlignedEntries, PATHS, TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
 import { buildRig } from '../../src/bake/build-rig';
 import { PATH_COMPONENTS } from '../../src/bake/rig';
 import { sampleChannel, sampleClip } from '../../src/bake/sampler';
 import { skinnedModel } from '../helpers/gltf-builder';
 import { loadModel } from '../helpers/models';
+import { createPose } from '../../src/math/pose';
 
 /** Entry e of the track that starts at vec4 index `start`, as 4 numbers. */
 function entry(tracks: Float32Array, start: number, e: number): number[] {

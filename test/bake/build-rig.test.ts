@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { composeTrsAt, createPose } from '../../src/anim/pose';
 import { buildRig } from '../../src/bake/build-rig';
 import type { GltfJson } from '../../src/bake/gltf-json';
 import type { Rig } from '../../src/bake/rig';
@@ -11,6 +10,8 @@ import { sampleClip } from '../../src/bake/sampler';
 import { readGltfFile } from '../../tools/node-io';
 import { expectModelError, skinnedModel, type SkinnedModel } from '../helpers/gltf-builder';
 import { loadModel, modelPath, sharedModelNames } from '../helpers/models';
+import { composeTrsAt } from '../../src/math/affine';
+import { createPose } from '../../src/math/pose';
 
 /** The rig of the minimal valid model (see skinnedModel) after `mutate` changed it. */
 function rigWith(mutate: (m: SkinnedModel) => void = () => {}): Rig {

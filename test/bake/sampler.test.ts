@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createPose } from '../../src/anim/pose';
 import { buildRig } from '../../src/bake/build-rig';
 import type { Channel, Interpolation, TrsPath } from '../../src/bake/rig';
-import { sampleChannel, sampleClip, wrapTime } from '../../src/bake/sampler';
+import { sampleChannel, sampleClip } from '../../src/bake/sampler';
 import { skinnedModel } from '../helpers/gltf-builder';
 import { loadModel } from '../helpers/models';
+import { createPose } from '../../src/math/pose';
 
 function channel(path: TrsPath, interpolation: Interpolation, times: number[], values: number[]): Channel {
   return { node: 0, path, interpolation, times: Float32Array.from(times), values: Float32Array.from(values) };
@@ -26,23 +26,6 @@ function zRotation(degrees: number): number[] {
   const half = (degrees * Math.PI) / 360;
   return [0, 0, Math.sin(half), Math.cos(half)];
 }
-
-describe('wrapTime', () => {
-  it('wraps into [0, d): t = d gives 0, negative t wraps forward, whole periods drop', () => {
-    expect(wrapTime(1, 1)).toBe(0);
-    expect(wrapTime(0.708, 0.708)).toBe(0);
-    expect(wrapTime(-0.25, 1)).toBe(0.75);
-    expect(wrapTime(2 * 1.5 + 0.3, 1.5)).toBeCloseTo(0.3, 12);
-    expect(wrapTime(0.4, 1)).toBe(0.4);
-    expect(wrapTime(-1e-20, 1)).toBe(0); // rounds to d, which must still come out as 0
-  });
-
-  it('gives 0 for a zero (or invalid) duration', () => {
-    expect(wrapTime(3.7, 0)).toBe(0);
-    expect(wrapTime(-2, 0)).toBe(0);
-    expect(wrapTime(1, NaN)).toBe(0);
-  });
-});
 
 describe('sampleChannel', () => {
   it('STEP holds each key until the next', () => {

@@ -1,4 +1,4 @@
-import { wrapTime } from '../../bake/sampler';
+import { wrapTime } from '../../math/time';
 
 /**
  * One clip playing inside a controller: its clock (seconds), rate and end behaviour. A fixed-

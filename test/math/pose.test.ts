@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { blendPoses, composeTrsAt, createPose, jointMatrices, localToModel, nlerpInto, type Pose } from '../../src/anim/pose';
+import { composeTrsAt } from '../../src/math/affine';
+import { blendPoses, createPose, jointMatrices, localToModel, type Pose } from '../../src/math/pose';
+import { nlerpInto } from '../../src/math/quat';
 
 function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>, digits = 12): void {
   expect(actual.length).toBe(expected.length);
