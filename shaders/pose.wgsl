@@ -17,6 +17,7 @@ override MAX_NODES: u32 = 256;
 // dispatches plain and layered records separately, so plain ones never pay for it).
 override LAYERS_ENABLED: bool = true;
 
+// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const TRACK_NONE: u32 = 0xffffffffu;
 const TRACK_STEP: u32 = 0x80000000u;
 const TRACK_INDEX_MASK: u32 = 0x7fffffffu;
@@ -25,6 +26,9 @@ const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const REFERENCE_IDENTITY: u32 = 0xfffffffeu;
 const MAX_OVERRIDE_LAYERS: u32 = 4u;
+const MAX_ADDITIVE_LAYERS: u32 = 2u;
+const STACK_LAYERS: u32 = 6u;
+// END generated
 
 struct Params {
   instanceCount: u32,
@@ -67,7 +71,7 @@ struct Layer {
 struct LayerStack {
   overrideCount: u32,
   additiveCount: u32,
-  layers: array<Layer, 6>,
+  layers: array<Layer, STACK_LAYERS>,
 }
 
 struct Node {
@@ -199,7 +203,7 @@ fn applyStack(index: u32, base: Trs, node: u32) -> Trs {
       p = blendTrs(p, sampleNode(layer.clip, u, node), w);
     }
   }
-  let additives = min(stacks[index].additiveCount, 6u - MAX_OVERRIDE_LAYERS);
+  let additives = min(stacks[index].additiveCount, MAX_ADDITIVE_LAYERS);
   for (var k = 0u; k < additives; k++) {
     let layer = stacks[index].layers[MAX_OVERRIDE_LAYERS + k];
     let w = layer.weight * maskWeight(layer.mask, node);

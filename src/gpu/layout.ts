@@ -38,20 +38,27 @@ export const LAYER = {
 export const MASK_NONE = 0xffffffff;
 export const REFERENCE_REST = 0xffffffff;
 export const REFERENCE_IDENTITY = 0xfffffffe;
-/** Override layers, then additive layers, in one stack record. */
+/**
+ * Layers per stack record: override layers first, then additive layers. These are the only
+ * place the counts are written: shaders/pose.wgsl gets them through its generated constant block
+ * (src/gpu/wgsl-constants.ts), so adding a layer slot is a change of one number here (then
+ * `npm run gen:wgsl`; test/gpu/wgsl-constants.test.ts fails until the shader is regenerated).
+ * Each further slot costs 32 bytes per layered instance.
+ */
 export const MAX_OVERRIDE_LAYERS = 4;
 export const MAX_ADDITIVE_LAYERS = 2;
+export const STACK_LAYERS = MAX_OVERRIDE_LAYERS + MAX_ADDITIVE_LAYERS;
 
 /**
- * An instance's layer stack (shaders/pose.wgsl `LayerStack`): up to 4 override layers in slots
- * 0..3, then up to 2 additive layers in slots 4..5. Layer holds only 4-byte fields, so it is
+ * An instance's layer stack (shaders/pose.wgsl `LayerStack`): MAX_OVERRIDE_LAYERS override
+ * layers, then MAX_ADDITIVE_LAYERS additive layers. Layer holds only 4-byte fields, so it is
  * 4-byte aligned and the array follows the two counts directly: 8 + 6 x 32 = 200 bytes.
  */
 export const LAYER_STACK = {
-  size: 200,
+  size: 8 + STACK_LAYERS * LAYER.size,
   overrideCount: 0, // u32
   additiveCount: 4, // u32
-  layers: 8, //        array<Layer, 6>
+  layers: 8, //        array<Layer, STACK_LAYERS>
 } as const;
 
 /** The pose pass's uniform block (shaders/pose.wgsl `Params`), one per dispatch. */

@@ -54,8 +54,10 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
   it('Layer: eight 4-byte fields, 32 bytes; LayerStack: two counts then array<Layer, 6> at 8, 200 bytes', () => {
     expectMatches(LAYER, wgslLayout(pose, 'Layer'));
     // A struct of 4-byte fields is 4-byte aligned, so the array needs no padding after the counts.
-    const stack = /struct LayerStack \{[^}]*layers: array<Layer, 6>/.test(pose);
-    expect(stack).toBe(true);
+    // The array's length is a WGSL const: resolve it from the shader's own declaration.
+    const length = /struct LayerStack \{[^}]*layers: array<Layer, (\w+)>/.exec(pose)?.[1];
+    const declared = new RegExp(`const ${length}: u32 = (\\d+)u;`).exec(pose)?.[1];
+    expect(Number(declared)).toBe(6);
     expect(LAYER_STACK).toEqual({ size: 8 + 6 * 32, overrideCount: 0, additiveCount: 4, layers: 8 });
   });
 

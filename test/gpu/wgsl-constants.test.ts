@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
+import { LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/gpu/layout';
+import { currentConstantBlock, POSE_CONSTANTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
+
+const pose = readFileSync(new URL('../../shaders/pose.wgsl', import.meta.url), 'utf8');
+
+/** Every `const NAME: u32 = VALUE;` of a WGSL source, as numbers. */
+function wgslU32Constants(source: string): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const [, name, value] of source.matchAll(/const (\w+): u32 = (0x[0-9a-f]+|\d+)u;/g)) found.set(name, Number(value));
+  return found;
+}
+
+describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
+  it('the shader\'s generated block is what src/gpu/wgsl-constants.ts generates now', () => {
+    expect(currentConstantBlock(pose), 'run npm run gen:wgsl').toBe(wgslConstantBlock());
+  });
+
+  it('every shared constant has the value of its TypeScript twin, in the shader as read', () => {
+    const wgsl = wgslU32Constants(pose);
+    const twins: Record<string, number> = {
+      TRACK_NONE, TRACK_STEP, TRACK_INDEX_MASK, LAYERS_NONE, MASK_NONE, REFERENCE_REST, REFERENCE_IDENTITY,
+      MAX_OVERRIDE_LAYERS, MAX_ADDITIVE_LAYERS, STACK_LAYERS,
+    };
+    expect(Object.fromEntries(POSE_CONSTANTS)).toEqual(twins);
+    for (const [name, value] of Object.entries(twins)) expect(wgsl.get(name), name).toBe(value);
+  });
+
+  it('the shader declares no u32 constant outside the generated block (so none can drift by hand)', () => {
+    const outside = replaceConstantBlock(pose, '');
+    expect([...wgslU32Constants(outside).keys()]).toEqual([]);
+  });
+
+  it('the stack array is sized by the constant, and the record size follows it', () => {
+    expect(pose).toMatch(/layers: array<Layer, STACK_LAYERS>/);
+    expect(pose).not.toMatch(/array<Layer, \d/);
+    expect(LAYER_STACK.size).toBe(8 + STACK_LAYERS * 32);
+  });
+
+  it('a drifted value is caught: a block generated from other values differs from the file', () => {
+    const drifted = POSE_CONSTANTS.map(([name, value]) => [name, name === 'MAX_ADDITIVE_LAYERS' ? value + 1 : value] as const);
+    expect(currentConstantBlock(pose)).not.toBe(wgslConstantBlock(drifted));
+    expect(() => replaceConstantBlock('fn main() {}', wgslConstantBlock())).toThrow(/no generated constant block/);
+    expect(() => wgslConstantBlock([['HALF', 0.5]])).toThrow(/HALF = 0.5 is not a u32/);
+  });
+});
