@@ -1,17 +1,17 @@
 import { MAX_OVERRIDE_LAYERS as MAX_LAYERS } from '../../gpu/layout';
 
 /**
- * What a controller produces each frame: a layer stack in fixed-size arrays (no allocation),
- * the same structure as the pose dump's --layers and the GPU's LayerStack. The base and the
- * first override layers are a weighted average of up to MAX_BLEND clips (crossfades of clips and
- * of the locomotion blend, flattened); an action may add one masked override layer on top.
- */
-/**
  * Clips in the flattened weighted average: base + 3 layers, leaving one layer for an action
  * (base + 2 while one action hands over to another and both are shown).
  */
 export const MAX_BLEND = 4;
 
+/**
+ * What a controller produces each frame: a layer stack in fixed-size arrays (no allocation),
+ * the same structure as the pose dump's --layers and the GPU's LayerStack. The base and the
+ * first override layers are a weighted average of up to MAX_BLEND clips (crossfades of clips and
+ * of the locomotion blend, flattened); an action may add one masked override layer on top.
+ */
 export class StackOutput {
   baseClip = 0;
   /** Seconds. */
