@@ -1,6 +1,7 @@
 import { CpuPoser } from './anim/evaluate';
 import { bake, type BakedModel } from './bake/bake';
 import { buildRig } from './bake/build-rig';
+import { resolveClip } from './bake/clip-names';
 import { ModelError } from './bake/errors';
 import type { EncodedImage } from './bake/gltf-json';
 import { parseGltf, type ResourceReader } from './bake/parse';
@@ -67,11 +68,8 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   const t0 = performance.now();
   const rig = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
   const t1 = performance.now();
-  const clipOf = (clip: string | number, where: string) => {
-    const index = typeof clip === 'number' ? clip : rig.clips.findIndex((c) => c.name === clip);
-    if (!(index >= 0 && index < rig.clips.length)) throw new RangeError(`${where}: no clip ${JSON.stringify(clip)} (clips: ${rig.clips.map((c) => JSON.stringify(c.name)).join(', ')})`);
-    return index;
-  };
+  const fileClips = rig.clips.map((c) => c.name);
+  const clipOf = (clip: string | number, where: string) => resolveClip(fileClips, clip, { where });
   const differences = (options.additiveClips ?? []).map((a, i) => {
     const clip = clipOf(a.clip, `additiveClips[${i}].clip`);
     const reference = a.reference === 'rest' ? 'rest' as const : { clip: clipOf(a.reference.clip, `additiveClips[${i}].reference.clip`), time: a.reference.time ?? 0 };
@@ -89,11 +87,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     warnings: rig.warnings,
     timings: { loadMs: t1 - t0, bakeMs: t2 - t1 },
     clipIndex(clip: string | number): number {
-      const index = typeof clip === 'number' ? clip : baked.clipNames.indexOf(clip);
-      if (!Number.isInteger(index) || index < 0 || index >= baked.clipNames.length) {
-        throw new RangeError(`no clip ${JSON.stringify(clip)} in ${name} (clips: ${baked.clipNames.map((n) => JSON.stringify(n)).join(', ') || 'none'})`);
-      }
-      return index;
+      return resolveClip(baked.clipNames, clip, { model: name });
     },
   };
 }

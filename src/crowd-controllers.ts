@@ -20,7 +20,6 @@ const SNAPSHOT = LAYERS + 4 * 5;
 export class CrowdControllers {
   readonly runtime: ControllerRuntime;
   private readonly maskIds: Int32Array;
-  private readonly mappedMasks = new Int32Array(4);
   private controllers: (AnimationController | undefined)[] = [];
   /** Ids with a controller, densely packed; position of each id in it. */
   private ids: InstanceId[] = [];
@@ -102,10 +101,8 @@ export class CrowdControllers {
     const loco = controller.locomotion;
     if (loco) this.crowd.setPlacement(id, loco.positionX, 0, loco.positionZ, loco.heading);
     if (this.unchanged(at, controller)) return;
-    // Controller mask indices -> crowd mask ids.
-    for (let i = 0; i < out.layerCount; i++) this.mappedMasks[i] = out.layerMask[i] < 0 ? -1 : this.maskIds[out.layerMask[i]];
-    this.crowd.setStackArrays(id, out.baseClip, out.baseTime, out.baseSpeed, out.layerCount,
-      out.layerClip, out.layerTime, out.layerSpeed, out.layerWeight, this.mappedMasks, ahead);
+    // The output's masks are indices into the config's masks: maskIds maps them to crowd masks.
+    this.crowd.setStack(id, out, this.maskIds, ahead);
     const s = this.snapshot;
     const o = at * SNAPSHOT;
     s[o + COUNT] = out.layerCount;

@@ -1,116 +1,50 @@
 import { buildMask, type MaskSpec } from './anim/masks';
 import type { Character } from './character';
-import { InstanceRecords, type InstanceAnimation } from './gpu/instance-records';
-import { LayerStackRecords, MaskTable, type GpuAdditiveLayer, type GpuLayer } from './gpu/layer-records';
-import { INSTANCE, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_OVERRIDE_LAYERS } from './gpu/layout';
-import { checkStorageBinding } from './gpu/limits';
+import type {
+  AdditiveLayerInit, AnimationState, CrowdOptions, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
+} from './crowd-types';
+import type { InstanceAnimation } from './gpu/instance-records';
+import { InstanceStore } from './gpu/instance-store';
+import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
+import { LAYERS_NONE, MASK_NONE } from './gpu/layout';
 import { PosePass } from './gpu/pose-pass';
-import { SkinPass, type SkinPassOptions } from './gpu/skin-pass';
+import { checkFinite } from './gpu/record-buffer';
+import { SkinPass } from './gpu/skin-pass';
+import { IDENTITY_MATRIX } from './math/affine';
 
-export type InstanceId = number;
+export type * from './crowd-types';
 
-/** Animation of an instance as the API takes it: clips by name or index, times in seconds. */
-export interface AnimationState {
-  clipA: string | number;
-  clipB: string | number;
-  /** Current time in clip A, seconds (wrapped into the clip). */
-  timeA: number;
-  timeB: number;
-  /** Playback rates: 1 = real time, 0 = frozen, negative = backwards. */
-  speedA: number;
-  speedB: number;
-  /** Weight of clip B in [0, 1]: 0 shows A only, 1 shows B only. */
-  blend: number;
-}
-
-export interface InstanceInit extends Partial<AnimationState> {
-  /** Model-to-world transform, 16 numbers column-major (default identity). */
-  transform?: ArrayLike<number>;
-}
-
-/** Index of a blend mask made by Crowd.createMask. */
-export type MaskId = number;
-
-/** An override layer: blends a clip over the pose below it with `weight` (times a mask). */
-export interface LayerInit {
-  clip: string | number;
-  /** Current time in the clip, seconds (default 0). */
-  time?: number;
-  /** Playback rate (default 1). */
-  speed?: number;
-  /** In [0, 1]. */
-  weight: number;
-  /** Per-joint weights from createMask; none means every joint. */
-  mask?: MaskId;
-}
-
-/** An additive layer: adds (clip at time) minus `reference`, scaled by weight (times a mask). */
-export interface AdditiveLayerInit extends LayerInit {
-  /**
-   * The pose the difference is taken from: a clip at a time, or 'rest'. Omitted for a
-   * difference clip (LoadOptions.additiveClips), which already holds the difference.
-   */
-  reference?: 'rest' | { clip: string | number; time?: number; speed?: number };
-}
-
-/** Layers on top of an instance's clip A / clip B blend (semantics: src/anim/layers.ts). */
-export interface LayersInit {
-  /** Up to 4 override layers, applied in order. */
-  layers?: LayerInit[];
-  /** Up to 2 additive layers, applied after the override layers. */
-  additive?: AdditiveLayerInit[];
-}
-
-export interface CrowdOptions extends SkinPassOptions {
-  /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
-  capacity?: number;
-}
-
-const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 /** The GPU clock restarts from 0 past this many seconds, keeping float32 time precise. */
 const CLOCK_REBASE_SECONDS = 600;
 
 /**
- * Every instance of one Character on one device: a pose pass and a skin pass over shared
- * instance and joint-matrix buffers. Per frame: update(dt), encode(encoder), draw(pass, vp).
- * Nothing in that loop allocates; instance records are uploaded only when they change.
+ * Every instance of one Character on one device: a facade that resolves clip names and
+ * validates, over an InstanceStore (records, stacks, masks, buffers, growth, handle <-> slot:
+ * src/gpu/instance-store.ts), a pose pass and a skin pass that read from it. Per frame:
+ * update(dt), encode(encoder), draw(pass, vp). Nothing in that loop allocates; instance records
+ * are uploaded only when they change. A refused call throws an error naming the input and
+ * leaves the crowd as it was.
  */
 export class Crowd {
   private readonly posePass: PosePass;
   private readonly skinPass: SkinPass;
-  private readonly records: InstanceRecords;
-  private readonly stacks: LayerStackRecords;
-  private readonly masks: MaskTable;
-  private instanceBuffer!: GPUBuffer;
-  private stackBuffer!: GPUBuffer;
-  private maskBuffer!: GPUBuffer;
-  private jointBuffer!: GPUBuffer;
-  /** Slot of each live handle (-1 when free), and handle of each slot. */
-  private slotOf = new Int32Array(0);
-  private handleOf = new Int32Array(0);
-  private readonly freeHandles: number[] = [];
-  private liveCount = 0;
-  /** Instances with a layer stack: they occupy the last `layeredCount` slots (see PosePass). */
-  private layeredCount = 0;
-  private readonly maskScratch = new Uint32Array(MAX_OVERRIDE_LAYERS);
+  private readonly store: InstanceStore;
+  /** Store generation the skin pass is bound to (-1: never). */
+  private skinGeneration = -1;
   private clockSeconds = 0;
 
   constructor(private readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
-    const capacity = options.capacity ?? 1024;
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     const { gpu, rig, textures } = character;
+    this.store = new InstanceStore(device, {
+      nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
+    });
     this.posePass = new PosePass(device, gpu);
     this.skinPass = new SkinPass(device, rig.primitives, gpu.skinSlotOffset, gpu.slotCount, textures, options);
-    this.records = new InstanceRecords(capacity, character.clipDurations);
-    this.masks = new MaskTable(gpu.nodeCount);
-    this.stacks = new LayerStackRecords(capacity, character.clipDurations, () => this.masks.count);
-    this.maskBuffer = this.createMaskBuffer();
-    this.allocate(capacity);
   }
 
   /** Live instances. */
   get count(): number {
-    return this.liveCount;
+    return this.store.count;
   }
 
   /** Crowd clock in seconds since the last rebase (advanced by update). */
@@ -130,36 +64,30 @@ export class Crowd {
 
   /**
    * Where instance `id`'s joint matrices start in `jointMatrices`, in matrices (each 3 vec4f
-   * rows, 48 bytes). Valid until the next add, remove or setLayers, which may move instances.
+   * rows, 48 bytes). Valid until the next add, remove, setLayers or setStack, which may move instances.
    */
   jointMatrixIndex(id: InstanceId): number {
-    return this.slot(id) * this.character.gpu.slotCount;
+    return this.store.slot(id) * this.character.gpu.slotCount;
   }
 
-  /** The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts); owned by the crowd. */
+  /** The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts); owned by the crowd, replaced when it grows. */
   get jointMatrices(): GPUBuffer {
-    return this.jointBuffer;
+    return this.store.jointBuffer;
   }
 
   /** Adds an instance; unspecified fields default to clip 0, time 0, speed 1, blend 0. */
   add(init: InstanceInit = {}): InstanceId {
-    if (this.liveCount === this.records.capacity) this.grow(this.growthCapacity());
-    // New instances are plain: the first layered instance moves to the end to make room.
-    const slot = this.plainEnd;
-    if (this.layeredCount > 0) this.moveSlot(slot, this.liveCount);
-    this.liveCount++;
-    const handle = this.freeHandles.pop() ?? this.newHandle();
-    this.slotOf[handle] = slot;
-    this.handleOf[slot] = handle;
     const { transform, ...animation } = init;
+    const resolved = this.resolve({
+      clipA: 0, clipB: animation.clipA ?? 0, timeA: 0, timeB: 0, speedA: 1, speedB: 1, blend: 0, ...stripUndefined(animation),
+    });
+    const handle = this.store.add();
     try {
-      this.records.clearLayers(slot);
-      this.records.setWorld(slot, transform ?? IDENTITY);
-      this.records.setAnimation(slot, this.resolve({
-        clipA: 0, clipB: animation.clipA ?? 0, timeA: 0, timeB: 0, speedA: 1, speedB: 1, blend: 0, ...stripUndefined(animation),
-      }), this.clockSeconds);
+      const slot = this.store.slot(handle);
+      this.store.records.setWorld(slot, transform ?? IDENTITY_MATRIX);
+      this.store.records.setAnimation(slot, resolved, this.clockSeconds);
     } catch (error) {
-      this.remove(handle);
+      this.store.remove(handle);
       throw error;
     }
     return handle;
@@ -167,44 +95,28 @@ export class Crowd {
 
   /** Removes an instance; its id may be reused by a later add. */
   remove(id: InstanceId): void {
-    const slot = this.slot(id);
-    if (slot >= this.plainEnd) {
-      this.moveSlot(this.liveCount - 1, slot);
-      this.layeredCount--;
-    } else {
-      const lastPlain = this.plainEnd - 1;
-      this.moveSlot(lastPlain, slot);
-      this.moveSlot(this.liveCount - 1, lastPlain);
-    }
-    this.liveCount--;
-    this.slotOf[id] = -1;
-    this.freeHandles.push(id);
+    this.store.remove(id);
   }
 
   /** Removes every instance. */
   clear(): void {
-    for (let slot = 0; slot < this.liveCount; slot++) {
-      this.slotOf[this.handleOf[slot]] = -1;
-      this.freeHandles.push(this.handleOf[slot]);
-    }
-    this.liveCount = 0;
-    this.layeredCount = 0;
+    this.store.clear();
   }
 
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
-    this.records.setWorld(this.slot(id), transform);
+    this.store.records.setWorld(this.store.slot(id), transform);
   }
 
   /** Changes any subset of an instance's animation; the rest keeps playing as it was. */
   setAnimation(id: InstanceId, change: Partial<AnimationState>): void {
-    const slot = this.slot(id);
-    const current = this.records.getAnimation(slot, this.clockSeconds);
-    this.records.setAnimation(slot, this.resolve({ ...current, ...stripUndefined(change) }), this.clockSeconds);
+    const slot = this.store.slot(id);
+    const current = this.store.records.getAnimation(slot, this.clockSeconds);
+    this.store.records.setAnimation(slot, this.resolve({ ...current, ...stripUndefined(change) }), this.clockSeconds);
   }
 
   /** Sets the weight of clip B in [0, 1]; cheaper than setAnimation and allocation-free, for per-frame fades. */
   setBlend(id: InstanceId, blend: number): void {
-    this.records.setBlend(this.slot(id), blend);
+    this.store.records.setBlend(this.store.slot(id), blend);
   }
 
   /**
@@ -212,7 +124,7 @@ export class Crowd {
    * below it) or `{ weights: { Head: 1 }, default: 0 }`. Masks are kept for the crowd's life.
    */
   createMask(spec: MaskSpec): MaskId {
-    return this.masks.add(buildMask(this.character.rig.nodes, spec));
+    return this.store.masks.add(buildMask(this.character.rig.nodes, spec));
   }
 
   /**
@@ -220,8 +132,9 @@ export class Crowd {
    * is replaced whole; times are the layers' times now.
    */
   setLayers(id: InstanceId, init: LayersInit | null): void {
+    this.store.slot(id);
     if (init === null) {
-      this.makePlain(id);
+      this.store.makePlain(id);
       return;
     }
     const layer = (l: LayerInit): GpuLayer => ({
@@ -237,68 +150,65 @@ export class Crowd {
       if (ref !== 'rest' && (typeof ref !== 'object' || ref === null)) throw new TypeError(`additive layer reference must be 'rest' or { clip, time }`);
       return { ...resolved, reference: ref === 'rest' ? 'rest' : { clip: this.character.clipIndex(ref.clip), time: ref.time ?? 0, speed: ref.speed ?? 0 } };
     };
-    const stack = { layers: (init.layers ?? []).map(layer), additive: (init.additive ?? []).map(additive) };
-    this.stacks.validate(stack);
-    this.stacks.set(this.makeLayered(id), stack, this.clockSeconds);
+    const stack = { layers: list(init.layers, 'layers').map(layer), additive: list(init.additive, 'additive').map(additive) };
+    this.store.stacks.validate(stack);
+    this.store.stacks.set(this.store.makeLayered(id), stack, this.clockSeconds);
   }
 
   /** Sets one layer's weight (allocation-free, for per-frame fades). */
   setLayerWeight(id: InstanceId, index: number, weight: number, kind: 'override' | 'additive' = 'override'): void {
-    const slot = this.slot(id);
-    if (this.records.layerStack(slot) === LAYERS_NONE) throw new RangeError(`instance ${id} has no layers (setLayers first)`);
-    this.stacks.setWeight(slot, kind === 'additive', index, weight);
+    const stack = this.store.stackOf(id);
+    if (stack === LAYERS_NONE) throw new RangeError(`instance ${id} has no layers (setLayers first)`);
+    this.store.stacks.setWeight(stack, kind === 'additive', index, weight);
   }
 
   /**
-   * Writes a layer stack given as parallel arrays, the per-frame path of animation controllers
-   * (see CrowdControllers): the base clip at `baseTime`/`baseSpeed`, then `count` override
-   * layers. `masks` holds crowd mask ids, or -1 for none. The times hold `ahead` seconds after
-   * the current clock (CrowdControllers passes the dt of the update that follows). Allocation-free.
+   * Replaces an instance's clips and layers with an override-only stack in arrays, the form an
+   * animation controller produces each frame (see CrowdControllers, and StackOutput in
+   * src/anim/control/output.ts): the base clip, then stack.layerCount override layers. Mask
+   * values index `maskIds` (crowd mask ids from createMask) when given, else are mask ids; -1
+   * means none. Times hold `ahead` seconds after the current clock (CrowdControllers passes the
+   * dt of the update that follows). Allocation-free; everything is checked before anything changes.
    */
-  setStackArrays(id: InstanceId, baseClip: number, baseTime: number, baseSpeed: number, count: number,
-    clips: ArrayLike<number>, times: ArrayLike<number>, speeds: ArrayLike<number>, weights: ArrayLike<number>, masks: ArrayLike<number>,
-    ahead = 0): void {
+  setStack(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
+    this.store.slot(id);
+    checkFinite(stack.baseTime, 'baseTime');
+    checkFinite(stack.baseSpeed, 'baseSpeed');
+    checkFinite(ahead, 'ahead');
+    this.store.stacks.checkArrays(stack, maskIds);
+    this.store.records.checkClipIndex(stack.baseClip, 'baseClip');
     const clock = this.clockSeconds + ahead;
-    this.records.setSingleClip(this.slot(id), baseClip, baseTime, baseSpeed, clock);
-    if (count === 0) {
-      this.makePlain(id);
-      return;
+    if (stack.layerCount === 0) {
+      this.store.makePlain(id);
+    } else {
+      this.store.stacks.setArrays(this.store.makeLayered(id), stack, maskIds, clock);
     }
-    for (let i = 0; i < count; i++) this.maskScratch[i] = masks[i] < 0 ? MASK_NONE : masks[i];
-    this.stacks.setOverrides(this.makeLayered(id), count, clips, times, speeds, weights, this.maskScratch, clock);
+    this.store.records.setSingleClip(this.store.slot(id), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
   }
 
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
   setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
-    this.records.setPlacement(this.slot(id), x, y, z, yaw, scale);
+    this.store.records.setPlacement(this.store.slot(id), x, y, z, yaw, scale);
   }
 
   /** The instance's animation now, clips as indices and times wrapped into their clips. */
   getAnimation(id: InstanceId): InstanceAnimation {
-    return this.records.getAnimation(this.slot(id), this.clockSeconds);
+    return this.store.records.getAnimation(this.store.slot(id), this.clockSeconds);
   }
 
   /**
    * Advances the clock by dt seconds (animations play at their speeds) and uploads the
-   * instance records changed since the last update, in one writeBuffer.
+   * instance records changed since the last update, in one writeBuffer per buffer.
    */
   update(dt: number): void {
     if (!Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds, got ${dt}`);
     this.clockSeconds += dt;
     if (Math.abs(this.clockSeconds) > CLOCK_REBASE_SECONDS) {
-      this.records.rebase(this.liveCount, this.clockSeconds);
-      this.stacks.rebase(this.liveCount, this.clockSeconds);
+      this.store.rebase(this.clockSeconds);
       this.clockSeconds = 0;
     }
-    if (this.masks.byteLength > this.maskBuffer.size) {
-      this.maskBuffer.destroy();
-      this.maskBuffer = this.createMaskBuffer();
-      this.posePass.bind(this.instanceBuffer, this.stackBuffer, this.maskBuffer, this.jointBuffer);
-    }
-    this.masks.upload(this.device.queue, this.maskBuffer);
-    this.records.upload(this.device.queue, this.instanceBuffer);
-    this.stacks.upload(this.device.queue, this.stackBuffer);
-    this.posePass.update(this.plainEnd, this.layeredCount, this.clockSeconds);
+    this.store.upload(this.device.queue);
+    this.posePass.update(this.store, this.clockSeconds);
   }
 
   /** Records the pose compute pass (call after update, before the render pass that draws). */
@@ -312,139 +222,32 @@ export class Crowd {
    * one crowd draws with one camera per submitted frame.
    */
   draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
+    if (this.skinGeneration !== this.store.generation) {
+      this.skinPass.bind(this.store.jointBuffer);
+      this.skinGeneration = this.store.generation;
+    }
     this.skinPass.update(viewProjection);
-    this.skinPass.draw(pass, this.liveCount);
+    this.skinPass.draw(pass, this.store.count);
   }
 
   destroy(): void {
     this.posePass.destroy();
     this.skinPass.destroy();
-    this.instanceBuffer.destroy();
-    this.stackBuffer.destroy();
-    this.maskBuffer.destroy();
-    this.jointBuffer.destroy();
+    this.store.destroy();
   }
 
   private resolve(state: Omit<AnimationState, 'clipA' | 'clipB'> & { clipA: string | number; clipB: string | number }): InstanceAnimation {
     return { ...state, clipA: this.character.clipIndex(state.clipA), clipB: this.character.clipIndex(state.clipB) };
   }
-
-  /** First layered slot: plain instances occupy [0, plainEnd). */
-  private get plainEnd(): number {
-    return this.liveCount - this.layeredCount;
-  }
-
-  /** Moves the instance in slot `from` (record, stack, handle) to slot `to`, which is free or being vacated. */
-  private moveSlot(from: number, to: number): void {
-    if (from === to) return;
-    this.records.move(from, to);
-    if (this.records.layerStack(to) !== LAYERS_NONE) {
-      this.stacks.move(from, to);
-      this.records.setLayerStack(to, to);
-    }
-    const handle = this.handleOf[from];
-    this.handleOf[to] = handle;
-    this.slotOf[handle] = to;
-  }
-
-  /** Exchanges the instances in slots a and b (records, stacks, handles). */
-  private swapSlots(a: number, b: number): void {
-    if (a === b) return;
-    this.records.swap(a, b);
-    this.stacks.swap(a, b);
-    for (const s of [a, b]) if (this.records.layerStack(s) !== LAYERS_NONE) this.records.setLayerStack(s, s);
-    const ha = this.handleOf[a];
-    const hb = this.handleOf[b];
-    this.handleOf[a] = hb;
-    this.handleOf[b] = ha;
-    this.slotOf[hb] = a;
-    this.slotOf[ha] = b;
-  }
-
-  /** Makes instance `id` layered (moving it into the layered range if needed); returns its slot. */
-  private makeLayered(id: InstanceId): number {
-    let slot = this.slot(id);
-    if (slot < this.plainEnd) {
-      this.swapSlots(slot, this.plainEnd - 1);
-      slot = this.plainEnd - 1;
-      this.layeredCount++;
-    }
-    this.records.setLayerStack(slot, slot);
-    return slot;
-  }
-
-  /** Makes instance `id` plain (moving it out of the layered range if needed). */
-  private makePlain(id: InstanceId): void {
-    let slot = this.slot(id);
-    if (slot >= this.plainEnd) {
-      this.swapSlots(slot, this.plainEnd);
-      slot = this.plainEnd;
-      this.layeredCount--;
-    }
-    this.records.setLayerStack(slot, LAYERS_NONE);
-  }
-
-  private slot(id: InstanceId): number {
-    const slot = Number.isInteger(id) && id >= 0 && id < this.slotOf.length ? this.slotOf[id] : -1;
-    if (slot < 0) throw new RangeError(`instance ${id} does not exist (removed, or never added)`);
-    return slot;
-  }
-
-  private newHandle(): number {
-    const handle = this.slotOf.length;
-    const grown = new Int32Array(Math.max(16, handle * 2)).fill(-1);
-    grown.set(this.slotOf);
-    this.slotOf = grown;
-    for (let h = this.slotOf.length - 1; h > handle; h--) this.freeHandles.push(h);
-    return handle;
-  }
-
-  /** Double the capacity, or as much as the device's limits allow (at least one more). */
-  private growthCapacity(): number {
-    const limits = this.device.limits;
-    const perInstance = Math.max(this.posePass.jointBytes(1), INSTANCE.size, LAYER_STACK.size);
-    const byLimits = Math.floor(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) / perInstance);
-    return Math.max(this.liveCount + 1, Math.min(this.liveCount * 2, byLimits));
-  }
-
-  private grow(capacity: number): void {
-    // Check the limits before giving up the old buffers, so a failed growth leaves a working crowd.
-    checkStorageBinding(this.device, 'Crowd.jointMatrices', this.posePass.jointBytes(capacity));
-    checkStorageBinding(this.device, 'Crowd.instances', capacity * INSTANCE.size);
-    this.records.reserve(capacity);
-    this.stacks.reserve(capacity);
-    this.instanceBuffer.destroy();
-    this.stackBuffer.destroy();
-    this.jointBuffer.destroy();
-    this.allocate(this.records.capacity);
-    this.records.markAllDirty(this.liveCount);
-    this.stacks.markAllDirty(this.liveCount);
-  }
-
-  private createMaskBuffer(): GPUBuffer {
-    this.masks.markDirty();
-    return this.device.createBuffer({ label: 'Crowd.masks', size: this.masks.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
-  }
-
-  private allocate(capacity: number): void {
-    const handles = new Int32Array(capacity);
-    handles.set(this.handleOf.subarray(0, Math.min(this.handleOf.length, capacity)));
-    this.handleOf = handles;
-    this.instanceBuffer = this.device.createBuffer({
-      label: 'Crowd.instances', size: capacity * INSTANCE.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
-    });
-    this.stackBuffer = this.device.createBuffer({
-      label: 'Crowd.layerStacks', size: capacity * LAYER_STACK.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST,
-    });
-    this.jointBuffer = this.device.createBuffer({
-      label: 'Crowd.jointMatrices', size: Math.max(16, this.posePass.jointBytes(capacity)),
-      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC,
-    });
-    this.posePass.bind(this.instanceBuffer, this.stackBuffer, this.maskBuffer, this.jointBuffer);
-    this.skinPass.bind(this.jointBuffer);
-  }
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** `value` as an array (undefined: empty); a TypeError naming `field` otherwise. */
+function list<T>(value: T[] | undefined, field: string): T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError(`${field} must be an array, got ${value === null ? 'null' : typeof value}`);
+  return value;
 }

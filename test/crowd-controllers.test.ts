@@ -123,10 +123,10 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const c = controllers.add(id);
     c.setSpeed(1.5); // fades into locomotion, accelerates, then walks/runs steadily
     const written: number[] = [];
-    const original = crowd.setStackArrays.bind(crowd);
-    crowd.setStackArrays = ((...args: Parameters<Crowd['setStackArrays']>) => { written.push(crowd.clock); return original(...args); }) as Crowd['setStackArrays'];
+    const original = crowd.setStack.bind(crowd);
+    crowd.setStack = ((...args: Parameters<Crowd['setStack']>) => { written.push(crowd.clock); return original(...args); }) as Crowd['setStack'];
     for (let f = 0; f < 120; f++) { controllers.update(1 / 30); crowd.update(1 / 30); }
-    crowd.setStackArrays = original;
+    crowd.setStack = original;
     // Written while fading and accelerating, then not at all once the gait is steady.
     expect(written.length).toBeGreaterThan(3);
     expect(written.length).toBeLessThan(100);

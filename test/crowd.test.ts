@@ -30,6 +30,29 @@ describe.skipIf(!device)('Crowd', () => {
       expect(() => new Crowd(device!, crowd.character, { ...FORMATS, capacity: 0 })).toThrow(/capacity must be a positive integer/);
       crowd.destroy();
     });
+
+    it('refuses a bad stack in arrays (setStack) or a stack that is no array, and leaves the instance as it was', async () => {
+      const crowd = new Crowd(device!, await testCharacter('Fox'), FORMATS);
+      const id = crowd.add({ clipA: 'Walk', timeA: 0.3, speedA: 0 });
+      const before = crowd.getAnimation(id);
+      const stack = {
+        baseClip: 2, baseTime: 0.1, baseSpeed: 1, layerCount: 1,
+        layerClip: [1], layerTime: [0], layerSpeed: [1], layerWeight: [0.5], layerMask: [-1],
+      };
+      expect(() => crowd.setStack(id, { ...stack, layerWeight: [1.5] })).toThrow(/layers\[0\]\.weight must be in \[0, 1\], got 1.5/);
+      expect(() => crowd.setStack(id, { ...stack, layerClip: [9] })).toThrow(/layers\[0\]\.clip 9 does not exist/);
+      expect(() => crowd.setStack(id, { ...stack, layerCount: 5 })).toThrow(/layerCount must be an integer in \[0, 4\], got 5/);
+      expect(() => crowd.setStack(id, { ...stack, layerMask: [3] }, [])).toThrow(/layers\[0\]\.mask 3 is not -1 or an index of the 0 mask ids given/);
+      expect(() => crowd.setStack(id, { ...stack, baseClip: 7 })).toThrow(/baseClip 7 does not exist/);
+      expect(() => crowd.setStack(id, { ...stack, baseTime: NaN })).toThrow(/baseTime must be a finite number/);
+      expect(() => crowd.setLayers(id, { layers: 'Survey' as never })).toThrow(/layers must be an array, got string/);
+      expect(() => crowd.setLayerWeight(id, 0, 0.5)).toThrow(/has no layers/); // still plain
+      expect(crowd.getAnimation(id)).toEqual(before);
+      crowd.setStack(id, stack);
+      expect(crowd.getAnimation(id)).toMatchObject({ clipA: 2, clipB: 2, blend: 0 });
+      crowd.setLayerWeight(id, 0, 0.25); // now layered
+      crowd.destroy();
+    });
   });
 
   it('keeps ids stable across removals and growth past capacity', async () => {

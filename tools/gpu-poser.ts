@@ -1,11 +1,12 @@
 import { create, globals } from 'webgpu';
 import type { BakedModel } from '../src/bake/bake';
 import type { Rig } from '../src/bake/rig';
-import { InstanceRecords, type InstanceAnimation } from '../src/gpu/instance-records';
-import { LayerStackRecords, MaskTable, type GpuLayerStack } from '../src/gpu/layer-records';
-import { JOINT_MATRIX_BYTES, LAYERS_NONE } from '../src/gpu/layout';
+import type { InstanceAnimation } from '../src/gpu/instance-records';
+import { InstanceStore } from '../src/gpu/instance-store';
+import type { GpuLayerStack } from '../src/gpu/layer-records';
 import { PosePass } from '../src/gpu/pose-pass';
 import { packRigData } from '../src/gpu/rig-data';
+import { IDENTITY_MATRIX } from '../src/math/affine';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
@@ -54,57 +55,46 @@ export interface GpuPoseOptions {
   masks?: Float32Array[];
 }
 
-const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
-
 /**
  * Runs the real pose pass (shaders/pose.wgsl) on `requests` (one instance each) and returns every
  * instance's joint matrices as column-major 4x4s: 16 floats per slot, slots in RigData order
- * (skin after skin). The output buffer is filled with NaN first, so a matrix the shader failed
- * to write stays NaN.
+ * (skin after skin). The instances live in an InstanceStore, as a Crowd's do (so the plain /
+ * layered partition is the store's). The output buffer is filled with NaN first, so a matrix
+ * the shader failed to write stays NaN.
  */
 export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: BakedModel, requests: GpuPoseRequest[], options: GpuPoseOptions = {}): Promise<Float32Array> {
   const data = packRigData(rig, baked);
   const pass = new PosePass(device, data);
-  const count = requests.length;
-  const maskTable = new MaskTable(rig.nodes.count);
-  for (const mask of options.masks ?? []) maskTable.add(mask);
-  const records = new InstanceRecords(count, baked.clipDurations);
-  const stackRecords = new LayerStackRecords(count, baked.clipDurations, () => maskTable.count);
-  // The pass poses plain records first, then layered ones (PosePass): place them so, and
-  // remember where each request went.
-  const order = requests.map((_, i) => i).sort((a, b) => Number(!!requests[a].stack) - Number(!!requests[b].stack));
-  const plainCount = requests.filter((r) => !r.stack).length;
-  order.forEach((request, slot) => {
-    const r = requests[request];
-    records.setWorld(slot, options.world?.(request) ?? IDENTITY);
-    records.setAnimation(slot, r, 0);
-    records.setLayerStack(slot, r.stack ? slot : LAYERS_NONE);
-    if (r.stack) stackRecords.set(slot, r.stack, 0);
+  const store = new InstanceStore(device, {
+    nodeCount: data.nodeCount, slotCount: data.slotCount, clipDurations: baked.clipDurations, capacity: Math.max(1, requests.length), label: 'gpuJointMatrices',
   });
-  const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
-  const instances = device.createBuffer({ label: 'gpuJointMatrices.instances', size: records.bytes.byteLength, usage });
-  const stacks = device.createBuffer({ label: 'gpuJointMatrices.stacks', size: stackRecords.bytes.byteLength, usage });
-  const masks = device.createBuffer({ label: 'gpuJointMatrices.masks', size: maskTable.byteLength, usage });
-  const bytes = count * data.slotCount * JOINT_MATRIX_BYTES;
-  const joints = device.createBuffer({ label: 'gpuJointMatrices.joints', size: bytes, usage: usage | GPUBufferUsage.COPY_SRC });
-  device.queue.writeBuffer(joints, 0, new Float32Array(bytes / 4).fill(NaN));
-  records.upload(device.queue, instances);
-  stackRecords.upload(device.queue, stacks);
-  maskTable.upload(device.queue, masks);
-  pass.bind(instances, stacks, masks, joints);
-  pass.update(plainCount, count - plainCount, options.clock ?? 0);
-  const staging = device.createBuffer({ label: 'gpuJointMatrices.readback', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  for (const mask of options.masks ?? []) store.masks.add(mask);
+  const handles = requests.map((r, i) => {
+    const handle = store.add();
+    store.records.setWorld(store.slot(handle), options.world?.(i) ?? IDENTITY_MATRIX);
+    store.records.setAnimation(store.slot(handle), r, 0);
+    if (r.stack) {
+      store.stacks.validate(r.stack);
+      store.stacks.set(store.makeLayered(handle), r.stack, 0);
+    }
+    return handle;
+  });
+  const bytes = store.jointBytes(requests.length);
+  device.queue.writeBuffer(store.jointBuffer, 0, new Float32Array(bytes / 4).fill(NaN));
+  store.upload(device.queue);
+  pass.update(store, options.clock ?? 0);
+  const staging = device.createBuffer({ label: 'gpuJointMatrices.readback', size: Math.max(16, bytes), usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   const encoder = device.createCommandEncoder();
   pass.encode(encoder);
-  encoder.copyBufferToBuffer(joints, 0, staging, 0, bytes);
+  if (bytes > 0) encoder.copyBufferToBuffer(store.jointBuffer, 0, staging, 0, bytes);
   device.queue.submit([encoder.finish()]);
   await staging.mapAsync(GPUMapMode.READ);
-  const rows = new Float32Array(staging.getMappedRange().slice(0));
-  for (const buffer of [staging, joints, instances, stacks, masks]) buffer.destroy();
-  pass.destroy();
-  const out = new Float32Array((rows.length / 12) * 16);
+  const rows = new Float32Array(staging.getMappedRange().slice(0, bytes));
+  staging.destroy();
   const slots = data.slotCount;
-  order.forEach((request, slot) => {
+  const out = new Float32Array(requests.length * slots * 16);
+  handles.forEach((handle, request) => {
+    const slot = store.slot(handle);
     for (let j = 0; j < slots; j++) {
       const m = request * slots + j; // output matrix
       const g = slot * slots + j; // GPU matrix
@@ -114,5 +104,7 @@ export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: Baked
       if (rows.subarray(g * 12, g * 12 + 12).some(Number.isNaN)) out[m * 16 + 15] = NaN;
     }
   });
+  store.destroy();
+  pass.destroy();
   return out;
 }

@@ -12,6 +12,7 @@ import { skinPositions } from '../src/anim/skinning';
 import { sampleLut } from '../src/anim/lut';
 import { bake } from '../src/bake/bake';
 import { buildRig } from '../src/bake/build-rig';
+import { resolveClip } from '../src/bake/clip-names';
 import type { Rig } from '../src/bake/rig';
 import { sampleClip } from '../src/bake/sampler';
 import { numberOption, parseArgs } from './args';
@@ -25,11 +26,7 @@ const FLAGS = ['positions'] as const;
 const BACKENDS = ['exact', 'lut', 'gpu'];
 
 function findClip(rig: Rig, name: string, option: string): number {
-  const byName = rig.clips.findIndex((c) => c.name === name);
-  if (byName >= 0) return byName;
-  const index = Number(name);
-  if (/^\d+$/.test(name) && index < rig.clips.length) return index;
-  throw new Error(`--${option}: no clip named or numbered '${name}' (clips: ${rig.clips.map((c, i) => `${i} '${c.name}'`).join(', ') || 'none'})`);
+  return resolveClip(rig.clips.map((c) => c.name), name, { where: `--${option}`, accepts: 'name or digits', noun: 'named or numbered', quote: 'single' });
 }
 
 /** What to pose: the two-clip record, or a layer stack (--layers). */

@@ -1,3 +1,4 @@
+import { resolveClip } from '../bake/clip-names';
 import type { RigNodes } from '../bake/rig';
 import type { AdditiveLayer, ClipTime, LayerStack, OverrideLayer } from './layers';
 import { buildMask, type MaskSpec } from './masks';
@@ -28,12 +29,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function clipIndex(context: StackContext, value: unknown, where: string): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < context.clipNames.length) return value;
-  if (typeof value === 'string') {
-    const index = context.clipNames.indexOf(value);
-    if (index >= 0) return index;
-  }
-  throw new RangeError(`${where}: no clip named or numbered ${JSON.stringify(value)} (clips: ${context.clipNames.map((n) => JSON.stringify(n)).join(', ')})`);
+  return resolveClip(context.clipNames, value, { where, noun: 'named or numbered' });
 }
 
 function clipTime(context: StackContext, value: unknown, where: string): ClipTime {

@@ -24,8 +24,28 @@ export interface GpuLayerStack {
 }
 
 /**
+ * An override-only layer stack as parallel arrays: the form an animation controller produces
+ * every frame (src/anim/control/output.ts StackOutput satisfies it) and Crowd.setStack takes,
+ * written without allocating. The base clip is at `baseTime` seconds now and plays at
+ * `baseSpeed`; then `layerCount` (<= MAX_OVERRIDE_LAYERS) override layers, each a clip at a time
+ * (seconds) and speed with a weight in [0, 1] and a mask (-1 for none).
+ */
+export interface LayerStackArrays {
+  readonly baseClip: number;
+  readonly baseTime: number;
+  readonly baseSpeed: number;
+  readonly layerCount: number;
+  readonly layerClip: ArrayLike<number>;
+  readonly layerTime: ArrayLike<number>;
+  readonly layerSpeed: ArrayLike<number>;
+  readonly layerWeight: ArrayLike<number>;
+  readonly layerMask: ArrayLike<number>;
+}
+
+/**
  * CPU mirror of the layer-stack buffer: LAYER_STACK records (src/gpu/layout.ts), one per
- * instance slot that has layers. `maskCount` says how many masks exist, for validation.
+ * layered instance (InstanceStore hands out the record indices; methods take a record index).
+ * `maskCount` says how many masks exist, for validation.
  */
 export class LayerStackRecords extends RecordBuffer {
   constructor(capacity: number, clipDurations: ArrayLike<number>, private readonly maskCount: () => number) {
@@ -74,25 +94,50 @@ export class LayerStackRecords extends RecordBuffer {
   }
 
   /**
-   * Writes stack `slot` from parallel arrays (the controllers' per-frame path: no allocation):
-   * `count` override layers, no additive layers. Mask values are mask-table indices or MASK_NONE.
+   * Writes stack record `stack` from an override-only stack in arrays (the controllers' per-frame
+   * path: no allocation): `stack.layerCount` override layers, no additive layers. Mask values
+   * index `maskIds` (crowd mask ids) when given, else are mask ids; -1 means none. Everything is
+   * checked before anything is written.
    */
-  setOverrides(slot: number, count: number, clips: ArrayLike<number>, times: ArrayLike<number>, speeds: ArrayLike<number>,
-    weights: ArrayLike<number>, masks: ArrayLike<number>, clock: number): void {
-    if (count > MAX_OVERRIDE_LAYERS) throw new RangeError(`at most ${MAX_OVERRIDE_LAYERS} override layers per instance, got ${count}`);
-    const o = slot * this.stride;
+  setArrays(stack: number, arrays: LayerStackArrays, maskIds: ArrayLike<number> | undefined, clock: number): void {
+    this.checkArrays(arrays, maskIds);
+    const count = arrays.layerCount;
+    const o = stack * this.stride;
     this.u32[o + LAYER_STACK.overrideCount / 4] = count;
     this.u32[o + LAYER_STACK.additiveCount / 4] = 0;
     for (let i = 0; i < count; i++) {
-      this.checkClip(clips[i], 'layer clip');
       const l = o + (LAYER_STACK.layers + i * LAYER.size) / 4;
-      this.u32[l + LAYER.clip / 4] = clips[i];
-      this.f32[l + LAYER.phase / 4] = this.phase(clips[i], times[i], speeds[i], clock);
-      this.f32[l + LAYER.speed / 4] = speeds[i];
-      this.f32[l + LAYER.weight / 4] = weights[i];
-      this.u32[l + LAYER.mask / 4] = masks[i];
+      const clip = arrays.layerClip[i];
+      this.u32[l + LAYER.clip / 4] = clip;
+      this.f32[l + LAYER.phase / 4] = this.phase(clip, arrays.layerTime[i], arrays.layerSpeed[i], clock);
+      this.f32[l + LAYER.speed / 4] = arrays.layerSpeed[i];
+      this.f32[l + LAYER.weight / 4] = arrays.layerWeight[i];
+      this.u32[l + LAYER.mask / 4] = this.mapMask(arrays.layerMask[i], maskIds);
     }
-    this.touch(slot);
+    this.touch(stack);
+  }
+
+  /** Validates the override layers of `arrays` (not the base) without writing anything. */
+  checkArrays(arrays: LayerStackArrays, maskIds: ArrayLike<number> | undefined): void {
+    const count = arrays.layerCount;
+    if (!Number.isInteger(count) || count < 0 || count > MAX_OVERRIDE_LAYERS) throw new RangeError(`layerCount must be an integer in [0, ${MAX_OVERRIDE_LAYERS}], got ${count}`);
+    for (let i = 0; i < count; i++) {
+      this.checkClip(arrays.layerClip[i], `layers[${i}].clip`);
+      checkFinite(arrays.layerTime[i], `layers[${i}].time`);
+      checkFinite(arrays.layerSpeed[i], `layers[${i}].speed`);
+      checkUnit(arrays.layerWeight[i], `layers[${i}].weight`);
+      const mask = arrays.layerMask[i];
+      if (maskIds && !(mask < maskIds.length && Number.isInteger(mask))) {
+        throw new RangeError(`layers[${i}].mask ${mask} is not -1 or an index of the ${maskIds.length} mask ids given`);
+      }
+      this.checkMask(this.mapMask(mask, maskIds), `layers[${i}].mask`);
+    }
+  }
+
+  /** A stack's mask value (-1 for none, else an id or an index into maskIds) as a GPU mask index. */
+  private mapMask(mask: number, maskIds: ArrayLike<number> | undefined): number {
+    if (mask < 0) return MASK_NONE;
+    return maskIds ? maskIds[mask] : mask;
   }
 
   /** Sets one layer's weight (the per-frame path: no allocation). `additive` picks the kind. */
@@ -128,8 +173,12 @@ export class LayerStackRecords extends RecordBuffer {
     checkFinite(layer.time, `${what}.time`);
     checkFinite(layer.speed, `${what}.speed`);
     checkUnit(layer.weight, `${what}.weight`);
-    if (layer.mask !== MASK_NONE && !(Number.isInteger(layer.mask) && layer.mask >= 0 && layer.mask < this.maskCount())) {
-      throw new RangeError(`${what}.mask ${layer.mask} does not exist (the crowd has ${this.maskCount()} masks)`);
+    this.checkMask(layer.mask, `${what}.mask`);
+  }
+
+  private checkMask(mask: number, what: string): void {
+    if (mask !== MASK_NONE && !(Number.isInteger(mask) && mask >= 0 && mask < this.maskCount())) {
+      throw new RangeError(`${what} ${mask} does not exist (the crowd has ${this.maskCount()} masks)`);
     }
   }
 
@@ -181,11 +230,12 @@ export class MaskTable {
     return this.used++;
   }
 
-  /** Uploads the table if it changed since the last call. */
-  upload(queue: GPUQueue, buffer: GPUBuffer): void {
-    if (!this.changed) return;
+  /** Uploads the table if it changed since the last call; returns the bytes sent. */
+  upload(queue: GPUQueue, buffer: GPUBuffer): number {
+    if (!this.changed) return 0;
     queue.writeBuffer(buffer, 0, this.weights);
     this.changed = false;
+    return this.weights.byteLength;
   }
 
   /** Forces the next upload (after the GPU buffer was replaced). */

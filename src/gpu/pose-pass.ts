@@ -9,6 +9,25 @@ const DEFAULT_WORKGROUP_SIZE = 32;
 /** Widest row of the 2D dispatch grid (WebGPU's maxComputeWorkgroupsPerDimension default). */
 const MAX_DISPATCH_WIDTH = 65535;
 
+/**
+ * What the pose pass reads per instance: InstanceStore satisfies it. The buffers are read
+ * (joints written); the pass does not own them.
+ */
+export interface PoseInputs {
+  /** INSTANCE records: plain ones in [0, plainCount), layered ones after them. */
+  readonly instanceBuffer: GPUBuffer;
+  /** LAYER_STACK records, indexed by each layered record's `layers`. */
+  readonly layerStackBuffer: GPUBuffer;
+  /** Blend masks, nodeCount f32 each. */
+  readonly masksBuffer: GPUBuffer;
+  /** Receives slotCount joint matrices (48 bytes each) per record. */
+  readonly jointBuffer: GPUBuffer;
+  /** Changes whenever one of the buffers is replaced, so the pass rebinds. */
+  readonly generation: number;
+  readonly plainCount: number;
+  readonly layeredCount: number;
+}
+
 /** One of the pass's two dispatches: plain records, or records with layer stacks. */
 class Dispatch {
   readonly params: GPUBuffer;
@@ -27,11 +46,11 @@ class Dispatch {
  * The compute pass that writes every instance's joint matrices (shaders/pose.wgsl).
  * create: the constructor uploads the rig's static tables and builds two pipelines of the same
  * shader: one with the layer-stack code compiled out (LAYERS_ENABLED false) for plain records,
- * one with it for records that have stacks. The caller keeps the layered records after the
- * plain ones (Crowd does), so plain records never pay for the layer code (npm run bench
+ * one with it for records that have stacks. The instance store keeps the layered records after
+ * the plain ones, so plain records never pay for the layer code (npm run bench
  * measured 1.5-1.6x on SwiftShader for a shader that merely contains it).
- * bind(): points it at the instance, stack, mask and joint-matrix buffers (creation and growth
- * only); update(): writes the per-frame uniforms; encode(): records the dispatches.
+ * update(): writes the per-frame uniforms (and binds the per-instance buffers when they were
+ * replaced); encode(): records the dispatches.
  */
 export class PosePass {
   readonly workgroupSize: number;
@@ -42,6 +61,8 @@ export class PosePass {
   private readonly layout: GPUBindGroupLayout;
   private readonly staticBuffers: GPUBuffer[];
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'PosePass' };
+  private bound: PoseInputs | undefined;
+  private boundGeneration = -1;
 
   /**
    * `options.workgroupSize` overrides the threads per instance (default 32: one thread per rig
@@ -104,34 +125,19 @@ export class PosePass {
   }
 
   /**
-   * Points the pass at its per-instance buffers: `instances` holds INSTANCE records, `stacks`
-   * LAYER_STACK records, `masks` the blend masks (nodeCount f32 each), all read; `joints`
-   * receives the matrices. Called on creation and growth only. Does not own them.
+   * Writes the frame's uniforms for `inputs` at crowd clock `clock` (seconds): records
+   * [0, plainCount) are plain, the next layeredCount have layer stacks. Rebinds the buffers when
+   * `inputs` or its generation changed since the last call (creation and growth only).
    */
-  bind(instances: GPUBuffer, stacks: GPUBuffer, masks: GPUBuffer, joints: GPUBuffer): void {
-    const buffers = { instances, stacks, masks, joints };
-    for (const [name, buffer] of Object.entries(buffers)) checkStorageBinding(this.device, `PosePass.${name}`, buffer.size);
-    for (const d of this.dispatches) {
-      d.bindGroup = this.device.createBindGroup({
-        label: `${d.label}.bindGroup`,
-        layout: this.layout,
-        entries: [d.params, ...this.staticBuffers, instances, stacks, masks, joints].map((buffer, binding) => ({ binding, resource: { buffer } })),
-      });
-    }
-  }
-
-  /**
-   * Writes the frame's uniforms: records [0, plainCount) are plain, the next `layeredCount`
-   * have layer stacks; `clock` is the crowd clock in seconds.
-   */
-  update(plainCount: number, layeredCount: number, clock: number): void {
-    this.write(this.plain, 0, plainCount, clock);
-    this.write(this.layered, plainCount, layeredCount, clock);
+  update(inputs: PoseInputs, clock: number): void {
+    if (inputs !== this.bound || inputs.generation !== this.boundGeneration) this.bind(inputs);
+    this.write(this.plain, 0, inputs.plainCount, clock);
+    this.write(this.layered, inputs.plainCount, inputs.layeredCount, clock);
   }
 
   /** Records the dispatches into `encoder` (one compute pass). */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
-    if (!this.plain.bindGroup) throw new Error('PosePass.encode: call bind() first');
+    if (!this.plain.bindGroup) throw new Error('PosePass.encode: call update() first');
     if (this.plain.height === 0 && this.layered.height === 0) return;
     this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
@@ -142,6 +148,20 @@ export class PosePass {
       pass.dispatchWorkgroups(d.width, d.height);
     }
     pass.end();
+  }
+
+  private bind(inputs: PoseInputs): void {
+    const buffers = { instances: inputs.instanceBuffer, stacks: inputs.layerStackBuffer, masks: inputs.masksBuffer, joints: inputs.jointBuffer };
+    for (const [name, buffer] of Object.entries(buffers)) checkStorageBinding(this.device, `PosePass.${name}`, buffer.size);
+    for (const d of this.dispatches) {
+      d.bindGroup = this.device.createBindGroup({
+        label: `${d.label}.bindGroup`,
+        layout: this.layout,
+        entries: [d.params, ...this.staticBuffers, ...Object.values(buffers)].map((buffer, binding) => ({ binding, resource: { buffer } })),
+      });
+    }
+    this.bound = inputs;
+    this.boundGeneration = inputs.generation;
   }
 
   destroy(): void {

@@ -2,8 +2,8 @@ import { wrapTime } from '../math/time';
 
 /**
  * CPU mirror of a GPU buffer of fixed-size records, with the range changed since the last
- * upload. Subclasses give the records meaning; this class owns the memory, grows by doubling
- * (never per frame) and uploads the changed range in one writeBuffer.
+ * upload. Subclasses give the records meaning; this class owns the memory, grows when its owner
+ * (InstanceStore) says, never per frame, and uploads the changed range in one writeBuffer.
  */
 export class RecordBuffer {
   protected data: ArrayBuffer;
@@ -29,10 +29,10 @@ export class RecordBuffer {
     return this.data;
   }
 
-  /** Grows to at least `capacity` records, keeping the contents. */
+  /** Grows to exactly `capacity` records (when larger), keeping the contents; the caller picks the growth policy. */
   reserve(capacity: number): void {
     if (capacity <= this.capacity) return;
-    const grown = new ArrayBuffer(Math.max(capacity, this.capacity * 2) * this.recordBytes);
+    const grown = new ArrayBuffer(capacity * this.recordBytes);
     new Uint8Array(grown).set(new Uint8Array(this.data));
     this.data = grown;
     this.f32 = new Float32Array(grown);
@@ -78,6 +78,11 @@ export class RecordBuffer {
   protected touch(slot: number): void {
     if (slot < this.dirtyStart) this.dirtyStart = slot;
     if (slot + 1 > this.dirtyEnd) this.dirtyEnd = slot + 1;
+  }
+
+  /** Throws a RangeError naming `what` unless `clip` is a clip index of the model. */
+  checkClipIndex(clip: number, what: string): void {
+    this.checkClip(clip, what);
   }
 
   protected checkClip(clip: number, what: string): void {

@@ -1,3 +1,4 @@
+import { resolveClip } from '../../bake/clip-names';
 import type { MaskSpec } from '../masks';
 import { checkCurve, type BlendCurve } from './curves';
 import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
@@ -104,11 +105,7 @@ function unknownKeys(obj: Json, allowed: string[], where: string): void {
 export function parseControllerConfig(json: unknown, clipNames: readonly string[], where = 'config'): ControllerConfig {
   if (!isObject(json)) throw new TypeError(`${where} must be a JSON object`);
   unknownKeys(json, ['clips', 'fade', 'locomotion', 'actions', 'transitions'], where);
-  const clip = (v: unknown, w: string): number => {
-    const index = typeof v === 'string' ? clipNames.indexOf(v) : -1;
-    if (index < 0) throw new RangeError(`${w}: no clip named ${JSON.stringify(v)} (clips: ${clipNames.map((n) => JSON.stringify(n)).join(', ')})`);
-    return index;
-  };
+  const clip = (v: unknown, w: string): number => resolveClip(clipNames, v, { where: w, accepts: 'name', noun: 'named' });
 
   const clips: ClipSettings[] = clipNames.map(() => ({ speed: 1, loop: true }));
   if (json.clips !== undefined) {

@@ -1,3 +1,4 @@
+import { resolveClip } from '../../bake/clip-names';
 import { evaluateCurve, type BlendCurve } from './curves';
 import type { ActionConfig, ControllerConfig } from './config';
 import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, type TransitionKind } from './crossfader';
@@ -36,11 +37,7 @@ export class ControllerRuntime {
   }
 
   clipIndex(clip: string | number): number {
-    const index = typeof clip === 'number' ? clip : this.config.clipNames.indexOf(clip);
-    if (!Number.isInteger(index) || index < 0 || index >= this.config.clipNames.length) {
-      throw new RangeError(`no clip ${JSON.stringify(clip)} (clips: ${this.config.clipNames.map((n) => JSON.stringify(n)).join(', ')})`);
-    }
-    return index;
+    return resolveClip(this.config.clipNames, clip);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { LayerStackArrays } from '../../gpu/layer-records';
 import { MAX_OVERRIDE_LAYERS as MAX_LAYERS } from '../../gpu/layout';
 
 /**
@@ -12,7 +13,7 @@ export const MAX_BLEND = 4;
  * first override layers are a weighted average of up to MAX_BLEND clips (crossfades of clips and
  * of the locomotion blend, flattened); an action may add one masked override layer on top.
  */
-export class StackOutput {
+export class StackOutput implements LayerStackArrays {
   baseClip = 0;
   /** Seconds. */
   baseTime = 0;

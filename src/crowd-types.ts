@@ -1,0 +1,65 @@
+import type { SkinPassOptions } from './gpu/skin-pass';
+
+/**
+ * The public vocabulary of a Crowd: what its methods take and return. Clips are names or
+ * indices (resolved by the Character), times in seconds, weights in [0, 1].
+ */
+
+export type InstanceId = number;
+
+/** Animation of an instance as the API takes it: clips by name or index, times in seconds. */
+export interface AnimationState {
+  clipA: string | number;
+  clipB: string | number;
+  /** Current time in clip A, seconds (wrapped into the clip). */
+  timeA: number;
+  timeB: number;
+  /** Playback rates: 1 = real time, 0 = frozen, negative = backwards. */
+  speedA: number;
+  speedB: number;
+  /** Weight of clip B in [0, 1]: 0 shows A only, 1 shows B only. */
+  blend: number;
+}
+
+export interface InstanceInit extends Partial<AnimationState> {
+  /** Model-to-world transform, 16 numbers column-major (default identity). */
+  transform?: ArrayLike<number>;
+}
+
+/** Index of a blend mask made by Crowd.createMask. */
+export type MaskId = number;
+
+/** An override layer: blends a clip over the pose below it with `weight` (times a mask). */
+export interface LayerInit {
+  clip: string | number;
+  /** Current time in the clip, seconds (default 0). */
+  time?: number;
+  /** Playback rate (default 1). */
+  speed?: number;
+  /** In [0, 1]. */
+  weight: number;
+  /** Per-joint weights from createMask; none means every joint. */
+  mask?: MaskId;
+}
+
+/** An additive layer: adds (clip at time) minus `reference`, scaled by weight (times a mask). */
+export interface AdditiveLayerInit extends LayerInit {
+  /**
+   * The pose the difference is taken from: a clip at a time, or 'rest'. Omitted for a
+   * difference clip (LoadOptions.additiveClips), which already holds the difference.
+   */
+  reference?: 'rest' | { clip: string | number; time?: number; speed?: number };
+}
+
+/** Layers on top of an instance's clip A / clip B blend (semantics: src/anim/layers.ts). */
+export interface LayersInit {
+  /** Up to 4 override layers, applied in order. */
+  layers?: LayerInit[];
+  /** Up to 2 additive layers, applied after the override layers. */
+  additive?: AdditiveLayerInit[];
+}
+
+export interface CrowdOptions extends SkinPassOptions {
+  /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
+  capacity?: number;
+}

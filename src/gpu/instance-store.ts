@@ -1,0 +1,353 @@
+import { InstanceRecords } from './instance-records';
+import { LayerStackRecords, MaskTable } from './layer-records';
+import { INSTANCE, JOINT_MATRIX_BYTES, LAYER_STACK, LAYERS_NONE } from './layout';
+import { checkStorageBinding } from './limits';
+
+/**
+ * Everything one crowd keeps per instance on the GPU, and its bookkeeping: the CPU mirrors of
+ * the records, layer stacks and masks, their GPU buffers and the joint-matrix buffer, growth,
+ * and the handle <-> slot map. Passes read from it (PosePass.bind / update, SkinPass.bind); the
+ * Crowd facade resolves names and validates, then calls it.
+ *
+ *   handle (InstanceId) --slotOf--> slot --handleOf--> handle
+ *
+ *   slots     | plain ........................ | layered ......... | free ...... |
+ *             0                          plainCount              count      capacity
+ *   instances   one INSTANCE record per slot: the pose pass runs [0, plainCount) in a pipeline
+ *               without the stack code, then [plainCount, count) with it
+ *   stacks      one LAYER_STACK record per layered instance, dense in [0, layeredCount):
+ *               record.layers = stack index, stackOwner[stack] = slot (stacks never move with
+ *               their instance's slot; a freed stack is filled by the last one)
+ *   masks       nodeCount f32 per mask, append-only
+ *   joints      slotCount joint matrices (48 bytes each) per slot, written by the pose pass
+ *
+ * Growth checks every limit first, then allocates, then swaps: a refused growth throws a
+ * RangeError naming the limit and leaves the store exactly as it was. `generation` counts buffer
+ * replacements so that passes rebind only when it changes. Nothing here allocates per frame.
+ */
+export interface InstanceStoreOptions {
+  /** Rig nodes per instance (mask width). */
+  nodeCount: number;
+  /** Joint matrices per instance. */
+  slotCount: number;
+  /** Seconds per clip (validation and time wrapping). */
+  clipDurations: ArrayLike<number>;
+  /** Instances to allocate for up front (>= 1). */
+  capacity: number;
+  /** Prefix of the GPU objects' labels (default 'Crowd'). */
+  label?: string;
+}
+
+/** Layer-stack records allocated before the first growth. */
+const INITIAL_STACK_CAPACITY = 16;
+
+export class InstanceStore {
+  readonly records: InstanceRecords;
+  readonly stacks: LayerStackRecords;
+  readonly masks: MaskTable;
+  /** Incremented whenever a GPU buffer is replaced (growth): passes rebind when it changes. */
+  generation = 0;
+  private instances!: GPUBuffer;
+  private stackBuffer!: GPUBuffer;
+  private maskBuffer: GPUBuffer;
+  private joints!: GPUBuffer;
+  private readonly label: string;
+  private readonly slotCount: number;
+  private slotOf = new Int32Array(0);
+  private handleOf: Int32Array;
+  /** Slot of the instance that owns each stack record. */
+  private stackOwner: Int32Array;
+  private readonly freeHandles: number[] = [];
+  private liveCount = 0;
+  private layered = 0;
+
+  constructor(private readonly device: GPUDevice, options: InstanceStoreOptions) {
+    const { capacity, nodeCount, slotCount, clipDurations } = options;
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+    this.label = options.label ?? 'Crowd';
+    this.slotCount = slotCount;
+    const stackCapacity = Math.min(capacity, INITIAL_STACK_CAPACITY);
+    this.checkInstanceLimits(capacity);
+    this.checkStackLimits(stackCapacity);
+    this.records = new InstanceRecords(capacity, clipDurations);
+    this.masks = new MaskTable(nodeCount);
+    this.stacks = new LayerStackRecords(stackCapacity, clipDurations, () => this.masks.count);
+    this.handleOf = new Int32Array(capacity);
+    this.stackOwner = new Int32Array(stackCapacity);
+    this.maskBuffer = this.createMaskBuffer();
+    [this.instances, this.joints] = this.createInstanceBuffers(capacity);
+    this.stackBuffer = this.createStackBuffer(stackCapacity);
+  }
+
+  /** Live instances. */
+  get count(): number {
+    return this.liveCount;
+  }
+
+  /** Instances without a layer stack: slots [0, plainCount). */
+  get plainCount(): number {
+    return this.liveCount - this.layered;
+  }
+
+  /** Instances with a layer stack: slots [plainCount, count). */
+  get layeredCount(): number {
+    return this.layered;
+  }
+
+  /** Instances the buffers hold before the next growth. */
+  get capacity(): number {
+    return this.records.capacity;
+  }
+
+  /** INSTANCE records, one per slot. Owned by the store; replaced on growth. */
+  get instanceBuffer(): GPUBuffer {
+    return this.instances;
+  }
+
+  /** LAYER_STACK records of the layered instances. Owned by the store; replaced on growth. */
+  get layerStackBuffer(): GPUBuffer {
+    return this.stackBuffer;
+  }
+
+  /** Blend masks (nodeCount f32 each). Owned by the store; replaced when masks outgrow it. */
+  get masksBuffer(): GPUBuffer {
+    return this.maskBuffer;
+  }
+
+  /** Joint matrices, slotCount x 48 bytes per slot. Owned by the store; replaced on growth. */
+  get jointBuffer(): GPUBuffer {
+    return this.joints;
+  }
+
+  /** Joint-matrix bytes for `instances` instances. */
+  jointBytes(instances: number): number {
+    return instances * this.slotCount * JOINT_MATRIX_BYTES;
+  }
+
+  /**
+   * Adds a plain instance (growing first if full) and returns its handle. Its record is cleared
+   * to no stack; the caller writes the rest (see removeIfFailed for a failed write).
+   */
+  add(): number {
+    if (this.liveCount === this.records.capacity) this.grow(this.growthCapacity());
+    // New instances are plain: the first layered instance moves to the end to make room.
+    const slot = this.plainCount;
+    if (this.layered > 0) this.moveSlot(slot, this.liveCount);
+    this.liveCount++;
+    const handle = this.freeHandles.pop() ?? this.newHandle();
+    this.slotOf[handle] = slot;
+    this.handleOf[slot] = handle;
+    this.records.setLayerStack(slot, LAYERS_NONE);
+    return handle;
+  }
+
+  /** Removes instance `handle`; its handle may be reused by a later add. */
+  remove(handle: number): void {
+    const slot = this.slot(handle);
+    if (slot >= this.plainCount) {
+      this.freeStack(slot);
+      this.moveSlot(this.liveCount - 1, slot);
+      this.layered--;
+    } else {
+      const lastPlain = this.plainCount - 1;
+      this.moveSlot(lastPlain, slot);
+      this.moveSlot(this.liveCount - 1, lastPlain);
+    }
+    this.liveCount--;
+    this.slotOf[handle] = -1;
+    this.freeHandles.push(handle);
+  }
+
+  /** Removes every instance. */
+  clear(): void {
+    for (let slot = 0; slot < this.liveCount; slot++) {
+      this.slotOf[this.handleOf[slot]] = -1;
+      this.freeHandles.push(this.handleOf[slot]);
+    }
+    this.liveCount = 0;
+    this.layered = 0;
+  }
+
+  /** Slot of a live handle; throws a RangeError naming the handle otherwise. */
+  slot(handle: number): number {
+    const slot = Number.isInteger(handle) && handle >= 0 && handle < this.slotOf.length ? this.slotOf[handle] : -1;
+    if (slot < 0) throw new RangeError(`instance ${handle} does not exist (removed, or never added)`);
+    return slot;
+  }
+
+  /** Whether `handle` names a live instance. */
+  has(handle: number): boolean {
+    return Number.isInteger(handle) && handle >= 0 && handle < this.slotOf.length && this.slotOf[handle] >= 0;
+  }
+
+  /** Stack record index of instance `handle`, or LAYERS_NONE when it is plain. */
+  stackOf(handle: number): number {
+    return this.records.layerStack(this.slot(handle));
+  }
+
+  /**
+   * Gives instance `handle` a stack record (moving it into the layered range, growing the stack
+   * buffer if needed) and returns the record's index; an instance that has one keeps it.
+   */
+  makeLayered(handle: number): number {
+    let slot = this.slot(handle);
+    const current = this.records.layerStack(slot);
+    if (current !== LAYERS_NONE) return current;
+    if (this.layered === this.stacks.capacity) this.growStacks(Math.min(this.records.capacity, Math.max(1, this.stacks.capacity * 2)));
+    this.swapSlots(slot, this.plainCount - 1);
+    slot = this.plainCount - 1;
+    const stack = this.layered++;
+    this.stackOwner[stack] = slot;
+    this.records.setLayerStack(slot, stack);
+    return stack;
+  }
+
+  /** Takes instance `handle`'s stack record away (moving it into the plain range). */
+  makePlain(handle: number): void {
+    const slot = this.slot(handle);
+    if (this.records.layerStack(slot) === LAYERS_NONE) return;
+    this.freeStack(slot);
+    this.swapSlots(slot, this.plainCount);
+    this.layered--;
+  }
+
+  /** Re-expresses every phase for a crowd clock restarted at 0 from `clock`; times are unchanged. */
+  rebase(clock: number): void {
+    this.records.rebase(this.liveCount, clock);
+    this.stacks.rebase(this.layered, clock);
+  }
+
+  /** Sends what changed since the last call (records, stacks, masks) to the GPU; returns the bytes sent. */
+  upload(queue: GPUQueue): number {
+    if (this.masks.byteLength > this.maskBuffer.size) {
+      const grown = this.createMaskBuffer();
+      this.maskBuffer.destroy();
+      this.maskBuffer = grown;
+      this.generation++;
+    }
+    return this.masks.upload(queue, this.maskBuffer) + this.records.upload(queue, this.instances) + this.stacks.upload(queue, this.stackBuffer);
+  }
+
+  destroy(): void {
+    for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints]) buffer.destroy();
+  }
+
+  /**
+   * Releases the stack record of layered `slot` (the last stack record moves into its place) and
+   * marks the slot's record plain; the caller then moves the slot out of the layered range.
+   */
+  private freeStack(slot: number): void {
+    const stack = this.records.layerStack(slot);
+    const last = this.layered - 1;
+    if (stack !== last) {
+      this.stacks.move(last, stack);
+      const owner = this.stackOwner[last];
+      this.stackOwner[stack] = owner;
+      this.records.setLayerStack(owner, stack);
+    }
+    this.records.setLayerStack(slot, LAYERS_NONE);
+  }
+
+  /** Moves the instance in slot `from` (record, handle, stack ownership) to slot `to`, which is free or being vacated. */
+  private moveSlot(from: number, to: number): void {
+    if (from === to) return;
+    this.records.move(from, to);
+    const handle = this.handleOf[from];
+    this.handleOf[to] = handle;
+    this.slotOf[handle] = to;
+    const stack = this.records.layerStack(to);
+    if (stack !== LAYERS_NONE) this.stackOwner[stack] = to;
+  }
+
+  /** Exchanges the instances in slots a and b (records, handles, stack ownership). */
+  private swapSlots(a: number, b: number): void {
+    if (a === b) return;
+    this.records.swap(a, b);
+    const ha = this.handleOf[a];
+    const hb = this.handleOf[b];
+    this.handleOf[a] = hb;
+    this.slotOf[hb] = a;
+    this.handleOf[b] = ha;
+    this.slotOf[ha] = b;
+    for (const s of [a, b]) {
+      const stack = this.records.layerStack(s);
+      if (stack !== LAYERS_NONE) this.stackOwner[stack] = s;
+    }
+  }
+
+  private newHandle(): number {
+    const handle = this.slotOf.length;
+    const grown = new Int32Array(Math.max(16, handle * 2)).fill(-1);
+    grown.set(this.slotOf);
+    this.slotOf = grown;
+    for (let h = this.slotOf.length - 1; h > handle; h--) this.freeHandles.push(h);
+    return handle;
+  }
+
+  /** Double the capacity, or as much as the device's limits allow (at least one more). */
+  private growthCapacity(): number {
+    const limits = this.device.limits;
+    const perInstance = Math.max(this.jointBytes(1), INSTANCE.size);
+    const byLimits = Math.floor(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) / perInstance);
+    return Math.max(this.liveCount + 1, Math.min(this.liveCount * 2, byLimits));
+  }
+
+  private checkInstanceLimits(capacity: number): void {
+    checkStorageBinding(this.device, `${this.label}.jointMatrices`, this.jointBytes(capacity));
+    checkStorageBinding(this.device, `${this.label}.instances`, capacity * INSTANCE.size);
+  }
+
+  private checkStackLimits(capacity: number): void {
+    checkStorageBinding(this.device, `${this.label}.layerStacks`, capacity * LAYER_STACK.size);
+  }
+
+  /** Check, allocate, swap: a refused growth leaves every buffer and record as it was. */
+  private grow(capacity: number): void {
+    this.checkInstanceLimits(capacity);
+    const [instances, joints] = this.createInstanceBuffers(capacity);
+    this.records.reserve(capacity);
+    const handles = new Int32Array(capacity);
+    handles.set(this.handleOf.subarray(0, this.liveCount));
+    this.handleOf = handles;
+    this.instances.destroy();
+    this.joints.destroy();
+    this.instances = instances;
+    this.joints = joints;
+    this.records.markAllDirty(this.liveCount);
+    this.generation++;
+  }
+
+  private growStacks(capacity: number): void {
+    this.checkStackLimits(capacity);
+    const buffer = this.createStackBuffer(capacity);
+    this.stacks.reserve(capacity);
+    const owners = new Int32Array(capacity);
+    owners.set(this.stackOwner.subarray(0, this.layered));
+    this.stackOwner = owners;
+    this.stackBuffer.destroy();
+    this.stackBuffer = buffer;
+    this.stacks.markAllDirty(this.layered);
+    this.generation++;
+  }
+
+  private createInstanceBuffers(capacity: number): [GPUBuffer, GPUBuffer] {
+    return [
+      this.device.createBuffer({ label: `${this.label}.instances`, size: capacity * INSTANCE.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST }),
+      this.device.createBuffer({
+        label: `${this.label}.jointMatrices`, size: Math.max(16, this.jointBytes(capacity)),
+        // COPY_DST: tools fill it with NaN first, so a matrix the shader fails to write shows.
+        usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+      }),
+    ];
+  }
+
+  private createStackBuffer(capacity: number): GPUBuffer {
+    return this.device.createBuffer({ label: `${this.label}.layerStacks`, size: capacity * LAYER_STACK.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+  }
+
+  private createMaskBuffer(): GPUBuffer {
+    this.masks.markDirty();
+    checkStorageBinding(this.device, `${this.label}.masks`, this.masks.byteLength);
+    return this.device.createBuffer({ label: `${this.label}.masks`, size: this.masks.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+  }
+}

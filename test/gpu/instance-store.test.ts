@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { InstanceStore } from '../../src/gpu/instance-store';
+import { LAYER, LAYER_STACK, LAYERS_NONE, MASK_NONE } from '../../src/gpu/layout';
+import { openTestDevice } from '../helpers/gpu';
+import { seededRandom } from '../helpers/prng';
+
+const device = await openTestDevice();
+const CLIPS = [1, 2, 3];
+
+function store(capacity: number, slotCount = 4, nodeCount = 5): InstanceStore {
+  return new InstanceStore(device!, { nodeCount, slotCount, clipDurations: CLIPS, capacity, label: 'test' });
+}
+
+/** A one-layer stack whose weight identifies its instance. */
+function tagStack(weight: number) {
+  return { layers: [{ clip: 1, time: 0, speed: 1, weight, mask: MASK_NONE }], additive: [] };
+}
+
+/** The weight of the first layer of stack record `stack`, read from the CPU mirror. */
+function stackTag(s: InstanceStore, stack: number): number {
+  return new Float32Array(s.stacks.bytes)[(stack * LAYER_STACK.size + LAYER_STACK.layers + LAYER.weight) / 4];
+}
+
+/** Every invariant of the store's bookkeeping, checked from the outside. */
+function expectConsistent(s: InstanceStore, live: Map<number, number | undefined>): void {
+  expect(s.count).toBe(live.size);
+  expect(s.plainCount + s.layeredCount).toBe(live.size);
+  const slots = new Set<number>();
+  const stacks = new Set<number>();
+  for (const [handle, tag] of live) {
+    const slot = s.slot(handle);
+    expect(slot).toBeLessThan(s.count);
+    slots.add(slot);
+    const stack = s.stackOf(handle);
+    if (tag === undefined) {
+      expect(stack, `handle ${handle} is plain`).toBe(LAYERS_NONE);
+      expect(slot).toBeLessThan(s.plainCount);
+    } else {
+      expect(slot, `handle ${handle} is layered`).toBeGreaterThanOrEqual(s.plainCount);
+      expect(stack).toBeLessThan(s.layeredCount);
+      stacks.add(stack);
+      expect(stackTag(s, stack), `handle ${handle} kept its own stack`).toBeCloseTo(tag, 6);
+    }
+  }
+  expect(slots.size).toBe(live.size);
+  expect(stacks.size).toBe(s.layeredCount);
+}
+
+describe.skipIf(!device)('InstanceStore', () => {
+  describe('validity', () => {
+    it('rejects a bad capacity and dead handles, naming them', () => {
+      expect(() => store(0)).toThrow(/capacity must be a positive integer, got 0/);
+      expect(() => store(2.5)).toThrow(/capacity must be a positive integer, got 2.5/);
+      const s = store(2);
+      expect(() => s.slot(0)).toThrow(/instance 0 does not exist/);
+      const h = s.add();
+      s.remove(h);
+      expect(() => s.remove(h)).toThrow(/instance \d+ does not exist/);
+      expect(() => s.makeLayered(-1)).toThrow(/instance -1 does not exist/);
+      expect(s.has(h)).toBe(false);
+      s.destroy();
+    });
+
+    it('refuses a growth past the binding limit before anything is given up, naming the limit', () => {
+      // 700,000 joint slots x 48 bytes = 33.6 MB per instance: 3 fit in 128 MiB (the default limit), 4 do not.
+      const s = store(1, 700_000);
+      const handles = [s.add(), s.add(), s.add()];
+      const before = { buffer: s.jointBuffer, instances: s.instanceBuffer, generation: s.generation, capacity: s.capacity };
+      expect(() => s.add()).toThrow(/test\.jointMatrices.*maxStorageBufferBindingSize/);
+      expect(s.count).toBe(3);
+      expect({ buffer: s.jointBuffer, instances: s.instanceBuffer, generation: s.generation, capacity: s.capacity }).toEqual(before);
+      for (const h of handles) expect(s.has(h)).toBe(true);
+      s.destroy();
+    });
+  });
+
+  describe('behaviour', () => {
+    it('grows by doubling up to what the limits allow, never past the size it checked', () => {
+      const s = store(1, 700_000);
+      s.add();
+      s.add(); // 1 -> 2
+      expect(s.capacity).toBe(2);
+      s.add(); // 2 -> 3, not 4: 4 would pass the limit
+      expect(s.capacity).toBe(3);
+      expect(s.jointBuffer.size).toBe(3 * 700_000 * 48);
+      s.destroy();
+      const small = store(3);
+      for (let i = 0; i < 4; i++) small.add();
+      expect(small.capacity).toBe(6);
+      expect(small.instanceBuffer.size).toBe(6 * 96);
+      small.destroy();
+    });
+
+    it('allocates stack records for layered instances only, growing them on demand', () => {
+      const s = store(64);
+      const handles = Array.from({ length: 40 }, () => s.add());
+      expect(s.layerStackBuffer.size).toBe(16 * LAYER_STACK.size);
+      for (let i = 0; i < 20; i++) s.stacks.set(s.makeLayered(handles[i]), tagStack(i / 100), 0);
+      expect(s.layeredCount).toBe(20);
+      expect(s.stacks.capacity).toBe(32);
+      expect(s.layerStackBuffer.size).toBe(32 * LAYER_STACK.size);
+      s.destroy();
+    });
+
+    it('keeps every handle, slot, partition and stack consistent through random churn', () => {
+      const next = seededRandom(9);
+      const s = store(2);
+      const live = new Map<number, number | undefined>();
+      let tag = 0;
+      for (let step = 0; step < 2000; step++) {
+        const r = next();
+        const handles = [...live.keys()];
+        const pick = handles[Math.floor(next() * handles.length)];
+        if (r < 0.35 || handles.length === 0) {
+          live.set(s.add(), undefined);
+        } else if (r < 0.5) {
+          s.remove(pick);
+          live.delete(pick);
+        } else if (r < 0.8) {
+          tag = (tag + 1) % 1000;
+          s.stacks.set(s.makeLayered(pick), tagStack(tag / 1000), 0);
+          live.set(pick, tag / 1000);
+        } else if (r < 0.95) {
+          s.makePlain(pick);
+          live.set(pick, undefined);
+        } else {
+          s.clear();
+          live.clear();
+        }
+        if (step % 50 === 0) expectConsistent(s, live);
+      }
+      expectConsistent(s, live);
+      s.destroy();
+    });
+
+    it('bumps the generation exactly when a buffer is replaced', () => {
+      const s = store(1);
+      const g0 = s.generation;
+      s.add();
+      expect(s.generation).toBe(g0);
+      s.add();
+      expect(s.generation).toBe(g0 + 1);
+      s.upload(device!.queue);
+      expect(s.generation).toBe(g0 + 1);
+      for (let i = 0; i < 5; i++) s.masks.add(new Float32Array(5).fill(1));
+      s.upload(device!.queue);
+      expect(s.generation).toBe(g0 + 2);
+      s.destroy();
+    });
+  });
+});
