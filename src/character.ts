@@ -1,5 +1,5 @@
 import { CpuPoser } from './anim/evaluate';
-import { bake, type BakedModel } from './bake/bake';
+import { bake, bakedBytes, type BakedModel } from './bake/bake';
 import { buildRig } from './bake/build-rig';
 import { resolveClip } from './bake/clip-names';
 import { ModelError } from './bake/errors';
@@ -14,14 +14,26 @@ import { packRigData, type RigData } from './gpu/rig-data';
  * Character can feed crowds on several devices. Immutable after loading.
  */
 export interface Character {
+  /** The file name it was loaded from ("model" for bytes). */
   readonly name: string;
+  /** @internal The validated rig (src/bake/rig.ts): for Crowd and the tools, not a stable API. */
   readonly rig: Rig;
+  /** @internal The baked tables (src/bake/bake.ts): for Crowd and the tools, not a stable API. */
   readonly baked: BakedModel;
-  /** GPU layouts of the rig (see src/gpu/layout.ts). */
+  /** @internal GPU layouts of the rig (src/gpu/layout.ts): for Crowd, not a stable API. */
   readonly gpu: RigData;
+  /** Clip names in index order (the file's clips, then difference clips from LoadOptions.additiveClips). */
   readonly clipNames: readonly string[];
-  /** Seconds per clip. */
+  /** Seconds per clip, in clip index order. */
   readonly clipDurations: Float32Array;
+  /**
+   * The node name of every joint matrix of an instance, in the order Crowd.jointMatrices holds
+   * them (skin after skin; a rigidly attached mesh counts as a one-joint skin of its own node).
+   * Any of them may root a blend mask (Crowd.createMask).
+   */
+  readonly jointNames: readonly string[];
+  /** Bytes of the baked lookup tables the GPU holds: track entries, track references, rest pose, clip durations. */
+  readonly bakedBytes: number;
   /** Decoded base-colour images (browser only; empty where createImageBitmap is missing). */
   readonly textures: ReadonlyMap<EncodedImage, ImageBitmap>;
   /** Axis-aligned bounds of the rest pose in model units: min and max corners. */
@@ -82,6 +94,8 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     gpu: packRigData(rig, baked),
     clipNames: baked.clipNames,
     clipDurations: baked.clipDurations,
+    jointNames: rig.skins.flatMap((skin) => skin.jointNames),
+    bakedBytes: bakedBytes(baked),
     textures: await decodeTextures(rig),
     bounds: restBounds(rig),
     warnings: rig.warnings,

@@ -6,20 +6,35 @@
  *   crowd.add({ clipA: 'Walk', clipB: 'Run', blend: 0.3, transform });
  *   // each frame:
  *   crowd.update(dt); crowd.encode(encoder); crowd.draw(renderPass, viewProjection);
+ *
+ * The public API: every value here is something you construct or call, and every type is one a
+ * public method takes or returns. Nothing else in src/ is a stable API.
  */
+
+// Loading: a glTF file -> a validated, baked Character.
 export { loadCharacter, type Character, type LoadOptions } from './character';
+export { ModelError } from './bake/errors';
+
+// The crowd: instances of one Character, posed on the GPU and drawn in one call per primitive.
 export {
   Crowd, type AdditiveLayerInit, type AnimationState, type CrowdOptions, type InstanceId, type InstanceInit, type LayerInit, type LayersInit, type MaskId,
 } from './crowd';
-export { CrowdControllers } from './crowd-controllers';
-export { AnimationController, ControllerRuntime } from './anim/control/controller';
-export {
-  ControllerConfigStore, defaultControllerConfig, parseControllerConfig, serializeControllerConfig, type ControllerConfig,
-} from './anim/control/config';
-export { BlendSpace1D, BlendSpace2D, createBlendWeights, type BlendWeights } from './anim/blend-space';
-export { weightedAverageStack } from './anim/layers';
 export type { MaskSpec } from './anim/masks';
-export { requiredCrowdLimits } from './gpu/limits';
-export { ModelError } from './bake/errors';
 export type { InstanceAnimation } from './gpu/instance-records';
-export { ROTATION_BLEND } from './math/quat';
+export type { LayerStackArrays } from './gpu/layer-records';
+export type { SkinPassOptions } from './gpu/skin-pass';
+export { requiredCrowdLimits } from './gpu/limits';
+
+// Animation control: crossfades, locomotion and actions per instance, from a JSON config.
+export { CrowdControllers } from './crowd-controllers';
+export { AnimationController, ControllerRuntime, type FadeOptions } from './anim/control/controller';
+export {
+  ControllerConfigStore, defaultControllerConfig, parseControllerConfig, serializeControllerConfig,
+  type ActionConfig, type ClipSet, type ClipSettings, type ControllerConfig, type Direction, type LocomotionConfig,
+} from './anim/control/config';
+export type { TransitionKind } from './anim/control/crossfader';
+export type { BlendCurve } from './anim/control/curves';
+export type { Locomotion, LocomotionRuntime } from './anim/control/locomotion';
+export type { StackOutput } from './anim/control/output';
+export type { ClipPlayback } from './anim/control/playback';
+export type { BlendWeights } from './anim/blend-weights';

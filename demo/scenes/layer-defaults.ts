@@ -21,7 +21,7 @@ export function layerDefaults(model: string, character: Character): LayerDefault
   };
 }
 
-/** Joints a mask can start from: the first skin's, in skin order. */
+/** Joints a mask can start from: every joint of the character once, in joint-matrix order. */
 export function jointNames(character: Character): readonly string[] {
-  return character.rig.skins[0]?.jointNames ?? [];
+  return [...new Set(character.jointNames)];
 }

@@ -4,7 +4,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { bakedBytes } from '../../src/bake/bake';
 import { loadCharacter, type Character } from '../../src/character';
 import type { ControllerConfig } from '../../src/anim/control/config';
 import { Crowd } from '../../src/crowd';
@@ -35,7 +34,7 @@ export async function benchBake(name: string, path: string, runs = 5): Promise<B
     bakeMs.push(character.timings.bakeMs);
   }
   return {
-    model: name, loadMs: median(load), bakeMs: median(bakeMs), tableBytes: bakedBytes(character.baked),
+    model: name, loadMs: median(load), bakeMs: median(bakeMs), tableBytes: character.bakedBytes,
     clips: character.clipNames.length, nodes: character.rig.nodes.count, joints: character.gpu.slotCount,
   };
 }
