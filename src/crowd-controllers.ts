@@ -1,24 +1,42 @@
 import type { ControllerConfig } from './anim/control/config';
 import { AnimationController, ControllerRuntime } from './anim/control/controller';
 import type { Crowd, InstanceId } from './crowd';
+import { GpuControllers, type ControlFrameStats } from './gpu-controllers';
 
-/**
- * Animation controllers (crossfades, locomotion, actions: src/anim/control) for instances of a
- * crowd. update(dt) runs every controller and writes its layer stack and placement into the
- * crowd's records; nothing allocates per frame. Call it before crowd.update(dt) with the same
- * dt: the stacks are written as they will be at the crowd's next clock, and a stack that only
- * moved on in time at its speeds is not rewritten (the GPU advances it). Moving instances are
- * placed from their locomotion (position, heading) on the ground plane y = 0.
- */
-/** Snapshot layout per controller: layer count, seconds since written, base (clip, time, speed), 4 x layer (clip, time, speed, weight, mask). */
+/** Who steps a controller: the GPU control pass (CPU cost per event) or the CPU every frame. */
+export type ControllerDriverKind = 'gpu' | 'cpu';
+
+export interface CrowdControllersOptions {
+  /** Driver of controllers added without one (default 'gpu'). */
+  driver?: ControllerDriverKind;
+}
+
+/** Snapshot layout per CPU-driven controller: layer count, seconds since written, base (clip, time, speed), 4 x layer (clip, time, speed, weight, mask). */
+const NO_STATS: ControlFrameStats = Object.freeze({ events: 0, uploadBytes: 0 });
 const COUNT = 0;
 const AGE = 1;
 const BASE = 2;
 const LAYERS = 5;
 const SNAPSHOT = LAYERS + 4 * 5;
 
+/**
+ * Animation controllers (crossfades, locomotion, actions: src/anim/control) for instances of a
+ * crowd, each driven one of two ways:
+ * - 'gpu' (default): the CPU keeps the discrete state and acts only on events (a command, a
+ *   transition due at a known time, a periodic refresh); the control pass evaluates fades, clip
+ *   times, action layers and locomotion every frame on the GPU (src/gpu-controllers.ts). CPU
+ *   cost per frame follows events, not controllers. The controller's `output` and locomotion
+ *   position are not kept up to date on the CPU.
+ * - 'cpu': update(dt) steps the controller and writes its layer stack and placement into the
+ *   crowd's records; a stack that only moved on in time is not rewritten (the GPU advances it).
+ * Call update(dt) before crowd.update(dt) with the same dt. Moving instances are placed from
+ * their locomotion (position, heading) on the ground plane y = 0. Nothing allocates per frame.
+ */
 export class CrowdControllers {
   readonly runtime: ControllerRuntime;
+  /** Driver of controllers added without one. */
+  readonly driver: ControllerDriverKind;
+  private gpuControllers: GpuControllers | null = null;
   private readonly maskIds: Int32Array;
   private controllers: (AnimationController | undefined)[] = [];
   /** Ids with a controller, densely packed; position of each id in it. */
@@ -30,7 +48,10 @@ export class CrowdControllers {
    */
   private snapshot = new Float64Array(64 * SNAPSHOT);
 
-  constructor(readonly crowd: Crowd, config: ControllerConfig) {
+  constructor(readonly crowd: Crowd, config: ControllerConfig, options: CrowdControllersOptions = {}) {
+    const driver = options.driver ?? 'gpu';
+    if (driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(driver)}`);
+    this.driver = driver;
     if (config.clipNames.length !== crowd.character.clipNames.length || config.clipNames.some((n, i) => n !== crowd.character.clipNames[i])) {
       throw new RangeError('controller config was made for another model (its clip names differ)');
     }
@@ -38,10 +59,26 @@ export class CrowdControllers {
     this.maskIds = Int32Array.from(config.masks, (spec) => crowd.createMask(spec));
   }
 
-  /** Gives instance `id` a controller starting at (x, z) facing `heading` radians; returns it. */
-  add(id: InstanceId, x = 0, z = 0, heading = 0): AnimationController {
+  /**
+   * Gives instance `id` a controller starting at (x, z) facing `heading` radians; returns it.
+   * `driver` overrides the crowd's default: 'cpu' for a character stepped on the CPU every frame
+   * (a keyboard-driven one whose `output` and position you read each frame).
+   */
+  add(id: InstanceId, x = 0, z = 0, heading = 0, options: { driver?: ControllerDriverKind } = {}): AnimationController {
     if (this.controllers[id]) throw new RangeError(`instance ${id} already has a controller`);
+    this.crowd.jointMatrixIndex(id); // throws for a dead id before anything changes
+    for (const [name, v] of [['x', x], ['z', z], ['heading', heading]] as const) {
+      if (!Number.isFinite(v)) throw new RangeError(`${name} must be a finite number, got ${v}`);
+    }
+    const driver = options.driver ?? this.driver;
+    if (driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(driver)}`);
     const controller = new AnimationController(this.runtime);
+    if (driver === 'gpu') {
+      if (!controller.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
+      this.controllers[id] = controller;
+      this.gpu.add(id, controller, x, z, heading);
+      return controller;
+    }
     if (controller.locomotion) {
       controller.locomotion.positionX = x;
       controller.locomotion.positionZ = z;
@@ -65,6 +102,10 @@ export class CrowdControllers {
   remove(id: InstanceId): void {
     if (!this.controllers[id]) throw new RangeError(`instance ${id} has no controller`);
     this.controllers[id] = undefined;
+    if (this.gpuControllers?.has(id)) {
+      this.gpuControllers.remove(id);
+      return;
+    }
     const at = this.position[id];
     const last = this.ids.pop()!;
     if (last !== id) {
@@ -80,12 +121,35 @@ export class CrowdControllers {
     return controller;
   }
 
+  /** Controllers of both drivers. */
   get count(): number {
-    return this.ids.length;
+    return this.ids.length + (this.gpuControllers?.size ?? 0);
   }
 
-  /** Advances every controller by dt seconds and writes the results into the crowd. */
+  /** Whether instance `id`'s controller is GPU-driven. */
+  isGpuDriven(id: InstanceId): boolean {
+    return this.gpuControllers?.has(id) ?? false;
+  }
+
+  /** What the last frame cost the GPU-driven controllers: events (rewritten records) and bytes uploaded. */
+  get gpuStats(): ControlFrameStats {
+    return this.gpuControllers?.stats ?? NO_STATS;
+  }
+
+  /** @internal The GPU controllers (created with the first GPU-driven controller). */
+  get gpu(): GpuControllers {
+    this.gpuControllers ??= new GpuControllers(this.crowd, this.runtime, this.maskIds);
+    return this.gpuControllers;
+  }
+
+  /**
+   * Advances every controller by dt seconds (>= 0): CPU-driven ones are stepped and written into
+   * the crowd; GPU-driven ones cost only their events (commands, transitions due now). Call it
+   * before crowd.update(dt) with the same dt.
+   */
   update(dt: number): void {
+    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
+    this.gpuControllers?.update(dt);
     const ids = this.ids;
     for (let i = 0; i < ids.length; i++) {
       const controller = this.controllers[ids[i]]!;

@@ -14,6 +14,17 @@ import { IDENTITY_MATRIX } from './math/affine';
 
 export type * from './crowd-types';
 
+/**
+ * A pass that runs before the pose pass in a crowd's frame (the GPU controllers' control pass).
+ * @internal
+ */
+export interface CrowdPrepass {
+  /** After the crowd's uploads in update(dt); `crowdClock` is the clock the pose records use. */
+  prepare(crowdClock: number): void;
+  /** In encode(), before the pose pass. */
+  encode(encoder: GPUCommandEncoder): void;
+}
+
 /** The GPU clock restarts from 0 past this many seconds, keeping float32 time precise. */
 const CLOCK_REBASE_SECONDS = 600;
 
@@ -32,8 +43,9 @@ export class Crowd {
   /** Store generation the skin pass is bound to (-1: never). */
   private skinGeneration = -1;
   private clockSeconds = 0;
+  private readonly prepasses: CrowdPrepass[] = [];
 
-  constructor(private readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
+  constructor(readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
     const { gpu, rig, textures } = character;
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
@@ -45,6 +57,16 @@ export class Crowd {
   /** Live instances. */
   get count(): number {
     return this.store.count;
+  }
+
+  /** @internal The instance store, for the passes that CrowdControllers adds. */
+  get instanceStore(): InstanceStore {
+    return this.store;
+  }
+
+  /** @internal Runs `prepass` in every frame from now on, before the pose pass. */
+  addPrepass(prepass: CrowdPrepass): void {
+    this.prepasses.push(prepass);
   }
 
   /** Crowd clock in seconds since the last rebase (advanced by update). */
@@ -208,11 +230,13 @@ export class Crowd {
       this.clockSeconds = 0;
     }
     this.store.upload(this.device.queue);
+    for (const prepass of this.prepasses) prepass.prepare(this.clockSeconds);
     this.posePass.update(this.store, this.clockSeconds);
   }
 
   /** Records the pose compute pass (call after update, before the render pass that draws). */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
+    for (const prepass of this.prepasses) prepass.encode(encoder);
     this.posePass.encode(encoder, timestampWrites);
   }
 

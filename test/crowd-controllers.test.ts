@@ -49,7 +49,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const text = readFileSync(modelPath('RobotExpressive').replace(/\.glb$/, '.controller.json'), 'utf8');
     const config = parseControllerConfig(JSON.parse(text), robot.clipNames);
     const crowd = new Crowd(device!, robot, FORMATS);
-    const controllers = new CrowdControllers(crowd, config);
+    const controllers = new CrowdControllers(crowd, config, { driver: 'cpu' });
     const ids = Array.from({ length: 6 }, () => crowd.add());
     ids.forEach((id, i) => controllers.add(id, i * 2, -i, 0.3 * i).setSpeed((i % 3) * 0.8));
     controllers.get(ids[1]).requestAction('Wave'); // masked upper-body action
@@ -91,7 +91,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const config = defaultControllerConfig(cesium.clipNames); // one clip: no locomotion
     expect(config.locomotion).toBeNull();
     const crowd = new Crowd(device!, cesium, FORMATS);
-    const controllers = new CrowdControllers(crowd, config);
+    const controllers = new CrowdControllers(crowd, config, { driver: 'cpu' });
     const id = crowd.add();
     controllers.add(id, 5, -3, 0);
     controllers.update(0.1);
@@ -118,7 +118,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const text = readFileSync(modelPath('RobotExpressive').replace(/\.glb$/, '.controller.json'), 'utf8');
     const config = parseControllerConfig(JSON.parse(text), robot.clipNames);
     const crowd = new Crowd(device!, robot, FORMATS);
-    const controllers = new CrowdControllers(crowd, config);
+    const controllers = new CrowdControllers(crowd, config, { driver: 'cpu' });
     const id = crowd.add();
     const c = controllers.add(id);
     c.setSpeed(1.5); // fades into locomotion, accelerates, then walks/runs steadily

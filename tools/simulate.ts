@@ -3,8 +3,11 @@
  * JSON line per frame: {"t", "state", "base", "layers", "additive"}, where base/layers/additive
  * are exactly what `npm run pose -- --layers` takes. See README, "Animation control".
  *
- *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--fps 60] [--config FILE]
+ *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--fps 60] [--config FILE] [--backend cpu|gpu]
  *
+ * --backend cpu (the default) steps the CPU controller; gpu runs the same script through the
+ * GPU-driven path (CrowdControllers on WebGPU in Node) and prints base / layers as the control
+ * pass wrote them, read back frame by frame, so the two can be compared line by line.
  * The controller config is --config, else <model>.controller.json next to the model, else one
  * derived from the clip names.
  */
@@ -15,7 +18,9 @@ import { ControllerRuntime } from '../src/anim/control/controller';
 import { parseScript, simulate } from '../src/anim/control/simulate';
 import { buildRig } from '../src/bake/build-rig';
 import { numberOption, parseArgs } from './args';
+import { openNodeDevice } from './gpu-poser';
 import { readGltfFile } from './node-io';
+import { readCharacterFile, simulateOnGpu } from './simulate-gpu';
 
 async function readJson(path: string, what: string): Promise<unknown> {
   const text = await readFile(path, 'utf8').catch((e: Error) => { throw new Error(`cannot read ${what} ${path}: ${e.message}`); });
@@ -27,13 +32,15 @@ async function readJson(path: string, what: string): Promise<unknown> {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const options = parseArgs(argv, ['model', 'script', 'fps', 'config'], []);
+  const options = parseArgs(argv, ['model', 'script', 'fps', 'config', 'backend'], []);
   const model = options.get('model');
   const scriptPath = options.get('script');
   if (!model) throw new Error('--model PATH is required');
   if (!scriptPath) throw new Error('--script FILE.json is required');
   const fps = numberOption(options, 'fps', 60)!;
   if (!(fps > 0)) throw new Error(`--fps must be > 0, got ${fps}`);
+  const backend = options.get('backend') ?? 'cpu';
+  if (backend !== 'cpu' && backend !== 'gpu') throw new Error(`--backend must be cpu or gpu, got ${JSON.stringify(backend)}`);
   const rig = buildRig(await readGltfFile(model));
   const clipNames = rig.clips.map((c) => c.name);
   const configPath = options.get('config') ?? model.replace(/\.(glb|gltf)$/i, '.controller.json');
@@ -42,7 +49,18 @@ async function main(argv: string[]): Promise<void> {
     : defaultControllerConfig(clipNames);
   const runtime = new ControllerRuntime(config, rig.clips.map((c) => c.duration));
   const script = parseScript(await readJson(scriptPath, 'script'), runtime);
-  const lines = simulate(runtime, script, fps).map((frame) => JSON.stringify(frame)).join('\n');
+  let frames;
+  if (backend === 'gpu') {
+    const { device } = await openNodeDevice();
+    try {
+      frames = await simulateOnGpu(device, await readCharacterFile(model), config, script, fps);
+    } finally {
+      device.destroy();
+    }
+  } else {
+    frames = simulate(runtime, script, fps);
+  }
+  const lines = frames.map((frame) => JSON.stringify(frame)).join('\n');
   await new Promise<void>((done) => process.stdout.write(lines + '\n', () => done()));
 }
 

@@ -20,6 +20,7 @@ import { checkStorageBinding } from './limits';
  *               their instance's slot; a freed stack is filled by the last one)
  *   masks       nodeCount f32 per mask, append-only
  *   joints      slotCount joint matrices (48 bytes each) per slot, written by the pose pass
+ *   handleSlots the slot of every handle (u32), for passes that work per handle (control)
  *
  * Growth checks every limit first, then allocates, then swaps: a refused growth throws a
  * RangeError naming the limit and leaves the store exactly as it was. `generation` counts buffer
@@ -38,6 +39,9 @@ export interface InstanceStoreOptions {
   label?: string;
 }
 
+/** Records are written by the CPU (COPY_DST) and the control pass (STORAGE), and read back by tools and tests (COPY_SRC). */
+const recordUsage = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+
 /** Layer-stack records allocated before the first growth. */
 const INITIAL_STACK_CAPACITY = 16;
 
@@ -54,6 +58,10 @@ export class InstanceStore {
   private readonly label: string;
   private readonly slotCount: number;
   private slotOf = new Int32Array(0);
+  /** slotOf on the GPU (u32, 0xffffffff for a free handle), for passes indexed by handle. */
+  private handleSlots: GPUBuffer;
+  private slotsDirtyStart = Infinity;
+  private slotsDirtyEnd = 0;
   private handleOf: Int32Array;
   /** Slot of the instance that owns each stack record. */
   private stackOwner: Int32Array;
@@ -77,6 +85,7 @@ export class InstanceStore {
     this.maskBuffer = this.createMaskBuffer();
     [this.instances, this.joints] = this.createInstanceBuffers(capacity);
     this.stackBuffer = this.createStackBuffer(stackCapacity);
+    this.handleSlots = this.createHandleSlotBuffer();
   }
 
   /** Live instances. */
@@ -119,6 +128,16 @@ export class InstanceStore {
     return this.joints;
   }
 
+  /** The slot of every handle as u32 (0xffffffff: free), indexed by handle. Owned by the store; replaced when handles outgrow it. */
+  get handleSlotBuffer(): GPUBuffer {
+    return this.handleSlots;
+  }
+
+  /** Handles issued so far (live or free): the length of handleSlotBuffer's contents. */
+  get handleCount(): number {
+    return this.slotOf.length;
+  }
+
   /** Joint-matrix bytes for `instances` instances. */
   jointBytes(instances: number): number {
     return instances * this.slotCount * JOINT_MATRIX_BYTES;
@@ -135,7 +154,7 @@ export class InstanceStore {
     if (this.layered > 0) this.moveSlot(slot, this.liveCount);
     this.liveCount++;
     const handle = this.freeHandles.pop() ?? this.newHandle();
-    this.slotOf[handle] = slot;
+    this.setSlotOf(handle, slot);
     this.handleOf[slot] = handle;
     this.records.setLayerStack(slot, LAYERS_NONE);
     return handle;
@@ -154,14 +173,14 @@ export class InstanceStore {
       this.moveSlot(this.liveCount - 1, lastPlain);
     }
     this.liveCount--;
-    this.slotOf[handle] = -1;
+    this.setSlotOf(handle, -1);
     this.freeHandles.push(handle);
   }
 
   /** Removes every instance. */
   clear(): void {
     for (let slot = 0; slot < this.liveCount; slot++) {
-      this.slotOf[this.handleOf[slot]] = -1;
+      this.setSlotOf(this.handleOf[slot], -1);
       this.freeHandles.push(this.handleOf[slot]);
     }
     this.liveCount = 0;
@@ -217,19 +236,35 @@ export class InstanceStore {
     this.stacks.rebase(this.layered, clock);
   }
 
-  /** Sends what changed since the last call (records, stacks, masks) to the GPU; returns the bytes sent. */
+  /** Sends what changed since the last call (records, stacks, masks, handle slots) to the GPU; returns the bytes sent. */
   upload(queue: GPUQueue): number {
+    let bytes = 0;
+    if (this.slotOf.byteLength > this.handleSlots.size) {
+      const grown = this.createHandleSlotBuffer();
+      this.handleSlots.destroy();
+      this.handleSlots = grown;
+      this.slotsDirtyStart = 0;
+      this.slotsDirtyEnd = this.slotOf.length;
+      this.generation++;
+    }
+    if (this.slotsDirtyEnd > this.slotsDirtyStart) {
+      const start = this.slotsDirtyStart * 4;
+      bytes += (this.slotsDirtyEnd - this.slotsDirtyStart) * 4;
+      queue.writeBuffer(this.handleSlots, start, this.slotOf.buffer, start, (this.slotsDirtyEnd - this.slotsDirtyStart) * 4);
+      this.slotsDirtyStart = Infinity;
+      this.slotsDirtyEnd = 0;
+    }
     if (this.masks.byteLength > this.maskBuffer.size) {
       const grown = this.createMaskBuffer();
       this.maskBuffer.destroy();
       this.maskBuffer = grown;
       this.generation++;
     }
-    return this.masks.upload(queue, this.maskBuffer) + this.records.upload(queue, this.instances) + this.stacks.upload(queue, this.stackBuffer);
+    return bytes + this.masks.upload(queue, this.maskBuffer) + this.records.upload(queue, this.instances) + this.stacks.upload(queue, this.stackBuffer);
   }
 
   destroy(): void {
-    for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints]) buffer.destroy();
+    for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots]) buffer.destroy();
   }
 
   /**
@@ -254,7 +289,7 @@ export class InstanceStore {
     this.records.move(from, to);
     const handle = this.handleOf[from];
     this.handleOf[to] = handle;
-    this.slotOf[handle] = to;
+    this.setSlotOf(handle, to);
     const stack = this.records.layerStack(to);
     if (stack !== LAYERS_NONE) this.stackOwner[stack] = to;
   }
@@ -266,13 +301,25 @@ export class InstanceStore {
     const ha = this.handleOf[a];
     const hb = this.handleOf[b];
     this.handleOf[a] = hb;
-    this.slotOf[hb] = a;
+    this.setSlotOf(hb, a);
     this.handleOf[b] = ha;
-    this.slotOf[ha] = b;
+    this.setSlotOf(ha, b);
     for (const s of [a, b]) {
       const stack = this.records.layerStack(s);
       if (stack !== LAYERS_NONE) this.stackOwner[stack] = s;
     }
+  }
+
+  private setSlotOf(handle: number, slot: number): void {
+    this.slotOf[handle] = slot;
+    if (handle < this.slotsDirtyStart) this.slotsDirtyStart = handle;
+    if (handle + 1 > this.slotsDirtyEnd) this.slotsDirtyEnd = handle + 1;
+  }
+
+  private createHandleSlotBuffer(): GPUBuffer {
+    const size = Math.max(64, this.slotOf.byteLength);
+    checkStorageBinding(this.device, `${this.label}.handleSlots`, size);
+    return this.device.createBuffer({ label: `${this.label}.handleSlots`, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }
 
   private newHandle(): number {
@@ -280,6 +327,8 @@ export class InstanceStore {
     const grown = new Int32Array(Math.max(16, handle * 2)).fill(-1);
     grown.set(this.slotOf);
     this.slotOf = grown;
+    this.slotsDirtyStart = 0;
+    this.slotsDirtyEnd = grown.length;
     for (let h = this.slotOf.length - 1; h > handle; h--) this.freeHandles.push(h);
     return handle;
   }
@@ -332,7 +381,7 @@ export class InstanceStore {
 
   private createInstanceBuffers(capacity: number): [GPUBuffer, GPUBuffer] {
     return [
-      this.device.createBuffer({ label: `${this.label}.instances`, size: capacity * INSTANCE.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST }),
+      this.device.createBuffer({ label: `${this.label}.instances`, size: capacity * INSTANCE.size, usage: recordUsage() }),
       this.device.createBuffer({
         label: `${this.label}.jointMatrices`, size: Math.max(16, this.jointBytes(capacity)),
         // COPY_DST: tools fill it with NaN first, so a matrix the shader fails to write shows.
@@ -342,7 +391,7 @@ export class InstanceStore {
   }
 
   private createStackBuffer(capacity: number): GPUBuffer {
-    return this.device.createBuffer({ label: `${this.label}.layerStacks`, size: capacity * LAYER_STACK.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    return this.device.createBuffer({ label: `${this.label}.layerStacks`, size: capacity * LAYER_STACK.size, usage: recordUsage() });
   }
 
   private createMaskBuffer(): GPUBuffer {

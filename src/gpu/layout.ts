@@ -112,3 +112,128 @@ export const CAMERA = {
   viewProjection: 0, // mat4x4f
   lightDirection: 64, // vec3f: direction light travels, world space, unit length
 } as const;
+
+/*
+ * The control pass (shaders/control.wgsl): GPU-driven animation controllers. The CPU writes a
+ * CONTROL_INPUT per controlled handle on events (the discrete state of src/anim/control as of
+ * the crowd clock `clock`); the pass integrates CONTROL_STATE (locomotion) every frame and
+ * writes the instance record and layer stack that the pose pass reads.
+ */
+
+/** Enumerations and limits of the control records (the values src/anim/control uses too; test/gpu/wgsl-constants.test.ts compares). */
+export const CONTROL = {
+  /** Source kinds. */
+  SOURCE_CLIP: 0,
+  SOURCE_LOCOMOTION: 1,
+  /** Playback flags: loops (else clamps), held at its first frame, clock stopped. */
+  PLAY_LOOP: 1,
+  PLAY_HOLD: 2,
+  PLAY_FROZEN: 4,
+  /** Action phases. */
+  ACTION_NONE: 0,
+  ACTION_IN: 1,
+  ACTION_PLAY: 2,
+  ACTION_OUT: 3,
+  /** Locomotion input modes. */
+  INPUT_NONE: 0,
+  INPUT_SPEED: 1,
+  INPUT_DIRECTION: 2,
+  /** Curves: linear, cubic, or CURVE_TABLE + the index of a sampled table. */
+  CURVE_LINEAR: 0,
+  CURVE_CUBIC: 1,
+  CURVE_TABLE: 2,
+  /** Weights per sampled curve table (u = i / (CURVE_SAMPLES - 1)). */
+  CURVE_SAMPLES: 256,
+  /** Fades in flight per controller (Crossfader's MAX_FADES). */
+  MAX_FADES: 3,
+  /** Clips in the flattened weighted average (output.ts MAX_BLEND). */
+  MAX_BLEND: 4,
+  /** No action / no clip. */
+  NO_INDEX: 0xffffffff,
+} as const;
+
+/** Seconds a clamped clip holds before its end (playback.ts HOLD_SECONDS). */
+export const CONTROL_HOLD_SECONDS = 1e-4;
+
+/** A pose source (shaders/control.wgsl `Source`): 5 x 4 bytes. */
+export const CONTROL_SOURCE = {
+  size: 20,
+  kind: 0, //   u32: SOURCE_CLIP or SOURCE_LOCOMOTION
+  clip: 4, //   u32
+  time: 8, //   f32: seconds, at the record's clock
+  speed: 12, // f32: playback rate
+  flags: 16, // u32: PLAY_LOOP | PLAY_HOLD | PLAY_FROZEN
+} as const;
+
+/** A fade in flight (`Fade`): its target source, then 4 x 4 bytes. */
+export const CONTROL_FADE = {
+  size: 36,
+  source: 0, //     Source
+  elapsed: 20, //   f32: seconds since the fade began, at the record's clock
+  duration: 24, //  f32: seconds (> 0)
+  curve: 28, //     u32: CURVE_*
+  reversing: 32, // u32: 1 while running back
+} as const;
+
+/** One controller's discrete state (`ControlInput`), per handle. */
+export const CONTROL_INPUT = {
+  size: 240,
+  clock: 0, //               f32: control clock when written, seconds since the start of its basis period
+  basis: 4, //               u32: parity of that period (ControlParams.clock0 / clock1 give now in each)
+  epoch: 8, //               u32: a change (re)initialises the locomotion state from start*
+  hasLocomotion: 12, //      u32: 0 or 1
+  fadeCount: 16, //          u32: 0..MAX_FADES
+  current: 20, //            Source
+  fades: 40, //              array<Fade, MAX_FADES>
+  actionPhase: 148, //       u32: ACTION_*
+  action: 152, //            u32: action index
+  actionPhaseTime: 156, //   f32: seconds into the phase
+  actionPlay: 160, //        Source: the action's clip (clamped)
+  previousAction: 180, //    u32: handed-over action, or NO_INDEX
+  previousStartWeight: 184, // f32: its weight at the handover
+  previousPlay: 188, //      Source
+  inputMode: 208, //         u32: INPUT_*
+  desiredParameter: 212, //  f32: speed parameter in [0, 2] (INPUT_SPEED)
+  inputX: 216, //            f32: world direction (INPUT_DIRECTION), length <= 1
+  inputZ: 220, //            f32
+  running: 224, //           u32: 0 or 1
+  startX: 228, //            f32: position and heading the state starts from on a new epoch
+  startZ: 232, //            f32
+  startHeading: 236, //      f32: radians about +y, 0 faces +z
+} as const;
+
+/** One controller's integrated locomotion (`ControlState`), per handle, written by the GPU only. */
+export const CONTROL_STATE = {
+  size: 32,
+  x: 0, //         f32: position on the ground plane, model units
+  z: 4, //         f32
+  velocityX: 8, // f32: units per second
+  velocityZ: 12, // f32
+  heading: 16, //  f32: radians
+  phase: 20, //    f32: normalised blend phase in [0, 1)
+  epoch: 24, //    u32
+  // 4 bytes of padding
+} as const;
+
+/** The control pass's uniform block (`ControlParams`). */
+export const CONTROL_PARAMS = {
+  size: 48,
+  count: 0, //       u32: controllers evaluated
+  crowdClock: 4, //  f32: the crowd clock the pose records are written against, seconds
+  dt: 8, //          f32: seconds since the last frame (locomotion integration)
+  updateCount: 12, // u32: rewritten inputs to apply first
+  clipBase: 16, //   u32: model-table offsets (shaders/control.wgsl `model`)
+  actionBase: 20, // u32
+  curveBase: 24, //  u32
+  locoBase: 28, //   u32
+  clock0: 32, //     f32: control clock now, seconds since the start of the latest even period
+  clock1: 36, //     f32: the same for the latest odd period
+  // 8 bytes of padding
+} as const;
+
+/** One rewritten input (`Update`): the handle, then the ControlInput. */
+export const CONTROL_UPDATE = {
+  size: 4 + 240,
+  handle: 0, // u32
+  input: 4, //  ControlInput
+} as const;

@@ -1,5 +1,10 @@
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../bake/bake';
-import { LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from './layout';
+import {
+  CONTROL, CONTROL_HOLD_SECONDS, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
+} from './layout';
+
+/** A shared constant: its WGSL name, value, and type (u32 unless said). */
+export type SharedConstant = readonly [name: string, value: number, type?: 'u32' | 'f32'];
 
 /**
  * The constants that shaders/pose.wgsl shares with TypeScript, with their one source: the
@@ -8,7 +13,7 @@ import { LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFER
  * written by `npm run gen:wgsl` (tools/gen-wgsl.ts) so that the .wgsl file stays valid on its
  * own; test/gpu/wgsl-constants.test.ts fails when the block in the file differs from this list.
  */
-export const POSE_CONSTANTS: readonly (readonly [name: string, value: number])[] = [
+export const POSE_CONSTANTS: readonly SharedConstant[] = [
   ['TRACK_NONE', TRACK_NONE],
   ['TRACK_STEP', TRACK_STEP],
   ['TRACK_INDEX_MASK', TRACK_INDEX_MASK],
@@ -21,12 +26,31 @@ export const POSE_CONSTANTS: readonly (readonly [name: string, value: number])[]
   ['STACK_LAYERS', STACK_LAYERS],
 ];
 
+/** The constants of shaders/control.wgsl: the control records' enumerations and the pose records it writes. */
+export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
+  ...Object.entries(CONTROL).map(([name, value]) => [name, value] as const),
+  ['HOLD_SECONDS', CONTROL_HOLD_SECONDS, 'f32'],
+  ['MASK_NONE', MASK_NONE],
+  ['REFERENCE_REST', REFERENCE_REST],
+  ['STACK_LAYERS', STACK_LAYERS],
+];
+
+/** Each shader with a generated block, and what goes into it. */
+export const GENERATED_SHADERS: readonly { file: string; constants: readonly SharedConstant[] }[] = [
+  { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS },
+  { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS },
+];
+
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';
 export const GENERATED_END = '// END generated';
 
-/** The WGSL declarations of `constants` as u32 consts (flags in hex), between the marker lines. */
-export function wgslConstantBlock(constants: readonly (readonly [string, number])[] = POSE_CONSTANTS): string {
-  const lines = constants.map(([name, value]) => {
+/** The WGSL declarations of `constants` (u32 flags in hex, f32 as written), between the marker lines. */
+export function wgslConstantBlock(constants: readonly SharedConstant[] = POSE_CONSTANTS): string {
+  const lines = constants.map(([name, value, type = 'u32']) => {
+    if (type === 'f32') {
+      if (!Number.isFinite(value)) throw new RangeError(`${name} = ${value} is not a finite f32`);
+      return `const ${name}: f32 = ${Number.isInteger(value) ? `${value}.0` : String(value)};`;
+    }
     if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`${name} = ${value} is not a u32`);
     const literal = value >= 0x10000 ? `0x${value.toString(16)}u` : `${value}u`;
     return `const ${name}: u32 = ${literal};`;

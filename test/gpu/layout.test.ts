@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CAMERA, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, MATERIAL, NODE, POSE_PARAMS } from '../../src/gpu/layout';
+import {
+  CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, MATERIAL, NODE, POSE_PARAMS,
+} from '../../src/gpu/layout';
 
 // Alignment and size of each WGSL type used in the shared structs (WGSL spec, "Alignment and Size").
 const TYPES: Record<string, { align: number; size: number }> = {
@@ -9,26 +11,40 @@ const TYPES: Record<string, { align: number; size: number }> = {
   mat4x4f: { align: 16, size: 64 },
 };
 
-/** Field offsets and total size of `struct name` in a WGSL source, by WGSL's layout rules. */
-function wgslLayout(source: string, name: string): { offsets: Record<string, number>; size: number } {
+/**
+ * Field offsets, total size and alignment of `struct name` in a WGSL source, by WGSL's layout
+ * rules. Fields may be other structs of the source and `array<T, N>` with N a literal or a
+ * `const` of the source.
+ */
+function wgslLayout(source: string, name: string): { offsets: Record<string, number>; size: number; align: number } {
   const body = new RegExp(`struct ${name} \\{([^}]*)\\}`).exec(source)?.[1];
   if (!body) throw new Error(`struct ${name} not found`);
+  const typeOf = (type: string): { align: number; size: number } => {
+    const array = /^array<(\w+),\s*(\w+)>$/.exec(type);
+    if (array) {
+      const element = typeOf(array[1]);
+      const count = /^\d+$/.test(array[2]) ? Number(array[2]) : Number(new RegExp(`const ${array[2]}: u32 = (\\d+)u;`).exec(source)?.[1]);
+      if (!(count > 0)) throw new Error(`struct ${name}: array length ${array[2]} not found`);
+      const stride = Math.ceil(element.size / element.align) * element.align;
+      return { align: element.align, size: stride * count };
+    }
+    return TYPES[type] ?? wgslLayout(source, type);
+  };
   const offsets: Record<string, number> = {};
   let offset = 0;
   let structAlign = 0;
-  for (const [, field, type] of body.matchAll(/(\w+)\s*:\s*(\w+)/g)) {
-    const t = TYPES[type];
-    if (!t) throw new Error(`struct ${name}: type ${type} missing from the test's table`);
+  for (const [, field, type] of body.matchAll(/(\w+)\s*:\s*(array<\w+,\s*\w+>|\w+)/g)) {
+    const t = typeOf(type);
     offset = Math.ceil(offset / t.align) * t.align;
     offsets[field] = offset;
     offset += t.size;
     structAlign = Math.max(structAlign, t.align);
   }
-  return { offsets, size: Math.ceil(offset / structAlign) * structAlign };
+  return { offsets, size: Math.ceil(offset / structAlign) * structAlign, align: structAlign };
 }
 
 /** Compares a layout.ts table with a WGSL struct; WGSL fields named pad* are padding, absent from layout.ts. */
-function expectMatches(layout: Record<string, number>, wgsl: { offsets: Record<string, number>; size: number }) {
+function expectMatches(layout: Record<string, number>, wgsl: { offsets: Record<string, number>; size: number; align?: number }) {
   const { size, ...fields } = layout;
   const named = Object.fromEntries(Object.entries(wgsl.offsets).filter(([name]) => !name.startsWith('pad')));
   expect(fields).toEqual(named);
@@ -37,6 +53,7 @@ function expectMatches(layout: Record<string, number>, wgsl: { offsets: Record<s
 
 const pose = readFileSync(new URL('../../shaders/pose.wgsl', import.meta.url), 'utf8');
 const skin = readFileSync(new URL('../../shaders/skin.wgsl', import.meta.url), 'utf8');
+const control = readFileSync(new URL('../../shaders/control.wgsl', import.meta.url), 'utf8');
 
 describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
   it('Instance: world at 0 (64 bytes), then eight 4-byte fields from 64; 96 bytes', () => {
@@ -74,6 +91,20 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expectMatches(MATERIAL, wgslLayout(skin, 'Material'));
     // vec3f after a mat4x4f: offset 64, size 12, struct rounded up to 80.
     expectMatches(CAMERA, wgslLayout(skin, 'Camera'));
+  });
+
+  it('the control pass: Source 20, Fade 36, ControlInput 240 (3 fades inline), ControlState 32, ControlParams 48, Update 244', () => {
+    expectMatches(CONTROL_SOURCE, wgslLayout(control, 'Source'));
+    expectMatches(CONTROL_FADE, wgslLayout(control, 'Fade'));
+    // clock, basis, epoch, hasLocomotion, fadeCount: 20 bytes; current Source 20..40; 3 x 36 fades 40..148; ...
+    expectMatches(CONTROL_INPUT, wgslLayout(control, 'ControlInput'));
+    expectMatches(CONTROL_STATE, wgslLayout(control, 'ControlState'));
+    expectMatches(CONTROL_PARAMS, wgslLayout(control, 'ControlParams'));
+    expectMatches(CONTROL_UPDATE, wgslLayout(control, 'Update'));
+    // The pose records the control pass writes are the pose pass's, field for field.
+    expectMatches(INSTANCE, wgslLayout(control, 'Instance'));
+    expectMatches(LAYER, wgslLayout(control, 'Layer'));
+    expect(wgslLayout(control, 'LayerStack').size).toBe(LAYER_STACK.size);
   });
 
   it('the layout reader itself follows the WGSL rules on the classic trap', () => {

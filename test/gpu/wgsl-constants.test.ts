@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
 import { LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/gpu/layout';
-import { currentConstantBlock, POSE_CONSTANTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
+import { currentConstantBlock, GENERATED_SHADERS, POSE_CONSTANTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
+import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY } from '../../src/anim/control/controller';
+import { MAX_FADES, SOURCE_CLIP, SOURCE_LOCOMOTION } from '../../src/anim/control/crossfader';
+import { MAX_BLEND } from '../../src/anim/control/output';
+import { HOLD_SECONDS } from '../../src/anim/control/playback';
+import { CONTROL, CONTROL_HOLD_SECONDS } from '../../src/gpu/layout';
 
 const pose = readFileSync(new URL('../../shaders/pose.wgsl', import.meta.url), 'utf8');
 
@@ -37,6 +42,19 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
     expect(pose).toMatch(/layers: array<Layer, STACK_LAYERS>/);
     expect(pose).not.toMatch(/array<Layer, \d/);
     expect(LAYER_STACK.size).toBe(8 + STACK_LAYERS * 32);
+  });
+
+  it('every shader with a generated block carries the block generated now (shaders/control.wgsl too)', () => {
+    for (const { file, constants } of GENERATED_SHADERS) {
+      const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+      expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(wgslConstantBlock(constants));
+    }
+  });
+
+  it('the control records use the controllers\' own values for phases, sources, limits and the clamp hold', () => {
+    expect([CONTROL.ACTION_NONE, CONTROL.ACTION_IN, CONTROL.ACTION_PLAY, CONTROL.ACTION_OUT]).toEqual([ACTION_NONE, ACTION_IN, ACTION_PLAY, ACTION_OUT]);
+    expect([CONTROL.SOURCE_CLIP, CONTROL.SOURCE_LOCOMOTION]).toEqual([SOURCE_CLIP, SOURCE_LOCOMOTION]);
+    expect([CONTROL.MAX_FADES, CONTROL.MAX_BLEND, CONTROL_HOLD_SECONDS]).toEqual([MAX_FADES, MAX_BLEND, HOLD_SECONDS]);
   });
 
   it('a drifted value is caught: a block generated from other values differs from the file', () => {

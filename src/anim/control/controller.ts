@@ -68,8 +68,22 @@ export interface FadeOptions {
  * another action the table allows from it, and then keeps fading out (from the weight it had)
  * under the new one while that fades in.
  */
+/**
+ * What evaluates a controller somewhere other than its own update() (the GPU control pass, see
+ * CrowdControllers): told before each command, so it can bring the discrete state up to the
+ * present, and after it, so it can rewrite what it evaluates from. checkCurve refuses a custom
+ * curve it cannot evaluate, naming the field, before anything changes.
+ */
+export interface ControllerDriver {
+  beforeCommand(controller: AnimationController): void;
+  afterCommand(controller: AnimationController): void;
+  checkCurve(curve: BlendCurve, where: string): void;
+}
+
 export class AnimationController {
   readonly crossfader = new Crossfader();
+  /** Set by a driver that evaluates this controller (GPU-driven controllers); null when update() is stepped every frame. */
+  driver: ControllerDriver | null = null;
   readonly locomotion: Locomotion | null;
   readonly output = new StackOutput();
   actionPhase = ACTION_NONE;
@@ -87,7 +101,8 @@ export class AnimationController {
   readonly previousPlayback = new ClipPlayback();
   previousAction = -1;
   previousWeight = 0;
-  private previousStartWeight = 0;
+  /** The handed-over action's weight at the handover. */
+  previousStartWeight = 0;
 
 
   constructor(readonly runtime: ControllerRuntime) {
@@ -103,7 +118,10 @@ export class AnimationController {
 
   /** Shows `clip` now (no fade), playing at its configured speed from time 0. */
   play(clip: string | number): void {
-    this.crossfader.play(this.clipSource(this.runtime.clipIndex(clip)));
+    const index = this.runtime.clipIndex(clip);
+    this.driver?.beforeCommand(this);
+    this.crossfader.play(this.clipSource(index));
+    this.driver?.afterCommand(this);
   }
 
   /** Fades to `clip` (rules in crossfader.ts). Returns what happened. */
@@ -111,25 +129,40 @@ export class AnimationController {
     const fade = this.runtime.config.fade;
     const seconds = options.seconds ?? fade.seconds;
     if (!(seconds >= 0)) throw new RangeError(`fade seconds must be >= 0, got ${seconds}`);
-    return this.crossfader.fadeTo(this.clipSource(this.runtime.clipIndex(clip)), seconds, options.kind ?? fade.kind, options.curve ?? fade.curve);
+    const index = this.runtime.clipIndex(clip);
+    const curve = options.curve ?? fade.curve;
+    this.driver?.checkCurve(curve, 'fadeTo options.curve');
+    this.driver?.beforeCommand(this);
+    const result = this.crossfader.fadeTo(this.clipSource(index), seconds, options.kind ?? fade.kind, curve);
+    this.driver?.afterCommand(this);
+    return result;
   }
 
   /** Locomotion at speed parameter p in [0, 2] along the heading; fades locomotion in if needed. */
   setSpeed(parameter: number): void {
-    this.requireLocomotion().setSpeed(parameter);
+    const locomotion = this.requireLocomotion();
+    this.driver?.beforeCommand(this);
+    locomotion.setSpeed(parameter);
     this.showLocomotion();
+    this.driver?.afterCommand(this);
   }
 
   /** Locomotion in world direction (x, z), walking or running; fades locomotion in if needed. */
   move(x: number, z: number, run = false): void {
-    this.requireLocomotion().move(x, z, run);
+    const locomotion = this.requireLocomotion();
+    this.driver?.beforeCommand(this);
+    locomotion.move(x, z, run);
     this.showLocomotion();
+    this.driver?.afterCommand(this);
   }
 
   /** Stops moving (decelerates to idle). */
   stop(): void {
-    this.requireLocomotion().stop();
+    const locomotion = this.requireLocomotion();
+    this.driver?.beforeCommand(this);
+    locomotion.stop();
     this.showLocomotion();
+    this.driver?.afterCommand(this);
   }
 
   /** Requests action `name`; returns whether it started (false: not allowed now, ignored). */
@@ -138,6 +171,7 @@ export class AnimationController {
     if (index === undefined) {
       throw new RangeError(`no action ${JSON.stringify(name)} (actions: ${this.runtime.config.actions.map((a) => JSON.stringify(a.name)).join(', ') || 'none'})`);
     }
+    this.driver?.beforeCommand(this);
     if (this.actionPhase === ACTION_PLAY) return false;
     if (!this.runtime.allows(this.actionPhase === ACTION_NONE ? -1 : this.action, index)) return false;
     const action = this.runtime.config.actions[index];
@@ -152,6 +186,7 @@ export class AnimationController {
     this.actionPhaseTime = 0;
     // Actions play once: clamped whatever the clip's loop setting.
     this.actionPlayback.set(action.clip, this.runtime.clipDurations[action.clip], settings.speed, false, settings.speed < 0 ? Infinity : 0);
+    this.driver?.afterCommand(this);
     return true;
   }
 
@@ -162,6 +197,17 @@ export class AnimationController {
     this.crossfader.update(dt);
     this.updateAction(dt);
     this.writeOutput();
+  }
+
+  /**
+   * Advances the discrete state only (crossfade clocks and fades, action phases) by dt seconds:
+   * what a driver calls to bring a GPU-driven controller up to the present before an event. The
+   * locomotion integration and `output` are the driver's (they are not advanced here).
+   */
+  advanceDiscrete(dt: number): void {
+    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
+    this.crossfader.update(dt);
+    this.updateAction(dt);
   }
 
   /** The state as a string: an action phase ("action:Jump"), a fade ("fade:Survey->Walk"), "locomotion" or "play:Survey". */

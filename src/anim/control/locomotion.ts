@@ -31,11 +31,14 @@ export class Locomotion {
   /** Speed parameter the blend was last evaluated at (NaN: never). */
   private blendParameter = NaN;
 
-  private inputMode: 'none' | 'speed' | 'direction' = 'none';
-  private desiredParameter = 0;
-  private inputX = 0;
-  private inputZ = 0;
-  private running = false;
+  /** The input being followed (set by setSpeed / move / stop; read by the GPU control records). */
+  inputMode: 'none' | 'speed' | 'direction' = 'none';
+  /** Speed parameter in [0, 2] of the 'speed' input. */
+  desiredParameter = 0;
+  /** World direction of the 'direction' input, length <= 1. */
+  inputX = 0;
+  inputZ = 0;
+  running = false;
 
   constructor(private readonly runtime: LocomotionRuntime) {
     this.updateBlend();

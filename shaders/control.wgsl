@@ -1,0 +1,571 @@
+// Control pass: evaluates every GPU-driven animation controller for this frame and writes the
+// pose pass's input for it (the instance record's base clip and world transform, and its layer
+// stack). The TypeScript reference is src/anim/control/ (AnimationController); the CPU keeps the
+// discrete state (which fades, which action phase, which locomotion input) and rewrites a
+// controller's ControlInput only on an event or a due timer (src/gpu/control-records.ts).
+//
+// Between events everything here is a function of the crowd clock, evaluated in closed form
+// from the ControlInput written at clock `input.clock`: clip times (phase + speed * elapsed,
+// looped or clamped), fade weights (curve of elapsed / duration), the action layer's weight and
+// the handover of a previous action. Locomotion is integrated per frame with the frame's dt in
+// ControlState (position, velocity, heading, blend phase), exactly as Locomotion.update steps
+// it, because its bounded acceleration and phase-synced blend are sums over frames.
+//
+// Two entry points: `applyUpdates` copies this frame's rewritten ControlInputs (a compact list
+// uploaded in one writeBuffer) into place; `main` evaluates one controller per thread.
+// Layouts: src/gpu/layout.ts (checked against this file by test/gpu/layout.test.ts).
+
+override WORKGROUP_SIZE: u32 = 64;
+
+// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
+const SOURCE_CLIP: u32 = 0u;
+const SOURCE_LOCOMOTION: u32 = 1u;
+const PLAY_LOOP: u32 = 1u;
+const PLAY_HOLD: u32 = 2u;
+const PLAY_FROZEN: u32 = 4u;
+const ACTION_NONE: u32 = 0u;
+const ACTION_IN: u32 = 1u;
+const ACTION_PLAY: u32 = 2u;
+const ACTION_OUT: u32 = 3u;
+const INPUT_NONE: u32 = 0u;
+const INPUT_SPEED: u32 = 1u;
+const INPUT_DIRECTION: u32 = 2u;
+const CURVE_LINEAR: u32 = 0u;
+const CURVE_CUBIC: u32 = 1u;
+const CURVE_TABLE: u32 = 2u;
+const CURVE_SAMPLES: u32 = 256u;
+const MAX_FADES: u32 = 3u;
+const MAX_BLEND: u32 = 4u;
+const NO_INDEX: u32 = 0xffffffffu;
+const HOLD_SECONDS: f32 = 0.0001;
+const MASK_NONE: u32 = 0xffffffffu;
+const REFERENCE_REST: u32 = 0xffffffffu;
+const STACK_LAYERS: u32 = 6u;
+// END generated
+
+const PI: f32 = 3.14159265358979;
+
+// Trigonometry to f32 precision. WGSL lets sin, cos and atan2 be off by 2^-11 (absolute) or
+// 4096 ULP, which here would turn into a millimetre of drift a second; these stay within a
+// few ULP, so the GPU follows the CPU reference (src/anim/control/locomotion.ts) to 1e-5.
+const HALF_PI_HI: f32 = 1.5707963705062866; // f32(pi / 2)
+const HALF_PI_LO: f32 = -4.371139000186241e-8; // pi / 2 - HALF_PI_HI
+
+// (sin x, cos x): Cody-Waite reduction to |r| <= pi/4, then Taylor series to r^9 and r^10.
+fn sinCos(x: f32) -> vec2f {
+  let k = floor(x / HALF_PI_HI + 0.5);
+  let r = (x - k * HALF_PI_HI) - k * HALF_PI_LO;
+  let r2 = r * r;
+  let s = r * (1.0 + r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362880.0)))));
+  let c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24.0 + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40320.0 + r2 * (-1.0 / 3628800.0)))));
+  let q = i32(k) & 3;
+  if (q == 0) { return vec2f(s, c); }
+  if (q == 1) { return vec2f(c, -s); }
+  if (q == 2) { return vec2f(-s, -c); }
+  return vec2f(-c, s);
+}
+
+// atan(t) for |t| <= tan(pi/8): Taylor series to t^15.
+fn atanSmall(t: f32) -> f32 {
+  let t2 = t * t;
+  return t * (1.0 + t2 * (-1.0 / 3.0 + t2 * (1.0 / 5.0 + t2 * (-1.0 / 7.0 + t2 * (1.0 / 9.0 + t2 * (-1.0 / 11.0 + t2 * (1.0 / 13.0 + t2 * (-1.0 / 15.0))))))));
+}
+
+// atan2(y, x) in (-pi, pi], as Math.atan2.
+fn atan2Precise(y: f32, x: f32) -> f32 {
+  let ax = abs(x);
+  let ay = abs(y);
+  if (ax == 0.0 && ay == 0.0) {
+    return select(0.0, PI, x < 0.0 || (x == 0.0 && 1.0 / x < 0.0)) * select(1.0, -1.0, y < 0.0);
+  }
+  let z = min(ax, ay) / max(ax, ay); // in [0, 1]
+  var a: f32;
+  if (z > 0.41421356) {
+    a = PI / 4.0 + atanSmall((z - 1.0) / (z + 1.0));
+  } else {
+    a = atanSmall(z);
+  }
+  if (ay > ax) { a = PI / 2.0 - a; }
+  if (x < 0.0) { a = PI - a; }
+  return select(a, -a, y < 0.0);
+}
+
+struct ControlParams {
+  count: u32,
+  crowdClock: f32,
+  dt: f32,
+  updateCount: u32,
+  clipBase: u32,
+  actionBase: u32,
+  curveBase: u32,
+  locoBase: u32,
+  clock0: f32,
+  clock1: f32,
+  pad0: u32,
+  pad1: u32,
+}
+
+// A pose source: a clip with its clock (or, for kind SOURCE_LOCOMOTION, the locomotion blend).
+struct Source {
+  kind: u32,
+  clip: u32,
+  time: f32,
+  speed: f32,
+  flags: u32,
+}
+
+struct Fade {
+  source: Source,
+  elapsed: f32,
+  duration: f32,
+  curve: u32,
+  reversing: u32,
+}
+
+struct ControlInput {
+  clock: f32,
+  basis: u32,
+  epoch: u32,
+  hasLocomotion: u32,
+  fadeCount: u32,
+  current: Source,
+  fades: array<Fade, MAX_FADES>,
+  actionPhase: u32,
+  action: u32,
+  actionPhaseTime: f32,
+  actionPlay: Source,
+  previousAction: u32,
+  previousStartWeight: f32,
+  previousPlay: Source,
+  inputMode: u32,
+  desiredParameter: f32,
+  inputX: f32,
+  inputZ: f32,
+  running: u32,
+  startX: f32,
+  startZ: f32,
+  startHeading: f32,
+}
+
+struct ControlState {
+  x: f32,
+  z: f32,
+  velocityX: f32,
+  velocityZ: f32,
+  heading: f32,
+  phase: f32,
+  epoch: u32,
+  pad0: u32,
+}
+
+// The pose pass's records (shaders/pose.wgsl), as far as this pass writes them.
+struct Instance {
+  world: mat4x4f,
+  clipA: u32,
+  clipB: u32,
+  phaseA: f32,
+  phaseB: f32,
+  speedA: f32,
+  speedB: f32,
+  blend: f32,
+  layers: u32,
+}
+
+struct Layer {
+  clip: u32,
+  phase: f32,
+  speed: f32,
+  weight: f32,
+  mask: u32,
+  refClip: u32,
+  refPhase: f32,
+  refSpeed: f32,
+}
+
+struct LayerStack {
+  overrideCount: u32,
+  additiveCount: u32,
+  layers: array<Layer, STACK_LAYERS>,
+}
+
+struct Update {
+  handle: u32,
+  input: ControlInput,
+}
+
+@group(0) @binding(0) var<uniform> params: ControlParams;
+// Per clip (clipBase + 4c): duration s, configured speed, loop (0/1), blend-space duration
+// max(duration, 1e-3); per action (actionBase + 8a): clip, fadeIn s, fadeOut s, curve, mask
+// (u32 bits); locomotion (locoBase): idle clip, walkSpeed, maxAcceleration, maxDeceleration,
+// minSpeed, turnRate, then per direction (walk clip, run clip) or NO_INDEX; curve tables
+// (curveBase): CURVE_SAMPLES weights per table.
+@group(0) @binding(1) var<storage, read> model: array<f32>;
+// Per handle: written by the CPU (through applyUpdates) on events.
+@group(0) @binding(2) var<storage, read_write> inputs: array<ControlInput>;
+// Per handle: integrated here every frame.
+@group(0) @binding(3) var<storage, read_write> states: array<ControlState>;
+// The handles of GPU-driven controllers, params.count of them.
+@group(0) @binding(4) var<storage, read> handles: array<u32>;
+// Instance slot of each handle (InstanceStore.handleSlots).
+@group(0) @binding(5) var<storage, read> slotOfHandle: array<u32>;
+@group(0) @binding(6) var<storage, read_write> instances: array<Instance>;
+@group(0) @binding(7) var<storage, read_write> stacks: array<LayerStack>;
+@group(1) @binding(0) var<storage, read> updates: array<Update>;
+
+fn modelU32(i: u32) -> u32 {
+  return bitcast<u32>(model[i]);
+}
+
+fn clipDuration(clip: u32) -> f32 {
+  return model[params.clipBase + clip * 4u];
+}
+
+fn wrapTime(t: f32, d: f32) -> f32 {
+  if (!(d > 0.0)) {
+    return 0.0;
+  }
+  let w = t - floor(t / d) * d;
+  return select(w, 0.0, w >= d);
+}
+
+// A blend curve at normalised time u (src/anim/control/curves.ts): linear, cubic 3u^2 - 2u^3,
+// or a table of CURVE_SAMPLES weights sampled from a JavaScript function, read linearly.
+fn curveAt(curve: u32, u: f32) -> f32 {
+  let x = select(select(u, 1.0, u >= 1.0), 0.0, u <= 0.0);
+  if (curve == CURVE_LINEAR) {
+    return x;
+  }
+  if (curve == CURVE_CUBIC) {
+    return x * x * (3.0 - 2.0 * x);
+  }
+  let base = params.curveBase + (curve - CURVE_TABLE) * CURVE_SAMPLES;
+  let f = x * f32(CURVE_SAMPLES - 1u);
+  let i = min(u32(f), CURVE_SAMPLES - 2u);
+  return clamp(mix(model[base + i], model[base + i + 1u], f - f32(i)), 0.0, 1.0);
+}
+
+struct Sample {
+  time: f32,
+  speed: f32,
+}
+
+// A clip source `elapsed` seconds after it was written (ClipPlayback: sampleTime, sampleSpeed).
+fn playback(s: Source, elapsed: f32) -> Sample {
+  let d = clipDuration(s.clip);
+  if ((s.flags & PLAY_HOLD) != 0u) {
+    return Sample(0.0, 0.0);
+  }
+  let frozen = (s.flags & PLAY_FROZEN) != 0u;
+  var t = s.time;
+  if (!frozen) {
+    t = s.time + s.speed * elapsed;
+  }
+  if (!(d > 0.0)) {
+    return Sample(0.0, 0.0);
+  }
+  if ((s.flags & PLAY_LOOP) != 0u) {
+    return Sample(wrapTime(t, d), select(s.speed, 0.0, frozen));
+  }
+  let clamped = clamp(t, 0.0, d - HOLD_SECONDS);
+  let finished = select(clamped <= 0.0, clamped >= d - HOLD_SECONDS, s.speed >= 0.0);
+  return Sample(clamped, select(s.speed, 0.0, frozen || finished));
+}
+
+// The weighted clips of the flattened blend (src/anim/control/output.ts WeightedClips): at most
+// MAX_BLEND entries; a heavier entry replaces the lightest when full.
+struct Entry {
+  clip: u32,
+  time: f32,
+  speed: f32,
+  weight: f32,
+}
+
+var<private> entries: array<Entry, MAX_BLEND>;
+var<private> entryCount: u32;
+
+fn lightest(count: u32) -> u32 {
+  var k = 0u;
+  for (var i = 1u; i < count; i++) {
+    if (entries[i].weight < entries[k].weight) {
+      k = i;
+    }
+  }
+  return k;
+}
+
+fn removeEntry(k: u32) {
+  for (var i = k; i + 1u < entryCount; i++) {
+    entries[i] = entries[i + 1u];
+  }
+  entryCount--;
+}
+
+fn addEntry(clip: u32, time: f32, speed: f32, weight: f32) {
+  if (!(weight > 1e-6)) {
+    return;
+  }
+  if (entryCount == MAX_BLEND) {
+    let k = lightest(MAX_BLEND);
+    if (entries[k].weight >= weight) {
+      return;
+    }
+    removeEntry(k);
+  }
+  entries[entryCount] = Entry(clip, time, speed, weight);
+  entryCount++;
+}
+
+// Locomotion.update for one frame of `dt` seconds, then its blend (BlendSpace1D over idle 0,
+// walk 1, run 2 in the direction's clip set) and phase advance.
+struct Blend {
+  count: u32,
+  clips: array<u32, 2>,
+  weights: array<f32, 2>,
+  durations: array<f32, 2>,
+  cycle: f32,
+  rateScale: f32,
+}
+
+fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
+  let L = params.locoBase;
+  let walkSpeed = model[L + 1u];
+  let speed = length(velocity);
+  let forward = sinCos(heading);
+  let along = dot(velocity, forward);
+  let across = -velocity.x * forward.y + velocity.y * forward.x;
+  var sector = 0;
+  if (speed > 0.0) {
+    sector = i32(floor(atan2Precise(across, along) / (PI / 4.0) + 0.5)); // Math.round: halves up
+  }
+  let direction = u32(((sector % 8) + 8) % 8);
+  let walk = modelU32(L + 6u + direction * 2u);
+  let run = modelU32(L + 7u + direction * 2u);
+  let idle = modelU32(L);
+  let p = min(speed / walkSpeed, 2.0);
+  var b: Blend;
+  b.count = 0u;
+  var clips = array<u32, 2>(idle, idle);
+  var weights = array<f32, 2>(1.0, 0.0);
+  if (walk != NO_INDEX) {
+    if (p <= 0.0) {
+      clips = array<u32, 2>(idle, idle);
+      weights = array<f32, 2>(1.0, 0.0);
+    } else if (p >= 2.0) {
+      clips = array<u32, 2>(run, run);
+      weights = array<f32, 2>(1.0, 0.0);
+    } else if (p < 1.0) {
+      clips = array<u32, 2>(idle, walk);
+      weights = array<f32, 2>(1.0 - p, p);
+    } else {
+      clips = array<u32, 2>(walk, run);
+      weights = array<f32, 2>(2.0 - p, p - 1.0);
+    }
+  }
+  var total = 0.0;
+  for (var i = 0u; i < 2u; i++) {
+    if (weights[i] > 0.0) {
+      b.clips[b.count] = clips[i];
+      b.weights[b.count] = weights[i];
+      b.durations[b.count] = model[params.clipBase + clips[i] * 4u + 3u];
+      total += weights[i];
+      b.count++;
+    }
+  }
+  b.cycle = 0.0;
+  b.rateScale = 0.0;
+  for (var i = 0u; i < b.count; i++) {
+    b.weights[i] /= total;
+    b.cycle += b.weights[i] * b.durations[i];
+    b.rateScale += b.weights[i] * model[params.clipBase + b.clips[i] * 4u + 1u];
+  }
+  return b;
+}
+
+fn stepLocomotion(input: ControlInput, handle: u32) -> ControlState {
+  var s = states[handle];
+  if (s.epoch != input.epoch) {
+    s = ControlState(input.startX, input.startZ, 0.0, 0.0, input.startHeading, 0.0, input.epoch, 0u);
+  }
+  let L = params.locoBase;
+  let walkSpeed = model[L + 1u];
+  let dt = params.dt;
+  var desired = vec2f(0.0);
+  if (input.inputMode == INPUT_SPEED) {
+    desired = sinCos(s.heading) * input.desiredParameter * walkSpeed;
+  } else if (input.inputMode == INPUT_DIRECTION) {
+    desired = vec2f(input.inputX, input.inputZ) * walkSpeed * select(1.0, 2.0, input.running != 0u);
+  }
+  var v = vec2f(s.velocityX, s.velocityZ);
+  let delta = desired - v;
+  let change = length(delta);
+  let speeding = dot(desired, desired) >= dot(v, v);
+  let limit = select(model[L + 3u], model[L + 2u], speeding) * dt;
+  let k = select(1.0, limit / change, change > limit && change > 0.0);
+  v += delta * k;
+  let minSpeed = model[L + 4u];
+  if (input.inputMode == INPUT_NONE && length(v) < minSpeed) {
+    v = vec2f(0.0);
+  }
+  s.x += v.x * dt;
+  s.z += v.y * dt;
+  if (length(v) > minSpeed && input.inputMode != INPUT_SPEED) {
+    let goal = atan2Precise(v.x, v.y);
+    var turn = goal - s.heading;
+    turn -= floor(turn / (2.0 * PI) + 0.5) * 2.0 * PI;
+    let maxStep = model[L + 5u] * dt;
+    s.heading += clamp(turn, -maxStep, maxStep);
+  }
+  s.velocityX = v.x;
+  s.velocityZ = v.y;
+  let b = locomotionBlend(v, s.heading);
+  let u = s.phase + dt * b.rateScale / b.cycle;
+  let wrapped = u - floor(u);
+  s.phase = select(wrapped, 0.0, wrapped >= 1.0);
+  states[handle] = s;
+  return s;
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn applyUpdates(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x >= params.updateCount) {
+    return;
+  }
+  inputs[updates[id.x].handle] = updates[id.x].input;
+}
+
+fn pushLayer(stack: u32, index: u32, clip: u32, time: f32, speed: f32, weight: f32, mask: u32) {
+  let d = clipDuration(clip);
+  stacks[stack].layers[index] = Layer(clip, wrapTime(time - speed * params.crowdClock, d), speed, weight, mask, REFERENCE_REST, 0.0, 0.0);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn main(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x >= params.count) {
+    return;
+  }
+  let handle = handles[id.x];
+  let input = inputs[handle];
+  let slot = slotOfHandle[handle];
+  // Times are kept short for f32: each record is written against the control clock's latest
+  // even or odd period (CrowdControllers rewrites every record within a period).
+  let elapsed = select(params.clock0, params.clock1, input.basis != 0u) - input.clock;
+
+  var loco: ControlState;
+  var blend: Blend;
+  if (input.hasLocomotion != 0u) {
+    loco = stepLocomotion(input, handle);
+    blend = locomotionBlend(vec2f(loco.velocityX, loco.velocityZ), loco.heading);
+  }
+
+  // Source weights of the crossfade (Crossfader.sourceWeights): each fade blends over all before it.
+  var weights: array<f32, 4>;
+  var rest = 1.0;
+  for (var i = i32(input.fadeCount) - 1; i >= 0; i--) {
+    let f = input.fades[i];
+    let e = f.elapsed + select(elapsed, -elapsed, f.reversing != 0u);
+    let w = curveAt(f.curve, e / f.duration);
+    weights[i + 1] = w * rest;
+    rest *= 1.0 - w;
+  }
+  weights[0] = rest;
+
+  // Flatten every source into at most MAX_BLEND weighted clips (AnimationController.writeOutput).
+  entryCount = 0u;
+  for (var i = 0u; i <= input.fadeCount; i++) {
+    var source = input.current;
+    if (i > 0u) {
+      source = input.fades[i - 1u].source;
+    }
+    if (source.kind == SOURCE_CLIP) {
+      let p = playback(source, elapsed);
+      addEntry(source.clip, p.time, p.speed, weights[i]);
+    } else if (input.hasLocomotion != 0u) {
+      for (var k = 0u; k < blend.count; k++) {
+        addEntry(blend.clips[k], loco.phase * blend.durations[k], blend.durations[k] / blend.cycle * blend.rateScale, weights[i] * blend.weights[k]);
+      }
+    }
+  }
+
+  // The action layers: a handed-over action fading out under the new one, then the action.
+  var previousWeight = 0.0;
+  var actionWeight = 0.0;
+  var action = ActionInfo(0u, 0.0, 0.0, CURVE_LINEAR, MASK_NONE);
+  if (input.actionPhase != ACTION_NONE) {
+    action = actionInfo(input.action);
+    let t = input.actionPhaseTime + elapsed;
+    if (input.actionPhase == ACTION_IN) {
+      actionWeight = select(1.0, curveAt(action.curve, t / action.fadeIn), action.fadeIn > 0.0);
+    } else if (input.actionPhase == ACTION_PLAY) {
+      actionWeight = 1.0;
+    } else {
+      actionWeight = select(0.0, 1.0 - curveAt(action.curve, t / action.fadeOut), action.fadeOut > 0.0);
+    }
+    if (input.previousAction != NO_INDEX) {
+      var u = 1.0;
+      if (action.fadeIn > 0.0) {
+        u = select(2.0, t / action.fadeIn, input.actionPhase == ACTION_IN);
+      }
+      previousWeight = input.previousStartWeight * (1.0 - curveAt(action.curve, u));
+    }
+  }
+  let handover = previousWeight > 0.0;
+  let limit = select(MAX_BLEND, MAX_BLEND - 1u, handover);
+  while (entryCount > limit) {
+    removeEntry(lightest(entryCount));
+  }
+
+  // Write the records: base clip in the instance record, the rest as override layers.
+  let stack = instances[slot].layers;
+  var base = Entry(input.current.clip, 0.0, 0.0, 1.0);
+  if (entryCount > 0u) {
+    base = entries[0];
+  }
+  let d = clipDuration(base.clip);
+  instances[slot].clipA = base.clip;
+  instances[slot].clipB = base.clip;
+  instances[slot].phaseA = wrapTime(base.time - base.speed * params.crowdClock, d);
+  instances[slot].phaseB = 0.0;
+  instances[slot].speedA = base.speed;
+  instances[slot].speedB = 0.0;
+  instances[slot].blend = 0.0;
+  var layer = 0u;
+  var total = base.weight;
+  for (var i = 1u; i < entryCount; i++) {
+    total += entries[i].weight;
+    pushLayer(stack, layer, entries[i].clip, entries[i].time, entries[i].speed, entries[i].weight / total, MASK_NONE);
+    layer++;
+  }
+  if (handover) {
+    let previous = actionInfo(input.previousAction);
+    let p = playback(input.previousPlay, elapsed);
+    pushLayer(stack, layer, previous.clip, p.time, p.speed, previousWeight, previous.mask);
+    layer++;
+  }
+  if (input.actionPhase != ACTION_NONE && actionWeight > 0.0) {
+    let p = playback(input.actionPlay, elapsed);
+    pushLayer(stack, layer, action.clip, p.time, p.speed, actionWeight, action.mask);
+    layer++;
+  }
+  stacks[stack].overrideCount = layer;
+  stacks[stack].additiveCount = 0u;
+
+  if (input.hasLocomotion != 0u) {
+    let sc = sinCos(loco.heading);
+    let c = sc.y;
+    let s = sc.x;
+    instances[slot].world = mat4x4f(vec4f(c, 0.0, -s, 0.0), vec4f(0.0, 1.0, 0.0, 0.0), vec4f(s, 0.0, c, 0.0), vec4f(loco.x, 0.0, loco.z, 1.0));
+  }
+}
+
+struct ActionInfo {
+  clip: u32,
+  fadeIn: f32,
+  fadeOut: f32,
+  curve: u32,
+  mask: u32,
+}
+
+fn actionInfo(index: u32) -> ActionInfo {
+  let o = params.actionBase + index * 8u;
+  return ActionInfo(modelU32(o), model[o + 1u], model[o + 2u], modelU32(o + 3u), modelU32(o + 4u));
+}

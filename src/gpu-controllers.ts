@@ -1,0 +1,234 @@
+import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY, type AnimationController, type ControllerDriver, type ControllerRuntime } from './anim/control/controller';
+import { TIME_EPSILON } from './anim/control/crossfader';
+import type { BlendCurve } from './anim/control/curves';
+import { TimerQueue } from './anim/control/timers';
+import { buildControlModel, ControlUpdates, CurveTables } from './control-records';
+import type { Crowd } from './crowd';
+import { ControlPass, type ControlClocks } from './gpu/control-pass';
+import type { InstanceStore } from './gpu/instance-store';
+
+/**
+ * Seconds of control clock per basis period. Records hold times relative to the start of their
+ * period so that f32 keeps them precise (ulp(2 x 60 s) = 7.6e-6 s). Every record is rewritten
+ * within the first half of the period after the one it was written in (a refresh timer, spread
+ * by handle), so at most two periods are live and the pass gets now in both. At 100,000
+ * controllers that is 100,000 / (60 s x 60 fps / 2) = 56 refreshes a frame.
+ */
+export const CONTROL_PERIOD_SECONDS = 60;
+
+/** Work a frame cost, for the overlay and the benchmark. */
+export interface ControlFrameStats {
+  /** Controllers rewritten: commands, due transitions and refreshes. */
+  events: number;
+  /** Bytes sent to the GPU for them (records, the handle list). */
+  uploadBytes: number;
+}
+
+/**
+ * GPU-driven animation controllers of one crowd: the CPU keeps every controller's discrete
+ * state (src/anim/control, the reference) and touches one only on an event (a command, a
+ * transition due at a known time, a periodic refresh), rewriting its ControlInput record; the
+ * control pass (shaders/control.wgsl) evaluates everything continuous every frame on the GPU:
+ * fade weights, clip times, action layers, locomotion movement and its blend.
+ *
+ * Per frame: update(dt) pops the due timers (O(events)); the crowd's update and encode then run
+ * the control pass before the pose pass (the crowd calls prepare and encode). Nothing allocates
+ * per frame. A controller's `output` and locomotion position are not maintained on the CPU
+ * here (readState reads the GPU's, a frame late).
+ */
+export class GpuControllers implements ControllerDriver {
+  private readonly pass: ControlPass;
+  private readonly curves = new CurveTables();
+  private curveCount: number;
+  private readonly updates = new ControlUpdates();
+  private readonly timers = new TimerQueue();
+  private readonly store: InstanceStore;
+  /** Handles of the GPU-driven controllers, dense. */
+  private list = new Uint32Array(64);
+  private count = 0;
+  private listChanged = false;
+  /** Per handle: position in `list` (-1: not GPU-driven), control clock its discrete state is at, epoch, start placement. */
+  private indexOf = new Int32Array(64).fill(-1);
+  private touched = new Float64Array(64);
+  private epochOf = new Uint32Array(64);
+  private start = new Float64Array(64 * 3);
+  private readonly controllers: (AnimationController | undefined)[] = [];
+  private readonly handleOf = new Map<AnimationController, number>();
+  private nextEpoch = 1;
+  /** The control clock: seconds, the sum of every update's dt (float64, never rebased). */
+  private clock = 0;
+  /** dt of the update not yet handed to the GPU (locomotion integrates it once). */
+  private pendingDt = 0;
+  private readonly clocks = { crowdClock: 0, dt: 0, clock0: 0, clock1: 0 } satisfies ControlClocks;
+  readonly stats: ControlFrameStats = { events: 0, uploadBytes: 0 };
+
+  constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
+    this.store = crowd.instanceStore;
+    this.pass = new ControlPass(crowd.device, buildControlModel(runtime, maskIds, this.curves));
+    this.curveCount = this.curves.count;
+    crowd.addPrepass(this);
+  }
+
+  /** GPU-driven controllers. */
+  get size(): number {
+    return this.count;
+  }
+
+  /** Makes `controller` (of instance `handle`, starting at x, z facing heading) GPU-driven. */
+  add(handle: number, controller: AnimationController, x: number, z: number, heading: number): void {
+    this.store.makeLayered(handle); // the pass writes a stack for every controller
+    this.ensure(handle);
+    controller.driver = this;
+    this.controllers[handle] = controller;
+    this.handleOf.set(controller, handle);
+    if (this.count === this.list.length) {
+      const grown = new Uint32Array(this.list.length * 2);
+      grown.set(this.list);
+      this.list = grown;
+    }
+    this.indexOf[handle] = this.count;
+    this.list[this.count++] = handle;
+    this.listChanged = true;
+    this.epochOf[handle] = this.nextEpoch++;
+    this.start[handle * 3] = x;
+    this.start[handle * 3 + 1] = z;
+    this.start[handle * 3 + 2] = heading;
+    this.touched[handle] = this.clock;
+    this.rewrite(handle);
+  }
+
+  /** Stops driving instance `handle`'s controller (its last pose stays as written). */
+  remove(handle: number): void {
+    const at = this.indexOf[handle];
+    if (!(at >= 0)) return;
+    const last = this.list[--this.count];
+    this.list[at] = last;
+    this.indexOf[last] = at;
+    this.indexOf[handle] = -1;
+    this.listChanged = true;
+    this.timers.cancel(handle);
+    this.updates.drop(handle);
+    const controller = this.controllers[handle]!;
+    controller.driver = null;
+    this.handleOf.delete(controller);
+    this.controllers[handle] = undefined;
+  }
+
+  has(handle: number): boolean {
+    return handle < this.indexOf.length && this.indexOf[handle] >= 0;
+  }
+
+  /** Advances the control clock by dt and applies every transition now due: O(events). */
+  update(dt: number): void {
+    this.clock += dt;
+    this.pendingDt += dt;
+    for (let handle = this.timers.popDue(this.clock); handle >= 0; handle = this.timers.popDue(this.clock)) {
+      this.catchUp(handle);
+      this.rewrite(handle);
+    }
+  }
+
+  beforeCommand(controller: AnimationController): void {
+    this.catchUp(this.handleOf.get(controller)!);
+  }
+
+  afterCommand(controller: AnimationController): void {
+    this.rewrite(this.handleOf.get(controller)!);
+  }
+
+  checkCurve(curve: BlendCurve, where: string): void {
+    this.curves.id(curve, where);
+    if (this.curves.count !== this.curveCount) {
+      this.pass.setModel(buildControlModel(this.runtime, this.maskIds, this.curves));
+      this.curveCount = this.curves.count;
+    }
+  }
+
+  /** Called by the crowd's update, after its own uploads: sends the frame's records and uniforms. */
+  prepare(crowdClock: number): void {
+    const period = Math.floor(this.clock / CONTROL_PERIOD_SECONDS);
+    const local = this.clock - period * CONTROL_PERIOD_SECONDS;
+    const c = this.clocks;
+    c.crowdClock = crowdClock;
+    c.dt = this.pendingDt;
+    c.clock0 = period % 2 === 0 ? local : local + CONTROL_PERIOD_SECONDS;
+    c.clock1 = period % 2 === 0 ? local + CONTROL_PERIOD_SECONDS : local;
+    this.stats.uploadBytes = this.updates.count * 244 + (this.listChanged ? this.count * 4 : 0);
+    this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.store.handleCount, c);
+    this.stats.events = this.updates.count;
+    this.listChanged = false;
+    this.updates.clear();
+    this.pendingDt = 0;
+  }
+
+  /** Called by the crowd's encode, before the pose pass. */
+  encode(encoder: GPUCommandEncoder): void {
+    this.pass.encode(encoder);
+  }
+
+  /** The control pass's per-handle locomotion state (CONTROL_STATE records), for readback. */
+  get stateBuffer(): GPUBuffer {
+    return this.pass.stateBuffer;
+  }
+
+  destroy(): void {
+    this.pass.destroy();
+  }
+
+  /** Brings handle's discrete state up to the control clock (no transition lies in between: timers see to it). */
+  private catchUp(handle: number): void {
+    const dt = this.clock - this.touched[handle];
+    if (dt > 0) this.controllers[handle]!.advanceDiscrete(dt);
+    this.touched[handle] = this.clock;
+  }
+
+  /** Queues handle's record as of now and schedules its next transition or refresh. */
+  private rewrite(handle: number): void {
+    const controller = this.controllers[handle]!;
+    const period = Math.floor(this.clock / CONTROL_PERIOD_SECONDS);
+    const s = handle * 3;
+    this.updates.write(handle, controller, this.clock - period * CONTROL_PERIOD_SECONDS, period % 2, this.epochOf[handle],
+      this.start[s], this.start[s + 1], this.start[s + 2], this.curves);
+    // Refresh within the first half of the next period, spread by handle so the load is even.
+    const refresh = (period + 1 + ((handle * 0.618034) % 1) * 0.5) * CONTROL_PERIOD_SECONDS;
+    this.timers.schedule(handle, Math.min(refresh, this.clock + this.nextTransition(controller)));
+  }
+
+  /** Seconds until the controller's discrete state next changes by itself (Infinity: never). */
+  private nextTransition(c: AnimationController): number {
+    let next = Infinity;
+    const f = c.crossfader;
+    for (let i = 0; i < f.fadeCount; i++) {
+      const fade = f.fades[i];
+      next = Math.min(next, fade.reversing ? fade.elapsed - TIME_EPSILON : fade.duration - TIME_EPSILON - fade.elapsed);
+    }
+    if (c.actionPhase !== ACTION_NONE) {
+      const action = this.runtime.config.actions[c.action];
+      if (c.actionPhase === ACTION_IN) next = Math.min(next, action.fadeIn - TIME_EPSILON - c.actionPhaseTime);
+      if (c.actionPhase === ACTION_PLAY) {
+        const p = c.actionPlayback;
+        const remaining = p.finished ? 0 : p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
+        next = Math.min(next, remaining - action.fadeOut - TIME_EPSILON);
+      }
+      if (c.actionPhase === ACTION_OUT) next = Math.min(next, action.fadeOut - TIME_EPSILON - c.actionPhaseTime);
+    }
+    return next;
+  }
+
+  private ensure(handle: number): void {
+    if (handle < this.indexOf.length) return;
+    const n = Math.max(handle + 1, this.indexOf.length * 2);
+    const indexOf = new Int32Array(n).fill(-1);
+    indexOf.set(this.indexOf);
+    this.indexOf = indexOf;
+    const touched = new Float64Array(n);
+    touched.set(this.touched);
+    this.touched = touched;
+    const epochs = new Uint32Array(n);
+    epochs.set(this.epochOf);
+    this.epochOf = epochs;
+    const start = new Float64Array(n * 3);
+    start.set(this.start);
+    this.start = start;
+  }
+}

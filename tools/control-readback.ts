@@ -1,0 +1,49 @@
+import type { Crowd } from '../src/crowd';
+import { INSTANCE, LAYER, LAYER_STACK, MASK_NONE } from '../src/gpu/layout';
+import { wrapTime } from '../src/math/time';
+
+/** One clip of a stack as the GPU holds it: clip index, time now (s), weight, crowd mask id or -1. */
+export interface ReadLayer { clip: number; time: number; weight: number; mask: number }
+
+/** What the GPU holds for one instance: its base clip (weight 1) and override layers, and its world placement. */
+export interface ReadStack { layers: ReadLayer[]; x: number; z: number; yaw: number }
+
+/**
+ * Reads back what the GPU wrote for instance `id` of `crowd` (after a submitted frame): the base
+ * clip of its instance record and the override layers of its stack, times evaluated at the
+ * crowd's clock as the pose pass does (f32), and the translation and yaw of its world transform.
+ * Waits for the GPU: for tools and tests, never for a frame loop.
+ */
+export async function readInstanceStack(device: GPUDevice, crowd: Crowd, id: number): Promise<ReadStack> {
+  const store = crowd.instanceStore;
+  const durations = crowd.character.clipDurations;
+  const slot = crowd.jointMatrixIndex(id) / crowd.jointsPerInstance;
+  const record = new DataView(await readBack(device, store.instanceBuffer, slot * INSTANCE.size, INSTANCE.size));
+  const clock = Math.fround(crowd.clock);
+  const at = (clip: number, phase: number, speed: number) => wrapTime(phase + speed * clock, durations[clip]);
+  const clip = record.getUint32(INSTANCE.clipA, true);
+  const layers = [{ clip, time: at(clip, record.getFloat32(INSTANCE.phaseA, true), record.getFloat32(INSTANCE.speedA, true)), weight: 1, mask: -1 }];
+  const stack = record.getUint32(INSTANCE.layers, true);
+  if (stack !== 0xffffffff) {
+    const s = new DataView(await readBack(device, store.layerStackBuffer, stack * LAYER_STACK.size, LAYER_STACK.size));
+    for (let i = 0; i < s.getUint32(LAYER_STACK.overrideCount, true); i++) {
+      const l = LAYER_STACK.layers + i * LAYER.size;
+      const c = s.getUint32(l + LAYER.clip, true);
+      const mask = s.getUint32(l + LAYER.mask, true);
+      layers.push({ clip: c, time: at(c, s.getFloat32(l + LAYER.phase, true), s.getFloat32(l + LAYER.speed, true)), weight: s.getFloat32(l + LAYER.weight, true), mask: mask === MASK_NONE ? -1 : mask });
+    }
+  }
+  const w = (k: number) => record.getFloat32(INSTANCE.world + k * 4, true);
+  return { layers, x: w(12), z: w(14), yaw: Math.atan2(w(8), w(0)) };
+}
+
+async function readBack(device: GPUDevice, buffer: GPUBuffer, offset: number, size: number): Promise<ArrayBuffer> {
+  const staging = device.createBuffer({ label: 'readInstanceStack.staging', size, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const encoder = device.createCommandEncoder();
+  encoder.copyBufferToBuffer(buffer, offset, staging, 0, size);
+  device.queue.submit([encoder.finish()]);
+  await staging.mapAsync(GPUMapMode.READ);
+  const copy = staging.getMappedRange().slice(0);
+  staging.destroy();
+  return copy;
+}

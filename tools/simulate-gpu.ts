@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { ControllerConfig } from '../src/anim/control/config';
+import { applyEntry, type ScriptEntry, type SimulationFrame } from '../src/anim/control/simulate';
+import { loadCharacter, type Character } from '../src/character';
+import { Crowd } from '../src/crowd';
+import { CrowdControllers } from '../src/crowd-controllers';
+import { readInstanceStack } from './control-readback';
+
+/** A Character from a .glb or .gltf on disk (external buffers and images read next to it). */
+export async function readCharacterFile(path: string): Promise<Character> {
+  const bytes = await readFile(path);
+  return loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, {
+    baseUrl: pathToFileURL(path).href,
+    readResource: async (url) => {
+      const file = await readFile(url.startsWith('file:') ? fileURLToPath(url) : url);
+      return file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
+    },
+  });
+}
+
+/**
+ * The simulation of src/anim/control/simulate.ts through the GPU-driven path: one instance of a
+ * crowd under a GPU-driven controller, the script's commands applied at their frames, and each
+ * frame's base and layers read back from what the control pass wrote (times at the crowd clock,
+ * as the pose pass evaluates them), in the same JSON shape as the CPU simulation.
+ */
+export async function simulateOnGpu(device: GPUDevice, character: Character, config: ControllerConfig, script: ScriptEntry[], fps: number): Promise<SimulationFrame[]> {
+  if (!(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a number > 0, got ${fps}`);
+  const crowd = new Crowd(device, character, { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus', capacity: 1 });
+  const controllers = new CrowdControllers(crowd, config, { driver: 'gpu' });
+  const id = crowd.add();
+  const controller = controllers.add(id);
+  const { clipNames, masks } = config;
+  const end = script.length ? script[script.length - 1].at : 0;
+  const frames: SimulationFrame[] = [];
+  let next = 0;
+  try {
+    for (let k = 0; k <= Math.round(end * fps + 1e-9); k++) {
+      const t = k / fps;
+      while (next < script.length && script[next].at <= t + 1e-9) applyEntry(controller, script[next++]);
+      const dt = k === 0 ? 0 : 1 / fps;
+      controllers.update(dt);
+      crowd.update(dt);
+      const encoder = device.createCommandEncoder();
+      crowd.encode(encoder);
+      device.queue.submit([encoder.finish()]);
+      const [base, ...layers] = (await readInstanceStack(device, crowd, id)).layers;
+      frames.push({
+        t, state: controller.state,
+        base: { clip: clipNames[base.clip], time: base.time },
+        // The crowd's masks are the config's, made in order by CrowdControllers: crowd mask k is config mask k.
+        layers: layers.map((l) => ({ clip: clipNames[l.clip], time: l.time, weight: l.weight, ...(l.mask >= 0 ? { mask: masks[l.mask] } : {}) })),
+        additive: [],
+      });
+    }
+  } finally {
+    crowd.destroy();
+  }
+  return frames;
+}
