@@ -11,6 +11,8 @@ const fromHere = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 export default defineConfig({
   root: fromHere('.'),
   publicDir: fromHere('../../public'),
+  // Its own dependency cache, so it never re-bundles three under the demo's dev server (tests run both).
+  cacheDir: fromHere('../../node_modules/.vite-example-three'),
   resolve: {
     alias: [
       { find: /^crowd-skin\/three$/, replacement: fromHere('../../src/three/index.ts') },

@@ -84,8 +84,8 @@ function isGpuTexture(value: unknown): value is GPUTexture {
   return typeof value === 'object' && value !== null && typeof (value as GPUTexture).createView === 'function' && typeof (value as GPUTexture).format === 'string';
 }
 
+/** `null`, `undefined`, or the value's class name (`Object` for a plain object). */
 function describe(value: unknown): string {
   if (value === null || value === undefined) return String(value);
-  const name = (value as object).constructor?.name;
-  return name ? `a ${name}` : typeof value;
+  return (value as object).constructor?.name ?? typeof value;
 }
