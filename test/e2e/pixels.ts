@@ -50,3 +50,47 @@ export function shareChanged(a: Image, b: Image, skip: Rect[], tolerance = 16): 
   }
   return changed / Math.max(1, counted);
 }
+
+/** Largest difference over R, G and B between the pixels at byte offset `o` of two images. */
+function rgbDistance(a: Image, b: Image, o: number): number {
+  return Math.max(Math.abs(a.data[o] - b.data[o]), Math.abs(a.data[o + 1] - b.data[o + 1]), Math.abs(a.data[o + 2] - b.data[o + 2]));
+}
+
+/** A pixel mask (1 = set), row-major, of an image's size. */
+export interface Mask { width: number; height: number; bits: Uint8Array }
+
+/** The pixels whose colour differs between two same-sized images by more than `tolerance`. */
+export function differenceMask(a: Image, b: Image, tolerance = 16): Mask {
+  if (a.width !== b.width || a.height !== b.height) throw new Error(`image sizes differ: ${a.width}x${a.height} vs ${b.width}x${b.height}`);
+  const bits = new Uint8Array(a.width * a.height);
+  for (let p = 0; p < bits.length; p++) bits[p] = rgbDistance(a, b, p * 4) > tolerance ? 1 : 0;
+  return { width: a.width, height: a.height, bits };
+}
+
+/** The mask shrunk by `radius` pixels: set only where every pixel within that square is set (drops anti-aliased edges). */
+export function erode(mask: Mask, radius = 1): Mask {
+  const { width, height } = mask;
+  const bits = new Uint8Array(width * height);
+  for (let y = radius; y < height - radius; y++) {
+    for (let x = radius; x < width - radius; x++) {
+      let all = 1;
+      for (let dy = -radius; dy <= radius && all; dy++) for (let dx = -radius; dx <= radius && all; dx++) all = mask.bits[(y + dy) * width + x + dx];
+      bits[y * width + x] = all;
+    }
+  }
+  return { width, height, bits };
+}
+
+/** Pixels set in a mask. */
+export function maskCount(mask: Mask): number {
+  let n = 0;
+  for (const bit of mask.bits) n += bit;
+  return n;
+}
+
+/** Share of the mask's pixels whose colour differs between two images by more than `tolerance`. */
+export function shareChangedIn(a: Image, b: Image, mask: Mask, tolerance = 16): number {
+  let changed = 0;
+  for (let p = 0; p < mask.bits.length; p++) if (mask.bits[p] && rgbDistance(a, b, p * 4) > tolerance) changed++;
+  return changed / Math.max(1, maskCount(mask));
+}

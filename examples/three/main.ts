@@ -1,0 +1,100 @@
+/**
+ * A three.js scene (WebGPURenderer, a camera, lights, a ground and a box) with a crowd of 100
+ * Foxes from crowd-skin walking in rings around the box. The crowd shares three's GPUDevice,
+ * camera and depth buffer, so foxes pass behind and in front of the box. Units: metres, seconds.
+ */
+import * as THREE from 'three/webgpu';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+import { loadCharacter } from 'crowd-skin';
+import { ThreeCrowdRenderer } from 'crowd-skin/three';
+
+const COUNT = 100;
+const FOX_HEIGHT = 0.8; // metres, rest pose
+const FIRST_RING = 3; // metres from the box
+const RING_STEP = 1.4;
+const GAP = 1.9; // metres of ring per fox (a Fox is ~1.6 m long at this height)
+
+async function main(): Promise<void> {
+  const renderer = new THREE.WebGPURenderer({ antialias: true });
+  renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
+  renderer.setSize(innerWidth, innerHeight);
+  document.body.append(renderer.domElement);
+  await renderer.init();
+  const crowds = new ThreeCrowdRenderer(renderer); // throws if three fell back to WebGL 2
+
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(0xb3c4d6);
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x667755, 1.2));
+  const sun = new THREE.DirectionalLight(0xffffff, 2);
+  sun.position.set(-4, 10, 6);
+  scene.add(sun);
+  const ground = new THREE.Mesh(new THREE.PlaneGeometry(200, 200), new THREE.MeshStandardMaterial({ color: 0x8f9a94 }));
+  ground.rotation.x = -Math.PI / 2;
+  scene.add(ground);
+  const box = new THREE.Mesh(new THREE.BoxGeometry(2, 2, 2), new THREE.MeshStandardMaterial({ color: 0x3366cc }));
+  box.position.y = 1;
+  scene.add(box);
+
+  const camera = new THREE.PerspectiveCamera(45, innerWidth / innerHeight, 0.1, 200);
+  camera.position.set(0, 7, 17);
+  const controls = new OrbitControls(camera, renderer.domElement);
+  controls.target.set(0, 0.6, 0);
+  controls.update();
+
+  const fox = await loadCharacter(`${import.meta.env.BASE_URL}models/Fox/Fox.glb`);
+  const crowd = crowds.createCrowd(fox, { capacity: COUNT });
+  const scale = FOX_HEIGHT / (fox.bounds.max[1] - fox.bounds.min[1]);
+  const lift = -fox.bounds.min[1] * scale; // feet on the ground
+
+  // Rings around the box, each fox walking counter-clockwise; outer rings blend towards Run.
+  const ids = new Int32Array(COUNT);
+  const radius = new Float32Array(COUNT);
+  const angle = new Float32Array(COUNT);
+  const speed = new Float32Array(COUNT); // metres per second along the ring
+  const place = (i: number) => {
+    const a = angle[i];
+    // Position (r cos a, -r sin a) moves along (-sin a, -cos a) as a grows; yaw y faces (sin y, cos y).
+    crowd.setPlacement(ids[i], radius[i] * Math.cos(a), lift, -radius[i] * Math.sin(a), a + Math.PI, scale);
+  };
+  for (let i = 0, r = FIRST_RING; i < COUNT; r += RING_STEP) {
+    const inRing = Math.min(COUNT - i, Math.floor((2 * Math.PI * r) / GAP));
+    const blend = Math.min(1, (r - FIRST_RING) / (4 * RING_STEP));
+    for (let k = 0; k < inRing; k++, i++) {
+      ids[i] = crowd.add({ clipA: 'Walk', clipB: 'Run', blend, timeA: i * 0.37, timeB: i * 0.37 });
+      radius[i] = r;
+      angle[i] = (2 * Math.PI * k) / inRing;
+      speed[i] = 0.9 + 2.4 * blend;
+      place(i);
+    }
+  }
+
+  // Exposed for the end-to-end test and the browser console.
+  const example = { THREE, renderer, scene, camera, box, crowd, crowds, ids, scale, lift, frames: 0, paused: false };
+  Object.assign(window, { threeExample: example });
+
+  addEventListener('resize', () => {
+    camera.aspect = innerWidth / innerHeight;
+    camera.updateProjectionMatrix();
+    renderer.setSize(innerWidth, innerHeight);
+  });
+
+  let last = performance.now();
+  renderer.setAnimationLoop((now: number) => {
+    const dt = example.paused ? 0 : Math.min((now - last) / 1000, 0.1);
+    last = now;
+    for (let i = 0; i < COUNT && dt > 0; i++) {
+      angle[i] += (dt * speed[i]) / radius[i];
+      place(i);
+    }
+    crowd.update(dt);
+    crowds.render(scene, camera); // in place of renderer.render(scene, camera)
+    document.body.dataset.frames = String(++example.frames);
+  });
+}
+
+main().catch((error: Error) => {
+  const message = document.getElementById('message')!;
+  message.textContent = `${error.name}: ${error.message}`;
+  message.hidden = false;
+  console.error(error);
+});

@@ -1,0 +1,91 @@
+/**
+ * The only place where crowd-skin/three reaches past three.js's public API (written against
+ * three r187). Two things are not public there:
+ *
+ * - the GPUDevice: `renderer.backend.device`, documented in WebGPUBackend's source as "a reference
+ *   to the device" but absent from its type declarations;
+ * - the GPUTexture behind a three texture: the backend's per-object data, `backend.get(texture)`,
+ *   which for a render target's colour texture holds `{ texture, msaaTexture? }` (the MSAA texture
+ *   resolves into `texture`) and for a multisampled depth texture the multisampled texture itself.
+ *   three r187 has no public accessor (ExternalTexture wraps a GPUTexture for sampling only).
+ *
+ * Both are checked when the bridge starts, so a three.js release that changes them fails here
+ * with a sentence, not with a WebGPU validation error later.
+ */
+import { REVISION, type Renderer, type Texture } from 'three/webgpu';
+
+/** What three's WebGPU backend keeps for one texture (see WebGPUTextureUtils.createTexture). */
+export interface BackendTextureData {
+  texture?: GPUTexture;
+  msaaTexture?: GPUTexture;
+}
+
+interface BackendInternals {
+  readonly isWebGPUBackend?: boolean;
+  readonly isWebGLBackend?: boolean;
+  readonly device?: GPUDevice | null;
+  get?(object: object): BackendTextureData;
+}
+
+/** Access to a WebGPURenderer's WebGPU backend; does not own anything. */
+export interface WebGpuBackend {
+  readonly device: GPUDevice;
+  /** The GPU textures three created for `texture` (after three rendered into it or initRenderTarget). */
+  textureData(texture: Texture): BackendTextureData;
+}
+
+const PREFIX = 'crowd-skin/three';
+
+/**
+ * The renderer's WebGPU backend, or an error naming what is wrong: not a WebGPURenderer, not
+ * initialised yet, three's WebGL 2 fallback, or a three.js release whose internals moved.
+ */
+export function webgpuBackend(renderer: Renderer): WebGpuBackend {
+  const backend = (renderer as { backend?: unknown } | null)?.backend as BackendInternals | undefined;
+  if (!backend || typeof backend !== 'object') {
+    throw new TypeError(`${PREFIX}: expected a three.js WebGPURenderer (import { WebGPURenderer } from 'three/webgpu'), got ${describe(renderer)} with no .backend`);
+  }
+  if (backend.isWebGLBackend === true) {
+    throw new Error(`${PREFIX}: the renderer runs three's WebGL 2 fallback backend (renderer.backend.isWebGLBackend is true), ` +
+      'either because this browser offers no WebGPU (navigator.gpu is missing or no adapter was found) or because the renderer was made with ' +
+      '{ forceWebGL: true }. Crowds draw with WebGPU only: use a browser with WebGPU and do not pass forceWebGL.');
+  }
+  if (backend.isWebGPUBackend !== true) {
+    throw new TypeError(`${PREFIX}: renderer.backend is not three's WebGPUBackend (isWebGPUBackend is ${String(backend.isWebGPUBackend)})`);
+  }
+  if (!renderer.initialized || !backend.device) {
+    throw new Error(`${PREFIX}: the renderer is not initialised (renderer.backend.device is ${backend.device === null ? 'null' : 'missing'}): ` +
+      '`await renderer.init()` first, which picks the backend and creates its GPUDevice');
+  }
+  const get = backend.get;
+  if (typeof get !== 'function') {
+    throw new Error(`${PREFIX}: three r${REVISION}'s WebGPU backend has no get(object) for its per-object GPU data; this bridge was written against r187`);
+  }
+  return { device: backend.device, textureData: (texture) => get.call(backend, texture) };
+}
+
+/** The GPUTexture a render pass attaches for `texture`: the MSAA texture where there is one. */
+export function attachmentTexture(backend: WebGpuBackend, texture: Texture, what: string): GPUTexture {
+  const data = backend.textureData(texture);
+  const gpuTexture = data.msaaTexture ?? data.texture;
+  if (!isGpuTexture(gpuTexture)) {
+    throw new Error(`${PREFIX}: three r${REVISION} keeps no GPUTexture for the ${what} (renderer.backend.get(texture).texture); this bridge was written against r187`);
+  }
+  return gpuTexture;
+}
+
+/** The single-sample texture an MSAA attachment resolves into, or undefined without MSAA. */
+export function resolveTexture(backend: WebGpuBackend, texture: Texture): GPUTexture | undefined {
+  const data = backend.textureData(texture);
+  return data.msaaTexture ? data.texture : undefined;
+}
+
+function isGpuTexture(value: unknown): value is GPUTexture {
+  return typeof value === 'object' && value !== null && typeof (value as GPUTexture).createView === 'function' && typeof (value as GPUTexture).format === 'string';
+}
+
+/** `null`, `undefined`, or the value's class name (`Object` for a plain object). */
+function describe(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  return (value as object).constructor?.name ?? typeof value;
+}

@@ -1,0 +1,269 @@
+/**
+ * crowd-skin/three: crowds inside a three.js scene drawn by three's WebGPURenderer (three r187,
+ * an optional peer dependency; nothing else in crowd-skin imports three).
+ *
+ *   import { WebGPURenderer, Scene, PerspectiveCamera } from 'three/webgpu';
+ *   import { loadCharacter } from 'crowd-skin';
+ *   import { ThreeCrowdRenderer } from 'crowd-skin/three';
+ *
+ *   const renderer = new WebGPURenderer({ antialias: true });
+ *   await renderer.init();                                   // picks WebGPU, creates the GPUDevice
+ *   const crowds = new ThreeCrowdRenderer(renderer);          // throws on the WebGL 2 fallback
+ *   const crowd = crowds.createCrowd(await loadCharacter('/models/Fox/Fox.glb'));
+ *   crowd.add({ clipA: 'Walk', transform });                 // metres and seconds, as in three
+ *   renderer.setAnimationLoop(() => {
+ *     crowd.update(dt);                                      // the crowd clock, seconds
+ *     crowds.render(scene, camera);                          // instead of renderer.render(scene, camera)
+ *   });
+ *
+ * How a frame is drawn (all on three's GPUDevice, `renderer.backend.device`):
+ * 1. three renders the scene's opaque objects into `target`, a RenderTarget with a colour
+ *    texture and a DepthTexture of the canvas's drawing-buffer size (MSAA as the renderer's);
+ * 2. one command buffer of ours: every crowd's pose compute pass, then one render pass that loads
+ *    that colour and depth and draws the crowds with three's camera (projectionMatrix x
+ *    matrixWorldInverse, WebGPU clip space z in [0, 1]), depth-tested against three's objects;
+ * 3. three renders the transparent objects on top, so glass in front of a character blends over it;
+ * 4. three's RenderPipeline writes `target` to the canvas with the renderer's toneMapping and
+ *    outputColorSpace (what three does itself with its internal framebuffer target).
+ */
+import {
+  Matrix4, RenderPipeline, RenderTarget, DepthTexture, FloatType, SRGBColorSpace, UnsignedByteType, Vector2,
+  type Camera, type Object3D, type Renderer,
+} from 'three/webgpu';
+import { screenUV, texture } from 'three/tsl';
+import { Crowd, type Character, type CrowdOptions } from '../index';
+import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
+
+export interface ThreeCrowdRendererOptions {
+  /**
+   * MSAA samples of the scene target: 1 or 4. Default: the renderer's (`renderer.samples`, 4 with
+   * `antialias: true`, otherwise 1).
+   */
+  samples?: 1 | 4;
+  /**
+   * Draw three's transparent objects after the crowds (default true), which costs a second
+   * `renderer.render` of the scene (opaque objects off) each frame. Pass false for scenes without
+   * transparent objects: they are then drawn before the crowds and do not blend over characters.
+   */
+  transparentAfterCrowds?: boolean;
+}
+
+/** Crowd options chosen by the bridge: the formats and samples of its scene target. */
+export type ThreeCrowdFormats = Required<Pick<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>>;
+
+const PREFIX = 'crowd-skin/three';
+
+/**
+ * Draws three.js scenes with crowds in them, sharing three's GPUDevice, camera and depth buffer.
+ * Crowds made by createCrowd are owned by it (dispose destroys them). Per frame: update each
+ * crowd, then render(scene, camera). Nothing is allocated per frame but three's own work and
+ * WebGPU's command encoder.
+ */
+export class ThreeCrowdRenderer {
+  /** three's GPUDevice: the crowds live on it. Not owned. */
+  readonly device: GPUDevice;
+  /**
+   * Where three draws the scene and the crowds draw over it, resized to the renderer's drawing
+   * buffer each frame: 8-bit sRGB colour (linear values, encoded by the GPU) and a 32-bit float
+   * DepthTexture. Sample `target.texture` in your own RenderPipeline to post-process the scene
+   * with its crowds (see renderToTarget).
+   */
+  readonly target: RenderTarget;
+  /** Formats and samples every crowd drawn here is created with. */
+  readonly formats: Readonly<ThreeCrowdFormats>;
+  private readonly backend: WebGpuBackend;
+  private readonly output: RenderPipeline;
+  private readonly transparentAfterCrowds: boolean;
+  private readonly crowds: Crowd[] = [];
+  private readonly viewProjection = new Matrix4();
+  private readonly drawingBufferSize = new Vector2();
+  private readonly colorAttachment: GPURenderPassColorAttachment;
+  private readonly depthAttachment: GPURenderPassDepthStencilAttachment;
+  private readonly passDescriptor: GPURenderPassDescriptor;
+  private readonly encoderDescriptor: GPUCommandEncoderDescriptor = { label: 'ThreeCrowdRenderer.frame' };
+  private readonly commandBuffers: GPUCommandBuffer[] = [];
+  /** The GPU textures the attachments' views were made from; three re-creates them on resize. */
+  private boundColor: GPUTexture | undefined;
+  private boundDepth: GPUTexture | undefined;
+
+  /**
+   * `renderer` must be a three.js WebGPURenderer on its WebGPU backend, initialised
+   * (`await renderer.init()`), with a standard depth buffer (not reversedDepthBuffer, not
+   * logarithmicDepthBuffer); each of these is checked and named when it is not so.
+   */
+  constructor(readonly renderer: Renderer, options: ThreeCrowdRendererOptions = {}) {
+    this.backend = webgpuBackend(renderer);
+    this.device = this.backend.device;
+    checkDepthConventions(renderer);
+    checkVertexStorage(this.device);
+    const samples = options.samples ?? (renderer.samples > 1 ? 4 : 1);
+    if (samples !== 1 && samples !== 4) throw new RangeError(`${PREFIX}: samples must be 1 or 4 (WebGPU's MSAA counts), got ${samples}`);
+    this.transparentAfterCrowds = options.transparentAfterCrowds ?? true;
+
+    const { x: width, y: height } = this.targetSize();
+    this.target = new RenderTarget(width, height, {
+      // Linear colour in an sRGB-encoded 8-bit texture: three writes working-space (linear) values,
+      // the crowd's shader too when its target format is -srgb (see below), and sampling decodes.
+      type: UnsignedByteType,
+      colorSpace: SRGBColorSpace,
+      depthTexture: new DepthTexture(width, height, FloatType),
+      samples: samples > 1 ? samples : 0,
+      generateMipmaps: false,
+    });
+    this.target.texture.name = 'ThreeCrowdRenderer.color';
+    this.target.depthTexture!.name = 'ThreeCrowdRenderer.depth';
+    renderer.initRenderTarget(this.target);
+    const color = attachmentTexture(this.backend, this.target.texture, 'scene target colour');
+    const depth = attachmentTexture(this.backend, this.target.depthTexture!, 'scene target depth');
+    this.formats = { colorFormat: color.format, depthFormat: depth.format, sampleCount: color.sampleCount };
+    if (depth.sampleCount !== color.sampleCount) {
+      throw new Error(`${PREFIX}: three made the scene target's colour ${color.sampleCount}x and its depth ${depth.sampleCount}x multisampled; they must match`);
+    }
+
+    this.colorAttachment = { view: color.createView(), loadOp: 'load', storeOp: 'store' };
+    this.depthAttachment = { view: depth.createView(), depthLoadOp: 'load', depthStoreOp: 'store' };
+    this.passDescriptor = { label: 'ThreeCrowdRenderer.crowds', colorAttachments: [this.colorAttachment], depthStencilAttachment: this.depthAttachment };
+    this.output = new RenderPipeline(renderer, texture(this.target.texture, screenUV));
+  }
+
+  /**
+   * A crowd of `character` on three's device, in this renderer's formats, drawn by every render()
+   * until removeCrowd or dispose. `options` are CrowdOptions but the formats (e.g. capacity).
+   */
+  createCrowd(character: Character, options: Omit<CrowdOptions, keyof ThreeCrowdFormats> = {}): Crowd {
+    const crowd = new Crowd(this.device, character, { ...options, ...this.formats });
+    this.crowds.push(crowd);
+    return crowd;
+  }
+
+  /** Stops drawing `crowd` and destroys it (unless `destroy` is false: it is then yours). */
+  removeCrowd(crowd: Crowd, destroy = true): void {
+    const index = this.crowds.indexOf(crowd);
+    if (index < 0) throw new RangeError(`${PREFIX}: removeCrowd: this crowd was not made by this ThreeCrowdRenderer's createCrowd, or was removed already`);
+    this.crowds.splice(index, 1);
+    if (destroy) crowd.destroy();
+  }
+
+  /**
+   * Draws `scene` with its crowds as seen by `camera` into the renderer's current output (the
+   * canvas, or the render target set with renderer.setRenderTarget), with the renderer's tone
+   * mapping and output colour space. Call it where you would call renderer.render(scene, camera).
+   */
+  render(scene: Object3D, camera: Camera): void {
+    this.renderToTarget(scene, camera);
+    this.output.render();
+  }
+
+  /**
+   * Draws `scene` and the crowds into `target` only (linear colour, no tone mapping), for a
+   * post-processing chain of your own: e.g. `new RenderPipeline(renderer, bloom(texture(crowds.target.texture)))`.
+   */
+  renderToTarget(scene: Object3D, camera: Camera): void {
+    if ((camera as { isArrayCamera?: boolean }).isArrayCamera) throw new TypeError(`${PREFIX}: ArrayCamera (WebXR, multi-view) is not supported: crowds draw with one camera per frame`);
+    const renderer = this.renderer;
+    this.fitTarget();
+    const previousTarget = renderer.getRenderTarget();
+    const previousFace = renderer.getActiveCubeFace();
+    const previousMip = renderer.getActiveMipmapLevel();
+    const { transparent } = renderer;
+    const split = this.transparentAfterCrowds && transparent;
+    renderer.setRenderTarget(this.target);
+    try {
+      renderer.transparent = !split && transparent;
+      renderer.render(scene, camera);
+      renderer.transparent = transparent;
+      // three's render updated the camera: WebGPU clip space, world matrices of this frame.
+      this.drawCrowds(camera);
+      if (split) this.renderTransparent(scene, camera);
+    } finally {
+      renderer.transparent = transparent;
+      renderer.setRenderTarget(previousTarget, previousFace, previousMip);
+    }
+  }
+
+  /** Destroys the crowds it owns, the scene target and the output pipeline. The renderer is not touched. */
+  dispose(): void {
+    for (const crowd of this.crowds) crowd.destroy();
+    this.crowds.length = 0;
+    this.output.dispose();
+    this.target.depthTexture?.dispose();
+    this.target.dispose();
+  }
+
+  private drawCrowds(camera: Camera): void {
+    if (this.crowds.length === 0) return;
+    this.bindAttachments();
+    const viewProjection = this.viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse).elements;
+    const encoder = this.device.createCommandEncoder(this.encoderDescriptor);
+    for (let i = 0; i < this.crowds.length; i++) this.crowds[i].encode(encoder);
+    const pass = encoder.beginRenderPass(this.passDescriptor);
+    for (let i = 0; i < this.crowds.length; i++) this.crowds[i].draw(pass, viewProjection);
+    pass.end();
+    this.commandBuffers[0] = encoder.finish();
+    // three submitted its pass in render(); ours follows it on the same queue.
+    this.device.queue.submit(this.commandBuffers);
+  }
+
+  /** three's transparent objects, over what is in the target: nothing cleared, opaque objects off. */
+  private renderTransparent(scene: Object3D, camera: Camera): void {
+    const renderer = this.renderer;
+    const { opaque, autoClear, autoClearColor, autoClearDepth, autoClearStencil } = renderer;
+    // A scene.background colour makes three clear even with autoClear off; the per-buffer flags stop that.
+    renderer.opaque = false;
+    renderer.autoClear = renderer.autoClearColor = renderer.autoClearDepth = renderer.autoClearStencil = false;
+    try {
+      renderer.render(scene, camera);
+    } finally {
+      renderer.opaque = opaque;
+      renderer.autoClear = autoClear;
+      renderer.autoClearColor = autoClearColor;
+      renderer.autoClearDepth = autoClearDepth;
+      renderer.autoClearStencil = autoClearStencil;
+    }
+  }
+
+  /** The canvas's drawing-buffer size in pixels (CSS size x pixel ratio), at least 1 x 1. */
+  private targetSize(): Vector2 {
+    const size = this.renderer.getDrawingBufferSize(this.drawingBufferSize);
+    return size.set(Math.max(1, Math.floor(size.x)), Math.max(1, Math.floor(size.y)));
+  }
+
+  private fitTarget(): void {
+    const { x, y } = this.targetSize();
+    if (x !== this.target.width || y !== this.target.height) this.target.setSize(x, y);
+  }
+
+  /** Points the pass at three's current GPU textures of the target (new ones after a resize). */
+  private bindAttachments(): void {
+    const color = attachmentTexture(this.backend, this.target.texture, 'scene target colour');
+    const depth = attachmentTexture(this.backend, this.target.depthTexture!, 'scene target depth');
+    if (color === this.boundColor && depth === this.boundDepth) return;
+    this.colorAttachment.view = color.createView({ label: 'ThreeCrowdRenderer.color' });
+    this.colorAttachment.resolveTarget = resolveTexture(this.backend, this.target.texture)?.createView({ label: 'ThreeCrowdRenderer.resolve' });
+    this.depthAttachment.view = depth.createView({ label: 'ThreeCrowdRenderer.depth' });
+    this.boundColor = color;
+    this.boundDepth = depth;
+  }
+}
+
+/** The crowd's depth test is `less` on z in [0, 1]: three must use the same convention. */
+function checkDepthConventions(renderer: Renderer): void {
+  if (renderer.reversedDepthBuffer) {
+    throw new Error(`${PREFIX}: the renderer was made with { reversedDepthBuffer: true } (near = 1, depth test 'greater'); ` +
+      "crowds test depth with 'less' on standard depth, so they cannot share a reversed depth buffer yet: create the renderer without reversedDepthBuffer");
+  }
+  if (renderer.logarithmicDepthBuffer) {
+    throw new Error(`${PREFIX}: the renderer was made with { logarithmicDepthBuffer: true }, which writes a logarithmic depth from three's fragment shaders; ` +
+      "crowds write the rasterised clip-space depth, so the two would not compare: create the renderer without logarithmicDepthBuffer");
+  }
+}
+
+/** three asks for a 'compatibility' adapter; a compatibility-mode device may offer no vertex-stage storage buffers. */
+function checkVertexStorage(device: GPUDevice): void {
+  const limit = (device.limits as GPUSupportedLimits & { maxStorageBuffersInVertexStage?: number }).maxStorageBuffersInVertexStage;
+  if (limit !== undefined && limit < 1) {
+    throw new Error(`${PREFIX}: three's GPUDevice offers no storage buffers in the vertex stage (limits.maxStorageBuffersInVertexStage = ${limit}, ` +
+      'a WebGPU compatibility-mode device); the crowd\'s vertex shader reads its joint matrices from one. Create a core device yourself ' +
+      '(adapter.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) })) and pass it as new WebGPURenderer({ device })');
+  }
+}
