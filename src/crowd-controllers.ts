@@ -1,7 +1,7 @@
 import type { ControllerConfig } from './anim/control/config';
 import { AnimationController, ControllerRuntime } from './anim/control/controller';
 import type { Crowd, InstanceId } from './crowd';
-import { GpuControllers, type ControlFrameStats } from './gpu-controllers';
+import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
 
 /** Who steps a controller: the GPU control pass (CPU cost per event) or the CPU every frame. */
 export type ControllerDriverKind = 'gpu' | 'cpu';
@@ -134,6 +134,34 @@ export class CrowdControllers {
   /** What the last frame cost the GPU-driven controllers: events (rewritten records) and bytes uploaded. */
   get gpuStats(): ControlFrameStats {
     return this.gpuControllers?.stats ?? NO_STATS;
+  }
+
+  /**
+   * Reads GPU-driven controllers' locomotion back every frame the previous read has finished,
+   * for locomotionState (off by default: it copies 32 bytes per instance).
+   */
+  set readBack(on: boolean) {
+    this.gpu.readBack = on;
+  }
+
+  get readBack(): boolean {
+    return this.gpuControllers?.readBack ?? false;
+  }
+
+  /**
+   * Where instance `id` is and how it moves, written into `out`: for a CPU-driven controller its
+   * locomotion now (age 0); for a GPU-driven one the latest state read back (readBack on), a
+   * frame or two late (`age` says how many seconds). False when there is none (no locomotion,
+   * or nothing read back yet). Allocation-free.
+   */
+  locomotionState(id: InstanceId, out: LocomotionReadback): boolean {
+    const controller = this.get(id);
+    if (this.gpuControllers?.has(id)) return this.gpuControllers.locomotionState(id, out);
+    const loco = controller.locomotion;
+    if (!loco) return false;
+    out.x = loco.positionX; out.z = loco.positionZ; out.velocityX = loco.velocityX; out.velocityZ = loco.velocityZ;
+    out.heading = loco.heading; out.phase = loco.phase; out.age = 0;
+    return true;
   }
 
   /** @internal The GPU controllers (created with the first GPU-driven controller). */

@@ -16,6 +16,19 @@ import type { InstanceStore } from './gpu/instance-store';
  */
 export const CONTROL_PERIOD_SECONDS = 60;
 
+/** A GPU-driven controller's locomotion as read back (model units, radians, seconds). */
+export interface LocomotionReadback {
+  x: number;
+  z: number;
+  velocityX: number;
+  velocityZ: number;
+  heading: number;
+  /** Normalised blend phase in [0, 1). */
+  phase: number;
+  /** Seconds between the state's frame and the controllers' clock now. */
+  age: number;
+}
+
 /** Work a frame cost, for the overlay and the benchmark. */
 export interface ControlFrameStats {
   /** Controllers rewritten: commands, due transitions and refreshes. */
@@ -61,6 +74,16 @@ export class GpuControllers implements ControllerDriver {
   private pendingDt = 0;
   private readonly clocks = { crowdClock: 0, dt: 0, clock0: 0, clock1: 0 } satisfies ControlClocks;
   readonly stats: ControlFrameStats = { events: 0, uploadBytes: 0 };
+  /** Read the locomotion state back every frame the previous read has finished (off by default). */
+  readBack = false;
+  /** The latest state read back: CONTROL_STATE records per handle (f32 words), and its control clock. */
+  private snapshot = new Float32Array(0);
+  private snapshotBits = new Uint32Array(0);
+  private snapshotClock = NaN;
+  /** Readback: idle, a copy recorded by encode (map it at the next prepare), or a map in flight. */
+  private readState: 'idle' | 'copied' | 'mapping' = 'idle';
+  private staging: GPUBuffer | null = null;
+  private stagingClock = 0;
 
   constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
     this.store = crowd.instanceStore;
@@ -144,8 +167,24 @@ export class GpuControllers implements ControllerDriver {
     }
   }
 
+  /**
+   * Locomotion state of GPU-driven instance `handle` from the latest readback (enable readBack;
+   * it arrives a frame or two after the GPU computed it), written into `out`; false when there
+   * is none yet or the handle is not GPU-driven. `out.age` is how many seconds old it is.
+   */
+  locomotionState(handle: number, out: LocomotionReadback): boolean {
+    if (!this.has(handle) || (handle + 1) * 8 > this.snapshot.length || Number.isNaN(this.snapshotClock)) return false;
+    const o = handle * 8;
+    const s = this.snapshot;
+    if (this.snapshotBits[o + 6] !== this.epochOf[handle]) return false; // not yet integrated since its (re)start
+    out.x = s[o]; out.z = s[o + 1]; out.velocityX = s[o + 2]; out.velocityZ = s[o + 3]; out.heading = s[o + 4]; out.phase = s[o + 5];
+    out.age = this.clock - this.snapshotClock;
+    return true;
+  }
+
   /** Called by the crowd's update, after its own uploads: sends the frame's records and uniforms. */
   prepare(crowdClock: number): void {
+    if (this.readState === 'copied') this.mapStaging();
     const period = Math.floor(this.clock / CONTROL_PERIOD_SECONDS);
     const local = this.clock - period * CONTROL_PERIOD_SECONDS;
     const c = this.clocks;
@@ -164,6 +203,34 @@ export class GpuControllers implements ControllerDriver {
   /** Called by the crowd's encode, before the pose pass. */
   encode(encoder: GPUCommandEncoder): void {
     this.pass.encode(encoder);
+    if (this.readBack && this.readState === 'idle' && this.count > 0) {
+      const bytes = this.store.handleCount * 32;
+      if (!this.staging || this.staging.size < bytes) {
+        this.staging?.destroy();
+        this.staging = this.pass.device.createBuffer({ label: 'GpuControllers.readback', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+      }
+      encoder.copyBufferToBuffer(this.pass.stateBuffer, 0, this.staging, 0, Math.min(bytes, this.pass.stateBuffer.size));
+      this.stagingClock = this.clock;
+      this.readState = 'copied';
+    }
+  }
+
+  /** Maps the staging copy (its commands were submitted since encode) and keeps it as the snapshot when it arrives. */
+  private mapStaging(): void {
+    const staging = this.staging!;
+    const clock = this.stagingClock;
+    this.readState = 'mapping';
+    staging.mapAsync(GPUMapMode.READ).then(() => {
+      const data = new Float32Array(staging.getMappedRange());
+      if (this.snapshot.length < data.length) {
+        this.snapshot = new Float32Array(data.length);
+        this.snapshotBits = new Uint32Array(this.snapshot.buffer);
+      }
+      this.snapshot.set(data);
+      this.snapshotClock = clock;
+      staging.unmap();
+      this.readState = 'idle';
+    }, () => { this.readState = 'idle'; });
   }
 
   /** The control pass's per-handle locomotion state (CONTROL_STATE records), for readback. */
@@ -173,6 +240,7 @@ export class GpuControllers implements ControllerDriver {
 
   destroy(): void {
     this.pass.destroy();
+    this.staging?.destroy();
   }
 
   /** Brings handle's discrete state up to the control clock (no transition lies in between: timers see to it). */

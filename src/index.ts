@@ -26,7 +26,8 @@ export type { SkinPassOptions } from './gpu/skin-pass';
 export { requiredCrowdLimits } from './gpu/limits';
 
 // Animation control: crossfades, locomotion and actions per instance, from a JSON config.
-export { CrowdControllers } from './crowd-controllers';
+export { CrowdControllers, type ControllerDriverKind, type CrowdControllersOptions } from './crowd-controllers';
+export type { ControlFrameStats, LocomotionReadback } from './gpu-controllers';
 export { AnimationController, ControllerRuntime, type FadeOptions } from './anim/control/controller';
 export {
   ControllerConfigStore, defaultControllerConfig, parseControllerConfig, serializeControllerConfig,

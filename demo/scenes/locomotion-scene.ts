@@ -1,4 +1,4 @@
-import type { AnimationController } from '../../src/index';
+import type { AnimationController, LocomotionReadback } from '../../src/index';
 import { clipWeights } from '../clip-weights';
 import type { Keyboard } from '../keyboard';
 import { Random } from '../random';
@@ -9,13 +9,17 @@ import { Wander } from './wander';
 
 /** Keys shown for actions 1-9. */
 const ACTION_KEYS = 9;
+/** Seconds between two looks at the same wanderer (the scene looks at count * dt / this per frame). */
+const LOOK_PERIOD = 0.5;
 
 /**
  * The locomotion scene: a crowd wandering under animation controllers (CrowdControllers: one
  * controller per instance, the model's <name>.controller.json) with random actions, inside a
- * disc that grows with the count. One selected character is driven by the keyboard instead
- * (WASD relative to the view, Shift runs, 1-9 and Space request actions); the camera follows it,
- * a ring marks it, and a live plot shows how much each clip weighs in its pose.
+ * disc that grows with the count. The wanderers are GPU-driven: the CPU acts only on their
+ * decisions (a slice of them is looked at each frame, with positions read back from the GPU).
+ * One selected character is CPU-driven and follows the keyboard instead (WASD relative to the
+ * view, Shift runs, 1-9 and Space request actions); the camera follows it, a ring marks it, and a
+ * live plot shows how much each clip weighs in its pose.
  */
 export class LocomotionActivity implements SceneActivity {
   readonly kind = 'locomotion';
@@ -36,6 +40,10 @@ export class LocomotionActivity implements SceneActivity {
   private keyMoving = false;
   private elapsed = 0;
   private lastKey = '';
+  /** Next wanderer to look at, and when each was last looked at (scene seconds). */
+  private nextLook = 0;
+  private lookedAt = new Float64Array(0);
+  private readonly state: LocomotionReadback = { x: 0, z: 0, velocityX: 0, velocityZ: 0, heading: 0, phase: 0, age: 0 };
 
   constructor(private readonly scene: Scene, private readonly keyboard: Keyboard, private readonly plot: WeightPlot, notify: (message: string) => void) {
     const { character, controllerConfig: config } = scene;
@@ -52,6 +60,7 @@ export class LocomotionActivity implements SceneActivity {
     if (!config.locomotion) notify(`${scene.label} has no walk clip and no controller config with locomotion: the characters cannot walk`);
     plot.reset(character.clipNames);
     plot.show(true);
+    scene.controllers.readBack = true;
   }
 
   get count(): number {
@@ -75,6 +84,9 @@ export class LocomotionActivity implements SceneActivity {
       ids.set(this.ids);
       this.ids = ids;
       this.wander.reserve(ids.length);
+      const looked = new Float64Array(ids.length);
+      looked.set(this.lookedAt);
+      this.lookedAt = looked;
     }
     this.controllers.length = Math.min(this.controllers.length, this.countValue);
     const spread = this.spacing * Math.sqrt(count / Math.PI);
@@ -88,10 +100,9 @@ export class LocomotionActivity implements SceneActivity {
       const x = r * Math.sin(a);
       const z = r * Math.cos(a);
       const heading = i === 0 ? 0 : this.random.next() * 2 * Math.PI;
-      const controller = controllers.add(id, x, z, heading);
-      // Controllers place only what moves; a model without locomotion stands where it starts.
-      if (!controller.locomotion) crowd.setPlacement(id, x, 0, z, heading);
+      const controller = controllers.add(id, x, z, heading, { driver: i === this.selected ? 'cpu' : 'gpu' });
       this.controllers.push(controller);
+      this.lookedAt[i] = this.elapsed;
       this.wander.start(i);
       this.countValue++;
     }
@@ -102,8 +113,15 @@ export class LocomotionActivity implements SceneActivity {
   /** Hands the keyboard to character `index` (the previous one goes back to wandering). */
   select(index: number): void {
     if (this.countValue === 0) return;
+    const next = ((index % this.countValue) + this.countValue) % this.countValue;
+    if (next !== this.selected) {
+      // The keyboard's character is CPU-driven (its output and position are read every frame);
+      // the one it leaves goes back to the GPU. Each restarts where it stands.
+      if (this.selected < this.countValue) this.redrive(this.selected, 'gpu');
+      this.redrive(next, 'cpu');
+    }
     this.wander.start(this.selected);
-    this.selected = ((index % this.countValue) + this.countValue) % this.countValue;
+    this.selected = next;
     this.keyMoving = false;
     this.lastKey = '';
   }
@@ -123,9 +141,17 @@ export class LocomotionActivity implements SceneActivity {
 
   update(dt: number, viewYaw: number): void {
     if (this.countValue === 0) return;
-    for (let i = 0; i < this.countValue; i++) if (i !== this.selected) this.wander.update(i, this.controllers[i], dt);
+    const controllers = this.scene.controllers;
+    const looks = Math.min(this.countValue, Math.ceil((this.countValue * dt) / LOOK_PERIOD));
+    for (let k = 0; k < looks; k++) {
+      const i = this.nextLook;
+      this.nextLook = (i + 1) % this.countValue;
+      if (i === this.selected || !controllers.locomotionState(this.ids[i], this.state)) continue;
+      this.wander.update(i, this.controllers[i], this.state, this.elapsed - this.lookedAt[i]);
+      this.lookedAt[i] = this.elapsed;
+    }
     this.drive(this.controllers[this.selected], viewYaw);
-    this.scene.controllers.update(dt);
+    controllers.update(dt);
     if (dt > 0) {
       this.elapsed += dt;
       clipWeights(this.controllers[this.selected].output, this.weights);
@@ -163,6 +189,9 @@ export class LocomotionActivity implements SceneActivity {
       }
     }
     if (this.lastKey) lines.push(`last key: ${this.lastKey}`);
+    const stats = this.scene.controllers.gpuStats;
+    lines.push(`GPU-driven: ${this.countValue - 1} · ${stats.events} events, ${stats.uploadBytes} B uploaded this frame`);
+    data.events = String(stats.events);
     data.selected = String(this.selected);
     data.state = state;
     data.speed = loco ? loco.speed.toFixed(3) : '0';
@@ -172,6 +201,17 @@ export class LocomotionActivity implements SceneActivity {
   dispose(clearCrowd: boolean): void {
     if (clearCrowd) this.setCount(0);
     this.plot.show(false);
+  }
+
+  /** Gives wanderer i a new controller of `driver`, starting where its old one stands. */
+  private redrive(i: number, driver: 'cpu' | 'gpu'): void {
+    const { controllers } = this.scene;
+    const id = this.ids[i];
+    // Nothing to hand over before the first readback, or for a model that does not move.
+    if (!controllers.locomotionState(id, this.state)) return;
+    controllers.remove(id);
+    const s = this.state;
+    this.controllers[i] = controllers.add(id, s.x, s.z, s.heading, { driver });
   }
 
   /** Keyboard input for the selected character. */

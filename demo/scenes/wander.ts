@@ -1,4 +1,4 @@
-import type { AnimationController, ControllerConfig } from '../../src/index';
+import type { AnimationController, ControllerConfig, LocomotionReadback } from '../../src/index';
 import { Random } from '../random';
 
 /** Seconds between a wanderer's decisions: uniform in [MIN, MIN + SPREAD). */
@@ -16,7 +16,9 @@ const RETURN_SWING = 0.7;
  * direction and pace (walk, run, or stand), and sometimes an action the controller config allows
  * from locomotion. A wanderer outside `radius` of the origin that is moving outward turns back
  * toward the centre. Full-body actions (no mask) stop the wanderer while they play; upper-body
- * ones play on the move. State lives in typed arrays; update() allocates nothing.
+ * ones play on the move. The scene looks at each wanderer only now and then (update() takes the
+ * seconds since its last look), with its locomotion as read back from the GPU, so the crowd's
+ * CPU cost follows its decisions. State lives in typed arrays; update() allocates nothing.
  */
 export class Wander {
   /** Area radius, world units. */
@@ -47,14 +49,14 @@ export class Wander {
     this.timer[i] = this.random.next() * DECIDE_MIN;
   }
 
-  update(i: number, c: AnimationController, dt: number): void {
-    const loco = c.locomotion;
-    if (!loco) return;
-    this.timer[i] -= dt;
-    const x = loco.positionX;
-    const z = loco.positionZ;
+  /** Looks at wanderer i `elapsed` seconds after the last look; `state` is where it is (x, z, velocity). */
+  update(i: number, c: AnimationController, state: LocomotionReadback, elapsed: number): void {
+    if (!c.locomotion) return;
+    this.timer[i] -= elapsed;
+    const x = state.x;
+    const z = state.z;
     const outside = x * x + z * z > this.radius * this.radius;
-    const leaving = outside && loco.velocityX * x + loco.velocityZ * z > 0;
+    const leaving = outside && state.velocityX * x + state.velocityZ * z > 0;
     if (this.timer[i] > 0 && !leaving) return;
     if (c.action >= 0 && this.fullBodyAction(c)) {
       // Stand still until the full-body action is over, then decide again.

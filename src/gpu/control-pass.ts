@@ -73,7 +73,7 @@ export class ControlPass {
   private updateCount = 0;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'ControlPass' };
 
-  constructor(private readonly device: GPUDevice, private model: ControlModel) {
+  constructor(readonly device: GPUDevice, private model: ControlModel) {
     checkStorageBinding(device, 'ControlPass.model', model.words.byteLength);
     this.modelBuffer = device.createBuffer({ label: 'ControlPass.model', size: Math.max(16, model.words.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     device.queue.writeBuffer(this.modelBuffer, 0, model.words);
