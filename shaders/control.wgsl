@@ -38,6 +38,7 @@ const MAX_FADES: u32 = 3u;
 const MAX_BLEND: u32 = 4u;
 const NO_INDEX: u32 = 0xffffffffu;
 const HOLD_SECONDS: f32 = 0.0001;
+const SPEED_TIE: f32 = 0.00001;
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const STACK_LAYERS: u32 = 6u;
@@ -398,7 +399,7 @@ fn stepLocomotion(input: ControlInput, handle: u32) -> ControlState {
   var v = vec2f(s.velocityX, s.velocityZ);
   let delta = desired - v;
   let change = length(delta);
-  let speeding = dot(desired, desired) >= dot(v, v);
+  let speeding = dot(desired, desired) >= dot(v, v) * (1.0 - SPEED_TIE);
   let limit = select(model[L + 3u], model[L + 2u], speeding) * dt;
   let k = select(1.0, limit / change, change > limit && change > 0.0);
   v += delta * k;

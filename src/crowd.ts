@@ -44,6 +44,7 @@ export class Crowd {
   private skinGeneration = -1;
   private clockSeconds = 0;
   private readonly prepasses: CrowdPrepass[] = [];
+  private uploaded = 0;
 
   constructor(readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
     const { gpu, rig, textures } = character;
@@ -67,6 +68,11 @@ export class Crowd {
   /** @internal Runs `prepass` in every frame from now on, before the pose pass. */
   addPrepass(prepass: CrowdPrepass): void {
     this.prepasses.push(prepass);
+  }
+
+  /** Bytes the last update() wrote into the crowd's GPU buffers (records, stacks, masks, handle slots). */
+  get uploadedBytes(): number {
+    return this.uploaded;
   }
 
   /** Crowd clock in seconds since the last rebase (advanced by update). */
@@ -229,14 +235,14 @@ export class Crowd {
       this.store.rebase(this.clockSeconds);
       this.clockSeconds = 0;
     }
-    this.store.upload(this.device.queue);
-    for (const prepass of this.prepasses) prepass.prepare(this.clockSeconds);
+    this.uploaded = this.store.upload(this.device.queue);
+    for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].prepare(this.clockSeconds);
     this.posePass.update(this.store, this.clockSeconds);
   }
 
   /** Records the pose compute pass (call after update, before the render pass that draws). */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
-    for (const prepass of this.prepasses) prepass.encode(encoder);
+    for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].encode(encoder);
     this.posePass.encode(encoder, timestampWrites);
   }
 

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseControllerConfig, type ControllerConfig } from '../src/anim/control/config';
-import { AnimationController, ControllerRuntime } from '../src/anim/control/controller';
+import { defaultControllerConfig, parseControllerConfig, type ControllerConfig } from '../src/anim/control/config';
+import type { AnimationController } from '../src/anim/control/controller';
 import type { Character } from '../src/character';
 import { Crowd } from '../src/crowd';
 import { CrowdControllers } from '../src/crowd-controllers';
 import { wrapTime } from '../src/math/time';
 import { testCharacter } from './helpers/character';
-import { openTestDevice } from './helpers/gpu';
+import { openTestDevice, readBuffer } from './helpers/gpu';
+import { skinPositions } from '../src/anim/skinning';
 import { modelPath } from './helpers/models';
 import { readInstanceStack, type ReadLayer } from '../tools/control-readback';
 
@@ -25,6 +26,32 @@ function cpuLayers(c: AnimationController, durations: ArrayLike<number>): ReadLa
   return layers;
 }
 
+/**
+ * Largest distance between the skinned vertices of two instances whose joint matrices start at
+ * matrices `a` and `b` of `rows` (3 vec4f rows each), over every primitive of the character.
+ */
+function maxVertexGap(character: Character, rows: Float32Array, a: number, b: number): number {
+  const joints = (first: number, skin: number) => {
+    const count = character.rig.skins[skin].joints.length;
+    const out = new Float64Array(count * 16);
+    for (let j = 0; j < count; j++) {
+      const g = (first + character.gpu.skinSlotOffset[skin] + j) * 12;
+      for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) out[j * 16 + c * 4 + r] = rows[g + r * 4 + c];
+      out[j * 16 + 15] = 1;
+    }
+    return out;
+  };
+  let worst = 0;
+  for (const prim of character.rig.primitives) {
+    const pa = new Float64Array(prim.vertexCount * 3);
+    const pb = new Float64Array(prim.vertexCount * 3);
+    skinPositions(prim, joints(a, prim.skin), pa, 0);
+    skinPositions(prim, joints(b, prim.skin), pb, 0);
+    for (let i = 0; i < pa.length; i += 3) worst = Math.max(worst, Math.hypot(pa[i] - pb[i], pa[i + 1] - pb[i + 1], pa[i + 2] - pb[i + 2]));
+  }
+  return worst;
+}
+
 /** Distance between two clip times on a loop of duration d (0.3 and d - 0.3 are close). */
 function timeGap(a: number, b: number, d: number): number {
   const gap = Math.abs(a - b);
@@ -36,17 +63,17 @@ function timeGap(a: number, b: number, d: number): number {
  * of a crowd, frame by frame, and compares what the GPU wrote with the reference: the same clips
  * in the same order, weights and times within 1e-4, placement within 1e-4.
  */
-async function expectParity(character: Character, config: ControllerConfig, script: Map<number, Command[]>, frames: number, dt: (f: number) => number, maskIds?: number[]): Promise<number> {
+async function expectParity(character: Character, config: ControllerConfig, script: Map<number, Command[]>, frames: number, dt: (f: number) => number, maskIds?: number[], vertexTolerance = 1e-5): Promise<number> {
+  const { min, max } = character.bounds;
+  const diagonal = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
   const crowd = new Crowd(device!, character, FORMATS);
   const controllers = new CrowdControllers(crowd, config);
   const id = crowd.add();
   const gpu = controllers.add(id, 1.5, -2, 0.4);
-  const reference = new AnimationController(new ControllerRuntime(config, character.clipDurations));
-  if (reference.locomotion) {
-    reference.locomotion.positionX = 1.5;
-    reference.locomotion.positionZ = -2;
-    reference.locomotion.heading = 0.4;
-  }
+  // The reference: a CPU-driven controller of the same crowd, stepped every frame, whose output
+  // is the CPU path's (and whose pose the same pose pass computes, for the joint matrices).
+  const referenceId = crowd.add();
+  const reference = controllers.add(referenceId, 1.5, -2, 0.4, { driver: 'cpu' });
   const durations = character.clipDurations;
   let worst = 0;
   for (let f = 0; f < frames; f++) {
@@ -54,7 +81,6 @@ async function expectParity(character: Character, config: ControllerConfig, scri
       expect(command(gpu)).toEqual(command(reference));
     }
     const step = dt(f);
-    reference.update(step);
     controllers.update(step);
     crowd.update(step);
     const encoder = device!.createCommandEncoder();
@@ -72,9 +98,16 @@ async function expectParity(character: Character, config: ControllerConfig, scri
     }
     const loco = reference.locomotion;
     if (loco) {
-      expect(Math.abs(got.x - loco.positionX), `${where}: x`).toBeLessThan(1e-4);
-      expect(Math.abs(got.z - loco.positionZ), `${where}: z`).toBeLessThan(1e-4);
+      // Positions are f32 on the GPU, summed frame by frame: 1e-4 plus 1e-5 of the distance from the origin (f32 rounding of the sum).
+      expect(Math.abs(got.x - loco.positionX), `${where}: x`).toBeLessThan(1e-4 + 1e-5 * Math.abs(loco.positionX));
+      expect(Math.abs(got.z - loco.positionZ), `${where}: z`).toBeLessThan(1e-4 + 1e-5 * Math.abs(loco.positionZ));
       expect(timeGap(got.yaw, loco.heading, 2 * Math.PI), `${where}: heading`).toBeLessThan(1e-4);
+    }
+    if (f % 25 === 24) {
+      // The skinned mesh: both instances posed by the same pose pass, every vertex compared.
+      const rows = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+      const gap = maxVertexGap(character, rows, crowd.jointMatrixIndex(id), crowd.jointMatrixIndex(referenceId));
+      expect(gap / diagonal, `${where}: skinned vertices`).toBeLessThan(vertexTolerance);
     }
   }
   crowd.destroy();
@@ -142,5 +175,98 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
       [140, (c) => c.setSpeed(1.5)],
       [200, (c) => c.play(names[1])],
     ]), 300, (f) => [1 / 60, 1 / 24, 1 / 144, 0.05][f % 4]);
+  });
+
+  it('every bundled model under its default config: Fox (locomotion from its clip names) and CesiumMan (one clip, no locomotion)', async () => {
+    const fox = await testCharacter('Fox');
+    const foxConfig = defaultControllerConfig(fox.clipNames);
+    await expectParity(fox, foxConfig, at([
+      [0, (c) => (foxConfig.locomotion ? c.setSpeed(1.2) : c.play('Walk'))],
+      [60, (c) => c.fadeTo('Survey', { seconds: 0.6, kind: 'frozen' })],
+      [90, (c) => c.fadeTo('Run', { seconds: 0.4, kind: 'first-frame', curve: 'cubic' })],
+      [150, (c) => (foxConfig.locomotion ? c.move(-1, 0.5, true) : c.play('Run'))],
+    ]), 310, () => 1 / 30);
+    const cesium = await testCharacter('CesiumMan');
+    await expectParity(cesium, defaultControllerConfig(cesium.clipNames), at([[10, (c) => c.play(0)]]), 60, () => 1 / 20);
+  });
+
+  it('keeps times precise across control-clock periods: 150 s in large steps, with refreshes', async () => {
+    // Weights and times stay within 1e-4. The skinned vertices get a looser bound: past 10 s the
+    // pose pass's own f32 crowd clock (rebased every 600 s) rounds clip times to ulp(speed x clock),
+    // 4e-6 s at 50 s, for the CPU-driven reference as much as for the GPU-driven instance.
+    const robot = await testCharacter('RobotExpressive');
+    const names = robot.clipNames;
+    await expectParity(robot, robotConfig(robot), at([
+      [0, (c) => c.setSpeed(1)],
+      [100, (c) => c.fadeTo(names[4], { seconds: 2 })],
+      [200, (c) => c.move(0.3, -1)],
+    ]), 300, () => 0.5, undefined, 5e-5);
+  });
+});
+
+describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () => {
+  it('refuses a custom curve the GPU cannot evaluate, naming it, and leaves the controller as it was', async () => {
+    const robot = await testCharacter('RobotExpressive');
+    const crowd = new Crowd(device!, robot, FORMATS);
+    const controllers = new CrowdControllers(crowd, robotConfig(robot));
+    const c = controllers.add(crowd.add());
+    const state = c.state;
+    const fades = c.crossfader.fadeCount;
+    const broken = (u: number) => (u > 0.5 ? NaN : u);
+    expect(() => c.fadeTo(robot.clipNames[3], { curve: broken })).toThrow(/fadeTo options\.curve cannot be evaluated on the GPU: custom blend curve returned NaN at u = 0\.5/);
+    expect([c.state, c.crossfader.fadeCount]).toEqual([state, fades]);
+    expect(() => new CrowdControllers(crowd, robotConfig(robot), { driver: 'gpus' as never })).toThrow(/driver must be 'gpu' or 'cpu', got "gpus"/);
+    expect(() => controllers.add(crowd.add(), NaN)).toThrow(/x must be a finite number, got NaN/);
+    expect(() => controllers.add(12345)).toThrow(/instance 12345 does not exist/);
+    crowd.destroy();
+  });
+
+  it('many controllers with churn (remove, re-add on a reused handle, CPU and GPU side by side) stay equal to their references', async () => {
+    const robot = await testCharacter('RobotExpressive');
+    const config = robotConfig(robot);
+    const crowd = new Crowd(device!, robot, { ...FORMATS, capacity: 4 });
+    const controllers = new CrowdControllers(crowd, config);
+    const pairs: { gpu: number; cpu: number; g: AnimationController; c: AnimationController }[] = [];
+    const addPair = (i: number) => {
+      const gpu = crowd.add();
+      const cpu = crowd.add();
+      pairs[i] = { gpu, cpu, g: controllers.add(gpu, i, -i, i * 0.3), c: controllers.add(cpu, i, -i, i * 0.3, { driver: 'cpu' }) };
+    };
+    for (let i = 0; i < 12; i++) addPair(i);
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const actions = config.actions.map((a) => a.name);
+    for (let f = 0; f < 150; f++) {
+      for (let k = 0; k < 3; k++) {
+        const p = pairs[Math.floor(random() * pairs.length)];
+        const r = random();
+        const command: Command = r < 0.4 ? (c) => c.setSpeed(random() < 0.5 ? 2 : 0.7) : r < 0.7 ? (c) => c.requestAction(actions[Math.floor(random() * actions.length)]) : (c) => c.move(1, 0.5);
+        const rr = seed;
+        expect(command(p.g)).toEqual((seed = rr, command(p.c)));
+      }
+      if (f === 60) {
+        // Remove three pairs (controllers and instances) and put new ones in their places.
+        for (const i of [2, 5, 9]) {
+          for (const id of [pairs[i].gpu, pairs[i].cpu]) { controllers.remove(id); crowd.remove(id); }
+          addPair(i);
+        }
+      }
+      controllers.update(1 / 30);
+      crowd.update(1 / 30);
+      const encoder = device!.createCommandEncoder();
+      crowd.encode(encoder);
+      device!.queue.submit([encoder.finish()]);
+      if (f % 30 === 29) {
+        for (const p of pairs) {
+          const got = await readInstanceStack(device!, crowd, p.gpu);
+          const want = cpuLayers(p.c, robot.clipDurations);
+          expect(got.layers.map((l) => l.clip), `frame ${f}, pair ${pairs.indexOf(p)}`).toEqual(want.map((l) => l.clip));
+          for (let i = 0; i < want.length; i++) expect(Math.abs(got.layers[i].weight - want[i].weight)).toBeLessThan(1e-4);
+          expect(Math.abs(got.x - p.c.locomotion!.positionX)).toBeLessThan(1e-4);
+        }
+      }
+    }
+    expect(controllers.count).toBe(24);
+    crowd.destroy();
   });
 });

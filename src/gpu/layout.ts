@@ -154,6 +154,8 @@ export const CONTROL = {
 
 /** Seconds a clamped clip holds before its end (playback.ts HOLD_SECONDS). */
 export const CONTROL_HOLD_SECONDS = 1e-4;
+/** Relative tolerance under which a desired speed counts as the current one (locomotion.ts SPEED_TIE). */
+export const CONTROL_SPEED_TIE = 1e-5;
 
 /** A pose source (shaders/control.wgsl `Source`): 5 x 4 bytes. */
 export const CONTROL_SOURCE = {

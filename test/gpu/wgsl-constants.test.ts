@@ -7,7 +7,8 @@ import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY } from '../../src/anim/
 import { MAX_FADES, SOURCE_CLIP, SOURCE_LOCOMOTION } from '../../src/anim/control/crossfader';
 import { MAX_BLEND } from '../../src/anim/control/output';
 import { HOLD_SECONDS } from '../../src/anim/control/playback';
-import { CONTROL, CONTROL_HOLD_SECONDS } from '../../src/gpu/layout';
+import { CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE } from '../../src/gpu/layout';
+import { SPEED_TIE } from '../../src/anim/control/locomotion';
 
 const pose = readFileSync(new URL('../../shaders/pose.wgsl', import.meta.url), 'utf8');
 
@@ -54,7 +55,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
   it('the control records use the controllers\' own values for phases, sources, limits and the clamp hold', () => {
     expect([CONTROL.ACTION_NONE, CONTROL.ACTION_IN, CONTROL.ACTION_PLAY, CONTROL.ACTION_OUT]).toEqual([ACTION_NONE, ACTION_IN, ACTION_PLAY, ACTION_OUT]);
     expect([CONTROL.SOURCE_CLIP, CONTROL.SOURCE_LOCOMOTION]).toEqual([SOURCE_CLIP, SOURCE_LOCOMOTION]);
-    expect([CONTROL.MAX_FADES, CONTROL.MAX_BLEND, CONTROL_HOLD_SECONDS]).toEqual([MAX_FADES, MAX_BLEND, HOLD_SECONDS]);
+    expect([CONTROL.MAX_FADES, CONTROL.MAX_BLEND, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE]).toEqual([MAX_FADES, MAX_BLEND, HOLD_SECONDS, SPEED_TIE]);
   });
 
   it('a drifted value is caught: a block generated from other values differs from the file', () => {

@@ -172,17 +172,29 @@ export function median(values: number[]): number {
 }
 
 
-export interface ControllerRow { instances: number; controllersMs: number; uploadMs: number; totalMs: number }
+export interface ControllerRow {
+  driver: 'cpu' | 'gpu';
+  instances: number;
+  /** CPU ms per frame: inputs + controllers.update + crowd.update + encode + finish (median, 95th percentile). */
+  cpuMs: number;
+  p95Ms: number;
+  /** Controllers touched per frame: GPU-driven, the rewritten records (commands, due transitions, refreshes); CPU-driven, all. */
+  eventsPerFrame: number;
+  /** Bytes written to GPU buffers per frame (median). */
+  uploadBytes: number;
+  /** Submit to done of one frame's compute (control + pose passes), ms, median of a few frames. */
+  gpuMs: number;
+}
 
 /**
- * CPU ms per frame for `count` instances under animation controllers (RobotExpressive: speed
- * changes and random actions): controllers.update (state machines, fades, locomotion, record
- * writes) and crowd.update + encode + finish (the upload). Median over `frames`, after 2 s of
- * simulated warm-up.
+ * CPU ms per frame for `count` RobotExpressive instances under animation controllers driven by
+ * `driver`, with the inputs of a living crowd applied inside the timed region (about 1 in 300
+ * instances changes speed or requests a random action each frame). Median and 95th percentile
+ * over `frames` after 2 s of simulated warm-up; then the GPU time of a few submitted frames.
  */
-export async function benchControllers(device: GPUDevice, character: Character, config: ControllerConfig, count: number, frames: number): Promise<ControllerRow> {
+export async function benchControllers(device: GPUDevice, character: Character, config: ControllerConfig, count: number, frames: number, driver: 'cpu' | 'gpu'): Promise<ControllerRow> {
   const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
-  const controllers = new CrowdControllers(crowd, config);
+  const controllers = new CrowdControllers(crowd, config, { driver });
   const next = seededRandom(5);
   const side = Math.ceil(Math.sqrt(count));
   const actions = config.actions.map((a) => a.name);
@@ -190,28 +202,48 @@ export async function benchControllers(device: GPUDevice, character: Character, 
     const id = crowd.add();
     controllers.add(id, (i % side) * 3, Math.floor(i / side) * 3, next() * 6.28).setSpeed(next() * 2);
   }
-  const ctl: number[] = [];
-  const upload: number[] = [];
+  const times: number[] = [];
+  const events: number[] = [];
+  const bytes: number[] = [];
   const dt = 1 / 60;
   const warmup = 120; // 2 s: the crowd settles into its gaits before timing starts
-  for (let f = 0; f < frames + warmup; f++) {
+  const frame = (submit: boolean) => {
     // Inputs of a living crowd: about 1 in 300 instances changes speed or starts an action each frame.
     for (let k = 0; k < count / 300; k++) {
       const c = controllers.get(Math.floor(next() * count));
       if (next() < 0.5) c.setSpeed(next() * 2); else if (actions.length) c.requestAction(actions[Math.floor(next() * actions.length)]);
     }
-    const t0 = performance.now();
     controllers.update(dt);
-    const t1 = performance.now();
     crowd.update(dt);
     const encoder = device.createCommandEncoder();
     crowd.encode(encoder);
-    encoder.finish();
-    const t2 = performance.now();
-    if (f >= warmup) { ctl.push(t1 - t0); upload.push(t2 - t1); }
+    const commands = encoder.finish();
+    if (submit) device.queue.submit([commands]);
+  };
+  for (let f = 0; f < frames + warmup; f++) {
+    const t0 = performance.now();
+    frame(false);
+    const t1 = performance.now();
+    if (f >= warmup) {
+      times.push(t1 - t0);
+      events.push(driver === 'gpu' ? controllers.gpuStats.events : count);
+      bytes.push(crowd.uploadedBytes + controllers.gpuStats.uploadBytes);
+    }
+  }
+  const gpu: number[] = [];
+  // A software adapter takes seconds per frame at these counts: one frame at 100,000.
+  for (let f = 0; f < (count >= 100000 ? 1 : 3); f++) {
+    frame(true);
+    const t0 = performance.now();
+    await device.queue.onSubmittedWorkDone();
+    gpu.push(performance.now() - t0);
   }
   crowd.destroy();
-  return { instances: count, controllersMs: median(ctl), uploadMs: median(upload), totalMs: median(ctl) + median(upload) };
+  const sorted = [...times].sort((a, b) => a - b);
+  return {
+    driver, instances: count, cpuMs: median(times), p95Ms: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))],
+    eventsPerFrame: median(events), uploadBytes: median(bytes), gpuMs: median(gpu),
+  };
 }
 
 /**

@@ -15,6 +15,9 @@ import { DIRECTIONS, type ControllerConfig, type Direction, type LocomotionConfi
  * walk (1) to run (2); the clip set comes from the direction of the velocity relative to the
  * heading. The blend's clips stay in phase (one normalised phase, see blend-weights.ts).
  */
+/** Relative tolerance under which a desired speed counts as equal to the current one. */
+export const SPEED_TIE = 1e-5;
+
 export class Locomotion {
   positionX = 0;
   positionZ = 0;
@@ -93,7 +96,10 @@ export class Locomotion {
     const dx = desiredX - this.velocityX;
     const dz = desiredZ - this.velocityZ;
     const change = Math.sqrt(dx * dx + dz * dz);
-    const speeding = desiredX * desiredX + desiredZ * desiredZ >= this.velocityX * this.velocityX + this.velocityZ * this.velocityZ;
+    // Accelerating unless clearly slowing down: a desired speed equal to the current one (turning
+    // at a steady pace) counts as speeding up, however its rounding falls (the GPU twin in
+    // shaders/control.wgsl rounds in f32 and must decide the same way).
+    const speeding = desiredX * desiredX + desiredZ * desiredZ >= (this.velocityX * this.velocityX + this.velocityZ * this.velocityZ) * (1 - SPEED_TIE);
     const limit = (speeding ? c.maxAcceleration : c.maxDeceleration) * dt;
     const k = change > limit && change > 0 ? limit / change : 1;
     this.velocityX += dx * k;
