@@ -191,16 +191,17 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
   });
 
   it('keeps times precise across control-clock periods: 150 s in large steps, with refreshes', async () => {
-    // Weights and times stay within 1e-4. The skinned vertices get a looser bound: past 10 s the
-    // pose pass's own f32 crowd clock (rebased every 600 s) rounds clip times to ulp(speed x clock),
-    // 4e-6 s at 50 s, for the CPU-driven reference as much as for the GPU-driven instance.
+    // Weights and times stay within 1e-4. The skinned vertices get a looser bound (1e-4 of the
+    // diagonal): past 10 s the pose pass's own f32 crowd clock (rebased every 600 s) rounds clip
+    // times to ulp(speed x clock), 4e-6 s at 50 s, for the CPU-driven reference as much as for the
+    // GPU-driven instance, and positions summed in f32 over 180 m drift from the f64 sum by 4e-4.
     const robot = await testCharacter('RobotExpressive');
     const names = robot.clipNames;
     await expectParity(robot, robotConfig(robot), at([
       [0, (c) => c.setSpeed(1)],
       [100, (c) => c.fadeTo(names[4], { seconds: 2 })],
       [200, (c) => c.move(0.3, -1)],
-    ]), 300, () => 0.5, undefined, 5e-5);
+    ]), 300, () => 0.5, undefined, 1e-4);
   });
 });
 
