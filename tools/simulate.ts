@@ -4,6 +4,7 @@
  * are exactly what `npm run pose -- --layers` takes. See README, "Animation control".
  *
  *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--fps 60] [--config FILE]
+ *   npx crowd-skin simulate Fox.glb --script walk.json
  *
  * The controller config is --config, else <model>.controller.json next to the model, else one
  * derived from the clip names.
@@ -12,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { defaultControllerConfig, parseControllerConfig } from '../src/anim/control/config';
 import { ControllerRuntime } from '../src/anim/control/controller';
-import { parseScript, simulate } from '../src/anim/control/simulate';
+import { parseScript, simulate as runScript } from '../src/anim/control/simulate';
 import { buildRig } from '../src/bake/build-rig';
 import { numberOption, parseArgs } from './args';
 import { readGltfFile } from './node-io';
@@ -26,7 +27,8 @@ async function readJson(path: string, what: string): Promise<unknown> {
   }
 }
 
-async function main(argv: string[]): Promise<void> {
+/** `simulate [--model] PATH --script FILE ...`: prints one JSON line per frame to stdout. */
+export async function simulate(argv: string[]): Promise<void> {
   const options = parseArgs(argv, ['model', 'script', 'fps', 'config'], []);
   const model = options.get('model');
   const scriptPath = options.get('script');
@@ -42,11 +44,6 @@ async function main(argv: string[]): Promise<void> {
     : defaultControllerConfig(clipNames);
   const runtime = new ControllerRuntime(config, rig.clips.map((c) => c.duration));
   const script = parseScript(await readJson(scriptPath, 'script'), runtime);
-  const lines = simulate(runtime, script, fps).map((frame) => JSON.stringify(frame)).join('\n');
+  const lines = runScript(runtime, script, fps).map((frame) => JSON.stringify(frame)).join('\n');
   await new Promise<void>((done) => process.stdout.write(lines + '\n', () => done()));
 }
-
-main(process.argv.slice(2)).then(() => process.exit(0), (error: Error) => {
-  process.stderr.write(`simulate: ${error.message}\n`);
-  process.exit(1);
-});
