@@ -24,36 +24,31 @@ for (let i = 0; i < 100; i++) {
   crowd.add({ clipA: 'Walk', clipB: 'Run', blend: (i % 10) / 9, timeA: i * 0.37, timeB: i * 0.37, transform: mat4.translation([x, 0, z]) });
 }
 
-// The camera circles the crowd; the depth texture follows the canvas size.
-const projection = mat4.create();
-const view = mat4.create();
+// A fixed camera above the crowd's front edge; the depth texture follows the canvas size.
+const distance = spacing * 9; // model units
+const view = mat4.lookAt([0, distance * 0.5, distance], [0, 0, 0], [0, 1, 0]);
 const viewProjection = mat4.create();
-const eye = new Float32Array(3);
-const target = new Float32Array([0, (max[1] - min[1]) / 2, 0]);
-const up = new Float32Array([0, 1, 0]);
+/** @type {GPURenderPassColorAttachment} */
 const colorAttachment = { view: undefined, clearValue: [0.7, 0.77, 0.84, 1], loadOp: 'clear', storeOp: 'store' };
+/** @type {GPURenderPassDepthStencilAttachment} */
 const depthAttachment = { view: undefined, depthClearValue: 1, depthLoadOp: 'clear', depthStoreOp: 'discard' };
 const passDescriptor = { colorAttachments: [colorAttachment], depthStencilAttachment: depthAttachment };
 let depthTexture;
 let last = performance.now();
 
 function frame(now) {
-  const dt = Math.min((now - last) / 1000, 0.1); // seconds
+  const dt = Math.min(Math.max(now - last, 0) / 1000, 0.1); // seconds since the last frame, at most 0.1
   last = now;
   const width = Math.max(1, Math.floor(canvas.clientWidth * devicePixelRatio));
   const height = Math.max(1, Math.floor(canvas.clientHeight * devicePixelRatio));
-  if (!depthTexture || depthTexture.width !== width || depthTexture.height !== height) {
+  if (depthTexture?.width !== width || depthTexture?.height !== height) {
     canvas.width = width;
     canvas.height = height;
     depthTexture?.destroy();
     depthTexture = device.createTexture({ size: [width, height], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
     depthAttachment.view = depthTexture.createView();
+    mat4.multiply(mat4.perspective(Math.PI / 4, width / height, distance * 0.05, distance * 4), view, viewProjection);
   }
-  const angle = now / 1000 * 0.1; // radians
-  const distance = spacing * 9;
-  eye.set([Math.sin(angle) * distance, distance * 0.5, Math.cos(angle) * distance]);
-  mat4.perspective(Math.PI / 4, width / height, distance * 0.05, distance * 4, projection);
-  mat4.multiply(projection, mat4.lookAt(eye, target, up, view), viewProjection);
 
   crowd.update(dt); // advance the clock, upload changed instance records (often nothing)
   const encoder = device.createCommandEncoder();
