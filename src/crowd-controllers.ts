@@ -2,14 +2,6 @@ import type { ControllerConfig } from './anim/control/config';
 import { AnimationController, ControllerRuntime } from './anim/control/controller';
 import type { Crowd, InstanceId } from './crowd';
 
-/**
- * Animation controllers (crossfades, locomotion, actions: src/anim/control) for instances of a
- * crowd. update(dt) runs every controller and writes its layer stack and placement into the
- * crowd's records; nothing allocates per frame. Call it before crowd.update(dt) with the same
- * dt: the stacks are written as they will be at the crowd's next clock, and a stack that only
- * moved on in time at its speeds is not rewritten (the GPU advances it). Moving instances are
- * placed from their locomotion (position, heading) on the ground plane y = 0.
- */
 /** Snapshot layout per controller: layer count, seconds since written, base (clip, time, speed), 4 x layer (clip, time, speed, weight, mask). */
 const COUNT = 0;
 const AGE = 1;
@@ -17,7 +9,27 @@ const BASE = 2;
 const LAYERS = 5;
 const SNAPSHOT = LAYERS + 4 * 5;
 
+/**
+ * Animation controllers (crossfades, locomotion, actions: src/anim/control) for instances of a
+ * crowd. update(dt) runs every controller and writes its layer stack and placement into the
+ * crowd's records; nothing allocates per frame. Call it before crowd.update(dt) with the same
+ * dt: the stacks are written as they will be at the crowd's next clock, and a stack that only
+ * moved on in time at its speeds is not rewritten (the GPU advances it). Moving instances are
+ * placed from their locomotion (position, heading) on the ground plane y = 0.
+ *
+ * @example
+ * ```ts
+ * const json = await (await fetch('/models/RobotExpressive/RobotExpressive.controller.json')).json();
+ * const controllers = new CrowdControllers(crowd, parseControllerConfig(json, character.clipNames));
+ * const c = controllers.add(crowd.add(), 2, 0, 0);   // at x = 2, z = 0 (model units), facing +z
+ * c.setSpeed(1.5);                                    // 0 idle, 1 walk, 2 run
+ * // each frame, with the same dt (seconds):
+ * controllers.update(dt);
+ * crowd.update(dt);
+ * ```
+ */
 export class CrowdControllers {
+  /** What the controllers share: the config, clip durations, locomotion blend spaces. */
   readonly runtime: ControllerRuntime;
   private readonly maskIds: Int32Array;
   private readonly mappedMasks = new Int32Array(4);
@@ -31,6 +43,10 @@ export class CrowdControllers {
    */
   private snapshot = new Float64Array(64 * SNAPSHOT);
 
+  /**
+   * @param crowd The crowd the controllers write into (not owned).
+   * @param config A config made for the crowd's character (its clip names must match); its action masks become crowd masks.
+   */
   constructor(readonly crowd: Crowd, config: ControllerConfig) {
     if (config.clipNames.length !== crowd.character.clipNames.length || config.clipNames.some((n, i) => n !== crowd.character.clipNames[i])) {
       throw new RangeError('controller config was made for another model (its clip names differ)');
@@ -39,7 +55,10 @@ export class CrowdControllers {
     this.maskIds = Int32Array.from(config.masks, (spec) => crowd.createMask(spec));
   }
 
-  /** Gives instance `id` a controller starting at (x, z) facing `heading` radians; returns it. */
+  /**
+   * Gives instance `id` a controller starting at (x, z) on the ground plane (model units) facing
+   * `heading` radians about +y (0 faces +z); returns it. Throws if the instance already has one.
+   */
   add(id: InstanceId, x = 0, z = 0, heading = 0): AnimationController {
     if (this.controllers[id]) throw new RangeError(`instance ${id} already has a controller`);
     const controller = new AnimationController(this.runtime);
@@ -63,6 +82,7 @@ export class CrowdControllers {
     return controller;
   }
 
+  /** Takes instance `id`'s controller away (the instance stays in the crowd, as last written). */
   remove(id: InstanceId): void {
     if (!this.controllers[id]) throw new RangeError(`instance ${id} has no controller`);
     this.controllers[id] = undefined;
@@ -75,12 +95,14 @@ export class CrowdControllers {
     }
   }
 
+  /** The controller of instance `id`; throws a RangeError when it has none. */
   get(id: InstanceId): AnimationController {
     const controller = this.controllers[id];
     if (!controller) throw new RangeError(`instance ${id} has no controller`);
     return controller;
   }
 
+  /** Instances with a controller. */
   get count(): number {
     return this.ids.length;
   }

@@ -7,22 +7,28 @@ import { checkStorageBinding } from './gpu/limits';
 import { PosePass } from './gpu/pose-pass';
 import { SkinPass, type SkinPassOptions } from './gpu/skin-pass';
 
+/** Handle of an instance of a Crowd (from Crowd.add); stays valid until removed, then may be reused. */
 export type InstanceId = number;
 
 /** Animation of an instance as the API takes it: clips by name or index, times in seconds. */
 export interface AnimationState {
+  /** The base clip: a name of Character.clipNames or an index into it. */
   clipA: string | number;
+  /** The clip blended over clip A by `blend`: a name or an index. */
   clipB: string | number;
   /** Current time in clip A, seconds (wrapped into the clip). */
   timeA: number;
+  /** Current time in clip B, seconds (wrapped into the clip). */
   timeB: number;
-  /** Playback rates: 1 = real time, 0 = frozen, negative = backwards. */
+  /** Playback rate of clip A: 1 = real time, 0 = frozen, negative = backwards. */
   speedA: number;
+  /** Playback rate of clip B: 1 = real time, 0 = frozen, negative = backwards. */
   speedB: number;
   /** Weight of clip B in [0, 1]: 0 shows A only, 1 shows B only. */
   blend: number;
 }
 
+/** A new instance: any subset of its animation (clip 0, time 0, speed 1, blend 0 otherwise) and its transform. */
 export interface InstanceInit extends Partial<AnimationState> {
   /** Model-to-world transform, 16 numbers column-major (default identity). */
   transform?: ArrayLike<number>;
@@ -33,6 +39,7 @@ export type MaskId = number;
 
 /** An override layer: blends a clip over the pose below it with `weight` (times a mask). */
 export interface LayerInit {
+  /** The layer's clip: a name of Character.clipNames or an index into it. */
   clip: string | number;
   /** Current time in the clip, seconds (default 0). */
   time?: number;
@@ -50,7 +57,14 @@ export interface AdditiveLayerInit extends LayerInit {
    * The pose the difference is taken from: a clip at a time, or 'rest'. Omitted for a
    * difference clip (LoadOptions.additiveClips), which already holds the difference.
    */
-  reference?: 'rest' | { clip: string | number; time?: number; speed?: number };
+  reference?: 'rest' | {
+    /** The reference clip: a name or an index. */
+    clip: string | number;
+    /** Seconds into it (default 0). */
+    time?: number;
+    /** Its playback rate (default 0: a fixed reference pose). */
+    speed?: number;
+  };
 }
 
 /** Layers on top of an instance's clip A / clip B blend (semantics: src/anim/layers.ts). */
@@ -61,6 +75,7 @@ export interface LayersInit {
   additive?: AdditiveLayerInit[];
 }
 
+/** How a Crowd draws (the formats of the render pass it draws into) and how many instances it starts with room for. */
 export interface CrowdOptions extends SkinPassOptions {
   /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
   capacity?: number;
@@ -73,7 +88,25 @@ const CLOCK_REBASE_SECONDS = 600;
 /**
  * Every instance of one Character on one device: a pose pass and a skin pass over shared
  * instance and joint-matrix buffers. Per frame: update(dt), encode(encoder), draw(pass, vp).
- * Nothing in that loop allocates; instance records are uploaded only when they change.
+ * Nothing in that loop allocates; instance records are uploaded only when they change. Bad
+ * input throws an error naming it (`no clip "Jog" in Fox.glb (clips: ...)`, `blend must be in
+ * [0, 1], got 1.5`) and leaves the crowd as it was.
+ *
+ * @example
+ * ```ts
+ * const crowd = new Crowd(device, character, { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' });
+ * const id = crowd.add({ clipA: 'Walk', clipB: 'Run', blend: 0.3, timeA: 0.2, transform });
+ * crowd.setAnimation(id, { speedA: 1.5 });   // change any subset; the rest keeps playing
+ * crowd.setBlend(id, 0.8);                   // allocation-free, for per-frame fades
+ * // each frame (dt in seconds):
+ * crowd.update(dt);
+ * const encoder = device.createCommandEncoder();
+ * crowd.encode(encoder);                     // the pose compute pass
+ * const pass = encoder.beginRenderPass(yourPassDescriptor);
+ * crowd.draw(pass, viewProjection);          // one draw per primitive, all instances
+ * pass.end();
+ * device.queue.submit([encoder.finish()]);
+ * ```
  */
 export class Crowd {
   private readonly posePass: PosePass;
@@ -95,6 +128,12 @@ export class Crowd {
   private readonly maskScratch = new Uint32Array(MAX_OVERRIDE_LAYERS);
   private clockSeconds = 0;
 
+  /**
+   * Creates the crowd's pipelines and buffers on `device` (the crowd owns them: destroy() frees
+   * them). Throws a RangeError naming the device limit when the character needs more than it has.
+   *
+   * @param character The loaded character every instance shows (not copied; share it between crowds).
+   */
   constructor(private readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
     const capacity = options.capacity ?? 1024;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
@@ -191,6 +230,7 @@ export class Crowd {
     this.layeredCount = 0;
   }
 
+  /** Sets an instance's model-to-world transform: 16 numbers, column-major. */
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
     this.records.setWorld(this.slot(id), transform);
   }
@@ -316,6 +356,7 @@ export class Crowd {
     this.skinPass.draw(pass, this.liveCount);
   }
 
+  /** Frees the crowd's GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
   destroy(): void {
     this.posePass.destroy();
     this.skinPass.destroy();

@@ -19,6 +19,11 @@ export interface Pose {
   scale: Float64Array;
 }
 
+/**
+ * How rotations are blended, here and in the WGSL: `'nlerp'`, normalised linear interpolation
+ * along the shortest path (the sign of one quaternion flipped when their dot is negative). The
+ * pose dump prints it as `rotationBlend`.
+ */
 export const ROTATION_BLEND = 'nlerp' as const;
 
 export function createPose(nodeCount: number): Pose {
