@@ -22,13 +22,19 @@ const RAW = '\0raw:';
 /** `import text from './file?raw'` yields the file's text, as in Vite. */
 const rawText = {
   name: 'crowd-skin:raw-text',
-  resolveId(source: string, importer?: string) {
-    if (!source.endsWith('?raw') || !importer) return null;
-    return RAW + new URL(source.slice(0, -'?raw'.length), `file://${importer}`).pathname;
+  resolveId: {
+    // Filters let the bundler call the hooks only for these ids.
+    filter: { id: /\?raw$/ },
+    handler(source: string, importer?: string) {
+      if (!importer) return null;
+      return RAW + new URL(source.slice(0, -'?raw'.length), `file://${importer}`).pathname;
+    },
   },
-  async load(id: string) {
-    if (!id.startsWith(RAW)) return null;
-    return `export default ${JSON.stringify(await readFile(id.slice(RAW.length), 'utf8'))};`;
+  load: {
+    filter: { id: /^\0raw:/ },
+    async handler(id: string) {
+      return `export default ${JSON.stringify(await readFile(id.slice(RAW.length), 'utf8'))};`;
+    },
   },
 };
 
@@ -44,6 +50,9 @@ const common: UserConfig = {
   // The checks run once on the packed result, after all three builds (package.json build:lib).
   publint: false,
   attw: false,
+  // Rolldown warns when plugins take most of a build: here the declarations (the TypeScript
+  // compiler) do, and on a busy machine any plugin may. Known; not worth a warning per build.
+  inputOptions: { checks: { pluginTimings: false } },
 };
 
 export default defineConfig([
