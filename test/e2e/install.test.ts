@@ -7,13 +7,13 @@
  * must stay clean. The installed `crowd-skin` command and the declarations are checked too.
  * Screenshots land in test-results/e2e/install-<example>-<build>-{1,2}.png.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_APPS, type ExampleApp } from './example-apps';
-import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, type Rect } from './harness';
+import { chromiumAvailable, collectProblems, launchBrowser, REPO_ROOT, RESULTS_DIR, type Rect } from './harness';
 import { decode, shareChanged, shareUnlike, type Image } from './pixels';
 import { buildVariant, createApp, packLibrary, run, serve, servedRoots, typeCheck, VARIANTS } from './stranger';
 
@@ -22,6 +22,14 @@ const VIEWPORT = { width: 640, height: 400 };
 const PAGE_TIMEOUT = 240_000;
 
 const available = chromiumAvailable();
+
+it('the README\'s embed code is examples/minimal/main.js verbatim (after its two header lines)', () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Embedding it'));
+  const block = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  const example = readFileSync(join(REPO_ROOT, 'examples/minimal/main.js'), 'utf8').split('\n').slice(2).join('\n');
+  expect(block).toBe(example);
+});
 
 describe.skipIf(!available)('a stranger installs the packed package', () => {
   const root = mkdtempSync(join(tmpdir(), 'crowd-skin-install-'));
