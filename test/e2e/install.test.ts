@@ -109,35 +109,50 @@ function frames(page: Page, count: number): Promise<void> {
   }), count);
 }
 
+/** Most of a frame is the clear colour: a page not yet drawn (white) or a wrong colour is not a frame. */
+const MIN_BACKGROUND = 0.3;
+
+/** Whether a screenshot is a frame with characters: at least `minDrawn` unlike the clear colour and MIN_BACKGROUND like it. */
+function drawnShare(app: ExampleApp, image: Image, skip: Rect[]): { drawn: number; ok: boolean } {
+  const drawn = shareUnlike(image, app.background, skip);
+  return { drawn, ok: drawn >= app.minDrawn && drawn <= 1 - MIN_BACKGROUND };
+}
+
 /**
- * Opens the page and waits until characters cover app.minDrawn of it; then two screenshots a
- * few frames (or app.act's input) apart must differ. The camera of every example stands still,
- * so only animated characters can change pixels.
+ * Opens the page and waits until it shows a frame with characters (drawnShare); then two
+ * screenshots a few frames (or app.act's input) apart must both be such frames and differ. The
+ * camera of every example stands still, so only animated characters can change pixels.
  */
 async function expectMovingCharacters(app: ExampleApp, page: Page, url: string, name: string): Promise<void> {
   const problems = collectProblems(page);
   await page.goto(url);
-  const skip: Rect[] = app.overlays ? await page.$$eval(app.overlays, (els) => els.map((e) => {
+  // Overlays grow as the page fills them: measured with every screenshot.
+  const overlays = async (): Promise<Rect[]> => (app.overlays ? page.$$eval(app.overlays, (els) => els.map((e) => {
     const r = e.getBoundingClientRect();
     return { x: r.x, y: r.y, width: r.width, height: r.height };
-  })) : [];
+  })) : []);
+  let skip: Rect[] = [];
   const deadline = Date.now() + PAGE_TIMEOUT;
   let first: Image;
   let drawn = 0;
   for (;;) {
     expect(problems).toEqual([]);
+    skip = await overlays();
     first = await shot(page, `${name}-1`);
-    drawn = shareUnlike(first, app.background, skip);
-    if (drawn >= app.minDrawn) break;
-    if (Date.now() > deadline) throw new Error(`${name}: after ${PAGE_TIMEOUT / 1000} s only ${(drawn * 100).toFixed(2)}% of pixels are drawn`);
+    const frame = drawnShare(app, first, skip);
+    drawn = frame.drawn;
+    if (frame.ok) break;
+    if (Date.now() > deadline) throw new Error(`${name}: after ${PAGE_TIMEOUT / 1000} s, ${(drawn * 100).toFixed(2)}% of pixels are unlike the clear colour (a frame with characters has ${app.minDrawn * 100}% to ${(1 - MIN_BACKGROUND) * 100}%)`);
     await page.waitForTimeout(500);
   }
   await app.check?.(page, first);
   if (app.act) await app.act(page);
   else await frames(page, 3);
   const second = await shot(page, `${name}-2`);
+  skip = [...skip, ...await overlays()];
   const changed = shareChanged(first, second, skip);
   console.log(`${name}: ${(drawn * 100).toFixed(1)}% of pixels drawn, ${(changed * 100).toFixed(2)}% changed between screenshots`);
+  expect(drawnShare(app, second, skip).ok, 'the second screenshot is not a frame with characters').toBe(true);
   expect(changed, 'nothing moved between the screenshots').toBeGreaterThan(0.002);
   expect(problems).toEqual([]);
 }
