@@ -1,12 +1,24 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // SwiftShader's Vulkan driver from Debian's chromium package gives WebGPU in Node without a GPU
 // (see README, "Tests"). Set VK_ICD_FILENAMES yourself to test on another Vulkan driver.
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 export default defineConfig({
   server: { host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },
+  // The demo's build; dist/ is the library's (npm run build:lib).
+  build: { outDir: 'dist-demo' },
+  // `npm run dev` also serves examples/*/ from source: their `import ... from 'crowd-skin'` is
+  // src/index.ts here, the installed package in an app of your own.
+  resolve: {
+    alias: [
+      { find: /^crowd-skin$/, replacement: source('./src/index.ts') },
+      { find: /^crowd-skin\/three$/, replacement: source('./src/three/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     env: { VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? SWIFTSHADER_ICD },

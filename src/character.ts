@@ -14,7 +14,7 @@ import { packRigData, type RigData } from './gpu/rig-data';
  * Character can feed crowds on several devices. Immutable after loading.
  */
 export interface Character {
-  /** The file name it was loaded from ("model" for bytes). */
+  /** The file name of the URL loaded (decoded), or "model" when loaded from an ArrayBuffer. */
   readonly name: string;
   /** @internal The validated rig (src/bake/rig.ts): for Crowd and the tools, not a stable API. */
   readonly rig: Rig;
@@ -37,11 +37,21 @@ export interface Character {
   /** Decoded base-colour images (browser only; empty where createImageBitmap is missing). */
   readonly textures: ReadonlyMap<EncodedImage, ImageBitmap>;
   /** Axis-aligned bounds of the rest pose in model units: min and max corners. */
-  readonly bounds: { min: [number, number, number]; max: [number, number, number] };
+  readonly bounds: {
+    /** Smallest x, y, z of any drawn vertex, model units. */
+    min: [number, number, number];
+    /** Largest x, y, z of any drawn vertex, model units. */
+    max: [number, number, number];
+  };
   /** Loader repairs and ignored features, one sentence each. */
   readonly warnings: readonly string[];
   /** Milliseconds spent parsing + building the rig, and baking. */
-  readonly timings: { loadMs: number; bakeMs: number };
+  readonly timings: {
+    /** Parsing the file, validating it and building the rig, milliseconds. */
+    loadMs: number;
+    /** Baking the clips into lookup tables, milliseconds. */
+    bakeMs: number;
+  };
   /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
   clipIndex(clip: string | number): number;
 }
@@ -56,15 +66,42 @@ export interface LoadOptions {
    * reference pose, precomputed per table entry, so an additive layer reads one table instead of
    * two. Each becomes a clip named `name` (default "<clip>-additive") after the file's clips.
    */
-  additiveClips?: { clip: string | number; reference: 'rest' | { clip: string | number; time?: number }; name?: string }[];
+  additiveClips?: {
+    /** The clip made additive: a name or index of the file's clips. */
+    clip: string | number;
+    /** The pose subtracted: 'rest', or a clip (name or index) at `time` seconds (default 0). */
+    reference: 'rest' | {
+      /** A name or index of the file's clips. */
+      clip: string | number;
+      /** Seconds into that clip (default 0), wrapped into it. */
+      time?: number;
+    };
+    /** Name of the baked clip (default "<clip>-additive"); must not clash with another clip. */
+    name?: string;
+  }[];
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
   onProgress?: (loaded: number, total: number) => void;
+  /** Aborts the download (fetch's signal); parsing and baking run to the end once started. */
   signal?: AbortSignal;
 }
 
-/** Fetches (when given a URL), parses, validates and bakes a .glb or .gltf character. */
+/**
+ * Fetches (when given a URL), parses, validates and bakes a .glb or .gltf character. A file with
+ * a problem is rejected with a ModelError naming the place (`skin 0: inverseBindMatrices has 18
+ * matrices, joints has 19`); what the loader repaired or ignored is in `warnings`.
+ *
+ * @param source A URL (resolved against the page's location) or the file's bytes.
+ * @example
+ * ```ts
+ * const character = await loadCharacter('/models/Fox/Fox.glb', {
+ *   onProgress: (loaded, total) => console.log(`${loaded} of ${total || '?'} bytes`),
+ * });
+ * console.log(character.clipNames, character.clipDurations, character.warnings);
+ * const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus' });
+ * ```
+ */
 export async function loadCharacter(source: string | URL | ArrayBuffer, options: LoadOptions = {}): Promise<Character> {
   let data: ArrayBuffer;
   let name = 'model';

@@ -31,8 +31,20 @@ const SNAPSHOT = LAYERS + 4 * 5;
  *   crowd's records; a stack that only moved on in time is not rewritten (the GPU advances it).
  * Call update(dt) before crowd.update(dt) with the same dt. Moving instances are placed from
  * their locomotion (position, heading) on the ground plane y = 0. Nothing allocates per frame.
+ *
+ * @example
+ * ```ts
+ * const json = await (await fetch('/models/RobotExpressive/RobotExpressive.controller.json')).json();
+ * const controllers = new CrowdControllers(crowd, parseControllerConfig(json, character.clipNames));
+ * const c = controllers.add(crowd.add(), 2, 0, 0);   // at x = 2, z = 0 (model units), facing +z
+ * c.setSpeed(1.5);                                    // 0 idle, 1 walk, 2 run
+ * // each frame, with the same dt (seconds):
+ * controllers.update(dt);
+ * crowd.update(dt);
+ * ```
  */
 export class CrowdControllers {
+  /** What the controllers share: the config, clip durations, locomotion blend spaces. */
   readonly runtime: ControllerRuntime;
   /** Driver of controllers added without one. */
   readonly driver: ControllerDriverKind;
@@ -48,6 +60,10 @@ export class CrowdControllers {
    */
   private snapshot = new Float64Array(64 * SNAPSHOT);
 
+  /**
+   * @param crowd The crowd the controllers write into (not owned).
+   * @param config A config made for the crowd's character (its clip names must match); its action masks become crowd masks.
+   */
   constructor(readonly crowd: Crowd, config: ControllerConfig, options: CrowdControllersOptions = {}) {
     const driver = options.driver ?? 'gpu';
     if (driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(driver)}`);
@@ -60,7 +76,8 @@ export class CrowdControllers {
   }
 
   /**
-   * Gives instance `id` a controller starting at (x, z) facing `heading` radians; returns it.
+   * Gives instance `id` a controller starting at (x, z) on the ground plane (model units) facing
+   * `heading` radians about +y (0 faces +z); returns it. Throws if the instance already has one.
    * `driver` overrides the crowd's default: 'cpu' for a character stepped on the CPU every frame
    * (a keyboard-driven one whose `output` and position you read each frame).
    */
@@ -99,6 +116,7 @@ export class CrowdControllers {
     return controller;
   }
 
+  /** Takes instance `id`'s controller away (the instance stays in the crowd, as last written). */
   remove(id: InstanceId): void {
     if (!this.controllers[id]) throw new RangeError(`instance ${id} has no controller`);
     this.controllers[id] = undefined;
@@ -115,6 +133,7 @@ export class CrowdControllers {
     }
   }
 
+  /** The controller of instance `id`; throws a RangeError when it has none. */
   get(id: InstanceId): AnimationController {
     const controller = this.controllers[id];
     if (!controller) throw new RangeError(`instance ${id} has no controller`);

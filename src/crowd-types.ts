@@ -5,22 +5,28 @@ import type { SkinPassOptions } from './gpu/skin-pass';
  * indices (resolved by the Character), times in seconds, weights in [0, 1].
  */
 
+/** Handle of an instance of a Crowd (from Crowd.add); stays valid until removed, then may be reused. */
 export type InstanceId = number;
 
 /** Animation of an instance as the API takes it: clips by name or index, times in seconds. */
 export interface AnimationState {
+  /** The base clip: a name of Character.clipNames or an index into it. */
   clipA: string | number;
+  /** The clip blended over clip A by `blend`: a name or an index. */
   clipB: string | number;
   /** Current time in clip A, seconds (wrapped into the clip). */
   timeA: number;
+  /** Current time in clip B, seconds (wrapped into the clip). */
   timeB: number;
-  /** Playback rates: 1 = real time, 0 = frozen, negative = backwards. */
+  /** Playback rate of clip A: 1 = real time, 0 = frozen, negative = backwards. */
   speedA: number;
+  /** Playback rate of clip B: 1 = real time, 0 = frozen, negative = backwards. */
   speedB: number;
   /** Weight of clip B in [0, 1]: 0 shows A only, 1 shows B only. */
   blend: number;
 }
 
+/** A new instance: any subset of its animation (clip 0, time 0, speed 1, blend 0 otherwise) and its transform. */
 export interface InstanceInit extends Partial<AnimationState> {
   /** Model-to-world transform, 16 numbers column-major (default identity). */
   transform?: ArrayLike<number>;
@@ -31,6 +37,7 @@ export type MaskId = number;
 
 /** An override layer: blends a clip over the pose below it with `weight` (times a mask). */
 export interface LayerInit {
+  /** The layer's clip: a name of Character.clipNames or an index into it. */
   clip: string | number;
   /** Current time in the clip, seconds (default 0). */
   time?: number;
@@ -48,7 +55,14 @@ export interface AdditiveLayerInit extends LayerInit {
    * The pose the difference is taken from: a clip at a time, or 'rest'. Omitted for a
    * difference clip (LoadOptions.additiveClips), which already holds the difference.
    */
-  reference?: 'rest' | { clip: string | number; time?: number; speed?: number };
+  reference?: 'rest' | {
+    /** The reference clip: a name or an index. */
+    clip: string | number;
+    /** Seconds into it (default 0). */
+    time?: number;
+    /** Its playback rate (default 0: a fixed reference pose). */
+    speed?: number;
+  };
 }
 
 /** Layers on top of an instance's clip A / clip B blend (semantics: src/anim/layers.ts). */
@@ -59,6 +73,7 @@ export interface LayersInit {
   additive?: AdditiveLayerInit[];
 }
 
+/** How a Crowd draws (the formats of the render pass it draws into) and how many instances it starts with room for. */
 export interface CrowdOptions extends SkinPassOptions {
   /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
   capacity?: number;

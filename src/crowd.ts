@@ -33,8 +33,24 @@ const CLOCK_REBASE_SECONDS = 600;
  * validates, over an InstanceStore (records, stacks, masks, buffers, growth, handle <-> slot:
  * src/gpu/instance-store.ts), a pose pass and a skin pass that read from it. Per frame:
  * update(dt), encode(encoder), draw(pass, vp). Nothing in that loop allocates; instance records
- * are uploaded only when they change. A refused call throws an error naming the input and
- * leaves the crowd as it was.
+ * are uploaded only when they change. Bad input throws an error naming it (`no clip "Jog" in
+ * Fox.glb (clips: ...)`, `blend must be in [0, 1], got 1.5`) and leaves the crowd as it was.
+ *
+ * @example
+ * ```ts
+ * const crowd = new Crowd(device, character, { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' });
+ * const id = crowd.add({ clipA: 'Walk', clipB: 'Run', blend: 0.3, timeA: 0.2, transform });
+ * crowd.setAnimation(id, { speedA: 1.5 });   // change any subset; the rest keeps playing
+ * crowd.setBlend(id, 0.8);                   // allocation-free, for per-frame fades
+ * // each frame (dt in seconds):
+ * crowd.update(dt);
+ * const encoder = device.createCommandEncoder();
+ * crowd.encode(encoder);                     // the pose compute pass
+ * const pass = encoder.beginRenderPass(yourPassDescriptor);
+ * crowd.draw(pass, viewProjection);          // one draw per primitive, all instances
+ * pass.end();
+ * device.queue.submit([encoder.finish()]);
+ * ```
  */
 export class Crowd {
   private readonly posePass: PosePass;
@@ -46,6 +62,12 @@ export class Crowd {
   private readonly prepasses: CrowdPrepass[] = [];
   private uploaded = 0;
 
+  /**
+   * Creates the crowd's pipelines and buffers on `device` (the crowd owns them: destroy() frees
+   * them). Throws a RangeError naming the device limit when the character needs more than it has.
+   *
+   * @param character The loaded character every instance shows (not copied; share it between crowds).
+   */
   constructor(readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
     const { gpu, rig, textures } = character;
     this.store = new InstanceStore(device, {
@@ -131,6 +153,7 @@ export class Crowd {
     this.store.clear();
   }
 
+  /** Sets an instance's model-to-world transform: 16 numbers, column-major. */
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
     this.store.records.setWorld(this.store.slot(id), transform);
   }
@@ -260,6 +283,7 @@ export class Crowd {
     this.skinPass.draw(pass, this.store.count);
   }
 
+  /** Frees the crowd's GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
   destroy(): void {
     this.posePass.destroy();
     this.skinPass.destroy();

@@ -3,18 +3,21 @@
  * Nothing here is asserted: the machines are shared and noisy, so timings are also given as
  * ratios against a baseline measured in the same run.
  *
- * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js).
+ * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
+ * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseControllerConfig } from '../src/anim/control/config';
 import { cpus, totalmem } from 'node:os';
 import { formatBytes } from '../src/gpu/limits';
 import { benchBake, benchControllers, benchFrames, benchLayerCodeCost, benchPosePass, characterFromFile, type ControllerRow } from './bench/ours';
+import { packageSizes } from './bench/size';
 import { benchThreePeer, type PeerRow } from './bench/three-peer';
 import { openNodeDevice } from './gpu-poser';
 
 const quick = process.argv.includes('--quick');
 const peer = !process.argv.includes('--no-peer');
+const sizeOnly = process.argv.includes('--size-only');
 const MODELS: [string, string][] = [
   ['Fox', 'public/models/Fox/Fox.glb'],
   ['CesiumMan', 'public/models/CesiumMan/CesiumMan.glb'],
@@ -36,11 +39,34 @@ function table(header: string[], rows: (string | number)[][]): void {
 }
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 1 ? 3 : 1) : 'n/a');
 
+const sizeHeading = '## Package size';
+const sizeStart = out.length;
+print(sizeHeading);
+print();
+print(`Measured ${new Date().toISOString().slice(0, 10)}. What the library adds to a page (tools/bench/size.ts): built with npm run build:lib; the two minified rows by the same minifier (esbuild), gzip at level 9. Dependencies: @loaders.gl/core and @loaders.gl/gltf (glTF parsing), wgpu-matrix.`);
+print();
+table(['what', 'bytes', 'gzipped bytes'], (await packageSizes(process.cwd())).map((r) => [r.what, r.bytes.toLocaleString('en'), r.gzipBytes.toLocaleString('en')]));
+if (sizeOnly) {
+  // Replace the section in place (or put it before the first section), keeping the other measurements.
+  const lines = (await readFile('BENCHMARKS.md', 'utf8')).split('\n');
+  const section = out.slice(sizeStart);
+  let start = lines.indexOf(sizeHeading);
+  let end = start;
+  if (start < 0) start = end = lines.findIndex((l) => l.startsWith('## '));
+  else do end++; while (end < lines.length && !lines[end].startsWith('## '));
+  lines.splice(start < 0 ? lines.length : start, end - start, ...section);
+  await writeFile('BENCHMARKS.md', lines.join('\n'));
+  console.error('replaced the package size in BENCHMARKS.md');
+  process.exit(0);
+}
+
 const { device, adapterName } = await openNodeDevice({ maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 31, maxComputeWorkgroupStorageSize: 32768 });
-print(`# Benchmarks`);
-print();
-print(`Date: ${new Date().toISOString().slice(0, 10)}. Machine: ${cpus()[0].model}, ${cpus().length} cores, ${formatBytes(totalmem())} RAM, Node ${process.version}. WebGPU adapter: ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: a CPU emulating a GPU, so GPU times below are CPU figures)' : ''}.`);
-print();
+out.unshift(
+  '# Benchmarks',
+  '',
+  `Date: ${new Date().toISOString().slice(0, 10)}. Machine: ${cpus()[0].model}, ${cpus().length} cores, ${formatBytes(totalmem())} RAM, Node ${process.version}. WebGPU adapter: ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: a CPU emulating a GPU, so GPU times below are CPU figures)' : ''}.`,
+  '',
+);
 
 print('## Load and bake, per bundled model');
 print();

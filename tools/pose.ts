@@ -1,8 +1,10 @@
 /**
  * Pose dump: prints the joint matrices (and optionally skinned positions) of one skin of a model
  * for a clip (or a blend of two) at a time, as one JSON object. See README.md, "Pose dump".
+ * Run through the CLI (tools/cli.ts):
  *
  *   npm run --silent pose -- --model public/models/Fox/Fox.glb --clip Walk --time 0.3
+ *   npx crowd-skin pose Fox.glb --clip Walk --time 0.3
  */
 import { readFile } from 'node:fs/promises';
 import { CpuPoser, type ClipSampler, type TwoClipRequest } from '../src/anim/evaluate';
@@ -17,7 +19,7 @@ import type { Rig } from '../src/bake/rig';
 import { sampleClip } from '../src/bake/sampler';
 import { numberOption, parseArgs } from './args';
 import { MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS } from '../src/gpu/layout';
-import { gpuJointMatrices, openNodeDevice, type GpuPoseRequest } from './gpu-poser';
+import type { GpuPoseRequest } from './gpu-poser';
 import { readGltfFile } from './node-io';
 import { ROTATION_BLEND } from '../src/math/quat';
 
@@ -37,6 +39,7 @@ async function jointMatricesFor(rig: Rig, skin: number, backend: string, input: 
   if (backend === 'gpu') {
     // The real WGSL (shaders/pose.wgsl) through WebGPU in Node; one instance, identity world.
     const baked = bake(rig);
+    const { gpuJointMatrices, openNodeDevice } = await loadGpuPoser();
     const { device } = await openNodeDevice({ maxComputeWorkgroupStorageSize: 65536 });
     try {
       const { request, masks } = input.kind === 'stack' ? gpuStackRequest(input.stack) : { request: gpuClipsRequest(input.request), masks: [] };
@@ -58,6 +61,22 @@ async function jointMatricesFor(rig: Rig, skin: number, backend: string, input: 
   if (input.kind === 'stack') poser.evaluateStack(input.stack);
   else poser.evaluate(input.request);
   return poser.jointMatrices(skin);
+}
+
+/**
+ * The GPU poser, loaded only for --backend gpu: it needs the `webgpu` package (Dawn for Node), a
+ * devDependency here and an optional peer dependency of the published package.
+ */
+export async function loadGpuPoser(): Promise<typeof import('./gpu-poser')> {
+  try {
+    return await import('./gpu-poser');
+  } catch (e) {
+    const error = e as NodeJS.ErrnoException;
+    if (error.code === 'ERR_MODULE_NOT_FOUND' && /'webgpu'/.test(error.message)) {
+      throw new Error('--backend gpu needs the `webgpu` package (Dawn for Node): npm install webgpu');
+    }
+    throw error;
+  }
 }
 
 function gpuClipsRequest(r: TwoClipRequest): GpuPoseRequest {
@@ -106,7 +125,8 @@ function twoClipRequest(rig: Rig, options: Map<string, string>): TwoClipRequest 
   return { clipA, timeA, clipB, timeB, blend };
 }
 
-async function main(argv: string[]): Promise<void> {
+/** `pose [--model] PATH ...`: prints the JSON object described above to stdout. */
+export async function pose(argv: string[]): Promise<void> {
   const options = parseArgs(argv, OPTIONS, FLAGS);
   const modelPath = options.get('model');
   if (!modelPath) throw new Error('--model PATH is required');
@@ -154,8 +174,3 @@ async function main(argv: string[]): Promise<void> {
   // Wait for the pipe to take the whole object before exiting (a GPU device can keep Node alive).
   await new Promise<void>((done) => process.stdout.write(JSON.stringify(result) + '\n', () => done()));
 }
-
-main(process.argv.slice(2)).then(() => process.exit(0), (error: Error) => {
-  process.stderr.write(`pose: ${error.message}\n`);
-  process.exit(1);
-});

@@ -4,6 +4,7 @@
  * are exactly what `npm run pose -- --layers` takes. See README, "Animation control".
  *
  *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--fps 60] [--config FILE] [--backend cpu|gpu]
+ *   npx crowd-skin simulate Fox.glb --script walk.json [--backend gpu]
  *
  * --backend cpu (the default) steps the CPU controller; gpu runs the same script through the
  * GPU-driven path (CrowdControllers on WebGPU in Node) and prints base / layers as the control
@@ -15,12 +16,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { defaultControllerConfig, parseControllerConfig } from '../src/anim/control/config';
 import { ControllerRuntime } from '../src/anim/control/controller';
-import { parseScript, simulate } from '../src/anim/control/simulate';
+import { parseScript, simulate as runScript } from '../src/anim/control/simulate';
 import { buildRig } from '../src/bake/build-rig';
 import { numberOption, parseArgs } from './args';
-import { openNodeDevice } from './gpu-poser';
 import { readGltfFile } from './node-io';
-import { readCharacterFile, simulateOnGpu } from './simulate-gpu';
+import { loadGpuPoser } from './pose';
 
 async function readJson(path: string, what: string): Promise<unknown> {
   const text = await readFile(path, 'utf8').catch((e: Error) => { throw new Error(`cannot read ${what} ${path}: ${e.message}`); });
@@ -31,7 +31,8 @@ async function readJson(path: string, what: string): Promise<unknown> {
   }
 }
 
-async function main(argv: string[]): Promise<void> {
+/** `simulate [--model] PATH --script FILE ...`: prints one JSON line per frame to stdout. */
+export async function simulate(argv: string[]): Promise<void> {
   const options = parseArgs(argv, ['model', 'script', 'fps', 'config', 'backend'], []);
   const model = options.get('model');
   const scriptPath = options.get('script');
@@ -51,6 +52,8 @@ async function main(argv: string[]): Promise<void> {
   const script = parseScript(await readJson(scriptPath, 'script'), runtime);
   let frames;
   if (backend === 'gpu') {
+    // Loaded on demand: the GPU backend needs the optional package `webgpu`.
+    const [{ openNodeDevice }, { readCharacterFile, simulateOnGpu }] = await Promise.all([loadGpuPoser(), import('./simulate-gpu')]);
     const { device } = await openNodeDevice();
     try {
       frames = await simulateOnGpu(device, await readCharacterFile(model), config, script, fps);
@@ -58,13 +61,8 @@ async function main(argv: string[]): Promise<void> {
       device.destroy();
     }
   } else {
-    frames = simulate(runtime, script, fps);
+    frames = runScript(runtime, script, fps);
   }
   const lines = frames.map((frame) => JSON.stringify(frame)).join('\n');
   await new Promise<void>((done) => process.stdout.write(lines + '\n', () => done()));
 }
-
-main(process.argv.slice(2)).then(() => process.exit(0), (error: Error) => {
-  process.stderr.write(`simulate: ${error.message}\n`);
-  process.exit(1);
-});

@@ -58,6 +58,7 @@ export class BlendSpace1D {
     return this.positions[0];
   }
 
+  /** The largest entry position (parameter units): above it, the last clip alone plays. */
   get max(): number {
     return this.positions[this.count - 1];
   }

@@ -145,7 +145,9 @@ function addNode(p: Pose, a: Pose, r: Pose, j: number, w: number): void {
 /**
  * A weighted average of several clips (a blend space's 3 or 4 clips) as a layer stack: the first
  * clip is the base, clip i (i >= 2) an override layer of weight w_i / (w_1 + ... + w_i), which
- * reproduces the normalised weighted sum for translation and scale exactly.
+ * reproduces the normalised weighted sum for translation and scale exactly. Each entry is a clip
+ * index, a time in seconds (wrapped into the clip) and a weight: finite, >= 0, at least one > 0
+ * (weights need not sum to 1; zero weights are left out). Throws a RangeError otherwise.
  */
 export function weightedAverageStack(entries: (ClipTime & { weight: number })[]): LayerStack {
   if (entries.length === 0) throw new RangeError('weightedAverageStack needs at least one clip');

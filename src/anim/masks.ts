@@ -5,7 +5,17 @@ import type { RigNodes } from '../bake/rig';
  * joint below it, 0 elsewhere (the classic upper-body layer); `{ weights: { Head: 1, Neck: 0.5 },
  * default: 0 }` gives named joints their weight and every other node `default` (0 if absent).
  */
-export type MaskSpec = { root: string } | { weights: Record<string, number>; default?: number };
+export type MaskSpec =
+  | {
+    /** A joint name: weight 1 on it and every node below it, 0 elsewhere. */
+    root: string;
+  }
+  | {
+    /** Joint name -> weight in [0, 1]; names that are not joints of the rig are an error. */
+    weights: Record<string, number>;
+    /** Weight in [0, 1] of every node not named in `weights` (default 0). */
+    default?: number;
+  };
 
 /** Rig node index of a joint name; throws naming the joint (and a few that exist) when absent. */
 export function nodeByName(nodes: RigNodes, name: string, where: string): number {

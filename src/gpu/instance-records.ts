@@ -3,13 +3,17 @@ import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
 
 /** Animation state of one instance, as the pose pass reads it. Times in seconds. */
 export interface InstanceAnimation {
+  /** Clip A: an index into Character.clipNames, in [0, clip count). */
   clipA: number;
+  /** Clip B, blended over clip A by `blend`: an index in [0, clip count). */
   clipB: number;
   /** Clip A time now (seconds; any value, wrapped on the GPU). */
   timeA: number;
+  /** Clip B time now (seconds; any value, wrapped on the GPU). */
   timeB: number;
-  /** Playback rates (1 = real time, 0 = frozen, negative = backwards). */
+  /** Playback rate of clip A (1 = real time, 0 = frozen, negative = backwards). */
   speedA: number;
+  /** Playback rate of clip B (1 = real time, 0 = frozen, negative = backwards). */
   speedB: number;
   /** Weight of clip B in [0, 1]. */
   blend: number;

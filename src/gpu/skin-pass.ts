@@ -5,7 +5,9 @@ import { CAMERA, MATERIAL } from './layout';
 import { primitiveVertices } from './mesh-data';
 
 export interface SkinPassOptions {
+  /** Format of the colour attachment the crowd draws into (e.g. `navigator.gpu.getPreferredCanvasFormat()`). */
   colorFormat: GPUTextureFormat;
+  /** Format of the render pass's depth attachment (e.g. 'depth24plus'); the crowd tests and writes depth with 'less'. */
   depthFormat: GPUTextureFormat;
   /** MSAA samples of the render pass it draws into (default 1). */
   sampleCount?: number;

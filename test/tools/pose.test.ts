@@ -1,19 +1,12 @@
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { loadModel, modelPath, REPO_ROOT } from '../helpers/models';
+import { runCli, type Run } from '../helpers/cli';
+import { loadModel, modelPath } from '../helpers/models';
 
 /**
- * The pose dump CLI, run as a child process exactly as `npm run pose` runs it (Node with tsx and
- * the `?raw` loader registered). Each run takes about a second, so the tests run concurrently.
+ * The pose dump CLI (`crowd-skin pose`, tools/pose.ts), run as a child process exactly as `npm
+ * run pose` runs it. Each run takes about a second, so the tests run concurrently.
  */
-interface Run { code: number; stdout: string; stderr: string }
-
-function pose(...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(process.execPath, ['--import', './tools/register.mjs', 'tools/pose.ts', ...args], { cwd: REPO_ROOT, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }));
-  });
-}
+const pose = (...args: string[]): Promise<Run> => runCli('pose', ...args);
 
 interface PoseDump { joints: string[]; jointMatrices: number[][]; rotationBlend: string; positions?: number[][] }
 

@@ -1,25 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { modelPath, REPO_ROOT } from '../helpers/models';
+import { runCli, type Run } from '../helpers/cli';
+import { modelPath } from '../helpers/models';
 
 /**
- * The simulation CLI (tools/simulate.ts), run as a child process exactly as `npm run simulate`
- * runs it, with scripts in a temporary folder; one of its frames is then fed to the pose dump
- * (`tools/pose.ts --layers`), which proves the frame's base/layers/additive have the shape the
- * pose dump takes. Each run takes about a second, so the tests run concurrently.
+ * The simulation CLI (`crowd-skin simulate`, tools/simulate.ts), run as a child process exactly
+ * as `npm run simulate` runs it, with scripts in a temporary folder; one of its frames is then
+ * fed to the pose dump (`crowd-skin pose --layers`), which proves the frame's base/layers/additive
+ * have the shape the pose dump takes. Each run takes about a second, so the tests run concurrently.
  */
-interface Run { code: number; stdout: string; stderr: string }
-
-function node(tool: string, ...args: string[]): Promise<Run> {
-  return new Promise((done) => {
-    execFile(process.execPath, ['--import', './tools/register.mjs', tool, ...args], { cwd: REPO_ROOT, maxBuffer: 64 << 20 },
-      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }));
-  });
-}
-
 const dir = mkdtempSync(join(tmpdir(), 'simulate-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let files = 0;
@@ -41,12 +32,12 @@ const ROBOT = modelPath('RobotExpressive');
 const FOX = modelPath('Fox');
 
 describe.concurrent('simulate CLI', () => {
-  it('prints one JSON line per frame (round(lastAt * fps) + 1 of them) with exactly t, state, base, layers, additive; a frame poses with tools/pose.ts --layers', async ({ expect }) => {
+  it('prints one JSON line per frame (round(lastAt * fps) + 1 of them) with exactly t, state, base, layers, additive; a frame poses with pose --layers', async ({ expect }) => {
     const script = file([
       { at: 0, play: 'Idle' }, { at: 0.2, fadeTo: 'Walking' }, { at: 0.4, action: 'Wave' }, { at: 0.5, speed: 1.2 },
       { at: 1, move: [0, 1], run: true }, { at: 1.25, action: 'Jump' },
     ]);
-    const out = frames(await node('tools/simulate.ts', '--model', ROBOT, '--script', script, '--fps', '30'));
+    const out = frames(await runCli('simulate', '--model', ROBOT, '--script', script, '--fps', '30'));
     expect(out).toHaveLength(Math.round(1.25 * 30) + 1); // 39
     out.forEach((f, k) => {
       expect(Object.keys(f)).toEqual(['t', 'state', 'base', 'layers', 'additive']);
@@ -60,7 +51,7 @@ describe.concurrent('simulate CLI', () => {
     expect(busiest.layers.length).toBeGreaterThanOrEqual(3);
     expect(busiest.layers[busiest.layers.length - 1]).toMatchObject({ clip: 'Wave', mask: { root: 'Torso' } });
     const { base, layers, additive } = busiest;
-    const pose = await node('tools/pose.ts', '--model', ROBOT, '--layers', JSON.stringify({ base, layers, additive }));
+    const pose = await runCli('pose', '--model', ROBOT, '--layers', JSON.stringify({ base, layers, additive }));
     expect(pose.code, pose.stderr).toBe(0);
     const dump = JSON.parse(pose.stdout) as { jointMatrices: number[][] };
     expect(dump.jointMatrices.length).toBeGreaterThan(0);
@@ -75,36 +66,36 @@ describe.concurrent('simulate CLI', () => {
       transitions: [['locomotion', 'Sniff']],
     });
     const script = file([{ at: 0, play: 'Walk' }, { at: 0, fadeTo: 'Run' }, { at: 0.25, action: 'Sniff' }, { at: 0.5, speed: 0.5 }]);
-    const out = frames(await node('tools/simulate.ts', '--model', FOX, '--script', script, '--config', config));
+    const out = frames(await runCli('simulate', '--model', FOX, '--script', script, '--config', config));
     expect(out).toHaveLength(31);
     expect(out[15].state).toBe('to-action:Sniff'); // no "Sniff" in Fox.controller.json
     expect(out[15].layers.map((l) => l.clip)).toEqual(['Run', 'Survey']);
     expect(out[15].layers[0].weight).toBeCloseTo(0.5, 9); // linear 0.5 s fade, from the --config file
-    const pose = await node('tools/pose.ts', '--model', FOX, '--layers', JSON.stringify({ base: out[15].base, layers: out[15].layers, additive: out[15].additive }));
+    const pose = await runCli('pose', '--model', FOX, '--layers', JSON.stringify({ base: out[15].base, layers: out[15].layers, additive: out[15].additive }));
     expect(pose.code, pose.stderr).toBe(0);
   });
 
   it('a bad script entry exits 1 naming the entry', async ({ expect }) => {
-    const unknownClip = await node('tools/simulate.ts', '--model', ROBOT, '--script', file([{ at: 0, play: 'Idle' }, { at: 0.5, fadeTo: 'Moonwalk' }]));
+    const unknownClip = await runCli('simulate', '--model', ROBOT, '--script', file([{ at: 0, play: 'Idle' }, { at: 0.5, fadeTo: 'Moonwalk' }]));
     expect(unknownClip.code).toBe(1);
     expect(unknownClip.stdout).toBe('');
     expect(unknownClip.stderr).toMatch(/^simulate: script\[1\]\.fadeTo: no clip "Moonwalk"/);
-    const twoCommands = await node('tools/simulate.ts', '--model', ROBOT, '--script', file([{ at: 0, play: 'Idle' }, { at: 1, play: 'Idle' }, { at: 2, play: 'Idle', action: 'Jump' }]));
+    const twoCommands = await runCli('simulate', '--model', ROBOT, '--script', file([{ at: 0, play: 'Idle' }, { at: 1, play: 'Idle' }, { at: 2, play: 'Idle', action: 'Jump' }]));
     expect(twoCommands.code).toBe(1);
     expect(twoCommands.stderr).toMatch(/^simulate: script\[2\] must have exactly one of/);
   });
 
   it('an unknown action exits 1 naming it and the actions there are', async ({ expect }) => {
-    const run = await node('tools/simulate.ts', '--model', ROBOT, '--script', file([{ at: 0, action: 'Backflip' }]));
+    const run = await runCli('simulate', '--model', ROBOT, '--script', file([{ at: 0, action: 'Backflip' }]));
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^simulate: script\[0\]\.action: no action "Backflip" \(actions: Jump, Punch, Wave/);
   });
 
   it('missing --script, a script that is not JSON, and a bad --config exit 1 with a message', async ({ expect }) => {
     const [missing, notJson, badConfig] = await Promise.all([
-      node('tools/simulate.ts', '--model', ROBOT),
-      node('tools/simulate.ts', '--model', ROBOT, '--script', file('[{"at": 0,')),
-      node('tools/simulate.ts', '--model', FOX, '--script', file([{ at: 0, play: 'Walk' }]), '--config', file({ fade: { kind: 'wobbly' } })),
+      runCli('simulate', '--model', ROBOT),
+      runCli('simulate', '--model', ROBOT, '--script', file('[{"at": 0,')),
+      runCli('simulate', '--model', FOX, '--script', file([{ at: 0, play: 'Walk' }]), '--config', file({ fade: { kind: 'wobbly' } })),
     ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^simulate: --script FILE\.json is required/);

@@ -56,12 +56,27 @@ export interface ActionConfig {
   /** Index into ControllerConfig.masks, or -1. */
   mask: number;
 }
+/**
+ * A validated controller config (the JSON above with clips resolved to indices), made by
+ * parseControllerConfig or defaultControllerConfig for one model. Treat it as immutable.
+ */
 export interface ControllerConfig {
+  /** The model's clip names, in clip order: the config is valid for this model only. */
   clipNames: readonly string[];
-  /** Per clip index. */
+  /** Playback settings per clip index: `speed` (rate, negative plays backwards) and `loop` (false clamps at the end). */
   clips: ClipSettings[];
-  fade: { seconds: number; kind: TransitionKind; curve: BlendCurve };
+  /** Defaults of fadeTo: seconds (>= 0), kind and curve. */
+  fade: {
+    /** Fade length in seconds, >= 0. */
+    seconds: number;
+    /** 'smooth', 'frozen', 'first-frame' or 'immediate' (see AnimationController.fadeTo). */
+    kind: TransitionKind;
+    /** 'linear', 'cubic', or a function of progress u in [0, 1]. */
+    curve: BlendCurve;
+  };
+  /** Idle/walk/run blending and movement limits, or null: the characters cannot walk. */
   locomotion: LocomotionConfig | null;
+  /** Actions by index (requestAction takes their names). */
   actions: ActionConfig[];
   /** Mask specs used by actions (built into weights by whoever renders). */
   masks: MaskSpec[];
@@ -267,6 +282,7 @@ export function defaultControllerConfig(clipNames: readonly string[]): Controlle
 export class ControllerConfigStore {
   constructor(private current: ControllerConfig) {}
 
+  /** The config in force: the last one that parsed. */
   get config(): ControllerConfig {
     return this.current;
   }
@@ -283,6 +299,7 @@ export class ControllerConfigStore {
     return this.current;
   }
 
+  /** The config in force as JSON text (2-space indented), as load() takes it. */
   save(): string {
     return JSON.stringify(serializeControllerConfig(this.current), null, 2);
   }

@@ -11,15 +11,23 @@ import { ClipPlayback } from './playback';
  * locomotion blend spaces. Build once per model (and again when a new config is loaded).
  */
 export class ControllerRuntime {
+  /** The locomotion blend spaces and limits, or null when the config has no locomotion. */
   readonly locomotion: LocomotionRuntime | null;
+  /** Action name -> index into config.actions. */
   readonly actionIndex: Map<string, number>;
-  /** Scratch shared by every controller of the model (single-threaded, used within one call). */
+  /** Scratch shared by every controller of the model (single-threaded, used within one call). @internal */
   readonly scratchClips = new WeightedClips();
+  /** Scratch weights, as scratchClips. @internal */
   readonly scratchWeights = new Float64Array(8);
+  /** Scratch source, as scratchClips. @internal */
   readonly scratchSource = new Source();
   /** allowed[(from + 1) * actions + to]: from -1 is locomotion, else an action index. */
   private readonly allowed: Uint8Array;
 
+  /**
+   * @param config A validated config (parseControllerConfig or defaultControllerConfig); not copied, do not change it.
+   * @param clipDurations Seconds per clip, in the config's clip order (Character.clipDurations).
+   */
   constructor(readonly config: ControllerConfig, readonly clipDurations: ArrayLike<number>) {
     this.locomotion = config.locomotion ? new LocomotionRuntime(config.locomotion, config, clipDurations) : null;
     this.actionIndex = new Map(config.actions.map((a, i) => [a.name, i]));
@@ -36,6 +44,7 @@ export class ControllerRuntime {
     return this.allowed[(from + 1) * this.config.actions.length + to] === 1;
   }
 
+  /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
   clipIndex(clip: string | number): number {
     return resolveClip(this.config.clipNames, clip);
   }
@@ -48,11 +57,26 @@ export const ACTION_PLAY = 2;
 export const ACTION_OUT = 3; // transition back to locomotion
 const PHASE_NAMES = ['locomotion', 'to-action', 'action', 'to-locomotion'];
 
+/** How AnimationController.fadeTo fades; each field defaults to the config's `fade`. */
 export interface FadeOptions {
   /** Seconds (default: the config's fade.seconds). */
   seconds?: number;
+  /** 'smooth' (both clips play), 'frozen' (the outgoing clip stops), 'first-frame' (the target holds its first pose until the fade ends) or 'immediate'. */
   kind?: TransitionKind;
+  /** 'linear', 'cubic', or a function from fade progress u in [0, 1] to weight in [0, 1]. */
   curve?: BlendCurve;
+}
+
+/**
+ * What evaluates a controller somewhere other than its own update() (the GPU control pass, see
+ * CrowdControllers): told before each command, so it can bring the discrete state up to the
+ * present, and after it, so it can rewrite what it evaluates from. checkCurve refuses a custom
+ * curve it cannot evaluate, naming the field, before anything changes.
+ */
+export interface ControllerDriver {
+  beforeCommand(controller: AnimationController): void;
+  afterCommand(controller: AnimationController): void;
+  checkCurve(curve: BlendCurve, where: string): void;
 }
 
 /**
@@ -67,25 +91,32 @@ export interface FadeOptions {
  * that arrive while the action plays, are ignored; during its fades an action may hand over to
  * another action the table allows from it, and then keeps fading out (from the weight it had)
  * under the new one while that fades in.
+ *
+ * Usually made by {@link CrowdControllers.add}, which also writes its output into a crowd:
+ *
+ * @example
+ * ```ts
+ * const c = controllers.add(crowd.add(), 0, 0, Math.PI); // at x = 0, z = 0, facing -z
+ * c.move(1, 0, false);            // walk toward +x (a world direction), turning to face it
+ * c.requestAction('Wave');        // false when the transitions table does not allow it now
+ * c.fadeTo('Dance', { seconds: 0.4, kind: 'frozen', curve: 'cubic' });
+ * console.log(c.state);           // e.g. "fade:locomotion->Dance"
+ * ```
  */
-/**
- * What evaluates a controller somewhere other than its own update() (the GPU control pass, see
- * CrowdControllers): told before each command, so it can bring the discrete state up to the
- * present, and after it, so it can rewrite what it evaluates from. checkCurve refuses a custom
- * curve it cannot evaluate, naming the field, before anything changes.
- */
-export interface ControllerDriver {
-  beforeCommand(controller: AnimationController): void;
-  afterCommand(controller: AnimationController): void;
-  checkCurve(curve: BlendCurve, where: string): void;
-}
-
 export class AnimationController {
+  /** The crossfades between clips and the locomotion blend (read-only state; use play/fadeTo). */
   readonly crossfader = new Crossfader();
   /** Set by a driver that evaluates this controller (GPU-driven controllers); null when update() is stepped every frame. */
   driver: ControllerDriver | null = null;
+  /**
+   * Movement state, or null when the config has no locomotion: positionX/positionZ (model units,
+   * ground plane), heading (radians about +y, 0 faces +z), speed (model units per second),
+   * direction of motion relative to the heading. Change it through move/setSpeed/stop.
+   */
   readonly locomotion: Locomotion | null;
+  /** The layer stack the last update produced (base clip plus up to 4 layers): what CrowdControllers writes into the crowd. */
   readonly output = new StackOutput();
+  /** Phase of the action state machine: 0 locomotion (no action), 1 to-action, 2 action, 3 to-locomotion. */
   actionPhase = ACTION_NONE;
   /** Index into config.actions of the current action, -1 when none. */
   action = -1;
@@ -93,18 +124,26 @@ export class AnimationController {
   actionPhaseTime = 0;
   /** Weight of the action layer, [0, 1]. */
   actionWeight = 0;
+  /** The clock of the current action's clip (seconds, clamped at its end). */
   readonly actionPlayback = new ClipPlayback();
   /**
    * An action handed over mid-fade keeps fading out under the new one (over the new action's
    * fadeIn) instead of vanishing: its clock, mask, weight at the handover and current weight.
    */
   readonly previousPlayback = new ClipPlayback();
+  /** Index into config.actions of the action fading out under the current one, -1 when none. */
   previousAction = -1;
+  /** Weight of that action's layer, [0, 1]. */
   previousWeight = 0;
   /** The handed-over action's weight at the handover. */
   previousStartWeight = 0;
 
 
+  /**
+   * A controller showing the locomotion blend (idle), or clip 0 when the config has no locomotion.
+   *
+   * @param runtime What the controllers of one model share (one ControllerRuntime per model and config).
+   */
   constructor(readonly runtime: ControllerRuntime) {
     this.locomotion = runtime.locomotion ? new Locomotion(runtime.locomotion) : null;
     const loco = runtime.config.locomotion;

@@ -1,0 +1,57 @@
+/**
+ * The examples that the install tests (install.test.ts) build as a stranger would and open in
+ * Chromium. To add one: put `examples/<name>/` (index.html loading one module script, plain
+ * JavaScript that imports from 'crowd-skin' and packages listed here) and list it below.
+ */
+import type { Page } from 'playwright-core';
+import type { Image } from './pixels';
+import type { Variant } from './stranger';
+
+export interface ExampleApp {
+  /** Folder under examples/. */
+  name: string;
+  /** The module script index.html loads, relative to the folder. */
+  entry: string;
+  /** Folders of public/models/ the example fetches from /models/<folder>/. */
+  models: string[];
+  /** Packages besides crowd-skin that the example imports; installed at the repo's versions. */
+  dependencies: string[];
+  /** For the page without a bundler: each of those imports -> a URL of an ESM file under /node_modules/. */
+  importMap: Record<string, string>;
+  /** Builds to try (default: all of VARIANTS). */
+  variants?: Variant[];
+  /** The canvas clear colour, 0-255: pixels unlike it are drawn. */
+  background: [number, number, number];
+  /** CSS selector of DOM overlays left out of the pixel checks. */
+  overlays?: string;
+  /** Least share of pixels unlike the background once characters are drawn. */
+  minDrawn: number;
+  /**
+   * Input between the two screenshots that must differ (the second is taken when it resolves);
+   * by default a few frames pass.
+   */
+  act?: (page: Page) => Promise<void>;
+  /** Further checks on a drawn page, given its first screenshot. */
+  check?: (page: Page, shot: Image) => Promise<void>;
+}
+
+const WGPU_MATRIX = { 'wgpu-matrix': '/node_modules/wgpu-matrix/dist/3.x/wgpu-matrix.module.js' };
+
+export const EXAMPLE_APPS: ExampleApp[] = [
+  {
+    name: 'minimal', entry: 'main.js', models: ['Fox'], dependencies: ['wgpu-matrix'], importMap: WGPU_MATRIX,
+    background: [179, 196, 214], minDrawn: 0.05,
+  },
+  {
+    name: 'controllers', entry: 'main.js', models: ['RobotExpressive'], dependencies: ['wgpu-matrix'], importMap: WGPU_MATRIX,
+    background: [199, 204, 189], overlays: '#help', minDrawn: 0.02,
+    // The keyboard drives the middle robot: it walks toward the camera, then dances (action 7).
+    async act(page) {
+      await page.keyboard.down('KeyS');
+      await page.waitForTimeout(1500);
+      await page.keyboard.up('KeyS');
+      await page.keyboard.press('Digit7');
+      await page.waitForFunction(() => /action:Dance/.test(document.getElementById('help')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    },
+  },
+];

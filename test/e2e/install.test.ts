@@ -1,0 +1,158 @@
+/**
+ * A stranger's install, end to end: the package is built and packed, the tarball installed into
+ * fresh apps under the OS temp folder, one per example (example-apps.ts), and each example built
+ * with Vite, esbuild and webpack, and without a bundler (the self-contained file and an import
+ * map). Every page is served on 127.0.0.1 and opened in headless Chromium (WebGPU on
+ * SwiftShader): characters must be drawn, must move between two screenshots, and the console
+ * must stay clean. The installed `crowd-skin` command and the declarations are checked too.
+ * Screenshots land in test-results/e2e/install-<example>-<build>-{1,2}.png.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_APPS, type ExampleApp } from './example-apps';
+import { chromiumAvailable, collectProblems, launchBrowser, REPO_ROOT, RESULTS_DIR, type Rect } from './harness';
+import { decode, shareChanged, shareUnlike, type Image } from './pixels';
+import { buildVariant, createApp, packLibrary, run, serve, servedRoots, typeCheck, VARIANTS } from './stranger';
+
+const VIEWPORT = { width: 640, height: 400 };
+/** Loading a model and a few SwiftShader frames; minutes on a busy 2-core machine. */
+const PAGE_TIMEOUT = 240_000;
+
+const available = chromiumAvailable();
+
+it('the README\'s embed code is examples/minimal/main.js verbatim (after its two header lines)', () => {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Embedding it'));
+  const block = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+  const example = readFileSync(join(REPO_ROOT, 'examples/minimal/main.js'), 'utf8').split('\n').slice(2).join('\n');
+  expect(block).toBe(example);
+});
+
+describe.skipIf(!available)('a stranger installs the packed package', () => {
+  const root = mkdtempSync(join(tmpdir(), 'crowd-skin-install-'));
+  const appDir = (app: ExampleApp) => join(root, app.name);
+  let packed: { tarball: string; files: string[] };
+  let installs: Promise<void>[] = [];
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    packed = await packLibrary(root);
+    // Every app installs at once (npm mostly waits on its cache and the registry); each test awaits its own.
+    installs = EXAMPLE_APPS.map((app) => createApp(app, packed.tarball, appDir(app)));
+    installs.forEach((p) => p.catch(() => {})); // reported by the tests that await them
+    browser = await launchBrowser();
+  }, 600_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(installs);
+    await browser?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('the tarball holds the builds, declarations, CLI, README, CHANGELOG and licence, and no sources or tests', () => {
+    const files = packed.files;
+    for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/index.js.map', 'dist/cli.js', 'dist/crowd-skin.standalone.js']) {
+      expect(files).toContain(file);
+    }
+    expect(files.filter((f) => !/^dist\/|^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+  });
+
+  describe.each(EXAMPLE_APPS.map((app) => [app.name, app] as const))('examples/%s', (name, app) => {
+    const dir = appDir(app);
+
+    it('installs from the tarball and type-checks against the installed declarations', async () => {
+      await installs[EXAMPLE_APPS.indexOf(app)];
+      await typeCheck(dir, app.entry);
+    }, 600_000);
+
+    it('the installed crowd-skin command inspects the example\'s model', async () => {
+      await installs[EXAMPLE_APPS.indexOf(app)];
+      const model = join(dir, 'public/models', app.models[0], `${app.models[0]}.glb`);
+      const { stdout } = await run(join(dir, 'node_modules/.bin/crowd-skin'), ['inspect', model, '--json'], dir);
+      const report = JSON.parse(stdout) as { file: string; clips: unknown[] };
+      expect(report.file).toBe(`${app.models[0]}.glb`);
+      expect(report.clips.length).toBeGreaterThan(0);
+    }, 120_000);
+
+    it.each((app.variants ?? VARIANTS).map((v) => [v] as const))('built with %s: draws moving characters, no console errors', async (variant) => {
+      await installs[EXAMPLE_APPS.indexOf(app)];
+      const warnings = await buildVariant(app, dir, variant);
+      if (warnings.length > 0) console.warn(`${name}/${variant} build warnings:\n${warnings.join('\n')}`);
+      const server = await serve(servedRoots(dir, variant));
+      const page = await browser!.newPage({ viewport: VIEWPORT });
+      try {
+        await expectMovingCharacters(app, page, server.url, `install-${name}-${variant}`);
+      } finally {
+        await page.close();
+        await server.close();
+      }
+    }, PAGE_TIMEOUT + 120_000);
+  });
+});
+
+async function shot(page: Page, name: string): Promise<Image> {
+  const png = await page.screenshot({ timeout: PAGE_TIMEOUT });
+  writeFileSync(join(RESULTS_DIR, `${name}.png`), png);
+  return decode(png);
+}
+
+/** Resolves after `count` animation frames of the page (the example's frame loop runs in the same ones). */
+function frames(page: Page, count: number): Promise<void> {
+  return page.evaluate((n) => new Promise<void>((done) => {
+    let left = n;
+    const tick = () => (--left <= 0 ? done() : requestAnimationFrame(tick));
+    requestAnimationFrame(tick);
+  }), count);
+}
+
+/** Most of a frame is the clear colour: a page not yet drawn (white) or a wrong colour is not a frame. */
+const MIN_BACKGROUND = 0.3;
+
+/** Whether a screenshot is a frame with characters: at least `minDrawn` unlike the clear colour and MIN_BACKGROUND like it. */
+function drawnShare(app: ExampleApp, image: Image, skip: Rect[]): { drawn: number; ok: boolean } {
+  const drawn = shareUnlike(image, app.background, skip);
+  return { drawn, ok: drawn >= app.minDrawn && drawn <= 1 - MIN_BACKGROUND };
+}
+
+/**
+ * Opens the page and waits until it shows a frame with characters (drawnShare); then two
+ * screenshots a few frames (or app.act's input) apart must both be such frames and differ. The
+ * camera of every example stands still, so only animated characters can change pixels.
+ */
+async function expectMovingCharacters(app: ExampleApp, page: Page, url: string, name: string): Promise<void> {
+  const problems = collectProblems(page);
+  await page.goto(url);
+  // Overlays grow as the page fills them: measured with every screenshot.
+  const overlays = async (): Promise<Rect[]> => (app.overlays ? page.$$eval(app.overlays, (els) => els.map((e) => {
+    const r = e.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  })) : []);
+  let skip: Rect[] = [];
+  const deadline = Date.now() + PAGE_TIMEOUT;
+  let first: Image;
+  let drawn = 0;
+  for (;;) {
+    expect(problems).toEqual([]);
+    skip = await overlays();
+    first = await shot(page, `${name}-1`);
+    const frame = drawnShare(app, first, skip);
+    drawn = frame.drawn;
+    if (frame.ok) break;
+    if (Date.now() > deadline) throw new Error(`${name}: after ${PAGE_TIMEOUT / 1000} s, ${(drawn * 100).toFixed(2)}% of pixels are unlike the clear colour (a frame with characters has ${app.minDrawn * 100}% to ${(1 - MIN_BACKGROUND) * 100}%)`);
+    await page.waitForTimeout(500);
+  }
+  await app.check?.(page, first);
+  if (app.act) await app.act(page);
+  else await frames(page, 3);
+  const second = await shot(page, `${name}-2`);
+  skip = [...skip, ...await overlays()];
+  const changed = shareChanged(first, second, skip);
+  console.log(`${name}: ${(drawn * 100).toFixed(1)}% of pixels drawn, ${(changed * 100).toFixed(2)}% changed between screenshots`);
+  expect(drawnShare(app, second, skip).ok, 'the second screenshot is not a frame with characters').toBe(true);
+  expect(changed, 'nothing moved between the screenshots').toBeGreaterThan(0.002);
+  expect(problems).toEqual([]);
+}

@@ -1,0 +1,21 @@
+import { execFile } from 'node:child_process';
+import { REPO_ROOT } from './models';
+
+/** What a CLI run left: its exit code, stdout and stderr. */
+export interface Run { code: number; stdout: string; stderr: string }
+
+/** Runs `node ARGS` in the repository root and collects what it printed. */
+export function runNode(args: string[], cwd = REPO_ROOT): Promise<Run> {
+  return new Promise((done) => {
+    execFile(process.execPath, args, { cwd, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => done({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }));
+  });
+}
+
+/**
+ * `crowd-skin ARGS` from source, exactly as `npm run pose` / `npm run simulate` run it: Node
+ * with tsx and the `?raw` loader registered, tools/cli.ts. Each run takes about a second.
+ */
+export function runCli(...args: string[]): Promise<Run> {
+  return runNode(['--import', './tools/register.mjs', 'tools/cli.ts', ...args]);
+}

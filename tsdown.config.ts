@@ -1,0 +1,96 @@
+/**
+ * `npm run build:lib`: the published package, built by tsdown (README, "The package"). Three
+ * builds into dist/:
+ *
+ * - the library: dist/index.js (+ dist/three.js when src/three/index.ts exists), ESM with one
+ *   bundled .d.ts per entry and source maps; dependencies stay imports. tsdown writes the
+ *   package.json `exports` map from these entries, so adding an entry adds its subpath.
+ * - the self-contained file: dist/crowd-skin.standalone.js, the library with its dependencies
+ *   bundled and minified, for pages without a bundler (`<script type="module">`, import maps).
+ * - the CLI: dist/cli.js (package.json `bin`), for Node, from tools/cli.ts.
+ *
+ * The sources import shaders as `../../shaders/x.wgsl?raw` (Vite's syntax, also served by the
+ * tools' Node loader); `rawText` gives the same strings here, so what is published carries the
+ * WGSL inlined and no bundler-specific import.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { defineConfig, type UserConfig } from 'tsdown';
+
+const RAW = '\0raw:';
+
+/** `import text from './file?raw'` yields the file's text, as in Vite. */
+const rawText = {
+  name: 'crowd-skin:raw-text',
+  resolveId: {
+    // Filters let the bundler call the hooks only for these ids.
+    filter: { id: /\?raw$/ },
+    handler(source: string, importer?: string) {
+      if (!importer) return null;
+      return RAW + new URL(source.slice(0, -'?raw'.length), `file://${importer}`).pathname;
+    },
+  },
+  load: {
+    filter: { id: /^\0raw:/ },
+    async handler(id: string) {
+      return `export default ${JSON.stringify(await readFile(id.slice(RAW.length), 'utf8'))};`;
+    },
+  },
+};
+
+/** Library entries: the three.js bridge joins when its source exists. */
+const entry: Record<string, string> = { index: 'src/index.ts' };
+if (existsSync('src/three/index.ts')) entry.three = 'src/three/index.ts';
+
+const common: UserConfig = {
+  format: 'esm',
+  plugins: [rawText],
+  // The npm script empties dist/ once before the three builds, which write beside each other.
+  clean: false,
+  // The checks run once on the packed result, after all three builds (package.json build:lib).
+  publint: false,
+  attw: false,
+  // Rolldown warns when plugins take most of a build: here the declarations (the TypeScript
+  // compiler) do, and on a busy machine any plugin may. Known; not worth a warning per build.
+  inputOptions: { checks: { pluginTimings: false } },
+};
+
+export default defineConfig([
+  {
+    ...common,
+    entry,
+    platform: 'browser',
+    target: 'es2022',
+    sourcemap: true,
+    // The declarations name WebGPU's types (GPUDevice, ...): a consumer gets them from @webgpu/types.
+    dts: { sourcemap: false },
+    banner: { dts: '/// <reference types="@webgpu/types" />' },
+    exports: {
+      customExports: (exports) => ({
+        ...exports,
+        './standalone': { types: './dist/index.d.ts', default: './dist/crowd-skin.standalone.js' },
+      }),
+    },
+  },
+  {
+    ...common,
+    entry: { 'crowd-skin.standalone': 'src/index.ts' },
+    platform: 'browser',
+    target: 'es2022',
+    sourcemap: true,
+    minify: true,
+    dts: false,
+    deps: { alwaysBundle: [/.*/], onlyBundle: false },
+  },
+  {
+    ...common,
+    entry: { cli: 'tools/cli.ts' },
+    platform: 'node',
+    target: 'node20',
+    fixedExtension: false,
+    sourcemap: true,
+    dts: false,
+    // `webgpu` (pose --backend gpu only) is an optional peer dependency, imported when used.
+    deps: { neverBundle: ['webgpu'] },
+  },
+]);
