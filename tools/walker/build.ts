@@ -5,7 +5,7 @@ import { BOXES, JOINTS, MATERIALS, bindPositions, boxMesh } from './skeleton';
 /**
  * Assembles the Walker as a glTF document (@gltf-transform/core) and writes it as .glb bytes:
  * the joints as a node tree, one skinned mesh with a primitive per material, and every clip of
- * clips.ts as LINEAR keys (one shared time accessor per clip). Deterministic: the same code gives
+ * clips.ts as LINEAR keys (one shared time accessor per clip; rotations as normalised shorts). Deterministic: the same code gives
  * the same bytes, so the committed file can be checked against a fresh build.
  */
 
@@ -16,8 +16,8 @@ export async function buildWalkerGlb(): Promise<Uint8Array> {
   const doc = new Document();
   doc.getRoot().getAsset().generator = 'crowd-skin tools/make-walker.ts';
   const buffer = doc.createBuffer();
-  const accessor = (type: 'SCALAR' | 'VEC3' | 'VEC4' | 'MAT4', array: Float32Array | Uint8Array | Uint16Array): Accessor =>
-    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer);
+  const accessor = (type: 'SCALAR' | 'VEC3' | 'VEC4' | 'MAT4', array: Float32Array | Uint8Array | Uint16Array | Int16Array): Accessor =>
+    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer).setNormalized(array instanceof Int16Array);
 
   const nodes: Node[] = JOINTS.map((j) => doc.createNode(j.name).setTranslation(j.offset));
   JOINTS.forEach((j, i) => { if (j.parent >= 0) nodes[j.parent].addChild(nodes[i]); });
@@ -48,13 +48,13 @@ export async function buildWalkerGlb(): Promise<Uint8Array> {
   return new NodeIO().writeBinary(doc);
 }
 
-function addClip(doc: Document, clip: ClipSpec, nodes: Node[], accessor: (type: 'SCALAR' | 'VEC3' | 'VEC4', a: Float32Array) => Accessor): void {
+function addClip(doc: Document, clip: ClipSpec, nodes: Node[], accessor: (type: 'SCALAR' | 'VEC3' | 'VEC4', a: Float32Array | Int16Array) => Accessor): void {
   const keys = Math.round(clip.duration * clip.fps) + 1;
   const times = Float32Array.from({ length: keys }, (_, k) => (k === keys - 1 ? clip.duration : k / clip.fps));
   const poses = Array.from(times, (_, k) => clip.pose(k === keys - 1 ? clip.duration : k / clip.fps));
   const animation = doc.createAnimation(clip.name);
   const input = accessor('SCALAR', times);
-  const channel = (node: Node, path: 'translation' | 'rotation', type: 'VEC3' | 'VEC4', values: Float32Array) => {
+  const channel = (node: Node, path: 'translation' | 'rotation', type: 'VEC3' | 'VEC4', values: Float32Array | Int16Array) => {
     const sampler = doc.createAnimationSampler().setInput(input).setOutput(accessor(type, values)).setInterpolation('LINEAR');
     animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
   };
@@ -70,6 +70,7 @@ function addClip(doc: Document, clip: ClipSpec, nodes: Node[], accessor: (type: 
       for (let c = 0; c < 4; c++) values[o + c] = flip * q[c];
       if (Math.abs(Math.abs(q[3]) - 1) > REST_EPSILON) moves = true;
     });
-    if (moves) channel(nodes[j], 'rotation', 'VEC4', values);
+    // Rotations as normalised shorts (glTF allows them for rotation outputs): half the bytes, 3e-5 per component.
+    if (moves) channel(nodes[j], 'rotation', 'VEC4', Int16Array.from(values, (v) => Math.round(v * 32767)));
   });
 }

@@ -174,7 +174,7 @@ export function jumpPose(t: number): WalkerPose {
 /** Every clip of the Walker, in file order. */
 export function walkerClips(): ClipSpec[] {
   const gaits = (prefix: string, g: Gait): ClipSpec[] => DIRECTION_NAMES.map((name, k) => ({
-    name: `${prefix}${name}`, duration: gaitPeriod(g, directionVector(k)), fps: 30, pose: (t: number) => gaitPose(g, directionVector(k), t),
+    name: `${prefix}${name}`, duration: gaitPeriod(g, directionVector(k)), fps: g === RUN ? 60 : 30, pose: (t: number) => gaitPose(g, directionVector(k), t),
   }));
   return [
     { name: 'Idle', duration: IDLE_PERIOD, fps: 10, pose: idlePose },
