@@ -6,7 +6,7 @@ import { ModelError } from './bake/errors';
 import type { EncodedImage } from './bake/gltf-json';
 import { parseGltf, type ResourceReader } from './bake/parse';
 import type { Rig } from './bake/rig';
-import { bakeRootMotion, extractRootMotion, type RootMotionOptions } from './bake/root-motion';
+import { bakeRootMotion, extractRootMotion, type BakedRootMotion, type RootMotionOptions } from './bake/root-motion';
 import { restPose } from './bake/sampler';
 import { packRigData, type RigData } from './gpu/rig-data';
 
@@ -38,6 +38,11 @@ export interface Character {
   readonly jointNames: readonly string[];
   /** Bytes of the baked lookup tables the GPU holds: track entries, track references, rest pose, clip durations. */
   readonly bakedBytes: number;
+  /**
+   * The root motion taken out of the clips (LoadOptions.rootMotion; the same object as
+   * baked.rootMotion, see src/bake/root-motion.ts), or null when the load did not ask for it.
+   */
+  readonly rootMotion: BakedRootMotion | null;
   /** Decoded base-colour images (browser only; empty where createImageBitmap is missing). */
   readonly textures: ReadonlyMap<EncodedImage, ImageBitmap>;
   /** Axis-aligned bounds of the rest pose in model units: min and max corners. */
@@ -64,7 +69,7 @@ export interface LoadOptions {
   /**
    * Take the root joint's horizontal motion (and with `yaw`, its rotation about +y) out of every
    * clip before baking, so walking clips walk on the spot; the motion is kept per clip in
-   * `baked.rootMotion` (src/bake/root-motion.ts). `joint` defaults to the skin's root joint.
+   * `Character.rootMotion` (src/bake/root-motion.ts). `joint` defaults to the skin's root joint.
    * 'apply' bakes the same data for moving instances by it, which the Crowd does not do yet.
    */
   rootMotion?: RootMotionOptions;
@@ -113,6 +118,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     clipDurations: baked.clipDurations,
     jointNames: rig.skins.flatMap((skin) => skin.jointNames),
     bakedBytes: bakedBytes(baked),
+    rootMotion: baked.rootMotion ?? null,
     textures: await decodeTextures(rig),
     bounds: restBounds(rig),
     warnings: rig.warnings,

@@ -51,7 +51,7 @@ export interface RootMotionOptions {
   yaw?: boolean;
 }
 
-/** Root motion of every baked clip (see the file comment); kept in BakedModel.rootMotion. */
+/** Root motion of every baked clip (see the file comment); kept in BakedModel.rootMotion and Character.rootMotion. */
 export interface BakedRootMotion {
   /** Rig node the motion was taken from, and its name. */
   joint: number;

@@ -156,6 +156,7 @@ describe('baked root motion', () => {
       rootMotion: { mode: 'in-place' }, additiveClips: [{ clip: 'RunForward', reference: { clip: 'RunForward', time: 0 } }],
     });
     const m = c.baked.rootMotion!;
+    expect(c.rootMotion).toBe(m);
     expect(m).toMatchObject({ jointName: 'Hips', joint: 0, mode: 'in-place', yaw: false });
     expect(c.warnings).toEqual([]);
     const files = c.clipNames.length - 1;
@@ -211,6 +212,8 @@ describe('baked root motion', () => {
     expect(bytes(apply.baked.rootMotion!.track).equals(bytes(inPlace.baked.rootMotion!.track))).toBe(true);
     expect(bytes(apply.baked.tracks).equals(bytes(inPlace.baked.tracks))).toBe(true);
     expect(apply.warnings).toEqual([expect.stringMatching(/rootMotion mode 'apply'.*does not move instances by it yet/)]);
-    expect((await load('Walker')).baked.rootMotion).toBeUndefined();
+    const plain = await load('Walker');
+    expect(plain.baked.rootMotion).toBeUndefined();
+    expect(plain.rootMotion).toBeNull();
   });
 });
