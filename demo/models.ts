@@ -1,6 +1,10 @@
+import type { LoadOptions } from '../src/index';
+
 /** The models the demo offers, where they are served from and the clips shown first. */
 export interface ModelEntry {
   url: string;
+  /** Load options the model needs (the Walker's clips carry root motion, taken out to walk in place). */
+  load?: Pick<LoadOptions, 'rootMotion'>;
   /** Default clip pair: walking and running where the model has them. */
   clipA: string;
   clipB: string;
@@ -35,6 +39,11 @@ export const MODELS: Record<string, ModelEntry> = {
     url: `${base}models/RobotExpressive/RobotExpressive.glb`, clipA: 'Walking', clipB: 'Running',
     controllerUrl: `${base}models/RobotExpressive/RobotExpressive.controller.json`,
     layers: { base: 'Walking', overlay: 'Wave', overlayJoint: 'Torso', additive: 'Yes', additiveJoint: 'Neck' },
+  },
+  Walker: {
+    url: `${base}models/Walker/Walker.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place' } },
+    controllerUrl: `${base}models/Walker/Walker.controller.json`,
+    layers: { base: 'WalkForward', overlay: 'Wave', overlayJoint: 'Chest', additive: 'RunForward', additiveJoint: 'Neck' },
   },
 };
 

@@ -8,7 +8,7 @@ export type SceneKind = (typeof SCENE_KINDS)[number];
 export const SCENE_DEFAULTS: Record<SceneKind, { model: string; instances: number }> = {
   crowd: { model: 'Fox', instances: 1000 },
   layers: { model: 'Fox', instances: 64 },
-  locomotion: { model: 'RobotExpressive', instances: 80 },
+  locomotion: { model: 'Walker', instances: 80 },
 };
 
 /**

@@ -71,7 +71,7 @@ export interface SceneLoadOptions {
  * the scene gets a config derived from the clip names and says why in `configProblem`.
  */
 export async function loadScene(device: GPUDevice, label: string, source: SceneSource, options: SceneLoadOptions): Promise<Scene> {
-  const character = await loadCharacter(source.url, { onProgress: options.onProgress, signal: options.signal });
+  const character = await loadCharacter(source.url, { ...MODELS[source.model]?.load, onProgress: options.onProgress, signal: options.signal });
   const { config, problem } = await loadControllerConfig(MODELS[source.model]?.controllerUrl, character.clipNames, options.signal);
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');

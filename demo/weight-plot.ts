@@ -12,6 +12,7 @@ const FONT = '10px ui-monospace, Menlo, Consolas, monospace';
 const PALETTE = [
   '#6cb4ff', '#ffb454', '#7ee081', '#ff7a8a', '#c792ea', '#ffe66d', '#5ce1e6',
   '#f78c6c', '#a3be8c', '#ff9cf0', '#b0c4de', '#e6c07b', '#89ddff', '#d4d4d4',
+  '#00c2a8', '#e05d9e', '#9ccc65', '#7986cb', '#ff8f00', '#80cbc4',
 ];
 
 /**
@@ -30,6 +31,8 @@ export class WeightPlot {
   private lastDraw = -Infinity;
   /** Pixel width of each legend label (measured once per reset). */
   private labelWidths = new Float32Array(0);
+  /** Per series, scratch of draw(): 1 when it has a line in the window. */
+  private shown = new Uint8Array(0);
 
   constructor(readonly canvas: HTMLCanvasElement, seriesNames: readonly string[] = []) {
     const context = canvas.getContext('2d');
@@ -47,6 +50,7 @@ export class WeightPlot {
     this.lastDraw = -Infinity;
     this.context.font = FONT;
     this.labelWidths = Float32Array.from(seriesNames, (name) => this.context.measureText(name).width);
+    this.shown = new Uint8Array(seriesNames.length);
   }
 
   show(visible: boolean): void {
@@ -89,12 +93,13 @@ export class WeightPlot {
     c.stroke();
     // Only series that are above 0 somewhere in the window get a line and a legend entry.
     c.lineWidth = 1.5;
-    let legendX = 4;
     c.font = FONT;
     c.textBaseline = 'bottom';
+    const latest = ((this.head - 1 + SAMPLES) % SAMPLES) * n;
     for (let s = 0; s < n; s++) {
       let any = false;
       for (let k = 0; k < this.size && !any; k++) any = this.values[k * n + s] > 0.005 && now - this.times[k] <= WINDOW_SECONDS;
+      this.shown[s] = any ? 1 : 0;
       if (!any) continue;
       const color = PALETTE[s % PALETTE.length];
       c.strokeStyle = color;
@@ -111,8 +116,13 @@ export class WeightPlot {
         started = true;
       }
       c.stroke();
-      if (legendX + this.labelWidths[s] <= width - 4) {
-        c.fillStyle = color;
+    }
+    // The legend has room for a few names: first the clips in the pose now, then others of the window.
+    let legendX = 4;
+    for (let pass = 0; pass < 2; pass++) {
+      for (let s = 0; s < n; s++) {
+        if (!this.shown[s] || (this.values[latest + s] > 0.005) !== (pass === 0) || legendX + this.labelWidths[s] > width - 4) continue;
+        c.fillStyle = PALETTE[s % PALETTE.length];
         c.fillText(this.names[s], legendX, height - 3);
         legendX += this.labelWidths[s] + 8;
       }

@@ -6,6 +6,7 @@ import { ModelError } from './bake/errors';
 import type { EncodedImage } from './bake/gltf-json';
 import { parseGltf, type ResourceReader } from './bake/parse';
 import type { Rig } from './bake/rig';
+import { bakeRootMotion, extractRootMotion, type BakedRootMotion, type RootMotionOptions } from './bake/root-motion';
 import { restPose } from './bake/sampler';
 import { packRigData, type RigData } from './gpu/rig-data';
 
@@ -16,7 +17,10 @@ import { packRigData, type RigData } from './gpu/rig-data';
 export interface Character {
   /** The file name of the URL loaded (decoded), or "model" when loaded from an ArrayBuffer. */
   readonly name: string;
-  /** @internal The validated rig (src/bake/rig.ts): for Crowd and the tools, not a stable API. */
+  /**
+   * @internal The validated rig (src/bake/rig.ts): for Crowd and the tools, not a stable API. With
+   * LoadOptions.rootMotion its clips are the in-place ones that were baked.
+   */
   readonly rig: Rig;
   /** @internal The baked tables (src/bake/bake.ts): for Crowd and the tools, not a stable API. */
   readonly baked: BakedModel;
@@ -34,6 +38,11 @@ export interface Character {
   readonly jointNames: readonly string[];
   /** Bytes of the baked lookup tables the GPU holds: track entries, track references, rest pose, clip durations. */
   readonly bakedBytes: number;
+  /**
+   * The root motion taken out of the clips (LoadOptions.rootMotion; the same object as
+   * baked.rootMotion, see src/bake/root-motion.ts), or null when the load did not ask for it.
+   */
+  readonly rootMotion: BakedRootMotion | null;
   /** Decoded base-colour images (browser only; empty where createImageBitmap is missing). */
   readonly textures: ReadonlyMap<EncodedImage, ImageBitmap>;
   /** Axis-aligned bounds of the rest pose in model units: min and max corners. */
@@ -79,6 +88,13 @@ export interface LoadOptions {
     /** Name of the baked clip (default "<clip>-additive"); must not clash with another clip. */
     name?: string;
   }[];
+  /**
+   * Take the root joint's horizontal motion (and with `yaw`, its rotation about +y) out of every
+   * clip before baking, so walking clips walk on the spot; the motion is kept per clip in
+   * `Character.rootMotion` (src/bake/root-motion.ts). `joint` defaults to the skin's root joint.
+   * 'apply' bakes the same data for moving instances by it, which the Crowd does not do yet.
+   */
+  rootMotion?: RootMotionOptions;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
@@ -115,7 +131,12 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     data = await download(url.href, options);
   }
   const t0 = performance.now();
-  const rig = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
+  const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
+  const rootMotion = options.rootMotion === undefined ? undefined : extractRootMotion(parsed, options.rootMotion);
+  const rig = rootMotion?.rig ?? parsed;
+  if (rootMotion?.mode === 'apply') {
+    rig.warnings.push('rootMotion mode \'apply\': clips are baked in place and their motion is in baked.rootMotion, but the Crowd does not move instances by it yet');
+  }
   const t1 = performance.now();
   const fileClips = rig.clips.map((c) => c.name);
   const clipOf = (clip: string | number, where: string) => resolveClip(fileClips, clip, { where });
@@ -125,6 +146,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     return { clip, reference, name: a.name ?? `${rig.clips[clip].name}-additive` };
   });
   const baked = bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
+  if (rootMotion) baked.rootMotion = bakeRootMotion(rootMotion, baked);
   const t2 = performance.now();
   return {
     name, rig, baked,
@@ -133,6 +155,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     clipDurations: baked.clipDurations,
     jointNames: rig.skins.flatMap((skin) => skin.jointNames),
     bakedBytes: bakedBytes(baked),
+    rootMotion: baked.rootMotion ?? null,
     textures: await decodeTextures(rig),
     bounds: restBounds(rig),
     warnings: rig.warnings,

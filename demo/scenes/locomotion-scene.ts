@@ -15,11 +15,13 @@ const LOOK_PERIOD = 0.5;
 /**
  * The locomotion scene: a crowd wandering under animation controllers (CrowdControllers: one
  * controller per instance, the model's <name>.controller.json) with random actions, inside a
- * disc that grows with the count. The wanderers are GPU-driven: the CPU acts only on their
- * decisions (a slice of them is looked at each frame, with positions read back from the GPU).
- * One selected character is CPU-driven and follows the keyboard instead (WASD relative to the
- * view, Shift runs, 1-9 and Space request actions); the camera follows it, a ring marks it, and a
- * live plot shows how much each clip weighs in its pose.
+ * disc that grows with the count. The wanderers are GPU-driven where the config allows it: the
+ * CPU acts only on their decisions (a slice of them is looked at each frame, with positions read
+ * back from the GPU). One selected character is CPU-driven and follows the keyboard instead (WASD
+ * relative to the view, Shift runs, 1-9 and Space request actions); the camera follows it, a ring
+ * marks it, and a live plot shows how much each clip weighs in its pose. With directional clips
+ * (a "2d" locomotion blend space, as the Walker has) the keyboard character faces the view while
+ * it moves, so S backpedals and A/D strafe.
  */
 export class LocomotionActivity implements SceneActivity {
   readonly kind = 'locomotion';
@@ -33,6 +35,8 @@ export class LocomotionActivity implements SceneActivity {
   private readonly random = new Random(0x10c0);
   private readonly weights: Float32Array;
   private readonly actionNames: string[];
+  /** The config has clips for moving sideways and back: the keyboard character faces the view. */
+  private readonly directional: boolean;
   private ids = new Int32Array(0);
   private controllers: AnimationController[] = [];
   private countValue = 0;
@@ -56,6 +60,7 @@ export class LocomotionActivity implements SceneActivity {
     this.wander = new Wander(config);
     this.weights = new Float32Array(character.clipNames.length);
     this.actionNames = config.actions.slice(0, ACTION_KEYS).map((a) => a.name);
+    this.directional = config.locomotion?.blendSpace === '2d';
     if (scene.configProblem) notify(scene.configProblem);
     if (!config.locomotion) notify(`${scene.label} has no walk clip and no controller config with locomotion: the characters cannot walk`);
     plot.reset(character.clipNames);
@@ -181,7 +186,7 @@ export class LocomotionActivity implements SceneActivity {
     const loco = c.locomotion;
     lines.push(`selected #${this.selected}: ${state}`);
     if (loco) lines.push(`  speed ${loco.speed.toFixed(2)} (${loco.parameter < 0.05 ? 'idle' : loco.parameter <= 1.05 ? 'walk' : 'run'}) · ${loco.direction}`);
-    lines.push(`keys: WASD move (view-relative) · Shift run`);
+    lines.push(this.directional ? 'keys: WASD move facing the view (S back, A/D strafe) · Shift run' : 'keys: WASD move (view-relative) · Shift run');
     if (this.actionNames.length > 0) {
       lines.push(`  Space ${this.actionNames[0]}`);
       for (let k = 0; k < this.actionNames.length; k += 4) {
@@ -195,6 +200,9 @@ export class LocomotionActivity implements SceneActivity {
     data.selected = String(this.selected);
     data.state = state;
     data.speed = loco ? loco.speed.toFixed(3) : '0';
+    data.direction = loco ? loco.direction : '';
+    data.heading = loco ? loco.heading.toFixed(3) : '';
+    data.topClip = this.scene.character.clipNames[this.heaviest()];
     data.lastAction = this.lastKey;
   }
 
@@ -214,6 +222,13 @@ export class LocomotionActivity implements SceneActivity {
     this.controllers[i] = controllers.add(id, s.x, s.z, s.heading, { driver });
   }
 
+  /** The clip that weighs most in the selected character's pose (as last plotted). */
+  private heaviest(): number {
+    let best = 0;
+    for (let i = 1; i < this.weights.length; i++) if (this.weights[i] > this.weights[best]) best = i;
+    return best;
+  }
+
   /** Keyboard input for the selected character. */
   private drive(c: AnimationController, viewYaw: number): void {
     const kb = this.keyboard;
@@ -224,6 +239,8 @@ export class LocomotionActivity implements SceneActivity {
         // The view looks along (-sin yaw, -cos yaw) on the ground; its right is (cos yaw, -sin yaw).
         const sin = Math.sin(viewYaw);
         const cos = Math.cos(viewYaw);
+        // Facing the view is heading viewYaw + pi; it stays after the keys are let go, so a stop does not turn.
+        if (this.directional) c.face(viewYaw + Math.PI);
         c.move(-sin * f + cos * s, -cos * f - sin * s, kb.shift);
         this.keyMoving = true;
       } else if (this.keyMoving) {

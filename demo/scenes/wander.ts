@@ -10,15 +10,20 @@ const IDLE_CHANCE = 0.12;
 const RUN_CHANCE = 0.2;
 /** Radians of random swing around the way back to the centre. */
 const RETURN_SWING = 0.7;
+/** With directional clips (blendSpace "2d"): chance that a move keeps the current facing (a strafe, backpedal or diagonal). */
+const STRAFE_CHANCE = 0.5;
 
 /**
  * Autonomous wandering for animation controllers: every few seconds each wanderer picks a new
  * direction and pace (walk, run, or stand), and sometimes an action the controller config allows
  * from locomotion. A wanderer outside `radius` of the origin that is moving outward turns back
  * toward the centre. Full-body actions (no mask) stop the wanderer while they play; upper-body
- * ones play on the move. The scene looks at each wanderer only now and then (update() takes the
- * seconds since its last look), with its locomotion as read back from the GPU, so the crowd's
- * CPU cost follows its decisions. State lives in typed arrays; update() allocates nothing.
+ * ones play on the move. With directional clips (a "2d" locomotion blend space) half the moves
+ * keep the wanderer's facing, so it strafes, backpedals and walks diagonally; the others face
+ * the way they go. The scene looks at each wanderer only now and then (update() takes the
+ * seconds since its last look), with its locomotion as read back from the GPU for GPU-driven
+ * wanderers, so the crowd's CPU cost follows its decisions. State lives in typed arrays;
+ * update() allocates nothing.
  */
 export class Wander {
   /** Area radius, world units. */
@@ -28,8 +33,11 @@ export class Wander {
   /** Actions reachable from locomotion, and whether each is full-body. */
   private readonly actions: string[];
   private readonly fullBody: boolean[];
+  /** Whether the config has clips for moving sideways and back (blendSpace "2d"). */
+  private readonly directional: boolean;
 
   constructor(config: ControllerConfig, seed = 0x3a4d) {
+    this.directional = config.locomotion?.blendSpace === '2d';
     this.random = new Random(seed);
     const allowed = config.actions.filter((a) => config.transitions.has(`locomotion->${a.name}`));
     this.actions = allowed.map((a) => a.name);
@@ -67,6 +75,7 @@ export class Wander {
     const r = this.random;
     if (outside) {
       const angle = Math.atan2(-x, -z) + (r.next() * 2 - 1) * RETURN_SWING;
+      this.chooseFacing(c);
       c.move(Math.sin(angle), Math.cos(angle), false);
       return;
     }
@@ -84,7 +93,14 @@ export class Wander {
     const running = pick > 1 - RUN_CHANCE;
     // Walkers vary their pace (a direction shorter than 1 scales the speed).
     const pace = running ? 1 : 0.6 + 0.4 * r.next();
+    this.chooseFacing(c);
     c.move(Math.sin(angle) * pace, Math.cos(angle) * pace, running);
+  }
+
+  /** Directional configs: keep looking where the wanderer looks now (and move any way), or face the movement. */
+  private chooseFacing(c: AnimationController): void {
+    if (!this.directional) return;
+    c.face(this.random.next() < STRAFE_CHANCE ? c.locomotion!.heading : null);
   }
 
   private fullBodyAction(c: AnimationController): boolean {

@@ -2,6 +2,7 @@ import type { Clip, Rig, TrsPath } from './rig';
 import { restPose, sampleChannel, sampleClip } from './sampler';
 import { createPose, type Pose } from '../math/pose';
 import { quatMulAt } from '../math/quat';
+import type { BakedRootMotion } from './root-motion';
 
 /**
  * The baked model: every clip sampled into lookup tables, laid out for the GPU. This file is
@@ -61,6 +62,8 @@ export interface BakedModel {
   trackRefs: Uint32Array;
   trackCount: number;
   tracks: Float32Array;
+  /** Root motion taken out of the clips at load time (LoadOptions.rootMotion; src/bake/root-motion.ts). */
+  rootMotion?: BakedRootMotion;
 }
 
 /** A difference clip to bake: clip `clip` minus the reference pose, named `name`. */

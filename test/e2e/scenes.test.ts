@@ -100,33 +100,47 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await page.close();
   }, TEST_TIMEOUT);
 
-  it('locomotion scene: a wandering crowd, one character on the keyboard, its clip weights plotted', async () => {
+  it('locomotion scene: Walkers wander and strafe; the keyboard one walks, strafes and backpedals facing the view; the plot shows the blend', async () => {
     const { page, problems } = await open('?scene=locomotion&instances=30');
     await waitForCrowd(page, 30, 3);
     expect(await stat(page, 'scene')).toBe('locomotion');
-    expect(await stat(page, 'model')).toBe('RobotExpressive');
+    expect(await stat(page, 'model')).toBe('Walker');
     expect(await stat(page, 'selected')).toBe('0');
     expect(await stat(page, 'state')).toBe('locomotion');
     const text = await page.locator('#stats').textContent();
-    expect(text).toContain('WASD');
-    expect(text).toMatch(/1 Jump\s+2 Punch\s+3 Wave/);
+    expect(text).toContain('WASD move facing the view');
+    expect(text).toMatch(/1 Wave\s+2 Jump/);
     await expectAlive(page, 'scene-locomotion', 3);
 
-    // W walks (along the view), Shift+W runs, letting go stops.
+    // W walks along the view (walkSpeed 1.2), Shift+W runs (2.4).
     await page.keyboard.down('KeyW');
-    await waitForStat(page, 'speed', /^(1\.[3-9]|1\.[0-9]{2,}|[2-9])/);
-    const walking = Number(await stat(page, 'speed'));
-    expect(walking).toBeLessThan(1.7);
+    await waitForStat(page, 'speed', /^1\.(1[5-9]|2)/);
+    await waitForStat(page, 'topClip', /^WalkForward$/);
     await page.keyboard.down('Shift');
-    await waitForStat(page, 'speed', /^(2\.[5-9]|3)/);
+    await waitForStat(page, 'speed', /^2\.(3[5-9]|4)/);
+    await waitForStat(page, 'topClip', /^RunForward$/);
     await page.keyboard.up('Shift');
     await page.keyboard.up('KeyW');
+    // D strafes right and S backpedals: the heading stays on the view, the 2D blend space turns the clips.
+    const heading = await stat(page, 'heading');
+    await page.keyboard.down('KeyD');
+    await waitForStat(page, 'direction', /^right$/);
+    await waitForStat(page, 'topClip', /^WalkRight$/);
+    expect(await stat(page, 'heading')).toBe(heading);
+    await shot(page, 'scene-locomotion-strafe');
+    await page.keyboard.up('KeyD');
+    await page.keyboard.down('KeyS');
+    await waitForStat(page, 'direction', /^back$/);
+    await waitForStat(page, 'topClip', /^WalkBack$/);
+    expect(await stat(page, 'heading')).toBe(heading);
+    await shot(page, 'scene-locomotion-backpedal');
+    await page.keyboard.up('KeyS');
     await waitForStat(page, 'speed', /^0\.0/);
 
-    // 1 requests the first action (Jump): the state goes through the action and back.
-    await page.keyboard.press('Digit1');
+    // 2 requests the second action (Jump): the state goes through the action and back.
+    await page.keyboard.press('Digit2');
     await waitForStat(page, 'state', /action:Jump$/);
-    expect(await stat(page, 'lastAction')).toBe('1 Jump (started)');
+    expect(await stat(page, 'lastAction')).toBe('2 Jump (started)');
     expect(await page.locator('#stats').textContent()).toMatch(/selected #0: (to-)?action:Jump/);
     await shot(page, 'scene-locomotion-jump');
     await waitForStat(page, 'state', /^locomotion$/);
@@ -158,10 +172,10 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     expect(await page.locator('#plot').isHidden()).toBe(true);
 
     await control(page, 'scene').locator('select').selectOption('locomotion');
-    await waitForStat(page, 'model', /^RobotExpressive$/);
+    await waitForStat(page, 'model', /^Walker$/);
     await waitForStat(page, 'scene', /^locomotion$/);
     await page.locator('#plot').waitFor({ state: 'visible', timeout: WAIT });
-    await page.waitForFunction(() => /scene=locomotion/.test(location.search) && /model=RobotExpressive/.test(location.search), null, { timeout: 10_000 });
+    await page.waitForFunction(() => /scene=locomotion/.test(location.search) && /model=Walker/.test(location.search), null, { timeout: 10_000 });
     // Bring the count down for SwiftShader before looking.
     await control(page, 'instances').locator('input').fill('12');
     await control(page, 'instances').locator('input').press('Enter');

@@ -11,6 +11,7 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  *   "fade": { "seconds": 0.3, "kind": "smooth", "curve": "cubic" },
  *   "locomotion": {
  *     "idle": "Survey",
+ *     "blendSpace": "sectors",
  *     "directions": { "any": { "walk": "Walk", "run": "Run" }, "back": "none" },
  *     "walkSpeed": 1.5, "maxAcceleration": 4, "maxDeceleration": 6, "minSpeed": 0.05,
  *     "turnRate": 6, "fadeSeconds": 0.3
@@ -26,8 +27,11 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  *   walk, 1..2 walk to run; running doubles the maximum speed). Directions (forward, back,
  *   left, right, forward-left, forward-right, back-left, back-right, relative to the heading)
  *   pick a clip set; a direction not listed uses "any"; "none" shows the idle clip while moving
- *   that way. Speeds in model units per second, accelerations in units per second squared,
- *   turnRate in radians per second.
+ *   that way. blendSpace says how the clip sets meet: "sectors" (the default) uses the set of
+ *   the 45-degree sector the movement falls in, blended by speed alone; "2d" places every set in
+ *   one 2D blend space over the velocity relative to the heading (directional-space.ts), so
+ *   strafing and diagonals blend neighbouring directions. Speeds in model units per second,
+ *   accelerations in units per second squared, turnRate in radians per second.
  * - actions: a clip played over locomotion (optionally masked), faded in and out.
  * - transitions: allowed (from, to) pairs; from is "locomotion" or an action, to an action.
  */
@@ -36,8 +40,13 @@ export type Direction = (typeof DIRECTIONS)[number];
 
 export interface ClipSettings { speed: number; loop: boolean }
 export interface ClipSet { walk: number; run: number }
+export const BLEND_SPACES = ['sectors', '2d'] as const;
+export type LocomotionBlendSpace = (typeof BLEND_SPACES)[number];
+
 export interface LocomotionConfig {
   idle: number;
+  /** How the direction sets blend: by sector (1D in speed) or one 2D space over the velocity. */
+  blendSpace: LocomotionBlendSpace;
   /** Per direction: a clip set, or null for "none" (idle while moving that way). */
   directions: Record<Direction, ClipSet | null>;
   walkSpeed: number;
@@ -148,7 +157,7 @@ export function parseControllerConfig(json: unknown, clipNames: readonly string[
     const l = json.locomotion;
     const w = `${where}.locomotion`;
     if (!isObject(l)) throw new TypeError(`${w} must be an object`);
-    unknownKeys(l, ['idle', 'directions', 'walkSpeed', 'maxAcceleration', 'maxDeceleration', 'minSpeed', 'turnRate', 'fadeSeconds'], w);
+    unknownKeys(l, ['idle', 'blendSpace', 'directions', 'walkSpeed', 'maxAcceleration', 'maxDeceleration', 'minSpeed', 'turnRate', 'fadeSeconds'], w);
     const directionsJson = field(l, 'directions', w, (v, dw) => { if (!isObject(v)) throw new TypeError(`${dw} must be an object`); return v; });
     const set = (v: unknown, sw: string): ClipSet | null => {
       if (v === 'none') return null;
@@ -167,6 +176,7 @@ export function parseControllerConfig(json: unknown, clipNames: readonly string[
     }
     locomotion = {
       idle: field(l, 'idle', w, clip),
+      blendSpace: field(l, 'blendSpace', w, blendSpace, 'sectors' as LocomotionBlendSpace),
       directions,
       walkSpeed: field(l, 'walkSpeed', w, number(0, true), 1),
       maxAcceleration: field(l, 'maxAcceleration', w, number(0, true), 4),
@@ -218,6 +228,11 @@ export function parseControllerConfig(json: unknown, clipNames: readonly string[
   return { clipNames, clips, fade, locomotion, actions, masks, transitions };
 }
 
+function blendSpace(v: unknown, where: string): LocomotionBlendSpace {
+  if (!BLEND_SPACES.includes(v as LocomotionBlendSpace)) throw new RangeError(`${where} must be one of ${BLEND_SPACES.join(', ')}, got ${JSON.stringify(v)}`);
+  return v as LocomotionBlendSpace;
+}
+
 function transitionKind(v: unknown, where: string): TransitionKind {
   if (!TRANSITION_KINDS.includes(v as TransitionKind)) throw new RangeError(`${where} must be one of ${TRANSITION_KINDS.join(', ')}, got ${JSON.stringify(v)}`);
   return v as TransitionKind;
@@ -240,6 +255,7 @@ export function serializeControllerConfig(config: ControllerConfig): Record<stri
   if (l) {
     out.locomotion = {
       idle: name(l.idle),
+      blendSpace: l.blendSpace,
       directions: Object.fromEntries(DIRECTIONS.map((d) => [d, l.directions[d] ? { walk: name(l.directions[d]!.walk), run: name(l.directions[d]!.run) } : 'none'])),
       walkSpeed: l.walkSpeed, maxAcceleration: l.maxAcceleration, maxDeceleration: l.maxDeceleration,
       minSpeed: l.minSpeed, turnRate: l.turnRate, fadeSeconds: l.fadeSeconds,

@@ -195,6 +195,14 @@ export class AnimationController {
     this.driver?.afterCommand(this);
   }
 
+  /**
+   * Keeps facing `heading` (radians about +y, 0 faces +z) while moving any way, so sideways is a
+   * strafe and back a backpedal (with a config that has clips for them); null faces the movement.
+   */
+  face(heading: number | null): void {
+    this.requireLocomotion().face(heading);
+  }
+
   /** Stops moving (decelerates to idle). */
   stop(): void {
     const locomotion = this.requireLocomotion();

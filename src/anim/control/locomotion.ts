@@ -1,6 +1,8 @@
 import { BlendSpace1D } from '../blend-space-1d';
+import type { BlendSpace2D } from '../blend-space-2d';
 import { advancePhase, createBlendWeights, type BlendWeights } from '../blend-weights';
 import { DIRECTIONS, type ControllerConfig, type Direction, type LocomotionConfig } from './config';
+import { directionalBlendSpace } from './directional-space';
 
 /**
  * Acceleration-based movement and the idle/walk/run blend of one character.
@@ -9,11 +11,13 @@ import { DIRECTIONS, type ControllerConfig, type Direction, type LocomotionConfi
  * desired velocity by at most maxAcceleration * dt (maxDeceleration * dt when slowing down);
  * the maximum speed is walkSpeed, doubled when running; with no input the character decelerates
  * and stops below minSpeed. The heading (radians about +y; 0 faces +z) turns toward the
- * velocity at turnRate.
+ * velocity at turnRate, or toward the facing set by face() (strafing and backpedalling).
  *
- * Blend: the speed parameter p = speed / walkSpeed places the pose on a line from idle (0) to
- * walk (1) to run (2); the clip set comes from the direction of the velocity relative to the
- * heading. The blend's clips stay in phase (one normalised phase, see blend-weights.ts).
+ * Blend ("sectors"): the speed parameter p = speed / walkSpeed places the pose on a line from
+ * idle (0) to walk (1) to run (2); the clip set comes from the direction of the velocity relative
+ * to the heading. ("2d"): the velocity relative to the heading, in walkSpeed units, is looked up
+ * in one 2D blend space of every set (directional-space.ts). Either way the blend's clips stay
+ * in phase (one normalised phase, see blend-weights.ts).
  */
 /** Relative tolerance under which a desired speed counts as equal to the current one. */
 export const SPEED_TIE = 1e-5;
@@ -26,13 +30,17 @@ export class Locomotion {
   heading = 0;
   /** Normalised phase of the blend cycle, [0, 1). */
   phase = 0;
-  readonly blend: BlendWeights = createBlendWeights(2);
+  /** Up to 2 clips by sector, 3 in the 2D space. */
+  readonly blend: BlendWeights = createBlendWeights(3);
   /** Playback-rate multiplier of the blend (the clips' configured speeds, weighted). */
   rateScale = 1;
   /** Direction sector of the current motion relative to the heading. */
   direction: Direction = 'forward';
-  /** Speed parameter the blend was last evaluated at (NaN: never). */
-  private blendParameter = NaN;
+  /** Where the blend was last evaluated (NaN: never): the speed parameter (sectors) or the relative velocity (2D). */
+  private blendAt0 = NaN;
+  private blendAt1 = NaN;
+  /** Heading to keep while moving (radians), or NaN to face the movement. */
+  private facing = NaN;
 
   /** The input being followed (set by setSpeed / move / stop; read by the GPU control records). */
   inputMode: 'none' | 'speed' | 'direction' = 'none';
@@ -64,6 +72,16 @@ export class Locomotion {
     this.inputX = x * scale;
     this.inputZ = z * scale;
     this.running = run;
+  }
+
+  /**
+   * Keep facing `heading` (radians about +y, 0 faces +z) whatever the direction of movement,
+   * turning toward it at turnRate, so that moving sideways strafes and moving back backpedals;
+   * null faces the movement again (the default).
+   */
+  face(heading: number | null): void {
+    if (heading !== null && !Number.isFinite(heading)) throw new RangeError(`facing must be a finite heading in radians or null, got ${heading}`);
+    this.facing = heading ?? NaN;
   }
 
   /** No input: decelerate to a stop. */
@@ -107,14 +125,14 @@ export class Locomotion {
     if (this.inputMode === 'none' && this.speed < c.minSpeed) this.velocityX = this.velocityZ = 0;
     this.positionX += this.velocityX * dt;
     this.positionZ += this.velocityZ * dt;
-    if (this.speed > c.minSpeed) this.turnToward(Math.atan2(this.velocityX, this.velocityZ), c.turnRate * dt);
+    // With the speed input the velocity follows the heading, so only direction input turns toward it.
+    if (!Number.isNaN(this.facing)) this.turnToward(this.facing, c.turnRate * dt);
+    else if (this.speed > c.minSpeed && this.inputMode !== 'speed') this.turnToward(Math.atan2(this.velocityX, this.velocityZ), c.turnRate * dt);
     this.updateBlend();
     this.phase = advancePhase(this.phase, dt * this.rateScale, this.blend);
   }
 
   private turnToward(target: number, maxStep: number): void {
-    // With the speed input the velocity follows the heading, so only direction input turns.
-    if (this.inputMode === 'speed') return;
     let delta = target - this.heading;
     delta -= Math.round(delta / (2 * Math.PI)) * 2 * Math.PI;
     this.heading += Math.max(-maxStep, Math.min(maxStep, delta));
@@ -129,21 +147,27 @@ export class Locomotion {
     const sector = this.speed > 0 ? Math.round(Math.atan2(across, along) / (Math.PI / 4)) : 0;
     const direction = DIRECTIONS[((sector % 8) + 8) % 8];
     const parameter = Math.min(this.parameter, 2);
+    const plane = this.runtime.plane;
+    const at0 = plane ? across : parameter;
+    const at1 = plane ? along : 0;
     // A steady gait (the common case in a crowd) keeps its blend: skip re-evaluating it.
-    if (direction === this.direction && parameter === this.blendParameter) return;
+    if (direction === this.direction && at0 === this.blendAt0 && at1 === this.blendAt1) return;
     this.direction = direction;
-    this.blendParameter = parameter;
-    const space = this.runtime.spaces[direction];
-    space.evaluate(parameter, this.blend);
+    this.blendAt0 = at0;
+    this.blendAt1 = at1;
+    if (plane) plane.evaluate(across / this.runtime.config.walkSpeed, along / this.runtime.config.walkSpeed, this.blend);
+    else this.runtime.spaces[direction].evaluate(parameter, this.blend);
     let scale = 0;
     for (let i = 0; i < this.blend.count; i++) scale += this.blend.weights[i] * this.runtime.clipSpeeds[this.blend.clips[i]];
     this.rateScale = scale;
   }
 }
 
-/** What every controller of a model shares for locomotion: the config and one blend space per direction. */
+/** What every controller of a model shares for locomotion: the config and one blend space per direction, or the 2D one. */
 export class LocomotionRuntime {
   readonly spaces: Record<Direction, BlendSpace1D>;
+  /** The 2D blend space of every direction set (blendSpace "2d"), else null. */
+  readonly plane: BlendSpace2D | null;
   readonly clipSpeeds: Float64Array;
 
   constructor(readonly config: LocomotionConfig, controller: ControllerConfig, durations: ArrayLike<number>) {
@@ -164,6 +188,7 @@ export class LocomotionRuntime {
       }
       this.spaces[d] = bySet.get(key)!;
     }
+    this.plane = config.blendSpace === '2d' ? directionalBlendSpace(config, duration) : null;
     this.clipSpeeds = Float64Array.from(controller.clips, (c) => c.speed);
   }
 }

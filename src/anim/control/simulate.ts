@@ -11,6 +11,7 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  *   {"at": 1, "fadeTo": "Walk", "seconds": 0.4, "kind": "smooth", "curve": "cubic"}
  *   {"at": 2, "speed": 1.5}                      locomotion speed parameter (0 idle, 1 walk, 2 run)
  *   {"at": 2, "move": [0, 1], "run": true}        locomotion in a world direction (x, z)
+ *   {"at": 2, "face": 0}                          keep facing a heading (radians) while moving; null: face the movement
  *   {"at": 3, "action": "Jump"}
  *   {"at": 5, "stop": true}
  *
@@ -30,6 +31,7 @@ export interface ScriptEntry {
   run?: boolean;
   stop?: boolean;
   action?: string;
+  face?: number | null;
 }
 
 export interface SimulationFrame extends Required<Pick<LayerStackJson, 'base' | 'layers' | 'additive'>> {
@@ -37,7 +39,7 @@ export interface SimulationFrame extends Required<Pick<LayerStackJson, 'base' | 
   state: string;
 }
 
-const COMMANDS = ['play', 'fadeTo', 'speed', 'move', 'stop', 'action'] as const;
+const COMMANDS = ['play', 'fadeTo', 'speed', 'move', 'stop', 'action', 'face'] as const;
 const OPTIONS: Record<string, readonly string[]> = { fadeTo: ['seconds', 'kind', 'curve'], move: ['run'] };
 
 /** Validates a script (an array of entries in time order); errors name the entry and field. */
@@ -72,10 +74,13 @@ export function parseScript(json: unknown, runtime: ControllerRuntime): ScriptEn
     if (command === 'move' && !(Array.isArray(e.move) && e.move.length === 2 && e.move.every(Number.isFinite))) throw new RangeError(`${where}.move must be [x, z]`);
     if (e.run !== undefined && typeof e.run !== 'boolean') throw new TypeError(`${where}.run must be true or false`);
     if (command === 'stop' && e.stop !== true) throw new RangeError(`${where}.stop must be true`);
+    if (command === 'face' && !(e.face === null || (typeof e.face === 'number' && Number.isFinite(e.face)))) {
+      throw new RangeError(`${where}.face must be a heading in radians or null, got ${JSON.stringify(e.face)}`);
+    }
     if (command === 'action' && (typeof e.action !== 'string' || !runtime.actionIndex.has(e.action))) {
       throw new RangeError(`${where}.action: no action ${JSON.stringify(e.action)} (actions: ${runtime.config.actions.map((a) => a.name).join(', ') || 'none'})`);
     }
-    if ((command === 'speed' || command === 'move' || command === 'stop') && !runtime.locomotion) {
+    if ((command === 'speed' || command === 'move' || command === 'stop' || command === 'face') && !runtime.locomotion) {
       throw new RangeError(`${where}: "${command}" needs a "locomotion" section in the model's controller config`);
     }
     return e as unknown as ScriptEntry;
@@ -90,6 +95,7 @@ export function applyEntry(controller: AnimationController, entry: ScriptEntry):
   else if (entry.move !== undefined) controller.move(entry.move[0], entry.move[1], entry.run ?? false);
   else if (entry.stop) controller.stop();
   else if (entry.action !== undefined) controller.requestAction(entry.action);
+  else if (entry.face !== undefined) controller.face(entry.face);
 }
 
 /** The controller's current output in the pose dump's --layers shape. */

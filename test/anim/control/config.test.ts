@@ -28,6 +28,7 @@ const FULL = {
   fade: { seconds: 0.4, kind: 'frozen', curve: 'linear' },
   locomotion: {
     idle: 'Idle',
+    blendSpace: '2d',
     directions: { any: { walk: 'Walk', run: 'Run' }, back: { walk: 'WalkBack', run: 'RunBack' }, left: 'none', right: 'any' },
     walkSpeed: 1.5, maxAcceleration: 3, maxDeceleration: 5, minSpeed: 0.1, turnRate: 4, fadeSeconds: 0.25,
   },
@@ -59,6 +60,19 @@ describe('parseControllerConfig', () => {
     expect(f.actions).toEqual([{ name: 'Look', clip: fox.indexOf('Survey'), fadeIn: 0.3, fadeOut: 0.4, curve: 'cubic', mask: 0 }]);
   });
 
+  it('the bundled Walker config: a 2D blend space of a walk and a run in each of the eight directions, Wave on the upper body', async () => {
+    const walker = (await loadModel('Walker')).rig.clips.map((c) => c.name);
+    const w = parseControllerConfig(bundled('Walker'), walker);
+    const l = w.locomotion!;
+    expect(l.blendSpace).toBe('2d');
+    expect(walker[l.idle]).toBe('Idle');
+    const name = (d: string) => d.split('-').map((p) => p[0].toUpperCase() + p.slice(1)).join('');
+    for (const d of DIRECTIONS) expect(l.directions[d], d).toEqual({ walk: walker.indexOf(`Walk${name(d)}`), run: walker.indexOf(`Run${name(d)}`) });
+    expect(w.actions.map((a) => a.name)).toEqual(['Wave', 'Jump']);
+    expect(w.masks).toEqual([{ root: 'Chest' }]);
+    expect(w.clips[walker.indexOf('Jump')]).toEqual({ speed: 1, loop: false });
+  });
+
   it('fills defaults: clips speed 1 and loop, fade 0.3 s smooth cubic, fadeSeconds and action fades from fade.seconds, "any" for unlisted directions', () => {
     const c = parseControllerConfig({
       fade: { seconds: 0.2 },
@@ -69,6 +83,7 @@ describe('parseControllerConfig', () => {
     expect(c.fade).toEqual({ seconds: 0.2, kind: 'smooth', curve: 'cubic' });
     const l = c.locomotion!;
     expect([l.walkSpeed, l.maxAcceleration, l.maxDeceleration, l.minSpeed, l.turnRate, l.fadeSeconds]).toEqual([1, 4, 6, 0.05, 6, 0.2]);
+    expect(l.blendSpace).toBe('sectors');
     for (const d of DIRECTIONS) expect(l.directions[d], d).toEqual(d === 'back' ? null : { walk: 5, run: 6 });
     expect(c.actions).toEqual([{ name: 'C', clip: 2, fadeIn: 0.2, fadeOut: 0.2, curve: 'cubic', mask: -1 }]);
     expect(c.transitions.size).toBe(0);
@@ -92,6 +107,7 @@ describe('parseControllerConfig', () => {
     ['negative maxAcceleration', { locomotion: { idle: 'Idle', directions: {}, maxAcceleration: -2 } }, /config\.locomotion\.maxAcceleration must be a number > 0/],
     ['negative minSpeed', { locomotion: { idle: 'Idle', directions: {}, minSpeed: -0.1 } }, /config\.locomotion\.minSpeed must be a number >= 0/],
     ['unknown locomotion field', { locomotion: { idle: 'Idle', directions: {}, speed: 2 } }, /config\.locomotion: unknown field "speed"/],
+    ['unknown blend space', { locomotion: { idle: 'Idle', directions: {}, blendSpace: '3d' } }, /config\.locomotion\.blendSpace must be one of sectors, 2d, got "3d"/],
     ['unknown direction', { locomotion: { idle: 'Idle', directions: { up: 'none' } } }, /config\.locomotion\.directions: unknown direction "up"/],
     ['bad direction value', { locomotion: { idle: 'Idle', directions: { back: 'Walk' } } }, /config\.locomotion\.directions\.back must be \{ "walk": clip, "run": clip \}, "any" or "none"/],
     ['direction set without run', { locomotion: { idle: 'Idle', directions: { any: { walk: 'Walk' } } } }, /config\.locomotion\.directions\.any\.run is required/],
@@ -135,7 +151,7 @@ describe('serialize -> parse round trip', () => {
   });
 
   it('gives an equivalent config for the bundled configs, the empty config and derived defaults', async () => {
-    for (const name of ['RobotExpressive', 'Fox']) {
+    for (const name of ['RobotExpressive', 'Fox', 'Walker']) {
       const clips = (await loadModel(name)).rig.clips.map((c) => c.name);
       const c = parseControllerConfig(bundled(name), clips);
       expect(roundTrip(c), name).toEqual(c);

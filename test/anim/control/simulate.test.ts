@@ -21,7 +21,7 @@ describe('parseScript', () => {
   it('accepts every command with its options', () => {
     const script = [
       { at: 0, play: 'A' }, { at: 0.5, fadeTo: 'B', seconds: 0.2, kind: 'first-frame', curve: 'cubic' }, { at: 1, speed: 1.5 },
-      { at: 1, move: [0, -1], run: true }, { at: 2, action: 'Jump' }, { at: 3, stop: true },
+      { at: 1, move: [0, -1], run: true }, { at: 1, face: 0.5 }, { at: 2, action: 'Jump' }, { at: 2.5, face: null }, { at: 3, stop: true },
     ];
     expect(parseScript(script, rt)).toEqual(script);
   });
@@ -32,7 +32,7 @@ describe('parseScript', () => {
     ['a missing at', [{ play: 'A' }], /script\[0\]\.at must be a number of seconds >= 0, got undefined/],
     ['a negative at', [{ at: -1, play: 'A' }], /script\[0\]\.at must be a number of seconds >= 0, got -1/],
     ['entries out of time order', [{ at: 1, play: 'A' }, { at: 0.5, play: 'B' }], /script\[1\]\.at 0\.5 comes before the previous entry's 1/],
-    ['no command', [{ at: 0 }], /script\[0\] must have exactly one of play, fadeTo, speed, move, stop, action, has none/],
+    ['no command', [{ at: 0 }], /script\[0\] must have exactly one of play, fadeTo, speed, move, stop, action, face, has none/],
     ['two commands', [{ at: 0, play: 'A', fadeTo: 'B' }], /script\[0\] must have exactly one of .*, has play, fadeTo/],
     ['an option of another command', [{ at: 0, play: 'A', seconds: 1 }], /script\[0\]: field "seconds" does not go with "play"/],
     ['an unknown clip', [{ at: 0, play: 'A' }, { at: 1, fadeTo: 'Nope' }], /script\[1\]\.fadeTo: no clip "Nope" \(clips: "A", "B"/],
@@ -44,6 +44,7 @@ describe('parseScript', () => {
     ['move not a pair', [{ at: 0, move: [1] }], /script\[0\]\.move must be \[x, z\]/],
     ['run not a boolean', [{ at: 0, move: [1, 0], run: 'yes' }], /script\[0\]\.run must be true or false/],
     ['stop not true', [{ at: 0, stop: false }], /script\[0\]\.stop must be true/],
+    ['a facing that is not a heading', [{ at: 0, face: 'north' }], /script\[0\]\.face must be a heading in radians or null, got "north"/],
     ['an unknown action', [{ at: 0, play: 'A' }, { at: 0, action: 'Fly' }], /script\[1\]\.action: no action "Fly" \(actions: Jump\)/],
   ];
   for (const [what, json, message] of BAD) {
@@ -55,6 +56,7 @@ describe('parseScript', () => {
   it('rejects locomotion commands when the config has no locomotion, and actions when it has none', () => {
     expect(() => parseScript([{ at: 0, speed: 1 }], plain)).toThrow(/script\[0\]: "speed" needs a "locomotion" section/);
     expect(() => parseScript([{ at: 0, play: 'A' }, { at: 1, stop: true }], plain)).toThrow(/script\[1\]: "stop" needs a "locomotion" section/);
+    expect(() => parseScript([{ at: 0, face: 0 }], plain)).toThrow(/script\[0\]: "face" needs a "locomotion" section/);
     expect(() => parseScript([{ at: 0, action: 'Jump' }], plain)).toThrow(/script\[0\]\.action: no action "Jump" \(actions: none\)/);
   });
 });

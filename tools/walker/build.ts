@@ -1,0 +1,76 @@
+import { Document, NodeIO, type Accessor, type Node } from '@gltf-transform/core';
+import { walkerClips, type ClipSpec } from './clips';
+import { BOXES, JOINTS, MATERIALS, bindPositions, boxMesh } from './skeleton';
+
+/**
+ * Assembles the Walker as a glTF document (@gltf-transform/core) and writes it as .glb bytes:
+ * the joints as a node tree, one skinned mesh with a primitive per material, and every clip of
+ * clips.ts as LINEAR keys (one shared time accessor per clip; rotations as normalised shorts). Deterministic: the same code gives
+ * the same bytes, so the committed file can be checked against a fresh build.
+ */
+
+/** Rotations within this of the identity at every key are not written (the joint keeps its rest pose). */
+const REST_EPSILON = 1e-7;
+
+export async function buildWalkerGlb(): Promise<Uint8Array> {
+  const doc = new Document();
+  doc.getRoot().getAsset().generator = 'crowd-skin tools/make-walker.ts';
+  const buffer = doc.createBuffer();
+  const accessor = (type: 'SCALAR' | 'VEC3' | 'VEC4' | 'MAT4', array: Float32Array | Uint8Array | Uint16Array | Int16Array): Accessor =>
+    doc.createAccessor().setType(type).setArray(array).setBuffer(buffer).setNormalized(array instanceof Int16Array);
+
+  const nodes: Node[] = JOINTS.map((j) => doc.createNode(j.name).setTranslation(j.offset));
+  JOINTS.forEach((j, i) => { if (j.parent >= 0) nodes[j.parent].addChild(nodes[i]); });
+
+  const bind = bindPositions();
+  const inverseBind = new Float32Array(JOINTS.length * 16);
+  bind.forEach((p, j) => inverseBind.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -p[0], -p[1], -p[2], 1], j * 16));
+  const skin = doc.createSkin('Walker').setSkeleton(nodes[0]).setInverseBindMatrices(accessor('MAT4', inverseBind));
+  nodes.forEach((n) => skin.addJoint(n));
+
+  const mesh = doc.createMesh('Walker');
+  MATERIALS.forEach((m, k) => {
+    if (!BOXES.some((b) => b.material === k)) return;
+    const data = boxMesh(k as 0 | 1);
+    const material = doc.createMaterial(m.name).setBaseColorFactor(m.color).setMetallicFactor(0).setRoughnessFactor(0.8);
+    mesh.addPrimitive(doc.createPrimitive()
+      .setAttribute('POSITION', accessor('VEC3', data.positions))
+      .setAttribute('NORMAL', accessor('VEC3', data.normals))
+      .setAttribute('JOINTS_0', accessor('VEC4', data.joints))
+      .setAttribute('WEIGHTS_0', accessor('VEC4', data.weights))
+      .setIndices(accessor('SCALAR', data.indices))
+      .setMaterial(material));
+  });
+  const body = doc.createNode('WalkerMesh').setMesh(mesh).setSkin(skin);
+  doc.getRoot().setDefaultScene(doc.createScene('Walker').addChild(nodes[0]).addChild(body));
+
+  for (const clip of walkerClips()) addClip(doc, clip, nodes, accessor);
+  return new NodeIO().writeBinary(doc);
+}
+
+function addClip(doc: Document, clip: ClipSpec, nodes: Node[], accessor: (type: 'SCALAR' | 'VEC3' | 'VEC4', a: Float32Array | Int16Array) => Accessor): void {
+  const keys = Math.round(clip.duration * clip.fps) + 1;
+  const times = Float32Array.from({ length: keys }, (_, k) => (k === keys - 1 ? clip.duration : k / clip.fps));
+  const poses = Array.from(times, (_, k) => clip.pose(k === keys - 1 ? clip.duration : k / clip.fps));
+  const animation = doc.createAnimation(clip.name);
+  const input = accessor('SCALAR', times);
+  const channel = (node: Node, path: 'translation' | 'rotation', type: 'VEC3' | 'VEC4', values: Float32Array | Int16Array) => {
+    const sampler = doc.createAnimationSampler().setInput(input).setOutput(accessor(type, values)).setInterpolation('LINEAR');
+    animation.addSampler(sampler).addChannel(doc.createAnimationChannel().setTargetNode(node).setTargetPath(path).setSampler(sampler));
+  };
+  channel(nodes[0], 'translation', 'VEC3', Float32Array.from(poses.flatMap((p) => p.hips)));
+  JOINTS.forEach((_, j) => {
+    const values = new Float32Array(keys * 4);
+    let moves = false;
+    poses.forEach((p, k) => {
+      const q = p.rotations[j];
+      // Sign-continuous keys: q and -q are the same rotation; keep each key on the side of the last.
+      const o = k * 4;
+      const flip = k > 0 && q[0] * values[o - 4] + q[1] * values[o - 3] + q[2] * values[o - 2] + q[3] * values[o - 1] < 0 ? -1 : 1;
+      for (let c = 0; c < 4; c++) values[o + c] = flip * q[c];
+      if (Math.abs(Math.abs(q[3]) - 1) > REST_EPSILON) moves = true;
+    });
+    // Rotations as normalised shorts (glTF allows them for rotation outputs): half the bytes, 3e-5 per component.
+    if (moves) channel(nodes[j], 'rotation', 'VEC4', Int16Array.from(values, (v) => Math.round(v * 32767)));
+  });
+}

@@ -1,0 +1,156 @@
+/**
+ * The Walker's skeleton and body: 17 joints and a box per joint, in metres, +y up, facing +z
+ * (its left is +x, as glTF characters face). Every joint's rest rotation is the identity, so a
+ * joint's bind-space position is the sum of the rest translations down to it and its inverse
+ * bind matrix is a translation.
+ */
+
+export type Vec3 = [number, number, number];
+
+export interface JointDef {
+  name: string;
+  /** Index of the parent joint, -1 for the root (Hips). Parents come before children. */
+  parent: number;
+  /** Rest translation in the parent's space, metres. */
+  offset: Vec3;
+}
+
+const joint = (name: string, parent: number, offset: Vec3): JointDef => ({ name, parent, offset });
+
+/** Thigh and shin length, metres (hip joint to knee, knee to ankle). */
+export const THIGH = 0.4;
+export const SHIN = 0.4;
+/** Ankle height above the ground when the foot is flat, metres. */
+export const ANKLE_HEIGHT = 0.09;
+/** Rest height of the Hips joint: legs straight, feet flat. */
+export const REST_HIPS_HEIGHT = 0.06 + THIGH + SHIN + ANKLE_HEIGHT;
+
+export const JOINTS: readonly JointDef[] = [
+  joint('Hips', -1, [0, REST_HIPS_HEIGHT, 0]),
+  joint('Spine', 0, [0, 0.1, 0]),
+  joint('Chest', 1, [0, 0.22, 0]),
+  joint('Neck', 2, [0, 0.24, 0]),
+  joint('Head', 3, [0, 0.08, 0]),
+  joint('UpperArm.L', 2, [0.21, 0.2, 0]),
+  joint('LowerArm.L', 5, [0, -0.28, 0]),
+  joint('Hand.L', 6, [0, -0.25, 0]),
+  joint('UpperArm.R', 2, [-0.21, 0.2, 0]),
+  joint('LowerArm.R', 8, [0, -0.28, 0]),
+  joint('Hand.R', 9, [0, -0.25, 0]),
+  joint('UpperLeg.L', 0, [0.1, -0.06, 0]),
+  joint('LowerLeg.L', 11, [0, -THIGH, 0]),
+  joint('Foot.L', 12, [0, -SHIN, 0]),
+  joint('UpperLeg.R', 0, [-0.1, -0.06, 0]),
+  joint('LowerLeg.R', 14, [0, -THIGH, 0]),
+  joint('Foot.R', 15, [0, -SHIN, 0]),
+];
+
+export const jointIndex = (name: string): number => {
+  const index = JOINTS.findIndex((j) => j.name === name);
+  if (index < 0) throw new Error(`no Walker joint ${name}`);
+  return index;
+};
+
+/** Bind-space (model-space rest) position of every joint. */
+export function bindPositions(): Vec3[] {
+  const out: Vec3[] = [];
+  for (const j of JOINTS) {
+    const p = j.parent < 0 ? [0, 0, 0] : out[j.parent];
+    out.push([p[0] + j.offset[0], p[1] + j.offset[1], p[2] + j.offset[2]]);
+  }
+  return out;
+}
+
+export interface BoxDef {
+  joint: string;
+  /** Centre relative to the joint's bind position, and full size, metres. */
+  centre: Vec3;
+  size: Vec3;
+  /** 0 body colour, 1 accent colour. */
+  material: 0 | 1;
+}
+
+const box = (jointName: string, centre: Vec3, size: Vec3, material: 0 | 1 = 0): BoxDef => ({ joint: jointName, centre, size, material });
+
+/** Limb boxes for one side: sign +1 is left (+x), -1 right. */
+function side(s: 'L' | 'R'): BoxDef[] {
+  const x = s === 'L' ? 0.01 : -0.01;
+  return [
+    box(`UpperArm.${s}`, [x, -0.13, 0], [0.09, 0.28, 0.09]),
+    box(`LowerArm.${s}`, [x, -0.12, 0], [0.08, 0.25, 0.08]),
+    box(`Hand.${s}`, [x, -0.06, 0.01], [0.06, 0.11, 0.08], 1),
+    box(`UpperLeg.${s}`, [0, -THIGH / 2, 0], [0.13, THIGH, 0.13]),
+    box(`LowerLeg.${s}`, [0, -SHIN / 2, 0], [0.1, SHIN, 0.1]),
+    box(`Foot.${s}`, [0, -ANKLE_HEIGHT / 2, 0.05], [0.1, ANKLE_HEIGHT, 0.26], 1),
+  ];
+}
+
+/** The body: one box per joint, plus a visor on the head so that the facing shows from afar. */
+export const BOXES: readonly BoxDef[] = [
+  box('Hips', [0, -0.03, 0], [0.3, 0.16, 0.18]),
+  box('Spine', [0, 0.1, 0], [0.26, 0.2, 0.16]),
+  box('Chest', [0, 0.14, 0], [0.36, 0.28, 0.2]),
+  box('Neck', [0, 0.03, 0], [0.08, 0.08, 0.08]),
+  box('Head', [0, 0.12, 0], [0.2, 0.24, 0.22]),
+  box('Head', [0, 0.14, 0.115], [0.16, 0.06, 0.02], 1),
+  ...side('L'),
+  ...side('R'),
+];
+
+/** Linear base colours of the two materials: body and accent. */
+export const MATERIALS: readonly { name: string; color: [number, number, number, number] }[] = [
+  { name: 'Body', color: [0.55, 0.62, 0.7, 1] },
+  { name: 'Accent', color: [0.9, 0.35, 0.1, 1] },
+];
+
+export interface BoxMesh {
+  positions: Float32Array;
+  normals: Float32Array;
+  joints: Uint8Array;
+  weights: Float32Array;
+  indices: Uint16Array;
+}
+
+/** Faces of a unit box: normal axis, sign, and the two in-plane axes (counter-clockwise seen from outside). */
+const FACES: readonly [number, number, number, number][] = [
+  [0, 1, 1, 2], [0, -1, 2, 1], [1, 1, 2, 0], [1, -1, 0, 2], [2, 1, 0, 1], [2, -1, 1, 0],
+];
+
+/** The boxes of one material as a triangle mesh, each vertex skinned to its box's joint with weight 1. */
+export function boxMesh(material: 0 | 1): BoxMesh {
+  const boxes = BOXES.filter((b) => b.material === material);
+  const bind = bindPositions();
+  const vertexCount = boxes.length * 24;
+  const mesh: BoxMesh = {
+    positions: new Float32Array(vertexCount * 3),
+    normals: new Float32Array(vertexCount * 3),
+    joints: new Uint8Array(vertexCount * 4),
+    weights: new Float32Array(vertexCount * 4),
+    indices: new Uint16Array(boxes.length * 36),
+  };
+  let v = 0;
+  let i = 0;
+  for (const b of boxes) {
+    const j = jointIndex(b.joint);
+    const centre = [0, 1, 2].map((c) => bind[j][c] + b.centre[c]);
+    for (const [axis, sign, u, w] of FACES) {
+      const first = v;
+      for (const [su, sw] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
+        const p = [0, 0, 0];
+        p[axis] = sign;
+        p[u] = su;
+        p[w] = sw;
+        for (let c = 0; c < 3; c++) {
+          mesh.positions[v * 3 + c] = centre[c] + (p[c] * b.size[c]) / 2;
+          mesh.normals[v * 3 + c] = c === axis ? sign : 0;
+        }
+        mesh.joints[v * 4] = j;
+        mesh.weights[v * 4] = 1;
+        v++;
+      }
+      mesh.indices.set([first, first + 1, first + 2, first, first + 2, first + 3], i);
+      i += 6;
+    }
+  }
+  return mesh;
+}
