@@ -146,6 +146,8 @@ struct ControlInput {
   startX: f32,
   startZ: f32,
   startHeading: f32,
+  hasFacing: u32,
+  facing: f32,
 }
 
 struct ControlState {
@@ -409,8 +411,9 @@ fn stepLocomotion(input: ControlInput, handle: u32) -> ControlState {
   }
   s.x += v.x * dt;
   s.z += v.y * dt;
-  if (length(v) > minSpeed && input.inputMode != INPUT_SPEED) {
-    let goal = atan2Precise(v.x, v.y);
+  // Toward the facing that face() keeps, else (direction input) toward the movement.
+  if (input.hasFacing != 0u || (length(v) > minSpeed && input.inputMode != INPUT_SPEED)) {
+    let goal = select(atan2Precise(v.x, v.y), input.facing, input.hasFacing != 0u);
     var turn = goal - s.heading;
     turn -= floor(turn / (2.0 * PI) + 0.5) * 2.0 * PI;
     let maxStep = model[L + 5u] * dt;

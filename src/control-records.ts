@@ -202,6 +202,9 @@ export class ControlUpdates {
     f[o + CONTROL_INPUT.startX / 4] = x;
     f[o + CONTROL_INPUT.startZ / 4] = z;
     f[o + CONTROL_INPUT.startHeading / 4] = heading;
+    const facing = loco ? loco.facingHeading : null;
+    u[o + CONTROL_INPUT.hasFacing / 4] = facing === null ? 0 : 1;
+    f[o + CONTROL_INPUT.facing / 4] = facing ?? 0;
   }
 
   private source(o: number, source: Source): void {

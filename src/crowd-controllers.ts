@@ -1,13 +1,13 @@
 import type { ControllerConfig } from './anim/control/config';
 import { AnimationController, ControllerRuntime } from './anim/control/controller';
 import type { Crowd, InstanceId } from './crowd';
-import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
+import { GpuControllers, gpuRefusal, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
 
 /** Who steps a controller: the GPU control pass (CPU cost per event) or the CPU every frame. */
 export type ControllerDriverKind = 'gpu' | 'cpu';
 
 export interface CrowdControllersOptions {
-  /** Driver of controllers added without one (default 'gpu'). */
+  /** Driver of controllers added without one (default 'gpu' where the config allows it, else 'cpu'). */
   driver?: ControllerDriverKind;
 }
 
@@ -65,13 +65,17 @@ export class CrowdControllers {
    * @param config A config made for the crowd's character (its clip names must match); its action masks become crowd masks.
    */
   constructor(readonly crowd: Crowd, config: ControllerConfig, options: CrowdControllersOptions = {}) {
-    const driver = options.driver ?? 'gpu';
-    if (driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(driver)}`);
-    this.driver = driver;
+    if (options.driver !== undefined && options.driver !== 'gpu' && options.driver !== 'cpu') {
+      throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(options.driver)}`);
+    }
     if (config.clipNames.length !== crowd.character.clipNames.length || config.clipNames.some((n, i) => n !== crowd.character.clipNames[i])) {
       throw new RangeError('controller config was made for another model (its clip names differ)');
     }
     this.runtime = new ControllerRuntime(config, crowd.character.clipDurations);
+    const refusal = gpuRefusal(this.runtime);
+    if (options.driver === 'gpu' && refusal) throw new RangeError(refusal);
+    // GPU where the config allows it, else the CPU (the 2D blend space has no GPU twin yet).
+    this.driver = options.driver ?? (refusal ? 'cpu' : 'gpu');
     this.maskIds = Int32Array.from(config.masks, (spec) => crowd.createMask(spec));
   }
 
@@ -91,9 +95,10 @@ export class CrowdControllers {
     if (driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(driver)}`);
     const controller = new AnimationController(this.runtime);
     if (driver === 'gpu') {
+      const gpu = this.gpu; // made on first use; throws for a config the GPU cannot evaluate
       if (!controller.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
       this.controllers[id] = controller;
-      this.gpu.add(id, controller, x, z, heading);
+      gpu.add(id, controller, x, z, heading);
       return controller;
     }
     if (controller.locomotion) {

@@ -6,6 +6,7 @@ import { buildControlModel, ControlUpdates, CurveTables } from './control-record
 import type { Crowd } from './crowd';
 import { ControlPass, type ControlClocks } from './gpu/control-pass';
 import type { InstanceStore } from './gpu/instance-store';
+import { CONTROL_UPDATE } from './gpu/layout';
 
 /**
  * Seconds of control clock per basis period. Records hold times relative to the start of their
@@ -27,6 +28,18 @@ export interface LocomotionReadback {
   phase: number;
   /** Seconds between the state's frame and the controllers' clock now. */
   age: number;
+}
+
+/**
+ * Why the control pass cannot evaluate controllers of `runtime` (a sentence naming the config
+ * field), or null when it can. The 2D directional blend space (Delaunay triangles, barycentric
+ * weights, hull clamping) has no GPU twin yet.
+ */
+export function gpuRefusal(runtime: ControllerRuntime): string | null {
+  if (runtime.config.locomotion?.blendSpace === '2d') {
+    return 'config.locomotion.blendSpace "2d" cannot be evaluated on the GPU yet: drive these controllers on the CPU (driver \'cpu\') or use "sectors"';
+  }
+  return null;
 }
 
 /** Work a frame cost, for the overlay and the benchmark. */
@@ -86,6 +99,8 @@ export class GpuControllers implements ControllerDriver {
   private stagingClock = 0;
 
   constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
+    const refusal = gpuRefusal(runtime);
+    if (refusal) throw new RangeError(refusal);
     this.store = crowd.instanceStore;
     this.pass = new ControlPass(crowd.device, buildControlModel(runtime, maskIds, this.curves));
     this.curveCount = this.curves.count;
@@ -192,7 +207,7 @@ export class GpuControllers implements ControllerDriver {
     c.dt = this.pendingDt;
     c.clock0 = period % 2 === 0 ? local : local + CONTROL_PERIOD_SECONDS;
     c.clock1 = period % 2 === 0 ? local + CONTROL_PERIOD_SECONDS : local;
-    this.stats.uploadBytes = this.updates.count * 244 + (this.listChanged ? this.count * 4 : 0);
+    this.stats.uploadBytes = this.updates.count * CONTROL_UPDATE.size + (this.listChanged ? this.count * 4 : 0);
     this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.store.handleCount, c);
     this.stats.events = this.updates.count;
     this.listChanged = false;

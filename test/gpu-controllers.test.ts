@@ -135,7 +135,9 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
       [150, (c) => c.move(-0.5, -1, true)],
       [220, (c) => c.stop()],
       [260, (c) => c.move(0.2, 1)],
-    ]), 330, () => 1 / 30);
+      [280, (c) => c.face(-1)], // keeps facing -1 rad while moving +z: a strafe
+      [300, (c) => c.face(null)],
+    ]), 340, () => 1 / 30);
     console.log(`locomotion parity: worst weight/time gap ${worst.toExponential(2)}`);
   });
 
@@ -219,6 +221,14 @@ describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () 
     expect(() => new CrowdControllers(crowd, robotConfig(robot), { driver: 'gpus' as never })).toThrow(/driver must be 'gpu' or 'cpu', got "gpus"/);
     expect(() => controllers.add(crowd.add(), NaN)).toThrow(/x must be a finite number, got NaN/);
     expect(() => controllers.add(12345)).toThrow(/instance 12345 does not exist/);
+    // The 2D directional blend space has no GPU twin: refused when asked for, the CPU by default.
+    const walkerLike = { ...robotConfig(robot), locomotion: { ...robotConfig(robot).locomotion!, blendSpace: '2d' as const } };
+    expect(() => new CrowdControllers(crowd, walkerLike, { driver: 'gpu' })).toThrow(/config\.locomotion\.blendSpace "2d" cannot be evaluated on the GPU yet/);
+    const cpuByDefault = new CrowdControllers(crowd, walkerLike);
+    expect(cpuByDefault.driver).toBe('cpu');
+    const spare = crowd.add();
+    expect(() => cpuByDefault.add(spare, 0, 0, 0, { driver: 'gpu' })).toThrow(/blendSpace "2d"/);
+    expect(() => cpuByDefault.get(spare)).toThrow(/has no controller/);
     crowd.destroy();
   });
 

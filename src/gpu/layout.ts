@@ -179,7 +179,7 @@ export const CONTROL_FADE = {
 
 /** One controller's discrete state (`ControlInput`), per handle. */
 export const CONTROL_INPUT = {
-  size: 240,
+  size: 248,
   clock: 0, //               f32: control clock when written, seconds since the start of its basis period
   basis: 4, //               u32: parity of that period (ControlParams.clock0 / clock1 give now in each)
   epoch: 8, //               u32: a change (re)initialises the locomotion state from start*
@@ -202,6 +202,8 @@ export const CONTROL_INPUT = {
   startX: 228, //            f32: position and heading the state starts from on a new epoch
   startZ: 232, //            f32
   startHeading: 236, //      f32: radians about +y, 0 faces +z
+  hasFacing: 240, //         u32: 1 while face() keeps a heading (strafing), else 0
+  facing: 244, //            f32: that heading, radians
 } as const;
 
 /** One controller's integrated locomotion (`ControlState`), per handle, written by the GPU only. */
@@ -235,7 +237,7 @@ export const CONTROL_PARAMS = {
 
 /** One rewritten input (`Update`): the handle, then the ControlInput. */
 export const CONTROL_UPDATE = {
-  size: 4 + 240,
+  size: 4 + 248,
   handle: 0, // u32
   input: 4, //  ControlInput
 } as const;

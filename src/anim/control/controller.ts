@@ -200,7 +200,11 @@ export class AnimationController {
    * strafe and back a backpedal (with a config that has clips for them); null faces the movement.
    */
   face(heading: number | null): void {
-    this.requireLocomotion().face(heading);
+    const locomotion = this.requireLocomotion();
+    if (heading !== null && !Number.isFinite(heading)) throw new RangeError(`facing must be a finite heading in radians or null, got ${heading}`);
+    this.driver?.beforeCommand(this);
+    locomotion.face(heading);
+    this.driver?.afterCommand(this);
   }
 
   /** Stops moving (decelerates to idle). */

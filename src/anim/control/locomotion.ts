@@ -84,6 +84,11 @@ export class Locomotion {
     this.facing = heading ?? NaN;
   }
 
+  /** The heading face() keeps (radians), or null when the character faces its movement. */
+  get facingHeading(): number | null {
+    return Number.isNaN(this.facing) ? null : this.facing;
+  }
+
   /** No input: decelerate to a stop. */
   stop(): void {
     this.inputMode = 'none';
