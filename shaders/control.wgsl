@@ -39,6 +39,7 @@ const MAX_BLEND: u32 = 4u;
 const NO_INDEX: u32 = 0xffffffffu;
 const HOLD_SECONDS: f32 = 0.0001;
 const SPEED_TIE: f32 = 0.00001;
+const EDGE_EPSILON: f32 = 1e-12;
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const STACK_LAYERS: u32 = 6u;
@@ -102,8 +103,8 @@ struct ControlParams {
   locoBase: u32,
   clock0: f32,
   clock1: f32,
+  planeBase: u32,
   pad0: u32,
-  pad1: u32,
 }
 
 // A pose source: a clip with its clock (or, for kind SOURCE_LOCOMOTION, the locomotion blend).
@@ -318,15 +319,77 @@ fn addEntry(clip: u32, time: f32, speed: f32, weight: f32) {
   entryCount++;
 }
 
-// Locomotion.update for one frame of `dt` seconds, then its blend (BlendSpace1D over idle 0,
-// walk 1, run 2 in the direction's clip set) and phase advance.
+// Locomotion.update for one frame of `dt` seconds, then its blend and phase advance. The blend
+// is BlendSpace1D over idle 0, walk 1, run 2 in the direction sector's clip set ("sectors"), or
+// BlendSpace2D over the velocity relative to the heading ("2d", planeBlend).
 struct Blend {
   count: u32,
-  clips: array<u32, 2>,
-  weights: array<f32, 2>,
-  durations: array<f32, 2>,
+  clips: array<u32, 3>,
+  weights: array<f32, 3>,
+  durations: array<f32, 3>,
   cycle: f32,
   rateScale: f32,
+}
+
+// Appends an entry with weight > 0 (pushEntry).
+fn pushBlend(b: ptr<function, Blend>, clip: u32, weight: f32, duration: f32) {
+  if (weight > 0.0) {
+    (*b).clips[(*b).count] = clip;
+    (*b).weights[(*b).count] = weight;
+    (*b).durations[(*b).count] = duration;
+    (*b).count++;
+  }
+}
+
+// BlendSpace2D.evaluate at (x, y): barycentric weights of the first triangle holding the point
+// (within EDGE_EPSILON), else the nearest point of the hull boundary. Tables: writePlane in
+// src/control-records.ts.
+fn planeBlend(x: f32, y: f32, b: ptr<function, Blend>) {
+  let P = params.planeBase;
+  let triangles = modelU32(P);
+  let hull = modelU32(P + 1u);
+  let entries = P + 3u;
+  let triBase = entries + modelU32(P + 2u) * 2u;
+  for (var t = 0u; t < triangles; t++) {
+    let o = triBase + t * 9u;
+    let dx = x - model[o + 3u];
+    let dy = y - model[o + 4u];
+    let wb = model[o + 5u] * dx + model[o + 6u] * dy;
+    let wc = model[o + 7u] * dx + model[o + 8u] * dy;
+    let wa = 1.0 - wb - wc;
+    if (!(wa >= -EDGE_EPSILON && wb >= -EDGE_EPSILON && wc >= -EDGE_EPSILON)) {
+      continue;
+    }
+    let ws = array<f32, 3>(wa, wb, wc);
+    for (var k = 0u; k < 3u; k++) {
+      let e = entries + modelU32(o + k) * 2u;
+      pushBlend(b, modelU32(e), select(0.0, ws[k], ws[k] > EDGE_EPSILON), model[e + 1u]);
+    }
+    return;
+  }
+  let edgeBase = triBase + triangles * 9u;
+  var best = 0u;
+  var bestS = 0.0;
+  var bestDistance = 3.4e38;
+  for (var k = 0u; k < hull; k++) {
+    let o = edgeBase + k * 7u;
+    let dx = x - model[o + 2u];
+    let dy = y - model[o + 3u];
+    let s = clamp((dx * model[o + 4u] + dy * model[o + 5u]) * model[o + 6u], 0.0, 1.0);
+    let rx = dx - s * model[o + 4u];
+    let ry = dy - s * model[o + 5u];
+    let distance = rx * rx + ry * ry;
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = k;
+      bestS = s;
+    }
+  }
+  let o = edgeBase + best * 7u;
+  let ea = entries + modelU32(o) * 2u;
+  let eb = entries + modelU32(o + 1u) * 2u;
+  pushBlend(b, modelU32(ea), 1.0 - bestS, model[ea + 1u]);
+  pushBlend(b, modelU32(eb), bestS, model[eb + 1u]);
 }
 
 fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
@@ -336,43 +399,37 @@ fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
   let forward = sinCos(heading);
   let along = dot(velocity, forward);
   let across = -velocity.x * forward.y + velocity.y * forward.x;
-  var sector = 0;
-  if (speed > 0.0) {
-    sector = i32(floor(atan2Precise(across, along) / (PI / 4.0) + 0.5)); // Math.round: halves up
-  }
-  let direction = u32(((sector % 8) + 8) % 8);
-  let walk = modelU32(L + 6u + direction * 2u);
-  let run = modelU32(L + 7u + direction * 2u);
-  let idle = modelU32(L);
-  let p = min(speed / walkSpeed, 2.0);
   var b: Blend;
   b.count = 0u;
-  var clips = array<u32, 2>(idle, idle);
-  var weights = array<f32, 2>(1.0, 0.0);
-  if (walk != NO_INDEX) {
-    if (p <= 0.0) {
-      clips = array<u32, 2>(idle, idle);
-      weights = array<f32, 2>(1.0, 0.0);
+  if (params.planeBase != NO_INDEX) {
+    planeBlend(across / walkSpeed, along / walkSpeed, &b);
+  } else {
+    var sector = 0;
+    if (speed > 0.0) {
+      sector = i32(floor(atan2Precise(across, along) / (PI / 4.0) + 0.5)); // Math.round: halves up
+    }
+    let direction = u32(((sector % 8) + 8) % 8);
+    let walk = modelU32(L + 6u + direction * 2u);
+    let run = modelU32(L + 7u + direction * 2u);
+    let idle = modelU32(L);
+    let p = min(speed / walkSpeed, 2.0);
+    let duration = params.clipBase + 3u;
+    if (walk == NO_INDEX || p <= 0.0) {
+      pushBlend(&b, idle, 1.0, model[duration + idle * 4u]);
     } else if (p >= 2.0) {
-      clips = array<u32, 2>(run, run);
-      weights = array<f32, 2>(1.0, 0.0);
+      pushBlend(&b, run, 1.0, model[duration + run * 4u]);
     } else if (p < 1.0) {
-      clips = array<u32, 2>(idle, walk);
-      weights = array<f32, 2>(1.0 - p, p);
+      pushBlend(&b, idle, 1.0 - p, model[duration + idle * 4u]);
+      pushBlend(&b, walk, p, model[duration + walk * 4u]);
     } else {
-      clips = array<u32, 2>(walk, run);
-      weights = array<f32, 2>(2.0 - p, p - 1.0);
+      pushBlend(&b, walk, 2.0 - p, model[duration + walk * 4u]);
+      pushBlend(&b, run, p - 1.0, model[duration + run * 4u]);
     }
   }
+  // finishBlend: normalise, cycle duration, and the rate multiplier of the clips' own speeds.
   var total = 0.0;
-  for (var i = 0u; i < 2u; i++) {
-    if (weights[i] > 0.0) {
-      b.clips[b.count] = clips[i];
-      b.weights[b.count] = weights[i];
-      b.durations[b.count] = model[params.clipBase + clips[i] * 4u + 3u];
-      total += weights[i];
-      b.count++;
-    }
+  for (var i = 0u; i < b.count; i++) {
+    total += b.weights[i];
   }
   b.cycle = 0.0;
   b.rateScale = 0.0;

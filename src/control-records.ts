@@ -3,6 +3,7 @@ import { evaluateCurve, type BlendCurve } from './anim/control/curves';
 import { SOURCE_LOCOMOTION, type Source } from './anim/control/crossfader';
 import type { ClipPlayback } from './anim/control/playback';
 import { DIRECTIONS } from './anim/control/config';
+import type { BlendSpace2D } from './anim/blend-space-2d';
 import type { ControlModel } from './gpu/control-pass';
 import { CONTROL, CONTROL_FADE, CONTROL_INPUT, CONTROL_SOURCE, CONTROL_UPDATE, MASK_NONE } from './gpu/layout';
 
@@ -74,7 +75,10 @@ export function buildControlModel(runtime: ControllerRuntime, maskIds: ArrayLike
   const clipBase = 0;
   const actionBase = clipBase + clipDurations.length * CLIP_WORDS;
   const locoBase = actionBase + config.actions.length * ACTION_WORDS;
-  const curveBase = locoBase + LOCO_WORDS;
+  const plane = runtime.locomotion?.plane ?? null;
+  const planeBase = plane ? locoBase + LOCO_WORDS : CONTROL.NO_INDEX;
+  const planeWords = plane ? 3 + plane.count * 2 + (plane.triangles.length / 3) * 9 + plane.hull.length * 7 : 0;
+  const curveBase = locoBase + LOCO_WORDS + planeWords;
   const words = new Float32Array(curveBase + curves.data.length);
   const bits = new Uint32Array(words.buffer);
   for (let c = 0; c < clipDurations.length; c++) {
@@ -106,8 +110,35 @@ export function buildControlModel(runtime: ControllerRuntime, maskIds: ArrayLike
       bits[locoBase + 7 + 2 * k] = set ? set.run : CONTROL.NO_INDEX;
     });
   }
+  if (plane) writePlane(plane, words, bits, planeBase);
   words.set(curves.data, curveBase);
-  return { words, clipBase, actionBase, curveBase, locoBase };
+  return { words, clipBase, actionBase, curveBase, locoBase, planeBase };
+}
+
+/**
+ * The 2D locomotion blend space's tables at `base` (shaders/control.wgsl planeBlend): triangle,
+ * hull-edge and entry counts; per entry (clip, duration s); per triangle (a, b, c, ax, ay, m00,
+ * m01, m10, m11) as BlendSpace2D keeps them; per hull edge (a, b, ax, ay, ex, ey, 1/|e|^2).
+ */
+function writePlane(plane: BlendSpace2D, words: Float32Array, bits: Uint32Array, base: number): void {
+  const triangles = plane.triangles.length / 3;
+  bits[base] = triangles;
+  bits[base + 1] = plane.hull.length;
+  bits[base + 2] = plane.count;
+  let o = base + 3;
+  for (let i = 0; i < plane.count; i++, o += 2) {
+    bits[o] = plane.clips[i];
+    words[o + 1] = plane.durations[i];
+  }
+  for (let t = 0; t < triangles; t++, o += 9) {
+    for (let k = 0; k < 3; k++) bits[o + k] = plane.triangles[t * 3 + k];
+    for (let k = 0; k < 6; k++) words[o + 3 + k] = plane.barycentric[t * 6 + k];
+  }
+  for (let e = 0; e < plane.hull.length; e++, o += 7) {
+    bits[o] = plane.hull[e];
+    bits[o + 1] = plane.hull[(e + 1) % plane.hull.length];
+    for (let k = 0; k < 5; k++) words[o + 2 + k] = plane.edges[e * 5 + k];
+  }
 }
 
 const INPUT_MODES = { none: CONTROL.INPUT_NONE, speed: CONTROL.INPUT_SPEED, direction: CONTROL.INPUT_DIRECTION } as const;

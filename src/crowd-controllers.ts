@@ -1,13 +1,13 @@
 import type { ControllerConfig } from './anim/control/config';
 import { AnimationController, ControllerRuntime } from './anim/control/controller';
 import type { Crowd, InstanceId } from './crowd';
-import { GpuControllers, gpuRefusal, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
+import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
 
 /** Who steps a controller: the GPU control pass (CPU cost per event) or the CPU every frame. */
 export type ControllerDriverKind = 'gpu' | 'cpu';
 
 export interface CrowdControllersOptions {
-  /** Driver of controllers added without one (default 'gpu' where the config allows it, else 'cpu'). */
+  /** Driver of controllers added without one (default 'gpu'). */
   driver?: ControllerDriverKind;
 }
 
@@ -72,10 +72,7 @@ export class CrowdControllers {
       throw new RangeError('controller config was made for another model (its clip names differ)');
     }
     this.runtime = new ControllerRuntime(config, crowd.character.clipDurations);
-    const refusal = gpuRefusal(this.runtime);
-    if (options.driver === 'gpu' && refusal) throw new RangeError(refusal);
-    // GPU where the config allows it, else the CPU (the 2D blend space has no GPU twin yet).
-    this.driver = options.driver ?? (refusal ? 'cpu' : 'gpu');
+    this.driver = options.driver ?? 'gpu';
     this.maskIds = Int32Array.from(config.masks, (spec) => crowd.createMask(spec));
   }
 
@@ -95,7 +92,7 @@ export class CrowdControllers {
     if (driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(driver)}`);
     const controller = new AnimationController(this.runtime);
     if (driver === 'gpu') {
-      const gpu = this.gpu; // made on first use; throws for a config the GPU cannot evaluate
+      const gpu = this.gpu; // made on first use
       if (!controller.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
       this.controllers[id] = controller;
       gpu.add(id, controller, x, z, heading);

@@ -30,18 +30,6 @@ export interface LocomotionReadback {
   age: number;
 }
 
-/**
- * Why the control pass cannot evaluate controllers of `runtime` (a sentence naming the config
- * field), or null when it can. The 2D directional blend space (Delaunay triangles, barycentric
- * weights, hull clamping) has no GPU twin yet.
- */
-export function gpuRefusal(runtime: ControllerRuntime): string | null {
-  if (runtime.config.locomotion?.blendSpace === '2d') {
-    return 'config.locomotion.blendSpace "2d" cannot be evaluated on the GPU yet: drive these controllers on the CPU (driver \'cpu\') or use "sectors"';
-  }
-  return null;
-}
-
 /** Work a frame cost, for the overlay and the benchmark. */
 export interface ControlFrameStats {
   /** Controllers rewritten: commands, due transitions and refreshes. */
@@ -99,8 +87,6 @@ export class GpuControllers implements ControllerDriver {
   private stagingClock = 0;
 
   constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
-    const refusal = gpuRefusal(runtime);
-    if (refusal) throw new RangeError(refusal);
     this.store = crowd.instanceStore;
     this.pass = new ControlPass(crowd.device, buildControlModel(runtime, maskIds, this.curves));
     this.curveCount = this.curves.count;

@@ -192,6 +192,22 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
     await expectParity(cesium, defaultControllerConfig(cesium.clipNames), at([[10, (c) => c.play(0)]]), 60, () => 1 / 20);
   });
 
+  it('the 2D directional blend space (Walker): strafing, backpedalling and diagonals with a facing, walking and running', async () => {
+    const walker = await testCharacter('Walker');
+    const text = readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8');
+    const config = parseControllerConfig(JSON.parse(text), walker.clipNames);
+    expect(config.locomotion?.blendSpace).toBe('2d');
+    await expectParity(walker, config, at([
+      [0, (c) => c.face(0.4)],
+      [1, (c) => c.move(1, 0)], // right of the facing: a strafe
+      [50, (c) => c.move(-0.7, -0.7, true)], // back-left, running
+      [100, (c) => c.move(0.3, 0.95)],
+      [150, (c) => c.face(null)],
+      [180, (c) => c.stop()],
+      [220, (c) => c.move(0, -1, true)],
+    ]), 320, () => 1 / 30);
+  });
+
   it('keeps times precise across control-clock periods: 150 s in large steps, with refreshes', async () => {
     // Weights and times stay within 1e-4. The skinned vertices get a looser bound (1e-4 of the
     // diagonal): past 10 s the pose pass's own f32 crowd clock (rebased every 600 s) rounds clip
@@ -221,14 +237,6 @@ describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () 
     expect(() => new CrowdControllers(crowd, robotConfig(robot), { driver: 'gpus' as never })).toThrow(/driver must be 'gpu' or 'cpu', got "gpus"/);
     expect(() => controllers.add(crowd.add(), NaN)).toThrow(/x must be a finite number, got NaN/);
     expect(() => controllers.add(12345)).toThrow(/instance 12345 does not exist/);
-    // The 2D directional blend space has no GPU twin: refused when asked for, the CPU by default.
-    const walkerLike = { ...robotConfig(robot), locomotion: { ...robotConfig(robot).locomotion!, blendSpace: '2d' as const } };
-    expect(() => new CrowdControllers(crowd, walkerLike, { driver: 'gpu' })).toThrow(/config\.locomotion\.blendSpace "2d" cannot be evaluated on the GPU yet/);
-    const cpuByDefault = new CrowdControllers(crowd, walkerLike);
-    expect(cpuByDefault.driver).toBe('cpu');
-    const spare = crowd.add();
-    expect(() => cpuByDefault.add(spare, 0, 0, 0, { driver: 'gpu' })).toThrow(/blendSpace "2d"/);
-    expect(() => cpuByDefault.get(spare)).toThrow(/has no controller/);
     crowd.destroy();
   });
 

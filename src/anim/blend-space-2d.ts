@@ -15,7 +15,7 @@ export interface BlendSpace2DEntry {
  * Barycentric weights at or below this count as 0 (the query is on an edge or at a vertex), and
  * a query this far outside a triangle (in barycentric units) still counts as inside it.
  */
-const EDGE_EPSILON = 1e-12;
+export const EDGE_EPSILON = 1e-12;
 
 /**
  * Clips at points of a parameter plane, the classic use being directional locomotion: idle at
@@ -42,15 +42,16 @@ export class BlendSpace2D {
   readonly triangles: Uint32Array;
   /** The convex hull as entry indices in counter-clockwise order (points on hull edges included). */
   readonly hull: Uint32Array;
-  private readonly clips: Uint32Array;
-  private readonly durations: Float64Array;
+  /** Clip and duration (seconds) of each entry (read-only; the GPU control tables copy them). */
+  readonly clips: Uint32Array;
+  readonly durations: Float64Array;
   /**
    * Per triangle [ax, ay, m00, m01, m10, m11]: with (dx, dy) = (x - ax, y - ay) the weights of
    * the second and third vertex are m00 dx + m01 dy and m10 dx + m11 dy.
    */
-  private readonly barycentric: Float64Array;
+  readonly barycentric: Float64Array;
   /** Per hull edge a -> b: [ax, ay, bx - ax, by - ay, 1 / |b - a|^2 (0 if that is not finite)]. */
-  private readonly edges: Float64Array;
+  readonly edges: Float64Array;
 
   constructor(entries: readonly BlendSpace2DEntry[]) {
     if (!Array.isArray(entries)) throw new TypeError(`BlendSpace2D: entries must be an array of {clip, x, y, duration}, got ${show(entries)}`);

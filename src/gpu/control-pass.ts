@@ -17,6 +17,8 @@ export interface ControlModel {
   readonly actionBase: number;
   readonly curveBase: number;
   readonly locoBase: number;
+  /** Offset of the 2D locomotion blend space's tables, or CONTROL.NO_INDEX when there is none. */
+  readonly planeBase: number;
 }
 
 /** When the frame is, for the control pass (seconds). */
@@ -138,6 +140,7 @@ export class ControlPass {
     v.setUint32(CONTROL_PARAMS.actionBase, this.model.actionBase, true);
     v.setUint32(CONTROL_PARAMS.curveBase, this.model.curveBase, true);
     v.setUint32(CONTROL_PARAMS.locoBase, this.model.locoBase, true);
+    v.setUint32(CONTROL_PARAMS.planeBase, this.model.planeBase, true);
     this.device.queue.writeBuffer(this.params, 0, this.paramData);
   }
 

@@ -232,7 +232,8 @@ export const CONTROL_PARAMS = {
   locoBase: 28, //   u32
   clock0: 32, //     f32: control clock now, seconds since the start of the latest even period
   clock1: 36, //     f32: the same for the latest odd period
-  // 8 bytes of padding
+  planeBase: 40, //  u32: model-table offset of the 2D locomotion blend space, NO_INDEX for none
+  // 4 bytes of padding
 } as const;
 
 /** One rewritten input (`Update`): the handle, then the ControlInput. */

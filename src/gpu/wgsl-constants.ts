@@ -1,3 +1,4 @@
+import { EDGE_EPSILON } from '../anim/blend-space-2d';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../bake/bake';
 import {
   CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
@@ -31,6 +32,7 @@ export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
   ...Object.entries(CONTROL).map(([name, value]) => [name, value] as const),
   ['HOLD_SECONDS', CONTROL_HOLD_SECONDS, 'f32'],
   ['SPEED_TIE', CONTROL_SPEED_TIE, 'f32'],
+  ['EDGE_EPSILON', EDGE_EPSILON, 'f32'],
   ['MASK_NONE', MASK_NONE],
   ['REFERENCE_REST', REFERENCE_REST],
   ['STACK_LAYERS', STACK_LAYERS],
