@@ -75,7 +75,7 @@ export class Wander {
     const r = this.random;
     if (outside) {
       const angle = Math.atan2(-x, -z) + (r.next() * 2 - 1) * RETURN_SWING;
-      this.chooseFacing(c);
+      this.chooseFacing(c, state.heading);
       c.move(Math.sin(angle), Math.cos(angle), false);
       return;
     }
@@ -93,14 +93,14 @@ export class Wander {
     const running = pick > 1 - RUN_CHANCE;
     // Walkers vary their pace (a direction shorter than 1 scales the speed).
     const pace = running ? 1 : 0.6 + 0.4 * r.next();
-    this.chooseFacing(c);
+    this.chooseFacing(c, state.heading);
     c.move(Math.sin(angle) * pace, Math.cos(angle) * pace, running);
   }
 
   /** Directional configs: keep looking where the wanderer looks now (and move any way), or face the movement. */
-  private chooseFacing(c: AnimationController): void {
+  private chooseFacing(c: AnimationController, heading: number): void {
     if (!this.directional) return;
-    c.face(this.random.next() < STRAFE_CHANCE ? c.locomotion!.heading : null);
+    c.face(this.random.next() < STRAFE_CHANCE ? heading : null);
   }
 
   private fullBodyAction(c: AnimationController): boolean {
