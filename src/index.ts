@@ -24,6 +24,12 @@ export type { InstanceAnimation } from './gpu/instance-records';
 export type { LayerStackArrays } from './gpu/layer-records';
 export type { SkinPassOptions } from './gpu/skin-pass';
 export { requiredCrowdLimits } from './gpu/limits';
+/**
+ * wgpu-matrix's 4x4 matrix functions (column-major Float32Array, WebGPU's clip space), which
+ * crowd-skin uses itself: re-exported so that a page can build its transforms and
+ * view-projection with one install (`mat4.perspective`, `mat4.lookAt`, `mat4.multiply`, ...).
+ */
+export { mat4 } from 'wgpu-matrix';
 
 // Animation control: crossfades, locomotion and actions per instance, from a JSON config.
 export { CrowdControllers, type ControllerDriverKind, type CrowdControllersOptions } from './crowd-controllers';

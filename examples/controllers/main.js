@@ -1,8 +1,7 @@
 // Five robots, each under an animation controller built from the model's JSON config
 // (locomotion, actions, which action may follow which). The keyboard drives one of them:
 // WASD or arrows move it, Shift runs, 1-9 request the config's actions, Tab picks the next robot.
-import { Crowd, CrowdControllers, loadCharacter, parseControllerConfig, requiredCrowdLimits } from 'crowd-skin';
-import { mat4 } from 'wgpu-matrix';
+import { Crowd, CrowdControllers, loadCharacter, mat4, parseControllerConfig, requiredCrowdLimits } from 'crowd-skin';
 
 const adapter = await navigator.gpu?.requestAdapter();
 if (!adapter) throw new Error('this browser has no WebGPU adapter');

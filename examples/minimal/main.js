@@ -1,7 +1,6 @@
 // A crowd of 100 foxes walking and running: a device, loadCharacter, a Crowd, a frame loop.
 // This file is the README's "Embedding it" code, verbatim (test/e2e/install.test.ts checks it).
-import { Crowd, loadCharacter, requiredCrowdLimits } from 'crowd-skin';
-import { mat4 } from 'wgpu-matrix';
+import { Crowd, loadCharacter, mat4, requiredCrowdLimits } from 'crowd-skin';
 
 // Your device (with the limits big crowds need) and your canvas.
 const adapter = await navigator.gpu?.requestAdapter();

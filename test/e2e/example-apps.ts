@@ -35,15 +35,13 @@ export interface ExampleApp {
   check?: (page: Page, shot: Image) => Promise<void>;
 }
 
-const WGPU_MATRIX = { 'wgpu-matrix': '/node_modules/wgpu-matrix/dist/3.x/wgpu-matrix.module.js' };
-
 export const EXAMPLE_APPS: ExampleApp[] = [
   {
-    name: 'minimal', entry: 'main.js', models: ['Fox'], dependencies: ['wgpu-matrix'], importMap: WGPU_MATRIX,
+    name: 'minimal', entry: 'main.js', models: ['Fox'], dependencies: [], importMap: {},
     background: [179, 196, 214], minDrawn: 0.05,
   },
   {
-    name: 'controllers', entry: 'main.js', models: ['RobotExpressive'], dependencies: ['wgpu-matrix'], importMap: WGPU_MATRIX,
+    name: 'controllers', entry: 'main.js', models: ['RobotExpressive'], dependencies: [], importMap: {},
     background: [199, 204, 189], overlays: '#help', minDrawn: 0.02,
     // The keyboard drives the middle robot: it walks toward the camera, then dances (action 7).
     async act(page) {
