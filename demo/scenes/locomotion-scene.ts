@@ -148,6 +148,7 @@ export class LocomotionActivity implements SceneActivity {
     if (this.countValue === 0) return;
     const controllers = this.scene.controllers;
     const looks = Math.min(this.countValue, Math.ceil((this.countValue * dt) / LOOK_PERIOD));
+    if (this.nextLook >= this.countValue) this.nextLook = 0; // the crowd shrank
     for (let k = 0; k < looks; k++) {
       const i = this.nextLook;
       this.nextLook = (i + 1) % this.countValue;
