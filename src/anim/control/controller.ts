@@ -222,9 +222,11 @@ export class AnimationController {
     if (index === undefined) {
       throw new RangeError(`no action ${JSON.stringify(name)} (actions: ${this.runtime.config.actions.map((a) => JSON.stringify(a.name)).join(', ') || 'none'})`);
     }
-    this.driver?.beforeCommand(this);
+    // Refusals depend on the action phase only, which a driver keeps current (its transitions
+    // are timed): decide them before bringing the rest up to the present.
     if (this.actionPhase === ACTION_PLAY) return false;
     if (!this.runtime.allows(this.actionPhase === ACTION_NONE ? -1 : this.action, index)) return false;
+    this.driver?.beforeCommand(this);
     const action = this.runtime.config.actions[index];
     const settings = this.runtime.config.clips[action.clip];
     if (this.actionPhase !== ACTION_NONE && this.actionWeight > 0) {
