@@ -46,6 +46,8 @@ describe.skipIf(!device)('Crowd', () => {
       expect(() => crowd.setStack(id, { ...stack, baseClip: 7 })).toThrow(/baseClip 7 does not exist/);
       expect(() => crowd.setStack(id, { ...stack, baseTime: NaN })).toThrow(/baseTime must be a finite number/);
       expect(() => crowd.setLayers(id, { layers: 'Survey' as never })).toThrow(/layers must be an array, got string/);
+      expect(() => crowd.setPlacement(id, 0, 0, 0, NaN)).toThrow(/yaw must be a finite number, got NaN/);
+      expect(() => crowd.setPlacement(id, Infinity, 0, 0, 0)).toThrow(/x must be a finite number, got Infinity/);
       expect(() => crowd.setLayerWeight(id, 0, 0.5)).toThrow(/has no layers/); // still plain
       expect(crowd.getAnimation(id)).toEqual(before);
       crowd.setStack(id, stack);

@@ -76,6 +76,9 @@ export class InstanceRecords extends RecordBuffer {
 
   /** Writes only the translation and yaw of the world transform (uniform scale `scale`): no allocation. */
   setPlacement(slot: number, x: number, y: number, z: number, yaw: number, scale: number): void {
+    if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(z) && Number.isFinite(yaw) && Number.isFinite(scale))) {
+      for (const [name, v] of [['x', x], ['y', y], ['z', z], ['yaw', yaw], ['scale', scale]] as const) checkFinite(v, name);
+    }
     const o = slot * this.stride + INSTANCE.world / 4;
     const c = Math.cos(yaw) * scale;
     const s = Math.sin(yaw) * scale;
