@@ -43,6 +43,35 @@ const EDGE_EPSILON: f32 = 1e-12;
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const STACK_LAYERS: u32 = 6u;
+
+struct Instance {
+  world: mat4x4f,
+  clipA: u32,
+  clipB: u32,
+  phaseA: f32,
+  phaseB: f32,
+  speedA: f32,
+  speedB: f32,
+  blend: f32,
+  layers: u32,
+}
+
+struct Layer {
+  clip: u32,
+  phase: f32,
+  speed: f32,
+  weight: f32,
+  mask: u32,
+  refClip: u32,
+  refPhase: f32,
+  refSpeed: f32,
+}
+
+struct LayerStack {
+  overrideCount: u32,
+  additiveCount: u32,
+  layers: array<Layer, STACK_LAYERS>,
+}
 // END generated
 
 const PI: f32 = 3.14159265358979;
@@ -160,36 +189,6 @@ struct ControlState {
   phase: f32,
   epoch: u32,
   pad0: u32,
-}
-
-// The pose pass's records (shaders/pose.wgsl), as far as this pass writes them.
-struct Instance {
-  world: mat4x4f,
-  clipA: u32,
-  clipB: u32,
-  phaseA: f32,
-  phaseB: f32,
-  speedA: f32,
-  speedB: f32,
-  blend: f32,
-  layers: u32,
-}
-
-struct Layer {
-  clip: u32,
-  phase: f32,
-  speed: f32,
-  weight: f32,
-  mask: u32,
-  refClip: u32,
-  refPhase: f32,
-  refSpeed: f32,
-}
-
-struct LayerStack {
-  overrideCount: u32,
-  additiveCount: u32,
-  layers: array<Layer, STACK_LAYERS>,
 }
 
 struct Update {

@@ -28,22 +28,6 @@ const REFERENCE_IDENTITY: u32 = 0xfffffffeu;
 const MAX_OVERRIDE_LAYERS: u32 = 4u;
 const MAX_ADDITIVE_LAYERS: u32 = 2u;
 const STACK_LAYERS: u32 = 6u;
-// END generated
-
-struct Params {
-  instanceCount: u32,
-  nodeCount: u32,
-  slotCount: u32,
-  clipBase: u32,
-  restBase: u32,
-  maxDepth: u32,
-  clock: f32,
-  dispatchWidth: u32,
-  firstInstance: u32,
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
-}
 
 struct Instance {
   world: mat4x4f,
@@ -72,6 +56,22 @@ struct LayerStack {
   overrideCount: u32,
   additiveCount: u32,
   layers: array<Layer, STACK_LAYERS>,
+}
+// END generated
+
+struct Params {
+  instanceCount: u32,
+  nodeCount: u32,
+  slotCount: u32,
+  clipBase: u32,
+  restBase: u32,
+  maxDepth: u32,
+  clock: f32,
+  dispatchWidth: u32,
+  firstInstance: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
 }
 
 struct Node {

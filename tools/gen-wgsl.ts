@@ -7,10 +7,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { currentConstantBlock, GENERATED_SHADERS, replaceConstantBlock, wgslConstantBlock } from '../src/gpu/wgsl-constants';
 
 let stale = false;
-for (const { file, constants } of GENERATED_SHADERS) {
+for (const { file, constants, structs } of GENERATED_SHADERS) {
   const url = new URL(`../${file}`, import.meta.url);
   const source = readFileSync(url, 'utf8');
-  const block = wgslConstantBlock(constants);
+  const block = wgslConstantBlock(constants, structs);
   if (process.argv.includes('--check')) {
     if (currentConstantBlock(source) !== block) {
       console.error(`${file}: the generated constant block is out of date; run npm run gen:wgsl`);

@@ -38,17 +38,51 @@ export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
   ['STACK_LAYERS', STACK_LAYERS],
 ];
 
-/** Each shader with a generated block, and what goes into it. */
-export const GENERATED_SHADERS: readonly { file: string; constants: readonly SharedConstant[] }[] = [
-  { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS },
-  { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS },
+/**
+ * The pose pass's per-instance records as WGSL (layouts: INSTANCE, LAYER, LAYER_STACK in
+ * src/gpu/layout.ts, checked field by field by test/gpu/layout.test.ts). The pose pass reads
+ * them and the control pass writes them, so both shaders get this one text in their block.
+ */
+export const POSE_RECORD_STRUCTS = `struct Instance {
+  world: mat4x4f,
+  clipA: u32,
+  clipB: u32,
+  phaseA: f32,
+  phaseB: f32,
+  speedA: f32,
+  speedB: f32,
+  blend: f32,
+  layers: u32,
+}
+
+struct Layer {
+  clip: u32,
+  phase: f32,
+  speed: f32,
+  weight: f32,
+  mask: u32,
+  refClip: u32,
+  refPhase: f32,
+  refSpeed: f32,
+}
+
+struct LayerStack {
+  overrideCount: u32,
+  additiveCount: u32,
+  layers: array<Layer, STACK_LAYERS>,
+}`;
+
+/** Each shader with a generated block, and what goes into it: constants, then shared structs. */
+export const GENERATED_SHADERS: readonly { file: string; constants: readonly SharedConstant[]; structs: string }[] = [
+  { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
+  { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: POSE_RECORD_STRUCTS },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';
 export const GENERATED_END = '// END generated';
 
-/** The WGSL declarations of `constants` (u32 flags in hex, f32 as written), between the marker lines. */
-export function wgslConstantBlock(constants: readonly SharedConstant[] = POSE_CONSTANTS): string {
+/** The WGSL declarations of `constants` (u32 flags in hex, f32 as written), then `structs`, between the marker lines. */
+export function wgslConstantBlock(constants: readonly SharedConstant[] = POSE_CONSTANTS, structs = ''): string {
   const lines = constants.map(([name, value, type = 'u32']) => {
     if (type === 'f32') {
       if (!Number.isFinite(value)) throw new RangeError(`${name} = ${value} is not a finite f32`);
@@ -58,7 +92,7 @@ export function wgslConstantBlock(constants: readonly SharedConstant[] = POSE_CO
     const literal = value >= 0x10000 ? `0x${value.toString(16)}u` : `${value}u`;
     return `const ${name}: u32 = ${literal};`;
   });
-  return [GENERATED_BEGIN, ...lines, GENERATED_END].join('\n');
+  return [GENERATED_BEGIN, ...lines, ...(structs ? ['', structs] : []), GENERATED_END].join('\n');
 }
 
 /** `source` with its generated block replaced by `block`; throws when the markers are missing. */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
 import { LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/gpu/layout';
-import { currentConstantBlock, GENERATED_SHADERS, POSE_CONSTANTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
+import { currentConstantBlock, GENERATED_SHADERS, POSE_CONSTANTS, POSE_RECORD_STRUCTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
 import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY } from '../../src/anim/control/controller';
 import { MAX_FADES, SOURCE_CLIP, SOURCE_LOCOMOTION } from '../../src/anim/control/crossfader';
 import { MAX_BLEND } from '../../src/anim/control/output';
@@ -21,7 +21,7 @@ function wgslU32Constants(source: string): Map<string, number> {
 
 describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
   it('the shader\'s generated block is what src/gpu/wgsl-constants.ts generates now', () => {
-    expect(currentConstantBlock(pose), 'run npm run gen:wgsl').toBe(wgslConstantBlock());
+    expect(currentConstantBlock(pose), 'run npm run gen:wgsl').toBe(wgslConstantBlock(POSE_CONSTANTS, POSE_RECORD_STRUCTS));
   });
 
   it('every shared constant has the value of its TypeScript twin, in the shader as read', () => {
@@ -46,9 +46,9 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
   });
 
   it('every shader with a generated block carries the block generated now (shaders/control.wgsl too)', () => {
-    for (const { file, constants } of GENERATED_SHADERS) {
+    for (const { file, constants, structs } of GENERATED_SHADERS) {
       const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
-      expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(wgslConstantBlock(constants));
+      expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(wgslConstantBlock(constants, structs));
     }
   });
 
