@@ -141,7 +141,7 @@ print();
   const config = parseControllerConfig(JSON.parse(await readFile(robotPath.replace('.glb', '.controller.json'), 'utf8')), robot.clipNames);
   const rows: ControllerRow[] = [];
   for (const count of quick ? [10000] : [10000, 100000]) {
-    for (const driver of ['cpu', 'gpu'] as const) rows.push(await benchControllers(device, robot, config, count, quick ? 10 : 30, driver));
+    for (const driver of ['gpu', 'cpu'] as const) rows.push(await benchControllers(device, robot, config, count, quick ? 10 : 60, driver));
   }
   table(['instances', 'driver', 'CPU ms / frame (median)', 'p95', 'events / frame', 'µs per event', 'bytes uploaded / frame', 'GPU ms (control + pose)', 'CPU ratio to the cpu driver'],
     rows.map((r) => {

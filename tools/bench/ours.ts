@@ -194,6 +194,8 @@ export interface ControllerRow {
  */
 export async function benchControllers(device: GPUDevice, character: Character, config: ControllerConfig, count: number, frames: number, driver: 'cpu' | 'gpu',
   gpuFrames = count >= 100000 ? 1 : 3): Promise<ControllerRow> {
+  // The previous row's crowd is garbage now: collect it here (node --expose-gc), not in our frames.
+  (globalThis as { gc?: () => void }).gc?.();
   const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
   const controllers = new CrowdControllers(crowd, config, { driver });
   const next = seededRandom(5);
