@@ -71,6 +71,45 @@ export class GltfBuilder {
   }
 }
 
+/**
+ * A .glb of `json` (written as given, after JSON.stringify) with `bin` as its BIN chunk (none
+ * when undefined). Chunks are padded to 4 bytes as the spec requires: JSON with spaces, BIN with
+ * zeros. The result is what a file on disk would hold.
+ */
+export function toGlb(json: unknown, bin?: Uint8Array): Uint8Array {
+  const text = new TextEncoder().encode(JSON.stringify(json));
+  const jsonLength = Math.ceil(text.byteLength / 4) * 4;
+  const binLength = bin ? Math.ceil(bin.byteLength / 4) * 4 : 0;
+  const total = 12 + 8 + jsonLength + (bin ? 8 + binLength : 0);
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x46546c67, true);
+  view.setUint32(4, 2, true);
+  view.setUint32(8, total, true);
+  view.setUint32(12, jsonLength, true);
+  view.setUint32(16, 0x4e4f534a, true);
+  out.fill(0x20, 20, 20 + jsonLength);
+  out.set(text, 20);
+  if (bin) {
+    view.setUint32(20 + jsonLength, binLength, true);
+    view.setUint32(24 + jsonLength, 0x004e4942, true);
+    out.set(bin, 28 + jsonLength);
+  }
+  return out;
+}
+
+/** The .glb of a built asset: its JSON and buffer 0 as the BIN chunk (buffer 0 loses its uri). */
+export function assetToGlb(asset: GltfAsset): Uint8Array {
+  const json = structuredClone(asset.json);
+  if (json.buffers?.[0]) delete json.buffers[0].uri;
+  return toGlb(json, asset.buffers[0]);
+}
+
+/** An ArrayBuffer holding exactly `bytes` (what parseGltf takes). */
+export function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
 /** Column-major 4x4 translation matrix. */
 export function translationMatrix(x: number, y: number, z: number): number[] {
   return [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, x, y, z, 1];
