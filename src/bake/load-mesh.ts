@@ -40,7 +40,10 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
       return;
     }
     const attr = prim.attributes ?? {};
-    check(attr.POSITION !== undefined, `${where}: has no POSITION attribute`);
+    if (attr.POSITION === undefined) {
+      warnings.push(`${where}: has no POSITION attribute; not drawn`); // allowed by the spec (an extension may supply it)
+      return;
+    }
     const positions = readAccessor(asset, attr.POSITION, `${where} POSITION`, { types: ['VEC3'], components: FLOAT });
     const vertexCount = positions.count;
     const sized = { count: vertexCount };
