@@ -2,7 +2,7 @@ import { createPose, quatMulAt, type Pose } from '../anim/pose';
 import { check, FLOAT32_MAX, ModelError } from './errors';
 import type { Clip, Rig, TrsPath } from './rig';
 import { restPose, sampleChannel, sampleClip } from './sampler';
-import { clipKeyTimes, mib, refineTable, startingSize, tableTolerance, VERIFY_BELOW_ENTRIES_PER_KEY, type StartingSize, type TrackSampler } from './table-size';
+import { clipKeyTimes, MAX_REFINEMENT_BYTES, mib, refineTable, startingSize, tableTolerance, VERIFY_BELOW_ENTRIES_PER_KEY, type StartingSize, type TrackSampler } from './table-size';
 
 export { keyAlignedEntries } from './table-size';
 
@@ -172,7 +172,7 @@ function sizeAndBake(rig: Rig, sources: BakedClipSource[], align: boolean, short
       }
     });
   }
-  const spare = Math.max(0, budget - starts.reduce((n, start, c) => n + bytesPer(c, start.entries), 0));
+  const spare = Math.min(MAX_REFINEMENT_BYTES, Math.max(0, budget - starts.reduce((n, start, c) => n + bytesPer(c, start.entries), 0)));
   const tolerance = align ? tableTolerance(rig) : undefined;
   const entries = new Uint32Array(sources.length);
   const tables = sources.map((source, c) => {

@@ -16,14 +16,16 @@ import { restPose } from './sampler';
  *    starts at S entries.
  * 3. Checked and refined. A clip with fewer than VERIFY_BELOW_ENTRIES_PER_KEY entries per grid
  *    interval, or without a grid, is measured against the exact sampler (tableError): at 1/4,
- *    1/2 and 3/4 of every entry interval and at every key. While the worst error is above
- *    the tolerance (TABLE_TOLERANCE of the rig's size for translations, TABLE_TOLERANCE radians
- *    for rotations, relative for scales; both never below float32 storage) the entry count is
- *    multiplied (sqrt(error / tolerance) for a grid, whose error is second order: cubic curvature
- *    and nlerp against slerp; error / tolerance without one, where keys between entries cut
- *    corners: first order), within the clip's share of the byte budget. A refinement that does
- *    not at least halve the error (keys whose float32 times sit off the grid) is dropped. What
- *    stays above the tolerance is reported in a warning with the error reached.
+ *    1/2 and 3/4 of every entry interval and at every key. While the worst error is above the
+ *    tolerance (TABLE_TOLERANCE of the rig's size for translations, TABLE_TOLERANCE radians for
+ *    rotations, TABLE_TOLERANCE for scales; never below float32 storage) the entry count is
+ *    multiplied by (error / tolerance)^(1/order): order 3 on a grid for LINEAR rotations (nlerp
+ *    between entries against slerp), 2 for other curves on a grid (CUBICSPLINE curvature), 1
+ *    off any grid (keys between entries cut corners). Limits: the clip's share of the byte
+ *    budget, MAX_REFINEMENT (64) times its starting entries, MAX_REFINEMENT_BYTES (16 MiB) more
+ *    over all clips, so a damaged curve costs a warning rather than seconds. A refinement that
+ *    does not at least halve the error is dropped. What stays above the tolerance is reported in
+ *    a warning with the error reached (refineTable).
  * 4. The byte budget (maxTableBytes, 64 MiB by default, half of WebGPU's default storage binding
  *    size): when even the starting sizes exceed it, every clip is scaled down in proportion,
  *    with a warning.
@@ -40,6 +42,10 @@ export const TABLE_TOLERANCE = 1e-6;
  * times the aim, which is the 1e-5 accuracy bar itself.
  */
 const KEY_TIME_SLACK = 10;
+/** Rule 3 never takes a clip past this many times its starting entries (a damaged curve should not cost seconds). */
+export const MAX_REFINEMENT = 64;
+/** Rule 3 adds at most this many bytes of tables over all clips, on top of the starting sizes. */
+export const MAX_REFINEMENT_BYTES = 16 * 2 ** 20;
 /** Clips with at least this many entries per key-grid interval are not measured (rule 3). */
 export const VERIFY_BELOW_ENTRIES_PER_KEY = 8;
 /** A few float32 steps: what storing a value as f32 costs, relative to the value. */
@@ -268,14 +274,22 @@ export function refineTable(input: RefineInput): { entries: number; table: Float
   const reducible = (e: typeof error) => (onGrid ? e.between : worstOf(e));
   const wantsMore = (e: typeof error) => reducible(e).ratio > Math.max(1, onGrid ? 2 * e.atKeys.ratio : 0);
   let stopped = '';
+  // The most entries this clip may take: MAX_REFINEMENT times its start, and its byte share.
+  const byShare = Math.floor(input.shareBytes / Math.max(bytes(1), 1));
+  const most = Math.min(MAX_REFINEMENT * start.entries, byShare);
   for (let round = 0; round < 4 && wantsMore(error); round++) {
     const worst = reducible(error);
     const order = onGrid ? tracks[worst.track].order : 1;
-    const next = (entries - 1) * Math.max(2, Math.ceil(1.25 * worst.ratio ** (1 / order))) + 1;
-    if (bytes(next) > input.shareBytes) {
-      stopped = `a table that fine would take ${mib(bytes(next))}, more than this clip's share of maxTableBytes`;
+    const wanted = (entries - 1) * Math.max(2, Math.ceil(1.25 * worst.ratio ** (1 / order))) + 1;
+    // Entries stay N * k + 1 (on the grid); a step that does not fit is cut to the most that does.
+    const factor = Math.floor((Math.min(wanted, most) - 1) / (entries - 1));
+    if (factor < 2) {
+      stopped = wanted > byShare
+        ? `a table that fine would take ${mib(bytes(wanted))}, more than this clip's share of maxTableBytes`
+        : `it would need ${wanted} entries per track, more than ${MAX_REFINEMENT} times the ${start.entries} it started with`;
       break;
     }
+    const next = (entries - 1) * factor + 1;
     const finer = input.bakeAt(next);
     const finerError = tableError(tracks, finer, next, duration, keyTimes, tolerance);
     if (reducible(finerError).ratio > worst.ratio / 2) {
