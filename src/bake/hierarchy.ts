@@ -52,7 +52,7 @@ export function defaultSceneRoots(json: GltfJson, parent: Int32Array): number[] 
     `scene ${sceneIndex} (the default scene) does not exist (the file has ${scenes.length})`);
   const roots = scenes[sceneIndex].nodes ?? [];
   for (const root of roots) {
-    check(Number.isInteger(root) && root >= 0 && root < nodeCount, `scene ${sceneIndex}: node ${root} does not exist`);
+    check(Number.isInteger(root) && root >= 0 && root < nodeCount, `scene ${sceneIndex}: node ${root} does not exist (the file has ${nodeCount} nodes)`);
     check(parent[root] === -1, `scene ${sceneIndex}: node ${root} is listed as a root but is a child of node ${parent[root]}`);
   }
   return roots;

@@ -18,6 +18,7 @@ export type ResolvedUri =
  * everything up to its last '/'). `where` names the owner in errors ("buffer 1").
  */
 export function resolveUri(uri: string, baseUrl: string | undefined, where: string): ResolvedUri {
+  check(uri.length > 0, `${where}: uri is empty`);
   const shown = JSON.stringify(uri.length > 80 ? `${uri.slice(0, 80)}...` : uri);
   if (/^data:/i.test(uri)) return decodeDataUri(uri, where);
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri);

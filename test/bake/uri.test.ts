@@ -25,6 +25,10 @@ describe('resolveUri validity: only data: and paths inside the model folder', ()
     expectModelError(() => resolveUri(uri, HTTP_BASE, 'buffer 1'), /refused|names a scheme/);
   });
 
+  it('refuses an empty uri (it would name the folder itself)', () => {
+    expectModelError(() => resolveUri('', FILE_BASE, 'image 2'), /^image 2: uri is empty$/);
+  });
+
   it('refuses a relative uri when there is no baseUrl to resolve it against', () => {
     expectModelError(() => resolveUri('Fox.bin', undefined, 'image 0'),
       /^image 0: uri "Fox\.bin" is relative, but the model was given as bytes without a baseUrl to resolve it against$/);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { assetToGlb, GltfBuilder, longClipModel, skinnedModel, translationMatrix } from './gltf-builder';
+import { assetToGlb, GltfBuilder, longClipModel, skinnedModel, toGlb, translationMatrix } from './gltf-builder';
 import { BUNDLED_MODELS, REPO_ROOT, SHARED_MODELS } from './models';
 import { seededRandom } from './prng';
 
@@ -60,26 +60,8 @@ function jsonText(json: unknown): string {
 }
 
 function joinParts(parts: Parts): Uint8Array {
-  const text = new TextEncoder().encode(jsonText(parts.json));
-  if (!parts.glb) return text;
-  const jsonLength = Math.ceil(text.byteLength / 4) * 4;
-  const binLength = parts.bin ? Math.ceil(parts.bin.byteLength / 4) * 4 : 0;
-  const total = 20 + jsonLength + (parts.bin ? 8 + binLength : 0);
-  const out = new Uint8Array(total);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, GLB_MAGIC, true);
-  view.setUint32(4, 2, true);
-  view.setUint32(8, total, true);
-  view.setUint32(12, jsonLength, true);
-  view.setUint32(16, 0x4e4f534a, true);
-  out.fill(0x20, 20, 20 + jsonLength);
-  out.set(text, 20);
-  if (parts.bin) {
-    view.setUint32(20 + jsonLength, binLength, true);
-    view.setUint32(24 + jsonLength, 0x004e4942, true);
-    out.set(parts.bin, 28 + jsonLength);
-  }
-  return out;
+  const text = jsonText(parts.json);
+  return parts.glb ? toGlb(text, parts.bin) : new TextEncoder().encode(text);
 }
 
 /** Hand-built rigs: the minimal skinned model, long clips of each interpolation, a sparse and textured one. */
@@ -191,6 +173,17 @@ function accessorsOf(json: Record<string, any>, role: 'input' | 'output' | 'ibm'
   return (json.animations ?? []).flatMap((an: any) => an.samplers.map((s: any) => s[role]));
 }
 
+/** Writes one of `values` into component `c` (one of `components`) of a random element of a random accessor of `role`. */
+function pokeFloat(parts: Parts, random: Random, role: Parameters<typeof accessorsOf>[1], components: readonly number[], values: readonly number[], noun: string): string | undefined {
+  const accessors = accessorsOf(parts.json, role).filter((a) => a !== undefined);
+  if (!accessors.length) return undefined;
+  const a = pick(random, accessors);
+  const e = Math.floor(random() * parts.json.accessors[a].count);
+  const c = pick(random, components);
+  const value = pick(random, values);
+  return writeFloat(parts, a, e, c, value) ? `accessor ${a} ${noun} ${e} [${c}] = ${value}` : undefined;
+}
+
 /** One mutation: edits `parts` (or returns new bytes) and describes itself. */
 type Mutation = (parts: Parts, random: Random, seed: FuzzSeed) => string | { bytes: Uint8Array; description: string } | undefined;
 
@@ -260,31 +253,9 @@ const MUTATIONS: Record<string, Mutation> = {
     const v = value === 'previous' ? (previous === undefined ? 0 : new DataView(parts.bin!.buffer, parts.bin!.byteOffset).getFloat32(previous, true)) : value as number;
     return writeFloat(parts, a, e, 0, v) ? `accessor ${a} key ${e} = ${v}` : undefined;
   },
-  'NaN or huge key values': (parts, random) => {
-    const outputs = accessorsOf(parts.json, 'output');
-    if (!outputs.length) return undefined;
-    const a = pick(random, outputs);
-    const e = Math.floor(random() * parts.json.accessors[a].count);
-    const value = pick(random, FLOAT_EXTREMES);
-    return writeFloat(parts, a, e, Math.floor(random() * 3), value) ? `accessor ${a} element ${e} = ${value}` : undefined;
-  },
-  'NaN, huge or projective inverse bind matrices': (parts, random) => {
-    const ibms = accessorsOf(parts.json, 'ibm');
-    if (!ibms.length) return undefined;
-    const a = pick(random, ibms);
-    const e = Math.floor(random() * parts.json.accessors[a].count);
-    const c = pick(random, [0, 5, 12, 3, 7, 11, 15]);
-    const value = pick(random, [...FLOAT_EXTREMES, 0.5]);
-    return writeFloat(parts, a, e, c, value) ? `accessor ${a} matrix ${e} [${c}] = ${value}` : undefined;
-  },
-  'NaN or huge positions': (parts, random) => {
-    const positions = accessorsOf(parts.json, 'position').filter((a) => a !== undefined);
-    if (!positions.length) return undefined;
-    const a = pick(random, positions);
-    const e = Math.floor(random() * parts.json.accessors[a].count);
-    const value = pick(random, FLOAT_EXTREMES);
-    return writeFloat(parts, a, e, Math.floor(random() * 3), value) ? `accessor ${a} vertex ${e} = ${value}` : undefined;
-  },
+  'NaN or huge key values': (parts, random) => pokeFloat(parts, random, 'output', [0, 1, 2], FLOAT_EXTREMES, 'key'),
+  'NaN, huge or projective inverse bind matrices': (parts, random) => pokeFloat(parts, random, 'ibm', [0, 5, 12, 3, 7, 11, 15], [...FLOAT_EXTREMES, 0.5], 'matrix'),
+  'NaN or huge positions': (parts, random) => pokeFloat(parts, random, 'position', [0, 1, 2], FLOAT_EXTREMES, 'vertex'),
   'accessor count 2^31': (parts, random) => {
     const accessors = parts.json.accessors ?? [];
     if (!accessors.length) return undefined;

@@ -73,12 +73,12 @@ export class GltfBuilder {
 }
 
 /**
- * A .glb of `json` (written as given, after JSON.stringify) with `bin` as its BIN chunk (none
- * when undefined). Chunks are padded to 4 bytes as the spec requires: JSON with spaces, BIN with
- * zeros. The result is what a file on disk would hold.
+ * A .glb of `json` (JSON.stringify'd, or a string taken as the JSON text as it is) with `bin` as
+ * its BIN chunk (none when undefined). Chunks are padded to 4 bytes as the spec requires: JSON
+ * with spaces, BIN with zeros. The result is what a file on disk would hold.
  */
 export function toGlb(json: unknown, bin?: Uint8Array): Uint8Array {
-  const text = new TextEncoder().encode(JSON.stringify(json));
+  const text = new TextEncoder().encode(typeof json === 'string' ? json : JSON.stringify(json));
   const jsonLength = Math.ceil(text.byteLength / 4) * 4;
   const binLength = bin ? Math.ceil(bin.byteLength / 4) * 4 : 0;
   const total = 12 + 8 + jsonLength + (bin ? 8 + binLength : 0);
