@@ -1,7 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { pathToFileURL, fileURLToPath } from 'node:url';
-import { parseGltf, type ResourceReader } from '../src/bake/parse';
+import { readFile, realpath } from 'node:fs/promises';
+import { dirname, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { GltfAsset } from '../src/bake/gltf-json';
+import { parseGltf, type ResourceReader } from '../src/bake/parse';
+import { ResourceRefused, resolveUri } from '../src/bake/uri';
 
 /** Reads a whole file as an ArrayBuffer of its own (not a view into Node's buffer pool). */
 async function readArrayBuffer(path: string): Promise<ArrayBuffer> {
@@ -9,11 +11,11 @@ async function readArrayBuffer(path: string): Promise<ArrayBuffer> {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
-/** Where a .gltf's relative URIs resolve (the file's URL) and how they are read (from disk). */
+/** Where a .gltf's relative URIs resolve (the file's URL) and how they are read (from disk, its own folder only). */
 export function fileResources(path: string): { baseUrl: string; readResource: ResourceReader } {
   return {
     baseUrl: pathToFileURL(path).href,
-    readResource: (url) => readArrayBuffer(url.startsWith('file:') ? fileURLToPath(url) : url),
+    readResource: modelFolderReader(path),
   };
 }
 
@@ -26,4 +28,30 @@ export async function readModelFile(path: string): Promise<{ data: ArrayBuffer }
 export async function readGltfFile(path: string): Promise<GltfAsset> {
   const { data, ...resources } = await readModelFile(path);
   return parseGltf(data, resources);
+}
+
+/**
+ * A ResourceReader for the model at `modelPath` that reads file: URLs inside the model's folder
+ * and nothing else. parseGltf has already refused URIs that leave the folder (src/bake/uri.ts);
+ * this checks again on disk, after following symbolic links, so a link inside the folder that
+ * points outside it is refused too.
+ */
+export function modelFolderReader(modelPath: string): ResourceReader {
+  let folder: Promise<string> | undefined;
+  return async (url) => {
+    if (!url.startsWith('file:')) throw new ResourceRefused(`${url} is not a file beside the model; refused`);
+    const path = fileURLToPath(url);
+    folder ??= realpath(dirname(modelPath));
+    const [real, root] = await Promise.all([realpath(path), folder]);
+    if (!real.startsWith(root + sep)) throw new ResourceRefused(`it leads outside the model's folder, to ${real}; refused`);
+    const file = await readFile(real);
+    return file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
+  };
+}
+
+/** Bytes of a buffer or image `uri` of the model at `modelPath` (same rules as readGltfFile); `where` names it. */
+export async function readModelResource(modelPath: string, uri: string, where: string): Promise<Uint8Array> {
+  const resolved = resolveUri(uri, pathToFileURL(modelPath).href, where);
+  if (resolved.kind === 'data') return resolved.bytes;
+  return new Uint8Array(await modelFolderReader(modelPath)(resolved.url));
 }

@@ -57,6 +57,37 @@ function normalize(value: number, componentType: number): number {
   }
 }
 
+/**
+ * Most values (count x components) an accessor may have when the file does not hold them: an
+ * accessor without a bufferView is all zeros (plus sparse substitutions), so its count is
+ * checked against this bound instead of a buffer. 2^24 values are 64 MiB as float32, more than
+ * any character needs (5.6 million vertices of POSITION).
+ */
+export const MAX_IMPLIED_VALUES = 1 << 24;
+
+/** Where a sparse accessor's indices and values lie, after checking they fit their bufferViews. */
+function readSparseLayout(asset: GltfAsset, accessor: GltfAccessor, label: string, components: number, componentBytes: number) {
+  const sparse = accessor.sparse!;
+  check(accessor.type !== 'MAT2' && accessor.type !== 'MAT3' && accessor.type !== 'MAT4' || componentBytes === 4,
+    `${label}: sparse small-component matrices are not supported`);
+  check(sparse.count <= accessor.count, `${label}: sparse.count ${sparse.count} is larger than count ${accessor.count}`);
+  const idx = bufferViewBytes(asset, sparse.indices.bufferView, `${label} sparse indices`);
+  const val = bufferViewBytes(asset, sparse.values.bufferView, `${label} sparse values`);
+  const indexType = sparse.indices.componentType;
+  const idxBytes = COMPONENT_BYTES[indexType];
+  check(idxBytes !== undefined && indexType !== ComponentType.FLOAT && indexType !== ComponentType.BYTE && indexType !== ComponentType.SHORT,
+    `${label}: sparse indices componentType ${indexType} must be an unsigned integer type`);
+  const idxStart = sparse.indices.byteOffset ?? 0;
+  const valStart = sparse.values.byteOffset ?? 0;
+  check(idxStart + sparse.count * idxBytes <= idx.bytes.byteLength, `${label}: sparse indices run past their bufferView`);
+  check(valStart + sparse.count * components * componentBytes <= val.bytes.byteLength, `${label}: sparse values run past their bufferView`);
+  return {
+    idxView: new DataView(idx.bytes.buffer, idx.bytes.byteOffset, idx.bytes.byteLength),
+    valView: new DataView(val.bytes.buffer, val.bytes.byteOffset, val.bytes.byteLength),
+    idxStart, valStart, idxBytes, indexType, sparseCount: sparse.count,
+  };
+}
+
 /** Returns [bytes, byteStride] of a bufferView, checking it lies inside its buffer. */
 function bufferViewBytes(asset: GltfAsset, index: number, where: string): { bytes: Uint8Array; stride?: number } {
   const views = asset.json.bufferViews ?? [];
@@ -101,9 +132,11 @@ export function readAccessor(asset: GltfAsset, index: number, where: string, exp
   const count = accessor.count;
   const isFloat = accessor.componentType === ComponentType.FLOAT;
   const asFloat = isFloat || (accessor.normalized ?? false);
-  const values = asFloat ? new Float32Array(count * components) : new Uint32Array(count * components);
   const convert = (raw: number) => (accessor.normalized ? normalize(raw, accessor.componentType) : raw);
 
+  // Every size is checked against the bytes it reads from (or, for data the file does not hold,
+  // against MAX_IMPLIED_VALUES) before the output is allocated.
+  let dense: { view: DataView; start: number; byteStride: number; columnBytes: number; rows: number } | undefined;
   if (accessor.bufferView !== undefined) {
     const { bytes, stride } = bufferViewBytes(asset, accessor.bufferView, label);
     // Matrix columns of 1- and 2-byte components are 4-byte aligned (spec 3.6.2.4).
@@ -117,7 +150,17 @@ export function readAccessor(asset: GltfAsset, index: number, where: string, exp
     const end = count === 0 ? start : start + (count - 1) * byteStride + elementBytes;
     check(end <= bytes.byteLength,
       `${label}: ${count} elements need bytes ${start}..${end} of bufferView ${accessor.bufferView}, which has ${bytes.byteLength}`);
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    dense = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), start, byteStride, columnBytes, rows };
+  } else {
+    check(count * components <= MAX_IMPLIED_VALUES,
+      `${label}: has no bufferView, so its ${count} elements would be ${count * components} zeros the file does not hold; ` +
+      `this loader accepts at most ${MAX_IMPLIED_VALUES} such values per accessor`);
+  }
+  const sparse = accessor.sparse && readSparseLayout(asset, accessor, label, components, componentBytes);
+
+  const values = asFloat ? new Float32Array(count * components) : new Uint32Array(count * components);
+  if (dense) {
+    const { view, start, byteStride, columnBytes, rows } = dense;
     for (let e = 0; e < count; e++) {
       const base = start + e * byteStride;
       for (let c = 0; c < components; c++) {
@@ -127,24 +170,10 @@ export function readAccessor(asset: GltfAsset, index: number, where: string, exp
       }
     }
   }
-
-  if (accessor.sparse) {
-    const sparse = accessor.sparse;
-    check(accessor.type !== 'MAT2' && accessor.type !== 'MAT3' && accessor.type !== 'MAT4' || componentBytes === 4,
-      `${label}: sparse small-component matrices are not supported`);
-    const idx = bufferViewBytes(asset, sparse.indices.bufferView, `${label} sparse indices`);
-    const val = bufferViewBytes(asset, sparse.values.bufferView, `${label} sparse values`);
-    const idxBytes = COMPONENT_BYTES[sparse.indices.componentType];
-    check(idxBytes !== undefined && sparse.indices.componentType !== ComponentType.FLOAT && sparse.indices.componentType !== ComponentType.BYTE && sparse.indices.componentType !== ComponentType.SHORT,
-      `${label}: sparse indices componentType ${sparse.indices.componentType} must be an unsigned integer type`);
-    const idxStart = sparse.indices.byteOffset ?? 0;
-    const valStart = sparse.values.byteOffset ?? 0;
-    check(idxStart + sparse.count * idxBytes <= idx.bytes.byteLength, `${label}: sparse indices run past their bufferView`);
-    check(valStart + sparse.count * components * componentBytes <= val.bytes.byteLength, `${label}: sparse values run past their bufferView`);
-    const idxView = new DataView(idx.bytes.buffer, idx.bytes.byteOffset, idx.bytes.byteLength);
-    const valView = new DataView(val.bytes.buffer, val.bytes.byteOffset, val.bytes.byteLength);
-    for (let s = 0; s < sparse.count; s++) {
-      const target = readComponent(idxView, idxStart + s * idxBytes, sparse.indices.componentType);
+  if (sparse) {
+    const { idxView, valView, idxStart, valStart, idxBytes, indexType, sparseCount } = sparse;
+    for (let s = 0; s < sparseCount; s++) {
+      const target = readComponent(idxView, idxStart + s * idxBytes, indexType);
       check(target < count, `${label}: sparse index ${target} is not below count ${count}`);
       for (let c = 0; c < components; c++) {
         values[target * components + c] = convert(readComponent(valView, valStart + (s * components + c) * componentBytes, accessor.componentType));

@@ -1,7 +1,11 @@
-import type { Clip, Rig, TrsPath } from './rig';
-import { restPose, sampleChannel, sampleClip } from './sampler';
 import { createPose, type Pose } from '../math/pose';
 import { quatMulAt } from '../math/quat';
+import { check, FLOAT32_MAX, ModelError } from './errors';
+import type { Clip, Rig, TrsPath } from './rig';
+import { restPose, sampleChannel, sampleClip } from './sampler';
+import { clipKeyTimes, MAX_REFINEMENT_BYTES, mib, refineTable, startingSize, tableTolerance, VERIFY_BELOW_ENTRIES_PER_KEY, type StartingSize, type TrackSampler } from './table-size';
+
+export { keyAlignedEntries } from './table-size';
 import type { BakedRootMotion } from './root-motion';
 
 /**
@@ -11,16 +15,22 @@ import type { BakedRootMotion } from './root-motion';
  * Layout
  * - `tracks` (one storage buffer): every track's entries, track after track, one vec4f each. A
  *   translation or scale entry is (x, y, z, 0), a rotation entry the quaternion (x, y, z, w).
- *   All tracks of clip c have `clipEntries[c]` entries (at most maxEntriesPerTrack, 1024 by
- *   default); entry e holds the exact value at time e * d / (clipEntries[c] - 1), so entry 0 is
- *   t = 0 and the last is t = d. Rotation entries are sign-continuous (each has a non-negative
- *   dot with the previous one), so neighbouring entries interpolate along the short path.
- * - `clipEntries[c]` is chosen so that every key of the clip lands exactly on an entry when the
- *   keys lie on a regular grid (as exported clips do: 24, 30 or 60 keys a second): the entry
- *   spacing divides the key spacing. Interpolating across a LINEAR key's corner would otherwise
- *   cut it, an error proportional to the entry spacing (up to 3e-3 of the model's size on
- *   RobotExpressive's Dance at 1024 entries, 1e-6 when aligned). Clips without a key grid use
- *   maxEntriesPerTrack entries.
+ *   All tracks of clip c have `clipEntries[c]` entries; entry e holds the exact value at time
+ *   e * d / (clipEntries[c] - 1), so entry 0 is t = 0 and the last is t = d (a STEP track's entry
+ *   holds the value at the middle of its interval, the one a STEP read returns). Rotation entries
+ *   are sign-continuous (each has a non-negative dot with the previous one), so neighbouring
+ *   entries interpolate along the short path. Every entry is finite and within float32 range
+ *   (a curve that leaves it, a CUBICSPLINE overshoot say, is a ModelError naming the channel).
+ * - `clipEntries[c]`, sized from the clip's key density (table-size.ts has the rule in full):
+ *   when the keys lie on a regular grid of N intervals (as exported clips do: 24, 30 or 60 keys
+ *   a second), N * k + 1 entries, so every key lands exactly on an entry; interpolating across a
+ *   LINEAR key's corner would otherwise cut it, an error proportional to the entry spacing (up
+ *   to 3e-3 of the model's size on RobotExpressive's Dance at 1024 unaligned entries, 1e-6
+ *   aligned). k = floor(1023 / N) for clips of fewer than 1024 grid intervals (at most 1024
+ *   entries, as before); a longer clip gets one entry per key and more where measuring against
+ *   the exact sampler asks for it (a 60 s clip at 30 keys a second: 1801 entries or more, never
+ *   1024). Clips without a key grid start at 1024 entries and are refined the same way. The
+ *   cost is 16 bytes per entry per track; all tables together stay within maxTableBytes.
  * - `trackRefs`: for clip c, node n, path p (0 translation, 1 rotation, 2 scale), the u32 at
  *   (c * nodeCount + n) * 3 + p is TRACK_NONE (the clip does not animate it: use the rest
  *   value) or the vec4 index of the track's entry 0, with TRACK_STEP set when the channel is
@@ -45,11 +55,14 @@ import type { BakedRootMotion } from './root-motion';
 export const TRACK_NONE = 0xffffffff;
 export const TRACK_STEP = 0x80000000;
 export const TRACK_INDEX_MASK = 0x7fffffff;
+/** Entries per track of a short clip (one with fewer key intervals than this), and where clips without a key grid start. */
 export const DEFAULT_MAX_ENTRIES_PER_TRACK = 1024;
+/** Default budget for all tables (`tracks` plus `trackRefs`), bytes: half of WebGPU's default 128 MiB storage binding. */
+export const DEFAULT_MAX_TABLE_BYTES = 64 * 1024 * 1024;
 export const PATHS: readonly TrsPath[] = ['translation', 'rotation', 'scale'];
 
 export interface BakedModel {
-  /** Entries per track of each clip (2 .. maxEntriesPerTrack). */
+  /** Entries per track of each clip, at least 2 (see the layout). */
   clipEntries: Uint32Array;
   /** 1 for a difference clip (see the layout), 0 for a clip of the file. */
   clipIsDifference: Uint8Array;
@@ -75,49 +88,47 @@ export interface DifferenceClip {
 }
 
 export interface BakeOptions {
-  /** Most entries per track, at least 2 (default 1024). */
+  /**
+   * Entries per track of a short clip, at least 2 (default 1024): a clip whose keys need more
+   * (a longer clip, see the layout) gets more. With alignToKeys false, every clip gets exactly this.
+   */
   maxEntriesPerTrack?: number;
-  /** Align entries to each clip's key grid (default true; see the layout above). */
+  /** Size tables from each clip's key grid (default true; see the layout above). False: maxEntriesPerTrack entries for every clip. */
   alignToKeys?: boolean;
+  /** Most bytes of all tables together (default DEFAULT_MAX_TABLE_BYTES, 64 MiB). */
+  maxTableBytes?: number;
   /** Difference clips to bake after the file's clips, for additive layers (see the layout above). */
   differences?: DifferenceClip[];
 }
 
-/** Bakes every clip of `rig` into lookup tables (see the layout above). Load time only. */
+/**
+ * Bakes every clip of `rig` into lookup tables (see the layout above). Load time only. Clips
+ * whose tables stay above the accuracy aim (table-size.ts, rule 3) add a sentence each to
+ * `rig.warnings`.
+ */
 export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
   const maxEntries = options.maxEntriesPerTrack ?? DEFAULT_MAX_ENTRIES_PER_TRACK;
   if (!Number.isInteger(maxEntries) || maxEntries < 2) throw new RangeError(`maxEntriesPerTrack must be an integer >= 2, got ${maxEntries}`);
+  const maxBytes = options.maxTableBytes ?? DEFAULT_MAX_TABLE_BYTES;
+  if (!(Number.isFinite(maxBytes) && maxBytes > 0)) throw new RangeError(`maxTableBytes must be a positive number of bytes, got ${maxBytes}`);
   const differences = options.differences ?? [];
   differences.forEach((d, i) => checkDifference(rig, d, i));
   const nodeCount = rig.nodes.count;
-  const sources: BakedClipSource[] = [
-    ...rig.clips.map((clip) => ({ clip, tracks: clip.channels.map((ch) => ({ node: ch.node, path: ch.path, step: ch.interpolation === 'STEP' })) })),
-    ...differences.map((d) => differenceSource(rig, d)),
-  ];
+  const sources: BakedClipSource[] = [...rig.clips.map((clip) => fileClipSource(rig, clip)), ...differences.map((d) => differenceSource(rig, d))];
   const clipCount = sources.length;
-  const clipEntries = Uint32Array.from(sources, ({ clip }) => (options.alignToKeys === false ? maxEntries : keyAlignedEntries(clip, maxEntries)));
-  const totalEntries = sources.reduce((sum, source, c) => sum + source.tracks.length * clipEntries[c], 0);
-  const tracks = new Float32Array(totalEntries * 4);
+  const refBytes = clipCount * nodeCount * 3 * 4;
+  check(refBytes <= maxBytes, () => `the model's ${clipCount} clips x ${nodeCount} rig nodes need ${mib(refBytes)} of track references, ` +
+    `more than the ${mib(maxBytes)} its tables may take (maxTableBytes)`);
+  const { entries: clipEntries, tables } = sizeAndBake(rig, sources, options.alignToKeys !== false, maxEntries, maxBytes - refBytes);
+
+  const tracks = new Float32Array(tables.reduce((n, table) => n + table.length, 0));
   const trackRefs = new Uint32Array(clipCount * nodeCount * 3).fill(TRACK_NONE);
-  const value = new Float64Array(4);
   let offset = 0; // vec4 index of the next track's entry 0
   sources.forEach((source, c) => {
-    const entries = clipEntries[c];
-    source.tracks.forEach((track, k) => {
-      for (let e = 0; e < entries; e++) {
-        value.fill(0);
-        const t = (e * source.clip.duration) / (entries - 1);
-        if (source.sample) source.sample(track, t, value);
-        else sampleChannel(source.clip.channels[k], t, value, 0);
-        const o = (offset + e) * 4;
-        if (track.path === 'rotation' && e > 0) {
-          const dot = value[0] * tracks[o - 4] + value[1] * tracks[o - 3] + value[2] * tracks[o - 2] + value[3] * tracks[o - 1];
-          if (dot < 0) for (let i = 0; i < 4; i++) value[i] = -value[i];
-        }
-        for (let i = 0; i < 4; i++) tracks[o + i] = value[i];
-      }
+    tracks.set(tables[c], offset * 4);
+    source.tracks.forEach((track) => {
       trackRefs[(c * nodeCount + track.node) * 3 + PATHS.indexOf(track.path)] = offset | (track.step ? TRACK_STEP : 0);
-      offset += entries;
+      offset += clipEntries[c];
     });
   });
 
@@ -137,14 +148,106 @@ export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
   };
 }
 
+/**
+ * Entries per track of every clip and its baked table (tracks one after another), by the rule
+ * of table-size.ts, within `budget` bytes of tables.
+ */
+function sizeAndBake(rig: Rig, sources: BakedClipSource[], align: boolean, shortEntries: number, budget: number): { entries: Uint32Array; tables: Float32Array[] } {
+  const bytesPer = (c: number, entries: number) => sources[c].tracks.length * entries * 16;
+  const starts: StartingSize[] = sources.map((source) => {
+    if (!align) return { entries: shortEntries };
+    const tracks = Math.max(source.tracks.length, 1);
+    return startingSize(source.clip, shortEntries, Math.floor(budget / (tracks * 16)) - 1);
+  });
+  const startBytes = starts.reduce((n, start, c) => n + bytesPer(c, start.entries), 0);
+  const allTracks = sources.reduce((n, source) => n + source.tracks.length, 0);
+  const warn = (text: string) => { if (!rig.warnings.includes(text)) rig.warnings.push(text); };
+  if (startBytes > budget) {
+    // Even one entry per key is too much: every clip shrinks in proportion (off its key grid).
+    const scale = budget / startBytes;
+    const leastBytes = sources.reduce((n, _, c) => n + bytesPer(c, 2), 0);
+    check(leastBytes <= budget, () => `the model's ${allTracks} animated tracks need at least ${mib(leastBytes)} of tables (2 entries each), ` +
+      `more than the ${mib(budget)} they may take (maxTableBytes)`);
+    starts.forEach((start, c) => {
+      const entries = Math.max(2, Math.floor(start.entries * scale));
+      if (entries < start.entries && sources[c].tracks.length > 0) {
+        warn(`clip '${sources[c].clip.name}': baked with ${entries} entries per track instead of ${start.entries} to keep all tables within ${mib(budget)} (maxTableBytes)`);
+        starts[c] = { entries };
+      }
+    });
+  }
+  const spare = Math.min(MAX_REFINEMENT_BYTES, Math.max(0, budget - starts.reduce((n, start, c) => n + bytesPer(c, start.entries), 0)));
+  const tolerance = align ? tableTolerance(rig) : undefined;
+  const entries = new Uint32Array(sources.length);
+  const tables = sources.map((source, c) => {
+    const start = starts[c];
+    entries[c] = start.entries;
+    const perKey = start.grid === undefined ? 0 : (start.entries - 1) / start.grid;
+    if (!tolerance || source.tracks.length === 0 || perKey >= VERIFY_BELOW_ENTRIES_PER_KEY) return bakeClip(source, start.entries);
+    const refined = refineTable({
+      name: source.clip.name, duration: source.clip.duration, keyTimes: clipKeyTimes(source.clip), tracks: source.samplers,
+      where: source.where, start, tolerance, bakeAt: (n) => bakeClip(source, n),
+      shareBytes: bytesPer(c, start.entries) + (spare * source.tracks.length) / allTracks,
+    });
+    entries[c] = refined.entries;
+    if (refined.warning) warn(refined.warning);
+    return refined.table;
+  });
+  return { entries, tables };
+}
+
+/** Samples every track of `source` at `entries` evenly spaced times into one table (tracks one after another). */
+function bakeClip(source: BakedClipSource, entries: number): Float32Array {
+  const table = new Float32Array(source.tracks.length * entries * 4);
+  const value = new Float64Array(4);
+  const d = source.clip.duration;
+  source.samplers.forEach((sampler, k) => {
+    for (let e = 0; e < entries; e++) {
+      value.fill(0);
+      const t = (e * d) / (entries - 1);
+      // A STEP entry is read over its whole interval: take the value held in the middle of it, so
+      // a key that float32 rounding puts a hair after its grid time still starts on its entry.
+      sampler.sample(sampler.step && e < entries - 1 ? ((e + 0.5) * d) / (entries - 1) : t, value);
+      const o = (k * entries + e) * 4;
+      if (sampler.path === 'rotation' && e > 0) {
+        const dot = value[0] * table[o - 4] + value[1] * table[o - 3] + value[2] * table[o - 2] + value[3] * table[o - 1];
+        if (dot < 0) for (let i = 0; i < 4; i++) value[i] = -value[i];
+      }
+      for (let i = 0; i < 4; i++) {
+        if (!(Math.abs(value[i]) <= FLOAT32_MAX)) {
+          throw new ModelError(`${source.where(k)}: its value at ${t} s is ${value[i]}, outside the 32-bit float range the tables store`);
+        }
+        table[o + i] = value[i];
+      }
+    }
+  });
+  return table;
+}
+
 interface BakedTrack { node: number; path: TrsPath; step: boolean }
 
-/** What one baked clip is made of: a clip of the file (sampled per channel), or a difference clip (sampled by `sample`). */
+/** What one baked clip is made of: a clip of the file (sampled per channel), or a difference clip. */
 interface BakedClipSource {
   /** Name, duration and key times (for entry alignment). */
   clip: Clip;
   tracks: BakedTrack[];
-  sample?: (track: BakedTrack, t: number, out: Float64Array) => void;
+  /** The exact value of each track, in `tracks` order. */
+  samplers: TrackSampler[];
+  /** Track k in words, for messages. */
+  where(k: number): string;
+}
+
+/** A clip of the file: one track per channel, sampled by the exact glTF sampler. */
+function fileClipSource(rig: Rig, clip: Clip): BakedClipSource {
+  const tracks = clip.channels.map((ch) => ({ node: ch.node, path: ch.path, step: ch.interpolation === 'STEP' }));
+  return {
+    clip, tracks,
+    samplers: clip.channels.map((ch) => ({
+      path: ch.path, step: ch.interpolation === 'STEP', order: ch.path === 'rotation' && ch.interpolation === 'LINEAR' ? 3 : 2,
+      sample: (t, out) => sampleChannel(ch, t, out, 0),
+    })),
+    where: (k) => `animation '${clip.name}' (node '${rig.nodes.names[tracks[k].node]}' ${tracks[k].path})`,
+  };
 }
 
 function checkDifference(rig: Rig, d: DifferenceClip, i: number): void {
@@ -172,10 +275,14 @@ function differenceSource(rig: Rig, d: DifferenceClip): BakedClipSource {
   return {
     clip: { name: d.name, duration: clip.duration, channels: clip.channels },
     tracks,
-    sample(track, t, out) {
-      if (t !== sampledAt) { sampleClip(rig, d.clip, t, pose); sampledAt = t; }
-      differenceAt(pose, reference, track.node, track.path, out);
-    },
+    samplers: tracks.map((track) => ({
+      path: track.path, step: false, order: 2,
+      sample(t, out) {
+        if (t !== sampledAt) { sampleClip(rig, d.clip, t, pose); sampledAt = t; }
+        differenceAt(pose, reference, track.node, track.path, out);
+      },
+    })),
+    where: (k) => `additive clip '${d.name}' (node '${rig.nodes.names[tracks[k].node]}' ${tracks[k].path})`,
   };
 }
 
@@ -191,32 +298,6 @@ export function differenceAt(a: Pose, r: Pose, node: number, path: TrsPath, out:
     else out[c] = r.scale[o + c] === 0 ? 1 : a.scale[o + c] / r.scale[o + c];
   }
   out[3] = 0;
-}
-
-const FRAME_RATES = [24, 25, 30, 48, 50, 60, 120];
-
-/**
- * Entries per track for `clip`: when all its key times (and its duration) are whole multiples
- * of one spacing, the largest count <= maxEntries whose intervals divide that grid, so every
- * key is an entry; otherwise maxEntries.
- */
-export function keyAlignedEntries(clip: Clip, maxEntries: number): number {
-  const d = clip.duration;
-  if (!(d > 0)) return 2;
-  const times = [...new Set(clip.channels.flatMap((ch) => Array.from(ch.times)))].sort((a, b) => a - b);
-  let gap = Infinity;
-  for (let i = 1; i < times.length; i++) gap = Math.min(gap, times[i] - times[i - 1]);
-  if (!Number.isFinite(gap)) gap = d;
-  const onGrid = (t: number, step: number) => Math.abs(t / step - Math.round(t / step)) < 1e-3;
-  // Candidate grids: the smallest key gap or a small fraction of it (keys at 0, 0.1, 0.25 have
-  // grid 0.05), then the frame rates animation tools export at.
-  const candidates = [1, 2, 3, 4, 5, 6, 7, 8].map((k) => gap / k).concat(FRAME_RATES.map((fps) => 1 / fps));
-  for (const step of candidates) {
-    const intervals = Math.round(d / step);
-    if (intervals < 1 || intervals > maxEntries - 1) continue;
-    if (onGrid(d, step) && times.every((t) => onGrid(t, step))) return intervals * Math.floor((maxEntries - 1) / intervals) + 1;
-  }
-  return maxEntries;
 }
 
 /** Bytes of the baked tables (tracks + refs + rest + durations), as uploaded to the GPU. */

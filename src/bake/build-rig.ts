@@ -1,22 +1,19 @@
 import { readAccessor, ComponentType as C } from './accessor';
 import { check } from './errors';
-import type { GltfAsset } from './gltf-json';
+import type { GltfAsset, GltfNode } from './gltf-json';
+import { checkGltfJson } from './json-shape';
 import { defaultSceneRoots, gltfParents, nodesUnder, restTrs } from './hierarchy';
 import { loadClips } from './load-clips';
 import { loadPrimitives, type PrimitiveSource } from './load-mesh';
 import type { Rig, RigNodes, Skin, SkinnedPrimitive } from './rig';
-
-const UNSUPPORTED_EXTENSIONS = ['KHR_draco_mesh_compression', 'EXT_meshopt_compression', 'KHR_mesh_quantization'];
 
 /**
  * Builds the validated Rig of a parsed glTF (see rig.ts for its conventions). Everything wrong
  * in the file is reported as a ModelError naming the place; harmless repairs go to `warnings`.
  */
 export function buildRig(asset: GltfAsset): Rig {
-  const json = asset.json;
-  for (const ext of json.extensionsRequired ?? []) {
-    check(!UNSUPPORTED_EXTENSIONS.includes(ext), `the file requires extension ${ext}, which this loader does not support`);
-  }
+  const json: unknown = asset.json;
+  checkGltfJson(json);
   const gltfNodes = json.nodes ?? [];
   const warnings: string[] = [];
   const parentOf = gltfParents(json);
@@ -48,12 +45,7 @@ export function buildRig(asset: GltfAsset): Rig {
   const mark = (n: number) => { for (let p = n; p !== -1 && !moving[p]; p = parentOf[p]) moving[p] = 1; };
   gltfSkins.forEach((skin) => skin.joints.forEach(mark));
   rigidNodes.forEach(mark);
-  const order: number[] = [];
-  const visit = (n: number) => {
-    order.push(n);
-    for (const c of gltfNodes[n].children ?? []) if (moving[c]) visit(c);
-  };
-  for (let n = 0; n < gltfNodes.length; n++) if (moving[n] && parentOf[n] === -1) visit(n);
+  const order = parentFirstOrder(gltfNodes, moving, parentOf);
   const rigIndexOf = new Int32Array(gltfNodes.length).fill(-1);
   order.forEach((n, i) => { rigIndexOf[n] = i; });
   const nodes = makeRigNodes(asset, order, parentOf, rigIndexOf);
@@ -67,6 +59,7 @@ export function buildRig(asset: GltfAsset): Rig {
       const data = readAccessor(asset, skin.inverseBindMatrices, `skin ${s}: inverseBindMatrices`, { types: ['MAT4'], components: [{ type: C.FLOAT }] });
       check(data.count === skin.joints.length, `skin ${s}: inverseBindMatrices has ${data.count} matrices, joints has ${skin.joints.length}`);
       inverseBind.set(data.values);
+      checkAffine(inverseBind, s);
     }
     return {
       name: skin.name ?? `skin${s}`, gltfSkin: s, inverseBind,
@@ -90,11 +83,46 @@ export function buildRig(asset: GltfAsset): Rig {
       gltfNode: n, gltfMesh: gltfNodes[n].mesh!, skin, rigid: gltfSkin === undefined,
       skinJointCount: skins[skin].joints.length,
     };
-    primitives.push(...loadPrimitives(asset, source, warnings));
+    for (const primitive of loadPrimitives(asset, source, warnings)) primitives.push(primitive);
   }
 
   const clips = loadClips(asset, rigIndexOf, warnings);
   return { nodes, skins, gltfSkinCount: gltfSkins.length, primitives, clips, warnings };
+}
+
+/**
+ * Rig nodes (`moving`) in depth-first pre-order from the roots, children in file order: the
+ * order a recursive walk gives, kept on an explicit stack so a 20,000-joint chain is no problem.
+ */
+function parentFirstOrder(gltfNodes: GltfNode[], moving: Uint8Array, parentOf: Int32Array): number[] {
+  const order: number[] = [];
+  const stack: number[] = [];
+  for (let root = 0; root < gltfNodes.length; root++) {
+    if (!moving[root] || parentOf[root] !== -1) continue;
+    stack.push(root);
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      order.push(n);
+      const children = gltfNodes[n].children ?? [];
+      for (let c = children.length - 1; c >= 0; c--) if (moving[children[c]]) stack.push(children[c]);
+    }
+  }
+  return order;
+}
+
+/**
+ * glTF requires inverse bind matrices to be affine (bottom row 0, 0, 0, 1). The GPU stores only
+ * the top three rows, so any other bottom row would make the CPU and GPU poses differ: refused.
+ * Rounding within 1e-6 is accepted and snapped to the exact row.
+ */
+function checkAffine(inverseBind: Float64Array, skin: number): void {
+  for (let j = 0; j < inverseBind.length / 16; j++) {
+    const row = [3, 7, 11, 15].map((i) => inverseBind[j * 16 + i]);
+    check(Math.abs(row[0]) <= 1e-6 && Math.abs(row[1]) <= 1e-6 && Math.abs(row[2]) <= 1e-6 && Math.abs(row[3] - 1) <= 1e-6,
+      () => `skin ${skin}: inverse bind matrix ${j} is not affine: its bottom row is (${row.join(', ')}), glTF requires (0, 0, 0, 1)`);
+    inverseBind[j * 16 + 3] = inverseBind[j * 16 + 7] = inverseBind[j * 16 + 11] = 0;
+    inverseBind[j * 16 + 15] = 1;
+  }
 }
 
 function makeRigNodes(asset: GltfAsset, order: number[], parentOf: Int32Array, rigIndexOf: Int32Array): RigNodes {

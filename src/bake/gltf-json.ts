@@ -84,7 +84,7 @@ export interface GltfMaterial {
 }
 
 export interface GltfJson {
-  asset?: { version?: string };
+  asset?: { version?: string; minVersion?: string };
   scene?: number;
   scenes?: { nodes?: number[] }[];
   nodes?: GltfNode[];
@@ -97,6 +97,7 @@ export interface GltfJson {
   materials?: GltfMaterial[];
   textures?: { source?: number; sampler?: number }[];
   images?: { bufferView?: number; mimeType?: string; uri?: string }[];
+  extensionsUsed?: string[];
   extensionsRequired?: string[];
 }
 

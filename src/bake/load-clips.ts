@@ -16,12 +16,10 @@ const INTERPOLATIONS: readonly string[] = ['STEP', 'LINEAR', 'CUBICSPLINE'];
  */
 export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: string[]): Clip[] {
   const animations = asset.json.animations ?? [];
-  const names = new Set<string>();
+  const names = uniqueClipNames(animations.map((animation, a) => animation.name ?? `clip${a}`), warnings);
   return animations.map((animation, a) => {
-    const name = animation.name ?? `clip${a}`;
+    const name = names[a];
     const label = `animation '${name}'`;
-    check(!names.has(name), `${label}: another animation has the same name`);
-    names.add(name);
     check(Array.isArray(animation.channels) && Array.isArray(animation.samplers), `${label}: needs channels and samplers arrays`);
     const channels: Channel[] = [];
     const targets = new Set<string>();
@@ -56,6 +54,25 @@ export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: st
     if (skippedWeights > 0) warnings.push(`${label}: ${skippedWeights} morph-target weights channel(s) ignored (morph targets are not animated)`);
     const duration = channels.reduce((d, ch) => Math.max(d, ch.times[ch.times.length - 1]), 0);
     return { name, duration, channels };
+  });
+}
+
+/**
+ * Clip names, made unique: glTF allows two animations with one name, but clips are picked by
+ * name, so the second "Walk" becomes "Walk (2)", the third "Walk (3)" (skipping any suffix the
+ * file already uses), each with a warning. Unnamed animations are "clip<index>".
+ */
+function uniqueClipNames(names: string[], warnings: string[]): string[] {
+  const taken = new Set(names);
+  const used = new Set<string>();
+  return names.map((name, a) => {
+    if (!used.has(name)) { used.add(name); return name; }
+    let n = 2;
+    while (taken.has(`${name} (${n})`) || used.has(`${name} (${n})`)) n++;
+    const unique = `${name} (${n})`;
+    used.add(unique);
+    warnings.push(`animation ${a}: another animation is also named '${name}'; this one is named '${unique}'`);
+    return unique;
   });
 }
 

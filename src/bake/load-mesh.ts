@@ -40,7 +40,10 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
       return;
     }
     const attr = prim.attributes ?? {};
-    check(attr.POSITION !== undefined, `${where}: has no POSITION attribute`);
+    if (attr.POSITION === undefined) {
+      warnings.push(`${where}: has no POSITION attribute; not drawn`); // allowed by the spec (an extension may supply it)
+      return;
+    }
     const positions = readAccessor(asset, attr.POSITION, `${where} POSITION`, { types: ['VEC3'], components: FLOAT });
     const vertexCount = positions.count;
     const sized = { count: vertexCount };
@@ -124,7 +127,7 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
   const material: MaterialInfo = { baseColorFactor: [1, 1, 1, 1] };
   if (index === undefined) return material;
   const materials = asset.json.materials ?? [];
-  check(Number.isInteger(index) && index >= 0 && index < materials.length, `${where}: material ${index} does not exist`);
+  check(Number.isInteger(index) && index >= 0 && index < materials.length, `${where}: material ${index} does not exist (the file has ${materials.length})`);
   const pbr = materials[index].pbrMetallicRoughness ?? {};
   if (pbr.baseColorFactor !== undefined) {
     const f = pbr.baseColorFactor;
@@ -138,7 +141,7 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
     return material;
   }
   const texture = asset.json.textures?.[info.index];
-  check(texture !== undefined, `material ${index}: texture ${info.index} does not exist`);
+  check(texture !== undefined, `material ${index}: texture ${info.index} does not exist (the file has ${asset.json.textures?.length ?? 0})`);
   const image = texture.source === undefined ? undefined : asset.images[texture.source];
   if (image === undefined) {
     warnings.push(`material ${index}: texture ${info.index} has no image that could be read; drawn untextured`);

@@ -1,16 +1,21 @@
 import { parse } from '@loaders.gl/core';
 import { GLTFLoader } from '@loaders.gl/gltf';
 import { check, ModelError } from './errors';
+import { readContainer } from './glb';
 import type { EncodedImage, GltfAsset, GltfJson } from './gltf-json';
+import { checkGltfJson } from './json-shape';
+import { ResourceRefused, resolveUri } from './uri';
 
 /**
  * Fetches a resource that a .gltf names by URI (an external .bin or image), already resolved
- * against the file's own location. Returns its bytes.
+ * against the file's own location and checked to lie in its folder (see uri.ts). Returns its
+ * bytes. A reader that refuses a URL throws ResourceRefused (fatal, for images too); any other
+ * failure of an image read leaves the image out with a warning.
  */
 export type ResourceReader = (url: string) => Promise<ArrayBuffer>;
 
 export interface ParseOptions {
-  /** Where the file came from, so relative URIs of external buffers and images resolve. */
+  /** The model's own URL, so relative URIs of external buffers and images resolve (and stay in its folder). */
   baseUrl?: string;
   /** How to read external resources; defaults to `fetch`. Node tools pass a file reader. */
   readResource?: ResourceReader;
@@ -18,88 +23,115 @@ export interface ParseOptions {
 
 const defaultReader: ResourceReader = async (url) => {
   const response = await fetch(url);
-  if (!response.ok) throw new ModelError(`could not fetch ${url}: HTTP ${response.status}`);
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
   return response.arrayBuffer();
 };
 
-/** Decodes a `data:` URI, or returns undefined for any other URI. */
-function decodeDataUri(uri: string): { mimeType: string; bytes: Uint8Array } | undefined {
-  const match = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s.exec(uri);
-  if (!match) return undefined;
-  const bytes = match[2].includes(';base64')
-    ? Uint8Array.from(atob(match[3]), (c) => c.charCodeAt(0))
-    : new TextEncoder().encode(decodeURIComponent(match[3]));
-  return { mimeType: match[1] || 'application/octet-stream', bytes };
-}
-
-function resolve(uri: string, baseUrl: string | undefined): string {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(uri) || baseUrl === undefined) return uri;
-  const base = baseUrl.endsWith('/') ? baseUrl : baseUrl.replace(/[^/]*$/, '');
-  return base + decodeURIComponent(uri);
-}
-
 /**
- * Parses .glb or .gltf bytes with @loaders.gl/gltf (GLB container, JSON, embedded and
- * external buffers) into a GltfAsset. Images are not decoded here: their encoded bytes are
- * kept for the GPU side, which decodes them with the browser's image decoder.
+ * Parses .glb or .gltf bytes into a GltfAsset. First every length of the container is checked
+ * against the bytes (glb.ts) and the JSON's shape, version and required extensions
+ * (json-shape.ts), so that a damaged file is a ModelError naming the place; then
+ * @loaders.gl/gltf parses the container and JSON it has been shown to be sound; then every
+ * buffer is read under the project's uri policy (the .glb's BIN chunk, data: URIs, or files in
+ * the model's folder, uri.ts). Images are not decoded here: their encoded bytes are kept for the
+ * GPU side, which decodes them with the browser's image decoder.
  */
 export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): Promise<GltfAsset> {
-  const readResource = options.readResource ?? defaultReader;
-  const loaderFetch = async (url: string) => {
-    const inline = decodeDataUri(url);
-    if (inline) return new Response(inline.bytes as Uint8Array<ArrayBuffer>);
-    try {
-      return new Response(await readResource(url));
-    } catch (e) {
-      throw new ModelError(`could not read external resource ${url}: ${(e as Error).message}`);
-    }
-  };
-  let parsed: { json: GltfJson; buffers: { arrayBuffer: ArrayBuffer; byteOffset: number; byteLength: number }[] };
-  try {
-    parsed = await parse(data, GLTFLoader, {
-      worker: false,
-      fetch: loaderFetch,
-      core: { baseUrl: options.baseUrl },
-      gltf: { loadBuffers: true, loadImages: false, decompressMeshes: false, postProcess: false, normalize: false },
-    } as never) as never;
-  } catch (e) {
-    if (e instanceof ModelError) throw e;
-    throw new ModelError(`not a readable glTF file: ${(e as Error).message}`);
+  const read = options.readResource ?? defaultReader;
+  checkGltfJson(readContainer(data).json);
+  const container = await parseContainer(data);
+  const json: unknown = container.json;
+  checkGltfJson(json);
+  const buffers: Uint8Array[] = [];
+  const declared = json.buffers ?? [];
+  for (let i = 0; i < declared.length; i++) {
+    buffers.push(await readBuffer(json, i, container.glb ? container.bin : undefined, container.glb, options.baseUrl, read));
   }
-  const json = parsed.json;
-  check(json !== null && typeof json === 'object', 'not a glTF file: no JSON document');
-  check(json.asset?.version?.startsWith('2'), `glTF version ${json.asset?.version} is not supported (only 2.x)`);
-  const buffers = (json.buffers ?? []).map((declared, i) => {
-    const b = parsed.buffers[i];
-    check(b?.arrayBuffer !== undefined, `buffer ${i}: could not be loaded`);
-    const bytes = new Uint8Array(b.arrayBuffer, b.byteOffset ?? 0, b.byteLength);
-    check(bytes.byteLength >= declared.byteLength, `buffer ${i}: has ${bytes.byteLength} bytes, the file declares ${declared.byteLength}`);
-    return bytes;
-  });
   const asset: GltfAsset = { json, buffers, images: [] };
-  asset.images = await Promise.all((json.images ?? []).map((_, i) => readImage(asset, i, options.baseUrl, readResource)));
+  for (let i = 0; i < (json.images ?? []).length; i++) asset.images.push(await readImage(asset, i, options.baseUrl, read));
   return asset;
 }
 
+/**
+ * The container through @loaders.gl/gltf: its JSON document and, for a .glb, the BIN chunk.
+ * Buffers and images are not loaded by it (loadBuffers: false): the uri policy is ours.
+ */
+async function parseContainer(data: ArrayBuffer): Promise<{ json: unknown; bin?: Uint8Array; glb: boolean }> {
+  let parsed: { json: unknown; _glb?: unknown; buffers?: { arrayBuffer: ArrayBuffer; byteOffset: number; byteLength: number }[] };
+  try {
+    parsed = await parse(data, GLTFLoader, {
+      worker: false,
+      gltf: { loadBuffers: false, loadImages: false, decompressMeshes: false, postProcess: false, normalize: false },
+    } as never) as never;
+  } catch (e) {
+    throw new ModelError(`not a readable glTF file: ${(e as Error).message}`);
+  }
+  const glb = parsed._glb !== undefined;
+  const chunk = glb ? parsed.buffers?.[0] : undefined;
+  return { json: parsed.json, glb, bin: chunk ? new Uint8Array(chunk.arrayBuffer, chunk.byteOffset ?? 0, chunk.byteLength) : undefined };
+}
+
+/** Buffer `index`: the .glb's BIN chunk (the first buffer, without uri), a data: URI, or a file beside the model. */
+async function readBuffer(json: GltfJson, index: number, bin: Uint8Array | undefined, glb: boolean, baseUrl: string | undefined, read: ResourceReader): Promise<Uint8Array> {
+  const declared = json.buffers![index];
+  const where = `buffer ${index}`;
+  let bytes: Uint8Array;
+  let source: string;
+  if (declared.uri === undefined) {
+    check(glb && index === 0, `${where}: has no uri (only the first buffer of a .glb may leave it out, to use the BIN chunk)`);
+    check(bin !== undefined,
+      `${where}: needs the .glb's BIN chunk (${declared.byteLength} bytes), but the file has none; it may be truncated`);
+    bytes = bin;
+    source = 'the BIN chunk';
+  } else {
+    const resolved = resolveUri(declared.uri, baseUrl, where);
+    if (resolved.kind === 'data') {
+      bytes = resolved.bytes;
+      source = 'its data: uri';
+    } else {
+      bytes = await readExternal(resolved.url, where, declared.uri, read);
+      source = `'${declared.uri}'`;
+    }
+  }
+  check(bytes.byteLength >= declared.byteLength, `${where}: ${source} has ${bytes.byteLength} bytes, the file declares ${declared.byteLength}`);
+  return bytes.subarray(0, declared.byteLength);
+}
+
+/** Reads an external resource; any failure becomes a ModelError naming the owner and uri. */
+async function readExternal(url: string, where: string, uri: string, read: ResourceReader): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await read(url));
+  } catch (e) {
+    const message = `${where}: could not read '${uri}' (${(e as Error)?.message ?? String(e)})`;
+    throw e instanceof ResourceRefused ? new ResourceRefused(message) : new ModelError(message);
+  }
+}
+
+/**
+ * Image `index`'s encoded bytes. An image that cannot be read (a missing file) is undefined: it
+ * is drawn untextured with a warning, never fatal. A uri that is not allowed (uri.ts) is an error.
+ */
 async function readImage(asset: GltfAsset, index: number, baseUrl: string | undefined, read: ResourceReader): Promise<EncodedImage | undefined> {
   const image = asset.json.images![index];
+  const where = `image ${index}`;
   if (image.bufferView !== undefined) {
     const view = asset.json.bufferViews?.[image.bufferView];
-    check(view !== undefined, `image ${index}: bufferView ${image.bufferView} does not exist`);
+    check(view !== undefined, `${where}: bufferView ${image.bufferView} does not exist (the file has ${asset.json.bufferViews?.length ?? 0})`);
     const buffer = asset.buffers[view.buffer];
-    check(buffer !== undefined, `image ${index}: buffer ${view.buffer} does not exist`);
+    check(buffer !== undefined, `${where}: buffer ${view.buffer} of bufferView ${image.bufferView} does not exist (the file has ${asset.buffers.length})`);
     const start = view.byteOffset ?? 0;
-    check(start + view.byteLength <= buffer.byteLength, `image ${index}: bufferView ${image.bufferView} lies outside its buffer`);
+    check(start + view.byteLength <= buffer.byteLength, `${where}: bufferView ${image.bufferView} lies outside its buffer`);
     return { mimeType: image.mimeType ?? 'image/png', bytes: buffer.subarray(start, start + view.byteLength) };
   }
   if (image.uri === undefined) return undefined;
-  const inline = decodeDataUri(image.uri);
-  if (inline) return { mimeType: image.mimeType ?? inline.mimeType, bytes: inline.bytes };
+  const resolved = resolveUri(image.uri, baseUrl, where);
+  if (resolved.kind === 'data') return { mimeType: image.mimeType ?? resolved.mimeType, bytes: resolved.bytes };
   try {
-    const bytes = new Uint8Array(await read(resolve(image.uri, baseUrl)));
+    const bytes = await readExternal(resolved.url, where, image.uri, read);
     const mimeType = image.mimeType ?? (/\.jpe?g$/i.test(image.uri) ? 'image/jpeg' : 'image/png');
     return { mimeType, bytes };
-  } catch {
+  } catch (e) {
+    if (e instanceof ResourceRefused) throw e;
     return undefined; // a missing texture is drawn untextured (the loader warns), never fatal
   }
 }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ComponentType as C, readAccessor, type AccessorExpectation } from '../../src/bake/accessor';
-import { expectModelError, GltfBuilder, translationMatrix } from '../helpers/gltf-builder';
+import { ComponentType as C, MAX_IMPLIED_VALUES, readAccessor, type AccessorExpectation } from '../../src/bake/accessor';
+import { buildRig } from '../../src/bake/build-rig';
+import { ModelError } from '../../src/bake/errors';
+import { watchAllocations } from '../helpers/allocations';
+import { expectModelError, GltfBuilder, skinnedModel, translationMatrix } from '../helpers/gltf-builder';
 
 const FLOAT_VEC3: AccessorExpectation = { types: ['VEC3'], components: [{ type: C.FLOAT }] };
 const ANY_SCALAR: AccessorExpectation = { types: ['SCALAR'] };
@@ -95,6 +98,59 @@ describe('readAccessor validity', () => {
       sparse: { count: 1, indices: { bufferView: indices, componentType: C.UNSIGNED_BYTE }, values: { bufferView: values } },
     });
     expectModelError(() => readAccessor(b.build(), a, 'output', ANY_SCALAR), /output \(accessor 1\): sparse index 5 is not below count 4/);
+  });
+});
+
+describe('readAccessor validity: sizes are checked before anything is allocated', () => {
+  /** Runs `fn`, expects a ModelError matching `message`, and returns the largest typed array asked for meanwhile. */
+  async function failsWithin(fn: () => unknown, message: RegExp): Promise<number> {
+    const { error, largest } = await watchAllocations(fn);
+    expect(error).toBeInstanceOf(ModelError);
+    expect((error as Error).message).toMatch(message);
+    return largest;
+  }
+
+  it('a rigid POSITION without bufferView and a count of 3 x 2^27 fails at once, naming the accessor', async () => {
+    const m = skinnedModel();
+    const position = m.builder.addRawAccessor({ componentType: C.FLOAT, count: 3 * 2 ** 27, type: 'VEC3' });
+    m.json.meshes!.push({ primitives: [{ attributes: { POSITION: position } }] });
+    m.json.nodes.push({ name: 'prop', mesh: 1 });
+    m.json.scenes![0].nodes!.push(3);
+    const largest = await failsWithin(() => buildRig(m.builder.build()),
+      /^mesh 1 primitive 0 POSITION \(accessor 7\): has no bufferView, so its 402653184 elements would be 1207959552 zeros the file does not hold; this loader accepts at most 16777216 such values per accessor$/);
+    expect(largest).toBeLessThan(1 << 20);
+  });
+
+  it('2^31 key times fail at once, with or without a bufferView', async () => {
+    const implied = skinnedModel();
+    implied.json.animations![0].samplers[0].input = implied.builder.addRawAccessor({ componentType: C.FLOAT, count: 2 ** 31, type: 'SCALAR' });
+    expect(await failsWithin(() => buildRig(implied.builder.build()),
+      /^animation 'wave' channel 0 sampler input \(accessor 7\): has no bufferView, so its 2147483648 elements would be 2147483648 zeros/)).toBeLessThan(1 << 20);
+    const backed = skinnedModel();
+    backed.json.accessors[backed.acc.times].count = 2 ** 31;
+    expect(await failsWithin(() => buildRig(backed.builder.build()),
+      /^animation 'wave' channel 0 sampler input \(accessor 5\): 2147483648 elements need bytes 0\.\.8589934592 of bufferView 5, which has 8$/)).toBeLessThan(1 << 20);
+  });
+
+  it('a sparse count above the accessor count fails before reading', async () => {
+    const b = builderWithFiller();
+    const a = b.addRawAccessor({
+      componentType: C.FLOAT, count: 2, type: 'SCALAR',
+      sparse: { count: 2 ** 31, indices: { bufferView: b.addView(Uint8Array.of(0)), componentType: C.UNSIGNED_BYTE }, values: { bufferView: b.addView(new Uint8Array(4)) } },
+    });
+    const asset = b.build();
+    expect(await failsWithin(() => readAccessor(asset, a, 'output', ANY_SCALAR), /^output \(accessor 1\): sparse\.count 2147483648 is larger than count 2$/)).toBeLessThan(1 << 10);
+  });
+
+  it('reads an accessor without bufferView up to the bound of implied values (and the watch sees that allocation)', async () => {
+    const b = new GltfBuilder();
+    const a = b.addRawAccessor({ componentType: C.FLOAT, count: MAX_IMPLIED_VALUES / 4, type: 'VEC4' });
+    const { result: data, largest } = await watchAllocations(() => readAccessor(b.build(), a, 'output', { types: ['VEC4'] }));
+    expect(largest).toBe(MAX_IMPLIED_VALUES * 4);
+    expect(data!.values.length).toBe(MAX_IMPLIED_VALUES);
+    expect(data!.values.every((v) => v === 0)).toBe(true);
+    const over = b.addRawAccessor({ componentType: C.FLOAT, count: MAX_IMPLIED_VALUES / 4 + 1, type: 'VEC4' });
+    expectModelError(() => readAccessor(b.build(), over, 'output', { types: ['VEC4'] }), /output \(accessor 1\): has no bufferView/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bake, bakedBytes, DEFAULT_MAX_ENTRIES_PER_TRACK, differenceAt, keyAlignedEntries, PATHS, TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
 import { buildRig } from '../../src/bake/build-rig';
+import { ModelError } from '../../src/bake/errors';
 import { PATH_COMPONENTS } from '../../src/bake/rig';
 import { sampleChannel, sampleClip } from '../../src/bake/sampler';
 import { skinnedModel } from '../helpers/gltf-builder';
@@ -27,6 +28,25 @@ describe('bake validity', () => {
     expect(() => bake(rig, { maxEntriesPerTrack: 1 })).toThrow(/maxEntriesPerTrack must be an integer >= 2, got 1/);
     expect(() => bake(rig, { maxEntriesPerTrack: 2.5 })).toThrow(/maxEntriesPerTrack must be an integer >= 2, got 2.5/);
     expect(() => bake(rig, { maxEntriesPerTrack: 0 })).toThrow(RangeError);
+  });
+
+  it('names a CUBICSPLINE curve that leaves the float32 range between its keys', () => {
+    const m = skinnedModel();
+    const big = 3e38;
+    m.json.animations![0].channels.push({ sampler: 1, target: { node: 1, path: 'translation' } });
+    m.json.animations![0].samplers.push({
+      input: m.acc.times, interpolation: 'CUBICSPLINE',
+      // in-tangent, value, out-tangent per key: the curve bulges to 1.25 x 3e38 halfway.
+      output: m.builder.addAccessor('VEC3', Float32Array.of(0, 0, 0, big, 0, 0, big, 0, 0, -big, 0, 0, big, 0, 0, 0, 0, 0)),
+    });
+    const overflowing = buildRig(m.builder.build());
+    expect(() => bake(overflowing)).toThrow(ModelError);
+    expect(() => bake(overflowing)).toThrow(/^animation 'wave' \(node 'arm' translation\): its value at 0\.\d+ s is 3\.\d+e\+38, outside the 32-bit float range the tables store$/);
+  });
+
+  it('names tables that cannot fit maxTableBytes even at 2 entries per track', () => {
+    expect(() => bake(rig, { maxTableBytes: 40 })).toThrow(/^the model's 1 animated tracks need at least 0\.000 MiB of tables \(2 entries each\), more than the 0\.000 MiB they may take \(maxTableBytes\)$/);
+    expect(() => bake(rig, { maxTableBytes: 0 })).toThrow(/maxTableBytes must be a positive number of bytes, got 0/);
   });
 
   it('accepts the smallest table, 2 entries: t = 0 and t = d', () => {

@@ -8,7 +8,7 @@ import type { GltfJson } from '../../src/bake/gltf-json';
 import type { Rig } from '../../src/bake/rig';
 import { sampleClip } from '../../src/bake/sampler';
 import { readGltfFile } from '../../tools/node-io';
-import { expectModelError, skinnedModel, type SkinnedModel } from '../helpers/gltf-builder';
+import { expectModelError, skinnedModel, translationMatrix, type SkinnedModel } from '../helpers/gltf-builder';
 import { loadModel, modelPath, sharedModelNames } from '../helpers/models';
 import { composeTrsAt } from '../../src/math/affine';
 import { createPose } from '../../src/math/pose';
@@ -142,9 +142,23 @@ describe('buildRig validity', () => {
       message: /animation 'wave' channel 0: node 1 is animated but has a matrix/,
     },
     {
-      breaks: 'two animations with the same name',
-      mutate: (m) => { m.json.animations!.push(structuredClone(m.json.animations![0])); },
-      message: /animation 'wave': another animation has the same name/,
+      breaks: 'inverse bind matrix that is not affine',
+      mutate: (m) => {
+        const projective = [...translationMatrix(0, -1, 0)];
+        projective[3] = 0.5; // column 0, row 3: bottom row (0.5, 0, 0, 1)
+        m.json.skins![0].inverseBindMatrices = m.builder.addAccessor('MAT4', Float32Array.of(...translationMatrix(0, 0, 0), ...projective));
+      },
+      message: /^skin 0: inverse bind matrix 1 is not affine: its bottom row is \(0\.5, 0, 0, 1\), glTF requires \(0, 0, 0, 1\)$/,
+    },
+    {
+      breaks: 'required extension the loader does not know',
+      mutate: (m) => { m.json.extensionsRequired = ['KHR_materials_variants']; },
+      message: /^the file requires extension KHR_materials_variants, which this loader does not support$/,
+    },
+    {
+      breaks: 'asset.minVersion above 2.0',
+      mutate: (m) => { m.json.asset!.minVersion = '2.1'; },
+      message: /^the file needs glTF 2\.1 or later \(asset\.minVersion\); this loader reads glTF 2\.0$/,
     },
     {
       breaks: 'required unsupported extension',
@@ -229,6 +243,54 @@ describe('buildRig on small models', () => {
     });
     expect(rig.primitives.map((p) => p.primitiveIndex)).toEqual([0]);
     expect(rig.warnings).toEqual(['mesh 0 primitive 1: mode 1 is not triangles; not drawn']);
+  });
+
+  it('accepts animations that share a name: the later ones become "<name> (2)", "(3)"..., each with a warning', () => {
+    const rig = rigWith((m) => {
+      const wave = m.json.animations![0];
+      m.json.animations!.push(structuredClone(wave), { ...structuredClone(wave), name: 'wave (2)' }, structuredClone(wave));
+    });
+    // The file's own 'wave (2)' keeps its name, so the copies skip it.
+    expect(rig.clips.map((c) => c.name)).toEqual(['wave', 'wave (3)', 'wave (2)', 'wave (4)']);
+    expect(rig.warnings).toEqual([
+      "animation 1: another animation is also named 'wave'; this one is named 'wave (3)'",
+      "animation 3: another animation is also named 'wave'; this one is named 'wave (4)'",
+    ]);
+    expect(rig.clips.every((c) => c.channels.length === 1)).toBe(true);
+  });
+
+  it('gives an unnamed animation a clip name that no named one uses', () => {
+    const rig = rigWith((m) => {
+      const unnamed = structuredClone(m.json.animations![0]);
+      delete unnamed.name;
+      m.json.animations!.push({ ...structuredClone(unnamed), name: 'clip2' }, unnamed);
+    });
+    expect(rig.clips.map((c) => c.name)).toEqual(['wave', 'clip2', 'clip2 (2)']);
+  });
+
+  it('skips a primitive without POSITION, with a warning, and draws the others', () => {
+    const rig = rigWith((m) => {
+      const prim = m.json.meshes![0].primitives[0];
+      const { POSITION: _dropped, ...rest } = prim.attributes;
+      m.json.meshes![0].primitives.unshift({ ...prim, attributes: rest });
+    });
+    expect(rig.primitives.map((p) => p.primitiveIndex)).toEqual([1]);
+    expect(rig.warnings).toEqual(['mesh 0 primitive 0: has no POSITION attribute; not drawn']);
+  });
+
+  it('snaps an inverse bind matrix whose bottom row is off by rounding to exactly (0, 0, 0, 1)', () => {
+    const rig = rigWith((m) => {
+      const nearly = [...translationMatrix(0, -1, 0)];
+      nearly[15] = 1 + 2e-7;
+      nearly[7] = -3e-7;
+      m.json.skins![0].inverseBindMatrices = m.builder.addAccessor('MAT4', Float32Array.of(...translationMatrix(0, 0, 0), ...nearly));
+    });
+    expect([3, 7, 11, 15].map((i) => rig.skins[0].inverseBind[16 + i])).toEqual([0, 0, 0, 1]);
+  });
+
+  it('accepts glTF 2.1 files that ask for no more than 2.0 (minor versions are compatible)', () => {
+    expect(rigWith((m) => { m.json.asset = { version: '2.1', minVersion: '2.0' }; }).clips).toHaveLength(1);
+    expect(rigWith((m) => { m.json.asset = { version: '2.3' }; }).clips).toHaveLength(1);
   });
 
   it('ignores morph weights channels and channels on nodes outside the rig, with warnings', () => {

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { ModelError } from '../../src/bake/errors';
 import type { GltfAccessor, GltfAsset, GltfJson } from '../../src/bake/gltf-json';
+import { seededRandom } from './prng';
 
 /**
  * A tiny in-memory glTF builder: typed arrays in, GltfAsset { json, buffers, images } out, with
@@ -71,6 +72,45 @@ export class GltfBuilder {
   }
 }
 
+/**
+ * A .glb of `json` (JSON.stringify'd, or a string taken as the JSON text as it is) with `bin` as
+ * its BIN chunk (none when undefined). Chunks are padded to 4 bytes as the spec requires: JSON
+ * with spaces, BIN with zeros. The result is what a file on disk would hold.
+ */
+export function toGlb(json: unknown, bin?: Uint8Array): Uint8Array {
+  const text = new TextEncoder().encode(typeof json === 'string' ? json : JSON.stringify(json));
+  const jsonLength = Math.ceil(text.byteLength / 4) * 4;
+  const binLength = bin ? Math.ceil(bin.byteLength / 4) * 4 : 0;
+  const total = 12 + 8 + jsonLength + (bin ? 8 + binLength : 0);
+  const out = new Uint8Array(total);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, 0x46546c67, true);
+  view.setUint32(4, 2, true);
+  view.setUint32(8, total, true);
+  view.setUint32(12, jsonLength, true);
+  view.setUint32(16, 0x4e4f534a, true);
+  out.fill(0x20, 20, 20 + jsonLength);
+  out.set(text, 20);
+  if (bin) {
+    view.setUint32(20 + jsonLength, binLength, true);
+    view.setUint32(24 + jsonLength, 0x004e4942, true);
+    out.set(bin, 28 + jsonLength);
+  }
+  return out;
+}
+
+/** The .glb of a built asset: its JSON and buffer 0 as the BIN chunk (buffer 0 loses its uri). */
+export function assetToGlb(asset: GltfAsset): Uint8Array {
+  const json = structuredClone(asset.json);
+  if (json.buffers?.[0]) delete json.buffers[0].uri;
+  return toGlb(json, asset.buffers[0]);
+}
+
+/** An ArrayBuffer holding exactly `bytes` (what parseGltf takes). */
+export function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
 /** Column-major 4x4 translation matrix. */
 export function translationMatrix(x: number, y: number, z: number): number[] {
   return [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, x, y, z, 1];
@@ -118,4 +158,66 @@ export function skinnedModel(): SkinnedModel {
 export function expectModelError(fn: () => unknown, message: RegExp): void {
   expect(fn).toThrow(ModelError);
   expect(fn).toThrow(message);
+}
+
+/** Options of `longClipModel`. */
+export interface LongClipOptions {
+  /** Clip length in seconds and keys per second (keys at 0, 1/fps, ..., seconds). */
+  seconds: number;
+  fps: number;
+  interpolation?: 'LINEAR' | 'STEP' | 'CUBICSPLINE';
+  /** Moves each inner key time by up to +-jitter/fps (seeded), so keys lie on no grid. */
+  jitter?: number;
+  /** Multiplies every angular speed (1: the spine turns at up to 2.9 rad/s). */
+  speed?: number;
+}
+
+/**
+ * A three-joint character (hip, spine, head stacked 1 unit apart, a 6-vertex mesh skinned to
+ * them; about 3.3 units tall) with one long clip 'long' of smooth motion keyed from closed-form
+ * curves: hip translation, spine rotation about z, head rotation about x and head scale. With
+ * CUBICSPLINE the tangents are the curves' derivatives, so the exact spline follows the curves.
+ */
+export function longClipModel(options: LongClipOptions): SkinnedModel {
+  const { seconds, fps, interpolation = 'LINEAR', jitter = 0, speed = 1 } = options;
+  const b = new GltfBuilder();
+  const keyCount = Math.round(seconds * fps) + 1;
+  const random = seededRandom(12345);
+  const times = Float32Array.from({ length: keyCount }, (_, k) => (k > 0 && k < keyCount - 1 ? (k + (random() * 2 - 1) * jitter) / fps : k / fps));
+  const a = (t: number) => 0.6 * Math.sin(2.1 * speed * t) + 0.3 * Math.sin(5.3 * speed * t); // spine angle
+  const da = (t: number) => 0.6 * 2.1 * speed * Math.cos(2.1 * speed * t) + 0.3 * 5.3 * speed * Math.cos(5.3 * speed * t);
+  const h = (t: number) => 0.8 * Math.sin(3.7 * speed * t + 1); // head angle
+  const dh = (t: number) => 0.8 * 3.7 * speed * Math.cos(3.7 * speed * t + 1);
+  const curves: { node: number; path: 'translation' | 'rotation' | 'scale'; value: (t: number) => number[]; slope: (t: number) => number[] }[] = [
+    { node: 0, path: 'translation', value: (t) => [0.3 * Math.sin(0.7 * t), 1, 0.2 * Math.sin(1.3 * t)], slope: (t) => [0.21 * Math.cos(0.7 * t), 0, 0.26 * Math.cos(1.3 * t)] },
+    { node: 1, path: 'rotation', value: (t) => [0, 0, Math.sin(a(t) / 2), Math.cos(a(t) / 2)], slope: (t) => [0, 0, Math.cos(a(t) / 2) * da(t) / 2, -Math.sin(a(t) / 2) * da(t) / 2] },
+    { node: 2, path: 'rotation', value: (t) => [Math.sin(h(t) / 2), 0, 0, Math.cos(h(t) / 2)], slope: (t) => [Math.cos(h(t) / 2) * dh(t) / 2, 0, 0, -Math.sin(h(t) / 2) * dh(t) / 2] },
+    { node: 2, path: 'scale', value: (t) => { const s = 1 + 0.1 * Math.sin(0.5 * t); return [s, s, s]; }, slope: (t) => { const s = 0.05 * Math.cos(0.5 * t); return [s, s, s]; } },
+  ];
+  const input = b.addAccessor('SCALAR', times);
+  const samplers = curves.map((curve) => {
+    const values = Array.from(times).flatMap((t) => (interpolation === 'CUBICSPLINE' ? [...curve.slope(t), ...curve.value(t), ...curve.slope(t)] : curve.value(t)));
+    return { input, output: b.addAccessor(curve.path === 'rotation' ? 'VEC4' : 'VEC3', Float32Array.from(values)), interpolation };
+  });
+  const acc = {
+    positions: b.addAccessor('VEC3', Float32Array.of(-0.5, 0, 0, 0.5, 0, 0, -0.5, 1.5, 0, 0.5, 1.5, 0, -0.5, 3, 0.3, 0.5, 3, 0.3)),
+    joints: b.addAccessor('VEC4', Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 2, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0)),
+    weights: b.addAccessor('VEC4', Float32Array.of(1, 0, 0, 0, 1, 0, 0, 0, 0.5, 0.5, 0, 0, 0.5, 0.5, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0)),
+    indices: b.addAccessor('SCALAR', Uint16Array.of(0, 1, 2, 2, 3, 4, 3, 5, 4)),
+    inverseBind: b.addAccessor('MAT4', Float32Array.of(...translationMatrix(0, -1, 0), ...translationMatrix(0, -2, 0), ...translationMatrix(0, -3, 0))),
+    times: input,
+    rotations: samplers[1].output,
+  };
+  b.json.nodes.push(
+    { name: 'hip', translation: [0, 1, 0], children: [1] }, { name: 'spine', translation: [0, 1, 0], children: [2] },
+    { name: 'head', translation: [0, 1, 0] }, { name: 'mesh', mesh: 0, skin: 0 });
+  b.json.scenes = [{ nodes: [0, 3] }];
+  b.json.meshes = [{ primitives: [{ attributes: { POSITION: acc.positions, JOINTS_0: acc.joints, WEIGHTS_0: acc.weights }, indices: acc.indices }] }];
+  b.json.skins = [{ joints: [0, 1, 2], inverseBindMatrices: acc.inverseBind }];
+  b.json.animations = [{
+    name: 'long',
+    channels: curves.map((curve, i) => ({ sampler: i, target: { node: curve.node, path: curve.path } })),
+    samplers,
+  }];
+  return { builder: b, json: b.json, acc };
 }

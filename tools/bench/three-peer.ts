@@ -19,7 +19,6 @@
  * 80% of the V8 heap limit (`--max-old-space-size`) or 80% of physical memory is skipped with a note.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { totalmem } from 'node:os';
 import v8 from 'node:v8';
@@ -29,6 +28,7 @@ import type { AnimationClip, Object3D, Skeleton, SkinnedMesh } from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import type { GLTF } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import * as SkeletonUtils from 'three/examples/jsm/utils/SkeletonUtils.js';
+import { readModelResource } from '../node-io';
 import { seededRandom } from '../random';
 
 export interface PeerRow {
@@ -186,10 +186,10 @@ async function loadGltfWithoutImages(modelPath: string): Promise<GLTF> {
     data = stripGlb(bytes);
   } else {
     const json = JSON.parse(bytes.toString('utf8')) as GltfJson;
-    for (const buffer of json.buffers ?? []) {
+    for (const [i, buffer] of (json.buffers ?? []).entries()) {
       if (buffer.uri && !buffer.uri.startsWith('data:')) {
-        const file = await readFile(resolve(dirname(modelPath), decodeURIComponent(buffer.uri)));
-        buffer.uri = `data:application/octet-stream;base64,${file.toString('base64')}`;
+        const file = await readModelResource(modelPath, buffer.uri, `buffer ${i}`); // only files in the model's folder
+        buffer.uri = `data:application/octet-stream;base64,${Buffer.from(file).toString('base64')}`;
       }
     }
     stripImages(json);
