@@ -1,5 +1,6 @@
 import { CpuPoser } from './anim/evaluate';
 import { bake, bakedBytes, type BakedModel } from './bake/bake';
+import { CharacterBounds } from './bake/bounds';
 import { buildRig } from './bake/build-rig';
 import { resolveClip } from './bake/clip-names';
 import { ModelError } from './bake/errors';
@@ -7,6 +8,7 @@ import type { EncodedImage } from './bake/gltf-json';
 import { parseGltf, type ResourceReader } from './bake/parse';
 import type { Rig } from './bake/rig';
 import { restPose } from './bake/sampler';
+import { MAX_ADDITIVE_LAYERS } from './gpu/layout';
 import { packRigData, type RigData } from './gpu/rig-data';
 
 /**
@@ -38,6 +40,12 @@ export interface Character {
   readonly textures: ReadonlyMap<EncodedImage, ImageBitmap>;
   /** Axis-aligned bounds of the rest pose in model units: min and max corners. */
   readonly bounds: { min: [number, number, number]; max: [number, number, number] };
+  /**
+   * Bounds made at load time without run-time skinning (src/bake/bounds.ts): joint-space spheres
+   * per joint, the box over every clip at every baked entry (`box`, `clipBoxes`), and the boxes
+   * every blend and layer stack stays inside (`reach`, `reachLayered`), which culling tests.
+   */
+  readonly animationBounds: CharacterBounds;
   /** Loader repairs and ignored features, one sentence each. */
   readonly warnings: readonly string[];
   /** Milliseconds spent parsing + building the rig, and baking. */
@@ -88,6 +96,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     return { clip, reference, name: a.name ?? `${rig.clips[clip].name}-additive` };
   });
   const baked = bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
+  const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);
   const t2 = performance.now();
   return {
     name, rig, baked,
@@ -98,6 +107,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     bakedBytes: bakedBytes(baked),
     textures: await decodeTextures(rig),
     bounds: restBounds(rig),
+    animationBounds,
     warnings: rig.warnings,
     timings: { loadMs: t1 - t0, bakeMs: t2 - t1 },
     clipIndex(clip: string | number): number {
