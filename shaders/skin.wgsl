@@ -1,8 +1,9 @@
-// Skin pass: draws every instance of one mesh primitive in one instanced draw. The vertex
-// shader blends the instance's joint matrices (written by pose.wgsl, already including the
-// instance's world transform) with the vertex's 4 or 8 weights, then shades with the base
-// colour (texture x factor) under one directional light and a flat ambient term.
-// Layouts: src/gpu/layout.ts.
+// Skin pass: draws the instances of one instance list for one mesh primitive in one instanced
+// draw (direct, or indirect with the cull pass's arguments). Instance i of the draw is the
+// slot in entry i of the bound list. The vertex shader blends the slot's joint matrices
+// (written by pose.wgsl, in model space) with the vertex's 4 or 8 weights, applies the
+// instance's world transform, then shades with the base colour (texture x factor) under one
+// directional light and a flat ambient term. Layouts: src/gpu/layout.ts.
 
 // True when the colour target is not an -srgb format, so the shader encodes to sRGB itself.
 override ENCODE_SRGB: bool = false;
@@ -17,9 +18,25 @@ struct Material {
   slotCount: u32,
 }
 
+// The instance record (shaders/pose.wgsl `Instance`); only `world` is read here.
+struct Instance {
+  world: mat4x4f,
+  clipA: u32,
+  clipB: u32,
+  phaseA: f32,
+  phaseB: f32,
+  speedA: f32,
+  speedB: f32,
+  blend: f32,
+  layers: u32,
+}
+
 @group(0) @binding(0) var<uniform> camera: Camera;
 // 3 vec4f (top rows of the affine matrix) per joint slot, instance after instance.
 @group(0) @binding(1) var<storage, read> jointMatrices: array<vec4f>;
+@group(0) @binding(2) var<storage, read> instances: array<Instance>;
+// The slots this draw shows: the identity list, or one of the cull pass's lists (bound at its offset).
+@group(0) @binding(3) var<storage, read> drawList: array<u32>;
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var baseColorTexture: texture_2d<f32>;
 @group(1) @binding(2) var baseColorSampler: sampler;
@@ -36,7 +53,7 @@ struct Skinned {
   row2: vec4f,
 }
 
-// Adds w * (joint matrix `joint` of `instance`) to `m`. `joint` is a slot index (skin offset
+// Adds w * (joint matrix `joint` of slot `instance`) to `m`. `joint` is a slot index (skin offset
 // already added at upload).
 fn accumulate(m: ptr<function, Skinned>, instance: u32, joint: u32, w: f32) {
   let o = (instance * material.slotCount + joint) * 3u;
@@ -45,15 +62,26 @@ fn accumulate(m: ptr<function, Skinned>, instance: u32, joint: u32, w: f32) {
   (*m).row2 += jointMatrices[o + 2u] * w;
 }
 
-fn finish(m: Skinned, position: vec3f, normal: vec3f, uv: vec2f) -> VertexOut {
+// World position and normal of a vertex skinned by `m` (model space), placed by `world`.
+struct Placed {
+  position: vec3f,
+  normal: vec3f,
+}
+
+fn place(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f) -> Placed {
   let p = vec4f(position, 1.0);
-  let world = vec3f(dot(m.row0, p), dot(m.row1, p), dot(m.row2, p));
-  // Normals use the same matrix: exact for rotation and uniform scale, the usual skinning
+  let model = vec4f(dot(m.row0, p), dot(m.row1, p), dot(m.row2, p), 1.0);
+  // Normals use the same matrices: exact for rotation and uniform scale, the usual skinning
   // approximation otherwise.
   let n = vec3f(dot(m.row0.xyz, normal), dot(m.row1.xyz, normal), dot(m.row2.xyz, normal));
+  return Placed((world * model).xyz, (world * vec4f(n, 0.0)).xyz);
+}
+
+fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f) -> VertexOut {
+  let placed = place(m, instances[slot].world, position, normal);
   var out: VertexOut;
-  out.clip = camera.viewProjection * vec4f(world, 1.0);
-  out.normal = n;
+  out.clip = camera.viewProjection * vec4f(placed.position, 1.0);
+  out.normal = placed.normal;
   out.uv = uv;
   return out;
 }
@@ -67,11 +95,12 @@ fn vertex4(
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
 ) -> VertexOut {
+  let slot = drawList[instance];
   var m = Skinned(vec4f(0.0), vec4f(0.0), vec4f(0.0));
   for (var i = 0u; i < 4u; i++) {
-    accumulate(&m, instance, joints[i], weights[i]);
+    accumulate(&m, slot, joints[i], weights[i]);
   }
-  return finish(m, position, normal, uv);
+  return finish(m, slot, position, normal, uv);
 }
 
 @vertex
@@ -85,12 +114,13 @@ fn vertex8(
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
 ) -> VertexOut {
+  let slot = drawList[instance];
   var m = Skinned(vec4f(0.0), vec4f(0.0), vec4f(0.0));
   for (var i = 0u; i < 4u; i++) {
-    accumulate(&m, instance, joints[i], weights[i]);
-    accumulate(&m, instance, joints1[i], weights1[i]);
+    accumulate(&m, slot, joints[i], weights[i]);
+    accumulate(&m, slot, joints1[i], weights1[i]);
   }
-  return finish(m, position, normal, uv);
+  return finish(m, slot, position, normal, uv);
 }
 
 @fragment

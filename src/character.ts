@@ -46,6 +46,13 @@ export interface Character {
    * every blend and layer stack stays inside (`reach`, `reachLayered`), which culling tests.
    */
   readonly animationBounds: CharacterBounds;
+  /**
+   * Mesh LOD levels made at load time (LoadOptions.lod), or undefined: `indices[p][l - 1]` is the
+   * triangle list of primitive p at level l >= 1 (level 0 is the primitive as loaded, and every
+   * level shares its vertices), `errors[l]` the level's simplification error in model units
+   * (errors[0] = 0).
+   */
+  readonly lods?: { indices: Uint32Array[][]; errors: number[] };
   /** Loader repairs and ignored features, one sentence each. */
   readonly warnings: readonly string[];
   /** Milliseconds spent parsing + building the rig, and baking. */

@@ -1,8 +1,12 @@
 import { buildMask, type MaskSpec } from './anim/masks';
 import type { Character } from './character';
 import type {
-  AdditiveLayerInit, AnimationState, CrowdOptions, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
+  AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
 } from './crowd-types';
+import { CullPass } from './gpu/cull-pass';
+import { CullSettings } from './gpu/cull-settings';
+import { CullStatsReader } from './gpu/cull-stats';
+import { MeshBuffers } from './gpu/mesh-buffers';
 import type { InstanceAnimation } from './gpu/instance-records';
 import { InstanceStore } from './gpu/instance-store';
 import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
@@ -20,26 +24,123 @@ const CLOCK_REBASE_SECONDS = 600;
 /**
  * Every instance of one Character on one device: a facade that resolves clip names and
  * validates, over an InstanceStore (records, stacks, masks, buffers, growth, handle <-> slot:
- * src/gpu/instance-store.ts), a pose pass and a skin pass that read from it. Per frame:
- * update(dt), encode(encoder), draw(pass, vp). Nothing in that loop allocates; instance records
- * are uploaded only when they change. A refused call throws an error naming the input and
- * leaves the crowd as it was.
+ * src/gpu/instance-store.ts) and the passes that read from it: cull, pose, skin. Per frame:
+ * update(dt), setCamera(viewProjection, position) (optional: culling and LOD need it),
+ * encode(encoder), draw(pass, vp). Nothing in that loop allocates; instance records are
+ * uploaded only when they change. A refused call throws an error naming the input and leaves
+ * the crowd as it was.
  */
 export class Crowd {
   private readonly posePass: PosePass;
   private readonly skinPass: SkinPass;
+  private readonly cullPass: CullPass;
+  private readonly mesh: MeshBuffers;
   private readonly store: InstanceStore;
+  private readonly cull: CullSettings;
+  private readonly stats: CullStatsReader;
   /** Store generation the skin pass is bound to (-1: never). */
   private skinGeneration = -1;
   private clockSeconds = 0;
+  /** Whether the last encode ran the cull pass (so draw() draws through its lists). */
+  private culledFrame = false;
+  /** The caller's timestamp writes split over the cull pass (beginning) and the pose pass (end). */
+  private readonly cullTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
+  private readonly poseTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
 
   constructor(private readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
     const { gpu, rig, textures } = character;
+    this.mesh = new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, character.lods?.indices);
+    const levelErrors = character.lods?.errors ?? [0];
+    this.cull = new CullSettings(levelErrors, boxHeight(character.animationBounds.reach));
+    this.applyOptions(options);
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
+      lodLevels: this.mesh.levels,
     });
     this.posePass = new PosePass(device, gpu);
-    this.skinPass = new SkinPass(device, rig.primitives, gpu.skinSlotOffset, gpu.slotCount, textures, options);
+    this.skinPass = new SkinPass(device, this.mesh, gpu.slotCount, textures, options);
+    const bounds = character.animationBounds;
+    const authored = options.cullBounds === 'authored';
+    this.cullPass = new CullPass(device, {
+      primitives: this.mesh.primitives.length, levels: this.mesh.levels, lodRanges: this.mesh.lodRanges(),
+      box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
+    });
+    this.stats = new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance());
+  }
+
+  /**
+   * What the cull pass did in a recent frame (visible and posed instances, instances per LOD
+   * level, indices drawn), read back without stalling: one or two frames old, undefined before
+   * the first culled frame. Without a camera every instance is visible and posed.
+   */
+  get cullStats(): CullStats | undefined {
+    if (!this.culledFrame) {
+      const n = this.store.count;
+      const perLevel = Array.from({ length: this.mesh.levels }, (_, l) => (l === 0 ? n : 0));
+      return { visible: n, posed: n, perLevel, vertices: n * this.mesh.indicesPerInstance()[0] };
+    }
+    return this.stats.latest;
+  }
+
+  /** The cull pass's counts after the last submitted frame, awaited (tests and tools; not for the frame loop). */
+  readCullStats(): Promise<CullStats> {
+    return this.stats.read();
+  }
+
+  /** Whether culling runs once a camera is set (CrowdOptions.culling). */
+  get culling(): boolean {
+    return this.cull.culling;
+  }
+
+  set culling(on: boolean) {
+    this.cull.culling = on === true;
+  }
+
+  /** Whether mesh LOD levels are chosen by distance once a camera is set (CrowdOptions.lod). */
+  get lod(): boolean {
+    return this.cull.lod;
+  }
+
+  set lod(on: boolean) {
+    this.cull.lod = on === true;
+  }
+
+  /** Whether far instances are posed every 2nd / 4th frame once a camera is set (CrowdOptions.animationLod). */
+  get animationLod(): boolean {
+    return this.cull.animationLod;
+  }
+
+  set animationLod(on: boolean) {
+    this.cull.animationLod = on === true;
+  }
+
+  /** Mesh LOD levels the character has (1 when loaded without `lod`). */
+  get lodLevels(): number {
+    return this.mesh.levels;
+  }
+
+  /**
+   * Makes every instance draw LOD level `level` (for comparison; needs a camera), or chooses by
+   * distance again with undefined.
+   */
+  forceLodLevel(level: number | undefined): void {
+    this.cull.setForcedLevel(level);
+  }
+
+  /**
+   * The camera that culling and LOD use, for the frames encoded from now on: `viewProjection`
+   * (column-major 4x4, world to clip space, WebGPU's z in [0, 1]) and the eye `position` (world).
+   * Call it before encode() each frame the camera moves, with the matrix draw() will get: the
+   * cull pass runs in encode(), in the same command buffer as the draw. Without a camera (never
+   * set, or clearCamera()) every instance is posed and drawn at full detail.
+   */
+  setCamera(viewProjection: ArrayLike<number>, position: ArrayLike<number>, options: CameraOptions = {}): void {
+    this.cull.setCamera(viewProjection, position, options.viewportHeight);
+  }
+
+  /** Forgets the camera (see setCamera). */
+  clearCamera(): void {
+    this.cull.clearCamera();
   }
 
   /** Live instances. */
@@ -52,9 +153,9 @@ export class Crowd {
     return this.clockSeconds;
   }
 
-  /** Draw calls that draw() records: one per mesh primitive. */
+  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels when the last encode culled. */
   get drawCallCount(): number {
-    return this.skinPass.drawCount;
+    return this.skinPass.drawCount * (this.culledFrame ? this.mesh.levels : 1);
   }
 
   /** Joint matrices per instance. */
@@ -70,7 +171,11 @@ export class Crowd {
     return this.store.slot(id) * this.character.gpu.slotCount;
   }
 
-  /** The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts); owned by the crowd, replaced when it grows. */
+  /**
+   * The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts), in model space (the
+   * instance's transform is applied when drawing); owned by the crowd, replaced when it grows.
+   * With a camera set, instances culled or skipped by animation LOD keep their last matrices.
+   */
   get jointMatrices(): GPUBuffer {
     return this.store.jointBuffer;
   }
@@ -101,6 +206,11 @@ export class Crowd {
   /** Removes every instance. */
   clear(): void {
     this.store.clear();
+  }
+
+  /** The instance's model-to-world transform (16 numbers, column-major) into `out`. */
+  getTransform(id: InstanceId, out: Float32Array = new Float32Array(16)): Float32Array {
+    return this.store.records.getWorld(this.store.slot(id), out);
   }
 
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
@@ -208,12 +318,27 @@ export class Crowd {
       this.clockSeconds = 0;
     }
     this.store.upload(this.device.queue);
-    this.posePass.update(this.store, this.clockSeconds);
   }
 
-  /** Records the pose compute pass (call after update, before the render pass that draws). */
+  /**
+   * Records the frame's compute work (call after update, before the render pass that draws):
+   * with a camera set (setCamera), the cull pass (visibility, LOD, animation LOD), then the pose
+   * pass for the instances it listed; without one, the pose pass for every instance.
+   * `timestampWrites` measures both passes together (the first's beginning, the last's end).
+   */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
-    this.posePass.encode(encoder, timestampWrites);
+    this.culledFrame = this.cull.needed;
+    if (this.culledFrame) {
+      this.cullPass.update(this.store, this.cull.fill());
+      this.posePass.update(this.store, this.clockSeconds, this.cullPass);
+      const [first, last] = this.splitTimestamps(timestampWrites);
+      this.cullPass.encode(encoder, first);
+      this.stats.encode(encoder);
+      this.posePass.encode(encoder, last);
+    } else {
+      this.posePass.update(this.store, this.clockSeconds);
+      this.posePass.encode(encoder, timestampWrites);
+    }
   }
 
   /**
@@ -223,17 +348,47 @@ export class Crowd {
    */
   draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
     if (this.skinGeneration !== this.store.generation) {
-      this.skinPass.bind(this.store.jointBuffer);
+      this.skinPass.bind(this.store);
       this.skinGeneration = this.store.generation;
     }
     this.skinPass.update(viewProjection);
-    this.skinPass.draw(pass, this.store.count);
+    if (this.culledFrame) this.skinPass.drawIndirect(pass, this.cullPass);
+    else this.skinPass.draw(pass, this.store.count);
   }
 
   destroy(): void {
     this.posePass.destroy();
     this.skinPass.destroy();
+    this.cullPass.destroy();
+    this.stats.destroy();
+    this.mesh.destroy();
     this.store.destroy();
+  }
+
+  private applyOptions(options: CrowdOptions): void {
+    const { culling, lod, animationLod, maxDistance, cullBounds } = options;
+    if (cullBounds !== undefined && cullBounds !== 'reach' && cullBounds !== 'authored') throw new RangeError(`cullBounds must be 'reach' or 'authored', got ${JSON.stringify(cullBounds)}`);
+    if (culling !== undefined) this.cull.culling = culling === true;
+    if (maxDistance !== undefined) this.cull.setMaxDistance(maxDistance);
+    if (lod !== undefined) {
+      this.cull.lod = lod !== false;
+      if (typeof lod === 'object' && lod.pixelError !== undefined) this.cull.setPixelError(lod.pixelError);
+    }
+    if (animationLod !== undefined) {
+      this.cull.animationLod = animationLod !== false;
+      if (typeof animationLod === 'object') {
+        this.cull.setAnimationThresholds(animationLod.every2ndBelow ?? this.cull.every2ndBelow, animationLod.every4thBelow ?? this.cull.every4thBelow);
+      }
+    }
+  }
+
+  /** The caller's timestamp writes as (beginning on the cull pass, end on the pose pass), kept in two reused objects. */
+  private splitTimestamps(writes: GPUComputePassTimestampWrites | undefined): [GPUComputePassTimestampWrites | undefined, GPUComputePassTimestampWrites | undefined] {
+    if (!writes) return [undefined, undefined];
+    this.cullTimestamps.querySet = this.poseTimestamps.querySet = writes.querySet;
+    this.cullTimestamps.beginningOfPassWriteIndex = writes.beginningOfPassWriteIndex;
+    this.poseTimestamps.endOfPassWriteIndex = writes.endOfPassWriteIndex;
+    return [this.cullTimestamps, this.poseTimestamps];
   }
 
   private resolve(state: Omit<AnimationState, 'clipA' | 'clipB'> & { clipA: string | number; clipB: string | number }): InstanceAnimation {
@@ -250,4 +405,9 @@ function list<T>(value: T[] | undefined, field: string): T[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new TypeError(`${field} must be an array, got ${value === null ? 'null' : typeof value}`);
   return value;
+}
+
+/** Height (y extent) of a box (min x, y, z, max x, y, z); its largest extent when that is larger than twice the height. */
+function boxHeight(box: ArrayLike<number>): number {
+  return Math.max(box[4] - box[1], (Math.max(box[3] - box[0], box[5] - box[2])) / 2);
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
-import { LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/gpu/layout';
-import { currentConstantBlock, POSE_CONSTANTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
+import { COUNT_FROM_PARAMS, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/gpu/layout';
+import { currentConstantBlock, GENERATED_SHADERS, POSE_CONSTANTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
 
 const pose = readFileSync(new URL('../../shaders/pose.wgsl', import.meta.url), 'utf8');
 
@@ -22,7 +22,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
     const wgsl = wgslU32Constants(pose);
     const twins: Record<string, number> = {
       TRACK_NONE, TRACK_STEP, TRACK_INDEX_MASK, LAYERS_NONE, MASK_NONE, REFERENCE_REST, REFERENCE_IDENTITY,
-      MAX_OVERRIDE_LAYERS, MAX_ADDITIVE_LAYERS, STACK_LAYERS,
+      MAX_OVERRIDE_LAYERS, MAX_ADDITIVE_LAYERS, STACK_LAYERS, COUNT_FROM_PARAMS,
     };
     expect(Object.fromEntries(POSE_CONSTANTS)).toEqual(twins);
     for (const [name, value] of Object.entries(twins)) expect(wgsl.get(name), name).toBe(value);
@@ -37,6 +37,15 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
     expect(pose).toMatch(/layers: array<Layer, STACK_LAYERS>/);
     expect(pose).not.toMatch(/array<Layer, \d/);
     expect(LAYER_STACK.size).toBe(8 + STACK_LAYERS * 32);
+  });
+
+  it('every generated shader (cull.wgsl too) holds its current block and no hand-typed u32 constant', () => {
+    expect(GENERATED_SHADERS.map(([file]) => file)).toEqual(['shaders/pose.wgsl', 'shaders/cull.wgsl']);
+    for (const [file, constants] of GENERATED_SHADERS) {
+      const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+      expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(wgslConstantBlock(constants));
+      expect([...wgslU32Constants(replaceConstantBlock(source, '')).keys()], file).toEqual([]);
+    }
   });
 
   it('a drifted value is caught: a block generated from other values differs from the file', () => {
