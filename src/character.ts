@@ -1,6 +1,7 @@
 import { CpuPoser } from './anim/evaluate';
 import { bake, bakedBytes, type BakedModel } from './bake/bake';
 import { CharacterBounds } from './bake/bounds';
+import { meshLods, type MeshLodOptions, type MeshLods } from './bake/mesh-lod';
 import { buildRig } from './bake/build-rig';
 import { resolveClip } from './bake/clip-names';
 import { ModelError } from './bake/errors';
@@ -52,11 +53,11 @@ export interface Character {
    * level shares its vertices), `errors[l]` the level's simplification error in model units
    * (errors[0] = 0).
    */
-  readonly lods?: { indices: Uint32Array[][]; errors: number[] };
+  readonly lods?: MeshLods;
   /** Loader repairs and ignored features, one sentence each. */
   readonly warnings: readonly string[];
-  /** Milliseconds spent parsing + building the rig, and baking. */
-  readonly timings: { loadMs: number; bakeMs: number };
+  /** Milliseconds spent parsing + building the rig, baking (tables and bounds), and simplifying (mesh LOD). */
+  readonly timings: { loadMs: number; bakeMs: number; lodMs: number };
   /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
   clipIndex(clip: string | number): number;
 }
@@ -72,6 +73,11 @@ export interface LoadOptions {
    * two. Each becomes a clip named `name` (default "<clip>-additive") after the file's clips.
    */
   additiveClips?: { clip: string | number; reference: 'rest' | { clip: string | number; time?: number }; name?: string }[];
+  /**
+   * Mesh LOD levels to make (src/bake/mesh-lod.ts, meshoptimizer's simplifier): default 4 levels,
+   * each with about half the triangles of the one before; false makes none (no LOD).
+   */
+  lod?: boolean | MeshLodOptions;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
@@ -105,6 +111,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   const baked = bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
   const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);
   const t2 = performance.now();
+  const lods = options.lod === false || rig.primitives.length === 0 ? undefined : await meshLods(rig, options.lod === true ? {} : options.lod);
   return {
     name, rig, baked,
     gpu: packRigData(rig, baked),
@@ -115,8 +122,9 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     textures: await decodeTextures(rig),
     bounds: restBounds(rig),
     animationBounds,
+    lods,
     warnings: rig.warnings,
-    timings: { loadMs: t1 - t0, bakeMs: t2 - t1 },
+    timings: { loadMs: t1 - t0, bakeMs: t2 - t1, lodMs: performance.now() - t2 },
     clipIndex(clip: string | number): number {
       return resolveClip(baked.clipNames, clip, { model: name });
     },

@@ -227,3 +227,52 @@ describe.skipIf(!device)('culling changes no pixel', () => {
     });
   }
 });
+
+describe.skipIf(!device)('mesh LOD', () => {
+  it('LOD forced to level 0 draws exactly the LOD-off image; by distance it draws fewer vertices, coarser farther away', async () => {
+    const crowd = await foxCrowd({ animationLod: false });
+    expect(crowd.lodLevels).toBe(4);
+    const view = lookAt([-2500, 400, -2500], [0, 0, 0], { far: 20000 });
+    crowd.update(0.3);
+    crowd.setCamera(view.viewProjection, view.eye, { viewportHeight: 1080 });
+    crowd.lod = false;
+    const off = await renderCrowd(device!, crowd, view.viewProjection, 128);
+    const full = await crowd.readCullStats();
+    crowd.lod = true;
+    crowd.forceLodLevel(0);
+    const forced = await renderCrowd(device!, crowd, view.viewProjection, 128);
+    expect(differingPixels(forced, off)).toBe(0);
+    expect(drawnPixels(off)).toBeGreaterThan(200);
+    crowd.forceLodLevel(undefined);
+    await renderCrowd(device!, crowd, view.viewProjection, 128);
+    const chosen = await crowd.readCullStats();
+    console.log(`LOD by distance as on a 1080-pixel view: instances per level ${chosen.perLevel.join(' / ')}, indices ${chosen.vertices} of ${full.vertices}`);
+    expect(chosen.visible).toBe(full.visible);
+    expect(chosen.vertices).toBeLessThan(full.vertices);
+    expect(chosen.perLevel.filter((n) => n > 0).length).toBeGreaterThan(1);
+    crowd.destroy();
+  });
+
+  it('the levels chosen on the GPU follow distance as documented (the TypeScript twin, per instance)', async () => {
+    const character = await testCharacter('Fox');
+    const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 64, animationLod: false, culling: false });
+    // One instance every 400 units along +z, the camera behind the first looking down the line.
+    for (let i = 0; i < 40; i++) crowd.setPlacement(crowd.add(), 0, 0, i * 400, 0);
+    const view = lookAt([0, 100, -500], [0, 0, 1000], { far: 100000 });
+    crowd.setCamera(view.viewProjection, view.eye, { viewportHeight: 720 });
+    crowd.update(0);
+    await renderCrowd(device!, crowd, view.viewProjection, 64);
+    const stats = await crowd.readCullStats();
+    const settings = new CullSettings(character.lods!.errors, 1);
+    settings.setCamera(view.viewProjection, view.eye, 720);
+    const thresholds = settings.fill().lodDistances;
+    const expected = [0, 0, 0, 0];
+    for (let i = 0; i < 40; i++) {
+      const b = instanceBounds(crowd.getTransform(i), character.animationBounds.reach, view.eye);
+      expected[lodLevel(Math.fround(b.distance / b.scale), thresholds, 4)]++;
+    }
+    expect(stats.perLevel).toEqual(expected);
+    expect(expected.every((n) => n > 0)).toBe(true);
+    crowd.destroy();
+  });
+});
