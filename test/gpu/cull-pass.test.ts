@@ -276,3 +276,63 @@ describe.skipIf(!device)('mesh LOD', () => {
     crowd.destroy();
   });
 });
+
+describe.skipIf(!device)('animation LOD', () => {
+  it('an instance posed every 4th frame shows exactly the pose of its last posing frame, and keeps moving in between', async () => {
+    const character = await testCharacter('Fox');
+    // Every instance counts as tiny on screen: posed every 4th frame, staggered by slot.
+    const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 8, lod: false, animationLod: { every2ndBelow: 1e6, every4thBelow: 1e6 } });
+    const reference = new Crowd(device!, character, { ...FORMATS, capacity: 8 });
+    for (const c of [crowd, reference]) for (let i = 0; i < 6; i++) c.add({ clipA: i % 3, clipB: 2, blend: 0.3, timeA: i * 0.2, speedA: 1 + i * 0.1 });
+    const view = lookAt([0, 150, -700], [0, 40, 0]);
+    crowd.setCamera(view.viewProjection, view.eye);
+    const slots = crowd.jointsPerInstance * 12;
+    const dt = 1 / 30;
+    let previous = new Float32Array(0);
+    const lastPosed = new Array<number>(6).fill(-1); // the clock each instance was last posed at
+    let skipped = 0;
+    for (let frame = 1; frame <= 8; frame++) {
+      const clock = frame * dt;
+      // Instance 0 walks along x every frame; its pose is held on skipped frames, its place is not.
+      crowd.setPlacement(0, frame * 20, 0, 0, 0);
+      crowd.update(dt);
+      const image = await renderCrowd(device!, crowd, view.viewProjection, 64);
+      const posedNow = (await crowd.readCullStats()).posed;
+      const got = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+      reference.update(clock - reference.clock);
+      await renderCrowd(device!, reference, view.viewProjection, 64);
+      const now = new Float32Array(await readBuffer(device!, reference.jointMatrices));
+      let posed = 0;
+      for (let id = 0; id < 6; id++) {
+        const a = crowd.jointMatrixIndex(id) * 12;
+        const mine = Array.from(got.subarray(a, a + slots));
+        const due = frame === 1 || (frame + crowd.jointMatrixIndex(id) / crowd.jointsPerInstance) % 4 === 0;
+        if (due) {
+          posed++;
+          lastPosed[id] = clock;
+          const b = reference.jointMatrixIndex(id) * 12;
+          expect(mine, `frame ${frame}: instance ${id} posed at this frame's clock`).toEqual(Array.from(now.subarray(b, b + slots)));
+        } else {
+          skipped++;
+          expect(mine, `frame ${frame}: instance ${id} holds its pose`).toEqual(Array.from(previous.subarray(a, a + slots)));
+        }
+      }
+      expect(posedNow).toBe(posed);
+      // The picture: every instance as the reference crowd poses it at its last posing clock, at today's place.
+      const held = new Crowd(device!, character, { ...FORMATS, capacity: 8, lod: false });
+      for (let i = 0; i < 6; i++) {
+        held.add({ clipA: i % 3, clipB: 2, blend: 0.3, timeA: i * 0.2 + (1 + i * 0.1) * lastPosed[i], timeB: lastPosed[i], speedA: 0, speedB: 0 });
+      }
+      held.setPlacement(0, frame * 20, 0, 0, 0);
+      held.update(0);
+      const expected = await renderCrowd(device!, held, view.viewProjection, 64);
+      expect(differingPixels(image, expected), `frame ${frame}`).toBe(0);
+      expect(drawnPixels(image)).toBeGreaterThan(100);
+      held.destroy();
+      previous = got;
+    }
+    expect(skipped).toBeGreaterThan(20);
+    crowd.destroy();
+    reference.destroy();
+  });
+});
