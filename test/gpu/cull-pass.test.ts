@@ -284,7 +284,7 @@ describe.skipIf(!device)('animation LOD', () => {
     const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 8, lod: false, animationLod: { every2ndBelow: 1e6, every4thBelow: 1e6 } });
     const reference = new Crowd(device!, character, { ...FORMATS, capacity: 8 });
     for (const c of [crowd, reference]) for (let i = 0; i < 6; i++) c.add({ clipA: i % 3, clipB: 2, blend: 0.3, timeA: i * 0.2, speedA: 1 + i * 0.1 });
-    const view = lookAt([0, 150, -700], [0, 40, 0]);
+    const view = lookAt([60, 100, -300], [60, 40, 0]);
     crowd.setCamera(view.viewProjection, view.eye);
     const slots = crowd.jointsPerInstance * 12;
     const dt = 1 / 30;
