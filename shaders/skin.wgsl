@@ -3,7 +3,9 @@
 // slot in entry i of the bound list. The vertex shader blends the slot's joint matrices
 // (written by pose.wgsl, in model space) with the vertex's 4 or 8 weights, applies the
 // instance's world transform, then shades with the base colour (texture x factor) under one
-// directional light and a flat ambient term. Layouts: src/gpu/layout.ts.
+// directional light (shadowed through the ShadowPass's depth map when there is one) and a flat
+// ambient term. The shadow pass runs the same vertex entry points with the light's camera.
+// Layouts: src/gpu/layout.ts.
 
 // True when the colour target is not an -srgb format, so the shader encodes to sRGB itself.
 override ENCODE_SRGB: bool = false;
@@ -11,6 +13,12 @@ override ENCODE_SRGB: bool = false;
 struct Camera {
   viewProjection: mat4x4f,
   lightDirection: vec3f,
+  shadowStrength: f32,
+  lightViewProjection: mat4x4f,
+  shadowTexel: f32,
+  shadowBias: f32,
+  pad0: f32,
+  pad1: f32,
 }
 
 struct Material {
@@ -40,11 +48,15 @@ struct Instance {
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var baseColorTexture: texture_2d<f32>;
 @group(1) @binding(2) var baseColorSampler: sampler;
+// The directional light's depth map (ShadowPass), or a 1x1 stand-in when shadowStrength is 0.
+@group(2) @binding(0) var shadowMap: texture_depth_2d;
+@group(2) @binding(1) var shadowSampler: sampler_comparison;
 
 struct VertexOut {
   @builtin(position) clip: vec4f,
   @location(0) normal: vec3f,
   @location(1) uv: vec2f,
+  @location(2) world: vec3f,
 }
 
 struct Skinned {
@@ -83,6 +95,7 @@ fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f) -> V
   out.clip = camera.viewProjection * vec4f(placed.position, 1.0);
   out.normal = placed.normal;
   out.uv = uv;
+  out.world = placed.position;
   return out;
 }
 
@@ -123,11 +136,31 @@ fn vertex8(
   return finish(m, slot, position, normal, uv);
 }
 
+// How much of the light reaches `world`: 1 lit, 0 in shadow; 3 x 3 percentage-closer filtering
+// (each tap a hardware 2 x 2 comparison), 1 outside the map.
+fn lit(world: vec3f) -> f32 {
+  if (camera.shadowStrength == 0.0) {
+    return 1.0;
+  }
+  let p = camera.lightViewProjection * vec4f(world, 1.0);
+  let uv = p.xy * vec2f(0.5, -0.5) + vec2f(0.5);
+  if (any(uv < vec2f(0.0)) || any(uv > vec2f(1.0)) || p.z > 1.0) {
+    return 1.0;
+  }
+  var sum = 0.0;
+  for (var dy = -1; dy <= 1; dy++) {
+    for (var dx = -1; dx <= 1; dx++) {
+      sum += textureSampleCompareLevel(shadowMap, shadowSampler, uv + vec2f(f32(dx), f32(dy)) * camera.shadowTexel, p.z - camera.shadowBias);
+    }
+  }
+  return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
+}
+
 @fragment
 fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4f {
   let base = textureSample(baseColorTexture, baseColorSampler, in.uv) * material.baseColorFactor;
   let n = normalize(select(-in.normal, in.normal, front));
-  let light = 0.35 + 0.65 * max(dot(n, -camera.lightDirection), 0.0);
+  let light = 0.35 + 0.65 * max(dot(n, -camera.lightDirection), 0.0) * lit(in.world);
   var color = base.rgb * light;
   if (ENCODE_SRGB) {
     color = pow(color, vec3f(1.0 / 2.2));

@@ -90,6 +90,24 @@ export interface CrowdOptions extends SkinPassOptions {
    * changes it later.
    */
   animationLod?: boolean | { every2ndBelow?: number; every4thBelow?: number };
+  /**
+   * A directional shadow map drawn from the posed instances (culled against the light's frustum,
+   * one LOD level coarser than the camera's) and sampled with 3 x 3 PCF when shading (needs a
+   * camera: the map follows the view). Off by default; Crowd.shadows turns it off and on again.
+   */
+  shadows?: boolean | ShadowOptions;
+}
+
+/** Directional shadows (CrowdOptions.shadows). */
+export interface ShadowOptions {
+  /** Shadow map size in texels (default 2048). */
+  mapSize?: number;
+  /** The map covers the view up to this distance from the camera (world units; default 20 character heights). */
+  distance?: number;
+  /** How far towards the light casters outside the covered view may stand (world units; default 2 character heights). */
+  reach?: number;
+  /** Darkness of a full shadow in [0, 1] (default 1: only the ambient term remains). */
+  strength?: number;
 }
 
 /** The camera culling and LOD use: Crowd.setCamera. */

@@ -7,13 +7,15 @@ import { CullPass } from './gpu/cull-pass';
 import { CullSettings } from './gpu/cull-settings';
 import { CullStatsReader } from './gpu/cull-stats';
 import { MeshBuffers } from './gpu/mesh-buffers';
+import { frustumPlanes } from './gpu/cull-math';
+import { fitLight, ShadowPass } from './gpu/shadow-pass';
 import type { InstanceAnimation } from './gpu/instance-records';
 import { InstanceStore } from './gpu/instance-store';
 import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
 import { LAYERS_NONE, MASK_NONE } from './gpu/layout';
 import { PosePass } from './gpu/pose-pass';
 import { checkFinite } from './gpu/record-buffer';
-import { SkinPass } from './gpu/skin-pass';
+import { LIGHT_DIRECTION, SkinPass } from './gpu/skin-pass';
 import { IDENTITY_MATRIX } from './math/affine';
 
 export type * from './crowd-types';
@@ -38,6 +40,12 @@ export class Crowd {
   private readonly store: InstanceStore;
   private readonly cull: CullSettings;
   private readonly stats: CullStatsReader;
+  private readonly shadowPass: ShadowPass | undefined;
+  private readonly shadow = { distance: 0, reach: 0, strength: 1 };
+  /** Whether the last encode drew the shadow map. */
+  private shadowedFrame = false;
+  /** Store generation the shadow pass is bound to (-1: never). */
+  private shadowGeneration = -1;
   /** Store generation the skin pass is bound to (-1: never). */
   private skinGeneration = -1;
   private clockSeconds = 0;
@@ -66,6 +74,36 @@ export class Crowd {
       box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
     });
     this.stats = new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance());
+    if (options.shadows) {
+      const o = options.shadows === true ? {} : options.shadows;
+      const height = boxHeight(character.animationBounds.reach);
+      this.shadow.distance = checkPositive(o.distance ?? 20 * height, 'shadows.distance');
+      this.shadow.reach = checkPositive(o.reach ?? 2 * height, 'shadows.reach');
+      this.shadow.strength = o.strength ?? 1;
+      if (!(this.shadow.strength >= 0 && this.shadow.strength <= 1)) throw new RangeError(`shadows.strength must be in [0, 1], got ${o.strength}`);
+      this.shadowPass = new ShadowPass(device, this.skinPass, this.mesh, { mapSize: o.mapSize });
+      this.cull.shadows = true;
+    }
+  }
+
+  /** Whether the shadow map is drawn and sampled (needs CrowdOptions.shadows and a camera). */
+  get shadows(): boolean {
+    return this.cull.shadows;
+  }
+
+  set shadows(on: boolean) {
+    if (on === true && !this.shadowPass) throw new Error('this crowd was created without shadows (CrowdOptions.shadows)');
+    this.cull.shadows = on === true;
+  }
+
+  /**
+   * The shadow map of the last encoded frame and the light's view-projection (world -> the
+   * map's clip space), for other passes that receive the crowd's shadows (a ground); undefined
+   * when no shadow map was drawn. Owned by the crowd.
+   */
+  get shadowMap(): { view: GPUTextureView; lightViewProjection: Float32Array; mapSize: number } | undefined {
+    const pass = this.shadowPass;
+    return pass && this.shadowedFrame ? { view: pass.view, lightViewProjection: pass.lightViewProjection, mapSize: pass.mapSize } : undefined;
   }
 
   /**
@@ -328,13 +366,27 @@ export class Crowd {
    */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     this.culledFrame = this.cull.needed;
+    const shadowPass = this.cull.shadows && this.culledFrame ? this.shadowPass : undefined;
+    this.shadowedFrame = shadowPass !== undefined;
     if (this.culledFrame) {
-      this.cullPass.update(this.store, this.cull.fill());
+      const frame = this.cull.fill();
+      if (shadowPass) {
+        const light = shadowPass.lightViewProjection;
+        fitLight(this.cull.cameraViewProjection, frame.cameraPosition, LIGHT_DIRECTION, this.shadow.distance, this.shadow.reach, light);
+        frustumPlanes(light, frame.lightPlanes);
+        shadowPass.update(light);
+        if (this.shadowGeneration !== this.store.generation) {
+          shadowPass.bind(this.store);
+          this.shadowGeneration = this.store.generation;
+        }
+      }
+      this.cullPass.update(this.store, frame);
       this.posePass.update(this.store, this.clockSeconds, this.cullPass);
       const [first, last] = this.splitTimestamps(timestampWrites);
       this.cullPass.encode(encoder, first);
       this.stats.encode(encoder);
       this.posePass.encode(encoder, last);
+      shadowPass?.encode(encoder, this.cullPass);
     } else {
       this.posePass.update(this.store, this.clockSeconds);
       this.posePass.encode(encoder, timestampWrites);
@@ -351,6 +403,8 @@ export class Crowd {
       this.skinPass.bind(this.store);
       this.skinGeneration = this.store.generation;
     }
+    const shadowPass = this.shadowedFrame ? this.shadowPass : undefined;
+    this.skinPass.setShadowMap(shadowPass?.view, shadowPass?.lightViewProjection, shadowPass?.mapSize, this.shadow.strength);
     this.skinPass.update(viewProjection);
     if (this.culledFrame) this.skinPass.drawIndirect(pass, this.cullPass);
     else this.skinPass.draw(pass, this.store.count);
@@ -360,6 +414,7 @@ export class Crowd {
     this.posePass.destroy();
     this.skinPass.destroy();
     this.cullPass.destroy();
+    this.shadowPass?.destroy();
     this.stats.destroy();
     this.mesh.destroy();
     this.store.destroy();
@@ -404,6 +459,11 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
 function list<T>(value: T[] | undefined, field: string): T[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new TypeError(`${field} must be an array, got ${value === null ? 'null' : typeof value}`);
+  return value;
+}
+
+function checkPositive(value: number, what: string): number {
+  if (!(value > 0)) throw new RangeError(`${what} must be a positive number of world units, got ${value}`);
   return value;
 }
 

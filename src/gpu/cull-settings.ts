@@ -1,6 +1,6 @@
 import type { CullFrame } from './cull-pass';
 import { distanceForPixels, frustumPlanes, NEVER, projectionScale } from './cull-math';
-import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, LOD_NOT_FORCED, MAX_LOD_LEVELS } from './layout';
+import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, LOD_NOT_FORCED, MAX_LOD_LEVELS } from './layout';
 import { checkFinite } from './record-buffer';
 
 /** Defaults of the screen-space thresholds, in pixels. */
@@ -16,6 +16,8 @@ export class CullSettings {
   culling = true;
   lod = true;
   animationLod = true;
+  /** Whether the cull pass lists shadow casters (the Crowd fills frame.lightPlanes). */
+  shadows = false;
   maxDistance = Infinity;
   pixelError = DEFAULT_PIXEL_ERROR;
   every2ndBelow = DEFAULT_EVERY_2ND_BELOW;
@@ -46,7 +48,7 @@ export class CullSettings {
 
   /** Whether the cull pass has anything to do this frame. */
   get needed(): boolean {
-    return this.hasCamera && (this.culling || this.lod || this.animationLod || this.forcedLevel !== undefined);
+    return this.hasCamera && (this.culling || this.lod || this.animationLod || this.shadows || this.forcedLevel !== undefined);
   }
 
   setCamera(viewProjection: ArrayLike<number>, position: ArrayLike<number>, viewportHeight: number | undefined): void {
@@ -59,6 +61,11 @@ export class CullSettings {
     this.frame.cameraPosition.set(position);
     if (viewportHeight !== undefined) this.viewportHeight = viewportHeight;
     this.hasCamera = true;
+  }
+
+  /** The camera's view-projection (world -> clip, column-major), as last set. */
+  get cameraViewProjection(): Float64Array {
+    return this.viewProjection;
   }
 
   /** Forgets the camera: from the next frame every instance is posed and drawn at level 0. */
@@ -95,7 +102,7 @@ export class CullSettings {
   /** Fills and returns the frame's CullFrame (advancing the frame counter). */
   fill(): CullFrame {
     const f = this.frame;
-    f.flags = (this.culling ? CULL_FRUSTUM : 0) | (this.lod ? CULL_LOD : 0) | (this.animationLod ? CULL_ANIMATION_LOD : 0);
+    f.flags = (this.culling ? CULL_FRUSTUM : 0) | (this.lod ? CULL_LOD : 0) | (this.animationLod ? CULL_ANIMATION_LOD : 0) | (this.shadows ? CULL_SHADOWS : 0);
     frustumPlanes(this.viewProjection, f.planes);
     f.maxDistance = this.maxDistance;
     const projection = projectionScale(this.viewProjection);

@@ -116,11 +116,19 @@ export const MATERIAL = {
   // 12 bytes of padding (uniform blocks are 16-byte multiples)
 } as const;
 
-/** Camera uniform block (shaders/skin.wgsl `Camera`). */
+/**
+ * Camera uniform block (shaders/skin.wgsl `Camera`). ShadowPass keeps its own copy whose
+ * viewProjection is the light's.
+ */
 export const CAMERA = {
-  size: 80,
-  viewProjection: 0, // mat4x4f
-  lightDirection: 64, // vec3f: direction light travels, world space, unit length
+  size: 160,
+  viewProjection: 0, //       mat4x4f
+  lightDirection: 64, //      vec3f: direction light travels, world space, unit length
+  shadowStrength: 76, //      f32: 0 = no shadow map (lit everywhere), 1 = full shadow where occluded
+  lightViewProjection: 80, // mat4x4f: world -> the shadow map's clip space
+  shadowTexel: 144, //        f32: 1 / shadow map size
+  shadowBias: 148, //         f32: depth bias in the map's depth units
+  // 8 bytes of padding to a 16-byte multiple
 } as const;
 
 /**

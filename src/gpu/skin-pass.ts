@@ -34,7 +34,8 @@ export interface DrawArgs {
   argsOffset(list: number, level: number, primitive: number): number;
 }
 
-const LIGHT_DIRECTION = normalize3([-0.4, -1, -0.55]);
+/** The direction the light travels (world space, unit length): shading and the shadow map. */
+export const LIGHT_DIRECTION = normalize3([-0.4, -1, -0.55]);
 
 /**
  * The instanced skinned draw (shaders/skin.wgsl): one draw call per mesh primitive (per LOD
@@ -52,6 +53,15 @@ export class SkinPass {
   /** Frame bind group over the identity list (every instance), and one per LOD level over the camera lists. */
   private direct: GPUBindGroup | undefined;
   private readonly levelGroups: GPUBindGroup[] = [];
+  /** Group 2: the shadow map and its comparison sampler (a 1x1 stand-in without one). */
+  private readonly shadowLayout: GPUBindGroupLayout;
+  private readonly shadowSampler: GPUSampler;
+  private readonly noShadow: GPUTextureView;
+  private shadowGroup: GPUBindGroup;
+  private shadowView: GPUTextureView | undefined;
+  /** The pipeline layout and shader module, which ShadowPass's pipelines share. */
+  readonly pipelineLayout: GPUPipelineLayout;
+  readonly module: GPUShaderModule;
 
   constructor(
     private readonly device: GPUDevice,
@@ -77,8 +87,20 @@ export class SkinPass {
         { binding: 2, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
       ],
     });
-    const layout = device.createPipelineLayout({ label: 'SkinPass.layout', bindGroupLayouts: [this.frameLayout, materialLayout] });
+    this.shadowLayout = device.createBindGroupLayout({
+      label: 'SkinPass.shadowLayout',
+      entries: [
+        { binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'depth' } },
+        { binding: 1, visibility: GPUShaderStage.FRAGMENT, sampler: { type: 'comparison' } },
+      ],
+    });
+    this.shadowSampler = device.createSampler({ label: 'SkinPass.shadowSampler', compare: 'less-equal', magFilter: 'linear', minFilter: 'linear' });
+    this.noShadow = this.track(device.createTexture({ label: 'SkinPass.noShadow', size: [1, 1], format: 'depth32float', usage: GPUTextureUsage.TEXTURE_BINDING })).createView();
+    this.shadowGroup = this.createShadowGroup(this.noShadow);
+    const layout = device.createPipelineLayout({ label: 'SkinPass.layout', bindGroupLayouts: [this.frameLayout, materialLayout, this.shadowLayout] });
+    this.pipelineLayout = device.createPipelineLayout({ label: 'SkinPass.depthLayout', bindGroupLayouts: [this.frameLayout, materialLayout] });
     const module = device.createShaderModule({ label: 'SkinPass.shader', code: skinWgsl });
+    this.module = module;
     const pipelines = new Map<number, GPURenderPipeline>();
     const pipelineFor = (influences: 4 | 8) => {
       let pipeline = pipelines.get(influences);
@@ -128,9 +150,25 @@ export class SkinPass {
     return this.frameLayout;
   }
 
-  /** The camera uniform (CAMERA), which ShadowPass's frame bind groups share. Owned by the pass. */
-  get cameraBuffer(): GPUBuffer {
-    return this.camera;
+  /** Per primitive, in MeshBuffers order: its material bind group (group 1), which ShadowPass binds too. */
+  get materials(): GPUBindGroup[] {
+    return this.items.map((item) => item.material);
+  }
+
+  /**
+   * Shades with a shadow map from now on (`view` of a depth32float map, `lightViewProjection`
+   * world -> the map's clip space, `strength` in [0, 1]), or without one (undefined). The view is
+   * not owned; the bind group is rebuilt only when the view changes.
+   */
+  setShadowMap(view: GPUTextureView | undefined, lightViewProjection?: ArrayLike<number>, size = 1, strength = 1, bias = 0.002): void {
+    if (view !== this.shadowView) {
+      this.shadowView = view;
+      this.shadowGroup = this.createShadowGroup(view ?? this.noShadow);
+    }
+    this.cameraData[CAMERA.shadowStrength / 4] = view ? strength : 0;
+    if (view && lightViewProjection) this.cameraData.set(lightViewProjection, CAMERA.lightViewProjection / 4);
+    this.cameraData[CAMERA.shadowTexel / 4] = 1 / size;
+    this.cameraData[CAMERA.shadowBias / 4] = bias;
   }
 
   /** Points the pass at the store's buffers (creation and growth). Does not own them. */
@@ -155,6 +193,7 @@ export class SkinPass {
     if (!this.direct) throw new Error('SkinPass.draw: call bind() first');
     if (instanceCount === 0) return;
     pass.setBindGroup(0, this.direct);
+    pass.setBindGroup(2, this.shadowGroup);
     let current: GPURenderPipeline | undefined;
     for (const item of this.items) {
       if (item.pipeline !== current) pass.setPipeline((current = item.pipeline));
@@ -167,6 +206,7 @@ export class SkinPass {
   /** Records one indirect draw per (LOD level, primitive) over the cull pass's camera lists. */
   drawIndirect(pass: GPURenderPassEncoder, draws: DrawArgs): void {
     if (this.levelGroups.length === 0) throw new Error('SkinPass.drawIndirect: call bind() first');
+    pass.setBindGroup(2, this.shadowGroup);
     let current: GPURenderPipeline | undefined;
     this.items.forEach((item, p) => {
       if (item.pipeline !== current) pass.setPipeline((current = item.pipeline));
@@ -181,6 +221,13 @@ export class SkinPass {
 
   destroy(): void {
     for (const resource of this.owned) resource.destroy();
+  }
+
+  private createShadowGroup(view: GPUTextureView): GPUBindGroup {
+    return this.device.createBindGroup({
+      label: 'SkinPass.shadow', layout: this.shadowLayout,
+      entries: [{ binding: 0, resource: view }, { binding: 1, resource: this.shadowSampler }],
+    });
   }
 
   private track<T extends { destroy(): void }>(resource: T): T {
