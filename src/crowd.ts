@@ -191,9 +191,9 @@ export class Crowd {
     return this.clockSeconds;
   }
 
-  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels when the last encode culled. */
+  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws). */
   get drawCallCount(): number {
-    return this.skinPass.drawCount * (this.culledFrame ? this.mesh.levels : 1);
+    return this.skinPass.drawCount * (this.cull.needed ? this.mesh.levels : 1);
   }
 
   /** Joint matrices per instance. */
