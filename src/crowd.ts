@@ -443,7 +443,10 @@ export class Crowd {
     this.cullTimestamps.querySet = this.poseTimestamps.querySet = writes.querySet;
     this.cullTimestamps.beginningOfPassWriteIndex = writes.beginningOfPassWriteIndex;
     this.poseTimestamps.endOfPassWriteIndex = writes.endOfPassWriteIndex;
-    return [this.cullTimestamps, this.poseTimestamps];
+    return [
+      writes.beginningOfPassWriteIndex === undefined ? undefined : this.cullTimestamps,
+      writes.endOfPassWriteIndex === undefined ? undefined : this.poseTimestamps,
+    ];
   }
 
   private resolve(state: Omit<AnimationState, 'clipA' | 'clipB'> & { clipA: string | number; clipB: string | number }): InstanceAnimation {
