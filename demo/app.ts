@@ -124,7 +124,7 @@ export class App {
       const scene = await loadScene(this.device, label, source, {
         crowd: {
           colorFormat: this.renderer.colorFormat, depthFormat: this.renderer.depthFormat,
-          sampleCount: this.renderer.sampleCount, capacity: Math.max(1024, this.state.instances),
+          sampleCount: this.renderer.sampleCount, capacity: Math.max(1024, this.state.instances), shadows: true,
         },
         onProgress, signal: abort.signal,
       });
@@ -215,7 +215,7 @@ export class App {
       case 'instances':
         this.countChanged = true;
         break;
-      default: // speed, paused, grid: read every frame; the rest belongs to the activity
+      default: // speed, paused, grid, culling, lod, animationLod, shadows: read every frame; the rest belongs to the activity
         if (this.activity?.settingChanged(key)) this.settingsChanged = true;
         break;
     }
@@ -248,7 +248,7 @@ export class App {
     this.stats.setScene({
       model: scene.label, scene: activity.kind, mode: activity.kind === 'crowd' ? this.state.mode : activity.kind, instances: activity.count,
       jointsPerInstance: scene.crowd.jointsPerInstance, drawCalls: scene.crowd.drawCallCount, bakedBytes: scene.bakedBytes,
-    }, (lines, data) => activity.describe(lines, data));
+    }, (lines, data) => activity.describe(lines, data), () => ({ drawCalls: scene.crowd.drawCallCount, stats: scene.crowd.cullStats }));
     this.controls.sync();
     writeState(this.state, this.sceneState);
   }
@@ -284,6 +284,14 @@ export class App {
         camera.target[2] += (followed[1] - camera.target[2]) * k;
       }
       camera.update(this.renderer.aspect);
+      if (crowd) {
+        // The panel's switches, and the camera the cull pass uses (before encode, in render()).
+        crowd.culling = this.state.culling;
+        crowd.lod = this.state.lod;
+        crowd.animationLod = this.state.animationLod;
+        crowd.shadows = this.state.shadows;
+        crowd.setCamera(camera.viewProjection, camera.eye, { viewportHeight: this.renderer.canvas.height });
+      }
       const grid = this.state.grid ? this.grid : undefined;
       grid?.update(camera.viewProjection, camera.eye, camera.target, camera.fogStart, camera.fogEnd);
       if (following) this.marker.update(camera.viewProjection, followed[0], followed[1], followed[2], activity!.height * 0.004);

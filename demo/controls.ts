@@ -5,7 +5,7 @@ import { MAX_INSTANCES, type DemoState } from './url-state';
 
 /** Keys of DemoState and SceneState that the panel edits; the App reacts to each. */
 export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid'
-  | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight';
+  | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight' | 'culling' | 'lod' | 'animationLod' | 'shadows';
 
 /** Settings of the view that are not part of the URL. */
 export interface ViewSettings {
@@ -77,6 +77,11 @@ export class Controls {
     on(gui.add(state, 'speed', 0, 4, 0.01), 'speed').name('playback speed');
     on(gui.add(state, 'paused'), 'paused').name('pause');
     on(gui.add(state, 'grid'), 'grid').name('ground grid');
+    const gpu = gui.addFolder('GPU culling and LOD');
+    on(gpu.add(state, 'culling'), 'culling').name('frustum culling');
+    on(gpu.add(state, 'lod'), 'lod').name('mesh LOD');
+    on(gpu.add(state, 'animationLod'), 'animationLod').name('animation LOD');
+    on(gpu.add(state, 'shadows'), 'shadows').name('shadows');
     gui.add({ 'reset camera': () => actions.resetCamera() }, 'reset camera');
     const other = gui.addFolder('Other model').close();
     other.add(this.url, 'address').name('.glb URL');

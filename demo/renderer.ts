@@ -55,6 +55,7 @@ export class Renderer {
     const encoder = this.device.createCommandEncoder(this.encoderDescriptor);
     const computeRan = crowd !== undefined && crowd.count > 0;
     if (crowd) crowd.encode(encoder, timer.computeWrites);
+    grid?.setShadow(crowd?.shadowMap);
     const canvasView = this.context.getCurrentTexture().createView();
     if (this.sampleCount > 1) this.colorAttachment.resolveTarget = canvasView;
     else this.colorAttachment.view = canvasView;

@@ -1,10 +1,12 @@
+import type { CullStats } from '../src/index';
 import type { GpuTimer } from './gpu-timer';
 
 /** Milliseconds between refreshes of the overlay's text and data-* attributes. */
 const REFRESH_MS = 250;
 
 /** data-* keys the overlay itself writes; others come from a scene's detail. */
-const OWN_KEYS = new Set(['frames', 'fps', 'cpuMs', 'gpuComputeMs', 'gpuRenderMs', 'model', 'scene', 'mode', 'instances', 'joints', 'drawCalls', 'bakedBytes']);
+const OWN_KEYS = new Set(['frames', 'fps', 'cpuMs', 'gpuComputeMs', 'gpuRenderMs', 'model', 'scene', 'mode', 'instances', 'joints', 'drawCalls', 'bakedBytes',
+  'visible', 'posed', 'vertices']);
 
 /** What the overlay shows about the loaded scene; set when it changes, not per frame. */
 export interface SceneStats {
@@ -36,6 +38,8 @@ export class StatsOverlay {
   private scene: SceneStats | undefined;
   /** Adds the current scene's own lines and data-* values (e.g. a character's state). */
   private detail: ((lines: string[], data: DOMStringMap) => void) | undefined;
+  /** The crowd's draw calls now and its latest cull counts (read back a frame or two late). */
+  private cull: (() => { drawCalls: number; stats: CullStats | undefined }) | undefined;
 
   constructor(private readonly timer: GpuTimer, private readonly adapter: string) {
     const root = document.getElementById('stats');
@@ -43,9 +47,10 @@ export class StatsOverlay {
     this.root = root;
   }
 
-  setScene(scene: SceneStats, detail?: (lines: string[], data: DOMStringMap) => void): void {
+  setScene(scene: SceneStats, detail?: (lines: string[], data: DOMStringMap) => void, cull?: () => { drawCalls: number; stats: CullStats | undefined }): void {
     this.scene = scene;
     this.detail = detail;
+    this.cull = cull;
     this.lastRefresh = -Infinity;
     // Forget the data-* values the previous scene's detail wrote.
     for (const key of Object.keys(this.root.dataset)) if (!OWN_KEYS.has(key)) delete this.root.dataset[key];
@@ -77,6 +82,7 @@ export class StatsOverlay {
     d.cpuMs = this.cpuMs.toFixed(3);
     d.gpuComputeMs = Number.isNaN(this.timer.computeMs) ? 'n/a' : this.timer.computeMs.toFixed(3);
     d.gpuRenderMs = Number.isNaN(this.timer.renderMs) ? 'n/a' : this.timer.renderMs.toFixed(3);
+    if (s && this.cull) s.drawCalls = this.cull().drawCalls;
     if (s) {
       d.model = s.model;
       d.scene = s.scene;
@@ -90,6 +96,7 @@ export class StatsOverlay {
       `${fps} fps   CPU ${this.cpuMs.toFixed(2)} ms/frame`,
       `GPU compute ${gpu(this.timer.computeMs)}   render ${gpu(this.timer.renderMs)}`,
     ];
+    const live = this.cull?.();
     if (s) {
       lines.push(
         `${s.model} · ${s.scene === 'crowd' ? s.mode : `${s.scene} scene`}`,
@@ -97,6 +104,16 @@ export class StatsOverlay {
         `${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'} (+1 ground)`,
         `baked tables ${formatBytes(s.bakedBytes)}`,
       );
+      const cull = live?.stats;
+      if (cull) {
+        d.visible = String(cull.visible);
+        d.posed = String(cull.posed);
+        d.vertices = String(cull.vertices);
+        lines.push(
+          `visible ${cull.visible.toLocaleString('en-US')}   posed this frame ${cull.posed.toLocaleString('en-US')}`,
+          `vertices drawn ${formatCount(cull.vertices)}/frame (LOD ${cull.perLevel.map((n) => n.toLocaleString('en-US')).join(' / ')})`,
+        );
+      }
       this.detail?.(lines, d);
       lines.push(this.adapter);
     } else {
@@ -104,6 +121,12 @@ export class StatsOverlay {
     }
     this.root.textContent = lines.join('\n');
   }
+}
+
+function formatCount(n: number): string {
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)} M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)} k`;
+  return String(n);
 }
 
 function formatBytes(bytes: number): string {

@@ -26,6 +26,14 @@ export interface DemoState {
   variety: number;
   /** Draw the ground grid. */
   grid: boolean;
+  /** Frustum culling of the crowd (off: every instance posed and drawn, for comparison). */
+  culling: boolean;
+  /** Mesh LOD by screen-space error. */
+  lod: boolean;
+  /** Far instances posed every 2nd / 4th frame. */
+  animationLod: boolean;
+  /** The crowd's shadow map (characters and ground). */
+  shadows: boolean;
 }
 
 export const MAX_INSTANCES = 100_000;
@@ -33,7 +41,11 @@ export const MAX_INSTANCES = 100_000;
 export const DEFAULT_STATE: Readonly<DemoState> = {
   model: DEFAULT_MODEL, modelUrl: '', instances: 1000, mode: 'crowd', clipA: '', clipB: '',
   blend: 0.5, speed: 1, paused: false, randomPhases: true, variety: 0.15, grid: true,
+  culling: true, lod: true, animationLod: true, shadows: true,
 };
+
+/** The on/off switches of the crowd's GPU features, each in the URL only when off (`culling=0`). */
+const SWITCHES = ['culling', 'lod', 'animationLod', 'shadows'] as const;
 
 /**
  * Reads the state from a query string. Values that do not parse fall back to the defaults and
@@ -77,6 +89,7 @@ export function readState(search: string): { state: DemoState; problems: string[
   state.paused = flag('paused') ?? state.paused;
   state.randomPhases = flag('randomPhases') ?? state.randomPhases;
   state.grid = flag('grid') ?? state.grid;
+  for (const key of SWITCHES) state[key] = flag(key) ?? state[key];
   return { state, problems };
 }
 
@@ -118,6 +131,7 @@ export function writeStateNow(state: DemoState, scene?: SceneState): void {
   if (!state.randomPhases) params.set('randomPhases', '0');
   if (state.variety !== DEFAULT_STATE.variety) params.set('variety', String(round(state.variety)));
   if (!state.grid) params.set('grid', '0');
+  for (const key of SWITCHES) if (!state[key]) params.set(key, '0');
   history.replaceState(history.state, '', `${location.pathname}?${params}${location.hash}`);
 }
 

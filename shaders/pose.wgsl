@@ -6,7 +6,8 @@
 // One workgroup per instance (a 2D grid of them, so any instance count fits under the 65535
 // workgroups-per-dimension limit). Its threads sample and blend the local TRS of every rig node
 // in parallel into workgroup memory, compose local -> model one hierarchy level at a time
-// (a barrier between levels), then write world * model * inverseBind for every joint slot.
+// (a barrier between levels), then write model * inverseBind for every joint slot (model space:
+// shaders/skin.wgsl applies the instance's world transform).
 // Layouts: src/gpu/layout.ts (checked against this file by test/gpu/layout.test.ts). Table
 // layout and the reading rule: src/bake/bake.ts. The TypeScript twin: src/anim/lut.ts + pose.ts.
 
@@ -28,6 +29,7 @@ const REFERENCE_IDENTITY: u32 = 0xfffffffeu;
 const MAX_OVERRIDE_LAYERS: u32 = 4u;
 const MAX_ADDITIVE_LAYERS: u32 = 2u;
 const STACK_LAYERS: u32 = 6u;
+const COUNT_FROM_PARAMS: u32 = 0xffffffffu;
 
 struct Instance {
   world: mat4x4f,
@@ -68,10 +70,10 @@ struct Params {
   maxDepth: u32,
   clock: f32,
   dispatchWidth: u32,
-  firstInstance: u32,
-  pad0: u32,
-  pad1: u32,
-  pad2: u32,
+  listBase: u32,
+  countIndex: u32,
+  nodeBase: u32,
+  slotBase: u32,
 }
 
 struct Node {
@@ -87,22 +89,29 @@ struct JointSlot {
 @group(0) @binding(0) var<uniform> params: Params;
 // Baked track entries; 3 rest-pose vec4f per node from index params.restBase; the identity
 // difference (3 vec4f) at params.clipBase - 3; then one (duration in seconds, entries per
-// track, 1 for a difference clip else 0, 0) per clip from index params.clipBase.
+// track, 1 for a difference clip else 0, 0) per clip from index params.clipBase; then one
+// (parent, depth, 0, 0) per node from params.nodeBase and 5 vec4f per joint slot (the inverse
+// bind matrix's columns, then (node, 0, 0, 0)) from params.slotBase, integers as exact floats.
+// (One buffer rather than three keeps the pass within 8 storage buffers, WebGPU's default.)
 @group(0) @binding(1) var<storage, read> tracks: array<vec4f>;
 // (clip * nodeCount + node) * 3 + path -> index of the track's entry 0 | TRACK_STEP, or TRACK_NONE.
 @group(0) @binding(2) var<storage, read> trackRefs: array<u32>;
-@group(0) @binding(3) var<storage, read> nodes: array<Node>;
-@group(0) @binding(4) var<storage, read> slots: array<JointSlot>;
-@group(0) @binding(5) var<storage, read> instances: array<Instance>;
+@group(0) @binding(3) var<storage, read> instances: array<Instance>;
 // Layer stacks, indexed by Instance.layers.
-@group(0) @binding(6) var<storage, read> stacks: array<LayerStack>;
+@group(0) @binding(4) var<storage, read> stacks: array<LayerStack>;
 // Blend masks: nodeCount weights in [0, 1] per mask.
-@group(0) @binding(7) var<storage, read> masks: array<f32>;
+@group(0) @binding(5) var<storage, read> masks: array<f32>;
 // 3 vec4f (the top rows of the affine joint matrix) per instance per slot.
-@group(0) @binding(8) var<storage, read_write> jointMatrices: array<vec4f>;
+@group(0) @binding(6) var<storage, read_write> jointMatrices: array<vec4f>;
+// The instances to pose: entry params.listBase + workgroup index holds the slot. Without a cull
+// pass the identity list (entry i holds i); after one, the cull pass's pose list, whose
+// length is word params.countIndex of the same buffer (see COUNT_FROM_PARAMS).
+@group(0) @binding(7) var<storage, read> instanceList: array<u32>;
 
 // Local matrices, then (after the level loop) model matrices of this workgroup's instance.
 var<workgroup> model: array<mat4x4f, MAX_NODES>;
+// This dispatch's instance count, shared so that every thread sees one uniform value.
+var<workgroup> listLength: u32;
 
 struct Trs {
   t: vec3f,
@@ -232,13 +241,29 @@ fn composeTrs(p: Trs) -> mat4x4f {
   );
 }
 
+fn nodeAt(n: u32) -> Node {
+  let v = tracks[params.nodeBase + n];
+  return Node(i32(v.x), u32(v.y));
+}
+
+fn slotAt(s: u32) -> JointSlot {
+  let b = params.slotBase + s * 5u;
+  return JointSlot(mat4x4f(tracks[b], tracks[b + 1u], tracks[b + 2u], tracks[b + 3u]), u32(tracks[b + 4u].x));
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) thread: u32) {
   let index = group.x + group.y * params.dispatchWidth;
-  if (index >= params.instanceCount) {
+  if (thread == 0u) {
+    listLength = params.instanceCount;
+    if (params.countIndex != COUNT_FROM_PARAMS) {
+      listLength = instanceList[params.countIndex];
+    }
+  }
+  if (index >= workgroupUniformLoad(&listLength)) {
     return; // uniform across the workgroup, so the barriers below stay in uniform control flow
   }
-  let instance = params.firstInstance + index;
+  let instance = instanceList[params.listBase + index];
   let record = instances[instance];
   let uA = tableCoordinate(record.clipA, record.phaseA + record.speedA * params.clock);
   let uB = tableCoordinate(record.clipB, record.phaseB + record.speedB * params.clock);
@@ -258,7 +283,7 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
   // Nodes are parent-first; every node of depth `level` has its parent final by now.
   for (var level = 1u; level <= params.maxDepth; level++) {
     for (var n = thread; n < params.nodeCount; n += WORKGROUP_SIZE) {
-      let node = nodes[n];
+      let node = nodeAt(n);
       if (node.depth == level) {
         model[n] = model[u32(node.parent)] * model[n];
       }
@@ -267,8 +292,10 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
   }
 
   for (var s = thread; s < params.slotCount; s += WORKGROUP_SIZE) {
-    let slot = slots[s];
-    let m = record.world * model[slot.node] * slot.inverseBind;
+    let slot = slotAt(s);
+    // Model space: the skin shader applies the instance's world transform, so a pose kept over
+    // skipped frames (animation LOD) still follows its instance.
+    let m = model[slot.node] * slot.inverseBind;
     let o = (instance * params.slotCount + s) * 3u;
     jointMatrices[o] = vec4f(m[0].x, m[1].x, m[2].x, m[3].x);
     jointMatrices[o + 1u] = vec4f(m[0].y, m[1].y, m[2].y, m[3].y);

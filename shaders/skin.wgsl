@@ -1,7 +1,10 @@
-// Skin pass: draws every instance of one mesh primitive in one instanced draw. The vertex
-// shader blends the instance's joint matrices (written by pose.wgsl, already including the
-// instance's world transform) with the vertex's 4 or 8 weights, then shades with the base
-// colour (texture x factor) under one directional light and a flat ambient term.
+// Skin pass: draws the instances of one instance list for one mesh primitive in one instanced
+// draw (direct, or indirect with the cull pass's arguments). Instance i of the draw is the
+// slot in entry i of the bound list. The vertex shader blends the slot's joint matrices
+// (written by pose.wgsl, in model space) with the vertex's 4 or 8 weights, applies the
+// instance's world transform, then shades with the base colour (texture x factor) under one
+// directional light (shadowed through the ShadowPass's depth map when there is one) and a flat
+// ambient term. The shadow pass runs the same vertex entry points with the light's camera.
 // Layouts: src/gpu/layout.ts.
 
 // True when the colour target is not an -srgb format, so the shader encodes to sRGB itself.
@@ -10,6 +13,12 @@ override ENCODE_SRGB: bool = false;
 struct Camera {
   viewProjection: mat4x4f,
   lightDirection: vec3f,
+  shadowStrength: f32,
+  lightViewProjection: mat4x4f,
+  shadowTexel: f32,
+  shadowBias: f32,
+  pad0: f32,
+  pad1: f32,
 }
 
 struct Material {
@@ -17,17 +26,37 @@ struct Material {
   slotCount: u32,
 }
 
+// The instance record (shaders/pose.wgsl `Instance`); only `world` is read here.
+struct Instance {
+  world: mat4x4f,
+  clipA: u32,
+  clipB: u32,
+  phaseA: f32,
+  phaseB: f32,
+  speedA: f32,
+  speedB: f32,
+  blend: f32,
+  layers: u32,
+}
+
 @group(0) @binding(0) var<uniform> camera: Camera;
 // 3 vec4f (top rows of the affine matrix) per joint slot, instance after instance.
 @group(0) @binding(1) var<storage, read> jointMatrices: array<vec4f>;
+@group(0) @binding(2) var<storage, read> instances: array<Instance>;
+// The slots this draw shows: the identity list, or one of the cull pass's lists (bound at its offset).
+@group(0) @binding(3) var<storage, read> drawList: array<u32>;
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var baseColorTexture: texture_2d<f32>;
 @group(1) @binding(2) var baseColorSampler: sampler;
+// The directional light's depth map (ShadowPass), or a 1x1 stand-in when shadowStrength is 0.
+@group(2) @binding(0) var shadowMap: texture_depth_2d;
+@group(2) @binding(1) var shadowSampler: sampler_comparison;
 
 struct VertexOut {
   @builtin(position) clip: vec4f,
   @location(0) normal: vec3f,
   @location(1) uv: vec2f,
+  @location(2) world: vec3f,
 }
 
 struct Skinned {
@@ -36,7 +65,7 @@ struct Skinned {
   row2: vec4f,
 }
 
-// Adds w * (joint matrix `joint` of `instance`) to `m`. `joint` is a slot index (skin offset
+// Adds w * (joint matrix `joint` of slot `instance`) to `m`. `joint` is a slot index (skin offset
 // already added at upload).
 fn accumulate(m: ptr<function, Skinned>, instance: u32, joint: u32, w: f32) {
   let o = (instance * material.slotCount + joint) * 3u;
@@ -45,16 +74,28 @@ fn accumulate(m: ptr<function, Skinned>, instance: u32, joint: u32, w: f32) {
   (*m).row2 += jointMatrices[o + 2u] * w;
 }
 
-fn finish(m: Skinned, position: vec3f, normal: vec3f, uv: vec2f) -> VertexOut {
+// World position and normal of a vertex skinned by `m` (model space), placed by `world`.
+struct Placed {
+  position: vec3f,
+  normal: vec3f,
+}
+
+fn place(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f) -> Placed {
   let p = vec4f(position, 1.0);
-  let world = vec3f(dot(m.row0, p), dot(m.row1, p), dot(m.row2, p));
-  // Normals use the same matrix: exact for rotation and uniform scale, the usual skinning
+  let model = vec4f(dot(m.row0, p), dot(m.row1, p), dot(m.row2, p), 1.0);
+  // Normals use the same matrices: exact for rotation and uniform scale, the usual skinning
   // approximation otherwise.
   let n = vec3f(dot(m.row0.xyz, normal), dot(m.row1.xyz, normal), dot(m.row2.xyz, normal));
+  return Placed((world * model).xyz, (world * vec4f(n, 0.0)).xyz);
+}
+
+fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f) -> VertexOut {
+  let placed = place(m, instances[slot].world, position, normal);
   var out: VertexOut;
-  out.clip = camera.viewProjection * vec4f(world, 1.0);
-  out.normal = n;
+  out.clip = camera.viewProjection * vec4f(placed.position, 1.0);
+  out.normal = placed.normal;
   out.uv = uv;
+  out.world = placed.position;
   return out;
 }
 
@@ -67,11 +108,12 @@ fn vertex4(
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
 ) -> VertexOut {
+  let slot = drawList[instance];
   var m = Skinned(vec4f(0.0), vec4f(0.0), vec4f(0.0));
   for (var i = 0u; i < 4u; i++) {
-    accumulate(&m, instance, joints[i], weights[i]);
+    accumulate(&m, slot, joints[i], weights[i]);
   }
-  return finish(m, position, normal, uv);
+  return finish(m, slot, position, normal, uv);
 }
 
 @vertex
@@ -85,19 +127,40 @@ fn vertex8(
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
 ) -> VertexOut {
+  let slot = drawList[instance];
   var m = Skinned(vec4f(0.0), vec4f(0.0), vec4f(0.0));
   for (var i = 0u; i < 4u; i++) {
-    accumulate(&m, instance, joints[i], weights[i]);
-    accumulate(&m, instance, joints1[i], weights1[i]);
+    accumulate(&m, slot, joints[i], weights[i]);
+    accumulate(&m, slot, joints1[i], weights1[i]);
   }
-  return finish(m, position, normal, uv);
+  return finish(m, slot, position, normal, uv);
+}
+
+// How much of the light reaches `world`: 1 lit, 0 in shadow; 3 x 3 percentage-closer filtering
+// (each tap a hardware 2 x 2 comparison), 1 outside the map.
+fn lit(world: vec3f) -> f32 {
+  if (camera.shadowStrength == 0.0) {
+    return 1.0;
+  }
+  let p = camera.lightViewProjection * vec4f(world, 1.0);
+  let uv = p.xy * vec2f(0.5, -0.5) + vec2f(0.5);
+  if (any(uv < vec2f(0.0)) || any(uv > vec2f(1.0)) || p.z > 1.0) {
+    return 1.0;
+  }
+  var sum = 0.0;
+  for (var dy = -1; dy <= 1; dy++) {
+    for (var dx = -1; dx <= 1; dx++) {
+      sum += textureSampleCompareLevel(shadowMap, shadowSampler, uv + vec2f(f32(dx), f32(dy)) * camera.shadowTexel, p.z - camera.shadowBias);
+    }
+  }
+  return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
 }
 
 @fragment
 fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4f {
   let base = textureSample(baseColorTexture, baseColorSampler, in.uv) * material.baseColorFactor;
   let n = normalize(select(-in.normal, in.normal, front));
-  let light = 0.35 + 0.65 * max(dot(n, -camera.lightDirection), 0.0);
+  let light = 0.35 + 0.65 * max(dot(n, -camera.lightDirection), 0.0) * lit(in.world);
   var color = base.rgb * light;
   if (ENCODE_SRGB) {
     color = pow(color, vec3f(1.0 / 2.2));

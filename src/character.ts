@@ -1,5 +1,7 @@
 import { CpuPoser } from './anim/evaluate';
 import { bake, bakedBytes, type BakedModel } from './bake/bake';
+import { CharacterBounds } from './bake/bounds';
+import { meshLods, type MeshLodOptions, type MeshLods } from './bake/mesh-lod';
 import { buildRig } from './bake/build-rig';
 import { resolveClip } from './bake/clip-names';
 import { ModelError } from './bake/errors';
@@ -8,6 +10,7 @@ import { parseGltf, type ResourceReader } from './bake/parse';
 import type { Rig } from './bake/rig';
 import { bakeRootMotion, extractRootMotion, type BakedRootMotion, type RootMotionOptions } from './bake/root-motion';
 import { restPose } from './bake/sampler';
+import { MAX_ADDITIVE_LAYERS } from './gpu/layout';
 import { packRigData, type RigData } from './gpu/rig-data';
 
 /**
@@ -52,14 +55,29 @@ export interface Character {
     /** Largest x, y, z of any drawn vertex, model units. */
     max: [number, number, number];
   };
+  /**
+   * Bounds made at load time without run-time skinning (src/bake/bounds.ts): joint-space spheres
+   * per joint, the box over every clip at every baked entry (`box`, `clipBoxes`), and the boxes
+   * every blend and layer stack stays inside (`reach`, `reachLayered`), which culling tests.
+   */
+  readonly animationBounds: CharacterBounds;
+  /**
+   * Mesh LOD levels made at load time (LoadOptions.lod), or undefined: `indices[p][l - 1]` is the
+   * triangle list of primitive p at level l >= 1 (level 0 is the primitive as loaded, and every
+   * level shares its vertices), `errors[l]` the level's simplification error in model units
+   * (errors[0] = 0).
+   */
+  readonly lods?: MeshLods;
   /** Loader repairs and ignored features, one sentence each. */
   readonly warnings: readonly string[];
-  /** Milliseconds spent parsing + building the rig, and baking. */
+  /** Milliseconds spent parsing + building the rig, baking (tables and bounds), and simplifying (mesh LOD). */
   readonly timings: {
     /** Parsing the file, validating it and building the rig, milliseconds. */
     loadMs: number;
-    /** Baking the clips into lookup tables, milliseconds. */
+    /** Baking the clips into lookup tables and the bounds, milliseconds. */
     bakeMs: number;
+    /** Simplifying the meshes into LOD levels, milliseconds. */
+    lodMs: number;
   };
   /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
   clipIndex(clip: string | number): number;
@@ -95,6 +113,11 @@ export interface LoadOptions {
    * 'apply' bakes the same data for moving instances by it, which the Crowd does not do yet.
    */
   rootMotion?: RootMotionOptions;
+  /**
+   * Mesh LOD levels to make (src/bake/mesh-lod.ts, meshoptimizer's simplifier): default 4 levels,
+   * each with about half the triangles of the one before; false makes none (no LOD).
+   */
+  lod?: boolean | MeshLodOptions;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
@@ -147,7 +170,9 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   });
   const baked = bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
   if (rootMotion) baked.rootMotion = bakeRootMotion(rootMotion, baked);
+  const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);
   const t2 = performance.now();
+  const lods = options.lod === false || rig.primitives.length === 0 ? undefined : await meshLods(rig, options.lod === true ? {} : options.lod);
   return {
     name, rig, baked,
     gpu: packRigData(rig, baked),
@@ -158,8 +183,10 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     rootMotion: baked.rootMotion ?? null,
     textures: await decodeTextures(rig),
     bounds: restBounds(rig),
+    animationBounds,
+    lods,
     warnings: rig.warnings,
-    timings: { loadMs: t1 - t0, bakeMs: t2 - t1 },
+    timings: { loadMs: t1 - t0, bakeMs: t2 - t1, lodMs: performance.now() - t2 },
     clipIndex(clip: string | number): number {
       return resolveClip(baked.clipNames, clip, { model: name });
     },

@@ -77,4 +77,68 @@ export interface LayersInit {
 export interface CrowdOptions extends SkinPassOptions {
   /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
   capacity?: number;
+  /**
+   * Frustum culling once a camera is set (Crowd.setCamera; default true): instances whose bounds
+   * are outside the camera's frustum, or farther than `maxDistance`, are neither posed nor drawn.
+   * Changeable later through Crowd.culling.
+   */
+  culling?: boolean;
+  /** Instances whose bounds start farther than this from the camera (world units) are culled (default Infinity). */
+  maxDistance?: number;
+  /**
+   * Which bounds culling tests: 'reach' (default) holds every pose blends and layers can make,
+   * so culling never changes a pixel; 'authored' is the tighter box over the clips as authored
+   * (every clip at every baked time), which a blend or an additive layer may leave.
+   */
+  cullBounds?: 'reach' | 'authored';
+  /**
+   * Mesh LOD by screen-space error (needs a camera and levels from loadCharacter's `lod`
+   * option): each instance draws the coarsest level whose simplification error projects to at
+   * most `pixelError` pixels (default 1). false turns it off; Crowd.lod changes it later.
+   */
+  lod?: boolean | { pixelError?: number };
+  /**
+   * Animation LOD (needs a camera): instances smaller on screen than `every2ndBelow` pixels
+   * (the height of their bounds; default 24) are posed every 2nd frame, smaller than
+   * `every4thBelow` (default 12) every 4th, staggered across instances, and keep their last
+   * pose in between (still moving with their transforms). false turns it off; Crowd.animationLod
+   * changes it later.
+   */
+  animationLod?: boolean | { every2ndBelow?: number; every4thBelow?: number };
+  /**
+   * A directional shadow map drawn from the posed instances (culled against the light's frustum,
+   * one LOD level coarser than the camera's) and sampled with 3 x 3 PCF when shading (needs a
+   * camera: the map follows the view). Off by default; Crowd.shadows turns it off and on again.
+   */
+  shadows?: boolean | ShadowOptions;
+}
+
+/** Directional shadows (CrowdOptions.shadows). */
+export interface ShadowOptions {
+  /** Shadow map size in texels (default 2048). */
+  mapSize?: number;
+  /** The map covers the view up to this distance from the camera (world units; default 20 character heights). */
+  distance?: number;
+  /** How far towards the light casters outside the covered view may stand (world units; default 2 character heights). */
+  reach?: number;
+  /** Darkness of a full shadow in [0, 1] (default 1: only the ambient term remains). */
+  strength?: number;
+}
+
+/** The camera culling and LOD use: Crowd.setCamera. */
+export interface CameraOptions {
+  /** Height of the view in pixels, for screen-space LOD (default 1080). */
+  viewportHeight?: number;
+}
+
+/** What the cull pass did in a recent frame (read back asynchronously: a frame or two late). */
+export interface CullStats {
+  /** Instances drawn for the camera. */
+  visible: number;
+  /** Instances posed (the pose pass ran for them). */
+  posed: number;
+  /** Instances drawn per LOD level. */
+  perLevel: number[];
+  /** Indices drawn for the camera (vertex shader invocations, at most). */
+  vertices: number;
 }

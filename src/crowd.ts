@@ -1,15 +1,21 @@
 import { buildMask, type MaskSpec } from './anim/masks';
 import type { Character } from './character';
 import type {
-  AdditiveLayerInit, AnimationState, CrowdOptions, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
+  AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
 } from './crowd-types';
+import { CullPass } from './gpu/cull-pass';
+import { CullSettings } from './gpu/cull-settings';
+import { CullStatsReader } from './gpu/cull-stats';
+import { MeshBuffers } from './gpu/mesh-buffers';
+import { frustumPlanes } from './gpu/cull-math';
+import { fitLight, ShadowPass } from './gpu/shadow-pass';
 import type { InstanceAnimation } from './gpu/instance-records';
 import { InstanceStore } from './gpu/instance-store';
 import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
 import { LAYERS_NONE, MASK_NONE } from './gpu/layout';
 import { PosePass } from './gpu/pose-pass';
 import { checkFinite } from './gpu/record-buffer';
-import { SkinPass } from './gpu/skin-pass';
+import { LIGHT_DIRECTION, SkinPass } from './gpu/skin-pass';
 import { IDENTITY_MATRIX } from './math/affine';
 
 export type * from './crowd-types';
@@ -31,10 +37,13 @@ const CLOCK_REBASE_SECONDS = 600;
 /**
  * Every instance of one Character on one device: a facade that resolves clip names and
  * validates, over an InstanceStore (records, stacks, masks, buffers, growth, handle <-> slot:
- * src/gpu/instance-store.ts), a pose pass and a skin pass that read from it. Per frame:
- * update(dt), encode(encoder), draw(pass, vp). Nothing in that loop allocates; instance records
- * are uploaded only when they change. Bad input throws an error naming it (`no clip "Jog" in
- * Fox.glb (clips: ...)`, `blend must be in [0, 1], got 1.5`) and leaves the crowd as it was.
+ * src/gpu/instance-store.ts) and the passes that read from it: cull, pose, skin. Per frame:
+ * update(dt), setCamera(viewProjection, position) (optional: culling and LOD need it),
+ * encode(encoder), draw(pass, vp). Nothing in that loop allocates; instance records are
+ * uploaded only when they change. A refused call throws an error naming the input and leaves
+ * the crowd as it was.
+ * Bad input throws an error naming it (`no clip "Jog" in Fox.glb (clips: ...)`, `blend must be
+ * in [0, 1], got 1.5`).
  *
  * @example
  * ```ts
@@ -44,10 +53,11 @@ const CLOCK_REBASE_SECONDS = 600;
  * crowd.setBlend(id, 0.8);                   // allocation-free, for per-frame fades
  * // each frame (dt in seconds):
  * crowd.update(dt);
+ * crowd.setCamera(viewProjection, cameraPosition); // optional: culling and LOD
  * const encoder = device.createCommandEncoder();
- * crowd.encode(encoder);                     // the pose compute pass
+ * crowd.encode(encoder);                     // the cull and pose compute passes
  * const pass = encoder.beginRenderPass(yourPassDescriptor);
- * crowd.draw(pass, viewProjection);          // one draw per primitive, all instances
+ * crowd.draw(pass, viewProjection);          // one draw per primitive (and LOD level)
  * pass.end();
  * device.queue.submit([encoder.finish()]);
  * ```
@@ -55,12 +65,27 @@ const CLOCK_REBASE_SECONDS = 600;
 export class Crowd {
   private readonly posePass: PosePass;
   private readonly skinPass: SkinPass;
+  private readonly cullPass: CullPass;
+  private readonly mesh: MeshBuffers;
   private readonly store: InstanceStore;
+  private readonly cull: CullSettings;
+  private readonly stats: CullStatsReader;
+  private readonly shadowPass: ShadowPass | undefined;
+  private readonly shadow = { distance: 0, reach: 0, strength: 1 };
+  /** Whether the last encode drew the shadow map. */
+  private shadowedFrame = false;
+  /** Store generation the shadow pass is bound to (-1: never). */
+  private shadowGeneration = -1;
   /** Store generation the skin pass is bound to (-1: never). */
   private skinGeneration = -1;
   private clockSeconds = 0;
   private readonly prepasses: CrowdPrepass[] = [];
   private uploaded = 0;
+  /** Whether the last encode ran the cull pass (so draw() draws through its lists). */
+  private culledFrame = false;
+  /** The caller's timestamp writes split over the cull pass (beginning) and the pose pass (end). */
+  private readonly cullTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
+  private readonly poseTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
 
   /**
    * Creates the crowd's pipelines and buffers on `device` (the crowd owns them: destroy() frees
@@ -70,11 +95,128 @@ export class Crowd {
    */
   constructor(readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
     const { gpu, rig, textures } = character;
+    this.mesh = new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, character.lods?.indices);
+    const levelErrors = character.lods?.errors ?? [0];
+    this.cull = new CullSettings(levelErrors, boxHeight(character.animationBounds.reach));
+    this.applyOptions(options);
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
+      lodLevels: this.mesh.levels,
     });
     this.posePass = new PosePass(device, gpu);
-    this.skinPass = new SkinPass(device, rig.primitives, gpu.skinSlotOffset, gpu.slotCount, textures, options);
+    this.skinPass = new SkinPass(device, this.mesh, gpu.slotCount, textures, options);
+    const bounds = character.animationBounds;
+    const authored = options.cullBounds === 'authored';
+    this.cullPass = new CullPass(device, {
+      primitives: this.mesh.primitives.length, levels: this.mesh.levels, lodRanges: this.mesh.lodRanges(),
+      box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
+    });
+    this.stats = new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance());
+    if (options.shadows) {
+      const o = options.shadows === true ? {} : options.shadows;
+      const height = boxHeight(character.animationBounds.reach);
+      this.shadow.distance = checkPositive(o.distance ?? 20 * height, 'shadows.distance');
+      this.shadow.reach = checkPositive(o.reach ?? 2 * height, 'shadows.reach');
+      this.shadow.strength = o.strength ?? 1;
+      if (!(this.shadow.strength >= 0 && this.shadow.strength <= 1)) throw new RangeError(`shadows.strength must be in [0, 1], got ${o.strength}`);
+      this.shadowPass = new ShadowPass(device, this.skinPass, this.mesh, { mapSize: o.mapSize });
+      this.cull.shadows = true;
+    }
+  }
+
+  /** Whether the shadow map is drawn and sampled (needs CrowdOptions.shadows and a camera). */
+  get shadows(): boolean {
+    return this.cull.shadows;
+  }
+
+  set shadows(on: boolean) {
+    if (on === true && !this.shadowPass) throw new Error('this crowd was created without shadows (CrowdOptions.shadows)');
+    this.cull.shadows = on === true;
+  }
+
+  /**
+   * The shadow map of the last encoded frame and the light's view-projection (world -> the
+   * map's clip space), for other passes that receive the crowd's shadows (a ground); undefined
+   * when no shadow map was drawn. Owned by the crowd.
+   */
+  get shadowMap(): { view: GPUTextureView; lightViewProjection: Float32Array; mapSize: number } | undefined {
+    const pass = this.shadowPass;
+    return pass && this.shadowedFrame ? { view: pass.view, lightViewProjection: pass.lightViewProjection, mapSize: pass.mapSize } : undefined;
+  }
+
+  /**
+   * What the cull pass did in a recent frame (visible and posed instances, instances per LOD
+   * level, indices drawn), read back without stalling: one or two frames old, undefined before
+   * the first culled frame. Without a camera every instance is visible and posed.
+   */
+  get cullStats(): CullStats | undefined {
+    if (!this.culledFrame) {
+      const n = this.store.count;
+      const perLevel = Array.from({ length: this.mesh.levels }, (_, l) => (l === 0 ? n : 0));
+      return { visible: n, posed: n, perLevel, vertices: n * this.mesh.indicesPerInstance()[0] };
+    }
+    return this.stats.latest;
+  }
+
+  /** The cull pass's counts after the last submitted frame, awaited (tests and tools; not for the frame loop). */
+  readCullStats(): Promise<CullStats> {
+    return this.stats.read();
+  }
+
+  /** Whether culling runs once a camera is set (CrowdOptions.culling). */
+  get culling(): boolean {
+    return this.cull.culling;
+  }
+
+  set culling(on: boolean) {
+    this.cull.culling = on === true;
+  }
+
+  /** Whether mesh LOD levels are chosen by distance once a camera is set (CrowdOptions.lod). */
+  get lod(): boolean {
+    return this.cull.lod;
+  }
+
+  set lod(on: boolean) {
+    this.cull.lod = on === true;
+  }
+
+  /** Whether far instances are posed every 2nd / 4th frame once a camera is set (CrowdOptions.animationLod). */
+  get animationLod(): boolean {
+    return this.cull.animationLod;
+  }
+
+  set animationLod(on: boolean) {
+    this.cull.animationLod = on === true;
+  }
+
+  /** Mesh LOD levels the character has (1 when loaded without `lod`). */
+  get lodLevels(): number {
+    return this.mesh.levels;
+  }
+
+  /**
+   * Makes every instance draw LOD level `level` (for comparison; needs a camera), or chooses by
+   * distance again with undefined.
+   */
+  forceLodLevel(level: number | undefined): void {
+    this.cull.setForcedLevel(level);
+  }
+
+  /**
+   * The camera that culling and LOD use, for the frames encoded from now on: `viewProjection`
+   * (column-major 4x4, world to clip space, WebGPU's z in [0, 1]) and the eye `position` (world).
+   * Call it before encode() each frame the camera moves, with the matrix draw() will get: the
+   * cull pass runs in encode(), in the same command buffer as the draw. Without a camera (never
+   * set, or clearCamera()) every instance is posed and drawn at full detail.
+   */
+  setCamera(viewProjection: ArrayLike<number>, position: ArrayLike<number>, options: CameraOptions = {}): void {
+    this.cull.setCamera(viewProjection, position, options.viewportHeight);
+  }
+
+  /** Forgets the camera (see setCamera). */
+  clearCamera(): void {
+    this.cull.clearCamera();
   }
 
   /** Live instances. */
@@ -102,9 +244,9 @@ export class Crowd {
     return this.clockSeconds;
   }
 
-  /** Draw calls that draw() records: one per mesh primitive. */
+  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws). */
   get drawCallCount(): number {
-    return this.skinPass.drawCount;
+    return this.skinPass.drawCount * (this.cull.needed ? this.mesh.levels : 1);
   }
 
   /** Joint matrices per instance. */
@@ -120,7 +262,11 @@ export class Crowd {
     return this.store.slot(id) * this.character.gpu.slotCount;
   }
 
-  /** The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts); owned by the crowd, replaced when it grows. */
+  /**
+   * The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts), in model space (the
+   * instance's transform is applied when drawing); owned by the crowd, replaced when it grows.
+   * With a camera set, instances culled or skipped by animation LOD keep their last matrices.
+   */
   get jointMatrices(): GPUBuffer {
     return this.store.jointBuffer;
   }
@@ -151,6 +297,11 @@ export class Crowd {
   /** Removes every instance. */
   clear(): void {
     this.store.clear();
+  }
+
+  /** The instance's model-to-world transform (16 numbers, column-major) into `out`. */
+  getTransform(id: InstanceId, out: Float32Array = new Float32Array(16)): Float32Array {
+    return this.store.records.getWorld(this.store.slot(id), out);
   }
 
   /** Sets an instance's model-to-world transform: 16 numbers, column-major. */
@@ -260,13 +411,43 @@ export class Crowd {
     }
     this.uploaded = this.store.upload(this.device.queue);
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].prepare(this.clockSeconds);
-    this.posePass.update(this.store, this.clockSeconds);
   }
 
-  /** Records the pose compute pass (call after update, before the render pass that draws). */
+  /**
+   * Records the frame's compute work (call after update, before the render pass that draws):
+   * with a camera set (setCamera), the cull pass (visibility, LOD, animation LOD), then the pose
+   * pass for the instances it listed; without one, the pose pass for every instance.
+   * `timestampWrites` measures both passes together (the first's beginning, the last's end).
+   */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
+    // Passes added by CrowdControllers (the control pass) write the records the cull and pose passes read.
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].encode(encoder);
-    this.posePass.encode(encoder, timestampWrites);
+    this.culledFrame = this.cull.needed;
+    const shadowPass = this.cull.shadows && this.culledFrame ? this.shadowPass : undefined;
+    this.shadowedFrame = shadowPass !== undefined;
+    if (this.culledFrame) {
+      const frame = this.cull.fill();
+      if (shadowPass) {
+        const light = shadowPass.lightViewProjection;
+        fitLight(this.cull.cameraViewProjection, frame.cameraPosition, LIGHT_DIRECTION, this.shadow.distance, this.shadow.reach, light);
+        frustumPlanes(light, frame.lightPlanes);
+        shadowPass.update(light);
+        if (this.shadowGeneration !== this.store.generation) {
+          shadowPass.bind(this.store);
+          this.shadowGeneration = this.store.generation;
+        }
+      }
+      this.cullPass.update(this.store, frame);
+      this.posePass.update(this.store, this.clockSeconds, this.cullPass);
+      const [first, last] = this.splitTimestamps(timestampWrites);
+      this.cullPass.encode(encoder, first);
+      this.stats.encode(encoder);
+      this.posePass.encode(encoder, last);
+      shadowPass?.encode(encoder, this.cullPass);
+    } else {
+      this.posePass.update(this.store, this.clockSeconds);
+      this.posePass.encode(encoder, timestampWrites);
+    }
   }
 
   /**
@@ -276,18 +457,54 @@ export class Crowd {
    */
   draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
     if (this.skinGeneration !== this.store.generation) {
-      this.skinPass.bind(this.store.jointBuffer);
+      this.skinPass.bind(this.store);
       this.skinGeneration = this.store.generation;
     }
+    const shadowPass = this.shadowedFrame ? this.shadowPass : undefined;
+    this.skinPass.setShadowMap(shadowPass?.view, shadowPass?.lightViewProjection, shadowPass?.mapSize, this.shadow.strength);
     this.skinPass.update(viewProjection);
-    this.skinPass.draw(pass, this.store.count);
+    if (this.culledFrame) this.skinPass.drawIndirect(pass, this.cullPass);
+    else this.skinPass.draw(pass, this.store.count);
   }
 
   /** Frees the crowd's GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
   destroy(): void {
     this.posePass.destroy();
     this.skinPass.destroy();
+    this.cullPass.destroy();
+    this.shadowPass?.destroy();
+    this.stats.destroy();
+    this.mesh.destroy();
     this.store.destroy();
+  }
+
+  private applyOptions(options: CrowdOptions): void {
+    const { culling, lod, animationLod, maxDistance, cullBounds } = options;
+    if (cullBounds !== undefined && cullBounds !== 'reach' && cullBounds !== 'authored') throw new RangeError(`cullBounds must be 'reach' or 'authored', got ${JSON.stringify(cullBounds)}`);
+    if (culling !== undefined) this.cull.culling = culling === true;
+    if (maxDistance !== undefined) this.cull.setMaxDistance(maxDistance);
+    if (lod !== undefined) {
+      this.cull.lod = lod !== false;
+      if (typeof lod === 'object' && lod.pixelError !== undefined) this.cull.setPixelError(lod.pixelError);
+    }
+    if (animationLod !== undefined) {
+      this.cull.animationLod = animationLod !== false;
+      if (typeof animationLod === 'object') {
+        this.cull.setAnimationThresholds(animationLod.every2ndBelow ?? this.cull.every2ndBelow, animationLod.every4thBelow ?? this.cull.every4thBelow);
+      }
+    }
+  }
+
+  /** The caller's timestamp writes as (beginning on the cull pass, end on the pose pass), kept in two reused objects. */
+  private splitTimestamps(writes: GPUComputePassTimestampWrites | undefined): [GPUComputePassTimestampWrites | undefined, GPUComputePassTimestampWrites | undefined] {
+    if (!writes) return [undefined, undefined];
+    this.cullTimestamps.querySet = this.poseTimestamps.querySet = writes.querySet;
+    this.cullTimestamps.beginningOfPassWriteIndex = writes.beginningOfPassWriteIndex;
+    this.poseTimestamps.endOfPassWriteIndex = writes.endOfPassWriteIndex;
+    return [
+      writes.beginningOfPassWriteIndex === undefined ? undefined : this.cullTimestamps,
+      writes.endOfPassWriteIndex === undefined ? undefined : this.poseTimestamps,
+    ];
   }
 
   private resolve(state: Omit<AnimationState, 'clipA' | 'clipB'> & { clipA: string | number; clipB: string | number }): InstanceAnimation {
@@ -304,4 +521,14 @@ function list<T>(value: T[] | undefined, field: string): T[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new TypeError(`${field} must be an array, got ${value === null ? 'null' : typeof value}`);
   return value;
+}
+
+function checkPositive(value: number, what: string): number {
+  if (!(value > 0)) throw new RangeError(`${what} must be a positive number of world units, got ${value}`);
+  return value;
+}
+
+/** Height (y extent) of a box (min x, y, z, max x, y, z); its largest extent when that is larger than twice the height. */
+function boxHeight(box: ArrayLike<number>): number {
+  return Math.max(box[4] - box[1], (Math.max(box[3] - box[0], box[5] - box[2])) / 2);
 }

@@ -5,7 +5,7 @@
  *   const crowd = new Crowd(device, character, { colorFormat, depthFormat });
  *   crowd.add({ clipA: 'Walk', clipB: 'Run', blend: 0.3, transform });
  *   // each frame:
- *   crowd.update(dt); crowd.encode(encoder); crowd.draw(renderPass, viewProjection);
+ *   crowd.update(dt); crowd.setCamera(viewProjection, eye); crowd.encode(encoder); crowd.draw(renderPass, viewProjection);
  *
  * The public API: every value here is something you construct or call, and every type is one a
  * public method takes or returns. Nothing else in src/ is a stable API.
@@ -13,11 +13,14 @@
 
 // Loading: a glTF file -> a validated, baked Character.
 export { loadCharacter, type Character, type LoadOptions } from './character';
+export type { CharacterBounds } from './bake/bounds';
+export type { MeshLodOptions, MeshLods } from './bake/mesh-lod';
 export { ModelError } from './bake/errors';
 
 // The crowd: instances of one Character, posed on the GPU and drawn in one call per primitive.
 export {
-  Crowd, type AdditiveLayerInit, type AnimationState, type CrowdOptions, type InstanceId, type InstanceInit, type LayerInit, type LayersInit, type MaskId,
+  Crowd, type AdditiveLayerInit, type AnimationState, type CameraOptions, type CrowdOptions, type CullStats, type InstanceId, type InstanceInit,
+  type LayerInit, type LayersInit, type MaskId, type ShadowOptions,
 } from './crowd';
 export type { MaskSpec } from './anim/masks';
 export type { InstanceAnimation } from './gpu/instance-records';

@@ -27,6 +27,26 @@ function expectYawedLinearParts(rows: Float32Array, first: number, model: Float6
 }
 const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
 
+/**
+ * Applies each instance's transform to its joint matrices in `rows` (3 rows of 4 per joint),
+ * as the skin shader does: the pose pass writes them in model space.
+ */
+function placeRows(crowd: Crowd, rows: Float32Array, ids: number[]): Float32Array {
+  for (const id of ids) {
+    const w = crowd.getTransform(id);
+    const first = crowd.jointMatrixIndex(id);
+    for (let j = first; j < first + crowd.jointsPerInstance; j++) {
+      const m = rows.slice(j * 12, j * 12 + 12);
+      for (let r = 0; r < 3; r++) {
+        for (let c = 0; c < 4; c++) {
+          rows[j * 12 + r * 4 + c] = w[r] * m[c] + w[4 + r] * m[4 + c] + w[8 + r] * m[8 + c] + (c === 3 ? w[12 + r] : 0);
+        }
+      }
+    }
+  }
+  return rows;
+}
+
 describe.skipIf(!device)('CrowdControllers', () => {
   it('validity: a config for another model, a second controller, unknown ids', async () => {
     const fox = await testCharacter('Fox');
@@ -60,7 +80,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const encoder = device!.createCommandEncoder();
     crowd.encode(encoder);
     device!.queue.submit([encoder.finish()]);
-    const rows = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    const rows = placeRows(crowd, new Float32Array(await readBuffer(device!, crowd.jointMatrices)), [ids[0], ids[1], ids[3], ids[4], ids[5]]);
     const poser = new CpuPoser(robot.rig, (clip, t, out) => sampleLut(robot.baked, clip, t, out));
     const masks = config.masks.map((spec) => buildMask(robot.rig.nodes, spec));
     for (const id of [ids[0], ids[1], ids[3], ids[4], ids[5]]) {
@@ -99,7 +119,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const encoder = device!.createCommandEncoder();
     crowd.encode(encoder);
     device!.queue.submit([encoder.finish()]);
-    const rows = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    const rows = placeRows(crowd, new Float32Array(await readBuffer(device!, crowd.jointMatrices)), [id]);
     const alone = new Crowd(device!, cesium, FORMATS);
     const reference = alone.add({ clipA: 0, timeA: 0.1, speedA: 0 });
     alone.update(0);
@@ -134,7 +154,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const encoder = device!.createCommandEncoder();
     crowd.encode(encoder);
     device!.queue.submit([encoder.finish()]);
-    const rows = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    const rows = placeRows(crowd, new Float32Array(await readBuffer(device!, crowd.jointMatrices)), [id]);
     const poser = new CpuPoser(robot.rig, (clip, t, out) => sampleLut(robot.baked, clip, t, out));
     const o = c.output;
     const layers = Array.from({ length: o.layerCount }, (_, i) => ({ clip: o.layerClip[i], time: o.layerTime[i], weight: o.layerWeight[i] }));

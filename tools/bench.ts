@@ -5,6 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
+ * --section culling (only the culling / LOD section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseControllerConfig } from '../src/anim/control/config';
@@ -13,9 +14,14 @@ import { formatBytes } from '../src/gpu/limits';
 import { benchBake, benchControllers, benchFrames, benchLayerCodeCost, benchPosePass, characterFromFile, type ControllerRow } from './bench/ours';
 import { packageSizes } from './bench/size';
 import { benchThreePeer, type PeerRow } from './bench/three-peer';
+import { benchCulling, type CullRow } from './bench/culling';
 import { openNodeDevice } from './gpu-poser';
 
 const quick = process.argv.includes('--quick');
+const sectionArg = process.argv.indexOf('--section');
+const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
+if (only !== undefined && only !== 'culling') throw new Error(`--section must be culling, got ${only}`);
+const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
 const MODELS: [string, string][] = [
@@ -67,6 +73,45 @@ out.unshift(
   `Date: ${new Date().toISOString().slice(0, 10)}. Machine: ${cpus()[0].model}, ${cpus().length} cores, ${formatBytes(totalmem())} RAM, Node ${process.version}. WebGPU adapter: ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: a CPU emulating a GPU, so GPU times below are CPU figures)' : ''}.`,
   '',
 );
+
+if (only === 'culling') {
+  const character = await characterFromFile(CROWD_MODEL[1]);
+  await cullingSection(character);
+  const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
+  const start = previous.indexOf(CULLING_HEADING);
+  const next = start < 0 ? -1 : previous.indexOf('\n## ', start + CULLING_HEADING.length);
+  const section = out.slice(out.indexOf(CULLING_HEADING)).join('\n');
+  const merged = start < 0 ? `${previous.trimEnd()}\n\n${section}` : previous.slice(0, start) + section + (next < 0 ? '' : previous.slice(next));
+  if (!quick) await writeFile('BENCHMARKS.md', merged);
+  console.error(quick ? '(--quick: BENCHMARKS.md not written)' : 'wrote the culling section of BENCHMARKS.md');
+  device.destroy();
+  process.exit(0);
+}
+
+/** The culling / LOD section: ratios to all-off in one run, per view. */
+async function cullingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
+  print(CULLING_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: the ratios stand in for a GPU\'s)' : ''}.`);
+  print();
+  print(`${CROWD_MODEL[0]}, the demo's crowd (crowd mode: random clips, blends and phases on the demo's spiral grid), drawn into a 640 x 360 target with LOD chosen as for a 1080-pixel-high view (1 pixel of simplification error; animation LOD below 24 / 12 pixels). Frame GPU time: timestamp-query from the beginning of the first compute pass (cull, pose) to the end of the render pass, median of the measured frames after 2 warm-up frames. Vertices: indices drawn per frame (vertex shader invocations at most). Posed: instances the pose pass ran for, mean per frame. Ratios are to all-off in the same run. Shadows are off.`);
+  print();
+  print('On a machine with a GPU, the same table: `VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/<your driver>_icd.json npm run bench -- --section culling` (without VK_ICD_FILENAMES the tools use SwiftShader; the adapter line above says which ran).');
+  print();
+  const rows: CullRow[] = [];
+  const views: ['inside' | 'demo', number][] = quick ? [['inside', 10000], ['demo', 2000]] : [['inside', 100000], ['demo', 10000]];
+  for (const [view, count] of views) {
+    console.error(`culling: ${view}, ${count} instances…`);
+    rows.push(...await benchCulling(device, character, count, view, quick ? 1 : 2));
+  }
+  const label = (r: CullRow) => (r.view === 'inside' ? 'camera inside the crowd' : "the demo's default view");
+  table(['view', 'instances', 'on', 'frame GPU ms', 'ratio', 'vertices / frame', 'ratio', 'visible', 'posed / frame'],
+    rows.map((r) => {
+      const off = rows.find((o) => o.view === r.view && o.config === 'all off')!;
+      return [label(r), r.instances.toLocaleString('en'), r.config, ms(r.gpuMs), (r.gpuMs / off.gpuMs).toFixed(3), r.vertices.toLocaleString('en'),
+        (r.vertices / off.vertices).toFixed(3), r.visible.toLocaleString('en'), Math.round(r.posed).toLocaleString('en')];
+    }));
+}
 
 print('## Load and bake, per bundled model');
 print();
@@ -168,6 +213,8 @@ if (peer) {
         gpu ? (1e9 / gpu.nsPerJointMatrix).toExponential(2) : 'n/a'];
     }));
 }
+
+await cullingSection(character);
 
 device.destroy();
 if (!quick) await writeFile('BENCHMARKS.md', out.join('\n'));

@@ -2,7 +2,8 @@
 // crowd's render pass with depth test and depth write. The fragment shader draws minor lines
 // every `cellSize` (one cell per character) and major lines every `majorEvery` cells,
 // antialiased with screen-space derivatives and faded out before they alias, then fades the
-// ground into the sky colour with distance. Colours are display (sRGB-encoded) values.
+// ground into the sky colour with distance, darkened in the crowd's shadow map when it has one.
+// Colours are display (sRGB-encoded) values.
 // Layout: demo/grid-pass.ts (GRID_UNIFORM).
 
 // True when the colour target is an -srgb format: decode so the hardware re-encodes.
@@ -20,9 +21,33 @@ struct Grid {
   cellSize: vec2f,   // world units per minor cell along x and z
   fogStart: f32,     // distance from the eye where the ground starts fading to the sky
   fogEnd: f32,       // distance where it is all sky
+  lightViewProjection: mat4x4f, // world -> the crowd's shadow map
+  shadowTexel: f32,  // 1 / map size
+  shadowStrength: f32, // 0 without a map
 }
 
 @group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var shadowMap: texture_depth_2d;
+@group(0) @binding(2) var shadowSampler: sampler_comparison;
+
+// 1 where the ground sees the light, down to 1 - shadowStrength in the crowd's shadow (3 x 3 PCF).
+fn lit(world: vec3f) -> f32 {
+  if (grid.shadowStrength == 0.0) {
+    return 1.0;
+  }
+  let p = grid.lightViewProjection * vec4f(world, 1.0);
+  let uv = p.xy * vec2f(0.5, -0.5) + vec2f(0.5);
+  if (any(uv < vec2f(0.0)) || any(uv > vec2f(1.0)) || p.z > 1.0) {
+    return 1.0;
+  }
+  var sum = 0.0;
+  for (var dy = -1; dy <= 1; dy++) {
+    for (var dx = -1; dx <= 1; dx++) {
+      sum += textureSampleCompareLevel(shadowMap, shadowSampler, uv + vec2f(f32(dx), f32(dy)) * grid.shadowTexel, p.z - 0.002);
+    }
+  }
+  return 1.0 - grid.shadowStrength * (1.0 - sum / 9.0);
+}
 
 struct VertexOut {
   @builtin(position) clip: vec4f,
@@ -58,7 +83,7 @@ fn fragmentMain(in: VertexOut) -> @location(0) vec4f {
   let coord = in.world.xz / grid.cellSize + 0.5; // character cells are centred on integers
   let minor = lines(coord, 1.0);
   let major = lines(coord / grid.majorEvery, 1.6);
-  var color = mix(grid.groundColor.rgb, grid.lineColor.rgb, max(minor * 0.45, major * 0.8));
+  var color = mix(grid.groundColor.rgb, grid.lineColor.rgb, max(minor * 0.45, major * 0.8)) * lit(in.world);
   let fog = smoothstep(grid.fogStart, grid.fogEnd, distance(in.world, grid.eye));
   color = mix(color, grid.skyColor.rgb, fog);
   if (DECODE_SRGB) {

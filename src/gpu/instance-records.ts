@@ -37,6 +37,12 @@ export class InstanceRecords extends RecordBuffer {
     this.touch(slot);
   }
 
+  /** Reads the model-to-world transform of record `slot` into `out` (16 numbers). */
+  getWorld(slot: number, out: Float32Array): Float32Array {
+    out.set(this.f32.subarray(slot * this.stride + INSTANCE.world / 4, slot * this.stride + INSTANCE.world / 4 + 16));
+    return out;
+  }
+
   /**
    * Writes the animation of record `slot` so that at crowd clock `clock` (seconds) clip A is at
    * timeA and clip B at timeB; both then advance at their speeds.

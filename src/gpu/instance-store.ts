@@ -1,7 +1,8 @@
 import { InstanceRecords } from './instance-records';
 import { LayerStackRecords, MaskTable } from './layer-records';
-import { INSTANCE, JOINT_MATRIX_BYTES, LAYER_STACK, LAYERS_NONE } from './layout';
+import { INSTANCE, JOINT_MATRIX_BYTES, LAYER_STACK, LAYERS_NONE, MAX_LOD_LEVELS } from './layout';
 import { checkStorageBinding } from './limits';
+import { SlotStamps } from './slot-stamps';
 
 /**
  * Everything one crowd keeps per instance on the GPU, and its bookkeeping: the CPU mirrors of
@@ -21,6 +22,13 @@ import { checkStorageBinding } from './limits';
  *   masks       nodeCount f32 per mask, append-only
  *   joints      slotCount joint matrices (48 bytes each) per slot, written by the pose pass
  *   handleSlots the slot of every handle (u32), for passes that work per handle (control)
+ *   stamps      u32 per slot, renewed whenever an instance is put into the slot (CPU-written)
+ *   poseState   (stamp, frame) of the pose the joint buffer holds per slot (cull pass, GPU only)
+ *   identity    u32 per slot holding its own index: the instance list of an unculled frame
+ *   poseList    the slots to pose this frame: plain ones from 0, layered ones from listStride,
+ *               then the two lists' lengths (words 2 listStride, 2 listStride + 1)
+ *   drawLists   the slots to draw: 2 x lodLevels lists (camera, then shadow map) of listStride
+ *               entries each (the cull pass writes them, SkinPass and ShadowPass read them)
  *
  * Growth checks every limit first, then allocates, then swaps: a refused growth throws a
  * RangeError naming the limit and leaves the store exactly as it was. `generation` counts buffer
@@ -37,6 +45,17 @@ export interface InstanceStoreOptions {
   capacity: number;
   /** Prefix of the GPU objects' labels (default 'Crowd'). */
   label?: string;
+  /** Mesh LOD levels the draw lists are made for, 1..MAX_LOD_LEVELS (default 1). */
+  lodLevels?: number;
+}
+
+/** The per-slot buffers of the cull pass and its readers, replaced together on growth. */
+interface ListBuffers {
+  stamps: GPUBuffer;
+  poseState: GPUBuffer;
+  identity: GPUBuffer;
+  poseList: GPUBuffer;
+  drawLists: GPUBuffer;
 }
 
 /** Records are written by the CPU (COPY_DST) and the control pass (STORAGE), and read back by tools and tests (COPY_SRC). */
@@ -49,12 +68,16 @@ export class InstanceStore {
   readonly records: InstanceRecords;
   readonly stacks: LayerStackRecords;
   readonly masks: MaskTable;
+  readonly stamps: SlotStamps;
+  /** Mesh LOD levels of the draw lists. */
+  readonly lodLevels: number;
   /** Incremented whenever a GPU buffer is replaced (growth): passes rebind when it changes. */
   generation = 0;
   private instances!: GPUBuffer;
   private stackBuffer!: GPUBuffer;
   private maskBuffer: GPUBuffer;
   private joints!: GPUBuffer;
+  private lists!: ListBuffers;
   private readonly label: string;
   private readonly slotCount: number;
   private slotOf = new Int32Array(0);
@@ -74,16 +97,21 @@ export class InstanceStore {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.label = options.label ?? 'Crowd';
     this.slotCount = slotCount;
+    this.lodLevels = options.lodLevels ?? 1;
+    if (!Number.isInteger(this.lodLevels) || this.lodLevels < 1 || this.lodLevels > MAX_LOD_LEVELS) {
+      throw new RangeError(`lodLevels must be an integer in [1, ${MAX_LOD_LEVELS}], got ${options.lodLevels}`);
+    }
     const stackCapacity = Math.min(capacity, INITIAL_STACK_CAPACITY);
     this.checkInstanceLimits(capacity);
     this.checkStackLimits(stackCapacity);
     this.records = new InstanceRecords(capacity, clipDurations);
+    this.stamps = new SlotStamps(capacity);
     this.masks = new MaskTable(nodeCount);
     this.stacks = new LayerStackRecords(stackCapacity, clipDurations, () => this.masks.count);
     this.handleOf = new Int32Array(capacity);
     this.stackOwner = new Int32Array(stackCapacity);
     this.maskBuffer = this.createMaskBuffer();
-    [this.instances, this.joints] = this.createInstanceBuffers(capacity);
+    [this.instances, this.joints, this.lists] = this.createInstanceBuffers(capacity);
     this.stackBuffer = this.createStackBuffer(stackCapacity);
     this.handleSlots = this.createHandleSlotBuffer();
   }
@@ -138,6 +166,36 @@ export class InstanceStore {
     return this.slotOf.length;
   }
 
+  /** Entries per instance list: the capacity rounded up to 64, so every list starts 256-byte aligned (a valid binding offset). */
+  get listStride(): number {
+    return listStride(this.records.capacity);
+  }
+
+  /** Per-slot stamps (u32, CPU-written; see SlotStamps). Owned by the store; replaced on growth. */
+  get stampBuffer(): GPUBuffer {
+    return this.lists.stamps;
+  }
+
+  /** Per-slot (stamp, frame) of the pose held in the joint buffer (vec2u, written by the cull pass). Owned by the store; replaced on growth. */
+  get poseStateBuffer(): GPUBuffer {
+    return this.lists.poseState;
+  }
+
+  /** u32 per slot holding its own index: the instance list when no cull pass runs. Owned by the store; replaced on growth. */
+  get identityListBuffer(): GPUBuffer {
+    return this.lists.identity;
+  }
+
+  /** Slots to pose (u32): plain ones from 0, layered ones from listStride. Owned by the store; replaced on growth. */
+  get poseListBuffer(): GPUBuffer {
+    return this.lists.poseList;
+  }
+
+  /** Slots to draw (u32): list (0 camera, 1 shadow) x lodLevels + level, listStride entries each. Owned by the store; replaced on growth. */
+  get drawListBuffer(): GPUBuffer {
+    return this.lists.drawLists;
+  }
+
   /** Joint-matrix bytes for `instances` instances. */
   jointBytes(instances: number): number {
     return instances * this.slotCount * JOINT_MATRIX_BYTES;
@@ -156,6 +214,7 @@ export class InstanceStore {
     const handle = this.freeHandles.pop() ?? this.newHandle();
     this.setSlotOf(handle, slot);
     this.handleOf[slot] = handle;
+    this.stamps.renew(slot);
     this.records.setLayerStack(slot, LAYERS_NONE);
     return handle;
   }
@@ -260,11 +319,12 @@ export class InstanceStore {
       this.maskBuffer = grown;
       this.generation++;
     }
-    return bytes + this.masks.upload(queue, this.maskBuffer) + this.records.upload(queue, this.instances) + this.stacks.upload(queue, this.stackBuffer);
+    return bytes + this.masks.upload(queue, this.maskBuffer) + this.records.upload(queue, this.instances) + this.stacks.upload(queue, this.stackBuffer) +
+      this.stamps.upload(queue, this.lists.stamps);
   }
 
   destroy(): void {
-    for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots]) buffer.destroy();
+    for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots, ...Object.values(this.lists)]) buffer.destroy();
   }
 
   /**
@@ -287,6 +347,7 @@ export class InstanceStore {
   private moveSlot(from: number, to: number): void {
     if (from === to) return;
     this.records.move(from, to);
+    this.stamps.renew(to);
     const handle = this.handleOf[from];
     this.handleOf[to] = handle;
     this.setSlotOf(handle, to);
@@ -298,6 +359,8 @@ export class InstanceStore {
   private swapSlots(a: number, b: number): void {
     if (a === b) return;
     this.records.swap(a, b);
+    this.stamps.renew(a);
+    this.stamps.renew(b);
     const ha = this.handleOf[a];
     const hb = this.handleOf[b];
     this.handleOf[a] = hb;
@@ -336,7 +399,7 @@ export class InstanceStore {
   /** Double the capacity, or as much as the device's limits allow (at least one more). */
   private growthCapacity(): number {
     const limits = this.device.limits;
-    const perInstance = Math.max(this.jointBytes(1), INSTANCE.size);
+    const perInstance = Math.max(this.jointBytes(1), INSTANCE.size, 2 * this.lodLevels * 4);
     const byLimits = Math.floor(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) / perInstance);
     return Math.max(this.liveCount + 1, Math.min(this.liveCount * 2, byLimits));
   }
@@ -344,6 +407,7 @@ export class InstanceStore {
   private checkInstanceLimits(capacity: number): void {
     checkStorageBinding(this.device, `${this.label}.jointMatrices`, this.jointBytes(capacity));
     checkStorageBinding(this.device, `${this.label}.instances`, capacity * INSTANCE.size);
+    checkStorageBinding(this.device, `${this.label}.drawLists`, 2 * this.lodLevels * listStride(capacity) * 4);
   }
 
   private checkStackLimits(capacity: number): void {
@@ -353,16 +417,20 @@ export class InstanceStore {
   /** Check, allocate, swap: a refused growth leaves every buffer and record as it was. */
   private grow(capacity: number): void {
     this.checkInstanceLimits(capacity);
-    const [instances, joints] = this.createInstanceBuffers(capacity);
+    const [instances, joints, lists] = this.createInstanceBuffers(capacity);
     this.records.reserve(capacity);
+    this.stamps.reserve(capacity);
     const handles = new Int32Array(capacity);
     handles.set(this.handleOf.subarray(0, this.liveCount));
     this.handleOf = handles;
     this.instances.destroy();
     this.joints.destroy();
+    for (const buffer of Object.values(this.lists)) buffer.destroy();
     this.instances = instances;
     this.joints = joints;
+    this.lists = lists;
     this.records.markAllDirty(this.liveCount);
+    this.stamps.markAllDirty(this.liveCount);
     this.generation++;
   }
 
@@ -379,7 +447,23 @@ export class InstanceStore {
     this.generation++;
   }
 
-  private createInstanceBuffers(capacity: number): [GPUBuffer, GPUBuffer] {
+  private createInstanceBuffers(capacity: number): [GPUBuffer, GPUBuffer, ListBuffers] {
+    const stride = listStride(capacity);
+    const list = (name: string, bytes: number, usage = 0) =>
+      this.device.createBuffer({ label: `${this.label}.${name}`, size: bytes, usage: GPUBufferUsage.STORAGE | usage });
+    const identity = list('identityList', stride * 4, GPUBufferUsage.COPY_DST);
+    const iota = new Uint32Array(stride);
+    for (let i = 0; i < stride; i++) iota[i] = i;
+    this.device.queue.writeBuffer(identity, 0, iota);
+    const lists: ListBuffers = {
+      stamps: list('stamps', stride * 4, GPUBufferUsage.COPY_DST),
+      // COPY_SRC: tests read back what the cull pass decided.
+      poseState: list('poseState', stride * 8, GPUBufferUsage.COPY_SRC),
+      identity,
+      // Two lists, then their two lengths (padded to 16 bytes).
+      poseList: list('poseList', (2 * stride + 4) * 4, GPUBufferUsage.COPY_SRC),
+      drawLists: list('drawLists', 2 * this.lodLevels * stride * 4, GPUBufferUsage.COPY_SRC),
+    };
     return [
       this.device.createBuffer({ label: `${this.label}.instances`, size: capacity * INSTANCE.size, usage: recordUsage() }),
       this.device.createBuffer({
@@ -387,6 +471,7 @@ export class InstanceStore {
         // COPY_DST: tools fill it with NaN first, so a matrix the shader fails to write shows.
         usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
       }),
+      lists,
     ];
   }
 
@@ -399,4 +484,9 @@ export class InstanceStore {
     checkStorageBinding(this.device, `${this.label}.masks`, this.masks.byteLength);
     return this.device.createBuffer({ label: `${this.label}.masks`, size: this.masks.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }
+}
+
+/** Entries per instance list for `capacity` instances: rounded up to 64 (256 bytes, the largest minStorageBufferOffsetAlignment). */
+function listStride(capacity: number): number {
+  return Math.ceil(capacity / 64) * 64;
 }

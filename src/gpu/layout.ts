@@ -64,7 +64,7 @@ export const LAYER_STACK = {
 /** The pose pass's uniform block (shaders/pose.wgsl `Params`), one per dispatch. */
 export const POSE_PARAMS = {
   size: 48,
-  instanceCount: 0, //   u32: records this dispatch poses
+  instanceCount: 0, //   u32: records this dispatch poses (direct dispatches)
   nodeCount: 4, //       u32: rig nodes per instance
   slotCount: 8, //       u32: joint matrices per instance
   clipBase: 12, //       u32: index in `tracks` of clip 0's (duration, entries, difference, 0)
@@ -72,18 +72,28 @@ export const POSE_PARAMS = {
   maxDepth: 20, //       u32: deepest node's depth (roots have depth 0)
   clock: 24, //          f32: seconds
   dispatchWidth: 28, //  u32: workgroups per row of the 2D dispatch
-  firstInstance: 32, //  u32: record of this dispatch's first workgroup
-  // 12 bytes of padding to a 16-byte multiple
+  listBase: 32, //       u32: index in the bound instance list of this dispatch's first entry
+  countIndex: 36, //     u32: COUNT_FROM_PARAMS (instanceCount holds the count), or the word of the list buffer that does
+  nodeBase: 40, //       u32: index in `tracks` of node 0's (parent, depth, 0, 0)
+  slotBase: 44, //       u32: index in `tracks` of joint slot 0's 5 vec4f
 } as const;
+/** POSE_PARAMS.countIndex when the count is POSE_PARAMS.instanceCount (no cull pass ran). */
+export const COUNT_FROM_PARAMS = 0xffffffff;
 
-/** Per rig node (shaders/pose.wgsl `Node`). */
+/**
+ * Per rig node (shaders/pose.wgsl `Node`). RigData packs them in this layout; PosePass copies
+ * them into its `tracks` buffer as one vec4f (parent, depth, 0, 0) each, integers as floats.
+ */
 export const NODE = {
   size: 8,
   parent: 0, // i32: parent node, -1 for a root
   depth: 4, //  u32: 0 for a root
 } as const;
 
-/** Per joint slot: one skin joint of one skin (shaders/pose.wgsl `JointSlot`). */
+/**
+ * Per joint slot: one skin joint of one skin (shaders/pose.wgsl `JointSlot`). PosePass copies
+ * them into its `tracks` buffer as 5 vec4f: the matrix's columns, then (node, 0, 0, 0).
+ */
 export const JOINT_SLOT = {
   size: 80,
   inverseBind: 0, // mat4x4f
@@ -106,11 +116,97 @@ export const MATERIAL = {
   // 12 bytes of padding (uniform blocks are 16-byte multiples)
 } as const;
 
-/** Camera uniform block (shaders/skin.wgsl `Camera`). */
+/**
+ * Camera uniform block (shaders/skin.wgsl `Camera`). ShadowPass keeps its own copy whose
+ * viewProjection is the light's.
+ */
 export const CAMERA = {
-  size: 80,
-  viewProjection: 0, // mat4x4f
-  lightDirection: 64, // vec3f: direction light travels, world space, unit length
+  size: 160,
+  viewProjection: 0, //       mat4x4f
+  lightDirection: 64, //      vec3f: direction light travels, world space, unit length
+  shadowStrength: 76, //      f32: 0 = no shadow map (lit everywhere), 1 = full shadow where occluded
+  lightViewProjection: 80, // mat4x4f: world -> the shadow map's clip space
+  shadowTexel: 144, //        f32: 1 / shadow map size
+  shadowBias: 148, //         f32: depth bias in the map's depth units
+  // 8 bytes of padding to a 16-byte multiple
+} as const;
+
+/**
+ * Most mesh LOD levels a crowd draws (level 0 is the mesh as loaded). Each level costs one
+ * indirect draw per primitive, and two instance lists (camera, shadow) of 4 bytes per instance.
+ */
+export const MAX_LOD_LEVELS = 4;
+
+/**
+ * The cull pass's counters (shaders/cull.wgsl `counters`, u32 words), cleared before each cull:
+ * instances to pose (plain, layered), then instances drawn per LOD level for the camera, then
+ * per level for the shadow map.
+ */
+export const CULL_COUNTERS = {
+  words: 2 + 2 * MAX_LOD_LEVELS,
+  posePlain: 0,
+  poseLayered: 1,
+  camera: 2, //               + level
+  shadow: 2 + MAX_LOD_LEVELS, // + level
+} as const;
+
+/**
+ * The indirect-arguments buffer the cull pass fills (u32 words): two dispatchWorkgroupsIndirect
+ * triples (plain, layered pose dispatches), then one drawIndexedIndirect quintuple (indexCount,
+ * instanceCount, firstIndex, baseVertex, firstInstance) per (list, level, primitive), list 0 the
+ * camera and 1 the shadow map: word CULL_ARGS.draws + ((list * levels + level) * primitives + primitive) * 5.
+ */
+export const CULL_ARGS = {
+  posePlain: 0,
+  poseLayered: 3,
+  draws: 6,
+  drawWords: 5,
+} as const;
+
+/** Flags of CULL_PARAMS.flags. */
+export const CULL_FRUSTUM = 1; //    test the camera frustum and the distance limit (else every instance is visible)
+export const CULL_LOD = 2; //        choose mesh LOD levels by distance (else level 0)
+export const CULL_ANIMATION_LOD = 4; // pose far instances every 2nd / 4th frame (else every frame)
+export const CULL_SHADOWS = 8; //    build the shadow-caster lists (light frustum)
+/** CULL_PARAMS.forcedLevel when the level is chosen by distance. */
+export const LOD_NOT_FORCED = 0xffffffff;
+
+/**
+ * The cull pass's uniform block (shaders/cull.wgsl `CullParams`), written once per frame.
+ * Planes are (unit normal, d): a point p is inside when dot(normal, p) + d >= 0.
+ * Distances are world units divided by the instance's scale (the largest column norm of its
+ * world matrix), so one threshold serves instances of every size.
+ */
+export const CULL_PARAMS = {
+  size: 336,
+  planes: 0, //             array<vec4f, 6>: camera frustum (left, right, bottom, top, near, far)
+  lightPlanes: 96, //       array<vec4f, 6>: the shadow map's light frustum
+  cameraPosition: 192, //   vec3f: world
+  maxDistance: 204, //      f32: instances whose bounds start farther than this (world units) are culled
+  boxCentre: 208, //        vec3f: model-space centre of the bounds of instances without a layer stack
+  instanceCount: 220, //    u32
+  boxHalf: 224, //          vec3f: half extents of that box
+  plainCount: 236, //       u32: instances in slots [0, plainCount) have no layer stack
+  layeredCentre: 240, //    vec3f: bounds of instances with a layer stack
+  frame: 252, //            u32: frame counter (animation LOD phases)
+  layeredHalf: 256, //      vec3f
+  listStride: 268, //       u32: entries per instance list (a multiple of 64)
+  lodDistances: 272, //     vec4f: distance / scale at which levels 1..4 begin (3.4e38 when absent)
+  animationDistances: 288, // vec4f: distance / scale beyond which instances are posed every 2nd (x), 4th (y) frame
+  flags: 304, //            u32: CULL_* flags
+  levels: 308, //           u32: LOD levels drawn, 1..MAX_LOD_LEVELS
+  primitives: 312, //       u32: mesh primitives (draws per level)
+  shadowLodBias: 316, //    u32: shadow casters draw level + this (clamped)
+  forcedLevel: 320, //      u32: LOD_NOT_FORCED, or the level every instance draws
+  dispatchWidth: 324, //    u32: workgroups per row of the 2D cull dispatch, and the pose dispatches it writes
+  // 8 bytes of padding to a 16-byte multiple
+} as const;
+
+/** Per (level, primitive) of the LOD index ranges (shaders/cull.wgsl `LodRange`). */
+export const LOD_RANGE = {
+  size: 8,
+  indexCount: 0, // u32
+  firstIndex: 4, // u32
 } as const;
 
 /*

@@ -1,5 +1,5 @@
 import poseWgsl from '../../shaders/pose.wgsl?raw';
-import { JOINT_MATRIX_BYTES, POSE_PARAMS } from './layout';
+import { COUNT_FROM_PARAMS, CULL_ARGS, JOINT_MATRIX_BYTES, JOINT_SLOT, NODE, POSE_PARAMS } from './layout';
 import { checkStorageBinding } from './limits';
 import type { RigData } from './rig-data';
 
@@ -22,25 +22,46 @@ export interface PoseInputs {
   readonly masksBuffer: GPUBuffer;
   /** Receives slotCount joint matrices (48 bytes each) per record. */
   readonly jointBuffer: GPUBuffer;
+  /** u32 per slot holding its own index (the instance list of a direct dispatch). */
+  readonly identityListBuffer: GPUBuffer;
+  /** The cull pass's pose list: plain slots from 0, layered ones from listStride, their counts at words 2 listStride and 2 listStride + 1. */
+  readonly poseListBuffer: GPUBuffer;
+  readonly listStride: number;
   /** Changes whenever one of the buffers is replaced, so the pass rebinds. */
   readonly generation: number;
   readonly plainCount: number;
   readonly layeredCount: number;
 }
 
+/** What a cull pass (CullPass) leaves for an indirect pose pass. The pass does not own them. */
+export interface PoseIndirect {
+  /** CULL_ARGS words: the dispatchWorkgroupsIndirect triples. */
+  readonly args: GPUBuffer;
+}
+
 /** One of the pass's two dispatches: plain records, or records with layer stacks. */
 class Dispatch {
+  /** Uniforms of the direct and of the indirect form. */
   readonly params: GPUBuffer;
+  readonly indirectParams: GPUBuffer;
   readonly data = new ArrayBuffer(POSE_PARAMS.size);
   readonly view = new DataView(this.data);
   bindGroup: GPUBindGroup | undefined;
+  indirectBindGroup: GPUBindGroup | undefined;
   width = 1;
   height = 0;
 
-  constructor(device: GPUDevice, readonly label: string, readonly pipeline: GPUComputePipeline) {
-    this.params = device.createBuffer({ label: `${label}.params`, size: POSE_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+  constructor(device: GPUDevice, readonly label: string, readonly pipeline: GPUComputePipeline,
+    /** Which pose list (0 plain, 1 layered), and the CULL_ARGS word of its dispatch triple. */
+    readonly list: number, readonly argsWord: number) {
+    const uniform = (name: string) => device.createBuffer({ label: `${label}.${name}`, size: POSE_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.params = uniform('params');
+    this.indirectParams = uniform('indirectParams');
   }
 }
+
+/** Widest row of the 2D grid an indirect dispatch uses (the cull pass writes the triples with it). */
+export const INDIRECT_DISPATCH_WIDTH = MAX_DISPATCH_WIDTH;
 
 /**
  * The compute pass that writes every instance's joint matrices (shaders/pose.wgsl).
@@ -60,9 +81,15 @@ export class PosePass {
   private readonly dispatches: readonly Dispatch[];
   private readonly layout: GPUBindGroupLayout;
   private readonly staticBuffers: GPUBuffer[];
+  /** Where the node records and joint slots start in the tracks buffer (vec4f index). */
+  private readonly nodeBase: number;
+  private readonly slotBase: number;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'PosePass' };
   private bound: PoseInputs | undefined;
+  private boundIndirect: PoseIndirect | undefined;
   private boundGeneration = -1;
+  /** Whether the last update() chose the indirect form. */
+  private indirect: PoseIndirect | undefined;
 
   /**
    * `options.workgroupSize` overrides the threads per instance (default 32: one thread per rig
@@ -88,11 +115,12 @@ export class PosePass {
       device.queue.writeBuffer(buffer, 0, data instanceof ArrayBuffer ? data : data.buffer, data instanceof ArrayBuffer ? 0 : data.byteOffset, bytes);
       return buffer;
     };
+    const tracks = tracksWithSkeleton(rig);
+    this.nodeBase = tracks.nodeBase;
+    this.slotBase = tracks.slotBase;
     this.staticBuffers = [
-      upload('PosePass.tracks', rig.tracks),
+      upload('PosePass.tracks', tracks.data),
       upload('PosePass.trackRefs', rig.trackRefs),
-      upload('PosePass.nodes', rig.nodes),
-      upload('PosePass.slots', rig.slots),
     ];
     const storage = (binding: number, type: GPUBufferBindingType = 'read-only-storage'): GPUBindGroupLayoutEntry =>
       ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } });
@@ -101,8 +129,9 @@ export class PosePass {
       label: 'PosePass.layout',
       entries: [
         { binding: 0, visibility: GPUShaderStage.COMPUTE, buffer: { type: 'uniform' } },
-        ...[1, 2, 3, 4, 5, 6, 7].map((b) => storage(b)),
-        storage(8, 'storage'),
+        ...[1, 2, 3, 4, 5].map((b) => storage(b)),
+        storage(6, 'storage'),
+        storage(7),
       ],
     });
     const module = device.createShaderModule({ label: 'PosePass.shader', code: poseWgsl });
@@ -114,8 +143,8 @@ export class PosePass {
         constants: { WORKGROUP_SIZE: this.workgroupSize, MAX_NODES: Math.max(rig.nodeCount, 1), LAYERS_ENABLED: layers ? 1 : 0 },
       },
     });
-    this.plain = new Dispatch(device, 'PosePass.plain', pipeline('PosePass.plainPipeline', false));
-    this.layered = new Dispatch(device, 'PosePass.layered', pipeline('PosePass.layeredPipeline', true));
+    this.plain = new Dispatch(device, 'PosePass.plain', pipeline('PosePass.plainPipeline', false), 0, CULL_ARGS.posePlain);
+    this.layered = new Dispatch(device, 'PosePass.layered', pipeline('PosePass.layeredPipeline', true), 1, CULL_ARGS.poseLayered);
     this.dispatches = [this.plain, this.layered];
   }
 
@@ -125,55 +154,81 @@ export class PosePass {
   }
 
   /**
-   * Writes the frame's uniforms for `inputs` at crowd clock `clock` (seconds): records
-   * [0, plainCount) are plain, the next layeredCount have layer stacks. Rebinds the buffers when
-   * `inputs` or its generation changed since the last call (creation and growth only).
+   * Writes the frame's uniforms for `inputs` at crowd clock `clock` (seconds). Without
+   * `indirect`, every instance is posed: records [0, plainCount) are plain, the next
+   * layeredCount have layer stacks. With it, the instances a cull pass listed are (encode then
+   * dispatches indirectly with the cull pass's arguments; the cull pass must run first in the
+   * same command buffer). Rebinds the buffers when `inputs`, `indirect` or the generation changed
+   * (creation and growth only).
    */
-  update(inputs: PoseInputs, clock: number): void {
-    if (inputs !== this.bound || inputs.generation !== this.boundGeneration) this.bind(inputs);
-    this.write(this.plain, 0, inputs.plainCount, clock);
-    this.write(this.layered, inputs.plainCount, inputs.layeredCount, clock);
+  update(inputs: PoseInputs, clock: number, indirect?: PoseIndirect): void {
+    if (inputs !== this.bound || inputs.generation !== this.boundGeneration || (indirect && indirect !== this.boundIndirect)) this.bind(inputs, indirect);
+    this.indirect = indirect;
+    if (indirect) {
+      this.write(this.plain, 0, 0, clock, 2 * inputs.listStride);
+      this.write(this.layered, inputs.listStride, 0, clock, 2 * inputs.listStride + 1);
+    } else {
+      this.write(this.plain, 0, inputs.plainCount, clock, COUNT_FROM_PARAMS);
+      this.write(this.layered, inputs.plainCount, inputs.layeredCount, clock, COUNT_FROM_PARAMS);
+    }
   }
 
   /** Records the dispatches into `encoder` (one compute pass). */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     if (!this.plain.bindGroup) throw new Error('PosePass.encode: call update() first');
-    if (this.plain.height === 0 && this.layered.height === 0) return;
+    const indirect = this.indirect;
+    if (!indirect && this.plain.height === 0 && this.layered.height === 0) return;
     this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
     for (const d of this.dispatches) {
-      if (d.height === 0) continue;
-      pass.setPipeline(d.pipeline);
-      pass.setBindGroup(0, d.bindGroup!);
-      pass.dispatchWorkgroups(d.width, d.height);
+      if (indirect) {
+        pass.setPipeline(d.pipeline);
+        pass.setBindGroup(0, d.indirectBindGroup!);
+        pass.dispatchWorkgroupsIndirect(indirect.args, d.argsWord * 4);
+      } else if (d.height > 0) {
+        pass.setPipeline(d.pipeline);
+        pass.setBindGroup(0, d.bindGroup!);
+        pass.dispatchWorkgroups(d.width, d.height);
+      }
     }
     pass.end();
   }
 
-  private bind(inputs: PoseInputs): void {
+  private bind(inputs: PoseInputs, indirect: PoseIndirect | undefined): void {
     const buffers = { instances: inputs.instanceBuffer, stacks: inputs.layerStackBuffer, masks: inputs.masksBuffer, joints: inputs.jointBuffer };
     for (const [name, buffer] of Object.entries(buffers)) checkStorageBinding(this.device, `PosePass.${name}`, buffer.size);
+    const group = (label: string, params: GPUBuffer, list: GPUBuffer) => this.device.createBindGroup({
+      label, layout: this.layout,
+      entries: [params, ...this.staticBuffers, ...Object.values(buffers), list].map((buffer, binding) => ({ binding, resource: { buffer } })),
+    });
     for (const d of this.dispatches) {
-      d.bindGroup = this.device.createBindGroup({
-        label: `${d.label}.bindGroup`,
-        layout: this.layout,
-        entries: [d.params, ...this.staticBuffers, ...Object.values(buffers)].map((buffer, binding) => ({ binding, resource: { buffer } })),
-      });
+      d.bindGroup = group(`${d.label}.bindGroup`, d.params, inputs.identityListBuffer);
+      d.indirectBindGroup = indirect && group(`${d.label}.indirectBindGroup`, d.indirectParams, inputs.poseListBuffer);
     }
     this.bound = inputs;
+    this.boundIndirect = indirect;
     this.boundGeneration = inputs.generation;
   }
 
   destroy(): void {
     for (const buffer of this.staticBuffers) buffer.destroy();
-    for (const d of this.dispatches) d.params.destroy();
+    for (const d of this.dispatches) { d.params.destroy(); d.indirectParams.destroy(); }
   }
 
-  private write(d: Dispatch, first: number, count: number, clock: number): void {
-    d.width = Math.max(1, Math.min(count, MAX_DISPATCH_WIDTH));
+  /**
+   * Writes dispatch `d`'s uniforms: list entries from `listBase`, `count` of them (direct,
+   * countWord COUNT_FROM_PARAMS), or as many as word `countWord` of the list says (indirect:
+   * the grid is INDIRECT_DISPATCH_WIDTH wide).
+   */
+  private write(d: Dispatch, listBase: number, count: number, clock: number, countWord: number): void {
+    const indirect = countWord !== COUNT_FROM_PARAMS;
+    d.width = indirect ? INDIRECT_DISPATCH_WIDTH : Math.max(1, Math.min(count, MAX_DISPATCH_WIDTH));
     d.height = Math.ceil(count / d.width);
     const v = d.view;
-    v.setUint32(POSE_PARAMS.firstInstance, first, true);
+    v.setUint32(POSE_PARAMS.listBase, listBase, true);
+    v.setUint32(POSE_PARAMS.countIndex, countWord, true);
+    v.setUint32(POSE_PARAMS.nodeBase, this.nodeBase, true);
+    v.setUint32(POSE_PARAMS.slotBase, this.slotBase, true);
     v.setUint32(POSE_PARAMS.instanceCount, count, true);
     v.setUint32(POSE_PARAMS.nodeCount, this.rig.nodeCount, true);
     v.setUint32(POSE_PARAMS.slotCount, this.rig.slotCount, true);
@@ -182,6 +237,30 @@ export class PosePass {
     v.setUint32(POSE_PARAMS.maxDepth, this.rig.maxDepth, true);
     v.setFloat32(POSE_PARAMS.clock, clock, true);
     v.setUint32(POSE_PARAMS.dispatchWidth, d.width, true);
-    this.device.queue.writeBuffer(d.params, 0, d.data);
+    this.device.queue.writeBuffer(indirect ? d.indirectParams : d.params, 0, d.data);
   }
+}
+
+/**
+ * The rig's tracks with the node records and joint slots appended (see `tracks` in
+ * shaders/pose.wgsl): one vec4f (parent, depth, 0, 0) per node, then 5 vec4f per slot (the
+ * inverse bind matrix's columns, then (node, 0, 0, 0)); integers as exact floats.
+ */
+function tracksWithSkeleton(rig: RigData): { data: Float32Array; nodeBase: number; slotBase: number } {
+  const nodeBase = rig.tracks.length / 4;
+  const slotBase = nodeBase + rig.nodeCount;
+  const data = new Float32Array((slotBase + rig.slotCount * 5) * 4);
+  data.set(rig.tracks);
+  const nodes = new DataView(rig.nodes);
+  for (let n = 0; n < rig.nodeCount; n++) {
+    data[(nodeBase + n) * 4] = nodes.getInt32(n * NODE.size + NODE.parent, true);
+    data[(nodeBase + n) * 4 + 1] = nodes.getUint32(n * NODE.size + NODE.depth, true);
+  }
+  const slots = new DataView(rig.slots);
+  for (let s = 0; s < rig.slotCount; s++) {
+    const o = s * JOINT_SLOT.size;
+    for (let k = 0; k < 16; k++) data[(slotBase + s * 5) * 4 + k] = slots.getFloat32(o + JOINT_SLOT.inverseBind + k * 4, true);
+    data[(slotBase + s * 5 + 4) * 4] = slots.getUint32(o + JOINT_SLOT.node, true);
+  }
+  return { data, nodeBase, slotBase };
 }

@@ -1,8 +1,7 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
 import type { EncodedImage } from '../bake/gltf-json';
-import type { SkinnedPrimitive } from '../bake/rig';
 import { CAMERA, MATERIAL } from './layout';
-import { primitiveVertices } from './mesh-data';
+import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
 export interface SkinPassOptions {
   /** Format of the colour attachment the crowd draws into (e.g. `navigator.gpu.getPreferredCanvasFormat()`). */
@@ -14,22 +13,38 @@ export interface SkinPassOptions {
 }
 
 interface DrawItem {
-  label: string;
+  mesh: PrimitiveBuffers;
   pipeline: GPURenderPipeline;
-  vertexBuffers: GPUBuffer[];
-  indexBuffer?: GPUBuffer;
-  indexFormat?: GPUIndexFormat;
-  drawCount: number;
   material: GPUBindGroup;
 }
 
-const LIGHT_DIRECTION = normalize3([-0.4, -1, -0.55]);
+/** What the skin pass reads per instance: InstanceStore satisfies it. The pass does not own the buffers. */
+export interface SkinInputs {
+  readonly jointBuffer: GPUBuffer;
+  readonly instanceBuffer: GPUBuffer;
+  readonly identityListBuffer: GPUBuffer;
+  readonly drawListBuffer: GPUBuffer;
+  readonly listStride: number;
+  readonly lodLevels: number;
+  readonly generation: number;
+}
+
+/** Where a cull pass left the indirect draw arguments (CullPass satisfies it). */
+export interface DrawArgs {
+  readonly args: GPUBuffer;
+  /** Byte offset of the arguments of (list 0 camera / 1 shadow, level, primitive). */
+  argsOffset(list: number, level: number, primitive: number): number;
+}
+
+/** The direction the light travels (world space, unit length): shading and the shadow map. */
+export const LIGHT_DIRECTION = normalize3([-0.4, -1, -0.55]);
 
 /**
- * The instanced skinned draw (shaders/skin.wgsl): exactly one draw call per mesh primitive,
- * whatever the instance count. create: the constructor uploads vertices, materials, textures
- * and builds both pipeline variants (4 and 8 influences); bind(): the joint-matrix buffer (on
- * creation and growth); update(): the camera uniform; draw(): records into the caller's pass.
+ * The instanced skinned draw (shaders/skin.wgsl): one draw call per mesh primitive (per LOD
+ * level when a cull pass chose levels), whatever the instance count. create: the constructor
+ * uploads materials and textures and builds both pipeline variants (4 and 8 influences) over
+ * the shared MeshBuffers; bind(): the store's buffers (on creation and growth); update(): the
+ * camera uniform; draw() / drawIndirect(): record into the caller's pass.
  */
 export class SkinPass {
   private readonly items: DrawItem[] = [];
@@ -37,12 +52,22 @@ export class SkinPass {
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
   private readonly frameLayout: GPUBindGroupLayout;
   private readonly owned: { destroy(): void }[] = [];
-  private frame: GPUBindGroup | undefined;
+  /** Frame bind group over the identity list (every instance), and one per LOD level over the camera lists. */
+  private direct: GPUBindGroup | undefined;
+  private readonly levelGroups: GPUBindGroup[] = [];
+  /** Group 2: the shadow map and its comparison sampler (a 1x1 stand-in without one). */
+  private readonly shadowLayout: GPUBindGroupLayout;
+  private readonly shadowSampler: GPUSampler;
+  private readonly noShadow: GPUTextureView;
+  private shadowGroup: GPUBindGroup;
+  private shadowView: GPUTextureView | undefined;
+  /** The pipeline layout and shader module, which ShadowPass's pipelines share. */
+  readonly pipelineLayout: GPUPipelineLayout;
+  readonly module: GPUShaderModule;
 
   constructor(
     private readonly device: GPUDevice,
-    primitives: SkinnedPrimitive[],
-    skinSlotOffset: Uint32Array,
+    private readonly mesh: MeshBuffers,
     slotCount: number,
     textures: ReadonlyMap<EncodedImage, ImageBitmap>,
     options: SkinPassOptions,
@@ -53,7 +78,7 @@ export class SkinPass {
       label: 'SkinPass.frameLayout',
       entries: [
         { binding: 0, visibility: GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
-        { binding: 1, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
+        ...[1, 2, 3].map((binding): GPUBindGroupLayoutEntry => ({ binding, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } })),
       ],
     });
     const materialLayout = device.createBindGroupLayout({
@@ -64,8 +89,20 @@ export class SkinPass {
         { binding: 2, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
       ],
     });
-    const layout = device.createPipelineLayout({ label: 'SkinPass.layout', bindGroupLayouts: [this.frameLayout, materialLayout] });
+    this.shadowLayout = device.createBindGroupLayout({
+      label: 'SkinPass.shadowLayout',
+      entries: [
+        { binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'depth' } },
+        { binding: 1, visibility: GPUShaderStage.FRAGMENT, sampler: { type: 'comparison' } },
+      ],
+    });
+    this.shadowSampler = device.createSampler({ label: 'SkinPass.shadowSampler', compare: 'less-equal', magFilter: 'linear', minFilter: 'linear' });
+    this.noShadow = this.track(device.createTexture({ label: 'SkinPass.noShadow', size: [1, 1], format: 'depth32float', usage: GPUTextureUsage.TEXTURE_BINDING })).createView();
+    this.shadowGroup = this.createShadowGroup(this.noShadow);
+    const layout = device.createPipelineLayout({ label: 'SkinPass.layout', bindGroupLayouts: [this.frameLayout, materialLayout, this.shadowLayout] });
+    this.pipelineLayout = device.createPipelineLayout({ label: 'SkinPass.depthLayout', bindGroupLayouts: [this.frameLayout, materialLayout] });
     const module = device.createShaderModule({ label: 'SkinPass.shader', code: skinWgsl });
+    this.module = module;
     const pipelines = new Map<number, GPURenderPipeline>();
     const pipelineFor = (influences: 4 | 8) => {
       let pipeline = pipelines.get(influences);
@@ -76,11 +113,9 @@ export class SkinPass {
     const white = this.createTexture('SkinPass.whiteTexture', undefined);
     const textureViews = new Map<EncodedImage, GPUTextureView>();
 
-    primitives.forEach((prim, p) => {
+    mesh.primitives.forEach((buffers, p) => {
       const label = `SkinPass.primitive${p}`;
-      const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
-      const vertexBuffers = [v.positions, v.normals, v.uvs, v.joints, v.weights].map((data, k) =>
-        this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX));
+      const prim = buffers.primitive;
       const materialData = new ArrayBuffer(MATERIAL.size);
       new Float32Array(materialData, MATERIAL.baseColorFactor, 4).set(prim.material.baseColorFactor);
       new Uint32Array(materialData, MATERIAL.slotCount, 1)[0] = slotCount;
@@ -92,12 +127,8 @@ export class SkinPass {
         view = textureViews.get(image)!;
       }
       this.items.push({
-        label,
-        pipeline: pipelineFor(v.influences),
-        vertexBuffers,
-        indexBuffer: v.indices && this.upload(`${label}.indices`, v.indices, GPUBufferUsage.INDEX),
-        indexFormat: v.indices instanceof Uint16Array ? 'uint16' : 'uint32',
-        drawCount: v.drawCount,
+        mesh: buffers,
+        pipeline: pipelineFor(buffers.influences),
         material: device.createBindGroup({
           label: `${label}.material`,
           layout: materialLayout,
@@ -111,18 +142,44 @@ export class SkinPass {
     });
   }
 
-  /** Draw calls per frame: one per primitive. */
+  /** Draw calls per frame without a cull pass: one per primitive. */
   get drawCount(): number {
     return this.items.length;
   }
 
-  /** Points the pass at the joint matrices written by the pose pass. Does not own the buffer. */
-  bind(joints: GPUBuffer): void {
-    this.frame = this.device.createBindGroup({
-      label: 'SkinPass.frame',
-      layout: this.frameLayout,
-      entries: [{ binding: 0, resource: { buffer: this.camera } }, { binding: 1, resource: { buffer: joints } }],
-    });
+  /** The frame bind group layout (camera, joints, instances, instance list), which ShadowPass shares. */
+  get frameBindGroupLayout(): GPUBindGroupLayout {
+    return this.frameLayout;
+  }
+
+  /** Per primitive, in MeshBuffers order: its material bind group (group 1), which ShadowPass binds too. */
+  get materials(): GPUBindGroup[] {
+    return this.items.map((item) => item.material);
+  }
+
+  /**
+   * Shades with a shadow map from now on (`view` of a depth32float map, `lightViewProjection`
+   * world -> the map's clip space, `strength` in [0, 1]), or without one (undefined). The view is
+   * not owned; the bind group is rebuilt only when the view changes.
+   */
+  setShadowMap(view: GPUTextureView | undefined, lightViewProjection?: ArrayLike<number>, size = 1, strength = 1, bias = 0.002): void {
+    if (view !== this.shadowView) {
+      this.shadowView = view;
+      this.shadowGroup = this.createShadowGroup(view ?? this.noShadow);
+    }
+    this.cameraData[CAMERA.shadowStrength / 4] = view ? strength : 0;
+    if (view && lightViewProjection) this.cameraData.set(lightViewProjection, CAMERA.lightViewProjection / 4);
+    this.cameraData[CAMERA.shadowTexel / 4] = 1 / size;
+    this.cameraData[CAMERA.shadowBias / 4] = bias;
+  }
+
+  /** Points the pass at the store's buffers (creation and growth). Does not own them. */
+  bind(inputs: SkinInputs): void {
+    this.direct = frameBindGroup(this.device, this.frameLayout, 'SkinPass.frame', this.camera, inputs, inputs.identityListBuffer, 0);
+    this.levelGroups.length = 0;
+    for (let level = 0; level < inputs.lodLevels; level++) {
+      this.levelGroups.push(frameBindGroup(this.device, this.frameLayout, `SkinPass.frameLevel${level}`, this.camera, inputs, inputs.drawListBuffer, level));
+    }
   }
 
   /** Writes the camera: `viewProjection` is a column-major 4x4 (world -> clip space). */
@@ -133,27 +190,46 @@ export class SkinPass {
     this.device.queue.writeBuffer(this.camera, 0, this.cameraData);
   }
 
-  /** Records one draw per primitive of `instanceCount` instances into `pass`. */
+  /** Records one draw per primitive of the first `instanceCount` slots into `pass`. */
   draw(pass: GPURenderPassEncoder, instanceCount: number): void {
-    if (!this.frame) throw new Error('SkinPass.draw: call bind() first');
+    if (!this.direct) throw new Error('SkinPass.draw: call bind() first');
     if (instanceCount === 0) return;
-    pass.setBindGroup(0, this.frame);
+    pass.setBindGroup(0, this.direct);
+    pass.setBindGroup(2, this.shadowGroup);
     let current: GPURenderPipeline | undefined;
     for (const item of this.items) {
       if (item.pipeline !== current) pass.setPipeline((current = item.pipeline));
       pass.setBindGroup(1, item.material);
-      for (let slot = 0; slot < item.vertexBuffers.length; slot++) pass.setVertexBuffer(slot, item.vertexBuffers[slot]);
-      if (item.indexBuffer) {
-        pass.setIndexBuffer(item.indexBuffer, item.indexFormat!);
-        pass.drawIndexed(item.drawCount, instanceCount);
-      } else {
-        pass.draw(item.drawCount, instanceCount);
-      }
+      this.mesh.setBuffers(pass, item.mesh);
+      pass.drawIndexed(item.mesh.ranges[0][0], instanceCount);
     }
+  }
+
+  /** Records one indirect draw per (LOD level, primitive) over the cull pass's camera lists. */
+  drawIndirect(pass: GPURenderPassEncoder, draws: DrawArgs): void {
+    if (this.levelGroups.length === 0) throw new Error('SkinPass.drawIndirect: call bind() first');
+    pass.setBindGroup(2, this.shadowGroup);
+    let current: GPURenderPipeline | undefined;
+    this.items.forEach((item, p) => {
+      if (item.pipeline !== current) pass.setPipeline((current = item.pipeline));
+      pass.setBindGroup(1, item.material);
+      this.mesh.setBuffers(pass, item.mesh);
+      for (let level = 0; level < this.levelGroups.length; level++) {
+        pass.setBindGroup(0, this.levelGroups[level]);
+        pass.drawIndexedIndirect(draws.args, draws.argsOffset(0, level, p));
+      }
+    });
   }
 
   destroy(): void {
     for (const resource of this.owned) resource.destroy();
+  }
+
+  private createShadowGroup(view: GPUTextureView): GPUBindGroup {
+    return this.device.createBindGroup({
+      label: 'SkinPass.shadow', layout: this.shadowLayout,
+      entries: [{ binding: 0, resource: view }, { binding: 1, resource: this.shadowSampler }],
+    });
   }
 
   private track<T extends { destroy(): void }>(resource: T): T {
@@ -161,12 +237,9 @@ export class SkinPass {
     return resource;
   }
 
-  private upload(label: string, data: ArrayBufferView | ArrayBuffer, usage: number): GPUBuffer {
-    const bytes = data.byteLength;
-    const buffer = this.track(this.device.createBuffer({ label, size: Math.max(4, Math.ceil(bytes / 4) * 4), usage: usage | GPUBufferUsage.COPY_DST, mappedAtCreation: true }));
-    const source = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, bytes);
-    new Uint8Array(buffer.getMappedRange()).set(source);
-    buffer.unmap();
+  private upload(label: string, data: ArrayBuffer, usage: number): GPUBuffer {
+    const buffer = this.track(this.device.createBuffer({ label, size: Math.max(16, data.byteLength), usage: usage | GPUBufferUsage.COPY_DST }));
+    this.device.queue.writeBuffer(buffer, 0, data);
     return buffer;
   }
 
@@ -182,18 +255,10 @@ export class SkinPass {
   }
 
   private createPipeline(module: GPUShaderModule, layout: GPUPipelineLayout, influences: 4 | 8, options: SkinPassOptions): GPURenderPipeline {
-    const attribute = (shaderLocation: number, format: GPUVertexFormat, offset = 0): GPUVertexAttribute => ({ shaderLocation, format, offset });
-    const buffers: GPUVertexBufferLayout[] = [
-      { arrayStride: 12, attributes: [attribute(0, 'float32x3')] },
-      { arrayStride: 12, attributes: [attribute(1, 'float32x3')] },
-      { arrayStride: 8, attributes: [attribute(2, 'float32x2')] },
-      { arrayStride: influences * 2, attributes: influences === 8 ? [attribute(3, 'uint16x4'), attribute(5, 'uint16x4', 8)] : [attribute(3, 'uint16x4')] },
-      { arrayStride: influences * 4, attributes: influences === 8 ? [attribute(4, 'float32x4'), attribute(6, 'float32x4', 16)] : [attribute(4, 'float32x4')] },
-    ];
     return this.device.createRenderPipeline({
       label: `SkinPass.pipeline${influences}`,
       layout,
-      vertex: { module, entryPoint: influences === 8 ? 'vertex8' : 'vertex4', buffers },
+      vertex: { module, entryPoint: influences === 8 ? 'vertex8' : 'vertex4', buffers: vertexLayouts(influences) },
       fragment: {
         module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }],
         constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 },
@@ -203,6 +268,24 @@ export class SkinPass {
       multisample: { count: options.sampleCount ?? 1 },
     });
   }
+}
+
+/**
+ * A frame bind group (camera, joints, instances, instance list): list `list` is the identity
+ * list when it is `inputs.identityListBuffer`, else entry block `block` of the draw lists
+ * (list x lodLevels + level, listStride entries each).
+ */
+export function frameBindGroup(device: GPUDevice, layout: GPUBindGroupLayout, label: string, camera: GPUBuffer, inputs: SkinInputs, list: GPUBuffer, block: number): GPUBindGroup {
+  const size = inputs.listStride * 4;
+  return device.createBindGroup({
+    label, layout,
+    entries: [
+      { binding: 0, resource: { buffer: camera } },
+      { binding: 1, resource: { buffer: inputs.jointBuffer } },
+      { binding: 2, resource: { buffer: inputs.instanceBuffer } },
+      { binding: 3, resource: { buffer: list, offset: block * size, size } },
+    ],
+  });
 }
 
 function normalize3(v: number[]): number[] {

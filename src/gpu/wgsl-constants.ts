@@ -1,14 +1,15 @@
 import { EDGE_EPSILON } from '../anim/blend-space-2d';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../bake/bake';
 import {
-  CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
+  CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS,
+  LAYERS_NONE, LOD_NOT_FORCED, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
 } from './layout';
 
 /** A shared constant: its WGSL name, value, and type (u32 unless said). */
 export type SharedConstant = readonly [name: string, value: number, type?: 'u32' | 'f32'];
 
 /**
- * The constants that shaders/pose.wgsl shares with TypeScript, with their one source: the
+ * The constants that shaders/pose.wgsl (and, below, shaders/cull.wgsl) shares with TypeScript, with their one source: the
  * baked-table flags of src/bake/bake.ts and the record sentinels and layer counts of
  * src/gpu/layout.ts. The shader holds them in a block between the two marker lines below,
  * written by `npm run gen:wgsl` (tools/gen-wgsl.ts) so that the .wgsl file stays valid on its
@@ -25,7 +26,27 @@ export const POSE_CONSTANTS: readonly SharedConstant[] = [
   ['MAX_OVERRIDE_LAYERS', MAX_OVERRIDE_LAYERS],
   ['MAX_ADDITIVE_LAYERS', MAX_ADDITIVE_LAYERS],
   ['STACK_LAYERS', STACK_LAYERS],
+  ['COUNT_FROM_PARAMS', COUNT_FROM_PARAMS],
 ];
+
+/** The constants shaders/cull.wgsl shares with TypeScript: counter and argument words, flags. */
+export const CULL_CONSTANTS: readonly SharedConstant[] = [
+  ['COUNTER_WORDS', CULL_COUNTERS.words],
+  ['COUNTER_POSE_PLAIN', CULL_COUNTERS.posePlain],
+  ['COUNTER_POSE_LAYERED', CULL_COUNTERS.poseLayered],
+  ['COUNTER_CAMERA', CULL_COUNTERS.camera],
+  ['COUNTER_SHADOW', CULL_COUNTERS.shadow],
+  ['ARGS_POSE_PLAIN', CULL_ARGS.posePlain],
+  ['ARGS_POSE_LAYERED', CULL_ARGS.poseLayered],
+  ['ARGS_DRAWS', CULL_ARGS.draws],
+  ['ARGS_DRAW_WORDS', CULL_ARGS.drawWords],
+  ['CULL_FRUSTUM', CULL_FRUSTUM],
+  ['CULL_LOD', CULL_LOD],
+  ['CULL_ANIMATION_LOD', CULL_ANIMATION_LOD],
+  ['CULL_SHADOWS', CULL_SHADOWS],
+  ['LOD_NOT_FORCED', LOD_NOT_FORCED],
+];
+
 
 /** The constants of shaders/control.wgsl: the control records' enumerations and the pose records it writes. */
 export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
@@ -76,6 +97,7 @@ struct LayerStack {
 export const GENERATED_SHADERS: readonly { file: string; constants: readonly SharedConstant[]; structs: string }[] = [
   { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
   { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: POSE_RECORD_STRUCTS },
+  { file: 'shaders/cull.wgsl', constants: CULL_CONSTANTS, structs: '' },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';

@@ -54,7 +54,16 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     expect(await stat(page, 'model')).toBe('Fox');
     expect(await stat(page, 'mode')).toBe('crowd');
     expect(await statNumber(page, 'joints')).toBe(24);
-    expect(await statNumber(page, 'drawCalls')).toBe(1);
+    // One indirect draw per primitive and LOD level once the camera is set (Fox: 1 primitive, 4 levels).
+    expect(await statNumber(page, 'drawCalls')).toBe(4);
+    // The cull pass's counts, read back a frame or two late.
+    await page.waitForFunction(() => document.getElementById('stats')?.dataset.visible !== undefined, null, { timeout: 30_000 });
+    const visible = await statNumber(page, 'visible');
+    expect(visible).toBeGreaterThan(0);
+    expect(visible).toBeLessThanOrEqual(1000);
+    expect(await statNumber(page, 'posed')).toBeLessThanOrEqual(1000);
+    expect(await statNumber(page, 'vertices')).toBeGreaterThan(0);
+    expect(await page.locator('#stats').textContent()).toMatch(/visible [\d,]+ {3}posed this frame [\d,]+/);
     expect(await statNumber(page, 'bakedBytes')).toBeGreaterThan(0);
     expect(await stat(page, 'gpuRenderMs')).toMatch(/^(n\/a|\d+(\.\d+)?)$/);
     await expectAliveCrowd(page, 'default-fox-1000');

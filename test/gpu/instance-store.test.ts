@@ -148,4 +148,36 @@ describe.skipIf(!device)('InstanceStore', () => {
       s.destroy();
     });
   });
+
+  describe('the lists and stamps of the cull pass', () => {
+    it('sizes the lists by LOD levels and a 64-aligned stride, and rejects a bad level count', () => {
+      expect(() => new InstanceStore(device!, { nodeCount: 5, slotCount: 4, clipDurations: CLIPS, capacity: 4, lodLevels: 5 }))
+        .toThrow(/lodLevels must be an integer in \[1, 4\], got 5/);
+      const s = new InstanceStore(device!, { nodeCount: 5, slotCount: 4, clipDurations: CLIPS, capacity: 70, lodLevels: 3 });
+      expect(s.listStride).toBe(128);
+      expect(s.drawListBuffer.size).toBe(2 * 3 * 128 * 4);
+      expect(s.poseListBuffer.size).toBe((2 * 128 + 4) * 4);
+      expect(s.poseStateBuffer.size).toBe(128 * 8);
+      for (let i = 0; i < 71; i++) s.add(); // grows past 70
+      expect(s.listStride).toBe(Math.ceil(s.capacity / 64) * 64);
+      expect(s.drawListBuffer.size).toBe(2 * 3 * s.listStride * 4);
+      s.destroy();
+    });
+
+    it('renews a slot\'s stamp whenever another instance is put into it (add, remove, layered and back)', () => {
+      const s = store(8);
+      const stamp = (slot: number) => new Uint32Array(s.stamps.bytes)[slot];
+      const handles = [s.add(), s.add(), s.add()];
+      const first = [0, 1, 2].map(stamp);
+      expect(new Set(first).size).toBe(3);
+      expect(first.every((x) => x > 0)).toBe(true);
+      s.remove(handles[0]); // the last instance moves into slot 0
+      expect(stamp(0)).not.toBe(first[0]);
+      expect(stamp(1)).toBe(first[1]);
+      const before = [0, 1].map(stamp);
+      s.makeLayered(handles[2]); // swaps into the layered range
+      expect([0, 1].map(stamp).some((x, i) => x !== before[i])).toBe(true);
+      s.destroy();
+    });
+  });
 });

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, MATERIAL, NODE, POSE_PARAMS,
+  CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
+  MATERIAL, NODE, POSE_PARAMS,
 } from '../../src/gpu/layout';
 
 // Alignment and size of each WGSL type used in the shared structs (WGSL spec, "Alignment and Size").
@@ -54,6 +55,7 @@ function expectMatches(layout: Record<string, number>, wgsl: { offsets: Record<s
 const pose = readFileSync(new URL('../../shaders/pose.wgsl', import.meta.url), 'utf8');
 const skin = readFileSync(new URL('../../shaders/skin.wgsl', import.meta.url), 'utf8');
 const control = readFileSync(new URL('../../shaders/control.wgsl', import.meta.url), 'utf8');
+const cull = readFileSync(new URL('../../shaders/cull.wgsl', import.meta.url), 'utf8');
 
 describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
   it('Instance: world at 0 (64 bytes), then eight 4-byte fields from 64; 96 bytes', () => {
@@ -63,7 +65,21 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expect(INSTANCE.size).toBe(64 + 8 * 4);
   });
 
-  it('Params: nine 4-byte fields and 3 pad words, 48 bytes', () => {
+  it('Instance is the same struct in pose.wgsl, cull.wgsl and skin.wgsl', () => {
+    expectMatches(INSTANCE, wgslLayout(cull, 'Instance'));
+    expectMatches(INSTANCE, wgslLayout(skin, 'Instance'));
+  });
+
+  it('CullParams: 2 x 6 planes (192 bytes), then vec3f + 4-byte field pairs, two vec4f, six u32 and 2 pad words: 336 bytes', () => {
+    // planes 0 (6 x 16), lightPlanes 96, cameraPosition 192 (vec3f) + maxDistance 204, boxCentre 208 + instanceCount 220,
+    // boxHalf 224 + plainCount 236, layeredCentre 240 + frame 252, layeredHalf 256 + listStride 268,
+    // lodDistances 272, animationDistances 288, then flags 304 ... dispatchWidth 324, pad 328, 332.
+    expectMatches(CULL_PARAMS, wgslLayout(cull, 'CullParams'));
+    expect(CULL_PARAMS.size).toBe(192 + 5 * 16 + 2 * 16 + 8 * 4);
+    expectMatches(LOD_RANGE, wgslLayout(cull, 'LodRange'));
+  });
+
+  it('Params: twelve 4-byte fields, 48 bytes', () => {
     expectMatches(POSE_PARAMS, wgslLayout(pose, 'Params'));
     expect(POSE_PARAMS.size).toBe(12 * 4);
   });

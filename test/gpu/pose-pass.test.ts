@@ -62,23 +62,14 @@ describe.skipIf(!device)('PosePass: GPU joint matrices equal the TypeScript lut 
     });
   }
 
-  it('applies each instance\'s world transform: world * model * inverseBind', async () => {
+  it('writes model-space matrices: the world transform is left to the skin shader (so a held pose follows its instance)', async () => {
     const { rig } = await loadModel('Fox');
     const baked = bake(rig);
     const records = randomRecords(3, baked.clipDurations, 7);
     const world = (i: number) => [2, 0, 0, 0, 0, 0, 2, 0, 0, -2, 0, 0, 10 * i, 5, -3, 1]; // scale 2, rotate 90 deg about x, move
     const placed = await gpuJointMatrices(device!, rig, baked, records, { world });
     const plain = await gpuJointMatrices(device!, rig, baked, records);
-    for (let m = 0; m < plain.length / 16; m++) {
-      const w = world(Math.floor(m / rig.skins[0].joints.length));
-      for (let c = 0; c < 4; c++) {
-        for (let r = 0; r < 4; r++) {
-          let expected = 0;
-          for (let k = 0; k < 4; k++) expected += w[k * 4 + r] * plain[m * 16 + c * 4 + k];
-          expect(placed[m * 16 + c * 4 + r]).toBeCloseTo(expected, 3);
-        }
-      }
-    }
+    expect(Array.from(placed)).toEqual(Array.from(plain));
   });
 
   it('advances time on the GPU: time = phase + speed * clock', async () => {

@@ -273,9 +273,14 @@ export async function benchLayerCodeCost(device: GPUDevice, character: Character
   const masks = device.createBuffer({ size: 256, usage });
   const joints = device.createBuffer({ size: pass.jointBytes(count), usage });
   records.upload(device.queue, instances);
+  const identity = device.createBuffer({ size: count * 4, usage });
+  device.queue.writeBuffer(identity, 0, Uint32Array.from({ length: count }, (_, i) => i));
   // The same buffers presented as all plain, then as all layered (records without stacks): the
   // partition a Crowd's store would never make, which is the point of the comparison.
-  const buffers = { instanceBuffer: instances, layerStackBuffer: stacks, masksBuffer: masks, jointBuffer: joints, generation: 0 };
+  const buffers = {
+    instanceBuffer: instances, layerStackBuffer: stacks, masksBuffer: masks, jointBuffer: joints, generation: 0,
+    identityListBuffer: identity, poseListBuffer: identity, listStride: count,
+  };
   const asPlain = { ...buffers, plainCount: count, layeredCount: 0 };
   const asLayered = { ...buffers, plainCount: 0, layeredCount: count };
   const time = async (plain: boolean) => {
@@ -305,7 +310,7 @@ export async function benchLayerCodeCost(device: GPUDevice, character: Character
     plainMs = Math.min(plainMs, await time(true));
     layeredPipelineMs = Math.min(layeredPipelineMs, await time(false));
   }
-  for (const b of [instances, stacks, masks, joints]) b.destroy();
+  for (const b of [instances, stacks, masks, joints, identity]) b.destroy();
   pass.destroy();
   return { plainMs, layeredPipelineMs };
 }

@@ -1,0 +1,110 @@
+import type { SkinnedPrimitive } from '../bake/rig';
+import { LOD_RANGE } from './layout';
+import { primitiveVertices } from './mesh-data';
+
+/** One primitive's GPU buffers, shared by the passes that draw it (SkinPass, ShadowPass). */
+export interface PrimitiveBuffers {
+  label: string;
+  primitive: SkinnedPrimitive;
+  /** positions, normals, uvs, joints, weights: vertex buffer slots 0..4. */
+  vertexBuffers: GPUBuffer[];
+  /** Every LOD level's triangles, level after level (see `ranges`). */
+  indexBuffer: GPUBuffer;
+  indexFormat: GPUIndexFormat;
+  influences: 4 | 8;
+  /** (indexCount, firstIndex) of each level in `indexBuffer`. */
+  ranges: [number, number][];
+}
+
+/**
+ * The vertex and index buffers of a character's primitives, uploaded once. Index buffers hold
+ * every mesh LOD level one after another; skinning attributes are shared by all levels.
+ * Non-indexed primitives get the indices 0, 1, 2, ... so that every draw is indexed (the same
+ * triangles in the same order). Owns its buffers.
+ */
+export class MeshBuffers {
+  readonly primitives: PrimitiveBuffers[] = [];
+  /** LOD levels (the same for every primitive). */
+  readonly levels: number;
+
+  /**
+   * `lods[p][l]`: triangle indices of primitive p at level l >= 1 (level 0 is the primitive's
+   * own); every primitive has the same number of levels.
+   */
+  constructor(private readonly device: GPUDevice, primitives: SkinnedPrimitive[], skinSlotOffset: Uint32Array, lods: Uint32Array[][] = []) {
+    this.levels = 1 + (lods[0]?.length ?? 0);
+    primitives.forEach((prim, p) => {
+      const label = `MeshBuffers.primitive${p}`;
+      const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
+      const coarser = lods[p] ?? [];
+      if (coarser.length !== this.levels - 1) throw new RangeError(`primitive ${p} has ${coarser.length + 1} LOD levels, primitive 0 has ${this.levels}`);
+      const own = v.indices ?? Uint32Array.from({ length: v.drawCount }, (_, i) => i);
+      const levels = [own, ...coarser];
+      const total = levels.reduce((n, l) => n + l.length, 0);
+      const wide = prim.vertexCount > 0x10000;
+      const indices = wide ? new Uint32Array(total) : new Uint16Array(total);
+      const ranges: [number, number][] = [];
+      let first = 0;
+      for (const level of levels) {
+        indices.set(level, first);
+        ranges.push([level.length, first]);
+        first += level.length;
+      }
+      this.primitives.push({
+        label, primitive: prim, influences: v.influences, ranges,
+        vertexBuffers: [v.positions, v.normals, v.uvs, v.joints, v.weights].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
+        indexBuffer: this.upload(`${label}.indices`, indices, GPUBufferUsage.INDEX),
+        indexFormat: wide ? 'uint32' : 'uint16',
+      });
+    });
+  }
+
+  /** LOD_RANGE records (indexCount, firstIndex) per (level, primitive), level after level: the cull pass's table. */
+  lodRanges(): Uint32Array<ArrayBuffer> {
+    const words = LOD_RANGE.size / 4;
+    const out = new Uint32Array(this.levels * this.primitives.length * words);
+    for (let l = 0; l < this.levels; l++) {
+      this.primitives.forEach((p, i) => {
+        const o = (l * this.primitives.length + i) * words;
+        out[o + LOD_RANGE.indexCount / 4] = p.ranges[l][0];
+        out[o + LOD_RANGE.firstIndex / 4] = p.ranges[l][1];
+      });
+    }
+    return out;
+  }
+
+  /** Indices drawn per instance at each level, summed over primitives. */
+  indicesPerInstance(): number[] {
+    return Array.from({ length: this.levels }, (_, l) => this.primitives.reduce((n, p) => n + p.ranges[l][0], 0));
+  }
+
+  /** Binds primitive `p`'s vertex and index buffers into `pass`. */
+  setBuffers(pass: GPURenderPassEncoder, p: PrimitiveBuffers): void {
+    for (let slot = 0; slot < p.vertexBuffers.length; slot++) pass.setVertexBuffer(slot, p.vertexBuffers[slot]);
+    pass.setIndexBuffer(p.indexBuffer, p.indexFormat);
+  }
+
+  destroy(): void {
+    for (const p of this.primitives) for (const buffer of [...p.vertexBuffers, p.indexBuffer]) buffer.destroy();
+  }
+
+  private upload(label: string, data: ArrayBufferView, usage: number): GPUBuffer {
+    const bytes = data.byteLength;
+    const buffer = this.device.createBuffer({ label, size: Math.max(4, Math.ceil(bytes / 4) * 4), usage: usage | GPUBufferUsage.COPY_DST, mappedAtCreation: true });
+    new Uint8Array(buffer.getMappedRange()).set(new Uint8Array(data.buffer, data.byteOffset, bytes));
+    buffer.unmap();
+    return buffer;
+  }
+}
+
+/** The vertex buffer layouts of MeshBuffers' five buffers for 4 or 8 influences (shaders/skin.wgsl locations 0..6). */
+export function vertexLayouts(influences: 4 | 8): GPUVertexBufferLayout[] {
+  const attribute = (shaderLocation: number, format: GPUVertexFormat, offset = 0): GPUVertexAttribute => ({ shaderLocation, format, offset });
+  return [
+    { arrayStride: 12, attributes: [attribute(0, 'float32x3')] },
+    { arrayStride: 12, attributes: [attribute(1, 'float32x3')] },
+    { arrayStride: 8, attributes: [attribute(2, 'float32x2')] },
+    { arrayStride: influences * 2, attributes: influences === 8 ? [attribute(3, 'uint16x4'), attribute(5, 'uint16x4', 8)] : [attribute(3, 'uint16x4')] },
+    { arrayStride: influences * 4, attributes: influences === 8 ? [attribute(4, 'float32x4'), attribute(6, 'float32x4', 16)] : [attribute(4, 'float32x4')] },
+  ];
+}

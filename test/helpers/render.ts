@@ -1,0 +1,47 @@
+import { mat4 } from 'wgpu-matrix';
+import type { Crowd } from '../../src/crowd';
+import { readBuffer } from './gpu';
+
+/** A perspective camera at `eye` looking at `target` (+y up): view-projection (WebGPU z in [0, 1]) and eye. */
+export function lookAt(eye: [number, number, number], target: [number, number, number], options: { fovY?: number; near?: number; far?: number } = {}) {
+  const projection = mat4.perspective(options.fovY ?? 0.9, 1, options.near ?? 1, options.far ?? 10000);
+  const view = mat4.lookAt(eye, target, [0, 1, 0]);
+  return { viewProjection: Float32Array.from(mat4.multiply(projection, view)), eye };
+}
+
+/**
+ * Encodes one frame of `crowd` (update(0) first, camera set when `eye` is given), draws it into
+ * a `size` x `size` rgba8unorm target cleared to black (size a multiple of 64: rows of 256 bytes), submits, and returns the pixels.
+ */
+export async function renderCrowd(device: GPUDevice, crowd: Crowd, viewProjection: Float32Array, size: number): Promise<Uint8Array> {
+  const color = device.createTexture({ size: [size, size], format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC });
+  const depth = device.createTexture({ size: [size, size], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const encoder = device.createCommandEncoder();
+  crowd.encode(encoder);
+  const pass = encoder.beginRenderPass({
+    colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 1] }],
+    depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
+  });
+  crowd.draw(pass, viewProjection);
+  pass.end();
+  const readback = device.createBuffer({ size: size * size * 4, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+  encoder.copyTextureToBuffer({ texture: color }, { buffer: readback, bytesPerRow: size * 4 }, [size, size]);
+  device.queue.submit([encoder.finish()]);
+  const pixels = new Uint8Array(await readBuffer(device, readback));
+  for (const resource of [color, depth, readback]) resource.destroy();
+  return pixels;
+}
+
+/** Pixels whose colour differs from the black clear colour. */
+export function drawnPixels(pixels: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < pixels.length; i += 4) if (pixels[i] + pixels[i + 1] + pixels[i + 2] > 0) n++;
+  return n;
+}
+
+/** Pixels that differ between two images of the same size. */
+export function differingPixels(a: Uint8Array, b: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2] || a[i + 3] !== b[i + 3]) n++;
+  return n;
+}

@@ -1,0 +1,112 @@
+/**
+ * Culling, mesh LOD and animation LOD against drawing everything: frame GPU time (cull + pose +
+ * draw, timestamp-query from the first compute pass's beginning to the render pass's end) and
+ * vertices drawn, for the demo's crowd seen from inside and from the demo's default camera.
+ * Used by tools/bench.ts.
+ */
+import type { Character } from '../../src/character';
+import { Crowd } from '../../src/crowd';
+import { OrbitCamera } from '../../demo/orbit-camera';
+import { Population } from '../../demo/population';
+import { spiralHalfSide } from '../../demo/spiral';
+
+const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
+/** The render target: 640 x 360, while LOD is chosen as for a 1080-pixel-high view. */
+const WIDTH = 640;
+const HEIGHT = 360;
+const VIEWPORT_HEIGHT = 1080;
+
+export type CullConfig = 'all off' | 'culling' | 'mesh LOD' | 'animation LOD' | 'all on';
+export const CULL_CONFIGS: CullConfig[] = ['all off', 'culling', 'mesh LOD', 'animation LOD', 'all on'];
+
+export interface CullRow { view: string; instances: number; config: CullConfig; gpuMs: number; vertices: number; visible: number; posed: number; method: string }
+
+/**
+ * Runs `frames` measured frames (after 2 warm-up frames, which animation LOD needs to settle
+ * into its stagger) per configuration, on the demo's crowd (Population, crowd mode) of `count`
+ * instances, seen from `view`: 'inside' (the eye among the characters at their head height,
+ * looking level) or 'demo' (the demo's default framing, OrbitCamera.frame). Medians.
+ */
+export async function benchCulling(device: GPUDevice, character: Character, count: number, view: 'inside' | 'demo', frames: number): Promise<CullRow[]> {
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+  const population = new Population(crowd, character);
+  population.setCount(count, { mode: 'crowd', blend: 0.5, randomPhases: true, variety: 0.15, clipA: 0, clipB: Math.min(1, character.clipNames.length - 1) });
+  const camera = new OrbitCamera();
+  const halfSide = spiralHalfSide(count);
+  camera.frame(halfSide * population.spacing[0], halfSide * population.spacing[1], population.height);
+  if (view === 'inside') {
+    // Standing among the crowd: target a little ahead, pitch almost level, eye at head height.
+    camera.target.set([population.spacing[0] * 0.5, population.height * 0.5, population.spacing[1] * 0.5]);
+    camera.distance = population.spacing[1] * 0.5;
+    camera.pitch = 0.03;
+  }
+  camera.update(WIDTH / HEIGHT);
+
+  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const timestamps = device.features.has('timestamp-query');
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
+  const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const indicesPerInstance = character.rig.primitives.reduce((n, p) => n + (p.indices?.length ?? p.vertexCount), 0);
+
+  const rows: CullRow[] = [];
+  for (const config of CULL_CONFIGS) {
+    crowd.culling = config === 'culling' || config === 'all on';
+    crowd.lod = config === 'mesh LOD' || config === 'all on';
+    crowd.animationLod = config === 'animation LOD' || config === 'all on';
+    crowd.setCamera(camera.viewProjection, camera.eye, { viewportHeight: VIEWPORT_HEIGHT });
+    const times: number[] = [];
+    const vertices: number[] = [];
+    const visible: number[] = [];
+    const posed: number[] = [];
+    for (let f = 0; f < frames + 2; f++) {
+      crowd.update(1 / 60);
+      const encoder = device.createCommandEncoder();
+      crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0 });
+      const pass = encoder.beginRenderPass({
+        colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
+        depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
+        timestampWrites: querySet && { querySet, endOfPassWriteIndex: 1 },
+      });
+      crowd.draw(pass, camera.viewProjection);
+      pass.end();
+      if (querySet) {
+        encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+        encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
+      }
+      const start = performance.now();
+      device.queue.submit([encoder.finish()]);
+      await device.queue.onSubmittedWorkDone();
+      let ms = performance.now() - start;
+      if (querySet) {
+        await read.mapAsync(GPUMapMode.READ);
+        const [begin, end] = new BigUint64Array(read.getMappedRange());
+        ms = Number(end - begin) / 1e6;
+        read.unmap();
+      }
+      const stats = config === 'all off' ? { visible: count, posed: count, vertices: count * indicesPerInstance } : await crowd.readCullStats();
+      if (f >= 2) {
+        times.push(ms);
+        vertices.push(stats.vertices);
+        visible.push(stats.visible);
+        posed.push(stats.posed);
+      }
+    }
+    rows.push({ view, instances: count, config, gpuMs: median(times), vertices: median(vertices), visible: median(visible), posed: mean(posed), method: timestamps ? 'timestamp-query' : 'submit to done' });
+  }
+  for (const r of [color, depth, resolve, read]) r.destroy();
+  querySet?.destroy();
+  crowd.destroy();
+  return rows;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function mean(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
