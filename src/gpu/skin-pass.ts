@@ -4,6 +4,7 @@ import type { SkinnedPrimitive } from '../bake/rig';
 import { CAMERA, MATERIAL } from './layout';
 import { primitiveVertices } from './mesh-data';
 
+/** The render targets a crowd draws into: fixed when its pipelines are made. */
 export interface SkinPassOptions {
   /** Format of the colour attachment the crowd draws into (e.g. `navigator.gpu.getPreferredCanvasFormat()`). */
   colorFormat: GPUTextureFormat;
