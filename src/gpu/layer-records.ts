@@ -47,7 +47,7 @@ export interface LayerStackArrays {
   readonly layerSpeed: ArrayLike<number>;
   /** Weight of each layer over what is below it, in [0, 1]. */
   readonly layerWeight: ArrayLike<number>;
-  /** Mask index of each layer (Crowd.createMask), or -1 for the whole body. */
+  /** Mask of each layer, or -1 for the whole body: an index into setStack's `maskIds` when given, else a mask id (Crowd.createMask). */
   readonly layerMask: ArrayLike<number>;
 }
 
