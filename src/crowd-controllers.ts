@@ -6,6 +6,7 @@ import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from 
 /** Who steps a controller: the GPU control pass (CPU cost per event) or the CPU every frame. */
 export type ControllerDriverKind = 'gpu' | 'cpu';
 
+/** Options of CrowdControllers. */
 export interface CrowdControllersOptions {
   /** Driver of controllers added without one (default 'gpu'). */
   driver?: ControllerDriverKind;
@@ -165,6 +166,7 @@ export class CrowdControllers {
     this.gpu.readBack = on;
   }
 
+  /** Whether GPU-driven controllers' locomotion is read back (see the setter). */
   get readBack(): boolean {
     return this.gpuControllers?.readBack ?? false;
   }

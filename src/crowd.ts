@@ -91,6 +91,7 @@ export class Crowd {
    * Creates the crowd's pipelines and buffers on `device` (the crowd owns them: destroy() frees
    * them). Throws a RangeError naming the device limit when the character needs more than it has.
    *
+   * @param device The GPUDevice the crowd creates its resources on and draws with (not owned).
    * @param character The loaded character every instance shows (not copied; share it between crowds).
    */
   constructor(readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {

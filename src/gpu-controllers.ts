@@ -19,10 +19,15 @@ export const CONTROL_PERIOD_SECONDS = 60;
 
 /** A GPU-driven controller's locomotion as read back (model units, radians, seconds). */
 export interface LocomotionReadback {
+  /** Position on the ground plane, model units (x). */
   x: number;
+  /** Position on the ground plane, model units (z). */
   z: number;
+  /** Velocity, model units per second (x). */
   velocityX: number;
+  /** Velocity, model units per second (z). */
   velocityZ: number;
+  /** Facing, radians about +y (0 faces +z). */
   heading: number;
   /** Normalised blend phase in [0, 1). */
   phase: number;

@@ -16,6 +16,9 @@ export { loadCharacter, type Character, type LoadOptions } from './character';
 export type { CharacterBounds } from './bake/bounds';
 export type { MeshLodOptions, MeshLods } from './bake/mesh-lod';
 export { ModelError } from './bake/errors';
+export type { EncodedImage } from './bake/gltf-json';
+export type { ResourceReader } from './bake/parse';
+export type { BakedRootMotion, RootMotionMode, RootMotionOptions } from './bake/root-motion';
 
 // The crowd: instances of one Character, posed on the GPU and drawn in one call per primitive.
 export {
@@ -37,14 +40,16 @@ export { mat4 } from 'wgpu-matrix';
 // Animation control: crossfades, locomotion and actions per instance, from a JSON config.
 export { CrowdControllers, type ControllerDriverKind, type CrowdControllersOptions } from './crowd-controllers';
 export type { ControlFrameStats, LocomotionReadback } from './gpu-controllers';
-export { AnimationController, ControllerRuntime, type FadeOptions } from './anim/control/controller';
+export { AnimationController, ControllerRuntime, type ControllerDriver, type FadeOptions } from './anim/control/controller';
 export {
-  ControllerConfigStore, defaultControllerConfig, parseControllerConfig, serializeControllerConfig,
+  ControllerConfigStore, DIRECTIONS, defaultControllerConfig, parseControllerConfig, serializeControllerConfig,
   type ActionConfig, type ClipSet, type ClipSettings, type ControllerConfig, type Direction, type LocomotionConfig,
 } from './anim/control/config';
-export type { TransitionKind } from './anim/control/crossfader';
+export type { Crossfader, Fade, Source, TransitionKind } from './anim/control/crossfader';
 export type { BlendCurve } from './anim/control/curves';
 export type { Locomotion, LocomotionRuntime } from './anim/control/locomotion';
 export type { StackOutput } from './anim/control/output';
 export type { ClipPlayback } from './anim/control/playback';
 export type { BlendWeights } from './anim/blend-weights';
+export type { BlendSpace1D } from './anim/blend-space-1d';
+export type { BlendSpace2D } from './anim/blend-space-2d';

@@ -44,6 +44,7 @@ export class BlendSpace2D {
   readonly hull: Uint32Array;
   /** Clip and duration (seconds) of each entry (read-only; the GPU control tables copy them). */
   readonly clips: Uint32Array;
+  /** Seconds per entry. */
   readonly durations: Float64Array;
   /**
    * Per triangle [ax, ay, m00, m01, m10, m11]: with (dx, dy) = (x - ax, y - ay) the weights of

@@ -103,7 +103,9 @@ export interface GltfJson {
 
 /** An encoded image (PNG or JPEG bytes) and its MIME type. */
 export interface EncodedImage {
+  /** 'image/png' or 'image/jpeg'. */
   mimeType: string;
+  /** The encoded file's bytes. */
   bytes: Uint8Array;
 }
 

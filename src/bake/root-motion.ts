@@ -36,8 +36,10 @@ import { restPose, sampleChannel } from './sampler';
  * moving node), and with `yaw` they must have uniform scale (so "rotation about +y" is defined).
  */
 
+/** What baking does with root motion (see RootMotionOptions.mode). */
 export type RootMotionMode = 'in-place' | 'apply';
 
+/** Root motion extraction at load time (LoadOptions.rootMotion). */
 export interface RootMotionOptions {
   /** Rig node whose motion is root motion, by name (default: the root joint of the first skin). */
   joint?: string;
@@ -55,8 +57,11 @@ export interface RootMotionOptions {
 export interface BakedRootMotion {
   /** Rig node the motion was taken from, and its name. */
   joint: number;
+  /** Name of that node. */
   jointName: string;
+  /** The mode it was baked with. */
   mode: RootMotionMode;
+  /** Whether the rotation about +y was taken out too. */
   yaw: boolean;
   /**
    * M(t) per entry of each clip, one vec4 per entry: (x, 0, z, yaw), model units and radians; yaw
@@ -68,6 +73,7 @@ export interface BakedRootMotion {
   trackOffsets: Uint32Array;
   /** Entries and seconds per clip (the baked model's clipEntries and clipDurations). */
   clipEntries: Uint32Array;
+  /** Seconds per clip. */
   clipDurations: Float32Array;
   /** Per clip, vec4 (x, 0, z, yaw): M(d), the motion of one whole cycle (0 for difference clips). */
   cycle: Float32Array;

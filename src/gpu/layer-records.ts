@@ -31,14 +31,23 @@ export interface GpuLayerStack {
  * (seconds) and speed with a weight in [0, 1] and a mask (-1 for none).
  */
 export interface LayerStackArrays {
+  /** Clip index of the base. */
   readonly baseClip: number;
+  /** Seconds into the base clip now. */
   readonly baseTime: number;
+  /** Playback rate of the base (negative plays backwards). */
   readonly baseSpeed: number;
+  /** Override layers in use, 0 to MAX_OVERRIDE_LAYERS; entries past it are ignored. */
   readonly layerCount: number;
+  /** Clip index of each layer. */
   readonly layerClip: ArrayLike<number>;
+  /** Seconds into each layer's clip now. */
   readonly layerTime: ArrayLike<number>;
+  /** Playback rate of each layer. */
   readonly layerSpeed: ArrayLike<number>;
+  /** Weight of each layer over what is below it, in [0, 1]. */
   readonly layerWeight: ArrayLike<number>;
+  /** Mask of each layer, or -1 for the whole body: an index into setStack's `maskIds` when given, else a mask id (Crowd.createMask). */
   readonly layerMask: ArrayLike<number>;
 }
 

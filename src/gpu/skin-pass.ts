@@ -3,6 +3,7 @@ import type { EncodedImage } from '../bake/gltf-json';
 import { CAMERA, MATERIAL } from './layout';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
+/** The render targets a crowd draws into: fixed when its pipelines are made. */
 export interface SkinPassOptions {
   /** Format of the colour attachment the crowd draws into (e.g. `navigator.gpu.getPreferredCanvasFormat()`). */
   colorFormat: GPUTextureFormat;

@@ -34,6 +34,7 @@ import { screenUV, texture } from 'three/tsl';
 import { Crowd, type Character, type CrowdOptions } from '../index';
 import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
 
+/** Options of a ThreeCrowdRenderer (all optional). */
 export interface ThreeCrowdRendererOptions {
   /**
    * MSAA samples of the scene target: 1 or 4. Default: the renderer's (`renderer.samples`, 4 with
@@ -90,6 +91,8 @@ export class ThreeCrowdRenderer {
    * `renderer` must be a three.js WebGPURenderer on its WebGPU backend, initialised
    * (`await renderer.init()`), with a standard depth buffer (not reversedDepthBuffer, not
    * logarithmicDepthBuffer); each of these is checked and named when it is not so.
+   *
+   * @param renderer The three.js renderer whose device, target and camera conventions the crowds share (not owned).
    */
   constructor(readonly renderer: Renderer, options: ThreeCrowdRendererOptions = {}) {
     this.backend = webgpuBackend(renderer);

@@ -4,8 +4,8 @@
  * JavaScript that imports from 'crowd-skin' and packages listed here) and list it below.
  */
 import type { Page } from 'playwright-core';
-import type { Image } from './pixels';
 import type { Variant } from './stranger';
+import { expectBoxInFrontHidesFox, type Shot } from './three-depth';
 
 export interface ExampleApp {
   /** Folder under examples/. */
@@ -20,7 +20,7 @@ export interface ExampleApp {
   importMap: Record<string, string>;
   /** Builds to try (default: all of VARIANTS). */
   variants?: Variant[];
-  /** The canvas clear colour, 0-255: pixels unlike it are drawn. */
+  /** The colour of the empty view, 0-255 (the canvas clear colour, or what fills most of it): pixels unlike it are drawn. */
   background: [number, number, number];
   /** CSS selector of DOM overlays left out of the pixel checks. */
   overlays?: string;
@@ -31,8 +31,11 @@ export interface ExampleApp {
    * by default a few frames pass.
    */
   act?: (page: Page) => Promise<void>;
-  /** Further checks on a drawn page, given its first screenshot. */
-  check?: (page: Page, shot: Image) => Promise<void>;
+  /**
+   * Further checks on the page, once characters were seen moving (the page may be left in any
+   * state); `shot(name)` takes a screenshot saved under the build's name and `name`.
+   */
+  check?: (page: Page, shot: Shot) => Promise<void>;
 }
 
 export const EXAMPLE_APPS: ExampleApp[] = [
@@ -51,5 +54,15 @@ export const EXAMPLE_APPS: ExampleApp[] = [
       await page.keyboard.press('Digit7');
       await page.waitForFunction(() => /action:Dance/.test(document.getElementById('help')?.textContent ?? ''), undefined, { timeout: 60_000 });
     },
+  },
+  {
+    // Three's WebGPURenderer scene; crowd-skin/three is built apart from the self-contained file,
+    // and imports three and the library's shared chunk: no bundler-less variant.
+    name: 'three', entry: 'main.js', models: ['Fox'], dependencies: ['three', '@types/three'], importMap: {},
+    variants: ['vite', 'esbuild', 'webpack'],
+    // The lit ground fills most of the view, so it stands for the clear colour; the sky and the
+    // box are ~12% of the default view (640 x 400), the Foxes ~7% more.
+    background: [136, 146, 141], overlays: '#info', minDrawn: 0.15,
+    check: (page, shot) => expectBoxInFrontHidesFox(page, shot).then(() => {}),
   },
 ];

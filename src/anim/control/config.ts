@@ -36,31 +36,58 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  * - transitions: allowed (from, to) pairs; from is "locomotion" or an action, to an action.
  */
 export const DIRECTIONS = ['forward', 'forward-right', 'right', 'back-right', 'back', 'back-left', 'left', 'forward-left'] as const;
+/** A movement direction relative to the character's heading: one of DIRECTIONS. */
 export type Direction = (typeof DIRECTIONS)[number];
 
-export interface ClipSettings { speed: number; loop: boolean }
-export interface ClipSet { walk: number; run: number }
+/** Playback settings of one clip. */
+export interface ClipSettings {
+  /** Playback rate (1 = as authored; negative plays backwards). */
+  speed: number;
+  /** True: the clip wraps at its end; false: it holds its last frame. */
+  loop: boolean;
+}
+/** The clips of one locomotion direction, as clip indices into ControllerConfig.clipNames. */
+export interface ClipSet {
+  /** Clip index shown at walkSpeed. */
+  walk: number;
+  /** Clip index shown at twice walkSpeed (running). */
+  run: number;
+}
 export const BLEND_SPACES = ['sectors', '2d'] as const;
 export type LocomotionBlendSpace = (typeof BLEND_SPACES)[number];
 
+/** Idle/walk/run blending and movement limits (the JSON's "locomotion", clips resolved to indices). */
 export interface LocomotionConfig {
+  /** Clip index shown standing still (and while moving in a "none" direction). */
   idle: number;
   /** How the direction sets blend: by sector (1D in speed) or one 2D space over the velocity. */
   blendSpace: LocomotionBlendSpace;
   /** Per direction: a clip set, or null for "none" (idle while moving that way). */
   directions: Record<Direction, ClipSet | null>;
+  /** Speed at which the walk clips play alone, model units per second (> 0); running doubles the maximum speed. */
   walkSpeed: number;
+  /** Largest speed gain, model units per second squared (> 0). */
   maxAcceleration: number;
+  /** Largest speed loss, model units per second squared (> 0). */
   maxDeceleration: number;
+  /** Below this speed (model units per second, >= 0) the character counts as standing. */
   minSpeed: number;
+  /** Largest turn of the heading, radians per second (> 0). */
   turnRate: number;
+  /** Fade length in seconds (>= 0) when the character goes back to locomotion. */
   fadeSeconds: number;
 }
+/** One action (the JSON's "actions" entry, its clip resolved to an index). */
 export interface ActionConfig {
+  /** The action's name, as requestAction takes it. */
   name: string;
+  /** Clip index into ControllerConfig.clipNames. */
   clip: number;
+  /** Seconds (>= 0) the action takes to fade in over locomotion. */
   fadeIn: number;
+  /** Seconds (>= 0) it takes to fade out at its end. */
   fadeOut: number;
+  /** Shape of both fades: 'linear', 'cubic', or a function of progress u in [0, 1]. */
   curve: BlendCurve;
   /** Index into ControllerConfig.masks, or -1. */
   mask: number;

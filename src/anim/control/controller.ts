@@ -74,8 +74,11 @@ export interface FadeOptions {
  * curve it cannot evaluate, naming the field, before anything changes.
  */
 export interface ControllerDriver {
+  /** Called before a command changes `controller`: bring its state up to the present. */
   beforeCommand(controller: AnimationController): void;
+  /** Called after the command: take the changed state as what to evaluate from. */
   afterCommand(controller: AnimationController): void;
+  /** Throws, naming `where`, when the driver cannot evaluate `curve`. */
   checkCurve(curve: BlendCurve, where: string): void;
 }
 

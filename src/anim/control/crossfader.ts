@@ -30,9 +30,12 @@ export const SOURCE_LOCOMOTION = 1;
 
 /** A pose source: a clip with its clock, or the locomotion blend (which keeps its own clocks). */
 export class Source {
+  /** SOURCE_CLIP (0): the clip in `playback`; SOURCE_LOCOMOTION (1): the locomotion blend. */
   kind = SOURCE_CLIP;
+  /** The clip and its clock (a clip source only). */
   readonly playback = new ClipPlayback();
 
+  /** Copies `other` into this one; returns this. */
   copy(other: Source): this {
     this.kind = other.kind;
     this.playback.copy(other.playback);
@@ -45,18 +48,24 @@ export class Source {
   }
 }
 
+/** One fade in flight: its target blends in over what is below it. */
 export class Fade {
+  /** The source faded in. */
   readonly target = new Source();
   /** Seconds since the fade began (runs back down while reversing). */
   elapsed = 0;
   /** Seconds the whole fade takes (> 0). */
   duration = 1;
+  /** Shape of the weight over progress: 'linear', 'cubic', or a function of u in [0, 1]. */
   curve: BlendCurve = 'linear';
+  /** How the clocks run during the fade (see the transition kinds above). */
   kind: TransitionKind = 'smooth';
+  /** True while the fade runs back (its source was asked for again). */
   reversing = false;
   /** Current weight of the target, in [0, 1]. */
   weight = 0;
 
+  /** Normalised time of the fade, elapsed / duration in [0, 1]. */
   get progress(): number {
     return Math.min(Math.max(this.elapsed / this.duration, 0), 1);
   }
@@ -72,9 +81,13 @@ export const MAX_FADES = 3;
  */
 export const TIME_EPSILON = 1e-9;
 
+/** The crossfades of one controller (the rules above); read AnimationController.crossfader, change it through the controller. */
 export class Crossfader {
+  /** The source shown under every fade in flight. */
   readonly current = new Source();
+  /** Fades in flight, oldest first: entries 0 to fadeCount - 1 (the array is fixed, MAX_FADES long). */
   readonly fades: Fade[] = Array.from({ length: MAX_FADES }, () => new Fade());
+  /** Fades in flight, 0 to MAX_FADES. */
   fadeCount = 0;
 
   /** Shows `source` now: no fade, every fade in flight dropped. */

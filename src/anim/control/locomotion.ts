@@ -22,11 +22,17 @@ import { directionalBlendSpace } from './directional-space';
 /** Relative tolerance under which a desired speed counts as equal to the current one. */
 export const SPEED_TIE = 1e-5;
 
+/** Movement and locomotion blend of one character (see above); made by its AnimationController. */
 export class Locomotion {
+  /** Position on the ground plane, model units (x). */
   positionX = 0;
+  /** Position on the ground plane, model units (z). */
   positionZ = 0;
+  /** Velocity, model units per second (x). */
   velocityX = 0;
+  /** Velocity, model units per second (z). */
   velocityZ = 0;
+  /** Facing, radians about +y (0 faces +z). */
   heading = 0;
   /** Normalised phase of the blend cycle, [0, 1). */
   phase = 0;
@@ -46,9 +52,11 @@ export class Locomotion {
   inputMode: 'none' | 'speed' | 'direction' = 'none';
   /** Speed parameter in [0, 2] of the 'speed' input. */
   desiredParameter = 0;
-  /** World direction of the 'direction' input, length <= 1. */
+  /** World direction of the 'direction' input, length <= 1 (x). */
   inputX = 0;
+  /** World direction of the 'direction' input, length <= 1 (z). */
   inputZ = 0;
+  /** Whether the 'direction' input runs (maximum speed 2 * walkSpeed) rather than walks. */
   running = false;
 
   constructor(private readonly runtime: LocomotionRuntime) {
@@ -95,6 +103,7 @@ export class Locomotion {
     this.desiredParameter = 0;
   }
 
+  /** Current speed, model units per second (>= 0). */
   get speed(): number {
     return Math.sqrt(this.velocityX * this.velocityX + this.velocityZ * this.velocityZ);
   }
@@ -104,6 +113,7 @@ export class Locomotion {
     return this.speed / this.runtime.config.walkSpeed;
   }
 
+  /** Advances movement and blend by `dt` seconds (>= 0). */
   update(dt: number): void {
     const c = this.runtime.config;
     let desiredX = 0;
@@ -170,11 +180,18 @@ export class Locomotion {
 
 /** What every controller of a model shares for locomotion: the config and one blend space per direction, or the 2D one. */
 export class LocomotionRuntime {
+  /** Idle/walk/run blend space (speed parameter 0..2) of each direction; "none" directions hold the idle clip alone. */
   readonly spaces: Record<Direction, BlendSpace1D>;
   /** The 2D blend space of every direction set (blendSpace "2d"), else null. */
   readonly plane: BlendSpace2D | null;
+  /** Playback rate of each clip, by clip index (ControllerConfig.clips[i].speed). */
   readonly clipSpeeds: Float64Array;
 
+  /**
+   * @param config The model's locomotion settings (kept, not copied).
+   * @param controller The whole config, for the clips' playback rates.
+   * @param durations Seconds per clip, by clip index.
+   */
   constructor(readonly config: LocomotionConfig, controller: ControllerConfig, durations: ArrayLike<number>) {
     const duration = (clip: number) => Math.max(durations[clip], 1e-3);
     const idleOnly = new BlendSpace1D([{ clip: config.idle, position: 0, duration: duration(config.idle) }]);

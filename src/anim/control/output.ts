@@ -14,19 +14,26 @@ export const MAX_BLEND = 4;
  * of the locomotion blend, flattened); an action may add one masked override layer on top.
  */
 export class StackOutput implements LayerStackArrays {
+  /** Clip index of the base. */
   baseClip = 0;
   /** Seconds. */
   baseTime = 0;
   /** Playback rate the GPU may advance the base at until the next write. */
   baseSpeed = 0;
+  /** Override layers in use, 0 to MAX_OVERRIDE_LAYERS. */
   layerCount = 0;
+  /** Clip index of each layer. */
   readonly layerClip = new Int32Array(MAX_LAYERS);
+  /** Seconds into each layer's clip. */
   readonly layerTime = new Float64Array(MAX_LAYERS);
+  /** Playback rate of each layer. */
   readonly layerSpeed = new Float64Array(MAX_LAYERS);
+  /** Weight of each layer over what is below it, in [0, 1]. */
   readonly layerWeight = new Float64Array(MAX_LAYERS);
   /** Index into the controller config's masks, or -1 for none. */
   readonly layerMask = new Int32Array(MAX_LAYERS);
 
+  /** Appends an override layer: clip index, seconds, rate, weight in [0, 1], mask index or -1. */
   pushLayer(clip: number, time: number, speed: number, weight: number, mask: number): void {
     const i = this.layerCount++;
     this.layerClip[i] = clip;

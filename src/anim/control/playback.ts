@@ -5,6 +5,7 @@ import { wrapTime } from '../../math/time';
  * shape object, reused: controllers allocate these once and copy values between them.
  */
 export class ClipPlayback {
+  /** Clip index. */
   clip = 0;
   /** Seconds into the clip: in [0, duration) when looping, [0, duration - HOLD_SECONDS] when clamped. */
   time = 0;
@@ -19,6 +20,7 @@ export class ClipPlayback {
   /** Held at its first frame until released (the target of a first-frame transition). */
   holdFirstFrame = false;
 
+  /** Starts `clip` (duration in seconds, rate, loop or clamp) at `time` seconds, unfrozen; returns this. */
   set(clip: number, duration: number, speed: number, loop: boolean, time = 0): this {
     this.clip = clip;
     this.duration = duration;
@@ -31,6 +33,7 @@ export class ClipPlayback {
     return this;
   }
 
+  /** Copies every field of `other` into this one; returns this. */
   copy(other: ClipPlayback): this {
     this.clip = other.clip;
     this.time = other.time;

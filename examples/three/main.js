@@ -2,6 +2,8 @@
  * A three.js scene (WebGPURenderer, a camera, lights, a ground and a box) with a crowd of 100
  * Foxes from crowd-skin walking in rings around the box. The crowd shares three's GPUDevice,
  * camera and depth buffer, so foxes pass behind and in front of the box. Units: metres, seconds.
+ * Plain JavaScript, as an app that installed crowd-skin and three would have it (the install
+ * tests build it with Vite, esbuild and webpack).
  */
 import * as THREE from 'three/webgpu';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
@@ -14,7 +16,7 @@ const FIRST_RING = 3; // metres from the box
 const RING_STEP = 1.4;
 const GAP = 1.9; // metres of ring per fox (a Fox is ~1.6 m long at this height)
 
-async function main(): Promise<void> {
+async function main() {
   const renderer = new THREE.WebGPURenderer({ antialias: true });
   renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
   renderer.setSize(innerWidth, innerHeight);
@@ -41,7 +43,7 @@ async function main(): Promise<void> {
   controls.target.set(0, 0.6, 0);
   controls.update();
 
-  const fox = await loadCharacter(`${import.meta.env.BASE_URL}models/Fox/Fox.glb`);
+  const fox = await loadCharacter('/models/Fox/Fox.glb');
   const crowd = crowds.createCrowd(fox, { capacity: COUNT });
   const scale = FOX_HEIGHT / (fox.bounds.max[1] - fox.bounds.min[1]);
   const lift = -fox.bounds.min[1] * scale; // feet on the ground
@@ -51,7 +53,8 @@ async function main(): Promise<void> {
   const radius = new Float32Array(COUNT);
   const angle = new Float32Array(COUNT);
   const speed = new Float32Array(COUNT); // metres per second along the ring
-  const place = (i: number) => {
+  /** Puts fox `i` at its angle on its ring, facing along it. */
+  const place = (i) => {
     const a = angle[i];
     // Position (r cos a, -r sin a) moves along (-sin a, -cos a) as a grows; yaw y faces (sin y, cos y).
     crowd.setPlacement(ids[i], radius[i] * Math.cos(a), lift, -radius[i] * Math.sin(a), a + Math.PI, scale);
@@ -79,7 +82,7 @@ async function main(): Promise<void> {
   });
 
   let last = performance.now();
-  renderer.setAnimationLoop((now: number) => {
+  renderer.setAnimationLoop((now) => {
     const dt = example.paused ? 0 : Math.min((now - last) / 1000, 0.1);
     last = now;
     for (let i = 0; i < COUNT && dt > 0; i++) {
@@ -92,8 +95,8 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: Error) => {
-  const message = document.getElementById('message')!;
+main().catch((error) => {
+  const message = document.getElementById('message');
   message.textContent = `${error.name}: ${error.message}`;
   message.hidden = false;
   console.error(error);
