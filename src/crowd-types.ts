@@ -96,7 +96,10 @@ export interface CrowdOptions extends SkinPassOptions {
    * option): each instance draws the coarsest level whose simplification error projects to at
    * most `pixelError` pixels (default 1). false turns it off; Crowd.lod changes it later.
    */
-  lod?: boolean | { pixelError?: number };
+  lod?: boolean | {
+    /** Largest simplification error on screen, pixels (default 1). */
+    pixelError?: number;
+  };
   /**
    * Animation LOD (needs a camera): instances smaller on screen than `every2ndBelow` pixels
    * (the height of their bounds; default 24) are posed every 2nd frame, smaller than
@@ -104,7 +107,12 @@ export interface CrowdOptions extends SkinPassOptions {
    * pose in between (still moving with their transforms). false turns it off; Crowd.animationLod
    * changes it later.
    */
-  animationLod?: boolean | { every2ndBelow?: number; every4thBelow?: number };
+  animationLod?: boolean | {
+    /** Screen height in pixels below which an instance is posed every 2nd frame (default 24). */
+    every2ndBelow?: number;
+    /** Screen height in pixels below which an instance is posed every 4th frame (default 12). */
+    every4thBelow?: number;
+  };
   /**
    * A directional shadow map drawn from the posed instances (culled against the light's frustum,
    * one LOD level coarser than the camera's) and sampled with 3 x 3 PCF when shading (needs a

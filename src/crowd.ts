@@ -130,6 +130,7 @@ export class Crowd {
     return this.cull.shadows;
   }
 
+  /** Turns the shadow map on or off (it needs CrowdOptions.shadows to have been given). */
   set shadows(on: boolean) {
     if (on === true && !this.shadowPass) throw new Error('this crowd was created without shadows (CrowdOptions.shadows)');
     this.cull.shadows = on === true;
@@ -140,7 +141,14 @@ export class Crowd {
    * map's clip space), for other passes that receive the crowd's shadows (a ground); undefined
    * when no shadow map was drawn. Owned by the crowd.
    */
-  get shadowMap(): { view: GPUTextureView; lightViewProjection: Float32Array; mapSize: number } | undefined {
+  get shadowMap(): {
+    /** The depth texture's view (depth32float). */
+    view: GPUTextureView;
+    /** World to the shadow map's clip space, column-major 4x4. */
+    lightViewProjection: Float32Array;
+    /** Width and height of the map in texels. */
+    mapSize: number;
+  } | undefined {
     const pass = this.shadowPass;
     return pass && this.shadowedFrame ? { view: pass.view, lightViewProjection: pass.lightViewProjection, mapSize: pass.mapSize } : undefined;
   }
@@ -169,6 +177,7 @@ export class Crowd {
     return this.cull.culling;
   }
 
+  /** Turns culling on or off (for comparison: culling never changes a pixel). */
   set culling(on: boolean) {
     this.cull.culling = on === true;
   }
@@ -178,6 +187,7 @@ export class Crowd {
     return this.cull.lod;
   }
 
+  /** Turns mesh LOD on or off. */
   set lod(on: boolean) {
     this.cull.lod = on === true;
   }
@@ -187,6 +197,7 @@ export class Crowd {
     return this.cull.animationLod;
   }
 
+  /** Turns animation LOD on or off. */
   set animationLod(on: boolean) {
     this.cull.animationLod = on === true;
   }

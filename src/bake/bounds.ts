@@ -64,6 +64,12 @@ export function jointSpheres(rig: Rig): Float32Array {
   return out;
 }
 
+/**
+ * Bounds of a character's animated mesh made at load time without run-time skinning: a sphere
+ * per joint (joint space) holding every vertex it influences, and boxes (model units) that every
+ * clip, blend and layer stack stays inside. The cull pass tests them; tests check them against
+ * CPU-skinned positions.
+ */
 export class CharacterBounds {
   /** Per joint slot (skin after skin, as RigData): centre x, y, z and radius, joint space; radius -1 when no vertex uses the joint. */
   readonly jointSpheres: Float32Array;

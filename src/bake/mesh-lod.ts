@@ -12,6 +12,7 @@ export interface MeshLods {
   errors: number[];
 }
 
+/** How many mesh LOD levels loadCharacter makes (LoadOptions.lod), and how coarse each is. */
 export interface MeshLodOptions {
   /** Levels including the full mesh, 2..4 (default 4). */
   levels?: number;
