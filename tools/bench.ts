@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling (only the culling / LOD section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers (only that section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseControllerConfig } from '../src/anim/control/config';
@@ -20,8 +20,9 @@ import { openNodeDevice } from './gpu-poser';
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && only !== 'culling') throw new Error(`--section must be culling, got ${only}`);
+if (only !== undefined && only !== 'culling' && only !== 'controllers') throw new Error(`--section must be culling or controllers, got ${only}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
+const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
 const MODELS: [string, string][] = [
@@ -74,18 +75,44 @@ out.unshift(
   '',
 );
 
-if (only === 'culling') {
-  const character = await characterFromFile(CROWD_MODEL[1]);
-  await cullingSection(character);
+if (only !== undefined) {
+  const heading = only === 'culling' ? CULLING_HEADING : CONTROLLERS_HEADING;
+  if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
+  else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
-  const start = previous.indexOf(CULLING_HEADING);
-  const next = start < 0 ? -1 : previous.indexOf('\n## ', start + CULLING_HEADING.length);
-  const section = out.slice(out.indexOf(CULLING_HEADING)).join('\n');
+  const start = previous.indexOf(heading);
+  const next = start < 0 ? -1 : previous.indexOf('\n## ', start + heading.length);
+  const section = out.slice(out.indexOf(heading)).join('\n');
   const merged = start < 0 ? `${previous.trimEnd()}\n\n${section}` : previous.slice(0, start) + section + (next < 0 ? '' : previous.slice(next));
   if (!quick) await writeFile('BENCHMARKS.md', merged);
-  console.error(quick ? '(--quick: BENCHMARKS.md not written)' : 'wrote the culling section of BENCHMARKS.md');
+  console.error(quick ? '(--quick: BENCHMARKS.md not written)' : `wrote the ${only} section of BENCHMARKS.md`);
   device.destroy();
   process.exit(0);
+}
+
+/** The animation-controller section: both drivers at 10,000 and 100,000, in one run. */
+async function controllerSection(): Promise<void> {
+  const msText = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 1 ? 3 : 1) : 'n/a');
+  print(CONTROLLERS_HEADING);
+  print();
+  print('Every instance under a controller walking/running at its own speed; each frame about 1 in 300 instances changes speed or requests a random action, applied inside the timed region. CPU ms per frame: the inputs + CrowdControllers.update + crowd.update + encode + finish (median and 95th percentile over the timed frames, after 2 s of warm-up). Driver cpu: every controller stepped on the CPU each frame (the old path, the baseline). Driver gpu: the CPU acts on events only (commands, transitions due now, a refresh per controller per minute) and the control pass evaluates the rest (src/gpu-controllers.ts). Events: controllers touched per frame. Bytes: written to GPU buffers per frame. GPU ms: submit to done of one frame\'s compute passes (control + pose), which on a software adapter is CPU time of the same two cores.');
+  print();
+  {
+    const robotPath = MODELS[2][1];
+    const robot = await characterFromFile(robotPath);
+    const config = parseControllerConfig(JSON.parse(await readFile(robotPath.replace('.glb', '.controller.json'), 'utf8')), robot.clipNames);
+    const rows: ControllerRow[] = [];
+    for (const count of quick ? [10000] : [10000, 100000]) {
+      for (const driver of ['gpu', 'cpu'] as const) rows.push(await benchControllers(device, robot, config, count, quick ? 10 : 60, driver));
+    }
+    table(['instances', 'driver', 'CPU ms / frame (median)', 'p95', 'events / frame', 'µs per event', 'bytes uploaded / frame', 'GPU ms (control + pose)', 'CPU ratio to the cpu driver'],
+      rows.map((r) => {
+        const base = rows.find((b) => b.instances === r.instances && b.driver === 'cpu')!;
+        return [r.instances.toLocaleString('en'), r.driver, msText(r.cpuMs), msText(r.p95Ms), r.eventsPerFrame.toLocaleString('en'),
+          r.driver === 'gpu' && r.eventsPerFrame > 0 ? ((r.cpuMs * 1000) / r.eventsPerFrame).toFixed(2) : 'n/a',
+          r.uploadBytes.toLocaleString('en'), msText(r.gpuMs), r.driver === 'cpu' ? '1.00' : `1/${(base.cpuMs / r.cpuMs).toFixed(0)}`];
+      }));
+  }
 }
 
 /** The culling / LOD section: ratios to all-off in one run, per view. */
@@ -176,26 +203,7 @@ table(['instances', 'records', 'pose pass ms', 'ratio', 'record bytes per instan
   [layerCount.toLocaleString('en'), '4 override + 2 additive layers', ms(stackedCrowd), (stackedCrowd / plainCrowd).toFixed(2), '96 + 200 (stack)'],
 ]);
 
-print('## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)');
-print();
-print('Every instance under a controller walking/running at its own speed; each frame about 1 in 300 instances changes speed or requests a random action, applied inside the timed region. CPU ms per frame: the inputs + CrowdControllers.update + crowd.update + encode + finish (median and 95th percentile over the timed frames, after 2 s of warm-up). Driver cpu: every controller stepped on the CPU each frame (the old path, the baseline). Driver gpu: the CPU acts on events only (commands, transitions due now, a refresh per controller per minute) and the control pass evaluates the rest (src/gpu-controllers.ts). Events: controllers touched per frame. Bytes: written to GPU buffers per frame. GPU ms: submit to done of one frame\'s compute passes (control + pose), which on a software adapter is CPU time of the same two cores.');
-print();
-{
-  const robotPath = MODELS[2][1];
-  const robot = await characterFromFile(robotPath);
-  const config = parseControllerConfig(JSON.parse(await readFile(robotPath.replace('.glb', '.controller.json'), 'utf8')), robot.clipNames);
-  const rows: ControllerRow[] = [];
-  for (const count of quick ? [10000] : [10000, 100000]) {
-    for (const driver of ['gpu', 'cpu'] as const) rows.push(await benchControllers(device, robot, config, count, quick ? 10 : 60, driver));
-  }
-  table(['instances', 'driver', 'CPU ms / frame (median)', 'p95', 'events / frame', 'µs per event', 'bytes uploaded / frame', 'GPU ms (control + pose)', 'CPU ratio to the cpu driver'],
-    rows.map((r) => {
-      const base = rows.find((b) => b.instances === r.instances && b.driver === 'cpu')!;
-      return [r.instances.toLocaleString('en'), r.driver, ms(r.cpuMs), ms(r.p95Ms), r.eventsPerFrame.toLocaleString('en'),
-        r.driver === 'gpu' && r.eventsPerFrame > 0 ? ((r.cpuMs * 1000) / r.eventsPerFrame).toFixed(2) : 'n/a',
-        r.uploadBytes.toLocaleString('en'), ms(r.gpuMs), r.driver === 'cpu' ? '1.00' : `1/${(base.cpuMs / r.cpuMs).toFixed(0)}`];
-    }));
-}
+await controllerSection();
 
 if (peer) {
   print(`## Against three.js (a mixer per instance), ${CROWD_MODEL[0]}, Walk + Run blended`);
