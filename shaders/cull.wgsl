@@ -26,6 +26,18 @@ const CULL_LOD: u32 = 2u;
 const CULL_ANIMATION_LOD: u32 = 4u;
 const CULL_SHADOWS: u32 = 8u;
 const LOD_NOT_FORCED: u32 = 0xffffffffu;
+
+struct Instance {
+  world: mat4x4f,
+  clipA: u32,
+  clipB: u32,
+  phaseA: f32,
+  phaseB: f32,
+  speedA: f32,
+  speedB: f32,
+  blend: f32,
+  layers: u32,
+}
 // END generated
 
 struct CullParams {
@@ -51,18 +63,6 @@ struct CullParams {
   dispatchWidth: u32,
   pad0: u32,
   pad1: u32,
-}
-
-struct Instance {
-  world: mat4x4f,
-  clipA: u32,
-  clipB: u32,
-  phaseA: f32,
-  phaseB: f32,
-  speedA: f32,
-  speedB: f32,
-  blend: f32,
-  layers: u32,
 }
 
 struct LodRange {

@@ -10,6 +10,22 @@
 // True when the colour target is not an -srgb format, so the shader encodes to sRGB itself.
 override ENCODE_SRGB: bool = false;
 
+// The instance record (only `world` is read here), generated like the other passes' copies.
+// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
+
+struct Instance {
+  world: mat4x4f,
+  clipA: u32,
+  clipB: u32,
+  phaseA: f32,
+  phaseB: f32,
+  speedA: f32,
+  speedB: f32,
+  blend: f32,
+  layers: u32,
+}
+// END generated
+
 struct Camera {
   viewProjection: mat4x4f,
   lightDirection: vec3f,
@@ -24,19 +40,6 @@ struct Camera {
 struct Material {
   baseColorFactor: vec4f,
   slotCount: u32,
-}
-
-// The instance record (shaders/pose.wgsl `Instance`); only `world` is read here.
-struct Instance {
-  world: mat4x4f,
-  clipA: u32,
-  clipB: u32,
-  phaseA: f32,
-  phaseB: f32,
-  speedA: f32,
-  speedB: f32,
-  blend: f32,
-  layers: u32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;

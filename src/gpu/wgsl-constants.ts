@@ -60,11 +60,11 @@ export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
 ];
 
 /**
- * The pose pass's per-instance records as WGSL (layouts: INSTANCE, LAYER, LAYER_STACK in
- * src/gpu/layout.ts, checked field by field by test/gpu/layout.test.ts). The pose pass reads
- * them and the control pass writes them, so both shaders get this one text in their block.
+ * The instance record as WGSL (layout: INSTANCE in src/gpu/layout.ts, checked field by field by
+ * test/gpu/layout.test.ts). Every pass that reads or writes it (pose, control, cull, skin) gets
+ * this one text in its generated block.
  */
-export const POSE_RECORD_STRUCTS = `struct Instance {
+export const INSTANCE_STRUCT = `struct Instance {
   world: mat4x4f,
   clipA: u32,
   clipB: u32,
@@ -74,9 +74,10 @@ export const POSE_RECORD_STRUCTS = `struct Instance {
   speedB: f32,
   blend: f32,
   layers: u32,
-}
+}`;
 
-struct Layer {
+/** The layer-stack records as WGSL (LAYER, LAYER_STACK): the pose pass reads them, the control pass writes them. */
+export const STACK_STRUCTS = `struct Layer {
   clip: u32,
   phase: f32,
   speed: f32,
@@ -93,11 +94,15 @@ struct LayerStack {
   layers: array<Layer, STACK_LAYERS>,
 }`;
 
+/** The pose records as both the pose and the control pass declare them. */
+export const POSE_RECORD_STRUCTS = `${INSTANCE_STRUCT}\n\n${STACK_STRUCTS}`;
+
 /** Each shader with a generated block, and what goes into it: constants, then shared structs. */
 export const GENERATED_SHADERS: readonly { file: string; constants: readonly SharedConstant[]; structs: string }[] = [
   { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
   { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: POSE_RECORD_STRUCTS },
-  { file: 'shaders/cull.wgsl', constants: CULL_CONSTANTS, structs: '' },
+  { file: 'shaders/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
+  { file: 'shaders/skin.wgsl', constants: [], structs: INSTANCE_STRUCT },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';
