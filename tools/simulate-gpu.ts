@@ -1,22 +1,15 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { ControllerConfig } from '../src/anim/control/config';
 import { applyEntry, type ScriptEntry, type SimulationFrame } from '../src/anim/control/simulate';
 import { loadCharacter, type Character } from '../src/character';
 import { Crowd } from '../src/crowd';
 import { CrowdControllers } from '../src/crowd-controllers';
 import { readInstanceStack } from './control-readback';
+import { readModelFile } from './node-io';
 
-/** A Character from a .glb or .gltf on disk (external buffers and images read next to it). */
+/** A Character from a .glb or .gltf on disk (external files read from its folder only, as every tool does). */
 export async function readCharacterFile(path: string): Promise<Character> {
-  const bytes = await readFile(path);
-  return loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, {
-    baseUrl: pathToFileURL(path).href,
-    readResource: async (url) => {
-      const file = await readFile(url.startsWith('file:') ? fileURLToPath(url) : url);
-      return file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength) as ArrayBuffer;
-    },
-  });
+  const { data, ...resources } = await readModelFile(path);
+  return loadCharacter(data, resources);
 }
 
 /**
