@@ -3,6 +3,8 @@ import type { Character } from './character';
 import type {
   AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
 } from './crowd-types';
+import type { ClipEvent } from './anim/events/clip-events';
+import { CrowdEvents, type ClipEventListener } from './crowd-events';
 import { CullPass } from './gpu/cull-pass';
 import { CullSettings } from './gpu/cull-settings';
 import { CullStatsReader } from './gpu/cull-stats';
@@ -68,6 +70,7 @@ export class Crowd {
   private readonly cullPass: CullPass;
   private readonly mesh: MeshBuffers;
   private readonly store: InstanceStore;
+  private readonly events: CrowdEvents;
   private readonly cull: CullSettings;
   private readonly stats: CullStatsReader;
   private readonly shadowPass: ShadowPass | undefined;
@@ -104,6 +107,7 @@ export class Crowd {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
       lodLevels: this.mesh.levels,
     });
+    this.events = new CrowdEvents(this.store, character);
     this.posePass = new PosePass(device, gpu);
     this.skinPass = new SkinPass(device, this.mesh, gpu.slotCount, textures, options);
     const bounds = character.animationBounds;
@@ -298,17 +302,20 @@ export class Crowd {
       this.store.remove(handle);
       throw error;
     }
+    this.events.changed(handle);
     return handle;
   }
 
   /** Removes an instance; its id may be reused by a later add. */
   remove(id: InstanceId): void {
     this.store.remove(id);
+    this.events.removed(id);
   }
 
   /** Removes every instance. */
   clear(): void {
     this.store.clear();
+    this.events.cleared();
   }
 
   /** The instance's model-to-world transform (16 numbers, column-major) into `out`. */
@@ -326,11 +333,13 @@ export class Crowd {
     const slot = this.store.slot(id);
     const current = this.store.records.getAnimation(slot, this.clockSeconds);
     this.store.records.setAnimation(slot, this.resolve({ ...current, ...stripUndefined(change) }), this.clockSeconds);
+    this.events.changed(id);
   }
 
   /** Sets the weight of clip B in [0, 1]; cheaper than setAnimation and allocation-free, for per-frame fades. */
   setBlend(id: InstanceId, blend: number): void {
     this.store.records.setBlend(this.store.slot(id), blend);
+    this.events.changed(id);
   }
 
   /**
@@ -349,6 +358,7 @@ export class Crowd {
     this.store.slot(id);
     if (init === null) {
       this.store.makePlain(id);
+      this.events.changed(id);
       return;
     }
     const layer = (l: LayerInit): GpuLayer => ({
@@ -367,6 +377,7 @@ export class Crowd {
     const stack = { layers: list(init.layers, 'layers').map(layer), additive: list(init.additive, 'additive').map(additive) };
     this.store.stacks.validate(stack);
     this.store.stacks.set(this.store.makeLayered(id), stack, this.clockSeconds);
+    this.events.changed(id);
   }
 
   /** Sets one layer's weight (allocation-free, for per-frame fades). */
@@ -374,6 +385,7 @@ export class Crowd {
     const stack = this.store.stackOf(id);
     if (stack === LAYERS_NONE) throw new RangeError(`instance ${id} has no layers (setLayers first)`);
     this.store.stacks.setWeight(stack, kind === 'additive', index, weight);
+    this.events.changed(id);
   }
 
   /**
@@ -398,6 +410,7 @@ export class Crowd {
       this.store.stacks.setArrays(this.store.makeLayered(id), stack, maskIds, clock);
     }
     this.store.records.setSingleClip(this.store.slot(id), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
+    this.events.changed(id);
   }
 
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
@@ -411,8 +424,51 @@ export class Crowd {
   }
 
   /**
+   * Sets the events of `clip` (a name or an index): named times in seconds, each in [0, the
+   * clip's duration]; an empty array removes them. Every instance whose playback of the clip
+   * crosses an event's time fires it to the onEvent listeners (rules: README "Clip events").
+   * Validated first: a bad entry throws an error naming it (`events of clip "Walk"[1].time 1.7
+   * is outside the clip (0 to 1.0667 s)`) and every table stays as it was. O(instances).
+   */
+  setClipEvents(clip: string | number, events: readonly ClipEvent[]): void {
+    this.events.setClipEvents(clip, events);
+  }
+
+  /** The events of `clip` (a name or an index) in time order (a copy). */
+  clipEvents(clip: string | number): ClipEvent[] {
+    return this.events.tables.get(this.character.clipIndex(clip));
+  }
+
+  /**
+   * Calls `listener(id, name, clip, time)` for every event an instance's playback crosses
+   * (clip by name, time the event's time in the clip, seconds), from update(): in crossing-time
+   * order within the frame, ties by instance id. Returns the function that removes it.
+   */
+  onEvent(listener: ClipEventListener): () => void {
+    return this.events.onEvent(listener);
+  }
+
+  /**
+   * Weight a clip needs at a crossing for its events to fire, in (0, 1] (default 0.5: a
+   * crossfade hands the events over at its middle). Which weight: README "Clip events".
+   */
+  get eventWeightThreshold(): number {
+    return this.events.threshold;
+  }
+
+  set eventWeightThreshold(value: number) {
+    this.events.threshold = value;
+  }
+
+  /** @internal The clip-event scheduler, for CrowdControllers. */
+  get clipEventScheduler(): CrowdEvents {
+    return this.events;
+  }
+
+  /**
    * Advances the clock by dt seconds (animations play at their speeds) and uploads the
-   * instance records changed since the last update, in one writeBuffer per buffer.
+   * instance records changed since the last update, in one writeBuffer per buffer; then fires
+   * the clip events crossed in the step (onEvent). A negative dt fires none.
    */
   update(dt: number): void {
     if (!Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds, got ${dt}`);
@@ -423,6 +479,8 @@ export class Crowd {
     }
     this.uploaded = this.store.upload(this.device.queue);
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].prepare(this.clockSeconds);
+    // Last, so that a listener that throws leaves the frame's uploads done (its remaining events fire next update).
+    this.events.advance(dt, this.clockSeconds);
   }
 
   /**

@@ -26,6 +26,8 @@ export {
   type LayerInit, type LayersInit, type MaskId, type ShadowOptions,
 } from './crowd';
 export type { MaskSpec } from './anim/masks';
+export type { ClipEvent } from './anim/events/clip-events';
+export type { ClipEventListener } from './crowd-events';
 export type { InstanceAnimation } from './gpu/instance-records';
 export type { LayerStackArrays } from './gpu/layer-records';
 export type { SkinPassOptions } from './gpu/skin-pass';

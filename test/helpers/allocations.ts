@@ -17,6 +17,8 @@ export class AllocationLimit extends Error {
 export interface AllocationWatch {
   /** Largest single allocation seen, in bytes. */
   largest: number;
+  /** Typed arrays constructed, views of an existing buffer included (a frame loop that allocates nothing constructs none). */
+  count: number;
   /** Stops watching (restores the original classes). */
   stop(): void;
 }
@@ -38,6 +40,7 @@ export function startAllocationWatch(limit = Infinity): AllocationWatch {
   const originals = CLASSES.map((name) => g[name]);
   const watch: AllocationWatch = {
     largest: 0,
+    count: 0,
     stop() { CLASSES.forEach((name, i) => { g[name] = originals[i]; }); },
   };
   CLASSES.forEach((name, i) => {
@@ -47,6 +50,7 @@ export function startAllocationWatch(limit = Infinity): AllocationWatch {
         const bytes = requestedBytes(cls, args);
         if (bytes > limit) throw new AllocationLimit(bytes, name);
         watch.largest = Math.max(watch.largest, bytes);
+        watch.count++;
         return Reflect.construct(target, args, newTarget);
       },
     });
