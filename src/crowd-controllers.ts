@@ -1,6 +1,8 @@
 import type { ControllerConfig } from './anim/control/config';
 import { AnimationController, ControllerRuntime } from './anim/control/controller';
+import { ControllerEvents, type ControllerEventSink } from './anim/control/events';
 import type { Crowd, InstanceId } from './crowd';
+import { PLAYBACKS, type CrowdEvents } from './crowd-events';
 import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
 
 /** Who steps a controller: the GPU control pass (CPU cost per event) or the CPU every frame. */
@@ -33,6 +35,12 @@ const SNAPSHOT = LAYERS + 4 * 5;
  * Call update(dt) before crowd.update(dt) with the same dt. Moving instances are placed from
  * their locomotion (position, heading) on the ground plane y = 0. Nothing allocates per frame.
  *
+ * Clip events: the config's "events" become the crowd's event tables (Crowd.setClipEvents), and
+ * crowd.onEvent fires for controlled instances as their controllers play (README "Clip
+ * events"): a CPU-driven controller's events are scanned from its own playbacks each step; a
+ * GPU-driven one's are scheduled from its discrete state in closed form (O(events)). Either way
+ * they fire from crowd.update, in crossing order with every other instance's.
+ *
  * @example
  * ```ts
  * const json = await (await fetch('/models/RobotExpressive/RobotExpressive.controller.json')).json();
@@ -60,6 +68,10 @@ export class CrowdControllers {
    * stack that only advanced in time at its speeds is not rewritten: the GPU advances it too.
    */
   private snapshot = new Float64Array(64 * SNAPSHOT);
+  /** The crowd's clip events; the scanner CPU-driven controllers step with, and where it sends their crossings. */
+  private readonly scheduler: CrowdEvents;
+  private readonly events: ControllerEvents;
+  private readonly eventSink: ControllerEventSink & { id: number };
 
   /**
    * @param crowd The crowd the controllers write into (not owned).
@@ -72,9 +84,20 @@ export class CrowdControllers {
     if (config.clipNames.length !== crowd.character.clipNames.length || config.clipNames.some((n, i) => n !== crowd.character.clipNames[i])) {
       throw new RangeError('controller config was made for another model (its clip names differ)');
     }
-    this.runtime = new ControllerRuntime(config, crowd.character.clipDurations);
+    this.runtime = new ControllerRuntime(config, crowd.character.clipDurations); // checks the event times
     this.driver = options.driver ?? 'gpu';
+    const scheduler = crowd.clipEventScheduler;
+    const listed = new Map(config.events.flatMap((list, clip) => (list.length ? [[clip, list] as const] : [])));
+    if (listed.size) scheduler.setAll(listed, (clip) => `config.events.${config.clipNames[clip]}`);
     this.maskIds = Int32Array.from(config.masks, (spec) => crowd.createMask(spec));
+    this.scheduler = scheduler;
+    this.events = new ControllerEvents(scheduler.tables, () => scheduler.threshold);
+    // A CPU-driven controller's crossings of this step, decided now, fire in crowd.update (its clock then ends the step).
+    this.eventSink = {
+      id: 0,
+      event(tau, source, clip, index) { scheduler.queue.push(scheduler.clock + tau, this.id * PLAYBACKS + source, clip, index); },
+    };
+    this.events.sink = this.eventSink;
   }
 
   /**
@@ -92,6 +115,7 @@ export class CrowdControllers {
     const driver = options.driver ?? this.driver;
     if (driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(driver)}`);
     const controller = new AnimationController(this.runtime);
+    this.scheduler.setExternal(id, true); // its events come from the controller from now on
     if (driver === 'gpu') {
       const gpu = this.gpu; // made on first use
       if (!controller.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
@@ -123,6 +147,7 @@ export class CrowdControllers {
   remove(id: InstanceId): void {
     if (!this.controllers[id]) throw new RangeError(`instance ${id} has no controller`);
     this.controllers[id] = undefined;
+    if (this.crowd.instanceStore.has(id)) this.scheduler.setExternal(id, false); // back to its records' events
     if (this.gpuControllers?.has(id)) {
       this.gpuControllers.remove(id);
       return;
@@ -204,7 +229,8 @@ export class CrowdControllers {
     const ids = this.ids;
     for (let i = 0; i < ids.length; i++) {
       const controller = this.controllers[ids[i]]!;
-      controller.update(dt);
+      this.eventSink.id = ids[i];
+      controller.update(dt, this.events);
       this.snapshot[i * SNAPSHOT + AGE] += dt;
       this.write(i, ids[i], controller, dt);
     }

@@ -56,7 +56,9 @@ export class CrowdEvents {
   /** Event clock at crowd clock 0. */
   private offset = 0;
   private external = new Uint8Array(64);
-  private externalSource: ExternalEventSource | null = null;
+  /** Per instance: the source of its keyed entries (GPU-driven controllers), or null. */
+  private readonly owners: (ExternalEventSource | null)[] = [];
+  private readonly sources = new Set<ExternalEventSource>();
   private readonly crossing: Crossing = { index: 0, position: 0 };
   private readonly weights = new Float64Array(PLAYBACKS);
   /** Views of the store's record memory, renewed when it grows. */
@@ -108,8 +110,12 @@ export class CrowdEvents {
     return () => { this.listeners = this.listeners.filter((l) => l !== listener); };
   }
 
-  /** @internal Makes events of instance `id` come from an ExternalEventSource (on) or from its records (off). */
-  setExternal(id: number, on: boolean): void {
+  /**
+   * @internal Makes events of instance `id` come from its controller (on: `source` gets its keyed
+   * entries back when due; a CPU-driven controller pushes one-shot entries and needs none) or
+   * from its records again (off).
+   */
+  setExternal(id: number, on: boolean, source: ExternalEventSource | null = null): void {
     if (id >= this.external.length) {
       const grown = new Uint8Array(Math.max(id + 1, this.external.length * 2));
       grown.set(this.external);
@@ -117,12 +123,10 @@ export class CrowdEvents {
     }
     this.cancelAll(id);
     this.external[id] = on ? 1 : 0;
+    while (this.owners.length <= id) this.owners.push(null);
+    this.owners[id] = on ? source : null;
+    if (source) this.sources.add(source);
     if (!on) this.changed(id);
-  }
-
-  /** @internal The source of the external instances' keyed entries. */
-  setExternalSource(source: ExternalEventSource): void {
-    this.externalSource = source;
   }
 
   /** Whether instance `id`'s events come from a controller. */
@@ -176,12 +180,14 @@ export class CrowdEvents {
   removed(id: number): void {
     this.cancelAll(id);
     if (id < this.external.length) this.external[id] = 0;
+    if (id < this.owners.length) this.owners[id] = null;
   }
 
   /** Forgets every instance (the crowd was cleared). */
   cleared(): void {
     this.queue.clear();
     this.external.fill(0);
+    this.owners.fill(null);
   }
 
   /**
@@ -206,7 +212,7 @@ export class CrowdEvents {
       if (key < 0) {
         if (this.store.has(id)) this.emit(id, clip, event);
       } else if (this.isExternal(id)) {
-        this.externalSource?.due(id, source, clip, event, aux, due);
+        this.owners[id]?.due(id, source, clip, event, aux, due);
       } else {
         this.fireRecord(id, source, clip, event, due);
       }
@@ -227,7 +233,7 @@ export class CrowdEvents {
   /** Reschedules every instance (the tables or the threshold changed): O(instances). */
   rescheduleAll(): void {
     for (let id = 0; id < this.store.handleCount; id++) if (this.store.has(id)) this.changed(id);
-    this.externalSource?.reschedule();
+    for (const source of this.sources) source.reschedule();
   }
 
   /** Record playback `p` of `id` crossed (clip, event) at `due`: schedule its next crossing, then emit. */

@@ -4,6 +4,8 @@ import type { BlendCurve } from './anim/control/curves';
 import { TimerQueue } from './anim/control/timers';
 import { buildControlModel, ControlUpdates, CurveTables } from './control-records';
 import type { Crowd } from './crowd';
+import type { CrowdEvents } from './crowd-events';
+import { GpuControllerEvents } from './gpu-controller-events';
 import { ControlPass, type ControlClocks } from './gpu/control-pass';
 import type { InstanceStore } from './gpu/instance-store';
 import { CONTROL_UPDATE } from './gpu/layout';
@@ -52,7 +54,8 @@ export interface ControlFrameStats {
  *
  * Per frame: update(dt) pops the due timers (O(events)); the crowd's update and encode then run
  * the control pass before the pose pass (the crowd calls prepare and encode). Nothing allocates
- * per frame. A controller's `output` and locomotion position are not maintained on the CPU
+ * per frame. Clip events: src/gpu-controller-events.ts (scheduled from the discrete state, and
+ * the locomotion reference stepped only until it is steady after a change). A controller's `output` and locomotion position are not maintained on the CPU
  * here (readState reads the GPU's, a frame late).
  */
 export class GpuControllers implements ControllerDriver {
@@ -72,6 +75,9 @@ export class GpuControllers implements ControllerDriver {
   private epochOf = new Uint32Array(64);
   private start = new Float64Array(64 * 3);
   private readonly controllers: (AnimationController | undefined)[] = [];
+  private readonly scheduler: CrowdEvents;
+  /** The controllers' clip events. */
+  readonly events: GpuControllerEvents;
   private readonly handleOf = new Map<AnimationController, number>();
   private nextEpoch = 1;
   /** The control clock: seconds, the sum of every update's dt (float64, never rebased). */
@@ -93,6 +99,8 @@ export class GpuControllers implements ControllerDriver {
 
   constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
     this.store = crowd.instanceStore;
+    this.scheduler = crowd.clipEventScheduler;
+    this.events = new GpuControllerEvents(this.scheduler, this.controllers);
     this.pass = new ControlPass(crowd.device, buildControlModel(runtime, maskIds, this.curves));
     this.curveCount = this.curves.count;
     crowd.addPrepass(this);
@@ -123,6 +131,7 @@ export class GpuControllers implements ControllerDriver {
     this.start[handle * 3 + 1] = z;
     this.start[handle * 3 + 2] = heading;
     this.touched[handle] = this.clock;
+    this.events.added(handle, controller, x, z, heading, this.pendingDt);
     this.rewrite(handle);
   }
 
@@ -136,6 +145,7 @@ export class GpuControllers implements ControllerDriver {
     this.indexOf[handle] = -1;
     this.listChanged = true;
     this.timers.cancel(handle);
+    this.events.removed(handle);
     this.updates.drop(handle);
     const controller = this.controllers[handle]!;
     controller.driver = null;
@@ -151,6 +161,7 @@ export class GpuControllers implements ControllerDriver {
   update(dt: number): void {
     this.clock += dt;
     this.pendingDt += dt;
+    this.events.step(dt, this.eventNow);
     for (let handle = this.timers.popDue(this.clock); handle >= 0; handle = this.timers.popDue(this.clock)) {
       this.catchUp(handle);
       this.rewrite(handle);
@@ -251,6 +262,7 @@ export class GpuControllers implements ControllerDriver {
 
   /** Brings handle's discrete state up to the control clock (no transition lies in between: timers see to it). */
   private catchUp(handle: number): void {
+    this.events.flush(handle, this.controllers[handle]!, this.eventNow);
     const dt = this.clock - this.touched[handle];
     if (dt > 0) this.controllers[handle]!.advanceDiscrete(dt);
     this.touched[handle] = this.clock;
@@ -266,6 +278,12 @@ export class GpuControllers implements ControllerDriver {
     // Refresh within the first half of the next period, spread by handle so the load is even.
     const refresh = (period + 1 + ((handle * 0.618034) % 1) * 0.5) * CONTROL_PERIOD_SECONDS;
     this.timers.schedule(handle, Math.min(refresh, this.clock + this.nextTransition(controller)));
+    this.events.restart(handle, controller, this.eventNow);
+  }
+
+  /** The event clock (CrowdEvents) at the end of the frame being prepared: the crowd's next update adds pendingDt. */
+  private get eventNow(): number {
+    return this.scheduler.clock + this.pendingDt;
   }
 
   /** Seconds until the controller's discrete state next changes by itself (Infinity: never). */

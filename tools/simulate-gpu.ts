@@ -1,5 +1,5 @@
 import type { ControllerConfig } from '../src/anim/control/config';
-import { applyEntry, type ScriptEntry, type SimulationFrame } from '../src/anim/control/simulate';
+import { applyEntry, type ScriptEntry, type SimulationEvent, type SimulationFrame } from '../src/anim/control/simulate';
 import { loadCharacter, type Character } from '../src/character';
 import { Crowd } from '../src/crowd';
 import { CrowdControllers } from '../src/crowd-controllers';
@@ -16,7 +16,8 @@ export async function readCharacterFile(path: string): Promise<Character> {
  * The simulation of src/anim/control/simulate.ts through the GPU-driven path: one instance of a
  * crowd under a GPU-driven controller, the script's commands applied at their frames, and each
  * frame's base and layers read back from what the control pass wrote (times at the crowd clock,
- * as the pose pass evaluates them), in the same JSON shape as the CPU simulation.
+ * as the pose pass evaluates them), in the same JSON shape as the CPU simulation; each frame's
+ * events are those crowd.onEvent fired in its update.
  */
 export async function simulateOnGpu(device: GPUDevice, character: Character, config: ControllerConfig, script: ScriptEntry[], fps: number): Promise<SimulationFrame[]> {
   if (!(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a number > 0, got ${fps}`);
@@ -27,12 +28,15 @@ export async function simulateOnGpu(device: GPUDevice, character: Character, con
   const { clipNames, masks } = config;
   const end = script.length ? script[script.length - 1].at : 0;
   const frames: SimulationFrame[] = [];
+  let events: SimulationEvent[] = [];
+  crowd.onEvent((_id, name, clip, time) => events.push({ name, clip, time }));
   let next = 0;
   try {
     for (let k = 0; k <= Math.round(end * fps + 1e-9); k++) {
       const t = k / fps;
       while (next < script.length && script[next].at <= t + 1e-9) applyEntry(controller, script[next++]);
       const dt = k === 0 ? 0 : 1 / fps;
+      events = [];
       controllers.update(dt);
       crowd.update(dt);
       const encoder = device.createCommandEncoder();
@@ -45,6 +49,7 @@ export async function simulateOnGpu(device: GPUDevice, character: Character, con
         // The crowd's masks are the config's, made in order by CrowdControllers: crowd mask k is config mask k.
         layers: layers.map((l) => ({ clip: clipNames[l.clip], time: l.time, weight: l.weight, ...(l.mask >= 0 ? { mask: masks[l.mask] } : {}) })),
         additive: [],
+        events,
       });
     }
   } finally {

@@ -1,4 +1,5 @@
 import { resolveClip } from '../../bake/clip-names';
+import { checkClipEvents, type ClipEvent } from '../events/clip-events';
 import type { MaskSpec } from '../masks';
 import { checkCurve, type BlendCurve } from './curves';
 import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
@@ -17,7 +18,8 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  *     "turnRate": 6, "fadeSeconds": 0.3
  *   },
  *   "actions": { "Jump": { "clip": "Jump", "fadeIn": 0.15, "fadeOut": 0.25, "mask": { "root": "Spine" } } },
- *   "transitions": [["locomotion", "Jump"], ["Wave", "Jump"]]
+ *   "transitions": [["locomotion", "Jump"], ["Wave", "Jump"]],
+ *   "events": { "Walk": [{ "time": 0.31, "name": "footstep" }, { "time": 0.84, "name": "footstep" }] }
  * }
  *
  * - clips: playback rate (negative plays backwards) and loop (true) or clamp (false) per clip;
@@ -34,6 +36,9 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  *   accelerations in units per second squared, turnRate in radians per second.
  * - actions: a clip played over locomotion (optionally masked), faded in and out.
  * - transitions: allowed (from, to) pairs; from is "locomotion" or an action, to an action.
+ * - events: named times per clip (seconds, in [0, the clip's duration]), fired to Crowd.onEvent
+ *   as the controllers play the clip (README "Clip events"); they become the crowd's event
+ *   tables (Crowd.setClipEvents) when CrowdControllers is made.
  */
 export const DIRECTIONS = ['forward', 'forward-right', 'right', 'back-right', 'back', 'back-left', 'left', 'forward-left'] as const;
 /** A movement direction relative to the character's heading: one of DIRECTIONS. */
@@ -118,6 +123,8 @@ export interface ControllerConfig {
   masks: MaskSpec[];
   /** Allowed "from->to" pairs. */
   transitions: Set<string>;
+  /** Clip events per clip index, in time order (empty for a clip without any). */
+  events: ClipEvent[][];
 }
 
 type Json = Record<string, unknown>;
@@ -152,10 +159,14 @@ function unknownKeys(obj: Json, allowed: string[], where: string): void {
   }
 }
 
-/** Parses and validates a controller config; every problem names the field. */
-export function parseControllerConfig(json: unknown, clipNames: readonly string[], where = 'config'): ControllerConfig {
+/**
+ * Parses and validates a controller config; every problem names the field. With
+ * `clipDurations` (seconds per clip) event times are checked against their clip's duration
+ * here; ControllerRuntime checks them otherwise.
+ */
+export function parseControllerConfig(json: unknown, clipNames: readonly string[], where = 'config', clipDurations?: ArrayLike<number>): ControllerConfig {
   if (!isObject(json)) throw new TypeError(`${where} must be a JSON object`);
-  unknownKeys(json, ['clips', 'fade', 'locomotion', 'actions', 'transitions'], where);
+  unknownKeys(json, ['clips', 'fade', 'locomotion', 'actions', 'transitions', 'events'], where);
   const clip = (v: unknown, w: string): number => resolveClip(clipNames, v, { where: w, accepts: 'name', noun: 'named' });
 
   const clips: ClipSettings[] = clipNames.map(() => ({ speed: 1, loop: true }));
@@ -252,7 +263,23 @@ export function parseControllerConfig(json: unknown, clipNames: readonly string[
       transitions.add(`${from}->${to}`);
     });
   }
-  return { clipNames, clips, fade, locomotion, actions, masks, transitions };
+
+  const events: ClipEvent[][] = clipNames.map(() => []);
+  if (json.events !== undefined) {
+    if (!isObject(json.events)) throw new TypeError(`${where}.events must be an object of clip name -> [{ "time": seconds, "name": string }]`);
+    for (const [name, list] of Object.entries(json.events)) {
+      const index = clip(name, `${where}.events`);
+      events[index] = checkClipEvents(list, clipDurations ? clipDurations[index] : Infinity, `${where}.events.${name}`);
+    }
+  }
+  return { clipNames, clips, fade, locomotion, actions, masks, transitions, events };
+}
+
+/** Throws a RangeError naming the entry when an event time of `config` lies past its clip's duration (seconds per clip). */
+export function checkConfigEvents(config: ControllerConfig, clipDurations: ArrayLike<number>, where = 'config'): void {
+  config.events.forEach((list, clip) => {
+    if (list.length) checkClipEvents(list, clipDurations[clip], `${where}.events.${config.clipNames[clip]}`);
+  });
 }
 
 function blendSpace(v: unknown, where: string): LocomotionBlendSpace {
@@ -292,6 +319,8 @@ export function serializeControllerConfig(config: ControllerConfig): Record<stri
     clip: name(a.clip), fadeIn: a.fadeIn, fadeOut: a.fadeOut, curve: curve(a.curve), ...(a.mask >= 0 ? { mask: config.masks[a.mask] } : {}),
   }]));
   out.transitions = [...config.transitions].map((t) => t.split('->'));
+  const events = config.events.flatMap((list, clip) => (list.length ? [[name(clip), list.map((e) => ({ time: e.time, name: e.name }))]] : []));
+  if (events.length) out.events = Object.fromEntries(events);
   return out;
 }
 
@@ -323,7 +352,11 @@ export function defaultControllerConfig(clipNames: readonly string[]): Controlle
  * is rejected with its message and nothing already loaded is lost.
  */
 export class ControllerConfigStore {
-  constructor(private current: ControllerConfig) {}
+  /**
+   * @param current The config in force to begin with.
+   * @param clipDurations Seconds per clip: when given, loaded event times are checked against them.
+   */
+  constructor(private current: ControllerConfig, private readonly clipDurations?: ArrayLike<number>) {}
 
   /** The config in force: the last one that parsed. */
   get config(): ControllerConfig {
@@ -338,7 +371,7 @@ export class ControllerConfigStore {
     } catch (e) {
       throw new SyntaxError(`config is not valid JSON: ${(e as Error).message}`);
     }
-    this.current = parseControllerConfig(json, this.current.clipNames);
+    this.current = parseControllerConfig(json, this.current.clipNames, 'config', this.clipDurations);
     return this.current;
   }
 

@@ -1,6 +1,7 @@
 import { resolveClip } from '../../bake/clip-names';
 import { evaluateCurve, type BlendCurve } from './curves';
-import type { ActionConfig, ControllerConfig } from './config';
+import { checkConfigEvents, type ActionConfig, type ControllerConfig } from './config';
+import type { ControllerEvents } from './events';
 import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, type TransitionKind } from './crossfader';
 import { Locomotion, LocomotionRuntime } from './locomotion';
 import { MAX_BLEND, StackOutput, WeightedClips } from './output';
@@ -29,6 +30,7 @@ export class ControllerRuntime {
    * @param clipDurations Seconds per clip, in the config's clip order (Character.clipDurations).
    */
   constructor(readonly config: ControllerConfig, readonly clipDurations: ArrayLike<number>) {
+    checkConfigEvents(config, clipDurations);
     this.locomotion = config.locomotion ? new LocomotionRuntime(config.locomotion, config, clipDurations) : null;
     this.actionIndex = new Map(config.actions.map((a, i) => [a.name, i]));
     const n = config.actions.length;
@@ -246,10 +248,17 @@ export class AnimationController {
     return true;
   }
 
-  /** Advances everything by dt seconds (>= 0) and rewrites `output`. */
-  update(dt: number): void {
+  /**
+   * Advances everything by dt seconds (>= 0) and rewrites `output`. With `events`, the clip
+   * events the step crosses go to events.sink (src/anim/control/events.ts): scanned after the
+   * locomotion moved (its phase advances at the new blend's rate) and before the fades and the
+   * action advance (their weights at each crossing come from the state before the step).
+   */
+  update(dt: number, events?: ControllerEvents): void {
     if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
+    const phaseBefore = this.locomotion ? this.locomotion.phase : 0;
     this.locomotion?.update(dt);
+    events?.step(this, dt, phaseBefore);
     this.crossfader.update(dt);
     this.updateAction(dt);
     this.writeOutput();

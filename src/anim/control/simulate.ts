@@ -2,6 +2,7 @@ import type { LayerStackJson } from '../stack-json';
 import { checkCurve } from './curves';
 import { AnimationController, type ControllerRuntime } from './controller';
 import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
+import { configEventTable, ControllerEvents } from './events';
 
 /**
  * Headless runs of one controller through a script of timed inputs: how users debug a state
@@ -17,7 +18,7 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  *
  * Each frame k (t = k / fps, up to the last entry's time) applies the entries due by t, advances
  * the controller by 1 / fps (nothing on frame 0) and records the stack in the pose dump's
- * --layers shape.
+ * --layers shape, and the clip events the step fired (the config's "events"), in firing order.
  */
 export interface ScriptEntry {
   at: number;
@@ -34,9 +35,21 @@ export interface ScriptEntry {
   face?: number | null;
 }
 
+/** A clip event fired in a simulation frame's step. */
+export interface SimulationEvent {
+  /** The event's name. */
+  name: string;
+  /** The clip's name. */
+  clip: string;
+  /** The event's time in the clip, seconds. */
+  time: number;
+}
+
 export interface SimulationFrame extends Required<Pick<LayerStackJson, 'base' | 'layers' | 'additive'>> {
   t: number;
   state: string;
+  /** The clip events fired in this frame's step, in firing order (empty when none). */
+  events: SimulationEvent[];
 }
 
 const COMMANDS = ['play', 'fadeTo', 'speed', 'move', 'stop', 'action', 'face'] as const;
@@ -98,8 +111,8 @@ export function applyEntry(controller: AnimationController, entry: ScriptEntry):
   else if (entry.face !== undefined) controller.face(entry.face);
 }
 
-/** The controller's current output in the pose dump's --layers shape. */
-export function frameOf(controller: AnimationController, t: number): SimulationFrame {
+/** The controller's current output in the pose dump's --layers shape, with the events given. */
+export function frameOf(controller: AnimationController, t: number, events: SimulationEvent[] = []): SimulationFrame {
   const out = controller.output;
   const { clipNames, masks } = controller.runtime.config;
   const layers = [];
@@ -107,21 +120,30 @@ export function frameOf(controller: AnimationController, t: number): SimulationF
     const mask = out.layerMask[i] >= 0 ? { mask: masks[out.layerMask[i]] } : {};
     layers.push({ clip: clipNames[out.layerClip[i]], time: out.layerTime[i], weight: out.layerWeight[i], ...mask });
   }
-  return { t, state: controller.state, base: { clip: clipNames[out.baseClip], time: out.baseTime }, layers, additive: [] };
+  return { t, state: controller.state, base: { clip: clipNames[out.baseClip], time: out.baseTime }, layers, additive: [], events };
 }
 
-/** Runs `script` at `fps` frames per second; returns one frame per step from t = 0 to the last entry's time. */
-export function simulate(runtime: ControllerRuntime, script: ScriptEntry[], fps = 60): SimulationFrame[] {
+/**
+ * Runs `script` at `fps` frames per second; returns one frame per step from t = 0 to the last
+ * entry's time. Events fire from clips whose weight at the crossing is at least
+ * `eventWeightThreshold` (Crowd's default, 0.5).
+ */
+export function simulate(runtime: ControllerRuntime, script: ScriptEntry[], fps = 60, eventWeightThreshold = 0.5): SimulationFrame[] {
   if (!(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a number > 0, got ${fps}`);
   const controller = new AnimationController(runtime);
+  const tables = configEventTable(runtime.config, runtime.clipDurations);
+  const events = new ControllerEvents(tables, () => eventWeightThreshold);
+  let fired: SimulationEvent[] = [];
+  events.sink = { event: (_tau, _source, clip, index) => { fired.push({ name: tables.name(clip, index), clip: tables.clipNames[clip], time: tables.time(clip, index) }); } };
   const end = script.length ? script[script.length - 1].at : 0;
   const frames: SimulationFrame[] = [];
   let next = 0;
   for (let k = 0; k <= Math.round(end * fps + 1e-9); k++) {
     const t = k / fps;
     while (next < script.length && script[next].at <= t + 1e-9) applyEntry(controller, script[next++]);
-    controller.update(k === 0 ? 0 : 1 / fps);
-    frames.push(frameOf(controller, t));
+    fired = [];
+    controller.update(k === 0 ? 0 : 1 / fps, events);
+    frames.push(frameOf(controller, t, fired));
   }
   return frames;
 }

@@ -64,19 +64,20 @@ describe('parseScript', () => {
 describe('simulate', () => {
   const rt = syntheticRuntime(WITH_LOCOMOTION);
 
-  it('gives round(lastAt * fps) + 1 frames at t = k / fps, each with exactly t, state, base, layers, additive', () => {
+  it('gives round(lastAt * fps) + 1 frames at t = k / fps, each with exactly t, state, base, layers, additive, events', () => {
     for (const [lastAt, fps] of [[1, 10], [1.25, 30], [0.7, 60], [2, 7]]) {
       const frames = simulate(rt, parseScript([{ at: 0, play: 'A' }, { at: lastAt, fadeTo: 'B' }], rt), fps);
       expect(frames, `${lastAt} s at ${fps} fps`).toHaveLength(Math.round(lastAt * fps) + 1);
       frames.forEach((f, k) => {
-        expect(Object.keys(f).sort()).toEqual(['additive', 'base', 'layers', 'state', 't']);
+        expect(Object.keys(f)).toEqual(['t', 'state', 'base', 'layers', 'additive', 'events']);
+        expect(f.events).toEqual([]); // the config has no events
         expect(f.t).toBe(k / fps);
         expect(Object.keys(f.base).sort()).toEqual(['clip', 'time']);
         expect(f.additive).toEqual([]);
       });
     }
     expect(simulate(rt, [], 60)).toHaveLength(1);
-    expect(simulate(rt, [], 60)[0]).toEqual({ t: 0, state: 'locomotion', base: { clip: 'Idle', time: 0 }, layers: [], additive: [] });
+    expect(simulate(rt, [], 60)[0]).toEqual({ t: 0, state: 'locomotion', base: { clip: 'Idle', time: 0 }, layers: [], additive: [], events: [] });
   });
 
   it('applies each entry on the first frame at or after its time, before that frame\'s step', () => {

@@ -1,0 +1,258 @@
+import type { AnimationController } from './anim/control/controller';
+import { CONTROLLER_SOURCES, ControllerEvents, type PhaseSegment } from './anim/control/events';
+import { PLAYBACKS, type CrowdEvents, type ExternalEventSource } from './crowd-events';
+
+/** Relative change of velocity, heading and blend rate under which a locomotion step counts as steady. */
+const STEADY_TOLERANCE = 1e-9;
+
+/**
+ * Clip events of GPU-driven controllers (src/gpu-controllers.ts), at a CPU cost per event.
+ *
+ * Clip playbacks (crossfade clips, actions): between two changes of a controller's discrete
+ * state (a command, a due transition, a refresh: GpuControllers' catchUp and rewrite) every
+ * clip time and weight is a closed-form function of the time since the state was written (T0).
+ * So each controller has one keyed entry in the crowd's queue: its next crossing after a cursor
+ * (ControllerEvents.next from the state at T0). When it is due it fires and the next is
+ * scheduled; when the state is about to change (flush), the crossings up to now are decided from
+ * the old state (one-shot entries, fired in order in crowd.update) and the schedule restarts from
+ * the new state. This gives the CPU driver's events: its transitions also fall on step ends, and
+ * its weights at a crossing are the same closed forms.
+ *
+ * The locomotion blend: its phase advances at a rate that varies continuously while the velocity
+ * or heading changes (bounded acceleration, turning), which the GPU integrates frame by frame.
+ * The CPU keeps the reference (the controller's Locomotion, stepped by Locomotion.update exactly
+ * as the CPU driver steps it) and steps it every frame only while it is not steady: from a
+ * change of the controller's state (a command) until a step leaves velocity, heading and blend
+ * unchanged (within 1e-9), firing the blend's crossings of each step. Once steady, its phase is
+ * phase_s + rate x (t - t_s): the blend joins the closed-form schedule, and the reference is
+ * brought up to date in closed form when the next change comes. So a walking crowd costs per
+ * footstep; a controller costs per frame only in the fraction of a second after a command.
+ */
+export class GpuControllerEvents implements ExternalEventSource {
+  private readonly scanner: ControllerEvents;
+  /** Per handle: event clock of the discrete state the schedule is computed from. */
+  private t0 = new Float64Array(64);
+  /** Per handle: the last crossing decided, (tau since t0, source, event index). */
+  private cursorTau = new Float64Array(64);
+  private cursorSource = new Int32Array(64);
+  private cursorIndex = new Int32Array(64);
+  /** Per handle: event clock since which the locomotion reference is steady (NaN: stepped every frame), its phase then and its rate (cycles per second). */
+  private steadyAt = new Float64Array(64).fill(NaN);
+  private steadyPhase = new Float64Array(64);
+  private steadyRate = new Float64Array(64);
+  /** Handles whose locomotion reference is stepped every frame, dense; position of each (-1: none). */
+  private stepping = new Int32Array(64);
+  private steppingCount = 0;
+  private steppingAt = new Int32Array(64).fill(-1);
+  private readonly segment: PhaseSegment = { phase: 0, rate: 0, from: 0 };
+
+  /**
+   * @param scheduler The crowd's clip events (not owned).
+   * @param controllers GpuControllers' controllers by handle (read, not owned).
+   */
+  constructor(private readonly scheduler: CrowdEvents, private readonly controllers: readonly (AnimationController | undefined)[]) {
+    this.scanner = new ControllerEvents(scheduler.tables, () => scheduler.threshold);
+  }
+
+  /** Handles whose locomotion reference is being stepped (not steady). */
+  get steppingHandles(): number {
+    return this.steppingCount;
+  }
+
+  /**
+   * A controller was made GPU-driven at (x, z) facing `heading`: its locomotion reference starts
+   * there, as the GPU's does. `pendingDt` is the step the GPU still integrates this frame.
+   */
+  added(handle: number, controller: AnimationController, x: number, z: number, heading: number, pendingDt: number): void {
+    this.ensure(handle);
+    const loco = controller.locomotion;
+    if (loco) {
+      loco.positionX = x;
+      loco.positionZ = z;
+      loco.heading = heading;
+      if (pendingDt > 0) loco.update(pendingDt);
+    }
+    this.steadyAt[handle] = NaN;
+    this.scheduler.setExternal(handle, true, this);
+  }
+
+  /** The controller of `handle` is no longer GPU-driven. */
+  removed(handle: number): void {
+    this.scheduler.queue.cancel(handle * PLAYBACKS);
+    this.stopStepping(handle);
+  }
+
+  /**
+   * The discrete state of `handle` is about to change at event clock `now`: the crossings up to
+   * now are decided from the old state (one-shot entries), and its entry is cancelled.
+   */
+  flush(handle: number, controller: AnimationController, now: number): void {
+    const q = this.scheduler.queue;
+    q.cancel(handle * PLAYBACKS);
+    if (!this.scheduler.tables.hasEvents) return;
+    const s = this.scanner;
+    const t0 = this.t0[handle];
+    s.load(controller, this.steadySegment(handle), true);
+    const c = s.found;
+    c.tau = this.cursorTau[handle]; c.source = this.cursorSource[handle]; c.index = this.cursorIndex[handle];
+    while (s.next(c.tau, c.source, c.index, now - t0)) {
+      if (c.index >= 0) q.push(Math.min(t0 + c.tau, now), handle * PLAYBACKS + c.source, c.clip, c.index);
+    }
+  }
+
+  /**
+   * The discrete state of `handle` was (re)written as of event clock `now`: the schedule
+   * restarts from it, and the locomotion reference (brought to now) is stepped again until steady.
+   */
+  restart(handle: number, controller: AnimationController, now: number): void {
+    this.t0[handle] = now;
+    this.cursorTau[handle] = 0;
+    this.cursorSource[handle] = CONTROLLER_SOURCES;
+    this.cursorIndex[handle] = 0;
+    const loco = controller.locomotion;
+    if (loco) {
+      const since = this.steadyAt[handle];
+      if (!Number.isNaN(since)) {
+        const elapsed = now - since;
+        loco.positionX += loco.velocityX * elapsed;
+        loco.positionZ += loco.velocityZ * elapsed;
+        const u = this.steadyPhase[handle] + this.steadyRate[handle] * elapsed;
+        const wrapped = u - Math.floor(u);
+        loco.phase = wrapped >= 1 ? 0 : wrapped;
+        this.steadyAt[handle] = NaN;
+      }
+      this.startStepping(handle);
+    }
+    this.scheduleNext(handle, controller);
+  }
+
+  /**
+   * One frame: steps the locomotion references that are not steady by dt (the step ends at event
+   * clock `end`), deciding their blend's crossings, and lets the steady ones join the schedule.
+   */
+  step(dt: number, end: number): void {
+    const start = end - dt;
+    const scanning = dt > 0 && this.scheduler.tables.hasEvents;
+    for (let i = this.steppingCount - 1; i >= 0; i--) {
+      const handle = this.stepping[i];
+      const controller = this.controllers[handle]!;
+      const loco = controller.locomotion!;
+      const vx = loco.velocityX;
+      const vz = loco.velocityZ;
+      const heading = loco.heading;
+      const phase = loco.phase;
+      const rate = loco.blend.cycleDuration > 0 ? loco.rateScale / loco.blend.cycleDuration : 0;
+      loco.update(dt);
+      const after = loco.blend.cycleDuration > 0 ? loco.rateScale / loco.blend.cycleDuration : 0;
+      if (scanning) this.scanStep(handle, controller, phase, after, start, end);
+      if (!(dt > 0)) continue; // a step of 0 says nothing about steadiness
+      const tolerance = STEADY_TOLERANCE * (1 + Math.abs(vx) + Math.abs(vz));
+      if (Math.abs(loco.velocityX - vx) <= tolerance && Math.abs(loco.velocityZ - vz) <= tolerance
+        && Math.abs(loco.heading - heading) <= STEADY_TOLERANCE && Math.abs(after - rate) <= STEADY_TOLERANCE * Math.abs(rate)) {
+        this.steadyAt[handle] = end;
+        this.steadyPhase[handle] = loco.phase;
+        this.steadyRate[handle] = after;
+        this.stopStepping(handle);
+        this.scheduleNext(handle, controller);
+      }
+    }
+  }
+
+  /** ExternalEventSource: the keyed entry of `handle` is due; schedule the next crossing, then fire this one. */
+  due(handle: number, source: number, clip: number, event: number, tau: number): void {
+    this.cursorTau[handle] = tau;
+    this.cursorSource[handle] = source;
+    this.cursorIndex[handle] = event;
+    this.scheduleNext(handle, this.controllers[handle]!);
+    if (event >= 0) this.scheduler.emit(handle, clip, event);
+  }
+
+  /** ExternalEventSource: the tables or the threshold changed; every controller schedules from now. */
+  reschedule(): void {
+    const now = this.scheduler.clock;
+    for (let handle = 0; handle < this.controllers.length; handle++) {
+      const controller = this.controllers[handle];
+      if (!controller) continue;
+      this.cursorTau[handle] = now - this.t0[handle];
+      this.cursorSource[handle] = CONTROLLER_SOURCES;
+      this.scheduleNext(handle, controller);
+    }
+  }
+
+  /** The locomotion blend's crossings in the step (start, end] (its phase from `phase` at `rate` cycles per second), as one-shot entries. */
+  private scanStep(handle: number, controller: AnimationController, phase: number, rate: number, start: number, end: number): void {
+    const t0 = this.t0[handle];
+    const seg = this.segment;
+    seg.from = start - t0;
+    seg.phase = phase - rate * seg.from;
+    seg.rate = rate;
+    const s = this.scanner;
+    s.load(controller, seg, false);
+    const c = s.found;
+    c.tau = seg.from; c.source = CONTROLLER_SOURCES; c.index = 0;
+    while (s.next(c.tau, c.source, c.index, end - t0)) {
+      if (c.index >= 0) this.scheduler.queue.push(Math.min(t0 + c.tau, end), handle * PLAYBACKS + c.source, c.clip, c.index);
+    }
+  }
+
+  /** Schedules `handle`'s next crossing after its cursor (clip playbacks, and the locomotion blend once steady). */
+  private scheduleNext(handle: number, controller: AnimationController): void {
+    const q = this.scheduler.queue;
+    const key = handle * PLAYBACKS;
+    if (!this.scheduler.tables.hasEvents) { q.cancel(key); return; }
+    const s = this.scanner;
+    s.load(controller, this.steadySegment(handle), true);
+    if (s.next(this.cursorTau[handle], this.cursorSource[handle], this.cursorIndex[handle], Infinity)) {
+      const c = s.found;
+      q.schedule(key, this.t0[handle] + c.tau, key + c.source, c.clip, c.index, c.tau);
+    } else {
+      q.cancel(key);
+    }
+  }
+
+  /** The steady locomotion phase as a function of tau since t0, or null while the reference is stepped. */
+  private steadySegment(handle: number): PhaseSegment | null {
+    const since = this.steadyAt[handle];
+    if (Number.isNaN(since)) return null;
+    const seg = this.segment;
+    seg.from = since - this.t0[handle];
+    seg.rate = this.steadyRate[handle];
+    seg.phase = this.steadyPhase[handle] - seg.rate * seg.from;
+    return seg;
+  }
+
+  private startStepping(handle: number): void {
+    if (this.steppingAt[handle] >= 0) return;
+    if (this.steppingCount === this.stepping.length) {
+      const grown = new Int32Array(this.stepping.length * 2);
+      grown.set(this.stepping);
+      this.stepping = grown;
+    }
+    this.steppingAt[handle] = this.steppingCount;
+    this.stepping[this.steppingCount++] = handle;
+  }
+
+  private stopStepping(handle: number): void {
+    const at = handle < this.steppingAt.length ? this.steppingAt[handle] : -1;
+    if (at < 0) return;
+    const last = this.stepping[--this.steppingCount];
+    this.stepping[at] = last;
+    this.steppingAt[last] = at;
+    this.steppingAt[handle] = -1;
+  }
+
+  private ensure(handle: number): void {
+    if (handle < this.t0.length) return;
+    const n = Math.max(handle + 1, this.t0.length * 2);
+    const f64 = (a: Float64Array, fill = 0) => { const b = new Float64Array(n).fill(fill); b.set(a); return b; };
+    const i32 = (a: Int32Array, fill = 0) => { const b = new Int32Array(n).fill(fill); b.set(a); return b; };
+    this.t0 = f64(this.t0);
+    this.cursorTau = f64(this.cursorTau);
+    this.cursorSource = i32(this.cursorSource);
+    this.cursorIndex = i32(this.cursorIndex);
+    this.steadyAt = f64(this.steadyAt, NaN);
+    this.steadyPhase = f64(this.steadyPhase);
+    this.steadyRate = f64(this.steadyRate);
+    this.steppingAt = i32(this.steppingAt, -1);
+  }
+}
