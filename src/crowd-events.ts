@@ -1,4 +1,4 @@
-import { ClipEventTable, firstCrossing, nextCrossing, type ClipEvent, type Crossing } from './anim/events/clip-events';
+import { ClipEventTable, EVENT_SLACK_SECONDS, firstCrossing, nextCrossing, type ClipEvent, type Crossing } from './anim/events/clip-events';
 import { EventQueue } from './anim/events/event-queue';
 import type { Character } from './character';
 import type { InstanceStore } from './gpu/instance-store';
@@ -205,7 +205,7 @@ export class CrowdEvents {
     }
     const q = this.queue;
     const p = q.popped;
-    while (q.pop(this.eventClock)) {
+    while (q.pop(this.eventClock + EVENT_SLACK_SECONDS)) {
       const id = Math.floor(p.order / PLAYBACKS);
       const source = p.order - id * PLAYBACKS;
       const { key, clip, event, aux, due } = p;
@@ -268,7 +268,8 @@ export class CrowdEvents {
       this.queue.cancel(key);
       return;
     }
-    const u = phase + speed * (this.eventClock - this.offset);
+    // Crossings up to the slack past now belong to the frame that ended now (fired, or not crossed by the old playback).
+    const u = phase + speed * (this.eventClock + EVENT_SLACK_SECONDS - this.offset);
     const c = firstCrossing(this.tables.timesOf(clip), d, u, speed > 0, this.crossing);
     this.queue.schedule(key, this.offset + (c.position - phase) / speed, key, clip, c.index, 0);
   }

@@ -1,5 +1,6 @@
 import type { AnimationController } from './anim/control/controller';
 import { CONTROLLER_SOURCES, ControllerEvents, type PhaseSegment } from './anim/control/events';
+import { EVENT_SLACK_SECONDS } from './anim/events/clip-events';
 import { PLAYBACKS, type CrowdEvents, type ExternalEventSource } from './crowd-events';
 
 /** Relative change of velocity, heading and blend rate under which a locomotion step counts as steady. */
@@ -95,8 +96,8 @@ export class GpuControllerEvents implements ExternalEventSource {
     s.load(controller, this.steadySegment(handle), true);
     const c = s.found;
     c.tau = this.cursorTau[handle]; c.source = this.cursorSource[handle]; c.index = this.cursorIndex[handle];
-    while (s.next(c.tau, c.source, c.index, now - t0)) {
-      if (c.index >= 0) q.push(Math.min(t0 + c.tau, now), handle * PLAYBACKS + c.source, c.clip, c.index);
+    while (s.next(c.tau, c.source, c.index, now + EVENT_SLACK_SECONDS - t0)) {
+      if (c.index >= 0) q.push(t0 + c.tau, handle * PLAYBACKS + c.source, c.clip, c.index);
     }
   }
 
@@ -106,7 +107,7 @@ export class GpuControllerEvents implements ExternalEventSource {
    */
   restart(handle: number, controller: AnimationController, now: number): void {
     this.t0[handle] = now;
-    this.cursorTau[handle] = 0;
+    this.cursorTau[handle] = EVENT_SLACK_SECONDS; // up to the slack past now was the old state's (flush)
     this.cursorSource[handle] = CONTROLLER_SOURCES;
     this.cursorIndex[handle] = 0;
     const loco = controller.locomotion;
@@ -173,7 +174,7 @@ export class GpuControllerEvents implements ExternalEventSource {
     for (let handle = 0; handle < this.controllers.length; handle++) {
       const controller = this.controllers[handle];
       if (!controller) continue;
-      this.cursorTau[handle] = now - this.t0[handle];
+      this.cursorTau[handle] = now + EVENT_SLACK_SECONDS - this.t0[handle];
       this.cursorSource[handle] = CONTROLLER_SOURCES;
       this.scheduleNext(handle, controller);
     }
@@ -183,15 +184,15 @@ export class GpuControllerEvents implements ExternalEventSource {
   private scanStep(handle: number, controller: AnimationController, phase: number, rate: number, start: number, end: number): void {
     const t0 = this.t0[handle];
     const seg = this.segment;
-    seg.from = start - t0;
-    seg.phase = phase - rate * seg.from;
     seg.rate = rate;
+    seg.phase = phase - rate * (start - t0);
+    seg.from = start - t0 + EVENT_SLACK_SECONDS; // the step covers (start + slack, end + slack]
     const s = this.scanner;
     s.load(controller, seg, false);
     const c = s.found;
     c.tau = seg.from; c.source = CONTROLLER_SOURCES; c.index = 0;
-    while (s.next(c.tau, c.source, c.index, end - t0)) {
-      if (c.index >= 0) this.scheduler.queue.push(Math.min(t0 + c.tau, end), handle * PLAYBACKS + c.source, c.clip, c.index);
+    while (s.next(c.tau, c.source, c.index, end + EVENT_SLACK_SECONDS - t0)) {
+      if (c.index >= 0) this.scheduler.queue.push(t0 + c.tau, handle * PLAYBACKS + c.source, c.clip, c.index);
     }
   }
 
@@ -215,9 +216,9 @@ export class GpuControllerEvents implements ExternalEventSource {
     const since = this.steadyAt[handle];
     if (Number.isNaN(since)) return null;
     const seg = this.segment;
-    seg.from = since - this.t0[handle];
     seg.rate = this.steadyRate[handle];
-    seg.phase = this.steadyPhase[handle] - seg.rate * seg.from;
+    seg.phase = this.steadyPhase[handle] - seg.rate * (since - this.t0[handle]);
+    seg.from = since - this.t0[handle] + EVENT_SLACK_SECONDS; // the last step covered up to the slack past `since`
     return seg;
   }
 

@@ -23,15 +23,18 @@ const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as con
 
 type Command = (c: AnimationController) => unknown;
 
-function withEvents(character: Character, config: ControllerConfig): ControllerConfig {
-  const events = character.clipNames.map((name, clip) => [0.137, 0.52, 0.83].map((f, k) => ({ time: f * character.clipDurations[clip], name: `${name}@${k}` })));
+function withEvents(character: Character, config: ControllerConfig, times?: number[]): ControllerConfig {
+  const events = character.clipNames.map((name, clip) => {
+    const d = character.clipDurations[clip];
+    return (times ?? [0.137 * d, 0.52 * d, 0.83 * d]).filter((t) => t <= d).map((time, k) => ({ time, name: `${name}@${k}` }));
+  });
   return { ...config, events };
 }
 
 /** Runs the script on both drivers; returns each driver's events as "frame:clip:name" and the number of frames the GPU side stepped any locomotion reference. */
-async function expectSameEvents(character: Character, config: ControllerConfig, script: Map<number, Command[]>, frames: number, dt: (f: number) => number) {
+async function expectSameEvents(character: Character, config: ControllerConfig, script: Map<number, Command[]>, frames: number, dt: (f: number) => number, times?: number[]) {
   const crowd = new Crowd(device!, character, FORMATS);
-  const controllers = new CrowdControllers(crowd, withEvents(character, config));
+  const controllers = new CrowdControllers(crowd, withEvents(character, config, times));
   const gpuId = crowd.add();
   const gpu = controllers.add(gpuId, 1.5, -2, 0.4);
   const cpuId = crowd.add();
@@ -129,6 +132,19 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
       [60, (c) => c.fadeTo('Survey', { seconds: 0.6, kind: 'frozen' })],
       [150, (c) => c.move(-1, 0.5, true)],
     ]), 250, () => 1 / 30);
+  });
+
+  it('events exactly on frame boundaries (0.25 s and 0.5 s into clips started on a frame, at 60 fps) land in the same frame', async () => {
+    const robot = await testCharacter('RobotExpressive');
+    const names = robot.clipNames;
+    const { events } = await expectSameEvents(robot, robotConfig(robot), at([
+      [0, (c) => c.play('Walking')],
+      [45, (c) => c.fadeTo('Running', { seconds: 0.5, curve: 'linear' })],
+      [100, (c) => c.requestAction('Wave')],
+      [200, (c) => c.fadeTo(names[1], { seconds: 0.25, kind: 'first-frame' })],
+      [260, (c) => c.play('Yes')],
+    ]), 330, () => 1 / 60, [0.25, 0.5]);
+    expect(events.length).toBeGreaterThan(10);
   });
 
   it('150 s in large steps across refreshes and a clock rebase', async () => {

@@ -1,7 +1,9 @@
 /**
  * Simulation: runs one controller headless through a script of timed inputs and prints one
- * JSON line per frame: {"t", "state", "base", "layers", "additive"}, where base/layers/additive
- * are exactly what `npm run pose -- --layers` takes. See README, "Animation control".
+ * JSON line per frame: {"t", "state", "base", "layers", "additive", "events"}, where
+ * base/layers/additive are exactly what `npm run pose -- --layers` takes and events lists the
+ * clip events (the config's "events") fired in the frame's step: [{"name", "clip", "time"}].
+ * See README, "Animation control" and "Clip events".
  *
  *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--fps 60] [--config FILE] [--backend cpu|gpu]
  *   npx crowd-skin simulate Fox.glb --script walk.json [--backend gpu]
@@ -45,10 +47,11 @@ export async function simulate(argv: string[]): Promise<void> {
   const rig = buildRig(await readGltfFile(model));
   const clipNames = rig.clips.map((c) => c.name);
   const configPath = options.get('config') ?? model.replace(/\.(glb|gltf)$/i, '.controller.json');
+  const durations = rig.clips.map((c) => c.duration);
   const config = existsSync(configPath)
-    ? parseControllerConfig(await readJson(configPath, 'config'), clipNames, configPath)
+    ? parseControllerConfig(await readJson(configPath, 'config'), clipNames, configPath, durations)
     : defaultControllerConfig(clipNames);
-  const runtime = new ControllerRuntime(config, rig.clips.map((c) => c.duration));
+  const runtime = new ControllerRuntime(config, durations);
   const script = parseScript(await readJson(scriptPath, 'script'), runtime);
   let frames;
   if (backend === 'gpu') {

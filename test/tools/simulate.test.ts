@@ -20,7 +20,10 @@ function file(content: unknown): string {
   return path;
 }
 
-interface Frame { t: number; state: string; base: { clip: string; time: number }; layers: { clip: string; time: number; weight: number; mask?: unknown }[]; additive: unknown[] }
+interface Frame {
+  t: number; state: string; base: { clip: string; time: number }; layers: { clip: string; time: number; weight: number; mask?: unknown }[]; additive: unknown[];
+  events: { name: string; clip: string; time: number }[];
+}
 
 function frames(run: Run): Frame[] {
   expect(run.code, run.stderr).toBe(0);
@@ -32,7 +35,7 @@ const ROBOT = modelPath('RobotExpressive');
 const FOX = modelPath('Fox');
 
 describe.concurrent('simulate CLI', () => {
-  it('prints one JSON line per frame (round(lastAt * fps) + 1 of them) with exactly t, state, base, layers, additive; a frame poses with pose --layers', async ({ expect }) => {
+  it('prints one JSON line per frame (round(lastAt * fps) + 1 of them) with exactly t, state, base, layers, additive, events; a frame poses with pose --layers', async ({ expect }) => {
     const script = file([
       { at: 0, play: 'Idle' }, { at: 0.2, fadeTo: 'Walking' }, { at: 0.4, action: 'Wave' }, { at: 0.5, speed: 1.2 },
       { at: 1, move: [0, 1], run: true }, { at: 1.25, action: 'Jump' },
@@ -40,9 +43,10 @@ describe.concurrent('simulate CLI', () => {
     const out = frames(await runCli('simulate', '--model', ROBOT, '--script', script, '--fps', '30'));
     expect(out).toHaveLength(Math.round(1.25 * 30) + 1); // 39
     out.forEach((f, k) => {
-      expect(Object.keys(f)).toEqual(['t', 'state', 'base', 'layers', 'additive']);
+      expect(Object.keys(f)).toEqual(['t', 'state', 'base', 'layers', 'additive', 'events']);
       expect(f.t).toBeCloseTo(k / 30, 12);
       expect(f.additive).toEqual([]);
+      expect(f.events).toEqual([]); // RobotExpressive.controller.json has no events
     });
     expect(out[0].state).toBe('play:Idle');
     expect(out[6].state).toBe('fade:Idle->Walking');
@@ -75,6 +79,24 @@ describe.concurrent('simulate CLI', () => {
     expect(pose.code, pose.stderr).toBe(0);
   });
 
+  it('"events" lists the clip events each frame\'s step fired, the same on --backend cpu and gpu', async ({ expect }) => {
+    const config = file({
+      locomotion: { idle: 'Survey', directions: { any: { walk: 'Walk', run: 'Run' } }, walkSpeed: 40, maxAcceleration: 120 },
+      actions: { Sniff: { clip: 'Survey', fadeIn: 0.1, fadeOut: 0.1, mask: { root: 'b_Neck_04' } } },
+      transitions: [['locomotion', 'Sniff']],
+      // sniff: 0.4 s into the action, exactly 24 frames of 1/60 s after it starts
+      events: { Walk: [{ time: 0.21, name: 'left' }, { time: 0.56, name: 'right' }], Survey: [{ time: 0.4, name: 'sniff' }] },
+    });
+    const script = file([{ at: 0, speed: 1 }, { at: 0.5, action: 'Sniff' }, { at: 2, stop: true }]);
+    const [cpu, gpu] = await Promise.all(['cpu', 'gpu'].map(async (backend) => frames(await runCli('simulate', '--model', FOX, '--script', script, '--config', config, '--backend', backend))));
+    expect(cpu).toHaveLength(121);
+    expect(gpu.map((f) => f.events)).toEqual(cpu.map((f) => f.events));
+    const fired = cpu.flatMap((f) => f.events);
+    expect(fired.filter((e) => e.clip === 'Walk').length).toBeGreaterThan(4);
+    expect(fired).toContainEqual({ name: 'sniff', clip: 'Survey', time: 0.4 });
+    expect(cpu.find((f) => f.events.length)!.events[0]).toEqual({ name: 'left', clip: 'Walk', time: 0.21 });
+  });
+
   it('a bad script entry exits 1 naming the entry', async ({ expect }) => {
     const unknownClip = await runCli('simulate', '--model', ROBOT, '--script', file([{ at: 0, play: 'Idle' }, { at: 0.5, fadeTo: 'Moonwalk' }]));
     expect(unknownClip.code).toBe(1);
@@ -92,6 +114,9 @@ describe.concurrent('simulate CLI', () => {
   });
 
   it('missing --script, a script that is not JSON, and a bad --config exit 1 with a message', async ({ expect }) => {
+    const late = await runCli('simulate', '--model', FOX, '--script', file([{ at: 0, play: 'Walk' }]), '--config', file({ events: { Walk: [{ time: 2, name: 'late' }] } }));
+    expect(late.code).toBe(1);
+    expect(late.stderr).toMatch(/\.json\.events\.Walk\[0\]\.time 2 is outside the clip \(0 to 0\.70833\d* s\)/);
     const [missing, notJson, badConfig] = await Promise.all([
       runCli('simulate', '--model', ROBOT),
       runCli('simulate', '--model', ROBOT, '--script', file('[{"at": 0,')),

@@ -1,4 +1,4 @@
-import { ClipEventTable } from '../events/clip-events';
+import { ClipEventTable, EVENT_SLACK_SECONDS } from '../events/clip-events';
 import { ACTION_IN, ACTION_NONE, ACTION_PLAY, type AnimationController } from './controller';
 import type { ControllerConfig } from './config';
 import { SOURCE_LOCOMOTION, type Source } from './crossfader';
@@ -104,9 +104,10 @@ export class ControllerEvents {
       segment.from = -Infinity;
     }
     this.load(controller, segment, true);
+    // The step covers (slack, dt + slack]: see EVENT_SLACK_SECONDS.
     const c = this.found;
-    c.tau = 0; c.source = CONTROLLER_SOURCES; c.index = 0;
-    while (this.next(c.tau, c.source, c.index, dt)) {
+    c.tau = EVENT_SLACK_SECONDS; c.source = CONTROLLER_SOURCES; c.index = 0;
+    while (this.next(c.tau, c.source, c.index, dt + EVENT_SLACK_SECONDS)) {
       if (c.index >= 0) this.sink.event(c.tau, c.source, c.clip, c.index);
     }
   }

@@ -5,7 +5,8 @@
  * Crossing rule (every playback, forwards or backwards, looping or clamped): a step of a
  * playback from clip position a to position b (unwrapped: a looping clip's position grows past
  * its duration) fires each event whose position lies in (a, b] when playing forwards, [b, a)
- * backwards: the end of a step is included, its start is not. So an event exactly at the end of
+ * backwards: the end of a step is included, its start is not (both shifted by
+ * EVENT_SLACK_SECONDS of time, see there). So an event exactly at the end of
  * a frame fires in that frame and not again in the next; a playback that starts exactly on an
  * event (or less than EVENT_EPSILON_SECONDS of clip time before it, see firstCrossing) does not
  * fire it; a step spanning several loops fires an event once per loop it crosses. An event at
@@ -31,6 +32,16 @@ export interface ClipEvent {
  * the last frame does not fire again when the playback is rewritten at that time).
  */
 export const EVENT_EPSILON_SECONDS = 1e-6;
+
+/**
+ * Seconds of slack at a frame's end: a crossing less than this after the end of a step counts
+ * as in that step (every step covers (start + slack, end + slack]). Clip times summed frame by
+ * frame and crossing times computed in closed form round differently, so an event exactly on a
+ * frame boundary (an event authored on a key frame, played at a frame rate that divides it)
+ * would otherwise land in either frame depending on the driver; with the slack both drivers put
+ * it in the earlier one.
+ */
+export const EVENT_SLACK_SECONDS = 1e-9;
 
 /**
  * The event tables of one model: per clip index, the events sorted by time (stable). Replacing a
