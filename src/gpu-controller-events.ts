@@ -1,4 +1,4 @@
-import type { AnimationController } from './anim/control/controller';
+import type { AnimationController, ControllerRuntime } from './anim/control/controller';
 import { CONTROLLER_SOURCES, ControllerEvents, type PhaseSegment } from './anim/control/events';
 import { EVENT_SLACK_SECONDS } from './anim/events/clip-events';
 import { PLAYBACKS, type CrowdEvents, type ExternalEventSource } from './crowd-events';
@@ -28,6 +28,11 @@ const STEADY_TOLERANCE = 1e-9;
  * phase_s + rate x (t - t_s): the blend joins the closed-form schedule, and the reference is
  * brought up to date in closed form when the next change comes. So a walking crowd costs per
  * footstep; a controller costs per frame only in the fraction of a second after a command.
+ * References are kept only while some locomotion clip of the config has events: without them a
+ * crowd pays nothing. Events given to a locomotion clip later (Crowd.setClipEvents) start the
+ * references of the controllers already there from where the CPU last knew them: their velocity
+ * and heading converge to the GPU's (the inputs are the same), but their blend phase may stay
+ * off the GPU's; give locomotion clips their events before adding GPU-driven controllers.
  */
 export class GpuControllerEvents implements ExternalEventSource {
   private readonly scanner: ControllerEvents;
@@ -46,13 +51,26 @@ export class GpuControllerEvents implements ExternalEventSource {
   private steppingCount = 0;
   private steppingAt = new Int32Array(64).fill(-1);
   private readonly segment: PhaseSegment = { phase: 0, rate: 0, from: 0 };
+  /** Clip indices the locomotion blend can show (idle, every direction's walk and run). */
+  private readonly locomotionClips: Int32Array;
+  /** Whether some locomotion clip has events (the references are kept), as of table version `tablesVersion`. */
+  private referencesKept = false;
+  private tablesVersion = -1;
 
   /**
    * @param scheduler The crowd's clip events (not owned).
    * @param controllers GpuControllers' controllers by handle (read, not owned).
+   * @param runtime What the controllers share (the locomotion clips).
    */
-  constructor(private readonly scheduler: CrowdEvents, private readonly controllers: readonly (AnimationController | undefined)[]) {
+  constructor(private readonly scheduler: CrowdEvents, private readonly controllers: readonly (AnimationController | undefined)[], runtime: ControllerRuntime) {
     this.scanner = new ControllerEvents(scheduler.tables, () => scheduler.threshold);
+    const loco = runtime.config.locomotion;
+    const clips = new Set<number>();
+    if (loco) {
+      clips.add(loco.idle);
+      for (const set of Object.values(loco.directions)) if (set) { clips.add(set.walk); clips.add(set.run); }
+    }
+    this.locomotionClips = Int32Array.from(clips);
   }
 
   /** Handles whose locomotion reference is being stepped (not steady). */
@@ -75,6 +93,7 @@ export class GpuControllerEvents implements ExternalEventSource {
     }
     this.steadyAt[handle] = NaN;
     this.scheduler.setExternal(handle, true, this);
+    this.checkTables();
   }
 
   /** The controller of `handle` is no longer GPU-driven. */
@@ -113,7 +132,9 @@ export class GpuControllerEvents implements ExternalEventSource {
     const loco = controller.locomotion;
     if (loco) {
       const since = this.steadyAt[handle];
-      if (!Number.isNaN(since)) {
+      if (!this.referencesKept) {
+        // Not kept: nothing to step (see above).
+      } else if (!Number.isNaN(since)) {
         const elapsed = now - since;
         loco.positionX += loco.velocityX * elapsed;
         loco.positionZ += loco.velocityZ * elapsed;
@@ -122,7 +143,7 @@ export class GpuControllerEvents implements ExternalEventSource {
         loco.phase = wrapped >= 1 ? 0 : wrapped;
         this.steadyAt[handle] = NaN;
       }
-      this.startStepping(handle);
+      if (this.referencesKept) this.startStepping(handle);
     }
     this.scheduleNext(handle, controller);
   }
@@ -132,6 +153,7 @@ export class GpuControllerEvents implements ExternalEventSource {
    * clock `end`), deciding their blend's crossings, and lets the steady ones join the schedule.
    */
   step(dt: number, end: number): void {
+    this.checkTables();
     const start = end - dt;
     const scanning = dt > 0 && this.scheduler.tables.hasEvents;
     for (let i = this.steppingCount - 1; i >= 0; i--) {
@@ -170,6 +192,7 @@ export class GpuControllerEvents implements ExternalEventSource {
 
   /** ExternalEventSource: the tables or the threshold changed; every controller schedules from now. */
   reschedule(): void {
+    this.checkTables();
     const now = this.scheduler.clock;
     for (let handle = 0; handle < this.controllers.length; handle++) {
       const controller = this.controllers[handle];
@@ -177,6 +200,27 @@ export class GpuControllerEvents implements ExternalEventSource {
       this.cursorTau[handle] = now + EVENT_SLACK_SECONDS - this.t0[handle];
       this.cursorSource[handle] = CONTROLLER_SOURCES;
       this.scheduleNext(handle, controller);
+    }
+  }
+
+  /**
+   * Keeps the locomotion references while some locomotion clip has events: when that starts,
+   * every GPU-driven controller's reference is stepped from where it is; when it ends, none is.
+   */
+  private checkTables(): void {
+    const tables = this.scheduler.tables;
+    if (tables.version === this.tablesVersion) return;
+    this.tablesVersion = tables.version;
+    let kept = false;
+    for (let i = 0; i < this.locomotionClips.length; i++) if (tables.count(this.locomotionClips[i]) > 0) kept = true;
+    if (kept === this.referencesKept) return;
+    this.referencesKept = kept;
+    for (let handle = 0; handle < this.controllers.length; handle++) {
+      const controller = this.controllers[handle];
+      if (!controller?.locomotion) continue;
+      this.steadyAt[handle] = NaN;
+      if (kept) this.startStepping(handle);
+      else this.stopStepping(handle);
     }
   }
 

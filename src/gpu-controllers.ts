@@ -100,7 +100,7 @@ export class GpuControllers implements ControllerDriver {
   constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
     this.store = crowd.instanceStore;
     this.scheduler = crowd.clipEventScheduler;
-    this.events = new GpuControllerEvents(this.scheduler, this.controllers);
+    this.events = new GpuControllerEvents(this.scheduler, this.controllers, runtime);
     this.pass = new ControlPass(crowd.device, buildControlModel(runtime, maskIds, this.curves));
     this.curveCount = this.curves.count;
     crowd.addPrepass(this);

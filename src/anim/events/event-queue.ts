@@ -8,18 +8,15 @@
  * Two kinds of entry: keyed ones (at most one pending per key: the next crossing of one
  * playback; rescheduling or cancelling a key bumps its version and the stale entry is skipped
  * when it surfaces) and one-shot ones (key -1: a crossing already decided, fired when due).
- * Stale entries are dropped in one pass when they outnumber the live ones. Everything lives in
- * typed arrays that grow by doubling; push, schedule and pop allocate nothing.
+ * Stale entries are dropped in one pass when they outnumber the live ones. Entries are 8 float64
+ * each, interleaved (one cache line per entry: the heap's sift touches one line per level).
+ * Everything lives in typed arrays that grow by doubling; push, schedule and pop allocate
+ * nothing.
  */
 export class EventQueue {
-  private due = new Float64Array(64);
-  private order = new Float64Array(64);
-  private seq = new Float64Array(64);
-  private key = new Int32Array(64);
-  private version = new Uint32Array(64);
-  private clip = new Int32Array(64);
-  private event = new Int32Array(64);
-  private aux = new Float64Array(64);
+  /** The heap: ENTRY numbers per entry, [due, order, seq, key, version, clip, event, aux] (one 64-byte line per entry). */
+  private heap = new Float64Array(64 * ENTRY);
+  private readonly hold = new Float64Array(ENTRY);
   private size = 0;
   private stale = 0;
   private nextSeq = 0;
@@ -72,19 +69,24 @@ export class EventQueue {
 
   /** Drops every entry and pending key. */
   clear(): void {
-    for (let i = 0; i < this.size; i++) if (this.key[i] >= 0) { this.keyVersion[this.key[i]]++; this.keyDue[this.key[i]] = NaN; }
+    const h = this.heap;
+    for (let i = 0; i < this.size; i++) {
+      const key = h[i * ENTRY + KEY];
+      if (key >= 0) { this.keyVersion[key]++; this.keyDue[key] = NaN; }
+    }
     this.size = 0;
     this.stale = 0;
   }
 
   /** Pops the first live entry due at or before `time` into `popped`; false when there is none. */
   pop(time: number): boolean {
-    while (this.size > 0 && this.due[0] <= time) {
-      const key = this.key[0];
-      const live = key < 0 || this.version[0] === this.keyVersion[key];
+    const h = this.heap;
+    while (this.size > 0 && h[DUE] <= time) {
+      const key = h[KEY];
+      const live = key < 0 || h[VERSION] === this.keyVersion[key];
       if (live) {
         const p = this.popped;
-        p.key = key; p.due = this.due[0]; p.order = this.order[0]; p.clip = this.clip[0]; p.event = this.event[0]; p.aux = this.aux[0];
+        p.key = key; p.due = h[DUE]; p.order = h[ORDER]; p.clip = h[CLIP]; p.event = h[EVENT]; p.aux = h[AUX];
         if (key >= 0) this.keyDue[key] = NaN;
       } else {
         this.stale--;
@@ -97,78 +99,69 @@ export class EventQueue {
 
   private insert(due: number, order: number, key: number, version: number, clip: number, event: number, aux: number): void {
     if (this.stale > 32 && this.stale * 2 > this.size) this.compact();
-    if (this.size === this.due.length) this.grow();
+    if ((this.size + 1) * ENTRY > this.heap.length) {
+      const grown = new Float64Array(this.heap.length * 2);
+      grown.set(this.heap);
+      this.heap = grown;
+    }
+    const h = this.heap;
     const seq = this.nextSeq++;
     let i = this.size++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.before(due, order, seq, parent)) break;
-      this.move(parent, i);
+      const p = parent * ENTRY;
+      if (!precedes(due, order, seq, h[p + DUE], h[p + ORDER], h[p + SEQ])) break;
+      h.copyWithin(i * ENTRY, p, p + ENTRY);
       i = parent;
     }
-    this.set(i, due, order, seq, key, version, clip, event, aux);
-  }
-
-  /** Whether (due, order, seq) comes before entry i. */
-  private before(due: number, order: number, seq: number, i: number): boolean {
-    return precedes(due, order, seq, this.due[i], this.order[i], this.seq[i]);
+    const o = i * ENTRY;
+    h[o + DUE] = due; h[o + ORDER] = order; h[o + SEQ] = seq; h[o + KEY] = key;
+    h[o + VERSION] = version; h[o + CLIP] = clip; h[o + EVENT] = event; h[o + AUX] = aux;
   }
 
   private removeTop(): void {
     const last = --this.size;
     if (last === 0) return;
-    this.siftDown(0, last);
+    this.heap.copyWithin(0, last * ENTRY, last * ENTRY + ENTRY);
+    this.siftDown(0);
   }
 
-  /** Moves entry `from` down from position i (the heap has `size` entries), keeping the heap order. */
-  private siftDown(i: number, from: number): void {
-    const due = this.due[from], order = this.order[from], seq = this.seq[from];
-    const key = this.key[from], version = this.version[from], clip = this.clip[from], event = this.event[from], aux = this.aux[from];
+  /** Moves the entry at position i down until the heap order holds. */
+  private siftDown(i: number): void {
+    const h = this.heap;
+    const hold = this.hold;
+    for (let k = 0; k < ENTRY; k++) hold[k] = h[i * ENTRY + k];
+    const due = hold[DUE], order = hold[ORDER], seq = hold[SEQ];
     const n = this.size;
     for (;;) {
       const left = 2 * i + 1;
       if (left >= n) break;
       const right = left + 1;
-      const child = right < n && this.before(this.due[right], this.order[right], this.seq[right], left) ? right : left;
-      if (!precedes(this.due[child], this.order[child], this.seq[child], due, order, seq)) break;
-      this.move(child, i);
+      const l = left * ENTRY;
+      const r = right * ENTRY;
+      const child = right < n && precedes(h[r + DUE], h[r + ORDER], h[r + SEQ], h[l + DUE], h[l + ORDER], h[l + SEQ]) ? right : left;
+      const c = child * ENTRY;
+      if (!precedes(h[c + DUE], h[c + ORDER], h[c + SEQ], due, order, seq)) break;
+      h.copyWithin(i * ENTRY, c, c + ENTRY);
       i = child;
     }
-    this.set(i, due, order, seq, key, version, clip, event, aux);
+    h.set(hold, i * ENTRY);
   }
 
   /** Drops the stale entries and rebuilds the heap (O(n), when they outnumber the live ones). */
   private compact(): void {
+    const h = this.heap;
     let n = 0;
     for (let i = 0; i < this.size; i++) {
-      const key = this.key[i];
-      if (key >= 0 && this.version[i] !== this.keyVersion[key]) continue;
-      if (n !== i) this.move(i, n);
+      const o = i * ENTRY;
+      const key = h[o + KEY];
+      if (key >= 0 && h[o + VERSION] !== this.keyVersion[key]) continue;
+      if (n !== i) h.copyWithin(n * ENTRY, o, o + ENTRY);
       n++;
     }
     this.size = n;
     this.stale = 0;
-    for (let i = (n >> 1) - 1; i >= 0; i--) this.siftDown(i, i);
-  }
-
-  private set(i: number, due: number, order: number, seq: number, key: number, version: number, clip: number, event: number, aux: number): void {
-    this.due[i] = due; this.order[i] = order; this.seq[i] = seq; this.key[i] = key;
-    this.version[i] = version; this.clip[i] = clip; this.event[i] = event; this.aux[i] = aux;
-  }
-
-  private move(from: number, to: number): void {
-    this.set(to, this.due[from], this.order[from], this.seq[from], this.key[from], this.version[from], this.clip[from], this.event[from], this.aux[from]);
-  }
-
-  private grow(): void {
-    const n = this.due.length * 2;
-    const f64 = (a: Float64Array) => { const b = new Float64Array(n); b.set(a); return b; };
-    const i32 = (a: Int32Array) => { const b = new Int32Array(n); b.set(a); return b; };
-    this.due = f64(this.due); this.order = f64(this.order); this.seq = f64(this.seq); this.aux = f64(this.aux);
-    this.key = i32(this.key); this.clip = i32(this.clip); this.event = i32(this.event);
-    const version = new Uint32Array(n);
-    version.set(this.version);
-    this.version = version;
+    for (let i = (n >> 1) - 1; i >= 0; i--) this.siftDown(i);
   }
 
   private ensureKey(key: number): void {
@@ -189,6 +182,17 @@ export class EventQueue {
     this.keyEvent = event;
   }
 }
+
+/** Numbers per heap entry, and their offsets. */
+const ENTRY = 8;
+const DUE = 0;
+const ORDER = 1;
+const SEQ = 2;
+const KEY = 3;
+const VERSION = 4;
+const CLIP = 5;
+const EVENT = 6;
+const AUX = 7;
 
 /** Whether (due, order, seq) a comes before b. */
 function precedes(dueA: number, orderA: number, seqA: number, dueB: number, orderB: number, seqB: number): boolean {
