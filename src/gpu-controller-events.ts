@@ -1,5 +1,6 @@
-import type { AnimationController, ControllerRuntime } from './anim/control/controller';
-import { CONTROLLER_SOURCES, ControllerEvents, type PhaseSegment } from './anim/control/events';
+import { ACTION_NONE, type AnimationController, type ControllerRuntime } from './anim/control/controller';
+import { SOURCE_LOCOMOTION } from './anim/control/crossfader';
+import { CONTROLLER_SOURCES, ControllerEvents, loopCrossingAfter, type PhaseSegment } from './anim/control/events';
 import { EVENT_SLACK_SECONDS } from './anim/events/clip-events';
 import { PLAYBACKS, type CrowdEvents, type ExternalEventSource } from './crowd-events';
 
@@ -33,7 +34,15 @@ const STEADY_TOLERANCE = 1e-9;
  * references of the controllers already there from where the CPU last knew them: their velocity
  * and heading converge to the GPU's (the inputs are the same), but their blend phase may stay
  * off the GPU's; give locomotion clips their events before adding GPU-driven controllers.
+ *
+ * Plans: a controller with no fade in flight and no action plays one source at weight 1 (a
+ * looping clip, or the steady locomotion blend's heaviest clip): its playback is copied into
+ * per-handle arrays when its schedule restarts, and its next crossing is computed from them
+ * alone (the common case in a crowd: a walker). Any other state scans the controller.
  */
+/** Plan of a handle: nothing to schedule, or scan the controller (else: a clip index, the one-playback plan). */
+const PLAN_NONE = -1;
+const PLAN_SCAN = -2;
 export class GpuControllerEvents implements ExternalEventSource {
   private readonly scanner: ControllerEvents;
   /** Per handle: event clock of the discrete state the schedule is computed from. */
@@ -51,6 +60,13 @@ export class GpuControllerEvents implements ExternalEventSource {
   private steppingCount = 0;
   private steppingAt = new Int32Array(64).fill(-1);
   private readonly segment: PhaseSegment = { phase: 0, rate: 0, from: 0 };
+  /** Per handle: PLAN_NONE, PLAN_SCAN, or the clip of its one playback: clip time at t0, speed (clip seconds per second), duration, start (tau). */
+  private plan = new Int32Array(64).fill(PLAN_SCAN);
+  private planTime0 = new Float64Array(64);
+  private planSpeed = new Float64Array(64);
+  private planDuration = new Float64Array(64);
+  private planFrom = new Float64Array(64);
+  private readonly crossing = { tau: 0, index: 0 };
   /** Clip indices the locomotion blend can show (idle, every direction's walk and run). */
   private readonly locomotionClips: Int32Array;
   /** Whether some locomotion clip has events (the references are kept), as of table version `tablesVersion`. */
@@ -145,6 +161,7 @@ export class GpuControllerEvents implements ExternalEventSource {
       }
       if (this.referencesKept) this.startStepping(handle);
     }
+    this.makePlan(handle, controller);
     this.scheduleNext(handle, controller);
   }
 
@@ -176,6 +193,7 @@ export class GpuControllerEvents implements ExternalEventSource {
         this.steadyPhase[handle] = loco.phase;
         this.steadyRate[handle] = after;
         this.stopStepping(handle);
+        this.makePlan(handle, controller);
         this.scheduleNext(handle, controller);
       }
     }
@@ -199,6 +217,7 @@ export class GpuControllerEvents implements ExternalEventSource {
       if (!controller) continue;
       this.cursorTau[handle] = now + EVENT_SLACK_SECONDS - this.t0[handle];
       this.cursorSource[handle] = CONTROLLER_SOURCES;
+      this.makePlan(handle, controller);
       this.scheduleNext(handle, controller);
     }
   }
@@ -244,7 +263,18 @@ export class GpuControllerEvents implements ExternalEventSource {
   private scheduleNext(handle: number, controller: AnimationController): void {
     const q = this.scheduler.queue;
     const key = handle * PLAYBACKS;
-    if (!this.scheduler.tables.hasEvents) { q.cancel(key); return; }
+    const plan = this.plan[handle];
+    if (!this.scheduler.tables.hasEvents || plan === PLAN_NONE) { q.cancel(key); return; }
+    if (plan >= 0) {
+      const c = this.crossing;
+      if (loopCrossingAfter(this.scheduler.tables.timesOf(plan), this.planTime0[handle], this.planSpeed[handle], this.planDuration[handle], this.planFrom[handle],
+        0, this.cursorTau[handle], this.cursorSource[handle], this.cursorIndex[handle], c)) {
+        q.schedule(key, this.t0[handle] + c.tau, key, plan, c.index, c.tau);
+      } else {
+        q.cancel(key);
+      }
+      return;
+    }
     const s = this.scanner;
     s.load(controller, this.steadySegment(handle), true);
     if (s.next(this.cursorTau[handle], this.cursorSource[handle], this.cursorIndex[handle], Infinity)) {
@@ -253,6 +283,38 @@ export class GpuControllerEvents implements ExternalEventSource {
     } else {
       q.cancel(key);
     }
+  }
+
+  /** Chooses `handle`'s plan from its state as of t0 (see the class comment). */
+  private makePlan(handle: number, controller: AnimationController): void {
+    const f = controller.crossfader;
+    this.plan[handle] = PLAN_SCAN;
+    if (f.fadeCount > 0 || controller.actionPhase !== ACTION_NONE) return;
+    this.plan[handle] = PLAN_NONE;
+    const tables = this.scheduler.tables;
+    if (f.current.kind === SOURCE_LOCOMOTION) {
+      const seg = this.steadySegment(handle);
+      const blend = controller.locomotion?.blend;
+      if (!seg || !blend || blend.count === 0 || seg.rate === 0) return;
+      let k = 0;
+      for (let i = 1; i < blend.count; i++) if (blend.weights[i] > blend.weights[k]) k = i;
+      const d = blend.durations[k];
+      this.setPlan(handle, blend.clips[k], seg.phase * d, seg.rate * d, d, seg.from);
+      return;
+    }
+    const p = f.current.playback;
+    if (!p.loop) { this.plan[handle] = PLAN_SCAN; return; }
+    if (p.frozen || p.holdFirstFrame || p.speed === 0 || !(p.duration > 0)) return;
+    this.setPlan(handle, p.clip, p.time, p.speed, p.duration, -Infinity);
+    if (tables.count(p.clip) === 0) this.plan[handle] = PLAN_NONE;
+  }
+
+  private setPlan(handle: number, clip: number, time0: number, speed: number, duration: number, from: number): void {
+    this.plan[handle] = this.scheduler.tables.count(clip) > 0 ? clip : PLAN_NONE;
+    this.planTime0[handle] = time0;
+    this.planSpeed[handle] = speed;
+    this.planDuration[handle] = duration;
+    this.planFrom[handle] = from;
   }
 
   /** The steady locomotion phase as a function of tau since t0, or null while the reference is stepped. */
@@ -299,5 +361,10 @@ export class GpuControllerEvents implements ExternalEventSource {
     this.steadyPhase = f64(this.steadyPhase);
     this.steadyRate = f64(this.steadyRate);
     this.steppingAt = i32(this.steppingAt, -1);
+    this.plan = i32(this.plan, PLAN_SCAN);
+    this.planTime0 = f64(this.planTime0);
+    this.planSpeed = f64(this.planSpeed);
+    this.planDuration = f64(this.planDuration);
+    this.planFrom = f64(this.planFrom);
   }
 }

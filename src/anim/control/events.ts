@@ -242,35 +242,45 @@ export class ControllerEvents {
    */
   private crossingAfter(s: number, tau: number, source: number, index: number): boolean {
     const times = this.tables.timesOf(this.clip[s]);
+    if (this.loop[s]) return loopCrossingAfter(times, this.time0[s], this.speed[s], this.duration[s], this.from[s], s, tau, source, index, this.candidate);
     const n = times.length;
     const t0 = this.time0[s];
     const v = this.speed[s];
-    const d = this.duration[s];
     const forward = v > 0;
+    const end = this.duration[s] - HOLD_SECONDS;
     const c = this.candidate;
-    if (!this.loop[s]) {
-      const end = d - HOLD_SECONDS;
-      for (let k = 0; k < n; k++) {
-        const j = forward ? k : n - 1 - k;
-        const t = ((forward ? Math.min(times[j], end) : times[j]) - t0) / v;
-        if (t > 0 && this.acceptable(t, s, j, tau, source, index)) { c.tau = t; c.index = j; return true; }
-      }
-      return false;
-    }
-    // Looping: walk the crossings from a cycle before the cursor's position (3 cycles hold the answer).
-    const u = t0 + v * Math.max(tau, this.from[s]);
-    let base = (Math.floor(u / d) + (forward ? -1 : 1)) * d;
-    let j = forward ? 0 : n - 1;
-    for (let k = 0; k < 3 * n + 2; k++) {
-      const t = (base + times[j] - t0) / v;
-      if (this.acceptable(t, s, j, tau, source, index)) { c.tau = t; c.index = j; return true; }
-      if (forward) { if (++j === n) { j = 0; base += d; } } else if (--j < 0) { j = n - 1; base -= d; }
+    for (let k = 0; k < n; k++) {
+      const j = forward ? k : n - 1 - k;
+      const t = ((forward ? Math.min(times[j], end) : times[j]) - t0) / v;
+      if (t > 0 && t > this.from[s] && after(t, s, j, tau, source, index)) { c.tau = t; c.index = j; return true; }
     }
     return false;
   }
+}
 
-  /** Whether crossing (t, s, j) lies after source s's start and after the cursor (tau, source, index), in that order. */
-  private acceptable(t: number, s: number, j: number, tau: number, source: number, index: number): boolean {
-    return t > this.from[s] && (t > tau || (t === tau && (s > source || (s === source && j > index))));
+/** Whether crossing (t, s, j) comes after the cursor (tau, source, index) in (tau, source, index) order. */
+function after(t: number, s: number, j: number, tau: number, source: number, index: number): boolean {
+  return t > tau || (t === tau && (s > source || (s === source && j > index)));
+}
+
+/**
+ * The first crossing of a looping playback (event `times` of a clip `d` seconds long, at clip
+ * time t0 at tau = 0 playing at `v` clip seconds per second; crossings count only after tau =
+ * `from`) that comes after the cursor (tau, source, index), as source `s`: into out (tau,
+ * index); false when none (v = 0). Walks the crossings from a cycle before the cursor's position:
+ * three cycles hold the answer.
+ */
+export function loopCrossingAfter(times: Float64Array, t0: number, v: number, d: number, from: number, s: number,
+  tau: number, source: number, index: number, out: { tau: number; index: number }): boolean {
+  const n = times.length;
+  const forward = v > 0;
+  const u = t0 + v * Math.max(tau, from);
+  let base = (Math.floor(u / d) + (forward ? -1 : 1)) * d;
+  let j = forward ? 0 : n - 1;
+  for (let k = 0; k < 3 * n + 2; k++) {
+    const t = (base + times[j] - t0) / v;
+    if (t > from && after(t, s, j, tau, source, index)) { out.tau = t; out.index = j; return true; }
+    if (forward) { if (++j === n) { j = 0; base += d; } } else if (--j < 0) { j = n - 1; base -= d; }
   }
+  return false;
 }
