@@ -456,6 +456,7 @@ export class Crowd {
     return this.events.threshold;
   }
 
+  /** Sets the weight threshold (in (0, 1]; reschedules every instance, O(instances)). */
   set eventWeightThreshold(value: number) {
     this.events.threshold = value;
   }

@@ -42,7 +42,7 @@ export { mat4 } from 'wgpu-matrix';
 // Animation control: crossfades, locomotion and actions per instance, from a JSON config.
 export { CrowdControllers, type ControllerDriverKind, type CrowdControllersOptions } from './crowd-controllers';
 export type { ControlFrameStats, LocomotionReadback } from './gpu-controllers';
-export { AnimationController, ControllerRuntime, type ControllerDriver, type FadeOptions } from './anim/control/controller';
+export { AnimationController, ControllerRuntime, type ControllerDriver, type FadeOptions, type StepEventScanner } from './anim/control/controller';
 export {
   ControllerConfigStore, DIRECTIONS, defaultControllerConfig, parseControllerConfig, serializeControllerConfig,
   type ActionConfig, type ClipSet, type ClipSettings, type ControllerConfig, type Direction, type LocomotionConfig,

@@ -1,7 +1,6 @@
 import { resolveClip } from '../../bake/clip-names';
 import { evaluateCurve, type BlendCurve } from './curves';
 import { checkConfigEvents, type ActionConfig, type ControllerConfig } from './config';
-import type { ControllerEvents } from './events';
 import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, type TransitionKind } from './crossfader';
 import { Locomotion, LocomotionRuntime } from './locomotion';
 import { MAX_BLEND, StackOutput, WeightedClips } from './output';
@@ -50,6 +49,15 @@ export class ControllerRuntime {
   clipIndex(clip: string | number): number {
     return resolveClip(this.config.clipNames, clip);
   }
+}
+
+/**
+ * What AnimationController.update hands each step to, for its clip events (ControllerEvents in
+ * src/anim/control/events.ts; CrowdControllers passes one for its CPU-driven controllers).
+ */
+export interface StepEventScanner {
+  /** Finds the clip events of the step of `dt` seconds `controller` is taking; `phaseBefore` is its locomotion phase before the step. */
+  step(controller: AnimationController, dt: number, phaseBefore: number): void;
 }
 
 /** Phases of the action state machine. */
@@ -254,7 +262,7 @@ export class AnimationController {
    * locomotion moved (its phase advances at the new blend's rate) and before the fades and the
    * action advance (their weights at each crossing come from the state before the step).
    */
-  update(dt: number, events?: ControllerEvents): void {
+  update(dt: number, events?: StepEventScanner): void {
     if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
     const phaseBefore = this.locomotion ? this.locomotion.phase : 0;
     this.locomotion?.update(dt);
