@@ -159,6 +159,28 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
     expect(events.length).toBeGreaterThan(300);
   });
 
+  it('keeps locomotion references only while a locomotion clip has events: none stepped without, all restarted when events arrive', async () => {
+    const robot = await testCharacter('RobotExpressive');
+    const crowd = new Crowd(device!, robot, FORMATS);
+    const controllers = new CrowdControllers(crowd, robotConfig(robot));
+    crowd.setClipEvents('Jump', [{ time: 0.3, name: 'takeoff' }]); // not a locomotion clip
+    for (let i = 0; i < 10; i++) controllers.add(crowd.add(), i, 0, 0).setSpeed(1);
+    let fired = 0;
+    crowd.onEvent(() => { fired++; });
+    const frame = () => { controllers.update(1 / 30); crowd.update(1 / 30); return controllers.gpu.events.steppingHandles; };
+    expect(frame()).toBe(0);
+    crowd.setClipEvents('Walking', [{ time: 0.3, name: 'step' }]);
+    expect(frame()).toBe(10); // stepped from where the CPU knew them, until steady
+    for (let f = 0; f < 60; f++) frame();
+    expect(controllers.gpu.events.steppingHandles).toBe(0);
+    expect(fired).toBeGreaterThan(10);
+    controllers.get(0).setSpeed(2);
+    expect(frame()).toBe(1); // a command: that controller alone, until steady again
+    crowd.setClipEvents('Walking', []);
+    expect(frame()).toBe(0);
+    crowd.destroy();
+  });
+
   it('a GPU-driven crowd walking steadily allocates nothing per frame and steps no reference', async () => {
     const robot = await testCharacter('RobotExpressive');
     const crowd = new Crowd(device!, robot, FORMATS);
