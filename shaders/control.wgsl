@@ -178,6 +178,9 @@ struct ControlInput {
   startHeading: f32,
   hasFacing: u32,
   facing: f32,
+  startVelocityX: f32,
+  startVelocityZ: f32,
+  startPhase: f32,
 }
 
 struct ControlState {
@@ -443,7 +446,7 @@ fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
 fn stepLocomotion(input: ControlInput, handle: u32) -> ControlState {
   var s = states[handle];
   if (s.epoch != input.epoch) {
-    s = ControlState(input.startX, input.startZ, 0.0, 0.0, input.startHeading, 0.0, input.epoch, 0u);
+    s = ControlState(input.startX, input.startZ, input.startVelocityX, input.startVelocityZ, input.startHeading, input.startPhase, input.epoch, 0u);
   }
   let L = params.locoBase;
   let walkSpeed = model[L + 1u];

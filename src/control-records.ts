@@ -182,9 +182,10 @@ export class ControlUpdates {
   /**
    * Writes `controller`'s discrete state for `handle` as of `clock` seconds into the control
    * clock's period of parity `basis`. `epoch` changes when the locomotion state must restart
-   * from (x, z, heading); `curves` gives the curve ids.
+   * from start[s .. s + 6): x, z (model units), heading (radians), velocity x, z (units per
+   * second) and blend phase; `curves` gives the curve ids.
    */
-  write(handle: number, controller: AnimationController, clock: number, basis: number, epoch: number, x: number, z: number, heading: number, curves: CurveTables): void {
+  write(handle: number, controller: AnimationController, clock: number, basis: number, epoch: number, start: Float64Array, s: number, curves: CurveTables): void {
     if (handle >= this.entryOf.length) {
       const grown = new Int32Array(Math.max(handle + 1, this.entryOf.length * 2)).fill(-1);
       grown.set(this.entryOf);
@@ -230,9 +231,12 @@ export class ControlUpdates {
     f[o + CONTROL_INPUT.inputX / 4] = loco ? loco.inputX : 0;
     f[o + CONTROL_INPUT.inputZ / 4] = loco ? loco.inputZ : 0;
     u[o + CONTROL_INPUT.running / 4] = loco?.running ? 1 : 0;
-    f[o + CONTROL_INPUT.startX / 4] = x;
-    f[o + CONTROL_INPUT.startZ / 4] = z;
-    f[o + CONTROL_INPUT.startHeading / 4] = heading;
+    f[o + CONTROL_INPUT.startX / 4] = start[s];
+    f[o + CONTROL_INPUT.startZ / 4] = start[s + 1];
+    f[o + CONTROL_INPUT.startHeading / 4] = start[s + 2];
+    f[o + CONTROL_INPUT.startVelocityX / 4] = start[s + 3];
+    f[o + CONTROL_INPUT.startVelocityZ / 4] = start[s + 4];
+    f[o + CONTROL_INPUT.startPhase / 4] = start[s + 5];
     const facing = loco ? loco.facingHeading : null;
     u[o + CONTROL_INPUT.hasFacing / 4] = facing === null ? 0 : 1;
     f[o + CONTROL_INPUT.facing / 4] = facing ?? 0;

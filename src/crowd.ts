@@ -29,6 +29,8 @@ export interface CrowdPrepass {
   prepare(crowdClock: number): void;
   /** In encode(), before the pose pass. */
   encode(encoder: GPUCommandEncoder): void;
+  /** In restore(device), after the crowd's own objects: re-create the pass's GPU objects on `device`. */
+  restore(device: GPUDevice): void;
 }
 
 /** The GPU clock restarts from 0 past this many seconds, keeping float32 time precise. */
@@ -63,14 +65,17 @@ const CLOCK_REBASE_SECONDS = 600;
  * ```
  */
 export class Crowd {
-  private readonly posePass: PosePass;
-  private readonly skinPass: SkinPass;
-  private readonly cullPass: CullPass;
-  private readonly mesh: MeshBuffers;
+  // The GPU objects (re-created by restore): buffers from the CPU-side data the crowd keeps.
+  private gpuDevice: GPUDevice;
+  private posePass!: PosePass;
+  private skinPass!: SkinPass;
+  private cullPass!: CullPass;
+  private mesh!: MeshBuffers;
+  private stats!: CullStatsReader;
+  private shadowPass: ShadowPass | undefined;
   private readonly store: InstanceStore;
   private readonly cull: CullSettings;
-  private readonly stats: CullStatsReader;
-  private readonly shadowPass: ShadowPass | undefined;
+  private readonly options: CrowdOptions;
   private readonly shadow = { distance: 0, reach: 0, strength: 1 };
   /** Whether the last encode drew the shadow map. */
   private shadowedFrame = false;
@@ -94,35 +99,68 @@ export class Crowd {
    * @param device The GPUDevice the crowd creates its resources on and draws with (not owned).
    * @param character The loaded character every instance shows (not copied; share it between crowds).
    */
-  constructor(readonly device: GPUDevice, readonly character: Character, options: CrowdOptions) {
-    const { gpu, rig, textures } = character;
-    this.mesh = new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, character.lods?.indices);
+  constructor(device: GPUDevice, readonly character: Character, options: CrowdOptions) {
+    const { gpu, animationBounds } = character;
+    this.gpuDevice = device;
+    this.options = options;
     const levelErrors = character.lods?.errors ?? [0];
-    this.cull = new CullSettings(levelErrors, boxHeight(character.animationBounds.reach));
+    this.cull = new CullSettings(levelErrors, boxHeight(animationBounds.reach));
     this.applyOptions(options);
-    this.store = new InstanceStore(device, {
-      nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
-      lodLevels: this.mesh.levels,
-    });
-    this.posePass = new PosePass(device, gpu);
-    this.skinPass = new SkinPass(device, this.mesh, gpu.slotCount, textures, options);
-    const bounds = character.animationBounds;
-    const authored = options.cullBounds === 'authored';
-    this.cullPass = new CullPass(device, {
-      primitives: this.mesh.primitives.length, levels: this.mesh.levels, lodRanges: this.mesh.lodRanges(),
-      box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
-    });
-    this.stats = new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance());
     if (options.shadows) {
       const o = options.shadows === true ? {} : options.shadows;
-      const height = boxHeight(character.animationBounds.reach);
+      const height = boxHeight(animationBounds.reach);
       this.shadow.distance = checkPositive(o.distance ?? 20 * height, 'shadows.distance');
       this.shadow.reach = checkPositive(o.reach ?? 2 * height, 'shadows.reach');
       this.shadow.strength = o.strength ?? 1;
       if (!(this.shadow.strength >= 0 && this.shadow.strength <= 1)) throw new RangeError(`shadows.strength must be in [0, 1], got ${o.strength}`);
-      this.shadowPass = new ShadowPass(device, this.skinPass, this.mesh, { mapSize: o.mapSize });
       this.cull.shadows = true;
     }
+    this.store = new InstanceStore(device, {
+      nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
+      lodLevels: levelErrors.length,
+    });
+    this.createPasses(device);
+  }
+
+  /** The device the crowd's GPU objects live on (replaced by restore). Not owned: the caller destroys it. */
+  get device(): GPUDevice {
+    return this.gpuDevice;
+  }
+
+  /**
+   * Resolves when the crowd's device is lost, with WebGPU's reason and message (the device's
+   * own `lost` promise: a crowd restored onto a new device answers for that one). The crowd
+   * keeps every instance, clock, layer stack, mask and controller on the CPU, and update()
+   * keeps advancing them while the device is gone; call restore() with a new device.
+   */
+  get lost(): Promise<GPUDeviceLostInfo> {
+    return this.gpuDevice.lost;
+  }
+
+  /**
+   * Rebuilds every GPU object of the crowd on `device` (a new device after the old one was lost,
+   * or any other device) from the CPU-side data it kept: buffers, pipelines, textures, and the
+   * passes CrowdControllers added. Every instance, its animation, layers, masks and the crowd
+   * clock are as they were; the next encode() poses every instance again. GPU-driven controllers
+   * resume from their last locomotion state read back (see CrowdControllers.restore). The
+   * device must offer the limits the crowd was created under (requiredCrowdLimits).
+   *
+   * @example
+   * ```ts
+   * crowd.lost.then(async () => {
+   *   const device = await adapterOrNew.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) });
+   *   crowd.restore(device); // then re-create your own GPU objects and go on drawing
+   * });
+   * ```
+   */
+  restore(device: GPUDevice): void {
+    this.destroyPasses();
+    this.gpuDevice = device;
+    this.store.restore(device);
+    this.createPasses(device);
+    this.skinGeneration = this.shadowGeneration = -1;
+    this.culledFrame = this.shadowedFrame = false;
+    for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].restore(device);
   }
 
   /** Whether the shadow map is drawn and sampled (needs CrowdOptions.shadows and a camera). */
@@ -481,13 +519,37 @@ export class Crowd {
 
   /** Frees the crowd's GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
   destroy(): void {
+    this.destroyPasses();
+    this.store.destroy();
+  }
+
+  /** Creates the mesh buffers and the passes on `device` (constructor and restore). */
+  private createPasses(device: GPUDevice): void {
+    const { gpu, rig, textures, animationBounds: bounds } = this.character;
+    const options = this.options;
+    this.mesh = new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices);
+    this.posePass = new PosePass(device, gpu);
+    this.skinPass = new SkinPass(device, this.mesh, gpu.slotCount, textures, options);
+    const authored = options.cullBounds === 'authored';
+    this.cullPass = new CullPass(device, {
+      primitives: this.mesh.primitives.length, levels: this.mesh.levels, lodRanges: this.mesh.lodRanges(),
+      box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
+    });
+    this.stats = new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance());
+    if (options.shadows) {
+      const mapSize = options.shadows === true ? undefined : options.shadows.mapSize;
+      this.shadowPass = new ShadowPass(device, this.skinPass, this.mesh, { mapSize });
+    }
+  }
+
+  /** Frees what createPasses made (a no-op for objects of a lost device). */
+  private destroyPasses(): void {
     this.posePass.destroy();
     this.skinPass.destroy();
     this.cullPass.destroy();
     this.shadowPass?.destroy();
     this.stats.destroy();
     this.mesh.destroy();
-    this.store.destroy();
   }
 
   private applyOptions(options: CrowdOptions): void {

@@ -17,6 +17,19 @@ import { CONTROL_UPDATE } from './gpu/layout';
  */
 export const CONTROL_PERIOD_SECONDS = 60;
 
+/**
+ * With readBack off, the locomotion state is still read back this often (seconds of control
+ * clock), so that a lost device can be restored from a state at most this old (replayed on the
+ * CPU since; see restore). At 100,000 controllers: 3.2 MB copied once a second.
+ */
+export const RESTORE_CHECKPOINT_SECONDS = 1;
+
+/** Frames whose dt restore() can replay exactly (older ones are replayed in 1/60 s steps). */
+const REPLAY_FRAMES = 128;
+
+/** Words per handle in GpuControllers.start: x, z, heading, velocity x, z, phase. */
+const START_WORDS = 6;
+
 /** A GPU-driven controller's locomotion as read back (model units, radians, seconds). */
 export interface LocomotionReadback {
   /** Position on the ground plane, model units (x). */
@@ -56,7 +69,7 @@ export interface ControlFrameStats {
  * here (readState reads the GPU's, a frame late).
  */
 export class GpuControllers implements ControllerDriver {
-  private readonly pass: ControlPass;
+  private pass: ControlPass;
   private readonly curves = new CurveTables();
   private curveCount: number;
   private readonly updates = new ControlUpdates();
@@ -66,11 +79,15 @@ export class GpuControllers implements ControllerDriver {
   private list = new Uint32Array(64);
   private count = 0;
   private listChanged = false;
-  /** Per handle: position in `list` (-1: not GPU-driven), control clock its discrete state is at, epoch, start placement. */
+  /** Per handle: position in `list` (-1: not GPU-driven), control clock its discrete state is at, epoch, the state its epoch starts from (START_WORDS). */
   private indexOf = new Int32Array(64).fill(-1);
   private touched = new Float64Array(64);
   private epochOf = new Uint32Array(64);
-  private start = new Float64Array(64 * 3);
+  private start = new Float64Array(64 * START_WORDS);
+  /** The dt handed to the GPU by each of the last REPLAY_FRAMES frames, and the control clock after it (ring buffers, by frame). */
+  private readonly frameDt = new Float64Array(REPLAY_FRAMES);
+  private readonly frameClock = new Float64Array(REPLAY_FRAMES).fill(-Infinity);
+  private frames = 0;
   private readonly controllers: (AnimationController | undefined)[] = [];
   private readonly handleOf = new Map<AnimationController, number>();
   private nextEpoch = 1;
@@ -90,6 +107,8 @@ export class GpuControllers implements ControllerDriver {
   private readState: 'idle' | 'copied' | 'mapping' = 'idle';
   private staging: GPUBuffer | null = null;
   private stagingClock = 0;
+  /** Bumped by restore, so that a map of the lost device's staging buffer that settles late is ignored. */
+  private readGeneration = 0;
 
   constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
     this.store = crowd.instanceStore;
@@ -119,9 +138,10 @@ export class GpuControllers implements ControllerDriver {
     this.list[this.count++] = handle;
     this.listChanged = true;
     this.epochOf[handle] = this.nextEpoch++;
-    this.start[handle * 3] = x;
-    this.start[handle * 3 + 1] = z;
-    this.start[handle * 3 + 2] = heading;
+    this.start.fill(0, handle * START_WORDS, (handle + 1) * START_WORDS);
+    this.start[handle * START_WORDS] = x;
+    this.start[handle * START_WORDS + 1] = z;
+    this.start[handle * START_WORDS + 2] = heading;
     this.touched[handle] = this.clock;
     this.rewrite(handle);
   }
@@ -203,13 +223,64 @@ export class GpuControllers implements ControllerDriver {
     this.stats.events = this.updates.count;
     this.listChanged = false;
     this.updates.clear();
+    const frame = this.frames++ % REPLAY_FRAMES;
+    this.frameDt[frame] = this.pendingDt;
+    this.frameClock[frame] = this.clock;
     this.pendingDt = 0;
+  }
+
+  /**
+   * Re-creates the control pass on `device` (Crowd.restore calls it) and rewrites every
+   * controller's record as of now. The locomotion state lived on the lost device: each
+   * controller restarts (a new epoch) from the latest state read back (readBack, or the
+   * checkpoint taken every RESTORE_CHECKPOINT_SECONDS), advanced on the CPU by
+   * Locomotion.update over the frames the GPU integrated since, with each frame's dt and the
+   * controller's current input: the state the GPU had, to float32 rounding, unless the input
+   * changed in those frames. A controller never read back restarts from where it was added.
+   */
+  restore(device: GPUDevice): void {
+    this.pass.destroy();
+    this.staging?.destroy();
+    this.staging = null;
+    this.readState = 'idle';
+    this.readGeneration++;
+    this.pass = new ControlPass(device, buildControlModel(this.runtime, this.maskIds, this.curves));
+    this.updates.clear();
+    for (let i = 0; i < this.count; i++) {
+      const handle = this.list[i];
+      this.catchUp(handle);
+      this.resumeLocomotion(handle);
+      this.epochOf[handle] = this.nextEpoch++;
+      this.rewrite(handle);
+    }
+    this.listChanged = true;
+  }
+
+  /** Sets handle's start state to its locomotion state on the GPU at the last prepared frame (see restore). */
+  private resumeLocomotion(handle: number): void {
+    const loco = this.controllers[handle]!.locomotion;
+    const o = handle * 8;
+    if (!loco || (handle + 1) * 8 > this.snapshot.length || Number.isNaN(this.snapshotClock) || this.snapshotBits[o + 6] !== this.epochOf[handle]) return;
+    const s = this.snapshot;
+    loco.positionX = s[o]; loco.positionZ = s[o + 1]; loco.velocityX = s[o + 2]; loco.velocityZ = s[o + 3]; loco.heading = s[o + 4]; loco.phase = s[o + 5];
+    // Replay the frames integrated after the snapshot, oldest first; 1/60 s steps where the ring no longer reaches.
+    const integrated = this.clock - this.pendingDt;
+    const oldest = Math.max(0, this.frames - REPLAY_FRAMES);
+    let first = this.frames;
+    while (first > oldest && this.frameClock[(first - 1) % REPLAY_FRAMES] > this.snapshotClock) first--;
+    const covered = first < this.frames ? this.frameClock[first % REPLAY_FRAMES] - this.frameDt[first % REPLAY_FRAMES] : integrated;
+    for (let gap = covered - this.snapshotClock; gap > 1e-9; gap -= 1 / 60) loco.update(Math.min(gap, 1 / 60));
+    for (let f = first; f < this.frames; f++) loco.update(this.frameDt[f % REPLAY_FRAMES]);
+    const b = handle * START_WORDS;
+    this.start[b] = loco.positionX; this.start[b + 1] = loco.positionZ; this.start[b + 2] = loco.heading;
+    this.start[b + 3] = loco.velocityX; this.start[b + 4] = loco.velocityZ; this.start[b + 5] = loco.phase;
   }
 
   /** Called by the crowd's encode, before the pose pass. */
   encode(encoder: GPUCommandEncoder): void {
     this.pass.encode(encoder);
-    if (this.readBack && this.readState === 'idle' && this.count > 0) {
+    const checkpoint = Number.isNaN(this.snapshotClock) || this.clock - this.snapshotClock >= RESTORE_CHECKPOINT_SECONDS;
+    if ((this.readBack || checkpoint) && this.readState === 'idle' && this.count > 0) {
       const bytes = this.store.handleCount * 32;
       if (!this.staging || this.staging.size < bytes) {
         this.staging?.destroy();
@@ -225,8 +296,10 @@ export class GpuControllers implements ControllerDriver {
   private mapStaging(): void {
     const staging = this.staging!;
     const clock = this.stagingClock;
+    const generation = this.readGeneration;
     this.readState = 'mapping';
     staging.mapAsync(GPUMapMode.READ).then(() => {
+      if (generation !== this.readGeneration) return;
       const data = new Float32Array(staging.getMappedRange());
       if (this.snapshot.length < data.length) {
         this.snapshot = new Float32Array(data.length);
@@ -236,7 +309,7 @@ export class GpuControllers implements ControllerDriver {
       this.snapshotClock = clock;
       staging.unmap();
       this.readState = 'idle';
-    }, () => { this.readState = 'idle'; });
+    }, () => { if (generation === this.readGeneration) this.readState = 'idle'; });
   }
 
   /** The control pass's per-handle locomotion state (CONTROL_STATE records), for readback. */
@@ -260,9 +333,8 @@ export class GpuControllers implements ControllerDriver {
   private rewrite(handle: number): void {
     const controller = this.controllers[handle]!;
     const period = Math.floor(this.clock / CONTROL_PERIOD_SECONDS);
-    const s = handle * 3;
     this.updates.write(handle, controller, this.clock - period * CONTROL_PERIOD_SECONDS, period % 2, this.epochOf[handle],
-      this.start[s], this.start[s + 1], this.start[s + 2], this.curves);
+      this.start, handle * START_WORDS, this.curves);
     // Refresh within the first half of the next period, spread by handle so the load is even.
     const refresh = (period + 1 + ((handle * 0.618034) % 1) * 0.5) * CONTROL_PERIOD_SECONDS;
     this.timers.schedule(handle, Math.min(refresh, this.clock + this.nextTransition(controller)));
@@ -301,7 +373,7 @@ export class GpuControllers implements ControllerDriver {
     const epochs = new Uint32Array(n);
     epochs.set(this.epochOf);
     this.epochOf = epochs;
-    const start = new Float64Array(n * 3);
+    const start = new Float64Array(n * START_WORDS);
     start.set(this.start);
     this.start = start;
   }

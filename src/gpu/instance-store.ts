@@ -92,7 +92,7 @@ export class InstanceStore {
   private liveCount = 0;
   private layered = 0;
 
-  constructor(private readonly device: GPUDevice, options: InstanceStoreOptions) {
+  constructor(private device: GPUDevice, options: InstanceStoreOptions) {
     const { capacity, nodeCount, slotCount, clipDurations } = options;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.label = options.label ?? 'Crowd';
@@ -321,6 +321,27 @@ export class InstanceStore {
     }
     return bytes + this.masks.upload(queue, this.maskBuffer) + this.records.upload(queue, this.instances) + this.stacks.upload(queue, this.stackBuffer) +
       this.stamps.upload(queue, this.lists.stamps);
+  }
+
+  /**
+   * Re-creates every GPU buffer on `device` (a new one after the old was lost) at the current
+   * capacities, from the CPU mirrors: the next upload sends every live record, stack, mask,
+   * stamp and handle slot. Joint matrices are rewritten by the next pose pass. The old buffers
+   * are destroyed (a no-op on a lost device).
+   */
+  restore(device: GPUDevice): void {
+    this.destroy();
+    this.device = device;
+    this.maskBuffer = this.createMaskBuffer();
+    [this.instances, this.joints, this.lists] = this.createInstanceBuffers(this.records.capacity);
+    this.stackBuffer = this.createStackBuffer(this.stacks.capacity);
+    this.handleSlots = this.createHandleSlotBuffer();
+    this.records.markAllDirty(this.liveCount);
+    this.stamps.markAllDirty(this.liveCount);
+    this.stacks.markAllDirty(this.layered);
+    this.slotsDirtyStart = 0;
+    this.slotsDirtyEnd = this.slotOf.length;
+    this.generation++;
   }
 
   destroy(): void {

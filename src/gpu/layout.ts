@@ -275,7 +275,7 @@ export const CONTROL_FADE = {
 
 /** One controller's discrete state (`ControlInput`), per handle. */
 export const CONTROL_INPUT = {
-  size: 248,
+  size: 260,
   clock: 0, //               f32: control clock when written, seconds since the start of its basis period
   basis: 4, //               u32: parity of that period (ControlParams.clock0 / clock1 give now in each)
   epoch: 8, //               u32: a change (re)initialises the locomotion state from start*
@@ -295,11 +295,14 @@ export const CONTROL_INPUT = {
   inputX: 216, //            f32: world direction (INPUT_DIRECTION), length <= 1
   inputZ: 220, //            f32
   running: 224, //           u32: 0 or 1
-  startX: 228, //            f32: position and heading the state starts from on a new epoch
+  startX: 228, //            f32: position and heading the state starts from on a new epoch (model units, radians)
   startZ: 232, //            f32
   startHeading: 236, //      f32: radians about +y, 0 faces +z
   hasFacing: 240, //         u32: 1 while face() keeps a heading (strafing), else 0
   facing: 244, //            f32: that heading, radians
+  startVelocityX: 248, //    f32: velocity the state starts from on a new epoch, units per second
+  startVelocityZ: 252, //    f32
+  startPhase: 256, //        f32: normalised blend phase it starts from, [0, 1)
 } as const;
 
 /** One controller's integrated locomotion (`ControlState`), per handle, written by the GPU only. */
@@ -334,7 +337,7 @@ export const CONTROL_PARAMS = {
 
 /** One rewritten input (`Update`): the handle, then the ControlInput. */
 export const CONTROL_UPDATE = {
-  size: 4 + 248,
+  size: 4 + 260,
   handle: 0, // u32
   input: 4, //  ControlInput
 } as const;
