@@ -89,7 +89,6 @@ export class GpuControllers implements ControllerDriver {
   private readonly frameClock = new Float64Array(REPLAY_FRAMES).fill(-Infinity);
   private frames = 0;
   private readonly controllers: (AnimationController | undefined)[] = [];
-  private readonly handleOf = new Map<AnimationController, number>();
   private nextEpoch = 1;
   /** The control clock: seconds, the sum of every update's dt (float64, never rebased). */
   private clock = 0;
@@ -128,7 +127,7 @@ export class GpuControllers implements ControllerDriver {
     this.ensure(handle);
     controller.driver = this;
     this.controllers[handle] = controller;
-    this.handleOf.set(controller, handle);
+    controller.driverKey = handle;
     if (this.count === this.list.length) {
       const grown = new Uint32Array(this.list.length * 2);
       grown.set(this.list);
@@ -159,7 +158,7 @@ export class GpuControllers implements ControllerDriver {
     this.updates.drop(handle);
     const controller = this.controllers[handle]!;
     controller.driver = null;
-    this.handleOf.delete(controller);
+    controller.driverKey = -1;
     this.controllers[handle] = undefined;
   }
 
@@ -178,11 +177,11 @@ export class GpuControllers implements ControllerDriver {
   }
 
   beforeCommand(controller: AnimationController): void {
-    this.catchUp(this.handleOf.get(controller)!);
+    this.catchUp(controller.driverKey);
   }
 
   afterCommand(controller: AnimationController): void {
-    this.rewrite(this.handleOf.get(controller)!);
+    this.rewrite(controller.driverKey);
   }
 
   checkCurve(curve: BlendCurve, where: string): void {

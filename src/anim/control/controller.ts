@@ -111,6 +111,8 @@ export class AnimationController {
   readonly crossfader = new Crossfader();
   /** Set by a driver that evaluates this controller (GPU-driven controllers); null when update() is stepped every frame. */
   driver: ControllerDriver | null = null;
+  /** The driver's key for this controller (GpuControllers: the instance handle), so its hooks need no lookup; -1 without a driver. */
+  driverKey = -1;
   /**
    * Movement state, or null when the config has no locomotion: positionX/positionZ (model units,
    * ground plane), heading (radians about +y, 0 faces +z), speed (model units per second),
