@@ -161,6 +161,8 @@ export class Crowd {
     this.skinGeneration = this.shadowGeneration = -1;
     this.culledFrame = this.shadowedFrame = false;
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].restore(device);
+    // Drawable at once, before the next update: every record, stack and mask goes up now.
+    this.store.upload(device.queue);
   }
 
   /** Whether the shadow map is drawn and sampled (needs CrowdOptions.shadows and a camera). */
@@ -267,6 +269,12 @@ export class Crowd {
   /** Forgets the camera (see setCamera). */
   clearCamera(): void {
     this.cull.clearCamera();
+  }
+
+  /** The colour and depth formats and the sample count the crowd's draws are made for (CrowdOptions; sampleCount defaults to 1). */
+  get targetFormats(): { colorFormat: GPUTextureFormat; depthFormat: GPUTextureFormat; sampleCount: number } {
+    const { colorFormat, depthFormat, sampleCount = 1 } = this.options;
+    return { colorFormat, depthFormat, sampleCount };
   }
 
   /** Live instances. */

@@ -139,6 +139,25 @@ export class ThreeCrowdRenderer {
     return crowd;
   }
 
+  /**
+   * Draws `crowd` from now on, restored onto this renderer's device: the way back after three's
+   * device was lost. Make a new WebGPURenderer and a ThreeCrowdRenderer on it, release each crowd
+   * from the old one (`removeCrowd(crowd, false)`) and adopt it here: Crowd.restore rebuilds its
+   * GPU objects from what it kept, every instance as it was. The crowd's formats must be this
+   * renderer's (`formats`); a crowd drawn here already is refused.
+   */
+  adoptCrowd(crowd: Crowd): void {
+    if (this.crowds.includes(crowd)) throw new RangeError(`${PREFIX}: adoptCrowd: this crowd is drawn here already`);
+    const have = crowd.targetFormats;
+    const want = this.formats;
+    if (have.colorFormat !== want.colorFormat || have.depthFormat !== want.depthFormat || have.sampleCount !== want.sampleCount) {
+      throw new RangeError(`${PREFIX}: adoptCrowd: the crowd draws into ${have.colorFormat} / ${have.depthFormat} x${have.sampleCount}, this renderer's target is ` +
+        `${want.colorFormat} / ${want.depthFormat} x${want.sampleCount}; make the new renderer with the old one's samples`);
+    }
+    if (crowd.device !== this.device) crowd.restore(this.device);
+    this.crowds.push(crowd);
+  }
+
   /** Stops drawing `crowd` and destroys it (unless `destroy` is false: it is then yours). */
   removeCrowd(crowd: Crowd, destroy = true): void {
     const index = this.crowds.indexOf(crowd);
