@@ -1,7 +1,7 @@
 import { buildMask, type MaskSpec } from './anim/masks';
 import type { Character } from './character';
 import type {
-  AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
+  AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
 } from './crowd-types';
 import { CullPass } from './gpu/cull-pass';
 import { CullSettings } from './gpu/cull-settings';
@@ -272,7 +272,7 @@ export class Crowd {
   }
 
   /** The colour and depth formats and the sample count the crowd's draws are made for (CrowdOptions; sampleCount defaults to 1). */
-  get targetFormats(): { colorFormat: GPUTextureFormat; depthFormat: GPUTextureFormat; sampleCount: number } {
+  get targetFormats(): CrowdTargetFormats {
     const { colorFormat, depthFormat, sampleCount = 1 } = this.options;
     return { colorFormat, depthFormat, sampleCount };
   }

@@ -31,7 +31,7 @@ import {
   type Camera, type Object3D, type Renderer,
 } from 'three/webgpu';
 import { screenUV, texture } from 'three/tsl';
-import { Crowd, type Character, type CrowdOptions } from '../index';
+import { Crowd, type Character, type CrowdOptions, type CrowdTargetFormats } from '../index';
 import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
 
 /** Options of a ThreeCrowdRenderer (all optional). */
@@ -50,7 +50,7 @@ export interface ThreeCrowdRendererOptions {
 }
 
 /** Crowd options chosen by the bridge: the formats and samples of its scene target. */
-export type ThreeCrowdFormats = Required<Pick<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>>;
+export type ThreeCrowdFormats = CrowdTargetFormats;
 
 const PREFIX = 'crowd-skin/three';
 
