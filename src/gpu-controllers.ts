@@ -1,4 +1,4 @@
-import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY, type AnimationController, type ControllerDriver, type ControllerRuntime } from './anim/control/controller';
+import { ACTION_NONE, type AnimationController, type ControllerDriver, type ControllerRuntime } from './anim/control/controller';
 import { TIME_EPSILON } from './anim/control/crossfader';
 import type { BlendCurve } from './anim/control/curves';
 import { TimerQueue } from './anim/control/timers';
@@ -348,14 +348,11 @@ export class GpuControllers implements ControllerDriver {
       next = Math.min(next, fade.reversing ? fade.elapsed - TIME_EPSILON : fade.duration - TIME_EPSILON - fade.elapsed);
     }
     if (c.actionPhase !== ACTION_NONE) {
+      // The pass evaluates the phases in closed form (intervals of actionTime); the CPU steps in
+      // only where the layers change: the action's end and the end of a handed-over action.
       const action = this.runtime.config.actions[c.action];
-      if (c.actionPhase === ACTION_IN) next = Math.min(next, action.fadeIn - TIME_EPSILON - c.actionPhaseTime);
-      if (c.actionPhase === ACTION_PLAY) {
-        const p = c.actionPlayback;
-        const remaining = p.finished ? 0 : p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
-        next = Math.min(next, remaining - action.fadeOut - TIME_EPSILON);
-      }
-      if (c.actionPhase === ACTION_OUT) next = Math.min(next, action.fadeOut - TIME_EPSILON - c.actionPhaseTime);
+      next = Math.min(next, c.actionOutTime + action.fadeOut - TIME_EPSILON - c.actionTime);
+      if (c.previousAction >= 0) next = Math.min(next, action.fadeIn - TIME_EPSILON - c.actionTime);
     }
     return next;
   }

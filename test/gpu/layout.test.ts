@@ -109,7 +109,7 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expectMatches(CAMERA, wgslLayout(skin, 'Camera'));
   });
 
-  it('the control pass: Source 20, Fade 36, ControlInput 260 (3 fades inline), ControlState 32, ControlParams 48, Update 264', () => {
+  it('the control pass: Source 20, Fade 36, ControlInput 264 (3 fades inline), ControlState 32, ControlParams 48, Update 268', () => {
     expectMatches(CONTROL_SOURCE, wgslLayout(control, 'Source'));
     expectMatches(CONTROL_FADE, wgslLayout(control, 'Fade'));
     // clock, basis, epoch, hasLocomotion, fadeCount: 20 bytes; current Source 20..40; 3 x 36 fades 40..148; ...

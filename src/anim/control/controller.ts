@@ -127,6 +127,10 @@ export class AnimationController {
   action = -1;
   /** Seconds since the current action phase began. */
   actionPhaseTime = 0;
+  /** Seconds since the current action was requested (its phases are intervals of this clock, see updateAction). */
+  actionTime = 0;
+  /** actionTime at which the action starts fading out: its clip's last fadeOut seconds, but not before the fade-in ends (Infinity: a clip at speed 0 never ends). */
+  actionOutTime = Infinity;
   /** Weight of the action layer, [0, 1]. */
   actionWeight = 0;
   /** The clock of the current action's clip (seconds, clamped at its end). */
@@ -227,11 +231,10 @@ export class AnimationController {
     if (index === undefined) {
       throw new RangeError(`no action ${JSON.stringify(name)} (actions: ${this.runtime.config.actions.map((a) => JSON.stringify(a.name)).join(', ') || 'none'})`);
     }
-    // Refusals depend on the action phase only, which a driver keeps current (its transitions
-    // are timed): decide them before bringing the rest up to the present.
+    // A driver brings the discrete state up to the present first: refusals depend on the phase now.
+    this.driver?.beforeCommand(this);
     if (this.actionPhase === ACTION_PLAY) return false;
     if (!this.runtime.allows(this.actionPhase === ACTION_NONE ? -1 : this.action, index)) return false;
-    this.driver?.beforeCommand(this);
     const action = this.runtime.config.actions[index];
     const settings = this.runtime.config.clips[action.clip];
     if (this.actionPhase !== ACTION_NONE && this.actionWeight > 0) {
@@ -242,8 +245,11 @@ export class AnimationController {
     this.action = index;
     this.actionPhase = ACTION_IN;
     this.actionPhaseTime = 0;
+    this.actionTime = 0;
     // Actions play once: clamped whatever the clip's loop setting.
-    this.actionPlayback.set(action.clip, this.runtime.clipDurations[action.clip], settings.speed, false, settings.speed < 0 ? Infinity : 0);
+    const p = this.actionPlayback.set(action.clip, this.runtime.clipDurations[action.clip], settings.speed, false, settings.speed < 0 ? Infinity : 0);
+    const length = p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
+    this.actionOutTime = Math.max(action.fadeIn, length - action.fadeOut);
     this.driver?.afterCommand(this);
     return true;
   }
@@ -280,42 +286,44 @@ export class AnimationController {
     return source.kind === SOURCE_LOCOMOTION ? 'locomotion' : this.runtime.config.clipNames[source.playback.clip];
   }
 
+  /**
+   * Advances the action state machine by dt. Its phases are intervals of actionTime (seconds
+   * since the request), so they fall where they would at any frame rate: to-action [0, fadeIn),
+   * action [fadeIn, actionOutTime), to-locomotion [actionOutTime, actionOutTime + fadeOut), then
+   * none. (A boundary is passed TIME_EPSILON early, for sums of frame times that land a hair short.)
+   * The GPU twin (shaders/control.wgsl) evaluates the same intervals from one record.
+   */
   private updateAction(dt: number): void {
     if (this.actionPhase === ACTION_NONE) return;
     const action: ActionConfig = this.runtime.config.actions[this.action];
+    this.actionPlayback.advance(dt);
+    const t = (this.actionTime += dt);
+    const fadingIn = t < action.fadeIn - TIME_EPSILON;
     if (this.previousAction >= 0) {
       // The handed-over action fades out while this one fades in.
       this.previousPlayback.advance(dt);
-      const u = action.fadeIn > 0 ? (this.actionPhase === ACTION_IN ? this.actionPhaseTime + dt : Infinity) / action.fadeIn : 1;
-      this.previousWeight = this.previousStartWeight * (1 - evaluateCurve(action.curve, u));
+      this.previousWeight = fadingIn ? this.previousStartWeight * (1 - evaluateCurve(action.curve, t / action.fadeIn)) : 0;
       if (this.previousWeight <= 0) this.previousAction = -1;
     }
-    this.actionPlayback.advance(dt);
-    this.actionPhaseTime += dt;
-    if (this.actionPhase === ACTION_IN) {
-      this.actionWeight = action.fadeIn > 0 ? evaluateCurve(action.curve, this.actionPhaseTime / action.fadeIn) : 1;
-      if (this.actionPhaseTime >= action.fadeIn - TIME_EPSILON) this.enterAction(ACTION_PLAY);
-    }
-    if (this.actionPhase === ACTION_PLAY) {
-      this.actionWeight = 1;
-      const p = this.actionPlayback;
-      const remaining = p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
-      if (remaining <= action.fadeOut + TIME_EPSILON || p.finished) this.enterAction(ACTION_OUT);
-    }
-    if (this.actionPhase === ACTION_OUT) {
-      this.actionWeight = action.fadeOut > 0 ? 1 - evaluateCurve(action.curve, this.actionPhaseTime / action.fadeOut) : 0;
-      if (this.actionPhaseTime >= action.fadeOut - TIME_EPSILON) {
-        this.actionPhase = ACTION_NONE;
-        this.action = -1;
-        this.actionWeight = 0;
-        this.previousAction = -1;
-      }
+    const outAt = this.actionOutTime;
+    if (fadingIn) {
+      this.setAction(ACTION_IN, t, evaluateCurve(action.curve, t / action.fadeIn));
+    } else if (t < outAt - TIME_EPSILON) {
+      this.setAction(ACTION_PLAY, t - action.fadeIn, 1);
+    } else if (t < outAt + action.fadeOut - TIME_EPSILON) {
+      this.setAction(ACTION_OUT, t - outAt, 1 - evaluateCurve(action.curve, (t - outAt) / action.fadeOut));
+    } else {
+      this.actionPhase = ACTION_NONE;
+      this.action = -1;
+      this.actionWeight = 0;
+      this.previousAction = -1;
     }
   }
 
-  private enterAction(phase: number): void {
+  private setAction(phase: number, phaseTime: number, weight: number): void {
     this.actionPhase = phase;
-    this.actionPhaseTime = 0;
+    this.actionPhaseTime = Math.max(0, phaseTime);
+    this.actionWeight = weight;
   }
 
   /** Flattens the crossfade (and the locomotion blend inside it) into the output stack, then the action layer. */
