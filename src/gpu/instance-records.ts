@@ -1,5 +1,6 @@
 import { INSTANCE, LAYERS_NONE } from './layout';
 import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
+import { show } from '../math/show';
 
 /** Animation state of one instance, as the pose pass reads it. Times in seconds. */
 export interface InstanceAnimation {
@@ -29,10 +30,24 @@ export class InstanceRecords extends RecordBuffer {
     super(INSTANCE.size, capacity, clipDurations);
   }
 
+  /** Throws an error naming the problem unless `world` is 16 finite numbers (an array or typed array). */
+  checkWorld(world: ArrayLike<number>): void {
+    if (typeof world !== 'object' || world === null) throw new TypeError(`transform must be 16 numbers (an array or Float32Array, column-major 4x4), got ${show(world)}`);
+    if (world.length !== 16) throw new RangeError(`transform must have 16 numbers (column-major 4x4), got ${show(world.length)}`);
+    for (let i = 0; i < 16; i++) checkFinite(world[i], `transform element ${i}`);
+  }
+
+  /** Throws a RangeError naming the field unless `a` is a valid animation (clips of the model, finite times and speeds, blend in [0, 1]). */
+  checkAnimation(a: InstanceAnimation): void {
+    this.checkClip(a.clipA, 'clipA');
+    this.checkClip(a.clipB, 'clipB');
+    for (const key of ['timeA', 'timeB', 'speedA', 'speedB'] as const) checkFinite(a[key], key);
+    checkUnit(a.blend, 'blend');
+  }
+
   /** Writes the model-to-world transform (16 numbers, column-major) of record `slot`. */
   setWorld(slot: number, world: ArrayLike<number>): void {
-    if (world.length !== 16) throw new RangeError(`transform must have 16 numbers (column-major 4x4), got ${world.length}`);
-    for (let i = 0; i < 16; i++) checkFinite(world[i], `transform element ${i}`);
+    this.checkWorld(world);
     this.f32.set(world, slot * this.stride + INSTANCE.world / 4);
     this.touch(slot);
   }
@@ -48,10 +63,7 @@ export class InstanceRecords extends RecordBuffer {
    * timeA and clip B at timeB; both then advance at their speeds.
    */
   setAnimation(slot: number, a: InstanceAnimation, clock: number): void {
-    this.checkClip(a.clipA, 'clipA');
-    this.checkClip(a.clipB, 'clipB');
-    for (const key of ['timeA', 'timeB', 'speedA', 'speedB'] as const) checkFinite(a[key], key);
-    checkUnit(a.blend, 'blend');
+    this.checkAnimation(a);
     const o = slot * this.stride;
     this.u32[o + INSTANCE.clipA / 4] = a.clipA;
     this.u32[o + INSTANCE.clipB / 4] = a.clipB;
@@ -80,10 +92,14 @@ export class InstanceRecords extends RecordBuffer {
     this.touch(slot);
   }
 
-  /** Writes only the translation and yaw of the world transform (uniform scale `scale`): no allocation. */
+  /**
+   * Writes only the translation and yaw of the world transform (uniform scale `scale` > 0: zero
+   * would collapse the mesh, a negative one mirror it and turn its faces inside out): no allocation.
+   */
   setPlacement(slot: number, x: number, y: number, z: number, yaw: number, scale: number): void {
-    if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(z) && Number.isFinite(yaw) && Number.isFinite(scale))) {
-      for (const [name, v] of [['x', x], ['y', y], ['z', z], ['yaw', yaw], ['scale', scale]] as const) checkFinite(v, name);
+    if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(z) && Number.isFinite(yaw) && Number.isFinite(scale) && scale > 0)) {
+      for (const [name, v] of [['x', x], ['y', y], ['z', z], ['yaw', yaw]] as const) checkFinite(v, name);
+      throw new RangeError(`scale must be a positive finite number, got ${show(scale)}`);
     }
     const o = slot * this.stride + INSTANCE.world / 4;
     const c = Math.cos(yaw) * scale;

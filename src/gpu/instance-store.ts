@@ -2,6 +2,7 @@ import { InstanceRecords } from './instance-records';
 import { LayerStackRecords, MaskTable } from './layer-records';
 import { INSTANCE, JOINT_MATRIX_BYTES, LAYER_STACK, LAYERS_NONE, MAX_LOD_LEVELS } from './layout';
 import { checkStorageBinding } from './limits';
+import { show } from '../math/show';
 import { SlotStamps } from './slot-stamps';
 
 /**
@@ -249,7 +250,10 @@ export class InstanceStore {
   /** Slot of a live handle; throws a RangeError naming the handle otherwise. */
   slot(handle: number): number {
     const slot = Number.isInteger(handle) && handle >= 0 && handle < this.slotOf.length ? this.slotOf[handle] : -1;
-    if (slot < 0) throw new RangeError(`instance ${handle} does not exist (removed, or never added)`);
+    if (slot < 0) {
+      checkHandle(handle);
+      throw new RangeError(`instance ${handle} does not exist (removed, or never added)`);
+    }
     return slot;
   }
 
@@ -505,6 +509,11 @@ export class InstanceStore {
     checkStorageBinding(this.device, `${this.label}.masks`, this.masks.byteLength);
     return this.device.createBuffer({ label: `${this.label}.masks`, size: this.masks.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }
+}
+
+/** Throws a TypeError naming `handle` unless it is an integer (the form of every InstanceId). */
+export function checkHandle(handle: number): void {
+  if (!Number.isInteger(handle)) throw new TypeError(`instance id must be an integer from Crowd.add, got ${show(handle)}`);
 }
 
 /** Entries per instance list for `capacity` instances: rounded up to 64 (256 bytes, the largest minStorageBufferOffsetAlignment). */

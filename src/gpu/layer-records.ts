@@ -1,5 +1,6 @@
 import { LAYER, LAYER_STACK, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST } from './layout';
 import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
+import { show } from '../math/show';
 
 /** One layer as the GPU stores it: clip index, time now, playback rate, weight, mask index. */
 export interface GpuLayer {
@@ -129,17 +130,22 @@ export class LayerStackRecords extends RecordBuffer {
   /** Validates the override layers of `arrays` (not the base) without writing anything. */
   checkArrays(arrays: LayerStackArrays, maskIds: ArrayLike<number> | undefined): void {
     const count = arrays.layerCount;
-    if (!Number.isInteger(count) || count < 0 || count > MAX_OVERRIDE_LAYERS) throw new RangeError(`layerCount must be an integer in [0, ${MAX_OVERRIDE_LAYERS}], got ${count}`);
+    if (!Number.isInteger(count) || count < 0 || count > MAX_OVERRIDE_LAYERS) throw new RangeError(`layerCount must be an integer in [0, ${MAX_OVERRIDE_LAYERS}], got ${show(count)}`);
+    if (maskIds !== undefined && (typeof maskIds !== 'object' || maskIds === null || typeof maskIds.length !== 'number')) {
+      throw new TypeError(`maskIds must be an array of mask ids, got ${show(maskIds)}`);
+    }
     for (let i = 0; i < count; i++) {
       this.checkClip(arrays.layerClip[i], `layers[${i}].clip`);
       checkFinite(arrays.layerTime[i], `layers[${i}].time`);
       checkFinite(arrays.layerSpeed[i], `layers[${i}].speed`);
       checkUnit(arrays.layerWeight[i], `layers[${i}].weight`);
+      // -1 is the only "no mask": any other value must name a mask.
       const mask = arrays.layerMask[i];
-      if (maskIds && !(mask < maskIds.length && Number.isInteger(mask))) {
-        throw new RangeError(`layers[${i}].mask ${mask} is not -1 or an index of the ${maskIds.length} mask ids given`);
+      if (mask === -1) continue;
+      if (maskIds && !(Number.isInteger(mask) && mask >= 0 && mask < maskIds.length)) {
+        throw new RangeError(`layers[${i}].mask ${show(mask)} is not -1 or an index of the ${maskIds.length} mask ids given`);
       }
-      this.checkMask(this.mapMask(mask, maskIds), `layers[${i}].mask`);
+      this.checkMask(maskIds ? maskIds[mask] : mask, `layers[${i}].mask`);
     }
   }
 
@@ -154,7 +160,7 @@ export class LayerStackRecords extends RecordBuffer {
     const o = slot * this.stride;
     const count = this.u32[o + (additive ? LAYER_STACK.additiveCount : LAYER_STACK.overrideCount) / 4];
     if (!Number.isInteger(index) || index < 0 || index >= count) {
-      throw new RangeError(`${additive ? 'additive' : 'override'} layer ${index} does not exist (the instance has ${count})`);
+      throw new RangeError(`${additive ? 'additive' : 'override'} layer ${show(index)} does not exist (the instance has ${count})`);
     }
     checkUnit(weight, 'layer weight');
     const base = LAYER_STACK.layers + ((additive ? MAX_OVERRIDE_LAYERS : 0) + index) * LAYER.size;
@@ -187,7 +193,7 @@ export class LayerStackRecords extends RecordBuffer {
 
   private checkMask(mask: number, what: string): void {
     if (mask !== MASK_NONE && !(Number.isInteger(mask) && mask >= 0 && mask < this.maskCount())) {
-      throw new RangeError(`${what} ${mask} does not exist (the crowd has ${this.maskCount()} masks)`);
+      throw new RangeError(`${what} ${show(mask)} does not exist (the crowd has ${this.maskCount()} masks)`);
     }
   }
 

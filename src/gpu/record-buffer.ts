@@ -1,3 +1,4 @@
+import { show } from '../math/show';
 import { wrapTime } from '../math/time';
 
 /**
@@ -87,7 +88,7 @@ export class RecordBuffer {
 
   protected checkClip(clip: number, what: string): void {
     const clips = this.clipDurations.length;
-    if (!Number.isInteger(clip) || clip < 0 || clip >= clips) throw new RangeError(`${what} ${clip} does not exist (the model has ${clips} clips)`);
+    if (!Number.isInteger(clip) || clip < 0 || clip >= clips) throw new RangeError(`${what} ${show(clip)} does not exist (the model has ${clips} clips)`);
   }
 
   /** Phase (time at clock 0, wrapped) that puts `clip` at `time` at `clock` when playing at `speed`. */
@@ -101,10 +102,18 @@ export class RecordBuffer {
   }
 }
 
+/** Throws a RangeError naming `what` unless `value` is a finite number (a numeric string is not). */
 export function checkFinite(value: number, what: string): void {
-  if (!Number.isFinite(value)) throw new RangeError(`${what} must be a finite number, got ${value}`);
+  if (!Number.isFinite(value)) throw new RangeError(`${what} must be a finite number, got ${show(value)}`);
 }
 
+/** Throws a RangeError naming `what` unless `value` is a number in [0, 1] (a numeric string is not). */
 export function checkUnit(value: number, what: string): void {
-  if (!(value >= 0 && value <= 1)) throw new RangeError(`${what} must be in [0, 1], got ${value}`);
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw new RangeError(`${what} must be in [0, 1], got ${show(value)}`);
+}
+
+/** Throws an error naming `what` unless `value` holds `length` finite numbers (an array or typed array). */
+export function checkNumbers(value: ArrayLike<number>, length: number, what: string): void {
+  if (value?.length !== length) throw new RangeError(`${what} must have ${length} numbers, got ${typeof value === 'object' && value !== null ? show(value.length) : show(value)}`);
+  for (let i = 0; i < length; i++) checkFinite(value[i], `${what} element ${i}`);
 }

@@ -1,8 +1,9 @@
 import { resolveClip } from '../../bake/clip-names';
-import { evaluateCurve, type BlendCurve } from './curves';
+import { show } from '../../math/show';
+import { checkCurve, checkCurveValues, evaluateCurve, type BlendCurve } from './curves';
 import type { ActionConfig, ControllerConfig } from './config';
-import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, type TransitionKind } from './crossfader';
-import { Locomotion, LocomotionRuntime } from './locomotion';
+import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, TRANSITION_KINDS, type TransitionKind } from './crossfader';
+import { checkFacing, checkMove, checkSpeedParameter, Locomotion, LocomotionRuntime } from './locomotion';
 import { MAX_BLEND, StackOutput, WeightedClips } from './output';
 import { ClipPlayback } from './playback';
 
@@ -23,6 +24,8 @@ export class ControllerRuntime {
   readonly scratchSource = new Source();
   /** allowed[(from + 1) * actions + to]: from -1 is locomotion, else an action index. */
   private readonly allowed: Uint8Array;
+  /** Custom curves already found finite over [0, 1] (each function is sampled once). */
+  private readonly checkedCurves = new WeakSet<(u: number) => number>();
 
   /**
    * @param config A validated config (parseControllerConfig or defaultControllerConfig); not copied, do not change it.
@@ -47,6 +50,16 @@ export class ControllerRuntime {
   /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
   clipIndex(clip: string | number): number {
     return resolveClip(this.config.clipNames, clip);
+  }
+
+  /** Throws a RangeError naming `where` unless `curve` is a curve every fade can evaluate (see checkCurveValues). */
+  checkCurve(curve: unknown, where: string): BlendCurve {
+    const checked = checkCurve(curve, where);
+    if (typeof checked === 'function' && !this.checkedCurves.has(checked)) {
+      checkCurveValues(checked, where);
+      this.checkedCurves.add(checked);
+    }
+    return checked;
   }
 }
 
@@ -174,14 +187,17 @@ export class AnimationController {
 
   /** Fades to `clip` (rules in crossfader.ts). Returns what happened. */
   fadeTo(clip: string | number, options: FadeOptions = {}): ReturnType<Crossfader['fadeTo']> {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`fadeTo options must be an object { seconds, kind, curve }, got ${show(options)}`);
     const fade = this.runtime.config.fade;
     const seconds = options.seconds ?? fade.seconds;
-    if (!(seconds >= 0)) throw new RangeError(`fade seconds must be >= 0, got ${seconds}`);
+    if (typeof seconds !== 'number' || !(seconds >= 0 && seconds < Infinity)) throw new RangeError(`fade seconds must be >= 0 and finite, got ${show(seconds)}`);
+    const kind = options.kind ?? fade.kind;
+    if (!TRANSITION_KINDS.includes(kind)) throw new RangeError(`fade kind must be one of ${TRANSITION_KINDS.join(', ')}, got ${show(kind)}`);
     const index = this.runtime.clipIndex(clip);
-    const curve = options.curve ?? fade.curve;
+    const curve = this.runtime.checkCurve(options.curve ?? fade.curve, 'fadeTo options.curve');
     this.driver?.checkCurve(curve, 'fadeTo options.curve');
     this.driver?.beforeCommand(this);
-    const result = this.crossfader.fadeTo(this.clipSource(index), seconds, options.kind ?? fade.kind, curve);
+    const result = this.crossfader.fadeTo(this.clipSource(index), seconds, kind, curve);
     this.driver?.afterCommand(this);
     return result;
   }
@@ -189,6 +205,7 @@ export class AnimationController {
   /** Locomotion at speed parameter p in [0, 2] along the heading; fades locomotion in if needed. */
   setSpeed(parameter: number): void {
     const locomotion = this.requireLocomotion();
+    checkSpeedParameter(parameter); // before the driver brings the state up to the present
     this.driver?.beforeCommand(this);
     locomotion.setSpeed(parameter);
     this.showLocomotion();
@@ -198,6 +215,7 @@ export class AnimationController {
   /** Locomotion in world direction (x, z), walking or running; fades locomotion in if needed. */
   move(x: number, z: number, run = false): void {
     const locomotion = this.requireLocomotion();
+    checkMove(x, z, run);
     this.driver?.beforeCommand(this);
     locomotion.move(x, z, run);
     this.showLocomotion();
@@ -210,7 +228,7 @@ export class AnimationController {
    */
   face(heading: number | null): void {
     const locomotion = this.requireLocomotion();
-    if (heading !== null && !Number.isFinite(heading)) throw new RangeError(`facing must be a finite heading in radians or null, got ${heading}`);
+    checkFacing(heading);
     this.driver?.beforeCommand(this);
     locomotion.face(heading);
     this.driver?.afterCommand(this);
@@ -256,7 +274,7 @@ export class AnimationController {
 
   /** Advances everything by dt seconds (>= 0) and rewrites `output`. */
   update(dt: number): void {
-    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
+    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
     this.locomotion?.update(dt);
     this.crossfader.update(dt);
     this.updateAction(dt);
@@ -269,7 +287,7 @@ export class AnimationController {
    * locomotion integration and `output` are the driver's (they are not advanced here).
    */
   advanceDiscrete(dt: number): void {
-    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
+    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
     this.crossfader.update(dt);
     this.updateAction(dt);
   }
