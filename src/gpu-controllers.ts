@@ -90,6 +90,8 @@ export class GpuControllers implements ControllerDriver {
   private frames = 0;
   private readonly controllers: (AnimationController | undefined)[] = [];
   private nextEpoch = 1;
+  /** One more than the largest handle ever GPU-driven: the per-handle buffers of the pass cover [0, handleLimit). */
+  private handleLimit = 0;
   /** The control clock: seconds, the sum of every update's dt (float64, never rebased). */
   private clock = 0;
   /** dt of the update not yet handed to the GPU (locomotion integrates it once). */
@@ -123,6 +125,9 @@ export class GpuControllers implements ControllerDriver {
 
   /** Makes `controller` (of instance `handle`, starting at x, z facing heading) GPU-driven. */
   add(handle: number, controller: AnimationController, x: number, z: number, heading: number): void {
+    // The pass's buffers are checked (and grown) first: a refusal names the limit and changes nothing.
+    this.pass.reserve(Math.max(this.handleLimit, handle + 1), this.count + 1);
+    this.handleLimit = Math.max(this.handleLimit, handle + 1);
     this.store.makeLayered(handle); // the pass writes a stack for every controller
     this.ensure(handle);
     controller.driver = this;
@@ -218,7 +223,7 @@ export class GpuControllers implements ControllerDriver {
     c.clock0 = period % 2 === 0 ? local : local + CONTROL_PERIOD_SECONDS;
     c.clock1 = period % 2 === 0 ? local + CONTROL_PERIOD_SECONDS : local;
     this.stats.uploadBytes = this.updates.count * CONTROL_UPDATE.size + (this.listChanged ? this.count * 4 : 0);
-    this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.store.handleCount, c);
+    this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.handleLimit, c);
     this.stats.events = this.updates.count;
     this.listChanged = false;
     this.updates.clear();
@@ -280,12 +285,12 @@ export class GpuControllers implements ControllerDriver {
     this.pass.encode(encoder);
     const checkpoint = Number.isNaN(this.snapshotClock) || this.clock - this.snapshotClock >= RESTORE_CHECKPOINT_SECONDS;
     if ((this.readBack || checkpoint) && this.readState === 'idle' && this.count > 0) {
-      const bytes = this.store.handleCount * 32;
+      const bytes = this.pass.stateBuffer.size; // every handle the pass holds (it was checked against the limits)
       if (!this.staging || this.staging.size < bytes) {
         this.staging?.destroy();
         this.staging = this.pass.device.createBuffer({ label: 'GpuControllers.readback', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
       }
-      encoder.copyBufferToBuffer(this.pass.stateBuffer, 0, this.staging, 0, Math.min(bytes, this.pass.stateBuffer.size));
+      encoder.copyBufferToBuffer(this.pass.stateBuffer, 0, this.staging, 0, bytes);
       this.stagingClock = this.clock;
       this.readState = 'copied';
     }

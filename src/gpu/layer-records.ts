@@ -212,18 +212,28 @@ export class LayerStackRecords extends RecordBuffer {
 /**
  * The blend masks of a crowd: nodeCount float weights per mask, shared by every instance that
  * names the mask. Masks are only added (rarely, at set-up); the table uploads whole when changed.
+ * `growth(needed, current)` gives the masks to make room for when the table is full (the store
+ * cuts doubling to what the device's limits allow, and throws naming the limit when `needed`
+ * itself does not fit: then the mask is not added).
  */
 export class MaskTable {
   private weights: Float32Array<ArrayBuffer>;
   private used = 0;
   private changed = true;
+  private readonly width: number;
 
-  constructor(private readonly nodeCount: number) {
-    this.weights = new Float32Array(Math.max(1, nodeCount) * 4);
+  constructor(private readonly nodeCount: number, private readonly growth = (needed: number, current: number) => Math.max(needed, current * 2)) {
+    this.width = Math.max(1, nodeCount);
+    this.weights = new Float32Array(this.width * 4);
   }
 
   get count(): number {
     return this.used;
+  }
+
+  /** Masks the table holds before it grows. */
+  get capacity(): number {
+    return this.weights.length / this.width;
   }
 
   /** Bytes the GPU buffer needs now. */
@@ -235,8 +245,8 @@ export class MaskTable {
   add(mask: Float32Array): number {
     if (mask.length !== this.nodeCount) throw new RangeError(`mask has ${mask.length} weights, the rig has ${this.nodeCount} nodes`);
     for (let i = 0; i < mask.length; i++) checkUnit(mask[i], `mask weight ${i}`);
-    if ((this.used + 1) * this.nodeCount > this.weights.length) {
-      const grown = new Float32Array(this.weights.length * 2);
+    if (this.used === this.capacity) {
+      const grown = new Float32Array(this.growth(this.used + 1, this.capacity) * this.width);
       grown.set(this.weights);
       this.weights = grown;
     }
