@@ -3,6 +3,7 @@ import type { Character } from './character';
 import type {
   AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
 } from './crowd-types';
+import { CrowdProps, type AttachmentId, type AttachOptions } from './crowd-props';
 import { CullPass } from './gpu/cull-pass';
 import { CullSettings } from './gpu/cull-settings';
 import { CullStatsReader } from './gpu/cull-stats';
@@ -19,6 +20,7 @@ import { LIGHT_DIRECTION, SkinPass } from './gpu/skin-pass';
 import { IDENTITY_MATRIX } from './math/affine';
 
 export type * from './crowd-types';
+export type { AttachmentId, AttachOptions } from './crowd-props';
 
 /**
  * A pass that runs before the pose pass in a crowd's frame (the GPU controllers' control pass).
@@ -85,6 +87,8 @@ export class Crowd {
   private skinGeneration = -1;
   private clockSeconds = 0;
   private readonly prepasses: CrowdPrepass[] = [];
+  /** Props on joints (attach): placed after the pose pass, drawn after the crowd. */
+  private readonly props: CrowdProps;
   private uploaded = 0;
   /** Whether the last encode ran the cull pass (so draw() draws through its lists). */
   private culledFrame = false;
@@ -115,6 +119,7 @@ export class Crowd {
       if (!(this.shadow.strength >= 0 && this.shadow.strength <= 1)) throw new RangeError(`shadows.strength must be in [0, 1], got ${o.strength}`);
       this.cull.shadows = true;
     }
+    this.props = new CrowdProps(character, options);
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
       lodLevels: levelErrors.length,
@@ -296,7 +301,7 @@ export class Crowd {
 
   /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws). */
   get drawCallCount(): number {
-    return this.skinPass.drawCount * (this.cull.needed ? this.mesh.levels : 1);
+    return this.skinPass.drawCount * (this.cull.needed ? this.mesh.levels : 1) + this.props.drawCount;
   }
 
   /** Joint matrices per instance. */
@@ -342,11 +347,54 @@ export class Crowd {
   /** Removes an instance; its id may be reused by a later add. */
   remove(id: InstanceId): void {
     this.store.remove(id);
+    this.props.forget(id);
   }
 
   /** Removes every instance. */
   clear(): void {
     this.store.clear();
+    this.props.forgetAll();
+  }
+
+  /**
+   * Attaches `prop` (a Character from loadCharacter: a static glTF mesh, drawn with its
+   * materials, or a skinned one, drawn in its rest pose) to joint `options.joint` of every
+   * instance, or of `options.instances`: each frame the prop of every drawn instance is placed
+   * on the GPU at world * joint's model matrix * `options.offset`, from the joint matrices the
+   * pose pass wrote, and drawn by draw() in one instanced draw per prop primitive. With a camera
+   * it is culled with its character (its bounds are the character's). A joint name that does not
+   * exist, an offset that is not 16 finite numbers of an affine matrix, or an instance that does
+   * not exist throws an error naming it, and nothing changes.
+   *
+   * @example
+   * ```ts
+   * const sword = await loadCharacter('/models/Props/Sword.glb');
+   * const id = crowd.attach(sword, { joint: 'Hand.R', offset: mat4.translation([0, -0.08, 0]) });
+   * crowd.detach(id);
+   * ```
+   */
+  attach(prop: Character, options: AttachOptions): AttachmentId {
+    return this.props.attach(this.store, prop, options);
+  }
+
+  /** Removes a prop attached by attach() and frees its GPU objects. */
+  detach(id: AttachmentId): void {
+    this.props.detach(id);
+  }
+
+  /** Chooses which instances show attachment `id`'s prop: a list of ids, or undefined for every instance. Checked first; a refusal changes nothing. */
+  setAttachmentInstances(id: AttachmentId, instances: readonly InstanceId[] | undefined): void {
+    this.props.setInstances(this.store, id, instances);
+  }
+
+  /** Live attachments (attach), in attach order. */
+  get attachments(): AttachmentId[] {
+    return this.props.ids;
+  }
+
+  /** @internal The prop records of attachment `id` on the GPU (INSTANCE-sized per slot, `world` first; valid for the slots drawn last frame): tests. */
+  attachmentRecords(id: AttachmentId): GPUBuffer {
+    return this.props.records(id);
   }
 
   /** The instance's model-to-world transform (16 numbers, column-major) into `out`. */
@@ -498,6 +546,7 @@ export class Crowd {
       this.posePass.update(this.store, this.clockSeconds);
       this.posePass.encode(encoder, timestampWrites);
     }
+    this.props.encode(encoder, this.store, this.culledFrame ? this.cullPass.counters : undefined, this.mesh.levels);
   }
 
   /**
@@ -515,6 +564,7 @@ export class Crowd {
     this.skinPass.update(viewProjection);
     if (this.culledFrame) this.skinPass.drawIndirect(pass, this.cullPass);
     else this.skinPass.draw(pass, this.store.count);
+    this.props.draw(pass, viewProjection, shadowPass, this.shadow.strength);
   }
 
   /** Frees the crowd's GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
@@ -540,6 +590,7 @@ export class Crowd {
       const mapSize = options.shadows === true ? undefined : options.shadows.mapSize;
       this.shadowPass = new ShadowPass(device, this.skinPass, this.mesh, { mapSize });
     }
+    this.props.create(device);
   }
 
   /** Frees what createPasses made (a no-op for objects of a lost device). */
@@ -550,6 +601,7 @@ export class Crowd {
     this.shadowPass?.destroy();
     this.stats.destroy();
     this.mesh.destroy();
+    this.props.destroy();
   }
 
   private applyOptions(options: CrowdOptions): void {
