@@ -23,6 +23,6 @@ describe('make-props', () => {
     expect(sword.clipNames).toEqual([]);
     expect(sword.jointNames).toEqual(['Sword']);
     expect(sword.rig.primitives.map((p) => p.material.baseColorFactor)).toEqual(SWORD_MATERIALS.map((m) => m.color));
-    expect(sword.bounds.max[1] - sword.bounds.min[1]).toBeCloseTo(0.995, 5);
+    expect(sword.bounds.max[1] - sword.bounds.min[1]).toBeCloseTo(1, 5);
   });
 });

@@ -12,18 +12,18 @@ type Vec3 = [number, number, number];
 
 /** Linear base colours. */
 export const SWORD_MATERIALS: readonly { name: string; color: [number, number, number, number] }[] = [
-  { name: 'Steel', color: [0.75, 0.78, 0.82, 1] },
+  { name: 'Steel', color: [0.9, 0.92, 0.95, 1] },
   { name: 'Gold', color: [0.85, 0.6, 0.12, 1] },
   { name: 'Leather', color: [0.3, 0.15, 0.06, 1] },
 ];
 
 /** Boxes: centre and full size in prop units, material index. */
 export const SWORD_BOXES: readonly { centre: Vec3; size: Vec3; material: number }[] = [
-  { centre: [0, 0.44, 0], size: [0.07, 0.72, 0.016], material: 0 }, // blade
-  { centre: [0, 0.78, 0], size: [0.045, 0.04, 0.014], material: 0 }, // tip
-  { centre: [0, 0.07, 0], size: [0.24, 0.035, 0.05], material: 1 }, // guard
-  { centre: [0, -0.17, 0], size: [0.06, 0.05, 0.06], material: 1 }, // pommel
-  { centre: [0, -0.05, 0], size: [0.035, 0.19, 0.035], material: 2 }, // grip
+  { centre: [0, 0.44, 0], size: [0.1, 0.72, 0.025], material: 0 }, // blade
+  { centre: [0, 0.78, 0], size: [0.06, 0.04, 0.02], material: 0 }, // tip
+  { centre: [0, 0.07, 0], size: [0.28, 0.045, 0.07], material: 1 }, // guard
+  { centre: [0, -0.17, 0], size: [0.075, 0.06, 0.075], material: 1 }, // pommel
+  { centre: [0, -0.05, 0], size: [0.045, 0.19, 0.045], material: 2 }, // grip
 ];
 
 /** Faces of a unit box: normal axis, sign, and the two in-plane axes (counter-clockwise seen from outside). */
