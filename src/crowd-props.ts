@@ -70,6 +70,8 @@ export interface PropShadow {
  */
 export class CrowdProps {
   private readonly attachments = new Map<AttachmentId, Attachment>();
+  /** The same attachments in attach order, for the per-frame loops (no iterator objects). */
+  private readonly list: Attachment[] = [];
   private nextId = 0;
   private device: GPUDevice | undefined;
 
@@ -78,7 +80,7 @@ export class CrowdProps {
   /** Draw calls draw() records: one per prop primitive per attachment. */
   get drawCount(): number {
     let n = 0;
-    for (const a of this.attachments.values()) n += a.prop.rig.primitives.length;
+    for (let i = 0; i < this.list.length; i++) n += this.list[i].prop.rig.primitives.length;
     return n;
   }
 
@@ -100,6 +102,7 @@ export class CrowdProps {
     if (this.device) attachment.gpu = this.createGpu(this.device, attachment, this.nextId);
     const id = this.nextId++;
     this.attachments.set(id, attachment);
+    this.list.push(attachment);
     return id;
   }
 
@@ -108,6 +111,7 @@ export class CrowdProps {
     const attachment = this.get(id);
     destroyGpu(attachment);
     this.attachments.delete(id);
+    this.list.splice(this.list.indexOf(attachment), 1);
   }
 
   /** Chooses the instances that get attachment `id`'s prop (undefined: every instance). */
@@ -147,8 +151,8 @@ export class CrowdProps {
    * pass's counter buffer when it ran this frame (its camera lists of `levels` levels are read).
    */
   encode(encoder: GPUCommandEncoder, store: InstanceStore, counters: GPUBuffer | undefined, levels: number): void {
-    for (const a of this.attachments.values()) {
-      const pass = a.gpu!.pass;
+    for (let i = 0; i < this.list.length; i++) {
+      const pass = this.list[i].gpu!.pass;
       pass.update(store, counters !== undefined, levels);
       pass.encode(encoder, counters);
     }
@@ -156,8 +160,8 @@ export class CrowdProps {
 
   /** Records the props' draws into the crowd's render pass (one per prop primitive per attachment). */
   draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>, shadow: PropShadow | undefined, shadowStrength: number): void {
-    for (const a of this.attachments.values()) {
-      const gpu = a.gpu!;
+    for (let i = 0; i < this.list.length; i++) {
+      const gpu = this.list[i].gpu!;
       // Before the first encode the pass has no list yet: nothing to draw.
       if (gpu.pass.generation === 0) continue;
       if (gpu.boundGeneration !== gpu.pass.generation) {
