@@ -299,7 +299,7 @@ export class Crowd {
     return this.clockSeconds;
   }
 
-  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws). */
+  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws), plus one per primitive of each attached prop. */
   get drawCallCount(): number {
     return this.skinPass.drawCount * (this.cull.needed ? this.mesh.levels : 1) + this.props.drawCount;
   }
