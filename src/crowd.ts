@@ -3,6 +3,7 @@ import type { Character } from './character';
 import type {
   AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId, ShadowOptions,
 } from './crowd-types';
+import { CrowdProps, type AttachmentId, type AttachOptions } from './crowd-props';
 import { CullPass } from './gpu/cull-pass';
 import { CullSettings } from './gpu/cull-settings';
 import { CullStatsReader } from './gpu/cull-stats';
@@ -20,6 +21,7 @@ import { IDENTITY_MATRIX } from './math/affine';
 import { show } from './math/show';
 
 export type * from './crowd-types';
+export type { AttachmentId, AttachOptions } from './crowd-props';
 
 /**
  * A pass that runs before the pose pass in a crowd's frame (the GPU controllers' control pass).
@@ -88,6 +90,8 @@ export class Crowd {
   private skinGeneration = -1;
   private clockSeconds = 0;
   private readonly prepasses: CrowdPrepass[] = [];
+  /** Props on joints (attach): placed after the pose pass, drawn after the crowd. */
+  private readonly props: CrowdProps;
   private uploaded = 0;
   /** Whether the last encode ran the cull pass (so draw() draws through its lists). */
   private culledFrame = false;
@@ -120,6 +124,7 @@ export class Crowd {
       throw new TypeError(`colorFormat and depthFormat must name the render pass's formats, got ${show(options.colorFormat)} and ${show(options.depthFormat)}`);
     }
     if (options.sampleCount !== undefined && options.sampleCount !== 1 && options.sampleCount !== 4) throw new RangeError(`sampleCount must be 1 or 4 (WebGPU's MSAA counts), got ${show(options.sampleCount)}`);
+    this.props = new CrowdProps(character, options);
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'Crowd', lodLevels: levelErrors.length,
     });
@@ -318,9 +323,9 @@ export class Crowd {
     return this.clockSeconds;
   }
 
-  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws). */
+  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws), plus one per primitive of each attached prop. */
   get drawCallCount(): number {
-    return this.skinPass.drawCount * (this.cull.needed ? this.mesh.levels : 1);
+    return this.skinPass.drawCount * (this.cull.needed ? this.mesh.levels : 1) + this.props.drawCount;
   }
 
   /** Joint matrices per instance. */
@@ -369,11 +374,54 @@ export class Crowd {
   /** Removes an instance; its id may be reused by a later add. */
   remove(id: InstanceId): void {
     this.store.remove(id);
+    this.props.forget(id);
   }
 
   /** Removes every instance. */
   clear(): void {
     this.store.clear();
+    this.props.forgetAll();
+  }
+
+  /**
+   * Attaches `prop` (a Character from loadCharacter: a static glTF mesh, drawn with its
+   * materials, or a skinned one, drawn in its rest pose) to joint `options.joint` of every
+   * instance, or of `options.instances`: each frame the prop of every drawn instance is placed
+   * on the GPU at world * joint's model matrix * `options.offset`, from the joint matrices the
+   * pose pass wrote, and drawn by draw() in one instanced draw per prop primitive. With a camera
+   * it is culled with its character (its bounds are the character's). A joint name that does not
+   * exist, an offset that is not 16 finite numbers of an affine matrix, or an instance that does
+   * not exist throws an error naming it, and nothing changes.
+   *
+   * @example
+   * ```ts
+   * const sword = await loadCharacter('/models/Props/Sword.glb');
+   * const id = crowd.attach(sword, { joint: 'Hand.R', offset: mat4.translation([0, -0.08, 0]) });
+   * crowd.detach(id);
+   * ```
+   */
+  attach(prop: Character, options: AttachOptions): AttachmentId {
+    return this.props.attach(this.store, prop, options);
+  }
+
+  /** Removes a prop attached by attach() and frees its GPU objects. */
+  detach(id: AttachmentId): void {
+    this.props.detach(id);
+  }
+
+  /** Chooses which instances show attachment `id`'s prop: a list of ids, or undefined for every instance. Checked first; a refusal changes nothing. */
+  setAttachmentInstances(id: AttachmentId, instances: readonly InstanceId[] | undefined): void {
+    this.props.setInstances(this.store, id, instances);
+  }
+
+  /** Live attachments (attach), in attach order. */
+  get attachments(): AttachmentId[] {
+    return this.props.ids;
+  }
+
+  /** @internal The prop records of attachment `id` on the GPU (INSTANCE-sized per slot, `world` first; valid for the slots drawn last frame): tests. */
+  attachmentRecords(id: AttachmentId): GPUBuffer {
+    return this.props.records(id);
   }
 
   /** The instance's model-to-world transform (16 numbers, column-major) into `out`. */
@@ -544,6 +592,7 @@ export class Crowd {
       this.posePass.update(this.store, this.clockSeconds);
       this.posePass.encode(encoder, timestampWrites);
     }
+    this.props.encode(encoder, this.store, this.culledFrame ? this.cullPass.counters : undefined, this.mesh.levels);
   }
 
   /**
@@ -563,6 +612,7 @@ export class Crowd {
     this.skinPass.update(viewProjection);
     if (this.culledFrame) this.skinPass.drawIndirect(pass, this.cullPass);
     else this.skinPass.draw(pass, this.store.count);
+    this.props.draw(pass, viewProjection, shadowPass, this.shadow.strength);
   }
 
   /** Frees the crowd's GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
@@ -591,6 +641,7 @@ export class Crowd {
       }));
       this.stats = own(new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance()));
       if (this.shadowMapSize !== undefined) this.shadowPass = own(new ShadowPass(device, this.skinPass, this.mesh, { mapSize: this.shadowMapSize }));
+      own(this.props).create(device);
     } catch (error) {
       for (let i = made.length - 1; i >= 0; i--) made[i].destroy();
       throw error;
@@ -605,6 +656,7 @@ export class Crowd {
     this.shadowPass?.destroy();
     this.stats.destroy();
     this.mesh.destroy();
+    this.props.destroy();
   }
 
   private applyOptions(options: CrowdOptions): void {

@@ -345,3 +345,30 @@ export const CONTROL_UPDATE = {
   handle: 0, // u32
   input: 4, //  ControlInput
 } as const;
+
+/*
+ * The prop pass (shaders/prop.wgsl): props attached to a joint (Crowd.attach). Per attachment
+ * and frame it places the prop of every drawn instance at world * jointMatrix * local and lists
+ * the instances to draw; SkinPass draws the prop from those records.
+ */
+
+/** Flags of PROP_PARAMS.flags. */
+export const PROP_CULLED = 1; //   the cull pass ran: entries come from its camera lists (else slot = entry)
+export const PROP_SELECTED = 2; // only instances marked in the selection this frame get the prop (else every one)
+/** A free handle in InstanceStore.handleSlotBuffer. */
+export const HANDLE_FREE = 0xffffffff;
+
+/** The prop pass's uniform block (shaders/prop.wgsl `PropParams`), one per attachment, written each frame. */
+export const PROP_PARAMS = {
+  size: 112,
+  local: 0, //          mat4x4f: joint matrix -> prop placement in model space: inverse(inverseBind) * offset
+  lengths: 64, //       vec4u: entries per LOD level's list (culled: copied from the cull counters; else (count, 0, 0, 0))
+  listStride: 80, //    u32: entries per list (the store's listStride), and the word of the prop list's length
+  slotCount: 84, //     u32: joint matrices per instance
+  joint: 88, //         u32: joint slot the prop follows
+  levels: 92, //        u32: lists to read, 1..MAX_LOD_LEVELS (the z of the dispatch)
+  flags: 96, //         u32: PROP_* flags
+  frame: 100, //        u32: this frame's mark (never 0); a selected slot holds it in the selection
+  selectedCount: 104, // u32: handles in the selection (after its listStride marks)
+  dispatchWidth: 108, // u32: workgroups per row of the 2D dispatch
+} as const;
