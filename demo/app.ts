@@ -30,11 +30,12 @@ const FOLLOW_RATE = 4;
  * frame applies them once, so dragging a slider costs one update per frame.
  */
 export class App {
-  private readonly device: GPUDevice;
-  private readonly renderer: Renderer;
-  private readonly grid: GridPass;
-  private readonly marker: MarkerPass;
-  private readonly timer: GpuTimer;
+  // The device and what lives on it, re-created by restore() after a lost device.
+  private device: GPUDevice;
+  private renderer: Renderer;
+  private grid: GridPass;
+  private marker: MarkerPass;
+  private timer: GpuTimer;
   private readonly stats: StatsOverlay;
   private readonly camera = new OrbitCamera();
   private readonly controls: Controls;
@@ -89,6 +90,28 @@ export class App {
   stop(): void {
     this.stopped = true;
     this.loadAbort?.abort();
+  }
+
+  /**
+   * Goes on drawing on `gpu` (a new device after the old one was lost): re-creates the renderer,
+   * ground, marker and timer there and restores the crowd onto it (Crowd.restore, which brings
+   * its controllers along), so every character carries on from where it was.
+   */
+  restore(gpu: DemoDevice): void {
+    const cellSize = this.grid.cellSize.slice();
+    for (const old of [this.renderer, this.grid, this.marker, this.timer]) old.destroy();
+    this.device = gpu.device;
+    this.renderer = new Renderer(this.device, this.renderer.canvas);
+    this.grid = new GridPass(this.device, this.renderer);
+    this.grid.cellSize.set(cellSize);
+    this.marker = new MarkerPass(this.device, this.renderer);
+    this.timer = new GpuTimer(this.device);
+    this.stats.restored(this.timer);
+    this.scene?.crowd.restore(this.device);
+    this.stopped = false;
+    this.lastTime = -1;
+    this.frameError = false;
+    requestAnimationFrame(this.tick);
   }
 
   /**
@@ -155,6 +178,8 @@ export class App {
   /** Makes a freshly loaded model the current one and starts the scene on it. */
   private install(scene: Scene, [wantedA, wantedB]: [string, string]): void {
     const { character } = scene;
+    // Loaded on a device that was lost meanwhile: bring it over.
+    if (scene.crowd.device !== this.device) scene.crowd.restore(this.device);
     const names = character.clipNames;
     const defaults = MODELS[scene.source.model];
     const pick = (wanted: string, fallback: string | undefined, index: number) => {

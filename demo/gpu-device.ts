@@ -25,9 +25,10 @@ export interface DemoDevice {
 /**
  * Requests an adapter and a device with the crowd's limits (requiredCrowdLimits) and
  * `timestamp-query` where offered. `onError` receives uncaptured WebGPU errors, `onLost` a
- * sentence when the device is lost for any reason but destroy().
+ * sentence and WebGPU's reason when the device is lost ('destroyed' too: the caller knows
+ * whether it destroyed it).
  */
-export async function createDevice(onError: (message: string) => void, onLost: (message: string) => void): Promise<DemoDevice> {
+export async function createDevice(onError: (message: string) => void, onLost: (message: string, reason: GPUDeviceLostReason) => void): Promise<DemoDevice> {
   if (!navigator.gpu) {
     const reason = window.isSecureContext
       ? 'This browser does not offer WebGPU (navigator.gpu is missing).'
@@ -52,7 +53,7 @@ export async function createDevice(onError: (message: string) => void, onLost: (
     onError((event as GPUUncapturedErrorEvent).error.message);
   });
   void device.lost.then((info) => {
-    if (info.reason !== 'destroyed') onLost(`The GPU device was lost (${info.reason}): ${info.message || 'no details'}`);
+    onLost(`The GPU device was lost (${info.reason}): ${info.message || 'no details'}`, info.reason);
   });
   const info = adapter.info;
   const adapterName = [info.vendor, info.architecture, info.description && `(${info.description})`].filter(Boolean).join(' ') || 'unknown adapter';

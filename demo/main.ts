@@ -4,7 +4,10 @@
  * src/index.ts (via the demo modules).
  */
 import { App } from './app';
-import { createDevice, WebGpuUnavailableError } from './gpu-device';
+import { createDevice, WebGpuUnavailableError, type DemoDevice } from './gpu-device';
+
+/** Lost devices the page restores from before it asks for a reload. */
+const MAX_RESTORES = 3;
 import { MessageBox, showFatal } from './overlays';
 import { readSceneState } from './scene-state';
 import { readState } from './url-state';
@@ -15,6 +18,8 @@ declare global {
     crowdDemo?: {
       loadModel(name: string): Promise<boolean>;
       loadModelUrl(url: string): Promise<boolean>;
+      /** Destroys the GPU device as a driver reset would lose it; the demo restores onto a new one. */
+      loseDevice(): void;
     };
   }
 }
@@ -32,13 +37,28 @@ async function main(): Promise<void> {
     if (reported++ < 10) console.error(`WebGPU error: ${message}`);
     messages.show('error', `WebGPU error: ${message}`);
   };
-  const onLost = (message: string) => {
-    console.error(message);
+  // A lost device (a driver reset, the GPU switched) is replaced by a new one, and the crowd is
+  // restored onto it as it was; after MAX_RESTORES the page gives up and asks for a reload.
+  let gpu: DemoDevice | undefined;
+  let restores = 0;
+  let lossRequested = false;
+  const onLost = (message: string, reason: GPUDeviceLostReason) => {
+    if (reason === 'destroyed' && !lossRequested) return; // the page destroyed it on purpose
+    lossRequested = false;
     app?.stop();
-    showFatal('The GPU device was lost', `${message}. Reload the page to start again.`);
+    if (!app || ++restores > MAX_RESTORES) {
+      console.error(message);
+      showFatal('The GPU device was lost', `${message}. Reload the page to start again.`);
+      return;
+    }
+    console.warn(`${message}; restoring the crowd on a new device`);
+    messages.show('info', `${message.replace(/\.$/, '')}. Restored on a new device.`);
+    createDevice(onGpuError, onLost).then((next) => {
+      gpu = next;
+      app!.restore(next);
+    }, (error: Error) => showFatal('The GPU device was lost', `${message}, and no new one could be made: ${error.message}. Reload the page.`));
   };
 
-  let gpu;
   try {
     gpu = await createDevice(onGpuError, onLost);
   } catch (error) {
@@ -52,6 +72,10 @@ async function main(): Promise<void> {
   window.crowdDemo = {
     loadModel: (name) => app.loadModel(name),
     loadModelUrl: (url) => app.loadUrl(url),
+    loseDevice: () => {
+      lossRequested = true;
+      gpu!.device.destroy();
+    },
   };
   app.start();
   // The named model first, so that a bad ?modelUrl= leaves it running, as a bad load later does.

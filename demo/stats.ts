@@ -6,7 +6,7 @@ const REFRESH_MS = 250;
 
 /** data-* keys the overlay itself writes; others come from a scene's detail. */
 const OWN_KEYS = new Set(['frames', 'fps', 'cpuMs', 'gpuComputeMs', 'gpuRenderMs', 'model', 'scene', 'mode', 'instances', 'joints', 'drawCalls', 'bakedBytes',
-  'visible', 'posed', 'vertices']);
+  'visible', 'posed', 'vertices', 'restores']);
 
 /** What the overlay shows about the loaded scene; set when it changes, not per frame. */
 export interface SceneStats {
@@ -30,6 +30,8 @@ export interface SceneStats {
 export class StatsOverlay {
   private readonly root: HTMLElement;
   private frames = 0;
+  /** Lost devices restored from so far (shown when any). */
+  private restores = 0;
   private windowFrames = 0;
   private windowStart = 0;
   private lastRefresh = -Infinity;
@@ -41,10 +43,18 @@ export class StatsOverlay {
   /** The crowd's draw calls now and its latest cull counts (read back a frame or two late). */
   private cull: (() => { drawCalls: number; stats: CullStats | undefined }) | undefined;
 
-  constructor(private readonly timer: GpuTimer, private readonly adapter: string) {
+  constructor(private timer: GpuTimer, private readonly adapter: string) {
     const root = document.getElementById('stats');
     if (!root) throw new Error('index.html has no #stats');
     this.root = root;
+  }
+
+  /** Reads GPU times from `timer` from now on: a new device's, after a lost one was restored. */
+  restored(timer: GpuTimer): void {
+    this.timer = timer;
+    this.restores++;
+    this.root.dataset.restores = String(this.restores);
+    this.lastRefresh = -Infinity;
   }
 
   setScene(scene: SceneStats, detail?: (lines: string[], data: DOMStringMap) => void, cull?: () => { drawCalls: number; stats: CullStats | undefined }): void {
@@ -115,6 +125,7 @@ export class StatsOverlay {
         );
       }
       this.detail?.(lines, d);
+      if (this.restores > 0) lines.push(`restored after ${this.restores} lost device${this.restores === 1 ? '' : 's'}`);
       lines.push(this.adapter);
     } else {
       lines.push('loading…');

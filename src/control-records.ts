@@ -5,7 +5,7 @@ import type { ClipPlayback } from './anim/control/playback';
 import { DIRECTIONS } from './anim/control/config';
 import type { BlendSpace2D } from './anim/blend-space-2d';
 import type { ControlModel } from './gpu/control-pass';
-import { CONTROL, CONTROL_FADE, CONTROL_INPUT, CONTROL_SOURCE, CONTROL_UPDATE, MASK_NONE } from './gpu/layout';
+import { CONTROL, CONTROL_ACTION_NEVER, CONTROL_FADE, CONTROL_INPUT, CONTROL_SOURCE, CONTROL_UPDATE, MASK_NONE } from './gpu/layout';
 
 /**
  * The bridge between CPU controllers and the control pass (shaders/control.wgsl): the model
@@ -182,9 +182,10 @@ export class ControlUpdates {
   /**
    * Writes `controller`'s discrete state for `handle` as of `clock` seconds into the control
    * clock's period of parity `basis`. `epoch` changes when the locomotion state must restart
-   * from (x, z, heading); `curves` gives the curve ids.
+   * from start[s .. s + 6): x, z (model units), heading (radians), velocity x, z (units per
+   * second) and blend phase; `curves` gives the curve ids.
    */
-  write(handle: number, controller: AnimationController, clock: number, basis: number, epoch: number, x: number, z: number, heading: number, curves: CurveTables): void {
+  write(handle: number, controller: AnimationController, clock: number, basis: number, epoch: number, start: Float64Array, s: number, curves: CurveTables): void {
     if (handle >= this.entryOf.length) {
       const grown = new Int32Array(Math.max(handle + 1, this.entryOf.length * 2)).fill(-1);
       grown.set(this.entryOf);
@@ -220,7 +221,8 @@ export class ControlUpdates {
     }
     u[o + CONTROL_INPUT.actionPhase / 4] = controller.actionPhase;
     u[o + CONTROL_INPUT.action / 4] = controller.action < 0 ? CONTROL.NO_INDEX : controller.action;
-    f[o + CONTROL_INPUT.actionPhaseTime / 4] = controller.actionPhaseTime;
+    f[o + CONTROL_INPUT.actionTime / 4] = controller.actionTime;
+    f[o + CONTROL_INPUT.actionOutTime / 4] = Math.min(controller.actionOutTime, CONTROL_ACTION_NEVER);
     this.playback(o + CONTROL_INPUT.actionPlay / 4, controller.actionPlayback, CONTROL.SOURCE_CLIP);
     u[o + CONTROL_INPUT.previousAction / 4] = controller.previousAction < 0 ? CONTROL.NO_INDEX : controller.previousAction;
     f[o + CONTROL_INPUT.previousStartWeight / 4] = controller.previousStartWeight;
@@ -230,9 +232,12 @@ export class ControlUpdates {
     f[o + CONTROL_INPUT.inputX / 4] = loco ? loco.inputX : 0;
     f[o + CONTROL_INPUT.inputZ / 4] = loco ? loco.inputZ : 0;
     u[o + CONTROL_INPUT.running / 4] = loco?.running ? 1 : 0;
-    f[o + CONTROL_INPUT.startX / 4] = x;
-    f[o + CONTROL_INPUT.startZ / 4] = z;
-    f[o + CONTROL_INPUT.startHeading / 4] = heading;
+    f[o + CONTROL_INPUT.startX / 4] = start[s];
+    f[o + CONTROL_INPUT.startZ / 4] = start[s + 1];
+    f[o + CONTROL_INPUT.startHeading / 4] = start[s + 2];
+    f[o + CONTROL_INPUT.startVelocityX / 4] = start[s + 3];
+    f[o + CONTROL_INPUT.startVelocityZ / 4] = start[s + 4];
+    f[o + CONTROL_INPUT.startPhase / 4] = start[s + 5];
     const facing = loco ? loco.facingHeading : null;
     u[o + CONTROL_INPUT.hasFacing / 4] = facing === null ? 0 : 1;
     f[o + CONTROL_INPUT.facing / 4] = facing ?? 0;

@@ -31,7 +31,8 @@ export interface ExternalEventSource {
  *
  * Instances without a controller are scheduled from their records: each playback (clip A, clip
  * B, each layer) of a clip with events, whose weight is at least the threshold and whose speed is
- * not 0, has its next crossing in closed form (phase + speed x clock, float64 on the CPU) in the
+ * not 0, has its next crossing in closed form (phase + speed x clock in float64: the records'
+ * float64 phases and speeds for clips A and B, the layers' float32 ones) in the
  * queue, keyed by (instance, playback). Records only change through the Crowd's methods, which
  * call changed() for that instance alone. Weights (the threshold rule):
  * - clip A: 1 - blend, clip B: blend (A and B the same clip at the same phase and speed count as
@@ -166,7 +167,8 @@ export class CrowdEvents {
     }
     const blend = f[r + INSTANCE.blend / 4];
     const clipA = u[r + INSTANCE.clipA / 4];
-    const same = clipA === u[r + INSTANCE.clipB / 4] && f[r + INSTANCE.phaseA / 4] === f[r + INSTANCE.phaseB / 4] && f[r + INSTANCE.speedA / 4] === f[r + INSTANCE.speedB / 4];
+    const records = this.store.records;
+    const same = clipA === u[r + INSTANCE.clipB / 4] && records.exactPhase(slot, 0) === records.exactPhase(slot, 1) && records.exactSpeed(slot, 0) === records.exactSpeed(slot, 1);
     w[0] = same ? scale : (1 - blend) * scale;
     w[1] = same ? 0 : blend * scale;
     for (let p = 0; p < PLAYBACKS; p++) {
@@ -279,8 +281,9 @@ export class CrowdEvents {
     const out = this.scratch;
     if (p < 2) {
       const r = slot * (INSTANCE.size / 4);
-      out[0] = this.recordF32[r + (p === 0 ? INSTANCE.phaseA : INSTANCE.phaseB) / 4];
-      out[1] = this.recordF32[r + (p === 0 ? INSTANCE.speedA : INSTANCE.speedB) / 4];
+      const records = this.store.records;
+      out[0] = records.exactPhase(slot, p as 0 | 1);
+      out[1] = records.exactSpeed(slot, p as 0 | 1);
       out[2] = this.recordU32[r + (p === 0 ? INSTANCE.clipA : INSTANCE.clipB) / 4];
     } else {
       const l = this.layerWord(this.recordU32[slot * (INSTANCE.size / 4) + INSTANCE.layers / 4], p < 6 ? p - 2 : MAX_OVERRIDE_LAYERS + p - 6);

@@ -123,9 +123,20 @@ export class GpuControllerEvents implements ExternalEventSource {
    * now are decided from the old state (one-shot entries), and its entry is cancelled.
    */
   flush(handle: number, controller: AnimationController, now: number): void {
+    const loco = controller.locomotion;
+    const since = this.steadyAt[handle];
+    if (loco && this.referencesKept && !Number.isNaN(since)) {
+      // Bring the steady reference to now in closed form (restore() may then overwrite it with the GPU's state).
+      const elapsed = now - since;
+      loco.positionX += loco.velocityX * elapsed;
+      loco.positionZ += loco.velocityZ * elapsed;
+      const u = this.steadyPhase[handle] + this.steadyRate[handle] * elapsed;
+      const wrapped = u - Math.floor(u);
+      loco.phase = wrapped >= 1 ? 0 : wrapped;
+    }
+    if (!this.scheduler.tables.hasEvents) return; // nothing pending: a table change reschedules every controller
     const q = this.scheduler.queue;
     q.cancel(handle * PLAYBACKS);
-    if (!this.scheduler.tables.hasEvents) return;
     const s = this.scanner;
     const t0 = this.t0[handle];
     s.load(controller, this.steadySegment(handle), true);
@@ -137,30 +148,20 @@ export class GpuControllerEvents implements ExternalEventSource {
   }
 
   /**
-   * The discrete state of `handle` was (re)written as of event clock `now`: the schedule
-   * restarts from it, and the locomotion reference (brought to now) is stepped again until steady.
+   * The discrete state of `handle` is as of event clock `now` (after a flush, or when it was
+   * added): the schedule restarts from it, and the locomotion reference (brought to now by the
+   * flush) is stepped again until steady.
    */
   restart(handle: number, controller: AnimationController, now: number): void {
     this.t0[handle] = now;
     this.cursorTau[handle] = EVENT_SLACK_SECONDS; // up to the slack past now was the old state's (flush)
     this.cursorSource[handle] = CONTROLLER_SOURCES;
     this.cursorIndex[handle] = 0;
-    const loco = controller.locomotion;
-    if (loco) {
-      const since = this.steadyAt[handle];
-      if (!this.referencesKept) {
-        // Not kept: nothing to step (see above).
-      } else if (!Number.isNaN(since)) {
-        const elapsed = now - since;
-        loco.positionX += loco.velocityX * elapsed;
-        loco.positionZ += loco.velocityZ * elapsed;
-        const u = this.steadyPhase[handle] + this.steadyRate[handle] * elapsed;
-        const wrapped = u - Math.floor(u);
-        loco.phase = wrapped >= 1 ? 0 : wrapped;
-        this.steadyAt[handle] = NaN;
-      }
-      if (this.referencesKept) this.startStepping(handle);
+    if (controller.locomotion && this.referencesKept) {
+      this.steadyAt[handle] = NaN;
+      this.startStepping(handle);
     }
+    if (!this.scheduler.tables.hasEvents) return; // reschedule() plans every controller when events arrive
     this.makePlan(handle, controller);
     this.scheduleNext(handle, controller);
   }

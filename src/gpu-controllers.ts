@@ -1,4 +1,4 @@
-import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY, type AnimationController, type ControllerDriver, type ControllerRuntime } from './anim/control/controller';
+import { ACTION_NONE, type AnimationController, type ControllerDriver, type ControllerRuntime } from './anim/control/controller';
 import { TIME_EPSILON } from './anim/control/crossfader';
 import type { BlendCurve } from './anim/control/curves';
 import { TimerQueue } from './anim/control/timers';
@@ -18,6 +18,19 @@ import { CONTROL_UPDATE } from './gpu/layout';
  * controllers that is 100,000 / (60 s x 60 fps / 2) = 56 refreshes a frame.
  */
 export const CONTROL_PERIOD_SECONDS = 60;
+
+/**
+ * With readBack off, the locomotion state is still read back this often (seconds of control
+ * clock), so that a lost device can be restored from a state at most this old (replayed on the
+ * CPU since; see restore). At 100,000 controllers: 3.2 MB copied once a second.
+ */
+export const RESTORE_CHECKPOINT_SECONDS = 1;
+
+/** Frames whose dt restore() can replay exactly (older ones are replayed in 1/60 s steps). */
+const REPLAY_FRAMES = 128;
+
+/** Words per handle in GpuControllers.start: x, z, heading, velocity x, z, phase. */
+const START_WORDS = 6;
 
 /** A GPU-driven controller's locomotion as read back (model units, radians, seconds). */
 export interface LocomotionReadback {
@@ -59,7 +72,7 @@ export interface ControlFrameStats {
  * here (readState reads the GPU's, a frame late).
  */
 export class GpuControllers implements ControllerDriver {
-  private readonly pass: ControlPass;
+  private pass: ControlPass;
   private readonly curves = new CurveTables();
   private curveCount: number;
   private readonly updates = new ControlUpdates();
@@ -69,17 +82,22 @@ export class GpuControllers implements ControllerDriver {
   private list = new Uint32Array(64);
   private count = 0;
   private listChanged = false;
-  /** Per handle: position in `list` (-1: not GPU-driven), control clock its discrete state is at, epoch, start placement. */
+  /** Per handle: position in `list` (-1: not GPU-driven), control clock its discrete state is at, epoch, the state its epoch starts from (START_WORDS). */
   private indexOf = new Int32Array(64).fill(-1);
   private touched = new Float64Array(64);
   private epochOf = new Uint32Array(64);
-  private start = new Float64Array(64 * 3);
+  private start = new Float64Array(64 * START_WORDS);
+  /** The dt handed to the GPU by each of the last REPLAY_FRAMES frames, and the control clock after it (ring buffers, by frame). */
+  private readonly frameDt = new Float64Array(REPLAY_FRAMES);
+  private readonly frameClock = new Float64Array(REPLAY_FRAMES).fill(-Infinity);
+  private frames = 0;
   private readonly controllers: (AnimationController | undefined)[] = [];
   private readonly scheduler: CrowdEvents;
   /** The controllers' clip events. */
   readonly events: GpuControllerEvents;
-  private readonly handleOf = new Map<AnimationController, number>();
   private nextEpoch = 1;
+  /** One more than the largest handle ever GPU-driven: the per-handle buffers of the pass cover [0, handleLimit). */
+  private handleLimit = 0;
   /** The control clock: seconds, the sum of every update's dt (float64, never rebased). */
   private clock = 0;
   /** dt of the update not yet handed to the GPU (locomotion integrates it once). */
@@ -96,6 +114,8 @@ export class GpuControllers implements ControllerDriver {
   private readState: 'idle' | 'copied' | 'mapping' = 'idle';
   private staging: GPUBuffer | null = null;
   private stagingClock = 0;
+  /** Bumped by restore, so that a map of the lost device's staging buffer that settles late is ignored. */
+  private readGeneration = 0;
 
   constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
     this.store = crowd.instanceStore;
@@ -113,11 +133,14 @@ export class GpuControllers implements ControllerDriver {
 
   /** Makes `controller` (of instance `handle`, starting at x, z facing heading) GPU-driven. */
   add(handle: number, controller: AnimationController, x: number, z: number, heading: number): void {
+    // The pass's buffers are checked (and grown) first: a refusal names the limit and changes nothing.
+    this.pass.reserve(Math.max(this.handleLimit, handle + 1), this.count + 1);
+    this.handleLimit = Math.max(this.handleLimit, handle + 1);
     this.store.makeLayered(handle); // the pass writes a stack for every controller
     this.ensure(handle);
     controller.driver = this;
     this.controllers[handle] = controller;
-    this.handleOf.set(controller, handle);
+    controller.driverKey = handle;
     if (this.count === this.list.length) {
       const grown = new Uint32Array(this.list.length * 2);
       grown.set(this.list);
@@ -127,9 +150,10 @@ export class GpuControllers implements ControllerDriver {
     this.list[this.count++] = handle;
     this.listChanged = true;
     this.epochOf[handle] = this.nextEpoch++;
-    this.start[handle * 3] = x;
-    this.start[handle * 3 + 1] = z;
-    this.start[handle * 3 + 2] = heading;
+    this.start.fill(0, handle * START_WORDS, (handle + 1) * START_WORDS);
+    this.start[handle * START_WORDS] = x;
+    this.start[handle * START_WORDS + 1] = z;
+    this.start[handle * START_WORDS + 2] = heading;
     this.touched[handle] = this.clock;
     this.events.added(handle, controller, x, z, heading, this.pendingDt);
     this.rewrite(handle);
@@ -149,7 +173,7 @@ export class GpuControllers implements ControllerDriver {
     this.updates.drop(handle);
     const controller = this.controllers[handle]!;
     controller.driver = null;
-    this.handleOf.delete(controller);
+    controller.driverKey = -1;
     this.controllers[handle] = undefined;
   }
 
@@ -169,11 +193,11 @@ export class GpuControllers implements ControllerDriver {
   }
 
   beforeCommand(controller: AnimationController): void {
-    this.catchUp(this.handleOf.get(controller)!);
+    this.catchUp(controller.driverKey);
   }
 
   afterCommand(controller: AnimationController): void {
-    this.rewrite(this.handleOf.get(controller)!);
+    this.rewrite(controller.driverKey);
   }
 
   checkCurve(curve: BlendCurve, where: string): void {
@@ -210,23 +234,74 @@ export class GpuControllers implements ControllerDriver {
     c.clock0 = period % 2 === 0 ? local : local + CONTROL_PERIOD_SECONDS;
     c.clock1 = period % 2 === 0 ? local + CONTROL_PERIOD_SECONDS : local;
     this.stats.uploadBytes = this.updates.count * CONTROL_UPDATE.size + (this.listChanged ? this.count * 4 : 0);
-    this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.store.handleCount, c);
+    this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.handleLimit, c);
     this.stats.events = this.updates.count;
     this.listChanged = false;
     this.updates.clear();
+    const frame = this.frames++ % REPLAY_FRAMES;
+    this.frameDt[frame] = this.pendingDt;
+    this.frameClock[frame] = this.clock;
     this.pendingDt = 0;
+  }
+
+  /**
+   * Re-creates the control pass on `device` (Crowd.restore calls it) and rewrites every
+   * controller's record as of now. The locomotion state lived on the lost device: each
+   * controller restarts (a new epoch) from the latest state read back (readBack, or the
+   * checkpoint taken every RESTORE_CHECKPOINT_SECONDS), advanced on the CPU by
+   * Locomotion.update over the frames the GPU integrated since, with each frame's dt and the
+   * controller's current input: the state the GPU had, to float32 rounding, unless the input
+   * changed in those frames. A controller never read back restarts from where it was added.
+   */
+  restore(device: GPUDevice): void {
+    this.pass.destroy();
+    this.staging?.destroy();
+    this.staging = null;
+    this.readState = 'idle';
+    this.readGeneration++;
+    this.pass = new ControlPass(device, buildControlModel(this.runtime, this.maskIds, this.curves));
+    this.updates.clear();
+    for (let i = 0; i < this.count; i++) {
+      const handle = this.list[i];
+      this.catchUp(handle);
+      this.resumeLocomotion(handle);
+      this.epochOf[handle] = this.nextEpoch++;
+      this.rewrite(handle);
+    }
+    this.listChanged = true;
+  }
+
+  /** Sets handle's start state to its locomotion state on the GPU at the last prepared frame (see restore). */
+  private resumeLocomotion(handle: number): void {
+    const loco = this.controllers[handle]!.locomotion;
+    const o = handle * 8;
+    if (!loco || (handle + 1) * 8 > this.snapshot.length || Number.isNaN(this.snapshotClock) || this.snapshotBits[o + 6] !== this.epochOf[handle]) return;
+    const s = this.snapshot;
+    loco.positionX = s[o]; loco.positionZ = s[o + 1]; loco.velocityX = s[o + 2]; loco.velocityZ = s[o + 3]; loco.heading = s[o + 4]; loco.phase = s[o + 5];
+    // Replay the frames integrated after the snapshot, oldest first; 1/60 s steps where the ring no longer reaches.
+    const integrated = this.clock - this.pendingDt;
+    const oldest = Math.max(0, this.frames - REPLAY_FRAMES);
+    let first = this.frames;
+    while (first > oldest && this.frameClock[(first - 1) % REPLAY_FRAMES] > this.snapshotClock) first--;
+    const covered = first < this.frames ? this.frameClock[first % REPLAY_FRAMES] - this.frameDt[first % REPLAY_FRAMES] : integrated;
+    for (let gap = covered - this.snapshotClock; gap > 1e-9; gap -= 1 / 60) loco.update(Math.min(gap, 1 / 60));
+    for (let f = first; f < this.frames; f++) loco.update(this.frameDt[f % REPLAY_FRAMES]);
+    const b = handle * START_WORDS;
+    this.start[b] = loco.positionX; this.start[b + 1] = loco.positionZ; this.start[b + 2] = loco.heading;
+    this.start[b + 3] = loco.velocityX; this.start[b + 4] = loco.velocityZ; this.start[b + 5] = loco.phase;
   }
 
   /** Called by the crowd's encode, before the pose pass. */
   encode(encoder: GPUCommandEncoder): void {
     this.pass.encode(encoder);
-    if (this.readBack && this.readState === 'idle' && this.count > 0) {
-      const bytes = this.store.handleCount * 32;
+    const checkpoint = Number.isNaN(this.snapshotClock) || this.clock - this.snapshotClock >= RESTORE_CHECKPOINT_SECONDS;
+    if ((this.readBack || checkpoint) && this.readState === 'idle' && this.count > 0) {
+      const bytes = this.pass.stateBuffer.size; // every handle the pass holds (it was checked against the limits)
       if (!this.staging || this.staging.size < bytes) {
         this.staging?.destroy();
         this.staging = this.pass.device.createBuffer({ label: 'GpuControllers.readback', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
       }
-      encoder.copyBufferToBuffer(this.pass.stateBuffer, 0, this.staging, 0, Math.min(bytes, this.pass.stateBuffer.size));
+      encoder.copyBufferToBuffer(this.pass.stateBuffer, 0, this.staging, 0, bytes);
       this.stagingClock = this.clock;
       this.readState = 'copied';
     }
@@ -236,8 +311,10 @@ export class GpuControllers implements ControllerDriver {
   private mapStaging(): void {
     const staging = this.staging!;
     const clock = this.stagingClock;
+    const generation = this.readGeneration;
     this.readState = 'mapping';
     staging.mapAsync(GPUMapMode.READ).then(() => {
+      if (generation !== this.readGeneration) return;
       const data = new Float32Array(staging.getMappedRange());
       if (this.snapshot.length < data.length) {
         this.snapshot = new Float32Array(data.length);
@@ -247,7 +324,7 @@ export class GpuControllers implements ControllerDriver {
       this.snapshotClock = clock;
       staging.unmap();
       this.readState = 'idle';
-    }, () => { this.readState = 'idle'; });
+    }, () => { if (generation === this.readGeneration) this.readState = 'idle'; });
   }
 
   /** The control pass's per-handle locomotion state (CONTROL_STATE records), for readback. */
@@ -262,19 +339,21 @@ export class GpuControllers implements ControllerDriver {
 
   /** Brings handle's discrete state up to the control clock (no transition lies in between: timers see to it). */
   private catchUp(handle: number): void {
-    this.events.flush(handle, this.controllers[handle]!, this.eventNow);
+    const controller = this.controllers[handle]!;
+    this.events.flush(handle, controller, this.eventNow);
     const dt = this.clock - this.touched[handle];
-    if (dt > 0) this.controllers[handle]!.advanceDiscrete(dt);
+    if (dt > 0) controller.advanceDiscrete(dt);
     this.touched[handle] = this.clock;
+    // The clip events go on from the state now, even when the command that caught up is refused and rewrites nothing.
+    this.events.restart(handle, controller, this.eventNow);
   }
 
   /** Queues handle's record as of now and schedules its next transition or refresh. */
   private rewrite(handle: number): void {
     const controller = this.controllers[handle]!;
     const period = Math.floor(this.clock / CONTROL_PERIOD_SECONDS);
-    const s = handle * 3;
     this.updates.write(handle, controller, this.clock - period * CONTROL_PERIOD_SECONDS, period % 2, this.epochOf[handle],
-      this.start[s], this.start[s + 1], this.start[s + 2], this.curves);
+      this.start, handle * START_WORDS, this.curves);
     // Refresh within the first half of the next period, spread by handle so the load is even.
     const refresh = (period + 1 + ((handle * 0.618034) % 1) * 0.5) * CONTROL_PERIOD_SECONDS;
     this.timers.schedule(handle, Math.min(refresh, this.clock + this.nextTransition(controller)));
@@ -295,14 +374,11 @@ export class GpuControllers implements ControllerDriver {
       next = Math.min(next, fade.reversing ? fade.elapsed - TIME_EPSILON : fade.duration - TIME_EPSILON - fade.elapsed);
     }
     if (c.actionPhase !== ACTION_NONE) {
+      // The pass evaluates the phases in closed form (intervals of actionTime); the CPU steps in
+      // only where the layers change: the action's end and the end of a handed-over action.
       const action = this.runtime.config.actions[c.action];
-      if (c.actionPhase === ACTION_IN) next = Math.min(next, action.fadeIn - TIME_EPSILON - c.actionPhaseTime);
-      if (c.actionPhase === ACTION_PLAY) {
-        const p = c.actionPlayback;
-        const remaining = p.finished ? 0 : p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
-        next = Math.min(next, remaining - action.fadeOut - TIME_EPSILON);
-      }
-      if (c.actionPhase === ACTION_OUT) next = Math.min(next, action.fadeOut - TIME_EPSILON - c.actionPhaseTime);
+      next = Math.min(next, c.actionOutTime + action.fadeOut - TIME_EPSILON - c.actionTime);
+      if (c.previousAction >= 0) next = Math.min(next, action.fadeIn - TIME_EPSILON - c.actionTime);
     }
     return next;
   }
@@ -319,7 +395,7 @@ export class GpuControllers implements ControllerDriver {
     const epochs = new Uint32Array(n);
     epochs.set(this.epochOf);
     this.epochOf = epochs;
-    const start = new Float64Array(n * 3);
+    const start = new Float64Array(n * START_WORDS);
     start.set(this.start);
     this.start = start;
   }

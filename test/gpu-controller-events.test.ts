@@ -93,6 +93,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
       [0, (c) => c.setSpeed(1)],
       [20, (c) => c.requestAction('Wave')],
       [24, (c) => c.requestAction('ThumbsUp')],
+      [60, (c) => c.requestAction('Wave')], // refused (ThumbsUp plays): the GPU side caught up and must go on from there
       [120, (c) => c.requestAction('Punch')],
       [121, (c) => c.requestAction('Jump')], // Punch still fading in: handed over
       [200, (c) => c.setSpeed(0)],

@@ -72,6 +72,19 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     await page.close();
   }, TEST_TIMEOUT);
 
+  it('restores the wanderers on a new device when the GPU device is lost, and carries on drawing', async () => {
+    const { page, problems } = await open('?scene=locomotion&instances=40');
+    await waitForCrowd(page, 40, 3);
+    await page.evaluate(() => window.crowdDemo!.loseDevice());
+    await page.waitForFunction(() => document.getElementById('stats')?.dataset.restores === '1', null, { timeout: 120_000 });
+    await waitForFrames(page, (await statNumber(page, 'frames')) + 3);
+    expect(await page.locator('#stats').textContent()).toContain('restored after 1 lost device');
+    await expectAliveCrowd(page, 'restored-locomotion');
+    expect(await page.locator('#fatal').isHidden()).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, TEST_TIMEOUT);
+
   it('shows 10,000 instances in crowd mode (?instances=10000&mode=crowd)', async () => {
     const { page, problems } = await open('?instances=10000&mode=crowd');
     await waitForCrowd(page, 10_000, 1, BIG_WAIT);

@@ -1,7 +1,7 @@
 import { ClipEventTable, EVENT_SLACK_SECONDS } from '../events/clip-events';
-import { ACTION_IN, ACTION_NONE, ACTION_PLAY, type AnimationController } from './controller';
+import { ACTION_NONE, type AnimationController } from './controller';
 import type { ControllerConfig } from './config';
-import { SOURCE_LOCOMOTION, type Source } from './crossfader';
+import { SOURCE_LOCOMOTION, TIME_EPSILON, type Source } from './crossfader';
 import { evaluateCurve } from './curves';
 import { HOLD_SECONDS, type ClipPlayback } from './playback';
 
@@ -21,7 +21,8 @@ import { HOLD_SECONDS, type ClipPlayback } from './playback';
  * Weight of a source at a crossing (compared with the crowd's eventWeightThreshold, >=):
  * evaluated at the crossing time from the state the scan starts from, advanced continuously
  * (fade curves at elapsed +- tau, the action's fade at its phase time + tau; no transition falls
- * inside a scan). Crossfade sources get Crossfader.sourceWeights; an action layer scales every
+ * inside a scan; an action's phases are intervals of the time since its request, so its weight
+ * is a closed form across them). Crossfade sources get Crossfader.sourceWeights; an action layer scales every
  * source below it by (1 - its weight) unless it is masked (part of the body); the action's own
  * weight is actionWeight, the handed-over action's previousWeight.
  */
@@ -174,15 +175,17 @@ export class ControllerEvents {
     let previous = 0;
     let previousMasked = true;
     if (c.actionPhase !== ACTION_NONE) {
+      // The action's phases are intervals of the time since its request (AnimationController.updateAction).
       const config = c.runtime.config.actions[c.action];
-      const t = c.actionPhaseTime + tau;
+      const t = c.actionTime + tau;
+      const outAt = c.actionOutTime;
+      const fadingIn = t < config.fadeIn - TIME_EPSILON;
       actionMasked = config.mask >= 0;
-      if (c.actionPhase === ACTION_IN) action = config.fadeIn > 0 ? evaluateCurve(config.curve, t / config.fadeIn) : 1;
-      else if (c.actionPhase === ACTION_PLAY) action = 1;
-      else action = config.fadeOut > 0 ? 1 - evaluateCurve(config.curve, t / config.fadeOut) : 0;
+      if (fadingIn) action = evaluateCurve(config.curve, t / config.fadeIn);
+      else if (t < outAt - TIME_EPSILON) action = 1;
+      else if (t < outAt + config.fadeOut - TIME_EPSILON) action = 1 - evaluateCurve(config.curve, (t - outAt) / config.fadeOut);
       if (c.previousAction >= 0) {
-        const u = config.fadeIn > 0 ? (c.actionPhase === ACTION_IN ? t : Infinity) / config.fadeIn : 1;
-        previous = c.previousStartWeight * (1 - evaluateCurve(config.curve, u));
+        previous = fadingIn ? c.previousStartWeight * (1 - evaluateCurve(config.curve, t / config.fadeIn)) : 0;
         previousMasked = c.runtime.config.actions[c.previousAction].mask >= 0;
       }
     }
