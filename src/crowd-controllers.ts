@@ -92,6 +92,8 @@ export class CrowdControllers {
     const driver = options.driver ?? this.driver;
     if (driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(driver)}`);
     const controller = new AnimationController(this.runtime);
+    // The controller moves the character (locomotion) or keeps it in place: not its clips' root motion.
+    this.crowd.setRootMotion(id, false);
     if (driver === 'gpu') {
       const gpu = this.gpu; // made on first use
       if (!controller.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);

@@ -341,3 +341,28 @@ export const CONTROL_UPDATE = {
   handle: 0, // u32
   input: 4, //  ControlInput
 } as const;
+
+/*
+ * The root-motion pass (shaders/root-motion.wgsl): for a crowd whose character was loaded with
+ * rootMotion mode 'apply', it writes each moving instance's world = anchor * M every frame, M the
+ * motion of its clips since the anchor in closed form (src/anim/root-motion.ts is the CPU twin).
+ */
+
+/** One handle's anchor (shaders/root-motion.wgsl `Anchor`), written by the CPU on events only. */
+export const ROOT_ANCHOR = {
+  size: 80,
+  world: 0, //  mat4x4f: model-to-world at the anchor (column-major)
+  clock: 64, // f32: crowd clock at the anchor, seconds in the current clock period
+  timeA: 68, // f32: clip A time at the anchor, seconds, wrapped into [0, duration)
+  timeB: 72, // f32: clip B time at the anchor
+  moves: 76, // u32: 1 when the pass writes this handle's world, 0 when something else places it
+} as const;
+
+/** The root-motion pass's uniform block (`RootParams`). */
+export const ROOT_MOTION_PARAMS = {
+  size: 16,
+  handleCount: 0, // u32: handles to visit (InstanceStore.handleCount)
+  clock: 4, //       f32: crowd clock now, seconds
+  trackBase: 8, //   u32: vec4 index in `tables` of the first track entry (clip c's facts are vec4s 2c and 2c + 1)
+  clipCount: 12, //  u32
+} as const;
