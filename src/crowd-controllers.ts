@@ -10,6 +10,13 @@ export type ControllerDriverKind = 'gpu' | 'cpu';
 export interface CrowdControllersOptions {
   /** Driver of controllers added without one (default 'gpu'). */
   driver?: ControllerDriverKind;
+  /**
+   * When the character has root motion (LoadOptions.rootMotion), set the locomotion clips'
+   * playback rate so that their root speed matches the movement speed, so feet do not slide
+   * (default true; see Locomotion in src/anim/control/locomotion.ts). False plays them at their
+   * configured rates.
+   */
+  matchRootSpeed?: boolean;
 }
 
 /** Snapshot layout per CPU-driven controller: layer count, seconds since written, base (clip, time, speed), 4 x layer (clip, time, speed, weight, mask). */
@@ -72,7 +79,10 @@ export class CrowdControllers {
     if (config.clipNames.length !== crowd.character.clipNames.length || config.clipNames.some((n, i) => n !== crowd.character.clipNames[i])) {
       throw new RangeError('controller config was made for another model (its clip names differ)');
     }
-    this.runtime = new ControllerRuntime(config, crowd.character.clipDurations);
+    if (options.matchRootSpeed !== undefined && typeof options.matchRootSpeed !== 'boolean') {
+      throw new TypeError(`matchRootSpeed must be true or false, got ${JSON.stringify(options.matchRootSpeed)}`);
+    }
+    this.runtime = new ControllerRuntime(config, crowd.character.clipDurations, options.matchRootSpeed === false ? null : crowd.character.rootMotion);
     this.driver = options.driver ?? 'gpu';
     this.maskIds = Int32Array.from(config.masks, (spec) => crowd.createMask(spec));
   }

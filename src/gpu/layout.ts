@@ -332,7 +332,7 @@ export const CONTROL_PARAMS = {
   clock0: 32, //     f32: control clock now, seconds since the start of the latest even period
   clock1: 36, //     f32: the same for the latest odd period
   planeBase: 40, //  u32: model-table offset of the 2D locomotion blend space, NO_INDEX for none
-  // 4 bytes of padding
+  rootBase: 44, //   u32: model-table offset of the clips' root displacements (rate matching), NO_INDEX for none
 } as const;
 
 /** One rewritten input (`Update`): the handle, then the ControlInput. */
