@@ -47,6 +47,9 @@ export class CrowdRootMotion implements CrowdPrepass {
   private readonly motionA = new Float64Array(3);
   private readonly motionB = new Float64Array(3);
   private readonly scratch = new Float64Array(16);
+  private readonly scratchWorld = new Float32Array(16);
+  /** Bytes of anchors the last prepare() uploaded (those changed since the frame before). */
+  uploadedBytes = 0;
 
   /**
    * @param device Where the pass's objects are made (replaced by restore).
@@ -59,9 +62,6 @@ export class CrowdRootMotion implements CrowdPrepass {
     this.records = new RootAnchorRecords(64);
     this.anchors = new Float64Array(64 * ANCHOR_NUMBERS);
   }
-
-  /** Bytes the last prepare() uploaded (anchors changed since the frame before, and the uniforms). */
-  uploadedBytes = 0;
 
   /** A new instance: anchored at `world` (16 numbers, column-major) and its record's clip times at `clock`; it moves. */
   added(handle: number, slot: number, world: ArrayLike<number>, clock: number): void {
@@ -163,8 +163,6 @@ export class CrowdRootMotion implements CrowdPrepass {
     return out;
   }
 
-  private readonly scratchWorld = new Float32Array(16);
-
   /** CrowdPrepass: uploads the changed anchors and the clock (after the crowd's own uploads). */
   prepare(crowdClock: number): void {
     this.uploadedBytes = this.pass.update(this.store, this.records, crowdClock);
@@ -190,11 +188,6 @@ export class CrowdRootMotion implements CrowdPrepass {
     this.pass.destroy();
     this.pass = new RootMotionPass(device, this.tables);
     this.records.markAllDirty(this.records.capacity);
-  }
-
-  /** The GPU anchors (ROOT_ANCHOR records by handle), for tests. */
-  get anchorBuffer(): GPUBuffer {
-    return this.pass.anchorBuffer;
   }
 
   destroy(): void {

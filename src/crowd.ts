@@ -295,7 +295,7 @@ export class Crowd {
     this.prepasses.push(prepass);
   }
 
-  /** Bytes the last update() wrote into the crowd's GPU buffers (records, stacks, masks, handle slots). */
+  /** Bytes the last update() wrote into the crowd's GPU buffers (records, stacks, masks, handle slots, root-motion anchors). */
   get uploadedBytes(): number {
     return this.uploaded;
   }
@@ -387,7 +387,8 @@ export class Crowd {
    * crowd whose character was loaded with `rootMotion: { mode: 'apply' }` (no other crowd can
    * turn it on). CrowdControllers turns it off for the instances it controls (their locomotion
    * moves them). Turned off, the instance stays where its root motion brought it; turned on, it
-   * walks on from its transform now. O(1).
+   * walks on from its transform now (after a GPU-driven controller, whose placement the CPU does
+   * not see, call setTransform or setPlacement first). O(1).
    */
   setRootMotion(id: InstanceId, on: boolean): void {
     const slot = this.store.slot(id);
@@ -530,6 +531,7 @@ export class Crowd {
     }
     this.uploaded = this.store.upload(this.device.queue);
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].prepare(this.clockSeconds);
+    if (this.rootMotion) this.uploaded += this.rootMotion.uploadedBytes;
   }
 
   /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mat4d } from 'wgpu-matrix';
 import { loadCharacter, type Character, type LoadOptions } from '../src/character';
 import { Crowd } from '../src/crowd';
-import { INSTANCE } from '../src/gpu/layout';
+import { INSTANCE, ROOT_ANCHOR } from '../src/gpu/layout';
 import { createPose, localToModel } from '../src/math/pose';
 import { openTestDevice, readBuffer } from './helpers/gpu';
 import { modelPath } from './helpers/models';
@@ -348,6 +348,12 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
       }
     };
     await check('after growth');
+    // A steady crowd uploads nothing; a blend change, one record and one anchor.
+    frame(crowd, 0.1);
+    expect(crowd.uploadedBytes).toBe(0);
+    crowd.setBlend(ids[7], 0.5);
+    frame(crowd, 0.1);
+    expect(crowd.uploadedBytes).toBe(INSTANCE.size + ROOT_ANCHOR.size);
     crowd.restore((await openTestDevice())!);
     frame(crowd, 0.1);
     await check('after restore');

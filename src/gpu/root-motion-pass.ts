@@ -104,7 +104,7 @@ export class RootMotionPass {
 
   /**
    * Prepares the frame at crowd clock `clock` (seconds): grows `anchors` (and the GPU copy) to
-   * the targets' handles, uploads the changed anchors and the uniforms. Returns the bytes
+   * the targets' handles, uploads the changed anchors and the uniforms. Returns the anchor bytes
    * uploaded. Checks the sizes against the device's limits before changing anything.
    */
   update(targets: RootMotionTargets, anchors: RootAnchorRecords, clock: number): number {
@@ -126,7 +126,7 @@ export class RootMotionPass {
     this.paramView.setUint32(ROOT_MOTION_PARAMS.handleCount, handles, true);
     this.paramView.setFloat32(ROOT_MOTION_PARAMS.clock, clock, true);
     this.device.queue.writeBuffer(this.params, 0, this.paramData);
-    return anchors.upload(this.device.queue, this.anchors) + ROOT_MOTION_PARAMS.size;
+    return anchors.upload(this.device.queue, this.anchors);
   }
 
   /** Records the dispatch (after update, before the cull and pose passes). */
