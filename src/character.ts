@@ -110,7 +110,9 @@ export interface LoadOptions {
    * Take the root joint's horizontal motion (and with `yaw`, its rotation about +y) out of every
    * clip before baking, so walking clips walk on the spot; the motion is kept per clip in
    * `Character.rootMotion` (src/bake/root-motion.ts). `joint` defaults to the skin's root joint.
-   * 'apply' bakes the same data for moving instances by it, which the Crowd does not do yet.
+   * With 'apply', a Crowd of the character moves each instance by its clips' root motion on the
+   * GPU (Crowd.setRootMotion, src/crowd-root-motion.ts); with 'in-place' the motion is only data.
+   * Either way, controllers match locomotion clips' playback rate to the movement speed.
    */
   rootMotion?: RootMotionOptions;
   /**
@@ -157,9 +159,6 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
   const rootMotion = options.rootMotion === undefined ? undefined : extractRootMotion(parsed, options.rootMotion);
   const rig = rootMotion?.rig ?? parsed;
-  if (rootMotion?.mode === 'apply') {
-    rig.warnings.push('rootMotion mode \'apply\': clips are baked in place and their motion is in baked.rootMotion, but the Crowd does not move instances by it yet');
-  }
   const t1 = performance.now();
   const fileClips = rig.clips.map((c) => c.name);
   const clipOf = (clip: string | number, where: string) => resolveClip(fileClips, clip, { where });

@@ -1,5 +1,6 @@
 import { buildMask, type MaskSpec } from './anim/masks';
 import type { Character } from './character';
+import { CrowdRootMotion } from './crowd-root-motion';
 import type {
   AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId, ShadowOptions,
 } from './crowd-types';
@@ -34,6 +35,8 @@ export interface CrowdPrepass {
   encode(encoder: GPUCommandEncoder): void;
   /** In restore(device), after the crowd's own objects: re-create the pass's GPU objects on `device`. */
   restore(device: GPUDevice): void;
+  /** In update(dt), when the crowd clock restarts at 0 from `clock` seconds (after the records are rebased). */
+  rebase?(clock: number): void;
 }
 
 /** The GPU clock restarts from 0 past this many seconds, keeping float32 time precise. */
@@ -92,12 +95,16 @@ export class Crowd {
   private readonly prepasses: CrowdPrepass[] = [];
   /** Props on joints (attach): placed after the pose pass, drawn after the crowd. */
   private readonly props: CrowdProps;
+  /** Moves instances by their clips' root motion (characters loaded with rootMotion mode 'apply'), else null. */
+  private readonly rootMotion: CrowdRootMotion | null = null;
   private uploaded = 0;
   /** Whether the last encode ran the cull pass (so draw() draws through its lists). */
   private culledFrame = false;
   /** The caller's timestamp writes split over the cull pass (beginning) and the pose pass (end). */
   private readonly cullTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
   private readonly poseTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
+  /** setPlacement's world, read back for root motion's anchor. */
+  private readonly placed = new Float32Array(16);
 
   /**
    * Creates the crowd's pipelines and buffers on `device` (the crowd owns them: destroy() frees
@@ -135,6 +142,15 @@ export class Crowd {
       throw error;
     }
     this.cull.shadows = this.shadowMapSize !== undefined;
+    if (character.rootMotion?.mode === 'apply') {
+      try {
+        this.rootMotion = new CrowdRootMotion(device, character.rootMotion, this.store);
+      } catch (error) {
+        this.destroy();
+        throw error;
+      }
+      this.addPrepass(this.rootMotion);
+    }
   }
 
   /** The device the crowd's GPU objects live on (replaced by restore). Not owned: the caller destroys it. */
@@ -313,7 +329,7 @@ export class Crowd {
     this.prepasses.push(prepass);
   }
 
-  /** Bytes the last update() wrote into the crowd's GPU buffers (records, stacks, masks, handle slots). */
+  /** Bytes the last update() wrote into the crowd's GPU buffers (records, stacks, masks, handle slots, root-motion anchors). */
   get uploadedBytes(): number {
     return this.uploaded;
   }
@@ -368,6 +384,7 @@ export class Crowd {
     const slot = this.store.slot(handle);
     this.store.records.setWorld(slot, world);
     this.store.records.setAnimation(slot, resolved, this.clockSeconds);
+    this.rootMotion?.added(handle, slot, world, this.clockSeconds);
     return handle;
   }
 
@@ -424,18 +441,65 @@ export class Crowd {
     return this.props.records(id);
   }
 
-  /** The instance's model-to-world transform (16 numbers, column-major) into `out`. */
+  /**
+   * The instance's model-to-world transform now (16 numbers, column-major) into `out`. An
+   * instance that moves by root motion (see setRootMotion) is where its clips have carried it:
+   * the closed form of worldTransform, rounded to float32 as the GPU holds it.
+   */
   getTransform(id: InstanceId, out: Float32Array = new Float32Array(16)): Float32Array {
     const slot = this.store.slot(id);
     if (!(out instanceof Float32Array) || out.length < 16) {
       throw new TypeError(`out must be a Float32Array of at least 16 numbers, got ${out instanceof Float32Array ? out.length : show(out)}`);
     }
+    if (this.rootMotion) return this.rootMotion.transformAt(id, slot, this.clockSeconds, out);
     return this.store.records.getWorld(slot, out);
   }
 
-  /** Sets an instance's model-to-world transform: 16 numbers, column-major. */
+  /**
+   * Sets an instance's model-to-world transform: 16 numbers, column-major. An instance that
+   * moves by root motion walks on from there.
+   */
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
-    this.store.records.setWorld(this.store.slot(id), transform);
+    const slot = this.store.slot(id);
+    this.store.records.setWorld(slot, transform);
+    this.rootMotion?.place(id, slot, transform, this.clockSeconds);
+  }
+
+  /**
+   * Whether instance `id` moves by its clips' root motion: the default for every instance of a
+   * crowd whose character was loaded with `rootMotion: { mode: 'apply' }` (no other crowd can
+   * turn it on). CrowdControllers turns it off for the instances it controls (their locomotion
+   * moves them). Turned off, the instance stays where its root motion brought it; turned on, it
+   * walks on from its transform now (after a GPU-driven controller, whose placement the CPU does
+   * not see, call setTransform or setPlacement first). O(1).
+   */
+  setRootMotion(id: InstanceId, on: boolean): void {
+    const slot = this.store.slot(id);
+    if (!this.rootMotion) {
+      if (on) throw new Error(`instance ${id} cannot move by root motion: the character was not loaded with rootMotion mode 'apply'`);
+      return;
+    }
+    this.rootMotion.setMoves(id, slot, on === true, this.clockSeconds);
+  }
+
+  /** Whether instance `id` moves by its clips' root motion (see setRootMotion). */
+  movesByRootMotion(id: InstanceId): boolean {
+    this.store.slot(id);
+    return this.rootMotion?.moves(id) ?? false;
+  }
+
+  /**
+   * Instance `id`'s model-to-world transform in float64 (16 numbers, column-major) into `out`,
+   * `ahead` seconds from now (default 0) if nothing changes it: for an instance that moves by
+   * root motion the closed form anchor * M (src/crowd-root-motion.ts) that the GPU evaluates in
+   * float32; for any other its transform. For gameplay queries (where is it, where will it be).
+   */
+  worldTransform(id: InstanceId, out: Float64Array = new Float64Array(16), ahead = 0): Float64Array {
+    const slot = this.store.slot(id);
+    checkFinite(ahead, 'ahead');
+    if (this.rootMotion) return this.rootMotion.transformAt(id, slot, this.clockSeconds + ahead, out);
+    out.set(this.store.records.getWorld(slot, this.placed));
+    return out;
   }
 
   /** Changes any subset of an instance's animation; the rest keeps playing as it was. */
@@ -444,12 +508,17 @@ export class Crowd {
     checkObject(change, 'change', '{ clipA, clipB, timeA, timeB, speedA, speedB, blend } (any subset)');
     checkFields(change, ANIMATION_FIELDS, 'setAnimation');
     const current = this.store.records.getAnimation(slot, this.clockSeconds);
-    this.store.records.setAnimation(slot, this.resolve({ ...current, ...stripUndefined(change) }), this.clockSeconds);
+    const resolved = this.resolve({ ...current, ...stripUndefined(change) });
+    this.rootMotion?.reanchor(id, slot, this.clockSeconds);
+    this.store.records.setAnimation(slot, resolved, this.clockSeconds);
+    this.rootMotion?.retime(id, slot, this.clockSeconds);
   }
 
   /** Sets the weight of clip B in [0, 1]; cheaper than setAnimation and allocation-free, for per-frame fades. */
   setBlend(id: InstanceId, blend: number): void {
-    this.store.records.setBlend(this.store.slot(id), blend);
+    const slot = this.store.slot(id);
+    this.rootMotion?.reanchor(id, slot, this.clockSeconds);
+    this.store.records.setBlend(slot, blend);
   }
 
   /**
@@ -523,17 +592,21 @@ export class Crowd {
     this.store.stacks.checkArrays(stack, maskIds);
     this.store.records.checkClipIndex(stack.baseClip, 'baseClip');
     const clock = this.clockSeconds + ahead;
+    this.rootMotion?.reanchor(id, this.store.slot(id), this.clockSeconds);
     if (stack.layerCount === 0) {
       this.store.makePlain(id);
     } else {
       this.store.stacks.setArrays(this.store.makeLayered(id), stack, maskIds, clock);
     }
     this.store.records.setSingleClip(this.store.slot(id), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
+    this.rootMotion?.retime(id, this.store.slot(id), this.clockSeconds);
   }
 
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
   setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
-    this.store.records.setPlacement(this.store.slot(id), x, y, z, yaw, scale);
+    const slot = this.store.slot(id);
+    this.store.records.setPlacement(slot, x, y, z, yaw, scale);
+    if (this.rootMotion?.moves(id)) this.rootMotion.place(id, slot, this.store.records.getWorld(slot, this.placed), this.clockSeconds);
   }
 
   /** The instance's animation now, clips as indices and times wrapped into their clips. */
@@ -550,10 +623,12 @@ export class Crowd {
     this.clockSeconds += dt;
     if (Math.abs(this.clockSeconds) > CLOCK_REBASE_SECONDS) {
       this.store.rebase(this.clockSeconds);
+      for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].rebase?.(this.clockSeconds);
       this.clockSeconds = 0;
     }
     this.uploaded = this.store.upload(this.device.queue);
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].prepare(this.clockSeconds);
+    if (this.rootMotion) this.uploaded += this.rootMotion.uploadedBytes;
   }
 
   /**
@@ -618,6 +693,7 @@ export class Crowd {
   /** Frees the crowd's GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
   destroy(): void {
     this.destroyPasses();
+    this.rootMotion?.destroy();
     this.store.destroy();
   }
 

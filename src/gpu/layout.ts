@@ -336,7 +336,7 @@ export const CONTROL_PARAMS = {
   clock0: 32, //     f32: control clock now, seconds since the start of the latest even period
   clock1: 36, //     f32: the same for the latest odd period
   planeBase: 40, //  u32: model-table offset of the 2D locomotion blend space, NO_INDEX for none
-  // 4 bytes of padding
+  rootBase: 44, //   u32: model-table offset of the clips' root displacements (rate matching), NO_INDEX for none
 } as const;
 
 /** One rewritten input (`Update`): the handle, then the ControlInput. */
@@ -371,4 +371,29 @@ export const PROP_PARAMS = {
   frame: 100, //        u32: this frame's mark (never 0); a selected slot holds it in the selection
   selectedCount: 104, // u32: handles in the selection (after its listStride marks)
   dispatchWidth: 108, // u32: workgroups per row of the 2D dispatch
+} as const;
+
+/*
+ * The root-motion pass (shaders/root-motion.wgsl): for a crowd whose character was loaded with
+ * rootMotion mode 'apply', it writes each moving instance's world = anchor * M every frame, M the
+ * motion of its clips since the anchor in closed form (src/anim/root-motion.ts is the CPU twin).
+ */
+
+/** One handle's anchor (shaders/root-motion.wgsl `Anchor`), written by the CPU on events only. */
+export const ROOT_ANCHOR = {
+  size: 80,
+  world: 0, //  mat4x4f: model-to-world at the anchor (column-major)
+  clock: 64, // f32: crowd clock at the anchor, seconds in the current clock period
+  timeA: 68, // f32: clip A time at the anchor, seconds, wrapped into [0, duration)
+  timeB: 72, // f32: clip B time at the anchor
+  moves: 76, // u32: 1 when the pass writes this handle's world, 0 when something else places it
+} as const;
+
+/** The root-motion pass's uniform block (`RootParams`). */
+export const ROOT_MOTION_PARAMS = {
+  size: 16,
+  handleCount: 0, // u32: handles to visit (InstanceStore.handleCount)
+  clock: 4, //       f32: crowd clock now, seconds
+  trackBase: 8, //   u32: vec4 index in `tables` of the first track entry (clip c's facts are vec4s 2c and 2c + 1)
+  clipCount: 12, //  u32
 } as const;

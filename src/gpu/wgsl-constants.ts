@@ -66,6 +66,11 @@ export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
   ['STACK_LAYERS', STACK_LAYERS],
 ];
 
+/** The constants of shaders/root-motion.wgsl: a free handle's slot (InstanceStore keeps -1, read as u32). */
+export const ROOT_MOTION_CONSTANTS: readonly SharedConstant[] = [
+  ['FREE_HANDLE', 0xffffffff],
+];
+
 /**
  * The instance record as WGSL (layout: INSTANCE in src/gpu/layout.ts, checked field by field by
  * test/gpu/layout.test.ts). Every pass that reads or writes it (pose, control, cull, skin) gets
@@ -111,6 +116,7 @@ export const GENERATED_SHADERS: readonly { file: string; constants: readonly Sha
   { file: 'shaders/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
   { file: 'shaders/skin.wgsl', constants: [], structs: INSTANCE_STRUCT },
   { file: 'shaders/prop.wgsl', constants: PROP_CONSTANTS, structs: INSTANCE_STRUCT },
+  { file: 'shaders/root-motion.wgsl', constants: ROOT_MOTION_CONSTANTS, structs: INSTANCE_STRUCT },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
-  MATERIAL, NODE, POSE_PARAMS,
+  MATERIAL, NODE, POSE_PARAMS, ROOT_ANCHOR, ROOT_MOTION_PARAMS,
 } from '../../src/gpu/layout';
 import { PROP_PARAMS } from '../../src/gpu/layout';
 
@@ -58,6 +58,7 @@ const skin = readFileSync(new URL('../../shaders/skin.wgsl', import.meta.url), '
 const control = readFileSync(new URL('../../shaders/control.wgsl', import.meta.url), 'utf8');
 const cull = readFileSync(new URL('../../shaders/cull.wgsl', import.meta.url), 'utf8');
 const prop = readFileSync(new URL('../../shaders/prop.wgsl', import.meta.url), 'utf8');
+const rootMotion = readFileSync(new URL('../../shaders/root-motion.wgsl', import.meta.url), 'utf8');
 
 describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
   it('Instance: world at 0 (64 bytes), then eight 4-byte fields from 64; 96 bytes', () => {
@@ -129,6 +130,14 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expectMatches(INSTANCE, wgslLayout(control, 'Instance'));
     expectMatches(LAYER, wgslLayout(control, 'Layer'));
     expect(wgslLayout(control, 'LayerStack').size).toBe(LAYER_STACK.size);
+  });
+
+  it('the root-motion pass: Anchor 80 (world, clock, two times, moves), RootParams 16, and the pose pass\'s Instance', () => {
+    // world 0..64, clock 64, timeA 68, timeB 72, moves 76: 80 is a multiple of mat4x4f's 16-byte alignment.
+    expectMatches(ROOT_ANCHOR, wgslLayout(rootMotion, 'Anchor'));
+    expect(ROOT_ANCHOR.size).toBe(64 + 4 * 4);
+    expectMatches(ROOT_MOTION_PARAMS, wgslLayout(rootMotion, 'RootParams'));
+    expectMatches(INSTANCE, wgslLayout(rootMotion, 'Instance'));
   });
 
   it('the layout reader itself follows the WGSL rules on the classic trap', () => {
