@@ -108,6 +108,36 @@ export const JOINT_SLOT = {
  */
 export const JOINT_MATRIX_BYTES = 48;
 
+/**
+ * How a crowd skins (CrowdOptions.skinning): 'linear' blends joint matrices (linear blend
+ * skinning), 'dual-quaternion' blends their rigid parts as dual quaternions (after a linear
+ * blend of their scale / shear), which keeps twisted joints from collapsing. src/anim/dual-quaternion.ts
+ * is the reference.
+ */
+export type SkinningMethod = 'linear' | 'dual-quaternion';
+
+/**
+ * One joint record in 'dual-quaternion' mode (shaders/pose.wgsl writes it, shaders/skin.wgsl
+ * reads it at (instance * slotCount + slot) * 4): the joint matrix model * inverseBind (model space)
+ * = [A | t] split as A = R S (R the polar rotation of A, S = R^T A its scale and shear in bind
+ * space, the identity for a rigid joint). 4 vec4f = 64 bytes.
+ */
+export const JOINT_DQ = {
+  size: 64,
+  real: 0, //  vec4f: unit quaternion (x, y, z, w) of R: the real part of the dual quaternion
+  rows: 16, // 3 x vec4f: the rows of [S | t] (S row i in xyz, translation component i in w)
+} as const;
+
+/** Bytes per joint of the joint buffer for each skinning method. */
+export const JOINT_BYTES: Readonly<Record<SkinningMethod, number>> = { linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size };
+
+/** `value` when it is a SkinningMethod (undefined: 'linear'); a RangeError naming `skinning` otherwise. */
+export function checkSkinning(value: unknown): SkinningMethod {
+  if (value === undefined) return 'linear';
+  if (typeof value === 'string' && Object.hasOwn(JOINT_BYTES, value)) return value as SkinningMethod;
+  throw new RangeError(`skinning must be 'linear' or 'dual-quaternion', got ${JSON.stringify(value)}`);
+}
+
 /** Per-primitive uniform block (shaders/skin.wgsl `Material`). */
 export const MATERIAL = {
   size: 32,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
   MATERIAL, NODE, POSE_PARAMS,
+  JOINT_BYTES, JOINT_DQ, JOINT_MATRIX_BYTES,
 } from '../../src/gpu/layout';
 
 // Alignment and size of each WGSL type used in the shared structs (WGSL spec, "Alignment and Size").
@@ -121,6 +122,13 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expectMatches(INSTANCE, wgslLayout(control, 'Instance'));
     expectMatches(LAYER, wgslLayout(control, 'Layer'));
     expect(wgslLayout(control, 'LayerStack').size).toBe(LAYER_STACK.size);
+  });
+
+  it('dual-quaternion joint records: 4 vec4f (q, then the 3 rows of [S | t]), the stride both shaders use', () => {
+    // q: 16 bytes at 0; rows: 3 x 16 bytes from 16; 64 in all, one vec4f more than the 48-byte matrix rows.
+    expect(JOINT_DQ).toEqual({ size: 16 + 3 * 16, real: 0, rows: 16 });
+    expect(JOINT_BYTES).toEqual({ linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size });
+    for (const source of [pose, skin]) expect(/const DQ_VEC4S: u32 = (\d+)u;/.exec(source)?.[1]).toBe(String(JOINT_DQ.size / 16));
   });
 
   it('the layout reader itself follows the WGSL rules on the classic trap', () => {
