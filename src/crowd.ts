@@ -12,7 +12,7 @@ import { fitLight, ShadowPass } from './gpu/shadow-pass';
 import type { InstanceAnimation } from './gpu/instance-records';
 import { InstanceStore } from './gpu/instance-store';
 import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
-import { LAYERS_NONE, MASK_NONE } from './gpu/layout';
+import { checkSkinning, JOINT_BYTES, LAYERS_NONE, MASK_NONE, type SkinningMethod } from './gpu/layout';
 import { PosePass } from './gpu/pose-pass';
 import { checkFinite } from './gpu/record-buffer';
 import { LIGHT_DIRECTION, SkinPass } from './gpu/skin-pass';
@@ -76,6 +76,8 @@ export class Crowd {
   private readonly store: InstanceStore;
   private readonly cull: CullSettings;
   private readonly options: CrowdOptions;
+  /** What the pose pass writes and the skin pass blends (CrowdOptions.skinning). */
+  private skinningMethod: SkinningMethod;
   private readonly shadow = { distance: 0, reach: 0, strength: 1 };
   /** Whether the last encode drew the shadow map. */
   private shadowedFrame = false;
@@ -103,6 +105,7 @@ export class Crowd {
     const { gpu, animationBounds } = character;
     this.gpuDevice = device;
     this.options = options;
+    this.skinningMethod = checkSkinning(options.skinning);
     const levelErrors = character.lods?.errors ?? [0];
     this.cull = new CullSettings(levelErrors, boxHeight(animationBounds.reach));
     this.applyOptions(options);
@@ -117,7 +120,7 @@ export class Crowd {
     }
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
-      lodLevels: levelErrors.length,
+      lodLevels: levelErrors.length, bytesPerJoint: JOINT_BYTES[this.skinningMethod],
     });
     this.createPasses(device);
   }
@@ -161,6 +164,29 @@ export class Crowd {
     this.skinGeneration = this.shadowGeneration = -1;
     this.culledFrame = this.shadowedFrame = false;
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].restore(device);
+  }
+
+  /** How vertices are skinned: 'linear' or 'dual-quaternion' (CrowdOptions.skinning). */
+  get skinning(): SkinningMethod {
+    return this.skinningMethod;
+  }
+
+  /**
+   * Changes how vertices are skinned. Not for every frame: the joint buffer is replaced (a new
+   * jointMatrices buffer, 48 or 64 bytes per joint) and the pose, skin and shadow pipelines are
+   * re-created; every instance, its animation and the clock stay, and the next update() and
+   * encode() send and pose every instance again (as after restore). A value other than 'linear' or 'dual-quaternion' throws a RangeError
+   * and changes nothing.
+   */
+  set skinning(method: SkinningMethod) {
+    const checked = checkSkinning(method);
+    if (checked === this.skinningMethod) return;
+    this.store.setBytesPerJoint(JOINT_BYTES[checked]);
+    this.skinningMethod = checked;
+    this.destroyPasses();
+    this.createPasses(this.gpuDevice);
+    this.skinGeneration = this.shadowGeneration = -1;
+    this.culledFrame = this.shadowedFrame = false;
   }
 
   /** Whether the shadow map is drawn and sampled (needs CrowdOptions.shadows and a camera). */
@@ -305,17 +331,27 @@ export class Crowd {
   }
 
   /**
-   * Where instance `id`'s joint matrices start in `jointMatrices`, in matrices (each 3 vec4f
-   * rows, 48 bytes). Valid until the next add, remove, setLayers or setStack, which may move instances.
+   * Where instance `id`'s joint records start in `jointMatrices`, in joints (bytesPerJoint bytes
+   * each). Valid until the next add, remove, setLayers or setStack, which may move instances.
    */
   jointMatrixIndex(id: InstanceId): number {
     return this.store.slot(id) * this.character.gpu.slotCount;
   }
 
+  /** Bytes per joint record in `jointMatrices`: 48 with 'linear' skinning, 64 with 'dual-quaternion'. */
+  get bytesPerJoint(): number {
+    return JOINT_BYTES[this.skinningMethod];
+  }
+
   /**
-   * The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts), in model space (the
-   * instance's transform is applied when drawing); owned by the crowd, replaced when it grows.
-   * With a camera set, instances culled or skipped by animation LOD keep their last matrices.
+   * The joint buffer, jointsPerInstance records per instance, in model space (the instance's
+   * transform is applied when drawing); owned by the crowd, replaced when it grows and when
+   * `skinning` changes. With 'linear' skinning each joint is its matrix model * inverseBind as 3
+   * vec4f rows (48 bytes; the bottom row is 0 0 0 1). With 'dual-quaternion' each is 4 vec4f
+   * (64 bytes, JOINT_DQ in src/gpu/layout.ts): the unit quaternion q of the matrix's rotation,
+   * then the rows of [S | t], S the scale / shear left after the rotation (the identity for a
+   * rigid joint) and t the translation, so that the matrix is [R(q) S | t]. With a camera set,
+   * instances culled or skipped by animation LOD keep their last records.
    */
   get jointMatrices(): GPUBuffer {
     return this.store.jointBuffer;
@@ -528,8 +564,8 @@ export class Crowd {
     const { gpu, rig, textures, animationBounds: bounds } = this.character;
     const options = this.options;
     this.mesh = new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices);
-    this.posePass = new PosePass(device, gpu);
-    this.skinPass = new SkinPass(device, this.mesh, gpu.slotCount, textures, options);
+    this.posePass = new PosePass(device, gpu, { skinning: this.skinningMethod });
+    this.skinPass = new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...options, skinning: this.skinningMethod });
     const authored = options.cullBounds === 'authored';
     this.cullPass = new CullPass(device, {
       primitives: this.mesh.primitives.length, levels: this.mesh.levels, lodRanges: this.mesh.lodRanges(),
