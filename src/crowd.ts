@@ -174,14 +174,15 @@ export class Crowd {
   /**
    * Changes how vertices are skinned. Not for every frame: the joint buffer is replaced (a new
    * jointMatrices buffer, 48 or 64 bytes per joint) and the pose, skin and shadow pipelines are
-   * re-created; every instance, its animation and the clock stay, and the next update() and
-   * encode() send and pose every instance again (as after restore). A value other than 'linear' or 'dual-quaternion' throws a RangeError
+   * re-created; every instance, its animation and the clock stay (their records are sent again
+   * at once), and the next encode() poses every instance again. A value other than 'linear' or 'dual-quaternion' throws a RangeError
    * and changes nothing.
    */
   set skinning(method: SkinningMethod) {
     const checked = checkSkinning(method);
     if (checked === this.skinningMethod) return;
     this.store.setBytesPerJoint(JOINT_BYTES[checked]);
+    this.store.upload(this.gpuDevice.queue); // the records, into the buffers that replaced theirs
     this.skinningMethod = checked;
     this.destroyPasses();
     this.createPasses(this.gpuDevice);
