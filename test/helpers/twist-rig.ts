@@ -18,9 +18,10 @@ export const MIDDLE_RING = 4;
  *   'base': rings at y <= 0.5 follow the base, y >= 1.5 the twist joint, the middle ring (y = 1)
  *   is half and half.
  * - clip 'twist' (2 s): 'twist' turns about +y from 0 at t = 0 to TWIST_DEGREES at t = 1, held to t = 2
- *   (time 0 is the rest pose; any time in [1, 2) is the full twist).
+ *   (time 0 is the rest pose; any time in [1, 2) is the full twist). With `held`, the clip holds
+ *   the full twist from t = 0 (for the demo, whose instances play their clips).
  */
-export function twistRigModel(): SkinnedModel {
+export function twistRigModel(options: { held?: boolean } = {}): SkinnedModel {
   const b = new GltfBuilder();
   const positions: number[] = [], normals: number[] = [], joints: number[] = [], weights: number[] = [], indices: number[] = [];
   for (let k = 0; k < TWIST_RINGS; k++) {
@@ -49,7 +50,8 @@ export function twistRigModel(): SkinnedModel {
     indices: b.addAccessor('SCALAR', Uint16Array.from(indices)),
     inverseBind: b.addAccessor('MAT4', Float32Array.of(...translationMatrix(0, 0, 0), ...translationMatrix(0, -1, 0))),
     times: b.addAccessor('SCALAR', Float32Array.of(0, 1, 2)),
-    rotations: b.addAccessor('VEC4', Float32Array.of(0, 0, 0, 1, 0, Math.sin(half), 0, Math.cos(half), 0, Math.sin(half), 0, Math.cos(half))),
+    rotations: b.addAccessor('VEC4', Float32Array.of(
+      0, options.held ? Math.sin(half) : 0, 0, options.held ? Math.cos(half) : 1, 0, Math.sin(half), 0, Math.cos(half), 0, Math.sin(half), 0, Math.cos(half))),
   };
   b.json.nodes.push({ name: 'base', children: [1] }, { name: 'twist', translation: [0, 1, 0] }, { name: 'mesh', mesh: 0, skin: 0 });
   b.json.scenes = [{ nodes: [0, 2] }];
