@@ -12,6 +12,8 @@ export interface ModelEntry {
   controllerUrl?: string;
   /** What the layers scene shows first (see LayerDefaults). */
   layers?: LayerDefaults;
+  /** The joint the locomotion scene's characters hold a sword in (Crowd.attach), if any. */
+  hand?: string;
 }
 
 /**
@@ -39,11 +41,13 @@ export const MODELS: Record<string, ModelEntry> = {
     url: `${base}models/RobotExpressive/RobotExpressive.glb`, clipA: 'Walking', clipB: 'Running',
     controllerUrl: `${base}models/RobotExpressive/RobotExpressive.controller.json`,
     layers: { base: 'Walking', overlay: 'Wave', overlayJoint: 'Torso', additive: 'Yes', additiveJoint: 'Neck' },
+    hand: 'Palm2.R',
   },
   Walker: {
     url: `${base}models/Walker/Walker.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place' } },
     controllerUrl: `${base}models/Walker/Walker.controller.json`,
     layers: { base: 'WalkForward', overlay: 'Wave', overlayJoint: 'Chest', additive: 'RunForward', additiveJoint: 'Neck' },
+    hand: 'Hand.R',
   },
 };
 

@@ -163,7 +163,7 @@ struct ControlInput {
   fades: array<Fade, MAX_FADES>,
   actionPhase: u32,
   action: u32,
-  actionPhaseTime: f32,
+  actionTime: f32,
   actionPlay: Source,
   previousAction: u32,
   previousStartWeight: f32,
@@ -181,6 +181,7 @@ struct ControlInput {
   startVelocityX: f32,
   startVelocityZ: f32,
   startPhase: f32,
+  actionOutTime: f32,
 }
 
 struct ControlState {
@@ -555,20 +556,21 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   var action = ActionInfo(0u, 0.0, 0.0, CURVE_LINEAR, MASK_NONE);
   if (input.actionPhase != ACTION_NONE) {
     action = actionInfo(input.action);
-    let t = input.actionPhaseTime + elapsed;
-    if (input.actionPhase == ACTION_IN) {
-      actionWeight = select(1.0, curveAt(action.curve, t / action.fadeIn), action.fadeIn > 0.0);
-    } else if (input.actionPhase == ACTION_PLAY) {
+    // The phases are intervals of t, the seconds since the request (AnimationController.updateAction):
+    // fading in [0, fadeIn), playing [fadeIn, out), fading out [out, out + fadeOut). The CPU
+    // rewrites the record where the layers change (the action's end, a handover's end).
+    let t = input.actionTime + elapsed;
+    let out = input.actionOutTime;
+    let fadingIn = t < action.fadeIn;
+    if (fadingIn) {
+      actionWeight = curveAt(action.curve, t / action.fadeIn);
+    } else if (t < out) {
       actionWeight = 1.0;
     } else {
-      actionWeight = select(0.0, 1.0 - curveAt(action.curve, t / action.fadeOut), action.fadeOut > 0.0);
+      actionWeight = select(0.0, 1.0 - curveAt(action.curve, (t - out) / action.fadeOut), action.fadeOut > 0.0);
     }
-    if (input.previousAction != NO_INDEX) {
-      var u = 1.0;
-      if (action.fadeIn > 0.0) {
-        u = select(2.0, t / action.fadeIn, input.actionPhase == ACTION_IN);
-      }
-      previousWeight = input.previousStartWeight * (1.0 - curveAt(action.curve, u));
+    if (input.previousAction != NO_INDEX && fadingIn) {
+      previousWeight = input.previousStartWeight * (1.0 - curveAt(action.curve, t / action.fadeIn));
     }
   }
   let handover = previousWeight > 0.0;

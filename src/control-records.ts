@@ -5,7 +5,7 @@ import type { ClipPlayback } from './anim/control/playback';
 import { DIRECTIONS } from './anim/control/config';
 import type { BlendSpace2D } from './anim/blend-space-2d';
 import type { ControlModel } from './gpu/control-pass';
-import { CONTROL, CONTROL_FADE, CONTROL_INPUT, CONTROL_SOURCE, CONTROL_UPDATE, MASK_NONE } from './gpu/layout';
+import { CONTROL, CONTROL_ACTION_NEVER, CONTROL_FADE, CONTROL_INPUT, CONTROL_SOURCE, CONTROL_UPDATE, MASK_NONE } from './gpu/layout';
 
 /**
  * The bridge between CPU controllers and the control pass (shaders/control.wgsl): the model
@@ -221,7 +221,8 @@ export class ControlUpdates {
     }
     u[o + CONTROL_INPUT.actionPhase / 4] = controller.actionPhase;
     u[o + CONTROL_INPUT.action / 4] = controller.action < 0 ? CONTROL.NO_INDEX : controller.action;
-    f[o + CONTROL_INPUT.actionPhaseTime / 4] = controller.actionPhaseTime;
+    f[o + CONTROL_INPUT.actionTime / 4] = controller.actionTime;
+    f[o + CONTROL_INPUT.actionOutTime / 4] = Math.min(controller.actionOutTime, CONTROL_ACTION_NEVER);
     this.playback(o + CONTROL_INPUT.actionPlay / 4, controller.actionPlayback, CONTROL.SOURCE_CLIP);
     u[o + CONTROL_INPUT.previousAction / 4] = controller.previousAction < 0 ? CONTROL.NO_INDEX : controller.previousAction;
     f[o + CONTROL_INPUT.previousStartWeight / 4] = controller.previousStartWeight;

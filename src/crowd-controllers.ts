@@ -1,6 +1,9 @@
 import type { ControllerConfig } from './anim/control/config';
 import { AnimationController, ControllerRuntime } from './anim/control/controller';
+import { buildMask } from './anim/masks';
 import type { Crowd, InstanceId } from './crowd';
+import { checkHandle } from './gpu/instance-store';
+import { show } from './math/show';
 import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
 
 /** Who steps a controller: the GPU control pass (CPU cost per event) or the CPU every frame. */
@@ -66,12 +69,15 @@ export class CrowdControllers {
    * @param config A config made for the crowd's character (its clip names must match); its action masks become crowd masks.
    */
   constructor(readonly crowd: Crowd, config: ControllerConfig, options: CrowdControllersOptions = {}) {
-    if (options.driver !== undefined && options.driver !== 'gpu' && options.driver !== 'cpu') {
-      throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(options.driver)}`);
+    checkOptions(options);
+    if (typeof config !== 'object' || config === null || !Array.isArray(config.clipNames) || !Array.isArray(config.masks)) {
+      throw new TypeError(`config must be a ControllerConfig (parseControllerConfig or defaultControllerConfig), got ${show(config)}`);
     }
     if (config.clipNames.length !== crowd.character.clipNames.length || config.clipNames.some((n, i) => n !== crowd.character.clipNames[i])) {
       throw new RangeError('controller config was made for another model (its clip names differ)');
     }
+    // Every mask is checked before the first becomes a crowd mask (masks are kept for the crowd's life).
+    config.masks.forEach((spec, i) => buildMask(crowd.character.rig.nodes, spec, `config.masks[${i}]`));
     this.runtime = new ControllerRuntime(config, crowd.character.clipDurations);
     this.driver = options.driver ?? 'gpu';
     this.maskIds = Int32Array.from(config.masks, (spec) => crowd.createMask(spec));
@@ -84,13 +90,14 @@ export class CrowdControllers {
    * (a keyboard-driven one whose `output` and position you read each frame).
    */
   add(id: InstanceId, x = 0, z = 0, heading = 0, options: { driver?: ControllerDriverKind } = {}): AnimationController {
+    checkHandle(id);
     if (this.controllers[id]) throw new RangeError(`instance ${id} already has a controller`);
     this.crowd.jointMatrixIndex(id); // throws for a dead id before anything changes
     for (const [name, v] of [['x', x], ['z', z], ['heading', heading]] as const) {
-      if (!Number.isFinite(v)) throw new RangeError(`${name} must be a finite number, got ${v}`);
+      if (!Number.isFinite(v)) throw new RangeError(`${name} must be a finite number, got ${show(v)}`);
     }
+    checkOptions(options);
     const driver = options.driver ?? this.driver;
-    if (driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${JSON.stringify(driver)}`);
     const controller = new AnimationController(this.runtime);
     if (driver === 'gpu') {
       const gpu = this.gpu; // made on first use
@@ -121,7 +128,7 @@ export class CrowdControllers {
 
   /** Takes instance `id`'s controller away (the instance stays in the crowd, as last written). */
   remove(id: InstanceId): void {
-    if (!this.controllers[id]) throw new RangeError(`instance ${id} has no controller`);
+    this.get(id);
     this.controllers[id] = undefined;
     if (this.gpuControllers?.has(id)) {
       this.gpuControllers.remove(id);
@@ -138,6 +145,7 @@ export class CrowdControllers {
 
   /** The controller of instance `id`; throws a RangeError when it has none. */
   get(id: InstanceId): AnimationController {
+    checkHandle(id);
     const controller = this.controllers[id];
     if (!controller) throw new RangeError(`instance ${id} has no controller`);
     return controller;
@@ -163,7 +171,8 @@ export class CrowdControllers {
    * for locomotionState (off by default: it copies 32 bytes per instance).
    */
   set readBack(on: boolean) {
-    this.gpu.readBack = on;
+    if (typeof on !== 'boolean') throw new TypeError(`readBack must be true or false, got ${show(on)}`);
+    if (on || this.gpuControllers) this.gpu.readBack = on;
   }
 
   /** Whether GPU-driven controllers' locomotion is read back (see the setter). */
@@ -179,6 +188,7 @@ export class CrowdControllers {
    */
   locomotionState(id: InstanceId, out: LocomotionReadback): boolean {
     const controller = this.get(id);
+    if (typeof out !== 'object' || out === null) throw new TypeError(`out must be an object (LocomotionReadback), got ${show(out)}`);
     if (this.gpuControllers?.has(id)) return this.gpuControllers.locomotionState(id, out);
     const loco = controller.locomotion;
     if (!loco) return false;
@@ -199,7 +209,7 @@ export class CrowdControllers {
    * before crowd.update(dt) with the same dt.
    */
   update(dt: number): void {
-    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
+    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
     this.gpuControllers?.update(dt);
     const ids = this.ids;
     for (let i = 0; i < ids.length; i++) {
@@ -255,4 +265,11 @@ export class CrowdControllers {
     if (d > 0) drift -= Math.round(drift / d) * d;
     return Math.abs(drift) < 1e-4;
   }
+}
+
+/** Throws naming the field unless `options` is an object whose driver, if given, is 'gpu' or 'cpu'. */
+function checkOptions(options: { driver?: ControllerDriverKind }): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object { driver }, got ${show(options)}`);
+  const { driver } = options;
+  if (driver !== undefined && driver !== 'gpu' && driver !== 'cpu') throw new RangeError(`driver must be 'gpu' or 'cpu', got ${show(driver)}`);
 }

@@ -74,6 +74,9 @@ export interface LayersInit {
   additive?: AdditiveLayerInit[];
 }
 
+/** The colour and depth formats and the sample count a crowd's draws are made for (from its CrowdOptions). */
+export type CrowdTargetFormats = Required<Pick<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>>;
+
 /** How a Crowd draws (the formats of the render pass it draws into) and how many instances it starts with room for. */
 export interface CrowdOptions extends SkinPassOptions {
   /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */

@@ -1,8 +1,9 @@
 import { buildMask, type MaskSpec } from './anim/masks';
 import type { Character } from './character';
 import type {
-  AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
+  AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId, ShadowOptions,
 } from './crowd-types';
+import { CrowdProps, type AttachmentId, type AttachOptions } from './crowd-props';
 import { CullPass } from './gpu/cull-pass';
 import { CullSettings } from './gpu/cull-settings';
 import { CullStatsReader } from './gpu/cull-stats';
@@ -14,11 +15,13 @@ import { InstanceStore } from './gpu/instance-store';
 import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
 import { checkSkinning, JOINT_BYTES, LAYERS_NONE, MASK_NONE, type SkinningMethod } from './gpu/layout';
 import { PosePass } from './gpu/pose-pass';
-import { checkFinite } from './gpu/record-buffer';
+import { checkFinite, checkNumbers } from './gpu/record-buffer';
 import { LIGHT_DIRECTION, SkinPass } from './gpu/skin-pass';
 import { IDENTITY_MATRIX } from './math/affine';
+import { show } from './math/show';
 
 export type * from './crowd-types';
+export type { AttachmentId, AttachOptions } from './crowd-props';
 
 /**
  * A pass that runs before the pose pass in a crowd's frame (the GPU controllers' control pass).
@@ -78,6 +81,8 @@ export class Crowd {
   private readonly options: CrowdOptions;
   /** What the pose pass writes and the skin pass blends (CrowdOptions.skinning). */
   private skinningMethod: SkinningMethod;
+  /** Texels per side of the shadow map, or undefined for a crowd made without shadows. */
+  private readonly shadowMapSize: number | undefined;
   private readonly shadow = { distance: 0, reach: 0, strength: 1 };
   /** Whether the last encode drew the shadow map. */
   private shadowedFrame = false;
@@ -87,6 +92,8 @@ export class Crowd {
   private skinGeneration = -1;
   private clockSeconds = 0;
   private readonly prepasses: CrowdPrepass[] = [];
+  /** Props on joints (attach): placed after the pose pass, drawn after the crowd. */
+  private readonly props: CrowdProps;
   private uploaded = 0;
   /** Whether the last encode ran the cull pass (so draw() draws through its lists). */
   private culledFrame = false;
@@ -102,27 +109,36 @@ export class Crowd {
    * @param character The loaded character every instance shows (not copied; share it between crowds).
    */
   constructor(device: GPUDevice, readonly character: Character, options: CrowdOptions) {
-    const { gpu, animationBounds } = character;
+    checkObject(options, 'options', '{ colorFormat, depthFormat, capacity, ... } (CrowdOptions)');
+    const { gpu } = character;
     this.gpuDevice = device;
     this.options = options;
     this.skinningMethod = checkSkinning(options.skinning);
+    // Every option is checked before the first GPU object is made, and a failure while making
+    // them (a device limit) destroys those already made: a refused crowd leaves nothing behind.
+    const height = boxHeight(character.animationBounds.reach);
     const levelErrors = character.lods?.errors ?? [0];
-    this.cull = new CullSettings(levelErrors, boxHeight(animationBounds.reach));
+    this.cull = new CullSettings(levelErrors, height);
     this.applyOptions(options);
-    if (options.shadows) {
-      const o = options.shadows === true ? {} : options.shadows;
-      const height = boxHeight(animationBounds.reach);
-      this.shadow.distance = checkPositive(o.distance ?? 20 * height, 'shadows.distance');
-      this.shadow.reach = checkPositive(o.reach ?? 2 * height, 'shadows.reach');
-      this.shadow.strength = o.strength ?? 1;
-      if (!(this.shadow.strength >= 0 && this.shadow.strength <= 1)) throw new RangeError(`shadows.strength must be in [0, 1], got ${o.strength}`);
-      this.cull.shadows = true;
+    this.shadowMapSize = options.shadows === undefined || options.shadows === false ? undefined : this.applyShadowOptions(options.shadows, height).mapSize;
+    const capacity = options.capacity ?? 1024;
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${show(capacity)}`);
+    if (typeof options.colorFormat !== 'string' || typeof options.depthFormat !== 'string') {
+      throw new TypeError(`colorFormat and depthFormat must name the render pass's formats, got ${show(options.colorFormat)} and ${show(options.depthFormat)}`);
     }
+    if (options.sampleCount !== undefined && options.sampleCount !== 1 && options.sampleCount !== 4) throw new RangeError(`sampleCount must be 1 or 4 (WebGPU's MSAA counts), got ${show(options.sampleCount)}`);
+    this.props = new CrowdProps(character, options);
     this.store = new InstanceStore(device, {
-      nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
-      lodLevels: levelErrors.length, bytesPerJoint: JOINT_BYTES[this.skinningMethod],
+      nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'Crowd', lodLevels: levelErrors.length,
+      bytesPerJoint: JOINT_BYTES[this.skinningMethod],
     });
-    this.createPasses(device);
+    try {
+      this.createPasses(device);
+    } catch (error) {
+      this.store.destroy();
+      throw error;
+    }
+    this.cull.shadows = this.shadowMapSize !== undefined;
   }
 
   /** The device the crowd's GPU objects live on (replaced by restore). Not owned: the caller destroys it. */
@@ -157,6 +173,7 @@ export class Crowd {
    * ```
    */
   restore(device: GPUDevice): void {
+    if (typeof (device as { createBuffer?: unknown } | null)?.createBuffer !== 'function') throw new TypeError(`restore needs a GPUDevice, got ${show(device)}`);
     this.destroyPasses();
     this.gpuDevice = device;
     this.store.restore(device);
@@ -164,6 +181,8 @@ export class Crowd {
     this.skinGeneration = this.shadowGeneration = -1;
     this.culledFrame = this.shadowedFrame = false;
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].restore(device);
+    // Drawable at once, before the next update: every record, stack and mask goes up now.
+    this.store.upload(device.queue);
   }
 
   /** How vertices are skinned: 'linear' or 'dual-quaternion' (CrowdOptions.skinning). */
@@ -197,8 +216,9 @@ export class Crowd {
 
   /** Turns the shadow map on or off (it needs CrowdOptions.shadows to have been given). */
   set shadows(on: boolean) {
-    if (on === true && !this.shadowPass) throw new Error('this crowd was created without shadows (CrowdOptions.shadows)');
-    this.cull.shadows = on === true;
+    checkBoolean(on, 'shadows');
+    if (on && !this.shadowPass) throw new Error('this crowd was created without shadows (CrowdOptions.shadows)');
+    this.cull.shadows = on;
   }
 
   /**
@@ -244,7 +264,8 @@ export class Crowd {
 
   /** Turns culling on or off (for comparison: culling never changes a pixel). */
   set culling(on: boolean) {
-    this.cull.culling = on === true;
+    checkBoolean(on, 'culling');
+    this.cull.culling = on;
   }
 
   /** Whether mesh LOD levels are chosen by distance once a camera is set (CrowdOptions.lod). */
@@ -254,7 +275,8 @@ export class Crowd {
 
   /** Turns mesh LOD on or off. */
   set lod(on: boolean) {
-    this.cull.lod = on === true;
+    checkBoolean(on, 'lod');
+    this.cull.lod = on;
   }
 
   /** Whether far instances are posed every 2nd / 4th frame once a camera is set (CrowdOptions.animationLod). */
@@ -264,7 +286,8 @@ export class Crowd {
 
   /** Turns animation LOD on or off. */
   set animationLod(on: boolean) {
-    this.cull.animationLod = on === true;
+    checkBoolean(on, 'animationLod');
+    this.cull.animationLod = on;
   }
 
   /** Mesh LOD levels the character has (1 when loaded without `lod`). */
@@ -288,12 +311,19 @@ export class Crowd {
    * set, or clearCamera()) every instance is posed and drawn at full detail.
    */
   setCamera(viewProjection: ArrayLike<number>, position: ArrayLike<number>, options: CameraOptions = {}): void {
+    checkObject(options, 'camera options', '{ viewportHeight }');
     this.cull.setCamera(viewProjection, position, options.viewportHeight);
   }
 
   /** Forgets the camera (see setCamera). */
   clearCamera(): void {
     this.cull.clearCamera();
+  }
+
+  /** The colour and depth formats and the sample count the crowd's draws are made for (CrowdOptions; sampleCount defaults to 1). */
+  get targetFormats(): CrowdTargetFormats {
+    const { colorFormat, depthFormat, sampleCount = 1 } = this.options;
+    return { colorFormat, depthFormat, sampleCount };
   }
 
   /** Live instances. */
@@ -321,9 +351,9 @@ export class Crowd {
     return this.clockSeconds;
   }
 
-  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws). */
+  /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws), plus one per primitive of each attached prop. */
   get drawCallCount(): number {
-    return this.skinPass.drawCount * (this.cull.needed ? this.mesh.levels : 1);
+    return this.skinPass.drawCount * (this.cull.needed ? this.mesh.levels : 1) + this.props.drawCount;
   }
 
   /** Joint matrices per instance. */
@@ -358,37 +388,87 @@ export class Crowd {
     return this.store.jointBuffer;
   }
 
-  /** Adds an instance; unspecified fields default to clip 0, time 0, speed 1, blend 0. */
+  /**
+   * Adds an instance; unspecified fields default to clip 0, time 0, speed 1, blend 0. Everything
+   * is checked before the crowd changes (or grows).
+   */
   add(init: InstanceInit = {}): InstanceId {
+    checkObject(init, 'init', '{ clipA, clipB, timeA, timeB, speedA, speedB, blend, transform }');
+    checkFields(init, INIT_FIELDS, 'add');
     const { transform, ...animation } = init;
     const resolved = this.resolve({
       clipA: 0, clipB: animation.clipA ?? 0, timeA: 0, timeB: 0, speedA: 1, speedB: 1, blend: 0, ...stripUndefined(animation),
     });
+    const world = transform === undefined ? IDENTITY_MATRIX : transform;
+    this.store.records.checkWorld(world);
+    this.store.records.checkAnimation(resolved);
     const handle = this.store.add();
-    try {
-      const slot = this.store.slot(handle);
-      this.store.records.setWorld(slot, transform ?? IDENTITY_MATRIX);
-      this.store.records.setAnimation(slot, resolved, this.clockSeconds);
-    } catch (error) {
-      this.store.remove(handle);
-      throw error;
-    }
+    const slot = this.store.slot(handle);
+    this.store.records.setWorld(slot, world);
+    this.store.records.setAnimation(slot, resolved, this.clockSeconds);
     return handle;
   }
 
   /** Removes an instance; its id may be reused by a later add. */
   remove(id: InstanceId): void {
     this.store.remove(id);
+    this.props.forget(id);
   }
 
   /** Removes every instance. */
   clear(): void {
     this.store.clear();
+    this.props.forgetAll();
+  }
+
+  /**
+   * Attaches `prop` (a Character from loadCharacter: a static glTF mesh, drawn with its
+   * materials, or a skinned one, drawn in its rest pose) to joint `options.joint` of every
+   * instance, or of `options.instances`: each frame the prop of every drawn instance is placed
+   * on the GPU at world * joint's model matrix * `options.offset`, from the joint matrices the
+   * pose pass wrote, and drawn by draw() in one instanced draw per prop primitive. With a camera
+   * it is culled with its character (its bounds are the character's). A joint name that does not
+   * exist, an offset that is not 16 finite numbers of an affine matrix, or an instance that does
+   * not exist throws an error naming it, and nothing changes.
+   *
+   * @example
+   * ```ts
+   * const sword = await loadCharacter('/models/Props/Sword.glb');
+   * const id = crowd.attach(sword, { joint: 'Hand.R', offset: mat4.translation([0, -0.08, 0]) });
+   * crowd.detach(id);
+   * ```
+   */
+  attach(prop: Character, options: AttachOptions): AttachmentId {
+    return this.props.attach(this.store, prop, options);
+  }
+
+  /** Removes a prop attached by attach() and frees its GPU objects. */
+  detach(id: AttachmentId): void {
+    this.props.detach(id);
+  }
+
+  /** Chooses which instances show attachment `id`'s prop: a list of ids, or undefined for every instance. Checked first; a refusal changes nothing. */
+  setAttachmentInstances(id: AttachmentId, instances: readonly InstanceId[] | undefined): void {
+    this.props.setInstances(this.store, id, instances);
+  }
+
+  /** Live attachments (attach), in attach order. */
+  get attachments(): AttachmentId[] {
+    return this.props.ids;
+  }
+
+  /** @internal The prop records of attachment `id` on the GPU (INSTANCE-sized per slot, `world` first; valid for the slots drawn last frame): tests. */
+  attachmentRecords(id: AttachmentId): GPUBuffer {
+    return this.props.records(id);
   }
 
   /** The instance's model-to-world transform (16 numbers, column-major) into `out`. */
   getTransform(id: InstanceId, out: Float32Array = new Float32Array(16)): Float32Array {
-    return this.store.records.getWorld(this.store.slot(id), out);
+    const slot = this.store.slot(id);
+    if (!(out instanceof Float32Array) || out.length < 16) {
+      throw new TypeError(`out must be a Float32Array of at least 16 numbers, got ${out instanceof Float32Array ? out.length : show(out)}`);
+    }
+    return this.store.records.getWorld(slot, out);
   }
 
   /** Sets an instance's model-to-world transform: 16 numbers, column-major. */
@@ -399,6 +479,8 @@ export class Crowd {
   /** Changes any subset of an instance's animation; the rest keeps playing as it was. */
   setAnimation(id: InstanceId, change: Partial<AnimationState>): void {
     const slot = this.store.slot(id);
+    checkObject(change, 'change', '{ clipA, clipB, timeA, timeB, speedA, speedB, blend } (any subset)');
+    checkFields(change, ANIMATION_FIELDS, 'setAnimation');
     const current = this.store.records.getAnimation(slot, this.clockSeconds);
     this.store.records.setAnimation(slot, this.resolve({ ...current, ...stripUndefined(change) }), this.clockSeconds);
   }
@@ -426,20 +508,30 @@ export class Crowd {
       this.store.makePlain(id);
       return;
     }
-    const layer = (l: LayerInit): GpuLayer => ({
-      clip: this.character.clipIndex(l.clip), time: l.time ?? 0, speed: l.speed ?? 1, weight: l.weight, mask: l.mask ?? MASK_NONE,
-    });
-    const additive = (l: AdditiveLayerInit): GpuAdditiveLayer => {
-      const resolved = layer(l);
+    if (typeof init !== 'object' || Array.isArray(init)) throw new TypeError(`setLayers: init must be { layers, additive } or null, got ${show(init)}`);
+    checkFields(init, LAYERS_FIELDS, 'setLayers');
+    const layer = (l: LayerInit, where: string, fields: readonly string[]): GpuLayer => {
+      checkObject(l, where, `{ ${LAYER_FIELDS.join(', ')} }`);
+      checkFields(l, fields, where);
+      return { clip: this.clip(l.clip, `${where}.clip`), time: l.time ?? 0, speed: l.speed ?? 1, weight: l.weight, mask: l.mask ?? MASK_NONE };
+    };
+    const additive = (l: AdditiveLayerInit, i: number): GpuAdditiveLayer => {
+      const where = `additive[${i}]`;
+      const resolved = layer(l, where, ADDITIVE_FIELDS);
       const ref = l.reference;
       if (this.character.baked.clipIsDifference[resolved.clip]) {
-        if (ref !== undefined) throw new TypeError(`clip ${JSON.stringify(l.clip)} is a difference clip (it already subtracts its reference): give it no reference`);
+        if (ref !== undefined) throw new TypeError(`${where}: clip ${JSON.stringify(l.clip)} is a difference clip (it already subtracts its reference): give it no reference`);
         return { ...resolved, reference: 'identity' };
       }
-      if (ref !== 'rest' && (typeof ref !== 'object' || ref === null)) throw new TypeError(`additive layer reference must be 'rest' or { clip, time }`);
-      return { ...resolved, reference: ref === 'rest' ? 'rest' : { clip: this.character.clipIndex(ref.clip), time: ref.time ?? 0, speed: ref.speed ?? 0 } };
+      if (ref !== 'rest' && (typeof ref !== 'object' || ref === null)) throw new TypeError(`${where}.reference must be 'rest' or { clip, time }, got ${show(ref)}`);
+      if (ref === 'rest') return { ...resolved, reference: 'rest' };
+      checkFields(ref, REFERENCE_FIELDS, `${where}.reference`);
+      return { ...resolved, reference: { clip: this.clip(ref.clip, `${where}.reference.clip`), time: ref.time ?? 0, speed: ref.speed ?? 0 } };
     };
-    const stack = { layers: list(init.layers, 'layers').map(layer), additive: list(init.additive, 'additive').map(additive) };
+    const stack = {
+      layers: list(init.layers, 'layers').map((l, i) => layer(l, `layers[${i}]`, LAYER_FIELDS)),
+      additive: list(init.additive, 'additive').map(additive),
+    };
     this.store.stacks.validate(stack);
     this.store.stacks.set(this.store.makeLayered(id), stack, this.clockSeconds);
   }
@@ -447,6 +539,7 @@ export class Crowd {
   /** Sets one layer's weight (allocation-free, for per-frame fades). */
   setLayerWeight(id: InstanceId, index: number, weight: number, kind: 'override' | 'additive' = 'override'): void {
     const stack = this.store.stackOf(id);
+    if (kind !== 'override' && kind !== 'additive') throw new RangeError(`kind must be 'override' or 'additive', got ${show(kind)}`);
     if (stack === LAYERS_NONE) throw new RangeError(`instance ${id} has no layers (setLayers first)`);
     this.store.stacks.setWeight(stack, kind === 'additive', index, weight);
   }
@@ -461,6 +554,7 @@ export class Crowd {
    */
   setStack(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
     this.store.slot(id);
+    if (typeof stack !== 'object' || stack === null) throw new TypeError(`stack must be an object (LayerStackArrays), got ${show(stack)}`);
     checkFinite(stack.baseTime, 'baseTime');
     checkFinite(stack.baseSpeed, 'baseSpeed');
     checkFinite(ahead, 'ahead');
@@ -490,7 +584,7 @@ export class Crowd {
    * instance records changed since the last update, in one writeBuffer per buffer.
    */
   update(dt: number): void {
-    if (!Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds, got ${dt}`);
+    if (!Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds, got ${show(dt)}`);
     this.clockSeconds += dt;
     if (Math.abs(this.clockSeconds) > CLOCK_REBASE_SECONDS) {
       this.store.rebase(this.clockSeconds);
@@ -507,6 +601,7 @@ export class Crowd {
    * `timestampWrites` measures both passes together (the first's beginning, the last's end).
    */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
+    if (typeof encoder?.beginComputePass !== 'function') throw new TypeError(`encoder must be a GPUCommandEncoder, got ${show(encoder)}`);
     // Passes added by CrowdControllers (the control pass) write the records the cull and pose passes read.
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].encode(encoder);
     this.culledFrame = this.cull.needed;
@@ -535,6 +630,7 @@ export class Crowd {
       this.posePass.update(this.store, this.clockSeconds);
       this.posePass.encode(encoder, timestampWrites);
     }
+    this.props.encode(encoder, this.store, this.culledFrame ? this.cullPass.counters : undefined, this.mesh.levels);
   }
 
   /**
@@ -543,6 +639,8 @@ export class Crowd {
    * one crowd draws with one camera per submitted frame.
    */
   draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
+    if (typeof pass?.drawIndexed !== 'function') throw new TypeError(`pass must be a GPURenderPassEncoder, got ${show(pass)}`);
+    checkNumbers(viewProjection, 16, 'viewProjection');
     if (this.skinGeneration !== this.store.generation) {
       this.skinPass.bind(this.store);
       this.skinGeneration = this.store.generation;
@@ -552,6 +650,7 @@ export class Crowd {
     this.skinPass.update(viewProjection);
     if (this.culledFrame) this.skinPass.drawIndirect(pass, this.cullPass);
     else this.skinPass.draw(pass, this.store.count);
+    this.props.draw(pass, viewProjection, shadowPass, this.shadow.strength);
   }
 
   /** Frees the crowd's GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
@@ -560,22 +659,30 @@ export class Crowd {
     this.store.destroy();
   }
 
-  /** Creates the mesh buffers and the passes on `device` (constructor and restore). */
+  /** Creates the mesh buffers and the passes on `device` (constructor and restore); on a failure (a device limit) destroys those it made and throws. */
   private createPasses(device: GPUDevice): void {
     const { gpu, rig, textures, animationBounds: bounds } = this.character;
     const options = this.options;
-    this.mesh = new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices);
-    this.posePass = new PosePass(device, gpu, { skinning: this.skinningMethod });
-    this.skinPass = new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...options, skinning: this.skinningMethod });
-    const authored = options.cullBounds === 'authored';
-    this.cullPass = new CullPass(device, {
-      primitives: this.mesh.primitives.length, levels: this.mesh.levels, lodRanges: this.mesh.lodRanges(),
-      box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
-    });
-    this.stats = new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance());
-    if (options.shadows) {
-      const mapSize = options.shadows === true ? undefined : options.shadows.mapSize;
-      this.shadowPass = new ShadowPass(device, this.skinPass, this.mesh, { mapSize });
+    const made: { destroy(): void }[] = [];
+    const own = <T extends { destroy(): void }>(object: T): T => {
+      made.push(object);
+      return object;
+    };
+    try {
+      this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices));
+      this.posePass = own(new PosePass(device, gpu, { skinning: this.skinningMethod }));
+      this.skinPass = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...options, skinning: this.skinningMethod }));
+      const authored = options.cullBounds === 'authored';
+      this.cullPass = own(new CullPass(device, {
+        primitives: this.mesh.primitives.length, levels: this.mesh.levels, lodRanges: this.mesh.lodRanges(),
+        box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
+      }));
+      this.stats = own(new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance()));
+      if (this.shadowMapSize !== undefined) this.shadowPass = own(new ShadowPass(device, this.skinPass, this.mesh, { mapSize: this.shadowMapSize }));
+      own(this.props).create(device);
+    } catch (error) {
+      for (let i = made.length - 1; i >= 0; i--) made[i].destroy();
+      throw error;
     }
   }
 
@@ -587,23 +694,44 @@ export class Crowd {
     this.shadowPass?.destroy();
     this.stats.destroy();
     this.mesh.destroy();
+    this.props.destroy();
   }
 
   private applyOptions(options: CrowdOptions): void {
     const { culling, lod, animationLod, maxDistance, cullBounds } = options;
-    if (cullBounds !== undefined && cullBounds !== 'reach' && cullBounds !== 'authored') throw new RangeError(`cullBounds must be 'reach' or 'authored', got ${JSON.stringify(cullBounds)}`);
-    if (culling !== undefined) this.cull.culling = culling === true;
+    if (cullBounds !== undefined && cullBounds !== 'reach' && cullBounds !== 'authored') throw new RangeError(`cullBounds must be 'reach' or 'authored', got ${show(cullBounds)}`);
+    if (culling !== undefined) {
+      checkBoolean(culling, 'culling');
+      this.cull.culling = culling;
+    }
     if (maxDistance !== undefined) this.cull.setMaxDistance(maxDistance);
     if (lod !== undefined) {
+      checkSwitch(lod, 'lod', '{ pixelError }');
       this.cull.lod = lod !== false;
       if (typeof lod === 'object' && lod.pixelError !== undefined) this.cull.setPixelError(lod.pixelError);
     }
     if (animationLod !== undefined) {
+      checkSwitch(animationLod, 'animationLod', '{ every2ndBelow, every4thBelow }');
       this.cull.animationLod = animationLod !== false;
       if (typeof animationLod === 'object') {
         this.cull.setAnimationThresholds(animationLod.every2ndBelow ?? this.cull.every2ndBelow, animationLod.every4thBelow ?? this.cull.every4thBelow);
       }
     }
+  }
+
+  /** Checks CrowdOptions.shadows (given and not false) and keeps its distances and strength; returns the map size to make. */
+  private applyShadowOptions(shadows: true | ShadowOptions, height: number): { mapSize: number } {
+    checkSwitch(shadows, 'shadows', '{ mapSize, distance, reach, strength }');
+    const o = shadows === true ? {} : shadows;
+    this.shadow.distance = checkPositive(o.distance ?? 20 * height, 'shadows.distance');
+    this.shadow.reach = checkPositive(o.reach ?? 2 * height, 'shadows.reach');
+    const strength = o.strength ?? 1;
+    if (typeof strength !== 'number' || !(strength >= 0 && strength <= 1)) throw new RangeError(`shadows.strength must be in [0, 1], got ${show(o.strength)}`);
+    this.shadow.strength = strength;
+    const mapSize = o.mapSize ?? 2048;
+    const largest = this.device.limits.maxTextureDimension2D;
+    if (!Number.isInteger(mapSize) || mapSize < 1 || mapSize > largest) throw new RangeError(`shadows.mapSize must be an integer in [1, ${largest}], got ${show(o.mapSize)}`);
+    return { mapSize };
   }
 
   /** The caller's timestamp writes as (beginning on the cull pass, end on the pose pass), kept in two reused objects. */
@@ -619,7 +747,49 @@ export class Crowd {
   }
 
   private resolve(state: Omit<AnimationState, 'clipA' | 'clipB'> & { clipA: string | number; clipB: string | number }): InstanceAnimation {
-    return { ...state, clipA: this.character.clipIndex(state.clipA), clipB: this.character.clipIndex(state.clipB) };
+    return { ...state, clipA: this.clip(state.clipA, 'clipA'), clipB: this.clip(state.clipB, 'clipB') };
+  }
+
+  /** Clip index of a name or index given as `field`; a RangeError starting with the field otherwise. */
+  private clip(clip: string | number, field: string): number {
+    try {
+      return this.character.clipIndex(clip);
+    } catch (error) {
+      throw new RangeError(`${field}: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** The fields each input object may have: any other is refused (a misspelt field would otherwise be ignored). */
+const ANIMATION_FIELDS = ['clipA', 'clipB', 'timeA', 'timeB', 'speedA', 'speedB', 'blend'] as const;
+const INIT_FIELDS = [...ANIMATION_FIELDS, 'transform'] as const;
+const LAYERS_FIELDS = ['layers', 'additive'] as const;
+const LAYER_FIELDS = ['clip', 'time', 'speed', 'weight', 'mask'] as const;
+const ADDITIVE_FIELDS = [...LAYER_FIELDS, 'reference'] as const;
+const REFERENCE_FIELDS = ['clip', 'time', 'speed'] as const;
+
+/** Throws a TypeError naming `what` (and its expected shape) unless `value` is an object that is not an array. */
+function checkObject(value: unknown, what: string, shape: string): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError(`${what} must be an object ${shape}, got ${show(value)}`);
+}
+
+/** Throws a RangeError naming the first own field of `value` that is not in `fields`. */
+function checkFields(value: object, fields: readonly string[], where: string): void {
+  for (const key in value) {
+    if (Object.prototype.hasOwnProperty.call(value, key) && !fields.includes(key)) {
+      throw new RangeError(`${where}: unknown field ${JSON.stringify(key)} (fields: ${fields.join(', ')})`);
+    }
+  }
+}
+
+function checkBoolean(value: unknown, what: string): void {
+  if (typeof value !== 'boolean') throw new TypeError(`${what} must be true or false, got ${show(value)}`);
+}
+
+/** Throws a TypeError naming `what` unless `value` is true, false or an object of settings. */
+function checkSwitch(value: unknown, what: string, shape: string): void {
+  if (typeof value !== 'boolean' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    throw new TypeError(`${what} must be true, false or ${shape}, got ${show(value)}`);
   }
 }
 
@@ -630,12 +800,12 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
 /** `value` as an array (undefined: empty); a TypeError naming `field` otherwise. */
 function list<T>(value: T[] | undefined, field: string): T[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new TypeError(`${field} must be an array, got ${value === null ? 'null' : typeof value}`);
+  if (!Array.isArray(value)) throw new TypeError(`${field} must be an array, got ${show(value)}`);
   return value;
 }
 
 function checkPositive(value: number, what: string): number {
-  if (!(value > 0)) throw new RangeError(`${what} must be a positive number of world units, got ${value}`);
+  if (typeof value !== 'number' || !(value > 0)) throw new RangeError(`${what} must be a positive number of world units, got ${show(value)}`);
   return value;
 }
 

@@ -1,4 +1,4 @@
-import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY, type AnimationController, type ControllerDriver, type ControllerRuntime } from './anim/control/controller';
+import { ACTION_NONE, type AnimationController, type ControllerDriver, type ControllerRuntime } from './anim/control/controller';
 import { TIME_EPSILON } from './anim/control/crossfader';
 import type { BlendCurve } from './anim/control/curves';
 import { TimerQueue } from './anim/control/timers';
@@ -89,8 +89,9 @@ export class GpuControllers implements ControllerDriver {
   private readonly frameClock = new Float64Array(REPLAY_FRAMES).fill(-Infinity);
   private frames = 0;
   private readonly controllers: (AnimationController | undefined)[] = [];
-  private readonly handleOf = new Map<AnimationController, number>();
   private nextEpoch = 1;
+  /** One more than the largest handle ever GPU-driven: the per-handle buffers of the pass cover [0, handleLimit). */
+  private handleLimit = 0;
   /** The control clock: seconds, the sum of every update's dt (float64, never rebased). */
   private clock = 0;
   /** dt of the update not yet handed to the GPU (locomotion integrates it once). */
@@ -124,11 +125,14 @@ export class GpuControllers implements ControllerDriver {
 
   /** Makes `controller` (of instance `handle`, starting at x, z facing heading) GPU-driven. */
   add(handle: number, controller: AnimationController, x: number, z: number, heading: number): void {
+    // The pass's buffers are checked (and grown) first: a refusal names the limit and changes nothing.
+    this.pass.reserve(Math.max(this.handleLimit, handle + 1), this.count + 1);
+    this.handleLimit = Math.max(this.handleLimit, handle + 1);
     this.store.makeLayered(handle); // the pass writes a stack for every controller
     this.ensure(handle);
     controller.driver = this;
     this.controllers[handle] = controller;
-    this.handleOf.set(controller, handle);
+    controller.driverKey = handle;
     if (this.count === this.list.length) {
       const grown = new Uint32Array(this.list.length * 2);
       grown.set(this.list);
@@ -159,7 +163,7 @@ export class GpuControllers implements ControllerDriver {
     this.updates.drop(handle);
     const controller = this.controllers[handle]!;
     controller.driver = null;
-    this.handleOf.delete(controller);
+    controller.driverKey = -1;
     this.controllers[handle] = undefined;
   }
 
@@ -178,11 +182,11 @@ export class GpuControllers implements ControllerDriver {
   }
 
   beforeCommand(controller: AnimationController): void {
-    this.catchUp(this.handleOf.get(controller)!);
+    this.catchUp(controller.driverKey);
   }
 
   afterCommand(controller: AnimationController): void {
-    this.rewrite(this.handleOf.get(controller)!);
+    this.rewrite(controller.driverKey);
   }
 
   checkCurve(curve: BlendCurve, where: string): void {
@@ -219,7 +223,7 @@ export class GpuControllers implements ControllerDriver {
     c.clock0 = period % 2 === 0 ? local : local + CONTROL_PERIOD_SECONDS;
     c.clock1 = period % 2 === 0 ? local + CONTROL_PERIOD_SECONDS : local;
     this.stats.uploadBytes = this.updates.count * CONTROL_UPDATE.size + (this.listChanged ? this.count * 4 : 0);
-    this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.store.handleCount, c);
+    this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.handleLimit, c);
     this.stats.events = this.updates.count;
     this.listChanged = false;
     this.updates.clear();
@@ -281,12 +285,12 @@ export class GpuControllers implements ControllerDriver {
     this.pass.encode(encoder);
     const checkpoint = Number.isNaN(this.snapshotClock) || this.clock - this.snapshotClock >= RESTORE_CHECKPOINT_SECONDS;
     if ((this.readBack || checkpoint) && this.readState === 'idle' && this.count > 0) {
-      const bytes = this.store.handleCount * 32;
+      const bytes = this.pass.stateBuffer.size; // every handle the pass holds (it was checked against the limits)
       if (!this.staging || this.staging.size < bytes) {
         this.staging?.destroy();
         this.staging = this.pass.device.createBuffer({ label: 'GpuControllers.readback', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
       }
-      encoder.copyBufferToBuffer(this.pass.stateBuffer, 0, this.staging, 0, Math.min(bytes, this.pass.stateBuffer.size));
+      encoder.copyBufferToBuffer(this.pass.stateBuffer, 0, this.staging, 0, bytes);
       this.stagingClock = this.clock;
       this.readState = 'copied';
     }
@@ -349,14 +353,11 @@ export class GpuControllers implements ControllerDriver {
       next = Math.min(next, fade.reversing ? fade.elapsed - TIME_EPSILON : fade.duration - TIME_EPSILON - fade.elapsed);
     }
     if (c.actionPhase !== ACTION_NONE) {
+      // The pass evaluates the phases in closed form (intervals of actionTime); the CPU steps in
+      // only where the layers change: the action's end and the end of a handed-over action.
       const action = this.runtime.config.actions[c.action];
-      if (c.actionPhase === ACTION_IN) next = Math.min(next, action.fadeIn - TIME_EPSILON - c.actionPhaseTime);
-      if (c.actionPhase === ACTION_PLAY) {
-        const p = c.actionPlayback;
-        const remaining = p.finished ? 0 : p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
-        next = Math.min(next, remaining - action.fadeOut - TIME_EPSILON);
-      }
-      if (c.actionPhase === ACTION_OUT) next = Math.min(next, action.fadeOut - TIME_EPSILON - c.actionPhaseTime);
+      next = Math.min(next, c.actionOutTime + action.fadeOut - TIME_EPSILON - c.actionTime);
+      if (c.previousAction >= 0) next = Math.min(next, action.fadeIn - TIME_EPSILON - c.actionTime);
     }
     return next;
   }

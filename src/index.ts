@@ -22,9 +22,10 @@ export type { BakedRootMotion, RootMotionMode, RootMotionOptions } from './bake/
 
 // The crowd: instances of one Character, posed on the GPU and drawn in one call per primitive.
 export {
-  Crowd, type AdditiveLayerInit, type AnimationState, type CameraOptions, type CrowdOptions, type CullStats, type InstanceId, type InstanceInit,
+  Crowd, type AdditiveLayerInit, type AnimationState, type CameraOptions, type CrowdOptions, type CrowdTargetFormats, type CullStats, type InstanceId, type InstanceInit,
   type LayerInit, type LayersInit, type MaskId, type ShadowOptions,
 } from './crowd';
+export type { AttachmentId, AttachOptions } from './crowd-props';
 export type { MaskSpec } from './anim/masks';
 export type { InstanceAnimation } from './gpu/instance-records';
 export type { LayerStackArrays } from './gpu/layer-records';

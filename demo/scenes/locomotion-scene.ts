@@ -1,5 +1,7 @@
 import type { AnimationController, LocomotionReadback } from '../../src/index';
 import { clipWeights } from '../clip-weights';
+import { HeldProp } from '../held-prop';
+import { MODELS } from '../models';
 import type { Keyboard } from '../keyboard';
 import { Random } from '../random';
 import type { Scene } from '../scene';
@@ -48,6 +50,8 @@ export class LocomotionActivity implements SceneActivity {
   private nextLook = 0;
   private lookedAt = new Float64Array(0);
   private readonly state: LocomotionReadback = { x: 0, z: 0, velocityX: 0, velocityZ: 0, heading: 0, phase: 0, age: 0 };
+  /** The sword every character holds, on models whose MODELS entry names a hand. */
+  private readonly prop: HeldProp | undefined;
 
   constructor(private readonly scene: Scene, private readonly keyboard: Keyboard, private readonly plot: WeightPlot, notify: (message: string) => void) {
     const { character, controllerConfig: config } = scene;
@@ -66,6 +70,8 @@ export class LocomotionActivity implements SceneActivity {
     plot.reset(character.clipNames);
     plot.show(true);
     scene.controllers.readBack = true;
+    const hand = MODELS[scene.source.model]?.hand;
+    this.prop = hand && character.jointNames.includes(hand) ? new HeldProp(scene, hand, notify) : undefined;
   }
 
   get count(): number {
@@ -205,9 +211,12 @@ export class LocomotionActivity implements SceneActivity {
     data.heading = loco ? loco.heading.toFixed(3) : '';
     data.topClip = this.scene.character.clipNames[this.heaviest()];
     data.lastAction = this.lastKey;
+    data.prop = this.prop?.attached ? `Sword@${this.prop.joint}` : '';
+    if (this.prop?.attached) lines.push(`holding: Sword in ${this.prop.joint} (Crowd.attach)`);
   }
 
   dispose(clearCrowd: boolean): void {
+    this.prop?.dispose();
     if (clearCrowd) this.setCount(0);
     this.plot.show(false);
   }

@@ -1,11 +1,17 @@
 import controlWgsl from '../../shaders/control.wgsl?raw';
 import { CONTROL_INPUT, CONTROL_PARAMS, CONTROL_STATE, CONTROL_UPDATE } from './layout';
-import { checkStorageBinding } from './limits';
+import { checkStorageBinding, formatCount, growthCount, type BufferItems } from './limits';
 
 /** Threads per workgroup: one controller per thread. */
 const WORKGROUP_SIZE = 64;
 /** Widest 1D dispatch (WebGPU's default maxComputeWorkgroupsPerDimension). */
 const MAX_WORKGROUPS = 65535;
+/** How the pass's growing buffers follow their counts: per handle (inputs, states), per controller (the handle list, at most one update each). */
+const INPUT_ITEMS: BufferItems = { noun: 'handles', bytes: CONTROL_INPUT.size };
+const STATE_ITEMS: BufferItems = { noun: 'handles', bytes: CONTROL_STATE.size };
+const LIST_ITEMS: BufferItems = { noun: 'controllers', bytes: 4 };
+const UPDATE_ITEMS: BufferItems = { noun: 'updates', bytes: CONTROL_UPDATE.size };
+const MODEL_ITEMS: BufferItems = { noun: 'model words', bytes: 4 };
 
 /**
  * The model-wide tables of the control pass (shaders/control.wgsl `model`): f32 words, with u32
@@ -73,10 +79,12 @@ export class ControlPass {
   private pendingCopies: { from: GPUBuffer; to: GPUBuffer; bytes: number }[] = [];
   private count = 0;
   private updateCount = 0;
+  /** The handle list buffer was replaced: upload the whole list at the next update. */
+  private listStale = false;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'ControlPass' };
 
   constructor(readonly device: GPUDevice, private model: ControlModel) {
-    checkStorageBinding(device, 'ControlPass.model', model.words.byteLength);
+    checkStorageBinding(device, 'ControlPass.model', { ...MODEL_ITEMS, count: model.words.length });
     this.modelBuffer = device.createBuffer({ label: 'ControlPass.model', size: Math.max(16, model.words.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     device.queue.writeBuffer(this.modelBuffer, 0, model.words);
     this.params = device.createBuffer({ label: 'ControlPass.params', size: CONTROL_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
@@ -110,19 +118,62 @@ export class ControlPass {
   }
 
   /**
+   * Makes room for handles [0, handles) and `controllers` controlled handles (the handle list,
+   * and at most one update each per frame): checks every buffer against the device's limits
+   * first, then allocates, then swaps, so a refusal (a RangeError naming the buffer, the limit
+   * and how many fit) changes nothing. Grown per-handle buffers keep their contents (copied at
+   * the next encode). The driver calls it when a controller is added, so frames never refuse.
+   */
+  reserve(handles: number, controllers: number): void {
+    const listBytes = controllers * 4;
+    const updateBytes = controllers * CONTROL_UPDATE.size;
+    if (handles <= this.handleCapacity && listBytes <= this.handles.size && updateBytes <= this.updates.size) return;
+    const maxControllers = MAX_WORKGROUPS * WORKGROUP_SIZE;
+    if (controllers > maxControllers) {
+      throw new RangeError(`ControlPass: ${formatCount(controllers)} controllers need more than ${MAX_WORKGROUPS} workgroups of ${WORKGROUP_SIZE}: at most ${formatCount(maxControllers)} controllers fit`);
+    }
+    // Check: every count that must fit, before anything is allocated.
+    const capacity = handles <= this.handleCapacity ? this.handleCapacity
+      : Math.min(growthCount(this.device, 'ControlPass.inputs', handles, this.handleCapacity, INPUT_ITEMS),
+        growthCount(this.device, 'ControlPass.states', handles, this.handleCapacity, STATE_ITEMS));
+    const listCount = listBytes <= this.handles.size ? 0 : growthCount(this.device, 'ControlPass.handles', controllers, this.handles.size / 4, LIST_ITEMS);
+    const updateCount = updateBytes <= this.updates.size ? 0
+      : growthCount(this.device, 'ControlPass.updates', controllers, this.updates.size / CONTROL_UPDATE.size, UPDATE_ITEMS);
+    // Allocate, then swap.
+    const grown = capacity > this.handleCapacity ? [this.perHandle('inputs', CONTROL_INPUT.size, capacity), this.perHandle('states', CONTROL_STATE.size, capacity)] : undefined;
+    const list = listCount > 0 ? this.createBuffer('handles', listCount * 4) : undefined;
+    const updates = updateCount > 0 ? this.createBuffer('updates', updateCount * CONTROL_UPDATE.size) : undefined;
+    if (grown) {
+      this.pendingCopies.push({ from: this.inputs, to: grown[0], bytes: this.inputs.size }, { from: this.states, to: grown[1], bytes: this.states.size });
+      [this.inputs, this.states] = grown;
+      this.handleCapacity = capacity;
+    }
+    if (list) {
+      this.handles.destroy();
+      this.handles = list;
+      this.listStale = true;
+    }
+    if (updates) {
+      this.updates.destroy();
+      this.updates = updates;
+    }
+    this.bindGroup = undefined;
+  }
+
+  /**
    * Prepares the frame: `handleList[0, count)` are the controlled handles (uploaded when
    * `listChanged`), `updates` holds `updateCount` CONTROL_UPDATE records to apply first, `clock`
    * is the crowd clock and `dt` the seconds since the last frame. `handleLimit` is one more than
-   * the largest handle that may appear. Checks every size against the device's limits first.
+   * the largest handle that may appear. Grows what is short through reserve (which the driver
+   * has normally called already, when the controllers were added).
    */
   update(targets: ControlTargets, handleList: Uint32Array, count: number, listChanged: boolean,
     updates: ArrayBuffer, updateCount: number, handleLimit: number, clocks: ControlClocks): void {
-    if (handleLimit > this.handleCapacity) this.growHandles(Math.max(handleLimit, this.handleCapacity * 2));
+    this.reserve(handleLimit, Math.max(count, updateCount));
     const updateBytes = updateCount * CONTROL_UPDATE.size;
-    if (updateBytes > this.updates.size) this.replace('updates', Math.max(updateBytes, this.updates.size * 2));
-    if (count * 4 > this.handles.size) {
-      this.replace('handles', Math.max(count * 4, this.handles.size * 2));
+    if (this.listStale) {
       listChanged = true;
+      this.listStale = false;
     }
     if (targets !== this.bound || targets.generation !== this.boundGeneration || !this.bindGroup) this.bind(targets);
     if (listChanged && count > 0) this.device.queue.writeBuffer(this.handles, 0, handleList.buffer, handleList.byteOffset, count * 4);
@@ -176,9 +227,11 @@ export class ControlPass {
    * is rewritten in place when it is big enough, else replaced.
    */
   setModel(model: ControlModel): void {
-    checkStorageBinding(this.device, 'ControlPass.model', model.words.byteLength);
+    const words = model.words.length;
+    checkStorageBinding(this.device, 'ControlPass.model', { ...MODEL_ITEMS, count: words });
     if (model.words.byteLength > this.modelBuffer.size) {
-      const grown = this.device.createBuffer({ label: 'ControlPass.model', size: model.words.byteLength * 2, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+      const size = growthCount(this.device, 'ControlPass.model', words, this.modelBuffer.size / 4, MODEL_ITEMS) * 4;
+      const grown = this.device.createBuffer({ label: 'ControlPass.model', size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
       this.modelBuffer.destroy();
       this.modelBuffer = grown;
       this.bindGroup = undefined;
@@ -205,28 +258,6 @@ export class ControlPass {
     this.updateGroup = this.device.createBindGroup({ label: 'ControlPass.updateGroup', layout: this.updateLayout, entries: [{ binding: 0, resource: { buffer: this.updates } }] });
     this.bound = targets;
     this.boundGeneration = targets.generation;
-  }
-
-  /** Grows the per-handle buffers to `capacity` handles: checked first, contents copied at the next encode. */
-  private growHandles(capacity: number): void {
-    if (Math.ceil(capacity / WORKGROUP_SIZE) > MAX_WORKGROUPS) throw new RangeError(`ControlPass: ${capacity} controllers need more than ${MAX_WORKGROUPS} workgroups`);
-    checkStorageBinding(this.device, 'ControlPass.inputs', capacity * CONTROL_INPUT.size);
-    checkStorageBinding(this.device, 'ControlPass.states', capacity * CONTROL_STATE.size);
-    const inputs = this.perHandle('inputs', CONTROL_INPUT.size, capacity);
-    const states = this.perHandle('states', CONTROL_STATE.size, capacity);
-    this.pendingCopies.push({ from: this.inputs, to: inputs, bytes: this.inputs.size }, { from: this.states, to: states, bytes: this.states.size });
-    this.inputs = inputs;
-    this.states = states;
-    this.handleCapacity = capacity;
-    this.bindGroup = undefined;
-  }
-
-  private replace(name: 'handles' | 'updates', size: number): void {
-    checkStorageBinding(this.device, `ControlPass.${name}`, size);
-    const grown = this.createBuffer(name, size);
-    this[name].destroy();
-    this[name] = grown;
-    this.bindGroup = undefined;
   }
 
   private perHandle(name: string, recordBytes: number, capacity: number): GPUBuffer {

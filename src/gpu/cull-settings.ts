@@ -1,7 +1,8 @@
 import type { CullFrame } from './cull-pass';
 import { distanceForPixels, frustumPlanes, NEVER, projectionScale } from './cull-math';
 import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, LOD_NOT_FORCED, MAX_LOD_LEVELS } from './layout';
-import { checkFinite } from './record-buffer';
+import { checkNumbers } from './record-buffer';
+import { show } from '../math/show';
 
 /** Defaults of the screen-space thresholds, in pixels. */
 export const DEFAULT_PIXEL_ERROR = 1;
@@ -52,11 +53,11 @@ export class CullSettings {
   }
 
   setCamera(viewProjection: ArrayLike<number>, position: ArrayLike<number>, viewportHeight: number | undefined): void {
-    if (viewProjection?.length !== 16) throw new RangeError(`viewProjection must have 16 numbers, got ${viewProjection?.length}`);
-    if (position?.length !== 3) throw new RangeError(`camera position must have 3 numbers, got ${position?.length}`);
-    for (let i = 0; i < 16; i++) checkFinite(viewProjection[i], `viewProjection element ${i}`);
-    for (let i = 0; i < 3; i++) checkFinite(position[i], `camera position element ${i}`);
-    if (viewportHeight !== undefined && !(viewportHeight > 0 && Number.isFinite(viewportHeight))) throw new RangeError(`viewportHeight must be a positive number of pixels, got ${viewportHeight}`);
+    checkNumbers(viewProjection, 16, 'viewProjection');
+    checkNumbers(position, 3, 'camera position');
+    if (viewportHeight !== undefined && !(typeof viewportHeight === 'number' && viewportHeight > 0 && Number.isFinite(viewportHeight))) {
+      throw new RangeError(`viewportHeight must be a positive number of pixels, got ${show(viewportHeight)}`);
+    }
     this.viewProjection.set(viewProjection);
     this.frame.cameraPosition.set(position);
     if (viewportHeight !== undefined) this.viewportHeight = viewportHeight;
@@ -94,7 +95,7 @@ export class CullSettings {
 
   setForcedLevel(level: number | undefined): void {
     if (level !== undefined && !(Number.isInteger(level) && level >= 0 && level < this.levelErrors.length)) {
-      throw new RangeError(`LOD level must be an integer in [0, ${this.levelErrors.length - 1}] or undefined, got ${level}`);
+      throw new RangeError(`LOD level must be an integer in [0, ${this.levelErrors.length - 1}] or undefined, got ${show(level)}`);
     }
     this.forcedLevel = level;
   }

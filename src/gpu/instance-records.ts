@@ -1,5 +1,6 @@
 import { INSTANCE, LAYERS_NONE } from './layout';
 import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
+import { show } from '../math/show';
 
 /** Animation state of one instance, as the pose pass reads it. Times in seconds. */
 export interface InstanceAnimation {
@@ -22,17 +23,34 @@ export interface InstanceAnimation {
 /**
  * CPU mirror of the instance buffer: INSTANCE records (src/gpu/layout.ts). Setters validate
  * their input and only touch the record's bytes; times are stored as phase + speed so that
- * they advance on the GPU.
+ * they advance on the GPU. The phases and speeds are also kept in float64 (EXACT_*): reads and
+ * clock rebases work from those, so a record's times stay exact however many rebases pass (the
+ * float32 speed alone drifted 2e-4 s an hour at speed 1.14), and the GPU's float32 copy is only
+ * ever one rebase period old.
  */
 export class InstanceRecords extends RecordBuffer {
   constructor(capacity: number, clipDurations: ArrayLike<number>) {
-    super(INSTANCE.size, capacity, clipDurations);
+    super(INSTANCE.size, capacity, clipDurations, EXACT_WORDS);
+  }
+
+  /** Throws an error naming the problem unless `world` is 16 finite numbers (an array or typed array). */
+  checkWorld(world: ArrayLike<number>): void {
+    if (typeof world !== 'object' || world === null) throw new TypeError(`transform must be 16 numbers (an array or Float32Array, column-major 4x4), got ${show(world)}`);
+    if (world.length !== 16) throw new RangeError(`transform must have 16 numbers (column-major 4x4), got ${show(world.length)}`);
+    for (let i = 0; i < 16; i++) checkFinite(world[i], `transform element ${i}`);
+  }
+
+  /** Throws a RangeError naming the field unless `a` is a valid animation (clips of the model, finite times and speeds, blend in [0, 1]). */
+  checkAnimation(a: InstanceAnimation): void {
+    this.checkClip(a.clipA, 'clipA');
+    this.checkClip(a.clipB, 'clipB');
+    for (const key of ['timeA', 'timeB', 'speedA', 'speedB'] as const) checkFinite(a[key], key);
+    checkUnit(a.blend, 'blend');
   }
 
   /** Writes the model-to-world transform (16 numbers, column-major) of record `slot`. */
   setWorld(slot: number, world: ArrayLike<number>): void {
-    if (world.length !== 16) throw new RangeError(`transform must have 16 numbers (column-major 4x4), got ${world.length}`);
-    for (let i = 0; i < 16; i++) checkFinite(world[i], `transform element ${i}`);
+    this.checkWorld(world);
     this.f32.set(world, slot * this.stride + INSTANCE.world / 4);
     this.touch(slot);
   }
@@ -48,17 +66,12 @@ export class InstanceRecords extends RecordBuffer {
    * timeA and clip B at timeB; both then advance at their speeds.
    */
   setAnimation(slot: number, a: InstanceAnimation, clock: number): void {
-    this.checkClip(a.clipA, 'clipA');
-    this.checkClip(a.clipB, 'clipB');
-    for (const key of ['timeA', 'timeB', 'speedA', 'speedB'] as const) checkFinite(a[key], key);
-    checkUnit(a.blend, 'blend');
+    this.checkAnimation(a);
     const o = slot * this.stride;
     this.u32[o + INSTANCE.clipA / 4] = a.clipA;
     this.u32[o + INSTANCE.clipB / 4] = a.clipB;
-    this.f32[o + INSTANCE.phaseA / 4] = this.phase(a.clipA, a.timeA, a.speedA, clock);
-    this.f32[o + INSTANCE.phaseB / 4] = this.phase(a.clipB, a.timeB, a.speedB, clock);
-    this.f32[o + INSTANCE.speedA / 4] = a.speedA;
-    this.f32[o + INSTANCE.speedB / 4] = a.speedB;
+    this.setClip(slot, 0, this.phase(a.clipA, a.timeA, a.speedA, clock), a.speedA);
+    this.setClip(slot, 1, this.phase(a.clipB, a.timeB, a.speedB, clock), a.speedB);
     this.f32[o + INSTANCE.blend / 4] = a.blend;
     this.touch(slot);
   }
@@ -72,18 +85,20 @@ export class InstanceRecords extends RecordBuffer {
     const o = slot * this.stride;
     this.u32[o + INSTANCE.clipA / 4] = clip;
     this.u32[o + INSTANCE.clipB / 4] = clip;
-    this.f32[o + INSTANCE.phaseA / 4] = this.phase(clip, time, speed, clock);
-    this.f32[o + INSTANCE.phaseB / 4] = 0;
-    this.f32[o + INSTANCE.speedA / 4] = speed;
-    this.f32[o + INSTANCE.speedB / 4] = 0;
+    this.setClip(slot, 0, this.phase(clip, time, speed, clock), speed);
+    this.setClip(slot, 1, 0, 0);
     this.f32[o + INSTANCE.blend / 4] = 0;
     this.touch(slot);
   }
 
-  /** Writes only the translation and yaw of the world transform (uniform scale `scale`): no allocation. */
+  /**
+   * Writes only the translation and yaw of the world transform (uniform scale `scale` > 0: zero
+   * would collapse the mesh, a negative one mirror it and turn its faces inside out): no allocation.
+   */
   setPlacement(slot: number, x: number, y: number, z: number, yaw: number, scale: number): void {
-    if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(z) && Number.isFinite(yaw) && Number.isFinite(scale))) {
-      for (const [name, v] of [['x', x], ['y', y], ['z', z], ['yaw', yaw], ['scale', scale]] as const) checkFinite(v, name);
+    if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(z) && Number.isFinite(yaw) && Number.isFinite(scale) && scale > 0)) {
+      for (const [name, v] of [['x', x], ['y', y], ['z', z], ['yaw', yaw]] as const) checkFinite(v, name);
+      throw new RangeError(`scale must be a positive finite number, got ${show(scale)}`);
     }
     const o = slot * this.stride + INSTANCE.world / 4;
     const c = Math.cos(yaw) * scale;
@@ -116,26 +131,32 @@ export class InstanceRecords extends RecordBuffer {
   /** Reads back the animation of record `slot` at `clock` (times wrapped into each clip). */
   getAnimation(slot: number, clock: number): InstanceAnimation {
     const o = slot * this.stride;
+    const e = slot * EXACT_WORDS;
     const clipA = this.u32[o + INSTANCE.clipA / 4];
     const clipB = this.u32[o + INSTANCE.clipB / 4];
-    const speedA = this.f32[o + INSTANCE.speedA / 4];
-    const speedB = this.f32[o + INSTANCE.speedB / 4];
+    const speedA = this.exact[e + EXACT_SPEED];
+    const speedB = this.exact[e + 2 + EXACT_SPEED];
     return {
       clipA, clipB, speedA, speedB, blend: this.f32[o + INSTANCE.blend / 4],
-      timeA: this.timeAt(clipA, this.f32[o + INSTANCE.phaseA / 4], speedA, clock),
-      timeB: this.timeAt(clipB, this.f32[o + INSTANCE.phaseB / 4], speedB, clock),
+      timeA: this.timeAt(clipA, this.exact[e + EXACT_PHASE], speedA, clock),
+      timeB: this.timeAt(clipB, this.exact[e + 2 + EXACT_PHASE], speedB, clock),
     };
   }
 
   /**
    * Re-expresses the first `count` records' phases for a clock restarted at 0 from `clock`, so
-   * the float32 clock on the GPU never loses precision. Times are unchanged.
+   * the float32 clock on the GPU never loses precision. Times are unchanged (worked out from the
+   * float64 phases and speeds, so nothing accumulates from one rebase to the next).
    */
   rebase(count: number, clock: number): void {
     for (let slot = 0; slot < count; slot++) {
       const o = slot * this.stride;
-      for (const [clip, phase, speed] of REBASED) {
-        this.f32[o + phase] = this.timeAt(this.u32[o + clip], this.f32[o + phase], this.f32[o + speed], clock);
+      const e = slot * EXACT_WORDS;
+      for (let k = 0; k < 2; k++) {
+        const clip = this.u32[o + (k === 0 ? INSTANCE.clipA : INSTANCE.clipB) / 4];
+        const phase = this.timeAt(clip, this.exact[e + 2 * k + EXACT_PHASE], this.exact[e + 2 * k + EXACT_SPEED], clock);
+        this.exact[e + 2 * k + EXACT_PHASE] = phase;
+        this.f32[o + (k === 0 ? INSTANCE.phaseA : INSTANCE.phaseB) / 4] = phase;
       }
     }
     this.markAllDirty(count);
@@ -145,10 +166,19 @@ export class InstanceRecords extends RecordBuffer {
   clearLayers(slot: number): void {
     this.setLayerStack(slot, LAYERS_NONE);
   }
+
+  /** Writes clip k's (0: A, 1: B) phase and speed: float64 into the exact copy, float32 into the record. */
+  private setClip(slot: number, k: 0 | 1, phase: number, speed: number): void {
+    const o = slot * this.stride;
+    const e = slot * EXACT_WORDS + 2 * k;
+    this.exact[e + EXACT_PHASE] = phase;
+    this.exact[e + EXACT_SPEED] = speed;
+    this.f32[o + (k === 0 ? INSTANCE.phaseA : INSTANCE.phaseB) / 4] = phase;
+    this.f32[o + (k === 0 ? INSTANCE.speedA : INSTANCE.speedB) / 4] = speed;
+  }
 }
 
-/** (clip, phase, speed) word offsets of the two clips in a record. */
-const REBASED = [
-  [INSTANCE.clipA / 4, INSTANCE.phaseA / 4, INSTANCE.speedA / 4],
-  [INSTANCE.clipB / 4, INSTANCE.phaseB / 4, INSTANCE.speedB / 4],
-] as const;
+/** Float64 values per record: (phase, speed) of clip A, then of clip B. */
+const EXACT_WORDS = 4;
+const EXACT_PHASE = 0;
+const EXACT_SPEED = 1;

@@ -1,7 +1,8 @@
 import { InstanceRecords } from './instance-records';
 import { LayerStackRecords, MaskTable } from './layer-records';
 import { INSTANCE, JOINT_MATRIX_BYTES, LAYER_STACK, LAYERS_NONE, MAX_LOD_LEVELS } from './layout';
-import { checkStorageBinding } from './limits';
+import { checkStorageBinding, checkStorageBindings, growthCount, largestFit, type BufferItems } from './limits';
+import { show } from '../math/show';
 import { SlotStamps } from './slot-stamps';
 
 /**
@@ -94,6 +95,8 @@ export class InstanceStore {
   /** Slot of the instance that owns each stack record. */
   private stackOwner: Int32Array;
   private readonly freeHandles: number[] = [];
+  /** The most instances every per-instance buffer can hold on this device (computed at the first growth). */
+  private maxCapacity: number | undefined;
   private liveCount = 0;
   private layered = 0;
 
@@ -112,7 +115,8 @@ export class InstanceStore {
     this.checkStackLimits(stackCapacity);
     this.records = new InstanceRecords(capacity, clipDurations);
     this.stamps = new SlotStamps(capacity);
-    this.masks = new MaskTable(nodeCount);
+    this.masks = new MaskTable(nodeCount, (needed, current) =>
+      growthCount(device, `${this.label}.masks`, needed, current, { noun: 'masks', bytes: Math.max(1, nodeCount) * 4 }));
     this.stacks = new LayerStackRecords(stackCapacity, clipDurations, () => this.masks.count);
     this.handleOf = new Int32Array(capacity);
     this.stackOwner = new Int32Array(stackCapacity);
@@ -220,12 +224,14 @@ export class InstanceStore {
    */
   setBytesPerJoint(bytes: number): void {
     if (checkJointBytes(bytes) === this.jointRecordBytes) return;
-    const previous = this.jointRecordBytes;
+    const previous = { bytes: this.jointRecordBytes, maxCapacity: this.maxCapacity };
     this.jointRecordBytes = bytes;
+    this.maxCapacity = undefined; // the most instances the joint buffer can hold changes with its stride
     try {
       this.grow(this.records.capacity);
     } catch (error) {
-      this.jointRecordBytes = previous;
+      this.jointRecordBytes = previous.bytes;
+      this.maxCapacity = previous.maxCapacity;
       throw error;
     }
   }
@@ -235,12 +241,15 @@ export class InstanceStore {
    * to no stack; the caller writes the rest (see removeIfFailed for a failed write).
    */
   add(): number {
+    // Every growth is checked before any is made: a refused add changes nothing.
+    const handles = this.freeHandles.length === 0 ? this.handleGrowth() : 0;
     if (this.liveCount === this.records.capacity) this.grow(this.growthCapacity());
+    if (handles > 0) this.growHandles(handles);
     // New instances are plain: the first layered instance moves to the end to make room.
     const slot = this.plainCount;
     if (this.layered > 0) this.moveSlot(slot, this.liveCount);
     this.liveCount++;
-    const handle = this.freeHandles.pop() ?? this.newHandle();
+    const handle = this.freeHandles.pop()!;
     this.setSlotOf(handle, slot);
     this.handleOf[slot] = handle;
     this.stamps.renew(slot);
@@ -278,7 +287,10 @@ export class InstanceStore {
   /** Slot of a live handle; throws a RangeError naming the handle otherwise. */
   slot(handle: number): number {
     const slot = Number.isInteger(handle) && handle >= 0 && handle < this.slotOf.length ? this.slotOf[handle] : -1;
-    if (slot < 0) throw new RangeError(`instance ${handle} does not exist (removed, or never added)`);
+    if (slot < 0) {
+      checkHandle(handle);
+      throw new RangeError(`instance ${handle} does not exist (removed, or never added)`);
+    }
     return slot;
   }
 
@@ -300,7 +312,9 @@ export class InstanceStore {
     let slot = this.slot(handle);
     const current = this.records.layerStack(slot);
     if (current !== LAYERS_NONE) return current;
-    if (this.layered === this.stacks.capacity) this.growStacks(Math.min(this.records.capacity, Math.max(1, this.stacks.capacity * 2)));
+    if (this.layered === this.stacks.capacity) {
+      this.growStacks(Math.min(this.records.capacity, growthCount(this.device, `${this.label}.layerStacks`, this.layered + 1, this.stacks.capacity, STACK_ITEMS)));
+    }
     this.swapSlots(slot, this.plainCount - 1);
     slot = this.plainCount - 1;
     const stack = this.layered++;
@@ -430,38 +444,54 @@ export class InstanceStore {
   }
 
   private createHandleSlotBuffer(): GPUBuffer {
-    const size = Math.max(64, this.slotOf.byteLength);
-    checkStorageBinding(this.device, `${this.label}.handleSlots`, size);
+    const size = HANDLE_ITEMS.bytes(this.slotOf.length);
+    checkStorageBinding(this.device, `${this.label}.handleSlots`, { ...HANDLE_ITEMS, count: this.slotOf.length });
     return this.device.createBuffer({ label: `${this.label}.handleSlots`, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }
 
-  private newHandle(): number {
-    const handle = this.slotOf.length;
-    const grown = new Int32Array(Math.max(16, handle * 2)).fill(-1);
+  /** Handles to have once the next is issued (twice as many, at least 16, cut to what handleSlots may hold); checked, nothing changed. */
+  private handleGrowth(): number {
+    return growthCount(this.device, `${this.label}.handleSlots`, this.slotOf.length + 1, Math.max(8, this.slotOf.length), HANDLE_ITEMS);
+  }
+
+  /** Issues handles [slotOf.length, count) as free (the lowest is popped first); the GPU copy is replaced at the next upload. */
+  private growHandles(count: number): void {
+    const first = this.slotOf.length;
+    const grown = new Int32Array(count).fill(-1);
     grown.set(this.slotOf);
     this.slotOf = grown;
     this.slotsDirtyStart = 0;
     this.slotsDirtyEnd = grown.length;
-    for (let h = this.slotOf.length - 1; h > handle; h--) this.freeHandles.push(h);
-    return handle;
+    for (let h = count - 1; h >= first; h--) this.freeHandles.push(h);
   }
 
-  /** Double the capacity, or as much as the device's limits allow (at least one more). */
+  /** The per-instance buffers (sized by capacity) and how their bytes follow it. */
+  private instanceBufferItems(): { label: string; items: BufferItems }[] {
+    const stride = (n: number) => listStride(n) * 4;
+    const noun = 'instances';
+    return [
+      { label: `${this.label}.jointMatrices`, items: { noun, bytes: (n) => Math.max(16, this.jointBytes(n)) } },
+      { label: `${this.label}.instances`, items: { noun, bytes: INSTANCE.size } },
+      { label: `${this.label}.stamps`, items: { noun, bytes: stride } },
+      { label: `${this.label}.identityList`, items: { noun, bytes: stride } },
+      { label: `${this.label}.poseState`, items: { noun, bytes: (n) => 2 * stride(n) } },
+      { label: `${this.label}.poseList`, items: { noun, bytes: (n) => 2 * stride(n) + 16 } },
+      { label: `${this.label}.drawLists`, items: { noun, bytes: (n) => 2 * this.lodLevels * stride(n) } },
+    ];
+  }
+
+  /** Double the capacity, cut to the most instances every per-instance buffer can hold (at least one more: checked by grow). */
   private growthCapacity(): number {
-    const limits = this.device.limits;
-    const perInstance = Math.max(this.jointBytes(1), INSTANCE.size, 2 * this.lodLevels * 4);
-    const byLimits = Math.floor(Math.min(limits.maxStorageBufferBindingSize, limits.maxBufferSize) / perInstance);
-    return Math.max(this.liveCount + 1, Math.min(this.liveCount * 2, byLimits));
+    this.maxCapacity ??= Math.min(...this.instanceBufferItems().map(({ items }) => largestFit(this.device, items)));
+    return Math.max(this.liveCount + 1, Math.min(this.liveCount * 2, this.maxCapacity));
   }
 
   private checkInstanceLimits(capacity: number): void {
-    checkStorageBinding(this.device, `${this.label}.jointMatrices`, this.jointBytes(capacity));
-    checkStorageBinding(this.device, `${this.label}.instances`, capacity * INSTANCE.size);
-    checkStorageBinding(this.device, `${this.label}.drawLists`, 2 * this.lodLevels * listStride(capacity) * 4);
+    checkStorageBindings(this.device, capacity, this.instanceBufferItems());
   }
 
   private checkStackLimits(capacity: number): void {
-    checkStorageBinding(this.device, `${this.label}.layerStacks`, capacity * LAYER_STACK.size);
+    checkStorageBinding(this.device, `${this.label}.layerStacks`, { ...STACK_ITEMS, count: capacity });
   }
 
   /** Check, allocate, swap: a refused growth leaves every buffer and record as it was. */
@@ -531,7 +561,7 @@ export class InstanceStore {
 
   private createMaskBuffer(): GPUBuffer {
     this.masks.markDirty();
-    checkStorageBinding(this.device, `${this.label}.masks`, this.masks.byteLength);
+    checkStorageBinding(this.device, `${this.label}.masks`, { noun: 'masks', bytes: this.masks.byteLength / this.masks.capacity, count: this.masks.capacity });
     return this.device.createBuffer({ label: `${this.label}.masks`, size: this.masks.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }
 }
@@ -541,6 +571,16 @@ function checkJointBytes(bytes: number): number {
   if (!Number.isInteger(bytes) || bytes < 16 || bytes % 16 !== 0) throw new RangeError(`bytesPerJoint must be a positive multiple of 16, got ${bytes}`);
   return bytes;
 }
+
+/** Throws a TypeError naming `handle` unless it is an integer (the form of every InstanceId). */
+export function checkHandle(handle: number): void {
+  if (!Number.isInteger(handle)) throw new TypeError(`instance id must be an integer from Crowd.add, got ${show(handle)}`);
+}
+
+/** A handleSlots buffer: a u32 per handle, at least 64 bytes. */
+const HANDLE_ITEMS = { noun: 'handles', bytes: (n: number) => Math.max(64, n * 4) } as const;
+/** A layerStacks buffer: one LAYER_STACK record per layered instance. */
+const STACK_ITEMS: BufferItems = { noun: 'layered instances', bytes: LAYER_STACK.size };
 
 /** Entries per instance list for `capacity` instances: rounded up to 64 (256 bytes, the largest minStorageBufferOffsetAlignment). */
 function listStride(capacity: number): number {

@@ -1,5 +1,6 @@
 import { LAYER, LAYER_STACK, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST } from './layout';
 import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
+import { show } from '../math/show';
 
 /** One layer as the GPU stores it: clip index, time now, playback rate, weight, mask index. */
 export interface GpuLayer {
@@ -129,17 +130,22 @@ export class LayerStackRecords extends RecordBuffer {
   /** Validates the override layers of `arrays` (not the base) without writing anything. */
   checkArrays(arrays: LayerStackArrays, maskIds: ArrayLike<number> | undefined): void {
     const count = arrays.layerCount;
-    if (!Number.isInteger(count) || count < 0 || count > MAX_OVERRIDE_LAYERS) throw new RangeError(`layerCount must be an integer in [0, ${MAX_OVERRIDE_LAYERS}], got ${count}`);
+    if (!Number.isInteger(count) || count < 0 || count > MAX_OVERRIDE_LAYERS) throw new RangeError(`layerCount must be an integer in [0, ${MAX_OVERRIDE_LAYERS}], got ${show(count)}`);
+    if (maskIds !== undefined && (typeof maskIds !== 'object' || maskIds === null || typeof maskIds.length !== 'number')) {
+      throw new TypeError(`maskIds must be an array of mask ids, got ${show(maskIds)}`);
+    }
     for (let i = 0; i < count; i++) {
       this.checkClip(arrays.layerClip[i], `layers[${i}].clip`);
       checkFinite(arrays.layerTime[i], `layers[${i}].time`);
       checkFinite(arrays.layerSpeed[i], `layers[${i}].speed`);
       checkUnit(arrays.layerWeight[i], `layers[${i}].weight`);
+      // -1 is the only "no mask": any other value must name a mask.
       const mask = arrays.layerMask[i];
-      if (maskIds && !(mask < maskIds.length && Number.isInteger(mask))) {
-        throw new RangeError(`layers[${i}].mask ${mask} is not -1 or an index of the ${maskIds.length} mask ids given`);
+      if (mask === -1) continue;
+      if (maskIds && !(Number.isInteger(mask) && mask >= 0 && mask < maskIds.length)) {
+        throw new RangeError(`layers[${i}].mask ${show(mask)} is not -1 or an index of the ${maskIds.length} mask ids given`);
       }
-      this.checkMask(this.mapMask(mask, maskIds), `layers[${i}].mask`);
+      this.checkMask(maskIds ? maskIds[mask] : mask, `layers[${i}].mask`);
     }
   }
 
@@ -154,7 +160,7 @@ export class LayerStackRecords extends RecordBuffer {
     const o = slot * this.stride;
     const count = this.u32[o + (additive ? LAYER_STACK.additiveCount : LAYER_STACK.overrideCount) / 4];
     if (!Number.isInteger(index) || index < 0 || index >= count) {
-      throw new RangeError(`${additive ? 'additive' : 'override'} layer ${index} does not exist (the instance has ${count})`);
+      throw new RangeError(`${additive ? 'additive' : 'override'} layer ${show(index)} does not exist (the instance has ${count})`);
     }
     checkUnit(weight, 'layer weight');
     const base = LAYER_STACK.layers + ((additive ? MAX_OVERRIDE_LAYERS : 0) + index) * LAYER.size;
@@ -187,7 +193,7 @@ export class LayerStackRecords extends RecordBuffer {
 
   private checkMask(mask: number, what: string): void {
     if (mask !== MASK_NONE && !(Number.isInteger(mask) && mask >= 0 && mask < this.maskCount())) {
-      throw new RangeError(`${what} ${mask} does not exist (the crowd has ${this.maskCount()} masks)`);
+      throw new RangeError(`${what} ${show(mask)} does not exist (the crowd has ${this.maskCount()} masks)`);
     }
   }
 
@@ -206,18 +212,28 @@ export class LayerStackRecords extends RecordBuffer {
 /**
  * The blend masks of a crowd: nodeCount float weights per mask, shared by every instance that
  * names the mask. Masks are only added (rarely, at set-up); the table uploads whole when changed.
+ * `growth(needed, current)` gives the masks to make room for when the table is full (the store
+ * cuts doubling to what the device's limits allow, and throws naming the limit when `needed`
+ * itself does not fit: then the mask is not added).
  */
 export class MaskTable {
   private weights: Float32Array<ArrayBuffer>;
   private used = 0;
   private changed = true;
+  private readonly width: number;
 
-  constructor(private readonly nodeCount: number) {
-    this.weights = new Float32Array(Math.max(1, nodeCount) * 4);
+  constructor(private readonly nodeCount: number, private readonly growth = (needed: number, current: number) => Math.max(needed, current * 2)) {
+    this.width = Math.max(1, nodeCount);
+    this.weights = new Float32Array(this.width * 4);
   }
 
   get count(): number {
     return this.used;
+  }
+
+  /** Masks the table holds before it grows. */
+  get capacity(): number {
+    return this.weights.length / this.width;
   }
 
   /** Bytes the GPU buffer needs now. */
@@ -229,8 +245,8 @@ export class MaskTable {
   add(mask: Float32Array): number {
     if (mask.length !== this.nodeCount) throw new RangeError(`mask has ${mask.length} weights, the rig has ${this.nodeCount} nodes`);
     for (let i = 0; i < mask.length; i++) checkUnit(mask[i], `mask weight ${i}`);
-    if ((this.used + 1) * this.nodeCount > this.weights.length) {
-      const grown = new Float32Array(this.weights.length * 2);
+    if (this.used === this.capacity) {
+      const grown = new Float32Array(this.growth(this.used + 1, this.capacity) * this.width);
       grown.set(this.weights);
       this.weights = grown;
     }

@@ -281,6 +281,9 @@ export const CONTROL = {
 /** Seconds a clamped clip holds before its end (playback.ts HOLD_SECONDS). */
 export const CONTROL_HOLD_SECONDS = 1e-4;
 /** Relative tolerance under which a desired speed counts as the current one (locomotion.ts SPEED_TIE). */
+/** actionOutTime of an action that never ends (a clip at speed 0): a finite stand-in for Infinity, which WGSL may not hold. */
+export const CONTROL_ACTION_NEVER = 3e38;
+
 export const CONTROL_SPEED_TIE = 1e-5;
 
 /** A pose source (shaders/control.wgsl `Source`): 5 x 4 bytes. */
@@ -305,7 +308,7 @@ export const CONTROL_FADE = {
 
 /** One controller's discrete state (`ControlInput`), per handle. */
 export const CONTROL_INPUT = {
-  size: 260,
+  size: 264,
   clock: 0, //               f32: control clock when written, seconds since the start of its basis period
   basis: 4, //               u32: parity of that period (ControlParams.clock0 / clock1 give now in each)
   epoch: 8, //               u32: a change (re)initialises the locomotion state from start*
@@ -315,7 +318,7 @@ export const CONTROL_INPUT = {
   fades: 40, //              array<Fade, MAX_FADES>
   actionPhase: 148, //       u32: ACTION_*
   action: 152, //            u32: action index
-  actionPhaseTime: 156, //   f32: seconds into the phase
+  actionTime: 156, //        f32: seconds since the action was requested (its phases are intervals of it)
   actionPlay: 160, //        Source: the action's clip (clamped)
   previousAction: 180, //    u32: handed-over action, or NO_INDEX
   previousStartWeight: 184, // f32: its weight at the handover
@@ -333,6 +336,7 @@ export const CONTROL_INPUT = {
   startVelocityX: 248, //    f32: velocity the state starts from on a new epoch, units per second
   startVelocityZ: 252, //    f32
   startPhase: 256, //        f32: normalised blend phase it starts from, [0, 1)
+  actionOutTime: 260, //     f32: actionTime at which the action fades out (ACTION_NEVER: never)
 } as const;
 
 /** One controller's integrated locomotion (`ControlState`), per handle, written by the GPU only. */
@@ -367,7 +371,34 @@ export const CONTROL_PARAMS = {
 
 /** One rewritten input (`Update`): the handle, then the ControlInput. */
 export const CONTROL_UPDATE = {
-  size: 4 + 260,
+  size: 4 + 264,
   handle: 0, // u32
   input: 4, //  ControlInput
+} as const;
+
+/*
+ * The prop pass (shaders/prop.wgsl): props attached to a joint (Crowd.attach). Per attachment
+ * and frame it places the prop of every drawn instance at world * jointMatrix * local and lists
+ * the instances to draw; SkinPass draws the prop from those records.
+ */
+
+/** Flags of PROP_PARAMS.flags. */
+export const PROP_CULLED = 1; //   the cull pass ran: entries come from its camera lists (else slot = entry)
+export const PROP_SELECTED = 2; // only instances marked in the selection this frame get the prop (else every one)
+/** A free handle in InstanceStore.handleSlotBuffer. */
+export const HANDLE_FREE = 0xffffffff;
+
+/** The prop pass's uniform block (shaders/prop.wgsl `PropParams`), one per attachment, written each frame. */
+export const PROP_PARAMS = {
+  size: 112,
+  local: 0, //          mat4x4f: joint matrix -> prop placement in model space: inverse(inverseBind) * offset
+  lengths: 64, //       vec4u: entries per LOD level's list (culled: copied from the cull counters; else (count, 0, 0, 0))
+  listStride: 80, //    u32: entries per list (the store's listStride), and the word of the prop list's length
+  slotCount: 84, //     u32: joint matrices per instance
+  joint: 88, //         u32: joint slot the prop follows
+  levels: 92, //        u32: lists to read, 1..MAX_LOD_LEVELS (the z of the dispatch)
+  flags: 96, //         u32: PROP_* flags
+  frame: 100, //        u32: this frame's mark (never 0); a selected slot holds it in the selection
+  selectedCount: 104, // u32: handles in the selection (after its listStride marks)
+  dispatchWidth: 108, // u32: workgroups per row of the 2D dispatch
 } as const;

@@ -4,6 +4,7 @@ import {
   CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS,
   LAYERS_NONE, LOD_NOT_FORCED, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
 } from './layout';
+import { HANDLE_FREE, PROP_CULLED, PROP_SELECTED } from './layout';
 
 /** A shared constant: its WGSL name, value, and type (u32 unless said). */
 export type SharedConstant = readonly [name: string, value: number, type?: 'u32' | 'f32'];
@@ -47,6 +48,12 @@ export const CULL_CONSTANTS: readonly SharedConstant[] = [
   ['LOD_NOT_FORCED', LOD_NOT_FORCED],
 ];
 
+/** The constants of shaders/prop.wgsl: its flags and the free-handle sentinel. */
+export const PROP_CONSTANTS: readonly SharedConstant[] = [
+  ['PROP_CULLED', PROP_CULLED],
+  ['PROP_SELECTED', PROP_SELECTED],
+  ['HANDLE_FREE', HANDLE_FREE],
+];
 
 /** The constants of shaders/control.wgsl: the control records' enumerations and the pose records it writes. */
 export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
@@ -103,6 +110,7 @@ export const GENERATED_SHADERS: readonly { file: string; constants: readonly Sha
   { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: POSE_RECORD_STRUCTS },
   { file: 'shaders/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
   { file: 'shaders/skin.wgsl', constants: [], structs: INSTANCE_STRUCT },
+  { file: 'shaders/prop.wgsl', constants: PROP_CONSTANTS, structs: INSTANCE_STRUCT },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';

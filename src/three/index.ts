@@ -31,7 +31,7 @@ import {
   type Camera, type Object3D, type Renderer,
 } from 'three/webgpu';
 import { screenUV, texture } from 'three/tsl';
-import { Crowd, type Character, type CrowdOptions } from '../index';
+import { Crowd, type Character, type CrowdOptions, type CrowdTargetFormats } from '../index';
 import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
 
 /** Options of a ThreeCrowdRenderer (all optional). */
@@ -50,7 +50,7 @@ export interface ThreeCrowdRendererOptions {
 }
 
 /** Crowd options chosen by the bridge: the formats and samples of its scene target. */
-export type ThreeCrowdFormats = Required<Pick<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>>;
+export type ThreeCrowdFormats = CrowdTargetFormats;
 
 const PREFIX = 'crowd-skin/three';
 
@@ -137,6 +137,25 @@ export class ThreeCrowdRenderer {
     const crowd = new Crowd(this.device, character, { ...options, ...this.formats });
     this.crowds.push(crowd);
     return crowd;
+  }
+
+  /**
+   * Draws `crowd` from now on, restored onto this renderer's device: the way back after three's
+   * device was lost. Make a new WebGPURenderer and a ThreeCrowdRenderer on it, release each crowd
+   * from the old one (`removeCrowd(crowd, false)`) and adopt it here: Crowd.restore rebuilds its
+   * GPU objects from what it kept, every instance as it was. The crowd's formats must be this
+   * renderer's (`formats`); a crowd drawn here already is refused.
+   */
+  adoptCrowd(crowd: Crowd): void {
+    if (this.crowds.includes(crowd)) throw new RangeError(`${PREFIX}: adoptCrowd: this crowd is drawn here already`);
+    const have = crowd.targetFormats;
+    const want = this.formats;
+    if (have.colorFormat !== want.colorFormat || have.depthFormat !== want.depthFormat || have.sampleCount !== want.sampleCount) {
+      throw new RangeError(`${PREFIX}: adoptCrowd: the crowd draws into ${have.colorFormat} / ${have.depthFormat} x${have.sampleCount}, this renderer's target is ` +
+        `${want.colorFormat} / ${want.depthFormat} x${want.sampleCount}; make the new renderer with the old one's samples`);
+    }
+    if (crowd.device !== this.device) crowd.restore(this.device);
+    this.crowds.push(crowd);
   }
 
   /** Stops drawing `crowd` and destroys it (unless `destroy` is false: it is then yours). */

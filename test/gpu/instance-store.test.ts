@@ -133,6 +133,23 @@ describe.skipIf(!device)('InstanceStore', () => {
       s.destroy();
     });
 
+    it('keeps phases and speeds in float64 through rebases, moves and growth (float32 speeds drifted 2e-4 s an hour)', () => {
+      const s = store(1);
+      const speed = 1.1; // float32 holds 1.10000002384...
+      const a = s.add();
+      s.records.setAnimation(s.slot(a), { clipA: 2, clipB: 1, timeA: 0.25, timeB: 1.5, speedA: speed, speedB: -0.3, blend: 0.5 }, 0);
+      for (let i = 0; i < 3; i++) s.add(); // growth
+      s.makeLayered(a); // a swap
+      s.remove(1); // a move
+      for (let k = 0; k < 1000; k++) s.rebase(600.25); // 1000 rebases: 600,250 s
+      const got = s.records.getAnimation(s.slot(a), 10);
+      const elapsed = 1000 * 600.25 + 10;
+      expect(got.speedA).toBe(speed);
+      expect(Math.abs(got.timeA - ((0.25 + speed * elapsed) % 3))).toBeLessThan(1e-9);
+      expect(Math.abs(got.timeB - ((((1.5 - 0.3 * elapsed) % 2) + 2) % 2))).toBeLessThan(1e-9);
+      s.destroy();
+    });
+
     it('bumps the generation exactly when a buffer is replaced', () => {
       const s = store(1);
       const g0 = s.generation;

@@ -5,11 +5,12 @@ import {
   MATERIAL, NODE, POSE_PARAMS,
   JOINT_BYTES, JOINT_DQ, JOINT_MATRIX_BYTES,
 } from '../../src/gpu/layout';
+import { PROP_PARAMS } from '../../src/gpu/layout';
 
 // Alignment and size of each WGSL type used in the shared structs (WGSL spec, "Alignment and Size").
 const TYPES: Record<string, { align: number; size: number }> = {
   u32: { align: 4, size: 4 }, i32: { align: 4, size: 4 }, f32: { align: 4, size: 4 },
-  vec2f: { align: 8, size: 8 }, vec3f: { align: 16, size: 12 }, vec4f: { align: 16, size: 16 },
+  vec2f: { align: 8, size: 8 }, vec3f: { align: 16, size: 12 }, vec4f: { align: 16, size: 16 }, vec4u: { align: 16, size: 16 },
   mat4x4f: { align: 16, size: 64 },
 };
 
@@ -57,6 +58,7 @@ const pose = readFileSync(new URL('../../shaders/pose.wgsl', import.meta.url), '
 const skin = readFileSync(new URL('../../shaders/skin.wgsl', import.meta.url), 'utf8');
 const control = readFileSync(new URL('../../shaders/control.wgsl', import.meta.url), 'utf8');
 const cull = readFileSync(new URL('../../shaders/cull.wgsl', import.meta.url), 'utf8');
+const prop = readFileSync(new URL('../../shaders/prop.wgsl', import.meta.url), 'utf8');
 
 describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
   it('Instance: world at 0 (64 bytes), then eight 4-byte fields from 64; 96 bytes', () => {
@@ -66,9 +68,15 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expect(INSTANCE.size).toBe(64 + 8 * 4);
   });
 
-  it('Instance is the same struct in pose.wgsl, cull.wgsl and skin.wgsl', () => {
+  it('Instance is the same struct in pose.wgsl, cull.wgsl, skin.wgsl and prop.wgsl', () => {
     expectMatches(INSTANCE, wgslLayout(cull, 'Instance'));
     expectMatches(INSTANCE, wgslLayout(skin, 'Instance'));
+    expectMatches(INSTANCE, wgslLayout(prop, 'Instance'));
+  });
+
+  it('PropParams: local mat4x4f at 0, lengths vec4u at 64, then eight u32: 112 bytes', () => {
+    expectMatches(PROP_PARAMS, wgslLayout(prop, 'PropParams'));
+    expect(PROP_PARAMS.size).toBe(64 + 16 + 8 * 4);
   });
 
   it('CullParams: 2 x 6 planes (192 bytes), then vec3f + 4-byte field pairs, two vec4f, six u32 and 2 pad words: 336 bytes', () => {
@@ -110,7 +118,7 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expectMatches(CAMERA, wgslLayout(skin, 'Camera'));
   });
 
-  it('the control pass: Source 20, Fade 36, ControlInput 260 (3 fades inline), ControlState 32, ControlParams 48, Update 264', () => {
+  it('the control pass: Source 20, Fade 36, ControlInput 264 (3 fades inline), ControlState 32, ControlParams 48, Update 268', () => {
     expectMatches(CONTROL_SOURCE, wgslLayout(control, 'Source'));
     expectMatches(CONTROL_FADE, wgslLayout(control, 'Fade'));
     // clock, basis, epoch, hasLocomotion, fadeCount: 20 bytes; current Source 20..40; 3 x 36 fades 40..148; ...

@@ -28,8 +28,8 @@ function standInCanvas(): HTMLCanvasElement {
   return { width: WIDTH, height: HEIGHT, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} } as unknown as HTMLCanvasElement;
 }
 
-async function newRenderer(parameters: WebGPURendererParameters = {}): Promise<WebGPURenderer> {
-  const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas(), ...parameters });
+async function newRenderer(parameters: WebGPURendererParameters = {}, on = device): Promise<WebGPURenderer> {
+  const renderer = new WebGPURenderer({ device: on as never, canvas: standInCanvas(), ...parameters });
   await renderer.init();
   renderer.setSize(WIDTH, HEIGHT, false);
   return renderer;
@@ -66,7 +66,7 @@ interface Picture { width: number; height: number; rgba: Uint8Array }
 
 /** Renders into the bridge's target (failing on any WebGPU validation error) and reads it back. */
 async function renderTarget(crowds: ThreeCrowdRenderer, scene: Scene, camera: PerspectiveCamera): Promise<Picture> {
-  await expectNoGpuError(device!, () => crowds.renderToTarget(scene, camera));
+  await expectNoGpuError(crowds.device, () => crowds.renderToTarget(scene, camera));
   const { width, height } = crowds.target;
   return { width, height, rgba: await crowds.renderer.readRenderTargetPixelsAsync(crowds.target, 0, 0, width, height) as Uint8Array };
 }
@@ -136,6 +136,28 @@ describe.skipIf(!device)('ThreeCrowdRenderer on three r187 (WebGPU in Node)', ()
     const stranger = { destroy() {} } as unknown as Crowd;
     expect(() => crowds.removeCrowd(stranger)).toThrow(/not made by this ThreeCrowdRenderer/);
     crowds.dispose();
+  });
+
+  it('adopts a crowd whose renderer lost its device: restored onto the new renderer\'s device, drawn as before', async () => {
+    const first = (await openTestDevice())!;
+    const { crowds: old, crowd, scene, camera } = await foxScene(await newRenderer({}, first));
+    const before = await renderTarget(old, scene, camera);
+    expect(foxPixels(before).length, 'the Fox is not drawn').toBeGreaterThan(300);
+    first.destroy();
+    old.removeCrowd(crowd, false);
+    const crowds = new ThreeCrowdRenderer(await newRenderer());
+    crowds.adoptCrowd(crowd);
+    expect(crowd.device).toBe(device);
+    const after = await renderTarget(crowds, scene, camera);
+    expect(Array.from(after.rgba)).toEqual(Array.from(before.rgba));
+    expect(() => crowds.adoptCrowd(crowd)).toThrow(/drawn here already/);
+    crowds.removeCrowd(crowd, false);
+    const antialiased = new ThreeCrowdRenderer(await newRenderer({ antialias: true }));
+    expect(() => antialiased.adoptCrowd(crowd)).toThrow(/x1, this renderer's target is rgba8unorm-srgb \/ depth32float x4/);
+    expect(crowd.device).toBe(device);
+    antialiased.dispose();
+    crowds.dispose();
+    crowd.destroy();
   });
 
   for (const antialias of [false, true]) {

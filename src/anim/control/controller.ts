@@ -1,8 +1,9 @@
 import { resolveClip } from '../../bake/clip-names';
-import { evaluateCurve, type BlendCurve } from './curves';
+import { show } from '../../math/show';
+import { checkCurve, checkCurveValues, evaluateCurve, type BlendCurve } from './curves';
 import type { ActionConfig, ControllerConfig } from './config';
-import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, type TransitionKind } from './crossfader';
-import { Locomotion, LocomotionRuntime } from './locomotion';
+import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, TRANSITION_KINDS, type TransitionKind } from './crossfader';
+import { checkFacing, checkMove, checkSpeedParameter, Locomotion, LocomotionRuntime } from './locomotion';
 import { MAX_BLEND, StackOutput, WeightedClips } from './output';
 import { ClipPlayback } from './playback';
 
@@ -23,6 +24,8 @@ export class ControllerRuntime {
   readonly scratchSource = new Source();
   /** allowed[(from + 1) * actions + to]: from -1 is locomotion, else an action index. */
   private readonly allowed: Uint8Array;
+  /** Custom curves already found finite over [0, 1] (each function is sampled once). */
+  private readonly checkedCurves = new WeakSet<(u: number) => number>();
 
   /**
    * @param config A validated config (parseControllerConfig or defaultControllerConfig); not copied, do not change it.
@@ -47,6 +50,16 @@ export class ControllerRuntime {
   /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
   clipIndex(clip: string | number): number {
     return resolveClip(this.config.clipNames, clip);
+  }
+
+  /** Throws a RangeError naming `where` unless `curve` is a curve every fade can evaluate (see checkCurveValues). */
+  checkCurve(curve: unknown, where: string): BlendCurve {
+    const checked = checkCurve(curve, where);
+    if (typeof checked === 'function' && !this.checkedCurves.has(checked)) {
+      checkCurveValues(checked, where);
+      this.checkedCurves.add(checked);
+    }
+    return checked;
   }
 }
 
@@ -111,6 +124,8 @@ export class AnimationController {
   readonly crossfader = new Crossfader();
   /** Set by a driver that evaluates this controller (GPU-driven controllers); null when update() is stepped every frame. */
   driver: ControllerDriver | null = null;
+  /** The driver's key for this controller (GpuControllers: the instance handle), so its hooks need no lookup; -1 without a driver. */
+  driverKey = -1;
   /**
    * Movement state, or null when the config has no locomotion: positionX/positionZ (model units,
    * ground plane), heading (radians about +y, 0 faces +z), speed (model units per second),
@@ -125,6 +140,10 @@ export class AnimationController {
   action = -1;
   /** Seconds since the current action phase began. */
   actionPhaseTime = 0;
+  /** Seconds since the current action was requested (its phases are intervals of this clock, see updateAction). */
+  actionTime = 0;
+  /** actionTime at which the action starts fading out: its clip's last fadeOut seconds, but not before the fade-in ends (Infinity: a clip at speed 0 never ends). */
+  actionOutTime = Infinity;
   /** Weight of the action layer, [0, 1]. */
   actionWeight = 0;
   /** The clock of the current action's clip (seconds, clamped at its end). */
@@ -168,14 +187,17 @@ export class AnimationController {
 
   /** Fades to `clip` (rules in crossfader.ts). Returns what happened. */
   fadeTo(clip: string | number, options: FadeOptions = {}): ReturnType<Crossfader['fadeTo']> {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`fadeTo options must be an object { seconds, kind, curve }, got ${show(options)}`);
     const fade = this.runtime.config.fade;
     const seconds = options.seconds ?? fade.seconds;
-    if (!(seconds >= 0)) throw new RangeError(`fade seconds must be >= 0, got ${seconds}`);
+    if (typeof seconds !== 'number' || !(seconds >= 0 && seconds < Infinity)) throw new RangeError(`fade seconds must be >= 0 and finite, got ${show(seconds)}`);
+    const kind = options.kind ?? fade.kind;
+    if (!TRANSITION_KINDS.includes(kind)) throw new RangeError(`fade kind must be one of ${TRANSITION_KINDS.join(', ')}, got ${show(kind)}`);
     const index = this.runtime.clipIndex(clip);
-    const curve = options.curve ?? fade.curve;
+    const curve = this.runtime.checkCurve(options.curve ?? fade.curve, 'fadeTo options.curve');
     this.driver?.checkCurve(curve, 'fadeTo options.curve');
     this.driver?.beforeCommand(this);
-    const result = this.crossfader.fadeTo(this.clipSource(index), seconds, options.kind ?? fade.kind, curve);
+    const result = this.crossfader.fadeTo(this.clipSource(index), seconds, kind, curve);
     this.driver?.afterCommand(this);
     return result;
   }
@@ -183,6 +205,7 @@ export class AnimationController {
   /** Locomotion at speed parameter p in [0, 2] along the heading; fades locomotion in if needed. */
   setSpeed(parameter: number): void {
     const locomotion = this.requireLocomotion();
+    checkSpeedParameter(parameter); // before the driver brings the state up to the present
     this.driver?.beforeCommand(this);
     locomotion.setSpeed(parameter);
     this.showLocomotion();
@@ -192,6 +215,7 @@ export class AnimationController {
   /** Locomotion in world direction (x, z), walking or running; fades locomotion in if needed. */
   move(x: number, z: number, run = false): void {
     const locomotion = this.requireLocomotion();
+    checkMove(x, z, run);
     this.driver?.beforeCommand(this);
     locomotion.move(x, z, run);
     this.showLocomotion();
@@ -204,7 +228,7 @@ export class AnimationController {
    */
   face(heading: number | null): void {
     const locomotion = this.requireLocomotion();
-    if (heading !== null && !Number.isFinite(heading)) throw new RangeError(`facing must be a finite heading in radians or null, got ${heading}`);
+    checkFacing(heading);
     this.driver?.beforeCommand(this);
     locomotion.face(heading);
     this.driver?.afterCommand(this);
@@ -225,11 +249,10 @@ export class AnimationController {
     if (index === undefined) {
       throw new RangeError(`no action ${JSON.stringify(name)} (actions: ${this.runtime.config.actions.map((a) => JSON.stringify(a.name)).join(', ') || 'none'})`);
     }
-    // Refusals depend on the action phase only, which a driver keeps current (its transitions
-    // are timed): decide them before bringing the rest up to the present.
+    // A driver brings the discrete state up to the present first: refusals depend on the phase now.
+    this.driver?.beforeCommand(this);
     if (this.actionPhase === ACTION_PLAY) return false;
     if (!this.runtime.allows(this.actionPhase === ACTION_NONE ? -1 : this.action, index)) return false;
-    this.driver?.beforeCommand(this);
     const action = this.runtime.config.actions[index];
     const settings = this.runtime.config.clips[action.clip];
     if (this.actionPhase !== ACTION_NONE && this.actionWeight > 0) {
@@ -240,15 +263,18 @@ export class AnimationController {
     this.action = index;
     this.actionPhase = ACTION_IN;
     this.actionPhaseTime = 0;
+    this.actionTime = 0;
     // Actions play once: clamped whatever the clip's loop setting.
-    this.actionPlayback.set(action.clip, this.runtime.clipDurations[action.clip], settings.speed, false, settings.speed < 0 ? Infinity : 0);
+    const p = this.actionPlayback.set(action.clip, this.runtime.clipDurations[action.clip], settings.speed, false, settings.speed < 0 ? Infinity : 0);
+    const length = p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
+    this.actionOutTime = Math.max(action.fadeIn, length - action.fadeOut);
     this.driver?.afterCommand(this);
     return true;
   }
 
   /** Advances everything by dt seconds (>= 0) and rewrites `output`. */
   update(dt: number): void {
-    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
+    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
     this.locomotion?.update(dt);
     this.crossfader.update(dt);
     this.updateAction(dt);
@@ -261,7 +287,7 @@ export class AnimationController {
    * locomotion integration and `output` are the driver's (they are not advanced here).
    */
   advanceDiscrete(dt: number): void {
-    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${dt}`);
+    if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
     this.crossfader.update(dt);
     this.updateAction(dt);
   }
@@ -278,42 +304,44 @@ export class AnimationController {
     return source.kind === SOURCE_LOCOMOTION ? 'locomotion' : this.runtime.config.clipNames[source.playback.clip];
   }
 
+  /**
+   * Advances the action state machine by dt. Its phases are intervals of actionTime (seconds
+   * since the request), so they fall where they would at any frame rate: to-action [0, fadeIn),
+   * action [fadeIn, actionOutTime), to-locomotion [actionOutTime, actionOutTime + fadeOut), then
+   * none. (A boundary is passed TIME_EPSILON early, for sums of frame times that land a hair short.)
+   * The GPU twin (shaders/control.wgsl) evaluates the same intervals from one record.
+   */
   private updateAction(dt: number): void {
     if (this.actionPhase === ACTION_NONE) return;
     const action: ActionConfig = this.runtime.config.actions[this.action];
+    this.actionPlayback.advance(dt);
+    const t = (this.actionTime += dt);
+    const fadingIn = t < action.fadeIn - TIME_EPSILON;
     if (this.previousAction >= 0) {
       // The handed-over action fades out while this one fades in.
       this.previousPlayback.advance(dt);
-      const u = action.fadeIn > 0 ? (this.actionPhase === ACTION_IN ? this.actionPhaseTime + dt : Infinity) / action.fadeIn : 1;
-      this.previousWeight = this.previousStartWeight * (1 - evaluateCurve(action.curve, u));
+      this.previousWeight = fadingIn ? this.previousStartWeight * (1 - evaluateCurve(action.curve, t / action.fadeIn)) : 0;
       if (this.previousWeight <= 0) this.previousAction = -1;
     }
-    this.actionPlayback.advance(dt);
-    this.actionPhaseTime += dt;
-    if (this.actionPhase === ACTION_IN) {
-      this.actionWeight = action.fadeIn > 0 ? evaluateCurve(action.curve, this.actionPhaseTime / action.fadeIn) : 1;
-      if (this.actionPhaseTime >= action.fadeIn - TIME_EPSILON) this.enterAction(ACTION_PLAY);
-    }
-    if (this.actionPhase === ACTION_PLAY) {
-      this.actionWeight = 1;
-      const p = this.actionPlayback;
-      const remaining = p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
-      if (remaining <= action.fadeOut + TIME_EPSILON || p.finished) this.enterAction(ACTION_OUT);
-    }
-    if (this.actionPhase === ACTION_OUT) {
-      this.actionWeight = action.fadeOut > 0 ? 1 - evaluateCurve(action.curve, this.actionPhaseTime / action.fadeOut) : 0;
-      if (this.actionPhaseTime >= action.fadeOut - TIME_EPSILON) {
-        this.actionPhase = ACTION_NONE;
-        this.action = -1;
-        this.actionWeight = 0;
-        this.previousAction = -1;
-      }
+    const outAt = this.actionOutTime;
+    if (fadingIn) {
+      this.setAction(ACTION_IN, t, evaluateCurve(action.curve, t / action.fadeIn));
+    } else if (t < outAt - TIME_EPSILON) {
+      this.setAction(ACTION_PLAY, t - action.fadeIn, 1);
+    } else if (t < outAt + action.fadeOut - TIME_EPSILON) {
+      this.setAction(ACTION_OUT, t - outAt, 1 - evaluateCurve(action.curve, (t - outAt) / action.fadeOut));
+    } else {
+      this.actionPhase = ACTION_NONE;
+      this.action = -1;
+      this.actionWeight = 0;
+      this.previousAction = -1;
     }
   }
 
-  private enterAction(phase: number): void {
+  private setAction(phase: number, phaseTime: number, weight: number): void {
     this.actionPhase = phase;
-    this.actionPhaseTime = 0;
+    this.actionPhaseTime = Math.max(0, phaseTime);
+    this.actionWeight = weight;
   }
 
   /** Flattens the crossfade (and the locomotion blend inside it) into the output stack, then the action layer. */

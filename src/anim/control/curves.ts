@@ -23,6 +23,25 @@ export function evaluateCurve(curve: BlendCurve, u: number): number {
   return w < 0 ? 0 : w > 1 ? 1 : w;
 }
 
+/** Points a custom curve is sampled at (u = i / CURVE_CHECK_SAMPLES) before a fade may use it. */
+const CURVE_CHECK_SAMPLES = 64;
+
+/**
+ * Throws a RangeError starting with `where` when custom `curve` throws or returns a non-finite
+ * weight anywhere in [0, 1] (sampled at 65 points), so that a fade refuses it up front instead
+ * of failing frames later, mid-fade. 'linear' and 'cubic' pass.
+ */
+export function checkCurveValues(curve: BlendCurve, where: string): void {
+  if (typeof curve !== 'function') return;
+  for (let i = 0; i <= CURVE_CHECK_SAMPLES; i++) {
+    try {
+      evaluateCurve(curve, i / CURVE_CHECK_SAMPLES);
+    } catch (error) {
+      throw new RangeError(`${where}: ${(error as Error).message}`);
+    }
+  }
+}
+
 export function checkCurve(curve: unknown, where: string): BlendCurve {
   if (curve === 'linear' || curve === 'cubic' || typeof curve === 'function') return curve as BlendCurve;
   throw new RangeError(`${where} must be "linear", "cubic" or a function of u in [0, 1], got ${JSON.stringify(curve)}`);

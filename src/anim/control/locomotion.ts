@@ -3,6 +3,23 @@ import type { BlendSpace2D } from '../blend-space-2d';
 import { advancePhase, createBlendWeights, type BlendWeights } from '../blend-weights';
 import { DIRECTIONS, type ControllerConfig, type Direction, type LocomotionConfig } from './config';
 import { directionalBlendSpace } from './directional-space';
+import { show } from '../../math/show';
+
+/** Throws a RangeError unless `parameter` is a speed parameter: a number in [0, 2]. */
+export function checkSpeedParameter(parameter: number): void {
+  if (typeof parameter !== 'number' || !(parameter >= 0 && parameter <= 2)) throw new RangeError(`speed must be in [0, 2] (0 idle, 1 walk, 2 run), got ${show(parameter)}`);
+}
+
+/** Throws unless (x, z) are finite numbers and `run` is a boolean. */
+export function checkMove(x: number, z: number, run: boolean): void {
+  if (!Number.isFinite(x) || !Number.isFinite(z)) throw new RangeError(`move direction must be finite numbers, got (${show(x)}, ${show(z)})`);
+  if (typeof run !== 'boolean') throw new TypeError(`run must be true or false, got ${show(run)}`);
+}
+
+/** Throws a RangeError unless `heading` is a finite number (radians) or null. */
+export function checkFacing(heading: number | null): void {
+  if (heading !== null && !Number.isFinite(heading)) throw new RangeError(`facing must be a finite heading in radians or null, got ${show(heading)}`);
+}
 
 /**
  * Acceleration-based movement and the idle/walk/run blend of one character.
@@ -65,14 +82,14 @@ export class Locomotion {
 
   /** Move along the heading at speed parameter p in [0, 2] (0 idle, 1 walk, 2 run). */
   setSpeed(parameter: number): void {
-    if (!(parameter >= 0 && parameter <= 2)) throw new RangeError(`speed must be in [0, 2] (0 idle, 1 walk, 2 run), got ${parameter}`);
+    checkSpeedParameter(parameter);
     this.inputMode = 'speed';
     this.desiredParameter = parameter;
   }
 
   /** Move in world direction (x, z) (length up to 1 scales the speed), walking or running. */
   move(x: number, z: number, run: boolean): void {
-    if (!Number.isFinite(x) || !Number.isFinite(z)) throw new RangeError(`move direction must be finite numbers, got (${x}, ${z})`);
+    checkMove(x, z, run);
     const length = Math.hypot(x, z);
     if (length < 1e-9) { this.stop(); return; }
     const scale = length > 1 ? 1 / length : 1;
@@ -88,7 +105,7 @@ export class Locomotion {
    * null faces the movement again (the default).
    */
   face(heading: number | null): void {
-    if (heading !== null && !Number.isFinite(heading)) throw new RangeError(`facing must be a finite heading in radians or null, got ${heading}`);
+    checkFacing(heading);
     this.facing = heading ?? NaN;
   }
 

@@ -403,10 +403,13 @@ describe('Crossfader and controller details a script cannot express', () => {
     expect(wild.output.baseClip).toBe(1);
     expect(wild.output.layerCount).toBe(0);
 
+    // A curve that fails anywhere in [0, 1] (sampled at 65 points) is refused by fadeTo, not frames later mid-fade.
     const broken = new AnimationController(syntheticRuntime(LINEAR));
     broken.play('A');
-    broken.fadeTo('B', { curve: (u) => (u > 0.05 ? NaN : 0) });
-    expect(() => broken.update(0.1)).toThrow(/custom blend curve returned NaN/);
+    expect(() => broken.fadeTo('B', { curve: (u) => (u > 0.05 ? NaN : 0) })).toThrow(/fadeTo options\.curve: custom blend curve returned NaN at u = 0\.0625/);
+    expect(broken.crossfader.fadeCount).toBe(0);
+    broken.update(0.1);
+    expect(broken.state).toBe('play:A');
 
     // A curve that fails at once is refused before anything changes.
     const refused = new AnimationController(syntheticRuntime(LINEAR));

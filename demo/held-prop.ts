@@ -1,0 +1,89 @@
+import { mat4, quat } from 'wgpu-matrix';
+import { loadCharacter, type AttachmentId, type Character } from '../src/index';
+import type { Scene } from './scene';
+
+/** The prop the locomotion scene's characters hold (public/models/Props/, made by tools/make-props.ts). */
+const PROP_URL = `${import.meta.env.BASE_URL}models/Props/Sword.glb`;
+/** Length of the held prop, in character heights (the Sword is 1 unit from pommel to tip). */
+const PROP_LENGTH = 0.45;
+/** Where the grip sits: this far past the hand joint, in lengths of the bone that ends at it (into the palm). */
+const GRIP_ALONG_BONE = 0.2;
+/** The blade points forward (+z, the way characters face) and this many radians up. */
+const BLADE_PITCH = 0.8;
+
+let propLoad: Promise<Character> | undefined;
+
+/** The Sword, loaded once per page (a static mesh: no LOD levels needed). */
+function loadProp(): Promise<Character> {
+  propLoad ??= loadCharacter(PROP_URL, { lod: false });
+  propLoad.catch(() => { propLoad = undefined; }); // a failed load may be tried again
+  return propLoad;
+}
+
+/**
+ * A sword in every character's hand (Crowd.attach): attached once the prop has loaded, detached
+ * by dispose(). The offset is made so that in the character's rest pose the grip sits in the
+ * palm and the blade points forward and a little up; from there it follows the hand joint.
+ */
+export class HeldProp {
+  private id: AttachmentId | undefined;
+  private disposed = false;
+
+  /** `joint`: the hand joint, a name of the character's jointNames. */
+  constructor(private readonly scene: Scene, readonly joint: string, notify: (message: string) => void) {
+    loadProp().then((prop) => {
+      if (this.disposed) return;
+      this.id = scene.crowd.attach(prop, { joint, offset: holdOffset(scene.character, joint) });
+    }).catch((error: Error) => notify(`the held prop was not loaded: ${error.message}`));
+  }
+
+  /** Whether the prop is attached (it loads asynchronously). */
+  get attached(): boolean {
+    return this.id !== undefined;
+  }
+
+  /** Takes the prop off the crowd (the scene ends). */
+  dispose(): void {
+    this.disposed = true;
+    if (this.id !== undefined) this.scene.crowd.detach(this.id);
+    this.id = undefined;
+  }
+}
+
+/**
+ * The offset (joint space -> prop placement) that puts the prop, in the rest pose, at the grip
+ * point past `joint` with the blade forward and up: inverse(rest model matrix of the joint) x
+ * the wanted placement in model space.
+ */
+export function holdOffset(character: Character, joint: string): Float32Array {
+  const { nodes, skins } = character.rig;
+  // The node of the first joint slot of that name: the one Crowd.attach follows.
+  const slot = character.jointNames.indexOf(joint);
+  if (slot < 0) throw new RangeError(`no joint named ${JSON.stringify(joint)} in ${character.name}`);
+  const node = skins.flatMap((skin) => Array.from(skin.joints))[slot];
+  const model = restModel(character, node);
+  const parent = nodes.parent[node];
+  const hand = [model[12], model[13], model[14]];
+  const from = parent >= 0 ? restModel(character, parent) : mat4.identity();
+  const grip = hand.map((h, c) => h + GRIP_ALONG_BONE * (h - from[12 + c]));
+  const height = Math.max(character.bounds.max[1] - character.bounds.min[1], 1e-6);
+  const placement = mat4.translation(grip);
+  mat4.rotateX(placement, Math.PI / 2 - BLADE_PITCH, placement); // +y (the blade) towards +z, BLADE_PITCH above it
+  mat4.uniformScale(placement, PROP_LENGTH * height, placement);
+  return mat4.multiply(mat4.inverse(model), placement) as Float32Array;
+}
+
+/** Model matrix of rig node `node` in the rest pose. */
+function restModel(character: Character, node: number): Float32Array {
+  const { parent, restTranslation: t, restRotation: r, restScale: s } = character.rig.nodes;
+  const chain: number[] = [];
+  for (let n = node; n >= 0; n = parent[n]) chain.unshift(n);
+  const m = mat4.identity();
+  for (const n of chain) {
+    const local = mat4.fromQuat(quat.create(r[n * 4], r[n * 4 + 1], r[n * 4 + 2], r[n * 4 + 3]));
+    local.set([t[n * 3], t[n * 3 + 1], t[n * 3 + 2]], 12);
+    mat4.scale(local, [s[n * 3], s[n * 3 + 1], s[n * 3 + 2]], local);
+    mat4.multiply(m, local, m);
+  }
+  return m as Float32Array;
+}

@@ -1,0 +1,53 @@
+/**
+ * End-to-end test of props on joints in the demo (Crowd.attach): in the locomotion scene the
+ * Walkers and the RobotExpressive robots hold the bundled Sword (public/models/Props/Sword.glb)
+ * in their right hand. Screenshots land in test-results/e2e/props-*.png for a person to look at.
+ */
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, demoSession, overlayRects, stat, waitForCrowd } from './harness';
+import type { Image } from './pixels';
+import type { Rect } from './harness';
+
+const VIEWPORT = { width: 960, height: 600 };
+const TEST_TIMEOUT = 300_000;
+const WAIT = 120_000;
+
+/** Pixels (outside `skip`) of the sword's gold guard and pommel: yellow, unlike the Walker's orange accents and the grey bodies. */
+function goldPixels(image: Image, skip: Rect[]): number {
+  let n = 0;
+  for (let y = 0; y < image.height; y++) {
+    for (let x = 0; x < image.width; x++) {
+      if (skip.some((r) => x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)) continue;
+      const o = (y * image.width + x) * 4;
+      const r = image.data[o], g = image.data[o + 1], b = image.data[o + 2];
+      if (r > 90 && g > 0.75 * r && g < 0.95 * r && b < 0.6 * r) n++;
+    }
+  }
+  return n;
+}
+
+describe.skipIf(!chromiumAvailable())('props on joints in the demo (headless Chromium, WebGPU on SwiftShader)', () => {
+  const demo = demoSession(VIEWPORT, WAIT);
+
+  // Draw calls: the body's primitives x 4 LOD levels, plus the Sword's 3 primitives (one draw each).
+  for (const [model, query, hand, drawCalls] of [
+    ['Walker', '?scene=locomotion&instances=8', 'Hand.R', 2 * 4 + 3],
+    ['RobotExpressive', '?scene=locomotion&model=RobotExpressive&instances=8', 'Palm2.R', 19 * 4 + 3],
+  ] as const) {
+    it(`${model}s in the locomotion scene hold a sword in ${hand}`, async () => {
+      const { page, problems } = await demo.open(query);
+      await waitForCrowd(page, 8, 3);
+      expect(await stat(page, 'model')).toBe(model);
+      await page.waitForFunction((want) => document.getElementById('stats')?.dataset.prop === want, `Sword@${hand}`, { timeout: WAIT, polling: 100 });
+      await waitForCrowd(page, 8, 2); // a couple of frames with the prop
+      const image = await demo.shot(page, `props-${model}`);
+      expect(await stat(page, 'drawCalls')).toBe(String(drawCalls));
+      const gold = goldPixels(image, await overlayRects(page));
+      console.log(`${model}: ${gold} gold (sword hilt) pixels`);
+      // The Walker has no yellow of its own (the robots are yellow all over).
+      if (model === 'Walker') expect(gold).toBeGreaterThan(20);
+      expect(problems).toEqual([]);
+      await page.close();
+    }, TEST_TIMEOUT);
+  }
+});
