@@ -198,7 +198,7 @@ export class Crowd {
    * and changes nothing.
    */
   set skinning(method: SkinningMethod) {
-    const checked = checkSkinning(method);
+    const checked = checkSkinning(method, true);
     if (checked === this.skinningMethod) return;
     this.store.setBytesPerJoint(JOINT_BYTES[checked]);
     this.store.upload(this.gpuDevice.queue); // the records, into the buffers that replaced theirs
@@ -679,7 +679,7 @@ export class Crowd {
       }));
       this.stats = own(new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance()));
       if (this.shadowMapSize !== undefined) this.shadowPass = own(new ShadowPass(device, this.skinPass, this.mesh, { mapSize: this.shadowMapSize }));
-      own(this.props).create(device);
+      own(this.props).create(device, this.skinningMethod);
     } catch (error) {
       for (let i = made.length - 1; i >= 0; i--) made[i].destroy();
       throw error;

@@ -131,9 +131,9 @@ export const JOINT_DQ = {
 /** Bytes per joint of the joint buffer for each skinning method. */
 export const JOINT_BYTES: Readonly<Record<SkinningMethod, number>> = { linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size };
 
-/** `value` when it is a SkinningMethod (undefined: 'linear'); a RangeError naming `skinning` otherwise. */
-export function checkSkinning(value: unknown): SkinningMethod {
-  if (value === undefined) return 'linear';
+/** `value` when it is a SkinningMethod (undefined: 'linear', unless `required`); a RangeError naming `skinning` otherwise. */
+export function checkSkinning(value: unknown, required = false): SkinningMethod {
+  if (value === undefined && !required) return 'linear';
   if (typeof value === 'string' && Object.hasOwn(JOINT_BYTES, value)) return value as SkinningMethod;
   throw new RangeError(`skinning must be 'linear' or 'dual-quaternion', got ${JSON.stringify(value)}`);
 }

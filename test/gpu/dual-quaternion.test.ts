@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dualQuaternionJoints, skinPositionsDualQuaternion } from '../../src/anim/dual-quaternion';
 import { CpuPoser } from '../../src/anim/evaluate';
@@ -7,12 +9,12 @@ import { bake } from '../../src/bake/bake';
 import { loadCharacter, type Character } from '../../src/character';
 import { Crowd } from '../../src/crowd';
 import type { InstanceAnimation } from '../../src/gpu/instance-records';
-import { JOINT_DQ } from '../../src/gpu/layout';
+import { INSTANCE, JOINT_DQ } from '../../src/gpu/layout';
 import { gpuJointMatrices } from '../../tools/gpu-poser';
 import { testCharacter } from '../helpers/character';
 import { arrayBufferOf, assetToGlb } from '../helpers/gltf-builder';
 import { expectNoGpuError, openTestDevice, readBuffer } from '../helpers/gpu';
-import { loadModel } from '../helpers/models';
+import { BUNDLED_MODELS, loadModel } from '../helpers/models';
 import { seededRandom } from '../helpers/prng';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../helpers/render';
 import { probeSkinnedVertices } from '../helpers/skin-probe';
@@ -214,6 +216,43 @@ describe.skipIf(!device)('dual-quaternion skinning on the GPU', () => {
     expect(differingPixels(shadowed, unculled)).toBe(0);
     expect(differingPixels(shadowed, unshadowed)).toBeGreaterThan(0);
     crowd.destroy();
+  });
+
+  it('props on joints (Crowd.attach) are placed from dual-quaternion records where linear records place them, also after a switch', async () => {
+    const bytes = readFileSync(join(BUNDLED_MODELS, 'Props/Sword.glb'));
+    const sword = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { lod: false });
+    for (const [name, joint] of [['Fox', 'b_RightHand_08'], ['RobotExpressive', 'Palm2.R']] as const) {
+      const character = await testCharacter(name);
+      const worlds = async (crowd: Crowd, attachment: number) => {
+        pose(crowd);
+        return new Float32Array(await readBuffer(device!, crowd.attachmentRecords(attachment)));
+      };
+      const crowds = (['linear', 'dual-quaternion', 'linear'] as const).map((skinning) => new Crowd(device!, character, { ...FORMATS, capacity: 4, skinning }));
+      const attachments = crowds.map((crowd) => {
+        for (let i = 0; i < 3; i++) crowd.add({ clipA: i % character.clipNames.length, timeA: 0.37 * i, speedA: 0, transform: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 3 * i, 0, 0, 1] });
+        return crowd.attach(sword, { joint });
+      });
+      crowds[2].skinning = 'dual-quaternion'; // switched with the prop attached
+      const [linear, dq, switched] = await Promise.all(crowds.map((crowd, i) => worlds(crowd, attachments[i])));
+      const { min, max } = character.bounds;
+      const diagonal = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
+      let worstLinear = 0, worstTranslation = 0;
+      for (let id = 0; id < 3; id++) {
+        const at = (crowds[0].instanceStore.slot(id) * INSTANCE.size + INSTANCE.world) / 4;
+        let scale = 0;
+        for (let k = 0; k < 12; k++) if (k % 4 !== 3) scale = Math.max(scale, Math.abs(linear[at + k]));
+        for (let k = 0; k < 16; k++) {
+          const error = Math.abs(dq[at + k] - linear[at + k]);
+          if (k >= 12) worstTranslation = Math.max(worstTranslation, error / diagonal);
+          else worstLinear = Math.max(worstLinear, error / scale);
+          expect(switched[at + k]).toBe(dq[at + k]);
+        }
+      }
+      console.log(`${name}: prop world matrices from dual-quaternion records vs matrix rows: 3x3 ${worstLinear.toExponential(2)} of its largest entry, translation ${worstTranslation.toExponential(2)} of the diagonal`);
+      expect(worstLinear).toBeLessThan(1e-5);
+      expect(worstTranslation).toBeLessThan(1e-5);
+      for (const crowd of crowds) crowd.destroy();
+    }
   });
 
   it('Crowd.skinning switches a live crowd (new joint buffer, instances kept), refuses a bad value, and survives restore(device)', async () => {

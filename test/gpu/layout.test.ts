@@ -136,7 +136,8 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     // q: 16 bytes at 0; rows: 3 x 16 bytes from 16; 64 in all, one vec4f more than the 48-byte matrix rows.
     expect(JOINT_DQ).toEqual({ size: 16 + 3 * 16, real: 0, rows: 16 });
     expect(JOINT_BYTES).toEqual({ linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size });
-    for (const source of [pose, skin]) expect(/const DQ_VEC4S: u32 = (\d+)u;/.exec(source)?.[1]).toBe(String(JOINT_DQ.size / 16));
+    const prop = readFileSync(new URL('../../shaders/prop.wgsl', import.meta.url), 'utf8');
+    for (const source of [pose, skin, prop]) expect(/const DQ_VEC4S: u32 = (\d+)u;/.exec(source)?.[1]).toBe(String(JOINT_DQ.size / 16));
   });
 
   it('the layout reader itself follows the WGSL rules on the classic trap', () => {
