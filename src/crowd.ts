@@ -14,7 +14,7 @@ import { fitLight, ShadowPass } from './gpu/shadow-pass';
 import type { InstanceAnimation } from './gpu/instance-records';
 import { InstanceStore } from './gpu/instance-store';
 import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
-import { LAYERS_NONE, MASK_NONE } from './gpu/layout';
+import { checkSkinning, JOINT_BYTES, LAYERS_NONE, MASK_NONE, type SkinningMethod } from './gpu/layout';
 import { PosePass } from './gpu/pose-pass';
 import { checkFinite, checkNumbers } from './gpu/record-buffer';
 import { LIGHT_DIRECTION, SkinPass } from './gpu/skin-pass';
@@ -82,6 +82,8 @@ export class Crowd {
   private readonly store: InstanceStore;
   private readonly cull: CullSettings;
   private readonly options: CrowdOptions;
+  /** What the pose pass writes and the skin pass blends (CrowdOptions.skinning). */
+  private skinningMethod: SkinningMethod;
   /** Texels per side of the shadow map, or undefined for a crowd made without shadows. */
   private readonly shadowMapSize: number | undefined;
   private readonly shadow = { distance: 0, reach: 0, strength: 1 };
@@ -118,6 +120,7 @@ export class Crowd {
     const { gpu } = character;
     this.gpuDevice = device;
     this.options = options;
+    this.skinningMethod = checkSkinning(options.skinning);
     // Every option is checked before the first GPU object is made, and a failure while making
     // them (a device limit) destroys those already made: a refused crowd leaves nothing behind.
     const height = boxHeight(character.animationBounds.reach);
@@ -134,6 +137,7 @@ export class Crowd {
     this.props = new CrowdProps(character, options);
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'Crowd', lodLevels: levelErrors.length,
+      bytesPerJoint: JOINT_BYTES[this.skinningMethod],
     });
     try {
       this.createPasses(device);
@@ -195,6 +199,30 @@ export class Crowd {
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].restore(device);
     // Drawable at once, before the next update: every record, stack and mask goes up now.
     this.store.upload(device.queue);
+  }
+
+  /** How vertices are skinned: 'linear' or 'dual-quaternion' (CrowdOptions.skinning). */
+  get skinning(): SkinningMethod {
+    return this.skinningMethod;
+  }
+
+  /**
+   * Changes how vertices are skinned. Not for every frame: the joint buffer is replaced (a new
+   * jointMatrices buffer, 48 or 64 bytes per joint) and the pose, skin and shadow pipelines are
+   * re-created; every instance, its animation and the clock stay (their records are sent again
+   * at once), and the next encode() poses every instance again. A value other than 'linear' or 'dual-quaternion' throws a RangeError
+   * and changes nothing.
+   */
+  set skinning(method: SkinningMethod) {
+    const checked = checkSkinning(method, true);
+    if (checked === this.skinningMethod) return;
+    this.store.setBytesPerJoint(JOINT_BYTES[checked]);
+    this.store.upload(this.gpuDevice.queue); // the records, into the buffers that replaced theirs
+    this.skinningMethod = checked;
+    this.destroyPasses();
+    this.createPasses(this.gpuDevice);
+    this.skinGeneration = this.shadowGeneration = -1;
+    this.culledFrame = this.shadowedFrame = false;
   }
 
   /** Whether the shadow map is drawn and sampled (needs CrowdOptions.shadows and a camera). */
@@ -350,17 +378,27 @@ export class Crowd {
   }
 
   /**
-   * Where instance `id`'s joint matrices start in `jointMatrices`, in matrices (each 3 vec4f
-   * rows, 48 bytes). Valid until the next add, remove, setLayers or setStack, which may move instances.
+   * Where instance `id`'s joint records start in `jointMatrices`, in joints (bytesPerJoint bytes
+   * each). Valid until the next add, remove, setLayers or setStack, which may move instances.
    */
   jointMatrixIndex(id: InstanceId): number {
     return this.store.slot(id) * this.character.gpu.slotCount;
   }
 
+  /** Bytes per joint record in `jointMatrices`: 48 with 'linear' skinning, 64 with 'dual-quaternion'. */
+  get bytesPerJoint(): number {
+    return JOINT_BYTES[this.skinningMethod];
+  }
+
   /**
-   * The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts), in model space (the
-   * instance's transform is applied when drawing); owned by the crowd, replaced when it grows.
-   * With a camera set, instances culled or skipped by animation LOD keep their last matrices.
+   * The joint buffer, jointsPerInstance records per instance, in model space (the instance's
+   * transform is applied when drawing); owned by the crowd, replaced when it grows and when
+   * `skinning` changes. With 'linear' skinning each joint is its matrix model * inverseBind as 3
+   * vec4f rows (48 bytes; the bottom row is 0 0 0 1). With 'dual-quaternion' each is 4 vec4f
+   * (64 bytes, JOINT_DQ in src/gpu/layout.ts): the unit quaternion q of the matrix's rotation,
+   * then the rows of [S | t], S the scale / shear left after the rotation (the identity for a
+   * rigid joint) and t the translation, so that the matrix is [R(q) S | t]. With a camera set,
+   * instances culled or skipped by animation LOD keep their last records.
    */
   get jointMatrices(): GPUBuffer {
     return this.store.jointBuffer;
@@ -708,8 +746,8 @@ export class Crowd {
     };
     try {
       this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices));
-      this.posePass = own(new PosePass(device, gpu));
-      this.skinPass = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, options));
+      this.posePass = own(new PosePass(device, gpu, { skinning: this.skinningMethod }));
+      this.skinPass = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...options, skinning: this.skinningMethod }));
       const authored = options.cullBounds === 'authored';
       this.cullPass = own(new CullPass(device, {
         primitives: this.mesh.primitives.length, levels: this.mesh.levels, lodRanges: this.mesh.lodRanges(),
@@ -717,7 +755,7 @@ export class Crowd {
       }));
       this.stats = own(new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance()));
       if (this.shadowMapSize !== undefined) this.shadowPass = own(new ShadowPass(device, this.skinPass, this.mesh, { mapSize: this.shadowMapSize }));
-      own(this.props).create(device);
+      own(this.props).create(device, this.skinningMethod);
     } catch (error) {
       for (let i = made.length - 1; i >= 0; i--) made[i].destroy();
       throw error;

@@ -31,6 +31,7 @@ export type { MaskSpec } from './anim/masks';
 export type { InstanceAnimation } from './gpu/instance-records';
 export type { LayerStackArrays } from './gpu/layer-records';
 export type { SkinPassOptions } from './gpu/skin-pass';
+export type { SkinningMethod } from './gpu/layout';
 export { requiredCrowdLimits } from './gpu/limits';
 /**
  * wgpu-matrix's 4x4 matrix functions (column-major Float32Array, WebGPU's clip space), which

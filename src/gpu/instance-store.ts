@@ -21,7 +21,8 @@ import { SlotStamps } from './slot-stamps';
  *               record.layers = stack index, stackOwner[stack] = slot (stacks never move with
  *               their instance's slot; a freed stack is filled by the last one)
  *   masks       nodeCount f32 per mask, append-only
- *   joints      slotCount joint matrices (48 bytes each) per slot, written by the pose pass
+ *   joints      slotCount joint records per slot (bytesPerJoint each: 48 matrix rows, 64 for
+ *               dual-quaternion records), written by the pose pass
  *   handleSlots the slot of every handle (u32), for passes that work per handle (control)
  *   stamps      u32 per slot, renewed whenever an instance is put into the slot (CPU-written)
  *   poseState   (stamp, frame) of the pose the joint buffer holds per slot (cull pass, GPU only)
@@ -48,6 +49,8 @@ export interface InstanceStoreOptions {
   label?: string;
   /** Mesh LOD levels the draw lists are made for, 1..MAX_LOD_LEVELS (default 1). */
   lodLevels?: number;
+  /** Bytes per joint record of the joint buffer (JOINT_BYTES of the skinning method; default JOINT_MATRIX_BYTES). */
+  bytesPerJoint?: number;
 }
 
 /** The per-slot buffers of the cull pass and its readers, replaced together on growth. */
@@ -81,6 +84,8 @@ export class InstanceStore {
   private lists!: ListBuffers;
   private readonly label: string;
   private readonly slotCount: number;
+  /** Bytes per joint record (setBytesPerJoint changes it). */
+  private jointRecordBytes: number;
   private slotOf = new Int32Array(0);
   /** slotOf on the GPU (u32, 0xffffffff for a free handle), for passes indexed by handle. */
   private handleSlots: GPUBuffer;
@@ -100,6 +105,7 @@ export class InstanceStore {
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.label = options.label ?? 'Crowd';
     this.slotCount = slotCount;
+    this.jointRecordBytes = checkJointBytes(options.bytesPerJoint ?? JOINT_MATRIX_BYTES);
     this.lodLevels = options.lodLevels ?? 1;
     if (!Number.isInteger(this.lodLevels) || this.lodLevels < 1 || this.lodLevels > MAX_LOD_LEVELS) {
       throw new RangeError(`lodLevels must be an integer in [1, ${MAX_LOD_LEVELS}], got ${options.lodLevels}`);
@@ -155,7 +161,7 @@ export class InstanceStore {
     return this.maskBuffer;
   }
 
-  /** Joint matrices, slotCount x 48 bytes per slot. Owned by the store; replaced on growth. */
+  /** Joint records, slotCount x bytesPerJoint per slot. Owned by the store; replaced on growth. */
   get jointBuffer(): GPUBuffer {
     return this.joints;
   }
@@ -200,9 +206,34 @@ export class InstanceStore {
     return this.lists.drawLists;
   }
 
-  /** Joint-matrix bytes for `instances` instances. */
+  /** Joint-buffer bytes for `instances` instances. */
   jointBytes(instances: number): number {
-    return instances * this.slotCount * JOINT_MATRIX_BYTES;
+    return instances * this.slotCount * this.jointRecordBytes;
+  }
+
+  /** Bytes per joint record of the joint buffer. */
+  get bytesPerJoint(): number {
+    return this.jointRecordBytes;
+  }
+
+  /**
+   * Changes the joint record size (a crowd's skinning method changed): the joint buffer and the
+   * per-slot lists are replaced at the current capacity (so every instance is posed again on the
+   * next frame); records, stacks and masks stay. Checks the limits first: a refusal throws and
+   * changes nothing.
+   */
+  setBytesPerJoint(bytes: number): void {
+    if (checkJointBytes(bytes) === this.jointRecordBytes) return;
+    const previous = { bytes: this.jointRecordBytes, maxCapacity: this.maxCapacity };
+    this.jointRecordBytes = bytes;
+    this.maxCapacity = undefined; // the most instances the joint buffer can hold changes with its stride
+    try {
+      this.grow(this.records.capacity);
+    } catch (error) {
+      this.jointRecordBytes = previous.bytes;
+      this.maxCapacity = previous.maxCapacity;
+      throw error;
+    }
   }
 
   /**
@@ -533,6 +564,12 @@ export class InstanceStore {
     checkStorageBinding(this.device, `${this.label}.masks`, { noun: 'masks', bytes: this.masks.byteLength / this.masks.capacity, count: this.masks.capacity });
     return this.device.createBuffer({ label: `${this.label}.masks`, size: this.masks.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }
+}
+
+/** `bytes` when it is a positive multiple of 16 (whole vec4f); a RangeError naming bytesPerJoint otherwise. */
+function checkJointBytes(bytes: number): number {
+  if (!Number.isInteger(bytes) || bytes < 16 || bytes % 16 !== 0) throw new RangeError(`bytesPerJoint must be a positive multiple of 16, got ${bytes}`);
+  return bytes;
 }
 
 /** Throws a TypeError naming `handle` unless it is an integer (the form of every InstanceId). */

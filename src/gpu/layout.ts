@@ -108,6 +108,42 @@ export const JOINT_SLOT = {
  */
 export const JOINT_MATRIX_BYTES = 48;
 
+/**
+ * How a crowd skins (CrowdOptions.skinning): 'linear' blends joint matrices (linear blend
+ * skinning), 'dual-quaternion' blends their rigid parts as dual quaternions (after a linear
+ * blend of their scale / shear), which keeps twisted joints from collapsing. src/anim/dual-quaternion.ts
+ * is the reference.
+ */
+export type SkinningMethod = 'linear' | 'dual-quaternion';
+
+/**
+ * One joint record in 'dual-quaternion' mode (shaders/pose.wgsl writes it, shaders/skin.wgsl
+ * reads it at (instance * slotCount + slot) * 4): the joint matrix model * inverseBind (model space)
+ * = [A | t] split as A = R S (R the polar rotation of A, S = R^T A its scale and shear in bind
+ * space, the identity for a rigid joint). 4 vec4f = 64 bytes.
+ */
+export const JOINT_DQ = {
+  size: 64,
+  real: 0, //  vec4f: unit quaternion (x, y, z, w) of R: the real part of the dual quaternion
+  rows: 16, // 3 x vec4f: the rows of [S | t] (S row i in xyz, translation component i in w)
+} as const;
+
+/** vec4f per dual-quaternion joint record (JOINT_DQ.size / 16), the stride pose.wgsl, skin.wgsl and prop.wgsl index by. */
+export const DQ_VEC4S = JOINT_DQ.size / 16;
+
+/** Newton steps at most of pose.wgsl's polar decomposition (a rotation converges in 1, a scale of 100 in about 5). */
+export const DQ_POLAR_ITERATIONS = 16;
+
+/** Bytes per joint of the joint buffer for each skinning method. */
+export const JOINT_BYTES: Readonly<Record<SkinningMethod, number>> = { linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size };
+
+/** `value` when it is a SkinningMethod (undefined: 'linear', unless `required`); a RangeError naming `skinning` otherwise. */
+export function checkSkinning(value: unknown, required = false): SkinningMethod {
+  if (value === undefined && !required) return 'linear';
+  if (typeof value === 'string' && Object.hasOwn(JOINT_BYTES, value)) return value as SkinningMethod;
+  throw new RangeError(`skinning must be 'linear' or 'dual-quaternion', got ${JSON.stringify(value)}`);
+}
+
 /** Per-primitive uniform block (shaders/skin.wgsl `Material`). */
 export const MATERIAL = {
   size: 32,

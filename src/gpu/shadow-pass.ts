@@ -88,7 +88,7 @@ export class ShadowPass {
     return this.device.createRenderPipeline({
       label: `ShadowPass.pipeline${influences}`,
       layout: this.skin.pipelineLayout,
-      vertex: { module: this.skin.module, entryPoint: influences === 8 ? 'vertex8' : 'vertex4', buffers: vertexLayouts(influences) },
+      vertex: { module: this.skin.module, entryPoint: influences === 8 ? 'vertex8' : 'vertex4', buffers: vertexLayouts(influences), constants: this.skin.vertexConstants },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
       // Slope-scaled bias against self-shadowing acne.
       depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less', depthBias: 2, depthBiasSlopeScale: 2 },

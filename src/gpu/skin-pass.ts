@@ -1,6 +1,6 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
 import type { EncodedImage } from '../bake/gltf-json';
-import { CAMERA, MATERIAL } from './layout';
+import { CAMERA, checkSkinning, MATERIAL, type SkinningMethod } from './layout';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
 /** The render targets a crowd draws into: fixed when its pipelines are made. */
@@ -65,15 +65,19 @@ export class SkinPass {
   /** The pipeline layout and shader module, which ShadowPass's pipelines share. */
   readonly pipelineLayout: GPUPipelineLayout;
   readonly module: GPUShaderModule;
+  /** The vertex stage's pipeline constants (the skinning method), which ShadowPass's pipelines share. */
+  readonly vertexConstants: Record<string, number>;
 
   constructor(
     private readonly device: GPUDevice,
     private readonly mesh: MeshBuffers,
     slotCount: number,
     textures: ReadonlyMap<EncodedImage, ImageBitmap>,
-    options: SkinPassOptions,
+    /** `skinning`: what the joint buffer holds (matrix rows, or JOINT_DQ records); default 'linear'. */
+    options: SkinPassOptions & { skinning?: SkinningMethod },
   ) {
     if (!options.colorFormat || !options.depthFormat) throw new TypeError('SkinPass needs colorFormat and depthFormat');
+    this.vertexConstants = { DUAL_QUATERNION: checkSkinning(options.skinning) === 'dual-quaternion' ? 1 : 0 };
     this.camera = this.track(device.createBuffer({ label: 'SkinPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST }));
     this.frameLayout = device.createBindGroupLayout({
       label: 'SkinPass.frameLayout',
@@ -259,7 +263,7 @@ export class SkinPass {
     return this.device.createRenderPipeline({
       label: `SkinPass.pipeline${influences}`,
       layout,
-      vertex: { module, entryPoint: influences === 8 ? 'vertex8' : 'vertex4', buffers: vertexLayouts(influences) },
+      vertex: { module, entryPoint: influences === 8 ? 'vertex8' : 'vertex4', buffers: vertexLayouts(influences), constants: this.vertexConstants },
       fragment: {
         module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }],
         constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 },

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
   MATERIAL, NODE, POSE_PARAMS, ROOT_ANCHOR, ROOT_MOTION_PARAMS,
+  JOINT_BYTES, JOINT_DQ, JOINT_MATRIX_BYTES,
 } from '../../src/gpu/layout';
 import { PROP_PARAMS } from '../../src/gpu/layout';
 
@@ -138,6 +139,14 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expect(ROOT_ANCHOR.size).toBe(64 + 4 * 4);
     expectMatches(ROOT_MOTION_PARAMS, wgslLayout(rootMotion, 'RootParams'));
     expectMatches(INSTANCE, wgslLayout(rootMotion, 'Instance'));
+  });
+
+  it('dual-quaternion joint records: 4 vec4f (q, then the 3 rows of [S | t]), the stride both shaders use', () => {
+    // q: 16 bytes at 0; rows: 3 x 16 bytes from 16; 64 in all, one vec4f more than the 48-byte matrix rows.
+    expect(JOINT_DQ).toEqual({ size: 16 + 3 * 16, real: 0, rows: 16 });
+    expect(JOINT_BYTES).toEqual({ linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size });
+    const prop = readFileSync(new URL('../../shaders/prop.wgsl', import.meta.url), 'utf8');
+    for (const source of [pose, skin, prop]) expect(/const DQ_VEC4S: u32 = (\d+)u;/.exec(source)?.[1]).toBe(String(JOINT_DQ.size / 16)); // generated (wgsl-constants.ts)
   });
 
   it('the layout reader itself follows the WGSL rules on the classic trap', () => {
