@@ -3,6 +3,7 @@ import type { Character } from './character';
 import type {
   AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId,
 } from './crowd-types';
+import { CrowdMorph, type MorphWeights } from './crowd-morph';
 import { CullPass } from './gpu/cull-pass';
 import { CullSettings } from './gpu/cull-settings';
 import { CullStatsReader } from './gpu/cull-stats';
@@ -13,12 +14,14 @@ import type { InstanceAnimation } from './gpu/instance-records';
 import { InstanceStore } from './gpu/instance-store';
 import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
 import { LAYERS_NONE, MASK_NONE } from './gpu/layout';
+import { MorphPass } from './gpu/morph-pass';
 import { PosePass } from './gpu/pose-pass';
 import { checkFinite } from './gpu/record-buffer';
 import { LIGHT_DIRECTION, SkinPass } from './gpu/skin-pass';
 import { IDENTITY_MATRIX } from './math/affine';
 
 export type * from './crowd-types';
+export type { MorphWeights } from './crowd-morph';
 
 /**
  * A pass that runs before the pose pass in a crowd's frame (the GPU controllers' control pass).
@@ -73,6 +76,9 @@ export class Crowd {
   private mesh!: MeshBuffers;
   private stats!: CullStatsReader;
   private shadowPass: ShadowPass | undefined;
+  /** Characters with morph targets: the pass that writes the weights, and the per-instance overrides. */
+  private morphPass: MorphPass | undefined;
+  private readonly morph: CrowdMorph | undefined;
   private readonly store: InstanceStore;
   private readonly cull: CullSettings;
   private readonly options: CrowdOptions;
@@ -119,6 +125,7 @@ export class Crowd {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity: options.capacity ?? 1024, label: 'Crowd',
       lodLevels: levelErrors.length,
     });
+    this.morph = character.baked.morph && new CrowdMorph(character, this.store, device);
     this.createPasses(device);
   }
 
@@ -438,6 +445,29 @@ export class Crowd {
     this.store.records.setSingleClip(this.store.slot(id), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
   }
 
+  /**
+   * Overrides an instance's morph weights (characters with morph targets, Character.morphTargets):
+   * `{ Angry: 1, Sad: 0.3 }` (target names, or "mesh/target" where two meshes share a name) sets
+   * those targets and keeps the others as they were; an array sets every target in
+   * Character.morphTargets order. A weight in [0, 1] replaces the animated one until changed;
+   * null (or undefined; NaN in an array) gives the target back to its clips; `null` for the
+   * whole argument gives every target back. A weight outside [0, 1], an unknown target or an
+   * array of the wrong length throws a RangeError naming it, and nothing changes.
+   */
+  setMorphWeights(id: InstanceId, weights: MorphWeights | null): void {
+    this.morphOf().set(id, weights);
+  }
+
+  /** Overrides one morph target's weight (name, "mesh/target" or index; null: animated again). Allocation-free. */
+  setMorphWeight(id: InstanceId, target: string | number, weight: number | null): void {
+    this.morphOf().setOne(id, target, weight);
+  }
+
+  /** An instance's morph weight overrides in Character.morphTargets order, NaN where its clips set the weight, into `out`. */
+  getMorphWeights(id: InstanceId, out: Float32Array = new Float32Array(this.character.morphTargets.length)): Float32Array {
+    return this.morphOf().get(id, out);
+  }
+
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
   setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
     this.store.records.setPlacement(this.store.slot(id), x, y, z, yaw, scale);
@@ -472,6 +502,10 @@ export class Crowd {
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     // Passes added by CrowdControllers (the control pass) write the records the cull and pose passes read.
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].encode(encoder);
+    if (this.morphPass) {
+      this.morphPass.update(this.store, this.morph!.store, this.clockSeconds);
+      this.morphPass.encode(encoder);
+    }
     this.culledFrame = this.cull.needed;
     const shadowPass = this.cull.shadows && this.culledFrame ? this.shadowPass : undefined;
     this.shadowedFrame = shadowPass !== undefined;
@@ -483,7 +517,7 @@ export class Crowd {
         frustumPlanes(light, frame.lightPlanes);
         shadowPass.update(light);
         if (this.shadowGeneration !== this.store.generation) {
-          shadowPass.bind(this.store);
+          shadowPass.bind(this.store, this.morph?.store.weightBuffer);
           this.shadowGeneration = this.store.generation;
         }
       }
@@ -507,7 +541,7 @@ export class Crowd {
    */
   draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
     if (this.skinGeneration !== this.store.generation) {
-      this.skinPass.bind(this.store);
+      this.skinPass.bind(this.store, this.morph?.store.weightBuffer);
       this.skinGeneration = this.store.generation;
     }
     const shadowPass = this.shadowedFrame ? this.shadowPass : undefined;
@@ -527,8 +561,10 @@ export class Crowd {
   private createPasses(device: GPUDevice): void {
     const { gpu, rig, textures, animationBounds: bounds } = this.character;
     const options = this.options;
-    this.mesh = new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices);
+    const morph = this.character.baked.morph;
+    this.mesh = new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices, morph);
     this.posePass = new PosePass(device, gpu);
+    this.morphPass = morph && new MorphPass(device, this.character.baked, gpu.nodeCount);
     this.skinPass = new SkinPass(device, this.mesh, gpu.slotCount, textures, options);
     const authored = options.cullBounds === 'authored';
     this.cullPass = new CullPass(device, {
@@ -545,6 +581,7 @@ export class Crowd {
   /** Frees what createPasses made (a no-op for objects of a lost device). */
   private destroyPasses(): void {
     this.posePass.destroy();
+    this.morphPass?.destroy();
     this.skinPass.destroy();
     this.cullPass.destroy();
     this.shadowPass?.destroy();
@@ -579,6 +616,11 @@ export class Crowd {
       writes.beginningOfPassWriteIndex === undefined ? undefined : this.cullTimestamps,
       writes.endOfPassWriteIndex === undefined ? undefined : this.poseTimestamps,
     ];
+  }
+
+  private morphOf(): CrowdMorph {
+    if (!this.morph) throw new RangeError(`${this.character.name} has no morph targets`);
+    return this.morph;
   }
 
   private resolve(state: Omit<AnimationState, 'clipA' | 'clipB'> & { clipA: string | number; clipB: string | number }): InstanceAnimation {

@@ -49,6 +49,30 @@ export interface InstanceStoreOptions {
   lodLevels?: number;
 }
 
+/**
+ * Per-slot data that a feature keeps beside the store's records (MorphStore: morph weight
+ * overrides), attached with InstanceStore.attach: the store moves, resets, grows, uploads,
+ * restores and destroys it with its own records, so its slots stay those of the instances.
+ */
+export interface SlotData {
+  /** Throws a RangeError naming the limit when `capacity` slots would not fit the device (called before anything is allocated). */
+  checkCapacity(capacity: number): void;
+  /** Re-allocates for `capacity` slots (after checkCapacity passed), keeping slots [0, count). */
+  grow(capacity: number, count: number): void;
+  /** Copies slot `from` over slot `to`. */
+  move(from: number, to: number): void;
+  /** Exchanges slots `a` and `b`. */
+  swap(a: number, b: number): void;
+  /** Clears `slot` for a new instance. */
+  reset(slot: number): void;
+  /** Sends what changed since the last call to the GPU; returns the bytes sent. */
+  upload(queue: GPUQueue): number;
+  /** Re-creates the GPU buffers on `device`; slots [0, count) are sent again by the next upload. */
+  restore(device: GPUDevice, count: number): void;
+  /** Frees the GPU buffers. */
+  destroy(): void;
+}
+
 /** The per-slot buffers of the cull pass and its readers, replaced together on growth. */
 interface ListBuffers {
   stamps: GPUBuffer;
@@ -91,6 +115,8 @@ export class InstanceStore {
   private readonly freeHandles: number[] = [];
   private liveCount = 0;
   private layered = 0;
+  /** Attached per-slot data (see SlotData). */
+  private readonly extras: SlotData[] = [];
 
   constructor(private device: GPUDevice, options: InstanceStoreOptions) {
     const { capacity, nodeCount, slotCount, clipDurations } = options;
@@ -119,6 +145,17 @@ export class InstanceStore {
   /** Live instances. */
   get count(): number {
     return this.liveCount;
+  }
+
+  /**
+   * Keeps `data` slot by slot with the records from now on (it must hold `capacity` slots
+   * already); the store owns it from here (destroy, restore). Passes rebind (generation changes).
+   */
+  attach(data: SlotData): void {
+    data.checkCapacity(this.capacity);
+    data.grow(this.capacity, this.liveCount);
+    this.extras.push(data);
+    this.generation++;
   }
 
   /** Instances without a layer stack: slots [0, plainCount). */
@@ -216,6 +253,7 @@ export class InstanceStore {
     this.handleOf[slot] = handle;
     this.stamps.renew(slot);
     this.records.setLayerStack(slot, LAYERS_NONE);
+    for (const data of this.extras) data.reset(slot);
     return handle;
   }
 
@@ -319,6 +357,7 @@ export class InstanceStore {
       this.maskBuffer = grown;
       this.generation++;
     }
+    for (const data of this.extras) bytes += data.upload(queue);
     return bytes + this.masks.upload(queue, this.maskBuffer) + this.records.upload(queue, this.instances) + this.stacks.upload(queue, this.stackBuffer) +
       this.stamps.upload(queue, this.lists.stamps);
   }
@@ -341,11 +380,13 @@ export class InstanceStore {
     this.stacks.markAllDirty(this.layered);
     this.slotsDirtyStart = 0;
     this.slotsDirtyEnd = this.slotOf.length;
+    for (const data of this.extras) data.restore(device, this.liveCount);
     this.generation++;
   }
 
   destroy(): void {
     for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots, ...Object.values(this.lists)]) buffer.destroy();
+    for (const data of this.extras) data.destroy();
   }
 
   /**
@@ -368,6 +409,7 @@ export class InstanceStore {
   private moveSlot(from: number, to: number): void {
     if (from === to) return;
     this.records.move(from, to);
+    for (const data of this.extras) data.move(from, to);
     this.stamps.renew(to);
     const handle = this.handleOf[from];
     this.handleOf[to] = handle;
@@ -380,6 +422,7 @@ export class InstanceStore {
   private swapSlots(a: number, b: number): void {
     if (a === b) return;
     this.records.swap(a, b);
+    for (const data of this.extras) data.swap(a, b);
     this.stamps.renew(a);
     this.stamps.renew(b);
     const ha = this.handleOf[a];
@@ -426,6 +469,7 @@ export class InstanceStore {
   }
 
   private checkInstanceLimits(capacity: number): void {
+    for (const data of this.extras) data.checkCapacity(capacity);
     checkStorageBinding(this.device, `${this.label}.jointMatrices`, this.jointBytes(capacity));
     checkStorageBinding(this.device, `${this.label}.instances`, capacity * INSTANCE.size);
     checkStorageBinding(this.device, `${this.label}.drawLists`, 2 * this.lodLevels * listStride(capacity) * 4);
@@ -450,6 +494,7 @@ export class InstanceStore {
     this.instances = instances;
     this.joints = joints;
     this.lists = lists;
+    for (const data of this.extras) data.grow(capacity, this.liveCount);
     this.records.markAllDirty(this.liveCount);
     this.stamps.markAllDirty(this.liveCount);
     this.generation++;

@@ -103,6 +103,7 @@ export const GENERATED_SHADERS: readonly { file: string; constants: readonly Sha
   { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: POSE_RECORD_STRUCTS },
   { file: 'shaders/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
   { file: 'shaders/skin.wgsl', constants: [], structs: INSTANCE_STRUCT },
+  { file: 'shaders/morph.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
-  MATERIAL, NODE, POSE_PARAMS,
+  MATERIAL, MORPH_HEADER, MORPH_PARAMS, NODE, POSE_PARAMS,
 } from '../../src/gpu/layout';
 
 // Alignment and size of each WGSL type used in the shared structs (WGSL spec, "Alignment and Size").
@@ -56,6 +56,7 @@ const pose = readFileSync(new URL('../../shaders/pose.wgsl', import.meta.url), '
 const skin = readFileSync(new URL('../../shaders/skin.wgsl', import.meta.url), 'utf8');
 const control = readFileSync(new URL('../../shaders/control.wgsl', import.meta.url), 'utf8');
 const cull = readFileSync(new URL('../../shaders/cull.wgsl', import.meta.url), 'utf8');
+const morph = readFileSync(new URL('../../shaders/morph.wgsl', import.meta.url), 'utf8');
 
 describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
   it('Instance: world at 0 (64 bytes), then eight 4-byte fields from 64; 96 bytes', () => {
@@ -121,6 +122,16 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expectMatches(INSTANCE, wgslLayout(control, 'Instance'));
     expectMatches(LAYER, wgslLayout(control, 'Layer'));
     expect(wgslLayout(control, 'LayerStack').size).toBe(LAYER_STACK.size);
+  });
+
+  it('morph targets: MorphParams (eight 4-byte fields, 32 bytes) in morph.wgsl, MorphHeader (four u32, 16 bytes) in skin.wgsl', () => {
+    expectMatches(MORPH_PARAMS, wgslLayout(morph, 'MorphParams'));
+    expect(MORPH_PARAMS.size).toBe(8 * 4);
+    expectMatches(MORPH_HEADER, wgslLayout(skin, 'MorphHeader'));
+    // The displacements follow the header at 16 (vec4f alignment), where mesh-data.ts writes them.
+    expect(skin).toMatch(/struct MorphTargets \{\s*header: MorphHeader,[^}]*deltas: array<vec4f>,\s*\}/);
+    expectMatches(INSTANCE, wgslLayout(morph, 'Instance'));
+    expect(wgslLayout(morph, 'LayerStack').size).toBe(LAYER_STACK.size);
   });
 
   it('the layout reader itself follows the WGSL rules on the classic trap', () => {
