@@ -12,7 +12,7 @@
  */
 
 // Loading: a glTF file -> a validated, baked Character.
-export { loadCharacter, type Character, type LoadOptions } from './character';
+export { loadCharacter, type Character, type LoadOptions, type MorphTargetInfo } from './character';
 export type { CharacterBounds } from './bake/bounds';
 export type { MeshLodOptions, MeshLods } from './bake/mesh-lod';
 export { ModelError } from './bake/errors';
@@ -23,7 +23,7 @@ export type { BakedRootMotion, RootMotionMode, RootMotionOptions } from './bake/
 // The crowd: instances of one Character, posed on the GPU and drawn in one call per primitive.
 export {
   Crowd, type AdditiveLayerInit, type AnimationState, type CameraOptions, type CrowdOptions, type CullStats, type InstanceId, type InstanceInit,
-  type LayerInit, type LayersInit, type MaskId, type ShadowOptions,
+  type LayerInit, type LayersInit, type MaskId, type MorphWeights, type ShadowOptions,
 } from './crowd';
 export type { MaskSpec } from './anim/masks';
 export type { InstanceAnimation } from './gpu/instance-records';

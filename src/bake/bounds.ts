@@ -42,13 +42,14 @@ export function jointSpheres(rig: Rig, morphWeightLimit = 0): Float32Array {
   const sweep = (visit: (slot: number, p: Float64Array, reach: number) => void) => {
     for (const prim of rig.primitives) {
       const skin = rig.skins[prim.skin];
-      const reach = morphWeightLimit > 0 ? morphReach(prim) : undefined;
+      const reach = morphWeightLimit > 0 && prim.morph ? morphReach(prim) : undefined;
+      const stretch = reach && Float64Array.from({ length: skin.joints.length }, (_, j) => morphWeightLimit * linearNorm(skin.inverseBind, j * 16));
       for (let v = 0; v < prim.vertexCount; v++) {
         for (let k = 0; k < prim.influences; k++) {
           if (!(prim.weights[v * prim.influences + k] > 0)) continue;
           const joint = prim.joints[v * prim.influences + k];
           transformPoint(skin.inverseBind, joint * 16, prim.positions, v * 3, point);
-          visit(slotOffset[prim.skin] + joint, point, reach ? morphWeightLimit * reach[v] * linearNorm(skin.inverseBind, joint * 16) : 0);
+          visit(slotOffset[prim.skin] + joint, point, stretch ? reach![v] * stretch[joint] : 0);
         }
       }
     }

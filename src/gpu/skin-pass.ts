@@ -43,8 +43,9 @@ export const LIGHT_DIRECTION = normalize3([-0.4, -1, -0.55]);
 /**
  * The instanced skinned draw (shaders/skin.wgsl): one draw call per mesh primitive (per LOD
  * level when a cull pass chose levels), whatever the instance count. create: the constructor
- * uploads materials and textures and builds both pipeline variants (4 and 8 influences) over
- * the shared MeshBuffers; bind(): the store's buffers (on creation and growth); update(): the
+ * uploads materials and textures and builds the pipeline variants it needs (4 or 8 influences;
+ * the morph entry points for primitives with morph targets, whose bind groups then also hold the
+ * morph weights and targets) over the shared MeshBuffers; bind(): the store's buffers (on creation and growth); update(): the
  * camera uniform; draw() / drawIndirect(): record into the caller's pass.
  */
 export class SkinPass {
@@ -74,6 +75,7 @@ export class SkinPass {
     options: SkinPassOptions,
   ) {
     if (!options.colorFormat || !options.depthFormat) throw new TypeError('SkinPass needs colorFormat and depthFormat');
+    if (mesh.morph) checkMorphLimits(device);
     this.camera = this.track(device.createBuffer({ label: 'SkinPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST }));
     // A character with morph targets adds its morph bindings (skin.wgsl): the instances' weights
     // (frame group, binding 4) and each primitive's targets (material group, binding 3).
@@ -301,6 +303,19 @@ export function frameBindGroup(device: GPUDevice, layout: GPUBindGroupLayout, la
       ...(morphWeights ? [{ binding: 4, resource: { buffer: morphWeights } }] : []),
     ],
   });
+}
+
+/** Storage buffers the morph entry points read in the vertex stage: joints, instances, draw list, morph weights, morph targets. */
+const MORPH_VERTEX_STORAGE_BUFFERS = 5;
+
+/** Throws a RangeError naming the limit when the device cannot run the morph entry points. */
+function checkMorphLimits(device: GPUDevice): void {
+  const limits = device.limits as GPUSupportedLimits & { maxStorageBuffersInVertexStage?: number };
+  const available = Math.min(limits.maxStorageBuffersInVertexStage ?? Infinity, limits.maxStorageBuffersPerShaderStage);
+  if (available < MORPH_VERTEX_STORAGE_BUFFERS) {
+    throw new RangeError(`the character has morph targets, whose vertex shader reads ${MORPH_VERTEX_STORAGE_BUFFERS} storage buffers, ` +
+      `but the device allows ${available} in the vertex stage (maxStorageBuffersInVertexStage / maxStorageBuffersPerShaderStage)`);
+  }
 }
 
 /** The skin.wgsl vertex entry point that draws a primitive: by influences (4 or 8), the morph variant when it has morph targets. */
