@@ -29,6 +29,8 @@ import { SlotStamps } from './slot-stamps';
  *               then the two lists' lengths (words 2 listStride, 2 listStride + 1)
  *   drawLists   the slots to draw: 2 x lodLevels lists (camera, then shadow map) of listStride
  *               entries each (the cull pass writes them, SkinPass and ShadowPass read them)
+ *   extras      per-slot data of features (SlotData, attach(): MorphStore's morph weights),
+ *               moved, grown, uploaded and restored with the records
  *
  * Growth checks every limit first, then allocates, then swaps: a refused growth throws a
  * RangeError naming the limit and leaves the store exactly as it was. `generation` counts buffer
