@@ -207,6 +207,95 @@ fn placeDualQuaternion(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3
   return Placed((world * vec4f(model, 1.0)).xyz, (world * vec4f(rotateByQuat(real, n), 0.0)).xyz);
 }
 
+// Morph targets (characters that have them; src/gpu/morph-pass.ts writes the weights). Only the
+// vertex4Morph / vertex8Morph entry points read these bindings, so pipelines of the plain entry
+// points (and the bind group layouts of characters without morph targets) leave them out.
+// Layout: MORPH_HEADER in src/gpu/layout.ts.
+struct MorphHeader {
+  weightBase: u32,
+  targetCount: u32,
+  weightStride: u32,
+  normals: u32,
+}
+
+struct MorphTargets {
+  header: MorphHeader,
+  // Per vertex, per target: POSITION displacement (x, y, z, 0), then NORMAL's when header.normals is 1.
+  deltas: array<vec4f>,
+}
+
+// weightStride f32 per instance slot: that instance's morph weights.
+@group(0) @binding(4) var<storage, read> morphWeights: array<f32>;
+// This primitive's targets (a header with targetCount 0 for a primitive without any).
+@group(1) @binding(3) var<storage, read> morphTargets: MorphTargets;
+
+struct Morphed {
+  position: vec3f,
+  normal: vec3f,
+}
+
+// The vertex displaced by its targets, each times the slot's weight (not renormalised; targets
+// whose weight is 0 are skipped, so an unexpressive face costs targetCount weight reads).
+fn morph(vertex: u32, slot: u32, position: vec3f, normal: vec3f) -> Morphed {
+  let header = morphTargets.header;
+  let weights = slot * header.weightStride + header.weightBase;
+  let stride = 1u + header.normals;
+  var p = position;
+  var n = normal;
+  for (var t = 0u; t < header.targetCount; t++) {
+    let w = morphWeights[weights + t];
+    if (w != 0.0) {
+      let d = (vertex * header.targetCount + t) * stride;
+      p += w * morphTargets.deltas[d].xyz;
+      if (header.normals != 0u) {
+        n += w * morphTargets.deltas[d + 1u].xyz;
+      }
+    }
+  }
+  return Morphed(p, n);
+}
+
+@vertex
+fn vertex4Morph(
+  @builtin(vertex_index) vertex: u32,
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+) -> VertexOut {
+  let slot = drawList[instance];
+  let morphed = morph(vertex, slot, position, normal);
+  var m = Skinned();
+  for (var i = 0u; i < 4u; i++) {
+    accumulate(&m, slot, joints[i], weights[i]);
+  }
+  return finish(m, slot, morphed.position, morphed.normal, uv);
+}
+
+@vertex
+fn vertex8Morph(
+  @builtin(vertex_index) vertex: u32,
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+  @location(5) joints1: vec4u,
+  @location(6) weights1: vec4f,
+) -> VertexOut {
+  let slot = drawList[instance];
+  let morphed = morph(vertex, slot, position, normal);
+  var m = Skinned();
+  for (var i = 0u; i < 4u; i++) {
+    accumulate(&m, slot, joints[i], weights[i]);
+    accumulate(&m, slot, joints1[i], weights1[i]);
+  }
+  return finish(m, slot, morphed.position, morphed.normal, uv);
+}
+
 // How much of the light reaches `world`: 1 lit, 0 in shadow; 3 x 3 percentage-closer filtering
 // (each tap a hardware 2 x 2 comparison), 1 outside the map.
 fn lit(world: vec3f) -> f32 {

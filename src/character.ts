@@ -39,8 +39,15 @@ export interface Character {
    * Any of them may root a blend mask (Crowd.createMask).
    */
   readonly jointNames: readonly string[];
-  /** Bytes of the baked lookup tables the GPU holds: track entries, track references, rest pose, clip durations. */
+  /** Bytes of the baked lookup tables the GPU holds: track entries, track references, rest pose, clip durations (and the morph weights' tables). */
   readonly bakedBytes: number;
+  /**
+   * Every morph target of the character's meshes (empty when none), in the order Crowd.setMorphWeights
+   * takes an array of weights: mesh after mesh (`mesh` is the name of the glTF node that draws it,
+   * whose weights the targets share), then the mesh's targets (`name` from the file's
+   * `extras.targetNames`, else `target<i>`). RobotExpressive: Head/Angry, Head/Surprised, Head/Sad.
+   */
+  readonly morphTargets: readonly MorphTargetInfo[];
   /**
    * The root motion taken out of the clips (LoadOptions.rootMotion; the same object as
    * baked.rootMotion, see src/bake/root-motion.ts), or null when the load did not ask for it.
@@ -81,6 +88,14 @@ export interface Character {
   };
   /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
   clipIndex(clip: string | number): number;
+}
+
+/** One morph target of a Character (see Character.morphTargets). */
+export interface MorphTargetInfo {
+  /** The mesh's node name: the targets of one mesh share its weights. */
+  mesh: string;
+  /** The target's name. */
+  name: string;
 }
 
 export interface LoadOptions {
@@ -179,6 +194,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     clipDurations: baked.clipDurations,
     jointNames: rig.skins.flatMap((skin) => skin.jointNames),
     bakedBytes: bakedBytes(baked),
+    morphTargets: rig.morphs.flatMap((set) => set.targetNames.map((name) => ({ mesh: set.name, name }))),
     rootMotion: baked.rootMotion ?? null,
     textures: await decodeTextures(rig),
     bounds: restBounds(rig),

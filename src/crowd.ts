@@ -5,6 +5,7 @@ import type {
   AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId, ShadowOptions,
 } from './crowd-types';
 import { CrowdProps, type AttachmentId, type AttachOptions } from './crowd-props';
+import { CrowdMorph, type MorphWeights } from './crowd-morph';
 import { CullPass } from './gpu/cull-pass';
 import { CullSettings } from './gpu/cull-settings';
 import { CullStatsReader } from './gpu/cull-stats';
@@ -15,6 +16,7 @@ import type { InstanceAnimation } from './gpu/instance-records';
 import { InstanceStore } from './gpu/instance-store';
 import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
 import { checkSkinning, JOINT_BYTES, LAYERS_NONE, MASK_NONE, type SkinningMethod } from './gpu/layout';
+import { MorphPass } from './gpu/morph-pass';
 import { PosePass } from './gpu/pose-pass';
 import { checkFinite, checkNumbers } from './gpu/record-buffer';
 import { LIGHT_DIRECTION, SkinPass } from './gpu/skin-pass';
@@ -23,6 +25,7 @@ import { show } from './math/show';
 
 export type * from './crowd-types';
 export type { AttachmentId, AttachOptions } from './crowd-props';
+export type { MorphWeights } from './crowd-morph';
 
 /**
  * A pass that runs before the pose pass in a crowd's frame (the GPU controllers' control pass).
@@ -79,6 +82,9 @@ export class Crowd {
   private mesh!: MeshBuffers;
   private stats!: CullStatsReader;
   private shadowPass: ShadowPass | undefined;
+  /** Characters with morph targets: the pass that writes the weights, and the per-instance overrides. */
+  private morphPass: MorphPass | undefined;
+  private readonly morph: CrowdMorph | undefined;
   private readonly store: InstanceStore;
   private readonly cull: CullSettings;
   private readonly options: CrowdOptions;
@@ -140,6 +146,7 @@ export class Crowd {
       bytesPerJoint: JOINT_BYTES[this.skinningMethod],
     });
     try {
+      this.morph = character.baked.morph && new CrowdMorph(character, this.store, device);
       this.createPasses(device);
     } catch (error) {
       this.store.destroy();
@@ -640,6 +647,29 @@ export class Crowd {
     this.rootMotion?.retime(id, this.store.slot(id), this.clockSeconds);
   }
 
+  /**
+   * Overrides an instance's morph weights (characters with morph targets, Character.morphTargets):
+   * `{ Angry: 1, Sad: 0.3 }` (target names, or "mesh/target" where two meshes share a name) sets
+   * those targets and keeps the others as they were; an array sets every target in
+   * Character.morphTargets order. A weight in [0, 1] replaces the animated one until changed;
+   * null (or undefined; NaN in an array) gives the target back to its clips; `null` for the
+   * whole argument gives every target back. A weight outside [0, 1], an unknown target or an
+   * array of the wrong length throws a RangeError naming it, and nothing changes.
+   */
+  setMorphWeights(id: InstanceId, weights: MorphWeights | null): void {
+    this.morphOf().set(id, weights);
+  }
+
+  /** Overrides one morph target's weight (name, "mesh/target" or index; null: animated again). Allocation-free. */
+  setMorphWeight(id: InstanceId, target: string | number, weight: number | null): void {
+    this.morphOf().setOne(id, target, weight);
+  }
+
+  /** An instance's morph weight overrides in Character.morphTargets order, NaN where its clips set the weight, into `out`. */
+  getMorphWeights(id: InstanceId, out: Float32Array = new Float32Array(this.character.morphTargets.length)): Float32Array {
+    return this.morphOf().get(id, out);
+  }
+
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
   setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
     const slot = this.store.slot(id);
@@ -679,6 +709,10 @@ export class Crowd {
     if (typeof encoder?.beginComputePass !== 'function') throw new TypeError(`encoder must be a GPUCommandEncoder, got ${show(encoder)}`);
     // Passes added by CrowdControllers (the control pass) write the records the cull and pose passes read.
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].encode(encoder);
+    if (this.morphPass) {
+      this.morphPass.update(this.store, this.morph!.store, this.clockSeconds);
+      this.morphPass.encode(encoder);
+    }
     this.culledFrame = this.cull.needed;
     const shadowPass = this.cull.shadows && this.culledFrame ? this.shadowPass : undefined;
     this.shadowedFrame = shadowPass !== undefined;
@@ -690,7 +724,7 @@ export class Crowd {
         frustumPlanes(light, frame.lightPlanes);
         shadowPass.update(light);
         if (this.shadowGeneration !== this.store.generation) {
-          shadowPass.bind(this.store);
+          shadowPass.bind(this.store, this.morph?.store.weightBuffer);
           this.shadowGeneration = this.store.generation;
         }
       }
@@ -717,7 +751,7 @@ export class Crowd {
     if (typeof pass?.drawIndexed !== 'function') throw new TypeError(`pass must be a GPURenderPassEncoder, got ${show(pass)}`);
     checkNumbers(viewProjection, 16, 'viewProjection');
     if (this.skinGeneration !== this.store.generation) {
-      this.skinPass.bind(this.store);
+      this.skinPass.bind(this.store, this.morph?.store.weightBuffer);
       this.skinGeneration = this.store.generation;
     }
     const shadowPass = this.shadowedFrame ? this.shadowPass : undefined;
@@ -745,8 +779,10 @@ export class Crowd {
       return object;
     };
     try {
-      this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices));
+      const morph = this.character.baked.morph;
+      this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices, morph));
       this.posePass = own(new PosePass(device, gpu, { skinning: this.skinningMethod }));
+      this.morphPass = morph && own(new MorphPass(device, this.character.baked, gpu.nodeCount));
       this.skinPass = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...options, skinning: this.skinningMethod }));
       const authored = options.cullBounds === 'authored';
       this.cullPass = own(new CullPass(device, {
@@ -765,6 +801,7 @@ export class Crowd {
   /** Frees what createPasses made (a no-op for objects of a lost device). */
   private destroyPasses(): void {
     this.posePass.destroy();
+    this.morphPass?.destroy();
     this.skinPass.destroy();
     this.cullPass.destroy();
     this.shadowPass?.destroy();
@@ -820,6 +857,11 @@ export class Crowd {
       writes.beginningOfPassWriteIndex === undefined ? undefined : this.cullTimestamps,
       writes.endOfPassWriteIndex === undefined ? undefined : this.poseTimestamps,
     ];
+  }
+
+  private morphOf(): CrowdMorph {
+    if (!this.morph) throw new RangeError(`${this.character.name} has no morph targets`);
+    return this.morph;
   }
 
   private resolve(state: Omit<AnimationState, 'clipA' | 'clipB'> & { clipA: string | number; clipB: string | number }): InstanceAnimation {

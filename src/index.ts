@@ -12,7 +12,7 @@
  */
 
 // Loading: a glTF file -> a validated, baked Character.
-export { loadCharacter, type Character, type LoadOptions } from './character';
+export { loadCharacter, type Character, type LoadOptions, type MorphTargetInfo } from './character';
 export type { CharacterBounds } from './bake/bounds';
 export type { MeshLodOptions, MeshLods } from './bake/mesh-lod';
 export { ModelError } from './bake/errors';
@@ -24,7 +24,7 @@ export { rootMotionAt, rootMotionBetween } from './anim/root-motion';
 // The crowd: instances of one Character, posed on the GPU and drawn in one call per primitive.
 export {
   Crowd, type AdditiveLayerInit, type AnimationState, type CameraOptions, type CrowdOptions, type CrowdTargetFormats, type CullStats, type InstanceId, type InstanceInit,
-  type LayerInit, type LayersInit, type MaskId, type ShadowOptions,
+  type LayerInit, type LayersInit, type MaskId, type MorphWeights, type ShadowOptions,
 } from './crowd';
 export type { AttachmentId, AttachOptions } from './crowd-props';
 export type { MaskSpec } from './anim/masks';

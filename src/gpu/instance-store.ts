@@ -31,6 +31,8 @@ import { SlotStamps } from './slot-stamps';
  *               then the two lists' lengths (words 2 listStride, 2 listStride + 1)
  *   drawLists   the slots to draw: 2 x lodLevels lists (camera, then shadow map) of listStride
  *               entries each (the cull pass writes them, SkinPass and ShadowPass read them)
+ *   extras      per-slot data of features (SlotData, attach(): MorphStore's morph weights),
+ *               moved, grown, uploaded and restored with the records
  *
  * Growth checks every limit first, then allocates, then swaps: a refused growth throws a
  * RangeError naming the limit and leaves the store exactly as it was. `generation` counts buffer
@@ -51,6 +53,30 @@ export interface InstanceStoreOptions {
   lodLevels?: number;
   /** Bytes per joint record of the joint buffer (JOINT_BYTES of the skinning method; default JOINT_MATRIX_BYTES). */
   bytesPerJoint?: number;
+}
+
+/**
+ * Per-slot data that a feature keeps beside the store's records (MorphStore: morph weight
+ * overrides), attached with InstanceStore.attach: the store moves, resets, grows, uploads,
+ * restores and destroys it with its own records, so its slots stay those of the instances.
+ */
+export interface SlotData {
+  /** Throws a RangeError naming the limit when `capacity` slots would not fit the device (called before anything is allocated). */
+  checkCapacity(capacity: number): void;
+  /** Re-allocates for `capacity` slots (after checkCapacity passed), keeping slots [0, count). */
+  grow(capacity: number, count: number): void;
+  /** Copies slot `from` over slot `to`. */
+  move(from: number, to: number): void;
+  /** Exchanges slots `a` and `b`. */
+  swap(a: number, b: number): void;
+  /** Clears `slot` for a new instance. */
+  reset(slot: number): void;
+  /** Sends what changed since the last call to the GPU; returns the bytes sent. */
+  upload(queue: GPUQueue): number;
+  /** Re-creates the GPU buffers on `device`; slots [0, count) are sent again by the next upload. */
+  restore(device: GPUDevice, count: number): void;
+  /** Frees the GPU buffers. */
+  destroy(): void;
 }
 
 /** The per-slot buffers of the cull pass and its readers, replaced together on growth. */
@@ -99,6 +125,8 @@ export class InstanceStore {
   private maxCapacity: number | undefined;
   private liveCount = 0;
   private layered = 0;
+  /** Attached per-slot data (see SlotData). */
+  private readonly extras: SlotData[] = [];
 
   constructor(private device: GPUDevice, options: InstanceStoreOptions) {
     const { capacity, nodeCount, slotCount, clipDurations } = options;
@@ -129,6 +157,17 @@ export class InstanceStore {
   /** Live instances. */
   get count(): number {
     return this.liveCount;
+  }
+
+  /**
+   * Keeps `data` slot by slot with the records from now on (it must hold `capacity` slots
+   * already); the store owns it from here (destroy, restore). Passes rebind (generation changes).
+   */
+  attach(data: SlotData): void {
+    data.checkCapacity(this.capacity);
+    data.grow(this.capacity, this.liveCount);
+    this.extras.push(data);
+    this.generation++;
   }
 
   /** Instances without a layer stack: slots [0, plainCount). */
@@ -254,6 +293,7 @@ export class InstanceStore {
     this.handleOf[slot] = handle;
     this.stamps.renew(slot);
     this.records.setLayerStack(slot, LAYERS_NONE);
+    for (const data of this.extras) data.reset(slot);
     return handle;
   }
 
@@ -362,6 +402,7 @@ export class InstanceStore {
       this.maskBuffer = grown;
       this.generation++;
     }
+    for (const data of this.extras) bytes += data.upload(queue);
     return bytes + this.masks.upload(queue, this.maskBuffer) + this.records.upload(queue, this.instances) + this.stacks.upload(queue, this.stackBuffer) +
       this.stamps.upload(queue, this.lists.stamps);
   }
@@ -384,11 +425,13 @@ export class InstanceStore {
     this.stacks.markAllDirty(this.layered);
     this.slotsDirtyStart = 0;
     this.slotsDirtyEnd = this.slotOf.length;
+    for (const data of this.extras) data.restore(device, this.liveCount);
     this.generation++;
   }
 
   destroy(): void {
     for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots, ...Object.values(this.lists)]) buffer.destroy();
+    for (const data of this.extras) data.destroy();
   }
 
   /**
@@ -411,6 +454,7 @@ export class InstanceStore {
   private moveSlot(from: number, to: number): void {
     if (from === to) return;
     this.records.move(from, to);
+    for (const data of this.extras) data.move(from, to);
     this.stamps.renew(to);
     const handle = this.handleOf[from];
     this.handleOf[to] = handle;
@@ -423,6 +467,7 @@ export class InstanceStore {
   private swapSlots(a: number, b: number): void {
     if (a === b) return;
     this.records.swap(a, b);
+    for (const data of this.extras) data.swap(a, b);
     this.stamps.renew(a);
     this.stamps.renew(b);
     const ha = this.handleOf[a];
@@ -487,6 +532,7 @@ export class InstanceStore {
   }
 
   private checkInstanceLimits(capacity: number): void {
+    for (const data of this.extras) data.checkCapacity(capacity);
     checkStorageBindings(this.device, capacity, this.instanceBufferItems());
   }
 
@@ -509,6 +555,7 @@ export class InstanceStore {
     this.instances = instances;
     this.joints = joints;
     this.lists = lists;
+    for (const data of this.extras) data.grow(capacity, this.liveCount);
     this.records.markAllDirty(this.liveCount);
     this.stamps.markAllDirty(this.liveCount);
     this.generation++;

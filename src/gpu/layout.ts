@@ -433,3 +433,39 @@ export const ROOT_MOTION_PARAMS = {
   trackBase: 8, //   u32: vec4 index in `tables` of the first track entry (clip c's facts are vec4s 2c and 2c + 1)
   clipCount: 12, //  u32
 } as const;
+
+/*
+ * Morph targets (src/gpu/morph-pass.ts, shaders/morph.wgsl, the morph entry points of
+ * shaders/skin.wgsl). Per instance a padded vector of BakedMorph.weightCount f32 weights (vec4
+ * groups; morph set m's targets from BakedMorph.setBase[m]): the CPU writes overrides, the morph
+ * pass writes the weights the vertex shader reads.
+ */
+
+/** An override weight that means "not overridden: the animated value" (valid overrides are in [0, 1]). */
+export const MORPH_ANIMATED = -1;
+
+/** The morph pass's uniform block (shaders/morph.wgsl `MorphParams`). */
+export const MORPH_PARAMS = {
+  size: 32,
+  count: 0, //         u32: instances, slots [0, count)
+  groups: 4, //        u32: vec4 weight groups per instance
+  clock: 8, //         f32: crowd clock, seconds
+  dispatchWidth: 12, // u32: threads per row of the 2D dispatch
+  nodeCount: 16, //    u32: rig nodes (mask width)
+  restBase: 20, //     u32: index in `tables` of the default weights (groups vec4f)
+  clipBase: 24, //     u32: index in `tables` of clip 0's (duration, entries, difference, 0)
+  maskBase: 28, //     u32: index in `refs` of each group's mask node
+} as const;
+
+/**
+ * Header of a primitive's morph-target buffer (shaders/skin.wgsl `MorphHeader`), followed by
+ * the displacements: per vertex, per target, the POSITION displacement (x, y, z, 0), then when
+ * `normals` is 1 the NORMAL one: vec4f index (vertex * targetCount + t) * (1 + normals).
+ */
+export const MORPH_HEADER = {
+  size: 16,
+  weightBase: 0, //   u32: first weight of the primitive's morph set in an instance's weights
+  targetCount: 4, //  u32: targets of the set (0: a primitive without targets, nothing read)
+  weightStride: 8, // u32: weights per instance (BakedMorph.weightCount)
+  normals: 12, //     u32: 1 when NORMAL displacements follow each POSITION one, else 0
+} as const;

@@ -120,6 +120,7 @@ export const GENERATED_SHADERS: readonly { file: string; constants: readonly Sha
   { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S]], structs: INSTANCE_STRUCT },
   { file: 'shaders/prop.wgsl', constants: PROP_CONSTANTS, structs: INSTANCE_STRUCT },
   { file: 'shaders/root-motion.wgsl', constants: ROOT_MOTION_CONSTANTS, structs: INSTANCE_STRUCT },
+  { file: 'shaders/morph.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';

@@ -51,7 +51,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
       expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(wgslConstantBlock(constants, structs));
       expect([...wgslU32Constants(replaceConstantBlock(source, '')).keys()], file).toEqual([]);
     }
-    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/control.wgsl', 'shaders/cull.wgsl', 'shaders/skin.wgsl', 'shaders/prop.wgsl', 'shaders/root-motion.wgsl']);
+    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/control.wgsl', 'shaders/cull.wgsl', 'shaders/skin.wgsl', 'shaders/prop.wgsl', 'shaders/root-motion.wgsl', 'shaders/morph.wgsl']);
   });
 
   it('the control records use the controllers\' own values for phases, sources, limits and the clamp hold', () => {
