@@ -148,6 +148,7 @@ export class App {
         crowd: {
           colorFormat: this.renderer.colorFormat, depthFormat: this.renderer.depthFormat,
           sampleCount: this.renderer.sampleCount, capacity: Math.max(1024, this.state.instances), shadows: true,
+          skinning: this.state.skinning,
         },
         onProgress, signal: abort.signal,
       });
@@ -240,7 +241,7 @@ export class App {
       case 'instances':
         this.countChanged = true;
         break;
-      default: // speed, paused, grid, culling, lod, animationLod, shadows: read every frame; the rest belongs to the activity
+      default: // speed, paused, grid, culling, lod, animationLod, shadows, skinning: read every frame; the rest belongs to the activity
         if (this.activity?.settingChanged(key)) this.settingsChanged = true;
         break;
     }
@@ -315,6 +316,8 @@ export class App {
         crowd.lod = this.state.lod;
         crowd.animationLod = this.state.animationLod;
         crowd.shadows = this.state.shadows;
+        // A change re-creates the crowd's joint buffer and pipelines: only when the menu changed.
+        if (crowd.skinning !== this.state.skinning) crowd.skinning = this.state.skinning;
         crowd.setCamera(camera.viewProjection, camera.eye, { viewportHeight: this.renderer.canvas.height });
       }
       const grid = this.state.grid ? this.grid : undefined;

@@ -1,11 +1,12 @@
 import GUI, { type Controller, type OptionController } from 'lil-gui';
 import { MODEL_NAMES } from './models';
 import { SCENE_KINDS, type SceneState } from './scene-state';
-import { MAX_INSTANCES, type DemoState } from './url-state';
+import { MAX_INSTANCES, SKINNING_METHODS, type DemoState } from './url-state';
 
 /** Keys of DemoState and SceneState that the panel edits; the App reacts to each. */
 export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid'
-  | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight' | 'culling' | 'lod' | 'animationLod' | 'shadows';
+  | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight' | 'culling' | 'lod' | 'animationLod' | 'shadows'
+  | 'skinning';
 
 /** Settings of the view that are not part of the URL. */
 export interface ViewSettings {
@@ -82,6 +83,7 @@ export class Controls {
     on(gpu.add(state, 'lod'), 'lod').name('mesh LOD');
     on(gpu.add(state, 'animationLod'), 'animationLod').name('animation LOD');
     on(gpu.add(state, 'shadows'), 'shadows').name('shadows');
+    on(gui.add(state, 'skinning', [...SKINNING_METHODS]), 'skinning').name('skinning');
     gui.add({ 'reset camera': () => actions.resetCamera() }, 'reset camera');
     const other = gui.addFolder('Other model').close();
     other.add(this.url, 'address').name('.glb URL');

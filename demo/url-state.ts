@@ -1,3 +1,4 @@
+import type { SkinningMethod } from '../src/index';
 import { DEFAULT_MODEL, MODEL_NAMES } from './models';
 import { writeSceneParams, type SceneState } from './scene-state';
 
@@ -34,6 +35,8 @@ export interface DemoState {
   animationLod: boolean;
   /** The crowd's shadow map (characters and ground). */
   shadows: boolean;
+  /** How the crowd skins its vertices (Crowd.skinning): in the URL only when not 'linear'. */
+  skinning: SkinningMethod;
 }
 
 export const MAX_INSTANCES = 100_000;
@@ -41,8 +44,11 @@ export const MAX_INSTANCES = 100_000;
 export const DEFAULT_STATE: Readonly<DemoState> = {
   model: DEFAULT_MODEL, modelUrl: '', instances: 1000, mode: 'crowd', clipA: '', clipB: '',
   blend: 0.5, speed: 1, paused: false, randomPhases: true, variety: 0.15, grid: true,
-  culling: true, lod: true, animationLod: true, shadows: true,
+  culling: true, lod: true, animationLod: true, shadows: true, skinning: 'linear',
 };
+
+/** The values of the skinning menu. */
+export const SKINNING_METHODS: readonly SkinningMethod[] = ['linear', 'dual-quaternion'];
 
 /** The on/off switches of the crowd's GPU features, each in the URL only when off (`culling=0`). */
 const SWITCHES = ['culling', 'lod', 'animationLod', 'shadows'] as const;
@@ -90,6 +96,11 @@ export function readState(search: string): { state: DemoState; problems: string[
   state.randomPhases = flag('randomPhases') ?? state.randomPhases;
   state.grid = flag('grid') ?? state.grid;
   for (const key of SWITCHES) state[key] = flag(key) ?? state[key];
+  const skinning = params.get('skinning');
+  if (skinning !== null) {
+    if ((SKINNING_METHODS as readonly string[]).includes(skinning)) state.skinning = skinning as SkinningMethod;
+    else problems.push(`URL parameter skinning=${skinning} must be ${SKINNING_METHODS.join(' or ')}`);
+  }
   return { state, problems };
 }
 
@@ -132,6 +143,7 @@ export function writeStateNow(state: DemoState, scene?: SceneState): void {
   if (state.variety !== DEFAULT_STATE.variety) params.set('variety', String(round(state.variety)));
   if (!state.grid) params.set('grid', '0');
   for (const key of SWITCHES) if (!state[key]) params.set(key, '0');
+  if (state.skinning !== DEFAULT_STATE.skinning) params.set('skinning', state.skinning);
   history.replaceState(history.state, '', `${location.pathname}?${params}${location.hash}`);
 }
 

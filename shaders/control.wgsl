@@ -133,7 +133,7 @@ struct ControlParams {
   clock0: f32,
   clock1: f32,
   planeBase: u32,
-  pad0: u32,
+  rootBase: u32,
 }
 
 // A pose source: a clip with its clock (or, for kind SOURCE_LOCOMOTION, the locomotion blend).
@@ -204,8 +204,9 @@ struct Update {
 // Per clip (clipBase + 4c): duration s, configured speed, loop (0/1), blend-space duration
 // max(duration, 1e-3); per action (actionBase + 8a): clip, fadeIn s, fadeOut s, curve, mask
 // (u32 bits); locomotion (locoBase): idle clip, walkSpeed, maxAcceleration, maxDeceleration,
-// minSpeed, turnRate, then per direction (walk clip, run clip) or NO_INDEX; curve tables
-// (curveBase): CURVE_SAMPLES weights per table.
+// minSpeed, turnRate, then per direction (walk clip, run clip) or NO_INDEX; root displacements
+// (rootBase + 2c, with root motion): x, z of one cycle of clip c (0 for clips that do not travel);
+// curve tables (curveBase): CURVE_SAMPLES weights per table.
 @group(0) @binding(1) var<storage, read> model: array<f32>;
 // Per handle: written by the CPU (through applyUpdates) on events.
 @group(0) @binding(2) var<storage, read_write> inputs: array<ControlInput>;
@@ -436,10 +437,20 @@ fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
   }
   b.cycle = 0.0;
   b.rateScale = 0.0;
+  var displacement = vec2f(0.0);
   for (var i = 0u; i < b.count; i++) {
     b.weights[i] /= total;
     b.cycle += b.weights[i] * b.durations[i];
     b.rateScale += b.weights[i] * model[params.clipBase + b.clips[i] * 4u + 1u];
+    if (params.rootBase != NO_INDEX) {
+      let c = params.rootBase + b.clips[i] * 2u;
+      displacement += b.weights[i] * vec2f(model[c], model[c + 1u]);
+    }
+  }
+  // Rate matching (Locomotion.updateBlend): the root's speed at rate 1 is |displacement| / cycle.
+  let distance = length(displacement);
+  if (distance > 0.0) {
+    b.rateScale = sign(b.rateScale) * speed * b.cycle / distance;
   }
   return b;
 }

@@ -17,6 +17,9 @@ override MAX_NODES: u32 = 256;
 // False compiles the layer-stack code out: the pipeline for records without stacks (PosePass
 // dispatches plain and layered records separately, so plain ones never pay for it).
 override LAYERS_ENABLED: bool = true;
+// True writes each joint slot as a dual-quaternion record (JOINT_DQ, 4 vec4f: see the block at
+// the end of this file) instead of 3 matrix rows: CrowdOptions.skinning 'dual-quaternion'.
+override DUAL_QUATERNION: bool = false;
 
 // BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const TRACK_NONE: u32 = 0xffffffffu;
@@ -30,6 +33,8 @@ const MAX_OVERRIDE_LAYERS: u32 = 4u;
 const MAX_ADDITIVE_LAYERS: u32 = 2u;
 const STACK_LAYERS: u32 = 6u;
 const COUNT_FROM_PARAMS: u32 = 0xffffffffu;
+const DQ_VEC4S: u32 = 4u;
+const DQ_POLAR_ITERATIONS: u32 = 16u;
 
 struct Instance {
   world: mat4x4f,
@@ -296,9 +301,84 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
     // Model space: the skin shader applies the instance's world transform, so a pose kept over
     // skipped frames (animation LOD) still follows its instance.
     let m = model[slot.node] * slot.inverseBind;
+    if (DUAL_QUATERNION) {
+      writeDualQuaternion(instance * params.slotCount + s, m);
+      continue;
+    }
     let o = (instance * params.slotCount + s) * 3u;
     jointMatrices[o] = vec4f(m[0].x, m[1].x, m[2].x, m[3].x);
     jointMatrices[o + 1u] = vec4f(m[0].y, m[1].y, m[2].y, m[3].y);
     jointMatrices[o + 2u] = vec4f(m[0].z, m[1].z, m[2].z, m[3].z);
   }
+}
+
+// ---- Dual-quaternion joint records (CrowdOptions.skinning 'dual-quaternion') ----------------
+// Two-phase skinning (Kavan et al. 2008): the joint matrix [A | t] is split as A = R S, R the
+// rotation of A's polar decomposition, S = R^T A its scale and shear in bind space (the identity
+// for a rigid joint); skin.wgsl blends the S linearly, then (R, t) as dual quaternions. The
+// float64 twin, with the reasons: src/anim/dual-quaternion.ts. Layout: JOINT_DQ in src/gpu/layout.ts.
+
+// |det A| below this times (|A|_F / sqrt 3)^3: degenerate (a scale near 0), R = identity.
+const DQ_DEGENERATE_DET: f32 = 1e-6;
+
+fn frobenius3(m: mat3x3f) -> f32 {
+  return sqrt(dot(m[0], m[0]) + dot(m[1], m[1]) + dot(m[2], m[2]));
+}
+
+// The rotation of A's polar decomposition by Higham's scaled Newton iteration
+// X <- (g X + X^-T / g) / 2, a reflection taken out first (det R = +1); identity when degenerate.
+fn polarRotation(a: mat3x3f) -> mat3x3f {
+  let d = determinant(a);
+  let norm = frobenius3(a) / sqrt(3.0);
+  if (!(abs(d) > DQ_DEGENERATE_DET * norm * norm * norm)) {
+    return mat3x3f(vec3f(1.0, 0.0, 0.0), vec3f(0.0, 1.0, 0.0), vec3f(0.0, 0.0, 1.0));
+  }
+  var x = a * select(1.0, -1.0, d < 0.0);
+  for (var k = 0u; k < DQ_POLAR_ITERATIONS; k++) {
+    // X^-T = C / det X with C's columns the cross products of X's columns.
+    let c = mat3x3f(cross(x[1], x[2]), cross(x[2], x[0]), cross(x[0], x[1]));
+    let dx = dot(x[0], c[0]);
+    let g = sqrt(frobenius3(c) / (abs(dx) * frobenius3(x)));
+    let next = x * (0.5 * g) + c * (0.5 / (g * dx));
+    let change = max(max(abs(next[0] - x[0]), abs(next[1] - x[1])), abs(next[2] - x[2]));
+    x = next;
+    if (max(change.x, max(change.y, change.z)) < 4e-7) {
+      break;
+    }
+  }
+  return x;
+}
+
+// Unit quaternion (x, y, z, w) of a rotation matrix (Shepperd's method; r[col][row]).
+fn quatFromRotation(r: mat3x3f) -> vec4f {
+  let trace = r[0].x + r[1].y + r[2].z;
+  var q: vec4f;
+  if (trace > 0.0) {
+    let s = sqrt(trace + 1.0) * 2.0;
+    q = vec4f(r[1].z - r[2].y, r[2].x - r[0].z, r[0].y - r[1].x, 0.0) / s + vec4f(0.0, 0.0, 0.0, s / 4.0);
+  } else if (r[0].x > r[1].y && r[0].x > r[2].z) {
+    let s = sqrt(1.0 + r[0].x - r[1].y - r[2].z) * 2.0;
+    q = vec4f(0.0, r[1].x + r[0].y, r[2].x + r[0].z, r[1].z - r[2].y) / s + vec4f(s / 4.0, 0.0, 0.0, 0.0);
+  } else if (r[1].y > r[2].z) {
+    let s = sqrt(1.0 + r[1].y - r[0].x - r[2].z) * 2.0;
+    q = vec4f(r[1].x + r[0].y, 0.0, r[2].y + r[1].z, r[2].x - r[0].z) / s + vec4f(0.0, s / 4.0, 0.0, 0.0);
+  } else {
+    let s = sqrt(1.0 + r[2].z - r[0].x - r[1].y) * 2.0;
+    q = vec4f(r[2].x + r[0].z, r[2].y + r[1].z, 0.0, r[0].y - r[1].x) / s + vec4f(0.0, 0.0, s / 4.0, 0.0);
+  }
+  return normalize(q);
+}
+
+// Writes joint slot `index` (instance * slotCount + slot) of joint matrix `m` as a JOINT_DQ
+// record: q, then the rows of [S | t] with S = R(q)^T A (from the rounded q, so R(q) S = A).
+fn writeDualQuaternion(index: u32, m: mat4x4f) {
+  let a = mat3x3f(m[0].xyz, m[1].xyz, m[2].xyz);
+  let q = quatFromRotation(polarRotation(a));
+  let r = composeTrs(Trs(vec3f(0.0), q, vec3f(1.0)));
+  let s = transpose(mat3x3f(r[0].xyz, r[1].xyz, r[2].xyz)) * a;
+  let o = index * DQ_VEC4S;
+  jointMatrices[o] = q;
+  jointMatrices[o + 1u] = vec4f(s[0].x, s[1].x, s[2].x, m[3].x);
+  jointMatrices[o + 2u] = vec4f(s[0].y, s[1].y, s[2].y, m[3].y);
+  jointMatrices[o + 3u] = vec4f(s[0].z, s[1].z, s[2].z, m[3].z);
 }

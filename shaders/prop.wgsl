@@ -9,11 +9,15 @@
 // the joint's model matrix times the offset. Layouts: src/gpu/layout.ts (PROP_PARAMS, INSTANCE).
 
 override WORKGROUP_SIZE: u32 = 64;
+// True when the crowd skins with dual quaternions: its joint buffer holds JOINT_DQ records (q,
+// then the rows of [S | t]; src/gpu/layout.ts) and jointMatrix() rebuilds [R(q) S | t] from them.
+override DUAL_QUATERNION: bool = false;
 
 // BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const PROP_CULLED: u32 = 1u;
 const PROP_SELECTED: u32 = 2u;
 const HANDLE_FREE: u32 = 0xffffffffu;
+const DQ_VEC4S: u32 = 4u;
 
 struct Instance {
   world: mat4x4f,
@@ -42,7 +46,8 @@ struct PropParams {
 }
 
 @group(0) @binding(0) var<uniform> params: PropParams;
-// The crowd's joint matrices: 3 vec4f (top rows of the affine matrix) per joint slot per instance.
+// The crowd's joint matrices: 3 vec4f (top rows of the affine matrix) per joint slot per instance,
+// or 4 vec4f (a JOINT_DQ record) with DUAL_QUATERNION.
 @group(0) @binding(1) var<storage, read> jointMatrices: array<vec4f>;
 // The crowd's instance records (only `world` is read).
 @group(0) @binding(2) var<storage, read> instances: array<Instance>;
@@ -87,17 +92,45 @@ fn place(@builtin(global_invocation_id) id: vec3u) {
   if ((params.flags & PROP_SELECTED) != 0u && selection[slot] != params.frame) {
     return;
   }
-  let o = (slot * params.slotCount + params.joint) * 3u;
+  let joint = jointMatrix(slot * params.slotCount + params.joint);
+  records[slot].world = instances[slot].world * (joint * params.local);
+  let k = atomicAdd(&propList[params.listStride], 1u);
+  atomicStore(&propList[k], slot);
+}
+
+// Joint slot `index` (slot * slotCount + joint) of the crowd's joint buffer as a 4x4 matrix.
+fn jointMatrix(index: u32) -> mat4x4f {
+  if (DUAL_QUATERNION) {
+    return dualQuaternionJoint(index);
+  }
+  let o = index * 3u;
   let r0 = jointMatrices[o];
   let r1 = jointMatrices[o + 1u];
   let r2 = jointMatrices[o + 2u];
-  let joint = mat4x4f(
+  return mat4x4f(
     vec4f(r0.x, r1.x, r2.x, 0.0),
     vec4f(r0.y, r1.y, r2.y, 0.0),
     vec4f(r0.z, r1.z, r2.z, 0.0),
     vec4f(r0.w, r1.w, r2.w, 1.0),
   );
-  records[slot].world = instances[slot].world * (joint * params.local);
-  let k = atomicAdd(&propList[params.listStride], 1u);
-  atomicStore(&propList[k], slot);
+}
+
+// ---- Dual-quaternion joint records (CrowdOptions.skinning 'dual-quaternion') ----------------
+
+// [R(q) S | t] of a JOINT_DQ record: the joint matrix the pose pass split (exact to rounding).
+fn dualQuaternionJoint(index: u32) -> mat4x4f {
+  let o = index * DQ_VEC4S;
+  let q = jointMatrices[o];
+  let r0 = jointMatrices[o + 1u];
+  let r1 = jointMatrices[o + 2u];
+  let r2 = jointMatrices[o + 3u];
+  let x = q.x; let y = q.y; let z = q.z; let w = q.w;
+  let rotation = mat3x3f(
+    vec3f(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)),
+    vec3f(2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)),
+    vec3f(2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)),
+  );
+  // mat3x3f(rows) is S^T: its transpose is S.
+  let a = rotation * transpose(mat3x3f(r0.xyz, r1.xyz, r2.xyz));
+  return mat4x4f(vec4f(a[0], 0.0), vec4f(a[1], 0.0), vec4f(a[2], 0.0), vec4f(r0.w, r1.w, r2.w, 1.0));
 }

@@ -12,6 +12,7 @@ override ENCODE_SRGB: bool = false;
 
 // The instance record (only `world` is read here), generated like the other passes' copies.
 // BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
+const DQ_VEC4S: u32 = 4u;
 
 struct Instance {
   world: mat4x4f,
@@ -62,15 +63,25 @@ struct VertexOut {
   @location(2) world: vec3f,
 }
 
+// The weighted sum over a vertex's influences. Linear: the blended matrix rows. Dual
+// quaternion: the rows blend the joints' [S | t] (only S is used), real and dual the sign-aligned
+// dual quaternions, pivot the real part of the first influence of non-zero weight (zero before it).
 struct Skinned {
   row0: vec4f,
   row1: vec4f,
   row2: vec4f,
+  real: vec4f,
+  dual: vec4f,
+  pivot: vec4f,
 }
 
 // Adds w * (joint matrix `joint` of slot `instance`) to `m`. `joint` is a slot index (skin offset
 // already added at upload).
 fn accumulate(m: ptr<function, Skinned>, instance: u32, joint: u32, w: f32) {
+  if (DUAL_QUATERNION) {
+    accumulateDualQuaternion(m, instance, joint, w);
+    return;
+  }
   let o = (instance * material.slotCount + joint) * 3u;
   (*m).row0 += jointMatrices[o] * w;
   (*m).row1 += jointMatrices[o + 1u] * w;
@@ -84,6 +95,9 @@ struct Placed {
 }
 
 fn place(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f) -> Placed {
+  if (DUAL_QUATERNION) {
+    return placeDualQuaternion(m, world, position, normal);
+  }
   let p = vec4f(position, 1.0);
   let model = vec4f(dot(m.row0, p), dot(m.row1, p), dot(m.row2, p), 1.0);
   // Normals use the same matrices: exact for rotation and uniform scale, the usual skinning
@@ -112,7 +126,7 @@ fn vertex4(
   @location(4) weights: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
-  var m = Skinned(vec4f(0.0), vec4f(0.0), vec4f(0.0));
+  var m = Skinned();
   for (var i = 0u; i < 4u; i++) {
     accumulate(&m, slot, joints[i], weights[i]);
   }
@@ -131,12 +145,155 @@ fn vertex8(
   @location(6) weights1: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
-  var m = Skinned(vec4f(0.0), vec4f(0.0), vec4f(0.0));
+  var m = Skinned();
   for (var i = 0u; i < 4u; i++) {
     accumulate(&m, slot, joints[i], weights[i]);
     accumulate(&m, slot, joints1[i], weights1[i]);
   }
   return finish(m, slot, position, normal, uv);
+}
+
+// ---- Dual-quaternion skinning (CrowdOptions.skinning 'dual-quaternion') --------------------
+// Two-phase skinning (Kavan et al. 2008): a vertex is moved by the linear blend of its joints'
+// scale / shear S, then by the normalised blend of their rigid parts as dual quaternions, every
+// one flipped into the hemisphere of the first influence. Each joint slot holds a JOINT_DQ
+// record written by pose.wgsl: q (the real part), then the rows of [S | t]; the dual part
+// 0.5 (t, 0) q is formed here. The float64 twin: src/anim/dual-quaternion.ts.
+
+// Selects this block in accumulate() and place() (a pipeline constant: SkinPass sets it).
+override DUAL_QUATERNION: bool = false;
+
+fn accumulateDualQuaternion(m: ptr<function, Skinned>, instance: u32, joint: u32, w: f32) {
+  if (w == 0.0) {
+    return;
+  }
+  let o = (instance * material.slotCount + joint) * DQ_VEC4S;
+  let q = jointMatrices[o];
+  let r0 = jointMatrices[o + 1u];
+  let r1 = jointMatrices[o + 2u];
+  let r2 = jointMatrices[o + 3u];
+  if (all((*m).pivot == vec4f(0.0))) {
+    (*m).pivot = q;
+  }
+  let t = vec3f(r0.w, r1.w, r2.w);
+  let ws = select(w, -w, dot((*m).pivot, q) < 0.0);
+  (*m).real += q * ws;
+  (*m).dual += vec4f(q.w * t + cross(t, q.xyz), -dot(t, q.xyz)) * (0.5 * ws);
+  (*m).row0 += r0 * w;
+  (*m).row1 += r1 * w;
+  (*m).row2 += r2 * w;
+}
+
+// v rotated by the unit quaternion q.
+fn rotateByQuat(q: vec4f, v: vec3f) -> vec3f {
+  return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v);
+}
+
+fn placeDualQuaternion(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f) -> Placed {
+  let inverseLength = 1.0 / length(m.real);
+  let real = m.real * inverseLength;
+  let dual = m.dual * inverseLength;
+  let s0 = m.row0.xyz;
+  let s1 = m.row1.xyz;
+  let s2 = m.row2.xyz;
+  let scaled = vec3f(dot(s0, position), dot(s1, position), dot(s2, position));
+  // Translation 2 dual conj(real).
+  let translation = 2.0 * (real.w * dual.xyz - dual.w * real.xyz + cross(real.xyz, dual.xyz));
+  let model = rotateByQuat(real, scaled) + translation;
+  // Normals: the cofactor of the blended S (det S times its inverse transpose; sign kept), then
+  // the rotation: exact under non-uniform scale. Not normalised (the fragment stage does).
+  let c0 = cross(s1, s2);
+  let n = vec3f(dot(c0, normal), dot(cross(s2, s0), normal), dot(cross(s0, s1), normal)) * select(1.0, -1.0, dot(s0, c0) < 0.0);
+  return Placed((world * vec4f(model, 1.0)).xyz, (world * vec4f(rotateByQuat(real, n), 0.0)).xyz);
+}
+
+// Morph targets (characters that have them; src/gpu/morph-pass.ts writes the weights). Only the
+// vertex4Morph / vertex8Morph entry points read these bindings, so pipelines of the plain entry
+// points (and the bind group layouts of characters without morph targets) leave them out.
+// Layout: MORPH_HEADER in src/gpu/layout.ts.
+struct MorphHeader {
+  weightBase: u32,
+  targetCount: u32,
+  weightStride: u32,
+  normals: u32,
+}
+
+struct MorphTargets {
+  header: MorphHeader,
+  // Per vertex, per target: POSITION displacement (x, y, z, 0), then NORMAL's when header.normals is 1.
+  deltas: array<vec4f>,
+}
+
+// weightStride f32 per instance slot: that instance's morph weights.
+@group(0) @binding(4) var<storage, read> morphWeights: array<f32>;
+// This primitive's targets (a header with targetCount 0 for a primitive without any).
+@group(1) @binding(3) var<storage, read> morphTargets: MorphTargets;
+
+struct Morphed {
+  position: vec3f,
+  normal: vec3f,
+}
+
+// The vertex displaced by its targets, each times the slot's weight (not renormalised; targets
+// whose weight is 0 are skipped, so an unexpressive face costs targetCount weight reads).
+fn morph(vertex: u32, slot: u32, position: vec3f, normal: vec3f) -> Morphed {
+  let header = morphTargets.header;
+  let weights = slot * header.weightStride + header.weightBase;
+  let stride = 1u + header.normals;
+  var p = position;
+  var n = normal;
+  for (var t = 0u; t < header.targetCount; t++) {
+    let w = morphWeights[weights + t];
+    if (w != 0.0) {
+      let d = (vertex * header.targetCount + t) * stride;
+      p += w * morphTargets.deltas[d].xyz;
+      if (header.normals != 0u) {
+        n += w * morphTargets.deltas[d + 1u].xyz;
+      }
+    }
+  }
+  return Morphed(p, n);
+}
+
+@vertex
+fn vertex4Morph(
+  @builtin(vertex_index) vertex: u32,
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+) -> VertexOut {
+  let slot = drawList[instance];
+  let morphed = morph(vertex, slot, position, normal);
+  var m = Skinned();
+  for (var i = 0u; i < 4u; i++) {
+    accumulate(&m, slot, joints[i], weights[i]);
+  }
+  return finish(m, slot, morphed.position, morphed.normal, uv);
+}
+
+@vertex
+fn vertex8Morph(
+  @builtin(vertex_index) vertex: u32,
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+  @location(5) joints1: vec4u,
+  @location(6) weights1: vec4f,
+) -> VertexOut {
+  let slot = drawList[instance];
+  let morphed = morph(vertex, slot, position, normal);
+  var m = Skinned();
+  for (var i = 0u; i < 4u; i++) {
+    accumulate(&m, slot, joints[i], weights[i]);
+    accumulate(&m, slot, joints1[i], weights1[i]);
+  }
+  return finish(m, slot, morphed.position, morphed.normal, uv);
 }
 
 // How much of the light reaches `world`: 1 lit, 0 in shadow; 3 x 3 percentage-closer filtering

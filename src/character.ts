@@ -39,8 +39,15 @@ export interface Character {
    * Any of them may root a blend mask (Crowd.createMask).
    */
   readonly jointNames: readonly string[];
-  /** Bytes of the baked lookup tables the GPU holds: track entries, track references, rest pose, clip durations. */
+  /** Bytes of the baked lookup tables the GPU holds: track entries, track references, rest pose, clip durations (and the morph weights' tables). */
   readonly bakedBytes: number;
+  /**
+   * Every morph target of the character's meshes (empty when none), in the order Crowd.setMorphWeights
+   * takes an array of weights: mesh after mesh (`mesh` is the name of the glTF node that draws it,
+   * whose weights the targets share), then the mesh's targets (`name` from the file's
+   * `extras.targetNames`, else `target<i>`). RobotExpressive: Head/Angry, Head/Surprised, Head/Sad.
+   */
+  readonly morphTargets: readonly MorphTargetInfo[];
   /**
    * The root motion taken out of the clips (LoadOptions.rootMotion; the same object as
    * baked.rootMotion, see src/bake/root-motion.ts), or null when the load did not ask for it.
@@ -83,6 +90,14 @@ export interface Character {
   clipIndex(clip: string | number): number;
 }
 
+/** One morph target of a Character (see Character.morphTargets). */
+export interface MorphTargetInfo {
+  /** The mesh's node name: the targets of one mesh share its weights. */
+  mesh: string;
+  /** The target's name. */
+  name: string;
+}
+
 export interface LoadOptions {
   /** Where relative URIs of a .gltf's external files resolve (defaults to the URL loaded). */
   baseUrl?: string;
@@ -110,7 +125,9 @@ export interface LoadOptions {
    * Take the root joint's horizontal motion (and with `yaw`, its rotation about +y) out of every
    * clip before baking, so walking clips walk on the spot; the motion is kept per clip in
    * `Character.rootMotion` (src/bake/root-motion.ts). `joint` defaults to the skin's root joint.
-   * 'apply' bakes the same data for moving instances by it, which the Crowd does not do yet.
+   * With 'apply', a Crowd of the character moves each instance by its clips' root motion on the
+   * GPU (Crowd.setRootMotion, src/crowd-root-motion.ts); with 'in-place' the motion is only data.
+   * Either way, controllers match locomotion clips' playback rate to the movement speed.
    */
   rootMotion?: RootMotionOptions;
   /**
@@ -157,9 +174,6 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
   const rootMotion = options.rootMotion === undefined ? undefined : extractRootMotion(parsed, options.rootMotion);
   const rig = rootMotion?.rig ?? parsed;
-  if (rootMotion?.mode === 'apply') {
-    rig.warnings.push('rootMotion mode \'apply\': clips are baked in place and their motion is in baked.rootMotion, but the Crowd does not move instances by it yet');
-  }
   const t1 = performance.now();
   const fileClips = rig.clips.map((c) => c.name);
   const clipOf = (clip: string | number, where: string) => resolveClip(fileClips, clip, { where });
@@ -180,6 +194,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     clipDurations: baked.clipDurations,
     jointNames: rig.skins.flatMap((skin) => skin.jointNames),
     bakedBytes: bakedBytes(baked),
+    morphTargets: rig.morphs.flatMap((set) => set.targetNames.map((name) => ({ mesh: set.name, name }))),
     rootMotion: baked.rootMotion ?? null,
     textures: await decodeTextures(rig),
     bounds: restBounds(rig),

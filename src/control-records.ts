@@ -78,7 +78,9 @@ export function buildControlModel(runtime: ControllerRuntime, maskIds: ArrayLike
   const plane = runtime.locomotion?.plane ?? null;
   const planeBase = plane ? locoBase + LOCO_WORDS : CONTROL.NO_INDEX;
   const planeWords = plane ? 3 + plane.count * 2 + (plane.triangles.length / 3) * 9 + plane.hull.length * 7 : 0;
-  const curveBase = locoBase + LOCO_WORDS + planeWords;
+  const rootCycles = runtime.locomotion?.rootCycles ?? null;
+  const rootBase = rootCycles ? locoBase + LOCO_WORDS + planeWords : CONTROL.NO_INDEX;
+  const curveBase = locoBase + LOCO_WORDS + planeWords + (rootCycles?.length ?? 0);
   const words = new Float32Array(curveBase + curves.data.length);
   const bits = new Uint32Array(words.buffer);
   for (let c = 0; c < clipDurations.length; c++) {
@@ -111,8 +113,10 @@ export function buildControlModel(runtime: ControllerRuntime, maskIds: ArrayLike
     });
   }
   if (plane) writePlane(plane, words, bits, planeBase);
+  // Root displacement of one cycle per clip (x, z), for rate matching (LocomotionRuntime.rootCycles).
+  if (rootCycles) words.set(rootCycles, rootBase);
   words.set(curves.data, curveBase);
-  return { words, clipBase, actionBase, curveBase, locoBase, planeBase };
+  return { words, clipBase, actionBase, curveBase, locoBase, planeBase, rootBase };
 }
 
 /**

@@ -15,6 +15,13 @@ export type ControllerDriverKind = 'gpu' | 'cpu';
 export interface CrowdControllersOptions {
   /** Driver of controllers added without one (default 'gpu'). */
   driver?: ControllerDriverKind;
+  /**
+   * When the character has root motion (LoadOptions.rootMotion), set the locomotion clips'
+   * playback rate so that their root speed matches the movement speed, so feet do not slide
+   * (default true; see Locomotion in src/anim/control/locomotion.ts). False plays them at their
+   * configured rates.
+   */
+  matchRootSpeed?: boolean;
 }
 
 /** Snapshot layout per CPU-driven controller: layer count, seconds since written, base (clip, time, speed), 4 x layer (clip, time, speed, weight, mask). */
@@ -90,7 +97,11 @@ export class CrowdControllers {
     }
     // Every mask is checked before the first becomes a crowd mask (masks are kept for the crowd's life).
     config.masks.forEach((spec, i) => buildMask(crowd.character.rig.nodes, spec, `config.masks[${i}]`));
-    this.runtime = new ControllerRuntime(config, crowd.character.clipDurations); // checks the event times
+    if (options.matchRootSpeed !== undefined && typeof options.matchRootSpeed !== 'boolean') {
+      throw new TypeError(`matchRootSpeed must be true or false, got ${JSON.stringify(options.matchRootSpeed)}`);
+    }
+    // Checks the event times too.
+    this.runtime = new ControllerRuntime(config, crowd.character.clipDurations, options.matchRootSpeed === false ? null : crowd.character.rootMotion);
     this.driver = options.driver ?? 'gpu';
     const scheduler = crowd.clipEventScheduler;
     const listed = new Map(config.events.flatMap((list, clip) => (list.length ? [[clip, list] as const] : [])));
@@ -123,6 +134,8 @@ export class CrowdControllers {
     const driver = options.driver ?? this.driver;
     const controller = new AnimationController(this.runtime);
     this.scheduler.setExternal(id, true); // its events come from the controller from now on
+    // The controller moves the character (locomotion) or keeps it in place: not its clips' root motion.
+    this.crowd.setRootMotion(id, false);
     if (driver === 'gpu') {
       const gpu = this.gpu; // made on first use
       if (!controller.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);

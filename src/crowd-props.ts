@@ -4,7 +4,7 @@ import { restPose } from './bake/sampler';
 import type { Character } from './character';
 import type { InstanceId } from './crowd-types';
 import type { InstanceStore } from './gpu/instance-store';
-import { JOINT_MATRIX_BYTES } from './gpu/layout';
+import { JOINT_MATRIX_BYTES, type SkinningMethod } from './gpu/layout';
 import { MeshBuffers } from './gpu/mesh-buffers';
 import { PropPass } from './gpu/prop-pass';
 import { SkinPass, type SkinInputs, type SkinPassOptions } from './gpu/skin-pass';
@@ -74,6 +74,8 @@ export class CrowdProps {
   private readonly list: Attachment[] = [];
   private nextId = 0;
   private device: GPUDevice | undefined;
+  /** What the crowd's joint buffer holds (set by create): the prop passes read the joint by it. */
+  private skinning: SkinningMethod = 'linear';
 
   constructor(private readonly character: Character, private readonly options: SkinPassOptions) {}
 
@@ -174,9 +176,14 @@ export class CrowdProps {
     }
   }
 
-  /** Creates every attachment's GPU objects on `device` (the crowd's createPasses: construction and restore). */
-  create(device: GPUDevice): void {
+  /**
+   * Creates every attachment's GPU objects on `device`, their prop passes reading the crowd's
+   * joint buffer as `skinning` lays it out (the crowd's createPasses: construction, restore, and
+   * a change of Crowd.skinning).
+   */
+  create(device: GPUDevice, skinning: SkinningMethod): void {
     this.device = device;
+    this.skinning = skinning;
     for (const [id, a] of this.attachments) a.gpu = this.createGpu(device, a, id);
   }
 
@@ -234,13 +241,14 @@ export class CrowdProps {
       const mesh = new MeshBuffers(device, prop.rig.primitives, prop.gpu.skinSlotOffset);
       owned.push(mesh);
       // slotCount 0: every instance of the prop reads the same rest-pose joint matrices.
-      const skin = new SkinPass(device, mesh, 0, prop.textures, this.options);
+      // Linear: the prop's own rest joints are matrix rows, whatever the crowd's skinning.
+      const skin = new SkinPass(device, mesh, 0, prop.textures, { ...this.options, skinning: 'linear' });
       owned.push(skin);
       const rest = device.createBuffer({ label: `${label}.rest`, size: Math.max(16, a.rest.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
       owned.push(rest);
       device.queue.writeBuffer(rest, 0, a.rest);
       const pass = new PropPass(device, {
-        slotCount: this.character.gpu.slotCount, joint: a.joint, local: a.local, label,
+        slotCount: this.character.gpu.slotCount, joint: a.joint, local: a.local, label, skinning: this.skinning,
         draws: mesh.primitives.map((p) => p.ranges[0]),
       });
       pass.setSelection(a.selection && [...a.selection]);

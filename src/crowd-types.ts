@@ -1,3 +1,4 @@
+import type { SkinningMethod } from './gpu/layout';
 import type { SkinPassOptions } from './gpu/skin-pass';
 
 /**
@@ -122,6 +123,18 @@ export interface CrowdOptions extends SkinPassOptions {
    * camera: the map follows the view). Off by default; Crowd.shadows turns it off and on again.
    */
   shadows?: boolean | ShadowOptions;
+  /**
+   * How vertices are skinned (default 'linear'; Crowd.skinning changes it later):
+   * - 'linear': linear blend skinning, sum of w_i * jointMatrix_i (glTF's definition). Joints
+   *   twisted far apart pinch the skin between them (the "candy wrapper").
+   * - 'dual-quaternion': each joint matrix is split into a rotation (its polar rotation), a
+   *   translation and the rest (scale, shear); a vertex is moved by the linear blend of the rests,
+   *   then by the blend of the rigid parts as dual quaternions, flipped into the hemisphere of
+   *   its first influence (two-phase skinning, Kavan et al. 2008). Twisted joints keep their
+   *   volume; a vertex on one joint moves exactly as with 'linear'. The joint buffer holds 64
+   *   bytes per joint instead of 48 (see Crowd.jointMatrices), and the pose pass does the split.
+   */
+  skinning?: SkinningMethod;
 }
 
 /** Directional shadows (CrowdOptions.shadows). */

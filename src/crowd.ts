@@ -1,11 +1,13 @@
 import { buildMask, type MaskSpec } from './anim/masks';
 import type { Character } from './character';
+import { CrowdRootMotion } from './crowd-root-motion';
 import type {
   AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId, ShadowOptions,
 } from './crowd-types';
 import type { ClipEvent } from './anim/events/clip-events';
 import { CrowdEvents, type ClipEventListener } from './crowd-events';
 import { CrowdProps, type AttachmentId, type AttachOptions } from './crowd-props';
+import { CrowdMorph, type MorphWeights } from './crowd-morph';
 import { CullPass } from './gpu/cull-pass';
 import { CullSettings } from './gpu/cull-settings';
 import { CullStatsReader } from './gpu/cull-stats';
@@ -15,7 +17,8 @@ import { fitLight, ShadowPass } from './gpu/shadow-pass';
 import type { InstanceAnimation } from './gpu/instance-records';
 import { InstanceStore } from './gpu/instance-store';
 import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './gpu/layer-records';
-import { LAYERS_NONE, MASK_NONE } from './gpu/layout';
+import { checkSkinning, JOINT_BYTES, LAYERS_NONE, MASK_NONE, type SkinningMethod } from './gpu/layout';
+import { MorphPass } from './gpu/morph-pass';
 import { PosePass } from './gpu/pose-pass';
 import { checkFinite, checkNumbers } from './gpu/record-buffer';
 import { LIGHT_DIRECTION, SkinPass } from './gpu/skin-pass';
@@ -24,6 +27,7 @@ import { show } from './math/show';
 
 export type * from './crowd-types';
 export type { AttachmentId, AttachOptions } from './crowd-props';
+export type { MorphWeights } from './crowd-morph';
 
 /**
  * A pass that runs before the pose pass in a crowd's frame (the GPU controllers' control pass).
@@ -36,6 +40,8 @@ export interface CrowdPrepass {
   encode(encoder: GPUCommandEncoder): void;
   /** In restore(device), after the crowd's own objects: re-create the pass's GPU objects on `device`. */
   restore(device: GPUDevice): void;
+  /** In update(dt), when the crowd clock restarts at 0 from `clock` seconds (after the records are rebased). */
+  rebase?(clock: number): void;
 }
 
 /** The GPU clock restarts from 0 past this many seconds, keeping float32 time precise. */
@@ -78,10 +84,15 @@ export class Crowd {
   private mesh!: MeshBuffers;
   private stats!: CullStatsReader;
   private shadowPass: ShadowPass | undefined;
+  /** Characters with morph targets: the pass that writes the weights, and the per-instance overrides. */
+  private morphPass: MorphPass | undefined;
+  private readonly morph: CrowdMorph | undefined;
   private readonly store: InstanceStore;
   private readonly events: CrowdEvents;
   private readonly cull: CullSettings;
   private readonly options: CrowdOptions;
+  /** What the pose pass writes and the skin pass blends (CrowdOptions.skinning). */
+  private skinningMethod: SkinningMethod;
   /** Texels per side of the shadow map, or undefined for a crowd made without shadows. */
   private readonly shadowMapSize: number | undefined;
   private readonly shadow = { distance: 0, reach: 0, strength: 1 };
@@ -95,12 +106,16 @@ export class Crowd {
   private readonly prepasses: CrowdPrepass[] = [];
   /** Props on joints (attach): placed after the pose pass, drawn after the crowd. */
   private readonly props: CrowdProps;
+  /** Moves instances by their clips' root motion (characters loaded with rootMotion mode 'apply'), else null. */
+  private readonly rootMotion: CrowdRootMotion | null = null;
   private uploaded = 0;
   /** Whether the last encode ran the cull pass (so draw() draws through its lists). */
   private culledFrame = false;
   /** The caller's timestamp writes split over the cull pass (beginning) and the pose pass (end). */
   private readonly cullTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
   private readonly poseTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
+  /** setPlacement's world, read back for root motion's anchor. */
+  private readonly placed = new Float32Array(16);
 
   /**
    * Creates the crowd's pipelines and buffers on `device` (the crowd owns them: destroy() frees
@@ -114,6 +129,7 @@ export class Crowd {
     const { gpu } = character;
     this.gpuDevice = device;
     this.options = options;
+    this.skinningMethod = checkSkinning(options.skinning);
     // Every option is checked before the first GPU object is made, and a failure while making
     // them (a device limit) destroys those already made: a refused crowd leaves nothing behind.
     const height = boxHeight(character.animationBounds.reach);
@@ -130,15 +146,26 @@ export class Crowd {
     this.props = new CrowdProps(character, options);
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'Crowd', lodLevels: levelErrors.length,
+      bytesPerJoint: JOINT_BYTES[this.skinningMethod],
     });
     this.events = new CrowdEvents(this.store, character);
     try {
+      this.morph = character.baked.morph && new CrowdMorph(character, this.store, device);
       this.createPasses(device);
     } catch (error) {
       this.store.destroy();
       throw error;
     }
     this.cull.shadows = this.shadowMapSize !== undefined;
+    if (character.rootMotion?.mode === 'apply') {
+      try {
+        this.rootMotion = new CrowdRootMotion(device, character.rootMotion, this.store);
+      } catch (error) {
+        this.destroy();
+        throw error;
+      }
+      this.addPrepass(this.rootMotion);
+    }
   }
 
   /** The device the crowd's GPU objects live on (replaced by restore). Not owned: the caller destroys it. */
@@ -183,6 +210,30 @@ export class Crowd {
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].restore(device);
     // Drawable at once, before the next update: every record, stack and mask goes up now.
     this.store.upload(device.queue);
+  }
+
+  /** How vertices are skinned: 'linear' or 'dual-quaternion' (CrowdOptions.skinning). */
+  get skinning(): SkinningMethod {
+    return this.skinningMethod;
+  }
+
+  /**
+   * Changes how vertices are skinned. Not for every frame: the joint buffer is replaced (a new
+   * jointMatrices buffer, 48 or 64 bytes per joint) and the pose, skin and shadow pipelines are
+   * re-created; every instance, its animation and the clock stay (their records are sent again
+   * at once), and the next encode() poses every instance again. A value other than 'linear' or 'dual-quaternion' throws a RangeError
+   * and changes nothing.
+   */
+  set skinning(method: SkinningMethod) {
+    const checked = checkSkinning(method, true);
+    if (checked === this.skinningMethod) return;
+    this.store.setBytesPerJoint(JOINT_BYTES[checked]);
+    this.store.upload(this.gpuDevice.queue); // the records, into the buffers that replaced theirs
+    this.skinningMethod = checked;
+    this.destroyPasses();
+    this.createPasses(this.gpuDevice);
+    this.skinGeneration = this.shadowGeneration = -1;
+    this.culledFrame = this.shadowedFrame = false;
   }
 
   /** Whether the shadow map is drawn and sampled (needs CrowdOptions.shadows and a camera). */
@@ -317,7 +368,7 @@ export class Crowd {
     this.prepasses.push(prepass);
   }
 
-  /** Bytes the last update() wrote into the crowd's GPU buffers (records, stacks, masks, handle slots). */
+  /** Bytes the last update() wrote into the crowd's GPU buffers (records, stacks, masks, handle slots, root-motion anchors). */
   get uploadedBytes(): number {
     return this.uploaded;
   }
@@ -338,17 +389,27 @@ export class Crowd {
   }
 
   /**
-   * Where instance `id`'s joint matrices start in `jointMatrices`, in matrices (each 3 vec4f
-   * rows, 48 bytes). Valid until the next add, remove, setLayers or setStack, which may move instances.
+   * Where instance `id`'s joint records start in `jointMatrices`, in joints (bytesPerJoint bytes
+   * each). Valid until the next add, remove, setLayers or setStack, which may move instances.
    */
   jointMatrixIndex(id: InstanceId): number {
     return this.store.slot(id) * this.character.gpu.slotCount;
   }
 
+  /** Bytes per joint record in `jointMatrices`: 48 with 'linear' skinning, 64 with 'dual-quaternion'. */
+  get bytesPerJoint(): number {
+    return JOINT_BYTES[this.skinningMethod];
+  }
+
   /**
-   * The joint-matrix buffer (3 vec4f rows per joint, see src/gpu/layout.ts), in model space (the
-   * instance's transform is applied when drawing); owned by the crowd, replaced when it grows.
-   * With a camera set, instances culled or skipped by animation LOD keep their last matrices.
+   * The joint buffer, jointsPerInstance records per instance, in model space (the instance's
+   * transform is applied when drawing); owned by the crowd, replaced when it grows and when
+   * `skinning` changes. With 'linear' skinning each joint is its matrix model * inverseBind as 3
+   * vec4f rows (48 bytes; the bottom row is 0 0 0 1). With 'dual-quaternion' each is 4 vec4f
+   * (64 bytes, JOINT_DQ in src/gpu/layout.ts): the unit quaternion q of the matrix's rotation,
+   * then the rows of [S | t], S the scale / shear left after the rotation (the identity for a
+   * rigid joint) and t the translation, so that the matrix is [R(q) S | t]. With a camera set,
+   * instances culled or skipped by animation LOD keep their last records.
    */
   get jointMatrices(): GPUBuffer {
     return this.store.jointBuffer;
@@ -372,6 +433,7 @@ export class Crowd {
     const slot = this.store.slot(handle);
     this.store.records.setWorld(slot, world);
     this.store.records.setAnimation(slot, resolved, this.clockSeconds);
+    this.rootMotion?.added(handle, slot, world, this.clockSeconds);
     this.events.changed(handle);
     return handle;
   }
@@ -431,18 +493,65 @@ export class Crowd {
     return this.props.records(id);
   }
 
-  /** The instance's model-to-world transform (16 numbers, column-major) into `out`. */
+  /**
+   * The instance's model-to-world transform now (16 numbers, column-major) into `out`. An
+   * instance that moves by root motion (see setRootMotion) is where its clips have carried it:
+   * the closed form of worldTransform, rounded to float32 as the GPU holds it.
+   */
   getTransform(id: InstanceId, out: Float32Array = new Float32Array(16)): Float32Array {
     const slot = this.store.slot(id);
     if (!(out instanceof Float32Array) || out.length < 16) {
       throw new TypeError(`out must be a Float32Array of at least 16 numbers, got ${out instanceof Float32Array ? out.length : show(out)}`);
     }
+    if (this.rootMotion) return this.rootMotion.transformAt(id, slot, this.clockSeconds, out);
     return this.store.records.getWorld(slot, out);
   }
 
-  /** Sets an instance's model-to-world transform: 16 numbers, column-major. */
+  /**
+   * Sets an instance's model-to-world transform: 16 numbers, column-major. An instance that
+   * moves by root motion walks on from there.
+   */
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
-    this.store.records.setWorld(this.store.slot(id), transform);
+    const slot = this.store.slot(id);
+    this.store.records.setWorld(slot, transform);
+    this.rootMotion?.place(id, slot, transform, this.clockSeconds);
+  }
+
+  /**
+   * Whether instance `id` moves by its clips' root motion: the default for every instance of a
+   * crowd whose character was loaded with `rootMotion: { mode: 'apply' }` (no other crowd can
+   * turn it on). CrowdControllers turns it off for the instances it controls (their locomotion
+   * moves them). Turned off, the instance stays where its root motion brought it; turned on, it
+   * walks on from its transform now (after a GPU-driven controller, whose placement the CPU does
+   * not see, call setTransform or setPlacement first). O(1).
+   */
+  setRootMotion(id: InstanceId, on: boolean): void {
+    const slot = this.store.slot(id);
+    if (!this.rootMotion) {
+      if (on) throw new Error(`instance ${id} cannot move by root motion: the character was not loaded with rootMotion mode 'apply'`);
+      return;
+    }
+    this.rootMotion.setMoves(id, slot, on === true, this.clockSeconds);
+  }
+
+  /** Whether instance `id` moves by its clips' root motion (see setRootMotion). */
+  movesByRootMotion(id: InstanceId): boolean {
+    this.store.slot(id);
+    return this.rootMotion?.moves(id) ?? false;
+  }
+
+  /**
+   * Instance `id`'s model-to-world transform in float64 (16 numbers, column-major) into `out`,
+   * `ahead` seconds from now (default 0) if nothing changes it: for an instance that moves by
+   * root motion the closed form anchor * M (src/crowd-root-motion.ts) that the GPU evaluates in
+   * float32; for any other its transform. For gameplay queries (where is it, where will it be).
+   */
+  worldTransform(id: InstanceId, out: Float64Array = new Float64Array(16), ahead = 0): Float64Array {
+    const slot = this.store.slot(id);
+    checkFinite(ahead, 'ahead');
+    if (this.rootMotion) return this.rootMotion.transformAt(id, slot, this.clockSeconds + ahead, out);
+    out.set(this.store.records.getWorld(slot, this.placed));
+    return out;
   }
 
   /** Changes any subset of an instance's animation; the rest keeps playing as it was. */
@@ -451,13 +560,18 @@ export class Crowd {
     checkObject(change, 'change', '{ clipA, clipB, timeA, timeB, speedA, speedB, blend } (any subset)');
     checkFields(change, ANIMATION_FIELDS, 'setAnimation');
     const current = this.store.records.getAnimation(slot, this.clockSeconds);
-    this.store.records.setAnimation(slot, this.resolve({ ...current, ...stripUndefined(change) }), this.clockSeconds);
+    const resolved = this.resolve({ ...current, ...stripUndefined(change) });
+    this.rootMotion?.reanchor(id, slot, this.clockSeconds);
+    this.store.records.setAnimation(slot, resolved, this.clockSeconds);
+    this.rootMotion?.retime(id, slot, this.clockSeconds);
     this.events.changed(id);
   }
 
   /** Sets the weight of clip B in [0, 1]; cheaper than setAnimation and allocation-free, for per-frame fades. */
   setBlend(id: InstanceId, blend: number): void {
-    this.store.records.setBlend(this.store.slot(id), blend);
+    const slot = this.store.slot(id);
+    this.rootMotion?.reanchor(id, slot, this.clockSeconds);
+    this.store.records.setBlend(slot, blend);
     this.events.changed(id);
   }
 
@@ -535,18 +649,45 @@ export class Crowd {
     this.store.stacks.checkArrays(stack, maskIds);
     this.store.records.checkClipIndex(stack.baseClip, 'baseClip');
     const clock = this.clockSeconds + ahead;
+    this.rootMotion?.reanchor(id, this.store.slot(id), this.clockSeconds);
     if (stack.layerCount === 0) {
       this.store.makePlain(id);
     } else {
       this.store.stacks.setArrays(this.store.makeLayered(id), stack, maskIds, clock);
     }
     this.store.records.setSingleClip(this.store.slot(id), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
+    this.rootMotion?.retime(id, this.store.slot(id), this.clockSeconds);
     this.events.changed(id);
+  }
+
+  /**
+   * Overrides an instance's morph weights (characters with morph targets, Character.morphTargets):
+   * `{ Angry: 1, Sad: 0.3 }` (target names, or "mesh/target" where two meshes share a name) sets
+   * those targets and keeps the others as they were; an array sets every target in
+   * Character.morphTargets order. A weight in [0, 1] replaces the animated one until changed;
+   * null (or undefined; NaN in an array) gives the target back to its clips; `null` for the
+   * whole argument gives every target back. A weight outside [0, 1], an unknown target or an
+   * array of the wrong length throws a RangeError naming it, and nothing changes.
+   */
+  setMorphWeights(id: InstanceId, weights: MorphWeights | null): void {
+    this.morphOf().set(id, weights);
+  }
+
+  /** Overrides one morph target's weight (name, "mesh/target" or index; null: animated again). Allocation-free. */
+  setMorphWeight(id: InstanceId, target: string | number, weight: number | null): void {
+    this.morphOf().setOne(id, target, weight);
+  }
+
+  /** An instance's morph weight overrides in Character.morphTargets order, NaN where its clips set the weight, into `out`. */
+  getMorphWeights(id: InstanceId, out: Float32Array = new Float32Array(this.character.morphTargets.length)): Float32Array {
+    return this.morphOf().get(id, out);
   }
 
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
   setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
-    this.store.records.setPlacement(this.store.slot(id), x, y, z, yaw, scale);
+    const slot = this.store.slot(id);
+    this.store.records.setPlacement(slot, x, y, z, yaw, scale);
+    if (this.rootMotion?.moves(id)) this.rootMotion.place(id, slot, this.store.records.getWorld(slot, this.placed), this.clockSeconds);
   }
 
   /** The instance's animation now, clips as indices and times wrapped into their clips. */
@@ -607,10 +748,12 @@ export class Crowd {
     this.clockSeconds += dt;
     if (Math.abs(this.clockSeconds) > CLOCK_REBASE_SECONDS) {
       this.store.rebase(this.clockSeconds);
+      for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].rebase?.(this.clockSeconds);
       this.clockSeconds = 0;
     }
     this.uploaded = this.store.upload(this.device.queue);
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].prepare(this.clockSeconds);
+    if (this.rootMotion) this.uploaded += this.rootMotion.uploadedBytes;
     // Last, so that a listener that throws leaves the frame's uploads done (its remaining events fire next update).
     this.events.advance(dt, this.clockSeconds);
   }
@@ -625,6 +768,10 @@ export class Crowd {
     if (typeof encoder?.beginComputePass !== 'function') throw new TypeError(`encoder must be a GPUCommandEncoder, got ${show(encoder)}`);
     // Passes added by CrowdControllers (the control pass) write the records the cull and pose passes read.
     for (let i = 0; i < this.prepasses.length; i++) this.prepasses[i].encode(encoder);
+    if (this.morphPass) {
+      this.morphPass.update(this.store, this.morph!.store, this.clockSeconds);
+      this.morphPass.encode(encoder);
+    }
     this.culledFrame = this.cull.needed;
     const shadowPass = this.cull.shadows && this.culledFrame ? this.shadowPass : undefined;
     this.shadowedFrame = shadowPass !== undefined;
@@ -636,7 +783,7 @@ export class Crowd {
         frustumPlanes(light, frame.lightPlanes);
         shadowPass.update(light);
         if (this.shadowGeneration !== this.store.generation) {
-          shadowPass.bind(this.store);
+          shadowPass.bind(this.store, this.morph?.store.weightBuffer);
           this.shadowGeneration = this.store.generation;
         }
       }
@@ -663,7 +810,7 @@ export class Crowd {
     if (typeof pass?.drawIndexed !== 'function') throw new TypeError(`pass must be a GPURenderPassEncoder, got ${show(pass)}`);
     checkNumbers(viewProjection, 16, 'viewProjection');
     if (this.skinGeneration !== this.store.generation) {
-      this.skinPass.bind(this.store);
+      this.skinPass.bind(this.store, this.morph?.store.weightBuffer);
       this.skinGeneration = this.store.generation;
     }
     const shadowPass = this.shadowedFrame ? this.shadowPass : undefined;
@@ -677,6 +824,7 @@ export class Crowd {
   /** Frees the crowd's GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
   destroy(): void {
     this.destroyPasses();
+    this.rootMotion?.destroy();
     this.store.destroy();
   }
 
@@ -690,9 +838,11 @@ export class Crowd {
       return object;
     };
     try {
-      this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices));
-      this.posePass = own(new PosePass(device, gpu));
-      this.skinPass = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, options));
+      const morph = this.character.baked.morph;
+      this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices, morph));
+      this.posePass = own(new PosePass(device, gpu, { skinning: this.skinningMethod }));
+      this.morphPass = morph && own(new MorphPass(device, this.character.baked, gpu.nodeCount));
+      this.skinPass = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...options, skinning: this.skinningMethod }));
       const authored = options.cullBounds === 'authored';
       this.cullPass = own(new CullPass(device, {
         primitives: this.mesh.primitives.length, levels: this.mesh.levels, lodRanges: this.mesh.lodRanges(),
@@ -700,7 +850,7 @@ export class Crowd {
       }));
       this.stats = own(new CullStatsReader(device, this.cullPass.counters, this.mesh.levels, this.mesh.indicesPerInstance()));
       if (this.shadowMapSize !== undefined) this.shadowPass = own(new ShadowPass(device, this.skinPass, this.mesh, { mapSize: this.shadowMapSize }));
-      own(this.props).create(device);
+      own(this.props).create(device, this.skinningMethod);
     } catch (error) {
       for (let i = made.length - 1; i >= 0; i--) made[i].destroy();
       throw error;
@@ -710,6 +860,7 @@ export class Crowd {
   /** Frees what createPasses made (a no-op for objects of a lost device). */
   private destroyPasses(): void {
     this.posePass.destroy();
+    this.morphPass?.destroy();
     this.skinPass.destroy();
     this.cullPass.destroy();
     this.shadowPass?.destroy();
@@ -765,6 +916,11 @@ export class Crowd {
       writes.beginningOfPassWriteIndex === undefined ? undefined : this.cullTimestamps,
       writes.endOfPassWriteIndex === undefined ? undefined : this.poseTimestamps,
     ];
+  }
+
+  private morphOf(): CrowdMorph {
+    if (!this.morph) throw new RangeError(`${this.character.name} has no morph targets`);
+    return this.morph;
   }
 
   private resolve(state: Omit<AnimationState, 'clipA' | 'clipB'> & { clipA: string | number; clipB: string | number }): InstanceAnimation {

@@ -12,18 +12,19 @@
  */
 
 // Loading: a glTF file -> a validated, baked Character.
-export { loadCharacter, type Character, type LoadOptions } from './character';
+export { loadCharacter, type Character, type LoadOptions, type MorphTargetInfo } from './character';
 export type { CharacterBounds } from './bake/bounds';
 export type { MeshLodOptions, MeshLods } from './bake/mesh-lod';
 export { ModelError } from './bake/errors';
 export type { EncodedImage } from './bake/gltf-json';
 export type { ResourceReader } from './bake/parse';
 export type { BakedRootMotion, RootMotionMode, RootMotionOptions } from './bake/root-motion';
+export { rootMotionAt, rootMotionBetween } from './anim/root-motion';
 
 // The crowd: instances of one Character, posed on the GPU and drawn in one call per primitive.
 export {
   Crowd, type AdditiveLayerInit, type AnimationState, type CameraOptions, type CrowdOptions, type CrowdTargetFormats, type CullStats, type InstanceId, type InstanceInit,
-  type LayerInit, type LayersInit, type MaskId, type ShadowOptions,
+  type LayerInit, type LayersInit, type MaskId, type MorphWeights, type ShadowOptions,
 } from './crowd';
 export type { AttachmentId, AttachOptions } from './crowd-props';
 export type { MaskSpec } from './anim/masks';
@@ -32,6 +33,7 @@ export type { ClipEventListener } from './crowd-events';
 export type { InstanceAnimation } from './gpu/instance-records';
 export type { LayerStackArrays } from './gpu/layer-records';
 export type { SkinPassOptions } from './gpu/skin-pass';
+export type { SkinningMethod } from './gpu/layout';
 export { requiredCrowdLimits } from './gpu/limits';
 /**
  * wgpu-matrix's 4x4 matrix functions (column-major Float32Array, WebGPU's clip space), which

@@ -4,6 +4,7 @@ import { defaultControllerConfig, parseControllerConfig } from '../src/anim/cont
 import { CpuPoser } from '../src/anim/evaluate';
 import { sampleLut } from '../src/anim/lut';
 import { buildMask } from '../src/anim/masks';
+import { loadCharacter } from '../src/character';
 import { Crowd } from '../src/crowd';
 import { CrowdControllers } from '../src/crowd-controllers';
 import { openTestDevice, readBuffer } from './helpers/gpu';
@@ -61,6 +62,25 @@ describe.skipIf(!device)('CrowdControllers', () => {
     controllers.remove(id);
     expect(() => controllers.remove(id)).toThrow(/has no controller/);
     expect(controllers.count).toBe(0);
+    crowd.destroy();
+  });
+
+  it('rate matching follows the character\'s root motion unless matchRootSpeed is false; controlled instances do not move by root motion', async () => {
+    const bytes = readFileSync(modelPath('Walker'));
+    const walker = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { rootMotion: { mode: 'apply' } });
+    const crowd = new Crowd(device!, walker, FORMATS);
+    const config = parseControllerConfig(JSON.parse(readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8')), walker.clipNames);
+    expect(() => new CrowdControllers(crowd, config, { matchRootSpeed: 'yes' as never })).toThrow(/matchRootSpeed must be true or false, got "yes"/);
+    const matched = new CrowdControllers(crowd, config);
+    // WalkForward travels 1.2 m per 1 s cycle along +z; Idle stands (no cycle).
+    const cycles = matched.runtime.locomotion!.rootCycles!;
+    expect([cycles[walker.clipIndex('WalkForward') * 2], cycles[walker.clipIndex('WalkForward') * 2 + 1]].map((v) => +v.toFixed(4))).toEqual([0, 1.2]);
+    expect([cycles[walker.clipIndex('Idle') * 2], cycles[walker.clipIndex('Idle') * 2 + 1]]).toEqual([0, 0]);
+    expect(new CrowdControllers(crowd, config, { matchRootSpeed: false }).runtime.locomotion!.rootCycles).toBeNull();
+    const id = crowd.add({ clipA: 'WalkForward' });
+    expect(crowd.movesByRootMotion(id)).toBe(true);
+    matched.add(id, 0, 0, 0, { driver: 'cpu' });
+    expect(crowd.movesByRootMotion(id)).toBe(false);
     crowd.destroy();
   });
 

@@ -117,7 +117,7 @@ function snapshot(crowd: Crowd, controllers: CrowdControllers) {
   return {
     count: crowd.count, clock: crowd.clock, capacity: store.capacity, plainCount: store.plainCount, layeredCount: store.layeredCount,
     handles: store.handleCount, generation: store.generation, masks: store.masks.count, controllers: controllers.count,
-    flags: [crowd.culling, crowd.lod, crowd.animationLod, crowd.shadows, controllers.readBack],
+    flags: [crowd.culling, crowd.lod, crowd.animationLod, crowd.shadows, crowd.skinning, controllers.readBack],
     gpuObjects: gpuObjects.live,
     records: Array.from(new Uint32Array(store.records.bytes)),
     stacks: Array.from(new Uint32Array(store.stacks.bytes)),
@@ -314,6 +314,8 @@ const crowdRefusals: Refusal<Fixture>[] = [
   { name: 'culling = string', call: (f) => { f.crowd.culling = 'no' as never; }, error: /culling must be true or false, got "no"/ },
   { name: 'lod = 1', call: (f) => { f.crowd.lod = 1 as never; }, error: /lod must be true or false, got 1/ },
   { name: 'animationLod = null', call: (f) => { f.crowd.animationLod = null as never; }, error: /animationLod must be true or false, got null/ },
+  { name: 'skinning = string', call: (f) => { f.crowd.skinning = 'dq' as never; }, error: /skinning must be 'linear' or 'dual-quaternion', got "dq"/ },
+  { name: 'skinning = undefined', call: (f) => { f.crowd.skinning = undefined as never; }, error: /skinning must be 'linear' or 'dual-quaternion', got undefined/ },
   { name: 'encode(undefined)', call: (f) => f.crowd.encode(undefined as never), error: /encoder must be a GPUCommandEncoder, got undefined/ },
   { name: 'draw(undefined)', call: (f) => f.crowd.draw(undefined as never, IDENTITY), error: /pass must be a GPURenderPassEncoder, got undefined/ },
   { name: 'draw with a matrix of 3', call: (f) => withRenderPass(f.crowd.device, (pass) => f.crowd.draw(pass, [1, 2, 3])), error: /viewProjection must have 16 numbers, got 3/ },
@@ -341,6 +343,8 @@ const crowdRefusals: Refusal<Fixture>[] = [
     ['shadows mapSize past the device limit', { shadows: { mapSize: 1e6 } }, /shadows\.mapSize must be an integer in \[1, \d+\], got 1000000/],
     ['no colorFormat', { colorFormat: undefined }, /colorFormat and depthFormat must name the render pass's formats, got undefined and "depth24plus"/],
     ['sampleCount 2', { sampleCount: 2 }, /sampleCount must be 1 or 4 \(WebGPU's MSAA counts\), got 2/],
+    ['skinning unknown', { skinning: 'dq' }, /skinning must be 'linear' or 'dual-quaternion', got "dq"/],
+    ['skinning number', { skinning: 1 }, /skinning must be 'linear' or 'dual-quaternion', got 1/],
   ] as [string, unknown, RegExp][]).map(([what, options, error]) => ({
     name: `new Crowd: ${what}`,
     call: (f: Fixture) => new Crowd(device!, f.crowd.character, (options === null ? null : { ...FORMATS, ...(options as object) }) as never),

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defaultControllerConfig, parseControllerConfig, type ControllerConfig } from '../src/anim/control/config';
 import type { AnimationController } from '../src/anim/control/controller';
-import type { Character } from '../src/character';
+import { loadCharacter, type Character } from '../src/character';
 import { Crowd } from '../src/crowd';
 import { CrowdControllers } from '../src/crowd-controllers';
 import { wrapTime } from '../src/math/time';
@@ -206,6 +206,21 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
       [180, (c) => c.stop()],
       [220, (c) => c.move(0, -1, true)],
     ]), 320, () => 1 / 30);
+  });
+
+  it('rate matching from root speed (Walker loaded with rootMotion "apply"): the locomotion rate on the GPU equals the CPU\'s, and root motion leaves controlled instances to their controllers', async () => {
+    const bytes = readFileSync(modelPath('Walker'));
+    const walker = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { rootMotion: { mode: 'apply' } });
+    const text = readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8');
+    const config = parseControllerConfig(JSON.parse(text), walker.clipNames);
+    await expectParity(walker, config, at([
+      [0, (c) => c.setSpeed(0.4)], // idle/walk: the walk's cadence
+      [40, (c) => c.setSpeed(1.5)], // walk/run
+      [90, (c) => c.face(0.3)],
+      [91, (c) => c.move(-0.6, 0.5, true)], // strafing forward-right, three clips
+      [160, (c) => c.move(0.2, -1)], // backpedalling
+      [220, (c) => c.stop()],
+    ]), 260, () => 1 / 30);
   });
 
   it('keeps times precise across control-clock periods: 150 s in large steps, with refreshes', async () => {

@@ -29,7 +29,7 @@ usage: crowd-skin <command> MODEL [options]     (MODEL may also be given as --mo
   pose MODEL --layers JSON|@FILE [--backend ...] [--positions ...]
       one JSON object: joint names and matrices (column-major) of one skin at one pose;
       --backend gpu needs the optional package \`webgpu\`
-  simulate MODEL --script FILE.json [--fps 60] [--config FILE] [--backend cpu|gpu]
+  simulate MODEL --script FILE.json [--fps 60] [--config FILE] [--backend cpu|gpu] [--root-motion in-place|apply]
       runs one animation controller through a script, one JSON line per frame;
       --backend gpu runs it through the GPU-driven path (needs \`webgpu\` too)
 

@@ -5,6 +5,7 @@ import type { InstanceAnimation } from '../src/gpu/instance-records';
 import { InstanceStore } from '../src/gpu/instance-store';
 import type { GpuLayerStack } from '../src/gpu/layer-records';
 import { PosePass } from '../src/gpu/pose-pass';
+import { JOINT_BYTES, type SkinningMethod } from '../src/gpu/layout';
 import { packRigData } from '../src/gpu/rig-data';
 import { IDENTITY_MATRIX } from '../src/math/affine';
 
@@ -53,6 +54,8 @@ export interface GpuPoseOptions {
   clock?: number;
   /** Blend masks (a weight per rig node each), referenced by index from the stacks. */
   masks?: Float32Array[];
+  /** 'dual-quaternion': the pose pass writes JOINT_DQ records, returned as they are (default 'linear'). */
+  skinning?: SkinningMethod;
 }
 
 /**
@@ -60,13 +63,16 @@ export interface GpuPoseOptions {
  * instance's joint matrices as column-major 4x4s: 16 floats per slot, slots in RigData order
  * (skin after skin). The instances live in an InstanceStore, as a Crowd's do (so the plain /
  * layered partition is the store's). The output buffer is filled with NaN first, so a matrix
- * the shader failed to write stays NaN.
+ * the shader failed to write stays NaN. With `options.skinning` 'dual-quaternion' the 16 floats
+ * per slot are the slot's JOINT_DQ record as the shader wrote it (q, then the rows of [S | t]).
  */
 export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: BakedModel, requests: GpuPoseRequest[], options: GpuPoseOptions = {}): Promise<Float32Array> {
   const data = packRigData(rig, baked);
-  const pass = new PosePass(device, data);
+  const skinning = options.skinning ?? 'linear';
+  const pass = new PosePass(device, data, { skinning });
   const store = new InstanceStore(device, {
     nodeCount: data.nodeCount, slotCount: data.slotCount, clipDurations: baked.clipDurations, capacity: Math.max(1, requests.length), label: 'gpuJointMatrices',
+    bytesPerJoint: JOINT_BYTES[skinning],
   });
   for (const mask of options.masks ?? []) store.masks.add(mask);
   const handles = requests.map((r, i) => {
@@ -98,6 +104,10 @@ export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: Baked
     for (let j = 0; j < slots; j++) {
       const m = request * slots + j; // output matrix
       const g = slot * slots + j; // GPU matrix
+      if (skinning === 'dual-quaternion') {
+        out.set(rows.subarray(g * 16, g * 16 + 16), m * 16);
+        continue;
+      }
       for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) out[m * 16 + c * 4 + r] = rows[g * 12 + r * 4 + c];
       out[m * 16 + 3] = 0; out[m * 16 + 7] = 0; out[m * 16 + 11] = 0; out[m * 16 + 15] = 1;
       // A row left NaN by the shader must stay visible in the bottom-row-free form too.

@@ -1,15 +1,15 @@
 import type { ControllerConfig } from '../src/anim/control/config';
 import { applyEntry, type ScriptEntry, type SimulationEvent, type SimulationFrame } from '../src/anim/control/simulate';
-import { loadCharacter, type Character } from '../src/character';
+import { loadCharacter, type Character, type LoadOptions } from '../src/character';
 import { Crowd } from '../src/crowd';
 import { CrowdControllers } from '../src/crowd-controllers';
 import { readInstanceStack } from './control-readback';
 import { readModelFile } from './node-io';
 
-/** A Character from a .glb or .gltf on disk (external files read from its folder only, as every tool does). */
-export async function readCharacterFile(path: string): Promise<Character> {
+/** A Character from a .glb or .gltf on disk (external files read from its folder only, as every tool does), with `options` (rootMotion, ...). */
+export async function readCharacterFile(path: string, options: Omit<LoadOptions, 'readResource' | 'baseUrl'> = {}): Promise<Character> {
   const { data, ...resources } = await readModelFile(path);
-  return loadCharacter(data, resources);
+  return loadCharacter(data, { ...options, ...resources });
 }
 
 /**

@@ -5,14 +5,16 @@
  * clip events (the config's "events") fired in the frame's step: [{"name", "clip", "time"}].
  * See README, "Animation control" and "Clip events".
  *
- *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--fps 60] [--config FILE] [--backend cpu|gpu]
+ *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--fps 60] [--config FILE] [--backend cpu|gpu] [--root-motion in-place|apply]
  *   npx crowd-skin simulate Fox.glb --script walk.json [--backend gpu]
  *
  * --backend cpu (the default) steps the CPU controller; gpu runs the same script through the
  * GPU-driven path (CrowdControllers on WebGPU in Node) and prints base / layers as the control
  * pass wrote them, read back frame by frame, so the two can be compared line by line.
  * The controller config is --config, else <model>.controller.json next to the model, else one
- * derived from the clip names.
+ * derived from the clip names. --root-motion loads the model with its root motion taken out of
+ * the clips (LoadOptions.rootMotion, that mode), so locomotion plays its clips at the rate that
+ * matches their root speed to the movement, as a crowd of such a character does.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -23,6 +25,12 @@ import { buildRig } from '../src/bake/build-rig';
 import { numberOption, parseArgs } from './args';
 import { readGltfFile } from './node-io';
 import { loadGpuPoser } from './pose';
+
+/** The Character of a model file (tools/simulate-gpu.ts reads it; loaded on demand with it). */
+async function loadCharacterFile(path: string, rootMotion: { mode: 'in-place' | 'apply' } | undefined, lod: boolean) {
+  const { readCharacterFile } = await import('./simulate-gpu');
+  return readCharacterFile(path, { ...(rootMotion ? { rootMotion } : {}), ...(lod ? {} : { lod: false }) });
+}
 
 async function readJson(path: string, what: string): Promise<unknown> {
   const text = await readFile(path, 'utf8').catch((e: Error) => { throw new Error(`cannot read ${what} ${path}: ${e.message}`); });
@@ -35,7 +43,7 @@ async function readJson(path: string, what: string): Promise<unknown> {
 
 /** `simulate [--model] PATH --script FILE ...`: prints one JSON line per frame to stdout. */
 export async function simulate(argv: string[]): Promise<void> {
-  const options = parseArgs(argv, ['model', 'script', 'fps', 'config', 'backend'], []);
+  const options = parseArgs(argv, ['model', 'script', 'fps', 'config', 'backend', 'root-motion'], []);
   const model = options.get('model');
   const scriptPath = options.get('script');
   if (!model) throw new Error('--model PATH is required');
@@ -44,22 +52,27 @@ export async function simulate(argv: string[]): Promise<void> {
   if (!(fps > 0)) throw new Error(`--fps must be > 0, got ${fps}`);
   const backend = options.get('backend') ?? 'cpu';
   if (backend !== 'cpu' && backend !== 'gpu') throw new Error(`--backend must be cpu or gpu, got ${JSON.stringify(backend)}`);
-  const rig = buildRig(await readGltfFile(model));
+  const mode = options.get('root-motion');
+  if (mode !== undefined && mode !== 'in-place' && mode !== 'apply') throw new Error(`--root-motion must be in-place or apply, got ${JSON.stringify(mode)}`);
+  const rootMotion = mode === undefined ? undefined : { mode } as const;
+  // With root motion the model is loaded whole (baked), for its clips' root speeds.
+  const character = rootMotion || backend === 'gpu' ? await loadCharacterFile(model, rootMotion, backend === 'gpu') : undefined;
+  const rig = character?.rig ?? buildRig(await readGltfFile(model));
   const clipNames = rig.clips.map((c) => c.name);
   const configPath = options.get('config') ?? model.replace(/\.(glb|gltf)$/i, '.controller.json');
   const durations = rig.clips.map((c) => c.duration);
   const config = existsSync(configPath)
     ? parseControllerConfig(await readJson(configPath, 'config'), clipNames, configPath, durations)
     : defaultControllerConfig(clipNames);
-  const runtime = new ControllerRuntime(config, durations);
+  const runtime = new ControllerRuntime(config, durations, character?.rootMotion ?? null);
   const script = parseScript(await readJson(scriptPath, 'script'), runtime);
   let frames;
   if (backend === 'gpu') {
     // Loaded on demand: the GPU backend needs the optional package `webgpu`.
-    const [{ openNodeDevice }, { readCharacterFile, simulateOnGpu }] = await Promise.all([loadGpuPoser(), import('./simulate-gpu')]);
+    const [{ openNodeDevice }, { simulateOnGpu }] = await Promise.all([loadGpuPoser(), import('./simulate-gpu')]);
     const { device } = await openNodeDevice();
     try {
-      frames = await simulateOnGpu(device, await readCharacterFile(model), config, script, fps);
+      frames = await simulateOnGpu(device, character!, config, script, fps);
     } finally {
       device.destroy();
     }

@@ -1,5 +1,7 @@
 import type { Rig, SkinnedPrimitive } from '../bake/rig';
 import { StackEvaluator, type LayerStack } from './layers';
+import { MorphEvaluator, exactMorphSampler, morphPrimitive, type MorphSampler } from './morph';
+import { morphLayout, type MorphLayout } from '../bake/bake-morph';
 import { skinPositions } from './skinning';
 import { blendPoses, createPose, jointMatrices, localToModel, type Pose } from '../math/pose';
 
@@ -27,7 +29,11 @@ export class CpuPoser {
   /** 16 numbers per rig node, scene space. */
   readonly model: Float64Array;
 
-  constructor(readonly rig: Rig, readonly sampler: ClipSampler) {
+  /**
+   * `sampler` samples clips into local poses; `morphSampler` samples their morph weights (default:
+   * the exact glTF sampler; sampleMorphLut reads the lookup tables instead).
+   */
+  constructor(readonly rig: Rig, readonly sampler: ClipSampler, readonly morphSampler?: MorphSampler) {
     this.poseA = createPose(rig.nodes.count);
     this.poseB = createPose(rig.nodes.count);
     this.model = new Float64Array(rig.nodes.count * 16);
@@ -63,17 +69,46 @@ export class CpuPoser {
     return jointMatrices(s.joints, s.inverseBind, this.model, out);
   }
 
-  /** Skinned positions (3 per vertex, concatenated) of `primitives` for the last `evaluate`. */
-  positions(primitives: SkinnedPrimitive[]): Float64Array {
+  /**
+   * Skinned positions (3 per vertex, concatenated) of `primitives` for the last `evaluate`; with
+   * `morphWeights` (padded, as `morphWeights()` returns them) morphed before skinning.
+   */
+  positions(primitives: SkinnedPrimitive[], morphWeights?: ArrayLike<number>): Float64Array {
     const out = new Float64Array(primitives.reduce((n, p) => n + p.vertexCount * 3, 0));
     let o = 0;
     const cache = new Map<number, Float64Array>();
     for (const prim of primitives) {
       let joints = cache.get(prim.skin);
       if (!joints) cache.set(prim.skin, (joints = this.jointMatrices(prim.skin)));
-      skinPositions(prim, joints, out, o);
+      const source = morphWeights && prim.morph ? morphPrimitive(prim, morphWeights, this.morphShape.setBase, new Float64Array(prim.vertexCount * 3)) : prim.positions;
+      skinPositions(prim, joints, out, o, source);
       o += prim.vertexCount * 3;
     }
     return out;
+  }
+
+  /**
+   * Morph weights of a two-clip record (src/anim/morph.ts: padded, 4 per group) into `out`,
+   * sampled by `morphSampler` (default: the exact glTF sampler of the rig's clips).
+   */
+  morphWeights(request: TwoClipRequest, out = new Float64Array(this.morphShape.groups * 4)): Float64Array {
+    return this.morph.blend(request, out);
+  }
+
+  /** Morph weights of a layer stack (semantics: morph.ts) into `out`. */
+  morphStackWeights(stack: LayerStack, out = new Float64Array(this.morphShape.groups * 4)): Float64Array {
+    return this.morph.stack(stack, out);
+  }
+
+  /** The rig's morph weight layout (padded groups of 4, see src/bake/bake-morph.ts). */
+  get morphShape(): MorphLayout {
+    return (this.layout ??= morphLayout(this.rig));
+  }
+
+  private layout: MorphLayout | undefined;
+  private morphEvaluator: MorphEvaluator | undefined;
+
+  private get morph(): MorphEvaluator {
+    return (this.morphEvaluator ??= new MorphEvaluator(this.morphShape, this.morphSampler ?? exactMorphSampler(this.rig)));
   }
 }

@@ -48,3 +48,28 @@ export function sampleLut(baked: BakedModel, clip: number, t: number, out: Pose)
   }
   return out;
 }
+
+/**
+ * Writes the morph weights (padded, BakedMorph.weightCount floats) of `clip` at time t (seconds,
+ * wrapped) into `out`, read from the morph tables exactly as shaders/morph.wgsl reads them:
+ * groups without a track hold the default weights (0 in a difference clip).
+ */
+export function sampleMorphLut(baked: BakedModel, clip: number, t: number, out: Float64Array): Float64Array {
+  const morph = baked.morph;
+  if (!morph) return out;
+  const { u, i, f } = tableCoordinate(baked, clip, t);
+  const difference = baked.clipIsDifference[clip] === 1;
+  for (let g = 0; g < morph.groups; g++) {
+    const ref = morph.refs[clip * morph.groups + g];
+    if (ref === TRACK_NONE) {
+      for (let c = 0; c < 4; c++) out[g * 4 + c] = difference ? 0 : morph.rest[g * 4 + c];
+      continue;
+    }
+    const step = (ref & TRACK_STEP) !== 0;
+    const a = ((ref & TRACK_INDEX_MASK) + (step ? Math.floor(u) : i)) * 4;
+    const b = step ? a : a + 4;
+    const weight = step ? 0 : f;
+    for (let c = 0; c < 4; c++) out[g * 4 + c] = morph.tracks[a + c] + (morph.tracks[b + c] - morph.tracks[a + c]) * weight;
+  }
+  return out;
+}

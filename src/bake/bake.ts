@@ -4,6 +4,7 @@ import { check, FLOAT32_MAX, ModelError } from './errors';
 import type { Clip, Rig, TrsPath } from './rig';
 import { restPose, sampleChannel, sampleClip } from './sampler';
 import { clipKeyTimes, MAX_REFINEMENT_BYTES, mib, refineTable, startingSize, tableTolerance, VERIFY_BELOW_ENTRIES_PER_KEY, type StartingSize, type TrackSampler } from './table-size';
+import { differenceMorphTracks, fileMorphTracks, morphLayout, type MorphLayout, type MorphTrack } from './bake-morph';
 
 export { keyAlignedEntries } from './table-size';
 import type { BakedRootMotion } from './root-motion';
@@ -44,6 +45,9 @@ import type { BakedRootMotion } from './root-motion';
  *   moves the node) the value is the identity (0, identity, 1), not the rest pose. An additive
  *   layer on a difference clip uses the identity as its reference: one table read instead of two.
  *
+ * - `morph` (models with morph targets, see BakedMorph): the clips' morph weights, four to a
+ *   track, on the same entry grid as the clip's TRS tracks and sized and checked with them.
+ *
  * Only animated (clip, node, path) triples get a track, so a clip that moves 6 of 43 joints
  * costs 6 tracks, not 43 x 3.
  *
@@ -77,6 +81,36 @@ export interface BakedModel {
   tracks: Float32Array;
   /** Root motion taken out of the clips at load time (LoadOptions.rootMotion; src/bake/root-motion.ts). */
   rootMotion?: BakedRootMotion;
+  /** The morph weights' tables, when the model has morph targets (undefined otherwise). */
+  morph?: BakedMorph;
+}
+
+/**
+ * Morph weights baked like the TRS tracks (src/bake/bake-morph.ts has the grouping). Per
+ * instance the weights are a padded vector of `weightCount` floats (4 x groups), morph set m's
+ * targets from `setBase[m]`. Reading is the TRS rule: clip c's group g is TRACK_NONE (the
+ * default weights `rest`, or 0 in a difference clip) or the vec4 index in `tracks` of its entry
+ * 0 (`clipEntries[c]` entries, TRACK_STEP for a STEP channel), mixed between two entries.
+ */
+export interface BakedMorph {
+  /** vec4 groups of weights per instance. */
+  groups: number;
+  /** Floats of weights per instance: 4 x groups (the padding is 0). */
+  weightCount: number;
+  /** First weight of each morph set (Rig.morphs order), a multiple of 4. */
+  setBase: Uint32Array;
+  /** Targets of each morph set. */
+  targetCounts: Uint32Array;
+  /** Rig node whose blend-mask weight applies to each group (MorphSet.maskNode). */
+  maskNodes: Uint32Array;
+  /** Default weights, padded: weightCount floats. */
+  rest: Float32Array;
+  /** Morph track entries, one vec4f each, track after track. */
+  tracks: Float32Array;
+  /** (clip * groups + group) -> vec4 index of the track's entry 0 | TRACK_STEP, or TRACK_NONE. */
+  refs: Uint32Array;
+  /** Morph tracks over all clips. */
+  trackCount: number;
 }
 
 /** A difference clip to bake: clip `clip` minus the reference pose, named `name`. */
@@ -114,21 +148,34 @@ export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
   const differences = options.differences ?? [];
   differences.forEach((d, i) => checkDifference(rig, d, i));
   const nodeCount = rig.nodes.count;
-  const sources: BakedClipSource[] = [...rig.clips.map((clip) => fileClipSource(rig, clip)), ...differences.map((d) => differenceSource(rig, d))];
+  const layout = morphLayout(rig);
+  const sources: BakedClipSource[] = [
+    ...rig.clips.map((clip) => fileClipSource(rig, clip, layout)), ...differences.map((d) => differenceSource(rig, d, layout)),
+  ];
   const clipCount = sources.length;
   const refBytes = clipCount * nodeCount * 3 * 4;
   check(refBytes <= maxBytes, () => `the model's ${clipCount} clips x ${nodeCount} rig nodes need ${mib(refBytes)} of track references, ` +
     `more than the ${mib(maxBytes)} its tables may take (maxTableBytes)`);
   const { entries: clipEntries, tables } = sizeAndBake(rig, sources, options.alignToKeys !== false, maxEntries, maxBytes - refBytes);
 
-  const tracks = new Float32Array(tables.reduce((n, table) => n + table.length, 0));
+  // Each clip's table holds its TRS tracks, then its morph tracks: split them into the two tables.
+  const trsFloats = (c: number) => sources[c].tracks.length * clipEntries[c] * 4;
+  const tracks = new Float32Array(sources.reduce((n, _, c) => n + trsFloats(c), 0));
+  const morphTracks = new Float32Array(tables.reduce((n, table, c) => n + table.length - trsFloats(c), 0));
   const trackRefs = new Uint32Array(clipCount * nodeCount * 3).fill(TRACK_NONE);
+  const morphRefs = new Uint32Array(clipCount * layout.groups).fill(TRACK_NONE);
   let offset = 0; // vec4 index of the next track's entry 0
+  let morphOffset = 0;
   sources.forEach((source, c) => {
-    tracks.set(tables[c], offset * 4);
+    tracks.set(tables[c].subarray(0, trsFloats(c)), offset * 4);
+    morphTracks.set(tables[c].subarray(trsFloats(c)), morphOffset * 4);
     source.tracks.forEach((track) => {
       trackRefs[(c * nodeCount + track.node) * 3 + PATHS.indexOf(track.path)] = offset | (track.step ? TRACK_STEP : 0);
       offset += clipEntries[c];
+    });
+    source.morph.forEach((track) => {
+      morphRefs[c * layout.groups + track.group] = morphOffset | (track.step ? TRACK_STEP : 0);
+      morphOffset += clipEntries[c];
     });
   });
 
@@ -145,6 +192,15 @@ export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
     clipNames: sources.map(({ clip }) => clip.name),
     clipDurations: Float32Array.from(sources, ({ clip }) => clip.duration),
     parents: rig.nodes.parent,
+    ...(layout.groups > 0 ? { morph: bakedMorph(layout, morphTracks, morphRefs, sources) } : {}),
+  };
+}
+
+function bakedMorph(layout: MorphLayout, tracks: Float32Array, refs: Uint32Array, sources: BakedClipSource[]): BakedMorph {
+  const { groups, setBase, targetCounts, maskNodes, rest } = layout;
+  return {
+    groups, weightCount: groups * 4, setBase, targetCounts, maskNodes, rest, tracks, refs,
+    trackCount: sources.reduce((n, source) => n + source.morph.length, 0),
   };
 }
 
@@ -153,14 +209,14 @@ export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
  * of table-size.ts, within `budget` bytes of tables.
  */
 function sizeAndBake(rig: Rig, sources: BakedClipSource[], align: boolean, shortEntries: number, budget: number): { entries: Uint32Array; tables: Float32Array[] } {
-  const bytesPer = (c: number, entries: number) => sources[c].tracks.length * entries * 16;
+  const bytesPer = (c: number, entries: number) => sources[c].samplers.length * entries * 16;
   const starts: StartingSize[] = sources.map((source) => {
     if (!align) return { entries: shortEntries };
-    const tracks = Math.max(source.tracks.length, 1);
+    const tracks = Math.max(source.samplers.length, 1);
     return startingSize(source.clip, shortEntries, Math.floor(budget / (tracks * 16)) - 1);
   });
   const startBytes = starts.reduce((n, start, c) => n + bytesPer(c, start.entries), 0);
-  const allTracks = sources.reduce((n, source) => n + source.tracks.length, 0);
+  const allTracks = sources.reduce((n, source) => n + source.samplers.length, 0);
   const warn = (text: string) => { if (!rig.warnings.includes(text)) rig.warnings.push(text); };
   if (startBytes > budget) {
     // Even one entry per key is too much: every clip shrinks in proportion (off its key grid).
@@ -170,7 +226,7 @@ function sizeAndBake(rig: Rig, sources: BakedClipSource[], align: boolean, short
       `more than the ${mib(budget)} they may take (maxTableBytes)`);
     starts.forEach((start, c) => {
       const entries = Math.max(2, Math.floor(start.entries * scale));
-      if (entries < start.entries && sources[c].tracks.length > 0) {
+      if (entries < start.entries && sources[c].samplers.length > 0) {
         warn(`clip '${sources[c].clip.name}': baked with ${entries} entries per track instead of ${start.entries} to keep all tables within ${mib(budget)} (maxTableBytes)`);
         starts[c] = { entries };
       }
@@ -183,11 +239,11 @@ function sizeAndBake(rig: Rig, sources: BakedClipSource[], align: boolean, short
     const start = starts[c];
     entries[c] = start.entries;
     const perKey = start.grid === undefined ? 0 : (start.entries - 1) / start.grid;
-    if (!tolerance || source.tracks.length === 0 || perKey >= VERIFY_BELOW_ENTRIES_PER_KEY) return bakeClip(source, start.entries);
+    if (!tolerance || source.samplers.length === 0 || perKey >= VERIFY_BELOW_ENTRIES_PER_KEY) return bakeClip(source, start.entries);
     const refined = refineTable({
       name: source.clip.name, duration: source.clip.duration, keyTimes: clipKeyTimes(source.clip), tracks: source.samplers,
       where: source.where, start, tolerance, bakeAt: (n) => bakeClip(source, n),
-      shareBytes: bytesPer(c, start.entries) + (spare * source.tracks.length) / allTracks,
+      shareBytes: bytesPer(c, start.entries) + (spare * source.samplers.length) / allTracks,
     });
     entries[c] = refined.entries;
     if (refined.warning) warn(refined.warning);
@@ -196,9 +252,9 @@ function sizeAndBake(rig: Rig, sources: BakedClipSource[], align: boolean, short
   return { entries, tables };
 }
 
-/** Samples every track of `source` at `entries` evenly spaced times into one table (tracks one after another). */
+/** Samples every track of `source` (TRS, then morph) at `entries` evenly spaced times into one table (tracks one after another). */
 function bakeClip(source: BakedClipSource, entries: number): Float32Array {
-  const table = new Float32Array(source.tracks.length * entries * 4);
+  const table = new Float32Array(source.samplers.length * entries * 4);
   const value = new Float64Array(4);
   const d = source.clip.duration;
   source.samplers.forEach((sampler, k) => {
@@ -231,22 +287,34 @@ interface BakedClipSource {
   /** Name, duration and key times (for entry alignment). */
   clip: Clip;
   tracks: BakedTrack[];
-  /** The exact value of each track, in `tracks` order. */
+  /** Morph tracks, baked after the TRS tracks. */
+  morph: MorphTrack[];
+  /** The exact value of each track, in `tracks` order, then `morph` order. */
   samplers: TrackSampler[];
-  /** Track k in words, for messages. */
+  /** Track k (of samplers) in words, for messages. */
   where(k: number): string;
 }
 
-/** A clip of the file: one track per channel, sampled by the exact glTF sampler. */
-function fileClipSource(rig: Rig, clip: Clip): BakedClipSource {
+/** Track k of a source in words: a TRS track (node and path) or a morph group (its set's targets). */
+function describeTrack(rig: Rig, layout: MorphLayout, tracks: BakedTrack[], morph: MorphTrack[], k: number): string {
+  if (k < tracks.length) return `node '${rig.nodes.names[tracks[k].node]}' ${tracks[k].path}`;
+  const group = morph[k - tracks.length].group;
+  const set = layout.groupSet[group];
+  const first = group * 4 - layout.setBase[set];
+  return `mesh '${rig.morphs[set].name}' weights ${first}..${Math.min(first + 4, layout.targetCounts[set]) - 1}`;
+}
+
+/** A clip of the file: one track per channel, sampled by the exact glTF sampler; morph tracks after them. */
+function fileClipSource(rig: Rig, clip: Clip, layout: MorphLayout): BakedClipSource {
   const tracks = clip.channels.map((ch) => ({ node: ch.node, path: ch.path, step: ch.interpolation === 'STEP' }));
+  const morph = fileMorphTracks(rig, layout, clip);
   return {
-    clip, tracks,
-    samplers: clip.channels.map((ch) => ({
+    clip, tracks, morph: morph.tracks,
+    samplers: [...clip.channels.map((ch): TrackSampler => ({
       path: ch.path, step: ch.interpolation === 'STEP', order: ch.path === 'rotation' && ch.interpolation === 'LINEAR' ? 3 : 2,
       sample: (t, out) => sampleChannel(ch, t, out, 0),
-    })),
-    where: (k) => `animation '${clip.name}' (node '${rig.nodes.names[tracks[k].node]}' ${tracks[k].path})`,
+    })), ...morph.samplers],
+    where: (k) => `animation '${clip.name}' (${describeTrack(rig, layout, tracks, morph.tracks, k)})`,
   };
 }
 
@@ -261,8 +329,8 @@ function checkDifference(rig: Rig, d: DifferenceClip, i: number): void {
   if (!d.name || rig.clips.some((c) => c.name === d.name)) throw new RangeError(`${where}.name '${d.name}' is empty or already names a clip`);
 }
 
-/** A difference clip: every node the clip or its reference moves gets translation, rotation and scale tracks of A - R. */
-function differenceSource(rig: Rig, d: DifferenceClip): BakedClipSource {
+/** A difference clip: every node the clip or its reference moves gets translation, rotation and scale tracks of A - R; morph weights likewise. */
+function differenceSource(rig: Rig, d: DifferenceClip, layout: MorphLayout): BakedClipSource {
   const clip = rig.clips[d.clip];
   const reference = createPose(rig.nodes.count);
   if (d.reference === 'rest') restPose(rig.nodes, reference);
@@ -272,17 +340,18 @@ function differenceSource(rig: Rig, d: DifferenceClip): BakedClipSource {
   const tracks: BakedTrack[] = [...moved].sort((a, b) => a - b).flatMap((node) => PATHS.map((path) => ({ node, path, step: false })));
   const pose = createPose(rig.nodes.count);
   let sampledAt = NaN;
+  const morph = differenceMorphTracks(rig, layout, clip, d.reference === 'rest' ? 'rest' : { clip: rig.clips[d.reference.clip], time: d.reference.time });
   return {
-    clip: { name: d.name, duration: clip.duration, channels: clip.channels },
-    tracks,
-    samplers: tracks.map((track) => ({
+    clip: { name: d.name, duration: clip.duration, channels: clip.channels, weights: clip.weights },
+    tracks, morph: morph.tracks,
+    samplers: [...tracks.map((track): TrackSampler => ({
       path: track.path, step: false, order: 2,
       sample(t, out) {
         if (t !== sampledAt) { sampleClip(rig, d.clip, t, pose); sampledAt = t; }
         differenceAt(pose, reference, track.node, track.path, out);
       },
-    })),
-    where: (k) => `additive clip '${d.name}' (node '${rig.nodes.names[tracks[k].node]}' ${tracks[k].path})`,
+    })), ...morph.samplers],
+    where: (k) => `additive clip '${d.name}' (${describeTrack(rig, layout, tracks, morph.tracks, k)})`,
   };
 }
 
@@ -300,7 +369,8 @@ export function differenceAt(a: Pose, r: Pose, node: number, path: TrsPath, out:
   out[3] = 0;
 }
 
-/** Bytes of the baked tables (tracks + refs + rest + durations), as uploaded to the GPU. */
+/** Bytes of the baked tables (tracks + refs + rest + durations, and the morph tables when there are any), as uploaded to the GPU. */
 export function bakedBytes(baked: BakedModel): number {
-  return baked.tracks.byteLength + baked.trackRefs.byteLength + baked.rest.byteLength + baked.clipDurations.byteLength;
+  const morph = baked.morph ? baked.morph.tracks.byteLength + baked.morph.refs.byteLength + baked.morph.rest.byteLength : 0;
+  return baked.tracks.byteLength + baked.trackRefs.byteLength + baked.rest.byteLength + baked.clipDurations.byteLength + morph;
 }

@@ -1,5 +1,5 @@
 import { TRACK_INDEX_MASK, TRACK_NONE, type BakedModel } from './bake';
-import type { Rig } from './rig';
+import type { Rig, SkinnedPrimitive } from './rig';
 import { createPose, localToModel, type Pose } from '../math/pose';
 
 /**
@@ -25,24 +25,31 @@ import { createPose, localToModel, type Pose } from '../math/pose';
  *
  * Boxes are 6 numbers: min x, y, z, max x, y, z, in model units (the rig's scene space).
  */
-/** Joint-space bounding sphere of each joint slot's vertices: 4 numbers per slot, radius -1 when unused. */
-export function jointSpheres(rig: Rig): Float32Array {
+/**
+ * Joint-space bounding sphere of each joint slot's vertices: 4 numbers per slot, radius -1 when
+ * unused. With morph targets, each vertex may move by up to `morphWeightLimit` times the sum of
+ * its targets' displacement lengths (morphReach); the radius grows by that, through the inverse
+ * bind matrix's largest stretch (bounded by its Frobenius norm).
+ */
+export function jointSpheres(rig: Rig, morphWeightLimit = 0): Float32Array {
   const slotOffset: number[] = [];
   let slots = 0;
   for (const skin of rig.skins) { slotOffset.push(slots); slots += skin.joints.length; }
   const lo = new Float64Array(slots * 3).fill(Infinity);
   const hi = new Float64Array(slots * 3).fill(-Infinity);
   const point = new Float64Array(3);
-  // Two sweeps: the box of each joint's points gives the centre, then the farthest point the radius.
-  const sweep = (visit: (slot: number, p: Float64Array) => void) => {
+  // Two sweeps: the box of each joint's points gives the centre, then the farthest point (plus its morph reach) the radius.
+  const sweep = (visit: (slot: number, p: Float64Array, reach: number) => void) => {
     for (const prim of rig.primitives) {
       const skin = rig.skins[prim.skin];
+      const reach = morphWeightLimit > 0 && prim.morph ? morphReach(prim) : undefined;
+      const stretch = reach && Float64Array.from({ length: skin.joints.length }, (_, j) => morphWeightLimit * linearNorm(skin.inverseBind, j * 16));
       for (let v = 0; v < prim.vertexCount; v++) {
         for (let k = 0; k < prim.influences; k++) {
           if (!(prim.weights[v * prim.influences + k] > 0)) continue;
           const joint = prim.joints[v * prim.influences + k];
           transformPoint(skin.inverseBind, joint * 16, prim.positions, v * 3, point);
-          visit(slotOffset[prim.skin] + joint, point);
+          visit(slotOffset[prim.skin] + joint, point, stretch ? reach![v] * stretch[joint] : 0);
         }
       }
     }
@@ -56,12 +63,40 @@ export function jointSpheres(rig: Rig): Float32Array {
     out[s * 4 + 3] = -1;
   }
   const radius = new Float64Array(slots).fill(-1);
-  sweep((slot, p) => {
-    radius[slot] = Math.max(radius[slot], Math.hypot(p[0] - out[slot * 4], p[1] - out[slot * 4 + 1], p[2] - out[slot * 4 + 2]));
+  sweep((slot, p, reach) => {
+    radius[slot] = Math.max(radius[slot], Math.hypot(p[0] - out[slot * 4], p[1] - out[slot * 4 + 1], p[2] - out[slot * 4 + 2]) + reach);
   });
   // Float32 centre rounding and the float32 skinning on the GPU: grow by a relative epsilon.
   for (let s = 0; s < slots; s++) if (radius[s] >= 0) out[s * 4 + 3] = radius[s] * (1 + 1e-6) + 1e-6 * Math.hypot(out[s * 4], out[s * 4 + 1], out[s * 4 + 2]);
   return out;
+}
+
+/** Per vertex of `prim`: the sum of its morph targets' displacement lengths (0 without targets). */
+export function morphReach(prim: SkinnedPrimitive): Float64Array {
+  const reach = new Float64Array(prim.vertexCount);
+  for (const delta of prim.morph?.positions ?? []) {
+    for (let v = 0; v < prim.vertexCount; v++) reach[v] += Math.hypot(delta[v * 3], delta[v * 3 + 1], delta[v * 3 + 2]);
+  }
+  return reach;
+}
+
+/**
+ * The largest |weight| any instance's morph weights can take: overrides are in [0, 1]; blends and
+ * override layers stay within the largest baked or default weight; each additive layer adds at
+ * most twice that. 0 for a model without morph targets.
+ */
+export function morphWeightLimit(baked: BakedModel, additiveLayers: number): number {
+  const morph = baked.morph;
+  if (!morph) return 0;
+  let largest = 1;
+  for (const w of morph.tracks) largest = Math.max(largest, Math.abs(w));
+  for (const w of morph.rest) largest = Math.max(largest, Math.abs(w));
+  return largest * (1 + 2 * additiveLayers);
+}
+
+/** Frobenius norm of the 3 x 3 linear part of the column-major matrix at `o`: at least its largest stretch. */
+function linearNorm(m: Float64Array, o: number): number {
+  return Math.hypot(m[o], m[o + 1], m[o + 2], m[o + 4], m[o + 5], m[o + 6], m[o + 8], m[o + 9], m[o + 10]);
 }
 
 /**
@@ -81,7 +116,7 @@ export class CharacterBounds {
 
   /** Spheres and reach boxes now; the clip boxes on first use (they pose every entry of every clip: ~0.2 s for RobotExpressive). */
   constructor(private readonly rig: Rig, private readonly baked: BakedModel, additiveLayers: number) {
-    this.jointSpheres = jointSpheres(rig);
+    this.jointSpheres = jointSpheres(rig, morphWeightLimit(baked, additiveLayers));
     const slotNode = rig.skins.flatMap((skin) => Array.from(skin.joints));
     this.reach = reachBox(rig, baked, this.jointSpheres, slotNode, 0);
     this.reachLayered = reachBox(rig, baked, this.jointSpheres, slotNode, additiveLayers);

@@ -5,7 +5,8 @@ import { checkGltfJson } from './json-shape';
 import { defaultSceneRoots, gltfParents, nodesUnder, restTrs } from './hierarchy';
 import { loadClips } from './load-clips';
 import { loadPrimitives, type PrimitiveSource } from './load-mesh';
-import type { Rig, RigNodes, Skin, SkinnedPrimitive } from './rig';
+import { loadMorphSet, meshTargetCount } from './load-morph';
+import type { MorphSet, Rig, RigNodes, Skin, SkinnedPrimitive } from './rig';
 
 /**
  * Builds the validated Rig of a parsed glTF (see rig.ts for its conventions). Everything wrong
@@ -76,6 +77,9 @@ export function buildRig(asset: GltfAsset): Rig {
   }
 
   const primitives: SkinnedPrimitive[] = [];
+  // Mesh nodes with morph targets, each a morph set; morphOf maps their glTF node to the set.
+  const morphs: MorphSet[] = [];
+  const morphOf = new Map<number, number>();
   for (const n of meshNodes) {
     const gltfSkin = gltfNodes[n].skin;
     const skin = gltfSkin ?? rigidSkin.get(n)!;
@@ -83,11 +87,19 @@ export function buildRig(asset: GltfAsset): Rig {
       gltfNode: n, gltfMesh: gltfNodes[n].mesh!, skin, rigid: gltfSkin === undefined,
       skinJointCount: skins[skin].joints.length,
     };
+    const meshes = json.meshes ?? [];
+    const targets = source.gltfMesh < meshes.length && Array.isArray(meshes[source.gltfMesh].primitives) ? meshTargetCount(asset, source.gltfMesh) : 0;
+    if (targets > 0) {
+      // Masks act on a mesh's weights through its own rig node (rigid), else its skin's topmost joint.
+      const maskNode = source.rigid ? rigIndexOf[n] : Math.min(...skins[skin].joints);
+      morphOf.set(n, source.morphSet = morphs.length);
+      morphs.push(loadMorphSet(asset, n, source.gltfMesh, targets, maskNode, gltfNodes[n].name ?? `node${n}`, warnings));
+    }
     for (const primitive of loadPrimitives(asset, source, warnings)) primitives.push(primitive);
   }
 
-  const clips = loadClips(asset, rigIndexOf, warnings);
-  return { nodes, skins, gltfSkinCount: gltfSkins.length, primitives, clips, warnings };
+  const clips = loadClips(asset, rigIndexOf, warnings, { morphOf, targetCounts: morphs.map((m) => m.defaultWeights.length) });
+  return { nodes, skins, gltfSkinCount: gltfSkins.length, primitives, clips, morphs, warnings };
 }
 
 /**

@@ -35,6 +35,8 @@ export interface GltfNode {
   translation?: number[];
   rotation?: number[];
   scale?: number[];
+  /** Morph weights of the node's mesh (they take precedence over the mesh's own). */
+  weights?: number[];
 }
 
 export interface GltfPrimitive {
@@ -42,11 +44,17 @@ export interface GltfPrimitive {
   indices?: number;
   material?: number;
   mode?: number;
+  /** Morph targets: attribute name (POSITION, NORMAL, TANGENT) -> accessor of displacements. */
+  targets?: Record<string, number>[];
 }
 
 export interface GltfMesh {
   name?: string;
   primitives: GltfPrimitive[];
+  /** Default morph weights, one per target. */
+  weights?: number[];
+  /** Application data; exporters put morph target names in `extras.targetNames`. */
+  extras?: unknown;
 }
 
 export interface GltfSkin {

@@ -47,11 +47,14 @@ const GLTF = obj({
   scenes: list(obj({ name: 'string', nodes: list('index') }), 'scene'),
   nodes: list(obj({
     name: 'string', children: list('index'), mesh: 'index', skin: 'index',
-    matrix: list('number'), translation: list('number'), rotation: list('number'), scale: list('number'),
+    matrix: list('number'), translation: list('number'), rotation: list('number'), scale: list('number'), weights: list('number'),
   }), 'node'),
   meshes: list(obj({
     name: 'string',
-    primitives: list(obj({ attributes: { map: 'index' }, indices: 'index', material: 'index', mode: 'index' }, ['attributes']), 'primitive'),
+    primitives: list(obj({
+      attributes: { map: 'index' }, indices: 'index', material: 'index', mode: 'index', targets: list({ map: 'index' }),
+    }, ['attributes']), 'primitive'),
+    weights: list('number'),
   }, ['primitives']), 'mesh'),
   skins: list(obj({ name: 'string', joints: list('index'), inverseBindMatrices: 'index', skeleton: 'index' }, ['joints']), 'skin'),
   animations: list(obj({

@@ -1,20 +1,30 @@
 import { readAccessor, ComponentType as C } from './accessor';
 import { check, ModelError } from './errors';
-import type { GltfAsset } from './gltf-json';
-import { PATH_COMPONENTS, type Channel, type Clip, type Interpolation, type TrsPath } from './rig';
+import type { GltfAnimation, GltfAsset } from './gltf-json';
+import { PATH_COMPONENTS, type Channel, type Clip, type Interpolation, type TrsPath, type WeightsChannel } from './rig';
 
 const ROTATION_TYPES = [
   { type: C.FLOAT }, { type: C.BYTE, normalized: true }, { type: C.UNSIGNED_BYTE, normalized: true },
   { type: C.SHORT, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true },
 ];
 const INTERPOLATIONS: readonly string[] = ['STEP', 'LINEAR', 'CUBICSPLINE'];
+/** Component types a weights channel's output may have (glTF 2.0, 3.11: float, or normalized integers). */
+const WEIGHT_TYPES = ROTATION_TYPES;
+
+/** The morph sets of the rig, for `weights` channels: glTF node -> morph set, and targets per set. */
+export interface MorphLookup {
+  morphOf: ReadonlyMap<number, number>;
+  targetCounts: readonly number[];
+}
 
 /**
  * Reads every glTF animation as a Clip over rig nodes. `rigIndexOf[gltfNode]` is the node's rig
- * index or -1. Channels on nodes outside the rig (they move nothing drawn) and morph `weights`
- * channels are skipped with a warning; every other problem is a ModelError naming the channel.
+ * index or -1. `weights` channels become the clip's WeightsChannels of the node's morph set
+ * (`morphs`). Channels on nodes outside the rig (they move nothing drawn) and `weights` channels
+ * on nodes that draw no morph targets are skipped with a warning; every other problem is a
+ * ModelError naming the channel.
  */
-export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: string[]): Clip[] {
+export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: string[], morphs: MorphLookup = { morphOf: new Map(), targetCounts: [] }): Clip[] {
   const animations = asset.json.animations ?? [];
   const names = uniqueClipNames(animations.map((animation, a) => animation.name ?? `clip${a}`), warnings);
   return animations.map((animation, a) => {
@@ -22,15 +32,23 @@ export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: st
     const label = `animation '${name}'`;
     check(Array.isArray(animation.channels) && Array.isArray(animation.samplers), `${label}: needs channels and samplers arrays`);
     const channels: Channel[] = [];
+    const weights: WeightsChannel[] = [];
     const targets = new Set<string>();
-    let skippedWeights = 0;
     animation.channels.forEach((channel, c) => {
       const where = `${label} channel ${c}`;
       const path = channel.target?.path;
       const node = channel.target?.node;
       if (node === undefined) return; // allowed by the spec for extension targets
       check(Number.isInteger(node) && node >= 0 && node < rigIndexOf.length, `${where}: target node ${node} does not exist`);
-      if (path === 'weights') { skippedWeights++; return; }
+      if (path === 'weights') {
+        const weightsChannel = readWeightsChannel(asset, animation.samplers, channel.sampler, node, morphs, where, warnings);
+        if (weightsChannel) {
+          check(!targets.has(`${node}/weights`), `${where}: node ${node} weights is already animated by another channel of this animation`);
+          targets.add(`${node}/weights`);
+          weights.push(weightsChannel);
+        }
+        return;
+      }
       if (path !== 'translation' && path !== 'rotation' && path !== 'scale') {
         warnings.push(`${where}: target path '${path}' is not supported; ignored`);
         return;
@@ -51,10 +69,33 @@ export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: st
       }
       channels.push({ node: rigNode, path, interpolation, ...parsed });
     });
-    if (skippedWeights > 0) warnings.push(`${label}: ${skippedWeights} morph-target weights channel(s) ignored (morph targets are not animated)`);
-    const duration = channels.reduce((d, ch) => Math.max(d, ch.times[ch.times.length - 1]), 0);
-    return { name, duration, channels };
+    const duration = [...channels, ...weights].reduce((d, ch) => Math.max(d, ch.times[ch.times.length - 1]), 0);
+    return weights.length > 0 ? { name, duration, channels, weights } : { name, duration, channels };
   });
+}
+
+/**
+ * A `weights` channel on glTF node `node`: its keys for the node's morph set, or undefined (with
+ * a warning) when the node draws no morph targets in the default scene.
+ */
+function readWeightsChannel(asset: GltfAsset, samplers: GltfAnimation['samplers'], samplerIndex: number, node: number, morphs: MorphLookup,
+  where: string, warnings: string[]): WeightsChannel | undefined {
+  const sampler = samplers[samplerIndex];
+  check(sampler !== undefined, `${where}: sampler ${samplerIndex} does not exist (the animation has ${samplers.length})`);
+  const interpolation = (sampler.interpolation ?? 'LINEAR') as Interpolation;
+  check(INTERPOLATIONS.includes(interpolation), `${where}: interpolation '${interpolation}' is not STEP, LINEAR or CUBICSPLINE`);
+  const morph = morphs.morphOf.get(node);
+  if (morph === undefined) {
+    warnings.push(`${where}: node ${node} draws no morph targets; its weights channel is ignored`);
+    return undefined;
+  }
+  const targetCount = morphs.targetCounts[morph];
+  const times = readTimes(asset, sampler.input, interpolation, where);
+  const perKey = interpolation === 'CUBICSPLINE' ? 3 : 1;
+  const out = readAccessor(asset, sampler.output, `${where} sampler output`, { types: ['SCALAR'], components: WEIGHT_TYPES });
+  check(out.count === times.length * perKey * targetCount,
+    `${where}: sampler output has ${out.count} values, expected ${times.length * perKey * targetCount} for ${times.length} ${interpolation} keys of ${targetCount} morph targets`);
+  return { morph, interpolation, times, values: out.values as Float32Array };
 }
 
 /**
@@ -76,8 +117,8 @@ function uniqueClipNames(names: string[], warnings: string[]): string[] {
   });
 }
 
-function readChannel(asset: GltfAsset, input: number, output: number, path: TrsPath, interpolation: Interpolation, where: string):
-  { times: Float32Array; values: Float32Array } {
+/** A sampler's key times: at least one, from 0 on, strictly increasing (2 or more for CUBICSPLINE). */
+function readTimes(asset: GltfAsset, input: number, interpolation: Interpolation, where: string): Float32Array {
   const times = readAccessor(asset, input, `${where} sampler input`, { types: ['SCALAR'], components: [{ type: C.FLOAT }] }).values as Float32Array;
   check(times.length >= 1, `${where}: sampler input has no keys`);
   check(times[0] >= 0, `${where}: sampler input starts at negative time ${times[0]}`);
@@ -87,6 +128,12 @@ function readChannel(asset: GltfAsset, input: number, output: number, path: TrsP
     }
   }
   check(interpolation !== 'CUBICSPLINE' || times.length >= 2, `${where}: CUBICSPLINE needs at least 2 keys, has ${times.length}`);
+  return times;
+}
+
+function readChannel(asset: GltfAsset, input: number, output: number, path: TrsPath, interpolation: Interpolation, where: string):
+  { times: Float32Array; values: Float32Array } {
+  const times = readTimes(asset, input, interpolation, where);
   const n = PATH_COMPONENTS[path];
   const perKey = interpolation === 'CUBICSPLINE' ? 3 : 1;
   const out = readAccessor(asset, output, `${where} sampler output`, {

@@ -1,6 +1,7 @@
 import { readAccessor, ComponentType as C } from './accessor';
 import { check } from './errors';
 import type { GltfAsset } from './gltf-json';
+import { loadMorphTargets } from './load-morph';
 import type { MaterialInfo, SkinnedPrimitive } from './rig';
 
 const FLOAT = [{ type: C.FLOAT }];
@@ -19,6 +20,8 @@ export interface PrimitiveSource {
   skinJointCount: number;
   /** True for a node rigidly attached to its own rig node (no JOINTS_0 needed). */
   rigid: boolean;
+  /** Index into Rig.morphs of the node's morph set, when its mesh has morph targets. */
+  morphSet?: number;
 }
 
 /**
@@ -100,6 +103,7 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
       gltfNode: src.gltfNode, gltfMesh: src.gltfMesh, primitiveIndex: p, skin: src.skin, vertexCount,
       positions: positions.values as Float32Array, normals, uvs, influences, joints, weights, indices,
       material: loadMaterial(asset, prim.material, where, warnings),
+      ...(src.morphSet === undefined ? {} : { morph: loadMorphTargets(asset, prim, src.morphSet, vertexCount, normals !== undefined, where) }),
     });
   });
   return out;

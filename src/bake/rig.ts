@@ -77,6 +77,62 @@ export interface SkinnedPrimitive {
   /** Triangle list indices, or undefined for non-indexed geometry. */
   indices?: Uint32Array;
   material: MaterialInfo;
+  /** The mesh's morph targets, when it has any (see MorphTargets). */
+  morph?: MorphTargets;
+}
+
+/**
+ * The morph targets of one primitive (glTF `targets`): displacements added to the vertex before
+ * skinning, each times its weight: p = p0 + sum_t w_t * positions[t][v], likewise normals.
+ */
+export interface MorphTargets {
+  /** Index into `Rig.morphs` of the morph set (mesh node) whose weights drive these targets. */
+  set: number;
+  /** Per target: a vec3 displacement per vertex (model units, the space of `positions`); zeros where the target has no POSITION. */
+  positions: Float32Array[];
+  /**
+   * Per target: a vec3 normal displacement per vertex, or undefined when no target has NORMAL or
+   * the primitive itself has no normals (its normals are derived from the unmorphed triangles).
+   */
+  normals?: Float32Array[];
+}
+
+/**
+ * One mesh node with morph targets: the weights an animation's `weights` channel (or a Crowd's
+ * per-instance override) sets, shared by every primitive of the mesh.
+ */
+export interface MorphSet {
+  /** Name for the API: the node's name (glTF name, or `node<index>` when unnamed). */
+  name: string;
+  /** glTF node that holds the mesh (and its `weights`); glTF mesh index. */
+  gltfNode: number;
+  gltfMesh: number;
+  /** Target names: the mesh's `extras.targetNames` (the exporters' convention), else `target<i>`. */
+  targetNames: string[];
+  /** Weights while no clip animates them: the node's `weights`, else the mesh's, else zeros. */
+  defaultWeights: Float32Array;
+  /**
+   * Rig node whose blend-mask weight scales a masked layer's effect on these weights: the mesh's
+   * own node for a rigidly attached mesh, the topmost joint of its skin for a skinned one.
+   */
+  maskNode: number;
+}
+
+/**
+ * An animation channel of morph weights (glTF path `weights`): every target of one morph set
+ * per key.
+ */
+export interface WeightsChannel {
+  /** Index into `Rig.morphs`. */
+  morph: number;
+  interpolation: Interpolation;
+  /** Key times in seconds, strictly increasing, at least one. */
+  times: Float32Array;
+  /**
+   * targetCount weights per key; CUBICSPLINE stores targetCount in-tangents, targetCount values,
+   * targetCount out-tangents per key, as glTF does.
+   */
+  values: Float32Array;
 }
 
 export interface Channel {
@@ -95,9 +151,11 @@ export interface Channel {
 
 export interface Clip {
   name: string;
-  /** Seconds; the largest key time over all channels (0 for a clip of single keys). */
+  /** Seconds; the largest key time over all channels, weights channels included (0 for a clip of single keys). */
   duration: number;
   channels: Channel[];
+  /** Morph weights channels, at most one per morph set (none when absent). */
+  weights?: WeightsChannel[];
 }
 
 export interface Rig {
@@ -108,7 +166,9 @@ export interface Rig {
   gltfSkinCount: number;
   primitives: SkinnedPrimitive[];
   clips: Clip[];
-  /** Things the loader ignored or repaired, one sentence each (morph weight channels, ...). */
+  /** Mesh nodes with morph targets (empty when none): their primitives' `morph.set` index this list. */
+  morphs: MorphSet[];
+  /** Things the loader ignored or repaired, one sentence each (channels on nodes nothing draws, ...). */
   warnings: string[];
 }
 

@@ -45,8 +45,8 @@ export interface RootMotionOptions {
   joint?: string;
   /**
    * 'in-place': clips play on the spot; the motion is data (BakedRootMotion) for the caller.
-   * 'apply': baked the same way; meant for instances whose world transform advances by the
-   * root motion as their clips play. The crowd does not do that yet (a load warning says so).
+   * 'apply': baked the same way, and a Crowd of the character advances each instance's world
+   * transform by the root motion as its clips play (src/crowd-root-motion.ts, on the GPU).
    */
   mode: RootMotionMode;
   /** Also take out the rotation about +y (default false: turning clips keep turning in place). */

@@ -1,6 +1,6 @@
 import type { Pose } from '../math/pose';
 import { wrapTime } from '../math/time';
-import { PATH_COMPONENTS, type Channel, type Rig, type RigNodes } from './rig';
+import { PATH_COMPONENTS, type Channel, type Interpolation, type Rig, type RigNodes, type WeightsChannel } from './rig';
 
 /**
  * The exact glTF 2.0 sampler: the reference every faster path is checked against. Times are in
@@ -31,8 +31,25 @@ function findKey(times: Float32Array, t: number): number {
  * after the last holds the last), written at `o` in `out`.
  */
 export function sampleChannel(channel: Channel, t: number, out: Float64Array, o: number): void {
-  const { times, values, interpolation } = channel;
   const n = PATH_COMPONENTS[channel.path];
+  sampleKeys(channel.times, channel.values, channel.interpolation, n, n === 4, t, out, o);
+}
+
+/**
+ * Morph weights of one weights channel at time t (not wrapped, held outside the keys like
+ * sampleChannel), `targetCount` of them written from `o` in `out`. LINEAR interpolates each
+ * weight linearly (glTF: weights are scalars, never slerped).
+ */
+export function sampleWeightsChannel(channel: WeightsChannel, targetCount: number, t: number, out: Float64Array, o: number): void {
+  sampleKeys(channel.times, channel.values, channel.interpolation, targetCount, false, t, out, o);
+}
+
+/**
+ * The glTF sampler over keys of `n` components each (`values` laid out as glTF does, with
+ * in-tangent, value, out-tangent per CUBICSPLINE key); `rotation` slerps LINEAR keys and
+ * normalises CUBICSPLINE results.
+ */
+function sampleKeys(times: Float32Array, values: Float32Array, interpolation: Interpolation, n: number, rotation: boolean, t: number, out: Float64Array, o: number): void {
   const cubic = interpolation === 'CUBICSPLINE';
   const stride = cubic ? 3 * n : n; // floats per key
   const valueAt = cubic ? n : 0; // value offset inside a key (after the in-tangent)
@@ -63,10 +80,10 @@ export function sampleChannel(channel: Channel, t: number, out: Float64Array, o:
     for (let c = 0; c < n; c++) {
       out[o + c] = h00 * values[a + c] + h10 * dt * values[outTangent + c] + h01 * values[b + c] + h11 * dt * values[inTangent + c];
     }
-    if (n === 4) normalizeAt(out, o);
+    if (rotation) normalizeAt(out, o);
     return;
   }
-  if (n === 4) {
+  if (rotation) {
     slerpAt(values, a, values, b, s, out, o);
     return;
   }
@@ -111,4 +128,27 @@ export function sampleClip(rig: Rig, clipIndex: number, t: number, out: Pose): P
     sampleChannel(channel, time, target, channel.node * PATH_COMPONENTS[channel.path]);
   }
   return out;
+}
+
+/**
+ * Morph weights of every morph set of the rig for clip `clipIndex` at time t (seconds, wrapped
+ * into the clip's duration), set after set (`Rig.morphs` order, each its targetCount weights,
+ * unpadded) into `out`. Sets the clip does not animate keep their default weights.
+ */
+export function sampleMorphWeights(rig: Rig, clipIndex: number, t: number, out: Float64Array): Float64Array {
+  const clip = rig.clips[clipIndex];
+  const time = wrapTime(t, clip.duration);
+  const starts = morphStarts(rig);
+  rig.morphs.forEach((set, m) => out.set(set.defaultWeights, starts[m]));
+  for (const channel of clip.weights ?? []) {
+    sampleWeightsChannel(channel, rig.morphs[channel.morph].defaultWeights.length, time, out, starts[channel.morph]);
+  }
+  return out;
+}
+
+/** Where each morph set's weights start in an unpadded weight list (sampleMorphWeights), and their total at the end. */
+export function morphStarts(rig: Pick<Rig, 'morphs'>): number[] {
+  const starts = [0];
+  for (const set of rig.morphs) starts.push(starts[starts.length - 1] + set.defaultWeights.length);
+  return starts;
 }

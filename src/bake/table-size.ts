@@ -18,7 +18,7 @@ import { restPose } from './sampler';
  *    interval, or without a grid, is measured against the exact sampler (tableError): at 1/4,
  *    1/2 and 3/4 of every entry interval and at every key. While the worst error is above the
  *    tolerance (TABLE_TOLERANCE of the rig's size for translations, TABLE_TOLERANCE radians for
- *    rotations, TABLE_TOLERANCE for scales; never below float32 storage) the entry count is
+ *    rotations, TABLE_TOLERANCE for scales and morph weights; never below float32 storage) the entry count is
  *    multiplied by (error / tolerance)^(1/order): order 3 on a grid for LINEAR rotations (nlerp
  *    between entries against slerp), 2 for other curves on a grid (CUBICSPLINE curvature), 1
  *    off any grid (keys between entries cut corners). Limits: the clip's share of the byte
@@ -53,10 +53,11 @@ const FLOAT32_FLOOR = 2 ** -21;
 
 const FRAME_RATES = [24, 25, 30, 48, 50, 60, 120];
 
-/** Unique key times of every channel of `clip`, ascending. */
+/** Unique key times of every channel of `clip` (morph weights channels too), ascending. */
 export function clipKeyTimes(clip: Clip): number[] {
   const all = new Set<number>();
   for (const ch of clip.channels) for (const t of ch.times) all.add(t);
+  for (const ch of clip.weights ?? []) for (const t of ch.times) all.add(t);
   return [...all].sort((a, b) => a - b);
 }
 
@@ -118,6 +119,9 @@ export function keyAlignedEntries(clip: Clip, maxEntries: number, maxIntervals =
   return startingSize(clip, maxEntries, maxIntervals).entries;
 }
 
+/** What a baked track holds: a TRS path, or 4 morph weights (src/bake/bake.ts, morph tracks). */
+export type TrackPath = TrsPath | 'weights';
+
 /** Per-path tolerance of a baked table, in track units (see rule 3). */
 export interface TableTolerance {
   /** Model units. */
@@ -126,6 +130,8 @@ export interface TableTolerance {
   rotation: number;
   /** Relative. */
   scale: number;
+  /** Morph weights (unitless; a weight error e moves a vertex by e times its target's displacement). */
+  weights: number;
 }
 
 /**
@@ -151,12 +157,12 @@ function diagonal(count: number, at: (i: number, c: number) => number): number {
 }
 
 export function tableTolerance(rig: Rig): TableTolerance {
-  return { translation: TABLE_TOLERANCE * rigSize(rig), rotation: TABLE_TOLERANCE, scale: TABLE_TOLERANCE };
+  return { translation: TABLE_TOLERANCE * rigSize(rig), rotation: TABLE_TOLERANCE, scale: TABLE_TOLERANCE, weights: TABLE_TOLERANCE };
 }
 
 /** One track of a clip being baked: its path, how it interpolates, and its exact value at a time. */
 export interface TrackSampler {
-  path: TrsPath;
+  path: TrackPath;
   step: boolean;
   /**
    * How fast the table's error falls with more entries between keys: 3 for a LINEAR rotation
@@ -179,7 +185,7 @@ export interface TableError {
   time: number;
 }
 
-const UNITS: Record<TrsPath, string> = { translation: 'model units', rotation: 'radians', scale: '(unitless scale)' };
+const UNITS: Record<TrackPath, string> = { translation: 'model units', rotation: 'radians', scale: '(unitless scale)', weights: '(morph weight)' };
 
 /**
  * Measures `table` (tracks one after another, `entries` vec4 each, read as the GPU reads them:
@@ -203,7 +209,7 @@ export function tableError(tracks: TrackSampler[], table: Float32Array, entries:
     exact.fill(0);
     track.sample(t, exact);
     const value = trackDistance(track.path, read, exact);
-    const size = track.path === 'rotation' ? 0 : Math.hypot(exact[0], exact[1], exact[2]);
+    const size = track.path === 'rotation' ? 0 : Math.hypot(exact[0], exact[1], exact[2], track.path === 'weights' ? exact[3] : 0);
     const allowed = Math.max(tolerance[track.path], FLOAT32_FLOOR * size);
     if (value / allowed > worst.ratio) Object.assign(worst, { ratio: value / allowed, value, unit: UNITS[track.path], track: k, time: t });
   };
@@ -217,8 +223,9 @@ export function tableError(tracks: TrackSampler[], table: Float32Array, entries:
   return { between, atKeys };
 }
 
-/** Distance between a table value and the exact one: Euclidean, or the angle between rotations. */
-function trackDistance(path: TrsPath, read: Float64Array, exact: Float64Array): number {
+/** Distance between a table value and the exact one: Euclidean (4 components for morph weights), or the angle between rotations. */
+function trackDistance(path: TrackPath, read: Float64Array, exact: Float64Array): number {
+  if (path === 'weights') return Math.hypot(read[0] - exact[0], read[1] - exact[1], read[2] - exact[2], read[3] - exact[3]);
   if (path !== 'rotation') return Math.hypot(read[0] - exact[0], read[1] - exact[1], read[2] - exact[2]);
   const length = Math.hypot(read[0], read[1], read[2], read[3]);
   const sign = read[0] * exact[0] + read[1] * exact[1] + read[2] * exact[2] + read[3] * exact[3] < 0 ? -1 : 1;

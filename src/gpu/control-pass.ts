@@ -25,6 +25,8 @@ export interface ControlModel {
   readonly locoBase: number;
   /** Offset of the 2D locomotion blend space's tables, or CONTROL.NO_INDEX when there is none. */
   readonly planeBase: number;
+  /** Offset of the clips' root displacements (x, z per clip index; rate matching), or CONTROL.NO_INDEX when there are none. */
+  readonly rootBase: number;
 }
 
 /** When the frame is, for the control pass (seconds). */
@@ -192,6 +194,7 @@ export class ControlPass {
     v.setUint32(CONTROL_PARAMS.curveBase, this.model.curveBase, true);
     v.setUint32(CONTROL_PARAMS.locoBase, this.model.locoBase, true);
     v.setUint32(CONTROL_PARAMS.planeBase, this.model.planeBase, true);
+    v.setUint32(CONTROL_PARAMS.rootBase, this.model.rootBase, true);
     this.device.queue.writeBuffer(this.params, 0, this.paramData);
   }
 

@@ -21,7 +21,8 @@ import { SlotStamps } from './slot-stamps';
  *               record.layers = stack index, stackOwner[stack] = slot (stacks never move with
  *               their instance's slot; a freed stack is filled by the last one)
  *   masks       nodeCount f32 per mask, append-only
- *   joints      slotCount joint matrices (48 bytes each) per slot, written by the pose pass
+ *   joints      slotCount joint records per slot (bytesPerJoint each: 48 matrix rows, 64 for
+ *               dual-quaternion records), written by the pose pass
  *   handleSlots the slot of every handle (u32), for passes that work per handle (control)
  *   stamps      u32 per slot, renewed whenever an instance is put into the slot (CPU-written)
  *   poseState   (stamp, frame) of the pose the joint buffer holds per slot (cull pass, GPU only)
@@ -30,6 +31,8 @@ import { SlotStamps } from './slot-stamps';
  *               then the two lists' lengths (words 2 listStride, 2 listStride + 1)
  *   drawLists   the slots to draw: 2 x lodLevels lists (camera, then shadow map) of listStride
  *               entries each (the cull pass writes them, SkinPass and ShadowPass read them)
+ *   extras      per-slot data of features (SlotData, attach(): MorphStore's morph weights),
+ *               moved, grown, uploaded and restored with the records
  *
  * Growth checks every limit first, then allocates, then swaps: a refused growth throws a
  * RangeError naming the limit and leaves the store exactly as it was. `generation` counts buffer
@@ -48,6 +51,32 @@ export interface InstanceStoreOptions {
   label?: string;
   /** Mesh LOD levels the draw lists are made for, 1..MAX_LOD_LEVELS (default 1). */
   lodLevels?: number;
+  /** Bytes per joint record of the joint buffer (JOINT_BYTES of the skinning method; default JOINT_MATRIX_BYTES). */
+  bytesPerJoint?: number;
+}
+
+/**
+ * Per-slot data that a feature keeps beside the store's records (MorphStore: morph weight
+ * overrides), attached with InstanceStore.attach: the store moves, resets, grows, uploads,
+ * restores and destroys it with its own records, so its slots stay those of the instances.
+ */
+export interface SlotData {
+  /** Throws a RangeError naming the limit when `capacity` slots would not fit the device (called before anything is allocated). */
+  checkCapacity(capacity: number): void;
+  /** Re-allocates for `capacity` slots (after checkCapacity passed), keeping slots [0, count). */
+  grow(capacity: number, count: number): void;
+  /** Copies slot `from` over slot `to`. */
+  move(from: number, to: number): void;
+  /** Exchanges slots `a` and `b`. */
+  swap(a: number, b: number): void;
+  /** Clears `slot` for a new instance. */
+  reset(slot: number): void;
+  /** Sends what changed since the last call to the GPU; returns the bytes sent. */
+  upload(queue: GPUQueue): number;
+  /** Re-creates the GPU buffers on `device`; slots [0, count) are sent again by the next upload. */
+  restore(device: GPUDevice, count: number): void;
+  /** Frees the GPU buffers. */
+  destroy(): void;
 }
 
 /** The per-slot buffers of the cull pass and its readers, replaced together on growth. */
@@ -81,6 +110,8 @@ export class InstanceStore {
   private lists!: ListBuffers;
   private readonly label: string;
   private readonly slotCount: number;
+  /** Bytes per joint record (setBytesPerJoint changes it). */
+  private jointRecordBytes: number;
   private slotOf = new Int32Array(0);
   /** slotOf on the GPU (u32, 0xffffffff for a free handle), for passes indexed by handle. */
   private handleSlots: GPUBuffer;
@@ -94,12 +125,15 @@ export class InstanceStore {
   private maxCapacity: number | undefined;
   private liveCount = 0;
   private layered = 0;
+  /** Attached per-slot data (see SlotData). */
+  private readonly extras: SlotData[] = [];
 
   constructor(private device: GPUDevice, options: InstanceStoreOptions) {
     const { capacity, nodeCount, slotCount, clipDurations } = options;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.label = options.label ?? 'Crowd';
     this.slotCount = slotCount;
+    this.jointRecordBytes = checkJointBytes(options.bytesPerJoint ?? JOINT_MATRIX_BYTES);
     this.lodLevels = options.lodLevels ?? 1;
     if (!Number.isInteger(this.lodLevels) || this.lodLevels < 1 || this.lodLevels > MAX_LOD_LEVELS) {
       throw new RangeError(`lodLevels must be an integer in [1, ${MAX_LOD_LEVELS}], got ${options.lodLevels}`);
@@ -123,6 +157,17 @@ export class InstanceStore {
   /** Live instances. */
   get count(): number {
     return this.liveCount;
+  }
+
+  /**
+   * Keeps `data` slot by slot with the records from now on (it must hold `capacity` slots
+   * already); the store owns it from here (destroy, restore). Passes rebind (generation changes).
+   */
+  attach(data: SlotData): void {
+    data.checkCapacity(this.capacity);
+    data.grow(this.capacity, this.liveCount);
+    this.extras.push(data);
+    this.generation++;
   }
 
   /** Instances without a layer stack: slots [0, plainCount). */
@@ -155,7 +200,7 @@ export class InstanceStore {
     return this.maskBuffer;
   }
 
-  /** Joint matrices, slotCount x 48 bytes per slot. Owned by the store; replaced on growth. */
+  /** Joint records, slotCount x bytesPerJoint per slot. Owned by the store; replaced on growth. */
   get jointBuffer(): GPUBuffer {
     return this.joints;
   }
@@ -200,9 +245,34 @@ export class InstanceStore {
     return this.lists.drawLists;
   }
 
-  /** Joint-matrix bytes for `instances` instances. */
+  /** Joint-buffer bytes for `instances` instances. */
   jointBytes(instances: number): number {
-    return instances * this.slotCount * JOINT_MATRIX_BYTES;
+    return instances * this.slotCount * this.jointRecordBytes;
+  }
+
+  /** Bytes per joint record of the joint buffer. */
+  get bytesPerJoint(): number {
+    return this.jointRecordBytes;
+  }
+
+  /**
+   * Changes the joint record size (a crowd's skinning method changed): the joint buffer and the
+   * per-slot lists are replaced at the current capacity (so every instance is posed again on the
+   * next frame); records, stacks and masks stay. Checks the limits first: a refusal throws and
+   * changes nothing.
+   */
+  setBytesPerJoint(bytes: number): void {
+    if (checkJointBytes(bytes) === this.jointRecordBytes) return;
+    const previous = { bytes: this.jointRecordBytes, maxCapacity: this.maxCapacity };
+    this.jointRecordBytes = bytes;
+    this.maxCapacity = undefined; // the most instances the joint buffer can hold changes with its stride
+    try {
+      this.grow(this.records.capacity);
+    } catch (error) {
+      this.jointRecordBytes = previous.bytes;
+      this.maxCapacity = previous.maxCapacity;
+      throw error;
+    }
   }
 
   /**
@@ -223,6 +293,7 @@ export class InstanceStore {
     this.handleOf[slot] = handle;
     this.stamps.renew(slot);
     this.records.setLayerStack(slot, LAYERS_NONE);
+    for (const data of this.extras) data.reset(slot);
     return handle;
   }
 
@@ -331,6 +402,7 @@ export class InstanceStore {
       this.maskBuffer = grown;
       this.generation++;
     }
+    for (const data of this.extras) bytes += data.upload(queue);
     return bytes + this.masks.upload(queue, this.maskBuffer) + this.records.upload(queue, this.instances) + this.stacks.upload(queue, this.stackBuffer) +
       this.stamps.upload(queue, this.lists.stamps);
   }
@@ -353,11 +425,13 @@ export class InstanceStore {
     this.stacks.markAllDirty(this.layered);
     this.slotsDirtyStart = 0;
     this.slotsDirtyEnd = this.slotOf.length;
+    for (const data of this.extras) data.restore(device, this.liveCount);
     this.generation++;
   }
 
   destroy(): void {
     for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots, ...Object.values(this.lists)]) buffer.destroy();
+    for (const data of this.extras) data.destroy();
   }
 
   /**
@@ -380,6 +454,7 @@ export class InstanceStore {
   private moveSlot(from: number, to: number): void {
     if (from === to) return;
     this.records.move(from, to);
+    for (const data of this.extras) data.move(from, to);
     this.stamps.renew(to);
     const handle = this.handleOf[from];
     this.handleOf[to] = handle;
@@ -392,6 +467,7 @@ export class InstanceStore {
   private swapSlots(a: number, b: number): void {
     if (a === b) return;
     this.records.swap(a, b);
+    for (const data of this.extras) data.swap(a, b);
     this.stamps.renew(a);
     this.stamps.renew(b);
     const ha = this.handleOf[a];
@@ -456,6 +532,7 @@ export class InstanceStore {
   }
 
   private checkInstanceLimits(capacity: number): void {
+    for (const data of this.extras) data.checkCapacity(capacity);
     checkStorageBindings(this.device, capacity, this.instanceBufferItems());
   }
 
@@ -478,6 +555,7 @@ export class InstanceStore {
     this.instances = instances;
     this.joints = joints;
     this.lists = lists;
+    for (const data of this.extras) data.grow(capacity, this.liveCount);
     this.records.markAllDirty(this.liveCount);
     this.stamps.markAllDirty(this.liveCount);
     this.generation++;
@@ -533,6 +611,12 @@ export class InstanceStore {
     checkStorageBinding(this.device, `${this.label}.masks`, { noun: 'masks', bytes: this.masks.byteLength / this.masks.capacity, count: this.masks.capacity });
     return this.device.createBuffer({ label: `${this.label}.masks`, size: this.masks.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }
+}
+
+/** `bytes` when it is a positive multiple of 16 (whole vec4f); a RangeError naming bytesPerJoint otherwise. */
+function checkJointBytes(bytes: number): number {
+  if (!Number.isInteger(bytes) || bytes < 16 || bytes % 16 !== 0) throw new RangeError(`bytesPerJoint must be a positive multiple of 16, got ${bytes}`);
+  return bytes;
 }
 
 /** Throws a TypeError naming `handle` unless it is an integer (the form of every InstanceId). */

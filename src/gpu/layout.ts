@@ -108,6 +108,42 @@ export const JOINT_SLOT = {
  */
 export const JOINT_MATRIX_BYTES = 48;
 
+/**
+ * How a crowd skins (CrowdOptions.skinning): 'linear' blends joint matrices (linear blend
+ * skinning), 'dual-quaternion' blends their rigid parts as dual quaternions (after a linear
+ * blend of their scale / shear), which keeps twisted joints from collapsing. src/anim/dual-quaternion.ts
+ * is the reference.
+ */
+export type SkinningMethod = 'linear' | 'dual-quaternion';
+
+/**
+ * One joint record in 'dual-quaternion' mode (shaders/pose.wgsl writes it, shaders/skin.wgsl
+ * reads it at (instance * slotCount + slot) * 4): the joint matrix model * inverseBind (model space)
+ * = [A | t] split as A = R S (R the polar rotation of A, S = R^T A its scale and shear in bind
+ * space, the identity for a rigid joint). 4 vec4f = 64 bytes.
+ */
+export const JOINT_DQ = {
+  size: 64,
+  real: 0, //  vec4f: unit quaternion (x, y, z, w) of R: the real part of the dual quaternion
+  rows: 16, // 3 x vec4f: the rows of [S | t] (S row i in xyz, translation component i in w)
+} as const;
+
+/** vec4f per dual-quaternion joint record (JOINT_DQ.size / 16), the stride pose.wgsl, skin.wgsl and prop.wgsl index by. */
+export const DQ_VEC4S = JOINT_DQ.size / 16;
+
+/** Newton steps at most of pose.wgsl's polar decomposition (a rotation converges in 1, a scale of 100 in about 5). */
+export const DQ_POLAR_ITERATIONS = 16;
+
+/** Bytes per joint of the joint buffer for each skinning method. */
+export const JOINT_BYTES: Readonly<Record<SkinningMethod, number>> = { linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size };
+
+/** `value` when it is a SkinningMethod (undefined: 'linear', unless `required`); a RangeError naming `skinning` otherwise. */
+export function checkSkinning(value: unknown, required = false): SkinningMethod {
+  if (value === undefined && !required) return 'linear';
+  if (typeof value === 'string' && Object.hasOwn(JOINT_BYTES, value)) return value as SkinningMethod;
+  throw new RangeError(`skinning must be 'linear' or 'dual-quaternion', got ${JSON.stringify(value)}`);
+}
+
 /** Per-primitive uniform block (shaders/skin.wgsl `Material`). */
 export const MATERIAL = {
   size: 32,
@@ -336,7 +372,7 @@ export const CONTROL_PARAMS = {
   clock0: 32, //     f32: control clock now, seconds since the start of the latest even period
   clock1: 36, //     f32: the same for the latest odd period
   planeBase: 40, //  u32: model-table offset of the 2D locomotion blend space, NO_INDEX for none
-  // 4 bytes of padding
+  rootBase: 44, //   u32: model-table offset of the clips' root displacements (rate matching), NO_INDEX for none
 } as const;
 
 /** One rewritten input (`Update`): the handle, then the ControlInput. */
@@ -371,4 +407,65 @@ export const PROP_PARAMS = {
   frame: 100, //        u32: this frame's mark (never 0); a selected slot holds it in the selection
   selectedCount: 104, // u32: handles in the selection (after its listStride marks)
   dispatchWidth: 108, // u32: workgroups per row of the 2D dispatch
+} as const;
+
+/*
+ * The root-motion pass (shaders/root-motion.wgsl): for a crowd whose character was loaded with
+ * rootMotion mode 'apply', it writes each moving instance's world = anchor * M every frame, M the
+ * motion of its clips since the anchor in closed form (src/anim/root-motion.ts is the CPU twin).
+ */
+
+/** One handle's anchor (shaders/root-motion.wgsl `Anchor`), written by the CPU on events only. */
+export const ROOT_ANCHOR = {
+  size: 80,
+  world: 0, //  mat4x4f: model-to-world at the anchor (column-major)
+  clock: 64, // f32: crowd clock at the anchor, seconds in the current clock period
+  timeA: 68, // f32: clip A time at the anchor, seconds, wrapped into [0, duration)
+  timeB: 72, // f32: clip B time at the anchor
+  moves: 76, // u32: 1 when the pass writes this handle's world, 0 when something else places it
+} as const;
+
+/** The root-motion pass's uniform block (`RootParams`). */
+export const ROOT_MOTION_PARAMS = {
+  size: 16,
+  handleCount: 0, // u32: handles to visit (InstanceStore.handleCount)
+  clock: 4, //       f32: crowd clock now, seconds
+  trackBase: 8, //   u32: vec4 index in `tables` of the first track entry (clip c's facts are vec4s 2c and 2c + 1)
+  clipCount: 12, //  u32
+} as const;
+
+/*
+ * Morph targets (src/gpu/morph-pass.ts, shaders/morph.wgsl, the morph entry points of
+ * shaders/skin.wgsl). Per instance a padded vector of BakedMorph.weightCount f32 weights (vec4
+ * groups; morph set m's targets from BakedMorph.setBase[m]): the CPU writes overrides, the morph
+ * pass writes the weights the vertex shader reads.
+ */
+
+/** An override weight that means "not overridden: the animated value" (valid overrides are in [0, 1]). */
+export const MORPH_ANIMATED = -1;
+
+/** The morph pass's uniform block (shaders/morph.wgsl `MorphParams`). */
+export const MORPH_PARAMS = {
+  size: 32,
+  count: 0, //         u32: instances, slots [0, count)
+  groups: 4, //        u32: vec4 weight groups per instance
+  clock: 8, //         f32: crowd clock, seconds
+  dispatchWidth: 12, // u32: threads per row of the 2D dispatch
+  nodeCount: 16, //    u32: rig nodes (mask width)
+  restBase: 20, //     u32: index in `tables` of the default weights (groups vec4f)
+  clipBase: 24, //     u32: index in `tables` of clip 0's (duration, entries, difference, 0)
+  maskBase: 28, //     u32: index in `refs` of each group's mask node
+} as const;
+
+/**
+ * Header of a primitive's morph-target buffer (shaders/skin.wgsl `MorphHeader`), followed by
+ * the displacements: per vertex, per target, the POSITION displacement (x, y, z, 0), then when
+ * `normals` is 1 the NORMAL one: vec4f index (vertex * targetCount + t) * (1 + normals).
+ */
+export const MORPH_HEADER = {
+  size: 16,
+  weightBase: 0, //   u32: first weight of the primitive's morph set in an instance's weights
+  targetCount: 4, //  u32: targets of the set (0: a primitive without targets, nothing read)
+  weightStride: 8, // u32: weights per instance (BakedMorph.weightCount)
+  normals: 12, //     u32: 1 when NORMAL displacements follow each POSITION one, else 0
 } as const;

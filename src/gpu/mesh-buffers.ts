@@ -1,6 +1,6 @@
 import type { SkinnedPrimitive } from '../bake/rig';
 import { LOD_RANGE } from './layout';
-import { primitiveVertices } from './mesh-data';
+import { morphTargetData, primitiveVertices } from './mesh-data';
 
 /** One primitive's GPU buffers, shared by the passes that draw it (SkinPass, ShadowPass). */
 export interface PrimitiveBuffers {
@@ -14,6 +14,21 @@ export interface PrimitiveBuffers {
   influences: 4 | 8;
   /** (indexCount, firstIndex) of each level in `indexBuffer`. */
   ranges: [number, number][];
+  /**
+   * The morph-target buffer (mesh-data.ts morphTargetData) when the character has morph targets:
+   * every primitive has one (a header alone for a primitive without targets); else undefined.
+   */
+  morphTargets?: GPUBuffer;
+  /** Whether the primitive has morph targets (it is drawn with the morph entry points). */
+  morphed: boolean;
+}
+
+/** How a character's morph weights are laid out per instance (BakedMorph satisfies it). */
+export interface MorphWeightLayout {
+  /** First weight of each morph set. */
+  setBase: ArrayLike<number>;
+  /** Weights per instance. */
+  weightCount: number;
 }
 
 /**
@@ -26,13 +41,17 @@ export class MeshBuffers {
   readonly primitives: PrimitiveBuffers[] = [];
   /** LOD levels (the same for every primitive). */
   readonly levels: number;
+  /** Whether the character has morph targets (every primitive then has a morphTargets buffer). */
+  readonly morph: boolean;
 
   /**
    * `lods[p][l]`: triangle indices of primitive p at level l >= 1 (level 0 is the primitive's
-   * own); every primitive has the same number of levels.
+   * own); every primitive has the same number of levels. `morph`: the morph weight layout of a
+   * character with morph targets (undefined for one without: no morph buffers at all).
    */
-  constructor(private readonly device: GPUDevice, primitives: SkinnedPrimitive[], skinSlotOffset: Uint32Array, lods: Uint32Array[][] = []) {
+  constructor(private readonly device: GPUDevice, primitives: SkinnedPrimitive[], skinSlotOffset: Uint32Array, lods: Uint32Array[][] = [], morph?: MorphWeightLayout) {
     this.levels = 1 + (lods[0]?.length ?? 0);
+    this.morph = morph !== undefined;
     primitives.forEach((prim, p) => {
       const label = `MeshBuffers.primitive${p}`;
       const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
@@ -55,6 +74,8 @@ export class MeshBuffers {
         vertexBuffers: [v.positions, v.normals, v.uvs, v.joints, v.weights].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
         indexBuffer: this.upload(`${label}.indices`, indices, GPUBufferUsage.INDEX),
         indexFormat: wide ? 'uint32' : 'uint16',
+        morphTargets: morph && this.upload(`${label}.morphTargets`, morphTargetData(prim, morph.setBase, morph.weightCount), GPUBufferUsage.STORAGE),
+        morphed: morph !== undefined && prim.morph !== undefined,
       });
     });
   }
@@ -86,6 +107,7 @@ export class MeshBuffers {
 
   destroy(): void {
     for (const p of this.primitives) for (const buffer of [...p.vertexBuffers, p.indexBuffer]) buffer.destroy();
+    for (const p of this.primitives) p.morphTargets?.destroy();
   }
 
   private upload(label: string, data: ArrayBufferView, usage: number): GPUBuffer {

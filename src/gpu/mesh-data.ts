@@ -1,4 +1,5 @@
 import type { SkinnedPrimitive } from '../bake/rig';
+import { MORPH_HEADER } from './layout';
 
 /**
  * Vertex data of one primitive as the skin pass uploads it: joints already offset to joint
@@ -53,4 +54,36 @@ export function smoothNormals(prim: SkinnedPrimitive): Float32Array {
     normals[v] /= len; normals[v + 1] /= len; normals[v + 2] /= len;
   }
   return normals;
+}
+
+/**
+ * A primitive's morph-target buffer as shaders/skin.wgsl reads it (MORPH_HEADER, then the
+ * displacements vertex by vertex, target by target: POSITION (x, y, z, 0), then NORMAL when the
+ * primitive has normal displacements). `setBase`: first weight of each morph set in an
+ * instance's weights; `weightCount`: weights per instance. A primitive without targets gets the
+ * header alone, with targetCount 0 (the shader reads nothing more).
+ */
+export function morphTargetData(prim: SkinnedPrimitive, setBase: ArrayLike<number>, weightCount: number): Float32Array<ArrayBuffer> {
+  const morph = prim.morph;
+  const targets = morph ? morph.positions.length : 0;
+  const normals = morph?.normals ? 1 : 0;
+  const stride = 1 + normals;
+  const header = MORPH_HEADER.size / 4;
+  // At least one vec4f after the header: a binding holds one element of its runtime-sized array.
+  const out = new Float32Array(header + Math.max(4, prim.vertexCount * targets * stride * 4));
+  const words = new Uint32Array(out.buffer, 0, header);
+  words[MORPH_HEADER.weightBase / 4] = morph ? setBase[morph.set] : 0;
+  words[MORPH_HEADER.targetCount / 4] = targets;
+  words[MORPH_HEADER.weightStride / 4] = weightCount;
+  words[MORPH_HEADER.normals / 4] = normals;
+  for (let t = 0; t < targets; t++) {
+    const p = morph!.positions[t];
+    const n = morph!.normals?.[t];
+    for (let v = 0; v < prim.vertexCount; v++) {
+      const o = header + (v * targets + t) * stride * 4;
+      out[o] = p[v * 3]; out[o + 1] = p[v * 3 + 1]; out[o + 2] = p[v * 3 + 2];
+      if (n) { out[o + 4] = n[v * 3]; out[o + 5] = n[v * 3 + 1]; out[o + 6] = n[v * 3 + 2]; }
+    }
+  }
+  return out;
 }

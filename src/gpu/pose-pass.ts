@@ -1,5 +1,5 @@
 import poseWgsl from '../../shaders/pose.wgsl?raw';
-import { COUNT_FROM_PARAMS, CULL_ARGS, JOINT_MATRIX_BYTES, JOINT_SLOT, NODE, POSE_PARAMS } from './layout';
+import { checkSkinning, COUNT_FROM_PARAMS, CULL_ARGS, JOINT_BYTES, JOINT_SLOT, NODE, POSE_PARAMS, type SkinningMethod } from './layout';
 import { checkStorageBinding } from './limits';
 import type { RigData } from './rig-data';
 
@@ -20,7 +20,7 @@ export interface PoseInputs {
   readonly layerStackBuffer: GPUBuffer;
   /** Blend masks, nodeCount f32 each. */
   readonly masksBuffer: GPUBuffer;
-  /** Receives slotCount joint matrices (48 bytes each) per record. */
+  /** Receives slotCount joint records per record: 48-byte matrix rows, or 64-byte JOINT_DQ records in 'dual-quaternion' mode. */
   readonly jointBuffer: GPUBuffer;
   /** u32 per slot holding its own index (the instance list of a direct dispatch). */
   readonly identityListBuffer: GPUBuffer;
@@ -75,6 +75,8 @@ export const INDIRECT_DISPATCH_WIDTH = MAX_DISPATCH_WIDTH;
  */
 export class PosePass {
   readonly workgroupSize: number;
+  /** What the pass writes per joint slot: matrix rows ('linear') or JOINT_DQ records. */
+  readonly skinning: SkinningMethod;
   private readonly plain: Dispatch;
   private readonly layered: Dispatch;
   /** Both dispatches, plain first (the order the records are laid out in). */
@@ -97,8 +99,11 @@ export class PosePass {
    * SwiftShader 32 was best for both Fox (25 nodes) and RobotExpressive (57 nodes, 1.7x faster
    * than 64); on GPUs 32 is one warp (NVIDIA) or wave32 (AMD RDNA) per instance, so the level
    * barriers stay within one SIMD group. Not yet measured on a GPU.
+   * `options.skinning` 'dual-quaternion' writes JOINT_DQ records (src/gpu/layout.ts) instead of
+   * matrix rows (default 'linear').
    */
-  constructor(private readonly device: GPUDevice, private readonly rig: RigData, options: { workgroupSize?: number } = {}) {
+  constructor(private readonly device: GPUDevice, private readonly rig: RigData, options: { workgroupSize?: number; skinning?: SkinningMethod } = {}) {
+    this.skinning = checkSkinning(options.skinning);
     const workgroupBytes = rig.nodeCount * 64;
     if (workgroupBytes > device.limits.maxComputeWorkgroupStorageSize) {
       throw new RangeError(`the rig has ${rig.nodeCount} nodes, which need ${workgroupBytes} bytes of workgroup memory; ` +
@@ -140,7 +145,10 @@ export class PosePass {
       layout: device.createPipelineLayout({ label: `${label}.layout`, bindGroupLayouts: [this.layout] }),
       compute: {
         module, entryPoint: 'main',
-        constants: { WORKGROUP_SIZE: this.workgroupSize, MAX_NODES: Math.max(rig.nodeCount, 1), LAYERS_ENABLED: layers ? 1 : 0 },
+        constants: {
+          WORKGROUP_SIZE: this.workgroupSize, MAX_NODES: Math.max(rig.nodeCount, 1), LAYERS_ENABLED: layers ? 1 : 0,
+          DUAL_QUATERNION: this.skinning === 'dual-quaternion' ? 1 : 0,
+        },
       },
     });
     this.plain = new Dispatch(device, 'PosePass.plain', pipeline('PosePass.plainPipeline', false), 0, CULL_ARGS.posePlain);
@@ -148,9 +156,9 @@ export class PosePass {
     this.dispatches = [this.plain, this.layered];
   }
 
-  /** Joint-matrix bytes for `instances` instances. */
+  /** Joint-buffer bytes for `instances` instances. */
   jointBytes(instances: number): number {
-    return instances * this.rig.slotCount * JOINT_MATRIX_BYTES;
+    return instances * this.rig.slotCount * JOINT_BYTES[this.skinning];
   }
 
   /**

@@ -1,5 +1,5 @@
 import propWgsl from '../../shaders/prop.wgsl?raw';
-import { CULL_COUNTERS, INSTANCE, MAX_LOD_LEVELS, PROP_CULLED, PROP_PARAMS, PROP_SELECTED } from './layout';
+import { checkSkinning, CULL_COUNTERS, INSTANCE, MAX_LOD_LEVELS, PROP_CULLED, PROP_PARAMS, PROP_SELECTED, type SkinningMethod } from './layout';
 import { checkStorageBinding } from './limits';
 import type { DrawArgs } from './skin-pass';
 
@@ -11,7 +11,7 @@ const DRAW_WORDS = 5;
 
 /** What the prop pass reads of a crowd: InstanceStore satisfies it. The pass does not own the buffers. */
 export interface PropInputs {
-  /** The crowd's joint matrices (slotCount x 3 vec4f per slot). */
+  /** The crowd's joint matrices (slotCount x 3 vec4f per slot; 4 vec4f JOINT_DQ records with 'dual-quaternion' skinning). */
   readonly jointBuffer: GPUBuffer;
   /** INSTANCE records (world is read). */
   readonly instanceBuffer: GPUBuffer;
@@ -38,6 +38,8 @@ export interface PropPassOptions {
   draws: readonly (readonly [number, number])[];
   /** Prefix of the GPU objects' labels. */
   label: string;
+  /** What the crowd's joint buffer holds: matrix rows ('linear', the default) or JOINT_DQ records. */
+  skinning?: SkinningMethod;
 }
 
 /**
@@ -85,6 +87,7 @@ export class PropPass implements DrawArgs {
 
   constructor(private readonly device: GPUDevice, options: PropPassOptions) {
     const { slotCount, joint, local, draws, label } = options;
+    const dualQuaternion = checkSkinning(options.skinning) === 'dual-quaternion' ? 1 : 0;
     if (!Number.isInteger(joint) || joint < 0 || joint >= slotCount) throw new RangeError(`joint slot must be an integer in [0, ${slotCount}), got ${joint}`);
     if (local.length !== 16) throw new RangeError(`local must have 16 numbers, got ${local.length}`);
     this.draws = draws.length;
@@ -107,7 +110,7 @@ export class PropPass implements DrawArgs {
     const module = device.createShaderModule({ label: `${label}.shader`, code: propWgsl });
     const pipelineLayout = device.createPipelineLayout({ label: `${label}.pipelineLayout`, bindGroupLayouts: [this.layout] });
     const pipeline = (entryPoint: string) => device.createComputePipeline({
-      label: `${label}.${entryPoint}`, layout: pipelineLayout, compute: { module, entryPoint, constants: { WORKGROUP_SIZE } },
+      label: `${label}.${entryPoint}`, layout: pipelineLayout, compute: { module, entryPoint, constants: { WORKGROUP_SIZE, DUAL_QUATERNION: dualQuaternion } },
     });
     this.markPipeline = pipeline('mark');
     this.placePipeline = pipeline('place');

@@ -1,7 +1,8 @@
 import { mat4, vec3 } from 'wgpu-matrix';
 import { CAMERA } from './layout';
 import { vertexLayouts, type MeshBuffers } from './mesh-buffers';
-import { frameBindGroup, type DrawArgs, type SkinInputs, type SkinPass } from './skin-pass';
+import { frameBindGroup, vertexEntryPoint, type DrawArgs, type SkinInputs, type SkinPass } from './skin-pass';
+import type { PrimitiveBuffers } from './mesh-buffers';
 
 export interface ShadowPassOptions {
   /** Shadow map size in texels (square, default 2048). */
@@ -40,18 +41,24 @@ export class ShadowPass {
     });
     this.view = this.texture.createView({ label: 'ShadowPass.map.view' });
     this.camera = device.createBuffer({ label: 'ShadowPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-    this.pipelines = mesh.primitives.map((p) => this.pipeline(p.influences));
+    const byEntryPoint = new Map<string, GPURenderPipeline>();
+    this.pipelines = mesh.primitives.map((p) => {
+      const entryPoint = vertexEntryPoint(p);
+      if (!byEntryPoint.has(entryPoint)) byEntryPoint.set(entryPoint, this.pipeline(p));
+      return byEntryPoint.get(entryPoint)!;
+    });
     this.passDescriptor = {
       label: 'ShadowPass', colorAttachments: [],
       depthStencilAttachment: { view: this.view, depthClearValue: 1, depthLoadOp: 'clear', depthStoreOp: 'store' },
     };
   }
 
-  /** Points the pass at the store's shadow lists (creation and growth). Does not own them. */
-  bind(inputs: SkinInputs): void {
+  /** Points the pass at the store's shadow lists (creation and growth), and at the morph weights when the character has morph targets. Does not own them. */
+  bind(inputs: SkinInputs, morphWeights?: GPUBuffer): void {
     this.levelGroups.length = 0;
     for (let level = 0; level < inputs.lodLevels; level++) {
-      this.levelGroups.push(frameBindGroup(this.device, this.skin.frameBindGroupLayout, `ShadowPass.frameLevel${level}`, this.camera, inputs, inputs.drawListBuffer, inputs.lodLevels + level));
+      this.levelGroups.push(frameBindGroup(this.device, this.skin.frameBindGroupLayout, `ShadowPass.frameLevel${level}`, this.camera, inputs, inputs.drawListBuffer,
+        inputs.lodLevels + level, morphWeights));
     }
   }
 
@@ -84,11 +91,12 @@ export class ShadowPass {
     this.camera.destroy();
   }
 
-  private pipeline(influences: 4 | 8): GPURenderPipeline {
+  private pipeline(p: PrimitiveBuffers): GPURenderPipeline {
+    const entryPoint = vertexEntryPoint(p);
     return this.device.createRenderPipeline({
-      label: `ShadowPass.pipeline${influences}`,
+      label: `ShadowPass.pipeline.${entryPoint}`,
       layout: this.skin.pipelineLayout,
-      vertex: { module: this.skin.module, entryPoint: influences === 8 ? 'vertex8' : 'vertex4', buffers: vertexLayouts(influences) },
+      vertex: { module: this.skin.module, entryPoint, buffers: vertexLayouts(p.influences), constants: this.skin.vertexConstants },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
       // Slope-scaled bias against self-shadowing acne.
       depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less', depthBias: 2, depthBiasSlopeScale: 2 },

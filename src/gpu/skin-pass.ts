@@ -1,6 +1,6 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
 import type { EncodedImage } from '../bake/gltf-json';
-import { CAMERA, MATERIAL } from './layout';
+import { CAMERA, checkSkinning, MATERIAL, type SkinningMethod } from './layout';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
 /** The render targets a crowd draws into: fixed when its pipelines are made. */
@@ -43,8 +43,9 @@ export const LIGHT_DIRECTION = normalize3([-0.4, -1, -0.55]);
 /**
  * The instanced skinned draw (shaders/skin.wgsl): one draw call per mesh primitive (per LOD
  * level when a cull pass chose levels), whatever the instance count. create: the constructor
- * uploads materials and textures and builds both pipeline variants (4 and 8 influences) over
- * the shared MeshBuffers; bind(): the store's buffers (on creation and growth); update(): the
+ * uploads materials and textures and builds the pipeline variants it needs (4 or 8 influences;
+ * the morph entry points for primitives with morph targets, whose bind groups then also hold the
+ * morph weights and targets) over the shared MeshBuffers; bind(): the store's buffers (on creation and growth); update(): the
  * camera uniform; draw() / drawIndirect(): record into the caller's pass.
  */
 export class SkinPass {
@@ -65,21 +66,30 @@ export class SkinPass {
   /** The pipeline layout and shader module, which ShadowPass's pipelines share. */
   readonly pipelineLayout: GPUPipelineLayout;
   readonly module: GPUShaderModule;
+  /** The vertex stage's pipeline constants (the skinning method), which ShadowPass's pipelines share. */
+  readonly vertexConstants: Record<string, number>;
 
   constructor(
     private readonly device: GPUDevice,
     private readonly mesh: MeshBuffers,
     slotCount: number,
     textures: ReadonlyMap<EncodedImage, ImageBitmap>,
-    options: SkinPassOptions,
+    /** `skinning`: what the joint buffer holds (matrix rows, or JOINT_DQ records); default 'linear'. */
+    options: SkinPassOptions & { skinning?: SkinningMethod },
   ) {
     if (!options.colorFormat || !options.depthFormat) throw new TypeError('SkinPass needs colorFormat and depthFormat');
+    this.vertexConstants = { DUAL_QUATERNION: checkSkinning(options.skinning) === 'dual-quaternion' ? 1 : 0 };
+    if (mesh.morph) checkMorphLimits(device);
     this.camera = this.track(device.createBuffer({ label: 'SkinPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST }));
+    // A character with morph targets adds its morph bindings (skin.wgsl): the instances' weights
+    // (frame group, binding 4) and each primitive's targets (material group, binding 3).
+    const vertexStorage = (binding: number): GPUBindGroupLayoutEntry => ({ binding, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } });
     this.frameLayout = device.createBindGroupLayout({
       label: 'SkinPass.frameLayout',
       entries: [
         { binding: 0, visibility: GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
-        ...[1, 2, 3].map((binding): GPUBindGroupLayoutEntry => ({ binding, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } })),
+        ...[1, 2, 3].map(vertexStorage),
+        ...(mesh.morph ? [vertexStorage(4)] : []),
       ],
     });
     const materialLayout = device.createBindGroupLayout({
@@ -88,6 +98,7 @@ export class SkinPass {
         { binding: 0, visibility: GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
         { binding: 1, visibility: GPUShaderStage.FRAGMENT, texture: {} },
         { binding: 2, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
+        ...(mesh.morph ? [vertexStorage(3)] : []),
       ],
     });
     this.shadowLayout = device.createBindGroupLayout({
@@ -104,10 +115,11 @@ export class SkinPass {
     this.pipelineLayout = device.createPipelineLayout({ label: 'SkinPass.depthLayout', bindGroupLayouts: [this.frameLayout, materialLayout] });
     const module = device.createShaderModule({ label: 'SkinPass.shader', code: skinWgsl });
     this.module = module;
-    const pipelines = new Map<number, GPURenderPipeline>();
-    const pipelineFor = (influences: 4 | 8) => {
-      let pipeline = pipelines.get(influences);
-      if (!pipeline) pipelines.set(influences, (pipeline = this.createPipeline(module, layout, influences, options)));
+    const pipelines = new Map<string, GPURenderPipeline>();
+    const pipelineFor = (buffers: PrimitiveBuffers) => {
+      const entryPoint = vertexEntryPoint(buffers);
+      let pipeline = pipelines.get(entryPoint);
+      if (!pipeline) pipelines.set(entryPoint, (pipeline = this.createPipeline(module, layout, buffers, options)));
       return pipeline;
     };
     const sampler = device.createSampler({ label: 'SkinPass.sampler', magFilter: 'linear', minFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
@@ -129,7 +141,7 @@ export class SkinPass {
       }
       this.items.push({
         mesh: buffers,
-        pipeline: pipelineFor(buffers.influences),
+        pipeline: pipelineFor(buffers),
         material: device.createBindGroup({
           label: `${label}.material`,
           layout: materialLayout,
@@ -137,6 +149,7 @@ export class SkinPass {
             { binding: 0, resource: { buffer: this.upload(`${label}.material`, materialData, GPUBufferUsage.UNIFORM) } },
             { binding: 1, resource: view },
             { binding: 2, resource: sampler },
+            ...(buffers.morphTargets ? [{ binding: 3, resource: { buffer: buffers.morphTargets } }] : []),
           ],
         }),
       });
@@ -174,12 +187,15 @@ export class SkinPass {
     this.cameraData[CAMERA.shadowBias / 4] = bias;
   }
 
-  /** Points the pass at the store's buffers (creation and growth). Does not own them. */
-  bind(inputs: SkinInputs): void {
-    this.direct = frameBindGroup(this.device, this.frameLayout, 'SkinPass.frame', this.camera, inputs, inputs.identityListBuffer, 0);
+  /**
+   * Points the pass at the store's buffers (creation and growth), and a character with morph
+   * targets at its instances' morph weights (MorphStore.weightBuffer). Does not own them.
+   */
+  bind(inputs: SkinInputs, morphWeights?: GPUBuffer): void {
+    this.direct = frameBindGroup(this.device, this.frameLayout, 'SkinPass.frame', this.camera, inputs, inputs.identityListBuffer, 0, morphWeights);
     this.levelGroups.length = 0;
     for (let level = 0; level < inputs.lodLevels; level++) {
-      this.levelGroups.push(frameBindGroup(this.device, this.frameLayout, `SkinPass.frameLevel${level}`, this.camera, inputs, inputs.drawListBuffer, level));
+      this.levelGroups.push(frameBindGroup(this.device, this.frameLayout, `SkinPass.frameLevel${level}`, this.camera, inputs, inputs.drawListBuffer, level, morphWeights));
     }
   }
 
@@ -255,11 +271,12 @@ export class SkinPass {
     return texture.createView({ label: `${label}.view` });
   }
 
-  private createPipeline(module: GPUShaderModule, layout: GPUPipelineLayout, influences: 4 | 8, options: SkinPassOptions): GPURenderPipeline {
+  private createPipeline(module: GPUShaderModule, layout: GPUPipelineLayout, buffers: PrimitiveBuffers, options: SkinPassOptions): GPURenderPipeline {
+    const entryPoint = vertexEntryPoint(buffers);
     return this.device.createRenderPipeline({
-      label: `SkinPass.pipeline${influences}`,
+      label: `SkinPass.pipeline.${entryPoint}`,
       layout,
-      vertex: { module, entryPoint: influences === 8 ? 'vertex8' : 'vertex4', buffers: vertexLayouts(influences) },
+      vertex: { module, entryPoint, buffers: vertexLayouts(buffers.influences), constants: this.vertexConstants },
       fragment: {
         module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }],
         constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 },
@@ -272,11 +289,13 @@ export class SkinPass {
 }
 
 /**
- * A frame bind group (camera, joints, instances, instance list): list `list` is the identity
- * list when it is `inputs.identityListBuffer`, else entry block `block` of the draw lists
- * (list x lodLevels + level, listStride entries each).
+ * A frame bind group (camera, joints, instances, instance list, and the morph weights of a
+ * character with morph targets): list `list` is the identity list when it is
+ * `inputs.identityListBuffer`, else entry block `block` of the draw lists (list x lodLevels +
+ * level, listStride entries each).
  */
-export function frameBindGroup(device: GPUDevice, layout: GPUBindGroupLayout, label: string, camera: GPUBuffer, inputs: SkinInputs, list: GPUBuffer, block: number): GPUBindGroup {
+export function frameBindGroup(device: GPUDevice, layout: GPUBindGroupLayout, label: string, camera: GPUBuffer, inputs: SkinInputs, list: GPUBuffer, block: number,
+  morphWeights?: GPUBuffer): GPUBindGroup {
   const size = inputs.listStride * 4;
   return device.createBindGroup({
     label, layout,
@@ -285,8 +304,27 @@ export function frameBindGroup(device: GPUDevice, layout: GPUBindGroupLayout, la
       { binding: 1, resource: { buffer: inputs.jointBuffer } },
       { binding: 2, resource: { buffer: inputs.instanceBuffer } },
       { binding: 3, resource: { buffer: list, offset: block * size, size } },
+      ...(morphWeights ? [{ binding: 4, resource: { buffer: morphWeights } }] : []),
     ],
   });
+}
+
+/** Storage buffers the morph entry points read in the vertex stage: joints, instances, draw list, morph weights, morph targets. */
+const MORPH_VERTEX_STORAGE_BUFFERS = 5;
+
+/** Throws a RangeError naming the limit when the device cannot run the morph entry points. */
+function checkMorphLimits(device: GPUDevice): void {
+  const limits = device.limits as GPUSupportedLimits & { maxStorageBuffersInVertexStage?: number };
+  const available = Math.min(limits.maxStorageBuffersInVertexStage ?? Infinity, limits.maxStorageBuffersPerShaderStage);
+  if (available < MORPH_VERTEX_STORAGE_BUFFERS) {
+    throw new RangeError(`the character has morph targets, whose vertex shader reads ${MORPH_VERTEX_STORAGE_BUFFERS} storage buffers, ` +
+      `but the device allows ${available} in the vertex stage (maxStorageBuffersInVertexStage / maxStorageBuffersPerShaderStage)`);
+  }
+}
+
+/** The skin.wgsl vertex entry point that draws a primitive: by influences (4 or 8), the morph variant when it has morph targets. */
+export function vertexEntryPoint(buffers: PrimitiveBuffers): string {
+  return `vertex${buffers.influences}${buffers.morphed ? 'Morph' : ''}`;
 }
 
 function normalize3(v: number[]): number[] {

@@ -4,7 +4,7 @@ import {
   CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS,
   LAYERS_NONE, LOD_NOT_FORCED, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
 } from './layout';
-import { HANDLE_FREE, PROP_CULLED, PROP_SELECTED } from './layout';
+import { DQ_POLAR_ITERATIONS, DQ_VEC4S, HANDLE_FREE, PROP_CULLED, PROP_SELECTED } from './layout';
 
 /** A shared constant: its WGSL name, value, and type (u32 unless said). */
 export type SharedConstant = readonly [name: string, value: number, type?: 'u32' | 'f32'];
@@ -28,6 +28,8 @@ export const POSE_CONSTANTS: readonly SharedConstant[] = [
   ['MAX_ADDITIVE_LAYERS', MAX_ADDITIVE_LAYERS],
   ['STACK_LAYERS', STACK_LAYERS],
   ['COUNT_FROM_PARAMS', COUNT_FROM_PARAMS],
+  ['DQ_VEC4S', DQ_VEC4S],
+  ['DQ_POLAR_ITERATIONS', DQ_POLAR_ITERATIONS],
 ];
 
 /** The constants shaders/cull.wgsl shares with TypeScript: counter and argument words, flags. */
@@ -53,6 +55,7 @@ export const PROP_CONSTANTS: readonly SharedConstant[] = [
   ['PROP_CULLED', PROP_CULLED],
   ['PROP_SELECTED', PROP_SELECTED],
   ['HANDLE_FREE', HANDLE_FREE],
+  ['DQ_VEC4S', DQ_VEC4S],
 ];
 
 /** The constants of shaders/control.wgsl: the control records' enumerations and the pose records it writes. */
@@ -64,6 +67,11 @@ export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
   ['MASK_NONE', MASK_NONE],
   ['REFERENCE_REST', REFERENCE_REST],
   ['STACK_LAYERS', STACK_LAYERS],
+];
+
+/** The constants of shaders/root-motion.wgsl: a free handle's slot (InstanceStore keeps -1, read as u32). */
+export const ROOT_MOTION_CONSTANTS: readonly SharedConstant[] = [
+  ['FREE_HANDLE', 0xffffffff],
 ];
 
 /**
@@ -109,8 +117,10 @@ export const GENERATED_SHADERS: readonly { file: string; constants: readonly Sha
   { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
   { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: POSE_RECORD_STRUCTS },
   { file: 'shaders/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
-  { file: 'shaders/skin.wgsl', constants: [], structs: INSTANCE_STRUCT },
+  { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S]], structs: INSTANCE_STRUCT },
   { file: 'shaders/prop.wgsl', constants: PROP_CONSTANTS, structs: INSTANCE_STRUCT },
+  { file: 'shaders/root-motion.wgsl', constants: ROOT_MOTION_CONSTANTS, structs: INSTANCE_STRUCT },
+  { file: 'shaders/morph.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';

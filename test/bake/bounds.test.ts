@@ -3,7 +3,9 @@ import { CpuPoser } from '../../src/anim/evaluate';
 import type { LayerStack } from '../../src/anim/layers';
 import { sampleLut } from '../../src/anim/lut';
 import { bake } from '../../src/bake/bake';
-import { CharacterBounds, jointSpheres } from '../../src/bake/bounds';
+import { CharacterBounds, jointSpheres, morphWeightLimit } from '../../src/bake/bounds';
+import { buildRig } from '../../src/bake/build-rig';
+import { morphModel } from '../helpers/gltf-builder';
 import { sampleClip } from '../../src/bake/sampler';
 import { loadModel } from '../helpers/models';
 import { seededRandom } from '../helpers/prng';
@@ -57,6 +59,40 @@ describe('jointSpheres', () => {
       expect(checked).toBeGreaterThan(100);
     });
   }
+});
+
+describe('jointSpheres with morph targets', () => {
+  it('every vertex displaced by every combination of weights at +-the limit stays in its joint sphere (hand-built rig, RobotExpressive)', async () => {
+    for (const [name, rig] of [['morphModel', buildRig(morphModel().builder.build())], ['RobotExpressive', (await loadModel('RobotExpressive')).rig]] as const) {
+      const baked = bake(rig);
+      const limit = morphWeightLimit(baked, 2);
+      expect(limit, name).toBe(5); // weights within [0, 1], two additive layers: 1 + 2 x 2
+      const spheres = jointSpheres(rig, limit);
+      const bare = jointSpheres(rig);
+      const offsets = rig.skins.map((_, k) => rig.skins.slice(0, k).reduce((n, s) => n + s.joints.length, 0));
+      let checked = 0;
+      for (const prim of rig.primitives.filter((p) => p.morph)) {
+        const ib = rig.skins[prim.skin].inverseBind;
+        const targets = prim.morph!.positions;
+        for (let signs = 0; signs < 1 << targets.length; signs++) {
+          for (let v = 0; v < prim.vertexCount; v++) {
+            const q = [0, 1, 2].map((c) => prim.positions[v * 3 + c] + targets.reduce((sum, d, t) => sum + ((signs >> t) & 1 ? limit : -limit) * d[v * 3 + c], 0));
+            for (let k = 0; k < prim.influences; k++) {
+              if (!(prim.weights[v * prim.influences + k] > 0)) continue;
+              const j = prim.joints[v * prim.influences + k];
+              const s = (offsets[prim.skin] + j) * 4;
+              const p = [0, 1, 2].map((c) => ib[j * 16 + c] * q[0] + ib[j * 16 + 4 + c] * q[1] + ib[j * 16 + 8 + c] * q[2] + ib[j * 16 + 12 + c]);
+              expect(Math.hypot(p[0] - spheres[s], p[1] - spheres[s + 1], p[2] - spheres[s + 2]), `${name} vertex ${v}`).toBeLessThanOrEqual(spheres[s + 3]);
+              checked++;
+            }
+          }
+        }
+        // The spheres grew for the morphed primitives' joints (without the growth the test above would fail on the hand-built rig).
+        expect(spheres[(offsets[prim.skin] + prim.joints[0]) * 4 + 3]).toBeGreaterThan(bare[(offsets[prim.skin] + prim.joints[0]) * 4 + 3]);
+      }
+      expect(checked, name).toBeGreaterThan(10);
+    }
+  });
 });
 
 describe('CharacterBounds: boxes against CPU-skinned positions', () => {

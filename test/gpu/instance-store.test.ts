@@ -197,4 +197,31 @@ describe.skipIf(!device)('InstanceStore', () => {
       s.destroy();
     });
   });
+
+  describe('joint record size (the crowd\'s skinning method)', () => {
+    it('validity: bytesPerJoint must be a positive multiple of 16, at creation and when changed; a refusal changes nothing', () => {
+      for (const bad of [0, 40, -16, 1.5 * 16, NaN]) {
+        expect(() => new InstanceStore(device!, { nodeCount: 5, slotCount: 4, clipDurations: CLIPS, capacity: 2, bytesPerJoint: bad })).toThrow(/bytesPerJoint must be a positive multiple of 16/);
+      }
+      const s = store(2);
+      const before = { buffer: s.jointBuffer, generation: s.generation };
+      expect(() => s.setBytesPerJoint(40)).toThrow(/bytesPerJoint must be a positive multiple of 16, got 40/);
+      expect(() => s.setBytesPerJoint(1 << 30)).toThrow(/jointMatrices/);
+      expect({ buffer: s.jointBuffer, generation: s.generation, bytes: s.bytesPerJoint }).toEqual({ ...before, bytes: 48 });
+      s.destroy();
+    });
+
+    it('setBytesPerJoint replaces the joint buffer at the new stride and keeps every instance', () => {
+      const s = store(3);
+      const handles = [s.add(), s.add()];
+      const slots = handles.map((h) => s.slot(h));
+      s.setBytesPerJoint(64);
+      expect(s.bytesPerJoint).toBe(64);
+      expect(s.jointBuffer.size).toBe(3 * 4 * 64);
+      expect(s.jointBytes(2)).toBe(2 * 4 * 64);
+      expect(handles.map((h) => s.slot(h))).toEqual(slots);
+      expect(s.count).toBe(2);
+      s.destroy();
+    });
+  });
 });

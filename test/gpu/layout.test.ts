@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
-  MATERIAL, NODE, POSE_PARAMS,
+  MATERIAL, MORPH_HEADER, MORPH_PARAMS, NODE, POSE_PARAMS, ROOT_ANCHOR, ROOT_MOTION_PARAMS,
+  JOINT_BYTES, JOINT_DQ, JOINT_MATRIX_BYTES,
 } from '../../src/gpu/layout';
 import { PROP_PARAMS } from '../../src/gpu/layout';
 
@@ -58,6 +59,8 @@ const skin = readFileSync(new URL('../../shaders/skin.wgsl', import.meta.url), '
 const control = readFileSync(new URL('../../shaders/control.wgsl', import.meta.url), 'utf8');
 const cull = readFileSync(new URL('../../shaders/cull.wgsl', import.meta.url), 'utf8');
 const prop = readFileSync(new URL('../../shaders/prop.wgsl', import.meta.url), 'utf8');
+const rootMotion = readFileSync(new URL('../../shaders/root-motion.wgsl', import.meta.url), 'utf8');
+const morph = readFileSync(new URL('../../shaders/morph.wgsl', import.meta.url), 'utf8');
 
 describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
   it('Instance: world at 0 (64 bytes), then eight 4-byte fields from 64; 96 bytes', () => {
@@ -129,6 +132,32 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expectMatches(INSTANCE, wgslLayout(control, 'Instance'));
     expectMatches(LAYER, wgslLayout(control, 'Layer'));
     expect(wgslLayout(control, 'LayerStack').size).toBe(LAYER_STACK.size);
+  });
+
+  it('the root-motion pass: Anchor 80 (world, clock, two times, moves), RootParams 16, and the pose pass\'s Instance', () => {
+    // world 0..64, clock 64, timeA 68, timeB 72, moves 76: 80 is a multiple of mat4x4f's 16-byte alignment.
+    expectMatches(ROOT_ANCHOR, wgslLayout(rootMotion, 'Anchor'));
+    expect(ROOT_ANCHOR.size).toBe(64 + 4 * 4);
+    expectMatches(ROOT_MOTION_PARAMS, wgslLayout(rootMotion, 'RootParams'));
+    expectMatches(INSTANCE, wgslLayout(rootMotion, 'Instance'));
+  });
+
+  it('dual-quaternion joint records: 4 vec4f (q, then the 3 rows of [S | t]), the stride both shaders use', () => {
+    // q: 16 bytes at 0; rows: 3 x 16 bytes from 16; 64 in all, one vec4f more than the 48-byte matrix rows.
+    expect(JOINT_DQ).toEqual({ size: 16 + 3 * 16, real: 0, rows: 16 });
+    expect(JOINT_BYTES).toEqual({ linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size });
+    const prop = readFileSync(new URL('../../shaders/prop.wgsl', import.meta.url), 'utf8');
+    for (const source of [pose, skin, prop]) expect(/const DQ_VEC4S: u32 = (\d+)u;/.exec(source)?.[1]).toBe(String(JOINT_DQ.size / 16)); // generated (wgsl-constants.ts)
+  });
+
+  it('morph targets: MorphParams (eight 4-byte fields, 32 bytes) in morph.wgsl, MorphHeader (four u32, 16 bytes) in skin.wgsl', () => {
+    expectMatches(MORPH_PARAMS, wgslLayout(morph, 'MorphParams'));
+    expect(MORPH_PARAMS.size).toBe(8 * 4);
+    expectMatches(MORPH_HEADER, wgslLayout(skin, 'MorphHeader'));
+    // The displacements follow the header at 16 (vec4f alignment), where mesh-data.ts writes them.
+    expect(skin).toMatch(/struct MorphTargets \{\s*header: MorphHeader,[^}]*deltas: array<vec4f>,\s*\}/);
+    expectMatches(INSTANCE, wgslLayout(morph, 'Instance'));
+    expect(wgslLayout(morph, 'LayerStack').size).toBe(LAYER_STACK.size);
   });
 
   it('the layout reader itself follows the WGSL rules on the classic trap', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
-import { COUNT_FROM_PARAMS, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/gpu/layout';
+import { COUNT_FROM_PARAMS, DQ_POLAR_ITERATIONS, DQ_VEC4S, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/gpu/layout';
 import { currentConstantBlock, GENERATED_SHADERS, POSE_CONSTANTS, POSE_RECORD_STRUCTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
 import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY } from '../../src/anim/control/controller';
 import { MAX_FADES, SOURCE_CLIP, SOURCE_LOCOMOTION } from '../../src/anim/control/crossfader';
@@ -28,7 +28,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
     const wgsl = wgslU32Constants(pose);
     const twins: Record<string, number> = {
       TRACK_NONE, TRACK_STEP, TRACK_INDEX_MASK, LAYERS_NONE, MASK_NONE, REFERENCE_REST, REFERENCE_IDENTITY,
-      MAX_OVERRIDE_LAYERS, MAX_ADDITIVE_LAYERS, STACK_LAYERS, COUNT_FROM_PARAMS,
+      MAX_OVERRIDE_LAYERS, MAX_ADDITIVE_LAYERS, STACK_LAYERS, COUNT_FROM_PARAMS, DQ_VEC4S, DQ_POLAR_ITERATIONS,
     };
     expect(Object.fromEntries(POSE_CONSTANTS)).toEqual(twins);
     for (const [name, value] of Object.entries(twins)) expect(wgsl.get(name), name).toBe(value);
@@ -51,7 +51,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
       expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(wgslConstantBlock(constants, structs));
       expect([...wgslU32Constants(replaceConstantBlock(source, '')).keys()], file).toEqual([]);
     }
-    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/control.wgsl', 'shaders/cull.wgsl', 'shaders/skin.wgsl', 'shaders/prop.wgsl']);
+    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/control.wgsl', 'shaders/cull.wgsl', 'shaders/skin.wgsl', 'shaders/prop.wgsl', 'shaders/root-motion.wgsl', 'shaders/morph.wgsl']);
   });
 
   it('the control records use the controllers\' own values for phases, sources, limits and the clamp hold', () => {

@@ -221,3 +221,59 @@ export function longClipModel(options: LongClipOptions): SkinnedModel {
   }];
   return { builder: b, json: b.json, acc };
 }
+
+/** Accessor indices of the model made by `morphModel`, on top of skinnedModel's. */
+export interface MorphModel extends SkinnedModel {
+  morph: { normals: number; positions: [number, number]; normalDeltas: [number, number] };
+}
+
+/**
+ * skinnedModel with morph targets on its mesh (node 2, skinned), for the morph tests:
+ * - the triangle gets normals (0, 0, 1) and two targets, 'smile' (vertex 1 moves by (0.5, 0, 0),
+ *   vertex 2 by (0, 0.25, 0), normals tilt) and 'blink' (vertex 0 moves by (0, 0, 0.5), vertex 2 by
+ *   (-0.25, 0, 0.125), no NORMAL); mesh.weights [0.25, 0], names in extras.targetNames;
+ * - animation 'wave' also animates the weights (LINEAR, keys at 0, 0.5, 1 s: (0, 0), (1, 0.5), (0.2, 1));
+ * - animation 'blink' animates only the weights, CUBICSPLINE over 2 s (keys at 0, 1.5, 2 s);
+ * - animation 'snap' animates the weights by STEP (keys at 0, 0.25, 0.5 s) and rotates the arm.
+ */
+export function morphModel(): MorphModel {
+  const m = skinnedModel();
+  const b = m.builder;
+  const prim = m.json.meshes![0].primitives[0];
+  const morph = {
+    normals: b.addAccessor('VEC3', Float32Array.of(0, 0, 1, 0, 0, 1, 0, 0, 1)),
+    positions: [
+      b.addAccessor('VEC3', Float32Array.of(0, 0, 0, 0.5, 0, 0, 0, 0.25, 0)),
+      b.addAccessor('VEC3', Float32Array.of(0, 0, 0.5, 0, 0, 0, -0.25, 0, 0.125)),
+    ] as [number, number],
+    normalDeltas: [
+      b.addAccessor('VEC3', Float32Array.of(0.5, 0, 0, 0, 0.5, 0, 0.25, 0.25, 0)),
+      -1,
+    ] as [number, number],
+  };
+  prim.attributes.NORMAL = morph.normals;
+  prim.targets = [{ POSITION: morph.positions[0], NORMAL: morph.normalDeltas[0] }, { POSITION: morph.positions[1] }];
+  m.json.meshes![0].weights = [0.25, 0];
+  m.json.meshes![0].extras = { targetNames: ['smile', 'blink'] };
+  const times = b.addAccessor('SCALAR', Float32Array.of(0, 0.5, 1));
+  const wave = m.json.animations![0];
+  wave.samplers.push({ input: times, output: b.addAccessor('SCALAR', Float32Array.of(0, 0, 1, 0.5, 0.2, 1)), interpolation: 'LINEAR' });
+  wave.channels.push({ sampler: 1, target: { node: 2, path: 'weights' } });
+  // CUBICSPLINE: per key 2 in-tangents, 2 values, 2 out-tangents.
+  const cubic = Float32Array.of(0, 0, 0, 0, 1, -1, /**/ 0.5, 0, 0.6, 0.9, 0.5, 0, /**/ -1, 0, 0.1, 0.3, 0, 0);
+  m.json.animations!.push({
+    name: 'blink',
+    channels: [{ sampler: 0, target: { node: 2, path: 'weights' } }],
+    samplers: [{ input: b.addAccessor('SCALAR', Float32Array.of(0, 1.5, 2)), output: b.addAccessor('SCALAR', cubic), interpolation: 'CUBICSPLINE' }],
+  });
+  const stepTimes = b.addAccessor('SCALAR', Float32Array.of(0, 0.25, 0.5));
+  m.json.animations!.push({
+    name: 'snap',
+    channels: [{ sampler: 0, target: { node: 2, path: 'weights' } }, { sampler: 1, target: { node: 1, path: 'rotation' } }],
+    samplers: [
+      { input: stepTimes, output: b.addAccessor('SCALAR', Float32Array.of(1, 0, 0, 1, 0.5, 0.5)), interpolation: 'STEP' },
+      { input: m.acc.times, output: m.acc.rotations, interpolation: 'LINEAR' },
+    ],
+  });
+  return { ...m, morph };
+}

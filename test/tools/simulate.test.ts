@@ -129,4 +129,23 @@ describe.concurrent('simulate CLI', () => {
     expect(badConfig.code).toBe(1);
     expect(badConfig.stderr).toMatch(/\.json\.fade\.kind must be one of smooth, frozen, first-frame, immediate/);
   });
+
+  it('--root-motion plays locomotion at the rate that matches the clips\' root speed to the movement (Walker walk/run at 1.8 m/s: 1.0625x)', async ({ expect }) => {
+    const walker = modelPath('Walker');
+    const script = file([{ at: 0, speed: 1.5 }, { at: 1.5, speed: 1.5 }]);
+    const [plain, matched, bad] = await Promise.all([
+      runCli('simulate', '--model', walker, '--script', script, '--fps', '10'),
+      runCli('simulate', '--model', walker, '--script', script, '--fps', '10', '--root-motion', 'in-place'),
+      runCli('simulate', '--model', walker, '--script', script, '--root-motion', 'walk'),
+    ]);
+    // Walk 0.5, Run 0.5 (D = 0.85 s) once at speed: the walk's time advances 0.1 / 0.85 per frame, times 1.0625 matched.
+    const step = (out: Frame[]) => {
+      const walk = (f: Frame) => [f.base, ...f.layers].find((l) => l.clip === 'WalkForward')!.time;
+      return walk(out[15]) - walk(out[14]);
+    };
+    expect(step(frames(plain))).toBeCloseTo(0.1 / 0.85, 6);
+    expect(step(frames(matched))).toBeCloseTo((1.0625 * 0.1) / 0.85, 6);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--root-motion must be in-place or apply, got "walk"');
+  });
 });

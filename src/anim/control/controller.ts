@@ -1,4 +1,5 @@
 import { resolveClip } from '../../bake/clip-names';
+import type { BakedRootMotion } from '../../bake/root-motion';
 import { show } from '../../math/show';
 import { checkCurve, checkCurveValues, evaluateCurve, type BlendCurve } from './curves';
 import { checkConfigEvents, type ActionConfig, type ControllerConfig } from './config';
@@ -30,10 +31,12 @@ export class ControllerRuntime {
   /**
    * @param config A validated config (parseControllerConfig or defaultControllerConfig); not copied, do not change it.
    * @param clipDurations Seconds per clip, in the config's clip order (Character.clipDurations).
+   * @param rootMotion The character's root motion (Character.rootMotion), or null: with it, locomotion
+   *   sets its clips' playback rate so their root speed matches the movement (see Locomotion).
    */
-  constructor(readonly config: ControllerConfig, readonly clipDurations: ArrayLike<number>) {
+  constructor(readonly config: ControllerConfig, readonly clipDurations: ArrayLike<number>, rootMotion: Pick<BakedRootMotion, 'cycle' | 'speed'> | null = null) {
     checkConfigEvents(config, clipDurations);
-    this.locomotion = config.locomotion ? new LocomotionRuntime(config.locomotion, config, clipDurations) : null;
+    this.locomotion = config.locomotion ? new LocomotionRuntime(config.locomotion, config, clipDurations, rootMotion) : null;
     this.actionIndex = new Map(config.actions.map((a, i) => [a.name, i]));
     const n = config.actions.length;
     this.allowed = new Uint8Array((n + 1) * n);

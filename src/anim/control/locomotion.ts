@@ -1,5 +1,6 @@
 import { BlendSpace1D } from '../blend-space-1d';
 import type { BlendSpace2D } from '../blend-space-2d';
+import type { BakedRootMotion } from '../../bake/root-motion';
 import { advancePhase, createBlendWeights, type BlendWeights } from '../blend-weights';
 import { DIRECTIONS, type ControllerConfig, type Direction, type LocomotionConfig } from './config';
 import { directionalBlendSpace } from './directional-space';
@@ -35,9 +36,23 @@ export function checkFacing(heading: number | null): void {
  * to the heading. ("2d"): the velocity relative to the heading, in walkSpeed units, is looked up
  * in one 2D blend space of every set (directional-space.ts). Either way the blend's clips stay
  * in phase (one normalised phase, see blend-weights.ts).
+ *
+ * Playback rate ("rate matching"). Without root motion the blend plays at the clips' configured
+ * rates, weighted (rateScale). With root motion (LocomotionRuntime.rootCycles: the character was
+ * loaded with LoadOptions.rootMotion), the rate makes the clips' feet keep pace with the movement
+ * instead: in one blend cycle of D / rateScale seconds the blend's root travels
+ * |sum_i w_i c_i| (c_i the horizontal displacement of one cycle of clip i), so
+ *
+ *     rateScale = sign(configured) * speed * D / |sum_i w_i c_i|,
+ *
+ * i.e. movement speed / the blend's root speed at rate 1. Clips whose root speed is below
+ * ROOT_TRAVEL_FRACTION of walkSpeed (idles, clips that walk on the spot) count as not
+ * travelling (c_i = 0); a blend of none of them keeps the configured rates.
  */
 /** Relative tolerance under which a desired speed counts as equal to the current one. */
 export const SPEED_TIE = 1e-5;
+/** A clip travels (its root speed sets the locomotion rate) when its root speed is at least this fraction of walkSpeed. */
+export const ROOT_TRAVEL_FRACTION = 0.1;
 
 /** Movement and locomotion blend of one character (see above); made by its AnimationController. */
 export class Locomotion {
@@ -191,6 +206,18 @@ export class Locomotion {
     else this.runtime.spaces[direction].evaluate(parameter, this.blend);
     let scale = 0;
     for (let i = 0; i < this.blend.count; i++) scale += this.blend.weights[i] * this.runtime.clipSpeeds[this.blend.clips[i]];
+    const cycles = this.runtime.rootCycles;
+    if (cycles) {
+      // Rate matching (see above): the blend's root displacement per cycle, weighted.
+      let dx = 0;
+      let dz = 0;
+      for (let i = 0; i < this.blend.count; i++) {
+        dx += this.blend.weights[i] * cycles[this.blend.clips[i] * 2];
+        dz += this.blend.weights[i] * cycles[this.blend.clips[i] * 2 + 1];
+      }
+      const distance = Math.sqrt(dx * dx + dz * dz);
+      if (distance > 0) scale = Math.sign(scale) * this.speed * this.blend.cycleDuration / distance;
+    }
     this.rateScale = scale;
   }
 }
@@ -203,13 +230,20 @@ export class LocomotionRuntime {
   readonly plane: BlendSpace2D | null;
   /** Playback rate of each clip, by clip index (ControllerConfig.clips[i].speed). */
   readonly clipSpeeds: Float64Array;
+  /**
+   * Per clip index, the horizontal root displacement (x, z, model units) of one cycle of a clip
+   * that travels (root speed >= ROOT_TRAVEL_FRACTION * walkSpeed), else (0, 0); null without
+   * root motion. Locomotion sets its playback rate from them (rate matching, see Locomotion).
+   */
+  readonly rootCycles: Float64Array | null;
 
   /**
    * @param config The model's locomotion settings (kept, not copied).
    * @param controller The whole config, for the clips' playback rates.
    * @param durations Seconds per clip, by clip index.
+   * @param rootMotion The character's root motion (Character.rootMotion: cycles and speeds by clip index), or null: no rate matching.
    */
-  constructor(readonly config: LocomotionConfig, controller: ControllerConfig, durations: ArrayLike<number>) {
+  constructor(readonly config: LocomotionConfig, controller: ControllerConfig, durations: ArrayLike<number>, rootMotion: Pick<BakedRootMotion, 'cycle' | 'speed'> | null = null) {
     const duration = (clip: number) => Math.max(durations[clip], 1e-3);
     const idleOnly = new BlendSpace1D([{ clip: config.idle, position: 0, duration: duration(config.idle) }]);
     const bySet = new Map<string, BlendSpace1D>();
@@ -229,5 +263,16 @@ export class LocomotionRuntime {
     }
     this.plane = config.blendSpace === '2d' ? directionalBlendSpace(config, duration) : null;
     this.clipSpeeds = Float64Array.from(controller.clips, (c) => c.speed);
+    this.rootCycles = null;
+    if (rootMotion) {
+      if (rootMotion.speed.length !== controller.clips.length) throw new RangeError(`rootMotion has ${rootMotion.speed.length} clips, the controller config ${controller.clips.length}`);
+      const cycles = new Float64Array(controller.clips.length * 2);
+      for (let c = 0; c < controller.clips.length; c++) {
+        if (!(rootMotion.speed[c] >= ROOT_TRAVEL_FRACTION * config.walkSpeed)) continue;
+        cycles[c * 2] = rootMotion.cycle[c * 4];
+        cycles[c * 2 + 1] = rootMotion.cycle[c * 4 + 2];
+      }
+      this.rootCycles = cycles;
+    }
   }
 }

@@ -1,7 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AnimationController } from '../../../src/anim/control/controller';
+import { CpuPoser } from '../../../src/anim/evaluate';
+import { sampleClip } from '../../../src/bake/sampler';
+import { loadCharacter, type Character } from '../../../src/character';
+import { modelPath } from '../../helpers/models';
+import { parseControllerConfig } from '../../../src/anim/control/config';
+import { AnimationController, ControllerRuntime } from '../../../src/anim/control/controller';
 import type { SimulationFrame } from '../../../src/anim/control/simulate';
-import { clipShares, durationOf, expectAlone, frameAt, runScript, syntheticRuntime } from '../../helpers/control';
+import { CLIP_DURATIONS, CLIP_NAMES, clipShares, durationOf, expectAlone, frameAt, runScript, syntheticRuntime } from '../../helpers/control';
 
 /**
  * Locomotion (src/anim/control/locomotion.ts) through the simulation at 10 fps, on synthetic
@@ -218,5 +224,131 @@ describe('locomotion and clips', () => {
     expect(() => c.setSpeed(2.5)).toThrow(/speed must be in \[0, 2\]/);
     expect(() => c.setSpeed(-0.1)).toThrow(/speed must be in \[0, 2\]/);
     expect(() => c.move(NaN, 0)).toThrow(/move direction must be finite/);
+  });
+});
+
+describe('rate matching (root motion): the blend plays so that its root speed is the movement speed', () => {
+  /** Root motion of the synthetic clips: Walk 1 m per 1 s cycle, Run 1 m per 0.5 s, WalkBack/RunBack 1.25 m back, A creeps 0.05 m/s, the rest stand. */
+  function rootMotion(): { cycle: Float32Array; speed: Float32Array } {
+    const cycle = new Float32Array(CLIP_NAMES.length * 4);
+    const set = (clip: string, z: number) => { cycle[CLIP_NAMES.indexOf(clip as never) * 4 + 2] = z; };
+    set('Walk', 1); set('Run', 1); set('WalkBack', -1.25); set('RunBack', -1.25); set('A', 0.05);
+    const speed = Float32Array.from(CLIP_NAMES, (_, c) => Math.abs(cycle[c * 4 + 2]) / CLIP_DURATIONS[c]);
+    return { cycle, speed };
+  }
+  const runtime = (json: object, matched = true) => new ControllerRuntime(parseControllerConfig(json, CLIP_NAMES), CLIP_DURATIONS, matched ? rootMotion() : null);
+  /** rateScale after reaching speed parameter p (acceleration high enough for one step). */
+  const rateAt = (r: ControllerRuntime, p: number) => {
+    const c = new AnimationController(r);
+    c.setSpeed(p);
+    c.update(0.1);
+    c.update(0.1);
+    return c.locomotion!.rateScale;
+  };
+
+  it('rate = speed x D / |sum w_i c_i|: walk 1, walk/run 1.125 (not 1), idle/walk at walk cadence 1.6; idle alone keeps its configured rate', () => {
+    const fast = config({ maxAcceleration: 100, maxDeceleration: 100 });
+    expect(rateAt(runtime(fast), 1)).toBeCloseTo(1, 12);
+    // Walk 0.5, Run 0.5: D = 0.75 s, 1 m per cycle, moving at 1.5 m/s.
+    expect(rateAt(runtime(fast), 1.5)).toBeCloseTo(1.5 * 0.75 / 1, 12);
+    expect(rateAt(runtime(fast, false), 1.5)).toBeCloseTo(1, 12);
+    // Idle 0.6, Walk 0.4: D = 1.6 s, 0.4 m per cycle, moving at 0.4 m/s.
+    expect(rateAt(runtime(fast), 0.4)).toBeCloseTo(0.4 * 1.6 / 0.4, 12);
+    expect(rateAt(runtime(fast), 0)).toBe(1);
+    // The phase advances at rateScale / D: 0.1 s at walk/run is 0.1 x 1.125 / 0.75 of a cycle.
+    const c = new AnimationController(runtime(fast));
+    c.setSpeed(1.5);
+    c.update(0.1);
+    const phase = c.locomotion!.phase;
+    c.update(0.1);
+    expect(c.locomotion!.phase - phase).toBeCloseTo((0.1 * 1.125) / 0.75, 12);
+  });
+
+  it('keeps the sign of the configured rates; clips creeping under a tenth of walkSpeed count as standing; backwards sets use their own travel', () => {
+    const fast = config({ maxAcceleration: 100, maxDeceleration: 100 });
+    expect(rateAt(runtime({ ...fast, clips: { Walk: { speed: -1 }, Run: { speed: -1 } } }), 1.5)).toBeCloseTo(-1.125, 12);
+    // A (0.05 m/s) as the walk: no clip travels, so the configured rate stays.
+    expect(rateAt(runtime(config({ maxAcceleration: 100, directions: { any: { walk: 'A', run: 'Run' } } })), 0.5)).toBe(1);
+    const r = runtime(fast);
+    expect(Array.from(r.locomotion!.rootCycles!.subarray(0, 2))).toEqual([0, 0]);
+    // Walking back at speed 1: WalkBack travels 1.25 m per 1.25 s cycle, so rate 1; at 1.5 m/s with RunBack (1.25 m per 0.625 s): D = 0.9375, rate 1.125.
+    const back = runtime(config({ maxAcceleration: 100, directions: { any: { walk: 'Walk', run: 'Run' }, back: { walk: 'WalkBack', run: 'RunBack' } } }));
+    const c = new AnimationController(back);
+    c.move(0, -1, true);
+    for (let i = 0; i < 40; i++) c.update(0.1); // turns to face the movement (forward again)
+    c.face(0);
+    c.move(0, -0.75, true);
+    for (let i = 0; i < 40; i++) c.update(0.1);
+    expect(c.locomotion!.direction).toBe('back');
+    expect(c.locomotion!.rateScale).toBeCloseTo(1.5 * 0.9375 / 1.25, 9);
+    expect(() => new ControllerRuntime(parseControllerConfig(fast, CLIP_NAMES), CLIP_DURATIONS, { cycle: new Float32Array(4), speed: new Float32Array(1) }))
+      .toThrow(/rootMotion has 1 clips, the controller config 9/);
+  });
+});
+
+describe('rate matching on the Walker (clips in place, moved by the controller)', () => {
+  /**
+   * Mean horizontal world speed of the left foot while it is planted (blend phase in [0, 0.35):
+   * every Walker gait puts the left foot down at phase 0, and the run lifts it at 0.35), over 3 s
+   * at 60 fps after 2 s of speeding up, as a fraction of the movement speed: its mean magnitude,
+   * and its mean signed component along the movement, the net slide that a playback rate
+   * cancels (what remains is the hips' sway within a cycle, which the controller's steady
+   * movement does not make, and the leg bending that blending joint rotations adds).
+   */
+  async function plantedFoot(command: (c: AnimationController) => void, matched: boolean): Promise<{ total: number; along: number }> {
+    const walker = await walkerInPlace();
+    const text = readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8');
+    const runtime = new ControllerRuntime(parseControllerConfig(JSON.parse(text), walker.clipNames), walker.clipDurations, matched ? walker.rootMotion : null);
+    const c = new AnimationController(runtime);
+    command(c);
+    const dt = 1 / 60;
+    for (let i = 0; i < 120; i++) c.update(dt);
+    const poser = new CpuPoser(walker.rig, (clip, t, out) => sampleClip(walker.rig, clip, t, out));
+    const foot = walker.rig.nodes.names.indexOf('Foot.L');
+    let previous: number[] | null = null;
+    let total = 0;
+    let along = 0;
+    let steps = 0;
+    for (let i = 0; i < 180; i++) {
+      c.update(dt);
+      const o = c.output;
+      const layers = Array.from({ length: o.layerCount }, (_, k) => ({ clip: o.layerClip[k], time: o.layerTime[k], weight: o.layerWeight[k] }));
+      const model = poser.evaluateStack({ base: { clip: o.baseClip, time: o.baseTime }, layers, additive: [] });
+      const loco = c.locomotion!;
+      const [x, z] = [model[foot * 16 + 12], model[foot * 16 + 14]];
+      const world = [Math.cos(loco.heading) * x + Math.sin(loco.heading) * z + loco.positionX, -Math.sin(loco.heading) * x + Math.cos(loco.heading) * z + loco.positionZ];
+      const planted = loco.phase < 0.35;
+      if (planted && previous) {
+        const [vx, vz] = [(world[0] - previous[0]) / dt, (world[1] - previous[1]) / dt];
+        total += Math.hypot(vx, vz) / loco.speed;
+        along += (vx * loco.velocityX + vz * loco.velocityZ) / loco.speed ** 2;
+        steps++;
+      }
+      previous = planted ? world : null;
+    }
+    expect(steps).toBeGreaterThan(40);
+    return { total: total / steps, along: along / steps };
+  }
+
+  let cached: Promise<Character> | undefined;
+  function walkerInPlace(): Promise<Character> {
+    const bytes = readFileSync(modelPath('Walker'));
+    cached ??= loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { rootMotion: { mode: 'in-place' } });
+    return cached;
+  }
+
+  it('a planted foot keeps pace along the movement with rate matching (walk/run forward at 1.8 m/s, strafing forward-right)', async () => {
+    const blend = (c: AnimationController) => c.setSpeed(1.5);
+    const strafe = (c: AnimationController) => { c.face(0); c.move(-0.6, 0.5, true); };
+    for (const [name, command] of [['walk/run forward at 1.8 m/s', blend], ['strafing forward-right at 1.87 m/s', strafe]] as const) {
+      const [on, off] = [await plantedFoot(command, true), await plantedFoot(command, false)];
+      console.log(`Walker, ${name}: planted foot at ${on.total.toFixed(4)} of the movement speed (net ${on.along.toFixed(4)} along it) with rate matching, `
+        + `${off.total.toFixed(4)} (net ${off.along.toFixed(4)}) without`);
+      // Forward, the blend's legs bend alike and the net slide all but vanishes; strafing, blending
+      // three clips' leg rotations (forward-right walk and run, right walk) leaves 2% that no rate removes.
+      expect(Math.abs(on.along), name).toBeLessThan(name.startsWith('walk') ? 0.006 : 0.025);
+      expect(Math.abs(off.along), name).toBeGreaterThan(Math.max(0.05, 2.5 * Math.abs(on.along)));
+      expect(on.total, name).toBeLessThan(0.6 * off.total);
+    }
   });
 });
