@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseControllerConfig } from '../src/anim/control/config';
-import { skinPositions } from '../src/anim/skinning';
 import type { Character } from '../src/character';
 import { Crowd } from '../src/crowd';
 import { CrowdControllers } from '../src/crowd-controllers';
 import { testCharacter } from './helpers/character';
 import { openTestDevice, readBuffer } from './helpers/gpu';
 import { modelPath } from './helpers/models';
+import { maxVertexGap } from './helpers/skinned-gap';
 import { readInstanceStack } from '../tools/control-readback';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from './helpers/render';
 
@@ -19,25 +19,7 @@ const DT = 1 / 30;
 async function vertexGap(character: Character, a: Crowd, b: Crowd, id: number): Promise<number> {
   const joints = async (crowd: Crowd) => new Float32Array(await readBuffer(crowd.device, crowd.jointMatrices));
   const [ra, rb] = await Promise.all([joints(a), joints(b)]);
-  const unpack = (rows: Float32Array, first: number, skin: number) => {
-    const count = character.rig.skins[skin].joints.length;
-    const out = new Float64Array(count * 16);
-    for (let j = 0; j < count; j++) {
-      const g = (first + character.gpu.skinSlotOffset[skin] + j) * 12;
-      for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) out[j * 16 + c * 4 + r] = rows[g + r * 4 + c];
-      out[j * 16 + 15] = 1;
-    }
-    return out;
-  };
-  let worst = 0;
-  for (const prim of character.rig.primitives) {
-    const pa = new Float64Array(prim.vertexCount * 3);
-    const pb = new Float64Array(prim.vertexCount * 3);
-    skinPositions(prim, unpack(ra, a.jointMatrixIndex(id), prim.skin), pa, 0);
-    skinPositions(prim, unpack(rb, b.jointMatrixIndex(id), prim.skin), pb, 0);
-    for (let i = 0; i < pa.length; i += 3) worst = Math.max(worst, Math.hypot(pa[i] - pb[i], pa[i + 1] - pb[i + 1], pa[i + 2] - pb[i + 2]));
-  }
-  return worst;
+  return maxVertexGap(character, ra, a.jointMatrixIndex(id), rb, b.jointMatrixIndex(id));
 }
 
 /** A crowd with every kind of instance: plain blends, a masked layer stack, CPU- and GPU-driven controllers. */

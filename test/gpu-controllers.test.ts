@@ -8,8 +8,8 @@ import { CrowdControllers } from '../src/crowd-controllers';
 import { wrapTime } from '../src/math/time';
 import { testCharacter } from './helpers/character';
 import { openTestDevice, readBuffer } from './helpers/gpu';
-import { skinPositions } from '../src/anim/skinning';
 import { modelPath } from './helpers/models';
+import { maxVertexGap } from './helpers/skinned-gap';
 import { readInstanceStack, type ReadLayer } from '../tools/control-readback';
 
 const device = await openTestDevice();
@@ -24,32 +24,6 @@ function cpuLayers(c: AnimationController, durations: ArrayLike<number>): ReadLa
   const layers = [{ clip: o.baseClip, time: wrapTime(o.baseTime, durations[o.baseClip]), weight: 1, mask: -1 }];
   for (let i = 0; i < o.layerCount; i++) layers.push({ clip: o.layerClip[i], time: wrapTime(o.layerTime[i], durations[o.layerClip[i]]), weight: o.layerWeight[i], mask: o.layerMask[i] });
   return layers;
-}
-
-/**
- * Largest distance between the skinned vertices of two instances whose joint matrices start at
- * matrices `a` and `b` of `rows` (3 vec4f rows each), over every primitive of the character.
- */
-function maxVertexGap(character: Character, rows: Float32Array, a: number, b: number): number {
-  const joints = (first: number, skin: number) => {
-    const count = character.rig.skins[skin].joints.length;
-    const out = new Float64Array(count * 16);
-    for (let j = 0; j < count; j++) {
-      const g = (first + character.gpu.skinSlotOffset[skin] + j) * 12;
-      for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) out[j * 16 + c * 4 + r] = rows[g + r * 4 + c];
-      out[j * 16 + 15] = 1;
-    }
-    return out;
-  };
-  let worst = 0;
-  for (const prim of character.rig.primitives) {
-    const pa = new Float64Array(prim.vertexCount * 3);
-    const pb = new Float64Array(prim.vertexCount * 3);
-    skinPositions(prim, joints(a, prim.skin), pa, 0);
-    skinPositions(prim, joints(b, prim.skin), pb, 0);
-    for (let i = 0; i < pa.length; i += 3) worst = Math.max(worst, Math.hypot(pa[i] - pb[i], pa[i + 1] - pb[i + 1], pa[i + 2] - pb[i + 2]));
-  }
-  return worst;
 }
 
 /** Distance between two clip times on a loop of duration d (0.3 and d - 0.3 are close). */
@@ -106,7 +80,7 @@ async function expectParity(character: Character, config: ControllerConfig, scri
     if (f % 25 === 24) {
       // The skinned mesh: both instances posed by the same pose pass, every vertex compared.
       const rows = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
-      const gap = maxVertexGap(character, rows, crowd.jointMatrixIndex(id), crowd.jointMatrixIndex(referenceId));
+      const gap = maxVertexGap(character, rows, crowd.jointMatrixIndex(id), rows, crowd.jointMatrixIndex(referenceId));
       expect(gap / diagonal, `${where}: skinned vertices`).toBeLessThan(vertexTolerance);
     }
   }
