@@ -115,6 +115,10 @@ export class CrowdControllers {
       event(tau, source, clip, index) { scheduler.queue.push(scheduler.clock + tau, this.id * PLAYBACKS + source, clip, index); },
     };
     this.events.sink = this.eventSink;
+    // An instance removed from the crowd takes its controller with it (its id may be reused).
+    crowd.onRemoved((id) => {
+      if (this.controllers[id]) this.remove(id);
+    });
   }
 
   /**
@@ -163,7 +167,7 @@ export class CrowdControllers {
     return controller;
   }
 
-  /** Takes instance `id`'s controller away (the instance stays in the crowd, as last written). */
+  /** Takes instance `id`'s controller away (the instance stays in the crowd, as last written; Crowd.remove takes it away too). */
   remove(id: InstanceId): void {
     this.get(id);
     this.controllers[id] = undefined;

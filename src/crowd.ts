@@ -104,6 +104,7 @@ export class Crowd {
   private skinGeneration = -1;
   private clockSeconds = 0;
   private readonly prepasses: CrowdPrepass[] = [];
+  private readonly removalListeners: ((id: InstanceId) => void)[] = [];
   /** Props on joints (attach): placed after the pose pass, drawn after the crowd. */
   private readonly props: CrowdProps;
   /** Moves instances by their clips' root motion (characters loaded with rootMotion mode 'apply'), else null. */
@@ -443,13 +444,22 @@ export class Crowd {
     this.store.remove(id);
     this.props.forget(id);
     this.events.removed(id);
+    for (let i = 0; i < this.removalListeners.length; i++) this.removalListeners[i](id);
   }
 
   /** Removes every instance. */
   clear(): void {
+    const live: InstanceId[] = [];
+    if (this.removalListeners.length > 0) for (let id = 0; id < this.store.handleCount; id++) if (this.store.has(id)) live.push(id);
     this.store.clear();
     this.props.forgetAll();
     this.events.cleared();
+    for (const id of live) for (const listener of this.removalListeners) listener(id);
+  }
+
+  /** @internal Calls `listener` with the id of every instance removed from now on (CrowdControllers drops its controller). */
+  onRemoved(listener: (id: InstanceId) => void): void {
+    this.removalListeners.push(listener);
   }
 
   /**

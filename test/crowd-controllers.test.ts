@@ -65,6 +65,31 @@ describe.skipIf(!device)('CrowdControllers', () => {
     crowd.destroy();
   });
 
+  it('an instance removed from the crowd (or cleared) takes its controller with it, so a reused id starts free', async () => {
+    const fox = await testCharacter('Fox');
+    const crowd = new Crowd(device!, fox, FORMATS);
+    const controllers = new CrowdControllers(crowd, defaultControllerConfig(fox.clipNames));
+    const [a, b, c] = [crowd.add(), crowd.add(), crowd.add()];
+    controllers.add(a, 0, 0, 0, { driver: 'cpu' }).setSpeed(1);
+    controllers.add(b).setSpeed(1); // GPU-driven
+    crowd.remove(a);
+    crowd.remove(b);
+    expect(controllers.count).toBe(0);
+    expect(() => controllers.get(a)).toThrow(/has no controller/);
+    // Frames go on without the removed ones (a CPU-driven controller would write a dead id).
+    controllers.update(1 / 30);
+    crowd.update(1 / 30);
+    const reused = crowd.add();
+    expect([a, b]).toContain(reused);
+    expect(() => controllers.get(reused)).toThrow(/has no controller/);
+    controllers.add(reused);
+    controllers.add(c, 0, 0, 0, { driver: 'cpu' });
+    crowd.clear();
+    expect(controllers.count).toBe(0);
+    controllers.update(1 / 30);
+    crowd.destroy();
+  });
+
   it('rate matching follows the character\'s root motion unless matchRootSpeed is false; controlled instances do not move by root motion', async () => {
     const bytes = readFileSync(modelPath('Walker'));
     const walker = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { rootMotion: { mode: 'apply' } });

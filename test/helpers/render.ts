@@ -10,7 +10,7 @@ export function lookAt(eye: [number, number, number], target: [number, number, n
 }
 
 /**
- * Encodes one frame of `crowd` (update(0) first, camera set when `eye` is given), draws it into
+ * Encodes one frame of `crowd` as it stands (call update first to upload its records), draws it into
  * a `size` x `size` rgba8unorm target cleared to black (size a multiple of 64: rows of 256 bytes), submits, and returns the pixels.
  */
 export async function renderCrowd(device: GPUDevice, crowd: Crowd, viewProjection: Float32Array, size: number): Promise<Uint8Array> {
