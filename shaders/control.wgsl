@@ -72,13 +72,7 @@ struct LayerStack {
   additiveCount: u32,
   layers: array<Layer, STACK_LAYERS>,
 }
-// END generated
 
-const PI: f32 = 3.14159265358979;
-
-// Trigonometry to f32 precision. WGSL lets sin, cos and atan2 be off by 2^-11 (absolute) or
-// 4096 ULP, which here would turn into a millimetre of drift a second; these stay within a
-// few ULP, so the GPU follows the CPU reference (src/anim/control/locomotion.ts) to 1e-5.
 const HALF_PI_HI: f32 = 1.5707963705062866; // f32(pi / 2)
 const HALF_PI_LO: f32 = -4.371139000186241e-8; // pi / 2 - HALF_PI_HI
 
@@ -95,6 +89,14 @@ fn sinCos(x: f32) -> vec2f {
   if (q == 2) { return vec2f(-s, -c); }
   return vec2f(-c, s);
 }
+// END generated
+
+const PI: f32 = 3.14159265358979;
+
+// Trigonometry to f32 precision. WGSL lets sin, cos and atan2 be off by 2^-11 (absolute) or
+// 4096 ULP, which here would turn into a millimetre of drift a second; these stay within a
+// few ULP, so the GPU follows the CPU reference (src/anim/control/locomotion.ts) to 1e-5.
+// sinCos is in the generated block (PRECISE_SIN_COS, shared with shaders/root-motion.wgsl).
 
 // atan(t) for |t| <= tan(pi/8): Taylor series to t^15.
 fn atanSmall(t: f32) -> f32 {

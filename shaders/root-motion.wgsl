@@ -31,6 +31,23 @@ struct Instance {
   blend: f32,
   layers: u32,
 }
+
+const HALF_PI_HI: f32 = 1.5707963705062866; // f32(pi / 2)
+const HALF_PI_LO: f32 = -4.371139000186241e-8; // pi / 2 - HALF_PI_HI
+
+// (sin x, cos x): Cody-Waite reduction to |r| <= pi/4, then Taylor series to r^9 and r^10.
+fn sinCos(x: f32) -> vec2f {
+  let k = floor(x / HALF_PI_HI + 0.5);
+  let r = (x - k * HALF_PI_HI) - k * HALF_PI_LO;
+  let r2 = r * r;
+  let s = r * (1.0 + r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362880.0)))));
+  let c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24.0 + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40320.0 + r2 * (-1.0 / 3628800.0)))));
+  let q = i32(k) & 3;
+  if (q == 0) { return vec2f(s, c); }
+  if (q == 1) { return vec2f(c, -s); }
+  if (q == 2) { return vec2f(-s, -c); }
+  return vec2f(-c, s);
+}
 // END generated
 
 struct RootParams {
@@ -58,23 +75,7 @@ struct Anchor {
 @group(0) @binding(3) var<storage, read> slotOfHandle: array<u32>;
 @group(0) @binding(4) var<storage, read_write> instances: array<Instance>;
 
-const HALF_PI_HI: f32 = 1.5707963705062866; // f32(pi / 2)
-const HALF_PI_LO: f32 = -4.371139000186241e-8; // pi / 2 - HALF_PI_HI
-
-// (sin x, cos x) to a few ULP (WGSL's sin and cos may be off by 2^-11): Cody-Waite reduction to
-// |r| <= pi/4, then Taylor series to r^9 and r^10 (the same function as shaders/control.wgsl).
-fn sinCos(x: f32) -> vec2f {
-  let k = floor(x / HALF_PI_HI + 0.5);
-  let r = (x - k * HALF_PI_HI) - k * HALF_PI_LO;
-  let r2 = r * r;
-  let s = r * (1.0 + r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362880.0)))));
-  let c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24.0 + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40320.0 + r2 * (-1.0 / 3628800.0)))));
-  let q = i32(k) & 3;
-  if (q == 0) { return vec2f(s, c); }
-  if (q == 1) { return vec2f(c, -s); }
-  if (q == 2) { return vec2f(-s, -c); }
-  return vec2f(-c, s);
-}
+// sinCos (to a few ULP; WGSL's sin and cos may be off by 2^-11) is in the generated block (PRECISE_SIN_COS).
 
 // M(t) of `clip` at unwrapped clip time t (seconds): (x, z, yaw). rootMotionAt in src/anim/root-motion.ts.
 fn motionAt(clip: u32, t: f32) -> vec3f {

@@ -7,6 +7,7 @@ import { Crowd } from '../src/crowd';
 import { CrowdControllers } from '../src/crowd-controllers';
 import { startAllocationWatch } from './helpers/allocations';
 import { testCharacter } from './helpers/character';
+import { commandsAt, robotControllerConfig } from './helpers/control';
 import { openTestDevice } from './helpers/gpu';
 import { modelPath } from './helpers/models';
 
@@ -55,21 +56,11 @@ async function expectSameEvents(character: Character, config: ControllerConfig, 
   return { events: c, stepping };
 }
 
-function robotConfig(character: Character): ControllerConfig {
-  const text = readFileSync(modelPath('RobotExpressive').replace(/\.glb$/, '.controller.json'), 'utf8');
-  return parseControllerConfig(JSON.parse(text), character.clipNames);
-}
-
-const at = (entries: [number, Command][]) => {
-  const map = new Map<number, Command[]>();
-  for (const [frame, command] of entries) map.set(frame, [...(map.get(frame) ?? []), command]);
-  return map;
-};
 
 describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip events, frame by frame', () => {
   it('locomotion: speed changes, direction input with turning, running, stopping, a facing', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const { events, stepping } = await expectSameEvents(robot, robotConfig(robot), at([
+    const { events, stepping } = await expectSameEvents(robot, robotControllerConfig(robot), commandsAt<Command>([
       [0, (c) => c.setSpeed(1)],
       [40, (c) => c.setSpeed(2)],
       [90, (c) => c.move(1, 0.3)],
@@ -89,7 +80,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
     const robot = await testCharacter('RobotExpressive');
     const names = robot.clipNames;
     const ease = (u: number) => Math.sin((u * Math.PI) / 2) ** 2;
-    const { events } = await expectSameEvents(robot, robotConfig(robot), at([
+    const { events } = await expectSameEvents(robot, robotControllerConfig(robot), commandsAt<Command>([
       [0, (c) => c.setSpeed(1)],
       [20, (c) => c.requestAction('Wave')],
       [24, (c) => c.requestAction('ThumbsUp')],
@@ -117,7 +108,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
   it('the 2D blend space (Walker) and Fox\'s default config', async () => {
     const walker = await testCharacter('Walker');
     const text = readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8');
-    const { events } = await expectSameEvents(walker, parseControllerConfig(JSON.parse(text), walker.clipNames), at([
+    const { events } = await expectSameEvents(walker, parseControllerConfig(JSON.parse(text), walker.clipNames), commandsAt<Command>([
       [0, (c) => c.face(0.4)],
       [1, (c) => c.move(1, 0)],
       [50, (c) => c.move(-0.7, -0.7, true)],
@@ -128,7 +119,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
     ]), 320, () => 1 / 30);
     expect(new Set(events.map((e) => e.split(':')[1])).size).toBeGreaterThan(3);
     const fox = await testCharacter('Fox');
-    await expectSameEvents(fox, defaultControllerConfig(fox.clipNames), at([
+    await expectSameEvents(fox, defaultControllerConfig(fox.clipNames), commandsAt<Command>([
       [0, (c) => c.setSpeed(1.2)],
       [60, (c) => c.fadeTo('Survey', { seconds: 0.6, kind: 'frozen' })],
       [150, (c) => c.move(-1, 0.5, true)],
@@ -138,7 +129,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
   it('events exactly on frame boundaries (0.25 s and 0.5 s into clips started on a frame, at 60 fps) land in the same frame', async () => {
     const robot = await testCharacter('RobotExpressive');
     const names = robot.clipNames;
-    const { events } = await expectSameEvents(robot, robotConfig(robot), at([
+    const { events } = await expectSameEvents(robot, robotControllerConfig(robot), commandsAt<Command>([
       [0, (c) => c.play('Walking')],
       [45, (c) => c.fadeTo('Running', { seconds: 0.5, curve: 'linear' })],
       [100, (c) => c.requestAction('Wave')],
@@ -151,7 +142,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
   it('150 s in large steps across refreshes and a clock rebase', async () => {
     const robot = await testCharacter('RobotExpressive');
     const names = robot.clipNames;
-    const { events } = await expectSameEvents(robot, robotConfig(robot), at([
+    const { events } = await expectSameEvents(robot, robotControllerConfig(robot), commandsAt<Command>([
       [0, (c) => c.setSpeed(1)],
       [100, (c) => c.fadeTo(names[4], { seconds: 2 })],
       [200, (c) => c.move(0.3, -1)],
@@ -163,7 +154,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
   it('keeps locomotion references only while a locomotion clip has events: none stepped without, all restarted when events arrive', async () => {
     const robot = await testCharacter('RobotExpressive');
     const crowd = new Crowd(device!, robot, FORMATS);
-    const controllers = new CrowdControllers(crowd, robotConfig(robot));
+    const controllers = new CrowdControllers(crowd, robotControllerConfig(robot));
     crowd.setClipEvents('Jump', [{ time: 0.3, name: 'takeoff' }]); // not a locomotion clip
     for (let i = 0; i < 10; i++) controllers.add(crowd.add(), i, 0, 0).setSpeed(1);
     let fired = 0;
@@ -185,7 +176,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
   it('a GPU-driven crowd walking steadily allocates nothing per frame and steps no reference', async () => {
     const robot = await testCharacter('RobotExpressive');
     const crowd = new Crowd(device!, robot, FORMATS);
-    const controllers = new CrowdControllers(crowd, withEvents(robot, robotConfig(robot)));
+    const controllers = new CrowdControllers(crowd, withEvents(robot, robotControllerConfig(robot)));
     for (let i = 0; i < 100; i++) controllers.add(crowd.add(), i, 0, 0).setSpeed(1 + (i % 5) / 10);
     let fired = 0;
     crowd.onEvent(() => { fired++; });

@@ -7,6 +7,7 @@ import { Crowd } from '../src/crowd';
 import { CrowdControllers } from '../src/crowd-controllers';
 import { wrapTime } from '../src/math/time';
 import { testCharacter } from './helpers/character';
+import { commandsAt, robotControllerConfig } from './helpers/control';
 import { openTestDevice, readBuffer } from './helpers/gpu';
 import { modelPath } from './helpers/models';
 import { maxVertexGap } from './helpers/skinned-gap';
@@ -88,21 +89,11 @@ async function expectParity(character: Character, config: ControllerConfig, scri
   return worst;
 }
 
-function robotConfig(character: Character): ControllerConfig {
-  const text = readFileSync(modelPath('RobotExpressive').replace(/\.glb$/, '.controller.json'), 'utf8');
-  return parseControllerConfig(JSON.parse(text), character.clipNames);
-}
-
-const at = (entries: [number, Command][]) => {
-  const map = new Map<number, Command[]>();
-  for (const [frame, command] of entries) map.set(frame, [...(map.get(frame) ?? []), command]);
-  return map;
-};
 
 describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame by frame', () => {
   it('locomotion: speed changes under bounded acceleration, direction input with turning, running, stopping', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const worst = await expectParity(robot, robotConfig(robot), at([
+    const worst = await expectParity(robot, robotControllerConfig(robot), commandsAt<Command>([
       [0, (c) => c.setSpeed(1)],
       [40, (c) => c.setSpeed(2)],
       [90, (c) => c.move(1, 0.3)],
@@ -117,12 +108,12 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
 
   it('actions: fade in, play once, fade out; a handover mid-fade; requests refused while one plays', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const config = robotConfig(robot);
+    const config = robotControllerConfig(robot);
     const crowd = new Crowd(device!, robot, FORMATS);
     const maskIds = [...new CrowdControllers(crowd, config).runtime.config.masks.keys()];
     crowd.destroy();
     const actions = config.actions.map((a) => a.name);
-    await expectParity(robot, config, at([
+    await expectParity(robot, config, commandsAt<Command>([
       [0, (c) => c.setSpeed(1)],
       [20, (c) => c.requestAction(actions[0])],
       [24, (c) => c.requestAction(actions[actions.length - 1])],
@@ -134,10 +125,10 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
 
   it('crossfades: every kind and curve, retargeting, reversing, a full list, uneven frame times', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const config = robotConfig(robot);
+    const config = robotControllerConfig(robot);
     const names = robot.clipNames;
     const ease = (u: number) => Math.sin((u * Math.PI) / 2) ** 2;
-    await expectParity(robot, config, at([
+    await expectParity(robot, config, commandsAt<Command>([
       [0, (c) => c.play(names[2])],
       [5, (c) => c.fadeTo(names[3], { seconds: 0.5, kind: 'smooth', curve: 'linear' })],
       [8, (c) => c.fadeTo(names[4], { seconds: 0.5, kind: 'frozen', curve: 'cubic' })],
@@ -156,14 +147,14 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
   it('every bundled model under its default config: Fox (locomotion from its clip names) and CesiumMan (one clip, no locomotion)', async () => {
     const fox = await testCharacter('Fox');
     const foxConfig = defaultControllerConfig(fox.clipNames);
-    await expectParity(fox, foxConfig, at([
+    await expectParity(fox, foxConfig, commandsAt<Command>([
       [0, (c) => (foxConfig.locomotion ? c.setSpeed(1.2) : c.play('Walk'))],
       [60, (c) => c.fadeTo('Survey', { seconds: 0.6, kind: 'frozen' })],
       [90, (c) => c.fadeTo('Run', { seconds: 0.4, kind: 'first-frame', curve: 'cubic' })],
       [150, (c) => (foxConfig.locomotion ? c.move(-1, 0.5, true) : c.play('Run'))],
     ]), 310, () => 1 / 30);
     const cesium = await testCharacter('CesiumMan');
-    await expectParity(cesium, defaultControllerConfig(cesium.clipNames), at([[10, (c) => c.play(0)]]), 60, () => 1 / 20);
+    await expectParity(cesium, defaultControllerConfig(cesium.clipNames), commandsAt<Command>([[10, (c) => c.play(0)]]), 60, () => 1 / 20);
   });
 
   it('the 2D directional blend space (Walker): strafing, backpedalling and diagonals with a facing, walking and running', async () => {
@@ -171,7 +162,7 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
     const text = readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8');
     const config = parseControllerConfig(JSON.parse(text), walker.clipNames);
     expect(config.locomotion?.blendSpace).toBe('2d');
-    await expectParity(walker, config, at([
+    await expectParity(walker, config, commandsAt<Command>([
       [0, (c) => c.face(0.4)],
       [1, (c) => c.move(1, 0)], // right of the facing: a strafe
       [50, (c) => c.move(-0.7, -0.7, true)], // back-left, running
@@ -187,7 +178,7 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
     const walker = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { rootMotion: { mode: 'apply' } });
     const text = readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8');
     const config = parseControllerConfig(JSON.parse(text), walker.clipNames);
-    await expectParity(walker, config, at([
+    await expectParity(walker, config, commandsAt<Command>([
       [0, (c) => c.setSpeed(0.4)], // idle/walk: the walk's cadence
       [40, (c) => c.setSpeed(1.5)], // walk/run
       [90, (c) => c.face(0.3)],
@@ -204,7 +195,7 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
     // GPU-driven instance, and positions summed in f32 over 180 m drift from the f64 sum by 4e-4.
     const robot = await testCharacter('RobotExpressive');
     const names = robot.clipNames;
-    await expectParity(robot, robotConfig(robot), at([
+    await expectParity(robot, robotControllerConfig(robot), commandsAt<Command>([
       [0, (c) => c.setSpeed(1)],
       [100, (c) => c.fadeTo(names[4], { seconds: 2 })],
       [200, (c) => c.move(0.3, -1)],
@@ -216,14 +207,14 @@ describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () 
   it('refuses a custom curve the GPU cannot evaluate, naming it, and leaves the controller as it was', async () => {
     const robot = await testCharacter('RobotExpressive');
     const crowd = new Crowd(device!, robot, FORMATS);
-    const controllers = new CrowdControllers(crowd, robotConfig(robot));
+    const controllers = new CrowdControllers(crowd, robotControllerConfig(robot));
     const c = controllers.add(crowd.add());
     const state = c.state;
     const fades = c.crossfader.fadeCount;
     const broken = (u: number) => (u > 0.5 ? NaN : u);
     expect(() => c.fadeTo(robot.clipNames[3], { curve: broken })).toThrow(/fadeTo options\.curve: custom blend curve returned NaN at u = 0\.5/);
     expect([c.state, c.crossfader.fadeCount]).toEqual([state, fades]);
-    expect(() => new CrowdControllers(crowd, robotConfig(robot), { driver: 'gpus' as never })).toThrow(/driver must be 'gpu' or 'cpu', got "gpus"/);
+    expect(() => new CrowdControllers(crowd, robotControllerConfig(robot), { driver: 'gpus' as never })).toThrow(/driver must be 'gpu' or 'cpu', got "gpus"/);
     expect(() => controllers.add(crowd.add(), NaN)).toThrow(/x must be a finite number, got NaN/);
     expect(() => controllers.add(12345)).toThrow(/instance 12345 does not exist/);
     crowd.destroy();
@@ -231,7 +222,7 @@ describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () 
 
   it('many controllers with churn (remove, re-add on a reused handle, CPU and GPU side by side) stay equal to their references', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const config = robotConfig(robot);
+    const config = robotControllerConfig(robot);
     const crowd = new Crowd(device!, robot, { ...FORMATS, capacity: 4 });
     const controllers = new CrowdControllers(crowd, config);
     const pairs: { gpu: number; cpu: number; g: AnimationController; c: AnimationController }[] = [];

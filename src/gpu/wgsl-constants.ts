@@ -112,14 +112,36 @@ struct LayerStack {
 /** The pose records as both the pose and the control pass declare them. */
 export const POSE_RECORD_STRUCTS = `${INSTANCE_STRUCT}\n\n${STACK_STRUCTS}`;
 
+/**
+ * (sin x, cos x) in f32 to a few ULP (WGSL lets sin and cos be off by 2^-11): Cody-Waite
+ * reduction to |r| <= pi/4, then Taylor series to r^9 and r^10. The control and root-motion
+ * passes turn headings with it, so both follow the float64 CPU twins.
+ */
+export const PRECISE_SIN_COS = `const HALF_PI_HI: f32 = 1.5707963705062866; // f32(pi / 2)
+const HALF_PI_LO: f32 = -4.371139000186241e-8; // pi / 2 - HALF_PI_HI
+
+// (sin x, cos x): Cody-Waite reduction to |r| <= pi/4, then Taylor series to r^9 and r^10.
+fn sinCos(x: f32) -> vec2f {
+  let k = floor(x / HALF_PI_HI + 0.5);
+  let r = (x - k * HALF_PI_HI) - k * HALF_PI_LO;
+  let r2 = r * r;
+  let s = r * (1.0 + r2 * (-1.0 / 6.0 + r2 * (1.0 / 120.0 + r2 * (-1.0 / 5040.0 + r2 * (1.0 / 362880.0)))));
+  let c = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24.0 + r2 * (-1.0 / 720.0 + r2 * (1.0 / 40320.0 + r2 * (-1.0 / 3628800.0)))));
+  let q = i32(k) & 3;
+  if (q == 0) { return vec2f(s, c); }
+  if (q == 1) { return vec2f(c, -s); }
+  if (q == 2) { return vec2f(-s, -c); }
+  return vec2f(-c, s);
+}`;
+
 /** Each shader with a generated block, and what goes into it: constants, then shared structs. */
 export const GENERATED_SHADERS: readonly { file: string; constants: readonly SharedConstant[]; structs: string }[] = [
   { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
-  { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: POSE_RECORD_STRUCTS },
+  { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${PRECISE_SIN_COS}` },
   { file: 'shaders/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
   { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S]], structs: INSTANCE_STRUCT },
   { file: 'shaders/prop.wgsl', constants: PROP_CONSTANTS, structs: INSTANCE_STRUCT },
-  { file: 'shaders/root-motion.wgsl', constants: ROOT_MOTION_CONSTANTS, structs: INSTANCE_STRUCT },
+  { file: 'shaders/root-motion.wgsl', constants: ROOT_MOTION_CONSTANTS, structs: `${INSTANCE_STRUCT}\n\n${PRECISE_SIN_COS}` },
   { file: 'shaders/morph.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
 ];
 

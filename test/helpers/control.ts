@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { parseControllerConfig } from '../../src/anim/control/config';
+import { parseControllerConfig, type ControllerConfig } from '../../src/anim/control/config';
 import { ControllerRuntime } from '../../src/anim/control/controller';
 import { parseScript, simulate, type SimulationFrame } from '../../src/anim/control/simulate';
+import type { Character } from '../../src/character';
+import { modelPath } from './models';
 
 /**
  * Synthetic clips for hand-computed controller tests (src/anim/control): names and durations
@@ -70,3 +73,16 @@ export function expectAlone(frame: SimulationFrame, clip: string, time?: number)
 
 /** Cubic fade-in weight 3u^2 - 2u^3. */
 export const cubic = (u: number): number => 3 * u * u - 2 * u * u * u;
+
+/** RobotExpressive's bundled controller config (public/models/RobotExpressive/RobotExpressive.controller.json), parsed for `character`. */
+export function robotControllerConfig(character: Character): ControllerConfig {
+  const text = readFileSync(modelPath('RobotExpressive').replace(/\.glb$/, '.controller.json'), 'utf8');
+  return parseControllerConfig(JSON.parse(text), character.clipNames);
+}
+
+/** A script of commands by frame (several at one frame run in the order given). */
+export function commandsAt<C>(entries: [number, C][]): Map<number, C[]> {
+  const map = new Map<number, C[]>();
+  for (const [frame, command] of entries) map.set(frame, [...(map.get(frame) ?? []), command]);
+  return map;
+}
