@@ -2,7 +2,6 @@ import { rootMotionBetween } from './anim/root-motion';
 import type { BakedRootMotion } from './bake/root-motion';
 import type { CrowdPrepass } from './crowd';
 import type { InstanceStore } from './gpu/instance-store';
-import { INSTANCE } from './gpu/layout';
 import { ANCHOR_NUMBERS, RootAnchorRecords } from './gpu/root-anchor-records';
 import { RootMotionPass, rootMotionTables, type RootMotionTables } from './gpu/root-motion-pass';
 import { wrapTime } from './math/time';
@@ -41,9 +40,6 @@ export class CrowdRootMotion implements CrowdPrepass {
   private readonly records: RootAnchorRecords;
   private anchors: Float64Array;
   /** Views of the store's instance records (re-made when the store's CPU mirror is replaced). */
-  private recordBytes: ArrayBuffer | undefined;
-  private f32 = new Float32Array(0);
-  private u32 = new Uint32Array(0);
   private readonly motionA = new Float64Array(3);
   private readonly motionB = new Float64Array(3);
   private readonly scratch = new Float64Array(16);
@@ -91,13 +87,11 @@ export class CrowdRootMotion implements CrowdPrepass {
   retime(handle: number, slot: number, clock: number): void {
     const o = handle * ANCHOR_NUMBERS;
     if (!this.anchors[o + MOVES]) return;
-    this.view();
-    const r = slot * (INSTANCE.size / 4);
-    const f = this.f32;
+    const records = this.store.records;
     const d = this.motion.clipDurations;
     this.anchors[o + CLOCK] = clock;
-    this.anchors[o + TIME_A] = wrapTime(f[r + INSTANCE.phaseA / 4] + f[r + INSTANCE.speedA / 4] * clock, d[this.u32[r + INSTANCE.clipA / 4]]);
-    this.anchors[o + TIME_B] = wrapTime(f[r + INSTANCE.phaseB / 4] + f[r + INSTANCE.speedB / 4] * clock, d[this.u32[r + INSTANCE.clipB / 4]]);
+    this.anchors[o + TIME_A] = wrapTime(records.gpuPhase(slot, 0) + records.gpuSpeed(slot, 0) * clock, d[records.clip(slot, 0)]);
+    this.anchors[o + TIME_B] = wrapTime(records.gpuPhase(slot, 1) + records.gpuSpeed(slot, 1) * clock, d[records.clip(slot, 1)]);
     this.records.write(handle, this.anchors, o);
   }
 
@@ -139,14 +133,12 @@ export class CrowdRootMotion implements CrowdPrepass {
       for (let i = 0; i < 16; i++) out[i] = this.scratchWorld[i];
       return out;
     }
-    this.view();
-    const r = slot * (INSTANCE.size / 4);
-    const f = this.f32;
+    const records = this.store.records;
     const elapsed = clock - a[o + CLOCK];
-    const m = rootMotionBetween(this.motion, this.u32[r + INSTANCE.clipA / 4], a[o + TIME_A], a[o + TIME_A] + f[r + INSTANCE.speedA / 4] * elapsed, this.motionA);
-    const blend = f[r + INSTANCE.blend / 4];
+    const m = rootMotionBetween(this.motion, records.clip(slot, 0), a[o + TIME_A], a[o + TIME_A] + records.gpuSpeed(slot, 0) * elapsed, this.motionA);
+    const blend = records.blend(slot);
     if (blend > 0) {
-      const b = rootMotionBetween(this.motion, this.u32[r + INSTANCE.clipB / 4], a[o + TIME_B], a[o + TIME_B] + f[r + INSTANCE.speedB / 4] * elapsed, this.motionB);
+      const b = rootMotionBetween(this.motion, records.clip(slot, 1), a[o + TIME_B], a[o + TIME_B] + records.gpuSpeed(slot, 1) * elapsed, this.motionB);
       for (let i = 0; i < 3; i++) m[i] += (b[i] - m[i]) * blend;
     }
     // anchor * translate(x, 0, z) * rotateY(yaw), column by column.
@@ -213,22 +205,13 @@ export class CrowdRootMotion implements CrowdPrepass {
     const a = this.anchors;
     if (!a[o + MOVES]) return;
     this.transformAt(handle, slot, clock, this.scratch);
-    this.view();
-    const r = slot * (INSTANCE.size / 4);
     const elapsed = clock - a[o + CLOCK];
     const d = this.motion.clipDurations;
     a.set(this.scratch, o);
     a[o + CLOCK] = newClock;
-    a[o + TIME_A] = wrapTime(a[o + TIME_A] + this.f32[r + INSTANCE.speedA / 4] * elapsed, d[this.u32[r + INSTANCE.clipA / 4]]);
-    a[o + TIME_B] = wrapTime(a[o + TIME_B] + this.f32[r + INSTANCE.speedB / 4] * elapsed, d[this.u32[r + INSTANCE.clipB / 4]]);
+    const records = this.store.records;
+    a[o + TIME_A] = wrapTime(a[o + TIME_A] + records.gpuSpeed(slot, 0) * elapsed, d[records.clip(slot, 0)]);
+    a[o + TIME_B] = wrapTime(a[o + TIME_B] + records.gpuSpeed(slot, 1) * elapsed, d[records.clip(slot, 1)]);
     this.records.write(handle, a, o);
-  }
-
-  private view(): void {
-    const bytes = this.store.records.bytes;
-    if (bytes === this.recordBytes) return;
-    this.recordBytes = bytes;
-    this.f32 = new Float32Array(bytes);
-    this.u32 = new Uint32Array(bytes);
   }
 }

@@ -172,6 +172,26 @@ export class InstanceRecords extends RecordBuffer {
     return this.exact[slot * EXACT_WORDS + 2 * k + EXACT_PHASE];
   }
 
+  /** Clip k's (0: A, 1: B) index in record `slot`. */
+  clip(slot: number, k: 0 | 1): number {
+    return this.u32[slot * this.stride + (k === 0 ? INSTANCE.clipA : INSTANCE.clipB) / 4];
+  }
+
+  /** Clip k's (0: A, 1: B) phase and speed of record `slot` as the GPU holds them (float32): for CPU twins of GPU passes. */
+  gpuPhase(slot: number, k: 0 | 1): number {
+    return this.f32[slot * this.stride + (k === 0 ? INSTANCE.phaseA : INSTANCE.phaseB) / 4];
+  }
+
+  /** The weight of clip B in record `slot`. */
+  blend(slot: number): number {
+    return this.f32[slot * this.stride + INSTANCE.blend / 4];
+  }
+
+  /** See gpuPhase. */
+  gpuSpeed(slot: number, k: 0 | 1): number {
+    return this.f32[slot * this.stride + (k === 0 ? INSTANCE.speedA : INSTANCE.speedB) / 4];
+  }
+
   /** Clip k's (0: A, 1: B) speed of record `slot`, float64. */
   exactSpeed(slot: number, k: 0 | 1): number {
     return this.exact[slot * EXACT_WORDS + 2 * k + EXACT_SPEED];
