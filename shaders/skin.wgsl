@@ -116,6 +116,24 @@ fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f) -> V
   return out;
 }
 
+// The weighted sum of a vertex's four influences (skin4) or eight (skin8) in `slot`'s joints.
+fn skin4(slot: u32, joints: vec4u, weights: vec4f) -> Skinned {
+  var m = Skinned();
+  for (var i = 0u; i < 4u; i++) {
+    accumulate(&m, slot, joints[i], weights[i]);
+  }
+  return m;
+}
+
+fn skin8(slot: u32, joints: vec4u, weights: vec4f, joints1: vec4u, weights1: vec4f) -> Skinned {
+  var m = Skinned();
+  for (var i = 0u; i < 4u; i++) {
+    accumulate(&m, slot, joints[i], weights[i]);
+    accumulate(&m, slot, joints1[i], weights1[i]);
+  }
+  return m;
+}
+
 @vertex
 fn vertex4(
   @builtin(instance_index) instance: u32,
@@ -126,11 +144,7 @@ fn vertex4(
   @location(4) weights: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
-  var m = Skinned();
-  for (var i = 0u; i < 4u; i++) {
-    accumulate(&m, slot, joints[i], weights[i]);
-  }
-  return finish(m, slot, position, normal, uv);
+  return finish(skin4(slot, joints, weights), slot, position, normal, uv);
 }
 
 @vertex
@@ -145,12 +159,7 @@ fn vertex8(
   @location(6) weights1: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
-  var m = Skinned();
-  for (var i = 0u; i < 4u; i++) {
-    accumulate(&m, slot, joints[i], weights[i]);
-    accumulate(&m, slot, joints1[i], weights1[i]);
-  }
-  return finish(m, slot, position, normal, uv);
+  return finish(skin8(slot, joints, weights, joints1, weights1), slot, position, normal, uv);
 }
 
 // ---- Dual-quaternion skinning (CrowdOptions.skinning 'dual-quaternion') --------------------
@@ -267,11 +276,7 @@ fn vertex4Morph(
 ) -> VertexOut {
   let slot = drawList[instance];
   let morphed = morph(vertex, slot, position, normal);
-  var m = Skinned();
-  for (var i = 0u; i < 4u; i++) {
-    accumulate(&m, slot, joints[i], weights[i]);
-  }
-  return finish(m, slot, morphed.position, morphed.normal, uv);
+  return finish(skin4(slot, joints, weights), slot, morphed.position, morphed.normal, uv);
 }
 
 @vertex
@@ -288,12 +293,7 @@ fn vertex8Morph(
 ) -> VertexOut {
   let slot = drawList[instance];
   let morphed = morph(vertex, slot, position, normal);
-  var m = Skinned();
-  for (var i = 0u; i < 4u; i++) {
-    accumulate(&m, slot, joints[i], weights[i]);
-    accumulate(&m, slot, joints1[i], weights1[i]);
-  }
-  return finish(m, slot, morphed.position, morphed.normal, uv);
+  return finish(skin8(slot, joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv);
 }
 
 // How much of the light reaches `world`: 1 lit, 0 in shadow; 3 x 3 percentage-closer filtering
