@@ -148,16 +148,16 @@ function writePlane(plane: BlendSpace2D, words: Float32Array, bits: Uint32Array,
 const INPUT_MODES = { none: CONTROL.INPUT_NONE, speed: CONTROL.INPUT_SPEED, direction: CONTROL.INPUT_DIRECTION } as const;
 
 /**
- * ControlInput records waiting for the next frame: a compact list of (handle, record) that the
- * control pass copies into place (CONTROL_UPDATE layout). A handle written twice in one frame
- * keeps one entry. Grows by doubling, never shrinks; nothing allocates per write.
+ * ControlInput records waiting for the next frame: a compact list of (handle, record) entries
+ * that the control pass copies into place (CONTROL_UPDATE layout). The caller keeps one entry per
+ * handle a frame (GpuControllers notes each handle's entry in its state row, so that no lookup
+ * by handle touches another cache line). Grows by doubling, never shrinks; nothing allocates per
+ * write.
  */
 export class ControlUpdates {
   private data = new ArrayBuffer(16 * CONTROL_UPDATE.size);
   private f32 = new Float32Array(this.data);
   private u32 = new Uint32Array(this.data);
-  /** Entry of each handle written this frame, -1 otherwise. */
-  private entryOf = new Int32Array(64).fill(-1);
   count = 0;
 
   get bytes(): ArrayBuffer {
@@ -166,43 +166,34 @@ export class ControlUpdates {
 
   /** Forgets the frame's entries (after they were uploaded). */
   clear(): void {
-    for (let i = 0; i < this.count; i++) this.entryOf[this.u32[(i * CONTROL_UPDATE.size) / 4]] = -1;
     this.count = 0;
   }
 
-  /** Drops a handle's pending entry (its controller was removed). */
-  drop(handle: number): void {
-    const entry = handle < this.entryOf.length ? this.entryOf[handle] : -1;
-    if (entry < 0) return;
+  /** A new entry for `handle` (write its record next); returns its index. */
+  append(handle: number): number {
+    const entry = this.count++;
+    if (this.count * CONTROL_UPDATE.size > this.data.byteLength) this.grow();
+    this.u32[(entry * CONTROL_UPDATE.size) / 4] = handle;
+    return entry;
+  }
+
+  /** Drops entry `entry` (its controller was removed) by moving the last entry into its place; returns the handle of the moved entry, -1 when none moved. */
+  drop(entry: number): number {
     const last = --this.count;
-    if (entry !== last) {
-      const stride = CONTROL_UPDATE.size / 4;
-      this.u32.copyWithin(entry * stride, last * stride, (last + 1) * stride);
-      this.entryOf[this.u32[entry * stride]] = entry;
-    }
-    this.entryOf[handle] = -1;
+    if (entry === last) return -1;
+    const stride = CONTROL_UPDATE.size / 4;
+    this.u32.copyWithin(entry * stride, last * stride, (last + 1) * stride);
+    return this.u32[entry * stride];
   }
 
   /**
-   * Writes `controller`'s discrete state for `handle` as of `clock` seconds into the control
-   * clock's period of parity `basis`. `epoch` changes when the locomotion state must restart
-   * from start[s .. s + 6): x, z (model units), heading (radians), velocity x, z (units per
-   * second) and blend phase; `curves` gives the curve ids.
+   * Writes `controller`'s discrete state into entry `entry` (from append) as of `clock` seconds
+   * into the control clock's period of parity `basis`. `epoch` changes when the locomotion state
+   * must restart from start[s .. s + 6): x, z (model units), heading (radians), velocity x, z
+   * (units per second) and blend phase; `curves` gives the curve ids.
    */
-  write(handle: number, controller: AnimationController, clock: number, basis: number, epoch: number, start: Float64Array, s: number, curves: CurveTables): void {
-    if (handle >= this.entryOf.length) {
-      const grown = new Int32Array(Math.max(handle + 1, this.entryOf.length * 2)).fill(-1);
-      grown.set(this.entryOf);
-      this.entryOf = grown;
-    }
-    let entry = this.entryOf[handle];
-    if (entry < 0) {
-      entry = this.count++;
-      if (this.count * CONTROL_UPDATE.size > this.data.byteLength) this.grow();
-      this.entryOf[handle] = entry;
-    }
+  write(entry: number, controller: AnimationController, clock: number, basis: number, epoch: number, start: Float64Array, s: number, curves: CurveTables): void {
     const base = entry * CONTROL_UPDATE.size;
-    this.u32[base / 4] = handle;
     const o = (base + CONTROL_UPDATE.input) / 4;
     const f = this.f32;
     const u = this.u32;

@@ -40,47 +40,73 @@ const STEADY_TOLERANCE = 1e-9;
  * per-handle arrays when its schedule restarts, and its next crossing is computed from them
  * alone (the common case in a crowd: a walker). Any other state scans the controller.
  */
+/** Where GpuControllerEvents reads and writes the GPU-driven controllers' states (GpuControllers keeps them). */
+export interface ControllerStates {
+  /** Whether `handle` is GPU-driven. */
+  has(handle: number): boolean;
+  /** Loads GPU-driven handle's state into a working controller and returns it (valid until the next load). */
+  load(handle: number): AnimationController;
+  /** Saves the working controller's state as handle's. */
+  save(handle: number): void;
+  /** One more than the largest handle ever GPU-driven. */
+  readonly handleBound: number;
+  /** The rows (replaced when they grow: read it anew in each call). */
+  readonly rows: Float64Array;
+  /** Where handle's EVENT_WORDS words for GpuControllerEvents are in `rows`. */
+  eventsAt(handle: number): number;
+}
+
 /** Plan of a handle: nothing to schedule, or scan the controller (else: a clip index, the one-playback plan). */
 const PLAN_NONE = -1;
 const PLAN_SCAN = -2;
+
+/**
+ * Per handle, EVENT_WORDS float64 words in the states' row (ControllerStates.rows at
+ * eventsAt(handle)), beside the controller's state, so that an event touches no other cache line:
+ * T0, the event clock of the discrete state the schedule is computed from; the last crossing
+ * decided, (tau since T0, source, event index); the event clock since which the locomotion
+ * reference is steady (NaN: stepped every frame), its phase then and its rate (cycles per
+ * second); the plan, PLAN_NONE, PLAN_SCAN or the clip of its one playback, with that playback's
+ * clip time at T0, speed (clip seconds per second), duration and start (tau).
+ */
+const T0 = 0;
+const CURSOR_TAU = 1;
+const CURSOR_SOURCE = 2;
+const CURSOR_INDEX = 3;
+const STEADY_AT = 4;
+const STEADY_PHASE = 5;
+const STEADY_RATE = 6;
+const PLAN = 7;
+const PLAN_TIME0 = 8;
+const PLAN_SPEED = 9;
+const PLAN_DURATION = 10;
+const PLAN_FROM = 11;
+export const EVENT_WORDS = 12;
 export class GpuControllerEvents implements ExternalEventSource {
   private readonly scanner: ControllerEvents;
-  /** Per handle: event clock of the discrete state the schedule is computed from. */
-  private t0 = new Float64Array(64);
-  /** Per handle: the last crossing decided, (tau since t0, source, event index). */
-  private cursorTau = new Float64Array(64);
-  private cursorSource = new Int32Array(64);
-  private cursorIndex = new Int32Array(64);
-  /** Per handle: event clock since which the locomotion reference is steady (NaN: stepped every frame), its phase then and its rate (cycles per second). */
-  private steadyAt = new Float64Array(64).fill(NaN);
-  private steadyPhase = new Float64Array(64);
-  private steadyRate = new Float64Array(64);
   /** Handles whose locomotion reference is stepped every frame, dense; position of each (-1: none). */
   private stepping = new Int32Array(64);
   private steppingCount = 0;
   private steppingAt = new Int32Array(64).fill(-1);
   private readonly segment: PhaseSegment = { phase: 0, rate: 0, from: 0 };
-  /** Per handle: PLAN_NONE, PLAN_SCAN, or the clip of its one playback: clip time at t0, speed (clip seconds per second), duration, start (tau). */
-  private plan = new Int32Array(64).fill(PLAN_SCAN);
-  private planTime0 = new Float64Array(64);
-  private planSpeed = new Float64Array(64);
-  private planDuration = new Float64Array(64);
-  private planFrom = new Float64Array(64);
   private readonly crossing = { tau: 0, index: 0 };
   /** Clip indices the locomotion blend can show (idle, every direction's walk and run). */
   private readonly locomotionClips: Int32Array;
+  /** Whether the controllers have locomotion (the config has a "locomotion" section). */
+  private readonly hasLocomotion: boolean;
   /** Whether some locomotion clip has events (the references are kept), as of table version `tablesVersion`. */
   private referencesKept = false;
   private tablesVersion = -1;
 
   /**
    * @param scheduler The crowd's clip events (not owned).
-   * @param controllers GpuControllers' controllers by handle (read, not owned).
+   * @param states The GPU-driven controllers' states (GpuControllers; not owned).
    * @param runtime What the controllers share (the locomotion clips).
    */
-  constructor(private readonly scheduler: CrowdEvents, private readonly controllers: readonly (AnimationController | undefined)[], runtime: ControllerRuntime) {
+  constructor(private readonly scheduler: CrowdEvents, private readonly states: ControllerStates, runtime: ControllerRuntime) {
     this.scanner = new ControllerEvents(scheduler.tables, () => scheduler.threshold);
     const loco = runtime.config.locomotion;
+    this.hasLocomotion = loco !== null;
     const clips = new Set<number>();
     if (loco) {
       clips.add(loco.idle);
@@ -100,6 +126,11 @@ export class GpuControllerEvents implements ExternalEventSource {
    */
   added(handle: number, controller: AnimationController, x: number, z: number, heading: number, pendingDt: number): void {
     this.ensure(handle);
+    const rows = this.states.rows;
+    const e = this.states.eventsAt(handle);
+    rows.fill(0, e, e + EVENT_WORDS);
+    rows[e + PLAN] = PLAN_SCAN;
+    rows[e + STEADY_AT] = NaN;
     const loco = controller.locomotion;
     if (loco) {
       loco.positionX = x;
@@ -107,7 +138,6 @@ export class GpuControllerEvents implements ExternalEventSource {
       loco.heading = heading;
       if (pendingDt > 0) loco.update(pendingDt);
     }
-    this.steadyAt[handle] = NaN;
     this.scheduler.setExternal(handle, true, this);
     this.checkTables();
   }
@@ -123,14 +153,16 @@ export class GpuControllerEvents implements ExternalEventSource {
    * now are decided from the old state (one-shot entries), and its entry is cancelled.
    */
   flush(handle: number, controller: AnimationController, now: number): void {
+    const rows = this.states.rows;
+    const e = this.states.eventsAt(handle);
     const loco = controller.locomotion;
-    const since = this.steadyAt[handle];
-    if (loco && this.referencesKept && !Number.isNaN(since)) {
+    const since = this.referencesKept ? rows[e + STEADY_AT] : NaN;
+    if (loco && !Number.isNaN(since)) {
       // Bring the steady reference to now in closed form (restore() may then overwrite it with the GPU's state).
       const elapsed = now - since;
       loco.positionX += loco.velocityX * elapsed;
       loco.positionZ += loco.velocityZ * elapsed;
-      const u = this.steadyPhase[handle] + this.steadyRate[handle] * elapsed;
+      const u = rows[e + STEADY_PHASE] + rows[e + STEADY_RATE] * elapsed;
       const wrapped = u - Math.floor(u);
       loco.phase = wrapped >= 1 ? 0 : wrapped;
     }
@@ -138,10 +170,10 @@ export class GpuControllerEvents implements ExternalEventSource {
     const q = this.scheduler.queue;
     q.cancel(handle * PLAYBACKS);
     const s = this.scanner;
-    const t0 = this.t0[handle];
+    const t0 = rows[e + T0];
     s.load(controller, this.steadySegment(handle), true);
     const c = s.found;
-    c.tau = this.cursorTau[handle]; c.source = this.cursorSource[handle]; c.index = this.cursorIndex[handle];
+    c.tau = rows[e + CURSOR_TAU]; c.source = rows[e + CURSOR_SOURCE]; c.index = rows[e + CURSOR_INDEX];
     while (s.next(c.tau, c.source, c.index, now + EVENT_SLACK_SECONDS - t0)) {
       if (c.index >= 0) q.push(t0 + c.tau, handle * PLAYBACKS + c.source, c.clip, c.index);
     }
@@ -153,12 +185,14 @@ export class GpuControllerEvents implements ExternalEventSource {
    * flush) is stepped again until steady.
    */
   restart(handle: number, controller: AnimationController, now: number): void {
-    this.t0[handle] = now;
-    this.cursorTau[handle] = EVENT_SLACK_SECONDS; // up to the slack past now was the old state's (flush)
-    this.cursorSource[handle] = CONTROLLER_SOURCES;
-    this.cursorIndex[handle] = 0;
+    const rows = this.states.rows;
+    const e = this.states.eventsAt(handle);
+    rows[e + T0] = now;
+    rows[e + CURSOR_TAU] = EVENT_SLACK_SECONDS; // up to the slack past now was the old state's (flush)
+    rows[e + CURSOR_SOURCE] = CONTROLLER_SOURCES;
+    rows[e + CURSOR_INDEX] = 0;
     if (controller.locomotion && this.referencesKept) {
-      this.steadyAt[handle] = NaN;
+      rows[e + STEADY_AT] = NaN;
       this.startStepping(handle);
     }
     if (!this.scheduler.tables.hasEvents) return; // reschedule() plans every controller when events arrive
@@ -176,7 +210,7 @@ export class GpuControllerEvents implements ExternalEventSource {
     const scanning = dt > 0 && this.scheduler.tables.hasEvents;
     for (let i = this.steppingCount - 1; i >= 0; i--) {
       const handle = this.stepping[i];
-      const controller = this.controllers[handle]!;
+      const controller = this.states.load(handle);
       const loco = controller.locomotion!;
       const vx = loco.velocityX;
       const vz = loco.velocityZ;
@@ -186,13 +220,16 @@ export class GpuControllerEvents implements ExternalEventSource {
       loco.update(dt);
       const after = loco.blend.cycleDuration > 0 ? loco.rateScale / loco.blend.cycleDuration : 0;
       if (scanning) this.scanStep(handle, controller, phase, after, start, end);
+      this.states.save(handle);
       if (!(dt > 0)) continue; // a step of 0 says nothing about steadiness
+      const rows = this.states.rows;
+      const e = this.states.eventsAt(handle);
       const tolerance = STEADY_TOLERANCE * (1 + Math.abs(vx) + Math.abs(vz));
       if (Math.abs(loco.velocityX - vx) <= tolerance && Math.abs(loco.velocityZ - vz) <= tolerance
         && Math.abs(loco.heading - heading) <= STEADY_TOLERANCE && Math.abs(after - rate) <= STEADY_TOLERANCE * Math.abs(rate)) {
-        this.steadyAt[handle] = end;
-        this.steadyPhase[handle] = loco.phase;
-        this.steadyRate[handle] = after;
+        rows[e + STEADY_AT] = end;
+        rows[e + STEADY_PHASE] = loco.phase;
+        rows[e + STEADY_RATE] = after;
         this.stopStepping(handle);
         this.makePlan(handle, controller);
         this.scheduleNext(handle, controller);
@@ -202,10 +239,12 @@ export class GpuControllerEvents implements ExternalEventSource {
 
   /** ExternalEventSource: the keyed entry of `handle` is due; schedule the next crossing, then fire this one. */
   due(handle: number, source: number, clip: number, event: number, tau: number): void {
-    this.cursorTau[handle] = tau;
-    this.cursorSource[handle] = source;
-    this.cursorIndex[handle] = event;
-    this.scheduleNext(handle, this.controllers[handle]!);
+    const rows = this.states.rows;
+    const e = this.states.eventsAt(handle);
+    rows[e + CURSOR_TAU] = tau;
+    rows[e + CURSOR_SOURCE] = source;
+    rows[e + CURSOR_INDEX] = event;
+    this.scheduleNext(handle, this.states.load(handle));
     if (event >= 0) this.scheduler.emit(handle, clip, event);
   }
 
@@ -213,11 +252,13 @@ export class GpuControllerEvents implements ExternalEventSource {
   reschedule(): void {
     this.checkTables();
     const now = this.scheduler.clock;
-    for (let handle = 0; handle < this.controllers.length; handle++) {
-      const controller = this.controllers[handle];
-      if (!controller) continue;
-      this.cursorTau[handle] = now + EVENT_SLACK_SECONDS - this.t0[handle];
-      this.cursorSource[handle] = CONTROLLER_SOURCES;
+    for (let handle = 0; handle < this.states.handleBound; handle++) {
+      if (!this.states.has(handle)) continue;
+      const controller = this.states.load(handle);
+      const rows = this.states.rows;
+      const e = this.states.eventsAt(handle);
+      rows[e + CURSOR_TAU] = now + EVENT_SLACK_SECONDS - rows[e + T0];
+      rows[e + CURSOR_SOURCE] = CONTROLLER_SOURCES;
       this.makePlan(handle, controller);
       this.scheduleNext(handle, controller);
     }
@@ -235,10 +276,9 @@ export class GpuControllerEvents implements ExternalEventSource {
     for (let i = 0; i < this.locomotionClips.length; i++) if (tables.count(this.locomotionClips[i]) > 0) kept = true;
     if (kept === this.referencesKept) return;
     this.referencesKept = kept;
-    for (let handle = 0; handle < this.controllers.length; handle++) {
-      const controller = this.controllers[handle];
-      if (!controller?.locomotion) continue;
-      this.steadyAt[handle] = NaN;
+    for (let handle = 0; handle < this.states.handleBound; handle++) {
+      if (!this.hasLocomotion || !this.states.has(handle)) continue;
+      this.states.rows[this.states.eventsAt(handle) + STEADY_AT] = NaN;
       if (kept) this.startStepping(handle);
       else this.stopStepping(handle);
     }
@@ -246,7 +286,9 @@ export class GpuControllerEvents implements ExternalEventSource {
 
   /** The locomotion blend's crossings in the step (start, end] (its phase from `phase` at `rate` cycles per second), as one-shot entries. */
   private scanStep(handle: number, controller: AnimationController, phase: number, rate: number, start: number, end: number): void {
-    const t0 = this.t0[handle];
+    const rows = this.states.rows;
+    const e = this.states.eventsAt(handle);
+    const t0 = rows[e + T0];
     const seg = this.segment;
     seg.rate = rate;
     seg.phase = phase - rate * (start - t0);
@@ -262,15 +304,17 @@ export class GpuControllerEvents implements ExternalEventSource {
 
   /** Schedules `handle`'s next crossing after its cursor (clip playbacks, and the locomotion blend once steady). */
   private scheduleNext(handle: number, controller: AnimationController): void {
+    const rows = this.states.rows;
+    const e = this.states.eventsAt(handle);
     const q = this.scheduler.queue;
     const key = handle * PLAYBACKS;
-    const plan = this.plan[handle];
+    const plan = rows[e + PLAN];
     if (!this.scheduler.tables.hasEvents || plan === PLAN_NONE) { q.cancel(key); return; }
     if (plan >= 0) {
       const c = this.crossing;
-      if (loopCrossingAfter(this.scheduler.tables.timesOf(plan), this.planTime0[handle], this.planSpeed[handle], this.planDuration[handle], this.planFrom[handle],
-        0, this.cursorTau[handle], this.cursorSource[handle], this.cursorIndex[handle], c)) {
-        q.schedule(key, this.t0[handle] + c.tau, key, plan, c.index, c.tau);
+      if (loopCrossingAfter(this.scheduler.tables.timesOf(plan), rows[e + PLAN_TIME0], rows[e + PLAN_SPEED], rows[e + PLAN_DURATION], rows[e + PLAN_FROM],
+        0, rows[e + CURSOR_TAU], rows[e + CURSOR_SOURCE], rows[e + CURSOR_INDEX], c)) {
+        q.schedule(key, rows[e + T0] + c.tau, key, plan, c.index, c.tau);
       } else {
         q.cancel(key);
       }
@@ -278,9 +322,9 @@ export class GpuControllerEvents implements ExternalEventSource {
     }
     const s = this.scanner;
     s.load(controller, this.steadySegment(handle), true);
-    if (s.next(this.cursorTau[handle], this.cursorSource[handle], this.cursorIndex[handle], Infinity)) {
+    if (s.next(rows[e + CURSOR_TAU], rows[e + CURSOR_SOURCE], rows[e + CURSOR_INDEX], Infinity)) {
       const c = s.found;
-      q.schedule(key, this.t0[handle] + c.tau, key + c.source, c.clip, c.index, c.tau);
+      q.schedule(key, rows[e + T0] + c.tau, key + c.source, c.clip, c.index, c.tau);
     } else {
       q.cancel(key);
     }
@@ -288,10 +332,12 @@ export class GpuControllerEvents implements ExternalEventSource {
 
   /** Chooses `handle`'s plan from its state as of t0 (see the class comment). */
   private makePlan(handle: number, controller: AnimationController): void {
+    const rows = this.states.rows;
+    const e = this.states.eventsAt(handle);
     const f = controller.crossfader;
-    this.plan[handle] = PLAN_SCAN;
+    rows[e + PLAN] = PLAN_SCAN;
     if (f.fadeCount > 0 || controller.actionPhase !== ACTION_NONE) return;
-    this.plan[handle] = PLAN_NONE;
+    rows[e + PLAN] = PLAN_NONE;
     const tables = this.scheduler.tables;
     if (f.current.kind === SOURCE_LOCOMOTION) {
       const seg = this.steadySegment(handle);
@@ -304,28 +350,32 @@ export class GpuControllerEvents implements ExternalEventSource {
       return;
     }
     const p = f.current.playback;
-    if (!p.loop) { this.plan[handle] = PLAN_SCAN; return; }
+    if (!p.loop) { rows[e + PLAN] = PLAN_SCAN; return; }
     if (p.frozen || p.holdFirstFrame || p.speed === 0 || !(p.duration > 0)) return;
     this.setPlan(handle, p.clip, p.time, p.speed, p.duration, -Infinity);
-    if (tables.count(p.clip) === 0) this.plan[handle] = PLAN_NONE;
+    if (tables.count(p.clip) === 0) rows[e + PLAN] = PLAN_NONE;
   }
 
   private setPlan(handle: number, clip: number, time0: number, speed: number, duration: number, from: number): void {
-    this.plan[handle] = this.scheduler.tables.count(clip) > 0 ? clip : PLAN_NONE;
-    this.planTime0[handle] = time0;
-    this.planSpeed[handle] = speed;
-    this.planDuration[handle] = duration;
-    this.planFrom[handle] = from;
+    const rows = this.states.rows;
+    const e = this.states.eventsAt(handle);
+    rows[e + PLAN] = this.scheduler.tables.count(clip) > 0 ? clip : PLAN_NONE;
+    rows[e + PLAN_TIME0] = time0;
+    rows[e + PLAN_SPEED] = speed;
+    rows[e + PLAN_DURATION] = duration;
+    rows[e + PLAN_FROM] = from;
   }
 
   /** The steady locomotion phase as a function of tau since t0, or null while the reference is stepped. */
   private steadySegment(handle: number): PhaseSegment | null {
-    const since = this.steadyAt[handle];
+    const rows = this.states.rows;
+    const e = this.states.eventsAt(handle);
+    const since = rows[e + STEADY_AT];
     if (Number.isNaN(since)) return null;
     const seg = this.segment;
-    seg.rate = this.steadyRate[handle];
-    seg.phase = this.steadyPhase[handle] - seg.rate * (since - this.t0[handle]);
-    seg.from = since - this.t0[handle] + EVENT_SLACK_SECONDS; // the last step covered up to the slack past `since`
+    seg.rate = rows[e + STEADY_RATE];
+    seg.phase = rows[e + STEADY_PHASE] - seg.rate * (since - rows[e + T0]);
+    seg.from = since - rows[e + T0] + EVENT_SLACK_SECONDS; // the last step covered up to the slack past `since`
     return seg;
   }
 
@@ -350,22 +400,10 @@ export class GpuControllerEvents implements ExternalEventSource {
   }
 
   private ensure(handle: number): void {
-    if (handle < this.t0.length) return;
-    const n = Math.max(handle + 1, this.t0.length * 2);
-    const f64 = (a: Float64Array, fill = 0) => { const b = new Float64Array(n).fill(fill); b.set(a); return b; };
-    const i32 = (a: Int32Array, fill = 0) => { const b = new Int32Array(n).fill(fill); b.set(a); return b; };
-    this.t0 = f64(this.t0);
-    this.cursorTau = f64(this.cursorTau);
-    this.cursorSource = i32(this.cursorSource);
-    this.cursorIndex = i32(this.cursorIndex);
-    this.steadyAt = f64(this.steadyAt, NaN);
-    this.steadyPhase = f64(this.steadyPhase);
-    this.steadyRate = f64(this.steadyRate);
-    this.steppingAt = i32(this.steppingAt, -1);
-    this.plan = i32(this.plan, PLAN_SCAN);
-    this.planTime0 = f64(this.planTime0);
-    this.planSpeed = f64(this.planSpeed);
-    this.planDuration = f64(this.planDuration);
-    this.planFrom = f64(this.planFrom);
+    if (handle < this.steppingAt.length) return;
+    const grown = new Int32Array(Math.max(handle + 1, this.steppingAt.length * 2)).fill(-1);
+    grown.set(this.steppingAt);
+    this.steppingAt = grown;
   }
+
 }

@@ -1,11 +1,11 @@
-import { ACTION_NONE, type AnimationController, type ControllerDriver, type ControllerRuntime } from './anim/control/controller';
+import { ACTION_NONE, AnimationController, type ControllerDriver, type ControllerRuntime } from './anim/control/controller';
 import { TIME_EPSILON } from './anim/control/crossfader';
 import type { BlendCurve } from './anim/control/curves';
 import { TimerQueue } from './anim/control/timers';
 import { buildControlModel, ControlUpdates, CurveTables } from './control-records';
 import type { Crowd } from './crowd';
 import type { CrowdEvents } from './crowd-events';
-import { GpuControllerEvents } from './gpu-controller-events';
+import { EVENT_WORDS, GpuControllerEvents, type ControllerStates } from './gpu-controller-events';
 import { ControlPass, type ControlClocks } from './gpu/control-pass';
 import type { InstanceStore } from './gpu/instance-store';
 import { CONTROL_UPDATE } from './gpu/layout';
@@ -13,11 +13,14 @@ import { CONTROL_UPDATE } from './gpu/layout';
 /**
  * Seconds of control clock per basis period. Records hold times relative to the start of their
  * period so that f32 keeps them precise (ulp(2 x 60 s) = 7.6e-6 s). Every record is rewritten
- * within the first half of the period after the one it was written in (a refresh timer, spread
- * by handle), so at most two periods are live and the pass gets now in both. At 100,000
- * controllers that is 100,000 / (60 s x 60 fps / 2) = 56 refreshes a frame.
+ * within the first half of the period after the one it was written in (a sweep through the
+ * controllers, see refreshSweep), so at most two periods are live and the pass gets now in both.
+ * At 100,000 controllers that is 100,000 / (60 s x 60 fps / 2) = 56 refreshes a frame.
  */
 export const CONTROL_PERIOD_SECONDS = 60;
+
+/** The share of a period over which the refresh sweep spreads its rewrites. */
+const REFRESH_SPREAD = 0.5;
 
 /**
  * With readBack off, the locomotion state is still read back this often (seconds of control
@@ -29,8 +32,21 @@ export const RESTORE_CHECKPOINT_SECONDS = 1;
 /** Frames whose dt restore() can replay exactly (older ones are replayed in 1/60 s steps). */
 const REPLAY_FRAMES = 128;
 
-/** Words per handle in GpuControllers.start: x, z, heading, velocity x, z, phase. */
-const START_WORDS = 6;
+/**
+ * Per handle, before the controller's state (AnimationController.saveState): the control clock
+ * its discrete state is at, its epoch, its entry in the frame's ControlUpdates and the update
+ * generation that entry belongs to, the control period its record was written in, the
+ * locomotion state its epoch starts from (x, z, heading, velocity x, z, phase), and the clip
+ * event schedule's words (GpuControllerEvents, EVENT_WORDS).
+ */
+const TOUCHED = 0;
+const EPOCH = 1;
+const ENTRY = 2;
+const ENTRY_GENERATION = 3;
+const WRITTEN_PERIOD = 4;
+const START = 5;
+const EVENTS = 11;
+const DRIVER_WORDS = EVENTS + EVENT_WORDS;
 
 /** A GPU-driven controller's locomotion as read back (model units, radians, seconds). */
 export interface LocomotionReadback {
@@ -65,13 +81,21 @@ export interface ControlFrameStats {
  * control pass (shaders/control.wgsl) evaluates everything continuous every frame on the GPU:
  * fade weights, clip times, action layers, locomotion movement and its blend.
  *
+ * The states live in one Float64Array, a row per handle (DRIVER_WORDS of this driver's own, then
+ * AnimationController.saveState), not in each controller's objects: an event loads the row
+ * into one working controller (`work`, hot in cache), runs the reference code on it and saves it
+ * back. At 100,000 controllers an event so touches one contiguous row of about 1 KB instead of
+ * some fifty scattered objects (3.9 KB a controller), which is what made an event cost 3 to 8 µs
+ * (BENCHMARKS.md). The controllers handed to the user keep no state of their own while driven:
+ * their commands go through beforeCommand / afterCommand, and reading their state syncs it (sync).
+ *
  * Per frame: update(dt) pops the due timers (O(events)); the crowd's update and encode then run
  * the control pass before the pose pass (the crowd calls prepare and encode). Nothing allocates
  * per frame. Clip events: src/gpu-controller-events.ts (scheduled from the discrete state, and
  * the locomotion reference stepped only until it is steady after a change). A controller's `output` and locomotion position are not maintained on the CPU
  * here (readState reads the GPU's, a frame late).
  */
-export class GpuControllers implements ControllerDriver {
+export class GpuControllers implements ControllerDriver, ControllerStates {
   private pass: ControlPass;
   private readonly curves = new CurveTables();
   private curveCount: number;
@@ -82,15 +106,24 @@ export class GpuControllers implements ControllerDriver {
   private list = new Uint32Array(64);
   private count = 0;
   private listChanged = false;
-  /** Per handle: position in `list` (-1: not GPU-driven), control clock its discrete state is at, epoch, the state its epoch starts from (START_WORDS). */
+  /** Per handle: position in `list` (-1: not GPU-driven). */
   private indexOf = new Int32Array(64).fill(-1);
-  private touched = new Float64Array(64);
-  private epochOf = new Uint32Array(64);
-  private start = new Float64Array(64 * START_WORDS);
+  /** Per handle, `row` words: TOUCHED, EPOCH, ENTRY, ENTRY_GENERATION, WRITTEN_PERIOD, START (DRIVER_WORDS), then the controller's state. */
+  private states: Float64Array;
+  /** Words per handle in `states`. */
+  private readonly row: number;
+  /** Bumped whenever `updates` is cleared: a row's ENTRY counts only with this ENTRY_GENERATION. */
+  private updateGeneration = 0;
+  /** The period the refresh sweep is in, and the position in `list` it has reached (see refreshSweep). */
+  private sweepPeriod = -1;
+  private sweepCursor = 0;
+  /** The controller whose state is loaded from `states` to run an event on (see the class comment). */
+  private readonly work: AnimationController;
   /** The dt handed to the GPU by each of the last REPLAY_FRAMES frames, and the control clock after it (ring buffers, by frame). */
   private readonly frameDt = new Float64Array(REPLAY_FRAMES);
   private readonly frameClock = new Float64Array(REPLAY_FRAMES).fill(-Infinity);
   private frames = 0;
+  /** The user's controller of each GPU-driven handle (their state lives in `states`). */
   private readonly controllers: (AnimationController | undefined)[] = [];
   private readonly scheduler: CrowdEvents;
   /** The controllers' clip events. */
@@ -120,10 +153,18 @@ export class GpuControllers implements ControllerDriver {
   constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
     this.store = crowd.instanceStore;
     this.scheduler = crowd.clipEventScheduler;
-    this.events = new GpuControllerEvents(this.scheduler, this.controllers, runtime);
+    this.work = new AnimationController(runtime);
+    this.row = DRIVER_WORDS + this.work.stateWords;
+    this.states = new Float64Array(64 * this.row);
+    this.events = new GpuControllerEvents(this.scheduler, this, runtime);
     this.pass = new ControlPass(crowd.device, buildControlModel(runtime, maskIds, this.curves));
     this.curveCount = this.curves.count;
     crowd.addPrepass(this);
+  }
+
+  /** One more than the largest handle ever GPU-driven. */
+  get handleBound(): number {
+    return this.handleLimit;
   }
 
   /** GPU-driven controllers. */
@@ -138,6 +179,8 @@ export class GpuControllers implements ControllerDriver {
     this.handleLimit = Math.max(this.handleLimit, handle + 1);
     this.store.makeLayered(handle); // the pass writes a stack for every controller
     this.ensure(handle);
+    const r = handle * this.row;
+    controller.saveState(this.states, r + DRIVER_WORDS);
     controller.driver = this;
     this.controllers[handle] = controller;
     controller.driverKey = handle;
@@ -149,28 +192,38 @@ export class GpuControllers implements ControllerDriver {
     this.indexOf[handle] = this.count;
     this.list[this.count++] = handle;
     this.listChanged = true;
-    this.epochOf[handle] = this.nextEpoch++;
-    this.start.fill(0, handle * START_WORDS, (handle + 1) * START_WORDS);
-    this.start[handle * START_WORDS] = x;
-    this.start[handle * START_WORDS + 1] = z;
-    this.start[handle * START_WORDS + 2] = heading;
-    this.touched[handle] = this.clock;
-    this.events.added(handle, controller, x, z, heading, this.pendingDt);
+    const states = this.states;
+    states[r + EPOCH] = this.nextEpoch++;
+    states[r + ENTRY_GENERATION] = -1;
+    states.fill(0, r + START, r + EVENTS);
+    states[r + START] = x;
+    states[r + START + 1] = z;
+    states[r + START + 2] = heading;
+    states[r + TOUCHED] = this.clock;
+    this.events.added(handle, this.load(handle), x, z, heading, this.pendingDt);
     this.rewrite(handle);
   }
 
-  /** Stops driving instance `handle`'s controller (its last pose stays as written). */
+  /** Stops driving instance `handle`'s controller (its last pose stays as written; the controller keeps its state as of now). */
   remove(handle: number): void {
     const at = this.indexOf[handle];
     if (!(at >= 0)) return;
+    this.sync(this.controllers[handle]!);
     const last = this.list[--this.count];
     this.list[at] = last;
     this.indexOf[last] = at;
     this.indexOf[handle] = -1;
     this.listChanged = true;
+    // The moved controller is now behind the refresh sweep: refresh it here if the sweep has not.
+    if (at < this.sweepCursor && last !== handle && this.states[last * this.row + WRITTEN_PERIOD] < this.sweepPeriod) this.refresh(last);
     this.timers.cancel(handle);
     this.events.removed(handle);
-    this.updates.drop(handle);
+    const r = handle * this.row;
+    if (this.states[r + ENTRY_GENERATION] === this.updateGeneration) {
+      const entry = this.states[r + ENTRY];
+      const moved = this.updates.drop(entry);
+      if (moved >= 0) this.states[moved * this.row + ENTRY] = entry;
+    }
     const controller = this.controllers[handle]!;
     controller.driver = null;
     controller.driverKey = -1;
@@ -186,18 +239,81 @@ export class GpuControllers implements ControllerDriver {
     this.clock += dt;
     this.pendingDt += dt;
     this.events.step(dt, this.eventNow);
-    for (let handle = this.timers.popDue(this.clock); handle >= 0; handle = this.timers.popDue(this.clock)) {
-      this.catchUp(handle);
-      this.rewrite(handle);
+    for (let handle = this.timers.popDue(this.clock); handle >= 0; handle = this.timers.popDue(this.clock)) this.refresh(handle);
+    this.refreshSweep();
+  }
+
+  /**
+   * Rewrites, in list order, the records written before the current period, spread over the
+   * first REFRESH_SPREAD of it in proportion to the time elapsed in it (all at once when a step
+   * jumps further), so that no record is evaluated more than one period after it was written.
+   * A controller moved behind the cursor by remove() is refreshed there.
+   */
+  private refreshSweep(): void {
+    const period = Math.floor(this.clock / CONTROL_PERIOD_SECONDS);
+    if (period !== this.sweepPeriod) {
+      this.sweepPeriod = period;
+      this.sweepCursor = 0;
+    }
+    const elapsed = (this.clock - period * CONTROL_PERIOD_SECONDS) / (CONTROL_PERIOD_SECONDS * REFRESH_SPREAD);
+    const target = Math.min(this.count, Math.ceil(this.count * Math.min(1, elapsed)));
+    for (; this.sweepCursor < target; this.sweepCursor++) {
+      const handle = this.list[this.sweepCursor];
+      if (this.states[handle * this.row + WRITTEN_PERIOD] < period) this.refresh(handle);
     }
   }
 
-  beforeCommand(controller: AnimationController): void {
-    this.catchUp(controller.driverKey);
+  /** Brings handle's state up to now and rewrites its record (a due transition, a refresh). */
+  private refresh(handle: number): void {
+    this.load(handle);
+    this.catchUp(handle);
+    this.rewrite(handle);
   }
 
+  /** Loads the handle's state into the working controller, brings it up to the present and returns it for the command to change. */
+  beforeCommand(controller: AnimationController): AnimationController {
+    const handle = controller.driverKey;
+    this.load(handle);
+    this.catchUp(handle);
+    // Kept even when the command then refuses: the clip events go on from the state now (catchUp).
+    this.work.saveState(this.states, handle * this.row + DRIVER_WORDS);
+    return this.work;
+  }
+
+  /** The working controller holds the command's result: save it and rewrite the handle's record. */
   afterCommand(controller: AnimationController): void {
     this.rewrite(controller.driverKey);
+  }
+
+  /** Copies the handle's state, brought up to the present, into the user's controller itself (for reading it). */
+  sync(controller: AnimationController): void {
+    const handle = controller.driverKey;
+    this.load(handle);
+    this.catchUp(handle);
+    const r = handle * this.row + DRIVER_WORDS;
+    this.work.saveState(this.states, r);
+    controller.loadState(this.states, r);
+  }
+
+  /** Loads GPU-driven handle's state into the working controller and returns it (GpuControllerEvents uses it too). */
+  load(handle: number): AnimationController {
+    this.work.loadState(this.states, handle * this.row + DRIVER_WORDS);
+    return this.work;
+  }
+
+  /** The rows of every handle (replaced when they grow). */
+  get rows(): Float64Array {
+    return this.states;
+  }
+
+  /** Where handle's words for GpuControllerEvents are in `rows`. */
+  eventsAt(handle: number): number {
+    return handle * this.row + EVENTS;
+  }
+
+  /** Saves the working controller's state as handle's (after load and a change). */
+  save(handle: number): void {
+    this.work.saveState(this.states, handle * this.row + DRIVER_WORDS);
   }
 
   checkCurve(curve: BlendCurve, where: string): void {
@@ -217,7 +333,7 @@ export class GpuControllers implements ControllerDriver {
     if (!this.has(handle) || (handle + 1) * 8 > this.snapshot.length || Number.isNaN(this.snapshotClock)) return false;
     const o = handle * 8;
     const s = this.snapshot;
-    if (this.snapshotBits[o + 6] !== this.epochOf[handle]) return false; // not yet integrated since its (re)start
+    if (this.snapshotBits[o + 6] !== this.epochOf(handle)) return false; // not yet integrated since its (re)start
     out.x = s[o]; out.z = s[o + 1]; out.velocityX = s[o + 2]; out.velocityZ = s[o + 3]; out.heading = s[o + 4]; out.phase = s[o + 5];
     out.age = this.clock - this.snapshotClock;
     return true;
@@ -237,7 +353,7 @@ export class GpuControllers implements ControllerDriver {
     this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.handleLimit, c);
     this.stats.events = this.updates.count;
     this.listChanged = false;
-    this.updates.clear();
+    this.clearUpdates();
     const frame = this.frames++ % REPLAY_FRAMES;
     this.frameDt[frame] = this.pendingDt;
     this.frameClock[frame] = this.clock;
@@ -260,22 +376,23 @@ export class GpuControllers implements ControllerDriver {
     this.readState = 'idle';
     this.readGeneration++;
     this.pass = new ControlPass(device, buildControlModel(this.runtime, this.maskIds, this.curves));
-    this.updates.clear();
+    this.clearUpdates();
     for (let i = 0; i < this.count; i++) {
       const handle = this.list[i];
+      this.load(handle);
       this.catchUp(handle);
       this.resumeLocomotion(handle);
-      this.epochOf[handle] = this.nextEpoch++;
+      this.states[handle * this.row + EPOCH] = this.nextEpoch++;
       this.rewrite(handle);
     }
     this.listChanged = true;
   }
 
-  /** Sets handle's start state to its locomotion state on the GPU at the last prepared frame (see restore). */
+  /** Sets handle's start state (and the loaded working controller's locomotion) to its locomotion state on the GPU at the last prepared frame (see restore). */
   private resumeLocomotion(handle: number): void {
-    const loco = this.controllers[handle]!.locomotion;
+    const loco = this.work.locomotion;
     const o = handle * 8;
-    if (!loco || (handle + 1) * 8 > this.snapshot.length || Number.isNaN(this.snapshotClock) || this.snapshotBits[o + 6] !== this.epochOf[handle]) return;
+    if (!loco || (handle + 1) * 8 > this.snapshot.length || Number.isNaN(this.snapshotClock) || this.snapshotBits[o + 6] !== this.epochOf(handle)) return;
     const s = this.snapshot;
     loco.positionX = s[o]; loco.positionZ = s[o + 1]; loco.velocityX = s[o + 2]; loco.velocityZ = s[o + 3]; loco.heading = s[o + 4]; loco.phase = s[o + 5];
     // Replay the frames integrated after the snapshot, oldest first; 1/60 s steps where the ring no longer reaches.
@@ -286,9 +403,10 @@ export class GpuControllers implements ControllerDriver {
     const covered = first < this.frames ? this.frameClock[first % REPLAY_FRAMES] - this.frameDt[first % REPLAY_FRAMES] : integrated;
     for (let gap = covered - this.snapshotClock; gap > 1e-9; gap -= 1 / 60) loco.update(Math.min(gap, 1 / 60));
     for (let f = first; f < this.frames; f++) loco.update(this.frameDt[f % REPLAY_FRAMES]);
-    const b = handle * START_WORDS;
-    this.start[b] = loco.positionX; this.start[b + 1] = loco.positionZ; this.start[b + 2] = loco.heading;
-    this.start[b + 3] = loco.velocityX; this.start[b + 4] = loco.velocityZ; this.start[b + 5] = loco.phase;
+    const b = handle * this.row + START;
+    const start = this.states;
+    start[b] = loco.positionX; start[b + 1] = loco.positionZ; start[b + 2] = loco.heading;
+    start[b + 3] = loco.velocityX; start[b + 4] = loco.velocityZ; start[b + 5] = loco.phase;
   }
 
   /** Called by the crowd's encode, before the pose pass. */
@@ -337,26 +455,45 @@ export class GpuControllers implements ControllerDriver {
     this.staging?.destroy();
   }
 
-  /** Brings handle's discrete state up to the control clock (no transition lies in between: timers see to it). */
+  /** Forgets the frame's updates (uploaded, or lost with the device). */
+  private clearUpdates(): void {
+    this.updates.clear();
+    this.updateGeneration++;
+  }
+
+  /** Epoch of handle's locomotion state (see START). */
+  private epochOf(handle: number): number {
+    return this.states[handle * this.row + EPOCH];
+  }
+
+  /** Brings the loaded handle's discrete state (in `work`) up to the control clock (no transition lies in between: timers see to it). */
   private catchUp(handle: number): void {
-    const controller = this.controllers[handle]!;
+    const controller = this.work;
     this.events.flush(handle, controller, this.eventNow);
-    const dt = this.clock - this.touched[handle];
+    const touched = handle * this.row + TOUCHED;
+    const dt = this.clock - this.states[touched];
     if (dt > 0) controller.advanceDiscrete(dt);
-    this.touched[handle] = this.clock;
+    this.states[touched] = this.clock;
     // The clip events go on from the state now, even when the command that caught up is refused and rewrites nothing.
     this.events.restart(handle, controller, this.eventNow);
   }
 
-  /** Queues handle's record as of now and schedules its next transition or refresh. */
+  /** Saves the loaded handle's state (in `work`), queues its record as of now and schedules its next transition. */
   private rewrite(handle: number): void {
-    const controller = this.controllers[handle]!;
+    const controller = this.work;
+    const r = handle * this.row;
+    const states = this.states;
+    controller.saveState(states, r + DRIVER_WORDS);
+    // One entry per handle a frame: a second write replaces the first.
+    if (states[r + ENTRY_GENERATION] !== this.updateGeneration) {
+      states[r + ENTRY] = this.updates.append(handle);
+      states[r + ENTRY_GENERATION] = this.updateGeneration;
+    }
     const period = Math.floor(this.clock / CONTROL_PERIOD_SECONDS);
-    this.updates.write(handle, controller, this.clock - period * CONTROL_PERIOD_SECONDS, period % 2, this.epochOf[handle],
-      this.start, handle * START_WORDS, this.curves);
-    // Refresh within the first half of the next period, spread by handle so the load is even.
-    const refresh = (period + 1 + ((handle * 0.618034) % 1) * 0.5) * CONTROL_PERIOD_SECONDS;
-    this.timers.schedule(handle, Math.min(refresh, this.clock + this.nextTransition(controller)));
+    states[r + WRITTEN_PERIOD] = period;
+    this.updates.write(states[r + ENTRY], controller, this.clock - period * CONTROL_PERIOD_SECONDS, period % 2, states[r + EPOCH],
+      states, r + START, this.curves);
+    this.timers.schedule(handle, this.clock + this.nextTransition(controller));
     this.events.restart(handle, controller, this.eventNow);
   }
 
@@ -389,14 +526,8 @@ export class GpuControllers implements ControllerDriver {
     const indexOf = new Int32Array(n).fill(-1);
     indexOf.set(this.indexOf);
     this.indexOf = indexOf;
-    const touched = new Float64Array(n);
-    touched.set(this.touched);
-    this.touched = touched;
-    const epochs = new Uint32Array(n);
-    epochs.set(this.epochOf);
-    this.epochOf = epochs;
-    const start = new Float64Array(n * START_WORDS);
-    start.set(this.start);
-    this.start = start;
+    const states = new Float64Array(n * this.row);
+    states.set(this.states);
+    this.states = states;
   }
 }

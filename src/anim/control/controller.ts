@@ -1,12 +1,12 @@
 import { resolveClip } from '../../bake/clip-names';
 import type { BakedRootMotion } from '../../bake/root-motion';
 import { show } from '../../math/show';
-import { checkCurve, checkCurveValues, evaluateCurve, type BlendCurve } from './curves';
+import { checkCurve, checkCurveValues, CurveCodes, evaluateCurve, type BlendCurve } from './curves';
 import { checkConfigEvents, type ActionConfig, type ControllerConfig } from './config';
-import { Crossfader, SOURCE_CLIP, SOURCE_LOCOMOTION, Source, TIME_EPSILON, TRANSITION_KINDS, type TransitionKind } from './crossfader';
-import { checkFacing, checkMove, checkSpeedParameter, Locomotion, LocomotionRuntime } from './locomotion';
+import { Crossfader, FADE_WORDS, MAX_FADES, SOURCE_CLIP, SOURCE_LOCOMOTION, SOURCE_WORDS, Source, TIME_EPSILON, TRANSITION_KINDS, type TransitionKind } from './crossfader';
+import { checkFacing, checkMove, checkSpeedParameter, Locomotion, LOCOMOTION_WORDS, LocomotionRuntime } from './locomotion';
 import { MAX_BLEND, StackOutput, WeightedClips } from './output';
-import { ClipPlayback } from './playback';
+import { ClipPlayback, PLAYBACK_WORDS } from './playback';
 
 /**
  * What every controller of one model shares: the validated config, clip durations and the
@@ -23,6 +23,8 @@ export class ControllerRuntime {
   readonly scratchWeights = new Float64Array(8);
   /** Scratch source, as scratchClips. @internal */
   readonly scratchSource = new Source();
+  /** Numbers of the blend curves in saved controller states (saveState). @internal */
+  readonly curveCodes = new CurveCodes();
   /** allowed[(from + 1) * actions + to]: from -1 is locomotion, else an action index. */
   private readonly allowed: Uint8Array;
   /** Custom curves already found finite over [0, 1] (each function is sampled once). */
@@ -95,15 +97,21 @@ export interface FadeOptions {
 
 /**
  * What evaluates a controller somewhere other than its own update() (the GPU control pass, see
- * CrowdControllers): told before each command, so it can bring the discrete state up to the
- * present, and after it, so it can rewrite what it evaluates from. checkCurve refuses a custom
- * curve it cannot evaluate, naming the field, before anything changes.
+ * CrowdControllers) and keeps its state: the GPU driver keeps every controller's state in one
+ * typed array (saveState), so that an event touches a few cache lines rather than a graph of
+ * objects. Before each command the driver brings the state up to the present in a working
+ * controller of its own and hands that back: the command changes it; after the command the
+ * driver takes the changed state as what to evaluate from. checkCurve refuses a custom curve it
+ * cannot evaluate, naming the field, before anything changes. sync copies the present state
+ * into the controller itself, for reading.
  */
 export interface ControllerDriver {
-  /** Called before a command changes `controller`: bring its state up to the present. */
-  beforeCommand(controller: AnimationController): void;
+  /** Called before a command changes `controller`: returns the controller (the driver's working copy) whose state is up to the present, for the command to change. */
+  beforeCommand(controller: AnimationController): AnimationController;
   /** Called after the command: take the changed state as what to evaluate from. */
   afterCommand(controller: AnimationController): void;
+  /** Brings `controller`'s own state up to the present (for reading it). */
+  sync(controller: AnimationController): void;
   /** Throws, naming `where`, when the driver cannot evaluate `curve`. */
   checkCurve(curve: BlendCurve, where: string): void;
 }
@@ -133,46 +141,26 @@ export interface ControllerDriver {
  * ```
  */
 export class AnimationController {
-  /** The crossfades between clips and the locomotion blend (read-only state; use play/fadeTo). */
-  readonly crossfader = new Crossfader();
   /** Set by a driver that evaluates this controller (GPU-driven controllers); null when update() is stepped every frame. */
   driver: ControllerDriver | null = null;
   /** The driver's key for this controller (GpuControllers: the instance handle), so its hooks need no lookup; -1 without a driver. */
   driverKey = -1;
-  /**
-   * Movement state, or null when the config has no locomotion: positionX/positionZ (model units,
-   * ground plane), heading (radians about +y, 0 faces +z), speed (model units per second),
-   * direction of motion relative to the heading. Change it through move/setSpeed/stop.
-   */
-  readonly locomotion: Locomotion | null;
-  /** The layer stack the last update produced (base clip plus up to 4 layers): what CrowdControllers writes into the crowd. */
+  /** The layer stack the last update produced (base clip plus up to 4 layers): what CrowdControllers writes into the crowd. Not kept for a driven controller (its driver evaluates the stack). */
   readonly output = new StackOutput();
-  /** Phase of the action state machine: 0 locomotion (no action), 1 to-action, 2 action, 3 to-locomotion. */
-  actionPhase = ACTION_NONE;
-  /** Index into config.actions of the current action, -1 when none. */
-  action = -1;
-  /** Seconds since the current action phase began. */
-  actionPhaseTime = 0;
-  /** Seconds since the current action was requested (its phases are intervals of this clock, see updateAction). */
-  actionTime = 0;
-  /** actionTime at which the action starts fading out: its clip's last fadeOut seconds, but not before the fade-in ends (Infinity: a clip at speed 0 never ends). */
-  actionOutTime = Infinity;
-  /** Weight of the action layer, [0, 1]. */
-  actionWeight = 0;
-  /** The clock of the current action's clip (seconds, clamped at its end). */
-  readonly actionPlayback = new ClipPlayback();
-  /**
-   * An action handed over mid-fade keeps fading out under the new one (over the new action's
-   * fadeIn) instead of vanishing: its clock, mask, weight at the handover and current weight.
-   */
-  readonly previousPlayback = new ClipPlayback();
-  /** Index into config.actions of the action fading out under the current one, -1 when none. */
-  previousAction = -1;
-  /** Weight of that action's layer, [0, 1]. */
-  previousWeight = 0;
-  /** The handed-over action's weight at the handover. */
-  previousStartWeight = 0;
-
+  // The state. A driven controller's lives with its driver: the getters below sync it first.
+  private readonly fader = new Crossfader();
+  private readonly movement: Locomotion | null;
+  private phaseOfAction = ACTION_NONE;
+  private actionIndex = -1;
+  private timeInPhase = 0;
+  private timeSinceRequest = 0;
+  private outTime = Infinity;
+  private weightOfAction = 0;
+  private readonly playbackOfAction = new ClipPlayback();
+  private readonly playbackOfPrevious = new ClipPlayback();
+  private previousIndex = -1;
+  private weightOfPrevious = 0;
+  private startWeightOfPrevious = 0;
 
   /**
    * A controller showing the locomotion blend (idle), or clip 0 when the config has no locomotion.
@@ -180,21 +168,107 @@ export class AnimationController {
    * @param runtime What the controllers of one model share (one ControllerRuntime per model and config).
    */
   constructor(readonly runtime: ControllerRuntime) {
-    this.locomotion = runtime.locomotion ? new Locomotion(runtime.locomotion) : null;
+    this.movement = runtime.locomotion ? new Locomotion(runtime.locomotion) : null;
     const loco = runtime.config.locomotion;
     if (loco) {
-      this.crossfader.play(this.locomotionSource());
+      this.fader.play(this.locomotionSource());
     } else {
-      this.crossfader.play(this.clipSource(0));
+      this.fader.play(this.clipSource(0));
     }
     this.writeOutput();
+  }
+
+  /** The crossfades between clips and the locomotion blend (read-only state; use play/fadeTo). */
+  get crossfader(): Crossfader {
+    this.driver?.sync(this);
+    return this.fader;
+  }
+
+  /**
+   * Movement state, or null when the config has no locomotion: positionX/positionZ (model units,
+   * ground plane), heading (radians about +y, 0 faces +z), speed (model units per second),
+   * direction of motion relative to the heading. Change it through move/setSpeed/stop. (A
+   * GPU-driven controller's position is the GPU's: read it with CrowdControllers.locomotionState.)
+   */
+  get locomotion(): Locomotion | null {
+    this.driver?.sync(this);
+    return this.movement;
+  }
+
+  /** Phase of the action state machine: 0 locomotion (no action), 1 to-action, 2 action, 3 to-locomotion. */
+  get actionPhase(): number {
+    this.driver?.sync(this);
+    return this.phaseOfAction;
+  }
+
+  /** Index into config.actions of the current action, -1 when none. */
+  get action(): number {
+    this.driver?.sync(this);
+    return this.actionIndex;
+  }
+
+  /** Seconds since the current action phase began. */
+  get actionPhaseTime(): number {
+    this.driver?.sync(this);
+    return this.timeInPhase;
+  }
+
+  /** Seconds since the current action was requested (its phases are intervals of this clock, see updateAction). */
+  get actionTime(): number {
+    this.driver?.sync(this);
+    return this.timeSinceRequest;
+  }
+
+  /** actionTime at which the action starts fading out: its clip's last fadeOut seconds, but not before the fade-in ends (Infinity: a clip at speed 0 never ends). */
+  get actionOutTime(): number {
+    this.driver?.sync(this);
+    return this.outTime;
+  }
+
+  /** Weight of the action layer, [0, 1]. */
+  get actionWeight(): number {
+    this.driver?.sync(this);
+    return this.weightOfAction;
+  }
+
+  /** The clock of the current action's clip (seconds, clamped at its end). */
+  get actionPlayback(): ClipPlayback {
+    this.driver?.sync(this);
+    return this.playbackOfAction;
+  }
+
+  /**
+   * An action handed over mid-fade keeps fading out under the new one (over the new action's
+   * fadeIn) instead of vanishing: its clock.
+   */
+  get previousPlayback(): ClipPlayback {
+    this.driver?.sync(this);
+    return this.playbackOfPrevious;
+  }
+
+  /** Index into config.actions of the action fading out under the current one, -1 when none. */
+  get previousAction(): number {
+    this.driver?.sync(this);
+    return this.previousIndex;
+  }
+
+  /** Weight of that action's layer, [0, 1]. */
+  get previousWeight(): number {
+    this.driver?.sync(this);
+    return this.weightOfPrevious;
+  }
+
+  /** The handed-over action's weight at the handover. */
+  get previousStartWeight(): number {
+    this.driver?.sync(this);
+    return this.startWeightOfPrevious;
   }
 
   /** Shows `clip` now (no fade), playing at its configured speed from time 0. */
   play(clip: string | number): void {
     const index = this.runtime.clipIndex(clip);
-    this.driver?.beforeCommand(this);
-    this.crossfader.play(this.clipSource(index));
+    const c = this.begin();
+    c.fader.play(c.clipSource(index));
     this.driver?.afterCommand(this);
   }
 
@@ -209,29 +283,29 @@ export class AnimationController {
     const index = this.runtime.clipIndex(clip);
     const curve = this.runtime.checkCurve(options.curve ?? fade.curve, 'fadeTo options.curve');
     this.driver?.checkCurve(curve, 'fadeTo options.curve');
-    this.driver?.beforeCommand(this);
-    const result = this.crossfader.fadeTo(this.clipSource(index), seconds, kind, curve);
+    const c = this.begin();
+    const result = c.fader.fadeTo(c.clipSource(index), seconds, kind, curve);
     this.driver?.afterCommand(this);
     return result;
   }
 
   /** Locomotion at speed parameter p in [0, 2] along the heading; fades locomotion in if needed. */
   setSpeed(parameter: number): void {
-    const locomotion = this.requireLocomotion();
+    this.requireLocomotion();
     checkSpeedParameter(parameter); // before the driver brings the state up to the present
-    this.driver?.beforeCommand(this);
-    locomotion.setSpeed(parameter);
-    this.showLocomotion();
+    const c = this.begin();
+    c.movement!.setSpeed(parameter);
+    c.showLocomotion();
     this.driver?.afterCommand(this);
   }
 
   /** Locomotion in world direction (x, z), walking or running; fades locomotion in if needed. */
   move(x: number, z: number, run = false): void {
-    const locomotion = this.requireLocomotion();
+    this.requireLocomotion();
     checkMove(x, z, run);
-    this.driver?.beforeCommand(this);
-    locomotion.move(x, z, run);
-    this.showLocomotion();
+    const c = this.begin();
+    c.movement!.move(x, z, run);
+    c.showLocomotion();
     this.driver?.afterCommand(this);
   }
 
@@ -240,19 +314,19 @@ export class AnimationController {
    * strafe and back a backpedal (with a config that has clips for them); null faces the movement.
    */
   face(heading: number | null): void {
-    const locomotion = this.requireLocomotion();
+    this.requireLocomotion();
     checkFacing(heading);
-    this.driver?.beforeCommand(this);
-    locomotion.face(heading);
+    const c = this.begin();
+    c.movement!.face(heading);
     this.driver?.afterCommand(this);
   }
 
   /** Stops moving (decelerates to idle). */
   stop(): void {
-    const locomotion = this.requireLocomotion();
-    this.driver?.beforeCommand(this);
-    locomotion.stop();
-    this.showLocomotion();
+    this.requireLocomotion();
+    const c = this.begin();
+    c.movement!.stop();
+    c.showLocomotion();
     this.driver?.afterCommand(this);
   }
 
@@ -263,24 +337,8 @@ export class AnimationController {
       throw new RangeError(`no action ${JSON.stringify(name)} (actions: ${this.runtime.config.actions.map((a) => JSON.stringify(a.name)).join(', ') || 'none'})`);
     }
     // A driver brings the discrete state up to the present first: refusals depend on the phase now.
-    this.driver?.beforeCommand(this);
-    if (this.actionPhase === ACTION_PLAY) return false;
-    if (!this.runtime.allows(this.actionPhase === ACTION_NONE ? -1 : this.action, index)) return false;
-    const action = this.runtime.config.actions[index];
-    const settings = this.runtime.config.clips[action.clip];
-    if (this.actionPhase !== ACTION_NONE && this.actionWeight > 0) {
-      this.previousPlayback.copy(this.actionPlayback);
-      this.previousAction = this.action;
-      this.previousStartWeight = this.previousWeight = this.actionWeight;
-    }
-    this.action = index;
-    this.actionPhase = ACTION_IN;
-    this.actionPhaseTime = 0;
-    this.actionTime = 0;
-    // Actions play once: clamped whatever the clip's loop setting.
-    const p = this.actionPlayback.set(action.clip, this.runtime.clipDurations[action.clip], settings.speed, false, settings.speed < 0 ? Infinity : 0);
-    const length = p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
-    this.actionOutTime = Math.max(action.fadeIn, length - action.fadeOut);
+    const c = this.begin();
+    if (!c.startAction(index)) return false;
     this.driver?.afterCommand(this);
     return true;
   }
@@ -293,10 +351,10 @@ export class AnimationController {
    */
   update(dt: number, events?: StepEventScanner): void {
     if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
-    const phaseBefore = this.locomotion ? this.locomotion.phase : 0;
-    this.locomotion?.update(dt);
+    const phaseBefore = this.movement ? this.movement.phase : 0;
+    this.movement?.update(dt);
     events?.step(this, dt, phaseBefore);
-    this.crossfader.update(dt);
+    this.fader.update(dt);
     this.updateAction(dt);
     this.writeOutput();
   }
@@ -308,20 +366,102 @@ export class AnimationController {
    */
   advanceDiscrete(dt: number): void {
     if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
-    this.crossfader.update(dt);
+    this.fader.update(dt);
     this.updateAction(dt);
+  }
+
+  /** Float64 words saveState writes (the same for every controller of the runtime's config). */
+  get stateWords(): number {
+    return this.fadesAt + MAX_FADES * FADE_WORDS;
+  }
+
+  /** Where saveState puts the action playbacks and the fades: after what every command reads, the fades (rarely in flight) last. */
+  private get playbacksAt(): number {
+    return MOVEMENT + (this.movement ? LOCOMOTION_WORDS : 0);
+  }
+
+  private get fadesAt(): number {
+    return this.playbacksAt + 2 * PLAYBACK_WORDS;
+  }
+
+  /**
+   * Writes the whole state (crossfades, action state machine, locomotion; not `output`) into
+   * out[o .. o + stateWords), for a driver that keeps its controllers' states in one typed array.
+   * loadState into a controller of the same runtime gives back the same state, bit for bit.
+   */
+  saveState(out: Float64Array, o: number): void {
+    out[o] = this.phaseOfAction;
+    out[o + 1] = this.actionIndex;
+    out[o + 2] = this.timeInPhase;
+    out[o + 3] = this.timeSinceRequest;
+    out[o + 4] = this.outTime;
+    out[o + 5] = this.weightOfAction;
+    out[o + 6] = this.previousIndex;
+    out[o + 7] = this.weightOfPrevious;
+    out[o + 8] = this.startWeightOfPrevious;
+    this.fader.save(out, o + FADER, o + this.fadesAt, this.runtime.curveCodes);
+    this.movement?.save(out, o + MOVEMENT);
+    const p = o + this.playbacksAt;
+    this.playbackOfAction.save(out, p);
+    this.playbackOfPrevious.save(out, p + PLAYBACK_WORDS);
+  }
+
+  /** Reads a state saveState wrote (by a controller of the same runtime). */
+  loadState(words: Float64Array, o: number): void {
+    this.phaseOfAction = words[o];
+    this.actionIndex = words[o + 1];
+    this.timeInPhase = words[o + 2];
+    this.timeSinceRequest = words[o + 3];
+    this.outTime = words[o + 4];
+    this.weightOfAction = words[o + 5];
+    this.previousIndex = words[o + 6];
+    this.weightOfPrevious = words[o + 7];
+    this.startWeightOfPrevious = words[o + 8];
+    this.fader.load(words, o + FADER, o + this.fadesAt, this.runtime.curveCodes);
+    this.movement?.load(words, o + MOVEMENT);
+    const p = o + this.playbacksAt;
+    this.playbackOfAction.load(words, p);
+    this.playbackOfPrevious.load(words, p + PLAYBACK_WORDS);
   }
 
   /** The state as a string: an action phase ("action:Jump"), a fade ("fade:Survey->Walk"), "locomotion" or "play:Survey". */
   get state(): string {
-    if (this.actionPhase !== ACTION_NONE) return `${PHASE_NAMES[this.actionPhase]}:${this.runtime.config.actions[this.action].name}`;
-    const f = this.crossfader;
+    this.driver?.sync(this);
+    if (this.phaseOfAction !== ACTION_NONE) return `${PHASE_NAMES[this.phaseOfAction]}:${this.runtime.config.actions[this.actionIndex].name}`;
+    const f = this.fader;
     if (f.fadeCount > 0) return `fade:${this.sourceName(f.current)}->${this.sourceName(f.fades[f.fadeCount - 1].target)}`;
     return f.current.kind === SOURCE_LOCOMOTION ? 'locomotion' : `play:${this.sourceName(f.current)}`;
   }
 
+  /** The controller whose state a command changes: this one, or its driver's working copy brought up to the present. */
+  private begin(): AnimationController {
+    return this.driver ? this.driver.beforeCommand(this) : this;
+  }
+
   private sourceName(source: Source): string {
     return source.kind === SOURCE_LOCOMOTION ? 'locomotion' : this.runtime.config.clipNames[source.playback.clip];
+  }
+
+  /** Starts action `index` when the state machine allows it now; false when it is refused (nothing changes). */
+  private startAction(index: number): boolean {
+    if (this.phaseOfAction === ACTION_PLAY) return false;
+    if (!this.runtime.allows(this.phaseOfAction === ACTION_NONE ? -1 : this.actionIndex, index)) return false;
+    const action = this.runtime.config.actions[index];
+    const settings = this.runtime.config.clips[action.clip];
+    if (this.phaseOfAction !== ACTION_NONE && this.weightOfAction > 0) {
+      this.playbackOfPrevious.copy(this.playbackOfAction);
+      this.previousIndex = this.actionIndex;
+      this.startWeightOfPrevious = this.weightOfPrevious = this.weightOfAction;
+    }
+    this.actionIndex = index;
+    this.phaseOfAction = ACTION_IN;
+    this.timeInPhase = 0;
+    this.timeSinceRequest = 0;
+    // Actions play once: clamped whatever the clip's loop setting.
+    const p = this.playbackOfAction.set(action.clip, this.runtime.clipDurations[action.clip], settings.speed, false, settings.speed < 0 ? Infinity : 0);
+    const length = p.speed === 0 ? Infinity : (p.speed > 0 ? p.duration - p.time : p.time) / Math.abs(p.speed);
+    this.outTime = Math.max(action.fadeIn, length - action.fadeOut);
+    return true;
   }
 
   /**
@@ -332,18 +472,18 @@ export class AnimationController {
    * The GPU twin (shaders/control.wgsl) evaluates the same intervals from one record.
    */
   private updateAction(dt: number): void {
-    if (this.actionPhase === ACTION_NONE) return;
-    const action: ActionConfig = this.runtime.config.actions[this.action];
-    this.actionPlayback.advance(dt);
-    const t = (this.actionTime += dt);
+    if (this.phaseOfAction === ACTION_NONE) return;
+    const action: ActionConfig = this.runtime.config.actions[this.actionIndex];
+    this.playbackOfAction.advance(dt);
+    const t = (this.timeSinceRequest += dt);
     const fadingIn = t < action.fadeIn - TIME_EPSILON;
-    if (this.previousAction >= 0) {
+    if (this.previousIndex >= 0) {
       // The handed-over action fades out while this one fades in.
-      this.previousPlayback.advance(dt);
-      this.previousWeight = fadingIn ? this.previousStartWeight * (1 - evaluateCurve(action.curve, t / action.fadeIn)) : 0;
-      if (this.previousWeight <= 0) this.previousAction = -1;
+      this.playbackOfPrevious.advance(dt);
+      this.weightOfPrevious = fadingIn ? this.startWeightOfPrevious * (1 - evaluateCurve(action.curve, t / action.fadeIn)) : 0;
+      if (this.weightOfPrevious <= 0) this.previousIndex = -1;
     }
-    const outAt = this.actionOutTime;
+    const outAt = this.outTime;
     if (fadingIn) {
       this.setAction(ACTION_IN, t, evaluateCurve(action.curve, t / action.fadeIn));
     } else if (t < outAt - TIME_EPSILON) {
@@ -351,22 +491,22 @@ export class AnimationController {
     } else if (t < outAt + action.fadeOut - TIME_EPSILON) {
       this.setAction(ACTION_OUT, t - outAt, 1 - evaluateCurve(action.curve, (t - outAt) / action.fadeOut));
     } else {
-      this.actionPhase = ACTION_NONE;
-      this.action = -1;
-      this.actionWeight = 0;
-      this.previousAction = -1;
+      this.phaseOfAction = ACTION_NONE;
+      this.actionIndex = -1;
+      this.weightOfAction = 0;
+      this.previousIndex = -1;
     }
   }
 
   private setAction(phase: number, phaseTime: number, weight: number): void {
-    this.actionPhase = phase;
-    this.actionPhaseTime = Math.max(0, phaseTime);
-    this.actionWeight = weight;
+    this.phaseOfAction = phase;
+    this.timeInPhase = Math.max(0, phaseTime);
+    this.weightOfAction = weight;
   }
 
   /** Flattens the crossfade (and the locomotion blend inside it) into the output stack, then the action layer. */
   private writeOutput(): void {
-    const f = this.crossfader;
+    const f = this.fader;
     const clips = this.runtime.scratchClips;
     clips.clear();
     const weights = this.runtime.scratchWeights;
@@ -376,25 +516,25 @@ export class AnimationController {
       const w = weights[i];
       if (source.kind === SOURCE_CLIP) {
         clips.add(source.playback.clip, source.playback.sampleTime, source.playback.sampleSpeed, w);
-      } else if (this.locomotion) {
-        const loco = this.locomotion;
+      } else if (this.movement) {
+        const loco = this.movement;
         const blend = loco.blend;
         for (let k = 0; k < blend.count; k++) {
           clips.add(blend.clips[k], loco.phase * blend.durations[k], blend.rates[k] * loco.rateScale, w * blend.weights[k]);
         }
       }
     }
-    const handover = this.previousAction >= 0 && this.previousWeight > 0;
+    const handover = this.previousIndex >= 0 && this.weightOfPrevious > 0;
     clips.writeTo(this.output, f.current.playback.clip, handover ? MAX_BLEND - 1 : MAX_BLEND);
     if (handover) {
-      const previous = this.runtime.config.actions[this.previousAction];
-      const p = this.previousPlayback;
-      this.output.pushLayer(previous.clip, p.sampleTime, p.sampleSpeed, this.previousWeight, previous.mask);
+      const previous = this.runtime.config.actions[this.previousIndex];
+      const p = this.playbackOfPrevious;
+      this.output.pushLayer(previous.clip, p.sampleTime, p.sampleSpeed, this.weightOfPrevious, previous.mask);
     }
-    if (this.actionPhase !== ACTION_NONE && this.actionWeight > 0) {
-      const action = this.runtime.config.actions[this.action];
-      const p = this.actionPlayback;
-      this.output.pushLayer(action.clip, p.sampleTime, p.sampleSpeed, this.actionWeight, action.mask);
+    if (this.phaseOfAction !== ACTION_NONE && this.weightOfAction > 0) {
+      const action = this.runtime.config.actions[this.actionIndex];
+      const p = this.playbackOfAction;
+      this.output.pushLayer(action.clip, p.sampleTime, p.sampleSpeed, this.weightOfAction, action.mask);
     }
   }
 
@@ -414,7 +554,7 @@ export class AnimationController {
   }
 
   private showLocomotion(): void {
-    const f = this.crossfader;
+    const f = this.fader;
     const last = f.fadeCount > 0 ? f.fades[f.fadeCount - 1] : null;
     const shown = last ? (last.reversing ? (f.fadeCount >= 2 ? f.fades[f.fadeCount - 2].target : f.current) : last.target) : f.current;
     if (shown.kind === SOURCE_LOCOMOTION) return;
@@ -422,8 +562,15 @@ export class AnimationController {
     f.fadeTo(this.locomotionSource(), loco.fadeSeconds, 'smooth', this.runtime.config.fade.curve);
   }
 
-  private requireLocomotion(): Locomotion {
-    if (!this.locomotion) throw new Error('this model\'s controller config has no "locomotion" section');
-    return this.locomotion;
+  private requireLocomotion(): void {
+    if (!this.movement) throw new Error('this model\'s controller config has no "locomotion" section');
   }
 }
+
+/**
+ * Layout of AnimationController.saveState, in the order an event reads it: 9 action words, the
+ * crossfader's fade count and current source, the locomotion (if any), the two action playbacks,
+ * then the fades in flight.
+ */
+const FADER = 9;
+const MOVEMENT = FADER + 1 + SOURCE_WORDS;

@@ -1,5 +1,5 @@
-import { evaluateCurve, type BlendCurve } from './curves';
-import { ClipPlayback } from './playback';
+import { evaluateCurve, type BlendCurve, type CurveCodes } from './curves';
+import { ClipPlayback, PLAYBACK_WORDS } from './playback';
 
 /**
  * Crossfades between pose sources, per the rules of the animation literature.
@@ -42,6 +42,18 @@ export class Source {
     return this;
   }
 
+  /** Writes kind and playback into out[o .. o + SOURCE_WORDS). */
+  save(out: Float64Array, o: number): void {
+    out[o] = this.kind;
+    this.playback.save(out, o + 1);
+  }
+
+  /** Reads what save wrote. */
+  load(words: Float64Array, o: number): void {
+    this.kind = words[o];
+    this.playback.load(words, o + 1);
+  }
+
   /** Same source: both locomotion, or both the same clip (whatever its time). */
   sameAs(other: Source): boolean {
     return this.kind === other.kind && (this.kind === SOURCE_LOCOMOTION || this.playback.clip === other.playback.clip);
@@ -65,6 +77,30 @@ export class Fade {
   /** Current weight of the target, in [0, 1]. */
   weight = 0;
 
+  /** Writes every field into out[o .. o + FADE_WORDS), the curve as its number in `codes`. */
+  save(out: Float64Array, o: number, codes: CurveCodes): void {
+    this.target.save(out, o);
+    const f = o + SOURCE_WORDS;
+    out[f] = this.elapsed;
+    out[f + 1] = this.duration;
+    out[f + 2] = codes.code(this.curve);
+    out[f + 3] = TRANSITION_KINDS.indexOf(this.kind);
+    out[f + 4] = this.reversing ? 1 : 0;
+    out[f + 5] = this.weight;
+  }
+
+  /** Reads what save wrote. */
+  load(words: Float64Array, o: number, codes: CurveCodes): void {
+    this.target.load(words, o);
+    const f = o + SOURCE_WORDS;
+    this.elapsed = words[f];
+    this.duration = words[f + 1];
+    this.curve = codes.curve(words[f + 2]);
+    this.kind = TRANSITION_KINDS[words[f + 3]];
+    this.reversing = words[f + 4] === 1;
+    this.weight = words[f + 5];
+  }
+
   /** Normalised time of the fade, elapsed / duration in [0, 1]. */
   get progress(): number {
     return Math.min(Math.max(this.elapsed / this.duration, 0), 1);
@@ -73,6 +109,10 @@ export class Fade {
 
 /** Most fades in flight; a further one completes the oldest first. */
 export const MAX_FADES = 3;
+
+/** Float64 words Source.save and Fade.save write; Crossfader.save writes 1 + SOURCE_WORDS, then FADE_WORDS per fade in flight. */
+export const SOURCE_WORDS = 1 + PLAYBACK_WORDS;
+export const FADE_WORDS = SOURCE_WORDS + 6;
 
 /**
  * Seconds of slack when deciding that a fade (or an action phase) has run its length: time
@@ -89,6 +129,24 @@ export class Crossfader {
   readonly fades: Fade[] = Array.from({ length: MAX_FADES }, () => new Fade());
   /** Fades in flight, 0 to MAX_FADES. */
   fadeCount = 0;
+
+  /**
+   * Writes the state into out: the fade count and current at [o, o + 1 + SOURCE_WORDS), the fades
+   * in flight from `fades` on, FADE_WORDS each (the rest is left as it was). Two places, so that
+   * a saver can keep the fades, rarely in flight, apart from what every load reads.
+   */
+  save(out: Float64Array, o: number, fades: number, codes: CurveCodes): void {
+    out[o] = this.fadeCount;
+    this.current.save(out, o + 1);
+    for (let i = 0; i < this.fadeCount; i++) this.fades[i].save(out, fades + i * FADE_WORDS, codes);
+  }
+
+  /** Reads what save wrote. */
+  load(words: Float64Array, o: number, fades: number, codes: CurveCodes): void {
+    this.fadeCount = words[o];
+    this.current.load(words, o + 1);
+    for (let i = 0; i < this.fadeCount; i++) this.fades[i].load(words, fades + i * FADE_WORDS, codes);
+  }
 
   /** Shows `source` now: no fade, every fade in flight dropped. */
   play(source: Source): void {

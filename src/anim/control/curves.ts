@@ -46,3 +46,31 @@ export function checkCurve(curve: unknown, where: string): BlendCurve {
   if (curve === 'linear' || curve === 'cubic' || typeof curve === 'function') return curve as BlendCurve;
   throw new RangeError(`${where} must be "linear", "cubic" or a function of u in [0, 1], got ${JSON.stringify(curve)}`);
 }
+
+/**
+ * Numbers for blend curves, so that a controller's state can be saved into a typed array
+ * (AnimationController.saveState): 0 'linear', 1 'cubic', 2 + k the k-th custom function seen.
+ * One per ControllerRuntime; it keeps every custom function it has numbered (a driver that saves
+ * states, the GPU one, holds at most 64: CurveTables).
+ */
+export class CurveCodes {
+  private readonly functions: ((u: number) => number)[] = [];
+  private readonly index = new Map<(u: number) => number, number>();
+
+  /** The number of `curve`, given one on first sight. */
+  code(curve: BlendCurve): number {
+    if (curve === 'linear') return 0;
+    if (curve === 'cubic') return 1;
+    let k = this.index.get(curve);
+    if (k === undefined) {
+      k = this.functions.push(curve) - 1;
+      this.index.set(curve, k);
+    }
+    return 2 + k;
+  }
+
+  /** The curve numbered `code` by code(). */
+  curve(code: number): BlendCurve {
+    return code === 0 ? 'linear' : code === 1 ? 'cubic' : this.functions[code - 2];
+  }
+}

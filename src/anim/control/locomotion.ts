@@ -54,6 +54,13 @@ export const SPEED_TIE = 1e-5;
 /** A clip travels (its root speed sets the locomotion rate) when its root speed is at least this fraction of walkSpeed. */
 export const ROOT_TRAVEL_FRACTION = 0.1;
 
+/** The input modes of Locomotion, in the order saved. */
+const INPUT_MODES = ['none', 'speed', 'direction'] as const;
+/** Entries the locomotion blend holds (2 by sector, 3 in the 2D space). */
+const BLEND_ENTRIES = 3;
+/** Float64 words Locomotion.save writes. */
+export const LOCOMOTION_WORDS = 18 + BLEND_ENTRIES * 5;
+
 /** Movement and locomotion blend of one character (see above); made by its AnimationController. */
 export class Locomotion {
   /** Position on the ground plane, model units (x). */
@@ -69,7 +76,7 @@ export class Locomotion {
   /** Normalised phase of the blend cycle, [0, 1). */
   phase = 0;
   /** Up to 2 clips by sector, 3 in the 2D space. */
-  readonly blend: BlendWeights = createBlendWeights(3);
+  readonly blend: BlendWeights = createBlendWeights(BLEND_ENTRIES);
   /** Playback-rate multiplier of the blend (the clips' configured speeds, weighted). */
   rateScale = 1;
   /** Direction sector of the current motion relative to the heading. */
@@ -93,6 +100,60 @@ export class Locomotion {
 
   constructor(private readonly runtime: LocomotionRuntime) {
     this.updateBlend();
+  }
+
+  /** Writes the whole state (movement, input, blend) into out[o .. o + LOCOMOTION_WORDS) (see AnimationController.saveState). */
+  save(out: Float64Array, o: number): void {
+    out[o] = this.positionX;
+    out[o + 1] = this.positionZ;
+    out[o + 2] = this.velocityX;
+    out[o + 3] = this.velocityZ;
+    out[o + 4] = this.heading;
+    out[o + 5] = this.phase;
+    out[o + 6] = this.rateScale;
+    out[o + 7] = DIRECTIONS.indexOf(this.direction);
+    out[o + 8] = this.blendAt0;
+    out[o + 9] = this.blendAt1;
+    out[o + 10] = this.facing;
+    out[o + 11] = INPUT_MODES.indexOf(this.inputMode);
+    out[o + 12] = this.desiredParameter;
+    out[o + 13] = this.inputX;
+    out[o + 14] = this.inputZ;
+    out[o + 15] = this.running ? 1 : 0;
+    const b = this.blend;
+    out[o + 16] = b.count;
+    out[o + 17] = b.cycleDuration;
+    for (let i = 0; i < b.count; i++) {
+      const e = o + 18 + i * 5;
+      out[e] = b.clips[i]; out[e + 1] = b.entries[i]; out[e + 2] = b.weights[i]; out[e + 3] = b.durations[i]; out[e + 4] = b.rates[i];
+    }
+  }
+
+  /** Reads what save wrote. */
+  load(words: Float64Array, o: number): void {
+    this.positionX = words[o];
+    this.positionZ = words[o + 1];
+    this.velocityX = words[o + 2];
+    this.velocityZ = words[o + 3];
+    this.heading = words[o + 4];
+    this.phase = words[o + 5];
+    this.rateScale = words[o + 6];
+    this.direction = DIRECTIONS[words[o + 7]];
+    this.blendAt0 = words[o + 8];
+    this.blendAt1 = words[o + 9];
+    this.facing = words[o + 10];
+    this.inputMode = INPUT_MODES[words[o + 11]];
+    this.desiredParameter = words[o + 12];
+    this.inputX = words[o + 13];
+    this.inputZ = words[o + 14];
+    this.running = words[o + 15] === 1;
+    const b = this.blend;
+    b.count = words[o + 16];
+    b.cycleDuration = words[o + 17];
+    for (let i = 0; i < b.count; i++) {
+      const e = o + 18 + i * 5;
+      b.clips[i] = words[e]; b.entries[i] = words[e + 1]; b.weights[i] = words[e + 2]; b.durations[i] = words[e + 3]; b.rates[i] = words[e + 4];
+    }
   }
 
   /** Move along the heading at speed parameter p in [0, 2] (0 idle, 1 walk, 2 run). */

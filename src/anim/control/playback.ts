@@ -45,6 +45,28 @@ export class ClipPlayback {
     return this;
   }
 
+  /** Writes every field into out[o .. o + PLAYBACK_WORDS) (see AnimationController.saveState). */
+  save(out: Float64Array, o: number): void {
+    out[o] = this.clip;
+    out[o + 1] = this.time;
+    out[o + 2] = this.speed;
+    out[o + 3] = this.duration;
+    out[o + 4] = this.loop ? 1 : 0;
+    out[o + 5] = this.frozen ? 1 : 0;
+    out[o + 6] = this.holdFirstFrame ? 1 : 0;
+  }
+
+  /** Reads every field from words[o .. o + PLAYBACK_WORDS), as save wrote them. */
+  load(words: Float64Array, o: number): void {
+    this.clip = words[o];
+    this.time = words[o + 1];
+    this.speed = words[o + 2];
+    this.duration = words[o + 3];
+    this.loop = words[o + 4] === 1;
+    this.frozen = words[o + 5] === 1;
+    this.holdFirstFrame = words[o + 6] === 1;
+  }
+
   /** Advances the clock by dt seconds at `speed` (not while frozen or held). */
   advance(dt: number): void {
     if (this.frozen || this.holdFirstFrame) return;
@@ -78,6 +100,9 @@ export class ClipPlayback {
     }
   }
 }
+
+/** Float64 words ClipPlayback.save writes. */
+export const PLAYBACK_WORDS = 7;
 
 /** A clamped clip holds this long before its end, since time d samples as time 0. */
 export const HOLD_SECONDS = 1e-4;
