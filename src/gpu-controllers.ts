@@ -275,14 +275,17 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     const handle = controller.driverKey;
     this.load(handle);
     this.catchUp(handle);
-    // Kept even when the command then refuses: the clip events go on from the state now (catchUp).
-    this.work.saveState(this.states, handle * this.row + DRIVER_WORDS);
     return this.work;
   }
 
   /** The working controller holds the command's result: save it and rewrite the handle's record. */
   afterCommand(controller: AnimationController): void {
     this.rewrite(controller.driverKey);
+  }
+
+  /** The command was refused: keep the state brought up to the present (the clip events go on from it, see catchUp); the record stays. */
+  afterRefusal(controller: AnimationController): void {
+    this.save(controller.driverKey);
   }
 
   /** Copies the handle's state, brought up to the present, into the user's controller itself (for reading it). */

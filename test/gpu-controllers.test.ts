@@ -269,3 +269,45 @@ describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () 
     crowd.destroy();
   });
 });
+
+describe.skipIf(!device)('GPU-driven controllers across control-clock periods', () => {
+  it('the refresh sweep rewrites every record within a period, also when remove() moves a controller behind its cursor', async () => {
+    // Controllers playing a looping clip are rewritten only by the sweep (no transition is due),
+    // and their clip times are evaluated in closed form from the record's clock. Removing the
+    // controller at the front of the list mid-sweep moves the last one (not yet refreshed) into
+    // its place, behind the cursor: it must be refreshed there, or at the next period its record
+    // is two periods old and evaluated against the wrong clock (its times off by 120 s).
+    const robot = await testCharacter('RobotExpressive');
+    const durations = robot.clipDurations;
+    const crowd = new Crowd(device!, robot, FORMATS);
+    const controllers = new CrowdControllers(crowd, robotControllerConfig(robot));
+    const pairs: { gpu: number; c: AnimationController }[] = [];
+    for (let i = 0; i < 10; i++) {
+      const gpu = crowd.add();
+      const clip = i % 2 ? 'Walking' : 'Running';
+      controllers.add(gpu, i, 0, 0).play(clip);
+      const c = controllers.add(crowd.add(), i, 0, 0, { driver: 'cpu' });
+      c.play(clip);
+      pairs.push({ gpu, c });
+    }
+    const dt = 1; // 60 frames a period, the sweep over its first 30
+    for (let f = 1; f <= 200; f++) {
+      // Mid-sweep in periods 1, 2 and 3: remove the controller at the front of the list.
+      if (f === 65 || f === 125 || f === 186) crowd.remove(pairs.shift()!.gpu);
+      controllers.update(dt);
+      crowd.update(dt);
+      const encoder = device!.createCommandEncoder();
+      crowd.encode(encoder);
+      device!.queue.submit([encoder.finish()]);
+      if (f % 20 !== 0) continue;
+      for (const p of pairs) {
+        const got = await readInstanceStack(device!, crowd, p.gpu);
+        const want = cpuLayers(p.c, durations);
+        const where = `t = ${f * dt} s, instance ${p.gpu}`;
+        expect(got.layers.map((l) => l.clip), where).toEqual(want.map((l) => l.clip));
+        expect(timeGap(got.layers[0].time, want[0].time, durations[want[0].clip]), where).toBeLessThan(1e-3);
+      }
+    }
+    crowd.destroy();
+  });
+});

@@ -110,6 +110,8 @@ export interface ControllerDriver {
   beforeCommand(controller: AnimationController): AnimationController;
   /** Called after the command: take the changed state as what to evaluate from. */
   afterCommand(controller: AnimationController): void;
+  /** Called instead of afterCommand when the command was refused and changed nothing: keep the state as brought up to the present. */
+  afterRefusal(controller: AnimationController): void;
   /** Brings `controller`'s own state up to the present (for reading it). */
   sync(controller: AnimationController): void;
   /** Throws, naming `where`, when the driver cannot evaluate `curve`. */
@@ -338,7 +340,10 @@ export class AnimationController {
     }
     // A driver brings the discrete state up to the present first: refusals depend on the phase now.
     const c = this.begin();
-    if (!c.startAction(index)) return false;
+    if (!c.startAction(index)) {
+      this.driver?.afterRefusal(this);
+      return false;
+    }
     this.driver?.afterCommand(this);
     return true;
   }

@@ -200,3 +200,64 @@ describe('RobotExpressive controller', () => {
     expect(() => d.requestAction('Walking')).toThrow(/no action "Walking"/);
   });
 });
+
+/** A controller's output stack (base, then the layers in use) as plain numbers. */
+function stackOf(c: AnimationController): number[] {
+  const o = c.output;
+  const out = [o.baseClip, o.baseTime, o.baseSpeed, o.layerCount];
+  for (let i = 0; i < o.layerCount; i++) out.push(o.layerClip[i], o.layerTime[i], o.layerSpeed[i], o.layerWeight[i], o.layerMask[i]);
+  return out;
+}
+
+describe('saveState / loadState (how a driver keeps controllers in one typed array)', () => {
+  it('a loaded state is the saved one bit for bit, and goes on exactly as the original through commands and steps of every kind', () => {
+    const rt = syntheticRuntime({ ...ACTIONS, locomotion: { ...ACTIONS.locomotion, directions: { forward: { walk: 'Walk', run: 'Run' }, back: { walk: 'WalkBack', run: 'RunBack' } } } });
+    const ease = (u: number) => u * u;
+    const original = new AnimationController(rt);
+    const words = new Float64Array(original.stateWords + 4);
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const commands: ((c: AnimationController) => unknown)[] = [
+      (c) => c.fadeTo(['A', 'B', 'C', 'D'][Math.floor(random() * 4)], { seconds: 0.3 + random(), kind: (['smooth', 'frozen', 'first-frame'] as const)[Math.floor(random() * 3)], curve: random() < 0.3 ? ease : 'cubic' }),
+      (c) => c.play('D'),
+      (c) => c.setSpeed(random() * 2),
+      (c) => c.move(random() - 0.5, random() - 0.5, random() < 0.5),
+      (c) => c.face(random() < 0.5 ? null : random() * 6),
+      (c) => c.stop(),
+      (c) => c.requestAction(['Jump', 'Wave', 'Taunt', 'C'][Math.floor(random() * 4)]),
+    ];
+    let fades = 0;
+    let actions = 0;
+    for (let round = 0; round < 600; round++) {
+      commands[random() < 0.4 ? 0 : Math.floor(random() * commands.length)](original);
+      original.update(random() * 0.15);
+      fades = Math.max(fades, original.crossfader.fadeCount);
+      if (original.actionPhase !== ACTION_NONE) actions++;
+      // Save at an offset, load into a fresh controller, save that again: the same words.
+      // (Unused slots, such as fades not in flight, are left as they were: both start alike.)
+      words.fill(-7);
+      original.saveState(words, 3);
+      const copy = new AnimationController(rt);
+      copy.loadState(words, 3);
+      const again = new Float64Array(words.length).fill(-7);
+      copy.saveState(again, 3);
+      expect(Array.from(again.subarray(3, 3 + original.stateWords)), `round ${round}`).toEqual(Array.from(words.subarray(3, 3 + original.stateWords)));
+      // Both go on alike: one more command and step, compared through their outputs and states.
+      const s = seed;
+      const k = Math.floor(random() * commands.length);
+      const dt = random() * 0.2;
+      const a = commands[k](original);
+      seed = s;
+      random(); random();
+      expect(commands[k](copy), `round ${round}`).toEqual(a);
+      original.update(dt);
+      copy.update(dt);
+      expect(copy.state).toBe(original.state);
+      expect(stackOf(copy), `round ${round}`).toEqual(stackOf(original));
+      expect(copy.locomotion!.positionX).toBe(original.locomotion!.positionX);
+    }
+    // The script reached full fade lists and actions (it covers what the state holds).
+    expect(fades).toBe(3);
+    expect(actions).toBeGreaterThan(20);
+  });
+});
