@@ -288,14 +288,19 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     this.save(controller.driverKey);
   }
 
-  /** Copies the handle's state, brought up to the present, into the user's controller itself (for reading it). */
-  sync(controller: AnimationController): void {
+  /** The handle's state brought up to the present (and kept so), in the working controller. */
+  present(controller: AnimationController): AnimationController {
     const handle = controller.driverKey;
     this.load(handle);
     this.catchUp(handle);
-    const r = handle * this.row + DRIVER_WORDS;
-    this.work.saveState(this.states, r);
-    controller.loadState(this.states, r);
+    this.save(handle);
+    return this.work;
+  }
+
+  /** Copies the handle's state, brought up to the present, into the user's controller itself (for reading its objects). */
+  sync(controller: AnimationController): void {
+    this.present(controller);
+    controller.loadState(this.states, controller.driverKey * this.row + DRIVER_WORDS);
   }
 
   /** Loads GPU-driven handle's state into the working controller and returns it (GpuControllerEvents uses it too). */

@@ -35,9 +35,12 @@ export class Wander {
   private readonly fullBody: boolean[];
   /** Whether the config has clips for moving sideways and back (blendSpace "2d"). */
   private readonly directional: boolean;
+  /** Whether the config has locomotion (without it a wanderer has nothing to decide). */
+  private readonly moves: boolean;
 
   constructor(config: ControllerConfig, seed = 0x3a4d) {
     this.directional = config.locomotion?.blendSpace === '2d';
+    this.moves = config.locomotion !== null;
     this.random = new Random(seed);
     const allowed = config.actions.filter((a) => config.transitions.has(`locomotion->${a.name}`));
     this.actions = allowed.map((a) => a.name);
@@ -59,7 +62,7 @@ export class Wander {
 
   /** Looks at wanderer i `elapsed` seconds after the last look; `state` is where it is (x, z, velocity). */
   update(i: number, c: AnimationController, state: LocomotionReadback, elapsed: number): void {
-    if (!c.locomotion) return;
+    if (!this.moves) return;
     this.timer[i] -= elapsed;
     const x = state.x;
     const z = state.z;

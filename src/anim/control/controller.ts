@@ -112,7 +112,9 @@ export interface ControllerDriver {
   afterCommand(controller: AnimationController): void;
   /** Called instead of afterCommand when the command was refused and changed nothing: keep the state as brought up to the present. */
   afterRefusal(controller: AnimationController): void;
-  /** Brings `controller`'s own state up to the present (for reading it). */
+  /** Returns the driver's working copy of `controller`'s state brought up to the present (for reading a value; valid until the next call into the driver). */
+  present(controller: AnimationController): AnimationController;
+  /** Brings `controller`'s own state up to the present (for reading its objects: crossfader, locomotion, playbacks). */
   sync(controller: AnimationController): void;
   /** Throws, naming `where`, when the driver cannot evaluate `curve`. */
   checkCurve(curve: BlendCurve, where: string): void;
@@ -199,38 +201,32 @@ export class AnimationController {
 
   /** Phase of the action state machine: 0 locomotion (no action), 1 to-action, 2 action, 3 to-locomotion. */
   get actionPhase(): number {
-    this.driver?.sync(this);
-    return this.phaseOfAction;
+    return this.present().phaseOfAction;
   }
 
   /** Index into config.actions of the current action, -1 when none. */
   get action(): number {
-    this.driver?.sync(this);
-    return this.actionIndex;
+    return this.present().actionIndex;
   }
 
   /** Seconds since the current action phase began. */
   get actionPhaseTime(): number {
-    this.driver?.sync(this);
-    return this.timeInPhase;
+    return this.present().timeInPhase;
   }
 
   /** Seconds since the current action was requested (its phases are intervals of this clock, see updateAction). */
   get actionTime(): number {
-    this.driver?.sync(this);
-    return this.timeSinceRequest;
+    return this.present().timeSinceRequest;
   }
 
   /** actionTime at which the action starts fading out: its clip's last fadeOut seconds, but not before the fade-in ends (Infinity: a clip at speed 0 never ends). */
   get actionOutTime(): number {
-    this.driver?.sync(this);
-    return this.outTime;
+    return this.present().outTime;
   }
 
   /** Weight of the action layer, [0, 1]. */
   get actionWeight(): number {
-    this.driver?.sync(this);
-    return this.weightOfAction;
+    return this.present().weightOfAction;
   }
 
   /** The clock of the current action's clip (seconds, clamped at its end). */
@@ -250,20 +246,17 @@ export class AnimationController {
 
   /** Index into config.actions of the action fading out under the current one, -1 when none. */
   get previousAction(): number {
-    this.driver?.sync(this);
-    return this.previousIndex;
+    return this.present().previousIndex;
   }
 
   /** Weight of that action's layer, [0, 1]. */
   get previousWeight(): number {
-    this.driver?.sync(this);
-    return this.weightOfPrevious;
+    return this.present().weightOfPrevious;
   }
 
   /** The handed-over action's weight at the handover. */
   get previousStartWeight(): number {
-    this.driver?.sync(this);
-    return this.startWeightOfPrevious;
+    return this.present().startWeightOfPrevious;
   }
 
   /** Shows `clip` now (no fade), playing at its configured speed from time 0. */
@@ -431,11 +424,16 @@ export class AnimationController {
 
   /** The state as a string: an action phase ("action:Jump"), a fade ("fade:Survey->Walk"), "locomotion" or "play:Survey". */
   get state(): string {
-    this.driver?.sync(this);
-    if (this.phaseOfAction !== ACTION_NONE) return `${PHASE_NAMES[this.phaseOfAction]}:${this.runtime.config.actions[this.actionIndex].name}`;
-    const f = this.fader;
+    const c = this.present();
+    if (c.phaseOfAction !== ACTION_NONE) return `${PHASE_NAMES[c.phaseOfAction]}:${this.runtime.config.actions[c.actionIndex].name}`;
+    const f = c.fader;
     if (f.fadeCount > 0) return `fade:${this.sourceName(f.current)}->${this.sourceName(f.fades[f.fadeCount - 1].target)}`;
     return f.current.kind === SOURCE_LOCOMOTION ? 'locomotion' : `play:${this.sourceName(f.current)}`;
+  }
+
+  /** This controller, or (driven) its driver's working copy of its state brought up to the present, for reading a value. */
+  private present(): AnimationController {
+    return this.driver ? this.driver.present(this) : this;
   }
 
   /** The controller whose state a command changes: this one, or its driver's working copy brought up to the present. */
