@@ -50,7 +50,8 @@ export function clockResidual(clock: number, ticks: number): number {
 /** Clip time `time` (seconds, any value) of a clip of `duration` seconds as a phase word: 2^-32 turns, rounded, in [0, 2^32); 0 for a clip without duration. */
 export function phaseTurns(time: number, duration: number): number {
   if (!(duration > 0)) return 0;
-  const turns = Math.round((wrapTime(time, duration) / duration) * TWO_32);
+  const wrapped = time >= 0 && time < duration ? time : wrapTime(time, duration); // rebases pass wrapped times
+  const turns = Math.round((wrapped / duration) * TWO_32);
   return turns >= TWO_32 ? 0 : turns;
 }
 

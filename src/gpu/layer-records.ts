@@ -174,7 +174,12 @@ export class LayerStackRecords extends RecordBuffer {
    */
   rebase(count: number, clock: number): void {
     for (let slot = 0; slot < count; slot++) {
-      for (let i = 0; i < STACK_LAYERS; i++) {
+      // Only the layers in use: a layer past the counts is written whole before it is used again.
+      const o = slot * this.stride;
+      const overrides = Math.min(this.u32[o + LAYER_STACK.overrideCount / 4], MAX_OVERRIDE_LAYERS);
+      const additives = Math.min(this.u32[o + LAYER_STACK.additiveCount / 4], MAX_ADDITIVE_LAYERS);
+      for (let i = 0; i < MAX_OVERRIDE_LAYERS + additives; i++) {
+        if (i >= overrides && i < MAX_OVERRIDE_LAYERS) continue;
         const l = this.layerWord(slot, i);
         this.rebaseClip(slot, i, false, this.u32[l + LAYER.clip / 4], clock);
         const ref = this.u32[l + LAYER.refClip / 4];
