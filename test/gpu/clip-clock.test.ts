@@ -88,7 +88,7 @@ describe('clip clock: the CPU words', () => {
 });
 
 /** Runs clipTurns and clipEntry on the device: per case (phase, rateLo, rateHi, ticks, last, extra bits) -> (turns lo, hi, index, fraction bits). */
-async function runShader(cases: Uint32Array): Promise<Uint32Array> {
+async function runShader(cases: Uint32Array<ArrayBuffer>): Promise<Uint32Array> {
   const code = `${CLIP_CLOCK}
 @group(0) @binding(0) var<storage, read> cases: array<u32>;
 @group(0) @binding(1) var<storage, read_write> results: array<u32>;
