@@ -48,23 +48,31 @@ struct Instance {
   world: mat4x4f,
   clipA: u32,
   clipB: u32,
-  phaseA: f32,
-  phaseB: f32,
+  phaseA: u32,
+  phaseB: u32,
   speedA: f32,
   speedB: f32,
   blend: f32,
   layers: u32,
+  rateLoA: u32,
+  rateHiA: u32,
+  rateLoB: u32,
+  rateHiB: u32,
 }
 
 struct Layer {
   clip: u32,
-  phase: f32,
+  phase: u32,
   speed: f32,
   weight: f32,
   mask: u32,
   refClip: u32,
-  refPhase: f32,
+  refPhase: u32,
   refSpeed: f32,
+  rateLo: u32,
+  rateHi: u32,
+  refRateLo: u32,
+  refRateHi: u32,
 }
 
 struct LayerStack {
@@ -88,6 +96,47 @@ fn sinCos(x: f32) -> vec2f {
   if (q == 1) { return vec2f(c, -s); }
   if (q == 2) { return vec2f(-s, -c); }
   return vec2f(-c, s);
+}
+
+// a * b as a 64-bit (low word, high word) pair, from 16-bit halves (WGSL has no 64-bit integers).
+fn mulWide(a: u32, b: u32) -> vec2u {
+  let a0 = a & 0xffffu;
+  let a1 = a >> 16u;
+  let b0 = b & 0xffffu;
+  let b1 = b >> 16u;
+  let p00 = a0 * b0;
+  let p01 = a0 * b1;
+  let p10 = a1 * b0;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return vec2u((mid << 16u) | (p00 & 0xffffu), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+
+// Position at `ticks` (the crowd clock in CLOCK_TICKS_PER_SECOND) of a clip recorded as (phase,
+// rate): phase * 2^32 + rate * ticks mod 2^64, in 2^-64 turns, as (low word, high word). Exact.
+fn clipTurns(phase: u32, rateLo: u32, rateHi: u32, ticks: i32) -> vec2u {
+  let c = bitcast<u32>(ticks);
+  let low = mulWide(rateLo, c);
+  // A negative tick count reads as ticks + 2^32 in a u32: take rateLo * 2^32 back off.
+  return vec2u(low.x, phase + low.y + rateHi * c - select(0u, rateLo, ticks < 0));
+}
+
+// Entry index in [0, last) and fraction in [0, 1] of position `turns` plus `extra` turns (a small
+// float32 rest of either sign) in a table of last + 1 entries (last >= 1) spanning one turn.
+struct ClipEntry {
+  index: u32,
+  fraction: f32,
+}
+
+fn clipEntry(turns: vec2u, extra: f32, last: u32) -> ClipEntry {
+  let u = mulWide(turns.y, last); // u.y whole entries, u.x the fraction in 2^-32
+  var f = f32(u.x) * 2.3283064365386963e-10 + (f32(turns.x) * 5.421010862427522e-20 + extra) * f32(last);
+  let whole = floor(f);
+  f -= whole;
+  var i = (i32(u.y) + i32(whole)) % i32(last);
+  if (i < 0) {
+    i += i32(last);
+  }
+  return ClipEntry(u32(i), f);
 }
 // END generated
 
@@ -125,7 +174,7 @@ fn atan2Precise(y: f32, x: f32) -> f32 {
 
 struct ControlParams {
   count: u32,
-  crowdClock: f32,
+  crowdTicks: i32,
   dt: f32,
   updateCount: u32,
   clipBase: u32,
@@ -136,6 +185,7 @@ struct ControlParams {
   clock1: f32,
   planeBase: u32,
   rootBase: u32,
+  crowdResidual: f32,
 }
 
 // A pose source: a clip with its clock (or, for kind SOURCE_LOCOMOTION, the locomotion blend).
@@ -510,9 +560,26 @@ fn applyUpdates(@builtin(global_invocation_id) id: vec3u) {
   inputs[updates[id.x].handle] = updates[id.x].input;
 }
 
+// The (phase, rateLo, rateHi) words of a record that puts a clip of `d` seconds at `time` at the
+// crowd clock, playing at `speed`: what the CPU writes through src/gpu/clip-clock.ts, so that the
+// pose pass (clipTurns, clipEntry) reads `time` back exactly.
+fn clipWords(time: f32, speed: f32, d: f32) -> vec3u {
+  if (!(d > 0.0)) {
+    return vec3u(0u);
+  }
+  let x = speed / d * 4096.0; // the rate in 2^-32 turns per tick (2^64 / 2^20 = 2^44 = 2^32 * 4096)
+  let whole = floor(x);
+  let rate = vec2u(u32((x - whole) * 4294967296.0), bitcast<u32>(i32(whole)));
+  let turns = fract(time / d) * 65536.0;
+  let high = floor(turns);
+  let now = (u32(high) << 16u) | u32((turns - high) * 65536.0);
+  let rest = bitcast<u32>(i32(round(speed * params.crowdResidual / d * 4294967296.0)));
+  return vec3u(now - clipTurns(0u, rate.x, rate.y, params.crowdTicks).y - rest, rate);
+}
+
 fn pushLayer(stack: u32, index: u32, clip: u32, time: f32, speed: f32, weight: f32, mask: u32) {
-  let d = clipDuration(clip);
-  stacks[stack].layers[index] = Layer(clip, wrapTime(time - speed * params.crowdClock, d), speed, weight, mask, REFERENCE_REST, 0.0, 0.0);
+  let w = clipWords(time, speed, clipDuration(clip));
+  stacks[stack].layers[index] = Layer(clip, w.x, speed, weight, mask, REFERENCE_REST, 0u, 0.0, w.y, w.z, 0u, 0u);
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -598,13 +665,17 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   if (entryCount > 0u) {
     base = entries[0];
   }
-  let d = clipDuration(base.clip);
+  let words = clipWords(base.time, base.speed, clipDuration(base.clip));
   instances[slot].clipA = base.clip;
   instances[slot].clipB = base.clip;
-  instances[slot].phaseA = wrapTime(base.time - base.speed * params.crowdClock, d);
-  instances[slot].phaseB = 0.0;
+  instances[slot].phaseA = words.x;
+  instances[slot].phaseB = 0u;
   instances[slot].speedA = base.speed;
   instances[slot].speedB = 0.0;
+  instances[slot].rateLoA = words.y;
+  instances[slot].rateHiA = words.z;
+  instances[slot].rateLoB = 0u;
+  instances[slot].rateHiB = 0u;
   instances[slot].blend = 0.0;
   var layer = 0u;
   var total = base.weight;

@@ -27,23 +27,31 @@ struct Instance {
   world: mat4x4f,
   clipA: u32,
   clipB: u32,
-  phaseA: f32,
-  phaseB: f32,
+  phaseA: u32,
+  phaseB: u32,
   speedA: f32,
   speedB: f32,
   blend: f32,
   layers: u32,
+  rateLoA: u32,
+  rateHiA: u32,
+  rateLoB: u32,
+  rateHiB: u32,
 }
 
 struct Layer {
   clip: u32,
-  phase: f32,
+  phase: u32,
   speed: f32,
   weight: f32,
   mask: u32,
   refClip: u32,
-  refPhase: f32,
+  refPhase: u32,
   refSpeed: f32,
+  rateLo: u32,
+  rateHi: u32,
+  refRateLo: u32,
+  refRateHi: u32,
 }
 
 struct LayerStack {
@@ -51,17 +59,59 @@ struct LayerStack {
   additiveCount: u32,
   layers: array<Layer, STACK_LAYERS>,
 }
+
+// a * b as a 64-bit (low word, high word) pair, from 16-bit halves (WGSL has no 64-bit integers).
+fn mulWide(a: u32, b: u32) -> vec2u {
+  let a0 = a & 0xffffu;
+  let a1 = a >> 16u;
+  let b0 = b & 0xffffu;
+  let b1 = b >> 16u;
+  let p00 = a0 * b0;
+  let p01 = a0 * b1;
+  let p10 = a1 * b0;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return vec2u((mid << 16u) | (p00 & 0xffffu), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+
+// Position at `ticks` (the crowd clock in CLOCK_TICKS_PER_SECOND) of a clip recorded as (phase,
+// rate): phase * 2^32 + rate * ticks mod 2^64, in 2^-64 turns, as (low word, high word). Exact.
+fn clipTurns(phase: u32, rateLo: u32, rateHi: u32, ticks: i32) -> vec2u {
+  let c = bitcast<u32>(ticks);
+  let low = mulWide(rateLo, c);
+  // A negative tick count reads as ticks + 2^32 in a u32: take rateLo * 2^32 back off.
+  return vec2u(low.x, phase + low.y + rateHi * c - select(0u, rateLo, ticks < 0));
+}
+
+// Entry index in [0, last) and fraction in [0, 1] of position `turns` plus `extra` turns (a small
+// float32 rest of either sign) in a table of last + 1 entries (last >= 1) spanning one turn.
+struct ClipEntry {
+  index: u32,
+  fraction: f32,
+}
+
+fn clipEntry(turns: vec2u, extra: f32, last: u32) -> ClipEntry {
+  let u = mulWide(turns.y, last); // u.y whole entries, u.x the fraction in 2^-32
+  var f = f32(u.x) * 2.3283064365386963e-10 + (f32(turns.x) * 5.421010862427522e-20 + extra) * f32(last);
+  let whole = floor(f);
+  f -= whole;
+  var i = (i32(u.y) + i32(whole)) % i32(last);
+  if (i < 0) {
+    i += i32(last);
+  }
+  return ClipEntry(u32(i), f);
+}
 // END generated
 
 struct MorphParams {
   count: u32,
   groups: u32,
-  clock: f32,
+  clockTicks: i32,
   dispatchWidth: u32,
   nodeCount: u32,
   restBase: u32,
   clipBase: u32,
   maskBase: u32,
+  clockResidual: f32,
 }
 
 @group(0) @binding(0) var<uniform> params: MorphParams;
@@ -81,42 +131,40 @@ struct MorphParams {
 // Per instance, groups vec4f: the weights the vertex shader reads.
 @group(0) @binding(7) var<storage, read_write> weights: array<vec4f>;
 
-// Where a time falls in a clip's tracks (the rule of pose.wgsl's tableCoordinate).
+// Where a clip is in its tracks (the rule of pose.wgsl's tableCoordinate): entry `index` in
+// [0, last) and `fraction` towards the next.
 struct Coordinate {
-  u: f32,
+  index: u32,
+  fraction: f32,
   last: u32,
   difference: bool,
 }
 
-fn coordinate(clip: u32, t: f32) -> Coordinate {
+// Clip `clip` recorded as (phase, speed, rate) at the crowd clock (src/gpu/clip-clock.ts).
+fn coordinate(clip: u32, phase: u32, speed: f32, rateLo: u32, rateHi: u32) -> Coordinate {
   let info = tables[params.clipBase + clip];
   let d = info.x;
   let last = u32(info.y) - 1u;
   let difference = info.z != 0.0;
-  if (d <= 0.0) {
-    return Coordinate(0.0, last, difference);
+  if (!(d > 0.0) || last == 0u) {
+    return Coordinate(0u, 0.0, last, difference);
   }
-  var wrapped = t - floor(t / d) * d;
-  if (wrapped >= d) {
-    wrapped = 0.0;
-  }
-  return Coordinate(min(wrapped / d * f32(last), f32(last)), last, difference);
+  let e = clipEntry(clipTurns(phase, rateLo, rateHi, params.clockTicks), speed * params.clockResidual / d, last);
+  return Coordinate(e.index, e.fraction, last, difference);
 }
 
-// Group `group`'s 4 weights in clip `clip` at time t: two entries mixed (STEP: the entry at or
-// before), or the defaults (0 in a difference clip) when the clip does not animate them.
-fn groupWeights(clip: u32, t: f32, group: u32) -> vec4f {
-  let c = coordinate(clip, t);
+// Group `group`'s 4 weights in clip `clip` at coordinate c: two entries mixed (STEP: the entry at
+// or before), or the defaults (0 in a difference clip) when the clip does not animate them.
+fn groupWeights(clip: u32, c: Coordinate, group: u32) -> vec4f {
   let track = refs[clip * params.groups + group];
   if (track == TRACK_NONE) {
     return select(tables[params.restBase + group], vec4f(0.0), c.difference);
   }
   let base = track & TRACK_INDEX_MASK;
   if ((track & TRACK_STEP) != 0u) {
-    return tables[base + u32(floor(c.u))];
+    return tables[base + c.index];
   }
-  let i = min(u32(floor(c.u)), c.last - 1u);
-  return mix(tables[base + i], tables[base + i + 1u], c.u - f32(i));
+  return mix(tables[base + c.index], tables[base + c.index + 1u], c.fraction);
 }
 
 fn maskWeight(mask: u32, group: u32) -> f32 {
@@ -134,7 +182,7 @@ fn applyStack(index: u32, base: vec4f, group: u32) -> vec4f {
     let layer = stacks[index].layers[i];
     let k = layer.weight * maskWeight(layer.mask, group);
     if (k > 0.0) {
-      w = mix(w, groupWeights(layer.clip, layer.phase + layer.speed * params.clock, group), k);
+      w = mix(w, groupWeights(layer.clip, coordinate(layer.clip, layer.phase, layer.speed, layer.rateLo, layer.rateHi), group), k);
     }
   }
   let additives = min(stacks[index].additiveCount, MAX_ADDITIVE_LAYERS);
@@ -146,9 +194,9 @@ fn applyStack(index: u32, base: vec4f, group: u32) -> vec4f {
       if (layer.refClip == REFERENCE_IDENTITY) {
         r = vec4f(0.0);
       } else if (layer.refClip != REFERENCE_REST) {
-        r = groupWeights(layer.refClip, layer.refPhase + layer.refSpeed * params.clock, group);
+        r = groupWeights(layer.refClip, coordinate(layer.refClip, layer.refPhase, layer.refSpeed, layer.refRateLo, layer.refRateHi), group);
       }
-      w += k * (groupWeights(layer.clip, layer.phase + layer.speed * params.clock, group) - r);
+      w += k * (groupWeights(layer.clip, coordinate(layer.clip, layer.phase, layer.speed, layer.rateLo, layer.rateHi), group) - r);
     }
   }
   return w;
@@ -163,9 +211,9 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   let slot = index / params.groups;
   let group = index % params.groups;
   let record = instances[slot];
-  var w = groupWeights(record.clipA, record.phaseA + record.speedA * params.clock, group);
+  var w = groupWeights(record.clipA, coordinate(record.clipA, record.phaseA, record.speedA, record.rateLoA, record.rateHiA), group);
   if (record.blend > 0.0) {
-    w = mix(w, groupWeights(record.clipB, record.phaseB + record.speedB * params.clock, group), record.blend);
+    w = mix(w, groupWeights(record.clipB, coordinate(record.clipB, record.phaseB, record.speedB, record.rateLoB, record.rateHiB), group), record.blend);
   }
   if (record.layers != LAYERS_NONE) {
     w = applyStack(record.layers, w, group);

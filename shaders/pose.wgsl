@@ -40,29 +40,78 @@ struct Instance {
   world: mat4x4f,
   clipA: u32,
   clipB: u32,
-  phaseA: f32,
-  phaseB: f32,
+  phaseA: u32,
+  phaseB: u32,
   speedA: f32,
   speedB: f32,
   blend: f32,
   layers: u32,
+  rateLoA: u32,
+  rateHiA: u32,
+  rateLoB: u32,
+  rateHiB: u32,
 }
 
 struct Layer {
   clip: u32,
-  phase: f32,
+  phase: u32,
   speed: f32,
   weight: f32,
   mask: u32,
   refClip: u32,
-  refPhase: f32,
+  refPhase: u32,
   refSpeed: f32,
+  rateLo: u32,
+  rateHi: u32,
+  refRateLo: u32,
+  refRateHi: u32,
 }
 
 struct LayerStack {
   overrideCount: u32,
   additiveCount: u32,
   layers: array<Layer, STACK_LAYERS>,
+}
+
+// a * b as a 64-bit (low word, high word) pair, from 16-bit halves (WGSL has no 64-bit integers).
+fn mulWide(a: u32, b: u32) -> vec2u {
+  let a0 = a & 0xffffu;
+  let a1 = a >> 16u;
+  let b0 = b & 0xffffu;
+  let b1 = b >> 16u;
+  let p00 = a0 * b0;
+  let p01 = a0 * b1;
+  let p10 = a1 * b0;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return vec2u((mid << 16u) | (p00 & 0xffffu), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+
+// Position at `ticks` (the crowd clock in CLOCK_TICKS_PER_SECOND) of a clip recorded as (phase,
+// rate): phase * 2^32 + rate * ticks mod 2^64, in 2^-64 turns, as (low word, high word). Exact.
+fn clipTurns(phase: u32, rateLo: u32, rateHi: u32, ticks: i32) -> vec2u {
+  let c = bitcast<u32>(ticks);
+  let low = mulWide(rateLo, c);
+  // A negative tick count reads as ticks + 2^32 in a u32: take rateLo * 2^32 back off.
+  return vec2u(low.x, phase + low.y + rateHi * c - select(0u, rateLo, ticks < 0));
+}
+
+// Entry index in [0, last) and fraction in [0, 1] of position `turns` plus `extra` turns (a small
+// float32 rest of either sign) in a table of last + 1 entries (last >= 1) spanning one turn.
+struct ClipEntry {
+  index: u32,
+  fraction: f32,
+}
+
+fn clipEntry(turns: vec2u, extra: f32, last: u32) -> ClipEntry {
+  let u = mulWide(turns.y, last); // u.y whole entries, u.x the fraction in 2^-32
+  var f = f32(u.x) * 2.3283064365386963e-10 + (f32(turns.x) * 5.421010862427522e-20 + extra) * f32(last);
+  let whole = floor(f);
+  f -= whole;
+  var i = (i32(u.y) + i32(whole)) % i32(last);
+  if (i < 0) {
+    i += i32(last);
+  }
+  return ClipEntry(u32(i), f);
 }
 // END generated
 
@@ -73,12 +122,13 @@ struct Params {
   clipBase: u32,
   restBase: u32,
   maxDepth: u32,
-  clock: f32,
+  clockTicks: i32,
   dispatchWidth: u32,
   listBase: u32,
   countIndex: u32,
   nodeBase: u32,
   slotBase: u32,
+  clockResidual: f32,
 }
 
 struct Node {
@@ -124,43 +174,42 @@ struct Trs {
   s: vec3f,
 }
 
-// Where a time falls in a clip's tracks: u in entries, in [0, last]; whether the clip is a
-// difference clip (its untouched nodes read the identity difference, not the rest pose).
+// Where a clip is in its tracks: entry `index` in [0, last) and `fraction` in [0, 1] towards the
+// next; whether the clip is a difference clip (its untouched nodes read the identity difference,
+// not the rest pose).
 struct TableCoordinate {
-  u: f32,
+  index: u32,
+  fraction: f32,
   last: u32,
   difference: bool,
 }
 
-// Position of time `t` (seconds) in clip `clip`'s tracks: wrap t into [0, d) as
-// t - floor(t / d) * d, then scale to [0, entries - 1].
-fn tableCoordinate(clip: u32, t: f32) -> TableCoordinate {
+// Where clip `clip`, recorded as (phase, speed, rate) (Instance, Layer), is at the crowd clock:
+// exact integer position in the clip (clipTurns), scaled to its entries (clipEntry), so no
+// float32 product of the clock or of a long clip's time is rounded (src/gpu/clip-clock.ts).
+fn tableCoordinate(clip: u32, phase: u32, speed: f32, rateLo: u32, rateHi: u32) -> TableCoordinate {
   let info = tracks[params.clipBase + clip];
   let d = info.x;
   let last = u32(info.y) - 1u;
   let difference = info.z != 0.0;
-  if (d <= 0.0) {
-    return TableCoordinate(0.0, last, difference);
+  if (!(d > 0.0) || last == 0u) {
+    return TableCoordinate(0u, 0.0, last, difference);
   }
-  var wrapped = t - floor(t / d) * d;
-  if (wrapped >= d) {
-    wrapped = 0.0;
-  }
-  return TableCoordinate(min(wrapped / d * f32(last), f32(last)), last, difference);
+  let e = clipEntry(clipTurns(phase, rateLo, rateHi, params.clockTicks), speed * params.clockResidual / d, last);
+  return TableCoordinate(e.index, e.fraction, last, difference);
 }
 
 // One track's value at coordinate c: the two neighbouring entries mixed (STEP: the entry at or
-// before c.u), or the rest value when the clip does not animate this path.
+// before c), or the rest value when the clip does not animate this path.
 fn sampleTrack(trackRef: u32, restIndex: u32, c: TableCoordinate) -> vec4f {
   if (trackRef == TRACK_NONE) {
     return tracks[restIndex];
   }
   let base = trackRef & TRACK_INDEX_MASK;
   if ((trackRef & TRACK_STEP) != 0u) {
-    return tracks[base + u32(floor(c.u))];
+    return tracks[base + c.index];
   }
-  let i = min(u32(floor(c.u)), c.last - 1u);
-  return mix(tracks[base + i], tracks[base + i + 1u], c.u - f32(i));
+  return mix(tracks[base + c.index], tracks[base + c.index + 1u], c.fraction);
 }
 
 fn sampleNode(clip: u32, u: TableCoordinate, node: u32) -> Trs {
@@ -213,7 +262,7 @@ fn applyStack(index: u32, base: Trs, node: u32) -> Trs {
     let layer = stacks[index].layers[i];
     let w = layer.weight * maskWeight(layer.mask, node);
     if (w > 0.0) {
-      let u = tableCoordinate(layer.clip, layer.phase + layer.speed * params.clock);
+      let u = tableCoordinate(layer.clip, layer.phase, layer.speed, layer.rateLo, layer.rateHi);
       p = blendTrs(p, sampleNode(layer.clip, u, node), w);
     }
   }
@@ -222,12 +271,12 @@ fn applyStack(index: u32, base: Trs, node: u32) -> Trs {
     let layer = stacks[index].layers[MAX_OVERRIDE_LAYERS + k];
     let w = layer.weight * maskWeight(layer.mask, node);
     if (w > 0.0) {
-      let a = sampleNode(layer.clip, tableCoordinate(layer.clip, layer.phase + layer.speed * params.clock), node);
+      let a = sampleNode(layer.clip, tableCoordinate(layer.clip, layer.phase, layer.speed, layer.rateLo, layer.rateHi), node);
       var r = restTrs(node);
       if (layer.refClip == REFERENCE_IDENTITY) {
         r = Trs(vec3f(0.0), vec4f(0.0, 0.0, 0.0, 1.0), vec3f(1.0));
       } else if (layer.refClip != REFERENCE_REST) {
-        r = sampleNode(layer.refClip, tableCoordinate(layer.refClip, layer.refPhase + layer.refSpeed * params.clock), node);
+        r = sampleNode(layer.refClip, tableCoordinate(layer.refClip, layer.refPhase, layer.refSpeed, layer.refRateLo, layer.refRateHi), node);
       }
       p = addTrs(p, a, r, w);
     }
@@ -270,8 +319,8 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
   }
   let instance = instanceList[params.listBase + index];
   let record = instances[instance];
-  let uA = tableCoordinate(record.clipA, record.phaseA + record.speedA * params.clock);
-  let uB = tableCoordinate(record.clipB, record.phaseB + record.speedB * params.clock);
+  let uA = tableCoordinate(record.clipA, record.phaseA, record.speedA, record.rateLoA, record.rateHiA);
+  let uB = tableCoordinate(record.clipB, record.phaseB, record.speedB, record.rateLoB, record.rateHiB);
 
   for (var n = thread; n < params.nodeCount; n += WORKGROUP_SIZE) {
     var trs = sampleNode(record.clipA, uA, n);

@@ -24,12 +24,16 @@ struct Instance {
   world: mat4x4f,
   clipA: u32,
   clipB: u32,
-  phaseA: f32,
-  phaseB: f32,
+  phaseA: u32,
+  phaseB: u32,
   speedA: f32,
   speedB: f32,
   blend: f32,
   layers: u32,
+  rateLoA: u32,
+  rateHiA: u32,
+  rateLoB: u32,
+  rateHiB: u32,
 }
 
 const HALF_PI_HI: f32 = 1.5707963705062866; // f32(pi / 2)

@@ -286,10 +286,11 @@ export class CrowdEvents {
       out[1] = records.exactSpeed(slot, p as 0 | 1);
       out[2] = this.recordU32[r + (p === 0 ? INSTANCE.clipA : INSTANCE.clipB) / 4];
     } else {
-      const l = this.layerWord(this.recordU32[slot * (INSTANCE.size / 4) + INSTANCE.layers / 4], p < 6 ? p - 2 : MAX_OVERRIDE_LAYERS + p - 6);
-      out[0] = this.stackF32[l + LAYER.phase / 4];
-      out[1] = this.stackF32[l + LAYER.speed / 4];
-      out[2] = this.stackU32[l + LAYER.clip / 4];
+      const stack = this.recordU32[slot * (INSTANCE.size / 4) + INSTANCE.layers / 4];
+      const i = p < 6 ? p - 2 : MAX_OVERRIDE_LAYERS + p - 6;
+      out[0] = this.store.stacks.exactPhase(stack, i);
+      out[1] = this.store.stacks.exactSpeed(stack, i);
+      out[2] = this.stackU32[this.layerWord(stack, i) + LAYER.clip / 4];
     }
     return out;
   }

@@ -4,7 +4,6 @@ import type { CrowdPrepass } from './crowd';
 import type { InstanceStore } from './gpu/instance-store';
 import { ANCHOR_NUMBERS, RootAnchorRecords } from './gpu/root-anchor-records';
 import { RootMotionPass, rootMotionTables, type RootMotionTables } from './gpu/root-motion-pass';
-import { wrapTime } from './math/time';
 
 /** Offsets in one float64 anchor (ANCHOR_NUMBERS numbers): world 0..15, then these. */
 const CLOCK = 16;
@@ -88,10 +87,10 @@ export class CrowdRootMotion implements CrowdPrepass {
     const o = handle * ANCHOR_NUMBERS;
     if (!this.anchors[o + MOVES]) return;
     const records = this.store.records;
-    const d = this.motion.clipDurations;
     this.anchors[o + CLOCK] = clock;
-    this.anchors[o + TIME_A] = wrapTime(records.gpuPhase(slot, 0) + records.gpuSpeed(slot, 0) * clock, d[records.clip(slot, 0)]);
-    this.anchors[o + TIME_B] = wrapTime(records.gpuPhase(slot, 1) + records.gpuSpeed(slot, 1) * clock, d[records.clip(slot, 1)]);
+    // The clip times the pose pass shows then (it evaluates the float64 phases and speeds exactly: src/gpu/clip-clock.ts).
+    this.anchors[o + TIME_A] = records.clipTime(slot, 0, clock);
+    this.anchors[o + TIME_B] = records.clipTime(slot, 1, clock);
     this.records.write(handle, this.anchors, o);
   }
 
@@ -205,13 +204,14 @@ export class CrowdRootMotion implements CrowdPrepass {
     const a = this.anchors;
     if (!a[o + MOVES]) return;
     this.transformAt(handle, slot, clock, this.scratch);
-    const elapsed = clock - a[o + CLOCK];
-    const d = this.motion.clipDurations;
     a.set(this.scratch, o);
     a[o + CLOCK] = newClock;
+    // The clip times the pose shows now (after a rebase the records already count from newClock):
+    // taken from the float64 records, not advanced by the float32 speeds, so that the root's clip
+    // times cannot drift from the pose's over many rebases.
     const records = this.store.records;
-    a[o + TIME_A] = wrapTime(a[o + TIME_A] + records.gpuSpeed(slot, 0) * elapsed, d[records.clip(slot, 0)]);
-    a[o + TIME_B] = wrapTime(a[o + TIME_B] + records.gpuSpeed(slot, 1) * elapsed, d[records.clip(slot, 1)]);
+    a[o + TIME_A] = records.clipTime(slot, 0, newClock);
+    a[o + TIME_B] = records.clipTime(slot, 1, newClock);
     this.records.write(handle, a, o);
   }
 }

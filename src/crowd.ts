@@ -44,7 +44,11 @@ export interface CrowdPrepass {
   rebase?(clock: number): void;
 }
 
-/** The GPU clock restarts from 0 past this many seconds, keeping float32 time precise. */
+/**
+ * The GPU clock restarts from 0 past this many seconds: it keeps the passes' tick count well
+ * inside an i32 (MAX_GPU_CLOCK_SECONDS, src/gpu/clip-clock.ts; clip times themselves are exact at
+ * any clock) and the root-motion pass's float32 times since its anchors short.
+ */
 const CLOCK_REBASE_SECONDS = 600;
 
 /**

@@ -5,6 +5,7 @@ import { CpuPoser } from '../src/anim/evaluate';
 import { sampleLut } from '../src/anim/lut';
 import { buildMask } from '../src/anim/masks';
 import { Crowd } from '../src/crowd';
+import { INSTANCE } from '../src/gpu/layout';
 import { modelPath } from './helpers/models';
 import { openTestDevice, readBuffer } from './helpers/gpu';
 import { testCharacter } from './helpers/character';
@@ -109,7 +110,7 @@ describe.skipIf(!device)('Crowd', () => {
     } finally {
       queue.writeBuffer = original;
     }
-    expect(writes).toEqual([100 * 96, 96]);
+    expect(writes).toEqual([100 * INSTANCE.size, INSTANCE.size]);
     const encoder = device!.createCommandEncoder();
     crowd.encode(encoder);
     device!.queue.submit([encoder.finish()]);

@@ -16,6 +16,7 @@ import { packageSizes } from './bench/size';
 import { benchThreePeer, type PeerRow } from './bench/three-peer';
 import { benchCulling, type CullRow } from './bench/culling';
 import { openNodeDevice } from './gpu-poser';
+import { INSTANCE, LAYER_STACK } from '../src/gpu/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
@@ -199,8 +200,8 @@ for (let round = 0; round < 3; round++) {
   stackedCrowd = Math.min(stackedCrowd, (await benchPosePass(device, character, layerCount, 2, true)).ms);
 }
 table(['instances', 'records', 'pose pass ms', 'ratio', 'record bytes per instance'], [
-  [layerCount.toLocaleString('en'), 'two-clip', ms(plainCrowd), '1.00', '96'],
-  [layerCount.toLocaleString('en'), '4 override + 2 additive layers', ms(stackedCrowd), (stackedCrowd / plainCrowd).toFixed(2), '96 + 200 (stack)'],
+  [layerCount.toLocaleString('en'), 'two-clip', ms(plainCrowd), '1.00', String(INSTANCE.size)],
+  [layerCount.toLocaleString('en'), '4 override + 2 additive layers', ms(stackedCrowd), (stackedCrowd / plainCrowd).toFixed(2), `${INSTANCE.size} + ${LAYER_STACK.size} (stack)`],
 ]);
 
 await controllerSection();

@@ -1,6 +1,6 @@
 import type { Crowd } from '../src/crowd';
+import { gpuClipTime } from '../src/gpu/clip-clock';
 import { INSTANCE, LAYER, LAYER_STACK, MASK_NONE } from '../src/gpu/layout';
-import { wrapTime } from '../src/math/time';
 
 /** One clip of a stack as the GPU holds it: clip index, time now (s), weight, crowd mask id or -1. */
 export interface ReadLayer { clip: number; time: number; weight: number; mask: number }
@@ -11,7 +11,8 @@ export interface ReadStack { layers: ReadLayer[]; x: number; z: number; yaw: num
 /**
  * Reads back what the GPU wrote for instance `id` of `crowd` (after a submitted frame): the base
  * clip of its instance record and the override layers of its stack, times evaluated at the
- * crowd's clock as the pose pass does (f32), and the translation and yaw of its world transform.
+ * crowd's clock as the pose pass does (src/gpu/clip-clock.ts gpuClipTime), and the translation
+ * and yaw of its world transform.
  * Waits for the GPU: for tools and tests, never for a frame loop.
  */
 export async function readInstanceStack(device: GPUDevice, crowd: Crowd, id: number): Promise<ReadStack> {
@@ -19,10 +20,11 @@ export async function readInstanceStack(device: GPUDevice, crowd: Crowd, id: num
   const durations = crowd.character.clipDurations;
   const slot = crowd.jointMatrixIndex(id) / crowd.jointsPerInstance;
   const record = new DataView(await readBack(device, store.instanceBuffer, slot * INSTANCE.size, INSTANCE.size));
-  const clock = Math.fround(crowd.clock);
-  const at = (clip: number, phase: number, speed: number) => wrapTime(phase + speed * clock, durations[clip]);
+  // (phase, speed, rate words) at byte `o` + the field offsets of `f`, evaluated at the crowd clock.
+  const at = (v: DataView, clip: number, o: number, f: { phase: number; speed: number; rateLo: number; rateHi: number }) => gpuClipTime(
+    v.getUint32(o + f.phase, true), v.getUint32(o + f.rateLo, true), v.getUint32(o + f.rateHi, true), v.getFloat32(o + f.speed, true), durations[clip], crowd.clock);
   const clip = record.getUint32(INSTANCE.clipA, true);
-  const layers = [{ clip, time: at(clip, record.getFloat32(INSTANCE.phaseA, true), record.getFloat32(INSTANCE.speedA, true)), weight: 1, mask: -1 }];
+  const layers = [{ clip, time: at(record, clip, 0, { phase: INSTANCE.phaseA, speed: INSTANCE.speedA, rateLo: INSTANCE.rateLoA, rateHi: INSTANCE.rateHiA }), weight: 1, mask: -1 }];
   const stack = record.getUint32(INSTANCE.layers, true);
   if (stack !== 0xffffffff) {
     const s = new DataView(await readBack(device, store.layerStackBuffer, stack * LAYER_STACK.size, LAYER_STACK.size));
@@ -30,7 +32,7 @@ export async function readInstanceStack(device: GPUDevice, crowd: Crowd, id: num
       const l = LAYER_STACK.layers + i * LAYER.size;
       const c = s.getUint32(l + LAYER.clip, true);
       const mask = s.getUint32(l + LAYER.mask, true);
-      layers.push({ clip: c, time: at(c, s.getFloat32(l + LAYER.phase, true), s.getFloat32(l + LAYER.speed, true)), weight: s.getFloat32(l + LAYER.weight, true), mask: mask === MASK_NONE ? -1 : mask });
+      layers.push({ clip: c, time: at(s, c, l, LAYER), weight: s.getFloat32(l + LAYER.weight, true), mask: mask === MASK_NONE ? -1 : mask });
     }
   }
   const w = (k: number) => record.getFloat32(INSTANCE.world + k * 4, true);

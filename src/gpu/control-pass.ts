@@ -1,4 +1,5 @@
 import controlWgsl from '../../shaders/control.wgsl?raw';
+import { clockResidual, clockTicks } from './clip-clock';
 import { CONTROL_INPUT, CONTROL_PARAMS, CONTROL_STATE, CONTROL_UPDATE } from './layout';
 import { checkStorageBinding, formatCount, growthCount, type BufferItems } from './limits';
 
@@ -171,6 +172,7 @@ export class ControlPass {
    */
   update(targets: ControlTargets, handleList: Uint32Array, count: number, listChanged: boolean,
     updates: ArrayBuffer, updateCount: number, handleLimit: number, clocks: ControlClocks): void {
+    const ticks = clockTicks(clocks.crowdClock, 'ControlPass.update: crowdClock');
     this.reserve(handleLimit, Math.max(count, updateCount));
     const updateBytes = updateCount * CONTROL_UPDATE.size;
     if (this.listStale) {
@@ -184,7 +186,8 @@ export class ControlPass {
     this.updateCount = updateCount;
     const v = this.paramView;
     v.setUint32(CONTROL_PARAMS.count, count, true);
-    v.setFloat32(CONTROL_PARAMS.crowdClock, clocks.crowdClock, true);
+    v.setInt32(CONTROL_PARAMS.crowdTicks, ticks, true);
+    v.setFloat32(CONTROL_PARAMS.crowdResidual, clockResidual(clocks.crowdClock, ticks), true);
     v.setFloat32(CONTROL_PARAMS.dt, clocks.dt, true);
     v.setFloat32(CONTROL_PARAMS.clock0, clocks.clock0, true);
     v.setFloat32(CONTROL_PARAMS.clock1, clocks.clock1, true);

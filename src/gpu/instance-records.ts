@@ -1,3 +1,4 @@
+import { phaseTurns } from './clip-clock';
 import { INSTANCE, LAYERS_NONE } from './layout';
 import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
 import { show } from '../math/show';
@@ -23,10 +24,10 @@ export interface InstanceAnimation {
 /**
  * CPU mirror of the instance buffer: INSTANCE records (src/gpu/layout.ts). Setters validate
  * their input and only touch the record's bytes; times are stored as phase + speed so that
- * they advance on the GPU. The phases and speeds are also kept in float64 (EXACT_*): reads and
- * clock rebases work from those, so a record's times stay exact however many rebases pass (the
- * float32 speed alone drifted 2e-4 s an hour at speed 1.14), and the GPU's float32 copy is only
- * ever one rebase period old.
+ * they advance on the GPU (in the exact integer maths of src/gpu/clip-clock.ts). The phases and
+ * speeds are also kept in float64 (EXACT_*): reads, clock rebases and the GPU words are worked
+ * out from those, so a record's times stay exact however many rebases pass (the float32 speed
+ * alone drifted 2e-4 s an hour at speed 1.14).
  */
 export class InstanceRecords extends RecordBuffer {
   constructor(capacity: number, clipDurations: ArrayLike<number>) {
@@ -70,8 +71,8 @@ export class InstanceRecords extends RecordBuffer {
     const o = slot * this.stride;
     this.u32[o + INSTANCE.clipA / 4] = a.clipA;
     this.u32[o + INSTANCE.clipB / 4] = a.clipB;
-    this.setClip(slot, 0, this.phase(a.clipA, a.timeA, a.speedA, clock), a.speedA);
-    this.setClip(slot, 1, this.phase(a.clipB, a.timeB, a.speedB, clock), a.speedB);
+    this.setClip(slot, 0, a.clipA, this.phase(a.clipA, a.timeA, a.speedA, clock), a.speedA);
+    this.setClip(slot, 1, a.clipB, this.phase(a.clipB, a.timeB, a.speedB, clock), a.speedB);
     this.f32[o + INSTANCE.blend / 4] = a.blend;
     this.touch(slot);
   }
@@ -85,8 +86,8 @@ export class InstanceRecords extends RecordBuffer {
     const o = slot * this.stride;
     this.u32[o + INSTANCE.clipA / 4] = clip;
     this.u32[o + INSTANCE.clipB / 4] = clip;
-    this.setClip(slot, 0, this.phase(clip, time, speed, clock), speed);
-    this.setClip(slot, 1, 0, 0);
+    this.setClip(slot, 0, clip, this.phase(clip, time, speed, clock), speed);
+    this.setClip(slot, 1, clip, 0, 0);
     this.f32[o + INSTANCE.blend / 4] = 0;
     this.touch(slot);
   }
@@ -145,8 +146,8 @@ export class InstanceRecords extends RecordBuffer {
 
   /**
    * Re-expresses the first `count` records' phases for a clock restarted at 0 from `clock`, so
-   * the float32 clock on the GPU never loses precision. Times are unchanged (worked out from the
-   * float64 phases and speeds, so nothing accumulates from one rebase to the next).
+   * the GPU's tick count stays small. Times are unchanged (worked out from the float64 phases and
+   * speeds, so nothing accumulates from one rebase to the next); only the phase words change.
    */
   rebase(count: number, clock: number): void {
     for (let slot = 0; slot < count; slot++) {
@@ -156,7 +157,7 @@ export class InstanceRecords extends RecordBuffer {
         const clip = this.u32[o + (k === 0 ? INSTANCE.clipA : INSTANCE.clipB) / 4];
         const phase = this.timeAt(clip, this.exact[e + 2 * k + EXACT_PHASE], this.exact[e + 2 * k + EXACT_SPEED], clock);
         this.exact[e + 2 * k + EXACT_PHASE] = phase;
-        this.f32[o + (k === 0 ? INSTANCE.phaseA : INSTANCE.phaseB) / 4] = phase;
+        this.u32[o + (k === 0 ? INSTANCE.phaseA : INSTANCE.phaseB) / 4] = phaseTurns(phase, this.clipDurations[clip]);
       }
     }
     this.markAllDirty(count);
@@ -177,9 +178,10 @@ export class InstanceRecords extends RecordBuffer {
     return this.u32[slot * this.stride + (k === 0 ? INSTANCE.clipA : INSTANCE.clipB) / 4];
   }
 
-  /** Clip k's (0: A, 1: B) phase and speed of record `slot` as the GPU holds them (float32): for CPU twins of GPU passes. */
-  gpuPhase(slot: number, k: 0 | 1): number {
-    return this.f32[slot * this.stride + (k === 0 ? INSTANCE.phaseA : INSTANCE.phaseB) / 4];
+  /** Clip k's (0: A, 1: B) time (seconds, wrapped into the clip) of record `slot` at crowd clock `clock`, from the float64 phase and speed. */
+  clipTime(slot: number, k: 0 | 1, clock: number): number {
+    const e = slot * EXACT_WORDS + 2 * k;
+    return this.timeAt(this.clip(slot, k), this.exact[e + EXACT_PHASE], this.exact[e + EXACT_SPEED], clock);
   }
 
   /** The weight of clip B in record `slot`. */
@@ -187,7 +189,7 @@ export class InstanceRecords extends RecordBuffer {
     return this.f32[slot * this.stride + INSTANCE.blend / 4];
   }
 
-  /** See gpuPhase. */
+  /** Clip k's (0: A, 1: B) speed of record `slot` as the GPU holds it (float32): for CPU twins of GPU passes. */
   gpuSpeed(slot: number, k: 0 | 1): number {
     return this.f32[slot * this.stride + (k === 0 ? INSTANCE.speedA : INSTANCE.speedB) / 4];
   }
@@ -197,14 +199,14 @@ export class InstanceRecords extends RecordBuffer {
     return this.exact[slot * EXACT_WORDS + 2 * k + EXACT_SPEED];
   }
 
-  /** Writes clip k's (0: A, 1: B) phase and speed: float64 into the exact copy, float32 into the record. */
-  private setClip(slot: number, k: 0 | 1, phase: number, speed: number): void {
+  /** Writes clip k's (0: A, 1: B) phase and speed of `clip`: float64 into the exact copy, the GPU words into the record. */
+  private setClip(slot: number, k: 0 | 1, clip: number, phase: number, speed: number): void {
     const o = slot * this.stride;
     const e = slot * EXACT_WORDS + 2 * k;
     this.exact[e + EXACT_PHASE] = phase;
     this.exact[e + EXACT_SPEED] = speed;
-    this.f32[o + (k === 0 ? INSTANCE.phaseA : INSTANCE.phaseB) / 4] = phase;
-    this.f32[o + (k === 0 ? INSTANCE.speedA : INSTANCE.speedB) / 4] = speed;
+    this.writePlayback(clip, phase, speed, o + (k === 0 ? INSTANCE.phaseA : INSTANCE.phaseB) / 4,
+      o + (k === 0 ? INSTANCE.speedA : INSTANCE.speedB) / 4, o + (k === 0 ? INSTANCE.rateLoA : INSTANCE.rateLoB) / 4);
   }
 }
 

@@ -1,4 +1,5 @@
-import { LAYER, LAYER_STACK, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST } from './layout';
+import { phaseTurns } from './clip-clock';
+import { LAYER, LAYER_STACK, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from './layout';
 import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
 import { show } from '../math/show';
 
@@ -55,11 +56,13 @@ export interface LayerStackArrays {
 /**
  * CPU mirror of the layer-stack buffer: LAYER_STACK records (src/gpu/layout.ts), one per
  * layered instance (InstanceStore hands out the record indices; methods take a record index).
- * `maskCount` says how many masks exist, for validation.
+ * `maskCount` says how many masks exist, for validation. As InstanceRecords does, it keeps every
+ * layer's phase and speed (and its reference's) in float64 beside the record: rebases, clip
+ * events and the GPU words (src/gpu/clip-clock.ts) are worked out from those, never from float32.
  */
 export class LayerStackRecords extends RecordBuffer {
   constructor(capacity: number, clipDurations: ArrayLike<number>, private readonly maskCount: () => number) {
-    super(LAYER_STACK.size, capacity, clipDurations);
+    super(LAYER_STACK.size, capacity, clipDurations, STACK_LAYERS * EXACT_PER_LAYER);
   }
 
   /** Validates a stack without writing it (so a caller can check before moving records). */
@@ -85,19 +88,16 @@ export class LayerStackRecords extends RecordBuffer {
     const o = slot * this.stride;
     this.u32[o + LAYER_STACK.overrideCount / 4] = layers.length;
     this.u32[o + LAYER_STACK.additiveCount / 4] = additive.length;
-    layers.forEach((layer, i) => this.writeLayer(o + (LAYER_STACK.layers + i * LAYER.size) / 4, layer, clock));
+    layers.forEach((layer, i) => this.writeLayer(slot, i, layer, clock));
     additive.forEach((layer, k) => {
-      const l = o + (LAYER_STACK.layers + (MAX_OVERRIDE_LAYERS + k) * LAYER.size) / 4;
-      this.writeLayer(l, layer, clock);
+      const i = MAX_OVERRIDE_LAYERS + k;
+      this.writeLayer(slot, i, layer, clock);
       const ref = layer.reference;
-      if (ref === 'rest' || ref === 'identity') {
-        this.u32[l + LAYER.refClip / 4] = ref === 'rest' ? REFERENCE_REST : REFERENCE_IDENTITY;
-        this.f32[l + LAYER.refPhase / 4] = 0;
-        this.f32[l + LAYER.refSpeed / 4] = 0;
+      if (ref !== 'rest' && ref !== 'identity') {
+        this.u32[this.layerWord(slot, i) + LAYER.refClip / 4] = ref.clip;
+        this.writeClip(slot, i, true, ref.clip, this.phase(ref.clip, ref.time, ref.speed, clock), ref.speed);
       } else {
-        this.u32[l + LAYER.refClip / 4] = ref.clip;
-        this.f32[l + LAYER.refPhase / 4] = this.phase(ref.clip, ref.time, ref.speed, clock);
-        this.f32[l + LAYER.refSpeed / 4] = ref.speed;
+        this.u32[this.layerWord(slot, i) + LAYER.refClip / 4] = ref === 'rest' ? REFERENCE_REST : REFERENCE_IDENTITY;
       }
     });
     this.touch(slot);
@@ -116,11 +116,11 @@ export class LayerStackRecords extends RecordBuffer {
     this.u32[o + LAYER_STACK.overrideCount / 4] = count;
     this.u32[o + LAYER_STACK.additiveCount / 4] = 0;
     for (let i = 0; i < count; i++) {
-      const l = o + (LAYER_STACK.layers + i * LAYER.size) / 4;
+      const l = this.layerWord(stack, i);
       const clip = arrays.layerClip[i];
+      const speed = arrays.layerSpeed[i];
       this.u32[l + LAYER.clip / 4] = clip;
-      this.f32[l + LAYER.phase / 4] = this.phase(clip, arrays.layerTime[i], arrays.layerSpeed[i], clock);
-      this.f32[l + LAYER.speed / 4] = arrays.layerSpeed[i];
+      this.writeClip(stack, i, false, clip, this.phase(clip, arrays.layerTime[i], speed, clock), speed);
       this.f32[l + LAYER.weight / 4] = arrays.layerWeight[i];
       this.u32[l + LAYER.mask / 4] = this.mapMask(arrays.layerMask[i], maskIds);
     }
@@ -168,19 +168,63 @@ export class LayerStackRecords extends RecordBuffer {
     this.touch(slot);
   }
 
-  /** Re-expresses stacks [0, count) for a clock restarted at 0 from `clock`; times are unchanged. */
+  /**
+   * Re-expresses stacks [0, count) for a clock restarted at 0 from `clock`; times are unchanged
+   * (from the float64 phases and speeds, as InstanceRecords.rebase: float32 speeds used to drift).
+   */
   rebase(count: number, clock: number): void {
     for (let slot = 0; slot < count; slot++) {
-      for (let i = 0; i < MAX_OVERRIDE_LAYERS + MAX_ADDITIVE_LAYERS; i++) {
-        const l = slot * this.stride + (LAYER_STACK.layers + i * LAYER.size) / 4;
-        this.f32[l + LAYER.phase / 4] = this.timeAt(this.u32[l + LAYER.clip / 4], this.f32[l + LAYER.phase / 4], this.f32[l + LAYER.speed / 4], clock);
+      // Only the layers in use: a layer past the counts is written whole before it is used again.
+      const o = slot * this.stride;
+      const overrides = Math.min(this.u32[o + LAYER_STACK.overrideCount / 4], MAX_OVERRIDE_LAYERS);
+      const additives = Math.min(this.u32[o + LAYER_STACK.additiveCount / 4], MAX_ADDITIVE_LAYERS);
+      for (let i = 0; i < MAX_OVERRIDE_LAYERS + additives; i++) {
+        if (i >= overrides && i < MAX_OVERRIDE_LAYERS) continue;
+        const l = this.layerWord(slot, i);
+        this.rebaseClip(slot, i, false, this.u32[l + LAYER.clip / 4], clock);
         const ref = this.u32[l + LAYER.refClip / 4];
-        if (i >= MAX_OVERRIDE_LAYERS && ref !== REFERENCE_REST && ref !== REFERENCE_IDENTITY) {
-          this.f32[l + LAYER.refPhase / 4] = this.timeAt(ref, this.f32[l + LAYER.refPhase / 4], this.f32[l + LAYER.refSpeed / 4], clock);
-        }
+        if (i >= MAX_OVERRIDE_LAYERS && ref !== REFERENCE_REST && ref !== REFERENCE_IDENTITY) this.rebaseClip(slot, i, true, ref, clock);
       }
     }
     this.markAllDirty(count);
+  }
+
+  /** Layer `i`'s phase (seconds at clock 0) of stack record `stack`, float64; `reference` picks its additive reference clip's. */
+  exactPhase(stack: number, i: number, reference = false): number {
+    return this.exact[this.exactIndex(stack, i, reference)];
+  }
+
+  /** Layer `i`'s speed of stack record `stack`, float64; `reference` picks its additive reference clip's. */
+  exactSpeed(stack: number, i: number, reference = false): number {
+    return this.exact[this.exactIndex(stack, i, reference) + 1];
+  }
+
+  /** Index in `exact` of (phase, speed) of layer `i` of `stack`, or of its reference clip. */
+  private exactIndex(stack: number, i: number, reference: boolean): number {
+    return stack * this.exactStride + i * EXACT_PER_LAYER + (reference ? 2 : 0);
+  }
+
+  /** u32 index of layer `i` of stack record `stack`. */
+  private layerWord(stack: number, i: number): number {
+    return stack * this.stride + (LAYER_STACK.layers + i * LAYER.size) / 4;
+  }
+
+  /** Writes the layer's (or with `reference`, its reference clip's) playback: float64 phase and speed, then the GPU words. */
+  private writeClip(stack: number, i: number, reference: boolean, clip: number, phase: number, speed: number): void {
+    const e = this.exactIndex(stack, i, reference);
+    this.exact[e] = phase;
+    this.exact[e + 1] = speed;
+    const l = this.layerWord(stack, i);
+    if (reference) this.writePlayback(clip, phase, speed, l + LAYER.refPhase / 4, l + LAYER.refSpeed / 4, l + LAYER.refRateLo / 4);
+    else this.writePlayback(clip, phase, speed, l + LAYER.phase / 4, l + LAYER.speed / 4, l + LAYER.rateLo / 4);
+  }
+
+  /** Moves one playback's phase to a clock restarted at 0 from `clock` (float64, then the phase word). */
+  private rebaseClip(stack: number, i: number, reference: boolean, clip: number, clock: number): void {
+    const e = this.exactIndex(stack, i, reference);
+    this.exact[e] = this.timeAt(clip, this.exact[e], this.exact[e + 1], clock);
+    const l = this.layerWord(stack, i);
+    this.u32[l + (reference ? LAYER.refPhase : LAYER.phase) / 4] = phaseTurns(this.exact[e], this.clipDurations[clip]);
   }
 
   private check(layer: GpuLayer, what: string): void {
@@ -197,17 +241,20 @@ export class LayerStackRecords extends RecordBuffer {
     }
   }
 
-  private writeLayer(l: number, layer: GpuLayer, clock: number): void {
+  /** Writes layer `i` of stack record `stack` from `layer` at `clock`, with the rest pose as its reference (no reference clip). */
+  private writeLayer(stack: number, i: number, layer: GpuLayer, clock: number): void {
+    const l = this.layerWord(stack, i);
     this.u32[l + LAYER.clip / 4] = layer.clip;
-    this.f32[l + LAYER.phase / 4] = this.phase(layer.clip, layer.time, layer.speed, clock);
-    this.f32[l + LAYER.speed / 4] = layer.speed;
+    this.writeClip(stack, i, false, layer.clip, this.phase(layer.clip, layer.time, layer.speed, clock), layer.speed);
     this.f32[l + LAYER.weight / 4] = layer.weight;
     this.u32[l + LAYER.mask / 4] = layer.mask;
     this.u32[l + LAYER.refClip / 4] = REFERENCE_REST;
-    this.f32[l + LAYER.refPhase / 4] = 0;
-    this.f32[l + LAYER.refSpeed / 4] = 0;
+    this.writeClip(stack, i, true, layer.clip, 0, 0);
   }
 }
+
+/** Float64 values per layer in the exact copy: phase and speed, then the reference clip's. */
+const EXACT_PER_LAYER = 4;
 
 /**
  * The blend masks of a crowd: nodeCount float weights per mask, shared by every instance that

@@ -6,34 +6,45 @@
 
 /**
  * One instance's animation record (shaders/pose.wgsl `Instance`), written by the CPU only when
- * the instance changes. Clip times advance on the GPU: time = phase + speed * clock, where clock
- * is the crowd's clock in seconds, so a steady crowd costs no upload per frame.
+ * the instance changes. Clip times advance on the GPU in exact integer arithmetic (the clip
+ * clock, src/gpu/clip-clock.ts): a clip's position at crowd clock `clock` is
+ * phase x 2^32 + rate x ticks (mod 2^64, in 2^-64 turns of the clip), ticks = clock in
+ * CLOCK_TICK_SECONDS, plus speed x (the rest of the clock below one tick); so a steady crowd costs
+ * no upload per frame and float32 never rounds a product of the clock.
  */
 export const INSTANCE = {
-  size: 96,
+  size: 112,
   world: 0, //      mat4x4f: 64 bytes (column-major model-to-world transform)
   clipA: 64, //     u32: base clip
   clipB: 68, //     u32: clip blended over A
-  phaseA: 72, //    f32: clip A time at clock 0, seconds (time A = phaseA + speedA * clock)
-  phaseB: 76, //    f32: clip B time at clock 0, seconds
+  phaseA: 72, //    u32: clip A position at clock 0, in 2^-32 turns of the clip (time / duration x 2^32)
+  phaseB: 76, //    u32: clip B position at clock 0
   speedA: 80, //    f32: playback rate of A (1 = real time, negative plays backwards)
   speedB: 84, //    f32: playback rate of B
   blend: 88, //     f32: weight of B in [0, 1] (0 = A only)
   layers: 92, //    u32: index of this instance's LAYER_STACK record, LAYERS_NONE for none
+  rateLoA: 96, //   u32: clip A's rate, low word: speed / duration in 2^-64 turns per clock tick, a 64-bit integer mod 2^64
+  rateHiA: 100, //  u32: high word
+  rateLoB: 104, //  u32: clip B's rate, low word
+  rateHiB: 108, //  u32: high word
 } as const;
 export const LAYERS_NONE = 0xffffffff;
 
-/** One layer of a stack (shaders/pose.wgsl `Layer`); times advance like the instance's. */
+/** One layer of a stack (shaders/pose.wgsl `Layer`); times advance like the instance's (phase, speed, rate as there). */
 export const LAYER = {
-  size: 32,
-  clip: 0, //      u32
-  phase: 4, //     f32: clip time at clock 0, seconds
-  speed: 8, //     f32: playback rate
-  weight: 12, //   f32: in [0, 1]
-  mask: 16, //     u32: mask index (nodeCount f32 weights each, in the masks buffer) or MASK_NONE
-  refClip: 20, //  u32: additive layers: reference clip, REFERENCE_REST (rest pose) or REFERENCE_IDENTITY (difference clips)
-  refPhase: 24, // f32: reference clip time at clock 0
-  refSpeed: 28, // f32: reference playback rate
+  size: 48,
+  clip: 0, //       u32
+  phase: 4, //      u32: clip position at clock 0, 2^-32 turns
+  speed: 8, //      f32: playback rate
+  weight: 12, //    f32: in [0, 1]
+  mask: 16, //      u32: mask index (nodeCount f32 weights each, in the masks buffer) or MASK_NONE
+  refClip: 20, //   u32: additive layers: reference clip, REFERENCE_REST (rest pose) or REFERENCE_IDENTITY (difference clips)
+  refPhase: 24, //  u32: reference clip position at clock 0, 2^-32 turns
+  refSpeed: 28, //  f32: reference playback rate
+  rateLo: 32, //    u32: the clip's rate (INSTANCE.rateLoA), low word
+  rateHi: 36, //    u32: high word
+  refRateLo: 40, // u32: the reference clip's rate, low word
+  refRateHi: 44, // u32: high word
 } as const;
 export const MASK_NONE = 0xffffffff;
 export const REFERENCE_REST = 0xffffffff;
@@ -43,7 +54,7 @@ export const REFERENCE_IDENTITY = 0xfffffffe;
  * place the counts are written: shaders/pose.wgsl gets them through its generated constant block
  * (src/gpu/wgsl-constants.ts), so adding a layer slot is a change of one number here (then
  * `npm run gen:wgsl`; test/gpu/wgsl-constants.test.ts fails until the shader is regenerated).
- * Each further slot costs 32 bytes per layered instance.
+ * Each further slot costs 48 bytes per layered instance.
  */
 export const MAX_OVERRIDE_LAYERS = 4;
 export const MAX_ADDITIVE_LAYERS = 2;
@@ -52,7 +63,7 @@ export const STACK_LAYERS = MAX_OVERRIDE_LAYERS + MAX_ADDITIVE_LAYERS;
 /**
  * An instance's layer stack (shaders/pose.wgsl `LayerStack`): MAX_OVERRIDE_LAYERS override
  * layers, then MAX_ADDITIVE_LAYERS additive layers. Layer holds only 4-byte fields, so it is
- * 4-byte aligned and the array follows the two counts directly: 8 + 6 x 32 = 200 bytes.
+ * 4-byte aligned and the array follows the two counts directly: 8 + 6 x 48 = 296 bytes.
  */
 export const LAYER_STACK = {
   size: 8 + STACK_LAYERS * LAYER.size,
@@ -61,21 +72,30 @@ export const LAYER_STACK = {
   layers: 8, //        array<Layer, STACK_LAYERS>
 } as const;
 
+/**
+ * The crowd clock's unit on the GPU: passes get the clock as a signed count of these ticks
+ * (2^-20 s, about 0.95 us) for the exact integer maths of the clip clock, plus the rest below
+ * one tick in float32 seconds (src/gpu/clip-clock.ts). An i32 of ticks spans +-2048 s, over
+ * three times the crowd's 600 s rebase period.
+ */
+export const CLOCK_TICKS_PER_SECOND = 2 ** 20;
+
 /** The pose pass's uniform block (shaders/pose.wgsl `Params`), one per dispatch. */
 export const POSE_PARAMS = {
-  size: 48,
+  size: 52,
   instanceCount: 0, //   u32: records this dispatch poses (direct dispatches)
   nodeCount: 4, //       u32: rig nodes per instance
   slotCount: 8, //       u32: joint matrices per instance
   clipBase: 12, //       u32: index in `tracks` of clip 0's (duration, entries, difference, 0)
   restBase: 16, //       u32: index in `tracks` of the first rest-pose vec4
   maxDepth: 20, //       u32: deepest node's depth (roots have depth 0)
-  clock: 24, //          f32: seconds
+  clockTicks: 24, //     i32: crowd clock in ticks (CLOCK_TICKS_PER_SECOND), rounded to the nearest
   dispatchWidth: 28, //  u32: workgroups per row of the 2D dispatch
   listBase: 32, //       u32: index in the bound instance list of this dispatch's first entry
   countIndex: 36, //     u32: COUNT_FROM_PARAMS (instanceCount holds the count), or the word of the list buffer that does
   nodeBase: 40, //       u32: index in `tracks` of node 0's (parent, depth, 0, 0)
   slotBase: 44, //       u32: index in `tracks` of joint slot 0's 5 vec4f
+  clockResidual: 48, //  f32: crowd clock - clockTicks ticks, seconds (at most half a tick)
 } as const;
 /** POSE_PARAMS.countIndex when the count is POSE_PARAMS.instanceCount (no cull pass ran). */
 export const COUNT_FROM_PARAMS = 0xffffffff;
@@ -360,9 +380,9 @@ export const CONTROL_STATE = {
 
 /** The control pass's uniform block (`ControlParams`). */
 export const CONTROL_PARAMS = {
-  size: 48,
+  size: 52,
   count: 0, //       u32: controllers evaluated
-  crowdClock: 4, //  f32: the crowd clock the pose records are written against, seconds
+  crowdTicks: 4, //  i32: the crowd clock the pose records are written against, in ticks (POSE_PARAMS.clockTicks)
   dt: 8, //          f32: seconds since the last frame (locomotion integration)
   updateCount: 12, // u32: rewritten inputs to apply first
   clipBase: 16, //   u32: model-table offsets (shaders/control.wgsl `model`)
@@ -373,6 +393,7 @@ export const CONTROL_PARAMS = {
   clock1: 36, //     f32: the same for the latest odd period
   planeBase: 40, //  u32: model-table offset of the 2D locomotion blend space, NO_INDEX for none
   rootBase: 44, //   u32: model-table offset of the clips' root displacements (rate matching), NO_INDEX for none
+  crowdResidual: 48, // f32: the rest of that crowd clock, seconds (POSE_PARAMS.clockResidual)
 } as const;
 
 /** One rewritten input (`Update`): the handle, then the ControlInput. */
@@ -446,15 +467,16 @@ export const MORPH_ANIMATED = -1;
 
 /** The morph pass's uniform block (shaders/morph.wgsl `MorphParams`). */
 export const MORPH_PARAMS = {
-  size: 32,
+  size: 36,
   count: 0, //         u32: instances, slots [0, count)
   groups: 4, //        u32: vec4 weight groups per instance
-  clock: 8, //         f32: crowd clock, seconds
+  clockTicks: 8, //    i32: crowd clock in ticks (POSE_PARAMS.clockTicks)
   dispatchWidth: 12, // u32: threads per row of the 2D dispatch
   nodeCount: 16, //    u32: rig nodes (mask width)
   restBase: 20, //     u32: index in `tables` of the default weights (groups vec4f)
   clipBase: 24, //     u32: index in `tables` of clip 0's (duration, entries, difference, 0)
   maskBase: 28, //     u32: index in `refs` of each group's mask node
+  clockResidual: 32, // f32: the rest of the crowd clock, seconds (POSE_PARAMS.clockResidual)
 } as const;
 
 /**

@@ -1,5 +1,6 @@
 import morphWgsl from '../../shaders/morph.wgsl?raw';
 import type { BakedModel, BakedMorph } from '../bake/bake';
+import { clockResidual, clockTicks } from './clip-clock';
 import { MORPH_PARAMS } from './layout';
 import { checkStorageBinding } from './limits';
 import type { MorphStore } from './morph-store';
@@ -78,6 +79,7 @@ export class MorphPass {
 
   /** Writes the uniforms for every instance of `inputs` at crowd clock `clock` (seconds); rebinds after growth or restore. */
   update(inputs: MorphInputs, store: MorphStore, clock: number): void {
+    const ticks = clockTicks(clock, 'MorphPass.update: clock');
     if (inputs !== this.bound || inputs.generation !== this.boundGeneration) this.bind(inputs, store);
     const threads = inputs.count * this.groups;
     const workgroups = Math.ceil(threads / WORKGROUP_SIZE);
@@ -86,7 +88,8 @@ export class MorphPass {
     const v = this.view;
     v.setUint32(MORPH_PARAMS.count, inputs.count, true);
     v.setUint32(MORPH_PARAMS.groups, this.groups, true);
-    v.setFloat32(MORPH_PARAMS.clock, clock, true);
+    v.setInt32(MORPH_PARAMS.clockTicks, ticks, true);
+    v.setFloat32(MORPH_PARAMS.clockResidual, clockResidual(clock, ticks), true);
     v.setUint32(MORPH_PARAMS.dispatchWidth, this.width * WORKGROUP_SIZE, true);
     v.setUint32(MORPH_PARAMS.nodeCount, this.nodeCount, true);
     v.setUint32(MORPH_PARAMS.restBase, this.restBase, true);

@@ -1,4 +1,5 @@
 import poseWgsl from '../../shaders/pose.wgsl?raw';
+import { clockResidual, clockTicks } from './clip-clock';
 import { checkSkinning, COUNT_FROM_PARAMS, CULL_ARGS, JOINT_BYTES, JOINT_SLOT, NODE, POSE_PARAMS, type SkinningMethod } from './layout';
 import { checkStorageBinding } from './limits';
 import type { RigData } from './rig-data';
@@ -170,14 +171,16 @@ export class PosePass {
    * (creation and growth only).
    */
   update(inputs: PoseInputs, clock: number, indirect?: PoseIndirect): void {
+    const ticks = clockTicks(clock, 'PosePass.update: clock');
+    const residual = clockResidual(clock, ticks);
     if (inputs !== this.bound || inputs.generation !== this.boundGeneration || (indirect && indirect !== this.boundIndirect)) this.bind(inputs, indirect);
     this.indirect = indirect;
     if (indirect) {
-      this.write(this.plain, 0, 0, clock, 2 * inputs.listStride);
-      this.write(this.layered, inputs.listStride, 0, clock, 2 * inputs.listStride + 1);
+      this.write(this.plain, 0, 0, ticks, residual, 2 * inputs.listStride);
+      this.write(this.layered, inputs.listStride, 0, ticks, residual, 2 * inputs.listStride + 1);
     } else {
-      this.write(this.plain, 0, inputs.plainCount, clock, COUNT_FROM_PARAMS);
-      this.write(this.layered, inputs.plainCount, inputs.layeredCount, clock, COUNT_FROM_PARAMS);
+      this.write(this.plain, 0, inputs.plainCount, ticks, residual, COUNT_FROM_PARAMS);
+      this.write(this.layered, inputs.plainCount, inputs.layeredCount, ticks, residual, COUNT_FROM_PARAMS);
     }
   }
 
@@ -226,9 +229,10 @@ export class PosePass {
   /**
    * Writes dispatch `d`'s uniforms: list entries from `listBase`, `count` of them (direct,
    * countWord COUNT_FROM_PARAMS), or as many as word `countWord` of the list says (indirect:
-   * the grid is INDIRECT_DISPATCH_WIDTH wide).
+   * the grid is INDIRECT_DISPATCH_WIDTH wide); the crowd clock as `ticks` and `residual` seconds
+   * (src/gpu/clip-clock.ts).
    */
-  private write(d: Dispatch, listBase: number, count: number, clock: number, countWord: number): void {
+  private write(d: Dispatch, listBase: number, count: number, ticks: number, residual: number, countWord: number): void {
     const indirect = countWord !== COUNT_FROM_PARAMS;
     d.width = indirect ? INDIRECT_DISPATCH_WIDTH : Math.max(1, Math.min(count, MAX_DISPATCH_WIDTH));
     d.height = Math.ceil(count / d.width);
@@ -243,7 +247,8 @@ export class PosePass {
     v.setUint32(POSE_PARAMS.clipBase, this.rig.clipBase, true);
     v.setUint32(POSE_PARAMS.restBase, this.rig.restBase, true);
     v.setUint32(POSE_PARAMS.maxDepth, this.rig.maxDepth, true);
-    v.setFloat32(POSE_PARAMS.clock, clock, true);
+    v.setInt32(POSE_PARAMS.clockTicks, ticks, true);
+    v.setFloat32(POSE_PARAMS.clockResidual, residual, true);
     v.setUint32(POSE_PARAMS.dispatchWidth, d.width, true);
     this.device.queue.writeBuffer(indirect ? d.indirectParams : d.params, 0, d.data);
   }

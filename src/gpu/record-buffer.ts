@@ -1,3 +1,4 @@
+import { phaseTurns, writeRate } from './clip-clock';
 import { show } from '../math/show';
 import { wrapTime } from '../math/time';
 
@@ -111,6 +112,18 @@ export class RecordBuffer {
   /** Phase (time at clock 0, wrapped) that puts `clip` at `time` at `clock` when playing at `speed`. */
   protected phase(clip: number, time: number, speed: number, clock: number): number {
     return wrapTime(time - speed * clock, this.clipDurations[clip]);
+  }
+
+  /**
+   * Writes one clip playback as the GPU reads it (src/gpu/clip-clock.ts): `clip` at `phase`
+   * seconds at clock 0 playing at `speed`, as the phase word at u32 index `phaseWord`, the
+   * float32 speed at `speedWord` and the rate's low and high words at `rateWord`, `rateWord + 1`.
+   */
+  protected writePlayback(clip: number, phase: number, speed: number, phaseWord: number, speedWord: number, rateWord: number): void {
+    const duration = this.clipDurations[clip];
+    this.u32[phaseWord] = phaseTurns(phase, duration);
+    this.f32[speedWord] = speed;
+    writeRate(speed, duration, this.u32, rateWord, rateWord + 1);
   }
 
   /** Time now of a clip stored as (phase, speed), wrapped into the clip. */

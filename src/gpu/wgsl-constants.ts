@@ -83,24 +83,32 @@ export const INSTANCE_STRUCT = `struct Instance {
   world: mat4x4f,
   clipA: u32,
   clipB: u32,
-  phaseA: f32,
-  phaseB: f32,
+  phaseA: u32,
+  phaseB: u32,
   speedA: f32,
   speedB: f32,
   blend: f32,
   layers: u32,
+  rateLoA: u32,
+  rateHiA: u32,
+  rateLoB: u32,
+  rateHiB: u32,
 }`;
 
 /** The layer-stack records as WGSL (LAYER, LAYER_STACK): the pose pass reads them, the control pass writes them. */
 export const STACK_STRUCTS = `struct Layer {
   clip: u32,
-  phase: f32,
+  phase: u32,
   speed: f32,
   weight: f32,
   mask: u32,
   refClip: u32,
-  refPhase: f32,
+  refPhase: u32,
   refSpeed: f32,
+  rateLo: u32,
+  rateHi: u32,
+  refRateLo: u32,
+  refRateHi: u32,
 }
 
 struct LayerStack {
@@ -134,15 +142,62 @@ fn sinCos(x: f32) -> vec2f {
   return vec2f(-c, s);
 }`;
 
+/**
+ * The clip clock in WGSL (src/gpu/clip-clock.ts is the TypeScript side and says why): a clip's
+ * position as a 64-bit fraction of a turn (one turn = the clip's duration) in exact u32
+ * arithmetic, and the table entry it falls in. The pose and morph passes read records with it,
+ * the control pass writes them against it.
+ */
+export const CLIP_CLOCK = `// a * b as a 64-bit (low word, high word) pair, from 16-bit halves (WGSL has no 64-bit integers).
+fn mulWide(a: u32, b: u32) -> vec2u {
+  let a0 = a & 0xffffu;
+  let a1 = a >> 16u;
+  let b0 = b & 0xffffu;
+  let b1 = b >> 16u;
+  let p00 = a0 * b0;
+  let p01 = a0 * b1;
+  let p10 = a1 * b0;
+  let mid = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+  return vec2u((mid << 16u) | (p00 & 0xffffu), a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (mid >> 16u));
+}
+
+// Position at \`ticks\` (the crowd clock in CLOCK_TICKS_PER_SECOND) of a clip recorded as (phase,
+// rate): phase * 2^32 + rate * ticks mod 2^64, in 2^-64 turns, as (low word, high word). Exact.
+fn clipTurns(phase: u32, rateLo: u32, rateHi: u32, ticks: i32) -> vec2u {
+  let c = bitcast<u32>(ticks);
+  let low = mulWide(rateLo, c);
+  // A negative tick count reads as ticks + 2^32 in a u32: take rateLo * 2^32 back off.
+  return vec2u(low.x, phase + low.y + rateHi * c - select(0u, rateLo, ticks < 0));
+}
+
+// Entry index in [0, last) and fraction in [0, 1] of position \`turns\` plus \`extra\` turns (a small
+// float32 rest of either sign) in a table of last + 1 entries (last >= 1) spanning one turn.
+struct ClipEntry {
+  index: u32,
+  fraction: f32,
+}
+
+fn clipEntry(turns: vec2u, extra: f32, last: u32) -> ClipEntry {
+  let u = mulWide(turns.y, last); // u.y whole entries, u.x the fraction in 2^-32
+  var f = f32(u.x) * 2.3283064365386963e-10 + (f32(turns.x) * 5.421010862427522e-20 + extra) * f32(last);
+  let whole = floor(f);
+  f -= whole;
+  var i = (i32(u.y) + i32(whole)) % i32(last);
+  if (i < 0) {
+    i += i32(last);
+  }
+  return ClipEntry(u32(i), f);
+}`;
+
 /** Each shader with a generated block, and what goes into it: constants, then shared structs. */
 export const GENERATED_SHADERS: readonly { file: string; constants: readonly SharedConstant[]; structs: string }[] = [
-  { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
-  { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${PRECISE_SIN_COS}` },
+  { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/control.wgsl', constants: CONTROL_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${PRECISE_SIN_COS}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
   { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S]], structs: INSTANCE_STRUCT },
   { file: 'shaders/prop.wgsl', constants: PROP_CONSTANTS, structs: INSTANCE_STRUCT },
   { file: 'shaders/root-motion.wgsl', constants: ROOT_MOTION_CONSTANTS, structs: `${INSTANCE_STRUCT}\n\n${PRECISE_SIN_COS}` },
-  { file: 'shaders/morph.wgsl', constants: POSE_CONSTANTS, structs: POSE_RECORD_STRUCTS },
+  { file: 'shaders/morph.wgsl', constants: POSE_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';

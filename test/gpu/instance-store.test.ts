@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InstanceStore } from '../../src/gpu/instance-store';
-import { LAYER, LAYER_STACK, LAYERS_NONE, MASK_NONE } from '../../src/gpu/layout';
+import { INSTANCE, LAYER, LAYER_STACK, LAYERS_NONE, MASK_NONE } from '../../src/gpu/layout';
 import { openTestDevice } from '../helpers/gpu';
 import { seededRandom } from '../helpers/prng';
 
@@ -87,7 +87,7 @@ describe.skipIf(!device)('InstanceStore', () => {
       const small = store(3);
       for (let i = 0; i < 4; i++) small.add();
       expect(small.capacity).toBe(6);
-      expect(small.instanceBuffer.size).toBe(6 * 96);
+      expect(small.instanceBuffer.size).toBe(6 * INSTANCE.size);
       small.destroy();
     });
 
@@ -147,6 +147,35 @@ describe.skipIf(!device)('InstanceStore', () => {
       expect(got.speedA).toBe(speed);
       expect(Math.abs(got.timeA - ((0.25 + speed * elapsed) % 3))).toBeLessThan(1e-9);
       expect(Math.abs(got.timeB - ((((1.5 - 0.3 * elapsed) % 2) + 2) % 2))).toBeLessThan(1e-9);
+      s.destroy();
+    });
+
+    it('rebases layer stacks from float64 phases and speeds too, reference clips included (they rebased from float32 and drifted 1.4e-2 s in 1000 rebases)', () => {
+      const s = store(2);
+      s.add();
+      const a = s.add();
+      const speed = 1.1; // float32 holds 1.10000002384...
+      const stack = s.makeLayered(a);
+      s.stacks.set(stack, {
+        layers: [{ clip: 2, time: 0.25, speed, weight: 1, mask: MASK_NONE }],
+        additive: [{ clip: 1, time: 0.5, speed: 0.7, weight: 1, mask: MASK_NONE, reference: { clip: 2, time: 1, speed: -speed } }],
+      }, 0);
+      s.remove(0); // a move: the float64 copy goes with its record
+      for (let k = 0; k < 1000; k++) s.rebase(600.25);
+      const elapsed = 1000 * 600.25;
+      const expected = [[0, false, 0.25 + speed * elapsed, 3], [4, false, 0.5 + 0.7 * elapsed, 2], [4, true, 1 - speed * elapsed, 3]] as const;
+      const words = new Uint32Array(s.stacks.bytes);
+      const moved = s.stackOf(a);
+      for (const [layer, reference, time, duration] of expected) {
+        const want = ((time % duration) + duration) % duration;
+        const what = `layer ${layer}${reference ? ' reference' : ''}`;
+        expect(Math.abs(s.stacks.exactPhase(moved, layer, reference) - want), what).toBeLessThan(1e-9);
+        expect(s.stacks.exactSpeed(moved, layer, reference), what).toBe(layer === 0 ? speed : reference ? -speed : 0.7);
+        // The GPU's phase word (2^-32 turns) holds the same time to a rounding of 2^-33 turns.
+        const word = words[(moved * LAYER_STACK.size + LAYER_STACK.layers + layer * LAYER.size + (reference ? LAYER.refPhase : LAYER.phase)) / 4];
+        const gap = Math.abs(word / 2 ** 32 - want / duration);
+        expect(Math.min(gap, 1 - gap) * duration, what).toBeLessThanOrEqual(duration * 2 ** -33);
+      }
       s.destroy();
     });
 

@@ -22,8 +22,17 @@ function makeMasks(rig: Rig, next: () => number): Float32Array[] {
   return [buildMask(rig.nodes, { root: names[Math.floor(names.length / 3)] }), buildMask(rig.nodes, { root: names[names.length - 1] }), soft];
 }
 
-/** A random stack (0-4 override, 0-2 additive layers, random weights, masks and references) as both the CPU and the GPU take it. */
-function randomStack(durations: Float32Array, masks: Float32Array[], next: () => number): { cpu: LayerStack; gpu: GpuPoseRequest } {
+/**
+ * A random stack (0-4 override, 0-2 additive layers, random weights, masks and references) as
+ * both the CPU and the GPU take it. With `clock`, every clip (base, layers, references) plays at
+ * a random speed in [-1.5, 1.5] and the GPU record is written at clock 0 so that it reaches the
+ * CPU stack's times at `clock`.
+ */
+function randomStack(durations: Float32Array, masks: Float32Array[], next: () => number, clock?: number): { cpu: LayerStack; gpu: GpuPoseRequest } {
+  const moving = clock !== undefined;
+  // A speed, and the time to write at clock 0 for time t at `clock`.
+  const speed = () => (moving ? next() * 3 - 1.5 : 0);
+  const at = (t: number, v: number) => t - v * (clock ?? 0);
   const clips = durations.length;
   const clip = () => Math.floor(next() * clips);
   const time = (c: number) => (next() * 4 - 1.5) * Math.max(durations[c], 0.1);
@@ -36,7 +45,8 @@ function randomStack(durations: Float32Array, masks: Float32Array[], next: () =>
   for (let i = Math.floor(next() * 5); i > 0; i--) {
     const l = { clip: clip(), time: 0, weight: weight(), mask: mask() };
     l.time = time(l.clip);
-    gpuStack.layers.push({ ...l, speed: 0 });
+    const v = speed();
+    gpuStack.layers.push({ ...l, time: at(l.time, v), speed: v });
     cpu.layers.push({ clip: l.clip, time: l.time, weight: l.weight, mask: l.mask === MASK_NONE ? undefined : masks[l.mask] });
   }
   for (let k = Math.floor(next() * 3); k > 0; k--) {
@@ -44,23 +54,31 @@ function randomStack(durations: Float32Array, masks: Float32Array[], next: () =>
     l.time = time(l.clip);
     const refClip = clip();
     const reference = next() < 0.3 ? 'rest' as const : { clip: refClip, time: time(refClip) };
-    gpuStack.additive.push({ ...l, speed: 0, reference: reference === 'rest' ? 'rest' : { ...reference, speed: 0 } });
+    const [v, refV] = [speed(), speed()];
+    gpuStack.additive.push({ ...l, time: at(l.time, v), speed: v, reference: reference === 'rest' ? 'rest' : { ...reference, time: at(reference.time, refV), speed: refV } });
     cpu.additive.push({ clip: l.clip, time: l.time, weight: l.weight, reference, mask: l.mask === MASK_NONE ? undefined : masks[l.mask] });
   }
-  return { cpu, gpu: { clipA: base, clipB: base, timeA: baseTime, timeB: baseTime, speedA: 0, speedB: 0, blend: 0, stack: gpuStack } };
+  const v = speed();
+  return { cpu, gpu: { clipA: base, clipB: base, timeA: at(baseTime, v), timeB: at(baseTime, v), speedA: v, speedB: v, blend: 0, stack: gpuStack } };
 }
 
 const worstError = compareMatrices;
 
 describe.skipIf(!device)('layer stacks on the GPU equal the TypeScript reference', () => {
-  for (const name of ['Fox', 'CesiumMan', 'RobotExpressive']) {
-    it(`${name}: 150 random stacks, NaN-poisoned output all written`, async () => {
+  // Still stacks at clock 0, then the same kind moving and posed late in a clock period (where
+  // float32 time = phase + speed x clock was off by up to 3e-5 s) and at a negative clock.
+  const cases = [
+    ...['Fox', 'CesiumMan', 'RobotExpressive'].map((name) => ({ name, clock: undefined as number | undefined })),
+    { name: 'Fox', clock: 599.99 }, { name: 'RobotExpressive', clock: -599.99 },
+  ];
+  for (const { name, clock } of cases) {
+    it(`${name}: 150 random stacks${clock === undefined ? '' : `, every clip moving, at clock ${clock} s`}, NaN-poisoned output all written`, async () => {
       const { rig } = await loadModel(name);
       const baked = bake(rig);
-      const next = seededRandom(name.length * 7);
+      const next = seededRandom(name.length * 7 + (clock === undefined ? 0 : 1));
       const masks = makeMasks(rig, next);
-      const stacks = Array.from({ length: 150 }, () => randomStack(baked.clipDurations, masks, next));
-      const gpu = await gpuJointMatrices(device!, rig, baked, stacks.map((s) => s.gpu), { masks });
+      const stacks = Array.from({ length: 150 }, () => randomStack(baked.clipDurations, masks, next, clock));
+      const gpu = await gpuJointMatrices(device!, rig, baked, stacks.map((s) => s.gpu), { masks, clock });
       const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
       const slots = rig.skins.reduce((n, s) => n + s.joints.length, 0);
       const reference = new Float64Array(gpu.length);
@@ -75,7 +93,7 @@ describe.skipIf(!device)('layer stacks on the GPU equal the TypeScript reference
       });
       const extent = Math.max(...rig.nodes.restTranslation.map(Math.abs), 1);
       const { worst, unwritten } = worstError(gpu, reference, extent);
-      console.log(`${name}: worst relative error over 150 random stacks ${worst.toExponential(2)}`);
+      console.log(`${name}${clock === undefined ? '' : ` at clock ${clock} s`}: worst relative error over 150 random stacks ${worst.toExponential(2)}`);
       expect(unwritten).toBe(0);
       // float32 through up to 6 layers per node: ~1e-6 of each matrix's scale; 2e-5 bound.
       expect(worst).toBeLessThan(2e-5);

@@ -63,11 +63,12 @@ const rootMotion = readFileSync(new URL('../../shaders/root-motion.wgsl', import
 const morph = readFileSync(new URL('../../shaders/morph.wgsl', import.meta.url), 'utf8');
 
 describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
-  it('Instance: world at 0 (64 bytes), then eight 4-byte fields from 64; 96 bytes', () => {
+  it('Instance: world at 0 (64 bytes), then twelve 4-byte fields from 64; 112 bytes', () => {
     // 16 floats of world = 64 bytes; clipA 64, clipB 68, phaseA 72, phaseB 76, speedA 80,
-    // speedB 84, blend 88, layers 92; 96 is already a multiple of the struct's 16-byte alignment.
+    // speedB 84, blend 88, layers 92, rateLoA 96, rateHiA 100, rateLoB 104, rateHiB 108; 112 is
+    // already a multiple of the struct's 16-byte alignment.
     expectMatches(INSTANCE, wgslLayout(pose, 'Instance'));
-    expect(INSTANCE.size).toBe(64 + 8 * 4);
+    expect(INSTANCE.size).toBe(64 + 12 * 4);
   });
 
   it('Instance is the same struct in pose.wgsl, cull.wgsl, skin.wgsl and prop.wgsl', () => {
@@ -90,19 +91,20 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expectMatches(LOD_RANGE, wgslLayout(cull, 'LodRange'));
   });
 
-  it('Params: twelve 4-byte fields, 48 bytes', () => {
+  it('Params: thirteen 4-byte fields, 52 bytes', () => {
     expectMatches(POSE_PARAMS, wgslLayout(pose, 'Params'));
-    expect(POSE_PARAMS.size).toBe(12 * 4);
+    expect(POSE_PARAMS.size).toBe(13 * 4);
   });
 
-  it('Layer: eight 4-byte fields, 32 bytes; LayerStack: two counts then array<Layer, 6> at 8, 200 bytes', () => {
+  it('Layer: twelve 4-byte fields, 48 bytes; LayerStack: two counts then array<Layer, 6> at 8, 296 bytes', () => {
     expectMatches(LAYER, wgslLayout(pose, 'Layer'));
     // A struct of 4-byte fields is 4-byte aligned, so the array needs no padding after the counts.
     // The array's length is a WGSL const: resolve it from the shader's own declaration.
     const length = /struct LayerStack \{[^}]*layers: array<Layer, (\w+)>/.exec(pose)?.[1];
     const declared = new RegExp(`const ${length}: u32 = (\\d+)u;`).exec(pose)?.[1];
     expect(Number(declared)).toBe(6);
-    expect(LAYER_STACK).toEqual({ size: 8 + 6 * 32, overrideCount: 0, additiveCount: 4, layers: 8 });
+    expect(LAYER.size).toBe(12 * 4);
+    expect(LAYER_STACK).toEqual({ size: 8 + 6 * 48, overrideCount: 0, additiveCount: 4, layers: 8 });
   });
 
   it('Node: parent i32 at 0, depth u32 at 4, 8 bytes', () => {
@@ -120,7 +122,7 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     expectMatches(CAMERA, wgslLayout(skin, 'Camera'));
   });
 
-  it('the control pass: Source 20, Fade 36, ControlInput 264 (3 fades inline), ControlState 32, ControlParams 48, Update 268', () => {
+  it('the control pass: Source 20, Fade 36, ControlInput 264 (3 fades inline), ControlState 32, ControlParams 52, Update 268', () => {
     expectMatches(CONTROL_SOURCE, wgslLayout(control, 'Source'));
     expectMatches(CONTROL_FADE, wgslLayout(control, 'Fade'));
     // clock, basis, epoch, hasLocomotion, fadeCount: 20 bytes; current Source 20..40; 3 x 36 fades 40..148; ...
@@ -150,9 +152,9 @@ describe('buffer layouts: src/gpu/layout.ts matches the WGSL structs', () => {
     for (const source of [pose, skin, prop]) expect(/const DQ_VEC4S: u32 = (\d+)u;/.exec(source)?.[1]).toBe(String(JOINT_DQ.size / 16)); // generated (wgsl-constants.ts)
   });
 
-  it('morph targets: MorphParams (eight 4-byte fields, 32 bytes) in morph.wgsl, MorphHeader (four u32, 16 bytes) in skin.wgsl', () => {
+  it('morph targets: MorphParams (nine 4-byte fields, 36 bytes) in morph.wgsl, MorphHeader (four u32, 16 bytes) in skin.wgsl', () => {
     expectMatches(MORPH_PARAMS, wgslLayout(morph, 'MorphParams'));
-    expect(MORPH_PARAMS.size).toBe(8 * 4);
+    expect(MORPH_PARAMS.size).toBe(9 * 4);
     expectMatches(MORPH_HEADER, wgslLayout(skin, 'MorphHeader'));
     // The displacements follow the header at 16 (vec4f alignment), where mesh-data.ts writes them.
     expect(skin).toMatch(/struct MorphTargets \{\s*header: MorphHeader,[^}]*deltas: array<vec4f>,\s*\}/);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
 import { COUNT_FROM_PARAMS, DQ_POLAR_ITERATIONS, DQ_VEC4S, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/gpu/layout';
-import { currentConstantBlock, GENERATED_SHADERS, POSE_CONSTANTS, POSE_RECORD_STRUCTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
+import { CLIP_CLOCK, currentConstantBlock, GENERATED_SHADERS, POSE_CONSTANTS, POSE_RECORD_STRUCTS, replaceConstantBlock, wgslConstantBlock } from '../../src/gpu/wgsl-constants';
 import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY } from '../../src/anim/control/controller';
 import { MAX_FADES, SOURCE_CLIP, SOURCE_LOCOMOTION } from '../../src/anim/control/crossfader';
 import { MAX_BLEND } from '../../src/anim/control/output';
@@ -21,7 +21,7 @@ function wgslU32Constants(source: string): Map<string, number> {
 
 describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
   it('the shader\'s generated block is what src/gpu/wgsl-constants.ts generates now', () => {
-    expect(currentConstantBlock(pose), 'run npm run gen:wgsl').toBe(wgslConstantBlock(POSE_CONSTANTS, POSE_RECORD_STRUCTS));
+    expect(currentConstantBlock(pose), 'run npm run gen:wgsl').toBe(wgslConstantBlock(POSE_CONSTANTS, `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}`));
   });
 
   it('every shared constant has the value of its TypeScript twin, in the shader as read', () => {
@@ -42,7 +42,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
   it('the stack array is sized by the constant, and the record size follows it', () => {
     expect(pose).toMatch(/layers: array<Layer, STACK_LAYERS>/);
     expect(pose).not.toMatch(/array<Layer, \d/);
-    expect(LAYER_STACK.size).toBe(8 + STACK_LAYERS * 32);
+    expect(LAYER_STACK.size).toBe(8 + STACK_LAYERS * 48);
   });
 
   it('every shader with a generated block carries the block generated now (shaders/control.wgsl too)', () => {

@@ -12,6 +12,7 @@ import { PosePass } from '../../src/gpu/pose-pass';
 import { CrowdControllers } from '../../src/crowd-controllers';
 import { readGltfFile } from '../node-io';
 import { seededRandom } from '../random';
+import { INSTANCE } from '../../src/gpu/layout';
 
 export async function characterFromFile(path: string): Promise<Character> {
   const bytes = await readFile(path);
@@ -94,7 +95,7 @@ export async function benchFrames(device: GPUDevice, character: Character, count
       encoder.finish();
       if (f >= 3) times.push(performance.now() - start);
     }
-    rows.push({ instances: count, scenario, cpuMs: median(times), uploadBytes: scenario === 'steady' ? 0 : count * 96 });
+    rows.push({ instances: count, scenario, cpuMs: median(times), uploadBytes: scenario === 'steady' ? 0 : count * INSTANCE.size });
   }
   color.destroy(); depth.destroy(); crowd.destroy();
   return rows;
