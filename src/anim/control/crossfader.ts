@@ -42,13 +42,13 @@ export class Source {
     return this;
   }
 
-  /** Writes kind and playback into out[o .. o + SOURCE_WORDS). */
+  /** Writes kind and playback into out[o .. o + SOURCE_WORDS). @internal */
   save(out: Float64Array, o: number): void {
     out[o] = this.kind;
     this.playback.save(out, o + 1);
   }
 
-  /** Reads what save wrote. */
+  /** Reads what save wrote. @internal */
   load(words: Float64Array, o: number): void {
     this.kind = words[o];
     this.playback.load(words, o + 1);
@@ -77,7 +77,7 @@ export class Fade {
   /** Current weight of the target, in [0, 1]. */
   weight = 0;
 
-  /** Writes every field into out[o .. o + FADE_WORDS), the curve as its number in `codes`. */
+  /** Writes every field into out[o .. o + FADE_WORDS), the curve as its number in `codes`. @internal */
   save(out: Float64Array, o: number, codes: CurveCodes): void {
     this.target.save(out, o);
     const f = o + SOURCE_WORDS;
@@ -89,7 +89,7 @@ export class Fade {
     out[f + 5] = this.weight;
   }
 
-  /** Reads what save wrote. */
+  /** Reads what save wrote. @internal */
   load(words: Float64Array, o: number, codes: CurveCodes): void {
     this.target.load(words, o);
     const f = o + SOURCE_WORDS;
@@ -133,7 +133,7 @@ export class Crossfader {
   /**
    * Writes the state into out: the fade count and current at [o, o + 1 + SOURCE_WORDS), the fades
    * in flight from `fades` on, FADE_WORDS each (the rest is left as it was). Two places, so that
-   * a saver can keep the fades, rarely in flight, apart from what every load reads.
+   * a saver can keep the fades, rarely in flight, apart from what every load reads. @internal
    */
   save(out: Float64Array, o: number, fades: number, codes: CurveCodes): void {
     out[o] = this.fadeCount;
@@ -141,7 +141,7 @@ export class Crossfader {
     for (let i = 0; i < this.fadeCount; i++) this.fades[i].save(out, fades + i * FADE_WORDS, codes);
   }
 
-  /** Reads what save wrote. */
+  /** Reads what save wrote. @internal */
   load(words: Float64Array, o: number, fades: number, codes: CurveCodes): void {
     this.fadeCount = words[o];
     this.current.load(words, o + 1);

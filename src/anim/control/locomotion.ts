@@ -102,7 +102,7 @@ export class Locomotion {
     this.updateBlend();
   }
 
-  /** Writes the whole state (movement, input, blend) into out[o .. o + LOCOMOTION_WORDS) (see AnimationController.saveState). */
+  /** Writes the whole state (movement, input, blend) into out[o .. o + LOCOMOTION_WORDS) (see AnimationController.saveState). @internal */
   save(out: Float64Array, o: number): void {
     out[o] = this.positionX;
     out[o + 1] = this.positionZ;
@@ -129,7 +129,7 @@ export class Locomotion {
     }
   }
 
-  /** Reads what save wrote. */
+  /** Reads what save wrote. @internal */
   load(words: Float64Array, o: number): void {
     this.positionX = words[o];
     this.positionZ = words[o + 1];

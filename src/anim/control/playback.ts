@@ -45,7 +45,7 @@ export class ClipPlayback {
     return this;
   }
 
-  /** Writes every field into out[o .. o + PLAYBACK_WORDS) (see AnimationController.saveState). */
+  /** Writes every field into out[o .. o + PLAYBACK_WORDS) (see AnimationController.saveState). @internal */
   save(out: Float64Array, o: number): void {
     out[o] = this.clip;
     out[o + 1] = this.time;
@@ -56,7 +56,7 @@ export class ClipPlayback {
     out[o + 6] = this.holdFirstFrame ? 1 : 0;
   }
 
-  /** Reads every field from words[o .. o + PLAYBACK_WORDS), as save wrote them. */
+  /** Reads every field from words[o .. o + PLAYBACK_WORDS), as save wrote them. @internal */
   load(words: Float64Array, o: number): void {
     this.clip = words[o];
     this.time = words[o + 1];
