@@ -1,4 +1,4 @@
-import type { AnimationController, ControllerRuntime } from './anim/control/controller';
+import { ACTION_NONE, type AnimationController, type ControllerRuntime } from './anim/control/controller';
 import { evaluateCurve, type BlendCurve } from './anim/control/curves';
 import { SOURCE_LOCOMOTION, type Source } from './anim/control/crossfader';
 import type { ClipPlayback } from './anim/control/playback';
@@ -218,10 +218,13 @@ export class ControlUpdates {
     u[o + CONTROL_INPUT.action / 4] = controller.action < 0 ? CONTROL.NO_INDEX : controller.action;
     f[o + CONTROL_INPUT.actionTime / 4] = controller.actionTime;
     f[o + CONTROL_INPUT.actionOutTime / 4] = Math.min(controller.actionOutTime, CONTROL_ACTION_NEVER);
-    this.playback(o + CONTROL_INPUT.actionPlay / 4, controller.actionPlayback, CONTROL.SOURCE_CLIP);
+    // An action's playbacks are written only while they mean something (zeros otherwise), so the record is a function of the state.
+    if (controller.actionPhase !== ACTION_NONE) this.playback(o + CONTROL_INPUT.actionPlay / 4, controller.actionPlayback, CONTROL.SOURCE_CLIP);
+    else this.u32.fill(0, o + CONTROL_INPUT.actionPlay / 4, o + (CONTROL_INPUT.actionPlay + CONTROL_SOURCE.size) / 4);
     u[o + CONTROL_INPUT.previousAction / 4] = controller.previousAction < 0 ? CONTROL.NO_INDEX : controller.previousAction;
     f[o + CONTROL_INPUT.previousStartWeight / 4] = controller.previousStartWeight;
-    this.playback(o + CONTROL_INPUT.previousPlay / 4, controller.previousPlayback, CONTROL.SOURCE_CLIP);
+    if (controller.previousAction >= 0) this.playback(o + CONTROL_INPUT.previousPlay / 4, controller.previousPlayback, CONTROL.SOURCE_CLIP);
+    else this.u32.fill(0, o + CONTROL_INPUT.previousPlay / 4, o + (CONTROL_INPUT.previousPlay + CONTROL_SOURCE.size) / 4);
     u[o + CONTROL_INPUT.inputMode / 4] = loco ? INPUT_MODES[loco.inputMode] : CONTROL.INPUT_NONE;
     f[o + CONTROL_INPUT.desiredParameter / 4] = loco ? loco.desiredParameter : 0;
     f[o + CONTROL_INPUT.inputX / 4] = loco ? loco.inputX : 0;

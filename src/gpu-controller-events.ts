@@ -52,8 +52,10 @@ export interface ControllerStates {
   readonly handleBound: number;
   /** The rows (replaced when they grow: read it anew in each call). */
   readonly rows: Float64Array;
-  /** Where handle's EVENT_WORDS words for GpuControllerEvents are in `rows`. */
-  eventsAt(handle: number): number;
+  /** Where handle's EVENT_CURSOR_WORDS words are in `rows`. */
+  cursorAt(handle: number): number;
+  /** Where handle's EVENT_PLAN_WORDS words are in `rows`. */
+  planAt(handle: number): number;
 }
 
 /** Plan of a handle: nothing to schedule, or scan the controller (else: a clip index, the one-playback plan). */
@@ -61,27 +63,29 @@ const PLAN_NONE = -1;
 const PLAN_SCAN = -2;
 
 /**
- * Per handle, EVENT_WORDS float64 words in the states' row (ControllerStates.rows at
- * eventsAt(handle)), beside the controller's state, so that an event touches no other cache line:
- * T0, the event clock of the discrete state the schedule is computed from; the last crossing
- * decided, (tau since T0, source, event index); the event clock since which the locomotion
- * reference is steady (NaN: stepped every frame), its phase then and its rate (cycles per
- * second); the plan, PLAN_NONE, PLAN_SCAN or the clip of its one playback, with that playback's
- * clip time at T0, speed (clip seconds per second), duration and start (tau).
+ * Per handle, float64 words in the states' rows (ControllerStates.rows), beside the controller's
+ * state, so that an event touches no other cache line. EVENT_CURSOR_WORDS at cursorAt(handle),
+ * written on every event: T0, the event clock of the discrete state the schedule is computed
+ * from, and the last crossing decided, (tau since T0, source, event index). EVENT_PLAN_WORDS at
+ * planAt(handle), used only while some clip has events: the event clock since which the
+ * locomotion reference is steady (NaN: stepped every frame), its phase then and its rate (cycles
+ * per second); the plan, PLAN_NONE, PLAN_SCAN or the clip of its one playback, with that
+ * playback's clip time at T0, speed (clip seconds per second), duration and start (tau).
  */
 const T0 = 0;
 const CURSOR_TAU = 1;
 const CURSOR_SOURCE = 2;
 const CURSOR_INDEX = 3;
-const STEADY_AT = 4;
-const STEADY_PHASE = 5;
-const STEADY_RATE = 6;
-const PLAN = 7;
-const PLAN_TIME0 = 8;
-const PLAN_SPEED = 9;
-const PLAN_DURATION = 10;
-const PLAN_FROM = 11;
-export const EVENT_WORDS = 12;
+export const EVENT_CURSOR_WORDS = 4;
+const STEADY_AT = 0;
+const STEADY_PHASE = 1;
+const STEADY_RATE = 2;
+const PLAN = 3;
+const PLAN_TIME0 = 4;
+const PLAN_SPEED = 5;
+const PLAN_DURATION = 6;
+const PLAN_FROM = 7;
+export const EVENT_PLAN_WORDS = 8;
 export class GpuControllerEvents implements ExternalEventSource {
   private readonly scanner: ControllerEvents;
   /** Handles whose locomotion reference is stepped every frame, dense; position of each (-1: none). */
@@ -127,10 +131,12 @@ export class GpuControllerEvents implements ExternalEventSource {
   added(handle: number, controller: AnimationController, x: number, z: number, heading: number, pendingDt: number): void {
     this.ensure(handle);
     const rows = this.states.rows;
-    const e = this.states.eventsAt(handle);
-    rows.fill(0, e, e + EVENT_WORDS);
-    rows[e + PLAN] = PLAN_SCAN;
-    rows[e + STEADY_AT] = NaN;
+    const e = this.states.cursorAt(handle);
+    const pl = this.states.planAt(handle);
+    rows.fill(0, e, e + EVENT_CURSOR_WORDS);
+    rows.fill(0, pl, pl + EVENT_PLAN_WORDS);
+    rows[pl + PLAN] = PLAN_SCAN;
+    rows[pl + STEADY_AT] = NaN;
     const loco = controller.locomotion;
     if (loco) {
       loco.positionX = x;
@@ -154,15 +160,16 @@ export class GpuControllerEvents implements ExternalEventSource {
    */
   flush(handle: number, controller: AnimationController, now: number): void {
     const rows = this.states.rows;
-    const e = this.states.eventsAt(handle);
+    const e = this.states.cursorAt(handle);
+    const pl = this.states.planAt(handle);
     const loco = controller.locomotion;
-    const since = this.referencesKept ? rows[e + STEADY_AT] : NaN;
+    const since = this.referencesKept ? rows[pl + STEADY_AT] : NaN;
     if (loco && !Number.isNaN(since)) {
       // Bring the steady reference to now in closed form (restore() may then overwrite it with the GPU's state).
       const elapsed = now - since;
       loco.positionX += loco.velocityX * elapsed;
       loco.positionZ += loco.velocityZ * elapsed;
-      const u = rows[e + STEADY_PHASE] + rows[e + STEADY_RATE] * elapsed;
+      const u = rows[pl + STEADY_PHASE] + rows[pl + STEADY_RATE] * elapsed;
       const wrapped = u - Math.floor(u);
       loco.phase = wrapped >= 1 ? 0 : wrapped;
     }
@@ -186,13 +193,14 @@ export class GpuControllerEvents implements ExternalEventSource {
    */
   restart(handle: number, controller: AnimationController, now: number): void {
     const rows = this.states.rows;
-    const e = this.states.eventsAt(handle);
+    const e = this.states.cursorAt(handle);
+    const pl = this.states.planAt(handle);
     rows[e + T0] = now;
     rows[e + CURSOR_TAU] = EVENT_SLACK_SECONDS; // up to the slack past now was the old state's (flush)
     rows[e + CURSOR_SOURCE] = CONTROLLER_SOURCES;
     rows[e + CURSOR_INDEX] = 0;
     if (controller.locomotion && this.referencesKept) {
-      rows[e + STEADY_AT] = NaN;
+      rows[pl + STEADY_AT] = NaN;
       this.startStepping(handle);
     }
     if (!this.scheduler.tables.hasEvents) return; // reschedule() plans every controller when events arrive
@@ -223,13 +231,13 @@ export class GpuControllerEvents implements ExternalEventSource {
       this.states.save(handle);
       if (!(dt > 0)) continue; // a step of 0 says nothing about steadiness
       const rows = this.states.rows;
-      const e = this.states.eventsAt(handle);
+    const pl = this.states.planAt(handle);
       const tolerance = STEADY_TOLERANCE * (1 + Math.abs(vx) + Math.abs(vz));
       if (Math.abs(loco.velocityX - vx) <= tolerance && Math.abs(loco.velocityZ - vz) <= tolerance
         && Math.abs(loco.heading - heading) <= STEADY_TOLERANCE && Math.abs(after - rate) <= STEADY_TOLERANCE * Math.abs(rate)) {
-        rows[e + STEADY_AT] = end;
-        rows[e + STEADY_PHASE] = loco.phase;
-        rows[e + STEADY_RATE] = after;
+        rows[pl + STEADY_AT] = end;
+        rows[pl + STEADY_PHASE] = loco.phase;
+        rows[pl + STEADY_RATE] = after;
         this.stopStepping(handle);
         this.makePlan(handle, controller);
         this.scheduleNext(handle, controller);
@@ -240,7 +248,7 @@ export class GpuControllerEvents implements ExternalEventSource {
   /** ExternalEventSource: the keyed entry of `handle` is due; schedule the next crossing, then fire this one. */
   due(handle: number, source: number, clip: number, event: number, tau: number): void {
     const rows = this.states.rows;
-    const e = this.states.eventsAt(handle);
+    const e = this.states.cursorAt(handle);
     rows[e + CURSOR_TAU] = tau;
     rows[e + CURSOR_SOURCE] = source;
     rows[e + CURSOR_INDEX] = event;
@@ -256,7 +264,7 @@ export class GpuControllerEvents implements ExternalEventSource {
       if (!this.states.has(handle)) continue;
       const controller = this.states.load(handle);
       const rows = this.states.rows;
-      const e = this.states.eventsAt(handle);
+      const e = this.states.cursorAt(handle);
       rows[e + CURSOR_TAU] = now + EVENT_SLACK_SECONDS - rows[e + T0];
       rows[e + CURSOR_SOURCE] = CONTROLLER_SOURCES;
       this.makePlan(handle, controller);
@@ -278,7 +286,7 @@ export class GpuControllerEvents implements ExternalEventSource {
     this.referencesKept = kept;
     for (let handle = 0; handle < this.states.handleBound; handle++) {
       if (!this.hasLocomotion || !this.states.has(handle)) continue;
-      this.states.rows[this.states.eventsAt(handle) + STEADY_AT] = NaN;
+      this.states.rows[this.states.planAt(handle) + STEADY_AT] = NaN;
       if (kept) this.startStepping(handle);
       else this.stopStepping(handle);
     }
@@ -287,7 +295,7 @@ export class GpuControllerEvents implements ExternalEventSource {
   /** The locomotion blend's crossings in the step (start, end] (its phase from `phase` at `rate` cycles per second), as one-shot entries. */
   private scanStep(handle: number, controller: AnimationController, phase: number, rate: number, start: number, end: number): void {
     const rows = this.states.rows;
-    const e = this.states.eventsAt(handle);
+    const e = this.states.cursorAt(handle);
     const t0 = rows[e + T0];
     const seg = this.segment;
     seg.rate = rate;
@@ -305,14 +313,15 @@ export class GpuControllerEvents implements ExternalEventSource {
   /** Schedules `handle`'s next crossing after its cursor (clip playbacks, and the locomotion blend once steady). */
   private scheduleNext(handle: number, controller: AnimationController): void {
     const rows = this.states.rows;
-    const e = this.states.eventsAt(handle);
+    const e = this.states.cursorAt(handle);
+    const pl = this.states.planAt(handle);
     const q = this.scheduler.queue;
     const key = handle * PLAYBACKS;
-    const plan = rows[e + PLAN];
+    const plan = rows[pl + PLAN];
     if (!this.scheduler.tables.hasEvents || plan === PLAN_NONE) { q.cancel(key); return; }
     if (plan >= 0) {
       const c = this.crossing;
-      if (loopCrossingAfter(this.scheduler.tables.timesOf(plan), rows[e + PLAN_TIME0], rows[e + PLAN_SPEED], rows[e + PLAN_DURATION], rows[e + PLAN_FROM],
+      if (loopCrossingAfter(this.scheduler.tables.timesOf(plan), rows[pl + PLAN_TIME0], rows[pl + PLAN_SPEED], rows[pl + PLAN_DURATION], rows[pl + PLAN_FROM],
         0, rows[e + CURSOR_TAU], rows[e + CURSOR_SOURCE], rows[e + CURSOR_INDEX], c)) {
         q.schedule(key, rows[e + T0] + c.tau, key, plan, c.index, c.tau);
       } else {
@@ -333,11 +342,11 @@ export class GpuControllerEvents implements ExternalEventSource {
   /** Chooses `handle`'s plan from its state as of t0 (see the class comment). */
   private makePlan(handle: number, controller: AnimationController): void {
     const rows = this.states.rows;
-    const e = this.states.eventsAt(handle);
+    const pl = this.states.planAt(handle);
     const f = controller.crossfader;
-    rows[e + PLAN] = PLAN_SCAN;
+    rows[pl + PLAN] = PLAN_SCAN;
     if (f.fadeCount > 0 || controller.actionPhase !== ACTION_NONE) return;
-    rows[e + PLAN] = PLAN_NONE;
+    rows[pl + PLAN] = PLAN_NONE;
     const tables = this.scheduler.tables;
     if (f.current.kind === SOURCE_LOCOMOTION) {
       const seg = this.steadySegment(handle);
@@ -350,31 +359,32 @@ export class GpuControllerEvents implements ExternalEventSource {
       return;
     }
     const p = f.current.playback;
-    if (!p.loop) { rows[e + PLAN] = PLAN_SCAN; return; }
+    if (!p.loop) { rows[pl + PLAN] = PLAN_SCAN; return; }
     if (p.frozen || p.holdFirstFrame || p.speed === 0 || !(p.duration > 0)) return;
     this.setPlan(handle, p.clip, p.time, p.speed, p.duration, -Infinity);
-    if (tables.count(p.clip) === 0) rows[e + PLAN] = PLAN_NONE;
+    if (tables.count(p.clip) === 0) rows[pl + PLAN] = PLAN_NONE;
   }
 
   private setPlan(handle: number, clip: number, time0: number, speed: number, duration: number, from: number): void {
     const rows = this.states.rows;
-    const e = this.states.eventsAt(handle);
-    rows[e + PLAN] = this.scheduler.tables.count(clip) > 0 ? clip : PLAN_NONE;
-    rows[e + PLAN_TIME0] = time0;
-    rows[e + PLAN_SPEED] = speed;
-    rows[e + PLAN_DURATION] = duration;
-    rows[e + PLAN_FROM] = from;
+    const pl = this.states.planAt(handle);
+    rows[pl + PLAN] = this.scheduler.tables.count(clip) > 0 ? clip : PLAN_NONE;
+    rows[pl + PLAN_TIME0] = time0;
+    rows[pl + PLAN_SPEED] = speed;
+    rows[pl + PLAN_DURATION] = duration;
+    rows[pl + PLAN_FROM] = from;
   }
 
   /** The steady locomotion phase as a function of tau since t0, or null while the reference is stepped. */
   private steadySegment(handle: number): PhaseSegment | null {
     const rows = this.states.rows;
-    const e = this.states.eventsAt(handle);
-    const since = rows[e + STEADY_AT];
+    const e = this.states.cursorAt(handle);
+    const pl = this.states.planAt(handle);
+    const since = rows[pl + STEADY_AT];
     if (Number.isNaN(since)) return null;
     const seg = this.segment;
-    seg.rate = rows[e + STEADY_RATE];
-    seg.phase = rows[e + STEADY_PHASE] - seg.rate * (since - rows[e + T0]);
+    seg.rate = rows[pl + STEADY_RATE];
+    seg.phase = rows[pl + STEADY_PHASE] - seg.rate * (since - rows[e + T0]);
     seg.from = since - rows[e + T0] + EVENT_SLACK_SECONDS; // the last step covered up to the slack past `since`
     return seg;
   }

@@ -5,7 +5,7 @@ import { TimerQueue } from './anim/control/timers';
 import { buildControlModel, ControlUpdates, CurveTables } from './control-records';
 import type { Crowd } from './crowd';
 import type { CrowdEvents } from './crowd-events';
-import { EVENT_WORDS, GpuControllerEvents, type ControllerStates } from './gpu-controller-events';
+import { EVENT_CURSOR_WORDS, EVENT_PLAN_WORDS, GpuControllerEvents, type ControllerStates } from './gpu-controller-events';
 import { ControlPass, type ControlClocks } from './gpu/control-pass';
 import type { InstanceStore } from './gpu/instance-store';
 import { CONTROL_UPDATE } from './gpu/layout';
@@ -35,18 +35,23 @@ const REPLAY_FRAMES = 128;
 /**
  * Per handle, before the controller's state (AnimationController.saveState): the control clock
  * its discrete state is at, its epoch, its entry in the frame's ControlUpdates and the update
- * generation that entry belongs to, the control period its record was written in, the
- * locomotion state its epoch starts from (x, z, heading, velocity x, z, phase), and the clip
- * event schedule's words (GpuControllerEvents, EVENT_WORDS).
+ * generation that entry belongs to, the control period its record was written in, the control
+ * clock its next transition is due at in `timers` (Infinity: none, so a controller without one
+ * never touches the queue), the locomotion state its epoch starts from (x, z, heading, velocity
+ * x, z, phase), and the clip-event cursor (GpuControllerEvents). After the state: the clip-event
+ * plan, used only while some clip has events. What every event reads and writes is so one
+ * contiguous stretch of about 70 words (an action's playbacks and the fades in flight follow only
+ * when there are any).
  */
 const TOUCHED = 0;
 const EPOCH = 1;
 const ENTRY = 2;
 const ENTRY_GENERATION = 3;
 const WRITTEN_PERIOD = 4;
-const START = 5;
-const EVENTS = 11;
-const DRIVER_WORDS = EVENTS + EVENT_WORDS;
+const DUE = 5;
+const START = 6;
+const CURSOR = 12;
+const DRIVER_WORDS = CURSOR + EVENT_CURSOR_WORDS;
 
 /** A GPU-driven controller's locomotion as read back (model units, radians, seconds). */
 export interface LocomotionReadback {
@@ -108,7 +113,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
   private listChanged = false;
   /** Per handle: position in `list` (-1: not GPU-driven). */
   private indexOf = new Int32Array(64).fill(-1);
-  /** Per handle, `row` words: TOUCHED, EPOCH, ENTRY, ENTRY_GENERATION, WRITTEN_PERIOD, START (DRIVER_WORDS), then the controller's state. */
+  /** Per handle, `row` words: TOUCHED, EPOCH, ENTRY, ENTRY_GENERATION, WRITTEN_PERIOD, DUE, START, CURSOR (DRIVER_WORDS), the controller's state, then the clip-event plan. */
   private states: Float64Array;
   /** Words per handle in `states`. */
   private readonly row: number;
@@ -154,7 +159,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     this.store = crowd.instanceStore;
     this.scheduler = crowd.clipEventScheduler;
     this.work = new AnimationController(runtime);
-    this.row = DRIVER_WORDS + this.work.stateWords;
+    this.row = DRIVER_WORDS + this.work.stateWords + EVENT_PLAN_WORDS;
     this.states = new Float64Array(64 * this.row);
     this.events = new GpuControllerEvents(this.scheduler, this, runtime);
     this.pass = new ControlPass(crowd.device, buildControlModel(runtime, maskIds, this.curves));
@@ -195,7 +200,8 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     const states = this.states;
     states[r + EPOCH] = this.nextEpoch++;
     states[r + ENTRY_GENERATION] = -1;
-    states.fill(0, r + START, r + EVENTS);
+    states[r + DUE] = Infinity;
+    states.fill(0, r + START, r + CURSOR);
     states[r + START] = x;
     states[r + START + 1] = z;
     states[r + START + 2] = heading;
@@ -239,7 +245,10 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     this.clock += dt;
     this.pendingDt += dt;
     this.events.step(dt, this.eventNow);
-    for (let handle = this.timers.popDue(this.clock); handle >= 0; handle = this.timers.popDue(this.clock)) this.refresh(handle);
+    for (let handle = this.timers.popDue(this.clock); handle >= 0; handle = this.timers.popDue(this.clock)) {
+      this.states[handle * this.row + DUE] = Infinity;
+      this.refresh(handle);
+    }
     this.refreshSweep();
   }
 
@@ -314,9 +323,14 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     return this.states;
   }
 
-  /** Where handle's words for GpuControllerEvents are in `rows`. */
-  eventsAt(handle: number): number {
-    return handle * this.row + EVENTS;
+  /** Where handle's clip-event cursor words are in `rows`. */
+  cursorAt(handle: number): number {
+    return handle * this.row + CURSOR;
+  }
+
+  /** Where handle's clip-event plan words are in `rows`. */
+  planAt(handle: number): number {
+    return (handle + 1) * this.row - EVENT_PLAN_WORDS;
   }
 
   /** Saves the working controller's state as handle's (after load and a change). */
@@ -501,7 +515,9 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     states[r + WRITTEN_PERIOD] = period;
     this.updates.write(states[r + ENTRY], controller, this.clock - period * CONTROL_PERIOD_SECONDS, period % 2, states[r + EPOCH],
       states, r + START, this.curves);
-    this.timers.schedule(handle, this.clock + this.nextTransition(controller));
+    const due = this.clock + this.nextTransition(controller);
+    if (due !== Infinity || states[r + DUE] !== Infinity) this.timers.schedule(handle, due);
+    states[r + DUE] = due;
     this.events.restart(handle, controller, this.eventNow);
   }
 

@@ -229,7 +229,7 @@ export class AnimationController {
     return this.present().weightOfAction;
   }
 
-  /** The clock of the current action's clip (seconds, clamped at its end). */
+  /** The clock of the current action's clip (seconds, clamped at its end); meaningful while an action is in flight. */
   get actionPlayback(): ClipPlayback {
     this.driver?.sync(this);
     return this.playbackOfAction;
@@ -385,7 +385,9 @@ export class AnimationController {
   /**
    * Writes the whole state (crossfades, action state machine, locomotion; not `output`) into
    * out[o .. o + stateWords), for a driver that keeps its controllers' states in one typed array.
-   * loadState into a controller of the same runtime gives back the same state, bit for bit.
+   * loadState into a controller of the same runtime gives back the same state, bit for bit. What
+   * means nothing in the state is not written (fades not in flight, an action's playbacks when
+   * there is no action): those words are left as they were.
    */
   saveState(out: Float64Array, o: number): void {
     out[o] = this.phaseOfAction;
@@ -399,9 +401,10 @@ export class AnimationController {
     out[o + 8] = this.startWeightOfPrevious;
     this.fader.save(out, o + FADER, o + this.fadesAt, this.runtime.curveCodes);
     this.movement?.save(out, o + MOVEMENT);
+    // An action's playbacks mean something only while it (or the one it took over from) is in flight.
     const p = o + this.playbacksAt;
-    this.playbackOfAction.save(out, p);
-    this.playbackOfPrevious.save(out, p + PLAYBACK_WORDS);
+    if (this.phaseOfAction !== ACTION_NONE) this.playbackOfAction.save(out, p);
+    if (this.previousIndex >= 0) this.playbackOfPrevious.save(out, p + PLAYBACK_WORDS);
   }
 
   /** Reads a state saveState wrote (by a controller of the same runtime). */
@@ -418,8 +421,8 @@ export class AnimationController {
     this.fader.load(words, o + FADER, o + this.fadesAt, this.runtime.curveCodes);
     this.movement?.load(words, o + MOVEMENT);
     const p = o + this.playbacksAt;
-    this.playbackOfAction.load(words, p);
-    this.playbackOfPrevious.load(words, p + PLAYBACK_WORDS);
+    if (this.phaseOfAction !== ACTION_NONE) this.playbackOfAction.load(words, p);
+    if (this.previousIndex >= 0) this.playbackOfPrevious.load(words, p + PLAYBACK_WORDS);
   }
 
   /** The state as a string: an action phase ("action:Jump"), a fade ("fade:Survey->Walk"), "locomotion" or "play:Survey". */
