@@ -89,16 +89,19 @@ export interface ControlFrameStats {
  * The states live in one Float64Array, a row per handle (DRIVER_WORDS of this driver's own, then
  * AnimationController.saveState), not in each controller's objects: an event loads the row
  * into one working controller (`work`, hot in cache), runs the reference code on it and saves it
- * back. At 100,000 controllers an event so touches one contiguous row of about 1 KB instead of
- * some fifty scattered objects (3.9 KB a controller), which is what made an event cost 3 to 8 µs
- * (BENCHMARKS.md). The controllers handed to the user keep no state of their own while driven:
- * their commands go through beforeCommand / afterCommand, and reading their state syncs it (sync).
+ * back. At 100,000 controllers an event so touches one contiguous stretch of about 70 words
+ * (see DRIVER_WORDS) instead of some fifty scattered objects (3.9 KB a controller), which is what
+ * made an event cost 3 to 8 µs. The controllers handed to the user keep no state of their own
+ * while driven: their commands go through beforeCommand / afterCommand, reading a value goes
+ * through present, and reading an object (crossfader, locomotion) syncs it first (sync).
+ * Commands validate everything before beforeCommand, so none throws between it and afterCommand.
  *
- * Per frame: update(dt) pops the due timers (O(events)); the crowd's update and encode then run
- * the control pass before the pose pass (the crowd calls prepare and encode). Nothing allocates
- * per frame. Clip events: src/gpu-controller-events.ts (scheduled from the discrete state, and
- * the locomotion reference stepped only until it is steady after a change). A controller's `output` and locomotion position are not maintained on the CPU
- * here (readState reads the GPU's, a frame late).
+ * Per frame: update(dt) pops the due transitions and runs the refresh sweep (O(events)); the
+ * crowd's update and encode then run the control pass before the pose pass (the crowd calls
+ * prepare and encode). Nothing allocates per frame. Clip events: src/gpu-controller-events.ts
+ * (scheduled from the discrete state, and the locomotion reference stepped only until it is
+ * steady after a change). A controller's `output` and locomotion position are not maintained on
+ * the CPU here (locomotionState reads the GPU's, a frame late).
  */
 export class GpuControllers implements ControllerDriver, ControllerStates {
   private pass: ControlPass;
@@ -236,6 +239,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     this.controllers[handle] = undefined;
   }
 
+  /** Whether instance `handle`'s controller is GPU-driven. */
   has(handle: number): boolean {
     return handle < this.indexOf.length && this.indexOf[handle] >= 0;
   }
