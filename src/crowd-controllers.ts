@@ -136,17 +136,17 @@ export class CrowdControllers {
     }
     checkOptions(options);
     const driver = options.driver ?? this.driver;
-    const controller = new AnimationController(this.runtime);
     this.scheduler.setExternal(id, true); // its events come from the controller from now on
     // The controller moves the character (locomotion) or keeps it in place: not its clips' root motion.
     this.crowd.setRootMotion(id, false);
     if (driver === 'gpu') {
       const gpu = this.gpu; // made on first use
-      if (!controller.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
+      if (!this.runtime.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
+      const controller = gpu.add(id, x, z, heading);
       this.controllers[id] = controller;
-      gpu.add(id, controller, x, z, heading);
       return controller;
     }
+    const controller = new AnimationController(this.runtime);
     if (controller.locomotion) {
       controller.locomotion.positionX = x;
       controller.locomotion.positionZ = z;

@@ -127,6 +127,8 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
   private sweepCursor = 0;
   /** The controller whose state is loaded from `states` to run an event on (see the class comment). */
   private readonly work: AnimationController;
+  /** The state of a new controller (saveState of a fresh one), copied into the row of each one added. */
+  private readonly fresh: Float64Array;
   /** The dt handed to the GPU by each of the last REPLAY_FRAMES frames, and the control clock after it (ring buffers, by frame). */
   private readonly frameDt = new Float64Array(REPLAY_FRAMES);
   private readonly frameClock = new Float64Array(REPLAY_FRAMES).fill(-Infinity);
@@ -162,6 +164,8 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     this.store = crowd.instanceStore;
     this.scheduler = crowd.clipEventScheduler;
     this.work = new AnimationController(runtime);
+    this.fresh = new Float64Array(this.work.stateWords);
+    this.work.saveState(this.fresh, 0);
     this.row = DRIVER_WORDS + this.work.stateWords + EVENT_PLAN_WORDS;
     this.states = new Float64Array(64 * this.row);
     this.events = new GpuControllerEvents(this.scheduler, this, runtime);
@@ -180,18 +184,20 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     return this.count;
   }
 
-  /** Makes `controller` (of instance `handle`, starting at x, z facing heading) GPU-driven. */
-  add(handle: number, controller: AnimationController, x: number, z: number, heading: number): void {
+  /**
+   * A new GPU-driven controller for instance `handle`, starting at x, z (model units) facing
+   * `heading` (radians): its state is a fresh controller's, kept in its row from the start.
+   */
+  add(handle: number, x: number, z: number, heading: number): AnimationController {
     // The pass's buffers are checked (and grown) first: a refusal names the limit and changes nothing.
     this.pass.reserve(Math.max(this.handleLimit, handle + 1), this.count + 1);
     this.handleLimit = Math.max(this.handleLimit, handle + 1);
     this.store.makeLayered(handle); // the pass writes a stack for every controller
     this.ensure(handle);
     const r = handle * this.row;
-    controller.saveState(this.states, r + DRIVER_WORDS);
-    controller.driver = this;
+    this.states.set(this.fresh, r + DRIVER_WORDS);
+    const controller = new AnimationController(this.runtime, this, handle);
     this.controllers[handle] = controller;
-    controller.driverKey = handle;
     if (this.count === this.list.length) {
       const grown = new Uint32Array(this.list.length * 2);
       grown.set(this.list);
@@ -211,6 +217,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     states[r + TOUCHED] = this.clock;
     this.events.added(handle, this.load(handle), x, z, heading, this.pendingDt);
     this.rewrite(handle);
+    return controller;
   }
 
   /** Stops driving instance `handle`'s controller (its last pose stays as written; the controller keeps its state as of now). */

@@ -220,6 +220,29 @@ describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () 
     crowd.destroy();
   });
 
+  it('a GPU-driven controller reads its state from the driver, refuses to be stepped by hand, and keeps its state when taken off the GPU', async () => {
+    const robot = await testCharacter('RobotExpressive');
+    const crowd = new Crowd(device!, robot, FORMATS);
+    const controllers = new CrowdControllers(crowd, robotControllerConfig(robot));
+    const id = crowd.add();
+    const g = controllers.add(id, 0, 0, 0);
+    const c = controllers.add(crowd.add(), 0, 0, 0, { driver: 'cpu' });
+    expect(() => g.update(0.1)).toThrow(/update: this controller is driven/);
+    for (const x of [g, c]) { x.setSpeed(1.5); expect(x.requestAction('Wave')).toBe(true); }
+    for (let f = 0; f < 20; f++) { controllers.update(1 / 30); crowd.update(1 / 30); }
+    // Values and objects read from the driver's row equal the CPU twin's.
+    expect([g.state, g.action, g.actionPhase, g.actionTime]).toEqual([c.state, c.action, c.actionPhase, c.actionTime]);
+    expect(g.actionPlayback.time).toBeCloseTo(c.actionPlayback.time, 12);
+    expect(g.locomotion!.inputMode).toBe('speed');
+    // Taken off the GPU, it is a controller of its own, as it was, and steps like its twin.
+    controllers.remove(id);
+    expect(g.driver).toBeNull();
+    g.update(0.25);
+    c.update(0.25);
+    expect([g.state, g.actionTime, g.crossfader.fadeCount]).toEqual([c.state, c.actionTime, c.crossfader.fadeCount]);
+    crowd.destroy();
+  });
+
   it('many controllers with churn (remove, re-add on a reused handle, CPU and GPU side by side) stay equal to their references', async () => {
     const robot = await testCharacter('RobotExpressive');
     const config = robotControllerConfig(robot);

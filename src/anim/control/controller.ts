@@ -149,19 +149,20 @@ export class AnimationController {
   driver: ControllerDriver | null = null;
   /** The driver's key for this controller (GpuControllers: the instance handle), so its hooks need no lookup; -1 without a driver. */
   driverKey = -1;
-  /** The layer stack the last update produced (base clip plus up to 4 layers): what CrowdControllers writes into the crowd. Not kept for a driven controller (its driver evaluates the stack). */
-  readonly output = new StackOutput();
-  // The state. A driven controller's lives with its driver: the getters below sync it first.
-  private readonly fader = new Crossfader();
-  private readonly movement: Locomotion | null;
+  private stack: StackOutput | null = null;
+  // The state. A driven controller's lives with its driver: the getters below read it there, and
+  // its objects here are made at the first sync (makeState), so that 100,000 GPU-driven
+  // controllers are not 390 MB of objects nobody reads.
+  private fader!: Crossfader;
+  private movement!: Locomotion | null;
   private phaseOfAction = ACTION_NONE;
   private actionIndex = -1;
   private timeInPhase = 0;
   private timeSinceRequest = 0;
   private outTime = Infinity;
   private weightOfAction = 0;
-  private readonly playbackOfAction = new ClipPlayback();
-  private readonly playbackOfPrevious = new ClipPlayback();
+  private playbackOfAction!: ClipPlayback;
+  private playbackOfPrevious!: ClipPlayback;
   private previousIndex = -1;
   private weightOfPrevious = 0;
   private startWeightOfPrevious = 0;
@@ -170,16 +171,21 @@ export class AnimationController {
    * A controller showing the locomotion blend (idle), or clip 0 when the config has no locomotion.
    *
    * @param runtime What the controllers of one model share (one ControllerRuntime per model and config).
+   * @param driver A driver that keeps this controller's state from the start (GpuControllers makes its controllers so; its key below); null for one you step with update().
+   * @param driverKey The driver's key for this controller.
    */
-  constructor(readonly runtime: ControllerRuntime) {
-    this.movement = runtime.locomotion ? new Locomotion(runtime.locomotion) : null;
-    const loco = runtime.config.locomotion;
-    if (loco) {
-      this.fader.play(this.locomotionSource());
-    } else {
-      this.fader.play(this.clipSource(0));
-    }
+  constructor(readonly runtime: ControllerRuntime, driver: ControllerDriver | null = null, driverKey = -1) {
+    this.driver = driver;
+    this.driverKey = driverKey;
+    if (driver) return; // its state starts with the driver
+    this.makeState();
+    this.fader.play(runtime.config.locomotion ? this.locomotionSource() : this.clipSource(0));
     this.writeOutput();
+  }
+
+  /** The layer stack the last update produced (base clip plus up to 4 layers): what CrowdControllers writes into the crowd. Not kept for a driven controller (its driver evaluates the stack): empty there. */
+  get output(): StackOutput {
+    return (this.stack ??= new StackOutput());
   }
 
   /** The crossfades between clips and the locomotion blend (read-only state; use play/fadeTo). */
@@ -349,6 +355,7 @@ export class AnimationController {
    */
   update(dt: number, events?: StepEventScanner): void {
     if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
+    this.refuseDriven('update');
     const phaseBefore = this.movement ? this.movement.phase : 0;
     this.movement?.update(dt);
     events?.step(this, dt, phaseBefore);
@@ -364,6 +371,7 @@ export class AnimationController {
    */
   advanceDiscrete(dt: number): void {
     if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
+    this.refuseDriven('advanceDiscrete');
     this.fader.update(dt);
     this.updateAction(dt);
   }
@@ -375,7 +383,7 @@ export class AnimationController {
 
   /** Where saveState puts the action playbacks and the fades: after what every command reads, the fades (rarely in flight) last. */
   private get playbacksAt(): number {
-    return MOVEMENT + (this.movement ? LOCOMOTION_WORDS : 0);
+    return MOVEMENT + (this.runtime.locomotion ? LOCOMOTION_WORDS : 0);
   }
 
   private get fadesAt(): number {
@@ -390,6 +398,7 @@ export class AnimationController {
    * there is no action): those words are left as they were.
    */
   saveState(out: Float64Array, o: number): void {
+    if (!this.fader) throw new Error('this controller\'s state lives with its driver (it has none of its own to save)');
     out[o] = this.phaseOfAction;
     out[o + 1] = this.actionIndex;
     out[o + 2] = this.timeInPhase;
@@ -409,6 +418,7 @@ export class AnimationController {
 
   /** Reads a state saveState wrote (by a controller of the same runtime). */
   loadState(words: Float64Array, o: number): void {
+    if (!this.fader) this.makeState();
     this.phaseOfAction = words[o];
     this.actionIndex = words[o + 1];
     this.timeInPhase = words[o + 2];
@@ -432,6 +442,19 @@ export class AnimationController {
     const f = c.fader;
     if (f.fadeCount > 0) return `fade:${this.sourceName(f.current)}->${this.sourceName(f.fades[f.fadeCount - 1].target)}`;
     return f.current.kind === SOURCE_LOCOMOTION ? 'locomotion' : `play:${this.sourceName(f.current)}`;
+  }
+
+  /** Makes the state's objects (at construction, or a driven controller's at its first sync). */
+  private makeState(): void {
+    this.fader = new Crossfader();
+    this.movement = this.runtime.locomotion ? new Locomotion(this.runtime.locomotion) : null;
+    this.playbackOfAction = new ClipPlayback();
+    this.playbackOfPrevious = new ClipPlayback();
+  }
+
+  /** Throws, naming `what`, for a driven controller: its driver advances it. */
+  private refuseDriven(what: string): void {
+    if (this.driver) throw new Error(`${what}: this controller is driven (GPU-driven controllers advance in CrowdControllers.update); drive it with { driver: 'cpu' } to step it yourself`);
   }
 
   /** This controller, or (driven) its driver's working copy of its state brought up to the present, for reading a value. */
@@ -569,7 +592,7 @@ export class AnimationController {
   }
 
   private requireLocomotion(): void {
-    if (!this.movement) throw new Error('this model\'s controller config has no "locomotion" section');
+    if (!this.runtime.locomotion) throw new Error('this model\'s controller config has no "locomotion" section');
   }
 }
 
