@@ -12,7 +12,7 @@ import { PosePass } from '../../src/gpu/pose-pass';
 import { CrowdControllers } from '../../src/crowd-controllers';
 import { readGltfFile } from '../node-io';
 import { seededRandom } from '../random';
-import { INSTANCE } from '../../src/gpu/layout';
+import { INSTANCE, LAYER_STACK } from '../../src/gpu/layout';
 
 export async function characterFromFile(path: string): Promise<Character> {
   const bytes = await readFile(path);
@@ -276,7 +276,7 @@ export async function benchLayerCodeCost(device: GPUDevice, character: Character
   }
   const usage = GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST;
   const instances = device.createBuffer({ size: records.bytes.byteLength, usage });
-  const stacks = device.createBuffer({ size: 256, usage });
+  const stacks = device.createBuffer({ size: LAYER_STACK.size, usage }); // one stack: the layered pipeline's binding minimum
   const masks = device.createBuffer({ size: 256, usage });
   const joints = device.createBuffer({ size: pass.jointBytes(count), usage });
   records.upload(device.queue, instances);
@@ -296,11 +296,15 @@ export async function benchLayerCodeCost(device: GPUDevice, character: Character
     const querySet = device.features.has('timestamp-query') ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
     const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
     const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+    device.pushErrorScope('validation');
     pass.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 });
     if (querySet) { encoder.resolveQuerySet(querySet, 0, 2, resolve, 0); encoder.copyBufferToBuffer(resolve, 0, read, 0, 16); }
     const start = performance.now();
     device.queue.submit([encoder.finish()]);
     await device.queue.onSubmittedWorkDone();
+    // A refused dispatch would time nothing: fail rather than print a zero.
+    const error = await device.popErrorScope();
+    if (error) throw new Error(`benchLayerCodeCost: the pose pass was refused: ${error.message}`);
     let ms = performance.now() - start;
     if (querySet) {
       await read.mapAsync(GPUMapMode.READ);
