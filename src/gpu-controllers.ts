@@ -305,7 +305,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
 
   /** The command was refused: keep the state brought up to the present (the clip events go on from it, see catchUp); the record stays. */
   afterRefusal(controller: AnimationController): void {
-    this.save(controller.driverKey);
+    this.keep(controller.driverKey);
   }
 
   /** The handle's state brought up to the present (and kept so), in the working controller. */
@@ -313,7 +313,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     const handle = controller.driverKey;
     this.load(handle);
     this.catchUp(handle);
-    this.save(handle);
+    this.keep(handle);
     return this.work;
   }
 
@@ -499,7 +499,11 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     return this.states[handle * this.row + EPOCH];
   }
 
-  /** Brings the loaded handle's discrete state (in `work`) up to the control clock (no transition lies in between: timers see to it). */
+  /**
+   * Brings the loaded handle's discrete state (in `work`) up to the control clock (no transition
+   * lies in between: timers see to it), deciding its clip events up to now (flush). Follow it with
+   * rewrite or keep, which restart the events from the state then.
+   */
   private catchUp(handle: number): void {
     const controller = this.work;
     this.events.flush(handle, controller, this.eventNow);
@@ -507,8 +511,12 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     const dt = this.clock - this.states[touched];
     if (dt > 0) controller.advanceDiscrete(dt);
     this.states[touched] = this.clock;
-    // The clip events go on from the state now, even when the command that caught up is refused and rewrites nothing.
-    this.events.restart(handle, controller, this.eventNow);
+  }
+
+  /** Keeps the loaded handle's state as caught up, without a new record: saves it, and its clip events go on from it. */
+  private keep(handle: number): void {
+    this.events.restart(handle, this.work, this.eventNow);
+    this.save(handle);
   }
 
   /** Saves the loaded handle's state (in `work`), queues its record as of now and schedules its next transition. */
