@@ -6,7 +6,7 @@ import { buildRig } from '../../src/bake/build-rig';
 import type { Channel, Rig } from '../../src/bake/rig';
 import { restPose, sampleClip } from '../../src/bake/sampler';
 import { skinnedModel } from '../helpers/gltf-builder';
-import { loadModel, sharedModelNames } from '../helpers/models';
+import { loadModel, testModelNames } from '../helpers/models';
 import { createPose, type Pose } from '../../src/math/pose';
 
 /**
@@ -129,9 +129,9 @@ function measure(name: string): Promise<Measurement> {
 }
 
 describe('lut vs exact sampler, skinned positions', () => {
-  it('covers every skinned model in shared/models', async () => {
+  it('covers every skinned test model', async () => {
     const skinned: string[] = [];
-    for (const name of sharedModelNames()) if ((await loadModel(name)).rig.gltfSkinCount > 0) skinned.push(name);
+    for (const name of testModelNames()) if ((await loadModel(name)).rig.gltfSkinCount > 0) skinned.push(name);
     expect(skinned).toEqual(SKINNED_MODELS);
   });
 

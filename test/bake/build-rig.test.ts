@@ -9,7 +9,7 @@ import type { Rig } from '../../src/bake/rig';
 import { sampleClip } from '../../src/bake/sampler';
 import { readGltfFile } from '../../tools/node-io';
 import { expectModelError, skinnedModel, translationMatrix, type SkinnedModel } from '../helpers/gltf-builder';
-import { loadModel, modelPath, sharedModelNames } from '../helpers/models';
+import { loadModel, modelPath, testModelNames } from '../helpers/models';
 import { composeTrsAt } from '../../src/math/affine';
 import { createPose } from '../../src/math/pose';
 
@@ -321,7 +321,7 @@ describe('buildRig on small models', () => {
 
 describe('buildRig on real models', () => {
   it('orders every model parent-first, keeps each node\'s glTF parent and maps every skin joint', async () => {
-    for (const name of sharedModelNames()) {
+    for (const name of testModelNames()) {
       const { rig, asset } = await loadModel(name);
       const gltfParent = new Map<number, number>();
       asset.json.nodes!.forEach((node, i) => node.children?.forEach((c) => gltfParent.set(c, i)));

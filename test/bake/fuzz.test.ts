@@ -6,7 +6,7 @@ import { AllocationLimit } from '../helpers/allocations';
 import { classifyError, runCase, type Outcome } from '../helpers/fuzz-runner';
 
 /**
- * Fuzzing the loader: seeded mutations of every bundled model, every model in ../shared/models
+ * Fuzzing the loader: seeded mutations of every bundled model, every model in test/models
  * and hand-built rigs (test/helpers/fuzz-gltf.ts lists the mutations) go through the real
  * loader, parse -> validate -> bake -> CPU pose (test/helpers/fuzz-runner.ts). Every case must
  * end in a ModelError that names the place in the file, or a valid load whose tables and posed

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { assetToGlb, GltfBuilder, longClipModel, skinnedModel, toGlb, translationMatrix } from './gltf-builder';
-import { BUNDLED_MODELS, REPO_ROOT, SHARED_MODELS } from './models';
+import { BUNDLED_MODELS, REPO_ROOT, TEST_MODELS } from './models';
 import { seededRandom } from './prng';
 
 /**
@@ -101,11 +101,11 @@ function handBuiltSeeds(): FuzzSeed[] {
   return out;
 }
 
-/** Every model under public/models and ../shared/models (the same file once), then the hand-built rigs. */
+/** Every model under public/models and test/models (the same file once), then the hand-built rigs. */
 export function fuzzSeeds(): FuzzSeed[] {
   const seeds: FuzzSeed[] = [];
   const seen = new Set<string>();
-  for (const root of [BUNDLED_MODELS, SHARED_MODELS]) {
+  for (const root of [BUNDLED_MODELS, TEST_MODELS]) {
     if (!existsSync(root)) continue;
     for (const dir of readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()) {
       for (const file of readdirSync(join(root, dir)).filter((f) => /\.(glb|gltf)$/.test(f))) {

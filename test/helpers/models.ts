@@ -10,24 +10,30 @@ import { readGltfFile } from '../../tools/node-io';
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Models bundled with the app. */
 export const BUNDLED_MODELS = join(REPO_ROOT, 'public/models');
-/** All test models: `shared/models` next to the repository root (CI clones shared/ beside it). */
-export const SHARED_MODELS = resolve(REPO_ROOT, '../shared/models');
+/**
+ * The test-only models (freely licensed, each with its README: source, checksum, license),
+ * copied unmodified from the project's shared/models so that a clone runs every test wherever
+ * it sits. The characters the demo bundles are in public/models only.
+ */
+export const TEST_MODELS = join(REPO_ROOT, 'test/models');
+/** The characters of public/models that are also test models (Walker and Props are generated for the demo). */
+const BUNDLED_TEST_MODELS = ['CesiumMan', 'Fox', 'RobotExpressive'];
 
-/** Every model folder under shared/models (each holds `<name>.glb` or `<name>.gltf`). */
-export function sharedModelNames(): string[] {
-  if (!existsSync(SHARED_MODELS)) throw new Error(`test models not found at ${SHARED_MODELS} (shared/ must sit next to the repository)`);
-  return readdirSync(SHARED_MODELS, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+/** Every test model: the test-only ones and the bundled characters (each folder holds `<name>.glb` or `<name>.gltf`). */
+export function testModelNames(): string[] {
+  const own = readdirSync(TEST_MODELS, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  return [...own, ...BUNDLED_TEST_MODELS].sort();
 }
 
-/** Path of model `name` (folder name, e.g. 'Fox'): the bundled copy if there is one, else shared/models. */
+/** Path of model `name` (folder name, e.g. 'Fox'): the bundled copy if there is one, else test/models. */
 export function modelPath(name: string): string {
-  for (const root of [BUNDLED_MODELS, SHARED_MODELS]) {
+  for (const root of [BUNDLED_MODELS, TEST_MODELS]) {
     for (const ext of ['glb', 'gltf']) {
       const path = join(root, name, `${name}.${ext}`);
       if (existsSync(path)) return path;
     }
   }
-  throw new Error(`model ${name} not found under ${BUNDLED_MODELS} or ${SHARED_MODELS}`);
+  throw new Error(`model ${name} not found under ${BUNDLED_MODELS} or ${TEST_MODELS}`);
 }
 
 export interface LoadedModel {
