@@ -8,7 +8,7 @@
 // in parallel into workgroup memory, compose local -> model one hierarchy level at a time
 // (a barrier between levels), then write model * inverseBind for every joint slot (model space:
 // shaders/skin.wgsl applies the instance's world transform).
-// Layouts: src/gpu/layout.ts (checked against this file by test/gpu/layout.test.ts). Table
+// Layouts: src/runtime/layout.ts (checked against this file by test/runtime/layout.test.ts). Table
 // layout and the reading rule: src/bake/bake.ts. The TypeScript twin: src/anim/lut.ts + pose.ts.
 
 override WORKGROUP_SIZE: u32 = 64;
@@ -21,7 +21,7 @@ override LAYERS_ENABLED: bool = true;
 // the end of this file) instead of 3 matrix rows: CrowdOptions.skinning 'dual-quaternion'.
 override DUAL_QUATERNION: bool = false;
 
-// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
+// BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const TRACK_NONE: u32 = 0xffffffffu;
 const TRACK_STEP: u32 = 0x80000000u;
 const TRACK_INDEX_MASK: u32 = 0x7fffffffu;
@@ -186,7 +186,7 @@ struct TableCoordinate {
 
 // Where clip `clip`, recorded as (phase, speed, rate) (Instance, Layer), is at the crowd clock:
 // exact integer position in the clip (clipTurns), scaled to its entries (clipEntry), so no
-// float32 product of the clock or of a long clip's time is rounded (src/gpu/clip-clock.ts).
+// float32 product of the clock or of a long clip's time is rounded (src/runtime/clip-clock.ts).
 fn tableCoordinate(clip: u32, phase: u32, speed: f32, rateLo: u32, rateHi: u32) -> TableCoordinate {
   let info = tracks[params.clipBase + clip];
   let d = info.x;
@@ -365,7 +365,7 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
 // Two-phase skinning (Kavan et al. 2008): the joint matrix [A | t] is split as A = R S, R the
 // rotation of A's polar decomposition, S = R^T A its scale and shear in bind space (the identity
 // for a rigid joint); skin.wgsl blends the S linearly, then (R, t) as dual quaternions. The
-// float64 twin, with the reasons: src/anim/dual-quaternion.ts. Layout: JOINT_DQ in src/gpu/layout.ts.
+// float64 twin, with the reasons: src/anim/dual-quaternion.ts. Layout: JOINT_DQ in src/runtime/layout.ts.
 
 // |det A| below this times (|A|_F / sqrt 3)^3: degenerate (a scale near 0), R = identity.
 const DQ_DEGENERATE_DET: f32 = 1e-6;

@@ -5,13 +5,13 @@
 // instance's world transform, then shades with the base colour (texture x factor) under one
 // directional light (shadowed through the ShadowPass's depth map when there is one) and a flat
 // ambient term. The shadow pass runs the same vertex entry points with the light's camera.
-// Layouts: src/gpu/layout.ts.
+// Layouts: src/runtime/layout.ts.
 
 // True when the colour target is not an -srgb format, so the shader encodes to sRGB itself.
 override ENCODE_SRGB: bool = false;
 
 // The instance record (only `world` is read here), generated like the other passes' copies.
-// BEGIN generated from src/gpu/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
+// BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const DQ_VEC4S: u32 = 4u;
 
 struct Instance {
@@ -220,10 +220,10 @@ fn placeDualQuaternion(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3
   return Placed((world * vec4f(model, 1.0)).xyz, (world * vec4f(rotateByQuat(real, n), 0.0)).xyz);
 }
 
-// Morph targets (characters that have them; src/gpu/morph-pass.ts writes the weights). Only the
+// Morph targets (characters that have them; src/features/morph/morph-pass.ts writes the weights). Only the
 // vertex4Morph / vertex8Morph entry points read these bindings, so pipelines of the plain entry
 // points (and the bind group layouts of characters without morph targets) leave them out.
-// Layout: MORPH_HEADER in src/gpu/layout.ts.
+// Layout: MORPH_HEADER in src/runtime/layout.ts.
 struct MorphHeader {
   weightBase: u32,
   targetCount: u32,

@@ -12,7 +12,7 @@
  */
 
 // Loading: a glTF file -> a validated, baked Character.
-export { loadCharacter, type Character, type LoadOptions, type MorphTargetInfo } from './character';
+export { loadCharacter, type Character, type LoadOptions, type MorphTargetInfo } from './character/character';
 export type { CharacterBounds } from './bake/bounds';
 export type { MeshLodOptions, MeshLods } from './bake/mesh-lod';
 export { ModelError } from './bake/errors';
@@ -25,16 +25,16 @@ export { rootMotionAt, rootMotionBetween } from './anim/root-motion';
 export {
   Crowd, type AdditiveLayerInit, type AnimationState, type CameraOptions, type CrowdOptions, type CrowdTargetFormats, type CullStats, type InstanceId, type InstanceInit,
   type LayerInit, type LayersInit, type MaskId, type MorphWeights, type ShadowOptions,
-} from './crowd';
-export type { AttachmentId, AttachOptions } from './crowd-props';
+} from './runtime/crowd';
+export type { AttachmentId, AttachOptions } from './features/props/crowd-props';
 export type { MaskSpec } from './anim/masks';
 export type { ClipEvent } from './anim/events/clip-events';
-export type { ClipEventListener } from './crowd-events';
-export type { InstanceAnimation } from './gpu/instance-records';
-export type { LayerStackArrays } from './gpu/layer-records';
-export type { SkinPassOptions } from './gpu/skin-pass';
-export type { SkinningMethod } from './gpu/layout';
-export { requiredCrowdLimits } from './gpu/limits';
+export type { ClipEventListener } from './features/clip-events/crowd-events';
+export type { InstanceAnimation } from './runtime/instance-records';
+export type { LayerStackArrays } from './runtime/layer-records';
+export type { SkinPassOptions } from './runtime/skin-pass';
+export type { SkinningMethod } from './runtime/layout';
+export { requiredCrowdLimits } from './runtime/limits';
 /**
  * wgpu-matrix's 4x4 matrix functions (column-major Float32Array, WebGPU's clip space), which
  * crowd-skin uses itself: re-exported so that a page can build its transforms and
@@ -43,8 +43,8 @@ export { requiredCrowdLimits } from './gpu/limits';
 export { mat4 } from 'wgpu-matrix';
 
 // Animation control: crossfades, locomotion and actions per instance, from a JSON config.
-export { CrowdControllers, type ControllerDriverKind, type CrowdControllersOptions } from './crowd-controllers';
-export type { ControlFrameStats, LocomotionReadback } from './gpu-controllers';
+export { CrowdControllers, type ControllerDriverKind, type CrowdControllersOptions } from './features/controllers/crowd-controllers';
+export type { ControlFrameStats, LocomotionReadback } from './features/controllers/gpu-controllers';
 export { AnimationController, ControllerRuntime, type ControllerDriver, type FadeOptions, type StepEventScanner } from './anim/control/controller';
 export {
   ControllerConfigStore, DIRECTIONS, defaultControllerConfig, parseControllerConfig, serializeControllerConfig,

@@ -10,13 +10,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseControllerConfig } from '../src/anim/control/config';
 import { cpus, totalmem } from 'node:os';
-import { formatBytes } from '../src/gpu/limits';
+import { formatBytes } from '../src/runtime/limits';
 import { benchBake, benchControllers, benchFrames, benchLayerCodeCost, benchPosePass, characterFromFile, type ControllerRow } from './bench/ours';
 import { packageSizes } from './bench/size';
 import { benchThreePeer, type PeerRow } from './bench/three-peer';
 import { benchCulling, type CullRow } from './bench/culling';
 import { openNodeDevice } from './gpu-poser';
-import { INSTANCE, LAYER_STACK } from '../src/gpu/layout';
+import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
@@ -96,7 +96,7 @@ async function controllerSection(): Promise<void> {
   const msText = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 3 : 1) : 'n/a');
   print(CONTROLLERS_HEADING);
   print();
-  print('Every instance under a controller walking/running at its own speed; each frame about 1 in 300 instances changes speed or requests a random action, applied inside the timed region. CPU ms per frame: the inputs + CrowdControllers.update + crowd.update + encode + finish (median and 95th percentile over the timed frames, after 2 s of warm-up; 62 s for the gpu driver, so that its timed frames include the refresh sweep of its second 60 s period, which the first lacks). Driver cpu: every controller stepped on the CPU each frame (the old path, the baseline). Driver gpu: the CPU acts on events only (commands, transitions due now, a refresh per controller per minute) and the control pass evaluates the rest (src/gpu-controllers.ts). Events: controllers touched per frame. µs per event: CPU ms over events (the per-frame constant included); marginal: the gpu driver\'s extra CPU from 10,000 to 100,000 over its extra events (the constant taken out). Bytes: written to GPU buffers per frame. GPU ms: submit to done of one frame\'s compute passes (control + pose), which on a software adapter is CPU time of the same two cores.');
+  print('Every instance under a controller walking/running at its own speed; each frame about 1 in 300 instances changes speed or requests a random action, applied inside the timed region. CPU ms per frame: the inputs + CrowdControllers.update + crowd.update + encode + finish (median and 95th percentile over the timed frames, after 2 s of warm-up; 62 s for the gpu driver, so that its timed frames include the refresh sweep of its second 60 s period, which the first lacks). Driver cpu: every controller stepped on the CPU each frame (the old path, the baseline). Driver gpu: the CPU acts on events only (commands, transitions due now, a refresh per controller per minute) and the control pass evaluates the rest (src/features/controllers/gpu-controllers.ts). Events: controllers touched per frame. µs per event: CPU ms over events (the per-frame constant included); marginal: the gpu driver\'s extra CPU from 10,000 to 100,000 over its extra events (the constant taken out). Bytes: written to GPU buffers per frame. GPU ms: submit to done of one frame\'s compute passes (control + pose), which on a software adapter is CPU time of the same two cores.');
   print();
   {
     const robotPath = MODELS[2][1];

@@ -1,6 +1,6 @@
-import type { Crowd } from '../src/crowd';
-import { gpuClipTime } from '../src/gpu/clip-clock';
-import { INSTANCE, LAYER, LAYER_STACK, MASK_NONE } from '../src/gpu/layout';
+import type { Crowd } from '../src/runtime/crowd';
+import { gpuClipTime } from '../src/runtime/clip-clock';
+import { INSTANCE, LAYER, LAYER_STACK, MASK_NONE } from '../src/runtime/layout';
 
 /** One clip of a stack as the GPU holds it: clip index, time now (s), weight, crowd mask id or -1. */
 export interface ReadLayer { clip: number; time: number; weight: number; mask: number }
@@ -11,7 +11,7 @@ export interface ReadStack { layers: ReadLayer[]; x: number; z: number; yaw: num
 /**
  * Reads back what the GPU wrote for instance `id` of `crowd` (after a submitted frame): the base
  * clip of its instance record and the override layers of its stack, times evaluated at the
- * crowd's clock as the pose pass does (src/gpu/clip-clock.ts gpuClipTime), and the translation
+ * crowd's clock as the pose pass does (src/runtime/clip-clock.ts gpuClipTime), and the translation
  * and yaw of its world transform.
  * Waits for the GPU: for tools and tests, never for a frame loop.
  */

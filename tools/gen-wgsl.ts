@@ -1,10 +1,10 @@
 /**
- * Rewrites the generated constant blocks of the shaders from src/gpu/wgsl-constants.ts.
+ * Rewrites the generated constant blocks of the shaders from src/runtime/wgsl-constants.ts.
  *   npm run gen:wgsl             write the blocks
  *   npm run gen:wgsl -- --check  exit 1 when a file is out of date (the test does the same)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { currentConstantBlock, GENERATED_SHADERS, replaceConstantBlock, wgslConstantBlock } from '../src/gpu/wgsl-constants';
+import { currentConstantBlock, GENERATED_SHADERS, replaceConstantBlock, wgslConstantBlock } from '../src/runtime/wgsl-constants';
 
 let stale = false;
 for (const { file, constants, structs } of GENERATED_SHADERS) {

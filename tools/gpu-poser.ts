@@ -1,12 +1,12 @@
 import { create, globals } from 'webgpu';
 import type { BakedModel } from '../src/bake/bake';
 import type { Rig } from '../src/bake/rig';
-import type { InstanceAnimation } from '../src/gpu/instance-records';
-import { InstanceStore } from '../src/gpu/instance-store';
-import type { GpuLayerStack } from '../src/gpu/layer-records';
-import { PosePass } from '../src/gpu/pose-pass';
-import { JOINT_BYTES, type SkinningMethod } from '../src/gpu/layout';
-import { packRigData } from '../src/gpu/rig-data';
+import type { InstanceAnimation } from '../src/runtime/instance-records';
+import { InstanceStore } from '../src/runtime/instance-store';
+import type { GpuLayerStack } from '../src/runtime/layer-records';
+import { PosePass } from '../src/runtime/pose-pass';
+import { JOINT_BYTES, type SkinningMethod } from '../src/runtime/layout';
+import { packRigData } from '../src/runtime/rig-data';
 import { IDENTITY_MATRIX } from '../src/math/affine';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';

@@ -8,7 +8,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { JOINT_MATRIX_BYTES } from '../src/gpu/layout';
+import { JOINT_MATRIX_BYTES } from '../src/runtime/layout';
 import { loadCharacter, type Character } from '../src/index';
 import { parseArgs } from './args';
 import { readModelFile } from './node-io';

@@ -18,7 +18,7 @@ import { resolveClip } from '../src/bake/clip-names';
 import type { Rig } from '../src/bake/rig';
 import { sampleClip } from '../src/bake/sampler';
 import { numberOption, parseArgs } from './args';
-import { MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS } from '../src/gpu/layout';
+import { MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS } from '../src/runtime/layout';
 import type { GpuPoseRequest } from './gpu-poser';
 import { readGltfFile } from './node-io';
 import { ROTATION_BLEND } from '../src/math/quat';

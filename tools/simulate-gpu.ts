@@ -1,8 +1,8 @@
 import type { ControllerConfig } from '../src/anim/control/config';
 import { applyEntry, type ScriptEntry, type SimulationEvent, type SimulationFrame } from '../src/anim/control/simulate';
-import { loadCharacter, type Character, type LoadOptions } from '../src/character';
-import { Crowd } from '../src/crowd';
-import { CrowdControllers } from '../src/crowd-controllers';
+import { loadCharacter, type Character, type LoadOptions } from '../src/character/character';
+import { Crowd } from '../src/runtime/crowd';
+import { CrowdControllers } from '../src/features/controllers/crowd-controllers';
 import { readInstanceStack } from './control-readback';
 import { readModelFile } from './node-io';
 

@@ -12,7 +12,7 @@ import type { SkinnedPrimitive } from '../bake/rig';
  * dual-quaternion blend of the rigid parts (R_i, t_i). Without scale every S_i is the identity
  * and this is plain dual-quaternion blending; with a single influence it is exactly M v.
  *
- * The joint record (JOINT_DQ in src/gpu/layout.ts), 16 numbers = 4 vec4f per joint:
+ * The joint record (JOINT_DQ in src/runtime/layout.ts), 16 numbers = 4 vec4f per joint:
  *   [0..3]   q: the unit quaternion (x, y, z, w) of R, the real part of the dual quaternion
  *   [4..7]   S row 0, then t.x
  *   [8..11]  S row 1, then t.y

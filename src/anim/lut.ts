@@ -51,7 +51,7 @@ export function sampleLut(baked: BakedModel, clip: number, t: number, out: Pose)
 
 /**
  * Writes the morph weights (padded, BakedMorph.weightCount floats) of `clip` at time t (seconds,
- * wrapped) into `out`, read from the morph tables exactly as shaders/morph.wgsl reads them:
+ * wrapped) into `out`, read from the morph tables exactly as shaders/morph/morph.wgsl reads them:
  * groups without a track hold the default weights (0 in a difference clip).
  */
 export function sampleMorphLut(baked: BakedModel, clip: number, t: number, out: Float64Array): Float64Array {

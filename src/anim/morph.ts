@@ -6,7 +6,7 @@ import type { TwoClipRequest } from './evaluate';
 import type { LayerStack } from './layers';
 
 /**
- * Morph weights on the CPU: the reference that shaders/morph.wgsl (weights per instance) and the
+ * Morph weights on the CPU: the reference that shaders/morph/morph.wgsl (weights per instance) and the
  * morph entry points of shaders/skin.wgsl (displaced vertices) are checked against.
  *
  * Weights are the padded vector of BakedMorph (set m's targets from setBase[m], 4 x groups

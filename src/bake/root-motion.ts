@@ -46,7 +46,7 @@ export interface RootMotionOptions {
   /**
    * 'in-place': clips play on the spot; the motion is data (BakedRootMotion) for the caller.
    * 'apply': baked the same way, and a Crowd of the character advances each instance's world
-   * transform by the root motion as its clips play (src/crowd-root-motion.ts, on the GPU).
+   * transform by the root motion as its clips play (src/features/root-motion/crowd-root-motion.ts, on the GPU).
    */
   mode: RootMotionMode;
   /** Also take out the rotation about +y (default false: turning clips keep turning in place). */

@@ -4,7 +4,7 @@ import { rootMotionAt, rootMotionBetween } from '../../src/anim/root-motion';
 import { bake } from '../../src/bake/bake';
 import { buildRig } from '../../src/bake/build-rig';
 import { bakeRootMotion, extractRootMotion, type BakedRootMotion } from '../../src/bake/root-motion';
-import { loadCharacter, type Character } from '../../src/character';
+import { loadCharacter, type Character } from '../../src/character/character';
 import { createPose, localToModel } from '../../src/math/pose';
 import { modelPath } from '../helpers/models';
 import { armatureRig, sampleUnwrapped } from '../helpers/root-motion';

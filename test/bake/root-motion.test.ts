@@ -4,7 +4,7 @@ import { bake, TRACK_NONE } from '../../src/bake/bake';
 import { buildRig } from '../../src/bake/build-rig';
 import { bakeRootMotion, extractRootMotion, rootMotionJoint, type RootMotionOptions } from '../../src/bake/root-motion';
 import type { Rig } from '../../src/bake/rig';
-import { loadCharacter } from '../../src/character';
+import { loadCharacter } from '../../src/character/character';
 import { quatMulAt } from '../../src/math/quat';
 import { skinnedModel } from '../helpers/gltf-builder';
 import { modelPath } from '../helpers/models';

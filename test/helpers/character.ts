@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { loadCharacter, type Character } from '../../src/character';
+import { loadCharacter, type Character } from '../../src/character/character';
 import { modelPath } from './models';
 
 const cache = new Map<string, Promise<Character>>();

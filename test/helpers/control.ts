@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { parseControllerConfig, type ControllerConfig } from '../../src/anim/control/config';
 import { ControllerRuntime } from '../../src/anim/control/controller';
 import { parseScript, simulate, type SimulationFrame } from '../../src/anim/control/simulate';
-import type { Character } from '../../src/character';
+import type { Character } from '../../src/character/character';
 import { modelPath } from './models';
 
 /**

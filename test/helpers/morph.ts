@@ -1,6 +1,6 @@
-import { loadCharacter, type Character } from '../../src/character';
-import type { Crowd } from '../../src/crowd';
-import type { CrowdMorph } from '../../src/crowd-morph';
+import { loadCharacter, type Character } from '../../src/character/character';
+import type { Crowd } from '../../src/runtime/crowd';
+import type { CrowdMorph } from '../../src/features/morph/crowd-morph';
 import { arrayBufferOf, assetToGlb, morphModel } from './gltf-builder';
 import { readBuffer } from './gpu';
 

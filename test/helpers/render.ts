@@ -1,5 +1,5 @@
 import { mat4 } from 'wgpu-matrix';
-import type { Crowd } from '../../src/crowd';
+import type { Crowd } from '../../src/runtime/crowd';
 import { readBuffer } from './gpu';
 
 /** A perspective camera at `eye` looking at `target` (+y up): view-projection (WebGPU z in [0, 1]) and eye. */

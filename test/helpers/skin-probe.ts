@@ -1,7 +1,7 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
 import type { SkinnedPrimitive } from '../../src/bake/rig';
-import type { SkinningMethod } from '../../src/gpu/layout';
-import { MATERIAL } from '../../src/gpu/layout';
+import type { SkinningMethod } from '../../src/runtime/layout';
+import { MATERIAL } from '../../src/runtime/layout';
 import { readBuffer } from './gpu';
 
 /**

@@ -1,5 +1,5 @@
 import { skinPositions } from '../../src/anim/skinning';
-import type { Character } from '../../src/character';
+import type { Character } from '../../src/character/character';
 
 /**
  * Largest distance between the skinned vertices of two instances of `character`, over every

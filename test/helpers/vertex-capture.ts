@@ -1,8 +1,8 @@
-import type { Crowd } from '../../src/crowd';
-import type { CrowdMorph } from '../../src/crowd-morph';
-import type { MeshBuffers } from '../../src/gpu/mesh-buffers';
-import { vertexLayouts } from '../../src/gpu/mesh-buffers';
-import { vertexEntryPoint, type SkinPass } from '../../src/gpu/skin-pass';
+import type { Crowd } from '../../src/runtime/crowd';
+import type { CrowdMorph } from '../../src/features/morph/crowd-morph';
+import type { MeshBuffers } from '../../src/runtime/mesh-buffers';
+import { vertexLayouts } from '../../src/runtime/mesh-buffers';
+import { vertexEntryPoint, type SkinPass } from '../../src/runtime/skin-pass';
 import { readBuffer } from './gpu';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCharacter } from '../../src/character';
+import { loadCharacter } from '../../src/character/character';
 import { PROPS } from '../../tools/make-props';
 import { SWORD_MATERIALS } from '../../tools/props/sword';
 import { BUNDLED_MODELS } from '../helpers/models';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadCharacter } from '../../src/character';
+import { loadCharacter } from '../../src/character/character';
 import { createPose, localToModel } from '../../src/math/pose';
 import { DIRECTION_NAMES, RUN, WALK, directionVector, gaitPeriod } from '../../tools/walker/clips';
 import { buildWalkerGlb } from '../../tools/walker/build';

@@ -4,8 +4,8 @@
  * vertices drawn, for the demo's crowd seen from inside and from the demo's default camera.
  * Used by tools/bench.ts.
  */
-import type { Character } from '../../src/character';
-import { Crowd } from '../../src/crowd';
+import type { Character } from '../../src/character/character';
+import { Crowd } from '../../src/runtime/crowd';
 import { OrbitCamera } from '../../demo/orbit-camera';
 import { Population } from '../../demo/population';
 import { spiralHalfSide } from '../../demo/spiral';

@@ -4,15 +4,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
-import { loadCharacter, type Character } from '../../src/character';
+import { loadCharacter, type Character } from '../../src/character/character';
 import type { ControllerConfig } from '../../src/anim/control/config';
-import { Crowd } from '../../src/crowd';
-import { InstanceRecords } from '../../src/gpu/instance-records';
-import { PosePass } from '../../src/gpu/pose-pass';
-import { CrowdControllers } from '../../src/crowd-controllers';
+import { Crowd } from '../../src/runtime/crowd';
+import { InstanceRecords } from '../../src/runtime/instance-records';
+import { PosePass } from '../../src/runtime/pose-pass';
+import { CrowdControllers } from '../../src/features/controllers/crowd-controllers';
 import { readGltfFile } from '../node-io';
 import { seededRandom } from '../random';
-import { INSTANCE, LAYER_STACK } from '../../src/gpu/layout';
+import { INSTANCE, LAYER_STACK } from '../../src/runtime/layout';
 
 export async function characterFromFile(path: string): Promise<Character> {
   const bytes = await readFile(path);

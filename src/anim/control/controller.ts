@@ -498,7 +498,7 @@ export class AnimationController {
    * since the request), so they fall where they would at any frame rate: to-action [0, fadeIn),
    * action [fadeIn, actionOutTime), to-locomotion [actionOutTime, actionOutTime + fadeOut), then
    * none. (A boundary is passed TIME_EPSILON early, for sums of frame times that land a hair short.)
-   * The GPU twin (shaders/control.wgsl) evaluates the same intervals from one record.
+   * The GPU twin (shaders/controllers/control.wgsl) evaluates the same intervals from one record.
    */
   private updateAction(dt: number): void {
     if (this.phaseOfAction === ACTION_NONE) return;

@@ -9,7 +9,7 @@ import { HOLD_SECONDS, type ClipPlayback } from './playback';
  * Clip events of an animation controller: which of its playbacks cross an event, and when, from
  * its state in closed form. Both drivers use it: a CPU-driven controller scans each step (0, dt]
  * from inside AnimationController.update; a GPU-driven one asks for its next crossing after a
- * cursor and schedules it (src/gpu-controller-events.ts).
+ * cursor and schedules it (src/features/controllers/gpu-controller-events.ts).
  *
  * Sources, in tie order: 0 the crossfader's current source, 1..3 its fade targets, 4 the action
  * handed over (fading out), 5 the action. Each plays a clip (ClipPlayback: looping or clamped,

@@ -224,7 +224,7 @@ export class Locomotion {
     const change = Math.sqrt(dx * dx + dz * dz);
     // Accelerating unless clearly slowing down: a desired speed equal to the current one (turning
     // at a steady pace) counts as speeding up, however its rounding falls (the GPU twin in
-    // shaders/control.wgsl rounds in f32 and must decide the same way).
+    // shaders/controllers/control.wgsl rounds in f32 and must decide the same way).
     const speeding = desiredX * desiredX + desiredZ * desiredZ >= (this.velocityX * this.velocityX + this.velocityZ * this.velocityZ) * (1 - SPEED_TIE);
     const limit = (speeding ? c.maxAcceleration : c.maxDeceleration) * dt;
     const k = change > limit && change > 0 ? limit / change : 1;

@@ -1,5 +1,5 @@
-import type { LayerStackArrays } from '../../gpu/layer-records';
-import { MAX_OVERRIDE_LAYERS as MAX_LAYERS } from '../../gpu/layout';
+import type { LayerStackArrays } from '../../runtime/layer-records';
+import { MAX_OVERRIDE_LAYERS as MAX_LAYERS } from '../../runtime/layout';
 
 /**
  * Clips in the flattened weighted average: base + 3 layers, leaving one layer for an action

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CpuPoser } from '../../../src/anim/evaluate';
 import { sampleClip } from '../../../src/bake/sampler';
-import { loadCharacter, type Character } from '../../../src/character';
+import { loadCharacter, type Character } from '../../../src/character/character';
 import { modelPath } from '../../helpers/models';
 import { parseControllerConfig } from '../../../src/anim/control/config';
 import { AnimationController, ControllerRuntime } from '../../../src/anim/control/controller';

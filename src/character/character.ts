@@ -1,0 +1,263 @@
+import { CpuPoser } from '../anim/evaluate';
+import { bake, bakedBytes, type BakedModel } from '../bake/bake';
+import { CharacterBounds } from '../bake/bounds';
+import { meshLods, type MeshLodOptions, type MeshLods } from '../bake/mesh-lod';
+import { buildRig } from '../bake/build-rig';
+import { resolveClip } from '../bake/clip-names';
+import { ModelError } from '../bake/errors';
+import type { EncodedImage } from '../bake/gltf-json';
+import { parseGltf, type ResourceReader } from '../bake/parse';
+import type { Rig } from '../bake/rig';
+import { bakeRootMotion, extractRootMotion, type BakedRootMotion, type RootMotionOptions } from '../bake/root-motion';
+import { restPose } from '../bake/sampler';
+import { MAX_ADDITIVE_LAYERS } from '../runtime/layout';
+import { packRigData, type RigData } from '../runtime/rig-data';
+
+/**
+ * A loaded, validated and baked character: everything a Crowd needs, device-independent, so one
+ * Character can feed crowds on several devices. Immutable after loading.
+ */
+export interface Character {
+  /** The file name of the URL loaded (decoded), or "model" when loaded from an ArrayBuffer. */
+  readonly name: string;
+  /**
+   * @internal The validated rig (src/bake/rig.ts): for Crowd and the tools, not a stable API. With
+   * LoadOptions.rootMotion its clips are the in-place ones that were baked.
+   */
+  readonly rig: Rig;
+  /** @internal The baked tables (src/bake/bake.ts): for Crowd and the tools, not a stable API. */
+  readonly baked: BakedModel;
+  /** @internal GPU layouts of the rig (src/runtime/layout.ts): for Crowd, not a stable API. */
+  readonly gpu: RigData;
+  /** Clip names in index order (the file's clips, then difference clips from LoadOptions.additiveClips). */
+  readonly clipNames: readonly string[];
+  /** Seconds per clip, in clip index order. */
+  readonly clipDurations: Float32Array;
+  /**
+   * The node name of every joint matrix of an instance, in the order Crowd.jointMatrices holds
+   * them (skin after skin; a rigidly attached mesh counts as a one-joint skin of its own node).
+   * Any of them may root a blend mask (Crowd.createMask).
+   */
+  readonly jointNames: readonly string[];
+  /** Bytes of the baked lookup tables the GPU holds: track entries, track references, rest pose, clip durations (and the morph weights' tables). */
+  readonly bakedBytes: number;
+  /**
+   * Every morph target of the character's meshes (empty when none), in the order Crowd.setMorphWeights
+   * takes an array of weights: mesh after mesh (`mesh` is the name of the glTF node that draws it,
+   * whose weights the targets share), then the mesh's targets (`name` from the file's
+   * `extras.targetNames`, else `target<i>`). RobotExpressive: Head/Angry, Head/Surprised, Head/Sad.
+   */
+  readonly morphTargets: readonly MorphTargetInfo[];
+  /**
+   * The root motion taken out of the clips (LoadOptions.rootMotion; the same object as
+   * baked.rootMotion, see src/bake/root-motion.ts), or null when the load did not ask for it.
+   */
+  readonly rootMotion: BakedRootMotion | null;
+  /** Decoded base-colour images (browser only; empty where createImageBitmap is missing). */
+  readonly textures: ReadonlyMap<EncodedImage, ImageBitmap>;
+  /** Axis-aligned bounds of the rest pose in model units: min and max corners. */
+  readonly bounds: {
+    /** Smallest x, y, z of any drawn vertex, model units. */
+    min: [number, number, number];
+    /** Largest x, y, z of any drawn vertex, model units. */
+    max: [number, number, number];
+  };
+  /**
+   * Bounds made at load time without run-time skinning (src/bake/bounds.ts): joint-space spheres
+   * per joint, the box over every clip at every baked entry (`box`, `clipBoxes`), and the boxes
+   * every blend and layer stack stays inside (`reach`, `reachLayered`), which culling tests.
+   */
+  readonly animationBounds: CharacterBounds;
+  /**
+   * Mesh LOD levels made at load time (LoadOptions.lod), or undefined: `indices[p][l - 1]` is the
+   * triangle list of primitive p at level l >= 1 (level 0 is the primitive as loaded, and every
+   * level shares its vertices), `errors[l]` the level's simplification error in model units
+   * (errors[0] = 0).
+   */
+  readonly lods?: MeshLods;
+  /** Loader repairs and ignored features, one sentence each. */
+  readonly warnings: readonly string[];
+  /** Milliseconds spent parsing + building the rig, baking (tables and bounds), and simplifying (mesh LOD). */
+  readonly timings: {
+    /** Parsing the file, validating it and building the rig, milliseconds. */
+    loadMs: number;
+    /** Baking the clips into lookup tables and the bounds, milliseconds. */
+    bakeMs: number;
+    /** Simplifying the meshes into LOD levels, milliseconds. */
+    lodMs: number;
+  };
+  /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
+  clipIndex(clip: string | number): number;
+}
+
+/** One morph target of a Character (see Character.morphTargets). */
+export interface MorphTargetInfo {
+  /** The mesh's node name: the targets of one mesh share its weights. */
+  mesh: string;
+  /** The target's name. */
+  name: string;
+}
+
+export interface LoadOptions {
+  /** Where relative URIs of a .gltf's external files resolve (defaults to the URL loaded). */
+  baseUrl?: string;
+  /** Most entries per baked track (default 1024). */
+  maxEntriesPerTrack?: number;
+  /**
+   * Clips to bake as difference clips for additive layers (src/bake/bake.ts): clip minus the
+   * reference pose, precomputed per table entry, so an additive layer reads one table instead of
+   * two. Each becomes a clip named `name` (default "<clip>-additive") after the file's clips.
+   */
+  additiveClips?: {
+    /** The clip made additive: a name or index of the file's clips. */
+    clip: string | number;
+    /** The pose subtracted: 'rest', or a clip (name or index) at `time` seconds (default 0). */
+    reference: 'rest' | {
+      /** A name or index of the file's clips. */
+      clip: string | number;
+      /** Seconds into that clip (default 0), wrapped into it. */
+      time?: number;
+    };
+    /** Name of the baked clip (default "<clip>-additive"); must not clash with another clip. */
+    name?: string;
+  }[];
+  /**
+   * Take the root joint's horizontal motion (and with `yaw`, its rotation about +y) out of every
+   * clip before baking, so walking clips walk on the spot; the motion is kept per clip in
+   * `Character.rootMotion` (src/bake/root-motion.ts). `joint` defaults to the skin's root joint.
+   * With 'apply', a Crowd of the character moves each instance by its clips' root motion on the
+   * GPU (Crowd.setRootMotion, src/features/root-motion/crowd-root-motion.ts); with 'in-place' the motion is only data.
+   * Either way, controllers match locomotion clips' playback rate to the movement speed.
+   */
+  rootMotion?: RootMotionOptions;
+  /**
+   * Mesh LOD levels to make (src/bake/mesh-lod.ts, meshoptimizer's simplifier): default 4 levels,
+   * each with about half the triangles of the one before; false makes none (no LOD).
+   */
+  lod?: boolean | MeshLodOptions;
+  /** How to read external buffers and images; defaults to fetch. */
+  readResource?: ResourceReader;
+  /** Download progress in bytes; `total` is 0 when the server does not say. */
+  onProgress?: (loaded: number, total: number) => void;
+  /** Aborts the download (fetch's signal); parsing and baking run to the end once started. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Fetches (when given a URL), parses, validates and bakes a .glb or .gltf character. A file with
+ * a problem is rejected with a ModelError naming the place (`skin 0: inverseBindMatrices has 18
+ * matrices, joints has 19`); what the loader repaired or ignored is in `warnings`.
+ *
+ * @param source A URL (resolved against the page's location) or the file's bytes.
+ * @example
+ * ```ts
+ * const character = await loadCharacter('/models/Fox/Fox.glb', {
+ *   onProgress: (loaded, total) => console.log(`${loaded} of ${total || '?'} bytes`),
+ * });
+ * console.log(character.clipNames, character.clipDurations, character.warnings);
+ * const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus' });
+ * ```
+ */
+export async function loadCharacter(source: string | URL | ArrayBuffer, options: LoadOptions = {}): Promise<Character> {
+  let data: ArrayBuffer;
+  let name = 'model';
+  let baseUrl = options.baseUrl;
+  if (source instanceof ArrayBuffer) {
+    data = source;
+  } else {
+    const url = new URL(String(source), globalThis.location?.href);
+    name = decodeURIComponent(url.pathname.split('/').pop() ?? name);
+    baseUrl ??= url.href;
+    data = await download(url.href, options);
+  }
+  const t0 = performance.now();
+  const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
+  const rootMotion = options.rootMotion === undefined ? undefined : extractRootMotion(parsed, options.rootMotion);
+  const rig = rootMotion?.rig ?? parsed;
+  const t1 = performance.now();
+  const fileClips = rig.clips.map((c) => c.name);
+  const clipOf = (clip: string | number, where: string) => resolveClip(fileClips, clip, { where });
+  const differences = (options.additiveClips ?? []).map((a, i) => {
+    const clip = clipOf(a.clip, `additiveClips[${i}].clip`);
+    const reference = a.reference === 'rest' ? 'rest' as const : { clip: clipOf(a.reference.clip, `additiveClips[${i}].reference.clip`), time: a.reference.time ?? 0 };
+    return { clip, reference, name: a.name ?? `${rig.clips[clip].name}-additive` };
+  });
+  const baked = bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
+  if (rootMotion) baked.rootMotion = bakeRootMotion(rootMotion, baked);
+  const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);
+  const t2 = performance.now();
+  const lods = options.lod === false || rig.primitives.length === 0 ? undefined : await meshLods(rig, options.lod === true ? {} : options.lod);
+  return {
+    name, rig, baked,
+    gpu: packRigData(rig, baked),
+    clipNames: baked.clipNames,
+    clipDurations: baked.clipDurations,
+    jointNames: rig.skins.flatMap((skin) => skin.jointNames),
+    bakedBytes: bakedBytes(baked),
+    morphTargets: rig.morphs.flatMap((set) => set.targetNames.map((name) => ({ mesh: set.name, name }))),
+    rootMotion: baked.rootMotion ?? null,
+    textures: await decodeTextures(rig),
+    bounds: restBounds(rig),
+    animationBounds,
+    lods,
+    warnings: rig.warnings,
+    timings: { loadMs: t1 - t0, bakeMs: t2 - t1, lodMs: performance.now() - t2 },
+    clipIndex(clip: string | number): number {
+      return resolveClip(baked.clipNames, clip, { model: name });
+    },
+  };
+}
+
+async function download(url: string, options: LoadOptions): Promise<ArrayBuffer> {
+  const response = await fetch(url, { signal: options.signal });
+  if (!response.ok) throw new ModelError(`could not fetch ${url}: HTTP ${response.status} ${response.statusText}`);
+  const total = Number(response.headers.get('content-length') ?? 0);
+  if (!response.body || !options.onProgress) return response.arrayBuffer();
+  const chunks: Uint8Array[] = [];
+  let loaded = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.byteLength;
+    options.onProgress(loaded, total);
+  }
+  const bytes = new Uint8Array(loaded);
+  let offset = 0;
+  for (const chunk of chunks) { bytes.set(chunk, offset); offset += chunk.byteLength; }
+  return bytes.buffer;
+}
+
+async function decodeTextures(rig: Rig): Promise<Map<EncodedImage, ImageBitmap>> {
+  const textures = new Map<EncodedImage, ImageBitmap>();
+  if (typeof createImageBitmap !== 'function') return textures;
+  for (const prim of rig.primitives) {
+    const image = prim.material.baseColorImage;
+    if (!image || textures.has(image)) continue;
+    try {
+      const blob = new Blob([image.bytes as Uint8Array<ArrayBuffer>], { type: image.mimeType });
+      textures.set(image, await createImageBitmap(blob, { colorSpaceConversion: 'none' }));
+    } catch (e) {
+      rig.warnings.push(`a ${image.mimeType} base colour image could not be decoded (${(e as Error).message}); drawn untextured`);
+    }
+  }
+  return textures;
+}
+
+/** Bounds of every drawn vertex in the rest pose (the pose the renderer shows without clips). */
+function restBounds(rig: Rig): Character['bounds'] {
+  const poser = new CpuPoser(rig, (_clip, _t, out) => restPose(rig.nodes, out));
+  poser.evaluate({ clipA: 0, timeA: 0 });
+  const positions = poser.positions(rig.primitives);
+  const min: [number, number, number] = [Infinity, Infinity, Infinity];
+  const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < positions.length; i += 3) {
+    for (let c = 0; c < 3; c++) {
+      min[c] = Math.min(min[c], positions[i + c]);
+      max[c] = Math.max(max[c], positions[i + c]);
+    }
+  }
+  if (positions.length === 0) return { min: [0, 0, 0], max: [0, 0, 0] };
+  return { min, max };
+}

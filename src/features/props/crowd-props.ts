@@ -1,0 +1,318 @@
+import { mat4d } from 'wgpu-matrix';
+import { CpuPoser } from '../../anim/evaluate';
+import { restPose } from '../../bake/sampler';
+import type { Character } from '../../character/character';
+import type { InstanceId } from '../../runtime/crowd-types';
+import type { InstanceStore } from '../../runtime/instance-store';
+import { JOINT_MATRIX_BYTES, type SkinningMethod } from '../../runtime/layout';
+import { MeshBuffers } from '../../runtime/mesh-buffers';
+import { PropPass } from './prop-pass';
+import { SkinPass, type SkinInputs, type SkinPassOptions } from '../../runtime/skin-pass';
+
+/** A prop attached to a joint of every instance of a crowd (Crowd.attach); never reused after detach. */
+export type AttachmentId = number;
+
+/** Where Crowd.attach puts a prop, and on which instances. */
+export interface AttachOptions {
+  /** The joint the prop follows: a name of the crowd character's `jointNames` (the first joint of that name). */
+  joint: string;
+  /**
+   * The prop's placement relative to the joint: 16 finite numbers, a column-major affine 4x4
+   * (bottom row 0, 0, 0, 1) from the prop's model space to the joint's space, in the crowd
+   * character's model units (scale the prop here). Default: the identity (the prop's origin on
+   * the joint, its axes along the joint's).
+   */
+  offset?: ArrayLike<number>;
+  /**
+   * The instances that get the prop; default every instance, including ones added later. A
+   * removed instance leaves the list (its id, when reused, does not inherit the prop).
+   */
+  instances?: readonly InstanceId[];
+}
+
+/** What one attachment keeps on the CPU (everything restore needs), and its GPU objects. */
+interface Attachment {
+  readonly prop: Character;
+  readonly joint: number;
+  /** inverse(inverseBind(joint)) x offset, float64. */
+  readonly local: Float64Array;
+  /** The prop's rest-pose joint matrices, 3 vec4f rows each (the same for every instance). */
+  readonly rest: Float32Array<ArrayBuffer>;
+  /** Chosen handles, or null for every instance. */
+  selection: Set<InstanceId> | null;
+  gpu?: AttachmentGpu;
+}
+
+interface AttachmentGpu {
+  pass: PropPass;
+  mesh: MeshBuffers;
+  skin: SkinPass;
+  rest: GPUBuffer;
+  /** PropPass.generation the skin pass is bound to (-1: never). */
+  boundGeneration: number;
+}
+
+/** The crowd's shadow map, as Crowd.draw passes it on (ShadowPass satisfies it; undefined: none this frame). */
+export interface PropShadow {
+  readonly view: GPUTextureView;
+  readonly lightViewProjection: ArrayLike<number>;
+  readonly mapSize: number;
+}
+
+/**
+ * The props attached to a crowd's joints (Crowd.attach): validation and the CPU-side
+ * description of each attachment, and its GPU objects: a PropPass (places the prop of every
+ * drawn instance on the GPU from the joint matrices) and a SkinPass over the prop's own mesh
+ * that draws it over the PropPass's list, one indirect draw per prop primitive. The prop is
+ * drawn in its rest pose (a static glTF mesh loads as a Character whose meshes are one-joint
+ * skins). Per frame the CPU writes one small uniform per attachment; a chosen-instance list is
+ * uploaded only when it changes.
+ */
+export class CrowdProps {
+  private readonly attachments = new Map<AttachmentId, Attachment>();
+  /** The same attachments in attach order, for the per-frame loops (no iterator objects). */
+  private readonly list: Attachment[] = [];
+  private nextId = 0;
+  private device: GPUDevice | undefined;
+  /** What the crowd's joint buffer holds (set by create): the prop passes read the joint by it. */
+  private skinning: SkinningMethod = 'linear';
+
+  constructor(private readonly character: Character, private readonly options: SkinPassOptions) {}
+
+  /** Draw calls draw() records: one per prop primitive per attachment. */
+  get drawCount(): number {
+    let n = 0;
+    for (let i = 0; i < this.list.length; i++) n += this.list[i].prop.rig.primitives.length;
+    return n;
+  }
+
+  /** Live attachments, in attach order. */
+  get ids(): AttachmentId[] {
+    return [...this.attachments.keys()];
+  }
+
+  /** Validates everything, then creates the attachment's GPU objects; a refusal changes nothing. */
+  attach(store: InstanceStore, prop: Character, options: AttachOptions): AttachmentId {
+    if (!isCharacter(prop)) throw new TypeError('prop must be a Character (from loadCharacter: a static glTF mesh or a skinned one)');
+    if (prop.rig.primitives.length === 0) throw new RangeError(`prop ${JSON.stringify(prop.name)} has no mesh to draw`);
+    if (typeof options !== 'object' || options === null) throw new TypeError('attach needs options: { joint, offset?, instances? }');
+    const joint = this.jointSlot(options.joint);
+    const offset = checkOffset(options.offset);
+    const selection = options.instances === undefined ? null : this.checkInstances(store, options.instances);
+    const local = mat4d.multiply(this.bindMatrix(joint, options.joint), offset, new Float64Array(16));
+    const attachment: Attachment = { prop, joint, local, rest: restJointRows(prop), selection };
+    if (this.device) attachment.gpu = this.createGpu(this.device, attachment, this.nextId);
+    const id = this.nextId++;
+    this.attachments.set(id, attachment);
+    this.list.push(attachment);
+    return id;
+  }
+
+  /** Removes an attachment and frees its GPU objects. */
+  detach(id: AttachmentId): void {
+    const attachment = this.get(id);
+    destroyGpu(attachment);
+    this.attachments.delete(id);
+    this.list.splice(this.list.indexOf(attachment), 1);
+  }
+
+  /** Chooses the instances that get attachment `id`'s prop (undefined: every instance). */
+  setInstances(store: InstanceStore, id: AttachmentId, instances: readonly InstanceId[] | undefined): void {
+    const attachment = this.get(id);
+    const selection = instances === undefined ? null : this.checkInstances(store, instances);
+    attachment.selection = selection;
+    attachment.gpu?.pass.setSelection(selection && [...selection]);
+  }
+
+  /** Takes a removed instance out of every selection (its id may be reused). */
+  forget(instance: InstanceId): void {
+    for (const a of this.attachments.values()) {
+      if (a.selection?.delete(instance)) a.gpu?.pass.setSelection([...a.selection]);
+    }
+  }
+
+  /** Empties every selection (the crowd was cleared). */
+  forgetAll(): void {
+    for (const a of this.attachments.values()) {
+      if (a.selection && a.selection.size > 0) {
+        a.selection.clear();
+        a.gpu?.pass.setSelection([]);
+      }
+    }
+  }
+
+  /** @internal The records PropPass writes for attachment `id` (INSTANCE-sized per slot, world first): tests. */
+  records(id: AttachmentId): GPUBuffer {
+    const gpu = this.get(id).gpu;
+    if (!gpu) throw new Error('the crowd has no GPU objects');
+    return gpu.pass.records;
+  }
+
+  /**
+   * Records every attachment's prop pass, after the crowd's pose pass: `counters` is the cull
+   * pass's counter buffer when it ran this frame (its camera lists of `levels` levels are read).
+   */
+  encode(encoder: GPUCommandEncoder, store: InstanceStore, counters: GPUBuffer | undefined, levels: number): void {
+    for (let i = 0; i < this.list.length; i++) {
+      const pass = this.list[i].gpu!.pass;
+      pass.update(store, counters !== undefined, levels);
+      pass.encode(encoder, counters);
+    }
+  }
+
+  /** Records the props' draws into the crowd's render pass (one per prop primitive per attachment). */
+  draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>, shadow: PropShadow | undefined, shadowStrength: number): void {
+    for (let i = 0; i < this.list.length; i++) {
+      const gpu = this.list[i].gpu!;
+      // Before the first encode the pass has no list yet: nothing to draw.
+      if (gpu.pass.generation === 0) continue;
+      if (gpu.boundGeneration !== gpu.pass.generation) {
+        gpu.skin.bind(skinInputs(gpu));
+        gpu.boundGeneration = gpu.pass.generation;
+      }
+      gpu.skin.setShadowMap(shadow?.view, shadow?.lightViewProjection, shadow?.mapSize, shadowStrength);
+      gpu.skin.update(viewProjection);
+      gpu.skin.drawIndirect(pass, gpu.pass);
+    }
+  }
+
+  /**
+   * Creates every attachment's GPU objects on `device`, their prop passes reading the crowd's
+   * joint buffer as `skinning` lays it out (the crowd's createPasses: construction, restore, and
+   * a change of Crowd.skinning).
+   */
+  create(device: GPUDevice, skinning: SkinningMethod): void {
+    this.device = device;
+    this.skinning = skinning;
+    for (const [id, a] of this.attachments) a.gpu = this.createGpu(device, a, id);
+  }
+
+  /** Frees every attachment's GPU objects (a no-op for those of a lost device); the CPU side stays. */
+  destroy(): void {
+    for (const a of this.attachments.values()) destroyGpu(a);
+  }
+
+  private get(id: AttachmentId): Attachment {
+    const attachment = this.attachments.get(id);
+    if (!attachment) throw new RangeError(`attachment ${id} does not exist (detached, or never attached)`);
+    return attachment;
+  }
+
+  /** The joint slot of a joint name; a RangeError naming it and the joints otherwise. */
+  private jointSlot(joint: unknown): number {
+    if (typeof joint !== 'string') throw new TypeError(`joint must be a joint name (a string), got ${joint === null ? 'null' : typeof joint}`);
+    const slot = this.character.jointNames.indexOf(joint);
+    if (slot < 0) {
+      const names = [...new Set(this.character.jointNames)];
+      const some = names.slice(0, 12).map((n) => JSON.stringify(n)).join(', ');
+      throw new RangeError(`no joint named ${JSON.stringify(joint)} in ${this.character.name} (joints: ${some}${names.length > 12 ? `, ... ${names.length} in all` : ''})`);
+    }
+    return slot;
+  }
+
+  /** inverse(inverseBind) of joint slot `slot`, from the float32 values the pose pass multiplies by. */
+  private bindMatrix(slot: number, name: string): Float64Array {
+    const { rig, gpu } = this.character;
+    let skin = 0;
+    while (skin + 1 < rig.skins.length && gpu.skinSlotOffset[skin + 1] <= slot) skin++;
+    const j = slot - gpu.skinSlotOffset[skin];
+    const inverseBind = Float64Array.from(rig.skins[skin].inverseBind.subarray(j * 16, j * 16 + 16), Math.fround);
+    const det = mat4d.determinant(inverseBind);
+    if (!Number.isFinite(det) || Math.abs(det) < 1e-30) {
+      throw new RangeError(`joint ${JSON.stringify(name)} has a singular inverse bind matrix: its model matrix cannot be recovered to place a prop`);
+    }
+    return mat4d.inverse(inverseBind, new Float64Array(16));
+  }
+
+  /** The live, distinct instances of a list; a RangeError naming the first bad entry. */
+  private checkInstances(store: InstanceStore, instances: readonly InstanceId[]): Set<InstanceId> {
+    if (!Array.isArray(instances)) throw new TypeError(`instances must be an array of instance ids, got ${instances === null ? 'null' : typeof instances}`);
+    instances.forEach((id, i) => {
+      if (!store.has(id)) throw new RangeError(`instances[${i}]: instance ${id} does not exist (removed, or never added)`);
+    });
+    return new Set(instances);
+  }
+
+  private createGpu(device: GPUDevice, a: Attachment, id: AttachmentId): AttachmentGpu {
+    const { prop } = a;
+    const label = `Crowd.prop${id}`;
+    const owned: { destroy(): void }[] = [];
+    try {
+      const mesh = new MeshBuffers(device, prop.rig.primitives, prop.gpu.skinSlotOffset);
+      owned.push(mesh);
+      // slotCount 0: every instance of the prop reads the same rest-pose joint matrices.
+      // Linear: the prop's own rest joints are matrix rows, whatever the crowd's skinning.
+      const skin = new SkinPass(device, mesh, 0, prop.textures, { ...this.options, skinning: 'linear' });
+      owned.push(skin);
+      const rest = device.createBuffer({ label: `${label}.rest`, size: Math.max(16, a.rest.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+      owned.push(rest);
+      device.queue.writeBuffer(rest, 0, a.rest);
+      const pass = new PropPass(device, {
+        slotCount: this.character.gpu.slotCount, joint: a.joint, local: a.local, label, skinning: this.skinning,
+        draws: mesh.primitives.map((p) => p.ranges[0]),
+      });
+      pass.setSelection(a.selection && [...a.selection]);
+      return { pass, mesh, skin, rest, boundGeneration: -1 };
+    } catch (error) {
+      for (const o of owned) o.destroy();
+      throw error;
+    }
+  }
+}
+
+function destroyGpu(a: Attachment): void {
+  const gpu = a.gpu;
+  if (!gpu) return;
+  for (const o of [gpu.pass, gpu.skin, gpu.mesh, gpu.rest]) o.destroy();
+  a.gpu = undefined;
+}
+
+/** SkinPass's view of an attachment: the prop's rest joints, its records and its list (one level). */
+function skinInputs(gpu: AttachmentGpu): SkinInputs {
+  const { pass } = gpu;
+  return {
+    jointBuffer: gpu.rest, instanceBuffer: pass.records, identityListBuffer: pass.list, drawListBuffer: pass.list,
+    listStride: pass.listStride, lodLevels: 1, generation: pass.generation,
+  };
+}
+
+function isCharacter(value: unknown): value is Character {
+  const c = value as Character | null;
+  return typeof c === 'object' && c !== null && typeof c.rig === 'object' && Array.isArray(c.rig?.primitives) && typeof c.gpu === 'object' && c.gpu !== null;
+}
+
+/** The offset as float64, identity when absent; an error naming what is wrong otherwise. */
+function checkOffset(offset: ArrayLike<number> | undefined): Float64Array {
+  if (offset === undefined) return mat4d.identity(new Float64Array(16));
+  const length = (offset as { length?: unknown } | null)?.length;
+  if (typeof offset !== 'object' || offset === null || typeof length !== 'number') {
+    throw new TypeError(`offset must be 16 finite numbers (a column-major 4x4), got ${offset === null ? 'null' : typeof offset}`);
+  }
+  if (length !== 16) throw new RangeError(`offset must be 16 finite numbers (a column-major 4x4), got ${length} numbers`);
+  const out = new Float64Array(16);
+  for (let i = 0; i < 16; i++) {
+    const v = offset[i];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new RangeError(`offset[${i}] must be a finite number, got ${typeof v === 'number' ? v : typeof v}`);
+    out[i] = v;
+  }
+  if (out[3] !== 0 || out[7] !== 0 || out[11] !== 0 || out[15] !== 1) {
+    throw new RangeError(`offset must be affine: its bottom row (entries 3, 7, 11, 15) must be 0, 0, 0, 1, got ${out[3]}, ${out[7]}, ${out[11]}, ${out[15]}`);
+  }
+  return out;
+}
+
+/** The prop's rest-pose joint matrices as the skin shader reads them: 3 rows (vec4f) per joint slot. */
+function restJointRows(prop: Character): Float32Array<ArrayBuffer> {
+  const { rig, gpu } = prop;
+  const poser = new CpuPoser(rig, (_clip, _time, out) => restPose(rig.nodes, out));
+  poser.evaluate({ clipA: 0, timeA: 0 });
+  const rows = new Float32Array(Math.max(1, gpu.slotCount) * (JOINT_MATRIX_BYTES / 4));
+  rig.skins.forEach((_, k) => {
+    const m = poser.jointMatrices(k);
+    for (let j = 0; j < m.length / 16; j++) {
+      const o = (gpu.skinSlotOffset[k] + j) * 12;
+      for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) rows[o + r * 4 + c] = m[j * 16 + c * 4 + r];
+    }
+  });
+  return rows;
+}

@@ -1,0 +1,217 @@
+import { rootMotionBetween } from '../../anim/root-motion';
+import type { BakedRootMotion } from '../../bake/root-motion';
+import type { CrowdPrepass } from '../../runtime/crowd';
+import type { InstanceStore } from '../../runtime/instance-store';
+import { ANCHOR_NUMBERS, RootAnchorRecords } from './root-anchor-records';
+import { RootMotionPass, rootMotionTables, type RootMotionTables } from './root-motion-pass';
+
+/** Offsets in one float64 anchor (ANCHOR_NUMBERS numbers): world 0..15, then these. */
+const CLOCK = 16;
+const TIME_A = 17;
+const TIME_B = 18;
+const MOVES = 19;
+
+/**
+ * Root motion applied to a crowd (LoadOptions.rootMotion mode 'apply'): each instance that
+ * moves by it has an anchor, the world transform it had at a crowd-clock time together with its
+ * two clip times then, and its world now is
+ *
+ *     world(now) = anchor * M,   M = (1 - blend) M_A(tA0 -> tA) + blend M_B(tB0 -> tB),
+ *
+ * M_X the closed-form root motion of clip X between its time at the anchor and now (whole cycles
+ * plus the partial one; src/anim/root-motion.ts), the blend mixing the (x, z, yaw) of the two.
+ * The GPU evaluates it every frame for every instance (RootMotionPass); the CPU keeps the
+ * anchors in float64 and touches one only on an event that changes how the instance moves
+ * (setAnimation, setBlend, setStack, setTransform, setPlacement), folding the motion so far into
+ * the anchor in O(1) (`reanchor`), so a blend that changes mid-walk bends the path without a
+ * jump. Every CLOCK_REBASE_SECONDS the crowd clock restarts and every anchor is folded (O(n)
+ * once per period, like the records' own rebase), which keeps float32 clip times and distances
+ * since the anchor short on the GPU.
+ *
+ * Instances moved by something else do not move by root motion: `setMoves(handle, false)`
+ * (CrowdControllers does it for every instance it controls: locomotion moves those).
+ * Layered instances move by their base clips (clip A / clip B blend); their layers do not add
+ * motion. Owned by the Crowd; created only for an 'apply' character.
+ */
+export class CrowdRootMotion implements CrowdPrepass {
+  private pass: RootMotionPass;
+  private readonly tables: RootMotionTables;
+  private readonly records: RootAnchorRecords;
+  private anchors: Float64Array;
+  /** Views of the store's instance records (re-made when the store's CPU mirror is replaced). */
+  private readonly motionA = new Float64Array(3);
+  private readonly motionB = new Float64Array(3);
+  private readonly scratch = new Float64Array(16);
+  private readonly scratchWorld = new Float32Array(16);
+  /** Bytes of anchors the last prepare() uploaded (those changed since the frame before). */
+  uploadedBytes = 0;
+
+  /**
+   * @param device Where the pass's objects are made (replaced by restore).
+   * @param motion The character's baked root motion (not copied).
+   * @param store The crowd's instance store (its records give clips, speeds and blend).
+   */
+  constructor(device: GPUDevice, private readonly motion: BakedRootMotion, private readonly store: InstanceStore) {
+    this.tables = rootMotionTables(motion);
+    this.pass = new RootMotionPass(device, this.tables);
+    this.records = new RootAnchorRecords(64);
+    this.anchors = new Float64Array(64 * ANCHOR_NUMBERS);
+  }
+
+  /** A new instance: anchored at `world` (16 numbers, column-major) and its record's clip times at `clock`; it moves. */
+  added(handle: number, slot: number, world: ArrayLike<number>, clock: number): void {
+    this.reserve(handle + 1);
+    const o = handle * ANCHOR_NUMBERS;
+    this.anchors[o + MOVES] = 1;
+    this.place(handle, slot, world, clock);
+  }
+
+  /** Sets the anchor of `handle` to `world` at `clock` with its record's clip times then (setTransform, setPlacement). */
+  place(handle: number, slot: number, world: ArrayLike<number>, clock: number): void {
+    const o = handle * ANCHOR_NUMBERS;
+    for (let i = 0; i < 16; i++) this.anchors[o + i] = world[i];
+    this.retime(handle, slot, clock);
+  }
+
+  /**
+   * Folds the motion since the anchor into the anchor (world now, clock now, clip times now),
+   * reading how the instance moved from its record as it still is: call it before a change to
+   * the record's clips, times, speeds or blend. O(1), allocation-free.
+   */
+  reanchor(handle: number, slot: number, clock: number): void {
+    this.fold(handle, slot, clock, clock);
+  }
+
+  /** Takes the clip times of the anchor from the record at `clock` (call after a change to the record). */
+  retime(handle: number, slot: number, clock: number): void {
+    const o = handle * ANCHOR_NUMBERS;
+    if (!this.anchors[o + MOVES]) return;
+    const records = this.store.records;
+    this.anchors[o + CLOCK] = clock;
+    // The clip times the pose pass shows then (it evaluates the float64 phases and speeds exactly: src/runtime/clip-clock.ts).
+    this.anchors[o + TIME_A] = records.clipTime(slot, 0, clock);
+    this.anchors[o + TIME_B] = records.clipTime(slot, 1, clock);
+    this.records.write(handle, this.anchors, o);
+  }
+
+  /** Whether instance `handle` moves by its root motion. */
+  moves(handle: number): boolean {
+    return this.anchors[handle * ANCHOR_NUMBERS + MOVES] === 1;
+  }
+
+  /**
+   * Starts (on) or stops moving `handle` by root motion at `clock`. Stopping leaves the
+   * instance where root motion has brought it (its record's world is set to that); starting
+   * anchors it at its record's world.
+   */
+  setMoves(handle: number, slot: number, on: boolean, clock: number): void {
+    const o = handle * ANCHOR_NUMBERS;
+    if (on === this.moves(handle)) return;
+    if (on) {
+      this.reserve(handle + 1);
+      this.anchors[o + MOVES] = 1;
+      this.place(handle, slot, this.store.records.getWorld(slot, this.scratchWorld), clock);
+      return;
+    }
+    this.transformAt(handle, slot, clock, this.scratch);
+    this.store.records.setWorld(slot, this.scratch);
+    this.anchors[o + MOVES] = 0;
+    this.records.write(handle, this.anchors, o);
+  }
+
+  /**
+   * The world transform of `handle` at crowd clock `clock` (seconds; the present, or ahead of it
+   * if nothing changes) into `out` (16 numbers, column-major): anchor * M in float64, what the
+   * GPU computes in float32. An instance that does not move gets its record's world.
+   */
+  transformAt<T extends Float32Array | Float64Array>(handle: number, slot: number, clock: number, out: T): T {
+    const o = handle * ANCHOR_NUMBERS;
+    const a = this.anchors;
+    if (!a[o + MOVES]) {
+      this.store.records.getWorld(slot, this.scratchWorld);
+      for (let i = 0; i < 16; i++) out[i] = this.scratchWorld[i];
+      return out;
+    }
+    const records = this.store.records;
+    const elapsed = clock - a[o + CLOCK];
+    const m = rootMotionBetween(this.motion, records.clip(slot, 0), a[o + TIME_A], a[o + TIME_A] + records.gpuSpeed(slot, 0) * elapsed, this.motionA);
+    const blend = records.blend(slot);
+    if (blend > 0) {
+      const b = rootMotionBetween(this.motion, records.clip(slot, 1), a[o + TIME_B], a[o + TIME_B] + records.gpuSpeed(slot, 1) * elapsed, this.motionB);
+      for (let i = 0; i < 3; i++) m[i] += (b[i] - m[i]) * blend;
+    }
+    // anchor * translate(x, 0, z) * rotateY(yaw), column by column.
+    const cos = Math.cos(m[2]);
+    const sin = Math.sin(m[2]);
+    for (let i = 0; i < 4; i++) {
+      const c0 = a[o + i];
+      const c2 = a[o + 8 + i];
+      out[i] = cos * c0 - sin * c2;
+      out[4 + i] = a[o + 4 + i];
+      out[8 + i] = sin * c0 + cos * c2;
+      out[12 + i] = a[o + 12 + i] + m[0] * c0 + m[1] * c2;
+    }
+    return out;
+  }
+
+  /** CrowdPrepass: uploads the changed anchors and the clock (after the crowd's own uploads). */
+  prepare(crowdClock: number): void {
+    this.uploadedBytes = this.pass.update(this.store, this.records, crowdClock);
+  }
+
+  /** CrowdPrepass: the root-motion dispatch, before the cull and pose passes. */
+  encode(encoder: GPUCommandEncoder): void {
+    this.pass.encode(encoder);
+  }
+
+  /**
+   * CrowdPrepass: the crowd clock restarts at 0 from `clock`: every moving instance's anchor is
+   * folded to the present (clock 0 of the new period), so anchors stay within one period.
+   */
+  rebase(clock: number): void {
+    for (let h = 0; h < this.store.handleCount; h++) {
+      if (this.store.has(h)) this.fold(h, this.store.slot(h), clock, 0);
+    }
+  }
+
+  /** CrowdPrepass: re-creates the pass on `device`; the next prepare uploads every anchor. */
+  restore(device: GPUDevice): void {
+    this.pass.destroy();
+    this.pass = new RootMotionPass(device, this.tables);
+    this.records.markAllDirty(this.records.capacity);
+  }
+
+  destroy(): void {
+    this.pass.destroy();
+  }
+
+  /** Room for `handles` anchors (CPU copies; the pass grows the GPU buffer). */
+  private reserve(handles: number): void {
+    if (handles * ANCHOR_NUMBERS <= this.anchors.length) return;
+    const capacity = Math.max(handles, (2 * this.anchors.length) / ANCHOR_NUMBERS);
+    const grown = new Float64Array(capacity * ANCHOR_NUMBERS);
+    grown.set(this.anchors);
+    this.anchors = grown;
+    this.records.reserve(capacity);
+  }
+
+  /**
+   * Moves the anchor of `handle` to crowd clock `clock` (world, clip times then), to be known from
+   * now on as clock `newClock` (the same, or 0 after a clock rebase). No-op unless it moves.
+   */
+  private fold(handle: number, slot: number, clock: number, newClock: number): void {
+    const o = handle * ANCHOR_NUMBERS;
+    const a = this.anchors;
+    if (!a[o + MOVES]) return;
+    this.transformAt(handle, slot, clock, this.scratch);
+    a.set(this.scratch, o);
+    a[o + CLOCK] = newClock;
+    // The clip times the pose shows now (after a rebase the records already count from newClock):
+    // taken from the float64 records, not advanced by the float32 speeds, so that the root's clip
+    // times cannot drift from the pose's over many rebases.
+    const records = this.store.records;
+    a[o + TIME_A] = records.clipTime(slot, 0, newClock);
+    a[o + TIME_B] = records.clipTime(slot, 1, newClock);
+    this.records.write(handle, a, o);
+  }
+}

@@ -1,0 +1,168 @@
+import type { SkinningMethod } from './layout';
+import type { SkinPassOptions } from './skin-pass';
+
+/**
+ * The public vocabulary of a Crowd: what its methods take and return. Clips are names or
+ * indices (resolved by the Character), times in seconds, weights in [0, 1].
+ */
+
+/** Handle of an instance of a Crowd (from Crowd.add); stays valid until removed, then may be reused. */
+export type InstanceId = number;
+
+/** Animation of an instance as the API takes it: clips by name or index, times in seconds. */
+export interface AnimationState {
+  /** The base clip: a name of Character.clipNames or an index into it. */
+  clipA: string | number;
+  /** The clip blended over clip A by `blend`: a name or an index. */
+  clipB: string | number;
+  /** Current time in clip A, seconds (wrapped into the clip). */
+  timeA: number;
+  /** Current time in clip B, seconds (wrapped into the clip). */
+  timeB: number;
+  /** Playback rate of clip A: 1 = real time, 0 = frozen, negative = backwards. */
+  speedA: number;
+  /** Playback rate of clip B: 1 = real time, 0 = frozen, negative = backwards. */
+  speedB: number;
+  /** Weight of clip B in [0, 1]: 0 shows A only, 1 shows B only. */
+  blend: number;
+}
+
+/** A new instance: any subset of its animation (clip 0, time 0, speed 1, blend 0 otherwise) and its transform. */
+export interface InstanceInit extends Partial<AnimationState> {
+  /** Model-to-world transform, 16 numbers column-major (default identity). */
+  transform?: ArrayLike<number>;
+}
+
+/** Index of a blend mask made by Crowd.createMask. */
+export type MaskId = number;
+
+/** An override layer: blends a clip over the pose below it with `weight` (times a mask). */
+export interface LayerInit {
+  /** The layer's clip: a name of Character.clipNames or an index into it. */
+  clip: string | number;
+  /** Current time in the clip, seconds (default 0). */
+  time?: number;
+  /** Playback rate (default 1). */
+  speed?: number;
+  /** In [0, 1]. */
+  weight: number;
+  /** Per-joint weights from createMask; none means every joint. */
+  mask?: MaskId;
+}
+
+/** An additive layer: adds (clip at time) minus `reference`, scaled by weight (times a mask). */
+export interface AdditiveLayerInit extends LayerInit {
+  /**
+   * The pose the difference is taken from: a clip at a time, or 'rest'. Omitted for a
+   * difference clip (LoadOptions.additiveClips), which already holds the difference.
+   */
+  reference?: 'rest' | {
+    /** The reference clip: a name or an index. */
+    clip: string | number;
+    /** Seconds into it (default 0). */
+    time?: number;
+    /** Its playback rate (default 0: a fixed reference pose). */
+    speed?: number;
+  };
+}
+
+/** Layers on top of an instance's clip A / clip B blend (semantics: src/anim/layers.ts). */
+export interface LayersInit {
+  /** Up to 4 override layers, applied in order. */
+  layers?: LayerInit[];
+  /** Up to 2 additive layers, applied after the override layers. */
+  additive?: AdditiveLayerInit[];
+}
+
+/** The colour and depth formats and the sample count a crowd's draws are made for (from its CrowdOptions). */
+export type CrowdTargetFormats = Required<Pick<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>>;
+
+/** How a Crowd draws (the formats of the render pass it draws into) and how many instances it starts with room for. */
+export interface CrowdOptions extends SkinPassOptions {
+  /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
+  capacity?: number;
+  /**
+   * Frustum culling once a camera is set (Crowd.setCamera; default true): instances whose bounds
+   * are outside the camera's frustum, or farther than `maxDistance`, are neither posed nor drawn.
+   * Changeable later through Crowd.culling.
+   */
+  culling?: boolean;
+  /** Instances whose bounds start farther than this from the camera (world units) are culled (default Infinity). */
+  maxDistance?: number;
+  /**
+   * Which bounds culling tests: 'reach' (default) holds every pose blends and layers can make,
+   * so culling never changes a pixel; 'authored' is the tighter box over the clips as authored
+   * (every clip at every baked time), which a blend or an additive layer may leave.
+   */
+  cullBounds?: 'reach' | 'authored';
+  /**
+   * Mesh LOD by screen-space error (needs a camera and levels from loadCharacter's `lod`
+   * option): each instance draws the coarsest level whose simplification error projects to at
+   * most `pixelError` pixels (default 1). false turns it off; Crowd.lod changes it later.
+   */
+  lod?: boolean | {
+    /** Largest simplification error on screen, pixels (default 1). */
+    pixelError?: number;
+  };
+  /**
+   * Animation LOD (needs a camera): instances smaller on screen than `every2ndBelow` pixels
+   * (the height of their bounds; default 24) are posed every 2nd frame, smaller than
+   * `every4thBelow` (default 12) every 4th, staggered across instances, and keep their last
+   * pose in between (still moving with their transforms). false turns it off; Crowd.animationLod
+   * changes it later.
+   */
+  animationLod?: boolean | {
+    /** Screen height in pixels below which an instance is posed every 2nd frame (default 24). */
+    every2ndBelow?: number;
+    /** Screen height in pixels below which an instance is posed every 4th frame (default 12). */
+    every4thBelow?: number;
+  };
+  /**
+   * A directional shadow map drawn from the posed instances (culled against the light's frustum,
+   * one LOD level coarser than the camera's) and sampled with 3 x 3 PCF when shading (needs a
+   * camera: the map follows the view). Off by default; Crowd.shadows turns it off and on again.
+   */
+  shadows?: boolean | ShadowOptions;
+  /**
+   * How vertices are skinned (default 'linear'; Crowd.skinning changes it later):
+   * - 'linear': linear blend skinning, sum of w_i * jointMatrix_i (glTF's definition). Joints
+   *   twisted far apart pinch the skin between them (the "candy wrapper").
+   * - 'dual-quaternion': each joint matrix is split into a rotation (its polar rotation), a
+   *   translation and the rest (scale, shear); a vertex is moved by the linear blend of the rests,
+   *   then by the blend of the rigid parts as dual quaternions, flipped into the hemisphere of
+   *   its first influence (two-phase skinning, Kavan et al. 2008). Twisted joints keep their
+   *   volume; a vertex on one joint moves exactly as with 'linear'. The joint buffer holds 64
+   *   bytes per joint instead of 48 (see Crowd.jointMatrices), and the pose pass does the split.
+   */
+  skinning?: SkinningMethod;
+}
+
+/** Directional shadows (CrowdOptions.shadows). */
+export interface ShadowOptions {
+  /** Shadow map size in texels (default 2048). */
+  mapSize?: number;
+  /** The map covers the view up to this distance from the camera (world units; default 20 character heights). */
+  distance?: number;
+  /** How far towards the light casters outside the covered view may stand (world units; default 2 character heights). */
+  reach?: number;
+  /** Darkness of a full shadow in [0, 1] (default 1: only the ambient term remains). */
+  strength?: number;
+}
+
+/** The camera culling and LOD use: Crowd.setCamera. */
+export interface CameraOptions {
+  /** Height of the view in pixels, for screen-space LOD (default 1080). */
+  viewportHeight?: number;
+}
+
+/** What the cull pass did in a recent frame (read back asynchronously: a frame or two late). */
+export interface CullStats {
+  /** Instances drawn for the camera. */
+  visible: number;
+  /** Instances posed (the pose pass ran for them). */
+  posed: number;
+  /** Instances drawn per LOD level. */
+  perLevel: number[];
+  /** Indices drawn for the camera (vertex shader invocations, at most). */
+  vertices: number;
+}

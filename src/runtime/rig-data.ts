@@ -1,0 +1,76 @@
+import type { BakedModel } from '../bake/bake';
+import type { Rig } from '../bake/rig';
+import { JOINT_SLOT, NODE } from './layout';
+import { IDENTITY_TRS } from '../math/pose';
+
+/**
+ * The static GPU data of one character, as typed arrays laid out per src/runtime/layout.ts. Pure
+ * CPU (tested without a GPU); RigBuffers uploads it.
+ */
+export interface RigData {
+  nodeCount: number;
+  /** Deepest node depth (roots are 0): the pose pass runs this many composition levels. */
+  maxDepth: number;
+  /** Joint slots per instance: every skin's joints, skin after skin. */
+  slotCount: number;
+  /** First slot of each skin in `Rig.skins`; a vertex of skin k uses slot skinSlotOffset[k] + joint. */
+  skinSlotOffset: Uint32Array;
+  clipCount: number;
+  /**
+   * Baked track entries; the rest pose (3 vec4f per node from vec4 index `restBase`); the
+   * identity difference (3 vec4f: translation 0, rotation identity, scale 1) just before
+   * `clipBase`; then one vec4f per clip from vec4 index `clipBase`: (duration in seconds,
+   * entries per track, 1 for a difference clip else 0, 0).
+   */
+  tracks: Float32Array;
+  restBase: number;
+  clipBase: number;
+  trackRefs: Uint32Array;
+  /** NODE records. */
+  nodes: ArrayBuffer;
+  /** JOINT_SLOT records. */
+  slots: ArrayBuffer;
+}
+
+export function packRigData(rig: Rig, baked: BakedModel): RigData {
+  const nodeCount = rig.nodes.count;
+  const depth = new Uint32Array(nodeCount);
+  const nodes = new ArrayBuffer(nodeCount * NODE.size);
+  const nodeView = new DataView(nodes);
+  for (let n = 0; n < nodeCount; n++) {
+    const parent = rig.nodes.parent[n];
+    depth[n] = parent < 0 ? 0 : depth[parent] + 1;
+    nodeView.setInt32(n * NODE.size + NODE.parent, parent, true);
+    nodeView.setUint32(n * NODE.size + NODE.depth, depth[n], true);
+  }
+  const skinSlotOffset = new Uint32Array(rig.skins.length);
+  let slotCount = 0;
+  rig.skins.forEach((skin, k) => { skinSlotOffset[k] = slotCount; slotCount += skin.joints.length; });
+  const slots = new ArrayBuffer(Math.max(slotCount, 1) * JOINT_SLOT.size);
+  const slotFloats = new Float32Array(slots);
+  const slotView = new DataView(slots);
+  rig.skins.forEach((skin, k) => {
+    for (let j = 0; j < skin.joints.length; j++) {
+      const o = (skinSlotOffset[k] + j) * JOINT_SLOT.size;
+      slotFloats.set(skin.inverseBind.subarray(j * 16, j * 16 + 16), (o + JOINT_SLOT.inverseBind) / 4);
+      slotView.setUint32(o + JOINT_SLOT.node, skin.joints[j], true);
+    }
+  });
+  const restBase = baked.tracks.length / 4;
+  const clipBase = restBase + nodeCount * 3 + 3;
+  const clipCount = baked.clipNames.length;
+  const tracks = new Float32Array((clipBase + clipCount) * 4);
+  tracks.set(baked.tracks);
+  tracks.set(baked.rest, baked.tracks.length);
+  tracks.set(IDENTITY_TRS, (clipBase - 3) * 4);
+  for (let c = 0; c < clipCount; c++) {
+    tracks[(clipBase + c) * 4] = baked.clipDurations[c];
+    tracks[(clipBase + c) * 4 + 1] = baked.clipEntries[c];
+    tracks[(clipBase + c) * 4 + 2] = baked.clipIsDifference[c];
+  }
+  return {
+    nodeCount, maxDepth: depth.reduce((a, b) => Math.max(a, b), 0), slotCount, skinSlotOffset,
+    clipCount, tracks, restBase, clipBase, trackRefs: baked.trackRefs.length ? baked.trackRefs : new Uint32Array(1),
+    nodes, slots,
+  };
+}
