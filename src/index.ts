@@ -4,6 +4,7 @@
  *   const character = await loadCharacter('/models/Fox/Fox.glb');
  *   const crowd = new Crowd(device, character, { colorFormat, depthFormat });
  *   crowd.add({ clipA: 'Walk', clipB: 'Run', blend: 0.3, transform });
+ *   const props = new CrowdProps(crowd); // features: objects made from the crowd
  *   // each frame:
  *   crowd.update(dt); crowd.setCamera(viewProjection, eye); crowd.encode(encoder); crowd.draw(renderPass, viewProjection);
  *
@@ -26,10 +27,17 @@ export {
   Crowd, type AdditiveLayerInit, type AnimationState, type CameraOptions, type CrowdOptions, type CrowdTargetFormats, type CullStats, type InstanceId, type InstanceInit,
   type LayerInit, type LayersInit, type MaskId, type MorphWeights, type ShadowOptions,
 } from './runtime/crowd';
-export type { AttachmentId, AttachOptions } from './features/props/crowd-props';
+export type { AttachmentId, AttachOptions, ClipEventListener } from './runtime/crowd-types';
 export type { MaskSpec } from './anim/masks';
 export type { ClipEvent } from './anim/events/clip-events';
-export type { ClipEventListener } from './features/clip-events/crowd-events';
+/** For those who write a feature of their own (docs/architecture.md): the hooks and what the kernel hands a feature. */
+export type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from './runtime/feature';
+
+// Features: each an object made from a crowd (`new CrowdProps(crowd)`); a page ships only those it makes.
+export { CrowdProps } from './features/props/crowd-props';
+export { CrowdMorph } from './features/morph/crowd-morph';
+export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
+export { CrowdEvents } from './features/clip-events/crowd-events';
 export type { InstanceAnimation } from './runtime/instance-records';
 export type { LayerStackArrays } from './runtime/layer-records';
 export type { SkinPassOptions } from './runtime/skin-pass';

@@ -1,4 +1,5 @@
 import type { Crowd } from '../src/runtime/crowd';
+import type { InstanceStore } from '../src/runtime/instance-store';
 import { gpuClipTime } from '../src/runtime/clip-clock';
 import { INSTANCE, LAYER, LAYER_STACK, MASK_NONE } from '../src/runtime/layout';
 
@@ -16,7 +17,7 @@ export interface ReadStack { layers: ReadLayer[]; x: number; z: number; yaw: num
  * Waits for the GPU: for tools and tests, never for a frame loop.
  */
 export async function readInstanceStack(device: GPUDevice, crowd: Crowd, id: number): Promise<ReadStack> {
-  const store = crowd.instanceStore;
+  const store = storeOf(crowd);
   const durations = crowd.character.clipDurations;
   const slot = crowd.jointMatrixIndex(id) / crowd.jointsPerInstance;
   const record = new DataView(await readBack(device, store.instanceBuffer, slot * INSTANCE.size, INSTANCE.size));
@@ -48,4 +49,16 @@ async function readBack(device: GPUDevice, buffer: GPUBuffer, offset: number, si
   const copy = staging.getMappedRange().slice(0);
   staging.destroy();
   return copy;
+}
+
+const stores = new WeakMap<Crowd, InstanceStore>();
+
+/** The crowd's instance store, got as a feature gets it (a probe installed once per crowd). */
+function storeOf(crowd: Crowd): InstanceStore {
+  let store = stores.get(crowd);
+  if (!store) {
+    store = crowd.install({ featureName: 'control-readback' }).store;
+    stores.set(crowd, store);
+  }
+  return store;
 }

@@ -166,3 +166,37 @@ export interface CullStats {
   /** Indices drawn for the camera (vertex shader invocations, at most). */
   vertices: number;
 }
+
+// The vocabulary of the features' methods (src/features), kept here with the rest so that the
+// deprecated Crowd methods that forward to them (legacy.ts) need no feature.
+
+/** A prop attached to a joint of every instance of a crowd (CrowdProps.attach); never reused after detach. */
+export type AttachmentId = number;
+
+/** Where CrowdProps.attach puts a prop, and on which instances. */
+export interface AttachOptions {
+  /** The joint the prop follows: a name of the crowd character's `jointNames` (the first joint of that name). */
+  joint: string;
+  /**
+   * The prop's placement relative to the joint: 16 finite numbers, a column-major affine 4x4
+   * (bottom row 0, 0, 0, 1) from the prop's model space to the joint's space, in the crowd
+   * character's model units (scale the prop here). Default: the identity (the prop's origin on
+   * the joint, its axes along the joint's).
+   */
+  offset?: ArrayLike<number>;
+  /**
+   * The instances that get the prop; default every instance, including ones added later. A
+   * removed instance leaves the list (its id, when reused, does not inherit the prop).
+   */
+  instances?: readonly InstanceId[];
+}
+
+/**
+ * Per-instance morph weights as a Crowd's API takes them: by target name, as "mesh/target", or
+ * as one number per target in Character.morphTargets order. A weight in [0, 1] replaces the
+ * animated one; null, undefined (or NaN in the array form) gives the target back to the animation.
+ */
+export type MorphWeights = Readonly<Record<string, number | null | undefined>> | ArrayLike<number>;
+
+/** Called for every clip event an instance's playback crosses: instance, event name, clip name, the event's time in the clip (seconds). */
+export type ClipEventListener = (id: number, name: string, clip: string, time: number) => void;

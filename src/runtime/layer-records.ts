@@ -155,14 +155,20 @@ export class LayerStackRecords extends RecordBuffer {
     return maskIds ? maskIds[mask] : mask;
   }
 
-  /** Sets one layer's weight (the per-frame path: no allocation). `additive` picks the kind. */
-  setWeight(slot: number, additive: boolean, index: number, weight: number): void {
+  /** Throws a RangeError unless stack `slot` has layer `index` of that kind and `weight` is in [0, 1]. */
+  checkWeight(slot: number, additive: boolean, index: number, weight: number): void {
     const o = slot * this.stride;
     const count = this.u32[o + (additive ? LAYER_STACK.additiveCount : LAYER_STACK.overrideCount) / 4];
     if (!Number.isInteger(index) || index < 0 || index >= count) {
       throw new RangeError(`${additive ? 'additive' : 'override'} layer ${show(index)} does not exist (the instance has ${count})`);
     }
     checkUnit(weight, 'layer weight');
+  }
+
+  /** Sets one layer's weight (the per-frame path: no allocation). `additive` picks the kind. */
+  setWeight(slot: number, additive: boolean, index: number, weight: number): void {
+    this.checkWeight(slot, additive, index, weight);
+    const o = slot * this.stride;
     const base = LAYER_STACK.layers + ((additive ? MAX_OVERRIDE_LAYERS : 0) + index) * LAYER.size;
     this.f32[o + (base + LAYER.weight) / 4] = weight;
     this.touch(slot);

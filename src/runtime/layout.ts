@@ -58,6 +58,13 @@ export const REFERENCE_IDENTITY = 0xfffffffe;
  */
 export const MAX_OVERRIDE_LAYERS = 4;
 export const MAX_ADDITIVE_LAYERS = 2;
+/**
+ * Playbacks per instance: clip A, clip B, the override layers, then the additive layers. A
+ * playback's number is its place in that order (the first additive layer is FIRST_ADDITIVE_PLAYBACK);
+ * event schedules key an instance's playbacks as id x PLAYBACKS + playback.
+ */
+export const PLAYBACKS = 2 + MAX_OVERRIDE_LAYERS + MAX_ADDITIVE_LAYERS;
+export const FIRST_ADDITIVE_PLAYBACK = 2 + MAX_OVERRIDE_LAYERS;
 export const STACK_LAYERS = MAX_OVERRIDE_LAYERS + MAX_ADDITIVE_LAYERS;
 
 /**

@@ -1,3 +1,4 @@
+import { kernelOf } from './kernel';
 import { loadCharacter, type Character } from '../../src/character/character';
 import type { Crowd } from '../../src/runtime/crowd';
 import type { CrowdMorph } from '../../src/features/morph/crowd-morph';
@@ -16,5 +17,5 @@ export async function gpuMorphWeights(crowd: Crowd): Promise<Float32Array> {
   const encoder = crowd.device.createCommandEncoder();
   crowd.encode(encoder);
   crowd.device.queue.submit([encoder.finish()]);
-  return new Float32Array(await readBuffer(crowd.device, (crowd['morph'] as CrowdMorph).store.weightBuffer));
+  return new Float32Array(await readBuffer(crowd.device, kernelOf(crowd).feature<CrowdMorph>('morph')!.store.weightBuffer));
 }

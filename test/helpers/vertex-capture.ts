@@ -4,6 +4,7 @@ import type { MeshBuffers } from '../../src/runtime/mesh-buffers';
 import { vertexLayouts } from '../../src/runtime/mesh-buffers';
 import { vertexEntryPoint, type SkinPass } from '../../src/runtime/skin-pass';
 import { readBuffer } from './gpu';
+import { kernelOf } from './kernel';
 
 /**
  * Reads back what the skin shader's vertex stage computes (shaders/skin.wgsl, the crowd's own
@@ -40,11 +41,11 @@ export interface CapturedVertices {
 
 export async function captureVertices(crowd: Crowd, id: number): Promise<CapturedVertices> {
   const device = crowd.device;
-  const skin = crowd['skinPass'] as SkinPass;
-  const mesh = crowd['mesh'] as MeshBuffers;
-  const store = crowd.instanceStore;
+  const skin = crowd['passes'].skin as SkinPass;
+  const mesh = crowd['passes'].mesh as MeshBuffers;
+  const store = kernelOf(crowd).store;
   const slot = store.slot(id);
-  const morph = crowd['morph'] as CrowdMorph | undefined;
+  const morph = kernelOf(crowd).feature<CrowdMorph>('morph');
   skin.bind(store, morph?.store.weightBuffer);
   // Every vertex lands on clip (0, 0, 0.5, 1): the centre of its 1 x 1 viewport.
   const camera = new Float32Array(16);

@@ -14,6 +14,7 @@ import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice, readBuffer } from '../helpers/gpu';
 import { modelPath } from '../helpers/models';
 import { seededRandom } from '../helpers/prng';
+import { kernelOf } from '../helpers/kernel';
 
 /**
  * A seeded random run of the whole API on one crowd: adds and removes (growing from capacity 4),
@@ -300,13 +301,13 @@ describe.skipIf(!device)('a random churn of the whole API keeps every instance p
     }
     await expectNoGpuError(device!, () => frame(1 / 60));
 
-    console.log(`churn: ${JSON.stringify(counts)}; ${compared} instance poses compared, ${entries.size} live at the end, capacity ${crowd.instanceStore.capacity}; ` +
+    console.log(`churn: ${JSON.stringify(counts)}; ${compared} instance poses compared, ${entries.size} live at the end, capacity ${kernelOf(crowd).store.capacity}; ` +
       `worst error / diagonal: set directly ${worst.owned.toExponential(2)}, CPU-driven ${worst.cpu.toExponential(2)}, GPU-driven ${worst.gpu.toExponential(2)}`);
     // Every kind of operation ran often enough to matter, and the crowd grew well past its first buffers.
     for (const op of ['add', 'remove', 'setLayers', 'setLayers null', 'setAnimation', 'setBlend', 'setLayerWeight', 'setStack', 'controller add (cpu)', 'controller add (gpu + twin)', 'controller remove', 'controller command', 'frame']) {
       expect(counts[op] ?? 0, op).toBeGreaterThanOrEqual(4);
     }
-    expect(crowd.instanceStore.capacity).toBeGreaterThanOrEqual(16);
+    expect(kernelOf(crowd).store.capacity).toBeGreaterThanOrEqual(16);
     expect(worst.gpu).toBeGreaterThan(0); // GPU-driven instances were live at checkpoints
     crowd.destroy();
   });

@@ -8,6 +8,7 @@ import type { LayerStackArrays } from '../../src/runtime/layer-records';
 import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
 import { modelPath } from '../helpers/models';
+import { kernelOf } from '../helpers/kernel';
 
 /**
  * Every public method of Crowd, CrowdControllers and AnimationController, given NaN, Infinity,
@@ -101,7 +102,7 @@ function plain(value: unknown, seen: Set<object>): unknown {
  * masks; and, to catch what no getter shows, every field of the crowd and controllers.
  */
 function snapshot(crowd: Crowd, controllers: CrowdControllers) {
-  const store = crowd.instanceStore;
+  const store = kernelOf(crowd).store;
   const live = [];
   for (let id = 0; id < store.handleCount; id++) {
     if (!store.has(id)) continue;
@@ -499,14 +500,14 @@ describe.skipIf(!device)('every public method refuses bad input by name and leav
     }
     // Commands after the last update: a GPU-driven controller has discrete state to catch up on, a CPU one has pending changes.
     controllers.update(1 / 30);
-    expect(crowd.instanceStore.layeredCount).toBe(3);
+    expect(kernelOf(crowd).store.layeredCount).toBe(3);
     expect(crowd.count).toBe(7);
-    expect(crowd.instanceStore.capacity).toBe(8);
+    expect(kernelOf(crowd).store.capacity).toBe(8);
     const fullCrowd = new Crowd(device!, character, { ...FORMATS, capacity: 2 });
     fullCrowd.add({ clipA: 'Walk' });
     fullCrowd.setLayers(fullCrowd.add({ clipA: 'Run' }), { layers: [{ clip: 'Survey', weight: 0.5 }] });
     fullCrowd.update(0.1);
-    expect(fullCrowd.instanceStore.capacity).toBe(fullCrowd.count);
+    expect(kernelOf(fullCrowd).store.capacity).toBe(fullCrowd.count);
     const full = { crowd: fullCrowd, controllers: new CrowdControllers(fullCrowd, config) };
     fox = { crowd, controllers, config, plain, layered, removed, mask, cpuId, gpuId, cpu, gpu, full };
 
@@ -553,7 +554,7 @@ describe.skipIf(!device)('every public method refuses bad input by name and leav
     fox.gpu.face(1);
     const id = crowd.add({ clipA: 'Run' });
     fox.full.crowd.add(); // grows now
-    expect(fox.full.crowd.instanceStore.capacity).toBe(4);
+    expect(kernelOf(fox.full.crowd).store.capacity).toBe(4);
     controllers.update(1 / 30);
     crowd.update(1 / 30);
     await expectNoGpuError(device!, () => {

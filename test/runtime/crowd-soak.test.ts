@@ -8,6 +8,7 @@ import { testCharacter } from '../helpers/character';
 import { openTestDevice, readBuffer } from '../helpers/gpu';
 import { compareMatrices } from '../helpers/matrices';
 import { seededRandom } from '../helpers/prng';
+import { kernelOf } from '../helpers/kernel';
 
 /**
  * Long runs: a crowd played for 24 hours of simulated time at 60 frames a second, with churn
@@ -213,7 +214,7 @@ async function soak(character: Character, hours: number, instances: number): Pro
   }
   result.wallSeconds = (performance.now() - started) / 1000;
   result.buffers.end = live.size;
-  result.growths = crowd.instanceStore.generation;
+  result.growths = kernelOf(crowd).store.generation;
   crowd.destroy();
   expect(live.size, 'every buffer of the crowd destroyed').toBe(0);
   return result;

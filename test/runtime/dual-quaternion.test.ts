@@ -19,6 +19,7 @@ import { seededRandom } from '../helpers/prng';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../helpers/render';
 import { probeSkinnedVertices } from '../helpers/skin-probe';
 import { MIDDLE_RING, ringArea, ringTilt, TWIST_DEGREES, twistRigModel } from '../helpers/twist-rig';
+import { kernelOf } from '../helpers/kernel';
 
 const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
@@ -238,7 +239,7 @@ describe.skipIf(!device)('dual-quaternion skinning on the GPU', () => {
       const diagonal = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
       let worstLinear = 0, worstTranslation = 0;
       for (let id = 0; id < 3; id++) {
-        const at = (crowds[0].instanceStore.slot(id) * INSTANCE.size + INSTANCE.world) / 4;
+        const at = (kernelOf(crowds[0]).store.slot(id) * INSTANCE.size + INSTANCE.world) / 4;
         let scale = 0;
         for (let k = 0; k < 12; k++) if (k % 4 !== 3) scale = Math.max(scale, Math.abs(linear[at + k]));
         for (let k = 0; k < 16; k++) {

@@ -1,31 +1,21 @@
 import { ClipEventTable, EVENT_SLACK_SECONDS, firstCrossing, nextCrossing, type ClipEvent, type Crossing } from '../../anim/events/clip-events';
 import { EventQueue } from '../../anim/events/event-queue';
+import type { ClipEventScheduler, ExternalEventSource } from '../../anim/events/scheduler';
 import type { Character } from '../../character/character';
+import type { Crowd } from '../../runtime/crowd';
+import type { ClipEventListener, InstanceId } from '../../runtime/crowd-types';
+import type { CrowdFeature } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
-import { INSTANCE, LAYER, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_OVERRIDE_LAYERS } from '../../runtime/layout';
+import { FIRST_ADDITIVE_PLAYBACK, INSTANCE, LAYER, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_OVERRIDE_LAYERS, PLAYBACKS } from '../../runtime/layout';
 
-/** Called for every clip event an instance's playback crosses: instance, event name, clip name, the event's time in the clip (seconds). */
-export type ClipEventListener = (id: number, name: string, clip: string, time: number) => void;
 
-/** Playbacks per instance record: clip A, clip B, 4 override layers, 2 additive layers. Keys and tie orders are id x PLAYBACKS + playback. */
-export const PLAYBACKS = 8;
-
-/** Default of Crowd.eventWeightThreshold. */
+/** Default of CrowdEvents.threshold. */
 export const DEFAULT_EVENT_WEIGHT_THRESHOLD = 0.5;
 
 /**
- * A source of events other than the instance records (GPU-driven controllers): its instances are
- * marked external, and its keyed entries come back to it when due.
- */
-export interface ExternalEventSource {
-  /** A keyed entry of instance `id` is due: emit it (CrowdEvents.emit) and schedule the next. `source` is order & 7. */
-  due(id: number, source: number, clip: number, event: number, aux: number, due: number): void;
-  /** The tables or the threshold changed: reschedule every instance. */
-  reschedule(): void;
-}
-
-/**
- * The clip events of one crowd (README "Clip events"): the event tables, the listeners, and the
+ * Clip events, a crowd feature: `const events = new CrowdEvents(crowd)`, then
+ * `events.setClipEvents('Walk', [{ name: 'step', time: 0.4 }])` and
+ * `events.on((id, name, clip, time) => ...)` (rules: docs/clip-events.md). The event tables, the listeners, and the
  * schedule of every instance's next crossing, so that update() costs O(events due), not
  * O(instances).
  *
@@ -41,13 +31,15 @@ export interface ExternalEventSource {
  *   base clips are scaled by (1 - w) of every unmasked override layer; masked layers (part of the
  *   body) and additive layers scale nothing below them; an additive layer's weight is its own.
  *   Additive reference poses never fire.
- * Instances driven by controllers are external (CrowdControllers): their controllers schedule
+ * Instances driven by controllers are external (CrowdControllers, which finds this feature by
+ * name and uses it through ClipEventScheduler): their controllers schedule
  * (keyed entries returned to the ExternalEventSource) or push decided crossings (one-shot).
  *
  * The event clock is the sum of update dts in float64, never rebased (the crowd clock is rebased
  * every 600 s: `offset` is the event clock at crowd clock 0), so a rebase changes no schedule.
  */
-export class CrowdEvents {
+export class CrowdEvents implements CrowdFeature, ClipEventScheduler {
+  readonly featureName = 'clip-events';
   readonly tables: ClipEventTable;
   readonly queue = new EventQueue();
   private listeners: ClipEventListener[] = [];
@@ -70,8 +62,20 @@ export class CrowdEvents {
   private stackF32 = new Float32Array(0);
   private stackU32 = new Uint32Array(0);
 
-  constructor(private readonly store: InstanceStore, private readonly character: Character) {
-    this.tables = new ClipEventTable(character.clipNames, character.clipDurations);
+  private readonly store: InstanceStore;
+  private readonly character: Character;
+
+  /**
+   * Installs clip events on `crowd` (before any CrowdControllers on it: the controllers schedule
+   * their instances' events through this feature when it is there as they are made).
+   */
+  constructor(crowd: Crowd) {
+    if (crowd.hasFeature('controllers')) {
+      throw new Error('create CrowdEvents before CrowdControllers on a crowd: the controllers schedule their events through it as they are made');
+    }
+    this.character = crowd.character;
+    this.tables = new ClipEventTable(this.character.clipNames, this.character.clipDurations);
+    this.store = crowd.install(this).store;
   }
 
   /** Event clock now: seconds since the crowd was made (the sum of update dts). */
@@ -90,7 +94,11 @@ export class CrowdEvents {
     this.rescheduleAll();
   }
 
-  /** Replaces the events of `clip` (a name or an index); validated first, see ClipEventTable. */
+  /**
+   * Sets the events of `clip` (a name or an index): named times in seconds, each in [0, the
+   * clip's duration]; an empty array removes them. Validated first: a bad entry throws an error
+   * naming it and every table stays as it was. O(instances).
+   */
   setClipEvents(clip: string | number, events: readonly ClipEvent[]): void {
     const index = this.character.clipIndex(clip);
     this.tables.set(index, events, `events of clip ${JSON.stringify(this.character.clipNames[index])}`);
@@ -104,8 +112,12 @@ export class CrowdEvents {
     this.rescheduleAll();
   }
 
-  /** Adds a listener; returns the function that removes it. */
-  onEvent(listener: ClipEventListener): () => void {
+  /**
+   * Calls `listener(id, name, clip, time)` for every event an instance's playback crosses (clip
+   * by name, time the event's time in the clip, seconds), from crowd.update(): in crossing-time
+   * order within the frame, ties by instance id. Returns the function that removes it.
+   */
+  on(listener: ClipEventListener): () => void {
     if (typeof listener !== 'function') throw new TypeError(`onEvent takes a function (id, name, clip, time) => void, got ${listener === null ? 'null' : typeof listener}`);
     this.listeners = [...this.listeners, listener];
     return () => { this.listeners = this.listeners.filter((l) => l !== listener); };
@@ -135,8 +147,18 @@ export class CrowdEvents {
     return id < this.external.length && this.external[id] === 1;
   }
 
-  /** Reschedules instance `id` from its records (after any change to them). Allocation-free. */
-  changed(id: number): void {
+  /** The events of `clip` (a name or an index) in time order (a copy). */
+  clipEvents(clip: string | number): ClipEvent[] {
+    return this.tables.get(this.character.clipIndex(clip));
+  }
+
+  /** CrowdFeature: a new instance is scheduled from its records. */
+  added(id: InstanceId): void {
+    this.changed(id);
+  }
+
+  /** CrowdFeature: reschedules instance `id` from its records (after any change to them). Allocation-free. */
+  changed(id: InstanceId): void {
     if (this.isExternal(id)) return;
     if (!this.tables.hasEvents) {
       this.cancelAll(id); // nothing is pending unless events were just removed
@@ -163,7 +185,7 @@ export class CrowdEvents {
         w[2 + i] = weight * scale;
         if (this.stackU32[l + LAYER.mask / 4] === MASK_NONE) scale *= 1 - weight;
       }
-      for (let k = 0; k < additives; k++) w[6 + k] = this.stackF32[this.layerWord(stack, MAX_OVERRIDE_LAYERS + k) + LAYER.weight / 4];
+      for (let k = 0; k < additives; k++) w[FIRST_ADDITIVE_PLAYBACK + k] = this.stackF32[this.layerWord(stack, MAX_OVERRIDE_LAYERS + k) + LAYER.weight / 4];
     }
     const blend = f[r + INSTANCE.blend / 4];
     const clipA = u[r + INSTANCE.clipA / 4];
@@ -172,20 +194,20 @@ export class CrowdEvents {
     w[0] = same ? scale : (1 - blend) * scale;
     w[1] = same ? 0 : blend * scale;
     for (let p = 0; p < PLAYBACKS; p++) {
-      const live = p < 2 || (p < 6 ? p - 2 < overrides : p - 6 < additives);
+      const live = p < 2 || (p < FIRST_ADDITIVE_PLAYBACK ? p - 2 < overrides : p - FIRST_ADDITIVE_PLAYBACK < additives);
       if (live) this.schedule(id, p, slot);
       else this.queue.cancel(id * PLAYBACKS + p);
     }
   }
 
-  /** Forgets instance `id` (removed from the crowd). */
-  removed(id: number): void {
+  /** CrowdFeature: forgets instance `id` (removed from the crowd). */
+  removed(id: InstanceId): void {
     this.cancelAll(id);
     if (id < this.external.length) this.external[id] = 0;
     if (id < this.owners.length) this.owners[id] = null;
   }
 
-  /** Forgets every instance (the crowd was cleared). */
+  /** CrowdFeature: forgets every instance (the crowd was cleared). */
   cleared(): void {
     this.queue.clear();
     this.external.fill(0);
@@ -197,7 +219,7 @@ export class CrowdEvents {
    * then instance id, then playback). `crowdClock` is the crowd clock after the step (for the
    * records' phases). A negative dt fires nothing and reschedules every instance.
    */
-  advance(dt: number, crowdClock: number): void {
+  settle(dt: number, crowdClock: number): void {
     this.eventClock += dt;
     this.offset = this.eventClock - crowdClock;
     if (dt < 0) {
@@ -287,7 +309,7 @@ export class CrowdEvents {
       out[2] = this.recordU32[r + (p === 0 ? INSTANCE.clipA : INSTANCE.clipB) / 4];
     } else {
       const stack = this.recordU32[slot * (INSTANCE.size / 4) + INSTANCE.layers / 4];
-      const i = p < 6 ? p - 2 : MAX_OVERRIDE_LAYERS + p - 6;
+      const i = p < FIRST_ADDITIVE_PLAYBACK ? p - 2 : MAX_OVERRIDE_LAYERS + p - FIRST_ADDITIVE_PLAYBACK;
       out[0] = this.store.stacks.exactPhase(stack, i);
       out[1] = this.store.stacks.exactSpeed(stack, i);
       out[2] = this.stackU32[this.layerWord(stack, i) + LAYER.clip / 4];

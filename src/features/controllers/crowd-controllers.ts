@@ -2,9 +2,12 @@ import type { ControllerConfig } from '../../anim/control/config';
 import { AnimationController, ControllerRuntime } from '../../anim/control/controller';
 import { ControllerEvents, type ControllerEventSink } from '../../anim/control/events';
 import { buildMask } from '../../anim/masks';
+import type { ClipEventScheduler } from '../../anim/events/scheduler';
 import type { Crowd, InstanceId } from '../../runtime/crowd';
-import { PLAYBACKS, type CrowdEvents } from '../clip-events/crowd-events';
+import type { CrowdFeature, CrowdKernel, FeatureStage } from '../../runtime/feature';
 import { checkHandle } from '../../runtime/instance-store';
+import { PLAYBACKS } from '../../runtime/layout';
+import { SilentEvents } from './silent-events';
 import { show } from '../../math/show';
 import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
 
@@ -45,9 +48,9 @@ const SNAPSHOT = LAYERS + 4 * 5;
  * Call update(dt) before crowd.update(dt) with the same dt. Moving instances are placed from
  * their locomotion (position, heading) on the ground plane y = 0. Nothing allocates per frame.
  *
- * Clip events: the config's "events" become the crowd's event tables (Crowd.setClipEvents), and
- * crowd.onEvent fires for controlled instances as their controllers play (README "Clip
- * events"): a CPU-driven controller's events are scanned from its own playbacks each step; a
+ * Clip events: when the crowd has the clip-events feature (CrowdEvents, made before this), the
+ * config's "events" become its event tables and its listeners hear controlled instances as their
+ * controllers play (docs/clip-events.md): a CPU-driven controller's events are scanned from its own playbacks each step; a
  * GPU-driven one's are scheduled from its discrete state in closed form (O(events)). Either way
  * they fire from crowd.update, in crossing order with every other instance's.
  *
@@ -62,7 +65,9 @@ const SNAPSHOT = LAYERS + 4 * 5;
  * crowd.update(dt);
  * ```
  */
-export class CrowdControllers {
+export class CrowdControllers implements CrowdFeature {
+  /** 'controllers' for a crowd's first CrowdControllers, 'controllers-2' and on for more (each drives its own instances). */
+  readonly featureName: string;
   /** What the controllers share: the config, clip durations, locomotion blend spaces. */
   readonly runtime: ControllerRuntime;
   /** Driver of controllers added without one. */
@@ -79,7 +84,8 @@ export class CrowdControllers {
    */
   private snapshot = new Float64Array(64 * SNAPSHOT);
   /** The crowd's clip events; the scanner CPU-driven controllers step with, and where it sends their crossings. */
-  private readonly scheduler: CrowdEvents;
+  private readonly scheduler: ClipEventScheduler;
+  private readonly kernel: CrowdKernel;
   private readonly events: ControllerEvents;
   private readonly eventSink: ControllerEventSink & { id: number };
 
@@ -103,9 +109,16 @@ export class CrowdControllers {
     // Checks the event times too.
     this.runtime = new ControllerRuntime(config, crowd.character.clipDurations, options.matchRootSpeed === false ? null : crowd.character.rootMotion);
     this.driver = options.driver ?? 'gpu';
-    const scheduler = crowd.clipEventScheduler;
     const listed = new Map(config.events.flatMap((list, clip) => (list.length ? [[clip, list] as const] : [])));
-    if (listed.size) scheduler.setAll(listed, (clip) => `config.events.${config.clipNames[clip]}`);
+    // The clip-events feature if the crowd has one (found by name: features import no other feature).
+    const events = crowd.hasFeature('clip-events') ? undefined : new SilentEvents(crowd.character.clipNames, crowd.character.clipDurations);
+    if (events && listed.size) for (const [clip, list] of listed) events.tables.check(clip, list, `config.events.${config.clipNames[clip]}`);
+    let name = 'controllers';
+    for (let n = 2; crowd.hasFeature(name); n++) name = `controllers-${n}`;
+    this.featureName = name;
+    this.kernel = crowd.install(this);
+    const scheduler: ClipEventScheduler = events ?? this.kernel.feature<CrowdFeature & ClipEventScheduler>('clip-events')!;
+    if (!events && listed.size) scheduler.setAll(listed, (clip) => `config.events.${config.clipNames[clip]}`);
     this.maskIds = Int32Array.from(config.masks, (spec) => crowd.createMask(spec));
     this.scheduler = scheduler;
     this.events = new ControllerEvents(scheduler.tables, () => scheduler.threshold);
@@ -115,10 +128,31 @@ export class CrowdControllers {
       event(tau, source, clip, index) { scheduler.queue.push(scheduler.clock + tau, this.id * PLAYBACKS + source, clip, index); },
     };
     this.events.sink = this.eventSink;
-    // An instance removed from the crowd takes its controller with it (its id may be reused).
-    crowd.onRemoved((id) => {
-      if (this.controllers[id]) this.remove(id);
-    });
+  }
+
+  /** CrowdFeature: an instance removed from the crowd takes its controller with it (its id may be reused). */
+  removed(id: InstanceId): void {
+    if (this.controllers[id]) this.remove(id);
+  }
+
+  /** CrowdFeature: the GPU-driven controllers' records and uniforms, after the crowd's uploads. */
+  prepare(crowdClock: number): void {
+    this.gpuControllers?.prepare(crowdClock);
+  }
+
+  /** CrowdFeature: the control pass, first in the frame (it writes the records the other passes read). */
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
+    if (stage === 'control') this.gpuControllers?.encode(encoder);
+  }
+
+  /** CrowdFeature: the control pass on the new device; GPU-driven controllers resume from their last state read back. */
+  restore(device: GPUDevice): void {
+    this.gpuControllers?.restore(device);
+  }
+
+  /** CrowdFeature: frees the control pass. */
+  destroy(): void {
+    this.gpuControllers?.destroy();
   }
 
   /**
@@ -138,7 +172,7 @@ export class CrowdControllers {
     const driver = options.driver ?? this.driver;
     this.scheduler.setExternal(id, true); // its events come from the controller from now on
     // The controller moves the character (locomotion) or keeps it in place: not its clips' root motion.
-    this.crowd.setRootMotion(id, false);
+    this.kernel.feature<CrowdFeature & { setMoves(id: InstanceId, on: boolean): void }>('root-motion')?.setMoves(id, false);
     if (driver === 'gpu') {
       const gpu = this.gpu; // made on first use
       if (!this.runtime.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
@@ -171,7 +205,7 @@ export class CrowdControllers {
   remove(id: InstanceId): void {
     this.get(id);
     this.controllers[id] = undefined;
-    if (this.crowd.instanceStore.has(id)) this.scheduler.setExternal(id, false); // back to its records' events
+    if (this.kernel.store.has(id)) this.scheduler.setExternal(id, false); // back to its records' events
     if (this.gpuControllers?.has(id)) {
       this.gpuControllers.remove(id);
       return;
@@ -241,7 +275,7 @@ export class CrowdControllers {
 
   /** @internal The GPU controllers (created with the first GPU-driven controller). */
   get gpu(): GpuControllers {
-    this.gpuControllers ??= new GpuControllers(this.crowd, this.runtime, this.maskIds);
+    this.gpuControllers ??= new GpuControllers(this.kernel, this.scheduler, this.runtime, this.maskIds);
     return this.gpuControllers;
   }
 

@@ -2,7 +2,8 @@ import { ACTION_NONE, type AnimationController, type ControllerRuntime } from '.
 import { SOURCE_LOCOMOTION } from '../../anim/control/crossfader';
 import { CONTROLLER_SOURCES, ControllerEvents, loopCrossingAfter, type PhaseSegment } from '../../anim/control/events';
 import { EVENT_SLACK_SECONDS } from '../../anim/events/clip-events';
-import { PLAYBACKS, type CrowdEvents, type ExternalEventSource } from '../clip-events/crowd-events';
+import type { ClipEventScheduler, ExternalEventSource } from '../../anim/events/scheduler';
+import { PLAYBACKS } from '../../runtime/layout';
 
 /** Relative change of velocity, heading and blend rate under which a locomotion step counts as steady. */
 const STEADY_TOLERANCE = 1e-9;
@@ -107,7 +108,7 @@ export class GpuControllerEvents implements ExternalEventSource {
    * @param states The GPU-driven controllers' states (GpuControllers; not owned).
    * @param runtime What the controllers share (the locomotion clips).
    */
-  constructor(private readonly scheduler: CrowdEvents, private readonly states: ControllerStates, runtime: ControllerRuntime) {
+  constructor(private readonly scheduler: ClipEventScheduler, private readonly states: ControllerStates, runtime: ControllerRuntime) {
     this.scanner = new ControllerEvents(scheduler.tables, () => scheduler.threshold);
     const loco = runtime.config.locomotion;
     this.hasLocomotion = loco !== null;

@@ -3,8 +3,8 @@ import { TIME_EPSILON } from '../../anim/control/crossfader';
 import type { BlendCurve } from '../../anim/control/curves';
 import { TimerQueue } from '../../anim/control/timers';
 import { buildControlModel, ControlUpdates, CurveTables } from './control-records';
-import type { Crowd } from '../../runtime/crowd';
-import type { CrowdEvents } from '../clip-events/crowd-events';
+import type { ClipEventScheduler } from '../../anim/events/scheduler';
+import type { CrowdKernel } from '../../runtime/feature';
 import { EVENT_CURSOR_WORDS, EVENT_PLAN_WORDS, GpuControllerEvents, type ControllerStates } from './gpu-controller-events';
 import { ControlPass, type ControlClocks } from './control-pass';
 import type { InstanceStore } from '../../runtime/instance-store';
@@ -135,7 +135,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
   private frames = 0;
   /** The user's controller of each GPU-driven handle (their state lives in `states`). */
   private readonly controllers: (AnimationController | undefined)[] = [];
-  private readonly scheduler: CrowdEvents;
+  private readonly scheduler: ClipEventScheduler;
   /** The controllers' clip events. */
   readonly events: GpuControllerEvents;
   private nextEpoch = 1;
@@ -160,18 +160,18 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
   /** Bumped by restore, so that a map of the lost device's staging buffer that settles late is ignored. */
   private readGeneration = 0;
 
-  constructor(crowd: Crowd, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
-    this.store = crowd.instanceStore;
-    this.scheduler = crowd.clipEventScheduler;
+  /** The crowd's kernel (CrowdControllers installs the feature and forwards the frame hooks here). */
+  constructor(kernel: CrowdKernel, scheduler: ClipEventScheduler, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
+    this.store = kernel.store;
+    this.scheduler = scheduler;
     this.work = new AnimationController(runtime);
     this.fresh = new Float64Array(this.work.stateWords);
     this.work.saveState(this.fresh, 0);
     this.row = DRIVER_WORDS + this.work.stateWords + EVENT_PLAN_WORDS;
     this.states = new Float64Array(64 * this.row);
     this.events = new GpuControllerEvents(this.scheduler, this, runtime);
-    this.pass = new ControlPass(crowd.device, buildControlModel(runtime, maskIds, this.curves));
+    this.pass = new ControlPass(kernel.device, buildControlModel(runtime, maskIds, this.curves));
     this.curveCount = this.curves.count;
-    crowd.addPrepass(this);
   }
 
   /** One more than the largest handle ever GPU-driven. */

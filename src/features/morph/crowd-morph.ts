@@ -1,42 +1,87 @@
 import type { Character } from '../../character/character';
+import type { Crowd } from '../../runtime/crowd';
+import type { InstanceId, MorphWeights } from '../../runtime/crowd-types';
+import type { CrowdFeature, FeatureStage, CrowdKernel } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { MORPH_ANIMATED } from '../../runtime/layout';
+import { MorphPass } from './morph-pass';
 import { MorphStore } from './morph-store';
 
 /**
- * Per-instance morph weights as a Crowd's API takes them: by target name, as "mesh/target", or
- * as one number per target in Character.morphTargets order. A weight in [0, 1] replaces the
- * animated one; null, undefined (or NaN in the array form) gives the target back to the animation.
+ * Morph targets, a crowd feature: `const morph = new CrowdMorph(crowd)` for a character with morph
+ * targets (Character.morphTargets). From then on the morph pass writes every instance's weights
+ * each frame, from its clips' weight channels (the same blend and layers as its joints) and its
+ * overrides, and the skin and shadow passes deform the mesh by them (skin.wgsl `morph`). Without
+ * it the crowd draws the mesh undeformed. This class resolves target names, validates every
+ * weight before anything changes, and writes the overrides into the MorphStore it attaches to the
+ * instance store (morph-store.ts), which keeps them slot by slot with the records.
  */
-export type MorphWeights = Readonly<Record<string, number | null | undefined>> | ArrayLike<number>;
-
-/**
- * The morph side of a Crowd (the facade keeps one when its character has morph targets): resolves
- * target names, validates every weight before anything changes, and writes the overrides of the
- * MorphStore it attaches to the instance store (src/features/morph/morph-store.ts).
- */
-export class CrowdMorph {
+export class CrowdMorph implements CrowdFeature {
+  readonly featureName = 'morph';
   readonly store: MorphStore;
   /** Padded weight index of each target, in Character.morphTargets order. */
   private readonly indices: Uint32Array;
   private readonly byName = new Map<string, number[]>();
   /** Scratch of a whole instance's overrides: validated values go here before they are written. */
   private readonly scratch: Float32Array;
+  private readonly kernel: CrowdKernel;
+  private readonly character: Character;
+  private readonly instances: InstanceStore;
+  private pass: MorphPass | undefined;
 
-  constructor(private readonly character: Character, private readonly instances: InstanceStore, device: GPUDevice) {
-    const morph = character.baked.morph!;
+  /** Installs morph targets on `crowd`; a RangeError when its character has none. */
+  constructor(crowd: Crowd) {
+    const character = crowd.character;
+    const morph = character.baked.morph;
+    if (!morph) throw new RangeError(`${character.name} has no morph targets`);
+    this.character = character;
     const rig = character.rig;
     this.indices = Uint32Array.from(rig.morphs.flatMap((set, m) => set.targetNames.map((_, t) => morph.setBase[m] + t)));
     character.morphTargets.forEach(({ mesh, name }, i) => {
       for (const key of [name, `${mesh}/${name}`]) this.byName.set(key, [...(this.byName.get(key) ?? []), i]);
     });
     this.scratch = new Float32Array(morph.weightCount);
-    this.store = new MorphStore(device, morph.weightCount, instances.capacity);
-    instances.attach(this.store);
+    this.kernel = crowd.install(this);
+    this.instances = this.kernel.store;
+    this.store = new MorphStore(this.kernel.device, morph.weightCount, this.instances.capacity);
+    this.instances.attach(this.store);
+    // The kernel's mesh gets its morph buffers, and its skin and shadow passes the weights.
+    this.kernel.invalidatePasses();
   }
 
-  /** Applies `weights` to instance `id` (see MorphWeights; null: every target animated). Throws, changing nothing, on a bad entry. */
-  set(id: number, weights: MorphWeights | null): void {
+  /** CrowdFeature: the weights the skin and shadow passes read (weightCount f32 per slot; replaced on growth). */
+  get vertexWeights(): GPUBuffer {
+    return this.store.weightBuffer;
+  }
+
+  /** CrowdFeature: the morph pass on the kernel's device (construction, restore, skinning change). */
+  passesCreated(device: GPUDevice): void {
+    this.pass?.destroy();
+    this.pass = new MorphPass(device, this.character.baked, this.character.gpu.nodeCount);
+  }
+
+  /** CrowdFeature: the weights of this frame, before the pose pass. */
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
+    if (stage !== 'before-pose') return;
+    this.pass ??= new MorphPass(this.kernel.device, this.character.baked, this.character.gpu.nodeCount);
+    this.pass.update(this.instances, this.store, this.kernel.clock);
+    this.pass.encode(encoder);
+  }
+
+  /** CrowdFeature: frees the morph pass (the store's weights go with the instance store). */
+  destroy(): void {
+    this.pass?.destroy();
+  }
+
+  /**
+   * Overrides instance `id`'s morph weights: `{ Angry: 1, Sad: 0.3 }` (target names, or
+   * "mesh/target" where two meshes share a name) sets those targets and keeps the others as they
+   * were; an array sets every target in Character.morphTargets order. A weight in [0, 1] replaces
+   * the animated one until changed; null (or undefined; NaN in an array) gives the target back to
+   * its clips; `null` for the whole argument gives every target back. A weight outside [0, 1], an
+   * unknown target or an array of the wrong length throws a RangeError naming it, and nothing changes.
+   */
+  set(id: InstanceId, weights: MorphWeights | null): void {
     const slot = this.instances.slot(id);
     const out = this.scratch;
     const targets = this.character.morphTargets;
@@ -61,7 +106,7 @@ export class CrowdMorph {
   }
 
   /** Sets one target's weight (null: animated) of instance `id`. Allocation-free. */
-  setOne(id: number, target: string | number, weight: number | null): void {
+  setOne(id: InstanceId, target: string | number, weight: number | null): void {
     const slot = this.instances.slot(id);
     const i = this.target(target);
     const t = this.character.morphTargets[i];
@@ -69,8 +114,8 @@ export class CrowdMorph {
     this.store.setOverride(slot, this.indices[i], value);
   }
 
-  /** Instance `id`'s overrides in Character.morphTargets order (NaN where animated) into `out`. */
-  get(id: number, out: Float32Array): Float32Array {
+  /** Instance `id`'s overrides in Character.morphTargets order (NaN where its clips set the weight) into `out`. */
+  get(id: InstanceId, out: Float32Array = new Float32Array(this.character.morphTargets.length)): Float32Array {
     const overrides = this.store.overridesOf(this.instances.slot(id));
     for (let i = 0; i < this.indices.length; i++) {
       const w = overrides[this.indices[i]];

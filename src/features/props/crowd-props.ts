@@ -2,33 +2,15 @@ import { mat4d } from 'wgpu-matrix';
 import { CpuPoser } from '../../anim/evaluate';
 import { restPose } from '../../bake/sampler';
 import type { Character } from '../../character/character';
-import type { InstanceId } from '../../runtime/crowd-types';
+import type { Crowd } from '../../runtime/crowd';
+import type { AttachmentId, AttachOptions, InstanceId } from '../../runtime/crowd-types';
+import type { CrowdFeature, FeatureStage, CrowdKernel, DrawShadow, EncodedFrame } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { JOINT_MATRIX_BYTES, type SkinningMethod } from '../../runtime/layout';
 import { MeshBuffers } from '../../runtime/mesh-buffers';
 import { PropPass } from './prop-pass';
 import { SkinPass, type SkinInputs, type SkinPassOptions } from '../../runtime/skin-pass';
 
-/** A prop attached to a joint of every instance of a crowd (Crowd.attach); never reused after detach. */
-export type AttachmentId = number;
-
-/** Where Crowd.attach puts a prop, and on which instances. */
-export interface AttachOptions {
-  /** The joint the prop follows: a name of the crowd character's `jointNames` (the first joint of that name). */
-  joint: string;
-  /**
-   * The prop's placement relative to the joint: 16 finite numbers, a column-major affine 4x4
-   * (bottom row 0, 0, 0, 1) from the prop's model space to the joint's space, in the crowd
-   * character's model units (scale the prop here). Default: the identity (the prop's origin on
-   * the joint, its axes along the joint's).
-   */
-  offset?: ArrayLike<number>;
-  /**
-   * The instances that get the prop; default every instance, including ones added later. A
-   * removed instance leaves the list (its id, when reused, does not inherit the prop).
-   */
-  instances?: readonly InstanceId[];
-}
 
 /** What one attachment keeps on the CPU (everything restore needs), and its GPU objects. */
 interface Attachment {
@@ -52,15 +34,9 @@ interface AttachmentGpu {
   boundGeneration: number;
 }
 
-/** The crowd's shadow map, as Crowd.draw passes it on (ShadowPass satisfies it; undefined: none this frame). */
-export interface PropShadow {
-  readonly view: GPUTextureView;
-  readonly lightViewProjection: ArrayLike<number>;
-  readonly mapSize: number;
-}
-
 /**
- * The props attached to a crowd's joints (Crowd.attach): validation and the CPU-side
+ * Props on joints, a crowd feature: `const props = new CrowdProps(crowd)`, then
+ * `props.attach(sword, { joint: 'Hand.R' })`. Validation and the CPU-side
  * description of each attachment, and its GPU objects: a PropPass (places the prop of every
  * drawn instance on the GPU from the joint matrices) and a SkinPass over the prop's own mesh
  * that draws it over the PropPass's list, one indirect draw per prop primitive. The prop is
@@ -68,16 +44,26 @@ export interface PropShadow {
  * skins). Per frame the CPU writes one small uniform per attachment; a chosen-instance list is
  * uploaded only when it changes.
  */
-export class CrowdProps {
+export class CrowdProps implements CrowdFeature {
+  readonly featureName = 'props';
   private readonly attachments = new Map<AttachmentId, Attachment>();
   /** The same attachments in attach order, for the per-frame loops (no iterator objects). */
   private readonly list: Attachment[] = [];
   private nextId = 0;
   private device: GPUDevice | undefined;
-  /** What the crowd's joint buffer holds (set by create): the prop passes read the joint by it. */
+  /** What the crowd's joint buffer holds (set by passesCreated): the prop passes read the joint by it. */
   private skinning: SkinningMethod = 'linear';
+  private readonly kernel: CrowdKernel;
+  private readonly character: Character;
+  private readonly options: SkinPassOptions;
 
-  constructor(private readonly character: Character, private readonly options: SkinPassOptions) {}
+  /** Installs props on `crowd` (one CrowdProps per crowd); its GPU objects live on the crowd's device. */
+  constructor(crowd: Crowd) {
+    this.kernel = crowd.install(this);
+    this.character = this.kernel.character;
+    this.options = this.kernel.options;
+    this.passesCreated(this.kernel.device);
+  }
 
   /** Draw calls draw() records: one per prop primitive per attachment. */
   get drawCount(): number {
@@ -91,8 +77,26 @@ export class CrowdProps {
     return [...this.attachments.keys()];
   }
 
-  /** Validates everything, then creates the attachment's GPU objects; a refusal changes nothing. */
-  attach(store: InstanceStore, prop: Character, options: AttachOptions): AttachmentId {
+  /**
+   * Attaches `prop` (a Character from loadCharacter: a static glTF mesh, drawn with its
+   * materials, or a skinned one, drawn in its rest pose) to joint `options.joint` of every
+   * instance, or of `options.instances`: each frame the prop of every drawn instance is placed on
+   * the GPU at world * joint's model matrix * `options.offset`, from the joint matrices the pose
+   * pass wrote, and drawn by the crowd's draw() in one instanced draw per prop primitive. With a
+   * camera it is culled with its character. A joint name that does not exist, an offset that is
+   * not 16 finite numbers of an affine matrix, or an instance that does not exist throws an error
+   * naming it, and nothing changes.
+   *
+   * @example
+   * ```ts
+   * const props = new CrowdProps(crowd);
+   * const sword = await loadCharacter('/models/Props/Sword.glb');
+   * const id = props.attach(sword, { joint: 'Hand.R', offset: mat4.translation([0, -0.08, 0]) });
+   * props.detach(id);
+   * ```
+   */
+  attach(prop: Character, options: AttachOptions): AttachmentId {
+    const store = this.kernel.store;
     if (!isCharacter(prop)) throw new TypeError('prop must be a Character (from loadCharacter: a static glTF mesh or a skinned one)');
     if (prop.rig.primitives.length === 0) throw new RangeError(`prop ${JSON.stringify(prop.name)} has no mesh to draw`);
     if (typeof options !== 'object' || options === null) throw new TypeError('attach needs options: { joint, offset?, instances? }');
@@ -117,22 +121,22 @@ export class CrowdProps {
   }
 
   /** Chooses the instances that get attachment `id`'s prop (undefined: every instance). */
-  setInstances(store: InstanceStore, id: AttachmentId, instances: readonly InstanceId[] | undefined): void {
+  setInstances(id: AttachmentId, instances: readonly InstanceId[] | undefined): void {
     const attachment = this.get(id);
-    const selection = instances === undefined ? null : this.checkInstances(store, instances);
+    const selection = instances === undefined ? null : this.checkInstances(this.kernel.store, instances);
     attachment.selection = selection;
     attachment.gpu?.pass.setSelection(selection && [...selection]);
   }
 
-  /** Takes a removed instance out of every selection (its id may be reused). */
-  forget(instance: InstanceId): void {
+  /** CrowdFeature: takes a removed instance out of every selection (its id may be reused). */
+  removed(instance: InstanceId): void {
     for (const a of this.attachments.values()) {
       if (a.selection?.delete(instance)) a.gpu?.pass.setSelection([...a.selection]);
     }
   }
 
-  /** Empties every selection (the crowd was cleared). */
-  forgetAll(): void {
+  /** CrowdFeature: empties every selection (the crowd was cleared). */
+  cleared(): void {
     for (const a of this.attachments.values()) {
       if (a.selection && a.selection.size > 0) {
         a.selection.clear();
@@ -149,10 +153,14 @@ export class CrowdProps {
   }
 
   /**
-   * Records every attachment's prop pass, after the crowd's pose pass: `counters` is the cull
-   * pass's counter buffer when it ran this frame (its camera lists of `levels` levels are read).
+   * CrowdFeature: records every attachment's prop pass, after the crowd's pose pass, over the
+   * cull pass's camera lists when it ran this frame.
    */
-  encode(encoder: GPUCommandEncoder, store: InstanceStore, counters: GPUBuffer | undefined, levels: number): void {
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {
+    if (stage !== 'after-pose') return;
+    const store = this.kernel.store;
+    const counters = frame.cullCounters;
+    const levels = frame.levels;
     for (let i = 0; i < this.list.length; i++) {
       const pass = this.list[i].gpu!.pass;
       pass.update(store, counters !== undefined, levels);
@@ -160,8 +168,8 @@ export class CrowdProps {
     }
   }
 
-  /** Records the props' draws into the crowd's render pass (one per prop primitive per attachment). */
-  draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>, shadow: PropShadow | undefined, shadowStrength: number): void {
+  /** CrowdFeature: records the props' draws into the crowd's render pass (one per prop primitive per attachment). */
+  draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>, shadow: DrawShadow | undefined): void {
     for (let i = 0; i < this.list.length; i++) {
       const gpu = this.list[i].gpu!;
       // Before the first encode the pass has no list yet: nothing to draw.
@@ -170,24 +178,25 @@ export class CrowdProps {
         gpu.skin.bind(skinInputs(gpu));
         gpu.boundGeneration = gpu.pass.generation;
       }
-      gpu.skin.setShadowMap(shadow?.view, shadow?.lightViewProjection, shadow?.mapSize, shadowStrength);
+      gpu.skin.setShadowMap(shadow?.view, shadow?.lightViewProjection, shadow?.mapSize, shadow?.strength ?? 1);
       gpu.skin.update(viewProjection);
       gpu.skin.drawIndirect(pass, gpu.pass);
     }
   }
 
   /**
-   * Creates every attachment's GPU objects on `device`, their prop passes reading the crowd's
-   * joint buffer as `skinning` lays it out (the crowd's createPasses: construction, restore, and
-   * a change of Crowd.skinning).
+   * CrowdFeature: (re-)creates every attachment's GPU objects on `device`, their prop passes
+   * reading the crowd's joint buffer as it is laid out now (construction, restore, a change of
+   * Crowd.skinning).
    */
-  create(device: GPUDevice, skinning: SkinningMethod): void {
+  passesCreated(device: GPUDevice): void {
+    this.destroy();
     this.device = device;
-    this.skinning = skinning;
+    this.skinning = this.kernel.skinning;
     for (const [id, a] of this.attachments) a.gpu = this.createGpu(device, a, id);
   }
 
-  /** Frees every attachment's GPU objects (a no-op for those of a lost device); the CPU side stays. */
+  /** CrowdFeature: frees every attachment's GPU objects (a no-op for those of a lost device); the CPU side stays. */
   destroy(): void {
     for (const a of this.attachments.values()) destroyGpu(a);
   }

@@ -1,6 +1,8 @@
 import { rootMotionBetween } from '../../anim/root-motion';
 import type { BakedRootMotion } from '../../bake/root-motion';
-import type { CrowdPrepass } from '../../runtime/crowd';
+import type { Crowd } from '../../runtime/crowd';
+import type { InstanceId } from '../../runtime/crowd-types';
+import type { CrowdFeature, CrowdKernel, FeatureStage } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { ANCHOR_NUMBERS, RootAnchorRecords } from './root-anchor-records';
 import { RootMotionPass, rootMotionTables, type RootMotionTables } from './root-motion-pass';
@@ -12,7 +14,8 @@ const TIME_B = 18;
 const MOVES = 19;
 
 /**
- * Root motion applied to a crowd (LoadOptions.rootMotion mode 'apply'): each instance that
+ * Root motion applied to a crowd, a crowd feature: `new CrowdRootMotion(crowd)` for a character
+ * loaded with LoadOptions.rootMotion mode 'apply' (the crowd refuses to update without it). Each instance that
  * moves by it has an anchor, the world transform it had at a crowd-clock time together with its
  * two clip times then, and its world now is
  *
@@ -22,18 +25,19 @@ const MOVES = 19;
  * plus the partial one; src/anim/root-motion.ts), the blend mixing the (x, z, yaw) of the two.
  * The GPU evaluates it every frame for every instance (RootMotionPass); the CPU keeps the
  * anchors in float64 and touches one only on an event that changes how the instance moves
- * (setAnimation, setBlend, setStack, setTransform, setPlacement), folding the motion so far into
- * the anchor in O(1) (`reanchor`), so a blend that changes mid-walk bends the path without a
+ * (setAnimation, setBlend, setLayers, setStack, setTransform, setPlacement: the kernel's
+ * changing / changed / placed hooks), folding the motion so far into the anchor in O(1) (`reanchor`), so a blend that changes mid-walk bends the path without a
  * jump. Every CLOCK_REBASE_SECONDS the crowd clock restarts and every anchor is folded (O(n)
  * once per period, like the records' own rebase), which keeps float32 clip times and distances
  * since the anchor short on the GPU.
  *
- * Instances moved by something else do not move by root motion: `setMoves(handle, false)`
+ * Instances moved by something else do not move by root motion: `setMoves(id, false)`
  * (CrowdControllers does it for every instance it controls: locomotion moves those).
  * Layered instances move by their base clips (clip A / clip B blend); their layers do not add
- * motion. Owned by the Crowd; created only for an 'apply' character.
+ * motion.
  */
-export class CrowdRootMotion implements CrowdPrepass {
+export class CrowdRootMotion implements CrowdFeature {
+  readonly featureName = 'root-motion';
   private pass: RootMotionPass;
   private readonly tables: RootMotionTables;
   private readonly records: RootAnchorRecords;
@@ -43,23 +47,74 @@ export class CrowdRootMotion implements CrowdPrepass {
   private readonly motionB = new Float64Array(3);
   private readonly scratch = new Float64Array(16);
   private readonly scratchWorld = new Float32Array(16);
-  /** Bytes of anchors the last prepare() uploaded (those changed since the frame before). */
-  uploadedBytes = 0;
+  private readonly kernel: CrowdKernel;
+  /** The crowd's instance store (its records give clips, speeds and blend). */
+  private readonly store: InstanceStore;
+  private readonly motion: BakedRootMotion;
 
   /**
-   * @param device Where the pass's objects are made (replaced by restore).
-   * @param motion The character's baked root motion (not copied).
-   * @param store The crowd's instance store (its records give clips, speeds and blend).
+   * Installs root motion on `crowd`: every instance in it, and every one added later, moves by its
+   * clips from its transform now. A RangeError when the character was not loaded with rootMotion
+   * mode 'apply'.
    */
-  constructor(device: GPUDevice, private readonly motion: BakedRootMotion, private readonly store: InstanceStore) {
+  constructor(crowd: Crowd) {
+    const motion = crowd.character.rootMotion;
+    if (motion?.mode !== 'apply') throw new RangeError(`${crowd.character.name} was not loaded with rootMotion mode 'apply' (LoadOptions.rootMotion): its clips carry no motion to apply`);
+    this.motion = motion;
     this.tables = rootMotionTables(motion);
-    this.pass = new RootMotionPass(device, this.tables);
     this.records = new RootAnchorRecords(64);
     this.anchors = new Float64Array(64 * ANCHOR_NUMBERS);
+    this.pass = new RootMotionPass(crowd.device, this.tables);
+    try {
+      this.kernel = crowd.install(this);
+    } catch (error) {
+      this.pass.destroy();
+      throw error;
+    }
+    this.store = this.kernel.store;
+    const world = new Float32Array(16);
+    for (let id = 0; id < this.store.handleCount; id++) {
+      if (this.store.has(id)) this.startAt(id, this.store.slot(id), this.store.records.getWorld(this.store.slot(id), world), this.kernel.clock);
+    }
+  }
+
+  /**
+   * Starts (on) or stops moving instance `id` by root motion. Stopping leaves the instance where
+   * root motion has brought it; starting anchors it at its transform now (after a GPU-driven
+   * controller, whose placement the CPU does not see, call setTransform or setPlacement first). O(1).
+   */
+  setMoves(id: InstanceId, on: boolean): void {
+    this.setMovesAt(id, this.store.slot(id), on === true, this.kernel.clock);
+  }
+
+  /** Whether instance `id` moves by its clips' root motion. */
+  moves(id: InstanceId): boolean {
+    this.store.slot(id);
+    return this.movesAt(id);
+  }
+
+  /** CrowdFeature: a new instance moves from its transform. */
+  added(id: InstanceId, slot: number, world: ArrayLike<number>): void {
+    this.startAt(id, slot, world, this.kernel.clock);
+  }
+
+  /** CrowdFeature: its animation is about to change: the motion so far goes into the anchor. */
+  changing(id: InstanceId, slot: number): void {
+    this.reanchor(id, slot, this.kernel.clock);
+  }
+
+  /** CrowdFeature: its animation changed: the anchor takes the new clip times. */
+  changed(id: InstanceId, slot: number): void {
+    this.retime(id, slot, this.kernel.clock);
+  }
+
+  /** CrowdFeature: placed: a moving instance walks on from `world`. */
+  placed(id: InstanceId, slot: number, world: ArrayLike<number>): void {
+    if (this.movesAt(id)) this.place(id, slot, world, this.kernel.clock);
   }
 
   /** A new instance: anchored at `world` (16 numbers, column-major) and its record's clip times at `clock`; it moves. */
-  added(handle: number, slot: number, world: ArrayLike<number>, clock: number): void {
+  private startAt(handle: number, slot: number, world: ArrayLike<number>, clock: number): void {
     this.reserve(handle + 1);
     const o = handle * ANCHOR_NUMBERS;
     this.anchors[o + MOVES] = 1;
@@ -67,7 +122,7 @@ export class CrowdRootMotion implements CrowdPrepass {
   }
 
   /** Sets the anchor of `handle` to `world` at `clock` with its record's clip times then (setTransform, setPlacement). */
-  place(handle: number, slot: number, world: ArrayLike<number>, clock: number): void {
+  private place(handle: number, slot: number, world: ArrayLike<number>, clock: number): void {
     const o = handle * ANCHOR_NUMBERS;
     for (let i = 0; i < 16; i++) this.anchors[o + i] = world[i];
     this.retime(handle, slot, clock);
@@ -78,12 +133,12 @@ export class CrowdRootMotion implements CrowdPrepass {
    * reading how the instance moved from its record as it still is: call it before a change to
    * the record's clips, times, speeds or blend. O(1), allocation-free.
    */
-  reanchor(handle: number, slot: number, clock: number): void {
+  private reanchor(handle: number, slot: number, clock: number): void {
     this.fold(handle, slot, clock, clock);
   }
 
   /** Takes the clip times of the anchor from the record at `clock` (call after a change to the record). */
-  retime(handle: number, slot: number, clock: number): void {
+  private retime(handle: number, slot: number, clock: number): void {
     const o = handle * ANCHOR_NUMBERS;
     if (!this.anchors[o + MOVES]) return;
     const records = this.store.records;
@@ -95,7 +150,7 @@ export class CrowdRootMotion implements CrowdPrepass {
   }
 
   /** Whether instance `handle` moves by its root motion. */
-  moves(handle: number): boolean {
+  private movesAt(handle: number): boolean {
     return this.anchors[handle * ANCHOR_NUMBERS + MOVES] === 1;
   }
 
@@ -104,9 +159,9 @@ export class CrowdRootMotion implements CrowdPrepass {
    * instance where root motion has brought it (its record's world is set to that); starting
    * anchors it at its record's world.
    */
-  setMoves(handle: number, slot: number, on: boolean, clock: number): void {
+  private setMovesAt(handle: number, slot: number, on: boolean, clock: number): void {
     const o = handle * ANCHOR_NUMBERS;
-    if (on === this.moves(handle)) return;
+    if (on === this.movesAt(handle)) return;
     if (on) {
       this.reserve(handle + 1);
       this.anchors[o + MOVES] = 1;
@@ -154,18 +209,18 @@ export class CrowdRootMotion implements CrowdPrepass {
     return out;
   }
 
-  /** CrowdPrepass: uploads the changed anchors and the clock (after the crowd's own uploads). */
-  prepare(crowdClock: number): void {
-    this.uploadedBytes = this.pass.update(this.store, this.records, crowdClock);
+  /** CrowdFeature: uploads the changed anchors and the clock (after the crowd's own uploads); returns the bytes. */
+  prepare(crowdClock: number): number {
+    return this.pass.update(this.store, this.records, crowdClock);
   }
 
-  /** CrowdPrepass: the root-motion dispatch, before the cull and pose passes. */
-  encode(encoder: GPUCommandEncoder): void {
-    this.pass.encode(encoder);
+  /** CrowdFeature: the root-motion dispatch, before the cull and pose passes. */
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
+    if (stage === 'before-pose') this.pass.encode(encoder);
   }
 
   /**
-   * CrowdPrepass: the crowd clock restarts at 0 from `clock`: every moving instance's anchor is
+   * CrowdFeature: the crowd clock restarts at 0 from `clock`: every moving instance's anchor is
    * folded to the present (clock 0 of the new period), so anchors stay within one period.
    */
   rebase(clock: number): void {
@@ -174,7 +229,7 @@ export class CrowdRootMotion implements CrowdPrepass {
     }
   }
 
-  /** CrowdPrepass: re-creates the pass on `device`; the next prepare uploads every anchor. */
+  /** CrowdFeature: re-creates the pass on `device`; the next prepare uploads every anchor. */
   restore(device: GPUDevice): void {
     this.pass.destroy();
     this.pass = new RootMotionPass(device, this.tables);

@@ -4,6 +4,7 @@ import { Crowd } from '../../../src/runtime/crowd';
 import { startAllocationWatch } from '../../helpers/allocations';
 import { openTestDevice } from '../../helpers/gpu';
 import { arrayBufferOf, assetToGlb, skinnedModel } from '../../helpers/gltf-builder';
+import { withFeatures } from '../../helpers/features';
 
 /**
  * Clip events of crowds without controllers (src/features/clip-events/crowd-events.ts): the crossing rules, the
@@ -30,7 +31,7 @@ interface Fired { frame: number; id: number; name: string; clip: string; time: n
 
 /** A crowd with a recorder: `fired` collects every event; step(dt, n) runs n updates. */
 function setup() {
-  const crowd = new Crowd(device!, character!, FORMATS);
+  const crowd = withFeatures(new Crowd(device!, character!, FORMATS));
   const fired: Fired[] = [];
   let frame = 0;
   crowd.onEvent((id, name, clip, time) => fired.push({ frame, id, name, clip, time }));

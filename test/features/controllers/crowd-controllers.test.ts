@@ -10,6 +10,7 @@ import { CrowdControllers } from '../../../src/features/controllers/crowd-contro
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { testCharacter } from '../../helpers/character';
 import { modelPath } from '../../helpers/models';
+import { withFeatures } from '../../helpers/features';
 
 const device = await openTestDevice();
 
@@ -52,7 +53,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
   it('validity: a config for another model, a second controller, unknown ids', async () => {
     const fox = await testCharacter('Fox');
     const robot = await testCharacter('RobotExpressive');
-    const crowd = new Crowd(device!, fox, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, fox, FORMATS));
     expect(() => new CrowdControllers(crowd, defaultControllerConfig(robot.clipNames))).toThrow(/made for another model/);
     const controllers = new CrowdControllers(crowd, defaultControllerConfig(fox.clipNames));
     const id = crowd.add();
@@ -67,7 +68,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
 
   it('an instance removed from the crowd (or cleared) takes its controller with it, so a reused id starts free', async () => {
     const fox = await testCharacter('Fox');
-    const crowd = new Crowd(device!, fox, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, fox, FORMATS));
     const controllers = new CrowdControllers(crowd, defaultControllerConfig(fox.clipNames));
     const [a, b, c] = [crowd.add(), crowd.add(), crowd.add()];
     controllers.add(a, 0, 0, 0, { driver: 'cpu' }).setSpeed(1);
@@ -93,7 +94,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
   it('rate matching follows the character\'s root motion unless matchRootSpeed is false; controlled instances do not move by root motion', async () => {
     const bytes = readFileSync(modelPath('Walker'));
     const walker = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { rootMotion: { mode: 'apply' } });
-    const crowd = new Crowd(device!, walker, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, walker, FORMATS));
     const config = parseControllerConfig(JSON.parse(readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8')), walker.clipNames);
     expect(() => new CrowdControllers(crowd, config, { matchRootSpeed: 'yes' as never })).toThrow(/matchRootSpeed must be true or false, got "yes"/);
     const matched = new CrowdControllers(crowd, config);
@@ -113,7 +114,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const robot = await testCharacter('RobotExpressive');
     const text = readFileSync(modelPath('RobotExpressive').replace(/\.glb$/, '.controller.json'), 'utf8');
     const config = parseControllerConfig(JSON.parse(text), robot.clipNames);
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const controllers = new CrowdControllers(crowd, config, { driver: 'cpu' });
     const ids = Array.from({ length: 6 }, () => crowd.add());
     ids.forEach((id, i) => controllers.add(id, i * 2, -i, 0.3 * i).setSpeed((i % 3) * 0.8));
@@ -155,7 +156,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const cesium = await testCharacter('CesiumMan');
     const config = defaultControllerConfig(cesium.clipNames); // one clip: no locomotion
     expect(config.locomotion).toBeNull();
-    const crowd = new Crowd(device!, cesium, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, cesium, FORMATS));
     const controllers = new CrowdControllers(crowd, config, { driver: 'cpu' });
     const id = crowd.add();
     controllers.add(id, 5, -3, 0);
@@ -165,7 +166,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     crowd.encode(encoder);
     device!.queue.submit([encoder.finish()]);
     const rows = placeRows(crowd, new Float32Array(await readBuffer(device!, crowd.jointMatrices)), [id]);
-    const alone = new Crowd(device!, cesium, FORMATS);
+    const alone = withFeatures(new Crowd(device!, cesium, FORMATS));
     const reference = alone.add({ clipA: 0, timeA: 0.1, speedA: 0 });
     alone.update(0);
     const e2 = device!.createCommandEncoder();
@@ -182,7 +183,7 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const robot = await testCharacter('RobotExpressive');
     const text = readFileSync(modelPath('RobotExpressive').replace(/\.glb$/, '.controller.json'), 'utf8');
     const config = parseControllerConfig(JSON.parse(text), robot.clipNames);
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const controllers = new CrowdControllers(crowd, config, { driver: 'cpu' });
     const id = crowd.add();
     const c = controllers.add(id);

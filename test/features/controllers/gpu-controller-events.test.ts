@@ -10,6 +10,7 @@ import { testCharacter } from '../../helpers/character';
 import { commandsAt, robotControllerConfig } from '../../helpers/control';
 import { openTestDevice } from '../../helpers/gpu';
 import { modelPath } from '../../helpers/models';
+import { withFeatures } from '../../helpers/features';
 
 /**
  * Clip events of GPU-driven controllers (src/features/controllers/gpu-controller-events.ts) against the CPU driver:
@@ -34,7 +35,7 @@ function withEvents(character: Character, config: ControllerConfig, times?: numb
 
 /** Runs the script on both drivers; returns each driver's events as "frame:clip:name" and the number of frames the GPU side stepped any locomotion reference. */
 async function expectSameEvents(character: Character, config: ControllerConfig, script: Map<number, Command[]>, frames: number, dt: (f: number) => number, times?: number[]) {
-  const crowd = new Crowd(device!, character, FORMATS);
+  const crowd = withFeatures(new Crowd(device!, character, FORMATS));
   const controllers = new CrowdControllers(crowd, withEvents(character, config, times));
   const gpuId = crowd.add();
   const gpu = controllers.add(gpuId, 1.5, -2, 0.4);
@@ -153,7 +154,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
 
   it('keeps locomotion references only while a locomotion clip has events: none stepped without, all restarted when events arrive', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const controllers = new CrowdControllers(crowd, robotControllerConfig(robot));
     crowd.setClipEvents('Jump', [{ time: 0.3, name: 'takeoff' }]); // not a locomotion clip
     for (let i = 0; i < 10; i++) controllers.add(crowd.add(), i, 0, 0).setSpeed(1);
@@ -175,7 +176,7 @@ describe.skipIf(!device)('GPU-driven controllers fire the CPU driver\'s clip eve
 
   it('a GPU-driven crowd walking steadily allocates nothing per frame and steps no reference', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const controllers = new CrowdControllers(crowd, withEvents(robot, robotControllerConfig(robot)));
     for (let i = 0; i < 100; i++) controllers.add(crowd.add(), i, 0, 0).setSpeed(1 + (i % 5) / 10);
     let fired = 0;

@@ -12,6 +12,7 @@ import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { modelPath } from '../../helpers/models';
 import { maxVertexGap } from '../../helpers/skinned-gap';
 import { readInstanceStack, type ReadLayer } from '../../../tools/control-readback';
+import { withFeatures } from '../../helpers/features';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
@@ -41,7 +42,7 @@ function timeGap(a: number, b: number, d: number): number {
 async function expectParity(character: Character, config: ControllerConfig, script: Map<number, Command[]>, frames: number, dt: (f: number) => number, maskIds?: number[], vertexTolerance = 1e-5): Promise<number> {
   const { min, max } = character.bounds;
   const diagonal = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
-  const crowd = new Crowd(device!, character, FORMATS);
+  const crowd = withFeatures(new Crowd(device!, character, FORMATS));
   const controllers = new CrowdControllers(crowd, config);
   const id = crowd.add();
   const gpu = controllers.add(id, 1.5, -2, 0.4);
@@ -109,7 +110,7 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
   it('actions: fade in, play once, fade out; a handover mid-fade; requests refused while one plays', async () => {
     const robot = await testCharacter('RobotExpressive');
     const config = robotControllerConfig(robot);
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const maskIds = [...new CrowdControllers(crowd, config).runtime.config.masks.keys()];
     crowd.destroy();
     const actions = config.actions.map((a) => a.name);
@@ -206,7 +207,7 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
 describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () => {
   it('refuses a custom curve the GPU cannot evaluate, naming it, and leaves the controller as it was', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const controllers = new CrowdControllers(crowd, robotControllerConfig(robot));
     const c = controllers.add(crowd.add());
     const state = c.state;
@@ -222,7 +223,7 @@ describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () 
 
   it('a GPU-driven controller reads its state from the driver, refuses to be stepped by hand, and keeps its state when taken off the GPU', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const controllers = new CrowdControllers(crowd, robotControllerConfig(robot));
     const id = crowd.add();
     const g = controllers.add(id, 0, 0, 0);
@@ -246,7 +247,7 @@ describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () 
   it('many controllers with churn (remove, re-add on a reused handle, CPU and GPU side by side) stay equal to their references', async () => {
     const robot = await testCharacter('RobotExpressive');
     const config = robotControllerConfig(robot);
-    const crowd = new Crowd(device!, robot, { ...FORMATS, capacity: 4 });
+    const crowd = withFeatures(new Crowd(device!, robot, { ...FORMATS, capacity: 4 }));
     const controllers = new CrowdControllers(crowd, config);
     const pairs: { gpu: number; cpu: number; g: AnimationController; c: AnimationController }[] = [];
     const addPair = (i: number) => {
@@ -302,7 +303,7 @@ describe.skipIf(!device)('GPU-driven controllers across control-clock periods', 
     // is two periods old and evaluated against the wrong clock (its times off by 120 s).
     const robot = await testCharacter('RobotExpressive');
     const durations = robot.clipDurations;
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const controllers = new CrowdControllers(crowd, robotControllerConfig(robot));
     const pairs: { gpu: number; c: AnimationController }[] = [];
     for (let i = 0; i < 10; i++) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CrowdMorph } from '../../../src/features/morph/crowd-morph';
+import { CrowdMorph } from '../../../src/features/morph/crowd-morph';
 import { Crowd } from '../../../src/runtime/crowd';
 import type { MeshBuffers } from '../../../src/runtime/mesh-buffers';
 import { vertexEntryPoint } from '../../../src/runtime/skin-pass';
@@ -7,6 +7,8 @@ import { testCharacter } from '../../helpers/character';
 import { openTestDevice } from '../../helpers/gpu';
 import { gpuMorphWeights } from '../../helpers/morph';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
+import { kernelOf } from '../../helpers/kernel';
+import { withFeatures } from '../../helpers/features';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
@@ -17,7 +19,7 @@ const overrides = (crowd: Crowd, id: number) => Array.from(crowd.getMorphWeights
 describe.skipIf(!device)('Crowd.setMorphWeights: validity (a refused call changes nothing)', () => {
   it('refuses weights outside [0, 1], unknown targets, arrays of the wrong length, non-numbers: named, nothing set, nothing uploaded', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const id = crowd.add();
     crowd.setMorphWeights(id, { Sad: 0.5 });
     crowd.update(0);
@@ -45,15 +47,15 @@ describe.skipIf(!device)('Crowd.setMorphWeights: validity (a refused call change
 
   it('a character without morph targets refuses the calls and pays nothing: no morph pass, store or buffers, the plain entry points', async () => {
     const fox = await testCharacter('Fox');
-    const crowd = new Crowd(device!, fox, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, fox, FORMATS));
     const id = crowd.add();
     expect(() => crowd.setMorphWeights(id, { Angry: 1 })).toThrow(/^model has no morph targets$/);
     expect(() => crowd.getMorphWeights(id)).toThrow(/has no morph targets/);
     expect(fox.morphTargets).toEqual([]);
     expect(fox.baked.morph).toBeUndefined();
-    expect(crowd['morph']).toBeUndefined();
-    expect(crowd['morphPass']).toBeUndefined();
-    const mesh = crowd['mesh'] as MeshBuffers;
+    expect(crowd.hasFeature('morph')).toBe(false);
+    expect(() => new CrowdMorph(crowd)).toThrow(/^model has no morph targets$/);
+    const mesh = crowd['passes'].mesh as MeshBuffers;
     expect(mesh.morph).toBe(false);
     expect(mesh.primitives.map((p) => [vertexEntryPoint(p), p.morphTargets])).toEqual(mesh.primitives.map((p) => [`vertex${p.influences}`, undefined]));
     crowd.destroy();
@@ -64,7 +66,7 @@ describe.skipIf(!device)('Crowd.setMorphWeights: behaviour', () => {
   it('objects set the named targets and keep the rest; arrays set all; null and NaN give targets back to the animation', async () => {
     const robot = await testCharacter('RobotExpressive');
     expect(robot.morphTargets).toEqual([{ mesh: 'Head', name: 'Angry' }, { mesh: 'Head', name: 'Surprised' }, { mesh: 'Head', name: 'Sad' }]);
-    const crowd = new Crowd(device!, robot, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, robot, FORMATS));
     const id = crowd.add();
     expect(overrides(crowd, id)).toEqual([null, null, null]);
     crowd.setMorphWeights(id, { Angry: 1, 'Head/Sad': 0.25 });
@@ -88,7 +90,7 @@ describe.skipIf(!device)('Crowd.setMorphWeights: behaviour', () => {
 
   it('overrides follow their instance through slot moves (layers, removal, growth) and a device restore; the GPU weights agree', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const crowd = new Crowd(device!, robot, { ...FORMATS, capacity: 2 });
+    const crowd = withFeatures(new Crowd(device!, robot, { ...FORMATS, capacity: 2 }));
     const faces: [number, number[]][] = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0.5, 0.5, 0], [0, 0.25, 0.75]].map((w) => {
       const id = crowd.add({ clipA: 'Idle', timeA: w[0] });
       crowd.setMorphWeights(id, w);
@@ -102,7 +104,7 @@ describe.skipIf(!device)('Crowd.setMorphWeights: behaviour', () => {
       crowd.update(0);
       const weights = await gpuMorphWeights(crowd);
       for (const [id, w] of [...faces, [unset, [0, 0, 0]] as [number, number[]]]) {
-        const slot = crowd.instanceStore.slot(id);
+        const slot = kernelOf(crowd).store.slot(id);
         expect(Array.from(weights.subarray(slot * 4, slot * 4 + 4)), `${where}: instance ${id}`).toEqual([...w.map(Math.fround), 0]);
       }
     };
@@ -110,14 +112,14 @@ describe.skipIf(!device)('Crowd.setMorphWeights: behaviour', () => {
     const second = (await openTestDevice())!;
     crowd.restore(second);
     await expectWeights('after restore');
-    expect((crowd['morph'] as CrowdMorph).store.weightBuffer.label).toBe('Crowd.morphWeights');
+    expect(kernelOf(crowd).feature<CrowdMorph>('morph')!.store.weightBuffer.label).toBe('Crowd.morphWeights');
     crowd.destroy();
     second.destroy();
   });
 
   it('draws the expression: a close-up of the face differs with Angry and Surprised, with culling, LOD and shadows on; the same frame twice does not', async () => {
     const robot = await testCharacter('RobotExpressive');
-    const crowd = new Crowd(device!, robot, { ...FORMATS, shadows: true });
+    const crowd = withFeatures(new Crowd(device!, robot, { ...FORMATS, shadows: true }));
     const id = crowd.add({ clipA: 'Idle', speedA: 0 });
     const { min, max } = robot.bounds;
     const headY = min[1] + 0.88 * (max[1] - min[1]);

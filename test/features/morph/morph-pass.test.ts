@@ -7,6 +7,8 @@ import type { Character } from '../../../src/character/character';
 import { Crowd } from '../../../src/runtime/crowd';
 import { openTestDevice } from '../../helpers/gpu';
 import { gpuMorphWeights, morphCharacter } from '../../helpers/morph';
+import { kernelOf } from '../../helpers/kernel';
+import { withFeatures } from '../../helpers/features';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
@@ -20,7 +22,7 @@ function referenceSampler(character: Character): MorphSampler {
 describe.skipIf(!device)('MorphPass: GPU morph weights equal the CPU reference', () => {
   it('blends, layer stacks (masked override, difference and clip-referenced additive layers) and overrides, after the clock moved', async () => {
     const character = await morphCharacter();
-    const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 2 }); // grows while adding: the pass rebinds
+    const crowd = withFeatures(new Crowd(device!, character, { ...FORMATS, capacity: 2 })); // grows while adding: the pass rebinds
     const rig = character.rig;
     const maskSpec = { weights: { root: 0.5 }, default: 0 };
     const mask = crowd.createMask(maskSpec);
@@ -43,7 +45,7 @@ describe.skipIf(!device)('MorphPass: GPU morph weights equal the CPU reference',
     const evaluator = new MorphEvaluator(character.baked.morph!, referenceSampler(character));
     const expected = new Float64Array(4);
     const check = (id: number, what: string) => {
-      const slot = crowd.instanceStore.slot(id);
+      const slot = kernelOf(crowd).store.slot(id);
       const got = Array.from(weights.subarray(slot * 4, slot * 4 + 4));
       got.forEach((w, i) => expect(Math.abs(w - expected[i]), `${what}: weight ${i} is ${w}, expected ${expected[i]}`).toBeLessThan(2e-5));
     };

@@ -13,6 +13,8 @@ import { testCharacter } from '../../helpers/character';
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { BUNDLED_MODELS } from '../../helpers/models';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
+import { kernelOf } from '../../helpers/kernel';
+import { withFeatures } from '../../helpers/features';
 
 /**
  * Props on joints (Crowd.attach, src/features/props/crowd-props.ts, src/features/props/prop-pass.ts): the prop's world
@@ -91,7 +93,7 @@ describe.skipIf(!device)('Crowd.attach: props on joints', () => {
     for (const name of MODELS) {
       const character = await testCharacter(name);
       const d = diagonal(character);
-      const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 4 });
+      const crowd = withFeatures(new Crowd(device!, character, { ...FORMATS, capacity: 4 }));
       const poser = new CpuPoser(character.rig, (clip, t, out) => sampleLut(character.baked, clip, t, out));
       const clips = character.clipNames.length;
       const instances = Array.from({ length: 6 }, (_, i) => {
@@ -121,7 +123,7 @@ describe.skipIf(!device)('Crowd.attach: props on joints', () => {
         for (const { id: instance, world, state } of instances) {
           const model = poser.evaluate(state).subarray(node * 16, node * 16 + 16);
           const want = mat4d.multiply(mat4d.multiply(world, model, new Float64Array(16)), offset, new Float64Array(16));
-          const at = (crowd.instanceStore.slot(instance) * INSTANCE.size) / 4;
+          const at = (kernelOf(crowd).store.slot(instance) * INSTANCE.size) / 4;
           const got = records.subarray(at + INSTANCE.world / 4, at + INSTANCE.world / 4 + 16);
           // Where the prop's bounding-box corners land, against the instance's size (world scale x the model's diagonal).
           const scale = Math.hypot(world[0], world[1], world[2]);
@@ -151,7 +153,7 @@ describe.skipIf(!device)('Crowd.attach: props on joints', () => {
   it('draws the prop for every instance or the chosen ones, culled with its character, in one draw per prop primitive', async () => {
     const walker = await testCharacter('Walker');
     const prop = await sword();
-    const crowd = new Crowd(device!, walker, { ...FORMATS, capacity: 2 });
+    const crowd = withFeatures(new Crowd(device!, walker, { ...FORMATS, capacity: 2 }));
     const a = crowd.add({ clipA: 'Idle', speedA: 0, transform: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -0.6, 0, 0, 1] });
     const b = crowd.add({ clipA: 'Idle', speedA: 0, transform: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0.6, 0, 0, 1] });
     const { viewProjection, eye } = lookAt([0, 1, 4], [0, 1, 0], { near: 0.1, far: 100 });
@@ -204,7 +206,7 @@ describe.skipIf(!device)('Crowd.attach: props on joints', () => {
   it('culls the prop with its character: a prop in view on a character out of view is not drawn', async () => {
     const walker = await testCharacter('Walker');
     const prop = await sword();
-    const crowd = new Crowd(device!, walker, { ...FORMATS, capacity: 2 });
+    const crowd = withFeatures(new Crowd(device!, walker, { ...FORMATS, capacity: 2 }));
     // The character stands 6 m to the left of the view; its prop is placed 6 m to its right, in view.
     crowd.add({ clipA: 'Idle', speedA: 0, transform: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -6, 0, 0, 1] });
     crowd.attach(prop, { joint: 'Hips', offset: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 6, 0, 0, 1] });
@@ -224,7 +226,7 @@ describe.skipIf(!device)('Crowd.attach: props on joints', () => {
   it('takes a skinned Character as a prop (drawn in its rest pose), and survives restore onto a new device', async () => {
     const walker = await testCharacter('Walker');
     const fox = await testCharacter('Fox');
-    const crowd = new Crowd(device!, walker, { ...FORMATS, capacity: 2 });
+    const crowd = withFeatures(new Crowd(device!, walker, { ...FORMATS, capacity: 2 }));
     crowd.add({ clipA: 'Idle', speedA: 0 });
     const { viewProjection } = lookAt([0, 1, 4], [0, 1, 0], { near: 0.1, far: 100 });
     const bare = drawnPixels(await draw(crowd, viewProjection));
@@ -246,7 +248,7 @@ describe.skipIf(!device)('Crowd.attach: props on joints', () => {
   it('refuses a bad prop, joint, offset or instance with a message naming it, and keeps what was set', async () => {
     const walker = await testCharacter('Walker');
     const prop = await sword();
-    const crowd = new Crowd(device!, walker, { ...FORMATS, capacity: 2 });
+    const crowd = withFeatures(new Crowd(device!, walker, { ...FORMATS, capacity: 2 }));
     const a = crowd.add({ clipA: 'Idle', speedA: 0 });
     const id = crowd.attach(prop, { joint: 'Hand.R', offset: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -0.1, 0, 1] });
     await encodeFrame(crowd);
@@ -271,7 +273,7 @@ describe.skipIf(!device)('Crowd.attach: props on joints', () => {
     expect(crowd.attachments).toEqual([id]);
     await encodeFrame(crowd);
     const after = new Float32Array(await readBuffer(device!, crowd.attachmentRecords(id)));
-    const at = (crowd.instanceStore.slot(a) * INSTANCE.size) / 4;
+    const at = (kernelOf(crowd).store.slot(a) * INSTANCE.size) / 4;
     expect(after.subarray(at, at + 16)).toEqual(before.subarray(at, at + 16));
     expect(differingPixels(await draw(crowd, viewProjection), picture)).toBe(0);
     crowd.detach(id);

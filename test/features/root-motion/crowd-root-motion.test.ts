@@ -11,6 +11,8 @@ import { armatureRig, sampleUnwrapped } from '../../helpers/root-motion';
 import { arrayBufferOf, assetToGlb } from '../../helpers/gltf-builder';
 import { CrowdControllers } from '../../../src/features/controllers/crowd-controllers';
 import { parseControllerConfig } from '../../../src/anim/control/config';
+import { kernelOf } from '../../helpers/kernel';
+import { withFeatures } from '../../helpers/features';
 
 /**
  * Root motion applied by the crowd (src/features/root-motion/crowd-root-motion.ts, shaders/root-motion/root-motion.wgsl): the
@@ -138,14 +140,14 @@ class Reference {
 
 /** What the GPU holds after a frame: each instance's world (f32) and its joint matrices. */
 async function readFrame(crowd: Crowd): Promise<{ worlds: Float32Array; rows: Float32Array }> {
-  const worlds = new Float32Array(await readBuffer(crowd.device, crowd.instanceStore.instanceBuffer));
+  const worlds = new Float32Array(await readBuffer(crowd.device, kernelOf(crowd).store.instanceBuffer));
   const rows = new Float32Array(await readBuffer(crowd.device, crowd.jointMatrices));
   return { worlds, rows };
 }
 
 /** World position of skin joint `joint` (index in Character.jointNames) of instance `id`: world * jointMatrix * bind position. */
 function jointWorld(crowd: Crowd, frame: { worlds: Float32Array; rows: Float32Array }, id: number, joint: number, bind: number[]): number[] {
-  const slot = crowd.instanceStore.slot(id);
+  const slot = kernelOf(crowd).store.slot(id);
   const world = frame.worlds.subarray((slot * INSTANCE.size) / 4, (slot * INSTANCE.size) / 4 + 16);
   const g = (crowd.jointMatrixIndex(id) + joint) * 12;
   const model = [0, 1, 2].map((r) => frame.rows[g + r * 4] * bind[0] + frame.rows[g + r * 4 + 1] * bind[1] + frame.rows[g + r * 4 + 2] * bind[2] + frame.rows[g + r * 4 + 3]);
@@ -176,7 +178,7 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
     const diagonal = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
     const clip = (name: string) => walker.clipIndex(name);
     const d = (name: string) => walker.clipDurations[clip(name)];
-    const crowd = new Crowd(device!, walker, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, walker, FORMATS));
     // Walk and run blended in phase (each clip at d_i / D); a diagonal walk backwards; a strafe
     // blended with a forward walk; a run at 1.3x under a turned, scaled, raised transform.
     const D = 0.5 * d('WalkForward') + 0.5 * d('RunForward');
@@ -212,7 +214,7 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
         expect(gap / diagonal, `frame ${f}, instance ${i}: GPU ${have.map((v) => v.toFixed(5))} vs ${want.map((v) => v.toFixed(5))}`).toBeLessThan(1e-5);
         // The CPU's closed form (float64) is the GPU's world within float32 rounding.
         crowd.worldTransform(id, cpu);
-        const slot = crowd.instanceStore.slot(id);
+        const slot = kernelOf(crowd).store.slot(id);
         for (let k = 0; k < 16; k++) worstCpu = Math.max(worstCpu, Math.abs(cpu[k] - got.worlds[(slot * INSTANCE.size) / 4 + k]));
       });
     }
@@ -229,7 +231,7 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
     const joint = walker.jointNames.indexOf('Hips');
     const bind = bindPosition(walker, joint);
     const diagonal = Math.hypot(...[0, 1, 2].map((i) => walker.bounds.max[i] - walker.bounds.min[i]));
-    const crowd = new Crowd(device!, walker, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, walker, FORMATS));
     const anim: Animation = { clipA: walker.clipIndex('WalkForward'), clipB: walker.clipIndex('WalkForward'), timeA: 0.4, timeB: 0, speedA: 1, speedB: 0, blend: 0 };
     const id = crowd.add({ ...anim, transform: placement(0, 0, 0, 0.3, 1) });
     const reference = new Reference(original, hips, placement(0, 0, 0, 0.3, 1), { ...anim });
@@ -265,7 +267,7 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
       rotation: times.flatMap((t) => [0, 0, Math.sin(angle(t) / 2), Math.cos(angle(t) / 2)]),
     }]);
     const turner = await loadCharacter(arrayBufferOf(assetToGlb(asset)), { rootMotion: { mode: 'apply', yaw: true } });
-    const crowd = new Crowd(device!, turner, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, turner, FORMATS));
     const start = placement(1, 0, 2, 0.5, 1);
     const ids = [
       crowd.add({ clipA: 'Turn', transform: start }),
@@ -279,7 +281,7 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
       const { worlds } = await readFrame(crowd);
       for (const id of ids) {
         crowd.worldTransform(id, cpu);
-        const o = (crowd.instanceStore.slot(id) * INSTANCE.size) / 4;
+        const o = (kernelOf(crowd).store.slot(id) * INSTANCE.size) / 4;
         for (let k = 0; k < 16; k++) worst = Math.max(worst, Math.abs(cpu[k] - worlds[o + k]));
       }
       if (f === 19 || f === 39) {
@@ -297,7 +299,7 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
 
   it('who moves: controllers move their instances (root motion off), layered instances move by their base clips; setRootMotion stops and restarts', async () => {
     const walker = await load({ rootMotion: { mode: 'apply' } });
-    const crowd = new Crowd(device!, walker, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, walker, FORMATS));
     const text = readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8');
     const controllers = new CrowdControllers(crowd, parseControllerConfig(JSON.parse(text), walker.clipNames));
     const cpuDriven = crowd.add();
@@ -308,7 +310,7 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
     crowd.setLayers(layered, { layers: [{ clip: 'Wave', weight: 1, mask: crowd.createMask({ root: 'Chest' }) }] });
     const toggled = crowd.add({ clipA: 'RunForward', transform: placement(0, 0, 5, 0, 1) });
     expect([cpuDriven, gpuDriven, layered, toggled].map((id) => crowd.movesByRootMotion(id))).toEqual([false, false, true, true]);
-    const world = (worlds: Float32Array, id: number) => Array.from(worlds.subarray((crowd.instanceStore.slot(id) * INSTANCE.size) / 4, (crowd.instanceStore.slot(id) * INSTANCE.size) / 4 + 16));
+    const world = (worlds: Float32Array, id: number) => Array.from(worlds.subarray((kernelOf(crowd).store.slot(id) * INSTANCE.size) / 4, (kernelOf(crowd).store.slot(id) * INSTANCE.size) / 4 + 16));
     let stopped: number[] = [];
     for (let f = 0; f < 90; f++) {
       if (f === 30) { crowd.setRootMotion(toggled, false); expect(crowd.movesByRootMotion(toggled)).toBe(false); }
@@ -336,14 +338,14 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
 
   it('restore(device) rebuilds the pass; growth past the first 64 handles; validity', async () => {
     const walker = await load({ rootMotion: { mode: 'apply' } });
-    const crowd = new Crowd(device!, walker, { ...FORMATS, capacity: 4 });
+    const crowd = withFeatures(new Crowd(device!, walker, { ...FORMATS, capacity: 4 }));
     const ids = Array.from({ length: 100 }, (_, i) => crowd.add({ clipA: i % 2 ? 'WalkLeft' : 'RunBack', timeA: i * 0.01, transform: placement(i, 0, 0, i, 1) }));
     for (let f = 0; f < 5; f++) frame(crowd, 0.1);
     const check = async (where: string) => {
       const { worlds } = await readFrame(crowd);
       for (const id of ids) {
         const cpu = crowd.worldTransform(id);
-        const o = (crowd.instanceStore.slot(id) * INSTANCE.size) / 4;
+        const o = (kernelOf(crowd).store.slot(id) * INSTANCE.size) / 4;
         for (let k = 0; k < 16; k++) expect(Math.abs(cpu[k] - worlds[o + k]), `${where}: instance ${id}, element ${k}`).toBeLessThan(2e-5);
       }
     };
@@ -365,7 +367,7 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
     expect(() => crowd.worldTransform(ids[0], new Float64Array(16), NaN)).toThrow(/ahead must be a finite number, got NaN/);
     expect(() => crowd.setRootMotion(12345, true)).toThrow(/instance 12345 does not exist/);
     crowd.destroy();
-    const plain = new Crowd(device!, await load(), FORMATS);
+    const plain = withFeatures(new Crowd(device!, await load(), FORMATS));
     const id = plain.add();
     expect(() => plain.setRootMotion(id, true)).toThrow(/instance 0 cannot move by root motion: the character was not loaded with rootMotion mode 'apply'/);
     plain.setRootMotion(id, false);
@@ -375,7 +377,7 @@ describe.skipIf(!device)('root motion applied by the crowd (mode "apply")', () =
 
   it('no foot sliding: a planted foot stands still in the world, walking and in a walk/run blend (in phase)', async () => {
     const walker = await load({ rootMotion: { mode: 'apply' } });
-    const crowd = new Crowd(device!, walker, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, walker, FORMATS));
     const walk = walker.clipIndex('WalkForward');
     const run = walker.clipIndex('RunForward');
     const [dw, dr] = [walker.clipDurations[walk], walker.clipDurations[run]];

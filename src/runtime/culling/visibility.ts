@@ -1,0 +1,224 @@
+import type { Character } from '../../character/character';
+import { show } from '../../math/show';
+import type { CrowdOptions, CullStats, ShadowOptions } from '../crowd-types';
+import type { DrawShadow } from '../feature';
+import type { InstanceStore } from '../instance-store';
+import type { MeshBuffers } from '../mesh-buffers';
+import type { PosePass } from '../pose-pass';
+import { LIGHT_DIRECTION, type SkinPass } from '../skin-pass';
+import { frustumPlanes } from './cull-math';
+import { CullPass } from './cull-pass';
+import { CullSettings } from './cull-settings';
+import { CullStatsReader } from './cull-stats';
+import { fitLight, ShadowPass } from './shadow-pass';
+
+/**
+ * What a crowd's camera decides each frame: culling, mesh LOD, animation LOD and the shadow map
+ * (the cull pass lists the instances to pose and to draw, the pose pass and the indirect draws
+ * read those lists, so this is the kernel's frame order, not a feature). Owns the cull pass, its
+ * stats reader and the shadow pass; the Crowd owns this and forwards its settings. Options are
+ * checked in the constructor, before any GPU object is made.
+ */
+export class Visibility {
+  readonly settings: CullSettings;
+  /** Texels per side of the shadow map, or undefined for a crowd made without shadows. */
+  readonly shadowMapSize: number | undefined;
+  private readonly shadow = { distance: 0, reach: 0, strength: 1 };
+  private cullPass!: CullPass;
+  private stats!: CullStatsReader;
+  private shadowPass: ShadowPass | undefined;
+  /** Whether the last encode ran the cull pass (draw() then draws through its lists) and drew the shadow map. */
+  private culledFrame = false;
+  private shadowedFrame = false;
+  /** Store generation the shadow pass is bound to (-1: never). */
+  private shadowGeneration = -1;
+  private readonly drawShadow = { view: undefined as unknown as GPUTextureView, lightViewProjection: new Float32Array(16), mapSize: 0, strength: 1 };
+  /** The caller's timestamp writes split over the cull pass (beginning) and the pose pass (end). */
+  private readonly cullTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
+  private readonly poseTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
+
+  constructor(private readonly character: Character, private readonly options: CrowdOptions, maxTextureDimension2D: number) {
+    const height = boxHeight(character.animationBounds.reach);
+    this.settings = new CullSettings(character.lods?.errors ?? [0], height);
+    this.applyOptions(options);
+    this.shadowMapSize = options.shadows === undefined || options.shadows === false ? undefined : this.applyShadowOptions(options.shadows, height, maxTextureDimension2D);
+    this.settings.shadows = this.shadowMapSize !== undefined;
+  }
+
+  /** Whether shadows can be turned on (the crowd was made with CrowdOptions.shadows). */
+  get canShadow(): boolean {
+    return this.shadowMapSize !== undefined;
+  }
+
+  /** Whether the last encode ran the cull pass. */
+  get culled(): boolean {
+    return this.culledFrame;
+  }
+
+  /** The per-level draw counters of the last culled frame, else undefined. */
+  get counters(): GPUBuffer | undefined {
+    return this.culledFrame ? this.cullPass.counters : undefined;
+  }
+
+  /** The shadow map of the last encoded frame, or undefined when none was drawn. */
+  get frameShadow(): DrawShadow | undefined {
+    const pass = this.shadowPass;
+    if (!pass || !this.shadowedFrame) return undefined;
+    const s = this.drawShadow;
+    s.view = pass.view;
+    s.lightViewProjection = pass.lightViewProjection;
+    s.mapSize = pass.mapSize;
+    s.strength = this.shadow.strength;
+    return s;
+  }
+
+  /** Creates the cull pass, its stats reader and the shadow pass over `mesh` and `skin`, each handed to `own` (so a failure frees them). */
+  create(device: GPUDevice, mesh: MeshBuffers, skin: SkinPass, own: <T extends { destroy(): void }>(object: T) => T): void {
+    const authored = this.options.cullBounds === 'authored';
+    const bounds = this.character.animationBounds;
+    this.cullPass = own(new CullPass(device, {
+      primitives: mesh.primitives.length, levels: mesh.levels, lodRanges: mesh.lodRanges(),
+      box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
+    }));
+    this.stats = own(new CullStatsReader(device, this.cullPass.counters, mesh.levels, mesh.indicesPerInstance()));
+    if (this.shadowMapSize !== undefined) this.shadowPass = own(new ShadowPass(device, skin, mesh, { mapSize: this.shadowMapSize }));
+    this.shadowGeneration = -1;
+    this.culledFrame = this.shadowedFrame = false;
+  }
+
+  /** Frees what create made (a no-op for objects of a lost device). */
+  destroy(): void {
+    this.cullPass.destroy();
+    this.shadowPass?.destroy();
+    this.stats.destroy();
+  }
+
+  /**
+   * Records the cull pass, the pose pass (for the instances it listed, or for every instance
+   * without a camera) and the shadow map. `vertexWeights`: the skin pass's per-slot vertex weights.
+   */
+  encode(encoder: GPUCommandEncoder, store: InstanceStore, pose: PosePass, clock: number, timestampWrites: GPUComputePassTimestampWrites | undefined, vertexWeights: GPUBuffer | undefined): void {
+    const settings = this.settings;
+    this.culledFrame = settings.needed;
+    const shadowPass = settings.shadows && this.culledFrame ? this.shadowPass : undefined;
+    this.shadowedFrame = shadowPass !== undefined;
+    if (!this.culledFrame) {
+      pose.update(store, clock);
+      pose.encode(encoder, timestampWrites);
+      return;
+    }
+    const frame = settings.fill();
+    if (shadowPass) {
+      const light = shadowPass.lightViewProjection;
+      fitLight(settings.cameraViewProjection, frame.cameraPosition, LIGHT_DIRECTION, this.shadow.distance, this.shadow.reach, light);
+      frustumPlanes(light, frame.lightPlanes);
+      shadowPass.update(light);
+      if (this.shadowGeneration !== store.generation) {
+        shadowPass.bind(store, vertexWeights);
+        this.shadowGeneration = store.generation;
+      }
+    }
+    this.cullPass.update(store, frame);
+    pose.update(store, clock, this.cullPass);
+    const [first, last] = this.splitTimestamps(timestampWrites);
+    this.cullPass.encode(encoder, first);
+    this.stats.encode(encoder);
+    pose.encode(encoder, last);
+    shadowPass?.encode(encoder, this.cullPass);
+  }
+
+  /** Records the crowd's draws: through the cull pass's lists after a culled frame, else every instance. */
+  draw(pass: GPURenderPassEncoder, skin: SkinPass, count: number): void {
+    const shadow = this.frameShadow;
+    skin.setShadowMap(shadow?.view, shadow?.lightViewProjection, shadow?.mapSize, this.shadow.strength);
+    if (this.culledFrame) skin.drawIndirect(pass, this.cullPass);
+    else skin.draw(pass, count);
+  }
+
+  /** The cull counts of a recent frame (see Crowd.cullStats); without a culled frame, every instance at level 0. */
+  cullStats(count: number, mesh: MeshBuffers): CullStats | undefined {
+    if (this.culledFrame) return this.stats.latest;
+    const perLevel = Array.from({ length: mesh.levels }, (_, l) => (l === 0 ? count : 0));
+    return { visible: count, posed: count, perLevel, vertices: count * mesh.indicesPerInstance()[0] };
+  }
+
+  /** The counts after the last submitted frame, awaited. */
+  readCullStats(): Promise<CullStats> {
+    return this.stats.read();
+  }
+
+  /** Shadow map, light and size of the last encoded frame (Crowd.shadowMap). */
+  get shadowMap(): { view: GPUTextureView; lightViewProjection: Float32Array; mapSize: number } | undefined {
+    const pass = this.shadowPass;
+    return pass && this.shadowedFrame ? { view: pass.view, lightViewProjection: pass.lightViewProjection, mapSize: pass.mapSize } : undefined;
+  }
+
+  private applyOptions(options: CrowdOptions): void {
+    const { culling, lod, animationLod, maxDistance, cullBounds } = options;
+    const cull = this.settings;
+    if (cullBounds !== undefined && cullBounds !== 'reach' && cullBounds !== 'authored') throw new RangeError(`cullBounds must be 'reach' or 'authored', got ${show(cullBounds)}`);
+    if (culling !== undefined) cull.culling = checkBoolean(culling, 'culling');
+    if (maxDistance !== undefined) cull.setMaxDistance(maxDistance);
+    if (lod !== undefined) {
+      checkSwitch(lod, 'lod', '{ pixelError }');
+      cull.lod = lod !== false;
+      if (typeof lod === 'object' && lod.pixelError !== undefined) cull.setPixelError(lod.pixelError);
+    }
+    if (animationLod !== undefined) {
+      checkSwitch(animationLod, 'animationLod', '{ every2ndBelow, every4thBelow }');
+      cull.animationLod = animationLod !== false;
+      if (typeof animationLod === 'object') {
+        cull.setAnimationThresholds(animationLod.every2ndBelow ?? cull.every2ndBelow, animationLod.every4thBelow ?? cull.every4thBelow);
+      }
+    }
+  }
+
+  /** Checks CrowdOptions.shadows (given and not false) and keeps its distances and strength; returns the map size to make. */
+  private applyShadowOptions(shadows: true | ShadowOptions, height: number, largest: number): number {
+    checkSwitch(shadows, 'shadows', '{ mapSize, distance, reach, strength }');
+    const o = shadows === true ? {} : shadows;
+    this.shadow.distance = checkPositive(o.distance ?? 20 * height, 'shadows.distance');
+    this.shadow.reach = checkPositive(o.reach ?? 2 * height, 'shadows.reach');
+    const strength = o.strength ?? 1;
+    if (typeof strength !== 'number' || !(strength >= 0 && strength <= 1)) throw new RangeError(`shadows.strength must be in [0, 1], got ${show(o.strength)}`);
+    this.shadow.strength = strength;
+    const mapSize = o.mapSize ?? 2048;
+    if (!Number.isInteger(mapSize) || mapSize < 1 || mapSize > largest) throw new RangeError(`shadows.mapSize must be an integer in [1, ${largest}], got ${show(o.mapSize)}`);
+    return mapSize;
+  }
+
+  /** The caller's timestamp writes as (beginning on the cull pass, end on the pose pass), kept in two reused objects. */
+  private splitTimestamps(writes: GPUComputePassTimestampWrites | undefined): [GPUComputePassTimestampWrites | undefined, GPUComputePassTimestampWrites | undefined] {
+    if (!writes) return [undefined, undefined];
+    this.cullTimestamps.querySet = this.poseTimestamps.querySet = writes.querySet;
+    this.cullTimestamps.beginningOfPassWriteIndex = writes.beginningOfPassWriteIndex;
+    this.poseTimestamps.endOfPassWriteIndex = writes.endOfPassWriteIndex;
+    return [
+      writes.beginningOfPassWriteIndex === undefined ? undefined : this.cullTimestamps,
+      writes.endOfPassWriteIndex === undefined ? undefined : this.poseTimestamps,
+    ];
+  }
+}
+
+/** Throws a TypeError naming `what` unless `value` is true or false; returns it. */
+export function checkBoolean(value: unknown, what: string): boolean {
+  if (typeof value !== 'boolean') throw new TypeError(`${what} must be true or false, got ${show(value)}`);
+  return value;
+}
+
+/** Throws a TypeError naming `what` unless `value` is true, false or an object of settings. */
+function checkSwitch(value: unknown, what: string, shape: string): void {
+  if (typeof value !== 'boolean' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+    throw new TypeError(`${what} must be true, false or ${shape}, got ${show(value)}`);
+  }
+}
+
+function checkPositive(value: number, what: string): number {
+  if (typeof value !== 'number' || !(value > 0)) throw new RangeError(`${what} must be a positive number of world units, got ${show(value)}`);
+  return value;
+}
+
+/** Height (y extent) of a box (min x, y, z, max x, y, z); its largest extent when that is larger than twice the height. */
+function boxHeight(box: ArrayLike<number>): number {
+  return Math.max(box[4] - box[1], (Math.max(box[3] - box[0], box[5] - box[2])) / 2);
+}

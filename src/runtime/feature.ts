@@ -1,0 +1,133 @@
+import type { Character } from '../character/character';
+import type { CrowdOptions, InstanceId } from './crowd-types';
+import type { InstanceStore } from './instance-store';
+import type { SkinningMethod } from './layout';
+
+/**
+ * The kernel's side of a feature: what Crowd.install hands a feature (the crowd's internals,
+ * for features only; an application never needs it). Every member reads the crowd as it is now:
+ * `device` changes with restore, `clock` with update, `skinning` with Crowd.skinning.
+ */
+export interface CrowdKernel {
+  /** The device the crowd's GPU objects live on now (not owned). */
+  readonly device: GPUDevice;
+  /** The character every instance shows (shared, read-only). */
+  readonly character: Character;
+  /** The options the crowd was made with (target formats, sample count, ...). */
+  readonly options: CrowdOptions;
+  /** Records, stacks, masks, buffers and the handle <-> slot map (see InstanceStore). */
+  readonly store: InstanceStore;
+  /** Crowd clock in seconds since the last rebase (the one the pose records use). */
+  readonly clock: number;
+  /** How the pose pass writes joints ('linear': 48 bytes a joint, 'dual-quaternion': 64). */
+  readonly skinning: SkinningMethod;
+  /** The feature installed under `name`, or undefined: how one feature reaches another without importing it. */
+  feature<T extends CrowdFeature>(name: string): T | undefined;
+  /** Re-creates the kernel's passes before the next encode (a feature that changes what they bind, such as vertex weights). */
+  invalidatePasses(): void;
+}
+
+/**
+ * Where in encode() a feature's passes run: 'control' first (passes that write the instance
+ * records themselves: GPU-driven controllers), then 'before-pose' (passes that read the records:
+ * root motion, morph weights), then the kernel's cull and pose passes and the shadow map, then
+ * 'after-pose' (passes that read the joint matrices: props).
+ */
+export type FeatureStage = 'control' | 'before-pose' | 'after-pose';
+
+/** What encode() tells the features that run after the pose pass. */
+export interface EncodedFrame {
+  /** The cull pass's per-level draw counters when it ran this frame (indirect draws), else undefined (every instance drawn). */
+  readonly cullCounters: GPUBuffer | undefined;
+  /** Mesh LOD levels the counters hold. */
+  readonly levels: number;
+}
+
+/** The shadow map of the frame being drawn, for features that draw shadowed geometry. */
+export interface DrawShadow {
+  /** Depth view of the shadow map (depth32float). */
+  readonly view: GPUTextureView;
+  /** World to the map's clip space, column-major 4x4. */
+  readonly lightViewProjection: Float32Array;
+  /** Texels per side. */
+  readonly mapSize: number;
+  /** How dark a shadow is, in [0, 1]. */
+  readonly strength: number;
+}
+
+/**
+ * An optional part of a crowd (props, morph targets, root motion, clip events, controllers): an
+ * object made from the crowd, which installs it (Crowd.install) and from then on calls these
+ * hooks, each in install order. Every hook is optional. The kernel names no feature: a feature
+ * needs nothing but this interface, and finds another feature only by name (CrowdKernel.feature).
+ *
+ * Frame order: update(dt) = rebase? -> the store's uploads -> prepare -> settle;
+ * encode() = encode('control') -> encode('before-pose') -> [cull] -> pose -> [shadow] -> encode('after-pose');
+ * draw() = the crowd's draws -> draw.
+ */
+export interface CrowdFeature {
+  /** The registry name, unique in a crowd (for example 'props'): a second feature of that name is refused. */
+  readonly featureName: string;
+  /** Instance `id` was added at `slot`, its records written; `world` is its transform. */
+  added?(id: InstanceId, slot: number, world: ArrayLike<number>): void;
+  /** Instance `id`'s animation is about to change (its records still hold the old one). */
+  changing?(id: InstanceId, slot: number): void;
+  /** Instance `id`'s animation changed: clips, times, blend or layers (after the records were written). */
+  changed?(id: InstanceId, slot: number): void;
+  /** Instance `id` was placed (setTransform, setPlacement): `world` is its new transform. */
+  placed?(id: InstanceId, slot: number, world: ArrayLike<number>): void;
+  /** Instance `id` was removed (its slot may already hold another instance). */
+  removed?(id: InstanceId): void;
+  /** Every instance was removed (clear); `removed` is not called for them. */
+  cleared?(): void;
+  /**
+   * Instance `id`'s transform at crowd clock `clock` into `out` when this feature moves it (root
+   * motion), else undefined (the kernel's records answer).
+   */
+  transformAt?<T extends Float32Array | Float64Array>(id: InstanceId, slot: number, clock: number, out: T): T | undefined;
+  /** In update(), after the kernel's uploads: this feature's uploads; returns the bytes written. */
+  prepare?(clock: number): number | void;
+  /** Last in update(), after every prepare: work that calls user code (clip-event listeners). `dt` is the step. */
+  settle?(dt: number, clock: number): void;
+  /** In encode(), once per stage (FeatureStage); `frame` is filled for 'after-pose'. */
+  encode?(encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void;
+  /** In draw(), after the crowd's own draws, into the same render pass. */
+  draw?(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>, shadow: DrawShadow | undefined): void;
+  /** Draw calls draw() records (Crowd.drawCallCount adds them). */
+  readonly drawCount?: number;
+  /**
+   * Per-slot vertex weights the skin and shadow passes bind for primitives with morph targets
+   * (skin.wgsl `morphWeights`, binding 4 of group 0), or undefined. One feature may provide them.
+   */
+  readonly vertexWeights?: GPUBuffer;
+  /** The crowd clock restarts at 0 from `clock` (every CLOCK_REBASE_SECONDS; after the store's rebase). */
+  rebase?(clock: number): void;
+  /** The kernel re-created its passes on `device` (restore, a new skinning method, invalidatePasses): re-create what depends on them. */
+  passesCreated?(device: GPUDevice): void;
+  /** restore(device): the device was replaced; re-create this feature's GPU objects on it (after the kernel's). */
+  restore?(device: GPUDevice): void;
+  /** Crowd.destroy: free this feature's GPU objects. */
+  destroy?(): void;
+}
+
+/** The hooks that encode() and update() call every frame, gathered once per install so the frame loop walks short arrays. */
+export class FeatureList {
+  readonly all: CrowdFeature[] = [];
+  private readonly byName = new Map<string, CrowdFeature>();
+
+  add(feature: CrowdFeature): void {
+    const name = feature?.featureName;
+    if (typeof name !== 'string' || name === '') throw new TypeError('a crowd feature needs a featureName (CrowdFeature)');
+    if (this.byName.has(name)) throw new Error(`this crowd already has the "${name}" feature`);
+    this.byName.set(name, feature);
+    this.all.push(feature);
+  }
+
+  get<T extends CrowdFeature>(name: string): T | undefined {
+    return this.byName.get(name) as T | undefined;
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+}
