@@ -33,7 +33,7 @@ export class HeldProp {
   constructor(private readonly scene: Scene, readonly joint: string, notify: (message: string) => void) {
     loadProp().then((prop) => {
       if (this.disposed) return;
-      this.id = scene.crowd.attach(prop, { joint, offset: holdOffset(scene.character, joint) });
+      this.id = scene.props.attach(prop, { joint, offset: holdOffset(scene.character, joint) });
     }).catch((error: Error) => notify(`the held prop was not loaded: ${error.message}`));
   }
 
@@ -45,7 +45,7 @@ export class HeldProp {
   /** Takes the prop off the crowd (the scene ends). */
   dispose(): void {
     this.disposed = true;
-    if (this.id !== undefined) this.scene.crowd.detach(this.id);
+    if (this.id !== undefined) this.scene.props.detach(this.id);
     this.id = undefined;
   }
 }

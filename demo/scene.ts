@@ -1,5 +1,5 @@
 import {
-  Crowd, CrowdControllers, defaultControllerConfig, loadCharacter, parseControllerConfig,
+  Crowd, CrowdControllers, CrowdMorph, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, parseControllerConfig,
   type Character, type ControllerConfig, type CrowdOptions, type MaskId,
 } from '../src/index';
 import { MODELS } from './models';
@@ -14,12 +14,14 @@ export interface SceneSource {
 /**
  * One loaded character, its crowd on the device and what the scenes share on that crowd: the
  * crowd scene's placement of instances, blend masks by root joint (the crowd keeps masks for
- * its life, so each is made once) and the animation controllers (made on first use).
+ * its life, so each is made once), the animation controllers and the props (each made on first
+ * use), and the features the character needs: morph targets and root motion, made with the crowd.
  */
 export class Scene {
   readonly population: Population;
   private readonly masks = new Map<string, MaskId>();
   private controllersValue: CrowdControllers | undefined;
+  private propsValue: CrowdProps | undefined;
 
   constructor(
     readonly label: string, readonly source: SceneSource, readonly character: Character, readonly crowd: Crowd,
@@ -44,6 +46,12 @@ export class Scene {
       this.masks.set(joint, id);
     }
     return id;
+  }
+
+  /** Props on the crowd's joints (the held sword). */
+  get props(): CrowdProps {
+    this.propsValue ??= new CrowdProps(this.crowd);
+    return this.propsValue;
   }
 
   /** The crowd's animation controllers (one set per crowd: their masks live as long as it). */
@@ -79,6 +87,8 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
   let thrown: unknown;
   try {
     crowd = new Crowd(device, character, options.crowd);
+    if (character.morphTargets.length > 0) new CrowdMorph(crowd);
+    if (character.rootMotion?.mode === 'apply') new CrowdRootMotion(crowd);
   } catch (error) {
     thrown = error;
   }

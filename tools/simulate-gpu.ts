@@ -3,6 +3,8 @@ import { applyEntry, type ScriptEntry, type SimulationEvent, type SimulationFram
 import { loadCharacter, type Character, type LoadOptions } from '../src/character/character';
 import { Crowd } from '../src/runtime/crowd';
 import { CrowdControllers } from '../src/features/controllers/crowd-controllers';
+import { CrowdEvents } from '../src/features/clip-events/crowd-events';
+import { CrowdRootMotion } from '../src/features/root-motion/crowd-root-motion';
 import { readInstanceStack } from './control-readback';
 import { readModelFile } from './node-io';
 
@@ -17,11 +19,13 @@ export async function readCharacterFile(path: string, options: Omit<LoadOptions,
  * crowd under a GPU-driven controller, the script's commands applied at their frames, and each
  * frame's base and layers read back from what the control pass wrote (times at the crowd clock,
  * as the pose pass evaluates them), in the same JSON shape as the CPU simulation; each frame's
- * events are those crowd.onEvent fired in its update.
+ * events are those the crowd's CrowdEvents fired in its update.
  */
 export async function simulateOnGpu(device: GPUDevice, character: Character, config: ControllerConfig, script: ScriptEntry[], fps: number): Promise<SimulationFrame[]> {
   if (!(fps > 0) || !Number.isFinite(fps)) throw new RangeError(`fps must be a number > 0, got ${fps}`);
   const crowd = new Crowd(device, character, { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus', capacity: 1 });
+  if (character.rootMotion?.mode === 'apply') new CrowdRootMotion(crowd);
+  const clipEvents = new CrowdEvents(crowd); // before the controllers, which schedule through it
   const controllers = new CrowdControllers(crowd, config, { driver: 'gpu' });
   const id = crowd.add();
   const controller = controllers.add(id);
@@ -29,7 +33,7 @@ export async function simulateOnGpu(device: GPUDevice, character: Character, con
   const end = script.length ? script[script.length - 1].at : 0;
   const frames: SimulationFrame[] = [];
   let events: SimulationEvent[] = [];
-  crowd.onEvent((_id, name, clip, time) => events.push({ name, clip, time }));
+  clipEvents.on((_id, name, clip, time) => events.push({ name, clip, time }));
   let next = 0;
   try {
     for (let k = 0; k <= Math.round(end * fps + 1e-9); k++) {

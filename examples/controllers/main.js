@@ -1,7 +1,7 @@
 // Five robots, each under an animation controller built from the model's JSON config
 // (locomotion, actions, which action may follow which). The keyboard drives one of them:
 // WASD or arrows move it, Shift runs, 1-9 request the config's actions, Tab picks the next robot.
-import { Crowd, CrowdControllers, loadCharacter, mat4, parseControllerConfig, requiredCrowdLimits } from 'crowd-skin';
+import { Crowd, CrowdControllers, CrowdMorph, loadCharacter, mat4, parseControllerConfig, requiredCrowdLimits } from 'crowd-skin';
 
 const adapter = await navigator.gpu?.requestAdapter();
 if (!adapter) throw new Error('this browser has no WebGPU adapter');
@@ -15,6 +15,7 @@ const character = await loadCharacter('/models/RobotExpressive/RobotExpressive.g
 const json = await (await fetch('/models/RobotExpressive/RobotExpressive.controller.json')).json();
 const config = parseControllerConfig(json, character.clipNames); // throws naming the bad field
 const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus' });
+new CrowdMorph(crowd); // the robot's face: its clips animate morph targets
 const controllers = new CrowdControllers(crowd, config);
 const robotHeight = character.bounds.max[1] - character.bounds.min[1]; // model units, as the config's speeds
 const robots = [-2, -1, 0, 1, 2].map((i) => controllers.add(crowd.add(), i * robotHeight, 0, 0)); // at (x, z), facing +z

@@ -1,12 +1,11 @@
 import { buildMask, type MaskSpec } from '../anim/masks';
 import type { Character } from '../character/character';
-import { featureNeeds } from '../character/needs';
 import { IDENTITY_MATRIX } from '../math/affine';
 import { show } from '../math/show';
 import type { AnimationState, CrowdOptions, CrowdTargetFormats, InstanceId, InstanceInit, LayersInit, MaskId } from './crowd-types';
 import { Visibility } from './culling/visibility';
-import { FeatureList, type CrowdFeature, type CrowdKernel, type EncodedFrame } from './feature';
-import { ANIMATION_FIELDS, checkFields, checkObject, INIT_FIELDS, resolveAnimation, resolveLayers, stripUndefined } from './input';
+import { FeatureList, type CrowdFeature, type CrowdKernel } from './feature';
+import { ANIMATION_FIELDS, checkFields, checkObject, checkTargetOptions, INIT_FIELDS, resolveAnimation, resolveLayers, stripUndefined } from './input';
 import type { InstanceAnimation } from './instance-records';
 import { InstanceStore } from './instance-store';
 import type { LayerStackArrays } from './layer-records';
@@ -25,30 +24,25 @@ export type * from './crowd-types';
 const CLOCK_REBASE_SECONDS = 600;
 
 /**
- * Every instance of one Character on one device: the kernel of crowd-skin. It resolves clip
- * names and validates, over an InstanceStore (records, stacks, masks, buffers, growth, handle <->
- * slot: src/runtime/instance-store.ts), and runs the frame: the cull pass (with a camera), the
- * pose pass and the skin pass. Optional parts (props, morph targets, root motion, clip events,
- * controllers: src/features/) are objects made from the crowd (`new CrowdProps(crowd)`), which
- * install themselves and are called through the CrowdFeature hooks only. Per frame: update(dt),
- * setCamera(viewProjection, position) (optional: culling and LOD need it), encode(encoder),
- * draw(pass, vp). Nothing in that loop allocates; instance records are uploaded only when they
- * change. A refused call throws an error naming the input and leaves the crowd as it was
- * (`no clip "Jog" in Fox.glb (clips: ...)`, `blend must be in [0, 1], got 1.5`).
- *
- * This file is the kernel's whole public surface, kept under 450 lines: culling, LOD and shadows
- * live in Visibility (culling/visibility.ts), input checks in input.ts, and the deprecated
- * per-feature methods forward through legacy.ts.
+ * Every instance of one Character on one device: the kernel of crowd-skin (docs/architecture.md).
+ * It resolves clip names and validates, over an InstanceStore (records, stacks, masks, buffers,
+ * growth, handle <-> slot), and runs the frame: the cull pass (with a camera), the pose pass, the
+ * skin pass. Optional parts (props, morph targets, root motion, clip events, controllers:
+ * src/features/) are objects made from the crowd (`new CrowdProps(crowd)`) that install
+ * themselves and are called through the CrowdFeature hooks only. Per frame: update(dt),
+ * setCamera(viewProjection, position) (optional), encode(encoder), draw(pass, vp); nothing in that
+ * loop allocates, and records are uploaded only when they change. A refused call throws an error
+ * naming the input (`no clip "Jog" in Fox.glb (clips: ...)`, `blend must be in [0, 1], got 1.5`)
+ * and leaves the crowd as it was. Its camera side is in culling/crowd-camera.ts, the deprecated
+ * per-feature methods in legacy.ts.
  *
  * @example
  * ```ts
  * const crowd = new Crowd(device, character, { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' });
  * const id = crowd.add({ clipA: 'Walk', clipB: 'Run', blend: 0.3, timeA: 0.2, transform });
- * crowd.setAnimation(id, { speedA: 1.5 });   // change any subset; the rest keeps playing
  * crowd.setBlend(id, 0.8);                   // allocation-free, for per-frame fades
  * // each frame (dt in seconds):
  * crowd.update(dt);
- * crowd.setCamera(viewProjection, cameraPosition); // optional: culling and LOD
  * const encoder = device.createCommandEncoder();
  * crowd.encode(encoder);                     // the features' passes, the cull and pose passes
  * const pass = encoder.beginRenderPass(yourPassDescriptor);
@@ -58,7 +52,6 @@ const CLOCK_REBASE_SECONDS = 600;
  * ```
  */
 export class Crowd extends CrowdCamera {
-  // The GPU objects (re-created by restore and by a skinning change).
   private gpuDevice: GPUDevice;
   protected readonly passes: KernelPasses;
   private readonly store: InstanceStore;
@@ -94,12 +87,7 @@ export class Crowd extends CrowdCamera {
     // them (a device limit) destroys those already made: a refused crowd leaves nothing behind.
     this.view = new Visibility(character, options, device.limits.maxTextureDimension2D);
     this.passes = new KernelPasses(character, options, this.view);
-    const capacity = options.capacity ?? 1024;
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${show(capacity)}`);
-    if (typeof options.colorFormat !== 'string' || typeof options.depthFormat !== 'string') {
-      throw new TypeError(`colorFormat and depthFormat must name the render pass's formats, got ${show(options.colorFormat)} and ${show(options.depthFormat)}`);
-    }
-    if (options.sampleCount !== undefined && options.sampleCount !== 1 && options.sampleCount !== 4) throw new RangeError(`sampleCount must be 1 or 4 (WebGPU's MSAA counts), got ${show(options.sampleCount)}`);
+    const capacity = checkTargetOptions(options);
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'Crowd',
       lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_BYTES[this.skinningMethod],
@@ -139,9 +127,7 @@ export class Crowd extends CrowdCamera {
   }
 
   /** The device the crowd's GPU objects live on (replaced by restore). Not owned: the caller destroys it. */
-  get device(): GPUDevice {
-    return this.gpuDevice;
-  }
+  get device(): GPUDevice { return this.gpuDevice; }
 
   /**
    * Resolves when the crowd's device is lost, with WebGPU's reason and message (the device's own
@@ -149,24 +135,14 @@ export class Crowd extends CrowdCamera {
    * every instance, clock, layer stack, mask and feature state on the CPU, and update() keeps
    * advancing them while the device is gone; call restore() with a new device.
    */
-  get lost(): Promise<GPUDeviceLostInfo> {
-    return this.gpuDevice.lost;
-  }
+  get lost(): Promise<GPUDeviceLostInfo> { return this.gpuDevice.lost; }
 
   /**
    * Rebuilds every GPU object of the crowd and its features on `device` (a new device after the
    * old one was lost, or any other device) from the CPU-side data it kept. Every instance, its
    * animation, layers, masks and the crowd clock are as they were; the next encode() poses every
    * instance again. The device must offer the limits the crowd was created under
-   * (requiredCrowdLimits).
-   *
-   * @example
-   * ```ts
-   * crowd.lost.then(async () => {
-   *   const device = await adapterOrNew.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) });
-   *   crowd.restore(device); // then re-create your own GPU objects and go on drawing
-   * });
-   * ```
+   * (requiredCrowdLimits). Example: docs/embedding.md, "When the GPU device is lost".
    */
   restore(device: GPUDevice): void {
     if (typeof (device as { createBuffer?: unknown } | null)?.createBuffer !== 'function') throw new TypeError(`restore needs a GPUDevice, got ${show(device)}`);
@@ -174,15 +150,13 @@ export class Crowd extends CrowdCamera {
     this.gpuDevice = device;
     this.store.restore(device);
     this.createPasses(device);
-    for (const f of this.features.all) f.restore?.(device);
+    this.features.restore(device);
     // Drawable at once, before the next update: every record, stack and mask goes up now.
     this.store.upload(device.queue);
   }
 
   /** How vertices are skinned: 'linear' or 'dual-quaternion' (CrowdOptions.skinning). */
-  get skinning(): SkinningMethod {
-    return this.skinningMethod;
-  }
+  get skinning(): SkinningMethod { return this.skinningMethod; }
 
   /**
    * Changes how vertices are skinned. Not for every frame: the joint buffer is replaced (48 or 64
@@ -207,31 +181,19 @@ export class Crowd extends CrowdCamera {
   }
 
   /** Live instances. */
-  get count(): number {
-    return this.store.count;
-  }
+  get count(): number { return this.store.count; }
 
   /** Bytes the last update() wrote into GPU buffers: records, stacks, masks, handle slots, and the features' uploads. */
-  get uploadedBytes(): number {
-    return this.uploaded;
-  }
+  get uploadedBytes(): number { return this.uploaded; }
 
   /** Crowd clock in seconds since the last rebase (advanced by update). */
-  get clock(): number {
-    return this.clockSeconds;
-  }
+  get clock(): number { return this.clockSeconds; }
 
   /** Draw calls that draw() records: one per mesh primitive, times the LOD levels once a camera is set (indirect draws), plus the features' (one per primitive of each prop). */
-  get drawCallCount(): number {
-    let count = this.passes.skin.drawCount * (this.view.settings.needed ? this.passes.mesh.levels : 1);
-    for (const f of this.features.all) count += f.drawCount ?? 0;
-    return count;
-  }
+  get drawCallCount(): number { return this.passes.skin.drawCount * (this.view.settings.needed ? this.passes.mesh.levels : 1) + this.features.drawCount; }
 
   /** Joint records per instance. */
-  get jointsPerInstance(): number {
-    return this.character.gpu.slotCount;
-  }
+  get jointsPerInstance(): number { return this.character.gpu.slotCount; }
 
   /** Where instance `id`'s joint records start in `jointMatrices`, in joints. Valid until the next add, remove or setLayers, which may move instances. */
   jointMatrixIndex(id: InstanceId): number {
@@ -239,9 +201,7 @@ export class Crowd extends CrowdCamera {
   }
 
   /** Bytes per joint record in `jointMatrices`: 48 with 'linear' skinning, 64 with 'dual-quaternion'. */
-  get bytesPerJoint(): number {
-    return JOINT_BYTES[this.skinningMethod];
-  }
+  get bytesPerJoint(): number { return JOINT_BYTES[this.skinningMethod]; }
 
   /**
    * The joint buffer, jointsPerInstance records per instance, in model space (the instance's
@@ -251,9 +211,7 @@ export class Crowd extends CrowdCamera {
    * bytes, JOINT_DQ in src/runtime/layout.ts): the unit quaternion q of the rotation, then the rows
    * of [S | t]. With a camera set, instances culled or skipped by animation LOD keep their last records.
    */
-  get jointMatrices(): GPUBuffer {
-    return this.store.jointBuffer;
-  }
+  get jointMatrices(): GPUBuffer { return this.store.jointBuffer; }
 
   /** Adds an instance; unspecified fields default to clip 0, time 0, speed 1, blend 0. Everything is checked before the crowd changes (or grows). */
   add(init: InstanceInit = {}): InstanceId {
@@ -270,25 +228,22 @@ export class Crowd extends CrowdCamera {
     const slot = this.store.slot(id);
     this.store.records.setWorld(slot, world);
     this.store.records.setAnimation(slot, resolved, this.clockSeconds);
-    for (const f of this.features.all) f.added?.(id, slot, world);
+    this.features.added(id, slot, world);
     return id;
   }
 
   /** Removes an instance; its id may be reused by a later add. */
   remove(id: InstanceId): void {
     this.store.remove(id);
-    for (const f of this.features.all) f.removed?.(id);
+    this.features.removed(id);
   }
 
   /** Removes every instance. */
   clear(): void {
     const live: InstanceId[] = [];
-    if (this.features.all.some((f) => !f.cleared && f.removed)) for (let id = 0; id < this.store.handleCount; id++) if (this.store.has(id)) live.push(id);
+    if (this.features.removesOneByOne) for (let id = 0; id < this.store.handleCount; id++) if (this.store.has(id)) live.push(id);
     this.store.clear();
-    for (const f of this.features.all) {
-      if (f.cleared) f.cleared();
-      else if (f.removed) for (const id of live) f.removed(id);
-    }
+    this.features.cleared(live);
   }
 
   /**
@@ -300,14 +255,14 @@ export class Crowd extends CrowdCamera {
     if (!(out instanceof Float32Array) || out.length < 16) {
       throw new TypeError(`out must be a Float32Array of at least 16 numbers, got ${out instanceof Float32Array ? out.length : show(out)}`);
     }
-    return this.transformAt(id, slot, this.clockSeconds, out) ?? this.store.records.getWorld(slot, out);
+    return this.features.transformAt(id, slot, this.clockSeconds, out) ?? this.store.records.getWorld(slot, out);
   }
 
   /** Sets an instance's model-to-world transform: 16 numbers, column-major. An instance that moves by root motion walks on from there. */
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
     const slot = this.store.slot(id);
     this.store.records.setWorld(slot, transform);
-    for (const f of this.features.all) f.placed?.(id, slot, transform);
+    this.features.placed(id, slot, transform);
   }
 
   /**
@@ -318,7 +273,7 @@ export class Crowd extends CrowdCamera {
   worldTransform(id: InstanceId, out: Float64Array = new Float64Array(16), ahead = 0): Float64Array {
     const slot = this.store.slot(id);
     checkFinite(ahead, 'ahead');
-    if (this.transformAt(id, slot, this.clockSeconds + ahead, out)) return out;
+    if (this.features.transformAt(id, slot, this.clockSeconds + ahead, out)) return out;
     out.set(this.store.records.getWorld(slot, this.placed));
     return out;
   }
@@ -327,10 +282,7 @@ export class Crowd extends CrowdCamera {
   setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
     const slot = this.store.slot(id);
     this.store.records.setPlacement(slot, x, y, z, yaw, scale);
-    const all = this.features.all;
-    if (all.length === 0) return;
-    const world = this.store.records.getWorld(slot, this.placed);
-    for (let i = 0; i < all.length; i++) all[i].placed?.(id, slot, world);
+    if (this.features.all.length > 0) this.features.placed(id, slot, this.store.records.getWorld(slot, this.placed));
   }
 
   /** Changes any subset of an instance's animation; the rest keeps playing as it was. */
@@ -340,17 +292,17 @@ export class Crowd extends CrowdCamera {
     checkFields(change, ANIMATION_FIELDS, 'setAnimation');
     const current = this.store.records.getAnimation(slot, this.clockSeconds);
     const resolved = resolveAnimation(this.character, { ...current, ...stripUndefined(change) });
-    this.changing(id, slot);
+    this.features.changing(id, slot);
     this.store.records.setAnimation(slot, resolved, this.clockSeconds);
-    this.changed(id, slot);
+    this.features.changed(id, slot);
   }
 
   /** Sets the weight of clip B in [0, 1]; cheaper than setAnimation and allocation-free, for per-frame fades. */
   setBlend(id: InstanceId, blend: number): void {
     const slot = this.store.slot(id);
-    this.changing(id, slot);
+    this.features.changing(id, slot);
     this.store.records.setBlend(slot, blend);
-    this.changed(id, slot);
+    this.features.changed(id, slot);
   }
 
   /** The instance's animation now, clips as indices and times wrapped into their clips. */
@@ -367,16 +319,16 @@ export class Crowd extends CrowdCamera {
   setLayers(id: InstanceId, init: LayersInit | null): void {
     const slot = this.store.slot(id);
     if (init === null) {
-      this.changing(id, slot);
+      this.features.changing(id, slot);
       this.store.makePlain(id);
-      this.changed(id, this.store.slot(id));
+      this.features.changed(id, this.store.slot(id));
       return;
     }
     const stack = resolveLayers(this.character, init);
     this.store.stacks.validate(stack);
-    this.changing(id, slot);
+    this.features.changing(id, slot);
     this.store.stacks.set(this.store.makeLayered(id), stack, this.clockSeconds);
-    this.changed(id, this.store.slot(id));
+    this.features.changed(id, this.store.slot(id));
   }
 
   /** Sets one layer's weight (allocation-free, for per-frame fades). */
@@ -386,9 +338,9 @@ export class Crowd extends CrowdCamera {
     if (stack === LAYERS_NONE) throw new RangeError(`instance ${id} has no layers (setLayers first)`);
     const slot = this.store.slot(id);
     this.store.stacks.checkWeight(stack, kind === 'additive', index, weight);
-    this.changing(id, slot);
+    this.features.changing(id, slot);
     this.store.stacks.setWeight(stack, kind === 'additive', index, weight);
-    this.changed(id, slot);
+    this.features.changed(id, slot);
   }
 
   /**
@@ -407,11 +359,11 @@ export class Crowd extends CrowdCamera {
     this.store.stacks.checkArrays(stack, maskIds);
     this.store.records.checkClipIndex(stack.baseClip, 'baseClip');
     const clock = this.clockSeconds + ahead;
-    this.changing(id, this.store.slot(id));
+    this.features.changing(id, this.store.slot(id));
     if (stack.layerCount === 0) this.store.makePlain(id);
     else this.store.stacks.setArrays(this.store.makeLayered(id), stack, maskIds, clock);
     this.store.records.setSingleClip(this.store.slot(id), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
-    this.changed(id, this.store.slot(id));
+    this.features.changed(id, this.store.slot(id));
   }
 
   /**
@@ -421,18 +373,19 @@ export class Crowd extends CrowdCamera {
    */
   update(dt: number): void {
     if (!Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds, got ${show(dt)}`);
-    if (!this.needsChecked) this.checkNeeds();
-    const all = this.features.all;
+    if (!this.needsChecked) {
+      this.features.checkNeeds(this.character);
+      this.needsChecked = true;
+    }
     this.clockSeconds += dt;
     if (Math.abs(this.clockSeconds) > CLOCK_REBASE_SECONDS) {
       this.store.rebase(this.clockSeconds);
-      for (let i = 0; i < all.length; i++) all[i].rebase?.(this.clockSeconds);
+      this.features.rebase(this.clockSeconds);
       this.clockSeconds = 0;
     }
-    this.uploaded = this.store.upload(this.device.queue);
-    for (let i = 0; i < all.length; i++) this.uploaded += all[i].prepare?.(this.clockSeconds) ?? 0;
+    this.uploaded = this.store.upload(this.device.queue) + this.features.prepare(this.clockSeconds);
     // Last, so that a listener that throws leaves the frame's uploads done.
-    for (let i = 0; i < all.length; i++) all[i].settle?.(dt, this.clockSeconds);
+    this.features.settle(dt, this.clockSeconds);
   }
 
   /**
@@ -446,14 +399,13 @@ export class Crowd extends CrowdCamera {
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     if (typeof encoder?.beginComputePass !== 'function') throw new TypeError(`encoder must be a GPUCommandEncoder, got ${show(encoder)}`);
     this.refreshPasses();
-    const all = this.features.all;
-    const frame: EncodedFrame = this.frame;
-    for (let i = 0; i < all.length; i++) all[i].encode?.(encoder, 'control', frame);
-    for (let i = 0; i < all.length; i++) all[i].encode?.(encoder, 'before-pose', frame);
-    this.view.encode(encoder, this.store, this.passes.pose, this.clockSeconds, timestampWrites, this.vertexWeights());
-    this.frame.cullCounters = this.view.counters;
-    this.frame.levels = this.passes.mesh.levels;
-    for (let i = 0; i < all.length; i++) all[i].encode?.(encoder, 'after-pose', frame);
+    const frame = this.frame;
+    this.features.encode(encoder, 'control', frame);
+    this.features.encode(encoder, 'before-pose', frame);
+    this.view.encode(encoder, this.store, this.passes.pose, this.clockSeconds, timestampWrites, this.features.vertexWeights);
+    frame.cullCounters = this.view.counters;
+    frame.levels = this.passes.mesh.levels;
+    this.features.encode(encoder, 'after-pose', frame);
   }
 
   /**
@@ -465,56 +417,17 @@ export class Crowd extends CrowdCamera {
     if (typeof pass?.drawIndexed !== 'function') throw new TypeError(`pass must be a GPURenderPassEncoder, got ${show(pass)}`);
     checkNumbers(viewProjection, 16, 'viewProjection');
     this.refreshPasses();
-    this.passes.bindSkin(this.store, this.vertexWeights());
+    this.passes.bindSkin(this.store, this.features.vertexWeights);
     this.passes.skin.update(viewProjection);
     this.view.draw(pass, this.passes.skin, this.store.count);
-    const shadow = this.view.frameShadow;
-    const all = this.features.all;
-    for (let i = 0; i < all.length; i++) all[i].draw?.(pass, viewProjection, shadow);
+    this.features.draw(pass, viewProjection, this.view.frameShadow);
   }
 
   /** Frees the crowd's and its features' GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
   destroy(): void {
     this.passes.destroy();
-    for (const f of this.features.all) f.destroy?.();
+    this.features.destroy();
     this.store.destroy();
-  }
-
-  /** Refuses to run without a feature the character requires, and warns once of one it suggests (character/needs.ts). */
-  private checkNeeds(): void {
-    for (const need of featureNeeds(this.character)) {
-      if (this.features.has(need.name)) continue;
-      const message = `${this.character.name} needs the ${need.name} feature (${need.why}): create it once with ${need.make}`;
-      if (need.required) throw new Error(message);
-      console.warn(`crowd-skin: ${message}`);
-    }
-    this.needsChecked = true;
-  }
-
-  /** Asks the features, in order, for instance `id`'s transform at `clock` (a feature that moves it answers). */
-  private transformAt<T extends Float32Array | Float64Array>(id: InstanceId, slot: number, clock: number, out: T): T | undefined {
-    for (const f of this.features.all) {
-      const answer = f.transformAt?.(id, slot, clock, out);
-      if (answer) return answer;
-    }
-    return undefined;
-  }
-
-  private changing(id: InstanceId, slot: number): void {
-    const all = this.features.all;
-    for (let i = 0; i < all.length; i++) all[i].changing?.(id, slot);
-  }
-
-  private changed(id: InstanceId, slot: number): void {
-    const all = this.features.all;
-    for (let i = 0; i < all.length; i++) all[i].changed?.(id, slot);
-  }
-
-  /** The per-slot vertex weights a feature provides (morph targets), if any. */
-  private vertexWeights(): GPUBuffer | undefined {
-    const all = this.features.all;
-    for (let i = 0; i < all.length; i++) if (all[i].vertexWeights) return all[i].vertexWeights;
-    return undefined;
   }
 
   /** Re-creates the passes when a feature asked for it (CrowdKernel.invalidatePasses). */
@@ -527,7 +440,7 @@ export class Crowd extends CrowdCamera {
   /** Makes the passes on `device` (see KernelPasses), then lets the features re-make what depends on them. */
   private createPasses(device: GPUDevice): void {
     // Morph deltas are mesh data, drawn only when a feature provides the weights they scale.
-    this.passes.create(device, this.skinningMethod, this.features.all.some((f) => 'vertexWeights' in f));
-    for (const f of this.features.all) f.passesCreated?.(device);
+    this.passes.create(device, this.skinningMethod, this.features.weighsVertices);
+    this.features.passesCreated(device);
   }
 }

@@ -1,4 +1,5 @@
 import type { Character } from '../character/character';
+import { featureNeeds } from '../character/needs';
 import type { CrowdOptions, InstanceId } from './crowd-types';
 import type { InstanceStore } from './instance-store';
 import type { SkinningMethod } from './layout';
@@ -110,11 +111,15 @@ export interface CrowdFeature {
   destroy?(): void;
 }
 
-/** The hooks that encode() and update() call every frame, gathered once per install so the frame loop walks short arrays. */
+/**
+ * The features of one crowd in install order, and the loops that call their hooks (so that the
+ * Crowd names a hook once). Nothing here allocates per call.
+ */
 export class FeatureList {
   readonly all: CrowdFeature[] = [];
   private readonly byName = new Map<string, CrowdFeature>();
 
+  /** Adds `feature`; a second feature of the same name is refused. */
   add(feature: CrowdFeature): void {
     const name = feature?.featureName;
     if (typeof name !== 'string' || name === '') throw new TypeError('a crowd feature needs a featureName (CrowdFeature)');
@@ -129,5 +134,120 @@ export class FeatureList {
 
   has(name: string): boolean {
     return this.byName.has(name);
+  }
+
+  added(id: InstanceId, slot: number, world: ArrayLike<number>): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) all[i].added?.(id, slot, world);
+  }
+
+  changing(id: InstanceId, slot: number): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) all[i].changing?.(id, slot);
+  }
+
+  changed(id: InstanceId, slot: number): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) all[i].changed?.(id, slot);
+  }
+
+  placed(id: InstanceId, slot: number, world: ArrayLike<number>): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) all[i].placed?.(id, slot, world);
+  }
+
+  removed(id: InstanceId): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) all[i].removed?.(id);
+  }
+
+  /** The crowd was cleared of `live` (the ids it had): `cleared`, or `removed` of each for a feature without it. */
+  cleared(live: readonly InstanceId[]): void {
+    for (const f of this.all) {
+      if (f.cleared) f.cleared();
+      else if (f.removed) for (const id of live) f.removed(id);
+    }
+  }
+
+  /** Whether some feature needs `removed` for every id when the crowd is cleared. */
+  get removesOneByOne(): boolean {
+    return this.all.some((f) => !f.cleared && f.removed);
+  }
+
+  /** The first feature's answer for instance `id`'s transform at `clock` (one that moves it), or undefined. */
+  transformAt<T extends Float32Array | Float64Array>(id: InstanceId, slot: number, clock: number, out: T): T | undefined {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) {
+      const answer = all[i].transformAt?.(id, slot, clock, out);
+      if (answer) return answer;
+    }
+    return undefined;
+  }
+
+  rebase(clock: number): void {
+    for (const f of this.all) f.rebase?.(clock);
+  }
+
+  /** Every prepare, in order; returns the bytes they uploaded. */
+  prepare(clock: number): number {
+    const all = this.all;
+    let bytes = 0;
+    for (let i = 0; i < all.length; i++) bytes += all[i].prepare?.(clock) ?? 0;
+    return bytes;
+  }
+
+  settle(dt: number, clock: number): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) all[i].settle?.(dt, clock);
+  }
+
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) all[i].encode?.(encoder, stage, frame);
+  }
+
+  draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>, shadow: DrawShadow | undefined): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) all[i].draw?.(pass, viewProjection, shadow);
+  }
+
+  get drawCount(): number {
+    let count = 0;
+    for (const f of this.all) count += f.drawCount ?? 0;
+    return count;
+  }
+
+  /** The per-slot vertex weights a feature provides (morph targets), if any. */
+  get vertexWeights(): GPUBuffer | undefined {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) if (all[i].vertexWeights) return all[i].vertexWeights;
+    return undefined;
+  }
+
+  /** Whether a feature provides vertex weights (the mesh then keeps its morph deltas). */
+  get weighsVertices(): boolean {
+    return this.all.some((f) => 'vertexWeights' in f);
+  }
+
+  passesCreated(device: GPUDevice): void {
+    for (const f of this.all) f.passesCreated?.(device);
+  }
+
+  restore(device: GPUDevice): void {
+    for (const f of this.all) f.restore?.(device);
+  }
+
+  destroy(): void {
+    for (const f of this.all) f.destroy?.();
+  }
+
+  /** Refuses to run without a feature `character` requires, and warns once of one it suggests (character/needs.ts). */
+  checkNeeds(character: Character): void {
+    for (const need of featureNeeds(character)) {
+      if (this.byName.has(need.name)) continue;
+      const message = `${character.name} needs the ${need.name} feature (${need.why}): create it once with ${need.make}`;
+      if (need.required) throw new Error(message);
+      console.warn(`crowd-skin: ${message}`);
+    }
   }
 }

@@ -1,6 +1,6 @@
 import type { Character } from '../character/character';
 import { show } from '../math/show';
-import type { AdditiveLayerInit, AnimationState, LayerInit, LayersInit } from './crowd-types';
+import type { AdditiveLayerInit, AnimationState, CrowdOptions, LayerInit, LayersInit } from './crowd-types';
 import type { InstanceAnimation } from './instance-records';
 import type { GpuAdditiveLayer, GpuLayer, GpuLayerStack } from './layer-records';
 import { MASK_NONE } from './layout';
@@ -30,6 +30,17 @@ export function checkFields(value: object, fields: readonly string[], where: str
       throw new RangeError(`${where}: unknown field ${JSON.stringify(key)} (fields: ${fields.join(', ')})`);
     }
   }
+}
+
+/** Checks CrowdOptions' capacity, formats and sample count; returns the capacity (default 1024). */
+export function checkTargetOptions(options: CrowdOptions): number {
+  const capacity = options.capacity ?? 1024;
+  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${show(capacity)}`);
+  if (typeof options.colorFormat !== 'string' || typeof options.depthFormat !== 'string') {
+    throw new TypeError(`colorFormat and depthFormat must name the render pass's formats, got ${show(options.colorFormat)} and ${show(options.depthFormat)}`);
+  }
+  if (options.sampleCount !== undefined && options.sampleCount !== 1 && options.sampleCount !== 4) throw new RangeError(`sampleCount must be 1 or 4 (WebGPU's MSAA counts), got ${show(options.sampleCount)}`);
+  return capacity;
 }
 
 /** `value` without its undefined fields. */

@@ -1,3 +1,4 @@
+// Over 400 lines: growth, slot moves, the plain/layered split and every buffer the passes bind change together and must be refused together (a refused growth leaves the store exactly as it was).
 import { InstanceRecords } from './instance-records';
 import { LayerStackRecords, MaskTable } from './layer-records';
 import { INSTANCE, JOINT_MATRIX_BYTES, LAYER_STACK, LAYERS_NONE, MAX_LOD_LEVELS } from './layout';

@@ -1,3 +1,4 @@
+// Over 400 lines: every byte layout shared with WGSL in one file, the one source of truth that test/runtime/layout.test.ts checks against the shaders (DESIGN.md, practice 2).
 /**
  * Byte layouts of every buffer shared by TypeScript and WGSL: the one source of truth.
  * test/runtime/layout.test.ts parses the structs in shaders/*.wgsl and checks these offsets

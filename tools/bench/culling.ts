@@ -4,8 +4,8 @@
  * vertices drawn, for the demo's crowd seen from inside and from the demo's default camera.
  * Used by tools/bench.ts.
  */
+import { fullCrowd } from './full-crowd';
 import type { Character } from '../../src/character/character';
-import { Crowd } from '../../src/runtime/crowd';
 import { OrbitCamera } from '../../demo/orbit-camera';
 import { Population } from '../../demo/population';
 import { spiralHalfSide } from '../../demo/spiral';
@@ -28,7 +28,7 @@ export interface CullRow { view: string; instances: number; config: CullConfig; 
  * looking level) or 'demo' (the demo's default framing, OrbitCamera.frame). Medians.
  */
 export async function benchCulling(device: GPUDevice, character: Character, count: number, view: 'inside' | 'demo', frames: number): Promise<CullRow[]> {
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+  const crowd = fullCrowd(device, character, { ...FORMATS, capacity: count });
   const population = new Population(crowd, character);
   population.setCount(count, { mode: 'crowd', blend: 0.5, randomPhases: true, variety: 0.15, clipA: 0, clipB: Math.min(1, character.clipNames.length - 1) });
   const camera = new OrbitCamera();

@@ -2,6 +2,7 @@
  * Measurements of this project's path: load/bake per model, CPU per frame for a crowd, and the
  * pose pass's GPU time. Used by tools/bench.ts.
  */
+import { fullCrowd } from './full-crowd';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { loadCharacter, type Character } from '../../src/character/character';
@@ -71,7 +72,7 @@ export function fillCrowd(crowd: Crowd, count: number, seed = 1): void {
  * instance's blend set every frame: the whole record buffer is uploaded).
  */
 export async function benchFrames(device: GPUDevice, character: Character, count: number, frames: number): Promise<FrameRow[]> {
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+  const crowd = fullCrowd(device, character, { ...FORMATS, capacity: count });
   fillCrowd(crowd, count);
   const color = device.createTexture({ size: [64, 64], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
   const depth = device.createTexture({ size: [64, 64], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
@@ -108,7 +109,7 @@ export interface GpuRow { instances: number; ms: number; nsPerJointMatrix: numbe
  * else wall time from submit to completion. Median of `runs` after one warm-up.
  */
 export async function benchPosePass(device: GPUDevice, character: Character, count: number, runs: number, fullStacks = false): Promise<GpuRow> {
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+  const crowd = fullCrowd(device, character, { ...FORMATS, capacity: count });
   fillCrowd(crowd, count);
   if (fullStacks) addFullStacks(crowd, count);
   crowd.update(0);
@@ -199,7 +200,7 @@ export async function benchControllers(device: GPUDevice, character: Character, 
   gpuFrames = count >= 100000 ? 1 : 3): Promise<ControllerRow> {
   // The previous row's crowd is garbage now: collect it here (node --expose-gc), not in our frames.
   (globalThis as { gc?: () => void }).gc?.();
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+  const crowd = fullCrowd(device, character, { ...FORMATS, capacity: count });
   const controllers = new CrowdControllers(crowd, config, { driver });
   const next = seededRandom(5);
   const side = Math.ceil(Math.sqrt(count));

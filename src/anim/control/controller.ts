@@ -1,3 +1,4 @@
+// Over 400 lines: the AnimationController is one state machine (crossfades, locomotion, actions, its saved row) whose parts read each other's state every step; split apart, each part would reach into the others.
 import { resolveClip } from '../../bake/clip-names';
 import type { BakedRootMotion } from '../../bake/root-motion';
 import { show } from '../../math/show';

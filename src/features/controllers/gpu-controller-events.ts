@@ -1,3 +1,4 @@
+// Over 400 lines: the closed-form clip-event plan of a GPU-driven controller (every source: locomotion, fades, actions) and its replay after a restore are one schedule; halves would share every field.
 import { ACTION_NONE, type AnimationController, type ControllerRuntime } from '../../anim/control/controller';
 import { SOURCE_LOCOMOTION } from '../../anim/control/crossfader';
 import { CONTROLLER_SOURCES, ControllerEvents, loopCrossingAfter, type PhaseSegment } from '../../anim/control/events';

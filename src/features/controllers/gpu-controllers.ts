@@ -1,3 +1,4 @@
+// Over 400 lines: the GPU-driven driver keeps one row per controller, its timers, the refresh sweep, the uploads and the readback, which all move the same rows; docs/controllers.md explains the design.
 import { ACTION_NONE, AnimationController, type ControllerDriver, type ControllerRuntime } from '../../anim/control/controller';
 import { TIME_EPSILON } from '../../anim/control/crossfader';
 import type { BlendCurve } from '../../anim/control/curves';

@@ -1,0 +1,90 @@
+/**
+ * The source layout's rules (docs/architecture.md), checked on the tree: src/ holds index.ts and
+ * folders only; the kernel (src/runtime) imports no feature; no feature imports another; the
+ * file that defines Crowd stays readable in one sitting; a source file over 400 lines says why
+ * in its header. Each rule is a function, first shown to catch a made-up violation.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve, dirname, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from './helpers/models';
+
+const SRC = join(REPO_ROOT, 'src');
+
+/** Every .ts file under `dir`, repo-relative with '/' separators. */
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return name.endsWith('.ts') ? [relative(REPO_ROOT, path).split(sep).join('/')] : [];
+  });
+}
+
+/** The repo-relative files `text` (the file at `file`) imports or re-exports by relative path, type-only ones included. */
+export function importsOf(file: string, text: string): string[] {
+  const specs = [...text.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+['"](\.[^'"]+)['"]/gm), ...text.matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) => m[1]);
+  return specs.map((spec) => relative(REPO_ROOT, resolve(REPO_ROOT, dirname(file), spec.replace(/\?raw$/, ''))).split(sep).join('/'));
+}
+
+/** The rule breaks among `files` (path -> text): the kernel importing a feature, a feature importing another. */
+export function layerViolations(files: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [file, text] of files) {
+    const own = /^src\/features\/([^/]+)\//.exec(file)?.[1];
+    for (const target of importsOf(file, text)) {
+      const other = /^src\/features\/([^/]+)/.exec(target)?.[1];
+      if (other === undefined) continue;
+      if (file.startsWith('src/runtime/')) problems.push(`${file} (the kernel) imports ${target}`);
+      else if (own !== undefined && own !== other) problems.push(`${file} (feature ${own}) imports ${target} (feature ${other})`);
+    }
+  }
+  return problems;
+}
+
+/** Files over `limit` lines whose first comment block (within its first 40 lines) does not say why ("over 400 lines"). */
+export function unexplainedLongFiles(files: ReadonlyMap<string, string>, limit = 400): string[] {
+  return [...files].filter(([, text]) => {
+    const lines = text.split('\n');
+    return lines.length > limit && !/over 400 lines/i.test(lines.slice(0, 40).join('\n'));
+  }).map(([file, text]) => `${file}: ${text.split('\n').length} lines`);
+}
+
+const tree = new Map(sources(SRC).map((file) => [file, readFileSync(join(REPO_ROOT, file), 'utf8')]));
+
+describe('the source layout', () => {
+  it('the checks catch what they look for (made-up files)', () => {
+    const made = new Map([
+      ['src/runtime/crowd.ts', "import { CrowdProps } from '../features/props/crowd-props';\n"],
+      ['src/runtime/x.ts', "export type { A } from '../features/morph/a';\n"],
+      ['src/features/controllers/a.ts', "import type { CrowdEvents } from '../clip-events/crowd-events';\nimport { x } from './b';\n"],
+      ['src/features/props/a.ts', "import { Crowd } from '../../runtime/crowd';\n"],
+    ]);
+    expect(layerViolations(made)).toEqual([
+      'src/runtime/crowd.ts (the kernel) imports src/features/props/crowd-props',
+      'src/runtime/x.ts (the kernel) imports src/features/morph/a',
+      'src/features/controllers/a.ts (feature controllers) imports src/features/clip-events/crowd-events (feature clip-events)',
+    ]);
+    const long = 'x\n'.repeat(401);
+    expect(unexplainedLongFiles(new Map([['a.ts', long], ['b.ts', `/** Over 400 lines: one pass. */\n${long}`], ['c.ts', 'x\n']]))).toEqual(['a.ts: 402 lines']);
+  });
+
+  it('src/ holds index.ts and folders only', () => {
+    const loose = readdirSync(SRC).filter((name) => !statSync(join(SRC, name)).isDirectory() && name !== 'index.ts');
+    expect(loose).toEqual([]);
+  });
+
+  it('the kernel imports no feature, and no feature imports another', () => {
+    expect(tree.size).toBeGreaterThan(50);
+    expect(layerViolations(tree)).toEqual([]);
+  });
+
+  it('the file that defines Crowd has at most 450 lines', () => {
+    const defining = [...tree].filter(([, text]) => /^export class Crowd\b/m.test(text));
+    expect(defining.map(([file]) => file)).toEqual(['src/runtime/crowd.ts']);
+    expect(defining[0][1].split('\n').length).toBeLessThanOrEqual(450);
+  });
+
+  it('a source file over 400 lines says in its header why', () => {
+    expect(unexplainedLongFiles(tree)).toEqual([]);
+  });
+});
