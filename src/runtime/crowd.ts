@@ -105,7 +105,10 @@ export class Crowd extends CrowdCamera {
       get clock() { return self.clockSeconds; },
       get skinning() { return self.skinningMethod; },
       feature: (name) => this.features.get(name),
-      invalidatePasses: () => { this.passes.stale = true; },
+      rebuildPasses: () => {
+        this.passes.destroy();
+        this.createPasses(this.gpuDevice);
+      },
     };
   }
 
@@ -398,7 +401,6 @@ export class Crowd extends CrowdCamera {
    */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     if (typeof encoder?.beginComputePass !== 'function') throw new TypeError(`encoder must be a GPUCommandEncoder, got ${show(encoder)}`);
-    this.refreshPasses();
     const frame = this.frame;
     this.features.encode(encoder, 'control', frame);
     this.features.encode(encoder, 'before-pose', frame);
@@ -416,10 +418,8 @@ export class Crowd extends CrowdCamera {
   draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
     if (typeof pass?.drawIndexed !== 'function') throw new TypeError(`pass must be a GPURenderPassEncoder, got ${show(pass)}`);
     checkNumbers(viewProjection, 16, 'viewProjection');
-    this.refreshPasses();
     this.passes.bindSkin(this.store, this.features.vertexWeights);
-    this.passes.skin.update(viewProjection);
-    this.view.draw(pass, this.passes.skin, this.store.count);
+    this.view.draw(pass, this.passes.skin, this.store.count, viewProjection);
     this.features.draw(pass, viewProjection, this.view.frameShadow);
   }
 
@@ -428,13 +428,6 @@ export class Crowd extends CrowdCamera {
     this.passes.destroy();
     this.features.destroy();
     this.store.destroy();
-  }
-
-  /** Re-creates the passes when a feature asked for it (CrowdKernel.invalidatePasses). */
-  private refreshPasses(): void {
-    if (!this.passes.stale) return;
-    this.passes.destroy();
-    this.createPasses(this.gpuDevice);
   }
 
   /** Makes the passes on `device` (see KernelPasses), then lets the features re-make what depends on them. */

@@ -24,8 +24,8 @@ export interface CrowdKernel {
   readonly skinning: SkinningMethod;
   /** The feature installed under `name`, or undefined: how one feature reaches another without importing it. */
   feature<T extends CrowdFeature>(name: string): T | undefined;
-  /** Re-creates the kernel's passes before the next encode (a feature that changes what they bind, such as vertex weights). */
-  invalidatePasses(): void;
+  /** Re-creates the kernel's passes now, on the same device (a feature that changes what they bind, such as vertex weights). */
+  rebuildPasses(): void;
 }
 
 /**
@@ -103,7 +103,7 @@ export interface CrowdFeature {
   readonly vertexWeights?: GPUBuffer;
   /** The crowd clock restarts at 0 from `clock` (every CLOCK_REBASE_SECONDS; after the store's rebase). */
   rebase?(clock: number): void;
-  /** The kernel re-created its passes on `device` (restore, a new skinning method, invalidatePasses): re-create what depends on them. */
+  /** The kernel re-created its passes on `device` (restore, a new skinning method, rebuildPasses): re-create what depends on them. */
   passesCreated?(device: GPUDevice): void;
   /** restore(device): the device was replaced; re-create this feature's GPU objects on it (after the kernel's). */
   restore?(device: GPUDevice): void;

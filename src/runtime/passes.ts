@@ -17,8 +17,6 @@ export class KernelPasses {
   mesh!: MeshBuffers;
   pose!: PosePass;
   skin!: SkinPass;
-  /** Whether create must run again before the next encode or draw (CrowdKernel.invalidatePasses). */
-  stale = false;
   /** Store generation the skin pass is bound to (-1: never). */
   private skinGeneration = -1;
 
@@ -45,7 +43,6 @@ export class KernelPasses {
       throw error;
     }
     this.skinGeneration = -1;
-    this.stale = false;
   }
 
   /** Frees what create made (a no-op for objects of a lost device). */

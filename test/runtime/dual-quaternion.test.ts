@@ -1,3 +1,4 @@
+import { withFeatures } from '../helpers/features';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -228,7 +229,7 @@ describe.skipIf(!device)('dual-quaternion skinning on the GPU', () => {
         pose(crowd);
         return new Float32Array(await readBuffer(device!, crowd.attachmentRecords(attachment)));
       };
-      const crowds = (['linear', 'dual-quaternion', 'linear'] as const).map((skinning) => new Crowd(device!, character, { ...FORMATS, capacity: 4, skinning }));
+      const crowds = (['linear', 'dual-quaternion', 'linear'] as const).map((skinning) => withFeatures(new Crowd(device!, character, { ...FORMATS, capacity: 4, skinning })));
       const attachments = crowds.map((crowd) => {
         for (let i = 0; i < 3; i++) crowd.add({ clipA: i % character.clipNames.length, timeA: 0.37 * i, speedA: 0, transform: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 3 * i, 0, 0, 1] });
         return crowd.attach(sword, { joint });

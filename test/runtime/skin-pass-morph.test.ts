@@ -1,3 +1,4 @@
+import { withFeatures } from '../helpers/features';
 import { describe, expect, it } from 'vitest';
 import { CpuPoser, type TwoClipRequest } from '../../src/anim/evaluate';
 import { applyMorphOverrides, morphPrimitive } from '../../src/anim/morph';
@@ -69,7 +70,7 @@ const placement = (x: number, yaw: number, scale: number) => {
 describe.skipIf(!device)('SkinPass morph entry points: GPU morphed and skinned vertices equal the CPU reference', () => {
   it('the hand-built rig: animated weights (LINEAR, CUBICSPLINE, STEP), a blend, an override; positions and normals', async () => {
     const character = await morphCharacter();
-    const crowd = new Crowd(device!, character, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, character, FORMATS));
     const size = diagonal(character);
     const cases: { request: TwoClipRequest; overrides: number[] }[] = [
       { request: { clipA: 0, timeA: 0.3 }, overrides: [NaN, NaN, NaN, NaN] },
@@ -95,7 +96,7 @@ describe.skipIf(!device)('SkinPass morph entry points: GPU morphed and skinned v
 
   it('RobotExpressive: the face (Head/Angry 1, Head/Sad 0.5 over a Walking -> Wave blend) and an unexpressive one; all 19 primitives', async () => {
     const character = await testCharacter('RobotExpressive');
-    const crowd = new Crowd(device!, character, FORMATS);
+    const crowd = withFeatures(new Crowd(device!, character, FORMATS));
     const size = diagonal(character);
     const walking = character.clipIndex('Walking'), wave = character.clipIndex('Wave');
     const request = { clipA: walking, timeA: 0.41, clipB: wave, timeB: 1.2, blend: 0.6 };

@@ -46,7 +46,7 @@ export class CrowdMorph implements CrowdFeature {
     this.store = new MorphStore(this.kernel.device, morph.weightCount, this.instances.capacity);
     this.instances.attach(this.store);
     // The kernel's mesh gets its morph buffers, and its skin and shadow passes the weights.
-    this.kernel.invalidatePasses();
+    this.kernel.rebuildPasses();
   }
 
   /** CrowdFeature: the weights the skin and shadow passes read (weightCount f32 per slot; replaced on growth). */

@@ -127,10 +127,14 @@ export class Visibility {
     shadowPass?.encode(encoder, this.cullPass);
   }
 
-  /** Records the crowd's draws: through the cull pass's lists after a culled frame, else every instance. */
-  draw(pass: GPURenderPassEncoder, skin: SkinPass, count: number): void {
+  /**
+   * Records the crowd's draws with camera `viewProjection`, the shadow map of the frame sampled:
+   * through the cull pass's lists after a culled frame, else every instance.
+   */
+  draw(pass: GPURenderPassEncoder, skin: SkinPass, count: number, viewProjection: ArrayLike<number>): void {
     const shadow = this.frameShadow;
     skin.setShadowMap(shadow?.view, shadow?.lightViewProjection, shadow?.mapSize, this.shadow.strength);
+    skin.update(viewProjection);
     if (this.culledFrame) skin.drawIndirect(pass, this.cullPass);
     else skin.draw(pass, count);
   }
