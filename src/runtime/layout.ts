@@ -10,7 +10,7 @@
  * the instance changes. Clip times advance on the GPU in exact integer arithmetic (the clip
  * clock, src/runtime/clip-clock.ts): a clip's position at crowd clock `clock` is
  * phase x 2^32 + rate x ticks (mod 2^64, in 2^-64 turns of the clip), ticks = clock in
- * CLOCK_TICK_SECONDS, plus speed x (the rest of the clock below one tick); so a steady crowd costs
+ * CLOCK_TICKS_PER_SECOND, plus speed x (the rest of the clock below one tick); so a steady crowd costs
  * no upload per frame and float32 never rounds a product of the clock.
  */
 export const INSTANCE = {
@@ -51,10 +51,11 @@ export const MASK_NONE = 0xffffffff;
 export const REFERENCE_REST = 0xffffffff;
 export const REFERENCE_IDENTITY = 0xfffffffe;
 /**
- * Layers per stack record: override layers first, then additive layers. These are the only
- * place the counts are written: shaders/pose.wgsl gets them through its generated constant block
- * (src/runtime/wgsl-constants.ts), so adding a layer slot is a change of one number here (then
- * `npm run gen:wgsl`; test/runtime/wgsl-constants.test.ts fails until the shader is regenerated).
+ * Layers per stack record: override layers first, then additive layers. The pose, morph and
+ * control shaders get the counts through their generated constant blocks (src/runtime/wgsl-constants.ts;
+ * `npm run gen:wgsl`, test/runtime/wgsl-constants.test.ts fails until they are regenerated), and
+ * the clip events count a record's playbacks from them (PLAYBACKS below), so a new slot is one
+ * number here and a regeneration.
  * Each further slot costs 48 bytes per layered instance.
  */
 export const MAX_OVERRIDE_LAYERS = 4;
@@ -130,9 +131,9 @@ export const JOINT_SLOT = {
 } as const;
 
 /**
- * One output joint matrix: world * model(node) * inverseBind as the top three rows of the
- * affine 4x4 (3 x vec4f = 48 bytes; the bottom row is always 0 0 0 1). shaders/skin.wgsl reads
- * them at (instance * slotCount + slot) * 3.
+ * One output joint matrix: model(node) * inverseBind, in model space (shaders/skin.wgsl applies
+ * the instance's world transform), as the top three rows of the affine 4x4 (3 x vec4f = 48 bytes;
+ * the bottom row is always 0 0 0 1). shaders/skin.wgsl reads them at (instance * slotCount + slot) * 3.
  */
 export const JOINT_MATRIX_BYTES = 48;
 
@@ -314,10 +315,10 @@ export const CONTROL = {
 
 /** Seconds a clamped clip holds before its end (playback.ts HOLD_SECONDS). */
 export const CONTROL_HOLD_SECONDS = 1e-4;
-/** Relative tolerance under which a desired speed counts as the current one (locomotion.ts SPEED_TIE). */
 /** actionOutTime of an action that never ends (a clip at speed 0): a finite stand-in for Infinity, which WGSL may not hold. */
 export const CONTROL_ACTION_NEVER = 3e38;
 
+/** Relative tolerance under which a desired speed counts as the current one (locomotion.ts SPEED_TIE). */
 export const CONTROL_SPEED_TIE = 1e-5;
 
 /** A pose source (shaders/controllers/control.wgsl `Source`): 5 x 4 bytes. */

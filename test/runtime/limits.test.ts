@@ -83,7 +83,7 @@ describe.skipIf(!device)('limits: growing buffers on an adapter\'s default limit
       expect(s.capacity).toBe(fit);
       const before = snapshot(s);
       expect(() => s.add()).toThrow(refusal('test.jointMatrices', fit + 1, 'instances', fit));
-      // The README's example, word for word.
+      // The example in docs/embedding.md ("Device limits"), word for word.
       expect(() => s.add()).toThrow('test.jointMatrices needs 128.0 MiB (134,218,368 bytes) for 116,509 instances but the device\'s ' +
         'maxStorageBufferBindingSize is 128.0 MiB (134,217,728 bytes): at most 116,508 instances fit; request a larger limit when creating ' +
         'the device (see requiredCrowdLimits) or use fewer instances');
