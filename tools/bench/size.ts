@@ -8,13 +8,15 @@
  * `minimalPage` is the issue-19 measure: examples/minimal/main.js (a crowd and nothing else)
  * bundled as an app would (esbuild --bundle --minify --format=esm), `crowd-skin` resolved
  * through the package's own exports map to the built dist/, its dependencies from node_modules.
- * Its metafile gives the breakdown by package (our dist/ files one by one).
+ * Its metafile gives the breakdown by package (our dist/ files one by one); `minimalPageSources`
+ * bundles the same page from src/ to say which of our files (and shaders) that dist/ code is.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
+import { stripWgsl } from '../strip-wgsl';
 
 export interface SizeRow {
   what: string;
@@ -87,4 +89,39 @@ export async function minimalPage(root: string): Promise<BundleReport> {
   }
   const inputs = [...groups].map(([what, bytes]) => ({ what, bytes })).sort((a, b) => b.bytes - a.bytes);
   return { ...row('examples/minimal, minified', result.outputFiles[0].contents), inputs };
+}
+
+/** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped. */
+function rawText(root: string): Plugin {
+  return {
+    name: 'raw-text',
+    setup(b) {
+      b.onResolve({ filter: /\?raw$/ }, (a) => ({ path: resolve(a.resolveDir, a.path.slice(0, -'?raw'.length)), namespace: 'raw' }));
+      b.onLoad({ filter: /.*/, namespace: 'raw' }, (a) => {
+        const text = readFileSync(a.path, 'utf8');
+        return { contents: `export default ${JSON.stringify(a.path.endsWith('.wgsl') ? stripWgsl(text) : text)}`, loader: 'js', resolveDir: root };
+      });
+    },
+  };
+}
+
+/**
+ * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders stripped as the
+ * package build does): our bytes in it by source file, largest first. Within a percent of the
+ * dist/ bundle; it names what the dist/ chunk holds.
+ */
+export async function minimalPageSources(root: string): Promise<{ what: string; bytes: number }[]> {
+  const result = await build({
+    entryPoints: [join(root, 'examples/minimal/main.js')], absWorkingDir: root, bundle: true, format: 'esm', platform: 'browser',
+    minify: true, write: false, metafile: true, logLevel: 'silent', tsconfigRaw: {},
+    alias: { 'crowd-skin': join(root, 'src/index.ts') }, plugins: [rawText(root)],
+  });
+  const inputs: { what: string; bytes: number }[] = [];
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+      if (path.includes('node_modules/') || path.startsWith('examples/')) continue;
+      inputs.push({ what: path.startsWith('raw:') ? relative(root, path.slice('raw:'.length)) : path, bytes: bytesInOutput });
+    }
+  }
+  return inputs.sort((a, b) => b.bytes - a.bytes);
 }
