@@ -11,15 +11,19 @@
  *
  * The sources import shaders as `../../shaders/x.wgsl?raw` (Vite's syntax, also served by the
  * tools' Node loader); `rawText` gives the same strings here, so what is published carries the
- * WGSL inlined and no bundler-specific import.
+ * WGSL inlined and no bundler-specific import. WGSL goes in without its comments and needless
+ * blank space (tools/strip-wgsl.ts: the same tokens, checked on every shader by
+ * test/tools/strip-wgsl.test.ts): the comments are for readers of shaders/, and were a sixth of
+ * what a minimal page shipped. The dev server and the tests read the full text.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { defineConfig, type UserConfig } from 'tsdown';
+import { stripWgsl } from './tools/strip-wgsl';
 
 const RAW = '\0raw:';
 
-/** `import text from './file?raw'` yields the file's text, as in Vite. */
+/** `import text from './file?raw'` yields the file's text, as in Vite (a .wgsl file's stripped: see above). */
 const rawText = {
   name: 'crowd-skin:raw-text',
   resolveId: {
@@ -33,7 +37,9 @@ const rawText = {
   load: {
     filter: { id: /^\0raw:/ },
     async handler(id: string) {
-      return `export default ${JSON.stringify(await readFile(id.slice(RAW.length), 'utf8'))};`;
+      const path = id.slice(RAW.length);
+      const text = await readFile(path, 'utf8');
+      return `export default ${JSON.stringify(path.endsWith('.wgsl') ? stripWgsl(text) : text)};`;
     },
   },
 };

@@ -7,12 +7,14 @@
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
  * --section culling|controllers (only that section, replacing it in the existing BENCHMARKS.md).
  */
+import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
 import { parseControllerConfig } from '../src/anim/control/config';
 import { cpus, totalmem } from 'node:os';
 import { formatBytes } from '../src/runtime/limits';
 import { benchBake, benchControllers, benchFrames, benchLayerCodeCost, benchPosePass, characterFromFile, type ControllerRow } from './bench/ours';
-import { packageSizes } from './bench/size';
+import { minimalPage, minimalPageSources, packageSizes } from './bench/size';
 import { benchThreePeer, type PeerRow } from './bench/three-peer';
 import { benchCulling, type CullRow } from './bench/culling';
 import { openNodeDevice } from './gpu-poser';
@@ -51,9 +53,10 @@ const sizeHeading = '## Package size';
 const sizeStart = out.length;
 print(sizeHeading);
 print();
-print(`Measured ${new Date().toISOString().slice(0, 10)}. What the library adds to a page (tools/bench/size.ts): built with npm run build:lib; the two minified rows by the same minifier (esbuild), gzip at level 9. Dependencies: @loaders.gl/core and @loaders.gl/gltf (glTF parsing), wgpu-matrix.`);
+print(`Measured ${new Date().toISOString().slice(0, 10)}. What the library adds to a page (tools/bench/size.ts): built with npm run build:lib; the two minified rows by the same minifier (esbuild), gzip at level 9. Dependencies: @loaders.gl/gltf (the .glb container; @loaders.gl/core is its peer dependency), meshoptimizer (its simplifier, for mesh LOD), wgpu-matrix.`);
 print();
 table(['what', 'bytes', 'gzipped bytes'], (await packageSizes(process.cwd())).map((r) => [r.what, r.bytes.toLocaleString('en'), r.gzipBytes.toLocaleString('en')]));
+await bundleSizeSection();
 if (sizeOnly) {
   // Replace the section in place (or put it before the first section), keeping the other measurements.
   const lines = (await readFile('BENCHMARKS.md', 'utf8')).split('\n');
@@ -89,6 +92,43 @@ if (only !== undefined) {
   console.error(quick ? '(--quick: BENCHMARKS.md not written)' : `wrote the ${only} section of BENCHMARKS.md`);
   device.destroy();
   process.exit(0);
+}
+
+/**
+ * What a page that only draws a crowd ships (issue 19): examples/minimal bundled against the
+ * package just built (tools/bench/size.ts, minimalPage). A run measures only its own tree, so
+ * the earlier steps are kept here as measured by this same code at their commits.
+ */
+async function bundleSizeSection(): Promise<void> {
+  const kb = (bytes: number) => bytes.toLocaleString('en');
+  const steps: [string, number, number][] = [
+    ['before issue 19 (23712da)', 538_001, 177_232],
+    ['+ meshoptimizer\'s simplifier alone (meshoptimizer/simplifier)', 470_798, 151_687],
+    ['+ WGSL inlined without comments and needless blank space (tools/strip-wgsl.ts)', 444_736, 142_289],
+    ['+ a .glb read by @loaders.gl/gltf\'s GLBLoader, not GLTFLoader through @loaders.gl/core', 307_336, 100_039],
+  ];
+  const page = await minimalPage(process.cwd());
+  print('### Bundle size: examples/minimal');
+  print();
+  print('examples/minimal/main.js (a crowd of 100 and nothing else) bundled by esbuild --bundle --minify --format=esm, `crowd-skin` resolved to the built package (dist/), gzip at level 9. Target (issue 19): at most half of before, 269,000 bytes.');
+  print();
+  table(['build', 'bytes', 'gzipped bytes'], [...steps.map(([what, bytes, gz]) => [what, kb(bytes), kb(gz)]),
+    [`this run${page.bytes <= 269_000 ? '' : ' (over the target)'}`, kb(page.bytes), kb(page.gzipBytes)]]);
+  print('Each row adds one change to the row above it; the rows before this run were measured by this same code at their commits.');
+  print();
+  const standalone = readFileSync('dist/crowd-skin.standalone.js');
+  print(`The self-contained file (dist/crowd-skin.standalone.js, every export and its dependencies) went with it: ${kb(630_482)} bytes, ${kb(203_126)} gzipped before issue 19; ${kb(standalone.byteLength)}, ${kb(gzipSync(standalone, { level: 9 }).byteLength)} in this run.`);
+  print();
+  print('Its largest inputs (bytes in the minified output; ours by dist/ file):');
+  print();
+  table(['input', 'bytes', 'share'], page.inputs.slice(0, 12).map((i) => [i.what, kb(i.bytes), `${((100 * i.bytes) / page.bytes).toFixed(1)} %`]));
+  const SOURCE_ROWS = 25;
+  const sources = await minimalPageSources(process.cwd());
+  const ours = sources.reduce((sum, i) => sum + i.bytes, 0);
+  const wgsl = sources.filter((i) => i.what.endsWith('.wgsl')).reduce((sum, i) => sum + i.bytes, 0);
+  print(`Our part by source file: the same page bundled from src/ (shaders stripped as the package build does), ${kb(ours)} bytes of ours, ${kb(wgsl)} of them WGSL; the ${SOURCE_ROWS} largest:`);
+  print();
+  table(['source', 'bytes'], sources.slice(0, SOURCE_ROWS).map((i) => [i.what, kb(i.bytes)]));
 }
 
 /** The animation-controller section: both drivers at 10,000 and 100,000, in one run. */

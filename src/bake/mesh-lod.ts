@@ -1,4 +1,4 @@
-import { MeshoptSimplifier } from 'meshoptimizer';
+import { MeshoptSimplifier } from 'meshoptimizer/simplifier';
 import type { Rig } from './rig';
 import { restPose } from './sampler';
 import { createPose, localToModel } from '../math/pose';

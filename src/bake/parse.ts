@@ -1,7 +1,6 @@
-import { parse } from '@loaders.gl/core';
-import { GLTFLoader } from '@loaders.gl/gltf';
+import { GLBLoader } from '@loaders.gl/gltf';
 import { check, ModelError } from './errors';
-import { readContainer } from './glb';
+import { readContainer, type GltfContainer } from './glb';
 import type { EncodedImage, GltfAsset, GltfJson } from './gltf-json';
 import { checkGltfJson } from './json-shape';
 import { ResourceRefused, resolveUri } from './uri';
@@ -38,9 +37,11 @@ const defaultReader: ResourceReader = async (url) => {
  */
 export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): Promise<GltfAsset> {
   const read = options.readResource ?? defaultReader;
-  checkGltfJson(readContainer(data).json);
-  const container = await parseContainer(data);
+  const checked = readContainer(data);
+  checkGltfJson(checked.json);
+  const container: GltfContainer = checked.glb ? parseGlb(data) : { json: JSON.parse(new TextDecoder().decode(data)), glb: false };
   const json: unknown = container.json;
+  selectTextureSources(json as GltfJson);
   checkGltfJson(json);
   const buffers: Uint8Array[] = [];
   const declared = json.buffers ?? [];
@@ -53,22 +54,41 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
 }
 
 /**
- * The container through @loaders.gl/gltf: its JSON document and, for a .glb, the BIN chunk.
- * Buffers and images are not loaded by it (loadBuffers: false): the uri policy is ours.
+ * A .glb's JSON and BIN chunk through @loaders.gl/gltf's GLBLoader: the container reader its
+ * GLTFLoader runs (parseGLBSync), without the rest of GLTFLoader, which imports Draco, Basis,
+ * meshopt, image and 3D-Tiles metadata decoders this loader never runs (buffers and images are
+ * read under the uri policy here, and every extension in extensionsRequired is refused), and
+ * without @loaders.gl/core's loader selection and worker farm: together about 110 KB of every
+ * page. The JSON of a .gltf is its text (glb.ts has checked that it decodes and parses).
  */
-async function parseContainer(data: ArrayBuffer): Promise<{ json: unknown; bin?: Uint8Array; glb: boolean }> {
-  let parsed: { json: unknown; _glb?: unknown; buffers?: { arrayBuffer: ArrayBuffer; byteOffset: number; byteLength: number }[] };
+function parseGlb(data: ArrayBuffer): GltfContainer {
+  let parsed: { json: unknown; binChunks: { arrayBuffer: ArrayBuffer; byteOffset: number; byteLength: number }[] };
   try {
-    parsed = await parse(data, GLTFLoader, {
-      worker: false,
-      gltf: { loadBuffers: false, loadImages: false, decompressMeshes: false, postProcess: false, normalize: false },
-    } as never) as never;
+    parsed = GLBLoader.parseSync!(data, {}) as never;
   } catch (e) {
     throw new ModelError(`not a readable glTF file: ${(e as Error).message}`);
   }
-  const glb = parsed._glb !== undefined;
-  const chunk = glb ? parsed.buffers?.[0] : undefined;
-  return { json: parsed.json, glb, bin: chunk ? new Uint8Array(chunk.arrayBuffer, chunk.byteOffset ?? 0, chunk.byteLength) : undefined };
+  const chunk = parsed.binChunks[0];
+  return { json: parsed.json, glb: true, bin: chunk ? new Uint8Array(chunk.arrayBuffer, chunk.byteOffset ?? 0, chunk.byteLength) : undefined };
+}
+
+/** Texture extensions that name another image for a texture, the last applied winning. */
+const TEXTURE_SOURCE_EXTENSIONS = ['EXT_texture_avif', 'EXT_texture_webp', 'KHR_texture_basisu'];
+
+/**
+ * Points each texture at the image its texture extension names, as GLTFLoader's extension
+ * pass did in Chromium: KHR_texture_basisu over EXT_texture_webp over EXT_texture_avif over
+ * `source`. (GLTFLoader probed the browser for WebP and AVIF, so Safari and Node kept `source`
+ * where Chromium switched; the choice is now the same everywhere.)
+ */
+function selectTextureSources(json: GltfJson): void {
+  for (const texture of json.textures ?? []) {
+    const extensions = (texture as { extensions?: Record<string, { source?: number } | undefined> }).extensions || {};
+    for (const name of TEXTURE_SOURCE_EXTENSIONS) {
+      const extension = extensions[name];
+      if (extension) texture.source = extension.source;
+    }
+  }
 }
 
 /** Buffer `index`: the .glb's BIN chunk (the first buffer, without uri), a data: URI, or a file beside the model. */

@@ -150,4 +150,21 @@ describe('parseGltf', () => {
     expect(asset.images).toEqual([undefined]);
     expect(pathToFileURL(path).href).toMatch(/m\.gltf$/);
   });
+
+  it('points a texture at the image its texture extension names: KHR_texture_basisu, then EXT_texture_webp, then EXT_texture_avif, then source', async () => {
+    const ext = (source: number) => ({ source });
+    const parsed = await parseGltf(arrayBufferOf(glbOf((j) => {
+      j.images = [0, 1, 2, 3].map((i) => ({ uri: `data:image/png;base64,${Buffer.from([i]).toString('base64')}` }));
+      j.textures = [
+        { source: 0 },
+        { source: 0, extensions: { EXT_texture_avif: ext(1) } },
+        { source: 0, extensions: { EXT_texture_avif: ext(1), EXT_texture_webp: ext(2) } },
+        { source: 0, extensions: { KHR_texture_basisu: ext(3), EXT_texture_webp: ext(2), EXT_texture_avif: ext(1) } },
+        { extensions: { EXT_texture_webp: ext(2), KHR_materials_other: ext(1) } },
+        { source: 0, extensions: 'not an object' },
+      ];
+    })));
+    expect(parsed.json.textures!.map((t) => t.source)).toEqual([0, 1, 2, 3, 2, 0]);
+    await expectLoadError(glbOf((j) => { j.textures = [{ extensions: { EXT_texture_webp: { source: 'x' } } }]; }), /^texture 0: source must be/);
+  });
 });
