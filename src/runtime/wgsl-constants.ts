@@ -1,10 +1,8 @@
-import { EDGE_EPSILON } from '../anim/blend-space-2d';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../bake/bake';
 import {
-  CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS,
+  COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, DQ_POLAR_ITERATIONS, DQ_VEC4S,
   LAYERS_NONE, LOD_NOT_FORCED, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
 } from './layout';
-import { DQ_POLAR_ITERATIONS, DQ_VEC4S, HANDLE_FREE, PROP_CULLED, PROP_SELECTED } from './layout';
 
 /** A shared constant: its WGSL name, value, and type (u32 unless said). */
 export type SharedConstant = readonly [name: string, value: number, type?: 'u32' | 'f32'];
@@ -48,30 +46,6 @@ export const CULL_CONSTANTS: readonly SharedConstant[] = [
   ['CULL_ANIMATION_LOD', CULL_ANIMATION_LOD],
   ['CULL_SHADOWS', CULL_SHADOWS],
   ['LOD_NOT_FORCED', LOD_NOT_FORCED],
-];
-
-/** The constants of shaders/props/prop.wgsl: its flags and the free-handle sentinel. */
-export const PROP_CONSTANTS: readonly SharedConstant[] = [
-  ['PROP_CULLED', PROP_CULLED],
-  ['PROP_SELECTED', PROP_SELECTED],
-  ['HANDLE_FREE', HANDLE_FREE],
-  ['DQ_VEC4S', DQ_VEC4S],
-];
-
-/** The constants of shaders/controllers/control.wgsl: the control records' enumerations and the pose records it writes. */
-export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
-  ...Object.entries(CONTROL).map(([name, value]) => [name, value] as const),
-  ['HOLD_SECONDS', CONTROL_HOLD_SECONDS, 'f32'],
-  ['SPEED_TIE', CONTROL_SPEED_TIE, 'f32'],
-  ['EDGE_EPSILON', EDGE_EPSILON, 'f32'],
-  ['MASK_NONE', MASK_NONE],
-  ['REFERENCE_REST', REFERENCE_REST],
-  ['STACK_LAYERS', STACK_LAYERS],
-];
-
-/** The constants of shaders/root-motion/root-motion.wgsl: a free handle's slot (InstanceStore keeps -1, read as u32). */
-export const ROOT_MOTION_CONSTANTS: readonly SharedConstant[] = [
-  ['FREE_HANDLE', 0xffffffff],
 ];
 
 /**
@@ -189,15 +163,22 @@ fn clipEntry(turns: vec2u, extra: f32, last: u32) -> ClipEntry {
   return ClipEntry(u32(i), f);
 }`;
 
-/** Each shader with a generated block, and what goes into it: constants, then shared structs. */
-export const GENERATED_SHADERS: readonly { file: string; constants: readonly SharedConstant[]; structs: string }[] = [
+/** A shader with a generated block: its file (from the repository root) and what the block holds: constants, then shared WGSL text. */
+export interface GeneratedShader {
+  readonly file: string;
+  readonly constants: readonly SharedConstant[];
+  readonly structs: string;
+}
+
+/**
+ * The kernel's shaders with a generated block. Each feature lists its own next to its code
+ * (src/features/<name>/*-wgsl.ts); tools/wgsl-shaders.ts gathers all of them for
+ * `npm run gen:wgsl` and the drift test.
+ */
+export const KERNEL_SHADERS: readonly GeneratedShader[] = [
   { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
-  { file: 'shaders/controllers/control.wgsl', constants: CONTROL_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${PRECISE_SIN_COS}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/culling/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
   { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S]], structs: INSTANCE_STRUCT },
-  { file: 'shaders/props/prop.wgsl', constants: PROP_CONSTANTS, structs: INSTANCE_STRUCT },
-  { file: 'shaders/root-motion/root-motion.wgsl', constants: ROOT_MOTION_CONSTANTS, structs: `${INSTANCE_STRUCT}\n\n${PRECISE_SIN_COS}` },
-  { file: 'shaders/morph/morph.wgsl', constants: POSE_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';
