@@ -37,9 +37,9 @@ const CURVE_SAMPLES: u32 = 256u;
 const MAX_FADES: u32 = 3u;
 const MAX_BLEND: u32 = 4u;
 const NO_INDEX: u32 = 0xffffffffu;
-const HOLD_SECONDS: f32 = 0.0001;
-const SPEED_TIE: f32 = 0.00001;
-const EDGE_EPSILON: f32 = 1e-12;
+const HOLD_SECONDS: f32 = 0x1.a36e2ep-14f; // 0.0001
+const SPEED_TIE: f32 = 0x1.4f8b58p-17f; // 0.00001
+const EDGE_EPSILON: f32 = 0x1.197998p-40f; // 1e-12
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const STACK_LAYERS: u32 = 6u;
@@ -81,8 +81,8 @@ struct LayerStack {
   layers: array<Layer, STACK_LAYERS>,
 }
 
-const HALF_PI_HI: f32 = 1.5707963705062866; // f32(pi / 2)
-const HALF_PI_LO: f32 = -4.371139000186241e-8; // pi / 2 - HALF_PI_HI
+const HALF_PI_HI: f32 = 0x1.921fb6p0f; // f32(pi / 2)
+const HALF_PI_LO: f32 = -0x1.777a5cp-25f; // pi / 2 - HALF_PI_HI
 
 // (sin x, cos x): Cody-Waite reduction to |r| <= pi/4, then Taylor series to r^9 and r^10.
 fn sinCos(x: f32) -> vec2f {

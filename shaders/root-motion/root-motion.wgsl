@@ -36,8 +36,8 @@ struct Instance {
   rateHiB: u32,
 }
 
-const HALF_PI_HI: f32 = 1.5707963705062866; // f32(pi / 2)
-const HALF_PI_LO: f32 = -4.371139000186241e-8; // pi / 2 - HALF_PI_HI
+const HALF_PI_HI: f32 = 0x1.921fb6p0f; // f32(pi / 2)
+const HALF_PI_LO: f32 = -0x1.777a5cp-25f; // pi / 2 - HALF_PI_HI
 
 // (sin x, cos x): Cody-Waite reduction to |r| <= pi/4, then Taylor series to r^9 and r^10.
 fn sinCos(x: f32) -> vec2f {

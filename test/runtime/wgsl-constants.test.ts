@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
 import { COUNT_FROM_PARAMS, DQ_POLAR_ITERATIONS, DQ_VEC4S, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/runtime/layout';
 import { GENERATED_SHADERS } from '../../tools/wgsl-shaders';
-import { CLIP_CLOCK, currentConstantBlock, POSE_CONSTANTS, POSE_RECORD_STRUCTS, replaceConstantBlock, wgslConstantBlock } from '../../src/runtime/wgsl-constants';
+import { CLIP_CLOCK, currentConstantBlock, POSE_CONSTANTS, POSE_RECORD_STRUCTS, replaceConstantBlock, wgslConstantBlock, wgslLiteral, type WgslScalar } from '../../src/runtime/wgsl-constants';
 import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY } from '../../src/anim/control/controller';
 import { MAX_FADES, SOURCE_CLIP, SOURCE_LOCOMOTION } from '../../src/anim/control/crossfader';
 import { MAX_BLEND } from '../../src/anim/control/output';
@@ -66,5 +66,88 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
     expect(currentConstantBlock(pose)).not.toBe(wgslConstantBlock(drifted));
     expect(() => replaceConstantBlock('fn main() {}', wgslConstantBlock())).toThrow(/no generated constant block/);
     expect(() => wgslConstantBlock([['HALF', 0.5]])).toThrow(/HALF = 0.5 is not a u32/);
+  });
+});
+
+/** The number a WGSL scalar literal of `type` means (decimal or hexadecimal float, suffixed or not; exact for the f32 literals wgslLiteral writes). */
+function wgslNumber(literal: string, type: WgslScalar): number {
+  const hex = /^(-?)0x([0-9a-f]*)(?:\.([0-9a-f]*))?p([+-]?\d+)f?$/i.exec(literal);
+  if (type === 'f32' && hex) {
+    const [, sign, whole, fraction = '', exponent] = hex;
+    const value = Number.parseInt(`${whole}${fraction}` || '0', 16) * 2 ** (Number(exponent) - 4 * fraction.length);
+    return sign ? -value : value;
+  }
+  const integer = /^i32\((-?\d+)\)$/.exec(literal)?.[1] ?? literal.replace(/[uif]$/, '');
+  return Number(integer);
+}
+
+/** Every module-scope `const NAME: TYPE = LITERAL;` of a WGSL source: name -> [type, value]. */
+function wgslConstants(source: string): Map<string, [WgslScalar, number]> {
+  const found = new Map<string, [WgslScalar, number]>();
+  for (const [, name, type, literal] of source.matchAll(/^const (\w+): (u32|i32|f32) = ([^;]+);/gm)) found.set(name, [type as WgslScalar, wgslNumber(literal, type as WgslScalar)]);
+  return found;
+}
+
+describe('wgslLiteral: shared numbers as WGSL literals that mean exactly the TypeScript value', () => {
+  const f32Values = [1e-6, 1e-4, 1e-5, 1e-12, 0.1, 1 / 3, Math.PI, 3e38, 3.4e38, 0.5, 2, -1.5, 1234.5, 16777217, 123456789, 2 ** -140, 0, 4096];
+
+  it('an f32 literal reads back as Math.fround of the TypeScript number, bit for bit', () => {
+    for (const value of f32Values) {
+      const literal = wgslLiteral('X', value, 'f32');
+      expect(wgslNumber(literal, 'f32'), `${value} -> ${literal}`).toBe(Math.fround(value));
+    }
+  });
+
+  it('an f32 is a short decimal only where that decimal is the float itself, else a hexadecimal float (no compiler rounds it again)', () => {
+    expect(wgslLiteral('X', 0.5, 'f32')).toBe('0.5');
+    expect(wgslLiteral('X', 2, 'f32')).toBe('2.0');
+    expect(wgslLiteral('X', 4096, 'f32')).toBe('4096.0');
+    expect(wgslLiteral('X', 16777217, 'f32')).toBe('16777216.0'); // what float32 holds
+    expect(wgslLiteral('X', 1e-6, 'f32')).toBe('0x1.0c6f7ap-20f');
+    expect(wgslLiteral('X', 3e38, 'f32')).toBe('0x1.c363ccp127f'); // not "3e+38.0"
+    for (const value of f32Values) {
+      const literal = wgslLiteral('X', value, 'f32');
+      if (!literal.includes('0x')) expect(Number(literal), literal).toBe(Math.fround(value));
+      else expect(Number(String(Math.fround(value))) === Math.fround(value) && String(Math.fround(value)).length <= 11, `${value} could have been a decimal`).toBe(false);
+    }
+    expect(wgslConstantBlock([['EPS', 1e-6, 'f32'], ['HALF', 0.5, 'f32']])).toContain('const EPS: f32 = 0x1.0c6f7ap-20f; // 0.000001\nconst HALF: f32 = 0.5;\n');
+  });
+
+  it('u32 and i32 literals hold their integers; a value the type cannot hold is refused by name', () => {
+    expect([wgslLiteral('A', 5), wgslLiteral('B', 0xffffffff), wgslLiteral('C', -5, 'i32'), wgslLiteral('D', -(2 ** 31), 'i32')]).toEqual(['5u', '0xffffffffu', '-5i', 'i32(-2147483648)']);
+    for (const [value, type] of [[5, 'u32'], [0xffffffff, 'u32'], [-5, 'i32'], [-(2 ** 31), 'i32'], [2 ** 31 - 1, 'i32']] as const) {
+      expect(wgslNumber(wgslLiteral('X', value, type), type)).toBe(value);
+    }
+    expect(() => wgslLiteral('NEG', -1)).toThrow(/NEG = -1 is not a u32/);
+    expect(() => wgslLiteral('BIG', 2 ** 31, 'i32')).toThrow(/BIG = 2147483648 is not an i32/);
+    expect(() => wgslLiteral('HUGE', 1e39, 'f32')).toThrow(/HUGE = 1e\+39 is not a finite f32/);
+    expect(() => wgslLiteral('NAN', Number.NaN, 'f32')).toThrow(/not a finite f32/);
+  });
+});
+
+describe('shared constants: every shader with a generated block, every type', () => {
+  it('each constant in each block has its TypeScript value as read back from the file (f32 as Math.fround, bit for bit)', () => {
+    for (const { file, constants, structs } of GENERATED_SHADERS) {
+      const declared = wgslConstants(currentConstantBlock(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')) ?? '');
+      for (const [name, value, type = 'u32'] of constants) {
+        expect(declared.get(name), `${file}: ${name}`).toEqual([type, type === 'f32' ? Math.fround(value) : value]);
+      }
+      // The rest are declared by the shared WGSL text (PRECISE_SIN_COS), whose values are generated the same way.
+      const others = [...declared.keys()].filter((name) => !constants.some(([listed]) => listed === name));
+      for (const name of others) expect(structs, `${file}: ${name}`).toContain(`const ${name}: `);
+    }
+  });
+
+  it('an edited f32 is caught: the block no longer reads back as the TypeScript value', () => {
+    const { file, constants } = GENERATED_SHADERS.find((g) => g.constants.some(([, , type]) => type === 'f32'))!;
+    const block = currentConstantBlock(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8'))!;
+    const [name, value] = constants.find(([, , type]) => type === 'f32')!;
+    const literal = wgslLiteral(name, value, 'f32');
+    const nudged = new Float32Array([Math.fround(value)]);
+    new Uint32Array(nudged.buffer)[0] += 1; // one ulp off
+    const edited = block.replace(`${name}: f32 = ${literal}`, `${name}: f32 = ${wgslLiteral(name, nudged[0], 'f32')}`);
+    expect(edited).not.toBe(block);
+    expect(wgslConstants(edited).get(name)).not.toEqual(['f32', Math.fround(value)]);
+    expect(wgslConstants(block).get(name)).toEqual(['f32', Math.fround(value)]);
   });
 });
