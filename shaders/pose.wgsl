@@ -35,6 +35,7 @@ const STACK_LAYERS: u32 = 6u;
 const COUNT_FROM_PARAMS: u32 = 0xffffffffu;
 const DQ_VEC4S: u32 = 4u;
 const DQ_POLAR_ITERATIONS: u32 = 16u;
+const DQ_DEGENERATE_DET: f32 = 0x1.0c6f7ap-20f; // 0.000001
 
 struct Instance {
   world: mat4x4f,
@@ -367,15 +368,13 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
 // for a rigid joint); skin.wgsl blends the S linearly, then (R, t) as dual quaternions. The
 // float64 twin, with the reasons: src/anim/dual-quaternion.ts. Layout: JOINT_DQ in src/runtime/layout.ts.
 
-// |det A| below this times (|A|_F / sqrt 3)^3: degenerate (a scale near 0), R = identity.
-const DQ_DEGENERATE_DET: f32 = 1e-6;
-
 fn frobenius3(m: mat3x3f) -> f32 {
   return sqrt(dot(m[0], m[0]) + dot(m[1], m[1]) + dot(m[2], m[2]));
 }
 
 // The rotation of A's polar decomposition by Higham's scaled Newton iteration
-// X <- (g X + X^-T / g) / 2, a reflection taken out first (det R = +1); identity when degenerate.
+// X <- (g X + X^-T / g) / 2, a reflection taken out first (det R = +1); identity when degenerate
+// (a scale near 0: |det A| below DQ_DEGENERATE_DET times (|A|_F / sqrt 3)^3).
 fn polarRotation(a: mat3x3f) -> mat3x3f {
   let d = determinant(a);
   let norm = frobenius3(a) / sqrt(3.0);

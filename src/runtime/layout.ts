@@ -154,6 +154,14 @@ export const DQ_VEC4S = JOINT_DQ.size / 16;
 /** Newton steps at most of pose.wgsl's polar decomposition (a rotation converges in 1, a scale of 100 in about 5). */
 export const DQ_POLAR_ITERATIONS = 16;
 
+/**
+ * Below this |det(A)| / (|A|_F / sqrt 3)^3, a joint's 3x3 counts as degenerate (a scale near 0
+ * on some axis: glTF's way to hide a part): R is the identity and S the whole 3x3, still exact for
+ * that joint alone. pose.wgsl (its generated block) and src/anim/dual-quaternion.ts, the float64
+ * twin, both read it from here.
+ */
+export const DQ_DEGENERATE_DET = 1e-6;
+
 /** Bytes per joint of the joint buffer for each skinning method. */
 export const JOINT_BYTES: Readonly<Record<SkinningMethod, number>> = { linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size };
 

@@ -1,6 +1,6 @@
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../bake/bake';
 import {
-  COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, DQ_POLAR_ITERATIONS, DQ_VEC4S,
+  COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, DQ_DEGENERATE_DET, DQ_POLAR_ITERATIONS, DQ_VEC4S,
   LAYERS_NONE, LOD_NOT_FORCED, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
 } from './layout';
 
@@ -31,6 +31,11 @@ export const POSE_CONSTANTS: readonly SharedConstant[] = [
   ['COUNT_FROM_PARAMS', COUNT_FROM_PARAMS],
   ['DQ_VEC4S', DQ_VEC4S],
   ['DQ_POLAR_ITERATIONS', DQ_POLAR_ITERATIONS],
+];
+
+/** The constants shaders/pose.wgsl alone needs (its dual-quaternion split), after POSE_CONSTANTS in its block. */
+export const POSE_ONLY_CONSTANTS: readonly SharedConstant[] = [
+  ['DQ_DEGENERATE_DET', DQ_DEGENERATE_DET, 'f32'],
 ];
 
 /** The constants shaders/culling/cull.wgsl shares with TypeScript: counter and argument words, flags. */
@@ -179,7 +184,7 @@ export interface GeneratedShader {
  * `npm run gen:wgsl` and the drift test.
  */
 export const KERNEL_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/pose.wgsl', constants: [...POSE_CONSTANTS, ...POSE_ONLY_CONSTANTS], structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/culling/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
   { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S]], structs: INSTANCE_STRUCT },
 ];
