@@ -18,7 +18,8 @@
 override WORKGROUP_SIZE: u32 = 64;
 
 // BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
-const FREE_HANDLE: u32 = 0xffffffffu;
+const HANDLE_FREE: u32 = 0xffffffffu;
+const ROOT_CLIP_VEC4S: u32 = 2u;
 
 struct Instance {
   world: mat4x4f,
@@ -70,12 +71,12 @@ struct Anchor {
 }
 
 @group(0) @binding(0) var<uniform> params: RootParams;
-// Per clip c: tables[2c] = (duration s, last entry index, track offset (u32 bits), 1 if it has a
-// track else 0), tables[2c + 1] = (x, z, yaw) of one whole cycle; then from params.trackBase the
-// baked root-motion track, one (x, 0, z, yaw) per entry (BakedRootMotion.track).
+// Per clip c, ROOT_CLIP_VEC4S (2) vec4f: tables[2c] = (duration s, last entry index, track offset
+// (u32 bits), 1 if it has a track else 0), tables[2c + 1] = (x, z, yaw) of one whole cycle; then
+// from params.trackBase the baked root-motion track, one (x, 0, z, yaw) per entry (BakedRootMotion.track).
 @group(0) @binding(1) var<storage, read> tables: array<vec4f>;
 @group(0) @binding(2) var<storage, read> anchors: array<Anchor>;
-// Instance slot of each handle (InstanceStore.handleSlots), 0xffffffff for a free handle.
+// Instance slot of each handle (InstanceStore.handleSlots), HANDLE_FREE for a free handle.
 @group(0) @binding(3) var<storage, read> slotOfHandle: array<u32>;
 @group(0) @binding(4) var<storage, read_write> instances: array<Instance>;
 
@@ -83,7 +84,7 @@ struct Anchor {
 
 // M(t) of `clip` at unwrapped clip time t (seconds): (x, z, yaw). rootMotionAt in src/anim/root-motion.ts.
 fn motionAt(clip: u32, t: f32) -> vec3f {
-  let info = tables[2u * clip];
+  let info = tables[ROOT_CLIP_VEC4S * clip];
   let d = info.x;
   if (!(d > 0.0) || info.w == 0.0) {
     return vec3f(0.0);
@@ -96,7 +97,7 @@ fn motionAt(clip: u32, t: f32) -> vec3f {
   let i = min(floor(u), last - 1.0);
   let e = params.trackBase + bitcast<u32>(info.z) + u32(i);
   let m = mix(tables[e], tables[e + 1u], u - i);
-  let cycle = tables[2u * clip + 1u];
+  let cycle = tables[ROOT_CLIP_VEC4S * clip + 1u];
   if (cycle.z == 0.0) {
     // No turn per cycle (always so without rootMotion.yaw): C^k = k whole displacements.
     return vec3f(k * cycle.x + m.x, k * cycle.y + m.z, m.w);
@@ -136,7 +137,7 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   }
   let slot = slotOfHandle[handle];
   let anchor = anchors[handle];
-  if (slot == FREE_HANDLE || anchor.moves == 0u) {
+  if (slot == HANDLE_FREE || anchor.moves == 0u) {
     return;
   }
   let record = instances[slot];

@@ -420,7 +420,7 @@ export const CONTROL_UPDATE = {
 /** Flags of PROP_PARAMS.flags. */
 export const PROP_CULLED = 1; //   the cull pass ran: entries come from its camera lists (else slot = entry)
 export const PROP_SELECTED = 2; // only instances marked in the selection this frame get the prop (else every one)
-/** A free handle in InstanceStore.handleSlotBuffer. */
+/** A free handle in InstanceStore.handleSlotBuffer (the store's Int32Array holds -1: the same 32 bits). prop.wgsl and root-motion.wgsl get it by this name. */
 export const HANDLE_FREE = 0xffffffff;
 
 /** The prop pass's uniform block (shaders/props/prop.wgsl `PropParams`), one per attachment, written each frame. */
