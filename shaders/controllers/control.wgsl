@@ -43,6 +43,45 @@ const EDGE_EPSILON: f32 = 0x1.197998p-40f; // 1e-12
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const STACK_LAYERS: u32 = 6u;
+const CLIP_WORDS: u32 = 4u;
+const CLIP_DURATION: u32 = 0u;
+const CLIP_SPEED: u32 = 1u;
+const CLIP_LOOP: u32 = 2u;
+const CLIP_CYCLE: u32 = 3u;
+const ACTION_WORDS: u32 = 8u;
+const ACTION_CLIP: u32 = 0u;
+const ACTION_FADE_IN: u32 = 1u;
+const ACTION_FADE_OUT: u32 = 2u;
+const ACTION_CURVE: u32 = 3u;
+const ACTION_MASK: u32 = 4u;
+const LOCO_IDLE: u32 = 0u;
+const LOCO_WALK_SPEED: u32 = 1u;
+const LOCO_MAX_ACCELERATION: u32 = 2u;
+const LOCO_MAX_DECELERATION: u32 = 3u;
+const LOCO_MIN_SPEED: u32 = 4u;
+const LOCO_TURN_RATE: u32 = 5u;
+const LOCO_DIRECTIONS: u32 = 6u;
+const DIRECTION_WORDS: u32 = 2u;
+const DIRECTION_COUNT: u32 = 8u;
+const LOCO_WORDS: u32 = 22u;
+const PLANE_TRIANGLES: u32 = 0u;
+const PLANE_HULL: u32 = 1u;
+const PLANE_ENTRIES: u32 = 2u;
+const PLANE_HEADER_WORDS: u32 = 3u;
+const ENTRY_WORDS: u32 = 2u;
+const ENTRY_DURATION: u32 = 1u;
+const TRIANGLE_WORDS: u32 = 9u;
+const TRIANGLE_ORIGIN: u32 = 3u;
+const TRIANGLE_MATRIX: u32 = 5u;
+const EDGE_WORDS: u32 = 7u;
+const EDGE_ORIGIN: u32 = 2u;
+const EDGE_VECTOR: u32 = 4u;
+const EDGE_INVERSE_LENGTH2: u32 = 6u;
+const ROOT_WORDS: u32 = 2u;
+const BLEND_ENTRIES: u32 = 3u;
+const MIN_BLEND_WEIGHT: f32 = 0x1.0c6f7ap-20f; // 0.000001
+const TICK_RATE_SCALE: f32 = 4096.0;
+const PI: f32 = 0x1.921fb6p1f; // 3.141592653589793
 
 struct Instance {
   world: mat4x4f,
@@ -139,8 +178,6 @@ fn clipEntry(turns: vec2u, extra: f32, last: u32) -> ClipEntry {
   return ClipEntry(u32(i), f);
 }
 // END generated
-
-const PI: f32 = 3.14159265358979;
 
 // Trigonometry to f32 precision. WGSL lets sin, cos and atan2 be off by 2^-11 (absolute) or
 // 4096 ULP, which here would turn into a millimetre of drift a second; these stay within a
@@ -253,12 +290,13 @@ struct Update {
 }
 
 @group(0) @binding(0) var<uniform> params: ControlParams;
-// Per clip (clipBase + 4c): duration s, configured speed, loop (0/1), blend-space duration
-// max(duration, 1e-3); per action (actionBase + 8a): clip, fadeIn s, fadeOut s, curve, mask
-// (u32 bits); locomotion (locoBase): idle clip, walkSpeed, maxAcceleration, maxDeceleration,
-// minSpeed, turnRate, then per direction (walk clip, run clip) or NO_INDEX; root displacements
-// (rootBase + 2c, with root motion): x, z of one cycle of clip c (0 for clips that do not travel);
-// curve tables (curveBase): CURVE_SAMPLES weights per table.
+// Per clip (clipBase + CLIP_WORDS c): duration s, configured speed, loop (0/1), blend-space
+// duration max(duration, 1e-3); per action (actionBase + ACTION_WORDS a): clip, fadeIn s, fadeOut
+// s, curve, mask (u32 bits); locomotion (locoBase): idle clip, walkSpeed, maxAcceleration,
+// maxDeceleration, minSpeed, turnRate, then per direction (walk clip, run clip) or NO_INDEX; the
+// 2D blend space (planeBase); root displacements (rootBase + ROOT_WORDS c, with root motion): x, z
+// of one cycle of clip c (0 for clips that do not travel); curve tables (curveBase): CURVE_SAMPLES
+// weights per table. Offsets and strides: CONTROL_MODEL in src/features/controllers/control-records.ts.
 @group(0) @binding(1) var<storage, read> model: array<f32>;
 // Per handle: written by the CPU (through applyUpdates) on events.
 @group(0) @binding(2) var<storage, read_write> inputs: array<ControlInput>;
@@ -277,7 +315,7 @@ fn modelU32(i: u32) -> u32 {
 }
 
 fn clipDuration(clip: u32) -> f32 {
-  return model[params.clipBase + clip * 4u];
+  return model[params.clipBase + clip * CLIP_WORDS + CLIP_DURATION];
 }
 
 fn wrapTime(t: f32, d: f32) -> f32 {
@@ -361,7 +399,7 @@ fn removeEntry(k: u32) {
 }
 
 fn addEntry(clip: u32, time: f32, speed: f32, weight: f32) {
-  if (!(weight > 1e-6)) {
+  if (!(weight > MIN_BLEND_WEIGHT)) {
     return;
   }
   if (entryCount == MAX_BLEND) {
@@ -380,9 +418,9 @@ fn addEntry(clip: u32, time: f32, speed: f32, weight: f32) {
 // BlendSpace2D over the velocity relative to the heading ("2d", planeBlend).
 struct Blend {
   count: u32,
-  clips: array<u32, 3>,
-  weights: array<f32, 3>,
-  durations: array<f32, 3>,
+  clips: array<u32, BLEND_ENTRIES>,
+  weights: array<f32, BLEND_ENTRIES>,
+  durations: array<f32, BLEND_ENTRIES>,
   cycle: f32,
   rateScale: f32,
 }
@@ -402,38 +440,41 @@ fn pushBlend(b: ptr<function, Blend>, clip: u32, weight: f32, duration: f32) {
 // src/features/controllers/control-records.ts.
 fn planeBlend(x: f32, y: f32, b: ptr<function, Blend>) {
   let P = params.planeBase;
-  let triangles = modelU32(P);
-  let hull = modelU32(P + 1u);
-  let entries = P + 3u;
-  let triBase = entries + modelU32(P + 2u) * 2u;
+  let triangles = modelU32(P + PLANE_TRIANGLES);
+  let hull = modelU32(P + PLANE_HULL);
+  let entries = P + PLANE_HEADER_WORDS;
+  let triBase = entries + modelU32(P + PLANE_ENTRIES) * ENTRY_WORDS;
   for (var t = 0u; t < triangles; t++) {
-    let o = triBase + t * 9u;
-    let dx = x - model[o + 3u];
-    let dy = y - model[o + 4u];
-    let wb = model[o + 5u] * dx + model[o + 6u] * dy;
-    let wc = model[o + 7u] * dx + model[o + 8u] * dy;
+    let o = triBase + t * TRIANGLE_WORDS;
+    let dx = x - model[o + TRIANGLE_ORIGIN];
+    let dy = y - model[o + TRIANGLE_ORIGIN + 1u];
+    let m = o + TRIANGLE_MATRIX;
+    let wb = model[m] * dx + model[m + 1u] * dy;
+    let wc = model[m + 2u] * dx + model[m + 3u] * dy;
     let wa = 1.0 - wb - wc;
     if (!(wa >= -EDGE_EPSILON && wb >= -EDGE_EPSILON && wc >= -EDGE_EPSILON)) {
       continue;
     }
     let ws = array<f32, 3>(wa, wb, wc);
     for (var k = 0u; k < 3u; k++) {
-      let e = entries + modelU32(o + k) * 2u;
-      pushBlend(b, modelU32(e), select(0.0, ws[k], ws[k] > EDGE_EPSILON), model[e + 1u]);
+      let e = entries + modelU32(o + k) * ENTRY_WORDS;
+      pushBlend(b, modelU32(e), select(0.0, ws[k], ws[k] > EDGE_EPSILON), model[e + ENTRY_DURATION]);
     }
     return;
   }
-  let edgeBase = triBase + triangles * 9u;
+  let edgeBase = triBase + triangles * TRIANGLE_WORDS;
   var best = 0u;
   var bestS = 0.0;
   var bestDistance = 3.4e38;
   for (var k = 0u; k < hull; k++) {
-    let o = edgeBase + k * 7u;
-    let dx = x - model[o + 2u];
-    let dy = y - model[o + 3u];
-    let s = clamp((dx * model[o + 4u] + dy * model[o + 5u]) * model[o + 6u], 0.0, 1.0);
-    let rx = dx - s * model[o + 4u];
-    let ry = dy - s * model[o + 5u];
+    let o = edgeBase + k * EDGE_WORDS;
+    let dx = x - model[o + EDGE_ORIGIN];
+    let dy = y - model[o + EDGE_ORIGIN + 1u];
+    let ex = model[o + EDGE_VECTOR];
+    let ey = model[o + EDGE_VECTOR + 1u];
+    let s = clamp((dx * ex + dy * ey) * model[o + EDGE_INVERSE_LENGTH2], 0.0, 1.0);
+    let rx = dx - s * ex;
+    let ry = dy - s * ey;
     let distance = rx * rx + ry * ry;
     if (distance < bestDistance) {
       bestDistance = distance;
@@ -441,16 +482,16 @@ fn planeBlend(x: f32, y: f32, b: ptr<function, Blend>) {
       bestS = s;
     }
   }
-  let o = edgeBase + best * 7u;
-  let ea = entries + modelU32(o) * 2u;
-  let eb = entries + modelU32(o + 1u) * 2u;
-  pushBlend(b, modelU32(ea), 1.0 - bestS, model[ea + 1u]);
-  pushBlend(b, modelU32(eb), bestS, model[eb + 1u]);
+  let o = edgeBase + best * EDGE_WORDS;
+  let ea = entries + modelU32(o) * ENTRY_WORDS;
+  let eb = entries + modelU32(o + 1u) * ENTRY_WORDS;
+  pushBlend(b, modelU32(ea), 1.0 - bestS, model[ea + ENTRY_DURATION]);
+  pushBlend(b, modelU32(eb), bestS, model[eb + ENTRY_DURATION]);
 }
 
 fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
   let L = params.locoBase;
-  let walkSpeed = model[L + 1u];
+  let walkSpeed = model[L + LOCO_WALK_SPEED];
   let speed = length(velocity);
   let forward = sinCos(heading);
   let along = dot(velocity, forward);
@@ -462,24 +503,25 @@ fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
   } else {
     var sector = 0;
     if (speed > 0.0) {
-      sector = i32(floor(atan2Precise(across, along) / (PI / 4.0) + 0.5)); // Math.round: halves up
+      sector = i32(floor(atan2Precise(across, along) / (2.0 * PI / f32(DIRECTION_COUNT)) + 0.5)); // Math.round: halves up
     }
-    let direction = u32(((sector % 8) + 8) % 8);
-    let walk = modelU32(L + 6u + direction * 2u);
-    let run = modelU32(L + 7u + direction * 2u);
-    let idle = modelU32(L);
+    let count = i32(DIRECTION_COUNT);
+    let direction = L + LOCO_DIRECTIONS + u32(((sector % count) + count) % count) * DIRECTION_WORDS;
+    let walk = modelU32(direction);
+    let run = modelU32(direction + 1u);
+    let idle = modelU32(L + LOCO_IDLE);
     let p = min(speed / walkSpeed, 2.0);
-    let duration = params.clipBase + 3u;
+    let cycle = params.clipBase + CLIP_CYCLE;
     if (walk == NO_INDEX || p <= 0.0) {
-      pushBlend(&b, idle, 1.0, model[duration + idle * 4u]);
+      pushBlend(&b, idle, 1.0, model[cycle + idle * CLIP_WORDS]);
     } else if (p >= 2.0) {
-      pushBlend(&b, run, 1.0, model[duration + run * 4u]);
+      pushBlend(&b, run, 1.0, model[cycle + run * CLIP_WORDS]);
     } else if (p < 1.0) {
-      pushBlend(&b, idle, 1.0 - p, model[duration + idle * 4u]);
-      pushBlend(&b, walk, p, model[duration + walk * 4u]);
+      pushBlend(&b, idle, 1.0 - p, model[cycle + idle * CLIP_WORDS]);
+      pushBlend(&b, walk, p, model[cycle + walk * CLIP_WORDS]);
     } else {
-      pushBlend(&b, walk, 2.0 - p, model[duration + walk * 4u]);
-      pushBlend(&b, run, p - 1.0, model[duration + run * 4u]);
+      pushBlend(&b, walk, 2.0 - p, model[cycle + walk * CLIP_WORDS]);
+      pushBlend(&b, run, p - 1.0, model[cycle + run * CLIP_WORDS]);
     }
   }
   // finishBlend: normalise, cycle duration, and the rate multiplier of the clips' own speeds.
@@ -493,9 +535,9 @@ fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
   for (var i = 0u; i < b.count; i++) {
     b.weights[i] /= total;
     b.cycle += b.weights[i] * b.durations[i];
-    b.rateScale += b.weights[i] * model[params.clipBase + b.clips[i] * 4u + 1u];
+    b.rateScale += b.weights[i] * model[params.clipBase + b.clips[i] * CLIP_WORDS + CLIP_SPEED];
     if (params.rootBase != NO_INDEX) {
-      let c = params.rootBase + b.clips[i] * 2u;
+      let c = params.rootBase + b.clips[i] * ROOT_WORDS;
       displacement += b.weights[i] * vec2f(model[c], model[c + 1u]);
     }
   }
@@ -513,7 +555,7 @@ fn stepLocomotion(input: ControlInput, handle: u32) -> ControlState {
     s = ControlState(input.startX, input.startZ, input.startVelocityX, input.startVelocityZ, input.startHeading, input.startPhase, input.epoch, 0u);
   }
   let L = params.locoBase;
-  let walkSpeed = model[L + 1u];
+  let walkSpeed = model[L + LOCO_WALK_SPEED];
   let dt = params.dt;
   var desired = vec2f(0.0);
   if (input.inputMode == INPUT_SPEED) {
@@ -525,10 +567,10 @@ fn stepLocomotion(input: ControlInput, handle: u32) -> ControlState {
   let delta = desired - v;
   let change = length(delta);
   let speeding = dot(desired, desired) >= dot(v, v) * (1.0 - SPEED_TIE);
-  let limit = select(model[L + 3u], model[L + 2u], speeding) * dt;
+  let limit = select(model[L + LOCO_MAX_DECELERATION], model[L + LOCO_MAX_ACCELERATION], speeding) * dt;
   let k = select(1.0, limit / change, change > limit && change > 0.0);
   v += delta * k;
-  let minSpeed = model[L + 4u];
+  let minSpeed = model[L + LOCO_MIN_SPEED];
   if (input.inputMode == INPUT_NONE && length(v) < minSpeed) {
     v = vec2f(0.0);
   }
@@ -539,7 +581,7 @@ fn stepLocomotion(input: ControlInput, handle: u32) -> ControlState {
     let goal = select(atan2Precise(v.x, v.y), input.facing, input.hasFacing != 0u);
     var turn = goal - s.heading;
     turn -= floor(turn / (2.0 * PI) + 0.5) * 2.0 * PI;
-    let maxStep = model[L + 5u] * dt;
+    let maxStep = model[L + LOCO_TURN_RATE] * dt;
     s.heading += clamp(turn, -maxStep, maxStep);
   }
   s.velocityX = v.x;
@@ -567,7 +609,7 @@ fn clipWords(time: f32, speed: f32, d: f32) -> vec3u {
   if (!(d > 0.0)) {
     return vec3u(0u);
   }
-  let x = speed / d * 4096.0; // the rate in 2^-32 turns per tick (2^64 / 2^20 = 2^44 = 2^32 * 4096)
+  let x = speed / d * TICK_RATE_SCALE; // the rate in 2^-32 turns per tick: 2^32 / CLOCK_TICKS_PER_SECOND turns per tick at 1 turn a second
   let whole = floor(x);
   let rate = vec2u(u32((x - whole) * 4294967296.0), bitcast<u32>(i32(whole)));
   let turns = fract(time / d) * 65536.0;
@@ -602,7 +644,7 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   }
 
   // Source weights of the crossfade (Crossfader.sourceWeights): each fade blends over all before it.
-  var weights: array<f32, 4>;
+  var weights: array<f32, MAX_FADES + 1u>;
   var rest = 1.0;
   for (var i = i32(input.fadeCount) - 1; i >= 0; i--) {
     let f = input.fades[i];
@@ -715,6 +757,6 @@ struct ActionInfo {
 }
 
 fn actionInfo(index: u32) -> ActionInfo {
-  let o = params.actionBase + index * 8u;
-  return ActionInfo(modelU32(o), model[o + 1u], model[o + 2u], modelU32(o + 3u), modelU32(o + 4u));
+  let o = params.actionBase + index * ACTION_WORDS;
+  return ActionInfo(modelU32(o + ACTION_CLIP), model[o + ACTION_FADE_IN], model[o + ACTION_FADE_OUT], modelU32(o + ACTION_CURVE), modelU32(o + ACTION_MASK));
 }
