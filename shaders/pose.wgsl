@@ -3,15 +3,15 @@
 // layers (each with an optional per-node mask) and 2 additive layers, with the semantics of
 // src/anim/layers.ts.
 //
-// One workgroup per instance (a 2D grid of them, so any instance count fits under the 65535
-// workgroups-per-dimension limit). Its threads sample and blend the local TRS of every rig node
+// One workgroup per instance (a 2D grid of them, so any instance count fits under the
+// workgroups-per-dimension limit, MAX_WORKGROUPS_PER_DIMENSION in src/runtime/limits.ts). Its threads sample and blend the local TRS of every rig node
 // in parallel into workgroup memory, compose local -> model one hierarchy level at a time
 // (a barrier between levels), then write model * inverseBind for every joint slot (model space:
 // shaders/skin.wgsl applies the instance's world transform).
 // Layouts: src/runtime/layout.ts (checked against this file by test/runtime/layout.test.ts). Table
 // layout and the reading rule: src/bake/bake.ts. The TypeScript twin: src/anim/lut.ts + pose.ts.
 
-override WORKGROUP_SIZE: u32 = 64;
+override WORKGROUP_SIZE: u32; // threads per instance, no default: PosePass sets it (workgroupSize)
 // Capacity of the workgroup matrix array: at least the rig's node count.
 override MAX_NODES: u32 = 256;
 // False compiles the layer-stack code out: the pipeline for records without stacks (PosePass

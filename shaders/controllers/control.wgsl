@@ -15,7 +15,7 @@
 // uploaded in one writeBuffer) into place; `main` evaluates one controller per thread.
 // Layouts: src/runtime/layout.ts (checked against this file by test/runtime/layout.test.ts).
 
-override WORKGROUP_SIZE: u32 = 64;
+override WORKGROUP_SIZE: u32; // no default: the pass sets it (WORKGROUP_SIZE in src/runtime/limits.ts)
 
 // BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const SOURCE_CLIP: u32 = 0u;

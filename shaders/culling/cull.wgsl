@@ -9,7 +9,7 @@
 // box's bounding sphere, divided by the instance's scale. The TypeScript twin: src/runtime/culling/cull-math.ts.
 // Layouts: src/runtime/layout.ts (CULL_PARAMS, CULL_COUNTERS, CULL_ARGS, LOD_RANGE).
 
-override WORKGROUP_SIZE: u32 = 64;
+override WORKGROUP_SIZE: u32; // no default: the pass sets it (WORKGROUP_SIZE in src/runtime/limits.ts)
 
 // BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const COUNTER_WORDS: u32 = 10u;

@@ -6,7 +6,7 @@
 // the result. One thread per (instance, group of 4 weights), every instance every frame.
 // Layouts: src/runtime/layout.ts (MORPH_PARAMS). Tables: BakedMorph in src/bake/bake.ts.
 
-override WORKGROUP_SIZE: u32 = 64;
+override WORKGROUP_SIZE: u32; // no default: the pass sets it (WORKGROUP_SIZE in src/runtime/limits.ts)
 
 // BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const TRACK_NONE: u32 = 0xffffffffu;

@@ -8,7 +8,7 @@
 // `local` is inverse(inverseBind) * offset, made on the CPU in float64: jointMatrix * local is
 // the joint's model matrix times the offset. Layouts: src/runtime/layout.ts (PROP_PARAMS, INSTANCE).
 
-override WORKGROUP_SIZE: u32 = 64;
+override WORKGROUP_SIZE: u32; // no default: the pass sets it (WORKGROUP_SIZE in src/runtime/limits.ts)
 // True when the crowd skins with dual quaternions: its joint buffer holds JOINT_DQ records (q,
 // then the rows of [S | t]; src/runtime/layout.ts) and jointMatrix() rebuilds [R(q) S | t] from them.
 override DUAL_QUATERNION: bool = false;

@@ -15,7 +15,7 @@
 // Layouts: ROOT_ANCHOR and ROOT_MOTION_PARAMS in src/runtime/layout.ts (checked against this file
 // by test/runtime/layout.test.ts); tables written by src/features/root-motion/root-motion-pass.ts.
 
-override WORKGROUP_SIZE: u32 = 64;
+override WORKGROUP_SIZE: u32; // no default: the pass sets it (WORKGROUP_SIZE in src/runtime/limits.ts)
 
 // BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const HANDLE_FREE: u32 = 0xffffffffu;

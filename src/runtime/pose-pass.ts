@@ -1,14 +1,14 @@
 import poseWgsl from '../../shaders/pose.wgsl?raw';
 import { clockResidual, clockTicks } from './clip-clock';
 import { checkSkinning, COUNT_FROM_PARAMS, CULL_ARGS, JOINT_BYTES, JOINT_SLOT, NODE, POSE_PARAMS, type SkinningMethod } from './layout';
-import { checkStorageBinding } from './limits';
+import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION } from './limits';
 import type { RigData } from './rig-data';
+
+/** Bytes of workgroup memory per rig node: pose.wgsl's `model` array holds one mat4x4f per node. */
+export const WORKGROUP_BYTES_PER_NODE = 64;
 
 /** Threads per instance unless overridden (see the constructor). */
 const DEFAULT_WORKGROUP_SIZE = 32;
-
-/** Widest row of the 2D dispatch grid (WebGPU's maxComputeWorkgroupsPerDimension default). */
-const MAX_DISPATCH_WIDTH = 65535;
 
 /**
  * What the pose pass reads per instance: InstanceStore satisfies it. The buffers are read
@@ -62,7 +62,7 @@ class Dispatch {
 }
 
 /** Widest row of the 2D grid an indirect dispatch uses (the cull pass writes the triples with it). */
-export const INDIRECT_DISPATCH_WIDTH = MAX_DISPATCH_WIDTH;
+export const INDIRECT_DISPATCH_WIDTH = MAX_WORKGROUPS_PER_DIMENSION;
 
 /**
  * The compute pass that writes every instance's joint matrices (shaders/pose.wgsl).
@@ -105,7 +105,7 @@ export class PosePass {
    */
   constructor(private readonly device: GPUDevice, private readonly rig: RigData, options: { workgroupSize?: number; skinning?: SkinningMethod } = {}) {
     this.skinning = checkSkinning(options.skinning);
-    const workgroupBytes = rig.nodeCount * 64;
+    const workgroupBytes = rig.nodeCount * WORKGROUP_BYTES_PER_NODE;
     if (workgroupBytes > device.limits.maxComputeWorkgroupStorageSize) {
       throw new RangeError(`the rig has ${rig.nodeCount} nodes, which need ${workgroupBytes} bytes of workgroup memory; ` +
         `the device's maxComputeWorkgroupStorageSize is ${device.limits.maxComputeWorkgroupStorageSize}`);
@@ -234,7 +234,7 @@ export class PosePass {
    */
   private write(d: Dispatch, listBase: number, count: number, ticks: number, residual: number, countWord: number): void {
     const indirect = countWord !== COUNT_FROM_PARAMS;
-    d.width = indirect ? INDIRECT_DISPATCH_WIDTH : Math.max(1, Math.min(count, MAX_DISPATCH_WIDTH));
+    d.width = indirect ? INDIRECT_DISPATCH_WIDTH : Math.max(1, Math.min(count, MAX_WORKGROUPS_PER_DIMENSION));
     d.height = Math.ceil(count / d.width);
     const v = d.view;
     v.setUint32(POSE_PARAMS.listBase, listBase, true);

@@ -2,13 +2,11 @@ import rootMotionWgsl from '../../../shaders/root-motion/root-motion.wgsl?raw';
 import { TRACK_NONE } from '../../bake/bake';
 import type { BakedRootMotion } from '../../bake/root-motion';
 import { ROOT_ANCHOR, ROOT_MOTION_PARAMS } from '../../runtime/layout';
-import { checkStorageBinding } from '../../runtime/limits';
+import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
 import type { RootAnchorRecords } from './root-anchor-records';
 
-/** Threads per workgroup: one instance handle per thread. */
-const WORKGROUP_SIZE = 64;
-/** Widest 1D dispatch (WebGPU's default maxComputeWorkgroupsPerDimension). */
-const MAX_WORKGROUPS = 65535;
+/** The dispatch is 1D: one instance handle per thread, at most this many workgroups. */
+const MAX_WORKGROUPS = MAX_WORKGROUPS_PER_DIMENSION;
 
 /** vec4f per clip at the start of the tables: its facts, then its cycle (root-motion.wgsl reads clip c's at ROOT_CLIP_VEC4S * c, generated). */
 export const ROOT_CLIP_VEC4S = 2;
