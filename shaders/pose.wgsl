@@ -35,6 +35,9 @@ const STACK_LAYERS: u32 = 6u;
 const COUNT_FROM_PARAMS: u32 = 0xffffffffu;
 const DQ_VEC4S: u32 = 4u;
 const DQ_POLAR_ITERATIONS: u32 = 16u;
+const TRS_PATHS: u32 = 3u;
+const SLOT_VEC4S: u32 = 5u;
+const MATRIX_VEC4S: u32 = 3u;
 const DQ_DEGENERATE_DET: f32 = 0x1.0c6f7ap-20f; // 0.000001
 
 struct Instance {
@@ -214,8 +217,8 @@ fn sampleTrack(trackRef: u32, restIndex: u32, c: TableCoordinate) -> vec4f {
 }
 
 fn sampleNode(clip: u32, u: TableCoordinate, node: u32) -> Trs {
-  let refs = (clip * params.nodeCount + node) * 3u;
-  let rest = select(params.restBase + node * 3u, params.clipBase - 3u, u.difference);
+  let refs = (clip * params.nodeCount + node) * TRS_PATHS;
+  let rest = select(params.restBase + node * TRS_PATHS, params.clipBase - TRS_PATHS, u.difference);
   return Trs(
     sampleTrack(trackRefs[refs], rest, u).xyz,
     normalize(sampleTrack(trackRefs[refs + 1u], rest + 1u, u)),
@@ -230,7 +233,7 @@ fn blendTrs(a: Trs, b: Trs, w: f32) -> Trs {
 }
 
 fn restTrs(node: u32) -> Trs {
-  let rest = params.restBase + node * 3u;
+  let rest = params.restBase + node * TRS_PATHS;
   return Trs(tracks[rest].xyz, tracks[rest + 1u], tracks[rest + 2u].xyz);
 }
 
@@ -302,7 +305,7 @@ fn nodeAt(n: u32) -> Node {
 }
 
 fn slotAt(s: u32) -> JointSlot {
-  let b = params.slotBase + s * 5u;
+  let b = params.slotBase + s * SLOT_VEC4S;
   return JointSlot(mat4x4f(tracks[b], tracks[b + 1u], tracks[b + 2u], tracks[b + 3u]), u32(tracks[b + 4u].x));
 }
 
@@ -355,7 +358,7 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
       writeDualQuaternion(instance * params.slotCount + s, m);
       continue;
     }
-    let o = (instance * params.slotCount + s) * 3u;
+    let o = (instance * params.slotCount + s) * MATRIX_VEC4S;
     jointMatrices[o] = vec4f(m[0].x, m[1].x, m[2].x, m[3].x);
     jointMatrices[o + 1u] = vec4f(m[0].y, m[1].y, m[2].y, m[3].y);
     jointMatrices[o + 2u] = vec4f(m[0].z, m[1].z, m[2].z, m[3].z);

@@ -13,6 +13,7 @@ override ENCODE_SRGB: bool = false;
 // The instance record (only `world` is read here), generated like the other passes' copies.
 // BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit
 const DQ_VEC4S: u32 = 4u;
+const MATRIX_VEC4S: u32 = 3u;
 
 struct Instance {
   world: mat4x4f,
@@ -86,7 +87,7 @@ fn accumulate(m: ptr<function, Skinned>, instance: u32, joint: u32, w: f32) {
     accumulateDualQuaternion(m, instance, joint, w);
     return;
   }
-  let o = (instance * material.slotCount + joint) * 3u;
+  let o = (instance * material.slotCount + joint) * MATRIX_VEC4S;
   (*m).row0 += jointMatrices[o] * w;
   (*m).row1 += jointMatrices[o + 1u] * w;
   (*m).row2 += jointMatrices[o + 2u] * w;

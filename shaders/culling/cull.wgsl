@@ -26,6 +26,7 @@ const CULL_LOD: u32 = 2u;
 const CULL_ANIMATION_LOD: u32 = 4u;
 const CULL_SHADOWS: u32 = 8u;
 const LOD_NOT_FORCED: u32 = 0xffffffffu;
+const PLANE_REACH_SCALE: f32 = 0x1.00068ep0f; // 1.0001
 
 struct Instance {
   world: mat4x4f,
@@ -91,12 +92,13 @@ struct LodRange {
 @group(0) @binding(8) var<storage, read> lodRanges: array<LodRange>;
 
 // Whether the box (centre c, axes e0..e2 = world columns times half extents) reaches the inner
-// side of every plane. The 1e-4 relative margin covers float32 rounding in the vertex shader.
+// side of every plane. The reach is scaled by PLANE_REACH_SCALE, a 1e-4 relative margin for
+// float32 rounding in the vertex shader.
 fn insideAll(planes: ptr<uniform, array<vec4f, 6>>, c: vec3f, e0: vec3f, e1: vec3f, e2: vec3f) -> bool {
   for (var i = 0u; i < 6u; i++) {
     let p = (*planes)[i];
     let reach = abs(dot(p.xyz, e0)) + abs(dot(p.xyz, e1)) + abs(dot(p.xyz, e2));
-    if (dot(p.xyz, c) + p.w < -reach * 1.0001) {
+    if (dot(p.xyz, c) + p.w < -reach * PLANE_REACH_SCALE) {
       return false;
     }
   }

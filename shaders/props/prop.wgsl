@@ -18,6 +18,7 @@ const PROP_CULLED: u32 = 1u;
 const PROP_SELECTED: u32 = 2u;
 const HANDLE_FREE: u32 = 0xffffffffu;
 const DQ_VEC4S: u32 = 4u;
+const MATRIX_VEC4S: u32 = 3u;
 
 struct Instance {
   world: mat4x4f,
@@ -107,7 +108,7 @@ fn jointMatrix(index: u32) -> mat4x4f {
   if (DUAL_QUATERNION) {
     return dualQuaternionJoint(index);
   }
-  let o = index * 3u;
+  let o = index * MATRIX_VEC4S;
   let r0 = jointMatrices[o];
   let r1 = jointMatrices[o + 1u];
   let r2 = jointMatrices[o + 2u];

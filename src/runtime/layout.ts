@@ -121,12 +121,18 @@ export const JOINT_SLOT = {
   // 12 bytes of padding: a struct holding a mat4x4f is 16-byte aligned
 } as const;
 
+/** vec4f per joint slot in PosePass's tracks buffer: the inverse bind matrix's 4 columns, then (node, 0, 0, 0). */
+export const SLOT_VEC4S = 5;
+
 /**
  * One output joint matrix: world * model(node) * inverseBind as the top three rows of the
  * affine 4x4 (3 x vec4f = 48 bytes; the bottom row is always 0 0 0 1). shaders/skin.wgsl reads
  * them at (instance * slotCount + slot) * 3.
  */
 export const JOINT_MATRIX_BYTES = 48;
+
+/** vec4f per 'linear' joint record (JOINT_MATRIX_BYTES / 16), the stride pose.wgsl, skin.wgsl and prop.wgsl index by. */
+export const MATRIX_VEC4S = JOINT_MATRIX_BYTES / 16;
 
 /**
  * How a crowd skins (CrowdOptions.skinning): 'linear' blends joint matrices (linear blend

@@ -1,6 +1,6 @@
 import poseWgsl from '../../shaders/pose.wgsl?raw';
 import { clockResidual, clockTicks } from './clip-clock';
-import { checkSkinning, COUNT_FROM_PARAMS, CULL_ARGS, JOINT_BYTES, JOINT_SLOT, NODE, POSE_PARAMS, type SkinningMethod } from './layout';
+import { checkSkinning, COUNT_FROM_PARAMS, CULL_ARGS, JOINT_BYTES, JOINT_SLOT, NODE, POSE_PARAMS, SLOT_VEC4S, type SkinningMethod } from './layout';
 import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION } from './limits';
 import type { RigData } from './rig-data';
 
@@ -256,13 +256,13 @@ export class PosePass {
 
 /**
  * The rig's tracks with the node records and joint slots appended (see `tracks` in
- * shaders/pose.wgsl): one vec4f (parent, depth, 0, 0) per node, then 5 vec4f per slot (the
+ * shaders/pose.wgsl): one vec4f (parent, depth, 0, 0) per node, then SLOT_VEC4S (5) vec4f per slot (the
  * inverse bind matrix's columns, then (node, 0, 0, 0)); integers as exact floats.
  */
 function tracksWithSkeleton(rig: RigData): { data: Float32Array; nodeBase: number; slotBase: number } {
   const nodeBase = rig.tracks.length / 4;
   const slotBase = nodeBase + rig.nodeCount;
-  const data = new Float32Array((slotBase + rig.slotCount * 5) * 4);
+  const data = new Float32Array((slotBase + rig.slotCount * SLOT_VEC4S) * 4);
   data.set(rig.tracks);
   const nodes = new DataView(rig.nodes);
   for (let n = 0; n < rig.nodeCount; n++) {
@@ -272,8 +272,8 @@ function tracksWithSkeleton(rig: RigData): { data: Float32Array; nodeBase: numbe
   const slots = new DataView(rig.slots);
   for (let s = 0; s < rig.slotCount; s++) {
     const o = s * JOINT_SLOT.size;
-    for (let k = 0; k < 16; k++) data[(slotBase + s * 5) * 4 + k] = slots.getFloat32(o + JOINT_SLOT.inverseBind + k * 4, true);
-    data[(slotBase + s * 5 + 4) * 4] = slots.getUint32(o + JOINT_SLOT.node, true);
+    for (let k = 0; k < 16; k++) data[(slotBase + s * SLOT_VEC4S) * 4 + k] = slots.getFloat32(o + JOINT_SLOT.inverseBind + k * 4, true);
+    data[(slotBase + s * SLOT_VEC4S + 4) * 4] = slots.getUint32(o + JOINT_SLOT.node, true);
   }
   return { data, nodeBase, slotBase };
 }

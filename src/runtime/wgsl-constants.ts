@@ -1,7 +1,8 @@
-import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../bake/bake';
+import { PATHS, TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../bake/bake';
+import { PLANE_REACH_SCALE } from './culling/cull-math';
 import {
   COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, DQ_DEGENERATE_DET, DQ_POLAR_ITERATIONS, DQ_VEC4S,
-  LAYERS_NONE, LOD_NOT_FORCED, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
+  LAYERS_NONE, LOD_NOT_FORCED, MASK_NONE, MATRIX_VEC4S, SLOT_VEC4S, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
 } from './layout';
 
 /** A shared constant: its WGSL name, value, and type (u32 unless said). */
@@ -33,8 +34,15 @@ export const POSE_CONSTANTS: readonly SharedConstant[] = [
   ['DQ_POLAR_ITERATIONS', DQ_POLAR_ITERATIONS],
 ];
 
-/** The constants shaders/pose.wgsl alone needs (its dual-quaternion split), after POSE_CONSTANTS in its block. */
+/**
+ * The constants shaders/pose.wgsl alone needs, after POSE_CONSTANTS in its block: the strides of
+ * its tables (TRS paths per node in trackRefs and the rest pose, vec4f per joint slot and per
+ * written joint record) and its dual-quaternion split's threshold.
+ */
 export const POSE_ONLY_CONSTANTS: readonly SharedConstant[] = [
+  ['TRS_PATHS', PATHS.length],
+  ['SLOT_VEC4S', SLOT_VEC4S],
+  ['MATRIX_VEC4S', MATRIX_VEC4S],
   ['DQ_DEGENERATE_DET', DQ_DEGENERATE_DET, 'f32'],
 ];
 
@@ -54,6 +62,7 @@ export const CULL_CONSTANTS: readonly SharedConstant[] = [
   ['CULL_ANIMATION_LOD', CULL_ANIMATION_LOD],
   ['CULL_SHADOWS', CULL_SHADOWS],
   ['LOD_NOT_FORCED', LOD_NOT_FORCED],
+  ['PLANE_REACH_SCALE', PLANE_REACH_SCALE, 'f32'],
 ];
 
 /**
@@ -186,7 +195,7 @@ export interface GeneratedShader {
 export const KERNEL_SHADERS: readonly GeneratedShader[] = [
   { file: 'shaders/pose.wgsl', constants: [...POSE_CONSTANTS, ...POSE_ONLY_CONSTANTS], structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/culling/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
-  { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S]], structs: INSTANCE_STRUCT },
+  { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S], ['MATRIX_VEC4S', MATRIX_VEC4S]], structs: INSTANCE_STRUCT },
 ];
 
 export const GENERATED_BEGIN = '// BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';
