@@ -1,10 +1,11 @@
 /**
- * Rewrites the generated constant blocks of the shaders from src/runtime/wgsl-constants.ts.
+ * Rewrites the generated constant blocks of the shaders (tools/wgsl-shaders.ts lists them).
  *   npm run gen:wgsl             write the blocks
  *   npm run gen:wgsl -- --check  exit 1 when a file is out of date (the test does the same)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { currentConstantBlock, GENERATED_SHADERS, replaceConstantBlock, wgslConstantBlock } from '../src/runtime/wgsl-constants';
+import { currentConstantBlock, replaceConstantBlock, wgslConstantBlock } from '../src/runtime/wgsl-constants';
+import { GENERATED_SHADERS } from './wgsl-shaders';
 
 let stale = false;
 for (const { file, constants, structs } of GENERATED_SHADERS) {

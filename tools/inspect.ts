@@ -9,12 +9,10 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { JOINT_MATRIX_BYTES } from '../src/runtime/layout';
+import { WORKGROUP_BYTES_PER_NODE } from '../src/runtime/pose-pass';
 import { loadCharacter, type Character } from '../src/index';
 import { parseArgs } from './args';
 import { readModelFile } from './node-io';
-
-/** Bytes of workgroup memory the pose pass needs per rig node (PosePass checks the same). */
-const WORKGROUP_BYTES_PER_NODE = 64;
 
 /** The `--json` output. Times in seconds, sizes in bytes, lengths in model units. */
 export interface Inspection {

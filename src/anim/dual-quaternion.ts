@@ -1,4 +1,5 @@
 import type { SkinnedPrimitive } from '../bake/rig';
+import { DQ_DEGENERATE_DET } from '../runtime/layout';
 
 /**
  * Dual-quaternion skinning on the CPU: the reference for the `'dual-quaternion'` mode of
@@ -28,12 +29,6 @@ import type { SkinnedPrimitive } from '../bake/rig';
 /** Numbers per joint in a dual-quaternion joint record (JOINT_DQ.size / 4). */
 export const DQ_RECORD_FLOATS = 16;
 
-/**
- * Below this |det(A)| / (|A|_F / sqrt 3)^3, a joint's 3x3 counts as degenerate (a scale near 0
- * on some axis: glTF's way to hide a part): R is the identity and S the whole 3x3, still exact for
- * that joint alone. The GPU uses the same threshold.
- */
-export const DQ_DEGENERATE_DET = 1e-6;
 
 /** Visiting order of a vertex's influences (indices into its 4 or 8 weights): the vertex shader's. */
 export const DQ_INFLUENCE_ORDER: Readonly<Record<4 | 8, readonly number[]>> = Object.freeze({

@@ -130,12 +130,18 @@ export const JOINT_SLOT = {
   // 12 bytes of padding: a struct holding a mat4x4f is 16-byte aligned
 } as const;
 
+/** vec4f per joint slot in PosePass's tracks buffer: the inverse bind matrix's 4 columns, then (node, 0, 0, 0). */
+export const SLOT_VEC4S = 5;
+
 /**
  * One output joint matrix: model(node) * inverseBind, in model space (shaders/skin.wgsl applies
  * the instance's world transform), as the top three rows of the affine 4x4 (3 x vec4f = 48 bytes;
  * the bottom row is always 0 0 0 1). shaders/skin.wgsl reads them at (instance * slotCount + slot) * 3.
  */
 export const JOINT_MATRIX_BYTES = 48;
+
+/** vec4f per 'linear' joint record (JOINT_MATRIX_BYTES / 16), the stride pose.wgsl, skin.wgsl and prop.wgsl index by. */
+export const MATRIX_VEC4S = JOINT_MATRIX_BYTES / 16;
 
 /**
  * How a crowd skins (CrowdOptions.skinning): 'linear' blends joint matrices (linear blend
@@ -162,6 +168,14 @@ export const DQ_VEC4S = JOINT_DQ.size / 16;
 
 /** Newton steps at most of pose.wgsl's polar decomposition (a rotation converges in 1, a scale of 100 in about 5). */
 export const DQ_POLAR_ITERATIONS = 16;
+
+/**
+ * Below this |det(A)| / (|A|_F / sqrt 3)^3, a joint's 3x3 counts as degenerate (a scale near 0
+ * on some axis: glTF's way to hide a part): R is the identity and S the whole 3x3, still exact for
+ * that joint alone. pose.wgsl (its generated block) and src/anim/dual-quaternion.ts, the float64
+ * twin, both read it from here.
+ */
+export const DQ_DEGENERATE_DET = 1e-6;
 
 /** Bytes per joint of the joint buffer for each skinning method. */
 export const JOINT_BYTES: Readonly<Record<SkinningMethod, number>> = { linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size };
@@ -421,7 +435,7 @@ export const CONTROL_UPDATE = {
 /** Flags of PROP_PARAMS.flags. */
 export const PROP_CULLED = 1; //   the cull pass ran: entries come from its camera lists (else slot = entry)
 export const PROP_SELECTED = 2; // only instances marked in the selection this frame get the prop (else every one)
-/** A free handle in InstanceStore.handleSlotBuffer. */
+/** A free handle in InstanceStore.handleSlotBuffer (the store's Int32Array holds -1: the same 32 bits). prop.wgsl and root-motion.wgsl get it by this name. */
 export const HANDLE_FREE = 0xffffffff;
 
 /** The prop pass's uniform block (shaders/props/prop.wgsl `PropParams`), one per attachment, written each frame. */

@@ -1,4 +1,20 @@
 /**
+ * Threads per workgroup of the compute passes that give each thread one item (cull, control,
+ * morph, prop and root motion). Their shaders declare `override WORKGROUP_SIZE: u32;` without a
+ * default, so the pipelines' `constants: { WORKGROUP_SIZE }` is the one way the number reaches
+ * WGSL (test/runtime/wgsl-constants.test.ts checks both ends). The pose pass, one workgroup per
+ * instance, chooses its own (PosePass).
+ */
+export const WORKGROUP_SIZE = 64;
+
+/**
+ * Most workgroups in one dimension of a dispatch: WebGPU's default
+ * maxComputeWorkgroupsPerDimension, which the crowd does not ask to raise. Passes with more work
+ * dispatch a 2D grid this wide (or refuse, naming the count that fits).
+ */
+export const MAX_WORKGROUPS_PER_DIMENSION = 65535;
+
+/**
  * The items a growing buffer holds, for limit checks that say how many fit: the buffer's size
  * as a function of their count.
  */

@@ -1,14 +1,14 @@
 import poseWgsl from '../../shaders/pose.wgsl?raw';
 import { clockResidual, clockTicks } from './clip-clock';
-import { checkSkinning, COUNT_FROM_PARAMS, CULL_ARGS, JOINT_BYTES, JOINT_SLOT, NODE, POSE_PARAMS, type SkinningMethod } from './layout';
-import { checkStorageBinding } from './limits';
+import { checkSkinning, COUNT_FROM_PARAMS, CULL_ARGS, JOINT_BYTES, JOINT_SLOT, NODE, POSE_PARAMS, SLOT_VEC4S, type SkinningMethod } from './layout';
+import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION } from './limits';
 import type { RigData } from './rig-data';
+
+/** Bytes of workgroup memory per rig node: pose.wgsl's `model` array holds one mat4x4f per node. */
+export const WORKGROUP_BYTES_PER_NODE = 64;
 
 /** Threads per instance unless overridden (see the constructor). */
 const DEFAULT_WORKGROUP_SIZE = 32;
-
-/** Widest row of the 2D dispatch grid (WebGPU's maxComputeWorkgroupsPerDimension default). */
-const MAX_DISPATCH_WIDTH = 65535;
 
 /**
  * What the pose pass reads per instance: InstanceStore satisfies it. The buffers are read
@@ -62,7 +62,7 @@ class Dispatch {
 }
 
 /** Widest row of the 2D grid an indirect dispatch uses (the cull pass writes the triples with it). */
-export const INDIRECT_DISPATCH_WIDTH = MAX_DISPATCH_WIDTH;
+export const INDIRECT_DISPATCH_WIDTH = MAX_WORKGROUPS_PER_DIMENSION;
 
 /**
  * The compute pass that writes every instance's joint matrices (shaders/pose.wgsl).
@@ -105,7 +105,7 @@ export class PosePass {
    */
   constructor(private readonly device: GPUDevice, private readonly rig: RigData, options: { workgroupSize?: number; skinning?: SkinningMethod } = {}) {
     this.skinning = checkSkinning(options.skinning);
-    const workgroupBytes = rig.nodeCount * 64;
+    const workgroupBytes = rig.nodeCount * WORKGROUP_BYTES_PER_NODE;
     if (workgroupBytes > device.limits.maxComputeWorkgroupStorageSize) {
       throw new RangeError(`the rig has ${rig.nodeCount} nodes, which need ${workgroupBytes} bytes of workgroup memory; ` +
         `the device's maxComputeWorkgroupStorageSize is ${device.limits.maxComputeWorkgroupStorageSize}`);
@@ -234,7 +234,7 @@ export class PosePass {
    */
   private write(d: Dispatch, listBase: number, count: number, ticks: number, residual: number, countWord: number): void {
     const indirect = countWord !== COUNT_FROM_PARAMS;
-    d.width = indirect ? INDIRECT_DISPATCH_WIDTH : Math.max(1, Math.min(count, MAX_DISPATCH_WIDTH));
+    d.width = indirect ? INDIRECT_DISPATCH_WIDTH : Math.max(1, Math.min(count, MAX_WORKGROUPS_PER_DIMENSION));
     d.height = Math.ceil(count / d.width);
     const v = d.view;
     v.setUint32(POSE_PARAMS.listBase, listBase, true);
@@ -256,13 +256,13 @@ export class PosePass {
 
 /**
  * The rig's tracks with the node records and joint slots appended (see `tracks` in
- * shaders/pose.wgsl): one vec4f (parent, depth, 0, 0) per node, then 5 vec4f per slot (the
+ * shaders/pose.wgsl): one vec4f (parent, depth, 0, 0) per node, then SLOT_VEC4S (5) vec4f per slot (the
  * inverse bind matrix's columns, then (node, 0, 0, 0)); integers as exact floats.
  */
 function tracksWithSkeleton(rig: RigData): { data: Float32Array; nodeBase: number; slotBase: number } {
   const nodeBase = rig.tracks.length / 4;
   const slotBase = nodeBase + rig.nodeCount;
-  const data = new Float32Array((slotBase + rig.slotCount * 5) * 4);
+  const data = new Float32Array((slotBase + rig.slotCount * SLOT_VEC4S) * 4);
   data.set(rig.tracks);
   const nodes = new DataView(rig.nodes);
   for (let n = 0; n < rig.nodeCount; n++) {
@@ -272,8 +272,8 @@ function tracksWithSkeleton(rig: RigData): { data: Float32Array; nodeBase: numbe
   const slots = new DataView(rig.slots);
   for (let s = 0; s < rig.slotCount; s++) {
     const o = s * JOINT_SLOT.size;
-    for (let k = 0; k < 16; k++) data[(slotBase + s * 5) * 4 + k] = slots.getFloat32(o + JOINT_SLOT.inverseBind + k * 4, true);
-    data[(slotBase + s * 5 + 4) * 4] = slots.getUint32(o + JOINT_SLOT.node, true);
+    for (let k = 0; k < 16; k++) data[(slotBase + s * SLOT_VEC4S) * 4 + k] = slots.getFloat32(o + JOINT_SLOT.inverseBind + k * 4, true);
+    data[(slotBase + s * SLOT_VEC4S + 4) * 4] = slots.getUint32(o + JOINT_SLOT.node, true);
   }
   return { data, nodeBase, slotBase };
 }

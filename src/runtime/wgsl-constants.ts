@@ -1,20 +1,23 @@
-import { EDGE_EPSILON } from '../anim/blend-space-2d';
-import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../bake/bake';
+import { PATHS, TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../bake/bake';
+import { PLANE_REACH_SCALE } from './culling/cull-math';
 import {
-  CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS,
-  LAYERS_NONE, LOD_NOT_FORCED, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
+  COUNT_FROM_PARAMS, CULL_ANIMATION_LOD, CULL_ARGS, CULL_COUNTERS, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, DQ_DEGENERATE_DET, DQ_POLAR_ITERATIONS, DQ_VEC4S,
+  LAYERS_NONE, LOD_NOT_FORCED, MASK_NONE, MATRIX_VEC4S, SLOT_VEC4S, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS,
 } from './layout';
-import { DQ_POLAR_ITERATIONS, DQ_VEC4S, HANDLE_FREE, PROP_CULLED, PROP_SELECTED } from './layout';
 
 /** A shared constant: its WGSL name, value, and type (u32 unless said). */
-export type SharedConstant = readonly [name: string, value: number, type?: 'u32' | 'f32'];
+export type SharedConstant = readonly [name: string, value: number, type?: WgslScalar];
+
+/** The scalar types a shared constant may have. */
+export type WgslScalar = 'u32' | 'i32' | 'f32';
 
 /**
- * The constants that shaders/pose.wgsl (and, below, shaders/culling/cull.wgsl) shares with TypeScript, with their one source: the
- * baked-table flags of src/bake/bake.ts and the record sentinels and layer counts of
- * src/runtime/layout.ts. The shader holds them in a block between the two marker lines below,
- * written by `npm run gen:wgsl` (tools/gen-wgsl.ts) so that the .wgsl file stays valid on its
- * own; test/runtime/wgsl-constants.test.ts fails when the block in the file differs from this list.
+ * The constants that shaders/pose.wgsl and shaders/morph/morph.wgsl share with TypeScript, with
+ * their one source: the baked-table flags of src/bake/bake.ts and the record sentinels and layer
+ * counts of src/runtime/layout.ts. A shader holds its constants in a block between the two marker
+ * lines below, written by `npm run gen:wgsl` (tools/gen-wgsl.ts) so that the .wgsl file stays
+ * valid on its own; test/runtime/wgsl-constants.test.ts fails when the block in the file differs
+ * from its list, or when the shader writes one of them by hand.
  */
 export const POSE_CONSTANTS: readonly SharedConstant[] = [
   ['TRACK_NONE', TRACK_NONE],
@@ -30,6 +33,18 @@ export const POSE_CONSTANTS: readonly SharedConstant[] = [
   ['COUNT_FROM_PARAMS', COUNT_FROM_PARAMS],
   ['DQ_VEC4S', DQ_VEC4S],
   ['DQ_POLAR_ITERATIONS', DQ_POLAR_ITERATIONS],
+];
+
+/**
+ * The constants shaders/pose.wgsl alone needs, after POSE_CONSTANTS in its block: the strides of
+ * its tables (TRS paths per node in trackRefs and the rest pose, vec4f per joint slot and per
+ * written joint record) and its dual-quaternion split's threshold.
+ */
+export const POSE_ONLY_CONSTANTS: readonly SharedConstant[] = [
+  ['TRS_PATHS', PATHS.length],
+  ['SLOT_VEC4S', SLOT_VEC4S],
+  ['MATRIX_VEC4S', MATRIX_VEC4S],
+  ['DQ_DEGENERATE_DET', DQ_DEGENERATE_DET, 'f32'],
 ];
 
 /** The constants shaders/culling/cull.wgsl shares with TypeScript: counter and argument words, flags. */
@@ -48,30 +63,7 @@ export const CULL_CONSTANTS: readonly SharedConstant[] = [
   ['CULL_ANIMATION_LOD', CULL_ANIMATION_LOD],
   ['CULL_SHADOWS', CULL_SHADOWS],
   ['LOD_NOT_FORCED', LOD_NOT_FORCED],
-];
-
-/** The constants of shaders/props/prop.wgsl: its flags and the free-handle sentinel. */
-export const PROP_CONSTANTS: readonly SharedConstant[] = [
-  ['PROP_CULLED', PROP_CULLED],
-  ['PROP_SELECTED', PROP_SELECTED],
-  ['HANDLE_FREE', HANDLE_FREE],
-  ['DQ_VEC4S', DQ_VEC4S],
-];
-
-/** The constants of shaders/controllers/control.wgsl: the control records' enumerations and the pose records it writes. */
-export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
-  ...Object.entries(CONTROL).map(([name, value]) => [name, value] as const),
-  ['HOLD_SECONDS', CONTROL_HOLD_SECONDS, 'f32'],
-  ['SPEED_TIE', CONTROL_SPEED_TIE, 'f32'],
-  ['EDGE_EPSILON', EDGE_EPSILON, 'f32'],
-  ['MASK_NONE', MASK_NONE],
-  ['REFERENCE_REST', REFERENCE_REST],
-  ['STACK_LAYERS', STACK_LAYERS],
-];
-
-/** The constants of shaders/root-motion/root-motion.wgsl: a free handle's slot (InstanceStore keeps -1, read as u32). */
-export const ROOT_MOTION_CONSTANTS: readonly SharedConstant[] = [
-  ['FREE_HANDLE', 0xffffffff],
+  ['PLANE_REACH_SCALE', PLANE_REACH_SCALE, 'f32'],
 ];
 
 /**
@@ -125,8 +117,8 @@ export const POSE_RECORD_STRUCTS = `${INSTANCE_STRUCT}\n\n${STACK_STRUCTS}`;
  * reduction to |r| <= pi/4, then Taylor series to r^9 and r^10. The control and root-motion
  * passes turn headings with it, so both follow the float64 CPU twins.
  */
-export const PRECISE_SIN_COS = `const HALF_PI_HI: f32 = 1.5707963705062866; // f32(pi / 2)
-const HALF_PI_LO: f32 = -4.371139000186241e-8; // pi / 2 - HALF_PI_HI
+export const PRECISE_SIN_COS = `const HALF_PI_HI: f32 = ${wgslLiteral('HALF_PI_HI', Math.PI / 2, 'f32')}; // f32(pi / 2)
+const HALF_PI_LO: f32 = ${wgslLiteral('HALF_PI_LO', Math.PI / 2 - Math.fround(Math.PI / 2), 'f32')}; // pi / 2 - HALF_PI_HI
 
 // (sin x, cos x): Cody-Waite reduction to |r| <= pi/4, then Taylor series to r^9 and r^10.
 fn sinCos(x: f32) -> vec2f {
@@ -189,32 +181,103 @@ fn clipEntry(turns: vec2u, extra: f32, last: u32) -> ClipEntry {
   return ClipEntry(u32(i), f);
 }`;
 
-/** Each shader with a generated block, and what goes into it: constants, then shared structs. */
-export const GENERATED_SHADERS: readonly { file: string; constants: readonly SharedConstant[]; structs: string }[] = [
-  { file: 'shaders/pose.wgsl', constants: POSE_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
-  { file: 'shaders/controllers/control.wgsl', constants: CONTROL_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${PRECISE_SIN_COS}\n\n${CLIP_CLOCK}` },
+/** A shader with a generated block: its file (from the repository root) and what the block holds: constants, then shared WGSL text. */
+export interface GeneratedShader {
+  readonly file: string;
+  readonly constants: readonly SharedConstant[];
+  readonly structs: string;
+}
+
+/**
+ * The kernel's shaders with a generated block. Each feature lists its own next to its code
+ * (src/features/<name>/*-wgsl.ts); tools/wgsl-shaders.ts gathers all of them for
+ * `npm run gen:wgsl` and the drift test.
+ */
+export const KERNEL_SHADERS: readonly GeneratedShader[] = [
+  { file: 'shaders/pose.wgsl', constants: [...POSE_CONSTANTS, ...POSE_ONLY_CONSTANTS], structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/culling/cull.wgsl', constants: CULL_CONSTANTS, structs: INSTANCE_STRUCT },
-  { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S]], structs: INSTANCE_STRUCT },
-  { file: 'shaders/props/prop.wgsl', constants: PROP_CONSTANTS, structs: INSTANCE_STRUCT },
-  { file: 'shaders/root-motion/root-motion.wgsl', constants: ROOT_MOTION_CONSTANTS, structs: `${INSTANCE_STRUCT}\n\n${PRECISE_SIN_COS}` },
-  { file: 'shaders/morph/morph.wgsl', constants: POSE_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/skin.wgsl', constants: [['DQ_VEC4S', DQ_VEC4S], ['MATRIX_VEC4S', MATRIX_VEC4S]], structs: INSTANCE_STRUCT },
 ];
 
-export const GENERATED_BEGIN = '// BEGIN generated from src/runtime/wgsl-constants.ts by `npm run gen:wgsl`: do not edit';
+export const GENERATED_BEGIN = '// BEGIN generated by `npm run gen:wgsl` from the lists in tools/wgsl-shaders.ts: do not edit';
 export const GENERATED_END = '// END generated';
 
-/** The WGSL declarations of `constants` (u32 flags in hex, f32 as written), then `structs`, between the marker lines. */
+/**
+ * The WGSL declarations of `constants` (see wgslLiteral), then `structs`, between the marker lines.
+ * An f32 whose literal is not its decimal value carries that value as a comment.
+ */
 export function wgslConstantBlock(constants: readonly SharedConstant[] = POSE_CONSTANTS, structs = ''): string {
   const lines = constants.map(([name, value, type = 'u32']) => {
-    if (type === 'f32') {
-      if (!Number.isFinite(value)) throw new RangeError(`${name} = ${value} is not a finite f32`);
-      return `const ${name}: f32 = ${Number.isInteger(value) ? `${value}.0` : String(value)};`;
-    }
-    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`${name} = ${value} is not a u32`);
-    const literal = value >= 0x10000 ? `0x${value.toString(16)}u` : `${value}u`;
-    return `const ${name}: u32 = ${literal};`;
+    const literal = wgslLiteral(name, value, type);
+    const exact = type !== 'f32' || !literal.startsWith('0x') && !literal.startsWith('-0x');
+    return `const ${name}: ${type} = ${literal};${exact ? '' : ` // ${value}`}`;
   });
   return [GENERATED_BEGIN, ...lines, ...(structs ? ['', structs] : []), GENERATED_END].join('\n');
+}
+
+/**
+ * `value` as a WGSL literal of `type` that means exactly the number the GPU should hold; a
+ * RangeError naming `name` when the type cannot hold it. u32: hex from 0x10000 (flags and
+ * sentinels), decimal below. i32: decimal. f32: the float32 the TypeScript number rounds to
+ * (Math.fround), written so that no compiler rounds it again: as a decimal when one of at most 9
+ * significant digits is exactly that float (0.5, 3.0), else as a hexadecimal float literal
+ * (1e-6 is 0x1.0c6f7ap-20f), exact by construction.
+ */
+export function wgslLiteral(name: string, value: number, type: WgslScalar = 'u32'): string {
+  if (type === 'u32') {
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`${name} = ${value} is not a u32`);
+    return value >= 0x10000 ? `0x${value.toString(16)}u` : `${value}u`;
+  }
+  if (type === 'i32') {
+    if (!Number.isInteger(value) || value < -0x80000000 || value > 0x7fffffff) throw new RangeError(`${name} = ${value} is not an i32`);
+    return value === -0x80000000 ? 'i32(-2147483648)' : `${value}i`;
+  }
+  const f = Math.fround(value);
+  if (!Number.isFinite(f)) throw new RangeError(`${name} = ${value} is not a finite f32`);
+  return exactDecimal(f) ?? hexFloat(f);
+}
+
+/** The decimal of float32 `f` when it has at most 9 significant digits and is exactly `f`, else undefined. */
+function exactDecimal(f: number): string | undefined {
+  const { sign, mantissa, exponent } = float32Parts(f);
+  let digits: string;
+  let point: number; // digits after the decimal point
+  if (exponent >= 0) {
+    digits = (BigInt(mantissa) << BigInt(exponent)).toString();
+    point = 0;
+  } else {
+    digits = (BigInt(mantissa) * 5n ** BigInt(-exponent)).toString(); // mantissa * 2^exponent = this * 10^exponent
+    point = -exponent;
+  }
+  digits = digits.padStart(point + 1, '0');
+  let whole = digits.slice(0, digits.length - point);
+  let fraction = digits.slice(digits.length - point).replace(/0+$/, '');
+  if (`${whole}${fraction}`.replace(/^0+/, '').replace(/0+$/, '').length > 9) return undefined;
+  whole = whole.replace(/^0+(?=\d)/, '');
+  fraction ||= '0';
+  return `${sign}${whole}.${fraction}`;
+}
+
+/** Float32 `f` (finite) as a hexadecimal float literal with an f suffix: exactly `f`. */
+function hexFloat(f: number): string {
+  const bits = new Uint32Array(new Float32Array([f]).buffer)[0];
+  const sign = bits >>> 31 ? '-' : '';
+  const biased = (bits >>> 23) & 0xff;
+  const fraction = ((bits & 0x7fffff) << 1).toString(16).padStart(6, '0').replace(/0+$/, '');
+  const lead = biased === 0 ? '0' : '1'; // subnormal: 0.fraction x 2^-126
+  return `${sign}0x${lead}${fraction ? `.${fraction}` : ''}p${biased === 0 ? -126 : biased - 127}f`;
+}
+
+/** Float32 `f` (finite) as sign x mantissa x 2^exponent, the mantissa an integer below 2^24. */
+function float32Parts(f: number): { sign: string; mantissa: number; exponent: number } {
+  const bits = new Uint32Array(new Float32Array([f]).buffer)[0];
+  const biased = (bits >>> 23) & 0xff;
+  const fraction = bits & 0x7fffff;
+  return {
+    sign: bits >>> 31 ? '-' : '',
+    mantissa: biased === 0 ? fraction : fraction | 0x800000,
+    exponent: biased === 0 ? -149 : biased - 150,
+  };
 }
 
 /** `source` with its generated block replaced by `block`; throws when the markers are missing. */

@@ -56,8 +56,8 @@ export const ROOT_TRAVEL_FRACTION = 0.1;
 
 /** The input modes of Locomotion, in the order saved. */
 const INPUT_MODES = ['none', 'speed', 'direction'] as const;
-/** Entries the locomotion blend holds (2 by sector, 3 in the 2D space). */
-const BLEND_ENTRIES = 3;
+/** Entries the locomotion blend holds (2 by sector, 3 in the 2D space); the control pass's Blend holds as many. */
+export const BLEND_ENTRIES = 3;
 /** Float64 words Locomotion.save writes. */
 export const LOCOMOTION_WORDS = 18 + BLEND_ENTRIES * 5;
 

@@ -6,6 +6,8 @@ import { MAX_OVERRIDE_LAYERS as MAX_LAYERS } from '../../runtime/layout';
  * (base + 2 while one action hands over to another and both are shown).
  */
 export const MAX_BLEND = 4;
+/** Entries lighter than this are not added to a blend (WeightedClips.add; the control pass's addEntry gets it through its generated block). */
+export const MIN_BLEND_WEIGHT = 1e-6;
 
 /**
  * What a controller produces each frame: a layer stack in fixed-size arrays (no allocation),
@@ -60,7 +62,7 @@ export class WeightedClips {
   }
 
   add(clip: number, time: number, speed: number, weight: number): void {
-    if (!(weight > 1e-6)) return;
+    if (!(weight > MIN_BLEND_WEIGHT)) return;
     let i = this.count;
     if (i === MAX_BLEND) {
       // Full: replace the lightest entry if this one is heavier.

@@ -1,12 +1,10 @@
 import controlWgsl from '../../../shaders/controllers/control.wgsl?raw';
 import { clockResidual, clockTicks } from '../../runtime/clip-clock';
 import { CONTROL_INPUT, CONTROL_PARAMS, CONTROL_STATE, CONTROL_UPDATE } from '../../runtime/layout';
-import { checkStorageBinding, formatCount, growthCount, type BufferItems } from '../../runtime/limits';
+import { checkStorageBinding, formatCount, growthCount, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE, type BufferItems } from '../../runtime/limits';
 
-/** Threads per workgroup: one controller per thread. */
-const WORKGROUP_SIZE = 64;
-/** Widest 1D dispatch (WebGPU's default maxComputeWorkgroupsPerDimension). */
-const MAX_WORKGROUPS = 65535;
+/** The dispatch is 1D: one controller per thread, at most this many workgroups. */
+const MAX_WORKGROUPS = MAX_WORKGROUPS_PER_DIMENSION;
 /** How the pass's growing buffers follow their counts: per handle (inputs, states), per controller (the handle list, at most one update each). */
 const INPUT_ITEMS: BufferItems = { noun: 'handles', bytes: CONTROL_INPUT.size };
 const STATE_ITEMS: BufferItems = { noun: 'handles', bytes: CONTROL_STATE.size };

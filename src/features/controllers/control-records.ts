@@ -58,10 +58,59 @@ export class CurveTables {
   }
 }
 
-/** Words per clip, per action and of the locomotion block in the model table. */
-const CLIP_WORDS = 4;
-const ACTION_WORDS = 8;
-const LOCO_WORDS = 6 + 2 * DIRECTIONS.length;
+/**
+ * Word offsets in the control pass's model table (shaders/controllers/control.wgsl `model`: f32
+ * words, u32 fields as their bits): strides of its records and offsets of their fields. The one
+ * source of these numbers: buildControlModel writes with them, the shader reads with them
+ * (they reach it through its generated block, control-wgsl.ts).
+ */
+export const CONTROL_MODEL = {
+  /** Per clip, from clipBase: duration s, configured speed, loop (0 or 1), blend-space duration max(duration, 1e-3). */
+  CLIP_WORDS: 4,
+  CLIP_DURATION: 0,
+  CLIP_SPEED: 1,
+  CLIP_LOOP: 2,
+  CLIP_CYCLE: 3,
+  /** Per action, from actionBase: clip, fadeIn s, fadeOut s, curve, mask (u32 bits); 3 words unused. */
+  ACTION_WORDS: 8,
+  ACTION_CLIP: 0,
+  ACTION_FADE_IN: 1,
+  ACTION_FADE_OUT: 2,
+  ACTION_CURVE: 3,
+  ACTION_MASK: 4,
+  /** The locomotion block at locoBase: idle clip, walkSpeed, maxAcceleration, maxDeceleration, minSpeed, turnRate, then per direction (walk clip, run clip). */
+  LOCO_IDLE: 0,
+  LOCO_WALK_SPEED: 1,
+  LOCO_MAX_ACCELERATION: 2,
+  LOCO_MAX_DECELERATION: 3,
+  LOCO_MIN_SPEED: 4,
+  LOCO_TURN_RATE: 5,
+  LOCO_DIRECTIONS: 6,
+  DIRECTION_WORDS: 2,
+  DIRECTION_COUNT: DIRECTIONS.length,
+  LOCO_WORDS: 6 + 2 * DIRECTIONS.length,
+  /** The 2D blend space at planeBase: triangle, hull-edge and entry counts, then the entries, triangles and hull edges. */
+  PLANE_TRIANGLES: 0,
+  PLANE_HULL: 1,
+  PLANE_ENTRIES: 2,
+  PLANE_HEADER_WORDS: 3,
+  /** Per entry: clip (u32 bits), duration s. */
+  ENTRY_WORDS: 2,
+  ENTRY_DURATION: 1,
+  /** Per triangle: its three entries (u32 bits), origin (x, y), then the 2x2 barycentric matrix (m00, m01, m10, m11) as BlendSpace2D keeps them. */
+  TRIANGLE_WORDS: 9,
+  TRIANGLE_ORIGIN: 3,
+  TRIANGLE_MATRIX: 5,
+  /** Per hull edge: its two entries (u32 bits), origin (x, y), edge vector (x, y), 1 / |edge|^2. */
+  EDGE_WORDS: 7,
+  EDGE_ORIGIN: 2,
+  EDGE_VECTOR: 4,
+  EDGE_INVERSE_LENGTH2: 6,
+  /** Per clip, from rootBase: the root displacement (x, z) of one cycle (LocomotionRuntime.rootCycles). */
+  ROOT_WORDS: 2,
+} as const;
+
+const M = CONTROL_MODEL;
 
 /**
  * The control pass's model table for controllers of `runtime` (shaders/controllers/control.wgsl `model`).
@@ -73,47 +122,48 @@ export function buildControlModel(runtime: ControllerRuntime, maskIds: ArrayLike
   const actionCurves = config.actions.map((a, i) => curves.id(a.curve, `config.actions[${i}] (${a.name}).curve`));
   curves.id(config.fade.curve, 'config.fade.curve');
   const clipBase = 0;
-  const actionBase = clipBase + clipDurations.length * CLIP_WORDS;
-  const locoBase = actionBase + config.actions.length * ACTION_WORDS;
+  const actionBase = clipBase + clipDurations.length * M.CLIP_WORDS;
+  const locoBase = actionBase + config.actions.length * M.ACTION_WORDS;
   const plane = runtime.locomotion?.plane ?? null;
-  const planeBase = plane ? locoBase + LOCO_WORDS : CONTROL.NO_INDEX;
-  const planeWords = plane ? 3 + plane.count * 2 + (plane.triangles.length / 3) * 9 + plane.hull.length * 7 : 0;
+  const planeBase = plane ? locoBase + M.LOCO_WORDS : CONTROL.NO_INDEX;
+  const planeWords = plane ? M.PLANE_HEADER_WORDS + plane.count * M.ENTRY_WORDS + (plane.triangles.length / 3) * M.TRIANGLE_WORDS + plane.hull.length * M.EDGE_WORDS : 0;
   const rootCycles = runtime.locomotion?.rootCycles ?? null;
-  const rootBase = rootCycles ? locoBase + LOCO_WORDS + planeWords : CONTROL.NO_INDEX;
-  const curveBase = locoBase + LOCO_WORDS + planeWords + (rootCycles?.length ?? 0);
+  const rootBase = rootCycles ? locoBase + M.LOCO_WORDS + planeWords : CONTROL.NO_INDEX;
+  const curveBase = locoBase + M.LOCO_WORDS + planeWords + (rootCycles?.length ?? 0);
   const words = new Float32Array(curveBase + curves.data.length);
   const bits = new Uint32Array(words.buffer);
   for (let c = 0; c < clipDurations.length; c++) {
-    const o = clipBase + c * CLIP_WORDS;
-    words[o] = clipDurations[c];
-    words[o + 1] = config.clips[c].speed;
-    words[o + 2] = config.clips[c].loop ? 1 : 0;
-    words[o + 3] = Math.max(clipDurations[c], 1e-3); // the blend spaces' duration (locomotion.ts)
+    const o = clipBase + c * M.CLIP_WORDS;
+    words[o + M.CLIP_DURATION] = clipDurations[c];
+    words[o + M.CLIP_SPEED] = config.clips[c].speed;
+    words[o + M.CLIP_LOOP] = config.clips[c].loop ? 1 : 0;
+    words[o + M.CLIP_CYCLE] = Math.max(clipDurations[c], 1e-3); // the blend spaces' duration (locomotion.ts)
   }
   config.actions.forEach((a, i) => {
-    const o = actionBase + i * ACTION_WORDS;
-    bits[o] = a.clip;
-    words[o + 1] = a.fadeIn;
-    words[o + 2] = a.fadeOut;
-    bits[o + 3] = actionCurves[i];
-    bits[o + 4] = a.mask < 0 ? MASK_NONE : maskIds[a.mask];
+    const o = actionBase + i * M.ACTION_WORDS;
+    bits[o + M.ACTION_CLIP] = a.clip;
+    words[o + M.ACTION_FADE_IN] = a.fadeIn;
+    words[o + M.ACTION_FADE_OUT] = a.fadeOut;
+    bits[o + M.ACTION_CURVE] = actionCurves[i];
+    bits[o + M.ACTION_MASK] = a.mask < 0 ? MASK_NONE : maskIds[a.mask];
   });
   const loco = config.locomotion;
   if (loco) {
-    bits[locoBase] = loco.idle;
-    words[locoBase + 1] = loco.walkSpeed;
-    words[locoBase + 2] = loco.maxAcceleration;
-    words[locoBase + 3] = loco.maxDeceleration;
-    words[locoBase + 4] = loco.minSpeed;
-    words[locoBase + 5] = loco.turnRate;
+    bits[locoBase + M.LOCO_IDLE] = loco.idle;
+    words[locoBase + M.LOCO_WALK_SPEED] = loco.walkSpeed;
+    words[locoBase + M.LOCO_MAX_ACCELERATION] = loco.maxAcceleration;
+    words[locoBase + M.LOCO_MAX_DECELERATION] = loco.maxDeceleration;
+    words[locoBase + M.LOCO_MIN_SPEED] = loco.minSpeed;
+    words[locoBase + M.LOCO_TURN_RATE] = loco.turnRate;
     DIRECTIONS.forEach((d, k) => {
       const set = loco.directions[d];
-      bits[locoBase + 6 + 2 * k] = set ? set.walk : CONTROL.NO_INDEX;
-      bits[locoBase + 7 + 2 * k] = set ? set.run : CONTROL.NO_INDEX;
+      const o = locoBase + M.LOCO_DIRECTIONS + k * M.DIRECTION_WORDS;
+      bits[o] = set ? set.walk : CONTROL.NO_INDEX;
+      bits[o + 1] = set ? set.run : CONTROL.NO_INDEX;
     });
   }
   if (plane) writePlane(plane, words, bits, planeBase);
-  // Root displacement of one cycle per clip (x, z), for rate matching (LocomotionRuntime.rootCycles).
+  // Root displacement of one cycle per clip (x, z: ROOT_WORDS), for rate matching (LocomotionRuntime.rootCycles).
   if (rootCycles) words.set(rootCycles, rootBase);
   words.set(curves.data, curveBase);
   return { words, clipBase, actionBase, curveBase, locoBase, planeBase, rootBase };
@@ -126,22 +176,22 @@ export function buildControlModel(runtime: ControllerRuntime, maskIds: ArrayLike
  */
 function writePlane(plane: BlendSpace2D, words: Float32Array, bits: Uint32Array, base: number): void {
   const triangles = plane.triangles.length / 3;
-  bits[base] = triangles;
-  bits[base + 1] = plane.hull.length;
-  bits[base + 2] = plane.count;
-  let o = base + 3;
-  for (let i = 0; i < plane.count; i++, o += 2) {
+  bits[base + M.PLANE_TRIANGLES] = triangles;
+  bits[base + M.PLANE_HULL] = plane.hull.length;
+  bits[base + M.PLANE_ENTRIES] = plane.count;
+  let o = base + M.PLANE_HEADER_WORDS;
+  for (let i = 0; i < plane.count; i++, o += M.ENTRY_WORDS) {
     bits[o] = plane.clips[i];
-    words[o + 1] = plane.durations[i];
+    words[o + M.ENTRY_DURATION] = plane.durations[i];
   }
-  for (let t = 0; t < triangles; t++, o += 9) {
+  for (let t = 0; t < triangles; t++, o += M.TRIANGLE_WORDS) {
     for (let k = 0; k < 3; k++) bits[o + k] = plane.triangles[t * 3 + k];
-    for (let k = 0; k < 6; k++) words[o + 3 + k] = plane.barycentric[t * 6 + k];
+    for (let k = 0; k < 6; k++) words[o + M.TRIANGLE_ORIGIN + k] = plane.barycentric[t * 6 + k];
   }
-  for (let e = 0; e < plane.hull.length; e++, o += 7) {
+  for (let e = 0; e < plane.hull.length; e++, o += M.EDGE_WORDS) {
     bits[o] = plane.hull[e];
     bits[o + 1] = plane.hull[(e + 1) % plane.hull.length];
-    for (let k = 0; k < 5; k++) words[o + 2 + k] = plane.edges[e * 5 + k];
+    for (let k = 0; k < 5; k++) words[o + M.EDGE_ORIGIN + k] = plane.edges[e * 5 + k];
   }
 }
 

@@ -2,13 +2,10 @@ import morphWgsl from '../../../shaders/morph/morph.wgsl?raw';
 import type { BakedModel, BakedMorph } from '../../bake/bake';
 import { clockResidual, clockTicks } from '../../runtime/clip-clock';
 import { MORPH_PARAMS } from '../../runtime/layout';
-import { checkStorageBinding } from '../../runtime/limits';
+import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
 import type { MorphStore } from './morph-store';
 
-/** Threads per workgroup (one per instance and group of 4 weights). */
-const WORKGROUP_SIZE = 64;
-/** Widest row of the 2D dispatch grid (WebGPU's maxComputeWorkgroupsPerDimension default). */
-const MAX_DISPATCH_WIDTH = 65535;
+// One thread per instance and group of 4 weights, WORKGROUP_SIZE a workgroup, in a 2D grid at most MAX_WORKGROUPS_PER_DIMENSION wide.
 
 /** What the morph pass reads per instance: InstanceStore satisfies it. The pass does not own the buffers. */
 export interface MorphInputs {
@@ -83,7 +80,7 @@ export class MorphPass {
     if (inputs !== this.bound || inputs.generation !== this.boundGeneration) this.bind(inputs, store);
     const threads = inputs.count * this.groups;
     const workgroups = Math.ceil(threads / WORKGROUP_SIZE);
-    this.width = Math.max(1, Math.min(workgroups, MAX_DISPATCH_WIDTH));
+    this.width = Math.max(1, Math.min(workgroups, MAX_WORKGROUPS_PER_DIMENSION));
     this.height = Math.ceil(workgroups / this.width);
     const v = this.view;
     v.setUint32(MORPH_PARAMS.count, inputs.count, true);

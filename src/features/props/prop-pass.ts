@@ -1,13 +1,12 @@
 import propWgsl from '../../../shaders/props/prop.wgsl?raw';
-import { checkSkinning, CULL_COUNTERS, INSTANCE, MAX_LOD_LEVELS, PROP_CULLED, PROP_PARAMS, PROP_SELECTED, type SkinningMethod } from '../../runtime/layout';
-import { checkStorageBinding } from '../../runtime/limits';
+import { checkSkinning, CULL_ARGS, CULL_COUNTERS, INSTANCE, MAX_LOD_LEVELS, PROP_CULLED, PROP_PARAMS, PROP_SELECTED, type SkinningMethod } from '../../runtime/layout';
+import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
 import type { DrawArgs } from '../../runtime/skin-pass';
 
-const WORKGROUP_SIZE = 64;
-/** Widest row of the 2D dispatch grid (WebGPU's maxComputeWorkgroupsPerDimension default). */
-const MAX_DISPATCH_WIDTH = 65535;
-/** Words of one drawIndexedIndirect record. */
-const DRAW_WORDS = 5;
+/** Widest row of the 2D dispatch grid. */
+const MAX_DISPATCH_WIDTH = MAX_WORKGROUPS_PER_DIMENSION;
+/** Words of one drawIndexedIndirect record (the cull pass's too). */
+const DRAW_WORDS = CULL_ARGS.drawWords;
 
 /** What the prop pass reads of a crowd: InstanceStore satisfies it. The pass does not own the buffers. */
 export interface PropInputs {

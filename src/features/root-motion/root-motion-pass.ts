@@ -2,13 +2,14 @@ import rootMotionWgsl from '../../../shaders/root-motion/root-motion.wgsl?raw';
 import { TRACK_NONE } from '../../bake/bake';
 import type { BakedRootMotion } from '../../bake/root-motion';
 import { ROOT_ANCHOR, ROOT_MOTION_PARAMS } from '../../runtime/layout';
-import { checkStorageBinding } from '../../runtime/limits';
+import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
 import type { RootAnchorRecords } from './root-anchor-records';
 
-/** Threads per workgroup: one instance handle per thread. */
-const WORKGROUP_SIZE = 64;
-/** Widest 1D dispatch (WebGPU's default maxComputeWorkgroupsPerDimension). */
-const MAX_WORKGROUPS = 65535;
+/** The dispatch is 1D: one instance handle per thread, at most this many workgroups. */
+const MAX_WORKGROUPS = MAX_WORKGROUPS_PER_DIMENSION;
+
+/** vec4f per clip at the start of the tables: its facts, then its cycle (root-motion.wgsl reads clip c's at ROOT_CLIP_VEC4S * c, generated). */
+export const ROOT_CLIP_VEC4S = 2;
 
 /** The pass's read-only tables (shaders/root-motion/root-motion.wgsl `tables`), as vec4f. */
 export interface RootMotionTables {
@@ -21,17 +22,18 @@ export interface RootMotionTables {
 }
 
 /**
- * Packs a model's baked root motion for the pass: per clip c, vec4 2c = (duration s, last entry
- * index, track offset as u32 bits, 1 with a track / 0 without: difference clips), vec4 2c + 1 =
- * (x, z, yaw) of one whole cycle; then the track (x, 0, z, yaw per entry) from `trackBase`.
+ * Packs a model's baked root motion for the pass: per clip c (ROOT_CLIP_VEC4S vec4 each), vec4 2c =
+ * (duration s, last entry index, track offset as u32 bits, 1 with a track / 0 without: difference
+ * clips), vec4 2c + 1 = (x, z, yaw) of one whole cycle; then the track (x, 0, z, yaw per entry)
+ * from `trackBase`.
  */
 export function rootMotionTables(motion: BakedRootMotion): RootMotionTables {
   const clipCount = motion.trackOffsets.length;
-  const trackBase = 2 * clipCount;
+  const trackBase = ROOT_CLIP_VEC4S * clipCount;
   const data = new Float32Array((trackBase + motion.track.length / 4) * 4);
   const bits = new Uint32Array(data.buffer);
   for (let c = 0; c < clipCount; c++) {
-    const o = c * 8;
+    const o = c * ROOT_CLIP_VEC4S * 4;
     const has = motion.trackOffsets[c] !== TRACK_NONE;
     data[o] = motion.clipDurations[c];
     data[o + 1] = motion.clipEntries[c] - 1;

@@ -71,12 +71,18 @@ export function instanceBounds(world: ArrayLike<number>, box: ArrayLike<number>,
   return { centre, axes, distance, scale };
 }
 
-/** Whether the box reaches the inner side of all six planes (24 numbers), with the shader's 1e-4 margin. */
+/**
+ * The box's reach towards a plane is scaled by this before the inside test: a 1e-4 relative margin
+ * for float32 rounding in the vertex shader. cull.wgsl gets it through its generated block.
+ */
+export const PLANE_REACH_SCALE = 1.0001;
+
+/** Whether the box reaches the inner side of all six planes (24 numbers), with the shader's margin (PLANE_REACH_SCALE). */
 export function insideAll(planes: ArrayLike<number>, b: InstanceBounds): boolean {
   for (let i = 0; i < 6; i++) {
     const n = [planes[i * 4], planes[i * 4 + 1], planes[i * 4 + 2]];
     const reach = b.axes.reduce((sum, a) => sum + Math.abs(n[0] * a[0] + n[1] * a[1] + n[2] * a[2]), 0);
-    if (n[0] * b.centre[0] + n[1] * b.centre[1] + n[2] * b.centre[2] + planes[i * 4 + 3] < -reach * 1.0001) return false;
+    if (n[0] * b.centre[0] + n[1] * b.centre[1] + n[2] * b.centre[2] + planes[i * 4 + 3] < -reach * PLANE_REACH_SCALE) return false;
   }
   return true;
 }

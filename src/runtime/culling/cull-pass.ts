@@ -1,8 +1,8 @@
 import cullWgsl from '../../../shaders/culling/cull.wgsl?raw';
 import { CULL_ARGS, CULL_COUNTERS, CULL_PARAMS, LOD_RANGE, MAX_LOD_LEVELS } from '../layout';
+import { WORKGROUP_SIZE } from '../limits';
 import { INDIRECT_DISPATCH_WIDTH } from '../pose-pass';
-
-const WORKGROUP_SIZE = 64;
+import { NEVER } from './cull-math';
 
 /**
  * What the cull pass reads and writes per instance: InstanceStore satisfies it. The pass does
@@ -139,7 +139,7 @@ export class CullPass {
     f.set(frame.planes, CULL_PARAMS.planes / 4);
     f.set(frame.lightPlanes, CULL_PARAMS.lightPlanes / 4);
     f.set(frame.cameraPosition, CULL_PARAMS.cameraPosition / 4);
-    f[CULL_PARAMS.maxDistance / 4] = Math.min(frame.maxDistance, 3.4e38);
+    f[CULL_PARAMS.maxDistance / 4] = Math.min(frame.maxDistance, NEVER);
     f.set(frame.lodDistances, CULL_PARAMS.lodDistances / 4);
     f.set(frame.animationDistances, CULL_PARAMS.animationDistances / 4);
     u[CULL_PARAMS.instanceCount / 4] = inputs.count;

@@ -1,0 +1,15 @@
+/**
+ * Every shader with a generated constant block: the kernel's (src/runtime/wgsl-constants.ts) and
+ * each feature's (src/features/<name>/*-wgsl.ts). Gathered here, outside src/, so that the kernel
+ * names no feature; `npm run gen:wgsl` (tools/gen-wgsl.ts) writes the blocks and
+ * test/runtime/wgsl-constants.test.ts checks them.
+ */
+import { CONTROL_SHADER } from '../src/features/controllers/control-wgsl';
+import { MORPH_SHADER } from '../src/features/morph/morph-wgsl';
+import { PROP_SHADER } from '../src/features/props/prop-wgsl';
+import { ROOT_MOTION_SHADER } from '../src/features/root-motion/root-motion-wgsl';
+import { KERNEL_SHADERS, type GeneratedShader } from '../src/runtime/wgsl-constants';
+
+const [pose, cull, skin] = KERNEL_SHADERS;
+
+export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER];
