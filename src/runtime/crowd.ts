@@ -2,7 +2,7 @@ import { buildMask, type MaskSpec } from '../anim/masks';
 import type { Character } from '../character/character';
 import { CrowdRootMotion } from '../features/root-motion/crowd-root-motion';
 import type {
-  AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerInit, LayersInit, MaskId, ShadowOptions,
+  AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerInit, LayerStackArrays, LayerStackInit, MaskId, ShadowOptions,
 } from './crowd-types';
 import type { ClipEvent } from '../anim/events/clip-events';
 import { CrowdEvents, type ClipEventListener } from '../features/clip-events/crowd-events';
@@ -16,7 +16,7 @@ import { frustumPlanes } from './culling/cull-math';
 import { fitLight, ShadowPass } from './culling/shadow-pass';
 import type { InstanceAnimation } from './instance-records';
 import { InstanceStore } from './instance-store';
-import type { GpuAdditiveLayer, GpuLayer, LayerStackArrays } from './layer-records';
+import type { ResolvedAdditiveLayer, ResolvedLayer } from './layer-records';
 import { checkSkinning, JOINT_BYTES, LAYERS_NONE, MASK_NONE, type SkinningMethod } from './layout';
 import { MorphPass } from '../features/morph/morph-pass';
 import { PosePass } from './pose-pass';
@@ -601,7 +601,7 @@ export class Crowd {
    * Gives an instance layers on top of its clip A / clip B blend (null removes them). The stack
    * is replaced whole; times are the layers' times now.
    */
-  setLayers(id: InstanceId, init: LayersInit | null): void {
+  setLayers(id: InstanceId, init: LayerStackInit | null): void {
     this.store.slot(id);
     if (init === null) {
       this.store.makePlain(id);
@@ -610,12 +610,12 @@ export class Crowd {
     }
     if (typeof init !== 'object' || Array.isArray(init)) throw new TypeError(`setLayers: init must be { layers, additive } or null, got ${show(init)}`);
     checkFields(init, LAYERS_FIELDS, 'setLayers');
-    const layer = (l: LayerInit, where: string, fields: readonly string[]): GpuLayer => {
+    const layer = (l: LayerInit, where: string, fields: readonly string[]): ResolvedLayer => {
       checkObject(l, where, `{ ${LAYER_FIELDS.join(', ')} }`);
       checkFields(l, fields, where);
       return { clip: this.clip(l.clip, `${where}.clip`), time: l.time ?? 0, speed: l.speed ?? 1, weight: l.weight, mask: l.mask ?? MASK_NONE };
     };
-    const additive = (l: AdditiveLayerInit, i: number): GpuAdditiveLayer => {
+    const additive = (l: AdditiveLayerInit, i: number): ResolvedAdditiveLayer => {
       const where = `additive[${i}]`;
       const resolved = layer(l, where, ADDITIVE_FIELDS);
       const ref = l.reference;

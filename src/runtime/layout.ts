@@ -4,6 +4,8 @@
  * against WGSL's alignment rules, so a field added on one side only fails a test.
  */
 
+import { MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS } from '../anim/layer-stack';
+
 /**
  * One instance's animation record (shaders/pose.wgsl `Instance`), written by the CPU only when
  * the instance changes. Clip times advance on the GPU in exact integer arithmetic (the clip
@@ -50,14 +52,14 @@ export const MASK_NONE = 0xffffffff;
 export const REFERENCE_REST = 0xffffffff;
 export const REFERENCE_IDENTITY = 0xfffffffe;
 /**
- * Layers per stack record: override layers first, then additive layers. These are the only
- * place the counts are written: shaders/pose.wgsl gets them through its generated constant block
- * (src/runtime/wgsl-constants.ts), so adding a layer slot is a change of one number here (then
- * `npm run gen:wgsl`; test/runtime/wgsl-constants.test.ts fails until the shader is regenerated).
- * Each further slot costs 48 bytes per layered instance.
+ * Layers per stack record: override layers first, then additive layers. The two counts are
+ * written once, in src/anim/layer-stack.ts (the layer-stack vocabulary, which the controllers'
+ * packed stacks are sized by too); shaders/pose.wgsl gets them through its generated constant
+ * block (src/runtime/wgsl-constants.ts), so adding a layer slot is a change of one number there
+ * (then `npm run gen:wgsl`; test/runtime/wgsl-constants.test.ts fails until the shader is
+ * regenerated). Each further slot costs 48 bytes per layered instance.
  */
-export const MAX_OVERRIDE_LAYERS = 4;
-export const MAX_ADDITIVE_LAYERS = 2;
+export { MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS };
 export const STACK_LAYERS = MAX_OVERRIDE_LAYERS + MAX_ADDITIVE_LAYERS;
 
 /**
