@@ -2,8 +2,9 @@ import { buildMask, type MaskSpec } from '../anim/masks';
 import type { Character } from '../character/character';
 import { CrowdRootMotion } from '../features/root-motion/crowd-root-motion';
 import type {
-  AdditiveLayerInit, AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerInit, LayerStackArrays, LayerStackInit, MaskId, ShadowOptions,
+  AnimationState, CameraOptions, CrowdOptions, CrowdTargetFormats, CullStats, InstanceId, InstanceInit, LayerStackArrays, LayerStackInit, MaskId, ShadowOptions,
 } from './crowd-types';
+import { isLayerStackArrays } from '../anim/layer-stack';
 import type { ClipEvent } from '../anim/events/clip-events';
 import { CrowdEvents, type ClipEventListener } from '../features/clip-events/crowd-events';
 import { CrowdProps, type AttachmentId, type AttachOptions } from '../features/props/crowd-props';
@@ -16,8 +17,8 @@ import { frustumPlanes } from './culling/cull-math';
 import { fitLight, ShadowPass } from './culling/shadow-pass';
 import type { InstanceAnimation } from './instance-records';
 import { InstanceStore } from './instance-store';
-import type { ResolvedAdditiveLayer, ResolvedLayer } from './layer-records';
-import { checkSkinning, JOINT_BYTES, LAYERS_NONE, MASK_NONE, type SkinningMethod } from './layout';
+import { checkLayerStackArrays, requireLayerStackArrays, resolveLayers, writeLayerStackArrays } from './layer-input';
+import { checkSkinning, JOINT_BYTES, LAYERS_NONE, type SkinningMethod } from './layout';
 import { MorphPass } from '../features/morph/morph-pass';
 import { PosePass } from './pose-pass';
 import { checkFinite, checkNumbers } from './record-buffer';
@@ -598,42 +599,36 @@ export class Crowd {
   }
 
   /**
-   * Gives an instance layers on top of its clip A / clip B blend (null removes them). The stack
-   * is replaced whole; times are the layers' times now.
+   * Gives an instance a layer stack, in either form (src/anim/layer-stack.ts), replacing the
+   * one it had:
+   *
+   * - a LayerStackInit, `{ layers, additive }`: layers on top of the instance's clip A / clip B
+   *   blend, times being the layers' times now; null removes the layers.
+   * - a LayerStackArrays, the packed form an animation controller produces each frame
+   *   (AnimationController.output; CrowdControllers writes it so): the base clip replaces the
+   *   instance's clips, then `layerCount` override layers. Mask values index `maskIds` (MaskIds
+   *   from createMask) when given, else are MaskIds; -1 means none. Times hold `ahead` seconds
+   *   after the current clock (CrowdControllers passes the dt of the update that follows).
+   *   Allocation-free.
+   *
+   * Everything is checked before anything changes.
    */
-  setLayers(id: InstanceId, init: LayerStackInit | null): void {
-    this.store.slot(id);
-    if (init === null) {
+  setLayers(id: InstanceId, stack: LayerStackInit | null): void;
+  /** The packed form (a controller's output), allocation-free: see the first signature. */
+  setLayers(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead?: number): void;
+  setLayers(id: InstanceId, stack: LayerStackInit | LayerStackArrays | null, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
+    const slot = this.store.slot(id);
+    if (isLayerStackArrays(stack)) {
+      checkLayerStackArrays(this.store, stack, maskIds, ahead);
+      this.rootMotion?.reanchor(id, slot, this.clockSeconds);
+      writeLayerStackArrays(this.store, id, stack, maskIds, this.clockSeconds + ahead);
+      this.rootMotion?.retime(id, this.store.slot(id), this.clockSeconds);
+    } else if (stack === null) {
       this.store.makePlain(id);
-      this.events.changed(id);
-      return;
+    } else {
+      const resolved = resolveLayers(stack, (clip, field) => this.clip(clip, field), this.character.baked.clipIsDifference, this.store.stacks);
+      this.store.stacks.set(this.store.makeLayered(id), resolved, this.clockSeconds);
     }
-    if (typeof init !== 'object' || Array.isArray(init)) throw new TypeError(`setLayers: init must be { layers, additive } or null, got ${show(init)}`);
-    checkFields(init, LAYERS_FIELDS, 'setLayers');
-    const layer = (l: LayerInit, where: string, fields: readonly string[]): ResolvedLayer => {
-      checkObject(l, where, `{ ${LAYER_FIELDS.join(', ')} }`);
-      checkFields(l, fields, where);
-      return { clip: this.clip(l.clip, `${where}.clip`), time: l.time ?? 0, speed: l.speed ?? 1, weight: l.weight, mask: l.mask ?? MASK_NONE };
-    };
-    const additive = (l: AdditiveLayerInit, i: number): ResolvedAdditiveLayer => {
-      const where = `additive[${i}]`;
-      const resolved = layer(l, where, ADDITIVE_FIELDS);
-      const ref = l.reference;
-      if (this.character.baked.clipIsDifference[resolved.clip]) {
-        if (ref !== undefined) throw new TypeError(`${where}: clip ${JSON.stringify(l.clip)} is a difference clip (it already subtracts its reference): give it no reference`);
-        return { ...resolved, reference: 'identity' };
-      }
-      if (ref !== 'rest' && (typeof ref !== 'object' || ref === null)) throw new TypeError(`${where}.reference must be 'rest' or { clip, time }, got ${show(ref)}`);
-      if (ref === 'rest') return { ...resolved, reference: 'rest' };
-      checkFields(ref, REFERENCE_FIELDS, `${where}.reference`);
-      return { ...resolved, reference: { clip: this.clip(ref.clip, `${where}.reference.clip`), time: ref.time ?? 0, speed: ref.speed ?? 0 } };
-    };
-    const stack = {
-      layers: list(init.layers, 'layers').map((l, i) => layer(l, `layers[${i}]`, LAYER_FIELDS)),
-      additive: list(init.additive, 'additive').map(additive),
-    };
-    this.store.stacks.validate(stack);
-    this.store.stacks.set(this.store.makeLayered(id), stack, this.clockSeconds);
     this.events.changed(id);
   }
 
@@ -646,32 +641,9 @@ export class Crowd {
     this.events.changed(id);
   }
 
-  /**
-   * Replaces an instance's clips and layers with an override-only stack in arrays, the form an
-   * animation controller produces each frame (see CrowdControllers, and StackOutput in
-   * src/anim/control/output.ts): the base clip, then stack.layerCount override layers. Mask
-   * values index `maskIds` (crowd mask ids from createMask) when given, else are mask ids; -1
-   * means none. Times hold `ahead` seconds after the current clock (CrowdControllers passes the
-   * dt of the update that follows). Allocation-free; everything is checked before anything changes.
-   */
+  /** @deprecated use setLayers, which takes the same arguments. */
   setStack(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
-    this.store.slot(id);
-    if (typeof stack !== 'object' || stack === null) throw new TypeError(`stack must be an object (LayerStackArrays), got ${show(stack)}`);
-    checkFinite(stack.baseTime, 'baseTime');
-    checkFinite(stack.baseSpeed, 'baseSpeed');
-    checkFinite(ahead, 'ahead');
-    this.store.stacks.checkArrays(stack, maskIds);
-    this.store.records.checkClipIndex(stack.baseClip, 'baseClip');
-    const clock = this.clockSeconds + ahead;
-    this.rootMotion?.reanchor(id, this.store.slot(id), this.clockSeconds);
-    if (stack.layerCount === 0) {
-      this.store.makePlain(id);
-    } else {
-      this.store.stacks.setArrays(this.store.makeLayered(id), stack, maskIds, clock);
-    }
-    this.store.records.setSingleClip(this.store.slot(id), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
-    this.rootMotion?.retime(id, this.store.slot(id), this.clockSeconds);
-    this.events.changed(id);
+    this.setLayers(id, requireLayerStackArrays(stack), maskIds, ahead);
   }
 
   /**
@@ -954,10 +926,6 @@ export class Crowd {
 /** The fields each input object may have: any other is refused (a misspelt field would otherwise be ignored). */
 const ANIMATION_FIELDS = ['clipA', 'clipB', 'timeA', 'timeB', 'speedA', 'speedB', 'blend'] as const;
 const INIT_FIELDS = [...ANIMATION_FIELDS, 'transform'] as const;
-const LAYERS_FIELDS = ['layers', 'additive'] as const;
-const LAYER_FIELDS = ['clip', 'time', 'speed', 'weight', 'mask'] as const;
-const ADDITIVE_FIELDS = [...LAYER_FIELDS, 'reference'] as const;
-const REFERENCE_FIELDS = ['clip', 'time', 'speed'] as const;
 
 /** Throws a TypeError naming `what` (and its expected shape) unless `value` is an object that is not an array. */
 function checkObject(value: unknown, what: string, shape: string): void {
@@ -986,13 +954,6 @@ function checkSwitch(value: unknown, what: string, shape: string): void {
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** `value` as an array (undefined: empty); a TypeError naming `field` otherwise. */
-function list<T>(value: T[] | undefined, field: string): T[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value)) throw new TypeError(`${field} must be an array, got ${show(value)}`);
-  return value;
 }
 
 function checkPositive(value: number, what: string): number {
