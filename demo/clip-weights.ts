@@ -1,6 +1,4 @@
-import type { AnimationController } from '../src/index';
-
-type StackOutput = AnimationController['output'];
+import type { LayerStackArrays } from '../src/index';
 
 /**
  * How much each clip shows in a controller's output stack, for plotting: `dst[clip]` in
@@ -10,7 +8,7 @@ type StackOutput = AnimationController['output'];
  * upper-body action) moves only part of the body: it is reported at its own weight and does not
  * reduce the others. Allocation-free; `dst` holds one entry per clip.
  */
-export function clipWeights(out: StackOutput, dst: Float32Array): void {
+export function clipWeights(out: LayerStackArrays, dst: Float32Array): void {
   dst.fill(0);
   let remaining = 1;
   for (let i = out.layerCount - 1; i >= 0; i--) {

@@ -24,9 +24,14 @@ export { rootMotionAt, rootMotionBetween } from './anim/root-motion';
 
 // The crowd: instances of one Character, posed on the GPU and drawn in one call per primitive.
 export {
-  Crowd, type AdditiveLayerInit, type AnimationState, type CameraOptions, type CrowdOptions, type CrowdTargetFormats, type CullStats, type InstanceId, type InstanceInit,
-  type LayerInit, type LayersInit, type MaskId, type MorphWeights, type ShadowOptions,
+  Crowd, type AnimationState, type CameraOptions, type CrowdOptions, type CrowdTargetFormats, type CullStats, type InstanceId, type InstanceInit,
+  type LayersInit, type MorphWeights, type ShadowOptions,
 } from './runtime/crowd';
+// A layer stack: LayerStackInit is the form people write, LayerStackArrays the packed one controllers fill; Crowd.setLayers takes either.
+export {
+  MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS,
+  type AdditiveLayerInit, type ClipTimeInit, type LayerInit, type LayerStackArrays, type LayerStackInit, type MaskId,
+} from './anim/layer-stack';
 export type { AttachmentId, AttachOptions, ClipEventListener } from './runtime/crowd-types';
 export type { MaskSpec } from './anim/masks';
 export type { ClipEvent } from './anim/events/clip-events';
@@ -39,7 +44,6 @@ export { CrowdMorph } from './features/morph/crowd-morph';
 export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
 export { CrowdEvents } from './features/clip-events/crowd-events';
 export type { InstanceAnimation } from './runtime/instance-records';
-export type { LayerStackArrays } from './runtime/layer-records';
 export type { SkinPassOptions } from './runtime/skin-pass';
 export type { SkinningMethod } from './runtime/layout';
 export { requiredCrowdLimits } from './runtime/limits';
@@ -61,7 +65,8 @@ export {
 export type { Crossfader, Fade, Source, TransitionKind } from './anim/control/crossfader';
 export type { BlendCurve } from './anim/control/curves';
 export type { Locomotion, LocomotionRuntime } from './anim/control/locomotion';
-export type { StackOutput } from './anim/control/output';
+/** @deprecated use LayerStackArrays: AnimationController.output is one, read-only. */
+export type StackOutput = import('./anim/layer-stack').LayerStackArrays;
 export type { ClipPlayback } from './anim/control/playback';
 export type { BlendWeights } from './anim/blend-weights';
 export type { BlendSpace1D } from './anim/blend-space-1d';

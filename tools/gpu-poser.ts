@@ -3,7 +3,7 @@ import type { BakedModel } from '../src/bake/bake';
 import type { Rig } from '../src/bake/rig';
 import type { InstanceAnimation } from '../src/runtime/instance-records';
 import { InstanceStore } from '../src/runtime/instance-store';
-import type { GpuLayerStack } from '../src/runtime/layer-records';
+import type { ResolvedLayers } from '../src/runtime/layer-records';
 import { PosePass } from '../src/runtime/pose-pass';
 import { JOINT_BYTES, type SkinningMethod } from '../src/runtime/layout';
 import { packRigData } from '../src/runtime/rig-data';
@@ -45,7 +45,7 @@ export async function openNodeDevice(requiredLimits: Record<string, number> = {}
 }
 
 /** One instance for gpuJointMatrices: the two-clip record, optionally with a layer stack. */
-export type GpuPoseRequest = InstanceAnimation & { stack?: GpuLayerStack };
+export type GpuPoseRequest = InstanceAnimation & { stack?: ResolvedLayers };
 
 export interface GpuPoseOptions {
   /** World transform of instance i (16 numbers); identity when absent. */

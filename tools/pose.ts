@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { CpuPoser, type ClipSampler, type TwoClipRequest } from '../src/anim/evaluate';
-import type { LayerStack } from '../src/anim/layers';
+import type { CpuLayerStack } from '../src/anim/layers';
 import { parseLayerStack } from '../src/anim/stack-json';
 import { skinPositions } from '../src/anim/skinning';
 import { sampleLut } from '../src/anim/lut';
@@ -32,7 +32,7 @@ function findClip(rig: Rig, name: string, option: string): number {
 }
 
 /** What to pose: the two-clip record, or a layer stack (--layers). */
-type PoseInput = { kind: 'clips'; request: TwoClipRequest } | { kind: 'stack'; stack: LayerStack };
+type PoseInput = { kind: 'clips'; request: TwoClipRequest } | { kind: 'stack'; stack: CpuLayerStack };
 
 /** Joint matrices (16 per joint, column-major) of glTF skin `skin` from the chosen backend. */
 async function jointMatricesFor(rig: Rig, skin: number, backend: string, input: PoseInput): Promise<Float64Array> {
@@ -87,7 +87,7 @@ function gpuClipsRequest(r: TwoClipRequest): GpuPoseRequest {
 }
 
 /** A layer stack as one GPU instance: base in the record, layers in its stack, masks listed. */
-function gpuStackRequest(stack: LayerStack): { request: GpuPoseRequest; masks: Float32Array[] } {
+function gpuStackRequest(stack: CpuLayerStack): { request: GpuPoseRequest; masks: Float32Array[] } {
   if (stack.layers.length > MAX_OVERRIDE_LAYERS || stack.additive.length > MAX_ADDITIVE_LAYERS) {
     throw new Error(`the gpu backend holds at most ${MAX_OVERRIDE_LAYERS} override and ${MAX_ADDITIVE_LAYERS} additive layers per instance`);
   }

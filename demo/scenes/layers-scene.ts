@@ -1,4 +1,4 @@
-import type { InstanceInit, LayersInit, MaskId } from '../../src/index';
+import type { InstanceInit, LayerStackInit, MaskId } from '../../src/index';
 import type { StateKey } from '../controls';
 import type { LayerDefaults } from '../models';
 import { Random } from '../random';
@@ -48,7 +48,7 @@ export class LayersActivity implements SceneActivity {
   private readonly stack = {
     layers: [{ clip: 0, time: 0, speed: 1, weight: 0, mask: 0 }],
     additive: [{ clip: 0, time: 0, speed: 1, weight: 0, mask: 0, reference: { clip: 0, time: 0, speed: 0 } }],
-  } satisfies LayersInit;
+  } satisfies LayerStackInit;
 
   constructor(private readonly scene: Scene, private readonly state: SceneState, notify: (message: string) => void) {
     const { character } = scene;

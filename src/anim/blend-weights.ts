@@ -1,4 +1,4 @@
-import { weightedAverageStack, type LayerStack } from './layers';
+import { weightedAverageStack, type CpuLayerStack } from './layers';
 
 /**
  * The output of a blend space (BlendSpace1D, BlendSpace2D): a short weighted list of clips with
@@ -97,7 +97,7 @@ export function advancePhase(phase: number, dt: number, weights: BlendWeights): 
  * Allocates (as weightedAverageStack does): a convenience for tools and tests. Per-frame code
  * should copy clips, weights, rates and clipTimesAtPhase() into its own records instead.
  */
-export function blendSpaceStack(weights: BlendWeights, phase: number): LayerStack {
+export function blendSpaceStack(weights: BlendWeights, phase: number): CpuLayerStack {
   checkPhase(phase, 'blendSpaceStack');
   checkEvaluated(weights, 'blendSpaceStack');
   const entries = [];

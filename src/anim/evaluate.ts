@@ -1,5 +1,5 @@
 import type { Rig, SkinnedPrimitive } from '../bake/rig';
-import { StackEvaluator, type LayerStack } from './layers';
+import { StackEvaluator, type CpuLayerStack } from './layers';
 import { MorphEvaluator, exactMorphSampler, morphPrimitive, type MorphSampler } from './morph';
 import { morphLayout, type MorphLayout } from '../bake/bake-morph';
 import { skinPositions } from './skinning';
@@ -56,7 +56,7 @@ export class CpuPoser {
   }
 
   /** Evaluates a layer stack (semantics: layers.ts) and fills `model`. */
-  evaluateStack(stack: LayerStack): Float64Array {
+  evaluateStack(stack: CpuLayerStack): Float64Array {
     this.stacks ??= new StackEvaluator(this.rig.nodes, this.sampler);
     return localToModel(this.rig.nodes.parent, this.stacks.evaluate(stack, this.poseA), this.model);
   }
@@ -96,7 +96,7 @@ export class CpuPoser {
   }
 
   /** Morph weights of a layer stack (semantics: morph.ts) into `out`. */
-  morphStackWeights(stack: LayerStack, out = new Float64Array(this.morphShape.groups * 4)): Float64Array {
+  morphStackWeights(stack: CpuLayerStack, out = new Float64Array(this.morphShape.groups * 4)): Float64Array {
     return this.morph.stack(stack, out);
   }
 

@@ -46,7 +46,12 @@ export interface AdditiveLayer extends ClipTime {
   mask?: Float32Array;
 }
 
-export interface LayerStack {
+/**
+ * A layer stack resolved for the CPU reference (StackEvaluator, CpuPoser, the pose dump's
+ * exact and lut backends): clip indices, masks as weights per node. Internal: people write a
+ * LayerStackInit (layer-stack.ts), which stack-json.ts resolves into this.
+ */
+export interface CpuLayerStack {
   base: ClipTime;
   layers: OverrideLayer[];
   additive: AdditiveLayer[];
@@ -65,7 +70,7 @@ export class StackEvaluator {
     this.reference = createPose(nodes.count);
   }
 
-  evaluate(stack: LayerStack, out: Pose): Pose {
+  evaluate(stack: CpuLayerStack, out: Pose): Pose {
     const n = this.nodes.count;
     checkLayers(stack.layers, n);
     checkLayers(stack.additive, n);
@@ -149,7 +154,7 @@ function addNode(p: Pose, a: Pose, r: Pose, j: number, w: number): void {
  * index, a time in seconds (wrapped into the clip) and a weight: finite, >= 0, at least one > 0
  * (weights need not sum to 1; zero weights are left out). Throws a RangeError otherwise.
  */
-export function weightedAverageStack(entries: (ClipTime & { weight: number })[]): LayerStack {
+export function weightedAverageStack(entries: (ClipTime & { weight: number })[]): CpuLayerStack {
   if (entries.length === 0) throw new RangeError('weightedAverageStack needs at least one clip');
   let total = 0;
   for (const e of entries) {

@@ -3,7 +3,7 @@ import type { Rig, SkinnedPrimitive } from '../bake/rig';
 import { sampleWeightsChannel } from '../bake/sampler';
 import { wrapTime } from '../math/time';
 import type { TwoClipRequest } from './evaluate';
-import type { LayerStack } from './layers';
+import type { CpuLayerStack } from './layers';
 
 /**
  * Morph weights on the CPU: the reference that shaders/morph/morph.wgsl (weights per instance) and the
@@ -72,7 +72,7 @@ export class MorphEvaluator {
   }
 
   /** Weights of a layer stack (masks indexed by rig node, as StackEvaluator takes them) into `out`. */
-  stack(stack: LayerStack, out: Float64Array): Float64Array {
+  stack(stack: CpuLayerStack, out: Float64Array): Float64Array {
     const { groups, maskNodes, rest } = this.shape;
     this.sampler(stack.base.clip, stack.base.time, out);
     for (const layer of stack.layers) {

@@ -1,23 +1,24 @@
 import { resolveClip } from '../bake/clip-names';
 import type { RigNodes } from '../bake/rig';
-import type { AdditiveLayer, ClipTime, LayerStack, OverrideLayer } from './layers';
+import type { AdditiveLayer, ClipTime, CpuLayerStack, OverrideLayer } from './layers';
+import type { ClipTimeInit, LayerStackInit } from './layer-stack';
 import { buildMask, type MaskSpec } from './masks';
 
 /**
- * The JSON form of a layer stack, shared by the pose dump's --layers and the simulation tool:
+ * A layer stack that stands alone in JSON (the pose dump's --layers, the simulation's frames):
+ * the written form, LayerStackInit (layer-stack.ts), with masks inline as MaskSpecs, plus the
+ * base clip the layers lie on:
  *
  *   {"base": {"clip": "Walk", "time": 0.4},
  *    "layers": [{"clip": "Survey", "time": 1.2, "weight": 0.8, "mask": {"root": "b_Spine01_02"}}],
  *    "additive": [{"clip": "Run", "time": 0.1, "weight": 0.5,
  *                  "reference": {"clip": "Run", "time": 0}, "mask": {"weights": {"b_Head_05": 1}, "default": 0}}]}
  *
- * Clips are names or indices; `reference` may be "rest"; `layers`, `additive` and `mask` are
- * optional. Every problem is a RangeError/TypeError naming the field.
+ * Clips are names or indices; `reference` may be "rest" and is required (the pose dump knows no
+ * difference clips); `layers`, `additive`, `time` and `mask` are optional; a speed is ignored (a
+ * pose is one instant). Every problem is a RangeError/TypeError naming the field.
  */
-export interface ClipTimeJson { clip: string | number; time: number }
-export interface LayerJson extends ClipTimeJson { weight: number; mask?: MaskSpec }
-export interface AdditiveLayerJson extends LayerJson { reference: ClipTimeJson | 'rest' }
-export interface LayerStackJson { base: ClipTimeJson; layers?: LayerJson[]; additive?: AdditiveLayerJson[] }
+export type StandaloneLayerStack = LayerStackInit<MaskSpec> & { base: ClipTimeInit };
 
 export interface StackContext {
   nodes: RigNodes;
@@ -50,8 +51,8 @@ function list(value: unknown, where: string): unknown[] {
   return value;
 }
 
-/** Parses and validates the JSON form into a LayerStack of clip indices and mask weights. */
-export function parseLayerStack(json: unknown, context: StackContext): LayerStack {
+/** Parses and validates a StandaloneLayerStack into a CpuLayerStack of clip indices and mask weights. */
+export function parseLayerStack(json: unknown, context: StackContext): CpuLayerStack {
   if (!isObject(json)) throw new TypeError('layer stack must be an object {"base": ..., "layers": [...], "additive": [...]}');
   for (const key of Object.keys(json)) {
     if (!['base', 'layers', 'additive'].includes(key)) throw new RangeError(`layer stack: unknown field "${key}" (fields: base, layers, additive)`);

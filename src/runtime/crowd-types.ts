@@ -1,3 +1,4 @@
+import type { LayerStackInit } from '../anim/layer-stack';
 import type { SkinningMethod } from './layout';
 import type { SkinPassOptions } from './skin-pass';
 
@@ -33,46 +34,11 @@ export interface InstanceInit extends Partial<AnimationState> {
   transform?: ArrayLike<number>;
 }
 
-/** Index of a blend mask made by Crowd.createMask. */
-export type MaskId = number;
+// The layer-stack vocabulary lives below the runtime (the controllers write it too).
+export type { AdditiveLayerInit, ClipTimeInit, LayerInit, LayerStackArrays, LayerStackInit, MaskId } from '../anim/layer-stack';
 
-/** An override layer: blends a clip over the pose below it with `weight` (times a mask). */
-export interface LayerInit {
-  /** The layer's clip: a name of Character.clipNames or an index into it. */
-  clip: string | number;
-  /** Current time in the clip, seconds (default 0). */
-  time?: number;
-  /** Playback rate (default 1). */
-  speed?: number;
-  /** In [0, 1]. */
-  weight: number;
-  /** Per-joint weights from createMask; none means every joint. */
-  mask?: MaskId;
-}
-
-/** An additive layer: adds (clip at time) minus `reference`, scaled by weight (times a mask). */
-export interface AdditiveLayerInit extends LayerInit {
-  /**
-   * The pose the difference is taken from: a clip at a time, or 'rest'. Omitted for a
-   * difference clip (LoadOptions.additiveClips), which already holds the difference.
-   */
-  reference?: 'rest' | {
-    /** The reference clip: a name or an index. */
-    clip: string | number;
-    /** Seconds into it (default 0). */
-    time?: number;
-    /** Its playback rate (default 0: a fixed reference pose). */
-    speed?: number;
-  };
-}
-
-/** Layers on top of an instance's clip A / clip B blend (semantics: src/anim/layers.ts). */
-export interface LayersInit {
-  /** Up to 4 override layers, applied in order. */
-  layers?: LayerInit[];
-  /** Up to 2 additive layers, applied after the override layers. */
-  additive?: AdditiveLayerInit[];
-}
+/** @deprecated use LayerStackInit (the same shape, the one name for a layer stack people write). */
+export type LayersInit = LayerStackInit;
 
 /** The colour and depth formats and the sample count a crowd's draws are made for (from its CrowdOptions). */
 export type CrowdTargetFormats = Required<Pick<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>>;

@@ -2,13 +2,14 @@ import { buildMask, type MaskSpec } from '../anim/masks';
 import type { Character } from '../character/character';
 import { IDENTITY_MATRIX } from '../math/affine';
 import { show } from '../math/show';
-import type { AnimationState, CrowdOptions, CrowdTargetFormats, InstanceId, InstanceInit, LayersInit, MaskId } from './crowd-types';
+import { isLayerStackArrays, type LayerStackArrays, type LayerStackInit, type MaskId } from '../anim/layer-stack';
+import type { AnimationState, CrowdOptions, CrowdTargetFormats, InstanceId, InstanceInit } from './crowd-types';
 import { Visibility } from './culling/visibility';
 import { FeatureList, type CrowdFeature, type CrowdKernel } from './feature';
-import { ANIMATION_FIELDS, checkFields, checkObject, checkTargetOptions, INIT_FIELDS, resolveAnimation, resolveLayers, stripUndefined } from './input';
+import { ANIMATION_FIELDS, checkFields, checkObject, checkTargetOptions, clipOf, INIT_FIELDS, resolveAnimation, stripUndefined } from './input';
+import { checkLayerStackArrays, requireLayerStackArrays, resolveLayers, writeLayerStackArrays } from './layer-input';
 import type { InstanceAnimation } from './instance-records';
 import { InstanceStore } from './instance-store';
-import type { LayerStackArrays } from './layer-records';
 import { checkSkinning, JOINT_BYTES, LAYERS_NONE, type SkinningMethod } from './layout';
 import { KernelPasses } from './passes';
 import { checkFinite, checkNumbers } from './record-buffer';
@@ -318,19 +319,31 @@ export class Crowd extends CrowdCamera {
     return this.store.masks.add(buildMask(this.character.rig.nodes, spec));
   }
 
-  /** Gives an instance layers on top of its clip A / clip B blend (null removes them). The stack is replaced whole; times are the layers' times now. */
-  setLayers(id: InstanceId, init: LayersInit | null): void {
+  /**
+   * Gives an instance a layer stack, in either form (src/anim/layer-stack.ts), replacing the one
+   * it had: a LayerStackInit, `{ layers, additive }`, layers over its clip A / clip B blend at the
+   * layers' times now (null removes them); or a LayerStackArrays, the packed form a controller
+   * produces each frame (allocation-free): the base clip replaces the instance's clips, then
+   * `layerCount` override layers, mask values indexing `maskIds` when given (-1: none), times
+   * holding `ahead` seconds after the clock. Everything is checked before anything changes.
+   */
+  setLayers(id: InstanceId, stack: LayerStackInit | null): void;
+  /** The packed form (a controller's output), allocation-free: see the first signature. */
+  setLayers(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead?: number): void;
+  setLayers(id: InstanceId, stack: LayerStackInit | LayerStackArrays | null, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
     const slot = this.store.slot(id);
-    if (init === null) {
+    if (isLayerStackArrays(stack)) {
+      checkLayerStackArrays(this.store, stack, maskIds, ahead);
+      this.features.changing(id, slot);
+      writeLayerStackArrays(this.store, id, stack, maskIds, this.clockSeconds + ahead);
+    } else if (stack === null) {
       this.features.changing(id, slot);
       this.store.makePlain(id);
-      this.features.changed(id, this.store.slot(id));
-      return;
+    } else {
+      const resolved = resolveLayers(stack, (clip, field) => clipOf(this.character, clip, field), this.character.baked.clipIsDifference, this.store.stacks);
+      this.features.changing(id, slot);
+      this.store.stacks.set(this.store.makeLayered(id), resolved, this.clockSeconds);
     }
-    const stack = resolveLayers(this.character, init);
-    this.store.stacks.validate(stack);
-    this.features.changing(id, slot);
-    this.store.stacks.set(this.store.makeLayered(id), stack, this.clockSeconds);
     this.features.changed(id, this.store.slot(id));
   }
 
@@ -346,27 +359,9 @@ export class Crowd extends CrowdCamera {
     this.features.changed(id, slot);
   }
 
-  /**
-   * Replaces an instance's clips and layers with an override-only stack in arrays, the form an
-   * animation controller produces each frame (StackOutput, src/anim/control/output.ts): the base
-   * clip, then stack.layerCount override layers. Mask values index `maskIds` (crowd mask ids)
-   * when given, else are mask ids; -1 means none. Times hold `ahead` seconds after the current
-   * clock. Allocation-free; everything is checked before anything changes.
-   */
+  /** @deprecated Use setLayers, which takes the same arguments. */
   setStack(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
-    this.store.slot(id);
-    if (typeof stack !== 'object' || stack === null) throw new TypeError(`stack must be an object (LayerStackArrays), got ${show(stack)}`);
-    checkFinite(stack.baseTime, 'baseTime');
-    checkFinite(stack.baseSpeed, 'baseSpeed');
-    checkFinite(ahead, 'ahead');
-    this.store.stacks.checkArrays(stack, maskIds);
-    this.store.records.checkClipIndex(stack.baseClip, 'baseClip');
-    const clock = this.clockSeconds + ahead;
-    this.features.changing(id, this.store.slot(id));
-    if (stack.layerCount === 0) this.store.makePlain(id);
-    else this.store.stacks.setArrays(this.store.makeLayered(id), stack, maskIds, clock);
-    this.store.records.setSingleClip(this.store.slot(id), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
-    this.features.changed(id, this.store.slot(id));
+    this.setLayers(id, requireLayerStackArrays(stack), maskIds, ahead);
   }
 
   /**

@@ -1,9 +1,7 @@
 import type { Character } from '../character/character';
 import { show } from '../math/show';
-import type { AdditiveLayerInit, AnimationState, CrowdOptions, LayerInit, LayersInit } from './crowd-types';
+import type { AnimationState, CrowdOptions } from './crowd-types';
 import type { InstanceAnimation } from './instance-records';
-import type { GpuAdditiveLayer, GpuLayer, GpuLayerStack } from './layer-records';
-import { MASK_NONE } from './layout';
 
 /**
  * Checks of what the Crowd's methods take, before anything changes: each throws an error that
@@ -13,10 +11,6 @@ import { MASK_NONE } from './layout';
 /** The fields each input object may have: any other is refused (a misspelt field would otherwise be ignored). */
 export const ANIMATION_FIELDS = ['clipA', 'clipB', 'timeA', 'timeB', 'speedA', 'speedB', 'blend'] as const;
 export const INIT_FIELDS = [...ANIMATION_FIELDS, 'transform'] as const;
-const LAYERS_FIELDS = ['layers', 'additive'] as const;
-const LAYER_FIELDS = ['clip', 'time', 'speed', 'weight', 'mask'] as const;
-const ADDITIVE_FIELDS = [...LAYER_FIELDS, 'reference'] as const;
-const REFERENCE_FIELDS = ['clip', 'time', 'speed'] as const;
 
 /** Throws a TypeError naming `what` (and its expected shape) unless `value` is an object that is not an array. */
 export function checkObject(value: unknown, what: string, shape: string): void {
@@ -62,36 +56,8 @@ export function resolveAnimation(character: Character, state: Omit<AnimationStat
   return { ...state, clipA: clipOf(character, state.clipA, 'clipA'), clipB: clipOf(character, state.clipB, 'clipB') };
 }
 
-/** setLayers' input (LayersInit) checked and resolved to clip indices; throws naming the first bad field. */
-export function resolveLayers(character: Character, init: LayersInit): GpuLayerStack {
-  if (typeof init !== 'object' || init === null || Array.isArray(init)) throw new TypeError(`setLayers: init must be { layers, additive } or null, got ${show(init)}`);
-  checkFields(init, LAYERS_FIELDS, 'setLayers');
-  const layer = (l: LayerInit, where: string, fields: readonly string[]): GpuLayer => {
-    checkObject(l, where, `{ ${LAYER_FIELDS.join(', ')} }`);
-    checkFields(l, fields, where);
-    return { clip: clipOf(character, l.clip, `${where}.clip`), time: l.time ?? 0, speed: l.speed ?? 1, weight: l.weight, mask: l.mask ?? MASK_NONE };
-  };
-  const additive = (l: AdditiveLayerInit, i: number): GpuAdditiveLayer => {
-    const where = `additive[${i}]`;
-    const resolved = layer(l, where, ADDITIVE_FIELDS);
-    const ref = l.reference;
-    if (character.baked.clipIsDifference[resolved.clip]) {
-      if (ref !== undefined) throw new TypeError(`${where}: clip ${JSON.stringify(l.clip)} is a difference clip (it already subtracts its reference): give it no reference`);
-      return { ...resolved, reference: 'identity' };
-    }
-    if (ref !== 'rest' && (typeof ref !== 'object' || ref === null)) throw new TypeError(`${where}.reference must be 'rest' or { clip, time }, got ${show(ref)}`);
-    if (ref === 'rest') return { ...resolved, reference: 'rest' };
-    checkFields(ref, REFERENCE_FIELDS, `${where}.reference`);
-    return { ...resolved, reference: { clip: clipOf(character, ref.clip, `${where}.reference.clip`), time: ref.time ?? 0, speed: ref.speed ?? 0 } };
-  };
-  return {
-    layers: list(init.layers, 'layers').map((l, i) => layer(l, `layers[${i}]`, LAYER_FIELDS)),
-    additive: list(init.additive, 'additive').map(additive),
-  };
-}
-
 /** `value` as an array (undefined: empty); a TypeError naming `field` otherwise. */
-function list<T>(value: T[] | undefined, field: string): T[] {
+export function list<T>(value: T[] | undefined, field: string): T[] {
   if (value === undefined) return [];
   if (!Array.isArray(value)) throw new TypeError(`${field} must be an array, got ${show(value)}`);
   return value;

@@ -2,9 +2,20 @@ import { phaseTurns } from './clip-clock';
 import { LAYER, LAYER_STACK, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from './layout';
 import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
 import { show } from '../math/show';
+import type { LayerStackArrays } from '../anim/layer-stack';
 
-/** One layer as the GPU stores it: clip index, time now, playback rate, weight, mask index. */
-export interface GpuLayer {
+/**
+ * A LayerStackInit resolved (src/runtime/layer-input.ts): clip indices, mask ids, every default
+ * filled in, a difference clip's reference made 'identity'. Internal: what LayerStackRecords.set
+ * writes; people write a LayerStackInit, controllers a LayerStackArrays.
+ */
+export interface ResolvedLayers {
+  layers: ResolvedLayer[];
+  additive: ResolvedAdditiveLayer[];
+}
+
+/** One layer of ResolvedLayers: clip index, time now, playback rate, weight, mask index. */
+export interface ResolvedLayer {
   clip: number;
   /** Seconds now (wrapped into the clip). */
   time: number;
@@ -15,42 +26,9 @@ export interface GpuLayer {
   mask: number;
 }
 
-export interface GpuAdditiveLayer extends GpuLayer {
+export interface ResolvedAdditiveLayer extends ResolvedLayer {
   /** Reference pose: a clip at a time playing at a speed, the rest pose, or the identity (for difference clips). */
   reference: { clip: number; time: number; speed: number } | 'rest' | 'identity';
-}
-
-export interface GpuLayerStack {
-  layers: GpuLayer[];
-  additive: GpuAdditiveLayer[];
-}
-
-/**
- * An override-only layer stack as parallel arrays: the form an animation controller produces
- * every frame (src/anim/control/output.ts StackOutput satisfies it) and Crowd.setStack takes,
- * written without allocating. The base clip is at `baseTime` seconds now and plays at
- * `baseSpeed`; then `layerCount` (<= MAX_OVERRIDE_LAYERS) override layers, each a clip at a time
- * (seconds) and speed with a weight in [0, 1] and a mask (-1 for none).
- */
-export interface LayerStackArrays {
-  /** Clip index of the base. */
-  readonly baseClip: number;
-  /** Seconds into the base clip now. */
-  readonly baseTime: number;
-  /** Playback rate of the base (negative plays backwards). */
-  readonly baseSpeed: number;
-  /** Override layers in use, 0 to MAX_OVERRIDE_LAYERS; entries past it are ignored. */
-  readonly layerCount: number;
-  /** Clip index of each layer. */
-  readonly layerClip: ArrayLike<number>;
-  /** Seconds into each layer's clip now. */
-  readonly layerTime: ArrayLike<number>;
-  /** Playback rate of each layer. */
-  readonly layerSpeed: ArrayLike<number>;
-  /** Weight of each layer over what is below it, in [0, 1]. */
-  readonly layerWeight: ArrayLike<number>;
-  /** Mask of each layer, or -1 for the whole body: an index into setStack's `maskIds` when given, else a mask id (Crowd.createMask). */
-  readonly layerMask: ArrayLike<number>;
 }
 
 /**
@@ -66,7 +44,7 @@ export class LayerStackRecords extends RecordBuffer {
   }
 
   /** Validates a stack without writing it (so a caller can check before moving records). */
-  validate(stack: GpuLayerStack): void {
+  validate(stack: ResolvedLayers): void {
     const { layers, additive } = stack;
     if (layers.length > MAX_OVERRIDE_LAYERS) throw new RangeError(`at most ${MAX_OVERRIDE_LAYERS} override layers per instance, got ${layers.length}`);
     if (additive.length > MAX_ADDITIVE_LAYERS) throw new RangeError(`at most ${MAX_ADDITIVE_LAYERS} additive layers per instance, got ${additive.length}`);
@@ -82,7 +60,7 @@ export class LayerStackRecords extends RecordBuffer {
   }
 
   /** Writes stack `slot` so that each layer's clip is at its time at crowd clock `clock`. */
-  set(slot: number, stack: GpuLayerStack, clock: number): void {
+  set(slot: number, stack: ResolvedLayers, clock: number): void {
     this.validate(stack);
     const { layers, additive } = stack;
     const o = slot * this.stride;
@@ -104,8 +82,8 @@ export class LayerStackRecords extends RecordBuffer {
   }
 
   /**
-   * Writes stack record `stack` from an override-only stack in arrays (the controllers' per-frame
-   * path: no allocation): `stack.layerCount` override layers, no additive layers. Mask values
+   * Writes stack record `stack` from a packed stack (LayerStackArrays: the controllers' per-frame
+   * path, no allocation): `stack.layerCount` override layers, no additive layers. Mask values
    * index `maskIds` (crowd mask ids) when given, else are mask ids; -1 means none. Everything is
    * checked before anything is written.
    */
@@ -233,7 +211,7 @@ export class LayerStackRecords extends RecordBuffer {
     this.u32[l + (reference ? LAYER.refPhase : LAYER.phase) / 4] = phaseTurns(this.exact[e], this.clipDurations[clip]);
   }
 
-  private check(layer: GpuLayer, what: string): void {
+  private check(layer: ResolvedLayer, what: string): void {
     this.checkClip(layer.clip, `${what}.clip`);
     checkFinite(layer.time, `${what}.time`);
     checkFinite(layer.speed, `${what}.speed`);
@@ -248,7 +226,7 @@ export class LayerStackRecords extends RecordBuffer {
   }
 
   /** Writes layer `i` of stack record `stack` from `layer` at `clock`, with the rest pose as its reference (no reference clip). */
-  private writeLayer(stack: number, i: number, layer: GpuLayer, clock: number): void {
+  private writeLayer(stack: number, i: number, layer: ResolvedLayer, clock: number): void {
     const l = this.layerWord(stack, i);
     this.u32[l + LAYER.clip / 4] = layer.clip;
     this.writeClip(stack, i, false, layer.clip, this.phase(layer.clip, layer.time, layer.speed, clock), layer.speed);

@@ -5,6 +5,8 @@
  * against WGSL's alignment rules, so a field added on one side only fails a test.
  */
 
+import { MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS } from '../anim/layer-stack';
+
 /**
  * One instance's animation record (shaders/pose.wgsl `Instance`), written by the CPU only when
  * the instance changes. Clip times advance on the GPU in exact integer arithmetic (the clip
@@ -51,15 +53,15 @@ export const MASK_NONE = 0xffffffff;
 export const REFERENCE_REST = 0xffffffff;
 export const REFERENCE_IDENTITY = 0xfffffffe;
 /**
- * Layers per stack record: override layers first, then additive layers. The pose, morph and
- * control shaders get the counts through their generated constant blocks (src/runtime/wgsl-constants.ts;
- * `npm run gen:wgsl`, test/runtime/wgsl-constants.test.ts fails until they are regenerated), and
- * the clip events count a record's playbacks from them (PLAYBACKS below), so a new slot is one
- * number here and a regeneration.
- * Each further slot costs 48 bytes per layered instance.
+ * Layers per stack record: override layers first, then additive layers. The two counts are
+ * written once, in src/anim/layer-stack.ts (the layer-stack vocabulary, which the controllers'
+ * packed stacks are sized by too); the pose, morph and control shaders get them through their
+ * generated constant blocks (src/runtime/wgsl-constants.ts) and the clip events count a record's
+ * playbacks from them (PLAYBACKS below), so adding a layer slot is a change of one number there
+ * (then `npm run gen:wgsl`; test/runtime/wgsl-constants.test.ts fails until the shaders are
+ * regenerated). Each further slot costs 48 bytes per layered instance.
  */
-export const MAX_OVERRIDE_LAYERS = 4;
-export const MAX_ADDITIVE_LAYERS = 2;
+export { MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS };
 /**
  * Playbacks per instance: clip A, clip B, the override layers, then the additive layers. A
  * playback's number is its place in that order (the first additive layer is FIRST_ADDITIVE_PLAYBACK);

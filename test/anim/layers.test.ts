@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CpuPoser, type ClipSampler } from '../../src/anim/evaluate';
-import { StackEvaluator, weightedAverageStack, type LayerStack } from '../../src/anim/layers';
+import { StackEvaluator, weightedAverageStack, type CpuLayerStack } from '../../src/anim/layers';
 import { sampleLut } from '../../src/anim/lut';
 import { buildMask } from '../../src/anim/masks';
 import { bake } from '../../src/bake/bake';
@@ -109,7 +109,7 @@ const sampler: ClipSampler = (clip, time, out) => {
   return out;
 };
 
-function evaluate(stack: Partial<LayerStack> & Pick<LayerStack, 'base'>): Pose {
+function evaluate(stack: Partial<CpuLayerStack> & Pick<CpuLayerStack, 'base'>): Pose {
   const out = createPose(3);
   // Garbage in `out` must not leak into the result.
   out.translation.fill(NaN); out.rotation.fill(NaN); out.scale.fill(NaN);
@@ -276,7 +276,7 @@ describe('StackEvaluator: additive layers', () => {
   });
 
   it('one evaluator serves many stacks: results do not depend on earlier calls', () => {
-    const stacks: LayerStack[] = [
+    const stacks: CpuLayerStack[] = [
       { base: at(BASE), layers: [{ ...at(OVER), weight: 0.4, mask: Float32Array.of(0, 1, 0.5) }], additive: [{ ...at(ADD), weight: 0.7, reference: at(OVER2, 0.2) }] },
       { base: at(OVER2, 0.1), layers: [], additive: [{ ...at(ADD), weight: 0.6, reference: 'rest' }] },
       { base: at(ADD), layers: [{ ...at(BASE), weight: 0.9 }, { ...at(OVER), weight: 0.2 }], additive: [] },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CpuPoser } from '../../src/anim/evaluate';
-import type { LayerStack } from '../../src/anim/layers';
+import type { CpuLayerStack } from '../../src/anim/layers';
 import { sampleLut } from '../../src/anim/lut';
 import { bake } from '../../src/bake/bake';
 import { CharacterBounds, jointSpheres, morphWeightLimit } from '../../src/bake/bounds';
@@ -141,7 +141,7 @@ describe('CharacterBounds: boxes against CPU-skinned positions', () => {
         const blended = poser.positions(rig.primitives);
         worstPlain = Math.max(worstPlain, outside(bounds.reach, blended));
         slackClipBox = Math.max(slackClipBox, outside(bounds.box, blended));
-        const stack: LayerStack = {
+        const stack: CpuLayerStack = {
           base: { clip: pick(), time: time() },
           layers: [{ clip: pick(), time: time(), weight: next() }, { clip: pick(), time: time(), weight: next() }],
           additive: [

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { clipWeights } from '../../demo/clip-weights';
-import { AnimationController, ControllerRuntime, parseControllerConfig } from '../../src/index';
+import type { LayerStackArrays } from '../../src/index';
 
 const CLIPS = ['Idle', 'Walk', 'Run', 'Wave', 'Jump'];
 
-function output(base: number, layers: [clip: number, weight: number, mask: number][]): AnimationController['output'] {
-  const runtime = new ControllerRuntime(parseControllerConfig({}, CLIPS), new Float32Array([1, 1, 1, 1, 1]));
-  const out = new AnimationController(runtime).output;
-  out.baseClip = base;
-  out.layerCount = 0;
-  for (const [clip, weight, mask] of layers) out.pushLayer(clip, 0, 1, weight, mask);
-  return out;
+/** A controller's output stack (base clip, then override layers at time 0, speed 1). */
+function output(base: number, layers: [clip: number, weight: number, mask: number][]): LayerStackArrays {
+  return {
+    baseClip: base, baseTime: 0, baseSpeed: 0, layerCount: layers.length,
+    layerClip: layers.map((l) => l[0]), layerTime: layers.map(() => 0), layerSpeed: layers.map(() => 1),
+    layerWeight: layers.map((l) => l[1]), layerMask: layers.map((l) => l[2]),
+  };
 }
 
 describe('clipWeights', () => {

@@ -4,7 +4,7 @@ import { parseControllerConfig } from '../../src/anim/control/config';
 import type { AnimationController } from '../../src/anim/control/controller';
 import type { TransitionKind } from '../../src/anim/control/crossfader';
 import { CpuPoser } from '../../src/anim/evaluate';
-import type { AdditiveLayer, LayerStack, OverrideLayer } from '../../src/anim/layers';
+import type { AdditiveLayer, CpuLayerStack, OverrideLayer } from '../../src/anim/layers';
 import { sampleLut } from '../../src/anim/lut';
 import { buildMask, type MaskSpec } from '../../src/anim/masks';
 import { Crowd, type InstanceId } from '../../src/runtime/crowd';
@@ -100,7 +100,7 @@ describe.skipIf(!device)('a random churn of the whole API keeps every instance p
     };
 
     /** The stack an instance should show now, for the CPU poser. */
-    const expectedStack = (entry: Entry): LayerStack => {
+    const expectedStack = (entry: Entry): CpuLayerStack => {
       if (entry.kind !== 'owned') {
         const o = entry.kind === 'gpu' ? (entries.get(entry.twin) as { controller: AnimationController }).controller.output : entry.controller.output;
         const layers: OverrideLayer[] = [];

@@ -4,7 +4,7 @@ import type { AnimationController } from '../../src/anim/control/controller';
 import { defaultControllerConfig, parseControllerConfig, type ControllerConfig } from '../../src/anim/control/config';
 import { Crowd, type InstanceId } from '../../src/runtime/crowd';
 import { CrowdControllers } from '../../src/features/controllers/crowd-controllers';
-import type { LayerStackArrays } from '../../src/runtime/layer-records';
+import type { LayerStackArrays } from '../../src/anim/layer-stack';
 import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
 import { modelPath } from '../helpers/models';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { CpuPoser } from '../../src/anim/evaluate';
-import type { LayerStack } from '../../src/anim/layers';
+import type { CpuLayerStack } from '../../src/anim/layers';
 import { sampleLut } from '../../src/anim/lut';
 import { buildMask } from '../../src/anim/masks';
 import { bake } from '../../src/bake/bake';
 import type { Rig } from '../../src/bake/rig';
-import type { GpuLayerStack } from '../../src/runtime/layer-records';
+import type { ResolvedLayers } from '../../src/runtime/layer-records';
 import { MASK_NONE } from '../../src/runtime/layout';
 import { gpuJointMatrices, type GpuPoseRequest } from '../../tools/gpu-poser';
 import { openTestDevice } from '../helpers/gpu';
@@ -28,7 +28,7 @@ function makeMasks(rig: Rig, next: () => number): Float32Array[] {
  * a random speed in [-1.5, 1.5] and the GPU record is written at clock 0 so that it reaches the
  * CPU stack's times at `clock`.
  */
-function randomStack(durations: Float32Array, masks: Float32Array[], next: () => number, clock?: number): { cpu: LayerStack; gpu: GpuPoseRequest } {
+function randomStack(durations: Float32Array, masks: Float32Array[], next: () => number, clock?: number): { cpu: CpuLayerStack; gpu: GpuPoseRequest } {
   const moving = clock !== undefined;
   // A speed, and the time to write at clock 0 for time t at `clock`.
   const speed = () => (moving ? next() * 3 - 1.5 : 0);
@@ -40,8 +40,8 @@ function randomStack(durations: Float32Array, masks: Float32Array[], next: () =>
   const mask = () => (next() < 0.4 ? MASK_NONE : Math.floor(next() * masks.length));
   const base = clip();
   const baseTime = time(base);
-  const gpuStack: GpuLayerStack = { layers: [], additive: [] };
-  const cpu: LayerStack = { base: { clip: base, time: baseTime }, layers: [], additive: [] };
+  const gpuStack: ResolvedLayers = { layers: [], additive: [] };
+  const cpu: CpuLayerStack = { base: { clip: base, time: baseTime }, layers: [], additive: [] };
   for (let i = Math.floor(next() * 5); i > 0; i--) {
     const l = { clip: clip(), time: 0, weight: weight(), mask: mask() };
     l.time = time(l.clip);
@@ -137,8 +137,8 @@ describe.skipIf(!device)('difference clips (additive layers baked at load time)'
     const mask = buildMask(rig.nodes, { root: 'b_Spine01_02' });
     const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
     const requests: GpuPoseRequest[] = [];
-    const runtimeStacks: LayerStack[] = [];
-    const differenceStacks: LayerStack[] = [];
+    const runtimeStacks: CpuLayerStack[] = [];
+    const differenceStacks: CpuLayerStack[] = [];
     for (let i = 0; i < 40; i++) {
       const t = 0.03 * i;
       const w = (i % 5) / 4;

@@ -6,7 +6,8 @@ import { checkCurve, checkCurveValues, CurveCodes, evaluateCurve, type BlendCurv
 import { checkConfigEvents, type ActionConfig, type ControllerConfig } from './config';
 import { Crossfader, FADE_WORDS, MAX_FADES, SOURCE_CLIP, SOURCE_LOCOMOTION, SOURCE_WORDS, Source, TIME_EPSILON, TRANSITION_KINDS, type TransitionKind } from './crossfader';
 import { checkFacing, checkMove, checkSpeedParameter, Locomotion, LOCOMOTION_WORDS, LocomotionRuntime } from './locomotion';
-import { MAX_BLEND, StackOutput, WeightedClips } from './output';
+import type { LayerStackArrays } from '../layer-stack';
+import { LayerStackBuffer, MAX_BLEND, WeightedClips } from './output';
 import { ClipPlayback, PLAYBACK_WORDS } from './playback';
 
 /**
@@ -150,7 +151,7 @@ export class AnimationController {
   driver: ControllerDriver | null = null;
   /** The driver's key for this controller (GpuControllers: the instance handle), so its hooks need no lookup; -1 without a driver. */
   driverKey = -1;
-  private stack: StackOutput | null = null;
+  private stack: LayerStackBuffer | null = null;
   // The state. A driven controller's lives with its driver: the getters below read it there, and
   // its objects here are made at the first sync (makeState), so that 100,000 GPU-driven
   // controllers are not 390 MB of objects nobody reads.
@@ -185,8 +186,13 @@ export class AnimationController {
   }
 
   /** The layer stack the last update produced (base clip plus up to 4 layers): what CrowdControllers writes into the crowd. Not kept for a driven controller (its driver evaluates the stack): empty there. */
-  get output(): StackOutput {
-    return (this.stack ??= new StackOutput());
+  get output(): LayerStackArrays {
+    return this.buffer;
+  }
+
+  /** The output, writable. */
+  private get buffer(): LayerStackBuffer {
+    return (this.stack ??= new LayerStackBuffer());
   }
 
   /** The crossfades between clips and the locomotion blend (read-only state; use play/fadeTo). */
@@ -555,16 +561,16 @@ export class AnimationController {
       }
     }
     const handover = this.previousIndex >= 0 && this.weightOfPrevious > 0;
-    clips.writeTo(this.output, f.current.playback.clip, handover ? MAX_BLEND - 1 : MAX_BLEND);
+    clips.writeTo(this.buffer, f.current.playback.clip, handover ? MAX_BLEND - 1 : MAX_BLEND);
     if (handover) {
       const previous = this.runtime.config.actions[this.previousIndex];
       const p = this.playbackOfPrevious;
-      this.output.pushLayer(previous.clip, p.sampleTime, p.sampleSpeed, this.weightOfPrevious, previous.mask);
+      this.buffer.pushLayer(previous.clip, p.sampleTime, p.sampleSpeed, this.weightOfPrevious, previous.mask);
     }
     if (this.phaseOfAction !== ACTION_NONE && this.weightOfAction > 0) {
       const action = this.runtime.config.actions[this.actionIndex];
       const p = this.playbackOfAction;
-      this.output.pushLayer(action.clip, p.sampleTime, p.sampleSpeed, this.weightOfAction, action.mask);
+      this.buffer.pushLayer(action.clip, p.sampleTime, p.sampleSpeed, this.weightOfAction, action.mask);
     }
   }
 

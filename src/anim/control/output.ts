@@ -1,5 +1,4 @@
-import type { LayerStackArrays } from '../../runtime/layer-records';
-import { MAX_OVERRIDE_LAYERS as MAX_LAYERS } from '../../runtime/layout';
+import { MAX_OVERRIDE_LAYERS as MAX_LAYERS, type LayerStackArrays } from '../layer-stack';
 
 /**
  * Clips in the flattened weighted average: base + 3 layers, leaving one layer for an action
@@ -10,12 +9,13 @@ export const MAX_BLEND = 4;
 export const MIN_BLEND_WEIGHT = 1e-6;
 
 /**
- * What a controller produces each frame: a layer stack in fixed-size arrays (no allocation),
- * the same structure as the pose dump's --layers and the GPU's LayerStack. The base and the
- * first override layers are a weighted average of up to MAX_BLEND clips (crossfades of clips and
- * of the locomotion blend, flattened); an action may add one masked override layer on top.
+ * Where a controller writes its stack each frame: a LayerStackArrays in fixed-size typed arrays,
+ * rewritten in place (no allocation); AnimationController.output shows it read-only. The base
+ * and the first override layers are a weighted average of up to MAX_BLEND clips (crossfades of
+ * clips and of the locomotion blend, flattened); an action may add one masked override layer on
+ * top.
  */
-export class StackOutput implements LayerStackArrays {
+export class LayerStackBuffer implements LayerStackArrays {
   /** Clip index of the base. */
   baseClip = 0;
   /** Seconds. */
@@ -85,7 +85,7 @@ export class WeightedClips {
    * w_i / (w_1 + ... + w_i) (src/anim/layers.ts, weightedAverageStack). `fallbackClip` is shown
    * when the list is empty.
    */
-  writeTo(out: StackOutput, fallbackClip: number, limit = MAX_BLEND): void {
+  writeTo(out: LayerStackBuffer, fallbackClip: number, limit = MAX_BLEND): void {
     // Over the limit (room is needed for action layers): drop the lightest entries.
     while (this.count > limit) {
       let lightest = 0;

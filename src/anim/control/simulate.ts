@@ -1,4 +1,6 @@
-import type { LayerStackJson } from '../stack-json';
+import type { AdditiveLayerInit, ClipTimeInit, LayerInit } from '../layer-stack';
+import type { MaskSpec } from '../masks';
+import type { StandaloneLayerStack } from '../stack-json';
 import { checkCurve } from './curves';
 import { AnimationController, type ControllerRuntime } from './controller';
 import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
@@ -45,7 +47,11 @@ export interface SimulationEvent {
   time: number;
 }
 
-export interface SimulationFrame extends Required<Pick<LayerStackJson, 'base' | 'layers' | 'additive'>> {
+/** A frame: its stack is a StandaloneLayerStack (what the pose dump takes) with clips named and every time given. */
+export interface SimulationFrame extends Required<StandaloneLayerStack> {
+  base: ClipTimeInit & { clip: string; time: number };
+  layers: (LayerInit<MaskSpec> & { clip: string; time: number })[];
+  additive: AdditiveLayerInit<MaskSpec>[];
   t: number;
   state: string;
   /** The clip events fired in this frame's step, in firing order (empty when none). */

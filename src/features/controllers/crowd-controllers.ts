@@ -304,7 +304,7 @@ export class CrowdControllers implements CrowdFeature {
     if (loco) this.crowd.setPlacement(id, loco.positionX, 0, loco.positionZ, loco.heading);
     if (this.unchanged(at, controller)) return;
     // The output's masks are indices into the config's masks: maskIds maps them to crowd masks.
-    this.crowd.setStack(id, out, this.maskIds, ahead);
+    this.crowd.setLayers(id, out, this.maskIds, ahead);
     const s = this.snapshot;
     const o = at * SNAPSHOT;
     s[o + COUNT] = out.layerCount;

@@ -25,9 +25,9 @@ const MOVES = 19;
  * plus the partial one; src/anim/root-motion.ts), the blend mixing the (x, z, yaw) of the two.
  * The GPU evaluates it every frame for every instance (RootMotionPass); the CPU keeps the
  * anchors in float64 and touches one only on an event that changes how the instance moves
- * (setAnimation, setBlend, setLayers, setStack, setTransform, setPlacement: the kernel's
- * changing / changed / placed hooks), folding the motion so far into the anchor in O(1) (`reanchor`), so a blend that changes mid-walk bends the path without a
- * jump. Every CLOCK_REBASE_SECONDS the crowd clock restarts and every anchor is folded (O(n)
+ * (setAnimation, setBlend, setLayers, setTransform, setPlacement: the kernel's changing /
+ * changed / placed hooks), folding the motion so far into the anchor in O(1) (`reanchor`), so a
+ * blend that changes mid-walk bends the path without a jump. Every CLOCK_REBASE_SECONDS the crowd clock restarts and every anchor is folded (O(n)
  * once per period, like the records' own rebase), which keeps float32 clip times and distances
  * since the anchor short on the GPU.
  *

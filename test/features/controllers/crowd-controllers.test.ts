@@ -189,10 +189,10 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const c = controllers.add(id);
     c.setSpeed(1.5); // fades into locomotion, accelerates, then walks/runs steadily
     const written: number[] = [];
-    const original = crowd.setStack.bind(crowd);
-    crowd.setStack = ((...args: Parameters<Crowd['setStack']>) => { written.push(crowd.clock); return original(...args); }) as Crowd['setStack'];
+    const original = crowd.setLayers.bind(crowd);
+    crowd.setLayers = ((...args: Parameters<Crowd['setLayers']>) => { written.push(crowd.clock); return original(...args); }) as Crowd['setLayers'];
     for (let f = 0; f < 120; f++) { controllers.update(1 / 30); crowd.update(1 / 30); }
-    crowd.setStack = original;
+    crowd.setLayers = original;
     // Written while fading and accelerating, then not at all once the gait is steady.
     expect(written.length).toBeGreaterThan(3);
     expect(written.length).toBeLessThan(100);

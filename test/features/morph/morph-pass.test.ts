@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sampleMorphLut } from '../../../src/anim/lut';
 import { buildMask } from '../../../src/anim/masks';
 import { applyMorphOverrides, exactMorphSampler, MorphEvaluator, type MorphSampler } from '../../../src/anim/morph';
-import type { LayerStack } from '../../../src/anim/layers';
+import type { CpuLayerStack } from '../../../src/anim/layers';
 import type { Character } from '../../../src/character/character';
 import { Crowd } from '../../../src/runtime/crowd';
 import { openTestDevice } from '../../helpers/gpu';
@@ -56,7 +56,7 @@ describe.skipIf(!device)('MorphPass: GPU morph weights equal the CPU reference',
     check(plain[1], 'snap (STEP)');
     evaluator.blend({ clipA: 1, timeA: at(1.9, -0.5), clipB: 2, timeB: at(0.4), blend: 1 }, expected);
     check(plain[2], 'blink backwards -> snap 1');
-    const stack: LayerStack = {
+    const stack: CpuLayerStack = {
       base: { clip: 0, time: at(0.6) },
       layers: [{ clip: 1, time: at(0.7), weight: 0.8, mask: buildMask(rig.nodes, maskSpec) }],
       additive: [
