@@ -16,7 +16,7 @@ export interface CrowdKernel {
   readonly character: Character;
   /** The options the crowd was made with (target formats, sample count, ...). */
   readonly options: CrowdOptions;
-  /** Records, stacks, masks, buffers and the handle <-> slot map (see InstanceStore). */
+  /** @internal Records, stacks, masks, buffers and the handle <-> slot map (see InstanceStore, src/runtime/instance-store.ts). */
   readonly store: InstanceStore;
   /** Crowd clock in seconds since the last rebase (the one the pose records use). */
   readonly clock: number;

@@ -90,6 +90,7 @@ export abstract class FeatureMethods {
   onEvent(listener: ClipEventListener): () => void { return this.need<ClipEventsApi>('clip-events', 'onEvent').on(listener); }
   /** @deprecated Use CrowdEvents.threshold. */
   get eventWeightThreshold(): number { return this.need<ClipEventsApi>('clip-events', 'eventWeightThreshold').threshold; }
+  /** @deprecated Use CrowdEvents.threshold. */
   set eventWeightThreshold(value: number) { this.need<ClipEventsApi>('clip-events', 'eventWeightThreshold').threshold = value; }
 
   /** The feature installed as `name`, or an Error that says how to install it. */

@@ -1,6 +1,6 @@
 import { ClipEventTable, EVENT_SLACK_SECONDS, firstCrossing, nextCrossing, type ClipEvent, type Crossing } from '../../anim/events/clip-events';
 import { EventQueue } from '../../anim/events/event-queue';
-import type { ClipEventScheduler, ExternalEventSource } from '../../anim/events/scheduler';
+import type { ExternalEventSource } from '../../anim/events/scheduler';
 import type { Character } from '../../character/character';
 import type { Crowd } from '../../runtime/crowd';
 import type { ClipEventListener, InstanceId } from '../../runtime/crowd-types';
@@ -38,9 +38,11 @@ export const DEFAULT_EVENT_WEIGHT_THRESHOLD = 0.5;
  * The event clock is the sum of update dts in float64, never rebased (the crowd clock is rebased
  * every 600 s: `offset` is the event clock at crowd clock 0), so a rebase changes no schedule.
  */
-export class CrowdEvents implements CrowdFeature, ClipEventScheduler {
+export class CrowdEvents implements CrowdFeature {
   readonly featureName = 'clip-events';
+  /** @internal The event tables (ClipEventScheduler: the controllers plan with them). */
   readonly tables: ClipEventTable;
+  /** @internal The schedule of every instance's next crossings. */
   readonly queue = new EventQueue();
   private listeners: ClipEventListener[] = [];
   private weightThreshold = DEFAULT_EVENT_WEIGHT_THRESHOLD;
@@ -88,6 +90,7 @@ export class CrowdEvents implements CrowdFeature, ClipEventScheduler {
     return this.weightThreshold;
   }
 
+  /** Sets the weight threshold, in (0, 1]; reschedules every instance, O(instances). */
   set threshold(value: number) {
     if (typeof value !== 'number' || !(value > 0 && value <= 1)) throw new RangeError(`eventWeightThreshold must be in (0, 1], got ${value}`);
     this.weightThreshold = value;
@@ -105,7 +108,7 @@ export class CrowdEvents implements CrowdFeature, ClipEventScheduler {
     this.rescheduleAll();
   }
 
-  /** Replaces several clips' events at once (clip index -> events); all are validated before any changes. */
+  /** @internal Replaces several clips' events at once (clip index -> events); all are validated before any changes. */
   setAll(events: ReadonlyMap<number, readonly ClipEvent[]>, where: (clip: number) => string): void {
     const checked = [...events].map(([clip, list]) => [clip, this.tables.check(clip, list, where(clip))] as const);
     for (const [clip, sorted] of checked) this.tables.apply(clip, sorted);
@@ -243,7 +246,7 @@ export class CrowdEvents implements CrowdFeature, ClipEventScheduler {
     }
   }
 
-  /** Tells every listener that instance `id` crossed event `event` of clip `clip` (both indices). */
+  /** @internal Tells every listener that instance `id` crossed event `event` of clip `clip` (both indices). */
   emit(id: number, clip: number, event: number): void {
     const t = this.tables;
     if (event >= t.count(clip)) return; // the table changed since the crossing was decided
@@ -254,7 +257,7 @@ export class CrowdEvents implements CrowdFeature, ClipEventScheduler {
     for (let i = 0; i < listeners.length; i++) listeners[i](id, name, clipName, time);
   }
 
-  /** Reschedules every instance (the tables or the threshold changed): O(instances). */
+  /** @internal Reschedules every instance (the tables or the threshold changed): O(instances). */
   rescheduleAll(): void {
     for (let id = 0; id < this.store.handleCount; id++) if (this.store.has(id)) this.changed(id);
     for (const source of this.sources) source.reschedule();

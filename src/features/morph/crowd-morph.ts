@@ -18,6 +18,7 @@ import { MorphStore } from './morph-store';
  */
 export class CrowdMorph implements CrowdFeature {
   readonly featureName = 'morph';
+  /** @internal The overrides and weights, slot by slot beside the instance records. */
   readonly store: MorphStore;
   /** Padded weight index of each target, in Character.morphTargets order. */
   private readonly indices: Uint32Array;

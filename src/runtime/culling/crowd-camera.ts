@@ -32,7 +32,14 @@ export abstract class CrowdCamera extends FeatureMethods {
    * undefined when no shadow map was drawn. The view is a depth32float texture's, `mapSize`
    * texels a side. Owned by the crowd.
    */
-  get shadowMap(): { view: GPUTextureView; lightViewProjection: Float32Array; mapSize: number } | undefined {
+  get shadowMap(): {
+    /** The depth texture's view (depth32float). */
+    view: GPUTextureView;
+    /** World to the shadow map's clip space, column-major 4x4. */
+    lightViewProjection: Float32Array;
+    /** Width and height of the map in texels. */
+    mapSize: number;
+  } | undefined {
     return this.view.shadowMap;
   }
 
@@ -52,14 +59,17 @@ export abstract class CrowdCamera extends FeatureMethods {
 
   /** Whether culling runs once a camera is set (CrowdOptions.culling). Turning it off never changes a pixel. */
   get culling(): boolean { return this.view.settings.culling; }
+  /** Turns culling on or off (for comparison: culling never changes a pixel). */
   set culling(on: boolean) { this.view.settings.culling = checkBoolean(on, 'culling'); }
 
   /** Whether mesh LOD levels are chosen by distance once a camera is set (CrowdOptions.lod). */
   get lod(): boolean { return this.view.settings.lod; }
+  /** Turns mesh LOD on or off. */
   set lod(on: boolean) { this.view.settings.lod = checkBoolean(on, 'lod'); }
 
   /** Whether far instances are posed every 2nd / 4th frame once a camera is set (CrowdOptions.animationLod). */
   get animationLod(): boolean { return this.view.settings.animationLod; }
+  /** Turns animation LOD on or off. */
   set animationLod(on: boolean) { this.view.settings.animationLod = checkBoolean(on, 'animationLod'); }
 
   /** Mesh LOD levels the character has (1 when loaded without `lod`). */
