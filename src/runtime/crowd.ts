@@ -1,3 +1,4 @@
+// Over 400 lines: the kernel's public surface for instances and the frame, each method with its contract (the bound for this file is 450 lines, test/architecture.test.ts); its camera side, input checks, passes and deprecated methods are files of their own.
 import { buildMask, type MaskSpec } from '../anim/masks';
 import type { Character } from '../character/character';
 import { IDENTITY_MATRIX } from '../math/affine';
