@@ -287,7 +287,7 @@ export class Crowd extends CrowdCamera {
   setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
     const slot = this.store.slot(id);
     this.store.records.setPlacement(slot, x, y, z, yaw, scale);
-    if (this.features.all.length > 0) this.features.placed(id, slot, this.store.records.getWorld(slot, this.placed));
+    if (this.features.followsPlacement) this.features.placed(id, slot, this.store.records.getWorld(slot, this.placed));
   }
 
   /** Changes any subset of an instance's animation; the rest keeps playing as it was. */

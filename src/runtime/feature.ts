@@ -118,6 +118,11 @@ export interface CrowdFeature {
 export class FeatureList {
   readonly all: CrowdFeature[] = [];
   private readonly byName = new Map<string, CrowdFeature>();
+  /** The features with each per-instance hook, so that a call no feature listens to costs one length check. */
+  private readonly onAdded: CrowdFeature[] = [];
+  private readonly onChanging: CrowdFeature[] = [];
+  private readonly onChanged: CrowdFeature[] = [];
+  private readonly onPlaced: CrowdFeature[] = [];
 
   /** Adds `feature`; a second feature of the same name is refused. */
   add(feature: CrowdFeature): void {
@@ -126,6 +131,15 @@ export class FeatureList {
     if (this.byName.has(name)) throw new Error(`this crowd already has the "${name}" feature`);
     this.byName.set(name, feature);
     this.all.push(feature);
+    if (feature.added) this.onAdded.push(feature);
+    if (feature.changing) this.onChanging.push(feature);
+    if (feature.changed) this.onChanged.push(feature);
+    if (feature.placed) this.onPlaced.push(feature);
+  }
+
+  /** Whether some feature follows placements (setPlacement reads the world back only then). */
+  get followsPlacement(): boolean {
+    return this.onPlaced.length > 0;
   }
 
   get<T extends CrowdFeature>(name: string): T | undefined {
@@ -137,23 +151,23 @@ export class FeatureList {
   }
 
   added(id: InstanceId, slot: number, world: ArrayLike<number>): void {
-    const all = this.all;
-    for (let i = 0; i < all.length; i++) all[i].added?.(id, slot, world);
+    const list = this.onAdded;
+    for (let i = 0; i < list.length; i++) list[i].added!(id, slot, world);
   }
 
   changing(id: InstanceId, slot: number): void {
-    const all = this.all;
-    for (let i = 0; i < all.length; i++) all[i].changing?.(id, slot);
+    const list = this.onChanging;
+    for (let i = 0; i < list.length; i++) list[i].changing!(id, slot);
   }
 
   changed(id: InstanceId, slot: number): void {
-    const all = this.all;
-    for (let i = 0; i < all.length; i++) all[i].changed?.(id, slot);
+    const list = this.onChanged;
+    for (let i = 0; i < list.length; i++) list[i].changed!(id, slot);
   }
 
   placed(id: InstanceId, slot: number, world: ArrayLike<number>): void {
-    const all = this.all;
-    for (let i = 0; i < all.length; i++) all[i].placed?.(id, slot, world);
+    const list = this.onPlaced;
+    for (let i = 0; i < list.length; i++) list[i].placed!(id, slot, world);
   }
 
   removed(id: InstanceId): void {
