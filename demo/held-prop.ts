@@ -21,7 +21,7 @@ function loadProp(): Promise<Character> {
 }
 
 /**
- * A sword in every character's hand (Crowd.attach): attached once the prop has loaded, detached
+ * A sword in every character's hand (CrowdProps.attach): attached once the prop has loaded, detached
  * by dispose(). The offset is made so that in the character's rest pose the grip sits in the
  * palm and the blade points forward and a little up; from there it follows the hand joint.
  */
@@ -57,7 +57,7 @@ export class HeldProp {
  */
 export function holdOffset(character: Character, joint: string): Float32Array {
   const { nodes, skins } = character.rig;
-  // The node of the first joint slot of that name: the one Crowd.attach follows.
+  // The node of the first joint slot of that name: the one CrowdProps.attach follows.
   const slot = character.jointNames.indexOf(joint);
   if (slot < 0) throw new RangeError(`no joint named ${JSON.stringify(joint)} in ${character.name}`);
   const node = skins.flatMap((skin) => Array.from(skin.joints))[slot];

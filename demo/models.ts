@@ -12,7 +12,7 @@ export interface ModelEntry {
   controllerUrl?: string;
   /** What the layers scene shows first (see LayerDefaults). */
   layers?: LayerDefaults;
-  /** The joint the locomotion scene's characters hold a sword in (Crowd.attach), if any. */
+  /** The joint the locomotion scene's characters hold a sword in (CrowdProps.attach), if any. */
   hand?: string;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Writes the bundled props (static meshes for Crowd.attach), licence-free (CC0) by construction:
+ * Writes the bundled props (static meshes for CrowdProps.attach), licence-free (CC0) by construction:
  *
  *     npm run make-props [-- --out DIR]      (default public/models/Props/)
  *

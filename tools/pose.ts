@@ -1,6 +1,6 @@
 /**
  * Pose dump: prints the joint matrices (and optionally skinned positions) of one skin of a model
- * for a clip (or a blend of two) at a time, as one JSON object. See README.md, "Pose dump".
+ * for a clip (or a blend of two) at a time, as one JSON object. See docs/cli.md.
  * Run through the CLI (tools/cli.ts):
  *
  *   npm run --silent pose -- --model public/models/Fox/Fox.glb --clip Walk --time 0.3

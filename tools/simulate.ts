@@ -3,7 +3,7 @@
  * JSON line per frame: {"t", "state", "base", "layers", "additive", "events"}, where
  * base/layers/additive are exactly what `npm run pose -- --layers` takes and events lists the
  * clip events (the config's "events") fired in the frame's step: [{"name", "clip", "time"}].
- * See README, "Animation control" and "Clip events".
+ * See docs/controllers.md and docs/clip-events.md.
  *
  *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--fps 60] [--config FILE] [--backend cpu|gpu] [--root-motion in-place|apply]
  *   npx crowd-skin simulate Fox.glb --script walk.json [--backend gpu]

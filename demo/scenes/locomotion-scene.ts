@@ -212,7 +212,7 @@ export class LocomotionActivity implements SceneActivity {
     data.topClip = this.scene.character.clipNames[this.heaviest()];
     data.lastAction = this.lastKey;
     data.prop = this.prop?.attached ? `Sword@${this.prop.joint}` : '';
-    if (this.prop?.attached) lines.push(`holding: Sword in ${this.prop.joint} (Crowd.attach)`);
+    if (this.prop?.attached) lines.push(`holding: Sword in ${this.prop.joint} (CrowdProps)`);
   }
 
   dispose(clearCrowd: boolean): void {

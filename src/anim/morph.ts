@@ -16,7 +16,7 @@ import type { CpuLayerStack } from './layers';
  * 2. Each override layer: W = mix(W, W(layer clip), weight * mask).
  * 3. Each additive layer: W += weight * mask * (W(layer clip) - W(reference)), the reference's
  *    weights being a clip's, the default weights ('rest'), or 0 ('identity', difference clips).
- * 4. Per-instance overrides (Crowd.setMorphWeights) replace the result where set.
+ * 4. Per-instance overrides (CrowdMorph.set) replace the result where set.
  * A clip that does not animate a morph set holds its default weights.
  */
 

@@ -42,7 +42,7 @@ export interface Character {
   /** Bytes of the baked lookup tables the GPU holds: track entries, track references, rest pose, clip durations (and the morph weights' tables). */
   readonly bakedBytes: number;
   /**
-   * Every morph target of the character's meshes (empty when none), in the order Crowd.setMorphWeights
+   * Every morph target of the character's meshes (empty when none), in the order CrowdMorph.set
    * takes an array of weights: mesh after mesh (`mesh` is the name of the glTF node that draws it,
    * whose weights the targets share), then the mesh's targets (`name` from the file's
    * `extras.targetNames`, else `target<i>`). RobotExpressive: Head/Angry, Head/Surprised, Head/Sad.
@@ -126,7 +126,7 @@ export interface LoadOptions {
    * clip before baking, so walking clips walk on the spot; the motion is kept per clip in
    * `Character.rootMotion` (src/bake/root-motion.ts). `joint` defaults to the skin's root joint.
    * With 'apply', a Crowd of the character moves each instance by its clips' root motion on the
-   * GPU (Crowd.setRootMotion, src/features/root-motion/crowd-root-motion.ts); with 'in-place' the motion is only data.
+   * GPU (CrowdRootMotion, src/features/root-motion/crowd-root-motion.ts); with 'in-place' the motion is only data.
    * Either way, controllers match locomotion clips' playback rate to the movement speed.
    */
   rootMotion?: RootMotionOptions;

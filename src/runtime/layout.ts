@@ -429,7 +429,7 @@ export const CONTROL_UPDATE = {
 } as const;
 
 /*
- * The prop pass (shaders/props/prop.wgsl): props attached to a joint (Crowd.attach). Per attachment
+ * The prop pass (shaders/props/prop.wgsl): props attached to a joint (CrowdProps.attach). Per attachment
  * and frame it places the prop of every drawn instance at world * jointMatrix * local and lists
  * the instances to draw; SkinPass draws the prop from those records.
  */

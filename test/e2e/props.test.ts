@@ -1,5 +1,5 @@
 /**
- * End-to-end test of props on joints in the demo (Crowd.attach): in the locomotion scene the
+ * End-to-end test of props on joints in the demo (CrowdProps.attach): in the locomotion scene the
  * Walkers and the RobotExpressive robots hold the bundled Sword (public/models/Props/Sword.glb)
  * in their right hand. Screenshots land in test-results/e2e/props-*.png for a person to look at.
  */

@@ -1,7 +1,7 @@
 import { Document, NodeIO, type Accessor } from '@gltf-transform/core';
 
 /**
- * The Sword: a static prop for Crowd.attach, built from boxes by code (licence-free by
+ * The Sword: a static prop for CrowdProps.attach, built from boxes by code (licence-free by
  * construction, CC0). One mesh node without a skin or clips, in three primitives (steel blade,
  * gold guard and pommel, leather grip). Prop space: the grip's centre is the origin, the blade
  * points along +y, the guard spans x, the flat of the blade faces z; 1 unit long from pommel to

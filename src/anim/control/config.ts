@@ -36,9 +36,9 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  *   accelerations in units per second squared, turnRate in radians per second.
  * - actions: a clip played over locomotion (optionally masked), faded in and out.
  * - transitions: allowed (from, to) pairs; from is "locomotion" or an action, to an action.
- * - events: named times per clip (seconds, in [0, the clip's duration]), fired to Crowd.onEvent
- *   as the controllers play the clip (README "Clip events"); they become the crowd's event
- *   tables (Crowd.setClipEvents) when CrowdControllers is made.
+ * - events: named times per clip (seconds, in [0, the clip's duration]), fired to the crowd's
+ *   CrowdEvents listeners as the controllers play the clip (docs/clip-events.md); they become its
+ *   event tables when CrowdControllers is made (a crowd without CrowdEvents checks them only).
  */
 export const DIRECTIONS = ['forward', 'forward-right', 'right', 'back-right', 'back', 'back-left', 'left', 'forward-left'] as const;
 /** A movement direction relative to the character's heading: one of DIRECTIONS. */

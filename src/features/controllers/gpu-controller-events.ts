@@ -32,7 +32,7 @@ const STEADY_TOLERANCE = 1e-9;
  * brought up to date in closed form when the next change comes. So a walking crowd costs per
  * footstep; a controller costs per frame only in the fraction of a second after a command.
  * References are kept only while some locomotion clip of the config has events: without them a
- * crowd pays nothing. Events given to a locomotion clip later (Crowd.setClipEvents) start the
+ * crowd pays nothing. Events given to a locomotion clip later (CrowdEvents.setClipEvents) start the
  * references of the controllers already there from where the CPU last knew them: their velocity
  * and heading converge to the GPU's (the inputs are the same), but their blend phase may stay
  * off the GPU's; give locomotion clips their events before adding GPU-driven controllers.

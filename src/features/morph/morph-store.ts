@@ -6,7 +6,7 @@ import { RecordBuffer } from '../../runtime/record-buffer';
 /**
  * Per instance morph data of a crowd whose character has morph targets, kept slot by slot beside
  * the InstanceStore's records (it moves, grows, uploads and restores with them: SlotData):
- *   overrides  weightCount f32 per slot: a weight in [0, 1] set by Crowd.setMorphWeights, or
+ *   overrides  weightCount f32 per slot: a weight in [0, 1] set by CrowdMorph.set, or
  *              MORPH_ANIMATED; CPU mirror + GPU buffer, the changed range uploaded in one writeBuffer
  *   weights    weightCount f32 per slot, written by the morph pass each frame, read by the skin
  *              pass's morph entry points (GPU only)
