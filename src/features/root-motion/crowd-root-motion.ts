@@ -74,7 +74,9 @@ export class CrowdRootMotion implements CrowdFeature {
     this.store = this.kernel.store;
     const world = new Float32Array(16);
     for (let id = 0; id < this.store.handleCount; id++) {
-      if (this.store.has(id)) this.startAt(id, this.store.slot(id), this.store.records.getWorld(this.store.slot(id), world), this.kernel.clock);
+      if (!this.store.has(id)) continue;
+      const slot = this.store.slot(id);
+      this.startAt(id, slot, this.store.records.getWorld(slot, world), this.kernel.clock);
     }
   }
 

@@ -32,7 +32,7 @@ export class Visibility {
   private shadowedFrame = false;
   /** Store generation the shadow pass is bound to (-1: never). */
   private shadowGeneration = -1;
-  private readonly drawShadow = { view: undefined as unknown as GPUTextureView, lightViewProjection: new Float32Array(16), mapSize: 0, strength: 1 };
+  private readonly drawShadow = { view: undefined as unknown as GPUTextureView, lightViewProjection: undefined as unknown as Float32Array, mapSize: 0, strength: 1 };
   /** The caller's timestamp writes split over the cull pass (beginning) and the pose pass (end). */
   private readonly cullTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
   private readonly poseTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
@@ -48,11 +48,6 @@ export class Visibility {
   /** Whether shadows can be turned on (the crowd was made with CrowdOptions.shadows). */
   get canShadow(): boolean {
     return this.shadowMapSize !== undefined;
-  }
-
-  /** Whether the last encode ran the cull pass. */
-  get culled(): boolean {
-    return this.culledFrame;
   }
 
   /** The per-level draw counters of the last culled frame, else undefined. */
