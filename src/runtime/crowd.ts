@@ -202,7 +202,7 @@ export class Crowd extends CrowdCamera {
 
   /** Where instance `id`'s joint records start in `jointMatrices`, in joints. Valid until the next add, remove or setLayers, which may move instances. */
   jointMatrixIndex(id: InstanceId): number {
-    return this.store.slot(id) * this.character.gpu.slotCount;
+    return this.store.slotOfId(id) * this.character.gpu.slotCount;
   }
 
   /** Bytes per joint record in `jointMatrices`: 48 with 'linear' skinning, 64 with 'dual-quaternion'. */
@@ -229,24 +229,25 @@ export class Crowd extends CrowdCamera {
     const world = transform === undefined ? IDENTITY_MATRIX : transform;
     this.store.records.checkWorld(world);
     this.store.records.checkAnimation(resolved);
-    const id = this.store.add();
-    const slot = this.store.slot(id);
+    const handle = this.store.add();
+    const slot = this.store.slot(handle);
     this.store.records.setWorld(slot, world);
     this.store.records.setAnimation(slot, resolved, this.clockSeconds);
-    this.features.added(id, slot, world);
-    return id;
+    this.features.added(handle, slot, world);
+    return this.store.idOf(handle);
   }
 
-  /** Removes an instance; its id may be reused by a later add. */
+  /** Removes an instance; its id is refused from then on (a later add gets another id, even where it reuses the instance's room). */
   remove(id: InstanceId): void {
-    this.store.remove(id);
-    this.features.removed(id);
+    const handle = this.store.handle(id);
+    this.store.remove(handle);
+    this.features.removed(handle);
   }
 
-  /** Removes every instance. */
+  /** Removes every instance (their ids are refused from then on). */
   clear(): void {
-    const live: InstanceId[] = [];
-    if (this.features.removesOneByOne) for (let id = 0; id < this.store.handleCount; id++) if (this.store.has(id)) live.push(id);
+    const live: number[] = [];
+    if (this.features.removesOneByOne) for (let h = 0; h < this.store.handleCount; h++) if (this.store.has(h)) live.push(h);
     this.store.clear();
     this.features.cleared(live);
   }
@@ -256,18 +257,20 @@ export class Crowd extends CrowdCamera {
    * instance that a feature moves (root motion) is where it has carried it, rounded to float32.
    */
   getTransform(id: InstanceId, out: Float32Array = new Float32Array(16)): Float32Array {
-    const slot = this.store.slot(id);
+    const handle = this.store.handle(id);
+    const slot = this.store.slot(handle);
     if (!(out instanceof Float32Array) || out.length < 16) {
       throw new TypeError(`out must be a Float32Array of at least 16 numbers, got ${out instanceof Float32Array ? out.length : show(out)}`);
     }
-    return this.features.transformAt(id, slot, this.clockSeconds, out) ?? this.store.records.getWorld(slot, out);
+    return this.features.transformAt(handle, slot, this.clockSeconds, out) ?? this.store.records.getWorld(slot, out);
   }
 
   /** Sets an instance's model-to-world transform: 16 numbers, column-major. An instance that moves by root motion walks on from there. */
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
-    const slot = this.store.slot(id);
+    const handle = this.store.handle(id);
+    const slot = this.store.slot(handle);
     this.store.records.setWorld(slot, transform);
-    this.features.placed(id, slot, transform);
+    this.features.placed(handle, slot, transform);
   }
 
   /**
@@ -276,43 +279,47 @@ export class Crowd extends CrowdCamera {
    * where will it be). An instance that a feature moves answers in closed form (root motion).
    */
   worldTransform(id: InstanceId, out: Float64Array = new Float64Array(16), ahead = 0): Float64Array {
-    const slot = this.store.slot(id);
+    const handle = this.store.handle(id);
+    const slot = this.store.slot(handle);
     checkFinite(ahead, 'ahead');
-    if (this.features.transformAt(id, slot, this.clockSeconds + ahead, out)) return out;
+    if (this.features.transformAt(handle, slot, this.clockSeconds + ahead, out)) return out;
     out.set(this.store.records.getWorld(slot, this.placed));
     return out;
   }
 
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
   setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
-    const slot = this.store.slot(id);
+    const handle = this.store.handle(id);
+    const slot = this.store.slot(handle);
     this.store.records.setPlacement(slot, x, y, z, yaw, scale);
-    if (this.features.followsPlacement) this.features.placed(id, slot, this.store.records.getWorld(slot, this.placed));
+    if (this.features.followsPlacement) this.features.placed(handle, slot, this.store.records.getWorld(slot, this.placed));
   }
 
   /** Changes any subset of an instance's animation; the rest keeps playing as it was. */
   setAnimation(id: InstanceId, change: Partial<AnimationState>): void {
-    const slot = this.store.slot(id);
+    const handle = this.store.handle(id);
+    const slot = this.store.slot(handle);
     checkObject(change, 'change', '{ clipA, clipB, timeA, timeB, speedA, speedB, blend } (any subset)');
     checkFields(change, ANIMATION_FIELDS, 'setAnimation');
     const current = this.store.records.getAnimation(slot, this.clockSeconds);
     const resolved = resolveAnimation(this.character, { ...current, ...stripUndefined(change) });
-    this.features.changing(id, slot);
+    this.features.changing(handle, slot);
     this.store.records.setAnimation(slot, resolved, this.clockSeconds);
-    this.features.changed(id, slot);
+    this.features.changed(handle, slot);
   }
 
   /** Sets the weight of clip B in [0, 1]; cheaper than setAnimation and allocation-free, for per-frame fades. */
   setBlend(id: InstanceId, blend: number): void {
-    const slot = this.store.slot(id);
-    this.features.changing(id, slot);
+    const handle = this.store.handle(id);
+    const slot = this.store.slot(handle);
+    this.features.changing(handle, slot);
     this.store.records.setBlend(slot, blend);
-    this.features.changed(id, slot);
+    this.features.changed(handle, slot);
   }
 
   /** The instance's animation now, clips as indices and times wrapped into their clips. */
   getAnimation(id: InstanceId): InstanceAnimation {
-    return this.store.records.getAnimation(this.store.slot(id), this.clockSeconds);
+    return this.store.records.getAnimation(this.store.slotOfId(id), this.clockSeconds);
   }
 
   /** Makes a blend mask shared by any instance's layers: `{ root: 'Spine' }` (that joint and all below it) or `{ weights: { Head: 1 }, default: 0 }`. Kept for the crowd's life. */
@@ -332,32 +339,34 @@ export class Crowd extends CrowdCamera {
   /** The packed form (a controller's output), allocation-free: see the first signature. */
   setLayers(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead?: number): void;
   setLayers(id: InstanceId, stack: LayerStackInit | LayerStackArrays | null, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
-    const slot = this.store.slot(id);
+    const handle = this.store.handle(id);
+    const slot = this.store.slot(handle);
     if (isLayerStackArrays(stack)) {
       checkLayerStackArrays(this.store, stack, maskIds, ahead);
-      this.features.changing(id, slot);
-      writeLayerStackArrays(this.store, id, stack, maskIds, this.clockSeconds + ahead);
+      this.features.changing(handle, slot);
+      writeLayerStackArrays(this.store, handle, stack, maskIds, this.clockSeconds + ahead);
     } else if (stack === null) {
-      this.features.changing(id, slot);
-      this.store.makePlain(id);
+      this.features.changing(handle, slot);
+      this.store.makePlain(handle);
     } else {
       const resolved = resolveLayers(stack, (clip, field) => clipOf(this.character, clip, field), this.character.baked.clipIsDifference, this.store.stacks);
-      this.features.changing(id, slot);
-      this.store.stacks.set(this.store.makeLayered(id), resolved, this.clockSeconds);
+      this.features.changing(handle, slot);
+      this.store.stacks.set(this.store.makeLayered(handle), resolved, this.clockSeconds);
     }
-    this.features.changed(id, this.store.slot(id));
+    this.features.changed(handle, this.store.slot(handle));
   }
 
   /** Sets one layer's weight (allocation-free, for per-frame fades). */
   setLayerWeight(id: InstanceId, index: number, weight: number, kind: 'override' | 'additive' = 'override'): void {
-    const stack = this.store.stackOf(id);
+    const handle = this.store.handle(id);
+    const stack = this.store.stackOf(handle);
     if (kind !== 'override' && kind !== 'additive') throw new RangeError(`kind must be 'override' or 'additive', got ${show(kind)}`);
     if (stack === LAYERS_NONE) throw new RangeError(`instance ${id} has no layers (setLayers first)`);
-    const slot = this.store.slot(id);
+    const slot = this.store.slot(handle);
     this.store.stacks.checkWeight(stack, kind === 'additive', index, weight);
-    this.features.changing(id, slot);
+    this.features.changing(handle, slot);
     this.store.stacks.setWeight(stack, kind === 'additive', index, weight);
-    this.features.changed(id, slot);
+    this.features.changed(handle, slot);
   }
 
   /** @deprecated Use setLayers, which takes the same arguments. */

@@ -1,6 +1,6 @@
 import type { Character } from '../character/character';
 import { featureNeeds } from '../character/needs';
-import type { CrowdOptions, InstanceId } from './crowd-types';
+import type { CrowdOptions } from './crowd-types';
 import type { InstanceStore } from './instance-store';
 import type { SkinningMethod } from './layout';
 
@@ -16,7 +16,7 @@ export interface CrowdKernel {
   readonly character: Character;
   /** The options the crowd was made with (target formats, sample count, ...). */
   readonly options: CrowdOptions;
-  /** @internal Records, stacks, masks, buffers and the handle <-> slot map (see InstanceStore, src/runtime/instance-store.ts). */
+  /** @internal Records, stacks, masks, buffers and the id -> handle <-> slot maps (see InstanceStore, src/runtime/instance-store.ts). */
   readonly store: InstanceStore;
   /** Crowd clock in seconds since the last rebase (the one the pose records use). */
   readonly clock: number;
@@ -69,23 +69,23 @@ export interface DrawShadow {
 export interface CrowdFeature {
   /** The registry name, unique in a crowd (for example 'props'): a second feature of that name is refused. */
   readonly featureName: string;
-  /** Instance `id` was added at `slot`, its records written; `world` is its transform. */
-  added?(id: InstanceId, slot: number, world: ArrayLike<number>): void;
-  /** Instance `id`'s animation is about to change (its records still hold the old one). */
-  changing?(id: InstanceId, slot: number): void;
-  /** Instance `id`'s animation changed: clips, times, blend or layers (after the records were written). */
-  changed?(id: InstanceId, slot: number): void;
-  /** Instance `id` was placed (setTransform, setPlacement): `world` is its new transform. */
-  placed?(id: InstanceId, slot: number, world: ArrayLike<number>): void;
-  /** Instance `id` was removed (its slot may already hold another instance). */
-  removed?(id: InstanceId): void;
+  /** Instance `handle` was added at `slot`, its records written; `world` is its transform. */
+  added?(handle: number, slot: number, world: ArrayLike<number>): void;
+  /** Instance `handle`'s animation is about to change (its records still hold the old one). */
+  changing?(handle: number, slot: number): void;
+  /** Instance `handle`'s animation changed: clips, times, blend or layers (after the records were written). */
+  changed?(handle: number, slot: number): void;
+  /** Instance `handle` was placed (setTransform, setPlacement): `world` is its new transform. */
+  placed?(handle: number, slot: number, world: ArrayLike<number>): void;
+  /** Instance `handle` was removed (its slot may already hold another instance). */
+  removed?(handle: number): void;
   /** Every instance was removed (clear); `removed` is not called for them. */
   cleared?(): void;
   /**
-   * Instance `id`'s transform at crowd clock `clock` into `out` when this feature moves it (root
+   * Instance `handle`'s transform at crowd clock `clock` into `out` when this feature moves it (root
    * motion), else undefined (the kernel's records answer).
    */
-  transformAt?<T extends Float32Array | Float64Array>(id: InstanceId, slot: number, clock: number, out: T): T | undefined;
+  transformAt?<T extends Float32Array | Float64Array>(handle: number, slot: number, clock: number, out: T): T | undefined;
   /** In update(), after the kernel's uploads: this feature's uploads; returns the bytes written. */
   prepare?(clock: number): number | void;
   /** Last in update(), after every prepare: work that calls user code (clip-event listeners). `dt` is the step. */
@@ -150,49 +150,49 @@ export class FeatureList {
     return this.byName.has(name);
   }
 
-  added(id: InstanceId, slot: number, world: ArrayLike<number>): void {
+  added(handle: number, slot: number, world: ArrayLike<number>): void {
     const list = this.onAdded;
-    for (let i = 0; i < list.length; i++) list[i].added!(id, slot, world);
+    for (let i = 0; i < list.length; i++) list[i].added!(handle, slot, world);
   }
 
-  changing(id: InstanceId, slot: number): void {
+  changing(handle: number, slot: number): void {
     const list = this.onChanging;
-    for (let i = 0; i < list.length; i++) list[i].changing!(id, slot);
+    for (let i = 0; i < list.length; i++) list[i].changing!(handle, slot);
   }
 
-  changed(id: InstanceId, slot: number): void {
+  changed(handle: number, slot: number): void {
     const list = this.onChanged;
-    for (let i = 0; i < list.length; i++) list[i].changed!(id, slot);
+    for (let i = 0; i < list.length; i++) list[i].changed!(handle, slot);
   }
 
-  placed(id: InstanceId, slot: number, world: ArrayLike<number>): void {
+  placed(handle: number, slot: number, world: ArrayLike<number>): void {
     const list = this.onPlaced;
-    for (let i = 0; i < list.length; i++) list[i].placed!(id, slot, world);
+    for (let i = 0; i < list.length; i++) list[i].placed!(handle, slot, world);
   }
 
-  removed(id: InstanceId): void {
+  removed(handle: number): void {
     const all = this.all;
-    for (let i = 0; i < all.length; i++) all[i].removed?.(id);
+    for (let i = 0; i < all.length; i++) all[i].removed?.(handle);
   }
 
-  /** The crowd was cleared of `live` (the ids it had): `cleared`, or `removed` of each for a feature without it. */
-  cleared(live: readonly InstanceId[]): void {
+  /** The crowd was cleared of `live` (the handles it had): `cleared`, or `removed` of each for a feature without it. */
+  cleared(live: readonly number[]): void {
     for (const f of this.all) {
       if (f.cleared) f.cleared();
-      else if (f.removed) for (const id of live) f.removed(id);
+      else if (f.removed) for (const handle of live) f.removed(handle);
     }
   }
 
-  /** Whether some feature needs `removed` for every id when the crowd is cleared. */
+  /** Whether some feature needs `removed` for every instance when the crowd is cleared. */
   get removesOneByOne(): boolean {
     return this.all.some((f) => !f.cleared && f.removed);
   }
 
-  /** The first feature's answer for instance `id`'s transform at `clock` (one that moves it), or undefined. */
-  transformAt<T extends Float32Array | Float64Array>(id: InstanceId, slot: number, clock: number, out: T): T | undefined {
+  /** The first feature's answer for instance `handle`'s transform at `clock` (one that moves it), or undefined. */
+  transformAt<T extends Float32Array | Float64Array>(handle: number, slot: number, clock: number, out: T): T | undefined {
     const all = this.all;
     for (let i = 0; i < all.length; i++) {
-      const answer = all[i].transformAt?.(id, slot, clock, out);
+      const answer = all[i].transformAt?.(handle, slot, clock, out);
       if (answer) return answer;
     }
     return undefined;

@@ -5,14 +5,21 @@ import { INSTANCE, JOINT_MATRIX_BYTES, LAYER_STACK, LAYERS_NONE, MAX_LOD_LEVELS 
 import { checkStorageBinding, checkStorageBindings, growthCount, largestFit, type BufferItems } from './limits';
 import { show } from '../math/show';
 import { SlotStamps } from './slot-stamps';
+import { GENERATION_LIMIT, HANDLE_SPAN, generationOfId, handleOfId, instanceId } from './instance-ids';
 
 /**
  * Everything one crowd keeps per instance on the GPU, and its bookkeeping: the CPU mirrors of
  * the records, layer stacks and masks, their GPU buffers and the joint-matrix buffer, growth,
- * and the handle <-> slot map. Passes read from it (PosePass.bind / update, SkinPass.bind); the
- * Crowd facade resolves names and validates, then calls it.
+ * and the id -> handle <-> slot maps. Passes read from it (PosePass.bind / update, SkinPass.bind);
+ * the Crowd facade resolves names and validates, then calls it.
  *
- *   handle (InstanceId) --slotOf--> slot --handleOf--> handle
+ *   id (InstanceId) --handle()--> handle --slotOf--> slot --handleOf--> handle --idOf()--> id
+ *
+ *   ids         handle + generation x HANDLE_SPAN (src/runtime/instance-ids.ts): handle(id) takes an
+ *               id from outside to its handle, refusing one whose generation is not its handle's
+ *               now (a removed instance); every other method here takes handles
+ *   generations u32 per handle: its live instance's generation, or the next one's while free;
+ *               bumped by remove and clear; GENERATION_LIMIT once the handle is retired
  *
  *   slots     | plain ........................ | layered ......... | free ...... |
  *             0                          plainCount              count      capacity
@@ -54,6 +61,8 @@ export interface InstanceStoreOptions {
   lodLevels?: number;
   /** Bytes per joint record of the joint buffer (JOINT_BYTES of the skinning method; default JOINT_MATRIX_BYTES). */
   bytesPerJoint?: number;
+  /** @internal Generations a handle lives through before it is retired (default GENERATION_LIMIT): tests lower it to reach retirement. */
+  generationLimit?: number;
 }
 
 /**
@@ -122,6 +131,11 @@ export class InstanceStore {
   /** Slot of the instance that owns each stack record. */
   private stackOwner: Int32Array;
   private readonly freeHandles: number[] = [];
+  /** Per handle: the generation of its instance (live) or of the next one (free); generationLimit once retired. */
+  private generations = new Uint32Array(0);
+  private readonly generationLimit: number;
+  /** Handles retired for good (their generation reached generationLimit). */
+  private retired = 0;
   /** The most instances every per-instance buffer can hold on this device (computed at the first growth). */
   private maxCapacity: number | undefined;
   private liveCount = 0;
@@ -136,6 +150,10 @@ export class InstanceStore {
     this.slotCount = slotCount;
     this.jointRecordBytes = checkJointBytes(options.bytesPerJoint ?? JOINT_MATRIX_BYTES);
     this.lodLevels = options.lodLevels ?? 1;
+    this.generationLimit = options.generationLimit ?? GENERATION_LIMIT;
+    if (!Number.isInteger(this.generationLimit) || this.generationLimit < 1 || this.generationLimit > GENERATION_LIMIT) {
+      throw new RangeError(`generationLimit must be an integer in [1, ${GENERATION_LIMIT}], got ${options.generationLimit}`);
+    }
     if (!Number.isInteger(this.lodLevels) || this.lodLevels < 1 || this.lodLevels > MAX_LOD_LEVELS) {
       throw new RangeError(`lodLevels must be an integer in [1, ${MAX_LOD_LEVELS}], got ${options.lodLevels}`);
     }
@@ -298,7 +316,7 @@ export class InstanceStore {
     return handle;
   }
 
-  /** Removes instance `handle`; its handle may be reused by a later add. */
+  /** Removes instance `handle`; the handle may be reused by a later add, under its next generation's id. */
   remove(handle: number): void {
     const slot = this.slot(handle);
     if (slot >= this.plainCount) {
@@ -311,31 +329,80 @@ export class InstanceStore {
       this.moveSlot(this.liveCount - 1, lastPlain);
     }
     this.liveCount--;
-    this.setSlotOf(handle, -1);
-    this.freeHandles.push(handle);
+    this.release(handle);
   }
 
   /** Removes every instance. */
   clear(): void {
-    for (let slot = 0; slot < this.liveCount; slot++) {
-      this.setSlotOf(this.handleOf[slot], -1);
-      this.freeHandles.push(this.handleOf[slot]);
-    }
+    for (let slot = 0; slot < this.liveCount; slot++) this.release(this.handleOf[slot]);
     this.liveCount = 0;
     this.layered = 0;
   }
 
-  /** Slot of a live handle; throws a RangeError naming the handle otherwise. */
+  /**
+   * The handle of live instance `id` (an InstanceId from outside: Crowd.add, a listener's id).
+   * Throws a TypeError for a non-integer, and a RangeError saying why `id` names no live instance
+   * (removed, its handle perhaps holding a newer instance; never added) otherwise; changes
+   * nothing. Allocation-free when it answers.
+   */
+  handle(id: number): number {
+    const handle = this.find(id);
+    if (handle < 0) {
+      checkHandle(id);
+      throw new RangeError(this.missing(id));
+    }
+    return handle;
+  }
+
+  /** The handle of live instance `id`, or -1 when `id` names none (no throw, no allocation). */
+  find(id: number): number {
+    if (!Number.isInteger(id) || id < 0) return -1;
+    const handle = handleOfId(id);
+    if (handle >= this.slotOf.length || this.slotOf[handle] < 0) return -1;
+    return generationOfId(id) === this.generations[handle] ? handle : -1;
+  }
+
+  /** Whether `id` (an InstanceId) names a live instance. */
+  hasId(id: number): boolean {
+    return this.find(id) >= 0;
+  }
+
+  /** The id of `handle`'s instance now (live handles; for a free one, the id its next instance will get). */
+  idOf(handle: number): number {
+    return instanceId(handle, this.generations[handle]);
+  }
+
+  /** Slot of live instance `id` (an InstanceId): slot(handle(id)). */
+  slotOfId(id: number): number {
+    return this.slotOf[this.handle(id)];
+  }
+
+  /** Why integer `id` names no live instance, for errors: removed (and what its handle holds now), or never added. */
+  missing(id: number): string {
+    const handle = id >= 0 ? handleOfId(id) : -1;
+    if (handle >= 0 && handle < this.slotOf.length && generationOfId(id) < this.generations[handle]) {
+      const now = this.slotOf[handle] >= 0 ? ` (its handle now holds instance ${this.idOf(handle)})` : '';
+      return `instance ${id} does not exist: it was removed${now}`;
+    }
+    return `instance ${id} does not exist: it was never added (ids come from Crowd.add)`;
+  }
+
+  /** Handles retired for good: their generation reached the limit (see src/runtime/instance-ids.ts). */
+  get retiredHandles(): number {
+    return this.retired;
+  }
+
+  /** Slot of a live handle (not an id: see handle()); throws a RangeError naming the handle otherwise. */
   slot(handle: number): number {
     const slot = Number.isInteger(handle) && handle >= 0 && handle < this.slotOf.length ? this.slotOf[handle] : -1;
     if (slot < 0) {
       checkHandle(handle);
-      throw new RangeError(`instance ${handle} does not exist (removed, or never added)`);
+      throw new RangeError(`handle ${handle} holds no instance`);
     }
     return slot;
   }
 
-  /** Whether `handle` names a live instance. */
+  /** Whether `handle` (not an id: see hasId) holds a live instance. */
   has(handle: number): boolean {
     return Number.isInteger(handle) && handle >= 0 && handle < this.slotOf.length && this.slotOf[handle] >= 0;
   }
@@ -483,6 +550,15 @@ export class InstanceStore {
     }
   }
 
+  /** Frees `handle` of a removed instance under its next generation, or retires it when that would reach the limit. */
+  private release(handle: number): void {
+    this.setSlotOf(handle, -1);
+    const next = this.generations[handle] + 1;
+    this.generations[handle] = next;
+    if (next < this.generationLimit) this.freeHandles.push(handle);
+    else this.retired++;
+  }
+
   private setSlotOf(handle: number, slot: number): void {
     this.slotOf[handle] = slot;
     if (handle < this.slotsDirtyStart) this.slotsDirtyStart = handle;
@@ -495,9 +571,12 @@ export class InstanceStore {
     return this.device.createBuffer({ label: `${this.label}.handleSlots`, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }
 
-  /** Handles to have once the next is issued (twice as many, at least 16, cut to what handleSlots may hold); checked, nothing changed. */
+  /** Handles to have once the next is issued (twice as many, at least 16, cut to what handleSlots may hold and to HANDLE_SPAN); checked, nothing changed. */
   private handleGrowth(): number {
-    return growthCount(this.device, `${this.label}.handleSlots`, this.slotOf.length + 1, Math.max(8, this.slotOf.length), HANDLE_ITEMS);
+    if (this.slotOf.length >= HANDLE_SPAN) {
+      throw new RangeError(`a crowd has at most ${HANDLE_SPAN} instance handles (HANDLE_SPAN): ${this.liveCount} live, ${this.retired} retired after ${this.generationLimit} generations each`);
+    }
+    return Math.min(HANDLE_SPAN, growthCount(this.device, `${this.label}.handleSlots`, this.slotOf.length + 1, Math.max(8, this.slotOf.length), HANDLE_ITEMS));
   }
 
   /** Issues handles [slotOf.length, count) as free (the lowest is popped first); the GPU copy is replaced at the next upload. */
@@ -506,6 +585,9 @@ export class InstanceStore {
     const grown = new Int32Array(count).fill(-1);
     grown.set(this.slotOf);
     this.slotOf = grown;
+    const generations = new Uint32Array(count);
+    generations.set(this.generations);
+    this.generations = generations;
     this.slotsDirtyStart = 0;
     this.slotsDirtyEnd = grown.length;
     for (let h = count - 1; h >= first; h--) this.freeHandles.push(h);

@@ -63,14 +63,14 @@ export function checkLayerStackArrays(store: InstanceStore, stack: LayerStackArr
 }
 
 /**
- * Writes a checked LayerStackArrays as instance `id`'s clips and layers, its times holding at
+ * Writes a checked LayerStackArrays as the clips and layers of the instance of `handle`, its times holding at
  * crowd clock `clock`: the base becomes its single clip, and with no layers it leaves the
  * layered range. Allocation-free.
  */
-export function writeLayerStackArrays(store: InstanceStore, id: number, stack: LayerStackArrays, maskIds: ArrayLike<MaskId> | undefined, clock: number): void {
-  if (stack.layerCount === 0) store.makePlain(id);
-  else store.stacks.setArrays(store.makeLayered(id), stack, maskIds, clock);
-  store.records.setSingleClip(store.slot(id), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
+export function writeLayerStackArrays(store: InstanceStore, handle: number, stack: LayerStackArrays, maskIds: ArrayLike<MaskId> | undefined, clock: number): void {
+  if (stack.layerCount === 0) store.makePlain(handle);
+  else store.stacks.setArrays(store.makeLayered(handle), stack, maskIds, clock);
+  store.records.setSingleClip(store.slot(handle), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
 }
 
 /** `stack` if it is a LayerStackArrays (the deprecated Crowd.setStack takes no other form); a TypeError otherwise. */

@@ -6,8 +6,8 @@ import type { EventQueue } from './event-queue';
  * instances are marked external, and its keyed entries come back to it when due.
  */
 export interface ExternalEventSource {
-  /** A keyed entry of instance `id` is due: emit it (ClipEventScheduler.emit) and schedule the next. `source` is the playback, order mod PLAYBACKS. */
-  due(id: number, source: number, clip: number, event: number, aux: number, due: number): void;
+  /** A keyed entry of the instance of `handle` (InstanceStore handles, not ids) is due: emit it (ClipEventScheduler.emit) and schedule the next. `source` is the playback, order mod PLAYBACKS. */
+  due(handle: number, source: number, clip: number, event: number, aux: number, due: number): void;
   /** The tables or the threshold changed: reschedule every instance. */
   reschedule(): void;
 }
@@ -27,8 +27,8 @@ export interface ClipEventScheduler {
   readonly threshold: number;
   /** Replaces several clips' events at once (clip index -> events); all are validated before any changes. */
   setAll(events: ReadonlyMap<number, readonly import('./clip-events').ClipEvent[]>, where: (clip: number) => string): void;
-  /** Makes events of instance `id` come from its controller (on; `source` gets its keyed entries back) or from its records again (off). */
-  setExternal(id: number, on: boolean, source?: ExternalEventSource | null): void;
-  /** Tells every listener that instance `id` crossed event `event` of clip `clip` (both indices). */
-  emit(id: number, clip: number, event: number): void;
+  /** Makes events of the instance of `handle` come from its controller (on; `source` gets its keyed entries back) or from its records again (off). */
+  setExternal(handle: number, on: boolean, source?: ExternalEventSource | null): void;
+  /** Tells every listener that the instance of `handle` crossed event `event` of clip `clip` (both indices); listeners hear its id (InstanceStore.idOf). */
+  emit(handle: number, clip: number, event: number): void;
 }

@@ -3,7 +3,7 @@ import { EventQueue } from '../../anim/events/event-queue';
 import type { ExternalEventSource } from '../../anim/events/scheduler';
 import type { Character } from '../../character/character';
 import type { Crowd } from '../../runtime/crowd';
-import type { ClipEventListener, InstanceId } from '../../runtime/crowd-types';
+import type { ClipEventListener } from '../../runtime/crowd-types';
 import type { CrowdFeature } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { FIRST_ADDITIVE_PLAYBACK, INSTANCE, LAYER, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_OVERRIDE_LAYERS, PLAYBACKS } from '../../runtime/layout';
@@ -116,9 +116,10 @@ export class CrowdEvents implements CrowdFeature {
   }
 
   /**
-   * Calls `listener(id, name, clip, time)` for every event an instance's playback crosses (clip
-   * by name, time the event's time in the clip, seconds), from crowd.update(): in crossing-time
-   * order within the frame, ties by instance id. Returns the function that removes it.
+   * Calls `listener(id, name, clip, time)` for every event an instance's playback crosses (`id`
+   * its InstanceId, clip by name, time the event's time in the clip, seconds), from
+   * crowd.update(): in crossing-time order within the frame, ties by the instances' handles (ids
+   * modulo HANDLE_SPAN: src/runtime/instance-ids.ts). Returns the function that removes it.
    */
   on(listener: ClipEventListener): () => void {
     if (typeof listener !== 'function') throw new TypeError(`onEvent takes a function (id, name, clip, time) => void, got ${listener === null ? 'null' : typeof listener}`);
@@ -127,27 +128,27 @@ export class CrowdEvents implements CrowdFeature {
   }
 
   /**
-   * @internal Makes events of instance `id` come from its controller (on: `source` gets its keyed
+   * @internal Makes events of instance `handle` come from its controller (on: `source` gets its keyed
    * entries back when due; a CPU-driven controller pushes one-shot entries and needs none) or
    * from its records again (off).
    */
-  setExternal(id: number, on: boolean, source: ExternalEventSource | null = null): void {
-    if (id >= this.external.length) {
-      const grown = new Uint8Array(Math.max(id + 1, this.external.length * 2));
+  setExternal(handle: number, on: boolean, source: ExternalEventSource | null = null): void {
+    if (handle >= this.external.length) {
+      const grown = new Uint8Array(Math.max(handle + 1, this.external.length * 2));
       grown.set(this.external);
       this.external = grown;
     }
-    this.cancelAll(id);
-    this.external[id] = on ? 1 : 0;
-    while (this.owners.length <= id) this.owners.push(null);
-    this.owners[id] = on ? source : null;
+    this.cancelAll(handle);
+    this.external[handle] = on ? 1 : 0;
+    while (this.owners.length <= handle) this.owners.push(null);
+    this.owners[handle] = on ? source : null;
     if (source) this.sources.add(source);
-    if (!on) this.changed(id);
+    if (!on) this.changed(handle);
   }
 
-  /** Whether instance `id`'s events come from a controller. */
-  isExternal(id: number): boolean {
-    return id < this.external.length && this.external[id] === 1;
+  /** Whether instance `handle`'s events come from a controller. */
+  isExternal(handle: number): boolean {
+    return handle < this.external.length && this.external[handle] === 1;
   }
 
   /** The events of `clip` (a name or an index) in time order (a copy). */
@@ -156,18 +157,18 @@ export class CrowdEvents implements CrowdFeature {
   }
 
   /** CrowdFeature: a new instance is scheduled from its records. */
-  added(id: InstanceId): void {
-    this.changed(id);
+  added(handle: number): void {
+    this.changed(handle);
   }
 
-  /** CrowdFeature: reschedules instance `id` from its records (after any change to them). Allocation-free. */
-  changed(id: InstanceId): void {
-    if (this.isExternal(id)) return;
+  /** CrowdFeature: reschedules instance `handle` from its records (after any change to them). Allocation-free. */
+  changed(handle: number): void {
+    if (this.isExternal(handle)) return;
     if (!this.tables.hasEvents) {
-      this.cancelAll(id); // nothing is pending unless events were just removed
+      this.cancelAll(handle); // nothing is pending unless events were just removed
       return;
     }
-    const slot = this.store.slot(id);
+    const slot = this.store.slot(handle);
     this.views();
     const r = slot * (INSTANCE.size / 4);
     const f = this.recordF32;
@@ -198,16 +199,16 @@ export class CrowdEvents implements CrowdFeature {
     w[1] = same ? 0 : blend * scale;
     for (let p = 0; p < PLAYBACKS; p++) {
       const live = p < 2 || (p < FIRST_ADDITIVE_PLAYBACK ? p - 2 < overrides : p - FIRST_ADDITIVE_PLAYBACK < additives);
-      if (live) this.schedule(id, p, slot);
-      else this.queue.cancel(id * PLAYBACKS + p);
+      if (live) this.schedule(handle, p, slot);
+      else this.queue.cancel(handle * PLAYBACKS + p);
     }
   }
 
-  /** CrowdFeature: forgets instance `id` (removed from the crowd). */
-  removed(id: InstanceId): void {
-    this.cancelAll(id);
-    if (id < this.external.length) this.external[id] = 0;
-    if (id < this.owners.length) this.owners[id] = null;
+  /** CrowdFeature: forgets instance `handle` (removed from the crowd). */
+  removed(handle: number): void {
+    this.cancelAll(handle);
+    if (handle < this.external.length) this.external[handle] = 0;
+    if (handle < this.owners.length) this.owners[handle] = null;
   }
 
   /** CrowdFeature: forgets every instance (the crowd was cleared). */
@@ -233,23 +234,24 @@ export class CrowdEvents implements CrowdFeature {
     const q = this.queue;
     const p = q.popped;
     while (q.pop(this.eventClock + EVENT_SLACK_SECONDS)) {
-      const id = Math.floor(p.order / PLAYBACKS);
-      const source = p.order - id * PLAYBACKS;
+      const handle = Math.floor(p.order / PLAYBACKS);
+      const source = p.order - handle * PLAYBACKS;
       const { key, clip, event, aux, due } = p;
       if (key < 0) {
-        if (this.store.has(id)) this.emit(id, clip, event);
-      } else if (this.isExternal(id)) {
-        this.owners[id]?.due(id, source, clip, event, aux, due);
+        if (this.store.has(handle)) this.emit(handle, clip, event);
+      } else if (this.isExternal(handle)) {
+        this.owners[handle]?.due(handle, source, clip, event, aux, due);
       } else {
-        this.fireRecord(id, source, clip, event, due);
+        this.fireRecord(handle, source, clip, event, due);
       }
     }
   }
 
-  /** @internal Tells every listener that instance `id` crossed event `event` of clip `clip` (both indices). */
-  emit(id: number, clip: number, event: number): void {
+  /** @internal Tells every listener that the instance of `handle` crossed event `event` of clip `clip` (both indices), naming it by its id now. */
+  emit(handle: number, clip: number, event: number): void {
     const t = this.tables;
     if (event >= t.count(clip)) return; // the table changed since the crossing was decided
+    const id = this.store.idOf(handle);
     const listeners = this.listeners;
     const name = t.name(clip, event);
     const clipName = t.clipNames[clip];
@@ -259,13 +261,13 @@ export class CrowdEvents implements CrowdFeature {
 
   /** @internal Reschedules every instance (the tables or the threshold changed): O(instances). */
   rescheduleAll(): void {
-    for (let id = 0; id < this.store.handleCount; id++) if (this.store.has(id)) this.changed(id);
+    for (let handle = 0; handle < this.store.handleCount; handle++) if (this.store.has(handle)) this.changed(handle);
     for (const source of this.sources) source.reschedule();
   }
 
-  /** Record playback `p` of `id` crossed (clip, event) at `due`: schedule its next crossing, then emit. */
-  private fireRecord(id: number, p: number, clip: number, event: number, due: number): void {
-    const slot = this.store.slot(id);
+  /** Record playback `p` of `handle` crossed (clip, event) at `due`: schedule its next crossing, then emit. */
+  private fireRecord(handle: number, p: number, clip: number, event: number, due: number): void {
+    const slot = this.store.slot(handle);
     this.views();
     const pb = this.playback(slot, p);
     const phase = pb[0];
@@ -279,13 +281,13 @@ export class CrowdEvents implements CrowdFeature {
     c.position = Math.round((at - times[event]) / d) * d + times[event];
     nextCrossing(times, d, speed > 0, c);
     const next = Math.max(due, this.offset + (c.position - phase) / speed);
-    this.queue.schedule(id * PLAYBACKS + p, next, id * PLAYBACKS + p, clip, c.index, 0);
-    this.emit(id, clip, event);
+    this.queue.schedule(handle * PLAYBACKS + p, next, handle * PLAYBACKS + p, clip, c.index, 0);
+    this.emit(handle, clip, event);
   }
 
-  /** Schedules (or cancels) playback `p` of `id` from its record and weight (this.weights[p]). */
-  private schedule(id: number, p: number, slot: number): void {
-    const key = id * PLAYBACKS + p;
+  /** Schedules (or cancels) playback `p` of `handle` from its record and weight (this.weights[p]). */
+  private schedule(handle: number, p: number, slot: number): void {
+    const key = handle * PLAYBACKS + p;
     const pb = this.playback(slot, p);
     const phase = pb[0];
     const speed = pb[1];
@@ -327,8 +329,8 @@ export class CrowdEvents implements CrowdFeature {
     return stack * (LAYER_STACK.size / 4) + (LAYER_STACK.layers + i * LAYER.size) / 4;
   }
 
-  private cancelAll(id: number): void {
-    for (let p = 0; p < PLAYBACKS; p++) this.queue.cancel(id * PLAYBACKS + p);
+  private cancelAll(handle: number): void {
+    for (let p = 0; p < PLAYBACKS; p++) this.queue.cancel(handle * PLAYBACKS + p);
   }
 
   /** Renews the typed views when the store's record memory was replaced (growth). */

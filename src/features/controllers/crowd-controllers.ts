@@ -5,7 +5,6 @@ import { buildMask } from '../../anim/masks';
 import type { ClipEventScheduler } from '../../anim/events/scheduler';
 import type { Crowd, InstanceId } from '../../runtime/crowd';
 import type { CrowdFeature, CrowdKernel, FeatureStage } from '../../runtime/feature';
-import { checkHandle } from '../../runtime/instance-store';
 import { PLAYBACKS } from '../../runtime/layout';
 import { SilentEvents } from './silent-events';
 import { show } from '../../math/show';
@@ -74,9 +73,10 @@ export class CrowdControllers implements CrowdFeature {
   readonly driver: ControllerDriverKind;
   private gpuControllers: GpuControllers | null = null;
   private readonly maskIds: Int32Array;
+  /** The controller of each handle (InstanceStore handles: ids are turned into handles on the way in). */
   private controllers: (AnimationController | undefined)[] = [];
-  /** Ids with a controller, densely packed; position of each id in it. */
-  private ids: InstanceId[] = [];
+  /** Handles with a CPU-driven controller, densely packed; position of each handle in it. */
+  private handles: number[] = [];
   private position: number[] = [];
   /**
    * What each controller (by dense position) last wrote: SNAPSHOT numbers each, see write(). A
@@ -87,7 +87,8 @@ export class CrowdControllers implements CrowdFeature {
   private readonly scheduler: ClipEventScheduler;
   private readonly kernel: CrowdKernel;
   private readonly events: ControllerEvents;
-  private readonly eventSink: ControllerEventSink & { id: number };
+  /** Where a CPU-driven controller's crossings go; `handle` is the instance being stepped. */
+  private readonly eventSink: ControllerEventSink & { handle: number };
 
   /**
    * @param crowd The crowd the controllers write into (not owned).
@@ -124,15 +125,15 @@ export class CrowdControllers implements CrowdFeature {
     this.events = new ControllerEvents(scheduler.tables, () => scheduler.threshold);
     // A CPU-driven controller's crossings of this step, decided now, fire in crowd.update (its clock then ends the step).
     this.eventSink = {
-      id: 0,
-      event(tau, source, clip, index) { scheduler.queue.push(scheduler.clock + tau, this.id * PLAYBACKS + source, clip, index); },
+      handle: 0,
+      event(tau, source, clip, index) { scheduler.queue.push(scheduler.clock + tau, this.handle * PLAYBACKS + source, clip, index); },
     };
     this.events.sink = this.eventSink;
   }
 
-  /** CrowdFeature: an instance removed from the crowd takes its controller with it (its id may be reused). */
-  removed(id: InstanceId): void {
-    if (this.controllers[id]) this.remove(id);
+  /** CrowdFeature: an instance removed from the crowd takes its controller with it (its handle may be reused by another instance). */
+  removed(handle: number): void {
+    if (this.controllers[handle]) this.drop(handle);
   }
 
   /** CrowdFeature: the GPU-driven controllers' records and uniforms, after the crowd's uploads. */
@@ -162,22 +163,21 @@ export class CrowdControllers implements CrowdFeature {
    * (a keyboard-driven one whose `output` and position you read each frame).
    */
   add(id: InstanceId, x = 0, z = 0, heading = 0, options: { driver?: ControllerDriverKind } = {}): AnimationController {
-    checkHandle(id);
-    if (this.controllers[id]) throw new RangeError(`instance ${id} already has a controller`);
-    this.crowd.jointMatrixIndex(id); // throws for a dead id before anything changes
+    const handle = this.kernel.store.handle(id); // throws for an id that names no live instance, before anything changes
+    if (this.controllers[handle]) throw new RangeError(`instance ${id} already has a controller`);
     for (const [name, v] of [['x', x], ['z', z], ['heading', heading]] as const) {
       if (!Number.isFinite(v)) throw new RangeError(`${name} must be a finite number, got ${show(v)}`);
     }
     checkOptions(options);
     const driver = options.driver ?? this.driver;
-    this.scheduler.setExternal(id, true); // its events come from the controller from now on
+    this.scheduler.setExternal(handle, true); // its events come from the controller from now on
     // The controller moves the character (locomotion) or keeps it in place: not its clips' root motion.
     this.kernel.feature<CrowdFeature & { setMoves(id: InstanceId, on: boolean): void }>('root-motion')?.setMoves(id, false);
     if (driver === 'gpu') {
       const gpu = this.gpu; // made on first use
       if (!this.runtime.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
-      const controller = gpu.add(id, x, z, heading);
-      this.controllers[id] = controller;
+      const controller = gpu.add(handle, x, z, heading);
+      this.controllers[handle] = controller;
       return controller;
     }
     const controller = new AnimationController(this.runtime);
@@ -186,10 +186,10 @@ export class CrowdControllers implements CrowdFeature {
       controller.locomotion.positionZ = z;
       controller.locomotion.heading = heading;
     }
-    this.controllers[id] = controller;
-    const at = this.ids.push(id) - 1;
-    this.position[id] = at;
-    if (this.snapshot.length < this.ids.length * SNAPSHOT) {
+    this.controllers[handle] = controller;
+    const at = this.handles.push(handle) - 1;
+    this.position[handle] = at;
+    if (this.snapshot.length < this.handles.length * SNAPSHOT) {
       const grown = new Float64Array(this.snapshot.length * 2);
       grown.set(this.snapshot);
       this.snapshot = grown;
@@ -197,44 +197,32 @@ export class CrowdControllers implements CrowdFeature {
     this.snapshot[at * SNAPSHOT + COUNT] = -1; // nothing written yet
     // Without locomotion nothing moves the instance: place it once, here.
     if (!controller.locomotion) this.crowd.setPlacement(id, x, 0, z, heading);
-    this.write(at, id, controller, 0);
+    this.write(at, handle, controller, 0);
     return controller;
   }
 
   /** Takes instance `id`'s controller away (the instance stays in the crowd, as last written; Crowd.remove takes it away too). */
   remove(id: InstanceId): void {
     this.get(id);
-    this.controllers[id] = undefined;
-    if (this.kernel.store.has(id)) this.scheduler.setExternal(id, false); // back to its records' events
-    if (this.gpuControllers?.has(id)) {
-      this.gpuControllers.remove(id);
-      return;
-    }
-    const at = this.position[id];
-    const last = this.ids.pop()!;
-    if (last !== id) {
-      this.ids[at] = last;
-      this.position[last] = at;
-      this.snapshot.copyWithin(at * SNAPSHOT, this.ids.length * SNAPSHOT, (this.ids.length + 1) * SNAPSHOT);
-    }
+    this.drop(this.kernel.store.handle(id));
   }
 
-  /** The controller of instance `id`; throws a RangeError when it has none. */
+  /** The controller of instance `id`; throws a RangeError when it has none (or `id` names no live instance). */
   get(id: InstanceId): AnimationController {
-    checkHandle(id);
-    const controller = this.controllers[id];
+    const controller = this.controllers[this.kernel.store.handle(id)];
     if (!controller) throw new RangeError(`instance ${id} has no controller`);
     return controller;
   }
 
   /** Controllers of both drivers. */
   get count(): number {
-    return this.ids.length + (this.gpuControllers?.size ?? 0);
+    return this.handles.length + (this.gpuControllers?.size ?? 0);
   }
 
-  /** Whether instance `id`'s controller is GPU-driven. */
+  /** Whether instance `id`'s controller is GPU-driven (false without one; refuses an id that names no live instance). */
   isGpuDriven(id: InstanceId): boolean {
-    return this.gpuControllers?.has(id) ?? false;
+    const handle = this.kernel.store.handle(id);
+    return this.gpuControllers?.has(handle) ?? false;
   }
 
   /** What the last frame cost the GPU-driven controllers: events (rewritten records) and bytes uploaded. */
@@ -265,7 +253,8 @@ export class CrowdControllers implements CrowdFeature {
   locomotionState(id: InstanceId, out: LocomotionReadback): boolean {
     const controller = this.get(id);
     if (typeof out !== 'object' || out === null) throw new TypeError(`out must be an object (LocomotionReadback), got ${show(out)}`);
-    if (this.gpuControllers?.has(id)) return this.gpuControllers.locomotionState(id, out);
+    const handle = this.kernel.store.handle(id);
+    if (this.gpuControllers?.has(handle)) return this.gpuControllers.locomotionState(handle, out);
     const loco = controller.locomotion;
     if (!loco) return false;
     out.x = loco.positionX; out.z = loco.positionZ; out.velocityX = loco.velocityX; out.velocityZ = loco.velocityZ;
@@ -287,18 +276,36 @@ export class CrowdControllers implements CrowdFeature {
   update(dt: number): void {
     if (!(dt >= 0) || !Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds >= 0, got ${show(dt)}`);
     this.gpuControllers?.update(dt);
-    const ids = this.ids;
-    for (let i = 0; i < ids.length; i++) {
-      const controller = this.controllers[ids[i]]!;
-      this.eventSink.id = ids[i];
+    const handles = this.handles;
+    for (let i = 0; i < handles.length; i++) {
+      const controller = this.controllers[handles[i]]!;
+      this.eventSink.handle = handles[i];
       controller.update(dt, this.events);
       this.snapshot[i * SNAPSHOT + AGE] += dt;
-      this.write(i, ids[i], controller, dt);
+      this.write(i, handles[i], controller, dt);
     }
   }
 
-  /** Writes controller `at` (dense position) of instance `id` into the crowd, unless its stack only moved on in time. */
-  private write(at: number, id: InstanceId, controller: AnimationController, ahead: number): void {
+  /** Takes the controller of live or just-removed `handle` away (remove, and the removed hook). */
+  private drop(handle: number): void {
+    this.controllers[handle] = undefined;
+    if (this.kernel.store.has(handle)) this.scheduler.setExternal(handle, false); // back to its records' events
+    if (this.gpuControllers?.has(handle)) {
+      this.gpuControllers.remove(handle);
+      return;
+    }
+    const at = this.position[handle];
+    const last = this.handles.pop()!;
+    if (last !== handle) {
+      this.handles[at] = last;
+      this.position[last] = at;
+      this.snapshot.copyWithin(at * SNAPSHOT, this.handles.length * SNAPSHOT, (this.handles.length + 1) * SNAPSHOT);
+    }
+  }
+
+  /** Writes controller `at` (dense position) of the instance of `handle` into the crowd, unless its stack only moved on in time. */
+  private write(at: number, handle: number, controller: AnimationController, ahead: number): void {
+    const id = this.kernel.store.idOf(handle);
     const out = controller.output;
     const loco = controller.locomotion;
     if (loco) this.crowd.setPlacement(id, loco.positionX, 0, loco.positionZ, loco.heading);

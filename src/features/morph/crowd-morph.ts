@@ -83,7 +83,7 @@ export class CrowdMorph implements CrowdFeature {
    * unknown target or an array of the wrong length throws a RangeError naming it, and nothing changes.
    */
   set(id: InstanceId, weights: MorphWeights | null): void {
-    const slot = this.instances.slot(id);
+    const slot = this.instances.slotOfId(id);
     const out = this.scratch;
     const targets = this.character.morphTargets;
     if (weights === null) {
@@ -108,7 +108,7 @@ export class CrowdMorph implements CrowdFeature {
 
   /** Sets one target's weight (null: animated) of instance `id`. Allocation-free. */
   setOne(id: InstanceId, target: string | number, weight: number | null): void {
-    const slot = this.instances.slot(id);
+    const slot = this.instances.slotOfId(id);
     const i = this.target(target);
     const t = this.character.morphTargets[i];
     const value = weight === null || Number.isNaN(weight) ? MORPH_ANIMATED : checkWeight(weight, `${t.mesh}/${t.name}`);
@@ -117,7 +117,7 @@ export class CrowdMorph implements CrowdFeature {
 
   /** Instance `id`'s overrides in Character.morphTargets order (NaN where its clips set the weight) into `out`. */
   get(id: InstanceId, out: Float32Array = new Float32Array(this.character.morphTargets.length)): Float32Array {
-    const overrides = this.store.overridesOf(this.instances.slot(id));
+    const overrides = this.store.overridesOf(this.instances.slotOfId(id));
     for (let i = 0; i < this.indices.length; i++) {
       const w = overrides[this.indices[i]];
       out[i] = w === MORPH_ANIMATED ? NaN : w;

@@ -7,6 +7,7 @@ import type { AttachmentId, AttachOptions, InstanceId } from '../../runtime/crow
 import type { CrowdFeature, FeatureStage, CrowdKernel, DrawShadow, EncodedFrame } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { JOINT_MATRIX_BYTES, type SkinningMethod } from '../../runtime/layout';
+import { show } from '../../math/show';
 import { MeshBuffers } from '../../runtime/mesh-buffers';
 import { PropPass } from './prop-pass';
 import { SkinPass, type SkinInputs, type SkinPassOptions } from '../../runtime/skin-pass';
@@ -20,8 +21,8 @@ interface Attachment {
   readonly local: Float64Array;
   /** The prop's rest-pose joint matrices, 3 vec4f rows each (the same for every instance). */
   readonly rest: Float32Array<ArrayBuffer>;
-  /** Chosen handles, or null for every instance. */
-  selection: Set<InstanceId> | null;
+  /** Handles of the chosen instances (InstanceStore.handle of their ids), or null for every instance. */
+  selection: Set<number> | null;
   gpu?: AttachmentGpu;
 }
 
@@ -128,10 +129,10 @@ export class CrowdProps implements CrowdFeature {
     attachment.gpu?.pass.setSelection(selection && [...selection]);
   }
 
-  /** CrowdFeature: takes a removed instance out of every selection (its id may be reused). */
-  removed(instance: InstanceId): void {
+  /** CrowdFeature: takes a removed instance out of every selection (its handle may be reused by another instance). */
+  removed(handle: number): void {
     for (const a of this.attachments.values()) {
-      if (a.selection?.delete(instance)) a.gpu?.pass.setSelection([...a.selection]);
+      if (a.selection?.delete(handle)) a.gpu?.pass.setSelection([...a.selection]);
     }
   }
 
@@ -233,13 +234,16 @@ export class CrowdProps implements CrowdFeature {
     return mat4d.inverse(inverseBind, new Float64Array(16));
   }
 
-  /** The live, distinct instances of a list; a RangeError naming the first bad entry. */
-  private checkInstances(store: InstanceStore, instances: readonly InstanceId[]): Set<InstanceId> {
+  /** The handles of the live, distinct instances of a list of ids; a RangeError naming the first bad entry and why (removed, never added). */
+  private checkInstances(store: InstanceStore, instances: readonly InstanceId[]): Set<number> {
     if (!Array.isArray(instances)) throw new TypeError(`instances must be an array of instance ids, got ${instances === null ? 'null' : typeof instances}`);
+    const handles = new Set<number>();
     instances.forEach((id, i) => {
-      if (!store.has(id)) throw new RangeError(`instances[${i}]: instance ${id} does not exist (removed, or never added)`);
+      const handle = store.find(id);
+      if (handle < 0) throw new RangeError(`instances[${i}]: ${Number.isInteger(id) ? store.missing(id) : `instance id must be an integer from Crowd.add, got ${show(id)}`}`);
+      handles.add(handle);
     });
-    return new Set(instances);
+    return handles;
   }
 
   private createGpu(device: GPUDevice, a: Attachment, id: AttachmentId): AttachmentGpu {

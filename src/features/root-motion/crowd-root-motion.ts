@@ -73,10 +73,10 @@ export class CrowdRootMotion implements CrowdFeature {
     }
     this.store = this.kernel.store;
     const world = new Float32Array(16);
-    for (let id = 0; id < this.store.handleCount; id++) {
-      if (!this.store.has(id)) continue;
-      const slot = this.store.slot(id);
-      this.startAt(id, slot, this.store.records.getWorld(slot, world), this.kernel.clock);
+    for (let handle = 0; handle < this.store.handleCount; handle++) {
+      if (!this.store.has(handle)) continue;
+      const slot = this.store.slot(handle);
+      this.startAt(handle, slot, this.store.records.getWorld(slot, world), this.kernel.clock);
     }
   }
 
@@ -86,33 +86,33 @@ export class CrowdRootMotion implements CrowdFeature {
    * controller, whose placement the CPU does not see, call setTransform or setPlacement first). O(1).
    */
   setMoves(id: InstanceId, on: boolean): void {
-    this.setMovesAt(id, this.store.slot(id), on === true, this.kernel.clock);
+    const handle = this.store.handle(id);
+    this.setMovesAt(handle, this.store.slot(handle), on === true, this.kernel.clock);
   }
 
   /** Whether instance `id` moves by its clips' root motion. */
   moves(id: InstanceId): boolean {
-    this.store.slot(id);
-    return this.movesAt(id);
+    return this.movesAt(this.store.handle(id));
   }
 
   /** CrowdFeature: a new instance moves from its transform. */
-  added(id: InstanceId, slot: number, world: ArrayLike<number>): void {
-    this.startAt(id, slot, world, this.kernel.clock);
+  added(handle: number, slot: number, world: ArrayLike<number>): void {
+    this.startAt(handle, slot, world, this.kernel.clock);
   }
 
   /** CrowdFeature: its animation is about to change: the motion so far goes into the anchor. */
-  changing(id: InstanceId, slot: number): void {
-    this.reanchor(id, slot, this.kernel.clock);
+  changing(handle: number, slot: number): void {
+    this.reanchor(handle, slot, this.kernel.clock);
   }
 
   /** CrowdFeature: its animation changed: the anchor takes the new clip times. */
-  changed(id: InstanceId, slot: number): void {
-    this.retime(id, slot, this.kernel.clock);
+  changed(handle: number, slot: number): void {
+    this.retime(handle, slot, this.kernel.clock);
   }
 
   /** CrowdFeature: placed: a moving instance walks on from `world`. */
-  placed(id: InstanceId, slot: number, world: ArrayLike<number>): void {
-    if (this.movesAt(id)) this.place(id, slot, world, this.kernel.clock);
+  placed(handle: number, slot: number, world: ArrayLike<number>): void {
+    if (this.movesAt(handle)) this.place(handle, slot, world, this.kernel.clock);
   }
 
   /** A new instance: anchored at `world` (16 numbers, column-major) and its record's clip times at `clock`; it moves. */
