@@ -9,6 +9,7 @@ import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
 import { modelPath } from '../helpers/models';
 import { kernelOf } from '../helpers/kernel';
+import { plainState } from '../helpers/plain-state';
 
 /**
  * Every public method of Crowd, CrowdControllers and AnimationController, given NaN, Infinity,
@@ -75,27 +76,6 @@ function trackGpuObjects(device: GPUDevice): { readonly live: number } {
 
 const gpuObjects = device ? trackGpuObjects(device) : { live: 0 };
 
-/** Keys not followed by plain(): shared inputs (device, character, runtime) and back references. */
-const SKIP = new Set(['device', 'character', 'runtime', 'driver', 'crowd']);
-
-/** `value` as plain data for deep equality: typed arrays and buffers as number arrays, GPU objects by label and size, shared objects once. */
-function plain(value: unknown, seen: Set<object>): unknown {
-  if (typeof value === 'function') return '[function]';
-  if (value === null || typeof value !== 'object') return value;
-  if (value instanceof ArrayBuffer) return Array.from(new Uint8Array(value));
-  if (ArrayBuffer.isView(value)) return Array.from(value as unknown as ArrayLike<number>);
-  const name = value.constructor?.name ?? '';
-  if (name.startsWith('GPU')) return { [name]: (value as { label?: string }).label, size: (value as { size?: number }).size };
-  if (seen.has(value)) return '[seen]';
-  seen.add(value);
-  if (value instanceof Map) return [...value].map(([k, v]) => [plain(k, seen), plain(v, seen)]);
-  if (value instanceof Set) return [...value].map((v) => plain(v, seen));
-  if (Array.isArray(value)) return value.map((v) => plain(v, seen));
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) if (!SKIP.has(key)) out[key] = plain((value as Record<string, unknown>)[key], seen);
-  return out;
-}
-
 /**
  * The crowd's full observable state: count, clock, each live instance's animation, transform,
  * joint-matrix index, stack and controller; the CPU mirrors of the records and stacks (bytes);
@@ -104,11 +84,12 @@ function plain(value: unknown, seen: Set<object>): unknown {
 function snapshot(crowd: Crowd, controllers: CrowdControllers) {
   const store = kernelOf(crowd).store;
   const live = [];
-  for (let id = 0; id < store.handleCount; id++) {
-    if (!store.has(id)) continue;
+  for (let handle = 0; handle < store.handleCount; handle++) {
+    if (!store.has(handle)) continue;
+    const id = store.idOf(handle);
     let controller: unknown = null;
     try {
-      controller = plain(controllers.get(id), new Set());
+      controller = plainState(controllers.get(id), new Set());
     } catch { /* no controller */ }
     live.push({
       id, animation: crowd.getAnimation(id), transform: Array.from(crowd.getTransform(id)), joints: crowd.jointMatrixIndex(id),
@@ -123,7 +104,7 @@ function snapshot(crowd: Crowd, controllers: CrowdControllers) {
     records: Array.from(new Uint32Array(store.records.bytes)),
     stacks: Array.from(new Uint32Array(store.stacks.bytes)),
     live,
-    internals: plain({ crowd, controllers }, new Set()),
+    internals: plainState({ crowd, controllers }, new Set()),
   };
 }
 
@@ -176,8 +157,8 @@ const crowdRefusals: Refusal<Fixture>[] = [
   ...addRefusals.map(([what, init, error]) => ({ name: `add ${what}`, call: (f: Fixture) => f.crowd.add(init as never), error })),
   ...addRefusals.map(([what, init, error]) => ({ name: `add to a full crowd: ${what}`, target: 'full' as const, call: (f: Fixture) => f.full.crowd.add(init as never), error })),
   // remove
-  { name: 'remove removed id', call: (f) => f.crowd.remove(f.removed), error: /instance \d+ does not exist \(removed, or never added\)/ },
-  { name: 'remove unknown id', call: (f) => f.crowd.remove(999), error: /instance 999 does not exist/ },
+  { name: 'remove removed id', call: (f) => f.crowd.remove(f.removed), error: /instance \d+ does not exist: it was removed/ },
+  { name: 'remove unknown id', call: (f) => f.crowd.remove(999), error: /instance 999 does not exist: it was never added \(ids come from Crowd\.add\)/ },
   { name: 'remove -1', call: (f) => f.crowd.remove(-1), error: /instance -1 does not exist/ },
   { name: 'remove 1.5', call: (f) => f.crowd.remove(1.5), error: /instance id must be an integer from Crowd\.add, got 1.5/ },
   { name: 'remove NaN', call: (f) => f.crowd.remove(NaN), error: /instance id must be an integer from Crowd\.add, got NaN/ },
@@ -369,10 +350,10 @@ const crowdRefusals: Refusal<Fixture>[] = [
   { name: 'controllers.add unknown driver', call: (f) => f.controllers.add(f.plain, 0, 0, 0, { driver: 'wasm' as never }), error: /driver must be 'gpu' or 'cpu', got "wasm"/ },
   { name: 'controllers.add options null', call: (f) => f.controllers.add(f.plain, 0, 0, 0, null as never), error: /options must be an object \{ driver \}, got null/ },
   { name: 'controllers.get without a controller', call: (f) => f.controllers.get(f.plain), error: /instance \d+ has no controller/ },
-  { name: 'controllers.get removed id', call: (f) => f.controllers.get(f.removed), error: /instance \d+ has no controller/ },
+  { name: 'controllers.get removed id', call: (f) => f.controllers.get(f.removed), error: /instance \d+ does not exist: it was removed/ },
   { name: 'controllers.get string id', call: (f) => f.controllers.get(String(f.cpuId) as never), error: /instance id must be an integer from Crowd\.add, got "\d+"/ },
   { name: 'controllers.remove without a controller', call: (f) => f.controllers.remove(f.plain), error: /instance \d+ has no controller/ },
-  { name: 'controllers.remove unknown id', call: (f) => f.controllers.remove(999), error: /instance 999 has no controller/ },
+  { name: 'controllers.remove unknown id', call: (f) => f.controllers.remove(999), error: /instance 999 does not exist: it was never added/ },
   { name: 'controllers.remove string id', call: (f) => f.controllers.remove(String(f.cpuId) as never), error: /instance id must be an integer from Crowd\.add, got "\d+"/ },
   { name: 'controllers.update -0.1', call: (f) => f.controllers.update(-0.1), error: /dt must be a finite number of seconds >= 0, got -0.1/ },
   { name: 'controllers.update NaN', call: (f) => f.controllers.update(NaN), error: /dt must be a finite number of seconds >= 0, got NaN/ },

@@ -3,12 +3,14 @@ import { InstanceStore } from '../../src/runtime/instance-store';
 import { INSTANCE, LAYER, LAYER_STACK, LAYERS_NONE, MASK_NONE } from '../../src/runtime/layout';
 import { openTestDevice } from '../helpers/gpu';
 import { seededRandom } from '../helpers/prng';
+import { startAllocationWatch } from '../helpers/allocations';
+import { HANDLE_SPAN } from '../../src/runtime/instance-ids';
 
 const device = await openTestDevice();
 const CLIPS = [1, 2, 3];
 
-function store(capacity: number, slotCount = 4, nodeCount = 5): InstanceStore {
-  return new InstanceStore(device!, { nodeCount, slotCount, clipDurations: CLIPS, capacity, label: 'test' });
+function store(capacity: number, slotCount = 4, nodeCount = 5, generationLimit?: number): InstanceStore {
+  return new InstanceStore(device!, { nodeCount, slotCount, clipDurations: CLIPS, capacity, label: 'test', generationLimit });
 }
 
 /** A one-layer stack whose weight identifies its instance. */
@@ -52,12 +54,84 @@ describe.skipIf(!device)('InstanceStore', () => {
       expect(() => store(0)).toThrow(/capacity must be a positive integer, got 0/);
       expect(() => store(2.5)).toThrow(/capacity must be a positive integer, got 2.5/);
       const s = store(2);
-      expect(() => s.slot(0)).toThrow(/instance 0 does not exist/);
+      expect(() => s.slot(0)).toThrow(/handle 0 holds no instance/);
       const h = s.add();
       s.remove(h);
-      expect(() => s.remove(h)).toThrow(/instance \d+ does not exist/);
-      expect(() => s.makeLayered(-1)).toThrow(/instance -1 does not exist/);
+      expect(() => s.remove(h)).toThrow(/handle \d+ holds no instance/);
+      expect(() => s.makeLayered(-1)).toThrow(/handle -1 holds no instance/);
       expect(s.has(h)).toBe(false);
+      expect(() => store(1, 4, 5, 0)).toThrow(/generationLimit must be an integer in \[1, 536870912\], got 0/);
+      s.destroy();
+    });
+  });
+
+  describe('ids: handle + generation x HANDLE_SPAN', () => {
+    it('hands out ids 0, 1, 2, ... first (generation 0), and a reused handle under its next generation', () => {
+      const s = store(2);
+      const ids = [0, 1, 2].map(() => s.idOf(s.add()));
+      expect(ids).toEqual([0, 1, 2]);
+      s.remove(s.handle(1));
+      const again = s.add();
+      expect(again).toBe(1);
+      expect(s.idOf(again)).toBe(1 + HANDLE_SPAN);
+      expect(s.handle(1 + HANDLE_SPAN)).toBe(1);
+      expect(s.slotOfId(1 + HANDLE_SPAN)).toBe(s.slot(1));
+      expect(s.hasId(1)).toBe(false);
+      expect(s.find(1)).toBe(-1);
+      expect(() => s.handle(1)).toThrow(new RangeError(`instance 1 does not exist: it was removed (its handle now holds instance ${1 + HANDLE_SPAN})`));
+      s.remove(again);
+      expect(() => s.handle(1 + HANDLE_SPAN)).toThrow(new RangeError(`instance ${1 + HANDLE_SPAN} does not exist: it was removed`));
+      expect(() => s.handle(1 + 2 * HANDLE_SPAN)).toThrow(/instance 33554433 does not exist: it was never added \(ids come from Crowd\.add\)/);
+      expect(() => s.handle(99)).toThrow(/instance 99 does not exist: it was never added/);
+      expect(() => s.handle(-1)).toThrow(/instance -1 does not exist: it was never added/);
+      expect(() => s.handle(2 ** 60)).toThrow(/does not exist: it was never added/);
+      expect(() => s.handle(0.5)).toThrow(new TypeError('instance id must be an integer from Crowd.add, got 0.5'));
+      expect(() => s.handle('0' as never)).toThrow(TypeError);
+      s.destroy();
+    });
+
+    it('clear() bumps every live handle: none of the cleared ids comes back', () => {
+      const s = store(4);
+      const ids = [0, 1, 2, 3].map(() => s.idOf(s.add()));
+      s.clear();
+      const next = [0, 1, 2, 3].map(() => s.idOf(s.add()));
+      for (const id of ids) expect(s.hasId(id)).toBe(false);
+      expect(next.sort((a, b) => a - b)).toEqual(ids.map((id) => id + HANDLE_SPAN));
+      s.destroy();
+    });
+
+    it('retires a handle whose generation would reach the limit, for good, rather than wrap its ids', () => {
+      const s = store(2, 4, 5, 3);
+      const seen: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const h = s.add();
+        expect(h).toBe(0);
+        seen.push(s.idOf(h));
+        s.remove(h);
+      }
+      expect(seen).toEqual([0, HANDLE_SPAN, 2 * HANDLE_SPAN]);
+      expect(s.retiredHandles).toBe(1);
+      const h = s.add();
+      expect(h, 'handle 0 is never handed out again').toBe(1);
+      for (const id of seen) expect(() => s.handle(id)).toThrow(new RangeError(`instance ${id} does not exist: it was removed`));
+      expect(() => s.handle(3 * HANDLE_SPAN)).toThrow(/never added/);
+      s.destroy();
+    });
+
+    it('answers an id without allocating', () => {
+      const s = store(4);
+      for (let i = 0; i < 4; i++) s.add();
+      s.remove(2);
+      const id = s.idOf(s.add());
+      const watch = startAllocationWatch();
+      let sum = 0;
+      try {
+        for (let i = 0; i < 1000; i++) sum += s.handle(id) + s.slotOfId(id) + s.find(2) + (s.hasId(id) ? 1 : 0) + s.idOf(1);
+      } finally {
+        watch.stop();
+      }
+      expect(watch.count).toBe(0);
+      expect(sum).toBeGreaterThan(0);
       s.destroy();
     });
 
