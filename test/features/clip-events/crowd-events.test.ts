@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCharacter, type Character } from '../../../src/character/character';
 import { Crowd } from '../../../src/runtime/crowd';
+import { HANDLE_SPAN } from '../../../src/runtime/instance-ids';
 import { startAllocationWatch } from '../../helpers/allocations';
 import { openTestDevice } from '../../helpers/gpu';
 import { arrayBufferOf, assetToGlb, skinnedModel } from '../../helpers/gltf-builder';
@@ -216,7 +217,7 @@ describe.skipIf(!device)('clip events on a crowd', () => {
       crowd.destroy();
     });
 
-    it('removal cancels an instance\'s events; a reused id starts from its new playback; clear cancels all', () => {
+    it('removal cancels an instance\'s events; a reused handle starts from its new playback, heard under its new id; clear cancels all', () => {
       const { crowd, fired, step } = setup();
       crowd.setClipEvents('wave', [{ time: 0.25, name: 'w' }]);
       const a = crowd.add({ clipA: 'wave' });
@@ -225,7 +226,7 @@ describe.skipIf(!device)('clip events on a crowd', () => {
       step(0.25);
       expect(fired.map((f) => f.id)).toEqual([b]);
       const again = crowd.add({ clipA: 'wave', timeA: 0.5 });
-      expect(again).toBe(a);
+      expect(again).toBe(a + HANDLE_SPAN);
       step(0.5); // again: 0.5 -> 1, no crossing; b: 0.375 -> 0.875, none
       step(0.5); // again crosses 1.25 at 0.25 into the step, b crosses 1.25 at 0.375
       expect(fired.map((f) => f.id)).toEqual([b, again, b]);

@@ -6,6 +6,7 @@ import { sampleLut } from '../../../src/anim/lut';
 import { buildMask } from '../../../src/anim/masks';
 import { loadCharacter } from '../../../src/character/character';
 import { Crowd } from '../../../src/runtime/crowd';
+import { HANDLE_SPAN } from '../../../src/runtime/instance-ids';
 import { CrowdControllers } from '../../../src/features/controllers/crowd-controllers';
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { testCharacter } from '../../helpers/character';
@@ -59,14 +60,14 @@ describe.skipIf(!device)('CrowdControllers', () => {
     const id = crowd.add();
     controllers.add(id);
     expect(() => controllers.add(id)).toThrow(/already has a controller/);
-    expect(() => controllers.get(999)).toThrow(/has no controller/);
+    expect(() => controllers.get(999)).toThrow(/instance 999 does not exist: it was never added/);
     controllers.remove(id);
-    expect(() => controllers.remove(id)).toThrow(/has no controller/);
+    expect(() => controllers.remove(id)).toThrow(/instance 0 has no controller/);
     expect(controllers.count).toBe(0);
     crowd.destroy();
   });
 
-  it('an instance removed from the crowd (or cleared) takes its controller with it, so a reused id starts free', async () => {
+  it('an instance removed from the crowd (or cleared) takes its controller with it, so a reused handle starts free', async () => {
     const fox = await testCharacter('Fox');
     const crowd = withFeatures(new Crowd(device!, fox, FORMATS));
     const controllers = new CrowdControllers(crowd, defaultControllerConfig(fox.clipNames));
@@ -76,12 +77,12 @@ describe.skipIf(!device)('CrowdControllers', () => {
     crowd.remove(a);
     crowd.remove(b);
     expect(controllers.count).toBe(0);
-    expect(() => controllers.get(a)).toThrow(/has no controller/);
+    expect(() => controllers.get(a)).toThrow(/instance 0 does not exist: it was removed/);
     // Frames go on without the removed ones (a CPU-driven controller would write a dead id).
     controllers.update(1 / 30);
     crowd.update(1 / 30);
     const reused = crowd.add();
-    expect([a, b]).toContain(reused);
+    expect([a, b].map((id) => id + HANDLE_SPAN)).toContain(reused);
     expect(() => controllers.get(reused)).toThrow(/has no controller/);
     controllers.add(reused);
     controllers.add(c, 0, 0, 0, { driver: 'cpu' });

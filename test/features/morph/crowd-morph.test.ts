@@ -104,7 +104,7 @@ describe.skipIf(!device)('Crowd.setMorphWeights: behaviour', () => {
       crowd.update(0);
       const weights = await gpuMorphWeights(crowd);
       for (const [id, w] of [...faces, [unset, [0, 0, 0]] as [number, number[]]]) {
-        const slot = kernelOf(crowd).store.slot(id);
+        const slot = kernelOf(crowd).store.slotOfId(id);
         expect(Array.from(weights.subarray(slot * 4, slot * 4 + 4)), `${where}: instance ${id}`).toEqual([...w.map(Math.fround), 0]);
       }
     };

@@ -8,6 +8,7 @@ import { sampleLut } from '../../../src/anim/lut';
 import { restPose } from '../../../src/bake/sampler';
 import { loadCharacter, type Character } from '../../../src/character/character';
 import { Crowd } from '../../../src/runtime/crowd';
+import { HANDLE_SPAN } from '../../../src/runtime/instance-ids';
 import { INSTANCE } from '../../../src/runtime/layout';
 import { testCharacter } from '../../helpers/character';
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
@@ -179,10 +180,10 @@ describe.skipIf(!device)('Crowd.attach: props on joints', () => {
     expect(both - one).toBeGreaterThan(60);
     expect(none).toBe(bare);
     expect(again).toBe(both);
-    // A removed instance leaves the selection: its id, reused by the next add, does not get the prop.
+    // A removed instance leaves the selection: its handle, reused by the next add (under a new id), does not get the prop.
     crowd.remove(a);
     const reused = crowd.add({ clipA: 'Idle', speedA: 0, transform: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -0.6, 0, 0, 1] });
-    expect(reused).toBe(a);
+    expect(reused).toBe(a + HANDLE_SPAN);
     const afterReuse = await render();
     expect(drawnPixels(afterReuse)).toBeLessThan(both - 60);
     crowd.setAttachmentInstances(id, [b]);
