@@ -7,7 +7,15 @@ import type { SkinPassOptions } from './skin-pass';
  * indices (resolved by the Character), times in seconds, weights in [0, 1].
  */
 
-/** Handle of an instance of a Crowd (from Crowd.add); stays valid until removed, then may be reused. */
+/**
+ * Names an instance of a Crowd (from Crowd.add): a plain non-negative integer, valid until the
+ * instance is removed (Crowd.remove, clear) and refused by every method from then on, by name
+ * (`instance 1 does not exist: it was removed (its handle now holds instance 16777217)`), never
+ * handed to another instance. It is handle + generation x 2^24 (src/runtime/instance-ids.ts):
+ * a crowd's first ids are 0, 1, 2, ...; an add after a remove may reuse a handle, under an id
+ * 2^24 larger than the last one on it. Ids stay below 2^53 (exact in a number); do not do
+ * arithmetic on them or use them as dense array indices.
+ */
 export type InstanceId = number;
 
 /** Animation of an instance as the API takes it: clips by name or index, times in seconds. */
