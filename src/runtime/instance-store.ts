@@ -5,6 +5,7 @@ import { INSTANCE, JOINT_MATRIX_BYTES, LAYER_STACK, LAYERS_NONE, MAX_LOD_LEVELS 
 import { checkStorageBinding, checkStorageBindings, growthCount, largestFit, type BufferItems } from './limits';
 import { show } from '../math/show';
 import { SlotStamps } from './slot-stamps';
+import { JointPalette } from './joint-palette';
 
 /**
  * Everything one crowd keeps per instance on the GPU, and its bookkeeping: the CPU mirrors of
@@ -22,8 +23,12 @@ import { SlotStamps } from './slot-stamps';
  *               record.layers = stack index, stackOwner[stack] = slot (stacks never move with
  *               their instance's slot; a freed stack is filled by the last one)
  *   masks       nodeCount f32 per mask, append-only
- *   joints      slotCount joint records per slot (bytesPerJoint each: 48 matrix rows, 64 for
- *               dual-quaternion records), written by the pose pass
+ *   joints      joint sets of slotCount joint records (bytesPerJoint each: 48 matrix rows, 64
+ *               for dual-quaternion records), written by the pose pass: one per slot while the
+ *               capacity is within the palette budget, else the budget's and the shared poses
+ *               (JointPalette, src/runtime/joint-palette.ts)
+ *   jointEntries the joint set of every slot: the identity list (one set per slot), or the
+ *               palette's entries (the palette pass hands sets to drawn slots)
  *   handleSlots the slot of every handle (u32), for passes that work per handle (control)
  *   stamps      u32 per slot, renewed whenever an instance is put into the slot (CPU-written)
  *   poseState   (stamp, frame) of the pose the joint buffer holds per slot (cull pass, GPU only)
@@ -54,6 +59,8 @@ export interface InstanceStoreOptions {
   lodLevels?: number;
   /** Bytes per joint record of the joint buffer (JOINT_BYTES of the skinning method; default JOINT_MATRIX_BYTES). */
   bytesPerJoint?: number;
+  /** Joint sets for drawn instances once the capacity passes it (CrowdOptions.paletteSize; default: as many as the device allows). */
+  paletteSize?: number;
 }
 
 /**
@@ -78,6 +85,8 @@ export interface SlotData {
   restore(device: GPUDevice, count: number): void;
   /** Frees the GPU buffers. */
   destroy(): void;
+  /** Bytes of its GPU buffers (Crowd.gpuBytes). */
+  gpuBytes?(): number;
 }
 
 /** The per-slot buffers of the cull pass and its readers, replaced together on growth. */
@@ -128,6 +137,8 @@ export class InstanceStore {
   private layered = 0;
   /** Attached per-slot data (see SlotData). */
   private readonly extras: SlotData[] = [];
+  /** How many joint sets the joint buffer holds, and the palette's buffers. */
+  readonly palette: JointPalette;
 
   constructor(private device: GPUDevice, options: InstanceStoreOptions) {
     const { capacity, nodeCount, slotCount, clipDurations } = options;
@@ -136,6 +147,7 @@ export class InstanceStore {
     this.slotCount = slotCount;
     this.jointRecordBytes = checkJointBytes(options.bytesPerJoint ?? JOINT_MATRIX_BYTES);
     this.lodLevels = options.lodLevels ?? 1;
+    this.palette = new JointPalette(device, slotCount * this.jointRecordBytes, clipDurations.length, options.paletteSize);
     if (!Number.isInteger(this.lodLevels) || this.lodLevels < 1 || this.lodLevels > MAX_LOD_LEVELS) {
       throw new RangeError(`lodLevels must be an integer in [1, ${MAX_LOD_LEVELS}], got ${options.lodLevels}`);
     }
@@ -201,9 +213,22 @@ export class InstanceStore {
     return this.maskBuffer;
   }
 
-  /** Joint records, slotCount x bytesPerJoint per slot. Owned by the store; replaced on growth. */
+  /** Joint sets of slotCount x bytesPerJoint (see jointEntryBuffer). Owned by the store; replaced on growth. */
   get jointBuffer(): GPUBuffer {
     return this.joints;
+  }
+
+  /** u32 per slot: the joint set it is posed into and drawn from (PALETTE_* in layout.ts); the identity list while every slot has its own. Owned by the store; replaced on growth. */
+  get jointEntryBuffer(): GPUBuffer {
+    return this.palette.entryBuffer ?? this.lists.identity;
+  }
+
+  /** Bytes of every GPU buffer the store owns (records, stacks, masks, joints, lists, handle slots, the palette's and the attached extras'). */
+  get gpuBytes(): number {
+    let bytes = this.palette.gpuBytes;
+    for (const b of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots, ...Object.values(this.lists)]) bytes += b.size;
+    for (const data of this.extras) bytes += data.gpuBytes?.() ?? 0;
+    return bytes;
   }
 
   /** The slot of every handle as u32 (0xffffffff: free), indexed by handle. Owned by the store; replaced when handles outgrow it. */
@@ -266,11 +291,13 @@ export class InstanceStore {
     if (checkJointBytes(bytes) === this.jointRecordBytes) return;
     const previous = { bytes: this.jointRecordBytes, maxCapacity: this.maxCapacity };
     this.jointRecordBytes = bytes;
+    this.palette.setBytes = this.slotCount * bytes;
     this.maxCapacity = undefined; // the most instances the joint buffer can hold changes with its stride
     try {
       this.grow(this.records.capacity);
     } catch (error) {
       this.jointRecordBytes = previous.bytes;
+      this.palette.setBytes = this.slotCount * previous.bytes;
       this.maxCapacity = previous.maxCapacity;
       throw error;
     }
@@ -296,6 +323,14 @@ export class InstanceStore {
     this.records.setLayerStack(slot, LAYERS_NONE);
     for (const data of this.extras) data.reset(slot);
     return handle;
+  }
+
+  /**
+   * Grows the per-instance buffers to hold `capacity` instances now, so that the adds up to it do
+   * not grow one doubling at a time (Crowd.addMany). Checked first: a refusal changes nothing.
+   */
+  reserve(capacity: number): void {
+    if (capacity > this.records.capacity) this.grow(capacity);
   }
 
   /** Removes instance `handle`; its handle may be reused by a later add. */
@@ -417,6 +452,7 @@ export class InstanceStore {
   restore(device: GPUDevice): void {
     this.destroy();
     this.device = device;
+    this.palette.device = device;
     this.maskBuffer = this.createMaskBuffer();
     [this.instances, this.joints, this.lists] = this.createInstanceBuffers(this.records.capacity);
     this.stackBuffer = this.createStackBuffer(this.stacks.capacity);
@@ -432,6 +468,7 @@ export class InstanceStore {
 
   destroy(): void {
     for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots, ...Object.values(this.lists)]) buffer.destroy();
+    this.palette.destroy();
     for (const data of this.extras) data.destroy();
   }
 
@@ -516,7 +553,7 @@ export class InstanceStore {
     const stride = (n: number) => listStride(n) * 4;
     const noun = 'instances';
     return [
-      { label: `${this.label}.jointMatrices`, items: { noun, bytes: (n) => Math.max(16, this.jointBytes(n)) } },
+      { label: `${this.label}.jointMatrices`, items: { noun, bytes: (n) => Math.max(16, this.jointBytes(this.palette.setsFor(n))) } },
       { label: `${this.label}.instances`, items: { noun, bytes: INSTANCE.size } },
       { label: `${this.label}.stamps`, items: { noun, bytes: stride } },
       { label: `${this.label}.identityList`, items: { noun, bytes: stride } },
@@ -553,6 +590,7 @@ export class InstanceStore {
     this.instances.destroy();
     this.joints.destroy();
     for (const buffer of Object.values(this.lists)) buffer.destroy();
+    this.destroyOldPalette();
     this.instances = instances;
     this.joints = joints;
     this.lists = lists;
@@ -575,8 +613,12 @@ export class InstanceStore {
     this.generation++;
   }
 
+  /** Frees the palette buffers that the last createInstanceBuffers replaced. */
+  private destroyOldPalette: () => void = () => {};
+
   private createInstanceBuffers(capacity: number): [GPUBuffer, GPUBuffer, ListBuffers] {
     const stride = listStride(capacity);
+    this.destroyOldPalette = this.palette.create(this.device, this.label, capacity, stride);
     const list = (name: string, bytes: number, usage = 0) =>
       this.device.createBuffer({ label: `${this.label}.${name}`, size: bytes, usage: GPUBufferUsage.STORAGE | usage });
     const identity = list('identityList', stride * 4, GPUBufferUsage.COPY_DST);
@@ -595,7 +637,7 @@ export class InstanceStore {
     return [
       this.device.createBuffer({ label: `${this.label}.instances`, size: capacity * INSTANCE.size, usage: recordUsage() }),
       this.device.createBuffer({
-        label: `${this.label}.jointMatrices`, size: Math.max(16, this.jointBytes(capacity)),
+        label: `${this.label}.jointMatrices`, size: Math.max(16, this.jointBytes(this.palette.setsFor(capacity))),
         // COPY_DST: tools fill it with NaN first, so a matrix the shader fails to write shows.
         usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
       }),

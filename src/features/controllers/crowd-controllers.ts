@@ -73,6 +73,11 @@ export class CrowdControllers implements CrowdFeature {
   /** Driver of controllers added without one. */
   readonly driver: ControllerDriverKind;
   private gpuControllers: GpuControllers | null = null;
+
+  /** Bytes of the GPU-driven controllers' buffers (Crowd.gpuBytes). */
+  get gpuBytes(): number {
+    return this.gpuControllers?.gpuBytes ?? 0;
+  }
   private readonly maskIds: Int32Array;
   private controllers: (AnimationController | undefined)[] = [];
   /** Ids with a controller, densely packed; position of each id in it. */
@@ -164,7 +169,7 @@ export class CrowdControllers implements CrowdFeature {
   add(id: InstanceId, x = 0, z = 0, heading = 0, options: { driver?: ControllerDriverKind } = {}): AnimationController {
     checkHandle(id);
     if (this.controllers[id]) throw new RangeError(`instance ${id} already has a controller`);
-    this.crowd.jointMatrixIndex(id); // throws for a dead id before anything changes
+    this.crowd.getAnimation(id); // throws for a dead id before anything changes
     for (const [name, v] of [['x', x], ['z', z], ['heading', heading]] as const) {
       if (!Number.isFinite(v)) throw new RangeError(`${name} must be a finite number, got ${show(v)}`);
     }
