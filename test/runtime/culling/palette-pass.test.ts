@@ -135,7 +135,7 @@ describe.skipIf(!device)('the joint-matrix palette: joint sets for the instances
     poison(crowd);
     const views = [lookAt([-600, 1200, -2600], [-600, 0, -200], { fovY: 0.3, far: 20000 }), lookAt([600, 1200, -2600], [600, 0, -200], { fovY: 0.3, far: 20000 })];
     const setFloats = crowd.jointsPerInstance * 12;
-    let before = new Uint32Array(128).fill(PALETTE_NONE);
+    let before: Uint32Array = new Uint32Array(128).fill(PALETTE_NONE);
     let checked = 0;
     for (let frame = 0; frame < 8; frame++) {
       const view = views[frame % 2];
@@ -232,7 +232,7 @@ describe.skipIf(!device)('the joint-matrix palette: joint sets for the instances
     crowd.setCamera(view.viewProjection, view.eye);
     device!.pushErrorScope('validation');
     device!.pushErrorScope('out-of-memory');
-    let pixels = new Uint8Array(0);
+    let pixels: Uint8Array = new Uint8Array(0);
     for (let frame = 0; frame < 2; frame++) {
       crowd.update(0.1);
       pixels = await renderCrowd(device!, crowd, view.viewProjection, 128);
