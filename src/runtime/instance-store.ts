@@ -563,10 +563,14 @@ export class InstanceStore {
     ];
   }
 
-  /** Double the capacity, cut to the most instances every per-instance buffer can hold (at least one more: checked by grow). */
+  /** Double the capacity, cut to the most instances every per-instance buffer can hold and to the palette's full-mode end (at least one more: checked by grow). */
   private growthCapacity(): number {
     this.maxCapacity ??= Math.min(...this.instanceBufferItems().map(({ items }) => largestFit(this.device, items)));
-    return Math.max(this.liveCount + 1, Math.min(this.liveCount * 2, this.maxCapacity));
+    let target = Math.min(this.liveCount * 2, this.maxCapacity);
+    // A joint set per slot as long as that fits: stop there before doubling into the palette.
+    const full = this.palette.fullUpTo;
+    if (this.liveCount < full && target > full) target = full;
+    return Math.max(this.liveCount + 1, target);
   }
 
   private checkInstanceLimits(capacity: number): void {

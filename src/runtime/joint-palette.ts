@@ -38,15 +38,28 @@ export class JointPalette {
     this.setBytes = setBytes;
   }
 
-  /** Sets of their own in palette mode: CrowdOptions.paletteSize cut to what the device's storage limit leaves beside the shared sets (>= 1). */
-  get budget(): number {
-    const fit = Math.floor(storageLimit(this.device).bytes / Math.max(1, this.setBytes)) - this.sharedSets;
-    return Math.max(1, Math.min(this.paletteSize ?? Infinity, fit));
+  /** Joint sets the device's storage limit allows in one buffer. */
+  private get fit(): number {
+    return Math.floor(storageLimit(this.device).bytes / Math.max(1, this.setBytes));
   }
 
-  /** Joint sets the joint buffer holds for `capacity` slots: the capacity while it is within the budget, else the budget and the shared sets. */
+  /** Sets of their own in palette mode: CrowdOptions.paletteSize cut to what the device's storage limit leaves beside the shared sets (>= 1). */
+  get budget(): number {
+    return Math.max(1, Math.min(this.paletteSize ?? Infinity, this.fit - this.sharedSets));
+  }
+
+  /** The largest capacity with a joint set per slot: paletteSize, or without one every set that fits (then the palette takes over with the same buffer size). */
+  get fullUpTo(): number {
+    return Math.min(this.paletteSize ?? Infinity, this.fit);
+  }
+
+  /**
+   * Joint sets the joint buffer holds for `capacity` slots: the capacity up to fullUpTo, else the
+   * budget and the shared sets (never fewer: budget + sharedSets >= fullUpTo, so the buffer's
+   * size does not shrink as the capacity grows).
+   */
   setsFor(capacity: number): number {
-    return capacity <= this.budget ? capacity : this.budget + this.sharedSets;
+    return capacity <= this.fullUpTo ? capacity : this.budget + this.sharedSets;
   }
 
   /** Whether the buffers were made for more slots than joint sets of their own (the palette pass runs). */
@@ -88,9 +101,10 @@ export class JointPalette {
   create(device: GPUDevice, label: string, capacity: number, stride: number): () => void {
     const old = this.buffers;
     const budget = this.budget;
-    this.ownSets = Math.min(capacity, budget);
+    const palette = capacity > this.fullUpTo;
+    this.ownSets = palette ? budget : capacity;
     this.buffers = undefined;
-    if (capacity > budget) {
+    if (palette) {
       const buffer = (name: string, words: number, usage = 0) =>
         device.createBuffer({ label: `${label}.${name}`, size: words * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | usage });
       const entries = buffer('paletteEntries', stride, GPUBufferUsage.COPY_SRC);
