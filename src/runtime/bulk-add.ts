@@ -31,15 +31,16 @@ export interface BulkInit {
   /** Seconds into clip A per instance (default 0); clip B starts at the same time unless `timesB`. */
   timesA?: Float32Array | Float64Array;
   timesB?: Float32Array | Float64Array;
-  /** Playback speed of both clips per instance (default 1). */
+  /** Playback speed of clip A per instance, and of clip B unless `speedsB` (default 1). */
   speeds?: Float32Array | Float64Array;
+  speedsB?: Float32Array | Float64Array;
   /** Weight of clip B per instance, in [0, 1] (default 0). */
   blends?: Float32Array | Float64Array;
 }
 
-const FIELDS = new Set(['count', 'positions', 'yaws', 'scales', 'transforms', 'clipA', 'clipB', 'clipsA', 'clipsB', 'timesA', 'timesB', 'speeds', 'blends']);
+const FIELDS = new Set(['count', 'positions', 'yaws', 'scales', 'transforms', 'clipA', 'clipB', 'clipsA', 'clipsB', 'timesA', 'timesB', 'speeds', 'speedsB', 'blends']);
 /** Numbers per instance of each per-instance array. */
-const WIDTH: Record<string, number> = { positions: 3, yaws: 1, scales: 1, transforms: 16, clipsA: 1, clipsB: 1, timesA: 1, timesB: 1, speeds: 1, blends: 1 };
+const WIDTH: Record<string, number> = { positions: 3, yaws: 1, scales: 1, transforms: 16, clipsA: 1, clipsB: 1, timesA: 1, timesB: 1, speeds: 1, speedsB: 1, blends: 1 };
 
 /**
  * Adds `init.count` instances to `store` (records written at crowd clock `clock`, each then
@@ -69,7 +70,7 @@ export function addMany(store: InstanceStore, character: Character, features: Fe
   const clips = character.clipDurations.length;
   checkEach(init.clipsA, count, 'clipsA', (v) => v < clips, `a clip index below ${clips}`);
   checkEach(init.clipsB, count, 'clipsB', (v) => v < clips, `a clip index below ${clips}`);
-  for (const key of ['positions', 'yaws', 'timesA', 'timesB', 'speeds', 'transforms'] as const) {
+  for (const key of ['positions', 'yaws', 'timesA', 'timesB', 'speeds', 'speedsB', 'transforms'] as const) {
     checkEach(init[key], count * WIDTH[key], key, Number.isFinite, 'a finite number');
   }
   checkEach(init.scales, count, 'scales', (v) => v > 0 && Number.isFinite(v), 'a positive finite number');
@@ -78,7 +79,7 @@ export function addMany(store: InstanceStore, character: Character, features: Fe
 
   store.reserve(store.count + count);
   const { records } = store;
-  const { positions, yaws, scales, transforms, clipsA, clipsB, timesA, timesB, speeds, blends } = init;
+  const { positions, yaws, scales, transforms, clipsA, clipsB, timesA, timesB, speeds, speedsB, blends } = init;
   const animation: InstanceAnimation = { clipA, clipB: clipB ?? clipA, timeA: 0, timeB: 0, speedA: 1, speedB: 1, blend: 0 };
   const world = new Float32Array(16);
   const announce = features.announcesAdds;
@@ -96,7 +97,8 @@ export function addMany(store: InstanceStore, character: Character, features: Fe
     animation.clipB = clipsB ? clipsB[i] : clipB ?? a;
     animation.timeA = timesA ? timesA[i] : 0;
     animation.timeB = timesB ? timesB[i] : animation.timeA;
-    animation.speedA = animation.speedB = speeds ? speeds[i] : 1;
+    animation.speedA = speeds ? speeds[i] : 1;
+    animation.speedB = speedsB ? speedsB[i] : animation.speedA;
     animation.blend = blends ? blends[i] : 0;
     records.setAnimation(slot, animation, clock);
     if (announce) features.added(id, slot, records.getWorld(slot, world));
