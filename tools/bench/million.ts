@@ -14,6 +14,8 @@ const WIDTH = 640;
 const HEIGHT = 360;
 /** Grid spacing, model units (Fox is about 140 long). */
 const SPACING = 220;
+/** Frames run before the measured ones (the palette and animation LOD settle). */
+const WARM_UP = 2;
 
 export interface MillionRow {
   instances: number;
@@ -68,7 +70,7 @@ export async function benchAdd(device: GPUDevice, character: Character, count: n
 }
 
 /**
- * `frames` measured frames (after 3 warm-up frames) of `count` Foxes seen straight down over a
+ * `frames` measured frames (after WARM_UP frames) of `count` Foxes seen straight down over a
  * square block of `inView` of the grid, with a palette of `paletteSize` joint sets. Medians.
  */
 export async function benchMillion(device: GPUDevice, character: Character, count: number, inView: number, paletteSize: number, frames: number): Promise<MillionRow> {
@@ -96,7 +98,7 @@ export async function benchMillion(device: GPUDevice, character: Character, coun
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
   crowd.setCamera(viewProjection, eye, { viewportHeight: 1080 });
-  for (let f = 0; f < frames + 3; f++) {
+  for (let f = 0; f < frames + WARM_UP; f++) {
     const start = performance.now();
     crowd.update(1 / 60);
     const encoder = device.createCommandEncoder();
@@ -126,7 +128,7 @@ export async function benchMillion(device: GPUDevice, character: Character, coun
       read.unmap();
     }
     const stats = await crowd.readCullStats();
-    if (f >= 3) {
+    if (f >= WARM_UP) {
       cpu.push(cpuMs); compute.push(computeMs); draw.push(drawMs); visible.push(stats.visible); posed.push(stats.posed);
     }
   }
@@ -136,7 +138,7 @@ export async function benchMillion(device: GPUDevice, character: Character, coun
   const setBytes = crowd.jointsPerInstance * crowd.bytesPerJoint;
   const row: MillionRow = {
     instances: count, inView, visible: median(visible), posed: median(posed), paletteSize: crowd.palette.size, gpuBytes: restBytes,
-    restBytesPerInstance: (restBytes - (crowd.palette.size + 3 * 16) * setBytes) / count, setBytes,
+    restBytesPerInstance: (restBytes - crowd.jointMatrices.size) / count, setBytes,
     cpuMs: median(cpu), computeMs: median(compute), drawMs: median(draw), method: timestamps ? 'timestamp-query' : 'submit to done (compute and draw together)',
   };
   for (const r of [color, depth, resolve, read]) r.destroy();
