@@ -162,6 +162,31 @@ describe.skipIf(!device)('the joint-matrix palette: joint sets for the instances
     reference.destroy();
   }, 60_000);
 
+  it('restored (every GPU object made again) and with its skinning changed, the palette crowd still draws the picture without one', async () => {
+    const reference = await foxCrowd({ animationLod: false });
+    const crowd = await foxCrowd({ animationLod: false, paletteSize: 48 });
+    const view = lookAt([-1400, 120, -1500], [-1200, 0, -600], { fovY: 0.35, far: 4000 });
+    const picture = async (c: Crowd) => {
+      c.setCamera(view.viewProjection, view.eye);
+      c.update(0.1);
+      return renderCrowd(device!, c, view.viewProjection, 128);
+    };
+    await picture(crowd);
+    await picture(reference);
+    crowd.restore(device!);
+    poison(crowd);
+    expect(crowd.palette.active).toBe(true);
+    expect(differingPixels(await picture(crowd), await picture(reference))).toBe(0);
+    crowd.skinning = 'dual-quaternion';
+    reference.skinning = 'dual-quaternion';
+    poison(crowd);
+    const want = await picture(reference);
+    expect(drawnPixels(want)).toBeGreaterThan(100);
+    expect(differingPixels(await picture(crowd), want)).toBe(0);
+    crowd.destroy();
+    reference.destroy();
+  }, 60_000);
+
   it('over budget, every drawn instance shows (a shared pose of its clip), never a hole', async () => {
     const reference = await foxCrowd();
     const crowd = await foxCrowd({ paletteSize: 4 });
