@@ -223,7 +223,7 @@ export class Crowd extends CrowdCamera {
    * `skinning` changes. With 'linear' skinning each joint is its matrix model * inverseBind as 3
    * vec4f rows (48 bytes; the bottom row is 0 0 0 1). With 'dual-quaternion' each is 4 vec4f (64
    * bytes, JOINT_DQ in src/runtime/layout.ts): the unit quaternion q of the rotation, then the rows
-   * of [S | t]. With a camera set, instances culled or skipped by animation LOD keep their last records.
+   * of [S | t]. With a camera set, instances culled or skipped by animation LOD keep their last records. With an active palette it holds `palette.size` sets for the drawn instances, then the shared poses (docs/palette.md).
    */
   get jointMatrices(): GPUBuffer { return this.store.jointBuffer; }
 
