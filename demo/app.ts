@@ -20,6 +20,8 @@ import { WeightPlot } from './weight-plot';
 
 /** Longest step of the animation clock, seconds (a stalled tab does not jump ahead). */
 const MAX_DT = 0.1;
+/** Joint sets of the demo's crowds (CrowdOptions.paletteSize): a set per instance up to this many, then the drawn ones get them. */
+const DEMO_PALETTE_SIZE = 65_536;
 /** How fast the camera catches up with a followed character, 1/seconds. */
 const FOLLOW_RATE = 4;
 
@@ -148,6 +150,8 @@ export class App {
         crowd: {
           colorFormat: this.renderer.colorFormat, depthFormat: this.renderer.depthFormat,
           sampleCount: this.renderer.sampleCount, capacity: Math.max(1024, this.state.instances), shadows: true,
+          // Joint sets for up to 65,536 drawn characters; past that many instances the rest share poses (docs/palette.md).
+          paletteSize: DEMO_PALETTE_SIZE,
           skinning: this.state.skinning,
         },
         onProgress, signal: abort.signal,
@@ -274,7 +278,7 @@ export class App {
     this.stats.setScene({
       model: scene.label, scene: activity.kind, mode: activity.kind === 'crowd' ? this.state.mode : activity.kind, instances: activity.count,
       jointsPerInstance: scene.crowd.jointsPerInstance, drawCalls: scene.crowd.drawCallCount, bakedBytes: scene.bakedBytes,
-    }, (lines, data) => activity.describe(lines, data), () => ({ drawCalls: scene.crowd.drawCallCount, stats: scene.crowd.cullStats }));
+    }, (lines, data) => activity.describe(lines, data), () => ({ drawCalls: scene.crowd.drawCallCount, stats: scene.crowd.cullStats, gpuBytes: scene.crowd.gpuBytes }));
     this.controls.sync();
     writeState(this.state, this.sceneState);
   }

@@ -24,7 +24,7 @@ export interface ControlActions {
   nextCharacter(): void;
 }
 
-const PRESETS = [1_000, 10_000, 50_000, 100_000];
+const PRESETS = [1_000, 10_000, 100_000, 1_000_000];
 
 /**
  * The lil-gui panel. It edits the App's DemoState and SceneState objects in place and reports
@@ -53,8 +53,9 @@ export class Controls {
     on(gui.add(state, 'instances', 1, MAX_INSTANCES, 1), 'instances');
     const presets = gui.addFolder('Instance presets');
     for (const count of PRESETS) {
-      const preset = { [`${count / 1000}k`]: () => { state.instances = count; this.sync(); actions.changed('instances'); } };
-      presets.add(preset, `${count / 1000}k`);
+      const name = count >= 1_000_000 ? `${count / 1_000_000}M` : `${count / 1000}k`;
+      const preset = { [name]: () => { state.instances = count; this.sync(); actions.changed('instances'); } };
+      presets.add(preset, name);
     }
     presets.domElement.classList.add('presets');
     const mode = on(gui.add(state, 'mode', ['crowd', 'uniform']), 'mode').name('mode');

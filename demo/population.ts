@@ -77,11 +77,28 @@ export class Population {
       grown.set(this.ids.subarray(0, this.countValue));
       this.ids = grown;
     }
-    while (this.countValue < count) {
-      this.choose(this.countValue, settings);
-      this.ids[this.countValue] = this.crowd.add(this.init);
-      this.countValue++;
+    // The new instances from typed arrays in one addMany (a million in about 2 s on a 2-core Xeon, docs/palette.md).
+    const n = count - this.countValue;
+    if (n <= 0) return;
+    const bulk = {
+      count: n, transforms: new Float32Array(16 * n), clipsA: new Uint32Array(n), clipsB: new Uint32Array(n),
+      timesA: new Float32Array(n), timesB: new Float32Array(n), speeds: new Float32Array(n), speedsB: new Float32Array(n), blends: new Float32Array(n),
+    };
+    const init = this.init;
+    for (let k = 0; k < n; k++) {
+      this.choose(this.countValue + k, settings);
+      bulk.transforms.set(init.transform, 16 * k);
+      bulk.clipsA[k] = init.clipA as number;
+      bulk.clipsB[k] = init.clipB as number;
+      bulk.timesA[k] = init.timeA!;
+      bulk.timesB[k] = init.timeB!;
+      bulk.speeds[k] = init.speedA!;
+      bulk.speedsB[k] = init.speedB!;
+      bulk.blends[k] = init.blend!;
     }
+    const ids = this.crowd.addMany(bulk);
+    for (let k = 0; k < n; k++) this.ids[this.countValue + k] = ids[k];
+    this.countValue = count;
   }
 
   /** Chooses every instance's placement and animation again (mode or crowd clips changed). */

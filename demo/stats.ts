@@ -5,7 +5,7 @@ import type { GpuTimer } from './gpu-timer';
 const REFRESH_MS = 250;
 
 /** data-* keys the overlay itself writes; others come from a scene's detail. */
-const OWN_KEYS = new Set(['frames', 'fps', 'cpuMs', 'gpuComputeMs', 'gpuRenderMs', 'model', 'scene', 'mode', 'instances', 'joints', 'drawCalls', 'bakedBytes',
+const OWN_KEYS = new Set(['gpuBytes', 'frames', 'fps', 'cpuMs', 'gpuComputeMs', 'gpuRenderMs', 'model', 'scene', 'mode', 'instances', 'joints', 'drawCalls', 'bakedBytes',
   'visible', 'posed', 'vertices', 'restores']);
 
 /** What the overlay shows about the loaded scene; set when it changes, not per frame. */
@@ -41,7 +41,7 @@ export class StatsOverlay {
   /** Adds the current scene's own lines and data-* values (e.g. a character's state). */
   private detail: ((lines: string[], data: DOMStringMap) => void) | undefined;
   /** The crowd's draw calls now and its latest cull counts (read back a frame or two late). */
-  private cull: (() => { drawCalls: number; stats: CullStats | undefined }) | undefined;
+  private cull: (() => { drawCalls: number; stats: CullStats | undefined; gpuBytes: number }) | undefined;
 
   constructor(private timer: GpuTimer, private readonly adapter: string) {
     const root = document.getElementById('stats');
@@ -57,7 +57,7 @@ export class StatsOverlay {
     this.lastRefresh = -Infinity;
   }
 
-  setScene(scene: SceneStats, detail?: (lines: string[], data: DOMStringMap) => void, cull?: () => { drawCalls: number; stats: CullStats | undefined }): void {
+  setScene(scene: SceneStats, detail?: (lines: string[], data: DOMStringMap) => void, cull?: () => { drawCalls: number; stats: CullStats | undefined; gpuBytes: number }): void {
     this.scene = scene;
     this.detail = detail;
     this.cull = cull;
@@ -114,6 +114,10 @@ export class StatsOverlay {
         `${s.drawCalls} draw call${s.drawCalls === 1 ? '' : 's'} (+1 ground)`,
         `baked tables ${formatBytes(s.bakedBytes)}`,
       );
+      if (live) {
+        d.gpuBytes = String(live.gpuBytes);
+        lines.push(`crowd GPU memory ${formatBytes(live.gpuBytes)} (Crowd.gpuBytes)`);
+      }
       const cull = live?.stats;
       if (cull) {
         d.visible = String(cull.visible);

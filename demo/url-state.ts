@@ -39,7 +39,7 @@ export interface DemoState {
   skinning: SkinningMethod;
 }
 
-export const MAX_INSTANCES = 100_000;
+export const MAX_INSTANCES = 1_000_000;
 
 export const DEFAULT_STATE: Readonly<DemoState> = {
   model: DEFAULT_MODEL, modelUrl: '', instances: 1000, mode: 'crowd', clipA: '', clipB: '',

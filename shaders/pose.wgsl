@@ -39,6 +39,7 @@ const TRS_PATHS: u32 = 3u;
 const SLOT_VEC4S: u32 = 5u;
 const MATRIX_VEC4S: u32 = 3u;
 const DQ_DEGENERATE_DET: f32 = 0x1.0c6f7ap-20f; // 0.000001
+const PALETTE_SHARED: u32 = 0x80000000u;
 
 struct Instance {
   world: mat4x4f,
@@ -160,12 +161,15 @@ struct JointSlot {
 @group(0) @binding(4) var<storage, read> stacks: array<LayerStack>;
 // Blend masks: nodeCount weights in [0, 1] per mask.
 @group(0) @binding(5) var<storage, read> masks: array<f32>;
-// 3 vec4f (the top rows of the affine joint matrix) per instance per slot.
+// 3 vec4f (the top rows of the affine joint matrix) per joint slot, joint set (palette entry) after joint set.
 @group(0) @binding(6) var<storage, read_write> jointMatrices: array<vec4f>;
 // The instances to pose: entry params.listBase + workgroup index holds the slot. Without a cull
 // pass the identity list (entry i holds i); after one, the cull pass's pose list, whose
 // length is word params.countIndex of the same buffer (see COUNT_FROM_PARAMS).
 @group(0) @binding(7) var<storage, read> instanceList: array<u32>;
+// Per slot: the joint set it is posed into (PALETTE_* in src/runtime/layout.ts). The identity
+// list while every instance has its own; a slot drawing a shared pose (PALETTE_SHARED) is skipped.
+@group(0) @binding(8) var<storage, read> jointEntries: array<u32>;
 
 // Local matrices, then (after the level loop) model matrices of this workgroup's instance.
 var<workgroup> model: array<mat4x4f, MAX_NODES>;
@@ -317,12 +321,18 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
     if (params.countIndex != COUNT_FROM_PARAMS) {
       listLength = instanceList[params.countIndex];
     }
+    // An instance without a joint set of its own (the palette is full) is not posed: this
+    // workgroup's list ends before it.
+    if (index < listLength && (jointEntries[instanceList[params.listBase + index]] & PALETTE_SHARED) != 0u) {
+      listLength = 0u;
+    }
   }
   if (index >= workgroupUniformLoad(&listLength)) {
     return; // uniform across the workgroup, so the barriers below stay in uniform control flow
   }
   let instance = instanceList[params.listBase + index];
   let record = instances[instance];
+  let entry = jointEntries[instance];
   let uA = tableCoordinate(record.clipA, record.phaseA, record.speedA, record.rateLoA, record.rateHiA);
   let uB = tableCoordinate(record.clipB, record.phaseB, record.speedB, record.rateLoB, record.rateHiB);
 
@@ -355,10 +365,10 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
     // skipped frames (animation LOD) still follows its instance.
     let m = model[slot.node] * slot.inverseBind;
     if (DUAL_QUATERNION) {
-      writeDualQuaternion(instance * params.slotCount + s, m);
+      writeDualQuaternion(entry * params.slotCount + s, m);
       continue;
     }
-    let o = (instance * params.slotCount + s) * MATRIX_VEC4S;
+    let o = (entry * params.slotCount + s) * MATRIX_VEC4S;
     jointMatrices[o] = vec4f(m[0].x, m[1].x, m[2].x, m[3].x);
     jointMatrices[o + 1u] = vec4f(m[0].y, m[1].y, m[2].y, m[3].y);
     jointMatrices[o + 2u] = vec4f(m[0].z, m[1].z, m[2].z, m[3].z);

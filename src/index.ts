@@ -33,6 +33,7 @@ export {
   type AdditiveLayerInit, type ClipTimeInit, type LayerInit, type LayerStackArrays, type LayerStackInit, type MaskId,
 } from './anim/layer-stack';
 export type { AttachmentId, AttachOptions, ClipEventListener } from './runtime/crowd-types';
+export type { BulkInit } from './runtime/bulk-add';
 export type { MaskSpec } from './anim/masks';
 export type { ClipEvent } from './anim/events/clip-events';
 /** For those who write a feature of their own (docs/architecture.md): the hooks and what the kernel hands a feature. */

@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million (only that section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -17,14 +17,16 @@ import { benchBake, benchControllers, benchFrames, benchLayerCodeCost, benchPose
 import { minimalPage, minimalPageSources, packageSizes } from './bench/size';
 import { benchThreePeer, type PeerRow } from './bench/three-peer';
 import { benchCulling, type CullRow } from './bench/culling';
+import { benchAdd, benchMillion, type MillionRow } from './bench/million';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && only !== 'culling' && only !== 'controllers') throw new Error(`--section must be culling or controllers, got ${only}`);
+if (only !== undefined && only !== 'culling' && only !== 'controllers' && only !== 'million') throw new Error(`--section must be culling, controllers or million, got ${only}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
+const MILLION_HEADING = '## A million in the crowd: the joint-matrix palette, bulk add';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -80,8 +82,9 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
+  else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -158,6 +161,40 @@ async function controllerSection(): Promise<void> {
           r.uploadBytes.toLocaleString('en'), msText(r.gpuMs), r.driver === 'cpu' ? '1.00' : `1/${(base.cpuMs / r.cpuMs).toFixed(0)}`];
       }));
   }
+}
+
+/** The million section (tools/bench/million.ts): bytes, add time, and frames at 100k / 1M with 1% / 10% in view, ratios to 100k at 1%. */
+async function millionSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
+  print(MILLION_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: a CPU emulating a GPU, so GPU times are CPU figures; ratios stand in for a GPU\'s)' : ''}.`);
+  print();
+  const million = quick ? 200_000 : 1_000_000;
+  const add = await benchAdd(device, character, million, quick ? 10_000 : 100_000);
+  /** The palette for a share in view: twice the instances expected in view, a power of two (at least 4,096). */
+  const paletteFor = (count: number, inView: number) => 2 ** Math.ceil(Math.log2(Math.max(4096, 2 * count * inView)));
+  print(`${CROWD_MODEL[0]} on a square grid, clips and times varied, seen straight down over a square block holding the given share of the crowd (640 x 360 target, LOD as for a 1080-pixel-high view, culling, mesh and animation LOD on, no shadows), a palette of twice the instances in view (CrowdOptions.paletteSize, rounded up to a power of two; docs/palette.md). CPU ms: update + encode + draw + finish. Compute GPU ms: timestamps from the cull pass's beginning to the pose pass's end (cull, palette, pose); draw GPU ms: the render pass. Medians of the measured frames after 2 warm-up frames. Ratios to 100,000 at 1% in the same run. Bytes at rest: Crowd.gpuBytes with nothing in view, less the joint buffer, per instance; per instance in view: one joint set (what a joint set per instance would cost every instance).`);
+  print();
+  print('Alone, and on a machine with a GPU: `npm run bench -- --section million` (with `VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/<your driver>_icd.json` where the tools would otherwise pick SwiftShader; the adapter line says which ran).');
+  print();
+  print(`Adding ${million.toLocaleString('en')} instances with addMany (typed arrays): ${add.manyMs.toFixed(0)} ms (${((add.manyMs * 1000) / million).toFixed(2)} µs each); ${add.singles.toLocaleString('en')} with add + setPlacement one by one: ${add.singleMs.toFixed(0)} ms (${((add.singleMs * 1000) / add.singles).toFixed(2)} µs each, ${((add.singleMs / add.singles) / (add.manyMs / million)).toFixed(1)}x addMany's per instance).`);
+  print();
+  const rows: MillionRow[] = [];
+  for (const count of quick ? [100_000, million] : [100_000, 1_000_000]) {
+    for (const inView of [0.01, 0.1]) {
+      console.error(`million: ${count} instances, ${inView * 100}% in view…`);
+      rows.push(await benchMillion(device, character, count, inView, paletteFor(count, inView), quick ? 2 : 3));
+    }
+  }
+  const base = rows[0];
+  const ratio = (v: number, b: number) => (Number.isFinite(v) && Number.isFinite(b) && b > 0 ? (v / b).toFixed(2) : 'n/a');
+  const msText = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : 'n/a');
+  table(['instances', 'in view', 'paletteSize', 'drawn', 'posed', 'gpuBytes (MB)', 'bytes / instance at rest', 'bytes / instance in view', 'a joint set each would be (MB)', 'CPU ms', 'ratio', 'compute GPU ms', 'ratio', 'draw GPU ms', 'ratio'],
+    rows.map((r) => [r.instances.toLocaleString('en'), `${r.inView * 100} %`, r.paletteSize.toLocaleString('en'), r.visible.toLocaleString('en'), r.posed.toLocaleString('en'), (r.gpuBytes / 1e6).toFixed(1),
+      r.restBytesPerInstance.toFixed(1), r.setBytes, ((r.instances * r.setBytes) / 1e6).toFixed(0), msText(r.cpuMs), ratio(r.cpuMs, base.cpuMs),
+      msText(r.computeMs), ratio(r.computeMs, base.computeMs), msText(r.drawMs), ratio(r.drawMs, base.drawMs)]));
+  print(`GPU times by ${base.method}.`);
+  print();
 }
 
 /** The culling / LOD section: ratios to all-off in one run, per view. */
@@ -268,6 +305,7 @@ if (peer) {
 }
 
 await cullingSection(character);
+await millionSection(character);
 
 device.destroy();
 if (!quick) await writeFile('BENCHMARKS.md', out.join('\n'));

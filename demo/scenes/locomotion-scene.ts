@@ -101,12 +101,14 @@ export class LocomotionActivity implements SceneActivity {
     }
     this.controllers.length = Math.min(this.controllers.length, this.countValue);
     const spread = this.spacing * Math.sqrt(count / Math.PI);
-    while (this.countValue < count) {
+    // The new characters' instances in one call (a million wanderers: docs/palette.md); their controllers place them.
+    const added = count > this.countValue ? crowd.addMany({ count: count - this.countValue }) : undefined;
+    for (let k = 0; this.countValue < count; k++) {
       const i = this.countValue;
       // The first character (the selected one at start) stands in the middle facing the camera.
       const r = i === 0 ? 0 : spread * Math.sqrt(this.random.next());
       const a = this.random.next() * 2 * Math.PI;
-      const id = crowd.add();
+      const id = added![k];
       this.ids[i] = id;
       const x = r * Math.sin(a);
       const z = r * Math.cos(a);

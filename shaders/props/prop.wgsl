@@ -19,6 +19,7 @@ const PROP_SELECTED: u32 = 2u;
 const HANDLE_FREE: u32 = 0xffffffffu;
 const DQ_VEC4S: u32 = 4u;
 const MATRIX_VEC4S: u32 = 3u;
+const PALETTE_INDEX_MASK: u32 = 0x7fffffffu;
 
 struct Instance {
   world: mat4x4f,
@@ -66,6 +67,8 @@ struct PropParams {
 @group(0) @binding(6) var<storage, read_write> records: array<Instance>;
 // The prop's draw list: slots from word 0, its length at word listStride.
 @group(0) @binding(7) var<storage, read_write> propList: array<atomic<u32>>;
+// Per slot: the crowd's joint set (palette entry) of the instance; PALETTE_INDEX_MASK drops the shared tag.
+@group(0) @binding(8) var<storage, read> jointEntries: array<u32>;
 
 fn entryIndex(id: vec3u) -> u32 {
   return id.x + id.y * params.dispatchWidth * WORKGROUP_SIZE;
@@ -97,7 +100,7 @@ fn place(@builtin(global_invocation_id) id: vec3u) {
   if ((params.flags & PROP_SELECTED) != 0u && selection[slot] != params.frame) {
     return;
   }
-  let joint = jointMatrix(slot * params.slotCount + params.joint);
+  let joint = jointMatrix((jointEntries[slot] & PALETTE_INDEX_MASK) * params.slotCount + params.joint);
   records[slot].world = instances[slot].world * (joint * params.local);
   let k = atomicAdd(&propList[params.listStride], 1u);
   atomicStore(&propList[k], slot);

@@ -56,6 +56,14 @@ export interface CrowdOptions extends SkinPassOptions {
   /** Instances to allocate for up front (default 1024); the crowd grows by doubling past it. */
   capacity?: number;
   /**
+   * Joint sets for the instances being drawn (docs/palette.md): while the crowd's capacity is at
+   * most this, every instance has its own (exactly as without a palette); past it, the joint
+   * buffer holds this many, handed each frame to the drawn instances nearest first, and drawn
+   * instances beyond it show a shared pose of their clip (16 time buckets per clip). Default: as
+   * many as the device's storage limits allow. Cut to that when larger.
+   */
+  paletteSize?: number;
+  /**
    * Frustum culling once a camera is set (Crowd.setCamera; default true): instances whose bounds
    * are outside the camera's frustum, or farther than `maxDistance`, are neither posed nor drawn.
    * Changeable later through Crowd.culling.

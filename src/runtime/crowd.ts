@@ -11,6 +11,7 @@ import { ANIMATION_FIELDS, checkFields, checkObject, checkTargetOptions, clipOf,
 import { checkLayerStackArrays, requireLayerStackArrays, resolveLayers, writeLayerStackArrays } from './layer-input';
 import type { InstanceAnimation } from './instance-records';
 import { InstanceStore } from './instance-store';
+import { addMany, type BulkInit } from './bulk-add';
 import { checkSkinning, JOINT_BYTES, LAYERS_NONE, type SkinningMethod } from './layout';
 import { KernelPasses } from './passes';
 import { checkFinite, checkNumbers } from './record-buffer';
@@ -92,7 +93,7 @@ export class Crowd extends CrowdCamera {
     const capacity = checkTargetOptions(options);
     this.store = new InstanceStore(device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'Crowd',
-      lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_BYTES[this.skinningMethod],
+      lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_BYTES[this.skinningMethod], paletteSize: options.paletteSize,
     });
     try {
       this.createPasses(device);
@@ -200,10 +201,18 @@ export class Crowd extends CrowdCamera {
   /** Joint records per instance. */
   get jointsPerInstance(): number { return this.character.gpu.slotCount; }
 
-  /** Where instance `id`'s joint records start in `jointMatrices`, in joints. Valid until the next add, remove or setLayers, which may move instances. */
+  /** Where instance `id`'s joint records start in `jointMatrices`, in joints. Valid until the next add, remove or setLayers, which may move instances; refused while the palette is active (its joint set is chosen on the GPU each frame). */
   jointMatrixIndex(id: InstanceId): number {
-    return this.store.slotOfId(id) * this.character.gpu.slotCount;
+    const slot = this.store.slotOfId(id);
+    if (this.store.palette.active) throw new RangeError(`instance ${id} has no fixed joint set: the crowd holds more instances than paletteSize (${this.store.palette.size}), so joint sets go to the drawn instances each frame`);
+    return slot * this.character.gpu.slotCount;
   }
+
+  /** The joint-matrix palette: `size` joint sets of their own, `active` once the crowd holds more instances than the budget (CrowdOptions.paletteSize, docs/palette.md). */
+  get palette(): { readonly size: number; readonly active: boolean; readonly budget: number } { return this.store.palette; }
+
+  /** Bytes of every GPU buffer the crowd and its features own for their instances: records, joints, lists, palette, features' (docs/palette.md). */
+  get gpuBytes(): number { return this.store.gpuBytes + this.view.gpuBytes + this.features.gpuBytes; }
 
   /** Bytes per joint record in `jointMatrices`: 48 with 'linear' skinning, 64 with 'dual-quaternion'. */
   get bytesPerJoint(): number { return JOINT_BYTES[this.skinningMethod]; }
@@ -214,7 +223,7 @@ export class Crowd extends CrowdCamera {
    * `skinning` changes. With 'linear' skinning each joint is its matrix model * inverseBind as 3
    * vec4f rows (48 bytes; the bottom row is 0 0 0 1). With 'dual-quaternion' each is 4 vec4f (64
    * bytes, JOINT_DQ in src/runtime/layout.ts): the unit quaternion q of the rotation, then the rows
-   * of [S | t]. With a camera set, instances culled or skipped by animation LOD keep their last records.
+   * of [S | t]. With a camera set, instances culled or skipped by animation LOD keep their last records. With an active palette it holds `palette.size` sets for the drawn instances, then the shared poses (docs/palette.md).
    */
   get jointMatrices(): GPUBuffer { return this.store.jointBuffer; }
 
@@ -236,6 +245,9 @@ export class Crowd extends CrowdCamera {
     this.features.added(handle, slot, world);
     return this.store.idOf(handle);
   }
+
+  /** Adds `init.count` instances from typed arrays (BulkInit), checked whole first; their ids go into `out` (made when absent), which it returns. */
+  addMany(init: BulkInit, out?: Float64Array): Float64Array { return addMany(this.store, this.character, this.features, this.clockSeconds, init, out); }
 
   /** Removes an instance; its id is refused from then on (a later add gets another id, even where it reuses the instance's room). */
   remove(id: InstanceId): void {

@@ -96,6 +96,8 @@ export interface CrowdFeature {
   draw?(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>, shadow: DrawShadow | undefined): void;
   /** Draw calls draw() records (Crowd.drawCallCount adds them). */
   readonly drawCount?: number;
+  /** Bytes of the GPU buffers the feature owns (Crowd.gpuBytes adds them). */
+  readonly gpuBytes?: number;
   /**
    * Per-slot vertex weights the skin and shadow passes bind for primitives with morph targets
    * (skin.wgsl `morphWeights`, binding 4 of group 0), or undefined. One feature may provide them.
@@ -138,6 +140,13 @@ export class FeatureList {
   }
 
   /** Whether some feature follows placements (setPlacement reads the world back only then). */
+  /** Bytes of the features' GPU buffers (CrowdFeature.gpuBytes). */
+  get gpuBytes(): number {
+    let bytes = 0;
+    for (let i = 0; i < this.all.length; i++) bytes += this.all[i].gpuBytes ?? 0;
+    return bytes;
+  }
+
   get followsPlacement(): boolean {
     return this.onPlaced.length > 0;
   }
@@ -148,6 +157,11 @@ export class FeatureList {
 
   has(name: string): boolean {
     return this.byName.has(name);
+  }
+
+  /** Whether any feature listens to added (addMany reads each world back only then). */
+  get announcesAdds(): boolean {
+    return this.onAdded.length > 0;
   }
 
   added(handle: number, slot: number, world: ArrayLike<number>): void {

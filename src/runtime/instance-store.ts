@@ -6,6 +6,7 @@ import { checkStorageBinding, checkStorageBindings, growthCount, largestFit, typ
 import { show } from '../math/show';
 import { SlotStamps } from './slot-stamps';
 import { GENERATION_LIMIT, HANDLE_SPAN, generationOfId, handleOfId, instanceId } from './instance-ids';
+import { JointPalette } from './joint-palette';
 
 /**
  * Everything one crowd keeps per instance on the GPU, and its bookkeeping: the CPU mirrors of
@@ -29,8 +30,12 @@ import { GENERATION_LIMIT, HANDLE_SPAN, generationOfId, handleOfId, instanceId }
  *               record.layers = stack index, stackOwner[stack] = slot (stacks never move with
  *               their instance's slot; a freed stack is filled by the last one)
  *   masks       nodeCount f32 per mask, append-only
- *   joints      slotCount joint records per slot (bytesPerJoint each: 48 matrix rows, 64 for
- *               dual-quaternion records), written by the pose pass
+ *   joints      joint sets of slotCount joint records (bytesPerJoint each: 48 matrix rows, 64
+ *               for dual-quaternion records), written by the pose pass: one per slot while the
+ *               capacity is within the palette budget, else the budget's and the shared poses
+ *               (JointPalette, src/runtime/joint-palette.ts)
+ *   jointEntries the joint set of every slot: the identity list (one set per slot), or the
+ *               palette's entries (the palette pass hands sets to drawn slots)
  *   handleSlots the slot of every handle (u32), for passes that work per handle (control)
  *   stamps      u32 per slot, renewed whenever an instance is put into the slot (CPU-written)
  *   poseState   (stamp, frame) of the pose the joint buffer holds per slot (cull pass, GPU only)
@@ -63,6 +68,8 @@ export interface InstanceStoreOptions {
   bytesPerJoint?: number;
   /** @internal Generations a handle lives through before it is retired (default GENERATION_LIMIT): tests lower it to reach retirement. */
   generationLimit?: number;
+  /** Joint sets for drawn instances once the capacity passes it (CrowdOptions.paletteSize; default: as many as the device allows). */
+  paletteSize?: number;
 }
 
 /**
@@ -87,6 +94,8 @@ export interface SlotData {
   restore(device: GPUDevice, count: number): void;
   /** Frees the GPU buffers. */
   destroy(): void;
+  /** Bytes of its GPU buffers (Crowd.gpuBytes). */
+  gpuBytes?(): number;
 }
 
 /** The per-slot buffers of the cull pass and its readers, replaced together on growth. */
@@ -142,6 +151,8 @@ export class InstanceStore {
   private layered = 0;
   /** Attached per-slot data (see SlotData). */
   private readonly extras: SlotData[] = [];
+  /** How many joint sets the joint buffer holds, and the palette's buffers. */
+  readonly palette: JointPalette;
 
   constructor(private device: GPUDevice, options: InstanceStoreOptions) {
     const { capacity, nodeCount, slotCount, clipDurations } = options;
@@ -154,6 +165,7 @@ export class InstanceStore {
     if (!Number.isInteger(this.generationLimit) || this.generationLimit < 1 || this.generationLimit > GENERATION_LIMIT) {
       throw new RangeError(`generationLimit must be an integer in [1, ${GENERATION_LIMIT}], got ${options.generationLimit}`);
     }
+    this.palette = new JointPalette(device, slotCount * this.jointRecordBytes, clipDurations.length, options.paletteSize);
     if (!Number.isInteger(this.lodLevels) || this.lodLevels < 1 || this.lodLevels > MAX_LOD_LEVELS) {
       throw new RangeError(`lodLevels must be an integer in [1, ${MAX_LOD_LEVELS}], got ${options.lodLevels}`);
     }
@@ -219,9 +231,22 @@ export class InstanceStore {
     return this.maskBuffer;
   }
 
-  /** Joint records, slotCount x bytesPerJoint per slot. Owned by the store; replaced on growth. */
+  /** Joint sets of slotCount x bytesPerJoint (see jointEntryBuffer). Owned by the store; replaced on growth. */
   get jointBuffer(): GPUBuffer {
     return this.joints;
+  }
+
+  /** u32 per slot: the joint set it is posed into and drawn from (PALETTE_* in layout.ts); the identity list while every slot has its own. Owned by the store; replaced on growth. */
+  get jointEntryBuffer(): GPUBuffer {
+    return this.palette.entryBuffer ?? this.lists.identity;
+  }
+
+  /** Bytes of every GPU buffer the store owns (records, stacks, masks, joints, lists, handle slots, the palette's and the attached extras'). */
+  get gpuBytes(): number {
+    let bytes = this.palette.gpuBytes;
+    for (const b of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots, ...Object.values(this.lists)]) bytes += b.size;
+    for (const data of this.extras) bytes += data.gpuBytes?.() ?? 0;
+    return bytes;
   }
 
   /** The slot of every handle as u32 (0xffffffff: free), indexed by handle. Owned by the store; replaced when handles outgrow it. */
@@ -284,11 +309,13 @@ export class InstanceStore {
     if (checkJointBytes(bytes) === this.jointRecordBytes) return;
     const previous = { bytes: this.jointRecordBytes, maxCapacity: this.maxCapacity };
     this.jointRecordBytes = bytes;
+    this.palette.setBytes = this.slotCount * bytes;
     this.maxCapacity = undefined; // the most instances the joint buffer can hold changes with its stride
     try {
       this.grow(this.records.capacity);
     } catch (error) {
       this.jointRecordBytes = previous.bytes;
+      this.palette.setBytes = this.slotCount * previous.bytes;
       this.maxCapacity = previous.maxCapacity;
       throw error;
     }
@@ -314,6 +341,14 @@ export class InstanceStore {
     this.records.setLayerStack(slot, LAYERS_NONE);
     for (const data of this.extras) data.reset(slot);
     return handle;
+  }
+
+  /**
+   * Grows the per-instance buffers to hold `capacity` instances now, so that the adds up to it do
+   * not grow one doubling at a time (Crowd.addMany). Checked first: a refusal changes nothing.
+   */
+  reserve(capacity: number): void {
+    if (capacity > this.records.capacity) this.grow(capacity);
   }
 
   /** Removes instance `handle`; the handle may be reused by a later add, under its next generation's id. */
@@ -484,6 +519,7 @@ export class InstanceStore {
   restore(device: GPUDevice): void {
     this.destroy();
     this.device = device;
+    this.palette.device = device;
     this.maskBuffer = this.createMaskBuffer();
     [this.instances, this.joints, this.lists] = this.createInstanceBuffers(this.records.capacity);
     this.stackBuffer = this.createStackBuffer(this.stacks.capacity);
@@ -499,6 +535,7 @@ export class InstanceStore {
 
   destroy(): void {
     for (const buffer of [this.instances, this.stackBuffer, this.maskBuffer, this.joints, this.handleSlots, ...Object.values(this.lists)]) buffer.destroy();
+    this.palette.destroy();
     for (const data of this.extras) data.destroy();
   }
 
@@ -598,7 +635,7 @@ export class InstanceStore {
     const stride = (n: number) => listStride(n) * 4;
     const noun = 'instances';
     return [
-      { label: `${this.label}.jointMatrices`, items: { noun, bytes: (n) => Math.max(16, this.jointBytes(n)) } },
+      { label: `${this.label}.jointMatrices`, items: { noun, bytes: (n) => Math.max(16, this.jointBytes(this.palette.setsFor(n))) } },
       { label: `${this.label}.instances`, items: { noun, bytes: INSTANCE.size } },
       { label: `${this.label}.stamps`, items: { noun, bytes: stride } },
       { label: `${this.label}.identityList`, items: { noun, bytes: stride } },
@@ -608,10 +645,14 @@ export class InstanceStore {
     ];
   }
 
-  /** Double the capacity, cut to the most instances every per-instance buffer can hold (at least one more: checked by grow). */
+  /** Double the capacity, cut to the most instances every per-instance buffer can hold and to the palette's full-mode end (at least one more: checked by grow). */
   private growthCapacity(): number {
     this.maxCapacity ??= Math.min(...this.instanceBufferItems().map(({ items }) => largestFit(this.device, items)));
-    return Math.max(this.liveCount + 1, Math.min(this.liveCount * 2, this.maxCapacity));
+    let target = Math.min(this.liveCount * 2, this.maxCapacity);
+    // A joint set per slot as long as that fits: stop there before doubling into the palette.
+    const full = this.palette.fullUpTo;
+    if (this.liveCount < full && target > full) target = full;
+    return Math.max(this.liveCount + 1, target);
   }
 
   private checkInstanceLimits(capacity: number): void {
@@ -635,6 +676,7 @@ export class InstanceStore {
     this.instances.destroy();
     this.joints.destroy();
     for (const buffer of Object.values(this.lists)) buffer.destroy();
+    this.destroyOldPalette();
     this.instances = instances;
     this.joints = joints;
     this.lists = lists;
@@ -657,8 +699,12 @@ export class InstanceStore {
     this.generation++;
   }
 
+  /** Frees the palette buffers that the last createInstanceBuffers replaced. */
+  private destroyOldPalette: () => void = () => {};
+
   private createInstanceBuffers(capacity: number): [GPUBuffer, GPUBuffer, ListBuffers] {
     const stride = listStride(capacity);
+    this.destroyOldPalette = this.palette.create(this.device, this.label, capacity, stride);
     const list = (name: string, bytes: number, usage = 0) =>
       this.device.createBuffer({ label: `${this.label}.${name}`, size: bytes, usage: GPUBufferUsage.STORAGE | usage });
     const identity = list('identityList', stride * 4, GPUBufferUsage.COPY_DST);
@@ -677,7 +723,7 @@ export class InstanceStore {
     return [
       this.device.createBuffer({ label: `${this.label}.instances`, size: capacity * INSTANCE.size, usage: recordUsage() }),
       this.device.createBuffer({
-        label: `${this.label}.jointMatrices`, size: Math.max(16, this.jointBytes(capacity)),
+        label: `${this.label}.jointMatrices`, size: Math.max(16, this.jointBytes(this.palette.setsFor(capacity))),
         // COPY_DST: tools fill it with NaN first, so a matrix the shader fails to write shows.
         usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
       }),

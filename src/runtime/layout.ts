@@ -516,3 +516,41 @@ export const MORPH_HEADER = {
   weightStride: 8, // u32: weights per instance (BakedMorph.weightCount)
   normals: 12, //     u32: 1 when NORMAL displacements follow each POSITION one, else 0
 } as const;
+
+/**
+ * The joint-matrix palette (src/runtime/culling/palette-pass.ts): per instance slot a u32 entry,
+ * the joint set its pose is written to and read from. Below PALETTE_SHARED an entry of its own
+ * (held while the instance is drawn, given back when it is not); with PALETTE_SHARED set, a
+ * shared pose (clip, time bucket) it draws while the palette has no free entry; PALETTE_NONE
+ * when it holds none. Readers mask with PALETTE_INDEX_MASK.
+ */
+export const PALETTE_NONE = 0xffffffff;
+export const PALETTE_SHARED = 0x80000000;
+export const PALETTE_INDEX_MASK = 0x7fffffff;
+/** Shared poses per clip: clip time buckets of duration / PALETTE_BUCKETS, a power of two (the bucket is the top PALETTE_BUCKET_BITS of the clip position). */
+export const PALETTE_BUCKET_BITS = 4;
+export const PALETTE_BUCKETS = 1 << PALETTE_BUCKET_BITS;
+/** Frames a released entry's pose state is put back by, so that the cull pass finds it due at any animation-LOD step (at most 4). */
+export const PALETTE_STALE_FRAMES = 8;
+
+/** The palette pass's uniform block (shaders/culling/palette.wgsl `PaletteParams`), one per list dispatch (256 bytes apart). */
+export const PALETTE_PARAMS = {
+  size: 48,
+  stride: 256, //       bytes between the blocks of consecutive dispatches (minUniformBufferOffsetAlignment)
+  frame: 0, //          u32: the cull pass's frame counter
+  slotTotal: 4, //      u32: slots the release dispatch walks (the store's listStride)
+  count: 8, //          u32: live instances (slots at and above it give their entries back)
+  listStride: 12, //    u32: entries per draw list
+  list: 16, //          u32: which draw list this dispatch walks (camera levels, then shadow levels)
+  lists: 20, //         u32: draw lists (2 x levels)
+  sharedBase: 24, //    u32: first shared entry (the palette size)
+  clockTicks: 28, //    i32: crowd clock in ticks (the shared pose's time bucket)
+  dispatchWidth: 32, // u32: workgroups per row of the indirect 2D grids
+  pad: 36,
+} as const;
+
+/** The palette's free-stack buffer (u32 words): the count of free entries (an i32 atomic), padding, then the stack. */
+export const PALETTE_FREE = {
+  count: 0,
+  stack: 4, // word of the first stacked entry
+} as const;

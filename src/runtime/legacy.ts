@@ -45,7 +45,7 @@ const MAKER: Record<string, string> = {
 export abstract class FeatureMethods {
   protected abstract readonly features: FeatureList;
   abstract readonly character: Character;
-  abstract jointMatrixIndex(id: InstanceId): number;
+  abstract getAnimation(id: InstanceId): unknown;
 
   /** @deprecated Use `new CrowdProps(crowd).attach(prop, options)` (src/features/props). */
   attach(prop: Character, options: AttachOptions): AttachmentId { return this.need<PropsApi>('props', 'attach').attach(prop, options); }
@@ -73,12 +73,12 @@ export abstract class FeatureMethods {
   setRootMotion(id: InstanceId, on: boolean): void {
     const feature = this.features.get<RootMotionApi>('root-motion');
     if (feature) return feature.setMoves(id, on);
-    this.jointMatrixIndex(id); // refuses an id that is not live
+    this.getAnimation(id); // refuses an id that is not live
     if (on) throw new Error(`instance ${id} cannot move by root motion: ${this.character.rootMotion?.mode === 'apply' ? 'create the root-motion feature first (new CrowdRootMotion(crowd))' : "the character was not loaded with rootMotion mode 'apply'"}`);
   }
   /** @deprecated Use CrowdRootMotion.moves. */
   movesByRootMotion(id: InstanceId): boolean {
-    this.jointMatrixIndex(id);
+    this.getAnimation(id); // refuses an id that is not live
     return this.features.get<RootMotionApi>('root-motion')?.moves(id) ?? false;
   }
 

@@ -23,6 +23,8 @@ export interface PoseInputs {
   readonly masksBuffer: GPUBuffer;
   /** Receives slotCount joint records per record: 48-byte matrix rows, or 64-byte JOINT_DQ records in 'dual-quaternion' mode. */
   readonly jointBuffer: GPUBuffer;
+  /** u32 per slot: the joint set (palette entry) the slot is posed into; PALETTE_SHARED set: not posed. */
+  readonly jointEntryBuffer: GPUBuffer;
   /** u32 per slot holding its own index (the instance list of a direct dispatch). */
   readonly identityListBuffer: GPUBuffer;
   /** The cull pass's pose list: plain slots from 0, layered ones from listStride, their counts at words 2 listStride and 2 listStride + 1. */
@@ -138,6 +140,7 @@ export class PosePass {
         ...[1, 2, 3, 4, 5].map((b) => storage(b)),
         storage(6, 'storage'),
         storage(7),
+        storage(8),
       ],
     });
     const module = device.createShaderModule({ label: 'PosePass.shader', code: poseWgsl });
@@ -210,7 +213,7 @@ export class PosePass {
     for (const [name, buffer] of Object.entries(buffers)) checkStorageBinding(this.device, `PosePass.${name}`, buffer.size);
     const group = (label: string, params: GPUBuffer, list: GPUBuffer) => this.device.createBindGroup({
       label, layout: this.layout,
-      entries: [params, ...this.staticBuffers, ...Object.values(buffers), list].map((buffer, binding) => ({ binding, resource: { buffer } })),
+      entries: [params, ...this.staticBuffers, ...Object.values(buffers), list, inputs.jointEntryBuffer].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
     for (const d of this.dispatches) {
       d.bindGroup = group(`${d.label}.bindGroup`, d.params, inputs.identityListBuffer);

@@ -22,6 +22,8 @@ interface DrawItem {
 /** What the skin pass reads per instance: InstanceStore satisfies it. The pass does not own the buffers. */
 export interface SkinInputs {
   readonly jointBuffer: GPUBuffer;
+  /** u32 per slot: the joint set (palette entry) the slot's joints are read from (InstanceStore.jointEntryBuffer). */
+  readonly jointEntryBuffer: GPUBuffer;
   readonly instanceBuffer: GPUBuffer;
   readonly identityListBuffer: GPUBuffer;
   readonly drawListBuffer: GPUBuffer;
@@ -88,7 +90,7 @@ export class SkinPass {
       label: 'SkinPass.frameLayout',
       entries: [
         { binding: 0, visibility: GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
-        ...[1, 2, 3].map(vertexStorage),
+        ...[1, 2, 3, 5].map(vertexStorage),
         ...(mesh.morph ? [vertexStorage(4)] : []),
       ],
     });
@@ -305,12 +307,13 @@ export function frameBindGroup(device: GPUDevice, layout: GPUBindGroupLayout, la
       { binding: 2, resource: { buffer: inputs.instanceBuffer } },
       { binding: 3, resource: { buffer: list, offset: block * size, size } },
       ...(morphWeights ? [{ binding: 4, resource: { buffer: morphWeights } }] : []),
+      { binding: 5, resource: { buffer: inputs.jointEntryBuffer } },
     ],
   });
 }
 
-/** Storage buffers the morph entry points read in the vertex stage: joints, instances, draw list, morph weights, morph targets. */
-const MORPH_VERTEX_STORAGE_BUFFERS = 5;
+/** Storage buffers the morph entry points read in the vertex stage: joints, instances, draw list, morph weights, morph targets, joint entries. */
+const MORPH_VERTEX_STORAGE_BUFFERS = 6;
 
 /** Throws a RangeError naming the limit when the device cannot run the morph entry points. */
 function checkMorphLimits(device: GPUDevice): void {

@@ -136,7 +136,8 @@ describe.skipIf(!device)('InstanceStore', () => {
     });
 
     it('refuses a growth past the binding limit before anything is given up, naming the limit', () => {
-      // 700,000 joint slots x 48 bytes = 33.6 MB per instance: 3 fit in 128 MiB (the default limit), 4 do not.
+      // 700,000 joint slots x 48 bytes = 33.6 MB per instance: 3 fit in 128 MiB (the default limit), 4 do not,
+      // and a palette cannot help: its shared poses alone would not fit.
       const s = store(1, 700_000);
       const handles = [s.add(), s.add(), s.add()];
       const before = { buffer: s.jointBuffer, instances: s.instanceBuffer, generation: s.generation, capacity: s.capacity };

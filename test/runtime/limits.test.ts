@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildControlModel, CurveTables } from '../../src/features/controllers/control-records';
 import { ControlPass } from '../../src/features/controllers/control-pass';
 import { InstanceStore } from '../../src/runtime/instance-store';
-import { CONTROL_INPUT, CONTROL_UPDATE, INSTANCE, LAYER_STACK } from '../../src/runtime/layout';
+import { CONTROL_INPUT, CONTROL_UPDATE, INSTANCE, LAYER_STACK, PALETTE_BUCKETS } from '../../src/runtime/layout';
 import { checkStorageBinding, checkStorageBindings, formatCount, growthCount, largestFit, storageLimit } from '../../src/runtime/limits';
 import { syntheticRuntime } from '../helpers/control';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
@@ -75,19 +75,19 @@ describe.skipIf(!device)('limits: growing buffers on an adapter\'s default limit
   });
 
   describe('InstanceStore', () => {
-    it('jointMatrices: Fox-sized instances (24 joints) grow to all 116,508 that fit, not refused at 65,536; the next names the limit and changes nothing', () => {
+    it('jointMatrices: Fox-sized instances (24 joints) grow to all 116,508 sets that fit, then the palette takes over in the same bytes, never refused for joints', () => {
       const s = store(24);
       const fit = Math.floor((128 * MiB) / (24 * 48));
       expect(fit).toBe(116_508);
       for (let i = 0; i < fit; i++) s.add();
       expect(s.capacity).toBe(fit);
-      const before = snapshot(s);
-      expect(() => s.add()).toThrow(refusal('test.jointMatrices', fit + 1, 'instances', fit));
-      // The example in docs/embedding.md ("Device limits"), word for word.
-      expect(() => s.add()).toThrow('test.jointMatrices needs 128.0 MiB (134,218,368 bytes) for 116,509 instances but the device\'s ' +
-        'maxStorageBufferBindingSize is 128.0 MiB (134,217,728 bytes): at most 116,508 instances fit; request a larger limit when creating ' +
-        'the device (see requiredCrowdLimits) or use fewer instances');
-      expectUnchanged(s, before);
+      expect(s.palette.active).toBe(false);
+      s.add();
+      // The joint buffer keeps its size: fit - 2 clips x 16 shared poses go to the drawn instances (docs/palette.md).
+      expect(s.palette.active).toBe(true);
+      expect(s.palette.size).toBe(fit - CLIPS.length * PALETTE_BUCKETS);
+      expect(s.jointBuffer.size).toBe(fit * 24 * 48);
+      expect(s.capacity).toBeGreaterThan(fit);
       s.upload(device!.queue);
       s.remove(5);
       expect(s.add()).toBe(5); // usable: the freed handle is issued again
@@ -101,6 +101,10 @@ describe.skipIf(!device)('limits: growing buffers on an adapter\'s default limit
       for (let i = 0; i < fit; i++) s.add();
       const before = snapshot(s);
       expect(() => s.add()).toThrow(refusal('test.instances', fit + 1, 'instances', fit));
+      // The example in docs/embedding.md ("Device limits"), word for word.
+      expect(() => s.add()).toThrow('test.instances needs 128.0 MiB (134,217,776 bytes) for 1,198,373 instances but the device\'s ' +
+        'maxStorageBufferBindingSize is 128.0 MiB (134,217,728 bytes): at most 1,198,372 instances fit; request a larger limit when creating ' +
+        'the device (see requiredCrowdLimits) or use fewer instances');
       expectUnchanged(s, before);
       s.remove(0);
       s.add();

@@ -287,7 +287,7 @@ export async function benchLayerCodeCost(device: GPUDevice, character: Character
   // partition a Crowd's store would never make, which is the point of the comparison.
   const buffers = {
     instanceBuffer: instances, layerStackBuffer: stacks, masksBuffer: masks, jointBuffer: joints, generation: 0,
-    identityListBuffer: identity, poseListBuffer: identity, listStride: count,
+    identityListBuffer: identity, poseListBuffer: identity, jointEntryBuffer: identity, listStride: count,
   };
   const asPlain = { ...buffers, plainCount: count, layeredCount: 0 };
   const asLayered = { ...buffers, plainCount: 0, layeredCount: count };

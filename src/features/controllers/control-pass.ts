@@ -268,6 +268,11 @@ export class ControlPass {
     return this.device.createBuffer({ label: `ControlPass.${name}`, size: capacity * recordBytes, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
   }
 
+  /** Bytes of the pass's GPU buffers. */
+  get gpuBytes(): number {
+    return this.modelBuffer.size + this.params.size + this.inputs.size + this.states.size + this.handles.size + this.updates.size;
+  }
+
   private createBuffer(name: string, size: number): GPUBuffer {
     return this.device.createBuffer({ label: `ControlPass.${name}`, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
   }

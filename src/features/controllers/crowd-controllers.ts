@@ -72,6 +72,11 @@ export class CrowdControllers implements CrowdFeature {
   /** Driver of controllers added without one. */
   readonly driver: ControllerDriverKind;
   private gpuControllers: GpuControllers | null = null;
+
+  /** Bytes of the GPU-driven controllers' buffers (Crowd.gpuBytes). */
+  get gpuBytes(): number {
+    return this.gpuControllers?.gpuBytes ?? 0;
+  }
   private readonly maskIds: Int32Array;
   /** The controller of each handle (InstanceStore handles: ids are turned into handles on the way in). */
   private controllers: (AnimationController | undefined)[] = [];

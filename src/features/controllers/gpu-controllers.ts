@@ -157,6 +157,11 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
   /** Readback: idle, a copy recorded by encode (map it at the next prepare), or a map in flight. */
   private readState: 'idle' | 'copied' | 'mapping' = 'idle';
   private staging: GPUBuffer | null = null;
+
+  /** Bytes of the GPU buffers of the controllers (the control pass's and the readback staging). */
+  get gpuBytes(): number {
+    return this.pass.gpuBytes + (this.staging?.size ?? 0);
+  }
   private stagingClock = 0;
   /** Bumped by restore, so that a map of the lost device's staging buffer that settles late is ignored. */
   private readGeneration = 0;

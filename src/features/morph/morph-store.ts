@@ -96,6 +96,11 @@ export class MorphStore implements SlotData {
     this.weightGpu.destroy();
   }
 
+  /** Bytes of the per-slot GPU buffers (SlotData.gpuBytes). */
+  gpuBytes(): number {
+    return this.overrideGpu.size + this.weightGpu.size;
+  }
+
   private createBuffers(capacity: number): void {
     const size = Math.max(16, capacity * this.weightCount * 4);
     this.overrideGpu = this.device.createBuffer({ label: `${this.label}.morphOverrides`, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });

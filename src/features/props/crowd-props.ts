@@ -73,6 +73,13 @@ export class CrowdProps implements CrowdFeature {
     return n;
   }
 
+  /** Bytes of the attachments' GPU buffers: their passes' and rest joints (Crowd.gpuBytes). */
+  get gpuBytes(): number {
+    let n = 0;
+    for (const a of this.list) if (a.gpu) n += a.gpu.pass.gpuBytes + a.gpu.rest.size;
+    return n;
+  }
+
   /** Live attachments, in attach order. */
   get ids(): AttachmentId[] {
     return [...this.attachments.keys()];
@@ -284,7 +291,8 @@ function destroyGpu(a: Attachment): void {
 function skinInputs(gpu: AttachmentGpu): SkinInputs {
   const { pass } = gpu;
   return {
-    jointBuffer: gpu.rest, instanceBuffer: pass.records, identityListBuffer: pass.list, drawListBuffer: pass.list,
+    // slotCount 0: every slot reads joint set 0 whatever its entry, so any u32 list serves as the entries.
+    jointBuffer: gpu.rest, jointEntryBuffer: pass.list, instanceBuffer: pass.records, identityListBuffer: pass.list, drawListBuffer: pass.list,
     listStride: pass.listStride, lodLevels: 1, generation: pass.generation,
   };
 }

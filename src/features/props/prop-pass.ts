@@ -12,6 +12,8 @@ const DRAW_WORDS = CULL_ARGS.drawWords;
 export interface PropInputs {
   /** The crowd's joint matrices (slotCount x 3 vec4f per slot; 4 vec4f JOINT_DQ records with 'dual-quaternion' skinning). */
   readonly jointBuffer: GPUBuffer;
+  /** u32 per slot: the joint set (palette entry) of the slot's instance in jointBuffer. */
+  readonly jointEntryBuffer: GPUBuffer;
   /** INSTANCE records (world is read). */
   readonly instanceBuffer: GPUBuffer;
   /** The cull pass's lists (camera level l at l x listStride entries). */
@@ -104,7 +106,7 @@ export class PropPass implements DrawArgs {
     const entry = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } });
     this.layout = device.createBindGroupLayout({
       label: `${label}.layout`,
-      entries: [entry(0, 'uniform'), ...[1, 2, 3, 4].map((b) => entry(b, 'read-only-storage')), ...[5, 6, 7].map((b) => entry(b, 'storage'))],
+      entries: [entry(0, 'uniform'), ...[1, 2, 3, 4].map((b) => entry(b, 'read-only-storage')), ...[5, 6, 7].map((b) => entry(b, 'storage')), entry(8, 'read-only-storage')],
     });
     const module = device.createShaderModule({ label: `${label}.shader`, code: propWgsl });
     const pipelineLayout = device.createPipelineLayout({ label: `${label}.pipelineLayout`, bindGroupLayouts: [this.layout] });
@@ -235,10 +237,15 @@ export class PropPass implements DrawArgs {
     this.bindGroup = undefined;
   }
 
+  /** Bytes of the pass's GPU buffers. */
+  get gpuBytes(): number {
+    return this.params.size + this.args.size + (this.recordBuffer?.size ?? 0) + (this.listBuffer?.size ?? 0) + (this.selectionBuffer?.size ?? 0);
+  }
+
   private bind(inputs: PropInputs): void {
     const buffers = [
       this.params, inputs.jointBuffer, inputs.instanceBuffer, inputs.drawListBuffer, inputs.handleSlotBuffer,
-      this.selectionBuffer!, this.recordBuffer!, this.listBuffer!,
+      this.selectionBuffer!, this.recordBuffer!, this.listBuffer!, inputs.jointEntryBuffer,
     ];
     this.bindGroup = this.device.createBindGroup({
       label: `${this.label}.bindGroup`, layout: this.layout,

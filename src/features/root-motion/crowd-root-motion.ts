@@ -39,6 +39,11 @@ const MOVES = 19;
 export class CrowdRootMotion implements CrowdFeature {
   readonly featureName = 'root-motion';
   private pass: RootMotionPass;
+
+  /** Bytes of root motion's GPU buffers (Crowd.gpuBytes). */
+  get gpuBytes(): number {
+    return this.pass.gpuBytes;
+  }
   private readonly tables: RootMotionTables;
   private readonly records: RootAnchorRecords;
   private anchors: Float64Array;

@@ -159,6 +159,11 @@ export class RootMotionPass {
     this.boundGeneration = targets.generation;
   }
 
+  /** Bytes of the pass's GPU buffers. */
+  get gpuBytes(): number {
+    return this.tables.size + this.params.size + this.anchors.size;
+  }
+
   private createAnchorBuffer(capacity: number): GPUBuffer {
     return this.device.createBuffer({ label: 'RootMotionPass.anchors', size: capacity * ROOT_ANCHOR.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
   }

@@ -10,6 +10,7 @@ import { frustumPlanes } from './cull-math';
 import { CullPass } from './cull-pass';
 import { CullSettings } from './cull-settings';
 import { CullStatsReader } from './cull-stats';
+import { PalettePass } from './palette-pass';
 import { fitLight, ShadowPass } from './shadow-pass';
 
 /**
@@ -27,6 +28,10 @@ export class Visibility {
   private cullPass!: CullPass;
   private stats!: CullStatsReader;
   private shadowPass: ShadowPass | undefined;
+  /** Made at the first frame whose store has an active palette (more instances than joint sets). */
+  private palettePass: PalettePass | undefined;
+  private device: GPUDevice | undefined;
+  private levels = 1;
   /** Whether the last encode ran the cull pass (draw() then draws through its lists) and drew the shadow map. */
   private culledFrame = false;
   private shadowedFrame = false;
@@ -79,12 +84,21 @@ export class Visibility {
     if (this.shadowMapSize !== undefined) this.shadowPass = own(new ShadowPass(device, skin, mesh, { mapSize: this.shadowMapSize }));
     this.shadowGeneration = -1;
     this.culledFrame = this.shadowedFrame = false;
+    this.device = device;
+    this.levels = mesh.levels;
+    this.palettePass = undefined;
+  }
+
+  /** Bytes of the GPU buffers this owns beyond the store's (the palette pass's; Crowd.gpuBytes). */
+  get gpuBytes(): number {
+    return this.palettePass?.gpuBytes ?? 0;
   }
 
   /** Frees what create made (a no-op for objects of a lost device). */
   destroy(): void {
     this.cullPass.destroy();
     this.shadowPass?.destroy();
+    this.palettePass?.destroy();
     this.stats.destroy();
   }
 
@@ -94,8 +108,10 @@ export class Visibility {
    */
   encode(encoder: GPUCommandEncoder, store: InstanceStore, pose: PosePass, clock: number, timestampWrites: GPUComputePassTimestampWrites | undefined, vertexWeights: GPUBuffer | undefined): void {
     const settings = this.settings;
-    this.culledFrame = settings.needed;
-    const shadowPass = settings.shadows && this.culledFrame ? this.shadowPass : undefined;
+    // A palette hands joint sets to the drawn instances: it needs the cull pass's lists, camera or not.
+    const palette = store.palette.active;
+    this.culledFrame = settings.needed || palette;
+    const shadowPass = settings.shadows && settings.needed ? this.shadowPass : undefined;
     this.shadowedFrame = shadowPass !== undefined;
     if (!this.culledFrame) {
       pose.update(store, clock);
@@ -103,6 +119,7 @@ export class Visibility {
       return;
     }
     const frame = settings.fill();
+    if (!settings.active) frame.flags = 0; // no camera: every instance is drawn, at level 0
     if (shadowPass) {
       const light = shadowPass.lightViewProjection;
       fitLight(settings.cameraViewProjection, frame.cameraPosition, LIGHT_DIRECTION, this.shadow.distance, this.shadow.reach, light);
@@ -114,10 +131,16 @@ export class Visibility {
       }
     }
     this.cullPass.update(store, frame);
+    const palettePass = palette ? (this.palettePass ??= new PalettePass(this.device!, { levels: this.levels, clipDurations: this.character.clipDurations })) : undefined;
+    if (palettePass) {
+      palettePass.update(store, this.cullPass, frame.frame, clock);
+      palettePass.poseShared(encoder, store, pose);
+    }
     pose.update(store, clock, this.cullPass);
     const [first, last] = this.splitTimestamps(timestampWrites);
     this.cullPass.encode(encoder, first);
     this.stats.encode(encoder);
+    palettePass?.encode(encoder);
     pose.encode(encoder, last);
     shadowPass?.encode(encoder, this.cullPass);
   }
