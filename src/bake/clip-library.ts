@@ -151,14 +151,11 @@ const REST_TOLERANCE = 1e-5;
  * animated nodes match no node of the body is a ModelError naming both.
  */
 export function attachClips(rig: Rig, libraries: readonly ClipLibrary[], options: AttachOptions = {}): ClipBinding[] {
-  const byName = new Map<string, number>();
-  const ambiguous = new Set<string>();
-  rig.nodes.names.forEach((n, i) => { if (byName.has(n)) ambiguous.add(n); else byName.set(n, i); });
   const added: Clip[] = [];
   const bindings: ClipBinding[] = [];
   for (const library of libraries) {
     for (const file of library.files) {
-      const remap = Int32Array.from(file.names, (n) => (ambiguous.has(n) ? -1 : byName.get(n) ?? -1));
+      const remap = matchNodes(rig.nodes.names, rig.nodes.parent, file.names, file.parent);
       const animated = [...new Set(file.clips.flatMap((clip) => clip.channels.map((ch) => ch.node)))].sort((a, b) => a - b);
       const matched = animated.filter((n) => remap[n] >= 0);
       if (matched.length === 0) {
@@ -171,7 +168,6 @@ export function attachClips(rig: Rig, libraries: readonly ClipLibrary[], options
       const parts = [
         ...(missing.length ? [`${missing.length} node(s) its clips animate are not in the body and are ignored (${list(missing)})`] : []),
         ...(still.length ? [`${still.length} joint(s) of the body no clip of it moves keep their rest pose (${list(still)})`] : []),
-        ...(ambiguous.size ? [`body node names used twice are not matched (${list([...ambiguous])})`] : []),
       ];
       if (parts.length) rig.warnings.push(`clips file '${file.name}': ${parts.join('; ')}`);
       const retargeted = options.retarget !== false && restsDiffer(rig, file, remap);
@@ -217,6 +213,37 @@ export function bakeShared(rig: Rig, libraries: readonly ClipLibrary[], bindings
   const baked = bake(rig, options);
   cache.set(key, { baked, warnings: rig.warnings.slice(before) });
   return baked;
+}
+
+/**
+ * Matches a file's nodes to the body's by name: a name each uses once matches; a name either
+ * uses more than once (RobotExpressive has a mesh node and a bone named Head) matches by the path
+ * of names from the root ("Armature/Torso/Head"), and where even paths repeat, by their order.
+ * Returns the body node of each file node, or -1.
+ */
+function matchNodes(names: readonly string[], parent: Int32Array, fileNames: readonly string[], fileParent: Int32Array): Int32Array {
+  const count = (list: readonly string[]) => {
+    const c = new Map<string, number>();
+    for (const n of list) c.set(n, (c.get(n) ?? 0) + 1);
+    return c;
+  };
+  const [inBody, inFile] = [count(names), count(fileNames)];
+  const repeated = (name: string) => (inBody.get(name) ?? 0) > 1 || (inFile.get(name) ?? 0) > 1;
+  const keys = (own: readonly string[], parents: Int32Array): string[] => {
+    const seen = new Map<string, number>();
+    return own.map((name, i) => {
+      if (!repeated(name)) return name;
+      const path: string[] = [];
+      for (let p = i; p >= 0; p = parents[p]) path.unshift(own[p]);
+      const key = path.join('/');
+      const k = seen.get(key) ?? 0;
+      seen.set(key, k + 1);
+      return `${key}#${k}`;
+    });
+  };
+  const index = new Map<string, number>();
+  keys(names, parent).forEach((key, i) => index.set(key, i));
+  return Int32Array.from(keys(fileNames, fileParent), (key) => index.get(key) ?? -1);
 }
 
 function list(names: readonly string[]): string {

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { CpuPoser } from '../../src/anim/evaluate';
+import { sampleLut } from '../../src/anim/lut';
+import { bake, type BakedModel } from '../../src/bake/bake';
+import { buildRig } from '../../src/bake/build-rig';
+import { attachClips, makeClipLibrary, readClipFile } from '../../src/bake/clip-library';
+import { parseGltf } from '../../src/bake/parse';
+import type { Rig } from '../../src/bake/rig';
+import { sampleClip } from '../../src/bake/sampler';
+import { gpuJointMatrices, type GpuPoseRequest } from '../../tools/gpu-poser';
+import { arrayBufferOf } from '../helpers/gltf-builder';
+import { openTestDevice } from '../helpers/gpu';
+import { loadModel } from '../helpers/models';
+import { splitModel } from '../helpers/split-model';
+
+/**
+ * Clips from other files (src/bake/clip-library.ts): every bundled model split into a body file
+ * and a clips-only file gives the joint matrices of the original at every clip and a sampling of
+ * times, through the exact sampler, the lookup tables and the GPU pose pass.
+ */
+
+const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768 });
+const BUNDLED = ['CesiumMan', 'Fox', 'RobotExpressive', 'Walker'];
+/** Times sampled per clip: fractions of its duration, the ends and past them (wrapped). */
+const FRACTIONS = [0, 0.013, 0.25, 0.37, 0.5, 0.71, 0.999, 1, 1.3, -0.2];
+
+/** The body rig of a split model with its clips file attached (as loadCharacter({ clips }) does). */
+async function splitRig(name: string): Promise<{ original: Rig; split: Rig; warnings: string[] }> {
+  const { asset, rig } = await loadModel(name);
+  const { body, clips } = splitModel(asset);
+  const split = buildRig(await parseGltf(arrayBufferOf(body)));
+  const warnings: string[] = [];
+  const file = readClipFile(await parseGltf(arrayBufferOf(clips)), `${name}Clips.glb`, warnings);
+  attachClips(split, [makeClipLibrary([file], warnings)]);
+  return { original: rig, split, warnings: [...warnings, ...split.warnings] };
+}
+
+/** Joint matrices of every skin, every clip at every sampled time, one after another. */
+function allMatrices(rig: Rig, sample: (clip: number, t: number, out: import('../../src/math/pose').Pose) => import('../../src/math/pose').Pose): Float64Array {
+  const poser = new CpuPoser(rig, sample);
+  const out: number[] = [];
+  rig.clips.forEach((clip, c) => {
+    for (const f of FRACTIONS) {
+      poser.evaluate({ clipA: c, timeA: f * clip.duration });
+      for (let k = 0; k < rig.gltfSkinCount; k++) out.push(...poser.jointMatrices(k));
+    }
+  });
+  return Float64Array.from(out);
+}
+
+function gpuRequests(rig: Rig): GpuPoseRequest[] {
+  return rig.clips.flatMap((clip, c) => FRACTIONS.map((f) => ({ clipA: c, clipB: c, timeA: f * clip.duration, timeB: f * clip.duration, speedA: 0, speedB: 0, blend: 0 })));
+}
+
+const worst = (a: ArrayLike<number>, b: ArrayLike<number>) => {
+  expect(a.length).toBe(b.length);
+  let w = 0;
+  for (let i = 0; i < a.length; i++) w = Math.max(w, Math.abs(a[i] - b[i]));
+  return w;
+};
+
+const sameTables = (a: BakedModel, b: BakedModel) => worst(a.tracks, b.tracks) === 0 && worst(a.trackRefs, b.trackRefs) === 0 && worst(a.clipEntries, b.clipEntries) === 0;
+
+describe('a body file plus a clips-only file give the original joint matrices', () => {
+  for (const name of BUNDLED) {
+    it(`${name}: every clip, ${FRACTIONS.length} times each, exact and lut (bit for bit), gpu`, async () => {
+      const { original, split } = await splitRig(name);
+      expect(split.clips.map((c) => [c.name, c.duration])).toEqual(original.clips.map((c) => [c.name, c.duration]));
+      expect(split.nodes.names).toEqual(original.nodes.names);
+      const exact = worst(allMatrices(split, (c, t, out) => sampleClip(split, c, t, out)), allMatrices(original, (c, t, out) => sampleClip(original, c, t, out)));
+      expect(exact).toBe(0);
+      const bakedOriginal = bake(original);
+      const bakedSplit = bake(split);
+      // The clips file carries no morph targets, so its weights channels (RobotExpressive has none) are not baked; TRS tables are the same bytes.
+      expect(sameTables(bakedSplit, bakedOriginal)).toBe(true);
+      const lut = worst(allMatrices(split, (c, t, out) => sampleLut(bakedSplit, c, t, out)), allMatrices(original, (c, t, out) => sampleLut(bakedOriginal, c, t, out)));
+      expect(lut).toBe(0);
+      if (!device) return;
+      const [a, b] = [await gpuJointMatrices(device, split, bakedSplit, gpuRequests(split)), await gpuJointMatrices(device, original, bakedOriginal, gpuRequests(original))];
+      expect(a.length).toBeGreaterThan(0);
+      expect(worst(a, b)).toBe(0);
+    });
+  }
+});
