@@ -1,4 +1,5 @@
 import { makeClipLibrary, readClipFile, type ClipFile, type ClipLibrary, type JointNameMap } from '../bake/clip-library';
+import { ModelError } from '../bake/errors';
 import { parseGltf, type ResourceReader } from '../bake/parse';
 import { download, type DownloadOptions } from './download';
 
@@ -17,7 +18,8 @@ export interface ClipLoadOptions extends DownloadOptions {
 /**
  * Reads the animations of one or more glTF/GLB files, with or without meshes, as a ClipLibrary
  * for LoadOptions.clips (docs/clips.md). Files are fetched, parsed and checked as characters are
- * (the same ModelErrors and uri policy); a file without animations is a ModelError. Clip names
+ * (the same ModelErrors and uri policy, each message starting `clips file '<name>': `); a file
+ * without animations is a ModelError. Clip names
  * run file after file, a repeated name renamed "Walk (2)" with a warning. The library is baked
  * once per skeleton it is bound to, and shared by characters with that skeleton.
  *
@@ -44,7 +46,15 @@ export async function loadClips(source: ClipSource | readonly ClipSource[], opti
       baseUrl = url.href;
       data = await download(url.href, options);
     }
-    files.push(readClipFile(await parseGltf(data, { baseUrl, readResource: options.readResource }), name, warnings, options.names));
+    let asset;
+    try {
+      asset = await parseGltf(data, { baseUrl, readResource: options.readResource });
+    } catch (e) {
+      // Name the file: a character's errors are about its one file, a library's about one of several.
+      if (e instanceof ModelError) throw new ModelError(`clips file '${name}': ${e.message}`);
+      throw e;
+    }
+    files.push(readClipFile(asset, name, warnings, options.names));
   }
   return makeClipLibrary(files, warnings);
 }

@@ -82,3 +82,64 @@ describe('a body file plus a clips-only file give the original joint matrices', 
     });
   }
 });
+
+describe('retargeting (attachClips on other rests)', () => {
+  const q = (axis: [number, number, number], angle: number) => [...axis.map((a) => a * Math.sin(angle / 2)), Math.cos(angle / 2)];
+  const mul = (a: number[], b: number[]) => [
+    a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1], a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+    a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3], a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+  ];
+  const conj = (a: number[]) => [-a[0], -a[1], -a[2], a[3]];
+  const bodyRest = { hips: q([1, 0, 0], 0.3), leg: q([0, 0, 1], 0.5) };
+  const fileRest = { hips: [0, 0, 0, 1], leg: q([0, 1, 0], -0.4) };
+  /** A two-node body (Hips at height 2, Leg below) and a file of the same names at height 1 with other rest rotations. */
+  function setup() {
+    const rig = {
+      nodes: {
+        count: 2, names: ['Hips', 'Leg'], gltfIndex: Int32Array.of(0, 1), parent: Int32Array.of(-1, 0), isJoint: Uint8Array.of(1, 1),
+        restTranslation: Float64Array.of(0, 2, 0, 0, -1, 0), restRotation: Float64Array.from([...bodyRest.hips, ...bodyRest.leg]), restScale: Float64Array.of(1, 1, 1, 1, 1, 1),
+      },
+      skins: [], gltfSkinCount: 0, primitives: [], clips: [], morphs: [], warnings: [],
+    } as unknown as Rig;
+    const times = Float32Array.of(0, 1);
+    const legKeys = [q([1, 0, 0], 0.2), q([1, 0, 0], 0.9)];
+    const file = {
+      name: 'moves.glb', names: ['Hips', 'Leg'], parent: Int32Array.of(-1, 0),
+      restTranslation: Float64Array.of(0, 1, 0, 0, -0.5, 0), restRotation: Float64Array.from([...fileRest.hips, ...fileRest.leg]), restScale: Float64Array.of(1, 1, 1, 1, 1, 1),
+      clips: [{
+        name: 'Step', duration: 1, channels: [
+          { node: 0, path: 'translation' as const, interpolation: 'LINEAR' as const, times, values: Float32Array.of(0, 1, 0, 0.5, 0.9, 0.25) },
+          { node: 1, path: 'rotation' as const, interpolation: 'LINEAR' as const, times, values: Float32Array.from(legKeys.flat()) },
+          { node: 1, path: 'translation' as const, interpolation: 'LINEAR' as const, times, values: Float32Array.of(0, -0.5, 0, 0, -0.6, 0) },
+        ],
+      }, {
+        name: 'Glide', duration: 1, channels: [
+          // CUBICSPLINE: in-tangent, value, out-tangent per key.
+          { node: 0, path: 'translation' as const, interpolation: 'CUBICSPLINE' as const, times, values: Float32Array.of(0.1, 0, 0, 0, 1, 0, 0.2, 0, 0, 0.3, 0, 0, 1, 1, 0, 0.4, 0, 0) },
+        ],
+      }],
+    };
+    return { rig, library: makeClipLibrary([file], []), legKeys };
+  }
+
+  it('rotations from each rest, the root translation scaled by hip heights (tangents scaled, not offset), other translations dropped', () => {
+    const { rig, library, legKeys } = setup();
+    const [binding] = attachClips(rig, [library]);
+    expect(binding.retargeted).toBe(true);
+    expect(binding.rootScale).toBeCloseTo(2, 12);
+    const [step, glide] = rig.clips;
+    expect(step.channels.map((c) => [c.node, c.path])).toEqual([[0, 'translation'], [1, 'rotation']]);
+    Array.from(step.channels[0].values).forEach((v, i) => expect(v).toBeCloseTo([0, 2, 0, 1, 1.8, 0.5][i], 6));
+    const expected = legKeys.flatMap((k) => mul(mul(bodyRest.leg, conj(fileRest.leg)), k));
+    Array.from(step.channels[1].values).forEach((v, i) => expect(v).toBeCloseTo(expected[i], 6));
+    Array.from(glide.channels[0].values).forEach((v, i) => expect(v).toBeCloseTo([0.2, 0, 0, 0, 2, 0, 0.4, 0, 0, 0.6, 0, 0, 2, 2, 0, 0.8, 0, 0][i], 6));
+  });
+
+  it('retarget: false copies the values as they are; a body of the same rests shares the channels untouched', () => {
+    const { rig, library } = setup();
+    const [binding] = attachClips(rig, [library], { retarget: false });
+    expect(binding.retargeted).toBe(false);
+    expect(rig.clips[0].channels[0].values).toBe(library.files[0].clips[0].channels[0].values);
+    expect(rig.clips[0].channels).toHaveLength(3);
+  });
+});

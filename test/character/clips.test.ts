@@ -158,3 +158,14 @@ describe('clip libraries', () => {
     }
   });
 });
+
+describe('clips files are read under the checks and uri policy of characters', () => {
+  it('a damaged file, and a .gltf whose buffer leaves its folder, are ModelErrors naming the clips file', async () => {
+    const bytes = new Uint8Array(file('WalkerClips.glb'));
+    await expect(loadClips(arrayBufferOf(bytes.subarray(0, 1000)))).rejects.toThrow(/^clips file 'clips0': /);
+    const gltf = new TextEncoder().encode(JSON.stringify({ asset: { version: '2.0' }, buffers: [{ uri: '../secret.bin', byteLength: 4 }] }));
+    const refused = loadClips(arrayBufferOf(gltf), { baseUrl: 'https://example.com/clips/walk.gltf', readResource: async () => { throw new Error('must not be read'); } });
+    await expect(refused).rejects.toThrow(ModelError);
+    await expect(loadClips(arrayBufferOf(gltf), { baseUrl: 'https://example.com/clips/walk.gltf' })).rejects.toThrow(/^clips file 'clips0': buffer 0: uri "\.\.\/secret\.bin" .*leave|^clips file 'clips0': buffer 0: .*folder/);
+  });
+});
