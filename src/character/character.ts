@@ -9,7 +9,7 @@ import { parseGltf, type ResourceReader } from '../bake/parse';
 import type { Rig } from '../bake/rig';
 import { bakeRootMotion, extractRootMotion, type BakedRootMotion, type RootMotionOptions } from '../bake/root-motion';
 import { restPose } from '../bake/sampler';
-import { attachClips, bakeShared, type ClipLibrary } from '../bake/clip-library';
+import { attachClips, bakeShared, type ClipLibrary, type JointNameMap } from '../bake/clip-library';
 import { download } from './download';
 import { loadClips, type ClipSource } from './clips';
 import { MAX_ADDITIVE_LAYERS } from '../runtime/layout';
@@ -139,7 +139,7 @@ export interface LoadOptions {
   lod?: boolean | MeshLodOptions;
   /**
    * Clips from other files, bound to the character's joints by node name (docs/clips.md): URLs or
-   * bytes of glTF/GLB files (read like loadClips, with `clipNames` and the other options here),
+   * bytes of glTF/GLB files (read like loadClips, with `clipJointNames` and the other options here),
    * or libraries from loadClips. Their clips follow the file's own, in order; a name already taken
    * is renamed "Walk (2)". Where a file's rest pose differs from the body's, its clips are
    * retargeted (unless `retarget` is false). Characters with the same skeleton whose clips all
@@ -150,7 +150,7 @@ export interface LoadOptions {
   /** Retarget clips from files whose rest pose differs from the body's (default true); false uses their values as they are. */
   retarget?: boolean;
   /** How the node names of the files in `clips` (given as URLs or bytes) become the body's: a prefix taken off, an explicit map. */
-  clipNames?: import('../bake/clip-library').JointNameMap;
+  clipJointNames?: JointNameMap;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
@@ -188,7 +188,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   }
   const t0 = performance.now();
   const libraries = await Promise.all((options.clips ?? []).map((c) => (isLibrary(c) ? c
-    : loadClips(c, { readResource: options.readResource, signal: options.signal, names: options.clipNames }))));
+    : loadClips(c, { readResource: options.readResource, signal: options.signal, jointNames: options.clipJointNames }))));
   const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
   const ownClips = parsed.clips.length;
   for (const library of libraries) for (const w of library.warnings) parsed.warnings.push(w);

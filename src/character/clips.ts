@@ -12,7 +12,7 @@ export interface ClipLoadOptions extends DownloadOptions {
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** How the files' node names become a body's: a prefix taken off (`{ stripPrefix: 'mixamorig:' }`), then an explicit map. */
-  names?: JointNameMap;
+  jointNames?: JointNameMap;
 }
 
 /**
@@ -54,7 +54,7 @@ export async function loadClips(source: ClipSource | readonly ClipSource[], opti
       if (e instanceof ModelError) throw new ModelError(`clips file '${name}': ${e.message}`);
       throw e;
     }
-    files.push(readClipFile(asset, name, warnings, options.names));
+    files.push(readClipFile(asset, name, warnings, options.jointNames));
   }
   return makeClipLibrary(files, warnings);
 }

@@ -119,9 +119,9 @@ describe('clip libraries', () => {
 
   it('a name map (stripPrefix) binds the mixamorig: copy to the same matrices as the plain clips', async () => {
     const plain = await loadCharacter(file('WalkerBody.glb'), { clips: [file('WalkerClips.glb')], lod: false });
-    const prefixed = await loadCharacter(file('WalkerBody.glb'), { clips: [file('WalkerClipsMixamo.glb')], clipNames: { stripPrefix: 'mixamorig:' }, lod: false });
+    const prefixed = await loadCharacter(file('WalkerBody.glb'), { clips: [file('WalkerClipsMixamo.glb')], clipJointNames: { stripPrefix: 'mixamorig:' }, lod: false });
     const mapped = await loadCharacter(file('WalkerBody.glb'), {
-      clips: [await loadClips(file('WalkerClipsMixamo.glb'), { names: { map: Object.fromEntries(plain.rig.nodes.names.map((n) => [`mixamorig:${n}`, n])) } })], lod: false,
+      clips: [await loadClips(file('WalkerClipsMixamo.glb'), { jointNames: { map: Object.fromEntries(plain.rig.nodes.names.map((n) => [`mixamorig:${n}`, n])) } })], lod: false,
     });
     for (const c of [prefixed, mapped]) {
       expect(c.warnings).toEqual(plain.warnings);
