@@ -44,7 +44,7 @@ function matricesAt(character: Character, clip: string, t: number): Float64Array
   return poser.jointMatrices(0);
 }
 
-describe('clip libraries', () => {
+describe('clip libraries', { timeout: 240_000 }, () => {
   it('two bodies of one skeleton share the library\'s baked tables (one copy on the CPU); separately loaded libraries do not', async () => {
     const library = await loadClips(file('WalkerClips.glb'));
     expect(library.clipNames).toContain('WalkForward');
