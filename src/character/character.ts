@@ -186,9 +186,10 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     baseUrl ??= url.href;
     data = await download(url.href, options);
   }
-  const t0 = performance.now();
+  // Clips files given by URL or bytes are read (and downloaded) before the timings start.
   const libraries = await Promise.all((options.clips ?? []).map((c) => (isLibrary(c) ? c
     : loadClips(c, { readResource: options.readResource, signal: options.signal, jointNames: options.clipJointNames }))));
+  const t0 = performance.now();
   const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
   const ownClips = parsed.clips.length;
   for (const library of libraries) for (const w of library.warnings) parsed.warnings.push(w);
