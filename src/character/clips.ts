@@ -6,6 +6,7 @@ import { download, type DownloadOptions } from './download';
 /** A clips file: a URL (resolved against the page's location) or the file's bytes. */
 export type ClipSource = string | URL | ArrayBuffer;
 
+/** How loadClips reads its files (and reports and stops downloads: DownloadOptions). */
 export interface ClipLoadOptions extends DownloadOptions {
   /** Where relative URIs of a .gltf given as bytes resolve (a URL's own location otherwise). */
   baseUrl?: string;
