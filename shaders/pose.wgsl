@@ -147,14 +147,17 @@ struct JointSlot {
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-// Baked track entries; 3 rest-pose vec4f per node from index params.restBase; the identity
-// difference (3 vec4f) at params.clipBase - 3; then one (duration in seconds, entries per
-// track, 1 for a difference clip else 0, 0) per clip from index params.clipBase; then one
-// (parent, depth, 0, 0) per node from params.nodeBase and 5 vec4f per joint slot (the inverse
-// bind matrix's columns, then (node, 0, 0, 0)) from params.slotBase, integers as exact floats.
-// (One buffer rather than three keeps the pass within 8 storage buffers, WebGPU's default.)
+// Baked track entries only (src/bake/bake.ts): characters that share a clip library's tables
+// share this buffer (src/runtime/table-buffers.ts).
 @group(0) @binding(1) var<storage, read> tracks: array<vec4f>;
-// (clip * nodeCount + node) * 3 + path -> index of the track's entry 0 | TRACK_STEP, or TRACK_NONE.
+// (clip * nodeCount + node) * 3 + path -> index of the track's entry 0 | TRACK_STEP, or
+// TRACK_NONE; then, from u32 4 * k (k a vec4 index, read by record()), the character's own
+// records as float bits: 3 rest-pose vec4f per node from params.restBase; the identity
+// difference (3 vec4f) at params.clipBase - 3; one (duration in seconds, entries per track, 1
+// for a difference clip else 0, 0) per clip from params.clipBase; one (parent, depth, 0, 0) per
+// node from params.nodeBase and 5 vec4f per joint slot (the inverse bind matrix's columns, then
+// (node, 0, 0, 0)) from params.slotBase, integers as exact floats. (Two buffers rather than
+// five keep the pass within 8 storage buffers, WebGPU's default.)
 @group(0) @binding(2) var<storage, read> trackRefs: array<u32>;
 @group(0) @binding(3) var<storage, read> instances: array<Instance>;
 // Layer stacks, indexed by Instance.layers.
@@ -176,6 +179,12 @@ var<workgroup> model: array<mat4x4f, MAX_NODES>;
 // This dispatch's instance count, shared so that every thread sees one uniform value.
 var<workgroup> listLength: u32;
 
+// Record k of the character's records in trackRefs (see the binding), as the vec4f it holds.
+fn record(k: u32) -> vec4f {
+  let w = k * 4u;
+  return bitcast<vec4f>(vec4u(trackRefs[w], trackRefs[w + 1u], trackRefs[w + 2u], trackRefs[w + 3u]));
+}
+
 struct Trs {
   t: vec3f,
   r: vec4f,
@@ -196,7 +205,7 @@ struct TableCoordinate {
 // exact integer position in the clip (clipTurns), scaled to its entries (clipEntry), so no
 // float32 product of the clock or of a long clip's time is rounded (src/runtime/clip-clock.ts).
 fn tableCoordinate(clip: u32, phase: u32, speed: f32, rateLo: u32, rateHi: u32) -> TableCoordinate {
-  let info = tracks[params.clipBase + clip];
+  let info = record(params.clipBase + clip);
   let d = info.x;
   let last = u32(info.y) - 1u;
   let difference = info.z != 0.0;
@@ -211,7 +220,7 @@ fn tableCoordinate(clip: u32, phase: u32, speed: f32, rateLo: u32, rateHi: u32) 
 // before c), or the rest value when the clip does not animate this path.
 fn sampleTrack(trackRef: u32, restIndex: u32, c: TableCoordinate) -> vec4f {
   if (trackRef == TRACK_NONE) {
-    return tracks[restIndex];
+    return record(restIndex);
   }
   let base = trackRef & TRACK_INDEX_MASK;
   if ((trackRef & TRACK_STEP) != 0u) {
@@ -238,7 +247,7 @@ fn blendTrs(a: Trs, b: Trs, w: f32) -> Trs {
 
 fn restTrs(node: u32) -> Trs {
   let rest = params.restBase + node * TRS_PATHS;
-  return Trs(tracks[rest].xyz, tracks[rest + 1u], tracks[rest + 2u].xyz);
+  return Trs(record(rest).xyz, record(rest + 1u), record(rest + 2u).xyz);
 }
 
 // Hamilton product a * b of quaternions (x, y, z, w).
@@ -304,13 +313,13 @@ fn composeTrs(p: Trs) -> mat4x4f {
 }
 
 fn nodeAt(n: u32) -> Node {
-  let v = tracks[params.nodeBase + n];
+  let v = record(params.nodeBase + n);
   return Node(i32(v.x), u32(v.y));
 }
 
 fn slotAt(s: u32) -> JointSlot {
   let b = params.slotBase + s * SLOT_VEC4S;
-  return JointSlot(mat4x4f(tracks[b], tracks[b + 1u], tracks[b + 2u], tracks[b + 3u]), u32(tracks[b + 4u].x));
+  return JointSlot(mat4x4f(record(b), record(b + 1u), record(b + 2u), record(b + 3u)), u32(record(b + 4u).x));
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library (only that section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -18,15 +18,17 @@ import { minimalPage, minimalPageSources, packageSizes } from './bench/size';
 import { benchThreePeer, type PeerRow } from './bench/three-peer';
 import { benchCulling, type CullRow } from './bench/culling';
 import { benchAdd, benchMillion, type MillionRow } from './bench/million';
+import { benchClipLibrary } from './bench/clip-library';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && only !== 'culling' && only !== 'controllers' && only !== 'million') throw new Error(`--section must be culling, controllers or million, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library'].includes(only)) throw new Error(`--section must be culling, controllers, million or clip-library, got ${only}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
 const MILLION_HEADING = '## A million in the crowd: the joint-matrix palette, bulk add';
+const CLIP_LIBRARY_HEADING = '## Two bodies, one clip library (Walker)';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -82,9 +84,10 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
+  else if (only === 'clip-library') await clipLibrarySection();
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -197,6 +200,20 @@ async function millionSection(character: Awaited<ReturnType<typeof characterFrom
   print();
 }
 
+/** Two bodies sharing one ClipLibrary against each with its own copy (tools/bench/clip-library.ts). */
+async function clipLibrarySection(): Promise<void> {
+  print(CLIP_LIBRARY_HEADING);
+  print();
+  print('Two bodies of one skeleton (WalkerBody.glb loaded as two Characters) with the 19 clips of WalkerClips.glb (docs/clips.md): each loading the clips file itself (the baseline), against one loadClips library both use. CPU bytes: the baked track entries and track references both bodies hold, each array counted once. GPU: the table buffers a crowd of each body makes on one device. Load ms: both bodies and their clips, parsed, bound and baked (LOD off).');
+  print();
+  const rows = await benchClipLibrary(device, 'public/models/Walker');
+  const base = rows[0];
+  table(['how', 'load ms', 'x baseline', 'CPU table bytes', 'x baseline', 'GPU table buffers', 'GPU table bytes', 'x baseline'], rows.map((r) => [
+    r.how, ms(r.loadMs), (r.loadMs / base.loadMs).toFixed(2), r.cpuBytes.toLocaleString('en'), (r.cpuBytes / base.cpuBytes).toFixed(2),
+    r.gpuBuffers, r.gpuBytes.toLocaleString('en'), (r.gpuBytes / base.gpuBytes).toFixed(2),
+  ]));
+}
+
 /** The culling / LOD section: ratios to all-off in one run, per view. */
 async function cullingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(CULLING_HEADING);
@@ -306,6 +323,7 @@ if (peer) {
 
 await cullingSection(character);
 await millionSection(character);
+await clipLibrarySection();
 
 device.destroy();
 if (!quick) await writeFile('BENCHMARKS.md', out.join('\n'));

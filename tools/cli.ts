@@ -21,18 +21,20 @@ const USAGE = `crowd-skin ${version}: tools for glTF characters animated by crow
 
 usage: crowd-skin <command> MODEL [options]     (MODEL may also be given as --model PATH)
 
-  inspect MODEL [--json]
-      clips and durations, skins, joints, primitives, influences per vertex, baked table
+  inspect MODEL [--clips FILE ...] [--json]
+      clips (and the file each came from) and durations, skins, joints, primitives, influences per vertex, baked table
       bytes, rest-pose bounds, memory per instance, loader warnings
-  pose MODEL [--skin N] --clip A --time T [--clip-b B --time-b U --blend W]
+  pose MODEL [--clips FILE ...] [--skin N] --clip A --time T [--clip-b B --time-b U --blend W]
        [--backend exact|lut|gpu] [--positions [--stride K]]
   pose MODEL --layers JSON|@FILE [--backend ...] [--positions ...]
       one JSON object: joint names and matrices (column-major) of one skin at one pose;
       --backend gpu needs the optional package \`webgpu\`
-  simulate MODEL --script FILE.json [--fps 60] [--config FILE] [--backend cpu|gpu] [--root-motion in-place|apply]
+  simulate MODEL [--clips FILE ...] --script FILE.json [--fps 60] [--config FILE] [--backend cpu|gpu] [--root-motion in-place|apply]
       runs one animation controller through a script, one JSON line per frame;
       --backend gpu runs it through the GPU-driven path (needs \`webgpu\` too)
 
+--clips FILE (repeatable) adds the clips of other glTF files, bound by joint name, after the
+model's own; --clip, the config and the script name clips in that combined list.
 Options also take the form --name=value (negative numbers: --time=-0.43).
 `;
 

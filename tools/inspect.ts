@@ -11,14 +11,17 @@ import { basename } from 'node:path';
 import { JOINT_MATRIX_BYTES } from '../src/runtime/layout';
 import { WORKGROUP_BYTES_PER_NODE } from '../src/runtime/pose-pass';
 import { loadCharacter, type Character } from '../src/index';
-import { parseArgs } from './args';
+import type { ClipLibrary } from '../src/bake/clip-library';
+import { listOption, parseArgs } from './args';
+import { readClipLibrary } from './clip-files';
 import { readModelFile } from './node-io';
 
 /** The `--json` output. Times in seconds, sizes in bytes, lengths in model units. */
 export interface Inspection {
   file: string;
   fileBytes: number;
-  clips: { index: number; name: string; duration: number; channels: number; keys: number; entriesPerTrack: number }[];
+  /** `from`: the file the clip came from (the model's, or a --clips file's name). */
+  clips: { index: number; name: string; duration: number; channels: number; keys: number; entriesPerTrack: number; from: string }[];
   skins: {
     index: number;
     name: string;
@@ -57,8 +60,11 @@ function influenceStats(prim: Character['rig']['primitives'][number]): Inspectio
 }
 
 /** Everything `inspect` reports about a loaded character. */
-export function inspectCharacter(file: string, fileBytes: number, character: Character): Inspection {
+export function inspectCharacter(file: string, fileBytes: number, character: Character, library?: ClipLibrary): Inspection {
   const { rig, baked, gpu, bounds } = character;
+  // The model's clips, then each clips file's, in order (LoadOptions.clips).
+  const from = library?.files.flatMap((f) => f.clips.map(() => f.name)) ?? [];
+  const own = baked.clipNames.length - from.length;
   const nodeName = (n: number) => (n >= 0 ? rig.nodes.names[n] : null);
   return {
     file, fileBytes,
@@ -69,6 +75,7 @@ export function inspectCharacter(file: string, fileBytes: number, character: Cha
         channels: clip ? clip.channels.length : 0,
         keys: clip ? clip.channels.reduce((n, ch) => n + ch.times.length, 0) : 0,
         entriesPerTrack: baked.clipEntries[c],
+        from: c < own ? file : from[c - own],
       };
     }),
     skins: rig.skins.map((skin, index) => ({
@@ -116,8 +123,8 @@ export function formatInspection(r: Inspection): string {
   out.push(`${r.file}: ${bytes(r.fileBytes)}`, '');
   out.push(`clips (${r.clips.length})`);
   out.push(...(r.clips.length === 0 ? ['  none: the model has no animations'] : table(
-    ['#', 'name', 'duration s', 'channels', 'keys', 'entries/track'],
-    r.clips.map((c) => [c.index, c.name, c.duration.toFixed(3), c.channels, c.keys, c.entriesPerTrack]))));
+    ['#', 'name', 'duration s', 'channels', 'keys', 'entries/track', 'from'],
+    r.clips.map((c) => [c.index, c.name, c.duration.toFixed(3), c.channels, c.keys, c.entriesPerTrack, c.from]))));
   out.push('', `skins (${r.skins.length})`);
   out.push(...table(['#', 'name', 'joints', 'from'], r.skins.map((s) => [s.index, s.name || '(unnamed)', s.joints.length, s.fromFile ? 'file' : 'rigid mesh node'])));
   out.push('', `nodes (${r.nodes.length}, parent-first; * marks a joint)`);
@@ -145,13 +152,14 @@ export function formatInspection(r: Inspection): string {
 
 /** `inspect [--model] PATH [--json]`: prints the report to stdout. */
 export async function inspect(argv: string[]): Promise<void> {
-  const options = parseArgs(argv, ['model'], ['json']);
+  const options = parseArgs(argv, ['model', 'clips'], ['json'], ['clips']);
   const path = options.get('model');
-  if (!path) throw new Error('a model path is required: crowd-skin inspect MODEL.glb [--json]');
+  if (!path) throw new Error('a model path is required: crowd-skin inspect MODEL.glb [--clips FILE ...] [--json]');
+  const library = await readClipLibrary(listOption(options, 'clips'));
   const fileBytes = (await stat(path).catch((e: Error) => { throw new Error(`cannot read ${path}: ${e.message}`); })).size;
   const { data, ...resources } = await readModelFile(path);
-  const character = await loadCharacter(data, resources);
-  const report = inspectCharacter(basename(path), fileBytes, character);
+  const character = await loadCharacter(data, { ...resources, ...(library ? { clips: [library] } : {}) });
+  const report = inspectCharacter(basename(path), fileBytes, character, library);
   const text = options.has('json') ? JSON.stringify(report) + '\n' : formatInspection(report);
   await new Promise<void>((done) => process.stdout.write(text, () => done()));
 }

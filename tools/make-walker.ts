@@ -1,5 +1,6 @@
 /**
- * Writes the Walker, the bundled licence-free (CC0) test character with directional gaits:
+ * Writes the Walker, the bundled licence-free (CC0) test character with directional gaits, and
+ * beside it its parts for clips kept apart from bodies (tools/walker/build.ts WALKER_PARTS):
  *
  *     npm run make-walker [-- --out PATH]      (default public/models/Walker/Walker.glb)
  *
@@ -11,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from './args';
-import { buildWalkerGlb } from './walker/build';
+import { buildWalkerGlb, WALKER_PARTS } from './walker/build';
 
 export const DEFAULT_WALKER_PATH = resolve(dirname(fileURLToPath(import.meta.url)), '../public/models/Walker/Walker.glb');
 
@@ -22,6 +23,12 @@ async function main(): Promise<void> {
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, bytes);
   console.log(`wrote ${out} (${bytes.byteLength} bytes)`);
+  for (const [name, parts] of Object.entries(WALKER_PARTS)) {
+    const path = resolve(dirname(out), name);
+    const part = await buildWalkerGlb(parts);
+    writeFileSync(path, part);
+    console.log(`wrote ${path} (${part.byteLength} bytes)`);
+  }
 }
 
 main().catch((error: Error) => {

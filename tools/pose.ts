@@ -13,17 +13,16 @@ import { parseLayerStack } from '../src/anim/stack-json';
 import { skinPositions } from '../src/anim/skinning';
 import { sampleLut } from '../src/anim/lut';
 import { bake } from '../src/bake/bake';
-import { buildRig } from '../src/bake/build-rig';
 import { resolveClip } from '../src/bake/clip-names';
 import type { Rig } from '../src/bake/rig';
 import { sampleClip } from '../src/bake/sampler';
-import { numberOption, parseArgs } from './args';
+import { listOption, numberOption, parseArgs } from './args';
+import { rigWithClips } from './clip-files';
 import { MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS } from '../src/runtime/layout';
 import type { GpuPoseRequest } from './gpu-poser';
-import { readGltfFile } from './node-io';
 import { ROTATION_BLEND } from '../src/math/quat';
 
-const OPTIONS = ['model', 'skin', 'clip', 'time', 'clip-b', 'time-b', 'blend', 'backend', 'stride', 'layers'] as const;
+const OPTIONS = ['model', 'clips', 'skin', 'clip', 'time', 'clip-b', 'time-b', 'blend', 'backend', 'stride', 'layers'] as const;
 const FLAGS = ['positions'] as const;
 const BACKENDS = ['exact', 'lut', 'gpu'];
 
@@ -127,12 +126,12 @@ function twoClipRequest(rig: Rig, options: Map<string, string>): TwoClipRequest 
 
 /** `pose [--model] PATH ...`: prints the JSON object described above to stdout. */
 export async function pose(argv: string[]): Promise<void> {
-  const options = parseArgs(argv, OPTIONS, FLAGS);
+  const options = parseArgs(argv, OPTIONS, FLAGS, ['clips']);
   const modelPath = options.get('model');
   if (!modelPath) throw new Error('--model PATH is required');
   const backend = options.get('backend') ?? 'exact';
   if (!BACKENDS.includes(backend)) throw new Error(`--backend must be one of ${BACKENDS.join(', ')}, got '${backend}'`);
-  const rig = buildRig(await readGltfFile(modelPath));
+  const { rig } = await rigWithClips(modelPath, listOption(options, 'clips'));
   for (const warning of rig.warnings) process.stderr.write(`warning: ${warning}\n`);
 
   const skin = numberOption(options, 'skin', 0)!;

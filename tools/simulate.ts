@@ -5,14 +5,15 @@
  * clip events (the config's "events") fired in the frame's step: [{"name", "clip", "time"}].
  * See docs/controllers.md and docs/clip-events.md.
  *
- *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--fps 60] [--config FILE] [--backend cpu|gpu] [--root-motion in-place|apply]
+ *   npm run --silent simulate -- --model public/models/Fox/Fox.glb --script walk.json [--clips FILE ...] [--fps 60] [--config FILE] [--backend cpu|gpu] [--root-motion in-place|apply]
  *   npx crowd-skin simulate Fox.glb --script walk.json [--backend gpu]
  *
  * --backend cpu (the default) steps the CPU controller; gpu runs the same script through the
  * GPU-driven path (CrowdControllers on WebGPU in Node) and prints base / layers as the control
  * pass wrote them, read back frame by frame, so the two can be compared line by line.
  * The controller config is --config, else <model>.controller.json next to the model, else one
- * derived from the clip names. --root-motion loads the model with its root motion taken out of
+ * derived from the clip names. --clips FILE (repeatable) adds the clips of other glTF files
+ * (tools/clip-files.ts) after the model's own, so the config and script name them too. --root-motion loads the model with its root motion taken out of
  * the clips (LoadOptions.rootMotion, that mode), so locomotion plays its clips at the rate that
  * matches their root speed to the movement, as a crowd of such a character does.
  */
@@ -21,15 +22,15 @@ import { readFile } from 'node:fs/promises';
 import { defaultControllerConfig, parseControllerConfig } from '../src/anim/control/config';
 import { ControllerRuntime } from '../src/anim/control/controller';
 import { parseScript, simulate as runScript } from '../src/anim/control/simulate';
-import { buildRig } from '../src/bake/build-rig';
-import { numberOption, parseArgs } from './args';
-import { readGltfFile } from './node-io';
+import type { ClipLibrary } from '../src/bake/clip-library';
+import { listOption, numberOption, parseArgs } from './args';
+import { readClipLibrary, rigWithClips } from './clip-files';
 import { loadGpuPoser } from './pose';
 
 /** The Character of a model file (tools/simulate-gpu.ts reads it; loaded on demand with it). */
-async function loadCharacterFile(path: string, rootMotion: { mode: 'in-place' | 'apply' } | undefined, lod: boolean) {
+async function loadCharacterFile(path: string, rootMotion: { mode: 'in-place' | 'apply' } | undefined, lod: boolean, clips: ClipLibrary | undefined) {
   const { readCharacterFile } = await import('./simulate-gpu');
-  return readCharacterFile(path, { ...(rootMotion ? { rootMotion } : {}), ...(lod ? {} : { lod: false }) });
+  return readCharacterFile(path, { ...(rootMotion ? { rootMotion } : {}), ...(lod ? {} : { lod: false }), ...(clips ? { clips: [clips] } : {}) });
 }
 
 async function readJson(path: string, what: string): Promise<unknown> {
@@ -43,7 +44,8 @@ async function readJson(path: string, what: string): Promise<unknown> {
 
 /** `simulate [--model] PATH --script FILE ...`: prints one JSON line per frame to stdout. */
 export async function simulate(argv: string[]): Promise<void> {
-  const options = parseArgs(argv, ['model', 'script', 'fps', 'config', 'backend', 'root-motion'], []);
+  const options = parseArgs(argv, ['model', 'clips', 'script', 'fps', 'config', 'backend', 'root-motion'], [], ['clips']);
+  const clipPaths = listOption(options, 'clips');
   const model = options.get('model');
   const scriptPath = options.get('script');
   if (!model) throw new Error('--model PATH is required');
@@ -56,8 +58,9 @@ export async function simulate(argv: string[]): Promise<void> {
   if (mode !== undefined && mode !== 'in-place' && mode !== 'apply') throw new Error(`--root-motion must be in-place or apply, got ${JSON.stringify(mode)}`);
   const rootMotion = mode === undefined ? undefined : { mode } as const;
   // With root motion the model is loaded whole (baked), for its clips' root speeds.
-  const character = rootMotion || backend === 'gpu' ? await loadCharacterFile(model, rootMotion, backend === 'gpu') : undefined;
-  const rig = character?.rig ?? buildRig(await readGltfFile(model));
+  const library = await readClipLibrary(clipPaths);
+  const character = rootMotion || backend === 'gpu' ? await loadCharacterFile(model, rootMotion, backend === 'gpu', library) : undefined;
+  const rig = character?.rig ?? (await rigWithClips(model, clipPaths)).rig;
   const clipNames = rig.clips.map((c) => c.name);
   const configPath = options.get('config') ?? model.replace(/\.(glb|gltf)$/i, '.controller.json');
   const durations = rig.clips.map((c) => c.duration);

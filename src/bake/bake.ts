@@ -179,14 +179,8 @@ export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
     });
   });
 
-  const rest = new Float32Array(nodeCount * 12);
-  for (let i = 0; i < nodeCount; i++) {
-    rest.set(rig.nodes.restTranslation.subarray(i * 3, i * 3 + 3), i * 12);
-    rest.set(rig.nodes.restRotation.subarray(i * 4, i * 4 + 4), i * 12 + 4);
-    rest.set(rig.nodes.restScale.subarray(i * 3, i * 3 + 3), i * 12 + 8);
-  }
   return {
-    clipEntries, nodeCount, trackRefs, rest, tracks,
+    clipEntries, nodeCount, trackRefs, rest: restTable(rig), tracks,
     clipIsDifference: Uint8Array.from(sources, (_, c) => (c >= rig.clips.length ? 1 : 0)),
     trackCount: sources.reduce((sum, source) => sum + source.tracks.length, 0),
     clipNames: sources.map(({ clip }) => clip.name),
@@ -194,6 +188,18 @@ export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
     parents: rig.nodes.parent,
     ...(layout.groups > 0 ? { morph: bakedMorph(layout, morphTracks, morphRefs, sources) } : {}),
   };
+}
+
+/** The rest pose as BakedModel.rest lays it out: 3 vec4f per node. */
+export function restTable(rig: Rig): Float32Array {
+  const nodeCount = rig.nodes.count;
+  const rest = new Float32Array(nodeCount * 12);
+  for (let i = 0; i < nodeCount; i++) {
+    rest.set(rig.nodes.restTranslation.subarray(i * 3, i * 3 + 3), i * 12);
+    rest.set(rig.nodes.restRotation.subarray(i * 4, i * 4 + 4), i * 12 + 4);
+    rest.set(rig.nodes.restScale.subarray(i * 3, i * 3 + 3), i * 12 + 8);
+  }
+  return rest;
 }
 
 function bakedMorph(layout: MorphLayout, tracks: Float32Array, refs: Uint32Array, sources: BakedClipSource[]): BakedMorph {

@@ -49,3 +49,23 @@ export function clipNotFound(clipNames: readonly string[], value: unknown, wordi
   const model = wording.model ? ` in ${wording.model}` : '';
   return `${where}no clip ${noun}${shown}${model} (clips: ${list})`;
 }
+
+/**
+ * Clip names, made unique: glTF allows two animations with one name, and clips from other files
+ * (ClipLibrary) may reuse a name, but clips are picked by name, so the second "Walk" becomes
+ * "Walk (2)", the third "Walk (3)" (skipping any suffix a name in the list already uses); the
+ * first keeps its name. `renamed(index, name, unique)` is told of each rename (the callers warn).
+ */
+export function uniqueClipNames(names: readonly string[], renamed: (index: number, name: string, unique: string) => void): string[] {
+  const taken = new Set(names);
+  const used = new Set<string>();
+  return names.map((name, a) => {
+    if (!used.has(name)) { used.add(name); return name; }
+    let n = 2;
+    while (taken.has(`${name} (${n})`) || used.has(`${name} (${n})`)) n++;
+    const unique = `${name} (${n})`;
+    used.add(unique);
+    renamed(a, name, unique);
+    return unique;
+  });
+}

@@ -1,6 +1,7 @@
 import { readAccessor, ComponentType as C } from './accessor';
 import { check, ModelError } from './errors';
 import type { GltfAnimation, GltfAsset } from './gltf-json';
+import { uniqueClipNames } from './clip-names';
 import { PATH_COMPONENTS, type Channel, type Clip, type Interpolation, type TrsPath, type WeightsChannel } from './rig';
 
 const ROTATION_TYPES = [
@@ -26,7 +27,8 @@ export interface MorphLookup {
  */
 export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: string[], morphs: MorphLookup = { morphOf: new Map(), targetCounts: [] }): Clip[] {
   const animations = asset.json.animations ?? [];
-  const names = uniqueClipNames(animations.map((animation, a) => animation.name ?? `clip${a}`), warnings);
+  const names = uniqueClipNames(animations.map((animation, a) => animation.name ?? `clip${a}`), (a, name, unique) =>
+    warnings.push(`animation ${a}: another animation is also named '${name}'; this one is named '${unique}'`));
   return animations.map((animation, a) => {
     const name = names[a];
     const label = `animation '${name}'`;
@@ -96,25 +98,6 @@ function readWeightsChannel(asset: GltfAsset, samplers: GltfAnimation['samplers'
   check(out.count === times.length * perKey * targetCount,
     `${where}: sampler output has ${out.count} values, expected ${times.length * perKey * targetCount} for ${times.length} ${interpolation} keys of ${targetCount} morph targets`);
   return { morph, interpolation, times, values: out.values as Float32Array };
-}
-
-/**
- * Clip names, made unique: glTF allows two animations with one name, but clips are picked by
- * name, so the second "Walk" becomes "Walk (2)", the third "Walk (3)" (skipping any suffix the
- * file already uses), each with a warning. Unnamed animations are "clip<index>".
- */
-function uniqueClipNames(names: string[], warnings: string[]): string[] {
-  const taken = new Set(names);
-  const used = new Set<string>();
-  return names.map((name, a) => {
-    if (!used.has(name)) { used.add(name); return name; }
-    let n = 2;
-    while (taken.has(`${name} (${n})`) || used.has(`${name} (${n})`)) n++;
-    const unique = `${name} (${n})`;
-    used.add(unique);
-    warnings.push(`animation ${a}: another animation is also named '${name}'; this one is named '${unique}'`);
-    return unique;
-  });
 }
 
 /** A sampler's key times: at least one, from 0 on, strictly increasing (2 or more for CUBICSPLINE). */

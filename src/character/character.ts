@@ -4,12 +4,14 @@ import { CharacterBounds } from '../bake/bounds';
 import { meshLods, type MeshLodOptions, type MeshLods } from '../bake/mesh-lod';
 import { buildRig } from '../bake/build-rig';
 import { resolveClip } from '../bake/clip-names';
-import { ModelError } from '../bake/errors';
 import type { EncodedImage } from '../bake/gltf-json';
 import { parseGltf, type ResourceReader } from '../bake/parse';
 import type { Rig } from '../bake/rig';
 import { bakeRootMotion, extractRootMotion, type BakedRootMotion, type RootMotionOptions } from '../bake/root-motion';
 import { restPose } from '../bake/sampler';
+import { attachClips, bakeShared, type ClipLibrary, type JointNameMap } from '../bake/clip-library';
+import { download } from './download';
+import { loadClips, type ClipSource } from './clips';
 import { MAX_ADDITIVE_LAYERS } from '../runtime/layout';
 import { packRigData, type RigData } from '../runtime/rig-data';
 
@@ -135,6 +137,20 @@ export interface LoadOptions {
    * each with about half the triangles of the one before; false makes none (no LOD).
    */
   lod?: boolean | MeshLodOptions;
+  /**
+   * Clips from other files, bound to the character's joints by node name (docs/clips.md): URLs or
+   * bytes of glTF/GLB files (read like loadClips, with `clipJointNames` and the other options here),
+   * or libraries from loadClips. Their clips follow the file's own, in order; a name already taken
+   * is renamed "Walk (2)". Where a file's rest pose differs from the body's, its clips are
+   * retargeted (unless `retarget` is false). Characters with the same skeleton whose clips all
+   * come from one set of libraries (no clips of their own, no additiveClips, no rootMotion)
+   * share the libraries' baked tables: one copy in memory, one table buffer per device.
+   */
+  clips?: readonly (ClipSource | ClipLibrary)[];
+  /** Retarget clips from files whose rest pose differs from the body's (default true); false uses their values as they are. */
+  retarget?: boolean;
+  /** How the node names of the files in `clips` (given as URLs or bytes) become the body's: a prefix taken off, an explicit map. */
+  clipJointNames?: JointNameMap;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
@@ -170,8 +186,14 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     baseUrl ??= url.href;
     data = await download(url.href, options);
   }
+  // Clips files given by URL or bytes are read (and downloaded) before the timings start.
+  const libraries = await Promise.all((options.clips ?? []).map((c) => (isLibrary(c) ? c
+    : loadClips(c, { readResource: options.readResource, signal: options.signal, jointNames: options.clipJointNames }))));
   const t0 = performance.now();
   const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
+  const ownClips = parsed.clips.length;
+  for (const library of libraries) for (const w of library.warnings) parsed.warnings.push(w);
+  const bindings = attachClips(parsed, libraries, { retarget: options.retarget });
   const rootMotion = options.rootMotion === undefined ? undefined : extractRootMotion(parsed, options.rootMotion);
   const rig = rootMotion?.rig ?? parsed;
   const t1 = performance.now();
@@ -182,7 +204,9 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     const reference = a.reference === 'rest' ? 'rest' as const : { clip: clipOf(a.reference.clip, `additiveClips[${i}].reference.clip`), time: a.reference.time ?? 0 };
     return { clip, reference, name: a.name ?? `${rig.clips[clip].name}-additive` };
   });
-  const baked = bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
+  const shared = libraries.length > 0 && ownClips === 0 && differences.length === 0 && !rootMotion && bindings.every((b) => !b.retargeted);
+  const baked = shared ? bakeShared(rig, libraries, bindings, { maxEntriesPerTrack: options.maxEntriesPerTrack })
+    : bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
   if (rootMotion) baked.rootMotion = bakeRootMotion(rootMotion, baked);
   const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);
   const t2 = performance.now();
@@ -208,25 +232,8 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   };
 }
 
-async function download(url: string, options: LoadOptions): Promise<ArrayBuffer> {
-  const response = await fetch(url, { signal: options.signal });
-  if (!response.ok) throw new ModelError(`could not fetch ${url}: HTTP ${response.status} ${response.statusText}`);
-  const total = Number(response.headers.get('content-length') ?? 0);
-  if (!response.body || !options.onProgress) return response.arrayBuffer();
-  const chunks: Uint8Array[] = [];
-  let loaded = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    loaded += value.byteLength;
-    options.onProgress(loaded, total);
-  }
-  const bytes = new Uint8Array(loaded);
-  let offset = 0;
-  for (const chunk of chunks) { bytes.set(chunk, offset); offset += chunk.byteLength; }
-  return bytes.buffer;
+function isLibrary(value: ClipSource | ClipLibrary): value is ClipLibrary {
+  return typeof value === 'object' && value !== null && !(value instanceof ArrayBuffer) && !(value instanceof URL) && 'files' in value;
 }
 
 async function decodeTextures(rig: Rig): Promise<Map<EncodedImage, ImageBitmap>> {

@@ -3,6 +3,7 @@ import { clockResidual, clockTicks } from './clip-clock';
 import { checkSkinning, COUNT_FROM_PARAMS, CULL_ARGS, JOINT_BYTES, JOINT_SLOT, NODE, POSE_PARAMS, SLOT_VEC4S, type SkinningMethod } from './layout';
 import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION } from './limits';
 import type { RigData } from './rig-data';
+import { acquireTableBuffer, releaseTableBuffer } from './table-buffers';
 
 /** Bytes of workgroup memory per rig node: pose.wgsl's `model` array holds one mat4x4f per node. */
 export const WORKGROUP_BYTES_PER_NODE = 64;
@@ -89,6 +90,10 @@ export class PosePass {
   /** Where the node records and joint slots start in the tracks buffer (vec4f index). */
   private readonly nodeBase: number;
   private readonly slotBase: number;
+  private readonly restBase: number;
+  private readonly clipBase: number;
+  /** The baked entries whose shared buffer staticBuffers[0] is (released on destroy). */
+  private readonly tables: Float32Array;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'PosePass' };
   private bound: PoseInputs | undefined;
   private boundIndirect: PoseIndirect | undefined;
@@ -123,13 +128,14 @@ export class PosePass {
       device.queue.writeBuffer(buffer, 0, data instanceof ArrayBuffer ? data : data.buffer, data instanceof ArrayBuffer ? 0 : data.byteOffset, bytes);
       return buffer;
     };
-    const tracks = tracksWithSkeleton(rig);
-    this.nodeBase = tracks.nodeBase;
-    this.slotBase = tracks.slotBase;
-    this.staticBuffers = [
-      upload('PosePass.tracks', tracks.data),
-      upload('PosePass.trackRefs', rig.trackRefs),
-    ];
+    const refs = refsWithRecords(rig);
+    this.nodeBase = refs.nodeBase;
+    this.slotBase = refs.slotBase;
+    this.restBase = refs.restBase;
+    this.clipBase = refs.clipBase;
+    checkStorageBinding(device, 'PosePass.tracks', rig.tracks.byteLength);
+    this.tables = rig.tracks;
+    this.staticBuffers = [acquireTableBuffer(device, rig.tracks), upload('PosePass.trackRefs', refs.data)];
     const storage = (binding: number, type: GPUBufferBindingType = 'read-only-storage'): GPUBindGroupLayoutEntry =>
       ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } });
     // One explicit layout for both pipelines (an 'auto' layout would drop the bindings the plain pipeline never reads).
@@ -225,7 +231,8 @@ export class PosePass {
   }
 
   destroy(): void {
-    for (const buffer of this.staticBuffers) buffer.destroy();
+    releaseTableBuffer(this.device, this.tables);
+    this.staticBuffers[1].destroy();
     for (const d of this.dispatches) { d.params.destroy(); d.indirectParams.destroy(); }
   }
 
@@ -247,8 +254,8 @@ export class PosePass {
     v.setUint32(POSE_PARAMS.instanceCount, count, true);
     v.setUint32(POSE_PARAMS.nodeCount, this.rig.nodeCount, true);
     v.setUint32(POSE_PARAMS.slotCount, this.rig.slotCount, true);
-    v.setUint32(POSE_PARAMS.clipBase, this.rig.clipBase, true);
-    v.setUint32(POSE_PARAMS.restBase, this.rig.restBase, true);
+    v.setUint32(POSE_PARAMS.clipBase, this.clipBase, true);
+    v.setUint32(POSE_PARAMS.restBase, this.restBase, true);
     v.setUint32(POSE_PARAMS.maxDepth, this.rig.maxDepth, true);
     v.setInt32(POSE_PARAMS.clockTicks, ticks, true);
     v.setFloat32(POSE_PARAMS.clockResidual, residual, true);
@@ -258,25 +265,30 @@ export class PosePass {
 }
 
 /**
- * The rig's tracks with the node records and joint slots appended (see `tracks` in
- * shaders/pose.wgsl): one vec4f (parent, depth, 0, 0) per node, then SLOT_VEC4S (5) vec4f per slot (the
- * inverse bind matrix's columns, then (node, 0, 0, 0)); integers as exact floats.
+ * The track references with the character's records after them (see `trackRefs` in
+ * shaders/pose.wgsl), as u32 words: the references padded to a whole vec4, then rig.records (rest
+ * pose, identity difference, clips), one vec4f (parent, depth, 0, 0) per node, and SLOT_VEC4S (5)
+ * vec4f per slot (the inverse bind matrix's columns, then (node, 0, 0, 0)); floats as their bits,
+ * integers as exact floats. Bases are vec4 indices of the words.
  */
-function tracksWithSkeleton(rig: RigData): { data: Float32Array; nodeBase: number; slotBase: number } {
-  const nodeBase = rig.tracks.length / 4;
+function refsWithRecords(rig: RigData): { data: Uint32Array; restBase: number; clipBase: number; nodeBase: number; slotBase: number } {
+  const refVec4s = Math.max(1, Math.ceil(rig.trackRefs.length / 4));
+  const nodeBase = refVec4s + rig.records.length / 4;
   const slotBase = nodeBase + rig.nodeCount;
-  const data = new Float32Array((slotBase + rig.slotCount * SLOT_VEC4S) * 4);
-  data.set(rig.tracks);
+  const words = new Uint32Array((slotBase + rig.slotCount * SLOT_VEC4S) * 4);
+  words.set(rig.trackRefs);
+  const floats = new Float32Array(words.buffer);
+  floats.set(rig.records, refVec4s * 4);
   const nodes = new DataView(rig.nodes);
   for (let n = 0; n < rig.nodeCount; n++) {
-    data[(nodeBase + n) * 4] = nodes.getInt32(n * NODE.size + NODE.parent, true);
-    data[(nodeBase + n) * 4 + 1] = nodes.getUint32(n * NODE.size + NODE.depth, true);
+    floats[(nodeBase + n) * 4] = nodes.getInt32(n * NODE.size + NODE.parent, true);
+    floats[(nodeBase + n) * 4 + 1] = nodes.getUint32(n * NODE.size + NODE.depth, true);
   }
   const slots = new DataView(rig.slots);
   for (let s = 0; s < rig.slotCount; s++) {
     const o = s * JOINT_SLOT.size;
-    for (let k = 0; k < 16; k++) data[(slotBase + s * SLOT_VEC4S) * 4 + k] = slots.getFloat32(o + JOINT_SLOT.inverseBind + k * 4, true);
-    data[(slotBase + s * SLOT_VEC4S + 4) * 4] = slots.getUint32(o + JOINT_SLOT.node, true);
+    for (let k = 0; k < 16; k++) floats[(slotBase + s * SLOT_VEC4S) * 4 + k] = slots.getFloat32(o + JOINT_SLOT.inverseBind + k * 4, true);
+    floats[(slotBase + s * SLOT_VEC4S + 4) * 4] = slots.getUint32(o + JOINT_SLOT.node, true);
   }
-  return { data, nodeBase, slotBase };
+  return { data: words, restBase: refVec4s + rig.restBase, clipBase: refVec4s + rig.clipBase, nodeBase, slotBase };
 }

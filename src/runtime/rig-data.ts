@@ -17,12 +17,17 @@ export interface RigData {
   skinSlotOffset: Uint32Array;
   clipCount: number;
   /**
-   * Baked track entries; the rest pose (3 vec4f per node from vec4 index `restBase`); the
-   * identity difference (3 vec4f: translation 0, rotation identity, scale 1) just before
-   * `clipBase`; then one vec4f per clip from vec4 index `clipBase`: (duration in seconds,
-   * entries per track, 1 for a difference clip else 0, 0).
+   * The baked track entries: the same array as BakedModel.tracks (not a copy), so characters that
+   * share a clip library's tables share this, and PosePass uploads it once per device.
    */
   tracks: Float32Array;
+  /**
+   * The character's own records: the rest pose (3 vec4f per node from vec4 index `restBase`);
+   * the identity difference (3 vec4f: translation 0, rotation identity, scale 1) just before
+   * `clipBase`; then one vec4f per clip from vec4 index `clipBase`: (duration in seconds,
+   * entries per track, 1 for a difference clip else 0, 0). PosePass puts them after trackRefs.
+   */
+  records: Float32Array;
   restBase: number;
   clipBase: number;
   trackRefs: Uint32Array;
@@ -56,21 +61,20 @@ export function packRigData(rig: Rig, baked: BakedModel): RigData {
       slotView.setUint32(o + JOINT_SLOT.node, skin.joints[j], true);
     }
   });
-  const restBase = baked.tracks.length / 4;
+  const restBase = 0;
   const clipBase = restBase + nodeCount * 3 + 3;
   const clipCount = baked.clipNames.length;
-  const tracks = new Float32Array((clipBase + clipCount) * 4);
-  tracks.set(baked.tracks);
-  tracks.set(baked.rest, baked.tracks.length);
-  tracks.set(IDENTITY_TRS, (clipBase - 3) * 4);
+  const records = new Float32Array((clipBase + clipCount) * 4);
+  records.set(baked.rest, restBase * 4);
+  records.set(IDENTITY_TRS, (clipBase - 3) * 4);
   for (let c = 0; c < clipCount; c++) {
-    tracks[(clipBase + c) * 4] = baked.clipDurations[c];
-    tracks[(clipBase + c) * 4 + 1] = baked.clipEntries[c];
-    tracks[(clipBase + c) * 4 + 2] = baked.clipIsDifference[c];
+    records[(clipBase + c) * 4] = baked.clipDurations[c];
+    records[(clipBase + c) * 4 + 1] = baked.clipEntries[c];
+    records[(clipBase + c) * 4 + 2] = baked.clipIsDifference[c];
   }
   return {
     nodeCount, maxDepth: depth.reduce((a, b) => Math.max(a, b), 0), slotCount, skinSlotOffset,
-    clipCount, tracks, restBase, clipBase, trackRefs: baked.trackRefs.length ? baked.trackRefs : new Uint32Array(1),
+    clipCount, tracks: baked.tracks, records, restBase, clipBase, trackRefs: baked.trackRefs,
     nodes, slots,
   };
 }

@@ -12,7 +12,7 @@ describe.concurrent('crowd-skin CLI', () => {
   it('--help prints the usage of every command (exit 0); no command prints it and exits 1', async ({ expect }) => {
     const [help, none] = await Promise.all([runCli('--help'), runCli()]);
     expect(help.code).toBe(0);
-    for (const command of ['inspect MODEL [--json]', 'pose MODEL', 'simulate MODEL --script FILE.json']) expect(help.stdout).toContain(command);
+    for (const command of ['inspect MODEL [--clips FILE ...] [--json]', 'pose MODEL', 'simulate MODEL [--clips FILE ...] --script FILE.json']) expect(help.stdout).toContain(command);
     expect(none.code).toBe(1);
     expect(none.stdout).toBe(help.stdout);
   });

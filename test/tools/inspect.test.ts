@@ -101,6 +101,6 @@ describe.concurrent('inspect CLI', () => {
     expect(missing.stderr).toMatch(/^inspect: cannot read .*nothing-here\.glb: ENOENT/);
     expect(broken.stderr).toMatch(/^inspect: \S/);
     expect(none.stderr).toMatch(/^inspect: a model path is required/);
-    expect(unknown.stderr).toMatch(/^inspect: unknown option --tables \(known: --model --json\)/);
+    expect(unknown.stderr).toMatch(/^inspect: unknown option --tables \(known: --model --clips --json\)/);
   });
 });

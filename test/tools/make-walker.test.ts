@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadCharacter } from '../../src/character/character';
 import { createPose, localToModel } from '../../src/math/pose';
 import { DIRECTION_NAMES, RUN, WALK, directionVector, gaitPeriod } from '../../tools/walker/clips';
-import { buildWalkerGlb } from '../../tools/walker/build';
+import { buildWalkerGlb, WALKER_PARTS } from '../../tools/walker/build';
 import { loadModel, modelPath, REPO_ROOT } from '../helpers/models';
 import { sampleUnwrapped } from '../helpers/root-motion';
 
@@ -37,6 +37,11 @@ describe('make-walker', () => {
       const fresh = readFileSync(out);
       expect(fresh.equals(committed), 'public/models/Walker/Walker.glb is not what tools/make-walker.ts writes: run `npm run make-walker` and commit it').toBe(true);
       expect(Buffer.from(await buildWalkerGlb()).equals(committed)).toBe(true);
+      // And its parts beside it, for clips kept apart from bodies (docs/clips.md).
+      for (const name of Object.keys(WALKER_PARTS)) {
+        const partCommitted = readFileSync(join(dirname(COMMITTED), name));
+        expect(readFileSync(join(dir, name)).equals(partCommitted), `public/models/Walker/${name} is not what tools/make-walker.ts writes: run \`npm run make-walker\``).toBe(true);
+      }
       expect(committed.byteLength).toBeLessThan(200_000);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { Document, NodeIO, type Accessor, type Node } from '@gltf-transform/core';
 import { walkerClips, type ClipSpec } from './clips';
-import { BOXES, JOINTS, MATERIALS, bindPositions, boxMesh } from './skeleton';
+import { BOXES, JOINTS, MATERIALS, bindPositions, boxMesh, proportioned, type Proportioned } from './skeleton';
 
 /**
  * Assembles the Walker as a glTF document (@gltf-transform/core) and writes it as .glb bytes:
@@ -12,26 +12,64 @@ import { BOXES, JOINTS, MATERIALS, bindPositions, boxMesh } from './skeleton';
 /** Rotations within this of the identity at every key are not written (the joint keeps its rest pose). */
 const REST_EPSILON = 1e-7;
 
-export async function buildWalkerGlb(): Promise<Uint8Array> {
+/** What to write (default: the Walker whole, body and clips). */
+export interface WalkerParts {
+  /** The skinned mesh (default true); false writes the skeleton's nodes only. */
+  mesh?: boolean;
+  /** The clips (default true). */
+  clips?: boolean;
+  /** The body's proportions (skeleton.ts `proportioned`; default the Walker's). */
+  body?: Proportioned;
+  /** Put before every node name (`mixamorig:` gives the naming of a Mixamo download). */
+  prefix?: string;
+}
+
+/** Legs and torso of the stocky body (WalkerStocky.glb): shorter legs, a bigger torso, the same joint names. */
+export const STOCKY = { legScale: 0.8, torsoScale: 1.15 } as const;
+
+/**
+ * The files make-walker writes beside Walker.glb, for clips kept apart from bodies
+ * (docs/clips.md): the Walker's body alone, its clips alone (nodes, no mesh), the clips with
+ * Mixamo-style joint names, and a body of other proportions with the same joint names.
+ */
+export const WALKER_PARTS: Readonly<Record<string, WalkerParts>> = {
+  'WalkerBody.glb': { clips: false },
+  'WalkerClips.glb': { mesh: false },
+  'WalkerClipsMixamo.glb': { mesh: false, prefix: 'mixamorig:' },
+  'WalkerStocky.glb': { clips: false, body: proportioned(STOCKY.legScale, STOCKY.torsoScale) },
+};
+
+export async function buildWalkerGlb(parts: WalkerParts = {}): Promise<Uint8Array> {
   const doc = new Document();
   doc.getRoot().getAsset().generator = 'crowd-skin tools/make-walker.ts';
   const buffer = doc.createBuffer();
   const accessor = (type: 'SCALAR' | 'VEC3' | 'VEC4' | 'MAT4', array: Float32Array | Uint8Array | Uint16Array | Int16Array): Accessor =>
     doc.createAccessor().setType(type).setArray(array).setBuffer(buffer).setNormalized(array instanceof Int16Array);
+  const body = parts.body ?? { joints: JOINTS, boxes: BOXES };
 
-  const nodes: Node[] = JOINTS.map((j) => doc.createNode(j.name).setTranslation(j.offset));
-  JOINTS.forEach((j, i) => { if (j.parent >= 0) nodes[j.parent].addChild(nodes[i]); });
+  const nodes: Node[] = body.joints.map((j) => doc.createNode(`${parts.prefix ?? ''}${j.name}`).setTranslation(j.offset));
+  body.joints.forEach((j, i) => { if (j.parent >= 0) nodes[j.parent].addChild(nodes[i]); });
+  if (parts.mesh === false) {
+    doc.getRoot().setDefaultScene(doc.createScene('Walker').addChild(nodes[0]));
+  } else {
+    addBody(doc, body, nodes, accessor);
+  }
+  if (parts.clips !== false) for (const clip of walkerClips()) addClip(doc, clip, nodes, accessor);
+  return new NodeIO().writeBinary(doc);
+}
 
-  const bind = bindPositions();
-  const inverseBind = new Float32Array(JOINTS.length * 16);
+/** The skin and the boxes' mesh (one primitive per material), and the scene. */
+function addBody(doc: Document, body: Proportioned, nodes: Node[], accessor: (type: 'SCALAR' | 'VEC3' | 'VEC4' | 'MAT4', array: Float32Array | Uint8Array | Uint16Array | Int16Array) => Accessor): void {
+  const bind = bindPositions(body.joints);
+  const inverseBind = new Float32Array(body.joints.length * 16);
   bind.forEach((p, j) => inverseBind.set([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -p[0], -p[1], -p[2], 1], j * 16));
   const skin = doc.createSkin('Walker').setSkeleton(nodes[0]).setInverseBindMatrices(accessor('MAT4', inverseBind));
   nodes.forEach((n) => skin.addJoint(n));
 
   const mesh = doc.createMesh('Walker');
   MATERIALS.forEach((m, k) => {
-    if (!BOXES.some((b) => b.material === k)) return;
-    const data = boxMesh(k as 0 | 1);
+    if (!body.boxes.some((b) => b.material === k)) return;
+    const data = boxMesh(k as 0 | 1, body);
     const material = doc.createMaterial(m.name).setBaseColorFactor(m.color).setMetallicFactor(0).setRoughnessFactor(0.8);
     mesh.addPrimitive(doc.createPrimitive()
       .setAttribute('POSITION', accessor('VEC3', data.positions))
@@ -41,11 +79,8 @@ export async function buildWalkerGlb(): Promise<Uint8Array> {
       .setIndices(accessor('SCALAR', data.indices))
       .setMaterial(material));
   });
-  const body = doc.createNode('WalkerMesh').setMesh(mesh).setSkin(skin);
-  doc.getRoot().setDefaultScene(doc.createScene('Walker').addChild(nodes[0]).addChild(body));
-
-  for (const clip of walkerClips()) addClip(doc, clip, nodes, accessor);
-  return new NodeIO().writeBinary(doc);
+  const mesh0 = doc.createNode('WalkerMesh').setMesh(mesh).setSkin(skin);
+  doc.getRoot().setDefaultScene(doc.createScene('Walker').addChild(nodes[0]).addChild(mesh0));
 }
 
 function addClip(doc: Document, clip: ClipSpec, nodes: Node[], accessor: (type: 'SCALAR' | 'VEC3' | 'VEC4', a: Float32Array | Int16Array) => Accessor): void {

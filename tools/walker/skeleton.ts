@@ -51,10 +51,10 @@ export const jointIndex = (name: string): number => {
   return index;
 };
 
-/** Bind-space (model-space rest) position of every joint. */
-export function bindPositions(): Vec3[] {
+/** Bind-space (model-space rest) position of every joint (of `joints`, default the Walker's). */
+export function bindPositions(joints: readonly JointDef[] = JOINTS): Vec3[] {
   const out: Vec3[] = [];
-  for (const j of JOINTS) {
+  for (const j of joints) {
     const p = j.parent < 0 ? [0, 0, 0] : out[j.parent];
     out.push([p[0] + j.offset[0], p[1] + j.offset[1], p[2] + j.offset[2]]);
   }
@@ -117,9 +117,9 @@ const FACES: readonly [number, number, number, number][] = [
 ];
 
 /** The boxes of one material as a triangle mesh, each vertex skinned to its box's joint with weight 1. */
-export function boxMesh(material: 0 | 1): BoxMesh {
-  const boxes = BOXES.filter((b) => b.material === material);
-  const bind = bindPositions();
+export function boxMesh(material: 0 | 1, body: Proportioned = { joints: JOINTS, boxes: BOXES }): BoxMesh {
+  const boxes = body.boxes.filter((b) => b.material === material);
+  const bind = bindPositions(body.joints);
   const vertexCount = boxes.length * 24;
   const mesh: BoxMesh = {
     positions: new Float32Array(vertexCount * 3),
@@ -153,4 +153,29 @@ export function boxMesh(material: 0 | 1): BoxMesh {
     }
   }
   return mesh;
+}
+
+/** A body of the Walker's skeleton (same joints and names) in other proportions. */
+export interface Proportioned {
+  joints: readonly JointDef[];
+  boxes: readonly BoxDef[];
+}
+
+const LEG_JOINTS = /^(UpperLeg|LowerLeg|Foot)\./;
+
+/**
+ * The Walker with its legs (the Hips' height, the hip joints' offsets, thighs, shins, feet and
+ * their boxes) scaled by `legScale` and everything above the hips (spine, neck, head, arms and
+ * their boxes) by `torsoScale`. Rest rotations stay the identity; only bone lengths change.
+ */
+export function proportioned(legScale: number, torsoScale: number): Proportioned {
+  const scale = (v: Vec3, k: number): Vec3 => [v[0] * k, v[1] * k, v[2] * k];
+  const isLeg = (name: string) => LEG_JOINTS.test(name);
+  return {
+    joints: JOINTS.map((j) => ({ ...j, offset: scale(j.offset, j.parent < 0 || isLeg(j.name) ? legScale : torsoScale) })),
+    boxes: BOXES.map((b) => {
+      const k = isLeg(b.joint) ? legScale : torsoScale;
+      return { ...b, centre: scale(b.centre, k), size: scale(b.size, k) };
+    }),
+  };
 }
