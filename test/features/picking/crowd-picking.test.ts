@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { mat4 } from 'wgpu-matrix';
+import { loadCharacter, type Character } from '../../../src/character/character';
+import { CrowdPicking, MAX_PENDING_PICKS } from '../../../src/features/picking/crowd-picking';
+import { Crowd } from '../../../src/runtime/crowd';
+import { ARM_LENGTH, FIGURE_HALF_DEPTH, figureRigModel, SHOULDER } from '../../helpers/figure-rig';
+import { arrayBufferOf, assetToGlb } from '../../helpers/gltf-builder';
+import { openTestDevice } from '../../helpers/gpu';
+
+const device = await openTestDevice();
+const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
+let figure: Promise<Character> | undefined;
+const figureCharacter = () => (figure ??= loadCharacter(arrayBufferOf(assetToGlb(figureRigModel().builder.build()))));
+
+/** One frame: update, encode (the pick is recorded after the pose pass), submit. */
+function frame(crowd: Crowd): void {
+  crowd.update(0);
+  const encoder = device!.createCommandEncoder();
+  crowd.encode(encoder);
+  device!.queue.submit([encoder.finish()]);
+}
+
+/** Runs the frames a request needs: the one that records it and the next update, which maps its readback. */
+async function answer<T>(crowd: Crowd, request: Promise<T>): Promise<T> {
+  frame(crowd);
+  crowd.update(0);
+  return request;
+}
+
+const towardsMinusZ = (x: number, y: number) => ({ origin: [x, y, 5], direction: [0, 0, -1] });
+
+describe.skipIf(!device)('CrowdPicking.pick: against the posed mesh', () => {
+  it('hits a posed limb where the bind pose has nothing, and misses it in the bind pose', async () => {
+    const crowd = new Crowd(device!, await figureCharacter(), FORMATS);
+    const picking = new CrowdPicking(crowd);
+    const id = crowd.add({ clipA: 'armOut' });
+    // Halfway along the outstretched arm, in front of it: in the bind pose that is empty air.
+    const x = SHOULDER[0] + ARM_LENGTH * 0.7;
+    const hit = await answer(crowd, picking.pick(towardsMinusZ(x, SHOULDER[1])));
+    expect(hit).not.toBeNull();
+    expect(hit!.id).toBe(id);
+    expect(hit!.distance).toBeCloseTo(5 - FIGURE_HALF_DEPTH, 4);
+    expect(hit!.point[0]).toBeCloseTo(x, 5);
+    expect(hit!.point[2]).toBeCloseTo(FIGURE_HALF_DEPTH, 4);
+    crowd.setAnimation(id, { clipA: 'rest', clipB: 'rest' });
+    expect(await answer(crowd, picking.pick(towardsMinusZ(x, SHOULDER[1])))).toBeNull();
+    crowd.destroy();
+  });
+
+  it('misses between the legs of a standing figure, though its bounding box is hit; hits a leg beside the gap', async () => {
+    const character = await figureCharacter();
+    const crowd = new Crowd(device!, character, FORMATS);
+    const picking = new CrowdPicking(crowd);
+    const id = crowd.add({ clipA: 'rest' });
+    const { min, max } = character.bounds;
+    expect(min[0] < 0 && max[0] > 0 && min[1] < 0.5 && max[1] > 0.5).toBe(true); // the ray crosses the box
+    expect(await answer(crowd, picking.pick(towardsMinusZ(0, 0.5)))).toBeNull();
+    expect((await answer(crowd, picking.pick(towardsMinusZ(0.25, 0.5))))?.id).toBe(id);
+    crowd.destroy();
+  });
+
+  it('reports the nearest of two along a ray, from either side, and follows setTransform', async () => {
+    const crowd = new Crowd(device!, await figureCharacter(), FORMATS);
+    const picking = new CrowdPicking(crowd);
+    const far = crowd.add({ clipA: 'rest', transform: mat4.translation([0, 0, -3]) });
+    const near = crowd.add({ clipA: 'rest' });
+    const front = picking.pick(towardsMinusZ(0, 1.5));
+    const back = picking.pick({ origin: [0, 1.5, -10], direction: [0, 0, 2] });
+    frame(crowd);
+    crowd.update(0);
+    const [a, b] = await Promise.all([front, back]);
+    expect(a).toMatchObject({ id: near });
+    expect(a!.distance).toBeCloseTo(5 - FIGURE_HALF_DEPTH, 4);
+    expect(b).toMatchObject({ id: far });
+    expect(b!.distance).toBeCloseTo(10 - 3 - FIGURE_HALF_DEPTH, 4);
+    crowd.setTransform(near, mat4.translation([0, 0, -6]));
+    expect(await answer(crowd, picking.pick(towardsMinusZ(0, 1.5)))).toMatchObject({ id: far });
+    crowd.destroy();
+  });
+
+  it('does not report a removed instance: removed before the frame (the one behind it is hit) or before the answer (null)', async () => {
+    const crowd = new Crowd(device!, await figureCharacter(), FORMATS);
+    const picking = new CrowdPicking(crowd);
+    const far = crowd.add({ clipA: 'rest', transform: mat4.translation([0, 0, -3]) });
+    const near = crowd.add({ clipA: 'rest' });
+    crowd.remove(near);
+    expect(await answer(crowd, picking.pick(towardsMinusZ(0, 1.5)))).toMatchObject({ id: far });
+    const late = picking.pick(towardsMinusZ(0, 1.5));
+    frame(crowd);
+    crowd.remove(far);
+    crowd.update(0);
+    expect(await late).toBeNull();
+    crowd.destroy();
+  });
+
+  it('names ids as the crowd reported them after instances moved between slots (removals, layers), and for instances added before it', async () => {
+    const crowd = new Crowd(device!, await figureCharacter(), FORMATS);
+    const before = Array.from({ length: 4 }, (_, i) => crowd.add({ clipA: 'rest', transform: mat4.translation([i * 2, 0, 0]) }));
+    const picking = new CrowdPicking(crowd);
+    const after = Array.from({ length: 4 }, (_, i) => crowd.add({ clipA: 'rest', transform: mat4.translation([i * 2, 0, -5]) }));
+    crowd.remove(before[0]);
+    crowd.setLayers(after[1], { layers: [{ clip: 'armOut', weight: 1 }] });
+    crowd.remove(after[0]);
+    for (const [i, id] of before.entries()) {
+      if (i === 0) continue;
+      expect(await answer(crowd, picking.pick(towardsMinusZ(i * 2, 1.5)))).toMatchObject({ id });
+    }
+    expect(await answer(crowd, picking.pick({ origin: [2, 1.5, -12], direction: [0, 0, 1] }))).toMatchObject({ id: after[1] });
+    expect(await answer(crowd, picking.pick({ origin: [0, 1.5, -12], direction: [0, 0, 1] }))).toBeNull();
+    crowd.destroy();
+  });
+
+  it('with a camera (culling, indirect draws), pickPointer hits what the camera drew and nothing it culled', async () => {
+    const crowd = new Crowd(device!, await figureCharacter(), FORMATS);
+    const picking = new CrowdPicking(crowd);
+    const id = crowd.add({ clipA: 'armOut' });
+    const culled = crowd.add({ clipA: 'rest', transform: mat4.translation([0, 0, 20]) }); // behind the camera
+    const projection = mat4.perspective(0.8, 1, 0.1, 100);
+    const viewProjection = mat4.multiply(projection, mat4.lookAt([0, 1.5, 8], [0, 1.5, 0], [0, 1, 0]));
+    crowd.setCamera(viewProjection, [0, 1.5, 8]);
+    const camera = { viewProjection, width: 200, height: 200 };
+    const hit = await answer(crowd, picking.pickPointer(100, 100, camera));
+    expect(hit).toMatchObject({ id });
+    expect(hit!.distance).toBeCloseTo(8 - 0.1 - FIGURE_HALF_DEPTH, 3); // from the near plane
+    expect(await answer(crowd, picking.pickPointer(5, 5, camera))).toBeNull();
+    // A ray from behind the camera through both: only the drawn one is found.
+    expect(await answer(crowd, picking.pick({ origin: [0, 1.5, 30], direction: [0, 0, -1] }))).toMatchObject({ id });
+    crowd.clearCamera();
+    expect(await answer(crowd, picking.pick({ origin: [0, 1.5, 30], direction: [0, 0, -1] }))).toMatchObject({ id: culled });
+    crowd.destroy();
+  });
+
+  it('refuses bad rays, cameras and rectangles by name, and more than MAX_PENDING_PICKS in flight, queueing nothing', async () => {
+    const crowd = new Crowd(device!, await figureCharacter(), FORMATS);
+    const picking = new CrowdPicking(crowd);
+    const camera = { viewProjection: mat4.identity(), width: 10, height: 10 };
+    expect(() => picking.pick({ origin: [0, 0], direction: [0, 0, 1] })).toThrow(/^ray\.origin must be 3 finite numbers, got an array$/);
+    expect(() => picking.pick({ origin: [0, 0, 0], direction: [0, 0, 0] })).toThrow(/^ray\.direction must have a non-zero finite length/);
+    expect(() => picking.pick(towardsMinusZ(0, 0), { maxDistance: -1 })).toThrow(/^maxDistance must be a positive finite number of world units, got -1$/);
+    expect(() => picking.pickPointer(NaN, 0, camera)).toThrow(/^pointer position must be finite numbers, got \(NaN, 0\)$/);
+    expect(() => picking.pickPointer(0, 0, { ...camera, width: 0 })).toThrow(/^camera\.width and camera\.height must be positive finite numbers, got 0 x 10$/);
+    expect(() => picking.selectRect({ x0: 0, y0: 0, x1: Infinity, y1: 1 }, camera)).toThrow(/^rect\.x1 must be a finite number, got Infinity$/);
+    expect(picking.pending).toBe(0);
+    const requests = Array.from({ length: MAX_PENDING_PICKS }, () => picking.pick(towardsMinusZ(0, 1.5)));
+    expect(() => picking.pick(towardsMinusZ(0, 1.5))).toThrow(/^16 picks are already in flight/);
+    frame(crowd);
+    crowd.update(0);
+    expect(await Promise.all(requests)).toEqual(requests.map(() => null));
+    expect(picking.pending).toBe(0);
+    crowd.destroy();
+  });
+});
