@@ -6,6 +6,9 @@ import { Crowd } from '../../../src/runtime/crowd';
 import { ARM_LENGTH, FIGURE_HALF_DEPTH, figureRigModel, SHOULDER } from '../../helpers/figure-rig';
 import { arrayBufferOf, assetToGlb } from '../../helpers/gltf-builder';
 import { openTestDevice } from '../../helpers/gpu';
+import { testCharacter } from '../../helpers/character';
+import { lookAt, renderCrowd } from '../../helpers/render';
+import { CrowdMorph } from '../../../src/features/morph/crowd-morph';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
@@ -147,6 +150,48 @@ describe.skipIf(!device)('CrowdPicking.pick: against the posed mesh', () => {
     crowd.update(0);
     expect(await Promise.all(requests)).toEqual(requests.map(() => null));
     expect(picking.pending).toBe(0);
+    crowd.destroy();
+  });
+
+  it('a real model (Fox, culled, at its LOD levels): every pointer pick agrees with the pixel the crowd drew there', async () => {
+    const fox = await testCharacter('Fox');
+    const crowd = new Crowd(device!, fox, FORMATS);
+    const picking = new CrowdPicking(crowd);
+    const ids = [-60, 0, 60].map((x, i) => crowd.add({ clipA: 'Run', timeA: i * 0.3, transform: mat4.translation([x, 0, i * -40]) }));
+    const size = 64;
+    const { viewProjection, eye } = lookAt([0, 80, 220], [0, 30, -40], { near: 10, far: 1000 });
+    crowd.setCamera(viewProjection, eye);
+    const camera = { viewProjection, width: size, height: size };
+    crowd.update(0.1);
+    const pixels: [number, number][] = [];
+    for (let y = 2; y < size; y += 5) for (let x = 2; x < size; x += 5) pixels.push([x, y]);
+    const hits: (number | null)[] = [];
+    let image: Uint8Array | undefined;
+    for (let i = 0; i < pixels.length; i += MAX_PENDING_PICKS) {
+      const requests = pixels.slice(i, i + MAX_PENDING_PICKS).map(([x, y]) => picking.pickPointer(x + 0.5, y + 0.5, camera));
+      image = await renderCrowd(device!, crowd, viewProjection, size); // records the picks in the same frame
+      crowd.update(0);
+      for (const hit of await Promise.all(requests)) hits.push(hit ? hit.id : null);
+    }
+    const drawn = pixels.map(([x, y]) => image![(y * size + x) * 4] + image![(y * size + x) * 4 + 1] + image![(y * size + x) * 4 + 2] > 0);
+    const disagree = pixels.filter((_, i) => drawn[i] !== (hits[i] !== null));
+    expect(drawn.filter(Boolean).length).toBeGreaterThan(10);
+    expect(new Set(hits.filter((h) => h !== null))).toEqual(new Set(ids));
+    expect(disagree.length, `pixels where the pick and the picture disagree: ${JSON.stringify(disagree)}`).toBeLessThanOrEqual(1);
+    crowd.destroy();
+  });
+
+  it('a character with morph targets (RobotExpressive with CrowdMorph): the morph entry points pick too', async () => {
+    const robot = await testCharacter('RobotExpressive');
+    const crowd = new Crowd(device!, robot, FORMATS);
+    new CrowdMorph(crowd);
+    const picking = new CrowdPicking(crowd);
+    const id = crowd.add({ clipA: 'Idle' });
+    const { min, max } = robot.bounds;
+    const centre = [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, max[2] + 10];
+    const hit = await answer(crowd, picking.pick({ origin: centre, direction: [0, 0, -1] }));
+    expect(hit).toMatchObject({ id });
+    expect(await answer(crowd, picking.pick({ origin: [max[0] * 3, max[1] * 3, max[2] + 10], direction: [0, 0, -1] }))).toBeNull();
     crowd.destroy();
   });
 });
