@@ -66,7 +66,7 @@ struct VertexOut {
   @location(0) normal: vec3f,
   @location(1) uv: vec2f,
   @location(2) world: vec3f,
-  // The instance's slot (picking writes it; the skin pass's fragment stage ignores it).
+  // The instance's slot: the pick pass's fragment stage reads it (shaders/picking/pick.wgsl), the skin pass's ignores it.
   @location(3) @interpolate(flat) slot: u32,
 }
 

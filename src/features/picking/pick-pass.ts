@@ -1,4 +1,3 @@
-import skinWgsl from '../../../shaders/skin.wgsl?raw';
 import pickWgsl from '../../../shaders/picking/pick.wgsl?raw';
 import type { KernelDraws } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
@@ -29,7 +28,8 @@ export interface PickTarget {
 /**
  * The pick pass: the crowd's drawn instances rasterised into a 1 x 1 target (rg32uint: slot + 1,
  * depth bits; and a depth32float buffer, 'less') from a camera placed on a ray, with the skin
- * shader's own vertex entry points (shaders/skin.wgsl + shaders/picking/pick.wgsl), the kernel's
+ * pass's own shader module for the vertex stage (shaders/skin.wgsl) and shaders/picking/pick.wgsl
+ * for the fragment stage, the kernel's
  * pipeline layout, materials, frame bind groups and mesh buffers, and the cull pass's indirect
  * arguments when it ran (so what is hit is what was drawn: the same instances at the same LOD
  * level). create: the constructor builds a pipeline per vertex entry point and the two 1 x 1
@@ -45,7 +45,8 @@ export class PickPass {
 
   constructor(private readonly device: GPUDevice, private readonly draws: KernelDraws) {
     const { skin, mesh } = draws;
-    const module = device.createShaderModule({ label: 'PickPass.shader', code: `${skinWgsl}\n${pickWgsl}` });
+    // The vertex stage is the skin pass's own module: no copy of its code, not even a recompile.
+    const module = device.createShaderModule({ label: 'PickPass.shader', code: pickWgsl });
     const byEntryPoint = new Map<string, GPURenderPipeline>();
     this.pipelines = mesh.primitives.map((p) => {
       const entryPoint = vertexEntryPoint(p);
@@ -54,7 +55,7 @@ export class PickPass {
         byEntryPoint.set(entryPoint, (pipeline = device.createRenderPipeline({
           label: `PickPass.pipeline.${entryPoint}`,
           layout: skin.pipelineLayout,
-          vertex: { module, entryPoint, buffers: vertexLayouts(p.influences), constants: skin.vertexConstants },
+          vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences), constants: skin.vertexConstants },
           fragment: { module, entryPoint: 'pick', targets: [{ format: 'rg32uint' }] },
           primitive: { topology: 'triangle-list', cullMode: 'none' },
           depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less' },

@@ -10,7 +10,7 @@ export const SELECT_PARAMS = {
   dispatchWidth: 100, // u32: workgroups per row of the dispatch grid
 } as const;
 
-/** shaders/picking/pick.wgsl: appended to shaders/skin.wgsl (which declares Instance), so its own block is empty. */
+/** shaders/picking/pick.wgsl: a fragment stage that shares no constant (its block is empty). */
 export const PICK_SHADER: GeneratedShader = { file: 'shaders/picking/pick.wgsl', constants: [], structs: '' };
 
 /** shaders/picking/select.wgsl: the instance record (its world matrix is read). */
