@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|picking (only that section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -17,14 +17,16 @@ import { benchBake, benchControllers, benchFrames, benchLayerCodeCost, benchPose
 import { minimalPage, minimalPageSources, packageSizes } from './bench/size';
 import { benchThreePeer, type PeerRow } from './bench/three-peer';
 import { benchCulling, type CullRow } from './bench/culling';
+import { benchPicking, type PickRow } from './bench/picking';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && only !== 'culling' && only !== 'controllers') throw new Error(`--section must be culling or controllers, got ${only}`);
+if (only !== undefined && only !== 'culling' && only !== 'controllers' && only !== 'picking') throw new Error(`--section must be culling, controllers or picking, got ${only}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
+const PICKING_HEADING = '## Picking: cost per request and frames until the answer, Fox';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -80,8 +82,9 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'picking' ? PICKING_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
+  else if (only === 'picking') await pickingSection(await characterFromFile(CROWD_MODEL[1]));
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -158,6 +161,25 @@ async function controllerSection(): Promise<void> {
           r.uploadBytes.toLocaleString('en'), msText(r.gpuMs), r.driver === 'cpu' ? '1.00' : `1/${(base.cpuMs / r.cpuMs).toFixed(0)}`];
       }));
   }
+}
+
+/** The picking section: frame time with one request against none, in one run; frames until the answer. */
+async function pickingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
+  print(PICKING_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: the ratios stand in for a GPU\'s)' : ''}.`);
+  print();
+  print(`${CROWD_MODEL[0]}, the demo's crowd from the demo's default camera, culling and mesh LOD on, drawn into a 640 x 360 target (tools/bench/picking.ts). Frame ms: submit to done of one frame (cull, pose, draw, and the request recorded after the pose pass), median over the measured frames after 2 warm-up frames; ratio to no request in the same run. pickPointer: one 1 x 1 render pass over the drawn instances (their vertex stage again, one fragment). selectRect: one compute pass over every live instance. Frames late: in a loop that waits for each frame's GPU work, the frame (0 = the request's own) during whose update() the answer's readback is requested and after which the promise has settled.`);
+  print();
+  const rows: PickRow[] = [];
+  for (const count of quick ? [1000] : [1000, 10000]) {
+    console.error(`picking: ${count} instances…`);
+    rows.push(...await benchPicking(device, character, count, quick ? 3 : 15));
+  }
+  table(['instances', 'request', 'frame ms', 'ratio', 'frames late', 'answer (last)'], rows.map((r) => {
+    const none = rows.find((o) => o.instances === r.instances && o.request === 'none')!;
+    return [r.instances.toLocaleString('en'), r.request, ms(r.frameMs), (r.frameMs / none.frameMs).toFixed(3), r.request === 'none' ? '' : r.framesLate, r.answer];
+  }));
 }
 
 /** The culling / LOD section: ratios to all-off in one run, per view. */
