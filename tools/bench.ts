@@ -169,14 +169,14 @@ async function pickingSection(character: Awaited<ReturnType<typeof characterFrom
   print();
   print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: the ratios stand in for a GPU\'s)' : ''}.`);
   print();
-  print(`${CROWD_MODEL[0]}, the demo's crowd from the demo's default camera, culling and mesh LOD on, drawn into a 640 x 360 target (tools/bench/picking.ts). Frame ms: submit to done of one frame (cull, pose, draw, and the request recorded after the pose pass), median over the measured frames after 2 warm-up frames; ratio to no request in the same run. pickPointer: one 1 x 1 render pass over the drawn instances (their vertex stage again, one fragment). selectRect: one compute pass over every live instance. Frames late: in a loop that waits for each frame's GPU work, the frame (0 = the request's own) during whose update() the answer's readback is requested and after which the promise has settled.`);
+  print(`${CROWD_MODEL[0]}, the demo's crowd from the demo's default camera, culling and mesh LOD on, drawn into a 640 x 360 target (tools/bench/picking.ts). Frame GPU ms: timestamp-query from the first compute pass's beginning to the render pass's end (cull, pose, the request recorded after the pose pass, draw; submit to done where the adapter has no timestamps), median over the measured frames after 2 warm-up rounds, the three kinds interleaved frame by frame so that a busy machine slows each alike; ratio to no request in the same run. pickPointer: one 1 x 1 render pass over the drawn instances (their vertex stage again, one fragment). selectRect: one compute pass over every live instance. Frames late: in a loop that waits for each frame's GPU work, the frame (0 = the request's own) during whose update() the answer's readback is requested and after which the promise has settled.`);
   print();
   const rows: PickRow[] = [];
   for (const count of quick ? [1000] : [1000, 10000]) {
     console.error(`picking: ${count} instances…`);
-    rows.push(...await benchPicking(device, character, count, quick ? 3 : 15));
+    rows.push(...await benchPicking(device, character, count, quick ? 3 : 8));
   }
-  table(['instances', 'request', 'frame ms', 'ratio', 'frames late', 'answer (last)'], rows.map((r) => {
+  table(['instances', 'request', 'frame GPU ms', 'ratio', 'frames late', 'answer (last)'], rows.map((r) => {
     const none = rows.find((o) => o.instances === r.instances && o.request === 'none')!;
     return [r.instances.toLocaleString('en'), r.request, ms(r.frameMs), (r.frameMs / none.frameMs).toFixed(3), r.request === 'none' ? '' : r.framesLate, r.answer];
   }));
