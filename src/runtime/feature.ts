@@ -60,7 +60,7 @@ export interface EncodedFrame {
   /** Mesh LOD levels the counters hold. */
   readonly levels: number;
   /**
-   * The cull pass's indirect draw arguments when it ran this frame (list 0: the camera's instances
+   * @internal The cull pass's indirect draw arguments when it ran this frame (list 0: the camera's instances
    * per LOD level and primitive, over the store's drawListBuffer), else undefined (every slot in
    * [0, count) is drawn, through the identity list).
    */

@@ -17,6 +17,7 @@ export interface PickHit {
   point: [number, number, number];
 }
 
+/** How pick() searches along its ray. */
 export interface PickOptions {
   /** How far along the ray to search, world units (default 1000 x the rest pose's bounds diagonal); depth resolves it to 2^-24 of this. */
   maxDistance?: number;

@@ -3,23 +3,31 @@ import { show } from '../../math/show';
 
 /** A ray in world space: from `origin` along `direction` (any non-zero length; normalised on use). */
 export interface Ray {
+  /** Where the ray starts: x, y, z in world units. */
   origin: ArrayLike<number>;
+  /** Which way it goes: x, y, z, any non-zero length. */
   direction: ArrayLike<number>;
 }
 
 /** A camera as it was drawn: its view-projection (column-major, world -> clip space, WebGPU depth [0, 1]) and the size of what it drew into. */
 export interface PickCamera {
+  /** World -> clip space, column-major 4x4 (WebGPU depth in [0, 1]): the matrix the frame was drawn with. */
   viewProjection: ArrayLike<number>;
-  /** Width and height of the canvas or viewport, in the units of the pointer coordinates (CSS pixels for pointer events). */
+  /** Width of the canvas or viewport, in the units of the pointer coordinates (CSS pixels for pointer events). */
   width: number;
+  /** Its height, in the same units. */
   height: number;
 }
 
 /** A screen rectangle, corners in the pointer's units (x right, y down from the top left), in any order. */
 export interface ScreenRect {
+  /** One corner: x from the left. */
   x0: number;
+  /** One corner: y from the top. */
   y0: number;
+  /** The opposite corner: x from the left. */
   x1: number;
+  /** The opposite corner: y from the top. */
   y1: number;
 }
 
