@@ -194,4 +194,28 @@ describe.skipIf(!device)('CrowdPicking.pick: against the posed mesh', () => {
     expect(await answer(crowd, picking.pick({ origin: [max[0] * 3, max[1] * 3, max[2] + 10], direction: [0, 0, -1] }))).toBeNull();
     crowd.destroy();
   });
+
+  it('keeps picking after a new skinning method (the passes re-made) and after restore onto a new device; a request read back across a restore is refused by name', async () => {
+    const crowd = new Crowd(device!, await figureCharacter(), FORMATS);
+    const picking = new CrowdPicking(crowd);
+    const id = crowd.add({ clipA: 'armOut' });
+    const x = SHOULDER[0] + ARM_LENGTH * 0.7;
+    expect(await answer(crowd, picking.pick(towardsMinusZ(x, SHOULDER[1])))).toMatchObject({ id });
+    crowd.skinning = 'dual-quaternion';
+    expect(await answer(crowd, picking.pick(towardsMinusZ(x, SHOULDER[1])))).toMatchObject({ id });
+    const stranded = picking.pick(towardsMinusZ(x, SHOULDER[1]));
+    frame(crowd);
+    const other = (await openTestDevice())!;
+    crowd.restore(other);
+    await expect(stranded).rejects.toThrow(/^picking: the crowd was restored onto a new device before this request was read back; ask again$/);
+    const again = picking.pick(towardsMinusZ(x, SHOULDER[1]));
+    crowd.update(0);
+    const encoder = other.createCommandEncoder();
+    crowd.encode(encoder);
+    other.queue.submit([encoder.finish()]);
+    crowd.update(0);
+    expect(await again).toMatchObject({ id });
+    crowd.destroy();
+    other.destroy();
+  });
 });
