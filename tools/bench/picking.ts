@@ -11,8 +11,8 @@ import { Crowd } from '../../src/runtime/crowd';
 import { OrbitCamera } from '../../demo/orbit-camera';
 import { Population } from '../../demo/population';
 import { spiralHalfSide } from '../../demo/spiral';
+import { median, TimedFrames } from './timed-frame';
 
-const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 const WIDTH = 640;
 const HEIGHT = 360;
 
@@ -21,7 +21,7 @@ export interface PickRow { instances: number; request: PickRequestKind; frameMs:
 
 /** `frames` measured frames per kind of request (after 2 warm-up frames), a request made before each frame's encode; medians. */
 export async function benchPicking(device: GPUDevice, character: Character, count: number, frames: number): Promise<PickRow[]> {
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: count });
+  const crowd = new Crowd(device, character, { ...TimedFrames.formats, capacity: count });
   const picking = new CrowdPicking(crowd);
   const population = new Population(crowd, character);
   population.setCount(count, { mode: 'crowd', blend: 0.5, randomPhases: true, variety: 0.15, clipA: 0, clipB: Math.min(1, character.clipNames.length - 1) });
@@ -31,37 +31,8 @@ export async function benchPicking(device: GPUDevice, character: Character, coun
   camera.update(WIDTH / HEIGHT);
   crowd.setCamera(camera.viewProjection, camera.eye, { viewportHeight: HEIGHT });
   const view = { viewProjection: camera.viewProjection, width: WIDTH, height: HEIGHT };
-  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
-  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
-  const timestamps = device.features.has('timestamp-query');
-  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
-  const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-  const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-  /** One frame: update, encode (the requests after the pose pass), draw, submit, wait; its GPU ms (timestamp-query from the first compute pass to the render pass's end, else submit to done). */
-  const frame = async (): Promise<number> => {
-    crowd.update(1 / 60);
-    const encoder = device.createCommandEncoder();
-    crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0 });
-    const pass = encoder.beginRenderPass({
-      colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
-      depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
-      timestampWrites: querySet && { querySet, endOfPassWriteIndex: 1 },
-    });
-    crowd.draw(pass, camera.viewProjection);
-    pass.end();
-    if (querySet) {
-      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
-    }
-    const start = performance.now();
-    device.queue.submit([encoder.finish()]);
-    await device.queue.onSubmittedWorkDone();
-    if (!querySet) return performance.now() - start;
-    await read.mapAsync(GPUMapMode.READ);
-    const [begin, end] = new BigUint64Array(read.getMappedRange());
-    read.unmap();
-    return Number(end - begin) / 1e6;
-  };
+  const timed = new TimedFrames(device, WIDTH, HEIGHT);
+  const frame = () => timed.frame(crowd, camera.viewProjection);
   const kinds = ['none', 'pickPointer', 'selectRect'] as const;
   const times = new Map<PickRequestKind, number[]>(kinds.map((k) => [k, []]));
   const late = new Map<PickRequestKind, number[]>(kinds.map((k) => [k, []]));
@@ -88,17 +59,10 @@ export async function benchPicking(device: GPUDevice, character: Character, coun
       if (f >= 2 && ask) late.get(request)!.push(settled);
     }
   }
-  for (const r of [color, depth, resolve, read]) r.destroy();
-  querySet?.destroy();
+  timed.destroy();
   crowd.destroy();
   return kinds.map((request) => ({
     instances: count, request, frameMs: median(times.get(request)!), framesLate: request === 'none' ? 0 : median(late.get(request)!), answer: answers.get(request) ?? '',
-    method: timestamps ? 'timestamp-query' : 'submit to done',
+    method: timed.method,
   }));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
