@@ -96,7 +96,7 @@ describe.skipIf(!device)('CrowdPicking.pick: against the posed mesh', () => {
     crowd.destroy();
   });
 
-  it('names ids as the crowd reported them after instances moved between slots (removals, layers), and for instances added before it', async () => {
+  it('names ids as the crowd reported them after instances moved between slots (removals, layers), and for instances added before it; hits a limb a layer posed', async () => {
     const crowd = new Crowd(device!, await figureCharacter(), FORMATS);
     const before = Array.from({ length: 4 }, (_, i) => crowd.add({ clipA: 'rest', transform: mat4.translation([i * 2, 0, 0]) }));
     const picking = new CrowdPicking(crowd);
@@ -109,6 +109,10 @@ describe.skipIf(!device)('CrowdPicking.pick: against the posed mesh', () => {
       expect(await answer(crowd, picking.pick(towardsMinusZ(i * 2, 1.5)))).toMatchObject({ id });
     }
     expect(await answer(crowd, picking.pick({ origin: [2, 1.5, -12], direction: [0, 0, 1] }))).toMatchObject({ id: after[1] });
+    // after[1]'s arm is out by its override layer alone (its clips hold the rest pose).
+    const armX = 2 + SHOULDER[0] + ARM_LENGTH * 0.7;
+    expect(await answer(crowd, picking.pick({ origin: [armX, SHOULDER[1], -12], direction: [0, 0, 1] }))).toMatchObject({ id: after[1] });
+    expect(await answer(crowd, picking.pick({ origin: [armX + 4, SHOULDER[1], -12], direction: [0, 0, 1] }))).toBeNull(); // after[3], no layer
     expect(await answer(crowd, picking.pick({ origin: [0, 1.5, -12], direction: [0, 0, 1] }))).toBeNull();
     crowd.destroy();
   });
