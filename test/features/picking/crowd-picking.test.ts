@@ -9,6 +9,9 @@ import { openTestDevice } from '../../helpers/gpu';
 import { testCharacter } from '../../helpers/character';
 import { lookAt, renderCrowd } from '../../helpers/render';
 import { CrowdMorph } from '../../../src/features/morph/crowd-morph';
+import { CrowdRootMotion } from '../../../src/features/root-motion/crowd-root-motion';
+import { readFileSync } from 'node:fs';
+import { modelPath } from '../../helpers/models';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
@@ -221,5 +224,29 @@ describe.skipIf(!device)('CrowdPicking.pick: against the posed mesh', () => {
     expect(await again).toMatchObject({ id });
     crowd.destroy();
     other.destroy();
+  });
+
+  it('follows root motion applied on the GPU (Walker, mode "apply"): hit where it walked to, nothing where it started', async () => {
+    const bytes = readFileSync(modelPath('Walker'));
+    const walker = await loadCharacter(arrayBufferOf(bytes), { rootMotion: { mode: 'apply' } });
+    const crowd = new Crowd(device!, walker, FORMATS);
+    new CrowdRootMotion(crowd);
+    const picking = new CrowdPicking(crowd);
+    const id = crowd.add({ clipA: 'WalkForward' });
+    const start = crowd.getTransform(id).slice(12, 15);
+    for (let f = 0; f < 90; f++) { // 3 s of walking
+      crowd.update(1 / 30);
+      const encoder = device!.createCommandEncoder();
+      crowd.encode(encoder);
+      device!.queue.submit([encoder.finish()]);
+    }
+    const now = crowd.getTransform(id);
+    const { max } = walker.bounds;
+    const moved = Math.hypot(now[12] - start[0], now[14] - start[2]);
+    expect(moved).toBeGreaterThan(max[1]); // walked more than its height
+    const down = (x: number, z: number) => ({ origin: [x, max[1] * 3, z], direction: [0, -1, 0] });
+    expect(await answer(crowd, picking.pick(down(now[12], now[14])))).toMatchObject({ id });
+    expect(await answer(crowd, picking.pick(down(start[0], start[2])))).toBeNull();
+    crowd.destroy();
   });
 });
