@@ -13,6 +13,7 @@ import { loadScene, Scene, type SceneSource } from './scene';
 import { SCENE_DEFAULTS, type SceneState } from './scene-state';
 import { createActivity, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
 import { jointNames } from './scenes/layer-defaults';
+import { Selection, SELECTION_COLOR } from './selection';
 import { StatsOverlay } from './stats';
 import { MAX_DEVICE_PIXEL_RATIO } from './theme';
 import { writeState, type DemoState } from './url-state';
@@ -37,6 +38,11 @@ export class App {
   private renderer: Renderer;
   private grid: GridPass;
   private marker: MarkerPass;
+  /** The ring under the character a click selected. */
+  private selectionMarker: MarkerPass;
+  private readonly selection: Selection;
+  /** The rings drawn this frame (reused: no allocation per frame). */
+  private readonly markers: MarkerPass[] = [];
   private timer: GpuTimer;
   private readonly stats: StatsOverlay;
   private readonly camera = new OrbitCamera();
@@ -57,6 +63,7 @@ export class App {
   /** Scratch: where the followed character stands (x, z) and its marker radius. */
   private readonly followed = new Float32Array(3);
   private readonly extent = new Float32Array(3);
+  private readonly selectedAt = new Float32Array(3);
   private readonly tick = (now: number): void => this.frame(now);
 
   constructor(gpu: DemoDevice, canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
@@ -66,9 +73,15 @@ export class App {
     trackCanvasSize(canvas, this.device, MAX_DEVICE_PIXEL_RATIO);
     this.grid = new GridPass(this.device, this.renderer);
     this.marker = new MarkerPass(this.device, this.renderer);
+    this.selectionMarker = new MarkerPass(this.device, this.renderer, SELECTION_COLOR);
     this.timer = new GpuTimer(this.device);
     this.stats = new StatsOverlay(this.timer, gpu.adapterName);
-    new OrbitInput(canvas, this.camera);
+    const selection = (this.selection = new Selection(canvas));
+    new OrbitInput(canvas, this.camera, {
+      click: (x, y) => selection.click(x, y, this.camera.viewProjection),
+      dragBox: (rect) => selection.dragBox(rect),
+      endBox: (rect) => selection.endBox(rect, this.camera.viewProjection),
+    });
     this.camera.frame(5, 5, 1);
     const plotCanvas = document.getElementById('plot') as HTMLCanvasElement | null;
     if (!plotCanvas) throw new Error('index.html has no #plot');
@@ -101,12 +114,13 @@ export class App {
    */
   restore(gpu: DemoDevice): void {
     const cellSize = this.grid.cellSize.slice();
-    for (const old of [this.renderer, this.grid, this.marker, this.timer]) old.destroy();
+    for (const old of [this.renderer, this.grid, this.marker, this.selectionMarker, this.timer]) old.destroy();
     this.device = gpu.device;
     this.renderer = new Renderer(this.device, this.renderer.canvas);
     this.grid = new GridPass(this.device, this.renderer);
     this.grid.cellSize.set(cellSize);
     this.marker = new MarkerPass(this.device, this.renderer);
+    this.selectionMarker = new MarkerPass(this.device, this.renderer, SELECTION_COLOR);
     this.timer = new GpuTimer(this.device);
     this.stats.restored(this.timer);
     this.scene?.crowd.restore(this.device);
@@ -206,6 +220,7 @@ export class App {
     this.activity?.dispose(false);
     this.activity = undefined;
     this.scene = scene;
+    this.selection.setCrowd(scene.crowd, scene.picking);
     previous?.destroy();
     this.startActivity();
     this.controls.setClips(names, jointNames(character));
@@ -278,7 +293,10 @@ export class App {
     this.stats.setScene({
       model: scene.label, scene: activity.kind, mode: activity.kind === 'crowd' ? this.state.mode : activity.kind, instances: activity.count,
       jointsPerInstance: scene.crowd.jointsPerInstance, drawCalls: scene.crowd.drawCallCount, bakedBytes: scene.bakedBytes,
-    }, (lines, data) => activity.describe(lines, data), () => ({ drawCalls: scene.crowd.drawCallCount, stats: scene.crowd.cullStats, gpuBytes: scene.crowd.gpuBytes }));
+    }, (lines, data) => {
+      activity.describe(lines, data);
+      this.selection.describe(lines, data);
+    }, () => ({ drawCalls: scene.crowd.drawCallCount, stats: scene.crowd.cullStats, gpuBytes: scene.crowd.gpuBytes }));
     this.controls.sync();
     writeState(this.state, this.sceneState);
   }
@@ -326,8 +344,18 @@ export class App {
       }
       const grid = this.state.grid ? this.grid : undefined;
       grid?.update(camera.viewProjection, camera.eye, camera.target, camera.fogStart, camera.fogEnd);
-      if (following) this.marker.update(camera.viewProjection, followed[0], followed[1], followed[2], activity!.height * 0.004);
-      this.renderer.render(crowd, grid, following ? this.marker : undefined, camera.viewProjection, this.timer);
+      const markers = this.markers;
+      markers.length = 0;
+      if (following) {
+        this.marker.update(camera.viewProjection, followed[0], followed[1], followed[2], activity!.height * 0.004);
+        markers.push(this.marker);
+      }
+      const at = this.selectedAt;
+      if (this.selection.ring(at)) {
+        this.selectionMarker.update(camera.viewProjection, at[0], at[1], at[2], (activity?.height ?? 1) * 0.006);
+        markers.push(this.selectionMarker);
+      }
+      this.renderer.render(crowd, grid, markers, camera.viewProjection, this.timer);
     } catch (error) {
       if (!this.frameError) {
         this.frameError = true; // report once, not sixty times a second

@@ -10,11 +10,12 @@ const MARKER_UNIFORM = {
   color: 80, //         vec4f
 } as const;
 
-/** Ring colour (display RGB; cyan stands out from the orange models and the grey ground) and its opacity. */
-const MARKER_COLOR = [0.15, 0.85, 1.0, 0.95] as const;
+/** Ring colour of the followed character (display RGB; cyan stands out from the orange models and the grey ground) and its opacity. */
+export const MARKER_COLOR = [0.15, 0.85, 1.0, 0.95] as const;
 
 /**
- * A ring on the ground marking one character (the one the keyboard drives). The constructor
+ * A ring on the ground marking one character (the one the keyboard drives, or the one a click
+ * selected), in `color` (display RGB and opacity; default MARKER_COLOR). The constructor
  * creates the pipeline, uniform buffer and bind group; update() writes the uniform (one
  * writeBuffer); draw() records one draw into the caller's render pass, after the ground.
  */
@@ -24,7 +25,7 @@ export class MarkerPass {
   private readonly bindGroup: GPUBindGroup;
   private readonly data = new Float32Array(MARKER_UNIFORM.size / 4);
 
-  constructor(private readonly device: GPUDevice, options: GridPassOptions) {
+  constructor(private readonly device: GPUDevice, options: GridPassOptions, color: readonly number[] = MARKER_COLOR) {
     const module = device.createShaderModule({ label: 'MarkerPass.shader', code: markerWgsl });
     this.pipeline = device.createRenderPipeline({
       label: 'MarkerPass.pipeline',
@@ -51,7 +52,7 @@ export class MarkerPass {
       layout: this.pipeline.getBindGroupLayout(0),
       entries: [{ binding: 0, resource: { buffer: this.uniform } }],
     });
-    this.data.set(MARKER_COLOR, MARKER_UNIFORM.color / 4);
+    this.data.set(color, MARKER_UNIFORM.color / 4);
   }
 
   /** Puts the ring (outer radius `radius`) around (x, z), lifted `lift` above the ground. */

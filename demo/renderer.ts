@@ -47,10 +47,10 @@ export class Renderer {
 
   /**
    * Encodes and submits one frame. `crowd` may be absent (still loading); `grid` may be
-   * absent (turned off), `marker` too (nothing selected). `viewProjection` must already be
-   * written into all of them.
+   * absent (turned off); `markers` are the rings to draw (none: nothing followed or selected).
+   * `viewProjection` must already be written into all of them.
    */
-  render(crowd: Crowd | undefined, grid: GridPass | undefined, marker: MarkerPass | undefined, viewProjection: Float32Array, timer: GpuTimer): void {
+  render(crowd: Crowd | undefined, grid: GridPass | undefined, markers: readonly MarkerPass[], viewProjection: Float32Array, timer: GpuTimer): void {
     this.ensureTargets();
     const encoder = this.device.createCommandEncoder(this.encoderDescriptor);
     const computeRan = crowd !== undefined && crowd.count > 0;
@@ -63,7 +63,7 @@ export class Renderer {
     const pass = encoder.beginRenderPass(this.passDescriptor);
     if (crowd) crowd.draw(pass, viewProjection);
     if (grid) grid.draw(pass);
-    if (marker) marker.draw(pass);
+    for (let i = 0; i < markers.length; i++) markers[i].draw(pass);
     pass.end();
     timer.resolve(encoder, computeRan);
     this.commandBuffers[0] = encoder.finish();

@@ -1,5 +1,5 @@
 import {
-  Crowd, CrowdControllers, CrowdMorph, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, parseControllerConfig,
+  Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, parseControllerConfig,
   type Character, type ControllerConfig, type CrowdOptions, type MaskId,
 } from '../src/index';
 import { MODELS } from './models';
@@ -15,7 +15,8 @@ export interface SceneSource {
  * One loaded character, its crowd on the device and what the scenes share on that crowd: the
  * crowd scene's placement of instances, blend masks by root joint (the crowd keeps masks for
  * its life, so each is made once), the animation controllers and the props (each made on first
- * use), and the features the character needs: morph targets and root motion, made with the crowd.
+ * use), the features the character needs (morph targets and root motion) and picking (click and
+ * box selection), made with the crowd.
  */
 export class Scene {
   readonly population: Population;
@@ -24,7 +25,7 @@ export class Scene {
   private propsValue: CrowdProps | undefined;
 
   constructor(
-    readonly label: string, readonly source: SceneSource, readonly character: Character, readonly crowd: Crowd,
+    readonly label: string, readonly source: SceneSource, readonly character: Character, readonly crowd: Crowd, readonly picking: CrowdPicking,
     /** The model's controller config, or one derived from its clip names. */
     readonly controllerConfig: ControllerConfig,
     /** Why the model's controller config file was not used, if it was not. */
@@ -84,23 +85,25 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
   let crowd: Crowd | undefined;
+  let picking: CrowdPicking | undefined;
   let thrown: unknown;
   try {
     crowd = new Crowd(device, character, options.crowd);
     if (character.morphTargets.length > 0) new CrowdMorph(crowd);
     if (character.rootMotion?.mode === 'apply') new CrowdRootMotion(crowd);
+    picking = new CrowdPicking(crowd);
   } catch (error) {
     thrown = error;
   }
   // Both pops are issued before awaiting, so no other work lands in these scopes.
   const [memory, validation] = await Promise.all([device.popErrorScope(), device.popErrorScope()]);
   const gpuError = memory ?? validation;
-  if (thrown || gpuError || !crowd) {
+  if (thrown || gpuError || !crowd || !picking) {
     crowd?.destroy();
     if (thrown) throw thrown;
     throw new Error(`the GPU rejected the model's buffers or pipelines: ${gpuError?.message ?? 'unknown error'}`);
   }
-  return new Scene(label, source, character, crowd, config, problem);
+  return new Scene(label, source, character, crowd, picking, config, problem);
 }
 
 async function loadControllerConfig(url: string | undefined, clipNames: readonly string[], signal: AbortSignal): Promise<{ config: ControllerConfig; problem: string }> {

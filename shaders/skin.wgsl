@@ -69,6 +69,8 @@ struct VertexOut {
   @location(0) normal: vec3f,
   @location(1) uv: vec2f,
   @location(2) world: vec3f,
+  // The instance's slot: the pick pass's fragment stage reads it (shaders/picking/pick.wgsl), the skin pass's ignores it.
+  @location(3) @interpolate(flat) slot: u32,
 }
 
 // The weighted sum over a vertex's influences. Linear: the blended matrix rows. Dual
@@ -126,6 +128,7 @@ fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f) -> V
   out.normal = placed.normal;
   out.uv = uv;
   out.world = placed.position;
+  out.slot = slot;
   return out;
 }
 

@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million|clip-library (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library|picking (only that section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -19,16 +19,18 @@ import { benchThreePeer, type PeerRow } from './bench/three-peer';
 import { benchCulling, type CullRow } from './bench/culling';
 import { benchAdd, benchMillion, type MillionRow } from './bench/million';
 import { benchClipLibrary } from './bench/clip-library';
+import { benchPicking, type PickRow } from './bench/picking';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library'].includes(only)) throw new Error(`--section must be culling, controllers, million or clip-library, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library or picking, got ${only}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
 const MILLION_HEADING = '## A million in the crowd: the joint-matrix palette, bulk add';
 const CLIP_LIBRARY_HEADING = '## Two bodies, one clip library (Walker)';
+const PICKING_HEADING = '## Picking: cost per request and frames until the answer, Fox';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -55,12 +57,15 @@ const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 1 ? 3 : 1) : 'n/a'
 
 const sizeHeading = '## Package size';
 const sizeStart = out.length;
-print(sizeHeading);
-print();
-print(`Measured ${new Date().toISOString().slice(0, 10)}. What the library adds to a page (tools/bench/size.ts): built with npm run build:lib; the two minified rows by the same minifier (esbuild), gzip at level 9. Dependencies: @loaders.gl/gltf (the .glb container; @loaders.gl/core is its peer dependency), meshoptimizer (its simplifier, for mesh LOD), wgpu-matrix.`);
-print();
-table(['what', 'bytes', 'gzipped bytes'], (await packageSizes(process.cwd())).map((r) => [r.what, r.bytes.toLocaleString('en'), r.gzipBytes.toLocaleString('en')]));
-await bundleSizeSection();
+// A --section run measures that section alone (the package size needs npm and the build, which a GPU machine may lack).
+if (only === undefined) {
+  print(sizeHeading);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)}. What the library adds to a page (tools/bench/size.ts): built with npm run build:lib; the two minified rows by the same minifier (esbuild), gzip at level 9. Dependencies: @loaders.gl/gltf (the .glb container; @loaders.gl/core is its peer dependency), meshoptimizer (its simplifier, for mesh LOD), wgpu-matrix.`);
+  print();
+  table(['what', 'bytes', 'gzipped bytes'], (await packageSizes(process.cwd())).map((r) => [r.what, r.bytes.toLocaleString('en'), r.gzipBytes.toLocaleString('en')]));
+  await bundleSizeSection();
+}
 if (sizeOnly) {
   // Replace the section in place (or put it before the first section), keeping the other measurements.
   const lines = (await readFile('BENCHMARKS.md', 'utf8')).split('\n');
@@ -84,10 +89,11 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'clip-library') await clipLibrarySection();
+  else if (only === 'picking') await pickingSection(await characterFromFile(CROWD_MODEL[1]));
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -214,6 +220,25 @@ async function clipLibrarySection(): Promise<void> {
   ]));
 }
 
+/** The picking section: frame time with one request against none, in one run; frames until the answer. */
+async function pickingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
+  print(PICKING_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: the ratios stand in for a GPU\'s)' : ''}.`);
+  print();
+  print(`${CROWD_MODEL[0]}, the demo's crowd from the demo's default camera, culling and mesh LOD on, drawn into a 640 x 360 target (tools/bench/picking.ts). Frame GPU ms: timestamp-query from the first compute pass's beginning to the render pass's end (cull, pose, the request recorded after the pose pass, draw; submit to done where the adapter has no timestamps), median over the measured frames after 2 warm-up rounds, the three kinds interleaved frame by frame so that a busy machine slows each alike; ratio to no request in the same run. pickPointer: one 1 x 1 render pass over the drawn instances (their vertex stage again, one fragment). selectRect: one compute pass over every live instance. Frames late: in a loop that waits for each frame's GPU work, the frame (0 = the request's own) during whose update() the answer's readback is requested and after which the promise has settled.`);
+  print();
+  const rows: PickRow[] = [];
+  for (const count of quick ? [1000] : [1000, 10000]) {
+    console.error(`picking: ${count} instances…`);
+    rows.push(...await benchPicking(device, character, count, quick ? 3 : 8));
+  }
+  table(['instances', 'request', 'frame GPU ms', 'ratio', 'frames late', 'answer (last)'], rows.map((r) => {
+    const none = rows.find((o) => o.instances === r.instances && o.request === 'none')!;
+    return [r.instances.toLocaleString('en'), r.request, ms(r.frameMs), (r.frameMs / none.frameMs).toFixed(3), r.request === 'none' ? '' : r.framesLate, r.answer];
+  }));
+}
+
 /** The culling / LOD section: ratios to all-off in one run, per view. */
 async function cullingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(CULLING_HEADING);
@@ -324,6 +349,7 @@ if (peer) {
 await cullingSection(character);
 await millionSection(character);
 await clipLibrarySection();
+await pickingSection(character);
 
 device.destroy();
 if (!quick) await writeFile('BENCHMARKS.md', out.join('\n'));

@@ -6,10 +6,11 @@
  */
 import { CONTROL_SHADER } from '../src/features/controllers/control-wgsl';
 import { MORPH_SHADER } from '../src/features/morph/morph-wgsl';
+import { PICK_SHADER, SELECT_SHADER } from '../src/features/picking/picking-wgsl';
 import { PROP_SHADER } from '../src/features/props/prop-wgsl';
 import { ROOT_MOTION_SHADER } from '../src/features/root-motion/root-motion-wgsl';
 import { KERNEL_SHADERS, type GeneratedShader } from '../src/runtime/wgsl-constants';
 
 const [pose, cull, skin, palette] = KERNEL_SHADERS;
 
-export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER];
+export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER, PICK_SHADER, SELECT_SHADER];

@@ -6,7 +6,7 @@ import { show } from '../math/show';
 import { isLayerStackArrays, type LayerStackArrays, type LayerStackInit, type MaskId } from '../anim/layer-stack';
 import type { AnimationState, CrowdOptions, CrowdTargetFormats, InstanceId, InstanceInit } from './crowd-types';
 import { Visibility } from './culling/visibility';
-import { FeatureList, type CrowdFeature, type CrowdKernel } from './feature';
+import { FeatureList, type CrowdFeature, type CrowdKernel, type EncodedFrame } from './feature';
 import { ANIMATION_FIELDS, checkFields, checkObject, checkTargetOptions, clipOf, INIT_FIELDS, resolveAnimation, stripUndefined } from './input';
 import { checkLayerStackArrays, requireLayerStackArrays, resolveLayers, writeLayerStackArrays } from './layer-input';
 import type { InstanceAnimation } from './instance-records';
@@ -68,7 +68,7 @@ export class Crowd extends CrowdCamera {
   private needsChecked = false;
   protected readonly features = new FeatureList();
   private readonly kernel: CrowdKernel;
-  private readonly frame: { cullCounters: GPUBuffer | undefined; levels: number } = { cullCounters: undefined, levels: 1 };
+  private readonly frame: { -readonly [K in keyof EncodedFrame]: EncodedFrame[K] } = { cullCounters: undefined, levels: 1, drawArgs: undefined };
   /** setPlacement's world, read back for the features that follow placements. */
   private readonly placed = new Float32Array(16);
 
@@ -112,6 +112,7 @@ export class Crowd extends CrowdCamera {
         this.passes.destroy();
         this.createPasses(this.gpuDevice);
       },
+      draws: { get mesh() { return self.passes.mesh; }, get skin() { return self.passes.skin; }, get vertexWeights() { return self.features.vertexWeights; } },
     };
   }
 
@@ -423,6 +424,7 @@ export class Crowd extends CrowdCamera {
     this.features.encode(encoder, 'before-pose', frame);
     this.view.encode(encoder, this.store, this.passes.pose, this.clockSeconds, timestampWrites, this.features.vertexWeights);
     frame.cullCounters = this.view.counters;
+    frame.drawArgs = this.view.drawArgs;
     frame.levels = this.passes.mesh.levels;
     this.features.encode(encoder, 'after-pose', frame);
   }

@@ -3,6 +3,8 @@ import { featureNeeds } from '../character/needs';
 import type { CrowdOptions } from './crowd-types';
 import type { InstanceStore } from './instance-store';
 import type { SkinningMethod } from './layout';
+import type { MeshBuffers } from './mesh-buffers';
+import type { DrawArgs, SkinPass } from './skin-pass';
 
 /**
  * The kernel's side of a feature: what Crowd.install hands a feature (the crowd's internals,
@@ -26,6 +28,21 @@ export interface CrowdKernel {
   feature<T extends CrowdFeature>(name: string): T | undefined;
   /** Re-creates the kernel's passes now, on the same device (a feature that changes what they bind, such as vertex weights). */
   rebuildPasses(): void;
+  /** @internal The kernel's draw as it stands now (replaced with its passes: restore, skinning, rebuildPasses). */
+  readonly draws: KernelDraws;
+}
+
+/**
+ * @internal What the crowd draws with, for a feature that draws the crowd's instances its own way
+ * (picking: the same vertex entry points, its own fragment stage and target). Owned by the kernel.
+ */
+export interface KernelDraws {
+  /** The mesh's vertices and every LOD level's indices. */
+  readonly mesh: MeshBuffers;
+  /** The skin pass: its shader module, depth-only pipeline layout (groups 0 and 1), frame bind group layout, vertex constants and materials. */
+  readonly skin: SkinPass;
+  /** The per-slot vertex weights a feature provides (morph), which the frame bind group binds, or undefined. */
+  readonly vertexWeights: GPUBuffer | undefined;
 }
 
 /**
@@ -42,6 +59,12 @@ export interface EncodedFrame {
   readonly cullCounters: GPUBuffer | undefined;
   /** Mesh LOD levels the counters hold. */
   readonly levels: number;
+  /**
+   * @internal The cull pass's indirect draw arguments when it ran this frame (list 0: the camera's instances
+   * per LOD level and primitive, over the store's drawListBuffer), else undefined (every slot in
+   * [0, count) is drawn, through the identity list).
+   */
+  readonly drawArgs: DrawArgs | undefined;
 }
 
 /** The shadow map of the frame being drawn, for features that draw shadowed geometry. */

@@ -72,6 +72,51 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     await page.close();
   }, TEST_TIMEOUT);
 
+  it('a click selects the character under the pointer (ringed, "selected #<id>" in the overlay); a camera drag does not; Shift + drag box-selects', async () => {
+    const { page, problems } = await open('?instances=9');
+    await waitForCrowd(page, 9, 3);
+    const selected = () => page.waitForFunction(() => document.getElementById('stats')?.dataset.selected !== undefined, null, { timeout: 20_000 }).then(() => true, () => false);
+    // Where a character stands is the demo's business: try points around the middle of the view
+    // (the camera frames the crowd there) until a click selects one.
+    const { width, height } = VIEWPORT;
+    let hitAt: [number, number] | undefined;
+    for (const [fx, fy] of [[0.5, 0.5], [0.5, 0.42], [0.5, 0.58], [0.42, 0.5], [0.58, 0.5], [0.45, 0.45], [0.55, 0.55], [0.45, 0.55], [0.55, 0.45], [0.5, 0.35], [0.5, 0.65]]) {
+      await page.mouse.click(fx * width, fy * height);
+      if (await selected()) {
+        hitAt = [fx * width, fy * height];
+        break;
+      }
+    }
+    expect(hitAt, 'no click around the middle of the view selected a character').toBeDefined();
+    const text = await page.locator('#stats').textContent();
+    expect(text).toMatch(/selected #\d+: \w+ -?\d+\.\d\d s/);
+    const id = await stat(page, 'selected');
+    expect(text).toContain(`selected #${id}`);
+    await shot(page, 'demo-selected');
+    // A click on empty ground deselects; a camera drag across the character selects nothing.
+    await page.mouse.click(20, height - 20);
+    await page.waitForFunction(() => document.getElementById('stats')?.dataset.selected === undefined, null, { timeout: 20_000 });
+    await page.mouse.move(hitAt![0] - 40, hitAt![1]);
+    await page.mouse.down();
+    await page.mouse.move(hitAt![0] + 40, hitAt![1], { steps: 4 });
+    await page.mouse.up();
+    await waitForFrames(page, (await statNumber(page, 'frames')) + 4);
+    expect(await stat(page, 'selected')).toBeUndefined();
+    // Shift + drag over the whole view counts every character in it.
+    await page.keyboard.down('Shift');
+    await page.mouse.move(20, 20);
+    await page.mouse.down();
+    await page.mouse.move(width / 2, height / 2, { steps: 3 });
+    await page.mouse.move(width - 20, height - 20, { steps: 3 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    await page.waitForFunction(() => document.getElementById('stats')?.dataset.boxSelected !== undefined, null, { timeout: 20_000 });
+    expect(await statNumber(page, 'boxSelected')).toBe(9);
+    expect(await page.locator('#stats').textContent()).toContain('box-selected 9');
+    expect(problems).toEqual([]);
+    await page.close();
+  }, TEST_TIMEOUT);
+
   it('restores the wanderers on a new device when the GPU device is lost, and carries on drawing', async () => {
     const { page, problems } = await open('?scene=locomotion&instances=40');
     await waitForCrowd(page, 40, 3);

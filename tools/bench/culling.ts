@@ -9,8 +9,8 @@ import type { Character } from '../../src/character/character';
 import { OrbitCamera } from '../../demo/orbit-camera';
 import { Population } from '../../demo/population';
 import { spiralHalfSide } from '../../demo/spiral';
+import { median, TimedFrames } from './timed-frame';
 
-const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 /** The render target: 640 x 360, while LOD is chosen as for a 1080-pixel-high view. */
 const WIDTH = 640;
 const HEIGHT = 360;
@@ -28,7 +28,7 @@ export interface CullRow { view: string; instances: number; config: CullConfig; 
  * looking level) or 'demo' (the demo's default framing, OrbitCamera.frame). Medians.
  */
 export async function benchCulling(device: GPUDevice, character: Character, count: number, view: 'inside' | 'demo', frames: number): Promise<CullRow[]> {
-  const crowd = fullCrowd(device, character, { ...FORMATS, capacity: count });
+  const crowd = fullCrowd(device, character, { ...TimedFrames.formats, capacity: count });
   const population = new Population(crowd, character);
   population.setCount(count, { mode: 'crowd', blend: 0.5, randomPhases: true, variety: 0.15, clipA: 0, clipB: Math.min(1, character.clipNames.length - 1) });
   const camera = new OrbitCamera();
@@ -42,12 +42,7 @@ export async function benchCulling(device: GPUDevice, character: Character, coun
   }
   camera.update(WIDTH / HEIGHT);
 
-  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
-  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
-  const timestamps = device.features.has('timestamp-query');
-  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
-  const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-  const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const timed = new TimedFrames(device, WIDTH, HEIGHT);
   const indicesPerInstance = character.rig.primitives.reduce((n, p) => n + (p.indices?.length ?? p.vertexCount), 0);
 
   const rows: CullRow[] = [];
@@ -61,30 +56,7 @@ export async function benchCulling(device: GPUDevice, character: Character, coun
     const visible: number[] = [];
     const posed: number[] = [];
     for (let f = 0; f < frames + 2; f++) {
-      crowd.update(1 / 60);
-      const encoder = device.createCommandEncoder();
-      crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0 });
-      const pass = encoder.beginRenderPass({
-        colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
-        depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
-        timestampWrites: querySet && { querySet, endOfPassWriteIndex: 1 },
-      });
-      crowd.draw(pass, camera.viewProjection);
-      pass.end();
-      if (querySet) {
-        encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-        encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
-      }
-      const start = performance.now();
-      device.queue.submit([encoder.finish()]);
-      await device.queue.onSubmittedWorkDone();
-      let ms = performance.now() - start;
-      if (querySet) {
-        await read.mapAsync(GPUMapMode.READ);
-        const [begin, end] = new BigUint64Array(read.getMappedRange());
-        ms = Number(end - begin) / 1e6;
-        read.unmap();
-      }
+      const ms = await timed.frame(crowd, camera.viewProjection);
       const stats = config === 'all off' ? { visible: count, posed: count, vertices: count * indicesPerInstance } : await crowd.readCullStats();
       if (f >= 2) {
         times.push(ms);
@@ -93,18 +65,11 @@ export async function benchCulling(device: GPUDevice, character: Character, coun
         posed.push(stats.posed);
       }
     }
-    rows.push({ view, instances: count, config, gpuMs: median(times), vertices: median(vertices), visible: median(visible), posed: mean(posed), method: timestamps ? 'timestamp-query' : 'submit to done' });
+    rows.push({ view, instances: count, config, gpuMs: median(times), vertices: median(vertices), visible: median(visible), posed: mean(posed), method: timed.method });
   }
-  for (const r of [color, depth, resolve, read]) r.destroy();
-  querySet?.destroy();
+  timed.destroy();
   crowd.destroy();
   return rows;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 function mean(values: number[]): number {

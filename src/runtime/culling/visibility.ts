@@ -5,7 +5,7 @@ import type { DrawShadow } from '../feature';
 import type { InstanceStore } from '../instance-store';
 import type { MeshBuffers } from '../mesh-buffers';
 import type { PosePass } from '../pose-pass';
-import { LIGHT_DIRECTION, type SkinPass } from '../skin-pass';
+import { LIGHT_DIRECTION, type DrawArgs, type SkinPass } from '../skin-pass';
 import { frustumPlanes } from './cull-math';
 import { CullPass } from './cull-pass';
 import { CullSettings } from './cull-settings';
@@ -58,6 +58,11 @@ export class Visibility {
   /** The per-level draw counters of the last culled frame, else undefined. */
   get counters(): GPUBuffer | undefined {
     return this.culledFrame ? this.cullPass.counters : undefined;
+  }
+
+  /** The cull pass's indirect arguments of the last culled frame, else undefined. */
+  get drawArgs(): DrawArgs | undefined {
+    return this.culledFrame ? this.cullPass : undefined;
   }
 
   /** The shadow map of the last encoded frame, or undefined when none was drawn. */
