@@ -40,6 +40,7 @@ const SLOT_VEC4S: u32 = 5u;
 const MATRIX_VEC4S: u32 = 3u;
 const DQ_DEGENERATE_DET: f32 = 0x1.0c6f7ap-20f; // 0.000001
 const PALETTE_SHARED: u32 = 0x80000000u;
+const RECORD_WORDS: u32 = 4u;
 
 struct Instance {
   world: mat4x4f,
@@ -181,7 +182,7 @@ var<workgroup> listLength: u32;
 
 // Record k of the character's records in trackRefs (see the binding), as the vec4f it holds.
 fn record(k: u32) -> vec4f {
-  let w = k * 4u;
+  let w = k * RECORD_WORDS;
   return bitcast<vec4f>(vec4u(trackRefs[w], trackRefs[w + 1u], trackRefs[w + 2u], trackRefs[w + 3u]));
 }
 

@@ -239,8 +239,7 @@ export class Crowd extends CrowdCamera {
     const world = transform === undefined ? IDENTITY_MATRIX : transform;
     this.store.records.checkWorld(world);
     this.store.records.checkAnimation(resolved);
-    const handle = this.store.add();
-    const slot = this.store.slot(handle);
+    const handle = this.store.add(), slot = this.store.slot(handle);
     this.store.records.setWorld(slot, world);
     this.store.records.setAnimation(slot, resolved, this.clockSeconds);
     this.features.added(handle, slot, world);
@@ -270,8 +269,7 @@ export class Crowd extends CrowdCamera {
    * instance that a feature moves (root motion) is where it has carried it, rounded to float32.
    */
   getTransform(id: InstanceId, out: Float32Array = new Float32Array(16)): Float32Array {
-    const handle = this.store.handle(id);
-    const slot = this.store.slot(handle);
+    const handle = this.store.handle(id), slot = this.store.slot(handle);
     if (!(out instanceof Float32Array) || out.length < 16) {
       throw new TypeError(`out must be a Float32Array of at least 16 numbers, got ${out instanceof Float32Array ? out.length : show(out)}`);
     }
@@ -280,8 +278,7 @@ export class Crowd extends CrowdCamera {
 
   /** Sets an instance's model-to-world transform: 16 numbers, column-major. An instance that moves by root motion walks on from there. */
   setTransform(id: InstanceId, transform: ArrayLike<number>): void {
-    const handle = this.store.handle(id);
-    const slot = this.store.slot(handle);
+    const handle = this.store.handle(id), slot = this.store.slot(handle);
     this.store.records.setWorld(slot, transform);
     this.features.placed(handle, slot, transform);
   }
@@ -292,8 +289,7 @@ export class Crowd extends CrowdCamera {
    * where will it be). An instance that a feature moves answers in closed form (root motion).
    */
   worldTransform(id: InstanceId, out: Float64Array = new Float64Array(16), ahead = 0): Float64Array {
-    const handle = this.store.handle(id);
-    const slot = this.store.slot(handle);
+    const handle = this.store.handle(id), slot = this.store.slot(handle);
     checkFinite(ahead, 'ahead');
     if (this.features.transformAt(handle, slot, this.clockSeconds + ahead, out)) return out;
     out.set(this.store.records.getWorld(slot, this.placed));
@@ -302,16 +298,14 @@ export class Crowd extends CrowdCamera {
 
   /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
   setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
-    const handle = this.store.handle(id);
-    const slot = this.store.slot(handle);
+    const handle = this.store.handle(id), slot = this.store.slot(handle);
     this.store.records.setPlacement(slot, x, y, z, yaw, scale);
     if (this.features.followsPlacement) this.features.placed(handle, slot, this.store.records.getWorld(slot, this.placed));
   }
 
   /** Changes any subset of an instance's animation; the rest keeps playing as it was. */
   setAnimation(id: InstanceId, change: Partial<AnimationState>): void {
-    const handle = this.store.handle(id);
-    const slot = this.store.slot(handle);
+    const handle = this.store.handle(id), slot = this.store.slot(handle);
     checkObject(change, 'change', '{ clipA, clipB, timeA, timeB, speedA, speedB, blend } (any subset)');
     checkFields(change, ANIMATION_FIELDS, 'setAnimation');
     const current = this.store.records.getAnimation(slot, this.clockSeconds);
@@ -323,8 +317,7 @@ export class Crowd extends CrowdCamera {
 
   /** Sets the weight of clip B in [0, 1]; cheaper than setAnimation and allocation-free, for per-frame fades. */
   setBlend(id: InstanceId, blend: number): void {
-    const handle = this.store.handle(id);
-    const slot = this.store.slot(handle);
+    const handle = this.store.handle(id), slot = this.store.slot(handle);
     this.features.changing(handle, slot);
     this.store.records.setBlend(slot, blend);
     this.features.changed(handle, slot);
@@ -352,8 +345,7 @@ export class Crowd extends CrowdCamera {
   /** The packed form (a controller's output), allocation-free: see the first signature. */
   setLayers(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead?: number): void;
   setLayers(id: InstanceId, stack: LayerStackInit | LayerStackArrays | null, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
-    const handle = this.store.handle(id);
-    const slot = this.store.slot(handle);
+    const handle = this.store.handle(id), slot = this.store.slot(handle);
     if (isLayerStackArrays(stack)) {
       checkLayerStackArrays(this.store, stack, maskIds, ahead);
       this.features.changing(handle, slot);

@@ -168,6 +168,9 @@ export const JOINT_DQ = {
 /** vec4f per dual-quaternion joint record (JOINT_DQ.size / 16), the stride pose.wgsl, skin.wgsl and prop.wgsl index by. */
 export const DQ_VEC4S = JOINT_DQ.size / 16;
 
+/** u32 words per vec4f record of the character's records (rest pose, clip records) that follow the track references in pose.wgsl's trackRefs, read back with bitcast. */
+export const RECORD_WORDS = 4;
+
 /** Newton steps at most of pose.wgsl's polar decomposition (a rotation converges in 1, a scale of 100 in about 5). */
 export const DQ_POLAR_ITERATIONS = 16;
 
