@@ -34,7 +34,7 @@ export {
   MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS,
   type AdditiveLayerInit, type ClipTimeInit, type LayerInit, type LayerStackArrays, type LayerStackInit, type MaskId,
 } from './anim/layer-stack';
-export type { AttachmentId, AttachOptions, ClipEventListener } from './runtime/crowd-types';
+export type { AttachmentId, AttachOptions, ClipEventListener, PaletteState } from './runtime/crowd-types';
 export type { BulkInit } from './runtime/bulk-add';
 export type { MaskSpec } from './anim/masks';
 export type { ClipEvent } from './anim/events/clip-events';

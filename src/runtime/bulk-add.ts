@@ -26,13 +26,17 @@ export interface BulkInit {
   clipA?: string | number;
   /** Clip B of every instance (default clip A); `clipsB` overrides it. */
   clipB?: string | number;
+  /** Clip A index per instance (below the character's clip count). */
   clipsA?: Uint32Array | Uint16Array | Uint8Array;
+  /** Clip B index per instance (default: the instance's clip A). */
   clipsB?: Uint32Array | Uint16Array | Uint8Array;
   /** Seconds into clip A per instance (default 0); clip B starts at the same time unless `timesB`. */
   timesA?: Float32Array | Float64Array;
+  /** Seconds into clip B per instance (default: its time A). */
   timesB?: Float32Array | Float64Array;
   /** Playback speed of clip A per instance, and of clip B unless `speedsB` (default 1). */
   speeds?: Float32Array | Float64Array;
+  /** Playback speed of clip B per instance (default: its speed A). */
   speedsB?: Float32Array | Float64Array;
   /** Weight of clip B per instance, in [0, 1] (default 0). */
   blends?: Float32Array | Float64Array;

@@ -182,3 +182,13 @@ export type MorphWeights = Readonly<Record<string, number | null | undefined>> |
 
 /** Called for every clip event an instance's playback crosses: instance, event name, clip name, the event's time in the clip (seconds). */
 export type ClipEventListener = (id: number, name: string, clip: string, time: number) => void;
+
+/** What Crowd.palette reports of the joint-matrix palette (docs/palette.md). */
+export interface PaletteState {
+  /** Joint sets of their own: one per slot while the palette is not active, else the budget. */
+  readonly size: number;
+  /** Whether the crowd holds more instances than the budget, so joint sets go to the drawn instances each frame. */
+  readonly active: boolean;
+  /** Joint sets of their own once active: CrowdOptions.paletteSize cut to what the device's storage limit allows (>= 1). */
+  readonly budget: number;
+}

@@ -4,7 +4,7 @@ import type { Character } from '../character/character';
 import { IDENTITY_MATRIX } from '../math/affine';
 import { show } from '../math/show';
 import { isLayerStackArrays, type LayerStackArrays, type LayerStackInit, type MaskId } from '../anim/layer-stack';
-import type { AnimationState, CrowdOptions, CrowdTargetFormats, InstanceId, InstanceInit } from './crowd-types';
+import type { AnimationState, CrowdOptions, CrowdTargetFormats, InstanceId, InstanceInit, PaletteState } from './crowd-types';
 import { Visibility } from './culling/visibility';
 import { FeatureList, type CrowdFeature, type CrowdKernel, type EncodedFrame } from './feature';
 import { ANIMATION_FIELDS, checkFields, checkObject, checkTargetOptions, clipOf, INIT_FIELDS, resolveAnimation, stripUndefined } from './input';
@@ -210,7 +210,7 @@ export class Crowd extends CrowdCamera {
   }
 
   /** The joint-matrix palette: `size` joint sets of their own, `active` once the crowd holds more instances than the budget (CrowdOptions.paletteSize, docs/palette.md). */
-  get palette(): { readonly size: number; readonly active: boolean; readonly budget: number } { return this.store.palette; }
+  get palette(): PaletteState { return this.store.palette; }
 
   /** Bytes of every GPU buffer the crowd and its features own for their instances: records, joints, lists, palette, features' (docs/palette.md). */
   get gpuBytes(): number { return this.store.gpuBytes + this.view.gpuBytes + this.features.gpuBytes; }

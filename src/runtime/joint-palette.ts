@@ -1,3 +1,4 @@
+import type { PaletteState } from './crowd-types';
 import { PALETTE_BUCKETS, PALETTE_FREE, PALETTE_NONE } from './layout';
 import { storageLimit } from './limits';
 import { show } from '../math/show';
@@ -17,7 +18,7 @@ import { show } from '../math/show';
  * The budget is CrowdOptions.paletteSize, cut to what the device's storage limit allows for the
  * joint buffer; without one, as many sets as fit. Nothing here allocates per frame.
  */
-export class JointPalette {
+export class JointPalette implements PaletteState {
   /** Shared sets in palette mode: clipCount x PALETTE_BUCKETS. */
   readonly sharedSets: number;
   /** Bytes of one joint set (joints x bytes per joint); the store changes it with the skinning method. */
