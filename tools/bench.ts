@@ -352,6 +352,10 @@ await clipLibrarySection();
 await pickingSection(character);
 
 device.destroy();
-if (!quick) await writeFile('BENCHMARKS.md', out.join('\n'));
+// Figures from another machine (a section headed '## On an NVIDIA ...', say) are kept at the end: this run cannot redo them.
+const LENT_HEADING = '\n## On an ';
+const previousFile = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
+const lent = previousFile.includes(LENT_HEADING) ? previousFile.slice(previousFile.indexOf(LENT_HEADING)) : '';
+if (!quick) await writeFile('BENCHMARKS.md', out.join('\n').trimEnd() + '\n' + lent);
 console.error(quick ? '(--quick: BENCHMARKS.md not written)' : 'wrote BENCHMARKS.md');
 process.exit(0);
