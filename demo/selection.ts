@@ -83,12 +83,12 @@ export class Selection {
   /** Overlay lines: the selected character's id, clips and state; the box selection's count. */
   describe(lines: string[], data: DOMStringMap): void {
     const { crowd, selected } = this;
-    delete data.selected;
+    delete data.picked;
     if (crowd && selected !== undefined) {
       try {
         const a = crowd.getAnimation(selected);
         const names = crowd.character.clipNames;
-        data.selected = String(selected);
+        data.picked = String(selected);
         lines.push(`selected #${selected}: ${names[a.clipA]} ${a.timeA.toFixed(2)} s` +
           (a.blend > 0 ? ` + ${names[a.clipB]} ${a.timeB.toFixed(2)} s (blend ${a.blend.toFixed(2)})` : '') +
           (a.speedA !== 1 ? `, speed ${a.speedA.toFixed(2)}` : ''));

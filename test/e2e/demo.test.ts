@@ -75,7 +75,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
   it('a click selects the character under the pointer (ringed, "selected #<id>" in the overlay); a camera drag does not; Shift + drag box-selects', async () => {
     const { page, problems } = await open('?instances=9');
     await waitForCrowd(page, 9, 3);
-    const selected = () => page.waitForFunction(() => document.getElementById('stats')?.dataset.selected !== undefined, null, { timeout: 20_000 }).then(() => true, () => false);
+    const selected = () => page.waitForFunction(() => document.getElementById('stats')?.dataset.picked !== undefined, null, { timeout: 20_000 }).then(() => true, () => false);
     // Where a character stands is the demo's business: try points around the middle of the view
     // (the camera frames the crowd there) until a click selects one.
     const { width, height } = VIEWPORT;
@@ -90,18 +90,18 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     expect(hitAt, 'no click around the middle of the view selected a character').toBeDefined();
     const text = await page.locator('#stats').textContent();
     expect(text).toMatch(/selected #\d+: \w+ -?\d+\.\d\d s/);
-    const id = await stat(page, 'selected');
+    const id = await stat(page, 'picked');
     expect(text).toContain(`selected #${id}`);
     await shot(page, 'demo-selected');
     // A click on empty ground deselects; a camera drag across the character selects nothing.
     await page.mouse.click(20, height - 20);
-    await page.waitForFunction(() => document.getElementById('stats')?.dataset.selected === undefined, null, { timeout: 20_000 });
+    await page.waitForFunction(() => document.getElementById('stats')?.dataset.picked === undefined, null, { timeout: 20_000 });
     await page.mouse.move(hitAt![0] - 40, hitAt![1]);
     await page.mouse.down();
     await page.mouse.move(hitAt![0] + 40, hitAt![1], { steps: 4 });
     await page.mouse.up();
     await waitForFrames(page, (await statNumber(page, 'frames')) + 4);
-    expect(await stat(page, 'selected')).toBeUndefined();
+    expect(await stat(page, 'picked')).toBeUndefined();
     // Shift + drag over the whole view counts every character in it.
     await page.keyboard.down('Shift');
     await page.mouse.move(20, 20);
