@@ -204,8 +204,8 @@ export class Crowd extends CrowdCamera {
 
   /** Where instance `id`'s joint records start in `jointMatrices`, in joints. Valid until the next add, remove or setLayers, which may move instances; refused while the palette is active (its joint set is chosen on the GPU each frame). */
   jointMatrixIndex(id: InstanceId): number {
-    const slot = this.store.slotOfId(id);
-    if (this.store.palette.active) throw new RangeError(`instance ${id} has no fixed joint set: the crowd holds more instances than paletteSize (${this.store.palette.size}), so joint sets go to the drawn instances each frame`);
+    const slot = this.store.slotOfId(id), { palette } = this.store;
+    if (palette.active) throw new RangeError(`instance ${id} has no fixed joint set: the crowd holds more instances than paletteSize (${palette.size}), so joint sets go to the drawn instances each frame`);
     return slot * this.character.gpu.slotCount;
   }
 
@@ -258,8 +258,7 @@ export class Crowd extends CrowdCamera {
 
   /** Removes every instance (their ids are refused from then on). */
   clear(): void {
-    const live: number[] = [];
-    if (this.features.removesOneByOne) for (let h = 0; h < this.store.handleCount; h++) if (this.store.has(h)) live.push(h);
+    const live = this.features.removesOneByOne ? this.store.liveHandles() : [];
     this.store.clear();
     this.features.cleared(live);
   }

@@ -397,6 +397,13 @@ export class InstanceStore {
     return generationOfId(id) === this.generations[handle] ? handle : -1;
   }
 
+  /** The handles of every live instance, in handle order (a new array: for clear, not per frame). */
+  liveHandles(): number[] {
+    const live: number[] = [];
+    for (let h = 0; h < this.slotOf.length; h++) if (this.slotOf[h] >= 0) live.push(h);
+    return live;
+  }
+
   /** Whether `id` (an InstanceId) names a live instance. */
   hasId(id: number): boolean {
     return this.find(id) >= 0;
