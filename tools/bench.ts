@@ -182,7 +182,7 @@ async function millionSection(character: Awaited<ReturnType<typeof characterFrom
   const add = await benchAdd(device, character, million, quick ? 10_000 : 100_000);
   /** The palette for a share in view: twice the instances expected in view, a power of two (at least 4,096). */
   const paletteFor = (count: number, inView: number) => 2 ** Math.ceil(Math.log2(Math.max(4096, 2 * count * inView)));
-  print(`${CROWD_MODEL[0]} on a square grid, clips and times varied, seen straight down over a square block holding the given share of the crowd (640 x 360 target, LOD as for a 1080-pixel-high view, culling, mesh and animation LOD on, no shadows), a palette of twice the instances in view (CrowdOptions.paletteSize, rounded up to a power of two; docs/palette.md). CPU ms: update + encode + draw + finish. Compute GPU ms: timestamps from the cull pass's beginning to the pose pass's end (cull, palette, pose); draw GPU ms: the render pass. Medians of the measured frames after 2 warm-up frames. Ratios to 100,000 at 1% in the same run. Bytes at rest: Crowd.gpuBytes with nothing in view, less the joint buffer, per instance; per instance in view: one joint set (what a joint set per instance would cost every instance).`);
+  print(`${CROWD_MODEL[0]} on a square grid, clips and times varied, seen straight down over a square block holding the given share of the crowd (640 x 360 target, LOD as for a 1080-pixel-high view, culling, mesh and animation LOD on, no shadows), a palette of twice the instances in view (CrowdOptions.paletteSize, rounded up to a power of two; docs/palette.md). CPU ms: update + encode + draw + finish. GPU ms by timestamp-query: the cull pass with the palette pass after it (Crowd.encode's timestampWrites), the pose pass (its poseTimestampWrites), and the render pass. Medians of the measured frames after 2 warm-up frames. Ratios to 100,000 at 1% in the same run. Bytes at rest: Crowd.gpuBytes with nothing in view, less the joint buffer, per instance; per instance in view: one joint set (what a joint set per instance would cost every instance).`);
   print();
   print('Alone, and on a machine with a GPU: `npm run bench -- --section million` (with `VK_ICD_FILENAMES=/usr/share/vulkan/icd.d/<your driver>_icd.json` where the tools would otherwise pick SwiftShader; the adapter line says which ran).');
   print();
@@ -198,10 +198,10 @@ async function millionSection(character: Awaited<ReturnType<typeof characterFrom
   const base = rows[0];
   const ratio = (v: number, b: number) => (Number.isFinite(v) && Number.isFinite(b) && b > 0 ? (v / b).toFixed(2) : 'n/a');
   const msText = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : 'n/a');
-  table(['instances', 'in view', 'paletteSize', 'drawn', 'posed', 'gpuBytes (MB)', 'bytes / instance at rest', 'bytes / instance in view', 'a joint set each would be (MB)', 'CPU ms', 'ratio', 'compute GPU ms', 'ratio', 'draw GPU ms', 'ratio'],
+  table(['instances', 'in view', 'paletteSize', 'drawn', 'posed', 'gpuBytes (MB)', 'bytes / instance at rest', 'bytes / instance in view', 'a joint set each would be (MB)', 'CPU ms', 'ratio', 'cull + palette GPU ms', 'ratio', 'pose GPU ms', 'ratio', 'draw GPU ms', 'ratio'],
     rows.map((r) => [r.instances.toLocaleString('en'), `${r.inView * 100} %`, r.paletteSize.toLocaleString('en'), r.visible.toLocaleString('en'), r.posed.toLocaleString('en'), (r.gpuBytes / 1e6).toFixed(1),
       r.restBytesPerInstance.toFixed(1), r.setBytes, ((r.instances * r.setBytes) / 1e6).toFixed(0), msText(r.cpuMs), ratio(r.cpuMs, base.cpuMs),
-      msText(r.computeMs), ratio(r.computeMs, base.computeMs), msText(r.drawMs), ratio(r.drawMs, base.drawMs)]));
+      msText(r.cullMs), ratio(r.cullMs, base.cullMs), msText(r.poseMs), ratio(r.poseMs, base.poseMs), msText(r.drawMs), ratio(r.drawMs, base.drawMs)]));
   print(`GPU times by ${base.method}.`);
   print();
 }

@@ -406,14 +406,14 @@ export class Crowd extends CrowdCamera {
    * with a camera set (setCamera) the cull pass (visibility, LOD, animation LOD), the pose pass
    * for the instances it listed and the shadow map; without one, the pose pass for every
    * instance; then the features' passes that read the poses (props). `timestampWrites` measures
-   * the cull and pose passes together (the first's beginning, the last's end).
+   * the cull and pose passes together; with `poseTimestampWrites` it measures the cull and palette passes, and that the pose pass.
    */
-  encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
+  encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites, poseTimestampWrites?: GPUComputePassTimestampWrites): void {
     if (typeof encoder?.beginComputePass !== 'function') throw new TypeError(`encoder must be a GPUCommandEncoder, got ${show(encoder)}`);
     const frame = this.frame;
     this.features.encode(encoder, 'control', frame);
     this.features.encode(encoder, 'before-pose', frame);
-    this.view.encode(encoder, this.store, this.passes.pose, this.clockSeconds, timestampWrites, this.features.vertexWeights);
+    this.view.encode(encoder, this.store, this.passes.pose, this.clockSeconds, timestampWrites, this.features.vertexWeights, poseTimestampWrites);
     frame.cullCounters = this.view.counters;
     frame.drawArgs = this.view.drawArgs;
     frame.levels = this.passes.mesh.levels;

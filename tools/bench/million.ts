@@ -1,8 +1,7 @@
 /**
  * A million in the crowd (issue 23): what a crowd costs per instance at rest and per instance in
  * view with the joint-matrix palette, the time to add a million, and the frame at 100,000 and
- * 1,000,000 Foxes with 1% and 10% in view (CPU ms, GPU ms of the compute passes: cull, palette,
- * pose; GPU ms of the draw), as ratios to 100,000 at 1% in one run. Used by tools/bench.ts
+ * 1,000,000 Foxes with 1% and 10% in view (CPU ms; GPU ms of the cull and palette passes, of the pose pass and of the draw), as ratios to 100,000 at 1% in one run. Used by tools/bench.ts
  * (`npm run bench -- --section million`).
  */
 import { mat4 } from 'wgpu-matrix';
@@ -30,7 +29,10 @@ export interface MillionRow {
   /** Bytes of one joint set: what each instance in view holds. */
   setBytes: number;
   cpuMs: number;
-  computeMs: number;
+  /** GPU ms of the cull and palette passes (timestamp-query; NaN without it). */
+  cullMs: number;
+  /** GPU ms of the pose pass (without timestamp-query: submit to done of the whole frame). */
+  poseMs: number;
   drawMs: number;
   method: string;
 }
@@ -88,10 +90,10 @@ export async function benchMillion(device: GPUDevice, character: Character, coun
   const color = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
   const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
   const timestamps = device.features.has('timestamp-query');
-  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 4 }) : undefined;
-  const resolve = device.createBuffer({ size: 32, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-  const read = device.createBuffer({ size: 32, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-  const cpu: number[] = [], compute: number[] = [], draw: number[] = [], visible: number[] = [], posed: number[] = [];
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 6 }) : undefined;
+  const resolve = device.createBuffer({ size: 48, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const read = device.createBuffer({ size: 48, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const cpu: number[] = [], cull: number[] = [], pose: number[] = [], draw: number[] = [], visible: number[] = [], posed: number[] = [];
   crowd.setCamera(away, [-1e6, 100, -1e6]);
   crowd.update(1 / 60);
   const restBytes = crowd.gpuBytes;
@@ -102,34 +104,35 @@ export async function benchMillion(device: GPUDevice, character: Character, coun
     const start = performance.now();
     crowd.update(1 / 60);
     const encoder = device.createCommandEncoder();
-    crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 });
+    crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 }, querySet && { querySet, beginningOfPassWriteIndex: 2, endOfPassWriteIndex: 3 });
     const pass = encoder.beginRenderPass({
       colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
       depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
-      timestampWrites: querySet && { querySet, beginningOfPassWriteIndex: 2, endOfPassWriteIndex: 3 },
+      timestampWrites: querySet && { querySet, beginningOfPassWriteIndex: 4, endOfPassWriteIndex: 5 },
     });
     crowd.draw(pass, viewProjection);
     pass.end();
     if (querySet) {
-      encoder.resolveQuerySet(querySet, 0, 4, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, read, 0, 32);
+      encoder.resolveQuerySet(querySet, 0, 6, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 48);
     }
     const commands = encoder.finish();
     const cpuMs = performance.now() - start;
     const submitted = performance.now();
     device.queue.submit([commands]);
     await device.queue.onSubmittedWorkDone();
-    let computeMs = performance.now() - submitted, drawMs = NaN;
+    let cullMs = NaN, poseMs = performance.now() - submitted, drawMs = NaN;
     if (querySet) {
       await read.mapAsync(GPUMapMode.READ);
       const t = new BigUint64Array(read.getMappedRange());
-      computeMs = Number(t[1] - t[0]) / 1e6;
-      drawMs = Number(t[3] - t[2]) / 1e6;
+      cullMs = Number(t[1] - t[0]) / 1e6;
+      poseMs = Number(t[3] - t[2]) / 1e6;
+      drawMs = Number(t[5] - t[4]) / 1e6;
       read.unmap();
     }
     const stats = await crowd.readCullStats();
     if (f >= WARM_UP) {
-      cpu.push(cpuMs); compute.push(computeMs); draw.push(drawMs); visible.push(stats.visible); posed.push(stats.posed);
+      cpu.push(cpuMs); cull.push(cullMs); pose.push(poseMs); draw.push(drawMs); visible.push(stats.visible); posed.push(stats.posed);
     }
   }
   const oom = await device.popErrorScope();
@@ -139,7 +142,7 @@ export async function benchMillion(device: GPUDevice, character: Character, coun
   const row: MillionRow = {
     instances: count, inView, visible: median(visible), posed: median(posed), paletteSize: crowd.palette.size, gpuBytes: restBytes,
     restBytesPerInstance: (restBytes - crowd.jointMatrices.size) / count, setBytes,
-    cpuMs: median(cpu), computeMs: median(compute), drawMs: median(draw), method: timestamps ? 'timestamp-query' : 'submit to done (compute and draw together)',
+    cpuMs: median(cpu), cullMs: median(cull), poseMs: median(pose), drawMs: median(draw), method: timestamps ? 'timestamp-query' : 'submit to done (compute and draw together)',
   };
   for (const r of [color, depth, resolve, read]) r.destroy();
   querySet?.destroy();

@@ -140,9 +140,10 @@ export class PalettePass {
     this.posedGeneration = store.generation;
   }
 
-  /** Records prepare, mark (per list), release, acquire (per list, camera levels near to far, then the shadow lists). */
-  encode(encoder: GPUCommandEncoder): void {
+  /** Records prepare, mark (per list), release, acquire (per list, camera levels near to far, then the shadow lists); `timestampWrites` measures the pass. */
+  encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     if (this.groups.length === 0) throw new Error('PalettePass.encode: call update() first');
+    this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
     const lists = 2 * this.levels;
     pass.setBindGroup(0, this.groups[0]);

@@ -111,7 +111,8 @@ export class Visibility {
    * Records the cull pass, the pose pass (for the instances it listed, or for every instance
    * without a camera) and the shadow map. `vertexWeights`: the skin pass's per-slot vertex weights.
    */
-  encode(encoder: GPUCommandEncoder, store: InstanceStore, pose: PosePass, clock: number, timestampWrites: GPUComputePassTimestampWrites | undefined, vertexWeights: GPUBuffer | undefined): void {
+  encode(encoder: GPUCommandEncoder, store: InstanceStore, pose: PosePass, clock: number, timestampWrites: GPUComputePassTimestampWrites | undefined, vertexWeights: GPUBuffer | undefined,
+    poseTimestampWrites?: GPUComputePassTimestampWrites): void {
     const settings = this.settings;
     // A palette hands joint sets to the drawn instances: it needs the cull pass's lists, camera or not.
     const palette = store.palette.active;
@@ -120,7 +121,7 @@ export class Visibility {
     this.shadowedFrame = shadowPass !== undefined;
     if (!this.culledFrame) {
       pose.update(store, clock);
-      pose.encode(encoder, timestampWrites);
+      pose.encode(encoder, poseTimestampWrites ?? timestampWrites); // no cull pass: a separate cull range stays unwritten
       return;
     }
     const frame = settings.fill();
@@ -142,11 +143,20 @@ export class Visibility {
       palettePass.poseShared(encoder, store, pose);
     }
     pose.update(store, clock, this.cullPass);
+    // timestampWrites alone: the cull pass's beginning to the pose pass's end. With poseTimestampWrites:
+    // timestampWrites spans the cull pass and the palette pass after it, poseTimestampWrites the pose pass.
     const [first, last] = this.splitTimestamps(timestampWrites);
-    this.cullPass.encode(encoder, first);
-    this.stats.encode(encoder);
-    palettePass?.encode(encoder);
-    pose.encode(encoder, last);
+    if (poseTimestampWrites) {
+      this.cullPass.encode(encoder, palettePass ? first : timestampWrites);
+      this.stats.encode(encoder);
+      palettePass?.encode(encoder, last);
+      pose.encode(encoder, poseTimestampWrites);
+    } else {
+      this.cullPass.encode(encoder, first);
+      this.stats.encode(encoder);
+      palettePass?.encode(encoder);
+      pose.encode(encoder, last);
+    }
     shadowPass?.encode(encoder, this.cullPass);
   }
 
