@@ -197,7 +197,7 @@ async function millionSection(character: Awaited<ReturnType<typeof characterFrom
   }
   const base = rows[0];
   const ratio = (v: number, b: number) => (Number.isFinite(v) && Number.isFinite(b) && b > 0 ? (v / b).toFixed(2) : 'n/a');
-  const msText = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 10 ? 2 : 1) : 'n/a');
+  const msText = (v: number) => (Number.isFinite(v) ? v.toFixed(v < 1 ? 3 : v < 10 ? 2 : 1) : 'n/a');
   table(['instances', 'in view', 'paletteSize', 'drawn', 'posed', 'gpuBytes (MB)', 'bytes / instance at rest', 'bytes / instance in view', 'a joint set each would be (MB)', 'CPU ms', 'ratio', 'cull + palette GPU ms', 'ratio', 'pose GPU ms', 'ratio', 'draw GPU ms', 'ratio'],
     rows.map((r) => [r.instances.toLocaleString('en'), `${r.inView * 100} %`, r.paletteSize.toLocaleString('en'), r.visible.toLocaleString('en'), r.posed.toLocaleString('en'), (r.gpuBytes / 1e6).toFixed(1),
       r.restBytesPerInstance.toFixed(1), r.setBytes, ((r.instances * r.setBytes) / 1e6).toFixed(0), msText(r.cpuMs), ratio(r.cpuMs, base.cpuMs),
