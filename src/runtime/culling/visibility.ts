@@ -146,17 +146,11 @@ export class Visibility {
     // timestampWrites alone: the cull pass's beginning to the pose pass's end. With poseTimestampWrites:
     // timestampWrites spans the cull pass and the palette pass after it, poseTimestampWrites the pose pass.
     const [first, last] = this.splitTimestamps(timestampWrites);
-    if (poseTimestampWrites) {
-      this.cullPass.encode(encoder, palettePass ? first : timestampWrites);
-      this.stats.encode(encoder);
-      palettePass?.encode(encoder, last);
-      pose.encode(encoder, poseTimestampWrites);
-    } else {
-      this.cullPass.encode(encoder, first);
-      this.stats.encode(encoder);
-      palettePass?.encode(encoder);
-      pose.encode(encoder, last);
-    }
+    const split = poseTimestampWrites !== undefined;
+    this.cullPass.encode(encoder, split && !palettePass ? timestampWrites : first);
+    this.stats.encode(encoder);
+    palettePass?.encode(encoder, split ? last : undefined);
+    pose.encode(encoder, poseTimestampWrites ?? last);
     shadowPass?.encode(encoder, this.cullPass);
   }
 
