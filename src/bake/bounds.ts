@@ -240,10 +240,14 @@ function nodeRanges(baked: BakedModel, fileClips: number): NodeRanges {
       }
     }
   }
-  // An additive layer against a clip multiplies scale by A.s / R.s (a zero reference counts as 1).
+  // An additive layer against a clip multiplies a scale component by 1 + w (A.s / R.s - 1), w in
+  // [0, 1], with A and R any clip's or the rest pose's value (a zero reference leaves it as it
+  // is): at most max|s| / min|s| over the non-zero values. The node's own scale is not part of
+  // that ratio: a constant scale of 100 (RobotExpressive's armature) multiplies nothing, where
+  // counting it made each of its descendants' reach 100^layers times too large.
   for (let n = 0; n < nodeCount; n++) {
-    const ratio = minScale[n] > 0 ? r.scale[n] / minScale[n] : r.scale[n];
-    r.additiveScale[n] = Math.max(r.additiveScale[n], ratio, r.scale[n], 1);
+    const ratio = minScale[n] > 0 && Number.isFinite(minScale[n]) ? r.scale[n] / minScale[n] : 1;
+    r.additiveScale[n] = Math.max(r.additiveScale[n], ratio, 1);
   }
   return r;
 }

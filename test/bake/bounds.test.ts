@@ -161,6 +161,13 @@ describe('CharacterBounds: boxes against CPU-skinned positions', () => {
         expect(bounds.reach[c + 3]).toBeGreaterThanOrEqual(bounds.box[c + 3]);
         expect(bounds.reachLayered[c]).toBeLessThanOrEqual(bounds.reach[c]);
       }
+      // ...and stays useful for culling: two additive layers at most add two poses' differences.
+      // (A node's constant scale once counted as an additive scale change, and RobotExpressive's
+      // armature scale of 100 made its layered box 100^2 times too large: about 353,000 units wide.)
+      console.log(`${name}: layered reach box ${boxSize(bounds.reachLayered)}`);
+      for (let c = 0; c < 3; c++) {
+        expect(bounds.reachLayered[c + 3] - bounds.reachLayered[c]).toBeLessThan(4 * (bounds.reach[c + 3] - bounds.reach[c]));
+      }
     });
   }
 });
