@@ -101,7 +101,7 @@ const NO_ID = [
 ];
 
 /** @internal methods of the clip-events contract (ClipEventScheduler, src/anim/events/scheduler.ts): features call them with handles. */
-const INTERNAL_HANDLES = ['CrowdEvents.setExternal', 'CrowdEvents.isExternal', 'CrowdEvents.emit'];
+const INTERNAL_HANDLES = ['CrowdEvents.setExternal', 'CrowdEvents.isExternal', 'CrowdEvents.emit', 'CrowdEvents.fire'];
 
 /** CrowdFeature's per-instance hooks take handles from the kernel, never ids from the application. */
 const HOOKS: (keyof CrowdFeature)[] = ['added', 'changing', 'changed', 'placed', 'removed', 'transformAt'];

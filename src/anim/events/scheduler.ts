@@ -31,4 +31,10 @@ export interface ClipEventScheduler {
   setExternal(handle: number, on: boolean, source?: ExternalEventSource | null): void;
   /** Tells every listener that the instance of `handle` crossed event `event` of clip `clip` (both indices); listeners hear its id (InstanceStore.idOf). */
   emit(handle: number, clip: number, event: number): void;
+  /**
+   * Queues a crossing already decided (a one-shot entry) of the instance of `handle` now, through
+   * its playback or source `source`, to be emitted at event clock `due` (seconds). It is dropped if
+   * that instance is removed first, even when another instance takes its handle before `due`.
+   */
+  fire(handle: number, source: number, due: number, clip: number, event: number): void;
 }

@@ -238,7 +238,7 @@ export class CrowdEvents implements CrowdFeature {
       const source = p.order - handle * PLAYBACKS;
       const { key, clip, event, aux, due } = p;
       if (key < 0) {
-        if (this.store.has(handle)) this.emit(handle, clip, event);
+        if (this.store.hasId(aux)) this.emit(handle, clip, event); // aux: the id it was queued for (fire)
       } else if (this.isExternal(handle)) {
         this.owners[handle]?.due(handle, source, clip, event, aux, due);
       } else {
@@ -257,6 +257,11 @@ export class CrowdEvents implements CrowdFeature {
     const clipName = t.clipNames[clip];
     const time = t.time(clip, event);
     for (let i = 0; i < listeners.length; i++) listeners[i](id, name, clipName, time);
+  }
+
+  /** @internal ClipEventScheduler.fire: a one-shot entry that remembers the instance's id (aux), so a reused handle does not hear it. */
+  fire(handle: number, source: number, due: number, clip: number, event: number): void {
+    this.queue.push(due, handle * PLAYBACKS + source, clip, event, this.store.idOf(handle));
   }
 
   /** @internal Reschedules every instance (the tables or the threshold changed): O(instances). */

@@ -5,7 +5,6 @@ import { buildMask } from '../../anim/masks';
 import type { ClipEventScheduler } from '../../anim/events/scheduler';
 import type { Crowd, InstanceId } from '../../runtime/crowd';
 import type { CrowdFeature, CrowdKernel, FeatureStage } from '../../runtime/feature';
-import { PLAYBACKS } from '../../runtime/layout';
 import { SilentEvents } from './silent-events';
 import { show } from '../../math/show';
 import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
@@ -131,7 +130,7 @@ export class CrowdControllers implements CrowdFeature {
     // A CPU-driven controller's crossings of this step, decided now, fire in crowd.update (its clock then ends the step).
     this.eventSink = {
       handle: 0,
-      event(tau, source, clip, index) { scheduler.queue.push(scheduler.clock + tau, this.handle * PLAYBACKS + source, clip, index); },
+      event(tau, source, clip, index) { scheduler.fire(this.handle, source, scheduler.clock + tau, clip, index); },
     };
     this.events.sink = this.eventSink;
   }

@@ -184,7 +184,7 @@ export class GpuControllerEvents implements ExternalEventSource {
     const c = s.found;
     c.tau = rows[e + CURSOR_TAU]; c.source = rows[e + CURSOR_SOURCE]; c.index = rows[e + CURSOR_INDEX];
     while (s.next(c.tau, c.source, c.index, now + EVENT_SLACK_SECONDS - t0)) {
-      if (c.index >= 0) q.push(t0 + c.tau, handle * PLAYBACKS + c.source, c.clip, c.index);
+      if (c.index >= 0) this.scheduler.fire(handle, c.source, t0 + c.tau, c.clip, c.index);
     }
   }
 
@@ -308,7 +308,7 @@ export class GpuControllerEvents implements ExternalEventSource {
     const c = s.found;
     c.tau = seg.from; c.source = CONTROLLER_SOURCES; c.index = 0;
     while (s.next(c.tau, c.source, c.index, end + EVENT_SLACK_SECONDS - t0)) {
-      if (c.index >= 0) this.scheduler.queue.push(t0 + c.tau, handle * PLAYBACKS + c.source, c.clip, c.index);
+      if (c.index >= 0) this.scheduler.fire(handle, c.source, t0 + c.tau, c.clip, c.index);
     }
   }
 

@@ -22,4 +22,6 @@ export class SilentEvents implements ClipEventScheduler {
   setExternal(): void {}
 
   emit(): void {}
+
+  fire(): void {}
 }

@@ -92,6 +92,40 @@ describe.skipIf(!device)('CrowdControllers', () => {
     crowd.destroy();
   });
 
+  it('a crossing decided for an instance that is removed before it fires, its handle taken by another, is not heard by the newcomer', async () => {
+    const fox = await testCharacter('Fox');
+    // Events ten times a clip, so that most frames of a walk decide one.
+    const events = fox.clipNames.map((name, clip) => Array.from({ length: 10 }, (_, k) => ({ time: (k + 0.5) / 10 * fox.clipDurations[clip], name: `${name}@${k}` })));
+    const REPLACE_AT = 10;
+    /** Per frame, the events heard as "id:name". */
+    const run = (replace: boolean) => {
+      const crowd = withFeatures(new Crowd(device!, fox, FORMATS));
+      const controllers = new CrowdControllers(crowd, { ...defaultControllerConfig(fox.clipNames), events });
+      let id = crowd.add();
+      controllers.add(id, 0, 0, 0, { driver: 'cpu' }).setSpeed(1);
+      const frames: string[][] = [];
+      crowd.onEvent((who, name) => frames[frames.length - 1].push(`${who}:${name}`));
+      for (let frame = 0; frame < 20; frame++) {
+        frames.push([]);
+        controllers.update(1 / 10); // decides this step's crossings, fired by crowd.update
+        if (replace && frame === REPLACE_AT) {
+          crowd.remove(id);
+          id = crowd.add({ clipA: 'Survey', timeA: 0.99 }); // the same handle, a new generation, no controller, no event this frame
+          expect(id).toBe(HANDLE_SPAN);
+        }
+        crowd.update(1 / 10);
+      }
+      crowd.destroy();
+      return frames;
+    };
+    const plain = run(false);
+    expect(plain[REPLACE_AT].length, 'the walking controller crosses an event in that frame').toBeGreaterThan(0);
+    expect(plain[REPLACE_AT].every((e) => e.startsWith('0:'))).toBe(true);
+    const replaced = run(true);
+    expect(replaced[REPLACE_AT]).toEqual([]);
+    expect(replaced.flat().filter((e) => e.startsWith(`${HANDLE_SPAN}:`) && !/:Survey@/.test(e))).toEqual([]);
+  });
+
   it('rate matching follows the character\'s root motion unless matchRootSpeed is false; controlled instances do not move by root motion', async () => {
     const bytes = readFileSync(modelPath('Walker'));
     const walker = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { rootMotion: { mode: 'apply' } });
