@@ -42,7 +42,7 @@ export interface WebGpuBackend {
   textureData(texture: Texture): BackendTextureData;
   /** three's GPUBuffer for a StorageBufferAttribute, made now if three has none yet (owned by three; `what` names it in errors). */
   storageBuffer(attribute: BufferAttribute, what: string): GPUBuffer;
-  /** Frees three's GPUBuffer of `attribute`. */
+  /** Frees three's GPUBuffer of `attribute` and three's data of it (the attribute is disposed). */
   destroyAttribute(attribute: BufferAttribute): void;
 }
 
@@ -88,7 +88,10 @@ export function webgpuBackend(renderer: Renderer): WebGpuBackend {
       return buffer;
     },
     destroyAttribute(attribute) {
-      backend.destroyAttribute?.(attribute);
+      // Renderer-side data (once three drew with it) goes with the 'dispose' event, which frees the
+      // buffer through the backend; a buffer three never used is freed here.
+      attribute.dispose();
+      if (get.call(backend, attribute).buffer) backend.destroyAttribute?.(attribute);
     },
   };
 }
