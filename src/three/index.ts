@@ -91,6 +91,9 @@ export class ThreeCrowdRenderer {
   private readonly crowds: Crowd[] = [];
   /** Crowds three draws (shading 'three'), with their three side; posed before three renders. */
   private readonly shaded = new Map<Crowd, ThreeShading>();
+  /** The same, as arrays walked each frame (no iterator allocated per frame). */
+  private readonly shadedCrowds: Crowd[] = [];
+  private readonly shadings: ThreeShading[] = [];
   private readonly viewProjection = new Matrix4();
   private readonly drawingBufferSize = new Vector2();
   private readonly colorAttachment: GPURenderPassColorAttachment;
@@ -155,7 +158,10 @@ export class ThreeCrowdRenderer {
     const crowd = new Crowd(this.device, character, { ...crowdOptions, ...this.formats });
     if (shading === 'three') {
       try {
-        this.shaded.set(crowd, new ThreeShading(crowd, this.backend, { material, castShadow, receiveShadow }));
+        const shading = new ThreeShading(crowd, this.backend, { material, castShadow, receiveShadow });
+        this.shaded.set(crowd, shading);
+        this.shadedCrowds.push(crowd);
+        this.shadings.push(shading);
       } catch (error) {
         crowd.destroy();
         throw error;
@@ -200,7 +206,11 @@ export class ThreeCrowdRenderer {
     const index = this.crowds.indexOf(crowd);
     if (index < 0) throw new RangeError(`${PREFIX}: removeCrowd: this crowd was not made by this ThreeCrowdRenderer's createCrowd, or was removed already`);
     this.crowds.splice(index, 1);
-    this.shaded.delete(crowd);
+    if (this.shaded.delete(crowd)) {
+      const at = this.shadedCrowds.indexOf(crowd);
+      this.shadedCrowds.splice(at, 1);
+      this.shadings.splice(at, 1);
+    }
     if (destroy) crowd.destroy();
   }
 
@@ -247,6 +257,7 @@ export class ThreeCrowdRenderer {
     for (const crowd of this.crowds) crowd.destroy();
     this.crowds.length = 0;
     this.shaded.clear();
+    this.shadedCrowds.length = this.shadings.length = 0;
     this.output.dispose();
     this.target.depthTexture?.dispose();
     this.target.dispose();
@@ -257,11 +268,11 @@ export class ThreeCrowdRenderer {
    * three renders (its shadow and colour passes read them), and their meshes' instance counts.
    */
   private poseShadedCrowds(): void {
-    if (this.shaded.size === 0) return;
+    if (this.shadings.length === 0) return;
     const encoder = this.device.createCommandEncoder(this.shadedEncoderDescriptor);
-    for (const [crowd, shading] of this.shaded) {
-      shading.sync();
-      crowd.encode(encoder);
+    for (let i = 0; i < this.shadings.length; i++) {
+      this.shadings[i].sync();
+      this.shadedCrowds[i].encode(encoder);
     }
     this.commandBuffers[0] = encoder.finish();
     this.device.queue.submit(this.commandBuffers);

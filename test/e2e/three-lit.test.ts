@@ -31,6 +31,8 @@ const WAIT = 180_000;
 const MEAN_LIMIT = 3;
 const PIXEL_LIMIT = 24;
 const SHARE_LIMIT = 0.03;
+/** Mean limit for the default material, whose roughness differs from the file's (see its check; measured 2.2). */
+const DEFAULT_MEAN_LIMIT = 4;
 
 interface Difference { mean: number; share: number; pixels: number }
 
@@ -128,6 +130,12 @@ describe.skipIf(!chromiumAvailable())("shading 'three' against three.js's Skinne
     const later = compare(reference, await render('crowd-later', 'mode=crowd&t=0.55'), region);
     const dark = compare(reference, await render('crowd-sun-off', 'mode=crowd&sun=off'), region);
     console.log(`three-lit violations: 0.25 s later ${show(later)}; sun off ${show(dark)}`);
+    // The default material (no `material`): the glTF base colour texture on a MeshStandardNodeMaterial of
+    // roughness 1 (the loaded character carries no roughness factor yet; the file says 0.58), so only the
+    // highlights may differ: looser, and it must still be the same Fox in the same light and shadow.
+    const byDefault = compare(reference, await render('crowd-default-material', 'mode=crowd&material=default'), region);
+    console.log(`three-lit: default material ${show(byDefault)}`);
+    expect(byDefault.mean, 'the default material draws another Fox').toBeLessThanOrEqual(DEFAULT_MEAN_LIMIT);
     expect(within(later), 'a Fox 0.25 s later passed the comparison').toBe(false);
     expect(within(dark), 'a Fox without the sun passed the comparison').toBe(false);
   }, TEST_TIMEOUT);
