@@ -4,17 +4,18 @@
  * MeshStandardNodeMaterial made from the glTF material, or the user's) skins each vertex from the
  * crowd's joint records in its `positionNode`. So three's lights, environment, fog, tone mapping
  * and shadow maps see the characters as any other mesh: three's shadow pass draws the material's
- * `positionNode` too (Renderer._renderObjectDirect copies it onto its depth material), so the
+ * `positionNode` too (Renderer.renderObject copies it onto its override depth material), so the
  * shadows follow the animated pose. Posing stays ours: the crowd's pose pass writes its joint
- * buffer as always, and this feature copies that buffer, the instance records (world matrices)
- * and the joint-set entries into three-owned storage buffers in the crowd's own command encoder
+ * buffer as always, and this feature copies that buffer and the instance records (world
+ * matrices) into three-owned storage buffers in the crowd's own command encoder
  * (after the pose pass), with copyBufferToBuffer. three r187 cannot bind a GPUBuffer it did not
  * create, so the copy is the price of going through three's pipeline (docs/three.md, numbers).
  *
  * Not here (documented in docs/three.md): culling and mesh LOD (every instance is drawn at full
  * detail: three draws a mesh with one instance list in every pass, the shadow passes included,
  * so the camera's culled list would drop the shadows of characters beside the view), morph
- * targets, and 'dual-quaternion' skinning (refused).
+ * targets, 'dual-quaternion' skinning (refused) and an active joint palette (refused). Instance
+ * i of the draw is slot i: slots [0, count) are dense (InstanceStore), each with its own joint set.
  */
 import {
   BufferAttribute, BufferGeometry, Group, Mesh, MeshStandardNodeMaterial, SRGBColorSpace, StorageBufferAttribute, Texture,
