@@ -3,10 +3,10 @@
  * (Dawn on SwiftShader), a crowd drawn by three with a user's MeshBasicNodeMaterial, read back
  * from the bridge's target. The skinning matches three's own SkinnedMesh in
  * test/e2e/three-lit.test.ts; here: it draws where the instances stand, follows the crowd's
- * count, applies edits of the user's material, and refuses what it cannot draw.
+ * count, applies edits of the user's material, is fogged by three's fog, and refuses what it cannot draw.
  */
 import { describe, expect, it } from 'vitest';
-import { Color, MeshBasicNodeMaterial, PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
+import { Color, Fog, MeshBasicNodeMaterial, PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
 import { ThreeCrowdRenderer } from '../../src/three/index';
 import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
@@ -76,6 +76,11 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     material.color.set(0x0000ff);
     expect(await share(crowds, scene, camera, GREEN), 'an edit of the user material did not apply').toBe(0);
     expect(await share(crowds, scene, camera, [0, 0, 255], 'left')).toBeCloseTo(oneLeft, 2);
+
+    // three's fog reaches the crowd: a fog that is all red from 0.2 m hides the Foxes (3.4 m away) in the background's red.
+    scene.fog = new Fog(0xff0000, 0.1, 0.2);
+    expect(await share(crowds, scene, camera, [0, 0, 255]), 'three\'s fog does not reach the crowd').toBe(0);
+    scene.fog = null;
 
     crowd.remove(left);
     crowd.remove(right);
