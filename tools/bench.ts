@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million|clip-library|picking (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library|picking|three-shading (only that section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -20,17 +20,19 @@ import { benchCulling, type CullRow } from './bench/culling';
 import { benchAdd, benchMillion, type MillionRow } from './bench/million';
 import { benchClipLibrary } from './bench/clip-library';
 import { benchPicking, type PickRow } from './bench/picking';
+import { benchThreeShading, type ShadingRow } from './bench/three-shading';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library or picking, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking or three-shading, got ${only}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
 const MILLION_HEADING = '## A million in the crowd: the joint-matrix palette, bulk add';
 const CLIP_LIBRARY_HEADING = '## Two bodies, one clip library (Walker)';
 const PICKING_HEADING = '## Picking: cost per request and frames until the answer, Fox';
+const THREE_SHADING_HEADING = "## In a three.js scene: shading 'crowd' against shading 'three', Fox";
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -89,11 +91,12 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'clip-library') await clipLibrarySection();
   else if (only === 'picking') await pickingSection(await characterFromFile(CROWD_MODEL[1]));
+  else if (only === 'three-shading') await threeShadingSection(await characterFromFile(CROWD_MODEL[1]));
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -221,6 +224,21 @@ async function clipLibrarySection(): Promise<void> {
 }
 
 /** The picking section: frame time with one request against none, in one run; frames until the answer. */
+async function threeShadingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
+  print(THREE_SHADING_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: the ratios stand in for a GPU\'s)' : ''}.`);
+  print();
+  print("crowd-skin/three (docs/three.md): Foxes walking and running on a grid, every one in view, in a three.js scene (ground, hemisphere light, directional light), three's WebGPURenderer in Node rendering into the bridge's 640 x 360 target (tools/bench/three-shading.ts). Frame ms: wall time from crowd.update to the GPU done (renderToTarget: pose pass, three's passes, and for 'crowd' our skin pass), median over the measured frames after 2 warm-up rounds, the variants interleaved frame by frame; ratio to 'crowd' in the same run. 'crowd': our skin pass (one fixed light, no shadows). 'three': shading 'three', three's MeshStandardNodeMaterial lit by the scene, no shadow map. 'three + shadows': the sun casts shadows (1024^2 map; the crowd is drawn again by three's shadow pass). Copy alone: the per-frame copy of the crowd's joints and records into three's buffers, submit to done.");
+  print();
+  const rows: ShadingRow[] = [];
+  for (const count of quick ? [100] : [100, 1000]) {
+    console.error(`three-shading: ${count} instances…`);
+    rows.push(...await benchThreeShading(device, character, count, quick ? 2 : 3));
+  }
+  table(['instances', 'shading', 'frame ms', 'ratio to crowd'], rows.map((r) => [r.instances.toLocaleString('en'), r.variant, ms(r.frameMs), r.ratio.toFixed(r.ratio < 0.01 ? 5 : 2)]));
+}
+
 async function pickingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(PICKING_HEADING);
   print();

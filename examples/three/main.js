@@ -1,7 +1,10 @@
 /**
  * A three.js scene (WebGPURenderer, a camera, lights, a ground and a box) with a crowd of 100
  * Foxes from crowd-skin walking in rings around the box. The crowd shares three's GPUDevice,
- * camera and depth buffer, so foxes pass behind and in front of the box. Units: metres, seconds.
+ * camera and depth buffer, so foxes pass behind and in front of the box. three draws the Foxes
+ * (shading 'three'): the scene's sun and sky light them, they cast shadows on the ground and the
+ * box's shadow falls on them. `?shading=crowd` draws them with crowd-skin's own skin pass instead
+ * (one fixed light, no shadows from three). Units: metres, seconds.
  * Plain JavaScript, as an app that installed crowd-skin and three would have it (the install
  * tests build it with Vite, esbuild and webpack).
  */
@@ -17,7 +20,9 @@ const RING_STEP = 1.4;
 const GAP = 1.9; // metres of ring per fox (a Fox is ~1.6 m long at this height)
 
 async function main() {
+  const shading = new URLSearchParams(location.search).get('shading') === 'crowd' ? 'crowd' : 'three';
   const renderer = new THREE.WebGPURenderer({ antialias: true });
+  renderer.shadowMap.enabled = true;
   renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
   renderer.setSize(innerWidth, innerHeight);
   document.body.append(renderer.domElement);
@@ -26,15 +31,24 @@ async function main() {
 
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0xb3c4d6);
-  scene.add(new THREE.HemisphereLight(0xffffff, 0x667755, 1.2));
+  const sky = new THREE.HemisphereLight(0xffffff, 0x667755, 1.2);
+  sky.name = 'sky';
+  scene.add(sky);
   const sun = new THREE.DirectionalLight(0xffffff, 2);
+  sun.name = 'sun';
   sun.position.set(-4, 10, 6);
+  sun.castShadow = true;
+  sun.shadow.mapSize.set(2048, 2048);
+  sun.shadow.normalBias = 0.03; // metres: no acne on the 200 m ground
+  Object.assign(sun.shadow.camera, { left: -16, right: 16, top: 16, bottom: -16, near: 1, far: 40 });
   scene.add(sun);
   const ground = new THREE.Mesh(new THREE.PlaneGeometry(200, 200), new THREE.MeshStandardMaterial({ color: 0x8f9a94 }));
   ground.rotation.x = -Math.PI / 2;
+  ground.receiveShadow = true;
   scene.add(ground);
   const box = new THREE.Mesh(new THREE.BoxGeometry(2, 2, 2), new THREE.MeshStandardMaterial({ color: 0x3366cc }));
   box.position.y = 1;
+  box.castShadow = box.receiveShadow = true;
   scene.add(box);
 
   const camera = new THREE.PerspectiveCamera(45, innerWidth / innerHeight, 0.1, 200);
@@ -44,7 +58,9 @@ async function main() {
   controls.update();
 
   const fox = await loadCharacter('/models/Fox/Fox.glb');
-  const crowd = crowds.createCrowd(fox, { capacity: COUNT });
+  // shading 'three': three draws the crowd with a MeshStandardNodeMaterial, in its lights and shadows.
+  const crowd = crowds.createCrowd(fox, { capacity: COUNT, shading });
+  if (shading === 'three') scene.add(crowds.sceneObject(crowd));
   const scale = FOX_HEIGHT / (fox.bounds.max[1] - fox.bounds.min[1]);
   const lift = -fox.bounds.min[1] * scale; // feet on the ground
 

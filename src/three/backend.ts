@@ -9,10 +9,16 @@
  *   resolves into `texture`) and for a multisampled depth texture the multisampled texture itself.
  *   three r187 has no public accessor (ExternalTexture wraps a GPUTexture for sampling only).
  *
+ * - the GPUBuffer behind a StorageBufferAttribute (shading 'three'): made with the backend's
+ *   `createStorageAttribute(attribute)` (STORAGE | VERTEX | COPY_SRC | COPY_DST, what three's
+ *   renderer makes on first use, which then finds it made) and read from
+ *   `backend.get(attribute).buffer`; r187 cannot wrap an existing GPUBuffer, so the crowd copies
+ *   into this one.
+ *
  * Both are checked when the bridge starts, so a three.js release that changes them fails here
  * with a sentence, not with a WebGPU validation error later.
  */
-import { REVISION, type Renderer, type Texture } from 'three/webgpu';
+import { REVISION, type BufferAttribute, type Renderer, type Texture } from 'three/webgpu';
 
 /** What three's WebGPU backend keeps for one texture (see WebGPUTextureUtils.createTexture). */
 export interface BackendTextureData {
@@ -24,7 +30,9 @@ interface BackendInternals {
   readonly isWebGPUBackend?: boolean;
   readonly isWebGLBackend?: boolean;
   readonly device?: GPUDevice | null;
-  get?(object: object): BackendTextureData;
+  get?(object: object): BackendTextureData & { buffer?: GPUBuffer };
+  createStorageAttribute?(attribute: BufferAttribute): void;
+  destroyAttribute?(attribute: BufferAttribute): void;
 }
 
 /** Access to a WebGPURenderer's WebGPU backend; does not own anything. */
@@ -32,6 +40,10 @@ export interface WebGpuBackend {
   readonly device: GPUDevice;
   /** The GPU textures three created for `texture` (after three rendered into it or initRenderTarget). */
   textureData(texture: Texture): BackendTextureData;
+  /** three's GPUBuffer for a StorageBufferAttribute, made now if three has none yet (owned by three; `what` names it in errors). */
+  storageBuffer(attribute: BufferAttribute, what: string): GPUBuffer;
+  /** Frees three's GPUBuffer of `attribute` and three's data of it (the attribute is disposed). */
+  destroyAttribute(attribute: BufferAttribute): void;
 }
 
 const PREFIX = 'crowd-skin/three';
@@ -61,7 +73,27 @@ export function webgpuBackend(renderer: Renderer): WebGpuBackend {
   if (typeof get !== 'function') {
     throw new Error(`${PREFIX}: three r${REVISION}'s WebGPU backend has no get(object) for its per-object GPU data; this bridge was written against r187`);
   }
-  return { device: backend.device, textureData: (texture) => get.call(backend, texture) };
+  return {
+    device: backend.device,
+    textureData: (texture) => get.call(backend, texture),
+    storageBuffer(attribute, what) {
+      if (typeof backend.createStorageAttribute !== 'function') {
+        throw new Error(`${PREFIX}: three r${REVISION}'s WebGPU backend has no createStorageAttribute(attribute) for the ${what}; this bridge was written against r187`);
+      }
+      backend.createStorageAttribute(attribute);
+      const buffer = get.call(backend, attribute).buffer;
+      if (!buffer || typeof buffer.size !== 'number' || (buffer.usage & GPUBufferUsage.COPY_DST) === 0) {
+        throw new Error(`${PREFIX}: three r${REVISION} keeps no copy-destination GPUBuffer for the ${what} (renderer.backend.get(attribute).buffer); this bridge was written against r187`);
+      }
+      return buffer;
+    },
+    destroyAttribute(attribute) {
+      // Renderer-side data (once three drew with it) goes with the 'dispose' event, which frees the
+      // buffer through the backend; a buffer three never used is freed here.
+      attribute.dispose();
+      if (get.call(backend, attribute).buffer) backend.destroyAttribute?.(attribute);
+    },
+  };
 }
 
 /** The GPUTexture a render pass attaches for `texture`: the MSAA texture where there is one. */

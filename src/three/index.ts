@@ -33,6 +33,9 @@ import {
 import { screenUV, texture } from 'three/tsl';
 import { Crowd, type Character, type CrowdOptions, type CrowdTargetFormats } from '../index';
 import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
+import { ThreeShading, type ThreeShadingOptions } from './three-shading';
+
+export type { ThreeShadingOptions } from './three-shading';
 
 /** Options of a ThreeCrowdRenderer (all optional). */
 export interface ThreeCrowdRendererOptions {
@@ -48,6 +51,16 @@ export interface ThreeCrowdRendererOptions {
    */
   transparentAfterCrowds?: boolean;
 }
+
+/**
+ * createCrowd's options: CrowdOptions but the formats, and how the crowd is shaded: 'crowd'
+ * (default: our skin pass, one fixed light, drawn after three's opaque objects) or 'three' (three
+ * draws it with a NodeMaterial: the scene's lights, shadows, fog; add `crowds.sceneObject(crowd)`
+ * to the scene). docs/three.md says what each costs and what 'three' leaves out (culling, LOD).
+ */
+export type ThreeCrowdOptions = Omit<CrowdOptions, keyof ThreeCrowdFormats> & (
+  { shading?: 'crowd' } | ({ shading: 'three' } & ThreeShadingOptions)
+);
 
 /** Crowd options chosen by the bridge: the formats and samples of its scene target. */
 export type ThreeCrowdFormats = CrowdTargetFormats;
@@ -76,12 +89,18 @@ export class ThreeCrowdRenderer {
   private readonly output: RenderPipeline;
   private readonly transparentAfterCrowds: boolean;
   private readonly crowds: Crowd[] = [];
+  /** Crowds three draws (shading 'three'), with their three side; posed before three renders. */
+  private readonly shaded = new Map<Crowd, ThreeShading>();
+  /** The same, as arrays walked each frame (no iterator allocated per frame). */
+  private readonly shadedCrowds: Crowd[] = [];
+  private readonly shadings: ThreeShading[] = [];
   private readonly viewProjection = new Matrix4();
   private readonly drawingBufferSize = new Vector2();
   private readonly colorAttachment: GPURenderPassColorAttachment;
   private readonly depthAttachment: GPURenderPassDepthStencilAttachment;
   private readonly passDescriptor: GPURenderPassDescriptor;
   private readonly encoderDescriptor: GPUCommandEncoderDescriptor = { label: 'ThreeCrowdRenderer.frame' };
+  private readonly shadedEncoderDescriptor: GPUCommandEncoderDescriptor = { label: 'ThreeCrowdRenderer.threeShaded' };
   private readonly commandBuffers: GPUCommandBuffer[] = [];
   /** The GPU textures the attachments' views were made from; three re-creates them on resize. */
   private boundColor: GPUTexture | undefined;
@@ -133,10 +152,33 @@ export class ThreeCrowdRenderer {
    * A crowd of `character` on three's device, in this renderer's formats, drawn by every render()
    * until removeCrowd or dispose. `options` are CrowdOptions but the formats (e.g. capacity).
    */
-  createCrowd(character: Character, options: Omit<CrowdOptions, keyof ThreeCrowdFormats> = {}): Crowd {
-    const crowd = new Crowd(this.device, character, { ...options, ...this.formats });
+  createCrowd(character: Character, options: ThreeCrowdOptions = {}): Crowd {
+    const { shading, material, castShadow, receiveShadow, ...crowdOptions } = options as ThreeCrowdOptions & ThreeShadingOptions;
+    if (shading !== undefined && shading !== 'crowd' && shading !== 'three') throw new RangeError(`${PREFIX}: shading must be 'crowd' or 'three', got ${String(shading)}`);
+    const crowd = new Crowd(this.device, character, { ...crowdOptions, ...this.formats });
+    if (shading === 'three') {
+      try {
+        const shading = new ThreeShading(crowd, this.backend, { material, castShadow, receiveShadow });
+        this.shaded.set(crowd, shading);
+        this.shadedCrowds.push(crowd);
+        this.shadings.push(shading);
+      } catch (error) {
+        crowd.destroy();
+        throw error;
+      }
+    }
     this.crowds.push(crowd);
     return crowd;
+  }
+
+  /**
+   * The three.js object of a crowd made with `shading: 'three'` (a Group of one instanced Mesh per
+   * primitive): add it to the scene you render. Owned by the crowd's ThreeShading, destroyed with the crowd.
+   */
+  sceneObject(crowd: Crowd): Object3D {
+    const shading = this.shaded.get(crowd);
+    if (!shading) throw new RangeError(`${PREFIX}: sceneObject: this crowd was not made here with { shading: 'three' }`);
+    return shading.object;
   }
 
   /**
@@ -148,6 +190,7 @@ export class ThreeCrowdRenderer {
    */
   adoptCrowd(crowd: Crowd): void {
     if (this.crowds.includes(crowd)) throw new RangeError(`${PREFIX}: adoptCrowd: this crowd is drawn here already`);
+    if (crowd.hasFeature('three-shading')) throw new RangeError(`${PREFIX}: adoptCrowd: a crowd with shading 'three' holds three objects of the old renderer; make it again here`);
     const have = crowd.targetFormats;
     const want = this.formats;
     if (have.colorFormat !== want.colorFormat || have.depthFormat !== want.depthFormat || have.sampleCount !== want.sampleCount) {
@@ -163,6 +206,11 @@ export class ThreeCrowdRenderer {
     const index = this.crowds.indexOf(crowd);
     if (index < 0) throw new RangeError(`${PREFIX}: removeCrowd: this crowd was not made by this ThreeCrowdRenderer's createCrowd, or was removed already`);
     this.crowds.splice(index, 1);
+    if (this.shaded.delete(crowd)) {
+      const at = this.shadedCrowds.indexOf(crowd);
+      this.shadedCrowds.splice(at, 1);
+      this.shadings.splice(at, 1);
+    }
     if (destroy) crowd.destroy();
   }
 
@@ -189,6 +237,7 @@ export class ThreeCrowdRenderer {
     const previousMip = renderer.getActiveMipmapLevel();
     const { transparent } = renderer;
     const split = this.transparentAfterCrowds && transparent;
+    this.poseShadedCrowds();
     renderer.setRenderTarget(this.target);
     try {
       renderer.transparent = !split && transparent;
@@ -207,19 +256,36 @@ export class ThreeCrowdRenderer {
   dispose(): void {
     for (const crowd of this.crowds) crowd.destroy();
     this.crowds.length = 0;
+    this.shaded.clear();
+    this.shadedCrowds.length = this.shadings.length = 0;
     this.output.dispose();
     this.target.depthTexture?.dispose();
     this.target.dispose();
   }
 
+  /**
+   * Crowds three draws: their pose passes and the copies into three's buffers, submitted before
+   * three renders (its shadow and colour passes read them), and their meshes' instance counts.
+   */
+  private poseShadedCrowds(): void {
+    if (this.shadings.length === 0) return;
+    const encoder = this.device.createCommandEncoder(this.shadedEncoderDescriptor);
+    for (let i = 0; i < this.shadings.length; i++) {
+      this.shadings[i].sync();
+      this.shadedCrowds[i].encode(encoder);
+    }
+    this.commandBuffers[0] = encoder.finish();
+    this.device.queue.submit(this.commandBuffers);
+  }
+
   private drawCrowds(camera: Camera): void {
-    if (this.crowds.length === 0) return;
+    if (this.crowds.length === this.shaded.size) return;
     this.bindAttachments();
     const viewProjection = this.viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse).elements;
     const encoder = this.device.createCommandEncoder(this.encoderDescriptor);
-    for (let i = 0; i < this.crowds.length; i++) this.crowds[i].encode(encoder);
+    for (let i = 0; i < this.crowds.length; i++) if (!this.shaded.has(this.crowds[i])) this.crowds[i].encode(encoder);
     const pass = encoder.beginRenderPass(this.passDescriptor);
-    for (let i = 0; i < this.crowds.length; i++) this.crowds[i].draw(pass, viewProjection);
+    for (let i = 0; i < this.crowds.length; i++) if (!this.shaded.has(this.crowds[i])) this.crowds[i].draw(pass, viewProjection);
     pass.end();
     this.commandBuffers[0] = encoder.finish();
     // three submitted its pass in render(); ours follows it on the same queue.

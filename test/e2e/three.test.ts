@@ -8,12 +8,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
+import type { Scene } from 'three/webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ThreeCrowdRenderer } from '../../src/three/index';
 import { chromiumAvailable, collectProblems, launchBrowser, REPO_ROOT, RESULTS_DIR } from './harness';
-import { decode, shareChanged, shareChangedIn, type Image } from './pixels';
+import { decode, differenceMask, erode, shareChanged, shareChangedIn, type Image } from './pixels';
 import { arrange, expectBoxInFrontHidesFox, waitFrames, type ThreeExample } from './three-depth';
 
 const VIEWPORT = { width: 640, height: 400 };
+
+/** What the example adds to ThreeExample for the shading test (examples/three/main.js). */
+interface ShadedExample { scene: Scene; crowds: ThreeCrowdRenderer }
 const TEST_TIMEOUT = 300_000;
 const WAIT = 120_000;
 
@@ -90,6 +95,34 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
     console.log(`three depth: box behind changes ${(keptBehind * 100).toFixed(2)}% of the Fox and ${(boxSeenBehind * 100).toFixed(1)}% of the view`);
     expect(keptBehind, 'a box behind the Fox covered it').toBeLessThan(0.005);
     expect(boxSeenBehind, 'the box behind the Fox is not visible around it').toBeGreaterThan(0.2);
+    expect(problems).toEqual([]);
+  }, TEST_TIMEOUT);
+
+  it("lights and shadows the Foxes with the scene's sun and sky (shading 'three')", async () => {
+    const { page, problems } = await examplePage();
+    const named = (name: string) => shot(page, name);
+    const empty = await arrange(page, named, 'empty', { fox: 'away', box: 'hidden' });
+    const lit = await arrange(page, named, 'fox-lit', { fox: 'here', box: 'hidden' });
+    const fox = erode(differenceMask(lit, empty));
+    /** Scales the sun and sky lights' intensities by `light` and sets whether the Foxes cast shadows, then screenshots. */
+    const variant = async (name: string, light: number, cast: boolean) => {
+      await page.evaluate(({ light, cast }) => {
+        const { scene, crowds, crowd } = (window as unknown as { threeExample: ThreeExample & ShadedExample }).threeExample;
+        for (const [name, full] of [['sun', 2], ['sky', 1.2]] as const) (scene.getObjectByName(name) as unknown as { intensity: number }).intensity = full * light;
+        crowds.sceneObject(crowd).traverse((object) => { object.castShadow = cast; });
+      }, { light, cast });
+      await waitFrames(page, 2);
+      return shot(page, name);
+    };
+    const noShadow = await variant('fox-no-shadow', 1, false);
+    const dim = await variant('fox-dim', 0.3, true);
+    await variant('fox-lit-again', 1, true);
+    // Outside the Fox: its shadow on the ground. Inside: the scene's lights on it.
+    const shadow = shareChanged(lit, noShadow, []);
+    const lightOnFox = shareChangedIn(lit, dim, fox);
+    console.log(`three example: the Fox's shadow covers ${(shadow * 100).toFixed(2)}% of the view; dimming the lights changes ${(lightOnFox * 100).toFixed(1)}% of the Fox`);
+    expect(shadow, 'the Fox casts no shadow into three\'s shadow map').toBeGreaterThan(0.003);
+    expect(lightOnFox, 'three\'s lights do not light the Fox').toBeGreaterThan(0.5);
     expect(problems).toEqual([]);
   }, TEST_TIMEOUT);
 

@@ -1,0 +1,245 @@
+/**
+ * A crowd drawn by three.js itself (`createCrowd(character, { shading: 'three' })`): one three
+ * `Mesh` per primitive of the character, instanced `crowd.count` times, whose NodeMaterial (a
+ * MeshStandardNodeMaterial made from the glTF material, or the user's) skins each vertex from the
+ * crowd's joint records in its `positionNode`. So three's lights, environment, fog, tone mapping
+ * and shadow maps see the characters as any other mesh: three's shadow pass draws the material's
+ * `positionNode` too (Renderer.renderObject copies it onto its override depth material), so the
+ * shadows follow the animated pose. Posing stays ours: the crowd's pose pass writes its joint
+ * buffer as always, and this feature copies that buffer and the instance records (world
+ * matrices) into three-owned storage buffers in the crowd's own command encoder
+ * (after the pose pass), with copyBufferToBuffer. three r187 cannot bind a GPUBuffer it did not
+ * create, so the copy is the price of going through three's pipeline (docs/three.md, numbers).
+ *
+ * Not here (documented in docs/three.md): culling and mesh LOD (every instance is drawn at full
+ * detail: three draws a mesh with one instance list in every pass, the shadow passes included,
+ * so the camera's culled list would drop the shadows of characters beside the view), morph
+ * targets, 'dual-quaternion' skinning (refused) and an active joint palette (refused). Instance
+ * i of the draw is slot i: slots [0, count) are dense (InstanceStore), each with its own joint set.
+ */
+import {
+  BufferAttribute, BufferGeometry, Group, Mesh, MeshStandardNodeMaterial, SRGBColorSpace, StorageBufferAttribute, Texture,
+  type NodeMaterial,
+} from 'three/webgpu';
+import { attribute, Fn, instanceIndex, mat4, normalLocal, storage, uint, vec3, vec4 } from 'three/tsl';
+import type { Character, Crowd, CrowdFeature, CrowdKernel, FeatureStage } from '../index';
+import { primitiveVertices } from '../runtime/mesh-data';
+import type { WebGpuBackend } from './backend';
+
+const PREFIX = 'crowd-skin/three';
+/** vec4f per instance record (INSTANCE.size 112 bytes); the world matrix is its first 4. */
+const RECORD_VEC4S = 7;
+/** vec4f per joint record with 'linear' skinning (3 matrix rows). */
+const JOINT_VEC4S = 3;
+
+/** What `shading: 'three'` takes (ThreeCrowdOptions). */
+export interface ThreeShadingOptions {
+  /**
+   * The material every primitive is drawn with, used as it is (not copied): the bridge sets its
+   * `positionNode` to the crowd's skinning, so your colour, roughness, `colorNode`, ... edits
+   * apply. Default: one MeshStandardNodeMaterial per primitive from the glTF material (base
+   * colour texture and factor; metalness 0, roughness 1 where the loaded character does not
+   * carry them).
+   */
+  material?: NodeMaterial;
+  /** Casts shadows into three's shadow maps (default true). */
+  castShadow?: boolean;
+  /** Receives three's shadows (default true). */
+  receiveShadow?: boolean;
+}
+
+/**
+ * The three.js side of one crowd with `shading: 'three'`: `object` (add it to your scene) holds a
+ * Mesh per primitive. A CrowdFeature of the crowd ('three-shading'), so its copies run inside
+ * `crowd.encode`, after the pose pass. Owns the three objects and the three storage buffers.
+ */
+export class ThreeShading implements CrowdFeature {
+  readonly featureName = 'three-shading';
+  /** Add this to the scene: the crowd's meshes (identity transform; instances carry their own). */
+  readonly object = new Group();
+  private readonly kernel: CrowdKernel;
+  private readonly meshes: Mesh[] = [];
+  private readonly materials: NodeMaterial[] = [];
+  private readonly ownsMaterials: boolean;
+  private readonly textures: Texture[] = [];
+  private readonly geometries: BufferGeometry[] = [];
+  private joints!: StorageBufferAttribute;
+  private records!: StorageBufferAttribute;
+  private jointBuffer!: GPUBuffer;
+  private recordBuffer!: GPUBuffer;
+  /** Instance slots the three buffers hold. */
+  private capacity = 0;
+  private readonly eight: boolean;
+
+  constructor(private readonly crowd: Crowd, private readonly backend: WebGpuBackend, options: ThreeShadingOptions = {}) {
+    if (crowd.skinning !== 'linear') {
+      throw new RangeError(`${PREFIX}: shading 'three' skins with linear blending only; this crowd uses '${crowd.skinning}' skinning`);
+    }
+    if (crowd.device !== backend.device) throw new Error(`${PREFIX}: shading 'three' needs the crowd on three's GPUDevice`);
+    const character: Character = crowd.character;
+    const primitives = character.rig.primitives;
+    this.eight = primitives.some((prim) => prim.influences === 8);
+    this.ownsMaterials = options.material === undefined;
+    this.kernel = crowd.install(this);
+    this.object.name = `crowd-skin ${character.name}`;
+    this.allocate(Math.max(1, this.kernel.store.capacity));
+    primitives.forEach((prim, p) => {
+      const v = primitiveVertices(prim, character.gpu.skinSlotOffset[prim.skin]);
+      const geometry = new BufferGeometry();
+      geometry.setAttribute('position', new BufferAttribute(v.positions, 3));
+      geometry.setAttribute('normal', new BufferAttribute(v.normals, 3));
+      geometry.setAttribute('uv', new BufferAttribute(v.uvs, 2));
+      // Joints as u32 (WGSL has no u16), split into sets of four; weights alike.
+      const vertices = prim.vertexCount;
+      const sets = this.eight ? 2 : 1;
+      for (let s = 0; s < sets; s++) {
+        const joints = new Uint32Array(vertices * 4);
+        const weights = new Float32Array(vertices * 4);
+        if (s < v.influences / 4) {
+          for (let i = 0; i < vertices; i++) {
+            for (let k = 0; k < 4; k++) {
+              joints[i * 4 + k] = v.joints[i * v.influences + s * 4 + k];
+              weights[i * 4 + k] = v.weights[i * v.influences + s * 4 + k];
+            }
+          }
+        }
+        geometry.setAttribute(`crowdJoints${s}`, new BufferAttribute(joints, 4));
+        geometry.setAttribute(`crowdWeights${s}`, new BufferAttribute(weights, 4));
+      }
+      if (v.indices) geometry.setIndex(new BufferAttribute(v.indices, 1));
+      this.geometries.push(geometry);
+      const material = options.material ?? this.defaultMaterial(character, p);
+      if (!this.materials.includes(material)) this.materials.push(material);
+      const mesh = new Mesh(geometry, material);
+      mesh.name = `${this.object.name} primitive ${p}`;
+      // The instances are spread over the world; three's bounds are those of the rest pose at the origin.
+      mesh.frustumCulled = false;
+      mesh.castShadow = options.castShadow ?? true;
+      mesh.receiveShadow = options.receiveShadow ?? true;
+      this.meshes.push(mesh);
+      this.object.add(mesh);
+    });
+    this.setNodes();
+    this.sync();
+  }
+
+  /** Sets each mesh's instance count to the crowd's, and grows the three buffers with the crowd. Call before three renders. */
+  sync(): void {
+    const store = this.kernel.store;
+    if (store.palette.active) {
+      // The palette's joint sets move between slots every frame (docs/palette.md); its entry list is not copyable (no COPY_SRC).
+      throw new RangeError(`${PREFIX}: shading 'three' draws every instance from its own joint set, but this crowd holds ${store.count} instances, ` +
+        `more than its joint palette (${store.palette.size} sets): remove instances, or draw this many with the default shading`);
+    }
+    if (store.capacity > this.capacity) {
+      this.release();
+      this.allocate(store.capacity);
+      this.setNodes();
+    }
+    for (let i = 0; i < this.meshes.length; i++) (this.meshes[i] as Mesh & { count: number }).count = store.count;
+  }
+
+  /** After the pose pass: the crowd's joint records and instance records (world matrices) into three's buffers. */
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
+    if (stage !== 'after-pose') return;
+    const store = this.kernel.store;
+    const count = Math.min(store.count, this.capacity);
+    if (count === 0) return;
+    const slots = this.crowd.jointsPerInstance;
+    encoder.copyBufferToBuffer(store.jointBuffer, 0, this.jointBuffer, 0, count * slots * JOINT_VEC4S * 16);
+    encoder.copyBufferToBuffer(store.instanceBuffer, 0, this.recordBuffer, 0, count * RECORD_VEC4S * 16);
+  }
+
+  /** Bytes this feature copies each frame for `count` instances (the joints dominate). */
+  copiedBytes(count: number): number {
+    return count * (this.crowd.jointsPerInstance * JOINT_VEC4S * 16 + RECORD_VEC4S * 16);
+  }
+
+  /** The GPU buffers of three's storage attributes (gpuBytes of the crowd adds them). */
+  get gpuBytes(): number {
+    return this.jointBuffer.size + this.recordBuffer.size;
+  }
+
+  destroy(): void {
+    this.object.removeFromParent();
+    for (const geometry of this.geometries) geometry.dispose();
+    if (this.ownsMaterials) for (const material of this.materials) material.dispose();
+    for (const texture of this.textures) texture.dispose();
+    this.release();
+  }
+
+  restore(): void {
+    throw new Error(`${PREFIX}: a crowd with shading 'three' cannot move to another device: make it again on the new renderer`);
+  }
+
+  private allocate(capacity: number): void {
+    this.joints = new StorageBufferAttribute(capacity * this.crowd.jointsPerInstance * JOINT_VEC4S, 4);
+    this.records = new StorageBufferAttribute(capacity * RECORD_VEC4S, 4);
+    this.jointBuffer = this.backend.storageBuffer(this.joints, 'crowd joints');
+    this.recordBuffer = this.backend.storageBuffer(this.records, 'crowd instance records');
+    this.capacity = capacity;
+  }
+
+  private release(): void {
+    if (!this.joints) return;
+    this.backend.destroyAttribute(this.joints);
+    this.backend.destroyAttribute(this.records);
+  }
+
+  /** The skinning nodes over the current buffers, on every material (rebuilt when they grow). */
+  private setNodes(): void {
+    const joints = storage(this.joints, 'vec4', this.joints.count).toReadOnly();
+    const records = storage(this.records, 'vec4', this.records.count).toReadOnly();
+    const slotCount = this.crowd.jointsPerInstance;
+    const sets = this.eight ? 2 : 1;
+    // shaders/skin.wgsl's linear path in TSL: blended rows, model-space position and normal, then
+    // the instance's world matrix. The mesh's own matrix is the identity, so "local" is world here.
+    const skinned = Fn(() => {
+      const slot = instanceIndex;
+      const base = slot.mul(uint(slotCount));
+      const row0 = vec4(0).toVar(), row1 = vec4(0).toVar(), row2 = vec4(0).toVar();
+      for (let s = 0; s < sets; s++) {
+        const j = attribute(`crowdJoints${s}`, 'uvec4');
+        const w = attribute(`crowdWeights${s}`, 'vec4');
+        for (const c of ['x', 'y', 'z', 'w'] as const) {
+          const o = base.add(j[c]).mul(uint(JOINT_VEC4S));
+          row0.addAssign(joints.element(o).mul(w[c]));
+          row1.addAssign(joints.element(o.add(uint(1))).mul(w[c]));
+          row2.addAssign(joints.element(o.add(uint(2))).mul(w[c]));
+        }
+      }
+      const p = vec4(attribute('position', 'vec3'), 1);
+      const n = attribute('normal', 'vec3');
+      const r = slot.mul(uint(RECORD_VEC4S));
+      const world = mat4(records.element(r), records.element(r.add(uint(1))), records.element(r.add(uint(2))), records.element(r.add(uint(3))));
+      const model = vec4(row0.dot(p), row1.dot(p), row2.dot(p), 1);
+      const normal = vec3(row0.xyz.dot(n), row1.xyz.dot(n), row2.xyz.dot(n));
+      normalLocal.assign(world.mul(vec4(normal, 0)).xyz);
+      return world.mul(model).xyz;
+    });
+    const positionNode = skinned();
+    for (const material of this.materials) {
+      material.positionNode = positionNode;
+      material.needsUpdate = true;
+    }
+  }
+
+  /** A MeshStandardNodeMaterial of primitive `p`'s glTF material. */
+  private defaultMaterial(character: Character, p: number): NodeMaterial {
+    const info = character.rig.primitives[p].material as typeof character.rig.primitives[number]['material'] & { metallicFactor?: number; roughnessFactor?: number };
+    const [r, g, b, a] = info.baseColorFactor;
+    const material = new MeshStandardNodeMaterial({ metalness: info.metallicFactor ?? 0, roughness: info.roughnessFactor ?? 1 });
+    material.color.setRGB(r, g, b);
+    material.opacity = a;
+    const bitmap = info.baseColorImage && character.textures.get(info.baseColorImage);
+    if (bitmap) {
+      const map = new Texture(bitmap);
+      map.flipY = false; // glTF's UV origin is the top left
+      map.colorSpace = SRGBColorSpace;
+      map.needsUpdate = true;
+      this.textures.push(map);
+      material.map = map;
+    }
+    return material;
+  }
+}

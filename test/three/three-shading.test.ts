@@ -1,0 +1,110 @@
+/**
+ * shading 'three' (src/three/three-shading.ts) in Node: three's WebGPURenderer on the test device
+ * (Dawn on SwiftShader), a crowd drawn by three with a user's MeshBasicNodeMaterial, read back
+ * from the bridge's target. The skinning matches three's own SkinnedMesh in
+ * test/e2e/three-lit.test.ts; here: it draws where the instances stand, follows the crowd's
+ * count, applies edits of the user's material, is fogged by three's fog, and refuses what it cannot draw.
+ */
+import { describe, expect, it } from 'vitest';
+import { Color, Fog, MeshBasicNodeMaterial, PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
+import { ThreeCrowdRenderer } from '../../src/three/index';
+import { testCharacter } from '../helpers/character';
+import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
+
+Object.assign(globalThis, { self: globalThis, requestAnimationFrame: () => 1, cancelAnimationFrame: () => {} });
+
+const device = await openTestDevice();
+const WIDTH = 96;
+const HEIGHT = 64;
+
+function standInCanvas(): HTMLCanvasElement {
+  return { width: WIDTH, height: HEIGHT, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} } as unknown as HTMLCanvasElement;
+}
+
+/** Share of the target's pixels within 40 of `rgb` (8-bit sRGB). */
+async function share(crowds: ThreeCrowdRenderer, scene: Scene, camera: PerspectiveCamera, rgb: number[], half?: 'left' | 'right'): Promise<number> {
+  await expectNoGpuError(crowds.device, () => crowds.renderToTarget(scene, camera));
+  const { width, height } = crowds.target;
+  const pixels = await crowds.renderer.readRenderTargetPixelsAsync(crowds.target, 0, 0, width, height) as Uint8Array;
+  let n = 0, counted = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if ((half === 'left' && x >= width / 2) || (half === 'right' && x < width / 2)) continue;
+      const o = (y * width + x) * 4;
+      counted++;
+      if (Math.max(Math.abs(pixels[o] - rgb[0]), Math.abs(pixels[o + 1] - rgb[1]), Math.abs(pixels[o + 2] - rgb[2])) <= 40) n++;
+    }
+  }
+  return n / counted;
+}
+
+describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () => {
+  it('draws the instances where they stand with the user material, follows the count and the material\'s edits', async () => {
+    const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas() });
+    await renderer.init();
+    renderer.setSize(WIDTH, HEIGHT, false);
+    const crowds = new ThreeCrowdRenderer(renderer);
+    const fox = await testCharacter('Fox');
+    const material = new MeshBasicNodeMaterial({ color: 0x00ff00 });
+    const crowd = crowds.createCrowd(fox, { capacity: 1, shading: 'three', material });
+    const scene = new Scene();
+    scene.background = new Color(0xff0000);
+    scene.add(crowds.sceneObject(crowd));
+    const camera = new PerspectiveCamera(40, WIDTH / HEIGHT, 0.1, 50);
+    camera.position.set(0, 0.35, 3.4);
+    camera.lookAt(0, 0.35, 0);
+    const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
+    const lift = -fox.bounds.min[1] * scale;
+    const GREEN = [0, 255, 0];
+
+    expect(await share(crowds, scene, camera, GREEN), 'no instance, nothing drawn').toBe(0);
+    // One Fox side-on on the left: green there, none on the right. Two: both. The crowd grows past capacity 1.
+    const left = crowd.add({ clipA: 'Walk', speedA: 0 });
+    crowd.setPlacement(left, -0.95, lift, 0, Math.PI / 2, scale);
+    crowd.update(0);
+    const oneLeft = await share(crowds, scene, camera, GREEN, 'left');
+    const oneRight = await share(crowds, scene, camera, GREEN, 'right');
+    const right = crowd.add({ clipA: 'Run', speedA: 0 });
+    crowd.setPlacement(right, 0.95, lift, 0, Math.PI / 2, scale);
+    crowd.update(0);
+    const twoRight = await share(crowds, scene, camera, GREEN, 'right');
+    console.log(`shading three: one Fox covers ${(oneLeft * 100).toFixed(1)}% of the left half, ${(oneRight * 100).toFixed(1)}% of the right; the second ${(twoRight * 100).toFixed(1)}%`);
+    expect(oneLeft, 'the Fox placed on the left is not drawn there').toBeGreaterThan(0.04);
+    expect(oneRight, 'something is drawn where no instance stands').toBeLessThan(0.002);
+    expect(twoRight, 'the second instance (after the crowd grew) is not drawn').toBeGreaterThan(0.04);
+
+    material.color.set(0x0000ff);
+    expect(await share(crowds, scene, camera, GREEN), 'an edit of the user material did not apply').toBe(0);
+    expect(await share(crowds, scene, camera, [0, 0, 255], 'left')).toBeCloseTo(oneLeft, 2);
+
+    // three's fog reaches the crowd: a fog that is all red from 0.2 m hides the Foxes (3.4 m away) in the background's red.
+    scene.fog = new Fog(0xff0000, 0.1, 0.2);
+    expect(await share(crowds, scene, camera, [0, 0, 255]), 'three\'s fog does not reach the crowd').toBe(0);
+    scene.fog = null;
+
+    crowd.remove(left);
+    crowd.remove(right);
+    crowd.update(0);
+    expect(await share(crowds, scene, camera, [0, 0, 255]), 'removed instances are still drawn').toBe(0);
+    crowds.dispose();
+    expect(scene.children.length, 'dispose leaves the crowd\'s meshes in the scene').toBe(0);
+    renderer.dispose();
+  }, 120_000);
+
+  it('refuses what it cannot draw, naming it, and leaves nothing behind', async () => {
+    const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas() });
+    await renderer.init();
+    const crowds = new ThreeCrowdRenderer(renderer);
+    const fox = await testCharacter('Fox');
+    expect(() => crowds.createCrowd(fox, { shading: 'three', skinning: 'dual-quaternion' })).toThrow(/linear blending only.*'dual-quaternion'/);
+    expect(() => crowds.createCrowd(fox, { shading: 'lit' as 'three' })).toThrow(/shading must be 'crowd' or 'three', got lit/);
+    const plain = crowds.createCrowd(fox, { capacity: 1 });
+    expect(() => crowds.sceneObject(plain)).toThrow(/not made here with \{ shading: 'three' \}/);
+    const shaded = crowds.createCrowd(fox, { capacity: 1, shading: 'three' });
+    crowds.removeCrowd(shaded, false);
+    expect(() => crowds.adoptCrowd(shaded)).toThrow(/shading 'three' holds three objects of the old renderer/);
+    shaded.destroy();
+    crowds.dispose();
+    renderer.dispose();
+  }, 120_000);
+});

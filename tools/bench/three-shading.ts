@@ -1,0 +1,103 @@
+/**
+ * crowd-skin/three's two shadings at the same crowd (docs/three.md, "Which shading"): the frame
+ * cost of `count` Foxes in a three.js scene (a ground, a hemisphere light and a directional
+ * light; three's WebGPURenderer in Node on the bench's device, rendering into the bridge's
+ * 640 x 360 target) drawn by our skin pass ('crowd', the baseline), by three with shading
+ * 'three' without shadows, and with the sun casting them (a 1024^2 shadow map the crowd draws
+ * into); and the per-frame copy of the crowd's joints and records into three's buffers alone.
+ * The variants are interleaved frame by frame, so that a busy machine slows each alike. Used by
+ * tools/bench.ts (--section three-shading).
+ */
+import {
+  Color, DirectionalLight, HemisphereLight, Mesh, MeshStandardMaterial, PerspectiveCamera, PlaneGeometry, Scene, WebGPURenderer,
+} from 'three/webgpu';
+import type { Character } from '../../src/character/character';
+import { ThreeCrowdRenderer, type ThreeCrowdOptions } from '../../src/three/index';
+import { median } from './timed-frame';
+
+const WIDTH = 640;
+const HEIGHT = 360;
+const SPACING = 1.6; // metres between Foxes on the grid
+
+export type ShadingVariant = 'crowd' | 'three' | 'three + shadows';
+export interface ShadingRow { instances: number; variant: ShadingVariant | 'copy alone'; frameMs: number; ratio: number }
+
+function standInCanvas(): HTMLCanvasElement {
+  return { width: WIDTH, height: HEIGHT, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} } as unknown as HTMLCanvasElement;
+}
+
+/** `frames` measured frames per variant after 2 warm-up rounds: wall ms from update to the GPU done, medians. */
+export async function benchThreeShading(device: GPUDevice, character: Character, count: number, frames: number): Promise<ShadingRow[]> {
+  // three's renderer starts its frame clock with self.requestAnimationFrame, as in a browser.
+  Object.assign(globalThis, { self: globalThis, requestAnimationFrame: () => 1, cancelAnimationFrame: () => {} });
+  const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas(), antialias: false });
+  await renderer.init();
+  renderer.setSize(WIDTH, HEIGHT, false);
+  renderer.shadowMap.enabled = true;
+  const side = Math.ceil(Math.sqrt(count));
+  const half = (side - 1) * SPACING / 2;
+  const scale = 0.8 / (character.bounds.max[1] - character.bounds.min[1]);
+  const camera = new PerspectiveCamera(50, WIDTH / HEIGHT, 0.5, 500);
+  camera.position.set(0, half * 1.4 + 5, half * 1.3 + 5);
+  camera.lookAt(0, 0, 0);
+
+  const variants: ShadingVariant[] = ['crowd', 'three', 'three + shadows'];
+  const setups = variants.map((variant) => {
+    const scene = new Scene();
+    scene.background = new Color(0xb3c4d6);
+    scene.add(new HemisphereLight(0xffffff, 0x667755, 1));
+    const sun = new DirectionalLight(0xffffff, 2);
+    sun.position.set(-10, 30, 15);
+    sun.castShadow = variant === 'three + shadows';
+    sun.shadow.mapSize.set(1024, 1024);
+    Object.assign(sun.shadow.camera, { left: -half - 2, right: half + 2, top: half + 2, bottom: -half - 2, near: 1, far: 100 });
+    scene.add(sun);
+    const ground = new Mesh(new PlaneGeometry(4 * half + 20, 4 * half + 20), new MeshStandardMaterial({ color: 0x8f9a94 }));
+    ground.rotation.x = -Math.PI / 2;
+    ground.receiveShadow = true;
+    scene.add(ground);
+    const crowds = new ThreeCrowdRenderer(renderer);
+    const options: ThreeCrowdOptions = variant === 'crowd' ? { capacity: count } : { capacity: count, shading: 'three', castShadow: variant === 'three + shadows' };
+    const crowd = crowds.createCrowd(character, options);
+    if (variant !== 'crowd') scene.add(crowds.sceneObject(crowd));
+    for (let i = 0; i < count; i++) {
+      const id = crowd.add({ clipA: 'Walk', clipB: 'Run', blend: 0.5, timeA: i * 0.37, timeB: i * 0.37 });
+      crowd.setPlacement(id, (i % side) * SPACING - half, -character.bounds.min[1] * scale, Math.floor(i / side) * SPACING - half, i * 0.7, scale);
+    }
+    return { variant, scene, crowds, crowd, times: [] as number[] };
+  });
+
+  for (let round = 0; round < frames + 2; round++) {
+    for (const setup of setups) {
+      const start = performance.now();
+      setup.crowd.update(1 / 60);
+      setup.crowds.renderToTarget(setup.scene, camera);
+      await device.queue.onSubmittedWorkDone();
+      if (round >= 2) setup.times.push(performance.now() - start);
+    }
+  }
+
+  // The copy alone: the bytes ThreeShading.encode copies for `count` instances, submit to done.
+  const jointBytes = count * setups[0].crowd.jointsPerInstance * 48;
+  const recordBytes = count * 112;
+  const usage = GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
+  const buffers = [jointBytes, jointBytes, recordBytes, recordBytes].map((size) => device.createBuffer({ size, usage }));
+  const copyTimes: number[] = [];
+  for (let round = 0; round < frames + 2; round++) {
+    const start = performance.now();
+    const encoder = device.createCommandEncoder();
+    encoder.copyBufferToBuffer(buffers[0], 0, buffers[1], 0, jointBytes);
+    encoder.copyBufferToBuffer(buffers[2], 0, buffers[3], 0, recordBytes);
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    if (round >= 2) copyTimes.push(performance.now() - start);
+  }
+  for (const buffer of buffers) buffer.destroy();
+
+  const base = median(setups[0].times);
+  const rows: ShadingRow[] = setups.map((s) => ({ instances: count, variant: s.variant, frameMs: median(s.times), ratio: median(s.times) / base }));
+  rows.push({ instances: count, variant: 'copy alone', frameMs: median(copyTimes), ratio: median(copyTimes) / base });
+  for (const s of setups) s.crowds.dispose();
+  renderer.dispose();
+  return rows;
+}
