@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
-import { stripWgsl } from '../strip-wgsl';
+import { packageWgsl } from '../rename-wgsl';
 
 export interface SizeRow {
   what: string;
@@ -99,7 +99,7 @@ function rawText(root: string): Plugin {
       b.onResolve({ filter: /\?raw$/ }, (a) => ({ path: resolve(a.resolveDir, a.path.slice(0, -'?raw'.length)), namespace: 'raw' }));
       b.onLoad({ filter: /.*/, namespace: 'raw' }, (a) => {
         const text = readFileSync(a.path, 'utf8');
-        return { contents: `export default ${JSON.stringify(a.path.endsWith('.wgsl') ? stripWgsl(text) : text)}`, loader: 'js', resolveDir: root };
+        return { contents: `export default ${JSON.stringify(a.path.endsWith('.wgsl') ? packageWgsl(text) : text)}`, loader: 'js', resolveDir: root };
       });
     },
   };
