@@ -91,7 +91,7 @@ export async function minimalPage(root: string): Promise<BundleReport> {
   return { ...row('examples/minimal, minified', result.outputFiles[0].contents), inputs };
 }
 
-/** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped. */
+/** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped and renamed (packageWgsl). */
 function rawText(root: string): Plugin {
   return {
     name: 'raw-text',
@@ -106,7 +106,7 @@ function rawText(root: string): Plugin {
 }
 
 /**
- * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders stripped as the
+ * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders packaged as the
  * package build does): our bytes in it by source file, largest first. Within a percent of the
  * dist/ bundle; it names what the dist/ chunk holds.
  */
