@@ -14,12 +14,15 @@
  * WGSL inlined and no bundler-specific import. WGSL goes in without its comments and needless
  * blank space (tools/strip-wgsl.ts: the same tokens, checked on every shader by
  * test/tools/strip-wgsl.test.ts): the comments are for readers of shaders/, and were a sixth of
- * what a minimal page shipped. The dev server and the tests read the full text.
+ * what a minimal page shipped; then the shader's own names are shortened (tools/rename-wgsl.ts:
+ * a one-to-one renaming, checked on every shader by test/tools/rename-wgsl.test.ts), a quarter
+ * of what was left. The dev server and the tests read the full text (CROWD_SKIN_PACKAGED_WGSL=1
+ * runs the tests on the packaged text: vite.config.ts).
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { defineConfig, type UserConfig } from 'tsdown';
-import { stripWgsl } from './tools/strip-wgsl';
+import { packageWgsl } from './tools/rename-wgsl';
 
 const RAW = '\0raw:';
 
@@ -39,7 +42,7 @@ const rawText = {
     async handler(id: string) {
       const path = id.slice(RAW.length);
       const text = await readFile(path, 'utf8');
-      return `export default ${JSON.stringify(path.endsWith('.wgsl') ? stripWgsl(text) : text)};`;
+      return `export default ${JSON.stringify(path.endsWith('.wgsl') ? packageWgsl(text) : text)};`;
     },
   },
 };

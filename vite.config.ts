@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // SwiftShader's Vulkan driver from Debian's chromium package gives WebGPU in Node without a GPU
@@ -6,7 +8,22 @@ import { defineConfig } from 'vitest/config';
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/**
+ * With CROWD_SKIN_PACKAGED_WGSL=1, `x.wgsl?raw` is the shader as the package ships it
+ * (tools/rename-wgsl.ts packageWgsl), so the GPU tests can run on the published shaders.
+ */
+const packagedWgsl: Plugin = {
+  name: 'crowd-skin:packaged-wgsl',
+  enforce: 'pre',
+  async load(id) {
+    if (process.env.CROWD_SKIN_PACKAGED_WGSL !== '1' || !id.endsWith('.wgsl?raw')) return null;
+    const { packageWgsl } = await import('./tools/rename-wgsl');
+    return `export default ${JSON.stringify(packageWgsl(readFileSync(id.slice(0, -'?raw'.length), 'utf8')))};`;
+  },
+};
+
 export default defineConfig({
+  plugins: [packagedWgsl],
   server: { host: '127.0.0.1' },
   preview: { host: '127.0.0.1' },
   // The demo's build; dist/ is the library's (npm run build:lib).

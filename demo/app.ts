@@ -1,3 +1,4 @@
+import type { Crowd } from '../src/index';
 import { Controls, type StateKey, type ViewSettings } from './controls';
 import type { DemoDevice } from './gpu-device';
 import { GpuTimer } from './gpu-timer';
@@ -23,6 +24,8 @@ import { WeightPlot } from './weight-plot';
 const MAX_DT = 0.1;
 /** Joint sets of the demo's crowds (CrowdOptions.paletteSize): a set per instance up to this many, then the drawn ones get them. */
 const DEMO_PALETTE_SIZE = 65_536;
+/** The crowds drawn while no scene is loaded. */
+const NO_CROWDS: readonly Crowd[] = [];
 /** How fast the camera catches up with a followed character, 1/seconds. */
 const FOLLOW_RATE = 4;
 
@@ -123,7 +126,7 @@ export class App {
     this.selectionMarker = new MarkerPass(this.device, this.renderer, SELECTION_COLOR);
     this.timer = new GpuTimer(this.device);
     this.stats.restored(this.timer);
-    this.scene?.crowd.restore(this.device);
+    for (const crowd of this.scene?.crowds ?? []) crowd.restore(this.device);
     this.stopped = false;
     this.lastTime = -1;
     this.frameError = false;
@@ -198,7 +201,7 @@ export class App {
   private install(scene: Scene, [wantedA, wantedB]: [string, string]): void {
     const { character } = scene;
     // Loaded on a device that was lost meanwhile: bring it over.
-    if (scene.crowd.device !== this.device) scene.crowd.restore(this.device);
+    for (const crowd of scene.crowds) if (crowd.device !== this.device) crowd.restore(this.device);
     const names = character.clipNames;
     const defaults = MODELS[scene.source.model];
     const pick = (wanted: string, fallback: string | undefined, index: number) => {
@@ -292,11 +295,11 @@ export class App {
     this.countChanged = this.settingsChanged = false;
     this.stats.setScene({
       model: scene.label, scene: activity.kind, mode: activity.kind === 'crowd' ? this.state.mode : activity.kind, instances: activity.count,
-      jointsPerInstance: scene.crowd.jointsPerInstance, drawCalls: scene.crowd.drawCallCount, bakedBytes: scene.bakedBytes,
+      jointsPerInstance: scene.crowd.jointsPerInstance, drawCalls: scene.drawCallCount, bakedBytes: scene.bakedBytes,
     }, (lines, data) => {
       activity.describe(lines, data);
       this.selection.describe(lines, data);
-    }, () => ({ drawCalls: scene.crowd.drawCallCount, stats: scene.crowd.cullStats, gpuBytes: scene.crowd.gpuBytes }));
+    }, () => ({ drawCalls: scene.drawCallCount, stats: scene.crowd.cullStats, gpuBytes: scene.gpuBytes }));
     this.controls.sync();
     writeState(this.state, this.sceneState);
   }
@@ -322,8 +325,8 @@ export class App {
       const step = this.state.paused ? 0 : dt * this.state.speed;
       const activity = this.activity;
       activity?.update(step, camera.yaw);
-      const crowd = this.scene?.crowd;
-      crowd?.update(step);
+      const crowds = this.scene?.crowds ?? NO_CROWDS;
+      for (let i = 0; i < crowds.length; i++) crowds[i].update(step);
       const followed = this.followed;
       const following = activity !== undefined && activity.follow(followed);
       if (following && this.view.follow) {
@@ -332,7 +335,8 @@ export class App {
         camera.target[2] += (followed[1] - camera.target[2]) * k;
       }
       camera.update(this.renderer.aspect);
-      if (crowd) {
+      for (let i = 0; i < crowds.length; i++) {
+        const crowd = crowds[i];
         // The panel's switches, and the camera the cull pass uses (before encode, in render()).
         crowd.culling = this.state.culling;
         crowd.lod = this.state.lod;
@@ -355,7 +359,7 @@ export class App {
         this.selectionMarker.update(camera.viewProjection, at[0], at[1], at[2], (activity?.height ?? 1) * 0.006);
         markers.push(this.selectionMarker);
       }
-      this.renderer.render(crowd, grid, markers, camera.viewProjection, this.timer);
+      this.renderer.render(crowds, grid, markers, camera.viewProjection, this.timer);
     } catch (error) {
       if (!this.frameError) {
         this.frameError = true; // report once, not sixty times a second

@@ -105,7 +105,7 @@ export class Controls {
   sync(): void {
     const scene = this.sceneState.scene;
     const uniform = this.state.mode === 'uniform';
-    for (const c of this.crowdOnly) c.show(scene === 'crowd');
+    for (const c of this.crowdOnly) c.show(scene === 'crowd' || scene === 'clips');
     this.layers.show(scene === 'layers');
     this.locomotion.show(scene === 'locomotion');
     this.blend.enable(uniform);

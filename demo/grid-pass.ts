@@ -14,13 +14,19 @@ const GRID_UNIFORM = {
   cellSize: 144, //     vec2f: 8 (8-aligned)
   fogStart: 152, //     f32
   fogEnd: 156, //       f32
-  lightViewProjection: 160, // mat4x4f: world -> the crowd's shadow map
-  shadowTexel: 224, //  f32: 1 / map size
-  shadowStrength: 228, // f32: 0 without a map
-  // 8 bytes of padding
+  shadows: 160, //      array<Shadow, GROUND_SHADOWS>, SHADOW_STRIDE bytes each
 } as const;
 GRID_UNIFORM satisfies Record<string, number>;
-const GRID_UNIFORM_SIZE = 240;
+/** Byte offsets within one `Shadow` of shaders/grid.wgsl, and its size (mat4x4f, 2 x f32, 8 bytes of padding). */
+const SHADOW = {
+  lightViewProjection: 0, // mat4x4f: world -> the crowd's shadow map
+  texel: 64, //              f32: 1 / map size
+  strength: 68, //           f32: 0 without a map
+} as const;
+const SHADOW_STRIDE = 80;
+/** Crowds whose shadows the ground receives (the length of `shadows` in shaders/grid.wgsl). */
+export const GROUND_SHADOWS = 2;
+const GRID_UNIFORM_SIZE = GRID_UNIFORM.shadows + GROUND_SHADOWS * SHADOW_STRIDE;
 
 /** A crowd's shadow map as Crowd.shadowMap gives it. */
 export interface GroundShadow {
@@ -49,7 +55,8 @@ export class GridPass {
   private readonly data = new Float32Array(GRID_UNIFORM_SIZE / 4);
   private readonly shadowSampler: GPUSampler;
   private readonly noShadow: GPUTextureView;
-  private shadowView: GPUTextureView;
+  /** The shadow map each of the GROUND_SHADOWS slots samples (noShadow when empty). */
+  private readonly shadowViews: GPUTextureView[];
 
   constructor(private readonly device: GPUDevice, options: GridPassOptions) {
     const module = device.createShaderModule({ label: 'GridPass.shader', code: gridWgsl });
@@ -68,7 +75,7 @@ export class GridPass {
     this.uniform = device.createBuffer({ label: 'GridPass.uniform', size: GRID_UNIFORM_SIZE, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.shadowSampler = device.createSampler({ label: 'GridPass.shadowSampler', compare: 'less-equal', magFilter: 'linear', minFilter: 'linear' });
     this.noShadow = device.createTexture({ label: 'GridPass.noShadow', size: [1, 1], format: 'depth32float', usage: GPUTextureUsage.TEXTURE_BINDING }).createView();
-    this.shadowView = this.noShadow;
+    this.shadowViews = new Array<GPUTextureView>(GROUND_SHADOWS).fill(this.noShadow);
     this.bindGroup = this.createBindGroup();
     const f = this.data;
     f.set(GROUND_COLOR, GRID_UNIFORM.groundColor / 4);
@@ -99,22 +106,24 @@ export class GridPass {
   }
 
   /**
-   * Receives the crowd's shadows this frame (its shadow map after crowd.encode), or none.
-   * Rebuilds the bind group only when the map changes; call before draw().
+   * Receives the shadows of crowd `slot` (0 to GROUND_SHADOWS - 1) this frame: its shadow map
+   * after crowd.encode, or none. Rebuilds the bind group only when a map changes; call before draw().
    */
-  setShadow(shadow: GroundShadow | undefined): void {
+  setShadow(slot: number, shadow: GroundShadow | undefined): void {
+    if (!Number.isInteger(slot) || slot < 0 || slot >= GROUND_SHADOWS) throw new RangeError(`GridPass.setShadow: slot ${slot} is not an integer in [0, ${GROUND_SHADOWS - 1}]`);
     const view = shadow?.view ?? this.noShadow;
-    if (view !== this.shadowView) {
-      this.shadowView = view;
+    if (view !== this.shadowViews[slot]) {
+      this.shadowViews[slot] = view;
       this.bindGroup = this.createBindGroup();
     }
     const f = this.data;
-    f[GRID_UNIFORM.shadowStrength / 4] = shadow ? 0.6 : 0;
+    const at = (GRID_UNIFORM.shadows + slot * SHADOW_STRIDE) / 4;
+    f[at + SHADOW.strength / 4] = shadow ? 0.6 : 0;
     if (shadow) {
-      f.set(shadow.lightViewProjection, GRID_UNIFORM.lightViewProjection / 4);
-      f[GRID_UNIFORM.shadowTexel / 4] = 1 / shadow.mapSize;
+      f.set(shadow.lightViewProjection, at + SHADOW.lightViewProjection / 4);
+      f[at + SHADOW.texel / 4] = 1 / shadow.mapSize;
     }
-    this.device.queue.writeBuffer(this.uniform, 0, this.data);
+    this.device.queue.writeBuffer(this.uniform, at * 4, this.data, at, SHADOW_STRIDE / 4);
   }
 
   private createBindGroup(): GPUBindGroup {
@@ -123,8 +132,9 @@ export class GridPass {
       layout: this.pipeline.getBindGroupLayout(0),
       entries: [
         { binding: 0, resource: { buffer: this.uniform } },
-        { binding: 1, resource: this.shadowView },
+        { binding: 1, resource: this.shadowViews[0] },
         { binding: 2, resource: this.shadowSampler },
+        { binding: 3, resource: this.shadowViews[1] },
       ],
     });
   }

@@ -14,6 +14,10 @@ export interface ModelEntry {
   layers?: LayerDefaults;
   /** The joint the locomotion scene's characters hold a sword in (CrowdProps.attach), if any. */
   hand?: string;
+  /** Clips files read once with loadClips; the one library is bound to this body and to every body `beside` (docs/clips.md). */
+  clips?: string[];
+  /** Other MODELS loaded beside this one, each with its own crowd in the same view, bound to this entry's clip library. */
+  beside?: string[];
 }
 
 /**
@@ -46,6 +50,21 @@ export const MODELS: Record<string, ModelEntry> = {
   Walker: {
     url: `${base}models/Walker/Walker.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place' } },
     controllerUrl: `${base}models/Walker/Walker.controller.json`,
+    layers: { base: 'WalkForward', overlay: 'Wave', overlayJoint: 'Chest', additive: 'RunForward', additiveJoint: 'Neck' },
+    hand: 'Hand.R',
+  },
+  // The Walker's body and a stocky body (other proportions, the same joint names), both without
+  // clips of their own: one library of WalkerClips.glb is bound to both (the stocky body's clips
+  // retargeted). Loading WalkerBody brings WalkerStocky beside it (the clips scene).
+  WalkerBody: {
+    url: `${base}models/Walker/WalkerBody.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place' } },
+    controllerUrl: `${base}models/Walker/Walker.controller.json`, clips: [`${base}models/Walker/WalkerClips.glb`], beside: ['WalkerStocky'],
+    layers: { base: 'WalkForward', overlay: 'Wave', overlayJoint: 'Chest', additive: 'RunForward', additiveJoint: 'Neck' },
+    hand: 'Hand.R',
+  },
+  WalkerStocky: {
+    url: `${base}models/Walker/WalkerStocky.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place' } },
+    controllerUrl: `${base}models/Walker/Walker.controller.json`, clips: [`${base}models/Walker/WalkerClips.glb`],
     layers: { base: 'WalkForward', overlay: 'Wave', overlayJoint: 'Chest', additive: 'RunForward', additiveJoint: 'Neck' },
     hand: 'Hand.R',
   },

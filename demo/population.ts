@@ -47,6 +47,8 @@ export class Population {
   private readonly transform = new Float32Array(16);
   private readonly init: InstanceInit & { transform: Float32Array } = { transform: this.transform };
   private readonly durations: Float32Array;
+  /** World x and z of the spiral's centre (a scene of several bodies sets them side by side; respawn after a change). */
+  readonly origin = new Float32Array(2);
 
   constructor(private readonly crowd: Crowd, character: Character) {
     const { min, max } = character.bounds;
@@ -181,6 +183,6 @@ export class Population {
     m[0] = c; m[2] = -s;
     m[5] = scale;
     m[8] = s; m[10] = c;
-    m[12] = x; m[13] = this.groundOffset * scale; m[14] = z; m[15] = 1;
+    m[12] = this.origin[0] + x; m[13] = this.groundOffset * scale; m[14] = this.origin[1] + z; m[15] = 1;
   }
 }

@@ -1,12 +1,12 @@
 import type { Crowd } from '../src/index';
 import type { GpuTimer } from './gpu-timer';
-import type { GridPass } from './grid-pass';
+import { GROUND_SHADOWS, type GridPass } from './grid-pass';
 import type { MarkerPass } from './marker-pass';
 import { DEPTH_FORMAT, SAMPLE_COUNT, SKY_COLOR } from './theme';
 
 /**
- * The frame's GPU work: the crowd's pose compute pass, then one MSAA render pass holding the
- * crowd's draws, the ground and the selection marker, resolved into the canvas. Owns the canvas configuration and the
+ * The frame's GPU work: each crowd's pose compute pass, then one MSAA render pass holding every
+ * crowd's draws (one camera), the ground and the selection marker, resolved into the canvas. Owns the canvas configuration and the
  * multisampled colour and depth targets (re-created only when the canvas size changes); the
  * pass descriptor and the submit array are created once and refilled each frame.
  */
@@ -46,22 +46,24 @@ export class Renderer {
   }
 
   /**
-   * Encodes and submits one frame. `crowd` may be absent (still loading); `grid` may be
-   * absent (turned off); `markers` are the rings to draw (none: nothing followed or selected).
-   * `viewProjection` must already be written into all of them.
+   * Encodes and submits one frame. `crowds` are drawn in order into the one pass (none: still
+   * loading); the GPU timer times the first crowd's compute passes. `grid` may be absent
+   * (turned off); it receives the shadows of the first GROUND_SHADOWS crowds. `markers` are the
+   * rings to draw (none: nothing followed or selected). `viewProjection` must already be
+   * written into all of them.
    */
-  render(crowd: Crowd | undefined, grid: GridPass | undefined, markers: readonly MarkerPass[], viewProjection: Float32Array, timer: GpuTimer): void {
+  render(crowds: readonly Crowd[], grid: GridPass | undefined, markers: readonly MarkerPass[], viewProjection: Float32Array, timer: GpuTimer): void {
     this.ensureTargets();
     const encoder = this.device.createCommandEncoder(this.encoderDescriptor);
-    const computeRan = crowd !== undefined && crowd.count > 0;
-    if (crowd) crowd.encode(encoder, timer.computeWrites);
-    grid?.setShadow(crowd?.shadowMap);
+    const computeRan = crowds.length > 0 && crowds[0].count > 0;
+    for (let i = 0; i < crowds.length; i++) crowds[i].encode(encoder, i === 0 ? timer.computeWrites : undefined);
+    if (grid) for (let i = 0; i < GROUND_SHADOWS; i++) grid.setShadow(i, crowds[i]?.shadowMap);
     const canvasView = this.context.getCurrentTexture().createView();
     if (this.sampleCount > 1) this.colorAttachment.resolveTarget = canvasView;
     else this.colorAttachment.view = canvasView;
     this.passDescriptor.timestampWrites = timer.renderWrites;
     const pass = encoder.beginRenderPass(this.passDescriptor);
-    if (crowd) crowd.draw(pass, viewProjection);
+    for (let i = 0; i < crowds.length; i++) crowds[i].draw(pass, viewProjection);
     if (grid) grid.draw(pass);
     for (let i = 0; i < markers.length; i++) markers[i].draw(pass);
     pass.end();

@@ -1,7 +1,10 @@
 import type { DemoState } from './url-state';
 
-/** The demo's scenes: today's crowd, the layered-blending showcase, controllers wandering. */
-export const SCENE_KINDS = ['crowd', 'layers', 'locomotion'] as const;
+/**
+ * The demo's scenes: today's crowd, the layered-blending showcase, controllers wandering, and
+ * two bodies sharing one clip library side by side (the crowd scene on WalkerBody and the body beside it).
+ */
+export const SCENE_KINDS = ['crowd', 'layers', 'locomotion', 'clips'] as const;
 export type SceneKind = (typeof SCENE_KINDS)[number];
 
 /** What a scene starts with when the URL (or the panel's scene switch) does not say. */
@@ -9,6 +12,7 @@ export const SCENE_DEFAULTS: Record<SceneKind, { model: string; instances: numbe
   crowd: { model: 'Fox', instances: 1000 },
   layers: { model: 'Fox', instances: 64 },
   locomotion: { model: 'Walker', instances: 80 },
+  clips: { model: 'WalkerBody', instances: 200 },
 };
 
 /**

@@ -1,14 +1,25 @@
 import {
-  Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, parseControllerConfig,
-  type Character, type ControllerConfig, type CrowdOptions, type MaskId,
+  Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, parseControllerConfig,
+  type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type MaskId,
 } from '../src/index';
-import { MODELS } from './models';
+import { MODELS, type ModelEntry } from './models';
 import { Population } from './population';
 
 /** Where a scene's model came from: a name from MODELS, or a URL (then `model` is ''). */
 export interface SceneSource {
   model: string;
   url: string;
+}
+
+/**
+ * A body loaded beside a scene's first one (ModelEntry.beside): its character, its own crowd
+ * (drawn in the same pass, with the same camera) and where the crowd scene places its instances.
+ */
+export interface Body {
+  readonly label: string;
+  readonly character: Character;
+  readonly crowd: Crowd;
+  readonly population: Population;
 }
 
 /**
@@ -24,19 +35,56 @@ export class Scene {
   private controllersValue: CrowdControllers | undefined;
   private propsValue: CrowdProps | undefined;
 
+  /**
+   * Every body of the scene, this one's first (label, character, crowd, population), then those
+   * loaded beside it. The crowd scene fills them all; the other scenes use the first.
+   */
+  readonly bodies: readonly Body[];
+  /** Every body's crowd, in `bodies` order (what the renderer draws). */
+  readonly crowds: readonly Crowd[];
+
   constructor(
     readonly label: string, readonly source: SceneSource, readonly character: Character, readonly crowd: Crowd, readonly picking: CrowdPicking,
     /** The model's controller config, or one derived from its clip names. */
     readonly controllerConfig: ControllerConfig,
     /** Why the model's controller config file was not used, if it was not. */
     readonly configProblem = '',
+    /** Bodies loaded beside this one (ModelEntry.beside), each with its own crowd; the Scene owns their crowds. */
+    beside: readonly Omit<Body, 'population'>[] = [],
+    /** The clip library every body's clips come from (ModelEntry.clips), if the model has one. */
+    readonly library?: ClipLibrary,
   ) {
     this.population = new Population(crowd, character);
+    this.bodies = [
+      { label, character, crowd, population: this.population },
+      ...beside.map((b) => ({ ...b, population: new Population(b.crowd, b.character) })),
+    ];
+    this.crowds = this.bodies.map((b) => b.crowd);
   }
 
-  /** Bytes of the baked lookup tables (the same figure BENCHMARKS.md reports). */
+  /** Bytes of the baked lookup tables of every body (the same figure BENCHMARKS.md reports; tables two bodies share count once). */
   get bakedBytes(): number {
-    return this.character.bakedBytes;
+    const tables = new Set(this.bodies.map((b) => b.character.baked.tracks));
+    let bytes = 0;
+    for (const body of this.bodies) {
+      if (!tables.delete(body.character.baked.tracks)) continue;
+      bytes += body.character.bakedBytes;
+    }
+    return bytes;
+  }
+
+  /** Draw calls of every crowd (Crowd.drawCallCount summed). */
+  get drawCallCount(): number {
+    let calls = 0;
+    for (const crowd of this.crowds) calls += crowd.drawCallCount;
+    return calls;
+  }
+
+  /** GPU bytes of every crowd (Crowd.gpuBytes summed; a table buffer two crowds share is counted by each). */
+  get gpuBytes(): number {
+    let bytes = 0;
+    for (const crowd of this.crowds) bytes += crowd.gpuBytes;
+    return bytes;
   }
 
   /** The mask of `joint` and every joint below it (made on the first call for that joint). */
@@ -62,7 +110,7 @@ export class Scene {
   }
 
   destroy(): void {
-    this.crowd.destroy();
+    for (const crowd of this.crowds) crowd.destroy();
   }
 }
 
@@ -74,36 +122,56 @@ export interface SceneLoadOptions {
 
 /**
  * Downloads, bakes and uploads a character, and fetches its controller config where MODELS
- * names one. Throws with a readable reason when the file is missing or not a usable glTF, or
- * when creating its GPU objects raises a validation or out-of-memory error (caught with error
- * scopes, so a bad model never reaches the frame loop). A bad controller config is not fatal:
- * the scene gets a config derived from the clip names and says why in `configProblem`.
+ * names one. A model with `clips` reads those files once with loadClips and binds the one
+ * library to its body and to each body it lists `beside` (each loaded with its own crowd).
+ * Throws with a readable reason when a file is missing or not a usable glTF, or when creating
+ * the GPU objects raises a validation or out-of-memory error (caught with error scopes, so a
+ * bad model never reaches the frame loop; crowds made before the failure are destroyed). A bad
+ * controller config is not fatal: the scene gets a config derived from the clip names and says
+ * why in `configProblem`.
  */
 export async function loadScene(device: GPUDevice, label: string, source: SceneSource, options: SceneLoadOptions): Promise<Scene> {
-  const character = await loadCharacter(source.url, { ...MODELS[source.model]?.load, onProgress: options.onProgress, signal: options.signal });
-  const { config, problem } = await loadControllerConfig(MODELS[source.model]?.controllerUrl, character.clipNames, options.signal);
+  const entry = MODELS[source.model];
+  const library = entry?.clips ? await loadClips(entry.clips, { signal: options.signal }) : undefined;
+  const load = (url: string, load: ModelEntry['load'], onProgress?: SceneLoadOptions['onProgress']) =>
+    loadCharacter(url, { ...load, clips: library ? [library] : undefined, onProgress, signal: options.signal });
+  const character = await load(source.url, entry?.load, options.onProgress);
+  const besideCharacters: { label: string; character: Character }[] = [];
+  for (const name of entry?.beside ?? []) {
+    const other = MODELS[name];
+    if (!other) throw new Error(`MODELS.${source.model}.beside names "${name}", which is not a model of the demo`);
+    besideCharacters.push({ label: name, character: await load(other.url, other.load) });
+  }
+  const { config, problem } = await loadControllerConfig(entry?.controllerUrl, character.clipNames, options.signal);
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
-  let crowd: Crowd | undefined;
+  const crowds: Crowd[] = [];
   let picking: CrowdPicking | undefined;
   let thrown: unknown;
   try {
-    crowd = new Crowd(device, character, options.crowd);
-    if (character.morphTargets.length > 0) new CrowdMorph(crowd);
-    if (character.rootMotion?.mode === 'apply') new CrowdRootMotion(crowd);
-    picking = new CrowdPicking(crowd);
+    for (const c of [character, ...besideCharacters.map((b) => b.character)]) crowds.push(makeCrowd(device, c, options.crowd));
+    picking = new CrowdPicking(crowds[0]);
   } catch (error) {
     thrown = error;
   }
   // Both pops are issued before awaiting, so no other work lands in these scopes.
   const [memory, validation] = await Promise.all([device.popErrorScope(), device.popErrorScope()]);
   const gpuError = memory ?? validation;
-  if (thrown || gpuError || !crowd || !picking) {
-    crowd?.destroy();
+  if (thrown || gpuError || !picking) {
+    for (const crowd of crowds) crowd.destroy();
     if (thrown) throw thrown;
     throw new Error(`the GPU rejected the model's buffers or pipelines: ${gpuError?.message ?? 'unknown error'}`);
   }
-  return new Scene(label, source, character, crowd, picking, config, problem);
+  const beside = besideCharacters.map((b, i) => ({ ...b, crowd: crowds[i + 1] }));
+  return new Scene(label, source, character, crowds[0], picking, config, problem, beside, library);
+}
+
+/** A crowd of `character` with the features the character needs (morph targets, root motion). */
+function makeCrowd(device: GPUDevice, character: Character, options: CrowdOptions): Crowd {
+  const crowd = new Crowd(device, character, options);
+  if (character.morphTargets.length > 0) new CrowdMorph(crowd);
+  if (character.rootMotion?.mode === 'apply') new CrowdRootMotion(crowd);
+  return crowd;
 }
 
 async function loadControllerConfig(url: string | undefined, clipNames: readonly string[], signal: AbortSignal): Promise<{ config: ControllerConfig; problem: string }> {

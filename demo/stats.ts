@@ -144,7 +144,7 @@ function formatCount(n: number): string {
   return String(n);
 }
 
-function formatBytes(bytes: number): string {
+export function formatBytes(bytes: number): string {
   if (bytes >= 1 << 20) return `${(bytes / (1 << 20)).toFixed(2)} MiB`;
   if (bytes >= 1 << 10) return `${(bytes / (1 << 10)).toFixed(1)} KiB`;
   return `${bytes} B`;

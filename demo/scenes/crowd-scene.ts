@@ -1,24 +1,35 @@
 import type { StateKey } from '../controls';
 import type { PopulationSettings } from '../population';
-import type { Scene } from '../scene';
+import type { Body, Scene } from '../scene';
 import { spiralHalfSide } from '../spiral';
+import { formatBytes } from '../stats';
 import type { DemoState } from '../url-state';
 import type { SceneActivity } from './activity';
+
+/** Cells (of the first body's spacing) between the blocks of two bodies side by side. */
+const BODY_GAP_CELLS = 2;
 
 /**
  * The crowd scene (the demo's original one): instances on a square spiral, each with its own
  * clips, phase, blend and speed (crowd mode) or the panel's (uniform mode). See Population.
+ * A scene of several bodies (Scene.bodies: the clips scene's WalkerBody and WalkerStocky, one
+ * clip library) splits the count between them and puts their blocks side by side along x,
+ * centred on the origin; the overlay then lists each body and what the library shares.
  */
 export class CrowdActivity implements SceneActivity {
-  readonly kind = 'crowd';
   private respawnNeeded = false;
   private uniformChanged = false;
   private newPhases = false;
+  private readonly bodies: readonly Body[];
 
-  constructor(private readonly scene: Scene, private readonly state: DemoState) {}
+  constructor(private readonly scene: Scene, private readonly state: DemoState, readonly kind: 'crowd' | 'clips' = 'crowd') {
+    this.bodies = scene.bodies;
+  }
 
   get count(): number {
-    return this.scene.population.count;
+    let count = 0;
+    for (const body of this.bodies) count += body.population.count;
+    return count;
   }
 
   get cellSize(): readonly [number, number] {
@@ -26,11 +37,18 @@ export class CrowdActivity implements SceneActivity {
   }
 
   get height(): number {
-    return this.scene.population.height;
+    return Math.max(...this.bodies.map((b) => b.population.height));
   }
 
   setCount(count: number): void {
-    this.scene.population.setCount(count, this.settings());
+    if (this.bodies.length === 1) {
+      this.scene.population.setCount(count, this.settings(this.bodies[0]));
+      return;
+    }
+    // Each block's place depends on the counts of the blocks before it: place them all again.
+    for (const body of this.bodies) body.population.setCount(0, this.settings(body));
+    this.placeBlocks(count);
+    this.bodies.forEach((body, i) => body.population.setCount(this.share(count, i), this.settings(body)));
   }
 
   settingChanged(key: StateKey): boolean {
@@ -58,11 +76,12 @@ export class CrowdActivity implements SceneActivity {
   }
 
   apply(): void {
-    const population = this.scene.population;
-    const settings = this.settings();
     try {
-      if (this.respawnNeeded) population.respawn(settings);
-      else if (this.uniformChanged && settings.mode === 'uniform') population.applyUniform(settings, this.newPhases);
+      for (const body of this.bodies) {
+        const settings = this.settings(body);
+        if (this.respawnNeeded) body.population.respawn(settings);
+        else if (this.uniformChanged && settings.mode === 'uniform') body.population.applyUniform(settings, this.newPhases);
+      }
     } finally {
       this.respawnNeeded = this.uniformChanged = this.newPhases = false;
     }
@@ -73,10 +92,15 @@ export class CrowdActivity implements SceneActivity {
   }
 
   extent(out: Float32Array): void {
-    const { population } = this.scene;
-    const halfSide = spiralHalfSide(population.count);
-    out[0] = halfSide * population.spacing[0];
-    out[1] = halfSide * population.spacing[1];
+    let halfX = 0;
+    let halfZ = 0;
+    for (const { population } of this.bodies) {
+      const halfSide = spiralHalfSide(population.count);
+      halfX = Math.max(halfX, Math.abs(population.origin[0]) + halfSide * population.spacing[0]);
+      halfZ = Math.max(halfZ, halfSide * population.spacing[1]);
+    }
+    out[0] = halfX;
+    out[1] = halfZ;
     out[2] = 0;
   }
 
@@ -84,17 +108,70 @@ export class CrowdActivity implements SceneActivity {
     return false;
   }
 
-  describe(): void {
-    // The overlay's standard lines say it all.
+  /**
+   * With several bodies: each body's instances, tables and instances drawn (its crowd's cull
+   * counts), and the clip library they are bound to, all read from the loaded objects.
+   */
+  describe(lines: string[], data: DOMStringMap): void {
+    if (this.bodies.length === 1) return;
+    const { library } = this.scene;
+    if (library) {
+      const bound = this.bodies.filter((b) => library.clipNames.every((name) => b.character.clipNames.includes(name))).length;
+      lines.push(`clip library ${library.name}: ${library.clipNames.length} clips, read once, bound to ${bound} bodies`);
+      data.libraryClips = String(library.clipNames.length);
+      data.libraryBodies = String(bound);
+    }
+    const copies = new Map<Float32Array, string[]>();
+    let ownCopies = 0;
+    for (const body of this.bodies) {
+      const { character, crowd, population, label } = body;
+      const drawn = crowd.cullStats?.visible ?? crowd.count;
+      lines.push(`  ${label}: ${population.count.toLocaleString('en-US')} instances, ${drawn.toLocaleString('en-US')} drawn, tables ${formatBytes(character.bakedBytes)}`);
+      const tracks = character.baked.tracks;
+      copies.set(tracks, [...(copies.get(tracks) ?? []), label]);
+      ownCopies += character.bakedBytes;
+    }
+    const held = this.scene.bakedBytes;
+    const shared = [...copies.values()].filter((labels) => labels.length > 1).map((labels) => labels.join(' + '));
+    lines.push(`tables held ${formatBytes(held)} in ${copies.size} cop${copies.size === 1 ? 'y' : 'ies'} (${formatBytes(ownCopies)} if each body baked its own)`,
+      shared.length > 0 ? `  one copy shared by ${shared.join('; ')}`
+        : '  none shared (a retargeted body or one with root motion taken out bakes its own)');
+    data.bodies = this.bodies.map((b) => b.label).join(',');
+    data.bodyInstances = this.bodies.map((b) => b.population.count).join(',');
+    data.bodyDrawn = this.bodies.map((b) => b.crowd.cullStats?.visible ?? b.crowd.count).join(',');
+    data.bodyTables = this.bodies.map((b) => b.character.bakedBytes).join(',');
+    data.tableCopies = String(copies.size);
+    data.tablesHeld = String(held);
+    data.tablesEachOwn = String(ownCopies);
   }
 
   dispose(clearCrowd: boolean): void {
-    if (clearCrowd) this.scene.population.setCount(0, this.settings());
+    if (clearCrowd) for (const body of this.bodies) body.population.setCount(0, this.settings(body));
   }
 
-  private settings(): PopulationSettings {
-    const { character } = this.scene;
+  /** Instances of body `i` when `count` are split between the bodies (the first ones get one more). */
+  private share(count: number, i: number): number {
+    const n = this.bodies.length;
+    return Math.floor(count / n) + (i < count % n ? 1 : 0);
+  }
+
+  /** Sets each body's spiral centre so that the blocks of `count` split instances sit side by side along x, centred on 0. */
+  private placeBlocks(count: number): void {
+    const gap = BODY_GAP_CELLS * this.scene.population.spacing[0];
+    const halves = this.bodies.map((b, i) => (spiralHalfSide(this.share(count, i)) + 0.5) * b.population.spacing[0]);
+    let x = -(halves.reduce((sum, h) => sum + 2 * h, 0) + gap * (halves.length - 1)) / 2;
+    this.bodies.forEach((body, i) => {
+      body.population.origin[0] = x + halves[i];
+      body.population.origin[1] = 0;
+      x += 2 * halves[i] + gap;
+    });
+  }
+
+  private settings(body: Body): PopulationSettings {
+    const { character } = body;
     const { mode, blend, randomPhases, variety } = this.state;
-    return { mode, blend, randomPhases, variety, clipA: character.clipIndex(this.state.clipA), clipB: character.clipIndex(this.state.clipB) };
+    // A body beside the first one may lack a clip the panel names: it plays its first clip then.
+    const clip = (name: string) => (this.bodies.length === 1 ? character.clipIndex(name) : Math.max(0, character.clipNames.indexOf(name)));
+    return { mode, blend, randomPhases, variety, clipA: clip(this.state.clipA), clipB: clip(this.state.clipB) };
   }
 }

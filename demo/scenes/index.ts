@@ -28,6 +28,8 @@ export function createActivity(kind: SceneKind, scene: Scene, context: ActivityC
       return new LayersActivity(scene, context.sceneState, context.notify);
     case 'locomotion':
       return new LocomotionActivity(scene, context.keyboard, context.plot, context.notify);
+    case 'clips':
+      return new CrowdActivity(scene, context.state, 'clips');
     default:
       return new CrowdActivity(scene, context.state);
   }

@@ -2,7 +2,7 @@
 // crowd's render pass with depth test and depth write. The fragment shader draws minor lines
 // every `cellSize` (one cell per character) and major lines every `majorEvery` cells,
 // antialiased with screen-space derivatives and faded out before they alias, then fades the
-// ground into the sky colour with distance, darkened in the crowd's shadow map when it has one.
+// ground into the sky colour with distance, darkened in the shadow maps of up to two crowds.
 // Colours are display (sRGB-encoded) values.
 // Layout: demo/grid-pass.ts (GRID_UNIFORM).
 
@@ -21,21 +21,32 @@ struct Grid {
   cellSize: vec2f,   // world units per minor cell along x and z
   fogStart: f32,     // distance from the eye where the ground starts fading to the sky
   fogEnd: f32,       // distance where it is all sky
+  shadows: array<Shadow, 2>, // one per crowd casting on the ground (demo/grid-pass.ts GROUND_SHADOWS)
+}
+
+// One crowd's shadow map as the ground reads it.
+struct Shadow {
   lightViewProjection: mat4x4f, // world -> the crowd's shadow map
-  shadowTexel: f32,  // 1 / map size
-  shadowStrength: f32, // 0 without a map
+  texel: f32,    // 1 / map size
+  strength: f32, // 0 without a map
 }
 
 @group(0) @binding(0) var<uniform> grid: Grid;
-@group(0) @binding(1) var shadowMap: texture_depth_2d;
+@group(0) @binding(1) var shadowMap0: texture_depth_2d;
 @group(0) @binding(2) var shadowSampler: sampler_comparison;
+@group(0) @binding(3) var shadowMap1: texture_depth_2d;
 
-// 1 where the ground sees the light, down to 1 - shadowStrength in the crowd's shadow (3 x 3 PCF).
+// 1 where the ground sees the light, darker where either crowd's shadow falls.
 fn lit(world: vec3f) -> f32 {
-  if (grid.shadowStrength == 0.0) {
+  return min(litBy(grid.shadows[0], shadowMap0, world), litBy(grid.shadows[1], shadowMap1, world));
+}
+
+// 1 where the ground sees the light, down to 1 - strength in one crowd's shadow (3 x 3 PCF).
+fn litBy(shadow: Shadow, shadowMap: texture_depth_2d, world: vec3f) -> f32 {
+  if (shadow.strength == 0.0) {
     return 1.0;
   }
-  let p = grid.lightViewProjection * vec4f(world, 1.0);
+  let p = shadow.lightViewProjection * vec4f(world, 1.0);
   let uv = p.xy * vec2f(0.5, -0.5) + vec2f(0.5);
   if (any(uv < vec2f(0.0)) || any(uv > vec2f(1.0)) || p.z > 1.0) {
     return 1.0;
@@ -43,10 +54,10 @@ fn lit(world: vec3f) -> f32 {
   var sum = 0.0;
   for (var dy = -1; dy <= 1; dy++) {
     for (var dx = -1; dx <= 1; dx++) {
-      sum += textureSampleCompareLevel(shadowMap, shadowSampler, uv + vec2f(f32(dx), f32(dy)) * grid.shadowTexel, p.z - 0.002);
+      sum += textureSampleCompareLevel(shadowMap, shadowSampler, uv + vec2f(f32(dx), f32(dy)) * shadow.texel, p.z - 0.002);
     }
   }
-  return 1.0 - grid.shadowStrength * (1.0 - sum / 9.0);
+  return 1.0 - shadow.strength * (1.0 - sum / 9.0);
 }
 
 struct VertexOut {

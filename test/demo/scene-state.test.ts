@@ -38,6 +38,7 @@ describe('readSceneState', () => {
   it('gives each scene its own model and instance count unless the URL names them', () => {
     expect(read('?scene=locomotion').state).toMatchObject(SCENE_DEFAULTS.locomotion);
     expect(read('?scene=layers').state).toMatchObject(SCENE_DEFAULTS.layers);
+    expect(read('?scene=clips').state).toMatchObject({ model: 'WalkerBody', instances: 200 });
     expect(read('?scene=locomotion&model=Fox&instances=7').state).toMatchObject({ model: 'Fox', instances: 7 });
     expect(read('?scene=locomotion&modelUrl=/x.glb').state.model).toBe('Fox');
   });

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
-import { stripWgsl } from '../strip-wgsl';
+import { packageWgsl } from '../rename-wgsl';
 
 export interface SizeRow {
   what: string;
@@ -91,7 +91,7 @@ export async function minimalPage(root: string): Promise<BundleReport> {
   return { ...row('examples/minimal, minified', result.outputFiles[0].contents), inputs };
 }
 
-/** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped. */
+/** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped and renamed (packageWgsl). */
 function rawText(root: string): Plugin {
   return {
     name: 'raw-text',
@@ -99,14 +99,14 @@ function rawText(root: string): Plugin {
       b.onResolve({ filter: /\?raw$/ }, (a) => ({ path: resolve(a.resolveDir, a.path.slice(0, -'?raw'.length)), namespace: 'raw' }));
       b.onLoad({ filter: /.*/, namespace: 'raw' }, (a) => {
         const text = readFileSync(a.path, 'utf8');
-        return { contents: `export default ${JSON.stringify(a.path.endsWith('.wgsl') ? stripWgsl(text) : text)}`, loader: 'js', resolveDir: root };
+        return { contents: `export default ${JSON.stringify(a.path.endsWith('.wgsl') ? packageWgsl(text) : text)}`, loader: 'js', resolveDir: root };
       });
     },
   };
 }
 
 /**
- * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders stripped as the
+ * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders packaged as the
  * package build does): our bytes in it by source file, largest first. Within a percent of the
  * dist/ bundle; it names what the dist/ chunk holds.
  */
