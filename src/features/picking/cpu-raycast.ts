@@ -20,6 +20,8 @@ export interface RaycastHit {
   primitive: number;
   /** Its three vertex indices within that primitive. */
   vertices: [number, number, number];
+  /** The posed triangle's unit normal in world space (counter-clockwise front, as glTF winds it). */
+  normal: [number, number, number];
 }
 
 /** What CpuRaycaster reads of the crowd, each call (nothing is cached between calls but scratch). */
@@ -86,9 +88,13 @@ export class CpuRaycaster {
       });
       const hit = this.nearestTriangle(origin, direction, ray.maxDistance);
       if (!hit) continue;
-      const d = hit.t;
+      const d = hit.t, n = hit.normal, m = this.inverse;
+      // Normals go by the inverse transpose: world n_i = sum_k inverse(k, i) n_k.
+      const normal: [number, number, number] = [0, 1, 2].map((i) => m[i * 4] * n[0] + m[i * 4 + 1] * n[1] + m[i * 4 + 2] * n[2]) as [number, number, number];
+      const length = Math.hypot(normal[0], normal[1], normal[2]) || 1;
       hits.push({
         id, distance: d, faceIndex: hit.face, primitive: hit.primitive, vertices: hit.vertices,
+        normal: [normal[0] / length, normal[1] / length, normal[2] / length],
         point: [ray.origin[0] + ray.direction[0] * d, ray.origin[1] + ray.direction[1] * d, ray.origin[2] + ray.direction[2] * d],
       });
     }
@@ -99,7 +105,7 @@ export class CpuRaycaster {
   private nearestTriangle(origin: Float64Array, direction: Float64Array, maxDistance: number) {
     const primitives = this.source.character.rig.primitives;
     const positions = this.poser.positions(primitives);
-    let best: { t: number; face: number; primitive: number; vertices: [number, number, number] } | undefined;
+    let best: { t: number; face: number; primitive: number; vertices: [number, number, number]; normal: number[] } | undefined;
     let base = 0, face = 0;
     for (let p = 0; p < primitives.length; p++) {
       const prim = primitives[p];
@@ -109,7 +115,7 @@ export class CpuRaycaster {
         const b = prim.indices ? prim.indices[f * 3 + 1] : f * 3 + 1;
         const c = prim.indices ? prim.indices[f * 3 + 2] : f * 3 + 2;
         const t = intersectTriangle(origin, direction, positions, (base + a) * 3, (base + b) * 3, (base + c) * 3);
-        if (t > 0 && t <= maxDistance && (!best || t < best.t)) best = { t, face, primitive: p, vertices: [a, b, c] };
+        if (t > 0 && t <= maxDistance && (!best || t < best.t)) best = { t, face, primitive: p, vertices: [a, b, c], normal: triangleNormal(positions, (base + a) * 3, (base + b) * 3, (base + c) * 3) };
       }
       base += prim.vertexCount;
     }
@@ -132,6 +138,13 @@ export function intersectTriangle(o: ArrayLike<number>, d: ArrayLike<number>, v:
   const w = (d[0] * qx + d[1] * qy + d[2] * qz) * inv;
   if (w < 0 || u + w > 1) return -1;
   return (e2x * qx + e2y * qy + e2z * qz) * inv;
+}
+
+/** (b - a) x (c - a), unnormalised, of the triangle at float offsets ia, ib, ic of `v`. */
+function triangleNormal(v: ArrayLike<number>, ia: number, ib: number, ic: number): number[] {
+  const e1x = v[ib] - v[ia], e1y = v[ib + 1] - v[ia + 1], e1z = v[ib + 2] - v[ia + 2];
+  const e2x = v[ic] - v[ia], e2y = v[ic + 1] - v[ia + 1], e2z = v[ic + 2] - v[ia + 2];
+  return [e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z, e1x * e2y - e1y * e2x];
 }
 
 /** Whether the ray o + t d, t in [0, maxDistance], crosses box (min x, y, z, max x, y, z). */
