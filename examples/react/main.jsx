@@ -9,7 +9,7 @@
 import React, { useEffect, useMemo, useState } from 'react'; // React: in scope for a classic JSX transform too
 import { createRoot } from 'react-dom/client';
 import { Canvas, useFrame, useThree } from '@react-three/fiber';
-import { WebGPURenderer } from 'three/webgpu';
+import { PCFShadowMap, WebGPURenderer } from 'three/webgpu';
 import { loadCharacter } from 'crowd-skin';
 import { CrowdObject3D, ThreeCrowdRenderer } from 'crowd-skin/three';
 
@@ -20,7 +20,8 @@ const FOX_HEIGHT = 0.8; // metres, rest pose
  * <Canvas> it is in. `onSelect(id)` is called with the instance clicked.
  */
 function CrowdSkin({ url, count, radius = 3, onSelect }) {
-  const gl = useThree((state) => state.gl);
+  // R3F types `gl` as a WebGLRenderer; here it is the WebGPURenderer the `gl` factory made.
+  const gl = /** @type {import('three/webgpu').WebGPURenderer} */ (/** @type {unknown} */ (useThree((state) => state.gl)));
   const crowds = useMemo(() => new ThreeCrowdRenderer(gl), [gl]);
   useEffect(() => () => crowds.dispose(), [crowds]);
   const [state, setState] = useState(null);
@@ -63,9 +64,11 @@ function App() {
     <>
       <Canvas
         flat
+        // No shadows here; R3F's default shadow type (PCFSoftShadowMap) is one three's WebGPURenderer replaces with a warning.
+        shadows={{ enabled: false, type: PCFShadowMap }}
         camera={{ position: [0, 4, 9], fov: 45 }}
         gl={async (props) => {
-          const renderer = new WebGPURenderer({ ...props, antialias: true });
+          const renderer = new WebGPURenderer({ canvas: /** @type {HTMLCanvasElement} */ (/** @type {unknown} */ (props.canvas)), antialias: true, powerPreference: 'high-performance' });
           await renderer.init(); // picks WebGPU; ThreeCrowdRenderer refuses the WebGL 2 fallback by name
           return renderer;
         }}
