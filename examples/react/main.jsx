@@ -14,6 +14,9 @@ import { loadCharacter } from 'crowd-skin';
 import { CrowdObject3D, ThreeCrowdRenderer } from 'crowd-skin/three';
 
 const FOX_HEIGHT = 0.8; // metres, rest pose
+/** For the browser console and the install test: `paused` stops the ring (and the clips) so a click can aim. */
+const example = { paused: false, frames: 0 };
+Object.assign(window, { reactExample: example });
 
 /**
  * `count` copies of the character at `url`, walking in a ring of `radius` metres, drawn into the
@@ -41,7 +44,9 @@ function CrowdSkin({ url, count, radius = 3, onSelect }) {
   }, [crowds, url, count]);
 
   // Priority 1: R3F leaves rendering to us; the crowd is drawn with three's scene and camera.
-  useFrame(({ scene, camera }, delta) => {
+  useFrame(({ scene, camera }, frameDelta) => {
+    const delta = example.paused ? 0 : frameDelta;
+    example.frames++;
     if (state) {
       const { crowd, ids, scale, lift } = state;
       state.angle += (delta * 0.9) / radius; // 0.9 m/s along the ring

@@ -4,6 +4,8 @@
  * JavaScript that imports from 'crowd-skin' and packages listed here) and list it below.
  */
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { Image } from './pixels';
 import type { Variant } from './stranger';
 import { expectBoxInFrontHidesFox, type Shot } from './three-depth';
 
@@ -76,5 +78,37 @@ export const EXAMPLE_APPS: ExampleApp[] = [
     variants: ['vite'],
     // <Canvas flat>: no tone mapping, so the background is the colour given.
     background: [201, 211, 196], overlays: '#info, #selected', minDrawn: 0.02,
+    // A click on a Fox selects it through R3F's pointer events and CrowdObject3D.raycast (the CPU-posed mesh).
+    async check(page, shot) {
+      // Paused (window.reactExample.paused), so the Fox is where the screenshot shows it when clicked.
+      const frames = await page.evaluate(() => { const example = (window as unknown as { reactExample: { paused: boolean; frames: number } }).reactExample; example.paused = true; return example.frames; });
+      await page.waitForFunction((n) => (window as unknown as { reactExample: { frames: number } }).reactExample.frames >= n + 2, frames, { timeout: 60_000 });
+      const point = foxInterior(await shot('click'));
+      expect(point, 'no Fox pixel deep enough inside a Fox to click').toBeDefined();
+      await page.mouse.click(point!.x, point!.y);
+      await page.waitForFunction(() => /selected #\d+/.test(document.getElementById('selected')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    },
   },
 ];
+
+/**
+ * The Fox pixel (orange: red high, green middling, blue low) with the most Fox pixels around it
+ * (within 6 px): the middle of a body, which a click still hits after the Fox walked on a little.
+ */
+function foxInterior(image: Image): { x: number; y: number } | undefined {
+  const { width, height, data } = image;
+  const fox = (x: number, y: number) => {
+    const o = (y * width + x) * 4;
+    return data[o] > 140 && data[o + 1] > 50 && data[o + 1] < 150 && data[o + 2] < 100;
+  };
+  let best: { x: number; y: number; around: number } | undefined;
+  for (let y = 6; y < height - 6; y += 2) {
+    for (let x = 6; x < width - 6; x += 2) {
+      if (!fox(x, y)) continue;
+      let around = 0;
+      for (let dy = -6; dy <= 6; dy += 2) for (let dx = -6; dx <= 6; dx += 2) if (fox(x + dx, y + dy)) around++;
+      if (!best || around > best.around) best = { x, y, around };
+    }
+  }
+  return best;
+}
