@@ -47,6 +47,7 @@ export { CrowdMorph } from './features/morph/crowd-morph';
 export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
 export { CrowdEvents } from './features/clip-events/crowd-events';
 export { CrowdPicking, MAX_PENDING_PICKS, type PickHit, type PickOptions } from './features/picking/crowd-picking';
+export type { RaycastHit } from './features/picking/cpu-raycast';
 export type { PickCamera, Ray, ScreenRect } from './features/picking/ray';
 export type { InstanceAnimation } from './runtime/instance-records';
 export type { SkinPassOptions } from './runtime/skin-pass';

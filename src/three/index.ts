@@ -355,3 +355,6 @@ function checkVertexStorage(device: GPUDevice): void {
       '(adapter.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) })) and pass it as new WebGPURenderer({ device })');
   }
 }
+
+// Raycasting: three's Raycaster hits a crowd's instances through a CrowdObject3D (crowd-object.ts).
+export { CrowdObject3D, type CrowdObject3DOptions } from './crowd-object';

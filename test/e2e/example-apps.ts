@@ -4,6 +4,8 @@
  * JavaScript that imports from 'crowd-skin' and packages listed here) and list it below.
  */
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { Image } from './pixels';
 import type { Variant } from './stranger';
 import { expectBoxInFrontHidesFox, type Shot } from './three-depth';
 
@@ -14,8 +16,10 @@ export interface ExampleApp {
   entry: string;
   /** Folders of public/models/ the example fetches from /models/<folder>/. */
   models: string[];
-  /** Packages besides crowd-skin that the example imports; installed at the repo's versions. */
+  /** Packages besides crowd-skin that the example imports; installed at the repo's versions, or at `versions`'. */
   dependencies: string[];
+  /** Versions of dependencies that the repository does not install itself (React, React Three Fiber). */
+  versions?: Record<string, string>;
   /** For the page without a bundler: each of those imports -> a URL of an ESM file under /node_modules/. */
   importMap: Record<string, string>;
   /** Builds to try (default: all of VARIANTS). */
@@ -65,4 +69,46 @@ export const EXAMPLE_APPS: ExampleApp[] = [
     background: [136, 146, 141], overlays: '#info', minDrawn: 0.15,
     check: (page, shot) => expectBoxInFrontHidesFox(page, shot).then(() => {}),
   },
+  {
+    // React Three Fiber's <Canvas> on three's WebGPURenderer. JSX: built with Vite only (its
+    // default JSX transform), which is how R3F apps are made; one build keeps the added CI time small.
+    name: 'react', entry: 'main.jsx', models: ['Fox'], importMap: {},
+    dependencies: ['three', '@types/three', 'react', 'react-dom', '@react-three/fiber', '@types/react', '@types/react-dom'],
+    versions: { react: '19.2.9', 'react-dom': '19.2.9', '@react-three/fiber': '9.8.2', '@types/react': '19.2.6', '@types/react-dom': '19.2.7' },
+    variants: ['vite'],
+    // <Canvas flat>: no tone mapping, so the background is the colour given.
+    background: [201, 211, 196], overlays: '#info, #selected', minDrawn: 0.02,
+    // A click on a Fox selects it through R3F's pointer events and CrowdObject3D.raycast (the CPU-posed mesh).
+    async check(page, shot) {
+      // Paused (window.reactExample.paused), so the Fox is where the screenshot shows it when clicked.
+      const frames = await page.evaluate(() => { const example = (window as unknown as { reactExample: { paused: boolean; frames: number } }).reactExample; example.paused = true; return example.frames; });
+      await page.waitForFunction((n) => (window as unknown as { reactExample: { frames: number } }).reactExample.frames >= n + 2, frames, { timeout: 60_000 });
+      const point = foxInterior(await shot('click'));
+      expect(point, 'no Fox pixel deep enough inside a Fox to click').toBeDefined();
+      await page.mouse.click(point!.x, point!.y);
+      await page.waitForFunction(() => /selected #\d+/.test(document.getElementById('selected')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    },
+  },
 ];
+
+/**
+ * The Fox pixel (orange: red high, green middling, blue low) with the most Fox pixels around it
+ * (within 6 px): the middle of a body, which a click still hits after the Fox walked on a little.
+ */
+function foxInterior(image: Image): { x: number; y: number } | undefined {
+  const { width, height, data } = image;
+  const fox = (x: number, y: number) => {
+    const o = (y * width + x) * 4;
+    return data[o] > 140 && data[o + 1] > 50 && data[o + 1] < 150 && data[o + 2] < 100;
+  };
+  let best: { x: number; y: number; around: number } | undefined;
+  for (let y = 6; y < height - 6; y += 2) {
+    for (let x = 6; x < width - 6; x += 2) {
+      if (!fox(x, y)) continue;
+      let around = 0;
+      for (let dy = -6; dy <= 6; dy += 2) for (let dx = -6; dx <= 6; dx += 2) if (fox(x + dx, y + dy)) around++;
+      if (!best || around > best.around) best = { x, y, around };
+    }
+  }
+  return best;
+}

@@ -48,7 +48,7 @@ function repoVersion(name: string): string {
 export async function createApp(app: ExampleApp, tarball: string, dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const dependencies: Record<string, string> = { 'crowd-skin': `file:${tarball}` };
-  for (const name of app.dependencies) dependencies[name] = repoVersion(name);
+  for (const name of app.dependencies) dependencies[name] = app.versions?.[name] ?? repoVersion(name);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `crowd-skin-example-${app.name}`, private: true, type: 'module', dependencies }, null, 2));
   cpSync(join(REPO_ROOT, 'examples', app.name), dir, { recursive: true });
   for (const model of app.models) cpSync(join(REPO_ROOT, 'public/models', model), join(dir, 'public/models', model), { recursive: true });
@@ -59,13 +59,14 @@ export async function createApp(app: ExampleApp, tarball: string, dir: string): 
 
 /**
  * Type-checks the example's JavaScript against the installed declarations, as an editor does
- * for a user (checkJs, the repo's TypeScript): the package's .d.ts must stand on its own.
+ * for a user (checkJs, the repo's TypeScript; JSX as React 17+ compiles it): the package's .d.ts
+ * must stand on its own.
  */
 export async function typeCheck(dir: string, entry: string): Promise<void> {
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
     compilerOptions: {
       allowJs: true, checkJs: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler',
-      lib: ['es2022', 'dom', 'dom.iterable'], types: [], skipLibCheck: false,
+      lib: ['es2022', 'dom', 'dom.iterable'], types: [], skipLibCheck: false, jsx: 'react-jsx',
     },
     include: [entry],
   }));

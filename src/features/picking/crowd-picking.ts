@@ -6,6 +6,7 @@ import { createPickTarget, PickPass, type PickTarget } from './pick-pass';
 import { checkRay, pointerRay, rayViewProjection, rectToNdc, type PickCamera, type PickRay, type Ray, type ScreenRect } from './ray';
 import { SelectPass, type SelectTarget } from './select-pass';
 import { SlotIds } from './slot-ids';
+import { CpuRaycaster, type RaycastHit } from './cpu-raycast';
 
 /** The nearest instance a ray hits on its posed mesh. */
 export interface PickHit {
@@ -91,8 +92,9 @@ export class CrowdPicking implements CrowdFeature {
   /** Every batch whose promises have not settled: removals are noted in them. */
   private readonly open = new Set<Batch>();
   private readonly diagonal: number;
+  private cpu: CpuRaycaster | undefined;
 
-  constructor(crowd: Crowd) {
+  constructor(private readonly crowd: Crowd) {
     this.kernel = crowd.install(this);
     const { store, character } = this.kernel;
     const { min, max } = character.bounds;
@@ -118,6 +120,29 @@ export class CrowdPicking implements CrowdFeature {
   pick(ray: Ray, options: PickOptions = {}): Promise<PickHit | null> {
     if (typeof options !== 'object' || options === null) throw new TypeError(`options must be { maxDistance }, got ${show(options)}`);
     return this.request(checkRay(ray, options.maxDistance ?? 1000 * this.diagonal));
+  }
+
+  /**
+   * Synchronous: every instance `ray` hits within options.maxDistance now, nearest first (one hit
+   * per instance, its nearest triangle), posed on the CPU at the clip times the crowd holds now
+   * (CpuRaycaster, src/features/picking/cpu-raycast.ts). Plain instances only: those with a layer
+   * stack (setLayers, controllers) are left out and counted in `raycastSkipped`; pick() answers
+   * them. Every instance is tested, culled or not; morph targets are not applied.
+   */
+  raycast(ray: Ray, options: PickOptions = {}): RaycastHit[] {
+    if (typeof options !== 'object' || options === null) throw new TypeError(`options must be { maxDistance }, got ${show(options)}`);
+    const checked = checkRay(ray, options.maxDistance ?? 1000 * this.diagonal);
+    const { kernel, ids, crowd } = this;
+    this.cpu ??= new CpuRaycaster({
+      character: kernel.character, store: kernel.store, get clock() { return kernel.clock; },
+      idOf: (slot) => ids.get(slot), world: (id, out) => crowd.worldTransform(id, out),
+    });
+    return this.cpu.raycast(checked);
+  }
+
+  /** Instances the last raycast() left out because they have a layer stack (their pose exists on the GPU only). */
+  get raycastSkipped(): number {
+    return this.cpu?.skipped ?? 0;
   }
 
   /**
