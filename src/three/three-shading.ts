@@ -114,6 +114,9 @@ export class ThreeShading implements CrowdFeature {
       mesh.name = `${this.object.name} primitive ${p}`;
       // The instances are spread over the world; three's bounds are those of the rest pose at the origin.
       mesh.frustumCulled = false;
+      // three's Mesh.raycast would hit the rest pose at the origin, not the instances: a
+      // CrowdObject3D (crowd-object.ts) in the scene answers three's Raycaster for the crowd.
+      mesh.raycast = () => {};
       mesh.castShadow = options.castShadow ?? true;
       mesh.receiveShadow = options.receiveShadow ?? true;
       this.meshes.push(mesh);

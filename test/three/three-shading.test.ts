@@ -6,7 +6,7 @@
  * count, applies edits of the user's material, is fogged by three's fog, and refuses what it cannot draw.
  */
 import { describe, expect, it } from 'vitest';
-import { Color, Fog, MeshBasicNodeMaterial, PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
+import { Color, Fog, MeshBasicNodeMaterial, PerspectiveCamera, Raycaster, Scene, Vector3, WebGPURenderer } from 'three/webgpu';
 import { ThreeCrowdRenderer } from '../../src/three/index';
 import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
@@ -81,6 +81,14 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     scene.fog = new Fog(0xff0000, 0.1, 0.2);
     expect(await share(crowds, scene, camera, [0, 0, 255]), 'three\'s fog does not reach the crowd').toBe(0);
     scene.fog = null;
+
+    // three's Raycaster: the scene object's meshes would hit the Fox's rest pose at the origin (in
+    // model units, where no instance stands); they answer nothing (a CrowdObject3D answers for the crowd).
+    const centre = new Vector3(0, (fox.bounds.min[1] + fox.bounds.max[1]) / 2, (fox.bounds.min[2] + fox.bounds.max[2]) / 2);
+    const throughRestPose = new Raycaster(centre.clone().setX(0), new Vector3(1, 0, 0));
+    throughRestPose.ray.origin.x = fox.bounds.min[0] - 1000;
+    scene.updateMatrixWorld();
+    expect(throughRestPose.intersectObject(scene, true), 'a scene-object mesh answered three\'s Raycaster').toEqual([]);
 
     crowd.remove(left);
     crowd.remove(right);
