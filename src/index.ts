@@ -44,6 +44,7 @@ export type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage 
 // Features: each an object made from a crowd (`new CrowdProps(crowd)`); a page ships only those it makes.
 export { CrowdProps } from './features/props/crowd-props';
 export { CrowdMorph } from './features/morph/crowd-morph';
+export { CrowdAppearance, type AppearanceOptions, type AppearanceImage, type InstanceAppearance } from './features/appearance/crowd-appearance';
 export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
 export { CrowdEvents } from './features/clip-events/crowd-events';
 export { CrowdPicking, MAX_PENDING_PICKS, type PickHit, type PickOptions } from './features/picking/crowd-picking';
