@@ -252,9 +252,9 @@ async function appearanceSection(): Promise<void> {
   print();
   const rows: AppearanceRow[] = [];
   const character = await characterFromFile('public/models/Mannequin/Mannequin.glb');
-  for (const count of quick ? [1000] : [1000, 10000]) {
+  for (const count of quick ? [1000] : [1000, 3000]) {
     console.error(`appearance: ${count} instances…`);
-    rows.push(...await benchAppearance(device, character, count, quick ? 3 : 10));
+    rows.push(...await benchAppearance(device, character, count, quick ? 3 : 8));
   }
   table(['instances', 'crowd', 'frame GPU ms', 'GPU ratio', 'CPU ms', 'CPU ratio', 'bytes uploaded a frame'], rows.map((r) => {
     const plain = rows.find((o) => o.instances === r.instances && o.kind === 'plain')!;
