@@ -14,6 +14,8 @@ export interface ModelEntry {
   layers?: LayerDefaults;
   /** The joint the locomotion scene's characters hold a sword in (CrowdProps.attach), if any. */
   hand?: string;
+  /** Base-colour variant images for the appearance control (CrowdAppearance options.variants), if any. */
+  variants?: string[];
 }
 
 /**
@@ -48,6 +50,10 @@ export const MODELS: Record<string, ModelEntry> = {
     controllerUrl: `${base}models/Walker/Walker.controller.json`,
     layers: { base: 'WalkForward', overlay: 'Wave', overlayJoint: 'Chest', additive: 'RunForward', additiveJoint: 'Neck' },
     hand: 'Hand.R',
+  },
+  Mannequin: {
+    url: `${base}models/Mannequin/Mannequin.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place' } },
+    variants: [`${base}models/Mannequin/Mannequin.variant1.png`, `${base}models/Mannequin/Mannequin.variant2.png`],
   },
 };
 

@@ -1,7 +1,8 @@
 import {
   Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, parseControllerConfig,
-  type Character, type ControllerConfig, type CrowdOptions, type MaskId,
+  type AppearanceImage, type Character, type ControllerConfig, type CrowdOptions, type MaskId,
 } from '../src/index';
+import { AppearanceSpread, loadVariantImages } from './appearance';
 import { MODELS } from './models';
 import { Population } from './population';
 
@@ -20,6 +21,8 @@ export interface SceneSource {
  */
 export class Scene {
   readonly population: Population;
+  /** The appearance control's spread of tints, variants and parts (its CrowdAppearance is made when first turned on). */
+  readonly appearance: AppearanceSpread;
   private readonly masks = new Map<string, MaskId>();
   private controllersValue: CrowdControllers | undefined;
   private propsValue: CrowdProps | undefined;
@@ -30,8 +33,10 @@ export class Scene {
     readonly controllerConfig: ControllerConfig,
     /** Why the model's controller config file was not used, if it was not. */
     readonly configProblem = '',
+    variants: readonly AppearanceImage[] = [],
   ) {
     this.population = new Population(crowd, character);
+    this.appearance = new AppearanceSpread(crowd, character, variants);
   }
 
   /** Bytes of the baked lookup tables (the same figure BENCHMARKS.md reports). */
@@ -82,6 +87,7 @@ export interface SceneLoadOptions {
 export async function loadScene(device: GPUDevice, label: string, source: SceneSource, options: SceneLoadOptions): Promise<Scene> {
   const character = await loadCharacter(source.url, { ...MODELS[source.model]?.load, onProgress: options.onProgress, signal: options.signal });
   const { config, problem } = await loadControllerConfig(MODELS[source.model]?.controllerUrl, character.clipNames, options.signal);
+  const variants = await loadVariantImages(MODELS[source.model]?.variants ?? [], options.signal);
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
   let crowd: Crowd | undefined;
@@ -103,7 +109,7 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
     if (thrown) throw thrown;
     throw new Error(`the GPU rejected the model's buffers or pipelines: ${gpuError?.message ?? 'unknown error'}`);
   }
-  return new Scene(label, source, character, crowd, picking, config, problem);
+  return new Scene(label, source, character, crowd, picking, config, problem, variants);
 }
 
 async function loadControllerConfig(url: string | undefined, clipNames: readonly string[], signal: AbortSignal): Promise<{ config: ControllerConfig; problem: string }> {
