@@ -4,7 +4,8 @@
  * parts mask (set once), and the same with 1% of the instances' tints changed every frame (the
  * record upload). GPU ms by TimedFrames (timestamp-query, or submit to done), CPU ms of
  * update + encode + draw recording (no submit), medians, the three kinds interleaved frame by
- * frame. Used by tools/bench.ts (--section appearance).
+ * frame; beside them, the plain crowd with 1% of its transforms written again each frame (the
+ * kernel's own record upload, as a yardstick for the 1% row). Used by tools/bench.ts (--section appearance).
  */
 import type { Character } from '../../src/character/character';
 import { CrowdAppearance } from '../../src/features/appearance/crowd-appearance';
@@ -18,14 +19,14 @@ import { median, TimedFrames } from './timed-frame';
 const WIDTH = 640;
 const HEIGHT = 360;
 
-export type AppearanceKind = 'plain' | 'appearance' | 'appearance, 1% changed a frame';
+export type AppearanceKind = 'plain' | 'plain, 1% placed a frame' | 'appearance' | 'appearance, 1% changed a frame';
 export interface AppearanceRow { instances: number; kind: AppearanceKind; gpuMs: number; cpuMs: number; uploaded: number; method: string }
 
 interface Subject { kind: AppearanceKind; crowd: Crowd; looks?: CrowdAppearance; ids: number[] }
 
 export async function benchAppearance(device: GPUDevice, character: Character, count: number, frames: number): Promise<AppearanceRow[]> {
   const camera = new OrbitCamera();
-  const kinds: AppearanceKind[] = ['plain', 'appearance', 'appearance, 1% changed a frame'];
+  const kinds: AppearanceKind[] = ['plain', 'plain, 1% placed a frame', 'appearance', 'appearance, 1% changed a frame'];
   const subjects: Subject[] = kinds.map((kind) => {
     const crowd = new Crowd(device, character, { ...TimedFrames.formats, capacity: count });
     const population = new Population(crowd, character);
@@ -35,7 +36,7 @@ export async function benchAppearance(device: GPUDevice, character: Character, c
     camera.update(WIDTH / HEIGHT);
     crowd.setCamera(camera.viewProjection, camera.eye, { viewportHeight: HEIGHT });
     const ids = Array.from({ length: count }, (_, i) => i);
-    if (kind === 'plain') return { kind, crowd, ids };
+    if (kind.startsWith('plain')) return { kind, crowd, ids };
     const looks = new CrowdAppearance(crowd, { variants: [mannequinTexture(1), mannequinTexture(2)] });
     const heads = [looks.partMask(['Body', 'HeadBox']), looks.partMask(['Body', 'HeadWide']), looks.partMask(['Body', 'HeadBox', 'Hat'])];
     for (const id of ids) looks.set(id, { tint: [0.5 + (id % 5) / 8, 0.5 + (id % 7) / 12, 0.5 + (id % 3) / 4], variant: id % 3, parts: heads[id % 3] });
@@ -49,9 +50,14 @@ export async function benchAppearance(device: GPUDevice, character: Character, c
   const uploaded = new Map<AppearanceKind, number[]>(kinds.map((k) => [k, []]));
   const changed = Math.max(1, Math.round(count / 100));
   let next = 0;
+  const world = new Float32Array(16);
   const change = (s: Subject) => {
-    if (s.kind !== 'appearance, 1% changed a frame') return;
-    for (let i = 0; i < changed; i++, next = (next + 1) % count) s.looks!.setTint(s.ids[next], (next % 4) / 4, 0.6, 1 - (next % 4) / 4);
+    if (s.kind === 'appearance, 1% changed a frame') {
+      for (let i = 0; i < changed; i++, next = (next + 1) % count) s.looks!.setTint(s.ids[next], (next % 4) / 4, 0.6, 1 - (next % 4) / 4);
+    } else if (s.kind === 'plain, 1% placed a frame') {
+      // The kernel's own record change of the same size, for comparison: the same transforms written again.
+      for (let i = 0; i < changed; i++, next = (next + 1) % count) s.crowd.setTransform(s.ids[next], s.crowd.getTransform(s.ids[next], world));
+    }
   };
   for (let f = 0; f < frames + 2; f++) {
     for (const s of subjects) {
