@@ -145,6 +145,31 @@ describe.skipIf(!device)('CrowdAppearance: drawn', () => {
     });
   }
 
+  it('every mesh LOD level: part p is part p (the mask hides the same part at each level)', async () => {
+    const character = await testCharacter('Mannequin');
+    const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 4, animationLod: false });
+    const levels = (crowd['passes'].mesh as MeshBuffers).levels;
+    expect(levels).toBeGreaterThan(1);
+    const looks = new CrowdAppearance(crowd);
+    const id = crowd.add({ clipA: 'Idle' });
+    const view = front();
+    crowd.setCamera(view.viewProjection, view.eye);
+    for (let level = 0; level < levels; level++) {
+      crowd.forceLodLevel(level);
+      looks.setParts(id, looks.allParts);
+      crowd.update(0);
+      const all = drawnPixels(await renderCrowd(device!, crowd, view.viewProjection, SIZE));
+      looks.setParts(id, looks.partMask(['Body']));
+      crowd.update(0);
+      const body = drawnPixels(await renderCrowd(device!, crowd, view.viewProjection, SIZE));
+      looks.setParts(id, 0);
+      crowd.update(0);
+      const none = drawnPixels(await renderCrowd(device!, crowd, view.viewProjection, SIZE));
+      expect([level, all > body + 20, body > 100, none]).toEqual([level, true, true, 0]);
+    }
+    crowd.destroy();
+  });
+
   it('instances keep their own appearance through removal (slots move) and growth', async () => {
     const character = await testCharacter('Mannequin');
     const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 2, lod: false, animationLod: false });
