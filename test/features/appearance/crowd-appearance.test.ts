@@ -1,11 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadCharacter } from '../../../src/character/character';
 import { CrowdAppearance } from '../../../src/features/appearance/crowd-appearance';
+import { CrowdProps } from '../../../src/features/props/crowd-props';
 import { Crowd } from '../../../src/runtime/crowd';
 import type { MeshBuffers } from '../../../src/runtime/mesh-buffers';
 import { LIGHT_DIRECTION, vertexEntryPoint, type SkinPass } from '../../../src/runtime/skin-pass';
 import { mannequinTexture } from '../../../tools/mannequin/build';
 import { testCharacter } from '../../helpers/character';
-import { openTestDevice } from '../../helpers/gpu';
+import { expectNoGpuError, openTestDevice } from '../../helpers/gpu';
+import { BUNDLED_MODELS } from '../../helpers/models';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
 
 /**
@@ -167,6 +172,24 @@ describe.skipIf(!device)('CrowdAppearance: drawn', () => {
       const none = drawnPixels(await renderCrowd(device!, crowd, view.viewProjection, SIZE));
       expect([level, all > body + 20, body > 100, none]).toEqual([level, true, true, 0]);
     }
+    crowd.destroy();
+  });
+
+  it('props still draw beside it (their own pipelines: neither masked nor tinted), with no GPU error', async () => {
+    const bytes = readFileSync(join(BUNDLED_MODELS, 'Props/Sword.glb'));
+    const sword = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { lod: false });
+    const { crowd, id, view } = await mannequinCrowd({ camera: true, shadows: true });
+    const looks = new CrowdAppearance(crowd);
+    looks.set(id, { tint: [0, 0, 1], parts: 0 });
+    crowd.update(0);
+    expect(drawnPixels(await renderCrowd(device!, crowd, view.viewProjection, SIZE))).toBe(0);
+    const props = new CrowdProps(crowd);
+    props.attach(sword, { joint: 'Hand.R' });
+    crowd.update(0);
+    const pixels = await expectNoGpuError(device!, () => renderCrowd(device!, crowd, view.viewProjection, SIZE));
+    // Only the sword is drawn, in its own colours (not the instance's blue tint).
+    expect(drawnPixels(await pixels)).toBeGreaterThan(5);
+    expect(dominated(await pixels, 2)).toBe(0);
     crowd.destroy();
   });
 
