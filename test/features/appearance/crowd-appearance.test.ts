@@ -228,6 +228,21 @@ describe.skipIf(!device)('CrowdAppearance: drawn', () => {
     crowd.destroy();
   });
 
+  it('a device restore brings tints, variants and parts along (the same pixels on the new device)', async () => {
+    const { crowd, id, view } = await mannequinCrowd({ camera: true });
+    const looks = new CrowdAppearance(crowd, { variants: VARIANTS });
+    looks.set(id, { tint: [1, 0.5, 0.25], variant: 2, parts: looks.partMask(['Body', 'HeadWide', 'Hat']) });
+    crowd.update(0);
+    const before = await renderCrowd(device!, crowd, view.viewProjection, SIZE);
+    const second = (await openTestDevice())!;
+    crowd.restore(second);
+    crowd.update(0);
+    const after = await renderCrowd(second, crowd, view.viewProjection, SIZE);
+    expect(drawnPixels(after)).toBeGreaterThan(100);
+    expect(differingPixels(before, after)).toBe(0);
+    crowd.destroy();
+  });
+
   it('a hidden part casts no shadow: a caster with every part hidden leaves the shading as without it', async () => {
     const character = await testCharacter('Mannequin');
     const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 4, lod: false, animationLod: false, shadows: { mapSize: 512 } });
