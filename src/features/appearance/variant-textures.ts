@@ -2,8 +2,11 @@ import { show } from '../../math/show';
 
 /** An RGBA8 image (4 bytes a texel, rows top to bottom, sRGB-encoded): an ImageData fits. */
 export interface AppearanceImage {
+  /** Texels per row, >= 1. */
   readonly width: number;
+  /** Rows, >= 1. */
   readonly height: number;
+  /** width x height x 4 bytes: R, G, B, A per texel. */
   readonly data: Uint8Array | Uint8ClampedArray;
 }
 
