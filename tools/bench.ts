@@ -248,13 +248,13 @@ async function appearanceSection(): Promise<void> {
   print();
   print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: the ratios stand in for a GPU\'s)' : ''}.`);
   print();
-  print('The Mannequin (4 parts, 2 variant images), the demo\'s crowd from the demo\'s default camera, culling and mesh LOD on, 640 x 360 (tools/bench/appearance.ts). plain: no CrowdAppearance. appearance: every instance tinted, on one of 3 variants and 3 part sets (set once). 1% changed: as appearance, and 1% of the tints set again before every frame; plain, 1% placed: the plain crowd with 1% of its transforms written again before every frame (the kernel\'s own record upload, a yardstick for that row). GPU ms: timestamp-query from the first compute pass to the end of the render pass (submit to done without timestamps); CPU ms: update + encode + draw recording; medians after 2 warm-up rounds, the kinds interleaved frame by frame; ratios to plain in the same run.');
+  print('The Mannequin (4 parts, 2 variant images), the demo\'s crowd from the demo\'s default camera, culling and mesh LOD on, 640 x 360 (tools/bench/appearance.ts). plain: no CrowdAppearance. appearance: every instance tinted, on one of 3 variants and 3 part sets (set once). 1% changed: as appearance, and 1% of the tints set again before every frame; plain, 1% placed: the plain crowd with 1% of its transforms written again before every frame (the kernel\'s own record upload, a yardstick for that row). GPU ms: timestamp-query from the first compute pass to the end of the render pass (submit to done without timestamps), median of 6 frames after 2 warm-up rounds; CPU ms: update + encode + draw recording without submitting, median of 200 rounds after 10, before the GPU frames; the kinds interleaved round by round; ratios to plain in the same run.');
   print();
   const rows: AppearanceRow[] = [];
   const character = await characterFromFile('public/models/Mannequin/Mannequin.glb');
-  for (const count of quick ? [1000] : [1000, 3000]) {
+  for (const count of quick ? [1000] : [1000, 2000]) {
     console.error(`appearance: ${count} instances…`);
-    rows.push(...await benchAppearance(device, character, count, quick ? 3 : 8));
+    rows.push(...await benchAppearance(device, character, count, quick ? 3 : 6, quick ? 20 : 200));
   }
   table(['instances', 'crowd', 'frame GPU ms', 'GPU ratio', 'CPU ms', 'CPU ratio', 'bytes uploaded a frame'], rows.map((r) => {
     const plain = rows.find((o) => o.instances === r.instances && o.kind === 'plain')!;

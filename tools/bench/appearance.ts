@@ -3,8 +3,8 @@
  * Mannequin drawn plain, with a CrowdAppearance whose every instance has a tint, a variant and a
  * parts mask (set once), and the same with 1% of the instances' tints changed every frame (the
  * record upload). GPU ms by TimedFrames (timestamp-query, or submit to done), CPU ms of
- * update + encode + draw recording (no submit), medians, the three kinds interleaved frame by
- * frame; beside them, the plain crowd with 1% of its transforms written again each frame (the
+ * update + encode + draw recording (no submit, in rounds of their own before the GPU frames),
+ * medians, the kinds interleaved round by round; beside them, the plain crowd with 1% of its transforms written again each frame (the
  * kernel's own record upload, as a yardstick for the 1% row). Used by tools/bench.ts (--section appearance).
  */
 import type { Character } from '../../src/character/character';
@@ -24,7 +24,8 @@ export interface AppearanceRow { instances: number; kind: AppearanceKind; gpuMs:
 
 interface Subject { kind: AppearanceKind; crowd: Crowd; looks?: CrowdAppearance; ids: number[] }
 
-export async function benchAppearance(device: GPUDevice, character: Character, count: number, frames: number): Promise<AppearanceRow[]> {
+/** `frames` GPU frames per kind (after 2 warm-up rounds) and `cpuRounds` CPU-only rounds (after 10). */
+export async function benchAppearance(device: GPUDevice, character: Character, count: number, frames: number, cpuRounds: number): Promise<AppearanceRow[]> {
   const camera = new OrbitCamera();
   const kinds: AppearanceKind[] = ['plain', 'plain, 1% placed a frame', 'appearance', 'appearance, 1% changed a frame'];
   const subjects: Subject[] = kinds.map((kind) => {
@@ -59,9 +60,9 @@ export async function benchAppearance(device: GPUDevice, character: Character, c
       for (let i = 0; i < changed; i++, next = (next + 1) % count) s.crowd.setTransform(s.ids[next], s.crowd.getTransform(s.ids[next], world));
     }
   };
-  for (let f = 0; f < frames + 2; f++) {
+  // CPU: update + encode + draw recording, no submit (the encoder is dropped); many short rounds, the kinds interleaved.
+  for (let round = 0; round < cpuRounds + 10; round++) {
     for (const s of subjects) {
-      // CPU: update + encode + draw recording, no submit (the encoder is dropped).
       change(s);
       const start = performance.now();
       s.crowd.update(1 / 60);
@@ -75,14 +76,18 @@ export async function benchAppearance(device: GPUDevice, character: Character, c
       pass.end();
       encoder.finish();
       const cpuMs = performance.now() - start;
-      const bytes = s.crowd.uploadedBytes;
+      if (round >= 10) {
+        cpu.get(s.kind)!.push(cpuMs);
+        uploaded.get(s.kind)!.push(s.crowd.uploadedBytes);
+      }
+    }
+  }
+  // GPU: whole frames, submitted and waited for.
+  for (let f = 0; f < frames + 2; f++) {
+    for (const s of subjects) {
       change(s);
       const gpuMs = await timed.frame(s.crowd, camera.viewProjection);
-      if (f >= 2) {
-        gpu.get(s.kind)!.push(gpuMs);
-        cpu.get(s.kind)!.push(cpuMs);
-        uploaded.get(s.kind)!.push(bytes);
-      }
+      if (f >= 2) gpu.get(s.kind)!.push(gpuMs);
     }
   }
   timed.destroy();
