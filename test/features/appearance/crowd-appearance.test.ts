@@ -3,11 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCharacter } from '../../../src/character/character';
 import { CrowdAppearance } from '../../../src/features/appearance/crowd-appearance';
+import { CrowdPicking } from '../../../src/features/picking/crowd-picking';
 import { CrowdProps } from '../../../src/features/props/crowd-props';
 import { Crowd } from '../../../src/runtime/crowd';
 import type { MeshBuffers } from '../../../src/runtime/mesh-buffers';
 import { LIGHT_DIRECTION, vertexEntryPoint, type SkinPass } from '../../../src/runtime/skin-pass';
 import { mannequinTexture } from '../../../tools/mannequin/build';
+import { bindPositions, jointIndex } from '../../../tools/walker/skeleton';
 import { testCharacter } from '../../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../../helpers/gpu';
 import { BUNDLED_MODELS } from '../../helpers/models';
@@ -190,6 +192,28 @@ describe.skipIf(!device)('CrowdAppearance: drawn', () => {
     // Only the sword is drawn, in its own colours (not the instance's blue tint).
     expect(drawnPixels(await pixels)).toBeGreaterThan(5);
     expect(dominated(await pixels, 2)).toBe(0);
+    crowd.destroy();
+  });
+
+  it('picking does not hit a hidden part (the pick pass runs the same vertex test)', async () => {
+    const { crowd, id } = await mannequinCrowd();
+    const picking = new CrowdPicking(crowd);
+    const looks = new CrowdAppearance(crowd); // made after picking: picking re-makes its pipelines on the new passes
+    // Through the hat's crown, above the heads.
+    const ray = { origin: [0, bindPositions()[jointIndex('Head')][1] + 0.33, 5], direction: [0, 0, -1] };
+    const answer = async (parts: number) => {
+      looks.setParts(id, parts);
+      const request = picking.pick(ray);
+      crowd.update(0);
+      const encoder = device!.createCommandEncoder();
+      crowd.encode(encoder);
+      device!.queue.submit([encoder.finish()]);
+      crowd.update(0);
+      return (await request)?.id ?? null;
+    };
+    expect(await answer(looks.allParts)).toBe(id);
+    expect(await answer(looks.partMask(['Body', 'HeadBox', 'HeadWide']))).toBeNull();
+    expect(await answer(looks.partMask(['Hat']))).toBe(id);
     crowd.destroy();
   });
 
