@@ -325,6 +325,8 @@ export class App {
       const step = this.state.paused ? 0 : dt * this.state.speed;
       const activity = this.activity;
       activity?.update(step, camera.yaw);
+      // The appearance control (crowd scene): spreads or clears tints, variants and parts when it or the population changed.
+      this.scene?.appearance.sync(this.state.appearance && activity?.kind === 'crowd', this.scene.population);
       const crowds = this.scene?.crowds ?? NO_CROWDS;
       for (let i = 0; i < crowds.length; i++) crowds[i].update(step);
       const followed = this.followed;

@@ -6,7 +6,7 @@ import { MAX_INSTANCES, SKINNING_METHODS, type DemoState } from './url-state';
 /** Keys of DemoState and SceneState that the panel edits; the App reacts to each. */
 export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid'
   | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight' | 'culling' | 'lod' | 'animationLod' | 'shadows'
-  | 'skinning';
+  | 'skinning' | 'appearance';
 
 /** Settings of the view that are not part of the URL. */
 export interface ViewSettings {
@@ -64,7 +64,8 @@ export class Controls {
     this.blend = on(gui.add(state, 'blend', 0, 1, 0.01), 'blend').name('blend A→B');
     this.randomPhases = on(gui.add(state, 'randomPhases'), 'randomPhases').name('random phases');
     this.variety = on(gui.add(state, 'variety', 0, 1, 0.01), 'variety').name('other clips');
-    this.crowdOnly = [presets, mode, this.clipA, this.clipB, this.blend, this.randomPhases, this.variety];
+    const appearance = on(gui.add(state, 'appearance'), 'appearance').name('appearance');
+    this.crowdOnly = [presets, mode, this.clipA, this.clipB, this.blend, this.randomPhases, this.variety, appearance];
 
     this.layers = gui.addFolder('Layers');
     this.layerClip = on(this.layers.add(sceneState, 'layerClip', [sceneState.layerClip]), 'layerClip').name('override clip') as OptionController;

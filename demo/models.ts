@@ -18,6 +18,8 @@ export interface ModelEntry {
   clips?: string[];
   /** Other MODELS loaded beside this one, each with its own crowd in the same view, bound to this entry's clip library. */
   beside?: string[];
+  /** Base-colour variant images for the appearance control (CrowdAppearance options.variants), if any. */
+  variants?: string[];
 }
 
 /**
@@ -67,6 +69,10 @@ export const MODELS: Record<string, ModelEntry> = {
     controllerUrl: `${base}models/Walker/Walker.controller.json`, clips: [`${base}models/Walker/WalkerClips.glb`],
     layers: { base: 'WalkForward', overlay: 'Wave', overlayJoint: 'Chest', additive: 'RunForward', additiveJoint: 'Neck' },
     hand: 'Hand.R',
+  },
+  Mannequin: {
+    url: `${base}models/Mannequin/Mannequin.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place' } },
+    variants: [`${base}models/Mannequin/Mannequin.variant1.png`, `${base}models/Mannequin/Mannequin.variant2.png`],
   },
 };
 

@@ -42,6 +42,7 @@ export class Population {
   private readonly groundOffset: number;
   private ids = new Int32Array(1024);
   private countValue = 0;
+  private versionValue = 0;
   private readonly random = new Random();
   private readonly cell = new Int32Array(2);
   private readonly transform = new Float32Array(16);
@@ -64,6 +65,16 @@ export class Population {
     this.durations = character.clipDurations;
   }
 
+  /** Bumped whenever instances are added, removed or respawned (the appearance control re-spreads then). */
+  get version(): number {
+    return this.versionValue;
+  }
+
+  /** The id of instance `i`, in [0, count). */
+  idAt(i: number): number {
+    return this.ids[i];
+  }
+
   get count(): number {
     return this.countValue;
   }
@@ -73,6 +84,7 @@ export class Population {
    * the crowd's reason) when the device cannot hold them; the instances added so far stay.
    */
   setCount(count: number, settings: PopulationSettings): void {
+    this.versionValue++;
     while (this.countValue > count) this.crowd.remove(this.ids[--this.countValue]);
     if (count > this.ids.length) {
       const grown = new Int32Array(Math.max(count, this.ids.length * 2));

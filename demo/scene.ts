@@ -1,7 +1,8 @@
 import {
   Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, parseControllerConfig,
-  type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type MaskId,
+  type AppearanceImage, type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type MaskId,
 } from '../src/index';
+import { AppearanceSpread, loadVariantImages } from './appearance';
 import { MODELS, type ModelEntry } from './models';
 import { Population } from './population';
 
@@ -31,6 +32,8 @@ export interface Body {
  */
 export class Scene {
   readonly population: Population;
+  /** The appearance control's spread of tints, variants and parts (its CrowdAppearance is made when first turned on). */
+  readonly appearance: AppearanceSpread;
   private readonly masks = new Map<string, MaskId>();
   private controllersValue: CrowdControllers | undefined;
   private propsValue: CrowdProps | undefined;
@@ -53,8 +56,11 @@ export class Scene {
     beside: readonly Omit<Body, 'population'>[] = [],
     /** The clip library every body's clips come from (ModelEntry.clips), if the model has one. */
     readonly library?: ClipLibrary,
+    /** Base-colour variant images of the first body for the appearance control (ModelEntry.variants). */
+    variants: readonly AppearanceImage[] = [],
   ) {
     this.population = new Population(crowd, character);
+    this.appearance = new AppearanceSpread(crowd, character, variants);
     this.bodies = [
       { label, character, crowd, population: this.population },
       ...beside.map((b) => ({ ...b, population: new Population(b.crowd, b.character) })),
@@ -143,6 +149,7 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
     besideCharacters.push({ label: name, character: await load(other.url, other.load) });
   }
   const { config, problem } = await loadControllerConfig(entry?.controllerUrl, character.clipNames, options.signal);
+  const variants = await loadVariantImages(entry?.variants ?? [], options.signal);
   device.pushErrorScope('validation');
   device.pushErrorScope('out-of-memory');
   const crowds: Crowd[] = [];
@@ -163,7 +170,7 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
     throw new Error(`the GPU rejected the model's buffers or pipelines: ${gpuError?.message ?? 'unknown error'}`);
   }
   const beside = besideCharacters.map((b, i) => ({ ...b, crowd: crowds[i + 1] }));
-  return new Scene(label, source, character, crowds[0], picking, config, problem, beside, library);
+  return new Scene(label, source, character, crowds[0], picking, config, problem, beside, library, variants);
 }
 
 /** A crowd of `character` with the features the character needs (morph targets, root motion). */

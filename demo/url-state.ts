@@ -35,6 +35,8 @@ export interface DemoState {
   animationLod: boolean;
   /** The crowd's shadow map (characters and ground). */
   shadows: boolean;
+  /** Crowd scene: spread tints, base-colour variants and parts over the crowd (CrowdAppearance). */
+  appearance: boolean;
   /** How the crowd skins its vertices (Crowd.skinning): in the URL only when not 'linear'. */
   skinning: SkinningMethod;
 }
@@ -44,7 +46,7 @@ export const MAX_INSTANCES = 1_000_000;
 export const DEFAULT_STATE: Readonly<DemoState> = {
   model: DEFAULT_MODEL, modelUrl: '', instances: 1000, mode: 'crowd', clipA: '', clipB: '',
   blend: 0.5, speed: 1, paused: false, randomPhases: true, variety: 0.15, grid: true,
-  culling: true, lod: true, animationLod: true, shadows: true, skinning: 'linear',
+  culling: true, lod: true, animationLod: true, shadows: true, appearance: false, skinning: 'linear',
 };
 
 /** The values of the skinning menu. */
@@ -95,6 +97,7 @@ export function readState(search: string): { state: DemoState; problems: string[
   state.paused = flag('paused') ?? state.paused;
   state.randomPhases = flag('randomPhases') ?? state.randomPhases;
   state.grid = flag('grid') ?? state.grid;
+  state.appearance = flag('appearance') ?? state.appearance;
   for (const key of SWITCHES) state[key] = flag(key) ?? state[key];
   const skinning = params.get('skinning');
   if (skinning !== null) {
@@ -142,6 +145,7 @@ export function writeStateNow(state: DemoState, scene?: SceneState): void {
   if (!state.randomPhases) params.set('randomPhases', '0');
   if (state.variety !== DEFAULT_STATE.variety) params.set('variety', String(round(state.variety)));
   if (!state.grid) params.set('grid', '0');
+  if (state.appearance) params.set('appearance', '1');
   for (const key of SWITCHES) if (!state[key]) params.set(key, '0');
   if (state.skinning !== DEFAULT_STATE.skinning) params.set('skinning', state.skinning);
   history.replaceState(history.state, '', `${location.pathname}?${params}${location.hash}`);

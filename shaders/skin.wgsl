@@ -335,7 +335,11 @@ fn lit(world: vec3f) -> f32 {
 
 @fragment
 fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4f {
-  let base = textureSample(baseColorTexture, baseColorSampler, in.uv) * material.baseColorFactor;
+  return shade(in, front, textureSample(baseColorTexture, baseColorSampler, in.uv) * material.baseColorFactor);
+}
+
+// The lit colour of a fragment whose base colour is `base` (linear RGB): fragment and fragmentAppearance.
+fn shade(in: VertexOut, front: bool, base: vec4f) -> vec4f {
   let n = normalize(select(-in.normal, in.normal, front));
   let light = 0.35 + 0.65 * max(dot(n, -camera.lightDirection), 0.0) * lit(in.world);
   var color = base.rgb * light;
@@ -343,4 +347,131 @@ fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) v
     color = pow(color, vec3f(1.0 / 2.2));
   }
   return vec4f(color, 1.0);
+}
+
+// ---- Per-instance appearance (src/features/appearance/, docs/appearance.md) -----------------
+// A crowd with a CrowdAppearance draws with these entry points and a bind group of its own
+// (group 3, one per primitive: src/runtime/appearance-groups.ts); a plain crowd's pipelines use
+// none of them and bind no group 3. Layout: APPEARANCE in src/features/appearance/appearance-layout.ts.
+struct Appearance {
+  // Multiplies the base colour (linear RGB; a unused).
+  tint: vec4f,
+  // 0: the material's own base colour texture; k >= 1: layer k - 1 of appearanceVariants.
+  variant: u32,
+  // Bit p set: mesh primitive p is drawn (at every LOD level, in the shadow map too).
+  parts: u32,
+  pad0: u32,
+  pad1: u32,
+}
+
+struct AppearancePrimitive {
+  // This primitive's index: its bit in Appearance.parts.
+  index: u32,
+  // 1 when its base colour comes from the variant array for variants >= 1.
+  varied: u32,
+}
+
+@group(3) @binding(0) var<uniform> appearancePrimitive: AppearancePrimitive;
+// One record per instance slot.
+@group(3) @binding(1) var<storage, read> appearances: array<Appearance>;
+@group(3) @binding(2) var appearanceVariants: texture_2d_array<f32>;
+@group(3) @binding(3) var appearanceSampler: sampler;
+
+// Whether `slot` draws this primitive; when not, its vertices go outside the clip volume (no triangle is rasterised).
+fn shown(slot: u32) -> bool {
+  return (appearances[slot].parts & (1u << appearancePrimitive.index)) != 0u;
+}
+
+fn hidden() -> VertexOut {
+  var out: VertexOut;
+  out.clip = vec4f(2.0, 2.0, 2.0, 1.0);
+  return out;
+}
+
+@vertex
+fn vertex4Appearance(
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+) -> VertexOut {
+  let slot = drawList[instance];
+  if (!shown(slot)) {
+    return hidden();
+  }
+  return finish(skin4(jointSetOf(slot), joints, weights), slot, position, normal, uv);
+}
+
+@vertex
+fn vertex8Appearance(
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+  @location(5) joints1: vec4u,
+  @location(6) weights1: vec4f,
+) -> VertexOut {
+  let slot = drawList[instance];
+  if (!shown(slot)) {
+    return hidden();
+  }
+  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, position, normal, uv);
+}
+
+@vertex
+fn vertex4MorphAppearance(
+  @builtin(vertex_index) vertex: u32,
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+) -> VertexOut {
+  let slot = drawList[instance];
+  if (!shown(slot)) {
+    return hidden();
+  }
+  let morphed = morph(vertex, slot, position, normal);
+  return finish(skin4(jointSetOf(slot), joints, weights), slot, morphed.position, morphed.normal, uv);
+}
+
+@vertex
+fn vertex8MorphAppearance(
+  @builtin(vertex_index) vertex: u32,
+  @builtin(instance_index) instance: u32,
+  @location(0) position: vec3f,
+  @location(1) normal: vec3f,
+  @location(2) uv: vec2f,
+  @location(3) joints: vec4u,
+  @location(4) weights: vec4f,
+  @location(5) joints1: vec4u,
+  @location(6) weights1: vec4f,
+) -> VertexOut {
+  let slot = drawList[instance];
+  if (!shown(slot)) {
+    return hidden();
+  }
+  let morphed = morph(vertex, slot, position, normal);
+  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv);
+}
+
+// The base colour of instance `slot`: its variant's texture (or the material's own) times the
+// material's factor times its tint. Both textures are sampled (uniform control flow), one kept.
+fn appearanceBase(slot: u32, uv: vec2f) -> vec4f {
+  let look = appearances[slot];
+  let own = textureSample(baseColorTexture, baseColorSampler, uv);
+  let layer = i32(max(look.variant, 1u)) - 1;
+  let variant = textureSample(appearanceVariants, appearanceSampler, uv, layer);
+  let texel = select(own, variant, look.variant != 0u && appearancePrimitive.varied != 0u);
+  return texel * material.baseColorFactor * vec4f(look.tint.rgb, 1.0);
+}
+
+@fragment
+fn fragmentAppearance(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4f {
+  return shade(in, front, appearanceBase(in.slot, in.uv));
 }

@@ -40,10 +40,12 @@ export type { MaskSpec } from './anim/masks';
 export type { ClipEvent } from './anim/events/clip-events';
 /** For those who write a feature of their own (docs/architecture.md): the hooks and what the kernel hands a feature. */
 export type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from './runtime/feature';
+export type { AppearanceSource } from './runtime/appearance-groups';
 
 // Features: each an object made from a crowd (`new CrowdProps(crowd)`); a page ships only those it makes.
 export { CrowdProps } from './features/props/crowd-props';
 export { CrowdMorph } from './features/morph/crowd-morph';
+export { CrowdAppearance, type AppearanceOptions, type AppearanceImage, type InstanceAppearance } from './features/appearance/crowd-appearance';
 export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
 export { CrowdEvents } from './features/clip-events/crowd-events';
 export { CrowdPicking, MAX_PENDING_PICKS, type PickHit, type PickOptions } from './features/picking/crowd-picking';

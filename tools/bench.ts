@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million|clip-library|picking|three-shading (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library|picking|three-shading|appearance (only that section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -21,18 +21,20 @@ import { benchAdd, benchMillion, type MillionRow } from './bench/million';
 import { benchClipLibrary } from './bench/clip-library';
 import { benchPicking, type PickRow } from './bench/picking';
 import { benchThreeShading, type ShadingRow } from './bench/three-shading';
+import { benchAppearance, type AppearanceRow } from './bench/appearance';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking or three-shading, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading or appearance, got ${only}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
 const MILLION_HEADING = '## A million in the crowd: the joint-matrix palette, bulk add';
 const CLIP_LIBRARY_HEADING = '## Two bodies, one clip library (Walker)';
 const PICKING_HEADING = '## Picking: cost per request and frames until the answer, Fox';
 const THREE_SHADING_HEADING = "## In a three.js scene: shading 'crowd' against shading 'three', Fox";
+const APPEARANCE_HEADING = '## Per-instance appearance: cost per frame against a plain crowd, Mannequin';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -91,12 +93,13 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'clip-library') await clipLibrarySection();
   else if (only === 'picking') await pickingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'three-shading') await threeShadingSection(await characterFromFile(CROWD_MODEL[1]));
+  else if (only === 'appearance') await appearanceSection();
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -265,6 +268,26 @@ async function pickingSection(character: Awaited<ReturnType<typeof characterFrom
   }));
 }
 
+/** The appearance section: a crowd with per-instance appearance against the same crowd without it, in one run. */
+async function appearanceSection(): Promise<void> {
+  print(APPEARANCE_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: the ratios stand in for a GPU\'s)' : ''}.`);
+  print();
+  print('The Mannequin (4 parts, 2 variant images), the demo\'s crowd from the demo\'s default camera, culling and mesh LOD on, 640 x 360 (tools/bench/appearance.ts). plain: no CrowdAppearance. appearance: every instance tinted, on one of 3 variants and 3 part sets (set once). 1% changed: as appearance, and 1% of the tints set again before every frame; plain, 1% placed: the plain crowd with 1% of its transforms written again before every frame (the kernel\'s own record upload, a yardstick for that row). GPU ms: timestamp-query from the first compute pass to the end of the render pass (submit to done without timestamps), median of 6 frames after 2 warm-up rounds; CPU ms: update + encode + draw recording without submitting, median of 200 rounds after 10, before the GPU frames; the kinds interleaved round by round; ratios to plain in the same run.');
+  print();
+  const rows: AppearanceRow[] = [];
+  const character = await characterFromFile('public/models/Mannequin/Mannequin.glb');
+  for (const count of quick ? [1000] : [1000, 2000]) {
+    console.error(`appearance: ${count} instances…`);
+    rows.push(...await benchAppearance(device, character, count, quick ? 3 : 6, quick ? 20 : 200));
+  }
+  table(['instances', 'crowd', 'frame GPU ms', 'GPU ratio', 'CPU ms', 'CPU ratio', 'bytes uploaded a frame'], rows.map((r) => {
+    const plain = rows.find((o) => o.instances === r.instances && o.kind === 'plain')!;
+    return [r.instances.toLocaleString('en'), r.kind, ms(r.gpuMs), (r.gpuMs / plain.gpuMs).toFixed(3), ms(r.cpuMs), (r.cpuMs / plain.cpuMs).toFixed(3), r.uploaded.toLocaleString('en')];
+  }));
+}
+
 /** The culling / LOD section: ratios to all-off in one run, per view. */
 async function cullingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(CULLING_HEADING);
@@ -376,6 +399,8 @@ await cullingSection(character);
 await millionSection(character);
 await clipLibrarySection();
 await pickingSection(character);
+await threeShadingSection(character);
+await appearanceSection();
 
 device.destroy();
 // Figures from another machine (a section headed '## On an NVIDIA ...', say) are kept at the end: this run cannot redo them.

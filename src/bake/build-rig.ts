@@ -95,7 +95,7 @@ export function buildRig(asset: GltfAsset): Rig {
       morphOf.set(n, source.morphSet = morphs.length);
       morphs.push(loadMorphSet(asset, n, source.gltfMesh, targets, maskNode, gltfNodes[n].name ?? `node${n}`, warnings));
     }
-    for (const primitive of loadPrimitives(asset, source, warnings)) primitives.push(primitive);
+    for (const primitive of loadPrimitives(asset, source, warnings)) primitives.push({ ...primitive, nodeName: gltfNodes[n].name ?? `node${n}` });
   }
 
   const clips = loadClips(asset, rigIndexOf, warnings, { morphOf, targetCounts: morphs.map((m) => m.defaultWeights.length) });

@@ -59,6 +59,8 @@ export interface SkinnedPrimitive {
   gltfNode: number;
   gltfMesh: number;
   primitiveIndex: number;
+  /** That node's name (glTF name, or `node<index>` when unnamed); absent in rigs made by hand. */
+  nodeName?: string;
   /** Index into `Rig.skins` of the skin that moves this primitive. */
   skin: number;
   vertexCount: number;

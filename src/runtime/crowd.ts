@@ -443,7 +443,7 @@ export class Crowd extends CrowdCamera {
   /** Makes the passes on `device` (see KernelPasses), then lets the features re-make what depends on them. */
   private createPasses(device: GPUDevice): void {
     // Morph deltas are mesh data, drawn only when a feature provides the weights they scale.
-    this.passes.create(device, this.skinningMethod, this.features.weighsVertices);
+    this.passes.create(device, this.skinningMethod, this.features.weighsVertices, this.features.appearance);
     this.features.passesCreated(device);
   }
 }

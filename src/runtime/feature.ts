@@ -1,5 +1,6 @@
 import type { Character } from '../character/character';
 import { featureNeeds } from '../character/needs';
+import type { AppearanceSource } from './appearance-groups';
 import type { CrowdOptions } from './crowd-types';
 import type { InstanceStore } from './instance-store';
 import type { SkinningMethod } from './layout';
@@ -126,6 +127,12 @@ export interface CrowdFeature {
    * (skin.wgsl `morphWeights`, binding 4 of group 0), or undefined. One feature may provide them.
    */
   readonly vertexWeights?: GPUBuffer;
+  /**
+   * Per-instance appearance (tint, base-colour variant, primitive mask) the skin and shadow passes
+   * bind as skin.wgsl's group 3 (appearance-groups.ts), or undefined. One feature may provide it;
+   * read when the kernel makes its passes (a feature that adds it calls rebuildPasses).
+   */
+  readonly appearance?: AppearanceSource;
   /** The crowd clock restarts at 0 from `clock` (every CLOCK_REBASE_SECONDS; after the store's rebase). */
   rebase?(clock: number): void;
   /** The kernel re-created its passes on `device` (restore, a new skinning method, rebuildPasses): re-create what depends on them. */
@@ -272,6 +279,13 @@ export class FeatureList {
   get vertexWeights(): GPUBuffer | undefined {
     const all = this.all;
     for (let i = 0; i < all.length; i++) if (all[i].vertexWeights) return all[i].vertexWeights;
+    return undefined;
+  }
+
+  /** The per-instance appearance a feature provides, if any (CrowdFeature.appearance). */
+  get appearance(): AppearanceSource | undefined {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) if (all[i].appearance) return all[i].appearance;
     return undefined;
   }
 

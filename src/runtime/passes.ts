@@ -1,4 +1,5 @@
 import type { Character } from '../character/character';
+import type { AppearanceSource } from './appearance-groups';
 import type { CrowdOptions } from './crowd-types';
 import type { Visibility } from './culling/visibility';
 import type { InstanceStore } from './instance-store';
@@ -24,9 +25,10 @@ export class KernelPasses {
 
   /**
    * Makes every pass on `device`. `withMorph`: the mesh keeps its morph deltas (a feature provides
-   * the per-slot weights that scale them); otherwise it is drawn undeformed.
+   * the per-slot weights that scale them); otherwise it is drawn undeformed. `appearance`: a
+   * feature's per-instance appearance (CrowdFeature.appearance), drawn through skin.wgsl's group 3.
    */
-  create(device: GPUDevice, skinning: SkinningMethod, withMorph: boolean): void {
+  create(device: GPUDevice, skinning: SkinningMethod, withMorph: boolean, appearance?: AppearanceSource): void {
     const { gpu, rig, textures, baked } = this.character;
     const made: { destroy(): void }[] = [];
     const own = <T extends { destroy(): void }>(object: T): T => {
@@ -36,7 +38,7 @@ export class KernelPasses {
     try {
       this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices, withMorph ? baked.morph : undefined));
       this.pose = own(new PosePass(device, gpu, { skinning }));
-      this.skin = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...this.options, skinning }));
+      this.skin = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...this.options, skinning, appearance }));
       this.view.create(device, this.mesh, this.skin, own);
     } catch (error) {
       for (let i = made.length - 1; i >= 0; i--) made[i].destroy();

@@ -1,5 +1,6 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
 import type { EncodedImage } from '../bake/gltf-json';
+import { AppearanceGroups, type AppearanceSource } from './appearance-groups';
 import { CAMERA, checkSkinning, MATERIAL, type SkinningMethod } from './layout';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
@@ -70,14 +71,19 @@ export class SkinPass {
   readonly module: GPUShaderModule;
   /** The vertex stage's pipeline constants (the skinning method), which ShadowPass's pipelines share. */
   readonly vertexConstants: Record<string, number>;
+  /** Group 3 of a crowd with per-instance appearance (the *Appearance entry points), else undefined; ShadowPass binds it too. */
+  readonly appearance: AppearanceGroups | undefined;
 
   constructor(
     private readonly device: GPUDevice,
     private readonly mesh: MeshBuffers,
     slotCount: number,
     textures: ReadonlyMap<EncodedImage, ImageBitmap>,
-    /** `skinning`: what the joint buffer holds (matrix rows, or JOINT_DQ records); default 'linear'. */
-    options: SkinPassOptions & { skinning?: SkinningMethod },
+    /**
+     * `skinning`: what the joint buffer holds (matrix rows, or JOINT_DQ records); default 'linear'.
+     * `appearance`: a feature's per-instance appearance (the pipelines then use the *Appearance entry points and group 3).
+     */
+    options: SkinPassOptions & { skinning?: SkinningMethod; appearance?: AppearanceSource },
   ) {
     if (!options.colorFormat || !options.depthFormat) throw new TypeError('SkinPass needs colorFormat and depthFormat');
     this.vertexConstants = { DUAL_QUATERNION: checkSkinning(options.skinning) === 'dual-quaternion' ? 1 : 0 };
@@ -113,13 +119,15 @@ export class SkinPass {
     this.shadowSampler = device.createSampler({ label: 'SkinPass.shadowSampler', compare: 'less-equal', magFilter: 'linear', minFilter: 'linear' });
     this.noShadow = this.track(device.createTexture({ label: 'SkinPass.noShadow', size: [1, 1], format: 'depth32float', usage: GPUTextureUsage.TEXTURE_BINDING })).createView();
     this.shadowGroup = this.createShadowGroup(this.noShadow);
-    const layout = device.createPipelineLayout({ label: 'SkinPass.layout', bindGroupLayouts: [this.frameLayout, materialLayout, this.shadowLayout] });
+    this.appearance = options.appearance && this.track(new AppearanceGroups(device, options.appearance, mesh.primitives.length, this.frameLayout, materialLayout));
+    const groupLayouts = [this.frameLayout, materialLayout, this.shadowLayout, ...(this.appearance ? [this.appearance.layout] : [])];
+    const layout = device.createPipelineLayout({ label: 'SkinPass.layout', bindGroupLayouts: groupLayouts });
     this.pipelineLayout = device.createPipelineLayout({ label: 'SkinPass.depthLayout', bindGroupLayouts: [this.frameLayout, materialLayout] });
     const module = device.createShaderModule({ label: 'SkinPass.shader', code: skinWgsl });
     this.module = module;
     const pipelines = new Map<string, GPURenderPipeline>();
     const pipelineFor = (buffers: PrimitiveBuffers) => {
-      const entryPoint = vertexEntryPoint(buffers);
+      const entryPoint = this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers);
       let pipeline = pipelines.get(entryPoint);
       if (!pipeline) pipelines.set(entryPoint, (pipeline = this.createPipeline(module, layout, buffers, options)));
       return pipeline;
@@ -215,10 +223,13 @@ export class SkinPass {
     if (instanceCount === 0) return;
     pass.setBindGroup(0, this.direct);
     pass.setBindGroup(2, this.shadowGroup);
+    const looks = this.appearance?.refresh();
     let current: GPURenderPipeline | undefined;
-    for (const item of this.items) {
+    for (let p = 0; p < this.items.length; p++) {
+      const item = this.items[p];
       if (item.pipeline !== current) pass.setPipeline((current = item.pipeline));
       pass.setBindGroup(1, item.material);
+      if (looks) pass.setBindGroup(3, looks[p]);
       this.mesh.setBuffers(pass, item.mesh);
       pass.drawIndexed(item.mesh.ranges[0][0], instanceCount);
     }
@@ -228,10 +239,12 @@ export class SkinPass {
   drawIndirect(pass: GPURenderPassEncoder, draws: DrawArgs): void {
     if (this.levelGroups.length === 0) throw new Error('SkinPass.drawIndirect: call bind() first');
     pass.setBindGroup(2, this.shadowGroup);
+    const looks = this.appearance?.refresh();
     let current: GPURenderPipeline | undefined;
     this.items.forEach((item, p) => {
       if (item.pipeline !== current) pass.setPipeline((current = item.pipeline));
       pass.setBindGroup(1, item.material);
+      if (looks) pass.setBindGroup(3, looks[p]);
       this.mesh.setBuffers(pass, item.mesh);
       for (let level = 0; level < this.levelGroups.length; level++) {
         pass.setBindGroup(0, this.levelGroups[level]);
@@ -274,13 +287,13 @@ export class SkinPass {
   }
 
   private createPipeline(module: GPUShaderModule, layout: GPUPipelineLayout, buffers: PrimitiveBuffers, options: SkinPassOptions): GPURenderPipeline {
-    const entryPoint = vertexEntryPoint(buffers);
+    const entryPoint = this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers);
     return this.device.createRenderPipeline({
       label: `SkinPass.pipeline.${entryPoint}`,
       layout,
       vertex: { module, entryPoint, buffers: vertexLayouts(buffers.influences), constants: this.vertexConstants },
       fragment: {
-        module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }],
+        module, entryPoint: this.appearance ? 'fragmentAppearance' : 'fragment', targets: [{ format: options.colorFormat }],
         constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 },
       },
       primitive: { topology: 'triangle-list', cullMode: 'none' },

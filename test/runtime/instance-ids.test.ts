@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCharacter, type Character } from '../../src/character/character';
+import { CrowdAppearance } from '../../src/features/appearance/crowd-appearance';
 import { CrowdEvents } from '../../src/features/clip-events/crowd-events';
 import { CrowdControllers } from '../../src/features/controllers/crowd-controllers';
 import { CrowdMorph } from '../../src/features/morph/crowd-morph';
@@ -35,6 +36,7 @@ interface Fixture {
   events: CrowdEvents;
   props: CrowdProps;
   morph: CrowdMorph;
+  appearance: CrowdAppearance;
   controllers: CrowdControllers;
   prop: Character;
   attachment: number;
@@ -80,6 +82,13 @@ const TAKES_ID: Record<string, StaleCall> = {
   'CrowdMorph.set': { call: (f, id) => f.morph.set(id, [0.5, ...f.crowd.character.morphTargets.slice(1).map(() => NaN)]) },
   'CrowdMorph.setOne': { call: (f, id) => f.morph.setOne(id, 0, 0.9) },
   'CrowdMorph.get': { call: (f, id) => f.morph.get(id) },
+  'CrowdAppearance.setTint': { call: (f, id) => f.appearance.setTint(id, 1, 0, 0) },
+  'CrowdAppearance.setVariant': { call: (f, id) => f.appearance.setVariant(id, 0) },
+  'CrowdAppearance.setParts': { call: (f, id) => f.appearance.setParts(id, 1) },
+  'CrowdAppearance.set': { call: (f, id) => f.appearance.set(id, { tint: [0, 1, 0], parts: 1 }) },
+  'CrowdAppearance.getTint': { call: (f, id) => f.appearance.getTint(id) },
+  'CrowdAppearance.getVariant': { call: (f, id) => f.appearance.getVariant(id) },
+  'CrowdAppearance.getParts': { call: (f, id) => f.appearance.getParts(id) },
   'CrowdRootMotion.setMoves': { call: (f, id) => f.rootMotion.setMoves(id, false), walkers: true },
   'CrowdRootMotion.moves': { call: (f, id) => f.rootMotion.moves(id), walkers: true },
   'CrowdControllers.add': { call: (f, id) => f.controllers.add(id, 1, 1, 0, { driver: 'cpu' }) },
@@ -94,7 +103,7 @@ const NO_ID = [
   'Crowd.install', 'Crowd.hasFeature', 'Crowd.restore', 'Crowd.add', 'Crowd.addMany', 'Crowd.clear', 'Crowd.createMask', 'Crowd.update', 'Crowd.encode', 'Crowd.draw', 'Crowd.destroy',
   'Crowd.readCullStats', 'Crowd.forceLodLevel', 'Crowd.setCamera', 'Crowd.clearCamera',
   'Crowd.detach', 'Crowd.attachmentRecords', 'Crowd.setClipEvents', 'Crowd.clipEvents', 'Crowd.onEvent',
-  'CrowdProps.detach', 'CrowdProps.records', 'CrowdMorph.target',
+  'CrowdProps.detach', 'CrowdProps.records', 'CrowdMorph.target', 'CrowdAppearance.partMask',
   // CrowdEvents.on's listeners hear ids: the 'listeners hear the id' test below.
   'CrowdEvents.setClipEvents', 'CrowdEvents.setAll', 'CrowdEvents.on', 'CrowdEvents.clipEvents', 'CrowdEvents.rescheduleAll',
   'CrowdControllers.update',
@@ -113,6 +122,7 @@ const CLASSES: [string, { prototype: object }, string[]][] = [
   ['Crowd', Crowd, ['src/runtime/crowd.ts', 'src/runtime/culling/crowd-camera.ts', 'src/runtime/legacy.ts']],
   ['CrowdProps', CrowdProps, ['src/features/props/crowd-props.ts']],
   ['CrowdMorph', CrowdMorph, ['src/features/morph/crowd-morph.ts']],
+  ['CrowdAppearance', CrowdAppearance, ['src/features/appearance/crowd-appearance.ts']],
   ['CrowdRootMotion', CrowdRootMotion, ['src/features/root-motion/crowd-root-motion.ts']],
   ['CrowdEvents', CrowdEvents, ['src/features/clip-events/crowd-events.ts']],
   ['CrowdControllers', CrowdControllers, ['src/features/controllers/crowd-controllers.ts']],
@@ -180,6 +190,7 @@ describe.skipIf(!device)('stale instance ids are refused by every method that ta
     const events = new CrowdEvents(crowd);
     const props = new CrowdProps(crowd);
     const morph = new CrowdMorph(crowd);
+    const appearance = new CrowdAppearance(crowd);
     const controllers = new CrowdControllers(crowd, robotControllerConfig(robot));
     const first = [0, 1, 2].map(() => crowd.add({ clipA: 'Walking' }));
     expect(first, 'generation-0 ids are 0, 1, 2, ... as before').toEqual([0, 1, 2]);
@@ -193,6 +204,7 @@ describe.skipIf(!device)('stale instance ids are refused by every method that ta
     // The new instance has state of its own in every feature that a stale id would reach.
     controllers.add(fresh, 2, 1, 0.5);
     morph.setOne(fresh, 0, 0.7);
+    appearance.set(fresh, { tint: [0.5, 0.25, 1], parts: 1 });
     props.setInstances(attachment, [fresh]);
     crowd.setLayers(crowd.add(), { layers: [{ clip: 'Walking', weight: 0.5 }] });
     events.setClipEvents('Walking', [{ name: 'step', time: 0.2 }]);
@@ -208,7 +220,7 @@ describe.skipIf(!device)('stale instance ids are refused by every method that ta
     walkers.remove(staleWalker);
     const freshWalker = addUntilReused(walkers, staleWalker);
     walkers.update(0.1);
-    f = { crowd, events, props, morph, controllers, prop, attachment, walkers, rootMotion, stale, fresh, staleWalker, freshWalker };
+    f = { crowd, events, props, morph, appearance, controllers, prop, attachment, walkers, rootMotion, stale, fresh, staleWalker, freshWalker };
   });
 
   it('lists every public method of the crowd and its features: each takes an id (and is tried below) or is listed as taking none', () => {
@@ -234,7 +246,7 @@ describe.skipIf(!device)('stale instance ids are refused by every method that ta
       const crowd = walkers ? f.walkers : f.crowd;
       const stale = walkers ? f.staleWalker : f.stale;
       const fresh = walkers ? f.freshWalker : f.fresh;
-      const features = walkers ? { rootMotion: f.rootMotion } : { events: f.events, props: f.props, morph: f.morph, controllers: f.controllers };
+      const features = walkers ? { rootMotion: f.rootMotion } : { events: f.events, props: f.props, morph: f.morph, appearance: f.appearance, controllers: f.controllers };
       const before = snapshot(crowd, features, fresh);
       let thrown: unknown;
       try {

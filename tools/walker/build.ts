@@ -83,7 +83,7 @@ function addBody(doc: Document, body: Proportioned, nodes: Node[], accessor: (ty
   doc.getRoot().setDefaultScene(doc.createScene('Walker').addChild(nodes[0]).addChild(mesh0));
 }
 
-function addClip(doc: Document, clip: ClipSpec, nodes: Node[], accessor: (type: 'SCALAR' | 'VEC3' | 'VEC4', a: Float32Array | Int16Array) => Accessor): void {
+export function addClip(doc: Document, clip: ClipSpec, nodes: Node[], accessor: (type: 'SCALAR' | 'VEC3' | 'VEC4', a: Float32Array | Int16Array) => Accessor): void {
   const keys = Math.round(clip.duration * clip.fps) + 1;
   const times = Float32Array.from({ length: keys }, (_, k) => (k === keys - 1 ? clip.duration : k / clip.fps));
   const poses = Array.from(times, (_, k) => clip.pose(k === keys - 1 ? clip.duration : k / clip.fps));

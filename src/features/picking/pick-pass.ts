@@ -48,13 +48,14 @@ export class PickPass {
     // The vertex stage is the skin pass's own module: no copy of its code, not even a recompile.
     const module = device.createShaderModule({ label: 'PickPass.shader', code: pickWgsl });
     const byEntryPoint = new Map<string, GPURenderPipeline>();
+    // With per-instance appearance, its entry points and group 3: a hidden part is not hit.
     this.pipelines = mesh.primitives.map((p) => {
-      const entryPoint = vertexEntryPoint(p);
+      const entryPoint = skin.appearance?.entryPoint(p) ?? vertexEntryPoint(p);
       let pipeline = byEntryPoint.get(entryPoint);
       if (!pipeline) {
         byEntryPoint.set(entryPoint, (pipeline = device.createRenderPipeline({
           label: `PickPass.pipeline.${entryPoint}`,
-          layout: skin.pipelineLayout,
+          layout: skin.appearance?.depthLayout ?? skin.pipelineLayout,
           vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences), constants: skin.vertexConstants },
           fragment: { module, entryPoint: 'pick', targets: [{ format: 'rg32uint' }] },
           primitive: { topology: 'triangle-list', cullMode: 'none' },
@@ -85,9 +86,12 @@ export class PickPass {
     const materials = skin.materials;
     const pass = encoder.beginRenderPass(this.passDescriptor);
     const count = store.count;
+    const looks = skin.appearance?.refresh();
+    if (looks) pass.setBindGroup(2, skin.appearance!.emptyGroup);
     mesh.primitives.forEach((p, i) => {
       pass.setPipeline(this.pipelines[i]);
       pass.setBindGroup(1, materials[i]);
+      if (looks) pass.setBindGroup(3, looks[i]);
       mesh.setBuffers(pass, p);
       if (drawArgs) {
         for (let level = 0; level < target.levels.length; level++) {

@@ -43,7 +43,7 @@ export class ShadowPass {
     this.camera = device.createBuffer({ label: 'ShadowPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     const byEntryPoint = new Map<string, GPURenderPipeline>();
     this.pipelines = mesh.primitives.map((p) => {
-      const entryPoint = vertexEntryPoint(p);
+      const entryPoint = skin.appearance?.entryPoint(p) ?? vertexEntryPoint(p);
       if (!byEntryPoint.has(entryPoint)) byEntryPoint.set(entryPoint, this.pipeline(p));
       return byEntryPoint.get(entryPoint)!;
     });
@@ -74,9 +74,13 @@ export class ShadowPass {
     if (this.levelGroups.length === 0) throw new Error('ShadowPass.encode: call bind() first');
     const pass = encoder.beginRenderPass(this.passDescriptor);
     const materials = this.skin.materials;
+    // Per-instance appearance: a primitive an instance hides casts no shadow (the same mask test).
+    const looks = this.skin.appearance?.refresh();
+    if (looks) pass.setBindGroup(2, this.skin.appearance!.emptyGroup);
     this.mesh.primitives.forEach((p, i) => {
       pass.setPipeline(this.pipelines[i]);
       pass.setBindGroup(1, materials[i]);
+      if (looks) pass.setBindGroup(3, looks[i]);
       this.mesh.setBuffers(pass, p);
       for (let level = 0; level < this.levelGroups.length; level++) {
         pass.setBindGroup(0, this.levelGroups[level]);
@@ -92,10 +96,10 @@ export class ShadowPass {
   }
 
   private pipeline(p: PrimitiveBuffers): GPURenderPipeline {
-    const entryPoint = vertexEntryPoint(p);
+    const entryPoint = this.skin.appearance?.entryPoint(p) ?? vertexEntryPoint(p);
     return this.device.createRenderPipeline({
       label: `ShadowPass.pipeline.${entryPoint}`,
-      layout: this.skin.pipelineLayout,
+      layout: this.skin.appearance?.depthLayout ?? this.skin.pipelineLayout,
       vertex: { module: this.skin.module, entryPoint, buffers: vertexLayouts(p.influences), constants: this.skin.vertexConstants },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
       // Slope-scaled bias against self-shadowing acne.

@@ -1,0 +1,147 @@
+import type { SlotData } from '../../runtime/instance-store';
+import { checkStorageBinding } from '../../runtime/limits';
+import { RecordBuffer } from '../../runtime/record-buffer';
+import { APPEARANCE } from './appearance-layout';
+
+/**
+ * Per-instance appearance records (APPEARANCE, 32 bytes a slot), kept slot by slot beside the
+ * InstanceStore's records: the store moves, resets, grows, uploads and restores them (SlotData).
+ * CPU mirror + one GPU buffer (the skin and shadow passes read it as skin.wgsl `appearances`);
+ * the changed range goes up in one writeBuffer per update. Owns the GPU buffer, which is
+ * replaced on growth and restore. Nothing here allocates per frame.
+ */
+export class AppearanceStore implements SlotData {
+  private readonly records: AppearanceRecords;
+  private gpu!: GPUBuffer;
+
+  /** `allParts`: the parts mask of a new instance (every primitive drawn). */
+  constructor(private device: GPUDevice, capacity: number, allParts: number, private readonly label = 'Crowd') {
+    this.checkCapacity(capacity);
+    this.records = new AppearanceRecords(capacity, allParts);
+    this.createBuffer(capacity);
+    this.records.markAllDirty(capacity);
+  }
+
+  /** One record per slot (skin.wgsl `appearances`). Owned by the store; replaced on growth and restore. */
+  get buffer(): GPUBuffer {
+    return this.gpu;
+  }
+
+  get capacity(): number {
+    return this.records.capacity;
+  }
+
+  /** Writes `slot`'s tint (linear RGB, already checked). */
+  setTint(slot: number, r: number, g: number, b: number): void {
+    this.records.setTint(slot, r, g, b);
+  }
+
+  setVariant(slot: number, variant: number): void {
+    this.records.setWord(slot, APPEARANCE.variant, variant);
+  }
+
+  setParts(slot: number, parts: number): void {
+    this.records.setWord(slot, APPEARANCE.parts, parts);
+  }
+
+  /** `slot`'s tint into `out` (3 numbers). */
+  tintOf(slot: number, out: Float32Array | number[]): void {
+    this.records.tintOf(slot, out);
+  }
+
+  variantOf(slot: number): number {
+    return this.records.word(slot, APPEARANCE.variant);
+  }
+
+  partsOf(slot: number): number {
+    return this.records.word(slot, APPEARANCE.parts);
+  }
+
+  checkCapacity(capacity: number): void {
+    checkStorageBinding(this.device, `${this.label}.appearances`, capacity * APPEARANCE.size);
+  }
+
+  grow(capacity: number, count: number): void {
+    if (capacity <= this.capacity) return;
+    const old = this.capacity;
+    this.records.reserve(capacity);
+    for (let slot = old; slot < capacity; slot++) this.records.reset(slot);
+    this.gpu.destroy();
+    this.createBuffer(capacity);
+    this.records.markAllDirty(Math.max(count, 1));
+  }
+
+  move(from: number, to: number): void {
+    if (from !== to) this.records.move(from, to);
+  }
+
+  swap(a: number, b: number): void {
+    this.records.swap(a, b);
+  }
+
+  reset(slot: number): void {
+    this.records.reset(slot);
+  }
+
+  upload(queue: GPUQueue): number {
+    return this.records.upload(queue, this.gpu);
+  }
+
+  restore(device: GPUDevice, count: number): void {
+    this.destroy();
+    this.device = device;
+    this.createBuffer(this.capacity);
+    this.records.markAllDirty(Math.max(count, 1));
+  }
+
+  destroy(): void {
+    this.gpu.destroy();
+  }
+
+  gpuBytes(): number {
+    return this.gpu.size;
+  }
+
+  private createBuffer(capacity: number): void {
+    // COPY_SRC: tests read back what was uploaded.
+    this.gpu = this.device.createBuffer({ label: `${this.label}.appearances`, size: Math.max(1, capacity) * APPEARANCE.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+  }
+}
+
+/** The records: a RecordBuffer (moves, swaps, growth and the changed range in one writeBuffer). */
+class AppearanceRecords extends RecordBuffer {
+  constructor(capacity: number, private readonly allParts: number) {
+    super(APPEARANCE.size, capacity, []);
+    for (let slot = 0; slot < this.capacity; slot++) this.reset(slot);
+  }
+
+  setTint(slot: number, r: number, g: number, b: number): void {
+    const o = slot * this.stride + APPEARANCE.tint / 4;
+    this.f32[o] = r;
+    this.f32[o + 1] = g;
+    this.f32[o + 2] = b;
+    this.f32[o + 3] = 1;
+    this.touch(slot);
+  }
+
+  tintOf(slot: number, out: Float32Array | number[]): void {
+    const o = slot * this.stride + APPEARANCE.tint / 4;
+    for (let i = 0; i < 3; i++) out[i] = this.f32[o + i];
+  }
+
+  setWord(slot: number, offset: number, value: number): void {
+    this.u32[slot * this.stride + offset / 4] = value;
+    this.touch(slot);
+  }
+
+  word(slot: number, offset: number): number {
+    return this.u32[slot * this.stride + offset / 4];
+  }
+
+  /** A new instance's appearance: no tint (white), its own textures, every part. */
+  reset(slot: number): void {
+    this.u32.fill(0, slot * this.stride, (slot + 1) * this.stride);
+    this.setTint(slot, 1, 1, 1);
+    this.setWord(slot, APPEARANCE.parts, this.allParts);
+  }
+}

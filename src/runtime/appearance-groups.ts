@@ -1,0 +1,91 @@
+import { vertexEntryPoint } from './skin-pass';
+import type { PrimitiveBuffers } from './mesh-buffers';
+
+/**
+ * What a per-instance appearance feature hands the kernel's draws (CrowdFeature.appearance):
+ * skin.wgsl's group 3. The kernel reads it, never owns it.
+ */
+export interface AppearanceSource {
+  /** One Appearance record per instance slot (skin.wgsl `appearances`); replaced on growth and restore. */
+  readonly buffer: GPUBuffer;
+  /** The variant base-colour textures, a texture_2d_array view (skin.wgsl `appearanceVariants`); replaced on restore. */
+  readonly variants: GPUTextureView;
+  /** Bit p set: primitive p takes its base colour from the variant array for variants >= 1. */
+  readonly variedPrimitives: number;
+}
+
+/** The primitive uniform (skin.wgsl AppearancePrimitive): index u32, varied u32, padded to 16 bytes. */
+const PRIMITIVE_UNIFORM_BYTES = 16;
+
+/**
+ * skin.wgsl's group 3 for a crowd with per-instance appearance: its layout, a depth-only pipeline
+ * layout for the shadow map (groups 0, 1, an empty 2, and 3), and one bind group per primitive
+ * (its index and whether it is varied, plus the source's records and variants). The groups are
+ * re-made when the source replaces its buffer or view (growth, restore), checked once per pass
+ * by refresh(). Made by SkinPass only when a feature provides an AppearanceSource, so a plain
+ * crowd has none of it. Owns its uniforms.
+ */
+export class AppearanceGroups {
+  readonly layout: GPUBindGroupLayout;
+  /** Groups 0 to 3 without the shadow group (an empty group 2): the shadow map's depth-only draws. */
+  readonly depthLayout: GPUPipelineLayout;
+  /** The empty group 2 the depth-only draws bind (a pipeline layout's every group must be bound). */
+  readonly emptyGroup: GPUBindGroup;
+  /** Per primitive, in MeshBuffers order (valid after refresh()). */
+  readonly groups: GPUBindGroup[] = [];
+  private readonly uniforms: GPUBuffer[];
+  private readonly sampler: GPUSampler;
+  private boundBuffer: GPUBuffer | undefined;
+  private boundVariants: GPUTextureView | undefined;
+
+  constructor(private readonly device: GPUDevice, private readonly source: AppearanceSource, primitiveCount: number,
+    frameLayout: GPUBindGroupLayout, materialLayout: GPUBindGroupLayout) {
+    const both = GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT;
+    this.layout = device.createBindGroupLayout({
+      label: 'AppearanceGroups.layout',
+      entries: [
+        { binding: 0, visibility: both, buffer: { type: 'uniform' } },
+        { binding: 1, visibility: both, buffer: { type: 'read-only-storage' } },
+        { binding: 2, visibility: GPUShaderStage.FRAGMENT, texture: { viewDimension: '2d-array' } },
+        { binding: 3, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
+      ],
+    });
+    const empty = device.createBindGroupLayout({ label: 'AppearanceGroups.emptyLayout', entries: [] });
+    this.emptyGroup = device.createBindGroup({ label: 'AppearanceGroups.empty', layout: empty, entries: [] });
+    this.depthLayout = device.createPipelineLayout({ label: 'AppearanceGroups.depthLayout', bindGroupLayouts: [frameLayout, materialLayout, empty, this.layout] });
+    this.sampler = device.createSampler({ label: 'AppearanceGroups.sampler', magFilter: 'linear', minFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
+    this.uniforms = Array.from({ length: primitiveCount }, (_, p) => {
+      const buffer = device.createBuffer({ label: `AppearanceGroups.primitive${p}`, size: PRIMITIVE_UNIFORM_BYTES, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+      device.queue.writeBuffer(buffer, 0, new Uint32Array([p, (source.variedPrimitives >>> p) & 1, 0, 0]));
+      return buffer;
+    });
+  }
+
+  /** The skin.wgsl vertex entry point that draws `buffers` with appearance (the plain one's name + 'Appearance'). */
+  entryPoint(buffers: PrimitiveBuffers): string {
+    return `${vertexEntryPoint(buffers)}Appearance`;
+  }
+
+  /** Re-makes the per-primitive groups when the source's buffer or view changed since the last call. Allocation-free otherwise. */
+  refresh(): readonly GPUBindGroup[] {
+    const { buffer, variants } = this.source;
+    if (buffer === this.boundBuffer && variants === this.boundVariants) return this.groups;
+    this.boundBuffer = buffer;
+    this.boundVariants = variants;
+    this.groups.length = 0;
+    this.uniforms.forEach((uniform, p) => this.groups.push(this.device.createBindGroup({
+      label: `AppearanceGroups.group${p}`, layout: this.layout,
+      entries: [
+        { binding: 0, resource: { buffer: uniform } },
+        { binding: 1, resource: { buffer } },
+        { binding: 2, resource: variants },
+        { binding: 3, resource: this.sampler },
+      ],
+    })));
+    return this.groups;
+  }
+
+  destroy(): void {
+    for (const uniform of this.uniforms) uniform.destroy();
+  }
+}
