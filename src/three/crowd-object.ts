@@ -30,11 +30,16 @@ export interface CrowdObject3DOptions {
  * Not owned: disposing it destroys nothing.
  */
 export class CrowdObject3D extends Object3D {
+  /** Always true: tells a CrowdObject3D from other Object3Ds without instanceof (as three's isMesh does). */
   readonly isCrowdObject3D = true;
   override readonly type = 'CrowdObject3D';
   /** The picking feature its raycasts go through (the one passed in, or made from the crowd). */
   readonly picking: CrowdPicking;
 
+  /**
+   * @param crowd The crowd whose instances it answers for (not owned).
+   * @param options Its CrowdPicking, if the crowd has one already.
+   */
   constructor(readonly crowd: Crowd, options: CrowdObject3DOptions = {}) {
     super();
     if (typeof options !== 'object' || options === null) throw new TypeError(`${PREFIX}: CrowdObject3D options must be { picking }, got ${String(options)}`);

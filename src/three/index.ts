@@ -59,7 +59,13 @@ export interface ThreeCrowdRendererOptions {
  * to the scene). docs/three.md says what each costs and what 'three' leaves out (culling, LOD).
  */
 export type ThreeCrowdOptions = Omit<CrowdOptions, keyof ThreeCrowdFormats> & (
-  { shading?: 'crowd' } | ({ shading: 'three' } & ThreeShadingOptions)
+  {
+    /** Our skin pass draws the crowd (the default). */
+    shading?: 'crowd';
+  } | ({
+    /** three draws the crowd with a NodeMaterial, lit, fogged and shadowed by the scene. */
+    shading: 'three';
+  } & ThreeShadingOptions)
 );
 
 /** Crowd options chosen by the bridge: the formats and samples of its scene target. */
