@@ -2,9 +2,11 @@
 // draw (direct, or indirect with the cull pass's arguments). Instance i of the draw is the
 // slot in entry i of the bound list. The vertex shader blends the slot's joint matrices
 // (written by pose.wgsl, in model space) with the vertex's 4 or 8 weights, applies the
-// instance's world transform, then shades with the base colour (texture x factor) under one
-// directional light (shadowed through the ShadowPass's depth map when there is one) and a flat
-// ambient term. The shadow pass runs the same vertex entry points with the light's camera.
+// instance's world transform, then shades the glTF metallic-roughness material with three.js's
+// MeshStandardMaterial model (GGX, Smith-correlated visibility, Lambert diffuse, docs/materials.md)
+// under one directional sun (shadowed through the ShadowPass's depth map when there is one), an
+// ambient and a hemisphere term. The shadow pass runs the same vertex entry points with the
+// light's camera (and shadowMask for alphaMode MASK).
 // Layouts: src/runtime/layout.ts.
 
 // True when the colour target is not an -srgb format, so the shader encodes to sRGB itself.
@@ -42,11 +44,24 @@ struct Camera {
   shadowBias: f32,
   pad0: f32,
   pad1: f32,
+  eye: vec4f,
+  sunColor: vec3f,
+  skyColor: vec3f,
+  groundColor: vec3f,
 }
 
+// MATERIAL in src/runtime/layout.ts. eye: the camera position (w 1), or the direction towards an
+// orthographic camera (w 0). sunColor: linear RGB x intensity; skyColor / groundColor: ambient +
+// hemisphere irradiance of +y / -y normals. flags: MATERIAL_FLAGS (1 unlit, 2 alphaMode MASK).
 struct Material {
   baseColorFactor: vec4f,
   slotCount: u32,
+  metallic: f32,
+  roughness: f32,
+  alphaCutoff: f32,
+  emissive: vec3f,
+  occlusionStrength: f32,
+  flags: u32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -60,6 +75,10 @@ struct Material {
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var baseColorTexture: texture_2d<f32>;
 @group(1) @binding(2) var baseColorSampler: sampler;
+// Linear textures (1x1 white where the material has none): B metal, G rough; R occlusion. sRGB: emissive.
+@group(1) @binding(4) var metallicRoughnessTexture: texture_2d<f32>;
+@group(1) @binding(5) var occlusionTexture: texture_2d<f32>;
+@group(1) @binding(6) var emissiveTexture: texture_2d<f32>;
 // The directional light's depth map (ShadowPass), or a 1x1 stand-in when shadowStrength is 0.
 @group(2) @binding(0) var shadowMap: texture_depth_2d;
 @group(2) @binding(1) var shadowSampler: sampler_comparison;
@@ -333,14 +352,105 @@ fn lit(world: vec3f) -> f32 {
   return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
 }
 
+// The surface's base colour (linear RGBA): texture x factor. Per-instance appearance hooks here.
+fn baseColor(in: VertexOut) -> vec4f {
+  return textureSample(baseColorTexture, baseColorSampler, in.uv) * material.baseColorFactor;
+}
+
+// ---- three.js MeshStandardMaterial terms (node_modules/three/src/nodes/functions/BSDF) ------
+
+fn fSchlick(f0: vec3f, f90: f32, dotVH: f32) -> vec3f {
+  let fresnel = exp2((-5.55473 * dotVH - 6.98316) * dotVH);
+  return f0 * (1.0 - fresnel) + f90 * fresnel;
+}
+
+// Smith-correlated GGX visibility, already divided by 4 NL NV.
+fn vGgxSmithCorrelated(alpha: f32, dotNL: f32, dotNV: f32) -> f32 {
+  let a2 = alpha * alpha;
+  let gv = dotNL * sqrt(a2 + (1.0 - a2) * dotNV * dotNV);
+  let gl = dotNV * sqrt(a2 + (1.0 - a2) * dotNL * dotNL);
+  return 0.5 / max(gv + gl, 1e-6);
+}
+
+fn dGgx(alpha: f32, dotNH: f32) -> f32 {
+  let a2 = alpha * alpha;
+  let denom = 1.0 - dotNH * dotNH * (1.0 - a2);
+  return a2 / (denom * denom) * (1.0 / 3.141592653589793);
+}
+
+// Karis' analytic fit of the split-sum DFG terms (scale, bias); three.js reads a 16x16 table of
+// the same integral (DFGLUT.js), which this follows to about 0.01.
+fn dfgApprox(roughness: f32, dotNV: f32) -> vec2f {
+  let r = roughness * vec4f(-1.0, -0.0275, -0.572, 0.022) + vec4f(1.0, 0.0425, 1.04, -0.04);
+  let a004 = min(r.x * r.x, exp2(-9.28 * dotNV)) * r.x + r.y;
+  return vec2f(-1.04, 1.04) * a004 + r.zw;
+}
+
+// The view direction at `world` (unit, towards the camera).
+fn viewDirection(world: vec3f) -> vec3f {
+  return normalize(select(camera.eye.xyz, camera.eye.xyz - world, camera.eye.w != 0.0));
+}
+
 @fragment
 fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4f {
-  let base = textureSample(baseColorTexture, baseColorSampler, in.uv) * material.baseColorFactor;
-  let n = normalize(select(-in.normal, in.normal, front));
-  let light = 0.35 + 0.65 * max(dot(n, -camera.lightDirection), 0.0) * lit(in.world);
-  var color = base.rgb * light;
-  if (ENCODE_SRGB) {
-    color = pow(color, vec3f(1.0 / 2.2));
+  let base = baseColor(in);
+  if ((material.flags & 2u) != 0u && base.a < material.alphaCutoff) {
+    discard;
   }
-  return vec4f(color, 1.0);
+  // Roughness as three.js widens it for the normal's screen-space change (geometryRoughness).
+  let dxy = max(abs(dpdx(in.normal)), abs(dpdy(in.normal)));
+  let geometryRoughness = max(max(dxy.x, dxy.y), dxy.z);
+  var color = base.rgb;
+  if ((material.flags & 1u) == 0u) {
+    let n = normalize(select(-in.normal, in.normal, front));
+    let v = viewDirection(in.world);
+    let mr = textureSample(metallicRoughnessTexture, baseColorSampler, in.uv);
+    let metal = material.metallic * mr.b;
+    let roughness = min(max(material.roughness * mr.g, 0.0525) + geometryRoughness, 1.0);
+    let diffuse = base.rgb * (1.0 - metal);
+    let dielectricF0 = vec3f(0.04);
+    let f0 = mix(dielectricF0, base.rgb, metal);
+    let dotNV = clamp(dot(n, v), 0.0, 1.0);
+    let dfg = dfgApprox(roughness, dotNV);
+    let ess = dfg.x + dfg.y;
+    let multiScatteringCompensation = f0 * (1.0 / ess - 1.0) + 1.0;
+    // Direct: the sun.
+    let l = -camera.lightDirection;
+    let h = normalize(l + v);
+    let dotNL = clamp(dot(n, l), 0.0, 1.0);
+    let dotVH = clamp(dot(v, h), 0.0, 1.0);
+    let irradiance = dotNL * camera.sunColor * lit(in.world);
+    let alpha = max(roughness, 0.045) * max(roughness, 0.045);
+    let specular = fSchlick(f0, 1.0, dotVH) * vGgxSmithCorrelated(alpha, dotNL, dotNV) * dGgx(alpha, clamp(dot(n, h), 0.0, 1.0));
+    var light = irradiance * diffuse * (1.0 / 3.141592653589793) * (1.0 - fSchlick(dielectricF0, 1.0, dotVH));
+    light += irradiance * specular * multiScatteringCompensation;
+    // Indirect: ambient + hemisphere irradiance, less what the dielectric specular lobe reflects.
+    let ambient = mix(camera.groundColor, camera.skyColor, 0.5 * n.y + 0.5);
+    let fssEss = dielectricF0 * dfg.x + dfg.y;
+    let favg = dielectricF0 + (1.0 - dielectricF0) * 0.047619;
+    let fms = fssEss * favg / (1.0 - (1.0 - ess) * favg);
+    let scattered = fssEss + fms * (1.0 - ess);
+    let occlusion = 1.0 + material.occlusionStrength * (textureSample(occlusionTexture, baseColorSampler, in.uv).r - 1.0);
+    light += ambient * diffuse * (1.0 / 3.141592653589793) * (1.0 - scattered) * occlusion;
+    color = light;
+  }
+  color += material.emissive * textureSample(emissiveTexture, baseColorSampler, in.uv).rgb;
+  if (ENCODE_SRGB) {
+    color = linearToSrgb(color);
+  }
+  return vec4f(color, base.a);
+}
+
+// The sRGB transfer function (as an -srgb target applies it), per channel, clamped to [0, 1].
+fn linearToSrgb(c: vec3f) -> vec3f {
+  let x = clamp(c, vec3f(0.0), vec3f(1.0));
+  return select(1.055 * pow(x, vec3f(1.0 / 2.4)) - 0.055, x * 12.92, x <= vec3f(0.0031308));
+}
+
+// The shadow pass's fragment stage for alphaMode MASK primitives: cut-out texels cast no shadow.
+@fragment
+fn shadowMask(in: VertexOut) {
+  if (baseColor(in).a < material.alphaCutoff) {
+    discard;
+  }
 }

@@ -1,8 +1,8 @@
 import { readAccessor, ComponentType as C } from './accessor';
 import { check } from './errors';
-import type { GltfAsset } from './gltf-json';
+import type { EncodedImage, GltfAsset, GltfTextureInfo } from './gltf-json';
 import { loadMorphTargets } from './load-morph';
-import type { MaterialInfo, SkinnedPrimitive } from './rig';
+import { defaultMaterial, type MaterialInfo, type SkinnedPrimitive } from './rig';
 
 const FLOAT = [{ type: C.FLOAT }];
 const UV_TYPES = [{ type: C.FLOAT }, { type: C.UNSIGNED_BYTE, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true }];
@@ -128,29 +128,63 @@ function renormalise(weights: Float32Array, influences: number, where: string, w
 }
 
 function loadMaterial(asset: GltfAsset, index: number | undefined, where: string, warnings: string[]): MaterialInfo {
-  const material: MaterialInfo = { baseColorFactor: [1, 1, 1, 1] };
+  const material = defaultMaterial();
   if (index === undefined) return material;
   const materials = asset.json.materials ?? [];
   check(Number.isInteger(index) && index >= 0 && index < materials.length, `${where}: material ${index} does not exist (the file has ${materials.length})`);
-  const pbr = materials[index].pbrMetallicRoughness ?? {};
-  if (pbr.baseColorFactor !== undefined) {
-    const f = pbr.baseColorFactor;
-    check(Array.isArray(f) && f.length === 4 && f.every(Number.isFinite), `material ${index}: baseColorFactor must be 4 numbers`);
-    material.baseColorFactor = [f[0], f[1], f[2], f[3]];
-  }
-  const info = pbr.baseColorTexture;
-  if (info === undefined) return material;
+  const m = materials[index];
+  const pbr = m.pbrMetallicRoughness ?? {};
+  const unit = (value: number | undefined, name: string, fallback: number): number => {
+    if (value === undefined) return fallback;
+    check(typeof value === 'number' && value >= 0 && value <= 1, `material ${index}: ${name} must be a number in [0, 1], got ${String(value)}`);
+    return value;
+  };
+  const numbers = (value: number[] | undefined, n: number, name: string): number[] | undefined => {
+    if (value === undefined) return undefined;
+    check(Array.isArray(value) && value.length === n && value.every(Number.isFinite), `material ${index}: ${name} must be ${n} numbers`);
+    return value;
+  };
+  const f = numbers(pbr.baseColorFactor, 4, 'baseColorFactor');
+  if (f) material.baseColorFactor = [f[0], f[1], f[2], f[3]];
+  material.metallicFactor = unit(pbr.metallicFactor, 'metallicFactor', 1);
+  material.roughnessFactor = unit(pbr.roughnessFactor, 'roughnessFactor', 1);
+  const strength = m.extensions?.KHR_materials_emissive_strength?.emissiveStrength ?? 1;
+  check(typeof strength === 'number' && strength >= 0 && Number.isFinite(strength), `material ${index}: KHR_materials_emissive_strength.emissiveStrength must be a finite number >= 0`);
+  const e = numbers(m.emissiveFactor, 3, 'emissiveFactor');
+  if (e) material.emissiveFactor = [e[0] * strength, e[1] * strength, e[2] * strength];
+  material.occlusionStrength = unit(m.occlusionTexture?.strength, 'occlusionTexture.strength', 1);
+  const mode = m.alphaMode ?? 'OPAQUE';
+  check(mode === 'OPAQUE' || mode === 'MASK' || mode === 'BLEND', `material ${index}: alphaMode must be OPAQUE, MASK or BLEND, got ${String(mode)}`);
+  material.alphaMode = mode;
+  const cutoff = m.alphaCutoff ?? 0.5;
+  check(typeof cutoff === 'number' && cutoff >= 0, `material ${index}: alphaCutoff must be a number >= 0`);
+  material.alphaCutoff = cutoff;
+  material.doubleSided = m.doubleSided === true;
+  material.unlit = m.extensions?.KHR_materials_unlit !== undefined;
+  if (m.normalTexture) warnings.push(`material ${index}: normal texture not drawn (normal maps are not supported yet); the surface normal is used`);
+  material.baseColorImage = textureImage(asset, index, 'base colour', pbr.baseColorTexture, warnings);
+  material.metallicRoughnessImage = textureImage(asset, index, 'metallic-roughness', pbr.metallicRoughnessTexture, warnings);
+  material.emissiveImage = textureImage(asset, index, 'emissive', m.emissiveTexture, warnings);
+  material.occlusionImage = textureImage(asset, index, 'occlusion', m.occlusionTexture, warnings);
+  return material;
+}
+
+/** The image a material's texture reference points at, or undefined (with a warning when it cannot be drawn). */
+function textureImage(asset: GltfAsset, index: number, what: string, info: GltfTextureInfo | undefined, warnings: string[]): EncodedImage | undefined {
+  if (info === undefined) return undefined;
   if ((info.texCoord ?? 0) !== 0) {
-    warnings.push(`material ${index}: base colour texture uses TEXCOORD_${info.texCoord}; only TEXCOORD_0 is drawn, texture ignored`);
-    return material;
+    warnings.push(`material ${index}: ${what} texture uses TEXCOORD_${info.texCoord}; only TEXCOORD_0 is drawn, texture ignored`);
+    return undefined;
+  }
+  if ((info as { extensions?: Record<string, unknown> }).extensions?.KHR_texture_transform !== undefined) {
+    warnings.push(`material ${index}: ${what} texture's KHR_texture_transform is not applied`);
   }
   const texture = asset.json.textures?.[info.index];
   check(texture !== undefined, `material ${index}: texture ${info.index} does not exist (the file has ${asset.json.textures?.length ?? 0})`);
   const image = texture.source === undefined ? undefined : asset.images[texture.source];
   if (image === undefined) {
-    warnings.push(`material ${index}: texture ${info.index} has no image that could be read; drawn untextured`);
-    return material;
+    warnings.push(`material ${index}: texture ${info.index} has no image that could be read; ${what} texture ignored`);
+    return undefined;
   }
-  material.baseColorImage = image;
-  return material;
+  return image;
 }

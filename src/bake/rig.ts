@@ -47,11 +47,42 @@ export interface Skin {
   inverseBind: Float64Array;
 }
 
+/** A glTF metallic-roughness material as drawn (docs/materials.md). Images are on TEXCOORD_0. */
 export interface MaterialInfo {
   /** Linear RGBA base colour factor. */
   baseColorFactor: [number, number, number, number];
-  /** Base colour image (encoded PNG/JPEG bytes) when the material has a texture on UV0. */
+  /** Base colour image (encoded PNG/JPEG bytes, sRGB) when the material has a texture on UV0. */
   baseColorImage?: EncodedImage;
+  /** Metalness in [0, 1] (glTF default 1). */
+  metallicFactor: number;
+  /** Perceptual roughness in [0, 1] (glTF default 1). */
+  roughnessFactor: number;
+  /** Linear image: B = metalness, G = roughness, each times its factor. */
+  metallicRoughnessImage?: EncodedImage;
+  /** Linear RGB emitted radiance: emissiveFactor x KHR_materials_emissive_strength (default 0). */
+  emissiveFactor: [number, number, number];
+  /** sRGB image multiplying emissiveFactor. */
+  emissiveImage?: EncodedImage;
+  /** Linear image whose R is ambient occlusion, applied as 1 + strength (R - 1). */
+  occlusionImage?: EncodedImage;
+  /** Occlusion strength in [0, 1] (default 1). */
+  occlusionStrength: number;
+  /** glTF alphaMode: OPAQUE ignores alpha, MASK discards below alphaCutoff, BLEND blends over. */
+  alphaMode: 'OPAQUE' | 'MASK' | 'BLEND';
+  /** MASK's cutoff (default 0.5). */
+  alphaCutoff: number;
+  /** Both faces drawn (true) or back faces culled (false, glTF's default). */
+  doubleSided: boolean;
+  /** KHR_materials_unlit: base colour only, no lighting. */
+  unlit: boolean;
+}
+
+/** The material of a primitive without one (glTF's default material). */
+export function defaultMaterial(): MaterialInfo {
+  return {
+    baseColorFactor: [1, 1, 1, 1], metallicFactor: 1, roughnessFactor: 1, emissiveFactor: [0, 0, 0],
+    occlusionStrength: 1, alphaMode: 'OPAQUE', alphaCutoff: 0.5, doubleSided: false, unlit: false,
+  };
 }
 
 export interface SkinnedPrimitive {
