@@ -50,6 +50,7 @@ export { CrowdPicking, MAX_PENDING_PICKS, type PickHit, type PickOptions } from 
 export type { PickCamera, Ray, ScreenRect } from './features/picking/ray';
 export type { InstanceAnimation } from './runtime/instance-records';
 export type { SkinPassOptions } from './runtime/skin-pass';
+export type { AmbientOptions, HemisphereOptions, LightOptions, LinearRgb, SunOptions } from './runtime/lights';
 export type { SkinningMethod } from './runtime/layout';
 export { requiredCrowdLimits } from './runtime/limits';
 /**
