@@ -3,6 +3,7 @@ import { mat4 } from 'wgpu-matrix';
 import type { EncodedImage } from '../bake/gltf-json';
 import type { MaterialInfo } from '../bake/rig';
 import { CAMERA, checkSkinning, MATERIAL, MATERIAL_FLAGS, type SkinningMethod } from './layout';
+import { MipmapGenerator, mipLevelCount } from './mipmaps';
 import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
@@ -68,6 +69,8 @@ export class SkinPass {
   /** The lights as the shader reads them; `lights.direction` is the sun's (the shadow map follows it). */
   readonly lights: ResolvedLights;
   private readonly inverse = mat4.create();
+  /** Made when the first image texture is uploaded. */
+  private mipmaps: MipmapGenerator | undefined;
   private readonly camera: GPUBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
   private readonly frameLayout: GPUBindGroupLayout;
@@ -142,7 +145,7 @@ export class SkinPass {
       if (!pipeline) pipelines.set(key, (pipeline = this.createPipeline(module, layout, buffers, options)));
       return pipeline;
     };
-    const sampler = device.createSampler({ label: 'SkinPass.sampler', magFilter: 'linear', minFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
+    const sampler = device.createSampler({ label: 'SkinPass.sampler', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
     // One texture per (image, format): colour images are sRGB, data images (metal-rough, occlusion) linear.
     const textureViews = new Map<EncodedImage | undefined, Map<GPUTextureFormat, GPUTextureView>>();
     const viewOf = (image: EncodedImage | undefined, format: GPUTextureFormat, label: string): GPUTextureView => {
@@ -307,13 +310,17 @@ export class SkinPass {
     return buffer;
   }
 
+  /** A texture of `bitmap` with its full mip chain (three.js mipmaps glTF textures too), or 1x1 white. */
   private createTexture(label: string, bitmap: ImageBitmap | undefined, format: GPUTextureFormat): GPUTextureView {
     const size = bitmap ? [bitmap.width, bitmap.height] : [1, 1];
     const texture = this.track(this.device.createTexture({
-      label, size, format,
+      label, size, format, mipLevelCount: mipLevelCount(size[0], size[1]),
       usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST | GPUTextureUsage.RENDER_ATTACHMENT,
     }));
-    if (bitmap) this.device.queue.copyExternalImageToTexture({ source: bitmap }, { texture }, size);
+    if (bitmap) {
+      this.device.queue.copyExternalImageToTexture({ source: bitmap }, { texture }, size);
+      (this.mipmaps ??= new MipmapGenerator(this.device)).generate(texture);
+    }
     else this.device.queue.writeTexture({ texture }, new Uint8Array([255, 255, 255, 255]), { bytesPerRow: 4 }, [1, 1]);
     return texture.createView({ label: `${label}.view` });
   }
