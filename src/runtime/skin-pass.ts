@@ -1,8 +1,8 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
 import { mat4 } from 'wgpu-matrix';
 import type { EncodedImage } from '../bake/gltf-json';
-import type { MaterialInfo } from '../bake/rig';
-import { CAMERA, checkSkinning, MATERIAL, MATERIAL_FLAGS, type SkinningMethod } from './layout';
+import { CAMERA, checkSkinning, type SkinningMethod } from './layout';
+import { cullMode, materialRecord } from './material-data';
 import { MipmapGenerator, mipLevelCount } from './mipmaps';
 import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
@@ -394,25 +394,4 @@ export function vertexEntryPoint(buffers: PrimitiveBuffers): string {
 function pipelineKey(buffers: PrimitiveBuffers): string {
   const m = buffers.primitive.material;
   return `${vertexEntryPoint(buffers)}.${m.alphaMode}.${m.doubleSided ? 'double' : 'single'}`;
-}
-
-/** glTF doubleSided false: back faces (clockwise in glTF's counter-clockwise convention) are culled. */
-export function cullMode(material: MaterialInfo): GPUCullMode {
-  return material.doubleSided ? 'none' : 'back';
-}
-
-/** A primitive's MATERIAL uniform record. */
-function materialRecord(m: MaterialInfo, slotCount: number): ArrayBuffer {
-  const data = new ArrayBuffer(MATERIAL.size);
-  const f = new Float32Array(data);
-  const u = new Uint32Array(data);
-  f.set(m.baseColorFactor, MATERIAL.baseColorFactor / 4);
-  u[MATERIAL.slotCount / 4] = slotCount;
-  f[MATERIAL.metallic / 4] = m.metallicFactor;
-  f[MATERIAL.roughness / 4] = m.roughnessFactor;
-  f[MATERIAL.alphaCutoff / 4] = m.alphaCutoff;
-  f.set(m.emissiveFactor, MATERIAL.emissive / 4);
-  f[MATERIAL.occlusionStrength / 4] = m.occlusionStrength;
-  u[MATERIAL.flags / 4] = (m.unlit ? MATERIAL_FLAGS.unlit : 0) | (m.alphaMode === 'MASK' ? MATERIAL_FLAGS.mask : 0);
-  return data;
 }
