@@ -53,6 +53,7 @@ struct Camera {
 // MATERIAL in src/runtime/layout.ts. eye: the camera position (w 1), or the direction towards an
 // orthographic camera (w 0). sunColor: linear RGB x intensity; skyColor / groundColor: ambient +
 // hemisphere irradiance of +y / -y normals. flags: MATERIAL_FLAGS (1 unlit, 2 alphaMode MASK).
+// uvTransform: KHR_texture_transform rows of textures 0 base, 1 metal-rough, 2 occlusion, 3 emissive.
 struct Material {
   baseColorFactor: vec4f,
   slotCount: u32,
@@ -62,6 +63,7 @@ struct Material {
   emissive: vec3f,
   occlusionStrength: f32,
   flags: u32,
+  uvTransform: array<vec4f, 8>,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -352,9 +354,15 @@ fn lit(world: vec3f) -> f32 {
   return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
 }
 
+// Texture `t`'s coordinates (KHR_texture_transform; identity without one).
+fn uvOf(t: u32, uv: vec2f) -> vec2f {
+  let p = vec3f(uv, 1.0);
+  return vec2f(dot(material.uvTransform[2u * t].xyz, p), dot(material.uvTransform[2u * t + 1u].xyz, p));
+}
+
 // The surface's base colour (linear RGBA): texture x factor. Per-instance appearance hooks here.
 fn baseColor(in: VertexOut) -> vec4f {
-  return textureSample(baseColorTexture, baseColorSampler, in.uv) * material.baseColorFactor;
+  return textureSample(baseColorTexture, baseColorSampler, uvOf(0u, in.uv)) * material.baseColorFactor;
 }
 
 // ---- three.js MeshStandardMaterial terms (node_modules/three/src/nodes/functions/BSDF) ------
@@ -428,7 +436,7 @@ fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) v
   if ((material.flags & 1u) == 0u) {
     let n = normalize(select(-in.normal, in.normal, front));
     let v = viewDirection(in.world);
-    let mr = textureSample(metallicRoughnessTexture, baseColorSampler, in.uv);
+    let mr = textureSample(metallicRoughnessTexture, baseColorSampler, uvOf(1u, in.uv));
     let metal = material.metallic * mr.b;
     let roughness = min(max(material.roughness * mr.g, 0.0525) + geometryRoughness, 1.0);
     let diffuse = base.rgb * (1.0 - metal);
@@ -454,11 +462,11 @@ fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) v
     let favg = dielectricF0 + (1.0 - dielectricF0) * 0.047619;
     let fms = fssEss * favg / (1.0 - (1.0 - ess) * favg);
     let scattered = fssEss + fms * (1.0 - ess);
-    let occlusion = 1.0 + material.occlusionStrength * (textureSample(occlusionTexture, baseColorSampler, in.uv).r - 1.0);
+    let occlusion = 1.0 + material.occlusionStrength * (textureSample(occlusionTexture, baseColorSampler, uvOf(2u, in.uv)).r - 1.0);
     light += ambient * diffuse * (1.0 / 3.141592653589793) * (1.0 - scattered) * occlusion;
     color = light;
   }
-  color += material.emissive * textureSample(emissiveTexture, baseColorSampler, in.uv).rgb;
+  color += material.emissive * textureSample(emissiveTexture, baseColorSampler, uvOf(3u, in.uv)).rgb;
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
   }

@@ -166,7 +166,29 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
   material.metallicRoughnessImage = textureImage(asset, index, 'metallic-roughness', pbr.metallicRoughnessTexture, warnings);
   material.emissiveImage = textureImage(asset, index, 'emissive', m.emissiveTexture, warnings);
   material.occlusionImage = textureImage(asset, index, 'occlusion', m.occlusionTexture, warnings);
+  [pbr.baseColorTexture, pbr.metallicRoughnessTexture, m.occlusionTexture, m.emissiveTexture].forEach((info, t) => {
+    const transform = (info as { extensions?: { KHR_texture_transform?: TextureTransform } } | undefined)?.extensions?.KHR_texture_transform;
+    if (transform) material.uvTransforms.set(uvTransform(transform, `material ${index}`), t * 6);
+  });
   return material;
+}
+
+interface TextureTransform { offset?: number[]; rotation?: number; scale?: number[]; texCoord?: number }
+
+/**
+ * KHR_texture_transform's matrix T R S (the extension's definition, which three.js's GLTFLoader
+ * also writes): rows (sx cos r, sy sin r, tx), (-sx sin r, sy cos r, ty).
+ */
+function uvTransform(t: TextureTransform, where: string): number[] {
+  const offset = t.offset ?? [0, 0];
+  const scale = t.scale ?? [1, 1];
+  const r = t.rotation ?? 0;
+  check(Array.isArray(offset) && offset.length === 2 && offset.every(Number.isFinite), `${where}: KHR_texture_transform.offset must be 2 numbers`);
+  check(Array.isArray(scale) && scale.length === 2 && scale.every(Number.isFinite), `${where}: KHR_texture_transform.scale must be 2 numbers`);
+  check(typeof r === 'number' && Number.isFinite(r), `${where}: KHR_texture_transform.rotation must be a number (radians)`);
+  const c = Math.cos(r);
+  const s = Math.sin(r);
+  return [scale[0] * c, scale[1] * s, offset[0], -scale[0] * s, scale[1] * c, offset[1]];
 }
 
 /** The image a material's texture reference points at, or undefined (with a warning when it cannot be drawn). */
@@ -176,8 +198,8 @@ function textureImage(asset: GltfAsset, index: number, what: string, info: GltfT
     warnings.push(`material ${index}: ${what} texture uses TEXCOORD_${info.texCoord}; only TEXCOORD_0 is drawn, texture ignored`);
     return undefined;
   }
-  if ((info as { extensions?: Record<string, unknown> }).extensions?.KHR_texture_transform !== undefined) {
-    warnings.push(`material ${index}: ${what} texture's KHR_texture_transform is not applied`);
+  if ((info as { extensions?: { KHR_texture_transform?: TextureTransform } }).extensions?.KHR_texture_transform?.texCoord !== undefined) {
+    warnings.push(`material ${index}: ${what} texture's KHR_texture_transform.texCoord is ignored (TEXCOORD_0 is used)`);
   }
   const texture = asset.json.textures?.[info.index];
   check(texture !== undefined, `material ${index}: texture ${info.index} does not exist (the file has ${asset.json.textures?.length ?? 0})`);

@@ -75,6 +75,12 @@ export interface MaterialInfo {
   doubleSided: boolean;
   /** KHR_materials_unlit: base colour only, no lighting. */
   unlit: boolean;
+  /**
+   * KHR_texture_transform of the base colour, metallic-roughness, occlusion and emissive
+   * textures, in that order: 6 numbers each, the rows (a, b, c), (d, e, f) of uv' = M (u, v, 1);
+   * identity where a texture has none.
+   */
+  uvTransforms: Float32Array;
 }
 
 /** The material of a primitive without one (glTF's default material). */
@@ -82,6 +88,7 @@ export function defaultMaterial(): MaterialInfo {
   return {
     baseColorFactor: [1, 1, 1, 1], metallicFactor: 1, roughnessFactor: 1, emissiveFactor: [0, 0, 0],
     occlusionStrength: 1, alphaMode: 'OPAQUE', alphaCutoff: 0.5, doubleSided: false, unlit: false,
+    uvTransforms: Float32Array.from({ length: 24 }, (_, i) => (i % 6 === 0 || i % 6 === 4 ? 1 : 0)),
   };
 }
 

@@ -194,7 +194,7 @@ export function checkSkinning(value: unknown, required = false): SkinningMethod 
 
 /** Per-primitive uniform block (shaders/skin.wgsl `Material`). */
 export const MATERIAL = {
-  size: 64,
+  size: 192,
   baseColorFactor: 0, //    vec4f: linear RGBA
   slotCount: 16, //         u32: joint matrices per instance
   metallic: 20, //          f32 in [0, 1]
@@ -203,7 +203,8 @@ export const MATERIAL = {
   emissive: 32, //          vec3f: linear emitted radiance (x emissive strength)
   occlusionStrength: 44, // f32 in [0, 1]
   flags: 48, //             u32: MATERIAL_FLAGS bits
-  // 12 bytes of padding (uniform blocks are 16-byte multiples)
+  // 12 bytes of padding
+  uvTransform: 64, //       array<vec4f, 8>: per texture (base, metal-rough, occlusion, emissive) the rows (a, b, c, 0), (d, e, f, 0) of KHR_texture_transform
 } as const;
 
 /** Bits of MATERIAL.flags (skin.wgsl reads them as literals: keep in step). */

@@ -21,6 +21,10 @@ export function materialRecord(m: MaterialInfo, slotCount: number): ArrayBuffer 
   f[MATERIAL.alphaCutoff / 4] = m.alphaCutoff;
   f.set(m.emissiveFactor, MATERIAL.emissive / 4);
   f[MATERIAL.occlusionStrength / 4] = m.occlusionStrength;
+  for (let t = 0; t < 4; t++) {
+    f.set(m.uvTransforms.subarray(t * 6, t * 6 + 3), MATERIAL.uvTransform / 4 + t * 8);
+    f.set(m.uvTransforms.subarray(t * 6 + 3, t * 6 + 6), MATERIAL.uvTransform / 4 + t * 8 + 4);
+  }
   u[MATERIAL.flags / 4] = (m.unlit ? MATERIAL_FLAGS.unlit : 0) | (m.alphaMode === 'MASK' ? MATERIAL_FLAGS.mask : 0);
   return data;
 }

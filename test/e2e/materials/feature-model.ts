@@ -2,7 +2,8 @@
  * A generated glTF (CC0, built here) whose primitives each use one material feature, for the
  * three.js comparison (test/e2e/materials.test.ts): spheres in a row (dielectric, metal with a
  * metallic-roughness texture, emissive with KHR_materials_emissive_strength and an emissive
- * texture, occlusion texture, KHR_materials_unlit, alphaMode MASK over a texture's alpha, BLEND),
+ * texture, occlusion texture, KHR_materials_unlit, alphaMode MASK over a texture's alpha moved by
+ * KHR_texture_transform, BLEND),
  * then two quads facing away from the camera (doubleSided true: drawn; false: culled). One joint
  * moves it all; one clip of one key. Returned as a data: URL both loaders read.
  */
@@ -110,14 +111,15 @@ export function featureModelUrl(): string {
       extensions: { KHR_materials_emissive_strength: { emissiveStrength: 1.5 } } },
     { name: 'occlusion', pbrMetallicRoughness: { baseColorFactor: [0.9, 0.9, 0.9, 1], metallicFactor: 0, roughnessFactor: 0.7 }, occlusionTexture: { index: 1, strength: 0.8 } },
     { name: 'unlit', pbrMetallicRoughness: { baseColorFactor: [0.2, 0.7, 0.3, 1] }, extensions: { KHR_materials_unlit: {} } },
-    { name: 'mask', pbrMetallicRoughness: { baseColorTexture: { index: 2 }, metallicFactor: 0 }, alphaMode: 'MASK', alphaCutoff: 0.5 },
+    { name: 'mask', pbrMetallicRoughness: { baseColorTexture: { index: 2, extensions: { KHR_texture_transform: { offset: [0.1, 0.2], rotation: 0.5, scale: [2, 1.5] } } }, metallicFactor: 0 },
+      alphaMode: 'MASK', alphaCutoff: 0.5 },
     { name: 'blend', pbrMetallicRoughness: { baseColorFactor: [0.3, 0.4, 0.9, 0.5], metallicFactor: 0, roughnessFactor: 0.5 }, alphaMode: 'BLEND' },
     { name: 'double-sided', pbrMetallicRoughness: { baseColorFactor: [0.9, 0.9, 0.2, 1], metallicFactor: 0 }, doubleSided: true },
     { name: 'single-sided', pbrMetallicRoughness: { baseColorFactor: [0.9, 0.2, 0.9, 1], metallicFactor: 0 } },
   ];
   const gltf = {
     asset: { version: '2.0', generator: 'crowd-skin test/e2e/materials/feature-model.ts (CC0)' },
-    extensionsUsed: ['KHR_materials_emissive_strength', 'KHR_materials_unlit'],
+    extensionsUsed: ['KHR_materials_emissive_strength', 'KHR_materials_unlit', 'KHR_texture_transform'],
     scene: 0, scenes: [{ nodes: [0, 1] }],
     nodes: [{ name: 'root' }, { name: 'features', mesh: 0, skin: 0 }],
     skins: [{ joints: [0], inverseBindMatrices: inverseBind }],
