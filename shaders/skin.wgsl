@@ -92,6 +92,8 @@ struct VertexOut {
   @location(2) world: vec3f,
   // The instance's slot: the pick pass's fragment stage reads it (shaders/picking/pick.wgsl), the skin pass's ignores it.
   @location(3) @interpolate(flat) slot: u32,
+  // COLOR_0 (linear RGBA; white without one).
+  @location(4) color: vec4f,
 }
 
 // The weighted sum over a vertex's influences. Linear: the blended matrix rows. Dual
@@ -142,7 +144,7 @@ fn place(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f) -> Placed {
   return Placed((world * model).xyz, (world * vec4f(n, 0.0)).xyz);
 }
 
-fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f) -> VertexOut {
+fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f, color: vec4f) -> VertexOut {
   let placed = place(m, instances[slot].world, position, normal);
   var out: VertexOut;
   out.clip = camera.viewProjection * vec4f(placed.position, 1.0);
@@ -150,6 +152,7 @@ fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f) -> V
   out.uv = uv;
   out.world = placed.position;
   out.slot = slot;
+  out.color = color;
   return out;
 }
 
@@ -180,9 +183,10 @@ fn vertex4(
   @location(2) uv: vec2f,
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, position, normal, uv);
+  return finish(skin4(jointSetOf(slot), joints, weights), slot, position, normal, uv, color);
 }
 
 @vertex
@@ -195,9 +199,10 @@ fn vertex8(
   @location(4) weights: vec4f,
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, position, normal, uv);
+  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, position, normal, uv, color);
 }
 
 // ---- Dual-quaternion skinning (CrowdOptions.skinning 'dual-quaternion') --------------------
@@ -311,10 +316,11 @@ fn vertex4Morph(
   @location(2) uv: vec2f,
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
   let morphed = morph(vertex, slot, position, normal);
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, morphed.position, morphed.normal, uv);
+  return finish(skin4(jointSetOf(slot), joints, weights), slot, morphed.position, morphed.normal, uv, color);
 }
 
 @vertex
@@ -328,10 +334,11 @@ fn vertex8Morph(
   @location(4) weights: vec4f,
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
   let morphed = morph(vertex, slot, position, normal);
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv);
+  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv, color);
 }
 
 // How much of the light reaches `world`: 1 lit, 0 in shadow; 3 x 3 percentage-closer filtering
@@ -360,9 +367,9 @@ fn uvOf(t: u32, uv: vec2f) -> vec2f {
   return vec2f(dot(material.uvTransform[2u * t].xyz, p), dot(material.uvTransform[2u * t + 1u].xyz, p));
 }
 
-// The surface's base colour (linear RGBA): texture x factor. Per-instance appearance hooks here.
+// The surface's base colour (linear RGBA): texture x factor x COLOR_0. Per-instance appearance hooks here.
 fn baseColor(in: VertexOut) -> vec4f {
-  return textureSample(baseColorTexture, baseColorSampler, uvOf(0u, in.uv)) * material.baseColorFactor;
+  return textureSample(baseColorTexture, baseColorSampler, uvOf(0u, in.uv)) * material.baseColorFactor * in.color;
 }
 
 // ---- three.js MeshStandardMaterial terms (node_modules/three/src/nodes/functions/BSDF) ------

@@ -52,6 +52,16 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
     const sized = { count: vertexCount };
     const normals = attr.NORMAL === undefined ? undefined
       : readAccessor(asset, attr.NORMAL, `${where} NORMAL`, { types: ['VEC3'], components: FLOAT, ...sized }).values as Float32Array;
+    // COLOR_0 (VEC3 or VEC4; float or normalised) as linear RGBA, alpha 1 for VEC3: multiplies base colour.
+    let colors: Float32Array | undefined;
+    if (attr.COLOR_0 !== undefined) {
+      const c = readAccessor(asset, attr.COLOR_0, `${where} COLOR_0`, { types: ['VEC3', 'VEC4'], components: UV_TYPES, ...sized }).values;
+      const width = c.length / vertexCount;
+      colors = new Float32Array(vertexCount * 4);
+      for (let v = 0; v < vertexCount; v++) {
+        for (let k = 0; k < 4; k++) colors[v * 4 + k] = k < width ? c[v * width + k] : 1;
+      }
+    }
     const uvs = attr.TEXCOORD_0 === undefined ? undefined
       : readAccessor(asset, attr.TEXCOORD_0, `${where} TEXCOORD_0`, { types: ['VEC2'], components: UV_TYPES, ...sized }).values as Float32Array;
 
@@ -101,7 +111,7 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
 
     out.push({
       gltfNode: src.gltfNode, gltfMesh: src.gltfMesh, primitiveIndex: p, skin: src.skin, vertexCount,
-      positions: positions.values as Float32Array, normals, uvs, influences, joints, weights, indices,
+      positions: positions.values as Float32Array, normals, uvs, ...(colors ? { colors } : {}), influences, joints, weights, indices,
       material: loadMaterial(asset, prim.material, where, warnings),
       ...(src.morphSet === undefined ? {} : { morph: loadMorphTargets(asset, prim, src.morphSet, vertexCount, normals !== undefined, where) }),
     });

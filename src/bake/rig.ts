@@ -106,6 +106,8 @@ export interface SkinnedPrimitive {
   normals?: Float32Array;
   /** vec2 per vertex (TEXCOORD_0), or undefined. */
   uvs?: Float32Array;
+  /** COLOR_0 as linear RGBA, 4 per vertex (alpha 1 where the file has RGB), when present. */
+  colors?: Float32Array;
   /** Influences per vertex: 4 (JOINTS_0) or 8 (JOINTS_0 + JOINTS_1). */
   influences: 4 | 8;
   /** Skin joint index per influence (`vertexCount * influences`). */

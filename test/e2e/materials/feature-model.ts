@@ -1,6 +1,6 @@
 /**
  * A generated glTF (CC0, built here) whose primitives each use one material feature, for the
- * three.js comparison (test/e2e/materials.test.ts): spheres in a row (dielectric, metal with a
+ * three.js comparison (test/e2e/materials.test.ts): spheres in a row (a dielectric with COLOR_0, metal with a
  * metallic-roughness texture, emissive with KHR_materials_emissive_strength and an emissive
  * texture, occlusion texture, KHR_materials_unlit, alphaMode MASK over a texture's alpha moved by
  * KHR_texture_transform, BLEND),
@@ -94,6 +94,8 @@ export function featureModelUrl(): string {
     return {
       attributes: {
         POSITION: accessor(p.positions, 'VEC3', 5126, true), NORMAL: accessor(p.normals, 'VEC3', 5126), TEXCOORD_0: accessor(p.uvs, 'VEC2', 5126),
+        // COLOR_0 on the dielectric sphere only: a gradient from white at the top to blue below.
+        ...(m === 0 ? { COLOR_0: accessor(Array.from({ length: n * 3 }, (_, i) => (i % 3 === 2 ? 1 : 0.5 + 0.5 * p.normals[i - (i % 3) + 1])), 'VEC3', 5126) } : {}),
         JOINTS_0: accessor(Array.from({ length: n * 4 }, () => 0), 'VEC4', 5121), WEIGHTS_0: accessor(Array.from({ length: n * 4 }, (_, i) => (i % 4 === 0 ? 1 : 0)), 'VEC4', 5126),
       },
       indices: accessor(p.indices, 'SCALAR', 5125), material: m,
