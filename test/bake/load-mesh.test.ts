@@ -19,7 +19,7 @@ async function withMaterial(material: Record<string, unknown>) {
 }
 
 describe('loadMaterial', () => {
-  it('reads metal, roughness, emissive x strength, occlusion strength, MASK, doubleSided and unlit', async () => {
+  it('reads metal, roughness, emissive x strength, MASK, doubleSided and unlit', async () => {
     const character = await withMaterial({
       pbrMetallicRoughness: { baseColorFactor: [0.5, 0.4, 0.3, 1], metallicFactor: 0.25, roughnessFactor: 0.75 },
       emissiveFactor: [1, 0.5, 0], alphaMode: 'MASK', alphaCutoff: 0.3, doubleSided: true,
