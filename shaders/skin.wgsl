@@ -2,9 +2,11 @@
 // draw (direct, or indirect with the cull pass's arguments). Instance i of the draw is the
 // slot in entry i of the bound list. The vertex shader blends the slot's joint matrices
 // (written by pose.wgsl, in model space) with the vertex's 4 or 8 weights, applies the
-// instance's world transform, then shades with the base colour (texture x factor) under one
-// directional light (shadowed through the ShadowPass's depth map when there is one) and a flat
-// ambient term. The shadow pass runs the same vertex entry points with the light's camera.
+// instance's world transform, then shades the glTF metallic-roughness material with three.js's
+// MeshStandardMaterial model (GGX, Smith-correlated visibility, Lambert diffuse, docs/materials.md)
+// under one directional sun (shadowed through the ShadowPass's depth map when there is one), an
+// ambient and a hemisphere term. The shadow pass runs the same vertex entry points with the
+// light's camera (and shadowMask for alphaMode MASK).
 // Layouts: src/runtime/layout.ts.
 
 // True when the colour target is not an -srgb format, so the shader encodes to sRGB itself.
@@ -42,11 +44,26 @@ struct Camera {
   shadowBias: f32,
   pad0: f32,
   pad1: f32,
+  eye: vec4f,
+  sunColor: vec3f,
+  skyColor: vec3f,
+  groundColor: vec3f,
 }
 
+// MATERIAL in src/runtime/layout.ts. eye: the camera position (w 1), or the direction towards an
+// orthographic camera (w 0). sunColor: linear RGB x intensity; skyColor / groundColor: ambient +
+// hemisphere irradiance of +y / -y normals. flags: MATERIAL_FLAGS (1 unlit, 2 alphaMode MASK).
+// uvTransform: KHR_texture_transform rows of textures 0 base, 1 metal-rough, 2 occlusion, 3 emissive.
 struct Material {
   baseColorFactor: vec4f,
   slotCount: u32,
+  metallic: f32,
+  roughness: f32,
+  alphaCutoff: f32,
+  emissive: vec3f,
+  occlusionStrength: f32,
+  flags: u32,
+  uvTransform: array<vec4f, 8>,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -60,6 +77,10 @@ struct Material {
 @group(1) @binding(0) var<uniform> material: Material;
 @group(1) @binding(1) var baseColorTexture: texture_2d<f32>;
 @group(1) @binding(2) var baseColorSampler: sampler;
+// Linear textures (1x1 white where the material has none): B metal, G rough; R occlusion. sRGB: emissive.
+@group(1) @binding(4) var metallicRoughnessTexture: texture_2d<f32>;
+@group(1) @binding(5) var occlusionTexture: texture_2d<f32>;
+@group(1) @binding(6) var emissiveTexture: texture_2d<f32>;
 // The directional light's depth map (ShadowPass), or a 1x1 stand-in when shadowStrength is 0.
 @group(2) @binding(0) var shadowMap: texture_depth_2d;
 @group(2) @binding(1) var shadowSampler: sampler_comparison;
@@ -71,6 +92,8 @@ struct VertexOut {
   @location(2) world: vec3f,
   // The instance's slot: the pick pass's fragment stage reads it (shaders/picking/pick.wgsl), the skin pass's ignores it.
   @location(3) @interpolate(flat) slot: u32,
+  // COLOR_0 (linear RGBA; white without one).
+  @location(4) color: vec4f,
 }
 
 // The weighted sum over a vertex's influences. Linear: the blended matrix rows. Dual
@@ -121,7 +144,7 @@ fn place(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f) -> Placed {
   return Placed((world * model).xyz, (world * vec4f(n, 0.0)).xyz);
 }
 
-fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f) -> VertexOut {
+fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f, color: vec4f) -> VertexOut {
   let placed = place(m, instances[slot].world, position, normal);
   var out: VertexOut;
   out.clip = camera.viewProjection * vec4f(placed.position, 1.0);
@@ -129,6 +152,7 @@ fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f) -> V
   out.uv = uv;
   out.world = placed.position;
   out.slot = slot;
+  out.color = color;
   return out;
 }
 
@@ -159,9 +183,10 @@ fn vertex4(
   @location(2) uv: vec2f,
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, position, normal, uv);
+  return finish(skin4(jointSetOf(slot), joints, weights), slot, position, normal, uv, color);
 }
 
 @vertex
@@ -174,9 +199,10 @@ fn vertex8(
   @location(4) weights: vec4f,
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, position, normal, uv);
+  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, position, normal, uv, color);
 }
 
 // ---- Dual-quaternion skinning (CrowdOptions.skinning 'dual-quaternion') --------------------
@@ -290,10 +316,11 @@ fn vertex4Morph(
   @location(2) uv: vec2f,
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
   let morphed = morph(vertex, slot, position, normal);
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, morphed.position, morphed.normal, uv);
+  return finish(skin4(jointSetOf(slot), joints, weights), slot, morphed.position, morphed.normal, uv, color);
 }
 
 @vertex
@@ -307,10 +334,11 @@ fn vertex8Morph(
   @location(4) weights: vec4f,
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
   let morphed = morph(vertex, slot, position, normal);
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv);
+  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv, color);
 }
 
 // How much of the light reaches `world`: 1 lit, 0 in shadow; 3 x 3 percentage-closer filtering
@@ -333,20 +361,142 @@ fn lit(world: vec3f) -> f32 {
   return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
 }
 
-@fragment
-fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4f {
-  return shade(in, front, textureSample(baseColorTexture, baseColorSampler, in.uv) * material.baseColorFactor);
+// Texture `t`'s coordinates (KHR_texture_transform; identity without one).
+fn uvOf(t: u32, uv: vec2f) -> vec2f {
+  let p = vec3f(uv, 1.0);
+  return vec2f(dot(material.uvTransform[2u * t].xyz, p), dot(material.uvTransform[2u * t + 1u].xyz, p));
 }
 
-// The lit colour of a fragment whose base colour is `base` (linear RGB): fragment and fragmentAppearance.
+// The surface's base colour (linear RGBA): texture x factor x COLOR_0. Per-instance appearance hooks here.
+fn baseColor(in: VertexOut) -> vec4f {
+  return textureSample(baseColorTexture, baseColorSampler, uvOf(0u, in.uv)) * material.baseColorFactor * in.color;
+}
+
+// ---- three.js MeshStandardMaterial terms (node_modules/three/src/nodes/functions/BSDF) ------
+
+fn fSchlick(f0: vec3f, f90: f32, dotVH: f32) -> vec3f {
+  let fresnel = exp2((-5.55473 * dotVH - 6.98316) * dotVH);
+  return f0 * (1.0 - fresnel) + f90 * fresnel;
+}
+
+// Smith-correlated GGX visibility, already divided by 4 NL NV.
+fn vGgxSmithCorrelated(alpha: f32, dotNL: f32, dotNV: f32) -> f32 {
+  let a2 = alpha * alpha;
+  let gv = dotNL * sqrt(a2 + (1.0 - a2) * dotNV * dotNV);
+  let gl = dotNV * sqrt(a2 + (1.0 - a2) * dotNL * dotNL);
+  return 0.5 / max(gv + gl, 1e-6);
+}
+
+fn dGgx(alpha: f32, dotNH: f32) -> f32 {
+  let a2 = alpha * alpha;
+  let denom = 1.0 - dotNH * dotNH * (1.0 - a2);
+  return a2 / (denom * denom) * (1.0 / 3.141592653589793);
+}
+
+// The split-sum DFG terms (scale, bias) at (roughness, dotNV), bilinear over three.js's own 16 x 16
+// table (DFGLUT.js, MIT; written by tools/dfg-lut.ts), clamped to its edge texels as three samples it.
+fn dfgLookup(roughness: f32, dotNV: f32) -> vec2f {
+  let p = clamp(vec2f(roughness, dotNV) * 16.0 - 0.5, vec2f(0.0), vec2f(15.0));
+  let i = vec2u(floor(p));
+  let j = min(i + 1u, vec2u(15u));
+  let f = p - floor(p);
+  let top = mix(DFG_LUT[i.y * 16u + i.x], DFG_LUT[i.y * 16u + j.x], f.x);
+  let bottom = mix(DFG_LUT[j.y * 16u + i.x], DFG_LUT[j.y * 16u + j.x], f.x);
+  return mix(top, bottom, f.y);
+}
+
+// Rows: dotNV from 1/32 to 31/32; columns: roughness likewise. Generated by tools/dfg-lut.ts: do not edit.
+var<private> DFG_LUT: array<vec2f, 256> = array<vec2f, 256>(
+  vec2f(0.14709, 0.85205), vec2f(0.16553, 0.78760), vec2f(0.24438, 0.63867), vec2f(0.37085, 0.51953), vec2f(0.49683, 0.41553), vec2f(0.60205, 0.32642), vec2f(0.68408, 0.25391), vec2f(0.74609, 0.19751), vec2f(0.79053, 0.15430), vec2f(0.82227, 0.12164), vec2f(0.84326, 0.09698), vec2f(0.85645, 0.07843), vec2f(0.86328, 0.06439), vec2f(0.86572, 0.05371), vec2f(0.86426, 0.04544), vec2f(0.85986, 0.03903),
+  vec2f(0.38867, 0.61133), vec2f(0.39307, 0.60059), vec2f(0.41235, 0.54590), vec2f(0.45654, 0.44824), vec2f(0.52783, 0.35254), vec2f(0.60742, 0.27393), vec2f(0.67871, 0.21143), vec2f(0.73340, 0.16260), vec2f(0.77100, 0.12537), vec2f(0.79346, 0.09729), vec2f(0.80322, 0.07623), vec2f(0.80371, 0.06036), vec2f(0.79639, 0.04843), vec2f(0.78564, 0.03937), vec2f(0.77197, 0.03241), vec2f(0.75488, 0.02698),
+  vec2f(0.57227, 0.42749), vec2f(0.57373, 0.42407), vec2f(0.57959, 0.40356), vec2f(0.59180, 0.35449), vec2f(0.61621, 0.28809), vec2f(0.65527, 0.22485), vec2f(0.69873, 0.17261), vec2f(0.73535, 0.13184), vec2f(0.75928, 0.10089), vec2f(0.77002, 0.07745), vec2f(0.77197, 0.05994), vec2f(0.76611, 0.04684), vec2f(0.75195, 0.03699), vec2f(0.73242, 0.02954), vec2f(0.70947, 0.02383), vec2f(0.68359, 0.01944),
+  vec2f(0.70898, 0.29102), vec2f(0.70898, 0.28979), vec2f(0.70996, 0.28125), vec2f(0.70996, 0.25854), vec2f(0.71143, 0.22046), vec2f(0.71973, 0.17688), vec2f(0.73438, 0.13708), vec2f(0.74805, 0.10480), vec2f(0.75586, 0.07990), vec2f(0.75977, 0.06100), vec2f(0.75342, 0.04684), vec2f(0.73877, 0.03622), vec2f(0.71777, 0.02826), vec2f(0.69189, 0.02226), vec2f(0.66113, 0.01770), vec2f(0.62842, 0.01420),
+  vec2f(0.80811, 0.19177), vec2f(0.80762, 0.19128), vec2f(0.80615, 0.18799), vec2f(0.80176, 0.17810), vec2f(0.79297, 0.15869), vec2f(0.78369, 0.13220), vec2f(0.77539, 0.10486), vec2f(0.76855, 0.08112), vec2f(0.76465, 0.06198), vec2f(0.75537, 0.04727), vec2f(0.74023, 0.03616), vec2f(0.71875, 0.02776), vec2f(0.69092, 0.02148), vec2f(0.65820, 0.01674), vec2f(0.62207, 0.01316), vec2f(0.58398, 0.01041),
+  vec2f(0.87842, 0.12170), vec2f(0.87793, 0.12170), vec2f(0.87500, 0.12061), vec2f(0.86914, 0.11694), vec2f(0.85693, 0.10803), vec2f(0.83789, 0.09375), vec2f(0.81494, 0.07690), vec2f(0.79590, 0.06070), vec2f(0.77637, 0.04688), vec2f(0.75635, 0.03592), vec2f(0.73242, 0.02745), vec2f(0.70313, 0.02103), vec2f(0.66895, 0.01617), vec2f(0.63037, 0.01251), vec2f(0.58936, 0.00974), vec2f(0.54639, 0.00763),
+  vec2f(0.92627, 0.07379), vec2f(0.92578, 0.07391), vec2f(0.92285, 0.07391), vec2f(0.91699, 0.07312), vec2f(0.90381, 0.06982), vec2f(0.88135, 0.06311), vec2f(0.85107, 0.05380), vec2f(0.82129, 0.04370), vec2f(0.79102, 0.03439), vec2f(0.76123, 0.02661), vec2f(0.72803, 0.02045), vec2f(0.69189, 0.01566), vec2f(0.65088, 0.01201), vec2f(0.60742, 0.00925), vec2f(0.56104, 0.00716), vec2f(0.51416, 0.00557),
+  vec2f(0.95752, 0.04233), vec2f(0.95703, 0.04245), vec2f(0.95459, 0.04282), vec2f(0.94922, 0.04318), vec2f(0.93701, 0.04266), vec2f(0.91309, 0.04025), vec2f(0.88184, 0.03580), vec2f(0.84473, 0.03014), vec2f(0.80615, 0.02434), vec2f(0.76709, 0.01915), vec2f(0.72656, 0.01485), vec2f(0.68262, 0.01142), vec2f(0.63623, 0.00877), vec2f(0.58691, 0.00674), vec2f(0.53662, 0.00520), vec2f(0.48608, 0.00402),
+  vec2f(0.97754, 0.02263), vec2f(0.97705, 0.02275), vec2f(0.97510, 0.02319), vec2f(0.96973, 0.02391), vec2f(0.95947, 0.02449), vec2f(0.93604, 0.02412), vec2f(0.90527, 0.02252), vec2f(0.86523, 0.01976), vec2f(0.82178, 0.01651), vec2f(0.77441, 0.01329), vec2f(0.72656, 0.01046), vec2f(0.67627, 0.00813), vec2f(0.62402, 0.00628), vec2f(0.56982, 0.00483), vec2f(0.51514, 0.00371), vec2f(0.46143, 0.00286),
+  vec2f(0.98877, 0.01107), vec2f(0.98877, 0.01116), vec2f(0.98682, 0.01151), vec2f(0.98291, 0.01221), vec2f(0.97314, 0.01299), vec2f(0.95313, 0.01352), vec2f(0.92285, 0.01328), vec2f(0.88232, 0.01226), vec2f(0.83496, 0.01066), vec2f(0.78320, 0.00885), vec2f(0.72852, 0.00711), vec2f(0.67188, 0.00561), vec2f(0.61377, 0.00436), vec2f(0.55469, 0.00337), vec2f(0.49634, 0.00260), vec2f(0.43945, 0.00200),
+  vec2f(0.99512, 0.00480), vec2f(0.99512, 0.00486), vec2f(0.99365, 0.00510), vec2f(0.99023, 0.00560), vec2f(0.98145, 0.00633), vec2f(0.96436, 0.00698), vec2f(0.93604, 0.00730), vec2f(0.89648, 0.00713), vec2f(0.84668, 0.00649), vec2f(0.79150, 0.00560), vec2f(0.73145, 0.00463), vec2f(0.66895, 0.00372), vec2f(0.60547, 0.00293), vec2f(0.54150, 0.00228), vec2f(0.47925, 0.00177), vec2f(0.41968, 0.00137),
+  vec2f(0.99805, 0.00176), vec2f(0.99805, 0.00179), vec2f(0.99658, 0.00193), vec2f(0.99414, 0.00224), vec2f(0.98633, 0.00273), vec2f(0.97168, 0.00325), vec2f(0.94580, 0.00367), vec2f(0.90771, 0.00382), vec2f(0.85840, 0.00368), vec2f(0.79932, 0.00332), vec2f(0.73535, 0.00284), vec2f(0.66748, 0.00234), vec2f(0.59863, 0.00188), vec2f(0.53027, 0.00148), vec2f(0.46411, 0.00116), vec2f(0.40210, 0.00090),
+  vec2f(0.99951, 0.00050), vec2f(0.99951, 0.00052), vec2f(0.99805, 0.00058), vec2f(0.99658, 0.00075), vec2f(0.98926, 0.00101), vec2f(0.97607, 0.00135), vec2f(0.95264, 0.00165), vec2f(0.91602, 0.00186), vec2f(0.86719, 0.00191), vec2f(0.80762, 0.00182), vec2f(0.73926, 0.00162), vec2f(0.66699, 0.00138), vec2f(0.59326, 0.00114), vec2f(0.52002, 0.00091), vec2f(0.45044, 0.00072), vec2f(0.38599, 0.00057),
+  vec2f(1.00000, 0.00009), vec2f(1.00000, 0.00010), vec2f(0.99902, 0.00013), vec2f(0.99707, 0.00019), vec2f(0.99072, 0.00031), vec2f(0.97900, 0.00047), vec2f(0.95752, 0.00065), vec2f(0.92334, 0.00079), vec2f(0.87549, 0.00088), vec2f(0.81494, 0.00089), vec2f(0.74414, 0.00083), vec2f(0.66748, 0.00074), vec2f(0.58838, 0.00063), vec2f(0.51123, 0.00052), vec2f(0.43823, 0.00042), vec2f(0.37109, 0.00033),
+  vec2f(1.00000, 0.00001), vec2f(1.00000, 0.00001), vec2f(0.99902, 0.00002), vec2f(0.99756, 0.00004), vec2f(0.99219, 0.00008), vec2f(0.98145, 0.00014), vec2f(0.96143, 0.00021), vec2f(0.92920, 0.00028), vec2f(0.88281, 0.00033), vec2f(0.82178, 0.00036), vec2f(0.74902, 0.00036), vec2f(0.66846, 0.00034), vec2f(0.58545, 0.00030), vec2f(0.50391, 0.00026), vec2f(0.42700, 0.00021), vec2f(0.35767, 0.00017),
+  vec2f(1.00000, 0.00000), vec2f(1.00000, 0.00000), vec2f(0.99951, 0.00000), vec2f(0.99756, 0.00001), vec2f(0.99316, 0.00002), vec2f(0.98291, 0.00003), vec2f(0.96436, 0.00005), vec2f(0.93408, 0.00007), vec2f(0.88916, 0.00009), vec2f(0.82813, 0.00010), vec2f(0.75391, 0.00011), vec2f(0.67041, 0.00011), vec2f(0.58301, 0.00011), vec2f(0.49707, 0.00010), vec2f(0.41699, 0.00008), vec2f(0.34521, 0.00007),
+);
+
+// The view direction at `world` (unit, towards the camera).
+fn viewDirection(world: vec3f) -> vec3f {
+  return normalize(select(camera.eye.xyz, camera.eye.xyz - world, camera.eye.w != 0.0));
+}
+
+@fragment
+fn fragment(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4f {
+  return shade(in, front, baseColor(in));
+}
+
+// The lit colour of a fragment whose base colour is `base` (linear RGB, alpha): fragment and
+// fragmentAppearance. alphaMode MASK discards below the cutoff.
 fn shade(in: VertexOut, front: bool, base: vec4f) -> vec4f {
-  let n = normalize(select(-in.normal, in.normal, front));
-  let light = 0.35 + 0.65 * max(dot(n, -camera.lightDirection), 0.0) * lit(in.world);
-  var color = base.rgb * light;
-  if (ENCODE_SRGB) {
-    color = pow(color, vec3f(1.0 / 2.2));
+  if ((material.flags & 2u) != 0u && base.a < material.alphaCutoff) {
+    discard;
   }
-  return vec4f(color, 1.0);
+  // Roughness as three.js widens it for the normal's screen-space change (geometryRoughness).
+  let dxy = max(abs(dpdx(in.normal)), abs(dpdy(in.normal)));
+  let geometryRoughness = max(max(dxy.x, dxy.y), dxy.z);
+  var color = base.rgb;
+  if ((material.flags & 1u) == 0u) {
+    let n = normalize(select(-in.normal, in.normal, front));
+    let v = viewDirection(in.world);
+    let mr = textureSample(metallicRoughnessTexture, baseColorSampler, uvOf(1u, in.uv));
+    let metal = material.metallic * mr.b;
+    let roughness = min(max(material.roughness * mr.g, 0.0525) + geometryRoughness, 1.0);
+    let diffuse = base.rgb * (1.0 - metal);
+    let dielectricF0 = vec3f(0.04);
+    let f0 = mix(dielectricF0, base.rgb, metal);
+    let dotNV = clamp(dot(n, v), 0.0, 1.0);
+    let dfg = dfgLookup(roughness, dotNV);
+    let ess = dfg.x + dfg.y;
+    let multiScatteringCompensation = f0 * (1.0 / ess - 1.0) + 1.0;
+    // Direct: the sun.
+    let l = -camera.lightDirection;
+    let h = normalize(l + v);
+    let dotNL = clamp(dot(n, l), 0.0, 1.0);
+    let dotVH = clamp(dot(v, h), 0.0, 1.0);
+    let irradiance = dotNL * camera.sunColor * lit(in.world);
+    let alpha = max(roughness, 0.045) * max(roughness, 0.045);
+    let specular = fSchlick(f0, 1.0, dotVH) * vGgxSmithCorrelated(alpha, dotNL, dotNV) * dGgx(alpha, clamp(dot(n, h), 0.0, 1.0));
+    var light = irradiance * diffuse * (1.0 / 3.141592653589793) * (1.0 - fSchlick(dielectricF0, 1.0, dotVH));
+    light += irradiance * specular * multiScatteringCompensation;
+    // Indirect: ambient + hemisphere irradiance, less what the dielectric specular lobe reflects.
+    let ambient = mix(camera.groundColor, camera.skyColor, 0.5 * n.y + 0.5);
+    let fssEss = dielectricF0 * dfg.x + dfg.y;
+    let favg = dielectricF0 + (1.0 - dielectricF0) * 0.047619;
+    let fms = fssEss * favg / (1.0 - (1.0 - ess) * favg);
+    let scattered = fssEss + fms * (1.0 - ess);
+    let occlusion = 1.0 + material.occlusionStrength * (textureSample(occlusionTexture, baseColorSampler, uvOf(2u, in.uv)).r - 1.0);
+    light += ambient * diffuse * (1.0 / 3.141592653589793) * (1.0 - scattered) * occlusion;
+    color = light;
+  }
+  color += material.emissive * textureSample(emissiveTexture, baseColorSampler, uvOf(3u, in.uv)).rgb;
+  if (ENCODE_SRGB) {
+    color = linearToSrgb(color);
+  }
+  return vec4f(color, base.a);
+}
+
+// The sRGB transfer function (as an -srgb target applies it), per channel, clamped to [0, 1].
+fn linearToSrgb(c: vec3f) -> vec3f {
+  let x = clamp(c, vec3f(0.0), vec3f(1.0));
+  return select(1.055 * pow(x, vec3f(1.0 / 2.4)) - 0.055, x * 12.92, x <= vec3f(0.0031308));
+}
+
+// The shadow pass's fragment stage for alphaMode MASK primitives: cut-out texels cast no shadow.
+@fragment
+fn shadowMask(in: VertexOut) {
+  if (baseColor(in).a < material.alphaCutoff) {
+    discard;
+  }
 }
 
 // ---- Per-instance appearance (src/features/appearance/, docs/appearance.md) -----------------
@@ -396,12 +546,13 @@ fn vertex4Appearance(
   @location(2) uv: vec2f,
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
   if (!shown(slot)) {
     return hidden();
   }
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, position, normal, uv);
+  return finish(skin4(jointSetOf(slot), joints, weights), slot, position, normal, uv, color);
 }
 
 @vertex
@@ -414,12 +565,13 @@ fn vertex8Appearance(
   @location(4) weights: vec4f,
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
   if (!shown(slot)) {
     return hidden();
   }
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, position, normal, uv);
+  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, position, normal, uv, color);
 }
 
 @vertex
@@ -431,13 +583,14 @@ fn vertex4MorphAppearance(
   @location(2) uv: vec2f,
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
   if (!shown(slot)) {
     return hidden();
   }
   let morphed = morph(vertex, slot, position, normal);
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, morphed.position, morphed.normal, uv);
+  return finish(skin4(jointSetOf(slot), joints, weights), slot, morphed.position, morphed.normal, uv, color);
 }
 
 @vertex
@@ -451,27 +604,29 @@ fn vertex8MorphAppearance(
   @location(4) weights: vec4f,
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
+  @location(7) color: vec4f,
 ) -> VertexOut {
   let slot = drawList[instance];
   if (!shown(slot)) {
     return hidden();
   }
   let morphed = morph(vertex, slot, position, normal);
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv);
+  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv, color);
 }
 
 // The base colour of instance `slot`: its variant's texture (or the material's own) times the
 // material's factor times its tint. Both textures are sampled (uniform control flow), one kept.
-fn appearanceBase(slot: u32, uv: vec2f) -> vec4f {
-  let look = appearances[slot];
+fn appearanceBase(in: VertexOut) -> vec4f {
+  let look = appearances[in.slot];
+  let uv = uvOf(0u, in.uv);
   let own = textureSample(baseColorTexture, baseColorSampler, uv);
   let layer = i32(max(look.variant, 1u)) - 1;
   let variant = textureSample(appearanceVariants, appearanceSampler, uv, layer);
   let texel = select(own, variant, look.variant != 0u && appearancePrimitive.varied != 0u);
-  return texel * material.baseColorFactor * vec4f(look.tint.rgb, 1.0);
+  return texel * material.baseColorFactor * in.color * vec4f(look.tint.rgb, 1.0);
 }
 
 @fragment
 fn fragmentAppearance(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec4f {
-  return shade(in, front, appearanceBase(in.slot, in.uv));
+  return shade(in, front, appearanceBase(in));
 }

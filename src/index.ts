@@ -53,6 +53,7 @@ export type { RaycastHit } from './features/picking/cpu-raycast';
 export type { PickCamera, Ray, ScreenRect } from './features/picking/ray';
 export type { InstanceAnimation } from './runtime/instance-records';
 export type { SkinPassOptions } from './runtime/skin-pass';
+export type { AmbientOptions, HemisphereOptions, LightOptions, LinearRgb, SunOptions } from './runtime/lights';
 export type { SkinningMethod } from './runtime/layout';
 export { requiredCrowdLimits } from './runtime/limits';
 /**

@@ -13,4 +13,6 @@ import { KERNEL_SHADERS, type GeneratedShader } from '../src/runtime/wgsl-consta
 
 const [pose, cull, skin, palette] = KERNEL_SHADERS;
 
-export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER, PICK_SHADER, SELECT_SHADER];
+export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER, PICK_SHADER, SELECT_SHADER,
+  // The mip chain pass shares no number with TypeScript: an empty block, so a shared one added later has its place.
+  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }];

@@ -88,7 +88,21 @@ export interface GltfTextureInfo {
 
 export interface GltfMaterial {
   name?: string;
-  pbrMetallicRoughness?: { baseColorFactor?: number[]; baseColorTexture?: GltfTextureInfo };
+  pbrMetallicRoughness?: {
+    baseColorFactor?: number[]; baseColorTexture?: GltfTextureInfo;
+    metallicFactor?: number; roughnessFactor?: number; metallicRoughnessTexture?: GltfTextureInfo;
+  };
+  emissiveFactor?: number[];
+  emissiveTexture?: GltfTextureInfo;
+  occlusionTexture?: GltfTextureInfo & { strength?: number };
+  normalTexture?: GltfTextureInfo & { scale?: number };
+  alphaMode?: 'OPAQUE' | 'MASK' | 'BLEND';
+  alphaCutoff?: number;
+  doubleSided?: boolean;
+  extensions?: {
+    KHR_materials_emissive_strength?: { emissiveStrength?: number };
+    KHR_materials_unlit?: object;
+  };
 }
 
 export interface GltfJson {

@@ -1,8 +1,8 @@
 import { readAccessor, ComponentType as C } from './accessor';
 import { check } from './errors';
-import type { GltfAsset } from './gltf-json';
+import type { EncodedImage, GltfAsset, GltfTextureInfo } from './gltf-json';
 import { loadMorphTargets } from './load-morph';
-import type { MaterialInfo, SkinnedPrimitive } from './rig';
+import { defaultMaterial, type MaterialInfo, type SkinnedPrimitive } from './rig';
 
 const FLOAT = [{ type: C.FLOAT }];
 const UV_TYPES = [{ type: C.FLOAT }, { type: C.UNSIGNED_BYTE, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true }];
@@ -52,6 +52,16 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
     const sized = { count: vertexCount };
     const normals = attr.NORMAL === undefined ? undefined
       : readAccessor(asset, attr.NORMAL, `${where} NORMAL`, { types: ['VEC3'], components: FLOAT, ...sized }).values as Float32Array;
+    // COLOR_0 (VEC3 or VEC4; float or normalised) as linear RGBA, alpha 1 for VEC3: multiplies base colour.
+    let colors: Float32Array | undefined;
+    if (attr.COLOR_0 !== undefined) {
+      const c = readAccessor(asset, attr.COLOR_0, `${where} COLOR_0`, { types: ['VEC3', 'VEC4'], components: UV_TYPES, ...sized }).values;
+      const width = c.length / vertexCount;
+      colors = new Float32Array(vertexCount * 4);
+      for (let v = 0; v < vertexCount; v++) {
+        for (let k = 0; k < 4; k++) colors[v * 4 + k] = k < width ? c[v * width + k] : 1;
+      }
+    }
     const uvs = attr.TEXCOORD_0 === undefined ? undefined
       : readAccessor(asset, attr.TEXCOORD_0, `${where} TEXCOORD_0`, { types: ['VEC2'], components: UV_TYPES, ...sized }).values as Float32Array;
 
@@ -101,7 +111,7 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
 
     out.push({
       gltfNode: src.gltfNode, gltfMesh: src.gltfMesh, primitiveIndex: p, skin: src.skin, vertexCount,
-      positions: positions.values as Float32Array, normals, uvs, influences, joints, weights, indices,
+      positions: positions.values as Float32Array, normals, uvs, ...(colors ? { colors } : {}), influences, joints, weights, indices,
       material: loadMaterial(asset, prim.material, where, warnings),
       ...(src.morphSet === undefined ? {} : { morph: loadMorphTargets(asset, prim, src.morphSet, vertexCount, normals !== undefined, where) }),
     });
@@ -128,29 +138,85 @@ function renormalise(weights: Float32Array, influences: number, where: string, w
 }
 
 function loadMaterial(asset: GltfAsset, index: number | undefined, where: string, warnings: string[]): MaterialInfo {
-  const material: MaterialInfo = { baseColorFactor: [1, 1, 1, 1] };
+  const material = defaultMaterial();
   if (index === undefined) return material;
   const materials = asset.json.materials ?? [];
   check(Number.isInteger(index) && index >= 0 && index < materials.length, `${where}: material ${index} does not exist (the file has ${materials.length})`);
-  const pbr = materials[index].pbrMetallicRoughness ?? {};
-  if (pbr.baseColorFactor !== undefined) {
-    const f = pbr.baseColorFactor;
-    check(Array.isArray(f) && f.length === 4 && f.every(Number.isFinite), `material ${index}: baseColorFactor must be 4 numbers`);
-    material.baseColorFactor = [f[0], f[1], f[2], f[3]];
-  }
-  const info = pbr.baseColorTexture;
-  if (info === undefined) return material;
+  const m = materials[index];
+  const pbr = m.pbrMetallicRoughness ?? {};
+  const unit = (value: number | undefined, name: string, fallback: number): number => {
+    if (value === undefined) return fallback;
+    check(typeof value === 'number' && value >= 0 && value <= 1, `material ${index}: ${name} must be a number in [0, 1], got ${String(value)}`);
+    return value;
+  };
+  const numbers = (value: number[] | undefined, n: number, name: string): number[] | undefined => {
+    if (value === undefined) return undefined;
+    check(Array.isArray(value) && value.length === n && value.every(Number.isFinite), `material ${index}: ${name} must be ${n} numbers`);
+    return value;
+  };
+  const f = numbers(pbr.baseColorFactor, 4, 'baseColorFactor');
+  if (f) material.baseColorFactor = [f[0], f[1], f[2], f[3]];
+  material.metallicFactor = unit(pbr.metallicFactor, 'metallicFactor', 1);
+  material.roughnessFactor = unit(pbr.roughnessFactor, 'roughnessFactor', 1);
+  const strength = m.extensions?.KHR_materials_emissive_strength?.emissiveStrength ?? 1;
+  check(typeof strength === 'number' && strength >= 0 && Number.isFinite(strength), `material ${index}: KHR_materials_emissive_strength.emissiveStrength must be a finite number >= 0`);
+  const e = numbers(m.emissiveFactor, 3, 'emissiveFactor');
+  if (e) material.emissiveFactor = [e[0] * strength, e[1] * strength, e[2] * strength];
+  material.occlusionStrength = unit(m.occlusionTexture?.strength, 'occlusionTexture.strength', 1);
+  const mode = m.alphaMode ?? 'OPAQUE';
+  check(mode === 'OPAQUE' || mode === 'MASK' || mode === 'BLEND', `material ${index}: alphaMode must be OPAQUE, MASK or BLEND, got ${String(mode)}`);
+  material.alphaMode = mode;
+  const cutoff = m.alphaCutoff ?? 0.5;
+  check(typeof cutoff === 'number' && cutoff >= 0, `material ${index}: alphaCutoff must be a number >= 0`);
+  material.alphaCutoff = cutoff;
+  material.doubleSided = m.doubleSided === true;
+  material.unlit = m.extensions?.KHR_materials_unlit !== undefined;
+  if (m.normalTexture) warnings.push(`material ${index}: normal texture not drawn (normal maps are not supported yet); the surface normal is used`);
+  material.baseColorImage = textureImage(asset, index, 'base colour', pbr.baseColorTexture, warnings);
+  material.metallicRoughnessImage = textureImage(asset, index, 'metallic-roughness', pbr.metallicRoughnessTexture, warnings);
+  material.emissiveImage = textureImage(asset, index, 'emissive', m.emissiveTexture, warnings);
+  material.occlusionImage = textureImage(asset, index, 'occlusion', m.occlusionTexture, warnings);
+  [pbr.baseColorTexture, pbr.metallicRoughnessTexture, m.occlusionTexture, m.emissiveTexture].forEach((info, t) => {
+    const transform = (info as { extensions?: { KHR_texture_transform?: TextureTransform } } | undefined)?.extensions?.KHR_texture_transform;
+    if (transform) material.uvTransforms.set(uvTransform(transform, `material ${index}`), t * 6);
+  });
+  return material;
+}
+
+interface TextureTransform { offset?: number[]; rotation?: number; scale?: number[]; texCoord?: number }
+
+/**
+ * KHR_texture_transform's matrix T R S (the extension's definition, which three.js's GLTFLoader
+ * also writes): rows (sx cos r, sy sin r, tx), (-sx sin r, sy cos r, ty).
+ */
+function uvTransform(t: TextureTransform, where: string): number[] {
+  const offset = t.offset ?? [0, 0];
+  const scale = t.scale ?? [1, 1];
+  const r = t.rotation ?? 0;
+  check(Array.isArray(offset) && offset.length === 2 && offset.every(Number.isFinite), `${where}: KHR_texture_transform.offset must be 2 numbers`);
+  check(Array.isArray(scale) && scale.length === 2 && scale.every(Number.isFinite), `${where}: KHR_texture_transform.scale must be 2 numbers`);
+  check(typeof r === 'number' && Number.isFinite(r), `${where}: KHR_texture_transform.rotation must be a number (radians)`);
+  const c = Math.cos(r);
+  const s = Math.sin(r);
+  return [scale[0] * c, scale[1] * s, offset[0], -scale[0] * s, scale[1] * c, offset[1]];
+}
+
+/** The image a material's texture reference points at, or undefined (with a warning when it cannot be drawn). */
+function textureImage(asset: GltfAsset, index: number, what: string, info: GltfTextureInfo | undefined, warnings: string[]): EncodedImage | undefined {
+  if (info === undefined) return undefined;
   if ((info.texCoord ?? 0) !== 0) {
-    warnings.push(`material ${index}: base colour texture uses TEXCOORD_${info.texCoord}; only TEXCOORD_0 is drawn, texture ignored`);
-    return material;
+    warnings.push(`material ${index}: ${what} texture uses TEXCOORD_${info.texCoord}; only TEXCOORD_0 is drawn, texture ignored`);
+    return undefined;
+  }
+  if ((info as { extensions?: { KHR_texture_transform?: TextureTransform } }).extensions?.KHR_texture_transform?.texCoord !== undefined) {
+    warnings.push(`material ${index}: ${what} texture's KHR_texture_transform.texCoord is ignored (TEXCOORD_0 is used)`);
   }
   const texture = asset.json.textures?.[info.index];
   check(texture !== undefined, `material ${index}: texture ${info.index} does not exist (the file has ${asset.json.textures?.length ?? 0})`);
   const image = texture.source === undefined ? undefined : asset.images[texture.source];
   if (image === undefined) {
-    warnings.push(`material ${index}: texture ${info.index} has no image that could be read; drawn untextured`);
-    return material;
+    warnings.push(`material ${index}: texture ${info.index} has no image that could be read; ${what} texture ignored`);
+    return undefined;
   }
-  material.baseColorImage = image;
-  return material;
+  return image;
 }

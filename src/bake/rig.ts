@@ -47,11 +47,49 @@ export interface Skin {
   inverseBind: Float64Array;
 }
 
+/** A glTF metallic-roughness material as drawn (docs/materials.md). Images are on TEXCOORD_0. */
 export interface MaterialInfo {
   /** Linear RGBA base colour factor. */
   baseColorFactor: [number, number, number, number];
-  /** Base colour image (encoded PNG/JPEG bytes) when the material has a texture on UV0. */
+  /** Base colour image (encoded PNG/JPEG bytes, sRGB) when the material has a texture on UV0. */
   baseColorImage?: EncodedImage;
+  /** Metalness in [0, 1] (glTF default 1). */
+  metallicFactor: number;
+  /** Perceptual roughness in [0, 1] (glTF default 1). */
+  roughnessFactor: number;
+  /** Linear image: B = metalness, G = roughness, each times its factor. */
+  metallicRoughnessImage?: EncodedImage;
+  /** Linear RGB emitted radiance: emissiveFactor x KHR_materials_emissive_strength (default 0). */
+  emissiveFactor: [number, number, number];
+  /** sRGB image multiplying emissiveFactor. */
+  emissiveImage?: EncodedImage;
+  /** Linear image whose R is ambient occlusion, applied as 1 + strength (R - 1). */
+  occlusionImage?: EncodedImage;
+  /** Occlusion strength in [0, 1] (default 1). */
+  occlusionStrength: number;
+  /** glTF alphaMode: OPAQUE ignores alpha, MASK discards below alphaCutoff, BLEND blends over. */
+  alphaMode: 'OPAQUE' | 'MASK' | 'BLEND';
+  /** MASK's cutoff (default 0.5). */
+  alphaCutoff: number;
+  /** Both faces drawn (true) or back faces culled (false, glTF's default). */
+  doubleSided: boolean;
+  /** KHR_materials_unlit: base colour only, no lighting. */
+  unlit: boolean;
+  /**
+   * KHR_texture_transform of the base colour, metallic-roughness, occlusion and emissive
+   * textures, in that order: 6 numbers each, the rows (a, b, c), (d, e, f) of uv' = M (u, v, 1);
+   * identity where a texture has none.
+   */
+  uvTransforms: Float32Array;
+}
+
+/** The material of a primitive without one (glTF's default material). */
+export function defaultMaterial(): MaterialInfo {
+  return {
+    baseColorFactor: [1, 1, 1, 1], metallicFactor: 1, roughnessFactor: 1, emissiveFactor: [0, 0, 0],
+    occlusionStrength: 1, alphaMode: 'OPAQUE', alphaCutoff: 0.5, doubleSided: false, unlit: false,
+    uvTransforms: Float32Array.from({ length: 24 }, (_, i) => (i % 6 === 0 || i % 6 === 4 ? 1 : 0)),
+  };
 }
 
 export interface SkinnedPrimitive {
@@ -70,6 +108,8 @@ export interface SkinnedPrimitive {
   normals?: Float32Array;
   /** vec2 per vertex (TEXCOORD_0), or undefined. */
   uvs?: Float32Array;
+  /** COLOR_0 as linear RGBA, 4 per vertex (alpha 1 where the file has RGB), when present. */
+  colors?: Float32Array;
   /** Influences per vertex: 4 (JOINTS_0) or 8 (JOINTS_0 + JOINTS_1). */
   influences: 4 | 8;
   /** Skin joint index per influence (`vertexCount * influences`). */

@@ -240,13 +240,19 @@ async function decodeTextures(rig: Rig): Promise<Map<EncodedImage, ImageBitmap>>
   const textures = new Map<EncodedImage, ImageBitmap>();
   if (typeof createImageBitmap !== 'function') return textures;
   for (const prim of rig.primitives) {
-    const image = prim.material.baseColorImage;
-    if (!image || textures.has(image)) continue;
-    try {
-      const blob = new Blob([image.bytes as Uint8Array<ArrayBuffer>], { type: image.mimeType });
-      textures.set(image, await createImageBitmap(blob, { colorSpaceConversion: 'none' }));
-    } catch (e) {
-      rig.warnings.push(`a ${image.mimeType} base colour image could not be decoded (${(e as Error).message}); drawn untextured`);
+    const m = prim.material;
+    const images: [EncodedImage | undefined, string][] = [
+      [m.baseColorImage, 'base colour'], [m.metallicRoughnessImage, 'metallic-roughness'], [m.occlusionImage, 'occlusion'], [m.emissiveImage, 'emissive'],
+    ];
+    for (const [image, what] of images) {
+      if (!image || textures.has(image)) continue;
+      try {
+        const blob = new Blob([image.bytes as Uint8Array<ArrayBuffer>], { type: image.mimeType });
+        // Not premultiplied, no colour conversion: the texels as stored (alpha kept for MASK / BLEND).
+        textures.set(image, await createImageBitmap(blob, { colorSpaceConversion: 'none', premultiplyAlpha: 'none' }));
+      } catch (e) {
+        rig.warnings.push(`a ${image.mimeType} ${what} image could not be decoded (${(e as Error).message}); drawn without it`);
+      }
     }
   }
   return textures;

@@ -194,25 +194,39 @@ export function checkSkinning(value: unknown, required = false): SkinningMethod 
 
 /** Per-primitive uniform block (shaders/skin.wgsl `Material`). */
 export const MATERIAL = {
-  size: 32,
-  baseColorFactor: 0, // vec4f
-  slotCount: 16, //      u32: joint matrices per instance
-  // 12 bytes of padding (uniform blocks are 16-byte multiples)
+  size: 192,
+  baseColorFactor: 0, //    vec4f: linear RGBA
+  slotCount: 16, //         u32: joint matrices per instance
+  metallic: 20, //          f32 in [0, 1]
+  roughness: 24, //         f32 in [0, 1], perceptual
+  alphaCutoff: 28, //       f32: MASK discards alpha below it
+  emissive: 32, //          vec3f: linear emitted radiance (x emissive strength)
+  occlusionStrength: 44, // f32 in [0, 1]
+  flags: 48, //             u32: MATERIAL_FLAGS bits
+  // 12 bytes of padding
+  uvTransform: 64, //       array<vec4f, 8>: per texture (base, metal-rough, occlusion, emissive) the rows (a, b, c, 0), (d, e, f, 0) of KHR_texture_transform
 } as const;
+
+/** Bits of MATERIAL.flags (skin.wgsl reads them as literals: keep in step). */
+export const MATERIAL_FLAGS = { unlit: 1, mask: 2 } as const;
 
 /**
  * Camera uniform block (shaders/skin.wgsl `Camera`). ShadowPass keeps its own copy whose
  * viewProjection is the light's.
  */
 export const CAMERA = {
-  size: 160,
+  size: 224,
   viewProjection: 0, //       mat4x4f
   lightDirection: 64, //      vec3f: direction light travels, world space, unit length
   shadowStrength: 76, //      f32: 0 = no shadow map (lit everywhere), 1 = full shadow where occluded
   lightViewProjection: 80, // mat4x4f: world -> the shadow map's clip space
   shadowTexel: 144, //        f32: 1 / shadow map size
   shadowBias: 148, //         f32: depth bias in the map's depth units
-  // 8 bytes of padding to a 16-byte multiple
+  // 8 bytes of padding
+  eye: 160, //                vec4f: camera position (w 1), or for an orthographic camera the direction towards it (w 0)
+  sunColor: 176, //           vec3f: linear RGB x intensity (lights.ts)
+  skyColor: 192, //           vec3f: ambient + hemisphere irradiance of a +y normal
+  groundColor: 208, //        vec3f: ambient + hemisphere irradiance of a -y normal
 } as const;
 
 /**

@@ -143,3 +143,16 @@ export function requiredCrowdLimits(adapter: GPUAdapter): Record<string, number>
     maxComputeWorkgroupStorageSize: a.maxComputeWorkgroupStorageSize,
   };
 }
+
+/** Storage buffers the morph entry points read in the vertex stage: joints, instances, draw list, morph weights, morph targets, joint entries. */
+const MORPH_VERTEX_STORAGE_BUFFERS = 6;
+
+/** Throws a RangeError naming the limit when the device cannot run the morph entry points. */
+export function checkMorphLimits(device: GPUDevice): void {
+  const limits = device.limits as GPUSupportedLimits & { maxStorageBuffersInVertexStage?: number };
+  const available = Math.min(limits.maxStorageBuffersInVertexStage ?? Infinity, limits.maxStorageBuffersPerShaderStage);
+  if (available < MORPH_VERTEX_STORAGE_BUFFERS) {
+    throw new RangeError(`the character has morph targets, whose vertex shader reads ${MORPH_VERTEX_STORAGE_BUFFERS} storage buffers, ` +
+      `but the device allows ${available} in the vertex stage (maxStorageBuffersInVertexStage / maxStorageBuffersPerShaderStage)`);
+  }
+}

@@ -6,7 +6,7 @@ import { morphTargetData, primitiveVertices } from './mesh-data';
 export interface PrimitiveBuffers {
   label: string;
   primitive: SkinnedPrimitive;
-  /** positions, normals, uvs, joints, weights: vertex buffer slots 0..4. */
+  /** positions, normals, uvs, joints, weights, colours (COLOR_0, white without): vertex buffer slots 0..5. */
   vertexBuffers: GPUBuffer[];
   /** Every LOD level's triangles, level after level (see `ranges`). */
   indexBuffer: GPUBuffer;
@@ -71,7 +71,7 @@ export class MeshBuffers {
       }
       this.primitives.push({
         label, primitive: prim, influences: v.influences, ranges,
-        vertexBuffers: [v.positions, v.normals, v.uvs, v.joints, v.weights].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
+        vertexBuffers: [v.positions, v.normals, v.uvs, v.joints, v.weights, v.colors].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
         indexBuffer: this.upload(`${label}.indices`, indices, GPUBufferUsage.INDEX),
         indexFormat: wide ? 'uint32' : 'uint16',
         morphTargets: morph && this.upload(`${label}.morphTargets`, morphTargetData(prim, morph.setBase, morph.weightCount), GPUBufferUsage.STORAGE),
@@ -119,7 +119,7 @@ export class MeshBuffers {
   }
 }
 
-/** The vertex buffer layouts of MeshBuffers' five buffers for 4 or 8 influences (shaders/skin.wgsl locations 0..6). */
+/** The vertex buffer layouts of MeshBuffers' six buffers for 4 or 8 influences (shaders/skin.wgsl locations 0..7). */
 export function vertexLayouts(influences: 4 | 8): GPUVertexBufferLayout[] {
   const attribute = (shaderLocation: number, format: GPUVertexFormat, offset = 0): GPUVertexAttribute => ({ shaderLocation, format, offset });
   return [
@@ -128,5 +128,6 @@ export function vertexLayouts(influences: 4 | 8): GPUVertexBufferLayout[] {
     { arrayStride: 8, attributes: [attribute(2, 'float32x2')] },
     { arrayStride: influences * 2, attributes: influences === 8 ? [attribute(3, 'uint16x4'), attribute(5, 'uint16x4', 8)] : [attribute(3, 'uint16x4')] },
     { arrayStride: influences * 4, attributes: influences === 8 ? [attribute(4, 'float32x4'), attribute(6, 'float32x4', 16)] : [attribute(4, 'float32x4')] },
+    { arrayStride: 16, attributes: [attribute(7, 'float32x4')] },
   ];
 }

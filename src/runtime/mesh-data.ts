@@ -9,6 +9,8 @@ export interface PrimitiveVertices {
   positions: Float32Array;
   normals: Float32Array;
   uvs: Float32Array;
+  /** COLOR_0 as linear RGBA, 4 per vertex (white where the primitive has none). */
+  colors: Float32Array;
   /** Slot index per influence, `influences` per vertex. */
   joints: Uint16Array;
   weights: Float32Array;
@@ -31,6 +33,7 @@ export function primitiveVertices(prim: SkinnedPrimitive, slotOffset: number): P
     positions: prim.positions,
     normals: prim.normals ?? smoothNormals(prim),
     uvs: prim.uvs ?? new Float32Array(prim.vertexCount * 2),
+    colors: prim.colors ?? new Float32Array(prim.vertexCount * 4).fill(1),
     joints, weights: prim.weights, influences: prim.influences, indices,
     drawCount: prim.indices ? prim.indices.length : prim.vertexCount,
   };

@@ -1,7 +1,12 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
+import { mat4 } from 'wgpu-matrix';
 import type { EncodedImage } from '../bake/gltf-json';
 import { AppearanceGroups, type AppearanceSource } from './appearance-groups';
-import { CAMERA, checkSkinning, MATERIAL, type SkinningMethod } from './layout';
+import { CAMERA, checkSkinning, type SkinningMethod } from './layout';
+import { checkMorphLimits } from './limits';
+import { cullMode, materialRecord } from './material-data';
+import { MipmapGenerator, mipLevelCount } from './mipmaps';
+import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
 /** The render targets a crowd draws into: fixed when its pipelines are made. */
@@ -12,9 +17,13 @@ export interface SkinPassOptions {
   depthFormat: GPUTextureFormat;
   /** MSAA samples of the render pass it draws into (default 1). */
   sampleCount?: number;
+  /** The sun, ambient and hemisphere light (docs/materials.md; default: a white sun from above and a white ambient). */
+  lights?: LightOptions;
 }
 
 interface DrawItem {
+  /** Index in MeshBuffers.primitives (the cull pass's argument order). */
+  index: number;
   mesh: PrimitiveBuffers;
   pipeline: GPURenderPipeline;
   material: GPUBindGroup;
@@ -33,6 +42,9 @@ export interface SkinInputs {
   readonly generation: number;
 }
 
+/** The sun's default direction of travel (world space, unit length): lights.sun.direction's default. */
+export const LIGHT_DIRECTION: readonly number[] = Array.from(resolveLights(undefined).direction);
+
 /** Where a cull pass left the indirect draw arguments (CullPass satisfies it). */
 export interface DrawArgs {
   readonly args: GPUBuffer;
@@ -40,8 +52,6 @@ export interface DrawArgs {
   argsOffset(list: number, level: number, primitive: number): number;
 }
 
-/** The direction the light travels (world space, unit length): shading and the shadow map. */
-export const LIGHT_DIRECTION = normalize3([-0.4, -1, -0.55]);
 
 /**
  * The instanced skinned draw (shaders/skin.wgsl): one draw call per mesh primitive (per LOD
@@ -52,7 +62,17 @@ export const LIGHT_DIRECTION = normalize3([-0.4, -1, -0.55]);
  * camera uniform; draw() / drawIndirect(): record into the caller's pass.
  */
 export class SkinPass {
+  /**
+   * Draw order: opaque and MASK primitives in file order, then BLEND ones in file order (blended
+   * surfaces over everything opaque; not sorted by depth: a character's parts keep the order
+   * their author gave them, and instances are not sorted against each other).
+   */
   private readonly items: DrawItem[] = [];
+  /** The lights as the shader reads them; `lights.direction` is the sun's (the shadow map follows it). */
+  readonly lights: ResolvedLights;
+  private readonly inverse = mat4.create();
+  /** Made when the first image texture is uploaded. */
+  private mipmaps: MipmapGenerator | undefined;
   private readonly camera: GPUBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
   private readonly frameLayout: GPUBindGroupLayout;
@@ -86,6 +106,7 @@ export class SkinPass {
     options: SkinPassOptions & { skinning?: SkinningMethod; appearance?: AppearanceSource },
   ) {
     if (!options.colorFormat || !options.depthFormat) throw new TypeError('SkinPass needs colorFormat and depthFormat');
+    this.lights = resolveLights(options.lights);
     this.vertexConstants = { DUAL_QUATERNION: checkSkinning(options.skinning) === 'dual-quaternion' ? 1 : 0 };
     if (mesh.morph) checkMorphLimits(device);
     this.camera = this.track(device.createBuffer({ label: 'SkinPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST }));
@@ -107,6 +128,7 @@ export class SkinPass {
         { binding: 1, visibility: GPUShaderStage.FRAGMENT, texture: {} },
         { binding: 2, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
         ...(mesh.morph ? [vertexStorage(3)] : []),
+        ...[4, 5, 6].map((binding) => ({ binding, visibility: GPUShaderStage.FRAGMENT, texture: {} })),
       ],
     });
     this.shadowLayout = device.createBindGroupLayout({
@@ -127,29 +149,30 @@ export class SkinPass {
     this.module = module;
     const pipelines = new Map<string, GPURenderPipeline>();
     const pipelineFor = (buffers: PrimitiveBuffers) => {
-      const entryPoint = this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers);
-      let pipeline = pipelines.get(entryPoint);
-      if (!pipeline) pipelines.set(entryPoint, (pipeline = this.createPipeline(module, layout, buffers, options)));
+      const key = pipelineKey(buffers, this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers));
+      let pipeline = pipelines.get(key);
+      if (!pipeline) pipelines.set(key, (pipeline = this.createPipeline(module, layout, buffers, options)));
       return pipeline;
     };
-    const sampler = device.createSampler({ label: 'SkinPass.sampler', magFilter: 'linear', minFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
-    const white = this.createTexture('SkinPass.whiteTexture', undefined);
-    const textureViews = new Map<EncodedImage, GPUTextureView>();
+    const sampler = device.createSampler({ label: 'SkinPass.sampler', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
+    // One texture per (image, format): colour images are sRGB, data images (metal-rough, occlusion) linear.
+    const textureViews = new Map<EncodedImage | undefined, Map<GPUTextureFormat, GPUTextureView>>();
+    const viewOf = (image: EncodedImage | undefined, format: GPUTextureFormat, label: string): GPUTextureView => {
+      const bitmap = image && textures.get(image);
+      const key = bitmap ? image : undefined;
+      let byFormat = textureViews.get(key);
+      if (!byFormat) textureViews.set(key, (byFormat = new Map()));
+      let view = byFormat.get(format);
+      if (!view) byFormat.set(format, (view = this.createTexture(bitmap ? label : `SkinPass.white.${format}`, bitmap, format)));
+      return view;
+    };
 
     mesh.primitives.forEach((buffers, p) => {
       const label = `SkinPass.primitive${p}`;
-      const prim = buffers.primitive;
-      const materialData = new ArrayBuffer(MATERIAL.size);
-      new Float32Array(materialData, MATERIAL.baseColorFactor, 4).set(prim.material.baseColorFactor);
-      new Uint32Array(materialData, MATERIAL.slotCount, 1)[0] = slotCount;
-      const image = prim.material.baseColorImage;
-      let view = white;
-      const bitmap = image && textures.get(image);
-      if (image && bitmap) {
-        if (!textureViews.has(image)) textureViews.set(image, this.createTexture(`${label}.baseColor`, bitmap));
-        view = textureViews.get(image)!;
-      }
+      const m = buffers.primitive.material;
+      const materialData = materialRecord(m, slotCount);
       this.items.push({
+        index: p,
         mesh: buffers,
         pipeline: pipelineFor(buffers),
         material: device.createBindGroup({
@@ -157,13 +180,18 @@ export class SkinPass {
           layout: materialLayout,
           entries: [
             { binding: 0, resource: { buffer: this.upload(`${label}.material`, materialData, GPUBufferUsage.UNIFORM) } },
-            { binding: 1, resource: view },
+            { binding: 1, resource: viewOf(m.baseColorImage, 'rgba8unorm-srgb', `${label}.baseColor`) },
             { binding: 2, resource: sampler },
             ...(buffers.morphTargets ? [{ binding: 3, resource: { buffer: buffers.morphTargets } }] : []),
+            { binding: 4, resource: viewOf(m.metallicRoughnessImage, 'rgba8unorm', `${label}.metallicRoughness`) },
+            { binding: 5, resource: viewOf(m.occlusionImage, 'rgba8unorm', `${label}.occlusion`) },
+            { binding: 6, resource: viewOf(m.emissiveImage, 'rgba8unorm-srgb', `${label}.emissive`) },
           ],
         }),
       });
     });
+    const blended = (item: DrawItem) => item.mesh.primitive.material.alphaMode === 'BLEND';
+    this.items.sort((a, b) => Number(blended(a)) - Number(blended(b)) || a.index - b.index);
   }
 
   /** Draw calls per frame without a cull pass: one per primitive. */
@@ -178,7 +206,9 @@ export class SkinPass {
 
   /** Per primitive, in MeshBuffers order: its material bind group (group 1), which ShadowPass binds too. */
   get materials(): GPUBindGroup[] {
-    return this.items.map((item) => item.material);
+    const out: GPUBindGroup[] = [];
+    for (const item of this.items) out[item.index] = item.material;
+    return out;
   }
 
   /**
@@ -209,12 +239,31 @@ export class SkinPass {
     }
   }
 
-  /** Writes the camera: `viewProjection` is a column-major 4x4 (world -> clip space). */
+  /**
+   * Writes the camera: `viewProjection` is a column-major 4x4 (world -> clip space). The eye
+   * (for specular highlights) is found from its inverse: the point the projection sends to
+   * w = 0, or for an orthographic camera the direction towards it.
+   */
   update(viewProjection: ArrayLike<number>): void {
     if (viewProjection.length !== 16) throw new RangeError(`viewProjection must have 16 numbers, got ${viewProjection.length}`);
-    this.cameraData.set(viewProjection, CAMERA.viewProjection / 4);
-    this.cameraData.set(LIGHT_DIRECTION, CAMERA.lightDirection / 4);
-    this.device.queue.writeBuffer(this.camera, 0, this.cameraData);
+    const c = this.cameraData;
+    c.set(viewProjection, CAMERA.viewProjection / 4);
+    c.set(this.lights.direction, CAMERA.lightDirection / 4);
+    c.set(this.lights.sun, CAMERA.sunColor / 4);
+    c.set(this.lights.sky, CAMERA.skyColor / 4);
+    c.set(this.lights.ground, CAMERA.groundColor / 4);
+    const inv = mat4.inverse(c.subarray(0, 16), this.inverse);
+    // inverse x (0, 0, 1, 0): column 2 (a point at infinity for orthographic cameras, where w stays 0).
+    const [x, y, z, w] = [inv[8], inv[9], inv[10], inv[11]];
+    const e = CAMERA.eye / 4;
+    if (Math.abs(w) > 1e-12 * Math.hypot(x, y, z)) {
+      c[e] = x / w; c[e + 1] = y / w; c[e + 2] = z / w; c[e + 3] = 1;
+    } else {
+      // Orthographic: towards the camera is -z of clip space mapped back, i.e. minus column 2.
+      const len = Math.hypot(x, y, z) || 1;
+      c[e] = -x / len; c[e + 1] = -y / len; c[e + 2] = -z / len; c[e + 3] = 0;
+    }
+    this.device.queue.writeBuffer(this.camera, 0, c);
   }
 
   /** Records one draw per primitive of the first `instanceCount` slots into `pass`. */
@@ -229,7 +278,7 @@ export class SkinPass {
       const item = this.items[p];
       if (item.pipeline !== current) pass.setPipeline((current = item.pipeline));
       pass.setBindGroup(1, item.material);
-      if (looks) pass.setBindGroup(3, looks[p]);
+      if (looks) pass.setBindGroup(3, looks[item.index]);
       this.mesh.setBuffers(pass, item.mesh);
       pass.drawIndexed(item.mesh.ranges[0][0], instanceCount);
     }
@@ -241,16 +290,16 @@ export class SkinPass {
     pass.setBindGroup(2, this.shadowGroup);
     const looks = this.appearance?.refresh();
     let current: GPURenderPipeline | undefined;
-    this.items.forEach((item, p) => {
+    for (const item of this.items) {
       if (item.pipeline !== current) pass.setPipeline((current = item.pipeline));
       pass.setBindGroup(1, item.material);
-      if (looks) pass.setBindGroup(3, looks[p]);
+      if (looks) pass.setBindGroup(3, looks[item.index]);
       this.mesh.setBuffers(pass, item.mesh);
       for (let level = 0; level < this.levelGroups.length; level++) {
         pass.setBindGroup(0, this.levelGroups[level]);
-        pass.drawIndexedIndirect(draws.args, draws.argsOffset(0, level, p));
+        pass.drawIndexedIndirect(draws.args, draws.argsOffset(0, level, item.index));
       }
-    });
+    }
   }
 
   destroy(): void {
@@ -275,29 +324,41 @@ export class SkinPass {
     return buffer;
   }
 
-  private createTexture(label: string, bitmap: ImageBitmap | undefined): GPUTextureView {
+  /** A texture of `bitmap` with its full mip chain (three.js mipmaps glTF textures too), or 1x1 white. */
+  private createTexture(label: string, bitmap: ImageBitmap | undefined, format: GPUTextureFormat): GPUTextureView {
     const size = bitmap ? [bitmap.width, bitmap.height] : [1, 1];
     const texture = this.track(this.device.createTexture({
-      label, size, format: 'rgba8unorm-srgb',
+      label, size, format, mipLevelCount: mipLevelCount(size[0], size[1]),
       usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST | GPUTextureUsage.RENDER_ATTACHMENT,
     }));
-    if (bitmap) this.device.queue.copyExternalImageToTexture({ source: bitmap }, { texture }, size);
+    if (bitmap) {
+      this.device.queue.copyExternalImageToTexture({ source: bitmap }, { texture }, size);
+      (this.mipmaps ??= new MipmapGenerator(this.device)).generate(texture);
+    }
     else this.device.queue.writeTexture({ texture }, new Uint8Array([255, 255, 255, 255]), { bytesPerRow: 4 }, [1, 1]);
     return texture.createView({ label: `${label}.view` });
   }
 
   private createPipeline(module: GPUShaderModule, layout: GPUPipelineLayout, buffers: PrimitiveBuffers, options: SkinPassOptions): GPURenderPipeline {
     const entryPoint = this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers);
+    const material = buffers.primitive.material;
+    const blend = material.alphaMode === 'BLEND';
     return this.device.createRenderPipeline({
-      label: `SkinPass.pipeline.${entryPoint}`,
+      label: `SkinPass.pipeline.${pipelineKey(buffers, entryPoint)}`,
       layout,
       vertex: { module, entryPoint, buffers: vertexLayouts(buffers.influences), constants: this.vertexConstants },
       fragment: {
-        module, entryPoint: this.appearance ? 'fragmentAppearance' : 'fragment', targets: [{ format: options.colorFormat }],
+        module, entryPoint: this.appearance ? 'fragmentAppearance' : 'fragment',
+        // BLEND: premultiplied-free "over" (three.js's NormalBlending); opaque and MASK write alpha as is.
+        targets: [{ format: options.colorFormat, ...(blend ? { blend: {
+          color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
+          alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
+        } } : {}) }],
         constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 },
       },
-      primitive: { topology: 'triangle-list', cullMode: 'none' },
-      depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
+      primitive: { topology: 'triangle-list', cullMode: cullMode(material) },
+      // BLEND surfaces test depth but do not write it, so those behind them still show through.
+      depthStencil: { format: options.depthFormat, depthWriteEnabled: !blend, depthCompare: 'less' },
       multisample: { count: options.sampleCount ?? 1 },
     });
   }
@@ -325,25 +386,13 @@ export function frameBindGroup(device: GPUDevice, layout: GPUBindGroupLayout, la
   });
 }
 
-/** Storage buffers the morph entry points read in the vertex stage: joints, instances, draw list, morph weights, morph targets, joint entries. */
-const MORPH_VERTEX_STORAGE_BUFFERS = 6;
-
-/** Throws a RangeError naming the limit when the device cannot run the morph entry points. */
-function checkMorphLimits(device: GPUDevice): void {
-  const limits = device.limits as GPUSupportedLimits & { maxStorageBuffersInVertexStage?: number };
-  const available = Math.min(limits.maxStorageBuffersInVertexStage ?? Infinity, limits.maxStorageBuffersPerShaderStage);
-  if (available < MORPH_VERTEX_STORAGE_BUFFERS) {
-    throw new RangeError(`the character has morph targets, whose vertex shader reads ${MORPH_VERTEX_STORAGE_BUFFERS} storage buffers, ` +
-      `but the device allows ${available} in the vertex stage (maxStorageBuffersInVertexStage / maxStorageBuffersPerShaderStage)`);
-  }
-}
-
 /** The skin.wgsl vertex entry point that draws a primitive: by influences (4 or 8), the morph variant when it has morph targets. */
 export function vertexEntryPoint(buffers: PrimitiveBuffers): string {
   return `vertex${buffers.influences}${buffers.morphed ? 'Morph' : ''}`;
 }
 
-function normalize3(v: number[]): number[] {
-  const len = Math.hypot(...v);
-  return v.map((x) => x / len);
+/** Pipelines differ by vertex entry point, alpha mode and sidedness. */
+function pipelineKey(buffers: PrimitiveBuffers, entryPoint: string): string {
+  const m = buffers.primitive.material;
+  return `${entryPoint}.${m.alphaMode}.${m.doubleSided ? 'double' : 'single'}`;
 }

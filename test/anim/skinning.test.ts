@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { skinPositions } from '../../src/anim/skinning';
-import type { SkinnedPrimitive } from '../../src/bake/rig';
+import { defaultMaterial, type SkinnedPrimitive } from '../../src/bake/rig';
 
 function primitive(positions: number[], joints: number[], weights: number[]): SkinnedPrimitive {
   return {
     gltfNode: 0, gltfMesh: 0, primitiveIndex: 0, skin: 0, vertexCount: positions.length / 3,
     positions: Float32Array.from(positions), influences: 4, joints: Uint16Array.from(joints), weights: Float32Array.from(weights),
-    material: { baseColorFactor: [1, 1, 1, 1] },
+    material: defaultMaterial(),
   };
 }
 

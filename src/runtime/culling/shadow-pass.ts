@@ -44,13 +44,19 @@ export class ShadowPass {
     const byEntryPoint = new Map<string, GPURenderPipeline>();
     this.pipelines = mesh.primitives.map((p) => {
       const entryPoint = skin.appearance?.entryPoint(p) ?? vertexEntryPoint(p);
-      if (!byEntryPoint.has(entryPoint)) byEntryPoint.set(entryPoint, this.pipeline(p));
-      return byEntryPoint.get(entryPoint)!;
+      const key = `${entryPoint}.${p.primitive.material.alphaMode === 'MASK' ? 'mask' : 'solid'}`;
+      if (!byEntryPoint.has(key)) byEntryPoint.set(key, this.pipeline(p));
+      return byEntryPoint.get(key)!;
     });
     this.passDescriptor = {
       label: 'ShadowPass', colorAttachments: [],
       depthStencilAttachment: { view: this.view, depthClearValue: 1, depthLoadOp: 'clear', depthStoreOp: 'store' },
     };
+  }
+
+  /** The direction the sun travels (world, unit): the skin pass's lights.sun.direction, which the map is fitted along. */
+  get lightDirection(): ArrayLike<number> {
+    return this.skin.lights.direction;
   }
 
   /** Points the pass at the store's shadow lists (creation and growth), and at the morph weights when the character has morph targets. Does not own them. */
@@ -101,6 +107,8 @@ export class ShadowPass {
       label: `ShadowPass.pipeline.${entryPoint}`,
       layout: this.skin.appearance?.depthLayout ?? this.skin.pipelineLayout,
       vertex: { module: this.skin.module, entryPoint, buffers: vertexLayouts(p.influences), constants: this.skin.vertexConstants },
+      // alphaMode MASK: the cut-out texels cast no shadow (skin.wgsl shadowMask discards them).
+      ...(p.primitive.material.alphaMode === 'MASK' ? { fragment: { module: this.skin.module, entryPoint: 'shadowMask', targets: [] } } : {}),
       primitive: { topology: 'triangle-list', cullMode: 'none' },
       // Slope-scaled bias against self-shadowing acne.
       depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less', depthBias: 2, depthBiasSlopeScale: 2 },

@@ -5,7 +5,7 @@ import type { DrawShadow } from '../feature';
 import type { InstanceStore } from '../instance-store';
 import type { MeshBuffers } from '../mesh-buffers';
 import type { PosePass } from '../pose-pass';
-import { LIGHT_DIRECTION, type DrawArgs, type SkinPass } from '../skin-pass';
+import type { DrawArgs, SkinPass } from '../skin-pass';
 import { frustumPlanes } from './cull-math';
 import { CullPass } from './cull-pass';
 import { CullSettings } from './cull-settings';
@@ -128,7 +128,7 @@ export class Visibility {
     if (!settings.active) frame.flags = 0; // no camera: every instance is drawn, at level 0
     if (shadowPass) {
       const light = shadowPass.lightViewProjection;
-      fitLight(settings.cameraViewProjection, frame.cameraPosition, LIGHT_DIRECTION, this.shadow.distance, this.shadow.reach, light);
+      fitLight(settings.cameraViewProjection, frame.cameraPosition, shadowPass.lightDirection, this.shadow.distance, this.shadow.reach, light);
       frustumPlanes(light, frame.lightPlanes);
       shadowPass.update(light);
       if (this.shadowGeneration !== store.generation) {

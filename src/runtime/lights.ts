@@ -1,0 +1,104 @@
+/**
+ * The lights a crowd shades with (CrowdOptions.lights, docs/materials.md): one directional sun
+ * (which the shadow map follows) plus an ambient and a hemisphere term, in three.js's units
+ * (a sun of intensity I and colour c gives irradiance I c cos(theta); an ambient of intensity I
+ * gives irradiance I c on every normal), so a three.js scene with the same lights matches.
+ */
+
+/** RGB in linear [0, inf) (not sRGB), as three.js's Color after its sRGB -> linear conversion. */
+export type LinearRgb = readonly [number, number, number];
+
+export interface SunOptions {
+  /** Direction the light travels (world space; normalised here; default [-0.4, -1, -0.55]). */
+  direction?: readonly [number, number, number];
+  /** Linear RGB (default white). */
+  color?: LinearRgb;
+  /** Irradiance scale (default 0.65 pi: the look of the crowd before lights were settable). */
+  intensity?: number;
+}
+
+export interface AmbientOptions {
+  color?: LinearRgb;
+  /** Default 0.35 pi. */
+  intensity?: number;
+}
+
+export interface HemisphereOptions {
+  /** Irradiance colour of normals pointing +y (linear RGB; default white). */
+  sky?: LinearRgb;
+  /** Irradiance colour of normals pointing -y (linear RGB; default black). */
+  ground?: LinearRgb;
+  /** Default 1. */
+  intensity?: number;
+}
+
+/** CrowdOptions.lights: each part replaces its default; `ambient: false` / no hemisphere drops that term. */
+export interface LightOptions {
+  sun?: SunOptions;
+  ambient?: AmbientOptions | false;
+  hemisphere?: HemisphereOptions;
+}
+
+/** Lights resolved to what the shader reads (skin.wgsl Camera): colour x intensity, unit direction. */
+export interface ResolvedLights {
+  direction: Float32Array;
+  sun: Float32Array;
+  /** Irradiance of a normal pointing +y / -y: ambient plus the hemisphere's sky / ground. */
+  sky: Float32Array;
+  ground: Float32Array;
+}
+
+export const DEFAULT_LIGHT_DIRECTION: readonly [number, number, number] = [-0.4, -1, -0.55];
+
+/**
+ * Checks `options` (undefined: the defaults) and resolves it; throws a TypeError / RangeError
+ * naming the first field that is wrong (`lights.sun.intensity must be ...`).
+ */
+export function resolveLights(options: LightOptions | undefined): ResolvedLights {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('lights must be an object { sun?, ambient?, hemisphere? }');
+  const known = ['sun', 'ambient', 'hemisphere'];
+  for (const key of Object.keys(options ?? {})) if (!known.includes(key)) throw new TypeError(`lights.${key} is not a light (expected ${known.join(', ')})`);
+  const sun = section(options?.sun, 'lights.sun', ['direction', 'color', 'intensity']);
+  const ambient = options?.ambient === false ? undefined : section(options?.ambient, 'lights.ambient', ['color', 'intensity']);
+  const hemi = options?.hemisphere === undefined ? undefined : section(options.hemisphere, 'lights.hemisphere', ['sky', 'ground', 'intensity']);
+  const d = vector(sun.direction, 'lights.sun.direction', DEFAULT_LIGHT_DIRECTION, false);
+  const length = Math.hypot(d[0], d[1], d[2]);
+  if (length === 0) throw new RangeError('lights.sun.direction must not be the zero vector');
+  const sunColor = scaled(vector(sun.color, 'lights.sun.color', [1, 1, 1]), intensity(sun.intensity, 'lights.sun.intensity', 0.65 * Math.PI));
+  const ambientColor = ambient ? scaled(vector(ambient.color, 'lights.ambient.color', [1, 1, 1]), intensity(ambient.intensity, 'lights.ambient.intensity', 0.35 * Math.PI)) : [0, 0, 0];
+  const hemiIntensity = hemi ? intensity(hemi.intensity, 'lights.hemisphere.intensity', 1) : 0;
+  const sky = hemi ? scaled(vector(hemi.sky, 'lights.hemisphere.sky', [1, 1, 1]), hemiIntensity) : [0, 0, 0];
+  const ground = hemi ? scaled(vector(hemi.ground, 'lights.hemisphere.ground', [0, 0, 0]), hemiIntensity) : [0, 0, 0];
+  return {
+    direction: Float32Array.from(d, (x) => x / length),
+    sun: Float32Array.from(sunColor),
+    sky: Float32Array.from(ambientColor, (a, i) => a + sky[i]),
+    ground: Float32Array.from(ambientColor, (a, i) => a + ground[i]),
+  };
+}
+
+function section<T extends object>(value: T | undefined, where: string, fields: string[]): Partial<Record<string, unknown>> & T {
+  if (value === undefined) return {} as T;
+  if (typeof value !== 'object' || value === null) throw new TypeError(`${where} must be an object { ${fields.join(', ')} }`);
+  for (const key of Object.keys(value)) if (!fields.includes(key)) throw new TypeError(`${where}.${key} is not a field (expected ${fields.join(', ')})`);
+  return value as Partial<Record<string, unknown>> & T;
+}
+
+function vector(value: unknown, where: string, fallback: readonly number[], nonNegative = true): number[] {
+  if (value === undefined) return [...fallback];
+  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) throw new TypeError(`${where} must be 3 numbers`);
+  const v = Array.from(value as ArrayLike<number>);
+  if (v.length !== 3 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) throw new RangeError(`${where} must be 3 finite numbers, got [${v.join(', ')}]`);
+  if (nonNegative && v.some((x) => x < 0)) throw new RangeError(`${where} must not be negative, got [${v.join(', ')}]`);
+  return v;
+}
+
+function intensity(value: unknown, where: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RangeError(`${where} must be a finite number >= 0, got ${String(value)}`);
+  return value;
+}
+
+function scaled(v: number[], s: number): number[] {
+  return v.map((x) => x * s);
+}

@@ -1,0 +1,30 @@
+import type { MaterialInfo } from '../bake/rig';
+import { MATERIAL, MATERIAL_FLAGS } from './layout';
+
+// What the skin pass makes of a primitive's glTF material (docs/materials.md): its uniform record
+// and its cull mode.
+
+/** glTF doubleSided false: back faces (clockwise in glTF's counter-clockwise convention) are culled. */
+export function cullMode(material: MaterialInfo): GPUCullMode {
+  return material.doubleSided ? 'none' : 'back';
+}
+
+/** A primitive's MATERIAL uniform record. */
+export function materialRecord(m: MaterialInfo, slotCount: number): ArrayBuffer {
+  const data = new ArrayBuffer(MATERIAL.size);
+  const f = new Float32Array(data);
+  const u = new Uint32Array(data);
+  f.set(m.baseColorFactor, MATERIAL.baseColorFactor / 4);
+  u[MATERIAL.slotCount / 4] = slotCount;
+  f[MATERIAL.metallic / 4] = m.metallicFactor;
+  f[MATERIAL.roughness / 4] = m.roughnessFactor;
+  f[MATERIAL.alphaCutoff / 4] = m.alphaCutoff;
+  f.set(m.emissiveFactor, MATERIAL.emissive / 4);
+  f[MATERIAL.occlusionStrength / 4] = m.occlusionStrength;
+  for (let t = 0; t < 4; t++) {
+    f.set(m.uvTransforms.subarray(t * 6, t * 6 + 3), MATERIAL.uvTransform / 4 + t * 8);
+    f.set(m.uvTransforms.subarray(t * 6 + 3, t * 6 + 6), MATERIAL.uvTransform / 4 + t * 8 + 4);
+  }
+  u[MATERIAL.flags / 4] = (m.unlit ? MATERIAL_FLAGS.unlit : 0) | (m.alphaMode === 'MASK' ? MATERIAL_FLAGS.mask : 0);
+  return data;
+}

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseGltf } from '../../src/bake/parse';
+import { loadCharacter } from '../../src/character/character';
+import { arrayBufferOf, toGlb } from '../helpers/gltf-builder';
+import { BUNDLED_MODELS } from '../helpers/models';
+
+/** loadMaterial (src/bake/load-mesh.ts): glTF materials read as authored, or refused by name (docs/materials.md). */
+
+const body = arrayBufferOf(readFileSync(join(BUNDLED_MODELS, 'Walker', 'WalkerBody.glb')));
+
+async function withMaterial(material: Record<string, unknown>) {
+  const asset = await parseGltf(body);
+  const json = structuredClone(asset.json) as Record<string, any>;
+  json.materials[0] = material;
+  delete json.buffers[0].uri;
+  return loadCharacter(arrayBufferOf(toGlb(json, asset.buffers[0])));
+}
+
+describe('loadMaterial', () => {
+  it('reads metal, roughness, emissive x strength, MASK, doubleSided and unlit', async () => {
+    const character = await withMaterial({
+      pbrMetallicRoughness: { baseColorFactor: [0.5, 0.4, 0.3, 1], metallicFactor: 0.25, roughnessFactor: 0.75 },
+      emissiveFactor: [1, 0.5, 0], alphaMode: 'MASK', alphaCutoff: 0.3, doubleSided: true,
+      extensions: { KHR_materials_emissive_strength: { emissiveStrength: 4 }, KHR_materials_unlit: {} },
+    });
+    const m = character.rig.primitives[0].material;
+    expect(m).toMatchObject({ metallicFactor: 0.25, roughnessFactor: 0.75, emissiveFactor: [4, 2, 0], alphaMode: 'MASK', alphaCutoff: 0.3, doubleSided: true, unlit: true });
+  });
+
+  it("uses glTF's defaults: metal 1, rough 1, opaque, single-sided, cutoff 0.5", async () => {
+    const m = (await withMaterial({})).rig.primitives[0].material;
+    expect(m).toMatchObject({ metallicFactor: 1, roughnessFactor: 1, emissiveFactor: [0, 0, 0], alphaMode: 'OPAQUE', alphaCutoff: 0.5, doubleSided: false, unlit: false });
+  });
+
+  it('names a value out of range', async () => {
+    await expect(withMaterial({ pbrMetallicRoughness: { metallicFactor: 1.5 } })).rejects.toThrow('material 0: metallicFactor must be a number in [0, 1], got 1.5');
+    await expect(withMaterial({ alphaMode: 'CUTOUT' })).rejects.toThrow('material 0: alphaMode must be OPAQUE, MASK or BLEND, got CUTOUT');
+    await expect(withMaterial({ emissiveFactor: [1, 1] })).rejects.toThrow('material 0: emissiveFactor must be 3 numbers');
+  });
+});

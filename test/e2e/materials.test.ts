@@ -1,0 +1,111 @@
+/**
+ * glTF materials against three.js (docs/materials.md): each model is drawn by three.js
+ * (GLTFLoader -> MeshStandardMaterial, WebGLRenderer, no tone mapping, sRGB output) and by
+ * crowd-skin from the same camera, pose (first clip at time 0) and lights, in headless Chromium
+ * on SwiftShader (test/e2e/materials/page.ts), and the two images are compared over the pixels
+ * either one covers. Screenshots: test-results/e2e/materials-<model>-{three,crowd}.png.
+ *
+ * Tolerance, per model: mean absolute difference <= MEAN_TOLERANCE (0-255 per channel) and at
+ * most SHARE_TOLERANCE of the covered pixels differ by more than PIXEL_THRESHOLD in a channel.
+ * Why not 0: three samples its 16 x 16 DFG table as a half-float texture, crowd-skin the same
+ * numbers from a float32 WGSL array; textures are mipmapped by different code; the skinned positions come from baked float32 joint matrices (silhouette pixels
+ * move by one), and three's WebGL 2 runs through ANGLE while crowd-skin runs on WebGPU.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LightOptions } from '../../src/runtime/lights';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startServer } from './harness';
+import { featureModelUrl } from './materials/feature-model';
+import { decode, type Image } from './pixels';
+
+const MEAN_TOLERANCE = 6;
+const PIXEL_THRESHOLD = 32;
+const SHARE_TOLERANCE = 0.08;
+
+const MODELS = [
+  '/models/Fox/Fox.glb', '/models/CesiumMan/CesiumMan.glb', '/models/RobotExpressive/RobotExpressive.glb', '/models/Walker/Walker.glb',
+  '/test/models/RiggedSimple/RiggedSimple.glb', '/test/models/RiggedFigure/RiggedFigure.glb', '/test/models/SimpleSkin/SimpleSkin.gltf',
+];
+
+interface Difference { mean: number; share: number; covered: number }
+
+/** Mean absolute channel difference and the share over PIXEL_THRESHOLD, over pixels not black in either image. */
+export function compare(a: Image, b: Image): Difference {
+  let sum = 0;
+  let over = 0;
+  let covered = 0;
+  for (let i = 0; i < a.data.length; i += 4) {
+    const lit = (img: Image) => img.data[i] + img.data[i + 1] + img.data[i + 2] > 0;
+    if (!lit(a) && !lit(b)) continue;
+    covered++;
+    let worst = 0;
+    for (let c = 0; c < 3; c++) {
+      const d = Math.abs(a.data[i + c] - b.data[i + c]);
+      sum += d;
+      worst = Math.max(worst, d);
+    }
+    if (worst > PIXEL_THRESHOLD) over++;
+  }
+  return { mean: covered ? sum / (3 * covered) : 0, share: covered ? over / covered : 0, covered };
+}
+
+const available = chromiumAvailable();
+
+describe.skipIf(!available)('glTF materials match three.js MeshStandardMaterial', () => {
+  let server: ViteDevServer | undefined;
+  let browser: Browser | undefined;
+  let baseUrl = '';
+
+  beforeAll(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    ({ server, baseUrl } = await startServer());
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function render(model: string, name: string, lights?: LightOptions): Promise<{ diff: Difference; problems: string[] }> {
+    const page: Page = await browser!.newPage({ viewport: { width: 520, height: 260 } });
+    const problems = collectProblems(page);
+    await page.goto(`${baseUrl}/test/e2e/materials/index.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === '1', undefined, { timeout: 120_000 });
+    await page.evaluate(([url, l]) => (window as unknown as { renderBoth(u: string, l?: unknown): Promise<string[]> }).renderBoth(url as string, l ?? undefined), [model, lights ?? null] as const);
+    const three = await page.locator('#three').screenshot();
+    const crowd = await page.locator('#crowd').screenshot();
+    writeFileSync(`${RESULTS_DIR}/materials-${name}-three.png`, three);
+    writeFileSync(`${RESULTS_DIR}/materials-${name}-crowd.png`, crowd);
+    await page.close();
+    const diff = compare(decode(three), decode(crowd));
+    console.log(`materials ${name}: mean |diff| ${diff.mean.toFixed(2)}, ${(diff.share * 100).toFixed(2)}% of ${diff.covered} covered pixels over ${PIXEL_THRESHOLD}`);
+    return { diff, problems };
+  }
+
+  for (const model of MODELS) {
+    const name = model.split('/').at(-1)!.replace(/\.gl(b|tf)$/, '');
+    it(`${name}: crowd-skin matches three.js`, async () => {
+      const { diff, problems } = await render(model, name);
+      expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
+      expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+      expect(diff.share).toBeLessThanOrEqual(SHARE_TOLERANCE);
+      expect(problems).toEqual([]);
+    }, 300_000);
+  }
+
+  it('generated feature character (metal-rough, emissive, occlusion, unlit, MASK, BLEND, doubleSided): crowd-skin matches three.js', async () => {
+    const { diff, problems } = await render(featureModelUrl(), 'features');
+    expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
+    expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+    expect(diff.share).toBeLessThanOrEqual(SHARE_TOLERANCE);
+    expect(problems).toEqual([]);
+  }, 300_000);
+
+  it('fails on a made-up violation: a sun 40% brighter than three.js is caught', async () => {
+    const { diff } = await render('/models/Fox/Fox.glb', 'Fox-violation', { sun: { intensity: 0.65 * Math.PI * 1.4 } });
+    expect(diff.mean > MEAN_TOLERANCE || diff.share > SHARE_TOLERANCE).toBe(true);
+  }, 300_000);
+});

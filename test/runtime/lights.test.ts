@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { resolveLights } from '../../src/runtime/lights';
+
+describe('resolveLights (CrowdOptions.lights)', () => {
+  it('defaults: a white sun of 0.65 pi along [-0.4, -1, -0.55] and a white ambient of 0.35 pi', () => {
+    const l = resolveLights(undefined);
+    const n = Math.hypot(0.4, 1, 0.55);
+    expect(Array.from(l.direction)).toEqual([-0.4 / n, -1 / n, -0.55 / n].map(Math.fround));
+    expect(l.sun[0]).toBeCloseTo(0.65 * Math.PI, 5);
+    expect(l.sky[1]).toBeCloseTo(0.35 * Math.PI, 5);
+    expect(Array.from(l.ground)).toEqual(Array.from(l.sky));
+  });
+
+  it('adds the hemisphere to the ambient term: sky above, ground below; ambient false drops it', () => {
+    const l = resolveLights({ ambient: false, hemisphere: { sky: [1, 0.5, 0], ground: [0, 0, 0.25], intensity: 2 }, sun: { direction: [0, -2, 0], color: [1, 0, 0], intensity: 3 } });
+    expect(Array.from(l.sky)).toEqual([2, 1, 0]);
+    expect(Array.from(l.ground)).toEqual([0, 0, 0.5]);
+    expect(Array.from(l.sun)).toEqual([3, 0, 0]);
+    expect(Array.from(l.direction)).toEqual([0, -1, 0]);
+  });
+
+  it('names what is wrong', () => {
+    expect(() => resolveLights({ sun: { intensity: -1 } })).toThrow('lights.sun.intensity must be a finite number >= 0, got -1');
+    expect(() => resolveLights({ sun: { direction: [0, 0, 0] } })).toThrow('lights.sun.direction must not be the zero vector');
+    expect(() => resolveLights({ ambient: { color: [1, -1, 0] } })).toThrow('lights.ambient.color must not be negative');
+    expect(() => resolveLights({ hemisphere: { sky: [1, 1] as unknown as [number, number, number] } })).toThrow('lights.hemisphere.sky must be 3 finite numbers');
+    expect(() => resolveLights({ moon: {} } as never)).toThrow('lights.moon is not a light');
+    expect(() => resolveLights({ sun: { colour: [1, 1, 1] } } as never)).toThrow('lights.sun.colour is not a field');
+  });
+});
