@@ -8,6 +8,7 @@
 /** RGB in linear [0, inf) (not sRGB), as three.js's Color after its sRGB -> linear conversion. */
 export type LinearRgb = readonly [number, number, number];
 
+/** The directional sun (CrowdOptions.lights.sun): what the shadow map follows. */
 export interface SunOptions {
   /** Direction the light travels (world space; normalised here; default [-0.4, -1, -0.55]). */
   direction?: readonly [number, number, number];
@@ -17,25 +18,31 @@ export interface SunOptions {
   intensity?: number;
 }
 
+/** A uniform ambient term (CrowdOptions.lights.ambient), as three.js's AmbientLight. */
 export interface AmbientOptions {
+  /** Linear RGB (default white). */
   color?: LinearRgb;
-  /** Default 0.35 pi. */
+  /** Irradiance scale on every normal (default 0.35 pi). */
   intensity?: number;
 }
 
+/** A sky/ground term (CrowdOptions.lights.hemisphere), as three.js's HemisphereLight. */
 export interface HemisphereOptions {
   /** Irradiance colour of normals pointing +y (linear RGB; default white). */
   sky?: LinearRgb;
   /** Irradiance colour of normals pointing -y (linear RGB; default black). */
   ground?: LinearRgb;
-  /** Default 1. */
+  /** Irradiance scale (default 1). */
   intensity?: number;
 }
 
 /** CrowdOptions.lights: each part replaces its default; `ambient: false` / no hemisphere drops that term. */
 export interface LightOptions {
+  /** The sun (default: from above and in front, white, 0.65 pi). */
   sun?: SunOptions;
+  /** The ambient term, or false for none (default: white, 0.35 pi). */
   ambient?: AmbientOptions | false;
+  /** The hemisphere term (default: none). */
   hemisphere?: HemisphereOptions;
 }
 
