@@ -175,23 +175,18 @@ fn skin8(jointSet: u32, joints: vec4u, weights: vec4f, joints1: vec4u, weights1:
   return m;
 }
 
-@vertex
-fn vertex4(
-  @builtin(instance_index) instance: u32,
+// A vertex's attributes (vertex buffers: vertexLayouts in src/runtime/layout.ts), 4 influences.
+struct Vertex4 {
   @location(0) position: vec3f,
   @location(1) normal: vec3f,
   @location(2) uv: vec2f,
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
   @location(7) color: vec4f,
-) -> VertexOut {
-  let slot = drawList[instance];
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, position, normal, uv, color);
 }
 
-@vertex
-fn vertex8(
-  @builtin(instance_index) instance: u32,
+// The same with 8 influences.
+struct Vertex8 {
   @location(0) position: vec3f,
   @location(1) normal: vec3f,
   @location(2) uv: vec2f,
@@ -200,9 +195,26 @@ fn vertex8(
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
   @location(7) color: vec4f,
-) -> VertexOut {
-  let slot = drawList[instance];
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, position, normal, uv, color);
+}
+
+// Vertex `v` of instance `slot`, its rest position and normal replaced by `position` and `normal`
+// (morphed, or v's own), skinned and placed.
+fn skinned4(slot: u32, v: Vertex4, position: vec3f, normal: vec3f) -> VertexOut {
+  return finish(skin4(jointSetOf(slot), v.joints, v.weights), slot, position, normal, v.uv, v.color);
+}
+
+fn skinned8(slot: u32, v: Vertex8, position: vec3f, normal: vec3f) -> VertexOut {
+  return finish(skin8(jointSetOf(slot), v.joints, v.weights, v.joints1, v.weights1), slot, position, normal, v.uv, v.color);
+}
+
+@vertex
+fn vertex4(@builtin(instance_index) instance: u32, v: Vertex4) -> VertexOut {
+  return skinned4(drawList[instance], v, v.position, v.normal);
+}
+
+@vertex
+fn vertex8(@builtin(instance_index) instance: u32, v: Vertex8) -> VertexOut {
+  return skinned8(drawList[instance], v, v.position, v.normal);
 }
 
 // ---- Dual-quaternion skinning (CrowdOptions.skinning 'dual-quaternion') --------------------
@@ -308,37 +320,17 @@ fn morph(vertex: u32, slot: u32, position: vec3f, normal: vec3f) -> Morphed {
 }
 
 @vertex
-fn vertex4Morph(
-  @builtin(vertex_index) vertex: u32,
-  @builtin(instance_index) instance: u32,
-  @location(0) position: vec3f,
-  @location(1) normal: vec3f,
-  @location(2) uv: vec2f,
-  @location(3) joints: vec4u,
-  @location(4) weights: vec4f,
-  @location(7) color: vec4f,
-) -> VertexOut {
+fn vertex4Morph(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32, v: Vertex4) -> VertexOut {
   let slot = drawList[instance];
-  let morphed = morph(vertex, slot, position, normal);
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, morphed.position, morphed.normal, uv, color);
+  let morphed = morph(vertex, slot, v.position, v.normal);
+  return skinned4(slot, v, morphed.position, morphed.normal);
 }
 
 @vertex
-fn vertex8Morph(
-  @builtin(vertex_index) vertex: u32,
-  @builtin(instance_index) instance: u32,
-  @location(0) position: vec3f,
-  @location(1) normal: vec3f,
-  @location(2) uv: vec2f,
-  @location(3) joints: vec4u,
-  @location(4) weights: vec4f,
-  @location(5) joints1: vec4u,
-  @location(6) weights1: vec4f,
-  @location(7) color: vec4f,
-) -> VertexOut {
+fn vertex8Morph(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32, v: Vertex8) -> VertexOut {
   let slot = drawList[instance];
-  let morphed = morph(vertex, slot, position, normal);
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv, color);
+  let morphed = morph(vertex, slot, v.position, v.normal);
+  return skinned8(slot, v, morphed.position, morphed.normal);
 }
 
 // How much of the light reaches `world`: 1 lit, 0 in shadow; 3 x 3 percentage-closer filtering
@@ -538,80 +530,43 @@ fn hidden() -> VertexOut {
   return out;
 }
 
+// The plain entry points with the part test first: a hidden part's vertices are dropped.
 @vertex
-fn vertex4Appearance(
-  @builtin(instance_index) instance: u32,
-  @location(0) position: vec3f,
-  @location(1) normal: vec3f,
-  @location(2) uv: vec2f,
-  @location(3) joints: vec4u,
-  @location(4) weights: vec4f,
-  @location(7) color: vec4f,
-) -> VertexOut {
+fn vertex4Appearance(@builtin(instance_index) instance: u32, v: Vertex4) -> VertexOut {
   let slot = drawList[instance];
   if (!shown(slot)) {
     return hidden();
   }
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, position, normal, uv, color);
+  return skinned4(slot, v, v.position, v.normal);
 }
 
 @vertex
-fn vertex8Appearance(
-  @builtin(instance_index) instance: u32,
-  @location(0) position: vec3f,
-  @location(1) normal: vec3f,
-  @location(2) uv: vec2f,
-  @location(3) joints: vec4u,
-  @location(4) weights: vec4f,
-  @location(5) joints1: vec4u,
-  @location(6) weights1: vec4f,
-  @location(7) color: vec4f,
-) -> VertexOut {
+fn vertex8Appearance(@builtin(instance_index) instance: u32, v: Vertex8) -> VertexOut {
   let slot = drawList[instance];
   if (!shown(slot)) {
     return hidden();
   }
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, position, normal, uv, color);
+  return skinned8(slot, v, v.position, v.normal);
 }
 
 @vertex
-fn vertex4MorphAppearance(
-  @builtin(vertex_index) vertex: u32,
-  @builtin(instance_index) instance: u32,
-  @location(0) position: vec3f,
-  @location(1) normal: vec3f,
-  @location(2) uv: vec2f,
-  @location(3) joints: vec4u,
-  @location(4) weights: vec4f,
-  @location(7) color: vec4f,
-) -> VertexOut {
+fn vertex4MorphAppearance(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32, v: Vertex4) -> VertexOut {
   let slot = drawList[instance];
   if (!shown(slot)) {
     return hidden();
   }
-  let morphed = morph(vertex, slot, position, normal);
-  return finish(skin4(jointSetOf(slot), joints, weights), slot, morphed.position, morphed.normal, uv, color);
+  let morphed = morph(vertex, slot, v.position, v.normal);
+  return skinned4(slot, v, morphed.position, morphed.normal);
 }
 
 @vertex
-fn vertex8MorphAppearance(
-  @builtin(vertex_index) vertex: u32,
-  @builtin(instance_index) instance: u32,
-  @location(0) position: vec3f,
-  @location(1) normal: vec3f,
-  @location(2) uv: vec2f,
-  @location(3) joints: vec4u,
-  @location(4) weights: vec4f,
-  @location(5) joints1: vec4u,
-  @location(6) weights1: vec4f,
-  @location(7) color: vec4f,
-) -> VertexOut {
+fn vertex8MorphAppearance(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32, v: Vertex8) -> VertexOut {
   let slot = drawList[instance];
   if (!shown(slot)) {
     return hidden();
   }
-  let morphed = morph(vertex, slot, position, normal);
-  return finish(skin8(jointSetOf(slot), joints, weights, joints1, weights1), slot, morphed.position, morphed.normal, uv, color);
+  let morphed = morph(vertex, slot, v.position, v.normal);
+  return skinned8(slot, v, morphed.position, morphed.normal);
 }
 
 // The base colour of instance `slot`: its variant's texture (or the material's own) times the

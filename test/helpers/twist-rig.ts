@@ -38,7 +38,8 @@ export function twistRigModel(options: { held?: boolean } = {}): SkinnedModel {
   for (let k = 0; k + 1 < TWIST_RINGS; k++) {
     for (let i = 0; i < TWIST_SEGMENTS; i++) {
       const a = k * TWIST_SEGMENTS + i, b2 = k * TWIST_SEGMENTS + ((i + 1) % TWIST_SEGMENTS);
-      indices.push(a, b2, a + TWIST_SEGMENTS, b2, b2 + TWIST_SEGMENTS, a + TWIST_SEGMENTS);
+      // Counter-clockwise seen from outside (glTF's front faces: single-sided primitives cull the others).
+      indices.push(a, a + TWIST_SEGMENTS, b2, b2, a + TWIST_SEGMENTS, b2 + TWIST_SEGMENTS);
     }
   }
   const half = (TWIST_DEGREES * Math.PI) / 360;
