@@ -6,7 +6,9 @@
  * count, applies edits of the user's material, is fogged by three's fog, and refuses what it cannot draw.
  */
 import { describe, expect, it } from 'vitest';
-import { Color, Fog, MeshBasicNodeMaterial, PerspectiveCamera, Raycaster, Scene, Vector3, WebGPURenderer } from 'three/webgpu';
+import {
+  AmbientLight, Color, DirectionalLight, Fog, HemisphereLight, MeshBasicNodeMaterial, PerspectiveCamera, PointLight, Raycaster, Scene, SpotLight, Vector3, WebGPURenderer,
+} from 'three/webgpu';
 import { ThreeCrowdRenderer } from '../../src/three/index';
 import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
@@ -96,6 +98,58 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     expect(await share(crowds, scene, camera, [0, 0, 255]), 'removed instances are still drawn').toBe(0);
     crowds.dispose();
     expect(scene.children.length, 'dispose leaves the crowd\'s meshes in the scene').toBe(0);
+    renderer.dispose();
+  }, 120_000);
+
+  it('each kind of three light reaches the crowd alone (ambient, hemisphere, directional, point, spot); none leaves it black', async () => {
+    const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas() });
+    await renderer.init();
+    renderer.setSize(WIDTH, HEIGHT, false);
+    const crowds = new ThreeCrowdRenderer(renderer);
+    const fox = await testCharacter('Fox');
+    const crowd = crowds.createCrowd(fox, { capacity: 1, shading: 'three' }); // the glTF material as a MeshStandardNodeMaterial
+    const scene = new Scene();
+    scene.background = new Color(0x000000);
+    scene.add(crowds.sceneObject(crowd));
+    const camera = new PerspectiveCamera(40, WIDTH / HEIGHT, 0.1, 50);
+    camera.position.set(0, 0.35, 3.4);
+    camera.lookAt(0, 0.35, 0);
+    const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
+    crowd.setPlacement(crowd.add({ clipA: 'Walk', speedA: 0 }), 0, -fox.bounds.min[1] * scale, 0, Math.PI / 2, scale);
+    crowd.update(0);
+    /** Mean of the brightest channel over the picture (the background is black: only the Fox adds). */
+    const brightness = async (): Promise<number> => {
+      await expectNoGpuError(crowds.device, () => crowds.renderToTarget(scene, camera));
+      const pixels = await crowds.renderer.readRenderTargetPixelsAsync(crowds.target, 0, 0, crowds.target.width, crowds.target.height) as Uint8Array;
+      let sum = 0;
+      for (let i = 0; i < pixels.length; i += 4) sum += Math.max(pixels[i], pixels[i + 1], pixels[i + 2]);
+      return sum / (pixels.length / 4);
+    };
+    const dark = await brightness();
+    const spot = new SpotLight(0xffffff, 60, 0, Math.PI / 8);
+    spot.position.set(0, 0.4, 3);
+    spot.target.position.set(0, 0.4, 0);
+    const point = new PointLight(0xffffff, 30, 0, 2);
+    point.position.set(0, 0.4, 2);
+    const sun = new DirectionalLight(0xffffff, 3);
+    sun.position.set(0, 1, 3);
+    const lights = {
+      ambient: new AmbientLight(0xffffff, 3), hemisphere: new HemisphereLight(0xffffff, 0x444444, 3), directional: sun,
+      point, spot,
+    };
+    const lit: Record<string, number> = {};
+    for (const [name, light] of Object.entries(lights)) {
+      scene.add(light);
+      if (light === spot) scene.add(spot.target);
+      scene.updateMatrixWorld();
+      lit[name] = await brightness();
+      scene.remove(light);
+      if (light === spot) scene.remove(spot.target);
+    }
+    console.log(`shading three, mean brightness (of 255): no light ${dark.toFixed(2)}, ${Object.entries(lit).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', ')}`);
+    expect(dark, 'the crowd is lit without any light').toBeLessThan(0.5);
+    for (const [name, value] of Object.entries(lit)) expect(value, `${name} light does not reach the crowd`).toBeGreaterThan(dark + 2);
+    crowds.dispose();
     renderer.dispose();
   }, 120_000);
 
