@@ -14,7 +14,8 @@
  * Not here (documented in docs/three.md): culling and mesh LOD (every instance is drawn at full
  * detail: three draws a mesh with one instance list in every pass, the shadow passes included,
  * so the camera's culled list would drop the shadows of characters beside the view), morph
- * targets, 'dual-quaternion' skinning (refused) and an active joint palette (refused). Instance
+ * targets, 'dual-quaternion' skinning (refused), an active joint palette and per-instance
+ * appearance (refused when three is about to draw: its materials do not read them). Instance
  * i of the draw is slot i: slots [0, count) are dense (InstanceStore), each with its own joint set.
  */
 import {
@@ -129,6 +130,11 @@ export class ThreeShading implements CrowdFeature {
   /** Sets each mesh's instance count to the crowd's, and grows the three buffers with the crowd. Call before three renders. */
   sync(): void {
     const store = this.kernel.store;
+    if (this.kernel.feature('appearance')) {
+      // three draws with its own materials: tints, variants and part masks would be silently dropped.
+      throw new RangeError(`${PREFIX}: shading 'three' draws with three's materials, which do not read CrowdAppearance's tints, variants and parts: ` +
+        'use the default shading for a crowd with per-instance appearance');
+    }
     if (store.palette.active) {
       // The palette's joint sets move between slots every frame (docs/palette.md); its entry list is not copyable (no COPY_SRC).
       throw new RangeError(`${PREFIX}: shading 'three' draws every instance from its own joint set, but this crowd holds ${store.count} instances, ` +

@@ -10,6 +10,7 @@ import {
   AmbientLight, Color, DirectionalLight, Fog, HemisphereLight, MeshBasicNodeMaterial, PerspectiveCamera, PointLight, Raycaster, Scene, SpotLight, Vector3, WebGPURenderer,
 } from 'three/webgpu';
 import { ThreeCrowdRenderer } from '../../src/three/index';
+import { CrowdAppearance } from '../../src/index';
 import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
 
@@ -163,6 +164,10 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     const plain = crowds.createCrowd(fox, { capacity: 1 });
     expect(() => crowds.sceneObject(plain)).toThrow(/not made here with \{ shading: 'three' \}/);
     const shaded = crowds.createCrowd(fox, { capacity: 1, shading: 'three' });
+    const looks = crowds.createCrowd(fox, { capacity: 1, shading: 'three' });
+    new CrowdAppearance(looks);
+    expect(() => crowds.render(new Scene(), new PerspectiveCamera())).toThrow(/shading 'three' draws with three's materials, which do not read CrowdAppearance/);
+    crowds.removeCrowd(looks);
     crowds.removeCrowd(shaded, false);
     expect(() => crowds.adoptCrowd(shaded)).toThrow(/shading 'three' holds three objects of the old renderer/);
     shaded.destroy();
