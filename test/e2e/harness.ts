@@ -47,6 +47,18 @@ export async function startServer(): Promise<{ server: ViteDevServer; baseUrl: s
   return { server, baseUrl: `http://127.0.0.1:${address.port}` };
 }
 
+/** A Vite dev server for a page with its own config (`configFile`, from the repo root: the three.js pages), on a free port. */
+export async function startConfiguredServer(configFile: string): Promise<{ server: ViteDevServer; baseUrl: string }> {
+  const server = await createServer({
+    configFile: `${REPO_ROOT}${configFile}`,
+    appType: 'mpa',
+    logLevel: 'warn',
+    server: { port: 0, strictPort: false, hmr: false },
+  });
+  await server.listen();
+  return { server, baseUrl: `http://127.0.0.1:${(server.httpServer!.address() as AddressInfo).port}` };
+}
+
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
 }

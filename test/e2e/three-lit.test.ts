@@ -9,11 +9,10 @@
  * the clip, and the sun turned off. Screenshots: test-results/e2e/three-lit-*.png.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
+import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, collectProblems, launchBrowser, REPO_ROOT, RESULTS_DIR } from './harness';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startConfiguredServer } from './harness';
 import { decode, differenceMask, maskCount, type Image, type Mask } from './pixels';
 
 const VIEWPORT = { width: 480, height: 360 };
@@ -81,14 +80,7 @@ describe.skipIf(!chromiumAvailable())("shading 'three' against three.js's Skinne
 
   beforeAll(async () => {
     mkdirSync(RESULTS_DIR, { recursive: true });
-    server = await createServer({
-      configFile: `${REPO_ROOT}test/e2e/three-lit/vite.config.ts`,
-      appType: 'mpa',
-      logLevel: 'warn',
-      server: { port: 0, strictPort: false, hmr: false },
-    });
-    await server.listen();
-    baseUrl = `http://127.0.0.1:${(server.httpServer!.address() as AddressInfo).port}`;
+    ({ server, baseUrl } = await startConfiguredServer('test/e2e/three-lit/vite.config.ts'));
     browser = await launchBrowser();
   }, 120_000);
 

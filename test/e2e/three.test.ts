@@ -5,13 +5,12 @@
  * behind it does not. Screenshots land in test-results/e2e/three-*.png for a person to look at.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { createServer, type ViteDevServer } from 'vite';
+import type { ViteDevServer } from 'vite';
 import type { Scene } from 'three/webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThreeCrowdRenderer } from '../../src/three/index';
-import { chromiumAvailable, collectProblems, launchBrowser, REPO_ROOT, RESULTS_DIR } from './harness';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startConfiguredServer } from './harness';
 import { decode, differenceMask, erode, shareChanged, shareChangedIn, type Image } from './pixels';
 import { arrange, expectBoxInFrontHidesFox, waitFrames, type ThreeExample } from './three-depth';
 
@@ -31,14 +30,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
 
   beforeAll(async () => {
     mkdirSync(RESULTS_DIR, { recursive: true });
-    server = await createServer({
-      configFile: `${REPO_ROOT}examples/three/vite.config.ts`,
-      appType: 'mpa',
-      logLevel: 'warn',
-      server: { port: 0, strictPort: false, hmr: false },
-    });
-    await server.listen();
-    baseUrl = `http://127.0.0.1:${(server.httpServer!.address() as AddressInfo).port}`;
+    ({ server, baseUrl } = await startConfiguredServer('examples/three/vite.config.ts'));
     browser = await launchBrowser();
   }, 120_000);
 
