@@ -8,9 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   AmbientLight, Color, DirectionalLight, Fog, HemisphereLight, MeshBasicNodeMaterial, PerspectiveCamera, PointLight, Raycaster, Scene, SpotLight, Vector3, WebGPURenderer,
+  type NodeMaterial,
 } from 'three/webgpu';
 import { ThreeCrowdRenderer } from '../../src/three/index';
-import { CrowdAppearance } from '../../src/index';
+import { CrowdAppearance, type Character } from '../../src/index';
 import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
 
@@ -41,6 +42,22 @@ async function share(crowds: ThreeCrowdRenderer, scene: Scene, camera: Perspecti
   return n / counted;
 }
 
+/**
+ * A crowd of `fox` with shading 'three' (capacity 1, `material` or the glTF one) in a scene of
+ * `background` colour, a camera 3.4 m away, and the scale / lift that stand a Fox 0.8 m tall on y = 0.
+ */
+function stage(crowds: ThreeCrowdRenderer, fox: Character, background: number, material?: NodeMaterial) {
+  const crowd = crowds.createCrowd(fox, { capacity: 1, shading: 'three', material });
+  const scene = new Scene();
+  scene.background = new Color(background);
+  scene.add(crowds.sceneObject(crowd));
+  const camera = new PerspectiveCamera(40, WIDTH / HEIGHT, 0.1, 50);
+  camera.position.set(0, 0.35, 3.4);
+  camera.lookAt(0, 0.35, 0);
+  const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
+  return { crowd, scene, camera, scale, lift: -fox.bounds.min[1] * scale };
+}
+
 describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () => {
   it('draws the instances where they stand with the user material, follows the count and the material\'s edits', async () => {
     const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas() });
@@ -49,15 +66,7 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     const crowds = new ThreeCrowdRenderer(renderer);
     const fox = await testCharacter('Fox');
     const material = new MeshBasicNodeMaterial({ color: 0x00ff00 });
-    const crowd = crowds.createCrowd(fox, { capacity: 1, shading: 'three', material });
-    const scene = new Scene();
-    scene.background = new Color(0xff0000);
-    scene.add(crowds.sceneObject(crowd));
-    const camera = new PerspectiveCamera(40, WIDTH / HEIGHT, 0.1, 50);
-    camera.position.set(0, 0.35, 3.4);
-    camera.lookAt(0, 0.35, 0);
-    const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
-    const lift = -fox.bounds.min[1] * scale;
+    const { crowd, scene, camera, scale, lift } = stage(crowds, fox, 0xff0000, material);
     const GREEN = [0, 255, 0];
 
     expect(await share(crowds, scene, camera, GREEN), 'no instance, nothing drawn').toBe(0);
@@ -108,15 +117,8 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     renderer.setSize(WIDTH, HEIGHT, false);
     const crowds = new ThreeCrowdRenderer(renderer);
     const fox = await testCharacter('Fox');
-    const crowd = crowds.createCrowd(fox, { capacity: 1, shading: 'three' }); // the glTF material as a MeshStandardNodeMaterial
-    const scene = new Scene();
-    scene.background = new Color(0x000000);
-    scene.add(crowds.sceneObject(crowd));
-    const camera = new PerspectiveCamera(40, WIDTH / HEIGHT, 0.1, 50);
-    camera.position.set(0, 0.35, 3.4);
-    camera.lookAt(0, 0.35, 0);
-    const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
-    crowd.setPlacement(crowd.add({ clipA: 'Walk', speedA: 0 }), 0, -fox.bounds.min[1] * scale, 0, Math.PI / 2, scale);
+    const { crowd, scene, camera, scale, lift } = stage(crowds, fox, 0x000000); // the glTF material as a MeshStandardNodeMaterial
+    crowd.setPlacement(crowd.add({ clipA: 'Walk', speedA: 0 }), 0, lift, 0, Math.PI / 2, scale);
     crowd.update(0);
     /** Mean of the brightest channel over the picture (the background is black: only the Fox adds). */
     const brightness = async (): Promise<number> => {
