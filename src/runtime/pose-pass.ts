@@ -69,11 +69,13 @@ export const INDIRECT_DISPATCH_WIDTH = MAX_WORKGROUPS_PER_DIMENSION;
 
 /**
  * The compute pass that writes every instance's joint matrices (shaders/pose.wgsl).
- * create: the constructor uploads the rig's static tables and builds two pipelines of the same
- * shader: one with the layer-stack code compiled out (LAYERS_ENABLED false) for plain records,
- * one with it for records that have stacks. The instance store keeps the layered records after
- * the plain ones, so plain records never pay for the layer code (npm run bench
- * measured 1.5-1.6x on SwiftShader for a shader that merely contains it).
+ * create: the constructor uploads the rig's static tables and builds the pipeline with the
+ * layer-stack code compiled out (LAYERS_ENABLED false) for plain records; the one with it, for
+ * records that have stacks, is built by the first update() that sees a layered record. The
+ * instance store keeps the layered records after the plain ones, so plain records never pay for
+ * the layer code (npm run bench measured 1.5-1.6x on SwiftShader for a shader that merely
+ * contains it), and a crowd that never layers never compiles it (on SwiftShader that compile
+ * took 2.2 s of a 3.4 s crowd creation for Fox; a one-time cost at the first layer stack).
  * update(): writes the per-frame uniforms (and binds the per-instance buffers when they were
  * replaced); encode(): records the dispatches.
  */
@@ -82,9 +84,11 @@ export class PosePass {
   /** What the pass writes per joint slot: matrix rows ('linear') or JOINT_DQ records. */
   readonly skinning: SkinningMethod;
   private readonly plain: Dispatch;
-  private readonly layered: Dispatch;
-  /** Both dispatches, plain first (the order the records are laid out in). */
-  private readonly dispatches: readonly Dispatch[];
+  /** Built by the first update() with a layered record (see the class comment). */
+  private layered: Dispatch | undefined;
+  /** The dispatches built so far, plain first (the order the records are laid out in). */
+  private readonly dispatches: Dispatch[];
+  private readonly module: GPUShaderModule;
   private readonly layout: GPUBindGroupLayout;
   private readonly staticBuffers: GPUBuffer[];
   /** Where the node records and joint slots start in the tracks buffer (vec4f index). */
@@ -149,21 +153,28 @@ export class PosePass {
         storage(8),
       ],
     });
-    const module = device.createShaderModule({ label: 'PosePass.shader', code: poseWgsl });
-    const pipeline = (label: string, layers: boolean) => device.createComputePipeline({
+    this.module = device.createShaderModule({ label: 'PosePass.shader', code: poseWgsl });
+    this.plain = new Dispatch(device, 'PosePass.plain', this.pipeline('PosePass.plainPipeline', false), 0, CULL_ARGS.posePlain);
+    this.dispatches = [this.plain];
+  }
+
+  private pipeline(label: string, layers: boolean): GPUComputePipeline {
+    return this.device.createComputePipeline({
       label,
-      layout: device.createPipelineLayout({ label: `${label}.layout`, bindGroupLayouts: [this.layout] }),
+      layout: this.device.createPipelineLayout({ label: `${label}.layout`, bindGroupLayouts: [this.layout] }),
       compute: {
-        module, entryPoint: 'main',
+        module: this.module, entryPoint: 'main',
         constants: {
-          WORKGROUP_SIZE: this.workgroupSize, MAX_NODES: Math.max(rig.nodeCount, 1), LAYERS_ENABLED: layers ? 1 : 0,
+          WORKGROUP_SIZE: this.workgroupSize, MAX_NODES: Math.max(this.rig.nodeCount, 1), LAYERS_ENABLED: layers ? 1 : 0,
           DUAL_QUATERNION: this.skinning === 'dual-quaternion' ? 1 : 0,
         },
       },
     });
-    this.plain = new Dispatch(device, 'PosePass.plain', pipeline('PosePass.plainPipeline', false), 0, CULL_ARGS.posePlain);
-    this.layered = new Dispatch(device, 'PosePass.layered', pipeline('PosePass.layeredPipeline', true), 1, CULL_ARGS.poseLayered);
-    this.dispatches = [this.plain, this.layered];
+  }
+
+  /** Whether the layered pipeline has been built (a layered record was seen). */
+  get layersCompiled(): boolean {
+    return this.layered !== undefined;
   }
 
   /** Joint-buffer bytes for `instances` instances. */
@@ -182,14 +193,19 @@ export class PosePass {
   update(inputs: PoseInputs, clock: number, indirect?: PoseIndirect): void {
     const ticks = clockTicks(clock, 'PosePass.update: clock');
     const residual = clockResidual(clock, ticks);
+    if (inputs.layeredCount > 0 && !this.layered) {
+      this.layered = new Dispatch(this.device, 'PosePass.layered', this.pipeline('PosePass.layeredPipeline', true), 1, CULL_ARGS.poseLayered);
+      this.dispatches.push(this.layered);
+      this.bound = undefined;
+    }
     if (inputs !== this.bound || inputs.generation !== this.boundGeneration || (indirect && indirect !== this.boundIndirect)) this.bind(inputs, indirect);
     this.indirect = indirect;
     if (indirect) {
       this.write(this.plain, 0, 0, ticks, residual, 2 * inputs.listStride);
-      this.write(this.layered, inputs.listStride, 0, ticks, residual, 2 * inputs.listStride + 1);
+      if (this.layered) this.write(this.layered, inputs.listStride, 0, ticks, residual, 2 * inputs.listStride + 1);
     } else {
       this.write(this.plain, 0, inputs.plainCount, ticks, residual, COUNT_FROM_PARAMS);
-      this.write(this.layered, inputs.plainCount, inputs.layeredCount, ticks, residual, COUNT_FROM_PARAMS);
+      if (this.layered) this.write(this.layered, inputs.plainCount, inputs.layeredCount, ticks, residual, COUNT_FROM_PARAMS);
     }
   }
 
@@ -197,7 +213,7 @@ export class PosePass {
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     if (!this.plain.bindGroup) throw new Error('PosePass.encode: call update() first');
     const indirect = this.indirect;
-    if (!indirect && this.plain.height === 0 && this.layered.height === 0) return;
+    if (!indirect && this.dispatches.every((d) => d.height === 0)) return;
     this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
     for (const d of this.dispatches) {

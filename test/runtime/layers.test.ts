@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CpuPoser } from '../../src/anim/evaluate';
 import type { CpuLayerStack } from '../../src/anim/layers';
@@ -8,9 +9,11 @@ import type { Rig } from '../../src/bake/rig';
 import type { ResolvedLayers } from '../../src/runtime/layer-records';
 import { MASK_NONE } from '../../src/runtime/layout';
 import { gpuJointMatrices, type GpuPoseRequest } from '../../tools/gpu-poser';
-import { openTestDevice } from '../helpers/gpu';
+import { loadCharacter } from '../../src/character/character';
+import { Crowd } from '../../src/runtime/crowd';
+import { openTestDevice, readBuffer } from '../helpers/gpu';
 import { compareMatrices } from '../helpers/matrices';
-import { loadModel } from '../helpers/models';
+import { loadModel, modelPath } from '../helpers/models';
 import { seededRandom } from '../helpers/prng';
 
 const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768 });
@@ -172,5 +175,38 @@ describe.skipIf(!device)('difference clips (additive layers baked at load time)'
     const { worst, unwritten } = worstError(gpu, difference, extent);
     expect(unwritten).toBe(0);
     expect(worst).toBeLessThan(2e-5);
+  });
+});
+
+describe.skipIf(!device)('the layered pipeline is built on first need', () => {
+  it('a crowd without layer stacks never compiles it; the first stack does, and that frame poses the layered instance', async () => {
+    const bytes = readFileSync(modelPath('Fox'));
+    const character = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+    const crowd = new Crowd(device!, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' });
+    const frame = () => {
+      crowd.update(0);
+      const encoder = device!.createCommandEncoder();
+      crowd.encode(encoder);
+      device!.queue.submit([encoder.finish()]);
+    };
+    // Internal: the kernel's passes are not public API; the pose pass says what it has built.
+    const pose = () => (crowd as unknown as { passes: { pose: { layersCompiled: boolean } } }).passes.pose;
+    const plain = crowd.add({ clipA: 1, timeA: 0.3 });
+    const layered = crowd.add({ clipA: 1, timeA: 0.3 });
+    frame();
+    expect(pose().layersCompiled).toBe(false);
+    crowd.setLayers(layered, { layers: [{ clip: 2, time: 0.2, weight: 1 }] });
+    const reference = crowd.add({ clipA: 2, timeA: 0.2 });
+    frame();
+    expect(pose().layersCompiled).toBe(true);
+    // Layer weight 1 unmasked replaces the pose: the layered instance shows clip 2 at 0.2 s, as
+    // the reference instance does, from the frame its stack was set.
+    const joints = new Float32Array(await readBuffer(device!, crowd.jointMatrices));
+    const floats = crowd.jointsPerInstance * 12;
+    const at = (id: number) => Array.from(joints.subarray(crowd.jointMatrixIndex(id) * 12, crowd.jointMatrixIndex(id) * 12 + floats));
+    const [p, l, r] = [at(plain), at(layered), at(reference)];
+    expect(p.some((v, i) => Math.abs(v - r[i]) > 1e-2)).toBe(true);
+    l.forEach((v, i) => expect(v).toBeCloseTo(r[i], 3));
+    crowd.destroy();
   });
 });
