@@ -33,6 +33,14 @@ export function chromiumAvailable(): boolean {
   return false;
 }
 
+/**
+ * Vite's dependency cache for this test worker: two files' dev servers at once (vite.config.ts
+ * runs two workers) must not re-optimise one folder under each other's feet.
+ */
+function workerCacheDir(): string {
+  return `${REPO_ROOT}node_modules/.vite-test-${process.env.VITEST_POOL_ID ?? '0'}`;
+}
+
 export async function startServer(): Promise<{ server: ViteDevServer; baseUrl: string }> {
   const server = await createServer({
     root: REPO_ROOT,
@@ -41,6 +49,7 @@ export async function startServer(): Promise<{ server: ViteDevServer; baseUrl: s
     appType: 'mpa',
     logLevel: 'warn',
     server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
+    cacheDir: workerCacheDir(),
   });
   await server.listen();
   const address = server.httpServer!.address() as AddressInfo;
@@ -54,6 +63,7 @@ export async function startConfiguredServer(configFile: string): Promise<{ serve
     appType: 'mpa',
     logLevel: 'warn',
     server: { port: 0, strictPort: false, hmr: false },
+    cacheDir: workerCacheDir(),
   });
   await server.listen();
   return { server, baseUrl: `http://127.0.0.1:${(server.httpServer!.address() as AddressInfo).port}` };
