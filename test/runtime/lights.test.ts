@@ -36,8 +36,9 @@ describe('resolveLights (CrowdOptions.lights)', () => {
     const into = resolveLights(undefined);
     const arrays = [into.direction, into.sun, into.sky, into.ground];
     copyLights(l, into);
-    expect([into.direction, into.sun, into.sky, into.ground]).toEqual(arrays.map((a, i) => [l.direction, l.sun, l.sky, l.ground][i]));
-    expect(into.direction).toBe(arrays[0]);
-    expect(Array.from(into.sky)).toEqual(Array.from(l.sky));
+    // The same arrays (what the skin pass uploads each frame), now holding l's values.
+    expect([into.direction, into.sun, into.sky, into.ground]).toEqual(arrays);
+    arrays.forEach((a, i) => expect(a).toBe([into.direction, into.sun, into.sky, into.ground][i]));
+    for (const key of ['direction', 'sun', 'sky', 'ground'] as const) expect(Array.from(into[key]), key).toEqual(Array.from(l[key]));
   });
 });
