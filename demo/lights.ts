@@ -90,11 +90,12 @@ export function writeLights(params: URLSearchParams, state: LightState): void {
 /** The "Lights" folder of the panel, editing `state` in place; `changed` runs after each edit. */
 export function addLightFolder(gui: GUI, state: LightState, changed: () => void): GUI {
   const folder = gui.addFolder('Lights').close();
-  folder.add(state, 'sunAzimuth', -180, 180, 1).name('sun azimuth °').onChange(changed);
-  folder.add(state, 'sunElevation', 5, 90, 1).name('sun elevation °').onChange(changed);
-  folder.add(state, 'sunIntensity', 0, 10, 0.01).name('sun intensity').onChange(changed);
+  // Shown rounded; the defaults stay exact (the crowd's own default lights).
+  folder.add(state, 'sunAzimuth', -180, 180, 1).name('sun azimuth °').decimals(1).onChange(changed);
+  folder.add(state, 'sunElevation', 5, 90, 1).name('sun elevation °').decimals(1).onChange(changed);
+  folder.add(state, 'sunIntensity', 0, 10, 0.01).name('sun intensity').decimals(2).onChange(changed);
   folder.addColor(state, 'sunColor').name('sun colour').onChange(changed);
-  folder.add(state, 'ambientIntensity', 0, 5, 0.01).name('ambient').onChange(changed);
+  folder.add(state, 'ambientIntensity', 0, 5, 0.01).name('ambient').decimals(2).onChange(changed);
   folder.addColor(state, 'ambientColor').name('ambient colour').onChange(changed);
   folder.add(state, 'hemisphereIntensity', 0, 5, 0.01).name('hemisphere').onChange(changed);
   folder.addColor(state, 'sky').name('sky colour').onChange(changed);
