@@ -17,6 +17,7 @@ import { jointNames } from './scenes/layer-defaults';
 import { Selection, SELECTION_COLOR } from './selection';
 import { StatsOverlay } from './stats';
 import { MAX_DEVICE_PIXEL_RATIO } from './theme';
+import { lightOptions } from './lights';
 import { writeState, type DemoState } from './url-state';
 import { WeightPlot } from './weight-plot';
 
@@ -223,6 +224,7 @@ export class App {
     this.activity?.dispose(false);
     this.activity = undefined;
     this.scene = scene;
+    this.applyLights();
     this.selection.setCrowd(scene.crowd, scene.picking);
     previous?.destroy();
     this.startActivity();
@@ -263,12 +265,21 @@ export class App {
       case 'instances':
         this.countChanged = true;
         break;
+      case 'lights':
+        this.applyLights();
+        break;
       default: // speed, paused, grid, culling, lod, animationLod, shadows, skinning: read every frame; the rest belongs to the activity
         if (this.activity?.settingChanged(key)) this.settingsChanged = true;
         break;
     }
     this.controls.sync();
     writeState(this.state, this.sceneState);
+  }
+
+  /** Sets the light panel's lights on every crowd of the scene (Crowd.setLights). */
+  private applyLights(): void {
+    const lights = lightOptions(this.state.lights);
+    for (const crowd of this.scene?.crowds ?? []) crowd.setLights(lights);
   }
 
   /** Applies the changes flagged since the last frame (no work when none). */

@@ -1,4 +1,5 @@
 import GUI, { type Controller, type OptionController } from 'lil-gui';
+import { addLightFolder } from './lights';
 import { MODEL_NAMES } from './models';
 import { SCENE_KINDS, type SceneState } from './scene-state';
 import { MAX_INSTANCES, SKINNING_METHODS, type DemoState } from './url-state';
@@ -6,7 +7,7 @@ import { MAX_INSTANCES, SKINNING_METHODS, type DemoState } from './url-state';
 /** Keys of DemoState and SceneState that the panel edits; the App reacts to each. */
 export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid'
   | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight' | 'culling' | 'lod' | 'animationLod' | 'shadows'
-  | 'skinning' | 'appearance';
+  | 'skinning' | 'appearance' | 'lights';
 
 /** Settings of the view that are not part of the URL. */
 export interface ViewSettings {
@@ -86,6 +87,7 @@ export class Controls {
     on(gpu.add(state, 'animationLod'), 'animationLod').name('animation LOD');
     on(gpu.add(state, 'shadows'), 'shadows').name('shadows');
     on(gui.add(state, 'skinning', [...SKINNING_METHODS]), 'skinning').name('skinning');
+    addLightFolder(gui, state.lights, () => actions.changed('lights'));
     gui.add({ 'reset camera': () => actions.resetCamera() }, 'reset camera');
     const other = gui.addFolder('Other model').close();
     other.add(this.url, 'address').name('.glb URL');

@@ -1,4 +1,5 @@
 import type { SkinningMethod } from '../src/index';
+import { DEFAULT_LIGHTS, readLights, writeLights, type LightState } from './lights';
 import { DEFAULT_MODEL, MODEL_NAMES } from './models';
 import { writeSceneParams, type SceneState } from './scene-state';
 
@@ -39,6 +40,8 @@ export interface DemoState {
   appearance: boolean;
   /** How the crowd skins its vertices (Crowd.skinning): in the URL only when not 'linear'. */
   skinning: SkinningMethod;
+  /** The light panel (demo/lights.ts): in the URL only where it differs from the crowd's default lights. */
+  lights: LightState;
 }
 
 export const MAX_INSTANCES = 1_000_000;
@@ -47,6 +50,7 @@ export const DEFAULT_STATE: Readonly<DemoState> = {
   model: DEFAULT_MODEL, modelUrl: '', instances: 1000, mode: 'crowd', clipA: '', clipB: '',
   blend: 0.5, speed: 1, paused: false, randomPhases: true, variety: 0.15, grid: true,
   culling: true, lod: true, animationLod: true, shadows: true, appearance: false, skinning: 'linear',
+  lights: DEFAULT_LIGHTS,
 };
 
 /** The values of the skinning menu. */
@@ -61,8 +65,8 @@ const SWITCHES = ['culling', 'lod', 'animationLod', 'shadows'] as const;
  */
 export function readState(search: string): { state: DemoState; problems: string[] } {
   const params = new URLSearchParams(search);
-  const state: DemoState = { ...DEFAULT_STATE };
   const problems: string[] = [];
+  const state: DemoState = { ...DEFAULT_STATE, lights: readLights(params, problems) };
   const number = (key: string, min: number, max: number, integer = false): number | undefined => {
     const raw = params.get(key);
     if (raw === null) return undefined;
@@ -148,6 +152,7 @@ export function writeStateNow(state: DemoState, scene?: SceneState): void {
   if (state.appearance) params.set('appearance', '1');
   for (const key of SWITCHES) if (!state[key]) params.set(key, '0');
   if (state.skinning !== DEFAULT_STATE.skinning) params.set('skinning', state.skinning);
+  writeLights(params, state.lights);
   history.replaceState(history.state, '', `${location.pathname}?${params}${location.hash}`);
 }
 

@@ -84,6 +84,28 @@ export function resolveLights(options: LightOptions | undefined): ResolvedLights
   };
 }
 
+/**
+ * Writes `from` into `into`'s arrays in place (no allocation): how a change of lights reaches a
+ * SkinPass, whose update() uploads its ResolvedLights every frame and whose shadow map follows
+ * `direction`.
+ */
+export function copyLights(from: ResolvedLights, into: ResolvedLights): void {
+  into.direction.set(from.direction);
+  into.sun.set(from.sun);
+  into.sky.set(from.sky);
+  into.ground.set(from.ground);
+}
+
+/**
+ * LightOptions that resolve to `lights` again (sun intensity 1 with the colour x intensity, no
+ * ambient, a hemisphere carrying ambient + sky / ground): a copy the caller cannot change later,
+ * kept to re-make passes (restore, a new skinning method) with the lights last set.
+ */
+export function lightOptionsOf(lights: ResolvedLights): LightOptions {
+  const v = (a: Float32Array): [number, number, number] => [a[0], a[1], a[2]];
+  return { sun: { direction: v(lights.direction), color: v(lights.sun), intensity: 1 }, ambient: false, hemisphere: { sky: v(lights.sky), ground: v(lights.ground), intensity: 1 } };
+}
+
 function section<T extends object>(value: T | undefined, where: string, fields: string[]): Partial<Record<string, unknown>> & T {
   if (value === undefined) return {} as T;
   if (typeof value !== 'object' || value === null) throw new TypeError(`${where} must be an object { ${fields.join(', ')} }`);

@@ -4,6 +4,7 @@ import type { CrowdOptions } from './crowd-types';
 import type { Visibility } from './culling/visibility';
 import type { InstanceStore } from './instance-store';
 import type { SkinningMethod } from './layout';
+import { copyLights, lightOptionsOf, resolveLights, type LightOptions } from './lights';
 import { MeshBuffers } from './mesh-buffers';
 import { PosePass } from './pose-pass';
 import { SkinPass } from './skin-pass';
@@ -20,8 +21,21 @@ export class KernelPasses {
   skin!: SkinPass;
   /** Store generation the skin pass is bound to (-1: never). */
   private skinGeneration = -1;
+  /** The lights last set by setLights (undefined: CrowdOptions.lights), which re-made passes keep. */
+  private lights: LightOptions | undefined;
 
   constructor(private readonly character: Character, private readonly options: CrowdOptions, private readonly view: Visibility) {}
+
+  /**
+   * Replaces every light (CrowdOptions.lights' rules: omitted parts take their defaults). Checks
+   * `options` first and throws naming the wrong field, changing nothing; otherwise the skin pass
+   * shades with them from its next update() and the shadow map follows the new sun.
+   */
+  setLights(options: LightOptions): void {
+    const resolved = resolveLights(options);
+    copyLights(resolved, this.skin.lights);
+    this.lights = lightOptionsOf(resolved);
+  }
 
   /**
    * Makes every pass on `device`. `withMorph`: the mesh keeps its morph deltas (a feature provides
@@ -38,7 +52,7 @@ export class KernelPasses {
     try {
       this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices, withMorph ? baked.morph : undefined));
       this.pose = own(new PosePass(device, gpu, { skinning }));
-      this.skin = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...this.options, skinning, appearance }));
+      this.skin = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...this.options, lights: this.lights ?? this.options.lights, skinning, appearance }));
       this.view.create(device, this.mesh, this.skin, own);
     } catch (error) {
       for (let i = made.length - 1; i >= 0; i--) made[i].destroy();

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIGHTS } from '../../demo/lights';
 import { DEFAULT_STATE, MAX_INSTANCES, readState } from '../../demo/url-state';
 
 describe('readState: invalid input is reported and replaced by defaults', () => {
@@ -36,13 +37,13 @@ describe('readState', () => {
   it('reads every field', () => {
     const { state, problems } = readState('?model=RobotExpressive&instances=10000&mode=uniform&clipA=Idle&clipB=Dance' +
       '&blend=0.25&speed=2&paused=1&randomPhases=0&variety=0.5&grid=0&modelUrl=/x.glb&culling=0&lod=0&animationLod=0&shadows=0' +
-      '&skinning=dual-quaternion&appearance=1');
+      '&skinning=dual-quaternion&appearance=1&sunI=3&sky=ff0000');
     expect(problems).toEqual([]);
     expect(state).toEqual({
       model: 'RobotExpressive', modelUrl: '/x.glb', instances: 10000, mode: 'uniform', clipA: 'Idle', clipB: 'Dance',
       blend: 0.25, speed: 2, paused: true, randomPhases: false, variety: 0.5, grid: false,
       culling: false, lod: false, animationLod: false, shadows: false, skinning: 'dual-quaternion',
-      appearance: true,
+      appearance: true, lights: { ...DEFAULT_LIGHTS, sunIntensity: 3, sky: '#ff0000' },
     });
   });
 });

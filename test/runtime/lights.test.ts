@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveLights } from '../../src/runtime/lights';
+import { copyLights, lightOptionsOf, resolveLights } from '../../src/runtime/lights';
 
 describe('resolveLights (CrowdOptions.lights)', () => {
   it('defaults: a white sun of 0.65 pi along [-0.4, -1, -0.55] and a white ambient of 0.35 pi', () => {
@@ -26,5 +26,19 @@ describe('resolveLights (CrowdOptions.lights)', () => {
     expect(() => resolveLights({ hemisphere: { sky: [1, 1] as unknown as [number, number, number] } })).toThrow('lights.hemisphere.sky must be 3 finite numbers');
     expect(() => resolveLights({ moon: {} } as never)).toThrow('lights.moon is not a light');
     expect(() => resolveLights({ sun: { colour: [1, 1, 1] } } as never)).toThrow('lights.sun.colour is not a field');
+  });
+
+  it('lightOptionsOf resolves to the same lights; copyLights writes them in place', () => {
+    const options = { sun: { direction: [1, -2, 0.5] as [number, number, number], color: [1, 0.5, 0.25] as [number, number, number], intensity: 2 }, ambient: { intensity: 0.5 }, hemisphere: { sky: [0, 0, 1] as [number, number, number], ground: [0.5, 0, 0] as [number, number, number] } };
+    const l = resolveLights(options);
+    const again = resolveLights(lightOptionsOf(l));
+    for (const key of ['direction', 'sun', 'sky', 'ground'] as const) expect(Array.from(again[key]), key).toEqual(Array.from(l[key]));
+    const into = resolveLights(undefined);
+    const arrays = [into.direction, into.sun, into.sky, into.ground];
+    copyLights(l, into);
+    // The same arrays (what the skin pass uploads each frame), now holding l's values.
+    expect([into.direction, into.sun, into.sky, into.ground]).toEqual(arrays);
+    arrays.forEach((a, i) => expect(a).toBe([into.direction, into.sun, into.sky, into.ground][i]));
+    for (const key of ['direction', 'sun', 'sky', 'ground'] as const) expect(Array.from(into[key]), key).toEqual(Array.from(l[key]));
   });
 });

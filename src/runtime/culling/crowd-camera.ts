@@ -1,18 +1,30 @@
 import { FeatureMethods } from '../legacy';
 import type { CameraOptions, CullStats } from '../crowd-types';
+import type { LightOptions } from '../lights';
 import type { KernelPasses } from '../passes';
 import { checkObject } from '../input';
 import { checkBoolean, type Visibility } from './visibility';
 
 /**
  * The camera side of Crowd's public surface: culling, mesh LOD, animation LOD and the shadow map
- * (all decided by the Visibility the kernel owns). Crowd extends it; it keeps no state of its own.
+ * (all decided by the Visibility the kernel owns), and the lights the shadow map follows. Crowd
+ * extends it; it keeps no state of its own.
  */
 export abstract class CrowdCamera extends FeatureMethods {
   protected abstract readonly view: Visibility;
   protected abstract readonly passes: KernelPasses;
   /** Live instances. */
   abstract readonly count: number;
+
+  /**
+   * Replaces the lights at run time (same rules as CrowdOptions.lights: each omitted part takes
+   * its default, `ambient: false` drops it; docs/materials.md). Throws a TypeError / RangeError
+   * naming the wrong field and leaves the lights as they were; otherwise the next draw shades
+   * with them and the shadow map follows the new sun. No GPU allocation; kept across restore().
+   */
+  setLights(options: LightOptions): void {
+    this.passes.setLights(options);
+  }
 
   /** Whether the shadow map is drawn and sampled (needs CrowdOptions.shadows and a camera). */
   get shadows(): boolean {
