@@ -81,6 +81,10 @@ struct Material {
 @group(1) @binding(4) var metallicRoughnessTexture: texture_2d<f32>;
 @group(1) @binding(5) var occlusionTexture: texture_2d<f32>;
 @group(1) @binding(6) var emissiveTexture: texture_2d<f32>;
+// The file's samplers of those three textures (binding 2 is base colour's).
+@group(1) @binding(7) var metallicRoughnessSampler: sampler;
+@group(1) @binding(8) var occlusionSampler: sampler;
+@group(1) @binding(9) var emissiveSampler: sampler;
 // The directional light's depth map (ShadowPass), or a 1x1 stand-in when shadowStrength is 0.
 @group(2) @binding(0) var shadowMap: texture_depth_2d;
 @group(2) @binding(1) var shadowSampler: sampler_comparison;
@@ -440,7 +444,7 @@ fn shade(in: VertexOut, front: bool, base: vec4f) -> vec4f {
   if ((material.flags & 1u) == 0u) {
     let n = normalize(select(-in.normal, in.normal, front));
     let v = viewDirection(in.world);
-    let mr = textureSample(metallicRoughnessTexture, baseColorSampler, uvOf(1u, in.uv));
+    let mr = textureSample(metallicRoughnessTexture, metallicRoughnessSampler, uvOf(1u, in.uv));
     let metal = material.metallic * mr.b;
     let roughness = min(max(material.roughness * mr.g, 0.0525) + geometryRoughness, 1.0);
     let diffuse = base.rgb * (1.0 - metal);
@@ -466,11 +470,11 @@ fn shade(in: VertexOut, front: bool, base: vec4f) -> vec4f {
     let favg = dielectricF0 + (1.0 - dielectricF0) * 0.047619;
     let fms = fssEss * favg / (1.0 - (1.0 - ess) * favg);
     let scattered = fssEss + fms * (1.0 - ess);
-    let occlusion = 1.0 + material.occlusionStrength * (textureSample(occlusionTexture, baseColorSampler, uvOf(2u, in.uv)).r - 1.0);
+    let occlusion = 1.0 + material.occlusionStrength * (textureSample(occlusionTexture, occlusionSampler, uvOf(2u, in.uv)).r - 1.0);
     light += ambient * diffuse * (1.0 / 3.141592653589793) * (1.0 - scattered) * occlusion;
     color = light;
   }
-  color += material.emissive * textureSample(emissiveTexture, baseColorSampler, uvOf(3u, in.uv)).rgb;
+  color += material.emissive * textureSample(emissiveTexture, emissiveSampler, uvOf(3u, in.uv)).rgb;
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
   }

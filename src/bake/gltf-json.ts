@@ -118,6 +118,7 @@ export interface GltfJson {
   buffers?: { byteLength: number; uri?: string }[];
   materials?: GltfMaterial[];
   textures?: { source?: number; sampler?: number }[];
+  samplers?: { magFilter?: number; minFilter?: number; wrapS?: number; wrapT?: number }[];
   images?: { bufferView?: number; mimeType?: string; uri?: string }[];
   extensionsUsed?: string[];
   extensionsRequired?: string[];

@@ -2,7 +2,7 @@ import { readAccessor, ComponentType as C } from './accessor';
 import { check } from './errors';
 import type { EncodedImage, GltfAsset, GltfTextureInfo } from './gltf-json';
 import { loadMorphTargets } from './load-morph';
-import { defaultMaterial, type MaterialInfo, type SkinnedPrimitive } from './rig';
+import { defaultMaterial, defaultTextureSampler, type MaterialInfo, type SkinnedPrimitive, type TextureSampler } from './rig';
 
 const FLOAT = [{ type: C.FLOAT }];
 const UV_TYPES = [{ type: C.FLOAT }, { type: C.UNSIGNED_BYTE, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true }];
@@ -179,6 +179,7 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
   [pbr.baseColorTexture, pbr.metallicRoughnessTexture, m.occlusionTexture, m.emissiveTexture].forEach((info, t) => {
     const transform = (info as { extensions?: { KHR_texture_transform?: TextureTransform } } | undefined)?.extensions?.KHR_texture_transform;
     if (transform) material.uvTransforms.set(uvTransform(transform, `material ${index}`), t * 6);
+    if (info) material.samplers[t] = textureSampler(asset, index, info);
   });
   return material;
 }
@@ -199,6 +200,43 @@ function uvTransform(t: TextureTransform, where: string): number[] {
   const c = Math.cos(r);
   const s = Math.sin(r);
   return [scale[0] * c, scale[1] * s, offset[0], -scale[0] * s, scale[1] * c, offset[1]];
+}
+
+const WRAP: Record<number, TextureSampler['addressModeU']> = { 10497: 'repeat', 33071: 'clamp-to-edge', 33648: 'mirror-repeat' };
+const MAG: Record<number, TextureSampler['magFilter']> = { 9728: 'nearest', 9729: 'linear' };
+/** glTF minFilter -> [minFilter, mipmapFilter, mipmapped]. */
+const MIN: Record<number, [TextureSampler['minFilter'], TextureSampler['mipmapFilter'], boolean]> = {
+  9728: ['nearest', 'nearest', false], 9729: ['linear', 'nearest', false],
+  9984: ['nearest', 'nearest', true], 9985: ['linear', 'nearest', true],
+  9986: ['nearest', 'linear', true], 9987: ['linear', 'linear', true],
+};
+
+/**
+ * The sampler of a texture reference (glTF `textures[i].sampler`), mapped to WebGPU's terms; a
+ * field the file leaves out keeps the default (repeat, linear, trilinear mipmaps).
+ */
+function textureSampler(asset: GltfAsset, index: number, info: GltfTextureInfo): TextureSampler {
+  const out = defaultTextureSampler();
+  const which = asset.json.textures?.[info.index]?.sampler;
+  if (which === undefined) return out;
+  const samplers = asset.json.samplers ?? [];
+  check(Number.isInteger(which) && which >= 0 && which < samplers.length, `material ${index}: texture ${info.index}'s sampler ${String(which)} does not exist (the file has ${samplers.length})`);
+  const s = samplers[which];
+  const where = `sampler ${which}`;
+  const pick = <T>(table: Record<number, T>, value: number | undefined, name: string): T | undefined => {
+    if (value === undefined) return undefined;
+    check(table[value] !== undefined, `${where}: ${name} must be one of ${Object.keys(table).join(', ')}, got ${String(value)}`);
+    return table[value];
+  };
+  out.addressModeU = pick(WRAP, s.wrapS, 'wrapS') ?? out.addressModeU;
+  out.addressModeV = pick(WRAP, s.wrapT, 'wrapT') ?? out.addressModeV;
+  out.magFilter = pick(MAG, s.magFilter, 'magFilter') ?? out.magFilter;
+  const min = pick(MIN, s.minFilter, 'minFilter');
+  if (min) {
+    [out.minFilter, out.mipmapFilter] = min;
+    if (!min[2]) out.lodMaxClamp = 0;
+  }
+  return out;
 }
 
 /** The image a material's texture reference points at, or undefined (with a warning when it cannot be drawn). */

@@ -81,6 +81,29 @@ export interface MaterialInfo {
    * identity where a texture has none.
    */
   uvTransforms: Float32Array;
+  /**
+   * The glTF sampler of the base colour, metallic-roughness, occlusion and emissive textures, in
+   * that order (textures without one: repeat, trilinear).
+   */
+  samplers: [TextureSampler, TextureSampler, TextureSampler, TextureSampler];
+}
+
+/**
+ * A glTF texture sampler as a GPUSamplerDescriptor's fields (plain strings: the bake stage has no
+ * GPU). `lodMaxClamp` 0 reads the top mip only (glTF's NEAREST / LINEAR minFilter, no mipmaps).
+ */
+export interface TextureSampler {
+  addressModeU: 'repeat' | 'clamp-to-edge' | 'mirror-repeat';
+  addressModeV: 'repeat' | 'clamp-to-edge' | 'mirror-repeat';
+  magFilter: 'nearest' | 'linear';
+  minFilter: 'nearest' | 'linear';
+  mipmapFilter: 'nearest' | 'linear';
+  lodMaxClamp: number;
+}
+
+/** A texture without a glTF sampler: repeat, trilinear (glTF leaves filtering to the renderer). */
+export function defaultTextureSampler(): TextureSampler {
+  return { addressModeU: 'repeat', addressModeV: 'repeat', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', lodMaxClamp: 32 };
 }
 
 /** The material of a primitive without one (glTF's default material). */
@@ -89,6 +112,7 @@ export function defaultMaterial(): MaterialInfo {
     baseColorFactor: [1, 1, 1, 1], metallicFactor: 1, roughnessFactor: 1, emissiveFactor: [0, 0, 0],
     occlusionStrength: 1, alphaMode: 'OPAQUE', alphaCutoff: 0.5, doubleSided: false, unlit: false,
     uvTransforms: Float32Array.from({ length: 24 }, (_, i) => (i % 6 === 0 || i % 6 === 4 ? 1 : 0)),
+    samplers: [defaultTextureSampler(), defaultTextureSampler(), defaultTextureSampler(), defaultTextureSampler()],
   };
 }
 

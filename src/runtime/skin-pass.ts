@@ -1,6 +1,7 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
 import { mat4 } from 'wgpu-matrix';
 import type { EncodedImage } from '../bake/gltf-json';
+import type { TextureSampler } from '../bake/rig';
 import { AppearanceGroups, type AppearanceSource } from './appearance-groups';
 import { CAMERA, checkSkinning, type SkinningMethod } from './layout';
 import { checkMorphLimits } from './limits';
@@ -129,6 +130,8 @@ export class SkinPass {
         { binding: 2, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
         ...(mesh.morph ? [vertexStorage(3)] : []),
         ...[4, 5, 6].map((binding) => ({ binding, visibility: GPUShaderStage.FRAGMENT, texture: {} })),
+        // The samplers of the metallic-roughness, occlusion and emissive textures (binding 2: base colour's).
+        ...[7, 8, 9].map((binding) => ({ binding, visibility: GPUShaderStage.FRAGMENT, sampler: {} })),
       ],
     });
     this.shadowLayout = device.createBindGroupLayout({
@@ -154,7 +157,14 @@ export class SkinPass {
       if (!pipeline) pipelines.set(key, (pipeline = this.createPipeline(module, layout, buffers, options)));
       return pipeline;
     };
-    const sampler = device.createSampler({ label: 'SkinPass.sampler', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
+    // The file's samplers, one GPUSampler per distinct descriptor, shared by every texture that uses it.
+    const samplers = new Map<string, GPUSampler>();
+    const samplerOf = (desc: TextureSampler): GPUSampler => {
+      const key = JSON.stringify(desc);
+      let sampler = samplers.get(key);
+      if (!sampler) samplers.set(key, (sampler = device.createSampler({ label: `SkinPass.sampler${samplers.size}`, ...desc })));
+      return sampler;
+    };
     // One texture per (image, format): colour images are sRGB, data images (metal-rough, occlusion) linear.
     const textureViews = new Map<EncodedImage | undefined, Map<GPUTextureFormat, GPUTextureView>>();
     const viewOf = (image: EncodedImage | undefined, format: GPUTextureFormat, label: string): GPUTextureView => {
@@ -181,11 +191,12 @@ export class SkinPass {
           entries: [
             { binding: 0, resource: { buffer: this.upload(`${label}.material`, materialData, GPUBufferUsage.UNIFORM) } },
             { binding: 1, resource: viewOf(m.baseColorImage, 'rgba8unorm-srgb', `${label}.baseColor`) },
-            { binding: 2, resource: sampler },
+            { binding: 2, resource: samplerOf(m.samplers[0]) },
             ...(buffers.morphTargets ? [{ binding: 3, resource: { buffer: buffers.morphTargets } }] : []),
             { binding: 4, resource: viewOf(m.metallicRoughnessImage, 'rgba8unorm', `${label}.metallicRoughness`) },
             { binding: 5, resource: viewOf(m.occlusionImage, 'rgba8unorm', `${label}.occlusion`) },
             { binding: 6, resource: viewOf(m.emissiveImage, 'rgba8unorm-srgb', `${label}.emissive`) },
+            ...[1, 2, 3].map((t) => ({ binding: 6 + t, resource: samplerOf(m.samplers[t]) })),
           ],
         }),
       });

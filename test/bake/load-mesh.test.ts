@@ -10,10 +10,11 @@ import { BUNDLED_MODELS } from '../helpers/models';
 
 const body = arrayBufferOf(readFileSync(join(BUNDLED_MODELS, 'Walker', 'WalkerBody.glb')));
 
-async function withMaterial(material: Record<string, unknown>) {
+async function withMaterial(material: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const asset = await parseGltf(body);
   const json = structuredClone(asset.json) as Record<string, any>;
   json.materials[0] = material;
+  Object.assign(json, extra);
   delete json.buffers[0].uri;
   return loadCharacter(arrayBufferOf(toGlb(json, asset.buffers[0])));
 }
@@ -38,5 +39,30 @@ describe('loadMaterial', () => {
     await expect(withMaterial({ pbrMetallicRoughness: { metallicFactor: 1.5 } })).rejects.toThrow('material 0: metallicFactor must be a number in [0, 1], got 1.5');
     await expect(withMaterial({ alphaMode: 'CUTOUT' })).rejects.toThrow('material 0: alphaMode must be OPAQUE, MASK or BLEND, got CUTOUT');
     await expect(withMaterial({ emissiveFactor: [1, 1] })).rejects.toThrow('material 0: emissiveFactor must be 3 numbers');
+  });
+
+  it("maps each texture's glTF sampler to WebGPU's terms; a texture without one repeats, trilinear", async () => {
+    const m = (await withMaterial({
+      pbrMetallicRoughness: { baseColorTexture: { index: 0 }, metallicRoughnessTexture: { index: 1 } },
+      occlusionTexture: { index: 2 }, emissiveTexture: { index: 3 },
+    }, {
+      textures: [{ sampler: 0 }, { sampler: 1 }, {}, { sampler: 2 }],
+      samplers: [
+        { wrapS: 33071, wrapT: 33648, magFilter: 9728, minFilter: 9728 },
+        { minFilter: 9986 },
+        { wrapS: 10497, wrapT: 33071, magFilter: 9729, minFilter: 9985 },
+      ],
+    })).rig.primitives[0].material;
+    expect(m.samplers[0]).toEqual({ addressModeU: 'clamp-to-edge', addressModeV: 'mirror-repeat', magFilter: 'nearest', minFilter: 'nearest', mipmapFilter: 'nearest', lodMaxClamp: 0 });
+    expect(m.samplers[1]).toEqual({ addressModeU: 'repeat', addressModeV: 'repeat', magFilter: 'linear', minFilter: 'nearest', mipmapFilter: 'linear', lodMaxClamp: 32 });
+    expect(m.samplers[2]).toEqual({ addressModeU: 'repeat', addressModeV: 'repeat', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', lodMaxClamp: 32 });
+    expect(m.samplers[3]).toEqual({ addressModeU: 'repeat', addressModeV: 'clamp-to-edge', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'nearest', lodMaxClamp: 32 });
+  });
+
+  it('names a sampler that does not exist or a value glTF does not define', async () => {
+    const material = { pbrMetallicRoughness: { baseColorTexture: { index: 0 } } };
+    await expect(withMaterial(material, { textures: [{ sampler: 3 }], samplers: [] })).rejects.toThrow("material 0: texture 0's sampler 3 does not exist (the file has 0)");
+    await expect(withMaterial(material, { textures: [{ sampler: 0 }], samplers: [{ wrapS: 1234 }] })).rejects.toThrow('sampler 0: wrapS must be one of 10497, 33071, 33648, got 1234');
+    await expect(withMaterial(material, { textures: [{ sampler: 0 }], samplers: [{ minFilter: 9729.5 }] })).rejects.toThrow('sampler 0: minFilter must be one of');
   });
 });

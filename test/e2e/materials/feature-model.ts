@@ -3,7 +3,7 @@
  * three.js comparison (test/e2e/materials.test.ts): spheres in a row (a dielectric with COLOR_0, metal with a
  * metallic-roughness texture, emissive with KHR_materials_emissive_strength and an emissive
  * texture, occlusion texture, KHR_materials_unlit, alphaMode MASK over a texture's alpha moved by
- * KHR_texture_transform, BLEND),
+ * KHR_texture_transform, a texture whose sampler clamps u, mirrors v and filters NEAREST, BLEND),
  * then two quads facing away from the camera (doubleSided true: drawn; false: culled). One joint
  * moves it all; one clip of one key. Returned as a data: URL both loaders read.
  */
@@ -58,7 +58,7 @@ export function featureModelUrl(): string {
   const r = 0.4;
   const parts: Part[] = [
     sphere(0, 2, r), sphere(1, 2, r), sphere(2, 2, r), sphere(3, 2, r),
-    sphere(0, 1, r), sphere(1, 1, r), sphere(2, 1, r),
+    sphere(0, 1, r), sphere(1, 1, r), sphere(2, 1, r), sphere(3, 1, r),
     quadFacingAway(0, 0, r), quadFacingAway(1, 0, r),
   ];
   const images = [
@@ -115,6 +115,9 @@ export function featureModelUrl(): string {
     { name: 'unlit', pbrMetallicRoughness: { baseColorFactor: [0.2, 0.7, 0.3, 1] }, extensions: { KHR_materials_unlit: {} } },
     { name: 'mask', pbrMetallicRoughness: { baseColorTexture: { index: 2, extensions: { KHR_texture_transform: { offset: [0.1, 0.2], rotation: 0.5, scale: [2, 1.5] } } }, metallicFactor: 0 },
       alphaMode: 'MASK', alphaCutoff: 0.5 },
+    // UVs moved to [-0.5, 1.5] so the file's sampler decides what lies outside [0, 1]: clamped in u,
+    // mirrored in v, nearest texels, no mipmaps (sampler 1).
+    { name: 'sampler', pbrMetallicRoughness: { baseColorTexture: { index: 3, extensions: { KHR_texture_transform: { offset: [-0.5, -0.5], scale: [2, 2] } } }, metallicFactor: 0 } },
     { name: 'blend', pbrMetallicRoughness: { baseColorFactor: [0.3, 0.4, 0.9, 0.5], metallicFactor: 0, roughnessFactor: 0.5 }, alphaMode: 'BLEND' },
     { name: 'double-sided', pbrMetallicRoughness: { baseColorFactor: [0.9, 0.9, 0.2, 1], metallicFactor: 0 }, doubleSided: true },
     { name: 'single-sided', pbrMetallicRoughness: { baseColorFactor: [0.9, 0.2, 0.9, 1], metallicFactor: 0 } },
@@ -127,8 +130,8 @@ export function featureModelUrl(): string {
     skins: [{ joints: [0], inverseBindMatrices: inverseBind }],
     meshes: [{ primitives }],
     materials,
-    samplers: [{ magFilter: 9729, minFilter: 9987, wrapS: 10497, wrapT: 10497 }],
-    textures: imageViews.map((_, i) => ({ source: i, sampler: 0 })),
+    samplers: [{ magFilter: 9729, minFilter: 9987, wrapS: 10497, wrapT: 10497 }, { magFilter: 9728, minFilter: 9728, wrapS: 33071, wrapT: 33648 }],
+    textures: [...imageViews.map((_, i) => ({ source: i, sampler: 0 })), { source: 2, sampler: 1 }],
     images: imageViews.map((bufferView) => ({ bufferView, mimeType: 'image/png' })),
     animations: [{ name: 'still', samplers: [{ input: times, output: rotation, interpolation: 'STEP' }], channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }] }],
     buffers: [{ byteLength: buffer.length, uri: `data:application/octet-stream;base64,${buffer.toString('base64')}` }],
