@@ -92,7 +92,8 @@ struct Material {
 struct VertexOut {
   @builtin(position) clip: vec4f,
   @location(0) normal: vec3f,
-  @location(1) uv: vec2f,
+  // xy: TEXCOORD_0, zw: TEXCOORD_1 (0, 1 where the primitive has none).
+  @location(1) uv: vec4f,
   @location(2) world: vec3f,
   // The instance's slot: the pick pass's fragment stage reads it (shaders/picking/pick.wgsl), the skin pass's ignores it.
   @location(3) @interpolate(flat) slot: u32,
@@ -148,7 +149,7 @@ fn place(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f) -> Placed {
   return Placed((world * model).xyz, (world * vec4f(n, 0.0)).xyz);
 }
 
-fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec2f, color: vec4f) -> VertexOut {
+fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec4f, color: vec4f) -> VertexOut {
   let placed = place(m, instances[slot].world, position, normal);
   var out: VertexOut;
   out.clip = camera.viewProjection * vec4f(placed.position, 1.0);
@@ -183,7 +184,7 @@ fn skin8(jointSet: u32, joints: vec4u, weights: vec4f, joints1: vec4u, weights1:
 struct Vertex4 {
   @location(0) position: vec3f,
   @location(1) normal: vec3f,
-  @location(2) uv: vec2f,
+  @location(2) uv: vec4f, // TEXCOORD_0 in xy, TEXCOORD_1 in zw (vertexLayouts: (0, 1) with one UV set)
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
   @location(7) color: vec4f,
@@ -193,7 +194,7 @@ struct Vertex4 {
 struct Vertex8 {
   @location(0) position: vec3f,
   @location(1) normal: vec3f,
-  @location(2) uv: vec2f,
+  @location(2) uv: vec4f, // TEXCOORD_0 in xy, TEXCOORD_1 in zw (vertexLayouts: (0, 1) with one UV set)
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
   @location(5) joints1: vec4u,
@@ -357,9 +358,10 @@ fn lit(world: vec3f) -> f32 {
   return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
 }
 
-// Texture `t`'s coordinates (KHR_texture_transform; identity without one).
-fn uvOf(t: u32, uv: vec2f) -> vec2f {
-  let p = vec3f(uv, 1.0);
+// Texture `t`'s coordinates: its UV set (the first row's w, 0 or 1), moved by its
+// KHR_texture_transform (identity without one).
+fn uvOf(t: u32, uv: vec4f) -> vec2f {
+  let p = vec3f(select(uv.xy, uv.zw, material.uvTransform[2u * t].w == 1.0), 1.0);
   return vec2f(dot(material.uvTransform[2u * t].xyz, p), dot(material.uvTransform[2u * t + 1u].xyz, p));
 }
 

@@ -64,6 +64,17 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
     }
     const uvs = attr.TEXCOORD_0 === undefined ? undefined
       : readAccessor(asset, attr.TEXCOORD_0, `${where} TEXCOORD_0`, { types: ['VEC2'], components: UV_TYPES, ...sized }).values as Float32Array;
+    const material = loadMaterial(asset, prim.material, where, warnings);
+    // TEXCOORD_1 only where a texture reads it: a primitive that merely carries it pays nothing.
+    let uvs1: Float32Array | undefined;
+    if (material.texCoords.includes(1)) {
+      if (attr.TEXCOORD_1 === undefined) {
+        warnings.push(`${where}: its material reads TEXCOORD_1, which the primitive does not have; TEXCOORD_0 is used`);
+        material.texCoords = [0, 0, 0, 0];
+      } else {
+        uvs1 = readAccessor(asset, attr.TEXCOORD_1, `${where} TEXCOORD_1`, { types: ['VEC2'], components: UV_TYPES, ...sized }).values as Float32Array;
+      }
+    }
 
     let influences: 4 | 8 = 4;
     let joints: Uint16Array;
@@ -111,8 +122,8 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
 
     out.push({
       gltfNode: src.gltfNode, gltfMesh: src.gltfMesh, primitiveIndex: p, skin: src.skin, vertexCount,
-      positions: positions.values as Float32Array, normals, uvs, ...(colors ? { colors } : {}), influences, joints, weights, indices,
-      material: loadMaterial(asset, prim.material, where, warnings),
+      positions: positions.values as Float32Array, normals, uvs, ...(uvs1 ? { uvs1 } : {}), ...(colors ? { colors } : {}), influences, joints, weights, indices,
+      material,
       ...(src.morphSet === undefined ? {} : { morph: loadMorphTargets(asset, prim, src.morphSet, vertexCount, normals !== undefined, where) }),
     });
   });
@@ -180,6 +191,7 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
     const transform = (info as { extensions?: { KHR_texture_transform?: TextureTransform } } | undefined)?.extensions?.KHR_texture_transform;
     if (transform) material.uvTransforms.set(uvTransform(transform, `material ${index}`), t * 6);
     if (info) material.samplers[t] = textureSampler(asset, index, info);
+    if (info) material.texCoords[t] = texCoordOf(index, info, transform);
   });
   return material;
 }
@@ -239,16 +251,16 @@ function textureSampler(asset: GltfAsset, index: number, info: GltfTextureInfo):
   return out;
 }
 
+/** The UV set a texture reads: KHR_texture_transform's `texCoord` when given (it overrides), else the info's. */
+function texCoordOf(index: number, info: GltfTextureInfo, transform: TextureTransform | undefined): number {
+  const t = transform?.texCoord ?? info.texCoord ?? 0;
+  check(t === 0 || t === 1, `material ${index}: texCoord must be 0 or 1 (TEXCOORD_0 or TEXCOORD_1), got ${String(t)}`);
+  return t;
+}
+
 /** The image a material's texture reference points at, or undefined (with a warning when it cannot be drawn). */
 function textureImage(asset: GltfAsset, index: number, what: string, info: GltfTextureInfo | undefined, warnings: string[]): EncodedImage | undefined {
   if (info === undefined) return undefined;
-  if ((info.texCoord ?? 0) !== 0) {
-    warnings.push(`material ${index}: ${what} texture uses TEXCOORD_${info.texCoord}; only TEXCOORD_0 is drawn, texture ignored`);
-    return undefined;
-  }
-  if ((info as { extensions?: { KHR_texture_transform?: TextureTransform } }).extensions?.KHR_texture_transform?.texCoord !== undefined) {
-    warnings.push(`material ${index}: ${what} texture's KHR_texture_transform.texCoord is ignored (TEXCOORD_0 is used)`);
-  }
   const texture = asset.json.textures?.[info.index];
   check(texture !== undefined, `material ${index}: texture ${info.index} does not exist (the file has ${asset.json.textures?.length ?? 0})`);
   const image = texture.source === undefined ? undefined : asset.images[texture.source];

@@ -47,7 +47,7 @@ export interface Skin {
   inverseBind: Float64Array;
 }
 
-/** A glTF metallic-roughness material as drawn (docs/materials.md). Images are on TEXCOORD_0. */
+/** A glTF metallic-roughness material as drawn (docs/materials.md). Images are on TEXCOORD_0 or TEXCOORD_1 (`texCoords`). */
 export interface MaterialInfo {
   /** Linear RGBA base colour factor. */
   baseColorFactor: [number, number, number, number];
@@ -86,6 +86,11 @@ export interface MaterialInfo {
    * that order (textures without one: repeat, trilinear).
    */
   samplers: [TextureSampler, TextureSampler, TextureSampler, TextureSampler];
+  /**
+   * The texture coordinate set (0: TEXCOORD_0, 1: TEXCOORD_1) of the same four textures: the
+   * texture info's `texCoord`, or its KHR_texture_transform's `texCoord` override.
+   */
+  texCoords: [number, number, number, number];
 }
 
 /**
@@ -112,6 +117,7 @@ export function defaultMaterial(): MaterialInfo {
     baseColorFactor: [1, 1, 1, 1], metallicFactor: 1, roughnessFactor: 1, emissiveFactor: [0, 0, 0],
     occlusionStrength: 1, alphaMode: 'OPAQUE', alphaCutoff: 0.5, doubleSided: false, unlit: false,
     uvTransforms: Float32Array.from({ length: 24 }, (_, i) => (i % 6 === 0 || i % 6 === 4 ? 1 : 0)),
+    texCoords: [0, 0, 0, 0],
     samplers: [defaultTextureSampler(), defaultTextureSampler(), defaultTextureSampler(), defaultTextureSampler()],
   };
 }
@@ -132,6 +138,8 @@ export interface SkinnedPrimitive {
   normals?: Float32Array;
   /** vec2 per vertex (TEXCOORD_0), or undefined. */
   uvs?: Float32Array;
+  /** vec2 per vertex (TEXCOORD_1) when the primitive's material reads a texture from it; else undefined. */
+  uvs1?: Float32Array;
   /** COLOR_0 as linear RGBA, 4 per vertex (alpha 1 where the file has RGB), when present. */
   colors?: Float32Array;
   /** Influences per vertex: 4 (JOINTS_0) or 8 (JOINTS_0 + JOINTS_1). */

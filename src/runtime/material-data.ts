@@ -1,4 +1,4 @@
-import type { MaterialInfo } from '../bake/rig';
+import type { MaterialInfo, TextureSampler } from '../bake/rig';
 import { MATERIAL, MATERIAL_FLAGS } from './layout';
 
 // What the skin pass makes of a primitive's glTF material (docs/materials.md): its uniform record
@@ -23,8 +23,23 @@ export function materialRecord(m: MaterialInfo, slotCount: number): ArrayBuffer 
   f[MATERIAL.occlusionStrength / 4] = m.occlusionStrength;
   for (let t = 0; t < 4; t++) {
     f.set(m.uvTransforms.subarray(t * 6, t * 6 + 3), MATERIAL.uvTransform / 4 + t * 8);
+    f[MATERIAL.uvTransform / 4 + t * 8 + 3] = m.texCoords[t]; // the first row's w: the UV set (skin.wgsl uvOf)
     f.set(m.uvTransforms.subarray(t * 6 + 3, t * 6 + 6), MATERIAL.uvTransform / 4 + t * 8 + 4);
   }
   u[MATERIAL.flags / 4] = (m.unlit ? MATERIAL_FLAGS.unlit : 0) | (m.alphaMode === 'MASK' ? MATERIAL_FLAGS.mask : 0);
   return data;
+}
+
+/**
+ * The file's samplers as GPUSamplers: one per distinct descriptor, shared by every texture that
+ * uses it. The samplers belong to the device (GPUSampler has no destroy).
+ */
+export function samplerCache(device: GPUDevice, label: string): (sampler: TextureSampler) => GPUSampler {
+  const samplers = new Map<string, GPUSampler>();
+  return (desc) => {
+    const key = JSON.stringify(desc);
+    let sampler = samplers.get(key);
+    if (!sampler) samplers.set(key, (sampler = device.createSampler({ label: `${label}${samplers.size}`, ...desc })));
+    return sampler;
+  };
 }

@@ -12,6 +12,8 @@ export interface PrimitiveBuffers {
   indexBuffer: GPUBuffer;
   indexFormat: GPUIndexFormat;
   influences: 4 | 8;
+  /** UV sets in vertex buffer 2: 1 (TEXCOORD_0, 8 bytes a vertex) or 2 (TEXCOORD_0 and _1 interleaved, 16 bytes). */
+  uvSets: 1 | 2;
   /** (indexCount, firstIndex) of each level in `indexBuffer`. */
   ranges: [number, number][];
   /**
@@ -70,7 +72,7 @@ export class MeshBuffers {
         first += level.length;
       }
       this.primitives.push({
-        label, primitive: prim, influences: v.influences, ranges,
+        label, primitive: prim, influences: v.influences, uvSets: v.uvSets, ranges,
         vertexBuffers: [v.positions, v.normals, v.uvs, v.joints, v.weights, v.colors].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
         indexBuffer: this.upload(`${label}.indices`, indices, GPUBufferUsage.INDEX),
         indexFormat: wide ? 'uint32' : 'uint16',
@@ -119,13 +121,17 @@ export class MeshBuffers {
   }
 }
 
-/** The vertex buffer layouts of MeshBuffers' six buffers for 4 or 8 influences (shaders/skin.wgsl locations 0..7). */
-export function vertexLayouts(influences: 4 | 8): GPUVertexBufferLayout[] {
+/**
+ * The vertex buffer layouts of MeshBuffers' six buffers for 4 or 8 influences and 1 or 2 UV sets
+ * (shaders/skin.wgsl locations 0..7; location 2 is a vec4f whose zw, TEXCOORD_1, WebGPU fills
+ * with (0, 1) from a float32x2 buffer).
+ */
+export function vertexLayouts(influences: 4 | 8, uvSets: 1 | 2): GPUVertexBufferLayout[] {
   const attribute = (shaderLocation: number, format: GPUVertexFormat, offset = 0): GPUVertexAttribute => ({ shaderLocation, format, offset });
   return [
     { arrayStride: 12, attributes: [attribute(0, 'float32x3')] },
     { arrayStride: 12, attributes: [attribute(1, 'float32x3')] },
-    { arrayStride: 8, attributes: [attribute(2, 'float32x2')] },
+    { arrayStride: uvSets * 8, attributes: [attribute(2, uvSets === 2 ? 'float32x4' : 'float32x2')] },
     { arrayStride: influences * 2, attributes: influences === 8 ? [attribute(3, 'uint16x4'), attribute(5, 'uint16x4', 8)] : [attribute(3, 'uint16x4')] },
     { arrayStride: influences * 4, attributes: influences === 8 ? [attribute(4, 'float32x4'), attribute(6, 'float32x4', 16)] : [attribute(4, 'float32x4')] },
     { arrayStride: 16, attributes: [attribute(7, 'float32x4')] },

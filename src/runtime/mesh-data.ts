@@ -8,7 +8,9 @@ import { MORPH_HEADER } from './layout';
 export interface PrimitiveVertices {
   positions: Float32Array;
   normals: Float32Array;
+  /** TEXCOORD_0 (2 per vertex), or TEXCOORD_0 and TEXCOORD_1 interleaved (4 per vertex) when `uvSets` is 2. */
   uvs: Float32Array;
+  uvSets: 1 | 2;
   /** COLOR_0 as linear RGBA, 4 per vertex (white where the primitive has none). */
   colors: Float32Array;
   /** Slot index per influence, `influences` per vertex. */
@@ -32,11 +34,22 @@ export function primitiveVertices(prim: SkinnedPrimitive, slotOffset: number): P
   return {
     positions: prim.positions,
     normals: prim.normals ?? smoothNormals(prim),
-    uvs: prim.uvs ?? new Float32Array(prim.vertexCount * 2),
+    uvs: prim.uvs1 ? interleaveUvs(prim, prim.uvs1) : prim.uvs ?? new Float32Array(prim.vertexCount * 2),
+    uvSets: prim.uvs1 ? 2 : 1,
     colors: prim.colors ?? new Float32Array(prim.vertexCount * 4).fill(1),
     joints, weights: prim.weights, influences: prim.influences, indices,
     drawCount: prim.indices ? prim.indices.length : prim.vertexCount,
   };
+}
+
+/** (u0, v0, u1, v1) per vertex; TEXCOORD_0 zero where the primitive has none. */
+function interleaveUvs(prim: SkinnedPrimitive, uvs1: Float32Array): Float32Array {
+  const out = new Float32Array(prim.vertexCount * 4);
+  for (let v = 0; v < prim.vertexCount; v++) {
+    if (prim.uvs) out.set(prim.uvs.subarray(v * 2, v * 2 + 2), v * 4);
+    out.set(uvs1.subarray(v * 2, v * 2 + 2), v * 4 + 2);
+  }
+  return out;
 }
 
 /** Area-weighted vertex normals from the triangles (flat per face for non-indexed geometry). */

@@ -1,11 +1,10 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
 import { mat4 } from 'wgpu-matrix';
 import type { EncodedImage } from '../bake/gltf-json';
-import type { TextureSampler } from '../bake/rig';
 import { AppearanceGroups, type AppearanceSource } from './appearance-groups';
 import { CAMERA, checkSkinning, type SkinningMethod } from './layout';
 import { checkMorphLimits } from './limits';
-import { cullMode, materialRecord } from './material-data';
+import { cullMode, materialRecord, samplerCache } from './material-data';
 import { MipmapGenerator, mipLevelCount } from './mipmaps';
 import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
@@ -130,8 +129,7 @@ export class SkinPass {
         { binding: 2, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
         ...(mesh.morph ? [vertexStorage(3)] : []),
         ...[4, 5, 6].map((binding) => ({ binding, visibility: GPUShaderStage.FRAGMENT, texture: {} })),
-        // The samplers of the metallic-roughness, occlusion and emissive textures (binding 2: base colour's).
-        ...[7, 8, 9].map((binding) => ({ binding, visibility: GPUShaderStage.FRAGMENT, sampler: {} })),
+        ...[7, 8, 9].map((binding) => ({ binding, visibility: GPUShaderStage.FRAGMENT, sampler: {} })), // metal-rough, occlusion, emissive samplers
       ],
     });
     this.shadowLayout = device.createBindGroupLayout({
@@ -157,14 +155,7 @@ export class SkinPass {
       if (!pipeline) pipelines.set(key, (pipeline = this.createPipeline(module, layout, buffers, options)));
       return pipeline;
     };
-    // The file's samplers, one GPUSampler per distinct descriptor, shared by every texture that uses it.
-    const samplers = new Map<string, GPUSampler>();
-    const samplerOf = (desc: TextureSampler): GPUSampler => {
-      const key = JSON.stringify(desc);
-      let sampler = samplers.get(key);
-      if (!sampler) samplers.set(key, (sampler = device.createSampler({ label: `SkinPass.sampler${samplers.size}`, ...desc })));
-      return sampler;
-    };
+    const samplerOf = samplerCache(device, 'SkinPass.sampler');
     // One texture per (image, format): colour images are sRGB, data images (metal-rough, occlusion) linear.
     const textureViews = new Map<EncodedImage | undefined, Map<GPUTextureFormat, GPUTextureView>>();
     const viewOf = (image: EncodedImage | undefined, format: GPUTextureFormat, label: string): GPUTextureView => {
@@ -357,7 +348,7 @@ export class SkinPass {
     return this.device.createRenderPipeline({
       label: `SkinPass.pipeline.${pipelineKey(buffers, entryPoint)}`,
       layout,
-      vertex: { module, entryPoint, buffers: vertexLayouts(buffers.influences), constants: this.vertexConstants },
+      vertex: { module, entryPoint, buffers: vertexLayouts(buffers.influences, buffers.uvSets), constants: this.vertexConstants },
       fragment: {
         module, entryPoint: this.appearance ? 'fragmentAppearance' : 'fragment',
         // BLEND: premultiplied-free "over" (three.js's NormalBlending); opaque and MASK write alpha as is.
@@ -404,6 +395,5 @@ export function vertexEntryPoint(buffers: PrimitiveBuffers): string {
 
 /** Pipelines differ by vertex entry point, alpha mode and sidedness. */
 function pipelineKey(buffers: PrimitiveBuffers, entryPoint: string): string {
-  const m = buffers.primitive.material;
-  return `${entryPoint}.${m.alphaMode}.${m.doubleSided ? 'double' : 'single'}`;
+  return `${entryPoint}.${buffers.primitive.material.alphaMode}.${buffers.primitive.material.doubleSided ? 'double' : 'single'}.uv${buffers.uvSets}`;
 }

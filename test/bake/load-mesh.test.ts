@@ -65,4 +65,38 @@ describe('loadMaterial', () => {
     await expect(withMaterial(material, { textures: [{ sampler: 0 }], samplers: [{ wrapS: 1234 }] })).rejects.toThrow('sampler 0: wrapS must be one of 10497, 33071, 33648, got 1234');
     await expect(withMaterial(material, { textures: [{ sampler: 0 }], samplers: [{ minFilter: 9729.5 }] })).rejects.toThrow('sampler 0: minFilter must be one of');
   });
+
+  /** Walker with a TEXCOORD_1 on its first primitive: positions' bytes read as VEC2 (any numbers do). */
+  function withUv1(json: Record<string, any>): void {
+    const { min: _min, max: _max, ...positions } = json.accessors[1];
+    json.accessors.push({ ...positions, type: 'VEC2' });
+    json.meshes[0].primitives[0].attributes.TEXCOORD_1 = json.accessors.length - 1;
+  }
+
+  it("reads each texture's UV set: texCoord, overridden by KHR_texture_transform's; TEXCOORD_1 loaded only where read", async () => {
+    const material = {
+      pbrMetallicRoughness: { baseColorTexture: { index: 0, texCoord: 1 }, metallicRoughnessTexture: { index: 0, texCoord: 1, extensions: { KHR_texture_transform: { texCoord: 0 } } } },
+      occlusionTexture: { index: 0 }, emissiveTexture: { index: 0, extensions: { KHR_texture_transform: { texCoord: 1 } } },
+    };
+    const asset = await parseGltf(body);
+    const json = structuredClone(asset.json) as Record<string, any>;
+    json.materials[0] = material;
+    json.textures = [{}];
+    withUv1(json);
+    delete json.buffers[0].uri;
+    const character = await loadCharacter(arrayBufferOf(toGlb(json, asset.buffers[0])));
+    const [first, second] = character.rig.primitives;
+    expect(first.material.texCoords).toEqual([1, 0, 0, 1]);
+    expect(first.uvs1).toBeInstanceOf(Float32Array);
+    expect(first.uvs1!.length).toBe(first.vertexCount * 2);
+    expect(second.uvs1).toBeUndefined(); // material 1 reads no TEXCOORD_1
+  });
+
+  it('falls back to TEXCOORD_0 with a warning where the primitive lacks TEXCOORD_1; refuses texCoord 2', async () => {
+    const character = await withMaterial({ occlusionTexture: { index: 0, texCoord: 1 } }, { textures: [{}] });
+    expect(character.rig.primitives[0].material.texCoords).toEqual([0, 0, 0, 0]);
+    expect(character.rig.primitives[0].uvs1).toBeUndefined();
+    expect(character.rig.warnings.join('\n')).toContain('its material reads TEXCOORD_1, which the primitive does not have; TEXCOORD_0 is used');
+    await expect(withMaterial({ occlusionTexture: { index: 0, texCoord: 2 } }, { textures: [{}] })).rejects.toThrow('material 0: texCoord must be 0 or 1 (TEXCOORD_0 or TEXCOORD_1), got 2');
+  });
 });

@@ -18,7 +18,7 @@ const CAPTURE = `
 struct VertexOut {
   @builtin(position) clip: vec4f,
   @location(0) normal: vec3f,
-  @location(1) uv: vec2f,
+  @location(1) uv: vec4f,
   @location(2) world: vec3f,
 }
 struct Captured {
@@ -56,15 +56,16 @@ export async function captureVertices(crowd: Crowd, id: number): Promise<Capture
   const pipelines = new Map<string, GPURenderPipeline>();
   const pipeline = (p: MeshBuffers['primitives'][number]) => {
     const entryPoint = vertexEntryPoint(p);
-    if (!pipelines.has(entryPoint)) {
-      pipelines.set(entryPoint, device.createRenderPipeline({
+    const key = `${entryPoint}.uv${p.uvSets}`;
+    if (!pipelines.has(key)) {
+      pipelines.set(key, device.createRenderPipeline({
         label: `captureVertices.${entryPoint}`, layout: skin.pipelineLayout,
-        vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences) },
+        vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets) },
         fragment: { module: fragment, entryPoint: 'capture', targets: [{ format: 'rgba32float' }, { format: 'rgba32float' }] },
         primitive: { topology: 'point-list' },
       }));
     }
-    return pipelines.get(entryPoint)!;
+    return pipelines.get(key)!;
   };
   const encoder = device.createCommandEncoder();
   crowd.encode(encoder);

@@ -106,7 +106,7 @@ export class ShadowPass {
     return this.device.createRenderPipeline({
       label: `ShadowPass.pipeline.${entryPoint}`,
       layout: this.skin.appearance?.depthLayout ?? this.skin.pipelineLayout,
-      vertex: { module: this.skin.module, entryPoint, buffers: vertexLayouts(p.influences), constants: this.skin.vertexConstants },
+      vertex: { module: this.skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets), constants: this.skin.vertexConstants },
       // alphaMode MASK: the cut-out texels cast no shadow (skin.wgsl shadowMask discards them).
       ...(p.primitive.material.alphaMode === 'MASK' ? { fragment: { module: this.skin.module, entryPoint: 'shadowMask', targets: [] } } : {}),
       primitive: { topology: 'triangle-list', cullMode: 'none' },

@@ -2,7 +2,7 @@
  * A generated glTF (CC0, built here) whose primitives each use one material feature, for the
  * three.js comparison (test/e2e/materials.test.ts): spheres in a row (a dielectric with COLOR_0, metal with a
  * metallic-roughness texture, emissive with KHR_materials_emissive_strength and an emissive
- * texture, occlusion texture, KHR_materials_unlit, alphaMode MASK over a texture's alpha moved by
+ * texture on TEXCOORD_1 through KHR_texture_transform's texCoord override, occlusion texture on TEXCOORD_1 (as exporters bake it), KHR_materials_unlit, alphaMode MASK over a texture's alpha moved by
  * KHR_texture_transform, a texture whose sampler clamps u, mirrors v and filters NEAREST, BLEND),
  * then two quads facing away from the camera (doubleSided true: drawn; false: culled). One joint
  * moves it all; one clip of one key. Returned as a data: URL both loaders read.
@@ -94,6 +94,8 @@ export function featureModelUrl(): string {
     return {
       attributes: {
         POSITION: accessor(p.positions, 'VEC3', 5126, true), NORMAL: accessor(p.normals, 'VEC3', 5126), TEXCOORD_0: accessor(p.uvs, 'VEC2', 5126),
+        // TEXCOORD_1 on the emissive and occlusion spheres: (v, u) x 3, unlike TEXCOORD_0.
+        ...(m === 2 || m === 3 ? { TEXCOORD_1: accessor(p.uvs.map((_, i) => 3 * p.uvs[i ^ 1]), 'VEC2', 5126) } : {}),
         // COLOR_0 on the dielectric sphere only: a gradient from white at the top to blue below.
         ...(m === 0 ? { COLOR_0: accessor(Array.from({ length: n * 3 }, (_, i) => (i % 3 === 2 ? 1 : 0.5 + 0.5 * p.normals[i - (i % 3) + 1])), 'VEC3', 5126) } : {}),
         JOINTS_0: accessor(Array.from({ length: n * 4 }, () => 0), 'VEC4', 5121), WEIGHTS_0: accessor(Array.from({ length: n * 4 }, (_, i) => (i % 4 === 0 ? 1 : 0)), 'VEC4', 5126),
@@ -109,9 +111,11 @@ export function featureModelUrl(): string {
   const materials = [
     { name: 'dielectric', pbrMetallicRoughness: { baseColorFactor: [0.8, 0.15, 0.1, 1], metallicFactor: 0, roughnessFactor: 0.3 } },
     { name: 'metal-rough-texture', pbrMetallicRoughness: { baseColorFactor: [0.95, 0.8, 0.5, 1], metallicFactor: 1, roughnessFactor: 1, metallicRoughnessTexture: { index: 0 } } },
-    { name: 'emissive', pbrMetallicRoughness: { baseColorFactor: [0.1, 0.1, 0.1, 1], metallicFactor: 0 }, emissiveFactor: [0.2, 0.5, 1], emissiveTexture: { index: 1 },
+    { name: 'emissive', pbrMetallicRoughness: { baseColorFactor: [0.1, 0.1, 0.1, 1], metallicFactor: 0 }, emissiveFactor: [0.2, 0.5, 1],
+      // texCoord 0, overridden to TEXCOORD_1 by KHR_texture_transform.
+      emissiveTexture: { index: 1, extensions: { KHR_texture_transform: { texCoord: 1, offset: [0.25, 0] } } },
       extensions: { KHR_materials_emissive_strength: { emissiveStrength: 1.5 } } },
-    { name: 'occlusion', pbrMetallicRoughness: { baseColorFactor: [0.9, 0.9, 0.9, 1], metallicFactor: 0, roughnessFactor: 0.7 }, occlusionTexture: { index: 1, strength: 0.8 } },
+    { name: 'occlusion', pbrMetallicRoughness: { baseColorFactor: [0.9, 0.9, 0.9, 1], metallicFactor: 0, roughnessFactor: 0.7 }, occlusionTexture: { index: 1, strength: 0.8, texCoord: 1 } },
     { name: 'unlit', pbrMetallicRoughness: { baseColorFactor: [0.2, 0.7, 0.3, 1] }, extensions: { KHR_materials_unlit: {} } },
     { name: 'mask', pbrMetallicRoughness: { baseColorTexture: { index: 2, extensions: { KHR_texture_transform: { offset: [0.1, 0.2], rotation: 0.5, scale: [2, 1.5] } } }, metallicFactor: 0 },
       alphaMode: 'MASK', alphaCutoff: 0.5 },
