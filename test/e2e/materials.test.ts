@@ -96,7 +96,7 @@ describe.skipIf(!available)('glTF materials match three.js MeshStandardMaterial'
     }, 300_000);
   }
 
-  it('generated feature character (metal-rough, emissive, occlusion, TEXCOORD_1, samplers, unlit, MASK, BLEND, doubleSided): crowd-skin matches three.js', async () => {
+  it('generated feature character (metal-rough, emissive, occlusion, TEXCOORD_1, samplers, normal maps with and without TANGENT, unlit, MASK, BLEND, doubleSided): crowd-skin matches three.js', async () => {
     const { diff, problems } = await render(featureModelUrl(), 'features');
     expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
     expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
