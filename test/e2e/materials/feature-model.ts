@@ -53,7 +53,7 @@ function quadFacingAway(cx: number, cy: number, h: number): Part {
 
 /**
  * A 32 x 32 tangent-space normal map of a grid of 4 x 4 round bumps (height sin(x) sin(y), slopes
- * up to about 50 degrees): shading that ignores it, or flips its X or Y, differs at every bump.
+ * up to about 68 degrees): shading that ignores it, or flips its X or Y, differs at every bump.
  */
 function bumps(): Buffer {
   const size = 32;
@@ -63,7 +63,7 @@ function bumps(): Buffer {
     for (let x = 0; x < size; x++) {
       const sx = (x + 0.5) * k, sy = (y + 0.5) * k;
       // Height h = sin(sx) sin(sy); normal (-dh/dx, +dh/dy, 1) with +Y towards -v (up the image), glTF's convention.
-      const nx = -1.2 * Math.cos(sx) * Math.sin(sy), ny = 1.2 * Math.sin(sx) * Math.cos(sy);
+      const nx = -2.5 * Math.cos(sx) * Math.sin(sy), ny = 2.5 * Math.sin(sx) * Math.cos(sy);
       const len = Math.hypot(nx, ny, 1);
       png.data.set([nx / len, ny / len, 1 / len].map((c) => Math.round((c * 0.5 + 0.5) * 255)).concat(255), (y * size + x) * 4);
     }
@@ -78,7 +78,14 @@ function checker(a: number[], b: number[]): Buffer {
   return PNG.sync.write(png);
 }
 
-export function featureModelUrl(): string {
+/** Primitive (and material) indices of the normal-mapped spheres: with TANGENT, without. */
+export const NORMAL_MAPPED = { tangents: 10, derivatives: 11 } as const;
+
+/**
+ * The character as a data: URL; `only`: the indices of the primitives to keep (all by default),
+ * so one feature can fill the picture (the comparison frames the character's bounds).
+ */
+export function featureModelUrl(only?: number[]): string {
   const r = 0.4;
   const parts: Part[] = [
     sphere(0, 2, r), sphere(1, 2, r), sphere(2, 2, r), sphere(3, 2, r),
@@ -122,7 +129,7 @@ export function featureModelUrl(): string {
         POSITION: accessor(p.positions, 'VEC3', 5126, true), NORMAL: accessor(p.normals, 'VEC3', 5126), TEXCOORD_0: accessor(p.uvs, 'VEC2', 5126),
         // TEXCOORD_1 on the emissive and occlusion spheres: (v, u) x 3, unlike TEXCOORD_0.
         // TANGENT on the first normal-mapped sphere; the second has none (three.js and crowd-skin derive the frame).
-        ...(m === 10 ? { TANGENT: accessor(p.tangents, 'VEC4', 5126) } : {}),
+        ...(m === NORMAL_MAPPED.tangents ? { TANGENT: accessor(p.tangents, 'VEC4', 5126) } : {}),
         ...(m === 2 || m === 3 ? { TEXCOORD_1: accessor(p.uvs.map((_, i) => 3 * p.uvs[i ^ 1]), 'VEC2', 5126) } : {}),
         // COLOR_0 on the dielectric sphere only: a gradient from white at the top to blue below.
         ...(m === 0 ? { COLOR_0: accessor(Array.from({ length: n * 3 }, (_, i) => (i % 3 === 2 ? 1 : 0.5 + 0.5 * p.normals[i - (i % 3) + 1])), 'VEC3', 5126) } : {}),
@@ -162,7 +169,7 @@ export function featureModelUrl(): string {
     scene: 0, scenes: [{ nodes: [0, 1] }],
     nodes: [{ name: 'root' }, { name: 'features', mesh: 0, skin: 0 }],
     skins: [{ joints: [0], inverseBindMatrices: inverseBind }],
-    meshes: [{ primitives }],
+    meshes: [{ primitives: only ? primitives.filter((_, m) => only.includes(m)) : primitives }],
     materials,
     samplers: [{ magFilter: 9729, minFilter: 9987, wrapS: 10497, wrapT: 10497 }, { magFilter: 9728, minFilter: 9728, wrapS: 33071, wrapT: 33648 }],
     textures: [...[0, 1, 2].map((i) => ({ source: i, sampler: 0 })), { source: 2, sampler: 1 }, { source: 3, sampler: 0 }],
