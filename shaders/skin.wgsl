@@ -52,8 +52,9 @@ struct Camera {
 
 // MATERIAL in src/runtime/layout.ts. eye: the camera position (w 1), or the direction towards an
 // orthographic camera (w 0). sunColor: linear RGB x intensity; skyColor / groundColor: ambient +
-// hemisphere irradiance of +y / -y normals. flags: MATERIAL_FLAGS (1 unlit, 2 alphaMode MASK).
-// uvTransform: KHR_texture_transform rows of textures 0 base, 1 metal-rough, 2 occlusion, 3 emissive.
+// hemisphere irradiance of +y / -y normals. flags: MATERIAL_FLAGS (1 unlit, 2 alphaMode MASK,
+// 4 the primitive carries TANGENT). normalScale: normalTexture.scale.
+// uvTransform: KHR_texture_transform rows of textures 0 base, 1 metal-rough, 2 occlusion, 3 emissive, 4 normal.
 struct Material {
   baseColorFactor: vec4f,
   slotCount: u32,
@@ -63,7 +64,8 @@ struct Material {
   emissive: vec3f,
   occlusionStrength: f32,
   flags: u32,
-  uvTransform: array<vec4f, 8>,
+  normalScale: f32,
+  uvTransform: array<vec4f, 10>,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -85,6 +87,9 @@ struct Material {
 @group(1) @binding(7) var metallicRoughnessSampler: sampler;
 @group(1) @binding(8) var occlusionSampler: sampler;
 @group(1) @binding(9) var emissiveSampler: sampler;
+// The tangent-space normal map (linear; 1x1 (0.5, 0.5, 1), the unperturbed normal, without one) and its sampler.
+@group(1) @binding(10) var normalTexture: texture_2d<f32>;
+@group(1) @binding(11) var normalSampler: sampler;
 // The directional light's depth map (ShadowPass), or a 1x1 stand-in when shadowStrength is 0.
 @group(2) @binding(0) var shadowMap: texture_depth_2d;
 @group(2) @binding(1) var shadowSampler: sampler_comparison;
@@ -99,6 +104,10 @@ struct VertexOut {
   @location(3) @interpolate(flat) slot: u32,
   // COLOR_0 (linear RGBA; white without one).
   @location(4) color: vec4f,
+  // World tangent and bitangent (cross(normal, tangent) x handedness, as three.js forms it per
+  // vertex) of a primitive with TANGENT; zero without.
+  @location(5) tangent: vec3f,
+  @location(6) bitangent: vec3f,
 }
 
 // The weighted sum over a vertex's influences. Linear: the blended matrix rows. Dual
@@ -135,22 +144,25 @@ fn jointSetOf(slot: u32) -> u32 {
 struct Placed {
   position: vec3f,
   normal: vec3f,
+  tangent: vec3f,
 }
 
-fn place(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f) -> Placed {
+// `tangent`: TANGENT's xyz, a direction moved as the surface moves (zero without TANGENT).
+fn place(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f, tangent: vec3f) -> Placed {
   if (DUAL_QUATERNION) {
-    return placeDualQuaternion(m, world, position, normal);
+    return placeDualQuaternion(m, world, position, normal, tangent);
   }
   let p = vec4f(position, 1.0);
   let model = vec4f(dot(m.row0, p), dot(m.row1, p), dot(m.row2, p), 1.0);
   // Normals use the same matrices: exact for rotation and uniform scale, the usual skinning
   // approximation otherwise.
   let n = vec3f(dot(m.row0.xyz, normal), dot(m.row1.xyz, normal), dot(m.row2.xyz, normal));
-  return Placed((world * model).xyz, (world * vec4f(n, 0.0)).xyz);
+  let t = vec3f(dot(m.row0.xyz, tangent), dot(m.row1.xyz, tangent), dot(m.row2.xyz, tangent));
+  return Placed((world * model).xyz, (world * vec4f(n, 0.0)).xyz, (world * vec4f(t, 0.0)).xyz);
 }
 
-fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec4f, color: vec4f) -> VertexOut {
-  let placed = place(m, instances[slot].world, position, normal);
+fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec4f, color: vec4f, tangent: vec4f) -> VertexOut {
+  let placed = place(m, instances[slot].world, position, normal, tangent.xyz);
   var out: VertexOut;
   out.clip = camera.viewProjection * vec4f(placed.position, 1.0);
   out.normal = placed.normal;
@@ -158,6 +170,11 @@ fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec4f, colo
   out.world = placed.position;
   out.slot = slot;
   out.color = color;
+  // three.js (normal_vertex.glsl): vTangent = normalize(t), vBitangent = normalize(cross(vNormal, vTangent) * w).
+  if (tangent.w != 0.0) {
+    out.tangent = normalize(placed.tangent);
+    out.bitangent = normalize(cross(normalize(placed.normal), out.tangent) * tangent.w);
+  }
   return out;
 }
 
@@ -188,6 +205,7 @@ struct Vertex4 {
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
   @location(7) color: vec4f,
+  @location(8) tangent: vec4f, // TANGENT (xyz, w handedness); (0, 0, 0, 0) for every vertex without (vertexLayouts)
 }
 
 // The same with 8 influences.
@@ -200,16 +218,17 @@ struct Vertex8 {
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
   @location(7) color: vec4f,
+  @location(8) tangent: vec4f, // TANGENT (xyz, w handedness); (0, 0, 0, 0) for every vertex without (vertexLayouts)
 }
 
 // Vertex `v` of instance `slot`, its rest position and normal replaced by `position` and `normal`
 // (morphed, or v's own), skinned and placed.
 fn skinned4(slot: u32, v: Vertex4, position: vec3f, normal: vec3f) -> VertexOut {
-  return finish(skin4(jointSetOf(slot), v.joints, v.weights), slot, position, normal, v.uv, v.color);
+  return finish(skin4(jointSetOf(slot), v.joints, v.weights), slot, position, normal, v.uv, v.color, v.tangent);
 }
 
 fn skinned8(slot: u32, v: Vertex8, position: vec3f, normal: vec3f) -> VertexOut {
-  return finish(skin8(jointSetOf(slot), v.joints, v.weights, v.joints1, v.weights1), slot, position, normal, v.uv, v.color);
+  return finish(skin8(jointSetOf(slot), v.joints, v.weights, v.joints1, v.weights1), slot, position, normal, v.uv, v.color, v.tangent);
 }
 
 @vertex
@@ -258,7 +277,7 @@ fn rotateByQuat(q: vec4f, v: vec3f) -> vec3f {
   return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v);
 }
 
-fn placeDualQuaternion(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f) -> Placed {
+fn placeDualQuaternion(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3f, tangent: vec3f) -> Placed {
   let inverseLength = 1.0 / length(m.real);
   let real = m.real * inverseLength;
   let dual = m.dual * inverseLength;
@@ -273,7 +292,9 @@ fn placeDualQuaternion(m: Skinned, world: mat4x4f, position: vec3f, normal: vec3
   // the rotation: exact under non-uniform scale. Not normalised (the fragment stage does).
   let c0 = cross(s1, s2);
   let n = vec3f(dot(c0, normal), dot(cross(s2, s0), normal), dot(cross(s0, s1), normal)) * select(1.0, -1.0, dot(s0, c0) < 0.0);
-  return Placed((world * vec4f(model, 1.0)).xyz, (world * vec4f(rotateByQuat(real, n), 0.0)).xyz);
+  // Tangents lie in the surface: S itself, then the rotation.
+  let t = rotateByQuat(real, vec3f(dot(s0, tangent), dot(s1, tangent), dot(s2, tangent)));
+  return Placed((world * vec4f(model, 1.0)).xyz, (world * vec4f(rotateByQuat(real, n), 0.0)).xyz, (world * vec4f(t, 0.0)).xyz);
 }
 
 // Morph targets (characters that have them; src/features/morph/morph-pass.ts writes the weights). Only the
@@ -423,6 +444,45 @@ var<private> DFG_LUT: array<vec2f, 256> = array<vec2f, 256>(
   vec2f(1.00000, 0.00000), vec2f(1.00000, 0.00000), vec2f(0.99951, 0.00000), vec2f(0.99756, 0.00001), vec2f(0.99316, 0.00002), vec2f(0.98291, 0.00003), vec2f(0.96436, 0.00005), vec2f(0.93408, 0.00007), vec2f(0.88916, 0.00009), vec2f(0.82813, 0.00010), vec2f(0.75391, 0.00011), vec2f(0.67041, 0.00011), vec2f(0.58301, 0.00011), vec2f(0.49707, 0.00010), vec2f(0.41699, 0.00008), vec2f(0.34521, 0.00007),
 );
 
+// The shading normal: the normal map's tangent-space normal (xy x normalScale) in the tangent
+// frame, as three.js's normal_fragment_begin / normal_fragment_maps form it. `n`: the unit
+// geometric normal, already flipped on back faces (`face` -1). With TANGENT: the interpolated
+// tangent and bitangent; without: three's getTangentFrame (Schueler's cotangent frame from
+// screen-space derivatives of the world position and the map's UV). Every derivative here is
+// WebGPU's, whose y runs down the framebuffer where GL's runs up: dpdy is negated so the frame
+// is the one three builds. GLTFLoader negates normalScale.y when a primitive has no TANGENT
+// (three.js issue 11438), so the same is done here.
+// normalScale 0 (no normal map, material-data.ts): n as it is.
+fn perturbedNormal(in: VertexOut, n: vec3f, face: f32) -> vec3f {
+  if (material.normalScale == 0.0) {
+    return n;
+  }
+  let uv = uvOf(4u, in.uv);
+  var mapN = textureSample(normalTexture, normalSampler, uv).xyz * 2.0 - 1.0;
+  var t: vec3f;
+  var b: vec3f;
+  if ((material.flags & 4u) != 0u) {
+    t = normalize(in.tangent);
+    b = normalize(in.bitangent);
+    mapN = vec3f(mapN.xy * material.normalScale, mapN.z);
+  } else {
+    let q0 = dpdx(in.world);
+    let q1 = -dpdy(in.world);
+    let st0 = dpdx(uv);
+    let st1 = -dpdy(uv);
+    let q1perp = cross(q1, n);
+    let q0perp = cross(n, q0);
+    let tangent = q1perp * st0.x + q0perp * st1.x;
+    let bitangent = q1perp * st0.y + q0perp * st1.y;
+    let det = max(dot(tangent, tangent), dot(bitangent, bitangent));
+    let scale = select(inverseSqrt(det), 0.0, det == 0.0);
+    t = tangent * scale;
+    b = bitangent * scale;
+    mapN = vec3f(mapN.xy * vec2f(material.normalScale, -material.normalScale), mapN.z);
+  }
+  return normalize(mat3x3f(t * face, b * face, n) * mapN);
+}
+
 // The view direction at `world` (unit, towards the camera).
 fn viewDirection(world: vec3f) -> vec3f {
   return normalize(select(camera.eye.xyz, camera.eye.xyz - world, camera.eye.w != 0.0));
@@ -444,7 +504,7 @@ fn shade(in: VertexOut, front: bool, base: vec4f) -> vec4f {
   let geometryRoughness = max(max(dxy.x, dxy.y), dxy.z);
   var color = base.rgb;
   if ((material.flags & 1u) == 0u) {
-    let n = normalize(select(-in.normal, in.normal, front));
+    let n = perturbedNormal(in, normalize(select(-in.normal, in.normal, front)), select(-1.0, 1.0, front));
     let v = viewDirection(in.world);
     let mr = textureSample(metallicRoughnessTexture, metallicRoughnessSampler, uvOf(1u, in.uv));
     let metal = material.metallic * mr.b;

@@ -70,11 +70,15 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
     if (material.texCoords.includes(1)) {
       if (attr.TEXCOORD_1 === undefined) {
         warnings.push(`${where}: its material reads TEXCOORD_1, which the primitive does not have; TEXCOORD_0 is used`);
-        material.texCoords = [0, 0, 0, 0];
+        material.texCoords = [0, 0, 0, 0, 0];
       } else {
         uvs1 = readAccessor(asset, attr.TEXCOORD_1, `${where} TEXCOORD_1`, { types: ['VEC2'], components: UV_TYPES, ...sized }).values as Float32Array;
       }
     }
+
+    // TANGENT only where a normal map reads it (morph targets' TANGENT displacements are ignored).
+    const tangents = attr.TANGENT === undefined || material.normalImage === undefined ? undefined
+      : readAccessor(asset, attr.TANGENT, `${where} TANGENT`, { types: ['VEC4'], components: FLOAT, ...sized }).values as Float32Array;
 
     let influences: 4 | 8 = 4;
     let joints: Uint16Array;
@@ -122,7 +126,7 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
 
     out.push({
       gltfNode: src.gltfNode, gltfMesh: src.gltfMesh, primitiveIndex: p, skin: src.skin, vertexCount,
-      positions: positions.values as Float32Array, normals, uvs, ...(uvs1 ? { uvs1 } : {}), ...(colors ? { colors } : {}), influences, joints, weights, indices,
+      positions: positions.values as Float32Array, normals, uvs, ...(uvs1 ? { uvs1 } : {}), ...(tangents ? { tangents } : {}), ...(colors ? { colors } : {}), influences, joints, weights, indices,
       material,
       ...(src.morphSet === undefined ? {} : { morph: loadMorphTargets(asset, prim, src.morphSet, vertexCount, normals !== undefined, where) }),
     });
@@ -182,12 +186,15 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
   material.alphaCutoff = cutoff;
   material.doubleSided = m.doubleSided === true;
   material.unlit = m.extensions?.KHR_materials_unlit !== undefined;
-  if (m.normalTexture) warnings.push(`material ${index}: normal texture not drawn (normal maps are not supported yet); the surface normal is used`);
+  const normalScale = m.normalTexture?.scale ?? 1;
+  check(typeof normalScale === 'number' && Number.isFinite(normalScale), `material ${index}: normalTexture.scale must be a finite number, got ${String(normalScale)}`);
+  material.normalScale = normalScale;
   material.baseColorImage = textureImage(asset, index, 'base colour', pbr.baseColorTexture, warnings);
   material.metallicRoughnessImage = textureImage(asset, index, 'metallic-roughness', pbr.metallicRoughnessTexture, warnings);
   material.emissiveImage = textureImage(asset, index, 'emissive', m.emissiveTexture, warnings);
   material.occlusionImage = textureImage(asset, index, 'occlusion', m.occlusionTexture, warnings);
-  [pbr.baseColorTexture, pbr.metallicRoughnessTexture, m.occlusionTexture, m.emissiveTexture].forEach((info, t) => {
+  material.normalImage = textureImage(asset, index, 'normal', m.normalTexture, warnings);
+  [pbr.baseColorTexture, pbr.metallicRoughnessTexture, m.occlusionTexture, m.emissiveTexture, m.normalTexture].forEach((info, t) => {
     const transform = (info as { extensions?: { KHR_texture_transform?: TextureTransform } } | undefined)?.extensions?.KHR_texture_transform;
     if (transform) material.uvTransforms.set(uvTransform(transform, `material ${index}`), t * 6);
     if (info) material.samplers[t] = textureSampler(asset, index, info);

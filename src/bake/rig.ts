@@ -67,6 +67,10 @@ export interface MaterialInfo {
   occlusionImage?: EncodedImage;
   /** Occlusion strength in [0, 1] (default 1). */
   occlusionStrength: number;
+  /** Linear tangent-space normal image (RGB = XYZ in [0, 1] -> [-1, 1]), when the material has one. */
+  normalImage?: EncodedImage;
+  /** normalTexture.scale: multiplies the map's X and Y (default 1). */
+  normalScale: number;
   /** glTF alphaMode: OPAQUE ignores alpha, MASK discards below alphaCutoff, BLEND blends over. */
   alphaMode: 'OPAQUE' | 'MASK' | 'BLEND';
   /** MASK's cutoff (default 0.5). */
@@ -76,21 +80,21 @@ export interface MaterialInfo {
   /** KHR_materials_unlit: base colour only, no lighting. */
   unlit: boolean;
   /**
-   * KHR_texture_transform of the base colour, metallic-roughness, occlusion and emissive
+   * KHR_texture_transform of the base colour, metallic-roughness, occlusion, emissive and normal
    * textures, in that order: 6 numbers each, the rows (a, b, c), (d, e, f) of uv' = M (u, v, 1);
    * identity where a texture has none.
    */
   uvTransforms: Float32Array;
   /**
-   * The glTF sampler of the base colour, metallic-roughness, occlusion and emissive textures, in
-   * that order (textures without one: repeat, trilinear).
+   * The glTF sampler of the base colour, metallic-roughness, occlusion, emissive and normal
+   * textures, in that order (textures without one: repeat, trilinear).
    */
-  samplers: [TextureSampler, TextureSampler, TextureSampler, TextureSampler];
+  samplers: [TextureSampler, TextureSampler, TextureSampler, TextureSampler, TextureSampler];
   /**
-   * The texture coordinate set (0: TEXCOORD_0, 1: TEXCOORD_1) of the same four textures: the
+   * The texture coordinate set (0: TEXCOORD_0, 1: TEXCOORD_1) of the same five textures: the
    * texture info's `texCoord`, or its KHR_texture_transform's `texCoord` override.
    */
-  texCoords: [number, number, number, number];
+  texCoords: [number, number, number, number, number];
 }
 
 /**
@@ -115,10 +119,10 @@ export function defaultTextureSampler(): TextureSampler {
 export function defaultMaterial(): MaterialInfo {
   return {
     baseColorFactor: [1, 1, 1, 1], metallicFactor: 1, roughnessFactor: 1, emissiveFactor: [0, 0, 0],
-    occlusionStrength: 1, alphaMode: 'OPAQUE', alphaCutoff: 0.5, doubleSided: false, unlit: false,
-    uvTransforms: Float32Array.from({ length: 24 }, (_, i) => (i % 6 === 0 || i % 6 === 4 ? 1 : 0)),
-    texCoords: [0, 0, 0, 0],
-    samplers: [defaultTextureSampler(), defaultTextureSampler(), defaultTextureSampler(), defaultTextureSampler()],
+    occlusionStrength: 1, normalScale: 1, alphaMode: 'OPAQUE', alphaCutoff: 0.5, doubleSided: false, unlit: false,
+    uvTransforms: Float32Array.from({ length: 30 }, (_, i) => (i % 6 === 0 || i % 6 === 4 ? 1 : 0)),
+    texCoords: [0, 0, 0, 0, 0],
+    samplers: [defaultTextureSampler(), defaultTextureSampler(), defaultTextureSampler(), defaultTextureSampler(), defaultTextureSampler()],
   };
 }
 
@@ -140,6 +144,12 @@ export interface SkinnedPrimitive {
   uvs?: Float32Array;
   /** vec2 per vertex (TEXCOORD_1) when the primitive's material reads a texture from it; else undefined. */
   uvs1?: Float32Array;
+  /**
+   * TANGENT (xyz unit tangent, w = +1 or -1 the bitangent's handedness), 4 per vertex, when the
+   * primitive has it and its material has a normal texture; else undefined (the fragment stage
+   * then builds the tangent frame from screen-space derivatives, as three.js does).
+   */
+  tangents?: Float32Array;
   /** COLOR_0 as linear RGBA, 4 per vertex (alpha 1 where the file has RGB), when present. */
   colors?: Float32Array;
   /** Influences per vertex: 4 (JOINTS_0) or 8 (JOINTS_0 + JOINTS_1). */

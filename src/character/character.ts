@@ -242,7 +242,7 @@ async function decodeTextures(rig: Rig): Promise<Map<EncodedImage, ImageBitmap>>
   for (const prim of rig.primitives) {
     const m = prim.material;
     const images: [EncodedImage | undefined, string][] = [
-      [m.baseColorImage, 'base colour'], [m.metallicRoughnessImage, 'metallic-roughness'], [m.occlusionImage, 'occlusion'], [m.emissiveImage, 'emissive'],
+      [m.baseColorImage, 'base colour'], [m.metallicRoughnessImage, 'metallic-roughness'], [m.occlusionImage, 'occlusion'], [m.emissiveImage, 'emissive'], [m.normalImage, 'normal'],
     ];
     for (const [image, what] of images) {
       if (!image || textures.has(image)) continue;

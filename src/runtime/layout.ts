@@ -194,7 +194,7 @@ export function checkSkinning(value: unknown, required = false): SkinningMethod 
 
 /** Per-primitive uniform block (shaders/skin.wgsl `Material`). */
 export const MATERIAL = {
-  size: 192,
+  size: 224,
   baseColorFactor: 0, //    vec4f: linear RGBA
   slotCount: 16, //         u32: joint matrices per instance
   metallic: 20, //          f32 in [0, 1]
@@ -203,12 +203,13 @@ export const MATERIAL = {
   emissive: 32, //          vec3f: linear emitted radiance (x emissive strength)
   occlusionStrength: 44, // f32 in [0, 1]
   flags: 48, //             u32: MATERIAL_FLAGS bits
-  // 12 bytes of padding
-  uvTransform: 64, //       array<vec4f, 8>: per texture (base, metal-rough, occlusion, emissive) the rows (a, b, c, 0), (d, e, f, 0) of KHR_texture_transform
+  normalScale: 52, //       f32: normalTexture.scale (multiplies the map's X and Y)
+  // 8 bytes of padding
+  uvTransform: 64, //       array<vec4f, 10>: per texture (base, metal-rough, occlusion, emissive, normal) the rows (a, b, c, texCoord), (d, e, f, 0) of KHR_texture_transform
 } as const;
 
 /** Bits of MATERIAL.flags (skin.wgsl reads them as literals: keep in step). */
-export const MATERIAL_FLAGS = { unlit: 1, mask: 2 } as const;
+export const MATERIAL_FLAGS = { unlit: 1, mask: 2, tangents: 4 } as const;
 
 /**
  * Camera uniform block (shaders/skin.wgsl `Camera`). ShadowPass keeps its own copy whose

@@ -9,8 +9,14 @@ export function cullMode(material: MaterialInfo): GPUCullMode {
   return material.doubleSided ? 'none' : 'back';
 }
 
-/** A primitive's MATERIAL uniform record. */
-export function materialRecord(m: MaterialInfo, slotCount: number): ArrayBuffer {
+/** Textures a material samples: base colour, metallic-roughness, occlusion, emissive, normal. */
+export const MATERIAL_TEXTURES = 5;
+
+/**
+ * A primitive's MATERIAL uniform record. `tangents`: the primitive carries TANGENT (vertex buffer
+ * 6), so its normal map uses them; without, the fragment stage derives the frame from screen-space derivatives.
+ */
+export function materialRecord(m: MaterialInfo, slotCount: number, tangents = false): ArrayBuffer {
   const data = new ArrayBuffer(MATERIAL.size);
   const f = new Float32Array(data);
   const u = new Uint32Array(data);
@@ -21,12 +27,15 @@ export function materialRecord(m: MaterialInfo, slotCount: number): ArrayBuffer 
   f[MATERIAL.alphaCutoff / 4] = m.alphaCutoff;
   f.set(m.emissiveFactor, MATERIAL.emissive / 4);
   f[MATERIAL.occlusionStrength / 4] = m.occlusionStrength;
-  for (let t = 0; t < 4; t++) {
+  // 0 without a normal map: the shader then keeps the geometric normal exactly (skin.wgsl perturbedNormal).
+  f[MATERIAL.normalScale / 4] = m.normalImage ? m.normalScale : 0;
+  for (let t = 0; t < MATERIAL_TEXTURES; t++) {
     f.set(m.uvTransforms.subarray(t * 6, t * 6 + 3), MATERIAL.uvTransform / 4 + t * 8);
     f[MATERIAL.uvTransform / 4 + t * 8 + 3] = m.texCoords[t]; // the first row's w: the UV set (skin.wgsl uvOf)
     f.set(m.uvTransforms.subarray(t * 6 + 3, t * 6 + 6), MATERIAL.uvTransform / 4 + t * 8 + 4);
   }
-  u[MATERIAL.flags / 4] = (m.unlit ? MATERIAL_FLAGS.unlit : 0) | (m.alphaMode === 'MASK' ? MATERIAL_FLAGS.mask : 0);
+  u[MATERIAL.flags / 4] = (m.unlit ? MATERIAL_FLAGS.unlit : 0) | (m.alphaMode === 'MASK' ? MATERIAL_FLAGS.mask : 0)
+    | (tangents ? MATERIAL_FLAGS.tangents : 0);
   return data;
 }
 

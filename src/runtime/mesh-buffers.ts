@@ -6,8 +6,14 @@ import { morphTargetData, primitiveVertices } from './mesh-data';
 export interface PrimitiveBuffers {
   label: string;
   primitive: SkinnedPrimitive;
-  /** positions, normals, uvs, joints, weights, colours (COLOR_0, white without): vertex buffer slots 0..5. */
+  /**
+   * positions, normals, uvs, joints, weights, colours (COLOR_0, white without), tangents: vertex
+   * buffer slots 0..6. Slot 6 is MeshBuffers' shared 16-byte stand-in (read with arrayStride 0)
+   * for a primitive without TANGENT.
+   */
   vertexBuffers: GPUBuffer[];
+  /** Whether slot 6 holds the primitive's own TANGENT (16 bytes a vertex) rather than the shared stand-in. */
+  tangents: boolean;
   /** Every LOD level's triangles, level after level (see `ranges`). */
   indexBuffer: GPUBuffer;
   indexFormat: GPUIndexFormat;
@@ -45,6 +51,8 @@ export class MeshBuffers {
   readonly levels: number;
   /** Whether the character has morph targets (every primitive then has a morphTargets buffer). */
   readonly morph: boolean;
+  /** Vertex buffer 6 of every primitive without TANGENT: one vec4 (0, 0, 0, 0), read with arrayStride 0 by every vertex. */
+  private readonly noTangents: GPUBuffer;
 
   /**
    * `lods[p][l]`: triangle indices of primitive p at level l >= 1 (level 0 is the primitive's
@@ -54,6 +62,7 @@ export class MeshBuffers {
   constructor(private readonly device: GPUDevice, primitives: SkinnedPrimitive[], skinSlotOffset: Uint32Array, lods: Uint32Array[][] = [], morph?: MorphWeightLayout) {
     this.levels = 1 + (lods[0]?.length ?? 0);
     this.morph = morph !== undefined;
+    this.noTangents = this.upload('MeshBuffers.noTangents', new Float32Array(4), GPUBufferUsage.VERTEX);
     primitives.forEach((prim, p) => {
       const label = `MeshBuffers.primitive${p}`;
       const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
@@ -72,8 +81,11 @@ export class MeshBuffers {
         first += level.length;
       }
       this.primitives.push({
-        label, primitive: prim, influences: v.influences, uvSets: v.uvSets, ranges,
-        vertexBuffers: [v.positions, v.normals, v.uvs, v.joints, v.weights, v.colors].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
+        label, primitive: prim, influences: v.influences, uvSets: v.uvSets, ranges, tangents: v.tangents !== undefined,
+        vertexBuffers: [
+          ...[v.positions, v.normals, v.uvs, v.joints, v.weights, v.colors].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
+          v.tangents ? this.upload(`${label}.vertex6`, v.tangents, GPUBufferUsage.VERTEX) : this.noTangents,
+        ],
         indexBuffer: this.upload(`${label}.indices`, indices, GPUBufferUsage.INDEX),
         indexFormat: wide ? 'uint32' : 'uint16',
         morphTargets: morph && this.upload(`${label}.morphTargets`, morphTargetData(prim, morph.setBase, morph.weightCount), GPUBufferUsage.STORAGE),
@@ -108,7 +120,8 @@ export class MeshBuffers {
   }
 
   destroy(): void {
-    for (const p of this.primitives) for (const buffer of [...p.vertexBuffers, p.indexBuffer]) buffer.destroy();
+    for (const p of this.primitives) for (const buffer of [...p.vertexBuffers, p.indexBuffer]) if (buffer !== this.noTangents) buffer.destroy();
+    this.noTangents.destroy();
     for (const p of this.primitives) p.morphTargets?.destroy();
   }
 
@@ -122,11 +135,12 @@ export class MeshBuffers {
 }
 
 /**
- * The vertex buffer layouts of MeshBuffers' six buffers for 4 or 8 influences and 1 or 2 UV sets
- * (shaders/skin.wgsl locations 0..7; location 2 is a vec4f whose zw, TEXCOORD_1, WebGPU fills
- * with (0, 1) from a float32x2 buffer).
+ * The vertex buffer layouts of MeshBuffers' seven buffers for 4 or 8 influences, 1 or 2 UV sets
+ * and with or without TANGENT (shaders/skin.wgsl locations 0..8; location 2 is a vec4f whose zw,
+ * TEXCOORD_1, WebGPU fills with (0, 1) from a float32x2 buffer; location 8, the tangent, has
+ * arrayStride 0 without TANGENT: every vertex reads the one shared stand-in).
  */
-export function vertexLayouts(influences: 4 | 8, uvSets: 1 | 2): GPUVertexBufferLayout[] {
+export function vertexLayouts(influences: 4 | 8, uvSets: 1 | 2, tangents: boolean): GPUVertexBufferLayout[] {
   const attribute = (shaderLocation: number, format: GPUVertexFormat, offset = 0): GPUVertexAttribute => ({ shaderLocation, format, offset });
   return [
     { arrayStride: 12, attributes: [attribute(0, 'float32x3')] },
@@ -135,5 +149,6 @@ export function vertexLayouts(influences: 4 | 8, uvSets: 1 | 2): GPUVertexBuffer
     { arrayStride: influences * 2, attributes: influences === 8 ? [attribute(3, 'uint16x4'), attribute(5, 'uint16x4', 8)] : [attribute(3, 'uint16x4')] },
     { arrayStride: influences * 4, attributes: influences === 8 ? [attribute(4, 'float32x4'), attribute(6, 'float32x4', 16)] : [attribute(4, 'float32x4')] },
     { arrayStride: 16, attributes: [attribute(7, 'float32x4')] },
+    { arrayStride: tangents ? 16 : 0, attributes: [attribute(8, 'float32x4')] },
   ];
 }

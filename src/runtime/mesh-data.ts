@@ -13,6 +13,8 @@ export interface PrimitiveVertices {
   uvSets: 1 | 2;
   /** COLOR_0 as linear RGBA, 4 per vertex (white where the primitive has none). */
   colors: Float32Array;
+  /** TANGENT (4 per vertex) when the primitive carries it; else undefined (MeshBuffers binds a shared 16-byte stand-in). */
+  tangents?: Float32Array;
   /** Slot index per influence, `influences` per vertex. */
   joints: Uint16Array;
   weights: Float32Array;
@@ -37,6 +39,7 @@ export function primitiveVertices(prim: SkinnedPrimitive, slotOffset: number): P
     uvs: prim.uvs1 ? interleaveUvs(prim, prim.uvs1) : prim.uvs ?? new Float32Array(prim.vertexCount * 2),
     uvSets: prim.uvs1 ? 2 : 1,
     colors: prim.colors ?? new Float32Array(prim.vertexCount * 4).fill(1),
+    tangents: prim.tangents,
     joints, weights: prim.weights, influences: prim.influences, indices,
     drawCount: prim.indices ? prim.indices.length : prim.vertexCount,
   };

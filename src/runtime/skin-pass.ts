@@ -5,7 +5,7 @@ import { AppearanceGroups, type AppearanceSource } from './appearance-groups';
 import { CAMERA, checkSkinning, type SkinningMethod } from './layout';
 import { checkMorphLimits } from './limits';
 import { cullMode, materialRecord, samplerCache } from './material-data';
-import { MipmapGenerator, mipLevelCount } from './mipmaps';
+import { FLAT_NORMAL, MaterialTextures } from './material-textures';
 import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
@@ -71,8 +71,6 @@ export class SkinPass {
   /** The lights as the shader reads them; `lights.direction` is the sun's (the shadow map follows it). */
   readonly lights: ResolvedLights;
   private readonly inverse = mat4.create();
-  /** Made when the first image texture is uploaded. */
-  private mipmaps: MipmapGenerator | undefined;
   private readonly camera: GPUBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
   private readonly frameLayout: GPUBindGroupLayout;
@@ -130,6 +128,8 @@ export class SkinPass {
         ...(mesh.morph ? [vertexStorage(3)] : []),
         ...[4, 5, 6].map((binding) => ({ binding, visibility: GPUShaderStage.FRAGMENT, texture: {} })),
         ...[7, 8, 9].map((binding) => ({ binding, visibility: GPUShaderStage.FRAGMENT, sampler: {} })), // metal-rough, occlusion, emissive samplers
+        { binding: 10, visibility: GPUShaderStage.FRAGMENT, texture: {} }, // normal map
+        { binding: 11, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
       ],
     });
     this.shadowLayout = device.createBindGroupLayout({
@@ -156,22 +156,14 @@ export class SkinPass {
       return pipeline;
     };
     const samplerOf = samplerCache(device, 'SkinPass.sampler');
-    // One texture per (image, format): colour images are sRGB, data images (metal-rough, occlusion) linear.
-    const textureViews = new Map<EncodedImage | undefined, Map<GPUTextureFormat, GPUTextureView>>();
-    const viewOf = (image: EncodedImage | undefined, format: GPUTextureFormat, label: string): GPUTextureView => {
-      const bitmap = image && textures.get(image);
-      const key = bitmap ? image : undefined;
-      let byFormat = textureViews.get(key);
-      if (!byFormat) textureViews.set(key, (byFormat = new Map()));
-      let view = byFormat.get(format);
-      if (!view) byFormat.set(format, (view = this.createTexture(bitmap ? label : `SkinPass.white.${format}`, bitmap, format)));
-      return view;
-    };
+    // One texture per (image, format): colour images are sRGB, data images (metal-rough, occlusion, normal) linear.
+    const images = new MaterialTextures(device, textures, (texture) => this.track(texture));
+    const viewOf = images.view.bind(images);
 
     mesh.primitives.forEach((buffers, p) => {
       const label = `SkinPass.primitive${p}`;
       const m = buffers.primitive.material;
-      const materialData = materialRecord(m, slotCount);
+      const materialData = materialRecord(m, slotCount, buffers.tangents);
       this.items.push({
         index: p,
         mesh: buffers,
@@ -188,6 +180,8 @@ export class SkinPass {
             { binding: 5, resource: viewOf(m.occlusionImage, 'rgba8unorm', `${label}.occlusion`) },
             { binding: 6, resource: viewOf(m.emissiveImage, 'rgba8unorm-srgb', `${label}.emissive`) },
             ...[1, 2, 3].map((t) => ({ binding: 6 + t, resource: samplerOf(m.samplers[t]) })),
+            { binding: 10, resource: viewOf(m.normalImage, 'rgba8unorm', `${label}.normal`, FLAT_NORMAL) },
+            { binding: 11, resource: samplerOf(m.samplers[4]) },
           ],
         }),
       });
@@ -326,21 +320,6 @@ export class SkinPass {
     return buffer;
   }
 
-  /** A texture of `bitmap` with its full mip chain (three.js mipmaps glTF textures too), or 1x1 white. */
-  private createTexture(label: string, bitmap: ImageBitmap | undefined, format: GPUTextureFormat): GPUTextureView {
-    const size = bitmap ? [bitmap.width, bitmap.height] : [1, 1];
-    const texture = this.track(this.device.createTexture({
-      label, size, format, mipLevelCount: mipLevelCount(size[0], size[1]),
-      usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST | GPUTextureUsage.RENDER_ATTACHMENT,
-    }));
-    if (bitmap) {
-      this.device.queue.copyExternalImageToTexture({ source: bitmap }, { texture }, size);
-      (this.mipmaps ??= new MipmapGenerator(this.device)).generate(texture);
-    }
-    else this.device.queue.writeTexture({ texture }, new Uint8Array([255, 255, 255, 255]), { bytesPerRow: 4 }, [1, 1]);
-    return texture.createView({ label: `${label}.view` });
-  }
-
   private createPipeline(module: GPUShaderModule, layout: GPUPipelineLayout, buffers: PrimitiveBuffers, options: SkinPassOptions): GPURenderPipeline {
     const entryPoint = this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers);
     const material = buffers.primitive.material;
@@ -348,7 +327,7 @@ export class SkinPass {
     return this.device.createRenderPipeline({
       label: `SkinPass.pipeline.${pipelineKey(buffers, entryPoint)}`,
       layout,
-      vertex: { module, entryPoint, buffers: vertexLayouts(buffers.influences, buffers.uvSets), constants: this.vertexConstants },
+      vertex: { module, entryPoint, buffers: vertexLayouts(buffers.influences, buffers.uvSets, buffers.tangents), constants: this.vertexConstants },
       fragment: {
         module, entryPoint: this.appearance ? 'fragmentAppearance' : 'fragment',
         // BLEND: premultiplied-free "over" (three.js's NormalBlending); opaque and MASK write alpha as is.
@@ -393,7 +372,7 @@ export function vertexEntryPoint(buffers: PrimitiveBuffers): string {
   return `vertex${buffers.influences}${buffers.morphed ? 'Morph' : ''}`;
 }
 
-/** Pipelines differ by vertex entry point, alpha mode and sidedness. */
+/** Pipelines differ by vertex entry point, alpha mode, sidedness and vertex layout (UV sets, TANGENT or not). */
 function pipelineKey(buffers: PrimitiveBuffers, entryPoint: string): string {
-  return `${entryPoint}.${buffers.primitive.material.alphaMode}.${buffers.primitive.material.doubleSided ? 'double' : 'single'}.uv${buffers.uvSets}`;
+  return `${entryPoint}.${buffers.primitive.material.alphaMode}.${buffers.primitive.material.doubleSided ? 'double' : 'single'}.uv${buffers.uvSets}.tangents${Number(buffers.tangents)}`;
 }

@@ -86,7 +86,7 @@ describe('loadMaterial', () => {
     delete json.buffers[0].uri;
     const character = await loadCharacter(arrayBufferOf(toGlb(json, asset.buffers[0])));
     const [first, second] = character.rig.primitives;
-    expect(first.material.texCoords).toEqual([1, 0, 0, 1]);
+    expect(first.material.texCoords).toEqual([1, 0, 0, 1, 0]);
     expect(first.uvs1).toBeInstanceOf(Float32Array);
     expect(first.uvs1!.length).toBe(first.vertexCount * 2);
     expect(second.uvs1).toBeUndefined(); // material 1 reads no TEXCOORD_1
@@ -94,9 +94,53 @@ describe('loadMaterial', () => {
 
   it('falls back to TEXCOORD_0 with a warning where the primitive lacks TEXCOORD_1; refuses texCoord 2', async () => {
     const character = await withMaterial({ occlusionTexture: { index: 0, texCoord: 1 } }, { textures: [{}] });
-    expect(character.rig.primitives[0].material.texCoords).toEqual([0, 0, 0, 0]);
+    expect(character.rig.primitives[0].material.texCoords).toEqual([0, 0, 0, 0, 0]);
     expect(character.rig.primitives[0].uvs1).toBeUndefined();
     expect(character.rig.warnings.join('\n')).toContain('its material reads TEXCOORD_1, which the primitive does not have; TEXCOORD_0 is used');
     await expect(withMaterial({ occlusionTexture: { index: 0, texCoord: 2 } }, { textures: [{}] })).rejects.toThrow('material 0: texCoord must be 0 or 1 (TEXCOORD_0 or TEXCOORD_1), got 2');
+  });
+
+  /**
+   * Walker with a normal-mapped material 0 whose texture has an image (any bytes: Node decodes
+   * none), and TANGENT on its first primitive: the accessor `tangent` picks (an index into accessors).
+   */
+  async function withNormalMap(normalTexture: Record<string, unknown>, tangent?: (json: Record<string, any>) => number) {
+    const asset = await parseGltf(body);
+    const json = structuredClone(asset.json) as Record<string, any>;
+    json.materials[0] = { normalTexture };
+    json.textures = [{ source: 0 }];
+    json.images = [{ bufferView: 0, mimeType: 'image/png' }];
+    if (tangent) json.meshes[0].primitives[0].attributes.TANGENT = tangent(json);
+    delete json.buffers[0].uri;
+    return loadCharacter(arrayBufferOf(toGlb(json, asset.buffers[0])));
+  }
+  /** A float VEC4 accessor of the first primitive's vertex count: its WEIGHTS_0 (any numbers do). */
+  const weights = (json: Record<string, any>) => json.meshes[0].primitives[0].attributes.WEIGHTS_0;
+
+  it('reads normalTexture: image, scale, texCoord, transform; TANGENT (vec4 float) loaded where a normal map reads it', async () => {
+    const character = await withNormalMap({ index: 0, scale: 0.25, texCoord: 1, extensions: { KHR_texture_transform: { offset: [0.5, 0] } } }, weights);
+    const [first, second] = character.rig.primitives;
+    expect(first.material.normalImage).toBeDefined();
+    expect(first.material.normalScale).toBe(0.25);
+    // texCoord 1 was read: the primitive has no TEXCOORD_1, so it falls back to 0 with a warning.
+    expect(character.rig.warnings.join('\n')).toContain('mesh 0 primitive 0: its material reads TEXCOORD_1');
+    expect(first.material.texCoords[4]).toBe(0);
+    expect(Array.from(first.material.uvTransforms.subarray(24, 30), (x) => x + 0)).toEqual([1, 0, 0.5, 0, 1, 0]);
+    expect(first.tangents).toBeInstanceOf(Float32Array);
+    expect(first.tangents!.length).toBe(first.vertexCount * 4);
+    expect(second.tangents).toBeUndefined(); // no TANGENT; and material 1 has no normal map
+    expect(character.rig.warnings.join('\n')).not.toContain('normal texture not drawn');
+    const plain = await withNormalMap({ index: 0 });
+    expect(plain.rig.primitives[0].material.normalScale).toBe(1);
+    expect(plain.rig.primitives[0].material.texCoords[4]).toBe(0);
+    expect(plain.rig.primitives[0].tangents).toBeUndefined();
+  });
+
+  it('refuses a TANGENT that is not a float VEC4, and a normalTexture.scale that is not a finite number, naming them', async () => {
+    const positions = (json: Record<string, any>) => json.meshes[0].primitives[0].attributes.POSITION;
+    await expect(withNormalMap({ index: 0 }, positions)).rejects.toThrow('mesh 0 primitive 0 TANGENT');
+    const joints = (json: Record<string, any>) => json.meshes[0].primitives[0].attributes.JOINTS_0;
+    await expect(withNormalMap({ index: 0 }, joints)).rejects.toThrow('mesh 0 primitive 0 TANGENT');
+    await expect(withNormalMap({ index: 0, scale: 'big' })).rejects.toThrow('material 0: normalTexture.scale must be a finite number, got big');
   });
 });

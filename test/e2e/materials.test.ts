@@ -17,7 +17,7 @@ import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightOptions } from '../../src/runtime/lights';
 import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startServer } from './harness';
-import { featureModelUrl } from './materials/feature-model';
+import { featureModelUrl, NORMAL_MAPPED } from './materials/feature-model';
 import { decode, type Image } from './pixels';
 
 const MEAN_TOLERANCE = 6;
@@ -96,13 +96,25 @@ describe.skipIf(!available)('glTF materials match three.js MeshStandardMaterial'
     }, 300_000);
   }
 
-  it('generated feature character (metal-rough, emissive, occlusion, TEXCOORD_1, samplers, unlit, MASK, BLEND, doubleSided): crowd-skin matches three.js', async () => {
+  it('generated feature character (metal-rough, emissive, occlusion, TEXCOORD_1, samplers, normal maps with and without TANGENT, unlit, MASK, BLEND, doubleSided): crowd-skin matches three.js', async () => {
     const { diff, problems } = await render(featureModelUrl(), 'features');
     expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
     expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
     expect(diff.share).toBeLessThanOrEqual(SHARE_TOLERANCE);
     expect(problems).toEqual([]);
   }, 300_000);
+
+  // Each normal-mapped sphere alone, filling the picture: a mistake in one tangent frame (a flipped
+  // bitangent, the map ignored) is diluted below the tolerance in the whole character's picture.
+  for (const [frame, index] of Object.entries(NORMAL_MAPPED)) {
+    it(`normal map, tangent frame from ${frame === 'tangents' ? 'TANGENT' : 'screen-space derivatives (no TANGENT)'}: crowd-skin matches three.js`, async () => {
+      const { diff, problems } = await render(featureModelUrl([index]), `normal-${frame}`);
+      expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
+      expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+      expect(diff.share).toBeLessThanOrEqual(SHARE_TOLERANCE);
+      expect(problems).toEqual([]);
+    }, 300_000);
+  }
 
   it('fails on a made-up violation: a sun 40% brighter than three.js is caught', async () => {
     const { diff } = await render('/models/Fox/Fox.glb', 'Fox-violation', { sun: { intensity: 0.65 * Math.PI * 1.4 } });

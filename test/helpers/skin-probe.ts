@@ -8,7 +8,9 @@ import { readBuffer } from './gpu';
  * The skin shader's vertex stage, read back: shaders/skin.wgsl with a compute entry point
  * appended that runs, per vertex, the loop of its vertex4 / vertex8 entry points (accumulate()
  * over the influences, JOINTS_0[i] then JOINTS_1[i]) and place() with an identity world
- * transform, and writes the model-space position and normal. The same WGSL functions as the
+ * transform, and writes the model-space position and normal, and the tangent place() makes of
+ * the rest position taken as a tangent with the position place() makes of the origin: a tangent
+ * moves as a direction, so tangent = position - origin. The same WGSL functions as the
  * draw, compiled with the same DUAL_QUATERNION constant.
  */
 const PROBE_WGSL = /* wgsl */ `
@@ -43,9 +45,11 @@ fn probeVertex(@builtin(global_invocation_id) id: vec3u) {
     accumulate(&m, probe.instance, v.joints1[k], v.weights1[k]);
   }
   let identity = mat4x4f(vec4f(1.0, 0.0, 0.0, 0.0), vec4f(0.0, 1.0, 0.0, 0.0), vec4f(0.0, 0.0, 1.0, 0.0), vec4f(0.0, 0.0, 0.0, 1.0));
-  let placed = place(m, identity, v.position.xyz, v.normal.xyz);
-  probeOut[2u * i] = vec4f(placed.position, 1.0);
-  probeOut[2u * i + 1u] = vec4f(placed.normal, 0.0);
+  let placed = place(m, identity, v.position.xyz, v.normal.xyz, v.position.xyz);
+  probeOut[4u * i] = vec4f(placed.position, 1.0);
+  probeOut[4u * i + 1u] = vec4f(placed.normal, 0.0);
+  probeOut[4u * i + 2u] = vec4f(placed.tangent, 0.0);
+  probeOut[4u * i + 3u] = vec4f(place(m, identity, vec3f(0.0), v.normal.xyz, vec3f(0.0)).position, 1.0);
 }
 `;
 
@@ -56,12 +60,13 @@ const VERTEX_FLOATS = 24;
  * Skins `prim`'s vertices on the GPU with instance `instance`'s joints in `joints` (a crowd's
  * joint buffer, COPY_SRC not needed) for a rig of `slotCount` joint slots, the primitive's skin
  * starting at slot `slotOffset`. Returns 3 position and 3 normal floats per vertex (normals 0
- * where the primitive has none).
+ * where the primitive has none), and the probe's tangent (the rest position moved as a tangent)
+ * and origin (the rest origin moved as a point), 3 each per vertex.
  */
 export async function probeSkinnedVertices(
   device: GPUDevice, joints: GPUBuffer, skinning: SkinningMethod, prim: SkinnedPrimitive,
   options: { instance: number; slotCount: number; slotOffset: number },
-): Promise<{ positions: Float32Array; normals: Float32Array }> {
+): Promise<{ positions: Float32Array; normals: Float32Array; tangents: Float32Array; origins: Float32Array }> {
   const module = device.createShaderModule({ label: 'test.skinProbe', code: skinWgsl + PROBE_WGSL });
   const pipeline = device.createComputePipeline({
     label: 'test.skinProbe', layout: 'auto',
@@ -83,7 +88,7 @@ export async function probeSkinnedVertices(
   const storage = (label: string, size: number, usage: number) => device.createBuffer({ label, size, usage: GPUBufferUsage.STORAGE | usage });
   const vertices = storage('test.skinProbe.vertices', data.byteLength, GPUBufferUsage.COPY_DST);
   device.queue.writeBuffer(vertices, 0, data);
-  const out = storage('test.skinProbe.out', Math.max(1, n) * 32, GPUBufferUsage.COPY_SRC);
+  const out = storage('test.skinProbe.out', Math.max(1, n) * 64, GPUBufferUsage.COPY_SRC);
   const params = device.createBuffer({ label: 'test.skinProbe.params', size: 16, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
   device.queue.writeBuffer(params, 0, Uint32Array.of(options.instance, n, 0, 0));
   const material = device.createBuffer({ label: 'test.skinProbe.material', size: MATERIAL.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
@@ -105,10 +110,10 @@ export async function probeSkinnedVertices(
   device.queue.submit([encoder.finish()]);
   const result = new Float32Array(await readBuffer(device, out));
   for (const buffer of [vertices, out, params, material]) buffer.destroy();
-  const positions = new Float32Array(n * 3), normals = new Float32Array(n * 3);
-  for (let v = 0; v < n; v++) {
-    positions.set(result.subarray(v * 8, v * 8 + 3), v * 3);
-    normals.set(result.subarray(v * 8 + 4, v * 8 + 7), v * 3);
-  }
-  return { positions, normals };
+  const [positions, normals, tangents, origins] = [0, 1, 2, 3].map((k) => {
+    const out = new Float32Array(n * 3);
+    for (let v = 0; v < n; v++) out.set(result.subarray(v * 16 + k * 4, v * 16 + k * 4 + 3), v * 3);
+    return out;
+  });
+  return { positions, normals, tangents, origins };
 }

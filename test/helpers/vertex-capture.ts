@@ -56,11 +56,11 @@ export async function captureVertices(crowd: Crowd, id: number): Promise<Capture
   const pipelines = new Map<string, GPURenderPipeline>();
   const pipeline = (p: MeshBuffers['primitives'][number]) => {
     const entryPoint = vertexEntryPoint(p);
-    const key = `${entryPoint}.uv${p.uvSets}`;
+    const key = `${entryPoint}.uv${p.uvSets}.tangents${Number(p.tangents)}`;
     if (!pipelines.has(key)) {
       pipelines.set(key, device.createRenderPipeline({
         label: `captureVertices.${entryPoint}`, layout: skin.pipelineLayout,
-        vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets) },
+        vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets, p.tangents) },
         fragment: { module: fragment, entryPoint: 'capture', targets: [{ format: 'rgba32float' }, { format: 'rgba32float' }] },
         primitive: { topology: 'point-list' },
       }));

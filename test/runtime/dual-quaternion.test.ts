@@ -52,7 +52,7 @@ function pose(crowd: Crowd): void {
 }
 
 /** Model-space positions of instance `id` of `crowd`, primitive by primitive, from its joint buffer through the skin shader's vertex code. */
-async function gpuVertices(crowd: Crowd, id: number): Promise<{ positions: Float32Array; normals: Float32Array }[]> {
+async function gpuVertices(crowd: Crowd, id: number): Promise<{ positions: Float32Array; normals: Float32Array; tangents: Float32Array; origins: Float32Array }[]> {
   const { gpu, rig } = crowd.character;
   const instance = crowd.jointMatrixIndex(id) / gpu.slotCount;
   return Promise.all(rig.primitives.map((prim) => probeSkinnedVertices(crowd.device, crowd.jointMatrices, crowd.skinning, prim, {
@@ -110,7 +110,7 @@ describe.skipIf(!device)('dual-quaternion skinning on the GPU', () => {
       const ids = requests.map((r) => crowd.add({ ...r, speedA: 0, clipB: r.clipA }));
       await expectNoGpuError(device!, () => pose(crowd));
       const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
-      let worstDq = 0, worstRigid = 0, worstGpuRigid = 0, worstNormal = 0, largestChange = 0, rigidCount = 0;
+      let worstDq = 0, worstRigid = 0, worstGpuRigid = 0, worstNormal = 0, worstTangent = 0, largestChange = 0, rigidCount = 0;
       for (let i = 0; i < ids.length; i++) {
         const gpu = await gpuVertices(crowd, ids[i]);
         poser.evaluate(requests[i]);
@@ -125,6 +125,9 @@ describe.skipIf(!device)('dual-quaternion skinning on the GPU', () => {
           for (let v = 0; v < prim.vertexCount; v++) {
             const d = (a: ArrayLike<number>, b: ArrayLike<number>) => Math.hypot(a[v * 3] - b[v * 3], a[v * 3 + 1] - b[v * 3 + 1], a[v * 3 + 2] - b[v * 3 + 2]) / diagonal;
             worstDq = Math.max(worstDq, d(gpu[p].positions, dq));
+            // TANGENT moves as a direction: the rest position moved as a tangent is position - origin.
+            const g = gpu[p], k = v * 3;
+            worstTangent = Math.max(worstTangent, Math.hypot(...[0, 1, 2].map((c) => g.tangents[k + c] - (g.positions[k + c] - g.origins[k + c]))) / diagonal);
             let influences = 0;
             for (let k = 0; k < prim.influences; k++) if (prim.weights[v * prim.influences + k] > 0) influences++;
             if (influences === 1) {
@@ -143,11 +146,12 @@ describe.skipIf(!device)('dual-quaternion skinning on the GPU', () => {
         });
       }
       console.log(`${name}: of the diagonal, GPU vs float64 DQ ${worstDq.toExponential(2)}; ${rigidCount} single-influence vertices: DQ vs linear ${worstRigid.toExponential(2)} (CPU), ${worstGpuRigid.toExponential(2)} (GPU); ` +
-        `normals ${worstNormal.toExponential(2)}; largest DQ - linear elsewhere ${largestChange.toExponential(2)}`);
+        `normals ${worstNormal.toExponential(2)}; tangents ${worstTangent.toExponential(2)}; largest DQ - linear elsewhere ${largestChange.toExponential(2)}`);
       expect(worstDq).toBeLessThan(1e-5);
       expect(worstRigid).toBeLessThan(1e-5);
       expect(worstGpuRigid).toBeLessThan(1e-5);
       expect(worstNormal).toBeLessThan(1e-4);
+      expect(worstTangent).toBeLessThan(1e-5);
       crowd.destroy();
     });
   }

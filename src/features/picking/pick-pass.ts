@@ -51,13 +51,13 @@ export class PickPass {
     // With per-instance appearance, its entry points and group 3: a hidden part is not hit.
     this.pipelines = mesh.primitives.map((p) => {
       const entryPoint = skin.appearance?.entryPoint(p) ?? vertexEntryPoint(p);
-      const key = `${entryPoint}.uv${p.uvSets}`;
+      const key = `${entryPoint}.uv${p.uvSets}.tangents${Number(p.tangents)}`;
       let pipeline = byEntryPoint.get(key);
       if (!pipeline) {
         byEntryPoint.set(key, (pipeline = device.createRenderPipeline({
           label: `PickPass.pipeline.${entryPoint}`,
           layout: skin.appearance?.depthLayout ?? skin.pipelineLayout,
-          vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets), constants: skin.vertexConstants },
+          vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets, p.tangents), constants: skin.vertexConstants },
           fragment: { module, entryPoint: 'pick', targets: [{ format: 'rg32uint' }] },
           primitive: { topology: 'triangle-list', cullMode: 'none' },
           depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less' },

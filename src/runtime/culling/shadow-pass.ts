@@ -44,7 +44,7 @@ export class ShadowPass {
     const byEntryPoint = new Map<string, GPURenderPipeline>();
     this.pipelines = mesh.primitives.map((p) => {
       const entryPoint = skin.appearance?.entryPoint(p) ?? vertexEntryPoint(p);
-      const key = `${entryPoint}.${p.primitive.material.alphaMode === 'MASK' ? 'mask' : 'solid'}`;
+      const key = `${entryPoint}.${p.primitive.material.alphaMode === 'MASK' ? 'mask' : 'solid'}.tangents${Number(p.tangents)}`;
       if (!byEntryPoint.has(key)) byEntryPoint.set(key, this.pipeline(p));
       return byEntryPoint.get(key)!;
     });
@@ -106,7 +106,7 @@ export class ShadowPass {
     return this.device.createRenderPipeline({
       label: `ShadowPass.pipeline.${entryPoint}`,
       layout: this.skin.appearance?.depthLayout ?? this.skin.pipelineLayout,
-      vertex: { module: this.skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets), constants: this.skin.vertexConstants },
+      vertex: { module: this.skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets, p.tangents), constants: this.skin.vertexConstants },
       // alphaMode MASK: the cut-out texels cast no shadow (skin.wgsl shadowMask discards them).
       ...(p.primitive.material.alphaMode === 'MASK' ? { fragment: { module: this.skin.module, entryPoint: 'shadowMask', targets: [] } } : {}),
       primitive: { topology: 'triangle-list', cullMode: 'none' },

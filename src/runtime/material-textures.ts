@@ -1,0 +1,49 @@
+import type { EncodedImage } from '../bake/gltf-json';
+import { MipmapGenerator, mipLevelCount } from './mipmaps';
+
+/** RGBA8 texel of the 1x1 texture that stands in for a texture a material does not have. */
+export type Fallback = readonly [number, number, number, number];
+/** White: multiplies by 1 (base colour, metal-rough, occlusion, emissive). */
+export const WHITE: Fallback = [255, 255, 255, 255];
+/** A flat tangent-space normal (0, 0, 1) encoded as (0.5, 0.5, 1): an unmapped surface keeps its normal. */
+export const FLAT_NORMAL: Fallback = [128, 128, 255, 255];
+
+/**
+ * The skin pass's material textures: one texture per (image, format) (colour images sRGB, data
+ * images linear), mip-mapped at upload as three.js does; one 1x1 stand-in per (format, fallback).
+ * The textures are handed to `track`, which owns them.
+ */
+export class MaterialTextures {
+  private readonly views = new Map<string | EncodedImage, Map<GPUTextureFormat, GPUTextureView>>();
+  /** Made when the first image texture is uploaded. */
+  private mipmaps: MipmapGenerator | undefined;
+
+  constructor(private readonly device: GPUDevice, private readonly bitmaps: ReadonlyMap<EncodedImage, ImageBitmap>,
+    private readonly track: (texture: GPUTexture) => GPUTexture) {}
+
+  /** The view of `image` in `format`, or of the 1x1 `fallback` when there is no image (or it was not decoded). */
+  view(image: EncodedImage | undefined, format: GPUTextureFormat, label: string, fallback: Fallback = WHITE): GPUTextureView {
+    const bitmap = image && this.bitmaps.get(image);
+    const key = bitmap ? image : fallback.join(',');
+    let byFormat = this.views.get(key);
+    if (!byFormat) this.views.set(key, (byFormat = new Map()));
+    let view = byFormat.get(format);
+    if (!view) byFormat.set(format, (view = this.create(bitmap ? label : `SkinPass.fallback.${fallback.join('.')}.${format}`, bitmap, format, fallback)));
+    return view;
+  }
+
+  /** A texture of `bitmap` with its full mip chain (three.js mipmaps glTF textures too), or 1x1 `fallback`. */
+  private create(label: string, bitmap: ImageBitmap | undefined, format: GPUTextureFormat, fallback: Fallback): GPUTextureView {
+    const size = bitmap ? [bitmap.width, bitmap.height] : [1, 1];
+    const texture = this.track(this.device.createTexture({
+      label, size, format, mipLevelCount: mipLevelCount(size[0], size[1]),
+      usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST | GPUTextureUsage.RENDER_ATTACHMENT,
+    }));
+    if (bitmap) {
+      this.device.queue.copyExternalImageToTexture({ source: bitmap }, { texture }, size);
+      (this.mipmaps ??= new MipmapGenerator(this.device)).generate(texture);
+    }
+    else this.device.queue.writeTexture({ texture }, new Uint8Array(fallback), { bytesPerRow: 4 }, [1, 1]);
+    return texture.createView({ label: `${label}.view` });
+  }
+}
