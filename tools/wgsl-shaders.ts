@@ -15,4 +15,4 @@ const [pose, cull, skin, palette] = KERNEL_SHADERS;
 
 export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER, PICK_SHADER, SELECT_SHADER,
   // The mip chain pass shares no number with TypeScript: an empty block, so a shared one added later has its place.
-  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }];
+  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, { file: 'shaders/environment.wgsl', constants: [], structs: '' }];

@@ -5,6 +5,8 @@
  * gives irradiance I c on every normal), so a three.js scene with the same lights matches.
  */
 
+import { resolveEnvironment, type EnvironmentOptions, type ResolvedEnvironment } from './environment-map';
+
 /** RGB in linear [0, inf) (not sRGB), as three.js's Color after its sRGB -> linear conversion. */
 export type LinearRgb = readonly [number, number, number];
 
@@ -44,6 +46,8 @@ export interface LightOptions {
   ambient?: AmbientOptions | false;
   /** The hemisphere term (default: none). */
   hemisphere?: HemisphereOptions;
+  /** An equirectangular environment lighting every surface, or false for none (default: none; docs/materials.md). */
+  environment?: EnvironmentOptions | false;
 }
 
 /** Lights resolved to what the shader reads (skin.wgsl Camera): colour x intensity, unit direction. */
@@ -53,6 +57,8 @@ export interface ResolvedLights {
   /** Irradiance of a normal pointing +y / -y: ambient plus the hemisphere's sky / ground. */
   sky: Float32Array;
   ground: Float32Array;
+  /** The checked environment (undefined: none): SkinPass prefilters it into an EnvironmentMap. */
+  environment?: ResolvedEnvironment;
 }
 
 export const DEFAULT_LIGHT_DIRECTION: readonly [number, number, number] = [-0.4, -1, -0.55];
@@ -62,12 +68,13 @@ export const DEFAULT_LIGHT_DIRECTION: readonly [number, number, number] = [-0.4,
  * naming the first field that is wrong (`lights.sun.intensity must be ...`).
  */
 export function resolveLights(options: LightOptions | undefined): ResolvedLights {
-  if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('lights must be an object { sun?, ambient?, hemisphere? }');
-  const known = ['sun', 'ambient', 'hemisphere'];
+  if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('lights must be an object { sun?, ambient?, hemisphere?, environment? }');
+  const known = ['sun', 'ambient', 'hemisphere', 'environment'];
   for (const key of Object.keys(options ?? {})) if (!known.includes(key)) throw new TypeError(`lights.${key} is not a light (expected ${known.join(', ')})`);
   const sun = section(options?.sun, 'lights.sun', ['direction', 'color', 'intensity']);
   const ambient = options?.ambient === false ? undefined : section(options?.ambient, 'lights.ambient', ['color', 'intensity']);
   const hemi = options?.hemisphere === undefined ? undefined : section(options.hemisphere, 'lights.hemisphere', ['sky', 'ground', 'intensity']);
+  const environment = resolveEnvironment(options?.environment);
   const d = vector(sun.direction, 'lights.sun.direction', DEFAULT_LIGHT_DIRECTION, false);
   const length = Math.hypot(d[0], d[1], d[2]);
   if (length === 0) throw new RangeError('lights.sun.direction must not be the zero vector');
@@ -81,11 +88,12 @@ export function resolveLights(options: LightOptions | undefined): ResolvedLights
     sun: Float32Array.from(sunColor),
     sky: Float32Array.from(ambientColor, (a, i) => a + sky[i]),
     ground: Float32Array.from(ambientColor, (a, i) => a + ground[i]),
+    ...(environment ? { environment } : {}),
   };
 }
 
 /**
- * Writes `from` into `into`'s arrays in place (no allocation): how a change of lights reaches a
+ * Writes `from` into `into`'s arrays in place (no allocation; the environment by reference): how a change of lights reaches a
  * SkinPass, whose update() uploads its ResolvedLights every frame and whose shadow map follows
  * `direction`.
  */
@@ -94,6 +102,7 @@ export function copyLights(from: ResolvedLights, into: ResolvedLights): void {
   into.sun.set(from.sun);
   into.sky.set(from.sky);
   into.ground.set(from.ground);
+  into.environment = from.environment;
 }
 
 /**
@@ -103,7 +112,8 @@ export function copyLights(from: ResolvedLights, into: ResolvedLights): void {
  */
 export function lightOptionsOf(lights: ResolvedLights): LightOptions {
   const v = (a: Float32Array): [number, number, number] => [a[0], a[1], a[2]];
-  return { sun: { direction: v(lights.direction), color: v(lights.sun), intensity: 1 }, ambient: false, hemisphere: { sky: v(lights.sky), ground: v(lights.ground), intensity: 1 } };
+  return { sun: { direction: v(lights.direction), color: v(lights.sun), intensity: 1 }, ambient: false, hemisphere: { sky: v(lights.sky), ground: v(lights.ground), intensity: 1 },
+    ...(lights.environment ? { environment: { ...lights.environment } } : {}) };
 }
 
 function section<T extends object>(value: T | undefined, where: string, fields: string[]): Partial<Record<string, unknown>> & T {

@@ -29,10 +29,12 @@ export class KernelPasses {
   /**
    * Replaces every light (CrowdOptions.lights' rules: omitted parts take their defaults). Checks
    * `options` first and throws naming the wrong field, changing nothing; otherwise the skin pass
-   * shades with them from its next update() and the shadow map follows the new sun.
+   * shades with them from its next update() and the shadow map follows the new sun. A new
+   * environment is prefiltered here (an event), not per frame.
    */
   setLights(options: LightOptions): void {
     const resolved = resolveLights(options);
+    if (resolved.environment !== this.skin.lights.environment) this.skin.setEnvironment(resolved.environment);
     copyLights(resolved, this.skin.lights);
     this.lights = lightOptionsOf(resolved);
   }

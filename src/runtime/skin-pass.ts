@@ -6,6 +6,7 @@ import { CAMERA, checkSkinning, type SkinningMethod } from './layout';
 import { checkMorphLimits } from './limits';
 import { cullMode, materialRecord, samplerCache } from './material-data';
 import { FLAT_NORMAL, MaterialTextures } from './material-textures';
+import { EnvironmentMap, ENVIRONMENT_LAYERS, type ResolvedEnvironment } from './environment-map';
 import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
 import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
@@ -78,12 +79,16 @@ export class SkinPass {
   /** Frame bind group over the identity list (every instance), and one per LOD level over the camera lists. */
   private direct: GPUBindGroup | undefined;
   private readonly levelGroups: GPUBindGroup[] = [];
-  /** Group 2: the shadow map and its comparison sampler (a 1x1 stand-in without one). */
+  /** Group 2: the shadow map and its comparison sampler (a 1x1 stand-in without one), the environment and its sampler (1x1 black layers without one). */
   private readonly shadowLayout: GPUBindGroupLayout;
   private readonly shadowSampler: GPUSampler;
   private readonly noShadow: GPUTextureView;
   private shadowGroup: GPUBindGroup;
   private shadowView: GPUTextureView | undefined;
+  private readonly environmentSampler: GPUSampler;
+  private readonly noEnvironment: GPUTextureView;
+  private environment: EnvironmentMap | undefined; // the prefiltered lights.environment (owned), or undefined
+  private readonly pipelineFor: (buffers: PrimitiveBuffers) => GPURenderPipeline;
   /** The pipeline layout and shader module, which ShadowPass's pipelines share. */
   readonly pipelineLayout: GPUPipelineLayout;
   readonly module: GPUShaderModule;
@@ -137,10 +142,15 @@ export class SkinPass {
       entries: [
         { binding: 0, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'depth' } },
         { binding: 1, visibility: GPUShaderStage.FRAGMENT, sampler: { type: 'comparison' } },
+        { binding: 2, visibility: GPUShaderStage.FRAGMENT, texture: { viewDimension: '2d-array' } },
+        { binding: 3, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
       ],
     });
     this.shadowSampler = device.createSampler({ label: 'SkinPass.shadowSampler', compare: 'less-equal', magFilter: 'linear', minFilter: 'linear' });
     this.noShadow = this.track(device.createTexture({ label: 'SkinPass.noShadow', size: [1, 1], format: 'depth32float', usage: GPUTextureUsage.TEXTURE_BINDING })).createView();
+    this.environmentSampler = device.createSampler({ label: 'SkinPass.environmentSampler', addressModeU: 'repeat', magFilter: 'linear', minFilter: 'linear' });
+    this.noEnvironment = this.track(device.createTexture({ label: 'SkinPass.noEnvironment', size: [1, 1, ENVIRONMENT_LAYERS], format: 'rgba16float', usage: GPUTextureUsage.TEXTURE_BINDING })).createView({ dimension: '2d-array' });
+    this.environment = this.lights.environment && new EnvironmentMap(device, this.lights.environment);
     this.shadowGroup = this.createShadowGroup(this.noShadow);
     this.appearance = options.appearance && this.track(new AppearanceGroups(device, options.appearance, mesh.primitives.length, this.frameLayout, materialLayout));
     const groupLayouts = [this.frameLayout, materialLayout, this.shadowLayout, ...(this.appearance ? [this.appearance.layout] : [])];
@@ -149,12 +159,12 @@ export class SkinPass {
     const module = device.createShaderModule({ label: 'SkinPass.shader', code: skinWgsl });
     this.module = module;
     const pipelines = new Map<string, GPURenderPipeline>();
-    const pipelineFor = (buffers: PrimitiveBuffers) => {
-      const key = pipelineKey(buffers, this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers));
+    const pipelineFor = (this.pipelineFor = (buffers: PrimitiveBuffers) => {
+      const key = `${pipelineKey(buffers, this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers))}.env${Number(this.environment !== undefined)}`;
       let pipeline = pipelines.get(key);
       if (!pipeline) pipelines.set(key, (pipeline = this.createPipeline(module, layout, buffers, options)));
       return pipeline;
-    };
+    });
     const samplerOf = samplerCache(device, 'SkinPass.sampler');
     // One texture per (image, format): colour images are sRGB, data images (metal-rough, occlusion, normal) linear.
     const images = new MaterialTextures(device, textures, (texture) => this.track(texture));
@@ -221,6 +231,15 @@ export class SkinPass {
     if (view && lightViewProjection) this.cameraData.set(lightViewProjection, CAMERA.lightViewProjection / 4);
     this.cameraData[CAMERA.shadowTexel / 4] = 1 / size;
     this.cameraData[CAMERA.shadowBias / 4] = bias;
+  }
+
+  /** Lights with `environment` from now on (undefined: none): prefilters it (an event), frees the old map, switches the pipelines' ENVIRONMENT. */
+  setEnvironment(environment: ResolvedEnvironment | undefined): void {
+    const made = environment && new EnvironmentMap(this.device, environment);
+    this.environment?.destroy();
+    this.environment = made;
+    this.shadowGroup = this.createShadowGroup(this.shadowView ?? this.noShadow);
+    for (const item of this.items) item.pipeline = this.pipelineFor(item.mesh);
   }
 
   /**
@@ -300,12 +319,14 @@ export class SkinPass {
 
   destroy(): void {
     for (const resource of this.owned) resource.destroy();
+    this.environment?.destroy();
   }
 
   private createShadowGroup(view: GPUTextureView): GPUBindGroup {
     return this.device.createBindGroup({
       label: 'SkinPass.shadow', layout: this.shadowLayout,
-      entries: [{ binding: 0, resource: view }, { binding: 1, resource: this.shadowSampler }],
+      entries: [{ binding: 0, resource: view }, { binding: 1, resource: this.shadowSampler },
+        { binding: 2, resource: this.environment?.view ?? this.noEnvironment }, { binding: 3, resource: this.environmentSampler }],
     });
   }
 
@@ -335,7 +356,7 @@ export class SkinPass {
           color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
           alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
         } } : {}) }],
-        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 },
+        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, ENVIRONMENT: this.environment ? 1 : 0 },
       },
       primitive: { topology: 'triangle-list', cullMode: cullMode(material) },
       // BLEND surfaces test depth but do not write it, so those behind them still show through.

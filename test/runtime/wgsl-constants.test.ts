@@ -53,7 +53,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
       expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(wgslConstantBlock(constants, structs));
       expect([...wgslU32Constants(replaceConstantBlock(source, '')).keys()], file).toEqual([]);
     }
-    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl']);
+    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl', 'shaders/environment.wgsl']);
   });
 
   it('the control records use the controllers\' own values for phases, sources, limits and the clamp hold', () => {
