@@ -54,6 +54,7 @@ export type { PickCamera, Ray, ScreenRect } from './features/picking/ray';
 export type { InstanceAnimation } from './runtime/instance-records';
 export type { SkinPassOptions } from './runtime/skin-pass';
 export type { AmbientOptions, HemisphereOptions, LightOptions, LinearRgb, SunOptions } from './runtime/lights';
+export type { EnvironmentData, EnvironmentOptions } from './runtime/environment-map';
 export type { SkinningMethod } from './runtime/layout';
 export { requiredCrowdLimits } from './runtime/limits';
 /**

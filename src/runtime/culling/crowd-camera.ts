@@ -20,7 +20,8 @@ export abstract class CrowdCamera extends FeatureMethods {
    * Replaces the lights at run time (same rules as CrowdOptions.lights: each omitted part takes
    * its default, `ambient: false` drops it; docs/materials.md). Throws a TypeError / RangeError
    * naming the wrong field and leaves the lights as they were; otherwise the next draw shades
-   * with them and the shadow map follows the new sun. No GPU allocation; kept across restore().
+   * with them and the shadow map follows the new sun. No GPU allocation (but a given
+   * `environment`, prefiltered anew here); kept across restore().
    */
   setLights(options: LightOptions): void {
     this.passes.setLights(options);
