@@ -1,5 +1,6 @@
 import environmentWgsl from '../../shaders/environment.wgsl?raw';
 import { MipmapGenerator, mipLevelCount } from './mipmaps';
+import type { GeneratedShader } from './wgsl-constants';
 
 /** Linear RGBA radiance, `width` x `height` texels, rows top (up, +y) to bottom. */
 export interface EnvironmentData {
@@ -26,6 +27,12 @@ export interface ResolvedEnvironment {
 export const ENVIRONMENT_LAYERS = 6;
 /** Size of each layer in texels (equirectangular, 2:1). */
 export const ENVIRONMENT_SIZE: readonly [number, number] = [128, 64];
+
+/** GGX samples per texel of a rough layer (filtered importance sampling keeps 128 free of visible noise). */
+export const ENVIRONMENT_SAMPLES = 128;
+
+/** shaders/environment.wgsl's generated block (tools/wgsl-shaders.ts). */
+export const ENVIRONMENT_SHADER: GeneratedShader = { file: 'shaders/environment.wgsl', constants: [['PI', Math.PI, 'f32'], ['SAMPLES', ENVIRONMENT_SAMPLES, 'u32']], structs: '' };
 
 /**
  * Checks `value` (lights.environment; undefined or false: none) and resolves it; throws naming
