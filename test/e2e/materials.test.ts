@@ -69,12 +69,12 @@ describe.skipIf(!available)('glTF materials match three.js MeshStandardMaterial'
     await server?.close();
   });
 
-  async function render(model: string, name: string, lights?: LightOptions): Promise<{ diff: Difference; problems: string[] }> {
+  async function render(model: string, name: string, lights?: LightOptions, environment?: 'same' | 'rotated' | 'ignored'): Promise<{ diff: Difference; problems: string[] }> {
     const page: Page = await browser!.newPage({ viewport: { width: 520, height: 260 } });
     const problems = collectProblems(page);
     await page.goto(`${baseUrl}/test/e2e/materials/index.html`);
     await page.waitForFunction(() => document.body.dataset.ready === '1', undefined, { timeout: 120_000 });
-    await page.evaluate(([url, l]) => (window as unknown as { renderBoth(u: string, l?: unknown): Promise<string[]> }).renderBoth(url as string, l ?? undefined), [model, lights ?? null] as const);
+    await page.evaluate(([url, l, e]) => (window as unknown as { renderBoth(u: string, l?: unknown, e?: unknown): Promise<string[]> }).renderBoth(url as string, l ?? undefined, e ?? undefined), [model, lights ?? null, environment ?? null] as const);
     const three = await page.locator('#three').screenshot();
     const crowd = await page.locator('#crowd').screenshot();
     writeFileSync(`${RESULTS_DIR}/materials-${name}-three.png`, three);
@@ -115,6 +115,18 @@ describe.skipIf(!available)('glTF materials match three.js MeshStandardMaterial'
       expect(problems).toEqual([]);
     }, 300_000);
   }
+
+  it('environment light (lights.environment vs scene.environment through PMREMGenerator) on the feature character: crowd-skin matches three.js; ignored or rotated 180 degrees it does not', async () => {
+    const { diff, problems } = await render(featureModelUrl(), 'environment', undefined, 'same');
+    expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
+    expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+    expect(diff.share).toBeLessThanOrEqual(SHARE_TOLERANCE);
+    expect(problems).toEqual([]);
+    for (const violation of ['ignored', 'rotated'] as const) {
+      const { diff: wrong } = await render(featureModelUrl(), `environment-${violation}`, undefined, violation);
+      expect(wrong.mean > MEAN_TOLERANCE || wrong.share > SHARE_TOLERANCE, violation).toBe(true);
+    }
+  }, 600_000);
 
   it('fails on a made-up violation: a sun 40% brighter than three.js is caught', async () => {
     const { diff } = await render('/models/Fox/Fox.glb', 'Fox-violation', { sun: { intensity: 0.65 * Math.PI * 1.4 } });

@@ -2,8 +2,10 @@
  * Renders one glTF character with three.js (WebGLRenderer, GLTFLoader -> MeshStandardMaterial,
  * no tone mapping, sRGB output) and with crowd-skin (WebGPU) from the same camera under the same
  * lights, pose = the first clip at time 0, into two 256 x 256 canvases; the test compares them.
- * `window.renderBoth(url, crowdLights?)` resolves when both are drawn. `crowdLights` lets the
+ * `window.renderBoth(url, crowdLights?, environment?)` resolves when both are drawn. `crowdLights` lets the
  * test make the crowd's lights differ from three's on purpose (its made-up violation).
+ * `environment`: both sides also lit by a procedural equirectangular environment ('same'), or
+ * the crowd's rotated 180 degrees about y / left out (made-up violations).
  */
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -14,9 +16,38 @@ const SUN = [-0.4, -1, -0.55];
 const SUN_INTENSITY = 0.65 * Math.PI;
 const AMBIENT_INTENSITY = 0.35 * Math.PI;
 
+type EnvironmentCase = 'same' | 'rotated' | 'ignored';
+const ENV_WIDTH = 64;
+const ENV_HEIGHT = 32;
+
+/**
+ * A smooth linear-RGB environment, rows top (+y) to bottom, `turn` radians about y: a sky
+ * gradient, a darker ground blended across the horizon, and one broad warm blob up and towards
+ * the camera's side (+z), so that differences in prefilter blur stay small.
+ */
+function proceduralEnvironment(turn: number): Float32Array {
+  const data = new Float32Array(ENV_WIDTH * ENV_HEIGHT * 4);
+  const blob = [0.45, 0.55, 0.7];
+  const blobLength = Math.hypot(...blob);
+  for (let y = 0; y < ENV_HEIGHT; y++) {
+    for (let x = 0; x < ENV_WIDTH; x++) {
+      const elevation = (0.5 - (y + 0.5) / ENV_HEIGHT) * Math.PI;
+      const phi = ((x + 0.5) / ENV_WIDTH - 0.5) * 2 * Math.PI + turn;
+      const d = [Math.cos(elevation) * Math.cos(phi), Math.sin(elevation), Math.cos(elevation) * Math.sin(phi)];
+      const t = Math.min(Math.max((d[1] + 0.2) / 0.4, 0), 1);
+      const sky = [0.5 - 0.3 * d[1], 0.6 - 0.25 * d[1], 0.9];
+      const ground = [0.3, 0.25, 0.18];
+      const w = 1.5 * Math.exp(-6 * (1 - (d[0] * blob[0] + d[1] * blob[1] + d[2] * blob[2]) / blobLength));
+      const c = [0, 1, 2].map((i) => ground[i] + (sky[i] - ground[i]) * t * t * (3 - 2 * t) + w * [1, 0.7, 0.35][i]);
+      data.set([...c, 1], (y * ENV_WIDTH + x) * 4);
+    }
+  }
+  return data;
+}
+
 interface View { eye: [number, number, number]; target: [number, number, number]; near: number; far: number }
 
-async function renderBoth(url: string, crowdLights?: LightOptions): Promise<string[]> {
+async function renderBoth(url: string, crowdLights?: LightOptions, environment?: EnvironmentCase): Promise<string[]> {
   const character = await loadCharacter(url);
   const { min, max } = character.bounds;
   const target: [number, number, number] = [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2];
@@ -26,12 +57,14 @@ async function renderBoth(url: string, crowdLights?: LightOptions): Promise<stri
   const len = Math.hypot(...dir);
   const view: View = { eye: [target[0] + dir[0] / len * d, target[1] + dir[1] / len * d, target[2] + dir[2] / len * d], target, near: d * 0.1, far: d * 4 };
   const clip = character.clipNames[0];
-  await renderThree(url, clip, view);
-  await renderCrowd(character, clip, view, crowdLights);
+  await renderThree(url, clip, view, environment !== undefined);
+  const image = { width: ENV_WIDTH, height: ENV_HEIGHT, data: proceduralEnvironment(environment === 'rotated' ? Math.PI : 0) };
+  const lights = environment === undefined || environment === 'ignored' ? crowdLights : { ...crowdLights, environment: { image } };
+  await renderCrowd(character, clip, view, lights);
   return [...character.warnings];
 }
 
-async function renderThree(url: string, clipName: string | undefined, view: View): Promise<void> {
+async function renderThree(url: string, clipName: string | undefined, view: View, withEnvironment: boolean): Promise<void> {
   const canvas = document.getElementById('three') as HTMLCanvasElement;
   const renderer = new THREE.WebGLRenderer({ canvas, antialias: false });
   renderer.setPixelRatio(1);
@@ -45,6 +78,20 @@ async function renderThree(url: string, clipName: string | undefined, view: View
   const sun = new THREE.DirectionalLight(0xffffff, SUN_INTENSITY);
   sun.position.set(-SUN[0], -SUN[1], -SUN[2]);
   scene.add(sun, sun.target, new THREE.AmbientLight(0xffffff, AMBIENT_INTENSITY));
+  if (withEnvironment) {
+    // three's DataTexture is not flipped: its row 0 is v = 0 (the bottom), so the rows go in reversed.
+    const data = proceduralEnvironment(0);
+    const flipped = new Float32Array(data.length);
+    const row = ENV_WIDTH * 4;
+    for (let y = 0; y < ENV_HEIGHT; y++) flipped.set(data.subarray(y * row, (y + 1) * row), (ENV_HEIGHT - 1 - y) * row);
+    const texture = new THREE.DataTexture(flipped, ENV_WIDTH, ENV_HEIGHT, THREE.RGBAFormat, THREE.FloatType);
+    texture.mapping = THREE.EquirectangularReflectionMapping;
+    texture.colorSpace = THREE.LinearSRGBColorSpace;
+    texture.magFilter = THREE.LinearFilter;
+    texture.minFilter = THREE.LinearFilter;
+    texture.needsUpdate = true;
+    scene.environment = new THREE.PMREMGenerator(renderer).fromEquirectangular(texture).texture;
+  }
   const clip = gltf.animations.find((a) => a.name === clipName) ?? gltf.animations[0];
   if (clip) {
     const mixer = new THREE.AnimationMixer(gltf.scene);
