@@ -37,7 +37,7 @@ function proceduralEnvironment(turn: number): Float32Array {
       const t = Math.min(Math.max((d[1] + 0.2) / 0.4, 0), 1);
       const sky = [0.5 - 0.3 * d[1], 0.6 - 0.25 * d[1], 0.9];
       const ground = [0.3, 0.25, 0.18];
-      const w = 1.5 * Math.exp(-6 * (1 - (d[0] * blob[0] + d[1] * blob[1] + d[2] * blob[2]) / blobLength));
+      const w = 3 * Math.exp(-6 * (1 - (d[0] * blob[0] + d[1] * blob[1] + d[2] * blob[2]) / blobLength));
       const c = [0, 1, 2].map((i) => ground[i] + (sky[i] - ground[i]) * t * t * (3 - 2 * t) + w * [1, 0.7, 0.35][i]);
       data.set([...c, 1], (y * ENV_WIDTH + x) * 4);
     }
