@@ -4,8 +4,11 @@ import type { GeneratedShader } from './wgsl-constants';
 
 /** Linear RGBA radiance, `width` x `height` texels, rows top (up, +y) to bottom. */
 export interface EnvironmentData {
+  /** Texels across (longitude, 360 degrees), an integer >= 1. */
   width: number;
+  /** Texels down (latitude, 180 degrees, top row first), an integer >= 1. */
   height: number;
+  /** Linear RGBA, 4 floats a texel, rows top to bottom: width x height x 4 values in [0, 65504). */
   data: Float32Array;
 }
 
