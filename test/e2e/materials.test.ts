@@ -85,43 +85,35 @@ describe.skipIf(!available)('glTF materials match three.js MeshStandardMaterial'
     return { diff, problems };
   }
 
-  for (const model of MODELS) {
-    const name = model.split('/').at(-1)!.replace(/\.gl(b|tf)$/, '');
-    it(`${name}: crowd-skin matches three.js`, async () => {
-      const { diff, problems } = await render(model, name);
-      expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
-      expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
-      expect(diff.share).toBeLessThanOrEqual(SHARE_TOLERANCE);
-      expect(problems).toEqual([]);
-    }, 300_000);
-  }
-
-  it('generated feature character (metal-rough, emissive, occlusion, TEXCOORD_1, samplers, normal maps with and without TANGENT, unlit, MASK, BLEND, doubleSided): crowd-skin matches three.js', async () => {
-    const { diff, problems } = await render(featureModelUrl(), 'features');
+  /** Both pictures drawn, within the stated tolerance of each other, and a clean console. */
+  function expectMatch({ diff, problems }: Awaited<ReturnType<typeof render>>): void {
     expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
     expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
     expect(diff.share).toBeLessThanOrEqual(SHARE_TOLERANCE);
     expect(problems).toEqual([]);
+  }
+
+  for (const model of MODELS) {
+    const name = model.split('/').at(-1)!.replace(/\.gl(b|tf)$/, '');
+    it(`${name}: crowd-skin matches three.js`, async () => {
+      expectMatch(await render(model, name));
+    }, 300_000);
+  }
+
+  it('generated feature character (metal-rough, emissive, occlusion, TEXCOORD_1, samplers, normal maps with and without TANGENT, unlit, MASK, BLEND, doubleSided): crowd-skin matches three.js', async () => {
+    expectMatch(await render(featureModelUrl(), 'features'));
   }, 300_000);
 
   // Each normal-mapped sphere alone, filling the picture: a mistake in one tangent frame (a flipped
   // bitangent, the map ignored) is diluted below the tolerance in the whole character's picture.
   for (const [frame, index] of Object.entries(NORMAL_MAPPED)) {
     it(`normal map, tangent frame from ${frame === 'tangents' ? 'TANGENT' : 'screen-space derivatives (no TANGENT)'}: crowd-skin matches three.js`, async () => {
-      const { diff, problems } = await render(featureModelUrl([index]), `normal-${frame}`);
-      expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
-      expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
-      expect(diff.share).toBeLessThanOrEqual(SHARE_TOLERANCE);
-      expect(problems).toEqual([]);
+      expectMatch(await render(featureModelUrl([index]), `normal-${frame}`));
     }, 300_000);
   }
 
   it('environment light (lights.environment vs scene.environment through PMREMGenerator) on the feature character: crowd-skin matches three.js; ignored or rotated 180 degrees it does not', async () => {
-    const { diff, problems } = await render(featureModelUrl(), 'environment', undefined, 'same');
-    expect(diff.covered, 'nothing drawn').toBeGreaterThan(500);
-    expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
-    expect(diff.share).toBeLessThanOrEqual(SHARE_TOLERANCE);
-    expect(problems).toEqual([]);
+    expectMatch(await render(featureModelUrl(), 'environment', undefined, 'same'));
     for (const violation of ['ignored', 'rotated'] as const) {
       const { diff: wrong } = await render(featureModelUrl(), `environment-${violation}`, undefined, violation);
       expect(wrong.mean > MEAN_TOLERANCE || wrong.share > SHARE_TOLERANCE, violation).toBe(true);
