@@ -34,7 +34,11 @@ export class KernelPasses {
    */
   setLights(options: LightOptions): void {
     const resolved = resolveLights(options);
-    if (resolved.environment !== this.skin.lights.environment) this.skin.setEnvironment(resolved.environment);
+    // The same image at the same intensity keeps its prefiltered map: a sun moved every frame
+    // must not prefilter the environment every frame (a new image object does prefilter).
+    const current = this.skin.lights.environment;
+    if (resolved.environment?.image === current?.image && resolved.environment?.intensity === current?.intensity) resolved.environment = current;
+    else this.skin.setEnvironment(resolved.environment);
     copyLights(resolved, this.skin.lights);
     this.lights = lightOptionsOf(resolved);
   }
