@@ -126,3 +126,25 @@ export function meanLuminance(image: Image, mask: Mask): number {
   }
   return n === 0 ? 0 : sum / n;
 }
+
+/**
+ * Column ranges [from, to) of the pixels (outside `skip`) that differ between two same-sized
+ * images by more than `tolerance`, split where `gap` or more columns in a row have none: on a
+ * still view, the blocks of characters that moved, left to right.
+ */
+export function changedColumnRanges(a: Image, b: Image, skip: Rect[], gap: number, tolerance = 16): { from: number; to: number }[] {
+  const ranges: { from: number; to: number }[] = [];
+  let empty = gap;
+  for (let x = 0; x < a.width; x++) {
+    let changed = false;
+    for (let y = 0; y < a.height && !changed; y++) changed = !inside(x, y, skip) && rgbDistance(a, b, (y * a.width + x) * 4) > tolerance;
+    if (!changed) {
+      empty++;
+      continue;
+    }
+    if (empty >= gap) ranges.push({ from: x, to: x + 1 });
+    else ranges[ranges.length - 1].to = x + 1;
+    empty = 0;
+  }
+  return ranges;
+}
