@@ -25,7 +25,7 @@ const SHADOW = {
 } as const;
 const SHADOW_STRIDE = 80;
 /** Crowds whose shadows the ground receives (the length of `shadows` in shaders/grid.wgsl). */
-export const GROUND_SHADOWS = 2;
+export const GROUND_SHADOWS = 3;
 const GRID_UNIFORM_SIZE = GRID_UNIFORM.shadows + GROUND_SHADOWS * SHADOW_STRIDE;
 
 /** A crowd's shadow map as Crowd.shadowMap gives it. */
@@ -135,6 +135,7 @@ export class GridPass {
         { binding: 1, resource: this.shadowViews[0] },
         { binding: 2, resource: this.shadowSampler },
         { binding: 3, resource: this.shadowViews[1] },
+        { binding: 4, resource: this.shadowViews[2] },
       ],
     });
   }

@@ -57,10 +57,11 @@ export const MODELS: Record<string, ModelEntry> = {
   },
   // The Walker's body and a stocky body (other proportions, the same joint names), both without
   // clips of their own: one library of WalkerClips.glb is bound to both (the stocky body's clips
-  // retargeted). Loading WalkerBody brings WalkerStocky beside it (the clips scene).
+  // retargeted). Loading WalkerBody brings beside it a second WalkerBody (the same skeleton, so it
+  // shares the first one's tables) and WalkerStocky (its own, retargeted): the clips scene.
   WalkerBody: {
     url: `${base}models/Walker/WalkerBody.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place' } },
-    controllerUrl: `${base}models/Walker/Walker.controller.json`, clips: [`${base}models/Walker/WalkerClips.glb`], beside: ['WalkerStocky'],
+    controllerUrl: `${base}models/Walker/Walker.controller.json`, clips: [`${base}models/Walker/WalkerClips.glb`], beside: ['WalkerBody', 'WalkerStocky'],
     layers: { base: 'WalkForward', overlay: 'Wave', overlayJoint: 'Chest', additive: 'RunForward', additiveJoint: 'Neck' },
     hand: 'Hand.R',
   },

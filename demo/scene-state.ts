@@ -2,7 +2,7 @@ import type { DemoState } from './url-state';
 
 /**
  * The demo's scenes: today's crowd, the layered-blending showcase, controllers wandering, and
- * two bodies sharing one clip library side by side (the crowd scene on WalkerBody and the body beside it).
+ * three bodies bound to one clip library side by side (the crowd scene on WalkerBody and the bodies beside it).
  */
 export const SCENE_KINDS = ['crowd', 'layers', 'locomotion', 'clips'] as const;
 export type SceneKind = (typeof SCENE_KINDS)[number];

@@ -146,7 +146,9 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
   for (const name of entry?.beside ?? []) {
     const other = MODELS[name];
     if (!other) throw new Error(`MODELS.${source.model}.beside names "${name}", which is not a model of the demo`);
-    besideCharacters.push({ label: name, character: await load(other.url, other.load) });
+    // A model loaded a second time (the first body again: its own Character and crowd) is told apart as "WalkerBody #2".
+    const loaded = [label, ...besideCharacters.map((b) => b.label)].filter((l) => l === name || l.startsWith(`${name} #`)).length;
+    besideCharacters.push({ label: loaded > 0 ? `${name} #${loaded + 1}` : name, character: await load(other.url, other.load) });
   }
   const { config, problem } = await loadControllerConfig(entry?.controllerUrl, character.clipNames, options.signal);
   const variants = await loadVariantImages(entry?.variants ?? [], options.signal);

@@ -12,8 +12,8 @@ const BODY_GAP_CELLS = 2;
 /**
  * The crowd scene (the demo's original one): instances on a square spiral, each with its own
  * clips, phase, blend and speed (crowd mode) or the panel's (uniform mode). See Population.
- * A scene of several bodies (Scene.bodies: the clips scene's WalkerBody and WalkerStocky, one
- * clip library) splits the count between them and puts their blocks side by side along x,
+ * A scene of several bodies (Scene.bodies: the clips scene's WalkerBody, a second WalkerBody and
+ * WalkerStocky, one clip library) splits the count between them and puts their blocks side by side along x,
  * centred on the origin; the overlay then lists each body and what the library shares.
  */
 export class CrowdActivity implements SceneActivity {
@@ -135,7 +135,7 @@ export class CrowdActivity implements SceneActivity {
     const shared = [...copies.values()].filter((labels) => labels.length > 1).map((labels) => labels.join(' + '));
     lines.push(`tables held ${formatBytes(held)} in ${copies.size} cop${copies.size === 1 ? 'y' : 'ies'} (${formatBytes(ownCopies)} if each body baked its own)`,
       shared.length > 0 ? `  one copy shared by ${shared.join('; ')}`
-        : '  none shared (a retargeted body or one with root motion taken out bakes its own)');
+        : '  none shared (a retargeted body bakes its own)');
     data.bodies = this.bodies.map((b) => b.label).join(',');
     data.bodyInstances = this.bodies.map((b) => b.population.count).join(',');
     data.bodyDrawn = this.bodies.map((b) => b.crowd.cullStats?.visible ?? b.crowd.count).join(',');

@@ -2,7 +2,7 @@
 // crowd's render pass with depth test and depth write. The fragment shader draws minor lines
 // every `cellSize` (one cell per character) and major lines every `majorEvery` cells,
 // antialiased with screen-space derivatives and faded out before they alias, then fades the
-// ground into the sky colour with distance, darkened in the shadow maps of up to two crowds.
+// ground into the sky colour with distance, darkened in the shadow maps of up to three crowds.
 // Colours are display (sRGB-encoded) values.
 // Layout: demo/grid-pass.ts (GRID_UNIFORM).
 
@@ -21,7 +21,7 @@ struct Grid {
   cellSize: vec2f,   // world units per minor cell along x and z
   fogStart: f32,     // distance from the eye where the ground starts fading to the sky
   fogEnd: f32,       // distance where it is all sky
-  shadows: array<Shadow, 2>, // one per crowd casting on the ground (demo/grid-pass.ts GROUND_SHADOWS)
+  shadows: array<Shadow, 3>, // one per crowd casting on the ground (demo/grid-pass.ts GROUND_SHADOWS)
 }
 
 // One crowd's shadow map as the ground reads it.
@@ -35,10 +35,11 @@ struct Shadow {
 @group(0) @binding(1) var shadowMap0: texture_depth_2d;
 @group(0) @binding(2) var shadowSampler: sampler_comparison;
 @group(0) @binding(3) var shadowMap1: texture_depth_2d;
+@group(0) @binding(4) var shadowMap2: texture_depth_2d;
 
-// 1 where the ground sees the light, darker where either crowd's shadow falls.
+// 1 where the ground sees the light, darker where any crowd's shadow falls.
 fn lit(world: vec3f) -> f32 {
-  return min(litBy(grid.shadows[0], shadowMap0, world), litBy(grid.shadows[1], shadowMap1, world));
+  return min(min(litBy(grid.shadows[0], shadowMap0, world), litBy(grid.shadows[1], shadowMap1, world)), litBy(grid.shadows[2], shadowMap2, world));
 }
 
 // 1 where the ground sees the light, down to 1 - strength in one crowd's shadow (3 x 3 PCF).

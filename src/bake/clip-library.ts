@@ -192,17 +192,32 @@ export function attachClips(rig: Rig, libraries: readonly ClipLibrary[], options
 }
 
 /**
+ * What else, besides the libraries and the binding, decides a shared rig's clip values: the root
+ * motion taken out of them (LoadOptions.rootMotion), by joint and whether the yaw was taken too.
+ * ('in-place' and 'apply' bake the same tables; each character keeps its own BakedRootMotion.)
+ */
+export interface SharedRootMotion {
+  /** The rig node whose motion was taken out. */
+  joint: number;
+  /** Whether its rotation about +y was taken out as well. */
+  yaw: boolean;
+}
+
+/**
  * The tables of a rig whose clips all come from `libraries`, bound without retargeting: baked
  * the first time, and the same arrays (tracks, track references, entries, durations) for every
  * later rig that binds the libraries to the same nodes with the same bake inputs, so characters
  * with one skeleton hold one copy (the rest pose is each rig's own). The cache lives on the
  * first library, keyed by everything that decides the tables' bytes: the libraries, how their
  * nodes map to rig nodes, the rig's node count, its size (the bake's tolerance), its morph
- * layout and the bake options.
+ * layout, the bake options, and the root motion taken out of the clips (`rootMotion`: rigs with
+ * the same rest pose within REST_TOLERANCE take out the same motion). Returns a new object each
+ * call (its arrays shared), so a caller may set fields of its own on it (baked.rootMotion).
  */
-export function bakeShared(rig: Rig, libraries: readonly ClipLibrary[], bindings: readonly ClipBinding[], options: BakeOptions): BakedModel {
+export function bakeShared(rig: Rig, libraries: readonly ClipLibrary[], bindings: readonly ClipBinding[], options: BakeOptions,
+  rootMotion?: SharedRootMotion): BakedModel {
   const key = JSON.stringify([libraries.map((l) => l.id), rig.nodes.count, bindings.map((b) => Array.from(b.remap)), rigSize(rig), morphLayout(rig),
-    options.maxEntriesPerTrack ?? null, options.maxTableBytes ?? null, options.alignToKeys ?? null]);
+    options.maxEntriesPerTrack ?? null, options.maxTableBytes ?? null, options.alignToKeys ?? null, rootMotion ? [rootMotion.joint, rootMotion.yaw] : null]);
   const cache = libraries[0].shared;
   const hit = cache.get(key);
   if (hit) {
@@ -212,7 +227,7 @@ export function bakeShared(rig: Rig, libraries: readonly ClipLibrary[], bindings
   const before = rig.warnings.length;
   const baked = bake(rig, options);
   cache.set(key, { baked, warnings: rig.warnings.slice(before) });
-  return baked;
+  return { ...baked };
 }
 
 /**

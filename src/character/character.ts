@@ -143,8 +143,9 @@ export interface LoadOptions {
    * or libraries from loadClips. Their clips follow the file's own, in order; a name already taken
    * is renamed "Walk (2)". Where a file's rest pose differs from the body's, its clips are
    * retargeted (unless `retarget` is false). Characters with the same skeleton whose clips all
-   * come from one set of libraries (no clips of their own, no additiveClips, no rootMotion)
-   * share the libraries' baked tables: one copy in memory, one table buffer per device.
+   * come from one set of libraries (no clips of their own, no additiveClips; the same rootMotion
+   * joint and yaw, or none) share the libraries' baked tables: one copy in memory, one table
+   * buffer per device.
    */
   clips?: readonly (ClipSource | ClipLibrary)[];
   /** Retarget clips from files whose rest pose differs from the body's (default true); false uses their values as they are. */
@@ -204,8 +205,8 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     const reference = a.reference === 'rest' ? 'rest' as const : { clip: clipOf(a.reference.clip, `additiveClips[${i}].reference.clip`), time: a.reference.time ?? 0 };
     return { clip, reference, name: a.name ?? `${rig.clips[clip].name}-additive` };
   });
-  const shared = libraries.length > 0 && ownClips === 0 && differences.length === 0 && !rootMotion && bindings.every((b) => !b.retargeted);
-  const baked = shared ? bakeShared(rig, libraries, bindings, { maxEntriesPerTrack: options.maxEntriesPerTrack })
+  const shared = libraries.length > 0 && ownClips === 0 && differences.length === 0 && bindings.every((b) => !b.retargeted);
+  const baked = shared ? bakeShared(rig, libraries, bindings, { maxEntriesPerTrack: options.maxEntriesPerTrack }, rootMotion && { joint: rootMotion.joint, yaw: rootMotion.yaw })
     : bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
   if (rootMotion) baked.rootMotion = bakeRootMotion(rootMotion, baked);
   const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);

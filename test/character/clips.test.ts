@@ -38,6 +38,13 @@ async function edited(name: string, edit: (json: Record<string, any>) => void): 
 /** A second body with the Walker's skeleton: the same file with another body colour. */
 const recoloured = () => edited('WalkerBody.glb', (json) => { json.materials[0].pbrMetallicRoughness.baseColorFactor = [0.3, 0.5, 0.2, 1]; });
 
+/** Model-space z of node `node` at the end of clip `clip` (metres; the walks go forward along +z). */
+function sampleZ(character: Character, clip: number, node: number): number {
+  const poser = new CpuPoser(character.rig, (c, time, out) => sampleClip(character.rig, c, time, out));
+  poser.evaluate({ clipA: clip, timeA: character.clipDurations[clip] * 0.99 });
+  return poser.model[node * 16 + 14];
+}
+
 function matricesAt(character: Character, clip: string, t: number): Float64Array {
   const poser = new CpuPoser(character.rig, (c, time, out) => sampleClip(character.rig, c, time, out));
   poser.evaluate({ clipA: character.clipIndex(clip), timeA: t });
@@ -65,6 +72,34 @@ describe('clip libraries', { timeout: 240_000 }, () => {
     // A body with clips of its own bakes its own tables (the library's are copied in).
     const mixed = await loadCharacter(file('Walker.glb'), { clips: [library], lod: false });
     expect(mixed.baked.tracks).not.toBe(a.baked.tracks);
+  });
+
+  it('bodies of one skeleton loaded with the same root motion taken out share their tables; other root-motion options, or none, do not', async () => {
+    const library = await loadClips(file('WalkerClips.glb'));
+    const inPlace = { rootMotion: { mode: 'in-place' } } as const;
+    const a = await loadCharacter(file('WalkerBody.glb'), { clips: [library], lod: false, ...inPlace });
+    const b = await loadCharacter(await recoloured(), { clips: [library], lod: false, ...inPlace });
+    expect(b.baked.tracks).toBe(a.baked.tracks);
+    expect(b.baked.trackRefs).toBe(a.baked.trackRefs);
+    // Each keeps its own root motion (the same values: the same clips and rest pose).
+    expect(b.rootMotion).not.toBe(a.rootMotion);
+    expect(Array.from(b.rootMotion!.track)).toEqual(Array.from(a.rootMotion!.track));
+    // The hips walk on the spot in both: the clips are the in-place ones, not the library's.
+    const walk = a.clipIndex('WalkForward');
+    const hips = a.rig.nodes.names.indexOf('Hips');
+    const track = (c: Character) => sampleZ(c, walk, hips);
+    expect(Math.abs(track(a) - track(b))).toBe(0);
+    // 'apply' bakes the same tables as 'in-place'; yaw taken out too, or no root motion at all, bakes others.
+    const applied = await loadCharacter(await recoloured(), { clips: [library], lod: false, rootMotion: { mode: 'apply' } });
+    expect(applied.baked.tracks).toBe(a.baked.tracks);
+    expect(applied.rootMotion!.mode).toBe('apply');
+    expect(a.rootMotion!.mode).toBe('in-place');
+    const yaw = await loadCharacter(await recoloured(), { clips: [library], lod: false, rootMotion: { mode: 'in-place', yaw: true } });
+    const none = await loadCharacter(await recoloured(), { clips: [library], lod: false });
+    expect(yaw.baked.tracks).not.toBe(a.baked.tracks);
+    expect(none.baked.tracks).not.toBe(a.baked.tracks);
+    expect(none.rootMotion).toBeNull();
+    expect(track(none)).not.toBeCloseTo(track(a), 2); // the library's walk moves the hips forward
   });
 
   it.skipIf(!device)('on one device, crowds of two bodies sharing a library hold one table buffer; the last crowd destroyed frees it', async () => {

@@ -1,14 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIGHTS, lightOptions, linear, readLights, writeLights } from '../../demo/lights';
+import { demoSky } from '../../demo/sky';
 import { resolveLights } from '../../src/runtime/lights';
 
 describe('the demo light panel (demo/lights.ts)', () => {
-  it('starts at the crowd\'s own default lights', () => {
+  it('starts at the crowd\'s own default sun, with the generated sky in place of its ambient light', () => {
     const want = resolveLights(undefined);
-    const got = resolveLights(lightOptions(DEFAULT_LIGHTS));
-    for (const key of ['direction', 'sun', 'sky', 'ground'] as const) {
+    const options = lightOptions(DEFAULT_LIGHTS);
+    const got = resolveLights(options);
+    for (const key of ['direction', 'sun'] as const) {
       Array.from(got[key]).forEach((x, i) => expect(x, `${key}[${i}]`).toBeCloseTo(want[key][i], 4));
     }
+    expect(options.ambient).toBe(false);
+    // The environment is on by default: the page's one sky (the same object each time, so setLights keeps its prefiltered map).
+    expect(DEFAULT_LIGHTS.environment).toBe(true);
+    expect(got.environment?.image).toBe(demoSky());
+    expect(got.environment?.intensity).toBe(1);
+    expect(resolveLights(lightOptions(DEFAULT_LIGHTS)).environment?.image).toBe(got.environment?.image);
+    // Switched off: no environment at all (lights.environment false).
+    expect(lightOptions({ ...DEFAULT_LIGHTS, environment: false }).environment).toBe(false);
+    expect(resolveLights(lightOptions({ ...DEFAULT_LIGHTS, environment: false })).environment).toBeUndefined();
   });
 
   it('aims the sun from its azimuth and elevation, converts sRGB colours to linear, drops a zero ambient', () => {
@@ -33,6 +44,18 @@ describe('the demo light panel (demo/lights.ts)', () => {
     const problems: string[] = [];
     expect(readLights(params, problems)).toEqual(changed);
     expect(problems).toEqual([]);
+  });
+
+  it('keeps the environment switch and intensity in the URL (env=0 / env=1, envI)', () => {
+    const off = new URLSearchParams();
+    writeLights(off, { ...DEFAULT_LIGHTS, environment: false, environmentIntensity: 2.5 });
+    expect(off.toString()).toBe('envI=2.5&env=0');
+    const problems: string[] = [];
+    expect(readLights(off, problems)).toEqual({ ...DEFAULT_LIGHTS, environment: false, environmentIntensity: 2.5 });
+    expect(readLights(new URLSearchParams('env=1'), problems)).toEqual(DEFAULT_LIGHTS);
+    expect(problems).toEqual([]);
+    expect(readLights(new URLSearchParams('env=no'), problems)).toEqual(DEFAULT_LIGHTS);
+    expect(problems).toEqual(['URL parameter env=no must be 0 (no environment light) or 1; using the default']);
   });
 
   it('reports a bad value and keeps the default', () => {

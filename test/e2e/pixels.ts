@@ -94,3 +94,57 @@ export function shareChangedIn(a: Image, b: Image, mask: Mask, tolerance = 16): 
   for (let p = 0; p < mask.bits.length; p++) if (mask.bits[p] && rgbDistance(a, b, p * 4) > tolerance) changed++;
   return changed / Math.max(1, maskCount(mask));
 }
+
+/** The pixels (outside `skip`) whose colour differs from `rgb` by more than `tolerance`: on a plain background, what is drawn over it. */
+export function unlikeMask(image: Image, rgb: readonly number[], skip: Rect[], tolerance = 12): Mask {
+  const { width, height } = image;
+  const bits = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (inside(x, y, skip)) continue;
+      const o = (y * width + x) * 4;
+      bits[y * width + x] = Math.max(Math.abs(image.data[o] - rgb[0]), Math.abs(image.data[o + 1] - rgb[1]), Math.abs(image.data[o + 2] - rgb[2])) > tolerance ? 1 : 0;
+    }
+  }
+  return { width, height, bits };
+}
+
+/** The union of two same-sized masks. */
+export function unionMask(a: Mask, b: Mask): Mask {
+  return { width: a.width, height: a.height, bits: a.bits.map((bit, p) => bit | b.bits[p]) };
+}
+
+/** Mean Rec. 709 luma of the screenshot's (sRGB-encoded) values over a mask's pixels, [0, 255]; 0 for an empty mask. */
+export function meanLuminance(image: Image, mask: Mask): number {
+  let sum = 0;
+  let n = 0;
+  for (let p = 0; p < mask.bits.length; p++) {
+    if (!mask.bits[p]) continue;
+    const o = p * 4;
+    sum += 0.2126 * image.data[o] + 0.7152 * image.data[o + 1] + 0.0722 * image.data[o + 2];
+    n++;
+  }
+  return n === 0 ? 0 : sum / n;
+}
+
+/**
+ * Column ranges [from, to) of the pixels (outside `skip`) that differ between two same-sized
+ * images by more than `tolerance`, split where `gap` or more columns in a row have none: on a
+ * still view, the blocks of characters that moved, left to right.
+ */
+export function changedColumnRanges(a: Image, b: Image, skip: Rect[], gap: number, tolerance = 16): { from: number; to: number }[] {
+  const ranges: { from: number; to: number }[] = [];
+  let empty = gap;
+  for (let x = 0; x < a.width; x++) {
+    let changed = false;
+    for (let y = 0; y < a.height && !changed; y++) changed = !inside(x, y, skip) && rgbDistance(a, b, (y * a.width + x) * 4) > tolerance;
+    if (!changed) {
+      empty++;
+      continue;
+    }
+    if (empty >= gap) ranges.push({ from: x, to: x + 1 });
+    else ranges[ranges.length - 1].to = x + 1;
+    empty = 0;
+  }
+  return ranges;
+}
