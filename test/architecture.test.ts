@@ -1,6 +1,7 @@
 /**
  * The source layout's rules (docs/architecture.md), checked on the tree: src/ holds index.ts and
- * folders only; the kernel (src/runtime) imports no feature; no feature imports another; the
+ * folders only; the kernel (src/runtime) imports no feature; no feature imports another; no
+ * import runs uphill in the layers math -> bake -> anim -> character -> runtime -> features; the
  * file that defines Crowd stays readable in one sitting; a source file over 400 lines says why
  * in its header. Each rule is a function, first shown to catch a made-up violation.
  */
@@ -41,6 +42,28 @@ export function layerViolations(files: ReadonlyMap<string, string>): string[] {
   return problems;
 }
 
+/**
+ * The layers from the floor up (docs/architecture.md): a file may import from its own layer and
+ * those below it, never from one above. src/three and src/index.ts sit on top of the public API
+ * and are not in the chain.
+ */
+export const LAYERS = ['math', 'bake', 'anim', 'character', 'runtime', 'features'] as const;
+
+/** The imports among `files` that run uphill: a file of one layer importing a file of a layer above it (type-only ones included). */
+export function uphillImports(files: ReadonlyMap<string, string>): string[] {
+  const layerOf = (path: string) => LAYERS.indexOf(/^src\/([^/]+)\//.exec(path)?.[1] as (typeof LAYERS)[number]);
+  const problems: string[] = [];
+  for (const [file, text] of files) {
+    const own = layerOf(file);
+    if (own < 0) continue;
+    for (const target of importsOf(file, text)) {
+      const other = layerOf(target);
+      if (other > own) problems.push(`${file} (${LAYERS[own]}) imports ${target} (${LAYERS[other]}, a layer above)`);
+    }
+  }
+  return problems;
+}
+
 /** Files over `limit` lines whose first comment block (within its first 40 lines) does not say why ("over 400 lines"). */
 export function unexplainedLongFiles(files: ReadonlyMap<string, string>, limit = 400): string[] {
   return [...files].filter(([, text]) => {
@@ -64,6 +87,19 @@ describe('the source layout', () => {
       'src/runtime/x.ts (the kernel) imports src/features/morph/a',
       'src/features/controllers/a.ts (feature controllers) imports src/features/clip-events/crowd-events (feature clip-events)',
     ]);
+    const uphill = new Map([
+      ['src/anim/dual-quaternion.ts', "import { DQ_DEGENERATE_DET } from '../runtime/layout';\nimport type { SkinnedPrimitive } from '../bake/rig';\n"],
+      ['src/character/character.ts', "import { packRigData, type RigData } from '../runtime/rig-data';\nimport { bake } from '../bake/bake';\n"],
+      ['src/math/pose.ts', "export type { Rig } from '../bake/rig';\n"],
+      ['src/runtime/crowd.ts', "import type { Character } from '../character/character';\nimport { x } from './layout';\n"],
+      ['src/features/props/a.ts', "import { Crowd } from '../../runtime/crowd';\n"],
+      ['src/three/a.ts', "import { Crowd } from '../index';\n"],
+    ]);
+    expect(uphillImports(uphill)).toEqual([
+      'src/anim/dual-quaternion.ts (anim) imports src/runtime/layout (runtime, a layer above)',
+      'src/character/character.ts (character) imports src/runtime/rig-data (runtime, a layer above)',
+      'src/math/pose.ts (math) imports src/bake/rig (bake, a layer above)',
+    ]);
     const long = 'x\n'.repeat(401);
     expect(unexplainedLongFiles(new Map([['a.ts', long], ['b.ts', `/** Over 400 lines: one pass. */\n${long}`], ['c.ts', 'x\n']]))).toEqual(['a.ts: 402 lines']);
   });
@@ -76,6 +112,10 @@ describe('the source layout', () => {
   it('the kernel imports no feature, and no feature imports another', () => {
     expect(tree.size).toBeGreaterThan(50);
     expect(layerViolations(tree)).toEqual([]);
+  });
+
+  it('no import runs uphill (math -> bake -> anim -> character -> runtime -> features)', () => {
+    expect(uphillImports(tree)).toEqual([]);
   });
 
   it('the file that defines Crowd has at most 450 lines', () => {

@@ -6,7 +6,7 @@ import { InstanceStore } from '../src/runtime/instance-store';
 import type { ResolvedLayers } from '../src/runtime/layer-records';
 import { PosePass } from '../src/runtime/pose-pass';
 import { JOINT_BYTES, type SkinningMethod } from '../src/runtime/layout';
-import { packRigData } from '../src/runtime/rig-data';
+import { packRigData } from '../src/bake/rig-data';
 import { IDENTITY_MATRIX } from '../src/math/affine';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';

@@ -12,8 +12,8 @@ import { restPose } from '../bake/sampler';
 import { attachClips, bakeShared, type ClipLibrary, type JointNameMap } from '../bake/clip-library';
 import { download } from './download';
 import { loadClips, type ClipSource } from './clips';
-import { MAX_ADDITIVE_LAYERS } from '../runtime/layout';
-import { packRigData, type RigData } from '../runtime/rig-data';
+import { MAX_ADDITIVE_LAYERS } from '../anim/layer-stack';
+import { packRigData, type RigData } from '../bake/rig-data';
 
 /**
  * A loaded, validated and baked character: everything a Crowd needs, device-independent, so one
@@ -29,7 +29,7 @@ export interface Character {
   readonly rig: Rig;
   /** @internal The baked tables (src/bake/bake.ts): for Crowd and the tools, not a stable API. */
   readonly baked: BakedModel;
-  /** @internal GPU layouts of the rig (src/runtime/layout.ts): for Crowd, not a stable API. */
+  /** @internal GPU layouts of the rig (src/bake/rig-data.ts): for Crowd, not a stable API. */
   readonly gpu: RigData;
   /** Clip names in index order (the file's clips, then difference clips from LoadOptions.additiveClips). */
   readonly clipNames: readonly string[];
