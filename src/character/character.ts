@@ -1,4 +1,4 @@
-import { CpuPoser } from '../anim/evaluate';
+import { skinPositions } from '../anim/skinning';
 import { bake, bakedBytes, type BakedModel } from '../bake/bake';
 import { CharacterBounds } from '../bake/bounds';
 import { meshLods, type MeshLodOptions, type MeshLods } from '../bake/mesh-lod';
@@ -11,6 +11,7 @@ import { bakeRootMotion, extractRootMotion, type BakedRootMotion, type RootMotio
 import { restPose } from '../bake/sampler';
 import { attachClips, bakeShared, type ClipLibrary, type JointNameMap } from '../bake/clip-library';
 import { download } from './download';
+import { createPose, jointMatrices, localToModel } from '../math/pose';
 import { loadClips, type ClipSource } from './clips';
 import { MAX_ADDITIVE_LAYERS } from '../anim/layer-stack';
 import { packRigData, type RigData } from '../bake/rig-data';
@@ -258,11 +259,19 @@ async function decodeTextures(rig: Rig): Promise<Map<EncodedImage, ImageBitmap>>
   return textures;
 }
 
-/** Bounds of every drawn vertex in the rest pose (the pose the renderer shows without clips). */
+/**
+ * Bounds of every drawn vertex in the rest pose (the pose the renderer shows without clips):
+ * rest pose -> model matrices -> joint matrices -> skinned positions, the steps of CpuPoser
+ * (src/anim/evaluate.ts) without its blend, layer and morph code, which a page that loads a
+ * character need not ship.
+ */
 function restBounds(rig: Rig): Character['bounds'] {
-  const poser = new CpuPoser(rig, (_clip, _t, out) => restPose(rig.nodes, out));
-  poser.evaluate({ clipA: 0, timeA: 0 });
-  const positions = poser.positions(rig.primitives);
+  const model = localToModel(rig.nodes.parent, restPose(rig.nodes, createPose(rig.nodes.count)), new Float64Array(rig.nodes.count * 16));
+  const joints = rig.skins.map((skin) => jointMatrices(skin.joints, skin.inverseBind, model, new Float64Array(skin.joints.length * 16)));
+  const positions = new Float64Array(rig.primitives.reduce((n, p) => n + p.vertexCount * 3, 0));
+  for (let p = 0, o = 0; p < rig.primitives.length; o += rig.primitives[p].vertexCount * 3, p++) {
+    skinPositions(rig.primitives[p], joints[rig.primitives[p].skin], positions, o);
+  }
   const min: [number, number, number] = [Infinity, Infinity, Infinity];
   const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < positions.length; i += 3) {
