@@ -73,7 +73,8 @@ export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: Baked
   const pass = new PosePass(device, data, { skinning });
   const store = new InstanceStore(device, {
     nodeCount: data.nodeCount, slotCount: data.slotCount, clipDurations: baked.clipDurations, capacity: Math.max(1, requests.length), label: 'gpuJointMatrices',
-    bytesPerJoint: JOINT_BYTES[skinning],
+    // A joint set per instance however many (every instance's matrices are read back), not the default palette budget.
+    bytesPerJoint: JOINT_BYTES[skinning], paletteSize: Infinity,
   });
   for (const mask of options.masks ?? []) store.masks.add(mask);
   const handles = requests.map((r, i) => {
