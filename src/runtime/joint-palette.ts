@@ -9,8 +9,8 @@ import { show } from '../math/show';
  * of its own (exact poses, `jointMatrixIndex` works); past that, 65,536 drawn instances do (more
  * than a 4K screen shows in detail: 3,840 x 2,160 / 65,536 is 127 pixels each) and the rest of
  * the drawn ones show shared poses. A million Foxes (1,152 bytes a set) then hold 75 MB of joint
- * sets instead of 1.15 GB; a RobotExpressive set (4,704 bytes) makes it 308 MB, under the 1 GiB
- * that requiredCrowdLimits asks for and cut to the device's limit below it.
+ * sets instead of 1.15 GB; a RobotExpressive set (4,704 bytes) makes it 308 MB, and on a device
+ * whose storage binding is smaller (WebGPU's default 128 MiB: 28,532 sets) the budget is cut to it.
  */
 export const DEFAULT_PALETTE_SIZE = 65_536;
 
