@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { minimalPageSources } from '../tools/bench/size';
 import { REPO_ROOT } from './helpers/models';
 
 const SRC = join(REPO_ROOT, 'src');
@@ -126,5 +127,16 @@ describe('the source layout', () => {
 
   it('a source file over 400 lines says in its header why', () => {
     expect(unexplainedLongFiles(tree)).toEqual([]);
+  });
+});
+
+describe('what a page that draws a plain crowd ships (examples/minimal bundled from src/, tools/bench/size.ts)', () => {
+  /** The page's own source files: no feature, no clip-library binder, no CPU evaluator (issues 19 and 33). */
+  it('no feature, no clip-library binding and no CPU blend, layer or morph evaluator', async () => {
+    const shipped = (await minimalPageSources(REPO_ROOT)).map((i) => i.what);
+    expect(shipped).toContain('src/runtime/crowd.ts');
+    expect(shipped).toContain('src/character/character.ts');
+    const optional = shipped.filter((file) => /^src\/features\/|^src\/bake\/clip-library\.ts$|^src\/character\/clips\.ts$|^src\/anim\/(evaluate|layers|morph)\.ts$/.test(file));
+    expect(optional).toEqual([]);
   });
 });
