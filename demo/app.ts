@@ -23,8 +23,6 @@ import { WeightPlot } from './weight-plot';
 
 /** Longest step of the animation clock, seconds (a stalled tab does not jump ahead). */
 const MAX_DT = 0.1;
-/** Joint sets of the demo's crowds (CrowdOptions.paletteSize): a set per instance up to this many, then the drawn ones get them. */
-const DEMO_PALETTE_SIZE = 65_536;
 /** The crowds drawn while no scene is loaded. */
 const NO_CROWDS: readonly Crowd[] = [];
 /** How fast the camera catches up with a followed character, 1/seconds. */
@@ -168,8 +166,7 @@ export class App {
         crowd: {
           colorFormat: this.renderer.colorFormat, depthFormat: this.renderer.depthFormat,
           sampleCount: this.renderer.sampleCount, capacity: Math.max(1024, this.state.instances), shadows: true,
-          // Joint sets for up to 65,536 drawn characters; past that many instances the rest share poses (docs/palette.md).
-          paletteSize: DEMO_PALETTE_SIZE,
+          // No paletteSize: the default budget (65,536 joint sets) serves the drawn characters past that many instances (docs/palette.md).
           skinning: this.state.skinning,
         },
         onProgress, signal: abort.signal,

@@ -57,6 +57,7 @@ export type { AmbientOptions, HemisphereOptions, LightOptions, LinearRgb, SunOpt
 export type { EnvironmentData, EnvironmentOptions } from './runtime/environment-map';
 export type { SkinningMethod } from './runtime/layout';
 export { requiredCrowdLimits } from './runtime/limits';
+export { DEFAULT_PALETTE_SIZE } from './runtime/joint-palette';
 /**
  * wgpu-matrix's 4x4 matrix functions (column-major Float32Array, WebGPU's clip space), which
  * crowd-skin uses itself: re-exported so that a page can build its transforms and

@@ -1,12 +1,14 @@
 /**
  * The source layout's rules (docs/architecture.md), checked on the tree: src/ holds index.ts and
- * folders only; the kernel (src/runtime) imports no feature; no feature imports another; the
+ * folders only; the kernel (src/runtime) imports no feature; no feature imports another; no
+ * import runs uphill in the layers math -> bake -> anim -> character -> runtime -> features; the
  * file that defines Crowd stays readable in one sitting; a source file over 400 lines says why
  * in its header. Each rule is a function, first shown to catch a made-up violation.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, dirname, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { minimalPageSources } from '../tools/bench/size';
 import { REPO_ROOT } from './helpers/models';
 
 const SRC = join(REPO_ROOT, 'src');
@@ -41,6 +43,28 @@ export function layerViolations(files: ReadonlyMap<string, string>): string[] {
   return problems;
 }
 
+/**
+ * The layers from the floor up (docs/architecture.md): a file may import from its own layer and
+ * those below it, never from one above. src/three and src/index.ts sit on top of the public API
+ * and are not in the chain.
+ */
+export const LAYERS = ['math', 'bake', 'anim', 'character', 'runtime', 'features'] as const;
+
+/** The imports among `files` that run uphill: a file of one layer importing a file of a layer above it (type-only ones included). */
+export function uphillImports(files: ReadonlyMap<string, string>): string[] {
+  const layerOf = (path: string) => LAYERS.indexOf(/^src\/([^/]+)\//.exec(path)?.[1] as (typeof LAYERS)[number]);
+  const problems: string[] = [];
+  for (const [file, text] of files) {
+    const own = layerOf(file);
+    if (own < 0) continue;
+    for (const target of importsOf(file, text)) {
+      const other = layerOf(target);
+      if (other > own) problems.push(`${file} (${LAYERS[own]}) imports ${target} (${LAYERS[other]}, a layer above)`);
+    }
+  }
+  return problems;
+}
+
 /** Files over `limit` lines whose first comment block (within its first 40 lines) does not say why ("over 400 lines"). */
 export function unexplainedLongFiles(files: ReadonlyMap<string, string>, limit = 400): string[] {
   return [...files].filter(([, text]) => {
@@ -64,6 +88,19 @@ describe('the source layout', () => {
       'src/runtime/x.ts (the kernel) imports src/features/morph/a',
       'src/features/controllers/a.ts (feature controllers) imports src/features/clip-events/crowd-events (feature clip-events)',
     ]);
+    const uphill = new Map([
+      ['src/anim/dual-quaternion.ts', "import { DQ_DEGENERATE_DET } from '../runtime/layout';\nimport type { SkinnedPrimitive } from '../bake/rig';\n"],
+      ['src/character/character.ts', "import { packRigData, type RigData } from '../runtime/rig-data';\nimport { bake } from '../bake/bake';\n"],
+      ['src/math/pose.ts', "export type { Rig } from '../bake/rig';\n"],
+      ['src/runtime/crowd.ts', "import type { Character } from '../character/character';\nimport { x } from './layout';\n"],
+      ['src/features/props/a.ts', "import { Crowd } from '../../runtime/crowd';\n"],
+      ['src/three/a.ts', "import { Crowd } from '../index';\n"],
+    ]);
+    expect(uphillImports(uphill)).toEqual([
+      'src/anim/dual-quaternion.ts (anim) imports src/runtime/layout (runtime, a layer above)',
+      'src/character/character.ts (character) imports src/runtime/rig-data (runtime, a layer above)',
+      'src/math/pose.ts (math) imports src/bake/rig (bake, a layer above)',
+    ]);
     const long = 'x\n'.repeat(401);
     expect(unexplainedLongFiles(new Map([['a.ts', long], ['b.ts', `/** Over 400 lines: one pass. */\n${long}`], ['c.ts', 'x\n']]))).toEqual(['a.ts: 402 lines']);
   });
@@ -78,6 +115,10 @@ describe('the source layout', () => {
     expect(layerViolations(tree)).toEqual([]);
   });
 
+  it('no import runs uphill (math -> bake -> anim -> character -> runtime -> features)', () => {
+    expect(uphillImports(tree)).toEqual([]);
+  });
+
   it('the file that defines Crowd has at most 450 lines', () => {
     const defining = [...tree].filter(([, text]) => /^export class Crowd\b/m.test(text));
     expect(defining.map(([file]) => file)).toEqual(['src/runtime/crowd.ts']);
@@ -86,5 +127,16 @@ describe('the source layout', () => {
 
   it('a source file over 400 lines says in its header why', () => {
     expect(unexplainedLongFiles(tree)).toEqual([]);
+  });
+});
+
+describe('what a page that draws a plain crowd ships (examples/minimal bundled from src/, tools/bench/size.ts)', () => {
+  /** The page's own source files: no feature, no clip-library binder, no CPU evaluator (issues 19 and 33). */
+  it('no feature, no clip-library binding and no CPU blend, layer or morph evaluator', async () => {
+    const shipped = (await minimalPageSources(REPO_ROOT)).map((i) => i.what);
+    expect(shipped).toContain('src/runtime/crowd.ts');
+    expect(shipped).toContain('src/character/character.ts');
+    const optional = shipped.filter((file) => /^src\/features\/|^src\/bake\/clip-library\.ts$|^src\/character\/clips\.ts$|^src\/anim\/(evaluate|layers|morph)\.ts$/.test(file));
+    expect(optional).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { InstanceStore } from '../src/runtime/instance-store';
 import type { ResolvedLayers } from '../src/runtime/layer-records';
 import { PosePass } from '../src/runtime/pose-pass';
 import { JOINT_BYTES, type SkinningMethod } from '../src/runtime/layout';
-import { packRigData } from '../src/runtime/rig-data';
+import { packRigData } from '../src/bake/rig-data';
 import { IDENTITY_MATRIX } from '../src/math/affine';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
@@ -73,7 +73,8 @@ export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: Baked
   const pass = new PosePass(device, data, { skinning });
   const store = new InstanceStore(device, {
     nodeCount: data.nodeCount, slotCount: data.slotCount, clipDurations: baked.clipDurations, capacity: Math.max(1, requests.length), label: 'gpuJointMatrices',
-    bytesPerJoint: JOINT_BYTES[skinning],
+    // A joint set per instance however many (every instance's matrices are read back), not the default palette budget.
+    bytesPerJoint: JOINT_BYTES[skinning], paletteSize: Infinity,
   });
   for (const mask of options.masks ?? []) store.masks.add(mask);
   const handles = requests.map((r, i) => {

@@ -1,5 +1,4 @@
 import type { SkinnedPrimitive } from '../bake/rig';
-import { DQ_DEGENERATE_DET } from '../runtime/layout';
 
 /**
  * Dual-quaternion skinning on the CPU: the reference for the `'dual-quaternion'` mode of
@@ -40,6 +39,14 @@ const scratch = {
   a: new Float64Array(9), x: new Float64Array(9), c: new Float64Array(9), r: new Float64Array(9),
   real: new Float64Array(4), dual: new Float64Array(4), s: new Float64Array(9), p: new Float64Array(3), n: new Float64Array(3),
 };
+
+/**
+ * Below this |det(A)| / (|A|_F / sqrt 3)^3, a joint's 3x3 counts as degenerate (a scale near 0
+ * on some axis: glTF's way to hide a part): R is the identity and S the whole 3x3, still exact for
+ * that joint alone. Defined here, the float64 reference, and re-exported by src/runtime/layout.ts,
+ * whence pose.wgsl's generated block takes it.
+ */
+export const DQ_DEGENERATE_DET = 1e-6;
 
 /**
  * The rotation R of the polar decomposition A = R S of a row-major 3x3 `a` (S symmetric), by

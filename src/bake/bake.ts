@@ -11,7 +11,7 @@ import type { BakedRootMotion } from './root-motion';
 
 /**
  * The baked model: every clip sampled into lookup tables, laid out for the GPU. This file is
- * the contract between the bake and shaders/pose.wgsl (mirrored in src/runtime/rig-data.ts).
+ * the contract between the bake and shaders/pose.wgsl (mirrored in src/bake/rig-data.ts).
  *
  * Layout
  * - `tracks` (one storage buffer): every track's entries, track after track, one vec4f each. A

@@ -77,6 +77,18 @@ export interface ClipLibrary {
   readonly shared: Map<string, SharedTables>;
   /** @internal A number unique to the library in this page, for share keys. */
   readonly id: number;
+  /**
+   * @internal The code that binds the library to a rig, carried by the library (makeClipLibrary)
+   * so that loadCharacter reaches it only through a library: a page that loads no clips files
+   * does not ship it.
+   */
+  readonly binder: ClipBinder;
+}
+
+/** attachClips and bakeShared, as a ClipLibrary carries them (ClipLibrary.binder). */
+export interface ClipBinder {
+  attachClips: typeof attachClips;
+  bakeShared: typeof bakeShared;
 }
 
 let nextLibraryId = 1;
@@ -120,7 +132,7 @@ export function makeClipLibrary(files: ClipFile[], warnings: string[]): ClipLibr
   all.forEach((c, i) => { c.clip.name = names[i]; });
   return {
     name: files.map((f) => f.name).join(', '), clipNames: names, clipDurations: Float32Array.from(all, (c) => c.clip.duration),
-    warnings, files, shared: new Map(), id: nextLibraryId++,
+    warnings, files, shared: new Map(), id: nextLibraryId++, binder: { attachClips, bakeShared },
   };
 }
 

@@ -1,4 +1,4 @@
-import { CpuPoser } from '../anim/evaluate';
+import { skinPositions } from '../anim/skinning';
 import { bake, bakedBytes, type BakedModel } from '../bake/bake';
 import { CharacterBounds } from '../bake/bounds';
 import { meshLods, type MeshLodOptions, type MeshLods } from '../bake/mesh-lod';
@@ -9,11 +9,12 @@ import { parseGltf, type ResourceReader } from '../bake/parse';
 import type { Rig } from '../bake/rig';
 import { bakeRootMotion, extractRootMotion, type BakedRootMotion, type RootMotionOptions } from '../bake/root-motion';
 import { restPose } from '../bake/sampler';
-import { attachClips, bakeShared, type ClipLibrary, type JointNameMap } from '../bake/clip-library';
+import type { ClipLibrary } from '../bake/clip-library';
 import { download } from './download';
-import { loadClips, type ClipSource } from './clips';
-import { MAX_ADDITIVE_LAYERS } from '../runtime/layout';
-import { packRigData, type RigData } from '../runtime/rig-data';
+import { show } from '../math/show';
+import { createPose, jointMatrices, localToModel } from '../math/pose';
+import { MAX_ADDITIVE_LAYERS } from '../anim/layer-stack';
+import { packRigData, type RigData } from '../bake/rig-data';
 
 /**
  * A loaded, validated and baked character: everything a Crowd needs, device-independent, so one
@@ -29,7 +30,7 @@ export interface Character {
   readonly rig: Rig;
   /** @internal The baked tables (src/bake/bake.ts): for Crowd and the tools, not a stable API. */
   readonly baked: BakedModel;
-  /** @internal GPU layouts of the rig (src/runtime/layout.ts): for Crowd, not a stable API. */
+  /** @internal GPU layouts of the rig (src/bake/rig-data.ts): for Crowd, not a stable API. */
   readonly gpu: RigData;
   /** Clip names in index order (the file's clips, then difference clips from LoadOptions.additiveClips). */
   readonly clipNames: readonly string[];
@@ -138,20 +139,18 @@ export interface LoadOptions {
    */
   lod?: boolean | MeshLodOptions;
   /**
-   * Clips from other files, bound to the character's joints by node name (docs/clips.md): URLs or
-   * bytes of glTF/GLB files (read like loadClips, with `clipJointNames` and the other options here),
-   * or libraries from loadClips. Their clips follow the file's own, in order; a name already taken
-   * is renamed "Walk (2)". Where a file's rest pose differs from the body's, its clips are
-   * retargeted (unless `retarget` is false). Characters with the same skeleton whose clips all
-   * come from one set of libraries (no clips of their own, no additiveClips; the same rootMotion
-   * joint and yaw, or none) share the libraries' baked tables: one copy in memory, one table
-   * buffer per device.
+   * Clips from other files, bound to the character's joints by node name (docs/clips.md):
+   * libraries read by loadClips (`clips: [await loadClips(url)]`; URLs or bytes are refused, so
+   * that a page without clips files does not ship the code that reads and binds them). Their
+   * clips follow the file's own, in order; a name already taken is renamed "Walk (2)". Where a
+   * file's rest pose differs from the body's, its clips are retargeted (unless `retarget` is
+   * false). Characters with the same skeleton whose clips all come from one set of libraries (no
+   * clips of their own, no additiveClips; the same rootMotion joint and yaw, or none) share the
+   * libraries' baked tables: one copy in memory, one table buffer per device.
    */
-  clips?: readonly (ClipSource | ClipLibrary)[];
+  clips?: readonly ClipLibrary[];
   /** Retarget clips from files whose rest pose differs from the body's (default true); false uses their values as they are. */
   retarget?: boolean;
-  /** How the node names of the files in `clips` (given as URLs or bytes) become the body's: a prefix taken off, an explicit map. */
-  clipJointNames?: JointNameMap;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
@@ -187,14 +186,14 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     baseUrl ??= url.href;
     data = await download(url.href, options);
   }
-  // Clips files given by URL or bytes are read (and downloaded) before the timings start.
-  const libraries = await Promise.all((options.clips ?? []).map((c) => (isLibrary(c) ? c
-    : loadClips(c, { readResource: options.readResource, signal: options.signal, jointNames: options.clipJointNames }))));
+  const libraries = checkLibraries(options);
   const t0 = performance.now();
   const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
   const ownClips = parsed.clips.length;
   for (const library of libraries) for (const w of library.warnings) parsed.warnings.push(w);
-  const bindings = attachClips(parsed, libraries, { retarget: options.retarget });
+  // The binding code comes with the libraries (ClipLibrary.binder): none without them.
+  const binder = libraries[0]?.binder;
+  const bindings = binder ? binder.attachClips(parsed, libraries, { retarget: options.retarget }) : [];
   const rootMotion = options.rootMotion === undefined ? undefined : extractRootMotion(parsed, options.rootMotion);
   const rig = rootMotion?.rig ?? parsed;
   const t1 = performance.now();
@@ -206,7 +205,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     return { clip, reference, name: a.name ?? `${rig.clips[clip].name}-additive` };
   });
   const shared = libraries.length > 0 && ownClips === 0 && differences.length === 0 && bindings.every((b) => !b.retargeted);
-  const baked = shared ? bakeShared(rig, libraries, bindings, { maxEntriesPerTrack: options.maxEntriesPerTrack }, rootMotion && { joint: rootMotion.joint, yaw: rootMotion.yaw })
+  const baked = shared && binder ? binder.bakeShared(rig, libraries, bindings, { maxEntriesPerTrack: options.maxEntriesPerTrack }, rootMotion && { joint: rootMotion.joint, yaw: rootMotion.yaw })
     : bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
   if (rootMotion) baked.rootMotion = bakeRootMotion(rootMotion, baked);
   const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);
@@ -233,8 +232,23 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   };
 }
 
-function isLibrary(value: ClipSource | ClipLibrary): value is ClipLibrary {
-  return typeof value === 'object' && value !== null && !(value instanceof ArrayBuffer) && !(value instanceof URL) && 'files' in value;
+/**
+ * LoadOptions.clips, checked: libraries from loadClips only. A URL or bytes (which loadCharacter
+ * read itself before issue 33) and `clipJointNames` are refused with the call that replaces them.
+ */
+function checkLibraries(options: LoadOptions): readonly ClipLibrary[] {
+  const clips: unknown = options.clips ?? [];
+  if (!Array.isArray(clips)) throw new TypeError(`LoadOptions.clips must be an array of libraries from loadClips, got ${show(clips)}`);
+  if ('clipJointNames' in options) {
+    throw new TypeError('LoadOptions.clipJointNames is gone: give the name map to loadClips (clips: [await loadClips(url, { jointNames })])');
+  }
+  clips.forEach((c: unknown, i) => {
+    if (typeof c !== 'object' || c === null || !('binder' in c)) {
+      const what = typeof c === 'string' || c instanceof URL ? 'a URL' : c instanceof ArrayBuffer ? 'bytes' : show(c);
+      throw new TypeError(`LoadOptions.clips[${i}] is ${what}, not a library: read clips files with loadClips first (clips: [await loadClips(url)])`);
+    }
+  });
+  return clips as readonly ClipLibrary[];
 }
 
 async function decodeTextures(rig: Rig): Promise<Map<EncodedImage, ImageBitmap>> {
@@ -259,11 +273,19 @@ async function decodeTextures(rig: Rig): Promise<Map<EncodedImage, ImageBitmap>>
   return textures;
 }
 
-/** Bounds of every drawn vertex in the rest pose (the pose the renderer shows without clips). */
+/**
+ * Bounds of every drawn vertex in the rest pose (the pose the renderer shows without clips):
+ * rest pose -> model matrices -> joint matrices -> skinned positions, the steps of CpuPoser
+ * (src/anim/evaluate.ts) without its blend, layer and morph code, which a page that loads a
+ * character need not ship.
+ */
 function restBounds(rig: Rig): Character['bounds'] {
-  const poser = new CpuPoser(rig, (_clip, _t, out) => restPose(rig.nodes, out));
-  poser.evaluate({ clipA: 0, timeA: 0 });
-  const positions = poser.positions(rig.primitives);
+  const model = localToModel(rig.nodes.parent, restPose(rig.nodes, createPose(rig.nodes.count)), new Float64Array(rig.nodes.count * 16));
+  const joints = rig.skins.map((skin) => jointMatrices(skin.joints, skin.inverseBind, model, new Float64Array(skin.joints.length * 16)));
+  const positions = new Float64Array(rig.primitives.reduce((n, p) => n + p.vertexCount * 3, 0));
+  for (let p = 0, o = 0; p < rig.primitives.length; o += rig.primitives[p].vertexCount * 3, p++) {
+    skinPositions(rig.primitives[p], joints[rig.primitives[p].skin], positions, o);
+  }
   const min: [number, number, number] = [Infinity, Infinity, Infinity];
   const max: [number, number, number] = [-Infinity, -Infinity, -Infinity];
   for (let i = 0; i < positions.length; i += 3) {

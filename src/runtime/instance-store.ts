@@ -68,7 +68,7 @@ export interface InstanceStoreOptions {
   bytesPerJoint?: number;
   /** @internal Generations a handle lives through before it is retired (default GENERATION_LIMIT): tests lower it to reach retirement. */
   generationLimit?: number;
-  /** Joint sets for drawn instances once the capacity passes it (CrowdOptions.paletteSize; default: as many as the device allows). */
+  /** Joint sets for drawn instances once the capacity passes it (CrowdOptions.paletteSize; default DEFAULT_PALETTE_SIZE). */
   paletteSize?: number;
 }
 

@@ -4,6 +4,17 @@ import { storageLimit } from './limits';
 import { show } from '../math/show';
 
 /**
+ * The default budget (CrowdOptions.paletteSize), in joint sets: a fixed number, so that memory
+ * follows what is seen rather than the crowd. Every instance of a crowd of up to 65,536 has a set
+ * of its own (exact poses, `jointMatrixIndex` works); past that, 65,536 drawn instances do (more
+ * than a 4K screen shows in detail: 3,840 x 2,160 / 65,536 is 127 pixels each) and the rest of
+ * the drawn ones show shared poses. A million Foxes (1,152 bytes a set) then hold 75 MB of joint
+ * sets instead of 1.15 GB; a RobotExpressive set (4,704 bytes) makes it 308 MB, and on a device
+ * whose storage binding is smaller (WebGPU's default 128 MiB: 28,532 sets) the budget is cut to it.
+ */
+export const DEFAULT_PALETTE_SIZE = 65_536;
+
+/**
  * How many joint sets an instance store's joint buffer holds, and the palette's per-slot buffers
  * when it holds fewer than one per instance (InstanceStore owns one; the palette pass,
  * src/runtime/culling/palette-pass.ts, hands the sets out each frame).
@@ -15,28 +26,32 @@ import { show } from '../math/show';
  *            leaves without one; per slot an entry (u32, PALETTE_* in layout.ts) and the frame it
  *            was last drawn, and a stack of the free sets
  *
- * The budget is CrowdOptions.paletteSize, cut to what the device's storage limit allows for the
- * joint buffer; without one, as many sets as fit. Nothing here allocates per frame.
+ * The budget is CrowdOptions.paletteSize (default DEFAULT_PALETTE_SIZE; Infinity: as many as the
+ * device's storage limit allows), cut to what that limit allows for the joint buffer. Nothing
+ * here allocates per frame.
  */
 export class JointPalette implements PaletteState {
   /** Shared sets in palette mode: clipCount x PALETTE_BUCKETS. */
   readonly sharedSets: number;
   /** Bytes of one joint set (joints x bytes per joint); the store changes it with the skinning method. */
   setBytes: number;
+  /** The budget asked for: CrowdOptions.paletteSize or DEFAULT_PALETTE_SIZE (Infinity: as many as fit). */
+  private readonly paletteSize: number;
   private buffers: { entries: GPUBuffer; seen: GPUBuffer; free: GPUBuffer } | undefined;
   private ownSets = 0;
 
   /**
-   * `paletteSize`: the user's budget (undefined: as many as fit). Throws a RangeError naming
-   * paletteSize when it is not a positive integer; one larger than the device allows is cut to
-   * what fits.
+   * `paletteSize`: the user's budget (undefined: DEFAULT_PALETTE_SIZE; Infinity: as many as fit).
+   * Throws a RangeError naming paletteSize when it is neither a positive integer nor Infinity;
+   * one larger than the device allows is cut to what fits.
    */
-  constructor(/** The store's device (restore replaces it). */ public device: GPUDevice, setBytes: number, clipCount: number, private readonly paletteSize: number | undefined) {
-    if (paletteSize !== undefined && (!Number.isInteger(paletteSize) || paletteSize < 1)) {
-      throw new RangeError(`paletteSize must be a positive integer (joint sets of instances being drawn), got ${show(paletteSize)}`);
+  constructor(/** The store's device (restore replaces it). */ public device: GPUDevice, setBytes: number, clipCount: number, paletteSize: number | undefined) {
+    if (paletteSize !== undefined && paletteSize !== Infinity && (!Number.isInteger(paletteSize) || paletteSize < 1)) {
+      throw new RangeError(`paletteSize must be a positive integer or Infinity (joint sets of instances being drawn), got ${show(paletteSize)}`);
     }
     this.sharedSets = Math.max(1, clipCount) * PALETTE_BUCKETS;
     this.setBytes = setBytes;
+    this.paletteSize = paletteSize ?? DEFAULT_PALETTE_SIZE;
   }
 
   /** Joint sets the device's storage limit allows in one buffer. */
@@ -46,12 +61,12 @@ export class JointPalette implements PaletteState {
 
   /** Sets of their own in palette mode: CrowdOptions.paletteSize cut to what the device's storage limit leaves beside the shared sets (>= 1). */
   get budget(): number {
-    return Math.max(1, Math.min(this.paletteSize ?? Infinity, this.fit - this.sharedSets));
+    return Math.max(1, Math.min(this.paletteSize, this.fit - this.sharedSets));
   }
 
-  /** The largest capacity with a joint set per slot: paletteSize, or without one every set that fits (then the palette takes over with the same buffer size). */
+  /** The largest capacity with a joint set per slot: the budget asked for, cut to every set that fits (then the palette takes over with the same buffer size). */
   get fullUpTo(): number {
-    return Math.min(this.paletteSize ?? Infinity, this.fit);
+    return Math.min(this.paletteSize, this.fit);
   }
 
   /**

@@ -112,25 +112,11 @@ export const POSE_PARAMS = {
 export const COUNT_FROM_PARAMS = 0xffffffff;
 
 /**
- * Per rig node (shaders/pose.wgsl `Node`). RigData packs them in this layout; PosePass copies
- * them into its `tracks` buffer as one vec4f (parent, depth, 0, 0) each, integers as floats.
+ * Per rig node (shaders/pose.wgsl `Node`) and per joint slot (`JointSlot`): the character's
+ * static GPU records, packed at load time by packRigData, so they are defined beside it in
+ * src/bake/rig-data.ts (a layer below the runtime) and re-exported here.
  */
-export const NODE = {
-  size: 8,
-  parent: 0, // i32: parent node, -1 for a root
-  depth: 4, //  u32: 0 for a root
-} as const;
-
-/**
- * Per joint slot: one skin joint of one skin (shaders/pose.wgsl `JointSlot`). PosePass copies
- * them into its `tracks` buffer as 5 vec4f: the matrix's columns, then (node, 0, 0, 0).
- */
-export const JOINT_SLOT = {
-  size: 80,
-  inverseBind: 0, // mat4x4f
-  node: 64, //       u32: rig node whose model matrix this joint follows
-  // 12 bytes of padding: a struct holding a mat4x4f is 16-byte aligned
-} as const;
+export { JOINT_SLOT, NODE } from '../bake/rig-data';
 
 /** vec4f per joint slot in PosePass's tracks buffer: the inverse bind matrix's 4 columns, then (node, 0, 0, 0). */
 export const SLOT_VEC4S = 5;
@@ -175,12 +161,11 @@ export const RECORD_WORDS = 4;
 export const DQ_POLAR_ITERATIONS = 16;
 
 /**
- * Below this |det(A)| / (|A|_F / sqrt 3)^3, a joint's 3x3 counts as degenerate (a scale near 0
- * on some axis: glTF's way to hide a part): R is the identity and S the whole 3x3, still exact for
- * that joint alone. pose.wgsl (its generated block) and src/anim/dual-quaternion.ts, the float64
- * twin, both read it from here.
+ * Below this |det(A)| / (|A|_F / sqrt 3)^3, a joint's 3x3 counts as degenerate: defined in
+ * src/anim/dual-quaternion.ts (the float64 twin, a layer below the runtime), re-exported here for
+ * pose.wgsl's generated block.
  */
-export const DQ_DEGENERATE_DET = 1e-6;
+export { DQ_DEGENERATE_DET } from '../anim/dual-quaternion';
 
 /** Bytes per joint of the joint buffer for each skinning method. */
 export const JOINT_BYTES: Readonly<Record<SkinningMethod, number>> = { linear: JOINT_MATRIX_BYTES, 'dual-quaternion': JOINT_DQ.size };

@@ -2,7 +2,7 @@ import poseWgsl from '../../shaders/pose.wgsl?raw';
 import { clockResidual, clockTicks } from './clip-clock';
 import { checkSkinning, COUNT_FROM_PARAMS, CULL_ARGS, JOINT_BYTES, JOINT_SLOT, NODE, POSE_PARAMS, SLOT_VEC4S, type SkinningMethod } from './layout';
 import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION } from './limits';
-import type { RigData } from './rig-data';
+import type { RigData } from '../bake/rig-data';
 import { acquireTableBuffer, releaseTableBuffer } from './table-buffers';
 
 /** Bytes of workgroup memory per rig node: pose.wgsl's `model` array holds one mat4x4f per node. */

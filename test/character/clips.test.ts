@@ -131,7 +131,7 @@ describe('clip libraries', { timeout: 240_000 }, () => {
   });
 
   it('clips follow the body\'s own; a clashing name becomes "Idle (2)" with a warning, and its clip is the library\'s', async () => {
-    const walker = await loadCharacter(file('Walker.glb'), { clips: [file('WalkerClips.glb')], lod: false });
+    const walker = await loadCharacter(file('Walker.glb'), { clips: [await loadClips(file('WalkerClips.glb'))], lod: false });
     const own = walker.clipNames.length / 2;
     expect(walker.clipNames.slice(0, own)).toEqual(walker.clipNames.slice(own).map((n) => n.replace(/ \(2\)$/, '')));
     expect(walker.clipNames[own]).toBe('Idle (2)');
@@ -141,20 +141,31 @@ describe('clip libraries', { timeout: 240_000 }, () => {
 
   it('one warning names the animated nodes the body lacks and the joints no clip moves; a file matching no node is a ModelError', async () => {
     const renamed = await edited('WalkerClips.glb', (json) => { json.nodes.find((n: { name: string }) => n.name === 'Chest').name = 'Ribcage'; });
-    const body = await loadCharacter(file('WalkerBody.glb'), { clips: [renamed], lod: false });
+    const body = await loadCharacter(file('WalkerBody.glb'), { clips: [await loadClips(renamed)], lod: false });
     const warnings = body.warnings.filter((w) => w.startsWith("clips file 'clips0'"));
     expect(warnings).toEqual(["clips file 'clips0': 1 node(s) its clips animate are not in the body and are ignored (Ribcage); 4 joint(s) of the body no clip of it moves keep their rest pose (Chest, Head, Hand.L, Hand.R)"]);
 
-    const mixamo = file('WalkerClipsMixamo.glb');
+    const mixamo = await loadClips(file('WalkerClipsMixamo.glb'));
     await expect(loadCharacter(file('WalkerBody.glb'), { clips: [mixamo], lod: false })).rejects.toThrow(ModelError);
     await expect(loadCharacter(file('WalkerBody.glb'), { clips: [mixamo], lod: false }))
       .rejects.toThrow(/^clips file 'clips0': none of the 14 nodes its clips animate \(mixamorig:Hips, mixamorig:Spine, .*\) is a node of the body \(Hips, Spine, .*\); a name map/);
     await expect(loadClips(file('WalkerBody.glb'))).rejects.toThrow("clips file 'clips0': has no animations");
   });
 
+  it('LoadOptions.clips takes libraries from loadClips only: a URL, bytes or clipJointNames are refused with the call that replaces them', async () => {
+    const body = file('WalkerBody.glb');
+    await expect(loadCharacter(body, { clips: ['/clips/walk.glb'] as never })).rejects.toThrow(
+      'LoadOptions.clips[0] is a URL, not a library: read clips files with loadClips first (clips: [await loadClips(url)])');
+    const library = await loadClips(file('WalkerClips.glb'));
+    await expect(loadCharacter(body, { clips: [library, file('WalkerClips.glb')] as never })).rejects.toThrow(/^LoadOptions\.clips\[1\] is bytes, not a library/);
+    await expect(loadCharacter(body, { clips: library as never })).rejects.toThrow(/^LoadOptions\.clips must be an array of libraries from loadClips/);
+    await expect(loadCharacter(body, { clips: [library], clipJointNames: { stripPrefix: 'x' } } as never)).rejects.toThrow(
+      'LoadOptions.clipJointNames is gone: give the name map to loadClips (clips: [await loadClips(url, { jointNames })])');
+  });
+
   it('a name map (stripPrefix) binds the mixamorig: copy to the same matrices as the plain clips', async () => {
-    const plain = await loadCharacter(file('WalkerBody.glb'), { clips: [file('WalkerClips.glb')], lod: false });
-    const prefixed = await loadCharacter(file('WalkerBody.glb'), { clips: [file('WalkerClipsMixamo.glb')], clipJointNames: { stripPrefix: 'mixamorig:' }, lod: false });
+    const plain = await loadCharacter(file('WalkerBody.glb'), { clips: [await loadClips(file('WalkerClips.glb'))], lod: false });
+    const prefixed = await loadCharacter(file('WalkerBody.glb'), { clips: [await loadClips(file('WalkerClipsMixamo.glb'), { jointNames: { stripPrefix: 'mixamorig:' } })], lod: false });
     const mapped = await loadCharacter(file('WalkerBody.glb'), {
       clips: [await loadClips(file('WalkerClipsMixamo.glb'), { jointNames: { map: Object.fromEntries(plain.rig.nodes.names.map((n) => [`mixamorig:${n}`, n])) } })], lod: false,
     });

@@ -1,11 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { Crowd } from '../../src/runtime/crowd';
+import { DEFAULT_PALETTE_SIZE } from '../../src/runtime/joint-palette';
 import { LAYER_STACK, PALETTE_BUCKETS } from '../../src/runtime/layout';
+import { requiredCrowdLimits } from '../../src/runtime/limits';
+import { requestNodeAdapter } from '../../tools/gpu-poser';
 import { testCharacter } from '../helpers/character';
 import { openTestDevice } from '../helpers/gpu';
 
-/** Crowd.addMany (src/runtime/bulk-add.ts), the palette's default budget and Crowd.gpuBytes. */
-const device = await openTestDevice();
+/**
+ * Crowd.addMany (src/runtime/bulk-add.ts), the palette's default budget and Crowd.gpuBytes, on a
+ * device made as the README says, with requiredCrowdLimits (storage bindings as large as the adapter allows).
+ */
+const adapter = await requestNodeAdapter();
+const device = await openTestDevice(adapter ? requiredCrowdLimits(adapter) : {});
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 
 describe.skipIf(!device)('Crowd.addMany: many instances from typed arrays in one call', () => {
@@ -69,17 +76,39 @@ describe.skipIf(!device)('Crowd.addMany: many instances from typed arrays in one
 });
 
 describe.skipIf(!device)('the palette budget and gpuBytes', () => {
-  it('defaults to as many joint sets as the storage limit holds beside the shared poses; paletteSize is checked', async () => {
+  it('defaults to a fixed budget of DEFAULT_PALETTE_SIZE joint sets; paletteSize is checked, Infinity is every set that fits', async () => {
     const character = await testCharacter('Fox');
     const crowd = new Crowd(device!, character, { ...FORMATS, capacity: 8 });
     const setBytes = crowd.jointsPerInstance * crowd.bytesPerJoint;
     const limit = Math.min(device!.limits.maxStorageBufferBindingSize, device!.limits.maxBufferSize);
-    expect(crowd.palette.budget).toBe(Math.floor(limit / setBytes) - 3 * PALETTE_BUCKETS);
+    expect(DEFAULT_PALETTE_SIZE).toBe(65_536);
+    expect(crowd.palette.budget).toBe(Math.min(DEFAULT_PALETTE_SIZE, Math.floor(limit / setBytes) - 3 * PALETTE_BUCKETS));
     expect(crowd.palette.active).toBe(false);
     crowd.destroy();
-    expect(() => new Crowd(device!, character, { ...FORMATS, paletteSize: 0 })).toThrow(/paletteSize must be a positive integer/);
-    expect(() => new Crowd(device!, character, { ...FORMATS, paletteSize: 2.5 })).toThrow(/paletteSize must be a positive integer/);
-    expect(new Crowd(device!, character, { ...FORMATS, paletteSize: 1e12 }).palette.budget).toBe(Math.floor(limit / setBytes) - 3 * PALETTE_BUCKETS);
+    expect(() => new Crowd(device!, character, { ...FORMATS, paletteSize: 0 })).toThrow(/paletteSize must be a positive integer or Infinity/);
+    expect(() => new Crowd(device!, character, { ...FORMATS, paletteSize: 2.5 })).toThrow(/paletteSize must be a positive integer or Infinity/);
+    expect(() => new Crowd(device!, character, { ...FORMATS, paletteSize: -Infinity })).toThrow(/paletteSize must be a positive integer or Infinity/);
+    for (const paletteSize of [1e12, Infinity]) {
+      const large = new Crowd(device!, character, { ...FORMATS, capacity: 8, paletteSize });
+      expect(large.palette.budget).toBe(Math.floor(limit / setBytes) - 3 * PALETTE_BUCKETS);
+      large.destroy();
+    }
+  });
+
+  it('a million Foxes made with default options hold at most a quarter of a joint set each (issue 33: 1.3 GB before)', async () => {
+    const crowd = new Crowd(device!, await testCharacter('Fox'), FORMATS);
+    const setBytes = crowd.jointsPerInstance * crowd.bytesPerJoint;
+    // Every instance exact while the crowd fits the budget...
+    crowd.addMany({ count: DEFAULT_PALETTE_SIZE });
+    expect(crowd.palette).toMatchObject({ active: false, size: DEFAULT_PALETTE_SIZE });
+    expect(crowd.gpuBytes).toBeGreaterThan(DEFAULT_PALETTE_SIZE * setBytes);
+    // ... and past it the joint buffer stays where it was: the drawn instances share the budget.
+    const count = 1_000_000;
+    crowd.addMany({ count: count - DEFAULT_PALETTE_SIZE });
+    expect(crowd.count).toBe(count);
+    expect(crowd.gpuBytes).toBeLessThanOrEqual((count * setBytes) / 4); // 251,820,144 bytes (SwiftShader, 2 GiB bindings)
+    expect(crowd.palette).toMatchObject({ active: true, size: DEFAULT_PALETTE_SIZE, budget: DEFAULT_PALETTE_SIZE });
+    crowd.destroy();
   });
 
   it('gpuBytes adds up the store: records, joint sets and lists grow with the crowd', async () => {

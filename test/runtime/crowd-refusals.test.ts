@@ -311,8 +311,8 @@ const crowdRefusals: Refusal<Fixture>[] = [
     ['capacity string', { capacity: '8' }, /capacity must be a positive integer, got "8"/],
     // The joint buffer stops at the sets that fit (a palette past them): the records are what run out.
     ['capacity past the device limits', { capacity: 2 ** 30 }, /Crowd\.instances needs .*maxStorageBufferBindingSize/],
-    ['paletteSize 0', { paletteSize: 0 }, /paletteSize must be a positive integer \(joint sets of instances being drawn\), got 0/],
-    ['paletteSize 1.5', { paletteSize: 1.5 }, /paletteSize must be a positive integer \(joint sets of instances being drawn\), got 1.5/],
+    ['paletteSize 0', { paletteSize: 0 }, /paletteSize must be a positive integer or Infinity \(joint sets of instances being drawn\), got 0/],
+    ['paletteSize 1.5', { paletteSize: 1.5 }, /paletteSize must be a positive integer or Infinity \(joint sets of instances being drawn\), got 1.5/],
     ['unknown cullBounds', { cullBounds: 'tight' }, /cullBounds must be 'reach' or 'authored', got "tight"/],
     ['culling string', { culling: 'yes' }, /culling must be true or false, got "yes"/],
     ['maxDistance -1', { maxDistance: -1 }, /maxDistance must be a positive number of world units \(or Infinity\), got -1/],

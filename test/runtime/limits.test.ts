@@ -13,8 +13,8 @@ const device = await openTestDevice();
 const MiB = 1 << 20;
 const CLIPS = [1, 2];
 
-function store(slotCount: number, capacity = 1, nodeCount = 4): InstanceStore {
-  return new InstanceStore(device!, { nodeCount, slotCount, clipDurations: CLIPS, capacity, label: 'test' });
+function store(slotCount: number, capacity = 1, nodeCount = 4, paletteSize?: number): InstanceStore {
+  return new InstanceStore(device!, { nodeCount, slotCount, clipDurations: CLIPS, capacity, label: 'test', paletteSize });
 }
 
 /** What a refusal must leave as it was. */
@@ -75,8 +75,8 @@ describe.skipIf(!device)('limits: growing buffers on an adapter\'s default limit
   });
 
   describe('InstanceStore', () => {
-    it('jointMatrices: Fox-sized instances (24 joints) grow to all 116,508 sets that fit, then the palette takes over in the same bytes, never refused for joints', () => {
-      const s = store(24);
+    it('jointMatrices: Fox-sized instances (24 joints) with paletteSize Infinity grow to all 116,508 sets that fit, then the palette takes over in the same bytes, never refused for joints', () => {
+      const s = store(24, 1, 4, Infinity);
       const fit = Math.floor((128 * MiB) / (24 * 48));
       expect(fit).toBe(116_508);
       for (let i = 0; i < fit; i++) s.add();

@@ -4,7 +4,7 @@ import { sampleLut } from '../../src/anim/lut';
 import { bake } from '../../src/bake/bake';
 import type { InstanceAnimation } from '../../src/runtime/instance-records';
 import { PosePass } from '../../src/runtime/pose-pass';
-import { packRigData } from '../../src/runtime/rig-data';
+import { packRigData } from '../../src/bake/rig-data';
 import { gpuJointMatrices } from '../../tools/gpu-poser';
 import { openTestDevice } from '../helpers/gpu';
 import { compareMatrices } from '../helpers/matrices';

@@ -45,8 +45,8 @@ export async function benchClipLibrary(device: GPUDevice, folder: string): Promi
     };
   };
   const own = await measure('each body loads the clips file (its own copy)', async () => [
-    await loadCharacter(body.slice(0), { clips: [clips.slice(0)], lod: false }),
-    await loadCharacter(body.slice(0), { clips: [clips.slice(0)], lod: false }),
+    await loadCharacter(body.slice(0), { clips: [await loadClips(clips.slice(0))], lod: false }),
+    await loadCharacter(body.slice(0), { clips: [await loadClips(clips.slice(0))], lod: false }),
   ]);
   const shared = await measure('one loadClips library, shared', async () => {
     const library = await loadClips(clips.slice(0));

@@ -8,11 +8,12 @@ import type { CrowdOptions } from '../../src/runtime/crowd-types';
 
 /**
  * A crowd with every feature its character can take (clip events, props, morph targets, root
- * motion), as every crowd was before features became objects of their own: the benchmark's rows
- * stay comparable with the runs before that change (like for like).
+ * motion), as every crowd was before features became objects of their own, and a joint set per
+ * instance (paletteSize Infinity, the default before issue 33, unless `options` say otherwise):
+ * the benchmark's rows stay comparable with the runs before those changes (like for like).
  */
 export function fullCrowd(device: GPUDevice, character: Character, options: CrowdOptions): Crowd {
-  const crowd = new Crowd(device, character, options);
+  const crowd = new Crowd(device, character, { paletteSize: Infinity, ...options });
   new CrowdEvents(crowd);
   new CrowdProps(crowd);
   if (character.morphTargets.length > 0) new CrowdMorph(crowd);

@@ -1,11 +1,34 @@
-import type { BakedModel } from '../bake/bake';
-import type { Rig } from '../bake/rig';
-import { JOINT_SLOT, NODE } from './layout';
+import type { BakedModel } from './bake';
+import type { Rig } from './rig';
 import { IDENTITY_TRS } from '../math/pose';
 
 /**
- * The static GPU data of one character, as typed arrays laid out per src/runtime/layout.ts. Pure
- * CPU (tested without a GPU); RigBuffers uploads it.
+ * Per rig node (shaders/pose.wgsl `Node`). packRigData packs them in this layout; PosePass
+ * (src/runtime/pose-pass.ts) copies them into its `tracks` buffer as one vec4f
+ * (parent, depth, 0, 0) each, integers as floats. test/runtime/layout.test.ts checks both
+ * layouts here against the shader, through src/runtime/layout.ts.
+ */
+export const NODE = {
+  size: 8,
+  parent: 0, // i32: parent node, -1 for a root
+  depth: 4, //  u32: 0 for a root
+} as const;
+
+/**
+ * Per joint slot: one skin joint of one skin (shaders/pose.wgsl `JointSlot`). PosePass copies
+ * them into its `tracks` buffer as 5 vec4f: the matrix's columns, then (node, 0, 0, 0).
+ */
+export const JOINT_SLOT = {
+  size: 80,
+  inverseBind: 0, // mat4x4f
+  node: 64, //       u32: rig node whose model matrix this joint follows
+  // 12 bytes of padding: a struct holding a mat4x4f is 16-byte aligned
+} as const;
+
+/**
+ * The static GPU data of one character, as typed arrays laid out per NODE and JOINT_SLOT
+ * above and src/runtime/layout.ts. Made at load time (Character.gpu), pure CPU (tested without a
+ * GPU); PosePass uploads it. It sits in bake/, below character/ and runtime/, since both use it.
  */
 export interface RigData {
   nodeCount: number;
