@@ -88,11 +88,12 @@ export function meanColor(p: Picture, background: readonly number[], x0 = 0, x1 
   return sum.map((s) => s / Math.max(1, n));
 }
 
-/** Writes `p` to test-results/three/`name`.png, for a person to look at. */
+/** Writes `p` to test-results/three/`name`.png (rows turned top to bottom), for a person to look at. */
 export function savePicture(p: Picture, name: string): void {
   mkdirSync(PICTURES, { recursive: true });
   const png = new PNG({ width: p.width, height: p.height });
-  png.data.set(p.data);
+  const row = p.width * 4;
+  for (let y = 0; y < p.height; y++) png.data.set(p.data.subarray(y * row, (y + 1) * row), (p.height - 1 - y) * row);
   writeFileSync(join(PICTURES, `${name}.png`), PNG.sync.write(png));
 }
 
