@@ -33,7 +33,7 @@ import {
 import { screenUV, texture } from 'three/tsl';
 import { Crowd, type Character, type CrowdOptions, type CrowdTargetFormats } from '../index';
 import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
-import { ThreeShading, type ThreeShadingOptions } from './three-shading';
+import { ThreeShading, threeShadingOf, type ThreeShadingOptions } from './three-shading';
 
 export type { ThreeShadingOptions } from './three-shading';
 
@@ -191,19 +191,28 @@ export class ThreeCrowdRenderer {
    * Draws `crowd` from now on, restored onto this renderer's device: the way back after three's
    * device was lost. Make a new WebGPURenderer and a ThreeCrowdRenderer on it, release each crowd
    * from the old one (`removeCrowd(crowd, false)`) and adopt it here: Crowd.restore rebuilds its
-   * GPU objects from what it kept, every instance as it was. The crowd's formats must be this
+   * GPU objects from what it kept, every instance as it was. A crowd with shading 'three' brings
+   * its scene object (`sceneObject(crowd)`, the same Group: add it to the scene you render here)
+   * and its three buffers are made anew on this renderer. The crowd's formats must be this
    * renderer's (`formats`); a crowd drawn here already is refused.
    */
   adoptCrowd(crowd: Crowd): void {
     if (this.crowds.includes(crowd)) throw new RangeError(`${PREFIX}: adoptCrowd: this crowd is drawn here already`);
-    if (crowd.hasFeature('three-shading')) throw new RangeError(`${PREFIX}: adoptCrowd: a crowd with shading 'three' holds three objects of the old renderer; make it again here`);
     const have = crowd.targetFormats;
     const want = this.formats;
     if (have.colorFormat !== want.colorFormat || have.depthFormat !== want.depthFormat || have.sampleCount !== want.sampleCount) {
       throw new RangeError(`${PREFIX}: adoptCrowd: the crowd draws into ${have.colorFormat} / ${have.depthFormat} x${have.sampleCount}, this renderer's target is ` +
         `${want.colorFormat} / ${want.depthFormat} x${want.sampleCount}; make the new renderer with the old one's samples`);
     }
+    // shading 'three': three's side moves first, so that restore makes its buffers on this renderer.
+    const shading = threeShadingOf(crowd);
+    shading?.moveTo(this.backend);
     if (crowd.device !== this.device) crowd.restore(this.device);
+    if (shading) {
+      this.shaded.set(crowd, shading);
+      this.shadedCrowds.push(crowd);
+      this.shadings.push(shading);
+    }
     this.crowds.push(crowd);
   }
 

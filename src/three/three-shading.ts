@@ -39,6 +39,14 @@ const PREFIX = 'crowd-skin/three';
 /** vec4f per instance record (INSTANCE.size 112 bytes); the world matrix is its first 4. */
 const RECORD_VEC4S = 7;
 
+/** The ThreeShading of each crowd that has one (ThreeCrowdRenderer.adoptCrowd moves it). */
+const shadings = new WeakMap<Crowd, ThreeShading>();
+
+/** The three side of `crowd` when it was made with shading 'three', else undefined. */
+export function threeShadingOf(crowd: Crowd): ThreeShading | undefined {
+  return shadings.get(crowd);
+}
+
 /** What `shading: 'three'` takes (ThreeCrowdOptions). */
 export interface ThreeShadingOptions {
   /**
@@ -88,7 +96,7 @@ export class ThreeShading implements CrowdFeature {
   private slot!: TslNode<'uint'>;
   private readonly primitive = uniform(0, 'uint').onObjectUpdate(({ object }) => (object?.userData.crowdPrimitive as number | undefined) ?? 0);
 
-  constructor(private readonly crowd: Crowd, private readonly backend: WebGpuBackend, options: ThreeShadingOptions = {}) {
+  constructor(private readonly crowd: Crowd, private backend: WebGpuBackend, options: ThreeShadingOptions = {}) {
     this.skinning = crowd.skinning;
     if (crowd.device !== backend.device) throw new Error(`${PREFIX}: shading 'three' needs the crowd on three's GPUDevice`);
     const character: Character = crowd.character;
@@ -96,6 +104,7 @@ export class ThreeShading implements CrowdFeature {
     this.eight = primitives.some((prim) => prim.influences === 8);
     this.ownsMaterials = options.material === undefined;
     this.kernel = crowd.install(this);
+    shadings.set(crowd, this);
     this.object.name = `crowd-skin ${character.name}`;
     this.allocate(Math.max(1, this.kernel.store.capacity));
     primitives.forEach((prim, p) => {
@@ -204,6 +213,7 @@ export class ThreeShading implements CrowdFeature {
   }
 
   destroy(): void {
+    shadings.delete(this.crowd);
     this.threeAppearance?.destroy();
     this.threeMorph?.destroy();
     this.object.removeFromParent();
@@ -213,8 +223,24 @@ export class ThreeShading implements CrowdFeature {
     this.release();
   }
 
-  restore(): void {
-    throw new Error(`${PREFIX}: a crowd with shading 'three' cannot move to another device: make it again on the new renderer`);
+  /**
+   * Moves three's side of the crowd to another WebGPURenderer's backend (ThreeCrowdRenderer.adoptCrowd,
+   * after a device loss): the meshes, geometries, materials and textures are three objects of no
+   * renderer and stay; the storage buffers the crowd copies into are made anew on `backend`, now
+   * when the crowd is on its device already, else in restore() (Crowd.restore onto it).
+   */
+  moveTo(backend: WebGpuBackend): void {
+    this.backend = backend;
+    if (this.crowd.device === backend.device) this.rebuild();
+  }
+
+  /** Crowd.restore: the storage buffers on the new device, which must be the backend's moveTo named. */
+  restore(device: GPUDevice): void {
+    if (device !== this.backend.device) {
+      throw new Error(`${PREFIX}: a crowd with shading 'three' copies into buffers of three's renderer, so it moves with one: ` +
+        'adopt it with the new renderer\'s ThreeCrowdRenderer.adoptCrowd rather than Crowd.restore');
+    }
+    this.rebuild();
   }
 
   private allocate(capacity: number): void {
@@ -264,6 +290,17 @@ export class ThreeShading implements CrowdFeature {
       material.needsUpdate = true;
     }
     appearance?.wrap(this.materials, slot, primitive, true);
+  }
+
+  /** Every three buffer made anew on the current backend (the old ones are the old renderer's), then the nodes over them. */
+  private rebuild(): void {
+    this.threeAppearance?.destroy();
+    this.threeMorph?.destroy();
+    this.threeAppearance = this.threeMorph = undefined;
+    this.release();
+    this.allocate(Math.max(1, this.kernel.store.capacity));
+    this.refreshFeatures();
+    this.setNodes();
   }
 
   /** Makes three's side of the features the crowd has now (found through the kernel's draws). */
