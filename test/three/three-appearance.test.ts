@@ -6,7 +6,8 @@
  * purpose: the tint or the variant taken away.
  */
 import { describe, expect, it } from 'vitest';
-import { AmbientLight, Color, DirectionalLight, PerspectiveCamera, Scene } from 'three/webgpu';
+import { AmbientLight, Color, DirectionalLight, PerspectiveCamera, Scene, type Mesh, type NodeMaterial } from 'three/webgpu';
+import { color } from 'three/tsl';
 import { CrowdAppearance, type Character, type Crowd } from '../../src/index';
 import type { ThreeCrowdRenderer } from '../../src/three/index';
 import { testCharacter } from '../helpers/character';
@@ -101,6 +102,16 @@ describe.skipIf(!device)("per-instance appearance under shading 'three'", () => 
     expect(within(untinted), 'a Fox without its tint passed the comparison').toBe(false);
     expect(within(unvaried), 'a Fox without its variant passed the comparison').toBe(false);
     expect(coveredPixels(plain, BLACK, ...columns(2)), 'the part shown again is not drawn').toBeGreaterThan(100);
+
+    // A colorNode set on the material later is wrapped again: pure green under the tint (1, 0.25, 0.1) is a dark green.
+    looks.setTint(ids[0], ...TINT);
+    shaded.update(0);
+    const mesh = crowds.sceneObject(shaded).children[0] as Mesh;
+    (mesh.material as NodeMaterial).colorNode = color(0x00ff00);
+    const green = meanColor(await renderPicture(crowds, scene, camera), BLACK, ...columns(0));
+    console.log(`appearance: a green colorNode set later, under the tint: mean colour ${green.map((c) => c.toFixed(0)).join(', ')}`);
+    expect(green[1], 'the colorNode set later is not drawn').toBeGreaterThan(3 * Math.max(green[0], green[2]) + 10);
+    expect(green[1], 'the colorNode set later is not tinted').toBeLessThan(0.75 * 255);
     crowds.dispose();
     crowds.renderer.dispose();
   }, 120_000);
