@@ -186,6 +186,23 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     crowds.renderer.dispose();
   }, 120_000);
 
+  it('draws under a reversed or logarithmic depth buffer, which only the default shading cannot share', async () => {
+    const fox = await testCharacter('Fox');
+    for (const depth of [{ reversedDepthBuffer: true }, { logarithmicDepthBuffer: true }]) {
+      const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas(), ...depth });
+      await renderer.init();
+      renderer.setSize(WIDTH, HEIGHT, false);
+      const crowds = new ThreeCrowdRenderer(renderer);
+      expect(() => crowds.createCrowd(fox), Object.keys(depth)[0]).toThrow(/shading: 'three'/);
+      const { crowd, scene, camera, scale, lift } = stage(crowds, fox, 0xff0000, new MeshBasicNodeMaterial({ color: 0x00ff00 }));
+      crowd.setPlacement(crowd.add({ clipA: 'Walk', speedA: 0 }), 0, lift, 0, Math.PI / 2, scale);
+      crowd.update(0);
+      expect(await share(crowds, scene, camera, [0, 255, 0]), `no Fox drawn with ${Object.keys(depth)[0]}`).toBeGreaterThan(0.04);
+      crowds.dispose();
+      renderer.dispose();
+    }
+  }, 120_000);
+
   it('refuses what it cannot draw, naming it, and leaves nothing behind', async () => {
     const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas() });
     await renderer.init();
