@@ -1,15 +1,19 @@
 /**
  * Morph targets under shading 'three' (src/three/three-morph.ts), in Node on three r187's
  * WebGPURenderer: RobotExpressive's face (three Head primitives with the targets Angry, Surprised
- * and Sad) drawn by three and by the crowd's own shading, each with a CrowdMorph, under the same
- * sun and ambient light. Compared over the pixels the expression moves (where the crowd's face
- * with and without it differ), then the same comparison must fail for three's face without it.
+ * and Sad) drawn by three and by the crowd's own shading, each with a CrowdMorph, and by three's
+ * own SkinnedMesh (GLTFLoader, AnimationMixer, morphTargetInfluences), under the same sun and
+ * ambient light. Compared over the pixels the expression moves (where the reference face with
+ * and without it differ), then the same comparisons must fail for three's crowd without it.
  */
 import { describe, expect, it } from 'vitest';
-import { AmbientLight, Color, DirectionalLight, PerspectiveCamera, Scene } from 'three/webgpu';
+import { readFileSync } from 'node:fs';
+import { AmbientLight, AnimationMixer, Color, DirectionalLight, PerspectiveCamera, Scene, type Mesh } from 'three/webgpu';
+import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { CrowdMorph, type Crowd } from '../../src/index';
 import { testCharacter } from '../helpers/character';
 import { openTestDevice } from '../helpers/gpu';
+import { modelPath } from '../helpers/models';
 import { renderPicture, savePicture, threeCrowds, type Picture } from '../helpers/three-scene';
 
 const device = await openTestDevice();
@@ -76,6 +80,25 @@ describe.skipIf(!device)("morph targets under shading 'three'", () => {
     const blank = await renderPicture(crowds, scene, camera);
     crowds.removeCrowd(ours);
 
+    // three's own SkinnedMesh (GLTFLoader, AnimationMixer at Idle 0 s) with the same morph target influences.
+    const gltf = await new GLTFLoader().parseAsync(readFileSync(modelPath('RobotExpressive')).buffer as ArrayBuffer, '');
+    const mixer = new AnimationMixer(gltf.scene);
+    mixer.clipAction(gltf.animations.find((clip) => clip.name === 'Idle')!).play();
+    mixer.update(0);
+    const faces: Mesh[] = [];
+    gltf.scene.traverse((o) => { if ((o as Mesh).morphTargetInfluences) faces.push(o as Mesh); });
+    const influence = (expression: typeof EXPRESSION | null) => {
+      for (const face of faces) {
+        for (const [name, index] of Object.entries(face.morphTargetDictionary!)) face.morphTargetInfluences![index] = expression?.[name as keyof typeof EXPRESSION] ?? 0;
+      }
+    };
+    scene.add(gltf.scene);
+    influence(EXPRESSION);
+    const threeOwn = await renderPicture(crowds, scene, camera);
+    influence(null);
+    const threeOwnBlank = await renderPicture(crowds, scene, camera);
+    scene.remove(gltf.scene);
+
     const shaded = crowds.createCrowd(character, { capacity: 1, shading: 'three' });
     scene.add(crowds.sceneObject(shaded));
     const expressThree = robot(shaded);
@@ -87,11 +110,18 @@ describe.skipIf(!device)("morph targets under shading 'three'", () => {
     savePicture(reference, 'morph-crowd');
     savePicture(drawn, 'morph-three');
     savePicture(blankThree, 'morph-three-blank');
+    savePicture(threeOwn, 'morph-three-skinned-mesh');
 
     const same = compareWhereMoved(reference, drawn, reference, blank);
     const ignored = compareWhereMoved(reference, blankThree, reference, blank);
     const unmoved = compareWhereMoved(blank, blankThree, blank, blank); // nowhere: 0 pixels
     const wholeFace = compareWhereMoved(reference, drawn, reference, { ...reference, data: new Uint8Array(reference.data.length) });
+    const own = compareWhereMoved(threeOwn, drawn, threeOwn, threeOwnBlank);
+    const ownIgnored = compareWhereMoved(threeOwn, blankThree, threeOwn, threeOwnBlank);
+    console.log(`morph, three vs three's own SkinnedMesh where its expression moves: ${show(own)}; without the expression: ${show(ownIgnored)}`);
+    expect(own.pixels, 'the expression moved nothing on three\'s SkinnedMesh').toBeGreaterThan(0.02 * SIZE * SIZE);
+    expect(within(own), `three vs three's SkinnedMesh: ${show(own)}`).toBe(true);
+    expect(within(ownIgnored), 'three\'s face without the expression passed the comparison with three\'s SkinnedMesh').toBe(false);
     console.log(`morph, three vs crowd where the expression moves: ${show(same)}; over every covered pixel: ${show(wholeFace)}; ` +
       `three without the expression: ${show(ignored)}`);
     expect(unmoved.pixels).toBe(0);
