@@ -3,10 +3,11 @@
  * r187's WebGPURenderer: three Foxes (a tint, a base-colour variant, a part hidden) drawn by three
  * and by the crowd's own shading under the same sun and ambient light, compared Fox by Fox over
  * the pixels either covers. Then the comparison must fail where three's picture is made wrong on
- * purpose: the tint or the variant taken away.
+ * purpose: the tint or the variant taken away. And the parts of RobotExpressive (19 primitives)
+ * drawn by one material of the user: the primitive is found per mesh, not per material.
  */
 import { describe, expect, it } from 'vitest';
-import { AmbientLight, Color, DirectionalLight, PerspectiveCamera, Scene, type Mesh, type NodeMaterial } from 'three/webgpu';
+import { AmbientLight, Color, DirectionalLight, MeshBasicNodeMaterial, PerspectiveCamera, Scene, type Mesh, type NodeMaterial } from 'three/webgpu';
 import { color } from 'three/tsl';
 import { CrowdAppearance, type Character, type Crowd } from '../../src/index';
 import type { ThreeCrowdRenderer } from '../../src/three/index';
@@ -112,6 +113,48 @@ describe.skipIf(!device)("per-instance appearance under shading 'three'", () => 
     console.log(`appearance: a green colorNode set later, under the tint: mean colour ${green.map((c) => c.toFixed(0)).join(', ')}`);
     expect(green[1], 'the colorNode set later is not drawn').toBeGreaterThan(3 * Math.max(green[0], green[2]) + 10);
     expect(green[1], 'the colorNode set later is not tinted').toBeLessThan(0.75 * 255);
+    crowds.dispose();
+    crowds.renderer.dispose();
+  }, 120_000);
+
+  it('hides the right parts when one material of yours draws every primitive (RobotExpressive without its head)', async () => {
+    const crowds = await threeCrowds(device!, 64, 64);
+    const robot = await testCharacter('RobotExpressive');
+    const scene = new Scene();
+    scene.background = new Color(0x000000);
+    const camera = new PerspectiveCamera(40, 1, 0.1, 50);
+    camera.position.set(0, 2.2, 8);
+    camera.lookAt(0, 2.2, 0);
+    const headless = (crowd: Crowd) => {
+      const looks = new CrowdAppearance(crowd);
+      const id = crowd.add({ clipA: 'Idle', timeA: 0, speedA: 0 });
+      looks.setParts(id, looks.partMask(looks.parts.filter((part) => !part.startsWith('Head'))));
+      crowd.update(0);
+      return { looks, id };
+    };
+    const ours = crowds.createCrowd(robot, { capacity: 1 });
+    headless(ours);
+    const reference = await renderPicture(crowds, scene, camera);
+    crowds.removeCrowd(ours);
+    const shaded = crowds.createCrowd(robot, { capacity: 1, shading: 'three', material: new MeshBasicNodeMaterial({ color: 0x00ff00 }) });
+    scene.add(crowds.sceneObject(shaded));
+    const { looks, id } = headless(shaded);
+    const drawn = await renderPicture(crowds, scene, camera);
+    looks.setParts(id, looks.allParts);
+    shaded.update(0);
+    const whole = await renderPicture(crowds, scene, camera);
+    savePicture(drawn, 'appearance-parts-three');
+    /** Pixels covered in exactly one of `a`, `b`. */
+    const xor = (a: Picture, b: Picture) => {
+      let n = 0;
+      for (let o = 0; o < a.data.length; o += 4) n += Number((a.data[o] + a.data[o + 1] + a.data[o + 2] > 0) !== (b.data[o] + b.data[o + 1] + b.data[o + 2] > 0));
+      return n;
+    };
+    const body = coveredPixels(reference, BLACK);
+    console.log(`appearance parts, one material: body ${body} px; three differs from crowd on ${xor(reference, drawn)} px, with the head on ${xor(reference, whole)} px`);
+    expect(body, 'shading crowd drew no body').toBeGreaterThan(200);
+    expect(xor(reference, drawn), 'three hides other parts than shading crowd').toBeLessThan(0.03 * body);
+    expect(xor(reference, whole), 'the head is too small to tell').toBeGreaterThan(0.2 * body);
     crowds.dispose();
     crowds.renderer.dispose();
   }, 120_000);
