@@ -91,9 +91,9 @@ export class ThreeShading implements CrowdFeature {
   // not named appearance / vertexWeights, which are CrowdFeature hooks ----
   private threeAppearance: ThreeAppearance | undefined;
   private threeMorph: ThreeMorph | undefined;
-  /** The drawn mesh's primitive index (Mesh.userData.crowdPrimitive), per object: one material may draw every primitive. */
-  /** The slot node of the current position node (the colour node reads the same). */
+  /** The slot node of the current position node (the appearance's colour node reads the same). */
   private slot!: TslNode<'uint'>;
+  /** The drawn mesh's primitive index (Mesh.userData.crowdPrimitive), per object: one material may draw every primitive. */
   private readonly primitive = uniform(0, 'uint').onObjectUpdate(({ object }) => (object?.userData.crowdPrimitive as number | undefined) ?? 0);
 
   constructor(private readonly crowd: Crowd, private backend: WebGpuBackend, options: ThreeShadingOptions = {}) {
@@ -265,7 +265,9 @@ export class ThreeShading implements CrowdFeature {
     const sets = this.eight ? 2 : 1;
     const skin = skinningOf(this.skinning);
     const { threeAppearance: appearance, threeMorph: morph, primitive } = this;
-    // The instance slot drawn (read in the vertex stage) and the first joint record of its joint set.
+    // The instance slot drawn (read in the vertex stage) and the first joint record of its joint
+    // set: the one place that maps three's instanceIndex (a cull list or the joint palette would map
+    // it here); every node below, the features' included, takes these two.
     const slot: TslNode<'uint'> = instanceIndex;
     const jointBase: TslNode<'uint'> = slot.mul(uint(slotCount));
     this.slot = slot;
