@@ -18,14 +18,21 @@
  */
 import { float, materialColor, materialReference, max, round, select, storage, texture, uint, uintBitsToFloat, uv, varying, vec3, vec4 } from 'three/tsl';
 import { DataArrayTexture, LinearFilter, RepeatWrapping, SRGBColorSpace, StorageBufferAttribute, type NodeMaterial } from 'three/webgpu';
+import { APPEARANCE } from '../features/appearance/appearance-layout';
 import type { AppearanceSource } from '../runtime/appearance-groups';
 import type { WebGpuBackend } from './backend';
 import type { TslNode } from './three-skinning';
 
 const PREFIX = 'crowd-skin/three';
-/** uvec4 per appearance record (APPEARANCE.size 32 bytes): the tint's bits, then (variant, parts, 0, 0). */
-const RECORD_UVEC4S = 2;
-const RECORD_BYTES = RECORD_UVEC4S * 16;
+/** uvec4 per appearance record (APPEARANCE, the layout's constants only: no feature code): the tint's bits, then (variant, parts, 0, 0). */
+const RECORD_UVEC4S = APPEARANCE.size / 16;
+const RECORD_BYTES = APPEARANCE.size;
+const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
+/** The uvec4 of a record holding the u32 at byte `offset`, and its component. */
+const word = (offset: number) => ({ vec: offset >> 4, component: COMPONENTS[(offset & 15) >> 2] });
+const TINT = word(APPEARANCE.tint);
+const VARIANT = word(APPEARANCE.variant);
+const PARTS = word(APPEARANCE.parts);
 /** What a NodeMaterial's colorNode holds. */
 type ColorNode = NonNullable<NodeMaterial['colorNode']>;
 
@@ -73,8 +80,8 @@ export class ThreeAppearance {
 
   /** Whether instance `slot` draws primitive `primitive` (its bit in the parts mask). */
   shown(slot: TslNode<'uint'>, primitive: TslNode<'uint'>): TslNode<'bool'> {
-    const record = this.recordsNode().element(slot.mul(uint(RECORD_UVEC4S)).add(uint(1)));
-    return record.y.shiftRight(primitive).bitAnd(uint(1)).notEqual(uint(0));
+    const record = this.recordsNode().element(slot.mul(uint(RECORD_UVEC4S)).add(uint(PARTS.vec)));
+    return record[PARTS.component].shiftRight(primitive).bitAnd(uint(1)).notEqual(uint(0));
   }
 
   /**
@@ -122,11 +129,11 @@ export class ThreeAppearance {
   private colorNode(inner: ColorNode | null, slot: TslNode<'uint'>, primitive: TslNode<'uint'>): ColorNode {
     const records = this.recordsNode();
     const first = slot.mul(uint(RECORD_UVEC4S));
-    const tintBits = records.element(first);
+    const tintBits = records.element(first.add(uint(TINT.vec))); // x, y, z: r, g, b (TINT.component is x)
     // Read in the vertex stage (where the slot is), passed on: constant over each instance.
     const bits = (word: TslNode<'uint'>) => uintBitsToFloat(word) as unknown as TslNode<'float'>;
     const tint = varying(vec3(bits(tintBits.x), bits(tintBits.y), bits(tintBits.z)));
-    const variant = varying(float(records.element(first.add(uint(1))).x));
+    const variant = varying(float(records.element(first.add(uint(VARIANT.vec)))[VARIANT.component]));
     const varied = uint(this.source.variedPrimitives >>> 0).shiftRight(primitive).bitAnd(uint(1)).notEqual(uint(0));
     const own = vec4((inner ?? materialColor) as TslNode<'vec4'>);
     const layer = max(round(variant), 1).sub(1).toInt();
