@@ -4,8 +4,8 @@
  * varied primitives by a layer of the variant images, and the parts mask hides the primitives an
  * instance does not draw, in three's colour and shadow passes alike, as skin.wgsl's *Appearance
  * entry points do under the default shading. Made by ThreeShading only while a feature provides
- * an AppearanceSource (CrowdKernel.draws.appearance), so a crowd without one pays nothing and
- * this file names no feature.
+ * an AppearanceSource (CrowdKernel.draws.appearance), so a crowd without one pays nothing; of the
+ * appearance feature this file imports the record's layout (APPEARANCE) only, no code.
  *
  * How: the source's records (APPEARANCE, 32 bytes a slot) are copied into a three-owned storage
  * buffer in the crowd's command encoder, as the joints are; the variant images become a three
