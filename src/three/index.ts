@@ -247,7 +247,10 @@ export class ThreeCrowdRenderer {
    * post-processing chain of your own: e.g. `new RenderPipeline(renderer, bloom(texture(crowds.target.texture)))`.
    */
   renderToTarget(scene: Object3D, camera: Camera): void {
-    if ((camera as { isArrayCamera?: boolean }).isArrayCamera) throw new TypeError(`${PREFIX}: ArrayCamera (WebXR, multi-view) is not supported: crowds draw with one camera per frame`);
+    if ((camera as { isArrayCamera?: boolean }).isArrayCamera) {
+      throw new TypeError(`${PREFIX}: ArrayCamera (WebXR, multi-view) is not supported: a crowd is drawn (and culled) with one camera per frame, ` +
+        'in one pass after three\'s; it would need a draw per sub-camera into its viewport. Render each view with its own camera instead');
+    }
     const renderer = this.renderer;
     this.fitTarget();
     const previousTarget = renderer.getRenderTarget();
