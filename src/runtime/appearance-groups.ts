@@ -12,6 +12,22 @@ export interface AppearanceSource {
   readonly variants: GPUTextureView;
   /** Bit p set: primitive p takes its base colour from the variant array for variants >= 1. */
   readonly variedPrimitives: number;
+  /**
+   * The images behind `variants` (layer k: variants[k]; RGBA8, sRGB-encoded, one size), for a
+   * renderer that makes its own texture of them (crowd-skin/three's shading 'three'). Not copied:
+   * the source keeps them unchanged. Without it, that renderer refuses the source.
+   */
+  readonly variantImages?: readonly RgbaImage[];
+}
+
+/** An RGBA8 image (4 bytes a texel, rows top to bottom): an ImageData fits. */
+export interface RgbaImage {
+  /** Texels per row, >= 1. */
+  readonly width: number;
+  /** Rows, >= 1. */
+  readonly height: number;
+  /** width x height x 4 bytes: R, G, B, A per texel. */
+  readonly data: Uint8Array | Uint8ClampedArray;
 }
 
 /** The primitive uniform (skin.wgsl AppearancePrimitive): index u32, varied u32, padded to 16 bytes. */

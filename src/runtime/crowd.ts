@@ -112,7 +112,7 @@ export class Crowd extends CrowdCamera {
         this.passes.destroy();
         this.createPasses(this.gpuDevice);
       },
-      draws: { get mesh() { return self.passes.mesh; }, get skin() { return self.passes.skin; }, get vertexWeights() { return self.features.vertexWeights; } },
+      draws: { get mesh() { return self.passes.mesh; }, get skin() { return self.passes.skin; }, get vertexWeights() { return self.features.vertexWeights; }, get appearance() { return self.features.appearance; } },
     };
   }
 

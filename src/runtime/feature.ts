@@ -44,6 +44,8 @@ export interface KernelDraws {
   readonly skin: SkinPass;
   /** The per-slot vertex weights a feature provides (morph), which the frame bind group binds, or undefined. */
   readonly vertexWeights: GPUBuffer | undefined;
+  /** The per-instance appearance a feature provides (CrowdFeature.appearance), or undefined. */
+  readonly appearance: AppearanceSource | undefined;
 }
 
 /**

@@ -33,7 +33,7 @@ import {
 import { screenUV, texture } from 'three/tsl';
 import { Crowd, type Character, type CrowdOptions, type CrowdTargetFormats } from '../index';
 import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
-import { ThreeShading, type ThreeShadingOptions } from './three-shading';
+import { ThreeShading, threeShadingOf, type ThreeShadingOptions } from './three-shading';
 
 export type { ThreeShadingOptions } from './three-shading';
 
@@ -114,15 +114,15 @@ export class ThreeCrowdRenderer {
 
   /**
    * `renderer` must be a three.js WebGPURenderer on its WebGPU backend, initialised
-   * (`await renderer.init()`), with a standard depth buffer (not reversedDepthBuffer, not
-   * logarithmicDepthBuffer); each of these is checked and named when it is not so.
+   * (`await renderer.init()`); each is checked and named when it is not so. Crowds of the default
+   * shading also need a standard depth buffer (not reversedDepthBuffer, not
+   * logarithmicDepthBuffer), checked by createCrowd; crowds with shading 'three' do not.
    *
    * @param renderer The three.js renderer whose device, target and camera conventions the crowds share (not owned).
    */
   constructor(readonly renderer: Renderer, options: ThreeCrowdRendererOptions = {}) {
     this.backend = webgpuBackend(renderer);
     this.device = this.backend.device;
-    checkDepthConventions(renderer);
     checkVertexStorage(this.device);
     const samples = options.samples ?? (renderer.samples > 1 ? 4 : 1);
     if (samples !== 1 && samples !== 4) throw new RangeError(`${PREFIX}: samples must be 1 or 4 (WebGPU's MSAA counts), got ${samples}`);
@@ -161,6 +161,8 @@ export class ThreeCrowdRenderer {
   createCrowd(character: Character, options: ThreeCrowdOptions = {}): Crowd {
     const { shading, material, castShadow, receiveShadow, ...crowdOptions } = options as ThreeCrowdOptions & ThreeShadingOptions;
     if (shading !== undefined && shading !== 'crowd' && shading !== 'three') throw new RangeError(`${PREFIX}: shading must be 'crowd' or 'three', got ${String(shading)}`);
+    // Our own draw shares three's depth buffer; three's draws (shading 'three') follow three's conventions.
+    if (shading !== 'three') checkDepthConventions(this.renderer);
     const crowd = new Crowd(this.device, character, { ...crowdOptions, ...this.formats });
     if (shading === 'three') {
       try {
@@ -191,19 +193,29 @@ export class ThreeCrowdRenderer {
    * Draws `crowd` from now on, restored onto this renderer's device: the way back after three's
    * device was lost. Make a new WebGPURenderer and a ThreeCrowdRenderer on it, release each crowd
    * from the old one (`removeCrowd(crowd, false)`) and adopt it here: Crowd.restore rebuilds its
-   * GPU objects from what it kept, every instance as it was. The crowd's formats must be this
+   * GPU objects from what it kept, every instance as it was. A crowd with shading 'three' brings
+   * its scene object (`sceneObject(crowd)`, the same Group: add it to the scene you render here)
+   * and its three buffers are made anew on this renderer. The crowd's formats must be this
    * renderer's (`formats`); a crowd drawn here already is refused.
    */
   adoptCrowd(crowd: Crowd): void {
     if (this.crowds.includes(crowd)) throw new RangeError(`${PREFIX}: adoptCrowd: this crowd is drawn here already`);
-    if (crowd.hasFeature('three-shading')) throw new RangeError(`${PREFIX}: adoptCrowd: a crowd with shading 'three' holds three objects of the old renderer; make it again here`);
+    if (!threeShadingOf(crowd)) checkDepthConventions(this.renderer);
     const have = crowd.targetFormats;
     const want = this.formats;
     if (have.colorFormat !== want.colorFormat || have.depthFormat !== want.depthFormat || have.sampleCount !== want.sampleCount) {
       throw new RangeError(`${PREFIX}: adoptCrowd: the crowd draws into ${have.colorFormat} / ${have.depthFormat} x${have.sampleCount}, this renderer's target is ` +
         `${want.colorFormat} / ${want.depthFormat} x${want.sampleCount}; make the new renderer with the old one's samples`);
     }
+    // shading 'three': three's side moves first, so that restore makes its buffers on this renderer.
+    const shading = threeShadingOf(crowd);
+    shading?.moveTo(this.backend);
     if (crowd.device !== this.device) crowd.restore(this.device);
+    if (shading) {
+      this.shaded.set(crowd, shading);
+      this.shadedCrowds.push(crowd);
+      this.shadings.push(shading);
+    }
     this.crowds.push(crowd);
   }
 
@@ -235,7 +247,10 @@ export class ThreeCrowdRenderer {
    * post-processing chain of your own: e.g. `new RenderPipeline(renderer, bloom(texture(crowds.target.texture)))`.
    */
   renderToTarget(scene: Object3D, camera: Camera): void {
-    if ((camera as { isArrayCamera?: boolean }).isArrayCamera) throw new TypeError(`${PREFIX}: ArrayCamera (WebXR, multi-view) is not supported: crowds draw with one camera per frame`);
+    if ((camera as { isArrayCamera?: boolean }).isArrayCamera) {
+      throw new TypeError(`${PREFIX}: ArrayCamera (WebXR, multi-view) is not supported: a crowd is drawn (and culled) with one camera per frame, ` +
+        'in one pass after three\'s; it would need a draw per sub-camera into its viewport. Render each view with its own camera instead');
+    }
     const renderer = this.renderer;
     this.fitTarget();
     const previousTarget = renderer.getRenderTarget();
@@ -340,15 +355,20 @@ export class ThreeCrowdRenderer {
   }
 }
 
-/** The crowd's depth test is `less` on z in [0, 1]: three must use the same convention. */
+/**
+ * A crowd drawn by our own pass (shading 'crowd') tests depth with `less` on z in [0, 1] in
+ * three's depth buffer: three must use the same convention. Crowds three draws are not concerned.
+ */
 function checkDepthConventions(renderer: Renderer): void {
   if (renderer.reversedDepthBuffer) {
     throw new Error(`${PREFIX}: the renderer was made with { reversedDepthBuffer: true } (near = 1, depth test 'greater'); ` +
-      "crowds test depth with 'less' on standard depth, so they cannot share a reversed depth buffer yet: create the renderer without reversedDepthBuffer");
+      "a crowd drawn by its own pass tests depth with 'less' on standard depth, so it cannot share a reversed depth buffer yet (its pipelines would need " +
+      "the reversed test and projection): create the renderer without reversedDepthBuffer, or make the crowd with { shading: 'three' }, which three draws with its own depth");
   }
   if (renderer.logarithmicDepthBuffer) {
     throw new Error(`${PREFIX}: the renderer was made with { logarithmicDepthBuffer: true }, which writes a logarithmic depth from three's fragment shaders; ` +
-      "crowds write the rasterised clip-space depth, so the two would not compare: create the renderer without logarithmicDepthBuffer");
+      "a crowd drawn by its own pass writes the rasterised clip-space depth, so the two would not compare: create the renderer without logarithmicDepthBuffer, " +
+      "or make the crowd with { shading: 'three' }, which three draws with its own depth");
   }
 }
 

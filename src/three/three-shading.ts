@@ -11,27 +11,41 @@
  * (after the pose pass), with copyBufferToBuffer. three r187 cannot bind a GPUBuffer it did not
  * create, so the copy is the price of going through three's pipeline (docs/three.md, numbers).
  *
+ * Per-instance appearance, morph targets and 'dual-quaternion' skinning are drawn as under the
+ * default shading, each by a file of its own (three-appearance.ts, three-morph.ts,
+ * three-skinning.ts) hooked in below, made only while the crowd has them (found through the
+ * kernel's draws, never by a feature's name).
+ *
  * Not here (documented in docs/three.md): culling and mesh LOD (every instance is drawn at full
  * detail: three draws a mesh with one instance list in every pass, the shadow passes included,
- * so the camera's culled list would drop the shadows of characters beside the view), morph
- * targets, 'dual-quaternion' skinning (refused), an active joint palette and per-instance
- * appearance (refused when three is about to draw: its materials do not read them). Instance
- * i of the draw is slot i: slots [0, count) are dense (InstanceStore), each with its own joint set.
+ * so the camera's culled list would drop the shadows of characters beside the view) and an
+ * active joint palette (refused when three is about to draw). Instance i of the draw is slot i:
+ * slots [0, count) are dense (InstanceStore), each with its own joint set.
  */
 import {
   BufferAttribute, BufferGeometry, Group, Mesh, MeshStandardNodeMaterial, SRGBColorSpace, StorageBufferAttribute, Texture,
   type NodeMaterial,
 } from 'three/webgpu';
-import { attribute, Fn, instanceIndex, mat4, normalLocal, storage, uint, vec3, vec4 } from 'three/tsl';
+import { attribute, Fn, instanceIndex, mat4, normalLocal, select, storage, uint, uniform, vec3, vec4 } from 'three/tsl';
 import type { Character, Crowd, CrowdFeature, CrowdKernel, FeatureStage } from '../index';
+import type { SkinningMethod } from '../runtime/layout';
 import { primitiveVertices } from '../runtime/mesh-data';
 import type { WebGpuBackend } from './backend';
+import { ThreeAppearance } from './three-appearance';
+import { ThreeMorph } from './three-morph';
+import { JOINT_RECORD_VEC4S, skinningOf, type Influences, type TslNode } from './three-skinning';
 
 const PREFIX = 'crowd-skin/three';
 /** vec4f per instance record (INSTANCE.size 112 bytes); the world matrix is its first 4. */
 const RECORD_VEC4S = 7;
-/** vec4f per joint record with 'linear' skinning (3 matrix rows). */
-const JOINT_VEC4S = 3;
+
+/** The ThreeShading of each crowd that has one (ThreeCrowdRenderer.adoptCrowd moves it). */
+const shadings = new WeakMap<Crowd, ThreeShading>();
+
+/** The three side of `crowd` when it was made with shading 'three', else undefined. */
+export function threeShadingOf(crowd: Crowd): ThreeShading | undefined {
+  return shadings.get(crowd);
+}
 
 /** What `shading: 'three'` takes (ThreeCrowdOptions). */
 export interface ThreeShadingOptions {
@@ -71,17 +85,26 @@ export class ThreeShading implements CrowdFeature {
   /** Instance slots the three buffers hold. */
   private capacity = 0;
   private readonly eight: boolean;
+  /** The skinning method the joint buffer and the position node are made for (the crowd's may change: passesCreated). */
+  private skinning: SkinningMethod;
+  // ---- features (three-appearance.ts, three-morph.ts): made while the crowd has them (refreshFeatures);
+  // not named appearance / vertexWeights, which are CrowdFeature hooks ----
+  private threeAppearance: ThreeAppearance | undefined;
+  private threeMorph: ThreeMorph | undefined;
+  /** The slot node of the current position node (the appearance's colour node reads the same). */
+  private slot!: TslNode<'uint'>;
+  /** The drawn mesh's primitive index (Mesh.userData.crowdPrimitive), per object: one material may draw every primitive. */
+  private readonly primitive = uniform(0, 'uint').onObjectUpdate(({ object }) => (object?.userData.crowdPrimitive as number | undefined) ?? 0);
 
-  constructor(private readonly crowd: Crowd, private readonly backend: WebGpuBackend, options: ThreeShadingOptions = {}) {
-    if (crowd.skinning !== 'linear') {
-      throw new RangeError(`${PREFIX}: shading 'three' skins with linear blending only; this crowd uses '${crowd.skinning}' skinning`);
-    }
+  constructor(private readonly crowd: Crowd, private backend: WebGpuBackend, options: ThreeShadingOptions = {}) {
+    this.skinning = crowd.skinning;
     if (crowd.device !== backend.device) throw new Error(`${PREFIX}: shading 'three' needs the crowd on three's GPUDevice`);
     const character: Character = crowd.character;
     const primitives = character.rig.primitives;
     this.eight = primitives.some((prim) => prim.influences === 8);
     this.ownsMaterials = options.material === undefined;
     this.kernel = crowd.install(this);
+    shadings.set(crowd, this);
     this.object.name = `crowd-skin ${character.name}`;
     this.allocate(Math.max(1, this.kernel.store.capacity));
     primitives.forEach((prim, p) => {
@@ -113,6 +136,7 @@ export class ThreeShading implements CrowdFeature {
       if (!this.materials.includes(material)) this.materials.push(material);
       const mesh = new Mesh(geometry, material);
       mesh.name = `${this.object.name} primitive ${p}`;
+      mesh.userData.crowdPrimitive = p;
       // The instances are spread over the world; three's bounds are those of the rest pose at the origin.
       mesh.frustumCulled = false;
       // three's Mesh.raycast would hit the rest pose at the origin, not the instances: a
@@ -123,6 +147,7 @@ export class ThreeShading implements CrowdFeature {
       this.meshes.push(mesh);
       this.object.add(mesh);
     });
+    this.refreshFeatures();
     this.setNodes();
     this.sync();
   }
@@ -130,11 +155,6 @@ export class ThreeShading implements CrowdFeature {
   /** Sets each mesh's instance count to the crowd's, and grows the three buffers with the crowd. Call before three renders. */
   sync(): void {
     const store = this.kernel.store;
-    if (this.kernel.feature('appearance')) {
-      // three draws with its own materials: tints, variants and part masks would be silently dropped.
-      throw new RangeError(`${PREFIX}: shading 'three' draws with three's materials, which do not read CrowdAppearance's tints, variants and parts: ` +
-        'use the default shading for a crowd with per-instance appearance');
-    }
     if (store.palette.active) {
       // The palette's joint sets move between slots every frame (docs/palette.md); its entry list is not copyable (no COPY_SRC).
       throw new RangeError(`${PREFIX}: shading 'three' draws every instance from its own joint set, but this crowd holds ${store.count} instances, ` +
@@ -143,8 +163,12 @@ export class ThreeShading implements CrowdFeature {
     if (store.capacity > this.capacity) {
       this.release();
       this.allocate(store.capacity);
+      this.threeAppearance?.allocate(store.capacity);
+      this.threeMorph?.allocate(store.capacity);
       this.setNodes();
     }
+    // A colorNode you set since wraps again, under the tint.
+    this.threeAppearance?.wrap(this.materials, this.slot, this.primitive);
     for (let i = 0; i < this.meshes.length; i++) (this.meshes[i] as Mesh & { count: number }).count = store.count;
   }
 
@@ -155,21 +179,43 @@ export class ThreeShading implements CrowdFeature {
     const count = Math.min(store.count, this.capacity);
     if (count === 0) return;
     const slots = this.crowd.jointsPerInstance;
-    encoder.copyBufferToBuffer(store.jointBuffer, 0, this.jointBuffer, 0, count * slots * JOINT_VEC4S * 16);
+    encoder.copyBufferToBuffer(store.jointBuffer, 0, this.jointBuffer, 0, count * slots * JOINT_RECORD_VEC4S[this.skinning] * 16);
     encoder.copyBufferToBuffer(store.instanceBuffer, 0, this.recordBuffer, 0, count * RECORD_VEC4S * 16);
+    this.threeAppearance?.encode(encoder, count);
+    const weights = this.kernel.draws.vertexWeights;
+    if (this.threeMorph && weights) this.threeMorph.encode(encoder, weights, count);
   }
 
   /** Bytes this feature copies each frame for `count` instances (the joints dominate). */
   copiedBytes(count: number): number {
-    return count * (this.crowd.jointsPerInstance * JOINT_VEC4S * 16 + RECORD_VEC4S * 16);
+    const features = (this.threeAppearance ? 32 : 0) + (this.threeMorph ? this.threeMorph.weightCount * 4 : 0);
+    return count * (this.crowd.jointsPerInstance * JOINT_RECORD_VEC4S[this.skinning] * 16 + RECORD_VEC4S * 16 + features);
   }
 
   /** The GPU buffers of three's storage attributes (gpuBytes of the crowd adds them). */
   get gpuBytes(): number {
-    return this.jointBuffer.size + this.recordBuffer.size;
+    return this.jointBuffer.size + this.recordBuffer.size + (this.threeAppearance?.gpuBytes ?? 0) + (this.threeMorph?.gpuBytes ?? 0);
+  }
+
+  /**
+   * The kernel re-made its passes: a feature was added (appearance, morph targets: they call
+   * rebuildPasses) or the skinning method changed. Takes them up and rebuilds the nodes.
+   */
+  passesCreated(): void {
+    if (!this.jointBuffer) return; // during construction
+    if (this.crowd.skinning !== this.skinning) {
+      this.skinning = this.crowd.skinning;
+      this.release();
+      this.allocate(this.capacity);
+    }
+    this.refreshFeatures();
+    this.setNodes();
   }
 
   destroy(): void {
+    shadings.delete(this.crowd);
+    this.threeAppearance?.destroy();
+    this.threeMorph?.destroy();
     this.object.removeFromParent();
     for (const geometry of this.geometries) geometry.dispose();
     if (this.ownsMaterials) for (const material of this.materials) material.dispose();
@@ -177,12 +223,28 @@ export class ThreeShading implements CrowdFeature {
     this.release();
   }
 
-  restore(): void {
-    throw new Error(`${PREFIX}: a crowd with shading 'three' cannot move to another device: make it again on the new renderer`);
+  /**
+   * Moves three's side of the crowd to another WebGPURenderer's backend (ThreeCrowdRenderer.adoptCrowd,
+   * after a device loss): the meshes, geometries, materials and textures are three objects of no
+   * renderer and stay; the storage buffers the crowd copies into are made anew on `backend`, now
+   * when the crowd is on its device already, else in restore() (Crowd.restore onto it).
+   */
+  moveTo(backend: WebGpuBackend): void {
+    this.backend = backend;
+    if (this.crowd.device === backend.device) this.rebuild();
+  }
+
+  /** Crowd.restore: the storage buffers on the new device, which must be the backend's moveTo named. */
+  restore(device: GPUDevice): void {
+    if (device !== this.backend.device) {
+      throw new Error(`${PREFIX}: a crowd with shading 'three' copies into buffers of three's renderer, so it moves with one: ` +
+        'adopt it with the new renderer\'s ThreeCrowdRenderer.adoptCrowd rather than Crowd.restore');
+    }
+    this.rebuild();
   }
 
   private allocate(capacity: number): void {
-    this.joints = new StorageBufferAttribute(capacity * this.crowd.jointsPerInstance * JOINT_VEC4S, 4);
+    this.joints = new StorageBufferAttribute(capacity * this.crowd.jointsPerInstance * JOINT_RECORD_VEC4S[this.skinning], 4);
     this.records = new StorageBufferAttribute(capacity * RECORD_VEC4S, 4);
     this.jointBuffer = this.backend.storageBuffer(this.joints, 'crowd joints');
     this.recordBuffer = this.backend.storageBuffer(this.records, 'crowd instance records');
@@ -201,36 +263,54 @@ export class ThreeShading implements CrowdFeature {
     const records = storage(this.records, 'vec4', this.records.count).toReadOnly();
     const slotCount = this.crowd.jointsPerInstance;
     const sets = this.eight ? 2 : 1;
-    // shaders/skin.wgsl's linear path in TSL: blended rows, model-space position and normal, then
-    // the instance's world matrix. The mesh's own matrix is the identity, so "local" is world here.
+    const skin = skinningOf(this.skinning);
+    const { threeAppearance: appearance, threeMorph: morph, primitive } = this;
+    // The instance slot drawn (read in the vertex stage) and the first joint record of its joint
+    // set: the one place that maps three's instanceIndex (a cull list or the joint palette would map
+    // it here); every node below, the features' included, takes these two.
+    const slot: TslNode<'uint'> = instanceIndex;
+    const jointBase: TslNode<'uint'> = slot.mul(uint(slotCount));
+    this.slot = slot;
+    // shaders/skin.wgsl in TSL: morphed, skinned (three-skinning.ts) in model space, then the
+    // instance's world matrix. The mesh's own matrix is the identity, so "local" is world here.
     const skinned = Fn(() => {
-      const slot = instanceIndex;
-      const base = slot.mul(uint(slotCount));
-      const row0 = vec4(0).toVar(), row1 = vec4(0).toVar(), row2 = vec4(0).toVar();
-      for (let s = 0; s < sets; s++) {
-        const j = attribute(`crowdJoints${s}`, 'uvec4');
-        const w = attribute(`crowdWeights${s}`, 'vec4');
-        for (const c of ['x', 'y', 'z', 'w'] as const) {
-          const o = base.add(j[c]).mul(uint(JOINT_VEC4S));
-          row0.addAssign(joints.element(o).mul(w[c]));
-          row1.addAssign(joints.element(o.add(uint(1))).mul(w[c]));
-          row2.addAssign(joints.element(o.add(uint(2))).mul(w[c]));
-        }
-      }
-      const p = vec4(attribute('position', 'vec3'), 1);
-      const n = attribute('normal', 'vec3');
+      const influences: Influences[] = [];
+      for (let s = 0; s < sets; s++) influences.push({ joints: attribute(`crowdJoints${s}`, 'uvec4'), weights: attribute(`crowdWeights${s}`, 'vec4') });
+      let vertex = { position: attribute('position', 'vec3') as TslNode<'vec3'>, normal: attribute('normal', 'vec3') as TslNode<'vec3'> };
+      if (morph) vertex = morph.morphed(slot, primitive, vertex);
+      const model = skin(joints, jointBase, influences, vertex);
       const r = slot.mul(uint(RECORD_VEC4S));
       const world = mat4(records.element(r), records.element(r.add(uint(1))), records.element(r.add(uint(2))), records.element(r.add(uint(3))));
-      const model = vec4(row0.dot(p), row1.dot(p), row2.dot(p), 1);
-      const normal = vec3(row0.xyz.dot(n), row1.xyz.dot(n), row2.xyz.dot(n));
-      normalLocal.assign(world.mul(vec4(normal, 0)).xyz);
-      return world.mul(model).xyz;
+      normalLocal.assign(world.mul(vec4(model.normal, 0)).xyz);
+      const placed = world.mul(vec4(model.position, 1)).xyz;
+      // A part the instance does not draw: every vertex at one point, zero-area triangles.
+      return appearance ? select(appearance.shown(slot, primitive), placed, vec3(0)) : placed;
     });
     const positionNode = skinned();
     for (const material of this.materials) {
       material.positionNode = positionNode;
       material.needsUpdate = true;
     }
+    appearance?.wrap(this.materials, slot, primitive, true);
+  }
+
+  /** Every three buffer made anew on the current backend (the old ones are the old renderer's), then the nodes over them. */
+  private rebuild(): void {
+    this.threeAppearance?.destroy();
+    this.threeMorph?.destroy();
+    this.threeAppearance = this.threeMorph = undefined;
+    this.release();
+    this.allocate(Math.max(1, this.kernel.store.capacity));
+    this.refreshFeatures();
+    this.setNodes();
+  }
+
+  /** Makes three's side of the features the crowd has now (found through the kernel's draws). */
+  private refreshFeatures(): void {
+    const capacity = Math.max(1, this.capacity);
+    const source = this.kernel.draws.appearance;
+    if (source && !this.threeAppearance) this.threeAppearance = new ThreeAppearance(source, this.backend, capacity);
+    if (this.kernel.draws.vertexWeights && !this.threeMorph && this.crowd.character.baked.morph) this.threeMorph = new ThreeMorph(this.crowd.character, this.backend, capacity);
   }
 
   /** A MeshStandardNodeMaterial of primitive `p`'s glTF material. */

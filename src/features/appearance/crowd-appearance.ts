@@ -96,6 +96,7 @@ export class CrowdAppearance implements CrowdFeature {
       get buffer() { return self.store.buffer; },
       get variants() { return self.textures.view; },
       variedPrimitives: this.varied,
+      variantImages: this.textures.images,
     };
   }
 

@@ -32,7 +32,8 @@ export class VariantTextures {
     });
   }
 
-  constructor(private device: GPUDevice, private readonly images: readonly AppearanceImage[]) {
+  /** `images`: the variants as given, kept (not copied) for restore and for renderers that make their own texture of them. */
+  constructor(private device: GPUDevice, readonly images: readonly AppearanceImage[]) {
     this.create();
   }
 
