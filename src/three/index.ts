@@ -64,7 +64,8 @@ export interface ThreeCrowdRendererOptions {
 
 /**
  * createCrowd's options: CrowdOptions but the formats, and how the crowd is shaded: 'crowd'
- * (default: our skin pass, one fixed light, drawn after three's opaque objects) or 'three' (three
+ * (default: our skin pass, lit by the scene's lights unless the renderer's `lights` is 'own', drawn
+ * after three's opaque objects) or 'three' (three
  * draws it with a NodeMaterial: the scene's lights, shadows, fog; add `crowds.sceneObject(crowd)`
  * to the scene). docs/three.md says what each costs and what 'three' leaves out (culling, LOD).
  */
