@@ -115,6 +115,33 @@ export function CrowdSkin(props: CrowdSkinProps): ReactElement | null {
   const latest = useRef({ onCrowd, onFrame, paused, options, made, entry });
   latest.current = { onCrowd, onFrame, paused, options, made, entry };
 
+  // Declared before the effect that joins the shared renderer: on unmount React runs cleanups in
+  // this order, so the crowd is removed before the last member's leave disposes the renderer.
+  useEffect(() => {
+    if (!entry || !loaded) return undefined;
+    let crowd: Crowd;
+    let cleanup: void | (() => void);
+    try {
+      crowd = entry.crowds.createCrowd(loaded, { ...latest.current.options, shading } as ThreeCrowdOptions);
+    } catch (caught) {
+      setError(caught);
+      return undefined;
+    }
+    try {
+      setMade({ crowd, picking: new CrowdObject3D(crowd), sceneObject: shading === 'three' ? entry.crowds.sceneObject(crowd) : undefined });
+      cleanup = latest.current.onCrowd?.(crowd);
+    } catch (caught) {
+      entry.crowds.removeCrowd(crowd);
+      setError(caught);
+      return undefined;
+    }
+    return () => {
+      setMade(undefined);
+      if (typeof cleanup === 'function') cleanup();
+      entry.crowds.removeCrowd(crowd);
+    };
+  }, [entry, loaded, shading]);
+
   useEffect(() => {
     let joined: Shared;
     try {
@@ -140,31 +167,6 @@ export function CrowdSkin(props: CrowdSkinProps): ReactElement | null {
     loadCharacter(character).then((c) => { if (alive) setLoaded(c); }, (caught: unknown) => { if (alive) setError(caught); });
     return () => { alive = false; };
   }, [character]);
-
-  useEffect(() => {
-    if (!entry || !loaded) return undefined;
-    let crowd: Crowd;
-    let cleanup: void | (() => void);
-    try {
-      crowd = entry.crowds.createCrowd(loaded, { ...latest.current.options, shading } as ThreeCrowdOptions);
-    } catch (caught) {
-      setError(caught);
-      return undefined;
-    }
-    try {
-      setMade({ crowd, picking: new CrowdObject3D(crowd), sceneObject: shading === 'three' ? entry.crowds.sceneObject(crowd) : undefined });
-      cleanup = latest.current.onCrowd?.(crowd);
-    } catch (caught) {
-      entry.crowds.removeCrowd(crowd);
-      setError(caught);
-      return undefined;
-    }
-    return () => {
-      setMade(undefined);
-      if (typeof cleanup === 'function') cleanup();
-      entry.crowds.removeCrowd(crowd);
-    };
-  }, [entry, loaded, shading]);
 
   useImperativeHandle<Crowd | null, Crowd | null>(ref, () => made?.crowd ?? null, [made]);
 
