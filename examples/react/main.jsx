@@ -18,8 +18,12 @@ const COUNT = 12;
 const RADIUS = 3; // metres
 /** `?shading=three` has three draw and light the Foxes (createCrowd's shading); the default is crowd-skin's skin pass, lit by the same scene lights. */
 const SHADING = new URLSearchParams(location.search).get('shading') === 'three' ? 'three' : 'crowd';
-/** For the browser console and the install test: `paused` stops the ring (and the clips) so a click can aim. */
-const example = { paused: false, frames: 0 };
+/**
+ * For the browser console and the tests: `paused` stops the ring (and the clips) so a click can
+ * aim; `remount()` mounts the app anew (every <CrowdSkin> unmounted: crowd removed, renderer
+ * disposed) and `unmount()` takes it away.
+ */
+const example = { paused: false, frames: 0, remount() {}, unmount() {} };
 Object.assign(window, { reactExample: example });
 
 /** The Foxes: `COUNT` instances added when the crowd is made, walking in a ring of RADIUS metres. */
@@ -89,4 +93,8 @@ window.addEventListener('error', (event) => {
   message.textContent = String(event.error ?? event.message);
   message.hidden = false;
 });
-createRoot(document.getElementById('root')).render(<App />);
+const root = createRoot(document.getElementById('root'));
+root.render(<App />);
+let mounts = 0;
+example.remount = () => root.render(<App key={++mounts} />);
+example.unmount = () => root.unmount();
