@@ -1,16 +1,25 @@
 /**
- * src/three/scene-lights.ts on the CPU: a three.js scene's lights read into the LightOptions a
+ * src/three/scene-lights.ts: on the CPU, a three.js scene's lights read into the LightOptions a
  * crowd with shading 'crowd' is given (stand-in crowds record their setLights calls), only when
- * they changed. The pictures (both shadings under three's lights) are test/e2e/three-lights.test.ts's.
+ * they changed; then in Node on WebGPU, a ThreeCrowdRenderer with lights 'scene' draws the same
+ * bytes as one with lights 'own' given those numbers by hand, frame after frame. The pictures of
+ * both shadings under three's lights are test/e2e/three-lights.test.ts's.
  */
 import { describe, expect, it, vi } from 'vitest';
 import {
   AmbientLight, Color, CubeTexture, DataTexture, DirectionalLight, FloatType, Group, HalfFloatType, HemisphereLight,
-  DataUtils, EquirectangularReflectionMapping, PerspectiveCamera, PointLight, RGBAFormat, RedFormat, Scene, SpotLight,
+  DataUtils, EquirectangularReflectionMapping, PerspectiveCamera, PointLight, RGBAFormat, RedFormat, Scene, SpotLight, WebGPURenderer,
 } from 'three/webgpu';
 import type { Crowd, EnvironmentData, LightOptions } from '../../src/index';
+import { ThreeCrowdRenderer, type ThreeCrowdLights } from '../../src/three/index';
 import { SceneLights } from '../../src/three/scene-lights';
 import { startAllocationWatch } from '../helpers/allocations';
+import { testCharacter } from '../helpers/character';
+import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
+
+// three's renderer starts its frame clock with self.requestAnimationFrame, as in a browser or a worker.
+Object.assign(globalThis, { self: globalThis, requestAnimationFrame: () => 1, cancelAnimationFrame: () => {} });
+const device = await openTestDevice();
 
 /** What a stand-in crowd was given: the options deep-copied (they are reused), the environment image apart. */
 type Given = Omit<LightOptions, 'environment'> & { environment: false | { intensity?: number; image: undefined } };
@@ -198,5 +207,70 @@ describe('SceneLights: three.js lights -> crowd.setLights', () => {
     } finally {
       warn.mockRestore();
     }
+  });
+});
+
+describe.skipIf(!device)("ThreeCrowdRenderer, lights 'scene', in Node (WebGPU)", () => {
+  const WIDTH = 96, HEIGHT = 64;
+  const canvas = () => ({ width: WIDTH, height: HEIGHT, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} }) as unknown as HTMLCanvasElement;
+
+  /** A ThreeCrowdRenderer with `lights`, and a crowd of one Fox, 0.8 m tall, side-on at the origin, at Walk 0.3 s. */
+  async function foxCrowd(lights: ThreeCrowdLights) {
+    const renderer = new WebGPURenderer({ device: device as never, canvas: canvas() });
+    await renderer.init();
+    renderer.setSize(WIDTH, HEIGHT, false);
+    const crowds = new ThreeCrowdRenderer(renderer, { lights });
+    const fox = await testCharacter('Fox');
+    const crowd = crowds.createCrowd(fox, { capacity: 1 });
+    const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
+    crowd.setPlacement(crowd.add({ clipA: 'Walk', timeA: 0.3, speedA: 0 }), 0, -fox.bounds.min[1] * scale, 0, Math.PI / 2, scale);
+    crowd.update(0);
+    return { crowds, crowd };
+  }
+
+  async function picture(crowds: ThreeCrowdRenderer, scene: Scene, seen: PerspectiveCamera): Promise<number[]> {
+    await expectNoGpuError(crowds.device, () => crowds.renderToTarget(scene, seen));
+    const { width, height } = crowds.target;
+    return Array.from(await crowds.renderer.readRenderTargetPixelsAsync(crowds.target, 0, 0, width, height) as Uint8Array);
+  }
+
+  it("draws what crowd.setLights with the scene's numbers draws, each frame: a sun moved (no matrix update of ours) and a hemisphere light", async () => {
+    const scene = new Scene();
+    const sun = new DirectionalLight(0xffccaa, 2);
+    sun.position.set(1, 2, 3);
+    const sky = new HemisphereLight(0x8899ff, 0x443322, 0.8);
+    scene.add(sun, sky);
+    const seen = new PerspectiveCamera(40, WIDTH / HEIGHT, 0.1, 50);
+    seen.position.set(0, 0.35, 2.2);
+    seen.lookAt(0, 0.35, 0);
+    const bySceneLights = await foxCrowd('scene');
+    const byHand = await foxCrowd('own');
+    const empty = new Scene();
+    const ownDefault = await picture(byHand.crowds, empty, seen);
+    const handLights = (direction: [number, number, number]): LightOptions => ({
+      sun: { direction, color: [sun.color.r, sun.color.g, sun.color.b], intensity: 2 },
+      ambient: false,
+      hemisphere: { sky: [sky.color.r, sky.color.g, sky.color.b], ground: [sky.groundColor.r, sky.groundColor.g, sky.groundColor.b], intensity: 0.8 },
+    });
+
+    const first = await picture(bySceneLights.crowds, scene, seen);
+    byHand.crowd.setLights(handLights([-1, -2, -3]));
+    expect(first.join(), "lights 'scene' vs the same lights by hand").toBe((await picture(byHand.crowds, empty, seen)).join());
+    expect(first.join(), 'the default lights draw the same picture: the check cannot tell').not.toBe(ownDefault.join());
+
+    sun.position.set(-3, 2, 1); // three's render updates its world matrix; the bridge reads it after
+    const moved = await picture(bySceneLights.crowds, scene, seen);
+    byHand.crowd.setLights(handLights([3, -2, -1]));
+    expect(moved.join(), 'the sun moved: lights by hand').toBe((await picture(byHand.crowds, empty, seen)).join());
+    expect(moved.join(), 'moving the sun changed nothing').not.toBe(first.join());
+    bySceneLights.crowds.dispose();
+    byHand.crowds.dispose();
+  });
+
+  it("refuses createCrowd's own lights while the scene's are taken, and a lights mode it does not know", async () => {
+    const { crowds, crowd } = await foxCrowd('scene');
+    expect(() => crowds.createCrowd(crowd.character, { lights: {} })).toThrow(/options.lights would be replaced by the scene's lights.*\{ lights: 'own' \}/);
+    expect(() => new ThreeCrowdRenderer(crowds.renderer, { lights: 'three' as 'own' })).toThrow(/lights must be 'scene' or 'own', got three/);
+    crowds.dispose();
   });
 });
