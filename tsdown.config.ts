@@ -2,7 +2,7 @@
  * `npm run build:lib`: the published package, built by tsdown (README, "The package"). Three
  * builds into dist/:
  *
- * - the library: dist/index.js (+ dist/three.js when src/three/index.ts exists), ESM with one
+ * - the library: dist/index.js (+ dist/three.js and dist/react.js when their sources exist), ESM with one
  *   bundled .d.ts per entry and source maps; dependencies stay imports. tsdown writes the
  *   package.json `exports` map from these entries, so adding an entry adds its subpath.
  * - the self-contained file: dist/crowd-skin.standalone.js, the library with its dependencies
@@ -47,9 +47,10 @@ const rawText = {
   },
 };
 
-/** Library entries: the three.js bridge joins when its source exists. */
+/** Library entries: the three.js bridge and the React component join when their sources exist. */
 const entry: Record<string, string> = { index: 'src/index.ts' };
 if (existsSync('src/three/index.ts')) entry.three = 'src/three/index.ts';
+if (existsSync('src/react/index.ts')) entry.react = 'src/react/index.ts';
 
 const common: UserConfig = {
   format: 'esm',

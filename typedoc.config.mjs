@@ -1,11 +1,11 @@
 // `npm run docs`: the API reference, from the doc comments of what src/index.ts exports (and
-// src/three/index.ts when it exists), written to api-docs/ (ignored by git). Every warning is an
+// src/three/index.ts and src/react/index.ts when they exist), written to api-docs/ (ignored by git). Every warning is an
 // error: an export or public member without a doc comment, a broken {@link}.
 import { existsSync } from 'node:fs';
 
 /** @type {Partial<import('typedoc').TypeDocOptions>} */
 export default {
-  entryPoints: ['src/index.ts', ...(existsSync('src/three/index.ts') ? ['src/three/index.ts'] : [])],
+  entryPoints: ['src/index.ts', ...['src/three/index.ts', 'src/react/index.ts'].filter((entry) => existsSync(entry))],
   out: 'api-docs',
   name: 'crowd-skin',
   readme: 'none',

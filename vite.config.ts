@@ -29,16 +29,16 @@ export default defineConfig({
   preview: { host: '127.0.0.1' },
   // The demo's build; dist/ is the library's (npm run build:lib).
   build: { outDir: 'dist-demo' },
-  // The pages whose imports Vite pre-bundles: examples/react is left out, its React packages are
-  // not the repo's dependencies (examples/react/README.md installs them), and scanning it made
-  // `npm run dev` on a fresh clone fail the whole scan and skip pre-bundling for the demo too.
-  optimizeDeps: { entries: ['index.html', 'examples/minimal/index.html', 'examples/controllers/index.html', 'examples/three/index.html'] },
+  // The pages whose imports Vite pre-bundles (React and React Three Fiber, examples/react's, are
+  // devDependencies since crowd-skin/react type-checks against them).
+  optimizeDeps: { entries: ['index.html', 'examples/minimal/index.html', 'examples/controllers/index.html', 'examples/three/index.html', 'examples/react/index.html'] },
   // `npm run dev` also serves examples/*/ from source: their `import ... from 'crowd-skin'` is
   // src/index.ts here, the installed package in an app of your own.
   resolve: {
     alias: [
       { find: /^crowd-skin$/, replacement: source('./src/index.ts') },
       { find: /^crowd-skin\/three$/, replacement: source('./src/three/index.ts') },
+      { find: /^crowd-skin\/react$/, replacement: source('./src/react/index.ts') },
     ],
   },
   test: {

@@ -1,66 +1,61 @@
 /**
  * A React Three Fiber <Canvas> drawn by three's WebGPURenderer (R3F 9's async `gl` factory), with
- * a crowd of Foxes from crowd-skin walking in a ring. <CrowdSkin> below is the whole integration:
- * it makes a ThreeCrowdRenderer on R3F's renderer, loads the character, adds the instances, and
- * takes over rendering in a useFrame of priority 1 (crowds.render(scene, camera) in place of R3F's
- * gl.render). Its CrowdObject3D makes the Foxes clickable through R3F's own raycasting: the event
- * carries `instanceId`, as for an InstancedMesh. JSX, as an app with Vite would have it.
+ * a crowd of Foxes from crowd-skin walking in a ring. <CrowdSkin> from 'crowd-skin/react' is the
+ * whole integration: it makes a ThreeCrowdRenderer on R3F's renderer, loads the character, hands
+ * the crowd over (`onCrowd`, `ref`), updates it each frame and renders the scene with it (in place
+ * of R3F's gl.render). The Foxes are lit by the scene's lights below and clickable through R3F's
+ * own raycasting: the event carries `instanceId`, as for an InstancedMesh. JSX, as an app with
+ * Vite would have it.
  */
-import React, { useEffect, useMemo, useState } from 'react'; // React: in scope for a classic JSX transform too
+import React, { useEffect, useState } from 'react'; // React: in scope for a classic JSX transform too
 import { createRoot } from 'react-dom/client';
-import { Canvas, useFrame, useThree } from '@react-three/fiber';
+import { Canvas } from '@react-three/fiber';
 import { PCFShadowMap, WebGPURenderer } from 'three/webgpu';
-import { loadCharacter } from 'crowd-skin';
-import { CrowdObject3D, ThreeCrowdRenderer } from 'crowd-skin/three';
+import { CrowdSkin } from 'crowd-skin/react';
 
 const FOX_HEIGHT = 0.8; // metres, rest pose
-/** For the browser console and the install test: `paused` stops the ring (and the clips) so a click can aim. */
-const example = { paused: false, frames: 0 };
+const COUNT = 12;
+const RADIUS = 3; // metres
+/** `?shading=three` has three draw and light the Foxes (createCrowd's shading); the default is crowd-skin's skin pass, lit by the same scene lights. */
+const SHADING = new URLSearchParams(location.search).get('shading') === 'three' ? 'three' : 'crowd';
+/**
+ * For the browser console and the tests: `paused` stops the ring (and the clips) so a click can
+ * aim; `remount()` mounts the app anew (every <CrowdSkin> unmounted: crowd removed, renderer
+ * disposed) and `unmount()` takes it away.
+ */
+const example = { paused: false, frames: 0, remount() {}, unmount() {} };
 Object.assign(window, { reactExample: example });
 
-/**
- * `count` copies of the character at `url`, walking in a ring of `radius` metres, drawn into the
- * <Canvas> it is in. `onSelect(id)` is called with the instance clicked.
- */
-function CrowdSkin({ url, count, radius = 3, onSelect }) {
-  // R3F types `gl` as a WebGLRenderer; here it is the WebGPURenderer the `gl` factory made.
-  const gl = /** @type {import('three/webgpu').WebGPURenderer} */ (/** @type {unknown} */ (useThree((state) => state.gl)));
-  const crowds = useMemo(() => new ThreeCrowdRenderer(gl), [gl]);
-  useEffect(() => () => crowds.dispose(), [crowds]);
-  const [state, setState] = useState(null);
-
-  useEffect(() => {
-    let alive = true;
-    loadCharacter(url).then((character) => {
-      if (!alive) return;
-      const crowd = crowds.createCrowd(character, { capacity: count });
-      const scale = FOX_HEIGHT / (character.bounds.max[1] - character.bounds.min[1]);
-      const lift = -character.bounds.min[1] * scale;
-      const ids = [];
-      for (let i = 0; i < count; i++) ids.push(crowd.add({ clipA: 'Walk', timeA: i * 0.37 }));
-      setState({ crowd, ids, scale, lift, angle: 0, object: new CrowdObject3D(crowd) });
-    });
-    return () => { alive = false; };
-  }, [crowds, url, count]);
-
-  // Priority 1: R3F leaves rendering to us; the crowd is drawn with three's scene and camera.
-  useFrame(({ scene, camera }, frameDelta) => {
-    const delta = example.paused ? 0 : frameDelta;
-    example.frames++;
-    if (state) {
-      const { crowd, ids, scale, lift } = state;
-      state.angle += (delta * 0.9) / radius; // 0.9 m/s along the ring
-      ids.forEach((id, i) => {
-        const a = state.angle + (2 * Math.PI * i) / ids.length;
-        crowd.setPlacement(id, radius * Math.cos(a), lift, -radius * Math.sin(a), a + Math.PI, scale);
-      });
-      crowd.update(delta);
-    }
-    crowds.render(scene, camera);
-  }, 1);
-
-  if (!state) return null;
-  return <primitive object={state.object} onClick={(event) => { event.stopPropagation(); onSelect?.(event.instanceId); }} />;
+/** The Foxes: `COUNT` instances added when the crowd is made, walking in a ring of RADIUS metres. */
+function Ring({ onSelect }) {
+  const [paused, setPaused] = useState(false);
+  const [ring] = useState(() => ({ ids: [], scale: 1, lift: 0, angle: 0 }));
+  // The install test sets `window.reactExample.paused`: hold the crowd clock and the ring with it.
+  useEffect(() => { Object.defineProperty(example, 'paused', { get: () => paused, set: setPaused, configurable: true }); }, [paused]);
+  return (
+    <CrowdSkin
+      character="/models/Fox/Fox.glb"
+      shading={SHADING}
+      options={{ capacity: COUNT }}
+      paused={paused}
+      onCrowd={(crowd) => {
+        const { bounds } = crowd.character;
+        ring.scale = FOX_HEIGHT / (bounds.max[1] - bounds.min[1]);
+        ring.lift = -bounds.min[1] * ring.scale;
+        ring.ids = [];
+        for (let i = 0; i < COUNT; i++) ring.ids.push(crowd.add({ clipA: 'Walk', timeA: i * 0.37 }));
+      }}
+      onFrame={(crowd, delta) => {
+        example.frames++;
+        ring.angle += (delta * 0.9) / RADIUS; // 0.9 m/s along the ring
+        ring.ids.forEach((id, i) => {
+          const a = ring.angle + (2 * Math.PI * i) / ring.ids.length;
+          crowd.setPlacement(id, RADIUS * Math.cos(a), ring.lift, -RADIUS * Math.sin(a), a + Math.PI, ring.scale);
+        });
+      }}
+      onClick={(event) => { event.stopPropagation(); onSelect(event.instanceId); }}
+    />
+  );
 }
 
 function App() {
@@ -86,7 +81,7 @@ function App() {
           <boxGeometry args={[1, 1, 1]} />
           <meshStandardMaterial color={0x3366cc} />
         </mesh>
-        <CrowdSkin url="/models/Fox/Fox.glb" count={12} onSelect={setSelected} />
+        <Ring onSelect={setSelected} />
       </Canvas>
       {selected !== null && <div id="selected" style={{ position: 'absolute', left: 12, bottom: 10 }}>selected #{selected}</div>}
     </>
@@ -98,4 +93,8 @@ window.addEventListener('error', (event) => {
   message.textContent = String(event.error ?? event.message);
   message.hidden = false;
 });
-createRoot(document.getElementById('root')).render(<App />);
+const root = createRoot(document.getElementById('root'));
+root.render(<App />);
+let mounts = 0;
+example.remount = () => root.render(<App key={++mounts} />);
+example.unmount = () => root.unmount();

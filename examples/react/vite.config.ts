@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 /**
- * Serves this example from the repository's sources: 'crowd-skin' and 'crowd-skin/three' map to
- * src/ (an installed package resolves them itself), models come from the repo's public/. React
- * and React Three Fiber are not dependencies of the repository: install them first (README.md).
+ * Serves this example from the repository's sources: 'crowd-skin', 'crowd-skin/three' and
+ * 'crowd-skin/react' map to src/ (an installed package resolves them itself), models come from
+ * the repo's public/. React, react-dom and React Three Fiber are the repository's devDependencies.
  */
 const fromHere = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -15,6 +15,7 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^crowd-skin\/three$/, replacement: fromHere('../../src/three/index.ts') },
+      { find: /^crowd-skin\/react$/, replacement: fromHere('../../src/react/index.ts') },
       { find: /^crowd-skin$/, replacement: fromHere('../../src/index.ts') },
     ],
   },

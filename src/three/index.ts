@@ -33,9 +33,11 @@ import {
 import { screenUV, texture } from 'three/tsl';
 import { Crowd, type Character, type CrowdOptions, type CrowdTargetFormats } from '../index';
 import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
+import { SceneLights, type ThreeCrowdLights } from './scene-lights';
 import { ThreeShading, threeShadingOf, type ThreeShadingOptions } from './three-shading';
 
 export type { ThreeShadingOptions } from './three-shading';
+export type { ThreeCrowdLights } from './scene-lights';
 
 /** Options of a ThreeCrowdRenderer (all optional). */
 export interface ThreeCrowdRendererOptions {
@@ -50,11 +52,20 @@ export interface ThreeCrowdRendererOptions {
    * transparent objects: they are then drawn before the crowds and do not blend over characters.
    */
   transparentAfterCrowds?: boolean;
+  /**
+   * Where crowds with shading 'crowd' take their lights: 'scene' (default) reads the scene's
+   * DirectionalLight, AmbientLight, HemisphereLight and `scene.environment` at every render and
+   * sets them with crowd.setLights when they changed (docs/three.md says what is ignored); 'own'
+   * leaves the lights to CrowdOptions.lights and crowd.setLights, as before. Shading 'three' is
+   * lit by three either way.
+   */
+  lights?: ThreeCrowdLights;
 }
 
 /**
  * createCrowd's options: CrowdOptions but the formats, and how the crowd is shaded: 'crowd'
- * (default: our skin pass, one fixed light, drawn after three's opaque objects) or 'three' (three
+ * (default: our skin pass, lit by the scene's lights unless the renderer's `lights` is 'own', drawn
+ * after three's opaque objects) or 'three' (three
  * draws it with a NodeMaterial: the scene's lights, shadows, fog; add `crowds.sceneObject(crowd)`
  * to the scene). docs/three.md says what each costs and what 'three' leaves out (culling, LOD).
  */
@@ -91,9 +102,13 @@ export class ThreeCrowdRenderer {
   readonly target: RenderTarget;
   /** Formats and samples every crowd drawn here is created with. */
   readonly formats: Readonly<ThreeCrowdFormats>;
+  /** Where crowds with shading 'crowd' take their lights (ThreeCrowdRendererOptions.lights). */
+  readonly lights: ThreeCrowdLights;
   private readonly backend: WebGpuBackend;
   private readonly output: RenderPipeline;
   private readonly transparentAfterCrowds: boolean;
+  /** The scene's lights for crowds with shading 'crowd' (undefined: `lights: 'own'`). */
+  private readonly sceneLights: SceneLights | undefined;
   private readonly crowds: Crowd[] = [];
   /** Crowds three draws (shading 'three'), with their three side; posed before three renders. */
   private readonly shaded = new Map<Crowd, ThreeShading>();
@@ -127,6 +142,10 @@ export class ThreeCrowdRenderer {
     const samples = options.samples ?? (renderer.samples > 1 ? 4 : 1);
     if (samples !== 1 && samples !== 4) throw new RangeError(`${PREFIX}: samples must be 1 or 4 (WebGPU's MSAA counts), got ${samples}`);
     this.transparentAfterCrowds = options.transparentAfterCrowds ?? true;
+    const lights = options.lights ?? 'scene';
+    if (lights !== 'scene' && lights !== 'own') throw new RangeError(`${PREFIX}: lights must be 'scene' or 'own', got ${String(lights)}`);
+    this.lights = lights;
+    this.sceneLights = lights === 'scene' ? new SceneLights() : undefined;
 
     const { x: width, y: height } = this.targetSize();
     this.target = new RenderTarget(width, height, {
@@ -163,6 +182,10 @@ export class ThreeCrowdRenderer {
     if (shading !== undefined && shading !== 'crowd' && shading !== 'three') throw new RangeError(`${PREFIX}: shading must be 'crowd' or 'three', got ${String(shading)}`);
     // Our own draw shares three's depth buffer; three's draws (shading 'three') follow three's conventions.
     if (shading !== 'three') checkDepthConventions(this.renderer);
+    if (crowdOptions.lights !== undefined && this.lights === 'scene' && shading !== 'three') {
+      throw new RangeError(`${PREFIX}: createCrowd: options.lights would be replaced by the scene's lights at the first render (this ThreeCrowdRenderer takes ` +
+        "the scene's: ThreeCrowdRendererOptions.lights 'scene', the default); make the ThreeCrowdRenderer with { lights: 'own' } to light crowds yourself");
+    }
     const crowd = new Crowd(this.device, character, { ...crowdOptions, ...this.formats });
     if (shading === 'three') {
       try {
@@ -265,6 +288,7 @@ export class ThreeCrowdRenderer {
       renderer.render(scene, camera);
       renderer.transparent = transparent;
       // three's render updated the camera: WebGPU clip space, world matrices of this frame.
+      if (this.crowds.length > this.shaded.size) this.sceneLights?.update(scene, camera, this.crowds, this.shaded);
       this.drawCrowds(camera);
       if (split) this.renderTransparent(scene, camera);
     } finally {

@@ -18,7 +18,7 @@ export interface ExampleApp {
   models: string[];
   /** Packages besides crowd-skin that the example imports; installed at the repo's versions, or at `versions`'. */
   dependencies: string[];
-  /** Versions of dependencies that the repository does not install itself (React, React Three Fiber). */
+  /** Versions of dependencies that the repository does not install itself (@types/react-dom). */
   versions?: Record<string, string>;
   /** For the page without a bundler: each of those imports -> a URL of an ESM file under /node_modules/. */
   importMap: Record<string, string>;
@@ -70,11 +70,12 @@ export const EXAMPLE_APPS: ExampleApp[] = [
     check: (page, shot) => expectBoxInFrontHidesFox(page, shot).then(() => {}),
   },
   {
-    // React Three Fiber's <Canvas> on three's WebGPURenderer. JSX: built with Vite only (its
+    // React Three Fiber's <Canvas> on three's WebGPURenderer, the crowd through crowd-skin/react's <CrowdSkin>. JSX: built with Vite only (its
     // default JSX transform), which is how R3F apps are made; one build keeps the added CI time small.
     name: 'react', entry: 'main.jsx', models: ['Fox'], importMap: {},
     dependencies: ['three', '@types/three', 'react', 'react-dom', '@react-three/fiber', '@types/react', '@types/react-dom'],
-    versions: { react: '19.2.9', 'react-dom': '19.2.9', '@react-three/fiber': '9.8.2', '@types/react': '19.2.6', '@types/react-dom': '19.2.7' },
+    // React, react-dom, R3F and @types/react at the repo's versions (its devDependencies, for crowd-skin/react's types).
+    versions: { '@types/react-dom': '19.3.0' },
     variants: ['vite'],
     // <Canvas flat>: no tone mapping, so the background is the colour given.
     background: [201, 211, 196], overlays: '#info, #selected', minDrawn: 0.02,

@@ -56,12 +56,13 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
 
   it('the tarball holds the builds, declarations, CLI, README, CHANGELOG and licence, and no sources or tests', () => {
     const files = packed.files;
-    for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/crowd-skin.standalone.js']) {
+    for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/three.js', 'dist/three.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/cli.js', 'dist/crowd-skin.standalone.js']) {
       expect(files).toContain(file);
     }
     // Source maps: every built module that holds code has one (an entry that only re-exports a
-    // shared chunk, as index.js does once crowd-skin/three shares it, has nothing to map).
-    const code = files.filter((f) => /^dist\/.*\.js$/.test(f) && !/^dist\/index\.js$/.test(f));
+    // shared chunk has nothing to map: index.js once crowd-skin/three shares it, three.js once
+    // crowd-skin/react shares that).
+    const code = files.filter((f) => /^dist\/.*\.js$/.test(f) && !/^dist\/(index|three)\.js$/.test(f));
     for (const file of code) expect(files, file).toContain(`${file}.map`);
     expect(files.filter((f) => !/^dist\/|^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
   });

@@ -5,7 +5,7 @@
  * on SwiftShader (test/e2e/materials/page.ts), and the two images are compared over the pixels
  * either one covers. Screenshots: test-results/e2e/materials-<model>-{three,crowd}.png.
  *
- * Tolerance, per model: mean absolute difference <= MEAN_TOLERANCE (0-255 per channel) and at
+ * Tolerance (materials/compare.ts), per model: mean absolute difference <= MEAN_TOLERANCE (0-255 per channel) and at
  * most SHARE_TOLERANCE of the covered pixels differ by more than PIXEL_THRESHOLD in a channel.
  * Why not 0: three samples its 16 x 16 DFG table as a half-float texture, crowd-skin the same
  * numbers from a float32 WGSL array; textures are mipmapped by different code; the skinned positions come from baked float32 joint matrices (silhouette pixels
@@ -18,38 +18,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightOptions } from '../../src/runtime/lights';
 import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startServer } from './harness';
 import { featureModelUrl, NORMAL_MAPPED } from './materials/feature-model';
-import { decode, type Image } from './pixels';
-
-const MEAN_TOLERANCE = 6;
-const PIXEL_THRESHOLD = 32;
-const SHARE_TOLERANCE = 0.08;
+import { compare, MEAN_TOLERANCE, PIXEL_THRESHOLD, SHARE_TOLERANCE, type Difference } from './materials/compare';
+import { decode } from './pixels';
 
 const MODELS = [
   '/models/Fox/Fox.glb', '/models/CesiumMan/CesiumMan.glb', '/models/RobotExpressive/RobotExpressive.glb', '/models/Walker/Walker.glb',
   '/test/models/RiggedSimple/RiggedSimple.glb', '/test/models/RiggedFigure/RiggedFigure.glb', '/test/models/SimpleSkin/SimpleSkin.gltf',
 ];
-
-interface Difference { mean: number; share: number; covered: number }
-
-/** Mean absolute channel difference and the share over PIXEL_THRESHOLD, over pixels not black in either image. */
-export function compare(a: Image, b: Image): Difference {
-  let sum = 0;
-  let over = 0;
-  let covered = 0;
-  for (let i = 0; i < a.data.length; i += 4) {
-    const lit = (img: Image) => img.data[i] + img.data[i + 1] + img.data[i + 2] > 0;
-    if (!lit(a) && !lit(b)) continue;
-    covered++;
-    let worst = 0;
-    for (let c = 0; c < 3; c++) {
-      const d = Math.abs(a.data[i + c] - b.data[i + c]);
-      sum += d;
-      worst = Math.max(worst, d);
-    }
-    if (worst > PIXEL_THRESHOLD) over++;
-  }
-  return { mean: covered ? sum / (3 * covered) : 0, share: covered ? over / covered : 0, covered };
-}
 
 const available = chromiumAvailable();
 

@@ -1,0 +1,84 @@
+/**
+ * crowd-skin/react's <CrowdSkin> (src/react/index.ts) in headless Chromium (WebGPU on
+ * SwiftShader), through examples/react served from the repository's sources: the ring of Foxes is
+ * drawn; mounting the app anew (every <CrowdSkin> unmounted, its crowd removed, the shared
+ * ThreeCrowdRenderer disposed, then all made again) draws it again; unmounting stops the frames;
+ * and the console stays clean throughout (a crowd removed after its renderer was disposed threw
+ * here once: the made-up violation this was first shown to catch). The packed package's example,
+ * its types and a click on a Fox are the install test's (install.test.ts). Screenshots:
+ * test-results/e2e/react-*.png.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startConfiguredServer } from './harness';
+import { decode, shareUnlike } from './pixels';
+
+const VIEWPORT = { width: 640, height: 400 };
+const WAIT = 240_000;
+/** The Canvas's background (`<color attach="background">`, no tone mapping with `flat`). */
+const BACKGROUND = [201, 211, 196];
+
+interface Example { frames: number; remount(): void; unmount(): void }
+
+/** The share of the view (less the text overlays) unlike the background: the Foxes and the box. */
+async function drawn(page: Page, name: string): Promise<number> {
+  const png = await page.screenshot({ timeout: WAIT });
+  writeFileSync(`${RESULTS_DIR}/react-${name}.png`, png);
+  const skip = await page.$$eval('#info, #selected', (els) => els.map((e) => {
+    const r = e.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  }));
+  return shareUnlike(decode(png), BACKGROUND, skip);
+}
+
+/** Resolves once the example has counted `count` more frames. */
+async function frames(page: Page, count: number): Promise<void> {
+  const now = await page.evaluate(() => (window as unknown as { reactExample: Example }).reactExample.frames);
+  await page.waitForFunction((n) => (window as unknown as { reactExample: Example }).reactExample.frames >= n, now + count, { timeout: WAIT, polling: 100 });
+}
+
+describe.skipIf(!chromiumAvailable())('crowd-skin/react: <CrowdSkin> in examples/react (headless Chromium)', () => {
+  let server: ViteDevServer | undefined;
+  let browser: Browser | undefined;
+  let baseUrl = '';
+
+  beforeAll(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    ({ server, baseUrl } = await startConfiguredServer('examples/react/vite.config.ts'));
+    browser = await launchBrowser();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('draws the ring, draws it again after a remount, stops on unmount, with a clean console', async () => {
+    const page = await browser!.newPage({ viewport: VIEWPORT });
+    const problems = collectProblems(page);
+    try {
+      await page.goto(`${baseUrl}/`);
+      await page.waitForFunction(() => (window as unknown as { reactExample?: Example }).reactExample !== undefined, undefined, { timeout: WAIT });
+      await frames(page, 5);
+      // The box alone is ~2% of the view; the twelve Foxes add ~6%.
+      const first = await drawn(page, 'mounted');
+      console.log(`react: ${(first * 100).toFixed(1)}% of the view drawn`);
+      expect(first, 'no Foxes drawn').toBeGreaterThan(0.05);
+
+      await page.evaluate(() => (window as unknown as { reactExample: Example }).reactExample.remount());
+      await frames(page, 5);
+      const again = await drawn(page, 'remounted');
+      expect(again, 'no Foxes drawn after a remount').toBeGreaterThan(0.05);
+
+      await page.evaluate(() => (window as unknown as { reactExample: Example }).reactExample.unmount());
+      const stopped = await page.evaluate(() => (window as unknown as { reactExample: Example }).reactExample.frames);
+      await page.waitForTimeout(500);
+      expect(await page.evaluate(() => (window as unknown as { reactExample: Example }).reactExample.frames), 'frames after unmount').toBe(stopped);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 400_000);
+});
