@@ -9,7 +9,7 @@
 //   steer         per agent: preferred velocity (goal, flow field), nearest neighbours from the 3 x 3
 //                 cells around it, ORCA lines of neighbours and obstacle segments, RVO2's linear
 //                 program (2D, then the 3D fallback when infeasible) -> nextVelocity
-//   move          per agent: velocity = nextVelocity, position += velocity * dt, facing turns toward
+//   moveAgents    per agent: velocity = nextVelocity, position += velocity * dt, facing turns toward
 //                 the velocity; writes the instance record's world matrix (placement and yaw)
 //
 // The TypeScript twin is src/features/steering/step.ts and orca.ts (same branches, float64);
@@ -291,8 +291,8 @@ fn pushLine(point: vec2f, direction: vec2f) {
 }
 
 // The best point of line n inside the speed circle and left of lines 0..n-1 (orca.ts linearProgram1).
-fn linearProgram1(set: ptr<private, array<Line, MAX_LINES>>, n: u32, radius: f32, opt: vec2f, directionOpt: bool, result: ptr<function, vec2f>) -> bool {
-  let line = (*set)[n];
+fn linearProgram1(lineSet: ptr<private, array<Line, MAX_LINES>>, n: u32, radius: f32, opt: vec2f, directionOpt: bool, result: ptr<function, vec2f>) -> bool {
+  let line = (*lineSet)[n];
   let dotProduct = dot(line.point, line.direction);
   let discriminant = dotProduct * dotProduct + radius * radius - dot(line.point, line.point);
   if (discriminant < 0.0) {
@@ -302,7 +302,7 @@ fn linearProgram1(set: ptr<private, array<Line, MAX_LINES>>, n: u32, radius: f32
   var tLeft = -dotProduct - root;
   var tRight = -dotProduct + root;
   for (var i = 0u; i < n; i++) {
-    let other = (*set)[i];
+    let other = (*lineSet)[i];
     let denominator = det(line.direction, other.direction);
     let numerator = det(other.direction, line.point - other.point);
     if (abs(denominator) <= ORCA_EPSILON) {
@@ -332,7 +332,7 @@ fn linearProgram1(set: ptr<private, array<Line, MAX_LINES>>, n: u32, radius: f32
 }
 
 // The 2D program over lines [0, count) (orca.ts linearProgram2): count on success, else the line it failed at.
-fn linearProgram2(set: ptr<private, array<Line, MAX_LINES>>, count: u32, radius: f32, opt: vec2f, directionOpt: bool, result: ptr<function, vec2f>) -> u32 {
+fn linearProgram2(lineSet: ptr<private, array<Line, MAX_LINES>>, count: u32, radius: f32, opt: vec2f, directionOpt: bool, result: ptr<function, vec2f>) -> u32 {
   if (directionOpt) {
     *result = opt * radius;
   } else if (dot(opt, opt) > radius * radius) {
@@ -341,10 +341,10 @@ fn linearProgram2(set: ptr<private, array<Line, MAX_LINES>>, count: u32, radius:
     *result = opt;
   }
   for (var i = 0u; i < count; i++) {
-    let line = (*set)[i];
+    let line = (*lineSet)[i];
     if (det(line.direction, line.point - *result) > 0.0) {
       let keep = *result;
-      if (!linearProgram1(set, i, radius, opt, directionOpt, result)) {
+      if (!linearProgram1(lineSet, i, radius, opt, directionOpt, result)) {
         *result = keep;
         return i;
       }
@@ -701,7 +701,7 @@ fn turnToward(heading: f32, v: vec2f, maxSpeed: f32, maxTurn: f32) -> f32 {
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
-fn move(@builtin(global_invocation_id) id: vec3u) {
+fn moveAgents(@builtin(global_invocation_id) id: vec3u) {
   let h = id.x;
   if (h >= params.handleCount || !isActive(h)) {
     return;

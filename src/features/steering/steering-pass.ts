@@ -31,7 +31,7 @@ export interface SteeringUploads {
   readonly params: ArrayBuffer;
 }
 
-const ENTRY_POINTS = ['clearCells', 'countCells', 'scanCells', 'scatterCells', 'steer', 'move'] as const;
+const ENTRY_POINTS = ['clearCells', 'countCells', 'scanCells', 'scatterCells', 'steer', 'moveAgents'] as const;
 type EntryPoint = (typeof ENTRY_POINTS)[number];
 
 /**
@@ -152,7 +152,7 @@ export class SteeringPass {
     run('scanCells', 1);
     run('scatterCells', agents);
     run('steer', agents);
-    run('move', agents);
+    run('moveAgents', agents);
     pass.end();
   }
 
@@ -195,7 +195,7 @@ export class SteeringPass {
     ];
     const used: Record<EntryPoint, number[]> = {
       clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
-      steer: [0, 1, 2, 4, 5, 7, 8, 9], move: [0, 1, 2, 9, 10, 11],
+      steer: [0, 1, 2, 4, 5, 7, 8, 9], moveAgents: [0, 1, 2, 9, 10, 11],
     };
     this.bindGroups = Object.fromEntries(ENTRY_POINTS.map((entry) => [entry, this.device.createBindGroup({
       label: `SteeringPass.${entry}`, layout: this.pipelines[entry].getBindGroupLayout(0),
