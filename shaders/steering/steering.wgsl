@@ -26,6 +26,7 @@ const AGENT_HAS_GOAL: u32 = 2u;
 const FIELD_NONE: u32 = 0xffffffffu;
 const MAX_NEIGHBOURS: u32 = 16u;
 const MAX_OBSTACLE_LINES: u32 = 16u;
+const MAX_LINES: u32 = 32u;
 const SCAN_THREADS: u32 = 256u;
 const NUDGE: f32 = 0x1.47ae14p-7f; // 0.01
 const KEEP_RIGHT: f32 = 0x1.99999ap-3f; // 0.2
@@ -278,7 +279,6 @@ fn preferredVelocity(h: u32, p: vec2f, crowded: bool) -> vec2f {
   return (direction + vec2f(-direction.y, direction.x) * right) * speed + vec2f(cos(angle), sin(angle)) * NUDGE * speed;
 }
 
-const MAX_LINES: u32 = MAX_NEIGHBOURS + MAX_OBSTACLE_LINES;
 var<private> lines: array<Line, MAX_LINES>;
 var<private> projected: array<Line, MAX_LINES>;
 var<private> lineCount: u32;

@@ -1,7 +1,7 @@
 import { HANDLE_FREE } from '../../runtime/layout';
 import { INSTANCE_STRUCT, type GeneratedShader, type SharedConstant } from '../../runtime/wgsl-constants';
 import { AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, KEEP_RIGHT, NUDGE, SCAN_THREADS } from './layout';
-import { ORCA_EPSILON } from './orca';
+import { MAX_LINES, ORCA_EPSILON } from './orca';
 
 /**
  * The constants of shaders/steering/steering.wgsl (its generated block), each defined once here
@@ -15,6 +15,7 @@ export const STEERING_CONSTANTS: readonly SharedConstant[] = [
   ['FIELD_NONE', FIELD_NONE],
   ['MAX_NEIGHBOURS', MAX_NEIGHBOURS],
   ['MAX_OBSTACLE_LINES', MAX_OBSTACLE_LINES],
+  ['MAX_LINES', MAX_LINES],
   ['SCAN_THREADS', SCAN_THREADS],
   ['NUDGE', NUDGE, 'f32'],
   ['KEEP_RIGHT', KEEP_RIGHT, 'f32'],
