@@ -38,6 +38,8 @@ export class CrowdSteering implements CrowdFeature {
   private readonly store: InstanceStore;
   private lastClock: number;
   private readonly world = new Float32Array(16);
+  /** @internal Timestamps of the steering pass (tools/bench/steering.ts), or undefined. */
+  timestampWrites: GPUComputePassTimestampWrites | undefined;
 
   /** Installs steering on `crowd` (no agent yet); options are fixed for its life and checked before anything changes. */
   constructor(crowd: Crowd, options: CrowdSteeringOptions = {}) {
@@ -65,7 +67,8 @@ export class CrowdSteering implements CrowdFeature {
 
   /**
    * Makes instance `id` an agent starting at its placement now (its record's world transform:
-   * x, z, facing; its height and scale are kept). Refused, changing nothing: an id that names no
+   * x, z, facing; its height and scale are kept); with root motion (CrowdRootMotion) it stops moving
+   * by its clips from then on. Refused, changing nothing: an id that names no
    * live instance, an instance that is already an agent, bad options (radius <= 0, a negative or
    * non-finite speed, preferredSpeed over maxSpeed, a goal that is not two finite numbers).
    */
@@ -73,6 +76,8 @@ export class CrowdSteering implements CrowdFeature {
     const handle = this.store.handle(id);
     if (this.model.isAgent(handle)) throw new RangeError(`instance ${id} is already an agent (removeAgent it first)`);
     const settings = checkAgentOptions(options);
+    // Steering moves it, not its clips' root motion (found by name: features import no other feature).
+    this.kernel.feature<CrowdFeature & { setMoves(id: InstanceId, on: boolean): void }>('root-motion')?.setMoves(id, false);
     this.model.add(handle, settings, this.store.records.getWorld(this.store.slot(handle), this.world));
   }
 
@@ -191,7 +196,7 @@ export class CrowdSteering implements CrowdFeature {
 
   /** CrowdFeature: the steering step, first in the frame ('control': it writes the instance records the other passes read). */
   encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
-    if (stage === 'control') this.pass.encode(encoder);
+    if (stage === 'control') this.pass.encode(encoder, this.timestampWrites);
   }
 
   /** CrowdFeature: the crowd clock restarts at 0 from `clock`. */

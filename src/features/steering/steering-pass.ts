@@ -60,7 +60,7 @@ export class SteeringPass {
   private bindGroups: Record<EntryPoint, GPUBindGroup> | undefined;
   private bound: SteeringTargets | undefined;
   private boundGeneration = -1;
-  private readonly passDescriptor: GPUComputePassDescriptor = { label: 'SteeringPass' };
+  private readonly passDescriptor: GPUComputePassDescriptor = { label: 'SteeringPass', timestampWrites: undefined };
 
   constructor(readonly device: GPUDevice) {
     this.params = device.createBuffer({ label: 'SteeringPass.params', size: STEERING_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
@@ -137,9 +137,10 @@ export class SteeringPass {
     return bytes + STEERING_PARAMS.size;
   }
 
-  /** Records the step (after update; before the passes that read the instance records). */
-  encode(encoder: GPUCommandEncoder): void {
+  /** Records the step (after update; before the passes that read the instance records); `timestampWrites` times it (benchmarks). */
+  encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     if (this.handleCount === 0 || !this.bindGroups) return;
+    this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
     const agents = Math.ceil(this.handleCount / WORKGROUP_SIZE);
     const run = (entry: EntryPoint, groups: number): void => {
