@@ -30,7 +30,7 @@ export function createActivity(kind: SceneKind, scene: Scene, context: ActivityC
     case 'locomotion':
       return new LocomotionActivity(scene, context.keyboard, context.plot, context.notify);
     case 'steering':
-      return new SteeringActivity(scene, context.notify);
+      return new SteeringActivity(scene);
     case 'clips':
       return new CrowdActivity(scene, context.state, 'clips');
     default:

@@ -41,7 +41,7 @@ export class SteeringActivity implements SceneActivity {
   private crossing = 0;
   private pending = false;
 
-  constructor(private readonly scene: Scene, notify: (message: string) => void) {
+  constructor(private readonly scene: Scene) {
     const { character, crowd } = scene;
     const { min, max } = character.bounds;
     this.height = Math.max(max[1] - min[1], 1e-6);
@@ -54,7 +54,6 @@ export class SteeringActivity implements SceneActivity {
       steerings.set(crowd, steering);
     }
     this.steering = steering;
-    if (!crowd.hasFeature('appearance')) notify('selected agents are tinted with CrowdAppearance, made now');
   }
 
   get count(): number {
@@ -100,8 +99,8 @@ export class SteeringActivity implements SceneActivity {
   }
 
   extent(out: Float32Array): void {
-    out[0] = this.plaza;
-    out[1] = this.plaza * 0.6;
+    out[0] = this.plaza * 0.8;
+    out[1] = this.plaza * 0.5;
     out[2] = 0;
   }
 

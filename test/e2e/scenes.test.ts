@@ -117,7 +117,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await page.keyboard.up('Shift');
     await waitForStat(page, 'selectedAgents', /^[1-9]/);
     await shot(page, 'scene-steering-selected');
-    await page.mouse.click(VIEWPORT.width / 2, VIEWPORT.height - 40);
+    await page.mouse.click(VIEWPORT.width / 2, VIEWPORT.height * 0.75); // the ground in front of the plaza
     await waitForStat(page, 'sentAgents', /^[1-9]/);
     expect(await stat(page, 'sentAgents')).toBe(await stat(page, 'selectedAgents'));
     await waitForFrames(page, (await statNumber(page, 'frames')) + 6, WAIT);
