@@ -157,6 +157,34 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     many.destroy();
   });
 
+  it('the circle swap on the GPU: 24 agents cross to the opposite point, none overlapping, none left short', async () => {
+    const circle = new Crowd(device!, character, FORMATS);
+    const swap = new CrowdSteering(circle);
+    const radius = 0.3;
+    for (let i = 0; i < 24; i++) {
+      const a = (2 * Math.PI * i) / 24;
+      const id = circle.add();
+      circle.setPlacement(id, 6 * Math.cos(a), 0, 6 * Math.sin(a), 0);
+      swap.addAgent(id, { radius, maxSpeed: 1.8, preferredSpeed: 1.3, goal: [-6 * Math.cos(a), -6 * Math.sin(a)] });
+    }
+    let closest = Infinity;
+    let agents = await swap.readAgents();
+    for (let f = 0; f < 300; f++) {
+      frame(circle, DT);
+      if (f % 3 !== 2) continue;
+      agents = await swap.readAgents();
+      const p = agents.positions;
+      for (let i = 0; i < 24; i++) for (let j = i + 1; j < 24; j++) closest = Math.min(closest, Math.hypot(p[2 * i] - p[2 * j], p[2 * i + 1] - p[2 * j + 1]) / (2 * radius));
+    }
+    const short = Array.from(agents.ids, (id, i) => {
+      const goal = swap.goal(id)!;
+      return Math.hypot(agents.positions[2 * i] - goal[0], agents.positions[2 * i + 1] - goal[1]) > radius;
+    }).filter(Boolean).length;
+    expect(short).toBe(0);
+    expect(closest).toBeGreaterThan(0.99);
+    circle.destroy();
+  });
+
   it('readAgents follows removal and placement; a placed agent restarts there; frames upload nothing per agent', async () => {
     const before = await steering.readAgents();
     const [first, second] = [before.ids[0], before.ids[1]];
