@@ -21,6 +21,9 @@ import { lightOptions } from './lights';
 import { writeState, type DemoState } from './url-state';
 import { WeightPlot } from './weight-plot';
 
+/** Colour of the rings a scene draws on the ground (pillars): light grey. */
+const RING_COLOR = [0.8, 0.8, 0.85, 0.9] as const;
+
 /** Longest step of the animation clock, seconds (a stalled tab does not jump ahead). */
 const MAX_DT = 0.1;
 /** The crowds drawn while no scene is loaded. */
@@ -67,6 +70,10 @@ export class App {
   private readonly extent = new Float32Array(3);
   private readonly selectedAt = new Float32Array(3);
   private readonly tick = (now: number): void => this.frame(now);
+  /** Rings a scene asks for (SceneActivity.rings): x, z, radius each, and a marker per ring, made on first use. */
+  private readonly ringData = new Float32Array(3 * 16);
+  private readonly ringMarkers: MarkerPass[] = [];
+  private readonly pickView = { viewProjection: new Float32Array(16), width: 1, height: 1 };
 
   constructor(gpu: DemoDevice, canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
     private readonly messages: MessageBox) {
@@ -80,9 +87,13 @@ export class App {
     this.stats = new StatsOverlay(this.timer, gpu.adapterName);
     const selection = (this.selection = new Selection(canvas));
     new OrbitInput(canvas, this.camera, {
-      click: (x, y) => selection.click(x, y, this.camera.viewProjection),
+      // A scene that takes pointer input (steering: select agents, send them) gets it first.
+      click: (x, y) => { if (!this.activity?.click?.(x, y, this.pickCamera())) selection.click(x, y, this.camera.viewProjection); },
       dragBox: (rect) => selection.dragBox(rect),
-      endBox: (rect) => selection.endBox(rect, this.camera.viewProjection),
+      endBox: (rect) => {
+        if (this.activity?.box?.(rect, this.pickCamera())) selection.hideBox();
+        else selection.endBox(rect, this.camera.viewProjection);
+      },
     });
     this.camera.frame(5, 5, 1);
     const plotCanvas = document.getElementById('plot') as HTMLCanvasElement | null;
@@ -109,6 +120,15 @@ export class App {
     this.loadAbort?.abort();
   }
 
+  /** The view as picking takes it (CSS pixels), for a scene's pointer input. */
+  private pickCamera(): { viewProjection: Float32Array; width: number; height: number } {
+    const canvas = this.renderer.canvas;
+    this.pickView.viewProjection.set(this.camera.viewProjection);
+    this.pickView.width = canvas.clientWidth || 1;
+    this.pickView.height = canvas.clientHeight || 1;
+    return this.pickView;
+  }
+
   /**
    * Goes on drawing on `gpu` (a new device after the old one was lost): re-creates the renderer,
    * ground, marker and timer there and restores the crowd onto it (Crowd.restore, which brings
@@ -116,7 +136,8 @@ export class App {
    */
   restore(gpu: DemoDevice): void {
     const cellSize = this.grid.cellSize.slice();
-    for (const old of [this.renderer, this.grid, this.marker, this.selectionMarker, this.timer]) old.destroy();
+    for (const old of [this.renderer, this.grid, this.marker, this.selectionMarker, this.timer, ...this.ringMarkers]) old.destroy();
+    this.ringMarkers.length = 0;
     this.device = gpu.device;
     this.renderer = new Renderer(this.device, this.renderer.canvas);
     this.grid = new GridPass(this.device, this.renderer);
@@ -368,6 +389,13 @@ export class App {
       if (this.selection.ring(at)) {
         this.selectionMarker.update(camera.viewProjection, at[0], at[1], at[2], (activity?.height ?? 1) * 0.006);
         markers.push(this.selectionMarker);
+      }
+      // Rings a scene draws on the ground (the steering scene's pillars).
+      const rings = activity?.rings?.(this.ringData) ?? 0;
+      for (let i = 0; i < rings; i++) {
+        const ring = (this.ringMarkers[i] ??= new MarkerPass(this.device, this.renderer, RING_COLOR));
+        ring.update(camera.viewProjection, this.ringData[3 * i], this.ringData[3 * i + 1], this.ringData[3 * i + 2], activity!.height * 0.01);
+        markers.push(ring);
       }
       this.renderer.render(crowds, grid, markers, camera.viewProjection, this.timer);
     } catch (error) {

@@ -16,7 +16,7 @@ const MANNEQUIN_SETS = [['Body', 'HeadBox'], ['Body', 'HeadWide'], ['Body', 'Hea
  * population changes (count, respawn). The ids are the population's: other scenes are left as they are.
  */
 export class AppearanceSpread {
-  private looks: CrowdAppearance | undefined;
+  private feature: CrowdAppearance | undefined;
   private sets: number[] = [];
   private spreadVersion = -1;
   private on = false;
@@ -28,16 +28,21 @@ export class AppearanceSpread {
     if (on === this.on && (!on || population.version === this.spreadVersion)) return;
     this.on = on;
     if (!on) {
-      if (this.looks) for (let i = 0; i < population.count; i++) this.looks.set(population.idAt(i), { tint: [1, 1, 1], variant: 0, parts: this.looks.allParts });
+      if (this.feature) for (let i = 0; i < population.count; i++) this.feature.set(population.idAt(i), { tint: [1, 1, 1], variant: 0, parts: this.feature.allParts });
       this.spreadVersion = -1;
       return;
     }
-    const looks = (this.looks ??= this.make());
+    const looks = (this.feature ??= this.make());
     for (let i = 0; i < population.count; i++) {
       const h = Math.imul(i + 1, 2654435761) >>> 0;
       looks.set(population.idAt(i), { tint: TINTS[h % TINTS.length], variant: (h >>> 8) % looks.variantCount, parts: this.sets[(h >>> 16) % this.sets.length] });
     }
     this.spreadVersion = population.version;
+  }
+
+  /** The crowd's CrowdAppearance, made now if the control never was on (the steering scene tints its selection with it). */
+  looks(): CrowdAppearance {
+    return (this.feature ??= this.make());
   }
 
   private make(): CrowdAppearance {

@@ -2,9 +2,10 @@ import type { DemoState } from './url-state';
 
 /**
  * The demo's scenes: today's crowd, the layered-blending showcase, controllers wandering, and
- * three bodies bound to one clip library side by side (the crowd scene on WalkerBody and the bodies beside it).
+ * three bodies bound to one clip library side by side (the crowd scene on WalkerBody and the bodies beside it),
+ * and two groups steered across a plaza (CrowdSteering).
  */
-export const SCENE_KINDS = ['crowd', 'layers', 'locomotion', 'clips'] as const;
+export const SCENE_KINDS = ['crowd', 'layers', 'locomotion', 'clips', 'steering'] as const;
 export type SceneKind = (typeof SCENE_KINDS)[number];
 
 /** What a scene starts with when the URL (or the panel's scene switch) does not say. */
@@ -13,6 +14,7 @@ export const SCENE_DEFAULTS: Record<SceneKind, { model: string; instances: numbe
   layers: { model: 'Fox', instances: 64 },
   locomotion: { model: 'Walker', instances: 80 },
   clips: { model: 'WalkerBody', instances: 200 },
+  steering: { model: 'Walker', instances: 120 },
 };
 
 /**

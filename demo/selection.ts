@@ -51,6 +51,11 @@ export class Selection {
     s.height = `${Math.abs(rect.y1 - rect.y0)}px`;
   }
 
+  /** Hides the dragged rectangle (a scene took the box). */
+  hideBox(): void {
+    this.box.hidden = true;
+  }
+
   /** The drag ended on `rect`: counts the characters inside it. */
   endBox(rect: ScreenRect, viewProjection: Float32Array): void {
     this.box.hidden = true;

@@ -47,6 +47,8 @@ export { CrowdProps } from './features/props/crowd-props';
 export { CrowdMorph } from './features/morph/crowd-morph';
 export { CrowdAppearance, type AppearanceOptions, type AppearanceImage, type InstanceAppearance } from './features/appearance/crowd-appearance';
 export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
+export { CrowdSteering } from './features/steering/crowd-steering';
+export type { CrowdSteeringOptions, FlowFieldOptions, GroundPoint, SteeringAgentOptions, SteeringAgents } from './features/steering/types';
 export { CrowdEvents } from './features/clip-events/crowd-events';
 export { CrowdPicking, MAX_PENDING_PICKS, type PickHit, type PickOptions } from './features/picking/crowd-picking';
 export type { RaycastHit } from './features/picking/cpu-raycast';

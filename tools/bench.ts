@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million|clip-library|picking|three-shading|appearance (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering (only that section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -22,19 +22,21 @@ import { benchClipLibrary } from './bench/clip-library';
 import { benchPicking, type PickRow } from './bench/picking';
 import { benchThreeShading, type ShadingRow } from './bench/three-shading';
 import { benchAppearance, type AppearanceRow } from './bench/appearance';
+import { benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading or appearance, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance or steering, got ${only}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
 const MILLION_HEADING = '## A million in the crowd: the joint-matrix palette, bulk add';
 const CLIP_LIBRARY_HEADING = '## Two bodies, one clip library (Walker)';
 const PICKING_HEADING = '## Picking: cost per request and frames until the answer, Fox';
 const THREE_SHADING_HEADING = "## In a three.js scene: shading 'crowd' against shading 'three', Fox";
 const APPEARANCE_HEADING = '## Per-instance appearance: cost per frame against a plain crowd, Mannequin';
+const STEERING_HEADING = '## Steering: the bottleneck scaled up, Fox (ORCA, grid, flow field on the GPU)';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -93,13 +95,14 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'clip-library') await clipLibrarySection();
   else if (only === 'picking') await pickingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'three-shading') await threeShadingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'appearance') await appearanceSection();
+  else if (only === 'steering') await steeringSection(await characterFromFile(CROWD_MODEL[1]));
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -293,6 +296,29 @@ async function appearanceSection(): Promise<void> {
   }));
 }
 
+/** The steering section: the steering pass against the pose pass of the same frames; CPU per frame; the scenario numbers. */
+async function steeringSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
+  print(STEERING_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${/swiftshader/i.test(adapterName) ? ' (SwiftShader: the ratios stand in for a GPU\'s)' : ''}.`);
+  print();
+  print(`${CROWD_MODEL[0]}, every instance an agent (radius 0.3 m, 1.3 m/s preferred, 1.8 m/s at most), packed 0.75 m apart in a square block left of a wall with a 1.5 m door every 10 m, all sharing a goal 20 m beyond it with a flow field (tools/bench/steering.ts); no camera (every instance posed). GPU ms: timestamp-query around the steering pass (grid counting sort, ORCA, move: six dispatches) and around the pose pass of the same frame, median of the measured frames after one warm-up. CPU ms: crowd.update + encode without submitting, median of the rounds; steering's own hooks (prepare + encode) measured alone. Uploaded: bytes a frame without events (steering's uniforms: 64).`);
+  print();
+  const rows: SteeringRow[] = [];
+  for (const count of quick ? [10000] : [10000, 100000]) {
+    console.error(`steering: ${count} agents…`);
+    rows.push(await benchSteering(device, character, count, quick ? 1 : 2, quick ? 5 : 20));
+  }
+  table(['agents', 'steering GPU ms', 'pose GPU ms', 'steering / pose', 'CPU ms a frame (update + encode)', "steering's hooks CPU ms", 'bytes uploaded a frame'], rows.map((r) => [
+    r.agents.toLocaleString('en'), ms(r.steeringMs), ms(r.poseMs), (r.steeringMs / r.poseMs).toFixed(2), ms(r.cpuFrameMs), r.cpuSteeringMs.toFixed(4), r.uploadedBytes.toLocaleString('en'),
+  ]));
+  print('Scenarios on the TypeScript twin of the step (tools/steering-scenes.ts; test/features/steering/ holds the GPU to the twin), 20 steps a second. Closest approach: the smallest centre distance over the sum of radii, over every pair and step (1 = touching). Overlapping pairs: pairs that came closer than 0.99 of their radii sum. Time to goal: until the last agent was within its radius of its goal (bottleneck: within 2.5 m, as all share one point). Short: agents not there at the end. Stalled: the most steps one agent spent below 1% of its preferred speed while short of its goal.');
+  print();
+  table(['scenario', 'agents', 'closest approach', 'overlapping pairs', 'time to goal s (last)', 'mean s', 'short of goal', 'stalled steps'], steeringScenes().map(([name, r]) => [
+    name, r.agents, r.closestApproach.toFixed(3), r.overlappingPairs, Number.isNaN(r.timeToGoal) ? 'n/a' : r.timeToGoal.toFixed(1), Number.isNaN(r.meanTimeToGoal) ? 'n/a' : r.meanTimeToGoal.toFixed(1), r.shortOfGoal, r.stalledSteps,
+  ]));
+}
+
 /** The culling / LOD section: ratios to all-off in one run, per view. */
 async function cullingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(CULLING_HEADING);
@@ -406,6 +432,7 @@ await clipLibrarySection();
 await pickingSection(character);
 await threeShadingSection(character);
 await appearanceSection();
+await steeringSection(character);
 
 device.destroy();
 // Figures from another machine (a section headed '## On an NVIDIA ...', say) are kept at the end: this run cannot redo them.

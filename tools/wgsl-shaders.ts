@@ -9,6 +9,7 @@ import { MORPH_SHADER } from '../src/features/morph/morph-wgsl';
 import { PICK_SHADER, SELECT_SHADER } from '../src/features/picking/picking-wgsl';
 import { PROP_SHADER } from '../src/features/props/prop-wgsl';
 import { ROOT_MOTION_SHADER } from '../src/features/root-motion/root-motion-wgsl';
+import { STEERING_SHADER } from '../src/features/steering/steering-wgsl';
 import { ENVIRONMENT_SHADER } from '../src/runtime/environment-map';
 import { KERNEL_SHADERS, type GeneratedShader } from '../src/runtime/wgsl-constants';
 
@@ -16,4 +17,4 @@ const [pose, cull, skin, palette] = KERNEL_SHADERS;
 
 export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER, PICK_SHADER, SELECT_SHADER,
   // The mip chain pass shares no number with TypeScript: an empty block, so a shared one added later has its place.
-  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER];
+  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER];

@@ -1,4 +1,5 @@
 import type { StateKey } from '../controls';
+import type { PickCamera, ScreenRect } from '../../src/index';
 import type { SceneKind } from '../scene-state';
 
 /**
@@ -35,6 +36,12 @@ export interface SceneActivity {
   extent(out: Float32Array): void;
   /** Where the camera should look now, if the scene follows something: writes x, z into out and returns true. */
   follow(out: Float32Array): boolean;
+  /** Optional: a click at (x, y), CSS pixels; true when the scene took it (the App's selection then does nothing). */
+  click?(x: number, y: number, camera: PickCamera): boolean;
+  /** Optional: a Shift + drag box ended on `rect`; true when the scene took it. */
+  box?(rect: ScreenRect, camera: PickCamera): boolean;
+  /** Optional: rings to draw on the ground (obstacles): x, z, radius each into `out`; returns how many. */
+  rings?(out: Float32Array): number;
   /** Overlay lines and data-* values for #stats (called a few times a second, not per frame). */
   describe(lines: string[], data: DOMStringMap): void;
   /**

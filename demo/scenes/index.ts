@@ -7,6 +7,7 @@ import type { SceneActivity } from './activity';
 import { CrowdActivity } from './crowd-scene';
 import { LayersActivity } from './layers-scene';
 import { LocomotionActivity } from './locomotion-scene';
+import { SteeringActivity } from './steering-scene';
 
 export type { SceneActivity } from './activity';
 export { LayersActivity, LocomotionActivity };
@@ -28,6 +29,8 @@ export function createActivity(kind: SceneKind, scene: Scene, context: ActivityC
       return new LayersActivity(scene, context.sceneState, context.notify);
     case 'locomotion':
       return new LocomotionActivity(scene, context.keyboard, context.plot, context.notify);
+    case 'steering':
+      return new SteeringActivity(scene);
     case 'clips':
       return new CrowdActivity(scene, context.state, 'clips');
     default:

@@ -1,5 +1,5 @@
 /**
- * End-to-end tests of the demo's layers and locomotion scenes (?scene=layers|locomotion) in
+ * End-to-end tests of the demo's layers, locomotion and steering scenes (?scene=layers|locomotion|steering) in
  * headless Chromium with WebGPU on SwiftShader: small crowds (tens of instances) keep them fast.
  * Screenshots land in test-results/e2e/scene-*.png for a person to look at.
  */
@@ -96,6 +96,32 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     expect(await stat(page, 'layerWeight')).toBe('1.000');
     expect(await stat(page, 'additiveJoint')).toBe('Neck');
     await expectAlive(page, 'scene-layers-robot');
+    expect(problems).toEqual([]);
+    await page.close();
+  }, TEST_TIMEOUT);
+
+  it('steering scene: two groups of Walkers cross a plaza around pillars; a box selects agents, a click on the ground sends them', async () => {
+    const { page, problems } = await open('?scene=steering&instances=24');
+    await waitForCrowd(page, 24, 3);
+    expect(await stat(page, 'scene')).toBe('steering');
+    expect(await stat(page, 'model')).toBe('Walker');
+    expect(await stat(page, 'agents')).toBe('24');
+    expect(await stat(page, 'selectedAgents')).toBe('0');
+    await expectAlive(page, 'scene-steering', 3);
+    // Shift + drag over the view selects the agents inside (tinted); a click on the ground sends them there.
+    await page.keyboard.down('Shift');
+    await page.mouse.move(20, 20);
+    await page.mouse.down();
+    await page.mouse.move(VIEWPORT.width - 20, VIEWPORT.height - 20, { steps: 3 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    await waitForStat(page, 'selectedAgents', /^[1-9]/);
+    await shot(page, 'scene-steering-selected');
+    await page.mouse.click(VIEWPORT.width / 2, VIEWPORT.height * 0.75); // the ground in front of the plaza
+    await waitForStat(page, 'sentAgents', /^[1-9]/);
+    expect(await stat(page, 'sentAgents')).toBe(await stat(page, 'selectedAgents'));
+    await waitForFrames(page, (await statNumber(page, 'frames')) + 6, WAIT);
+    await shot(page, 'scene-steering-sent');
     expect(problems).toEqual([]);
     await page.close();
   }, TEST_TIMEOUT);

@@ -1,0 +1,228 @@
+import { mat4 } from 'wgpu-matrix';
+import { CrowdSteering, type Crowd, type GroundPoint, type InstanceId, type PickCamera, type ScreenRect } from '../../src/index';
+import type { StateKey } from '../controls';
+import { MODELS } from '../models';
+import type { Scene } from '../scene';
+import type { SceneActivity } from './activity';
+
+/** Tints (linear RGB) of the two groups and of the selected agents. */
+const GROUP_TINTS: readonly (readonly [number, number, number])[] = [[1, 0.5, 0.3], [0.35, 0.6, 1]];
+const SELECTED_TINT = [1, 1, 0.15] as const;
+/** Seconds between two crossings of the groups (agents a click sent somewhere stay there). */
+const CROSSING_PERIOD = 30;
+/** Pillars: this many on a ring of PILLAR_RING x the plaza's radius, PILLAR_SIZE x the character height across. */
+const PILLARS = 6;
+const PILLAR_RING = 0.35;
+const PILLAR_SIZE = 0.9;
+
+/** One CrowdSteering per crowd: a feature is made once and stays with its crowd across scenes. */
+const steerings = new WeakMap<Crowd, CrowdSteering>();
+
+/**
+ * The steering scene (?scene=steering): two groups cross a plaza with pillars, every character
+ * an agent of CrowdSteering (docs/steering.md), stepped on the GPU. A click on a character or a
+ * Shift + drag box selects agents (tinted yellow); a click on the ground then sends the selected
+ * ones there, spread around the point. The groups cross again every CROSSING_PERIOD seconds
+ * (agents sent somewhere by a click stay there). The pillars are drawn as rings on the ground.
+ */
+export class SteeringActivity implements SceneActivity {
+  readonly kind = 'steering';
+  readonly cellSize: readonly [number, number];
+  readonly height: number;
+  private readonly steering: CrowdSteering;
+  private readonly radius: number;
+  private readonly speed: number;
+  private ids: InstanceId[] = [];
+  private readonly ordered = new Set<InstanceId>();
+  private selected: InstanceId[] = [];
+  private obstacles: number[] = [];
+  private pillars: [number, number, number][] = [];
+  private elapsed = 0;
+  private crossing = 0;
+  private pending = false;
+
+  constructor(private readonly scene: Scene) {
+    const { character, crowd } = scene;
+    const { min, max } = character.bounds;
+    this.height = Math.max(max[1] - min[1], 1e-6);
+    this.radius = 0.18 * this.height;
+    this.speed = 0.75 * this.height;
+    this.cellSize = [this.height, this.height];
+    let steering = steerings.get(crowd);
+    if (!steering) {
+      steering = new CrowdSteering(crowd, { neighbourDistance: 8 * this.radius, timeHorizon: 2 });
+      steerings.set(crowd, steering);
+    }
+    this.steering = steering;
+  }
+
+  get count(): number {
+    return this.ids.length;
+  }
+
+  /** Radius of the plaza, world units: room for the count at a few radii apart. */
+  private get plaza(): number {
+    return Math.max(8 * this.height, 3 * this.radius * Math.sqrt(Math.max(1, this.ids.length)) + 4 * this.height);
+  }
+
+  setCount(count: number): void {
+    const { crowd } = this.scene;
+    while (this.ids.length > count) {
+      const id = this.ids.pop()!;
+      this.ordered.delete(id);
+      crowd.remove(id);
+    }
+    const clip = Math.max(0, crowd.character.clipNames.indexOf(MODELS[this.scene.source.model]?.clipA ?? ''));
+    while (this.ids.length < count) {
+      const id = crowd.add({ clipA: clip, timeA: (this.ids.length * 0.37) % 1 });
+      this.ids.push(id);
+    }
+    this.layOut();
+  }
+
+  settingChanged(_key: StateKey): boolean {
+    return false;
+  }
+
+  apply(): void {}
+
+  update(dt: number): void {
+    this.elapsed += dt;
+    if (this.elapsed - this.crossing < CROSSING_PERIOD) return;
+    // The groups cross back: an event per agent every CROSSING_PERIOD seconds, nothing per frame.
+    this.crossing = this.elapsed;
+    for (const id of this.ids) {
+      if (this.ordered.has(id)) continue;
+      const goal = this.steering.goal(id);
+      if (goal) this.steering.setGoal(id, [-goal[0], goal[1]]);
+    }
+  }
+
+  extent(out: Float32Array): void {
+    out[0] = this.plaza * 0.8;
+    out[1] = this.plaza * 0.5;
+    out[2] = 0;
+  }
+
+  follow(): boolean {
+    return false;
+  }
+
+  /** The pillars as rings: x, z, radius per pillar into `out`; returns how many. */
+  rings(out: Float32Array): number {
+    const n = Math.min(this.pillars.length, Math.floor(out.length / 3));
+    for (let i = 0; i < n; i++) out.set(this.pillars[i], 3 * i);
+    return n;
+  }
+
+  /** A click: on an agent, selects it; on the ground with agents selected, sends them there. */
+  click(x: number, y: number, camera: PickCamera): boolean {
+    const { picking } = this.scene;
+    if (this.pending || picking.pending > 0) return true;
+    this.pending = true;
+    const ground = groundPoint(x, y, camera);
+    picking.pickPointer(x, y, camera).then((hit) => {
+      if (hit && this.steering.hasAgent(hit.id)) this.select([hit.id]);
+      else if (ground && this.selected.length > 0) this.send(ground);
+      else this.select([]);
+    }, (error: Error) => console.warn(`picking failed: ${error.message}`)).finally(() => { this.pending = false; });
+    return true;
+  }
+
+  /** A Shift + drag box: selects the agents inside it. */
+  box(rect: ScreenRect, camera: PickCamera): boolean {
+    const { picking } = this.scene;
+    if (picking.pending > 0) return true;
+    picking.selectRect(rect, camera).then((ids) => this.select(ids.filter((id) => this.steering.hasAgent(id))),
+      (error: Error) => console.warn(`box selection failed: ${error.message}`));
+    return true;
+  }
+
+  describe(lines: string[], data: DOMStringMap): void {
+    lines.push(`steering: ${this.steering.agentCount.toLocaleString('en-US')} agents, ${this.obstacles.length} pillars, ${this.selected.length} selected` +
+      (this.selected.length ? ' (click the ground to send them)' : ' (click or Shift + drag to select)'));
+    data.agents = String(this.steering.agentCount);
+    data.selectedAgents = String(this.selected.length);
+    data.sentAgents = String(this.ordered.size);
+  }
+
+  dispose(clearCrowd: boolean): void {
+    for (const o of this.obstacles) this.steering.removeObstacle(o);
+    this.obstacles = [];
+    if (clearCrowd) this.setCount(0);
+    this.selected = [];
+  }
+
+  /** Pillars for the plaza's size and each agent at its start, sent across. */
+  private layOut(): void {
+    const { crowd } = this.scene;
+    const plaza = this.plaza;
+    for (const o of this.obstacles) this.steering.removeObstacle(o);
+    this.obstacles = [];
+    this.pillars = [];
+    const size = PILLAR_SIZE * this.height;
+    for (let p = 0; p < PILLARS; p++) {
+      const a = (2 * Math.PI * (p + 0.5)) / PILLARS;
+      const cx = PILLAR_RING * plaza * Math.cos(a), cz = PILLAR_RING * plaza * Math.sin(a);
+      const octagon: GroundPoint[] = [];
+      for (let k = 0; k < 8; k++) octagon.push([cx + size * Math.cos((k * Math.PI) / 4), cz + size * Math.sin((k * Math.PI) / 4)]);
+      this.obstacles.push(this.steering.addObstacle(octagon));
+      this.pillars.push([cx, cz, size]);
+    }
+    // Two groups in blocks left and right of the plaza, each sent to the other's side.
+    const spacing = 3 * this.radius;
+    const perGroup = Math.ceil(this.ids.length / 2);
+    const rows = Math.max(1, Math.ceil(Math.sqrt(perGroup * 0.6)));
+    this.ids.forEach((id, i) => {
+      const group = i % 2, k = Math.floor(i / 2);
+      const column = Math.floor(k / rows), row = k % rows;
+      const side = group === 0 ? -1 : 1;
+      const x = side * (plaza * 0.55 + column * spacing);
+      const z = (row - (rows - 1) / 2) * spacing;
+      if (this.steering.hasAgent(id)) this.steering.removeAgent(id);
+      crowd.setPlacement(id, x, 0, z, side < 0 ? Math.PI / 2 : -Math.PI / 2);
+      this.steering.addAgent(id, { radius: this.radius, maxSpeed: this.speed * 1.4, preferredSpeed: this.speed, goal: [-x, z] });
+    });
+    this.ordered.clear();
+    this.crossing = this.elapsed;
+    this.select([]);
+  }
+
+  private select(ids: readonly InstanceId[]): void {
+    const looks = this.scene.appearance.looks();
+    const tintOf = (id: InstanceId) => GROUP_TINTS[this.ids.indexOf(id) % 2] ?? [1, 1, 1];
+    for (const id of this.selected) if (this.steering.hasAgent(id)) looks.set(id, { tint: tintOf(id) });
+    this.selected = [...ids];
+    if (this.selected.length === 0) for (const id of this.ids) looks.set(id, { tint: tintOf(id) });
+    for (const id of this.selected) looks.set(id, { tint: SELECTED_TINT });
+  }
+
+  /** Sends the selected agents to `point`, spread on a sunflower around it (they cannot all stand on one point). */
+  private send(point: GroundPoint): void {
+    const step = 2.4 * this.radius;
+    this.selected.forEach((id, i) => {
+      if (!this.steering.hasAgent(id)) return;
+      const r = step * Math.sqrt(i), a = i * 2.39996;
+      this.steering.setGoal(id, [point[0] + r * Math.cos(a), point[1] + r * Math.sin(a)]);
+      this.ordered.add(id);
+    });
+  }
+}
+
+const inverse = new Float32Array(16);
+
+/** Where the ray through (x, y) (CSS pixels) meets the ground y = 0, or undefined. */
+function groundPoint(x: number, y: number, camera: PickCamera): GroundPoint | undefined {
+  const m = mat4.inverse(Float32Array.from(camera.viewProjection), inverse);
+  const nx = (2 * x) / camera.width - 1, ny = 1 - (2 * y) / camera.height;
+  const at = (z: number): number[] => {
+    const v = [0, 1, 2, 3].map((r) => m[r] * nx + m[4 + r] * ny + m[8 + r] * z + m[12 + r]);
+    return [v[0] / v[3], v[1] / v[3], v[2] / v[3]];
+  };
+  const near = at(0), far = at(1);
+  const dy = far[1] - near[1];
+  if (Math.abs(dy) < 1e-9) return undefined;
+  const t = -near[1] / dy;
+  if (t < 0) return undefined;
+  return [near[0] + t * (far[0] - near[0]), near[2] + t * (far[2] - near[2])];
+}

@@ -1,0 +1,224 @@
+import { show } from '../../math/show';
+import type { Crowd } from '../../runtime/crowd';
+import type { InstanceId } from '../../runtime/crowd-types';
+import type { CrowdFeature, CrowdKernel, FeatureStage } from '../../runtime/feature';
+import type { InstanceStore } from '../../runtime/instance-store';
+import { AGENT, AGENT_STATE } from './layout';
+import { checkAgentOptions, checkGoal, checkPolygon, SteeringModel } from './model';
+import { SteeringPass } from './steering-pass';
+import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions, SteeringAgents } from './types';
+
+/**
+ * Crowd steering on the GPU, a crowd feature: instances become agents that walk to goals on the
+ * ground (the x-z plane) around each other and around static obstacles, every step on the GPU
+ * (shaders/steering/steering.wgsl): a hashed uniform grid rebuilt by counting sort, ORCA (RVO2's
+ * reciprocal velocity obstacles and linear program) against the nearest agents and obstacle
+ * segments, flow fields for agents that share a goal (with CrowdSteeringOptions.flowField), and
+ * each agent's placement and facing written into its instance record, before the cull and pose
+ * passes read it. The CPU acts on events only (add, remove, a goal, an obstacle): nothing per agent
+ * per frame, no readback unless asked (readAgents). One step per crowd.update(dt) +
+ * crowd.encode(encoder), of the update's dt. Docs: docs/steering.md.
+ *
+ * @example
+ * ```ts
+ * const steering = new CrowdSteering(crowd);
+ * const id = crowd.add();
+ * crowd.setPlacement(id, -10, 0, 0, 0);
+ * steering.addAgent(id, { radius: 0.4, maxSpeed: 2, preferredSpeed: 1.4, goal: [10, 0] });
+ * steering.addObstacle([[-1, -1], [1, -1], [1, 1], [-1, 1]]); // a pillar
+ * // each frame: crowd.update(dt); crowd.encode(encoder); ...
+ * const { ids, positions, velocities } = await steering.readAgents(); // when wanted
+ * ```
+ */
+export class CrowdSteering implements CrowdFeature {
+  readonly featureName = 'steering';
+  private pass: SteeringPass;
+  private readonly model: SteeringModel;
+  private readonly kernel: CrowdKernel;
+  private readonly store: InstanceStore;
+  private lastClock: number;
+  private readonly world = new Float32Array(16);
+  /** @internal Timestamps of the steering pass (tools/bench/steering.ts), or undefined. */
+  timestampWrites: GPUComputePassTimestampWrites | undefined;
+
+  /** Installs steering on `crowd` (no agent yet); options are fixed for its life and checked before anything changes. */
+  constructor(crowd: Crowd, options: CrowdSteeringOptions = {}) {
+    this.model = new SteeringModel(options);
+    this.pass = new SteeringPass(crowd.device);
+    try {
+      this.kernel = crowd.install(this);
+    } catch (error) {
+      this.pass.destroy();
+      throw error;
+    }
+    this.store = this.kernel.store;
+    this.lastClock = this.kernel.clock;
+  }
+
+  /** Bytes of steering's GPU buffers (Crowd.gpuBytes). */
+  get gpuBytes(): number {
+    return this.pass.gpuBytes;
+  }
+
+  /** Agents now. */
+  get agentCount(): number {
+    return this.model.agentCount;
+  }
+
+  /**
+   * Makes instance `id` an agent starting at its placement now (its record's world transform:
+   * x, z, facing; its height and scale are kept); with root motion (CrowdRootMotion) it stops moving
+   * by its clips from then on. Refused, changing nothing: an id that names no
+   * live instance, an instance that is already an agent, bad options (radius <= 0, a negative or
+   * non-finite speed, preferredSpeed over maxSpeed, a goal that is not two finite numbers).
+   */
+  addAgent(id: InstanceId, options: SteeringAgentOptions): void {
+    const handle = this.store.handle(id);
+    if (this.model.isAgent(handle)) throw new RangeError(`instance ${id} is already an agent (removeAgent it first)`);
+    const settings = checkAgentOptions(options);
+    // Steering moves it, not its clips' root motion (found by name: features import no other feature).
+    this.kernel.feature<CrowdFeature & { setMoves(id: InstanceId, on: boolean): void }>('root-motion')?.setMoves(id, false);
+    this.model.add(handle, settings, this.store.records.getWorld(this.store.slot(handle), this.world));
+  }
+
+  /** Sends agent `id` to `goal` ([x, z]), or stands it still (null). Refused for a non-agent or a bad goal. */
+  setGoal(id: InstanceId, goal: GroundPoint | null): void {
+    const handle = this.agentHandle(id);
+    this.model.setGoal(handle, checkGoal(goal, 'goal'));
+  }
+
+  /** Agent `id`'s goal, or null when it stands. */
+  goal(id: InstanceId): GroundPoint | null {
+    return this.model.goalOf(this.agentHandle(id));
+  }
+
+  /** Whether instance `id` is a live agent (false for any id that names none). */
+  hasAgent(id: InstanceId): boolean {
+    const handle = this.store.find(id);
+    return handle >= 0 && this.model.isAgent(handle);
+  }
+
+  /** Instance `id` is no agent from now on: it stays where steering brought it (as of the last step). */
+  removeAgent(id: InstanceId): void {
+    this.model.remove(this.agentHandle(id));
+  }
+
+  /**
+   * Adds a static obstacle: a closed polygon on the ground ([[x0, z0], [x1, z1], ...], either
+   * winding; two vertices make a wall, thin and avoided from both sides). Returns its id for
+   * removeObstacle. Costs O(every obstacle vertex), plus recomputing each live flow field.
+   */
+  addObstacle(vertices: readonly GroundPoint[]): number {
+    return this.model.addObstacle(checkPolygon(vertices));
+  }
+
+  /** Removes obstacle `id` (from addObstacle); a RangeError for an id that names none. */
+  removeObstacle(id: number): void {
+    this.model.removeObstacle(id);
+  }
+
+  /**
+   * The live agents as the GPU has them after the last submitted step: ids in handle order, and
+   * (x, z) position and velocity per agent. An asynchronous readback the caller asks for; the
+   * frame never waits on it.
+   */
+  async readAgents(): Promise<SteeringAgents> {
+    const handles = this.model.handleLimit;
+    const device = this.kernel.device;
+    const bytes = Math.max(handles * AGENT_STATE.size, 16);
+    const staging = device.createBuffer({ label: 'CrowdSteering.readAgents', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+    const encoder = device.createCommandEncoder({ label: 'CrowdSteering.readAgents' });
+    encoder.copyBufferToBuffer(this.pass.stateBuffer, 0, staging, 0, Math.min(bytes, this.pass.stateBuffer.size));
+    device.queue.submit([encoder.finish()]);
+    try {
+      await staging.mapAsync(GPUMapMode.READ);
+      const states = staging.getMappedRange().slice(0);
+      return this.agentsFrom(states);
+    } finally {
+      staging.destroy();
+    }
+  }
+
+  /** @internal The agents of `states` (AGENT_STATE by handle); an agent whose state predates its placement is at its start. */
+  agentsFrom(states: ArrayBuffer): SteeringAgents {
+    const model = this.model;
+    const sf = new Float32Array(states), su = new Uint32Array(states);
+    const af = new Float32Array(model.agents), au = new Uint32Array(model.agents);
+    const ids: number[] = [];
+    const handles: number[] = [];
+    for (let h = 0; h < model.handleLimit; h++) {
+      if (model.isAgent(h) && this.store.has(h)) { ids.push(this.store.idOf(h)); handles.push(h); }
+    }
+    const positions = new Float32Array(handles.length * 2), velocities = new Float32Array(handles.length * 2);
+    const S = AGENT_STATE.size / 4, A = AGENT.size / 4;
+    handles.forEach((h, i) => {
+      const fresh = (h + 1) * AGENT_STATE.size <= states.byteLength && su[h * S + AGENT_STATE.epoch / 4] === au[h * A + AGENT.epoch / 4];
+      positions[2 * i] = fresh ? sf[h * S] : af[h * A + AGENT.startX / 4];
+      positions[2 * i + 1] = fresh ? sf[h * S + 1] : af[h * A + AGENT.startZ / 4];
+      velocities[2 * i] = fresh ? sf[h * S + 2] : 0;
+      velocities[2 * i + 1] = fresh ? sf[h * S + 3] : 0;
+    });
+    return { ids: Float64Array.from(ids), positions, velocities };
+  }
+
+  /** @internal The CPU model (agent records, obstacles, fields, uniforms) the twin steps in tests. */
+  get cpuModel(): SteeringModel {
+    return this.model;
+  }
+
+  /** @internal The GPU's agent states (AGENT_STATE by handle), for tests. */
+  get stateBuffer(): GPUBuffer {
+    return this.pass.stateBuffer;
+  }
+
+  /** CrowdFeature: an instance removed from the crowd is no agent any more. */
+  removed(handle: number): void {
+    this.model.remove(handle);
+  }
+
+  /** CrowdFeature: every instance was removed. */
+  cleared(): void {
+    for (let h = 0; h < this.model.handleLimit; h++) this.model.remove(h);
+  }
+
+  /** CrowdFeature: an agent placed by setTransform or setPlacement restarts from there. */
+  placed(handle: number, _slot: number, world: ArrayLike<number>): void {
+    if (this.model.isAgent(handle)) this.model.place(handle, world);
+  }
+
+  /** CrowdFeature: the step's uniforms (dt since the last update) and the records changed by events. */
+  prepare(clock: number): number {
+    const dt = clock - this.lastClock;
+    this.lastClock = clock;
+    this.model.writeParams(dt);
+    return this.pass.update(this.store, this.model, this.model.handleLimit);
+  }
+
+  /** CrowdFeature: the steering step, first in the frame ('control': it writes the instance records the other passes read). */
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
+    if (stage === 'control') this.pass.encode(encoder, this.timestampWrites);
+  }
+
+  /** CrowdFeature: the crowd clock restarts at 0 from `clock`. */
+  rebase(clock: number): void {
+    this.lastClock -= clock;
+  }
+
+  /** CrowdFeature: the pass on the new device; agents restart from their last placement (their motion was on the lost device). */
+  restore(device: GPUDevice): void {
+    this.pass.destroy();
+    this.pass = new SteeringPass(device);
+    this.model.markAllDirty();
+  }
+
+  /** CrowdFeature: frees the pass's buffers. */
+  destroy(): void {
+    this.pass.destroy();
+  }
+
+  private agentHandle(id: InstanceId): number {
+    const handle = this.store.handle(id);
+    if (!this.model.isAgent(handle)) throw new RangeError(`instance ${show(id)} is not an agent (addAgent it first)`);
+    return handle;
+  }
+}

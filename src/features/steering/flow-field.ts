@@ -1,0 +1,184 @@
+/**
+ * Flow fields for agents that share a goal, computed once on the CPU per goal (an event: the first
+ * agent given that goal, or an obstacle added or removed) and sampled by the GPU every step. The
+ * ground is a grid of square cells; cells whose centre lies inside an obstacle polygon or within
+ * `clearance` of one of its edges are blocked; the distance to the goal is Dijkstra's over the
+ * 8-connected free cells (no corner cutting; octile steps 1 and sqrt 2), and each cell's direction
+ * is the normalised negative gradient of that distance (central differences, one-sided next to a
+ * blocked cell), so a crowd walks around walls and finds the door instead of pressing against the
+ * wall between it and its goal.
+ *
+ * Why the CPU and not a GPU relaxation: the obstacles of a steering crowd are static, a field
+ * changes only when a new goal appears, Dijkstra settles a 256 x 256 grid in a few milliseconds
+ * once, where a GPU Jacobi/Bellman-Ford relaxation needs as many sweeps as the longest path has
+ * cells (hundreds of dispatches) for the same answer. The per-frame cost stays on the GPU (a
+ * bilinear lookup per agent).
+ */
+
+/** The grid the fields share: cells of `cellSize` from (minX, minZ), columns x rows. */
+export interface FieldGrid {
+  readonly minX: number;
+  readonly minZ: number;
+  readonly cellSize: number;
+  readonly columns: number;
+  readonly rows: number;
+}
+
+/** Whether (x, z) is inside the polygon (flat x, z pairs): even-odd rule. */
+export function insidePolygon(polygon: ArrayLike<number>, x: number, z: number): boolean {
+  let inside = false;
+  const n = polygon.length / 2;
+  for (let i = 0, j = n - 1; i < n; j = i++) {
+    const xi = polygon[2 * i], zi = polygon[2 * i + 1], xj = polygon[2 * j], zj = polygon[2 * j + 1];
+    if ((zi > z) !== (zj > z) && x < ((xj - xi) * (z - zi)) / (zj - zi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+function distSqToSegment(ax: number, az: number, bx: number, bz: number, px: number, pz: number): number {
+  const sx = bx - ax, sz = bz - az;
+  const length = sx * sx + sz * sz;
+  const t = length > 0 ? Math.max(0, Math.min(1, ((px - ax) * sx + (pz - az) * sz) / length)) : 0;
+  const dx = px - (ax + t * sx), dz = pz - (az + t * sz);
+  return dx * dx + dz * dz;
+}
+
+/** The blocked cells (1) of `grid` for `polygons` (each flat x, z pairs; two vertices: a wall). */
+export function blockedCells(grid: FieldGrid, polygons: readonly ArrayLike<number>[], clearance: number): Uint8Array {
+  const blocked = new Uint8Array(grid.columns * grid.rows);
+  const clearanceSq = clearance * clearance;
+  for (const polygon of polygons) {
+    const n = polygon.length / 2;
+    let minX = Infinity, minZ = Infinity, maxX = -Infinity, maxZ = -Infinity;
+    for (let i = 0; i < n; i++) {
+      minX = Math.min(minX, polygon[2 * i]); maxX = Math.max(maxX, polygon[2 * i]);
+      minZ = Math.min(minZ, polygon[2 * i + 1]); maxZ = Math.max(maxZ, polygon[2 * i + 1]);
+    }
+    const c0 = Math.max(0, Math.floor((minX - clearance - grid.minX) / grid.cellSize));
+    const c1 = Math.min(grid.columns - 1, Math.floor((maxX + clearance - grid.minX) / grid.cellSize));
+    const r0 = Math.max(0, Math.floor((minZ - clearance - grid.minZ) / grid.cellSize));
+    const r1 = Math.min(grid.rows - 1, Math.floor((maxZ + clearance - grid.minZ) / grid.cellSize));
+    for (let r = r0; r <= r1; r++) {
+      for (let c = c0; c <= c1; c++) {
+        const x = grid.minX + (c + 0.5) * grid.cellSize, z = grid.minZ + (r + 0.5) * grid.cellSize;
+        let hit = n > 2 && insidePolygon(polygon, x, z);
+        for (let i = 0; i < n && !hit; i++) {
+          const j = (i + 1) % n;
+          hit = distSqToSegment(polygon[2 * i], polygon[2 * i + 1], polygon[2 * j], polygon[2 * j + 1], x, z) <= clearanceSq;
+        }
+        if (hit) blocked[r * grid.columns + c] = 1;
+      }
+    }
+  }
+  return blocked;
+}
+
+/** A binary min-heap of cells keyed by distance (Dijkstra's frontier). */
+class CellHeap {
+  private cells = new Int32Array(64);
+  private keys = new Float64Array(64);
+  size = 0;
+  push(cell: number, key: number): void {
+    if (this.size === this.cells.length) {
+      const cells = new Int32Array(this.size * 2); cells.set(this.cells); this.cells = cells;
+      const keys = new Float64Array(this.size * 2); keys.set(this.keys); this.keys = keys;
+    }
+    let i = this.size++;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (this.keys[parent] <= key) break;
+      this.cells[i] = this.cells[parent]; this.keys[i] = this.keys[parent]; i = parent;
+    }
+    this.cells[i] = cell; this.keys[i] = key;
+  }
+  /** Removes the nearest cell; returns it (its key in `lastKey`). */
+  lastKey = 0;
+  pop(): number {
+    const top = this.cells[0];
+    this.lastKey = this.keys[0];
+    const cell = this.cells[--this.size], key = this.keys[this.size];
+    let i = 0;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= this.size) break;
+      if (child + 1 < this.size && this.keys[child + 1] < this.keys[child]) child++;
+      if (this.keys[child] >= key) break;
+      this.cells[i] = this.cells[child]; this.keys[i] = this.keys[child]; i = child;
+    }
+    this.cells[i] = cell; this.keys[i] = key;
+    return top;
+  }
+}
+
+/**
+ * The distance (in cells) from every free cell to the goal's cell, Infinity where it cannot be
+ * reached: Dijkstra over 8 neighbours, a diagonal step only where both its orthogonal cells are free.
+ */
+export function distanceField(grid: FieldGrid, blocked: Uint8Array, goalX: number, goalZ: number): Float64Array {
+  const { columns, rows } = grid;
+  const distance = new Float64Array(columns * rows).fill(Infinity);
+  const gc = Math.floor((goalX - grid.minX) / grid.cellSize), gr = Math.floor((goalZ - grid.minZ) / grid.cellSize);
+  if (gc < 0 || gr < 0 || gc >= columns || gr >= rows) return distance;
+  const heap = new CellHeap();
+  distance[gr * columns + gc] = 0;
+  heap.push(gr * columns + gc, 0);
+  while (heap.size > 0) {
+    const cell = heap.pop();
+    const d = heap.lastKey;
+    if (d > distance[cell]) continue;
+    const c = cell % columns, r = (cell - c) / columns;
+    for (let dr = -1; dr <= 1; dr++) {
+      for (let dc = -1; dc <= 1; dc++) {
+        if (dr === 0 && dc === 0) continue;
+        const nc = c + dc, nr = r + dr;
+        if (nc < 0 || nr < 0 || nc >= columns || nr >= rows) continue;
+        const n = nr * columns + nc;
+        if (blocked[n]) continue;
+        if (dr !== 0 && dc !== 0 && (blocked[r * columns + nc] || blocked[nr * columns + c])) continue;
+        const nd = d + (dr !== 0 && dc !== 0 ? Math.SQRT2 : 1);
+        if (nd < distance[n]) {
+          distance[n] = nd;
+          heap.push(n, nd);
+        }
+      }
+    }
+  }
+  return distance;
+}
+
+/**
+ * Each cell's direction toward the goal into `out` (x, z per cell, from `offset` cells in): the
+ * normalised negative gradient of `distance`; (0, 0) for blocked and unreachable cells and the
+ * goal's own cell (where agents go straight).
+ */
+export function fieldDirections(grid: FieldGrid, distance: Float64Array, out: Float32Array, offset = 0): Float32Array {
+  const { columns, rows } = grid;
+  const at = (c: number, r: number): number => (c < 0 || r < 0 || c >= columns || r >= rows ? Infinity : distance[r * columns + c]);
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < columns; c++) {
+      const i = (offset + r * columns + c) * 2;
+      const d = distance[r * columns + c];
+      out[i] = 0; out[i + 1] = 0;
+      if (!Number.isFinite(d) || d === 0) continue;
+      const slope = (lo: number, hi: number): number => {
+        if (Number.isFinite(lo) && Number.isFinite(hi)) return (hi - lo) / 2;
+        if (Number.isFinite(hi)) return hi - d;
+        if (Number.isFinite(lo)) return d - lo;
+        return 0;
+      };
+      let gx = slope(at(c - 1, r), at(c + 1, r));
+      let gz = slope(at(c, r - 1), at(c, r + 1));
+      if (gx === 0 && gz === 0) {
+        // A ridge: toward the nearest neighbour.
+        let best = d;
+        for (let k = 0; k < 9; k++) {
+          const nd = at(c + (k % 3) - 1, r + Math.floor(k / 3) - 1);
+          if (nd < best) { best = nd; gx = -((k % 3) - 1); gz = -(Math.floor(k / 3) - 1); }
+        }
+      }
+      const length = Math.hypot(gx, gz);
+      if (length > 0) { out[i] = -gx / length; out[i + 1] = -gz / length; }
+    }
+  }
+  return out;
+}

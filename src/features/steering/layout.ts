@@ -1,0 +1,88 @@
+/**
+ * Byte layouts of the steering buffers, shared by the GPU pass (shaders/steering/steering.wgsl)
+ * and the TypeScript twin (step.ts), which reads and writes the very same bytes. Every field is a
+ * 4-byte scalar, so a struct's offsets are 4 x the field's index; test/features/steering/layout.test.ts
+ * checks the WGSL structs against these tables.
+ */
+
+/** One agent's settings, by instance handle (WGSL `Agent`): written by the CPU on events only. */
+export const AGENT = {
+  size: 64,
+  goalX: 0, //        f32: goal on the ground (model units), read when flags has AGENT_HAS_GOAL
+  goalZ: 4, //        f32
+  radius: 8, //       f32: > 0, model units
+  maxSpeed: 12, //    f32: >= 0, units per second; ORCA never picks a faster velocity
+  prefSpeed: 16, //   f32: in [0, maxSpeed]: the speed it walks at toward its goal when free
+  flags: 20, //       u32: AGENT_ACTIVE | AGENT_HAS_GOAL; 0 for a handle that is no agent
+  epoch: 24, //       u32: bumped when the CPU places the agent; the state restarts from start* when it differs
+  startX: 28, //      f32: where the agent (re)starts, model units
+  startZ: 32, //      f32
+  startHeading: 36, // f32: radians about +y (0 faces +z)
+  y: 40, //           f32: height of its placement (steering moves it on the x-z plane only)
+  scale: 44, //       f32: uniform scale of its placement
+  field: 48, //       u32: flow field index, or FIELD_NONE (straight to the goal)
+} as const;
+
+/** One agent's motion (WGSL `AgentState`), by handle: written by the GPU every step. */
+export const AGENT_STATE = {
+  size: 32,
+  x: 0, //         f32: position on the ground, model units
+  z: 4, //         f32
+  velocityX: 8, // f32: units per second
+  velocityZ: 12, // f32
+  heading: 16, //  f32: facing, radians about +y (0 faces +z)
+  epoch: 20, //    u32: the AGENT epoch this state started from
+} as const;
+
+/**
+ * One vertex of a static obstacle polygon (WGSL `ObstacleVertex`), counter-clockwise seen from +y
+ * with x right and z up (RVO2's order); the vertex starts the segment to `next`.
+ */
+export const OBSTACLE_VERTEX = {
+  size: 32,
+  x: 0, //          f32
+  z: 4, //          f32
+  directionX: 8, // f32: unit direction to the next vertex
+  directionZ: 12, // f32
+  next: 16, //      u32: index of the next vertex of its polygon
+  previous: 20, //  u32: index of the previous vertex
+  convex: 24, //    u32: 1 when the polygon is convex at this vertex (always 1 for a two-vertex wall)
+} as const;
+
+/** The steering pass's uniform block (WGSL `SteeringParams`). */
+export const STEERING_PARAMS = {
+  size: 64,
+  handleCount: 0, //        u32: agent handles to visit (highest agent handle + 1)
+  tableSize: 4, //          u32: cells of the hashed grid, a power of two
+  cellSize: 8, //           f32: side of a grid cell, >= neighbourDistance
+  dt: 12, //                f32: seconds of this step (<= 0: nobody moves)
+  timeHorizon: 16, //       f32: seconds ahead ORCA keeps agents apart
+  obstacleTimeHorizon: 20, // f32: seconds ahead ORCA keeps agents off obstacles
+  neighbourDistance: 24, // f32: agents farther than this are not neighbours
+  maxNeighbours: 28, //     u32: at most this many (nearest) agents constrain one, <= MAX_NEIGHBOURS
+  vertexCount: 32, //       u32: obstacle vertices (= segments)
+  step: 36, //              u32: step counter (seeds the symmetry-breaking nudge)
+  turnRate: 40, //          f32: radians per second the facing turns toward the velocity
+  fieldColumns: 44, //      u32: flow field grid (0 columns: no fields)
+  fieldRows: 48, //         u32
+  fieldMinX: 52, //         f32: corner of the field grid, model units
+  fieldMinZ: 56, //         f32
+  fieldCellSize: 60, //     f32
+} as const;
+
+/** AGENT.flags: the handle is an agent. */
+export const AGENT_ACTIVE = 1;
+/** AGENT.flags: the agent has a goal (else it stands, yielding to others). */
+export const AGENT_HAS_GOAL = 2;
+/** AGENT.field of an agent that goes straight to its goal. */
+export const FIELD_NONE = 0xffffffff;
+/** The most agents one agent's linear program takes (nearest first). */
+export const MAX_NEIGHBOURS = 16;
+/** The most obstacle segments one agent's linear program takes (nearest first). */
+export const MAX_OBSTACLE_LINES = 16;
+/** Threads of the prefix-sum workgroup (steering.wgsl `scanCells`). */
+export const SCAN_THREADS = 256;
+/** Speed of the symmetry-breaking nudge, as a fraction of the preferred speed (steering.wgsl `nudge`). */
+export const NUDGE = 0.01;
+/** Sideways share of the preferred velocity, to the walker's right: a shared convention that turns a head-on or symmetric meeting into passing (steering.wgsl `preferredVelocity`). */
+export const KEEP_RIGHT = 0.2;

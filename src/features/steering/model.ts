@@ -1,0 +1,350 @@
+import { show } from '../../math/show';
+import { checkFields } from '../../runtime/input';
+import { blockedCells, distanceField, fieldDirections, type FieldGrid } from './flow-field';
+import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, OBSTACLE_VERTEX, STEERING_PARAMS } from './layout';
+import type { SteeringUploads } from './steering-pass';
+import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions } from './types';
+
+/** An agent's settings after checking. */
+export interface AgentSettings {
+  readonly radius: number;
+  readonly maxSpeed: number;
+  readonly preferredSpeed: number;
+  readonly goal: GroundPoint | null;
+}
+
+const AGENT_FIELDS = ['radius', 'maxSpeed', 'preferredSpeed', 'goal'] as const;
+const OPTION_FIELDS = ['timeHorizon', 'obstacleTimeHorizon', 'neighbourDistance', 'maxNeighbours', 'turnRate', 'flowField'] as const;
+const FIELD_FIELDS = ['min', 'max', 'cellSize', 'clearance', 'maxGoals'] as const;
+const MAX_FIELD_CELLS = 1 << 20;
+
+function positive(value: unknown, name: string, fallback?: number): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new RangeError(`${name} must be a finite number > 0, got ${show(value)}`);
+  return v;
+}
+
+/** A ground point, or null: a RangeError naming `name` for anything else. */
+export function checkGoal(goal: unknown, name: string): GroundPoint | null {
+  if (goal === null || goal === undefined) return null;
+  if (!Array.isArray(goal) || goal.length !== 2 || !goal.every((n) => typeof n === 'number' && Number.isFinite(n))) {
+    throw new RangeError(`${name} must be [x, z] (two finite numbers) or null, got ${Array.isArray(goal) ? `[${goal.map(show).join(', ')}]` : show(goal)}`);
+  }
+  return [goal[0], goal[1]];
+}
+
+/** The checked settings of SteeringAgentOptions; a TypeError or RangeError naming the field otherwise. */
+export function checkAgentOptions(options: SteeringAgentOptions): AgentSettings {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`agent options must be { radius, maxSpeed, preferredSpeed?, goal? }, got ${show(options)}`);
+  checkFields(options, AGENT_FIELDS, 'addAgent');
+  const radius = positive(options.radius, 'radius');
+  const maxSpeed = options.maxSpeed;
+  if (typeof maxSpeed !== 'number' || !Number.isFinite(maxSpeed) || maxSpeed < 0) throw new RangeError(`maxSpeed must be a finite number >= 0, got ${show(maxSpeed)}`);
+  const preferredSpeed = options.preferredSpeed ?? maxSpeed;
+  if (typeof preferredSpeed !== 'number' || !(preferredSpeed >= 0 && preferredSpeed <= maxSpeed)) {
+    throw new RangeError(`preferredSpeed must be a number in [0, maxSpeed = ${maxSpeed}], got ${show(options.preferredSpeed)}`);
+  }
+  return { radius, maxSpeed, preferredSpeed, goal: checkGoal(options.goal, 'goal') };
+}
+
+/** CrowdSteeringOptions with defaults, checked. */
+export interface SteeringSettings {
+  readonly timeHorizon: number;
+  readonly obstacleTimeHorizon: number;
+  readonly neighbourDistance: number;
+  readonly maxNeighbours: number;
+  readonly turnRate: number;
+  readonly field: (FieldGrid & { readonly clearance: number; readonly maxGoals: number }) | undefined;
+}
+
+/** The checked settings of CrowdSteeringOptions. */
+export function checkSteeringOptions(options: CrowdSteeringOptions): SteeringSettings {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`options must be an object (CrowdSteeringOptions), got ${show(options)}`);
+  checkFields(options, OPTION_FIELDS, 'CrowdSteering');
+  const maxNeighbours = options.maxNeighbours ?? 10;
+  if (!Number.isInteger(maxNeighbours) || maxNeighbours < 1 || maxNeighbours > MAX_NEIGHBOURS) throw new RangeError(`maxNeighbours must be an integer in [1, ${MAX_NEIGHBOURS}], got ${show(options.maxNeighbours)}`);
+  let field: SteeringSettings['field'];
+  const f = options.flowField;
+  if (f !== undefined) {
+    if (typeof f !== 'object' || f === null) throw new TypeError(`flowField must be { min, max, cellSize?, clearance?, maxGoals? }, got ${show(f)}`);
+    checkFields(f, FIELD_FIELDS, 'flowField');
+    const min = checkGoal(f.min, 'flowField.min'), max = checkGoal(f.max, 'flowField.max');
+    if (!min || !max || !(max[0] > min[0] && max[1] > min[1])) throw new RangeError('flowField.max must be greater than flowField.min in x and z');
+    const cellSize = positive(f.cellSize, 'flowField.cellSize', Math.max(max[0] - min[0], max[1] - min[1]) / 128);
+    const columns = Math.ceil((max[0] - min[0]) / cellSize), rows = Math.ceil((max[1] - min[1]) / cellSize);
+    if (columns * rows > MAX_FIELD_CELLS) throw new RangeError(`flowField has ${columns} x ${rows} cells, more than ${MAX_FIELD_CELLS}: use a larger cellSize`);
+    const clearance = f.clearance ?? cellSize / 2;
+    if (typeof clearance !== 'number' || !(clearance >= 0) || !Number.isFinite(clearance)) throw new RangeError(`flowField.clearance must be a finite number >= 0, got ${show(f.clearance)}`);
+    const maxGoals = f.maxGoals ?? 8;
+    if (!Number.isInteger(maxGoals) || maxGoals < 1 || maxGoals > 64) throw new RangeError(`flowField.maxGoals must be an integer in [1, 64], got ${show(f.maxGoals)}`);
+    field = { minX: min[0], minZ: min[1], cellSize, columns, rows, clearance, maxGoals };
+  }
+  return {
+    timeHorizon: positive(options.timeHorizon, 'timeHorizon', 2),
+    obstacleTimeHorizon: positive(options.obstacleTimeHorizon, 'obstacleTimeHorizon', 1),
+    neighbourDistance: positive(options.neighbourDistance, 'neighbourDistance', 4),
+    maxNeighbours,
+    turnRate: positive(options.turnRate, 'turnRate', 2 * Math.PI),
+    field,
+  };
+}
+
+/** A polygon as the caller gave it, checked, as flat (x, z) pairs counter-clockwise (RVO2's order). */
+export function checkPolygon(vertices: readonly GroundPoint[]): Float64Array {
+  if (!Array.isArray(vertices) || vertices.length < 2) throw new RangeError(`an obstacle needs at least 2 vertices [[x0, z0], [x1, z1], ...], got ${Array.isArray(vertices) ? `${vertices.length}` : show(vertices)}`);
+  const flat = new Float64Array(vertices.length * 2);
+  vertices.forEach((v, i) => {
+    const p = checkGoal(v, `vertices[${i}]`);
+    if (!p) throw new RangeError(`vertices[${i}] must be [x, z], got null`);
+    flat[2 * i] = p[0]; flat[2 * i + 1] = p[1];
+  });
+  const n = vertices.length;
+  for (let i = 0; i < n; i++) {
+    const j = (i + 1) % n;
+    if (flat[2 * i] === flat[2 * j] && flat[2 * i + 1] === flat[2 * j + 1]) throw new RangeError(`vertices[${i}] and vertices[${j}] are the same point`);
+  }
+  let area = 0;
+  for (let i = 0; i < n; i++) { const j = (i + 1) % n; area += flat[2 * i] * flat[2 * j + 1] - flat[2 * j] * flat[2 * i + 1]; }
+  if (area < 0) {
+    const reversed = new Float64Array(flat.length);
+    for (let i = 0; i < n; i++) { reversed[2 * i] = flat[2 * (n - 1 - i)]; reversed[2 * i + 1] = flat[2 * (n - 1 - i) + 1]; }
+    return reversed;
+  }
+  return flat;
+}
+
+const AF = AGENT.size / 4;
+
+/**
+ * The CPU side of steering, no GPU: the agent records by handle (a mirror uploaded by dirty
+ * range), the obstacle polygons and their vertex records, the flow fields per goal, and the
+ * uniforms of the next step. CrowdSteering keeps one and hands it to SteeringPass; the twin
+ * (step.ts) reads the same bytes. Every change is O(1) per agent except a new goal's flow field
+ * (O(cells log cells)) and an obstacle change (every vertex, every live field).
+ */
+export class SteeringModel implements SteeringUploads {
+  readonly settings: SteeringSettings;
+  agents = new ArrayBuffer(64 * AGENT.size);
+  private f32 = new Float32Array(this.agents);
+  private u32 = new Uint32Array(this.agents);
+  dirtyLo = Infinity;
+  dirtyHi = 0;
+  /** Agent handles to visit: the highest agent handle + 1. */
+  handleLimit = 0;
+  agentCount = 0;
+  obstacles = new ArrayBuffer(0);
+  obstacleBytes = 0;
+  obstaclesChanged = false;
+  readonly fields: Float32Array<ArrayBuffer>;
+  fieldsChanged = false;
+  readonly params = new ArrayBuffer(STEERING_PARAMS.size);
+  private readonly polygons = new Map<number, Float64Array>();
+  private nextObstacle = 1;
+  /** Field index of each goal ("x,z") with a field, and the agents using it. */
+  private readonly goalFields = new Map<string, { index: number; users: number; goal: GroundPoint }>();
+  private readonly freeFields: number[] = [];
+  private blocked: Uint8Array | undefined;
+  private step = 0;
+
+  constructor(options: CrowdSteeringOptions = {}) {
+    this.settings = checkSteeringOptions(options);
+    const field = this.settings.field;
+    this.fields = new Float32Array(field ? field.maxGoals * field.columns * field.rows * 2 : 2);
+    if (field) for (let i = field.maxGoals - 1; i >= 0; i--) this.freeFields.push(i);
+    this.fieldsChanged = true;
+    this.obstaclesChanged = true;
+  }
+
+  /** Whether `handle` is an agent. */
+  isAgent(handle: number): boolean {
+    return handle < this.capacity && (this.u32[handle * AF + AGENT.flags / 4] & AGENT_ACTIVE) !== 0;
+  }
+
+  private get capacity(): number {
+    return this.agents.byteLength / AGENT.size;
+  }
+
+  /** Makes `handle` an agent with checked `settings`, starting at `world`'s placement (16 numbers, column-major). */
+  add(handle: number, settings: AgentSettings, world: ArrayLike<number>): void {
+    if (handle >= this.capacity) {
+      const grown = new ArrayBuffer(Math.max(handle + 1, 2 * this.capacity) * AGENT.size);
+      new Uint8Array(grown).set(new Uint8Array(this.agents));
+      this.agents = grown;
+      this.f32 = new Float32Array(grown);
+      this.u32 = new Uint32Array(grown);
+    }
+    const o = handle * AF;
+    const epoch = this.u32[o + AGENT.epoch / 4]; // kept across removal, so the GPU's old state of this handle is restarted
+    this.f32.fill(0, o, o + AF);
+    this.u32[o + AGENT.epoch / 4] = epoch;
+    this.f32[o + AGENT.radius / 4] = settings.radius;
+    this.f32[o + AGENT.maxSpeed / 4] = settings.maxSpeed;
+    this.f32[o + AGENT.prefSpeed / 4] = settings.preferredSpeed;
+    this.u32[o + AGENT.flags / 4] = AGENT_ACTIVE;
+    this.u32[o + AGENT.field / 4] = FIELD_NONE;
+    this.agentCount++;
+    this.handleLimit = Math.max(this.handleLimit, handle + 1);
+    this.place(handle, world);
+    this.setGoal(handle, settings.goal);
+  }
+
+  /** Restarts agent `handle` at `world`'s placement (x, z, facing; its height and scale kept for drawing). */
+  place(handle: number, world: ArrayLike<number>): void {
+    const o = handle * AF;
+    this.f32[o + AGENT.startX / 4] = world[12];
+    this.f32[o + AGENT.startZ / 4] = world[14];
+    this.f32[o + AGENT.y / 4] = world[13];
+    this.f32[o + AGENT.scale / 4] = Math.hypot(world[0], world[1], world[2]);
+    this.f32[o + AGENT.startHeading / 4] = Math.atan2(world[8], world[10]);
+    // Epochs start at 1, so a zeroed state (new or restored buffer) restarts from here.
+    this.u32[o + AGENT.epoch / 4] = (this.u32[o + AGENT.epoch / 4] + 1) >>> 0 || 1;
+    this.touch(handle);
+  }
+
+  /** Gives agent `handle` a goal (checked), or none. */
+  setGoal(handle: number, goal: GroundPoint | null): void {
+    const o = handle * AF;
+    this.releaseField(handle);
+    if (goal) {
+      this.f32[o + AGENT.goalX / 4] = goal[0];
+      this.f32[o + AGENT.goalZ / 4] = goal[1];
+      this.u32[o + AGENT.flags / 4] |= AGENT_HAS_GOAL;
+      this.u32[o + AGENT.field / 4] = this.acquireField(goal);
+    } else {
+      this.u32[o + AGENT.flags / 4] &= ~AGENT_HAS_GOAL;
+    }
+    this.touch(handle);
+  }
+
+  /** The goal of agent `handle`, or null. */
+  goalOf(handle: number): GroundPoint | null {
+    const o = handle * AF;
+    if (!(this.u32[o + AGENT.flags / 4] & AGENT_HAS_GOAL)) return null;
+    return [this.f32[o + AGENT.goalX / 4], this.f32[o + AGENT.goalZ / 4]];
+  }
+
+  /** `handle` is no agent from now on. */
+  remove(handle: number): void {
+    if (!this.isAgent(handle)) return;
+    this.releaseField(handle);
+    const epoch = this.u32[handle * AF + AGENT.epoch / 4];
+    this.u32.fill(0, handle * AF, handle * AF + AF);
+    this.u32[handle * AF + AGENT.epoch / 4] = epoch;
+    this.agentCount--;
+    this.touch(handle);
+  }
+
+  /** Adds a checked polygon (checkPolygon); returns its id. Rebuilds the vertex records and every live field. */
+  addObstacle(polygon: Float64Array): number {
+    const id = this.nextObstacle++;
+    this.polygons.set(id, polygon);
+    this.obstaclesRebuilt();
+    return id;
+  }
+
+  /** Removes obstacle `id`; a RangeError when there is none. */
+  removeObstacle(id: number): void {
+    if (!this.polygons.delete(id)) throw new RangeError(`obstacle ${show(id)} does not exist (ids come from addObstacle)`);
+    this.obstaclesRebuilt();
+  }
+
+  /** Writes the uniforms of the next step of `dt` seconds (the pass fills handleCount and tableSize). */
+  writeParams(dt: number): ArrayBuffer {
+    const v = new DataView(this.params);
+    const s = this.settings;
+    v.setFloat32(STEERING_PARAMS.cellSize, s.neighbourDistance * 1.01, true);
+    v.setFloat32(STEERING_PARAMS.dt, dt, true);
+    v.setFloat32(STEERING_PARAMS.timeHorizon, s.timeHorizon, true);
+    v.setFloat32(STEERING_PARAMS.obstacleTimeHorizon, s.obstacleTimeHorizon, true);
+    v.setFloat32(STEERING_PARAMS.neighbourDistance, s.neighbourDistance, true);
+    v.setUint32(STEERING_PARAMS.maxNeighbours, s.maxNeighbours, true);
+    v.setUint32(STEERING_PARAMS.vertexCount, this.obstacleBytes / OBSTACLE_VERTEX.size, true);
+    v.setUint32(STEERING_PARAMS.step, this.step++ >>> 0, true);
+    v.setFloat32(STEERING_PARAMS.turnRate, s.turnRate, true);
+    const f = s.field;
+    v.setUint32(STEERING_PARAMS.fieldColumns, f ? f.columns : 0, true);
+    v.setUint32(STEERING_PARAMS.fieldRows, f ? f.rows : 0, true);
+    v.setFloat32(STEERING_PARAMS.fieldMinX, f ? f.minX : 0, true);
+    v.setFloat32(STEERING_PARAMS.fieldMinZ, f ? f.minZ : 0, true);
+    v.setFloat32(STEERING_PARAMS.fieldCellSize, f ? f.cellSize : 1, true);
+    return this.params;
+  }
+
+  /** Every agent record is uploaded again (a new device). */
+  markAllDirty(): void {
+    this.dirtyLo = 0;
+    this.dirtyHi = this.handleLimit * AGENT.size;
+    this.obstaclesChanged = true;
+    this.fieldsChanged = true;
+  }
+
+  private touch(handle: number): void {
+    this.dirtyLo = Math.min(this.dirtyLo, handle * AGENT.size);
+    this.dirtyHi = Math.max(this.dirtyHi, (handle + 1) * AGENT.size);
+  }
+
+  private acquireField(goal: GroundPoint): number {
+    if (!this.settings.field) return FIELD_NONE;
+    const key = `${Math.fround(goal[0])},${Math.fround(goal[1])}`;
+    let entry = this.goalFields.get(key);
+    if (!entry) {
+      const index = this.freeFields.pop();
+      if (index === undefined) return FIELD_NONE; // every field is in use: straight to the goal
+      entry = { index, users: 0, goal };
+      this.goalFields.set(key, entry);
+      this.computeField(entry.index, goal);
+    }
+    entry.users++;
+    return entry.index;
+  }
+
+  private releaseField(handle: number): void {
+    const o = handle * AF;
+    const index = this.u32[o + AGENT.field / 4];
+    this.u32[o + AGENT.field / 4] = FIELD_NONE;
+    if (index === FIELD_NONE) return;
+    for (const [key, entry] of this.goalFields) {
+      if (entry.index !== index) continue;
+      if (--entry.users === 0) {
+        this.goalFields.delete(key);
+        this.freeFields.push(index);
+      }
+      return;
+    }
+  }
+
+  private computeField(index: number, goal: GroundPoint): void {
+    const grid = this.settings.field!;
+    this.blocked ??= blockedCells(grid, [...this.polygons.values()], grid.clearance);
+    fieldDirections(grid, distanceField(grid, this.blocked, goal[0], goal[1]), this.fields, index * grid.columns * grid.rows);
+    this.fieldsChanged = true;
+  }
+
+  private obstaclesRebuilt(): void {
+    let count = 0;
+    for (const p of this.polygons.values()) count += p.length / 2;
+    this.obstacles = new ArrayBuffer(count * OBSTACLE_VERTEX.size);
+    const f = new Float32Array(this.obstacles), u = new Uint32Array(this.obstacles);
+    const O = OBSTACLE_VERTEX.size / 4;
+    let base = 0;
+    for (const p of this.polygons.values()) {
+      const n = p.length / 2;
+      for (let i = 0; i < n; i++) {
+        const next = (i + 1) % n, previous = (i + n - 1) % n;
+        const dx = p[2 * next] - p[2 * i], dz = p[2 * next + 1] - p[2 * i + 1], length = Math.hypot(dx, dz);
+        const o = (base + i) * O;
+        f[o] = p[2 * i]; f[o + 1] = p[2 * i + 1]; f[o + 2] = dx / length; f[o + 3] = dz / length;
+        u[o + 4] = base + next; u[o + 5] = base + previous;
+        // RVO2: convex where the previous vertex, this one and the next turn left (or a two-vertex wall).
+        const ax = p[2 * previous], az = p[2 * previous + 1];
+        const left = (ax - p[2 * next]) * (p[2 * i + 1] - az) - (az - p[2 * next + 1]) * (p[2 * i] - ax);
+        u[o + 6] = n === 2 || left >= 0 ? 1 : 0;
+      }
+      base += n;
+    }
+    this.obstacleBytes = this.obstacles.byteLength;
+    this.obstaclesChanged = true;
+    this.blocked = undefined;
+    for (const entry of this.goalFields.values()) this.computeField(entry.index, entry.goal);
+  }
+}

@@ -1,0 +1,208 @@
+import steeringWgsl from '../../../shaders/steering/steering.wgsl?raw';
+import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
+import { AGENT, AGENT_STATE, OBSTACLE_VERTEX, STEERING_PARAMS } from './layout';
+import { tableSizeFor } from './step';
+
+/** What the pass writes per instance: InstanceStore satisfies it. */
+export interface SteeringTargets {
+  /** INSTANCE records: the pass writes `world` of every agent. */
+  readonly instanceBuffer: GPUBuffer;
+  /** The slot of every handle (u32; 0xffffffff for a free handle). */
+  readonly handleSlotBuffer: GPUBuffer;
+  /** Changes whenever one of the buffers is replaced, so the pass rebinds. */
+  readonly generation: number;
+}
+
+/** What the CPU hands the pass each frame (CrowdSteering keeps it): mirrors and what changed in them. */
+export interface SteeringUploads {
+  /** AGENT records by handle (the CPU mirror). */
+  readonly agents: ArrayBuffer;
+  /** Byte range of `agents` changed since the last upload ([lo, hi), empty when lo >= hi). */
+  dirtyLo: number;
+  dirtyHi: number;
+  /** OBSTACLE_VERTEX records, re-uploaded whole when `obstaclesChanged`. */
+  readonly obstacles: ArrayBuffer;
+  obstacleBytes: number;
+  obstaclesChanged: boolean;
+  /** Flow field directions (x, z per cell), re-uploaded whole when `fieldsChanged`. */
+  readonly fields: Float32Array<ArrayBuffer>;
+  fieldsChanged: boolean;
+  /** The STEERING_PARAMS block of this step. */
+  readonly params: ArrayBuffer;
+}
+
+const ENTRY_POINTS = ['clearCells', 'countCells', 'scanCells', 'scatterCells', 'steer', 'moveAgents'] as const;
+type EntryPoint = (typeof ENTRY_POINTS)[number];
+
+/**
+ * The steering compute pass (shaders/steering/steering.wgsl): one step of every agent, six
+ * dispatches in one compute pass. create: the constructor builds the pipelines (one per entry
+ * point, each with the layout of what it binds, so no stage exceeds 8 storage buffers). update():
+ * grows the buffers to the handles (copying the agents' motion over), uploads what changed and the
+ * uniforms. encode(): the dispatches. Owns its buffers; writes the targets' instance buffer
+ * without owning it.
+ */
+export class SteeringPass {
+  private readonly params: GPUBuffer;
+  private readonly pipelines: Record<EntryPoint, GPUComputePipeline>;
+  private agents!: GPUBuffer;
+  private states!: GPUBuffer;
+  private cellRanks!: GPUBuffer;
+  private nextVelocities!: GPUBuffer;
+  private sorted!: GPUBuffer;
+  private cellCounts!: GPUBuffer;
+  private cellStarts!: GPUBuffer;
+  private obstacles: GPUBuffer;
+  private fields: GPUBuffer;
+  private capacity = 0;
+  private tableSize = 0;
+  private handleCount = 0;
+  private bindGroups: Record<EntryPoint, GPUBindGroup> | undefined;
+  private bound: SteeringTargets | undefined;
+  private boundGeneration = -1;
+  private readonly passDescriptor: GPUComputePassDescriptor = { label: 'SteeringPass', timestampWrites: undefined };
+
+  constructor(readonly device: GPUDevice) {
+    this.params = device.createBuffer({ label: 'SteeringPass.params', size: STEERING_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    const module = device.createShaderModule({ label: 'SteeringPass.shader', code: steeringWgsl });
+    const make = (entryPoint: EntryPoint): GPUComputePipeline => device.createComputePipeline({
+      label: `SteeringPass.${entryPoint}`, layout: 'auto', compute: { module, entryPoint, constants: { WORKGROUP_SIZE } },
+    });
+    this.pipelines = Object.fromEntries(ENTRY_POINTS.map((e) => [e, make(e)])) as Record<EntryPoint, GPUComputePipeline>;
+    this.obstacles = this.storage('obstacles', OBSTACLE_VERTEX.size);
+    this.fields = this.storage('fields', 8);
+    this.grow(64);
+  }
+
+  /** The agents' motion (AGENT_STATE by handle), for readback. Owned by the pass; replaced when handles outgrow it. */
+  get stateBuffer(): GPUBuffer {
+    return this.states;
+  }
+
+  /** Bytes of the pass's GPU buffers. */
+  get gpuBytes(): number {
+    return [this.params, this.agents, this.states, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]
+      .reduce((sum, b) => sum + b.size, 0);
+  }
+
+  /**
+   * Prepares the step for `handles` agent handles: grows the buffers, uploads the changed agent
+   * records, obstacles, fields and the uniforms (STEERING_PARAMS; this writes handleCount and
+   * tableSize into `uploads.params`). Returns the bytes uploaded.
+   */
+  update(targets: SteeringTargets, uploads: SteeringUploads, handles: number): number {
+    if (Math.ceil(handles / WORKGROUP_SIZE) > MAX_WORKGROUPS_PER_DIMENSION) throw new RangeError(`SteeringPass: ${handles} agent handles need more than ${MAX_WORKGROUPS_PER_DIMENSION} workgroups`);
+    let bytes = 0;
+    if (handles > this.capacity) {
+      this.grow(Math.max(handles, 2 * this.capacity));
+      uploads.dirtyLo = 0;
+      uploads.dirtyHi = Math.min(uploads.agents.byteLength, this.capacity * AGENT.size);
+    }
+    const queue = this.device.queue;
+    if (uploads.dirtyLo < uploads.dirtyHi) {
+      const hi = Math.min(uploads.dirtyHi, this.capacity * AGENT.size);
+      queue.writeBuffer(this.agents, uploads.dirtyLo, uploads.agents, uploads.dirtyLo, hi - uploads.dirtyLo);
+      bytes += hi - uploads.dirtyLo;
+      uploads.dirtyLo = Infinity;
+      uploads.dirtyHi = 0;
+    }
+    if (uploads.obstaclesChanged) {
+      if (uploads.obstacleBytes > this.obstacles.size) {
+        checkStorageBinding(this.device, 'SteeringPass.obstacles', uploads.obstacleBytes);
+        this.obstacles.destroy();
+        this.obstacles = this.storage('obstacles', uploads.obstacleBytes);
+        this.bindGroups = undefined;
+      }
+      if (uploads.obstacleBytes > 0) queue.writeBuffer(this.obstacles, 0, uploads.obstacles, 0, uploads.obstacleBytes);
+      bytes += uploads.obstacleBytes;
+      uploads.obstaclesChanged = false;
+    }
+    if (uploads.fieldsChanged) {
+      if (uploads.fields.byteLength > this.fields.size) {
+        checkStorageBinding(this.device, 'SteeringPass.fields', uploads.fields.byteLength);
+        this.fields.destroy();
+        this.fields = this.storage('fields', uploads.fields.byteLength);
+        this.bindGroups = undefined;
+      }
+      queue.writeBuffer(this.fields, 0, uploads.fields);
+      bytes += uploads.fields.byteLength;
+      uploads.fieldsChanged = false;
+    }
+    if (targets !== this.bound || targets.generation !== this.boundGeneration || !this.bindGroups) this.bind(targets);
+    this.handleCount = handles;
+    const view = new DataView(uploads.params);
+    view.setUint32(STEERING_PARAMS.handleCount, handles, true);
+    view.setUint32(STEERING_PARAMS.tableSize, this.tableSize, true);
+    queue.writeBuffer(this.params, 0, uploads.params);
+    return bytes + STEERING_PARAMS.size;
+  }
+
+  /** Records the step (after update; before the passes that read the instance records); `timestampWrites` times it (benchmarks). */
+  encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
+    if (this.handleCount === 0 || !this.bindGroups) return;
+    this.passDescriptor.timestampWrites = timestampWrites;
+    const pass = encoder.beginComputePass(this.passDescriptor);
+    const agents = Math.ceil(this.handleCount / WORKGROUP_SIZE);
+    const run = (entry: EntryPoint, groups: number): void => {
+      pass.setPipeline(this.pipelines[entry]);
+      pass.setBindGroup(0, this.bindGroups![entry]);
+      pass.dispatchWorkgroups(groups);
+    };
+    run('clearCells', Math.ceil(this.tableSize / WORKGROUP_SIZE));
+    run('countCells', agents);
+    run('scanCells', 1);
+    run('scatterCells', agents);
+    run('steer', agents);
+    run('moveAgents', agents);
+    pass.end();
+  }
+
+  destroy(): void {
+    for (const b of [this.params, this.agents, this.states, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]) b.destroy();
+  }
+
+  private storage(name: string, size: number, extra = 0): GPUBuffer {
+    return this.device.createBuffer({ label: `SteeringPass.${name}`, size: Math.max(16, size), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | extra });
+  }
+
+  /** Buffers for `capacity` handles; the agents' motion so far is copied into the new state buffer. */
+  private grow(capacity: number): void {
+    for (const [label, size] of [['agents', AGENT.size], ['states', AGENT_STATE.size]] as const) checkStorageBinding(this.device, `SteeringPass.${label}`, capacity * size);
+    const old = this.capacity > 0 ? this.states : undefined;
+    const table = tableSizeFor(capacity);
+    if (this.capacity > 0) for (const b of [this.agents, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts]) b.destroy();
+    this.agents = this.storage('agents', capacity * AGENT.size);
+    this.states = this.storage('states', capacity * AGENT_STATE.size, GPUBufferUsage.COPY_SRC);
+    this.cellRanks = this.storage('cellRanks', capacity * 8);
+    this.nextVelocities = this.storage('nextVelocities', capacity * 8);
+    this.sorted = this.storage('sorted', capacity * 4);
+    this.cellCounts = this.storage('cellCounts', table * 4);
+    this.cellStarts = this.storage('cellStarts', (table + 1) * 4);
+    if (old) {
+      const encoder = this.device.createCommandEncoder({ label: 'SteeringPass.grow' });
+      encoder.copyBufferToBuffer(old, 0, this.states, 0, old.size);
+      this.device.queue.submit([encoder.finish()]);
+      old.destroy();
+    }
+    this.capacity = capacity;
+    this.tableSize = table;
+    this.bindGroups = undefined;
+  }
+
+  private bind(targets: SteeringTargets): void {
+    const buffers: GPUBuffer[] = [
+      this.params, this.agents, this.states, this.cellCounts, this.cellStarts, this.sorted, this.cellRanks,
+      this.obstacles, this.fields, this.nextVelocities, targets.handleSlotBuffer, targets.instanceBuffer,
+    ];
+    const used: Record<EntryPoint, number[]> = {
+      clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
+      steer: [0, 1, 2, 4, 5, 7, 8, 9], moveAgents: [0, 1, 2, 9, 10, 11],
+    };
+    this.bindGroups = Object.fromEntries(ENTRY_POINTS.map((entry) => [entry, this.device.createBindGroup({
+      label: `SteeringPass.${entry}`, layout: this.pipelines[entry].getBindGroupLayout(0),
+      entries: used[entry].map((binding) => ({ binding, resource: { buffer: buffers[binding] } })),
+    })])) as Record<EntryPoint, GPUBindGroup>;
+    this.bound = targets;
+    this.boundGeneration = targets.generation;
+  }
+}

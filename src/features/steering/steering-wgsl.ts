@@ -1,0 +1,26 @@
+import { HANDLE_FREE } from '../../runtime/layout';
+import { INSTANCE_STRUCT, type GeneratedShader, type SharedConstant } from '../../runtime/wgsl-constants';
+import { AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, KEEP_RIGHT, NUDGE, SCAN_THREADS } from './layout';
+import { MAX_LINES, ORCA_EPSILON } from './orca';
+
+/**
+ * The constants of shaders/steering/steering.wgsl (its generated block), each defined once here
+ * or in layout.ts / orca.ts: agent flags, the program's sizes, RVO2's epsilon, the nudge. Used by
+ * tools and tests only (`npm run gen:wgsl`, the drift test).
+ */
+export const STEERING_CONSTANTS: readonly SharedConstant[] = [
+  ['HANDLE_FREE', HANDLE_FREE],
+  ['AGENT_ACTIVE', AGENT_ACTIVE],
+  ['AGENT_HAS_GOAL', AGENT_HAS_GOAL],
+  ['FIELD_NONE', FIELD_NONE],
+  ['MAX_NEIGHBOURS', MAX_NEIGHBOURS],
+  ['MAX_OBSTACLE_LINES', MAX_OBSTACLE_LINES],
+  ['MAX_LINES', MAX_LINES],
+  ['SCAN_THREADS', SCAN_THREADS],
+  ['NUDGE', NUDGE, 'f32'],
+  ['KEEP_RIGHT', KEEP_RIGHT, 'f32'],
+  ['ORCA_EPSILON', ORCA_EPSILON, 'f32'],
+  ['PI', Math.PI, 'f32'],
+];
+
+export const STEERING_SHADER: GeneratedShader = { file: 'shaders/steering/steering.wgsl', constants: STEERING_CONSTANTS, structs: INSTANCE_STRUCT };

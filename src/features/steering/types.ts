@@ -1,0 +1,54 @@
+/** A point on the ground: (x, z) in model units. */
+export type GroundPoint = readonly [x: number, z: number];
+
+/** One agent's settings (CrowdSteering.addAgent). */
+export interface SteeringAgentOptions {
+  /** Radius of the agent's disc on the ground, model units, > 0. */
+  radius: number;
+  /** The fastest it may move, units per second, >= 0. */
+  maxSpeed: number;
+  /** The speed it walks at toward its goal when nothing is in the way, in [0, maxSpeed] (default maxSpeed). */
+  preferredSpeed?: number;
+  /** Where it walks to; absent or null: it stands (and still steps aside for others). */
+  goal?: GroundPoint | null;
+}
+
+/** Flow fields over a rectangle of the ground (CrowdSteeringOptions.flowField). */
+export interface FlowFieldOptions {
+  /** Corner of the rectangle with the smallest x and z. */
+  min: GroundPoint;
+  /** Opposite corner. */
+  max: GroundPoint;
+  /** Side of a field cell, model units, > 0 (default: 1/128 of the longer side). At most 1,048,576 cells. */
+  cellSize?: number;
+  /** Cells whose centre is this close to an obstacle edge are blocked, model units, >= 0 (default: half a cell). */
+  clearance?: number;
+  /** Distinct goals that get a field at once, 1 to 64 (default 8); an agent whose goal finds no free field walks straight to it. */
+  maxGoals?: number;
+}
+
+/** Options of CrowdSteering, fixed for its life. */
+export interface CrowdSteeringOptions {
+  /** Seconds ahead ORCA keeps agents apart, > 0 (default 2). Longer: earlier, smoother avoidance; shorter: denser crowds move. */
+  timeHorizon?: number;
+  /** Seconds ahead ORCA keeps agents off obstacles, > 0 (default 1). */
+  obstacleTimeHorizon?: number;
+  /** Agents farther apart than this do not constrain each other, model units, > 0 (default 4). Also the grid's cell size. */
+  neighbourDistance?: number;
+  /** At most this many nearest agents constrain one, 1 to 16 (default 10). */
+  maxNeighbours?: number;
+  /** Radians per second an agent's facing turns toward its velocity, > 0 (default 2 pi). */
+  turnRate?: number;
+  /** Flow fields (agents sharing a goal walk around walls to it); absent: every agent walks straight at its goal. */
+  flowField?: FlowFieldOptions;
+}
+
+/** The agents as the GPU has them now (CrowdSteering.readAgents). */
+export interface SteeringAgents {
+  /** Live agents' instance ids, in handle order. */
+  readonly ids: Float64Array;
+  /** (x, z) per agent, model units, in the order of ids. */
+  readonly positions: Float32Array;
+  /** (x, z) per agent, units per second, in the order of ids. */
+  readonly velocities: Float32Array;
+}

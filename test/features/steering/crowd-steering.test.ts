@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { CrowdSteering } from '../../../src/features/steering/crowd-steering';
+import { AGENT_STATE } from '../../../src/features/steering/layout';
+import { stepSteering } from '../../../src/features/steering/step';
+import { Crowd } from '../../../src/runtime/crowd';
+import { INSTANCE } from '../../../src/runtime/layout';
+import { testCharacter } from '../../helpers/character';
+import { openTestDevice, readBuffer } from '../../helpers/gpu';
+import { kernelOf } from '../../helpers/kernel';
+
+/**
+ * CrowdSteering on the GPU (shaders/steering/steering.wgsl) against its TypeScript twin
+ * (src/features/steering/step.ts) stepping the same bytes: positions, velocities and the world
+ * matrices written into the instance records; and the API's refusals, each of which changes nothing.
+ * One crowd for the file, a few agents, a few dozen frames (SwiftShader on CI).
+ */
+
+const device = await openTestDevice();
+const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
+const DT = 1 / 20;
+
+function frame(crowd: Crowd, dt: number): void {
+  crowd.update(dt);
+  const encoder = crowd.device.createCommandEncoder();
+  crowd.encode(encoder);
+  crowd.device.queue.submit([encoder.finish()]);
+}
+
+describe.skipIf(!device)('CrowdSteering', async () => {
+  const character = await testCharacter('SimpleSkin');
+  const crowd = new Crowd(device!, character, FORMATS);
+  const steering = new CrowdSteering(crowd, { flowField: { min: [-8, -8], max: [8, 8], cellSize: 0.5, clearance: 0.25 } });
+  const store = kernelOf(crowd).store;
+
+  it('refuses stale and unknown ids, a second addAgent, bad options and goals, changing nothing', () => {
+    const a = crowd.add();
+    const gone = crowd.add();
+    crowd.remove(gone);
+    steering.addAgent(a, { radius: 0.3, maxSpeed: 1 });
+    const bytes = steering.cpuModel.agents.slice(0);
+    const attempts: [() => unknown, RegExp][] = [
+      [() => steering.addAgent(gone, { radius: 0.3, maxSpeed: 1 }), /instance \d+ does not exist: it was removed/],
+      [() => steering.addAgent(123456, { radius: 0.3, maxSpeed: 1 }), /does not exist/],
+      [() => steering.addAgent(a, { radius: 0.3, maxSpeed: 1 }), /already an agent/],
+      [() => steering.setGoal(gone, [1, 1]), /does not exist/],
+      [() => steering.removeAgent(gone), /does not exist/],
+      [() => steering.setGoal(a, [NaN, 0]), /goal must be \[x, z\]/],
+      [() => steering.setGoal(a, [1] as unknown as [number, number]), /goal must be \[x, z\]/],
+      [() => steering.addObstacle([[0, 0]]), /at least 2 vertices/],
+      [() => steering.addObstacle([[0, 0], [0, Infinity]]), /vertices\[1\]/],
+      [() => steering.addObstacle([[0, 0], [0, 0]]), /same point/],
+      [() => steering.removeObstacle(99), /obstacle 99 does not exist/],
+      [() => new CrowdSteering(crowd), /already has the "steering" feature/],
+    ];
+    const b = crowd.add();
+    attempts.push(
+      [() => steering.addAgent(b, { radius: -1, maxSpeed: 1 }), /radius must be a finite number > 0, got -1/],
+      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: NaN }), /maxSpeed/],
+      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, preferredSpeed: 2 }), /preferredSpeed must be a number in \[0, maxSpeed = 1\]/],
+      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, goal: [0, NaN] }), /goal must be \[x, z\]/],
+      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, speed: 1 } as never), /unknown field "speed"/],
+      [() => steering.setGoal(b, [0, 0]), /is not an agent/],
+    );
+    for (const [attempt, message] of attempts) expect(attempt).toThrow(message);
+    expect(steering.agentCount).toBe(1);
+    expect(steering.hasAgent(b)).toBe(false);
+    expect(new Uint8Array(steering.cpuModel.agents.slice(0, bytes.byteLength))).toEqual(new Uint8Array(bytes));
+    expect(() => new CrowdSteering(new Crowd(device!, character, FORMATS), { timeHorizon: -1 })).toThrow(/timeHorizon must be a finite number > 0/);
+    crowd.remove(a);
+    crowd.remove(b);
+    expect(steering.agentCount).toBe(0);
+  });
+
+  it('steps like its TypeScript twin: agents crossing around a pillar and a wall, flow field, placement and yaw in the records', async () => {
+    steering.addObstacle([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]);
+    steering.addObstacle([[2, -3], [2, 1]]);
+    const ids: number[] = [];
+    const starts: [number, number, [number, number]][] = [
+      [-4, 0.1, [4, 0]], [4, -0.1, [-4, 0]], [-3.5, 1, [4, 0]], [0.2, -4, [0, 4]], [0, 4, [0.3, -4]], [3.5, -2, [-4, 0]],
+    ];
+    for (const [x, z, goal] of starts) {
+      const id = crowd.add();
+      crowd.setPlacement(id, x, 0.25, z, 0, 1.5);
+      steering.addAgent(id, { radius: 0.35, maxSpeed: 1.6, preferredSpeed: 1.2, goal });
+      ids.push(id);
+    }
+    const model = steering.cpuModel;
+    let twin = new ArrayBuffer(0);
+    for (let f = 0; f < 40; f++) {
+      crowd.update(DT);
+      // The twin steps what the GPU was given this frame: its records, obstacles, fields and uniforms.
+      if (twin.byteLength < model.handleLimit * AGENT_STATE.size) {
+        const grown = new ArrayBuffer(model.handleLimit * AGENT_STATE.size);
+        new Uint8Array(grown).set(new Uint8Array(twin));
+        twin = grown;
+      }
+      stepSteering({ agents: model.agents, states: twin, obstacles: model.obstacles, fields: model.fields, params: model.params });
+      const encoder = device!.createCommandEncoder();
+      crowd.encode(encoder);
+      device!.queue.submit([encoder.finish()]);
+    }
+    const gpu = await steering.readAgents();
+    const cpu = steering.agentsFrom(twin);
+    // Ids in handle order (the crowd reuses the handles of removed instances).
+    const byHandle = ids.slice().sort((a, b) => store.handle(a) - store.handle(b));
+    expect(Array.from(gpu.ids)).toEqual(byHandle);
+    expect(Array.from(cpu.ids)).toEqual(byHandle);
+    let worst = 0;
+    for (let i = 0; i < gpu.positions.length; i++) worst = Math.max(worst, Math.abs(gpu.positions[i] - cpu.positions[i]), Math.abs(gpu.velocities[i] - cpu.velocities[i]) * DT);
+    expect(worst).toBeLessThan(2e-3);
+    // Everyone moved a good way (not stuck), and nobody stands in the pillar.
+    for (let i = 0; i < ids.length; i++) {
+      const start = starts[ids.indexOf(gpu.ids[i])];
+      expect(Math.hypot(gpu.positions[2 * i] - start[0], gpu.positions[2 * i + 1] - start[1])).toBeGreaterThan(1);
+      expect(Math.max(Math.abs(gpu.positions[2 * i]), Math.abs(gpu.positions[2 * i + 1]))).toBeGreaterThan(0.5 + 0.3);
+    }
+    // The records' world: (x, 0.25, z), scale 1.5, facing the twin's heading.
+    const records = new Float32Array(await readBuffer(device!, store.instanceBuffer));
+    const states = new Float32Array(twin);
+    for (let i = 0; i < ids.length; i++) {
+      const id = gpu.ids[i];
+      const w = records.subarray((store.slotOfId(id) * INSTANCE.size) / 4, (store.slotOfId(id) * INSTANCE.size) / 4 + 16);
+      const h = store.handle(id) * (AGENT_STATE.size / 4);
+      const heading = states[h + AGENT_STATE.heading / 4];
+      const expected = [1.5 * Math.cos(heading), 0, -1.5 * Math.sin(heading), 0, 0, 1.5, 0, 0, 1.5 * Math.sin(heading), 0, 1.5 * Math.cos(heading), 0, gpu.positions[2 * i], 0.25, gpu.positions[2 * i + 1], 1];
+      for (let k = 0; k < 16; k++) expect(Math.abs(w[k] - expected[k])).toBeLessThan(3e-3);
+      // Facing follows the velocity (turn rate 2 pi rad/s is fast enough to have caught up).
+      const v = [gpu.velocities[2 * i], gpu.velocities[2 * i + 1]];
+      if (Math.hypot(v[0], v[1]) > 0.5) expect(Math.cos(heading - Math.atan2(v[0], v[1]))).toBeGreaterThan(0.9);
+    }
+  });
+
+  it('a denser crowd (300 agents: a grid of 1024 cells, 4 per scan thread) steps like the twin for a few frames', async () => {
+    const many = new Crowd(device!, character, { ...FORMATS, capacity: 300 });
+    const dense = new CrowdSteering(many, { neighbourDistance: 2, maxNeighbours: 6 });
+    for (let i = 0; i < 300; i++) {
+      const id = many.add();
+      const x = (i % 20) * 0.9 - 9, z = Math.floor(i / 20) * 0.9 - 7;
+      many.setPlacement(id, x, 0, z, 0);
+      dense.addAgent(id, { radius: 0.3, maxSpeed: 1.5, goal: [-x * 0.5, -z * 0.5] });
+    }
+    const model = dense.cpuModel;
+    const twin = new ArrayBuffer(model.handleLimit * AGENT_STATE.size);
+    for (let f = 0; f < 4; f++) {
+      many.update(DT);
+      stepSteering({ agents: model.agents, states: twin, obstacles: model.obstacles, fields: model.fields, params: model.params });
+      const encoder = device!.createCommandEncoder();
+      many.encode(encoder);
+      device!.queue.submit([encoder.finish()]);
+    }
+    expect(new DataView(model.params).getUint32(4, true)).toBe(1024); // STEERING_PARAMS.tableSize
+    const gpu = await dense.readAgents();
+    const cpu = dense.agentsFrom(twin);
+    let worst = 0;
+    for (let i = 0; i < gpu.positions.length; i++) worst = Math.max(worst, Math.abs(gpu.positions[i] - cpu.positions[i]));
+    expect(worst).toBeLessThan(1e-3);
+    many.destroy();
+  });
+
+  it('the circle swap on the GPU: 24 agents cross to the opposite point, none overlapping, none left short', async () => {
+    const circle = new Crowd(device!, character, FORMATS);
+    const swap = new CrowdSteering(circle);
+    const radius = 0.3;
+    for (let i = 0; i < 24; i++) {
+      const a = (2 * Math.PI * i) / 24;
+      const id = circle.add();
+      circle.setPlacement(id, 6 * Math.cos(a), 0, 6 * Math.sin(a), 0);
+      swap.addAgent(id, { radius, maxSpeed: 1.8, preferredSpeed: 1.3, goal: [-6 * Math.cos(a), -6 * Math.sin(a)] });
+    }
+    let closest = Infinity;
+    let agents = await swap.readAgents();
+    for (let f = 0; f < 300; f++) {
+      frame(circle, DT);
+      if (f % 3 !== 2) continue;
+      agents = await swap.readAgents();
+      const p = agents.positions;
+      for (let i = 0; i < 24; i++) for (let j = i + 1; j < 24; j++) closest = Math.min(closest, Math.hypot(p[2 * i] - p[2 * j], p[2 * i + 1] - p[2 * j + 1]) / (2 * radius));
+    }
+    const short = Array.from(agents.ids, (id, i) => {
+      const goal = swap.goal(id)!;
+      return Math.hypot(agents.positions[2 * i] - goal[0], agents.positions[2 * i + 1] - goal[1]) > radius;
+    }).filter(Boolean).length;
+    expect(short).toBe(0);
+    expect(closest).toBeGreaterThan(0.99);
+    circle.destroy();
+  });
+
+  it('readAgents follows removal and placement; a placed agent restarts there; frames upload nothing per agent', async () => {
+    const before = await steering.readAgents();
+    const [first, second] = [before.ids[0], before.ids[1]];
+    steering.removeAgent(first);
+    crowd.setPlacement(second, 6, 0, 6, 0);
+    frame(crowd, 0); // dt 0: nobody moves, the placed agent restarts from (6, 6)
+    const after = await steering.readAgents();
+    expect(Array.from(after.ids)).toEqual(Array.from(before.ids.subarray(1)));
+    expect(Array.from(after.positions.subarray(0, 2))).toEqual([6, 6]);
+    expect(steering.hasAgent(first)).toBe(false);
+    steering.setGoal(second, null);
+    expect(steering.goal(second)).toBeNull();
+    // A frame without events uploads the uniforms alone.
+    frame(crowd, DT);
+    expect(crowd.uploadedBytes).toBe(64 + 64); // the record setGoal changed, and the uniforms
+    frame(crowd, DT);
+    const uploaded = crowd.uploadedBytes;
+    frame(crowd, DT);
+    expect(crowd.uploadedBytes).toBe(uploaded);
+    expect(steering.gpuBytes).toBeGreaterThan(0);
+  });
+});

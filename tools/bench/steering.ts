@@ -1,0 +1,99 @@
+/**
+ * Steering's cost (src/features/steering/): the bottleneck scene scaled up (a crowd in a block
+ * left of a long wall with doors, sharing a goal beyond it, with a flow field), every instance an
+ * agent; GPU ms of the steering pass against the pose pass of the same frame (timestamp-query on
+ * each pass), and the CPU ms a frame costs: crowd.update + encode, and steering's own hooks within
+ * it. Then the scenario numbers of docs/steering.md, on the twin. Used by tools/bench.ts (--section steering).
+ */
+import type { Character } from '../../src/character/character';
+import { CrowdSteering } from '../../src/features/steering/crowd-steering';
+import { Crowd } from '../../src/runtime/crowd';
+import { bottleneck, circleSwap, corridorCrossing, runScene, type SceneReport } from '../steering-scenes';
+import { median } from './timed-frame';
+
+export interface SteeringRow {
+  agents: number;
+  steeringMs: number;
+  poseMs: number;
+  cpuFrameMs: number;
+  cpuSteeringMs: number;
+  uploadedBytes: number;
+  method: string;
+}
+
+/** The bottleneck at `count` agents: block of rows 0.75 m apart left of x = 0, a wall there with a door every 10 m, goal 20 m right. */
+export async function benchSteering(device: GPUDevice, character: Character, count: number, frames: number, cpuRounds: number): Promise<SteeringRow> {
+  const crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity: count });
+  const side = Math.ceil(Math.sqrt(count));
+  const depth = side * 0.75;
+  const half = depth / 2 + 5;
+  const steering = new CrowdSteering(crowd, { flowField: { min: [-depth - 10, -half], max: [30, half], cellSize: Math.max(0.5, (depth + 40) / 512), clearance: 0.3 } });
+  for (let z = -half; z < half; z += 10) steering.addObstacle([[0, z + 1.5], [0, Math.min(z + 10, half)]]);
+  const positions = new Float32Array(count * 3);
+  for (let i = 0; i < count; i++) {
+    positions[3 * i] = -1 - (i % side) * 0.75;
+    positions[3 * i + 2] = -depth / 2 + Math.floor(i / side) * 0.75;
+  }
+  const ids = crowd.addMany({ count, positions, yaws: new Float32Array(count).fill(Math.PI / 2), clipA: 0 });
+  for (let i = 0; i < count; i++) steering.addAgent(ids[i], { radius: 0.3, maxSpeed: 1.8, preferredSpeed: 1.3, goal: [20, 0] });
+  const timestamps = device.features.has('timestamp-query');
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 4 }) : undefined;
+  const resolve = device.createBuffer({ size: 32, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const read = device.createBuffer({ size: 32, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  steering.timestampWrites = querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 };
+  const steeringMs: number[] = [], poseMs: number[] = [];
+  for (let f = 0; f < frames + 1; f++) {
+    crowd.update(1 / 30);
+    const encoder = device.createCommandEncoder();
+    crowd.encode(encoder, undefined, querySet && { querySet, beginningOfPassWriteIndex: 2, endOfPassWriteIndex: 3 });
+    if (querySet) {
+      encoder.resolveQuerySet(querySet, 0, 4, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 32);
+    }
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    if (!querySet || f === 0) continue;
+    await read.mapAsync(GPUMapMode.READ);
+    const t = new BigUint64Array(read.getMappedRange());
+    steeringMs.push(Number(t[1] - t[0]) / 1e6);
+    poseMs.push(Number(t[3] - t[2]) / 1e6);
+    read.unmap();
+  }
+  steering.timestampWrites = undefined;
+  // CPU: update + encode without submitting (nothing waits on the GPU), and steering's hooks alone.
+  const whole: number[] = [], own: number[] = [];
+  for (let r = 0; r < cpuRounds; r++) {
+    const t0 = performance.now();
+    crowd.update(0);
+    const encoder = device.createCommandEncoder();
+    crowd.encode(encoder);
+    const t1 = performance.now();
+    steering.prepare(crowd.clock);
+    steering.encode(encoder, 'control');
+    const t2 = performance.now();
+    encoder.finish();
+    whole.push(t1 - t0);
+    own.push(t2 - t1);
+  }
+  crowd.update(0);
+  const row: SteeringRow = {
+    agents: count, steeringMs: timestamps ? median(steeringMs) : NaN, poseMs: timestamps ? median(poseMs) : NaN,
+    cpuFrameMs: median(whole), cpuSteeringMs: median(own), uploadedBytes: crowd.uploadedBytes, method: timestamps ? 'timestamp-query' : 'none',
+  };
+  querySet?.destroy();
+  resolve.destroy();
+  read.destroy();
+  crowd.destroy();
+  return row;
+}
+
+/** The scenarios of docs/steering.md on the twin (20 steps a second). */
+export function steeringScenes(): [string, SceneReport][] {
+  return [
+    ['circle swap, 24 agents, circle of 6 m', runScene(circleSwap(24, 6), 40)],
+    ['circle swap, 48 agents, circle of 8 m', runScene(circleSwap(48, 8), 40)],
+    ['corridor 4 m wide, 2 x 12 agents crossing', runScene(corridorCrossing(12), 60)],
+    ['bottleneck, 30 agents, door off their line, flow field', runScene(bottleneck(30, true), 60)],
+    ['bottleneck, 30 agents, no flow field (straight at the goal)', runScene(bottleneck(30, false), 60)],
+  ];
+}
