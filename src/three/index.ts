@@ -27,12 +27,13 @@
  *    outputColorSpace (what three does itself with its internal framebuffer target).
  */
 import {
-  Matrix4, RenderPipeline, RenderTarget, DepthTexture, FloatType, SRGBColorSpace, UnsignedByteType, Vector2,
+  RenderPipeline, RenderTarget, DepthTexture, FloatType, SRGBColorSpace, UnsignedByteType, Vector2,
   type Camera, type Object3D, type Renderer,
 } from 'three/webgpu';
 import { screenUV, texture } from 'three/tsl';
 import { Crowd, type Character, type CrowdOptions, type CrowdTargetFormats } from '../index';
 import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
+import { FrameCamera } from './frame-camera';
 import { ThreeShading, type ThreeShadingOptions } from './three-shading';
 
 export type { ThreeShadingOptions } from './three-shading';
@@ -100,7 +101,8 @@ export class ThreeCrowdRenderer {
   /** The same, as arrays walked each frame (no iterator allocated per frame). */
   private readonly shadedCrowds: Crowd[] = [];
   private readonly shadings: ThreeShading[] = [];
-  private readonly viewProjection = new Matrix4();
+  /** The render call's camera, handed to every crowd each frame (culling, LOD). */
+  private readonly frameCamera: FrameCamera;
   private readonly drawingBufferSize = new Vector2();
   private readonly colorAttachment: GPURenderPassColorAttachment;
   private readonly depthAttachment: GPURenderPassDepthStencilAttachment;
@@ -152,6 +154,7 @@ export class ThreeCrowdRenderer {
     this.depthAttachment = { view: depth.createView(), depthLoadOp: 'load', depthStoreOp: 'store' };
     this.passDescriptor = { label: 'ThreeCrowdRenderer.crowds', colorAttachments: [this.colorAttachment], depthStencilAttachment: this.depthAttachment };
     this.output = new RenderPipeline(renderer, texture(this.target.texture, screenUV));
+    this.frameCamera = new FrameCamera(renderer);
   }
 
   /**
@@ -243,7 +246,7 @@ export class ThreeCrowdRenderer {
     const previousMip = renderer.getActiveMipmapLevel();
     const { transparent } = renderer;
     const split = this.transparentAfterCrowds && transparent;
-    this.poseShadedCrowds();
+    this.poseShadedCrowds(scene, camera);
     renderer.setRenderTarget(this.target);
     try {
       renderer.transparent = !split && transparent;
@@ -270,14 +273,19 @@ export class ThreeCrowdRenderer {
   }
 
   /**
-   * Crowds three draws: their pose passes and the copies into three's buffers, submitted before
-   * three renders (its shadow and colour passes read them), and their meshes' instance counts.
+   * Crowds three draws: culled for `camera` (and for the scene's shadow-casting light), their pose
+   * passes and the copies into three's buffers, submitted before three renders (its shadow and
+   * colour passes read them), and their meshes' instance counts.
    */
-  private poseShadedCrowds(): void {
+  private poseShadedCrowds(scene: Object3D, camera: Camera): void {
     if (this.shadings.length === 0) return;
+    const frameCamera = this.frameCamera;
+    frameCamera.prepare(scene, camera);
     const encoder = this.device.createCommandEncoder(this.shadedEncoderDescriptor);
     for (let i = 0; i < this.shadings.length; i++) {
       this.shadings[i].sync();
+      frameCamera.apply(this.shadedCrowds[i], camera, this.target.height, true);
+      this.shadings[i].setCameras(camera, frameCamera.casterCamera);
       this.shadedCrowds[i].encode(encoder);
     }
     this.commandBuffers[0] = encoder.finish();
@@ -287,9 +295,15 @@ export class ThreeCrowdRenderer {
   private drawCrowds(camera: Camera): void {
     if (this.crowds.length === this.shaded.size) return;
     this.bindAttachments();
-    const viewProjection = this.viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse).elements;
+    const viewProjection = this.frameCamera.afterRender(camera).elements;
+    const height = this.target.height;
     const encoder = this.device.createCommandEncoder(this.encoderDescriptor);
-    for (let i = 0; i < this.crowds.length; i++) if (!this.shaded.has(this.crowds[i])) this.crowds[i].encode(encoder);
+    for (let i = 0; i < this.crowds.length; i++) {
+      const crowd = this.crowds[i];
+      if (this.shaded.has(crowd)) continue;
+      this.frameCamera.apply(crowd, camera, height, false);
+      crowd.encode(encoder);
+    }
     const pass = encoder.beginRenderPass(this.passDescriptor);
     for (let i = 0; i < this.crowds.length; i++) if (!this.shaded.has(this.crowds[i])) this.crowds[i].draw(pass, viewProjection);
     pass.end();

@@ -11,25 +11,27 @@
  * (after the pose pass), with copyBufferToBuffer. three r187 cannot bind a GPUBuffer it did not
  * create, so the copy is the price of going through three's pipeline (docs/three.md, numbers).
  *
- * Not here (documented in docs/three.md): culling and mesh LOD (every instance is drawn at full
- * detail: three draws a mesh with one instance list in every pass, the shadow passes included,
- * so the camera's culled list would drop the shadows of characters beside the view), morph
- * targets, 'dual-quaternion' skinning (refused), an active joint palette and per-instance
- * appearance (refused when three is about to draw: its materials do not read them). Instance
- * i of the draw is slot i: slots [0, count) are dense (InstanceStore), each with its own joint set.
+ * Culling and mesh LOD: one Mesh per (primitive, LOD level), each drawn indirectly from the
+ * crowd's cull pass records, the list chosen per pass and camera (three-instance.ts: the view
+ * camera's lists, the shadow light's caster lists, or every instance), so shadows of characters
+ * beside the view stay. The joint palette works as under the default shading: the drawn slot
+ * reads its joint set through the palette's entries.
+ *
+ * Not here (documented in docs/three.md): morph targets, 'dual-quaternion' skinning (refused),
+ * per-instance appearance (refused when three is about to draw: its materials do not read it).
  */
 import {
-  BufferAttribute, BufferGeometry, Group, Mesh, MeshStandardNodeMaterial, SRGBColorSpace, StorageBufferAttribute, Texture,
-  type NodeMaterial,
+  BufferAttribute, BufferGeometry, Group, MeshStandardNodeMaterial, SRGBColorSpace, Texture,
+  type Camera, type NodeMaterial,
 } from 'three/webgpu';
-import { attribute, Fn, instanceIndex, mat4, normalLocal, storage, uint, vec3, vec4 } from 'three/tsl';
+import { attribute, Fn, mat4, normalLocal, storage, uint, vec3, vec4 } from 'three/tsl';
 import type { Character, Crowd, CrowdFeature, CrowdKernel, FeatureStage } from '../index';
+import type { EncodedFrame } from '../runtime/feature';
 import { primitiveVertices } from '../runtime/mesh-data';
 import type { WebGpuBackend } from './backend';
+import { CrowdLevelMesh, RECORD_VEC4S, ThreeInstances } from './three-instance';
 
 const PREFIX = 'crowd-skin/three';
-/** vec4f per instance record (INSTANCE.size 112 bytes); the world matrix is its first 4. */
-const RECORD_VEC4S = 7;
 /** vec4f per joint record with 'linear' skinning (3 matrix rows). */
 const JOINT_VEC4S = 3;
 
@@ -59,20 +61,16 @@ export class ThreeShading implements CrowdFeature {
   /** Add this to the scene: the crowd's meshes (identity transform; instances carry their own). */
   readonly object = new Group();
   private readonly kernel: CrowdKernel;
-  private readonly meshes: Mesh[] = [];
+  /** One per (primitive, LOD level), primitive after primitive. */
+  private readonly meshes: CrowdLevelMesh[] = [];
   private readonly materials: NodeMaterial[] = [];
   private readonly ownsMaterials: boolean;
   private readonly textures: Texture[] = [];
   private readonly geometries: BufferGeometry[] = [];
-  private joints!: StorageBufferAttribute;
-  private records!: StorageBufferAttribute;
-  private jointBuffer!: GPUBuffer;
-  private recordBuffer!: GPUBuffer;
-  /** Instance slots the three buffers hold. */
-  private capacity = 0;
+  private readonly instances: ThreeInstances;
   private readonly eight: boolean;
 
-  constructor(private readonly crowd: Crowd, private readonly backend: WebGpuBackend, options: ThreeShadingOptions = {}) {
+  constructor(private readonly crowd: Crowd, backend: WebGpuBackend, options: ThreeShadingOptions = {}) {
     if (crowd.skinning !== 'linear') {
       throw new RangeError(`${PREFIX}: shading 'three' skins with linear blending only; this crowd uses '${crowd.skinning}' skinning`);
     }
@@ -83,13 +81,16 @@ export class ThreeShading implements CrowdFeature {
     this.ownsMaterials = options.material === undefined;
     this.kernel = crowd.install(this);
     this.object.name = `crowd-skin ${character.name}`;
-    this.allocate(Math.max(1, this.kernel.store.capacity));
+    // Every LOD level's triangles one after another in one index buffer, as the crowd's MeshBuffers.
+    const lods = character.lods?.indices ?? [];
+    const levels = 1 + (lods[0]?.length ?? 0);
+    const ranges: [number, number][][] = [];
+    const shared: { attributes: [string, BufferAttribute][]; index: BufferAttribute }[] = [];
     primitives.forEach((prim, p) => {
       const v = primitiveVertices(prim, character.gpu.skinSlotOffset[prim.skin]);
-      const geometry = new BufferGeometry();
-      geometry.setAttribute('position', new BufferAttribute(v.positions, 3));
-      geometry.setAttribute('normal', new BufferAttribute(v.normals, 3));
-      geometry.setAttribute('uv', new BufferAttribute(v.uvs, 2));
+      const attributes: [string, BufferAttribute][] = [
+        ['position', new BufferAttribute(v.positions, 3)], ['normal', new BufferAttribute(v.normals, 3)], ['uv', new BufferAttribute(v.uvs, 2)],
+      ];
       // Joints as u32 (WGSL has no u16), split into sets of four; weights alike.
       const vertices = prim.vertexCount;
       const sets = this.eight ? 2 : 1;
@@ -104,27 +105,57 @@ export class ThreeShading implements CrowdFeature {
             }
           }
         }
-        geometry.setAttribute(`crowdJoints${s}`, new BufferAttribute(joints, 4));
-        geometry.setAttribute(`crowdWeights${s}`, new BufferAttribute(weights, 4));
+        attributes.push([`crowdJoints${s}`, new BufferAttribute(joints, 4)], [`crowdWeights${s}`, new BufferAttribute(weights, 4)]);
       }
-      if (v.indices) geometry.setIndex(new BufferAttribute(v.indices, 1));
-      this.geometries.push(geometry);
+      const own = v.indices ?? Uint32Array.from({ length: v.drawCount }, (_, i) => i);
+      const all = [own, ...(lods[p] ?? [])];
+      const indices = vertices > 0x10000 ? new Uint32Array(all.reduce((n, l) => n + l.length, 0)) : new Uint16Array(all.reduce((n, l) => n + l.length, 0));
+      const primitiveRanges: [number, number][] = [];
+      let first = 0;
+      for (const level of all) {
+        indices.set(level, first);
+        primitiveRanges.push([level.length, first]);
+        first += level.length;
+      }
+      ranges.push(primitiveRanges);
+      shared.push({ attributes, index: new BufferAttribute(indices, 1) });
+    });
+    this.instances = new ThreeInstances(backend, this.kernel.store, levels, ranges);
+    this.instances.fit();
+    primitives.forEach((_, p) => {
       const material = options.material ?? this.defaultMaterial(character, p);
       if (!this.materials.includes(material)) this.materials.push(material);
-      const mesh = new Mesh(geometry, material);
-      mesh.name = `${this.object.name} primitive ${p}`;
-      // The instances are spread over the world; three's bounds are those of the rest pose at the origin.
-      mesh.frustumCulled = false;
-      // three's Mesh.raycast would hit the rest pose at the origin, not the instances: a
-      // CrowdObject3D (crowd-object.ts) in the scene answers three's Raycaster for the crowd.
-      mesh.raycast = () => {};
-      mesh.castShadow = options.castShadow ?? true;
-      mesh.receiveShadow = options.receiveShadow ?? true;
-      this.meshes.push(mesh);
-      this.object.add(mesh);
+      for (let level = 0; level < levels; level++) {
+        const geometry = new BufferGeometry();
+        for (const [name, data] of shared[p].attributes) geometry.setAttribute(name, data);
+        geometry.setIndex(shared[p].index);
+        this.instances.attach(geometry);
+        this.geometries.push(geometry);
+        const mesh = new CrowdLevelMesh(geometry, material, p, level);
+        mesh.name = `${this.object.name} primitive ${p} level ${level}`;
+        // The instances are spread over the world; three's bounds are those of the rest pose at the origin.
+        mesh.frustumCulled = false;
+        // three's Mesh.raycast would hit the rest pose at the origin, not the instances: a
+        // CrowdObject3D (crowd-object.ts) in the scene answers three's Raycaster for the crowd.
+        mesh.raycast = () => {};
+        // Called by three before each pass draws the mesh, with that pass's camera (shadow passes included).
+        mesh.onBeforeRender = (_renderer, _scene, camera) => this.instances.choose(mesh, camera);
+        mesh.castShadow = options.castShadow ?? true;
+        mesh.receiveShadow = options.receiveShadow ?? true;
+        this.meshes.push(mesh);
+        this.object.add(mesh);
+      }
     });
     this.setNodes();
     this.sync();
+  }
+
+  /**
+   * The cameras of the coming frame (ThreeCrowdRenderer sets them before three renders): `view`,
+   * the camera the crowd culls for; `caster`, the light camera it lists shadow casters for.
+   */
+  setCameras(view: Camera | undefined, caster: Camera | undefined): void {
+    this.instances.setCameras(view, caster);
   }
 
   /** Sets each mesh's instance count to the crowd's, and grows the three buffers with the crowd. Call before three renders. */
@@ -135,38 +166,28 @@ export class ThreeShading implements CrowdFeature {
       throw new RangeError(`${PREFIX}: shading 'three' draws with three's materials, which do not read CrowdAppearance's tints, variants and parts: ` +
         'use the default shading for a crowd with per-instance appearance');
     }
-    if (store.palette.active) {
-      // The palette's joint sets move between slots every frame (docs/palette.md); its entry list is not copyable (no COPY_SRC).
-      throw new RangeError(`${PREFIX}: shading 'three' draws every instance from its own joint set, but this crowd holds ${store.count} instances, ` +
-        `more than its joint palette (${store.palette.size} sets): remove instances, or draw this many with the default shading`);
-    }
-    if (store.capacity > this.capacity) {
-      this.release();
-      this.allocate(store.capacity);
+    if (this.instances.fit()) {
+      for (const geometry of this.geometries) this.instances.attach(geometry);
       this.setNodes();
     }
-    for (let i = 0; i < this.meshes.length; i++) (this.meshes[i] as Mesh & { count: number }).count = store.count;
+    this.instances.syncCount(store.count);
+    // The draws' instance counts come from the indirect records; three skips a mesh whose count is 0.
+    for (let i = 0; i < this.meshes.length; i++) this.meshes[i].count = store.count;
   }
 
-  /** After the pose pass: the crowd's joint records and instance records (world matrices) into three's buffers. */
-  encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
-    if (stage !== 'after-pose') return;
-    const store = this.kernel.store;
-    const count = Math.min(store.count, this.capacity);
-    if (count === 0) return;
-    const slots = this.crowd.jointsPerInstance;
-    encoder.copyBufferToBuffer(store.jointBuffer, 0, this.jointBuffer, 0, count * slots * JOINT_VEC4S * 16);
-    encoder.copyBufferToBuffer(store.instanceBuffer, 0, this.recordBuffer, 0, count * RECORD_VEC4S * 16);
+  /** After the pose pass: what three's draws read, into three's buffers (ThreeInstances.encode). */
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {
+    if (stage === 'after-pose') this.instances.encode(encoder, frame);
   }
 
-  /** Bytes this feature copies each frame for `count` instances (the joints dominate). */
+  /** Bytes this feature copies each frame for `count` instances without a palette (the joints dominate), lists and records aside. */
   copiedBytes(count: number): number {
     return count * (this.crowd.jointsPerInstance * JOINT_VEC4S * 16 + RECORD_VEC4S * 16);
   }
 
   /** The GPU buffers of three's storage attributes (gpuBytes of the crowd adds them). */
   get gpuBytes(): number {
-    return this.jointBuffer.size + this.recordBuffer.size;
+    return this.instances.gpuBytes;
   }
 
   destroy(): void {
@@ -174,38 +195,24 @@ export class ThreeShading implements CrowdFeature {
     for (const geometry of this.geometries) geometry.dispose();
     if (this.ownsMaterials) for (const material of this.materials) material.dispose();
     for (const texture of this.textures) texture.dispose();
-    this.release();
+    this.instances.release();
   }
 
   restore(): void {
     throw new Error(`${PREFIX}: a crowd with shading 'three' cannot move to another device: make it again on the new renderer`);
   }
 
-  private allocate(capacity: number): void {
-    this.joints = new StorageBufferAttribute(capacity * this.crowd.jointsPerInstance * JOINT_VEC4S, 4);
-    this.records = new StorageBufferAttribute(capacity * RECORD_VEC4S, 4);
-    this.jointBuffer = this.backend.storageBuffer(this.joints, 'crowd joints');
-    this.recordBuffer = this.backend.storageBuffer(this.records, 'crowd instance records');
-    this.capacity = capacity;
-  }
-
-  private release(): void {
-    if (!this.joints) return;
-    this.backend.destroyAttribute(this.joints);
-    this.backend.destroyAttribute(this.records);
-  }
-
   /** The skinning nodes over the current buffers, on every material (rebuilt when they grow). */
   private setNodes(): void {
-    const joints = storage(this.joints, 'vec4', this.joints.count).toReadOnly();
-    const records = storage(this.records, 'vec4', this.records.count).toReadOnly();
+    const joints = storage(this.instances.joints, 'vec4', this.instances.joints.count).toReadOnly();
+    const records = storage(this.instances.records, 'vec4', this.instances.records.count).toReadOnly();
     const slotCount = this.crowd.jointsPerInstance;
     const sets = this.eight ? 2 : 1;
     // shaders/skin.wgsl's linear path in TSL: blended rows, model-space position and normal, then
     // the instance's world matrix. The mesh's own matrix is the identity, so "local" is world here.
     const skinned = Fn(() => {
-      const slot = instanceIndex;
-      const base = slot.mul(uint(slotCount));
+      const { slot, jointSet } = this.instances.drawnInstance();
+      const base = jointSet.mul(uint(slotCount)).toVar();
       const row0 = vec4(0).toVar(), row1 = vec4(0).toVar(), row2 = vec4(0).toVar();
       for (let s = 0; s < sets; s++) {
         const j = attribute(`crowdJoints${s}`, 'uvec4');
@@ -219,7 +226,7 @@ export class ThreeShading implements CrowdFeature {
       }
       const p = vec4(attribute('position', 'vec3'), 1);
       const n = attribute('normal', 'vec3');
-      const r = slot.mul(uint(RECORD_VEC4S));
+      const r = slot.mul(uint(RECORD_VEC4S)).toVar();
       const world = mat4(records.element(r), records.element(r.add(uint(1))), records.element(r.add(uint(2))), records.element(r.add(uint(3))));
       const model = vec4(row0.dot(p), row1.dot(p), row2.dot(p), 1);
       const normal = vec3(row0.xyz.dot(n), row1.xyz.dot(n), row2.xyz.dot(n));
