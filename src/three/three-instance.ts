@@ -8,13 +8,13 @@
  *   instanceIndex  --(+ listBase, the drawn list's first entry)-->  lists[]  = slot
  *   slot           --(entries[], the palette's entry, or the slot itself)-->  joint set
  *
- * The list is chosen per pass, per camera: three calls each Mesh's `onBeforeRender` with the
- * pass's camera, the shadow passes' light cameras included, and reads `geometry.indirectOffset`
- * at draw time. So the view camera draws the cull pass's camera lists (list 0), the light
+ * The list is chosen per draw, by the draw's camera: three refreshes a per-object uniform for
+ * every draw of a Mesh, the shadow passes' (light cameras) included, just before it, and reads
+ * `geometry.indirectOffset` at draw time. So the view camera draws the cull pass's camera lists (list 0), the light
  * camera the crowd culled casters for draws the caster lists (list 1: every instance inside
  * the light's frustum, in view or not), and any other camera (another shadow-casting light, a
- * second view) draws every instance at level 0 (the identity list). `listBase` is a per-object
- * uniform three refreshes for each draw (`onObjectUpdate`), set from the same choice.
+ * second view) draws every instance at level 0 (the identity list). `listBase` is that uniform
+ * (`onObjectUpdate`): its update makes the choice.
  *
  * three r187 binds only GPUBuffers it made, so the crowd's buffers are copied into three-owned
  * ones after the pose pass, in the crowd's own command encoder (see `encode`).
@@ -37,8 +37,6 @@ const VIEW = 0, CASTERS = 1, EVERY = 2;
 
 /** One (primitive, LOD level) of a crowd drawn by three: a Mesh with its own indirect record. */
 export class CrowdLevelMesh extends Mesh<BufferGeometry, Material> {
-  /** First entry, in `lists`, of the list this draw shows (set per pass by ThreeInstances.choose). */
-  listBase = 0;
   constructor(geometry: BufferGeometry, material: Material, readonly primitive: number, readonly level: number) {
     super(geometry, material);
   }
@@ -75,8 +73,13 @@ export class ThreeInstances {
   /** The camera the cull pass culled for, and the light camera it listed casters for (ThreeCrowdRenderer sets them each frame). */
   private viewCamera: Camera | undefined;
   private casterCamera: Camera | undefined;
-  /** Per-object uniform: the drawn list's first entry (CrowdLevelMesh.listBase of the mesh being drawn). */
-  private readonly listBase = uniform(0, 'uint').onObjectUpdate(({ object }) => (object as CrowdLevelMesh).listBase);
+  /**
+   * Per-object uniform: the drawn list's first entry. three refreshes it for each draw right
+   * before the draw (after any shadow pass that draw triggers: three renders shadow maps from
+   * inside the view pass, between an object's onBeforeRender and its draw), so the pass's choice
+   * of list is made here, with the draw's own camera.
+   */
+  private readonly listBase = uniform(0, 'uint').onObjectUpdate(({ object, camera }) => this.choose(object as CrowdLevelMesh, camera!));
 
   /**
    * @param levels mesh LOD levels, @param ranges per primitive and level (indexCount, firstIndex)
@@ -172,20 +175,20 @@ export class ThreeInstances {
   }
 
   /**
-   * Picks what `mesh` draws in the pass of `camera` (its onBeforeRender): the view camera's list
-   * at its level, the caster light's, or every instance (level 0 only; other levels draw nothing).
+   * Picks what `mesh` draws in the pass of `camera`: the view camera's list at its level, the
+   * caster light's, or every instance (level 0 only; other levels draw nothing). Sets the
+   * geometry's indirectOffset (three reads it at the draw) and returns the list's first entry.
    */
-  choose(mesh: CrowdLevelMesh, camera: Camera): void {
+  private choose(mesh: CrowdLevelMesh, camera: Camera): number {
     const list = !this.culled ? EVERY : camera === this.viewCamera ? VIEW : camera === this.casterCamera ? CASTERS : EVERY;
     const L = this.levels, P = this.primitives;
     const geometry = mesh.geometry;
     if (list === EVERY) {
       geometry.indirectOffset = (mesh.level === 0 ? 2 * L * P + mesh.primitive : 2 * L * P + P) * RECORD_BYTES;
-      mesh.listBase = 2 * L * this.stride;
-    } else {
-      geometry.indirectOffset = ((list * L + mesh.level) * P + mesh.primitive) * RECORD_BYTES;
-      mesh.listBase = (list * L + mesh.level) * this.stride;
+      return 2 * L * this.stride;
     }
+    geometry.indirectOffset = ((list * L + mesh.level) * P + mesh.primitive) * RECORD_BYTES;
+    return (list * L + mesh.level) * this.stride;
   }
 
   /**

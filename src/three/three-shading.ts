@@ -138,8 +138,6 @@ export class ThreeShading implements CrowdFeature {
         // three's Mesh.raycast would hit the rest pose at the origin, not the instances: a
         // CrowdObject3D (crowd-object.ts) in the scene answers three's Raycaster for the crowd.
         mesh.raycast = () => {};
-        // Called by three before each pass draws the mesh, with that pass's camera (shadow passes included).
-        mesh.onBeforeRender = (_renderer, _scene, camera) => this.instances.choose(mesh, camera);
         mesh.castShadow = options.castShadow ?? true;
         mesh.receiveShadow = options.receiveShadow ?? true;
         this.meshes.push(mesh);
