@@ -145,4 +145,40 @@ describe.skipIf(!device)("shading 'three': culling, LOD and shadows through thre
     crowds.dispose();
     renderer.dispose();
   }, 180_000);
+
+  it("the palette under shading 'three' draws as without one; shading 'crowd' is culled with three's camera too", async () => {
+    const { renderer, crowds, crowd, scene, camera, place } = await stage();
+    const fox = await testCharacter('Fox');
+    // Capacity past paletteSize: the palette pass hands each drawn Fox a set from its free stack (set != slot).
+    const palette = crowds.createCrowd(fox, { capacity: 8, paletteSize: 4, shading: 'three' });
+    const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
+    const lift = -fox.bounds.min[1] * scale;
+    // Slot 0 behind the camera and outside the sun's shadow box: never drawn, so it gets no set and the others' sets are not their slots.
+    for (const [x, z] of [[0.6, 8], [-0.2, 0.3], [0.4, -0.3], [1.0, 0.3], [1.5, -0.3]]) {
+      place(x, z);
+      palette.setPlacement(palette.add({ clipA: 'Walk', speedA: 0 }), x, lift, z, 0, scale);
+    }
+    palette.update(0);
+    scene.remove(crowds.sceneObject(palette));
+    const own = await onAndOff(crowds, crowd, scene, camera, 'four-own-sets');
+    scene.remove(crowds.sceneObject(crowd));
+    scene.add(crowds.sceneObject(palette));
+    const shared = await picture(crowds, scene, camera, 'four-palette-of-4');
+    console.log(`shading three, 4 Foxes: a joint palette (sets handed out) vs a set per slot: ${changed(shared, own.on)} pixels differ (palette active: ${palette.palette.active})`);
+    expect(palette.palette.active, 'the palette is not active').toBe(true);
+    expect(changed(shared, own.on), 'the palette crowd is not drawn as the crowd with a joint set per Fox').toBe(0);
+
+    // The default shading in the same scene: one Fox in view, one behind the camera; ThreeCrowdRenderer gave it three's camera.
+    scene.remove(crowds.sceneObject(palette));
+    const ours = crowds.createCrowd(fox, { capacity: 2 });
+    ours.setPlacement(ours.add({ clipA: 'Walk', speedA: 0 }), 0.6, lift, 0, 0, scale);
+    ours.setPlacement(ours.add({ clipA: 'Walk', speedA: 0 }), 0.6, lift, 8, 0, scale);
+    ours.update(0);
+    await picture(crowds, scene, camera, 'shading-crowd');
+    const stats = await ours.readCullStats();
+    console.log(`shading crowd in three's scene: ${stats.visible} of 2 visible, ${stats.posed} posed`);
+    expect(stats.visible, "shading 'crowd' is not culled with the render call's camera").toBe(1);
+    crowds.dispose();
+    renderer.dispose();
+  }, 180_000);
 });
