@@ -57,7 +57,8 @@ export interface ThreeCrowdRendererOptions {
  * createCrowd's options: CrowdOptions but the formats, and how the crowd is shaded: 'crowd'
  * (default: our skin pass, one fixed light, drawn after three's opaque objects) or 'three' (three
  * draws it with a NodeMaterial: the scene's lights, shadows, fog; add `crowds.sceneObject(crowd)`
- * to the scene). docs/three.md says what each costs and what 'three' leaves out (culling, LOD).
+ * to the scene). docs/three.md says what each costs and what 'three' leaves out (morph targets,
+ * dual quaternions, per-instance appearance). Both are culled with the render call's camera.
  */
 export type ThreeCrowdOptions = Omit<CrowdOptions, keyof ThreeCrowdFormats> & (
   {
@@ -283,9 +284,12 @@ export class ThreeCrowdRenderer {
     frameCamera.prepare(scene, camera);
     const encoder = this.device.createCommandEncoder(this.shadedEncoderDescriptor);
     for (let i = 0; i < this.shadings.length; i++) {
-      this.shadings[i].sync();
-      frameCamera.apply(this.shadedCrowds[i], camera, this.target.height, true);
-      this.shadings[i].setCameras(camera, frameCamera.casterCamera);
+      const shading = this.shadings[i];
+      shading.sync();
+      // Casters are culled for the light only while the crowd casts shadows.
+      const casts = shading.castsShadow;
+      frameCamera.apply(this.shadedCrowds[i], camera, this.target.height, casts);
+      shading.setCameras(camera, casts ? frameCamera.casterCamera : undefined);
       this.shadedCrowds[i].encode(encoder);
     }
     this.commandBuffers[0] = encoder.finish();

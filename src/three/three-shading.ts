@@ -156,6 +156,12 @@ export class ThreeShading implements CrowdFeature {
     this.instances.setCameras(view, caster);
   }
 
+  /** Whether any of the crowd's meshes casts shadows now (`castShadow`, which apps may change): only then are casters culled for a light. */
+  get castsShadow(): boolean {
+    for (let i = 0; i < this.meshes.length; i++) if (this.meshes[i].castShadow) return true;
+    return false;
+  }
+
   /** Sets each mesh's instance count to the crowd's, and grows the three buffers with the crowd. Call before three renders. */
   sync(): void {
     const store = this.kernel.store;

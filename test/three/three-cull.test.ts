@@ -116,6 +116,7 @@ describe.skipIf(!device)("shading 'three': culling, LOD and shadows through thre
   it('a Fox outside the view casts its shadow into it as with culling off; an ordinary view is the same picture; culled Foxes are not drawn', async () => {
     const { renderer, crowds, crowd, scene, camera, place } = await stage();
     const empty = await picture(crowds, scene, camera, 'empty');
+    expect(() => crowd.setCasterCamera([1, 2, 3])).toThrow(/caster viewProjection/);
 
     // A Fox left of the view, the low sun throwing its shadow (about 3.2 m long) rightwards into it.
     place(-3.2, 0);
