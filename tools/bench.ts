@@ -249,7 +249,6 @@ async function threeShadingSection(character: Awaited<ReturnType<typeof characte
     rows.push(...await benchThreeShading(device, character, count, quick ? 2 : 3));
   }
   table(['instances', 'shading', 'frame ms', 'ratio to crowd'], rows.map((r) => [r.instances.toLocaleString('en'), r.variant, ms(r.frameMs), r.ratio.toFixed(r.ratio < 0.01 ? 5 : 2)]));
-  print();
   const count = 10_000;
   print(`Culling and LOD in a three.js scene: the demo's ${count.toLocaleString('en')}-Fox crowd from the demo's default camera (OrbitCamera.frame), a ground, a hemisphere light and a sun casting shadows (2048^2 map over the whole crowd), ThreeCrowdRenderer.renderToTarget handing each crowd three's camera (tools/bench/three-shading.ts, benchThreeCulling). 'all on': culling, mesh LOD and animation LOD (the defaults); 'all off': none (every Fox drawn at full detail by three's view pass and again by its shadow pass). 'crowd' draws no shadow (its own shading). Frame ms as above (wall time, update to GPU done); visible and posed: the cull pass's counts; ratio to 'crowd' all on in the same run.`);
   print();
