@@ -143,6 +143,16 @@ describe.skipIf(!device)("shading 'three': culling, LOD and shadows through thre
     expect(view.drawnOff, 'with culling off three does not draw every Fox').toBe(6);
     expect(changed(view.on, view.off), 'culling changed the picture').toBe(0);
     expect(changed(view.on, shadow.on, 8), 'the two Foxes in view are not drawn').toBeGreaterThan(100);
+    // Another camera, rendered by three directly (a second view): the crowd was culled for `camera`, so it draws every instance.
+    crowd.update(0);
+    await picture(crowds, scene, camera, 'ordinary-view-culled-again');
+    expect(await drawnInstances(crowds, crowds.sceneObject(crowd))).toBe(2);
+    const other = camera.clone();
+    other.position.set(0, 30, 0);
+    renderer.setRenderTarget(crowds.target);
+    renderer.render(scene, other);
+    renderer.setRenderTarget(null);
+    expect(await drawnInstances(crowds, crowds.sceneObject(crowd)), 'a camera the crowd was not culled for does not draw every instance').toBe(6);
     crowds.dispose();
     renderer.dispose();
   }, 180_000);
