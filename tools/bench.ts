@@ -20,7 +20,7 @@ import { benchCulling, type CullRow } from './bench/culling';
 import { benchAdd, benchMillion, type MillionRow } from './bench/million';
 import { benchClipLibrary } from './bench/clip-library';
 import { benchPicking, type PickRow } from './bench/picking';
-import { benchThreeShading, type ShadingRow } from './bench/three-shading';
+import { benchThreeCulling, benchThreeShading, type ShadingRow } from './bench/three-shading';
 import { benchAppearance, type AppearanceRow } from './bench/appearance';
 import { benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
 import { openNodeDevice } from './gpu-poser';
@@ -256,6 +256,13 @@ async function threeShadingSection(character: Awaited<ReturnType<typeof characte
     rows.push(...await benchThreeShading(device, character, count, quick ? 2 : 3));
   }
   table(['instances', 'shading', 'frame ms', 'ratio to crowd'], rows.map((r) => [r.instances.toLocaleString('en'), r.variant, ms(r.frameMs), r.ratio.toFixed(r.ratio < 0.01 ? 5 : 2)]));
+  const count = 10_000;
+  print(`Culling and LOD in a three.js scene: the demo's ${count.toLocaleString('en')}-Fox crowd from the demo's default camera (OrbitCamera.frame), a ground, a hemisphere light and a sun casting shadows (2048^2 map over the whole crowd), ThreeCrowdRenderer.renderToTarget handing each crowd three's camera (tools/bench/three-shading.ts, benchThreeCulling). 'all on': culling, mesh LOD and animation LOD (the defaults); 'all off': none (every Fox drawn at full detail by three's view pass and again by its shadow pass). 'crowd' draws no shadow (its own shading). Frame ms as above (wall time, update to GPU done); visible and posed: the cull pass's counts; ratio to 'crowd' all on in the same run.`);
+  print();
+  console.error(`three-shading: ${count} instances, culling…`);
+  const culled = await benchThreeCulling(device, character, count, quick ? 1 : 2);
+  table(['instances', 'shading, culling and LOD', 'frame ms', 'visible', 'posed', "ratio to 'crowd' all on"],
+    culled.map((r) => [count.toLocaleString('en'), r.variant, ms(r.frameMs), Math.round(r.visible).toLocaleString('en'), Math.round(r.posed).toLocaleString('en'), r.ratio.toFixed(2)]));
 }
 
 async function pickingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {

@@ -4,7 +4,9 @@
  * camera and depth buffer, so foxes pass behind and in front of the box. three draws the Foxes
  * (shading 'three'): the scene's sun and sky light them, they cast shadows on the ground and the
  * box's shadow falls on them. `?shading=crowd` draws them with crowd-skin's own skin pass instead
- * (one fixed light, no shadows from three). Units: metres, seconds.
+ * (one fixed light, no shadows from three); `?foxes=10000` is the large preset. Either way the
+ * crowd is culled and picks mesh and animation LOD with three's camera (ThreeCrowdRenderer.render
+ * hands it over); the overlay shows the cull counts. Units: metres, seconds.
  * Plain JavaScript, as an app that installed crowd-skin and three would have it (the install
  * tests build it with Vite, esbuild and webpack).
  */
@@ -13,14 +15,17 @@ import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { loadCharacter } from 'crowd-skin';
 import { ThreeCrowdRenderer } from 'crowd-skin/three';
 
-const COUNT = 100;
+const params = new URLSearchParams(location.search);
+/** Foxes: 100, or the preset `?foxes=10000` (any count from 1 to 10,000). */
+const COUNT = Math.min(10_000, Math.max(1, Math.floor(Number(params.get('foxes')) || 100)));
 const FOX_HEIGHT = 0.8; // metres, rest pose
 const FIRST_RING = 3; // metres from the box
 const RING_STEP = 1.4;
 const GAP = 1.9; // metres of ring per fox (a Fox is ~1.6 m long at this height)
 
 async function main() {
-  const shading = new URLSearchParams(location.search).get('shading') === 'crowd' ? 'crowd' : 'three';
+  const shading = params.get('shading') === 'crowd' ? 'crowd' : 'three';
+  showControls(shading);
   const renderer = new THREE.WebGPURenderer({ antialias: true });
   renderer.shadowMap.enabled = true;
   renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
@@ -42,7 +47,7 @@ async function main() {
   sun.shadow.normalBias = 0.03; // metres: no acne on the 200 m ground
   Object.assign(sun.shadow.camera, { left: -16, right: 16, top: 16, bottom: -16, near: 1, far: 40 });
   scene.add(sun);
-  const ground = new THREE.Mesh(new THREE.PlaneGeometry(200, 200), new THREE.MeshStandardMaterial({ color: 0x8f9a94 }));
+  const ground = new THREE.Mesh(new THREE.PlaneGeometry(400, 400), new THREE.MeshStandardMaterial({ color: 0x8f9a94 }));
   ground.rotation.x = -Math.PI / 2;
   ground.receiveShadow = true;
   scene.add(ground);
@@ -51,7 +56,7 @@ async function main() {
   box.castShadow = box.receiveShadow = true;
   scene.add(box);
 
-  const camera = new THREE.PerspectiveCamera(45, innerWidth / innerHeight, 0.1, 200);
+  const camera = new THREE.PerspectiveCamera(45, innerWidth / innerHeight, 0.1, 400);
   camera.position.set(0, 7, 17);
   const controls = new OrbitControls(camera, renderer.domElement);
   controls.target.set(0, 0.6, 0);
@@ -97,6 +102,7 @@ async function main() {
     renderer.setSize(innerWidth, innerHeight);
   });
 
+  const counts = document.getElementById('counts');
   let last = performance.now();
   renderer.setAnimationLoop((now) => {
     const dt = example.paused ? 0 : Math.min((now - last) / 1000, 0.1);
@@ -106,9 +112,25 @@ async function main() {
       place(i);
     }
     crowd.update(dt);
-    crowds.render(scene, camera); // in place of renderer.render(scene, camera)
+    crowds.render(scene, camera); // in place of renderer.render(scene, camera): it also culls the crowd for this camera
     document.body.dataset.frames = String(++example.frames);
+    // The cull counts of a recent frame (read back without stalling); held while paused, so screenshots compare.
+    const stats = crowd.cullStats;
+    if (stats && !example.paused && example.frames % 10 === 0) counts.textContent = `${stats.visible.toLocaleString('en')} / ${crowd.count.toLocaleString('en')} visible, ${stats.posed.toLocaleString('en')} posed`;
   });
+}
+
+/** The overlay's links: the shading ('crowd' / 'three') and the number of Foxes (100 / the 10,000 preset), each reloading with the other kept. */
+function showControls(shading) {
+  const link = (key, value, label, current) => {
+    const next = new URLSearchParams(location.search);
+    next.set(key, value);
+    return `<a href="?${next}"${current ? ' class="on"' : ''}>${label}</a>`;
+  };
+  document.getElementById('controls').innerHTML =
+    `shading ${link('shading', 'three', 'three', shading === 'three')} ${link('shading', 'crowd', 'crowd', shading === 'crowd')} · ` +
+    `Foxes ${link('foxes', '100', '100', COUNT === 100)} ${link('foxes', '10000', '10,000', COUNT === 10_000)}`;
+  document.getElementById('title').textContent = `${COUNT.toLocaleString('en')} Foxes`;
 }
 
 main().catch((error) => {

@@ -11,7 +11,8 @@
  *
  * - the GPUBuffer behind a StorageBufferAttribute (shading 'three'): made with the backend's
  *   `createStorageAttribute(attribute)` (STORAGE | VERTEX | COPY_SRC | COPY_DST, what three's
- *   renderer makes on first use, which then finds it made) and read from
+ *   renderer makes on first use, which then finds it made; `createIndirectStorageAttribute` for
+ *   the indirect draw arguments) and read from
  *   `backend.get(attribute).buffer`; r187 cannot wrap an existing GPUBuffer, so the crowd copies
  *   into this one.
  *
@@ -32,6 +33,7 @@ interface BackendInternals {
   readonly device?: GPUDevice | null;
   get?(object: object): BackendTextureData & { buffer?: GPUBuffer };
   createStorageAttribute?(attribute: BufferAttribute): void;
+  createIndirectStorageAttribute?(attribute: BufferAttribute): void;
   destroyAttribute?(attribute: BufferAttribute): void;
 }
 
@@ -42,6 +44,8 @@ export interface WebGpuBackend {
   textureData(texture: Texture): BackendTextureData;
   /** three's GPUBuffer for a StorageBufferAttribute, made now if three has none yet (owned by three; `what` names it in errors). */
   storageBuffer(attribute: BufferAttribute, what: string): GPUBuffer;
+  /** The same for an IndirectStorageBufferAttribute (STORAGE | INDIRECT | COPY_SRC | COPY_DST): a geometry's `setIndirect` draw arguments. */
+  indirectBuffer(attribute: BufferAttribute, what: string): GPUBuffer;
   /** Frees three's GPUBuffer of `attribute` and three's data of it (the attribute is disposed). */
   destroyAttribute(attribute: BufferAttribute): void;
 }
@@ -73,20 +77,23 @@ export function webgpuBackend(renderer: Renderer): WebGpuBackend {
   if (typeof get !== 'function') {
     throw new Error(`${PREFIX}: three r${REVISION}'s WebGPU backend has no get(object) for its per-object GPU data; this bridge was written against r187`);
   }
+  /** three's GPUBuffer of `attribute`, made now by `create` with the array's data when three has none yet. */
+  const made = (attribute: BufferAttribute, what: string, create: 'createStorageAttribute' | 'createIndirectStorageAttribute'): GPUBuffer => {
+    if (typeof backend[create] !== 'function') {
+      throw new Error(`${PREFIX}: three r${REVISION}'s WebGPU backend has no ${create}(attribute) for the ${what}; this bridge was written against r187`);
+    }
+    backend[create]!(attribute);
+    const buffer = get.call(backend, attribute).buffer;
+    if (!buffer || typeof buffer.size !== 'number' || (buffer.usage & GPUBufferUsage.COPY_DST) === 0) {
+      throw new Error(`${PREFIX}: three r${REVISION} keeps no copy-destination GPUBuffer for the ${what} (renderer.backend.get(attribute).buffer); this bridge was written against r187`);
+    }
+    return buffer;
+  };
   return {
     device: backend.device,
     textureData: (texture) => get.call(backend, texture),
-    storageBuffer(attribute, what) {
-      if (typeof backend.createStorageAttribute !== 'function') {
-        throw new Error(`${PREFIX}: three r${REVISION}'s WebGPU backend has no createStorageAttribute(attribute) for the ${what}; this bridge was written against r187`);
-      }
-      backend.createStorageAttribute(attribute);
-      const buffer = get.call(backend, attribute).buffer;
-      if (!buffer || typeof buffer.size !== 'number' || (buffer.usage & GPUBufferUsage.COPY_DST) === 0) {
-        throw new Error(`${PREFIX}: three r${REVISION} keeps no copy-destination GPUBuffer for the ${what} (renderer.backend.get(attribute).buffer); this bridge was written against r187`);
-      }
-      return buffer;
-    },
+    storageBuffer: (attribute, what) => made(attribute, what, 'createStorageAttribute'),
+    indirectBuffer: (attribute, what) => made(attribute, what, 'createIndirectStorageAttribute'),
     destroyAttribute(attribute) {
       // Renderer-side data (once three drew with it) goes with the 'dispose' event, which frees the
       // buffer through the backend; a buffer three never used is freed here.

@@ -27,13 +27,15 @@
  *    outputColorSpace (what three does itself with its internal framebuffer target).
  */
 import {
-  Matrix4, RenderPipeline, RenderTarget, DepthTexture, FloatType, SRGBColorSpace, UnsignedByteType, Vector2,
+  RenderPipeline, RenderTarget, DepthTexture, FloatType, SRGBColorSpace, UnsignedByteType, Vector2,
   type Camera, type Object3D, type Renderer,
 } from 'three/webgpu';
 import { screenUV, texture } from 'three/tsl';
 import { Crowd, type Character, type CrowdOptions, type CrowdTargetFormats } from '../index';
 import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
 import { SceneLights, type ThreeCrowdLights } from './scene-lights';
+import { FrameCamera } from './frame-camera';
+import { checkDepthConventions, checkVertexStorage } from './renderer-checks';
 import { ThreeShading, threeShadingOf, type ThreeShadingOptions } from './three-shading';
 
 export type { ThreeShadingOptions } from './three-shading';
@@ -67,7 +69,8 @@ export interface ThreeCrowdRendererOptions {
  * (default: our skin pass, lit by the scene's lights unless the renderer's `lights` is 'own', drawn
  * after three's opaque objects) or 'three' (three
  * draws it with a NodeMaterial: the scene's lights, shadows, fog; add `crowds.sceneObject(crowd)`
- * to the scene). docs/three.md says what each costs and what 'three' leaves out (culling, LOD).
+ * to the scene). docs/three.md says what each costs and what 'three' leaves out (props on
+ * joints). Both are culled with the render call's camera.
  */
 export type ThreeCrowdOptions = Omit<CrowdOptions, keyof ThreeCrowdFormats> & (
   {
@@ -115,7 +118,8 @@ export class ThreeCrowdRenderer {
   /** The same, as arrays walked each frame (no iterator allocated per frame). */
   private readonly shadedCrowds: Crowd[] = [];
   private readonly shadings: ThreeShading[] = [];
-  private readonly viewProjection = new Matrix4();
+  /** The render call's camera, handed to every crowd each frame (culling, LOD). */
+  private readonly frameCamera: FrameCamera;
   private readonly drawingBufferSize = new Vector2();
   private readonly colorAttachment: GPURenderPassColorAttachment;
   private readonly depthAttachment: GPURenderPassDepthStencilAttachment;
@@ -129,9 +133,8 @@ export class ThreeCrowdRenderer {
 
   /**
    * `renderer` must be a three.js WebGPURenderer on its WebGPU backend, initialised
-   * (`await renderer.init()`); each is checked and named when it is not so. Crowds of the default
-   * shading also need a standard depth buffer (not reversedDepthBuffer, not
-   * logarithmicDepthBuffer), checked by createCrowd; crowds with shading 'three' do not.
+   * (`await renderer.init()`); each is checked and named when it is not so. Crowds of the default shading
+   * also need a standard depth buffer (not reversed, not logarithmic), checked by createCrowd; shading 'three' does not.
    *
    * @param renderer The three.js renderer whose device, target and camera conventions the crowds share (not owned).
    */
@@ -171,6 +174,7 @@ export class ThreeCrowdRenderer {
     this.depthAttachment = { view: depth.createView(), depthLoadOp: 'load', depthStoreOp: 'store' };
     this.passDescriptor = { label: 'ThreeCrowdRenderer.crowds', colorAttachments: [this.colorAttachment], depthStencilAttachment: this.depthAttachment };
     this.output = new RenderPipeline(renderer, texture(this.target.texture, screenUV));
+    this.frameCamera = new FrameCamera(renderer);
   }
 
   /**
@@ -189,10 +193,7 @@ export class ThreeCrowdRenderer {
     const crowd = new Crowd(this.device, character, { ...crowdOptions, ...this.formats });
     if (shading === 'three') {
       try {
-        const shading = new ThreeShading(crowd, this.backend, { material, castShadow, receiveShadow });
-        this.shaded.set(crowd, shading);
-        this.shadedCrowds.push(crowd);
-        this.shadings.push(shading);
+        this.addShaded(crowd, new ThreeShading(crowd, this.backend, { material, castShadow, receiveShadow }));
       } catch (error) {
         crowd.destroy();
         throw error;
@@ -203,8 +204,8 @@ export class ThreeCrowdRenderer {
   }
 
   /**
-   * The three.js object of a crowd made with `shading: 'three'` (a Group of one instanced Mesh per
-   * primitive): add it to the scene you render. Owned by the crowd's ThreeShading, destroyed with the crowd.
+   * The three.js object of a crowd made with `shading: 'three'` (a Group of a Mesh per (primitive,
+   * LOD level)): add it to the scene you render. Owned by the crowd's ThreeShading, destroyed with the crowd.
    */
   sceneObject(crowd: Crowd): Object3D {
     const shading = this.shaded.get(crowd);
@@ -234,12 +235,15 @@ export class ThreeCrowdRenderer {
     const shading = threeShadingOf(crowd);
     shading?.moveTo(this.backend);
     if (crowd.device !== this.device) crowd.restore(this.device);
-    if (shading) {
-      this.shaded.set(crowd, shading);
-      this.shadedCrowds.push(crowd);
-      this.shadings.push(shading);
-    }
+    if (shading) this.addShaded(crowd, shading);
     this.crowds.push(crowd);
+  }
+
+  /** Draws `crowd` through three from now on (its three side: `shading`). */
+  private addShaded(crowd: Crowd, shading: ThreeShading): void {
+    this.shaded.set(crowd, shading);
+    this.shadedCrowds.push(crowd);
+    this.shadings.push(shading);
   }
 
   /** Stops drawing `crowd` and destroys it (unless `destroy` is false: it is then yours). */
@@ -270,10 +274,8 @@ export class ThreeCrowdRenderer {
    * post-processing chain of your own: e.g. `new RenderPipeline(renderer, bloom(texture(crowds.target.texture)))`.
    */
   renderToTarget(scene: Object3D, camera: Camera): void {
-    if ((camera as { isArrayCamera?: boolean }).isArrayCamera) {
-      throw new TypeError(`${PREFIX}: ArrayCamera (WebXR, multi-view) is not supported: a crowd is drawn (and culled) with one camera per frame, ` +
-        'in one pass after three\'s; it would need a draw per sub-camera into its viewport. Render each view with its own camera instead');
-    }
+    if ((camera as { isArrayCamera?: boolean }).isArrayCamera) throw new TypeError(`${PREFIX}: ArrayCamera (WebXR, multi-view) is not supported: a crowd is drawn ` +
+      '(and culled) with one camera per frame, in one pass after three\'s; it would need a draw per sub-camera into its viewport. Render each view with its own camera instead');
     const renderer = this.renderer;
     this.fitTarget();
     const previousTarget = renderer.getRenderTarget();
@@ -281,7 +283,7 @@ export class ThreeCrowdRenderer {
     const previousMip = renderer.getActiveMipmapLevel();
     const { transparent } = renderer;
     const split = this.transparentAfterCrowds && transparent;
-    this.poseShadedCrowds();
+    this.poseShadedCrowds(scene, camera);
     renderer.setRenderTarget(this.target);
     try {
       renderer.transparent = !split && transparent;
@@ -309,14 +311,22 @@ export class ThreeCrowdRenderer {
   }
 
   /**
-   * Crowds three draws: their pose passes and the copies into three's buffers, submitted before
-   * three renders (its shadow and colour passes read them), and their meshes' instance counts.
+   * Crowds three draws: culled for `camera` (and for the scene's shadow-casting light), their pose
+   * passes and the copies into three's buffers, submitted before three renders (its shadow and
+   * colour passes read them), and their meshes' instance counts.
    */
-  private poseShadedCrowds(): void {
+  private poseShadedCrowds(scene: Object3D, camera: Camera): void {
     if (this.shadings.length === 0) return;
+    const frameCamera = this.frameCamera;
+    frameCamera.prepare(scene, camera);
     const encoder = this.device.createCommandEncoder(this.shadedEncoderDescriptor);
     for (let i = 0; i < this.shadings.length; i++) {
-      this.shadings[i].sync();
+      const shading = this.shadings[i];
+      shading.sync();
+      // Casters are culled for the light only while the crowd casts shadows.
+      const casts = shading.castsShadow;
+      frameCamera.apply(this.shadedCrowds[i], camera, this.target.height, casts);
+      shading.setCameras(camera, casts ? frameCamera.casterCamera : undefined);
       this.shadedCrowds[i].encode(encoder);
     }
     this.commandBuffers[0] = encoder.finish();
@@ -326,9 +336,15 @@ export class ThreeCrowdRenderer {
   private drawCrowds(camera: Camera): void {
     if (this.crowds.length === this.shaded.size) return;
     this.bindAttachments();
-    const viewProjection = this.viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse).elements;
+    const viewProjection = this.frameCamera.afterRender(camera).elements;
+    const height = this.target.height;
     const encoder = this.device.createCommandEncoder(this.encoderDescriptor);
-    for (let i = 0; i < this.crowds.length; i++) if (!this.shaded.has(this.crowds[i])) this.crowds[i].encode(encoder);
+    for (let i = 0; i < this.crowds.length; i++) {
+      const crowd = this.crowds[i];
+      if (this.shaded.has(crowd)) continue;
+      this.frameCamera.apply(crowd, camera, height, false);
+      crowd.encode(encoder);
+    }
     const pass = encoder.beginRenderPass(this.passDescriptor);
     for (let i = 0; i < this.crowds.length; i++) if (!this.shaded.has(this.crowds[i])) this.crowds[i].draw(pass, viewProjection);
     pass.end();
@@ -376,33 +392,6 @@ export class ThreeCrowdRenderer {
     this.depthAttachment.view = depth.createView({ label: 'ThreeCrowdRenderer.depth' });
     this.boundColor = color;
     this.boundDepth = depth;
-  }
-}
-
-/**
- * A crowd drawn by our own pass (shading 'crowd') tests depth with `less` on z in [0, 1] in
- * three's depth buffer: three must use the same convention. Crowds three draws are not concerned.
- */
-function checkDepthConventions(renderer: Renderer): void {
-  if (renderer.reversedDepthBuffer) {
-    throw new Error(`${PREFIX}: the renderer was made with { reversedDepthBuffer: true } (near = 1, depth test 'greater'); ` +
-      "a crowd drawn by its own pass tests depth with 'less' on standard depth, so it cannot share a reversed depth buffer yet (its pipelines would need " +
-      "the reversed test and projection): create the renderer without reversedDepthBuffer, or make the crowd with { shading: 'three' }, which three draws with its own depth");
-  }
-  if (renderer.logarithmicDepthBuffer) {
-    throw new Error(`${PREFIX}: the renderer was made with { logarithmicDepthBuffer: true }, which writes a logarithmic depth from three's fragment shaders; ` +
-      "a crowd drawn by its own pass writes the rasterised clip-space depth, so the two would not compare: create the renderer without logarithmicDepthBuffer, " +
-      "or make the crowd with { shading: 'three' }, which three draws with its own depth");
-  }
-}
-
-/** three asks for a 'compatibility' adapter; a compatibility-mode device may offer no vertex-stage storage buffers. */
-function checkVertexStorage(device: GPUDevice): void {
-  const limit = (device.limits as GPUSupportedLimits & { maxStorageBuffersInVertexStage?: number }).maxStorageBuffersInVertexStage;
-  if (limit !== undefined && limit < 1) {
-    throw new Error(`${PREFIX}: three's GPUDevice offers no storage buffers in the vertex stage (limits.maxStorageBuffersInVertexStage = ${limit}, ` +
-      'a WebGPU compatibility-mode device); the crowd\'s vertex shader reads its joint matrices from one. Create a core device yourself ' +
-      '(adapter.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) })) and pass it as new WebGPURenderer({ device })');
   }
 }
 

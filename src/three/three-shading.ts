@@ -1,6 +1,6 @@
 /**
- * A crowd drawn by three.js itself (`createCrowd(character, { shading: 'three' })`): one three
- * `Mesh` per primitive of the character, instanced `crowd.count` times, whose NodeMaterial (a
+ * A crowd drawn by three.js itself (`createCrowd(character, { shading: 'three' })`): three `Mesh`es
+ * per primitive of the character (one per mesh LOD level), whose NodeMaterial (a
  * MeshStandardNodeMaterial made from the glTF material, or the user's) skins each vertex from the
  * crowd's joint records in its `positionNode`. So three's lights, environment, fog, tone mapping
  * and shadow maps see the characters as any other mesh: three's shadow pass draws the material's
@@ -11,33 +11,36 @@
  * (after the pose pass), with copyBufferToBuffer. three r187 cannot bind a GPUBuffer it did not
  * create, so the copy is the price of going through three's pipeline (docs/three.md, numbers).
  *
+ * Culling and mesh LOD: one Mesh per (primitive, LOD level), each drawn indirectly from the
+ * crowd's cull pass records, the list chosen per pass and camera (three-instance.ts: the view
+ * camera's lists, the shadow light's caster lists, or every instance), so shadows of characters
+ * beside the view stay. The joint palette works as under the default shading: the drawn slot
+ * reads its joint set through the palette's entries. ThreeInstances.drawnInstance() is the one
+ * place that maps three's instanceIndex to the slot and the joint set; every node here takes those.
+ *
  * Per-instance appearance, morph targets and 'dual-quaternion' skinning are drawn as under the
  * default shading, each by a file of its own (three-appearance.ts, three-morph.ts,
  * three-skinning.ts) hooked in below, made only while the crowd has them (found through the
- * kernel's draws, never by a feature's name).
+ * kernel's draws, never by a feature's name), on every LOD level's mesh alike.
  *
- * Not here (documented in docs/three.md): culling and mesh LOD (every instance is drawn at full
- * detail: three draws a mesh with one instance list in every pass, the shadow passes included,
- * so the camera's culled list would drop the shadows of characters beside the view) and an
- * active joint palette (refused when three is about to draw). Instance i of the draw is slot i:
- * slots [0, count) are dense (InstanceStore), each with its own joint set.
+ * Not here (docs/three.md): props (the crowd's own pass draws them, and three draws this crowd).
  */
 import {
-  BufferAttribute, BufferGeometry, Group, Mesh, MeshStandardNodeMaterial, SRGBColorSpace, StorageBufferAttribute, Texture,
-  type NodeMaterial,
+  BufferAttribute, BufferGeometry, Group, MeshStandardNodeMaterial, SRGBColorSpace, Texture,
+  type Camera, type NodeMaterial,
 } from 'three/webgpu';
-import { attribute, Fn, instanceIndex, mat4, normalLocal, select, storage, uint, uniform, vec3, vec4 } from 'three/tsl';
+import { attribute, Fn, mat4, normalLocal, select, storage, uint, uniform, vec3, vec4 } from 'three/tsl';
 import type { Character, Crowd, CrowdFeature, CrowdKernel, FeatureStage } from '../index';
+import type { EncodedFrame } from '../runtime/feature';
 import type { SkinningMethod } from '../runtime/layout';
 import { primitiveVertices } from '../runtime/mesh-data';
 import type { WebGpuBackend } from './backend';
 import { ThreeAppearance } from './three-appearance';
+import { CrowdLevelMesh, RECORD_VEC4S, ThreeInstances } from './three-instance';
 import { ThreeMorph } from './three-morph';
 import { JOINT_RECORD_VEC4S, skinningOf, type Influences, type TslNode } from './three-skinning';
 
 const PREFIX = 'crowd-skin/three';
-/** vec4f per instance record (INSTANCE.size 112 bytes); the world matrix is its first 4. */
-const RECORD_VEC4S = 7;
 
 /** The ThreeShading of each crowd that has one (ThreeCrowdRenderer.adoptCrowd moves it). */
 const shadings = new WeakMap<Crowd, ThreeShading>();
@@ -65,7 +68,7 @@ export interface ThreeShadingOptions {
 
 /**
  * The three.js side of one crowd with `shading: 'three'`: `object` (add it to your scene) holds a
- * Mesh per primitive. A CrowdFeature of the crowd ('three-shading'), so its copies run inside
+ * Mesh per (primitive, LOD level). A CrowdFeature of the crowd ('three-shading'), so its copies run inside
  * `crowd.encode`, after the pose pass. Owns the three objects and the three storage buffers.
  */
 export class ThreeShading implements CrowdFeature {
@@ -73,19 +76,16 @@ export class ThreeShading implements CrowdFeature {
   /** Add this to the scene: the crowd's meshes (identity transform; instances carry their own). */
   readonly object = new Group();
   private readonly kernel: CrowdKernel;
-  private readonly meshes: Mesh[] = [];
+  /** One per (primitive, LOD level), primitive after primitive. */
+  private readonly meshes: CrowdLevelMesh[] = [];
   private readonly materials: NodeMaterial[] = [];
   private readonly ownsMaterials: boolean;
   private readonly textures: Texture[] = [];
   private readonly geometries: BufferGeometry[] = [];
-  private joints!: StorageBufferAttribute;
-  private records!: StorageBufferAttribute;
-  private jointBuffer!: GPUBuffer;
-  private recordBuffer!: GPUBuffer;
-  /** Instance slots the three buffers hold. */
-  private capacity = 0;
+  /** three's joints, records, draw lists, palette entries and indirect records (made by the constructor). */
+  private readonly instances: ThreeInstances;
   private readonly eight: boolean;
-  /** The skinning method the joint buffer and the position node are made for (the crowd's may change: passesCreated). */
+  /** The skinning method the joint records and the position node are made for (the crowd's may change: passesCreated). */
   private skinning: SkinningMethod;
   // ---- features (three-appearance.ts, three-morph.ts): made while the crowd has them (refreshFeatures);
   // not named appearance / vertexWeights, which are CrowdFeature hooks ----
@@ -106,13 +106,16 @@ export class ThreeShading implements CrowdFeature {
     this.kernel = crowd.install(this);
     shadings.set(crowd, this);
     this.object.name = `crowd-skin ${character.name}`;
-    this.allocate(Math.max(1, this.kernel.store.capacity));
+    // Every LOD level's triangles one after another in one index buffer, as the crowd's MeshBuffers.
+    const lods = character.lods?.indices ?? [];
+    const levels = 1 + (lods[0]?.length ?? 0);
+    const ranges: [number, number][][] = [];
+    const shared: { attributes: [string, BufferAttribute][]; index: BufferAttribute }[] = [];
     primitives.forEach((prim, p) => {
       const v = primitiveVertices(prim, character.gpu.skinSlotOffset[prim.skin]);
-      const geometry = new BufferGeometry();
-      geometry.setAttribute('position', new BufferAttribute(v.positions, 3));
-      geometry.setAttribute('normal', new BufferAttribute(v.normals, 3));
-      geometry.setAttribute('uv', new BufferAttribute(v.uvs, 2));
+      const attributes: [string, BufferAttribute][] = [
+        ['position', new BufferAttribute(v.positions, 3)], ['normal', new BufferAttribute(v.normals, 3)], ['uv', new BufferAttribute(v.uvs, 2)],
+      ];
       // Joints as u32 (WGSL has no u16), split into sets of four; weights alike.
       const vertices = prim.vertexCount;
       const sets = this.eight ? 2 : 1;
@@ -127,87 +130,110 @@ export class ThreeShading implements CrowdFeature {
             }
           }
         }
-        geometry.setAttribute(`crowdJoints${s}`, new BufferAttribute(joints, 4));
-        geometry.setAttribute(`crowdWeights${s}`, new BufferAttribute(weights, 4));
+        attributes.push([`crowdJoints${s}`, new BufferAttribute(joints, 4)], [`crowdWeights${s}`, new BufferAttribute(weights, 4)]);
       }
-      if (v.indices) geometry.setIndex(new BufferAttribute(v.indices, 1));
-      this.geometries.push(geometry);
+      const own = v.indices ?? Uint32Array.from({ length: v.drawCount }, (_, i) => i);
+      const all = [own, ...(lods[p] ?? [])];
+      const indices = vertices > 0x10000 ? new Uint32Array(all.reduce((n, l) => n + l.length, 0)) : new Uint16Array(all.reduce((n, l) => n + l.length, 0));
+      const primitiveRanges: [number, number][] = [];
+      let first = 0;
+      for (const level of all) {
+        indices.set(level, first);
+        primitiveRanges.push([level.length, first]);
+        first += level.length;
+      }
+      ranges.push(primitiveRanges);
+      shared.push({ attributes, index: new BufferAttribute(indices, 1) });
+    });
+    this.instances = new ThreeInstances(backend, this.kernel.store, levels, ranges);
+    this.instances.fit();
+    primitives.forEach((_, p) => {
       const material = options.material ?? this.defaultMaterial(character, p);
       if (!this.materials.includes(material)) this.materials.push(material);
-      const mesh = new Mesh(geometry, material);
-      mesh.name = `${this.object.name} primitive ${p}`;
-      mesh.userData.crowdPrimitive = p;
-      // The instances are spread over the world; three's bounds are those of the rest pose at the origin.
-      mesh.frustumCulled = false;
-      // three's Mesh.raycast would hit the rest pose at the origin, not the instances: a
-      // CrowdObject3D (crowd-object.ts) in the scene answers three's Raycaster for the crowd.
-      mesh.raycast = () => {};
-      mesh.castShadow = options.castShadow ?? true;
-      mesh.receiveShadow = options.receiveShadow ?? true;
-      this.meshes.push(mesh);
-      this.object.add(mesh);
+      for (let level = 0; level < levels; level++) {
+        const geometry = new BufferGeometry();
+        for (const [name, data] of shared[p].attributes) geometry.setAttribute(name, data);
+        geometry.setIndex(shared[p].index);
+        this.instances.attach(geometry);
+        this.geometries.push(geometry);
+        const mesh = new CrowdLevelMesh(geometry, material, p, level);
+        mesh.name = `${this.object.name} primitive ${p} level ${level}`;
+        // The primitive uniform (appearance's parts, morph headers): one material may draw every primitive.
+        mesh.userData.crowdPrimitive = p;
+        // The instances are spread over the world; three's bounds are those of the rest pose at the origin.
+        mesh.frustumCulled = false;
+        // three's Mesh.raycast would hit the rest pose at the origin, not the instances: a
+        // CrowdObject3D (crowd-object.ts) in the scene answers three's Raycaster for the crowd.
+        mesh.raycast = () => {};
+        mesh.castShadow = options.castShadow ?? true;
+        mesh.receiveShadow = options.receiveShadow ?? true;
+        this.meshes.push(mesh);
+        this.object.add(mesh);
+      }
     });
     this.refreshFeatures();
     this.setNodes();
     this.sync();
   }
 
+  /**
+   * The cameras of the coming frame (ThreeCrowdRenderer sets them before three renders): `view`,
+   * the camera the crowd culls for; `caster`, the light camera it lists shadow casters for.
+   */
+  setCameras(view: Camera | undefined, caster: Camera | undefined): void {
+    this.instances.setCameras(view, caster);
+  }
+
+  /** Whether any of the crowd's meshes casts shadows now (`castShadow`, which apps may change): only then are casters culled for a light. */
+  get castsShadow(): boolean {
+    for (let i = 0; i < this.meshes.length; i++) if (this.meshes[i].castShadow) return true;
+    return false;
+  }
+
   /** Sets each mesh's instance count to the crowd's, and grows the three buffers with the crowd. Call before three renders. */
   sync(): void {
     const store = this.kernel.store;
-    if (store.palette.active) {
-      // The palette's joint sets move between slots every frame (docs/palette.md); its entry list is not copyable (no COPY_SRC).
-      throw new RangeError(`${PREFIX}: shading 'three' draws every instance from its own joint set, but this crowd holds ${store.count} instances, ` +
-        `more than its joint palette (${store.palette.size} sets): remove instances, or draw this many with the default shading`);
-    }
-    if (store.capacity > this.capacity) {
-      this.release();
-      this.allocate(store.capacity);
-      this.threeAppearance?.allocate(store.capacity);
-      this.threeMorph?.allocate(store.capacity);
-      this.setNodes();
-    }
+    if (this.instances.fit()) this.refit();
+    this.instances.syncCount(store.count);
     // A colorNode you set since wraps again, under the tint.
     this.threeAppearance?.wrap(this.materials, this.slot, this.primitive);
-    for (let i = 0; i < this.meshes.length; i++) (this.meshes[i] as Mesh & { count: number }).count = store.count;
+    // The draws' instance counts come from the indirect records; three skips a mesh whose count is 0.
+    for (let i = 0; i < this.meshes.length; i++) this.meshes[i].count = store.count;
   }
 
-  /** After the pose pass: the crowd's joint records and instance records (world matrices) into three's buffers. */
-  encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
+  /** After the pose pass: what three's draws read (ThreeInstances.encode), and the features' records, into three's buffers. */
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {
     if (stage !== 'after-pose') return;
+    this.instances.encode(encoder, frame);
     const store = this.kernel.store;
-    const count = Math.min(store.count, this.capacity);
+    const count = Math.min(store.count, store.capacity);
     if (count === 0) return;
-    const slots = this.crowd.jointsPerInstance;
-    encoder.copyBufferToBuffer(store.jointBuffer, 0, this.jointBuffer, 0, count * slots * JOINT_RECORD_VEC4S[this.skinning] * 16);
-    encoder.copyBufferToBuffer(store.instanceBuffer, 0, this.recordBuffer, 0, count * RECORD_VEC4S * 16);
     this.threeAppearance?.encode(encoder, count);
     const weights = this.kernel.draws.vertexWeights;
     if (this.threeMorph && weights) this.threeMorph.encode(encoder, weights, count);
   }
 
-  /** Bytes this feature copies each frame for `count` instances (the joints dominate). */
+  /** Bytes this feature copies each frame for `count` instances without a palette (the joints dominate), lists and indirect records aside. */
   copiedBytes(count: number): number {
     const features = (this.threeAppearance ? 32 : 0) + (this.threeMorph ? this.threeMorph.weightCount * 4 : 0);
     return count * (this.crowd.jointsPerInstance * JOINT_RECORD_VEC4S[this.skinning] * 16 + RECORD_VEC4S * 16 + features);
   }
 
-  /** The GPU buffers of three's storage attributes (gpuBytes of the crowd adds them). */
+  /** The GPU buffers of three's storage attributes and the features' (gpuBytes of the crowd adds them). */
   get gpuBytes(): number {
-    return this.jointBuffer.size + this.recordBuffer.size + (this.threeAppearance?.gpuBytes ?? 0) + (this.threeMorph?.gpuBytes ?? 0);
+    return this.instances.gpuBytes + (this.threeAppearance?.gpuBytes ?? 0) + (this.threeMorph?.gpuBytes ?? 0);
   }
 
   /**
    * The kernel re-made its passes: a feature was added (appearance, morph targets: they call
-   * rebuildPasses) or the skinning method changed. Takes them up and rebuilds the nodes.
+   * rebuildPasses) or the skinning method changed (the store's joint buffer was replaced, 48 or
+   * 64 bytes a joint: JOINT_RECORD_VEC4S). Takes them up and rebuilds the nodes.
    */
   passesCreated(): void {
-    if (!this.jointBuffer) return; // during construction
-    if (this.crowd.skinning !== this.skinning) {
-      this.skinning = this.crowd.skinning;
-      this.release();
-      this.allocate(this.capacity);
-    }
+    if (!this.instances) return; // during construction
+    const skinningChanged = this.crowd.skinning !== this.skinning;
+    this.skinning = this.crowd.skinning;
+    if (this.instances.fit(skinningChanged)) this.refit();
     this.refreshFeatures();
     this.setNodes();
   }
@@ -220,7 +246,7 @@ export class ThreeShading implements CrowdFeature {
     for (const geometry of this.geometries) geometry.dispose();
     if (this.ownsMaterials) for (const material of this.materials) material.dispose();
     for (const texture of this.textures) texture.dispose();
-    this.release();
+    this.instances.release();
   }
 
   /**
@@ -231,6 +257,7 @@ export class ThreeShading implements CrowdFeature {
    */
   moveTo(backend: WebGpuBackend): void {
     this.backend = backend;
+    this.instances.moveTo(backend);
     if (this.crowd.device === backend.device) this.rebuild();
   }
 
@@ -243,33 +270,29 @@ export class ThreeShading implements CrowdFeature {
     this.rebuild();
   }
 
-  private allocate(capacity: number): void {
-    this.joints = new StorageBufferAttribute(capacity * this.crowd.jointsPerInstance * JOINT_RECORD_VEC4S[this.skinning], 4);
-    this.records = new StorageBufferAttribute(capacity * RECORD_VEC4S, 4);
-    this.jointBuffer = this.backend.storageBuffer(this.joints, 'crowd joints');
-    this.recordBuffer = this.backend.storageBuffer(this.records, 'crowd instance records');
-    this.capacity = capacity;
-  }
-
-  private release(): void {
-    if (!this.joints) return;
-    this.backend.destroyAttribute(this.joints);
-    this.backend.destroyAttribute(this.records);
+  /** ThreeInstances made new buffers: the geometries point at its indirect records, the features' buffers grow with the store. */
+  private refit(): void {
+    for (const geometry of this.geometries) this.instances.attach(geometry);
+    const capacity = Math.max(1, this.kernel.store.capacity);
+    this.threeAppearance?.allocate(capacity);
+    this.threeMorph?.allocate(capacity);
+    this.setNodes();
   }
 
   /** The skinning nodes over the current buffers, on every material (rebuilt when they grow). */
   private setNodes(): void {
-    const joints = storage(this.joints, 'vec4', this.joints.count).toReadOnly();
-    const records = storage(this.records, 'vec4', this.records.count).toReadOnly();
+    const joints = storage(this.instances.joints, 'vec4', this.instances.joints.count).toReadOnly();
+    const records = storage(this.instances.records, 'vec4', this.instances.records.count).toReadOnly();
     const slotCount = this.crowd.jointsPerInstance;
     const sets = this.eight ? 2 : 1;
     const skin = skinningOf(this.skinning);
     const { threeAppearance: appearance, threeMorph: morph, primitive } = this;
     // The instance slot drawn (read in the vertex stage) and the first joint record of its joint
-    // set: the one place that maps three's instanceIndex (a cull list or the joint palette would map
-    // it here); every node below, the features' included, takes these two.
-    const slot: TslNode<'uint'> = instanceIndex;
-    const jointBase: TslNode<'uint'> = slot.mul(uint(slotCount));
+    // set, from the one place that maps three's instanceIndex (ThreeInstances.drawnInstance: the
+    // pass's draw list, then the palette's entry); every node below, the features' included, takes these two.
+    const drawn = this.instances.drawnInstance();
+    const slot = drawn.slot as unknown as TslNode<'uint'>;
+    const jointBase = (drawn.jointSet as unknown as TslNode<'uint'>).mul(uint(slotCount));
     this.slot = slot;
     // shaders/skin.wgsl in TSL: morphed, skinned (three-skinning.ts) in model space, then the
     // instance's world matrix. The mesh's own matrix is the identity, so "local" is world here.
@@ -299,15 +322,15 @@ export class ThreeShading implements CrowdFeature {
     this.threeAppearance?.destroy();
     this.threeMorph?.destroy();
     this.threeAppearance = this.threeMorph = undefined;
-    this.release();
-    this.allocate(Math.max(1, this.kernel.store.capacity));
+    this.instances.fit(true);
+    for (const geometry of this.geometries) this.instances.attach(geometry);
     this.refreshFeatures();
     this.setNodes();
   }
 
   /** Makes three's side of the features the crowd has now (found through the kernel's draws). */
   private refreshFeatures(): void {
-    const capacity = Math.max(1, this.capacity);
+    const capacity = Math.max(1, this.kernel.store.capacity);
     const source = this.kernel.draws.appearance;
     if (source && !this.threeAppearance) this.threeAppearance = new ThreeAppearance(source, this.backend, capacity);
     if (this.kernel.draws.vertexWeights && !this.threeMorph && this.crowd.character.baked.morph) this.threeMorph = new ThreeMorph(this.crowd.character, this.backend, capacity);

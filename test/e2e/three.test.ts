@@ -74,6 +74,9 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
     console.log(`three example: ${(changed * 100).toFixed(2)}% of pixels changed between frames`);
     expect(changed, 'picture did not change between frames: crowd missing or frozen').toBeGreaterThan(0.01);
     expect(await page.locator('#message').isHidden()).toBe(true);
+    // The overlay's cull counts: three's camera reached the crowd (ThreeCrowdRenderer.render sets it).
+    await page.waitForFunction(() => /\/ 100 visible/.test(document.getElementById('counts')?.textContent ?? ''), undefined, { timeout: WAIT });
+    console.log(`three example overlay: ${await page.locator('#counts').textContent()}`);
     expect(problems).toEqual([]);
   }, TEST_TIMEOUT);
 

@@ -38,11 +38,17 @@ const show = (d: PictureDifference) => `mean ${d.mean.toFixed(2)}, ${(d.share * 
 /** Columns of Fox `i`. */
 const columns = (i: number): [number, number] => [Math.round((i * WIDTH) / 3), Math.round(((i + 1) * WIDTH) / 3)];
 
-/** Three Foxes of `crowd`, side-on: 0 tinted, 1 in the variant, 2 with its only part hidden. */
+/**
+ * Three Foxes of `crowd`, side-on: 0 tinted, 1 in the variant, 2 with its only part hidden; and
+ * first, in slot 0, a plain Fox far outside the view: culled (three's camera is the crowd's), so
+ * under shading 'three' the drawn instance i is slot i + 1, and what each Fox reads must follow
+ * the slot the cull pass listed, not three's instanceIndex.
+ */
 function placeFoxes(crowd: Crowd, fox: Character): { looks: CrowdAppearance; ids: number[] } {
   const variant = { width: 4, height: 4, data: new Uint8Array(64).map((_, i) => (i % 4 === 3 ? 255 : VARIANT_RGB[i % 4])) };
   const looks = new CrowdAppearance(crowd, { variants: [variant] });
   const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
+  crowd.setPlacement(crowd.add({ clipA: 'Walk', timeA: 0.3, speedA: 0 }), -40, 0, 0, 0, scale);
   const ids = SPOTS.map((x) => {
     const id = crowd.add({ clipA: 'Walk', timeA: 0.3, speedA: 0 });
     crowd.setPlacement(id, x, -fox.bounds.min[1] * scale, 0, Math.PI / 2, scale);
@@ -69,7 +75,7 @@ describe.skipIf(!device)("per-instance appearance under shading 'three'", () => 
     camera.lookAt(0, 0.4, 0);
     const lights = { sun: { direction: [-1, -2, -3] as [number, number, number], intensity: 2 }, ambient: { intensity: 1 } };
 
-    const ours = crowds.createCrowd(fox, { capacity: 3, lights });
+    const ours = crowds.createCrowd(fox, { capacity: 4, lights });
     placeFoxes(ours, fox);
     const reference = await renderPicture(crowds, scene, camera);
     crowds.removeCrowd(ours);
@@ -89,6 +95,16 @@ describe.skipIf(!device)("per-instance appearance under shading 'three'", () => 
     expect(within(differences[1]), `the Fox in the variant: ${show(differences[1])}`).toBe(true);
     expect(coveredPixels(reference, BLACK, ...columns(2)), 'shading crowd drew the hidden part').toBe(0);
     expect(coveredPixels(drawn, BLACK, ...columns(2)), 'shading three drew the hidden part').toBe(0);
+
+    // With culling on (as above) the Fox outside the view is not drawn, and the picture is the one culling off draws.
+    const { visible } = await shaded.readCullStats();
+    shaded.culling = false;
+    const unculled = await renderPicture(crowds, scene, camera);
+    shaded.culling = true;
+    const culledVsNot = comparePictures(drawn, unculled, BLACK, 0);
+    console.log(`appearance with culling: ${visible} of 4 visible; culling on vs off: mean ${culledVsNot.mean.toFixed(3)}, ${(culledVsNot.share * 100).toFixed(1)}% differ`);
+    expect(visible, 'the Fox meant to stand outside the view is in it').toBe(3);
+    expect(culledVsNot.mean, 'culling changed the appearance picture').toBe(0);
 
     // Made-up violations: three's Foxes without the tint, without the variant, with the part shown.
     looks.setTint(ids[0], 1, 1, 1);

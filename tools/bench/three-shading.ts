@@ -13,6 +13,9 @@ import {
 } from 'three/webgpu';
 import type { Character } from '../../src/character/character';
 import { ThreeCrowdRenderer, type ThreeCrowdOptions } from '../../src/three/index';
+import { OrbitCamera } from '../../demo/orbit-camera';
+import { Population } from '../../demo/population';
+import { spiralHalfSide } from '../../demo/spiral';
 import { median } from './timed-frame';
 
 const WIDTH = 640;
@@ -21,6 +24,15 @@ const SPACING = 1.6; // metres between Foxes on the grid
 
 export type ShadingVariant = 'crowd' | 'three' | 'three + shadows';
 export interface ShadingRow { instances: number; variant: ShadingVariant | 'copy alone'; frameMs: number; ratio: number }
+
+/**
+ * Starts a new frame of three's node clock, as its animation loop does each frame (its
+ * requestAnimationFrame is stubbed in Node): three draws each shadow map once per frame and camera,
+ * so without it the shadow rows would reuse the first frame's map.
+ */
+function nextFrame(renderer: WebGPURenderer): void {
+  (renderer as unknown as { _nodes: { nodeFrame: { update(): void } } })._nodes.nodeFrame.update();
+}
 
 function standInCanvas(): HTMLCanvasElement {
   return { width: WIDTH, height: HEIGHT, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} } as unknown as HTMLCanvasElement;
@@ -70,6 +82,7 @@ export async function benchThreeShading(device: GPUDevice, character: Character,
   for (let round = 0; round < frames + 2; round++) {
     for (const setup of setups) {
       const start = performance.now();
+      nextFrame(renderer);
       setup.crowd.update(1 / 60);
       setup.crowds.renderToTarget(setup.scene, camera);
       await device.queue.onSubmittedWorkDone();
@@ -97,6 +110,86 @@ export async function benchThreeShading(device: GPUDevice, character: Character,
   const base = median(setups[0].times);
   const rows: ShadingRow[] = setups.map((s) => ({ instances: count, variant: s.variant, frameMs: median(s.times), ratio: median(s.times) / base }));
   rows.push({ instances: count, variant: 'copy alone', frameMs: median(copyTimes), ratio: median(copyTimes) / base });
+  for (const s of setups) s.crowds.dispose();
+  renderer.dispose();
+  return rows;
+}
+
+export type CullVariant = "'crowd' all on" | "'three' all on" | "'three' all off";
+export interface ThreeCullRow { variant: CullVariant; frameMs: number; ratio: number; visible: number; posed: number }
+
+/**
+ * The demo's crowd of `count` Foxes (Population, crowd mode) from the demo's default camera
+ * (OrbitCamera.frame), in a three.js scene with a ground, a hemisphere light and a sun casting
+ * shadows (2048^2 map over the crowd): shading 'crowd' with culling, mesh LOD and animation LOD
+ * (the defaults), shading 'three' with them, and shading 'three' with all three off (every Fox
+ * drawn at full detail by the view pass and again by the shadow pass). `frames` measured frames
+ * after 2 warm-up rounds (animation LOD settles into its stagger), variants interleaved; medians,
+ * ratios to 'crowd' all on. Cameras come from ThreeCrowdRenderer.render, as in an app.
+ */
+export async function benchThreeCulling(device: GPUDevice, character: Character, count: number, frames: number): Promise<ThreeCullRow[]> {
+  Object.assign(globalThis, { self: globalThis, requestAnimationFrame: () => 1, cancelAnimationFrame: () => {} });
+  const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas(), antialias: false });
+  await renderer.init();
+  renderer.setSize(WIDTH, HEIGHT, false);
+  renderer.shadowMap.enabled = true;
+  const variants: CullVariant[] = ["'crowd' all on", "'three' all on", "'three' all off"];
+  const orbit = new OrbitCamera();
+  const camera = new PerspectiveCamera(45, WIDTH / HEIGHT, 1, 1);
+  const setups = variants.map((variant) => {
+    const crowds = new ThreeCrowdRenderer(renderer);
+    const three = variant !== "'crowd' all on";
+    const crowd = crowds.createCrowd(character, three ? { capacity: count, shading: 'three' } : { capacity: count });
+    const population = new Population(crowd, character);
+    population.setCount(count, { mode: 'crowd', blend: 0.5, randomPhases: true, variety: 0.15, clipA: 0, clipB: Math.min(1, character.clipNames.length - 1) });
+    const off = variant === "'three' all off";
+    crowd.culling = crowd.lod = crowd.animationLod = !off;
+    const halfX = spiralHalfSide(count) * population.spacing[0];
+    const halfZ = spiralHalfSide(count) * population.spacing[1];
+    orbit.frame(halfX, halfZ, population.height);
+    orbit.update(WIDTH / HEIGHT);
+    const scene = new Scene();
+    scene.background = new Color(0xb3c4d6);
+    scene.add(new HemisphereLight(0xffffff, 0x667755, 1));
+    const sun = new DirectionalLight(0xffffff, 2);
+    const reach = Math.hypot(halfX, halfZ) + population.height;
+    sun.position.set(-0.3 * reach, reach, 0.4 * reach);
+    sun.castShadow = true;
+    sun.shadow.mapSize.set(2048, 2048);
+    Object.assign(sun.shadow.camera, { left: -reach, right: reach, top: reach, bottom: -reach, near: 1, far: 4 * reach });
+    sun.shadow.camera.updateProjectionMatrix();
+    scene.add(sun);
+    const ground = new Mesh(new PlaneGeometry(4 * reach, 4 * reach), new MeshStandardMaterial({ color: 0x8f9a94 }));
+    ground.rotation.x = -Math.PI / 2;
+    ground.receiveShadow = true;
+    scene.add(ground);
+    if (three) scene.add(crowds.sceneObject(crowd));
+    return { variant, scene, crowds, crowd, times: [] as number[], visible: [] as number[], posed: [] as number[] };
+  });
+  camera.position.set(orbit.eye[0], orbit.eye[1], orbit.eye[2]);
+  camera.near = orbit.distance / 100;
+  camera.far = (orbit.distance + orbit.sceneRadius) * 2;
+  camera.updateProjectionMatrix();
+  camera.lookAt(orbit.target[0], orbit.target[1], orbit.target[2]);
+
+  for (let round = 0; round < frames + 2; round++) {
+    for (const setup of setups) {
+      const start = performance.now();
+      nextFrame(renderer);
+      setup.crowd.update(1 / 60);
+      setup.crowds.renderToTarget(setup.scene, camera);
+      await device.queue.onSubmittedWorkDone();
+      const ms = performance.now() - start;
+      const stats = await setup.crowd.readCullStats().catch(() => ({ visible: count, posed: count }));
+      if (round >= 2) {
+        setup.times.push(ms);
+        setup.visible.push(setup.variant === "'three' all off" ? count : stats.visible);
+        setup.posed.push(setup.variant === "'three' all off" ? count : stats.posed);
+      }
+    }
+  }
+  const base = median(setups[0].times);
+  const rows = setups.map((s) => ({ variant: s.variant, frameMs: median(s.times), ratio: median(s.times) / base, visible: median(s.visible), posed: median(s.posed) }));
   for (const s of setups) s.crowds.dispose();
   renderer.dispose();
   return rows;

@@ -106,6 +106,18 @@ export abstract class CrowdCamera extends FeatureMethods {
     this.view.settings.setCamera(viewProjection, position, options.viewportHeight);
   }
 
+  /**
+   * The light camera of a shadow map another renderer draws (three.js's shadow pass under
+   * `shading: 'three'`): `viewProjection` (column-major 4x4, world to clip space, WebGPU's z in
+   * [0, 1]). With a camera set, the cull pass then lists the instances inside its frustum as
+   * shadow casters (the draw lists' list 1, posed like the visible ones), so characters beside the
+   * view still cast into it. undefined forgets it. A crowd made with CrowdOptions.shadows fits its
+   * own light instead.
+   */
+  setCasterCamera(viewProjection: ArrayLike<number> | undefined): void {
+    this.view.settings.setCasterCamera(viewProjection);
+  }
+
   /** Forgets the camera (see setCamera). */
   clearCamera(): void {
     this.view.settings.clearCamera();

@@ -31,8 +31,11 @@ export class CullSettings {
     forcedLevel: LOD_NOT_FORCED, shadowLodBias: 1, frame: 0,
   };
   private readonly viewProjection = new Float64Array(16);
+  /** The light camera of a shadow map drawn by someone else (setCasterCamera), world -> clip. */
+  private readonly casterViewProjection = new Float64Array(16);
   private viewportHeight = 1080;
   private hasCamera = false;
+  private hasCaster = false;
 
   /**
    * @param levelErrors simplification error of each mesh LOD level in model units (level 0: 0)
@@ -69,6 +72,22 @@ export class CullSettings {
     return this.viewProjection;
   }
 
+  /**
+   * The view-projection (world -> clip, WebGPU's z in [0, 1]) of a light camera whose shadow map
+   * another renderer draws: the cull pass lists the instances inside its frustum as shadow
+   * casters (the crowd's own shadow map, when it has one, fits its light itself and wins).
+   * undefined forgets it.
+   */
+  setCasterCamera(viewProjection: ArrayLike<number> | undefined): void {
+    if (viewProjection === undefined) {
+      this.hasCaster = false;
+      return;
+    }
+    checkNumbers(viewProjection, 16, 'caster viewProjection');
+    this.casterViewProjection.set(viewProjection);
+    this.hasCaster = true;
+  }
+
   /** Forgets the camera: from the next frame every instance is posed and drawn at level 0. */
   clearCamera(): void {
     this.hasCamera = false;
@@ -103,8 +122,10 @@ export class CullSettings {
   /** Fills and returns the frame's CullFrame (advancing the frame counter). */
   fill(): CullFrame {
     const f = this.frame;
-    f.flags = (this.culling ? CULL_FRUSTUM : 0) | (this.lod ? CULL_LOD : 0) | (this.animationLod ? CULL_ANIMATION_LOD : 0) | (this.shadows ? CULL_SHADOWS : 0);
+    f.flags = (this.culling ? CULL_FRUSTUM : 0) | (this.lod ? CULL_LOD : 0) | (this.animationLod ? CULL_ANIMATION_LOD : 0) | (this.shadows || this.hasCaster ? CULL_SHADOWS : 0);
     frustumPlanes(this.viewProjection, f.planes);
+    // The crowd's own shadow map (Visibility) overwrites these with its fitted light's planes.
+    if (this.hasCaster) frustumPlanes(this.casterViewProjection, f.lightPlanes);
     f.maxDistance = this.maxDistance;
     const projection = projectionScale(this.viewProjection);
     for (let level = 1; level < MAX_LOD_LEVELS + 1; level++) {
