@@ -13,13 +13,17 @@ import { REPO_ROOT } from './models';
 
 Object.assign(globalThis, { self: globalThis, requestAnimationFrame: () => 1, cancelAnimationFrame: () => {} });
 
-/** A WebGPURenderer of `width` x `height` pixels on `device`, initialised, and a ThreeCrowdRenderer on it. */
+/**
+ * A WebGPURenderer of `width` x `height` pixels on `device`, initialised, and a ThreeCrowdRenderer
+ * on it that leaves the crowds' own lights alone (`lights: 'own'`): these tests light shading
+ * 'crowd' by hand with the numbers they give three's lights (scene-lights.test.ts tests 'scene').
+ */
 export async function threeCrowds(device: GPUDevice, width: number, height: number): Promise<ThreeCrowdRenderer> {
   const canvas = { width, height, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} } as unknown as HTMLCanvasElement;
   const renderer = new WebGPURenderer({ device: device as never, canvas });
   await renderer.init();
   renderer.setSize(width, height, false);
-  return new ThreeCrowdRenderer(renderer);
+  return new ThreeCrowdRenderer(renderer, { lights: 'own' });
 }
 
 /** An RGBA8 picture, rows bottom to top as three reads them back. */
