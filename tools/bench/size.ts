@@ -108,9 +108,10 @@ function rawText(root: string): Plugin {
 /**
  * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders packaged as the
  * package build does): our bytes in it by source file, largest first. Within a percent of the
- * dist/ bundle; it names what the dist/ chunk holds.
+ * dist/ bundle; it names what the dist/ chunk holds. With `dependencies`, the files of
+ * dependencies are listed too, by their path from node_modules/ (`meshoptimizer/meshopt_simplifier.js`).
  */
-export async function minimalPageSources(root: string): Promise<{ what: string; bytes: number }[]> {
+export async function minimalPageSources(root: string, { dependencies = false } = {}): Promise<{ what: string; bytes: number }[]> {
   const result = await build({
     entryPoints: [join(root, 'examples/minimal/main.js')], absWorkingDir: root, bundle: true, format: 'esm', platform: 'browser',
     minify: true, write: false, metafile: true, logLevel: 'silent', tsconfigRaw: {},
@@ -119,7 +120,12 @@ export async function minimalPageSources(root: string): Promise<{ what: string; 
   const inputs: { what: string; bytes: number }[] = [];
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
-      if (path.includes('node_modules/') || path.startsWith('examples/')) continue;
+      const dependency = path.lastIndexOf('node_modules/');
+      if (dependency >= 0) {
+        if (dependencies) inputs.push({ what: path.slice(dependency + 'node_modules/'.length), bytes: bytesInOutput });
+        continue;
+      }
+      if (path.startsWith('examples/')) continue;
       inputs.push({ what: path.startsWith('raw:') ? relative(root, path.slice('raw:'.length)) : path, bytes: bytesInOutput });
     }
   }
