@@ -134,7 +134,7 @@ async function bundleSizeSection(): Promise<void> {
     ['+ issue 33: imports run downhill, the default paletteSize a fixed 65,536 (DEFAULT_PALETTE_SIZE exported)', 319_864, 104_993],
     ['+ Character.bounds without CpuPoser (no blend, layer-stack or morph evaluator at load)', 314_750, 103_549],
     ['+ LoadOptions.clips takes loadClips libraries only, which carry their binding code (attachClips, bakeShared, retargeting)', 308_592, 101_500],
-    ['+ mesh LOD opt-in: loadCharacter makes levels only with the simplifier handed in (lod: { simplifier: MeshoptSimplifier })', 255_482, 82_545],
+    ['+ mesh LOD opt-in: loadCharacter makes levels only with the simplifier handed in (lod: { simplifier: MeshoptSimplifier })', 255_576, 82_576],
   ];
   const page = await minimalPage(process.cwd());
   print('### Bundle size: examples/minimal');

@@ -61,6 +61,8 @@ export function buildPackage(root: string): void {
 export interface BundleReport extends SizeRow {
   /** Bytes each input contributes to the minified output, grouped by package (ours by dist/ file), largest first. */
   inputs: { what: string; bytes: number }[];
+  /** Every input file with bytes in the output, as esbuild names it (`node_modules/meshoptimizer/meshopt_simplifier.js`, ...). */
+  files: string[];
 }
 
 /** The package an input path belongs to: `name` (or `@scope/name`) after the last node_modules/, else the path. */
@@ -82,13 +84,15 @@ export async function minimalPage(root: string): Promise<BundleReport> {
     minify: true, write: false, metafile: true, logLevel: 'silent', tsconfigRaw: {},
   });
   const groups = new Map<string, number>();
+  const files: string[] = [];
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
       groups.set(inputGroup(path), (groups.get(inputGroup(path)) ?? 0) + bytesInOutput);
+      if (bytesInOutput > 0) files.push(path);
     }
   }
   const inputs = [...groups].map(([what, bytes]) => ({ what, bytes })).sort((a, b) => b.bytes - a.bytes);
-  return { ...row('examples/minimal, minified', result.outputFiles[0].contents), inputs };
+  return { ...row('examples/minimal, minified', result.outputFiles[0].contents), inputs, files };
 }
 
 /** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped and renamed (packageWgsl). */
