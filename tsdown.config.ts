@@ -75,6 +75,11 @@ export default defineConfig([
     // The declarations name WebGPU's types (GPUDevice, ...): a consumer gets them from @webgpu/types.
     dts: { sourcemap: false },
     banner: { dts: '/// <reference types="@webgpu/types" />' },
+    // MeshoptSimplifier (src/bake/meshopt-simplifier.ts) gets a file of its own: dist/index.js
+    // re-exports it from there, so a bundler drops that file, and the import of the simplifier
+    // in it, from a page that does not use it ("sideEffects": false). In the shared chunk its
+    // import would stay, and the simplifier (about 54 KB minified) would ship with every page.
+    outputOptions: { codeSplitting: { groups: [{ name: 'meshopt-simplifier', test: /[\\/]src[\\/]bake[\\/]meshopt-simplifier\.ts$/ }] } },
     exports: {
       customExports: (exports) => ({
         ...exports,

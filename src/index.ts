@@ -17,7 +17,8 @@ export { loadCharacter, type Character, type LoadOptions, type MorphTargetInfo }
 export { loadClips, type ClipLoadOptions, type ClipSource } from './character/clips';
 export type { ClipLibrary, JointNameMap } from './bake/clip-library';
 export type { CharacterBounds } from './bake/bounds';
-export type { MeshLodOptions, MeshLods } from './bake/mesh-lod';
+export type { MeshLodOptions, MeshLods, MeshSimplifier } from './bake/mesh-lod';
+export { MeshoptSimplifier } from './bake/meshopt-simplifier';
 export { ModelError } from './bake/errors';
 export type { EncodedImage } from './bake/gltf-json';
 export type { ResourceReader } from './bake/parse';

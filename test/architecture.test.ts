@@ -139,4 +139,12 @@ describe('what a page that draws a plain crowd ships (examples/minimal bundled f
     const optional = shipped.filter((file) => /^src\/features\/|^src\/bake\/clip-library\.ts$|^src\/character\/clips\.ts$|^src\/anim\/(evaluate|layers|morph)\.ts$/.test(file));
     expect(optional).toEqual([]);
   });
+
+  /** Mesh LOD is opt-in (LoadOptions.lod hands the simplifier in): a page that asks for none ships none of it (issue 33). */
+  it("no meshoptimizer simplifier (about 54 KB of the page's 255 KB)", async () => {
+    const shipped = (await minimalPageSources(REPO_ROOT, { dependencies: true })).map((i) => i.what);
+    expect(shipped.some((file) => file.startsWith('wgpu-matrix/'))).toBe(true);
+    // The simplifier only: meshoptimizer's other modules (the vertex-cache optimizer, ...) are not held to this.
+    expect(shipped.filter((file) => /^meshoptimizer\/meshopt_simplifier|^src\/bake\/meshopt-simplifier\.ts$/.test(file))).toEqual([]);
+  });
 });

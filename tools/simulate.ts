@@ -28,9 +28,10 @@ import { readClipLibrary, rigWithClips } from './clip-files';
 import { loadGpuPoser } from './pose';
 
 /** The Character of a model file (tools/simulate-gpu.ts reads it; loaded on demand with it). */
-async function loadCharacterFile(path: string, rootMotion: { mode: 'in-place' | 'apply' } | undefined, lod: boolean, clips: ClipLibrary | undefined) {
+async function loadCharacterFile(path: string, rootMotion: { mode: 'in-place' | 'apply' } | undefined, clips: ClipLibrary | undefined) {
   const { readCharacterFile } = await import('./simulate-gpu');
-  return readCharacterFile(path, { ...(rootMotion ? { rootMotion } : {}), ...(lod ? {} : { lod: false }), ...(clips ? { clips: [clips] } : {}) });
+  // No mesh LOD levels (LoadOptions.lod): the simulation draws nothing.
+  return readCharacterFile(path, { ...(rootMotion ? { rootMotion } : {}), ...(clips ? { clips: [clips] } : {}) });
 }
 
 async function readJson(path: string, what: string): Promise<unknown> {
@@ -59,7 +60,7 @@ export async function simulate(argv: string[]): Promise<void> {
   const rootMotion = mode === undefined ? undefined : { mode } as const;
   // With root motion the model is loaded whole (baked), for its clips' root speeds.
   const library = await readClipLibrary(clipPaths);
-  const character = rootMotion || backend === 'gpu' ? await loadCharacterFile(model, rootMotion, backend === 'gpu', library) : undefined;
+  const character = rootMotion || backend === 'gpu' ? await loadCharacterFile(model, rootMotion, library) : undefined;
   const rig = character?.rig ?? (await rigWithClips(model, clipPaths)).rig;
   const clipNames = rig.clips.map((c) => c.name);
   const configPath = options.get('config') ?? model.replace(/\.(glb|gltf)$/i, '.controller.json');

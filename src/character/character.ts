@@ -1,7 +1,7 @@
 import { skinPositions } from '../anim/skinning';
 import { bake, bakedBytes, type BakedModel } from '../bake/bake';
 import { CharacterBounds } from '../bake/bounds';
-import { meshLods, type MeshLodOptions, type MeshLods } from '../bake/mesh-lod';
+import { checkMeshLodOptions, meshLods, type MeshLodOptions, type MeshLods } from '../bake/mesh-lod';
 import { buildRig } from '../bake/build-rig';
 import { resolveClip } from '../bake/clip-names';
 import type { EncodedImage } from '../bake/gltf-json';
@@ -72,7 +72,8 @@ export interface Character {
    */
   readonly animationBounds: CharacterBounds;
   /**
-   * Mesh LOD levels made at load time (LoadOptions.lod), or undefined: `indices[p][l - 1]` is the
+   * Mesh LOD levels made at load time when LoadOptions.lod hands in a simplifier, else undefined (the
+   * default; the crowd then draws every instance at full detail): `indices[p][l - 1]` is the
    * triangle list of primitive p at level l >= 1 (level 0 is the primitive as loaded, and every
    * level shares its vertices), `errors[l]` the level's simplification error in model units
    * (errors[0] = 0).
@@ -134,10 +135,13 @@ export interface LoadOptions {
    */
   rootMotion?: RootMotionOptions;
   /**
-   * Mesh LOD levels to make (src/bake/mesh-lod.ts, meshoptimizer's simplifier): default 4 levels,
-   * each with about half the triangles of the one before; false makes none (no LOD).
+   * Mesh LOD levels to make (src/bake/mesh-lod.ts), with meshoptimizer's simplifier handed in:
+   * `{ simplifier: MeshoptSimplifier }` (imported from crowd-skin) makes 4 levels, each with about
+   * half the triangles of the one before (`levels`, `ratio` to change). Default: none (false), so
+   * that a page without mesh LOD does not ship the simplifier (about 54 KB minified). `true`, the
+   * default before, is refused with this call in the message.
    */
-  lod?: boolean | MeshLodOptions;
+  lod?: false | MeshLodOptions;
   /**
    * Clips from other files, bound to the character's joints by node name (docs/clips.md):
    * libraries read by loadClips (`clips: [await loadClips(url)]`; URLs or bytes are refused, so
@@ -175,6 +179,7 @@ export interface LoadOptions {
  * ```
  */
 export async function loadCharacter(source: string | URL | ArrayBuffer, options: LoadOptions = {}): Promise<Character> {
+  const lod = checkMeshLodOptions(options.lod);
   let data: ArrayBuffer;
   let name = 'model';
   let baseUrl = options.baseUrl;
@@ -210,7 +215,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   if (rootMotion) baked.rootMotion = bakeRootMotion(rootMotion, baked);
   const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);
   const t2 = performance.now();
-  const lods = options.lod === false || rig.primitives.length === 0 ? undefined : await meshLods(rig, options.lod === true ? {} : options.lod);
+  const lods = lod === undefined || rig.primitives.length === 0 ? undefined : await meshLods(rig, lod);
   return {
     name, rig, baked,
     gpu: packRigData(rig, baked),

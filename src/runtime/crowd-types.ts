@@ -81,7 +81,7 @@ export interface CrowdOptions extends SkinPassOptions {
   cullBounds?: 'reach' | 'authored';
   /**
    * Mesh LOD by screen-space error (needs a camera and levels from loadCharacter's `lod`
-   * option): each instance draws the coarsest level whose simplification error projects to at
+   * option, `{ simplifier: MeshoptSimplifier }`; a character loaded without it has none): each instance draws the coarsest level whose simplification error projects to at
    * most `pixelError` pixels (default 1). false turns it off; Crowd.lod changes it later.
    */
   lod?: boolean | {

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { meshLods } from '../../src/bake/mesh-lod';
+import { MeshoptSimplifier as simplifier } from '../../src/bake/meshopt-simplifier';
 import { loadModel } from '../helpers/models';
 
 describe('meshLods validity', () => {
   it('rejects level counts outside [2, 4] and ratios outside (0, 1), naming them', async () => {
     const { rig } = await loadModel('Fox');
-    await expect(meshLods(rig, { levels: 5 })).rejects.toThrow(/lod.levels must be an integer in \[2, 4\], got 5/);
-    await expect(meshLods(rig, { levels: 1 })).rejects.toThrow(/lod.levels/);
-    await expect(meshLods(rig, { ratio: 1 })).rejects.toThrow(/lod.ratio must be in \(0, 1\), got 1/);
+    await expect(meshLods(rig, { simplifier, levels: 5 })).rejects.toThrow(/lod.levels must be an integer in \[2, 4\], got 5/);
+    await expect(meshLods(rig, { simplifier, levels: 1 })).rejects.toThrow(/lod.levels/);
+    await expect(meshLods(rig, { simplifier, ratio: 1 })).rejects.toThrow(/lod.ratio must be in \(0, 1\), got 1/);
   });
 });
 
@@ -15,7 +16,7 @@ describe('meshLods: simplified index buffers over the shared vertices', () => {
   for (const name of ['Fox', 'CesiumMan', 'RobotExpressive']) {
     it(`${name}: every level is a valid triangle list of the primitive's vertices, smaller than the one before, with a growing error`, async () => {
       const { rig } = await loadModel(name);
-      const lods = await meshLods(rig);
+      const lods = await meshLods(rig, { simplifier });
       expect(lods.indices.length).toBe(rig.primitives.length);
       expect(lods.errors[0]).toBe(0);
       for (let l = 1; l < 4; l++) expect(lods.errors[l]).toBeGreaterThanOrEqual(lods.errors[l - 1]);

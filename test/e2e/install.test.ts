@@ -17,6 +17,7 @@ import { EXAMPLE_APPS, type ExampleApp } from './example-apps';
 import { chromiumAvailable, collectProblems, launchBrowser, REPO_ROOT, RESULTS_DIR, type Rect } from './harness';
 import { decode, shareChanged, shareUnlike, type Image } from './pixels';
 import { buildVariant, createApp, packLibrary, run, serve, servedRoots, typeCheck, VARIANTS } from './stranger';
+import { minimalPage } from '../../tools/bench/size';
 
 const VIEWPORT = { width: 640, height: 400 };
 /** Loading a model and a few SwiftShader frames; minutes on a busy 2-core machine. */
@@ -65,6 +66,16 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
     const code = files.filter((f) => /^dist\/.*\.js$/.test(f) && !/^dist\/(index|three)\.js$/.test(f));
     for (const file of code) expect(files, file).toContain(`${file}.map`);
     expect(files.filter((f) => !/^dist\/|^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+  });
+
+  // Held here, on the package just built (test/architecture.test.ts holds the sources), because the
+  // build alone can lose it: MeshoptSimplifier needs a dist/ file of its own (tsdown.config.ts),
+  // else its import stays in the shared chunk and every page ships the simplifier (examples/minimal
+  // 309,519 bytes, 53,874 of them meshoptimizer's simplifier, when the build put it there).
+  it('examples/minimal bundled from the built package ships no mesh simplifier (mesh LOD is opt-in)', async () => {
+    const page = await minimalPage(REPO_ROOT);
+    expect(page.files.some((file) => file.startsWith('node_modules/wgpu-matrix/'))).toBe(true);
+    expect(page.files.filter((file) => file.includes('meshoptimizer/meshopt_simplifier'))).toEqual([]);
   });
 
   describe.each(EXAMPLE_APPS.map((app) => [app.name, app] as const))('examples/%s', (name, app) => {

@@ -5,6 +5,7 @@
 import { fullCrowd } from './full-crowd';
 import { readFile } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
+import { MeshoptSimplifier } from '../../src/bake/meshopt-simplifier';
 import { loadCharacter, type Character } from '../../src/character/character';
 import type { ControllerConfig } from '../../src/anim/control/config';
 import { Crowd } from '../../src/runtime/crowd';
@@ -15,9 +16,11 @@ import { readGltfFile } from '../node-io';
 import { seededRandom } from '../random';
 import { INSTANCE, LAYER_STACK } from '../../src/runtime/layout';
 
+/** A model file loaded as the demo loads it, with mesh LOD levels (the culling section measures them). */
 export async function characterFromFile(path: string): Promise<Character> {
   const bytes = await readFile(path);
   return loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, {
+    lod: { simplifier: MeshoptSimplifier },
     readResource: async (url) => { throw new Error(`external resource ${url} not supported by the bench`); },
   });
 }

@@ -61,6 +61,8 @@ export function buildPackage(root: string): void {
 export interface BundleReport extends SizeRow {
   /** Bytes each input contributes to the minified output, grouped by package (ours by dist/ file), largest first. */
   inputs: { what: string; bytes: number }[];
+  /** Every input file with bytes in the output, as esbuild names it (`node_modules/meshoptimizer/meshopt_simplifier.js`, ...). */
+  files: string[];
 }
 
 /** The package an input path belongs to: `name` (or `@scope/name`) after the last node_modules/, else the path. */
@@ -82,13 +84,15 @@ export async function minimalPage(root: string): Promise<BundleReport> {
     minify: true, write: false, metafile: true, logLevel: 'silent', tsconfigRaw: {},
   });
   const groups = new Map<string, number>();
+  const files: string[] = [];
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
       groups.set(inputGroup(path), (groups.get(inputGroup(path)) ?? 0) + bytesInOutput);
+      if (bytesInOutput > 0) files.push(path);
     }
   }
   const inputs = [...groups].map(([what, bytes]) => ({ what, bytes })).sort((a, b) => b.bytes - a.bytes);
-  return { ...row('examples/minimal, minified', result.outputFiles[0].contents), inputs };
+  return { ...row('examples/minimal, minified', result.outputFiles[0].contents), inputs, files };
 }
 
 /** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped and renamed (packageWgsl). */
@@ -108,9 +112,10 @@ function rawText(root: string): Plugin {
 /**
  * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders packaged as the
  * package build does): our bytes in it by source file, largest first. Within a percent of the
- * dist/ bundle; it names what the dist/ chunk holds.
+ * dist/ bundle; it names what the dist/ chunk holds. With `dependencies`, the files of
+ * dependencies are listed too, by their path from node_modules/ (`meshoptimizer/meshopt_simplifier.js`).
  */
-export async function minimalPageSources(root: string): Promise<{ what: string; bytes: number }[]> {
+export async function minimalPageSources(root: string, { dependencies = false } = {}): Promise<{ what: string; bytes: number }[]> {
   const result = await build({
     entryPoints: [join(root, 'examples/minimal/main.js')], absWorkingDir: root, bundle: true, format: 'esm', platform: 'browser',
     minify: true, write: false, metafile: true, logLevel: 'silent', tsconfigRaw: {},
@@ -119,7 +124,12 @@ export async function minimalPageSources(root: string): Promise<{ what: string; 
   const inputs: { what: string; bytes: number }[] = [];
   for (const output of Object.values(result.metafile.outputs)) {
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
-      if (path.includes('node_modules/') || path.startsWith('examples/')) continue;
+      const dependency = path.lastIndexOf('node_modules/');
+      if (dependency >= 0) {
+        if (dependencies) inputs.push({ what: path.slice(dependency + 'node_modules/'.length), bytes: bytesInOutput });
+        continue;
+      }
+      if (path.startsWith('examples/')) continue;
       inputs.push({ what: path.startsWith('raw:') ? relative(root, path.slice('raw:'.length)) : path, bytes: bytesInOutput });
     }
   }
