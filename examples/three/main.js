@@ -12,7 +12,7 @@
  */
 import * as THREE from 'three/webgpu';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
-import { loadCharacter } from 'crowd-skin';
+import { loadCharacter, MeshoptSimplifier } from 'crowd-skin';
 import { ThreeCrowdRenderer } from 'crowd-skin/three';
 
 const params = new URLSearchParams(location.search);
@@ -62,7 +62,8 @@ async function main() {
   controls.target.set(0, 0.6, 0);
   controls.update();
 
-  const fox = await loadCharacter('/models/Fox/Fox.glb');
+  // Mesh LOD levels (meshoptimizer's simplifier, opt-in): far Foxes of the 10,000 draw coarser meshes.
+  const fox = await loadCharacter('/models/Fox/Fox.glb', { lod: { simplifier: MeshoptSimplifier } });
   // shading 'three': three draws the crowd with a MeshStandardNodeMaterial, in its lights and shadows.
   const crowd = crowds.createCrowd(fox, { capacity: COUNT, shading });
   if (shading === 'three') scene.add(crowds.sceneObject(crowd));
