@@ -1,0 +1,137 @@
+/**
+ * The draw against its floor (issue 31): GPU time of the render pass alone, for the culling
+ * bench's two views (tools/bench/culling.ts benchCamera), culling and every LOD off, of
+ * - 'floor': the cheapest draw of the same instances, mesh (its rest pose) and camera into the same
+ *   target: positions only (the crowd's own vertex buffer 0 and index buffer), world x
+ *   view-projection, a constant colour (tools/bench/floor.wgsl);
+ * - 'ours': the crowd's skin pass (Crowd.draw).
+ * The two are interleaved frame by frame, so a busy machine slows each alike. GPU ms by
+ * timestamp-query around the render pass where the adapter has 'timestamp-query', else submit to
+ * done of a command buffer holding the render pass alone (the crowd's compute passes are
+ * submitted and waited for first). Used by tools/bench.ts (--section draw).
+ */
+import floorWgsl from './floor.wgsl?raw';
+import type { Character } from '../../src/character/character';
+import { INSTANCE } from '../../src/runtime/layout';
+import { Population } from '../../demo/population';
+import { benchCamera } from './culling';
+import { fullCrowd } from './full-crowd';
+import { median, TimedFrames } from './timed-frame';
+
+const WIDTH = 640;
+const HEIGHT = 360;
+
+export type DrawKind = 'floor' | 'ours';
+export interface DrawRow {
+  view: 'inside' | 'demo';
+  instances: number;
+  draw: DrawKind;
+  /** Median GPU ms of the render pass. */
+  gpuMs: number;
+  /** Vertices (indices) drawn per frame. */
+  vertices: number;
+  /** gpuMs / vertices, in nanoseconds. */
+  nsPerVertex: number;
+  /** gpuMs / the floor's gpuMs in the same run. */
+  ratio: number;
+  method: string;
+}
+
+/** `frames` measured frames of each draw (after 2 warm-up rounds) of `count` instances of the demo's crowd seen from `view`. */
+export async function benchDraw(device: GPUDevice, character: Character, count: number, view: 'inside' | 'demo', frames: number): Promise<DrawRow[]> {
+  const crowd = fullCrowd(device, character, { ...TimedFrames.formats, capacity: count });
+  const population = new Population(crowd, character);
+  population.setCount(count, { mode: 'crowd', blend: 0.5, randomPhases: true, variety: 0.15, clipA: 0, clipB: Math.min(1, character.clipNames.length - 1) });
+  const camera = benchCamera(population, count, view);
+  crowd.culling = false;
+  crowd.lod = false;
+  crowd.animationLod = false;
+  const kernel = crowd.install({ featureName: 'draw-bench' });
+  const { mesh } = kernel.draws;
+
+  const module = device.createShaderModule({ label: 'benchDraw.floor', code: floorWgsl });
+  const floor = device.createRenderPipeline({
+    label: 'benchDraw.floor', layout: 'auto',
+    vertex: { module, entryPoint: 'floorVertex', buffers: [{ arrayStride: 12, attributes: [{ shaderLocation: 0, format: 'float32x3', offset: 0 }] }], constants: { INSTANCE_VEC4S: INSTANCE.size / 16 } },
+    fragment: { module, entryPoint: 'floorFragment', targets: [{ format: TimedFrames.formats.colorFormat }] },
+    primitive: { topology: 'triangle-list', cullMode: 'back' },
+    depthStencil: { format: TimedFrames.formats.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
+  });
+  const viewProjection = device.createBuffer({ label: 'benchDraw.viewProjection', size: 64, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+  device.queue.writeBuffer(viewProjection, 0, camera.viewProjection);
+  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: TimedFrames.formats.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: TimedFrames.formats.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const timestamps = device.features.has('timestamp-query');
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
+  const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const method = timestamps ? 'timestamp-query' : 'submit to done';
+  const vertices = count * mesh.indicesPerInstance()[0];
+
+  const timePass = async (record: (pass: GPURenderPassEncoder) => void): Promise<number> => {
+    const encoder = device.createCommandEncoder();
+    const pass = encoder.beginRenderPass({
+      colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
+      depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
+      timestampWrites: querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 },
+    });
+    record(pass);
+    pass.end();
+    if (querySet) {
+      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
+    }
+    const start = performance.now();
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    if (!querySet) return performance.now() - start;
+    await read.mapAsync(GPUMapMode.READ);
+    const [begin, end] = new BigUint64Array(read.getMappedRange());
+    read.unmap();
+    return Number(end - begin) / 1e6;
+  };
+
+  const times: Record<DrawKind, number[]> = { floor: [], ours: [] };
+  for (let round = 0; round < frames + 2; round++) {
+    crowd.update(1 / 60);
+    const encoder = device.createCommandEncoder();
+    crowd.encode(encoder);
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    // Made each round: the instance buffer is the store's current one.
+    const group = device.createBindGroup({
+      label: 'benchDraw.floor', layout: floor.getBindGroupLayout(0),
+      entries: [{ binding: 0, resource: { buffer: viewProjection } }, { binding: 1, resource: { buffer: kernel.store.instanceBuffer } }],
+    });
+    const floorMs = await timePass((pass) => {
+      pass.setPipeline(floor);
+      pass.setBindGroup(0, group);
+      for (const p of mesh.primitives) {
+        pass.setVertexBuffer(0, p.vertexBuffers[0]);
+        pass.setIndexBuffer(p.indexBuffer, p.indexFormat);
+        pass.drawIndexed(p.ranges[0][0], count, p.ranges[0][1]);
+      }
+    });
+    const oursMs = await timePass((pass) => crowd.draw(pass, camera.viewProjection));
+    if (round >= 2) {
+      times.floor.push(floorMs);
+      times.ours.push(oursMs);
+    }
+  }
+  for (const r of [viewProjection, color, depth, resolve, read]) r.destroy();
+  querySet?.destroy();
+  crowd.destroy();
+  const base = median(times.floor);
+  return (['floor', 'ours'] as const).map((draw) => {
+    const gpuMs = median(times[draw]);
+    return { view, instances: count, draw, gpuMs, vertices, nsPerVertex: (gpuMs * 1e6) / vertices, ratio: gpuMs / base, method };
+  });
+}
+
+/**
+ * The steps of issue 31 as each was measured when taken (SwiftShader on the 2-core development
+ * machine, ratios to the floor in the same run, `npm run bench -- --section draw`): a run measures
+ * only its own tree, so the history is kept here and printed under the live table.
+ */
+export const DRAW_STEPS: { step: string; inside: string; demo: string; three: string }[] = [
+];
