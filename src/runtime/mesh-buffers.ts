@@ -2,24 +2,35 @@ import type { SkinnedPrimitive } from '../bake/rig';
 import { LOD_RANGE } from './layout';
 import { morphTargetData, primitiveVertices } from './mesh-data';
 
+/**
+ * What a primitive's vertex streams hold, which fixes its vertex buffer layouts (vertexLayouts) and
+ * the skin shader's per-pipeline constants (vertexConstants): see docs/draw.md.
+ */
+export interface VertexStreams {
+  influences: 4 | 8;
+  /** UV sets in vertex buffer 2: 1 (TEXCOORD_0, 8 bytes a vertex) or 2 (TEXCOORD_0 and _1 interleaved, 16 bytes: a texture reads TEXCOORD_1). */
+  uvSets: 1 | 2;
+  /** Whether slot 6 holds the primitive's own TANGENT (16 bytes a vertex) rather than the shared stand-in. */
+  tangents: boolean;
+  /** Whether slot 5 holds the primitive's own COLOR_0 (16 bytes a vertex) rather than the shared white stand-in. */
+  colors: boolean;
+  /** Bytes per joint index in slot 3: 1 (uint8, every joint slot below 256) or 2 (uint16). */
+  jointBytes: 1 | 2;
+}
+
 /** One primitive's GPU buffers, shared by the passes that draw it (SkinPass, ShadowPass). */
-export interface PrimitiveBuffers {
+export interface PrimitiveBuffers extends VertexStreams {
   label: string;
   primitive: SkinnedPrimitive;
   /**
-   * positions, normals, uvs, joints, weights, colours (COLOR_0, white without), tangents: vertex
-   * buffer slots 0..6. Slot 6 is MeshBuffers' shared 16-byte stand-in (read with arrayStride 0)
-   * for a primitive without TANGENT.
+   * positions, normals, uvs, joints, weights, colours (COLOR_0), tangents: vertex buffer slots
+   * 0..6. Slots 5 and 6 are MeshBuffers' shared 16-byte stand-ins (white, zero; read with
+   * arrayStride 0) for a primitive without COLOR_0 or TANGENT.
    */
   vertexBuffers: GPUBuffer[];
-  /** Whether slot 6 holds the primitive's own TANGENT (16 bytes a vertex) rather than the shared stand-in. */
-  tangents: boolean;
   /** Every LOD level's triangles, level after level (see `ranges`). */
   indexBuffer: GPUBuffer;
   indexFormat: GPUIndexFormat;
-  influences: 4 | 8;
-  /** UV sets in vertex buffer 2: 1 (TEXCOORD_0, 8 bytes a vertex) or 2 (TEXCOORD_0 and _1 interleaved, 16 bytes). */
-  uvSets: 1 | 2;
   /** (indexCount, firstIndex) of each level in `indexBuffer`. */
   ranges: [number, number][];
   /**
@@ -53,6 +64,8 @@ export class MeshBuffers {
   readonly morph: boolean;
   /** Vertex buffer 6 of every primitive without TANGENT: one vec4 (0, 0, 0, 0), read with arrayStride 0 by every vertex. */
   private readonly noTangents: GPUBuffer;
+  /** Vertex buffer 5 of every primitive without COLOR_0: one vec4 (1, 1, 1, 1), likewise. */
+  private readonly noColors: GPUBuffer;
 
   /**
    * `lods[p][l]`: triangle indices of primitive p at level l >= 1 (level 0 is the primitive's
@@ -63,6 +76,7 @@ export class MeshBuffers {
     this.levels = 1 + (lods[0]?.length ?? 0);
     this.morph = morph !== undefined;
     this.noTangents = this.upload('MeshBuffers.noTangents', new Float32Array(4), GPUBufferUsage.VERTEX);
+    this.noColors = this.upload('MeshBuffers.noColors', new Float32Array(4).fill(1), GPUBufferUsage.VERTEX);
     primitives.forEach((prim, p) => {
       const label = `MeshBuffers.primitive${p}`;
       const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
@@ -80,10 +94,13 @@ export class MeshBuffers {
         ranges.push([level.length, first]);
         first += level.length;
       }
+      const joints = compactJoints(v.joints);
       this.primitives.push({
-        label, primitive: prim, influences: v.influences, uvSets: v.uvSets, ranges, tangents: v.tangents !== undefined,
+        label, primitive: prim, influences: v.influences, uvSets: v.uvSets, ranges, tangents: v.tangents !== undefined, colors: prim.colors !== undefined,
+        jointBytes: joints.BYTES_PER_ELEMENT as 1 | 2,
         vertexBuffers: [
-          ...[v.positions, v.normals, v.uvs, v.joints, v.weights, v.colors].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
+          ...[v.positions, v.normals, v.uvs, joints, v.weights].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
+          prim.colors ? this.upload(`${label}.vertex5`, v.colors, GPUBufferUsage.VERTEX) : this.noColors,
           v.tangents ? this.upload(`${label}.vertex6`, v.tangents, GPUBufferUsage.VERTEX) : this.noTangents,
         ],
         indexBuffer: this.upload(`${label}.indices`, indices, GPUBufferUsage.INDEX),
@@ -120,8 +137,9 @@ export class MeshBuffers {
   }
 
   destroy(): void {
-    for (const p of this.primitives) for (const buffer of [...p.vertexBuffers, p.indexBuffer]) if (buffer !== this.noTangents) buffer.destroy();
+    for (const p of this.primitives) for (const buffer of [...p.vertexBuffers, p.indexBuffer]) if (buffer !== this.noTangents && buffer !== this.noColors) buffer.destroy();
     this.noTangents.destroy();
+    this.noColors.destroy();
     for (const p of this.primitives) p.morphTargets?.destroy();
   }
 
@@ -135,20 +153,44 @@ export class MeshBuffers {
 }
 
 /**
- * The vertex buffer layouts of MeshBuffers' seven buffers for 4 or 8 influences, 1 or 2 UV sets
- * and with or without TANGENT (shaders/skin.wgsl locations 0..8; location 2 is a vec4f whose zw,
- * TEXCOORD_1, WebGPU fills with (0, 1) from a float32x2 buffer; location 8, the tangent, has
- * arrayStride 0 without TANGENT: every vertex reads the one shared stand-in).
+ * The vertex buffer layouts of MeshBuffers' seven buffers for a primitive's streams (shaders/skin.wgsl
+ * locations 0..8; docs/draw.md). Location 2 is a vec4f whose zw, TEXCOORD_1, WebGPU fills with
+ * (0, 1) from a float32x2 buffer; joints are uint8 or uint16 (`jointBytes`), weights float32
+ * (unorm16 moved RobotExpressive's skinned normals 1.4e-5 from the reference: over the 1e-5
+ * oracle, docs/draw.md); locations 7 and 8, colour and tangent, have arrayStride 0 without COLOR_0 or
+ * TANGENT: every vertex reads the one shared stand-in (and the shader, told by vertexConstants,
+ * does not use it).
  */
-export function vertexLayouts(influences: 4 | 8, uvSets: 1 | 2, tangents: boolean): GPUVertexBufferLayout[] {
+export function vertexLayouts(streams: VertexStreams): GPUVertexBufferLayout[] {
+  const { influences, uvSets, tangents, colors, jointBytes } = streams;
   const attribute = (shaderLocation: number, format: GPUVertexFormat, offset = 0): GPUVertexAttribute => ({ shaderLocation, format, offset });
+  const joints = jointBytes === 1 ? 'uint8x4' : 'uint16x4';
   return [
     { arrayStride: 12, attributes: [attribute(0, 'float32x3')] },
     { arrayStride: 12, attributes: [attribute(1, 'float32x3')] },
     { arrayStride: uvSets * 8, attributes: [attribute(2, uvSets === 2 ? 'float32x4' : 'float32x2')] },
-    { arrayStride: influences * 2, attributes: influences === 8 ? [attribute(3, 'uint16x4'), attribute(5, 'uint16x4', 8)] : [attribute(3, 'uint16x4')] },
+    { arrayStride: influences * jointBytes, attributes: influences === 8 ? [attribute(3, joints), attribute(5, joints, 4 * jointBytes)] : [attribute(3, joints)] },
     { arrayStride: influences * 4, attributes: influences === 8 ? [attribute(4, 'float32x4'), attribute(6, 'float32x4', 16)] : [attribute(4, 'float32x4')] },
-    { arrayStride: 16, attributes: [attribute(7, 'float32x4')] },
+    { arrayStride: colors ? 16 : 0, attributes: [attribute(7, 'float32x4')] },
     { arrayStride: tangents ? 16 : 0, attributes: [attribute(8, 'float32x4')] },
   ];
+}
+
+/**
+ * The skin shader's per-pipeline constants for a primitive's streams (skin.wgsl TANGENTS, COLORS,
+ * UV1): what its vertex stage passes on and its fragment stage reads. Give them to both stages.
+ */
+export function vertexConstants(streams: VertexStreams): Record<string, number> {
+  return { TANGENTS: Number(streams.tangents), COLORS: Number(streams.colors), UV1: Number(streams.uvSets === 2) };
+}
+
+/** A key that differs wherever vertexLayouts or vertexConstants differ: pipelines are shared by primitives with equal keys. */
+export function streamsKey(streams: VertexStreams): string {
+  return `i${streams.influences}.uv${streams.uvSets}.t${Number(streams.tangents)}.c${Number(streams.colors)}.j${streams.jointBytes}`;
+}
+
+/** Joint slots as uint8 when every one is below 256 (half the bytes of uint16), else as they are (uint16). */
+export function compactJoints(joints: Uint16Array): Uint8Array | Uint16Array {
+  for (let i = 0; i < joints.length; i++) if (joints[i] > 0xff) return joints;
+  return Uint8Array.from(joints);
 }
