@@ -18,6 +18,10 @@ override ENVIRONMENT: bool = false;
 // stages alike (skinVariant in src/runtime/skin-variants.ts; docs/draw.md): an output the fragment
 // stage never reads is neither computed nor interpolated (the driver drops it). The defaults pass
 // everything (a pipeline made without the constants draws any primitive).
+// NORMALS: the primitive has normals (its own or smooth ones, mesh-data.ts); without (a faceted
+// primitive drawn with shared vertices, src/bake/draw-order.ts), the fragment stage derives each
+// face's normal from the world position (geometricNormal) and none is passed.
+override NORMALS: bool = true;
 // TANGENTS: the primitive carries TANGENT and its normal map reads it (MATERIAL_FLAGS.tangents):
 // the tangent frame is passed; without, the fragment derives it (perturbedNormal).
 override TANGENTS: bool = true;
@@ -113,8 +117,8 @@ struct Material {
 @group(2) @binding(3) var environmentSampler: sampler;
 
 // What the vertex stage passes on. Only what the pipeline's fragment stage reads is interpolated:
-// normal, uv and world always; slot only for the pick pass and per-instance appearance; color,
-// tangent, bitangent and uv1 only where COLORS, TANGENTS and UV1 say so (zero otherwise).
+// uv and world always; slot only for the pick pass and per-instance appearance; normal, color,
+// tangent, bitangent and uv1 only where NORMALS, COLORS, TANGENTS and UV1 say so (zero otherwise).
 struct VertexOut {
   @builtin(position) clip: vec4f,
   @location(0) normal: vec3f,
@@ -188,7 +192,9 @@ fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec4f, colo
   let placed = place(m, instances[slot].world, position, normal, tangent.xyz);
   var out: VertexOut;
   out.clip = camera.viewProjection * vec4f(placed.position, 1.0);
-  out.normal = placed.normal;
+  if (NORMALS) {
+    out.normal = placed.normal;
+  }
   out.uv = uv.xy;
   out.world = placed.position;
   out.slot = slot;
@@ -523,6 +529,17 @@ fn perturbedNormal(in: VertexOut, n: vec3f, face: f32) -> vec3f {
   return normalize(mat3x3f(t * face, b * face, n) * mapN);
 }
 
+// The unit geometric normal on the side the fragment is seen from: the interpolated normal (NORMALS),
+// flipped on back faces; or, for a faceted primitive, the face's own from the screen-space
+// derivatives of the world position, turned towards the viewer (as three.js's flatShading forms it).
+fn geometricNormal(in: VertexOut, front: bool) -> vec3f {
+  if (NORMALS) {
+    return normalize(select(-in.normal, in.normal, front));
+  }
+  let face = normalize(cross(dpdx(in.world), dpdy(in.world)));
+  return select(-face, face, dot(face, viewDirection(in.world)) >= 0.0);
+}
+
 // The view direction at `world` (unit, towards the camera).
 fn viewDirection(world: vec3f) -> vec3f {
   return normalize(select(camera.eye.xyz, camera.eye.xyz - world, camera.eye.w != 0.0));
@@ -539,12 +556,15 @@ fn shade(in: VertexOut, front: bool, base: vec4f) -> vec4f {
   if ((material.flags & 2u) != 0u && base.a < material.alphaCutoff) {
     discard;
   }
-  // Roughness as three.js widens it for the normal's screen-space change (geometryRoughness).
-  let dxy = max(abs(dpdx(in.normal)), abs(dpdy(in.normal)));
-  let geometryRoughness = max(max(dxy.x, dxy.y), dxy.z);
+  // Roughness as three.js widens it for the normal's screen-space change (geometryRoughness; 0 on a face's own normal).
+  var geometryRoughness = 0.0;
+  if (NORMALS) {
+    let dxy = max(abs(dpdx(in.normal)), abs(dpdy(in.normal)));
+    geometryRoughness = max(max(dxy.x, dxy.y), dxy.z);
+  }
   var color = base.rgb;
   if ((material.flags & 1u) == 0u) {
-    let n = perturbedNormal(in, normalize(select(-in.normal, in.normal, front)), select(-1.0, 1.0, front));
+    let n = perturbedNormal(in, geometricNormal(in, front), select(-1.0, 1.0, front));
     let v = viewDirection(in.world);
     let mr = textureSample(metallicRoughnessTexture, metallicRoughnessSampler, uvOf(1u, in));
     let metal = material.metallic * mr.b;

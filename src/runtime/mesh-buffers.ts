@@ -1,3 +1,4 @@
+import type { DrawOrder } from '../bake/draw-order';
 import type { SkinnedPrimitive } from '../bake/rig';
 import { LOD_RANGE } from './layout';
 import { morphTargetData, primitiveVertices } from './mesh-data';
@@ -8,6 +9,12 @@ import { morphTargetData, primitiveVertices } from './mesh-data';
  */
 export interface VertexStreams {
   influences: 4 | 8;
+  /**
+   * Whether slot 1 holds the primitive's normals; false for a faceted primitive drawn with shared
+   * vertices (DrawOrder.vertices): slot 1 is then the zero stand-in and the fragment stage
+   * derives each face's normal.
+   */
+  normals: boolean;
   /** UV sets in vertex buffer 2: 1 (TEXCOORD_0, 8 bytes a vertex) or 2 (TEXCOORD_0 and _1 interleaved, 16 bytes: a texture reads TEXCOORD_1). */
   uvSets: 1 | 2;
   /** Whether slot 6 holds the primitive's own TANGENT (16 bytes a vertex) rather than the shared stand-in. */
@@ -28,6 +35,8 @@ export interface PrimitiveBuffers extends VertexStreams {
    * arrayStride 0) for a primitive without COLOR_0 or TANGENT.
    */
   vertexBuffers: GPUBuffer[];
+  /** The primitive's vertex -> the GPU vertex drawn for it where its vertices are shared (DrawOrder.vertexOf), else undefined (the same numbering). */
+  vertexOf?: Uint32Array;
   /** Every LOD level's triangles, level after level (see `ranges`). */
   indexBuffer: GPUBuffer;
   indexFormat: GPUIndexFormat;
@@ -70,20 +79,27 @@ export class MeshBuffers {
   /**
    * `lods[p][l]`: triangle indices of primitive p at level l >= 1 (level 0 is the primitive's
    * own); every primitive has the same number of levels. `morph`: the morph weight layout of a
-   * character with morph targets (undefined for one without: no morph buffers at all).
+   * character with morph targets (undefined for one without: no morph buffers at all). `order`:
+   * the vertices and every level's triangles as the character's load ordered them
+   * (Character.drawOrder, which then stands for `lods`); without, vertices as loaded and
+   * triangles in file order.
    */
-  constructor(private readonly device: GPUDevice, primitives: SkinnedPrimitive[], skinSlotOffset: Uint32Array, lods: Uint32Array[][] = [], morph?: MorphWeightLayout) {
-    this.levels = 1 + (lods[0]?.length ?? 0);
+  constructor(private readonly device: GPUDevice, primitives: SkinnedPrimitive[], skinSlotOffset: Uint32Array, lods: Uint32Array[][] = [], morph?: MorphWeightLayout,
+    order?: DrawOrder) {
+    this.levels = order ? order.levels[0]?.length ?? 1 : 1 + (lods[0]?.length ?? 0);
     this.morph = morph !== undefined;
     this.noTangents = this.upload('MeshBuffers.noTangents', new Float32Array(4), GPUBufferUsage.VERTEX);
     this.noColors = this.upload('MeshBuffers.noColors', new Float32Array(4).fill(1), GPUBufferUsage.VERTEX);
     primitives.forEach((prim, p) => {
       const label = `MeshBuffers.primitive${p}`;
       const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
-      const coarser = lods[p] ?? [];
-      if (coarser.length !== this.levels - 1) throw new RangeError(`primitive ${p} has ${coarser.length + 1} LOD levels, primitive 0 has ${this.levels}`);
       const own = v.indices ?? Uint32Array.from({ length: v.drawCount }, (_, i) => i);
-      const levels = [own, ...coarser];
+      const levels = order ? order.levels[p] : [own, ...(lods[p] ?? [])];
+      if (levels.length !== this.levels) throw new RangeError(`primitive ${p} has ${levels.length} LOD levels, primitive 0 has ${this.levels}`);
+      const vertexOf = order?.vertexOf[p];
+      // One source vertex per GPU vertex (those it stands for are equal in every uploaded stream).
+      const shared = vertexOf && sourceVertices(vertexOf);
+      const gather = <T extends Float32Array | Uint16Array>(data: T, size: number): T => (shared ? gatherVertices(data, size, shared) : data);
       const total = levels.reduce((n, l) => n + l.length, 0);
       const wide = prim.vertexCount > 0x10000;
       const indices = wide ? new Uint32Array(total) : new Uint16Array(total);
@@ -94,14 +110,19 @@ export class MeshBuffers {
         ranges.push([level.length, first]);
         first += level.length;
       }
-      const joints = compactJoints(v.joints);
+      const joints = compactJoints(gather(v.joints, v.influences));
+      const vertex = (k: number, data: ArrayBufferView) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX);
       this.primitives.push({
         label, primitive: prim, influences: v.influences, uvSets: v.uvSets, ranges, tangents: v.tangents !== undefined, colors: prim.colors !== undefined,
-        jointBytes: joints.BYTES_PER_ELEMENT as 1 | 2,
+        normals: shared === undefined, jointBytes: joints.BYTES_PER_ELEMENT as 1 | 2, vertexOf,
         vertexBuffers: [
-          ...[v.positions, v.normals, v.uvs, joints, v.weights].map((data, k) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX)),
-          prim.colors ? this.upload(`${label}.vertex5`, v.colors, GPUBufferUsage.VERTEX) : this.noColors,
-          v.tangents ? this.upload(`${label}.vertex6`, v.tangents, GPUBufferUsage.VERTEX) : this.noTangents,
+          vertex(0, gather(v.positions, 3)),
+          shared ? this.noTangents : vertex(1, v.normals),
+          vertex(2, gather(v.uvs, v.uvSets * 2)),
+          vertex(3, joints),
+          vertex(4, gather(v.weights, v.influences)),
+          prim.colors ? vertex(5, gather(v.colors, 4)) : this.noColors,
+          v.tangents ? vertex(6, gather(v.tangents, 4)) : this.noTangents,
         ],
         indexBuffer: this.upload(`${label}.indices`, indices, GPUBufferUsage.INDEX),
         indexFormat: wide ? 'uint32' : 'uint16',
@@ -163,11 +184,12 @@ export class MeshBuffers {
  */
 export function vertexLayouts(streams: VertexStreams): GPUVertexBufferLayout[] {
   const { influences, uvSets, tangents, colors, jointBytes } = streams;
+  // Without normals (shared vertices) slot 1 is the 16-byte zero stand-in, read with arrayStride 0.
   const attribute = (shaderLocation: number, format: GPUVertexFormat, offset = 0): GPUVertexAttribute => ({ shaderLocation, format, offset });
   const joints = jointBytes === 1 ? 'uint8x4' : 'uint16x4';
   return [
     { arrayStride: 12, attributes: [attribute(0, 'float32x3')] },
-    { arrayStride: 12, attributes: [attribute(1, 'float32x3')] },
+    { arrayStride: streams.normals ? 12 : 0, attributes: [attribute(1, 'float32x3')] },
     { arrayStride: uvSets * 8, attributes: [attribute(2, uvSets === 2 ? 'float32x4' : 'float32x2')] },
     { arrayStride: influences * jointBytes, attributes: influences === 8 ? [attribute(3, joints), attribute(5, joints, 4 * jointBytes)] : [attribute(3, joints)] },
     { arrayStride: influences * 4, attributes: influences === 8 ? [attribute(4, 'float32x4'), attribute(6, 'float32x4', 16)] : [attribute(4, 'float32x4')] },
@@ -181,12 +203,28 @@ export function vertexLayouts(streams: VertexStreams): GPUVertexBufferLayout[] {
  * UV1): what its vertex stage passes on and its fragment stage reads. Give them to both stages.
  */
 export function vertexConstants(streams: VertexStreams): Record<string, number> {
-  return { TANGENTS: Number(streams.tangents), COLORS: Number(streams.colors), UV1: Number(streams.uvSets === 2) };
+  return { NORMALS: Number(streams.normals), TANGENTS: Number(streams.tangents), COLORS: Number(streams.colors), UV1: Number(streams.uvSets === 2) };
 }
 
 /** A key that differs wherever vertexLayouts or vertexConstants differ: pipelines are shared by primitives with equal keys. */
 export function streamsKey(streams: VertexStreams): string {
-  return `i${streams.influences}.uv${streams.uvSets}.t${Number(streams.tangents)}.c${Number(streams.colors)}.j${streams.jointBytes}`;
+  return `i${streams.influences}.n${Number(streams.normals)}.uv${streams.uvSets}.t${Number(streams.tangents)}.c${Number(streams.colors)}.j${streams.jointBytes}`;
+}
+
+/** For each GPU vertex of `vertexOf` (a primitive's vertex -> GPU vertex), one vertex drawn as it. */
+function sourceVertices(vertexOf: Uint32Array): Uint32Array {
+  let count = 0;
+  for (const g of vertexOf) count = Math.max(count, g + 1);
+  const out = new Uint32Array(count);
+  vertexOf.forEach((g, v) => { out[g] = v; });
+  return out;
+}
+
+/** `data` (`size` values a vertex) of the vertices `vertices` lists, in that order. */
+function gatherVertices<T extends Float32Array | Uint16Array>(data: T, size: number, vertices: Uint32Array): T {
+  const out = new (data.constructor as new (length: number) => T)(vertices.length * size);
+  for (let i = 0; i < vertices.length; i++) out.set(data.subarray(vertices[i] * size, vertices[i] * size + size), i * size);
+  return out;
 }
 
 /** Joint slots as uint8 when every one is below 256 (half the bytes of uint16), else as they are (uint16). */

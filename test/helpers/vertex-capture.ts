@@ -81,9 +81,11 @@ export async function captureVertices(crowd: Crowd, id: number): Promise<Capture
     pass.setBindGroup(0, skin['direct'] as GPUBindGroup);
     pass.setBindGroup(1, skin.materials[i]);
     mesh.setBuffers(pass, p);
+    // A primitive drawn with shared vertices (MeshBuffers vertexOf): vertex v is the GPU vertex drawn for it.
+    const gpuVertex = p.vertexOf ?? Uint32Array.from({ length: count }, (_, v) => v);
     for (let v = 0; v < count; v++) {
       pass.setViewport(v % WIDTH, Math.floor(v / WIDTH), 1, 1, 0, 1);
-      pass.draw(1, 1, v, slot);
+      pass.draw(1, 1, gpuVertex[v], slot);
     }
     pass.end();
     const copy = (t: GPUTexture) => {

@@ -1,9 +1,11 @@
 /**
  * The draw against its floor (issue 31): GPU time of the render pass alone, for the culling
  * bench's two views (tools/bench/culling.ts benchCamera), culling and every LOD off, of
- * - 'floor': the cheapest draw of the same instances, mesh (its rest pose) and camera into the same
- *   target: positions only (the crowd's own vertex buffer 0 and index buffer), world x
- *   view-projection, a constant colour (tools/bench/floor.wgsl);
+ * - 'floor': the cheapest draw of the same instances, mesh (its rest pose, as loaded: the file's
+ *   positions and indices, 0, 1, 2, ... for a non-indexed primitive) and camera into the same
+ *   target: positions only, world x view-projection, a constant colour (tools/bench/floor.wgsl);
+ * - 'floor, our vertices': the same over the crowd's own position buffer and level-0 indices
+ *   (shared vertices and the vertex-cache order of src/bake/draw-order.ts);
  * - 'ours': the crowd's skin pass (Crowd.draw).
  * The two are interleaved frame by frame, so a busy machine slows each alike. GPU ms by
  * timestamp-query around the render pass where the adapter has 'timestamp-query', else submit to
@@ -21,7 +23,7 @@ import { median, TimedFrames } from './timed-frame';
 const WIDTH = 640;
 const HEIGHT = 360;
 
-export type DrawKind = 'floor' | 'ours';
+export type DrawKind = 'floor' | 'floor, our vertices' | 'ours';
 export interface DrawRow {
   view: 'inside' | 'demo';
   instances: number;
@@ -67,6 +69,16 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
   const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   const method = timestamps ? 'timestamp-query' : 'submit to done';
   const vertices = count * mesh.indicesPerInstance()[0];
+  // The file's mesh: positions and indices as loaded.
+  const asLoaded = character.rig.primitives.map((prim) => {
+    const upload = (data: Float32Array | Uint32Array, usage: number) => {
+      const buffer = device.createBuffer({ size: data.byteLength, usage: usage | GPUBufferUsage.COPY_DST });
+      device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+      return buffer;
+    };
+    const indices = prim.indices ? Uint32Array.from(prim.indices) : Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);
+    return { positions: upload(prim.positions, GPUBufferUsage.VERTEX), indices: upload(indices, GPUBufferUsage.INDEX), count: indices.length };
+  });
 
   const timePass = async (record: (pass: GPURenderPassEncoder) => void): Promise<number> => {
     const encoder = device.createCommandEncoder();
@@ -91,7 +103,7 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
     return Number(end - begin) / 1e6;
   };
 
-  const times: Record<DrawKind, number[]> = { floor: [], ours: [] };
+  const times: Record<DrawKind, number[]> = { floor: [], 'floor, our vertices': [], ours: [] };
   for (let round = 0; round < frames + 2; round++) {
     crowd.update(1 / 60);
     const encoder = device.createCommandEncoder();
@@ -106,6 +118,15 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
     const floorMs = await timePass((pass) => {
       pass.setPipeline(floor);
       pass.setBindGroup(0, group);
+      for (const p of asLoaded) {
+        pass.setVertexBuffer(0, p.positions);
+        pass.setIndexBuffer(p.indices, 'uint32');
+        pass.drawIndexed(p.count, count);
+      }
+    });
+    const sharedMs = await timePass((pass) => {
+      pass.setPipeline(floor);
+      pass.setBindGroup(0, group);
       for (const p of mesh.primitives) {
         pass.setVertexBuffer(0, p.vertexBuffers[0]);
         pass.setIndexBuffer(p.indexBuffer, p.indexFormat);
@@ -115,14 +136,15 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
     const oursMs = await timePass((pass) => crowd.draw(pass, camera.viewProjection));
     if (round >= 2) {
       times.floor.push(floorMs);
+      times['floor, our vertices'].push(sharedMs);
       times.ours.push(oursMs);
     }
   }
-  for (const r of [viewProjection, color, depth, resolve, read]) r.destroy();
+  for (const r of [viewProjection, color, depth, resolve, read, ...asLoaded.flatMap((p) => [p.positions, p.indices])]) r.destroy();
   querySet?.destroy();
   crowd.destroy();
   const base = median(times.floor);
-  return (['floor', 'ours'] as const).map((draw) => {
+  return (['floor', 'floor, our vertices', 'ours'] as const).map((draw) => {
     const gpuMs = median(times[draw]);
     return { view, instances: count, draw, gpuMs, vertices, nsPerVertex: (gpuMs * 1e6) / vertices, ratio: gpuMs / base, method };
   });
