@@ -310,7 +310,7 @@ async function drawSection(character: Awaited<ReturnType<typeof characterFromFil
   const rows: DrawRow[] = [];
   for (const [view, count] of views) {
     console.error(`draw: ${view}, ${count} instances…`);
-    rows.push(...await benchDraw(device, character, count, view, quick ? 2 : 4));
+    rows.push(...await benchDraw(device, character, count, view, quick ? 2 : 6));
   }
   const label = (r: DrawRow) => (r.view === 'inside' ? 'camera inside the crowd' : "the demo's view");
   table(['view', 'instances', 'draw', 'GPU ms', 'vertices', 'ns / vertex', 'ratio to floor', 'timed by'],
