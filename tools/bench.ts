@@ -305,24 +305,24 @@ async function drawSection(character: Awaited<ReturnType<typeof characterFromFil
   print();
   // SwiftShader draws some 10 M vertices a second on this machine: smaller crowds there, so the section finishes in minutes.
   const views: ['inside' | 'demo', number][] = swiftShader || quick ? [['inside', 2000], ['demo', 1000]] : [['inside', 100000], ['demo', 10000]];
-  print(`${CROWD_MODEL[0]}, the demo's crowd in the culling section's two views (${views.map(([v, n]) => `${v === 'inside' ? 'camera inside' : "the demo's view of"} ${n.toLocaleString('en')}`).join(', ')}${swiftShader ? '; on a GPU 100,000 and 10,000, here fewer so that SwiftShader finishes in minutes' : ''}), culling and every LOD off, 640 x 360 target (tools/bench/draw.ts). GPU ms of the render pass alone (${'timestamp-query around it where the adapter has timestamps, else submit to done of the render pass alone'}), median of the measured frames after 2 warm-up rounds, the two draws interleaved frame by frame. floor: the rest-pose mesh as loaded (the file's positions and indices; 0, 1, 2, ... for a non-indexed primitive), positions only, world x view-projection, a constant colour (tools/bench/floor.wgsl). floor, our vertices: the same over the crowd's own position buffer and level-0 indices (shared vertices, vertex-cache order: docs/draw.md). ours: Crowd.draw (the skin pass). Ratios are to floor. ns / vertex: GPU ms over the indices drawn.`);
+  print(`${CROWD_MODEL[0]}, the demo's crowd in the culling section's two views (${views.map(([v, n]) => `${v === 'inside' ? 'camera inside' : "the demo's view of"} ${n.toLocaleString('en')}`).join(', ')}${swiftShader ? '; on a GPU 100,000 and 10,000, here fewer so that SwiftShader finishes in minutes' : ''}), culling and every LOD off, 640 x 360 target (tools/bench/draw.ts). GPU ms of the render pass alone (timestamp-query around it where the adapter has timestamps, else submit to done of the render pass alone) over ${quick ? 2 : 8} measured frames after 2 warm-up rounds, the draws interleaved frame by frame: the fastest frame (on a shared machine, the one least slowed by others: ratios and ns / vertex use it) and the median. floor: the rest-pose mesh as loaded (the file's positions and indices; 0, 1, 2, ... for a non-indexed primitive), positions only, world x view-projection, a constant colour (tools/bench/floor.wgsl). floor, our vertices: the same over the crowd's own position buffer and level-0 indices (shared vertices, vertex-cache order: docs/draw.md). ours: Crowd.draw (the skin pass). Ratios are to floor. ns / vertex: GPU ms over the indices drawn.`);
   print();
   const rows: DrawRow[] = [];
   for (const [view, count] of views) {
     console.error(`draw: ${view}, ${count} instances…`);
-    rows.push(...await benchDraw(device, character, count, view, quick ? 2 : 6));
+    rows.push(...await benchDraw(device, character, count, view, quick ? 2 : 8));
   }
   const label = (r: DrawRow) => (r.view === 'inside' ? 'camera inside the crowd' : "the demo's view");
-  table(['view', 'instances', 'draw', 'GPU ms', 'vertices', 'ns / vertex', 'ratio to floor', 'timed by'],
-    rows.map((r) => [label(r), r.instances.toLocaleString('en'), r.draw, ms(r.gpuMs), r.vertices.toLocaleString('en'), r.nsPerVertex.toFixed(2), r.ratio.toFixed(2), r.method]));
+  table(['view', 'instances', 'draw', 'GPU ms, fastest', 'GPU ms, median', 'vertices', 'ns / vertex', 'ratio to floor', 'timed by'],
+    rows.map((r) => [label(r), r.instances.toLocaleString('en'), r.draw, ms(r.fastestMs), ms(r.gpuMs), r.vertices.toLocaleString('en'), r.nsPerVertex.toFixed(2), r.ratio.toFixed(2), r.method]));
   const shadingCount = quick ? 100 : 1000;
   console.error(`draw: three.js's draw, ${shadingCount} instances…`);
-  const shading = await benchThreeShading(device, character, shadingCount, quick ? 2 : 3);
+  const shading = await benchThreeShading(device, character, shadingCount, quick ? 2 : 6);
   const ours = shading.find((r) => r.variant === 'crowd')!;
   const three = shading.find((r) => r.variant === 'three')!;
-  print(`Against three.js (tools/bench/three-shading.ts, ${shadingCount.toLocaleString('en')} Foxes in view, three's WebGPURenderer, frame wall ms from update to the GPU done: pose pass and three's passes in both, then our skin pass or three's MeshStandardNodeMaterial draw of shading 'three' without shadows):`);
+  print(`Against three.js (tools/bench/three-shading.ts, ${shadingCount.toLocaleString('en')} Foxes in view, three's WebGPURenderer, frame wall ms from update to the GPU done: pose pass and three's passes in both, then our skin pass or three's MeshStandardNodeMaterial draw of shading 'three' without shadows; ${quick ? 2 : 6} frames each after 2 warm-up rounds, interleaved; the ratio of the fastest frames):`);
   print();
-  table(['instances', 'shading', 'frame ms', 'ratio to three'], [ours, three].map((r) => [r.instances.toLocaleString('en'), r.variant === 'crowd' ? "'crowd' (our skin pass)" : "'three' (three's draw)", ms(r.frameMs), (r.frameMs / three.frameMs).toFixed(2)]));
+  table(['instances', 'shading', 'frame ms, fastest', 'frame ms, median', 'ratio to three'], [ours, three].map((r) => [r.instances.toLocaleString('en'), r.variant === 'crowd' ? "'crowd' (our skin pass)" : "'three' (three's draw)", ms(r.fastestMs), ms(r.frameMs), (r.fastestMs / three.fastestMs).toFixed(2)]));
   print('The steps, as measured when each was taken (SwiftShader on this 2-core machine, shared; ratio to the floor in the same run; docs/draw.md says what each step is):');
   print();
   table(['step', 'inside: ours / floor', "demo's view: ours / floor", "ours / three's draw"], DRAW_STEPS.map((s) => [s.step, s.inside, s.demo, s.three]));
