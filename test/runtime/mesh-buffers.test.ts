@@ -3,6 +3,9 @@ import { compactJoints, streamsKey, vertexConstants, vertexLayouts, type VertexS
 
 const FOX: VertexStreams = { influences: 4, normals: false, uvSets: 1, tangents: false, colors: false, jointBytes: 1 };
 
+/** A layout's attributes as an array (GPUVertexBufferLayout types them as an iterable). */
+const attributes = (layout: GPUVertexBufferLayout) => [...layout.attributes];
+
 /** Bytes a vertex reads from its own streams (arrayStride 0: a shared stand-in, not a stream). */
 const bytesPerVertex = (streams: VertexStreams) => vertexLayouts(streams).reduce((n, l) => n + l.arrayStride, 0);
 
@@ -10,7 +13,7 @@ describe('vertex streams: compact, and none for an attribute the primitive lacks
   it('the Fox (no NORMAL, COLOR_0 or TANGENT; 24 joints): 40 bytes a vertex (72 before), stand-ins read with arrayStride 0', () => {
     const layouts = vertexLayouts(FOX);
     expect(layouts.map((l) => l.arrayStride)).toEqual([12, 0, 8, 4, 16, 0, 0]);
-    expect(layouts[3].attributes[0].format).toBe('uint8x4');
+    expect(attributes(layouts[3])[0].format).toBe('uint8x4');
     expect(bytesPerVertex(FOX)).toBe(40);
   });
 
@@ -18,8 +21,8 @@ describe('vertex streams: compact, and none for an attribute the primitive lacks
     const full: VertexStreams = { influences: 8, normals: true, uvSets: 2, tangents: true, colors: true, jointBytes: 2 };
     const layouts = vertexLayouts(full);
     expect(layouts.map((l) => l.arrayStride)).toEqual([12, 12, 16, 16, 32, 16, 16]);
-    expect(layouts[3].attributes.map((a) => [a.shaderLocation, a.format, a.offset])).toEqual([[3, 'uint16x4', 0], [5, 'uint16x4', 8]]);
-    expect(vertexLayouts({ ...full, jointBytes: 1 })[3].attributes.map((a) => [a.format, a.offset])).toEqual([['uint8x4', 0], ['uint8x4', 4]]);
+    expect(attributes(layouts[3]).map((a) => [a.shaderLocation, a.format, a.offset])).toEqual([[3, 'uint16x4', 0], [5, 'uint16x4', 8]]);
+    expect(attributes(vertexLayouts({ ...full, jointBytes: 1 })[3]).map((a) => [a.format, a.offset])).toEqual([['uint8x4', 0], ['uint8x4', 4]]);
     expect(vertexLayouts({ ...full, jointBytes: 1 })[3].arrayStride).toBe(8);
   });
 
