@@ -18,6 +18,7 @@ export { loadClips, type ClipLoadOptions, type ClipSource } from './character/cl
 export type { ClipLibrary, JointNameMap } from './bake/clip-library';
 export type { CharacterBounds } from './bake/bounds';
 export type { MeshLodOptions, MeshLods } from './bake/mesh-lod';
+export type { DrawOrder } from './bake/draw-order';
 export { ModelError } from './bake/errors';
 export type { EncodedImage } from './bake/gltf-json';
 export type { ResourceReader } from './bake/parse';
