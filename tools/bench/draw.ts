@@ -7,10 +7,13 @@
  * - 'floor, our vertices': the same over the crowd's own position buffer and level-0 indices
  *   (shared vertices and the vertex-cache order of src/bake/draw-order.ts);
  * - 'ours': the crowd's skin pass (Crowd.draw).
- * The two are interleaved frame by frame, so a busy machine slows each alike. GPU ms by
+ * The draws are interleaved frame by frame, so a busy machine slows each alike. GPU ms by
  * timestamp-query around the render pass where the adapter has 'timestamp-query', else submit to
  * done of a command buffer holding the render pass alone (the crowd's compute passes are
- * submitted and waited for first). Used by tools/bench.ts (--section draw).
+ * submitted and waited for first). Also the CPU ms this process spent from submit to done (user +
+ * system, every thread): on SwiftShader, which draws on this process's threads, the emulated
+ * GPU's work, and unlike a clock not stretched when other programs take the cores. Used by
+ * tools/bench.ts (--section draw).
  */
 import floorWgsl from './floor.wgsl?raw';
 import type { Character } from '../../src/character/character';
@@ -30,19 +33,21 @@ export interface DrawRow {
   draw: DrawKind;
   /** Median GPU ms of the render pass. */
   gpuMs: number;
-  /** Fastest frame's GPU ms: on a shared machine the frame least slowed by others. */
-  fastestMs: number;
+  /** Median CPU ms of this process from submit to done (SwiftShader: the draw's own work). */
+  cpuMs: number;
   /** Vertices (indices) drawn per frame. */
   vertices: number;
-  /** fastestMs / vertices, in nanoseconds. */
+  /** The timed ms (`timedBy`) / vertices, in nanoseconds. */
   nsPerVertex: number;
-  /** fastestMs / the floor's fastestMs in the same run. */
+  /** The timed ms / the floor's in the same run. */
   ratio: number;
+  /** Which time the ratio uses: 'gpu' (GPU adapters) or 'cpu' (`byCpu`: SwiftShader). */
+  timedBy: 'gpu' | 'cpu';
   method: string;
 }
 
 /** `frames` measured frames of each draw (after 2 warm-up rounds) of `count` instances of the demo's crowd seen from `view`. */
-export async function benchDraw(device: GPUDevice, character: Character, count: number, view: 'inside' | 'demo', frames: number): Promise<DrawRow[]> {
+export async function benchDraw(device: GPUDevice, character: Character, count: number, view: 'inside' | 'demo', frames: number, byCpu: boolean): Promise<DrawRow[]> {
   const crowd = fullCrowd(device, character, { ...TimedFrames.formats, capacity: count });
   const population = new Population(crowd, character);
   population.setCount(count, { mode: 'crowd', blend: 0.5, randomPhases: true, variety: 0.15, clipA: 0, clipB: Math.min(1, character.clipNames.length - 1) });
@@ -82,7 +87,7 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
     return { positions: upload(prim.positions, GPUBufferUsage.VERTEX), indices: upload(indices, GPUBufferUsage.INDEX), count: indices.length };
   });
 
-  const timePass = async (record: (pass: GPURenderPassEncoder) => void): Promise<number> => {
+  const timePass = async (record: (pass: GPURenderPassEncoder) => void): Promise<[gpu: number, cpu: number]> => {
     const encoder = device.createCommandEncoder();
     const pass = encoder.beginRenderPass({
       colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
@@ -96,16 +101,19 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
       encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
     }
     const start = performance.now();
+    const cpu = process.cpuUsage();
     device.queue.submit([encoder.finish()]);
     await device.queue.onSubmittedWorkDone();
-    if (!querySet) return performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000;
+    if (!querySet) return [performance.now() - start, cpuMs];
     await read.mapAsync(GPUMapMode.READ);
     const [begin, end] = new BigUint64Array(read.getMappedRange());
     read.unmap();
-    return Number(end - begin) / 1e6;
+    return [Number(end - begin) / 1e6, cpuMs];
   };
 
-  const times: Record<DrawKind, number[]> = { floor: [], 'floor, our vertices': [], ours: [] };
+  const times: Record<DrawKind, [number, number][]> = { floor: [], 'floor, our vertices': [], ours: [] };
   for (let round = 0; round < frames + 2; round++) {
     crowd.update(1 / 60);
     const encoder = device.createCommandEncoder();
@@ -145,11 +153,15 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
   for (const r of [viewProjection, color, depth, resolve, read, ...asLoaded.flatMap((p) => [p.positions, p.indices])]) r.destroy();
   querySet?.destroy();
   crowd.destroy();
-  const base = Math.min(...times.floor);
-  return (['floor', 'floor, our vertices', 'ours'] as const).map((draw) => {
-    const fastestMs = Math.min(...times[draw]);
-    return { view, instances: count, draw, gpuMs: median(times[draw]), fastestMs, vertices, nsPerVertex: (fastestMs * 1e6) / vertices, ratio: fastestMs / base, method };
-  });
+  const timed = (draw: DrawKind) => median(times[draw].map(([gpu, cpu]) => (byCpu ? cpu : gpu)));
+  return (['floor', 'floor, our vertices', 'ours'] as const).map((draw) => ({
+    view, instances: count, draw, vertices, method,
+    gpuMs: median(times[draw].map(([gpu]) => gpu)),
+    cpuMs: median(times[draw].map(([, cpu]) => cpu)),
+    nsPerVertex: (timed(draw) * 1e6) / vertices,
+    ratio: timed(draw) / timed('floor'),
+    timedBy: byCpu ? 'cpu' as const : 'gpu' as const,
+  }));
 }
 
 /**
