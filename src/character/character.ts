@@ -92,7 +92,7 @@ export interface Character {
     loadMs: number;
     /** Baking the clips into lookup tables and the bounds, milliseconds. */
     bakeMs: number;
-    /** Simplifying the meshes into LOD levels, milliseconds. */
+    /** Simplifying the meshes into LOD levels and ordering every level for the draw (drawOrder), milliseconds. */
     lodMs: number;
   };
   /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
