@@ -10,18 +10,18 @@ import { morphTargetData, primitiveVertices } from './mesh-data';
 export interface VertexStreams {
   influences: 4 | 8;
   /**
-   * Whether slot 1 holds the primitive's normals; false for a faceted primitive drawn with shared
-   * vertices (DrawOrder.vertices): slot 1 is then the zero stand-in and the fragment stage
+   * Whether the shading stream holds the primitive's normals; false for a faceted primitive drawn
+   * with shared vertices (DrawOrder.vertexOf): the zero stand-in then, and the fragment stage
    * derives each face's normal.
    */
   normals: boolean;
-  /** UV sets in vertex buffer 2: 1 (TEXCOORD_0, 8 bytes a vertex) or 2 (TEXCOORD_0 and _1 interleaved, 16 bytes: a texture reads TEXCOORD_1). */
+  /** UV sets: 1 (TEXCOORD_0, 8 bytes a vertex) or 2 (TEXCOORD_0 and _1, 16 bytes: a texture reads TEXCOORD_1). */
   uvSets: 1 | 2;
-  /** Whether slot 6 holds the primitive's own TANGENT (16 bytes a vertex) rather than the shared stand-in. */
+  /** Whether the shading stream holds the primitive's own TANGENT (16 bytes a vertex) rather than the stand-in. */
   tangents: boolean;
-  /** Whether slot 5 holds the primitive's own COLOR_0 (16 bytes a vertex) rather than the shared white stand-in. */
+  /** Whether the shading stream holds the primitive's own COLOR_0 (16 bytes a vertex) rather than the white stand-in. */
   colors: boolean;
-  /** Bytes per joint index in slot 3: 1 (uint8, every joint slot below 256) or 2 (uint16). */
+  /** Bytes per joint index: 1 (uint8, every joint slot below 256) or 2 (uint16). */
   jointBytes: 1 | 2;
 }
 
@@ -30,9 +30,9 @@ export interface PrimitiveBuffers extends VertexStreams {
   label: string;
   primitive: SkinnedPrimitive;
   /**
-   * positions, normals, uvs, joints, weights, colours (COLOR_0), tangents: vertex buffer slots
-   * 0..6. Slots 5 and 6 are MeshBuffers' shared 16-byte stand-ins (white, zero; read with
-   * arrayStride 0) for a primitive without COLOR_0 or TANGENT.
+   * Vertex buffer slots 0..2 (vertexLayouts): the skin stream (position, joints, weights
+   * interleaved: all a depth-only pass reads), the shading stream (normal, UVs, colour, tangent:
+   * those the primitive has), and MeshBuffers' shared stand-in for those it lacks.
    */
   vertexBuffers: GPUBuffer[];
   /** The primitive's vertex -> the GPU vertex drawn for it where its vertices are shared (DrawOrder.vertexOf), else undefined (the same numbering). */
@@ -71,10 +71,8 @@ export class MeshBuffers {
   readonly levels: number;
   /** Whether the character has morph targets (every primitive then has a morphTargets buffer). */
   readonly morph: boolean;
-  /** Vertex buffer 6 of every primitive without TANGENT: one vec4 (0, 0, 0, 0), read with arrayStride 0 by every vertex. */
-  private readonly noTangents: GPUBuffer;
-  /** Vertex buffer 5 of every primitive without COLOR_0: one vec4 (1, 1, 1, 1), likewise. */
-  private readonly noColors: GPUBuffer;
+  /** Vertex buffer 2 of every primitive: STAND_IN's (0, 0, 0, 0) and (1, 1, 1, 1), read with arrayStride 0 by every vertex. */
+  private readonly standIn: GPUBuffer;
 
   /**
    * `lods[p][l]`: triangle indices of primitive p at level l >= 1 (level 0 is the primitive's
@@ -88,8 +86,7 @@ export class MeshBuffers {
     order?: DrawOrder) {
     this.levels = order ? order.levels[0]?.length ?? 1 : 1 + (lods[0]?.length ?? 0);
     this.morph = morph !== undefined;
-    this.noTangents = this.upload('MeshBuffers.noTangents', new Float32Array(4), GPUBufferUsage.VERTEX);
-    this.noColors = this.upload('MeshBuffers.noColors', new Float32Array(4).fill(1), GPUBufferUsage.VERTEX);
+    this.standIn = this.upload('MeshBuffers.standIn', Float32Array.of(0, 0, 0, 0, 1, 1, 1, 1), GPUBufferUsage.VERTEX);
     primitives.forEach((prim, p) => {
       const label = `MeshBuffers.primitive${p}`;
       const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
@@ -111,18 +108,23 @@ export class MeshBuffers {
         first += level.length;
       }
       const joints = compactJoints(gather(v.joints, v.influences));
-      const vertex = (k: number, data: ArrayBufferView) => this.upload(`${label}.vertex${k}`, data, GPUBufferUsage.VERTEX);
+      const streams: VertexStreams = {
+        influences: v.influences, normals: shared === undefined, uvSets: v.uvSets, tangents: v.tangents !== undefined, colors: prim.colors !== undefined,
+        jointBytes: joints.BYTES_PER_ELEMENT as 1 | 2,
+      };
+      const data: Record<StreamField['name'], ArrayBufferView | undefined> = {
+        position: gather(v.positions, 3), joints, weights: gather(v.weights, v.influences),
+        normal: streams.normals ? v.normals : undefined, uv: gather(v.uvs, v.uvSets * 2),
+        color: prim.colors && gather(v.colors, 4), tangent: v.tangents && gather(v.tangents, 4),
+      };
+      const count = shared ? shared.length : prim.vertexCount;
+      const [skin, shading] = vertexStreams(streams);
       this.primitives.push({
-        label, primitive: prim, influences: v.influences, uvSets: v.uvSets, ranges, tangents: v.tangents !== undefined, colors: prim.colors !== undefined,
-        normals: shared === undefined, jointBytes: joints.BYTES_PER_ELEMENT as 1 | 2, vertexOf,
+        label, primitive: prim, ...streams, ranges, vertexOf,
         vertexBuffers: [
-          vertex(0, gather(v.positions, 3)),
-          shared ? this.noTangents : vertex(1, v.normals),
-          vertex(2, gather(v.uvs, v.uvSets * 2)),
-          vertex(3, joints),
-          vertex(4, gather(v.weights, v.influences)),
-          prim.colors ? vertex(5, gather(v.colors, 4)) : this.noColors,
-          v.tangents ? vertex(6, gather(v.tangents, 4)) : this.noTangents,
+          this.upload(`${label}.skinStream`, interleave(skin, data, count), GPUBufferUsage.VERTEX),
+          this.upload(`${label}.shadingStream`, interleave(shading, data, count), GPUBufferUsage.VERTEX),
+          this.standIn,
         ],
         indexBuffer: this.upload(`${label}.indices`, indices, GPUBufferUsage.INDEX),
         indexFormat: wide ? 'uint32' : 'uint16',
@@ -158,9 +160,8 @@ export class MeshBuffers {
   }
 
   destroy(): void {
-    for (const p of this.primitives) for (const buffer of [...p.vertexBuffers, p.indexBuffer]) if (buffer !== this.noTangents && buffer !== this.noColors) buffer.destroy();
-    this.noTangents.destroy();
-    this.noColors.destroy();
+    for (const p of this.primitives) for (const buffer of [...p.vertexBuffers, p.indexBuffer]) if (buffer !== this.standIn) buffer.destroy();
+    this.standIn.destroy();
     for (const p of this.primitives) p.morphTargets?.destroy();
   }
 
@@ -173,29 +174,82 @@ export class MeshBuffers {
   }
 }
 
+/** One attribute in an interleaved vertex stream: `bytes` a vertex from the array MeshBuffers holds under `name`. */
+export interface StreamField {
+  name: 'position' | 'joints' | 'weights' | 'normal' | 'uv' | 'color' | 'tangent';
+  bytes: number;
+  /** The shader locations it feeds (JOINTS_1 / WEIGHTS_1 follow JOINTS_0 / WEIGHTS_0 in the same field), offsets within the stream. */
+  attributes: GPUVertexAttribute[];
+}
+
+/** The offsets in STAND_IN (MeshBuffers' shared stand-in buffer): zero (normal, tangent) and white (colour). */
+const STAND_IN = { zero: 0, white: 16 };
+
 /**
- * The vertex buffer layouts of MeshBuffers' seven buffers for a primitive's streams (shaders/skin.wgsl
- * locations 0..8; docs/draw.md). Location 2 is a vec4f whose zw, TEXCOORD_1, WebGPU fills with
- * (0, 1) from a float32x2 buffer; joints are uint8 or uint16 (`jointBytes`), weights float32
- * (unorm16 moved RobotExpressive's skinned normals 1.4e-5 from the reference: over the 1e-5
- * oracle, docs/draw.md); locations 7 and 8, colour and tangent, have arrayStride 0 without COLOR_0 or
- * TANGENT: every vertex reads the one shared stand-in (and the shader, told by vertexConstants,
- * does not use it).
+ * The fields of a primitive's two interleaved streams (shaders/skin.wgsl locations 0..8): the skin
+ * stream (position float32x3, joints uint8x4 or uint16x4, weights float32x4; one or two of each
+ * for 4 or 8 influences) and the shading stream (normal float32x3, UVs float32x2 or float32x4,
+ * colour and tangent float32x4: those the primitive has). Location 2 is a vec4f whose zw,
+ * TEXCOORD_1, WebGPU fills with (0, 1) from float32x2. Weights stay float32: unorm16 moved
+ * RobotExpressive's skinned normals 1.4e-5 from the reference, over the 1e-5 oracle (docs/draw.md).
+ */
+export function vertexStreams(streams: VertexStreams): [skin: StreamField[], shading: StreamField[]] {
+  const { influences, uvSets, tangents, colors, normals, jointBytes } = streams;
+  const joints = jointBytes === 1 ? 'uint8x4' : 'uint16x4';
+  const pair = (first: number, second: number, format: GPUVertexFormat, size: number): GPUVertexAttribute[] =>
+    influences === 8 ? [{ shaderLocation: first, format, offset: 0 }, { shaderLocation: second, format, offset: size }] : [{ shaderLocation: first, format, offset: 0 }];
+  const one = (name: StreamField['name'], shaderLocation: number, format: GPUVertexFormat, bytes: number): StreamField => ({ name, bytes, attributes: [{ shaderLocation, format, offset: 0 }] });
+  const skin: StreamField[] = [
+    one('position', 0, 'float32x3', 12),
+    { name: 'joints', bytes: influences * jointBytes, attributes: pair(3, 5, joints, 4 * jointBytes) },
+    { name: 'weights', bytes: influences * 4, attributes: pair(4, 6, 'float32x4', 16) },
+  ];
+  const shading: StreamField[] = [
+    ...(normals ? [one('normal', 1, 'float32x3', 12)] : []),
+    one('uv', 2, uvSets === 2 ? 'float32x4' : 'float32x2', uvSets * 8),
+    ...(colors ? [one('color', 7, 'float32x4', 16)] : []),
+    ...(tangents ? [one('tangent', 8, 'float32x4', 16)] : []),
+  ];
+  return [skin, shading];
+}
+
+/**
+ * The vertex buffer layouts of a primitive's three vertex buffers (PrimitiveBuffers.vertexBuffers):
+ * the skin stream, the shading stream (vertexStreams), and the stand-in read with arrayStride 0
+ * for the normal, colour and tangent a primitive lacks (the shader, told by vertexConstants, does
+ * not use them). The Fox: 32 bytes a vertex of skin stream, 8 of shading.
  */
 export function vertexLayouts(streams: VertexStreams): GPUVertexBufferLayout[] {
-  const { influences, uvSets, tangents, colors, jointBytes } = streams;
-  // Without normals (shared vertices) slot 1 is the 16-byte zero stand-in, read with arrayStride 0.
-  const attribute = (shaderLocation: number, format: GPUVertexFormat, offset = 0): GPUVertexAttribute => ({ shaderLocation, format, offset });
-  const joints = jointBytes === 1 ? 'uint8x4' : 'uint16x4';
-  return [
-    { arrayStride: 12, attributes: [attribute(0, 'float32x3')] },
-    { arrayStride: streams.normals ? 12 : 0, attributes: [attribute(1, 'float32x3')] },
-    { arrayStride: uvSets * 8, attributes: [attribute(2, uvSets === 2 ? 'float32x4' : 'float32x2')] },
-    { arrayStride: influences * jointBytes, attributes: influences === 8 ? [attribute(3, joints), attribute(5, joints, 4 * jointBytes)] : [attribute(3, joints)] },
-    { arrayStride: influences * 4, attributes: influences === 8 ? [attribute(4, 'float32x4'), attribute(6, 'float32x4', 16)] : [attribute(4, 'float32x4')] },
-    { arrayStride: colors ? 16 : 0, attributes: [attribute(7, 'float32x4')] },
-    { arrayStride: tangents ? 16 : 0, attributes: [attribute(8, 'float32x4')] },
+  const layout = (fields: StreamField[]): GPUVertexBufferLayout => {
+    let offset = 0;
+    const attributes: GPUVertexAttribute[] = [];
+    for (const field of fields) {
+      for (const a of field.attributes) attributes.push({ ...a, offset: offset + a.offset });
+      offset += field.bytes;
+    }
+    return { arrayStride: offset, attributes };
+  };
+  const standIn: GPUVertexAttribute[] = [
+    ...(streams.normals ? [] : [{ shaderLocation: 1, format: 'float32x3' as const, offset: STAND_IN.zero }]),
+    ...(streams.colors ? [] : [{ shaderLocation: 7, format: 'float32x4' as const, offset: STAND_IN.white }]),
+    ...(streams.tangents ? [] : [{ shaderLocation: 8, format: 'float32x4' as const, offset: STAND_IN.zero }]),
   ];
+  const [skin, shading] = vertexStreams(streams);
+  return [layout(skin), layout(shading), { arrayStride: 0, attributes: standIn }];
+}
+
+/** `fields` of `count` vertices interleaved into one buffer's bytes, from the arrays `data` holds by name (tightly packed, `bytes` a vertex each). */
+function interleave(fields: StreamField[], data: Record<StreamField['name'], ArrayBufferView | undefined>, count: number): Uint8Array {
+  const stride = fields.reduce((n, f) => n + f.bytes, 0);
+  const out = new Uint8Array(Math.max(4, stride * count));
+  let offset = 0;
+  for (const field of fields) {
+    const source = data[field.name]!;
+    const bytes = new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+    for (let v = 0; v < count; v++) out.set(bytes.subarray(v * field.bytes, (v + 1) * field.bytes), v * stride + offset);
+    offset += field.bytes;
+  }
+  return out;
 }
 
 /**

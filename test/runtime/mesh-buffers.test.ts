@@ -10,22 +10,30 @@ const attributes = (layout: GPUVertexBufferLayout) => [...layout.attributes];
 const bytesPerVertex = (streams: VertexStreams) => vertexLayouts(streams).reduce((n, l) => n + l.arrayStride, 0);
 
 describe('vertex streams: compact, and none for an attribute the primitive lacks', () => {
-  it('the Fox (no NORMAL, COLOR_0 or TANGENT; 24 joints): 40 bytes a vertex (72 before), stand-ins read with arrayStride 0', () => {
+  it('the Fox (no NORMAL, COLOR_0 or TANGENT; 24 joints): 40 bytes a vertex (72 before) in two streams, the rest from the stand-in with arrayStride 0', () => {
     const layouts = vertexLayouts(FOX);
-    expect(layouts.map((l) => l.arrayStride)).toEqual([12, 0, 8, 4, 16, 0, 0]);
-    expect(attributes(layouts[3])[0].format).toBe('uint8x4');
+    expect(layouts.map((l) => l.arrayStride)).toEqual([32, 8, 0]);
+    expect(layouts.map((l) => attributes(l).map((a) => [a.shaderLocation, a.format, a.offset]))).toEqual([
+      [[0, 'float32x3', 0], [3, 'uint8x4', 12], [4, 'float32x4', 16]],
+      [[2, 'float32x2', 0]],
+      [[1, 'float32x3', 0], [7, 'float32x4', 16], [8, 'float32x4', 0]],
+    ]);
     expect(bytesPerVertex(FOX)).toBe(40);
   });
 
-  it('every attribute a primitive has gets its stream, at the format the shader locations read', () => {
+  it('every attribute a primitive has gets its place in a stream, at the format the shader locations read; every location 0..8 is fed once', () => {
     const full: VertexStreams = { influences: 8, normals: true, uvSets: 2, tangents: true, colors: true, jointBytes: 2 };
     const layouts = vertexLayouts(full);
-    expect(layouts.map((l) => l.arrayStride)).toEqual([12, 12, 16, 16, 32, 16, 16]);
-    expect(attributes(layouts[3]).map((a) => [a.shaderLocation, a.format, a.offset])).toEqual([[3, 'uint16x4', 0], [5, 'uint16x4', 8]]);
-    expect(attributes(vertexLayouts({ ...full, jointBytes: 1 })[3]).map((a) => [a.format, a.offset])).toEqual([['uint8x4', 0], ['uint8x4', 4]]);
-    expect(vertexLayouts({ ...full, jointBytes: 1 })[3].arrayStride).toBe(8);
+    expect(layouts.map((l) => l.arrayStride)).toEqual([12 + 16 + 32, 12 + 16 + 16 + 16, 0]);
+    expect(attributes(layouts[0]).map((a) => [a.shaderLocation, a.format, a.offset])).toEqual([[0, 'float32x3', 0], [3, 'uint16x4', 12], [5, 'uint16x4', 20], [4, 'float32x4', 28], [6, 'float32x4', 44]]);
+    expect(attributes(layouts[1]).map((a) => [a.shaderLocation, a.format, a.offset])).toEqual([[1, 'float32x3', 0], [2, 'float32x4', 12], [7, 'float32x4', 28], [8, 'float32x4', 44]]);
+    expect(attributes(layouts[2])).toEqual([]);
+    expect(attributes(vertexLayouts({ ...full, jointBytes: 1 })[0]).map((a) => [a.format, a.offset])).toEqual([['float32x3', 0], ['uint8x4', 12], ['uint8x4', 16], ['float32x4', 20], ['float32x4', 36]]);
+    for (const streams of [FOX, full, { ...FOX, influences: 8 as const, colors: true }]) {
+      const locations = vertexLayouts(streams).flatMap((l) => attributes(l).map((a) => a.shaderLocation)).sort((a, b) => a - b);
+      expect(locations).toEqual(streams.influences === 8 ? [0, 1, 2, 3, 4, 5, 6, 7, 8] : [0, 1, 2, 3, 4, 7, 8]);
+    }
   });
-
   it('joints as uint8 only when every slot fits', () => {
     expect(compactJoints(Uint16Array.of(0, 3, 255, 7))).toBeInstanceOf(Uint8Array);
     expect(Array.from(compactJoints(Uint16Array.of(0, 3, 255, 7)))).toEqual([0, 3, 255, 7]);

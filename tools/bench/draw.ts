@@ -18,6 +18,7 @@
 import floorWgsl from './floor.wgsl?raw';
 import type { Character } from '../../src/character/character';
 import { INSTANCE } from '../../src/runtime/layout';
+import { vertexLayouts } from '../../src/runtime/mesh-buffers';
 import { Population } from '../../demo/population';
 import { benchCamera } from './culling';
 import { fullCrowd } from './full-crowd';
@@ -59,13 +60,24 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
   const { mesh } = kernel.draws;
 
   const module = device.createShaderModule({ label: 'benchDraw.floor', code: floorWgsl });
-  const floor = device.createRenderPipeline({
-    label: 'benchDraw.floor', layout: 'auto',
-    vertex: { module, entryPoint: 'floorVertex', buffers: [{ arrayStride: 12, attributes: [{ shaderLocation: 0, format: 'float32x3', offset: 0 }] }], constants: { INSTANCE_VEC4S: INSTANCE.size / 16 } },
+  const groupLayout = device.createBindGroupLayout({
+    label: 'benchDraw.floor',
+    entries: [
+      { binding: 0, visibility: GPUShaderStage.VERTEX, buffer: { type: 'uniform' } },
+      { binding: 1, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
+    ],
+  });
+  const layout = device.createPipelineLayout({ label: 'benchDraw.floor', bindGroupLayouts: [groupLayout] });
+  // Positions at the start of each vertex, `stride` bytes apart: 12 as loaded, the skin stream's stride over our vertices.
+  const floorPipeline = (stride: number) => device.createRenderPipeline({
+    label: `benchDraw.floor${stride}`, layout,
+    vertex: { module, entryPoint: 'floorVertex', buffers: [{ arrayStride: stride, attributes: [{ shaderLocation: 0, format: 'float32x3', offset: 0 }] }], constants: { INSTANCE_VEC4S: INSTANCE.size / 16 } },
     fragment: { module, entryPoint: 'floorFragment', targets: [{ format: TimedFrames.formats.colorFormat }] },
     primitive: { topology: 'triangle-list', cullMode: 'back' },
     depthStencil: { format: TimedFrames.formats.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
   });
+  const floor = floorPipeline(12);
+  const ourFloors = mesh.primitives.map((p) => floorPipeline(vertexLayouts(p)[0].arrayStride));
   const viewProjection = device.createBuffer({ label: 'benchDraw.viewProjection', size: 64, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
   device.queue.writeBuffer(viewProjection, 0, camera.viewProjection);
   const color = device.createTexture({ size: [WIDTH, HEIGHT], format: TimedFrames.formats.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
@@ -122,7 +134,7 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
     await device.queue.onSubmittedWorkDone();
     // Made each round: the instance buffer is the store's current one.
     const group = device.createBindGroup({
-      label: 'benchDraw.floor', layout: floor.getBindGroupLayout(0),
+      label: 'benchDraw.floor', layout: groupLayout,
       entries: [{ binding: 0, resource: { buffer: viewProjection } }, { binding: 1, resource: { buffer: kernel.store.instanceBuffer } }],
     });
     const floorMs = await timePass((pass) => {
@@ -135,9 +147,9 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
       }
     });
     const sharedMs = await timePass((pass) => {
-      pass.setPipeline(floor);
       pass.setBindGroup(0, group);
-      for (const p of mesh.primitives) {
+      for (const [i, p] of mesh.primitives.entries()) {
+        pass.setPipeline(ourFloors[i]);
         pass.setVertexBuffer(0, p.vertexBuffers[0]);
         pass.setIndexBuffer(p.indexBuffer, p.indexFormat);
         pass.drawIndexed(p.ranges[0][0], count, p.ranges[0][1]);
