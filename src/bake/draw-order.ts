@@ -48,7 +48,7 @@ export async function drawOrder(rig: Rig, lods: Uint32Array[][] = []): Promise<D
     // Distinct vertices in first-use order, then meshoptimizer's order over them.
     const unique = distinctVertices(prim);
     const shared = all.map((level) => level.map((v) => unique[v]));
-    if (blended) {
+    if (blended || shared[0].length < 3) {
       vertexOf.push(unique);
       return shared;
     }
