@@ -231,7 +231,10 @@ fn skin8(jointSet: u32, joints: vec4u, weights: vec4f, joints1: vec4u, weights1:
   return m;
 }
 
-// A vertex's attributes (vertex buffers: vertexLayouts in src/runtime/layout.ts), 4 influences.
+// A vertex's attributes, 4 influences (vertexLayouts in src/runtime/mesh-buffers.ts: the skin
+// stream holds position, joints (uint8 or uint16) and weights; the shading stream normal, UVs,
+// colour and tangent where the primitive has them; the rest come from a zero / white stand-in,
+// unused where NORMALS, COLORS or TANGENTS is false).
 struct Vertex4 {
   @location(0) position: vec3f,
   @location(1) normal: vec3f,
@@ -239,7 +242,7 @@ struct Vertex4 {
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
   @location(7) color: vec4f,
-  @location(8) tangent: vec4f, // TANGENT (xyz, w handedness); (0, 0, 0, 0) for every vertex without (vertexLayouts)
+  @location(8) tangent: vec4f, // TANGENT (xyz, w handedness); the zero stand-in without
 }
 
 // The same with 8 influences.
@@ -252,7 +255,7 @@ struct Vertex8 {
   @location(5) joints1: vec4u,
   @location(6) weights1: vec4f,
   @location(7) color: vec4f,
-  @location(8) tangent: vec4f, // TANGENT (xyz, w handedness); (0, 0, 0, 0) for every vertex without (vertexLayouts)
+  @location(8) tangent: vec4f, // TANGENT (xyz, w handedness); the zero stand-in without
 }
 
 // Vertex `v` of instance `slot`, its rest position and normal replaced by `position` and `normal`
