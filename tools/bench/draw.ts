@@ -179,11 +179,13 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
 /**
  * The steps of issue 31 as each was measured when taken (SwiftShader on the 2-core development
  * machine, ratios to the floor in the same run, `npm run bench -- --section draw`): a run measures
- * only its own tree, so the history is kept here and printed under the live table.
+ * only its own tree, so the history is kept here and printed under the live table. `paired`: the
+ * render pass's CPU ms over before's (inside, demo), the four trees' crowds drawn in one process,
+ * interleaved, the median of 10 per-round ratios (a one-off script, docs/draw.md).
  */
-export const DRAW_STEPS: { step: string; inside: string; demo: string; floors: string; three: string }[] = [
-  { step: 'before (bfe6218): 7 streams, 72 bytes a Fox vertex, 21 floats out, 1,728 vertex runs a Fox', inside: '3.07', demo: '2.52', floors: '1.45, 1.51 (the same draw twice: the noise)', three: '1.01' },
-  { step: '1. only what the fragment reads is passed (NORMALS/TANGENTS/COLORS/UV1 constants), no COLOR_0 stream, uint8 joints (420fa74)', inside: '2.53', demo: '1.83', floors: '1.25, 1.07 (still the same draw)', three: '0.98' },
-  { step: '2. shared vertices with face normals from the fragment stage, every level ordered for the vertex cache (c880f07)', inside: '2.56', demo: '0.93', floors: '0.78, 0.64', three: '1.06' },
-  { step: '3. two interleaved streams (skin, shading) and one stand-in: 3 vertex buffers, 40 bytes a Fox vertex (6947a52)', inside: '1.75', demo: '1.25', floors: '0.64, 0.58', three: '0.78' },
+export const DRAW_STEPS: { step: string; inside: string; demo: string; floors: string; three: string; paired: string }[] = [
+  { step: 'before (bfe6218): 7 streams, 72 bytes a Fox vertex, 21 floats out, 1,728 vertex runs a Fox', inside: '3.07', demo: '2.52', floors: '1.45, 1.51 (the same draw twice: the noise)', three: '1.01', paired: '1, 1' },
+  { step: '1. only what the fragment reads is passed (NORMALS/TANGENTS/COLORS/UV1 constants), no COLOR_0 stream, uint8 joints (420fa74)', inside: '2.53', demo: '1.83', floors: '1.25, 1.07 (still the same draw)', three: '0.98', paired: '0.91, 0.94' },
+  { step: '2. shared vertices with face normals from the fragment stage, every level ordered for the vertex cache (c880f07)', inside: '2.56', demo: '0.93', floors: '0.78, 0.64', three: '1.06', paired: '0.70, 0.70' },
+  { step: '3. two interleaved streams (skin, shading) and one stand-in: 3 vertex buffers, 40 bytes a Fox vertex (6947a52)', inside: '1.75', demo: '1.25', floors: '0.64, 0.58', three: '0.78', paired: '0.73, 0.80' },
 ];
