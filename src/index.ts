@@ -19,6 +19,7 @@ export type { ClipLibrary, JointNameMap } from './bake/clip-library';
 export type { CharacterBounds } from './bake/bounds';
 export type { MeshLodOptions, MeshLods, MeshSimplifier } from './bake/mesh-lod';
 export { MeshoptSimplifier } from './bake/meshopt-simplifier';
+export type { DrawOrder } from './bake/draw-order';
 export { ModelError } from './bake/errors';
 export type { EncodedImage } from './bake/gltf-json';
 export type { ResourceReader } from './bake/parse';

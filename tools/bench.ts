@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw (only that section, replacing it in the existing BENCHMARKS.md).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -23,13 +23,14 @@ import { benchPicking, type PickRow } from './bench/picking';
 import { benchThreeCulling, benchThreeShading, type ShadingRow } from './bench/three-shading';
 import { benchAppearance, type AppearanceRow } from './bench/appearance';
 import { benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
+import { benchDraw, DRAW_STEPS, type DrawRow } from './bench/draw';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance or steering, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering or draw, got ${only}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
 const MILLION_HEADING = '## A million in the crowd: the joint-matrix palette, bulk add';
 const CLIP_LIBRARY_HEADING = '## Two bodies, one clip library (Walker)';
@@ -37,6 +38,7 @@ const PICKING_HEADING = '## Picking: cost per request and frames until the answe
 const THREE_SHADING_HEADING = "## In a three.js scene: shading 'crowd' against shading 'three', Fox";
 const APPEARANCE_HEADING = '## Per-instance appearance: cost per frame against a plain crowd, Mannequin';
 const STEERING_HEADING = '## Steering: the bottleneck scaled up, Fox (ORCA, grid, flow field on the GPU)';
+const DRAW_HEADING = '## The draw against its floor, Fox';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -95,7 +97,7 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : only === 'draw' ? DRAW_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'clip-library') await clipLibrarySection();
@@ -103,6 +105,7 @@ if (only !== undefined) {
   else if (only === 'three-shading') await threeShadingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'appearance') await appearanceSection();
   else if (only === 'steering') await steeringSection(await characterFromFile(CROWD_MODEL[1]));
+  else if (only === 'draw') await drawSection(await characterFromFile(CROWD_MODEL[1]));
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -327,6 +330,44 @@ async function steeringSection(character: Awaited<ReturnType<typeof characterFro
   ]));
 }
 
+/**
+ * The draw section (tools/bench/draw.ts, issue 31): the skin pass against the floor in the culling
+ * bench's two views, and against three.js's draw of the same crowd; then the steps recorded as
+ * they were taken (DRAW_STEPS), which one run cannot redo.
+ */
+async function drawSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
+  const swiftShader = /swiftshader/i.test(adapterName);
+  print(DRAW_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${swiftShader ? ' (SwiftShader: the ratios stand in for a GPU\'s)' : ''}.`);
+  print();
+  // SwiftShader draws some 10 M vertices a second on this machine: smaller crowds there, so the section finishes in minutes.
+  const views: ['inside' | 'demo', number][] = swiftShader || quick ? [['inside', 2000], ['demo', 1000]] : [['inside', 100000], ['demo', 10000]];
+  print(`${CROWD_MODEL[0]}, the demo's crowd in the culling section's two views (${views.map(([v, n]) => `${v === 'inside' ? 'camera inside' : "the demo's view of"} ${n.toLocaleString('en')}`).join(', ')}${swiftShader ? '; on a GPU 100,000 and 10,000, here fewer so that SwiftShader finishes in minutes' : ''}), culling and every LOD off, 640 x 360 target (tools/bench/draw.ts). GPU ms of the render pass alone (timestamp-query around it where the adapter has timestamps, else submit to done of the render pass alone), and the CPU ms this process spent from submit to done (user + system, all threads), medians of ${quick ? 2 : 8} measured frames after 2 warm-up rounds, the draws interleaved frame by frame. Ratios and ns / vertex use the GPU ms on a GPU, ${swiftShader ? 'and here the CPU ms: SwiftShader draws on this process\'s threads, so its CPU time is the emulated GPU\'s work, which other programs on the shared cores do not stretch as they stretch the clock' : 'the CPU ms on SwiftShader (which draws on this process\'s threads)'}. floor: the rest-pose mesh as loaded (the file's positions and indices; 0, 1, 2, ... for a non-indexed primitive), positions only, world x view-projection, a constant colour (tools/bench/floor.wgsl). floor, our vertices: the same over the crowd's own position buffer and level-0 indices (shared vertices, vertex-cache order: docs/draw.md). ours: Crowd.draw (the skin pass). Ratios are to floor. ns / vertex: GPU ms over the indices drawn.`);
+  print();
+  const rows: DrawRow[] = [];
+  for (const [view, count] of views) {
+    console.error(`draw: ${view}, ${count} instances…`);
+    rows.push(...await benchDraw(device, character, count, view, quick ? 2 : 8, swiftShader));
+  }
+  const label = (r: DrawRow) => (r.view === 'inside' ? 'camera inside the crowd' : "the demo's view");
+  table(['view', 'instances', 'draw', 'GPU ms', 'CPU ms', 'vertices', 'ns / vertex', 'ratio to floor', 'GPU ms by'],
+    rows.map((r) => [label(r), r.instances.toLocaleString('en'), r.draw, ms(r.gpuMs), ms(r.cpuMs), r.vertices.toLocaleString('en'), r.nsPerVertex.toFixed(2), r.ratio.toFixed(2), r.method]));
+  const shadingCount = quick ? 100 : 1000;
+  console.error(`draw: three.js's draw, ${shadingCount} instances…`);
+  const shading = await benchThreeShading(device, character, shadingCount, quick ? 2 : 6);
+  const ours = shading.find((r) => r.variant === 'crowd')!;
+  const three = shading.find((r) => r.variant === 'three')!;
+  print(`Against three.js (tools/bench/three-shading.ts, ${shadingCount.toLocaleString('en')} Foxes in view, three's WebGPURenderer, frame wall ms from update to the GPU done: pose pass and three's passes in both, then our skin pass or three's MeshStandardNodeMaterial draw of shading 'three' without shadows; medians of ${quick ? 2 : 6} frames each after 2 warm-up rounds, interleaved; wall ms, and the CPU ms of this process (all threads) over the same span; the ratio by ${swiftShader ? 'CPU ms (SwiftShader)' : 'wall ms'}):`);
+  print();
+  const timed = (r: ShadingRow) => (swiftShader ? r.cpuMs : r.frameMs);
+  table(['instances', 'shading', 'frame wall ms', 'frame CPU ms', 'ratio to three'], [ours, three].map((r) => [r.instances.toLocaleString('en'), r.variant === 'crowd' ? "'crowd' (our skin pass)" : "'three' (three's draw)", ms(r.frameMs), ms(r.cpuMs), (timed(r) / timed(three)).toFixed(2)]));
+  print("The steps, as measured when each was taken (SwiftShader on this 2-core machine, shared with other work; CPU ms ratios, each in one run of this section at that commit, 2,000 inside and 1,000 in the demo's view; docs/draw.md says what each step is). Before step 2 'floor, our vertices' drew exactly what 'floor' drew, so its ratio shows how far two runs of one draw stray here: differences under about 1.5x are noise. The last column is steadier: the four trees' crowds drawn in one process, interleaved frame by frame, the median of 10 per-round ratios of the render pass's CPU ms to before's (docs/draw.md).");
+  print();
+  table(['step', 'inside: ours / floor', "demo's view: ours / floor", 'floor, our vertices / floor (inside, demo)', "ours / three's draw", 'ours / before, paired in one process (inside, demo)'],
+    DRAW_STEPS.map((s) => [s.step, s.inside, s.demo, s.floors, s.three, s.paired]));
+}
+
 /** The culling / LOD section: ratios to all-off in one run, per view. */
 async function cullingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(CULLING_HEADING);
@@ -441,6 +482,7 @@ await pickingSection(character);
 await threeShadingSection(character);
 await appearanceSection();
 await steeringSection(character);
+await drawSection(character);
 
 device.destroy();
 // Figures from another machine (a section headed '## On an NVIDIA ...', say) are kept at the end: this run cannot redo them.

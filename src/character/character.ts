@@ -2,6 +2,7 @@ import { skinPositions } from '../anim/skinning';
 import { bake, bakedBytes, type BakedModel } from '../bake/bake';
 import { CharacterBounds } from '../bake/bounds';
 import { checkMeshLodOptions, meshLods, type MeshLodOptions, type MeshLods } from '../bake/mesh-lod';
+import { drawOrder, type DrawOrder } from '../bake/draw-order';
 import { buildRig } from '../bake/build-rig';
 import { resolveClip } from '../bake/clip-names';
 import type { EncodedImage } from '../bake/gltf-json';
@@ -79,6 +80,12 @@ export interface Character {
    * (errors[0] = 0).
    */
   readonly lods?: MeshLods;
+  /**
+   * The vertices and triangle order the crowd draws each primitive with, every LOD level's
+   * triangles ordered for the vertex cache at load time (src/bake/draw-order.ts, docs/draw.md);
+   * undefined: vertices as loaded, triangles in file order.
+   */
+  readonly drawOrder?: DrawOrder;
   /** Loader repairs and ignored features, one sentence each. */
   readonly warnings: readonly string[];
   /** Milliseconds spent parsing + building the rig, baking (tables and bounds), and simplifying (mesh LOD). */
@@ -87,7 +94,7 @@ export interface Character {
     loadMs: number;
     /** Baking the clips into lookup tables and the bounds, milliseconds. */
     bakeMs: number;
-    /** Simplifying the meshes into LOD levels, milliseconds. */
+    /** Simplifying the meshes into LOD levels and ordering every level for the draw (drawOrder), milliseconds. */
     lodMs: number;
   };
   /** Clip index of a clip name or index; throws a RangeError naming the clips when absent. */
@@ -229,6 +236,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     bounds: restBounds(rig),
     animationBounds,
     lods,
+    drawOrder: await drawOrder(rig, lods?.indices),
     warnings: rig.warnings,
     timings: { loadMs: t1 - t0, bakeMs: t2 - t1, lodMs: performance.now() - t2 },
     clipIndex(clip: string | number): number {

@@ -56,7 +56,7 @@ export class KernelPasses {
       return object;
     };
     try {
-      this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices, withMorph ? baked.morph : undefined));
+      this.mesh = own(new MeshBuffers(device, rig.primitives, gpu.skinSlotOffset, this.character.lods?.indices, withMorph ? baked.morph : undefined, this.character.drawOrder));
       this.pose = own(new PosePass(device, gpu, { skinning }));
       this.skin = own(new SkinPass(device, this.mesh, gpu.slotCount, textures, { ...this.options, lights: this.lights ?? this.options.lights, skinning, appearance }));
       this.view.create(device, this.mesh, this.skin, own);

@@ -8,7 +8,7 @@ import { cullMode, materialRecord, samplerCache } from './material-data';
 import { FLAT_NORMAL, MaterialTextures } from './material-textures';
 import { EnvironmentMap, ENVIRONMENT_LAYERS, type ResolvedEnvironment } from './environment-map';
 import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
-import { vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
+import { streamsKey, vertexConstants, vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
 
 /** The render targets a crowd draws into: fixed when its pipelines are made. */
 export interface SkinPassOptions {
@@ -348,7 +348,7 @@ export class SkinPass {
     return this.device.createRenderPipeline({
       label: `SkinPass.pipeline.${pipelineKey(buffers, entryPoint)}`,
       layout,
-      vertex: { module, entryPoint, buffers: vertexLayouts(buffers.influences, buffers.uvSets, buffers.tangents), constants: this.vertexConstants },
+      vertex: { module, entryPoint, buffers: vertexLayouts(buffers), constants: { ...this.vertexConstants, ...vertexConstants(buffers) } },
       fragment: {
         module, entryPoint: this.appearance ? 'fragmentAppearance' : 'fragment',
         // BLEND: premultiplied-free "over" (three.js's NormalBlending); opaque and MASK write alpha as is.
@@ -356,7 +356,7 @@ export class SkinPass {
           color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
           alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
         } } : {}) }],
-        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, ENVIRONMENT: this.environment ? 1 : 0 },
+        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, ENVIRONMENT: this.environment ? 1 : 0, ...vertexConstants(buffers) },
       },
       primitive: { topology: 'triangle-list', cullMode: cullMode(material) },
       // BLEND surfaces test depth but do not write it, so those behind them still show through.
@@ -393,7 +393,7 @@ export function vertexEntryPoint(buffers: PrimitiveBuffers): string {
   return `vertex${buffers.influences}${buffers.morphed ? 'Morph' : ''}`;
 }
 
-/** Pipelines differ by vertex entry point, alpha mode, sidedness and vertex layout (UV sets, TANGENT or not). */
+/** Pipelines differ by vertex entry point, alpha mode, sidedness and vertex streams (streamsKey). */
 function pipelineKey(buffers: PrimitiveBuffers, entryPoint: string): string {
-  return `${entryPoint}.${buffers.primitive.material.alphaMode}.${buffers.primitive.material.doubleSided ? 'double' : 'single'}.uv${buffers.uvSets}.tangents${Number(buffers.tangents)}`;
+  return `${entryPoint}.${buffers.primitive.material.alphaMode}.${buffers.primitive.material.doubleSided ? 'double' : 'single'}.${streamsKey(buffers)}`;
 }

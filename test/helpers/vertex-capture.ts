@@ -1,7 +1,7 @@
 import type { Crowd } from '../../src/runtime/crowd';
 import type { CrowdMorph } from '../../src/features/morph/crowd-morph';
 import type { MeshBuffers } from '../../src/runtime/mesh-buffers';
-import { vertexLayouts } from '../../src/runtime/mesh-buffers';
+import { streamsKey, vertexLayouts } from '../../src/runtime/mesh-buffers';
 import { vertexEntryPoint, type SkinPass } from '../../src/runtime/skin-pass';
 import { readBuffer } from './gpu';
 import { kernelOf } from './kernel';
@@ -18,7 +18,6 @@ const CAPTURE = `
 struct VertexOut {
   @builtin(position) clip: vec4f,
   @location(0) normal: vec3f,
-  @location(1) uv: vec4f,
   @location(2) world: vec3f,
 }
 struct Captured {
@@ -56,11 +55,11 @@ export async function captureVertices(crowd: Crowd, id: number): Promise<Capture
   const pipelines = new Map<string, GPURenderPipeline>();
   const pipeline = (p: MeshBuffers['primitives'][number]) => {
     const entryPoint = vertexEntryPoint(p);
-    const key = `${entryPoint}.uv${p.uvSets}.tangents${Number(p.tangents)}`;
+    const key = `${entryPoint}.${streamsKey(p)}`;
     if (!pipelines.has(key)) {
       pipelines.set(key, device.createRenderPipeline({
         label: `captureVertices.${entryPoint}`, layout: skin.pipelineLayout,
-        vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets, p.tangents) },
+        vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p) },
         fragment: { module: fragment, entryPoint: 'capture', targets: [{ format: 'rgba32float' }, { format: 'rgba32float' }] },
         primitive: { topology: 'point-list' },
       }));
@@ -82,9 +81,11 @@ export async function captureVertices(crowd: Crowd, id: number): Promise<Capture
     pass.setBindGroup(0, skin['direct'] as GPUBindGroup);
     pass.setBindGroup(1, skin.materials[i]);
     mesh.setBuffers(pass, p);
+    // A primitive drawn with shared vertices (MeshBuffers vertexOf): vertex v is the GPU vertex drawn for it.
+    const gpuVertex = p.vertexOf ?? Uint32Array.from({ length: count }, (_, v) => v);
     for (let v = 0; v < count; v++) {
       pass.setViewport(v % WIDTH, Math.floor(v / WIDTH), 1, 1, 0, 1);
-      pass.draw(1, 1, v, slot);
+      pass.draw(1, 1, gpuVertex[v], slot);
     }
     pass.end();
     const copy = (t: GPUTexture) => {

@@ -31,16 +31,7 @@ export async function benchCulling(device: GPUDevice, character: Character, coun
   const crowd = fullCrowd(device, character, { ...TimedFrames.formats, capacity: count });
   const population = new Population(crowd, character);
   population.setCount(count, { mode: 'crowd', blend: 0.5, randomPhases: true, variety: 0.15, clipA: 0, clipB: Math.min(1, character.clipNames.length - 1) });
-  const camera = new OrbitCamera();
-  const halfSide = spiralHalfSide(count);
-  camera.frame(halfSide * population.spacing[0], halfSide * population.spacing[1], population.height);
-  if (view === 'inside') {
-    // Standing among the crowd: target a little ahead, pitch almost level, eye at head height.
-    camera.target.set([population.spacing[0] * 0.5, population.height * 0.5, population.spacing[1] * 0.5]);
-    camera.distance = population.spacing[1] * 0.5;
-    camera.pitch = 0.03;
-  }
-  camera.update(WIDTH / HEIGHT);
+  const camera = benchCamera(population, count, view);
 
   const timed = new TimedFrames(device, WIDTH, HEIGHT);
   const indicesPerInstance = character.rig.primitives.reduce((n, p) => n + (p.indices?.length ?? p.vertexCount), 0);
@@ -70,6 +61,25 @@ export async function benchCulling(device: GPUDevice, character: Character, coun
   timed.destroy();
   crowd.destroy();
   return rows;
+}
+
+/**
+ * The camera of view `view` over `population` (`count` instances on the demo's spiral): 'inside'
+ * (the eye among the characters at their head height, looking level) or 'demo' (the demo's
+ * default framing, OrbitCamera.frame), for a WIDTH x HEIGHT target. The draw section uses it too.
+ */
+export function benchCamera(population: Population, count: number, view: 'inside' | 'demo'): OrbitCamera {
+  const camera = new OrbitCamera();
+  const halfSide = spiralHalfSide(count);
+  camera.frame(halfSide * population.spacing[0], halfSide * population.spacing[1], population.height);
+  if (view === 'inside') {
+    // Standing among the crowd: target a little ahead, pitch almost level, eye at head height.
+    camera.target.set([population.spacing[0] * 0.5, population.height * 0.5, population.spacing[1] * 0.5]);
+    camera.distance = population.spacing[1] * 0.5;
+    camera.pitch = 0.03;
+  }
+  camera.update(WIDTH / HEIGHT);
+  return camera;
 }
 
 function mean(values: number[]): number {

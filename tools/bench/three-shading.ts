@@ -23,7 +23,8 @@ const HEIGHT = 360;
 const SPACING = 1.6; // metres between Foxes on the grid
 
 export type ShadingVariant = 'crowd' | 'three' | 'three + shadows';
-export interface ShadingRow { instances: number; variant: ShadingVariant | 'copy alone'; frameMs: number; ratio: number }
+/** frameMs: the median frame's wall ms; cpuMs: the median frame's CPU ms of this process (user + system, every thread: on SwiftShader the GPU's work too). */
+export interface ShadingRow { instances: number; variant: ShadingVariant | 'copy alone'; frameMs: number; cpuMs: number; ratio: number }
 
 /**
  * Starts a new frame of three's node clock, as its animation loop does each frame (its
@@ -76,17 +77,22 @@ export async function benchThreeShading(device: GPUDevice, character: Character,
       const id = crowd.add({ clipA: 'Walk', clipB: 'Run', blend: 0.5, timeA: i * 0.37, timeB: i * 0.37 });
       crowd.setPlacement(id, (i % side) * SPACING - half, -character.bounds.min[1] * scale, Math.floor(i / side) * SPACING - half, i * 0.7, scale);
     }
-    return { variant, scene, crowds, crowd, times: [] as number[] };
+    return { variant, scene, crowds, crowd, times: [] as number[], cpuTimes: [] as number[] };
   });
 
   for (let round = 0; round < frames + 2; round++) {
     for (const setup of setups) {
       const start = performance.now();
       nextFrame(renderer);
+      const cpu = process.cpuUsage();
       setup.crowd.update(1 / 60);
       setup.crowds.renderToTarget(setup.scene, camera);
       await device.queue.onSubmittedWorkDone();
-      if (round >= 2) setup.times.push(performance.now() - start);
+      const used = process.cpuUsage(cpu);
+      if (round >= 2) {
+        setup.times.push(performance.now() - start);
+        setup.cpuTimes.push((used.user + used.system) / 1000);
+      }
     }
   }
 
@@ -108,8 +114,8 @@ export async function benchThreeShading(device: GPUDevice, character: Character,
   for (const buffer of buffers) buffer.destroy();
 
   const base = median(setups[0].times);
-  const rows: ShadingRow[] = setups.map((s) => ({ instances: count, variant: s.variant, frameMs: median(s.times), ratio: median(s.times) / base }));
-  rows.push({ instances: count, variant: 'copy alone', frameMs: median(copyTimes), ratio: median(copyTimes) / base });
+  const rows: ShadingRow[] = setups.map((s) => ({ instances: count, variant: s.variant, frameMs: median(s.times), cpuMs: median(s.cpuTimes), ratio: median(s.times) / base }));
+  rows.push({ instances: count, variant: 'copy alone', frameMs: median(copyTimes), cpuMs: Number.NaN, ratio: median(copyTimes) / base });
   for (const s of setups) s.crowds.dispose();
   renderer.dispose();
   return rows;

@@ -2,7 +2,7 @@ import pickWgsl from '../../../shaders/picking/pick.wgsl?raw';
 import type { KernelDraws } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { CAMERA } from '../../runtime/layout';
-import { vertexLayouts } from '../../runtime/mesh-buffers';
+import { streamsKey, vertexConstants, vertexLayouts } from '../../runtime/mesh-buffers';
 import { frameBindGroup, vertexEntryPoint, type DrawArgs } from '../../runtime/skin-pass';
 
 /** Bytes a pick reads back: the slot + 1 (u32, 0 for nothing) and the depth's f32 bits. */
@@ -51,13 +51,13 @@ export class PickPass {
     // With per-instance appearance, its entry points and group 3: a hidden part is not hit.
     this.pipelines = mesh.primitives.map((p) => {
       const entryPoint = skin.appearance?.entryPoint(p) ?? vertexEntryPoint(p);
-      const key = `${entryPoint}.uv${p.uvSets}.tangents${Number(p.tangents)}`;
+      const key = `${entryPoint}.${streamsKey(p)}`;
       let pipeline = byEntryPoint.get(key);
       if (!pipeline) {
         byEntryPoint.set(key, (pipeline = device.createRenderPipeline({
           label: `PickPass.pipeline.${entryPoint}`,
           layout: skin.appearance?.depthLayout ?? skin.pipelineLayout,
-          vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets, p.tangents), constants: skin.vertexConstants },
+          vertex: { module: skin.module, entryPoint, buffers: vertexLayouts(p), constants: { ...skin.vertexConstants, ...vertexConstants(p) } },
           fragment: { module, entryPoint: 'pick', targets: [{ format: 'rg32uint' }] },
           primitive: { topology: 'triangle-list', cullMode: 'none' },
           depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less' },

@@ -1,6 +1,6 @@
 import { mat4, vec3 } from 'wgpu-matrix';
 import { CAMERA } from '../layout';
-import { vertexLayouts, type MeshBuffers } from '../mesh-buffers';
+import { streamsKey, vertexConstants, vertexLayouts, type MeshBuffers } from '../mesh-buffers';
 import { frameBindGroup, vertexEntryPoint, type DrawArgs, type SkinInputs, type SkinPass } from '../skin-pass';
 import type { PrimitiveBuffers } from '../mesh-buffers';
 
@@ -44,7 +44,7 @@ export class ShadowPass {
     const byEntryPoint = new Map<string, GPURenderPipeline>();
     this.pipelines = mesh.primitives.map((p) => {
       const entryPoint = skin.appearance?.entryPoint(p) ?? vertexEntryPoint(p);
-      const key = `${entryPoint}.${p.primitive.material.alphaMode === 'MASK' ? 'mask' : 'solid'}.tangents${Number(p.tangents)}`;
+      const key = `${entryPoint}.${p.primitive.material.alphaMode === 'MASK' ? 'mask' : 'solid'}.${streamsKey(p)}`;
       if (!byEntryPoint.has(key)) byEntryPoint.set(key, this.pipeline(p));
       return byEntryPoint.get(key)!;
     });
@@ -106,9 +106,9 @@ export class ShadowPass {
     return this.device.createRenderPipeline({
       label: `ShadowPass.pipeline.${entryPoint}`,
       layout: this.skin.appearance?.depthLayout ?? this.skin.pipelineLayout,
-      vertex: { module: this.skin.module, entryPoint, buffers: vertexLayouts(p.influences, p.uvSets, p.tangents), constants: this.skin.vertexConstants },
+      vertex: { module: this.skin.module, entryPoint, buffers: vertexLayouts(p), constants: { ...this.skin.vertexConstants, ...vertexConstants(p) } },
       // alphaMode MASK: the cut-out texels cast no shadow (skin.wgsl shadowMask discards them).
-      ...(p.primitive.material.alphaMode === 'MASK' ? { fragment: { module: this.skin.module, entryPoint: 'shadowMask', targets: [] } } : {}),
+      ...(p.primitive.material.alphaMode === 'MASK' ? { fragment: { module: this.skin.module, entryPoint: 'shadowMask', targets: [], constants: vertexConstants(p) } } : {}),
       primitive: { topology: 'triangle-list', cullMode: 'none' },
       // Slope-scaled bias against self-shadowing acne.
       depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less', depthBias: 2, depthBiasSlopeScale: 2 },

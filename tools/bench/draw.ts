@@ -1,0 +1,191 @@
+/**
+ * The draw against its floor (issue 31): GPU time of the render pass alone, for the culling
+ * bench's two views (tools/bench/culling.ts benchCamera), culling and every LOD off, of
+ * - 'floor': the cheapest draw of the same instances, mesh (its rest pose, as loaded: the file's
+ *   positions and indices, 0, 1, 2, ... for a non-indexed primitive) and camera into the same
+ *   target: positions only, world x view-projection, a constant colour (tools/bench/floor.wgsl);
+ * - 'floor, our vertices': the same over the crowd's own position buffer and level-0 indices
+ *   (shared vertices and the vertex-cache order of src/bake/draw-order.ts);
+ * - 'ours': the crowd's skin pass (Crowd.draw).
+ * The draws are interleaved frame by frame, so a busy machine slows each alike. GPU ms by
+ * timestamp-query around the render pass where the adapter has 'timestamp-query', else submit to
+ * done of a command buffer holding the render pass alone (the crowd's compute passes are
+ * submitted and waited for first). Also the CPU ms this process spent from submit to done (user +
+ * system, every thread): on SwiftShader, which draws on this process's threads, the emulated
+ * GPU's work, and unlike a clock not stretched when other programs take the cores. Used by
+ * tools/bench.ts (--section draw).
+ */
+import floorWgsl from './floor.wgsl?raw';
+import type { Character } from '../../src/character/character';
+import { INSTANCE } from '../../src/runtime/layout';
+import { vertexLayouts } from '../../src/runtime/mesh-buffers';
+import { Population } from '../../demo/population';
+import { benchCamera } from './culling';
+import { fullCrowd } from './full-crowd';
+import { median, TimedFrames } from './timed-frame';
+
+const WIDTH = 640;
+const HEIGHT = 360;
+
+export type DrawKind = 'floor' | 'floor, our vertices' | 'ours';
+export interface DrawRow {
+  view: 'inside' | 'demo';
+  instances: number;
+  draw: DrawKind;
+  /** Median GPU ms of the render pass. */
+  gpuMs: number;
+  /** Median CPU ms of this process from submit to done (SwiftShader: the draw's own work). */
+  cpuMs: number;
+  /** Vertices (indices) drawn per frame. */
+  vertices: number;
+  /** The timed ms (`timedBy`) / vertices, in nanoseconds. */
+  nsPerVertex: number;
+  /** The timed ms / the floor's in the same run. */
+  ratio: number;
+  /** Which time the ratio uses: 'gpu' (GPU adapters) or 'cpu' (`byCpu`: SwiftShader). */
+  timedBy: 'gpu' | 'cpu';
+  method: string;
+}
+
+/** `frames` measured frames of each draw (after 2 warm-up rounds) of `count` instances of the demo's crowd seen from `view`. */
+export async function benchDraw(device: GPUDevice, character: Character, count: number, view: 'inside' | 'demo', frames: number, byCpu: boolean): Promise<DrawRow[]> {
+  const crowd = fullCrowd(device, character, { ...TimedFrames.formats, capacity: count });
+  const population = new Population(crowd, character);
+  population.setCount(count, { mode: 'crowd', blend: 0.5, randomPhases: true, variety: 0.15, clipA: 0, clipB: Math.min(1, character.clipNames.length - 1) });
+  const camera = benchCamera(population, count, view);
+  crowd.culling = false;
+  crowd.lod = false;
+  crowd.animationLod = false;
+  const kernel = crowd.install({ featureName: 'draw-bench' });
+  const { mesh } = kernel.draws;
+
+  const module = device.createShaderModule({ label: 'benchDraw.floor', code: floorWgsl });
+  const groupLayout = device.createBindGroupLayout({
+    label: 'benchDraw.floor',
+    entries: [
+      { binding: 0, visibility: GPUShaderStage.VERTEX, buffer: { type: 'uniform' } },
+      { binding: 1, visibility: GPUShaderStage.VERTEX, buffer: { type: 'read-only-storage' } },
+    ],
+  });
+  const layout = device.createPipelineLayout({ label: 'benchDraw.floor', bindGroupLayouts: [groupLayout] });
+  // Positions at the start of each vertex, `stride` bytes apart: 12 as loaded, the skin stream's stride over our vertices.
+  const floorPipeline = (stride: number) => device.createRenderPipeline({
+    label: `benchDraw.floor${stride}`, layout,
+    vertex: { module, entryPoint: 'floorVertex', buffers: [{ arrayStride: stride, attributes: [{ shaderLocation: 0, format: 'float32x3', offset: 0 }] }], constants: { INSTANCE_VEC4S: INSTANCE.size / 16 } },
+    fragment: { module, entryPoint: 'floorFragment', targets: [{ format: TimedFrames.formats.colorFormat }] },
+    primitive: { topology: 'triangle-list', cullMode: 'back' },
+    depthStencil: { format: TimedFrames.formats.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
+  });
+  const floor = floorPipeline(12);
+  const ourFloors = mesh.primitives.map((p) => floorPipeline(vertexLayouts(p)[0].arrayStride));
+  const viewProjection = device.createBuffer({ label: 'benchDraw.viewProjection', size: 64, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+  device.queue.writeBuffer(viewProjection, 0, camera.viewProjection);
+  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: TimedFrames.formats.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: TimedFrames.formats.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const timestamps = device.features.has('timestamp-query');
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
+  const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const method = timestamps ? 'timestamp-query' : 'submit to done';
+  const vertices = count * mesh.indicesPerInstance()[0];
+  // The file's mesh: positions and indices as loaded.
+  const asLoaded = character.rig.primitives.map((prim) => {
+    const upload = (data: Float32Array | Uint32Array, usage: number) => {
+      const buffer = device.createBuffer({ size: data.byteLength, usage: usage | GPUBufferUsage.COPY_DST });
+      device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+      return buffer;
+    };
+    const indices = prim.indices ? Uint32Array.from(prim.indices) : Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);
+    return { positions: upload(prim.positions, GPUBufferUsage.VERTEX), indices: upload(indices, GPUBufferUsage.INDEX), count: indices.length };
+  });
+
+  const timePass = async (record: (pass: GPURenderPassEncoder) => void): Promise<[gpu: number, cpu: number]> => {
+    const encoder = device.createCommandEncoder();
+    const pass = encoder.beginRenderPass({
+      colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
+      depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
+      timestampWrites: querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 },
+    });
+    record(pass);
+    pass.end();
+    if (querySet) {
+      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
+    }
+    const start = performance.now();
+    const cpu = process.cpuUsage();
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000;
+    if (!querySet) return [performance.now() - start, cpuMs];
+    await read.mapAsync(GPUMapMode.READ);
+    const [begin, end] = new BigUint64Array(read.getMappedRange());
+    read.unmap();
+    return [Number(end - begin) / 1e6, cpuMs];
+  };
+
+  const times: Record<DrawKind, [number, number][]> = { floor: [], 'floor, our vertices': [], ours: [] };
+  for (let round = 0; round < frames + 2; round++) {
+    crowd.update(1 / 60);
+    const encoder = device.createCommandEncoder();
+    crowd.encode(encoder);
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    // Made each round: the instance buffer is the store's current one.
+    const group = device.createBindGroup({
+      label: 'benchDraw.floor', layout: groupLayout,
+      entries: [{ binding: 0, resource: { buffer: viewProjection } }, { binding: 1, resource: { buffer: kernel.store.instanceBuffer } }],
+    });
+    const floorMs = await timePass((pass) => {
+      pass.setPipeline(floor);
+      pass.setBindGroup(0, group);
+      for (const p of asLoaded) {
+        pass.setVertexBuffer(0, p.positions);
+        pass.setIndexBuffer(p.indices, 'uint32');
+        pass.drawIndexed(p.count, count);
+      }
+    });
+    const sharedMs = await timePass((pass) => {
+      pass.setBindGroup(0, group);
+      for (const [i, p] of mesh.primitives.entries()) {
+        pass.setPipeline(ourFloors[i]);
+        pass.setVertexBuffer(0, p.vertexBuffers[0]);
+        pass.setIndexBuffer(p.indexBuffer, p.indexFormat);
+        pass.drawIndexed(p.ranges[0][0], count, p.ranges[0][1]);
+      }
+    });
+    const oursMs = await timePass((pass) => crowd.draw(pass, camera.viewProjection));
+    if (round >= 2) {
+      times.floor.push(floorMs);
+      times['floor, our vertices'].push(sharedMs);
+      times.ours.push(oursMs);
+    }
+  }
+  for (const r of [viewProjection, color, depth, resolve, read, ...asLoaded.flatMap((p) => [p.positions, p.indices])]) r.destroy();
+  querySet?.destroy();
+  crowd.destroy();
+  const timed = (draw: DrawKind) => median(times[draw].map(([gpu, cpu]) => (byCpu ? cpu : gpu)));
+  return (['floor', 'floor, our vertices', 'ours'] as const).map((draw) => ({
+    view, instances: count, draw, vertices, method,
+    gpuMs: median(times[draw].map(([gpu]) => gpu)),
+    cpuMs: median(times[draw].map(([, cpu]) => cpu)),
+    nsPerVertex: (timed(draw) * 1e6) / vertices,
+    ratio: timed(draw) / timed('floor'),
+    timedBy: byCpu ? 'cpu' as const : 'gpu' as const,
+  }));
+}
+
+/**
+ * The steps of issue 31 as each was measured when taken (SwiftShader on the 2-core development
+ * machine, ratios to the floor in the same run, `npm run bench -- --section draw`): a run measures
+ * only its own tree, so the history is kept here and printed under the live table. `paired`: the
+ * render pass's CPU ms over before's (inside, demo), the four trees' crowds drawn in one process,
+ * interleaved, the median of 10 per-round ratios (a one-off script, docs/draw.md).
+ */
+export const DRAW_STEPS: { step: string; inside: string; demo: string; floors: string; three: string; paired: string }[] = [
+  { step: 'before (bfe6218): 7 streams, 72 bytes a Fox vertex, 21 floats out, 1,728 vertex runs a Fox', inside: '3.07', demo: '2.52', floors: '1.45, 1.51 (the same draw twice: the noise)', three: '1.01', paired: '1, 1' },
+  { step: '1. only what the fragment reads is passed (NORMALS/TANGENTS/COLORS/UV1 constants), no COLOR_0 stream, uint8 joints (420fa74)', inside: '2.53', demo: '1.83', floors: '1.25, 1.07 (still the same draw)', three: '0.98', paired: '0.91, 0.94' },
+  { step: '2. shared vertices with face normals from the fragment stage, every level ordered for the vertex cache (c880f07)', inside: '2.56', demo: '0.93', floors: '0.78, 0.64', three: '1.06', paired: '0.70, 0.70' },
+  { step: '3. two interleaved streams (skin, shading) and one stand-in: 3 vertex buffers, 40 bytes a Fox vertex (6947a52)', inside: '1.75', demo: '1.25', floors: '0.64, 0.58', three: '0.78', paired: '0.73, 0.80' },
+];
