@@ -120,6 +120,17 @@ struct LayerStack {
   layers: array<Layer, STACK_LAYERS>,
 }
 
+struct LocomotionDrive {
+  x: f32,
+  z: f32,
+  heading: f32,
+  forward: f32,
+  right: f32,
+  driven: u32,
+  pad0: u32,
+  pad1: u32,
+}
+
 const HALF_PI_HI: f32 = 0x1.921fb6p0f; // f32(pi / 2)
 const HALF_PI_LO: f32 = -0x1.777a5cp-25f; // pi / 2 - HALF_PI_HI
 
@@ -309,6 +320,10 @@ struct Update {
 @group(0) @binding(6) var<storage, read_write> instances: array<Instance>;
 @group(0) @binding(7) var<storage, read_write> stacks: array<LayerStack>;
 @group(1) @binding(0) var<storage, read> updates: array<Update>;
+// The kernel's locomotion channel (LOCOMOTION_DRIVE by handle; CrowdKernel.locomotionDrive), written
+// by another feature's pass earlier in the encode (steering), or a zeroed stand-in: a handle marked
+// driven takes its ground motion from here, and its placement is the writer's.
+@group(1) @binding(1) var<storage, read> drives: array<LocomotionDrive>;
 
 fn modelU32(i: u32) -> u32 {
   return bitcast<u32>(model[i]);
@@ -586,12 +601,35 @@ fn stepLocomotion(input: ControlInput, handle: u32) -> ControlState {
   }
   s.velocityX = v.x;
   s.velocityZ = v.y;
-  let b = locomotionBlend(v, s.heading);
-  let u = s.phase + dt * b.rateScale / b.cycle;
-  let wrapped = u - floor(u);
-  s.phase = select(wrapped, 0.0, wrapped >= 1.0);
+  s.phase = advancePhase(s);
   states[handle] = s;
   return s;
+}
+
+// The blend phase after this frame at state s's velocity and heading (clip rates of its blend).
+fn advancePhase(s: ControlState) -> f32 {
+  let b = locomotionBlend(vec2f(s.velocityX, s.velocityZ), s.heading);
+  let u = s.phase + params.dt * b.rateScale / b.cycle;
+  let wrapped = u - floor(u);
+  return select(wrapped, 0.0, wrapped >= 1.0);
+}
+
+// A driven controller's locomotion: position, heading and velocity (from the speeds relative to
+// the facing) are the drive's, as stepped this frame; only the blend phase advances here. The
+// state keeps the controller's epoch, so that when the drive stops it goes on from there.
+fn followDrive(input: ControlInput, handle: u32, d: LocomotionDrive) -> ControlState {
+  let forward = sinCos(d.heading);
+  let v = forward * d.forward + vec2f(-forward.y, forward.x) * d.right;
+  var s = states[handle];
+  let phase = select(input.startPhase, s.phase, s.epoch == input.epoch);
+  s = ControlState(d.x, d.z, v.x, v.y, d.heading, phase, input.epoch, 0u);
+  s.phase = advancePhase(s);
+  states[handle] = s;
+  return s;
+}
+
+fn isDriven(handle: u32) -> bool {
+  return handle < arrayLength(&drives) && drives[handle].driven != 0u;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -638,8 +676,14 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
 
   var loco: ControlState;
   var blend: Blend;
+  var driven = false;
   if (input.hasLocomotion != 0u) {
-    loco = stepLocomotion(input, handle);
+    driven = isDriven(handle);
+    if (driven) {
+      loco = followDrive(input, handle, drives[handle]);
+    } else {
+      loco = stepLocomotion(input, handle);
+    }
     blend = locomotionBlend(vec2f(loco.velocityX, loco.velocityZ), loco.heading);
   }
 
@@ -740,7 +784,7 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   stacks[stack].overrideCount = layer;
   stacks[stack].additiveCount = 0u;
 
-  if (input.hasLocomotion != 0u) {
+  if (input.hasLocomotion != 0u && !driven) {
     let sc = sinCos(loco.heading);
     let c = sc.y;
     let s = sc.x;

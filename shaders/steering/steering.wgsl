@@ -13,7 +13,9 @@
 //                 cells around it, ORCA lines of neighbours and obstacle segments, RVO2's linear
 //                 program (2D, then the 3D fallback when infeasible) -> nextVelocity
 //   moveAgents    per agent: velocity = nextVelocity, position += velocity * dt, facing turns toward
-//                 the velocity; writes the instance record's world matrix (placement and yaw)
+//                 the velocity; writes the instance record's world matrix (placement and yaw) and
+//                 the locomotion channel (drives: position, heading, velocity relative to the facing,
+//                 driven = 1; 0 for a handle that is no agent) that a controller's control pass reads
 //
 // The TypeScript twin is src/features/steering/step.ts and orca.ts (same branches, float64);
 // layouts in src/features/steering/layout.ts (checked by test/features/steering/layout.test.ts).
@@ -50,6 +52,17 @@ struct Instance {
   rateHiA: u32,
   rateLoB: u32,
   rateHiB: u32,
+}
+
+struct LocomotionDrive {
+  x: f32,
+  z: f32,
+  heading: f32,
+  forward: f32,
+  right: f32,
+  driven: u32,
+  pad0: u32,
+  pad1: u32,
 }
 // END generated
 
@@ -136,6 +149,9 @@ struct Line {
 // Instance slot of each handle (InstanceStore.handleSlots), HANDLE_FREE for a free handle.
 @group(0) @binding(10) var<storage, read> slotOfHandle: array<u32>;
 @group(0) @binding(11) var<storage, read_write> instances: array<Instance>;
+// The kernel's locomotion channel (LOCOMOTION_DRIVE by handle): written here, read by the control
+// pass (shaders/controllers/control.wgsl) of the same encode.
+@group(0) @binding(12) var<storage, read_write> drives: array<LocomotionDrive>;
 
 fn det(a: vec2f, b: vec2f) -> f32 {
   return a.x * b.y - a.y * b.x;
@@ -706,7 +722,11 @@ fn turnToward(heading: f32, v: vec2f, maxSpeed: f32, maxTurn: f32) -> f32 {
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn moveAgents(@builtin(global_invocation_id) id: vec3u) {
   let h = id.x;
-  if (h >= params.handleCount || !isActive(h)) {
+  if (h >= params.handleCount) {
+    return;
+  }
+  if (!isActive(h)) {
+    drives[h].driven = 0u;
     return;
   }
   let agent = agents[h];
@@ -720,6 +740,10 @@ fn moveAgents(@builtin(global_invocation_id) id: vec3u) {
     s.heading = turnToward(s.heading, v, agent.maxSpeed, params.turnRate * params.dt);
     states[h] = s;
   }
+  // Velocity in the facing's frame: forward (sin h, cos h), right (-cos h, sin h).
+  let forward = vec2f(sin(s.heading), cos(s.heading));
+  let v = vec2f(s.velocityX, s.velocityZ);
+  drives[h] = LocomotionDrive(s.x, s.z, s.heading, dot(v, forward), -v.x * forward.y + v.y * forward.x, 1u, 0u, 0u);
   let slot = slotOfHandle[h];
   if (slot == HANDLE_FREE) {
     return;

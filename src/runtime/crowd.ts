@@ -105,9 +105,8 @@ export class Crowd extends CrowdCamera {
     this.kernel = {
       get device() { return self.gpuDevice; },
       character, options, store: this.store,
-      get clock() { return self.clockSeconds; },
-      get skinning() { return self.skinningMethod; },
-      feature: (name) => this.features.get(name),
+      get clock() { return self.clockSeconds; }, get skinning() { return self.skinningMethod; },
+      get locomotionDrive() { return self.features.locomotionDrive; }, feature: (name) => this.features.get(name),
       rebuildPasses: () => {
         this.passes.destroy();
         this.createPasses(this.gpuDevice);
@@ -402,7 +401,7 @@ export class Crowd extends CrowdCamera {
 
   /**
    * Records the frame's compute work (call after update, before the render pass that draws): the
-   * features' passes that write what posing reads (controllers, root motion, morph weights), then
+   * features' passes that write what posing reads (steering, controllers, root motion, morph weights), then
    * with a camera set (setCamera) the cull pass (visibility, LOD, animation LOD), the pose pass
    * for the instances it listed and the shadow map; without one, the pose pass for every
    * instance; then the features' passes that read the poses (props). `timestampWrites` measures
@@ -411,6 +410,7 @@ export class Crowd extends CrowdCamera {
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites, poseTimestampWrites?: GPUComputePassTimestampWrites): void {
     if (typeof encoder?.beginComputePass !== 'function') throw new TypeError(`encoder must be a GPUCommandEncoder, got ${show(encoder)}`);
     const frame = this.frame;
+    this.features.encode(encoder, 'drive', frame);
     this.features.encode(encoder, 'control', frame);
     this.features.encode(encoder, 'before-pose', frame);
     this.view.encode(encoder, this.store, this.passes.pose, this.clockSeconds, timestampWrites, this.features.vertexWeights, poseTimestampWrites);

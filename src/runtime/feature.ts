@@ -27,6 +27,13 @@ export interface CrowdKernel {
   readonly skinning: SkinningMethod;
   /** The feature installed under `name`, or undefined: how one feature reaches another without importing it. */
   feature<T extends CrowdFeature>(name: string): T | undefined;
+  /**
+   * The locomotion channel now (LOCOMOTION_DRIVE records by instance handle, in src/runtime/layout.ts),
+   * when a feature provides one (CrowdFeature.locomotionDrive), else undefined: a feature that
+   * animates locomotion (controllers) reads it in encode('control') and follows the handles marked
+   * driven. Read it at encode time: the writer may replace the buffer in its prepare.
+   */
+  readonly locomotionDrive: GPUBuffer | undefined;
   /** Re-creates the kernel's passes now, on the same device (a feature that changes what they bind, such as vertex weights). */
   rebuildPasses(): void;
   /** @internal The kernel's draw as it stands now (replaced with its passes: restore, skinning, rebuildPasses). */
@@ -49,12 +56,13 @@ export interface KernelDraws {
 }
 
 /**
- * Where in encode() a feature's passes run: 'control' first (passes that write the instance
+ * Where in encode() a feature's passes run: 'drive' first (passes that move instances and write
+ * the locomotion channel, CrowdKernel.locomotionDrive: steering), then 'control' (passes that write the instance
  * records themselves: GPU-driven controllers), then 'before-pose' (passes that read the records:
  * root motion, morph weights), then the kernel's cull and pose passes and the shadow map, then
  * 'after-pose' (passes that read the joint matrices: props).
  */
-export type FeatureStage = 'control' | 'before-pose' | 'after-pose';
+export type FeatureStage = 'drive' | 'control' | 'before-pose' | 'after-pose';
 
 /** What encode() tells the features that run after the pose pass. */
 export interface EncodedFrame {
@@ -89,7 +97,7 @@ export interface DrawShadow {
  * needs nothing but this interface, and finds another feature only by name (CrowdKernel.feature).
  *
  * Frame order: update(dt) = rebase? -> the store's uploads -> prepare -> settle;
- * encode() = encode('control') -> encode('before-pose') -> [cull] -> pose -> [shadow] -> encode('after-pose');
+ * encode() = encode('drive') -> encode('control') -> encode('before-pose') -> [cull] -> pose -> [shadow] -> encode('after-pose');
  * draw() = the crowd's draws -> draw.
  */
 export interface CrowdFeature {
@@ -135,6 +143,12 @@ export interface CrowdFeature {
    * read when the kernel makes its passes (a feature that adds it calls rebuildPasses).
    */
   readonly appearance?: AppearanceSource;
+  /**
+   * The locomotion channel this feature writes in encode('drive') (LOCOMOTION_DRIVE records by
+   * instance handle, src/runtime/layout.ts; CrowdKernel.locomotionDrive), or undefined. One feature
+   * may provide it; it may replace the buffer in prepare (growth).
+   */
+  readonly locomotionDrive?: GPUBuffer;
   /** The crowd clock restarts at 0 from `clock` (every CLOCK_REBASE_SECONDS; after the store's rebase). */
   rebase?(clock: number): void;
   /** The kernel re-created its passes on `device` (restore, a new skinning method, rebuildPasses): re-create what depends on them. */
@@ -288,6 +302,13 @@ export class FeatureList {
   get appearance(): AppearanceSource | undefined {
     const all = this.all;
     for (let i = 0; i < all.length; i++) if (all[i].appearance) return all[i].appearance;
+    return undefined;
+  }
+
+  /** The locomotion channel a feature provides (steering), if any (CrowdFeature.locomotionDrive). */
+  get locomotionDrive(): GPUBuffer | undefined {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) if (all[i].locomotionDrive) return all[i].locomotionDrive;
     return undefined;
   }
 

@@ -393,6 +393,25 @@ export const CONTROL_INPUT = {
   actionOutTime: 260, //     f32: actionTime at which the action fades out (ACTION_NEVER: never)
 } as const;
 
+/**
+ * The kernel's locomotion channel (WGSL `LocomotionDrive`, LOCOMOTION_DRIVE_STRUCT): one record per
+ * instance handle in a GPU buffer that one feature writes (CrowdFeature.locomotionDrive: steering)
+ * and another reads (CrowdKernel.locomotionDrive: the controllers' control pass), so neither names
+ * the other. Written in FeatureStage 'drive', read in 'control' of the same encode. While `driven`
+ * is 1 the writer owns the instance's placement (it writes the world matrix); the reader takes
+ * the ground motion as its locomotion (blend, clip rates) and leaves the placement alone.
+ */
+export const LOCOMOTION_DRIVE = {
+  size: 32,
+  x: 0, //        f32: position on the ground plane after this frame's step, model units
+  z: 4, //        f32
+  heading: 8, //  f32: facing, radians about +y (0 faces +z)
+  forward: 12, // f32: velocity along the facing, units per second (negative: backing up)
+  right: 16, //   f32: velocity to the right of the facing (sin(h - pi/2), cos(h - pi/2) = (-cos h, sin h)), units per second
+  driven: 20, //  u32: 1 while the writer drives this handle, else 0
+  // 8 bytes of padding
+} as const;
+
 /** One controller's integrated locomotion (`ControlState`), per handle, written by the GPU only. */
 export const CONTROL_STATE = {
   size: 32,

@@ -69,6 +69,21 @@ export const CULL_CONSTANTS: readonly SharedConstant[] = [
 ];
 
 /**
+ * The locomotion channel's record as WGSL (layout: LOCOMOTION_DRIVE in src/runtime/layout.ts, checked
+ * field by field by test/runtime/layout.test.ts): the writer's and the reader's generated blocks.
+ */
+export const LOCOMOTION_DRIVE_STRUCT = `struct LocomotionDrive {
+  x: f32,
+  z: f32,
+  heading: f32,
+  forward: f32,
+  right: f32,
+  driven: u32,
+  pad0: u32,
+  pad1: u32,
+}`;
+
+/**
  * The instance record as WGSL (layout: INSTANCE in src/runtime/layout.ts, checked field by field by
  * test/runtime/layout.test.ts). Every pass that reads or writes it (pose, control, cull, skin) gets
  * this one text in its generated block.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
+  CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, LOCOMOTION_DRIVE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
   MATERIAL, MORPH_HEADER, MORPH_PARAMS, NODE, POSE_PARAMS, ROOT_ANCHOR, ROOT_MOTION_PARAMS,
   JOINT_BYTES, JOINT_DQ, JOINT_MATRIX_BYTES,
 } from '../../src/runtime/layout';
@@ -130,6 +130,7 @@ describe('buffer layouts: src/runtime/layout.ts matches the WGSL structs', () =>
     expectMatches(CONTROL_STATE, wgslLayout(control, 'ControlState'));
     expectMatches(CONTROL_PARAMS, wgslLayout(control, 'ControlParams'));
     expectMatches(CONTROL_UPDATE, wgslLayout(control, 'Update'));
+    expectMatches(LOCOMOTION_DRIVE, wgslLayout(control, 'LocomotionDrive'));
     // The pose records the control pass writes are the pose pass's, field for field.
     expectMatches(INSTANCE, wgslLayout(control, 'Instance'));
     expectMatches(LAYER, wgslLayout(control, 'Layer'));

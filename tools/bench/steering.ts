@@ -69,7 +69,7 @@ export async function benchSteering(device: GPUDevice, character: Character, cou
     crowd.encode(encoder);
     const t1 = performance.now();
     steering.prepare(crowd.clock);
-    steering.encode(encoder, 'control');
+    steering.encode(encoder, 'drive');
     const t2 = performance.now();
     encoder.finish();
     whole.push(t1 - t0);

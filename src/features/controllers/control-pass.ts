@@ -1,6 +1,6 @@
 import controlWgsl from '../../../shaders/controllers/control.wgsl?raw';
 import { clockResidual, clockTicks } from '../../runtime/clip-clock';
-import { CONTROL_INPUT, CONTROL_PARAMS, CONTROL_STATE, CONTROL_UPDATE } from '../../runtime/layout';
+import { CONTROL_INPUT, CONTROL_PARAMS, CONTROL_STATE, CONTROL_UPDATE, LOCOMOTION_DRIVE } from '../../runtime/layout';
 import { checkStorageBinding, formatCount, growthCount, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE, type BufferItems } from '../../runtime/limits';
 
 /** The dispatch is 1D: one controller per thread, at most this many workgroups. */
@@ -64,6 +64,11 @@ export class ControlPass {
   private modelBuffer: GPUBuffer;
   private readonly layout: GPUBindGroupLayout;
   private readonly updateLayout: GPUBindGroupLayout;
+  private readonly driveLayout: GPUBindGroupLayout;
+  /** A zeroed channel record bound when no feature provides the locomotion channel (no handle driven). */
+  private readonly noDrive: GPUBuffer;
+  private driveGroup: GPUBindGroup | undefined;
+  private driveBound: GPUBuffer | undefined;
   private readonly evaluate: GPUComputePipeline;
   private readonly apply: GPUComputePipeline;
   private inputs: GPUBuffer;
@@ -99,11 +104,14 @@ export class ControlPass {
       ],
     });
     this.updateLayout = device.createBindGroupLayout({ label: 'ControlPass.updateLayout', entries: [storage(0, 'read-only-storage')] });
+    // Its own group, so that neither pipeline passes 8 storage buffers (applyUpdates binds the updates instead).
+    this.driveLayout = device.createBindGroupLayout({ label: 'ControlPass.driveLayout', entries: [storage(1, 'read-only-storage')] });
+    this.noDrive = device.createBuffer({ label: 'ControlPass.noDrive', size: LOCOMOTION_DRIVE.size, usage: GPUBufferUsage.STORAGE });
     const module = device.createShaderModule({ label: 'ControlPass.shader', code: controlWgsl });
     const constants = { WORKGROUP_SIZE };
     this.evaluate = device.createComputePipeline({
       label: 'ControlPass.evaluatePipeline',
-      layout: device.createPipelineLayout({ label: 'ControlPass.evaluateLayout', bindGroupLayouts: [this.layout] }),
+      layout: device.createPipelineLayout({ label: 'ControlPass.evaluateLayout', bindGroupLayouts: [this.layout, this.driveLayout] }),
       compute: { module, entryPoint: 'main', constants },
     });
     this.apply = device.createComputePipeline({
@@ -199,8 +207,12 @@ export class ControlPass {
     this.device.queue.writeBuffer(this.params, 0, this.paramData);
   }
 
-  /** Records the copies of a growth, then the two dispatches (call after update, before the pose pass). */
-  encode(encoder: GPUCommandEncoder): void {
+  /**
+   * Records the copies of a growth, then the two dispatches (call after update, before the pose
+   * pass). `drive` is the kernel's locomotion channel now (CrowdKernel.locomotionDrive), or
+   * undefined; its bind group is remade when the buffer is replaced.
+   */
+  encode(encoder: GPUCommandEncoder, drive?: GPUBuffer): void {
     for (const copy of this.pendingCopies) {
       encoder.copyBufferToBuffer(copy.from, 0, copy.to, 0, copy.bytes);
     }
@@ -219,8 +231,14 @@ export class ControlPass {
       pass.dispatchWorkgroups(Math.ceil(this.updateCount / WORKGROUP_SIZE));
     }
     if (this.count > 0) {
+      const channel = drive ?? this.noDrive;
+      if (channel !== this.driveBound || !this.driveGroup) {
+        this.driveGroup = this.device.createBindGroup({ label: 'ControlPass.driveGroup', layout: this.driveLayout, entries: [{ binding: 1, resource: { buffer: channel } }] });
+        this.driveBound = channel;
+      }
       pass.setPipeline(this.evaluate);
       pass.setBindGroup(0, this.bindGroup!);
+      pass.setBindGroup(1, this.driveGroup);
       pass.dispatchWorkgroups(Math.ceil(this.count / WORKGROUP_SIZE));
     }
     pass.end();
@@ -250,7 +268,7 @@ export class ControlPass {
   }
 
   destroy(): void {
-    for (const b of [this.params, this.modelBuffer, this.inputs, this.states, this.handles, this.updates]) b.destroy();
+    for (const b of [this.params, this.modelBuffer, this.inputs, this.states, this.handles, this.updates, this.noDrive]) b.destroy();
     for (const copy of this.pendingCopies) copy.from.destroy();
   }
 
@@ -270,7 +288,7 @@ export class ControlPass {
 
   /** Bytes of the pass's GPU buffers. */
   get gpuBytes(): number {
-    return this.modelBuffer.size + this.params.size + this.inputs.size + this.states.size + this.handles.size + this.updates.size;
+    return this.modelBuffer.size + this.params.size + this.noDrive.size + this.inputs.size + this.states.size + this.handles.size + this.updates.size;
   }
 
   private createBuffer(name: string, size: number): GPUBuffer {

@@ -2,7 +2,7 @@ import { EDGE_EPSILON } from '../../anim/blend-space-2d';
 import { BLEND_ENTRIES } from '../../anim/control/locomotion';
 import { MIN_BLEND_WEIGHT } from '../../anim/control/output';
 import { CLOCK_TICKS_PER_SECOND, CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, MASK_NONE, REFERENCE_REST, STACK_LAYERS } from '../../runtime/layout';
-import { CLIP_CLOCK, POSE_RECORD_STRUCTS, PRECISE_SIN_COS, type GeneratedShader, type SharedConstant } from '../../runtime/wgsl-constants';
+import { CLIP_CLOCK, LOCOMOTION_DRIVE_STRUCT, POSE_RECORD_STRUCTS, PRECISE_SIN_COS, type GeneratedShader, type SharedConstant } from '../../runtime/wgsl-constants';
 import { CONTROL_MODEL } from './control-records';
 
 /**
@@ -27,5 +27,5 @@ export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
 ];
 
 export const CONTROL_SHADER: GeneratedShader = {
-  file: 'shaders/controllers/control.wgsl', constants: CONTROL_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${PRECISE_SIN_COS}\n\n${CLIP_CLOCK}`,
+  file: 'shaders/controllers/control.wgsl', constants: CONTROL_CONSTANTS, structs: `${POSE_RECORD_STRUCTS}\n\n${LOCOMOTION_DRIVE_STRUCT}\n\n${PRECISE_SIN_COS}\n\n${CLIP_CLOCK}`,
 };

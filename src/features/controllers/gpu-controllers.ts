@@ -167,7 +167,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
   private readGeneration = 0;
 
   /** The crowd's kernel (CrowdControllers installs the feature and forwards the frame hooks here). */
-  constructor(kernel: CrowdKernel, scheduler: ClipEventScheduler, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
+  constructor(private readonly kernel: CrowdKernel, scheduler: ClipEventScheduler, private readonly runtime: ControllerRuntime, private readonly maskIds: Int32Array) {
     this.store = kernel.store;
     this.scheduler = scheduler;
     this.work = new AnimationController(runtime);
@@ -448,9 +448,12 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     start[b + 3] = loco.velocityX; start[b + 4] = loco.velocityZ; start[b + 5] = loco.phase;
   }
 
-  /** Called by the crowd's encode, before the pose pass. */
+  /**
+   * Called by the crowd's encode, before the pose pass. A controller whose handle the kernel's
+   * locomotion channel marks driven (steering) follows that motion and leaves the placement alone.
+   */
   encode(encoder: GPUCommandEncoder): void {
-    this.pass.encode(encoder);
+    this.pass.encode(encoder, this.kernel.locomotionDrive);
     const checkpoint = Number.isNaN(this.snapshotClock) || this.clock - this.snapshotClock >= RESTORE_CHECKPOINT_SECONDS;
     if ((this.readBack || checkpoint) && this.readState === 'idle' && this.count > 0) {
       const bytes = this.pass.stateBuffer.size; // every handle the pass holds (it was checked against the limits)

@@ -15,7 +15,9 @@ import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions, SteeringA
  * reciprocal velocity obstacles and linear program) against the nearest agents and obstacle
  * segments, flow fields for agents that share a goal (with CrowdSteeringOptions.flowField), and
  * each agent's placement and facing written into its instance record, before the cull and pose
- * passes read it. The CPU acts on events only (add, remove, a goal, an obstacle): nothing per agent
+ * passes read it. With CrowdControllers, an agent's controller takes its locomotion from the step
+ * (CrowdKernel.locomotionDrive: speed and direction relative to the facing), and steering keeps
+ * writing the placement. The CPU acts on events only (add, remove, a goal, an obstacle): nothing per agent
  * per frame, no readback unless asked (readAgents). One step per crowd.update(dt) +
  * crowd.encode(encoder), of the update's dt. Docs: docs/steering.md.
  *
@@ -194,9 +196,22 @@ export class CrowdSteering implements CrowdFeature {
     return this.pass.update(this.store, this.model, this.model.handleLimit);
   }
 
-  /** CrowdFeature: the steering step, first in the frame ('control': it writes the instance records the other passes read). */
+  /**
+   * CrowdFeature: the steering step, first in the frame ('drive': it writes the instance records
+   * the other passes read, and the locomotion channel the controllers read in 'control').
+   */
   encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
-    if (stage === 'control') this.pass.encode(encoder, this.timestampWrites);
+    if (stage === 'drive') this.pass.encode(encoder, this.timestampWrites);
+  }
+
+  /**
+   * CrowdFeature: the kernel's locomotion channel (LOCOMOTION_DRIVE by handle), written by every
+   * step: each agent's position, heading and velocity relative to its facing, flagged driven. A
+   * CrowdControllers controller of an agent animates that motion (walk/run blend, directional
+   * clips, clip rates) and leaves the placement to steering. Replaced when handles outgrow it.
+   */
+  get locomotionDrive(): GPUBuffer {
+    return this.pass.driveBuffer;
   }
 
   /** CrowdFeature: the crowd clock restarts at 0 from `clock`. */

@@ -1,4 +1,5 @@
 import steeringWgsl from '../../../shaders/steering/steering.wgsl?raw';
+import { LOCOMOTION_DRIVE } from '../../runtime/layout';
 import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
 import { AGENT, AGENT_STATE, OBSTACLE_VERTEX, STEERING_PARAMS } from './layout';
 import { tableSizeFor } from './step';
@@ -40,7 +41,7 @@ type EntryPoint = (typeof ENTRY_POINTS)[number];
  * point, each with the layout of what it binds, so no stage exceeds 8 storage buffers). update():
  * grows the buffers to the handles (copying the agents' motion over), uploads what changed and the
  * uniforms. encode(): the dispatches. Owns its buffers; writes the targets' instance buffer
- * without owning it.
+ * without owning it, and the locomotion channel it owns (driveBuffer).
  */
 export class SteeringPass {
   private readonly params: GPUBuffer;
@@ -54,6 +55,7 @@ export class SteeringPass {
   private cellStarts!: GPUBuffer;
   private obstacles: GPUBuffer;
   private fields: GPUBuffer;
+  private drives!: GPUBuffer;
   private capacity = 0;
   private tableSize = 0;
   private handleCount = 0;
@@ -79,9 +81,17 @@ export class SteeringPass {
     return this.states;
   }
 
+  /**
+   * The kernel's locomotion channel (LOCOMOTION_DRIVE by handle, src/runtime/layout.ts) that
+   * moveAgents writes. Owned by the pass; replaced when handles outgrow it (in update).
+   */
+  get driveBuffer(): GPUBuffer {
+    return this.drives;
+  }
+
   /** Bytes of the pass's GPU buffers. */
   get gpuBytes(): number {
-    return [this.params, this.agents, this.states, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]
+    return [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]
       .reduce((sum, b) => sum + b.size, 0);
   }
 
@@ -158,7 +168,7 @@ export class SteeringPass {
   }
 
   destroy(): void {
-    for (const b of [this.params, this.agents, this.states, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]) b.destroy();
+    for (const b of [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]) b.destroy();
   }
 
   private storage(name: string, size: number, extra = 0): GPUBuffer {
@@ -167,12 +177,13 @@ export class SteeringPass {
 
   /** Buffers for `capacity` handles; the agents' motion so far is copied into the new state buffer. */
   private grow(capacity: number): void {
-    for (const [label, size] of [['agents', AGENT.size], ['states', AGENT_STATE.size]] as const) checkStorageBinding(this.device, `SteeringPass.${label}`, capacity * size);
+    for (const [label, size] of [['agents', AGENT.size], ['states', AGENT_STATE.size], ['drives', LOCOMOTION_DRIVE.size]] as const) checkStorageBinding(this.device, `SteeringPass.${label}`, capacity * size);
     const old = this.capacity > 0 ? this.states : undefined;
     const table = tableSizeFor(capacity);
-    if (this.capacity > 0) for (const b of [this.agents, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts]) b.destroy();
+    if (this.capacity > 0) for (const b of [this.agents, this.drives, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts]) b.destroy();
     this.agents = this.storage('agents', capacity * AGENT.size);
     this.states = this.storage('states', capacity * AGENT_STATE.size, GPUBufferUsage.COPY_SRC);
+    this.drives = this.storage('drives', capacity * LOCOMOTION_DRIVE.size, GPUBufferUsage.COPY_SRC);
     this.cellRanks = this.storage('cellRanks', capacity * 8);
     this.nextVelocities = this.storage('nextVelocities', capacity * 8);
     this.sorted = this.storage('sorted', capacity * 4);
@@ -192,11 +203,11 @@ export class SteeringPass {
   private bind(targets: SteeringTargets): void {
     const buffers: GPUBuffer[] = [
       this.params, this.agents, this.states, this.cellCounts, this.cellStarts, this.sorted, this.cellRanks,
-      this.obstacles, this.fields, this.nextVelocities, targets.handleSlotBuffer, targets.instanceBuffer,
+      this.obstacles, this.fields, this.nextVelocities, targets.handleSlotBuffer, targets.instanceBuffer, this.drives,
     ];
     const used: Record<EntryPoint, number[]> = {
       clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
-      steer: [0, 1, 2, 4, 5, 7, 8, 9], moveAgents: [0, 1, 2, 9, 10, 11],
+      steer: [0, 1, 2, 4, 5, 7, 8, 9], moveAgents: [0, 1, 2, 9, 10, 11, 12],
     };
     this.bindGroups = Object.fromEntries(ENTRY_POINTS.map((entry) => [entry, this.device.createBindGroup({
       label: `SteeringPass.${entry}`, layout: this.pipelines[entry].getBindGroupLayout(0),

@@ -1,5 +1,5 @@
 import { HANDLE_FREE } from '../../runtime/layout';
-import { INSTANCE_STRUCT, type GeneratedShader, type SharedConstant } from '../../runtime/wgsl-constants';
+import { INSTANCE_STRUCT, LOCOMOTION_DRIVE_STRUCT, type GeneratedShader, type SharedConstant } from '../../runtime/wgsl-constants';
 import { AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, KEEP_RIGHT, NUDGE, SCAN_THREADS } from './layout';
 import { MAX_LINES, ORCA_EPSILON } from './orca';
 
@@ -23,4 +23,4 @@ export const STEERING_CONSTANTS: readonly SharedConstant[] = [
   ['PI', Math.PI, 'f32'],
 ];
 
-export const STEERING_SHADER: GeneratedShader = { file: 'shaders/steering/steering.wgsl', constants: STEERING_CONSTANTS, structs: INSTANCE_STRUCT };
+export const STEERING_SHADER: GeneratedShader = { file: 'shaders/steering/steering.wgsl', constants: STEERING_CONSTANTS, structs: `${INSTANCE_STRUCT}\n\n${LOCOMOTION_DRIVE_STRUCT}` };
