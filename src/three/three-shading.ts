@@ -193,6 +193,11 @@ export class ThreeShading implements CrowdFeature {
   /** Sets each mesh's instance count to the crowd's, and grows the three buffers with the crowd. Call before three renders. */
   sync(): void {
     const store = this.kernel.store;
+    if (this.kernel.feature('props')) {
+      // Refused rather than dropped: the props would silently be missing from the picture.
+      throw new RangeError(`${PREFIX}: shading 'three' cannot draw CrowdProps: the crowd's own pass draws props after its characters (Crowd.draw), ` +
+        'and three draws this crowd instead; draw a crowd with props with the default shading (docs/three.md, "Limits of shading \'three\'")');
+    }
     if (this.instances.fit()) this.refit();
     this.instances.syncCount(store.count);
     // A colorNode you set since wraps again, under the tint.
