@@ -5,8 +5,7 @@ import { optimizeVertexCache, vertexFetchRemap } from './vertex-cache';
  * The vertices and triangle order a character's primitives are drawn with (docs/draw.md), made
  * once at load time: the vertex stage is the draw's cost, so every level's triangles are ordered
  * for the GPU's post-transform vertex cache (vertex-cache.ts, the method of meshoptimizer's
- * optimizeVertexCache), and a faceted
- * primitive's vertices are shared between its faces.
+ * optimizeVertexCache), and a faceted primitive's vertices are shared between its faces.
  */
 export interface DrawOrder {
   /**

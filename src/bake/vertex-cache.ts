@@ -4,8 +4,8 @@
  * (`MeshoptEncoder.reorderMesh`), whose 20 KB of WebAssembly would ship with every page that
  * loads a character; this is the same method: Tom Forsyth's "Linear-speed vertex cache
  * optimisation" (2006) with the score tables meshoptimizer's optimizeVertexCache tunes for a
- * 16-entry cache, so its orders match meshoptimizer's within a few percent of vertex shader runs
- * (test/bake/vertex-cache.test.ts measures both).
+ * 16-entry cache: on the test models its orders cost the same vertex shader runs as
+ * meshoptimizer's (test/bake/vertex-cache.test.ts measures both and holds it within a tenth).
  */
 
 /** Entries of the modelled cache (LRU, as Forsyth's method models it; GPUs behave close to a 16-entry FIFO). */
