@@ -144,7 +144,14 @@ describe('what a page that draws a plain crowd ships (examples/minimal bundled f
   it("no meshoptimizer simplifier (about 54 KB of the page's 255 KB)", async () => {
     const shipped = (await minimalPageSources(REPO_ROOT, { dependencies: true })).map((i) => i.what);
     expect(shipped.some((file) => file.startsWith('wgpu-matrix/'))).toBe(true);
-    // The simplifier only: meshoptimizer's other modules (the vertex-cache optimizer, ...) are not held to this.
+    // The simplifier here; the encoder has its own check below.
     expect(shipped.filter((file) => /^meshoptimizer\/meshopt_simplifier|^src\/bake\/meshopt-simplifier\.ts$/.test(file))).toEqual([]);
+  });
+
+  /** Triangles are ordered for the vertex cache by src/bake/vertex-cache.ts, not by meshoptimizer's encoder (20 KB of WebAssembly). */
+  it('no meshoptimizer encoder (the vertex-cache order is our own, src/bake/vertex-cache.ts)', async () => {
+    const shipped = (await minimalPageSources(REPO_ROOT, { dependencies: true })).map((i) => i.what);
+    expect(shipped).toContain('src/bake/draw-order.ts');
+    expect(shipped.filter((file) => /^meshoptimizer\/meshopt_encoder/.test(file))).toEqual([]);
   });
 });

@@ -141,6 +141,8 @@ async function bundleSizeSection(): Promise<void> {
     ['+ Character.bounds without CpuPoser (no blend, layer-stack or morph evaluator at load)', 314_750, 103_549],
     ['+ LoadOptions.clips takes loadClips libraries only, which carry their binding code (attachClips, bakeShared, retargeting)', 308_592, 101_500],
     ['+ mesh LOD opt-in: loadCharacter makes levels only with the simplifier handed in (lod: { simplifier: MeshoptSimplifier })', 255_576, 82_576],
+    ['+ issue 31: output only what the fragment reads, shared vertices in vertex-cache order by meshoptimizer\'s encoder (20,427 bytes of it), two vertex streams (merged at 465d9a6)', 280_193, 92_406],
+    ['+ the vertex-cache order by our own optimiser (src/bake/vertex-cache.ts, 2,075 bytes), not meshoptimizer\'s encoder', 261_761, 84_960],
   ];
   const page = await minimalPage(process.cwd());
   print('### Bundle size: examples/minimal');

@@ -1,17 +1,17 @@
-import { MeshoptEncoder } from 'meshoptimizer/encoder';
 import type { Rig, SkinnedPrimitive } from './rig';
+import { optimizeVertexCache, vertexFetchRemap } from './vertex-cache';
 
 /**
  * The vertices and triangle order a character's primitives are drawn with (docs/draw.md), made
  * once at load time: the vertex stage is the draw's cost, so every level's triangles are ordered
- * for the GPU's post-transform vertex cache (meshoptimizer's optimizeVertexCache), and a faceted
- * primitive's vertices are shared between its faces.
+ * for the GPU's post-transform vertex cache (vertex-cache.ts, the method of meshoptimizer's
+ * optimizeVertexCache), and a faceted primitive's vertices are shared between its faces.
  */
 export interface DrawOrder {
   /**
    * Per primitive: for each of its vertices, the GPU vertex it is drawn as (a faceted primitive:
    * see sharesVertices; its vertex buffers hold each distinct vertex once, in the order the
-   * optimised triangles first use them, meshoptimizer's optimizeVertexFetch), or undefined where
+   * optimised triangles first use them, vertex-cache.ts vertexFetchRemap), or undefined where
    * the GPU holds the primitive's vertices as loaded.
    */
   vertexOf: (Uint32Array | undefined)[];
@@ -35,7 +35,6 @@ export function sharesVertices(prim: SkinnedPrimitive): boolean {
  * keep their order (blending depends on it).
  */
 export async function drawOrder(rig: Rig, lods: Uint32Array[][] = []): Promise<DrawOrder> {
-  await MeshoptEncoder.ready;
   const vertexOf: (Uint32Array | undefined)[] = [];
   const levels = rig.primitives.map((prim, p) => {
     const own = prim.indices ? Uint32Array.from(prim.indices) : Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);
@@ -45,17 +44,20 @@ export async function drawOrder(rig: Rig, lods: Uint32Array[][] = []): Promise<D
       vertexOf.push(undefined);
       return blended ? all : all.map(cacheOrder);
     }
-    // Distinct vertices in first-use order, then meshoptimizer's order over them.
+    // Distinct vertices in first-use order, then the cache order over them, then the vertices
+    // renumbered in the order that order first uses them.
     const unique = distinctVertices(prim);
     const shared = all.map((level) => level.map((v) => unique[v]));
     if (blended || shared[0].length < 3) {
       vertexOf.push(unique);
       return shared;
     }
+    const distinct = vertexCountOf(unique);
+    const ordered = optimizeVertexCache(shared[0], distinct);
     // Level 0 uses every vertex (non-indexed), so the remap covers them all.
-    const [remap] = MeshoptEncoder.reorderMesh(shared[0], true, false);
+    const remap = vertexFetchRemap(ordered, distinct);
     vertexOf.push(unique.map((u) => remap[u]));
-    return [shared[0], ...shared.slice(1).map((level) => cacheOrder(level.map((v) => remap[v])))];
+    return [ordered.map((v) => remap[v]), ...shared.slice(1).map((level) => cacheOrder(level.map((v) => remap[v])))];
   });
   return { vertexOf, levels };
 }
@@ -63,12 +65,14 @@ export async function drawOrder(rig: Rig, lods: Uint32Array[][] = []): Promise<D
 /** `triangles` (a triangle list) reordered for the vertex cache, over the same vertices. */
 function cacheOrder(triangles: Uint32Array): Uint32Array {
   if (triangles.length < 6) return triangles;
-  const reordered = Uint32Array.from(triangles);
-  const [remap] = MeshoptEncoder.reorderMesh(reordered, true, false);
-  const back = new Uint32Array(remap.length);
-  for (let v = 0; v < remap.length; v++) if (remap[v] !== 0xffffffff) back[remap[v]] = v;
-  for (let i = 0; i < reordered.length; i++) reordered[i] = back[reordered[i]];
-  return reordered;
+  return optimizeVertexCache(triangles, vertexCountOf(triangles));
+}
+
+/** The number of vertices `indices` ranges over: its largest index + 1 (0 when empty). */
+function vertexCountOf(indices: Uint32Array): number {
+  let count = 0;
+  for (let i = 0; i < indices.length; i++) if (indices[i] >= count) count = indices[i] + 1;
+  return count;
 }
 
 /**
