@@ -346,6 +346,9 @@ export class ThreeShading implements CrowdFeature {
     const info = character.rig.primitives[p].material as typeof character.rig.primitives[number]['material'] & { metallicFactor?: number; roughnessFactor?: number };
     const [r, g, b, a] = info.baseColorFactor;
     const material = new MeshStandardNodeMaterial({ metalness: info.metallicFactor ?? 0, roughness: info.roughnessFactor ?? 1 });
+    // A primitive without NORMAL is shaded flat, by face normals from the fragment stage, as three's
+    // GLTFLoader does and as the crowd's own skin pass does (docs/draw.md).
+    material.flatShading = character.rig.primitives[p].normals === undefined;
     material.color.setRGB(r, g, b);
     material.opacity = a;
     const bitmap = info.baseColorImage && character.textures.get(info.baseColorImage);

@@ -3,20 +3,8 @@ import { drawOrder, sharesVertices } from '../../src/bake/draw-order';
 import { meshLods } from '../../src/bake/mesh-lod';
 import { MeshoptSimplifier } from '../../src/bake/meshopt-simplifier';
 import type { SkinnedPrimitive } from '../../src/bake/rig';
+import { missesPerTriangle } from '../helpers/cache-misses';
 import { loadModel } from '../helpers/models';
-
-/** Vertex shader runs of a triangle list through a FIFO post-transform cache of `size` entries, per triangle. */
-function missesPerTriangle(indices: ArrayLike<number>, size = 16): number {
-  const cache: number[] = [];
-  let misses = 0;
-  for (let i = 0; i < indices.length; i++) {
-    if (cache.includes(indices[i])) continue;
-    misses++;
-    cache.push(indices[i]);
-    if (cache.length > size) cache.shift();
-  }
-  return misses / (indices.length / 3);
-}
 
 /**
  * Each triangle as the text of its three corners' attributes (every attribute the GPU reads of a

@@ -2,20 +2,8 @@ import { MeshoptEncoder } from 'meshoptimizer/encoder';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SkinnedPrimitive } from '../../src/bake/rig';
 import { optimizeVertexCache, vertexFetchRemap } from '../../src/bake/vertex-cache';
+import { missesPerTriangle } from '../helpers/cache-misses';
 import { loadModel } from '../helpers/models';
-
-/** Vertex shader runs of a triangle list through a FIFO post-transform cache of `size` entries, per triangle (as draw-order.test.ts measures). */
-function missesPerTriangle(indices: ArrayLike<number>, size = 16): number {
-  const cache: number[] = [];
-  let misses = 0;
-  for (let i = 0; i < indices.length; i++) {
-    if (cache.includes(indices[i])) continue;
-    misses++;
-    cache.push(indices[i]);
-    if (cache.length > size) cache.shift();
-  }
-  return misses / (indices.length / 3);
-}
 
 /** Each triangle as its corners rotated to start at the smallest (winding kept), sorted: equal for lists that draw the same triangles in any order. */
 function triangleSet(indices: ArrayLike<number>): string[] {
