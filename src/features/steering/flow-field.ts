@@ -15,6 +15,8 @@
  * bilinear lookup per agent).
  */
 
+import { distSqToSegment } from './orca';
+
 /** The grid the fields share: cells of `cellSize` from (minX, minZ), columns x rows. */
 export interface FieldGrid {
   readonly minX: number;
@@ -33,14 +35,6 @@ export function insidePolygon(polygon: ArrayLike<number>, x: number, z: number):
     if ((zi > z) !== (zj > z) && x < ((xj - xi) * (z - zi)) / (zj - zi) + xi) inside = !inside;
   }
   return inside;
-}
-
-function distSqToSegment(ax: number, az: number, bx: number, bz: number, px: number, pz: number): number {
-  const sx = bx - ax, sz = bz - az;
-  const length = sx * sx + sz * sz;
-  const t = length > 0 ? Math.max(0, Math.min(1, ((px - ax) * sx + (pz - az) * sz) / length)) : 0;
-  const dx = px - (ax + t * sx), dz = pz - (az + t * sz);
-  return dx * dx + dz * dz;
 }
 
 /** The blocked cells (1) of `grid` for `polygons` (each flat x, z pairs; two vertices: a wall). */
