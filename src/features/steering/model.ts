@@ -138,6 +138,7 @@ export class SteeringModel implements SteeringUploads {
   readonly fields: Float32Array<ArrayBuffer>;
   fieldsChanged = false;
   readonly params = new ArrayBuffer(STEERING_PARAMS.size);
+  private readonly paramsView = new DataView(this.params);
   private readonly polygons = new Map<number, Float64Array>();
   private nextObstacle = 1;
   /** Field index of each goal ("x,z") with a field, and the agents using it. */
@@ -250,7 +251,7 @@ export class SteeringModel implements SteeringUploads {
 
   /** Writes the uniforms of the next step of `dt` seconds (the pass fills handleCount and tableSize). */
   writeParams(dt: number): ArrayBuffer {
-    const v = new DataView(this.params);
+    const v = this.paramsView;
     const s = this.settings;
     v.setFloat32(STEERING_PARAMS.cellSize, s.neighbourDistance * 1.01, true);
     v.setFloat32(STEERING_PARAMS.dt, dt, true);

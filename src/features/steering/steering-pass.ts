@@ -62,6 +62,8 @@ export class SteeringPass {
   private bindGroups: Record<EntryPoint, GPUBindGroup> | undefined;
   private bound: SteeringTargets | undefined;
   private boundGeneration = -1;
+  /** A view of the last `uploads.params` (the same buffer every frame), made once. */
+  private paramsView: DataView | undefined;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'SteeringPass', timestampWrites: undefined };
 
   constructor(readonly device: GPUDevice) {
@@ -140,7 +142,8 @@ export class SteeringPass {
     }
     if (targets !== this.bound || targets.generation !== this.boundGeneration || !this.bindGroups) this.bind(targets);
     this.handleCount = handles;
-    const view = new DataView(uploads.params);
+    if (this.paramsView?.buffer !== uploads.params) this.paramsView = new DataView(uploads.params);
+    const view = this.paramsView;
     view.setUint32(STEERING_PARAMS.handleCount, handles, true);
     view.setUint32(STEERING_PARAMS.tableSize, this.tableSize, true);
     queue.writeBuffer(this.params, 0, uploads.params);
@@ -152,19 +155,20 @@ export class SteeringPass {
     if (this.handleCount === 0 || !this.bindGroups) return;
     this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
-    const agents = Math.ceil(this.handleCount / WORKGROUP_SIZE);
-    const run = (entry: EntryPoint, groups: number): void => {
-      pass.setPipeline(this.pipelines[entry]);
-      pass.setBindGroup(0, this.bindGroups![entry]);
-      pass.dispatchWorkgroups(groups);
-    };
-    run('clearCells', Math.ceil(this.tableSize / WORKGROUP_SIZE));
-    run('countCells', agents);
-    run('scanCells', 1);
-    run('scatterCells', agents);
-    run('steer', agents);
-    run('moveAgents', agents);
+    const agents = Math.ceil(this.handleCount / WORKGROUP_SIZE), groups = this.bindGroups;
+    this.dispatch(pass, groups, 'clearCells', Math.ceil(this.tableSize / WORKGROUP_SIZE));
+    this.dispatch(pass, groups, 'countCells', agents);
+    this.dispatch(pass, groups, 'scanCells', 1);
+    this.dispatch(pass, groups, 'scatterCells', agents);
+    this.dispatch(pass, groups, 'steer', agents);
+    this.dispatch(pass, groups, 'moveAgents', agents);
     pass.end();
+  }
+
+  private dispatch(pass: GPUComputePassEncoder, groups: Record<EntryPoint, GPUBindGroup>, entry: EntryPoint, workgroups: number): void {
+    pass.setPipeline(this.pipelines[entry]);
+    pass.setBindGroup(0, groups[entry]);
+    pass.dispatchWorkgroups(workgroups);
   }
 
   destroy(): void {
