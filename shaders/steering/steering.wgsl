@@ -409,6 +409,18 @@ fn linearProgram3(obstacleLines: u32, begin: u32, radius: f32, result: ptr<funct
 
 // The ORCA line of a neighbour (orca.ts addAgentLine): each takes half the change that keeps them
 // apart for timeHorizon seconds (already overlapping: apart within this step).
+// The unit tangents (RVO2's legs) from the origin to the circle of `radius` about r, |r|^2 = distSq
+// > radius^2: the left one and the right one (orca.ts writes them out in place).
+fn leftLeg(r: vec2f, distSq: f32, radius: f32) -> vec2f {
+  let leg = sqrt(distSq - radius * radius);
+  return vec2f(r.x * leg - r.y * radius, r.x * radius + r.y * leg) / distSq;
+}
+
+fn rightLeg(r: vec2f, distSq: f32, radius: f32) -> vec2f {
+  let leg = sqrt(distSq - radius * radius);
+  return vec2f(r.x * leg + r.y * radius, -r.x * radius + r.y * leg) / distSq;
+}
+
 fn addAgentLine(p: vec2f, v: vec2f, radius: f32, other: u32) {
   let o = states[other];
   let relativePosition = vec2f(o.x, o.z) - p;
@@ -429,12 +441,10 @@ fn addAgentLine(p: vec2f, v: vec2f, radius: f32, other: u32) {
       direction = vec2f(unitW.y, -unitW.x);
       u = (combined * inv - wLength) * unitW;
     } else {
-      let leg = sqrt(distSq - combinedSq);
-      let r = relativePosition;
-      if (det(r, w) > 0.0) {
-        direction = vec2f(r.x * leg - r.y * combined, r.x * combined + r.y * leg) / distSq;
+      if (det(relativePosition, w) > 0.0) {
+        direction = leftLeg(relativePosition, distSq, combined);
       } else {
-        direction = -vec2f(r.x * leg + r.y * combined, -r.x * combined + r.y * leg) / distSq;
+        direction = -rightLeg(relativePosition, distSq, combined);
       }
       u = dot(relativeVelocity, direction) * direction - relativeVelocity;
     }
@@ -504,27 +514,23 @@ fn addObstacleLine(p: vec2f, v: vec2f, radius: f32, first: u32) {
       return;
     }
     v2 = v1;
-    let leg = sqrt(distSq1 - radiusSq);
-    left = vec2f(r1.x * leg - r1.y * radius, r1.x * radius + r1.y * leg) / distSq1;
-    right = vec2f(r1.x * leg + r1.y * radius, -r1.x * radius + r1.y * leg) / distSq1;
+    left = leftLeg(r1, distSq1, radius);
+    right = rightLeg(r1, distSq1, radius);
   } else if (s > 1.0 && distSqLine <= radiusSq) {
     if (!isConvex(v2)) {
       return;
     }
     v1 = v2;
-    let leg = sqrt(distSq2 - radiusSq);
-    left = vec2f(r2.x * leg - r2.y * radius, r2.x * radius + r2.y * leg) / distSq2;
-    right = vec2f(r2.x * leg + r2.y * radius, -r2.x * radius + r2.y * leg) / distSq2;
+    left = leftLeg(r2, distSq2, radius);
+    right = rightLeg(r2, distSq2, radius);
   } else {
     if (isConvex(v1)) {
-      let leg = sqrt(distSq1 - radiusSq);
-      left = vec2f(r1.x * leg - r1.y * radius, r1.x * radius + r1.y * leg) / distSq1;
+      left = leftLeg(r1, distSq1, radius);
     } else {
       left = -vertexDirection(v1);
     }
     if (isConvex(v2)) {
-      let leg = sqrt(distSq2 - radiusSq);
-      right = vec2f(r2.x * leg + r2.y * radius, -r2.x * radius + r2.y * leg) / distSq2;
+      right = rightLeg(r2, distSq2, radius);
     } else {
       right = vertexDirection(v1);
     }
