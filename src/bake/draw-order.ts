@@ -34,7 +34,7 @@ export function sharesVertices(prim: SkinnedPrimitive): boolean {
  * l >= 1 (Character.lods.indices; none: level 0 alone). Triangles of alphaMode BLEND primitives
  * keep their order (blending depends on it).
  */
-export async function drawOrder(rig: Rig, lods: Uint32Array[][] = []): Promise<DrawOrder> {
+export function drawOrder(rig: Rig, lods: Uint32Array[][] = []): DrawOrder {
   const vertexOf: (Uint32Array | undefined)[] = [];
   const levels = rig.primitives.map((prim, p) => {
     const own = prim.indices ? Uint32Array.from(prim.indices) : Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);

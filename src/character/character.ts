@@ -236,7 +236,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     bounds: restBounds(rig),
     animationBounds,
     lods,
-    drawOrder: await drawOrder(rig, lods?.indices),
+    drawOrder: drawOrder(rig, lods?.indices),
     warnings: rig.warnings,
     timings: { loadMs: t1 - t0, bakeMs: t2 - t1, lodMs: performance.now() - t2 },
     clipIndex(clip: string | number): number {

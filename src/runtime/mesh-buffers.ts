@@ -90,8 +90,7 @@ export class MeshBuffers {
     primitives.forEach((prim, p) => {
       const label = `MeshBuffers.primitive${p}`;
       const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
-      const own = v.indices ?? Uint32Array.from({ length: v.drawCount }, (_, i) => i);
-      const levels = order ? order.levels[p] : [own, ...(lods[p] ?? [])];
+      const levels = order ? order.levels[p] : [v.indices ?? Uint32Array.from({ length: v.drawCount }, (_, i) => i), ...(lods[p] ?? [])];
       if (levels.length !== this.levels) throw new RangeError(`primitive ${p} has ${levels.length} LOD levels, primitive 0 has ${this.levels}`);
       const vertexOf = order?.vertexOf[p];
       // One source vertex per GPU vertex (those it stands for are equal in every uploaded stream).

@@ -11,9 +11,9 @@ import { Population } from '../../demo/population';
 import { spiralHalfSide } from '../../demo/spiral';
 import { median, TimedFrames } from './timed-frame';
 
-/** The render target: 640 x 360, while LOD is chosen as for a 1080-pixel-high view. */
-const WIDTH = 640;
-const HEIGHT = 360;
+/** The render target: 640 x 360 (benchCamera's aspect: draw.ts, which uses the camera, draws into the same), while LOD is chosen as for a 1080-pixel-high view. */
+export const WIDTH = 640;
+export const HEIGHT = 360;
 const VIEWPORT_HEIGHT = 1080;
 
 export type CullConfig = 'all off' | 'culling' | 'mesh LOD' | 'animation LOD' | 'all on';

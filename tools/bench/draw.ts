@@ -20,12 +20,9 @@ import type { Character } from '../../src/character/character';
 import { INSTANCE } from '../../src/runtime/layout';
 import { vertexLayouts } from '../../src/runtime/mesh-buffers';
 import { Population } from '../../demo/population';
-import { benchCamera } from './culling';
+import { benchCamera, HEIGHT, WIDTH } from './culling';
 import { fullCrowd } from './full-crowd';
 import { median, TimedFrames } from './timed-frame';
-
-const WIDTH = 640;
-const HEIGHT = 360;
 
 export type DrawKind = 'floor' | 'floor, our vertices' | 'ours';
 export interface DrawRow {
@@ -80,13 +77,7 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
   const ourFloors = mesh.primitives.map((p) => floorPipeline(vertexLayouts(p)[0].arrayStride));
   const viewProjection = device.createBuffer({ label: 'benchDraw.viewProjection', size: 64, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
   device.queue.writeBuffer(viewProjection, 0, camera.viewProjection);
-  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: TimedFrames.formats.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
-  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: TimedFrames.formats.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
-  const timestamps = device.features.has('timestamp-query');
-  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
-  const resolve = device.createBuffer({ size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-  const read = device.createBuffer({ size: 16, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-  const method = timestamps ? 'timestamp-query' : 'submit to done';
+  const target = new TimedFrames(device, WIDTH, HEIGHT);
   const vertices = count * mesh.indicesPerInstance()[0];
   // The file's mesh: positions and indices as loaded.
   const asLoaded = character.rig.primitives.map((prim) => {
@@ -98,32 +89,6 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
     const indices = prim.indices ? Uint32Array.from(prim.indices) : Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);
     return { positions: upload(prim.positions, GPUBufferUsage.VERTEX), indices: upload(indices, GPUBufferUsage.INDEX), count: indices.length };
   });
-
-  const timePass = async (record: (pass: GPURenderPassEncoder) => void): Promise<[gpu: number, cpu: number]> => {
-    const encoder = device.createCommandEncoder();
-    const pass = encoder.beginRenderPass({
-      colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
-      depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
-      timestampWrites: querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 },
-    });
-    record(pass);
-    pass.end();
-    if (querySet) {
-      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
-    }
-    const start = performance.now();
-    const cpu = process.cpuUsage();
-    device.queue.submit([encoder.finish()]);
-    await device.queue.onSubmittedWorkDone();
-    const used = process.cpuUsage(cpu);
-    const cpuMs = (used.user + used.system) / 1000;
-    if (!querySet) return [performance.now() - start, cpuMs];
-    await read.mapAsync(GPUMapMode.READ);
-    const [begin, end] = new BigUint64Array(read.getMappedRange());
-    read.unmap();
-    return [Number(end - begin) / 1e6, cpuMs];
-  };
 
   const times: Record<DrawKind, [number, number][]> = { floor: [], 'floor, our vertices': [], ours: [] };
   for (let round = 0; round < frames + 2; round++) {
@@ -137,7 +102,7 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
       label: 'benchDraw.floor', layout: groupLayout,
       entries: [{ binding: 0, resource: { buffer: viewProjection } }, { binding: 1, resource: { buffer: kernel.store.instanceBuffer } }],
     });
-    const floorMs = await timePass((pass) => {
+    const floorMs = await target.renderPass((pass) => {
       pass.setPipeline(floor);
       pass.setBindGroup(0, group);
       for (const p of asLoaded) {
@@ -146,7 +111,7 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
         pass.drawIndexed(p.count, count);
       }
     });
-    const sharedMs = await timePass((pass) => {
+    const sharedMs = await target.renderPass((pass) => {
       pass.setBindGroup(0, group);
       for (const [i, p] of mesh.primitives.entries()) {
         pass.setPipeline(ourFloors[i]);
@@ -155,19 +120,19 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
         pass.drawIndexed(p.ranges[0][0], count, p.ranges[0][1]);
       }
     });
-    const oursMs = await timePass((pass) => crowd.draw(pass, camera.viewProjection));
+    const oursMs = await target.renderPass((pass) => crowd.draw(pass, camera.viewProjection));
     if (round >= 2) {
       times.floor.push(floorMs);
       times['floor, our vertices'].push(sharedMs);
       times.ours.push(oursMs);
     }
   }
-  for (const r of [viewProjection, color, depth, resolve, read, ...asLoaded.flatMap((p) => [p.positions, p.indices])]) r.destroy();
-  querySet?.destroy();
+  for (const r of [viewProjection, ...asLoaded.flatMap((p) => [p.positions, p.indices])]) r.destroy();
+  target.destroy();
   crowd.destroy();
   const timed = (draw: DrawKind) => median(times[draw].map(([gpu, cpu]) => (byCpu ? cpu : gpu)));
   return (['floor', 'floor, our vertices', 'ours'] as const).map((draw) => ({
-    view, instances: count, draw, vertices, method,
+    view, instances: count, draw, vertices, method: target.method,
     gpuMs: median(times[draw].map(([gpu]) => gpu)),
     cpuMs: median(times[draw].map(([, cpu]) => cpu)),
     nsPerVertex: (timed(draw) * 1e6) / vertices,

@@ -33,25 +33,46 @@ export class TimedFrames {
     crowd.update(dt);
     const encoder = device.createCommandEncoder();
     crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0 });
+    const [gpuMs] = await this.submit(encoder, querySet && { querySet, endOfPassWriteIndex: 1 }, (pass) => crowd.draw(pass, viewProjection));
+    return gpuMs;
+  }
+
+  /**
+   * A render pass into the same target holding what `record` draws, alone in its command buffer:
+   * its GPU ms (timestamps around the pass, or submit to done), and the CPU ms this process spent
+   * from submit to done (user + system, every thread: on SwiftShader the emulated GPU's work).
+   */
+  renderPass(record: (pass: GPURenderPassEncoder) => void): Promise<[gpu: number, cpu: number]> {
+    const { querySet } = this;
+    return this.submit(this.device.createCommandEncoder(), querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 }, record);
+  }
+
+  /** `encoder` with a render pass that `record` fills (timed by `timestampWrites`), submitted and waited for: its GPU ms and CPU ms. */
+  private async submit(encoder: GPUCommandEncoder, timestampWrites: GPURenderPassTimestampWrites | undefined,
+    record: (pass: GPURenderPassEncoder) => void): Promise<[gpu: number, cpu: number]> {
+    const { device, querySet } = this;
     const pass = encoder.beginRenderPass({
       colorAttachments: [{ view: this.color.createView(), loadOp: 'clear', storeOp: 'store' }],
       depthStencilAttachment: { view: this.depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
-      timestampWrites: querySet && { querySet, endOfPassWriteIndex: 1 },
+      timestampWrites,
     });
-    crowd.draw(pass, viewProjection);
+    record(pass);
     pass.end();
     if (querySet) {
       encoder.resolveQuerySet(querySet, 0, 2, this.resolve, 0);
       encoder.copyBufferToBuffer(this.resolve, 0, this.read, 0, 16);
     }
     const start = performance.now();
+    const cpu = process.cpuUsage();
     device.queue.submit([encoder.finish()]);
     await device.queue.onSubmittedWorkDone();
-    if (!querySet) return performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    const cpuMs = (used.user + used.system) / 1000;
+    if (!querySet) return [performance.now() - start, cpuMs];
     await this.read.mapAsync(GPUMapMode.READ);
     const [begin, end] = new BigUint64Array(this.read.getMappedRange());
     this.read.unmap();
-    return Number(end - begin) / 1e6;
+    return [Number(end - begin) / 1e6, cpuMs];
   }
 
   destroy(): void {
