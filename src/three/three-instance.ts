@@ -104,7 +104,7 @@ export class ThreeInstances {
     const identity = new Uint32Array(stride);
     for (let i = 0; i < stride; i++) identity[i] = i;
     // The store's joint buffer: its record is the skinning method's (48 or 64 bytes a joint,
-    // JOINT_RECORD_VEC4S), and it holds every instance's set, or the palette's sets.
+    // MATRIX_VEC4S or DQ_VEC4S), and it holds every instance's set, or the palette's sets.
     this.joints = new StorageBufferAttribute(store.jointBuffer.size / 16, 4);
     this.records = new StorageBufferAttribute(store.capacity * RECORD_VEC4S, 4);
     const lists = new Uint32Array((2 * L + 1) * stride);
