@@ -88,7 +88,8 @@ export class ThreeAppearance {
    * `primitive` nodes as the position node's.
    */
   wrap(materials: readonly NodeMaterial[], slot: TslNode<'uint'>, primitive: TslNode<'uint'>, rebuild = false): void {
-    for (const material of materials) {
+    for (let i = 0; i < materials.length; i++) {
+      const material = materials[i];
       const held = this.wrapped.get(material);
       if (held && !rebuild && material.colorNode === held.outer) continue;
       const inner = held && material.colorNode === held.outer ? held.inner : material.colorNode;
