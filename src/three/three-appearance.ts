@@ -21,6 +21,7 @@ import { DataArrayTexture, LinearFilter, RepeatWrapping, SRGBColorSpace, Storage
 import { APPEARANCE } from '../features/appearance/appearance-layout';
 import type { AppearanceSource } from '../runtime/appearance-groups';
 import type { WebGpuBackend } from './backend';
+import { CopiedBuffer } from './copied-buffer';
 import type { TslNode } from './three-skinning';
 
 const PREFIX = 'crowd-skin/three';
@@ -39,13 +40,13 @@ type ColorNode = NonNullable<NodeMaterial['colorNode']>;
 /** three's side of a crowd's per-instance appearance. */
 export class ThreeAppearance {
   private readonly variants: DataArrayTexture;
-  private records!: StorageBufferAttribute;
-  private recordBuffer!: GPUBuffer;
+  /** Three's copy of the source's records. */
+  private readonly records: CopiedBuffer;
   /** Per wrapped material: the colorNode it had (null: three's own base colour) and the one set here. */
   private readonly wrapped = new Map<NodeMaterial, { inner: ColorNode | null; outer: ColorNode }>();
 
   /** `source`: the feature's records and variants (not owned); a RangeError when it gives no variantImages. */
-  constructor(private readonly source: AppearanceSource, private readonly backend: WebGpuBackend, capacity: number) {
+  constructor(private readonly source: AppearanceSource, backend: WebGpuBackend, capacity: number) {
     const images = source.variantImages;
     if (!images) {
       throw new RangeError(`${PREFIX}: shading 'three' makes its own texture of the appearance variants, and this appearance source gives no variantImages (AppearanceSource)`);
@@ -61,21 +62,18 @@ export class ThreeAppearance {
     this.variants.wrapS = this.variants.wrapT = RepeatWrapping;
     this.variants.generateMipmaps = false;
     this.variants.needsUpdate = true;
+    this.records = new CopiedBuffer(backend, 'crowd appearance records');
     this.allocate(capacity);
   }
 
   /** Three's record buffer for `capacity` slots (the old one freed): call when the crowd grows, then rebuild the nodes. */
   allocate(capacity: number): void {
-    if (this.records) this.backend.destroyAttribute(this.records);
-    this.records = new StorageBufferAttribute(new Uint32Array(Math.max(1, capacity) * RECORD_UVEC4S * 4), 4);
-    this.recordBuffer = this.backend.storageBuffer(this.records, 'crowd appearance records');
+    this.records.replace(new StorageBufferAttribute(new Uint32Array(Math.max(1, capacity) * RECORD_UVEC4S * 4), 4));
   }
 
   /** Copies the records of slots [0, count) from the source (uploaded by the crowd's update). */
   encode(encoder: GPUCommandEncoder, count: number): void {
-    const source = this.source.buffer;
-    const bytes = Math.min(count * RECORD_BYTES, source.size, this.recordBuffer.size);
-    if (bytes > 0) encoder.copyBufferToBuffer(source, 0, this.recordBuffer, 0, bytes);
+    this.records.copy(encoder, this.source.buffer, count * RECORD_BYTES);
   }
 
   /** Whether instance `slot` draws primitive `primitive` (its bit in the parts mask). */
@@ -90,7 +88,8 @@ export class ThreeAppearance {
    * `primitive` nodes as the position node's.
    */
   wrap(materials: readonly NodeMaterial[], slot: TslNode<'uint'>, primitive: TslNode<'uint'>, rebuild = false): void {
-    for (const material of materials) {
+    for (let i = 0; i < materials.length; i++) {
+      const material = materials[i];
       const held = this.wrapped.get(material);
       if (held && !rebuild && material.colorNode === held.outer) continue;
       const inner = held && material.colorNode === held.outer ? held.inner : material.colorNode;
@@ -112,17 +111,18 @@ export class ThreeAppearance {
   /** Bytes of three's record buffer and variant texture. */
   get gpuBytes(): number {
     const image = this.variants.image as { width: number; height: number; depth: number };
-    return this.recordBuffer.size + image.width * image.height * image.depth * 4;
+    return this.records.size + image.width * image.height * image.depth * 4;
   }
 
   destroy(): void {
     this.unwrap();
-    this.backend.destroyAttribute(this.records);
+    this.records.destroy();
     this.variants.dispose();
   }
 
   private recordsNode() {
-    return storage(this.records, 'uvec4', this.records.count).toReadOnly();
+    const records = this.records.attribute;
+    return storage(records, 'uvec4', records.count).toReadOnly();
   }
 
   /** The base colour of instance `slot`: `inner` (or the material's colour x map), or colour x its variant's texel, times its tint. */

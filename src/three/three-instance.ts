@@ -67,7 +67,8 @@ export class ThreeInstances {
   private palette = false;
   /** Instance count written into the every-instance records (-1: not yet). */
   private everyCount = -1;
-  private readonly countWord = new Uint32Array(1);
+  /** The every-instance records (one per primitive, contiguous in `indirect`), kept to write their instance count in one writeBuffer. */
+  private everyRecords = new Uint32Array(0);
   /** Whether the last encoded frame ran the cull pass (its lists are in `lists`). */
   private culled = false;
   /** The camera the cull pass culled for, and the light camera it listed casters for (ThreeCrowdRenderer sets them each frame). */
@@ -104,7 +105,7 @@ export class ThreeInstances {
     const identity = new Uint32Array(stride);
     for (let i = 0; i < stride; i++) identity[i] = i;
     // The store's joint buffer: its record is the skinning method's (48 or 64 bytes a joint,
-    // JOINT_RECORD_VEC4S), and it holds every instance's set, or the palette's sets.
+    // MATRIX_VEC4S or DQ_VEC4S), and it holds every instance's set, or the palette's sets.
     this.joints = new StorageBufferAttribute(store.jointBuffer.size / 16, 4);
     this.records = new StorageBufferAttribute(store.capacity * RECORD_VEC4S, 4);
     const lists = new Uint32Array((2 * L + 1) * stride);
@@ -120,6 +121,7 @@ export class ThreeInstances {
       words[o + 2] = this.ranges[p][0][1];
     }
     this.indirect = new IndirectStorageBufferAttribute(words, 1);
+    this.everyRecords = words.slice(2 * L * P * RECORD_WORDS, (2 * L * P + P) * RECORD_WORDS);
     const b = this.backend;
     this.gpu = {
       joints: b.storageBuffer(this.joints, 'crowd joints'), records: b.storageBuffer(this.records, 'crowd instance records'),
@@ -145,13 +147,12 @@ export class ThreeInstances {
     this.casterCamera = caster;
   }
 
-  /** Writes the instance count into the every-instance records when it changed (a few bytes, on the queue). */
+  /** Writes the instance count into the every-instance records when it changed (one writeBuffer of P records). */
   syncCount(count: number): void {
     if (count === this.everyCount) return;
-    this.countWord[0] = count;
-    for (let p = 0; p < this.primitives; p++) {
-      this.backend.device.queue.writeBuffer(this.gpu.indirect, ((2 * this.levels * this.primitives + p) * RECORD_WORDS + 1) * 4, this.countWord);
-    }
+    const records = this.everyRecords;
+    for (let p = 0; p < this.primitives; p++) records[p * RECORD_WORDS + 1] = count;
+    this.backend.device.queue.writeBuffer(this.gpu.indirect, 2 * this.levels * this.primitives * RECORD_BYTES, records);
     this.everyCount = count;
   }
 

@@ -19,6 +19,7 @@ import type { Character } from '../character/character';
 import { MORPH_HEADER } from '../runtime/layout';
 import { morphTargetData } from '../runtime/mesh-data';
 import type { WebGpuBackend } from './backend';
+import { CopiedBuffer } from './copied-buffer';
 import type { SkinnedVertex, TslNode } from './three-skinning';
 
 /** Words of a primitive's header here: first displacement (vec4f index), targets, first weight, normals (0 or 1). */
@@ -30,11 +31,11 @@ export class ThreeMorph {
   readonly weightCount: number;
   private readonly deltas: StorageBufferAttribute;
   private readonly headers: StorageBufferAttribute;
-  private weights!: StorageBufferAttribute;
-  private weightBuffer!: GPUBuffer;
+  /** Three's copy of the crowd's weights. */
+  private readonly weights: CopiedBuffer;
 
   /** `character` must have morph targets (Character.baked.morph); a RangeError otherwise. */
-  constructor(character: Character, private readonly backend: WebGpuBackend, capacity: number) {
+  constructor(character: Character, backend: WebGpuBackend, capacity: number) {
     const morph = character.baked.morph;
     if (!morph) throw new RangeError(`crowd-skin/three: ${character.name} has no morph targets`);
     this.weightCount = morph.weightCount;
@@ -55,20 +56,18 @@ export class ThreeMorph {
     });
     this.deltas = new StorageBufferAttribute(deltas, 4);
     this.headers = new StorageBufferAttribute(headers, 4);
+    this.weights = new CopiedBuffer(backend, 'crowd morph weights');
     this.allocate(capacity);
   }
 
   /** Three's weight buffer for `capacity` slots (the old one freed): call when the crowd grows, then rebuild the nodes. */
   allocate(capacity: number): void {
-    if (this.weights) this.backend.destroyAttribute(this.weights);
-    this.weights = new StorageBufferAttribute(Math.max(1, capacity) * this.weightCount, 1);
-    this.weightBuffer = this.backend.storageBuffer(this.weights, 'crowd morph weights');
+    this.weights.replace(new StorageBufferAttribute(Math.max(1, capacity) * this.weightCount, 1));
   }
 
   /** Copies the weights of slots [0, count) from `source` (the crowd's weight buffer, written by the morph pass this frame). */
   encode(encoder: GPUCommandEncoder, source: GPUBuffer, count: number): void {
-    const bytes = Math.min(count * this.weightCount * 4, source.size, this.weightBuffer.size);
-    if (bytes > 0) encoder.copyBufferToBuffer(source, 0, this.weightBuffer, 0, bytes);
+    this.weights.copy(encoder, source, count * this.weightCount * 4);
   }
 
   /**
@@ -78,7 +77,7 @@ export class ThreeMorph {
   morphed(slot: TslNode<'uint'>, primitive: TslNode<'uint'>, vertex: SkinnedVertex): SkinnedVertex {
     const deltas = storage(this.deltas, 'vec4', this.deltas.count).toReadOnly();
     const headers = storage(this.headers, 'uvec4', this.headers.count).toReadOnly();
-    const weights = storage(this.weights, 'float', this.weights.count).toReadOnly();
+    const weights = storage(this.weights.attribute, 'float', this.weights.attribute.count).toReadOnly();
     const header = headers.element(primitive).toVar();
     const position = vertex.position.toVar();
     const normal = vertex.normal.toVar();
@@ -99,11 +98,11 @@ export class ThreeMorph {
 
   /** Bytes of three's buffers (the displacements, headers and weights). */
   get gpuBytes(): number {
-    return this.deltas.array.byteLength + this.headers.array.byteLength + this.weightBuffer.size;
+    return this.deltas.array.byteLength + this.headers.array.byteLength + this.weights.size;
   }
 
   destroy(): void {
-    this.backend.destroyAttribute(this.weights);
+    this.weights.destroy();
     this.deltas.dispose();
     this.headers.dispose();
   }

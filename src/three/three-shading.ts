@@ -38,7 +38,7 @@ import type { WebGpuBackend } from './backend';
 import { ThreeAppearance } from './three-appearance';
 import { CrowdLevelMesh, RECORD_VEC4S, ThreeInstances } from './three-instance';
 import { ThreeMorph } from './three-morph';
-import { JOINT_RECORD_VEC4S, skinningOf, type Influences, type TslNode } from './three-skinning';
+import { skinningOf, type Influences, type TslNode } from './three-skinning';
 
 const PREFIX = 'crowd-skin/three';
 
@@ -216,12 +216,6 @@ export class ThreeShading implements CrowdFeature {
     this.threeAppearance?.encode(encoder, count);
     const weights = this.kernel.draws.vertexWeights;
     if (this.threeMorph && weights) this.threeMorph.encode(encoder, weights, count);
-  }
-
-  /** Bytes this feature copies each frame for `count` instances without a palette (the joints dominate), lists and indirect records aside. */
-  copiedBytes(count: number): number {
-    const features = (this.threeAppearance ? 32 : 0) + (this.threeMorph ? this.threeMorph.weightCount * 4 : 0);
-    return count * (this.crowd.jointsPerInstance * JOINT_RECORD_VEC4S[this.skinning] * 16 + RECORD_VEC4S * 16 + features);
   }
 
   /** The GPU buffers of three's storage attributes and the features' (gpuBytes of the crowd adds them). */

@@ -18,9 +18,6 @@ import { DQ_VEC4S, MATRIX_VEC4S, type SkinningMethod } from '../runtime/layout';
 /** A TSL node of WGSL type T (three's own node objects). */
 export type TslNode<T extends string> = Node<T>;
 
-/** vec4f per joint record of each skinning method (MATRIX_VEC4S 3, DQ_VEC4S 4: src/runtime/layout.ts). */
-export const JOINT_RECORD_VEC4S: Readonly<Record<SkinningMethod, number>> = { linear: MATRIX_VEC4S, 'dual-quaternion': DQ_VEC4S };
-
 /** Four influences of a vertex: joint slots (skin offset added) and weights, vertex attributes. */
 export interface Influences {
   readonly joints: TslNode<'uvec4'>;
