@@ -226,7 +226,7 @@ export class ThreeShading implements CrowdFeature {
   /**
    * The kernel re-made its passes: a feature was added (appearance, morph targets: they call
    * rebuildPasses) or the skinning method changed (the store's joint buffer was replaced, 48 or
-   * 64 bytes a joint: JOINT_RECORD_VEC4S). Takes them up and rebuilds the nodes.
+   * 64 bytes a joint: MATRIX_VEC4S or DQ_VEC4S). Takes them up and rebuilds the nodes.
    */
   passesCreated(): void {
     if (!this.instances) return; // during construction
