@@ -23,7 +23,7 @@ export type { DrawOrder } from './bake/draw-order';
 export { ModelError } from './bake/errors';
 export type { EncodedImage } from './bake/gltf-json';
 export type { ResourceReader } from './bake/parse';
-export type { BakedRootMotion, RootMotionMode, RootMotionOptions } from './bake/root-motion';
+export type { BakedRootMotion, RootMotionMode, RootMotionOptions, RootMotionTranslation } from './bake/root-motion';
 export { rootMotionAt, rootMotionBetween } from './anim/root-motion';
 
 // The crowd: instances of one Character, posed on the GPU and drawn in one call per primitive.

@@ -10,6 +10,7 @@ import { bake, restTable, type BakedModel, type BakeOptions } from './bake';
 import { morphLayout } from './bake-morph';
 import type { Channel, Clip, Rig } from './rig';
 import { rigSize } from './table-size';
+import type { RootMotionTranslation } from './root-motion';
 
 /**
  * Clips from other files (docs/clips.md): a ClipLibrary is read from glTF files with or without
@@ -205,7 +206,8 @@ export function attachClips(rig: Rig, libraries: readonly ClipLibrary[], options
 
 /**
  * What else, besides the libraries and the binding, decides a shared rig's clip values: the root
- * motion taken out of them (LoadOptions.rootMotion), by joint and whether the yaw was taken too.
+ * motion taken out of them (LoadOptions.rootMotion), by joint, whether the yaw was taken too, and
+ * how much of the translation.
  * ('in-place' and 'apply' bake the same tables; each character keeps its own BakedRootMotion.)
  */
 export interface SharedRootMotion {
@@ -213,6 +215,8 @@ export interface SharedRootMotion {
   joint: number;
   /** Whether its rotation about +y was taken out as well. */
   yaw: boolean;
+  /** What horizontal translation was taken out (RootMotionOptions.translation). */
+  translation: RootMotionTranslation;
 }
 
 /**
@@ -229,7 +233,7 @@ export interface SharedRootMotion {
 export function bakeShared(rig: Rig, libraries: readonly ClipLibrary[], bindings: readonly ClipBinding[], options: BakeOptions,
   rootMotion?: SharedRootMotion): BakedModel {
   const key = JSON.stringify([libraries.map((l) => l.id), rig.nodes.count, bindings.map((b) => Array.from(b.remap)), rigSize(rig), morphLayout(rig),
-    options.maxEntriesPerTrack ?? null, options.maxTableBytes ?? null, options.alignToKeys ?? null, rootMotion ? [rootMotion.joint, rootMotion.yaw] : null]);
+    options.maxEntriesPerTrack ?? null, options.maxTableBytes ?? null, options.alignToKeys ?? null, rootMotion ? [rootMotion.joint, rootMotion.yaw, rootMotion.translation] : null]);
   const cache = libraries[0].shared;
   const hit = cache.get(key);
   if (hit) {

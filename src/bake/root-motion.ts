@@ -24,12 +24,23 @@ import { restPose, sampleChannel } from './sampler';
  * clip: the motion of one whole cycle M(d) and the speed |(x(d), z(d))| / d. src/anim/root-motion.ts
  * composes them in closed form for any span of clip time (whole cycles plus the partial one).
  *
+ * With `translation: 'mean-velocity'` only the cycle's mean travel is removed: M(t) =
+ * translate(T t / d), T = (x(d) - x(0), z(d) - z(0)) the travel of one cycle of d seconds, a
+ * linear track (M(d) and the speed are the same as with 'all'). The in-place joint keeps its sway
+ * and surge within the cycle (its x is x(t) - T.x t / d, back at its start at t = d, so the clip
+ * still loops seamlessly): a character moved at the clip's own speed then plays the original
+ * motion, and its planted feet stay planted (docs/root-motion.md). Not with `yaw` (turning a
+ * swaying root back key by key is no affine map of its keys).
+ *
  * Exactness. The joint's translation keys are changed by an affine map (the same for every key
  * of a clip), so the in-place translation is exact at every time, for STEP, LINEAR and
- * CUBICSPLINE alike. With `yaw`, each rotation key is turned back by the yaw at its own time
- * (tangents of CUBICSPLINE keys by the derivative of that); between keys the in-place rotation
- * is then exact for a turn about +y over a fixed tilt, and otherwise off by a second-order term
- * in the rotation between the two keys. The track itself is sampled from the original clip, so
+ * CUBICSPLINE alike. With 'mean-velocity' each key loses the linear M at its own time (CUBICSPLINE
+ * tangents its velocity), exact for LINEAR and CUBICSPLINE between the channel's first and last
+ * key; a STEP channel holds its in-place value between keys while M moves on, so their sum leads
+ * the original by up to the mean speed times the key interval. With `yaw`, each rotation key is
+ * turned back by the yaw at its own time (tangents of CUBICSPLINE keys by the derivative of
+ * that); between keys the in-place rotation is then exact for a turn about +y over a fixed tilt,
+ * and otherwise off by a second-order term in the rotation between the two keys. The track itself is sampled from the original clip, so
  * it is exact at its entries.
  *
  * Limits: the joint's ancestors must not be animated (root motion is the motion of the topmost
@@ -51,7 +62,17 @@ export interface RootMotionOptions {
   mode: RootMotionMode;
   /** Also take out the rotation about +y (default false: turning clips keep turning in place). */
   yaw?: boolean;
+  /**
+   * Which horizontal translation comes out (default 'all'). 'all': all of it, key by key: the
+   * joint stands still in x, z. 'mean-velocity': only the cycle's mean travel velocity (a linear
+   * M(t)); the joint keeps its sway and surge within the cycle, so a character moved at the
+   * clip's speed (controllers' rate matching, steering) plants its feet. Not with `yaw: true`.
+   */
+  translation?: RootMotionTranslation;
 }
+
+/** What horizontal translation root motion takes out (RootMotionOptions.translation). */
+export type RootMotionTranslation = 'all' | 'mean-velocity';
 
 /** Root motion of every baked clip (see the file comment); kept in BakedModel.rootMotion and Character.rootMotion. */
 export interface BakedRootMotion {
@@ -63,6 +84,8 @@ export interface BakedRootMotion {
   mode: RootMotionMode;
   /** Whether the rotation about +y was taken out too. */
   yaw: boolean;
+  /** What horizontal translation was taken out ('mean-velocity': M(t) is linear in t, see the file comment). */
+  translation: RootMotionTranslation;
   /**
    * M(t) per entry of each clip, one vec4 per entry: (x, 0, z, yaw), model units and radians; yaw
    * is continuous along the track (never wrapped), so neighbouring entries interpolate linearly.
@@ -89,6 +112,7 @@ export interface RootMotionExtraction {
   joint: number;
   mode: RootMotionMode;
   yaw: boolean;
+  translation: RootMotionTranslation;
   /** Model matrix of the joint's parent (column-major; identity for a scene root). */
   parent: Float64Array;
   /** Its rotation (unit quaternion; with `yaw` only, where the ancestors have uniform scale). */
@@ -96,16 +120,24 @@ export interface RootMotionExtraction {
 }
 
 const MODES: readonly RootMotionMode[] = ['in-place', 'apply'];
+const TRANSLATIONS: readonly RootMotionTranslation[] = ['all', 'mean-velocity'];
 
 /** Validates `options` against `rig` and returns the rig with every clip in place (a new Rig; `rig` is not changed). */
 export function extractRootMotion(rig: Rig, options: RootMotionOptions): RootMotionExtraction {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`rootMotion must be an object { joint?, mode, yaw? }, got ${JSON.stringify(options)}`);
+  if (typeof options !== 'object' || options === null) throw new TypeError(`rootMotion must be an object { joint?, mode, yaw?, translation? }, got ${JSON.stringify(options)}`);
   for (const key of Object.keys(options)) {
-    if (!['joint', 'mode', 'yaw'].includes(key)) throw new RangeError(`rootMotion: unknown field "${key}" (fields: joint, mode, yaw)`);
+    if (!['joint', 'mode', 'yaw', 'translation'].includes(key)) throw new RangeError(`rootMotion: unknown field "${key}" (fields: joint, mode, yaw, translation)`);
   }
   if (!MODES.includes(options.mode)) throw new RangeError(`rootMotion.mode must be 'in-place' or 'apply', got ${JSON.stringify(options.mode)}`);
   if (options.yaw !== undefined && typeof options.yaw !== 'boolean') throw new TypeError(`rootMotion.yaw must be true or false, got ${JSON.stringify(options.yaw)}`);
+  if (options.translation !== undefined && !TRANSLATIONS.includes(options.translation)) {
+    throw new RangeError(`rootMotion.translation must be 'all' or 'mean-velocity', got ${JSON.stringify(options.translation)}`);
+  }
   const yaw = options.yaw ?? false;
+  const translation = options.translation ?? 'all';
+  if (yaw && translation === 'mean-velocity') {
+    throw new RangeError("rootMotion.translation 'mean-velocity' cannot go with rootMotion.yaw: true (turning a swaying root back key by key is not exact); use translation 'all' or yaw false");
+  }
   const joint = rootMotionJoint(rig, options.joint);
   const { nodes } = rig;
   const ancestors: number[] = [];
@@ -134,12 +166,12 @@ export function extractRootMotion(rig: Rig, options: RootMotionOptions): RootMot
     ...clip,
     channels: clip.channels.map((ch) => {
       if (ch.node !== joint) return ch;
-      if (ch.path === 'translation') return inPlaceTranslation(ch, horizontal);
+      if (ch.path === 'translation') return inPlaceTranslation(ch, horizontal, translation === 'mean-velocity' ? clip.duration : null);
       if (ch.path === 'rotation' && yaw) return inPlaceRotation(ch, parentRotation, `clip "${clip.name}"`);
       return ch;
     }),
   }));
-  return { rig: { ...rig, clips }, original: rig, joint, mode: options.mode, yaw, parent, parentRotation };
+  return { rig: { ...rig, clips }, original: rig, joint, mode: options.mode, yaw, translation, parent, parentRotation };
 }
 
 /** Rig node of the root-motion joint: `name`, or the root joint of the first skin of the file. */
@@ -178,15 +210,28 @@ function horizontalOnly(parent: Float64Array): Float64Array {
   return b;
 }
 
-/** The translation channel with its horizontal motion since time 0 removed: v - B (v - v(0)) per key, t - B t per tangent. */
-function inPlaceTranslation(ch: Channel, b: Float64Array): Channel {
+/**
+ * The translation channel with its horizontal motion since time 0 removed: v - B (v - v(0)) per
+ * key, t - B t per tangent. With `meanOver` (the clip's duration d, mean-velocity), only the
+ * mean travel: v - B u t_k per key at time t_k, t - B u per tangent, u = (v(d) - v(0)) / d.
+ */
+function inPlaceTranslation(ch: Channel, b: Float64Array, meanOver: number | null): Channel {
   const first = new Float64Array(3);
   sampleChannel(ch, 0, first, 0);
   const cubic = ch.interpolation === 'CUBICSPLINE';
+  const stride = cubic ? 9 : 3;
+  const velocity = new Float64Array(3); // local units per second (mean-velocity only)
+  if (meanOver !== null && meanOver > 0) {
+    sampleChannel(ch, meanOver, velocity, 0);
+    for (let c = 0; c < 3; c++) velocity[c] = (velocity[c] - first[c]) / meanOver;
+  }
   const values = new Float32Array(ch.values.length);
   for (let o = 0; o < values.length; o += 3) {
     const tangent = cubic && (o / 3) % 3 !== 1;
-    const d = [0, 1, 2].map((c) => ch.values[o + c] - (tangent ? 0 : first[c]));
+    const time = ch.times[Math.floor(o / stride)];
+    const d = meanOver === null
+      ? [0, 1, 2].map((c) => ch.values[o + c] - (tangent ? 0 : first[c]))
+      : [0, 1, 2].map((c) => velocity[c] * (tangent ? 1 : time));
     for (let r = 0; r < 3; r++) values[o + r] = ch.values[o + r] - (b[r] * d[0] + b[3 + r] * d[1] + b[6 + r] * d[2]);
   }
   return { ...ch, values };
@@ -287,6 +332,8 @@ export function bakeRootMotion(x: RootMotionExtraction, baked: BakedModel): Bake
       return twistNear(parentRotation, rotation, 0, near, scratch, `clip "${clip.name}"`);
     };
     const p0 = position(0);
+    const pd = position(clip.duration);
+    const mean = x.translation === 'mean-velocity';
     const start = twist(0, 0);
     let previous = start;
     const entries = baked.clipEntries[c];
@@ -299,8 +346,10 @@ export function bakeRootMotion(x: RootMotionExtraction, baked: BakedModel): Bake
       const cos = Math.cos(yaw);
       const sin = Math.sin(yaw);
       const o = (trackOffsets[c] + e) * 4;
-      track[o] = p[0] - (p0[0] * cos + p0[2] * sin);
-      track[o + 2] = p[2] - (-p0[0] * sin + p0[2] * cos);
+      // Mean-velocity (never with yaw): the travel so far at the cycle's mean velocity.
+      const along = clip.duration > 0 ? t / clip.duration : 0;
+      track[o] = mean ? (pd[0] - p0[0]) * along : p[0] - (p0[0] * cos + p0[2] * sin);
+      track[o + 2] = mean ? (pd[2] - p0[2]) * along : p[2] - (-p0[0] * sin + p0[2] * cos);
       track[o + 3] = yaw;
     }
     const last = (trackOffsets[c] + entries - 1) * 4;
@@ -308,7 +357,7 @@ export function bakeRootMotion(x: RootMotionExtraction, baked: BakedModel): Bake
     speed[c] = clip.duration > 0 ? Math.hypot(cycle[c * 4], cycle[c * 4 + 2]) / clip.duration : 0;
   });
   return {
-    joint, jointName: original.nodes.names[joint], mode: x.mode, yaw: x.yaw,
+    joint, jointName: original.nodes.names[joint], mode: x.mode, yaw: x.yaw, translation: x.translation,
     track, trackOffsets, clipEntries: baked.clipEntries, clipDurations: baked.clipDurations, cycle, speed,
   };
 }

@@ -156,7 +156,7 @@ export interface LoadOptions {
    * clips follow the file's own, in order; a name already taken is renamed "Walk (2)". Where a
    * file's rest pose differs from the body's, its clips are retargeted (unless `retarget` is
    * false). Characters with the same skeleton whose clips all come from one set of libraries (no
-   * clips of their own, no additiveClips; the same rootMotion joint and yaw, or none) share the
+   * clips of their own, no additiveClips; the same rootMotion joint, yaw and translation, or none) share the
    * libraries' baked tables: one copy in memory, one table buffer per device.
    */
   clips?: readonly ClipLibrary[];
@@ -217,7 +217,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     return { clip, reference, name: a.name ?? `${rig.clips[clip].name}-additive` };
   });
   const shared = libraries.length > 0 && ownClips === 0 && differences.length === 0 && bindings.every((b) => !b.retargeted);
-  const baked = shared && binder ? binder.bakeShared(rig, libraries, bindings, { maxEntriesPerTrack: options.maxEntriesPerTrack }, rootMotion && { joint: rootMotion.joint, yaw: rootMotion.yaw })
+  const baked = shared && binder ? binder.bakeShared(rig, libraries, bindings, { maxEntriesPerTrack: options.maxEntriesPerTrack }, rootMotion && { joint: rootMotion.joint, yaw: rootMotion.yaw, translation: rootMotion.translation })
     : bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
   if (rootMotion) baked.rootMotion = bakeRootMotion(rootMotion, baked);
   const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);

@@ -2,13 +2,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { bake, TRACK_NONE } from '../../src/bake/bake';
 import { buildRig } from '../../src/bake/build-rig';
-import { bakeRootMotion, extractRootMotion, rootMotionJoint, type RootMotionOptions } from '../../src/bake/root-motion';
+import { bakeRootMotion, extractRootMotion, rootMotionJoint, type BakedRootMotion, type RootMotionOptions } from '../../src/bake/root-motion';
 import type { Rig } from '../../src/bake/rig';
 import { loadCharacter } from '../../src/character/character';
 import { quatMulAt } from '../../src/math/quat';
 import { skinnedModel } from '../helpers/gltf-builder';
 import { modelPath } from '../helpers/models';
-import { armatureRig, rootMotionErrors, type RootClip } from '../helpers/root-motion';
+import { createPose } from '../../src/math/pose';
+import { armatureRig, entryPose, rootMotionErrors, type RootClip } from '../helpers/root-motion';
 
 /**
  * Root motion at load time (src/bake/root-motion.ts): every invalid option named; the root-motion
@@ -60,11 +61,13 @@ describe('rootMotion validity', () => {
     const bad: [unknown, RegExp][] = [
       [null, /rootMotion must be an object/],
       ['in-place', /rootMotion must be an object/],
-      [{ mode: 'in-place', joints: 'Root' }, /rootMotion: unknown field "joints" \(fields: joint, mode, yaw\)/],
+      [{ mode: 'in-place', joints: 'Root' }, /rootMotion: unknown field "joints" \(fields: joint, mode, yaw, translation\)/],
       [{}, /rootMotion.mode must be 'in-place' or 'apply', got undefined/],
       [{ mode: 'inplace' }, /rootMotion.mode must be 'in-place' or 'apply', got "inplace"/],
       [{ mode: 'apply', yaw: 1 }, /rootMotion.yaw must be true or false, got 1/],
       [{ mode: 'in-place', joint: 3 }, /rootMotion.joint must be a node name, got 3/],
+      [{ mode: 'apply', translation: 'mean' }, /rootMotion.translation must be 'all' or 'mean-velocity', got "mean"/],
+      [{ mode: 'apply', translation: 'mean-velocity', yaw: true }, /rootMotion.translation 'mean-velocity' cannot go with rootMotion.yaw: true/],
       [{ mode: 'in-place', joint: 'Hips' }, /rootMotion.joint: no joint or node named "Hips" \(joints: Root, Foot\)/],
     ];
     for (const [options, message] of bad) expect(() => extractRootMotion(rig, options as RootMotionOptions), JSON.stringify(options)).toThrow(message);
@@ -149,6 +152,63 @@ describe('clips in place', () => {
   }
 });
 
+describe("translation: 'mean-velocity'", () => {
+  /** The worst distance between M(t) at each entry and the cycle's travel x t / d (a linear track?), and the biggest in-place sway. */
+  const linearity = (motion: BakedRootMotion) => {
+    let worst = 0;
+    motion.trackOffsets.forEach((offset, c) => {
+      const entries = motion.clipEntries[c];
+      for (let e = 0; e < entries; e++) {
+        const o = (offset + e) * 4, f = e / (entries - 1);
+        worst = Math.max(worst, Math.hypot(motion.track[o] - motion.cycle[c * 4] * f, motion.track[o + 2] - motion.cycle[c * 4 + 2] * f), Math.abs(motion.track[o + 3]));
+      }
+    });
+    return worst;
+  };
+
+  it('hand-built rigs (LINEAR, CUBICSPLINE): the track is linear, the joint keeps its sway, track + in-place = original; STEP leads by at most speed x key interval', () => {
+    const clips = CLIPS.filter((c) => c.name !== 'Turn');
+    const rig = buildRig(armatureRig(clips));
+    const { baked, motion } = extractAndBake(rig, { mode: 'apply', translation: 'mean-velocity' });
+    const all = extractAndBake(rig, { mode: 'apply' }).motion;
+    expect(motion.translation).toBe('mean-velocity');
+    expect(all.translation).toBe('all');
+    expect(Array.from(motion.cycle)).toEqual(Array.from(all.cycle));
+    expect(Array.from(motion.speed)).toEqual(Array.from(all.speed));
+    expect(linearity(motion)).toBeLessThan(1e-6);
+    const exact = buildRig(armatureRig(clips.filter((c) => c.interpolation !== 'STEP')));
+    const fit = extractAndBake(exact, { mode: 'apply', translation: 'mean-velocity' });
+    const { reconstruction, drift } = rootMotionErrors(exact, fit.baked, fit.motion);
+    console.log(`armature rig, mean-velocity: reconstruction ${reconstruction.toExponential(2)} m, sway kept ${drift.toFixed(4)} m`);
+    expect(reconstruction).toBeLessThan(1e-6);
+    expect(drift).toBeGreaterThan(0.019); // the Walk's 2 cm sideways sway (and the Glide's surge) stay in the clip
+    // STEP: the in-place key is held while M moves on (the file comment's limit): 1.5 m/s x 0.25 s at most.
+    const step = rootMotionErrors(rig, baked, motion).reconstruction;
+    expect(step).toBeGreaterThan(0.01);
+    expect(step).toBeLessThanOrEqual(1.5 * 0.25 + 1e-6);
+  });
+
+  it('Walker: track + in-place = original within 1e-6 of its size, the hips keep their sway, and end each clip where they began in x, z', async () => {
+    const original = await load('Walker');
+    const character = await load('Walker', { mode: 'apply', translation: 'mean-velocity' });
+    const motion = character.baked.rootMotion!;
+    const size = Math.hypot(...character.bounds.max.map((v, c) => v - character.bounds.min[c]));
+    const { reconstruction, drift } = rootMotionErrors(original.rig, character.baked, motion);
+    console.log(`Walker mean-velocity: reconstruction ${(reconstruction / size).toExponential(2)} of ${size.toFixed(2)} m, hips sway ${drift.toFixed(4)} m`);
+    expect(reconstruction / size).toBeLessThan(1e-6);
+    expect(drift).toBeGreaterThan(0.01);
+    expect(linearity(motion)).toBeLessThan(1e-5);
+    // The Hips are a scene root (local = model space): horizontally where they began, so loops are seamless.
+    expect(motion.joint).toBe(0);
+    const stored = createPose(character.rig.nodes.count);
+    for (let c = 0; c < character.clipNames.length; c++) {
+      const [x0, , z0] = entryPose(character.baked, c, 0, stored).translation;
+      const [x1, , z1] = entryPose(character.baked, c, character.baked.clipEntries[c] - 1, stored).translation;
+      expect(Math.hypot(x1 - x0, z1 - z0), character.clipNames[c]).toBeLessThan(1e-6 * size);
+    }
+  });
+});
+
 describe('baked root motion', () => {
   it('layout: a track per file clip on its entries, cycle = last entry, speed = |cycle| / duration; none for difference clips', async () => {
     const bytes = readFileSync(modelPath('Walker'));
@@ -157,7 +217,7 @@ describe('baked root motion', () => {
     });
     const m = c.baked.rootMotion!;
     expect(c.rootMotion).toBe(m);
-    expect(m).toMatchObject({ jointName: 'Hips', joint: 0, mode: 'in-place', yaw: false });
+    expect(m).toMatchObject({ jointName: 'Hips', joint: 0, mode: 'in-place', yaw: false, translation: 'all' });
     expect(c.warnings).toEqual([]);
     const files = c.clipNames.length - 1;
     let offset = 0;
