@@ -99,7 +99,7 @@ struct Agent {
   y: f32,
   scale: f32,
   field: u32,
-  pad0: u32,
+  maxAcceleration: f32,
   pad1: u32,
   pad2: u32,
 }
@@ -271,11 +271,24 @@ fn fieldDirection(field: u32, p: vec2f) -> vec2f {
   return vec2f(0.0);
 }
 
+// The preferred velocity (step.ts preferred): the desired one, moved from the velocity v now by
+// at most maxAcceleration x dt (starting, turning, stopping smoothly; ORCA's answer is unbounded).
+fn preferredVelocity(h: u32, p: vec2f, v: vec2f, crowded: bool) -> vec2f {
+  let delta = desiredVelocity(h, p, crowded) - v;
+  let change = length(delta);
+  let limit = agents[h].maxAcceleration * params.dt;
+  if (change > limit) {
+    return v + delta * (limit / change);
+  }
+  return v + delta;
+}
+
 // Toward the goal at the preferred speed (along the flow field when the agent has one and is more
-// than a field cell from its goal), slowing to arrive within one step; when crowded (a neighbour
-// within neighbourDistance) bent right by KEEP_RIGHT (right of direction d is (-d.y, d.x)); plus a
-// nudge of NUDGE x the speed in a direction hashed from (agent, step) (step.ts preferred).
-fn preferredVelocity(h: u32, p: vec2f, crowded: bool) -> vec2f {
+// than a field cell from its goal), braking to stop there (sqrt(2 maxAcceleration distance), and
+// within one step); when crowded (a neighbour within neighbourDistance) bent right by KEEP_RIGHT
+// (right of direction d is (-d.y, d.x)); plus a nudge of NUDGE x the speed in a direction hashed
+// from (agent, step) (step.ts desired).
+fn desiredVelocity(h: u32, p: vec2f, crowded: bool) -> vec2f {
   let agent = agents[h];
   if ((agent.flags & AGENT_HAS_GOAL) == 0u) {
     return vec2f(0.0);
@@ -285,7 +298,7 @@ fn preferredVelocity(h: u32, p: vec2f, crowded: bool) -> vec2f {
   if (distance <= 0.0) {
     return vec2f(0.0);
   }
-  let speed = min(agent.prefSpeed, distance / params.dt);
+  let speed = min(min(agent.prefSpeed, sqrt(2.0 * agent.maxAcceleration * distance)), distance / params.dt);
   var direction = toGoal / distance;
   if (agent.field != FIELD_NONE && distance > params.fieldCellSize) {
     let d = fieldDirection(agent.field, p);
@@ -705,7 +718,7 @@ fn steer(@builtin(global_invocation_id) id: vec3u) {
     addAgentLine(p, v, radius, ids[i]);
   }
 
-  let preferred = preferredVelocity(h, p, count > 0u);
+  let preferred = preferredVelocity(h, p, v, count > 0u);
   var result: vec2f;
   let fail = linearProgram2(&lines, lineCount, agent.maxSpeed, preferred, false, &result);
   if (fail < lineCount) {

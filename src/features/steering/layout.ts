@@ -21,6 +21,7 @@ export const AGENT = {
   y: 40, //           f32: height of its placement (steering moves it on the x-z plane only)
   scale: 44, //       f32: uniform scale of its placement
   field: 48, //       u32: flow field index, or FIELD_NONE (straight to the goal)
+  maxAcceleration: 52, // f32: > 0, units per second^2: the most the preferred velocity changes per second
 } as const;
 
 /** One agent's motion (WGSL `AgentState`), by handle: written by the GPU every step. */

@@ -10,10 +10,13 @@ export interface AgentSettings {
   readonly radius: number;
   readonly maxSpeed: number;
   readonly preferredSpeed: number;
+  readonly maxAcceleration: number;
   readonly goal: GroundPoint | null;
 }
 
-const AGENT_FIELDS = ['radius', 'maxSpeed', 'preferredSpeed', 'goal'] as const;
+const AGENT_FIELDS = ['radius', 'maxSpeed', 'preferredSpeed', 'maxAcceleration', 'goal'] as const;
+/** Default SteeringAgentOptions.maxAcceleration, per second x maxSpeed: full speed in half a second. */
+const ACCELERATION_PER_MAX_SPEED = 2;
 const OPTION_FIELDS = ['timeHorizon', 'obstacleTimeHorizon', 'neighbourDistance', 'maxNeighbours', 'turnRate', 'flowField'] as const;
 const FIELD_FIELDS = ['min', 'max', 'cellSize', 'clearance', 'maxGoals'] as const;
 const MAX_FIELD_CELLS = 1 << 20;
@@ -35,7 +38,7 @@ export function checkGoal(goal: unknown, name: string): GroundPoint | null {
 
 /** The checked settings of SteeringAgentOptions; a TypeError or RangeError naming the field otherwise. */
 export function checkAgentOptions(options: SteeringAgentOptions): AgentSettings {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`agent options must be { radius, maxSpeed, preferredSpeed?, goal? }, got ${show(options)}`);
+  if (typeof options !== 'object' || options === null) throw new TypeError(`agent options must be { radius, maxSpeed, preferredSpeed?, maxAcceleration?, goal? }, got ${show(options)}`);
   checkFields(options, AGENT_FIELDS, 'addAgent');
   const radius = positive(options.radius, 'radius');
   const maxSpeed = options.maxSpeed;
@@ -44,7 +47,9 @@ export function checkAgentOptions(options: SteeringAgentOptions): AgentSettings 
   if (typeof preferredSpeed !== 'number' || !(preferredSpeed >= 0 && preferredSpeed <= maxSpeed)) {
     throw new RangeError(`preferredSpeed must be a number in [0, maxSpeed = ${maxSpeed}], got ${show(options.preferredSpeed)}`);
   }
-  return { radius, maxSpeed, preferredSpeed, goal: checkGoal(options.goal, 'goal') };
+  // A standing-only agent (maxSpeed 0) needs no bound: any positive number does.
+  const maxAcceleration = positive(options.maxAcceleration, 'maxAcceleration', maxSpeed > 0 ? ACCELERATION_PER_MAX_SPEED * maxSpeed : 1);
+  return { radius, maxSpeed, preferredSpeed, maxAcceleration, goal: checkGoal(options.goal, 'goal') };
 }
 
 /** CrowdSteeringOptions with defaults, checked. */
@@ -181,6 +186,7 @@ export class SteeringModel implements SteeringUploads {
     this.f32[o + AGENT.radius / 4] = settings.radius;
     this.f32[o + AGENT.maxSpeed / 4] = settings.maxSpeed;
     this.f32[o + AGENT.prefSpeed / 4] = settings.preferredSpeed;
+    this.f32[o + AGENT.maxAcceleration / 4] = settings.maxAcceleration;
     this.u32[o + AGENT.flags / 4] = AGENT_ACTIVE;
     this.u32[o + AGENT.field / 4] = FIELD_NONE;
     this.agentCount++;

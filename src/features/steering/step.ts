@@ -109,9 +109,12 @@ export function buildGrid(buffers: SteeringBuffers): SteeringGrid {
 /**
  * The preferred velocity of agent `h` (steering.wgsl `preferredVelocity`) into `out`: toward its
  * goal (along its flow field's direction when it has one and the field knows its cell) at its
- * preferred speed, slowing to arrive in one step; when `crowded` (some agent within
- * neighbourDistance) bent to its right by KEEP_RIGHT, and always a tiny random nudge: together
- * they break the symmetric meetings (circle swap, head-on groups) where ORCA alone stands still.
+ * preferred speed, braking to stop there (at most its maxAcceleration, and within one step);
+ * when `crowded` (some agent within neighbourDistance) bent to its right by KEEP_RIGHT, and
+ * always a tiny random nudge: together they break the symmetric meetings (circle swap, head-on
+ * groups) where ORCA alone stands still. Then moved from the agent's velocity now by at most
+ * maxAcceleration x dt (standing without a goal too), so that it starts, turns and stops
+ * smoothly; ORCA's answer, nearest this in the permitted region, is not bounded.
  */
 export function preferredVelocity(buffers: SteeringBuffers, h: number, crowded: boolean, out: Float64Array): Float64Array {
   const v = new Views(buffers);
@@ -119,6 +122,22 @@ export function preferredVelocity(buffers: SteeringBuffers, h: number, crowded: 
 }
 
 function preferred(v: Views, fields: Float32Array, h: number, crowded: boolean, out: Float64Array): Float64Array {
+  desired(v, fields, h, crowded, out);
+  // At most maxAcceleration x dt from the velocity now.
+  const a = h * A, s = h * S;
+  const limit = v.af[a + AGENT.maxAcceleration / 4] * v.f(STEERING_PARAMS.dt);
+  const vx = v.sf[s + 2], vz = v.sf[s + 3];
+  const dx = out[0] - vx, dz = out[1] - vz;
+  const change = Math.hypot(dx, dz);
+  if (change > limit) {
+    out[0] = vx + dx * (limit / change);
+    out[1] = vz + dz * (limit / change);
+  }
+  return out;
+}
+
+/** The preferred velocity before the acceleration bound (see preferredVelocity). */
+function desired(v: Views, fields: Float32Array, h: number, crowded: boolean, out: Float64Array): Float64Array {
   const a = h * A, s = h * S;
   out[0] = 0; out[1] = 0;
   if (!(v.au[a + AGENT.flags / 4] & AGENT_HAS_GOAL)) return out;
@@ -128,7 +147,9 @@ function preferred(v: Views, fields: Float32Array, h: number, crowded: boolean, 
   if (distance <= 0) return out;
   const dt = v.f(STEERING_PARAMS.dt);
   const prefSpeed = v.af[a + AGENT.prefSpeed / 4];
-  const speed = Math.min(prefSpeed, dt > 0 ? distance / dt : prefSpeed);
+  // Braking: the speed from which maxAcceleration stops it at the goal, sqrt(2 a distance).
+  const braking = Math.sqrt(2 * v.af[a + AGENT.maxAcceleration / 4] * distance);
+  const speed = Math.min(prefSpeed, braking, dt > 0 ? distance / dt : prefSpeed);
   let dx = gx / distance, dz = gz / distance;
   const field = v.au[a + AGENT.field / 4];
   if (field !== FIELD_NONE && distance > v.f(STEERING_PARAMS.fieldCellSize)) {

@@ -9,6 +9,13 @@ export interface SteeringAgentOptions {
   maxSpeed: number;
   /** The speed it walks at toward its goal when nothing is in the way, in [0, maxSpeed] (default maxSpeed). */
   preferredSpeed?: number;
+  /**
+   * The most its preferred velocity changes per second, units per second^2, > 0 (default 2 x
+   * maxSpeed: from standing to full speed in half a second). It starts, stops, turns and brakes
+   * for its goal within it, so that its clips can follow (foot sliding, docs/steering.md);
+   * avoidance itself is not bounded (ORCA's answer keeps its guarantee).
+   */
+  maxAcceleration?: number;
   /** Where it walks to; absent or null: it stands (and still steps aside for others). */
   goal?: GroundPoint | null;
 }

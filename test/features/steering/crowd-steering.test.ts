@@ -58,6 +58,8 @@ describe.skipIf(!device)('CrowdSteering', async () => {
       [() => steering.addAgent(b, { radius: 0.3, maxSpeed: NaN }), /maxSpeed/],
       [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, preferredSpeed: 2 }), /preferredSpeed must be a number in \[0, maxSpeed = 1\]/],
       [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, goal: [0, NaN] }), /goal must be \[x, z\]/],
+      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, maxAcceleration: 0 }), /maxAcceleration must be a finite number > 0, got 0/],
+      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, maxAcceleration: Infinity }), /maxAcceleration must be a finite number > 0, got Infinity/],
       [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, speed: 1 } as never), /unknown field "speed"/],
       [() => steering.setGoal(b, [0, 0]), /is not an agent/],
     );
