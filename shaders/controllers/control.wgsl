@@ -60,10 +60,11 @@ const LOCO_MAX_ACCELERATION: u32 = 2u;
 const LOCO_MAX_DECELERATION: u32 = 3u;
 const LOCO_MIN_SPEED: u32 = 4u;
 const LOCO_TURN_RATE: u32 = 5u;
-const LOCO_DIRECTIONS: u32 = 6u;
+const LOCO_SLOWEST_WALK_RATE: u32 = 6u;
+const LOCO_DIRECTIONS: u32 = 7u;
 const DIRECTION_WORDS: u32 = 2u;
 const DIRECTION_COUNT: u32 = 8u;
-const LOCO_WORDS: u32 = 22u;
+const LOCO_WORDS: u32 = 23u;
 const PLANE_TRIANGLES: u32 = 0u;
 const PLANE_HULL: u32 = 1u;
 const PLANE_ENTRIES: u32 = 2u;
@@ -513,8 +514,16 @@ fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
   let across = -velocity.x * forward.y + velocity.y * forward.x;
   var b: Blend;
   b.count = 0u;
+  // Slowed walks (Locomotion.blendParameter): with rate matching, looked up at min(p / slowest, 1) below walkSpeed.
+  let p0 = speed / walkSpeed;
+  let slowest = model[L + LOCO_SLOWEST_WALK_RATE];
+  var lookup = p0;
+  if (params.rootBase != NO_INDEX && p0 < 1.0 && slowest < 1.0) {
+    lookup = min(p0 / slowest, 1.0);
+  }
   if (params.planeBase != NO_INDEX) {
-    planeBlend(across / walkSpeed, along / walkSpeed, &b);
+    let scale = select(1.0, lookup / p0, p0 > 0.0);
+    planeBlend(across / walkSpeed * scale, along / walkSpeed * scale, &b);
   } else {
     var sector = 0;
     if (speed > 0.0) {
@@ -525,7 +534,7 @@ fn locomotionBlend(velocity: vec2f, heading: f32) -> Blend {
     let walk = modelU32(direction);
     let run = modelU32(direction + 1u);
     let idle = modelU32(L + LOCO_IDLE);
-    let p = min(speed / walkSpeed, 2.0);
+    let p = min(lookup, 2.0);
     let cycle = params.clipBase + CLIP_CYCLE;
     if (walk == NO_INDEX || p <= 0.0) {
       pushBlend(&b, idle, 1.0, model[cycle + idle * CLIP_WORDS]);

@@ -15,7 +15,7 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  *     "blendSpace": "sectors",
  *     "directions": { "any": { "walk": "Walk", "run": "Run" }, "back": "none" },
  *     "walkSpeed": 1.5, "maxAcceleration": 4, "maxDeceleration": 6, "minSpeed": 0.05,
- *     "turnRate": 6, "fadeSeconds": 0.3
+ *     "turnRate": 6, "fadeSeconds": 0.3, "slowestWalkRate": 1
  *   },
  *   "actions": { "Jump": { "clip": "Jump", "fadeIn": 0.15, "fadeOut": 0.25, "mask": { "root": "Spine" } } },
  *   "transitions": [["locomotion", "Jump"], ["Wave", "Jump"]],
@@ -33,7 +33,11 @@ import { TRANSITION_KINDS, type TransitionKind } from './crossfader';
  *   the 45-degree sector the movement falls in, blended by speed alone; "2d" places every set in
  *   one 2D blend space over the velocity relative to the heading (directional-space.ts), so
  *   strafing and diagonals blend neighbouring directions. Speeds in model units per second,
- *   accelerations in units per second squared, turnRate in radians per second.
+ *   accelerations in units per second squared, turnRate in radians per second. slowestWalkRate
+ *   (in (0, 1], default 1), with rate matching only (root motion): below walkSpeed the walk
+ *   clips play alone, slowed to speed / walkSpeed, down to this rate; only slower than
+ *   slowestWalkRate x walkSpeed do they blend with idle (a blend of idle and walk slides the feet;
+ *   a slowed walk keeps them planted).
  * - actions: a clip played over locomotion (optionally masked), faded in and out.
  * - transitions: allowed (from, to) pairs; from is "locomotion" or an action, to an action.
  * - events: named times per clip (seconds, in [0, the clip's duration]), fired to the crowd's
@@ -81,6 +85,12 @@ export interface LocomotionConfig {
   turnRate: number;
   /** Fade length in seconds (>= 0) when the character goes back to locomotion. */
   fadeSeconds: number;
+  /**
+   * With rate matching (root motion) only, in (0, 1]: the slowest rate the walk clips play at
+   * alone; between slowestWalkRate x walkSpeed and walkSpeed the blend is the walk clips' (1 is
+   * the plain idle-to-walk blend). See Locomotion.
+   */
+  slowestWalkRate: number;
 }
 /** One action (the JSON's "actions" entry, its clip resolved to an index). */
 export interface ActionConfig {
@@ -144,6 +154,11 @@ const number = (min: number, exclusiveMin = false) => (v: unknown, where: string
   }
   return v;
 };
+/** A playback rate in (0, 1]. */
+const rate = (v: unknown, where: string): number => {
+  if (typeof v !== 'number' || !(v > 0 && v <= 1)) throw new RangeError(`${where} must be a number in (0, 1], got ${typeof v === 'number' ? v : JSON.stringify(v)}`);
+  return v;
+};
 const finite = (v: unknown, where: string): number => {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new RangeError(`${where} must be a finite number, got ${JSON.stringify(v)}`);
   return v;
@@ -195,7 +210,7 @@ export function parseControllerConfig(json: unknown, clipNames: readonly string[
     const l = json.locomotion;
     const w = `${where}.locomotion`;
     if (!isObject(l)) throw new TypeError(`${w} must be an object`);
-    unknownKeys(l, ['idle', 'blendSpace', 'directions', 'walkSpeed', 'maxAcceleration', 'maxDeceleration', 'minSpeed', 'turnRate', 'fadeSeconds'], w);
+    unknownKeys(l, ['idle', 'blendSpace', 'directions', 'walkSpeed', 'maxAcceleration', 'maxDeceleration', 'minSpeed', 'turnRate', 'fadeSeconds', 'slowestWalkRate'], w);
     const directionsJson = field(l, 'directions', w, (v, dw) => { if (!isObject(v)) throw new TypeError(`${dw} must be an object`); return v; });
     const set = (v: unknown, sw: string): ClipSet | null => {
       if (v === 'none') return null;
@@ -222,6 +237,7 @@ export function parseControllerConfig(json: unknown, clipNames: readonly string[
       minSpeed: field(l, 'minSpeed', w, number(0), 0.05),
       turnRate: field(l, 'turnRate', w, number(0, true), 6),
       fadeSeconds: field(l, 'fadeSeconds', w, number(0), fade.seconds),
+      slowestWalkRate: field(l, 'slowestWalkRate', w, rate, 1),
     };
   }
 
@@ -312,7 +328,7 @@ export function serializeControllerConfig(config: ControllerConfig): Record<stri
       blendSpace: l.blendSpace,
       directions: Object.fromEntries(DIRECTIONS.map((d) => [d, l.directions[d] ? { walk: name(l.directions[d]!.walk), run: name(l.directions[d]!.run) } : 'none'])),
       walkSpeed: l.walkSpeed, maxAcceleration: l.maxAcceleration, maxDeceleration: l.maxDeceleration,
-      minSpeed: l.minSpeed, turnRate: l.turnRate, fadeSeconds: l.fadeSeconds,
+      minSpeed: l.minSpeed, turnRate: l.turnRate, fadeSeconds: l.fadeSeconds, slowestWalkRate: l.slowestWalkRate,
     };
   }
   out.actions = Object.fromEntries(config.actions.map((a) => [a.name, {

@@ -48,6 +48,11 @@ export function checkFacing(heading: number | null): void {
  * i.e. movement speed / the blend's root speed at rate 1. Clips whose root speed is below
  * ROOT_TRAVEL_FRACTION of walkSpeed (idles, clips that walk on the spot) count as not
  * travelling (c_i = 0); a blend of none of them keeps the configured rates.
+ *
+ * Slowed walks (rate matching only). With slowestWalkRate s < 1 the blend is looked up at the
+ * speed parameter p' = min(p / s, 1) for p = speed / walkSpeed < 1 (the 2D space at the relative
+ * velocity scaled by p' / p), so from s x walkSpeed to walkSpeed the walk clips play alone at the
+ * rate p (feet planted, as in the clip), and only below s x walkSpeed blend with idle.
  */
 /** Relative tolerance under which a desired speed counts as equal to the current one. */
 export const SPEED_TIE = 1e-5;
@@ -246,6 +251,12 @@ export class Locomotion {
     this.heading += Math.max(-maxStep, Math.min(maxStep, delta));
   }
 
+  /** The speed parameter the blend is looked up at (slowestWalkRate, with rate matching), for p = speed / walkSpeed. */
+  private blendParameter(p: number): number {
+    const slowest = this.runtime.config.slowestWalkRate;
+    return this.runtime.rootCycles && p < 1 && slowest < 1 ? Math.min(p / slowest, 1) : p;
+  }
+
   private updateBlend(): void {
     const forwardX = Math.sin(this.heading);
     const forwardZ = Math.cos(this.heading);
@@ -254,7 +265,7 @@ export class Locomotion {
     const across = -this.velocityX * forwardZ + this.velocityZ * forwardX;
     const sector = this.speed > 0 ? Math.round(Math.atan2(across, along) / (Math.PI / 4)) : 0;
     const direction = DIRECTIONS[((sector % 8) + 8) % 8];
-    const parameter = Math.min(this.parameter, 2);
+    const parameter = Math.min(this.blendParameter(this.parameter), 2);
     const plane = this.runtime.plane;
     const at0 = plane ? across : parameter;
     const at1 = plane ? along : 0;
@@ -263,7 +274,11 @@ export class Locomotion {
     this.direction = direction;
     this.blendAt0 = at0;
     this.blendAt1 = at1;
-    if (plane) plane.evaluate(across / this.runtime.config.walkSpeed, along / this.runtime.config.walkSpeed, this.blend);
+    if (plane) {
+      const p = this.parameter;
+      const scale = p > 0 ? this.blendParameter(p) / p : 1;
+      plane.evaluate((across / this.runtime.config.walkSpeed) * scale, (along / this.runtime.config.walkSpeed) * scale, this.blend);
+    }
     else this.runtime.spaces[direction].evaluate(parameter, this.blend);
     let scale = 0;
     for (let i = 0; i < this.blend.count; i++) scale += this.blend.weights[i] * this.runtime.clipSpeeds[this.blend.clips[i]];

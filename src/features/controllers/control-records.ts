@@ -78,17 +78,18 @@ export const CONTROL_MODEL = {
   ACTION_FADE_OUT: 2,
   ACTION_CURVE: 3,
   ACTION_MASK: 4,
-  /** The locomotion block at locoBase: idle clip, walkSpeed, maxAcceleration, maxDeceleration, minSpeed, turnRate, then per direction (walk clip, run clip). */
+  /** The locomotion block at locoBase: idle clip, walkSpeed, maxAcceleration, maxDeceleration, minSpeed, turnRate, slowestWalkRate, then per direction (walk clip, run clip). */
   LOCO_IDLE: 0,
   LOCO_WALK_SPEED: 1,
   LOCO_MAX_ACCELERATION: 2,
   LOCO_MAX_DECELERATION: 3,
   LOCO_MIN_SPEED: 4,
   LOCO_TURN_RATE: 5,
-  LOCO_DIRECTIONS: 6,
+  LOCO_SLOWEST_WALK_RATE: 6,
+  LOCO_DIRECTIONS: 7,
   DIRECTION_WORDS: 2,
   DIRECTION_COUNT: DIRECTIONS.length,
-  LOCO_WORDS: 6 + 2 * DIRECTIONS.length,
+  LOCO_WORDS: 7 + 2 * DIRECTIONS.length,
   /** The 2D blend space at planeBase: triangle, hull-edge and entry counts, then the entries, triangles and hull edges. */
   PLANE_TRIANGLES: 0,
   PLANE_HULL: 1,
@@ -155,6 +156,7 @@ export function buildControlModel(runtime: ControllerRuntime, maskIds: ArrayLike
     words[locoBase + M.LOCO_MAX_DECELERATION] = loco.maxDeceleration;
     words[locoBase + M.LOCO_MIN_SPEED] = loco.minSpeed;
     words[locoBase + M.LOCO_TURN_RATE] = loco.turnRate;
+    words[locoBase + M.LOCO_SLOWEST_WALK_RATE] = loco.slowestWalkRate;
     DIRECTIONS.forEach((d, k) => {
       const set = loco.directions[d];
       const o = locoBase + M.LOCO_DIRECTIONS + k * M.DIRECTION_WORDS;

@@ -30,7 +30,7 @@ const FULL = {
     idle: 'Idle',
     blendSpace: '2d',
     directions: { any: { walk: 'Walk', run: 'Run' }, back: { walk: 'WalkBack', run: 'RunBack' }, left: 'none', right: 'any' },
-    walkSpeed: 1.5, maxAcceleration: 3, maxDeceleration: 5, minSpeed: 0.1, turnRate: 4, fadeSeconds: 0.25,
+    walkSpeed: 1.5, maxAcceleration: 3, maxDeceleration: 5, minSpeed: 0.1, turnRate: 4, fadeSeconds: 0.25, slowestWalkRate: 0.5,
   },
   actions: {
     Jump: { clip: 'A', fadeIn: 0.1, fadeOut: 0.2, curve: 'cubic' },
@@ -106,6 +106,9 @@ describe('parseControllerConfig', () => {
     ['walkSpeed 0', { locomotion: { idle: 'Idle', directions: {}, walkSpeed: 0 } }, /config\.locomotion\.walkSpeed must be a number > 0, got 0/],
     ['negative maxAcceleration', { locomotion: { idle: 'Idle', directions: {}, maxAcceleration: -2 } }, /config\.locomotion\.maxAcceleration must be a number > 0/],
     ['negative minSpeed', { locomotion: { idle: 'Idle', directions: {}, minSpeed: -0.1 } }, /config\.locomotion\.minSpeed must be a number >= 0/],
+    ['slowestWalkRate 0', { locomotion: { idle: 'Idle', directions: {}, slowestWalkRate: 0 } }, /config\.locomotion\.slowestWalkRate must be a number in \(0, 1\], got 0/],
+    ['slowestWalkRate over 1', { locomotion: { idle: 'Idle', directions: {}, slowestWalkRate: 1.5 } }, /config\.locomotion\.slowestWalkRate must be a number in \(0, 1\], got 1.5/],
+    ['slowestWalkRate not a number', { locomotion: { idle: 'Idle', directions: {}, slowestWalkRate: '0.5' } }, /config\.locomotion\.slowestWalkRate must be a number in \(0, 1\], got "0.5"/],
     ['unknown locomotion field', { locomotion: { idle: 'Idle', directions: {}, speed: 2 } }, /config\.locomotion: unknown field "speed"/],
     ['unknown blend space', { locomotion: { idle: 'Idle', directions: {}, blendSpace: '3d' } }, /config\.locomotion\.blendSpace must be one of sectors, 2d, got "3d"/],
     ['unknown direction', { locomotion: { idle: 'Idle', directions: { up: 'none' } } }, /config\.locomotion\.directions: unknown direction "up"/],

@@ -34,6 +34,32 @@ function expectInPhase(frame: SimulationFrame): number {
   return phase;
 }
 
+describe('slowed walks (slowestWalkRate, with rate matching)', () => {
+  // Root motion of the synthetic clips: Walk travels 1 m a cycle along +z (1 m/s), Run 1 m (2 m/s), WalkBack and RunBack back; the rest stand.
+  const cycles = new Float32Array(CLIP_NAMES.length * 4);
+  const speeds = new Float32Array(CLIP_NAMES.length);
+  ([['Walk', 1], ['Run', 1], ['WalkBack', -1], ['RunBack', -1]] as const).forEach(([clip, z]) => {
+    const c = CLIP_NAMES.indexOf(clip);
+    cycles[c * 4 + 2] = z;
+    speeds[c] = 1 / CLIP_DURATIONS[c];
+  });
+  const runtime = (slowestWalkRate: number, matched = true) =>
+    new ControllerRuntime(parseControllerConfig(config({ slowestWalkRate }), CLIP_NAMES), CLIP_DURATIONS, matched ? { cycle: cycles, speed: speeds } : null);
+
+  it('from slowestWalkRate x walkSpeed up, the walk plays alone at speed / walkSpeed; below, it blends with idle over [0, slowestWalkRate x walkSpeed]', () => {
+    // Speed 0.4, then 0.6 (max acceleration 4 per s, 10 fps); slowestWalkRate 0.5.
+    const frames = runScript(runtime(0.5), [{ at: 0, speed: 0.6 }], 10, 0.6);
+    expect(shares(frames[1])).toEqual({ Idle: 0.2, Walk: 0.8 }); // 0.4 / 0.5
+    expect(shares(frames[3])).toEqual({ Walk: 1 });
+    expect(shares(frames[5])).toEqual({ Walk: 1 });
+    // The walk alone at rate 0.6: its time moves 0.06 s a frame, as fast as the feet must.
+    expect(frames[5].base.time - frames[4].base.time).toBeCloseTo(0.06, 9);
+    // slowestWalkRate 1 (the default), or no rate matching: the plain idle-to-walk blend.
+    expect(shares(runScript(runtime(1), [{ at: 0, speed: 0.6 }], 10, 0.6)[5])).toEqual({ Idle: 0.4, Walk: 0.6 });
+    expect(shares(runScript(runtime(0.5, false), [{ at: 0, speed: 0.6 }], 10, 0.6)[5])).toEqual({ Idle: 0.4, Walk: 0.6 });
+  });
+});
+
 describe('locomotion blend', () => {
   it('starts in "locomotion" with the idle clip alone, playing on its own clock', () => {
     const frames = runScript(syntheticRuntime(config()), [], 10, 1.5);
