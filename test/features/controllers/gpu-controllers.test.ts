@@ -180,7 +180,7 @@ describe.skipIf(!device)('GPU-driven controllers equal the CPU reference frame b
     const text = readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8');
     const config = parseControllerConfig(JSON.parse(text), walker.clipNames);
     await expectParity(walker, config, commandsAt<Command>([
-      // Walker.controller.json's slowestWalkRate 0.3: idle/walk up to 0.36 m/s, then the walk alone, slowed.
+      // Walker.controller.json's slowestWalkRate 0.15: idle/walk up to 0.18 m/s, then the walk alone, slowed.
       [0, (c) => c.setSpeed(0.4)], // idle/walk, then the slowed walk: the walk's cadence
       [40, (c) => c.setSpeed(1.5)], // walk/run
       [90, (c) => c.face(0.3)],

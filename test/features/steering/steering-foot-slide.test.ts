@@ -17,9 +17,12 @@ import { modelPath } from '../../helpers/models';
  * space): each frame the clips, times, weights and placement the GPU wrote are read back
  * (tools/control-readback.ts) and the feet are posed from them on the CPU (the in-place clips,
  * override layers blended in order); a foot is planted while within 0.1% of the hip height of its
- * lowest point within 0.5 s either side (speeds and blends change over the run), and sliding is its horizontal world speed then against the agent's.
- * Two pairs crossing, and a controller walking alone as the baseline; 360 frames at 1/240 s
- * (contact needs fine steps); SwiftShader on CI.
+ * lowest point within 0.5 s either side (speeds and blends change over the run), and sliding is
+ * its horizontal world speed then against the agent's. Two pairs crossing, and a controller
+ * walking alone as the baseline; 360 frames at 1/240 s (contact needs fine steps); SwiftShader on
+ * CI. The Walker takes out only its clips' mean travel (rootMotion.translation 'mean-velocity'),
+ * its config slows the walk down to 0.15 of its rate before blending idle (slowestWalkRate), and
+ * the agents accelerate at the default 2 x maxSpeed (docs/steering.md#foot-sliding-under-steering).
  */
 
 const device = await openTestDevice();
@@ -30,7 +33,7 @@ const FRAMES = 360;
 const WINDOW = 120;
 
 describe.skipIf(!device)('foot sliding of steered controllers', async () => {
-  it('Walkers crossing: planted feet follow the steered motion (sliding measured, not yet under 5%)', async () => {
+  it('Walkers crossing: planted feet stay planted under the steered motion (under 1.5% of the agents\' speed after 0.5 s)', async () => {
     const bytes = readFileSync(modelPath('Walker'));
     const walker = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { rootMotion: { mode: 'apply', translation: 'mean-velocity' }, lod: false });
     const config = parseControllerConfig(JSON.parse(readFileSync(modelPath('Walker').replace(/\.glb$/, '.controller.json'), 'utf8')), walker.clipNames);
@@ -113,11 +116,15 @@ describe.skipIf(!device)('foot sliding of steered controllers', async () => {
     console.log([report('steered, whole run', all), report('steered, from 0.5 s', steady), report('controller alone, from 0.5 s', baseline)].join('\n'));
     expect(steady.count).toBeGreaterThan(10);
     expect(baseline.count).toBeGreaterThan(5);
-    // Not the issue's 5% (docs/steering.md#foot-sliding-under-steering says why): a bound where it
-    // stands, so that clips that stop following the motion (the channel unwired: the idle clip
-    // under a walking agent, about 100%) fail.
-    expect(steady.mean).toBeLessThan(0.5);
-    expect(baseline.mean).toBeLessThan(0.15);
+    // Measured 0.84% (steered, after 0.5 s) and 0.55% (alone): under the issue's 5% with margin.
+    // Each cause fails a bound: the whole horizontal travel taken out (translation 'all'): 10.3%
+    // alone, 8.2% steered; idle blended under walkSpeed (slowestWalkRate 1): 18%; no acceleration
+    // bound: 2.0% (the heading jitters with the velocity); the channel unwired: about 100%.
+    expect(steady.mean).toBeLessThan(0.015);
+    expect(baseline.mean).toBeLessThan(0.015);
+    // From the start the feet go from the idle stance to the walk's within the first 0.05 s
+    // (34.5%: start clips or foot IK would remove it); held where it stands.
+    expect(all.mean).toBeLessThan(0.45);
     crowd.destroy();
   });
 });
