@@ -49,8 +49,9 @@ export const MODELS: Record<string, ModelEntry> = {
     layers: { base: 'Walking', overlay: 'Wave', overlayJoint: 'Torso', additive: 'Yes', additiveJoint: 'Neck' },
     hand: 'Palm2.R',
   },
+  // Only the walks' mean travel taken out: moved at their speed (controllers, steering), they plant their feet.
   Walker: {
-    url: `${base}models/Walker/Walker.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place' } },
+    url: `${base}models/Walker/Walker.glb`, clipA: 'WalkForward', clipB: 'RunForward', load: { rootMotion: { mode: 'in-place', translation: 'mean-velocity' } },
     controllerUrl: `${base}models/Walker/Walker.controller.json`,
     layers: { base: 'WalkForward', overlay: 'Wave', overlayJoint: 'Chest', additive: 'RunForward', additiveJoint: 'Neck' },
     hand: 'Hand.R',
