@@ -89,13 +89,16 @@ describe('clip libraries', { timeout: 240_000 }, () => {
     const hips = a.rig.nodes.names.indexOf('Hips');
     const track = (c: Character) => sampleZ(c, walk, hips);
     expect(Math.abs(track(a) - track(b))).toBe(0);
-    // 'apply' bakes the same tables as 'in-place'; yaw taken out too, or no root motion at all, bakes others.
+    // 'apply' bakes the same tables as 'in-place'; yaw taken out too, only the mean travel, or no root motion at all, bakes others.
     const applied = await loadCharacter(await recoloured(), { clips: [library], lod: false, rootMotion: { mode: 'apply' } });
     expect(applied.baked.tracks).toBe(a.baked.tracks);
     expect(applied.rootMotion!.mode).toBe('apply');
     expect(a.rootMotion!.mode).toBe('in-place');
     const yaw = await loadCharacter(await recoloured(), { clips: [library], lod: false, rootMotion: { mode: 'in-place', yaw: true } });
     const none = await loadCharacter(await recoloured(), { clips: [library], lod: false });
+    const mean = await loadCharacter(await recoloured(), { clips: [library], lod: false, rootMotion: { mode: 'in-place', translation: 'mean-velocity' } });
+    expect(mean.baked.tracks).not.toBe(a.baked.tracks); // the hips keep their sway: other tables
+    expect(mean.rootMotion!.translation).toBe('mean-velocity');
     expect(yaw.baked.tracks).not.toBe(a.baked.tracks);
     expect(none.baked.tracks).not.toBe(a.baked.tracks);
     expect(none.rootMotion).toBeNull();
