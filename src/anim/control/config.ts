@@ -88,9 +88,9 @@ export interface LocomotionConfig {
   /**
    * With rate matching (root motion) only, in (0, 1]: the slowest rate the walk clips play at
    * alone; between slowestWalkRate x walkSpeed and walkSpeed the blend is the walk clips' (1 is
-   * the plain idle-to-walk blend). See Locomotion.
+   * the plain idle-to-walk blend, the default when absent). See Locomotion.
    */
-  slowestWalkRate: number;
+  slowestWalkRate?: number;
 }
 /** One action (the JSON's "actions" entry, its clip resolved to an index). */
 export interface ActionConfig {
@@ -328,7 +328,7 @@ export function serializeControllerConfig(config: ControllerConfig): Record<stri
       blendSpace: l.blendSpace,
       directions: Object.fromEntries(DIRECTIONS.map((d) => [d, l.directions[d] ? { walk: name(l.directions[d]!.walk), run: name(l.directions[d]!.run) } : 'none'])),
       walkSpeed: l.walkSpeed, maxAcceleration: l.maxAcceleration, maxDeceleration: l.maxDeceleration,
-      minSpeed: l.minSpeed, turnRate: l.turnRate, fadeSeconds: l.fadeSeconds, slowestWalkRate: l.slowestWalkRate,
+      minSpeed: l.minSpeed, turnRate: l.turnRate, fadeSeconds: l.fadeSeconds, slowestWalkRate: l.slowestWalkRate ?? 1,
     };
   }
   out.actions = Object.fromEntries(config.actions.map((a) => [a.name, {

@@ -253,7 +253,7 @@ export class Locomotion {
 
   /** The speed parameter the blend is looked up at (slowestWalkRate, with rate matching), for p = speed / walkSpeed. */
   private blendParameter(p: number): number {
-    const slowest = this.runtime.config.slowestWalkRate;
+    const slowest = this.runtime.config.slowestWalkRate ?? 1;
     return this.runtime.rootCycles && p < 1 && slowest < 1 ? Math.min(p / slowest, 1) : p;
   }
 

@@ -156,7 +156,7 @@ export function buildControlModel(runtime: ControllerRuntime, maskIds: ArrayLike
     words[locoBase + M.LOCO_MAX_DECELERATION] = loco.maxDeceleration;
     words[locoBase + M.LOCO_MIN_SPEED] = loco.minSpeed;
     words[locoBase + M.LOCO_TURN_RATE] = loco.turnRate;
-    words[locoBase + M.LOCO_SLOWEST_WALK_RATE] = loco.slowestWalkRate;
+    words[locoBase + M.LOCO_SLOWEST_WALK_RATE] = loco.slowestWalkRate ?? 1;
     DIRECTIONS.forEach((d, k) => {
       const set = loco.directions[d];
       const o = locoBase + M.LOCO_DIRECTIONS + k * M.DIRECTION_WORDS;
