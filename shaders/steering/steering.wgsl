@@ -2,7 +2,7 @@
 // obstacle case alone is 150 lines); split, each file would repeat the structs and bindings.
 //
 // Steering pass: one step of every agent of a CrowdSteering, on the GPU, in six dispatches of one
-// compute pass (storage writes of a dispatch are visible to the next):
+// compute pass, plus iterations + 2 for the position projection (storage writes of a dispatch are visible to the next):
 //
 //   clearCells    zero the hashed grid's per-cell counters
 //   countCells    restart agents the CPU placed (epoch), then count agents per cell (atomicAdd gives
@@ -16,6 +16,11 @@
 //                 the velocity; writes the instance record's world matrix (placement and yaw) and
 //                 the locomotion channel (drives: position, heading, velocity relative to the facing,
 //                 driven = 1; 0 for a handle that is no agent) that a controller's control pass reads
+//   gatherAgents  (projection, when iterations > 0) positions and radii into the first projection buffer
+//   projectAgents once per Jacobi iteration: overlapping pairs pushed apart half each along their
+//                 centre line, then out of obstacle segments; reads one buffer, writes the other
+//   placeAgents   the projected position becomes the agent's (velocity: displacement / dt), with
+//                 its world matrix's translation and its locomotion channel record
 //
 // The TypeScript twin is src/features/steering/step.ts and orca.ts (same branches, float64);
 // layouts in src/features/steering/layout.ts (checked by test/features/steering/layout.test.ts).
@@ -36,6 +41,7 @@ const SCAN_THREADS: u32 = 256u;
 const NUDGE: f32 = 0x1.47ae14p-7f; // 0.01
 const KEEP_RIGHT: f32 = 0x1.99999ap-3f; // 0.2
 const ORCA_EPSILON: f32 = 0x1.4f8b58p-17f; // 0.00001
+const SEPARATION_MARGIN: f32 = 0x1.051eb8p0f; // 1.02
 const PI: f32 = 0x1.921fb6p1f; // 3.141592653589793
 
 struct Instance {
@@ -757,4 +763,132 @@ fn moveAgents(@builtin(global_invocation_id) id: vec3u) {
   let c = cos(s.heading) * agent.scale;
   let n = sin(s.heading) * agent.scale;
   instances[slot].world = mat4x4f(vec4f(c, 0.0, -n, 0.0), vec4f(0.0, agent.scale, 0.0, 0.0), vec4f(n, 0.0, c, 0.0), vec4f(s.x, agent.y, s.z, 1.0));
+}
+
+// ---- Position projection (projection.ts is the twin), after moveAgents, when iterations > 0:
+// gatherAgents once, projectAgents once per Jacobi iteration (source and target swap between
+// dispatches: the pass binds the two buffers both ways), placeAgents once from the last target.
+
+// (x, z, radius, 0) per handle; radius 0 for a handle that is no agent. The pass binds
+// projectedA / projectedB to these two, one way or the other.
+@group(0) @binding(13) var<storage, read> projectSource: array<vec4f>;
+@group(0) @binding(14) var<storage, read_write> projectTarget: array<vec4f>;
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn gatherAgents(@builtin(global_invocation_id) id: vec3u) {
+  let h = id.x;
+  if (h >= params.handleCount) {
+    return;
+  }
+  if (!isActive(h)) {
+    projectTarget[h] = vec4f(0.0);
+    return;
+  }
+  let s = states[h];
+  projectTarget[h] = vec4f(s.x, s.z, agents[h].radius, 0.0);
+}
+
+// p moved out of every obstacle segment it is outside of (right of, polygons counter-clockwise)
+// and closer to than radius: to radius from the segment's nearest point, in vertex order
+// (projection.ts pushOutOfObstacles).
+fn pushOutOfObstacles(start: vec2f, radius: f32) -> vec2f {
+  var p = start;
+  for (var i = 0u; i < params.vertexCount; i++) {
+    let a = vertexPoint(i);
+    let segment = vertexPoint(obstacles[i].next) - a;
+    if (det(segment, p - a) >= 0.0) {
+      continue;
+    }
+    let nearest = a + clamp(dot(p - a, segment) / dot(segment, segment), 0.0, 1.0) * segment;
+    let away = p - nearest;
+    let distSq = dot(away, away);
+    if (!(distSq < radius * radius)) {
+      continue;
+    }
+    p = nearest + away / sqrt(distSq) * radius;
+  }
+  return p;
+}
+
+// One Jacobi iteration for agent h: every agent closer than SEPARATION_MARGIN x the radii sum
+// (found in the 3 x 3 cells of this step's grid around h) pushes h away along their centre line
+// by half the shortfall (two on one spot: along x, the lower handle to -x); then out of obstacles.
+// Reads projectSource only and writes h's own projectTarget entry: no order between threads.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn projectAgents(@builtin(global_invocation_id) id: vec3u) {
+  let h = id.x;
+  if (h >= params.handleCount) {
+    return;
+  }
+  let me = projectSource[h];
+  if (!(me.z > 0.0) || !(params.dt > 0.0)) {
+    projectTarget[h] = me;
+    return;
+  }
+  let p = me.xy;
+  var push = vec2f(0.0);
+  let ix = cellCoordinate(p.x);
+  let iz = cellCoordinate(p.y);
+  var seen: array<u32, 9>;
+  for (var k = 0u; k < 9u; k++) {
+    let b = bucketOf(ix + i32(k % 3u) - 1, iz + i32(k / 3u) - 1);
+    var repeat = false;
+    for (var q = 0u; q < k; q++) {
+      repeat = repeat || seen[q] == b;
+    }
+    seen[k] = b;
+    if (repeat) {
+      continue;
+    }
+    for (var i = cellStarts[b]; i < cellStarts[b + 1u]; i++) {
+      let j = sorted[i];
+      if (j == h) {
+        continue;
+      }
+      let other = projectSource[j];
+      let r = other.xy - p;
+      let apart = (me.z + other.z) * SEPARATION_MARGIN;
+      let distSq = dot(r, r);
+      if (!(distSq < apart * apart)) {
+        continue;
+      }
+      let distance = sqrt(distSq);
+      let shortfall = 0.5 * (apart - distance);
+      if (distance > 1e-6 * apart) {
+        push -= shortfall * r / distance;
+      } else {
+        push.x += select(shortfall, -shortfall, j > h);
+      }
+    }
+  }
+  projectTarget[h] = vec4f(pushOutOfObstacles(p + push, me.z), me.z, 0.0);
+}
+
+// The projected position becomes the agent's: its velocity gains the push / dt (so it is the
+// step's displacement / dt), and the instance's world matrix and the locomotion channel follow.
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn placeAgents(@builtin(global_invocation_id) id: vec3u) {
+  let h = id.x;
+  if (h >= params.handleCount || !(params.dt > 0.0)) {
+    return;
+  }
+  let projected = projectSource[h];
+  if (!(projected.z > 0.0)) {
+    return;
+  }
+  var s = states[h];
+  s.velocityX += (projected.x - s.x) / params.dt;
+  s.velocityZ += (projected.y - s.z) / params.dt;
+  s.x = projected.x;
+  s.z = projected.y;
+  states[h] = s;
+  // As moveAgents writes them: velocity in the facing's frame, forward (sin h, cos h), right (-cos h, sin h).
+  let forward = vec2f(sin(s.heading), cos(s.heading));
+  let v = vec2f(s.velocityX, s.velocityZ);
+  drives[h] = LocomotionDrive(s.x, s.z, s.heading, dot(v, forward), -v.x * forward.y + v.y * forward.x, 1u, 0u, 0u);
+  let slot = slotOfHandle[h];
+  if (slot != HANDLE_FREE) {
+    instances[slot].world[3].x = s.x;
+    instances[slot].world[3].z = s.z;
+  }
 }

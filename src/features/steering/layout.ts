@@ -86,3 +86,13 @@ export const SCAN_THREADS = 256;
 export const NUDGE = 0.01;
 /** Sideways share of the preferred velocity, to the walker's right: a shared convention that turns a head-on or symmetric meeting into passing (steering.wgsl `preferredVelocity`). */
 export const KEEP_RIGHT = 0.2;
+/** Default Jacobi iterations of the position projection after the move (CrowdSteeringOptions.projectionIterations). */
+export const PROJECTION_ITERATIONS = 4;
+/** The most projection iterations an option may ask for. */
+export const MAX_PROJECTION_ITERATIONS = 16;
+/**
+ * The projection pushes overlapping agents apart to this multiple of their radii sum (a 2% margin):
+ * a crowd pressed together by ORCA's infeasible program then ends each step just clear of touching,
+ * and the next step's half-pushes start from room rather than contact (steering.wgsl `projectAgents`).
+ */
+export const SEPARATION_MARGIN = 1.02;
