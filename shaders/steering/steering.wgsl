@@ -16,8 +16,9 @@
 //                 the velocity; writes the instance record's world matrix (placement and yaw) and
 //                 the locomotion channel (drives: position, heading, velocity relative to the facing,
 //                 driven = 1; 0 for a handle that is no agent) that a controller's control pass reads
-//   gatherAgents  (projection, when iterations > 0) positions and radii into the first projection buffer
-//   projectAgents once per Jacobi iteration: overlapping pairs pushed apart half each along their
+//   gatherAgents  (projection, when iterations > 0) positions and radii into the first projection
+//                 buffer; each agent's contacts (nearest agents within CONTACT_RANGE x radii sum)
+//   projectAgents once per Jacobi iteration: overlapping contacts pushed apart half each along their
 //                 centre line, then out of obstacle segments; reads one buffer, writes the other
 //   placeAgents   the projected position becomes the agent's (velocity: displacement / dt), with
 //                 its world matrix's translation and its locomotion channel record
@@ -42,6 +43,9 @@ const NUDGE: f32 = 0x1.47ae14p-7f; // 0.01
 const KEEP_RIGHT: f32 = 0x1.99999ap-3f; // 0.2
 const ORCA_EPSILON: f32 = 0x1.4f8b58p-17f; // 0.00001
 const SEPARATION_MARGIN: f32 = 0x1.051eb8p0f; // 1.02
+const MAX_CONTACTS: u32 = 8u;
+const CONTACT_RANGE: f32 = 1.5;
+const NO_CONTACT: u32 = 0xffffffffu;
 const PI: f32 = 0x1.921fb6p1f; // 3.141592653589793
 
 struct Instance {
@@ -773,7 +777,12 @@ fn moveAgents(@builtin(global_invocation_id) id: vec3u) {
 // projectedA / projectedB to these two, one way or the other.
 @group(0) @binding(13) var<storage, read> projectSource: array<vec4f>;
 @group(0) @binding(14) var<storage, read_write> projectTarget: array<vec4f>;
+// MAX_CONTACTS per handle: its contacts this step, nearest first, NO_CONTACT after the last.
+@group(0) @binding(15) var<storage, read_write> contacts: array<u32>;
 
+// An agent's position and radius into the first projection buffer, and its contacts: the
+// MAX_CONTACTS nearest agents closer than CONTACT_RANGE x their radii sum, from the 3 x 3 cells
+// of this step's grid around its moved position (projection.ts gatherContacts).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn gatherAgents(@builtin(global_invocation_id) id: vec3u) {
   let h = id.x;
@@ -785,7 +794,56 @@ fn gatherAgents(@builtin(global_invocation_id) id: vec3u) {
     return;
   }
   let s = states[h];
-  projectTarget[h] = vec4f(s.x, s.z, agents[h].radius, 0.0);
+  let p = vec2f(s.x, s.z);
+  let radius = agents[h].radius;
+  projectTarget[h] = vec4f(p, radius, 0.0);
+  var ids: array<u32, MAX_CONTACTS>;
+  var dists: array<f32, MAX_CONTACTS>;
+  var count = 0u;
+  let ix = cellCoordinate(p.x);
+  let iz = cellCoordinate(p.y);
+  var seen: array<u32, 9>;
+  for (var k = 0u; k < 9u; k++) {
+    let b = bucketOf(ix + i32(k % 3u) - 1, iz + i32(k / 3u) - 1);
+    var repeat = false;
+    for (var q = 0u; q < k; q++) {
+      repeat = repeat || seen[q] == b;
+    }
+    seen[k] = b;
+    if (repeat) {
+      continue;
+    }
+    for (var i = cellStarts[b]; i < cellStarts[b + 1u]; i++) {
+      let j = sorted[i];
+      if (j == h) {
+        continue;
+      }
+      let o = states[j];
+      let r = vec2f(o.x, o.z) - p;
+      let reach = (radius + agents[j].radius) * CONTACT_RANGE;
+      let d = dot(r, r);
+      if (!(d < reach * reach)) {
+        continue;
+      }
+      if (count == MAX_CONTACTS && d >= dists[count - 1u]) {
+        continue;
+      }
+      if (count < MAX_CONTACTS) {
+        count++;
+      }
+      var at = count - 1u;
+      while (at > 0u && d < dists[at - 1u]) {
+        dists[at] = dists[at - 1u];
+        ids[at] = ids[at - 1u];
+        at--;
+      }
+      dists[at] = d;
+      ids[at] = j;
+    }
+  }
+  for (var k = 0u; k < MAX_CONTACTS; k++) {
+    contacts[h * MAX_CONTACTS + k] = select(NO_CONTACT, ids[k], k < count);
+  }
 }
 
 // p moved out of every obstacle segment it is outside of (right of, polygons counter-clockwise)
@@ -810,10 +868,10 @@ fn pushOutOfObstacles(start: vec2f, radius: f32) -> vec2f {
   return p;
 }
 
-// One Jacobi iteration for agent h: every agent closer than SEPARATION_MARGIN x the radii sum
-// (found in the 3 x 3 cells of this step's grid around h) pushes h away along their centre line
-// by half the shortfall (two on one spot: along x, the lower handle to -x); then out of obstacles.
-// Reads projectSource only and writes h's own projectTarget entry: no order between threads.
+// One Jacobi iteration for agent h: every contact closer than SEPARATION_MARGIN x the radii sum
+// pushes h away along their centre line by half the shortfall (two on one spot: along x, the
+// lower handle to -x); then out of obstacles. Reads projectSource only and writes h's own
+// projectTarget entry: no order between threads (projection.ts projectAgent).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn projectAgents(@builtin(global_invocation_id) id: vec3u) {
   let h = id.x;
@@ -827,38 +885,24 @@ fn projectAgents(@builtin(global_invocation_id) id: vec3u) {
   }
   let p = me.xy;
   var push = vec2f(0.0);
-  let ix = cellCoordinate(p.x);
-  let iz = cellCoordinate(p.y);
-  var seen: array<u32, 9>;
-  for (var k = 0u; k < 9u; k++) {
-    let b = bucketOf(ix + i32(k % 3u) - 1, iz + i32(k / 3u) - 1);
-    var repeat = false;
-    for (var q = 0u; q < k; q++) {
-      repeat = repeat || seen[q] == b;
+  for (var k = 0u; k < MAX_CONTACTS; k++) {
+    let j = contacts[h * MAX_CONTACTS + k];
+    if (j == NO_CONTACT) {
+      break;
     }
-    seen[k] = b;
-    if (repeat) {
+    let other = projectSource[j];
+    let r = other.xy - p;
+    let apart = (me.z + other.z) * SEPARATION_MARGIN;
+    let distSq = dot(r, r);
+    if (!(distSq < apart * apart)) {
       continue;
     }
-    for (var i = cellStarts[b]; i < cellStarts[b + 1u]; i++) {
-      let j = sorted[i];
-      if (j == h) {
-        continue;
-      }
-      let other = projectSource[j];
-      let r = other.xy - p;
-      let apart = (me.z + other.z) * SEPARATION_MARGIN;
-      let distSq = dot(r, r);
-      if (!(distSq < apart * apart)) {
-        continue;
-      }
-      let distance = sqrt(distSq);
-      let shortfall = 0.5 * (apart - distance);
-      if (distance > 1e-6 * apart) {
-        push -= shortfall * r / distance;
-      } else {
-        push.x += select(shortfall, -shortfall, j > h);
-      }
+    let distance = sqrt(distSq);
+    let shortfall = 0.5 * (apart - distance);
+    if (distance > 1e-6 * apart) {
+      push -= shortfall * r / distance;
+    } else {
+      push.x += select(shortfall, -shortfall, j > h);
     }
   }
   projectTarget[h] = vec4f(pushOutOfObstacles(p + push, me.z), me.z, 0.0);

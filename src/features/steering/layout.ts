@@ -96,3 +96,9 @@ export const MAX_PROJECTION_ITERATIONS = 16;
  * and the next step's half-pushes start from room rather than contact (steering.wgsl `projectAgents`).
  */
 export const SEPARATION_MARGIN = 1.02;
+/** The most agents one agent's projection takes (gatherAgents keeps the nearest within CONTACT_RANGE). */
+export const MAX_CONTACTS = 8;
+/** gatherAgents keeps the agents closer than this multiple of the radii sum as an agent's contacts for the step's projection iterations. */
+export const CONTACT_RANGE = 1.5;
+/** An unused entry of an agent's contact list. */
+export const NO_CONTACT = 0xffffffff;

@@ -1,24 +1,26 @@
 /**
  * The TypeScript twin of the steering step's position projection (steering.wgsl `gatherAgents`,
- * `projectAgents`, `placeAgents`), after the move: Jacobi iterations in which every overlapping
- * pair is pushed apart along its centre line, half each, to SEPARATION_MARGIN x the sum of their
- * radii, then every agent is pushed out of the obstacle segments it is outside of (hard: last in
- * each iteration). An iteration reads the positions the one before wrote and writes new ones, so
- * the result does not depend on the order agents are visited in (the GPU's threads). Positions
- * stay in float32 between iterations, as in the GPU's buffers. Then each agent's velocity becomes
- * its displacement over the step (the move's velocity plus the projection's push / dt).
+ * `projectAgents`, `placeAgents`), after the move. Each agent first gathers its contacts: the
+ * MAX_CONTACTS nearest agents closer than CONTACT_RANGE x their radii sum, found in the 3 x 3 cells
+ * of this step's grid. Then Jacobi iterations: every contact closer than SEPARATION_MARGIN x the
+ * radii sum pushes the agent away along their centre line by half the shortfall (the contact takes
+ * the other half), then the agent is pushed out of the obstacle segments it is outside of (hard:
+ * last in each iteration). An iteration reads the positions the one before wrote and writes new
+ * ones, so the result does not depend on the order agents are visited in (the GPU's threads).
+ * Positions stay in float32 between iterations, as in the GPU's buffers. Last, each agent's
+ * velocity becomes its displacement over the step (the move's velocity plus the push / dt).
  */
 
-import { AGENT, AGENT_ACTIVE, AGENT_STATE, OBSTACLE_VERTEX, SEPARATION_MARGIN, STEERING_PARAMS } from './layout';
+import { AGENT, AGENT_ACTIVE, AGENT_STATE, CONTACT_RANGE, MAX_CONTACTS, NO_CONTACT, OBSTACLE_VERTEX, SEPARATION_MARGIN, STEERING_PARAMS } from './layout';
 import type { SteeringBuffers, SteeringGrid } from './step';
 import { bucketOf, cellCoordinate } from './step';
 
 const A = AGENT.size / 4, S = AGENT_STATE.size / 4, O = OBSTACLE_VERTEX.size / 4;
-const MARGIN = Math.fround(SEPARATION_MARGIN);
+const MARGIN = Math.fround(SEPARATION_MARGIN), RANGE = Math.fround(CONTACT_RANGE);
 
 /**
  * Projects the agents' positions in `buffers.states` (after this step's move) `iterations` times,
- * finding pairs in `grid` (built from the positions before the move), and adds the push / dt to
+ * finding contacts in `grid` (built from the positions before the move), and adds the push / dt to
  * their velocities. Facings are left as the move turned them. Nothing moves when dt <= 0 or
  * iterations is 0.
  */
@@ -29,14 +31,16 @@ export function projectPositions(buffers: SteeringBuffers, grid: SteeringGrid, i
   if (!(dt > 0) || iterations <= 0) return;
   const af = new Float32Array(buffers.agents), au = new Uint32Array(buffers.agents);
   const sf = new Float32Array(buffers.states);
-  // gatherAgents: (x, z, radius, 0) per handle; radius 0 for a handle that is no agent.
+  // gatherAgents: (x, z, radius, 0) per handle (radius 0 for a handle that is no agent) and its contacts.
   let source = new Float32Array(handles * 4), target = new Float32Array(handles * 4);
+  const contacts = new Uint32Array(handles * MAX_CONTACTS).fill(NO_CONTACT);
   for (let h = 0; h < handles; h++) {
     if (!(au[h * A + AGENT.flags / 4] & AGENT_ACTIVE)) continue;
+    gatherContacts(buffers, grid, h, contacts);
     source[h * 4] = sf[h * S]; source[h * 4 + 1] = sf[h * S + 1]; source[h * 4 + 2] = af[h * A + AGENT.radius / 4];
   }
   for (let k = 0; k < iterations; k++) {
-    for (let h = 0; h < handles; h++) projectAgent(params, buffers.obstacles, grid, source, target, h);
+    for (let h = 0; h < handles; h++) projectAgent(params, buffers.obstacles, contacts, source, target, h);
     [source, target] = [target, source];
   }
   // placeAgents
@@ -48,15 +52,17 @@ export function projectPositions(buffers: SteeringBuffers, grid: SteeringGrid, i
   }
 }
 
-/** One Jacobi update of agent `h`: reads `source`, writes its own entry of `target` (steering.wgsl `projectAgents`). */
-function projectAgent(params: DataView, obstacleBytes: ArrayBuffer, grid: SteeringGrid, source: Float32Array, target: Float32Array, h: number): void {
-  const radius = source[h * 4 + 2];
-  target[h * 4 + 2] = radius;
-  if (!(radius > 0)) return;
-  const x = source[h * 4], z = source[h * 4 + 1];
+const contactDists = new Float64Array(MAX_CONTACTS);
+
+/** Agent `h`'s contacts, nearest first, into its MAX_CONTACTS entries of `contacts` (steering.wgsl `gatherAgents`). */
+function gatherContacts(buffers: SteeringBuffers, grid: SteeringGrid, h: number, contacts: Uint32Array): void {
+  const af = new Float32Array(buffers.agents), sf = new Float32Array(buffers.states);
+  const params = new DataView(buffers.params);
   const cell = params.getFloat32(STEERING_PARAMS.cellSize, true), size = params.getUint32(STEERING_PARAMS.tableSize, true);
+  const x = sf[h * S], z = sf[h * S + 1], radius = af[h * A + AGENT.radius / 4];
   const ix = cellCoordinate(x, cell), iz = cellCoordinate(z, cell);
-  let px = 0, pz = 0;
+  const ids = contacts.subarray(h * MAX_CONTACTS, (h + 1) * MAX_CONTACTS);
+  let count = 0;
   const seen: number[] = [];
   for (let k = 0; k < 9; k++) {
     const b = bucketOf(ix + (k % 3) - 1, iz + Math.floor(k / 3) - 1, size);
@@ -65,15 +71,37 @@ function projectAgent(params: DataView, obstacleBytes: ArrayBuffer, grid: Steeri
     for (let i = grid.starts[b]; i < grid.starts[b + 1]; i++) {
       const j = grid.sorted[i];
       if (j === h) continue;
-      const dx = source[j * 4] - x, dz = source[j * 4 + 1] - z;
-      const apart = (radius + source[j * 4 + 2]) * MARGIN;
-      const distSq = dx * dx + dz * dz;
-      if (!(distSq < apart * apart)) continue;
-      const distance = Math.sqrt(distSq);
-      // Half the shortfall each, away from the other; two agents on one spot part along x, the lower handle to -x.
-      const push = 0.5 * (apart - distance);
-      if (distance > 1e-6 * apart) { px -= (push * dx) / distance; pz -= (push * dz) / distance; } else px += j > h ? -push : push;
+      const dx = sf[j * S] - x, dz = sf[j * S + 1] - z;
+      const reach = (radius + af[j * A + AGENT.radius / 4]) * RANGE;
+      const d = dx * dx + dz * dz;
+      if (!(d < reach * reach)) continue;
+      if (count === MAX_CONTACTS && d >= contactDists[count - 1]) continue;
+      if (count < MAX_CONTACTS) count++;
+      let at = count - 1;
+      while (at > 0 && d < contactDists[at - 1]) { contactDists[at] = contactDists[at - 1]; ids[at] = ids[at - 1]; at--; }
+      contactDists[at] = d; ids[at] = j;
     }
+  }
+}
+
+/** One Jacobi update of agent `h`: reads `source`, writes its own entry of `target` (steering.wgsl `projectAgents`). */
+function projectAgent(params: DataView, obstacleBytes: ArrayBuffer, contacts: Uint32Array, source: Float32Array, target: Float32Array, h: number): void {
+  const radius = source[h * 4 + 2];
+  target[h * 4 + 2] = radius;
+  if (!(radius > 0)) return;
+  const x = source[h * 4], z = source[h * 4 + 1];
+  let px = 0, pz = 0;
+  for (let k = 0; k < MAX_CONTACTS; k++) {
+    const j = contacts[h * MAX_CONTACTS + k];
+    if (j === NO_CONTACT) break;
+    const dx = source[j * 4] - x, dz = source[j * 4 + 1] - z;
+    const apart = (radius + source[j * 4 + 2]) * MARGIN;
+    const distSq = dx * dx + dz * dz;
+    if (!(distSq < apart * apart)) continue;
+    const distance = Math.sqrt(distSq);
+    // Half the shortfall each, away from the other; two agents on one spot part along x, the lower handle to -x.
+    const push = 0.5 * (apart - distance);
+    if (distance > 1e-6 * apart) { px -= (push * dx) / distance; pz -= (push * dz) / distance; } else px += j > h ? -push : push;
   }
   const p = pushOutOfObstacles(params, obstacleBytes, Math.fround(x + px), Math.fround(z + pz), radius);
   target[h * 4] = p[0]; target[h * 4 + 1] = p[1];

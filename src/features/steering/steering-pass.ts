@@ -1,7 +1,7 @@
 import steeringWgsl from '../../../shaders/steering/steering.wgsl?raw';
 import { LOCOMOTION_DRIVE } from '../../runtime/layout';
 import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
-import { AGENT, AGENT_STATE, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
+import { AGENT, AGENT_STATE, MAX_CONTACTS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
 import { tableSizeFor } from './step';
 
 /** What the pass writes per instance: InstanceStore satisfies it. */
@@ -55,6 +55,8 @@ export class SteeringPass {
   /** The projection's two position buffers (vec4f by handle: x, z, radius, 0), read and written in turn. */
   private projectedA!: GPUBuffer;
   private projectedB!: GPUBuffer;
+  /** MAX_CONTACTS u32 by handle: each agent's contacts this step (gatherAgents). */
+  private contacts!: GPUBuffer;
   private sorted!: GPUBuffer;
   private cellCounts!: GPUBuffer;
   private cellStarts!: GPUBuffer;
@@ -102,7 +104,7 @@ export class SteeringPass {
 
   /** Bytes of the pass's GPU buffers. */
   get gpuBytes(): number {
-    return [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]
+    return [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]
       .reduce((sum, b) => sum + b.size, 0);
   }
 
@@ -186,7 +188,7 @@ export class SteeringPass {
   }
 
   destroy(): void {
-    for (const b of [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]) b.destroy();
+    for (const b of [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]) b.destroy();
   }
 
   private storage(name: string, size: number, extra = 0): GPUBuffer {
@@ -198,7 +200,7 @@ export class SteeringPass {
     for (const [label, size] of [['agents', AGENT.size], ['states', AGENT_STATE.size], ['drives', LOCOMOTION_DRIVE.size]] as const) checkStorageBinding(this.device, `SteeringPass.${label}`, capacity * size);
     const old = this.capacity > 0 ? this.states : undefined;
     const table = tableSizeFor(capacity);
-    if (this.capacity > 0) for (const b of [this.agents, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.sorted, this.cellCounts, this.cellStarts]) b.destroy();
+    if (this.capacity > 0) for (const b of [this.agents, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts]) b.destroy();
     this.agents = this.storage('agents', capacity * AGENT.size);
     this.states = this.storage('states', capacity * AGENT_STATE.size, GPUBufferUsage.COPY_SRC);
     this.drives = this.storage('drives', capacity * LOCOMOTION_DRIVE.size, GPUBufferUsage.COPY_SRC);
@@ -206,6 +208,7 @@ export class SteeringPass {
     this.nextVelocities = this.storage('nextVelocities', capacity * 8);
     this.projectedA = this.storage('projectedA', capacity * 16);
     this.projectedB = this.storage('projectedB', capacity * 16);
+    this.contacts = this.storage('contacts', capacity * MAX_CONTACTS * 4);
     this.sorted = this.storage('sorted', capacity * 4);
     this.cellCounts = this.storage('cellCounts', table * 4);
     this.cellStarts = this.storage('cellStarts', (table + 1) * 4);
@@ -224,14 +227,14 @@ export class SteeringPass {
     const buffers: GPUBuffer[] = [
       this.params, this.agents, this.states, this.cellCounts, this.cellStarts, this.sorted, this.cellRanks,
       this.obstacles, this.fields, this.nextVelocities, targets.handleSlotBuffer, targets.instanceBuffer, this.drives,
-      this.projectedA, this.projectedB,
+      this.projectedA, this.projectedB, this.contacts,
     ];
     // Bindings 13 (projectSource) and 14 (projectTarget): A -> B as listed; swapped (B -> A) for
     // gatherAgents (writes A), projectBack (odd iterations) and placeFromB (after an odd count).
     const used: Record<keyof BindGroups, number[]> = {
       clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
       steer: [0, 1, 2, 4, 5, 7, 8, 9], moveAgents: [0, 1, 2, 9, 10, 11, 12],
-      gatherAgents: [0, 1, 2, 14], projectAgents: [0, 4, 5, 7, 13, 14], projectBack: [0, 4, 5, 7, 13, 14], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
+      gatherAgents: [0, 1, 2, 4, 5, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
     };
     const swapped = (binding: number): GPUBuffer => binding === 13 ? this.projectedB : binding === 14 ? this.projectedA : buffers[binding];
     const swaps: readonly (keyof BindGroups)[] = ['gatherAgents', 'projectBack', 'placeFromB'];

@@ -1,6 +1,6 @@
 import { HANDLE_FREE } from '../../runtime/layout';
 import { INSTANCE_STRUCT, LOCOMOTION_DRIVE_STRUCT, type GeneratedShader, type SharedConstant } from '../../runtime/wgsl-constants';
-import { AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, KEEP_RIGHT, NUDGE, SCAN_THREADS, SEPARATION_MARGIN } from './layout';
+import { AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, KEEP_RIGHT, NUDGE, SCAN_THREADS, SEPARATION_MARGIN, MAX_CONTACTS, CONTACT_RANGE, NO_CONTACT } from './layout';
 import { MAX_LINES, ORCA_EPSILON } from './orca';
 
 /**
@@ -21,6 +21,9 @@ export const STEERING_CONSTANTS: readonly SharedConstant[] = [
   ['KEEP_RIGHT', KEEP_RIGHT, 'f32'],
   ['ORCA_EPSILON', ORCA_EPSILON, 'f32'],
   ['SEPARATION_MARGIN', SEPARATION_MARGIN, 'f32'],
+  ['MAX_CONTACTS', MAX_CONTACTS],
+  ['CONTACT_RANGE', CONTACT_RANGE, 'f32'],
+  ['NO_CONTACT', NO_CONTACT],
   ['PI', Math.PI, 'f32'],
 ];
 
