@@ -46,6 +46,7 @@ const SEPARATION_MARGIN: f32 = 0x1.051eb8p0f; // 1.02
 const MAX_CONTACTS: u32 = 8u;
 const CONTACT_RANGE: f32 = 1.5;
 const NO_CONTACT: u32 = 0xffffffffu;
+const OBSTACLE_CONTACT_RANGE: f32 = 2.0;
 const PI: f32 = 0x1.921fb6p1f; // 3.141592653589793
 
 struct Instance {
@@ -773,14 +774,15 @@ fn moveAgents(@builtin(global_invocation_id) id: vec3u) {
 // gatherAgents once, projectAgents once per Jacobi iteration (source and target swap between
 // dispatches: the pass binds the two buffers both ways), placeAgents once from the last target.
 
-// (x, z, radius, 0) per handle; radius 0 for a handle that is no agent. The pass binds
+// (x, z, radius, near obstacles: 1 or 0) per handle; radius 0 for a handle that is no agent. The pass binds
 // projectedA / projectedB to these two, one way or the other.
 @group(0) @binding(13) var<storage, read> projectSource: array<vec4f>;
 @group(0) @binding(14) var<storage, read_write> projectTarget: array<vec4f>;
 // MAX_CONTACTS per handle: its contacts this step, nearest first, NO_CONTACT after the last.
 @group(0) @binding(15) var<storage, read_write> contacts: array<u32>;
 
-// An agent's position and radius into the first projection buffer, and its contacts: the
+// An agent's position, radius and whether it is near obstacles (a segment it is outside of within
+// OBSTACLE_CONTACT_RANGE x its radius) into the first projection buffer, and its contacts: the
 // MAX_CONTACTS nearest agents closer than CONTACT_RANGE x their radii sum, from the 3 x 3 cells
 // of this step's grid around its moved position (projection.ts gatherContacts).
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -796,7 +798,7 @@ fn gatherAgents(@builtin(global_invocation_id) id: vec3u) {
   let s = states[h];
   let p = vec2f(s.x, s.z);
   let radius = agents[h].radius;
-  projectTarget[h] = vec4f(p, radius, 0.0);
+  projectTarget[h] = vec4f(p, radius, select(0.0, 1.0, nearObstacle(p, radius * OBSTACLE_CONTACT_RANGE)));
   var ids: array<u32, MAX_CONTACTS>;
   var dists: array<f32, MAX_CONTACTS>;
   var count = 0u;
@@ -846,6 +848,18 @@ fn gatherAgents(@builtin(global_invocation_id) id: vec3u) {
   }
 }
 
+// Whether a segment p is outside of (right of) lies closer than reach (projection.ts nearObstacle).
+fn nearObstacle(p: vec2f, reach: f32) -> bool {
+  for (var i = 0u; i < params.vertexCount; i++) {
+    let a = vertexPoint(i);
+    let b = vertexPoint(obstacles[i].next);
+    if (det(b - a, p - a) < 0.0 && distSqToSegment(a, b, p) < reach * reach) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // p moved out of every obstacle segment it is outside of (right of, polygons counter-clockwise)
 // and closer to than radius: to radius from the segment's nearest point, in vertex order
 // (projection.ts pushOutOfObstacles).
@@ -870,7 +884,7 @@ fn pushOutOfObstacles(start: vec2f, radius: f32) -> vec2f {
 
 // One Jacobi iteration for agent h: every contact closer than SEPARATION_MARGIN x the radii sum
 // pushes h away along their centre line by half the shortfall (two on one spot: along x, the
-// lower handle to -x); then out of obstacles. Reads projectSource only and writes h's own
+// lower handle to -x); then, near obstacles, out of them. Reads projectSource only and writes h's own
 // projectTarget entry: no order between threads (projection.ts projectAgent).
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn projectAgents(@builtin(global_invocation_id) id: vec3u) {
@@ -905,7 +919,11 @@ fn projectAgents(@builtin(global_invocation_id) id: vec3u) {
       push.x += select(shortfall, -shortfall, j > h);
     }
   }
-  projectTarget[h] = vec4f(pushOutOfObstacles(p + push, me.z), me.z, 0.0);
+  var moved = p + push;
+  if (me.w > 0.0) {
+    moved = pushOutOfObstacles(moved, me.z);
+  }
+  projectTarget[h] = vec4f(moved, me.z, me.w);
 }
 
 // The projected position becomes the agent's: its velocity gains the push / dt (so it is the

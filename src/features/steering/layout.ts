@@ -102,3 +102,5 @@ export const MAX_CONTACTS = 8;
 export const CONTACT_RANGE = 1.5;
 /** An unused entry of an agent's contact list. */
 export const NO_CONTACT = 0xffffffff;
+/** gatherAgents marks an agent near obstacles when a segment it is outside of lies within this multiple of its radius; only those are pushed out of obstacles in the iterations. */
+export const OBSTACLE_CONTACT_RANGE = 2;

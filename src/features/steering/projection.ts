@@ -2,21 +2,21 @@
  * The TypeScript twin of the steering step's position projection (steering.wgsl `gatherAgents`,
  * `projectAgents`, `placeAgents`), after the move. Each agent first gathers its contacts: the
  * MAX_CONTACTS nearest agents closer than CONTACT_RANGE x their radii sum, found in the 3 x 3 cells
- * of this step's grid. Then Jacobi iterations: every contact closer than SEPARATION_MARGIN x the
+ * of this step's grid, and whether an obstacle segment lies within OBSTACLE_CONTACT_RANGE x its radius. Then Jacobi iterations: every contact closer than SEPARATION_MARGIN x the
  * radii sum pushes the agent away along their centre line by half the shortfall (the contact takes
- * the other half), then the agent is pushed out of the obstacle segments it is outside of (hard:
- * last in each iteration). An iteration reads the positions the one before wrote and writes new
+ * the other half), then an agent near obstacles is pushed out of the segments it is outside of
+ * (hard: last in each iteration). An iteration reads the positions the one before wrote and writes new
  * ones, so the result does not depend on the order agents are visited in (the GPU's threads).
  * Positions stay in float32 between iterations, as in the GPU's buffers. Last, each agent's
  * velocity becomes its displacement over the step (the move's velocity plus the push / dt).
  */
 
-import { AGENT, AGENT_ACTIVE, AGENT_STATE, CONTACT_RANGE, MAX_CONTACTS, NO_CONTACT, OBSTACLE_VERTEX, SEPARATION_MARGIN, STEERING_PARAMS } from './layout';
+import { AGENT, AGENT_ACTIVE, AGENT_STATE, CONTACT_RANGE, MAX_CONTACTS, NO_CONTACT, OBSTACLE_CONTACT_RANGE, OBSTACLE_VERTEX, SEPARATION_MARGIN, STEERING_PARAMS } from './layout';
 import type { SteeringBuffers, SteeringGrid } from './step';
 import { bucketOf, cellCoordinate } from './step';
 
 const A = AGENT.size / 4, S = AGENT_STATE.size / 4, O = OBSTACLE_VERTEX.size / 4;
-const MARGIN = Math.fround(SEPARATION_MARGIN), RANGE = Math.fround(CONTACT_RANGE);
+const MARGIN = Math.fround(SEPARATION_MARGIN), RANGE = Math.fround(CONTACT_RANGE), OBSTACLE_RANGE = Math.fround(OBSTACLE_CONTACT_RANGE);
 
 /**
  * Projects the agents' positions in `buffers.states` (after this step's move) `iterations` times,
@@ -31,13 +31,15 @@ export function projectPositions(buffers: SteeringBuffers, grid: SteeringGrid, i
   if (!(dt > 0) || iterations <= 0) return;
   const af = new Float32Array(buffers.agents), au = new Uint32Array(buffers.agents);
   const sf = new Float32Array(buffers.states);
-  // gatherAgents: (x, z, radius, 0) per handle (radius 0 for a handle that is no agent) and its contacts.
+  // gatherAgents: (x, z, radius, near obstacles: 1 or 0) per handle (radius 0 for a handle that is no agent) and its contacts.
   let source = new Float32Array(handles * 4), target = new Float32Array(handles * 4);
   const contacts = new Uint32Array(handles * MAX_CONTACTS).fill(NO_CONTACT);
   for (let h = 0; h < handles; h++) {
     if (!(au[h * A + AGENT.flags / 4] & AGENT_ACTIVE)) continue;
     gatherContacts(buffers, grid, h, contacts);
-    source[h * 4] = sf[h * S]; source[h * 4 + 1] = sf[h * S + 1]; source[h * 4 + 2] = af[h * A + AGENT.radius / 4];
+    const x = sf[h * S], z = sf[h * S + 1], radius = af[h * A + AGENT.radius / 4];
+    source[h * 4] = x; source[h * 4 + 1] = z; source[h * 4 + 2] = radius;
+    source[h * 4 + 3] = nearObstacle(params, buffers.obstacles, x, z, radius * OBSTACLE_RANGE) ? 1 : 0;
   }
   for (let k = 0; k < iterations; k++) {
     for (let h = 0; h < handles; h++) projectAgent(params, buffers.obstacles, contacts, source, target, h);
@@ -87,7 +89,7 @@ function gatherContacts(buffers: SteeringBuffers, grid: SteeringGrid, h: number,
 /** One Jacobi update of agent `h`: reads `source`, writes its own entry of `target` (steering.wgsl `projectAgents`). */
 function projectAgent(params: DataView, obstacleBytes: ArrayBuffer, contacts: Uint32Array, source: Float32Array, target: Float32Array, h: number): void {
   const radius = source[h * 4 + 2];
-  target[h * 4 + 2] = radius;
+  target[h * 4 + 2] = radius; target[h * 4 + 3] = source[h * 4 + 3];
   if (!(radius > 0)) return;
   const x = source[h * 4], z = source[h * 4 + 1];
   let px = 0, pz = 0;
@@ -103,11 +105,30 @@ function projectAgent(params: DataView, obstacleBytes: ArrayBuffer, contacts: Ui
     const push = 0.5 * (apart - distance);
     if (distance > 1e-6 * apart) { px -= (push * dx) / distance; pz -= (push * dz) / distance; } else px += j > h ? -push : push;
   }
-  const p = pushOutOfObstacles(params, obstacleBytes, Math.fround(x + px), Math.fround(z + pz), radius);
-  target[h * 4] = p[0]; target[h * 4 + 1] = p[1];
+  if (source[h * 4 + 3] > 0) {
+    const p = pushOutOfObstacles(params, obstacleBytes, Math.fround(x + px), Math.fround(z + pz), radius);
+    target[h * 4] = p[0]; target[h * 4 + 1] = p[1];
+  } else {
+    target[h * 4] = x + px; target[h * 4 + 1] = z + pz;
+  }
 }
 
 const pushed = new Float64Array(2);
+
+/** Whether a segment (x, z) is outside of (right of) lies closer than `reach` (steering.wgsl `nearObstacle`). */
+function nearObstacle(params: DataView, obstacleBytes: ArrayBuffer, x: number, z: number, reach: number): boolean {
+  const f = new Float32Array(obstacleBytes), u = new Uint32Array(obstacleBytes);
+  const vertices = params.getUint32(STEERING_PARAMS.vertexCount, true);
+  for (let i = 0; i < vertices; i++) {
+    const n = u[i * O + OBSTACLE_VERTEX.next / 4];
+    const ax = f[i * O], az = f[i * O + 1], sx = f[n * O] - ax, sz = f[n * O + 1] - az;
+    if (sx * (z - az) - sz * (x - ax) >= 0) continue;
+    const t = Math.max(0, Math.min(1, ((x - ax) * sx + (z - az) * sz) / (sx * sx + sz * sz)));
+    const dx = x - (ax + t * sx), dz = z - (az + t * sz);
+    if (dx * dx + dz * dz < reach * reach) return true;
+  }
+  return false;
+}
 
 /**
  * (x, z) moved out of every obstacle segment it is outside of (right of, polygons counter-clockwise)

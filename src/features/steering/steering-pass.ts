@@ -234,7 +234,7 @@ export class SteeringPass {
     const used: Record<keyof BindGroups, number[]> = {
       clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
       steer: [0, 1, 2, 4, 5, 7, 8, 9], moveAgents: [0, 1, 2, 9, 10, 11, 12],
-      gatherAgents: [0, 1, 2, 4, 5, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
+      gatherAgents: [0, 1, 2, 4, 5, 7, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
     };
     const swapped = (binding: number): GPUBuffer => binding === 13 ? this.projectedB : binding === 14 ? this.projectedA : buffers[binding];
     const swaps: readonly (keyof BindGroups)[] = ['gatherAgents', 'projectBack', 'placeFromB'];
