@@ -16,8 +16,9 @@
 //                 the velocity; writes the instance record's world matrix (placement and yaw) and
 //                 the locomotion channel (drives: position, heading, velocity relative to the facing,
 //                 driven = 1; 0 for a handle that is no agent) that a controller's control pass reads
-//   gatherAgents  (projection, when iterations > 0) positions and radii into the first projection
-//                 buffer; each agent's contacts (nearest agents within CONTACT_RANGE x radii sum)
+//                 (and, for the projection, its contacts: nearest agents within CONTACT_RANGE x radii
+//                 sum + their travel, and whether an obstacle is near)
+//   gatherAgents  (projection, when iterations > 0) positions and radii into the first projection buffer
 //   projectAgents once per Jacobi iteration: overlapping contacts pushed apart half each along their
 //                 centre line, then out of obstacle segments; reads one buffer, writes the other
 //   placeAgents   the projected position becomes the agent's (velocity: displacement / dt), with
@@ -44,6 +45,7 @@ const KEEP_RIGHT: f32 = 0x1.99999ap-3f; // 0.2
 const ORCA_EPSILON: f32 = 0x1.4f8b58p-17f; // 0.00001
 const SEPARATION_MARGIN: f32 = 0x1.051eb8p0f; // 1.02
 const MAX_CONTACTS: u32 = 8u;
+const CONTACT_WORDS: u32 = 9u;
 const CONTACT_RANGE: f32 = 1.5;
 const NO_CONTACT: u32 = 0xffffffffu;
 const OBSTACLE_CONTACT_RANGE: f32 = 2.0;
@@ -634,6 +636,9 @@ fn steer(@builtin(global_invocation_id) id: vec3u) {
   var segmentIds: array<u32, MAX_OBSTACLE_LINES>;
   var segmentDists: array<f32, MAX_OBSTACLE_LINES>;
   var segments = 0u;
+  // The projection's contacts (after the move, projectAgents): a segment near, agents near.
+  let nearReach = OBSTACLE_CONTACT_RANGE * radius + agent.maxSpeed * params.dt;
+  var nearObstacle = false;
   let reach = params.obstacleTimeHorizon * agent.maxSpeed + radius;
   let obstacleRange = reach * reach;
   for (var i = 0u; i < params.vertexCount; i++) {
@@ -643,6 +648,7 @@ fn steer(@builtin(global_invocation_id) id: vec3u) {
       continue;
     }
     let d = distSqToSegment(a, b, p);
+    nearObstacle = nearObstacle || d < nearReach * nearReach;
     if (!(d < obstacleRange)) {
       continue;
     }
@@ -670,6 +676,8 @@ fn steer(@builtin(global_invocation_id) id: vec3u) {
   var ids: array<u32, MAX_NEIGHBOURS>;
   var dists: array<f32, MAX_NEIGHBOURS>;
   var count = 0u;
+  var contactCount = 0u;
+  var contactDists: array<f32, MAX_CONTACTS>;
   let most = min(params.maxNeighbours, MAX_NEIGHBOURS);
   var range = params.neighbourDistance * params.neighbourDistance;
   let ix = cellCoordinate(p.x);
@@ -693,6 +701,9 @@ fn steer(@builtin(global_invocation_id) id: vec3u) {
       let o = states[j];
       let r = vec2f(o.x, o.z) - p;
       let d = dot(r, r);
+      if (d < params.neighbourDistance * params.neighbourDistance) {
+        addContact(h, j, d, agent, &contactCount, &contactDists);
+      }
       if (!(d < range)) {
         continue;
       }
@@ -723,6 +734,11 @@ fn steer(@builtin(global_invocation_id) id: vec3u) {
     linearProgram3(obstacleLines, fail, agent.maxSpeed, &result);
   }
   nextVelocities[h] = result;
+  let base = h * CONTACT_WORDS;
+  contacts[base] = select(0u, 1u, nearObstacle);
+  for (var k = contactCount; k < MAX_CONTACTS; k++) {
+    contacts[base + 1u + k] = NO_CONTACT;
+  }
 }
 
 // The facing after one step: toward the velocity by at most maxTurn radians, kept below 5% of
@@ -778,13 +794,35 @@ fn moveAgents(@builtin(global_invocation_id) id: vec3u) {
 // projectedA / projectedB to these two, one way or the other.
 @group(0) @binding(13) var<storage, read> projectSource: array<vec4f>;
 @group(0) @binding(14) var<storage, read_write> projectTarget: array<vec4f>;
-// MAX_CONTACTS per handle: its contacts this step, nearest first, NO_CONTACT after the last.
+// CONTACT_WORDS per handle, written by steer: [0] 1 when an obstacle segment it is outside of lay
+// within OBSTACLE_CONTACT_RANGE x its radius + its travel in a step, else 0; then its contacts,
+// nearest first, NO_CONTACT after the last.
 @group(0) @binding(15) var<storage, read_write> contacts: array<u32>;
 
-// An agent's position, radius and whether it is near obstacles (a segment it is outside of within
-// OBSTACLE_CONTACT_RANGE x its radius) into the first projection buffer, and its contacts: the
-// MAX_CONTACTS nearest agents closer than CONTACT_RANGE x their radii sum, from the 3 x 3 cells
-// of this step's grid around its moved position (projection.ts gatherContacts).
+// Agent j, d = squared distance from agent h (before the move), into h's contacts when closer than
+// CONTACT_RANGE x their radii sum plus both agents' travel in a step: the MAX_CONTACTS nearest,
+// nearest first, written to contacts[h] as they are found (steer; projection.ts gatherContacts).
+fn addContact(h: u32, j: u32, d: f32, agent: Agent, count: ptr<function, u32>, dists: ptr<function, array<f32, MAX_CONTACTS>>) {
+  let other = agents[j];
+  let reach = (agent.radius + other.radius) * CONTACT_RANGE + (agent.maxSpeed + other.maxSpeed) * params.dt;
+  if (!(d < reach * reach) || (*count == MAX_CONTACTS && d >= (*dists)[MAX_CONTACTS - 1u])) {
+    return;
+  }
+  if (*count < MAX_CONTACTS) {
+    *count += 1u;
+  }
+  let base = h * CONTACT_WORDS + 1u;
+  var at = *count - 1u;
+  while (at > 0u && d < (*dists)[at - 1u]) {
+    (*dists)[at] = (*dists)[at - 1u];
+    contacts[base + at] = contacts[base + at - 1u];
+    at--;
+  }
+  (*dists)[at] = d;
+  contacts[base + at] = j;
+}
+
+// An agent's moved position, its radius and steer's near-obstacle flag into the first projection buffer.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn gatherAgents(@builtin(global_invocation_id) id: vec3u) {
   let h = id.x;
@@ -796,68 +834,7 @@ fn gatherAgents(@builtin(global_invocation_id) id: vec3u) {
     return;
   }
   let s = states[h];
-  let p = vec2f(s.x, s.z);
-  let radius = agents[h].radius;
-  projectTarget[h] = vec4f(p, radius, select(0.0, 1.0, nearObstacle(p, radius * OBSTACLE_CONTACT_RANGE)));
-  var ids: array<u32, MAX_CONTACTS>;
-  var dists: array<f32, MAX_CONTACTS>;
-  var count = 0u;
-  let ix = cellCoordinate(p.x);
-  let iz = cellCoordinate(p.y);
-  var seen: array<u32, 9>;
-  for (var k = 0u; k < 9u; k++) {
-    let b = bucketOf(ix + i32(k % 3u) - 1, iz + i32(k / 3u) - 1);
-    var repeat = false;
-    for (var q = 0u; q < k; q++) {
-      repeat = repeat || seen[q] == b;
-    }
-    seen[k] = b;
-    if (repeat) {
-      continue;
-    }
-    for (var i = cellStarts[b]; i < cellStarts[b + 1u]; i++) {
-      let j = sorted[i];
-      if (j == h) {
-        continue;
-      }
-      let o = states[j];
-      let r = vec2f(o.x, o.z) - p;
-      let reach = (radius + agents[j].radius) * CONTACT_RANGE;
-      let d = dot(r, r);
-      if (!(d < reach * reach)) {
-        continue;
-      }
-      if (count == MAX_CONTACTS && d >= dists[count - 1u]) {
-        continue;
-      }
-      if (count < MAX_CONTACTS) {
-        count++;
-      }
-      var at = count - 1u;
-      while (at > 0u && d < dists[at - 1u]) {
-        dists[at] = dists[at - 1u];
-        ids[at] = ids[at - 1u];
-        at--;
-      }
-      dists[at] = d;
-      ids[at] = j;
-    }
-  }
-  for (var k = 0u; k < MAX_CONTACTS; k++) {
-    contacts[h * MAX_CONTACTS + k] = select(NO_CONTACT, ids[k], k < count);
-  }
-}
-
-// Whether a segment p is outside of (right of) lies closer than reach (projection.ts nearObstacle).
-fn nearObstacle(p: vec2f, reach: f32) -> bool {
-  for (var i = 0u; i < params.vertexCount; i++) {
-    let a = vertexPoint(i);
-    let b = vertexPoint(obstacles[i].next);
-    if (det(b - a, p - a) < 0.0 && distSqToSegment(a, b, p) < reach * reach) {
-      return true;
-    }
-  }
-  return false;
+  projectTarget[h] = vec4f(s.x, s.z, agents[h].radius, f32(contacts[h * CONTACT_WORDS]));
 }
 
 // p moved out of every obstacle segment it is outside of (right of, polygons counter-clockwise)
@@ -900,7 +877,7 @@ fn projectAgents(@builtin(global_invocation_id) id: vec3u) {
   let p = me.xy;
   var push = vec2f(0.0);
   for (var k = 0u; k < MAX_CONTACTS; k++) {
-    let j = contacts[h * MAX_CONTACTS + k];
+    let j = contacts[h * CONTACT_WORDS + 1u + k];
     if (j == NO_CONTACT) {
       break;
     }

@@ -96,11 +96,16 @@ export const MAX_PROJECTION_ITERATIONS = 16;
  * and the next step's half-pushes start from room rather than contact (steering.wgsl `projectAgents`).
  */
 export const SEPARATION_MARGIN = 1.02;
-/** The most agents one agent's projection takes (gatherAgents keeps the nearest within CONTACT_RANGE). */
+/** The most agents one agent's projection takes (steer keeps the nearest within CONTACT_RANGE). */
 export const MAX_CONTACTS = 8;
-/** gatherAgents keeps the agents closer than this multiple of the radii sum as an agent's contacts for the step's projection iterations. */
+/** u32 words of one agent's contact record: a near-obstacle flag, then MAX_CONTACTS agent handles. */
+export const CONTACT_WORDS = MAX_CONTACTS + 1;
+/**
+ * steer keeps the agents closer than this multiple of the radii sum, plus both agents' travel in a
+ * step (maxSpeed x dt each), as an agent's contacts for the step's projection iterations.
+ */
 export const CONTACT_RANGE = 1.5;
 /** An unused entry of an agent's contact list. */
 export const NO_CONTACT = 0xffffffff;
-/** gatherAgents marks an agent near obstacles when a segment it is outside of lies within this multiple of its radius; only those are pushed out of obstacles in the iterations. */
+/** steer marks an agent near obstacles when a segment it is outside of lies within this multiple of its radius plus its travel in a step; only those are pushed out of obstacles in the projection. */
 export const OBSTACLE_CONTACT_RANGE = 2;

@@ -1,7 +1,7 @@
 import steeringWgsl from '../../../shaders/steering/steering.wgsl?raw';
 import { LOCOMOTION_DRIVE } from '../../runtime/layout';
 import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
-import { AGENT, AGENT_STATE, MAX_CONTACTS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
+import { AGENT, AGENT_STATE, CONTACT_WORDS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
 import { tableSizeFor } from './step';
 
 /** What the pass writes per instance: InstanceStore satisfies it. */
@@ -55,7 +55,7 @@ export class SteeringPass {
   /** The projection's two position buffers (vec4f by handle: x, z, radius, 0), read and written in turn. */
   private projectedA!: GPUBuffer;
   private projectedB!: GPUBuffer;
-  /** MAX_CONTACTS u32 by handle: each agent's contacts this step (gatherAgents). */
+  /** CONTACT_WORDS u32 by handle: each agent's contacts this step (steer writes, projectAgents reads). */
   private contacts!: GPUBuffer;
   private sorted!: GPUBuffer;
   private cellCounts!: GPUBuffer;
@@ -208,7 +208,7 @@ export class SteeringPass {
     this.nextVelocities = this.storage('nextVelocities', capacity * 8);
     this.projectedA = this.storage('projectedA', capacity * 16);
     this.projectedB = this.storage('projectedB', capacity * 16);
-    this.contacts = this.storage('contacts', capacity * MAX_CONTACTS * 4);
+    this.contacts = this.storage('contacts', capacity * CONTACT_WORDS * 4);
     this.sorted = this.storage('sorted', capacity * 4);
     this.cellCounts = this.storage('cellCounts', table * 4);
     this.cellStarts = this.storage('cellStarts', (table + 1) * 4);
@@ -233,8 +233,8 @@ export class SteeringPass {
     // gatherAgents (writes A), projectBack (odd iterations) and placeFromB (after an odd count).
     const used: Record<keyof BindGroups, number[]> = {
       clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
-      steer: [0, 1, 2, 4, 5, 7, 8, 9], moveAgents: [0, 1, 2, 9, 10, 11, 12],
-      gatherAgents: [0, 1, 2, 4, 5, 7, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
+      steer: [0, 1, 2, 4, 5, 7, 8, 9, 15], moveAgents: [0, 1, 2, 9, 10, 11, 12],
+      gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
     };
     const swapped = (binding: number): GPUBuffer => binding === 13 ? this.projectedB : binding === 14 ? this.projectedA : buffers[binding];
     const swaps: readonly (keyof BindGroups)[] = ['gatherAgents', 'projectBack', 'placeFromB'];

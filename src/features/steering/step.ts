@@ -9,7 +9,7 @@
  */
 
 import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, AGENT_STATE, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, NUDGE, KEEP_RIGHT, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
-import { projectPositions } from './projection';
+import { gatherContacts, projectPositions } from './projection';
 import { addAgentLine, addObstacleLine, distSqToSegment, linearProgram2, linearProgram3, OrcaScratch, type ObstacleVertices, type OrcaAgent } from './orca';
 
 /** What one step reads: the CPU mirrors of the GPU buffers (by handle), the obstacles and the flow fields. */
@@ -261,6 +261,7 @@ export function stepSteering(buffers: SteeringBuffers): SteeringGrid {
     if (fail < scratch.lineCount) linearProgram3(scratch, fail, maxSpeed, scratch.result);
     next[h * 2] = scratch.result[0]; next[h * 2 + 1] = scratch.result[1];
   }
+  const contacts = gatherContacts(buffers, grid); // steer's, from the positions before the move
   const turnRate = v.f(STEERING_PARAMS.turnRate);
   for (let h = 0; h < handles; h++) {
     const a = h * A, s = h * S;
@@ -270,7 +271,7 @@ export function stepSteering(buffers: SteeringBuffers): SteeringGrid {
     v.sf[s] += vx * dt; v.sf[s + 1] += vz * dt;
     v.sf[s + 4] = turnToward(v.sf[s + 4], vx, vz, v.af[a + AGENT.maxSpeed / 4], turnRate * dt);
   }
-  projectPositions(buffers, grid, buffers.projectionIterations ?? PROJECTION_ITERATIONS);
+  projectPositions(buffers, contacts, buffers.projectionIterations ?? PROJECTION_ITERATIONS);
   return grid;
 }
 
