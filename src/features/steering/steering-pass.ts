@@ -81,7 +81,7 @@ export class SteeringPass {
     this.params = device.createBuffer({ label: 'SteeringPass.params', size: STEERING_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     const module = device.createShaderModule({ label: 'SteeringPass.shader', code: steeringWgsl });
     const make = (entryPoint: EntryPoint): GPUComputePipeline => device.createComputePipeline({
-      label: `SteeringPass.${entryPoint}`, layout: 'auto', compute: { module, entryPoint, constants: { WORKGROUP_SIZE } },
+      label: `SteeringPass.${entryPoint}`, layout: 'auto', compute: { module, entryPoint, constants: { WORKGROUP_SIZE, PROJECTING: projectionIterations > 0 ? 1 : 0 } },
     });
     this.pipelines = Object.fromEntries(ENTRY_POINTS.map((e) => [e, make(e)])) as Record<EntryPoint, GPUComputePipeline>;
     this.obstacles = this.storage('obstacles', OBSTACLE_VERTEX.size);
