@@ -1,8 +1,9 @@
-// Over 400 lines: one pass whose six entry points share the agent, grid and ORCA code (RVO2's
+// Over 400 lines: one pass whose nine entry points share the agent, grid and ORCA code (RVO2's
 // obstacle case alone is 150 lines); split, each file would repeat the structs and bindings.
 //
 // Steering pass: one step of every agent of a CrowdSteering, on the GPU, in six dispatches of one
-// compute pass, plus iterations + 2 for the position projection (storage writes of a dispatch are visible to the next):
+// compute pass, plus iterations + 2 for the position projection (storage writes of a dispatch are
+// visible to the next):
 //
 //   clearCells    zero the hashed grid's per-cell counters
 //   countCells    restart agents the CPU placed (epoch), then count agents per cell (atomicAdd gives
@@ -11,20 +12,20 @@
 //   scatterCells  sorted[start of its cell + rank] = agent: a counting sort, O(agents)
 //   steer         per agent: preferred velocity (goal, flow field), nearest neighbours from the 3 x 3
 //                 cells around it, ORCA lines of neighbours and obstacle segments, RVO2's linear
-//                 program (2D, then the 3D fallback when infeasible) -> nextVelocity
+//                 program (2D, then the 3D fallback when infeasible) -> nextVelocity; and, for the
+//                 projection, its contacts (nearest agents within CONTACT_RANGE x radii sum + their
+//                 travel, and whether an obstacle is near)
 //   moveAgents    per agent: velocity = nextVelocity, position += velocity * dt, facing turns toward
 //                 the velocity; writes the instance record's world matrix (placement and yaw) and
 //                 the locomotion channel (drives: position, heading, velocity relative to the facing,
 //                 driven = 1; 0 for a handle that is no agent) that a controller's control pass reads
-//                 (and, for the projection, its contacts: nearest agents within CONTACT_RANGE x radii
-//                 sum + their travel, and whether an obstacle is near)
 //   gatherAgents  (projection, when iterations > 0) positions and radii into the first projection buffer
 //   projectAgents once per Jacobi iteration: overlapping contacts pushed apart half each along their
 //                 centre line, then out of obstacle segments; reads one buffer, writes the other
 //   placeAgents   the projected position becomes the agent's (velocity: displacement / dt), with
 //                 its world matrix's translation and its locomotion channel record
 //
-// The TypeScript twin is src/features/steering/step.ts and orca.ts (same branches, float64);
+// The TypeScript twin is src/features/steering/step.ts, orca.ts and projection.ts (same branches, float64);
 // layouts in src/features/steering/layout.ts (checked by test/features/steering/layout.test.ts).
 // Vectors on the ground are vec2f(x, z); det(a, b) = a.x b.y - a.y b.x; an ORCA line's permitted
 // side is left of its direction.
