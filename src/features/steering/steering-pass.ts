@@ -34,13 +34,16 @@ export interface SteeringUploads {
 
 const ENTRY_POINTS = ['clearCells', 'countCells', 'scanCells', 'scatterCells', 'steer', 'moveAgents', 'gatherAgents', 'projectAgents', 'placeAgents'] as const;
 type EntryPoint = (typeof ENTRY_POINTS)[number];
-/** Bind groups: one per entry point, the projection's bound both ways (source A / target B and back). */
-type BindGroups = Record<EntryPoint | 'projectBack' | 'placeFromB', GPUBindGroup>;
+/** A dispatch: an entry point, or the projection's with its two position buffers swapped (source B, target A). */
+type Dispatch = EntryPoint | 'projectBack' | 'placeFromB';
+type BindGroups = Record<Dispatch, GPUBindGroup>;
+const pipelineOf = (d: Dispatch): EntryPoint => d === 'projectBack' ? 'projectAgents' : d === 'placeFromB' ? 'placeAgents' : d;
 
 /**
  * The steering compute pass (shaders/steering/steering.wgsl): one step of every agent, six
- * dispatches in one compute pass, then the position projection's `projectionIterations` + 2. create: the constructor builds the pipelines (one per entry
- * point, each with the layout of what it binds, so no stage exceeds 8 storage buffers). update():
+ * dispatches in one compute pass, then the position projection's `projectionIterations` + 2.
+ * create: the constructor builds the pipelines (one per entry point, each with the layout of what
+ * it binds, so no stage exceeds 8 storage buffers: steer binds 8). update():
  * grows the buffers to the handles (copying the agents' motion over), uploads what changed and the
  * uniforms. encode(): the dispatches. Owns its buffers; writes the targets' instance buffer
  * without owning it, and the locomotion channel it owns (driveBuffer).
@@ -52,7 +55,7 @@ export class SteeringPass {
   private states!: GPUBuffer;
   private cellRanks!: GPUBuffer;
   private nextVelocities!: GPUBuffer;
-  /** The projection's two position buffers (vec4f by handle: x, z, radius, 0), read and written in turn. */
+  /** The projection's two position buffers (vec4f by handle: x, z, radius, near an obstacle 1 or 0), read and written in turn. */
   private projectedA!: GPUBuffer;
   private projectedB!: GPUBuffer;
   /** CONTACT_WORDS u32 by handle: each agent's contacts this step (steer writes, projectAgents reads). */
@@ -181,8 +184,8 @@ export class SteeringPass {
     pass.end();
   }
 
-  private dispatch(pass: GPUComputePassEncoder, groups: BindGroups, entry: keyof BindGroups, workgroups: number): void {
-    pass.setPipeline(this.pipelines[entry === 'projectBack' ? 'projectAgents' : entry === 'placeFromB' ? 'placeAgents' : entry]);
+  private dispatch(pass: GPUComputePassEncoder, groups: BindGroups, entry: Dispatch, workgroups: number): void {
+    pass.setPipeline(this.pipelines[pipelineOf(entry)]);
     pass.setBindGroup(0, groups[entry]);
     pass.dispatchWorkgroups(workgroups);
   }
@@ -231,22 +234,21 @@ export class SteeringPass {
     ];
     // Bindings 13 (projectSource) and 14 (projectTarget): A -> B as listed; swapped (B -> A) for
     // gatherAgents (writes A), projectBack (odd iterations) and placeFromB (after an odd count).
-    const used: Record<keyof BindGroups, number[]> = {
+    const used: Record<Dispatch, number[]> = {
       clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
       steer: [0, 1, 2, 4, 5, 7, 8, 9, 15], moveAgents: [0, 1, 2, 9, 10, 11, 12],
       gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
     };
     const swapped = (binding: number): GPUBuffer => binding === 13 ? this.projectedB : binding === 14 ? this.projectedA : buffers[binding];
-    const swaps: readonly (keyof BindGroups)[] = ['gatherAgents', 'projectBack', 'placeFromB'];
-    const group = (key: keyof BindGroups): GPUBindGroup => {
-      const entry = key === 'projectBack' ? 'projectAgents' : key === 'placeFromB' ? 'placeAgents' : key;
+    const swaps: readonly Dispatch[] = ['gatherAgents', 'projectBack', 'placeFromB'];
+    const group = (key: Dispatch): GPUBindGroup => {
       const pick = swaps.includes(key) ? swapped : (binding: number): GPUBuffer => buffers[binding];
       return this.device.createBindGroup({
-        label: `SteeringPass.${key}`, layout: this.pipelines[entry].getBindGroupLayout(0),
+        label: `SteeringPass.${key}`, layout: this.pipelines[pipelineOf(key)].getBindGroupLayout(0),
         entries: used[key].map((binding) => ({ binding, resource: { buffer: pick(binding) } })),
       });
     };
-    this.bindGroups = Object.fromEntries((Object.keys(used) as (keyof BindGroups)[]).map((key) => [key, group(key)])) as BindGroups;
+    this.bindGroups = Object.fromEntries((Object.keys(used) as Dispatch[]).map((key) => [key, group(key)])) as BindGroups;
     this.bound = targets;
     this.boundGeneration = targets.generation;
   }
