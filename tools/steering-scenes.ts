@@ -6,6 +6,7 @@
  */
 import { AGENT_STATE } from '../src/features/steering/layout';
 import { checkAgentOptions, checkPolygon, SteeringModel } from '../src/features/steering/model';
+import { distSqToSegment } from '../src/features/steering/orca';
 import { stepSteering, tableSizeFor } from '../src/features/steering/step';
 import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions } from '../src/features/steering/types';
 import { STEERING_PARAMS } from '../src/features/steering/layout';
@@ -30,6 +31,10 @@ export interface SceneReport {
   meanTimeToGoal: number;
   /** Agents farther than their radius (or the scene's arriveWithin) from their goal at the end. */
   shortOfGoal: number;
+  /** Smallest distance of an agent's centre to an obstacle segment over its radius, over every agent and step (>= 1: never inside; Infinity without obstacles). */
+  closestToObstacle: number;
+  /** Agents whose disc came within 0.99 of its radius of an obstacle segment, or whose centre crossed one, at some step. */
+  agentsInObstacles: number;
   /** Steps in which some agent with a goal moved slower than 1% of its preferred speed while short of its goal (the most, over agents). */
   stalledSteps: number;
 }
@@ -47,6 +52,10 @@ export class TwinScene {
   stalled: number[] = [];
   closest = Infinity;
   readonly overlapped = new Set<number>();
+  closestToObstacle = Infinity;
+  readonly inObstacles = new Set<number>();
+  private readonly segments: number[][] = [];
+  private previous = new Float32Array(0);
 
   /**
    * @param arriveWithin An agent has arrived within this distance of its goal (default: its radius;
@@ -69,7 +78,13 @@ export class TwinScene {
   }
 
   obstacle(vertices: GroundPoint[]): number {
-    return this.model.addObstacle(checkPolygon(vertices));
+    const flat = checkPolygon(vertices);
+    const n = flat.length / 2;
+    for (let i = 0; i < (n === 2 ? 1 : n); i++) {
+      const j = (i + 1) % n;
+      this.segments.push([flat[2 * i], flat[2 * i + 1], flat[2 * j], flat[2 * j + 1]]);
+    }
+    return this.model.addObstacle(flat);
   }
 
   /** One step of `dt` seconds, then the measurements. */
@@ -84,7 +99,7 @@ export class TwinScene {
     const view = new DataView(params);
     view.setUint32(STEERING_PARAMS.handleCount, handles, true);
     view.setUint32(STEERING_PARAMS.tableSize, tableSizeFor(handles), true);
-    stepSteering({ agents: this.model.agents, states: this.states, obstacles: this.model.obstacles, fields: this.model.fields, params });
+    stepSteering({ agents: this.model.agents, states: this.states, obstacles: this.model.obstacles, fields: this.model.fields, params, projectionIterations: this.model.settings.projectionIterations });
     this.time += dt;
     this.steps++;
     this.measure();
@@ -105,6 +120,17 @@ export class TwinScene {
     const n = this.radii.length;
     const s = new Float32Array(this.states);
     const S = AGENT_STATE.size / 4;
+    for (let i = 0; i < n; i++) {
+      const x = s[i * S], z = s[i * S + 1];
+      for (const [ax, az, bx, bz] of this.segments) {
+        const ratio = Math.sqrt(distSqToSegment(ax, az, bx, bz, x, z)) / this.radii[i];
+        if (ratio < this.closestToObstacle) this.closestToObstacle = ratio;
+        const crossed = this.steps > 1 && segmentsCross(this.previous[2 * i], this.previous[2 * i + 1], x, z, ax, az, bx, bz);
+        if (ratio < 0.99 || crossed) this.inObstacles.add(i);
+      }
+    }
+    if (this.previous.length < 2 * n) this.previous = new Float32Array(2 * n);
+    for (let i = 0; i < n; i++) { this.previous[2 * i] = s[i * S]; this.previous[2 * i + 1] = s[i * S + 1]; }
     for (let i = 0; i < n; i++) {
       for (let j = i + 1; j < n; j++) {
         const d = Math.hypot(s[i * S] - s[j * S], s[i * S + 1] - s[j * S + 1]);
@@ -136,12 +162,20 @@ export class TwinScene {
       steps: this.steps,
       closestApproach: this.closest,
       overlappingPairs: this.overlapped.size,
+      closestToObstacle: this.closestToObstacle,
+      agentsInObstacles: this.inObstacles.size,
       timeToGoal: arrived.length ? Math.max(...arrived) : NaN,
       meanTimeToGoal: arrived.length ? arrived.reduce((a, b) => a + b, 0) / arrived.length : NaN,
       shortOfGoal: short,
       stalledSteps: Math.max(0, ...this.stalled),
     };
   }
+}
+
+/** Whether segment p0-p1 crosses segment a-b (each strictly on both sides of the other's line). */
+function segmentsCross(p0x: number, p0z: number, p1x: number, p1z: number, ax: number, az: number, bx: number, bz: number): boolean {
+  const side = (ox: number, oz: number, ux: number, uz: number, px: number, pz: number): number => Math.sign((ux - ox) * (pz - oz) - (uz - oz) * (px - ox));
+  return side(ax, az, bx, bz, p0x, p0z) * side(ax, az, bx, bz, p1x, p1z) < 0 && side(p0x, p0z, p1x, p1z, ax, az) * side(p0x, p0z, p1x, p1z, bx, bz) < 0;
 }
 
 /** The usual agent of these scenes: 0.3 m radius, walking at 1.3 m/s, at most 1.8 m/s. */
@@ -159,8 +193,8 @@ export function circleSwap(count = 24, radius = 6, options: CrowdSteeringOptions
 }
 
 /** Two groups of `perGroup` walking opposite ways down a corridor 4 m wide and 24 m long (walls at z = +-2). */
-export function corridorCrossing(perGroup = 12): TwinScene {
-  const scene = new TwinScene();
+export function corridorCrossing(perGroup = 12, options: CrowdSteeringOptions = {}): TwinScene {
+  const scene = new TwinScene(options);
   scene.obstacle([[-14, 2], [14, 2]]);
   scene.obstacle([[-14, -2], [14, -2]]);
   for (let i = 0; i < perGroup; i++) {
@@ -178,10 +212,10 @@ export function corridorCrossing(perGroup = 12): TwinScene {
  * block's middle, so walking straight presses them against the wall: with `flowField` they find the door.
  * They share the goal point, so an agent has arrived within 2.5 m of it.
  */
-export function bottleneck(count = 30, flowField = true, scale = 1): TwinScene {
+export function bottleneck(count = 30, flowField = true, scale = 1, options: CrowdSteeringOptions = {}): TwinScene {
   const half = 6 * scale;
-  const options: CrowdSteeringOptions = flowField ? { flowField: { min: [-half - 2, -half - 2], max: [half + 2, half + 2], cellSize: 0.25 * scale, clearance: 0.3 } } : {};
-  const scene = new TwinScene(options, 2.5);
+  const field: CrowdSteeringOptions = flowField ? { flowField: { min: [-half - 2, -half - 2], max: [half + 2, half + 2], cellSize: 0.25 * scale, clearance: 0.3 } } : {};
+  const scene = new TwinScene({ ...options, ...field }, 2.5);
   const door0 = 3 * scale, door1 = 3 * scale + 1.2;
   scene.obstacle([[0, -half], [0, door0]]);
   scene.obstacle([[0, door1], [0, half]]);

@@ -7,12 +7,15 @@
  */
 import type { Character } from '../../src/character/character';
 import { CrowdSteering } from '../../src/features/steering/crowd-steering';
+import { PROJECTION_ITERATIONS } from '../../src/features/steering/layout';
 import { Crowd } from '../../src/runtime/crowd';
 import { bottleneck, circleSwap, corridorCrossing, runScene, type SceneReport } from '../steering-scenes';
 import { median } from './timed-frame';
 
 export interface SteeringRow {
   agents: number;
+  /** CrowdSteeringOptions.projectionIterations of the run (0: ORCA's step alone). */
+  projectionIterations: number;
   steeringMs: number;
   poseMs: number;
   cpuFrameMs: number;
@@ -21,13 +24,16 @@ export interface SteeringRow {
   method: string;
 }
 
-/** The bottleneck at `count` agents: block of rows 0.75 m apart left of x = 0, a wall there with a door every 10 m, goal 20 m right. */
-export async function benchSteering(device: GPUDevice, character: Character, count: number, frames: number, cpuRounds: number): Promise<SteeringRow> {
+/**
+ * The bottleneck at `count` agents: block of rows 0.75 m apart left of x = 0, a wall there with a
+ * door every 10 m, goal 20 m right; `projectionIterations` of the position projection (default: the option's default).
+ */
+export async function benchSteering(device: GPUDevice, character: Character, count: number, frames: number, cpuRounds: number, projectionIterations = PROJECTION_ITERATIONS): Promise<SteeringRow> {
   const crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity: count });
   const side = Math.ceil(Math.sqrt(count));
   const depth = side * 0.75;
   const half = depth / 2 + 5;
-  const steering = new CrowdSteering(crowd, { flowField: { min: [-depth - 10, -half], max: [30, half], cellSize: Math.max(0.5, (depth + 40) / 512), clearance: 0.3 } });
+  const steering = new CrowdSteering(crowd, { projectionIterations, flowField: { min: [-depth - 10, -half], max: [30, half], cellSize: Math.max(0.5, (depth + 40) / 512), clearance: 0.3 } });
   for (let z = -half; z < half; z += 10) steering.addObstacle([[0, z + 1.5], [0, Math.min(z + 10, half)]]);
   const positions = new Float32Array(count * 3);
   for (let i = 0; i < count; i++) {
@@ -77,7 +83,7 @@ export async function benchSteering(device: GPUDevice, character: Character, cou
   }
   crowd.update(0);
   const row: SteeringRow = {
-    agents: count, steeringMs: timestamps ? median(steeringMs) : NaN, poseMs: timestamps ? median(poseMs) : NaN,
+    agents: count, projectionIterations, steeringMs: timestamps ? median(steeringMs) : NaN, poseMs: timestamps ? median(poseMs) : NaN,
     cpuFrameMs: median(whole), cpuSteeringMs: median(own), uploadedBytes: crowd.uploadedBytes, method: timestamps ? 'timestamp-query' : 'none',
   };
   querySet?.destroy();
@@ -87,7 +93,9 @@ export async function benchSteering(device: GPUDevice, character: Character, cou
   return row;
 }
 
-/** The scenarios of docs/steering.md on the twin (20 steps a second). */
+const OFF = { projectionIterations: 0 } as const;
+
+/** The scenarios of docs/steering.md on the twin (20 steps a second); the dense ones also with the projection off. */
 export function steeringScenes(): [string, SceneReport][] {
   return [
     ['circle swap, 24 agents, circle of 6 m', runScene(circleSwap(24, 6), 40)],
@@ -95,5 +103,9 @@ export function steeringScenes(): [string, SceneReport][] {
     ['corridor 4 m wide, 2 x 12 agents crossing', runScene(corridorCrossing(12), 60)],
     ['bottleneck, 30 agents, door off their line, flow field', runScene(bottleneck(30, true), 60)],
     ['bottleneck, 30 agents, no flow field (straight at the goal)', runScene(bottleneck(30, false), 60)],
+    // The dense ones again with the position projection off: ORCA's step alone, as before it.
+    ['circle swap, 48 agents, projection off', runScene(circleSwap(48, 8, OFF), 40)],
+    ['bottleneck, flow field, projection off', runScene(bottleneck(30, true, 1, OFF), 60)],
+    ['bottleneck, no flow field, projection off', runScene(bottleneck(30, false, 1, OFF), 60)],
   ];
 }

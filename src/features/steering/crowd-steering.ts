@@ -46,7 +46,7 @@ export class CrowdSteering implements CrowdFeature {
   /** Installs steering on `crowd` (no agent yet); options are fixed for its life and checked before anything changes. */
   constructor(crowd: Crowd, options: CrowdSteeringOptions = {}) {
     this.model = new SteeringModel(options);
-    this.pass = new SteeringPass(crowd.device);
+    this.pass = new SteeringPass(crowd.device, this.model.settings.projectionIterations);
     try {
       this.kernel = crowd.install(this);
     } catch (error) {
@@ -222,7 +222,7 @@ export class CrowdSteering implements CrowdFeature {
   /** CrowdFeature: the pass on the new device; agents restart from their last placement (their motion was on the lost device). */
   restore(device: GPUDevice): void {
     this.pass.destroy();
-    this.pass = new SteeringPass(device);
+    this.pass = new SteeringPass(device, this.model.settings.projectionIterations);
     this.model.markAllDirty();
   }
 

@@ -87,3 +87,26 @@ export const SCAN_THREADS = 256;
 export const NUDGE = 0.01;
 /** Sideways share of the preferred velocity, to the walker's right: a shared convention that turns a head-on or symmetric meeting into passing (steering.wgsl `preferredVelocity`). */
 export const KEEP_RIGHT = 0.2;
+/** Default Jacobi iterations of the position projection after the move (CrowdSteeringOptions.projectionIterations). */
+export const PROJECTION_ITERATIONS = 4;
+/** The most projection iterations an option may ask for. */
+export const MAX_PROJECTION_ITERATIONS = 16;
+/**
+ * The projection pushes overlapping agents apart to this multiple of their radii sum (a 2% margin):
+ * a crowd pressed together by ORCA's infeasible program then ends each step just clear of touching,
+ * and the next step's half-pushes start from room rather than contact (steering.wgsl `projectAgents`).
+ */
+export const SEPARATION_MARGIN = 1.02;
+/** The most agents one agent's projection takes (steer keeps the nearest within CONTACT_RANGE). */
+export const MAX_CONTACTS = 8;
+/** u32 words of one agent's contact record: a near-obstacle flag, then MAX_CONTACTS agent handles. */
+export const CONTACT_WORDS = MAX_CONTACTS + 1;
+/**
+ * steer keeps the agents closer than this multiple of the radii sum, plus both agents' travel in a
+ * step (maxSpeed x dt each), as an agent's contacts for the step's projection iterations.
+ */
+export const CONTACT_RANGE = 1.5;
+/** An unused entry of an agent's contact list. */
+export const NO_CONTACT = 0xffffffff;
+/** steer marks an agent near obstacles when a segment it is outside of lies within this multiple of its radius plus its travel in a step; only those are pushed out of obstacles in the projection. */
+export const OBSTACLE_CONTACT_RANGE = 2;

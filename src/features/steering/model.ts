@@ -1,7 +1,7 @@
 import { show } from '../../math/show';
 import { checkFields } from '../../runtime/input';
 import { blockedCells, distanceField, fieldDirections, type FieldGrid } from './flow-field';
-import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, OBSTACLE_VERTEX, STEERING_PARAMS } from './layout';
+import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_PROJECTION_ITERATIONS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
 import type { SteeringUploads } from './steering-pass';
 import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions } from './types';
 
@@ -17,7 +17,7 @@ export interface AgentSettings {
 const AGENT_FIELDS = ['radius', 'maxSpeed', 'preferredSpeed', 'maxAcceleration', 'goal'] as const;
 /** Default SteeringAgentOptions.maxAcceleration, per second x maxSpeed: full speed in half a second. */
 const ACCELERATION_PER_MAX_SPEED = 2;
-const OPTION_FIELDS = ['timeHorizon', 'obstacleTimeHorizon', 'neighbourDistance', 'maxNeighbours', 'turnRate', 'flowField'] as const;
+const OPTION_FIELDS = ['timeHorizon', 'obstacleTimeHorizon', 'neighbourDistance', 'maxNeighbours', 'turnRate', 'projectionIterations', 'flowField'] as const;
 const FIELD_FIELDS = ['min', 'max', 'cellSize', 'clearance', 'maxGoals'] as const;
 const MAX_FIELD_CELLS = 1 << 20;
 
@@ -59,6 +59,7 @@ export interface SteeringSettings {
   readonly neighbourDistance: number;
   readonly maxNeighbours: number;
   readonly turnRate: number;
+  readonly projectionIterations: number;
   readonly field: (FieldGrid & { readonly clearance: number; readonly maxGoals: number }) | undefined;
 }
 
@@ -68,6 +69,8 @@ export function checkSteeringOptions(options: CrowdSteeringOptions): SteeringSet
   checkFields(options, OPTION_FIELDS, 'CrowdSteering');
   const maxNeighbours = options.maxNeighbours ?? 10;
   if (!Number.isInteger(maxNeighbours) || maxNeighbours < 1 || maxNeighbours > MAX_NEIGHBOURS) throw new RangeError(`maxNeighbours must be an integer in [1, ${MAX_NEIGHBOURS}], got ${show(options.maxNeighbours)}`);
+  const projectionIterations = options.projectionIterations ?? PROJECTION_ITERATIONS;
+  if (!Number.isInteger(projectionIterations) || projectionIterations < 0 || projectionIterations > MAX_PROJECTION_ITERATIONS) throw new RangeError(`projectionIterations must be an integer in [0, ${MAX_PROJECTION_ITERATIONS}], got ${show(options.projectionIterations)}`);
   let field: SteeringSettings['field'];
   const f = options.flowField;
   if (f !== undefined) {
@@ -90,6 +93,7 @@ export function checkSteeringOptions(options: CrowdSteeringOptions): SteeringSet
     neighbourDistance: positive(options.neighbourDistance, 'neighbourDistance', 4),
     maxNeighbours,
     turnRate: positive(options.turnRate, 'turnRate', 2 * Math.PI),
+    projectionIterations,
     field,
   };
 }

@@ -1,7 +1,7 @@
 import steeringWgsl from '../../../shaders/steering/steering.wgsl?raw';
 import { LOCOMOTION_DRIVE } from '../../runtime/layout';
 import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
-import { AGENT, AGENT_STATE, OBSTACLE_VERTEX, STEERING_PARAMS } from './layout';
+import { AGENT, AGENT_STATE, CONTACT_WORDS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
 import { tableSizeFor } from './step';
 
 /** What the pass writes per instance: InstanceStore satisfies it. */
@@ -32,13 +32,18 @@ export interface SteeringUploads {
   readonly params: ArrayBuffer;
 }
 
-const ENTRY_POINTS = ['clearCells', 'countCells', 'scanCells', 'scatterCells', 'steer', 'moveAgents'] as const;
+const ENTRY_POINTS = ['clearCells', 'countCells', 'scanCells', 'scatterCells', 'steer', 'moveAgents', 'gatherAgents', 'projectAgents', 'placeAgents'] as const;
 type EntryPoint = (typeof ENTRY_POINTS)[number];
+/** A dispatch: an entry point, or the projection's with its two position buffers swapped (source B, target A). */
+type Dispatch = EntryPoint | 'projectBack' | 'placeFromB';
+type BindGroups = Record<Dispatch, GPUBindGroup>;
+const pipelineOf = (d: Dispatch): EntryPoint => d === 'projectBack' ? 'projectAgents' : d === 'placeFromB' ? 'placeAgents' : d;
 
 /**
  * The steering compute pass (shaders/steering/steering.wgsl): one step of every agent, six
- * dispatches in one compute pass. create: the constructor builds the pipelines (one per entry
- * point, each with the layout of what it binds, so no stage exceeds 8 storage buffers). update():
+ * dispatches in one compute pass, then the position projection's `projectionIterations` + 2.
+ * create: the constructor builds the pipelines (one per entry point, each with the layout of what
+ * it binds, so no stage exceeds 8 storage buffers: steer binds 8). update():
  * grows the buffers to the handles (copying the agents' motion over), uploads what changed and the
  * uniforms. encode(): the dispatches. Owns its buffers; writes the targets' instance buffer
  * without owning it, and the locomotion channel it owns (driveBuffer).
@@ -50,6 +55,11 @@ export class SteeringPass {
   private states!: GPUBuffer;
   private cellRanks!: GPUBuffer;
   private nextVelocities!: GPUBuffer;
+  /** The projection's two position buffers (vec4f by handle: x, z, radius, near an obstacle 1 or 0), read and written in turn. */
+  private projectedA!: GPUBuffer;
+  private projectedB!: GPUBuffer;
+  /** CONTACT_WORDS u32 by handle: each agent's contacts this step (steer writes, projectAgents reads). */
+  private contacts!: GPUBuffer;
   private sorted!: GPUBuffer;
   private cellCounts!: GPUBuffer;
   private cellStarts!: GPUBuffer;
@@ -59,18 +69,22 @@ export class SteeringPass {
   private capacity = 0;
   private tableSize = 0;
   private handleCount = 0;
-  private bindGroups: Record<EntryPoint, GPUBindGroup> | undefined;
+  private bindGroups: BindGroups | undefined;
   private bound: SteeringTargets | undefined;
   private boundGeneration = -1;
   /** A view of the last `uploads.params` (the same buffer every frame), made once. */
   private paramsView: DataView | undefined;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'SteeringPass', timestampWrites: undefined };
 
-  constructor(readonly device: GPUDevice) {
+  /**
+   * @param projectionIterations Jacobi iterations of the position projection each step, 0 to
+   *   MAX_PROJECTION_ITERATIONS (CrowdSteeringOptions.projectionIterations, checked there); 0: none.
+   */
+  constructor(readonly device: GPUDevice, private readonly projectionIterations = PROJECTION_ITERATIONS) {
     this.params = device.createBuffer({ label: 'SteeringPass.params', size: STEERING_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     const module = device.createShaderModule({ label: 'SteeringPass.shader', code: steeringWgsl });
     const make = (entryPoint: EntryPoint): GPUComputePipeline => device.createComputePipeline({
-      label: `SteeringPass.${entryPoint}`, layout: 'auto', compute: { module, entryPoint, constants: { WORKGROUP_SIZE } },
+      label: `SteeringPass.${entryPoint}`, layout: 'auto', compute: { module, entryPoint, constants: { WORKGROUP_SIZE, PROJECTING: projectionIterations > 0 ? 1 : 0 } },
     });
     this.pipelines = Object.fromEntries(ENTRY_POINTS.map((e) => [e, make(e)])) as Record<EntryPoint, GPUComputePipeline>;
     this.obstacles = this.storage('obstacles', OBSTACLE_VERTEX.size);
@@ -93,7 +107,7 @@ export class SteeringPass {
 
   /** Bytes of the pass's GPU buffers. */
   get gpuBytes(): number {
-    return [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]
+    return [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]
       .reduce((sum, b) => sum + b.size, 0);
   }
 
@@ -162,17 +176,22 @@ export class SteeringPass {
     this.dispatch(pass, groups, 'scatterCells', agents);
     this.dispatch(pass, groups, 'steer', agents);
     this.dispatch(pass, groups, 'moveAgents', agents);
+    if (this.projectionIterations > 0) {
+      this.dispatch(pass, groups, 'gatherAgents', agents);
+      for (let i = 0; i < this.projectionIterations; i++) this.dispatch(pass, groups, i % 2 === 0 ? 'projectAgents' : 'projectBack', agents);
+      this.dispatch(pass, groups, this.projectionIterations % 2 === 0 ? 'placeAgents' : 'placeFromB', agents);
+    }
     pass.end();
   }
 
-  private dispatch(pass: GPUComputePassEncoder, groups: Record<EntryPoint, GPUBindGroup>, entry: EntryPoint, workgroups: number): void {
-    pass.setPipeline(this.pipelines[entry]);
+  private dispatch(pass: GPUComputePassEncoder, groups: BindGroups, entry: Dispatch, workgroups: number): void {
+    pass.setPipeline(this.pipelines[pipelineOf(entry)]);
     pass.setBindGroup(0, groups[entry]);
     pass.dispatchWorkgroups(workgroups);
   }
 
   destroy(): void {
-    for (const b of [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]) b.destroy();
+    for (const b of [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]) b.destroy();
   }
 
   private storage(name: string, size: number, extra = 0): GPUBuffer {
@@ -184,12 +203,15 @@ export class SteeringPass {
     for (const [label, size] of [['agents', AGENT.size], ['states', AGENT_STATE.size], ['drives', LOCOMOTION_DRIVE.size]] as const) checkStorageBinding(this.device, `SteeringPass.${label}`, capacity * size);
     const old = this.capacity > 0 ? this.states : undefined;
     const table = tableSizeFor(capacity);
-    if (this.capacity > 0) for (const b of [this.agents, this.drives, this.cellRanks, this.nextVelocities, this.sorted, this.cellCounts, this.cellStarts]) b.destroy();
+    if (this.capacity > 0) for (const b of [this.agents, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts]) b.destroy();
     this.agents = this.storage('agents', capacity * AGENT.size);
     this.states = this.storage('states', capacity * AGENT_STATE.size, GPUBufferUsage.COPY_SRC);
     this.drives = this.storage('drives', capacity * LOCOMOTION_DRIVE.size, GPUBufferUsage.COPY_SRC);
     this.cellRanks = this.storage('cellRanks', capacity * 8);
     this.nextVelocities = this.storage('nextVelocities', capacity * 8);
+    this.projectedA = this.storage('projectedA', capacity * 16);
+    this.projectedB = this.storage('projectedB', capacity * 16);
+    this.contacts = this.storage('contacts', capacity * CONTACT_WORDS * 4);
     this.sorted = this.storage('sorted', capacity * 4);
     this.cellCounts = this.storage('cellCounts', table * 4);
     this.cellStarts = this.storage('cellStarts', (table + 1) * 4);
@@ -208,15 +230,25 @@ export class SteeringPass {
     const buffers: GPUBuffer[] = [
       this.params, this.agents, this.states, this.cellCounts, this.cellStarts, this.sorted, this.cellRanks,
       this.obstacles, this.fields, this.nextVelocities, targets.handleSlotBuffer, targets.instanceBuffer, this.drives,
+      this.projectedA, this.projectedB, this.contacts,
     ];
-    const used: Record<EntryPoint, number[]> = {
+    // Bindings 13 (projectSource) and 14 (projectTarget): A -> B as listed; swapped (B -> A) for
+    // gatherAgents (writes A), projectBack (odd iterations) and placeFromB (after an odd count).
+    const used: Record<Dispatch, number[]> = {
       clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
-      steer: [0, 1, 2, 4, 5, 7, 8, 9], moveAgents: [0, 1, 2, 9, 10, 11, 12],
+      steer: [0, 1, 2, 4, 5, 7, 8, 9, 15], moveAgents: [0, 1, 2, 9, 10, 11, 12],
+      gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
     };
-    this.bindGroups = Object.fromEntries(ENTRY_POINTS.map((entry) => [entry, this.device.createBindGroup({
-      label: `SteeringPass.${entry}`, layout: this.pipelines[entry].getBindGroupLayout(0),
-      entries: used[entry].map((binding) => ({ binding, resource: { buffer: buffers[binding] } })),
-    })])) as Record<EntryPoint, GPUBindGroup>;
+    const swapped = (binding: number): GPUBuffer => binding === 13 ? this.projectedB : binding === 14 ? this.projectedA : buffers[binding];
+    const swaps: readonly Dispatch[] = ['gatherAgents', 'projectBack', 'placeFromB'];
+    const group = (key: Dispatch): GPUBindGroup => {
+      const pick = swaps.includes(key) ? swapped : (binding: number): GPUBuffer => buffers[binding];
+      return this.device.createBindGroup({
+        label: `SteeringPass.${key}`, layout: this.pipelines[pipelineOf(key)].getBindGroupLayout(0),
+        entries: used[key].map((binding) => ({ binding, resource: { buffer: pick(binding) } })),
+      });
+    };
+    this.bindGroups = Object.fromEntries((Object.keys(used) as Dispatch[]).map((key) => [key, group(key)])) as BindGroups;
     this.bound = targets;
     this.boundGeneration = targets.generation;
   }

@@ -1,11 +1,11 @@
 import { HANDLE_FREE } from '../../runtime/layout';
 import { INSTANCE_STRUCT, LOCOMOTION_DRIVE_STRUCT, type GeneratedShader, type SharedConstant } from '../../runtime/wgsl-constants';
-import { AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, KEEP_RIGHT, NUDGE, SCAN_THREADS } from './layout';
+import { AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, KEEP_RIGHT, NUDGE, SCAN_THREADS, SEPARATION_MARGIN, MAX_CONTACTS, CONTACT_RANGE, CONTACT_WORDS, NO_CONTACT, OBSTACLE_CONTACT_RANGE } from './layout';
 import { MAX_LINES, ORCA_EPSILON } from './orca';
 
 /**
  * The constants of shaders/steering/steering.wgsl (its generated block), each defined once here
- * or in layout.ts / orca.ts: agent flags, the program's sizes, RVO2's epsilon, the nudge. Used by
+ * or in layout.ts / orca.ts: agent flags, the program's sizes, RVO2's epsilon, the nudge, the projection's margin. Used by
  * tools and tests only (`npm run gen:wgsl`, the drift test).
  */
 export const STEERING_CONSTANTS: readonly SharedConstant[] = [
@@ -20,6 +20,12 @@ export const STEERING_CONSTANTS: readonly SharedConstant[] = [
   ['NUDGE', NUDGE, 'f32'],
   ['KEEP_RIGHT', KEEP_RIGHT, 'f32'],
   ['ORCA_EPSILON', ORCA_EPSILON, 'f32'],
+  ['SEPARATION_MARGIN', SEPARATION_MARGIN, 'f32'],
+  ['MAX_CONTACTS', MAX_CONTACTS],
+  ['CONTACT_WORDS', CONTACT_WORDS],
+  ['CONTACT_RANGE', CONTACT_RANGE, 'f32'],
+  ['NO_CONTACT', NO_CONTACT],
+  ['OBSTACLE_CONTACT_RANGE', OBSTACLE_CONTACT_RANGE, 'f32'],
   ['PI', Math.PI, 'f32'],
 ];
 

@@ -3,11 +3,13 @@
  * over the very bytes the GPU reads and writes (layout.ts): restart placed agents, build the
  * hashed uniform grid by counting sort (count, prefix sum, scatter), pick each agent's preferred
  * velocity (toward its goal, along its flow field when it has one), solve its ORCA program
- * against its nearest neighbours and obstacle segments, then move it and turn its facing. The
+ * against its nearest neighbours and obstacle segments, then move it and turn its facing, and
+ * project the new positions apart (projection.ts). The
  * GPU does the same in float32; tests compare the two (test/features/steering/).
  */
 
-import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, AGENT_STATE, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, NUDGE, KEEP_RIGHT, OBSTACLE_VERTEX, STEERING_PARAMS } from './layout';
+import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, AGENT_STATE, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, NUDGE, KEEP_RIGHT, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
+import { gatherContacts, projectPositions } from './projection';
 import { addAgentLine, addObstacleLine, distSqToSegment, linearProgram2, linearProgram3, OrcaScratch, type ObstacleVertices, type OrcaAgent } from './orca';
 
 /** What one step reads: the CPU mirrors of the GPU buffers (by handle), the obstacles and the flow fields. */
@@ -22,6 +24,8 @@ export interface SteeringBuffers {
   readonly fields: Float32Array;
   /** The STEERING_PARAMS block. */
   readonly params: ArrayBuffer;
+  /** Jacobi iterations of the position projection after the move (CrowdSteeringOptions.projectionIterations; default PROJECTION_ITERATIONS). */
+  readonly projectionIterations?: number;
 }
 
 /** The grid of one step, kept for tests (the GPU's is in its buffers). */
@@ -239,7 +243,8 @@ function nearSegments(v: Views, o: ObstacleVertices, x: number, z: number, range
 
 /**
  * One whole step: restarts placed agents, builds the grid, solves every agent's program, then
- * moves every agent by its new velocity for `dt` and turns its facing. Writes `buffers.states`.
+ * moves every agent by its new velocity for `dt` and turns its facing, then projects the positions
+ * apart (projection.ts). Writes `buffers.states`.
  */
 export function stepSteering(buffers: SteeringBuffers): SteeringGrid {
   const v = new Views(buffers);
@@ -277,6 +282,7 @@ export function stepSteering(buffers: SteeringBuffers): SteeringGrid {
     if (fail < scratch.lineCount) linearProgram3(scratch, fail, maxSpeed, scratch.result);
     next[h * 2] = scratch.result[0]; next[h * 2 + 1] = scratch.result[1];
   }
+  const contacts = gatherContacts(buffers, grid); // steer's, from the positions before the move
   const turnRate = v.f(STEERING_PARAMS.turnRate);
   for (let h = 0; h < handles; h++) {
     const a = h * A, s = h * S;
@@ -286,6 +292,7 @@ export function stepSteering(buffers: SteeringBuffers): SteeringGrid {
     v.sf[s] += vx * dt; v.sf[s + 1] += vz * dt;
     v.sf[s + 4] = turnToward(v.sf[s + 4], vx, vz, v.af[a + AGENT.maxSpeed / 4], turnRate * dt);
   }
+  projectPositions(buffers, contacts, buffers.projectionIterations ?? PROJECTION_ITERATIONS);
   return grid;
 }
 

@@ -46,6 +46,12 @@ export interface CrowdSteeringOptions {
   maxNeighbours?: number;
   /** Radians per second an agent's facing turns toward its velocity, > 0 (default 2 pi). */
   turnRate?: number;
+  /**
+   * Jacobi iterations of the position projection after each step's move, 0 to 16 (default 4):
+   * overlapping agents are pushed apart to the sum of their radii and out of obstacle segments.
+   * 0: none (ORCA alone; a dense crowd then overlaps where its program is infeasible).
+   */
+  projectionIterations?: number;
   /** Flow fields (agents sharing a goal walk around walls to it); absent: every agent walks straight at its goal. */
   flowField?: FlowFieldOptions;
 }

@@ -68,6 +68,7 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     expect(steering.hasAgent(b)).toBe(false);
     expect(new Uint8Array(steering.cpuModel.agents.slice(0, bytes.byteLength))).toEqual(new Uint8Array(bytes));
     expect(() => new CrowdSteering(new Crowd(device!, character, FORMATS), { timeHorizon: -1 })).toThrow(/timeHorizon must be a finite number > 0/);
+    for (const bad of [-1, 1.5, 17]) expect(() => new CrowdSteering(new Crowd(device!, character, FORMATS), { projectionIterations: bad })).toThrow(/projectionIterations must be an integer in \[0, 16\]/);
     crowd.remove(a);
     crowd.remove(b);
     expect(steering.agentCount).toBe(0);
@@ -96,7 +97,7 @@ describe.skipIf(!device)('CrowdSteering', async () => {
         new Uint8Array(grown).set(new Uint8Array(twin));
         twin = grown;
       }
-      stepSteering({ agents: model.agents, states: twin, obstacles: model.obstacles, fields: model.fields, params: model.params });
+      stepSteering({ agents: model.agents, states: twin, obstacles: model.obstacles, fields: model.fields, params: model.params, projectionIterations: model.settings.projectionIterations });
       const encoder = device!.createCommandEncoder();
       crowd.encode(encoder);
       device!.queue.submit([encoder.finish()]);
@@ -132,9 +133,10 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     }
   });
 
-  it('a denser crowd (300 agents: a grid of 1024 cells, 4 per scan thread) steps like the twin for a few frames', async () => {
+  it('a denser crowd (300 agents: a grid of 1024 cells, 4 per scan thread; the projection off) steps like the twin for a few frames', async () => {
     const many = new Crowd(device!, character, { ...FORMATS, capacity: 300 });
-    const dense = new CrowdSteering(many, { neighbourDistance: 2, maxNeighbours: 6 });
+    // projectionIterations 0: the pipelines made without the projection (PROJECTING false) still bind and step.
+    const dense = new CrowdSteering(many, { neighbourDistance: 2, maxNeighbours: 6, projectionIterations: 0 });
     for (let i = 0; i < 300; i++) {
       const id = many.add();
       const x = (i % 20) * 0.9 - 9, z = Math.floor(i / 20) * 0.9 - 7;
@@ -145,7 +147,7 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     const twin = new ArrayBuffer(model.handleLimit * AGENT_STATE.size);
     for (let f = 0; f < 4; f++) {
       many.update(DT);
-      stepSteering({ agents: model.agents, states: twin, obstacles: model.obstacles, fields: model.fields, params: model.params });
+      stepSteering({ agents: model.agents, states: twin, obstacles: model.obstacles, fields: model.fields, params: model.params, projectionIterations: model.settings.projectionIterations });
       const encoder = device!.createCommandEncoder();
       many.encode(encoder);
       device!.queue.submit([encoder.finish()]);
@@ -157,6 +159,52 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     for (let i = 0; i < gpu.positions.length; i++) worst = Math.max(worst, Math.abs(gpu.positions[i] - cpu.positions[i]));
     expect(worst).toBeLessThan(1e-3);
     many.destroy();
+  });
+
+  it('the position projection steps like the twin: a packed block and two agents nearly on one spot pressed to a wall come apart, off the wall', async () => {
+    const packed = new Crowd(device!, character, FORMATS);
+    // 3 iterations: an odd count, so the last one's result is read from the second buffer.
+    const projecting = new CrowdSteering(packed, { projectionIterations: 3 });
+    projecting.addObstacle([[1, -3], [1, 3]]);
+    const radius = 0.3;
+    const spots: [number, number][] = [[0.5, 0.5], [0.52, 0.5]]; // nearly on one spot (exactly: ORCA's line is NaN, RVO2's too)
+    for (let i = 0; i < 12; i++) spots.push([0.6 - (i % 3) * 0.4, -1.2 + Math.floor(i / 3) * 0.4]);
+    for (const [x, z] of spots) {
+      const id = packed.add();
+      packed.setPlacement(id, x, 0, z, 0);
+      projecting.addAgent(id, { radius, maxSpeed: 1.5, goal: [4, z] }); // through the wall: pressed against it
+    }
+    const model = projecting.cpuModel;
+    const twin = new ArrayBuffer(model.handleLimit * AGENT_STATE.size);
+    const unprojected = new ArrayBuffer(twin.byteLength);
+    for (let f = 0; f < 8; f++) {
+      packed.update(DT);
+      stepSteering({ agents: model.agents, states: twin, obstacles: model.obstacles, fields: model.fields, params: model.params, projectionIterations: 3 });
+      if (f === 0) stepSteering({ agents: model.agents, states: unprojected, obstacles: model.obstacles, fields: model.fields, params: model.params, projectionIterations: 0 });
+      const encoder = device!.createCommandEncoder();
+      packed.encode(encoder);
+      device!.queue.submit([encoder.finish()]);
+    }
+    const gpu = await projecting.readAgents();
+    const cpu = projecting.agentsFrom(twin);
+    let worst = 0;
+    for (let i = 0; i < gpu.positions.length; i++) worst = Math.max(worst, Math.abs(gpu.positions[i] - cpu.positions[i]), Math.abs(gpu.velocities[i] - cpu.velocities[i]) * DT);
+    expect(worst).toBeLessThan(1e-5);
+    // The projection did the work: one step of ORCA alone leaves the two nearly on one spot.
+    const alone = projecting.agentsFrom(unprojected).positions;
+    expect(Math.hypot(alone[0] - alone[2], alone[1] - alone[3])).toBeLessThan(0.5 * radius);
+    const p = gpu.positions, n = p.length / 2;
+    let closest = Infinity;
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) closest = Math.min(closest, Math.hypot(p[2 * i] - p[2 * j], p[2 * i + 1] - p[2 * j + 1]) / (2 * radius));
+    expect(closest).toBeGreaterThan(0.99);
+    for (let i = 0; i < n; i++) expect(p[2 * i]).toBeLessThanOrEqual(1 - radius * 0.999); // left of the wall, not in it
+    // The records' translation and the velocity follow the projected position.
+    const records = new Float32Array(await readBuffer(device!, kernelOf(packed).store.instanceBuffer));
+    for (let i = 0; i < n; i++) {
+      const at = (kernelOf(packed).store.slotOfId(gpu.ids[i]) * INSTANCE.size) / 4 + 12;
+      expect([records[at], records[at + 2]]).toEqual([p[2 * i], p[2 * i + 1]]);
+    }
+    packed.destroy();
   });
 
   it('the circle swap on the GPU: 24 agents cross to the opposite point, none overlapping, none left short', async () => {
