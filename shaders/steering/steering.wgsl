@@ -450,7 +450,7 @@ fn rightLeg(r: vec2f, distSq: f32, radius: f32) -> vec2f {
   return vec2f(r.x * leg + r.y * radius, -r.x * radius + r.y * leg) / distSq;
 }
 
-fn addAgentLine(p: vec2f, v: vec2f, radius: f32, other: u32) {
+fn addAgentLine(p: vec2f, v: vec2f, radius: f32, agent: u32, other: u32) {
   let o = states[other];
   let relativePosition = vec2f(o.x, o.z) - p;
   let relativeVelocity = v - vec2f(o.velocityX, o.velocityZ);
@@ -481,7 +481,11 @@ fn addAgentLine(p: vec2f, v: vec2f, radius: f32, other: u32) {
     let inv = 1.0 / params.dt;
     let w = relativeVelocity - inv * relativePosition;
     let wLength = length(w);
-    let unitW = w / wLength;
+    // Two agents on one spot with one velocity part along x (orca.ts: firstOfPair).
+    var unitW = vec2f(select(-1.0, 1.0, agent < other), 0.0);
+    if (wLength > 0.0) {
+      unitW = w / wLength;
+    }
     direction = vec2f(unitW.y, -unitW.x);
     u = (combined * inv - wLength) * unitW;
   }
@@ -741,7 +745,7 @@ fn steer(@builtin(global_invocation_id) id: vec3u) {
     }
   }
   for (var i = 0u; i < count; i++) {
-    addAgentLine(p, v, radius, ids[i]);
+    addAgentLine(p, v, radius, h, ids[i]);
   }
 
   let preferred = preferredVelocity(h, p, v, count > 0u);

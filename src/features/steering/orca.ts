@@ -148,9 +148,11 @@ export interface OrcaAgent {
 /**
  * Adds the ORCA line of neighbour (ox, oz) moving (ovx, ovz) with radius `otherRadius`: each
  * agent takes half the change that keeps them apart for `timeHorizon` seconds (already
- * overlapping: apart within one step `dt`).
+ * overlapping: apart within one step `dt`). `firstOfPair`: this agent's handle is below the
+ * neighbour's; it only matters for two agents on one spot with one velocity (RVO2 divides by zero
+ * there), who then part along x, the lower handle toward +x and the other toward -x.
  */
-export function addAgentLine(scratch: OrcaScratch, a: OrcaAgent, ox: number, oz: number, ovx: number, ovz: number, otherRadius: number, timeHorizon: number, dt: number): void {
+export function addAgentLine(scratch: OrcaScratch, a: OrcaAgent, ox: number, oz: number, ovx: number, ovz: number, otherRadius: number, timeHorizon: number, dt: number, firstOfPair: boolean): void {
   const rx = ox - a.x, rz = oz - a.z;
   const vx = a.vx - ovx, vz = a.vz - ovz;
   const distSq = rx * rx + rz * rz;
@@ -184,7 +186,7 @@ export function addAgentLine(scratch: OrcaScratch, a: OrcaAgent, ox: number, oz:
     const inv = 1 / dt;
     const wx = vx - inv * rx, wz = vz - inv * rz;
     const wLength = Math.hypot(wx, wz);
-    const unitX = wx / wLength, unitZ = wz / wLength;
+    const [unitX, unitZ] = wLength > 0 ? [wx / wLength, wz / wLength] : [firstOfPair ? 1 : -1, 0];
     dirX = unitZ; dirZ = -unitX;
     ux = (combined * inv - wLength) * unitX; uz = (combined * inv - wLength) * unitZ;
   }

@@ -275,7 +275,7 @@ export function stepSteering(buffers: SteeringBuffers): SteeringGrid {
     const horizon = v.f(STEERING_PARAMS.timeHorizon);
     for (let i = 0; i < count; i++) {
       const j = ids[i];
-      addAgentLine(scratch, agent, v.sf[j * S], v.sf[j * S + 1], v.sf[j * S + 2], v.sf[j * S + 3], v.af[j * A + AGENT.radius / 4], horizon, dt);
+      addAgentLine(scratch, agent, v.sf[j * S], v.sf[j * S + 1], v.sf[j * S + 2], v.sf[j * S + 3], v.af[j * A + AGENT.radius / 4], horizon, dt, h < j);
     }
     preferred(v, buffers.fields, h, count > 0, pref);
     const fail = linearProgram2(scratch.lines, scratch.lineCount, maxSpeed, pref[0], pref[1], false, scratch.result);

@@ -33,13 +33,28 @@ describe('ORCA linear programs (src/features/steering/orca.ts)', () => {
     const a = { x: -2, z: 0, vx: 1, vz: 0, radius: 0.5 };
     const b = { x: 2, z: 0, vx: -1, vz: 0, radius: 0.5 };
     const sa = new OrcaScratch(), sb = new OrcaScratch();
-    addAgentLine(sa, a, b.x, b.z, b.vx, b.vz, b.radius, 4, 0.1);
-    addAgentLine(sb, b, a.x, a.z, a.vx, a.vz, a.radius, 4, 0.1);
+    addAgentLine(sa, a, b.x, b.z, b.vx, b.vz, b.radius, 4, 0.1, true);
+    addAgentLine(sb, b, a.x, a.z, a.vx, a.vz, a.radius, 4, 0.1, false);
     linearProgram2(sa.lines, 1, 2, 1, 0, false, sa.result);
     linearProgram2(sb.lines, 1, 2, -1, 0, false, sb.result);
     expect(Math.abs(sa.result[1])).toBeGreaterThan(0.05); // it steps aside
     expect(sb.result[0]).toBeCloseTo(-sa.result[0], 9);
     expect(sb.result[1]).toBeCloseTo(-sa.result[1], 9);
+  });
+
+  it('two agents on one spot with one velocity (RVO2 divides by zero): they part along x, opposite ways, at once', () => {
+    const a = { x: 1, z: 2, vx: 0.5, vz: 0, radius: 0.3 };
+    const b = { ...a };
+    const sa = new OrcaScratch(), sb = new OrcaScratch();
+    addAgentLine(sa, a, b.x, b.z, b.vx, b.vz, b.radius, 2, 0.05, true);
+    addAgentLine(sb, b, a.x, a.z, a.vx, a.vz, a.radius, 2, 0.05, false);
+    expect(Array.from(sa.lines.subarray(0, 4)).every(Number.isFinite)).toBe(true);
+    linearProgram2(sa.lines, 1, 20, a.vx, a.vz, false, sa.result);
+    linearProgram2(sb.lines, 1, 20, b.vx, b.vz, false, sb.result);
+    // Each takes half of the 0.6 m it needs this 0.05 s step: 6 m/s apart along x.
+    expect(sa.result[0] - a.vx).toBeCloseTo(6, 9);
+    expect(sb.result[0] - b.vx).toBeCloseTo(-6, 9);
+    expect(sa.result[1]).toBeCloseTo(0, 9);
   });
 });
 
