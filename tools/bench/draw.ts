@@ -16,6 +16,7 @@
  * tools/bench.ts (--section draw).
  */
 import floorWgsl from './floor.wgsl?raw';
+import { triangleList } from '../../src/bake/rig';
 import type { Character } from '../../src/character/character';
 import { INSTANCE } from '../../src/runtime/layout';
 import { vertexLayouts } from '../../src/runtime/mesh-buffers';
@@ -86,7 +87,7 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
       device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
       return buffer;
     };
-    const indices = prim.indices ? Uint32Array.from(prim.indices) : Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);
+    const indices = triangleList(prim);
     return { positions: upload(prim.positions, GPUBufferUsage.VERTEX), indices: upload(indices, GPUBufferUsage.INDEX), count: indices.length };
   });
 
