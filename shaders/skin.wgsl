@@ -122,8 +122,7 @@ struct Material {
 struct VertexOut {
   @builtin(position) clip: vec4f,
   @location(0) normal: vec3f,
-  // TEXCOORD_0 as stored (unorm16 relative to the primitive's range, or float32; 0, 0 where the
-  // primitive has none): uvOf's transform, which folds in the decoding, makes it the texture's.
+  // TEXCOORD_0 (0, 0 where the primitive has none).
   @location(1) uv: vec2f,
   @location(2) world: vec3f,
   // The instance's slot: the pick pass's fragment stage reads it (shaders/picking/pick.wgsl), the skin pass's ignores it.
@@ -238,7 +237,7 @@ fn skin8(jointSet: u32, joints: vec4u, weights: vec4f, joints1: vec4u, weights1:
 struct Vertex4 {
   @location(0) position: vec3f,
   @location(1) normal: vec3f,
-  @location(2) uv: vec4f, // TEXCOORD_0 in xy, TEXCOORD_1 in zw as stored (vertexLayouts: (0, 1) with one UV set)
+  @location(2) uv: vec4f, // TEXCOORD_0 in xy, TEXCOORD_1 in zw (vertexLayouts: (0, 1) with one UV set)
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
   @location(7) color: vec4f,
@@ -249,7 +248,7 @@ struct Vertex4 {
 struct Vertex8 {
   @location(0) position: vec3f,
   @location(1) normal: vec3f,
-  @location(2) uv: vec4f, // TEXCOORD_0 in xy, TEXCOORD_1 in zw as stored (vertexLayouts: (0, 1) with one UV set)
+  @location(2) uv: vec4f, // TEXCOORD_0 in xy, TEXCOORD_1 in zw (vertexLayouts: (0, 1) with one UV set)
   @location(3) joints: vec4u,
   @location(4) weights: vec4f,
   @location(5) joints1: vec4u,
@@ -417,8 +416,7 @@ fn lit(world: vec3f) -> f32 {
 }
 
 // Texture `t`'s coordinates: its UV set (the first row's w, 0 or 1), moved by its
-// KHR_texture_transform (identity without one) composed with the set's decoding from unorm16
-// (src/runtime/vertex-quantize.ts; material-data.ts materialRecord).
+// KHR_texture_transform (identity without one).
 fn uvOf(t: u32, in: VertexOut) -> vec2f {
   var uv = in.uv;
   if (UV1 && material.uvTransform[2u * t].w == 1.0) {

@@ -1,6 +1,5 @@
 import type { MaterialInfo, TextureSampler } from '../bake/rig';
 import { MATERIAL, MATERIAL_FLAGS } from './layout';
-import { composeUvDecode, UV_IDENTITY } from './vertex-quantize';
 
 // What the skin pass makes of a primitive's glTF material (docs/materials.md): its uniform record
 // and its cull mode.
@@ -16,10 +15,8 @@ export const MATERIAL_TEXTURES = 5;
 /**
  * A primitive's MATERIAL uniform record. `tangents`: the primitive carries TANGENT (vertex buffer
  * 6), so its normal map uses them; without, the fragment stage derives the frame from screen-space derivatives.
- * `uvDecode`: how the primitive's UV sets are stored (PrimitiveBuffers.uvDecode), folded into each
- * texture's transform, so the fragment stage decodes unorm16 UVs in the transform it applies anyway.
  */
-export function materialRecord(m: MaterialInfo, slotCount: number, tangents = false, uvDecode: ArrayLike<number> = UV_IDENTITY): ArrayBuffer {
+export function materialRecord(m: MaterialInfo, slotCount: number, tangents = false): ArrayBuffer {
   const data = new ArrayBuffer(MATERIAL.size);
   const f = new Float32Array(data);
   const u = new Uint32Array(data);
@@ -33,10 +30,9 @@ export function materialRecord(m: MaterialInfo, slotCount: number, tangents = fa
   // 0 without a normal map: the shader then keeps the geometric normal exactly (skin.wgsl perturbedNormal).
   f[MATERIAL.normalScale / 4] = m.normalImage ? m.normalScale : 0;
   for (let t = 0; t < MATERIAL_TEXTURES; t++) {
-    const rows = composeUvDecode(m.uvTransforms.subarray(t * 6, t * 6 + 6), uvDecode, m.texCoords[t]);
-    f.set(rows.slice(0, 3), MATERIAL.uvTransform / 4 + t * 8);
+    f.set(m.uvTransforms.subarray(t * 6, t * 6 + 3), MATERIAL.uvTransform / 4 + t * 8);
     f[MATERIAL.uvTransform / 4 + t * 8 + 3] = m.texCoords[t]; // the first row's w: the UV set (skin.wgsl uvOf)
-    f.set(rows.slice(3, 6), MATERIAL.uvTransform / 4 + t * 8 + 4);
+    f.set(m.uvTransforms.subarray(t * 6 + 3, t * 6 + 6), MATERIAL.uvTransform / 4 + t * 8 + 4);
   }
   u[MATERIAL.flags / 4] = (m.unlit ? MATERIAL_FLAGS.unlit : 0) | (m.alphaMode === 'MASK' ? MATERIAL_FLAGS.mask : 0)
     | (tangents ? MATERIAL_FLAGS.tangents : 0);

@@ -2,7 +2,6 @@ import type { DrawOrder } from '../bake/draw-order';
 import { triangleList, type SkinnedPrimitive } from '../bake/rig';
 import { LOD_RANGE } from './layout';
 import { morphTargetData, primitiveVertices } from './mesh-data';
-import { quantizeUvs, UV_IDENTITY } from './vertex-quantize';
 
 /**
  * What a primitive's vertex streams hold, which fixes its vertex buffer layouts (vertexLayouts) and
@@ -16,14 +15,8 @@ export interface VertexStreams {
    * derives each face's normal.
    */
   normals: boolean;
-  /** UV sets: 1 (TEXCOORD_0) or 2 (TEXCOORD_0 and _1: a texture reads TEXCOORD_1). */
+  /** UV sets: 1 (TEXCOORD_0, 8 bytes a vertex) or 2 (TEXCOORD_0 and _1, 16 bytes: a texture reads TEXCOORD_1). */
   uvSets: 1 | 2;
-  /**
-   * How the UVs are stored: 'unorm16' (4 bytes a set a vertex) relative to the primitive's own
-   * range where it is at most UV_UNORM16_RANGE (PrimitiveBuffers.uvDecode, applied by the material's
-   * texture transforms), 'float32' (8 bytes a set) where wider, 'none' without TEXCOORD (the zero stand-in).
-   */
-  uvFormat: 'unorm16' | 'float32' | 'none';
   /** Whether the shading stream holds the primitive's own TANGENT (16 bytes a vertex) rather than the stand-in. */
   tangents: boolean;
   /** Whether the shading stream holds the primitive's own COLOR_0 (16 bytes a vertex) rather than the white stand-in. */
@@ -42,8 +35,6 @@ export interface PrimitiveBuffers extends VertexStreams {
    * those the primitive has), and MeshBuffers' shared stand-in for those it lacks.
    */
   vertexBuffers: GPUBuffer[];
-  /** Per UV set (offsetU, offsetV, scaleU, scaleV): uv = offset + scale x the stored value (the identity unless uvFormat is 'unorm16'). */
-  uvDecode: Float32Array;
   /** The primitive's vertex -> the GPU vertex drawn for it where its vertices are shared (DrawOrder.vertexOf), else undefined (the same numbering). */
   vertexOf?: Uint32Array;
   /** Every LOD level's triangles, level after level (see `ranges`). */
@@ -116,22 +107,19 @@ export class MeshBuffers {
         first += level.length;
       }
       const joints = compactJoints(gather(v.joints, v.influences));
-      const hasUvs = prim.uvs !== undefined || prim.uvs1 !== undefined;
-      const uvs = hasUvs ? gather(v.uvs, v.uvSets * 2) : undefined;
-      const quantized = uvs && quantizeUvs(uvs, v.uvSets);
       const streams: VertexStreams = {
         influences: v.influences, normals: shared === undefined, uvSets: v.uvSets, tangents: v.tangents !== undefined, colors: prim.colors !== undefined,
-        jointBytes: joints.BYTES_PER_ELEMENT as 1 | 2, uvFormat: quantized ? 'unorm16' : uvs ? 'float32' : 'none',
+        jointBytes: joints.BYTES_PER_ELEMENT as 1 | 2,
       };
       const data: Record<StreamField['name'], ArrayBufferView | undefined> = {
         position: gather(v.positions, 3), joints, weights: gather(v.weights, v.influences),
-        normal: streams.normals ? v.normals : undefined, uv: quantized ? quantized.data : uvs,
+        normal: streams.normals ? v.normals : undefined, uv: gather(v.uvs, v.uvSets * 2),
         color: prim.colors && gather(v.colors, 4), tangent: v.tangents && gather(v.tangents, 4),
       };
       const count = shared ? shared.length : prim.vertexCount;
       const [skin, shading] = vertexStreams(streams);
       this.primitives.push({
-        label, primitive: prim, ...streams, ranges, vertexOf, uvDecode: quantized ? quantized.decode : Float32Array.from(UV_IDENTITY),
+        label, primitive: prim, ...streams, ranges, vertexOf,
         vertexBuffers: [
           this.upload(`${label}.skinStream`, interleave(skin, data, count), GPUBufferUsage.VERTEX),
           this.upload(`${label}.shadingStream`, interleave(shading, data, count), GPUBufferUsage.VERTEX),
@@ -193,19 +181,19 @@ export interface StreamField {
   attributes: GPUVertexAttribute[];
 }
 
-/** The offsets in STAND_IN (MeshBuffers' shared stand-in buffer): zero (normal, tangent, UVs) and white (colour). */
+/** The offsets in STAND_IN (MeshBuffers' shared stand-in buffer): zero (normal, tangent) and white (colour). */
 const STAND_IN = { zero: 0, white: 16 };
 
 /**
  * The fields of a primitive's two interleaved streams (shaders/skin.wgsl locations 0..8): the skin
  * stream (position float32x3, joints uint8x4 or uint16x4, weights float32x4; one or two of each
- * for 4 or 8 influences) and the shading stream (normal float32x3, UVs unorm16 or float32, x2 or
- * x4 (uvFormat, uvSets), colour and tangent float32x4: those the primitive has). Location 2 is a
- * vec4f whose zw, TEXCOORD_1, WebGPU fills with (0, 1) from an x2 format. Weights stay float32: unorm16 moved
+ * for 4 or 8 influences) and the shading stream (normal float32x3, UVs float32x2 or float32x4,
+ * colour and tangent float32x4: those the primitive has). Location 2 is a vec4f whose zw,
+ * TEXCOORD_1, WebGPU fills with (0, 1) from float32x2. Weights stay float32: unorm16 moved
  * RobotExpressive's skinned normals 1.4e-5 from the reference, over the 1e-5 oracle (docs/draw.md).
  */
 export function vertexStreams(streams: VertexStreams): [skin: StreamField[], shading: StreamField[]] {
-  const { influences, uvSets, uvFormat, tangents, colors, normals, jointBytes } = streams;
+  const { influences, uvSets, tangents, colors, normals, jointBytes } = streams;
   const joints = jointBytes === 1 ? 'uint8x4' : 'uint16x4';
   const pair = (first: number, second: number, format: GPUVertexFormat, size: number): GPUVertexAttribute[] =>
     influences === 8 ? [{ shaderLocation: first, format, offset: 0 }, { shaderLocation: second, format, offset: size }] : [{ shaderLocation: first, format, offset: 0 }];
@@ -217,7 +205,7 @@ export function vertexStreams(streams: VertexStreams): [skin: StreamField[], sha
   ];
   const shading: StreamField[] = [
     ...(normals ? [one('normal', 1, 'float32x3', 12)] : []),
-    ...(uvFormat === 'none' ? [] : [one('uv', 2, `${uvFormat}x${uvSets * 2 as 2 | 4}`, uvSets * (uvFormat === 'unorm16' ? 4 : 8))]),
+    one('uv', 2, uvSets === 2 ? 'float32x4' : 'float32x2', uvSets * 8),
     ...(colors ? [one('color', 7, 'float32x4', 16)] : []),
     ...(tangents ? [one('tangent', 8, 'float32x4', 16)] : []),
   ];
@@ -228,7 +216,7 @@ export function vertexStreams(streams: VertexStreams): [skin: StreamField[], sha
  * The vertex buffer layouts of a primitive's three vertex buffers (PrimitiveBuffers.vertexBuffers):
  * the skin stream, the shading stream (vertexStreams), and the stand-in read with arrayStride 0
  * for the normal, colour and tangent a primitive lacks (the shader, told by vertexConstants, does
- * not use them), and the UVs of a primitive without TEXCOORD. The Fox: 32 bytes a vertex of skin stream, 4 of shading.
+ * not use them). The Fox: 32 bytes a vertex of skin stream, 8 of shading.
  */
 export function vertexLayouts(streams: VertexStreams): GPUVertexBufferLayout[] {
   const layout = (fields: StreamField[]): GPUVertexBufferLayout => {
@@ -242,7 +230,6 @@ export function vertexLayouts(streams: VertexStreams): GPUVertexBufferLayout[] {
   };
   const standIn: GPUVertexAttribute[] = [
     ...(streams.normals ? [] : [{ shaderLocation: 1, format: 'float32x3' as const, offset: STAND_IN.zero }]),
-    ...(streams.uvFormat === 'none' ? [{ shaderLocation: 2, format: 'float32x2' as const, offset: STAND_IN.zero }] : []),
     ...(streams.colors ? [] : [{ shaderLocation: 7, format: 'float32x4' as const, offset: STAND_IN.white }]),
     ...(streams.tangents ? [] : [{ shaderLocation: 8, format: 'float32x4' as const, offset: STAND_IN.zero }]),
   ];
@@ -274,7 +261,7 @@ export function vertexConstants(streams: VertexStreams): Record<string, number> 
 
 /** A key that differs wherever vertexLayouts or vertexConstants differ: pipelines are shared by primitives with equal keys. */
 export function streamsKey(streams: VertexStreams): string {
-  return `i${streams.influences}.n${Number(streams.normals)}.uv${streams.uvSets}${streams.uvFormat}.t${Number(streams.tangents)}.c${Number(streams.colors)}.j${streams.jointBytes}`;
+  return `i${streams.influences}.n${Number(streams.normals)}.uv${streams.uvSets}.t${Number(streams.tangents)}.c${Number(streams.colors)}.j${streams.jointBytes}`;
 }
 
 /** For each GPU vertex of `vertexOf` (a primitive's vertex -> GPU vertex), one vertex drawn as it. */

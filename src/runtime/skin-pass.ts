@@ -173,7 +173,7 @@ export class SkinPass {
     mesh.primitives.forEach((buffers, p) => {
       const label = `SkinPass.primitive${p}`;
       const m = buffers.primitive.material;
-      const materialData = materialRecord(m, slotCount, buffers.tangents, buffers.uvDecode);
+      const materialData = materialRecord(m, slotCount, buffers.tangents);
       this.items.push({
         index: p,
         mesh: buffers,
