@@ -118,7 +118,7 @@ struct Material {
 
 // What the vertex stage passes on. Only what the pipeline's fragment stage reads is interpolated:
 // uv and world always; slot only for the pick pass and per-instance appearance; normal, color,
-// tangent and uv1 only where NORMALS, COLORS, TANGENTS and UV1 say so (zero otherwise).
+// tangent, bitangent and uv1 only where NORMALS, COLORS, TANGENTS and UV1 say so (zero otherwise).
 struct VertexOut {
   @builtin(position) clip: vec4f,
   @location(0) normal: vec3f,
@@ -129,10 +129,10 @@ struct VertexOut {
   @location(3) @interpolate(flat) slot: u32,
   // COLOR_0 (linear RGBA) where COLORS.
   @location(4) color: vec4f,
-  // The unit world tangent (xyz) and TANGENT's handedness (w) where TANGENTS: the fragment stage
-  // forms the bitangent, cross(normal, tangent) x handedness (three.js forms it per vertex and
-  // interpolates it: 3 more values out; docs/draw.md).
-  @location(5) tangent: vec4f,
+  // World tangent and bitangent (cross(normal, tangent) x handedness, as three.js forms it per
+  // vertex) where TANGENTS.
+  @location(5) tangent: vec3f,
+  @location(6) bitangent: vec3f,
   // TEXCOORD_1 where UV1.
   @location(7) uv1: vec2f,
 }
@@ -204,9 +204,10 @@ fn finish(m: Skinned, slot: u32, position: vec3f, normal: vec3f, uv: vec4f, colo
   if (UV1) {
     out.uv1 = uv.zw;
   }
-  // three.js (normal_vertex.glsl): vTangent = normalize(t); its vBitangent is formed in the fragment stage (tangentFrame).
+  // three.js (normal_vertex.glsl): vTangent = normalize(t), vBitangent = normalize(cross(vNormal, vTangent) * w).
   if (TANGENTS && tangent.w != 0.0) {
-    out.tangent = vec4f(normalize(placed.tangent), tangent.w);
+    out.tangent = normalize(placed.tangent);
+    out.bitangent = normalize(cross(normalize(placed.normal), out.tangent) * tangent.w);
   }
   return out;
 }
@@ -495,7 +496,7 @@ var<private> DFG_LUT: array<vec2f, 256> = array<vec2f, 256>(
 // The shading normal: the normal map's tangent-space normal (xy x normalScale) in the tangent
 // frame, as three.js's normal_fragment_begin / normal_fragment_maps form it. `n`: the unit
 // geometric normal, already flipped on back faces (`face` -1). With TANGENT: the interpolated
-// tangent and the bitangent formed from it; without: three's getTangentFrame (Schueler's cotangent frame from
+// tangent and bitangent; without: three's getTangentFrame (Schueler's cotangent frame from
 // screen-space derivatives of the world position and the map's UV). Every derivative here is
 // WebGPU's, whose y runs down the framebuffer where GL's runs up: dpdy is negated so the frame
 // is the one three builds. GLTFLoader negates normalScale.y when a primitive has no TANGENT
@@ -510,10 +511,8 @@ fn perturbedNormal(in: VertexOut, n: vec3f, face: f32) -> vec3f {
   var t: vec3f;
   var b: vec3f;
   if (TANGENTS) {
-    // three.js's per-vertex normalize(cross(vNormal, vTangent) * w), formed here from the
-    // interpolated normal and tangent (the handedness is one sign over a triangle).
-    t = normalize(in.tangent.xyz);
-    b = normalize(cross(in.normal, t)) * select(1.0, -1.0, in.tangent.w < 0.0);
+    t = normalize(in.tangent);
+    b = normalize(in.bitangent);
     mapN = vec3f(mapN.xy * material.normalScale, mapN.z);
   } else {
     let q0 = dpdx(in.world);
