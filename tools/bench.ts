@@ -23,7 +23,7 @@ import { benchPicking, type PickRow } from './bench/picking';
 import { benchThreeCulling, benchThreeShading, type ShadingRow } from './bench/three-shading';
 import { benchAppearance, type AppearanceRow } from './bench/appearance';
 import { benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
-import { benchDraw, DRAW_STEPS, type DrawRow } from './bench/draw';
+import { benchDraw, DRAW_STEPS, DRAW_TRIED, type DrawRow } from './bench/draw';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
@@ -336,7 +336,7 @@ async function steeringSection(character: Awaited<ReturnType<typeof characterFro
 /**
  * The draw section (tools/bench/draw.ts, issue 31): the skin pass against the floor in the culling
  * bench's two views, and against three.js's draw of the same crowd; then the steps recorded as
- * they were taken (DRAW_STEPS), which one run cannot redo.
+ * they were taken (DRAW_STEPS) and those tried and not kept (DRAW_TRIED), which one run cannot redo.
  */
 async function drawSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   const swiftShader = /swiftshader/i.test(adapterName);
@@ -369,6 +369,10 @@ async function drawSection(character: Awaited<ReturnType<typeof characterFromFil
   print();
   table(['step', 'inside: ours / floor', "demo's view: ours / floor", 'floor, our vertices / floor (inside, demo)', "ours / three's draw", 'ours / before, paired in one process (inside, demo)'],
     DRAW_STEPS.map((s) => [s.step, s.inside, s.demo, s.floors, s.three, s.paired]));
+  print("Tried next and not kept: no gain shows on SwiftShader, even with the fragment stage taken out (64 x 36). Ours with the step / ours without, paired in one process (tools/bench/draw-ab.ts, medians of 10-16 per-round ratios, which themselves spread from 0.4 to 3); (demo's view, inside); docs/draw.md:");
+  print();
+  table(['step', 'paired, 640 x 360 (demo, inside)', 'paired, 64 x 36 (demo, inside)', 'pictures and oracle', 'code'],
+    DRAW_TRIED.map((s) => [s.step, s.full, s.vertexBound, s.pictures, s.commit]));
 }
 
 /** The culling / LOD section: ratios to all-off in one run, per view. */

@@ -1,4 +1,4 @@
-import type { Rig, SkinnedPrimitive } from './rig';
+import { triangleList, type Rig, type SkinnedPrimitive } from './rig';
 import { optimizeVertexCache, vertexFetchRemap } from './vertex-cache';
 
 /**
@@ -37,8 +37,7 @@ export function sharesVertices(prim: SkinnedPrimitive): boolean {
 export function drawOrder(rig: Rig, lods: Uint32Array[][] = []): DrawOrder {
   const vertexOf: (Uint32Array | undefined)[] = [];
   const levels = rig.primitives.map((prim, p) => {
-    const own = prim.indices ? Uint32Array.from(prim.indices) : Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);
-    const all = [own, ...(lods[p] ?? [])];
+    const all = [triangleList(prim), ...(lods[p] ?? [])];
     const blended = prim.material.alphaMode === 'BLEND';
     if (!sharesVertices(prim)) {
       vertexOf.push(undefined);

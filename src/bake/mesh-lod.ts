@@ -1,7 +1,7 @@
 // Types only: the simplifier's code (about 54 KB minified, mostly WebAssembly) reaches a page
 // only when the page passes it in (LoadOptions.lod.simplifier), so a page without mesh LOD ships none.
 import type { MeshoptSimplifier } from 'meshoptimizer/simplifier';
-import type { Rig } from './rig';
+import { triangleList, type Rig } from './rig';
 import { restPose } from './sampler';
 import { createPose, localToModel } from '../math/pose';
 import { multiplyAt } from '../math/affine';
@@ -51,7 +51,7 @@ export async function meshLods(rig: Rig, options: MeshLodOptions): Promise<MeshL
   const skinScale = restSkinScales(rig);
   const errors = new Array<number>(levels).fill(0);
   const indices = rig.primitives.map((prim) => {
-    const welded = weld(simplifier, prim.positions, prim.indices ?? Uint32Array.from({ length: prim.vertexCount }, (_, i) => i));
+    const welded = weld(simplifier, prim.positions, triangleList(prim));
     const own = welded.indices;
     const scale = simplifier.getScale(prim.positions, 3) * skinScale[prim.skin];
     const out: Uint32Array[] = [];

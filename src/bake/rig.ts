@@ -126,6 +126,15 @@ export function defaultMaterial(): MaterialInfo {
   };
 }
 
+/**
+ * A primitive's own triangles (level 0): its indices, or 0, 1, ..., vertexCount - 1 when it is
+ * non-indexed (each three vertices a triangle). The indices themselves where it has them, not a
+ * copy: read, do not write.
+ */
+export function triangleList(prim: Pick<SkinnedPrimitive, 'indices' | 'vertexCount'>): Uint32Array {
+  return prim.indices ?? Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);
+}
+
 export interface SkinnedPrimitive {
   /** glTF node that holds the mesh; glTF mesh index and primitive index in that mesh. */
   gltfNode: number;

@@ -1,5 +1,5 @@
 import type { DrawOrder } from '../bake/draw-order';
-import type { SkinnedPrimitive } from '../bake/rig';
+import { triangleList, type SkinnedPrimitive } from '../bake/rig';
 import { LOD_RANGE } from './layout';
 import { morphTargetData, primitiveVertices } from './mesh-data';
 
@@ -90,7 +90,7 @@ export class MeshBuffers {
     primitives.forEach((prim, p) => {
       const label = `MeshBuffers.primitive${p}`;
       const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
-      const levels = order ? order.levels[p] : [v.indices ?? Uint32Array.from({ length: v.drawCount }, (_, i) => i), ...(lods[p] ?? [])];
+      const levels = order ? order.levels[p] : [triangleList(prim), ...(lods[p] ?? [])];
       if (levels.length !== this.levels) throw new RangeError(`primitive ${p} has ${levels.length} LOD levels, primitive 0 has ${this.levels}`);
       const vertexOf = order?.vertexOf[p];
       // One source vertex per GPU vertex (those it stands for are equal in every uploaded stream).

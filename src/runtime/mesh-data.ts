@@ -19,10 +19,6 @@ export interface PrimitiveVertices {
   joints: Uint16Array;
   weights: Float32Array;
   influences: 4 | 8;
-  /** Index data (uint16 when every index fits), or undefined for non-indexed geometry. */
-  indices?: Uint16Array | Uint32Array;
-  /** Vertices (non-indexed) or indices drawn. */
-  drawCount: number;
 }
 
 export function primitiveVertices(prim: SkinnedPrimitive, slotOffset: number): PrimitiveVertices {
@@ -32,7 +28,6 @@ export function primitiveVertices(prim: SkinnedPrimitive, slotOffset: number): P
     if (slot > 0xffff) throw new RangeError(`joint slot ${slot} does not fit in uint16 (too many joints across skins)`);
     joints[i] = slot;
   }
-  const indices = prim.indices && (prim.vertexCount <= 0x10000 ? Uint16Array.from(prim.indices) : prim.indices);
   return {
     positions: prim.positions,
     normals: prim.normals ?? smoothNormals(prim),
@@ -40,8 +35,7 @@ export function primitiveVertices(prim: SkinnedPrimitive, slotOffset: number): P
     uvSets: prim.uvs1 ? 2 : 1,
     colors: prim.colors ?? new Float32Array(prim.vertexCount * 4).fill(1),
     tangents: prim.tangents,
-    joints, weights: prim.weights, influences: prim.influences, indices,
-    drawCount: prim.indices ? prim.indices.length : prim.vertexCount,
+    joints, weights: prim.weights, influences: prim.influences,
   };
 }
 

@@ -33,6 +33,7 @@ import { attribute, Fn, mat4, normalLocal, select, storage, uint, uniform, vec3,
 import type { Character, Crowd, CrowdFeature, CrowdKernel, FeatureStage } from '../index';
 import type { EncodedFrame } from '../runtime/feature';
 import type { SkinningMethod } from '../runtime/layout';
+import { triangleList } from '../bake/rig';
 import { primitiveVertices } from '../runtime/mesh-data';
 import type { WebGpuBackend } from './backend';
 import { ThreeAppearance } from './three-appearance';
@@ -132,8 +133,7 @@ export class ThreeShading implements CrowdFeature {
         }
         attributes.push([`crowdJoints${s}`, new BufferAttribute(joints, 4)], [`crowdWeights${s}`, new BufferAttribute(weights, 4)]);
       }
-      const own = v.indices ?? Uint32Array.from({ length: v.drawCount }, (_, i) => i);
-      const all = [own, ...(lods[p] ?? [])];
+      const all = [triangleList(prim), ...(lods[p] ?? [])];
       const indices = vertices > 0x10000 ? new Uint32Array(all.reduce((n, l) => n + l.length, 0)) : new Uint16Array(all.reduce((n, l) => n + l.length, 0));
       const primitiveRanges: [number, number][] = [];
       let first = 0;

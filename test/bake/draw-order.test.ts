@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { drawOrder, sharesVertices } from '../../src/bake/draw-order';
 import { meshLods } from '../../src/bake/mesh-lod';
 import { MeshoptSimplifier } from '../../src/bake/meshopt-simplifier';
-import type { SkinnedPrimitive } from '../../src/bake/rig';
+import { triangleList, type SkinnedPrimitive } from '../../src/bake/rig';
 import { missesPerTriangle } from '../helpers/cache-misses';
 import { loadModel } from '../helpers/models';
 
@@ -25,6 +25,14 @@ function triangles(prim: SkinnedPrimitive, indices: ArrayLike<number>, vertexOf:
   }
   return out.sort();
 }
+
+describe('triangleList: a primitive\'s own triangles', () => {
+  it('its indices where it has them (the same array), 0 .. vertexCount - 1 where it has none', () => {
+    const indices = Uint32Array.of(2, 1, 0, 0, 3, 2);
+    expect(triangleList({ indices, vertexCount: 4 })).toBe(indices);
+    expect([...triangleList({ vertexCount: 6 })]).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+});
 
 describe('drawOrder: the vertices and triangle order the crowd draws with', () => {
   it('Fox (faceted, no NORMAL): its 1,728 vertices drawn as 434 shared ones; every level draws the same triangles, with far fewer vertex shader runs', async () => {

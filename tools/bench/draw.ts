@@ -16,6 +16,7 @@
  * tools/bench.ts (--section draw).
  */
 import floorWgsl from './floor.wgsl?raw';
+import { triangleList } from '../../src/bake/rig';
 import type { Character } from '../../src/character/character';
 import { INSTANCE } from '../../src/runtime/layout';
 import { vertexLayouts } from '../../src/runtime/mesh-buffers';
@@ -86,7 +87,7 @@ export async function benchDraw(device: GPUDevice, character: Character, count: 
       device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
       return buffer;
     };
-    const indices = prim.indices ? Uint32Array.from(prim.indices) : Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);
+    const indices = triangleList(prim);
     return { positions: upload(prim.positions, GPUBufferUsage.VERTEX), indices: upload(indices, GPUBufferUsage.INDEX), count: indices.length };
   });
 
@@ -153,4 +154,30 @@ export const DRAW_STEPS: { step: string; inside: string; demo: string; floors: s
   { step: '1. only what the fragment reads is passed (NORMALS/TANGENTS/COLORS/UV1 constants), no COLOR_0 stream, uint8 joints (420fa74)', inside: '2.53', demo: '1.83', floors: '1.25, 1.07 (still the same draw)', three: '0.98', paired: '0.91, 0.94' },
   { step: '2. shared vertices with face normals from the fragment stage, every level ordered for the vertex cache (c880f07)', inside: '2.56', demo: '0.93', floors: '0.78, 0.64', three: '1.06', paired: '0.70, 0.70' },
   { step: '3. two interleaved streams (skin, shading) and one stand-in: 3 vertex buffers, 40 bytes a Fox vertex (6947a52)', inside: '1.75', demo: '1.25', floors: '0.64, 0.58', three: '0.78', paired: '0.73, 0.80' },
+];
+
+/**
+ * Steps of issue 31 tried after those above and not kept (docs/draw.md), each measured with
+ * tools/bench/draw-ab.ts: the crowd of the tree with the step against the tree without, in one
+ * process, interleaved, the median of the per-round ratios of the render pass's CPU ms
+ * (SwiftShader). `full`: a 640 x 360 target (demo's view 1,000, inside 2,000); `vertexBound`:
+ * 64 x 36, the same triangles and a hundredth of the pixels, where the vertex stage is most of
+ * SwiftShader's frame. `commit`: where the code is, to measure again on a GPU.
+ */
+export const DRAW_TRIED: { step: string; full: string; vertexBound: string; pictures: string; commit: string }[] = [
+  {
+    step: 'UVs as unorm16 relative to the primitive\'s range (at most 1 wide), decoded by the texture transforms; no UV stream without TEXCOORD (Fox 40 -> 36 bytes a vertex; RobotExpressive\'s shading stream 20 -> 12)',
+    full: 'Fox 0.98, 1.00; again 1.02, 1.04', vertexBound: 'Fox 1.00, 0.97; RobotExpressive (demo) 1.01',
+    pictures: 'unchanged (materials comparisons: Fox 0.01, CesiumMan 0.05)', commit: '83c695c, reverted by 7e2bede',
+  },
+  {
+    step: 'weights as unorm16, each vertex summing to exactly 65,535 (largest remainder), over the unorm16 UVs (Fox 36 -> 28 bytes)',
+    full: 'Fox 0.79, 0.99; again 1.02, 1.12', vertexBound: 'Fox 1.01, 0.97',
+    pictures: 'RobotExpressive\'s skinned normals 1.40e-5 of their length from the reference (1e-5 allowed; 1.43e-5 in the first try)', commit: 'not committed (docs/draw.md)',
+  },
+  {
+    step: 'the bitangent formed in the fragment stage (a primitive with TANGENT: 14 values out -> 11, 5 locations -> 4)',
+    full: 'not run', vertexBound: 'the materials test\'s TANGENT sphere 0.97, 1.00',
+    pictures: 'the TANGENT comparison with three.js 0.07 -> 0.12 mean (limit 6)', commit: '22fc3e7, reverted by aa208c2',
+  },
 ];
