@@ -1,4 +1,4 @@
-import type { Crowd } from '../src/index';
+import type { Crowd, InstanceId, SteeringAgents } from '../src/index';
 import { Controls, type StateKey, type ViewSettings } from './controls';
 import type { DemoDevice } from './gpu-device';
 import { GpuTimer } from './gpu-timer';
@@ -121,6 +121,11 @@ export class App {
   }
 
   /** The view as picking takes it (CSS pixels), for a scene's pointer input. */
+  /** The running scene's steering agents (SceneActivity.readAgents), or null when it steers none. */
+  async readAgents(): Promise<(SteeringAgents & { keyboard: InstanceId }) | null> {
+    return (await this.activity?.readAgents?.()) ?? null;
+  }
+
   private pickCamera(): { viewProjection: Float32Array; width: number; height: number } {
     const canvas = this.renderer.canvas;
     this.pickView.viewProjection.set(this.camera.viewProjection);

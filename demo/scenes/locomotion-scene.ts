@@ -1,4 +1,4 @@
-import type { AnimationController, LocomotionReadback } from '../../src/index';
+import type { AnimationController, InstanceId, LocomotionReadback, SteeringAgents } from '../../src/index';
 import { clipWeights } from '../clip-weights';
 import { HeldProp } from '../held-prop';
 import { MODELS } from '../models';
@@ -208,6 +208,12 @@ export class LocomotionActivity implements SceneActivity {
     out[1] = loco.positionZ;
     out[2] = this.markerRadius;
     return true;
+  }
+
+  readAgents(): Promise<SteeringAgents & { keyboard: InstanceId }> | undefined {
+    if (!this.steer?.on) return undefined;
+    const keyboard = this.countValue > 0 && !this.scene.controllers.isGpuDriven(this.ids[this.selected]) ? this.ids[this.selected] : -1;
+    return this.steer.steering.readAgents().then((agents) => ({ ...agents, keyboard }));
   }
 
   describe(lines: string[], data: DOMStringMap): void {

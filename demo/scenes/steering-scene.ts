@@ -1,5 +1,5 @@
 import { mat4 } from 'wgpu-matrix';
-import type { CrowdControllers, CrowdSteering, GroundPoint, InstanceId, PickCamera, ScreenRect } from '../../src/index';
+import type { CrowdControllers, CrowdSteering, GroundPoint, InstanceId, PickCamera, ScreenRect, SteeringAgents } from '../../src/index';
 import type { StateKey } from '../controls';
 import { MODELS } from '../models';
 import type { Scene } from '../scene';
@@ -19,6 +19,12 @@ const PILLAR_SIZE = 0.9;
 const PLAIN_SPEED_PER_HEIGHT = 0.75;
 /** maxSpeed over preferredSpeed: the room avoidance has to speed an agent up. */
 const SPEED_MARGIN = 1.4;
+/**
+ * With controllers, each agent's preferred speed is walkSpeed times 1 +- this (a fixed pick per
+ * agent): controllers all start at the same blend phase, and a group that set off together would
+ * walk in step for good; at different paces their steps drift apart within seconds.
+ */
+const PACE_SPREAD = 0.12;
 
 /**
  * The steering scene (?scene=steering): two groups cross a plaza with pillars, every character
@@ -144,6 +150,10 @@ export class SteeringActivity implements SceneActivity {
     return true;
   }
 
+  readAgents(): Promise<SteeringAgents & { keyboard: InstanceId }> {
+    return this.steering.readAgents().then((agents) => ({ ...agents, keyboard: -1 }));
+  }
+
   describe(lines: string[], data: DOMStringMap): void {
     lines.push(`steering: ${this.steering.agentCount.toLocaleString('en-US')} agents, ${this.obstacles.length} pillars, ${this.selected.length} selected` +
       (this.selected.length ? ' (click the ground to send them)' : ' (click or Shift + drag to select)'));
@@ -189,7 +199,8 @@ export class SteeringActivity implements SceneActivity {
       const z = (row - (rows - 1) / 2) * spacing;
       if (this.steering.hasAgent(id)) this.steering.removeAgent(id);
       crowd.setPlacement(id, x, 0, z, side < 0 ? Math.PI / 2 : -Math.PI / 2);
-      this.steering.addAgent(id, { radius: this.radius, maxSpeed: this.speed * SPEED_MARGIN, preferredSpeed: this.speed, goal: [-x, z] });
+      const speed = this.controllers ? this.speed * (1 + PACE_SPREAD * (2 * (((i * 0.618034) % 1)) - 1)) : this.speed;
+      this.steering.addAgent(id, { radius: this.radius, maxSpeed: speed * SPEED_MARGIN, preferredSpeed: speed, goal: [-x, z] });
     });
     this.ordered.clear();
     this.crossing = this.elapsed;
