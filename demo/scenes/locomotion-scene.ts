@@ -272,9 +272,13 @@ export class LocomotionActivity implements SceneActivity {
         steer.leave(id);
         continue;
       }
-      // The instance's placement is where its GPU-driven controller started: move it to where it is.
-      if (controllers.locomotionState(id, this.state)) crowd.setPlacement(id, this.state.x, 0, this.state.z, this.state.heading);
+      // The instance's placement is where its GPU-driven controller started: move it to where it
+      // is, and keep it going the way it went (until its next decision).
+      const s = this.state;
+      const known = controllers.locomotionState(id, s);
+      if (known) crowd.setPlacement(id, s.x, 0, s.z, s.heading);
       steer.join(i, id, !controllers.isGpuDriven(id));
+      if (known && i !== this.selected && Math.hypot(s.velocityX, s.velocityZ) > 0.05) steer.go(i, s.x, s.z, s.velocityX, s.velocityZ);
     }
   }
 

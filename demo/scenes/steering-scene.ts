@@ -165,9 +165,12 @@ export class SteeringActivity implements SceneActivity {
   }
 
   dispose(clearCrowd: boolean): void {
+    // Instances first (their agents go with them; setCount lays the pillars out again), then the
+    // pillars: the steering stays with the crowd, and the next scene must find no obstacle.
+    if (clearCrowd) this.setCount(0);
     for (const o of this.obstacles) this.steering.removeObstacle(o);
     this.obstacles = [];
-    if (clearCrowd) this.setCount(0);
+    this.pillars = [];
     this.selected = [];
   }
 

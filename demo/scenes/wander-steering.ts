@@ -45,7 +45,8 @@ export class WanderSteering implements WanderSteer {
    */
   constructor(readonly steering: CrowdSteering, private readonly walkSpeed: number, private readonly radius: number) {}
 
-  go(i: number, x: number, z: number, dx: number, dz: number): void {
+  /** A goal ahead along (dx, dz); `running` is not used: steering keeps an agent's pace (paceOf) for its life. */
+  go(i: number, x: number, z: number, dx: number, dz: number, _running = false): void {
     const id = this.ids[i];
     if (!this.on || !this.steering.hasAgent(id)) return;
     const ahead = GOAL_AHEAD_SECONDS * paceOf(i) * this.walkSpeed;

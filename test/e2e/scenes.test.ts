@@ -242,6 +242,16 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await control(page, 'instances').locator('input').press('Enter');
     await waitForCrowd(page, 12, 2);
     expect(await stat(page, 'state')).toBe('locomotion');
+    expect(await stat(page, 'agents')).toBe('12');
+
+    // The steering scene on the same crowd (Walker) and its one CrowdSteering: the wanderers' agents left with them.
+    await control(page, 'scene').locator('select').selectOption('steering');
+    await waitForStat(page, 'scene', /^steering$/);
+    await control(page, 'instances').locator('input').fill('10');
+    await control(page, 'instances').locator('input').press('Enter');
+    await waitForCrowd(page, 10, 1);
+    expect(await stat(page, 'agents')).toBe('10');
+    expect((await page.evaluate(() => window.crowdDemo!.readAgents()))!.ids.length).toBe(10);
 
     await control(page, 'scene').locator('select').selectOption('layers');
     await waitForStat(page, 'scene', /^layers$/);
