@@ -151,6 +151,7 @@ export class App {
     this.selectionMarker = new MarkerPass(this.device, this.renderer, SELECTION_COLOR);
     this.timer = new GpuTimer(this.device);
     this.stats.restored(this.timer);
+    this.activity?.deviceLost?.();
     for (const crowd of this.scene?.crowds ?? []) crowd.restore(this.device);
     this.stopped = false;
     this.lastTime = -1;

@@ -48,6 +48,8 @@ export interface SceneActivity {
    * (-1: none). Undefined when the scene steers nothing.
    */
   readAgents?(): Promise<SteeringAgents & { keyboard: InstanceId }> | undefined;
+  /** Optional: the device was lost; called before the crowd is restored onto a new one (Crowd.restore). */
+  deviceLost?(): void;
   /** Overlay lines and data-* values for #stats (called a few times a second, not per frame). */
   describe(lines: string[], data: DOMStringMap): void;
   /**

@@ -282,6 +282,23 @@ export class LocomotionActivity implements SceneActivity {
     }
   }
 
+  /**
+   * Before the crowd is restored after a device loss: steering restarts its agents from their
+   * instances' placements, which for a wanderer is where it was first placed (its motion lived on
+   * the lost device), so each is placed where its controller was last read back (which restore
+   * makes stale: read it now). Else they jump back (4.8 m after 30 frames in the e2e run). Once
+   * per loss, an event per wanderer.
+   */
+  deviceLost(): void {
+    if (!this.steer?.on) return;
+    const { crowd, controllers } = this.scene;
+    const s = this.state;
+    for (let i = 0; i < this.countValue; i++) {
+      const id = this.ids[i];
+      if (controllers.isGpuDriven(id) && controllers.locomotionState(id, s)) crowd.setPlacement(id, s.x, 0, s.z, s.heading);
+    }
+  }
+
   /** Gives wanderer i a new controller of `driver`, starting where its old one stands. */
   private redrive(i: number, driver: 'cpu' | 'gpu'): void {
     const { controllers } = this.scene;
