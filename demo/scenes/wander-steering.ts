@@ -14,8 +14,13 @@ const RUNNER_SHARE = 0.15;
 const SPEED_MARGIN = 1.4;
 /** A wanderer's goal lies this many seconds ahead at its pace (beyond its next decision, 2 to 6 s away). */
 const GOAL_AHEAD_SECONDS = 8;
-/** The keyboard character's disc over a wanderer's: the others keep a little more room around it. */
-const KEYBOARD_RADIUS = 1.5;
+/**
+ * The keyboard character's disc over a wanderer's. Steering sees it standing (each placement
+ * restarts it with no velocity) and ORCA leaves a wanderer half the avoidance: with its own
+ * radius, wanderers came within 0.44 m (centres) of a keyboard character walking into a crowd of
+ * 200 (1.5: 0.44 m; 2: 0.66 m, bodies apart; SwiftShader e2e run).
+ */
+const KEYBOARD_RADIUS = 2;
 
 /** Pace of wanderer i, in walkSpeed units: a fixed pick per index (0.6 to 1 walking, 2 running). */
 function paceOf(i: number): number {

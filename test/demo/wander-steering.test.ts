@@ -36,7 +36,7 @@ describe('WanderSteering', () => {
     for (let i = 0; i < 400; i++) steer.join(i, 100 + i, i === 0);
     const keyboard = fake.agents.get(100)!;
     expect(keyboard.maxSpeed).toBe(0);
-    expect(keyboard.radius).toBeCloseTo(0.45, 9);
+    expect(keyboard.radius).toBeCloseTo(0.6, 9);
     let runners = 0;
     for (let i = 1; i < 400; i++) {
       const o = fake.agents.get(100 + i)!;
