@@ -16,9 +16,9 @@ const SPEED_MARGIN = 1.4;
 const GOAL_AHEAD_SECONDS = 8;
 /**
  * The keyboard character's disc over a wanderer's. Steering sees it standing (each placement
- * restarts it with no velocity) and ORCA leaves a wanderer half the avoidance: with its own
- * radius, wanderers came within 0.44 m (centres) of a keyboard character walking into a crowd of
- * 200 (1.5: 0.44 m; 2: 0.66 m, bodies apart; SwiftShader e2e run).
+ * restarts it with no velocity) and ORCA leaves a wanderer half the avoidance: at 1.5 times a
+ * wanderer's radius, wanderers came within 0.44 m (centres) of a keyboard character walking into
+ * a crowd of 200; at twice, 0.66 m, bodies apart (SwiftShader e2e run, 0.32 m radius).
  */
 const KEYBOARD_RADIUS = 2;
 
