@@ -1,4 +1,4 @@
-import type { Crowd } from '../src/index';
+import type { Crowd, InstanceId, SteeringAgents } from '../src/index';
 import { Controls, type StateKey, type ViewSettings } from './controls';
 import type { DemoDevice } from './gpu-device';
 import { GpuTimer } from './gpu-timer';
@@ -121,6 +121,11 @@ export class App {
   }
 
   /** The view as picking takes it (CSS pixels), for a scene's pointer input. */
+  /** The running scene's steering agents (SceneActivity.readAgents), or null when it steers none. */
+  async readAgents(): Promise<(SteeringAgents & { keyboard: InstanceId }) | null> {
+    return (await this.activity?.readAgents?.()) ?? null;
+  }
+
   private pickCamera(): { viewProjection: Float32Array; width: number; height: number } {
     const canvas = this.renderer.canvas;
     this.pickView.viewProjection.set(this.camera.viewProjection);
@@ -146,6 +151,7 @@ export class App {
     this.selectionMarker = new MarkerPass(this.device, this.renderer, SELECTION_COLOR);
     this.timer = new GpuTimer(this.device);
     this.stats.restored(this.timer);
+    this.activity?.deviceLost?.();
     for (const crowd of this.scene?.crowds ?? []) crowd.restore(this.device);
     this.stopped = false;
     this.lastTime = -1;

@@ -20,6 +20,8 @@ declare global {
       loadModelUrl(url: string): Promise<boolean>;
       /** Destroys the GPU device as a driver reset would lose it; the demo restores onto a new one. */
       loseDevice(): void;
+      /** The running scene's steering agents (ids, x-z positions and velocities as arrays, the keyboard's id or -1), or null when it steers none. */
+      readAgents(): Promise<{ ids: number[]; positions: number[]; velocities: number[]; keyboard: number } | null>;
     };
   }
 }
@@ -75,6 +77,10 @@ async function main(): Promise<void> {
     loseDevice: () => {
       lossRequested = true;
       gpu!.device.destroy();
+    },
+    readAgents: async () => {
+      const agents = await app.readAgents();
+      return agents && { ids: [...agents.ids], positions: [...agents.positions], velocities: [...agents.velocities], keyboard: agents.keyboard };
     },
   };
   app.start();

@@ -1,5 +1,5 @@
 import type { StateKey } from '../controls';
-import type { PickCamera, ScreenRect } from '../../src/index';
+import type { InstanceId, PickCamera, ScreenRect, SteeringAgents } from '../../src/index';
 import type { SceneKind } from '../scene-state';
 
 /**
@@ -42,6 +42,14 @@ export interface SceneActivity {
   box?(rect: ScreenRect, camera: PickCamera): boolean;
   /** Optional: rings to draw on the ground (obstacles): x, z, radius each into `out`; returns how many. */
   rings?(out: Float32Array): number;
+  /**
+   * Optional, for the console and the e2e tests (never per frame): the scene's steering agents as
+   * the GPU has them (CrowdSteering.readAgents), and which of them, if any, the keyboard drives
+   * (-1: none). Undefined when the scene steers nothing.
+   */
+  readAgents?(): Promise<SteeringAgents & { keyboard: InstanceId }> | undefined;
+  /** Optional: the device was lost; called before the crowd is restored onto a new one (Crowd.restore). */
+  deviceLost?(): void;
   /** Overlay lines and data-* values for #stats (called a few times a second, not per frame). */
   describe(lines: string[], data: DOMStringMap): void;
   /**

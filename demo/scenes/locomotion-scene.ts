@@ -1,4 +1,4 @@
-import type { AnimationController, LocomotionReadback } from '../../src/index';
+import type { AnimationController, InstanceId, LocomotionReadback, SteeringAgents } from '../../src/index';
 import { clipWeights } from '../clip-weights';
 import { HeldProp } from '../held-prop';
 import { MODELS } from '../models';
@@ -8,6 +8,8 @@ import type { Scene } from '../scene';
 import type { WeightPlot } from '../weight-plot';
 import type { SceneActivity } from './activity';
 import { Wander } from './wander';
+import { STEERED_WANDERERS_MAX, WanderSteering } from './wander-steering';
+import { AGENT_RADIUS_PER_HEIGHT, characterHeight, steeringOf } from './steering-shared';
 
 /** Keys shown for actions 1-9. */
 const ACTION_KEYS = 9;
@@ -23,7 +25,9 @@ const LOOK_PERIOD = 0.5;
  * relative to the view, Shift runs, 1-9 and Space request actions); the camera follows it, a ring
  * marks it, and a live plot shows how much each clip weighs in its pose. With directional clips
  * (a "2d" locomotion blend space, as the Walker has) the keyboard character faces the view while
- * it moves, so S backpedals and A/D strafe.
+ * it moves, so S backpedals and A/D strafe. Up to STEERED_WANDERERS_MAX wanderers, every
+ * character is an agent of the crowd's CrowdSteering (WanderSteering): the wanderers walk around
+ * each other and around the keyboard's character, their decisions becoming steering goals.
  */
 export class LocomotionActivity implements SceneActivity {
   readonly kind = 'locomotion';
@@ -34,6 +38,8 @@ export class LocomotionActivity implements SceneActivity {
   /** Ground area per character: the disc's radius grows as spacing * sqrt(count). */
   private readonly spacing: number;
   private readonly wander: Wander;
+  /** The wanderers as steering agents, when the config has locomotion (else undefined). */
+  private readonly steer: WanderSteering | undefined;
   private readonly random = new Random(0x10c0);
   private readonly weights: Float32Array;
   private readonly actionNames: string[];
@@ -62,6 +68,8 @@ export class LocomotionActivity implements SceneActivity {
     this.markerRadius = footprint * 0.75;
     this.cellSize = [footprint * 1.5, footprint * 1.5];
     this.wander = new Wander(config);
+    if (config.locomotion) this.steer = new WanderSteering(steeringOf(scene), config.locomotion.walkSpeed, AGENT_RADIUS_PER_HEIGHT * characterHeight(scene));
+    this.wander.steer = this.steer;
     this.weights = new Float32Array(character.clipNames.length);
     this.actionNames = config.actions.slice(0, ACTION_KEYS).map((a) => a.name);
     this.directional = config.locomotion?.blendSpace === '2d';
@@ -94,12 +102,18 @@ export class LocomotionActivity implements SceneActivity {
       const ids = new Int32Array(Math.max(count, this.ids.length * 2));
       ids.set(this.ids);
       this.ids = ids;
+      if (this.steer) this.steer.ids = ids;
       this.wander.reserve(ids.length);
       const looked = new Float64Array(ids.length);
       looked.set(this.lookedAt);
       this.lookedAt = looked;
     }
     this.controllers.length = Math.min(this.controllers.length, this.countValue);
+    const steer = this.steer;
+    // Agents leave when the crowd grows past the limit (they walk on from where they stand), and
+    // join when it is (back) under it; new wanderers join as they are placed.
+    const steered = steer !== undefined && count <= STEERED_WANDERERS_MAX;
+    if (steer) this.setSteered(steered);
     const spread = this.spacing * Math.sqrt(count / Math.PI);
     // The new characters' instances in one call (a million wanderers: docs/palette.md); their controllers place them.
     const added = count > this.countValue ? crowd.addMany({ count: count - this.countValue }) : undefined;
@@ -115,6 +129,9 @@ export class LocomotionActivity implements SceneActivity {
       const heading = i === 0 ? 0 : this.random.next() * 2 * Math.PI;
       const controller = controllers.add(id, x, z, heading, { driver: i === this.selected ? 'cpu' : 'gpu' });
       this.controllers.push(controller);
+      // Steering starts an agent at its instance's placement: the controller's start.
+      if (steered) crowd.setPlacement(id, x, 0, z, heading);
+      if (steered) steer!.join(i, id, i === this.selected);
       this.lookedAt[i] = this.elapsed;
       this.wander.start(i);
       this.countValue++;
@@ -132,6 +149,11 @@ export class LocomotionActivity implements SceneActivity {
       // the one it leaves goes back to the GPU. Each restarts where it stands.
       if (this.selected < this.countValue) this.redrive(this.selected, 'gpu');
       this.redrive(next, 'cpu');
+      // Steering: the one left wanders as an agent again, the new one is the agent that cannot move.
+      if (this.steer?.on) {
+        if (this.selected < this.countValue) this.steer.join(this.selected, this.ids[this.selected], false);
+        this.steer.join(next, this.ids[next], !this.scene.controllers.isGpuDriven(this.ids[next]));
+      }
     }
     this.wander.start(this.selected);
     this.selected = next;
@@ -188,6 +210,12 @@ export class LocomotionActivity implements SceneActivity {
     return true;
   }
 
+  readAgents(): Promise<SteeringAgents & { keyboard: InstanceId }> | undefined {
+    if (!this.steer?.on) return undefined;
+    const keyboard = this.countValue > 0 && !this.scene.controllers.isGpuDriven(this.ids[this.selected]) ? this.ids[this.selected] : -1;
+    return this.steer.steering.readAgents().then((agents) => ({ ...agents, keyboard }));
+  }
+
   describe(lines: string[], data: DOMStringMap): void {
     if (this.countValue === 0) return;
     const c = this.controllers[this.selected];
@@ -205,6 +233,12 @@ export class LocomotionActivity implements SceneActivity {
     if (this.lastKey) lines.push(`last key: ${this.lastKey}`);
     const stats = this.scene.controllers.gpuStats;
     lines.push(`GPU-driven: ${this.countValue - 1} · ${stats.events} events, ${stats.uploadBytes} B uploaded this frame`);
+    const agents = this.steer?.on ? this.steer.steering.agentCount : 0;
+    if (this.steer) {
+      lines.push(this.steer.on ? `steering: ${agents.toLocaleString('en-US')} agents (the wanderers avoid each other and you)`
+        : `steering off above ${STEERED_WANDERERS_MAX.toLocaleString('en-US')} wanderers: they walk through each other`);
+    }
+    data.agents = String(agents);
     data.events = String(stats.events);
     data.selected = String(this.selected);
     data.state = state;
@@ -221,6 +255,48 @@ export class LocomotionActivity implements SceneActivity {
     this.prop?.dispose();
     if (clearCrowd) this.setCount(0);
     this.plot.show(false);
+  }
+
+  /**
+   * Makes every character an agent (on: each starts where its controller stands, as last read
+   * back) or none (off: each walks on by its own controller from where steering left it).
+   */
+  private setSteered(on: boolean): void {
+    const steer = this.steer!;
+    if (steer.on === on) return;
+    steer.on = on;
+    const { crowd, controllers } = this.scene;
+    for (let i = 0; i < this.countValue; i++) {
+      const id = this.ids[i];
+      if (!on) {
+        steer.leave(id);
+        continue;
+      }
+      // The instance's placement is where its GPU-driven controller started: move it to where it
+      // is, and keep it going the way it went (until its next decision).
+      const s = this.state;
+      const known = controllers.locomotionState(id, s);
+      if (known) crowd.setPlacement(id, s.x, 0, s.z, s.heading);
+      steer.join(i, id, !controllers.isGpuDriven(id));
+      if (known && i !== this.selected && Math.hypot(s.velocityX, s.velocityZ) > 0.05) steer.go(i, s.x, s.z, s.velocityX, s.velocityZ);
+    }
+  }
+
+  /**
+   * Before the crowd is restored after a device loss: steering restarts its agents from their
+   * instances' placements, which for a wanderer is where it was first placed (its motion lived on
+   * the lost device), so each is placed where its controller was last read back (which restore
+   * makes stale: read it now). Else they jump back (4.8 m after 30 frames in the e2e run). Once
+   * per loss, an event per wanderer.
+   */
+  deviceLost(): void {
+    if (!this.steer?.on) return;
+    const { crowd, controllers } = this.scene;
+    const s = this.state;
+    for (let i = 0; i < this.countValue; i++) {
+      const id = this.ids[i];
+      if (controllers.isGpuDriven(id) && controllers.locomotionState(id, s)) crowd.setPlacement(id, s.x, 0, s.z, s.heading);
+    }
   }
 
   /** Gives wanderer i a new controller of `driver`, starting where its old one stands. */

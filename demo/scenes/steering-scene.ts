@@ -1,9 +1,10 @@
 import { mat4 } from 'wgpu-matrix';
-import { CrowdSteering, type Crowd, type GroundPoint, type InstanceId, type PickCamera, type ScreenRect } from '../../src/index';
+import type { CrowdControllers, CrowdSteering, GroundPoint, InstanceId, PickCamera, ScreenRect, SteeringAgents } from '../../src/index';
 import type { StateKey } from '../controls';
 import { MODELS } from '../models';
 import type { Scene } from '../scene';
 import type { SceneActivity } from './activity';
+import { AGENT_RADIUS_PER_HEIGHT, characterHeight, steeringOf } from './steering-shared';
 
 /** Tints (linear RGB) of the two groups and of the selected agents. */
 const GROUP_TINTS: readonly (readonly [number, number, number])[] = [[1, 0.5, 0.3], [0.35, 0.6, 1]];
@@ -14,9 +15,16 @@ const CROSSING_PERIOD = 30;
 const PILLARS = 6;
 const PILLAR_RING = 0.35;
 const PILLAR_SIZE = 0.9;
-
-/** One CrowdSteering per crowd: a feature is made once and stays with its crowd across scenes. */
-const steerings = new WeakMap<Crowd, CrowdSteering>();
+/** Without controllers, the agents' preferred speed per character height (per second). */
+const PLAIN_SPEED_PER_HEIGHT = 0.75;
+/** maxSpeed over preferredSpeed: the room avoidance has to speed an agent up. */
+const SPEED_MARGIN = 1.4;
+/**
+ * With controllers, each agent's preferred speed is walkSpeed times 1 +- this (a fixed pick per
+ * agent): controllers all start at the same blend phase, and a group that set off together would
+ * walk in step for good; at different paces their steps drift apart within seconds.
+ */
+const PACE_SPREAD = 0.12;
 
 /**
  * The steering scene (?scene=steering): two groups cross a plaza with pillars, every character
@@ -24,6 +32,10 @@ const steerings = new WeakMap<Crowd, CrowdSteering>();
  * Shift + drag box selects agents (tinted yellow); a click on the ground then sends the selected
  * ones there, spread around the point. The groups cross again every CROSSING_PERIOD seconds
  * (agents sent somewhere by a click stay there). The pillars are drawn as rings on the ground.
+ * When the model has a controller config with locomotion, every agent has a GPU-driven animation
+ * controller (CrowdControllers) that steering feeds (docs/steering.md, "Steering and
+ * controllers"): idle, walk and run and their rates follow each agent's steered speed, at the
+ * config's walkSpeed; otherwise the agents play the model's walk clip at its own pace.
  */
 export class SteeringActivity implements SceneActivity {
   readonly kind = 'steering';
@@ -32,6 +44,8 @@ export class SteeringActivity implements SceneActivity {
   private readonly steering: CrowdSteering;
   private readonly radius: number;
   private readonly speed: number;
+  /** The crowd's controllers when the config has locomotion (the agents are animated by them), else undefined. */
+  private readonly controllers: CrowdControllers | undefined;
   private ids: InstanceId[] = [];
   private readonly ordered = new Set<InstanceId>();
   private selected: InstanceId[] = [];
@@ -42,18 +56,13 @@ export class SteeringActivity implements SceneActivity {
   private pending = false;
 
   constructor(private readonly scene: Scene) {
-    const { character, crowd } = scene;
-    const { min, max } = character.bounds;
-    this.height = Math.max(max[1] - min[1], 1e-6);
-    this.radius = 0.18 * this.height;
-    this.speed = 0.75 * this.height;
+    this.height = characterHeight(scene);
+    this.radius = AGENT_RADIUS_PER_HEIGHT * this.height;
+    const locomotion = scene.controllerConfig.locomotion;
+    this.controllers = locomotion ? scene.controllers : undefined;
+    this.speed = locomotion ? locomotion.walkSpeed : PLAIN_SPEED_PER_HEIGHT * this.height;
     this.cellSize = [this.height, this.height];
-    let steering = steerings.get(crowd);
-    if (!steering) {
-      steering = new CrowdSteering(crowd, { neighbourDistance: 8 * this.radius, timeHorizon: 2 });
-      steerings.set(crowd, steering);
-    }
-    this.steering = steering;
+    this.steering = steeringOf(scene);
   }
 
   get count(): number {
@@ -70,11 +79,14 @@ export class SteeringActivity implements SceneActivity {
     while (this.ids.length > count) {
       const id = this.ids.pop()!;
       this.ordered.delete(id);
+      this.controllers?.remove(id);
       crowd.remove(id);
     }
     const clip = Math.max(0, crowd.character.clipNames.indexOf(MODELS[this.scene.source.model]?.clipA ?? ''));
     while (this.ids.length < count) {
       const id = crowd.add({ clipA: clip, timeA: (this.ids.length * 0.37) % 1 });
+      // A GPU-driven controller (placed by layOut, as an agent): it plays what steering's motion asks for.
+      this.controllers?.add(id);
       this.ids.push(id);
     }
     this.layOut();
@@ -138,18 +150,27 @@ export class SteeringActivity implements SceneActivity {
     return true;
   }
 
+  readAgents(): Promise<SteeringAgents & { keyboard: InstanceId }> {
+    return this.steering.readAgents().then((agents) => ({ ...agents, keyboard: -1 }));
+  }
+
   describe(lines: string[], data: DOMStringMap): void {
     lines.push(`steering: ${this.steering.agentCount.toLocaleString('en-US')} agents, ${this.obstacles.length} pillars, ${this.selected.length} selected` +
       (this.selected.length ? ' (click the ground to send them)' : ' (click or Shift + drag to select)'));
+    lines.push(this.controllers ? `animated by controllers: idle / walk / run at each agent's speed (walkSpeed ${this.speed})` : 'no controller config with locomotion: the walk clip plays at its own pace');
     data.agents = String(this.steering.agentCount);
+    data.controlledAgents = String(this.controllers ? this.ids.length : 0);
     data.selectedAgents = String(this.selected.length);
     data.sentAgents = String(this.ordered.size);
   }
 
   dispose(clearCrowd: boolean): void {
+    // Instances first (their agents go with them; setCount lays the pillars out again), then the
+    // pillars: the steering stays with the crowd, and the next scene must find no obstacle.
+    if (clearCrowd) this.setCount(0);
     for (const o of this.obstacles) this.steering.removeObstacle(o);
     this.obstacles = [];
-    if (clearCrowd) this.setCount(0);
+    this.pillars = [];
     this.selected = [];
   }
 
@@ -181,7 +202,8 @@ export class SteeringActivity implements SceneActivity {
       const z = (row - (rows - 1) / 2) * spacing;
       if (this.steering.hasAgent(id)) this.steering.removeAgent(id);
       crowd.setPlacement(id, x, 0, z, side < 0 ? Math.PI / 2 : -Math.PI / 2);
-      this.steering.addAgent(id, { radius: this.radius, maxSpeed: this.speed * 1.4, preferredSpeed: this.speed, goal: [-x, z] });
+      const speed = this.controllers ? this.speed * (1 + PACE_SPREAD * (2 * (((i * 0.618034) % 1)) - 1)) : this.speed;
+      this.steering.addAgent(id, { radius: this.radius, maxSpeed: speed * SPEED_MARGIN, preferredSpeed: speed, goal: [-x, z] });
     });
     this.ordered.clear();
     this.crossing = this.elapsed;

@@ -14,6 +14,17 @@ const RETURN_SWING = 0.7;
 const STRAFE_CHANCE = 0.5;
 
 /**
+ * Where a wanderer's decisions go besides its controller: goals of a steering agent (the
+ * locomotion scene with CrowdSteering, whose motion the controller then animates).
+ */
+export interface WanderSteer {
+  /** Wanderer i, at (x, z), heads along (dx, dz) (length: the pace, at most 1), running or walking. */
+  go(i: number, x: number, z: number, dx: number, dz: number, running: boolean): void;
+  /** Wanderer i stands (and still steps aside). */
+  stand(i: number): void;
+}
+
+/**
  * Autonomous wandering for animation controllers: every few seconds each wanderer picks a new
  * direction and pace (walk, run, or stand), and sometimes an action the controller config allows
  * from locomotion. A wanderer outside `radius` of the origin that is moving outward turns back
@@ -23,11 +34,14 @@ const STRAFE_CHANCE = 0.5;
  * the way they go. The scene looks at each wanderer only now and then (update() takes the
  * seconds since its last look), with its locomotion as read back from the GPU for GPU-driven
  * wanderers, so the crowd's CPU cost follows its decisions. State lives in typed arrays;
- * update() allocates nothing.
+ * update() allocates nothing. With `steer` set, each decision also goes there (a steering goal:
+ * a steered controller ignores its own locomotion input, which is kept for when it is no agent).
  */
 export class Wander {
   /** Area radius, world units. */
   radius = 1;
+  /** Where decisions also go (steering goals), or undefined. */
+  steer: WanderSteer | undefined;
   private timer = new Float32Array(0);
   private readonly random: Random;
   /** Actions reachable from locomotion, and whether each is full-body. */
@@ -80,16 +94,21 @@ export class Wander {
       const angle = Math.atan2(-x, -z) + (r.next() * 2 - 1) * RETURN_SWING;
       this.chooseFacing(c, state.heading);
       c.move(Math.sin(angle), Math.cos(angle), false);
+      this.steer?.go(i, x, z, Math.sin(angle), Math.cos(angle), false);
       return;
     }
     if (this.actions.length > 0 && r.next() < ACTION_CHANCE) {
       const k = r.index(this.actions.length);
-      if (this.fullBody[k]) c.stop();
+      if (this.fullBody[k]) {
+        c.stop();
+        this.steer?.stand(i);
+      }
       if (c.requestAction(this.actions[k])) return;
     }
     const pick = r.next();
     if (pick < IDLE_CHANCE) {
       c.stop();
+      this.steer?.stand(i);
       return;
     }
     const angle = r.next() * 2 * Math.PI;
@@ -98,6 +117,7 @@ export class Wander {
     const pace = running ? 1 : 0.6 + 0.4 * r.next();
     this.chooseFacing(c, state.heading);
     c.move(Math.sin(angle) * pace, Math.cos(angle) * pace, running);
+    this.steer?.go(i, x, z, Math.sin(angle) * pace, Math.cos(angle) * pace, running);
   }
 
   /** Directional configs: keep looking where the wanderer looks now (and move any way), or face the movement. */

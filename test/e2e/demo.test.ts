@@ -129,9 +129,23 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
   it('restores the wanderers on a new device when the GPU device is lost, and carries on drawing', async () => {
     const { page, problems } = await open('?scene=locomotion&instances=40');
     await waitForCrowd(page, 40, 3);
+    // The wanderers are steering agents: they go on from where they were, not from where they started.
+    await waitForFrames(page, (await statNumber(page, 'frames')) + 30);
+    const before = (await page.evaluate(() => window.crowdDemo!.readAgents()))!;
     await page.evaluate(() => window.crowdDemo!.loseDevice());
     await page.waitForFunction(() => document.getElementById('stats')?.dataset.restores === '1', null, { timeout: 120_000 });
     await waitForFrames(page, (await statNumber(page, 'frames')) + 3);
+    const after = (await page.evaluate(() => window.crowdDemo!.readAgents()))!;
+    expect(after.ids.length).toBe(40);
+    // How far each went over the loss (a few frames of up to 0.1 s at up to 3.4 m/s, from a readback a frame or two old).
+    const jumps = before.ids.map((id, i) => {
+      const j = after.ids.indexOf(id);
+      return Math.hypot(after.positions[2 * j] - before.positions[2 * i], after.positions[2 * j + 1] - before.positions[2 * i + 1]);
+    });
+    const mean = jumps.reduce((a, b) => a + b, 0) / jumps.length;
+    console.log(`restored wanderers: jumps ${mean.toFixed(2)} m on average, ${Math.max(...jumps).toFixed(2)} m at most`);
+    expect(mean).toBeLessThan(0.3);
+    expect(Math.max(...jumps)).toBeLessThan(1.5);
     expect(await page.locator('#stats').textContent()).toContain('restored after 1 lost device');
     await expectAliveCrowd(page, 'restored-locomotion');
     expect(await page.locator('#fatal').isHidden()).toBe(true);

@@ -55,6 +55,25 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
       [key, pattern.source] as const, { timeout, polling: 100 });
   }
 
+  /** The running scene's steering agents (window.crowdDemo.readAgents), with the closest approaches: between wanderers, and of a wanderer to the keyboard's character. */
+  async function agents(page: Page) {
+    const read = await page.evaluate(() => window.crowdDemo!.readAgents());
+    expect(read, 'the scene steers no agents').not.toBeNull();
+    const { ids, positions, velocities, keyboard } = read!;
+    let closest = Infinity, closestToKeyboard = Infinity, moving = 0;
+    for (let i = 0; i < ids.length; i++) {
+      if (Math.hypot(velocities[2 * i], velocities[2 * i + 1]) > 0.05) moving++;
+      for (let j = i + 1; j < ids.length; j++) {
+        const d = Math.hypot(positions[2 * i] - positions[2 * j], positions[2 * i + 1] - positions[2 * j + 1]);
+        if (ids[i] === keyboard || ids[j] === keyboard) closestToKeyboard = Math.min(closestToKeyboard, d);
+        else closest = Math.min(closest, d);
+      }
+    }
+    const k = ids.indexOf(keyboard);
+    const keyboardAt = k >= 0 ? [positions[2 * k], positions[2 * k + 1]] : undefined;
+    return { count: ids.length, closest, closestToKeyboard, moving, keyboardAt };
+  }
+
   /** A lil-gui controller's row by its label. */
   const control = (page: Page, label: string) => page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: label }) });
 
@@ -106,6 +125,8 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     expect(await stat(page, 'scene')).toBe('steering');
     expect(await stat(page, 'model')).toBe('Walker');
     expect(await stat(page, 'agents')).toBe('24');
+    // The Walker has a controller config with locomotion: every agent is animated by its controller.
+    expect(await stat(page, 'controlledAgents')).toBe('24');
     expect(await stat(page, 'selectedAgents')).toBe('0');
     await expectAlive(page, 'scene-steering', 3);
     // Shift + drag over the view selects the agents inside (tinted); a click on the ground sends them there.
@@ -126,7 +147,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await page.close();
   }, TEST_TIMEOUT);
 
-  it('locomotion scene: Walkers wander and strafe; the keyboard one walks, strafes and backpedals facing the view; the plot shows the blend', async () => {
+  it('locomotion scene: Walkers wander as steering agents around each other and the keyboard one, which walks, strafes and backpedals facing the view; the plot shows the blend', async () => {
     const { page, problems } = await open('?scene=locomotion&instances=30');
     await waitForCrowd(page, 30, 3);
     expect(await stat(page, 'scene')).toBe('locomotion');
@@ -137,6 +158,17 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     expect(text).toContain('WASD move facing the view');
     expect(text).toMatch(/1 Wave\s+2 Jump/);
     await expectAlive(page, 'scene-locomotion', 3);
+    // Every character is an agent; the wanderers (radius 0.18 x 1.8 m) keep apart, and their bodies
+    // away from the keyboard's one: some start closer (a random disc) and are pushed apart.
+    expect(await stat(page, 'agents')).toBe('30');
+    await waitForFrames(page, (await statNumber(page, 'frames')) + 6, WAIT);
+    const before = await agents(page);
+    console.log(`locomotion agents: ${before.count}, ${before.moving} moving, closest ${before.closest.toFixed(3)} m, to the keyboard's ${before.closestToKeyboard.toFixed(3)} m`);
+    expect(before.count).toBe(30);
+    expect(before.keyboardAt, 'the keyboard character is no agent').toBeDefined();
+    expect(before.moving).toBeGreaterThan(5);
+    expect(before.closest).toBeGreaterThan(0.9 * 2 * 0.18 * 1.8);
+    expect(before.closestToKeyboard).toBeGreaterThan(0.9 * 2 * 0.18 * 1.8);
 
     // W walks along the view (walkSpeed 1.2), Shift+W runs (2.4).
     await page.keyboard.down('KeyW');
@@ -147,6 +179,9 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await waitForStat(page, 'topClip', /^RunForward$/);
     await page.keyboard.up('Shift');
     await page.keyboard.up('KeyW');
+    // Its agent went with it: its controller places it every frame, steering restarts it there.
+    const after = await agents(page);
+    expect(Math.hypot(after.keyboardAt![0] - before.keyboardAt![0], after.keyboardAt![1] - before.keyboardAt![1])).toBeGreaterThan(1);
     // D strafes right and S backpedals: the heading stays on the view, the 2D blend space turns the clips.
     const heading = await stat(page, 'heading');
     await page.keyboard.down('KeyD');
@@ -207,6 +242,16 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await control(page, 'instances').locator('input').press('Enter');
     await waitForCrowd(page, 12, 2);
     expect(await stat(page, 'state')).toBe('locomotion');
+    expect(await stat(page, 'agents')).toBe('12');
+
+    // The steering scene on the same crowd (Walker) and its one CrowdSteering: the wanderers' agents left with them.
+    await control(page, 'scene').locator('select').selectOption('steering');
+    await waitForStat(page, 'scene', /^steering$/);
+    await control(page, 'instances').locator('input').fill('10');
+    await control(page, 'instances').locator('input').press('Enter');
+    await waitForCrowd(page, 10, 1);
+    expect(await stat(page, 'agents')).toBe('10');
+    expect((await page.evaluate(() => window.crowdDemo!.readAgents()))!.ids.length).toBe(10);
 
     await control(page, 'scene').locator('select').selectOption('layers');
     await waitForStat(page, 'scene', /^layers$/);
