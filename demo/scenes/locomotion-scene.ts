@@ -131,7 +131,7 @@ export class LocomotionActivity implements SceneActivity {
       this.controllers.push(controller);
       // Steering starts an agent at its instance's placement: the controller's start.
       if (steered) crowd.setPlacement(id, x, 0, z, heading);
-      if (steered) steer!.join(i, id, i === this.selected);
+      if (steered) steer!.join(id, i === this.selected);
       this.lookedAt[i] = this.elapsed;
       this.wander.start(i);
       this.countValue++;
@@ -151,8 +151,8 @@ export class LocomotionActivity implements SceneActivity {
       this.redrive(next, 'cpu');
       // Steering: the one left wanders as an agent again, the new one is the agent that cannot move.
       if (this.steer?.on) {
-        if (this.selected < this.countValue) this.steer.join(this.selected, this.ids[this.selected], false);
-        this.steer.join(next, this.ids[next], !this.scene.controllers.isGpuDriven(this.ids[next]));
+        if (this.selected < this.countValue) this.steer.join(this.ids[this.selected], false);
+        this.steer.join(this.ids[next], !this.scene.controllers.isGpuDriven(this.ids[next]));
       }
     }
     this.wander.start(this.selected);
@@ -277,8 +277,8 @@ export class LocomotionActivity implements SceneActivity {
       const s = this.state;
       const known = controllers.locomotionState(id, s);
       if (known) crowd.setPlacement(id, s.x, 0, s.z, s.heading);
-      steer.join(i, id, !controllers.isGpuDriven(id));
-      if (known && i !== this.selected && Math.hypot(s.velocityX, s.velocityZ) > 0.05) steer.go(i, s.x, s.z, s.velocityX, s.velocityZ);
+      steer.join(id, !controllers.isGpuDriven(id));
+      if (known && i !== this.selected && Math.hypot(s.velocityX, s.velocityZ) > 0.05) steer.goOn(i, s.x, s.z, s.velocityX, s.velocityZ);
     }
   }
 

@@ -8,8 +8,8 @@ import type { WanderSteer } from './wander';
  * this count the wanderers are no agents and walk through each other as before.
  */
 export const STEERED_WANDERERS_MAX = 100_000;
-/** Share of wanderers that run (steering keeps an agent's speed for its life: each has one pace). */
-const RUNNER_SHARE = 0.15;
+/** Pace of a wanderer that joins, until its first decision, in walkSpeed units. */
+const JOIN_PACE = 0.8;
 /** maxSpeed over preferredSpeed: the room avoidance has to speed a wanderer up. */
 const SPEED_MARGIN = 1.4;
 /** A wanderer's goal lies this many seconds ahead at its pace (beyond its next decision, 2 to 6 s away). */
@@ -21,12 +21,6 @@ const GOAL_AHEAD_SECONDS = 8;
  * a crowd of 200; at twice, 0.66 m, bodies apart (SwiftShader e2e run, 0.32 m radius).
  */
 const KEYBOARD_RADIUS = 2;
-
-/** Pace of wanderer i, in walkSpeed units: a fixed pick per index (0.6 to 1 walking, 2 running). */
-function paceOf(i: number): number {
-  const u = (Math.imul(i + 1, 0x9e3779b1) >>> 0) / 2 ** 32;
-  return u < RUNNER_SHARE ? 2 : 0.6 + (0.4 * (u - RUNNER_SHARE)) / (1 - RUNNER_SHARE);
-}
 
 /**
  * The locomotion scene's wanderers as agents of CrowdSteering (docs/steering.md): each wander
@@ -50,13 +44,29 @@ export class WanderSteering implements WanderSteer {
    */
   constructor(readonly steering: CrowdSteering, private readonly walkSpeed: number, private readonly radius: number) {}
 
-  /** A goal ahead along (dx, dz); `running` is not used: steering keeps an agent's pace (paceOf) for its life. */
-  go(i: number, x: number, z: number, dx: number, dz: number, _running = false): void {
+  /**
+   * A goal ahead along (dx, dz) at the decision's pace: the length of (dx, dz) (at most 1) x
+   * walkSpeed walking, twice walkSpeed running (as AnimationController.move takes it). The agent's
+   * speeds change in place (setAgentOptions), so it goes on from where it is.
+   */
+  go(i: number, x: number, z: number, dx: number, dz: number, running = false): void {
+    const length = Math.hypot(dx, dz) || 1;
+    this.head(i, x, z, dx / length, dz / length, (running ? 2 : Math.min(length, 1)) * this.walkSpeed);
+  }
+
+  /** Wanderer i keeps going the way it went at velocity (vx, vz), units per second (a wanderer that joins on the move). */
+  goOn(i: number, x: number, z: number, vx: number, vz: number): void {
+    const speed = Math.hypot(vx, vz);
+    if (speed > 0) this.head(i, x, z, vx / speed, vz / speed, Math.min(speed, 2 * this.walkSpeed));
+  }
+
+  /** A goal GOAL_AHEAD_SECONDS ahead along the unit direction (ux, uz) at `speed`, units per second. */
+  private head(i: number, x: number, z: number, ux: number, uz: number, speed: number): void {
     const id = this.ids[i];
     if (!this.on || !this.steering.hasAgent(id)) return;
-    const ahead = GOAL_AHEAD_SECONDS * paceOf(i) * this.walkSpeed;
-    const length = Math.hypot(dx, dz) || 1;
-    this.steering.setGoal(id, [x + (dx / length) * ahead, z + (dz / length) * ahead]);
+    this.steering.setAgentOptions(id, { maxSpeed: SPEED_MARGIN * speed, preferredSpeed: speed });
+    const ahead = GOAL_AHEAD_SECONDS * speed;
+    this.steering.setGoal(id, [x + ux * ahead, z + uz * ahead]);
   }
 
   stand(i: number): void {
@@ -65,16 +75,16 @@ export class WanderSteering implements WanderSteer {
   }
 
   /**
-   * Makes wanderer i (instance `id`, placed where it stands) an agent, standing: a wanderer at
-   * its pace, or the keyboard's character (`keyboard`: it cannot move, its controller places it).
+   * Makes a wanderer (instance `id`, placed where it stands) an agent, standing: a wanderer
+   * (at JOIN_PACE until its first decision), or the keyboard's character (`keyboard`: it cannot move, its controller places it).
    */
-  join(i: number, id: InstanceId, keyboard: boolean): void {
+  join(id: InstanceId, keyboard: boolean): void {
     if (this.steering.hasAgent(id)) this.steering.removeAgent(id);
     if (keyboard) {
       this.steering.addAgent(id, { radius: KEYBOARD_RADIUS * this.radius, maxSpeed: 0 });
       return;
     }
-    const speed = paceOf(i) * this.walkSpeed;
+    const speed = JOIN_PACE * this.walkSpeed;
     this.steering.addAgent(id, { radius: this.radius, maxSpeed: SPEED_MARGIN * speed, preferredSpeed: speed });
   }
 

@@ -4,7 +4,7 @@ import type { InstanceId } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, FeatureStage } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { AGENT, AGENT_STATE } from './layout';
-import { checkAgentOptions, checkGoal, checkPolygon, SteeringModel } from './model';
+import { checkAgentChanges, checkAgentOptions, checkGoal, checkPolygon, SteeringModel } from './model';
 import { SteeringPass } from './steering-pass';
 import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions, SteeringAgents } from './types';
 
@@ -87,6 +87,30 @@ export class CrowdSteering implements CrowdFeature {
   setGoal(id: InstanceId, goal: GroundPoint | null): void {
     const handle = this.agentHandle(id);
     this.model.setGoal(handle, checkGoal(goal, 'goal'));
+  }
+
+  /**
+   * Changes agent `id`'s radius and speeds (any of radius, maxSpeed, preferredSpeed,
+   * maxAcceleration; the goal has setGoal) from the next step on. It goes on from where it is, at
+   * its velocity (unlike removeAgent + addAgent, which restarts it from its placement, standing):
+   * a walker breaking into a run. A field left out keeps its value. Refused, changing nothing: a
+   * non-agent, an unknown field, the rules of addAgent (a maxSpeed below the kept preferredSpeed
+   * included).
+   */
+  setAgentOptions(id: InstanceId, options: Partial<Omit<SteeringAgentOptions, 'goal'>>): void {
+    const handle = this.agentHandle(id);
+    this.model.setSettings(handle, checkAgentChanges(options, this.model.settingsOf(handle)));
+  }
+
+  /** Agent `id`'s radius, speeds and goal as set (addAgent, setAgentOptions, setGoal). */
+  agentOptions(id: InstanceId): Required<SteeringAgentOptions> {
+    const { goal, ...settings } = this.model.settingsOf(this.agentHandle(id));
+    return { ...settings, goal };
+  }
+
+  /** Obstacles now (addObstacle less removeObstacle). */
+  get obstacleCount(): number {
+    return this.model.obstacleCount;
   }
 
   /** Agent `id`'s goal, or null when it stands. */

@@ -15,6 +15,7 @@ export interface AgentSettings {
 }
 
 const AGENT_FIELDS = ['radius', 'maxSpeed', 'preferredSpeed', 'maxAcceleration', 'goal'] as const;
+const AGENT_CHANGE_FIELDS = ['radius', 'maxSpeed', 'preferredSpeed', 'maxAcceleration'] as const;
 /** Default SteeringAgentOptions.maxAcceleration, per second x maxSpeed: full speed in half a second. */
 const ACCELERATION_PER_MAX_SPEED = 2;
 const OPTION_FIELDS = ['timeHorizon', 'obstacleTimeHorizon', 'neighbourDistance', 'maxNeighbours', 'turnRate', 'projectionIterations', 'flowField'] as const;
@@ -50,6 +51,25 @@ export function checkAgentOptions(options: SteeringAgentOptions): AgentSettings 
   // A standing-only agent (maxSpeed 0) needs no bound: any positive number does.
   const maxAcceleration = positive(options.maxAcceleration, 'maxAcceleration', maxSpeed > 0 ? ACCELERATION_PER_MAX_SPEED * maxSpeed : 1);
   return { radius, maxSpeed, preferredSpeed, maxAcceleration, goal: checkGoal(options.goal, 'goal') };
+}
+
+/**
+ * The settings of agent options given in part over `current` (setAgentOptions: any of radius,
+ * maxSpeed, preferredSpeed, maxAcceleration; the goal has setGoal): the same rules as addAgent's,
+ * a field left out keeping its value. A TypeError or RangeError naming the field otherwise.
+ */
+export function checkAgentChanges(options: Partial<SteeringAgentOptions>, current: AgentSettings): AgentSettings {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`agent options must be { radius?, maxSpeed?, preferredSpeed?, maxAcceleration? }, got ${show(options)}`);
+  checkFields(options, AGENT_CHANGE_FIELDS, 'setAgentOptions');
+  const maxSpeed = options.maxSpeed ?? current.maxSpeed;
+  const preferredSpeed = options.preferredSpeed ?? current.preferredSpeed;
+  if (options.preferredSpeed === undefined && typeof maxSpeed === 'number' && preferredSpeed > maxSpeed) {
+    throw new RangeError(`maxSpeed ${show(maxSpeed)} is below the agent's preferredSpeed ${current.preferredSpeed}: give a preferredSpeed in [0, maxSpeed] too`);
+  }
+  return checkAgentOptions({
+    radius: options.radius ?? current.radius, maxSpeed, preferredSpeed,
+    maxAcceleration: options.maxAcceleration ?? current.maxAcceleration, goal: current.goal,
+  });
 }
 
 /** CrowdSteeringOptions with defaults, checked. */
@@ -149,6 +169,8 @@ export class SteeringModel implements SteeringUploads {
   readonly params = new ArrayBuffer(STEERING_PARAMS.size);
   private readonly paramsView = new DataView(this.params);
   private readonly polygons = new Map<number, Float64Array>();
+  /** Each agent's settings as given (float64; the records hold them in float32), by handle. */
+  private readonly settingsByHandle: (AgentSettings | undefined)[] = [];
   private nextObstacle = 1;
   /** Field index of each goal ("x,z") with a field, and the agents using it. */
   private readonly goalFields = new Map<string, { index: number; users: number; goal: GroundPoint }>();
@@ -193,10 +215,32 @@ export class SteeringModel implements SteeringUploads {
     this.f32[o + AGENT.maxAcceleration / 4] = settings.maxAcceleration;
     this.u32[o + AGENT.flags / 4] = AGENT_ACTIVE;
     this.u32[o + AGENT.field / 4] = FIELD_NONE;
+    this.settingsByHandle[handle] = settings;
     this.agentCount++;
     this.handleLimit = Math.max(this.handleLimit, handle + 1);
     this.place(handle, world);
     this.setGoal(handle, settings.goal);
+  }
+
+  /** Agent `handle`'s settings (an agent's: see isAgent). */
+  settingsOf(handle: number): AgentSettings {
+    return { ...this.settingsByHandle[handle]!, goal: this.goalOf(handle) };
+  }
+
+  /** New radius and speeds for agent `handle` (checked: checkAgentChanges); its position, velocity, facing and goal stay (the epoch is not bumped). */
+  setSettings(handle: number, settings: AgentSettings): void {
+    const o = handle * AF;
+    this.f32[o + AGENT.radius / 4] = settings.radius;
+    this.f32[o + AGENT.maxSpeed / 4] = settings.maxSpeed;
+    this.f32[o + AGENT.prefSpeed / 4] = settings.preferredSpeed;
+    this.f32[o + AGENT.maxAcceleration / 4] = settings.maxAcceleration;
+    this.settingsByHandle[handle] = settings;
+    this.touch(handle);
+  }
+
+  /** Obstacles now (addObstacle less removeObstacle). */
+  get obstacleCount(): number {
+    return this.polygons.size;
   }
 
   /** Restarts agent `handle` at `world`'s placement (x, z, facing; its height and scale kept for drawing). */
@@ -241,6 +285,7 @@ export class SteeringModel implements SteeringUploads {
     const epoch = this.u32[handle * AF + AGENT.epoch / 4];
     this.u32.fill(0, handle * AF, handle * AF + AF);
     this.u32[handle * AF + AGENT.epoch / 4] = epoch;
+    this.settingsByHandle[handle] = undefined;
     this.agentCount--;
     this.touch(handle);
   }

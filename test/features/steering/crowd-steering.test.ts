@@ -257,4 +257,40 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     expect(crowd.uploadedBytes).toBe(uploaded);
     expect(steering.gpuBytes).toBeGreaterThan(0);
   });
+
+  it('setAgentOptions changes speeds from the next step on, the agent going on from where it is; refusals change nothing', async () => {
+    const id = crowd.add();
+    crowd.setPlacement(id, -7, 0, 7, Math.PI / 2);
+    steering.addAgent(id, { radius: 0.2, maxSpeed: 1, preferredSpeed: 0.5, maxAcceleration: 50, goal: [7, 7] });
+    const obstacles = steering.obstacleCount;
+    const wall = steering.addObstacle([[0, 9], [1, 9]]);
+    expect(steering.obstacleCount).toBe(obstacles + 1);
+    steering.removeObstacle(wall);
+    expect(steering.obstacleCount).toBe(obstacles);
+    for (let f = 0; f < 4; f++) frame(crowd, DT);
+    const at = (agents: Awaited<ReturnType<CrowdSteering['readAgents']>>) => Array.from(agents.ids).indexOf(id);
+    const walking = await steering.readAgents();
+    const speed = (agents: typeof walking) => Math.hypot(agents.velocities[2 * at(agents)], agents.velocities[2 * at(agents) + 1]);
+    const [x0, z0] = walking.positions.subarray(2 * at(walking), 2 * at(walking) + 2);
+    expect(Math.abs(speed(walking) - 0.5)).toBeLessThan(0.01); // the 1% nudge of the preferred velocity
+    const bytes = steering.cpuModel.agents.slice(0);
+    for (const [options, message] of [
+      [{ maxSpeed: 0.4 }, /maxSpeed 0\.4 is below the agent's preferredSpeed 0\.5/],
+      [{ preferredSpeed: 2 }, /preferredSpeed must be a number in \[0, maxSpeed = 1\]/],
+      [{ radius: 0 }, /radius must be a finite number > 0, got 0/],
+      [{ goal: [0, 0] }, /unknown field "goal"/],
+    ] as const) expect(() => steering.setAgentOptions(id, options as never)).toThrow(message);
+    expect(() => steering.setAgentOptions(crowd.add(), { maxSpeed: 1 })).toThrow(/is not an agent/);
+    expect(new Uint8Array(steering.cpuModel.agents.slice(0, bytes.byteLength))).toEqual(new Uint8Array(bytes));
+    // A run: twice the pace, from where it walked to (a restart would put it back at x = -7, standing).
+    steering.setAgentOptions(id, { maxSpeed: 2, preferredSpeed: 1 });
+    expect(steering.agentOptions(id)).toEqual({ radius: 0.2, maxSpeed: 2, preferredSpeed: 1, maxAcceleration: 50, goal: [7, 7] });
+    frame(crowd, DT);
+    const running = await steering.readAgents();
+    expect(Math.abs(speed(running) - 1)).toBeLessThan(0.01);
+    const [x1, z1] = running.positions.subarray(2 * at(running), 2 * at(running) + 2);
+    // It moved on by this step's velocity: a restart would have put it back near x = -7.
+    const [vx, vz] = running.velocities.subarray(2 * at(running), 2 * at(running) + 2);
+    expect(Math.hypot(x1 - x0 - DT * vx, z1 - z0 - DT * vz)).toBeLessThan(1e-4);
+  });
 });
