@@ -5,7 +5,8 @@
  * their goal. Used by test/features/steering/scenarios.test.ts and `npm run bench -- --section steering`.
  */
 import { AGENT_STATE } from '../src/features/steering/layout';
-import { checkAgentOptions, checkPolygon, SteeringModel } from '../src/features/steering/model';
+import { SteeringModel } from '../src/features/steering/model';
+import { checkAgentOptions, checkPolygon } from '../src/features/steering/options';
 import { distSqToSegment } from '../src/features/steering/orca';
 import { stepSteering, tableSizeFor } from '../src/features/steering/step';
 import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions } from '../src/features/steering/types';

@@ -4,7 +4,8 @@ import type { InstanceId } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, FeatureStage } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { AGENT, AGENT_STATE } from './layout';
-import { checkAgentChanges, checkAgentOptions, checkGoal, checkPolygon, SteeringModel } from './model';
+import { SteeringModel } from './model';
+import { checkAgentChanges, checkAgentOptions, checkGoal, checkPolygon } from './options';
 import { SteeringPass } from './steering-pass';
 import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions, SteeringAgents } from './types';
 
@@ -204,7 +205,7 @@ export class CrowdSteering implements CrowdFeature {
 
   /** CrowdFeature: every instance was removed. */
   cleared(): void {
-    for (let h = 0; h < this.model.handleLimit; h++) this.model.remove(h);
+    for (let h = this.model.handleLimit - 1; h >= 0; h--) this.model.remove(h);
   }
 
   /** CrowdFeature: an agent placed by setTransform or setPlacement restarts from there. */
@@ -217,7 +218,7 @@ export class CrowdSteering implements CrowdFeature {
     const dt = clock - this.lastClock;
     this.lastClock = clock;
     this.model.writeParams(dt);
-    return this.pass.update(this.store, this.model, this.model.handleLimit);
+    return this.pass.update(this.store, this.model, this.model.stepHandles());
   }
 
   /**
