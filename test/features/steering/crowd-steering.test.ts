@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CrowdSteering } from '../../../src/features/steering/crowd-steering';
-import { AGENT_STATE } from '../../../src/features/steering/layout';
+import { AGENT_STATE, STEERING_PARAMS } from '../../../src/features/steering/layout';
 import { stepSteering } from '../../../src/features/steering/step';
 import { Crowd } from '../../../src/runtime/crowd';
-import { INSTANCE } from '../../../src/runtime/layout';
+import { INSTANCE, LOCOMOTION_DRIVE } from '../../../src/runtime/layout';
 import { testCharacter } from '../../helpers/character';
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { kernelOf } from '../../helpers/kernel';
@@ -256,6 +256,28 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     frame(crowd, DT);
     expect(crowd.uploadedBytes).toBe(uploaded);
     expect(steering.gpuBytes).toBeGreaterThan(0);
+  });
+
+  it('the step visits handles up to the top agent: it shrinks when the top agents go, after one step that clears their locomotion records', async () => {
+    const model = steering.cpuModel;
+    const stepped = () => new DataView(model.params).getUint32(STEERING_PARAMS.handleCount, true);
+    const top = [crowd.add(), crowd.add()];
+    for (const id of top) steering.addAgent(id, { radius: 0.2, maxSpeed: 1, goal: [0, -7] });
+    const limit = model.handleLimit;
+    expect(limit).toBe(store.handle(top[1]) + 1);
+    frame(crowd, DT);
+    expect(stepped()).toBe(limit);
+    const drives = kernelOf(crowd).locomotionDrive!;
+    const driven = async (id: number) => new Uint32Array(await readBuffer(device!, drives))[(store.handle(id) * LOCOMOTION_DRIVE.size + LOCOMOTION_DRIVE.driven) / 4];
+    expect(await driven(top[1])).toBe(1);
+    for (const id of [...top].reverse()) steering.removeAgent(id);
+    expect(model.handleLimit).toBeLessThan(store.handle(top[0]) + 1);
+    frame(crowd, DT); // visits the old range once: the removed agents' records are cleared
+    expect(stepped()).toBe(limit);
+    expect(await driven(top[1])).toBe(0);
+    frame(crowd, DT);
+    expect(stepped()).toBe(model.handleLimit);
+    for (const id of top) crowd.remove(id);
   });
 
   it('setAgentOptions changes speeds from the next step on, the agent going on from where it is; refusals change nothing', async () => {
