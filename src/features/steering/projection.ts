@@ -14,8 +14,7 @@
  */
 
 import { AGENT, AGENT_ACTIVE, AGENT_STATE, CONTACT_RANGE, CONTACT_WORDS, MAX_CONTACTS, NO_CONTACT, OBSTACLE_CONTACT_RANGE, OBSTACLE_VERTEX, SEPARATION_MARGIN, STEERING_PARAMS } from './layout';
-import type { SteeringBuffers, SteeringGrid } from './step';
-import { bucketOf, cellCoordinate } from './step';
+import { nearbyBuckets, type SteeringBuffers, type SteeringGrid } from './step';
 
 const A = AGENT.size / 4, S = AGENT_STATE.size / 4, O = OBSTACLE_VERTEX.size / 4;
 const MARGIN = Math.fround(SEPARATION_MARGIN), RANGE = Math.fround(CONTACT_RANGE), OBSTACLE_RANGE = Math.fround(OBSTACLE_CONTACT_RANGE);
@@ -44,13 +43,8 @@ export function gatherContacts(buffers: SteeringBuffers, grid: SteeringGrid): St
     const x = sf[h * S], z = sf[h * S + 1], radius = af[h * A + AGENT.radius / 4], maxSpeed = af[h * A + AGENT.maxSpeed / 4];
     contacts[h * CONTACT_WORDS] = nearObstacle(params, buffers.obstacles, x, z, OBSTACLE_RANGE * radius + maxSpeed * dt) ? 1 : 0;
     const ids = contacts.subarray(h * CONTACT_WORDS + 1, (h + 1) * CONTACT_WORDS);
-    const ix = cellCoordinate(x, cell), iz = cellCoordinate(z, cell);
     let count = 0;
-    const seen: number[] = [];
-    for (let k = 0; k < 9; k++) {
-      const b = bucketOf(ix + (k % 3) - 1, iz + Math.floor(k / 3) - 1, size);
-      if (seen.includes(b)) continue;
-      seen.push(b);
+    for (const b of nearbyBuckets(x, z, cell, size)) {
       for (let i = grid.starts[b]; i < grid.starts[b + 1]; i++) {
         const j = grid.sorted[i];
         if (j === h) continue;
@@ -129,19 +123,27 @@ function projectAgent(params: DataView, obstacleBytes: ArrayBuffer, contacts: Ui
 }
 
 const pushed = new Float64Array(2);
+const nearest = new Float64Array(2);
+
+/**
+ * The squared distance from (x, z) to obstacle segment `i` (vertex i to its next) when (x, z) is
+ * outside of it (right of it: polygons are counter-clockwise), its nearest point in `nearest`;
+ * Infinity when (x, z) is on its inner side. steering.wgsl does the same in both of its uses.
+ */
+function outsideDistSq(f: Float32Array, u: Uint32Array, i: number, x: number, z: number): number {
+  const n = u[i * O + OBSTACLE_VERTEX.next / 4];
+  const ax = f[i * O], az = f[i * O + 1], sx = f[n * O] - ax, sz = f[n * O + 1] - az;
+  if (sx * (z - az) - sz * (x - ax) >= 0) return Infinity;
+  const t = Math.max(0, Math.min(1, ((x - ax) * sx + (z - az) * sz) / (sx * sx + sz * sz)));
+  nearest[0] = ax + t * sx; nearest[1] = az + t * sz;
+  return (x - nearest[0]) ** 2 + (z - nearest[1]) ** 2;
+}
 
 /** Whether a segment (x, z) is outside of (right of) lies closer than `reach` (steering.wgsl `steer`, its segment loop). */
 function nearObstacle(params: DataView, obstacleBytes: ArrayBuffer, x: number, z: number, reach: number): boolean {
   const f = new Float32Array(obstacleBytes), u = new Uint32Array(obstacleBytes);
   const vertices = params.getUint32(STEERING_PARAMS.vertexCount, true);
-  for (let i = 0; i < vertices; i++) {
-    const n = u[i * O + OBSTACLE_VERTEX.next / 4];
-    const ax = f[i * O], az = f[i * O + 1], sx = f[n * O] - ax, sz = f[n * O + 1] - az;
-    if (sx * (z - az) - sz * (x - ax) >= 0) continue;
-    const t = Math.max(0, Math.min(1, ((x - ax) * sx + (z - az) * sz) / (sx * sx + sz * sz)));
-    const dx = x - (ax + t * sx), dz = z - (az + t * sz);
-    if (dx * dx + dz * dz < reach * reach) return true;
-  }
+  for (let i = 0; i < vertices; i++) if (outsideDistSq(f, u, i, x, z) < reach * reach) return true;
   return false;
 }
 
@@ -154,17 +156,12 @@ function pushOutOfObstacles(params: DataView, obstacleBytes: ArrayBuffer, x: num
   const f = new Float32Array(obstacleBytes), u = new Uint32Array(obstacleBytes);
   const vertices = params.getUint32(STEERING_PARAMS.vertexCount, true);
   for (let i = 0; i < vertices; i++) {
-    const n = u[i * O + OBSTACLE_VERTEX.next / 4];
-    const ax = f[i * O], az = f[i * O + 1], sx = f[n * O] - ax, sz = f[n * O + 1] - az;
-    if (sx * (z - az) - sz * (x - ax) >= 0) continue;
-    const t = Math.max(0, Math.min(1, ((x - ax) * sx + (z - az) * sz) / (sx * sx + sz * sz)));
-    const qx = ax + t * sx, qz = az + t * sz;
-    const dx = x - qx, dz = z - qz;
-    const distSq = dx * dx + dz * dz;
+    const distSq = outsideDistSq(f, u, i, x, z);
     if (!(distSq < radius * radius)) continue;
     // Strictly right of the segment's line, so distance > 0: out along (x, z) - nearest point.
     const distance = Math.sqrt(distSq);
-    x = qx + (dx / distance) * radius; z = qz + (dz / distance) * radius;
+    const qx = nearest[0], qz = nearest[1];
+    x = qx + ((x - qx) / distance) * radius; z = qz + ((z - qz) / distance) * radius;
   }
   pushed[0] = Math.fround(x); pushed[1] = Math.fround(z);
   return pushed;

@@ -192,19 +192,25 @@ function fieldDirection(v: Views, fields: Float32Array, field: number, x: number
   return direction;
 }
 
+/** The distinct grid buckets of the 3 x 3 cells around (x, z), in the GPU's order (a bucket two cells share, once). */
+export function nearbyBuckets(x: number, z: number, cell: number, size: number): number[] {
+  const ix = cellCoordinate(x, cell), iz = cellCoordinate(z, cell);
+  const buckets: number[] = [];
+  for (let k = 0; k < 9; k++) {
+    const b = bucketOf(ix + (k % 3) - 1, iz + Math.floor(k / 3) - 1, size);
+    if (!buckets.includes(b)) buckets.push(b);
+  }
+  return buckets;
+}
+
 /** Neighbour handles of one agent, nearest first (steering.wgsl `findNeighbours`). */
 function neighbours(v: Views, grid: SteeringGrid, h: number, ids: Int32Array, dists: Float64Array): number {
   const cell = v.f(STEERING_PARAMS.cellSize), size = v.u(STEERING_PARAMS.tableSize);
   const max = Math.min(v.u(STEERING_PARAMS.maxNeighbours), MAX_NEIGHBOURS);
   let range = v.f(STEERING_PARAMS.neighbourDistance) ** 2;
   const x = v.sf[h * S], z = v.sf[h * S + 1];
-  const ix = cellCoordinate(x, cell), iz = cellCoordinate(z, cell);
-  const seen: number[] = [];
   let count = 0;
-  for (let k = 0; k < 9; k++) {
-    const b = bucketOf(ix + (k % 3) - 1, iz + Math.floor(k / 3) - 1, size);
-    if (seen.includes(b)) continue;
-    seen.push(b);
+  for (const b of nearbyBuckets(x, z, cell, size)) {
     for (let i = grid.starts[b]; i < grid.starts[b + 1]; i++) {
       const j = grid.sorted[i];
       if (j === h) continue;
