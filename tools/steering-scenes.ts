@@ -95,6 +95,7 @@ export class TwinScene {
       new Uint8Array(grown).set(new Uint8Array(this.states));
       this.states = grown;
     }
+    this.model.advanceFields(); // as CrowdSteering.prepare does each frame
     const params = this.model.writeParams(dt);
     const view = new DataView(params);
     view.setUint32(STEERING_PARAMS.handleCount, handles, true);

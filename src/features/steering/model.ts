@@ -1,6 +1,6 @@
 import { show } from '../../math/show';
 import { checkFields } from '../../runtime/input';
-import { blockedCells, distanceField, fieldDirections, type FieldGrid } from './flow-field';
+import { blockedCells, FieldSolve, type FieldGrid } from './flow-field';
 import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_PROJECTION_ITERATIONS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
 import type { SteeringUploads } from './steering-pass';
 import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions } from './types';
@@ -19,7 +19,9 @@ const AGENT_CHANGE_FIELDS = ['radius', 'maxSpeed', 'preferredSpeed', 'maxAcceler
 /** Default SteeringAgentOptions.maxAcceleration, per second x maxSpeed: full speed in half a second. */
 const ACCELERATION_PER_MAX_SPEED = 2;
 const OPTION_FIELDS = ['timeHorizon', 'obstacleTimeHorizon', 'neighbourDistance', 'maxNeighbours', 'turnRate', 'projectionIterations', 'flowField'] as const;
-const FIELD_FIELDS = ['min', 'max', 'cellSize', 'clearance', 'maxGoals'] as const;
+const FIELD_FIELDS = ['min', 'max', 'cellSize', 'clearance', 'maxGoals', 'cellsPerFrame'] as const;
+/** Default FlowFieldOptions.cellsPerFrame: about 1 ms a frame on the CPU (docs/steering.md, BENCHMARKS.md). */
+export const FIELD_CELLS_PER_FRAME = 4096;
 const MAX_FIELD_CELLS = 1 << 20;
 
 function positive(value: unknown, name: string, fallback?: number): number {
@@ -80,7 +82,7 @@ export interface SteeringSettings {
   readonly maxNeighbours: number;
   readonly turnRate: number;
   readonly projectionIterations: number;
-  readonly field: (FieldGrid & { readonly clearance: number; readonly maxGoals: number }) | undefined;
+  readonly field: (FieldGrid & { readonly clearance: number; readonly maxGoals: number; readonly cellsPerFrame: number }) | undefined;
 }
 
 /** The checked settings of CrowdSteeringOptions. */
@@ -94,7 +96,7 @@ export function checkSteeringOptions(options: CrowdSteeringOptions): SteeringSet
   let field: SteeringSettings['field'];
   const f = options.flowField;
   if (f !== undefined) {
-    if (typeof f !== 'object' || f === null) throw new TypeError(`flowField must be { min, max, cellSize?, clearance?, maxGoals? }, got ${show(f)}`);
+    if (typeof f !== 'object' || f === null) throw new TypeError(`flowField must be { min, max, cellSize?, clearance?, maxGoals?, cellsPerFrame? }, got ${show(f)}`);
     checkFields(f, FIELD_FIELDS, 'flowField');
     const min = checkGoal(f.min, 'flowField.min'), max = checkGoal(f.max, 'flowField.max');
     if (!min || !max || !(max[0] > min[0] && max[1] > min[1])) throw new RangeError('flowField.max must be greater than flowField.min in x and z');
@@ -105,7 +107,9 @@ export function checkSteeringOptions(options: CrowdSteeringOptions): SteeringSet
     if (typeof clearance !== 'number' || !(clearance >= 0) || !Number.isFinite(clearance)) throw new RangeError(`flowField.clearance must be a finite number >= 0, got ${show(f.clearance)}`);
     const maxGoals = f.maxGoals ?? 8;
     if (!Number.isInteger(maxGoals) || maxGoals < 1 || maxGoals > 64) throw new RangeError(`flowField.maxGoals must be an integer in [1, 64], got ${show(f.maxGoals)}`);
-    field = { minX: min[0], minZ: min[1], cellSize, columns, rows, clearance, maxGoals };
+    const cellsPerFrame = f.cellsPerFrame ?? FIELD_CELLS_PER_FRAME;
+    if (!(Number.isInteger(cellsPerFrame) && cellsPerFrame >= 1) && cellsPerFrame !== Infinity) throw new RangeError(`flowField.cellsPerFrame must be an integer >= 1 or Infinity, got ${show(f.cellsPerFrame)}`);
+    field = { minX: min[0], minZ: min[1], cellSize, columns, rows, clearance, maxGoals, cellsPerFrame };
   }
   return {
     timeHorizon: positive(options.timeHorizon, 'timeHorizon', 2),
@@ -144,12 +148,27 @@ export function checkPolygon(vertices: readonly GroundPoint[]): Float64Array {
 
 const AF = AGENT.size / 4;
 
+/** A goal with a field: its slot in `fields` and the agents using it. */
+interface GoalField {
+  readonly index: number;
+  users: number;
+  readonly goal: GroundPoint;
+}
+
+/** A field waiting for its solve (advanceFields); `solve` starts at the head of the queue. */
+interface PendingField {
+  readonly entry: GoalField;
+  solve: FieldSolve | undefined;
+}
+
 /**
  * The CPU side of steering, no GPU: the agent records by handle (a mirror uploaded by dirty
  * range), the obstacle polygons and their vertex records, the flow fields per goal, and the
  * uniforms of the next step. CrowdSteering keeps one and hands it to SteeringPass; the twin
- * (step.ts) reads the same bytes. Every change is O(1) per agent except a new goal's flow field
- * (O(cells log cells)) and an obstacle change (every vertex, every live field).
+ * (step.ts) reads the same bytes. Every change is O(1) per agent except an obstacle change (every
+ * vertex); flow fields are solved in slices by advanceFields, once a frame before the uploads, at
+ * most `flowField.cellsPerFrame` cells of work a frame (a new goal's field, and every live field
+ * after an obstacle change, O(cells log cells) each).
  */
 export class SteeringModel implements SteeringUploads {
   readonly settings: SteeringSettings;
@@ -165,7 +184,9 @@ export class SteeringModel implements SteeringUploads {
   obstacleBytes = 0;
   obstaclesChanged = false;
   readonly fields: Float32Array<ArrayBuffer>;
-  fieldsChanged = false;
+  /** Byte range of `fields` changed since the last upload ([lo, hi), empty when lo >= hi). */
+  fieldsDirtyLo = 0;
+  fieldsDirtyHi = 0;
   readonly params = new ArrayBuffer(STEERING_PARAMS.size);
   private readonly paramsView = new DataView(this.params);
   private readonly polygons = new Map<number, Float64Array>();
@@ -173,8 +194,10 @@ export class SteeringModel implements SteeringUploads {
   private readonly settingsByHandle: (AgentSettings | undefined)[] = [];
   private nextObstacle = 1;
   /** Field index of each goal ("x,z") with a field, and the agents using it. */
-  private readonly goalFields = new Map<string, { index: number; users: number; goal: GroundPoint }>();
+  private readonly goalFields = new Map<string, GoalField>();
   private readonly freeFields: number[] = [];
+  /** Fields to solve, oldest first, each goal at most once: advanceFields works on the first. */
+  private readonly pendingFields: PendingField[] = [];
   private blocked: Uint8Array | undefined;
   private step = 0;
 
@@ -183,7 +206,7 @@ export class SteeringModel implements SteeringUploads {
     const field = this.settings.field;
     this.fields = new Float32Array(field ? field.maxGoals * field.columns * field.rows * 2 : 2);
     if (field) for (let i = field.maxGoals - 1; i >= 0; i--) this.freeFields.push(i);
-    this.fieldsChanged = true;
+    this.fieldsDirtyHi = this.fields.byteLength;
     this.obstaclesChanged = true;
   }
 
@@ -331,7 +354,40 @@ export class SteeringModel implements SteeringUploads {
     this.dirtyLo = 0;
     this.dirtyHi = this.handleLimit * AGENT.size;
     this.obstaclesChanged = true;
-    this.fieldsChanged = true;
+    this.fieldsDirtyLo = 0;
+    this.fieldsDirtyHi = this.fields.byteLength;
+  }
+
+  /** Field solves not finished yet (a new goal's, or every live goal's after an obstacle change). */
+  get pendingFieldCount(): number {
+    return this.pendingFields.length;
+  }
+
+  /**
+   * Spends this frame's budget (flowField.cellsPerFrame cells of work) on the pending field solves,
+   * oldest first; a finished solve writes its field's slot (marked for upload). Called once a
+   * frame before the uploads (CrowdSteering.prepare; the twin's scenes before each step). Returns
+   * the cells of work done.
+   */
+  advanceFields(): number {
+    const grid = this.settings.field;
+    if (!grid) return 0;
+    let budget = grid.cellsPerFrame;
+    const cells = grid.columns * grid.rows;
+    while (budget > 0 && this.pendingFields.length > 0) {
+      const pending = this.pendingFields[0];
+      this.blocked ??= blockedCells(grid, [...this.polygons.values()], grid.clearance);
+      pending.solve ??= new FieldSolve(grid, this.blocked, pending.entry.goal[0], pending.entry.goal[1]);
+      const before = pending.solve.work;
+      const done = pending.solve.advance(budget);
+      budget -= pending.solve.work - before;
+      if (!done) break;
+      const offset = pending.entry.index * cells * 2;
+      this.fields.set(pending.solve.directions, offset);
+      this.fieldsDirty(offset, offset + cells * 2);
+      this.pendingFields.shift();
+    }
+    return grid.cellsPerFrame - budget;
   }
 
   private touch(handle: number): void {
@@ -339,8 +395,15 @@ export class SteeringModel implements SteeringUploads {
     this.dirtyHi = Math.max(this.dirtyHi, (handle + 1) * AGENT.size);
   }
 
+  /** Floats [lo, hi) of `fields` changed. */
+  private fieldsDirty(lo: number, hi: number): void {
+    this.fieldsDirtyLo = Math.min(this.fieldsDirtyLo, lo * 4);
+    this.fieldsDirtyHi = Math.max(this.fieldsDirtyHi, hi * 4);
+  }
+
   private acquireField(goal: GroundPoint): number {
-    if (!this.settings.field) return FIELD_NONE;
+    const grid = this.settings.field;
+    if (!grid) return FIELD_NONE;
     const key = `${Math.fround(goal[0])},${Math.fround(goal[1])}`;
     let entry = this.goalFields.get(key);
     if (!entry) {
@@ -348,7 +411,11 @@ export class SteeringModel implements SteeringUploads {
       if (index === undefined) return FIELD_NONE; // every field is in use: straight to the goal
       entry = { index, users: 0, goal };
       this.goalFields.set(key, entry);
-      this.computeField(entry.index, goal);
+      // Zero directions until the solve finishes: the step sends its agents straight at the goal meanwhile.
+      const cells = grid.columns * grid.rows;
+      this.fields.fill(0, index * cells * 2, (index + 1) * cells * 2);
+      this.fieldsDirty(index * cells * 2, (index + 1) * cells * 2);
+      this.pendingFields.push({ entry, solve: undefined });
     }
     entry.users++;
     return entry.index;
@@ -364,16 +431,12 @@ export class SteeringModel implements SteeringUploads {
       if (--entry.users === 0) {
         this.goalFields.delete(key);
         this.freeFields.push(index);
+        // Its pending solve, if any, is dropped: the slot's next goal queues its own.
+        const pending = this.pendingFields.findIndex((p) => p.entry === entry);
+        if (pending >= 0) this.pendingFields.splice(pending, 1);
       }
       return;
     }
-  }
-
-  private computeField(index: number, goal: GroundPoint): void {
-    const grid = this.settings.field!;
-    this.blocked ??= blockedCells(grid, [...this.polygons.values()], grid.clearance);
-    fieldDirections(grid, distanceField(grid, this.blocked, goal[0], goal[1]), this.fields, index * grid.columns * grid.rows);
-    this.fieldsChanged = true;
   }
 
   private obstaclesRebuilt(): void {
@@ -400,7 +463,12 @@ export class SteeringModel implements SteeringUploads {
     }
     this.obstacleBytes = this.obstacles.byteLength;
     this.obstaclesChanged = true;
+    // Every live field is solved again; its old directions stay until the new ones are complete
+    // (no agent is left without a field meanwhile); a solve under way starts over.
     this.blocked = undefined;
-    for (const entry of this.goalFields.values()) this.computeField(entry.index, entry.goal);
+    for (const pending of this.pendingFields) pending.solve = undefined;
+    for (const entry of this.goalFields.values()) {
+      if (!this.pendingFields.some((p) => p.entry === entry)) this.pendingFields.push({ entry, solve: undefined });
+    }
   }
 }
