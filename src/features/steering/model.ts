@@ -20,8 +20,8 @@ const AGENT_CHANGE_FIELDS = ['radius', 'maxSpeed', 'preferredSpeed', 'maxAcceler
 const ACCELERATION_PER_MAX_SPEED = 2;
 const OPTION_FIELDS = ['timeHorizon', 'obstacleTimeHorizon', 'neighbourDistance', 'maxNeighbours', 'turnRate', 'projectionIterations', 'flowField'] as const;
 const FIELD_FIELDS = ['min', 'max', 'cellSize', 'clearance', 'maxGoals', 'cellsPerFrame'] as const;
-/** Default FlowFieldOptions.cellsPerFrame: about 1 ms a frame on the CPU (docs/steering.md, BENCHMARKS.md). */
-export const FIELD_CELLS_PER_FRAME = 4096;
+/** Default FlowFieldOptions.cellsPerFrame: under 1 ms a frame on the CPU (0.6 ms measured; docs/steering.md, BENCHMARKS.md). */
+export const FIELD_CELLS_PER_FRAME = 8192;
 const MAX_FIELD_CELLS = 1 << 20;
 
 function positive(value: unknown, name: string, fallback?: number): number {
@@ -198,6 +198,8 @@ export class SteeringModel implements SteeringUploads {
   private readonly freeFields: number[] = [];
   /** Fields to solve, oldest first, each goal at most once: advanceFields works on the first. */
   private readonly pendingFields: PendingField[] = [];
+  /** The last solve started, whose arrays the next one takes over (one solve runs at a time). */
+  private lastSolve: FieldSolve | undefined;
   private blocked: Uint8Array | undefined;
   private step = 0;
 
@@ -377,7 +379,7 @@ export class SteeringModel implements SteeringUploads {
     while (budget > 0 && this.pendingFields.length > 0) {
       const pending = this.pendingFields[0];
       this.blocked ??= blockedCells(grid, [...this.polygons.values()], grid.clearance);
-      pending.solve ??= new FieldSolve(grid, this.blocked, pending.entry.goal[0], pending.entry.goal[1]);
+      pending.solve ??= this.lastSolve = new FieldSolve(grid, this.blocked, pending.entry.goal[0], pending.entry.goal[1], this.lastSolve);
       const before = pending.solve.work;
       const done = pending.solve.advance(budget);
       budget -= pending.solve.work - before;

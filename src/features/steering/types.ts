@@ -35,7 +35,7 @@ export interface FlowFieldOptions {
   /**
    * Work spent on solving fields each frame, in cells (Dijkstra's settled cells, then cells of the
    * directions pass): an integer >= 1, or Infinity to solve a new goal's field in the frame it
-   * appears (default 4,096: about 1 ms a frame; a 256 x 256 field takes about 32 frames). Until its
+   * appears (default 8,192: under 1 ms a frame; a 256 x 256 field takes 17 frames). Until its
    * field is ready a new goal's agents head straight for it; after an obstacle change the old
    * fields stay until the new ones are ready.
    */

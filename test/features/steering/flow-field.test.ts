@@ -132,6 +132,6 @@ describe('SteeringModel.advanceFields: a new goal\'s field over several frames (
       expect(() => new SteeringModel({ flowField: { ...field, cellsPerFrame: bad as number } })).toThrow(/flowField\.cellsPerFrame must be an integer >= 1 or Infinity/);
     }
     expect(new SteeringModel({ flowField: { ...field, cellsPerFrame: Infinity } }).settings.field!.cellsPerFrame).toBe(Infinity);
-    expect(new SteeringModel({ flowField: field }).settings.field!.cellsPerFrame).toBe(4096);
+    expect(new SteeringModel({ flowField: field }).settings.field!.cellsPerFrame).toBe(8192);
   });
 });
