@@ -1,6 +1,6 @@
 import { show } from '../../math/show';
 import { checkFields } from '../../runtime/input';
-import { blockedCells, FieldSolve, type FieldGrid } from './flow-field';
+import { FieldSlots, type FieldSettings } from './field-slots';
 import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, MAX_NEIGHBOURS, MAX_PROJECTION_ITERATIONS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
 import type { SteeringUploads } from './steering-pass';
 import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions } from './types';
@@ -82,7 +82,7 @@ export interface SteeringSettings {
   readonly maxNeighbours: number;
   readonly turnRate: number;
   readonly projectionIterations: number;
-  readonly field: (FieldGrid & { readonly clearance: number; readonly maxGoals: number; readonly cellsPerFrame: number }) | undefined;
+  readonly field: FieldSettings | undefined;
 }
 
 /** The checked settings of CrowdSteeringOptions. */
@@ -148,19 +148,6 @@ export function checkPolygon(vertices: readonly GroundPoint[]): Float64Array {
 
 const AF = AGENT.size / 4;
 
-/** A goal with a field: its slot in `fields` and the agents using it. */
-interface GoalField {
-  readonly index: number;
-  users: number;
-  readonly goal: GroundPoint;
-}
-
-/** A field waiting for its solve (advanceFields); `solve` starts at the head of the queue. */
-interface PendingField {
-  readonly entry: GoalField;
-  solve: FieldSolve | undefined;
-}
-
 /**
  * The CPU side of steering, no GPU: the agent records by handle (a mirror uploaded by dirty
  * range), the obstacle polygons and their vertex records, the flow fields per goal, and the
@@ -183,32 +170,21 @@ export class SteeringModel implements SteeringUploads {
   obstacles = new ArrayBuffer(0);
   obstacleBytes = 0;
   obstaclesChanged = false;
-  readonly fields: Float32Array<ArrayBuffer>;
-  /** Byte range of `fields` changed since the last upload ([lo, hi), empty when lo >= hi). */
-  fieldsDirtyLo = 0;
-  fieldsDirtyHi = 0;
   readonly params = new ArrayBuffer(STEERING_PARAMS.size);
   private readonly paramsView = new DataView(this.params);
   private readonly polygons = new Map<number, Float64Array>();
   /** Each agent's settings as given (float64; the records hold them in float32), by handle. */
   private readonly settingsByHandle: (AgentSettings | undefined)[] = [];
   private nextObstacle = 1;
-  /** Field index of each goal ("x,z") with a field, and the agents using it. */
-  private readonly goalFields = new Map<string, GoalField>();
-  private readonly freeFields: number[] = [];
-  /** Fields to solve, oldest first, each goal at most once: advanceFields works on the first. */
-  private readonly pendingFields: PendingField[] = [];
-  /** The last solve started, whose arrays the next one takes over (one solve runs at a time). */
-  private lastSolve: FieldSolve | undefined;
-  private blocked: Uint8Array | undefined;
+  /** The flow fields by goal, solved in slices (advanceFields). */
+  private readonly slots: FieldSlots;
+  /** The obstacle polygons for the fields' blocked cells (made once: no closure per frame). */
+  private readonly polygonList = (): Float64Array[] => [...this.polygons.values()];
   private step = 0;
 
   constructor(options: CrowdSteeringOptions = {}) {
     this.settings = checkSteeringOptions(options);
-    const field = this.settings.field;
-    this.fields = new Float32Array(field ? field.maxGoals * field.columns * field.rows * 2 : 2);
-    if (field) for (let i = field.maxGoals - 1; i >= 0; i--) this.freeFields.push(i);
-    this.fieldsDirtyHi = this.fields.byteLength;
+    this.slots = new FieldSlots(this.settings.field);
     this.obstaclesChanged = true;
   }
 
@@ -289,7 +265,7 @@ export class SteeringModel implements SteeringUploads {
       this.f32[o + AGENT.goalX / 4] = goal[0];
       this.f32[o + AGENT.goalZ / 4] = goal[1];
       this.u32[o + AGENT.flags / 4] |= AGENT_HAS_GOAL;
-      this.u32[o + AGENT.field / 4] = this.acquireField(goal);
+      this.u32[o + AGENT.field / 4] = this.slots.acquire(goal);
     } else {
       this.u32[o + AGENT.flags / 4] &= ~AGENT_HAS_GOAL;
     }
@@ -356,13 +332,23 @@ export class SteeringModel implements SteeringUploads {
     this.dirtyLo = 0;
     this.dirtyHi = this.handleLimit * AGENT.size;
     this.obstaclesChanged = true;
-    this.fieldsDirtyLo = 0;
-    this.fieldsDirtyHi = this.fields.byteLength;
+    this.slots.markAllDirty();
   }
+
+  /** Flow field directions (FieldSlots.fields): x, z per cell, maxGoals fields of columns x rows cells. */
+  get fields(): Float32Array<ArrayBuffer> {
+    return this.slots.fields;
+  }
+
+  /** Byte range of `fields` changed since the last upload ([lo, hi), empty when lo >= hi); the pass clears it. */
+  get fieldsDirtyLo(): number { return this.slots.dirtyLo; }
+  set fieldsDirtyLo(bytes: number) { this.slots.dirtyLo = bytes; }
+  get fieldsDirtyHi(): number { return this.slots.dirtyHi; }
+  set fieldsDirtyHi(bytes: number) { this.slots.dirtyHi = bytes; }
 
   /** Field solves not finished yet (a new goal's, or every live goal's after an obstacle change). */
   get pendingFieldCount(): number {
-    return this.pendingFields.length;
+    return this.slots.pendingCount;
   }
 
   /**
@@ -372,24 +358,7 @@ export class SteeringModel implements SteeringUploads {
    * the cells of work done.
    */
   advanceFields(): number {
-    const grid = this.settings.field;
-    if (!grid) return 0;
-    let budget = grid.cellsPerFrame;
-    const cells = grid.columns * grid.rows;
-    while (budget > 0 && this.pendingFields.length > 0) {
-      const pending = this.pendingFields[0];
-      this.blocked ??= blockedCells(grid, [...this.polygons.values()], grid.clearance);
-      pending.solve ??= this.lastSolve = new FieldSolve(grid, this.blocked, pending.entry.goal[0], pending.entry.goal[1], this.lastSolve);
-      const before = pending.solve.work;
-      const done = pending.solve.advance(budget);
-      budget -= pending.solve.work - before;
-      if (!done) break;
-      const offset = pending.entry.index * cells * 2;
-      this.fields.set(pending.solve.directions, offset);
-      this.fieldsDirty(offset, offset + cells * 2);
-      this.pendingFields.shift();
-    }
-    return grid.cellsPerFrame - budget;
+    return this.slots.advance(this.polygonList);
   }
 
   private touch(handle: number): void {
@@ -397,48 +366,10 @@ export class SteeringModel implements SteeringUploads {
     this.dirtyHi = Math.max(this.dirtyHi, (handle + 1) * AGENT.size);
   }
 
-  /** Floats [lo, hi) of `fields` changed. */
-  private fieldsDirty(lo: number, hi: number): void {
-    this.fieldsDirtyLo = Math.min(this.fieldsDirtyLo, lo * 4);
-    this.fieldsDirtyHi = Math.max(this.fieldsDirtyHi, hi * 4);
-  }
-
-  private acquireField(goal: GroundPoint): number {
-    const grid = this.settings.field;
-    if (!grid) return FIELD_NONE;
-    const key = `${Math.fround(goal[0])},${Math.fround(goal[1])}`;
-    let entry = this.goalFields.get(key);
-    if (!entry) {
-      const index = this.freeFields.pop();
-      if (index === undefined) return FIELD_NONE; // every field is in use: straight to the goal
-      entry = { index, users: 0, goal };
-      this.goalFields.set(key, entry);
-      // Zero directions until the solve finishes: the step sends its agents straight at the goal meanwhile.
-      const cells = grid.columns * grid.rows;
-      this.fields.fill(0, index * cells * 2, (index + 1) * cells * 2);
-      this.fieldsDirty(index * cells * 2, (index + 1) * cells * 2);
-      this.pendingFields.push({ entry, solve: undefined });
-    }
-    entry.users++;
-    return entry.index;
-  }
-
   private releaseField(handle: number): void {
     const o = handle * AF;
-    const index = this.u32[o + AGENT.field / 4];
+    this.slots.release(this.u32[o + AGENT.field / 4]);
     this.u32[o + AGENT.field / 4] = FIELD_NONE;
-    if (index === FIELD_NONE) return;
-    for (const [key, entry] of this.goalFields) {
-      if (entry.index !== index) continue;
-      if (--entry.users === 0) {
-        this.goalFields.delete(key);
-        this.freeFields.push(index);
-        // Its pending solve, if any, is dropped: the slot's next goal queues its own.
-        const pending = this.pendingFields.findIndex((p) => p.entry === entry);
-        if (pending >= 0) this.pendingFields.splice(pending, 1);
-      }
-      return;
-    }
   }
 
   private obstaclesRebuilt(): void {
@@ -465,12 +396,6 @@ export class SteeringModel implements SteeringUploads {
     }
     this.obstacleBytes = this.obstacles.byteLength;
     this.obstaclesChanged = true;
-    // Every live field is solved again; its old directions stay until the new ones are complete
-    // (no agent is left without a field meanwhile); a solve under way starts over.
-    this.blocked = undefined;
-    for (const pending of this.pendingFields) pending.solve = undefined;
-    for (const entry of this.goalFields.values()) {
-      if (!this.pendingFields.some((p) => p.entry === entry)) this.pendingFields.push({ entry, solve: undefined });
-    }
+    this.slots.obstaclesChanged(); // every live field solved again, the old ones kept meanwhile
   }
 }

@@ -45,7 +45,7 @@ describe('FieldSolve: the flow field in slices (src/features/steering/flow-field
   });
 });
 
-describe('SteeringModel.advanceFields: a new goal\'s field over several frames (src/features/steering/model.ts)', () => {
+describe('SteeringModel.advanceFields: a new goal\'s field over several frames (src/features/steering/model.ts, field-slots.ts)', () => {
   const agent = (model: SteeringModel, handle: number, goal: GroundPoint): void => {
     model.add(handle, checkAgentOptions({ radius: 0.3, maxSpeed: 1, goal }), placementAt(1, 1));
   };
