@@ -113,22 +113,22 @@ export class FieldSlots {
   advance(polygons: () => ArrayLike<number>[]): number {
     const grid = this.grid;
     if (!grid) return 0;
-    let budget = grid.cellsPerFrame;
+    let spent = 0;
     const floats = grid.columns * grid.rows * 2;
-    while (budget > 0 && this.pending.length > 0) {
+    while (spent < grid.cellsPerFrame && this.pending.length > 0) {
       const pending = this.pending[0];
       this.blocked ??= blockedCells(grid, polygons(), grid.clearance);
       pending.solve ??= this.lastSolve = new FieldSolve(grid, this.blocked, pending.entry.goal[0], pending.entry.goal[1], this.lastSolve);
       const before = pending.solve.work;
-      const done = pending.solve.advance(budget);
-      budget -= pending.solve.work - before;
+      const done = pending.solve.advance(grid.cellsPerFrame - spent);
+      spent += pending.solve.work - before;
       if (!done) break;
       const offset = pending.entry.index * floats;
       this.fields.set(pending.solve.directions, offset);
       this.changed(offset, offset + floats);
       this.pending.shift();
     }
-    return grid.cellsPerFrame - budget;
+    return spent;
   }
 
   /** Every slot is uploaded again (a new device). */

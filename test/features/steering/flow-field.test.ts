@@ -131,7 +131,11 @@ describe('SteeringModel.advanceFields: a new goal\'s field over several frames (
     for (const bad of [0, -1, 1.5, NaN, '8']) {
       expect(() => new SteeringModel({ flowField: { ...field, cellsPerFrame: bad as number } })).toThrow(/flowField\.cellsPerFrame must be an integer >= 1 or Infinity/);
     }
-    expect(new SteeringModel({ flowField: { ...field, cellsPerFrame: Infinity } }).settings.field!.cellsPerFrame).toBe(Infinity);
+    const oneShot = new SteeringModel({ flowField: { ...field, cellsPerFrame: Infinity } });
+    expect(oneShot.settings.field!.cellsPerFrame).toBe(Infinity);
+    agent(oneShot, 0, [1, 1]);
+    expect(oneShot.advanceFields()).toBeGreaterThan(0); // the whole field in one frame
+    expect(oneShot.pendingFieldCount).toBe(0);
     expect(new SteeringModel({ flowField: field }).settings.field!.cellsPerFrame).toBe(8192);
   });
 });
