@@ -22,7 +22,7 @@ import { benchClipLibrary } from './bench/clip-library';
 import { benchPicking, type PickRow } from './bench/picking';
 import { benchThreeCulling, benchThreeShading, type ShadingRow } from './bench/three-shading';
 import { benchAppearance, type AppearanceRow } from './bench/appearance';
-import { benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
+import { benchFieldSlices, benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
 import { benchDraw, DRAW_STEPS, DRAW_TRIED, type DrawRow } from './bench/draw';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
@@ -325,6 +325,14 @@ async function steeringSection(character: Awaited<ReturnType<typeof characterFro
   }
   table(['agents', 'projection iterations', 'steering GPU ms', 'pose GPU ms', 'steering / pose', 'CPU ms a frame (update + encode)', "steering's hooks CPU ms", 'bytes uploaded a frame'], rows.map((r) => [
     r.agents.toLocaleString('en'), r.projectionIterations, ms(r.steeringMs), ms(r.poseMs), (r.steeringMs / r.poseMs).toFixed(2), ms(r.cpuFrameMs), r.cpuSteeringMs.toFixed(4), r.uploadedBytes.toLocaleString('en'),
+  ]));
+  print("A new goal's flow field on a 256 x 256 grid (cells of 0.5 m, three walls with doors; tools/bench/steering.ts benchFieldSlices), 100 agents sent to it: CPU ms of steering's hook (prepare: the field's slice and the uploads) in each frame until the field is ready, solved in the frame the goal appears (`cellsPerFrame: Infinity`, as before) or in slices of the default budget. Median over 7 goals after 2 warm-up goals; worst goal: the largest frame over the goals (a shared CPU included). First frame: the zeroed slot uploaded and the solve started; last: the field copied into its slot and uploaded (512 KB).");
+  print();
+  console.error('steering: flow field slices…');
+  const slices = [benchFieldSlices(device, character, Infinity), benchFieldSlices(device, character, undefined)];
+  table(['flowField.cellsPerFrame', 'largest frame ms (median over goals)', 'largest frame ms (worst goal)', 'median frame ms', 'first / last frame ms', 'frames until ready', 'hook ms summed over them'], slices.map((r) => [
+    r.cellsPerFrame === Infinity ? 'Infinity (one-shot)' : `${r.cellsPerFrame.toLocaleString('en')} (default)`, r.largestFrameMs.toFixed(2), r.worstFrameMs.toFixed(2), r.medianFrameMs.toFixed(2),
+    `${r.firstFrameMs.toFixed(2)} / ${r.lastFrameMs.toFixed(2)}`, r.frames, r.totalMs.toFixed(1),
   ]));
   print('Scenarios on the TypeScript twin of the step (tools/steering-scenes.ts; test/features/steering/ holds the GPU to the twin), 20 steps a second. Closest approach: the smallest centre distance over the sum of radii, over every pair and step (1 = touching). Overlapping pairs: pairs that came closer than 0.99 of their radii sum. In obstacles: agents whose centre came within 0.99 of their radius of an obstacle segment, or crossed one. Time to goal: until the last agent was within its radius of its goal (bottleneck: within 2.5 m, as all share one point). Short: agents not there at the end. Stalled: the most steps one agent spent below 1% of its preferred speed while short of its goal.');
   print();

@@ -96,6 +96,7 @@ export class TwinScene {
       new Uint8Array(grown).set(new Uint8Array(this.states));
       this.states = grown;
     }
+    this.model.advanceFields(); // as CrowdSteering.prepare does each frame
     const params = this.model.writeParams(dt);
     const view = new DataView(params);
     view.setUint32(STEERING_PARAMS.handleCount, handles, true);
@@ -215,7 +216,9 @@ export function corridorCrossing(perGroup = 12, options: CrowdSteeringOptions = 
  */
 export function bottleneck(count = 30, flowField = true, scale = 1, options: CrowdSteeringOptions = {}): TwinScene {
   const half = 6 * scale;
-  const field: CrowdSteeringOptions = flowField ? { flowField: { min: [-half - 2, -half - 2], max: [half + 2, half + 2], cellSize: 0.25 * scale, clearance: 0.3 } } : {};
+  // cellsPerFrame Infinity: the field from the first step, as these numbers were measured (sliced,
+  // the 64 x 64 field takes 2 steps, in which the agents head straight for the goal).
+  const field: CrowdSteeringOptions = flowField ? { flowField: { min: [-half - 2, -half - 2], max: [half + 2, half + 2], cellSize: 0.25 * scale, clearance: 0.3, cellsPerFrame: Infinity } } : {};
   const scene = new TwinScene({ ...options, ...field }, 2.5);
   const door0 = 3 * scale, door1 = 3 * scale + 1.2;
   scene.obstacle([[0, -half], [0, door0]]);

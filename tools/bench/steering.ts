@@ -42,6 +42,8 @@ export async function benchSteering(device: GPUDevice, character: Character, cou
   }
   const ids = crowd.addMany({ count, positions, yaws: new Float32Array(count).fill(Math.PI / 2), clipA: 0 });
   for (let i = 0; i < count; i++) steering.addAgent(ids[i], { radius: 0.3, maxSpeed: 1.8, preferredSpeed: 1.3, goal: [20, 0] });
+  // The field solved before the frames (in slices it would take a few frames' hooks): frames without events.
+  while (steering.cpuModel.pendingFieldCount > 0) steering.cpuModel.advanceFields();
   const timestamps = device.features.has('timestamp-query');
   const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 4 }) : undefined;
   const resolve = device.createBuffer({ size: 32, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
@@ -91,6 +93,63 @@ export async function benchSteering(device: GPUDevice, character: Character, cou
   read.destroy();
   crowd.destroy();
   return row;
+}
+
+/** A new goal's flow field, solved at once or in slices (benchFieldSlices). */
+export interface FieldSliceRow {
+  /** flowField.cellsPerFrame of the run (Infinity: the whole field in the frame the goal appears). */
+  cellsPerFrame: number;
+  /** The largest CPU ms of one frame's steering hook (prepare) while a new goal's field is solved: median over the goals. */
+  largestFrameMs: number;
+  /** The same, the worst goal. */
+  worstFrameMs: number;
+  /** The median CPU ms of one frame's hook, over every frame of every goal. */
+  medianFrameMs: number;
+  /** Median over the goals of the first frame (the goal's zeroed slot uploaded, the solve's arrays made) and the last (the field copied into its slot and uploaded). */
+  firstFrameMs: number;
+  lastFrameMs: number;
+  /** Frames until the field is ready (median over the goals). */
+  frames: number;
+  /** CPU ms of the hooks summed over those frames (median over the goals). */
+  totalMs: number;
+}
+
+/**
+ * A new goal on a 256 x 256 flow field (cells of 0.5 m over 128 m, walls with doors), `agents`
+ * agents sent to it: for each of `goals` goals, the CPU ms of each frame's steering hook
+ * (CrowdSteering.prepare: the field's slice, the uploads) until the field is ready, with
+ * flowField.cellsPerFrame `cellsPerFrame`. Two goals first to warm up (JIT).
+ */
+export function benchFieldSlices(device: GPUDevice, character: Character, cellsPerFrame: number | undefined, goals = 7, agents = 100): FieldSliceRow {
+  const crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity: agents });
+  const steering = new CrowdSteering(crowd, { flowField: { min: [-64, -64], max: [64, 64], cellSize: 0.5, clearance: 0.3, cellsPerFrame } });
+  for (const x of [-32, 0, 32]) {
+    steering.addObstacle([[x, -64], [x, -4]]);
+    steering.addObstacle([[x, 4], [x, 64]]);
+  }
+  const positions = new Float32Array(agents * 3);
+  for (let i = 0; i < agents; i++) { positions[3 * i] = -50 + (i % 10); positions[3 * i + 2] = Math.floor(i / 10); }
+  const ids = crowd.addMany({ count: agents, positions, yaws: new Float32Array(agents), clipA: 0 });
+  for (const id of ids) steering.addAgent(id, { radius: 0.3, maxSpeed: 1.8 });
+  const model = steering.cpuModel;
+  let clock = 0;
+  const largest: number[] = [], frames: number[] = [], totals: number[] = [], all: number[] = [], first: number[] = [], last: number[] = [];
+  for (let g = 0; g < goals + 2; g++) {
+    const goal: [number, number] = [g % 2 === 0 ? 50 - g : -20 + g, ((g * 17) % 100) - 50];
+    for (const id of ids) steering.setGoal(id, goal);
+    const times: number[] = [];
+    while (model.pendingFieldCount > 0) {
+      clock += 1 / 60;
+      const t0 = performance.now();
+      steering.prepare(clock);
+      times.push(performance.now() - t0);
+    }
+    if (g < 2) continue;
+    largest.push(Math.max(...times)); frames.push(times.length); totals.push(times.reduce((a, b) => a + b, 0));
+    all.push(...times); first.push(times[0]); last.push(times[times.length - 1]);
+  }
+  crowd.destroy();
+  return { cellsPerFrame: model.settings.field!.cellsPerFrame, largestFrameMs: median(largest), worstFrameMs: Math.max(...largest), medianFrameMs: median(all), firstFrameMs: median(first), lastFrameMs: median(last), frames: median(frames), totalMs: median(totals) };
 }
 
 const OFF = { projectionIterations: 0 } as const;

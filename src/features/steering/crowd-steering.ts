@@ -213,10 +213,15 @@ export class CrowdSteering implements CrowdFeature {
     if (this.model.isAgent(handle)) this.model.place(handle, world);
   }
 
-  /** CrowdFeature: the step's uniforms (dt since the last update) and the records changed by events. */
+  /**
+   * CrowdFeature: this frame's slice of the pending flow-field solves (at most
+   * flowField.cellsPerFrame cells of work), the step's uniforms (dt since the last update) and the
+   * records changed by events.
+   */
   prepare(clock: number): number {
     const dt = clock - this.lastClock;
     this.lastClock = clock;
+    this.model.advanceFields();
     this.model.writeParams(dt);
     return this.pass.update(this.store, this.model, this.model.stepHandles());
   }

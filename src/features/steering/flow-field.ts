@@ -1,6 +1,7 @@
 /**
  * Flow fields for agents that share a goal, computed once on the CPU per goal (an event: the first
- * agent given that goal, or an obstacle added or removed) and sampled by the GPU every step. The
+ * agent given that goal, or an obstacle added or removed), in slices across frames (FieldSolve: a
+ * fixed budget of cells a frame, so a new goal causes no hitch), sampled by the GPU every step. The
  * ground is a grid of square cells; cells whose centre lies inside an obstacle polygon or within
  * `clearance` of one of its edges are blocked; the distance to the goal is Dijkstra's over the
  * 8-connected free cells (no corner cutting; octile steps 1 and sqrt 2), and each cell's direction
@@ -9,10 +10,10 @@
  * wall between it and its goal.
  *
  * Why the CPU and not a GPU relaxation: the obstacles of a steering crowd are static, a field
- * changes only when a new goal appears, Dijkstra settles a 256 x 256 grid in a few milliseconds
- * once, where a GPU Jacobi/Bellman-Ford relaxation needs as many sweeps as the longest path has
- * cells (hundreds of dispatches) for the same answer. The per-frame cost stays on the GPU (a
- * bilinear lookup per agent).
+ * changes only when a new goal appears, Dijkstra settles a 256 x 256 grid in about 27 ms once
+ * (in slices: about 1 ms a frame for some 34 frames), where a GPU Jacobi/Bellman-Ford relaxation
+ * needs as many sweeps as the longest path has cells (hundreds of dispatches) for the same answer.
+ * The per-frame cost stays on the GPU (a bilinear lookup per agent).
  */
 
 import { distSqToSegment } from './orca';
@@ -146,33 +147,123 @@ export function distanceField(grid: FieldGrid, blocked: Uint8Array, goalX: numbe
  * goal's own cell (where agents go straight).
  */
 export function fieldDirections(grid: FieldGrid, distance: Float64Array, out: Float32Array, offset = 0): Float32Array {
+  directionsOfCells(grid, distance, out, offset, 0, grid.columns * grid.rows);
+  return out;
+}
+
+/** The distance at cell (c, r), Infinity off the grid. */
+function distanceAt(distance: Float64Array, columns: number, rows: number, c: number, r: number): number {
+  return c < 0 || r < 0 || c >= columns || r >= rows ? Infinity : distance[r * columns + c];
+}
+
+/** The slope of the distance through a cell at `d` from its neighbours `lo` and `hi`: central, or one-sided beside an unreachable one. */
+function slope(d: number, lo: number, hi: number): number {
+  if (Number.isFinite(lo) && Number.isFinite(hi)) return (hi - lo) / 2;
+  if (Number.isFinite(hi)) return hi - d;
+  if (Number.isFinite(lo)) return d - lo;
+  return 0;
+}
+
+/** fieldDirections for cells [from, to) only (row-major cell indices): the directions pass in slices. */
+function directionsOfCells(grid: FieldGrid, distance: Float64Array, out: Float32Array, offset: number, from: number, to: number): void {
   const { columns, rows } = grid;
-  const at = (c: number, r: number): number => (c < 0 || r < 0 || c >= columns || r >= rows ? Infinity : distance[r * columns + c]);
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < columns; c++) {
-      const i = (offset + r * columns + c) * 2;
-      const d = distance[r * columns + c];
-      out[i] = 0; out[i + 1] = 0;
-      if (!Number.isFinite(d) || d === 0) continue;
-      const slope = (lo: number, hi: number): number => {
-        if (Number.isFinite(lo) && Number.isFinite(hi)) return (hi - lo) / 2;
-        if (Number.isFinite(hi)) return hi - d;
-        if (Number.isFinite(lo)) return d - lo;
-        return 0;
-      };
-      let gx = slope(at(c - 1, r), at(c + 1, r));
-      let gz = slope(at(c, r - 1), at(c, r + 1));
-      if (gx === 0 && gz === 0) {
-        // A ridge: toward the nearest neighbour.
-        let best = d;
-        for (let k = 0; k < 9; k++) {
-          const nd = at(c + (k % 3) - 1, r + Math.floor(k / 3) - 1);
-          if (nd < best) { best = nd; gx = -((k % 3) - 1); gz = -(Math.floor(k / 3) - 1); }
+  for (let cell = from; cell < to; cell++) {
+    const c = cell % columns, r = (cell - c) / columns;
+    const i = (offset + cell) * 2;
+    const d = distance[cell];
+    out[i] = 0; out[i + 1] = 0;
+    if (!Number.isFinite(d) || d === 0) continue;
+    let gx = slope(d, distanceAt(distance, columns, rows, c - 1, r), distanceAt(distance, columns, rows, c + 1, r));
+    let gz = slope(d, distanceAt(distance, columns, rows, c, r - 1), distanceAt(distance, columns, rows, c, r + 1));
+    if (gx === 0 && gz === 0) {
+      // A ridge: toward the nearest neighbour.
+      let best = d;
+      for (let k = 0; k < 9; k++) {
+        const nd = distanceAt(distance, columns, rows, c + (k % 3) - 1, r + Math.floor(k / 3) - 1);
+        if (nd < best) { best = nd; gx = -((k % 3) - 1); gz = -(Math.floor(k / 3) - 1); }
+      }
+    }
+    const length = Math.hypot(gx, gz);
+    if (length > 0) { out[i] = -gx / length; out[i + 1] = -gz / length; }
+  }
+}
+
+/**
+ * One goal's field solved in slices, so that a new goal costs a frame at most `cellBudget` cells of
+ * work (CrowdSteeringOptions.flowField.cellsPerFrame) instead of the whole grid at once: the same
+ * Dijkstra as distanceField, stopped after a number of settled cells (heap pops) and resumed where
+ * it stopped, then the directions pass of fieldDirections over cells in row-major order. The
+ * results are those of distanceField + fieldDirections exactly (the same heap operations in the
+ * same order). Owns its distance, heap and `directions` (x, z per cell), written whole before
+ * `advance` returns true; the caller copies them into its field slot then.
+ */
+export class FieldSolve {
+  /** The directions (x, z per cell), complete once `advance` returned true. */
+  readonly directions: Float32Array;
+  /** Units of work done so far: Dijkstra's heap pops, then cells of the directions pass. */
+  work = 0;
+  private readonly distance: Float64Array;
+  private readonly heap: CellHeap;
+  /** The next cell of the directions pass; -1 while Dijkstra runs. */
+  private nextCell = -1;
+
+  /**
+   * @param reuse A finished or dropped solve of the same grid whose arrays this one takes over (no
+   *   allocation per new goal, so no garbage collection in a frame); that solve is unusable after.
+   */
+  constructor(private readonly grid: FieldGrid, private readonly blocked: Uint8Array, goalX: number, goalZ: number, reuse?: FieldSolve) {
+    const { columns, rows } = grid;
+    const same = reuse && reuse.distance.length === columns * rows;
+    this.distance = same ? reuse.distance.fill(Infinity) : new Float64Array(columns * rows).fill(Infinity);
+    this.directions = same ? reuse.directions : new Float32Array(columns * rows * 2);
+    this.heap = same ? reuse.heap : new CellHeap();
+    this.heap.size = 0;
+    const gc = Math.floor((goalX - grid.minX) / grid.cellSize), gr = Math.floor((goalZ - grid.minZ) / grid.cellSize);
+    if (gc < 0 || gr < 0 || gc >= columns || gr >= rows) return;
+    this.distance[gr * columns + gc] = 0;
+    this.heap.push(gr * columns + gc, 0);
+  }
+
+  /** Whether the directions are complete. */
+  get done(): boolean {
+    return this.nextCell >= this.distance.length;
+  }
+
+  /** Does at most `cellBudget` units of work (>= 1, or Infinity); returns whether the field is complete. */
+  advance(cellBudget: number): boolean {
+    const { columns, rows } = this.grid;
+    const { distance, heap, blocked } = this;
+    let budget = cellBudget;
+    while (this.nextCell < 0 && budget > 0) {
+      if (heap.size === 0) { this.nextCell = 0; break; }
+      const cell = heap.pop();
+      const d = heap.lastKey;
+      budget--;
+      this.work++;
+      if (d > distance[cell]) continue;
+      const c = cell % columns, r = (cell - c) / columns;
+      for (let dr = -1; dr <= 1; dr++) {
+        for (let dc = -1; dc <= 1; dc++) {
+          if (dr === 0 && dc === 0) continue;
+          const nc = c + dc, nr = r + dr;
+          if (nc < 0 || nr < 0 || nc >= columns || nr >= rows) continue;
+          const n = nr * columns + nc;
+          if (blocked[n]) continue;
+          if (dr !== 0 && dc !== 0 && (blocked[r * columns + nc] || blocked[nr * columns + c])) continue;
+          const nd = d + (dr !== 0 && dc !== 0 ? Math.SQRT2 : 1);
+          if (nd < distance[n]) {
+            distance[n] = nd;
+            heap.push(n, nd);
+          }
         }
       }
-      const length = Math.hypot(gx, gz);
-      if (length > 0) { out[i] = -gx / length; out[i + 1] = -gz / length; }
     }
+    if (this.nextCell >= 0 && budget > 0 && !this.done) {
+      const to = Math.min(distance.length, this.nextCell + Math.min(budget, distance.length));
+      directionsOfCells(this.grid, distance, this.directions, 0, this.nextCell, to);
+      this.work += to - this.nextCell;
+      this.nextCell = to;
+    }
+    return this.done;
   }
-  return out;
 }

@@ -1,5 +1,5 @@
 import { show } from '../../math/show';
-import { blockedCells, distanceField, fieldDirections } from './flow-field';
+import { FieldSlots } from './field-slots';
 import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, OBSTACLE_VERTEX, STEERING_PARAMS } from './layout';
 import { checkSteeringOptions, type AgentSettings, type SteeringSettings } from './options';
 import type { SteeringUploads } from './steering-pass';
@@ -11,8 +11,10 @@ const AF = AGENT.size / 4;
  * The CPU side of steering, no GPU: the agent records by handle (a mirror uploaded by dirty
  * range), the obstacle polygons and their vertex records, the flow fields per goal, and the
  * uniforms of the next step. CrowdSteering keeps one and hands it to SteeringPass; the twin
- * (step.ts) reads the same bytes. Every change is O(1) per agent except a new goal's flow field
- * (O(cells log cells)) and an obstacle change (every vertex, every live field).
+ * (step.ts) reads the same bytes. Every change is O(1) per agent except an obstacle change (every
+ * vertex); flow fields are solved in slices by advanceFields, once a frame before the uploads, at
+ * most `flowField.cellsPerFrame` cells of work a frame (a new goal's field, and every live field
+ * after an obstacle change, O(cells log cells) each).
  */
 export class SteeringModel implements SteeringUploads {
   readonly settings: SteeringSettings;
@@ -29,26 +31,21 @@ export class SteeringModel implements SteeringUploads {
   obstacles = new ArrayBuffer(0);
   obstacleBytes = 0;
   obstaclesChanged = false;
-  readonly fields: Float32Array<ArrayBuffer>;
-  fieldsChanged = false;
   readonly params = new ArrayBuffer(STEERING_PARAMS.size);
   private readonly paramsView = new DataView(this.params);
   private readonly polygons = new Map<number, Float64Array>();
   /** Each agent's settings as given (float64; the records hold them in float32), by handle. */
   private readonly settingsByHandle: (AgentSettings | undefined)[] = [];
   private nextObstacle = 1;
-  /** Field index of each goal ("x,z") with a field, and the agents using it. */
-  private readonly goalFields = new Map<string, { index: number; users: number; goal: GroundPoint }>();
-  private readonly freeFields: number[] = [];
-  private blocked: Uint8Array | undefined;
+  /** The flow fields by goal, solved in slices (advanceFields). */
+  private readonly slots: FieldSlots;
+  /** The obstacle polygons for the fields' blocked cells (made once: no closure per frame). */
+  private readonly polygonList = (): Float64Array[] => [...this.polygons.values()];
   private step = 0;
 
   constructor(options: CrowdSteeringOptions = {}) {
     this.settings = checkSteeringOptions(options);
-    const field = this.settings.field;
-    this.fields = new Float32Array(field ? field.maxGoals * field.columns * field.rows * 2 : 2);
-    if (field) for (let i = field.maxGoals - 1; i >= 0; i--) this.freeFields.push(i);
-    this.fieldsChanged = true;
+    this.slots = new FieldSlots(this.settings.field);
     this.obstaclesChanged = true;
   }
 
@@ -129,7 +126,7 @@ export class SteeringModel implements SteeringUploads {
       this.f32[o + AGENT.goalX / 4] = goal[0];
       this.f32[o + AGENT.goalZ / 4] = goal[1];
       this.u32[o + AGENT.flags / 4] |= AGENT_HAS_GOAL;
-      this.u32[o + AGENT.field / 4] = this.acquireField(goal);
+      this.u32[o + AGENT.field / 4] = this.slots.acquire(goal);
     } else {
       this.u32[o + AGENT.flags / 4] &= ~AGENT_HAS_GOAL;
     }
@@ -212,7 +209,33 @@ export class SteeringModel implements SteeringUploads {
     this.dirtyLo = 0;
     this.dirtyHi = this.handleLimit * AGENT.size;
     this.obstaclesChanged = true;
-    this.fieldsChanged = true;
+    this.slots.markAllDirty();
+  }
+
+  /** Flow field directions (FieldSlots.fields): x, z per cell, maxGoals fields of columns x rows cells. */
+  get fields(): Float32Array<ArrayBuffer> {
+    return this.slots.fields;
+  }
+
+  /** Byte range of `fields` changed since the last upload ([lo, hi), empty when lo >= hi); the pass clears it. */
+  get fieldsDirtyLo(): number { return this.slots.dirtyLo; }
+  set fieldsDirtyLo(bytes: number) { this.slots.dirtyLo = bytes; }
+  get fieldsDirtyHi(): number { return this.slots.dirtyHi; }
+  set fieldsDirtyHi(bytes: number) { this.slots.dirtyHi = bytes; }
+
+  /** Field solves not finished yet (a new goal's, or every live goal's after an obstacle change). */
+  get pendingFieldCount(): number {
+    return this.slots.pendingCount;
+  }
+
+  /**
+   * Spends this frame's budget (flowField.cellsPerFrame cells of work) on the pending field solves,
+   * oldest first; a finished solve writes its field's slot (marked for upload). Called once a
+   * frame before the uploads (CrowdSteering.prepare; the twin's scenes before each step). Returns
+   * the cells of work done.
+   */
+  advanceFields(): number {
+    return this.slots.advance(this.polygonList);
   }
 
   private touch(handle: number): void {
@@ -220,41 +243,10 @@ export class SteeringModel implements SteeringUploads {
     this.dirtyHi = Math.max(this.dirtyHi, (handle + 1) * AGENT.size);
   }
 
-  private acquireField(goal: GroundPoint): number {
-    if (!this.settings.field) return FIELD_NONE;
-    const key = `${Math.fround(goal[0])},${Math.fround(goal[1])}`;
-    let entry = this.goalFields.get(key);
-    if (!entry) {
-      const index = this.freeFields.pop();
-      if (index === undefined) return FIELD_NONE; // every field is in use: straight to the goal
-      entry = { index, users: 0, goal };
-      this.goalFields.set(key, entry);
-      this.computeField(entry.index, goal);
-    }
-    entry.users++;
-    return entry.index;
-  }
-
   private releaseField(handle: number): void {
     const o = handle * AF;
-    const index = this.u32[o + AGENT.field / 4];
+    this.slots.release(this.u32[o + AGENT.field / 4]);
     this.u32[o + AGENT.field / 4] = FIELD_NONE;
-    if (index === FIELD_NONE) return;
-    for (const [key, entry] of this.goalFields) {
-      if (entry.index !== index) continue;
-      if (--entry.users === 0) {
-        this.goalFields.delete(key);
-        this.freeFields.push(index);
-      }
-      return;
-    }
-  }
-
-  private computeField(index: number, goal: GroundPoint): void {
-    const grid = this.settings.field!;
-    this.blocked ??= blockedCells(grid, [...this.polygons.values()], grid.clearance);
-    fieldDirections(grid, distanceField(grid, this.blocked, goal[0], goal[1]), this.fields, index * grid.columns * grid.rows);
-    this.fieldsChanged = true;
   }
 
   private obstaclesRebuilt(): void {
@@ -281,7 +273,6 @@ export class SteeringModel implements SteeringUploads {
     }
     this.obstacleBytes = this.obstacles.byteLength;
     this.obstaclesChanged = true;
-    this.blocked = undefined;
-    for (const entry of this.goalFields.values()) this.computeField(entry.index, entry.goal);
+    this.slots.obstaclesChanged(); // every live field solved again, the old ones kept meanwhile
   }
 }

@@ -1,6 +1,6 @@
 import { show } from '../../math/show';
 import { checkFields } from '../../runtime/input';
-import type { FieldGrid } from './flow-field';
+import type { FieldSettings } from './field-slots';
 import { MAX_NEIGHBOURS, MAX_PROJECTION_ITERATIONS, PROJECTION_ITERATIONS } from './layout';
 import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions } from './types';
 
@@ -24,7 +24,9 @@ const AGENT_CHANGE_FIELDS = ['radius', 'maxSpeed', 'preferredSpeed', 'maxAcceler
 /** Default SteeringAgentOptions.maxAcceleration, per second x maxSpeed: full speed in half a second. */
 const ACCELERATION_PER_MAX_SPEED = 2;
 const OPTION_FIELDS = ['timeHorizon', 'obstacleTimeHorizon', 'neighbourDistance', 'maxNeighbours', 'turnRate', 'projectionIterations', 'flowField'] as const;
-const FIELD_FIELDS = ['min', 'max', 'cellSize', 'clearance', 'maxGoals'] as const;
+const FIELD_FIELDS = ['min', 'max', 'cellSize', 'clearance', 'maxGoals', 'cellsPerFrame'] as const;
+/** Default FlowFieldOptions.cellsPerFrame: under 1 ms a frame on the CPU (0.6 ms measured; docs/steering.md, BENCHMARKS.md). */
+export const FIELD_CELLS_PER_FRAME = 8192;
 const MAX_FIELD_CELLS = 1 << 20;
 
 function positive(value: unknown, name: string, fallback?: number): number {
@@ -85,7 +87,7 @@ export interface SteeringSettings {
   readonly maxNeighbours: number;
   readonly turnRate: number;
   readonly projectionIterations: number;
-  readonly field: (FieldGrid & { readonly clearance: number; readonly maxGoals: number }) | undefined;
+  readonly field: FieldSettings | undefined;
 }
 
 /** The checked settings of CrowdSteeringOptions. */
@@ -99,7 +101,7 @@ export function checkSteeringOptions(options: CrowdSteeringOptions): SteeringSet
   let field: SteeringSettings['field'];
   const f = options.flowField;
   if (f !== undefined) {
-    if (typeof f !== 'object' || f === null) throw new TypeError(`flowField must be { min, max, cellSize?, clearance?, maxGoals? }, got ${show(f)}`);
+    if (typeof f !== 'object' || f === null) throw new TypeError(`flowField must be { min, max, cellSize?, clearance?, maxGoals?, cellsPerFrame? }, got ${show(f)}`);
     checkFields(f, FIELD_FIELDS, 'flowField');
     const min = checkGoal(f.min, 'flowField.min'), max = checkGoal(f.max, 'flowField.max');
     if (!min || !max || !(max[0] > min[0] && max[1] > min[1])) throw new RangeError('flowField.max must be greater than flowField.min in x and z');
@@ -110,7 +112,9 @@ export function checkSteeringOptions(options: CrowdSteeringOptions): SteeringSet
     if (typeof clearance !== 'number' || !(clearance >= 0) || !Number.isFinite(clearance)) throw new RangeError(`flowField.clearance must be a finite number >= 0, got ${show(f.clearance)}`);
     const maxGoals = f.maxGoals ?? 8;
     if (!Number.isInteger(maxGoals) || maxGoals < 1 || maxGoals > 64) throw new RangeError(`flowField.maxGoals must be an integer in [1, 64], got ${show(f.maxGoals)}`);
-    field = { minX: min[0], minZ: min[1], cellSize, columns, rows, clearance, maxGoals };
+    const cellsPerFrame = f.cellsPerFrame ?? FIELD_CELLS_PER_FRAME;
+    if (!(Number.isInteger(cellsPerFrame) && cellsPerFrame >= 1) && cellsPerFrame !== Infinity) throw new RangeError(`flowField.cellsPerFrame must be an integer >= 1 or Infinity, got ${show(f.cellsPerFrame)}`);
+    field = { minX: min[0], minZ: min[1], cellSize, columns, rows, clearance, maxGoals, cellsPerFrame };
   }
   return {
     timeHorizon: positive(options.timeHorizon, 'timeHorizon', 2),

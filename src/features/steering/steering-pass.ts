@@ -25,9 +25,11 @@ export interface SteeringUploads {
   readonly obstacles: ArrayBuffer;
   obstacleBytes: number;
   obstaclesChanged: boolean;
-  /** Flow field directions (x, z per cell), re-uploaded whole when `fieldsChanged`. */
+  /** Flow field directions (x, z per cell, maxGoals fields of columns x rows cells). */
   readonly fields: Float32Array<ArrayBuffer>;
-  fieldsChanged: boolean;
+  /** Byte range of `fields` changed since the last upload ([lo, hi), empty when lo >= hi). */
+  fieldsDirtyLo: number;
+  fieldsDirtyHi: number;
   /** The STEERING_PARAMS block of this step. */
   readonly params: ArrayBuffer;
 }
@@ -143,16 +145,20 @@ export class SteeringPass {
       bytes += uploads.obstacleBytes;
       uploads.obstaclesChanged = false;
     }
-    if (uploads.fieldsChanged) {
-      if (uploads.fields.byteLength > this.fields.size) {
-        checkStorageBinding(this.device, 'SteeringPass.fields', uploads.fields.byteLength);
-        this.fields.destroy();
-        this.fields = this.storage('fields', uploads.fields.byteLength);
-        this.bindGroups = undefined;
-      }
-      queue.writeBuffer(this.fields, 0, uploads.fields);
-      bytes += uploads.fields.byteLength;
-      uploads.fieldsChanged = false;
+    if (uploads.fields.byteLength > this.fields.size) {
+      checkStorageBinding(this.device, 'SteeringPass.fields', uploads.fields.byteLength);
+      this.fields.destroy();
+      this.fields = this.storage('fields', uploads.fields.byteLength);
+      this.bindGroups = undefined;
+      uploads.fieldsDirtyLo = 0;
+      uploads.fieldsDirtyHi = uploads.fields.byteLength;
+    }
+    if (uploads.fieldsDirtyLo < uploads.fieldsDirtyHi) {
+      const lo = uploads.fieldsDirtyLo, hi = Math.min(uploads.fieldsDirtyHi, uploads.fields.byteLength);
+      queue.writeBuffer(this.fields, lo, uploads.fields.buffer, uploads.fields.byteOffset + lo, hi - lo);
+      bytes += hi - lo;
+      uploads.fieldsDirtyLo = Infinity;
+      uploads.fieldsDirtyHi = 0;
     }
     if (targets !== this.bound || targets.generation !== this.boundGeneration || !this.bindGroups) this.bind(targets);
     this.handleCount = handles;

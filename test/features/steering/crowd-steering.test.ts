@@ -90,6 +90,8 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     const model = steering.cpuModel;
     let twin = new ArrayBuffer(0);
     for (let f = 0; f < 40; f++) {
+      // A new goal mid-way: its field's slot alone is uploaded (by its byte range), the others stay.
+      if (f === 20) steering.setGoal(ids[3], [-4, -3]);
       crowd.update(DT);
       // The twin steps what the GPU was given this frame: its records, obstacles, fields and uniforms.
       if (twin.byteLength < model.handleLimit * AGENT_STATE.size) {
