@@ -106,6 +106,31 @@ class CellHeap {
 }
 
 /**
+ * Dijkstra's step from `cell` at distance `d` (cells): each of its 8 neighbours that is free (a
+ * diagonal only where both orthogonal cells are free too) gets d + 1 or d + sqrt 2 if shorter,
+ * and goes on the heap.
+ */
+function relaxNeighbours(grid: FieldGrid, blocked: Uint8Array, distance: Float64Array, heap: CellHeap, cell: number, d: number): void {
+  const { columns, rows } = grid;
+  const c = cell % columns, r = (cell - c) / columns;
+  for (let dr = -1; dr <= 1; dr++) {
+    for (let dc = -1; dc <= 1; dc++) {
+      if (dr === 0 && dc === 0) continue;
+      const nc = c + dc, nr = r + dr;
+      if (nc < 0 || nr < 0 || nc >= columns || nr >= rows) continue;
+      const n = nr * columns + nc;
+      if (blocked[n]) continue;
+      if (dr !== 0 && dc !== 0 && (blocked[r * columns + nc] || blocked[nr * columns + c])) continue;
+      const nd = d + (dr !== 0 && dc !== 0 ? Math.SQRT2 : 1);
+      if (nd < distance[n]) {
+        distance[n] = nd;
+        heap.push(n, nd);
+      }
+    }
+  }
+}
+
+/**
  * The distance (in cells) from every free cell to the goal's cell, Infinity where it cannot be
  * reached: Dijkstra over 8 neighbours, a diagonal step only where both its orthogonal cells are free.
  */
@@ -121,22 +146,7 @@ export function distanceField(grid: FieldGrid, blocked: Uint8Array, goalX: numbe
     const cell = heap.pop();
     const d = heap.lastKey;
     if (d > distance[cell]) continue;
-    const c = cell % columns, r = (cell - c) / columns;
-    for (let dr = -1; dr <= 1; dr++) {
-      for (let dc = -1; dc <= 1; dc++) {
-        if (dr === 0 && dc === 0) continue;
-        const nc = c + dc, nr = r + dr;
-        if (nc < 0 || nr < 0 || nc >= columns || nr >= rows) continue;
-        const n = nr * columns + nc;
-        if (blocked[n]) continue;
-        if (dr !== 0 && dc !== 0 && (blocked[r * columns + nc] || blocked[nr * columns + c])) continue;
-        const nd = d + (dr !== 0 && dc !== 0 ? Math.SQRT2 : 1);
-        if (nd < distance[n]) {
-          distance[n] = nd;
-          heap.push(n, nd);
-        }
-      }
-    }
+    relaxNeighbours(grid, blocked, distance, heap, cell, d);
   }
   return distance;
 }
@@ -231,7 +241,6 @@ export class FieldSolve {
 
   /** Does at most `cellBudget` units of work (>= 1, or Infinity); returns whether the field is complete. */
   advance(cellBudget: number): boolean {
-    const { columns, rows } = this.grid;
     const { distance, heap, blocked } = this;
     let budget = cellBudget;
     while (this.nextCell < 0 && budget > 0) {
@@ -241,22 +250,7 @@ export class FieldSolve {
       budget--;
       this.work++;
       if (d > distance[cell]) continue;
-      const c = cell % columns, r = (cell - c) / columns;
-      for (let dr = -1; dr <= 1; dr++) {
-        for (let dc = -1; dc <= 1; dc++) {
-          if (dr === 0 && dc === 0) continue;
-          const nc = c + dc, nr = r + dr;
-          if (nc < 0 || nr < 0 || nc >= columns || nr >= rows) continue;
-          const n = nr * columns + nc;
-          if (blocked[n]) continue;
-          if (dr !== 0 && dc !== 0 && (blocked[r * columns + nc] || blocked[nr * columns + c])) continue;
-          const nd = d + (dr !== 0 && dc !== 0 ? Math.SQRT2 : 1);
-          if (nd < distance[n]) {
-            distance[n] = nd;
-            heap.push(n, nd);
-          }
-        }
-      }
+      relaxNeighbours(this.grid, blocked, distance, heap, cell, d);
     }
     if (this.nextCell >= 0 && budget > 0 && !this.done) {
       const to = Math.min(distance.length, this.nextCell + Math.min(budget, distance.length));
