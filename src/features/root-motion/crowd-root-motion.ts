@@ -69,13 +69,9 @@ export class CrowdRootMotion implements CrowdFeature {
     this.tables = rootMotionTables(motion);
     this.records = new RootAnchorRecords(64);
     this.anchors = new Float64Array(64 * ANCHOR_NUMBERS);
+    // Installed before any GPU object exists, as the other features are: a refusal leaves nothing to free.
+    this.kernel = crowd.install(this);
     this.pass = new RootMotionPass(crowd.device, this.tables);
-    try {
-      this.kernel = crowd.install(this);
-    } catch (error) {
-      this.pass.destroy();
-      throw error;
-    }
     this.store = this.kernel.store;
     const world = new Float32Array(16);
     for (let handle = 0; handle < this.store.handleCount; handle++) {

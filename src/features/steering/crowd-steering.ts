@@ -47,13 +47,9 @@ export class CrowdSteering implements CrowdFeature {
   /** Installs steering on `crowd` (no agent yet); options are fixed for its life and checked before anything changes. */
   constructor(crowd: Crowd, options: CrowdSteeringOptions = {}) {
     this.model = new SteeringModel(options);
+    // Installed before any GPU object exists, as the other features are: a refusal leaves nothing to free.
+    this.kernel = crowd.install(this);
     this.pass = new SteeringPass(crowd.device, this.model.settings.projectionIterations);
-    try {
-      this.kernel = crowd.install(this);
-    } catch (error) {
-      this.pass.destroy();
-      throw error;
-    }
     this.store = this.kernel.store;
     this.lastClock = this.kernel.clock;
   }
