@@ -120,12 +120,12 @@ export class App {
     this.loadAbort?.abort();
   }
 
-  /** The view as picking takes it (CSS pixels), for a scene's pointer input. */
   /** The running scene's steering agents (SceneActivity.readAgents), or null when it steers none. */
   async readAgents(): Promise<(SteeringAgents & { keyboard: InstanceId }) | null> {
     return (await this.activity?.readAgents?.()) ?? null;
   }
 
+  /** The view as picking takes it (CSS pixels), for a scene's pointer input. */
   private pickCamera(): { viewProjection: Float32Array; width: number; height: number } {
     const canvas = this.renderer.canvas;
     this.pickView.viewProjection.set(this.camera.viewProjection);

@@ -130,8 +130,10 @@ export class LocomotionActivity implements SceneActivity {
       const controller = controllers.add(id, x, z, heading, { driver: i === this.selected ? 'cpu' : 'gpu' });
       this.controllers.push(controller);
       // Steering starts an agent at its instance's placement: the controller's start.
-      if (steered) crowd.setPlacement(id, x, 0, z, heading);
-      if (steered) steer!.join(id, i === this.selected);
+      if (steered) {
+        crowd.setPlacement(id, x, 0, z, heading);
+        steer!.join(id, i === this.selected);
+      }
       this.lookedAt[i] = this.elapsed;
       this.wander.start(i);
       this.countValue++;
@@ -265,13 +267,13 @@ export class LocomotionActivity implements SceneActivity {
     const steer = this.steer!;
     if (steer.on === on) return;
     steer.on = on;
+    if (!on) {
+      for (let i = 0; i < this.countValue; i++) steer.leave(this.ids[i]);
+      return;
+    }
     const { crowd, controllers } = this.scene;
     for (let i = 0; i < this.countValue; i++) {
       const id = this.ids[i];
-      if (!on) {
-        steer.leave(id);
-        continue;
-      }
       // The instance's placement is where its GPU-driven controller started: move it to where it
       // is, and keep it going the way it went (until its next decision).
       const s = this.state;
