@@ -92,6 +92,8 @@ export interface LocomotionConfig {
    */
   slowestWalkRate?: number;
 }
+/** LocomotionConfig.slowestWalkRate when absent: 1, the plain idle-to-walk blend. */
+export const DEFAULT_SLOWEST_WALK_RATE = 1;
 /** One action (the JSON's "actions" entry, its clip resolved to an index). */
 export interface ActionConfig {
   /** The action's name, as requestAction takes it. */
@@ -237,7 +239,7 @@ export function parseControllerConfig(json: unknown, clipNames: readonly string[
       minSpeed: field(l, 'minSpeed', w, number(0), 0.05),
       turnRate: field(l, 'turnRate', w, number(0, true), 6),
       fadeSeconds: field(l, 'fadeSeconds', w, number(0), fade.seconds),
-      slowestWalkRate: field(l, 'slowestWalkRate', w, rate, 1),
+      slowestWalkRate: field(l, 'slowestWalkRate', w, rate, DEFAULT_SLOWEST_WALK_RATE),
     };
   }
 
@@ -328,7 +330,7 @@ export function serializeControllerConfig(config: ControllerConfig): Record<stri
       blendSpace: l.blendSpace,
       directions: Object.fromEntries(DIRECTIONS.map((d) => [d, l.directions[d] ? { walk: name(l.directions[d]!.walk), run: name(l.directions[d]!.run) } : 'none'])),
       walkSpeed: l.walkSpeed, maxAcceleration: l.maxAcceleration, maxDeceleration: l.maxDeceleration,
-      minSpeed: l.minSpeed, turnRate: l.turnRate, fadeSeconds: l.fadeSeconds, slowestWalkRate: l.slowestWalkRate ?? 1,
+      minSpeed: l.minSpeed, turnRate: l.turnRate, fadeSeconds: l.fadeSeconds, slowestWalkRate: l.slowestWalkRate ?? DEFAULT_SLOWEST_WALK_RATE,
     };
   }
   out.actions = Object.fromEntries(config.actions.map((a) => [a.name, {

@@ -2,7 +2,7 @@ import { BlendSpace1D } from '../blend-space-1d';
 import type { BlendSpace2D } from '../blend-space-2d';
 import type { BakedRootMotion } from '../../bake/root-motion';
 import { advancePhase, createBlendWeights, type BlendWeights } from '../blend-weights';
-import { DIRECTIONS, type ControllerConfig, type Direction, type LocomotionConfig } from './config';
+import { DEFAULT_SLOWEST_WALK_RATE, DIRECTIONS, type ControllerConfig, type Direction, type LocomotionConfig } from './config';
 import { directionalBlendSpace } from './directional-space';
 import { show } from '../../math/show';
 
@@ -253,7 +253,7 @@ export class Locomotion {
 
   /** The speed parameter the blend is looked up at (slowestWalkRate, with rate matching), for p = speed / walkSpeed. */
   private blendParameter(p: number): number {
-    const slowest = this.runtime.config.slowestWalkRate ?? 1;
+    const slowest = this.runtime.config.slowestWalkRate ?? DEFAULT_SLOWEST_WALK_RATE;
     return this.runtime.rootCycles && p < 1 && slowest < 1 ? Math.min(p / slowest, 1) : p;
   }
 

@@ -2,7 +2,7 @@ import { ACTION_NONE, type AnimationController, type ControllerRuntime } from '.
 import { evaluateCurve, type BlendCurve } from '../../anim/control/curves';
 import { SOURCE_LOCOMOTION, type Source } from '../../anim/control/crossfader';
 import type { ClipPlayback } from '../../anim/control/playback';
-import { DIRECTIONS } from '../../anim/control/config';
+import { DEFAULT_SLOWEST_WALK_RATE, DIRECTIONS } from '../../anim/control/config';
 import type { BlendSpace2D } from '../../anim/blend-space-2d';
 import type { ControlModel } from './control-pass';
 import { CONTROL, CONTROL_ACTION_NEVER, CONTROL_FADE, CONTROL_INPUT, CONTROL_SOURCE, CONTROL_UPDATE, MASK_NONE } from '../../runtime/layout';
@@ -156,7 +156,7 @@ export function buildControlModel(runtime: ControllerRuntime, maskIds: ArrayLike
     words[locoBase + M.LOCO_MAX_DECELERATION] = loco.maxDeceleration;
     words[locoBase + M.LOCO_MIN_SPEED] = loco.minSpeed;
     words[locoBase + M.LOCO_TURN_RATE] = loco.turnRate;
-    words[locoBase + M.LOCO_SLOWEST_WALK_RATE] = loco.slowestWalkRate ?? 1;
+    words[locoBase + M.LOCO_SLOWEST_WALK_RATE] = loco.slowestWalkRate ?? DEFAULT_SLOWEST_WALK_RATE;
     DIRECTIONS.forEach((d, k) => {
       const set = loco.directions[d];
       const o = locoBase + M.LOCO_DIRECTIONS + k * M.DIRECTION_WORDS;
