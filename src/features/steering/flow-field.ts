@@ -28,7 +28,7 @@ export interface FieldGrid {
 }
 
 /** Whether (x, z) is inside the polygon (flat x, z pairs): even-odd rule. */
-export function insidePolygon(polygon: ArrayLike<number>, x: number, z: number): boolean {
+function insidePolygon(polygon: ArrayLike<number>, x: number, z: number): boolean {
   let inside = false;
   const n = polygon.length / 2;
   for (let i = 0, j = n - 1; i < n; j = i++) {
