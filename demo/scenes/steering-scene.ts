@@ -215,7 +215,8 @@ export class SteeringActivity implements SceneActivity {
     const tintOf = (id: InstanceId) => GROUP_TINTS[this.ids.indexOf(id) % 2] ?? [1, 1, 1];
     for (const id of this.selected) if (this.steering.hasAgent(id)) looks.set(id, { tint: tintOf(id) });
     this.selected = [...ids];
-    if (this.selected.length === 0) for (const id of this.ids) looks.set(id, { tint: tintOf(id) });
+    // Every agent by its index (its group): tintOf's search for each would be quadratic in the count.
+    if (this.selected.length === 0) this.ids.forEach((id, i) => looks.set(id, { tint: GROUP_TINTS[i % 2] }));
     for (const id of this.selected) looks.set(id, { tint: SELECTED_TINT });
   }
 

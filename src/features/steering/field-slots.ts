@@ -14,6 +14,8 @@ interface GoalField {
   readonly index: number;
   users: number;
   readonly goal: GroundPoint;
+  /** Its key in FieldSlots.goals. */
+  readonly key: string;
 }
 
 /** A field waiting for its solve (advance); `solve` starts at the head of the queue. */
@@ -38,6 +40,8 @@ export class FieldSlots {
   dirtyHi: number;
   /** Slot of each goal ("x,z" in float32) with a field, and the agents using it. */
   private readonly goals = new Map<string, GoalField>();
+  /** The goal of each slot in use, by slot index (release finds it without a search). */
+  private readonly bySlot: (GoalField | undefined)[] = [];
   private readonly free: number[] = [];
   /** Solves to do, oldest first, each goal at most once: advance works on the first. */
   private readonly pending: PendingField[] = [];
@@ -65,8 +69,9 @@ export class FieldSlots {
     if (!entry) {
       const index = this.free.pop();
       if (index === undefined) return FIELD_NONE; // every field is in use: straight to the goal
-      entry = { index, users: 0, goal };
+      entry = { index, users: 0, goal, key };
       this.goals.set(key, entry);
+      this.bySlot[index] = entry;
       // Zero directions until the solve finishes: the step sends its agents straight at the goal meanwhile.
       const floats = grid.columns * grid.rows * 2;
       this.fields.fill(0, index * floats, (index + 1) * floats);
@@ -79,18 +84,14 @@ export class FieldSlots {
 
   /** One agent fewer uses slot `index` (from acquire); the last one frees it and cancels its pending solve. */
   release(index: number): void {
-    if (index === FIELD_NONE) return;
-    for (const [key, entry] of this.goals) {
-      if (entry.index !== index) continue;
-      if (--entry.users === 0) {
-        this.goals.delete(key);
-        this.free.push(index);
-        // Its pending solve, if any, is dropped: the slot's next goal queues its own.
-        const pending = this.pending.findIndex((p) => p.entry === entry);
-        if (pending >= 0) this.pending.splice(pending, 1);
-      }
-      return;
-    }
+    const entry = index === FIELD_NONE ? undefined : this.bySlot[index];
+    if (!entry || --entry.users > 0) return;
+    this.goals.delete(entry.key);
+    this.bySlot[index] = undefined;
+    this.free.push(index);
+    // Its pending solve, if any, is dropped: the slot's next goal queues its own.
+    const pending = this.pending.findIndex((p) => p.entry === entry);
+    if (pending >= 0) this.pending.splice(pending, 1);
   }
 
   /**

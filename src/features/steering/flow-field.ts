@@ -28,7 +28,7 @@ export interface FieldGrid {
 }
 
 /** Whether (x, z) is inside the polygon (flat x, z pairs): even-odd rule. */
-export function insidePolygon(polygon: ArrayLike<number>, x: number, z: number): boolean {
+function insidePolygon(polygon: ArrayLike<number>, x: number, z: number): boolean {
   let inside = false;
   const n = polygon.length / 2;
   for (let i = 0, j = n - 1; i < n; j = i++) {
@@ -152,12 +152,12 @@ export function distanceField(grid: FieldGrid, blocked: Uint8Array, goalX: numbe
 }
 
 /**
- * Each cell's direction toward the goal into `out` (x, z per cell, from `offset` cells in): the
+ * Each cell's direction toward the goal into `out` (x, z per cell): the
  * normalised negative gradient of `distance`; (0, 0) for blocked and unreachable cells and the
  * goal's own cell (where agents go straight).
  */
-export function fieldDirections(grid: FieldGrid, distance: Float64Array, out: Float32Array, offset = 0): Float32Array {
-  directionsOfCells(grid, distance, out, offset, 0, grid.columns * grid.rows);
+export function fieldDirections(grid: FieldGrid, distance: Float64Array, out: Float32Array): Float32Array {
+  directionsOfCells(grid, distance, out, 0, grid.columns * grid.rows);
   return out;
 }
 
@@ -175,11 +175,11 @@ function slope(d: number, lo: number, hi: number): number {
 }
 
 /** fieldDirections for cells [from, to) only (row-major cell indices): the directions pass in slices. */
-function directionsOfCells(grid: FieldGrid, distance: Float64Array, out: Float32Array, offset: number, from: number, to: number): void {
+function directionsOfCells(grid: FieldGrid, distance: Float64Array, out: Float32Array, from: number, to: number): void {
   const { columns, rows } = grid;
   for (let cell = from; cell < to; cell++) {
     const c = cell % columns, r = (cell - c) / columns;
-    const i = (offset + cell) * 2;
+    const i = cell * 2;
     const d = distance[cell];
     out[i] = 0; out[i + 1] = 0;
     if (!Number.isFinite(d) || d === 0) continue;
@@ -253,8 +253,8 @@ export class FieldSolve {
       relaxNeighbours(this.grid, blocked, distance, heap, cell, d);
     }
     if (this.nextCell >= 0 && budget > 0 && !this.done) {
-      const to = Math.min(distance.length, this.nextCell + Math.min(budget, distance.length));
-      directionsOfCells(this.grid, distance, this.directions, 0, this.nextCell, to);
+      const to = Math.min(distance.length, this.nextCell + budget);
+      directionsOfCells(this.grid, distance, this.directions, this.nextCell, to);
       this.work += to - this.nextCell;
       this.nextCell = to;
     }

@@ -71,13 +71,9 @@ export class SteeringModel implements SteeringUploads {
     const epoch = this.u32[o + AGENT.epoch / 4]; // kept across removal, so the GPU's old state of this handle is restarted
     this.f32.fill(0, o, o + AF);
     this.u32[o + AGENT.epoch / 4] = epoch;
-    this.f32[o + AGENT.radius / 4] = settings.radius;
-    this.f32[o + AGENT.maxSpeed / 4] = settings.maxSpeed;
-    this.f32[o + AGENT.prefSpeed / 4] = settings.preferredSpeed;
-    this.f32[o + AGENT.maxAcceleration / 4] = settings.maxAcceleration;
     this.u32[o + AGENT.flags / 4] = AGENT_ACTIVE;
     this.u32[o + AGENT.field / 4] = FIELD_NONE;
-    this.settingsByHandle[handle] = settings;
+    this.writeSettings(handle, settings);
     this.agentCount++;
     this.handleLimit = Math.max(this.handleLimit, handle + 1);
     this.place(handle, world);
@@ -91,13 +87,18 @@ export class SteeringModel implements SteeringUploads {
 
   /** New radius and speeds for agent `handle` (checked: checkAgentChanges); its position, velocity, facing and goal stay (the epoch is not bumped). */
   setSettings(handle: number, settings: AgentSettings): void {
+    this.writeSettings(handle, settings);
+    this.touch(handle);
+  }
+
+  /** Agent `handle`'s radius and speeds into its record (float32) and as given (settingsByHandle). */
+  private writeSettings(handle: number, settings: AgentSettings): void {
     const o = handle * AF;
     this.f32[o + AGENT.radius / 4] = settings.radius;
     this.f32[o + AGENT.maxSpeed / 4] = settings.maxSpeed;
     this.f32[o + AGENT.prefSpeed / 4] = settings.preferredSpeed;
     this.f32[o + AGENT.maxAcceleration / 4] = settings.maxAcceleration;
     this.settingsByHandle[handle] = settings;
-    this.touch(handle);
   }
 
   /** Obstacles now (addObstacle less removeObstacle). */

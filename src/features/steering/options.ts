@@ -26,7 +26,7 @@ const ACCELERATION_PER_MAX_SPEED = 2;
 const OPTION_FIELDS = ['timeHorizon', 'obstacleTimeHorizon', 'neighbourDistance', 'maxNeighbours', 'turnRate', 'projectionIterations', 'flowField'] as const;
 const FIELD_FIELDS = ['min', 'max', 'cellSize', 'clearance', 'maxGoals', 'cellsPerFrame'] as const;
 /** Default FlowFieldOptions.cellsPerFrame: under 1 ms a frame on the CPU (0.6 ms measured; docs/steering.md, BENCHMARKS.md). */
-export const FIELD_CELLS_PER_FRAME = 8192;
+const FIELD_CELLS_PER_FRAME = 8192;
 const MAX_FIELD_CELLS = 1 << 20;
 
 function positive(value: unknown, name: string, fallback?: number): number {

@@ -12,7 +12,7 @@
 import { MAX_NEIGHBOURS, MAX_OBSTACLE_LINES } from './layout';
 
 /** Numbers per line: point (x, z), direction (x, z). */
-export const LINE = 4;
+const LINE = 4;
 /** The most lines of one agent's program. */
 export const MAX_LINES = MAX_NEIGHBOURS + MAX_OBSTACLE_LINES;
 /** RVO2's RVO_EPSILON: lines closer to parallel than this are treated as parallel. */
@@ -41,7 +41,7 @@ export class OrcaScratch {
  * 0..n-1 into `result`: closest to `opt`, or (directionOpt) farthest along the unit direction
  * `opt`. False when no point of the line qualifies (result untouched).
  */
-export function linearProgram1(lines: Float64Array, n: number, radius: number, optX: number, optZ: number, directionOpt: boolean, result: Float64Array): boolean {
+function linearProgram1(lines: Float64Array, n: number, radius: number, optX: number, optZ: number, directionOpt: boolean, result: Float64Array): boolean {
   const o = n * LINE;
   const px = lines[o], pz = lines[o + 1], dx = lines[o + 2], dz = lines[o + 3];
   const dot = px * dx + pz * dz;

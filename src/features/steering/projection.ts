@@ -34,6 +34,7 @@ export function gatherContacts(buffers: SteeringBuffers, grid: SteeringGrid): St
   const handles = params.getUint32(STEERING_PARAMS.handleCount, true);
   const dt = params.getFloat32(STEERING_PARAMS.dt, true);
   const af = new Float32Array(buffers.agents), au = new Uint32Array(buffers.agents), sf = new Float32Array(buffers.states);
+  const obstacles = obstacleViews(buffers.obstacles);
   const cell = params.getFloat32(STEERING_PARAMS.cellSize, true), size = params.getUint32(STEERING_PARAMS.tableSize, true);
   const neighbourDistance = params.getFloat32(STEERING_PARAMS.neighbourDistance, true);
   const contacts = new Uint32Array(handles * CONTACT_WORDS).fill(NO_CONTACT);
@@ -41,7 +42,7 @@ export function gatherContacts(buffers: SteeringBuffers, grid: SteeringGrid): St
   for (let h = 0; h < handles; h++) {
     if (!(au[h * A + AGENT.flags / 4] & AGENT_ACTIVE) || !(dt > 0)) continue;
     const x = sf[h * S], z = sf[h * S + 1], radius = af[h * A + AGENT.radius / 4], maxSpeed = af[h * A + AGENT.maxSpeed / 4];
-    contacts[h * CONTACT_WORDS] = nearObstacle(params, buffers.obstacles, x, z, OBSTACLE_RANGE * radius + maxSpeed * dt) ? 1 : 0;
+    contacts[h * CONTACT_WORDS] = nearObstacle(params, obstacles, x, z, OBSTACLE_RANGE * radius + maxSpeed * dt) ? 1 : 0;
     const ids = contacts.subarray(h * CONTACT_WORDS + 1, (h + 1) * CONTACT_WORDS);
     let count = 0;
     for (const b of nearbyBuckets(x, z, cell, size)) {
@@ -75,6 +76,7 @@ export function projectPositions(buffers: SteeringBuffers, contacts: SteeringCon
   if (!(dt > 0) || iterations <= 0) return;
   const af = new Float32Array(buffers.agents), au = new Uint32Array(buffers.agents);
   const sf = new Float32Array(buffers.states);
+  const obstacles = obstacleViews(buffers.obstacles);
   // gatherAgents: (x, z, radius, near obstacles: 1 or 0) per handle; radius 0 for a handle that is no agent.
   let source = new Float32Array(handles * 4), target = new Float32Array(handles * 4);
   for (let h = 0; h < handles; h++) {
@@ -83,7 +85,7 @@ export function projectPositions(buffers: SteeringBuffers, contacts: SteeringCon
     source[h * 4 + 3] = contacts[h * CONTACT_WORDS];
   }
   for (let k = 0; k < iterations; k++) {
-    for (let h = 0; h < handles; h++) projectAgent(params, buffers.obstacles, contacts, source, target, h);
+    for (let h = 0; h < handles; h++) projectAgent(params, obstacles, contacts, source, target, h);
     [source, target] = [target, source];
   }
   // placeAgents
@@ -96,7 +98,7 @@ export function projectPositions(buffers: SteeringBuffers, contacts: SteeringCon
 }
 
 /** One Jacobi update of agent `h`: reads `source`, writes its own entry of `target` (steering.wgsl `projectAgents`). */
-function projectAgent(params: DataView, obstacleBytes: ArrayBuffer, contacts: Uint32Array, source: Float32Array, target: Float32Array, h: number): void {
+function projectAgent(params: DataView, obstacles: ObstacleViews, contacts: Uint32Array, source: Float32Array, target: Float32Array, h: number): void {
   const radius = source[h * 4 + 2];
   target[h * 4 + 2] = radius; target[h * 4 + 3] = source[h * 4 + 3];
   if (!(radius > 0)) return;
@@ -115,11 +117,21 @@ function projectAgent(params: DataView, obstacleBytes: ArrayBuffer, contacts: Ui
     if (distance > 1e-6 * apart) { px -= (push * dx) / distance; pz -= (push * dz) / distance; } else px += j > h ? -push : push;
   }
   if (source[h * 4 + 3] > 0) {
-    const p = pushOutOfObstacles(params, obstacleBytes, Math.fround(x + px), Math.fround(z + pz), radius);
+    const p = pushOutOfObstacles(params, obstacles, Math.fround(x + px), Math.fround(z + pz), radius);
     target[h * 4] = p[0]; target[h * 4 + 1] = p[1];
   } else {
     target[h * 4] = x + px; target[h * 4 + 1] = z + pz;
   }
+}
+
+/** The OBSTACLE_VERTEX records as floats and words, made once a step (not per agent and iteration). */
+interface ObstacleViews {
+  readonly f: Float32Array;
+  readonly u: Uint32Array;
+}
+
+function obstacleViews(obstacleBytes: ArrayBuffer): ObstacleViews {
+  return { f: new Float32Array(obstacleBytes), u: new Uint32Array(obstacleBytes) };
 }
 
 const pushed = new Float64Array(2);
@@ -140,8 +152,7 @@ function outsideDistSq(f: Float32Array, u: Uint32Array, i: number, x: number, z:
 }
 
 /** Whether a segment (x, z) is outside of (right of) lies closer than `reach` (steering.wgsl `steer`, its segment loop). */
-function nearObstacle(params: DataView, obstacleBytes: ArrayBuffer, x: number, z: number, reach: number): boolean {
-  const f = new Float32Array(obstacleBytes), u = new Uint32Array(obstacleBytes);
+function nearObstacle(params: DataView, { f, u }: ObstacleViews, x: number, z: number, reach: number): boolean {
   const vertices = params.getUint32(STEERING_PARAMS.vertexCount, true);
   for (let i = 0; i < vertices; i++) if (outsideDistSq(f, u, i, x, z) < reach * reach) return true;
   return false;
@@ -152,8 +163,7 @@ function nearObstacle(params: DataView, obstacleBytes: ArrayBuffer, x: number, z
  * and closer to than `radius`: to `radius` from the segment's nearest point, segment after segment
  * in vertex order (steering.wgsl `pushOutOfObstacles`).
  */
-function pushOutOfObstacles(params: DataView, obstacleBytes: ArrayBuffer, x: number, z: number, radius: number): Float64Array {
-  const f = new Float32Array(obstacleBytes), u = new Uint32Array(obstacleBytes);
+function pushOutOfObstacles(params: DataView, { f, u }: ObstacleViews, x: number, z: number, radius: number): Float64Array {
   const vertices = params.getUint32(STEERING_PARAMS.vertexCount, true);
   for (let i = 0; i < vertices; i++) {
     const distSq = outsideDistSq(f, u, i, x, z);

@@ -40,6 +40,17 @@ type EntryPoint = (typeof ENTRY_POINTS)[number];
 type Dispatch = EntryPoint | 'projectBack' | 'placeFromB';
 type BindGroups = Record<Dispatch, GPUBindGroup>;
 const pipelineOf = (d: Dispatch): EntryPoint => d === 'projectBack' ? 'projectAgents' : d === 'placeFromB' ? 'placeAgents' : d;
+/** The bindings each dispatch uses (indices into SteeringPass.bind's buffer list; steering.wgsl's @binding numbers). */
+const BINDINGS: Readonly<Record<Dispatch, readonly number[]>> = {
+  clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
+  steer: [0, 1, 2, 4, 5, 7, 8, 9, 15], moveAgents: [0, 1, 2, 9, 10, 11, 12],
+  gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
+};
+/**
+ * Bindings 13 (projectSource) and 14 (projectTarget) are A -> B as listed; swapped (B -> A) for
+ * gatherAgents (writes A), projectBack (odd iterations) and placeFromB (after an odd count).
+ */
+const SWAPPED: readonly Dispatch[] = ['gatherAgents', 'projectBack', 'placeFromB'];
 
 /**
  * The steering compute pass (shaders/steering/steering.wgsl): one step of every agent, six
@@ -109,8 +120,9 @@ export class SteeringPass {
 
   /** Bytes of the pass's GPU buffers. */
   get gpuBytes(): number {
-    return [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]
-      .reduce((sum, b) => sum + b.size, 0);
+    let bytes = 0;
+    for (const b of this.buffers()) bytes += b.size;
+    return bytes;
   }
 
   /**
@@ -197,7 +209,17 @@ export class SteeringPass {
   }
 
   destroy(): void {
-    for (const b of [this.params, this.agents, this.states, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts, this.obstacles, this.fields]) b.destroy();
+    for (const b of this.buffers()) b.destroy();
+  }
+
+  /** Every buffer the pass owns (gpuBytes, destroy): the per-handle ones first, as grow replaces them. */
+  private buffers(): GPUBuffer[] {
+    return [...this.handleBuffers(), this.states, this.params, this.obstacles, this.fields];
+  }
+
+  /** The buffers sized by handles that grow replaces outright (states is copied over, so it is not among them). */
+  private handleBuffers(): GPUBuffer[] {
+    return [this.agents, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts];
   }
 
   private storage(name: string, size: number, extra = 0): GPUBuffer {
@@ -209,7 +231,7 @@ export class SteeringPass {
     for (const [label, size] of [['agents', AGENT.size], ['states', AGENT_STATE.size], ['drives', LOCOMOTION_DRIVE.size]] as const) checkStorageBinding(this.device, `SteeringPass.${label}`, capacity * size);
     const old = this.capacity > 0 ? this.states : undefined;
     const table = tableSizeFor(capacity);
-    if (this.capacity > 0) for (const b of [this.agents, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts]) b.destroy();
+    if (this.capacity > 0) for (const b of this.handleBuffers()) b.destroy();
     this.agents = this.storage('agents', capacity * AGENT.size);
     this.states = this.storage('states', capacity * AGENT_STATE.size, GPUBufferUsage.COPY_SRC);
     this.drives = this.storage('drives', capacity * LOCOMOTION_DRIVE.size, GPUBufferUsage.COPY_SRC);
@@ -238,23 +260,15 @@ export class SteeringPass {
       this.obstacles, this.fields, this.nextVelocities, targets.handleSlotBuffer, targets.instanceBuffer, this.drives,
       this.projectedA, this.projectedB, this.contacts,
     ];
-    // Bindings 13 (projectSource) and 14 (projectTarget): A -> B as listed; swapped (B -> A) for
-    // gatherAgents (writes A), projectBack (odd iterations) and placeFromB (after an odd count).
-    const used: Record<Dispatch, number[]> = {
-      clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
-      steer: [0, 1, 2, 4, 5, 7, 8, 9, 15], moveAgents: [0, 1, 2, 9, 10, 11, 12],
-      gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
-    };
     const swapped = (binding: number): GPUBuffer => binding === 13 ? this.projectedB : binding === 14 ? this.projectedA : buffers[binding];
-    const swaps: readonly Dispatch[] = ['gatherAgents', 'projectBack', 'placeFromB'];
     const group = (key: Dispatch): GPUBindGroup => {
-      const pick = swaps.includes(key) ? swapped : (binding: number): GPUBuffer => buffers[binding];
+      const pick = SWAPPED.includes(key) ? swapped : (binding: number): GPUBuffer => buffers[binding];
       return this.device.createBindGroup({
         label: `SteeringPass.${key}`, layout: this.pipelines[pipelineOf(key)].getBindGroupLayout(0),
-        entries: used[key].map((binding) => ({ binding, resource: { buffer: pick(binding) } })),
+        entries: BINDINGS[key].map((binding) => ({ binding, resource: { buffer: pick(binding) } })),
       });
     };
-    this.bindGroups = Object.fromEntries((Object.keys(used) as Dispatch[]).map((key) => [key, group(key)])) as BindGroups;
+    this.bindGroups = Object.fromEntries((Object.keys(BINDINGS) as Dispatch[]).map((key) => [key, group(key)])) as BindGroups;
     this.bound = targets;
     this.boundGeneration = targets.generation;
   }

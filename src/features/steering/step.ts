@@ -39,13 +39,13 @@ export interface SteeringGrid {
 }
 
 /** The cell of a position: floor(x / cellSize), clamped to +-2^30 so it fits an i32. */
-export function cellCoordinate(x: number, cellSize: number): number {
+function cellCoordinate(x: number, cellSize: number): number {
   const c = Math.floor(Math.fround(x / cellSize));
   return Math.max(-1073741824, Math.min(1073741824, c));
 }
 
 /** The grid bucket of cell (ix, iz): a hash into [0, tableSize) (steering.wgsl `bucketOf`). */
-export function bucketOf(ix: number, iz: number, tableSize: number): number {
+function bucketOf(ix: number, iz: number, tableSize: number): number {
   return ((Math.imul(ix, 73856093) ^ Math.imul(iz, 19349663)) >>> 0) & (tableSize - 1);
 }
 
@@ -92,7 +92,7 @@ function obstacleReader(v: Views): ObstacleVertices {
 }
 
 /** Builds the grid of the agents' positions now: count, exclusive prefix sum, scatter. */
-export function buildGrid(buffers: SteeringBuffers): SteeringGrid {
+function buildGrid(buffers: SteeringBuffers): SteeringGrid {
   const v = new Views(buffers);
   const handles = v.u(STEERING_PARAMS.handleCount), size = v.u(STEERING_PARAMS.tableSize), cell = v.f(STEERING_PARAMS.cellSize);
   const counts = new Uint32Array(size), starts = new Uint32Array(size + 1), cellOf = new Uint32Array(handles), rank = new Uint32Array(handles);
