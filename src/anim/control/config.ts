@@ -87,8 +87,7 @@ export interface LocomotionConfig {
   fadeSeconds: number;
   /**
    * With rate matching (root motion) only, in (0, 1]: the slowest rate the walk clips play at
-   * alone; between slowestWalkRate x walkSpeed and walkSpeed the blend is the walk clips' (1 is
-   * the plain idle-to-walk blend, the default when absent). See Locomotion.
+   * alone, blended with idle only below it (DEFAULT_SLOWEST_WALK_RATE when absent). See Locomotion.
    */
   slowestWalkRate?: number;
 }
