@@ -174,6 +174,7 @@ export class SteeringPass {
     }
     if (targets !== this.bound || targets.generation !== this.boundGeneration || !this.bindGroups) this.bind(targets);
     this.handleCount = handles;
+    if (handles === 0) return bytes; // no step to run (encode records nothing): an idle steering writes nothing a frame
     if (this.paramsView?.buffer !== uploads.params) this.paramsView = new DataView(uploads.params);
     const view = this.paramsView;
     view.setUint32(STEERING_PARAMS.handleCount, handles, true);

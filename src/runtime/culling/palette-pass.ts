@@ -2,7 +2,7 @@ import paletteWgsl from '../../../shaders/culling/palette.wgsl?raw';
 import { clockTicks } from '../clip-clock';
 import type { InstanceStore } from '../instance-store';
 import { InstanceRecords } from '../instance-records';
-import { INSTANCE, LAYERS_NONE, MAX_LOD_LEVELS, PALETTE_BUCKETS, PALETTE_PARAMS } from '../layout';
+import { CULL_LOD, CULL_SHADOWS, INSTANCE, LAYERS_NONE, LOD_NOT_FORCED, MAX_LOD_LEVELS, PALETTE_BUCKETS, PALETTE_PARAMS } from '../layout';
 import { WORKGROUP_SIZE } from '../limits';
 import { INDIRECT_DISPATCH_WIDTH, type PoseInputs, type PosePass } from '../pose-pass';
 
@@ -10,6 +10,22 @@ import { INDIRECT_DISPATCH_WIDTH, type PoseInputs, type PosePass } from '../pose
 export interface PaletteCull {
   /** CULL_COUNTERS words: the camera and shadow list lengths per level. */
   readonly counters: GPUBuffer;
+}
+
+/**
+ * The draw lists the cull pass can fill for `frame` (bit k: list k, camera levels 0 .. levels - 1
+ * then shadow levels): a forced level or LOD off puts every drawn instance at one level (a crowd
+ * without a camera draws all at level 0: flags 0), and the shadow lists stay empty without
+ * CULL_SHADOWS. The palette pass dispatches only these: each of its list dispatches is indirect,
+ * which Dawn validates by recording a dispatch of its own (about 8 µs of CPU each in Node), and a
+ * list the cull pass cannot fill has nothing to mark or acquire.
+ */
+export function paletteLists(frame: { flags: number; forcedLevel: number; shadowLodBias: number }, levels: number): number {
+  const all = (1 << levels) - 1;
+  const single = frame.forcedLevel !== LOD_NOT_FORCED ? Math.min(frame.forcedLevel, levels - 1) : (frame.flags & CULL_LOD) === 0 ? 0 : -1;
+  const camera = single < 0 ? all : 1 << single;
+  const shadow = (frame.flags & CULL_SHADOWS) === 0 ? 0 : single < 0 ? all : 1 << Math.min(single + frame.shadowLodBias, levels - 1);
+  return camera | (shadow << levels);
 }
 
 /**
@@ -43,6 +59,8 @@ export class PalettePass {
   private bound: InstanceStore | undefined;
   private releaseWidth = 1;
   private releaseHeight = 0;
+  /** The lists this frame's encode dispatches (paletteLists; bit k: list k). */
+  private lists = 0;
   /** The shared poses' records, their joint-set entries and identity list, posed when `posedGeneration` is behind the store. */
   private readonly shared: { records: GPUBuffer; entries: GPUBuffer; list: GPUBuffer; data: InstanceRecords; count: number; entryWords: Uint32Array<ArrayBuffer> };
   private readonly sharedInputs: { -readonly [K in keyof PoseInputs]: PoseInputs[K] };
@@ -98,9 +116,14 @@ export class PalettePass {
     return this.params.size + this.args.size + this.shared.records.size + this.shared.entries.size + this.shared.list.size;
   }
 
-  /** Writes the frame's uniforms (`frame`: the cull pass's counter; `clock`: crowd seconds); binds `store`'s buffers when they were replaced. */
-  update(store: InstanceStore, cull: PaletteCull, frame: number, clock: number): void {
+  /**
+   * Writes the frame's uniforms (`frame`: the cull pass's counter; `clock`: crowd seconds); binds
+   * `store`'s buffers when they were replaced. `lists`: the draw lists the cull pass can fill this
+   * frame (paletteLists; default all), the only ones encode dispatches.
+   */
+  update(store: InstanceStore, cull: PaletteCull, frame: number, clock: number, lists = (1 << (2 * this.levels)) - 1): void {
     if (store !== this.bound || store.generation !== this.boundGeneration) this.bind(store, cull);
+    this.lists = lists;
     const ticks = clockTicks(clock, 'PalettePass.update: clock');
     const v = this.view;
     for (let list = 0; list < 2 * this.levels; list++) {
@@ -140,7 +163,11 @@ export class PalettePass {
     this.posedGeneration = store.generation;
   }
 
-  /** Records prepare, mark (per list), release, acquire (per list, camera levels near to far, then the shadow lists); `timestampWrites` measures the pass. */
+  /**
+   * Records prepare, mark (per list), release, acquire (per list, camera levels near to far, then
+   * the shadow lists), the per-list dispatches only for the lists update was given;
+   * `timestampWrites` measures the pass.
+   */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     if (this.groups.length === 0) throw new Error('PalettePass.encode: call update() first');
     this.passDescriptor.timestampWrites = timestampWrites;
@@ -152,6 +179,7 @@ export class PalettePass {
     pass.dispatchWorkgroups(1);
     pass.setPipeline(this.pipelines.mark);
     for (let list = 0; list < lists; list++) {
+      if ((this.lists & (1 << list)) === 0) continue;
       pass.setBindGroup(0, this.groups[list]);
       pass.dispatchWorkgroupsIndirect(this.args, list * 12);
     }
@@ -162,6 +190,7 @@ export class PalettePass {
     }
     pass.setPipeline(this.pipelines.acquire);
     for (let list = 0; list < lists; list++) {
+      if ((this.lists & (1 << list)) === 0) continue;
       pass.setBindGroup(0, this.groups[list]);
       pass.dispatchWorkgroupsIndirect(this.args, list * 12);
     }

@@ -10,7 +10,7 @@ import { frustumPlanes } from './cull-math';
 import { CullPass } from './cull-pass';
 import { CullSettings } from './cull-settings';
 import { CullStatsReader } from './cull-stats';
-import { PalettePass } from './palette-pass';
+import { PalettePass, paletteLists } from './palette-pass';
 import { fitLight, ShadowPass } from './shadow-pass';
 
 /**
@@ -139,7 +139,7 @@ export class Visibility {
     this.cullPass.update(store, frame);
     const palettePass = palette ? (this.palettePass ??= new PalettePass(this.device!, { levels: this.levels, clipDurations: this.character.clipDurations })) : undefined;
     if (palettePass) {
-      palettePass.update(store, this.cullPass, frame.frame, clock);
+      palettePass.update(store, this.cullPass, frame.frame, clock, paletteLists(frame, this.levels));
       palettePass.poseShared(encoder, store, pose);
     }
     pose.update(store, clock, this.cullPass);
