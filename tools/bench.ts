@@ -6,12 +6,15 @@
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
  * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw (only that section, replacing it in the existing BENCHMARKS.md).
+ * --against REF (with --section controllers): the section's CPU-per-frame scenes also measured for
+ * a worktree of REF in this process, frame by frame in alternation, with both and their ratio
+ * (tools/bench/against.ts; docs/testing.md: run it before resolving an issue that touches a per-frame path).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { parseControllerConfig } from '../src/anim/control/config';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { formatBytes } from '../src/runtime/limits';
 import { benchBake, benchControllers, benchFrames, benchLayerCodeCost, benchPosePass, characterFromFile, type ControllerRow } from './bench/ours';
 import { minimalPage, minimalPageSources, packageSizes } from './bench/size';
@@ -24,6 +27,7 @@ import { benchThreeCulling, benchThreeShading, type ShadingRow } from './bench/t
 import { benchAppearance, type AppearanceRow } from './bench/appearance';
 import { benchFieldSlices, benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
 import { benchDraw, DRAW_STEPS, DRAW_TRIED, type DrawRow } from './bench/draw';
+import { benchPaired, treeLibrary, worktreeOf, type PairedRow } from './bench/against';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
@@ -31,6 +35,11 @@ const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
 if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering or draw, got ${only}`);
+const againstArg = process.argv.indexOf('--against');
+const against = againstArg >= 0 ? process.argv[againstArg + 1] : undefined;
+if (againstArg >= 0 && (against === undefined || against.startsWith('--'))) throw new Error('--against needs a commit, branch or tag: --against REF');
+// The paired scenes exist for the controllers section (its control frame and a steady crowd); others would need their own.
+if (against !== undefined && only !== 'controllers') throw new Error(`--against works with --section controllers (the section with paired CPU-per-frame scenes), got ${only === undefined ? 'no --section' : `--section ${only}`}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
 const MILLION_HEADING = '## A million in the crowd: the joint-matrix palette, bulk add';
 const CLIP_LIBRARY_HEADING = '## Two bodies, one clip library (Walker)';
@@ -198,6 +207,24 @@ async function controllerSection(): Promise<void> {
           r.uploadBytes.toLocaleString('en'), msText(r.gpuMs), r.driver === 'cpu' ? '1.00' : `1/${(base.cpuMs / r.cpuMs).toFixed(0)}`];
       }));
   }
+  if (against !== undefined) await pairedControllers(against);
+}
+
+/** `--against REF`: the control frame and a steady crowd for this tree and REF in one process, in alternation (tools/bench/against.ts). */
+async function pairedControllers(ref: string): Promise<void> {
+  const { root, commit } = worktreeOf(ref);
+  const libs = [await treeLibrary(process.cwd(), 'this tree'), await treeLibrary(root, ref)] as const;
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(', ');
+  const loadBefore = load();
+  const frames = quick ? 60 : 600;
+  const rows: PairedRow[] = await benchPaired(device, [libs[0], libs[1]], MODELS[2][1], quick ? [10000] : [100000], frames, (l) => console.error(l));
+  print(`### This tree against ${ref}${commit.startsWith(ref) ? '' : ` (${commit.slice(0, 7)})`}, paired in one process`);
+  print();
+  print(`RobotExpressive; each tree's library (its own worktree, tools/bench/against.ts) driven by the same scene code, frame by frame in alternation (which goes first swaps every frame), ${frames} timed frames each after the warm-up (62 s for the gpu driver, 2 s for the steady crowd), so that a busy machine slows both alike: read the ratio, not the milliseconds. Controllers: the frame of the table above (inputs + CrowdControllers.update + crowd.update + encode + finish). Steady crowd: the same crowd without controllers, nothing changing (crowd.update + encode + finish). paletteSize Infinity: the section's crowd (a joint set per instance); default: CrowdOptions.paletteSize left out, as a page leaves it (65,536 joint sets since e0b8c4e, when the palette runs for more instances; before it, every set that fits). Load average (1, 5, 15 min) before: ${loadBefore}; after: ${load()}.`);
+  print();
+  const msText = (v: number) => v.toFixed(3);
+  table(['scene', 'instances', 'paletteSize', 'this tree: CPU ms (median)', 'p95', `${ref}: CPU ms (median)`, 'p95', `ratio (this tree / ${ref})`],
+    rows.map((r) => [r.scene, r.instances.toLocaleString('en'), r.palette, msText(r.ours.median), msText(r.ours.p95), msText(r.ref.median), msText(r.ref.p95), r.ratio.toFixed(2)]));
 }
 
 /** The million section (tools/bench/million.ts): bytes, add time, and frames at 100k / 1M with 1% / 10% in view, ratios to 100k at 1%. */
