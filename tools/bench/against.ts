@@ -1,10 +1,13 @@
 /**
  * `npm run bench -- --section controllers --against REF`: the per-frame CPU scenes measured for
  * this tree and for a worktree of REF in one process, frame by frame in alternation, so that a
- * busy machine slows both alike and the ratio says what changed (issue 42: a 1.6x regression of
- * the control frame went unseen because each run measured one tree).
+ * busy machine slows both alike and the ratio says what changed (issue 42: runs of one tree at a
+ * time, minutes apart on a shared machine, could not tell a regression from the load).
  *
- * REF's library is loaded from its own worktree (made next to the system's temporary directory,
+ * Both libraries share the process, so an effect of one on the whole process (a module that
+ * patches a global on import, say) slows both and does not show in the ratio; compare the
+ * milliseconds with a run of the section alone for that.
+ * REF's library is loaded from its own worktree (made under the system's temporary directory,
  * its node_modules a link to this tree's), and the scene code here drives both: what differs is
  * the library, not the measurement. REF must have the bench's entry points this uses
  * (tools/bench/ours.ts characterFromFile, tools/bench/full-crowd.ts fullCrowd,
