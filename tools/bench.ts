@@ -6,8 +6,8 @@
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
  * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw (only that section, replacing it in the existing BENCHMARKS.md).
- * --against REF (with --section controllers): the section's CPU-per-frame scenes also measured for
- * a worktree of REF in this process, frame by frame in alternation, with both and their ratio
+ * --against REF[,REF...] (with --section controllers): the section's CPU-per-frame scenes also measured for
+ * a worktree of each REF in this process, frame by frame in alternation, with both and their ratio
  * (tools/bench/against.ts; docs/testing.md: run it before resolving an issue that touches a per-frame path).
  */
 import { readFileSync } from 'node:fs';
@@ -207,7 +207,8 @@ async function controllerSection(): Promise<void> {
           r.uploadBytes.toLocaleString('en'), msText(r.gpuMs), r.driver === 'cpu' ? '1.00' : `1/${(base.cpuMs / r.cpuMs).toFixed(0)}`];
       }));
   }
-  if (against !== undefined) await pairedControllers(against);
+  // --against A,B: a paired table per REF, in the order given.
+  for (const ref of against?.split(',') ?? []) await pairedControllers(ref);
 }
 
 /** `--against REF`: the control frame and a steady crowd for this tree and REF in one process, in alternation (tools/bench/against.ts). */
