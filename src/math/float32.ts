@@ -15,6 +15,21 @@ export const F32_MAX = 3.4028234663852886e38;
 /** The smallest normal positive float32, 2^-126 (about 1.18e-38); GPUs may flush smaller numbers to 0. */
 export const F32_MIN_NORMAL = 2 ** -126;
 
+/** What the float32 bound of a value says when it is refused (checkF32's `why`, F32_HOLDS). */
+export const F32_WHY = 'the GPU holds it as float32';
+/** Every finite float32 value: what float32 holds at all (the looser bound of a number the GPU only stores). */
+export const F32_HOLDS: F32Range = { min: -F32_MAX, max: F32_MAX };
+
+/**
+ * World coordinates the kernel takes (transform elements, placement, camera position, prop
+ * offsets, picking rays), model units: the cull pass squares world distances and extents
+ * (shaders/culling/cull.wgsl: length(centre - camera), the box's half axes), so that
+ * 3 x (2e12 x model extent)^2 stays far under F32_MAX for models up to 1e6 units across.
+ */
+export const WORLD: F32Range = { min: -1e12, max: 1e12 };
+/** Why WORLD bounds a number (its refusal says it). */
+export const WORLD_WHY = 'float32 on the GPU: the cull pass squares world distances';
+
 /** A closed range [min, max] for checkF32 (both finite, min <= max). */
 export interface F32Range {
   readonly min: number;
@@ -33,10 +48,10 @@ export function checkF32(value: unknown, name: string, range: F32Range, why: str
   throw new RangeError(`${name} must be a number in ${range.open ? '(' : '['}${bound(range.min)}, ${bound(range.max)}] (${why}), got ${show(value)}`);
 }
 
-/** A bound as a message writes it: 1e9, 1e-6, 0, 2.5 (exponents without "+"). */
+/** A bound as a message writes it: 1e9, 1e-6, 0, 2.5, 3.4028235e38 (exponents without "+", at most 8 digits). */
 export function bound(value: number): string {
   const a = Math.abs(value);
-  return a !== 0 && (a >= 1e5 || a < 1e-2) ? value.toExponential().replace('e+', 'e') : String(value);
+  return a !== 0 && (a >= 1e5 || a < 1e-2) ? Number(value.toPrecision(8)).toExponential().replace('e+', 'e') : String(value);
 }
 
 /** Whether float32 holds `value` as itself or a normal neighbour: finite, |value| <= F32_MAX, and 0 or |value| >= F32_MIN_NORMAL. */
