@@ -155,7 +155,8 @@ export class CrowdSteering implements CrowdFeature {
    * removeObstacle. Costs O(every obstacle vertex), plus recomputing each live flow field.
    * Refused, changing nothing: fewer than 2 vertices, a vertex beyond ±1e9, two equal neighbours,
    * an outline that is not simple (edges that cross, touch or fold back: the message names
-   * them; O(vertices^2)), and vertices past the device's storage-buffer limit (32 bytes each).
+   * them; about O(vertices), O(vertices^2) at worst), and vertices past the device's storage-buffer
+   * limit (32 bytes each).
    */
   addObstacle(vertices: readonly GroundPoint[]): number {
     const polygon = checkPolygon(vertices);

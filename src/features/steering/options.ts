@@ -133,7 +133,7 @@ export function checkSteeringOptions(options: CrowdSteeringOptions): SteeringSet
  * A polygon as the caller gave it, checked, as flat (x, z) pairs counter-clockwise (RVO2's order).
  * Refused: fewer than 2 vertices, a vertex that is not two numbers within COORDINATE, two equal
  * neighbours, and (3 vertices or more) an outline that is not simple: two edges that cross or
- * touch, or neighbouring edges that fold back on each other (O(vertices^2) pairs).
+ * touch, or neighbouring edges that fold back on each other (checkSimple).
  */
 export function checkPolygon(vertices: readonly GroundPoint[]): Float64Array {
   if (!Array.isArray(vertices) || vertices.length < 2) throw new RangeError(`an obstacle needs at least 2 vertices [[x0, z0], [x1, z1], ...], got ${Array.isArray(vertices) ? `${vertices.length}` : show(vertices)}`);
@@ -181,24 +181,56 @@ function meet(p: Float64Array, a: number, b: number, c: number, d: number): bool
  * Refuses an outline (flat pairs, 3 vertices or more) that is not a simple polygon, naming the
  * two edges: a bow-tie's lobes would each be half inside, and an agent walks into one (RVO2, whose
  * obstacle code this is, needs simple polygons too). Edge i runs from vertices[i] to vertices[i + 1].
+ * Only edges that share a cell of a grid of about n cells over the outline's box are tested
+ * against each other (each pair once): O(n) for outlines whose edges are short against it, O(n^2)
+ * at worst (10,000 vertices on a circle: all pairs took 0.95 s).
  */
 function checkSimple(p: Float64Array): void {
   const n = p.length / 2;
-  const edge = (i: number): string => `edge ${i} ([${p[2 * i]}, ${p[2 * i + 1]}] -> [${p[2 * ((i + 1) % n)]}, ${p[2 * ((i + 1) % n) + 1]}])`;
-  const refuse = (i: number, j: number): never => {
-    throw new RangeError(`vertices: ${edge(i)} and ${edge(j)} ${j === (i + 1) % n || i === (j + 1) % n ? 'fold back over each other' : 'cross or touch'}: an obstacle must be a simple polygon (split it into simple ones)`);
-  };
+  let minX = Infinity, minZ = Infinity, maxX = -Infinity, maxZ = -Infinity;
   for (let i = 0; i < n; i++) {
-    const a = i, b = (i + 1) % n;
-    for (let j = i + 1; j < n; j++) {
-      const c = j, d = (j + 1) % n;
-      if (d === a || c === b) {
-        // Neighbours share one vertex: they fold back when the other ends lie on each other's edge.
-        const shared = c === b ? b : a, x = shared === b ? a : b, y = shared === b ? d : c;
-        if (orient(p, x, shared, y) === 0 && (within(p, x, shared, y) || within(p, shared, y, x))) refuse(i, j);
-      } else if (meet(p, a, b, c, d)) {
-        refuse(i, j);
+    minX = Math.min(minX, p[2 * i]); maxX = Math.max(maxX, p[2 * i]);
+    minZ = Math.min(minZ, p[2 * i + 1]); maxZ = Math.max(maxZ, p[2 * i + 1]);
+  }
+  const side = Math.ceil(Math.sqrt(n));
+  const size = Math.max(maxX - minX, maxZ - minZ) / side || 1;
+  const cellOf = (v: number, min: number): number => Math.min(side - 1, Math.floor((v - min) / size));
+  const cells: number[][] = Array.from({ length: side * side }, () => []);
+  const span = new Int32Array(4 * n); // each edge's cell rectangle: x0, z0, x1, z1
+  for (let i = 0; i < n; i++) {
+    const j = (i + 1) % n;
+    const x0 = cellOf(Math.min(p[2 * i], p[2 * j]), minX), x1 = cellOf(Math.max(p[2 * i], p[2 * j]), minX);
+    const z0 = cellOf(Math.min(p[2 * i + 1], p[2 * j + 1]), minZ), z1 = cellOf(Math.max(p[2 * i + 1], p[2 * j + 1]), minZ);
+    span.set([x0, z0, x1, z1], 4 * i);
+    for (let z = z0; z <= z1; z++) for (let x = x0; x <= x1; x++) cells[z * side + x].push(i);
+  }
+  const tested = new Int32Array(n).fill(-1); // the last edge i that edge j was tested against
+  for (let i = 0; i < n; i++) {
+    for (let z = span[4 * i + 1]; z <= span[4 * i + 3]; z++) {
+      for (let x = span[4 * i]; x <= span[4 * i + 2]; x++) {
+        for (const j of cells[z * side + x]) {
+          if (j <= i || tested[j] === i) continue;
+          tested[j] = i;
+          checkPair(p, i, j);
+        }
       }
     }
   }
+}
+
+/** Refuses edges i < j of outline `p` that cross or touch (or, neighbours, fold back), naming them. */
+function checkPair(p: Float64Array, i: number, j: number): void {
+  const n = p.length / 2;
+  const a = i, b = (i + 1) % n, c = j, d = (j + 1) % n;
+  let bad: string | undefined;
+  if (d === a || c === b) {
+    // Neighbours share one vertex: they fold back when the other ends lie on each other's edge.
+    const shared = c === b ? b : a, x = shared === b ? a : b, y = shared === b ? d : c;
+    if (orient(p, x, shared, y) === 0 && (within(p, x, shared, y) || within(p, shared, y, x))) bad = 'fold back over each other';
+  } else if (meet(p, a, b, c, d)) {
+    bad = 'cross or touch';
+  }
+  if (!bad) return;
+  const edge = (k: number): string => `edge ${k} ([${p[2 * k]}, ${p[2 * k + 1]}] -> [${p[2 * ((k + 1) % n)]}, ${p[2 * ((k + 1) % n) + 1]}])`;
+  throw new RangeError(`vertices: ${edge(i)} and ${edge(j)} ${bad}: an obstacle must be a simple polygon (split it into simple ones)`);
 }
