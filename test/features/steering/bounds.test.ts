@@ -223,6 +223,15 @@ describe.skipIf(!device)('CrowdSteering input bounds (issue 41)', async () => {
     other.destroy();
   });
 
+  it('an agent moved past +-1e9 by the crowd (which cannot ask steering) restarts from the nearest point within', () => {
+    const id = crowd.add();
+    steering.addAgent(id, { radius: 0.3, maxSpeed: 1 });
+    crowd.setPlacement(id, 2e9, 0, -5e9, 0);
+    const start = steering.agentsFrom(new ArrayBuffer(0)); // no GPU state: each agent at its start
+    expect(Array.from(start.positions)).toEqual([1e9, -1e9]);
+    crowd.remove(id);
+  });
+
   it('names what it expected of a wrong first argument', () => {
     for (const bad of [undefined, null, {}, 'crowd']) expect(() => new CrowdSteering(bad as never)).toThrow(/CrowdSteering needs a Crowd: new CrowdSteering\(crowd, options\?\), got/);
   });
