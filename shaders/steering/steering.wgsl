@@ -53,6 +53,7 @@ const CONTACT_RANGE: f32 = 1.5;
 const NO_CONTACT: u32 = 0xffffffffu;
 const OBSTACLE_CONTACT_RANGE: f32 = 2.0;
 const PI: f32 = 0x1.921fb6p1f; // 3.141592653589793
+const MIN_STEP_DT: f32 = 0x1.a36e2ep-14f; // 0.0001
 
 struct Instance {
   world: mat4x4f,
@@ -644,7 +645,7 @@ fn steer(@builtin(global_invocation_id) id: vec3u) {
   let s = states[h];
   let p = vec2f(s.x, s.z);
   let v = vec2f(s.velocityX, s.velocityZ);
-  if (!(params.dt > 0.0)) {
+  if (!(params.dt >= MIN_STEP_DT)) {
     nextVelocities[h] = v;
     return;
   }
@@ -787,7 +788,7 @@ fn moveAgents(@builtin(global_invocation_id) id: vec3u) {
   }
   let agent = agents[h];
   var s = states[h];
-  if (params.dt > 0.0) {
+  if (params.dt >= MIN_STEP_DT) {
     let v = nextVelocities[h];
     s.velocityX = v.x;
     s.velocityZ = v.y;
@@ -891,7 +892,7 @@ fn projectAgents(@builtin(global_invocation_id) id: vec3u) {
     return;
   }
   let me = projectSource[h];
-  if (!(me.z > 0.0) || !(params.dt > 0.0)) {
+  if (!(me.z > 0.0) || !(params.dt >= MIN_STEP_DT)) {
     projectTarget[h] = me;
     return;
   }
@@ -925,11 +926,11 @@ fn projectAgents(@builtin(global_invocation_id) id: vec3u) {
 }
 
 // The projected position becomes the agent's: its velocity gains the push / dt (so it is the
-// step's displacement / dt), and the instance's world matrix and the locomotion channel follow.
+// step's displacement / dt, cut to maxSpeed), and the instance's world matrix and the locomotion channel follow.
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn placeAgents(@builtin(global_invocation_id) id: vec3u) {
   let h = id.x;
-  if (h >= params.handleCount || !(params.dt > 0.0)) {
+  if (h >= params.handleCount || !(params.dt >= MIN_STEP_DT)) {
     return;
   }
   let projected = projectSource[h];
@@ -937,8 +938,16 @@ fn placeAgents(@builtin(global_invocation_id) id: vec3u) {
     return;
   }
   var s = states[h];
-  s.velocityX += (projected.x - s.x) / params.dt;
-  s.velocityZ += (projected.y - s.z) / params.dt;
+  // The step's displacement / dt, at most maxSpeed: a push apart in a short step (two agents on
+  // one spot, 1 ms) would otherwise report hundreds of units a second (projection.ts the same).
+  var velocity = vec2f(s.velocityX, s.velocityZ) + (projected.xy - vec2f(s.x, s.z)) / params.dt;
+  let speed = length(velocity);
+  let maxSpeed = agents[h].maxSpeed;
+  if (speed > maxSpeed) {
+    velocity *= maxSpeed / speed;
+  }
+  s.velocityX = velocity.x;
+  s.velocityZ = velocity.y;
   s.x = projected.x;
   s.z = projected.y;
   states[h] = s;

@@ -162,7 +162,8 @@ export interface AttachOptions {
   /** The joint the prop follows: a name of the crowd character's `jointNames` (the first joint of that name). */
   joint: string;
   /**
-   * The prop's placement relative to the joint: 16 finite numbers, a column-major affine 4x4
+   * The prop's placement relative to the joint: 16 finite numbers (each within +-1e12, the
+   * world bound of src/math/float32.ts), a column-major affine 4x4
    * (bottom row 0, 0, 0, 1) from the prop's model space to the joint's space, in the crowd
    * character's model units (scale the prop here). Default: the identity (the prop's origin on
    * the joint, its axes along the joint's).

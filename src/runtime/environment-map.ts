@@ -48,6 +48,8 @@ export function resolveEnvironment(value: unknown): ResolvedEnvironment | undefi
   for (const key of Object.keys(value)) if (key !== 'image' && key !== 'intensity') throw new TypeError(`${where}.${key} is not a field (expected image, intensity)`);
   const { image, intensity = 1 } = value as { image?: unknown; intensity?: unknown };
   if (typeof intensity !== 'number' || !Number.isFinite(intensity) || intensity < 0) throw new RangeError(`${where}.intensity must be a finite number >= 0, got ${String(intensity)}`);
+  // The prefiltered map's texels (half floats, up to 65504) are multiplied by it, colour and tint (to 1e6) in float32: under 1e37.
+  if (intensity > 1e25) throw new RangeError(`${where}.intensity must be at most 1e25 (float32 on the GPU: skin.wgsl multiplies it by the map, up to 65504, colour and tint), got ${String(intensity)}`);
   if (isBrowserImage(image)) {
     if (image.width < 1 || image.height < 1) throw new RangeError(`${where}.image must not be empty, got ${image.width} x ${image.height}`);
     return { image, intensity };

@@ -1,7 +1,8 @@
 import { phaseTurns } from './clip-clock';
 import { INSTANCE, LAYERS_NONE } from './layout';
-import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
+import { checkFinite, checkUnit, checkWorldNumber, RecordBuffer } from './record-buffer';
 import { show } from '../math/show';
+import { WORLD } from '../math/float32';
 
 /** Animation state of one instance, as the pose pass reads it. Times in seconds. */
 export interface InstanceAnimation {
@@ -34,11 +35,14 @@ export class InstanceRecords extends RecordBuffer {
     super(INSTANCE.size, capacity, clipDurations, EXACT_WORDS);
   }
 
-  /** Throws an error naming the problem unless `world` is 16 finite numbers (an array or typed array). */
+  /**
+   * Throws an error naming the problem unless `world` is 16 finite numbers (an array or typed
+   * array), each within WORLD (+-1e12, src/math/float32.ts: the cull pass squares world distances).
+   */
   checkWorld(world: ArrayLike<number>): void {
     if (typeof world !== 'object' || world === null) throw new TypeError(`transform must be 16 numbers (an array or Float32Array, column-major 4x4), got ${show(world)}`);
     if (world.length !== 16) throw new RangeError(`transform must have 16 numbers (column-major 4x4), got ${show(world.length)}`);
-    for (let i = 0; i < 16; i++) checkFinite(world[i], `transform element ${i}`);
+    for (let i = 0; i < 16; i++) checkWorldNumber(world[i], `transform element ${i}`);
   }
 
   /** Throws a RangeError naming the field unless `a` is a valid animation (clips of the model, finite times and speeds, blend in [0, 1]). */
@@ -95,11 +99,14 @@ export class InstanceRecords extends RecordBuffer {
   /**
    * Writes only the translation and yaw of the world transform (uniform scale `scale` > 0: zero
    * would collapse the mesh, a negative one mirror it and turn its faces inside out): no allocation.
+   * x, y, z and scale within WORLD (+-1e12: the cull pass squares world distances).
    */
   setPlacement(slot: number, x: number, y: number, z: number, yaw: number, scale: number): void {
-    if (!(Number.isFinite(x) && Number.isFinite(y) && Number.isFinite(z) && Number.isFinite(yaw) && Number.isFinite(scale) && scale > 0)) {
-      for (const [name, v] of [['x', x], ['y', y], ['z', z], ['yaw', yaw]] as const) checkFinite(v, name);
-      throw new RangeError(`scale must be a positive finite number, got ${show(scale)}`);
+    if (!(inWorld(x) && inWorld(y) && inWorld(z) && Number.isFinite(yaw) && inWorld(scale) && scale > 0)) {
+      for (const [name, v] of [['x', x], ['y', y], ['z', z]] as const) checkWorldNumber(v, name);
+      checkFinite(yaw, 'yaw');
+      if (!(scale > 0) || !Number.isFinite(scale)) throw new RangeError(`scale must be a positive finite number, got ${show(scale)}`);
+      checkWorldNumber(scale, 'scale');
     }
     const o = slot * this.stride + INSTANCE.world / 4;
     const c = Math.cos(yaw) * scale;
@@ -214,3 +221,8 @@ export class InstanceRecords extends RecordBuffer {
 const EXACT_WORDS = 4;
 const EXACT_PHASE = 0;
 const EXACT_SPEED = 1;
+
+/** Whether `value` is a number within WORLD (+-1e12; a numeric string is not). */
+function inWorld(value: number): boolean {
+  return typeof value === 'number' && value >= WORLD.min && value <= WORLD.max;
+}

@@ -83,6 +83,9 @@ export function resolveLights(options: LightOptions | undefined): ResolvedLights
   const hemiIntensity = hemi ? intensity(hemi.intensity, 'lights.hemisphere.intensity', 1) : 0;
   const sky = hemi ? scaled(vector(hemi.sky, 'lights.hemisphere.sky', [1, 1, 1]), hemiIntensity) : [0, 0, 0];
   const ground = hemi ? scaled(vector(hemi.ground, 'lights.hemisphere.ground', [0, 0, 0]), hemiIntensity) : [0, 0, 0];
+  checkIrradiance(sunColor, 'lights.sun: color x intensity');
+  checkIrradiance(ambientColor.map((a, i) => a + sky[i]), 'lights.ambient + lights.hemisphere.sky: color x intensity');
+  checkIrradiance(ambientColor.map((a, i) => a + ground[i]), 'lights.ambient + lights.hemisphere.ground: color x intensity');
   return {
     direction: Float32Array.from(d, (x) => x / length),
     sun: Float32Array.from(sunColor),
@@ -114,6 +117,18 @@ export function lightOptionsOf(lights: ResolvedLights): LightOptions {
   const v = (a: Float32Array): [number, number, number] => [a[0], a[1], a[2]];
   return { sun: { direction: v(lights.direction), color: v(lights.sun), intensity: 1 }, ambient: false, hemisphere: { sky: v(lights.sky), ground: v(lights.ground), intensity: 1 },
     ...(lights.environment ? { environment: { ...lights.environment } } : {}) };
+}
+
+/**
+ * The most irradiance a light may resolve to, per channel: the shader multiplies it by the texel,
+ * the material's factor (at most 1 each) and a tint (at most 1e6, CrowdAppearance) in float32, so
+ * a pixel stays under 1e36 (a light of 1e39 was Infinity there).
+ */
+export const MAX_IRRADIANCE = 1e30;
+
+/** Throws a RangeError naming `what` unless every channel of `rgb` is at most MAX_IRRADIANCE. */
+function checkIrradiance(rgb: readonly number[], what: string): void {
+  for (const v of rgb) if (!(v <= MAX_IRRADIANCE)) throw new RangeError(`${what} must be at most 1e30 a channel (float32 on the GPU: skin.wgsl multiplies it by colour and tint), got ${v}`);
 }
 
 function section<T extends object>(value: T | undefined, where: string, fields: string[]): Partial<Record<string, unknown>> & T {

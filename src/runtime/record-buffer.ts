@@ -1,4 +1,5 @@
 import { phaseTurns, writeRate } from './clip-clock';
+import { checkF32, F32_HOLDS, F32_MAX, F32_WHY, WORLD, WORLD_WHY } from '../math/float32';
 import { show } from '../math/show';
 import { wrapTime } from '../math/time';
 
@@ -132,9 +133,19 @@ export class RecordBuffer {
   }
 }
 
-/** Throws a RangeError naming `what` unless `value` is a finite number (a numeric string is not). */
+/**
+ * Throws a RangeError naming `what` unless `value` is a finite number (a numeric string is not)
+ * that float32 holds (|value| <= F32_MAX: the GPU gets it as float32, where 1e39 is Infinity).
+ */
 export function checkFinite(value: number, what: string): void {
   if (!Number.isFinite(value)) throw new RangeError(`${what} must be a finite number, got ${show(value)}`);
+  if (Math.abs(value) > F32_MAX) checkF32(value, what, F32_HOLDS, F32_WHY);
+}
+
+/** checkFinite, and within WORLD (src/math/float32.ts, +-1e12): a world coordinate the cull pass squares. */
+export function checkWorldNumber(value: number, what: string): void {
+  if (!Number.isFinite(value)) throw new RangeError(`${what} must be a finite number, got ${show(value)}`);
+  checkF32(value, what, WORLD, WORLD_WHY);
 }
 
 /** Throws a RangeError naming `what` unless `value` is a number in [0, 1] (a numeric string is not). */

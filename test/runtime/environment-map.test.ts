@@ -44,6 +44,7 @@ describe('resolveEnvironment (lights.environment)', () => {
     expect(resolveEnvironment({ image, intensity: 2 })).toEqual({ image, intensity: 2 });
     expect(resolveEnvironment({ image })!.intensity).toBe(1);
     expect(() => resolveEnvironment({ image, intensity: -1 })).toThrow('lights.environment.intensity must be a finite number >= 0, got -1');
+    expect(() => resolveEnvironment({ image, intensity: 1e26 })).toThrow(/lights.environment.intensity must be at most 1e25 \(float32 on the GPU: skin.wgsl multiplies it by the map, up to 65504, colour and tint\), got 1e\+26/); // issue 41
     expect(() => resolveEnvironment({ image, strength: 1 })).toThrow('lights.environment.strength is not a field');
     expect(() => resolveEnvironment({ image: { width: 4, height: 2, data: new Float32Array(3) } })).toThrow('lights.environment.image.data must hold width x height x 4 = 32 floats, got 3');
     expect(() => resolveEnvironment({ image: { width: 0, height: 2, data: new Float32Array(0) } })).toThrow('lights.environment.image.width and height must be positive integers');

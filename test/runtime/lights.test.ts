@@ -25,6 +25,12 @@ describe('resolveLights (CrowdOptions.lights)', () => {
     expect(() => resolveLights({ ambient: { color: [1, -1, 0] } })).toThrow('lights.ambient.color must not be negative');
     expect(() => resolveLights({ hemisphere: { sky: [1, 1] as unknown as [number, number, number] } })).toThrow('lights.hemisphere.sky must be 3 finite numbers');
     expect(() => resolveLights({ moon: {} } as never)).toThrow('lights.moon is not a light');
+    // float32 bounds (issue 41): colour x intensity per channel at most 1e30, an environment's intensity at most 1e25.
+    expect(() => resolveLights({ sun: { intensity: 1e39 } })).toThrow(/lights.sun: color x intensity must be at most 1e30 a channel \(float32 on the GPU: skin.wgsl multiplies it by colour and tint\), got 1e\+39/);
+    expect(() => resolveLights({ sun: { color: [1e20, 1, 1], intensity: 1e20 } })).toThrow(/lights.sun: color x intensity must be at most 1e30/);
+    expect(() => resolveLights({ ambient: { intensity: 1e31 }, hemisphere: { sky: [1, 1, 1] } })).toThrow(/lights.ambient \+ lights.hemisphere.sky: color x intensity must be at most 1e30/);
+    expect(() => resolveLights({ hemisphere: { sky: [0, 0, 0], ground: [1, 1, 1], intensity: 2e30 } })).toThrow(/lights.ambient \+ lights.hemisphere.ground/);
+    expect(resolveLights({ sun: { color: [1e15, 1, 1], intensity: 1e15 } }).sun[0]).toBe(Math.fround(1e30));
     expect(() => resolveLights({ sun: { colour: [1, 1, 1] } } as never)).toThrow('lights.sun.colour is not a field');
   });
 

@@ -4,6 +4,7 @@ import type { BakedRootMotion } from '../../bake/root-motion';
 import { advancePhase, createBlendWeights, type BlendWeights } from '../blend-weights';
 import { DEFAULT_SLOWEST_WALK_RATE, DIRECTIONS, type ControllerConfig, type Direction, type LocomotionConfig } from './config';
 import { directionalBlendSpace } from './directional-space';
+import { checkF32, F32_HOLDS, F32_WHY } from '../../math/float32';
 import { show } from '../../math/show';
 
 /** Throws a RangeError unless `parameter` is a speed parameter: a number in [0, 2]. */
@@ -17,9 +18,10 @@ export function checkMove(x: number, z: number, run: boolean): void {
   if (typeof run !== 'boolean') throw new TypeError(`run must be true or false, got ${show(run)}`);
 }
 
-/** Throws a RangeError unless `heading` is a finite number (radians) or null. */
+/** Throws a RangeError unless `heading` is a finite number (radians) that float32 holds (the GPU controllers take it so), or null. */
 export function checkFacing(heading: number | null): void {
   if (heading !== null && !Number.isFinite(heading)) throw new RangeError(`facing must be a finite heading in radians or null, got ${show(heading)}`);
+  if (heading !== null) checkF32(heading, 'facing', F32_HOLDS, F32_WHY);
 }
 
 /**

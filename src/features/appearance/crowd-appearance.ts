@@ -1,4 +1,5 @@
 import type { Character } from '../../character/character';
+import { checkF32, type F32Range } from '../../math/float32';
 import { show } from '../../math/show';
 import type { AppearanceSource } from '../../runtime/appearance-groups';
 import type { Crowd } from '../../runtime/crowd';
@@ -110,7 +111,7 @@ export class CrowdAppearance implements CrowdFeature {
     this.textures.destroy();
   }
 
-  /** Multiplies instance `id`'s base colour by (r, g, b), linear, each finite and >= 0 (1, 1, 1: none). Allocation-free. */
+  /** Multiplies instance `id`'s base colour by (r, g, b), linear, each in [0, 1e6] (1, 1, 1: none). Allocation-free. */
   setTint(id: InstanceId, r: number, g: number, b: number): void {
     const slot = this.instances.slotOfId(id);
     checkChannel(r, 'tint red');
@@ -193,7 +194,15 @@ export class CrowdAppearance implements CrowdFeature {
 
 function checkChannel(value: number, what: string): void {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new RangeError(`${what} must be a finite number >= 0 (linear), got ${show(value)}`);
+  checkF32(value, what, TINT, 'float32 on the GPU: skin.wgsl multiplies it by the colour and the lights');
 }
+
+/**
+ * A tint channel's bound: the skin shader multiplies it by the texel, the material's factor (both
+ * at most 1) and the lights, so a pixel stays finite in float32 for any light under 1e30 (a tint
+ * of 1e39 was Infinity there).
+ */
+const TINT: F32Range = { min: 0, max: 1e6 };
 
 /** Each primitive's part name: its node's name, `#k` added when its mesh has several primitives. */
 function partNames(character: Character): string[] {

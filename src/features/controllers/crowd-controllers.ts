@@ -6,6 +6,7 @@ import type { ClipEventScheduler } from '../../anim/events/scheduler';
 import type { Crowd, InstanceId } from '../../runtime/crowd';
 import type { CrowdFeature, CrowdKernel, FeatureStage } from '../../runtime/feature';
 import { SilentEvents } from './silent-events';
+import { checkF32, F32_HOLDS, F32_WHY, WORLD, WORLD_WHY } from '../../math/float32';
 import { show } from '../../math/show';
 import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from './gpu-controllers';
 
@@ -171,6 +172,9 @@ export class CrowdControllers implements CrowdFeature {
     if (this.controllers[handle]) throw new RangeError(`instance ${id} already has a controller`);
     for (const [name, v] of [['x', x], ['z', z], ['heading', heading]] as const) {
       if (!Number.isFinite(v)) throw new RangeError(`${name} must be a finite number, got ${show(v)}`);
+      // The control pass and the placement take them as float32; x and z are world coordinates (+-1e12).
+      if (name === 'heading') checkF32(v, name, F32_HOLDS, F32_WHY);
+      else checkF32(v, name, WORLD, WORLD_WHY);
     }
     checkOptions(options);
     const driver = options.driver ?? this.driver;

@@ -1,6 +1,7 @@
 import type { Crowd } from '../../runtime/crowd';
 import type { InstanceId } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, EncodedFrame, FeatureStage } from '../../runtime/feature';
+import { WORLD } from '../../math/float32';
 import { show } from '../../math/show';
 import { createPickTarget, PickPass, type PickTarget } from './pick-pass';
 import { checkRay, pointerRay, rayViewProjection, rectToNdc, type PickCamera, type PickRay, type Ray, type ScreenRect } from './ray';
@@ -119,7 +120,7 @@ export class CrowdPicking implements CrowdFeature {
    */
   pick(ray: Ray, options: PickOptions = {}): Promise<PickHit | null> {
     if (typeof options !== 'object' || options === null) throw new TypeError(`options must be { maxDistance }, got ${show(options)}`);
-    return this.request(checkRay(ray, options.maxDistance ?? 1000 * this.diagonal));
+    return this.request(checkRay(ray, options.maxDistance ?? Math.min(1000 * this.diagonal, WORLD.max)));
   }
 
   /**
@@ -131,7 +132,7 @@ export class CrowdPicking implements CrowdFeature {
    */
   raycast(ray: Ray, options: PickOptions = {}): RaycastHit[] {
     if (typeof options !== 'object' || options === null) throw new TypeError(`options must be { maxDistance }, got ${show(options)}`);
-    const checked = checkRay(ray, options.maxDistance ?? 1000 * this.diagonal);
+    const checked = checkRay(ray, options.maxDistance ?? Math.min(1000 * this.diagonal, WORLD.max));
     const { kernel, ids, crowd } = this;
     this.cpu ??= new CpuRaycaster({
       character: kernel.character, store: kernel.store, get clock() { return kernel.clock; },

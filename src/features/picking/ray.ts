@@ -1,4 +1,5 @@
 import { mat4, vec3 } from 'wgpu-matrix';
+import { checkF32, F32_HOLDS, F32_WHY, WORLD, WORLD_WHY } from '../../math/float32';
 import { show } from '../../math/show';
 
 /** A ray in world space: from `origin` along `direction` (any non-zero length; normalised on use). */
@@ -41,7 +42,7 @@ export interface PickRay {
 /** Scratch for the functions below (one thread: no allocation per call beyond what they return). */
 const scratch = { inverse: mat4.create(), near: vec3.create(), far: vec3.create(), view: mat4.create(), projection: mat4.create(), up: vec3.create(), target: vec3.create() };
 
-/** Checks and normalises `ray`; throws a RangeError or TypeError naming what is wrong. */
+/** Checks and normalises `ray` (origin and maxDistance within WORLD, +-1e12); throws a RangeError or TypeError naming what is wrong. */
 export function checkRay(ray: Ray, maxDistance: number): PickRay {
   if (typeof ray !== 'object' || ray === null) throw new TypeError(`ray must be { origin, direction }, got ${show(ray)}`);
   const origin = vector(ray.origin, 'ray.origin');
@@ -50,6 +51,9 @@ export function checkRay(ray: Ray, maxDistance: number): PickRay {
   if (!(length > 0) || !Number.isFinite(length)) throw new RangeError(`ray.direction must have a non-zero finite length, got ${show(Array.from(direction))}`);
   for (let i = 0; i < 3; i++) direction[i] /= length;
   if (!(maxDistance > 0) || !Number.isFinite(maxDistance)) throw new RangeError(`maxDistance must be a positive finite number of world units, got ${show(maxDistance)}`);
+  // The pick pass draws through a float32 view-projection from the origin to maxDistance: both world numbers.
+  for (let i = 0; i < 3; i++) checkF32(origin[i], `ray.origin[${i}]`, WORLD, WORLD_WHY);
+  checkF32(maxDistance, 'maxDistance', WORLD, WORLD_WHY);
   return { origin, direction, maxDistance };
 }
 
@@ -105,6 +109,7 @@ function checkCamera(camera: PickCamera): void {
   if (typeof camera !== 'object' || camera === null) throw new TypeError(`camera must be { viewProjection, width, height }, got ${show(camera)}`);
   const vp = camera.viewProjection;
   if (vp?.length !== 16 || !Array.prototype.every.call(vp, Number.isFinite)) throw new RangeError(`camera.viewProjection must be 16 finite numbers, got ${show(vp)}`);
+  for (let i = 0; i < 16; i++) checkF32(vp[i], `camera.viewProjection[${i}]`, F32_HOLDS, F32_WHY); // selectRect uploads it
   if (!(camera.width > 0) || !(camera.height > 0) || !Number.isFinite(camera.width) || !Number.isFinite(camera.height)) {
     throw new RangeError(`camera.width and camera.height must be positive finite numbers, got ${show(camera.width)} x ${show(camera.height)}`);
   }

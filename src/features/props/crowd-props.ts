@@ -7,6 +7,7 @@ import type { AttachmentId, AttachOptions, InstanceId } from '../../runtime/crow
 import type { CrowdFeature, FeatureStage, CrowdKernel, DrawShadow, EncodedFrame } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { JOINT_MATRIX_BYTES, type SkinningMethod } from '../../runtime/layout';
+import { checkF32, WORLD, WORLD_WHY } from '../../math/float32';
 import { show } from '../../math/show';
 import { MeshBuffers } from '../../runtime/mesh-buffers';
 import { PropPass } from './prop-pass';
@@ -314,6 +315,7 @@ function checkOffset(offset: ArrayLike<number> | undefined): Float64Array {
   for (let i = 0; i < 16; i++) {
     const v = offset[i];
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new RangeError(`offset[${i}] must be a finite number, got ${typeof v === 'number' ? v : typeof v}`);
+    checkF32(v, `offset[${i}]`, WORLD, WORLD_WHY);
     out[i] = v;
   }
   if (out[3] !== 0 || out[7] !== 0 || out[11] !== 0 || out[15] !== 1) {

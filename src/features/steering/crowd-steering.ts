@@ -1,9 +1,12 @@
+import { checkF32 } from '../../math/float32';
 import { show } from '../../math/show';
 import type { Crowd } from '../../runtime/crowd';
 import type { InstanceId } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, FeatureStage } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
-import { AGENT, AGENT_STATE } from './layout';
+import { formatBytes, storageLimit } from '../../runtime/limits';
+import { COORDINATE, MAX_STEP_DT, MIN_STEP_DT } from './bounds';
+import { AGENT, AGENT_STATE, OBSTACLE_VERTEX } from './layout';
 import { SteeringModel } from './model';
 import { checkAgentChanges, checkAgentOptions, checkGoal, checkPolygon } from './options';
 import { SteeringPass } from './steering-pass';
@@ -44,9 +47,25 @@ export class CrowdSteering implements CrowdFeature {
   /** @internal Timestamps of the steering pass (tools/bench/steering.ts), or undefined. */
   timestampWrites: GPUComputePassTimestampWrites | undefined;
 
-  /** Installs steering on `crowd` (no agent yet); options are fixed for its life and checked before anything changes. */
+  /**
+   * Installs steering on `crowd` (no agent yet); options are fixed for its life and checked before
+   * anything changes: each number within its bound (docs/steering.md), and the flow fields'
+   * buffer (maxGoals x cells x 8 bytes) within the device's maxStorageBufferBindingSize and
+   * maxBufferSize. A refusal installs nothing.
+   */
   constructor(crowd: Crowd, options: CrowdSteeringOptions = {}) {
+    if (typeof crowd !== 'object' || crowd === null || typeof (crowd as Partial<Crowd>).install !== 'function') {
+      throw new TypeError(`CrowdSteering needs a Crowd: new CrowdSteering(crowd, options?), got ${show(crowd)}`);
+    }
     this.model = new SteeringModel(options);
+    const field = this.model.settings.field;
+    if (field) {
+      const bytes = this.model.fields.byteLength, limit = storageLimit(crowd.device);
+      if (bytes > limit.bytes) {
+        throw new RangeError(`flowField needs ${formatBytes(bytes)} (maxGoals ${field.maxGoals} x ${field.columns} x ${field.rows} cells x 8 bytes) but the device's ${limit.name} is ${formatBytes(limit.bytes)}: ` +
+          'use a larger cellSize, a smaller rectangle or fewer maxGoals (or request a larger limit when creating the device)');
+      }
+    }
     // Installed before any GPU object exists, as the other features are: a refusal leaves nothing to free.
     this.kernel = crowd.install(this);
     this.pass = new SteeringPass(crowd.device, this.model.settings.projectionIterations);
@@ -68,16 +87,20 @@ export class CrowdSteering implements CrowdFeature {
    * Makes instance `id` an agent starting at its placement now (its record's world transform:
    * x, z, facing; its height and scale are kept); with root motion (CrowdRootMotion) it stops moving
    * by its clips from then on. Refused, changing nothing: an id that names no
-   * live instance, an instance that is already an agent, bad options (radius <= 0, a negative or
-   * non-finite speed, preferredSpeed over maxSpeed, a goal that is not two finite numbers).
+   * live instance, an instance that is already an agent or placed beyond ±1e9 in x or z, bad
+   * options (a number outside its bound, which the message names: docs/steering.md, "Bounds";
+   * preferredSpeed over maxSpeed; a goal that is not two numbers).
    */
   addAgent(id: InstanceId, options: SteeringAgentOptions): void {
     const handle = this.store.handle(id);
     if (this.model.isAgent(handle)) throw new RangeError(`instance ${id} is already an agent (removeAgent it first)`);
     const settings = checkAgentOptions(options);
+    const world = this.store.records.getWorld(this.store.slot(handle), this.world);
+    checkF32(world[12], `instance ${show(id)}'s placement x`, COORDINATE, 'float32 on the GPU: steering.wgsl squares coordinate differences');
+    checkF32(world[14], `instance ${show(id)}'s placement z`, COORDINATE, 'float32 on the GPU: steering.wgsl squares coordinate differences');
     // Steering moves it, not its clips' root motion (found by name: features import no other feature).
     this.kernel.feature<CrowdFeature & { setMoves(id: InstanceId, on: boolean): void }>('root-motion')?.setMoves(id, false);
-    this.model.add(handle, settings, this.store.records.getWorld(this.store.slot(handle), this.world));
+    this.model.add(handle, settings, world);
   }
 
   /** Sends agent `id` to `goal` ([x, z]), or stands it still (null). Refused for a non-agent or a bad goal. */
@@ -130,9 +153,16 @@ export class CrowdSteering implements CrowdFeature {
    * Adds a static obstacle: a closed polygon on the ground ([[x0, z0], [x1, z1], ...], either
    * winding; two vertices make a wall, thin and avoided from both sides). Returns its id for
    * removeObstacle. Costs O(every obstacle vertex), plus recomputing each live flow field.
+   * Refused, changing nothing: fewer than 2 vertices, a vertex beyond ±1e9, two equal neighbours,
+   * an outline that is not simple (edges that cross, touch or fold back: the message names
+   * them; about O(vertices), O(vertices^2) at worst), and vertices past the device's storage-buffer
+   * limit (32 bytes each).
    */
   addObstacle(vertices: readonly GroundPoint[]): number {
-    return this.model.addObstacle(checkPolygon(vertices));
+    const polygon = checkPolygon(vertices);
+    const bytes = (this.model.obstacleBytes / OBSTACLE_VERTEX.size + polygon.length / 2) * OBSTACLE_VERTEX.size, limit = storageLimit(this.kernel.device);
+    if (bytes > limit.bytes) throw new RangeError(`obstacles would need ${formatBytes(bytes)} (32 bytes a vertex) but the device's ${limit.name} is ${formatBytes(limit.bytes)}`);
+    return this.model.addObstacle(polygon);
   }
 
   /** Removes obstacle `id` (from addObstacle); a RangeError for an id that names none. */
@@ -215,8 +245,11 @@ export class CrowdSteering implements CrowdFeature {
    * records changed by events.
    */
   prepare(clock: number): number {
-    const dt = clock - this.lastClock;
-    this.lastClock = clock;
+    // A step shorter than MIN_STEP_DT waits: its time goes into the next (the step divides by dt);
+    // one longer than MAX_STEP_DT steps MAX_STEP_DT (speed x dt stays finite in float32).
+    const elapsed = clock - this.lastClock;
+    const dt = elapsed >= MIN_STEP_DT ? Math.min(elapsed, MAX_STEP_DT) : 0;
+    if (dt > 0) this.lastClock = clock;
     this.model.advanceFields();
     this.model.writeParams(dt);
     return this.pass.update(this.store, this.model, this.model.stepHandles());

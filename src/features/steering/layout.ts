@@ -56,7 +56,7 @@ export const STEERING_PARAMS = {
   handleCount: 0, //        u32: agent handles to visit (highest agent handle + 1)
   tableSize: 4, //          u32: cells of the hashed grid, a power of two
   cellSize: 8, //           f32: side of a grid cell, >= neighbourDistance
-  dt: 12, //                f32: seconds of this step (<= 0: nobody moves)
+  dt: 12, //                f32: seconds of this step (below MIN_STEP_DT, bounds.ts: nobody moves)
   timeHorizon: 16, //       f32: seconds ahead ORCA keeps agents apart
   obstacleTimeHorizon: 20, // f32: seconds ahead ORCA keeps agents off obstacles
   neighbourDistance: 24, // f32: agents farther than this are not neighbours

@@ -1,4 +1,5 @@
 import { show } from '../../math/show';
+import { COORDINATE } from './bounds';
 import { FieldSlots } from './field-slots';
 import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, FIELD_NONE, OBSTACLE_VERTEX, STEERING_PARAMS } from './layout';
 import { checkSteeringOptions, type AgentSettings, type SteeringSettings } from './options';
@@ -109,8 +110,10 @@ export class SteeringModel implements SteeringUploads {
   /** Restarts agent `handle` at `world`'s placement (x, z, facing; its height and scale kept for drawing). */
   place(handle: number, world: ArrayLike<number>): void {
     const o = handle * AF;
-    this.f32[o + AGENT.startX / 4] = world[12];
-    this.f32[o + AGENT.startZ / 4] = world[14];
+    // Within COORDINATE (bounds.ts): addAgent refuses a placement beyond it, but setPlacement and
+    // setTransform, the crowd's, cannot; such an agent restarts from the nearest point within.
+    this.f32[o + AGENT.startX / 4] = Math.max(COORDINATE.min, Math.min(COORDINATE.max, world[12]));
+    this.f32[o + AGENT.startZ / 4] = Math.max(COORDINATE.min, Math.min(COORDINATE.max, world[14]));
     this.f32[o + AGENT.y / 4] = world[13];
     this.f32[o + AGENT.scale / 4] = Math.hypot(world[0], world[1], world[2]);
     this.f32[o + AGENT.startHeading / 4] = Math.atan2(world[8], world[10]);

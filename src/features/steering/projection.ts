@@ -10,11 +10,11 @@
  * one before wrote and writes new ones, so the result does not depend on the order agents are
  * visited in (the GPU's threads). Positions stay in float32 between iterations, as in the GPU's
  * buffers. Last, each agent's velocity becomes its displacement over the step (the move's velocity
- * plus the push / dt).
+ * plus the push / dt), cut to its maxSpeed.
  */
 
 import { AGENT, AGENT_ACTIVE, AGENT_STATE, CONTACT_RANGE, CONTACT_WORDS, MAX_CONTACTS, NO_CONTACT, OBSTACLE_CONTACT_RANGE, OBSTACLE_VERTEX, SEPARATION_MARGIN, STEERING_PARAMS } from './layout';
-import { nearbyBuckets, type SteeringBuffers, type SteeringGrid } from './step';
+import { MIN_DT, nearbyBuckets, type SteeringBuffers, type SteeringGrid } from './step';
 
 const A = AGENT.size / 4, S = AGENT_STATE.size / 4, O = OBSTACLE_VERTEX.size / 4;
 const MARGIN = Math.fround(SEPARATION_MARGIN), RANGE = Math.fround(CONTACT_RANGE), OBSTACLE_RANGE = Math.fround(OBSTACLE_CONTACT_RANGE);
@@ -40,7 +40,7 @@ export function gatherContacts(buffers: SteeringBuffers, grid: SteeringGrid): St
   const contacts = new Uint32Array(handles * CONTACT_WORDS).fill(NO_CONTACT);
   const dists = new Float64Array(MAX_CONTACTS);
   for (let h = 0; h < handles; h++) {
-    if (!(au[h * A + AGENT.flags / 4] & AGENT_ACTIVE) || !(dt > 0)) continue;
+    if (!(au[h * A + AGENT.flags / 4] & AGENT_ACTIVE) || !(dt >= MIN_DT)) continue;
     const x = sf[h * S], z = sf[h * S + 1], radius = af[h * A + AGENT.radius / 4], maxSpeed = af[h * A + AGENT.maxSpeed / 4];
     contacts[h * CONTACT_WORDS] = nearObstacle(params, obstacles, x, z, OBSTACLE_RANGE * radius + maxSpeed * dt) ? 1 : 0;
     const ids = contacts.subarray(h * CONTACT_WORDS + 1, (h + 1) * CONTACT_WORDS);
@@ -66,14 +66,15 @@ export function gatherContacts(buffers: SteeringBuffers, grid: SteeringGrid): St
 
 /**
  * Projects the agents' positions in `buffers.states` (after this step's move) `iterations` times
- * over `contacts` (gathered before the move), and adds the push / dt to their velocities. Facings
- * are left as the move turned them. Nothing moves when dt <= 0 or iterations is 0.
+ * over `contacts` (gathered before the move), and adds the push / dt to their velocities (cut to
+ * maxSpeed). Facings are left as the move turned them. Nothing moves when dt < MIN_STEP_DT or
+ * iterations is 0.
  */
 export function projectPositions(buffers: SteeringBuffers, contacts: SteeringContacts, iterations: number): void {
   const params = new DataView(buffers.params);
   const handles = params.getUint32(STEERING_PARAMS.handleCount, true);
   const dt = params.getFloat32(STEERING_PARAMS.dt, true);
-  if (!(dt > 0) || iterations <= 0) return;
+  if (!(dt >= MIN_DT) || iterations <= 0) return;
   const af = new Float32Array(buffers.agents), au = new Uint32Array(buffers.agents);
   const sf = new Float32Array(buffers.states);
   const obstacles = obstacleViews(buffers.obstacles);
@@ -92,7 +93,11 @@ export function projectPositions(buffers: SteeringBuffers, contacts: SteeringCon
   for (let h = 0; h < handles; h++) {
     if (!(source[h * 4 + 2] > 0)) continue;
     const x = source[h * 4], z = source[h * 4 + 1];
-    sf[h * S + 2] += (x - sf[h * S]) / dt; sf[h * S + 3] += (z - sf[h * S + 1]) / dt;
+    // The step's displacement / dt, at most maxSpeed (a push apart in a short step would report hundreds of units a second).
+    let vx = sf[h * S + 2] + (x - sf[h * S]) / dt, vz = sf[h * S + 3] + (z - sf[h * S + 1]) / dt;
+    const speed = Math.hypot(vx, vz), maxSpeed = af[h * A + AGENT.maxSpeed / 4];
+    if (speed > maxSpeed) { const cut = maxSpeed / speed; vx *= cut; vz *= cut; }
+    sf[h * S + 2] = vx; sf[h * S + 3] = vz;
     sf[h * S] = x; sf[h * S + 1] = z;
   }
 }

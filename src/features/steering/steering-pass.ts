@@ -44,7 +44,7 @@ const pipelineOf = (d: Dispatch): EntryPoint => d === 'projectBack' ? 'projectAg
 const BINDINGS: Readonly<Record<Dispatch, readonly number[]>> = {
   clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
   steer: [0, 1, 2, 4, 5, 7, 8, 9, 15], moveAgents: [0, 1, 2, 9, 10, 11, 12],
-  gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 2, 10, 11, 12, 13], placeFromB: [0, 2, 10, 11, 12, 13],
+  gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 1, 2, 10, 11, 12, 13], placeFromB: [0, 1, 2, 10, 11, 12, 13],
 };
 /**
  * Bindings 13 (projectSource) and 14 (projectTarget) are A -> B as listed; swapped (B -> A) for

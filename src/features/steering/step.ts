@@ -9,6 +9,7 @@
  */
 
 import { AGENT, AGENT_ACTIVE, AGENT_HAS_GOAL, AGENT_STATE, FIELD_NONE, MAX_NEIGHBOURS, MAX_OBSTACLE_LINES, NUDGE, KEEP_RIGHT, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
+import { MIN_STEP_DT } from './bounds';
 import { gatherContacts, projectPositions } from './projection';
 import { addAgentLine, addObstacleLine, distSqToSegment, linearProgram2, linearProgram3, OrcaScratch, type ObstacleVertices, type OrcaAgent } from './orca';
 
@@ -79,6 +80,8 @@ class Views {
 }
 
 const A = AGENT.size / 4, S = AGENT_STATE.size / 4, O = OBSTACLE_VERTEX.size / 4;
+/** The shortest step that moves anyone, as the shader holds it (float32): shorter ones step nobody. */
+export const MIN_DT = Math.fround(MIN_STEP_DT);
 
 /** Obstacle vertices read from OBSTACLE_VERTEX records. */
 function obstacleReader(v: Views): ObstacleVertices {
@@ -250,7 +253,7 @@ function nearSegments(v: Views, o: ObstacleVertices, x: number, z: number, range
 /**
  * One whole step: restarts placed agents, builds the grid, solves every agent's program, then
  * moves every agent by its new velocity for `dt` and turns its facing, then projects the positions
- * apart (projection.ts). Writes `buffers.states`.
+ * apart (projection.ts). Writes `buffers.states`. A dt below MIN_STEP_DT (bounds.ts) moves nobody.
  */
 export function stepSteering(buffers: SteeringBuffers): SteeringGrid {
   const v = new Views(buffers);
@@ -267,7 +270,7 @@ export function stepSteering(buffers: SteeringBuffers): SteeringGrid {
   for (let h = 0; h < handles; h++) {
     const a = h * A, s = h * S;
     if (!(v.au[a + AGENT.flags / 4] & AGENT_ACTIVE)) continue;
-    if (!(dt > 0)) { next[h * 2] = v.sf[s + 2]; next[h * 2 + 1] = v.sf[s + 3]; continue; }
+    if (!(dt >= MIN_DT)) { next[h * 2] = v.sf[s + 2]; next[h * 2 + 1] = v.sf[s + 3]; continue; }
     agent.x = v.sf[s]; agent.z = v.sf[s + 1]; agent.vx = v.sf[s + 2]; agent.vz = v.sf[s + 3];
     agent.radius = v.af[a + AGENT.radius / 4];
     const maxSpeed = v.af[a + AGENT.maxSpeed / 4];
@@ -292,7 +295,7 @@ export function stepSteering(buffers: SteeringBuffers): SteeringGrid {
   const turnRate = v.f(STEERING_PARAMS.turnRate);
   for (let h = 0; h < handles; h++) {
     const a = h * A, s = h * S;
-    if (!(v.au[a + AGENT.flags / 4] & AGENT_ACTIVE) || !(dt > 0)) continue;
+    if (!(v.au[a + AGENT.flags / 4] & AGENT_ACTIVE) || !(dt >= MIN_DT)) continue;
     const vx = next[h * 2], vz = next[h * 2 + 1];
     v.sf[s + 2] = vx; v.sf[s + 3] = vz;
     v.sf[s] += vx * dt; v.sf[s + 1] += vz * dt;

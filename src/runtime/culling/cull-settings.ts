@@ -1,7 +1,7 @@
 import type { CullFrame } from './cull-pass';
 import { distanceForPixels, frustumPlanes, NEVER, projectionScale } from './cull-math';
 import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, LOD_NOT_FORCED, MAX_LOD_LEVELS } from '../layout';
-import { checkNumbers } from '../record-buffer';
+import { checkNumbers, checkWorldNumber } from '../record-buffer';
 import { show } from '../../math/show';
 
 /** Defaults of the screen-space thresholds, in pixels. */
@@ -58,6 +58,7 @@ export class CullSettings {
   setCamera(viewProjection: ArrayLike<number>, position: ArrayLike<number>, viewportHeight: number | undefined): void {
     checkNumbers(viewProjection, 16, 'viewProjection');
     checkNumbers(position, 3, 'camera position');
+    for (let i = 0; i < 3; i++) checkWorldNumber(position[i], `camera position element ${i}`);
     if (viewportHeight !== undefined && !(typeof viewportHeight === 'number' && viewportHeight > 0 && Number.isFinite(viewportHeight))) {
       throw new RangeError(`viewportHeight must be a positive number of pixels, got ${show(viewportHeight)}`);
     }

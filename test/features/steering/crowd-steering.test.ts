@@ -54,12 +54,12 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     ];
     const b = crowd.add();
     attempts.push(
-      [() => steering.addAgent(b, { radius: -1, maxSpeed: 1 }), /radius must be a finite number > 0, got -1/],
+      [() => steering.addAgent(b, { radius: -1, maxSpeed: 1 }), /radius must be a number in \[1e-6, 1e6\] .*, got -1/],
       [() => steering.addAgent(b, { radius: 0.3, maxSpeed: NaN }), /maxSpeed/],
       [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, preferredSpeed: 2 }), /preferredSpeed must be a number in \[0, maxSpeed = 1\]/],
       [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, goal: [0, NaN] }), /goal must be \[x, z\]/],
-      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, maxAcceleration: 0 }), /maxAcceleration must be a finite number > 0, got 0/],
-      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, maxAcceleration: Infinity }), /maxAcceleration must be a finite number > 0, got Infinity/],
+      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, maxAcceleration: 0 }), /maxAcceleration must be a number in \[1e-6, 1e9\] .*, got 0/],
+      [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, maxAcceleration: Infinity }), /maxAcceleration must be a number in \[1e-6, 1e9\] .*, got Infinity/],
       [() => steering.addAgent(b, { radius: 0.3, maxSpeed: 1, speed: 1 } as never), /unknown field "speed"/],
       [() => steering.setGoal(b, [0, 0]), /is not an agent/],
     );
@@ -67,7 +67,7 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     expect(steering.agentCount).toBe(1);
     expect(steering.hasAgent(b)).toBe(false);
     expect(new Uint8Array(steering.cpuModel.agents.slice(0, bytes.byteLength))).toEqual(new Uint8Array(bytes));
-    expect(() => new CrowdSteering(new Crowd(device!, character, FORMATS), { timeHorizon: -1 })).toThrow(/timeHorizon must be a finite number > 0/);
+    expect(() => new CrowdSteering(new Crowd(device!, character, FORMATS), { timeHorizon: -1 })).toThrow(/timeHorizon must be a number in \[1e-3, 1e6\]/);
     for (const bad of [-1, 1.5, 17]) expect(() => new CrowdSteering(new Crowd(device!, character, FORMATS), { projectionIterations: bad })).toThrow(/projectionIterations must be an integer in \[0, 16\]/);
     crowd.remove(a);
     crowd.remove(b);
@@ -192,7 +192,9 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     const cpu = projecting.agentsFrom(twin);
     let worst = 0;
     for (let i = 0; i < gpu.positions.length; i++) worst = Math.max(worst, Math.abs(gpu.positions[i] - cpu.positions[i]), Math.abs(gpu.velocities[i] - cpu.velocities[i]) * DT);
-    expect(worst).toBeLessThan(1e-5); // NaN fails it too
+    // 1.3e-5 measured: the velocity cut to maxSpeed (issue 41) acts in the first frames, where the
+    // block is pushed apart faster than that, and the crowd stays pressed longer (1e-6 without it).
+    expect(worst).toBeLessThan(3e-5); // NaN fails it too
     // The projection did the work: one step of ORCA alone leaves the two nearly on one spot.
     const alone = projecting.agentsFrom(unprojected).positions;
     expect(Math.hypot(alone[0] - alone[2], alone[1] - alone[3])).toBeLessThan(0.5 * radius);
@@ -301,7 +303,7 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     for (const [options, message] of [
       [{ maxSpeed: 0.4 }, /maxSpeed 0\.4 is below the agent's preferredSpeed 0\.5/],
       [{ preferredSpeed: 2 }, /preferredSpeed must be a number in \[0, maxSpeed = 1\]/],
-      [{ radius: 0 }, /radius must be a finite number > 0, got 0/],
+      [{ radius: 0 }, /radius must be a number in \[1e-6, 1e6\] .*, got 0/],
       [{ goal: [0, 0] }, /unknown field "goal"/],
     ] as const) expect(() => steering.setAgentOptions(id, options as never)).toThrow(message);
     expect(() => steering.setAgentOptions(crowd.add(), { maxSpeed: 1 })).toThrow(/is not an agent/);
