@@ -1,5 +1,6 @@
 import { GLBLoader } from '@loaders.gl/gltf';
 import { check, ModelError } from './errors';
+import type { Decoders } from './extensions';
 import { readContainer, type GltfContainer } from './glb';
 import type { EncodedImage, GltfAsset, GltfJson } from './gltf-json';
 import { checkGltfJson } from './json-shape';
@@ -18,6 +19,8 @@ export interface ParseOptions {
   baseUrl?: string;
   /** How to read external resources; defaults to `fetch`. Node tools pass a file reader. */
   readResource?: ResourceReader;
+  /** Decoders for compressed files (extensions.ts); a file needing one not given is refused naming it. */
+  decoders?: Decoders;
 }
 
 const defaultReader: ResourceReader = async (url) => {
@@ -37,12 +40,13 @@ const defaultReader: ResourceReader = async (url) => {
  */
 export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): Promise<GltfAsset> {
   const read = options.readResource ?? defaultReader;
+  const decoders = options.decoders ?? {};
   const checked = readContainer(data);
-  checkGltfJson(checked.json);
+  checkGltfJson(checked.json, decoders);
   const container: GltfContainer = checked.glb ? parseGlb(data) : { json: JSON.parse(new TextDecoder().decode(data)), glb: false };
   const json: unknown = container.json;
   selectTextureSources(json as GltfJson);
-  checkGltfJson(json);
+  checkGltfJson(json, decoders);
   const buffers: Uint8Array[] = [];
   const declared = json.buffers ?? [];
   for (let i = 0; i < declared.length; i++) {
