@@ -50,6 +50,7 @@ const DRACO_HOW = "hand in a Draco decoder module: decoders: { draco: await crea
  * needs; none: the loader itself), or `missing` for one it knows but does not read.
  */
 const KNOWN: Record<string, { decoder?: keyof Decoders; how?: string; missing?: string }> = {
+  KHR_mesh_quantization: {},
   EXT_meshopt_compression: { decoder: 'meshopt', how: MESHOPT_HOW },
   KHR_meshopt_compression: { decoder: 'meshopt', how: MESHOPT_HOW },
   KHR_draco_mesh_compression: { decoder: 'draco', how: DRACO_HOW },

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { readAccessor } from '../../src/bake/accessor';
+import { parseGltf } from '../../src/bake/parse';
+import { attributeExpectations } from '../../src/bake/quantization';
+import { loadCharacter, type Character } from '../../src/character/character';
+import { Crowd } from '../../src/runtime/crowd';
+import { gltfpacked, largestGap, modelSize, posedVertices, quantized, worstPointSetGap, worstPoseGap } from '../helpers/compress';
+import { openTestDevice } from '../helpers/gpu';
+import { arrayBufferOf, assetToGlb } from '../helpers/gltf-builder';
+import { modelPath, testModelNames } from '../helpers/models';
+import { captureVertices } from '../helpers/vertex-capture';
+
+/**
+ * KHR_mesh_quantization (src/bake/quantization.ts): every test and bundled character written by
+ * `gltf-transform quantize` with its defaults (positions 14 bits) loads without a decoder and
+ * poses within the quantization's own error of the original: 1e-3 of the model's size (a 14-bit
+ * step is 6e-5 of the mesh's extent; normals at 10 bits are about 1e-3 off).
+ */
+
+const MODELS = [...testModelNames(), 'Mannequin', 'Walker'];
+const TOLERANCE = 1e-3;
+
+async function original(name: string): Promise<Character> {
+  return loadCharacter(arrayBufferOf(new Uint8Array(await import('node:fs').then((fs) => fs.readFileSync(modelPath(name))))), { baseUrl: new URL(`file://${modelPath(name)}`).href });
+}
+
+describe('KHR_mesh_quantization validity', () => {
+  it('refuses integer positions in a file that does not list the extension, saying what would allow them', async () => {
+    const asset = await parseGltf(await quantized(modelPath('Fox')));
+    asset.json.extensionsUsed = asset.json.extensionsUsed!.filter((e) => e !== 'KHR_mesh_quantization');
+    asset.json.extensionsRequired = asset.json.extensionsRequired!.filter((e) => e !== 'KHR_mesh_quantization');
+    await expect(loadCharacter(arrayBufferOf(assetToGlb(asset)))).rejects.toThrow(
+      /^mesh 0 primitive 0 POSITION \(accessor \d+\): componentType 512[23] \(normalized\) is not allowed here \(integer attributes need KHR_mesh_quantization, which the file does not list in extensionsUsed\)$/);
+  });
+
+  it('refuses a componentType the extension does not allow (UNSIGNED_BYTE normals)', async () => {
+    const asset = await parseGltf(await quantized(modelPath('CesiumMan')));
+    const normal = asset.json.accessors![asset.json.meshes![0].primitives[0].attributes.NORMAL];
+    normal.componentType = 5121;
+    await expect(loadCharacter(arrayBufferOf(assetToGlb(asset)))).rejects.toThrow(/^mesh 0 primitive 0 NORMAL \(accessor \d+\): componentType 5121 \(normalized\) is not allowed here$/);
+  });
+});
+
+describe('KHR_mesh_quantization: attribute types', () => {
+  it('reads signed integers that are not normalized (BYTE positions) with their sign, as floats', () => {
+    const asset = {
+      json: { extensionsUsed: ['KHR_mesh_quantization'], accessors: [{ bufferView: 0, componentType: 5120, count: 2, type: 'VEC3' as const }], bufferViews: [{ buffer: 0, byteLength: 6 }] },
+      buffers: [new Uint8Array(Int8Array.of(-3, 5, -128, 127, 0, -1).buffer)], images: [],
+    };
+    const read = readAccessor(asset, 0, 'POSITION', attributeExpectations(asset).position);
+    expect(read.values).toBeInstanceOf(Float32Array);
+    expect(Array.from(read.values)).toEqual([-3, 5, -128, 127, 0, -1]);
+  });
+});
+
+describe('KHR_mesh_quantization: gltf-transform quantize (defaults) of every test and bundled character', () => {
+  it.each(MODELS)('%s: loads with no decoder; poses (every clip, CPU twin) and bounds within 1e-3 of the size of the original', async (name) => {
+    const [before, after] = await Promise.all([original(name), quantized(modelPath(name)).then((bytes) => loadCharacter(bytes))]);
+    const size = modelSize(before);
+    expect(worstPoseGap(before, after)).toBeLessThan(TOLERANCE);
+    for (let c = 0; c < 3; c++) {
+      expect(Math.abs(after.bounds.min[c] - before.bounds.min[c]) / size).toBeLessThan(TOLERANCE);
+      expect(Math.abs(after.bounds.max[c] - before.bounds.max[c]) / size).toBeLessThan(TOLERANCE);
+    }
+    // The culling boxes come from joint-space spheres of the dequantized positions: they hold the
+    // original's (within the error) and are not much larger (morph displacements are bounded
+    // through the inverse bind matrices' norms, which now carry the dequantization scale).
+    const [b, a] = [before.animationBounds.reach, after.animationBounds.reach];
+    for (let c = 0; c < 3; c++) {
+      expect((a[c] - b[c]) / size, `reach min ${c}`).toBeLessThan(TOLERANCE);
+      expect((b[3 + c] - a[3 + c]) / size, `reach max ${c}`).toBeLessThan(TOLERANCE);
+      expect((b[c] - a[c] + a[3 + c] - b[3 + c]) / size, `reach growth ${c}`).toBeLessThan(0.05);
+    }
+  });
+});
+
+describe('KHR_mesh_quantization: gltfpack (integer positions; meshes merged and reordered)', () => {
+  // gltfpack also resamples clips (30 Hz by default, off by up to 6e-3 of Fox's size on its own):
+  // at 120 Hz its resampling stays under the tolerance, so the test sees the geometry.
+  it.each(['Fox', 'RiggedFigure'])('%s: every posed vertex within 1e-3 of the size of the nearest original one, and back', async (name) => {
+    const [before, after] = await Promise.all([original(name), gltfpacked(modelPath(name), ['-af', '120']).then((bytes) => loadCharacter(bytes))]);
+    expect(worstPointSetGap(before, after)).toBeLessThan(TOLERANCE);
+  });
+});
+
+const device = await openTestDevice({ maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+
+describe.skipIf(!device)('KHR_mesh_quantization on the GPU (Dawn): the skin shader draws the quantized file where the CPU poses the original', () => {
+  it('CesiumMan quantized: every vertex within 1e-3 of the model size', async () => {
+    const [before, after] = await Promise.all([original('CesiumMan'), quantized(modelPath('CesiumMan')).then((bytes) => loadCharacter(bytes))]);
+    const crowd = new Crowd(device!, after, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', lod: false });
+    const request = { clipA: 0, timeA: 0.61 };
+    const id = crowd.add({ ...request, clipB: 0, timeB: 0.61, speedA: 0, speedB: 0 });
+    crowd.update(0);
+    const gpu = await captureVertices(crowd, id);
+    const all = new Float32Array(gpu.positions.reduce((n, p) => n + p.length, 0));
+    gpu.positions.reduce((o, p) => { all.set(p, o); return o + p.length; }, 0);
+    expect(largestGap(all, posedVertices(before, request)) / modelSize(before)).toBeLessThan(TOLERANCE);
+    crowd.destroy();
+  });
+});

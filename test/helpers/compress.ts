@@ -1,0 +1,166 @@
+import { Logger, NodeIO, type Document } from '@gltf-transform/core';
+import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import { quantize, unpartition } from '@gltf-transform/functions';
+import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CpuPoser, type TwoClipRequest } from '../../src/anim/evaluate';
+import { sampleClip } from '../../src/bake/sampler';
+import type { Character } from '../../src/character/character';
+
+/**
+ * Compressed copies of a model made in the test, with gltf-transform as web teams run it:
+ * `quantized` is `gltf-transform quantize` with its defaults (KHR_mesh_quantization: positions
+ * 14 bits, normals 10, UVs 12, weights 8; the dequantization in node transforms or inverse bind
+ * matrices). Returned as .glb bytes in an ArrayBuffer of their own.
+ */
+
+let io: Promise<NodeIO> | undefined;
+
+/** gltf-transform's Node reader and writer with every extension and meshoptimizer's codecs. */
+export function gltfIo(): Promise<NodeIO> {
+  io ??= (async () => {
+    await Promise.all([MeshoptDecoder.ready, MeshoptEncoder.ready]);
+    return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder, 'meshopt.encoder': MeshoptEncoder });
+  })();
+  return io;
+}
+
+/** The .glb or .gltf at `path`, through `transform`, written as a .glb. */
+export async function rewrite(path: string, transform: (document: Document) => Promise<void>): Promise<ArrayBuffer> {
+  const nodeIo = await gltfIo();
+  const document = await nodeIo.read(path);
+  document.setLogger(new Logger(Logger.Verbosity.ERROR));
+  await transform(document);
+  await document.transform(unpartition()); // a .glb holds one buffer
+  const bytes = await nodeIo.writeBinary(document);
+  return bytes.slice().buffer as ArrayBuffer;
+}
+
+/** `gltf-transform quantize` with its defaults. */
+export function quantized(path: string): Promise<ArrayBuffer> {
+  return rewrite(path, async (document) => { await document.transform(quantize()); });
+}
+
+/** Skinned (and morphed) positions of every primitive of `character` for `request`, exact sampler, 3 per vertex, concatenated. */
+export function posedVertices(character: Character, request: TwoClipRequest): Float64Array {
+  const rig = character.rig;
+  const poser = new CpuPoser(rig, (clip, t, out) => sampleClip(rig, clip, t, out));
+  poser.evaluate(request);
+  return poser.positions(rig.primitives, rig.morphs.length > 0 ? poser.morphWeights(request) : undefined);
+}
+
+/** Length of the diagonal of the rest-pose bounds, model units. */
+export function modelSize(character: Character): number {
+  const { min, max } = character.bounds;
+  return Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]);
+}
+
+/** Largest distance between the vec3s of two lists of equal length. */
+export function largestGap(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let worst = 0;
+  for (let v = 0; v < a.length; v += 3) worst = Math.max(worst, Math.hypot(a[v] - b[v], a[v + 1] - b[v + 1], a[v + 2] - b[v + 2]));
+  return worst;
+}
+
+/** posedVertices split by primitive (rig.primitives order). */
+function posedPrimitives(character: Character, request: TwoClipRequest): Float64Array[] {
+  const all = posedVertices(character, request);
+  let o = 0;
+  return character.rig.primitives.map((p) => all.subarray(o, (o += p.vertexCount * 3)));
+}
+
+/**
+ * The largest distance, over every clip of `original` at three times (start, 37 %, 81 % of the
+ * clip), between its posed vertices and those of `other` (the same model compressed: the same
+ * clips, and primitives with their vertices in the same order, though the primitives may come in
+ * another order: gltf-transform moves a quantized mesh of an animated node to a new child node,
+ * so each primitive is paired with the closest one of its vertex count at the first pose), in
+ * units of the original's size.
+ */
+export function worstPoseGap(original: Character, other: Character): number {
+  if (other.clipNames.join() !== original.clipNames.join()) throw new Error(`clips differ: ${other.clipNames.join()} vs ${original.clipNames.join()}`);
+  if (other.rig.primitives.length !== original.rig.primitives.length) throw new Error(`primitive counts differ: ${other.rig.primitives.length} vs ${original.rig.primitives.length}`);
+  let worst = 0;
+  let pairs: number[] | undefined;
+  const clips = original.clipNames.length > 0 ? original.clipNames.map((_, clip) => clip) : [];
+  for (const clip of clips) {
+    for (const f of [0, 0.37, 0.81]) {
+      const request = { clipA: clip, timeA: f * original.clipDurations[clip] };
+      const a = posedPrimitives(original, request);
+      const b = posedPrimitives(other, request);
+      pairs ??= pair(a, b);
+      a.forEach((list, p) => { worst = Math.max(worst, largestGap(list, b[pairs![p]])); });
+    }
+  }
+  return worst / modelSize(original);
+}
+
+/** For each list of `a`, the closest unpaired list of `b` with as many values. */
+function pair(a: Float64Array[], b: Float64Array[]): number[] {
+  const used = new Set<number>();
+  return a.map((list, p) => {
+    let best = -1;
+    let bestGap = Infinity;
+    b.forEach((other, q) => {
+      if (used.has(q) || other.length !== list.length) return;
+      const gap = largestGap(list, other);
+      if (gap < bestGap) { best = q; bestGap = gap; }
+    });
+    if (best < 0) throw new Error(`primitive ${p} (${list.length / 3} vertices) has no counterpart`);
+    used.add(best);
+    return best;
+  });
+}
+
+/**
+ * `gltfpack -i <path> -o out.glb <args>` (the npm package's WebAssembly build, in memory): its
+ * defaults quantize (KHR_mesh_quantization, integer positions) and merge and reorder meshes.
+ */
+export async function gltfpacked(path: string, args: readonly string[] = []): Promise<ArrayBuffer> {
+  const gltfpack = 'gltfpack'; // untyped package: imported by name, typed here
+  const { pack } = await import(gltfpack) as { pack: (args: string[], iface: { read(path: string): Uint8Array; write(path: string, data: Uint8Array): void }) => Promise<string> };
+  const files = new Map<string, Uint8Array>();
+  const input = path.endsWith('.gltf') ? 'in.gltf' : 'in.glb';
+  await pack(['-i', input, '-o', 'out.glb', ...args], {
+    read: (name) => (name === input ? new Uint8Array(readFileSync(path)) : new Uint8Array(readFileSync(join(dirname(path), name)))),
+    write: (name, data) => { files.set(name, data); },
+  });
+  const out = files.get('out.glb');
+  if (!out) throw new Error(`gltfpack wrote no out.glb (${[...files.keys()].join(', ')})`);
+  return out.slice().buffer as ArrayBuffer;
+}
+
+/**
+ * The largest distance from a posed vertex of either character to the nearest posed vertex of
+ * the other (the Hausdorff distance of the two point sets), over every clip of `original` at
+ * three times, in units of the original's size: for files whose vertices were merged or
+ * reordered (gltfpack, Draco).
+ */
+export function worstPointSetGap(original: Character, other: Character): number {
+  if (other.clipNames.join() !== original.clipNames.join()) throw new Error(`clips differ: ${other.clipNames.join()} vs ${original.clipNames.join()}`);
+  let worst = 0;
+  original.clipNames.forEach((_, clip) => {
+    for (const f of [0, 0.37, 0.81]) {
+      const request = { clipA: clip, timeA: f * original.clipDurations[clip] };
+      const a = posedVertices(original, request);
+      const b = posedVertices(other, request);
+      worst = Math.max(worst, directedGap(a, b), directedGap(b, a));
+    }
+  });
+  return worst / modelSize(original);
+}
+
+/** Largest distance from a vec3 of `a` to its nearest vec3 of `b` (brute force: a few thousand vertices). */
+function directedGap(a: Float64Array, b: Float64Array): number {
+  let worst = 0;
+  for (let i = 0; i < a.length; i += 3) {
+    let nearest = Infinity;
+    for (let j = 0; j < b.length && nearest > worst * worst; j += 3) {
+      const dx = a[i] - b[j], dy = a[i + 1] - b[j + 1], dz = a[i + 2] - b[j + 2];
+      nearest = Math.min(nearest, dx * dx + dy * dy + dz * dz);
+    }
+    worst = Math.max(worst, Math.sqrt(nearest));
+  }
+  return worst;
+}
