@@ -19,6 +19,8 @@ export type { ClipLibrary, JointNameMap } from './bake/clip-library';
 export type { CharacterBounds } from './bake/bounds';
 export type { MeshLodOptions, MeshLods, MeshSimplifier } from './bake/mesh-lod';
 export { MeshoptSimplifier } from './bake/meshopt-simplifier';
+export { MeshoptDecoder } from './bake/meshopt-decoder';
+export type { Decoders, GltfDecoder } from './bake/extensions';
 export type { DrawOrder } from './bake/draw-order';
 export { ModelError } from './bake/errors';
 export type { EncodedImage } from './bake/gltf-json';

@@ -1,9 +1,11 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Decoders } from '../src/bake/extensions';
 import type { GltfAsset } from '../src/bake/gltf-json';
 import { parseGltf, type ResourceReader } from '../src/bake/parse';
 import { ResourceRefused, resolveUri } from '../src/bake/uri';
+import { nodeDecoders } from './node-decoders';
 
 /** Reads a whole file as an ArrayBuffer of its own (not a view into Node's buffer pool). */
 async function readArrayBuffer(path: string): Promise<ArrayBuffer> {
@@ -11,11 +13,15 @@ async function readArrayBuffer(path: string): Promise<ArrayBuffer> {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
-/** Where a .gltf's relative URIs resolve (the file's URL) and how they are read (from disk, its own folder only). */
-export function fileResources(path: string): { baseUrl: string; readResource: ResourceReader } {
+/**
+ * Where a .gltf's relative URIs resolve (the file's URL), how they are read (from disk, its own
+ * folder only), and the decoders of compressed files (node-decoders.ts).
+ */
+export function fileResources(path: string): { baseUrl: string; readResource: ResourceReader; decoders: Decoders } {
   return {
     baseUrl: pathToFileURL(path).href,
     readResource: modelFolderReader(path),
+    decoders: nodeDecoders(),
   };
 }
 

@@ -128,7 +128,7 @@ export function readAccessor(asset: GltfAsset, index: number, where: string, exp
   if (expect.components) {
     const ok = expect.components.some((c) => c.type === accessor.componentType &&
       (c.normalized === undefined || c.normalized === (accessor.normalized ?? false)));
-    check(ok, () => `${label}: componentType ${accessor.componentType}${accessor.normalized ? ' (normalized)' : ''} is not allowed here${expect.hint ? ` ${expect.hint}` : ''}`);
+    check(ok, () => `${label}: componentType ${accessor.componentType}${accessor.normalized ? ' (normalized)' : ''} is not allowed here ${expect.hint ?? ''}`.trim());
   }
   check(Number.isInteger(accessor.count) && accessor.count >= 0, `${label}: count ${accessor.count} is not a non-negative integer`);
   if (expect.count !== undefined) {

@@ -1,81 +1,62 @@
 import { ModelError } from './errors';
+import type { GltfAsset } from './gltf-json';
 
 /**
  * The glTF extensions a file may require (`extensionsRequired`) and what reads each: the loader
  * itself, or a decoder the page hands in (LoadOptions.decoders, ClipLoadOptions.decoders), so
  * that a page whose files need no decoder ships none (meshoptimizer's decoder is about 12 KB of
- * a minified page, Draco's about 300 KB of WebAssembly). A file is refused once, naming every
- * required extension that cannot be read and, for each, what would bring it.
+ * a minified page, Draco's about 300 KB of WebAssembly), nor the code that reads their data.
+ * A file is refused once, naming every required extension that cannot be read and, for each,
+ * what would bring it.
  */
 
 /**
- * meshoptimizer's decoder as the loader calls it: `MeshoptDecoder` from crowd-skin (or from
- * 'meshoptimizer/decoder'). Only these members are used.
+ * A decoder of compressed glTF data, handed in by the page (LoadOptions.decoders): crowd-skin's
+ * `MeshoptDecoder`, or `dracoDecoder(module)` around a Draco decoder module. The code that reads
+ * the compressed data comes with it (decode-meshopt.ts, decode-draco.ts), so a page whose files
+ * need no decoder ships none of that either.
  */
-export interface MeshoptDecoderLike {
-  /** Resolves once the decoder's WebAssembly is compiled. */
-  ready: Promise<void>;
-  /** False where the platform has no WebAssembly. */
-  supported: boolean;
+export interface GltfDecoder {
   /**
-   * Decodes `source` (one EXT/KHR_meshopt_compression bufferView) into `target`, `count`
-   * elements of `size` bytes; throws on malformed data.
+   * @internal Decodes, in place, every part of a parsed file (a GltfAsset) compressed with this
+   * decoder's extensions, and takes them off its extensionsRequired.
    */
-  decodeGltfBuffer(target: Uint8Array, count: number, size: number, source: Uint8Array, mode: string, filter?: string): void;
-}
-
-/**
- * A Draco decoder module as Google's Draco builds make it (`await createDecoderModule()` from the
- * npm package draco3dgltf in Node, or draco3d; three.js's DRACOLoader loads the same module).
- * Only the members the loader calls are listed; see src/bake/decode-draco.ts.
- */
-export interface DracoDecoderModule {
-  /** Draco's C++ classes and enums, as Emscripten exposes them; typed loosely here. */
-  [member: string]: unknown;
+  readonly decodeAsset: (asset: GltfAsset) => Promise<void>;
 }
 
 /** Decoders handed in by the page for compressed files (docs/loading.md, "Compressed files"). */
 export interface Decoders {
-  /** meshoptimizer's decoder, for EXT_meshopt_compression and KHR_meshopt_compression: `{ meshopt: MeshoptDecoder }`. */
-  meshopt?: MeshoptDecoderLike;
-  /** A Draco decoder module, for KHR_draco_mesh_compression: `{ draco: await createDecoderModule() }` (npm draco3dgltf or draco3d). */
-  draco?: DracoDecoderModule;
+  /** For EXT_meshopt_compression and KHR_meshopt_compression: `MeshoptDecoder` from crowd-skin (meshoptimizer's decoder inside). */
+  meshopt?: GltfDecoder;
+  /** For KHR_draco_mesh_compression: `dracoDecoder(await createDecoderModule())`, the module from npm draco3dgltf (Node) or draco3d. */
+  draco?: GltfDecoder;
 }
 
-const MESHOPT_HOW = "hand in meshoptimizer's decoder: decoders: { meshopt: MeshoptDecoder }, with import { MeshoptDecoder } from 'crowd-skin' (or 'meshoptimizer/decoder')";
-const DRACO_HOW = "hand in a Draco decoder module: decoders: { draco: await createDecoderModule() }, with import { createDecoderModule } from 'draco3dgltf' (npm package draco3dgltf in Node, draco3d in the browser)";
-
-/**
- * Every extension the loader knows by name: what reads it (`decoder`: the Decoders member it
- * needs; none: the loader itself), or `missing` for one it knows but does not read.
- */
-const KNOWN: Record<string, { decoder?: keyof Decoders; how?: string; missing?: string }> = {
-  KHR_mesh_quantization: {},
-  EXT_meshopt_compression: { decoder: 'meshopt', how: MESHOPT_HOW },
-  KHR_meshopt_compression: { decoder: 'meshopt', how: MESHOPT_HOW },
-  KHR_draco_mesh_compression: { decoder: 'draco', how: DRACO_HOW },
-  KHR_texture_basisu: { missing: 'KTX2 textures are not read by this loader yet; write the textures as PNG, JPEG or WebP (gltf-transform png/webp)' },
+/** What brings each extension that a decoder handed in reads: the Decoders member and how to hand it in. */
+const DECODED: Record<string, [keyof Decoders, string]> = {
+  EXT_meshopt_compression: ['meshopt', "{ meshopt: MeshoptDecoder }, MeshoptDecoder from 'crowd-skin'"],
+  KHR_draco_mesh_compression: ['draco', "{ draco: dracoDecoder(await createDecoderModule()) }, dracoDecoder from 'crowd-skin', createDecoderModule from npm draco3d (draco3dgltf in Node)"],
 };
+DECODED.KHR_meshopt_compression = DECODED.EXT_meshopt_compression;
 
-/** The extensions in `required` that the loader reads, given `decoders`: the compressed ones that parse.ts decodes. */
-export function decodedExtensions(required: readonly string[], decoders: Decoders): string[] {
-  return required.filter((name) => KNOWN[name]?.decoder !== undefined && decoders[KNOWN[name].decoder!] !== undefined);
-}
+/** Extensions the loader reads itself. */
+const NATIVE = ['KHR_mesh_quantization'];
 
 /**
  * Refuses a file that requires extensions the loader cannot read with `decoders`, naming all
  * of them at once, each with what would bring it (the option and the package), in one
- * ModelError: `the file requires extension KHR_draco_mesh_compression, which needs a decoder
- * the call did not hand in: ...`, or with several, `the file requires 2 extensions this loader
- * cannot read as called: A (...); B (...)`.
+ * ModelError: `the file requires extension KHR_draco_mesh_compression, which needs decoders:
+ * { draco: ... }, ...`, or with several, `the file requires 2 extensions this loader cannot
+ * read as called: A, which ...; B, which ...`.
  */
 export function checkRequiredExtensions(required: readonly string[], decoders: Decoders = {}): void {
   const problems: string[] = [];
   for (const name of new Set(required)) {
-    const known = Object.hasOwn(KNOWN, name) ? KNOWN[name] : undefined;
-    if (known === undefined) problems.push(`${name}, which this loader does not support`);
-    else if (known.missing) problems.push(`${name}, which this loader does not support (${known.missing})`);
-    else if (known.decoder && decoders[known.decoder] === undefined) problems.push(`${name}, which needs a decoder the call did not hand in (${known.how})`);
+    if (Object.hasOwn(DECODED, name)) {
+      if (!decoders[DECODED[name][0]]) problems.push(`${name}, which needs decoders: ${DECODED[name][1]}`);
+    } else if (!NATIVE.includes(name)) {
+      problems.push(`${name}, which this loader does not support`);
+    }
   }
   if (problems.length === 1) throw new ModelError(`the file requires extension ${problems[0]}`);
   if (problems.length > 1) throw new ModelError(`the file requires ${problems.length} extensions this loader cannot read as called: ${problems.join('; ')}`);

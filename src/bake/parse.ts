@@ -1,5 +1,6 @@
 import { GLBLoader } from '@loaders.gl/gltf';
 import { check, ModelError } from './errors';
+import { isFallbackBuffer } from './decode-meshopt';
 import type { Decoders } from './extensions';
 import { readContainer, type GltfContainer } from './glb';
 import type { EncodedImage, GltfAsset, GltfJson } from './gltf-json';
@@ -41,6 +42,11 @@ const defaultReader: ResourceReader = async (url) => {
 export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): Promise<GltfAsset> {
   const read = options.readResource ?? defaultReader;
   const decoders = options.decoders ?? {};
+  for (const [name, decoder] of Object.entries(decoders)) {
+    if (decoder !== undefined && typeof decoder?.decodeAsset !== 'function') {
+      throw new TypeError(`decoders.${name} must be crowd-skin's MeshoptDecoder or dracoDecoder(module)`);
+    }
+  }
   const checked = readContainer(data);
   checkGltfJson(checked.json, decoders);
   const container: GltfContainer = checked.glb ? parseGlb(data) : { json: JSON.parse(new TextDecoder().decode(data)), glb: false };
@@ -50,9 +56,17 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
   const buffers: Uint8Array[] = [];
   const declared = json.buffers ?? [];
   for (let i = 0; i < declared.length; i++) {
-    buffers.push(await readBuffer(json, i, container.glb ? container.bin : undefined, container.glb, options.baseUrl, read));
+    // With the decoder, meshopt's uncompressed fallback buffers (gltfpack -cf) are not read.
+    const fallback = isFallbackBuffer({ json }, i);
+    if (fallback && decoders.meshopt !== undefined) buffers.push(new Uint8Array(0));
+    else buffers.push(await readBuffer(json, i, container.glb ? container.bin : undefined, container.glb, options.baseUrl, read).catch((e: Error) => {
+      if (fallback) e.message += ' (a meshopt fallback: hand in decoders.meshopt)';
+      throw e;
+    }));
   }
   const asset: GltfAsset = { json, buffers, images: [] };
+  // Each takes the extensions it decoded off extensionsRequired (buildRig checks them again).
+  for (const decoder of [decoders.meshopt, decoders.draco]) await decoder?.decodeAsset(asset);
   for (let i = 0; i < (json.images ?? []).length; i++) asset.images.push(await readImage(asset, i, options.baseUrl, read));
   return asset;
 }

@@ -19,10 +19,9 @@ import type { GltfAsset } from './gltf-json';
 type Types = readonly { type: number; normalized?: boolean }[];
 
 const FLOAT: Types = [{ type: C.FLOAT }];
-const INTEGERS_ANY: Types = [C.BYTE, C.UNSIGNED_BYTE, C.SHORT, C.UNSIGNED_SHORT].map((type) => ({ type }));
+/** BYTE, UNSIGNED_BYTE, SHORT, UNSIGNED_SHORT, normalized or not. */
+const INTEGERS: Types = [C.BYTE, C.UNSIGNED_BYTE, C.SHORT, C.UNSIGNED_SHORT].map((type) => ({ type }));
 const SIGNED_NORMALIZED: Types = [{ type: C.BYTE, normalized: true }, { type: C.SHORT, normalized: true }];
-const SIGNED_ANY: Types = [{ type: C.BYTE }, { type: C.SHORT }];
-const CORE_UV: Types = [{ type: C.FLOAT }, { type: C.UNSIGNED_BYTE, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true }];
 
 /** Accessor expectations of each vertex attribute the loader reads, for one file. */
 export interface AttributeExpectations {
@@ -48,16 +47,18 @@ export function isQuantized(asset: GltfAsset): boolean {
 /** The accessor expectations of `asset`'s vertex attributes: glTF 2.0's, widened by KHR_mesh_quantization when the file uses it. */
 export function attributeExpectations(asset: GltfAsset): AttributeExpectations {
   const q = isQuantized(asset);
-  const hint = q ? undefined : '(integer attributes need KHR_mesh_quantization, which the file does not list in extensionsUsed)';
-  const make = (types: readonly string[], core: Types, quantized: Types): AccessorExpectation =>
-    ({ types, components: q ? [...core, ...quantized] : core, float: true, hint });
+  const make = (type: string, quantized: Types, core = FLOAT): AccessorExpectation =>
+    ({ types: [type], components: q ? [...core, ...quantized] : core, float: true, hint: q ? '' : '(without KHR_mesh_quantization)' });
+  // glTF 2.0 itself allows normalized UNSIGNED_BYTE and UNSIGNED_SHORT UVs; the extension any integer.
+  const uvCore = [...FLOAT, ...INTEGERS.filter((t) => t.type % 2).map((t) => ({ ...t, normalized: true }))];
   return {
-    position: make(['VEC3'], FLOAT, INTEGERS_ANY),
-    normal: make(['VEC3'], FLOAT, SIGNED_NORMALIZED),
-    tangent: make(['VEC4'], FLOAT, SIGNED_NORMALIZED),
-    uv: make(['VEC2'], CORE_UV, [...INTEGERS_ANY, ...SIGNED_NORMALIZED]),
-    targetPosition: make(['VEC3'], FLOAT, SIGNED_ANY),
-    targetNormal: make(['VEC3'], FLOAT, SIGNED_NORMALIZED),
+    position: make('VEC3', INTEGERS),
+    normal: make('VEC3', SIGNED_NORMALIZED),
+    tangent: make('VEC4', SIGNED_NORMALIZED),
+    uv: make('VEC2', INTEGERS, uvCore),
+    // Morph displacements: signed integers only (BYTE, SHORT; normalized or not).
+    targetPosition: make('VEC3', INTEGERS.filter((t) => t.type % 2 === 0)),
+    targetNormal: make('VEC3', SIGNED_NORMALIZED),
   };
 }
 

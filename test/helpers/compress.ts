@@ -1,5 +1,5 @@
 import { Logger, NodeIO, type Document } from '@gltf-transform/core';
-import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import { ALL_EXTENSIONS, EXTMeshoptCompression } from '@gltf-transform/extensions';
 import { quantize, unpartition } from '@gltf-transform/functions';
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import { readFileSync } from 'node:fs';
@@ -40,6 +40,18 @@ export async function rewrite(path: string, transform: (document: Document) => P
 /** `gltf-transform quantize` with its defaults. */
 export function quantized(path: string): Promise<ArrayBuffer> {
   return rewrite(path, async (document) => { await document.transform(quantize()); });
+}
+
+/**
+ * `gltf-transform quantize`, then EXT_meshopt_compression (required) on every buffer: what
+ * `gltf-transform meshopt` writes, without its vertex reordering, so vertices stay comparable
+ * one by one with the original's.
+ */
+export function meshoptCompressed(path: string): Promise<ArrayBuffer> {
+  return rewrite(path, async (document) => {
+    await document.transform(quantize());
+    document.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE });
+  });
 }
 
 /** Skinned (and morphed) positions of every primitive of `character` for `request`, exact sampler, 3 per vertex, concatenated. */
@@ -114,21 +126,27 @@ function pair(a: Float64Array[], b: Float64Array[]): number[] {
 }
 
 /**
- * `gltfpack -i <path> -o out.glb <args>` (the npm package's WebAssembly build, in memory): its
- * defaults quantize (KHR_mesh_quantization, integer positions) and merge and reorder meshes.
+ * `gltfpack -i <path> -o <output> <args>` (the npm package's WebAssembly build, in memory): every
+ * file it writes, by name. Its defaults quantize (KHR_mesh_quantization, integer positions) and
+ * merge and reorder meshes; `-c`/`-cc` add EXT_meshopt_compression, `-cz` KHR_meshopt_compression,
+ * `-cf` an uncompressed fallback buffer (a file of its own beside a .gltf).
  */
-export async function gltfpacked(path: string, args: readonly string[] = []): Promise<ArrayBuffer> {
+export async function gltfpackFiles(path: string, args: readonly string[] = [], output = 'out.glb'): Promise<Map<string, Uint8Array>> {
   const gltfpack = 'gltfpack'; // untyped package: imported by name, typed here
   const { pack } = await import(gltfpack) as { pack: (args: string[], iface: { read(path: string): Uint8Array; write(path: string, data: Uint8Array): void }) => Promise<string> };
   const files = new Map<string, Uint8Array>();
   const input = path.endsWith('.gltf') ? 'in.gltf' : 'in.glb';
-  await pack(['-i', input, '-o', 'out.glb', ...args], {
+  await pack(['-i', input, '-o', output, ...args], {
     read: (name) => (name === input ? new Uint8Array(readFileSync(path)) : new Uint8Array(readFileSync(join(dirname(path), name)))),
-    write: (name, data) => { files.set(name, data); },
+    write: (name, data) => { files.set(name, data.slice()); },
   });
-  const out = files.get('out.glb');
-  if (!out) throw new Error(`gltfpack wrote no out.glb (${[...files.keys()].join(', ')})`);
-  return out.slice().buffer as ArrayBuffer;
+  if (!files.has(output)) throw new Error(`gltfpack wrote no ${output} (${[...files.keys()].join(', ')})`);
+  return files;
+}
+
+/** The .glb `gltfpack -i <path> -o out.glb <args>` writes (gltfpackFiles). */
+export async function gltfpacked(path: string, args: readonly string[] = []): Promise<ArrayBuffer> {
+  return (await gltfpackFiles(path, args)).get('out.glb')!.slice().buffer as ArrayBuffer;
 }
 
 /**
