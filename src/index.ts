@@ -20,6 +20,7 @@ export type { CharacterBounds } from './bake/bounds';
 export type { MeshLodOptions, MeshLods, MeshSimplifier } from './bake/mesh-lod';
 export { MeshoptSimplifier } from './bake/meshopt-simplifier';
 export { MeshoptDecoder } from './bake/meshopt-decoder';
+export { dracoDecoder } from './bake/draco-decoder';
 export type { Decoders, GltfDecoder } from './bake/extensions';
 export type { DrawOrder } from './bake/draw-order';
 export { ModelError } from './bake/errors';

@@ -13,21 +13,21 @@ async function readArrayBuffer(path: string): Promise<ArrayBuffer> {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
-/**
- * Where a .gltf's relative URIs resolve (the file's URL), how they are read (from disk, its own
- * folder only), and the decoders of compressed files (node-decoders.ts).
- */
-export function fileResources(path: string): { baseUrl: string; readResource: ResourceReader; decoders: Decoders } {
+/** Where a .gltf's relative URIs resolve (the file's URL) and how they are read (from disk, its own folder only). */
+export function fileResources(path: string): { baseUrl: string; readResource: ResourceReader } {
   return {
     baseUrl: pathToFileURL(path).href,
     readResource: modelFolderReader(path),
-    decoders: nodeDecoders(),
   };
 }
 
-/** Reads a .glb or .gltf from disk: its bytes, and the resources for loadCharacter or parseGltf. */
-export async function readModelFile(path: string): Promise<{ data: ArrayBuffer } & ReturnType<typeof fileResources>> {
-  return { data: await readArrayBuffer(path), ...fileResources(path) };
+/**
+ * Reads a .glb or .gltf from disk: its bytes, and the resources for loadCharacter or parseGltf,
+ * with the decoders its compression needs (node-decoders.ts).
+ */
+export async function readModelFile(path: string): Promise<{ data: ArrayBuffer; decoders: Decoders } & ReturnType<typeof fileResources>> {
+  const data = await readArrayBuffer(path);
+  return { data, ...fileResources(path), decoders: await nodeDecoders(data) };
 }
 
 /** Reads a .glb or .gltf from disk; external buffers and images are read next to it. */

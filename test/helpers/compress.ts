@@ -1,5 +1,5 @@
 import { Logger, NodeIO, type Document } from '@gltf-transform/core';
-import { ALL_EXTENSIONS, EXTMeshoptCompression } from '@gltf-transform/extensions';
+import { ALL_EXTENSIONS, EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions';
 import { quantize, unpartition } from '@gltf-transform/functions';
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import { readFileSync } from 'node:fs';
@@ -16,12 +16,23 @@ import type { Character } from '../../src/character/character';
  */
 
 let io: Promise<NodeIO> | undefined;
+let draco: Promise<{ createEncoderModule(): Promise<object>; createDecoderModule(): Promise<object> }> | undefined;
 
-/** gltf-transform's Node reader and writer with every extension and meshoptimizer's codecs. */
+/** The npm package draco3dgltf (Google's Draco for glTF, Node builds; untyped, so imported by name). */
+export function draco3dgltf(): Promise<{ createEncoderModule(): Promise<object>; createDecoderModule(): Promise<object> }> {
+  const name = 'draco3dgltf';
+  draco ??= import(name).then((m: { default: never }) => m.default);
+  return draco;
+}
+
+/** gltf-transform's Node reader and writer with every extension, meshoptimizer's codecs and Draco's. */
 export function gltfIo(): Promise<NodeIO> {
   io ??= (async () => {
-    await Promise.all([MeshoptDecoder.ready, MeshoptEncoder.ready]);
-    return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({ 'meshopt.decoder': MeshoptDecoder, 'meshopt.encoder': MeshoptEncoder });
+    const dracoModules = await draco3dgltf();
+    const [encoder, decoder] = await Promise.all([dracoModules.createEncoderModule(), dracoModules.createDecoderModule(), MeshoptDecoder.ready, MeshoptEncoder.ready]);
+    return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({
+      'meshopt.decoder': MeshoptDecoder, 'meshopt.encoder': MeshoptEncoder, 'draco3d.encoder': encoder, 'draco3d.decoder': decoder,
+    });
   })();
   return io;
 }
@@ -125,6 +136,13 @@ function pair(a: Float64Array[], b: Float64Array[]): number[] {
   });
 }
 
+/** `gltf-transform draco` as its defaults write it: KHR_draco_mesh_compression (required), edgebreaker. */
+export function dracoCompressed(path: string): Promise<ArrayBuffer> {
+  return rewrite(path, async (document) => {
+    document.createExtension(KHRDracoMeshCompression).setRequired(true);
+  });
+}
+
 /**
  * `gltfpack -i <path> -o <output> <args>` (the npm package's WebAssembly build, in memory): every
  * file it writes, by name. Its defaults quantize (KHR_mesh_quantization, integer positions) and
@@ -181,4 +199,23 @@ function directedGap(a: Float64Array, b: Float64Array): number {
     worst = Math.max(worst, Math.sqrt(nearest));
   }
   return worst;
+}
+
+/** Total area of the triangles of every primitive posed at the start of clip 0, model units squared: a check that compressed indices still make the same surface. */
+export function surfaceArea(character: Character): number {
+  const rig = character.rig;
+  const all = posedVertices(character, { clipA: 0, timeA: 0 });
+  let area = 0;
+  let o = 0;
+  for (const prim of rig.primitives) {
+    const indices = prim.indices ?? Uint32Array.from({ length: prim.vertexCount }, (_, i) => i);
+    for (let t = 0; t < indices.length; t += 3) {
+      const [a, b, c] = [indices[t], indices[t + 1], indices[t + 2]].map((v) => o + v * 3);
+      const u = [all[b] - all[a], all[b + 1] - all[a + 1], all[b + 2] - all[a + 2]];
+      const w = [all[c] - all[a], all[c + 1] - all[a + 1], all[c + 2] - all[a + 2]];
+      area += Math.hypot(u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]) / 2;
+    }
+    o += prim.vertexCount * 3;
+  }
+  return area;
 }
