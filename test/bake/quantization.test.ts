@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readAccessor } from '../../src/bake/accessor';
+import { ModelError } from '../../src/bake/errors';
 import { parseGltf } from '../../src/bake/parse';
 import { attributeExpectations } from '../../src/bake/quantization';
 import { loadCharacter, type Character } from '../../src/character/character';
@@ -31,6 +32,14 @@ describe('KHR_mesh_quantization validity', () => {
     asset.json.extensionsRequired = asset.json.extensionsRequired!.filter((e) => e !== 'KHR_mesh_quantization');
     await expect(loadCharacter(arrayBufferOf(assetToGlb(asset)))).rejects.toThrow(
       /^mesh 0 primitive 0 POSITION \(accessor \d+\): componentType 512[23] \(normalized\) is not allowed here \(without KHR_mesh_quantization\)$/);
+  });
+
+  it('a quantized file truncated anywhere is a named ModelError, never another error or NaN', async () => {
+    const file = new Uint8Array(await quantized(modelPath('CesiumMan')));
+    for (let cut = 7; cut < 40; cut++) {
+      const bytes = file.slice(0, Math.floor((file.byteLength * cut) / 40));
+      await expect(loadCharacter(bytes.buffer)).rejects.toThrow(ModelError);
+    }
   });
 
   it('refuses a componentType the extension does not allow (UNSIGNED_BYTE normals)', async () => {
