@@ -39,15 +39,19 @@ const DECODED: Record<string, [keyof Decoders, string]> = {
 };
 DECODED.KHR_meshopt_compression = DECODED.EXT_meshopt_compression;
 
-/** Extensions the loader reads itself. */
-const NATIVE = ['KHR_mesh_quantization'];
+/**
+ * Extensions the loader reads itself. A WebP or AVIF texture (parse.ts picks it over `source`)
+ * is decoded by the platform's image decoder, as PNG and JPEG are; where it cannot decode one,
+ * that texture is left out with a warning (character.ts).
+ */
+const NATIVE = ['KHR_mesh_quantization', 'EXT_texture_webp', 'EXT_texture_avif'];
 
 /**
  * Refuses a file that requires extensions the loader cannot read with `decoders`, naming all
  * of them at once, each with what would bring it (the option and the package), in one
  * ModelError: `the file requires extension KHR_draco_mesh_compression, which needs decoders:
- * { draco: ... }, ...`, or with several, `the file requires 2 extensions this loader cannot
- * read as called: A, which ...; B, which ...`.
+ * { draco: ... }, ...`, or with several, `the file requires 2 extensions this call cannot
+ * read: A, which ...; B, which ...`.
  */
 export function checkRequiredExtensions(required: readonly string[], decoders: Decoders = {}): void {
   const problems: string[] = [];
@@ -59,5 +63,5 @@ export function checkRequiredExtensions(required: readonly string[], decoders: D
     }
   }
   if (problems.length === 1) throw new ModelError(`the file requires extension ${problems[0]}`);
-  if (problems.length > 1) throw new ModelError(`the file requires ${problems.length} extensions this loader cannot read as called: ${problems.join('; ')}`);
+  if (problems.length > 1) throw new ModelError(`the file requires ${problems.length} extensions this call cannot read: ${problems.join('; ')}`);
 }

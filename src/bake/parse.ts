@@ -43,7 +43,7 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
   const read = options.readResource ?? defaultReader;
   const decoders = options.decoders ?? {};
   for (const [name, decoder] of Object.entries(decoders)) {
-    if (decoder !== undefined && typeof decoder?.decodeAsset !== 'function') {
+    if (decoder !== undefined && !decoder?.decodeAsset) {
       throw new TypeError(`decoders.${name} must be crowd-skin's MeshoptDecoder or dracoDecoder(module)`);
     }
   }
@@ -91,13 +91,14 @@ function parseGlb(data: ArrayBuffer): GltfContainer {
 }
 
 /** Texture extensions that name another image for a texture, the last applied winning. */
-const TEXTURE_SOURCE_EXTENSIONS = ['EXT_texture_avif', 'EXT_texture_webp', 'KHR_texture_basisu'];
+const TEXTURE_SOURCE_EXTENSIONS = ['EXT_texture_avif', 'EXT_texture_webp'];
 
 /**
  * Points each texture at the image its texture extension names, as GLTFLoader's extension
- * pass did in Chromium: KHR_texture_basisu over EXT_texture_webp over EXT_texture_avif over
- * `source`. (GLTFLoader probed the browser for WebP and AVIF, so Safari and Node kept `source`
- * where Chromium switched; the choice is now the same everywhere.)
+ * pass did in Chromium: EXT_texture_webp over EXT_texture_avif over `source`. (GLTFLoader probed
+ * the browser for WebP and AVIF, so Safari and Node kept `source` where Chromium switched; the
+ * choice is now the same everywhere.) KHR_texture_basisu's KTX2 image is never chosen: the
+ * loader has no transcoder (a file that requires it is refused, extensions.ts).
  */
 function selectTextureSources(json: GltfJson): void {
   for (const texture of json.textures ?? []) {

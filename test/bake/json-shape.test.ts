@@ -23,7 +23,7 @@ describe('checkGltfJson validity', () => {
     {
       breaks: 'four required extensions, each named with what would bring it',
       mutate: (j) => { j.extensionsRequired = ['EXT_meshopt_compression', 'KHR_texture_basisu', 'EXT_from_the_future', 'KHR_draco_mesh_compression']; },
-      message: new RegExp('^the file requires 4 extensions this loader cannot read as called: ' +
+      message: new RegExp('^the file requires 4 extensions this call cannot read: ' +
         "EXT_meshopt_compression, which needs decoders: \\{ meshopt: MeshoptDecoder \\}, MeshoptDecoder from 'crowd-skin'; " +
         'KHR_texture_basisu, which this loader does not support; ' +
         'EXT_from_the_future, which this loader does not support; ' +
@@ -73,6 +73,10 @@ describe('checkGltfJson validity', () => {
 });
 
 describe('checkGltfJson', () => {
+  it('accepts the extensions the loader reads itself when required: KHR_mesh_quantization, EXT_texture_webp, EXT_texture_avif', () => {
+    expect(() => checkGltfJson(jsonWith((j) => { j.extensionsRequired = ['KHR_mesh_quantization', 'EXT_texture_webp', 'EXT_texture_avif']; }))).not.toThrow();
+  });
+
   it('does not name an extension whose decoder was handed in, and accepts a file whose every required extension has one', () => {
     const decoder = { decodeAsset: async () => {} };
     const both = jsonWith((j) => { j.extensionsRequired = ['EXT_meshopt_compression', 'KHR_draco_mesh_compression']; });
