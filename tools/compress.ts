@@ -1,6 +1,6 @@
 import { Logger, NodeIO, type Document } from '@gltf-transform/core';
 import { ALL_EXTENSIONS, EXTMeshoptCompression, KHRDracoMeshCompression } from '@gltf-transform/extensions';
-import { quantize, unpartition } from '@gltf-transform/functions';
+import { meshopt, quantize, unpartition } from '@gltf-transform/functions';
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -61,6 +61,11 @@ export function meshoptCompressed(path: string): Promise<ArrayBuffer> {
     await document.transform(quantize());
     document.createExtension(EXTMeshoptCompression).setRequired(true).setEncoderOptions({ method: EXTMeshoptCompression.EncoderMethod.QUANTIZE });
   });
+}
+
+/** `gltf-transform meshopt` itself (vertices reordered for size, then quantized; EXT_meshopt_compression required). */
+export function gltfTransformMeshopt(path: string): Promise<ArrayBuffer> {
+  return rewrite(path, async (document) => { await document.transform(meshopt({ encoder: MeshoptEncoder })); });
 }
 
 /** `gltf-transform draco` as its defaults write it: KHR_draco_mesh_compression (required), edgebreaker. */

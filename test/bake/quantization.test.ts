@@ -18,7 +18,8 @@ import { captureVertices } from '../helpers/vertex-capture';
  * step is 6e-5 of the mesh's extent; normals at 10 bits are about 1e-3 off).
  */
 
-const MODELS = [...testModelNames(), 'Mannequin', 'Walker'];
+// RecursiveSkeletons (2.7 s here) is left out: its size, not its rig, is what sets it apart.
+const MODELS = [...testModelNames().filter((name) => name !== 'RecursiveSkeletons'), 'Mannequin', 'Walker'];
 const TOLERANCE = 1e-3;
 
 async function original(name: string): Promise<Character> {
