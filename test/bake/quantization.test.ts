@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readAccessor } from '../../src/bake/accessor';
 import { ModelError } from '../../src/bake/errors';
+import { MeshoptSimplifier } from '../../src/bake/meshopt-simplifier';
 import { parseGltf } from '../../src/bake/parse';
 import { attributeExpectations } from '../../src/bake/quantization';
 import { loadCharacter, type Character } from '../../src/character/character';
@@ -23,7 +25,7 @@ const MODELS = [...testModelNames().filter((name) => name !== 'RecursiveSkeleton
 const TOLERANCE = 1e-3;
 
 async function original(name: string): Promise<Character> {
-  return loadCharacter(arrayBufferOf(new Uint8Array(await import('node:fs').then((fs) => fs.readFileSync(modelPath(name))))), { baseUrl: new URL(`file://${modelPath(name)}`).href });
+  return loadCharacter(arrayBufferOf(new Uint8Array(readFileSync(modelPath(name)))), { baseUrl: new URL(`file://${modelPath(name)}`).href });
 }
 
 describe('KHR_mesh_quantization validity', () => {
@@ -81,6 +83,21 @@ describe('KHR_mesh_quantization: gltf-transform quantize (defaults) of every tes
       expect((b[3 + c] - a[3 + c]) / size, `reach max ${c}`).toBeLessThan(TOLERANCE);
       expect((b[c] - a[c] + a[3 + c] - b[3 + c]) / size, `reach growth ${c}`).toBeLessThan(0.05);
     }
+  });
+});
+
+describe('KHR_mesh_quantization: culling spheres and LOD errors in model units', () => {
+  it('CesiumMan quantized: joint-space spheres within 1e-3 of the size of the original, mesh LOD errors within 5 %', async () => {
+    const path = modelPath('CesiumMan');
+    const lod = { simplifier: MeshoptSimplifier };
+    const [before, after] = await Promise.all([loadCharacter(arrayBufferOf(new Uint8Array(readFileSync(path))), { lod }), quantized(path).then((bytes) => loadCharacter(bytes, { lod }))]);
+    const size = modelSize(before);
+    const spheres = [before.animationBounds.jointSpheres, after.animationBounds.jointSpheres];
+    expect(spheres[1].length).toBe(spheres[0].length);
+    expect(Math.max(...spheres[0].map((v, i) => Math.abs(v - spheres[1][i]))) / size).toBeLessThan(TOLERANCE);
+    const errors = [before.lods!.errors, after.lods!.errors];
+    expect(errors[0][3]).toBeGreaterThan(1e-3 * size); // levels that simplified something
+    errors[0].forEach((e, l) => expect(Math.abs(errors[1][l] - e)).toBeLessThanOrEqual(0.05 * e));
   });
 });
 
