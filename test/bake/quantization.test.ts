@@ -11,6 +11,7 @@ import { gltfpacked, largestGap, modelSize, posedVertices, quantized, worstPoint
 import { openTestDevice } from '../helpers/gpu';
 import { arrayBufferOf, assetToGlb } from '../helpers/gltf-builder';
 import { modelPath, testModelNames } from '../helpers/models';
+import { drawnPixels, lookAt, renderCrowd } from '../helpers/render';
 import { captureVertices } from '../helpers/vertex-capture';
 
 /**
@@ -124,5 +125,27 @@ describe.skipIf(!device)('KHR_mesh_quantization on the GPU (Dawn): the skin shad
     gpu.positions.reduce((o, p) => { all.set(p, o); return o + p.length; }, 0);
     expect(largestGap(all, posedVertices(before, request)) / modelSize(before)).toBeLessThan(TOLERANCE);
     crowd.destroy();
+  });
+
+  it('CesiumMan quantized: the picture is the original\'s (pixels off by more than 8 of 255: under 1 % of those drawn)', async () => {
+    const [before, after] = await Promise.all([original('CesiumMan'), quantized(modelPath('CesiumMan')).then((bytes) => loadCharacter(bytes))]);
+    const { min, max } = before.bounds;
+    const centre: [number, number, number] = [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2];
+    const camera = lookAt([centre[0] + 0.5, centre[1] + 0.15, centre[2] + 1.0], centre, { near: 0.05, far: 100 });
+    const pictures = await Promise.all([before, after].map(async (character) => {
+      const crowd = new Crowd(device!, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', lod: false });
+      crowd.add({ clipA: 0, timeA: 0.61, clipB: 0, timeB: 0.61, speedA: 0, speedB: 0 });
+      crowd.update(0);
+      const pixels = await renderCrowd(device!, crowd, camera.viewProjection, 128);
+      crowd.destroy();
+      return pixels;
+    }));
+    const drawn = drawnPixels(pictures[0]);
+    expect(drawn).toBeGreaterThan(128 * 128 * 0.15);
+    let off = 0;
+    for (let i = 0; i < pictures[0].length; i += 4) {
+      if (Math.max(...[0, 1, 2].map((c) => Math.abs(pictures[0][i + c] - pictures[1][i + c]))) > 8) off++;
+    }
+    expect(off / drawn).toBeLessThan(0.01);
   });
 });
