@@ -1,5 +1,5 @@
 import {
-  Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, MeshoptSimplifier, parseControllerConfig,
+  Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, MeshoptDecoder, MeshoptSimplifier, parseControllerConfig,
   type AppearanceImage, type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type MaskId,
 } from '../src/index';
 import { AppearanceSpread, loadVariantImages } from './appearance';
@@ -138,10 +138,12 @@ export interface SceneLoadOptions {
  */
 export async function loadScene(device: GPUDevice, label: string, source: SceneSource, options: SceneLoadOptions): Promise<Scene> {
   const entry = MODELS[source.model];
-  const library = entry?.clips ? await loadClips(entry.clips, { signal: options.signal }) : undefined;
+  // meshopt-compressed files (gltfpack -c, gltf-transform optimize) load too, by ?modelUrl=: the decoder is handed in.
+  const decoders = { meshopt: MeshoptDecoder };
+  const library = entry?.clips ? await loadClips(entry.clips, { signal: options.signal, decoders }) : undefined;
   // Mesh LOD levels for every model: the simplifier is handed in (the library ships it only to pages that do).
   const load = (url: string, load: ModelEntry['load'], onProgress?: SceneLoadOptions['onProgress']) =>
-    loadCharacter(url, { ...load, lod: { simplifier: MeshoptSimplifier }, clips: library ? [library] : undefined, onProgress, signal: options.signal });
+    loadCharacter(url, { ...load, lod: { simplifier: MeshoptSimplifier }, decoders, clips: library ? [library] : undefined, onProgress, signal: options.signal });
   const character = await load(source.url, entry?.load, options.onProgress);
   const besideCharacters: { label: string; character: Character }[] = [];
   for (const name of entry?.beside ?? []) {

@@ -148,6 +148,16 @@ describe('what a page that draws a plain crowd ships (examples/minimal bundled f
     expect(shipped.filter((file) => /^meshoptimizer\/meshopt_simplifier|^src\/bake\/meshopt-simplifier\.ts$/.test(file))).toEqual([]);
   });
 
+  /** Decoders of compressed files are handed in (LoadOptions.decoders, issue 38): a page that hands in none ships none, nor the code that reads their data. */
+  it('no meshoptimizer decoder, no Draco glue (src/bake/decode-meshopt.ts, decode-draco.ts)', async () => {
+    const shipped = (await minimalPageSources(REPO_ROOT, { dependencies: true })).map((i) => i.what);
+    expect(shipped).toContain('src/bake/extensions.ts');
+    expect(shipped.filter((file) => /^meshoptimizer\/meshopt_decoder|^src\/bake\/(meshopt-decoder|draco-decoder|decode-draco)\.ts$/.test(file))).toEqual([]);
+    // decode-meshopt.ts lends parse.ts one small function (isFallbackBuffer); the decoding stays out.
+    const meshopt = (await minimalPageSources(REPO_ROOT)).find((i) => i.what === 'src/bake/decode-meshopt.ts');
+    expect(meshopt?.bytes ?? 0).toBeLessThan(400);
+  });
+
   /** Triangles are ordered for the vertex cache by src/bake/vertex-cache.ts, not by meshoptimizer's encoder (20 KB of WebAssembly). */
   it('no meshoptimizer encoder (the vertex-cache order is our own, src/bake/vertex-cache.ts)', async () => {
     const shipped = (await minimalPageSources(REPO_ROOT, { dependencies: true })).map((i) => i.what);

@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw|load-formats (only that section, replacing it in the existing BENCHMARKS.md).
  * --against REF[,REF...] (with --section controllers): the section's CPU-per-frame scenes also measured for
  * a worktree of each REF in this process, frame by frame in alternation, with both and their ratio
  * (tools/bench/against.ts; docs/testing.md: run it before resolving an issue that touches a per-frame path).
@@ -28,13 +28,14 @@ import { benchAppearance, type AppearanceRow } from './bench/appearance';
 import { benchFieldSlices, benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
 import { benchDraw, DRAW_STEPS, DRAW_TRIED, type DrawRow } from './bench/draw';
 import { benchPaired, treeLibrary, worktreeOf, type PairedRow } from './bench/against';
+import { LOAD_FORMATS_HEADING, loadFormatsSection } from './bench/load-formats';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering or draw, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw', 'load-formats'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering, draw or load-formats, got ${only}`);
 const againstArg = process.argv.indexOf('--against');
 const against = againstArg >= 0 ? process.argv[againstArg + 1] : undefined;
 if (againstArg >= 0 && (against === undefined || against.startsWith('--'))) throw new Error('--against needs a commit, branch or tag: --against REF');
@@ -106,7 +107,7 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : only === 'draw' ? DRAW_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : only === 'draw' ? DRAW_HEADING : only === 'load-formats' ? LOAD_FORMATS_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'clip-library') await clipLibrarySection();
@@ -115,6 +116,7 @@ if (only !== undefined) {
   else if (only === 'appearance') await appearanceSection();
   else if (only === 'steering') await steeringSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'draw') await drawSection(await characterFromFile(CROWD_MODEL[1]));
+  else if (only === 'load-formats') await loadFormatsSection(print, table, quick);
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -527,6 +529,7 @@ await threeShadingSection(character);
 await appearanceSection();
 await steeringSection(character);
 await drawSection(character);
+await loadFormatsSection(print, table, quick);
 
 device.destroy();
 // Figures from another machine (a section headed '## On an NVIDIA ...', say) are kept at the end: this run cannot redo them.

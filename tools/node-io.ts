@@ -1,9 +1,11 @@
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Decoders } from '../src/bake/extensions';
 import type { GltfAsset } from '../src/bake/gltf-json';
 import { parseGltf, type ResourceReader } from '../src/bake/parse';
 import { ResourceRefused, resolveUri } from '../src/bake/uri';
+import { nodeDecoders } from './node-decoders';
 
 /** Reads a whole file as an ArrayBuffer of its own (not a view into Node's buffer pool). */
 async function readArrayBuffer(path: string): Promise<ArrayBuffer> {
@@ -19,9 +21,13 @@ export function fileResources(path: string): { baseUrl: string; readResource: Re
   };
 }
 
-/** Reads a .glb or .gltf from disk: its bytes, and the resources for loadCharacter or parseGltf. */
-export async function readModelFile(path: string): Promise<{ data: ArrayBuffer } & ReturnType<typeof fileResources>> {
-  return { data: await readArrayBuffer(path), ...fileResources(path) };
+/**
+ * Reads a .glb or .gltf from disk: its bytes, and the resources for loadCharacter or parseGltf,
+ * with the decoders its compression needs (node-decoders.ts).
+ */
+export async function readModelFile(path: string): Promise<{ data: ArrayBuffer; decoders: Decoders } & ReturnType<typeof fileResources>> {
+  const data = await readArrayBuffer(path);
+  return { data, ...fileResources(path), decoders: await nodeDecoders(data) };
 }
 
 /** Reads a .glb or .gltf from disk; external buffers and images are read next to it. */

@@ -34,6 +34,13 @@ export interface AccessorExpectation {
   components?: readonly { type: number; normalized?: boolean }[];
   /** Expected element count, when the caller knows it. */
   count?: number;
+  /**
+   * Integers that are not normalized read as floats (KHR_mesh_quantization's BYTE and SHORT
+   * positions and UVs keep their sign); default: they read as Uint32Array.
+   */
+  float?: boolean;
+  /** Said after "is not allowed here" when the componentType is refused (what would allow it). */
+  hint?: string;
 }
 
 function readComponent(view: DataView, offset: number, componentType: number): number {
@@ -121,7 +128,7 @@ export function readAccessor(asset: GltfAsset, index: number, where: string, exp
   if (expect.components) {
     const ok = expect.components.some((c) => c.type === accessor.componentType &&
       (c.normalized === undefined || c.normalized === (accessor.normalized ?? false)));
-    check(ok, `${label}: componentType ${accessor.componentType}${accessor.normalized ? ' (normalized)' : ''} is not allowed here`);
+    check(ok, () => `${label}: componentType ${accessor.componentType}${accessor.normalized ? ' (normalized)' : ''} is not allowed here ${expect.hint ?? ''}`.trim());
   }
   check(Number.isInteger(accessor.count) && accessor.count >= 0, `${label}: count ${accessor.count} is not a non-negative integer`);
   if (expect.count !== undefined) {
@@ -131,7 +138,7 @@ export function readAccessor(asset: GltfAsset, index: number, where: string, exp
   const components = TYPE_COMPONENTS[accessor.type];
   const count = accessor.count;
   const isFloat = accessor.componentType === ComponentType.FLOAT;
-  const asFloat = isFloat || (accessor.normalized ?? false);
+  const asFloat = isFloat || (accessor.normalized ?? false) || expect.float === true;
   const convert = (raw: number) => (accessor.normalized ? normalize(raw, accessor.componentType) : raw);
 
   // Every size is checked against the bytes it reads from (or, for data the file does not hold,

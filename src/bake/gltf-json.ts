@@ -24,6 +24,8 @@ export interface GltfBufferView {
   byteOffset?: number;
   byteLength: number;
   byteStride?: number;
+  /** EXT_meshopt_compression / KHR_meshopt_compression (decode-meshopt.ts reads and removes them). */
+  extensions?: Record<string, unknown>;
 }
 
 export interface GltfNode {
@@ -115,7 +117,7 @@ export interface GltfJson {
   animations?: GltfAnimation[];
   accessors?: GltfAccessor[];
   bufferViews?: GltfBufferView[];
-  buffers?: { byteLength: number; uri?: string }[];
+  buffers?: { byteLength: number; uri?: string; extensions?: Record<string, unknown> }[];
   materials?: GltfMaterial[];
   textures?: { source?: number; sampler?: number }[];
   samplers?: { magFilter?: number; minFilter?: number; wrapS?: number; wrapT?: number }[];

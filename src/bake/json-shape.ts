@@ -1,4 +1,5 @@
 import { check, describeValue, ModelError } from './errors';
+import { checkRequiredExtensions, type Decoders } from './extensions';
 import type { GltfJson } from './gltf-json';
 
 /**
@@ -10,7 +11,8 @@ import type { GltfJson } from './gltf-json';
  * "abc""). Fields the loader never reads (extras, extensions, cameras...) are not checked.
  *
  * Also refused here, as the spec asks: a major version other than 2, an asset.minVersion above
- * 2.0, and any extension in extensionsRequired (this loader implements none).
+ * 2.0, and any extension in extensionsRequired that the loader cannot read with the decoders
+ * handed in (all of them named at once: extensions.ts).
  */
 
 /** A non-negative safe integer (indices, counts, byte offsets and lengths). */
@@ -128,11 +130,11 @@ function checkValue(rule: Rule, v: unknown, owner: string, field: string): void 
   }
 }
 
-/** Extensions this loader implements when a file requires them: none yet. */
-const SUPPORTED_REQUIRED_EXTENSIONS: readonly string[] = [];
-
-/** Checks the document's shape, version and required extensions (see above); throws a ModelError. */
-export function checkGltfJson(json: unknown): asserts json is GltfJson {
+/**
+ * Checks the document's shape, version and required extensions (see above; `decoders`: those
+ * handed in, which bring the compressed-file extensions, extensions.ts); throws a ModelError.
+ */
+export function checkGltfJson(json: unknown, decoders: Decoders = {}): asserts json is GltfJson {
   check(isObject(json), () => `not a glTF file: its JSON is ${describeValue(json)}, not an object`);
   check(isObject(json.asset), () => `not a glTF 2.0 file: it has no asset object (glTF requires asset.version); asset is ${describeValue(json.asset)}`);
   checkValue(GLTF, json, '', '');
@@ -144,9 +146,7 @@ export function checkGltfJson(json: unknown): asserts json is GltfJson {
     check(min[0] < 2 || (min[0] === 2 && min[1] === 0),
       `the file needs glTF ${asset.minVersion} or later (asset.minVersion); this loader reads glTF 2.0`);
   }
-  for (const ext of (json.extensionsRequired ?? []) as string[]) {
-    check(SUPPORTED_REQUIRED_EXTENSIONS.includes(ext), `the file requires extension ${ext}, which this loader does not support`);
-  }
+  checkRequiredExtensions((json.extensionsRequired ?? []) as string[], decoders);
 }
 
 function parseVersion(text: string, field: string): [number, number] {

@@ -2,9 +2,9 @@ import { readAccessor, ComponentType as C } from './accessor';
 import { check } from './errors';
 import type { EncodedImage, GltfAsset, GltfTextureInfo } from './gltf-json';
 import { loadMorphTargets } from './load-morph';
+import { attributeExpectations, isQuantized, renormalizeDirections } from './quantization';
 import { defaultMaterial, defaultTextureSampler, type MaterialInfo, type SkinnedPrimitive, type TextureSampler } from './rig';
 
-const FLOAT = [{ type: C.FLOAT }];
 const UV_TYPES = [{ type: C.FLOAT }, { type: C.UNSIGNED_BYTE, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true }];
 const JOINT_TYPES = [{ type: C.UNSIGNED_BYTE, normalized: false }, { type: C.UNSIGNED_SHORT, normalized: false }];
 const WEIGHT_TYPES = UV_TYPES;
@@ -47,11 +47,13 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
       warnings.push(`${where}: has no POSITION attribute; not drawn`); // allowed by the spec (an extension may supply it)
       return;
     }
-    const positions = readAccessor(asset, attr.POSITION, `${where} POSITION`, { types: ['VEC3'], components: FLOAT });
+    const expect = attributeExpectations(asset);
+    const positions = readAccessor(asset, attr.POSITION, `${where} POSITION`, expect.position);
     const vertexCount = positions.count;
     const sized = { count: vertexCount };
     const normals = attr.NORMAL === undefined ? undefined
-      : readAccessor(asset, attr.NORMAL, `${where} NORMAL`, { types: ['VEC3'], components: FLOAT, ...sized }).values as Float32Array;
+      : readAccessor(asset, attr.NORMAL, `${where} NORMAL`, { ...expect.normal, ...sized }).values as Float32Array;
+    if (normals && isQuantized(asset)) renormalizeDirections(normals, 3);
     // COLOR_0 (VEC3 or VEC4; float or normalised) as linear RGBA, alpha 1 for VEC3: multiplies base colour.
     let colors: Float32Array | undefined;
     if (attr.COLOR_0 !== undefined) {
@@ -63,7 +65,7 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
       }
     }
     const uvs = attr.TEXCOORD_0 === undefined ? undefined
-      : readAccessor(asset, attr.TEXCOORD_0, `${where} TEXCOORD_0`, { types: ['VEC2'], components: UV_TYPES, ...sized }).values as Float32Array;
+      : readAccessor(asset, attr.TEXCOORD_0, `${where} TEXCOORD_0`, { ...expect.uv, ...sized }).values as Float32Array;
     const material = loadMaterial(asset, prim.material, where, warnings);
     // TEXCOORD_1 only where a texture reads it: a primitive that merely carries it pays nothing.
     let uvs1: Float32Array | undefined;
@@ -72,13 +74,14 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
         warnings.push(`${where}: its material reads TEXCOORD_1, which the primitive does not have; TEXCOORD_0 is used`);
         material.texCoords = [0, 0, 0, 0, 0];
       } else {
-        uvs1 = readAccessor(asset, attr.TEXCOORD_1, `${where} TEXCOORD_1`, { types: ['VEC2'], components: UV_TYPES, ...sized }).values as Float32Array;
+        uvs1 = readAccessor(asset, attr.TEXCOORD_1, `${where} TEXCOORD_1`, { ...expect.uv, ...sized }).values as Float32Array;
       }
     }
 
     // TANGENT only where a normal map reads it (morph targets' TANGENT displacements are ignored).
     const tangents = attr.TANGENT === undefined || material.normalImage === undefined ? undefined
-      : readAccessor(asset, attr.TANGENT, `${where} TANGENT`, { types: ['VEC4'], components: FLOAT, ...sized }).values as Float32Array;
+      : readAccessor(asset, attr.TANGENT, `${where} TANGENT`, { ...expect.tangent, ...sized }).values as Float32Array;
+    if (tangents && isQuantized(asset)) renormalizeDirections(tangents, 4);
 
     let influences: 4 | 8 = 4;
     let joints: Uint16Array;

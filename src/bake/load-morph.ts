@@ -1,6 +1,7 @@
-import { readAccessor, ComponentType as C } from './accessor';
+import { readAccessor } from './accessor';
 import { check } from './errors';
 import type { GltfAsset, GltfPrimitive } from './gltf-json';
+import { attributeExpectations } from './quantization';
 import type { MorphSet, MorphTargets } from './rig';
 
 /**
@@ -10,8 +11,6 @@ import type { MorphSet, MorphTargets } from './rig';
  * `weights`, else the mesh's, else 0, unless an animation channel of path `weights` sets them.
  * TANGENT displacements are not read (the renderer has no tangents).
  */
-
-const FLOAT = [{ type: C.FLOAT }];
 
 /** Number of morph targets of mesh `meshIndex` (0 when none); every primitive must have the same. */
 export function meshTargetCount(asset: GltfAsset, meshIndex: number): number {
@@ -61,10 +60,12 @@ function targetNames(extras: unknown, gltfMesh: number, targetCount: number, war
  */
 export function loadMorphTargets(asset: GltfAsset, prim: GltfPrimitive, set: number, vertexCount: number, hasNormals: boolean, where: string): MorphTargets {
   const targets = prim.targets ?? [];
+  const expectations = attributeExpectations(asset);
   const read = (t: number, attribute: 'POSITION' | 'NORMAL') => {
     const index = targets[t][attribute];
     if (index === undefined) return new Float32Array(vertexCount * 3);
-    return readAccessor(asset, index, `${where} target ${t} ${attribute}`, { types: ['VEC3'], components: FLOAT, count: vertexCount }).values as Float32Array;
+    const expect = attribute === 'POSITION' ? expectations.targetPosition : expectations.targetNormal;
+    return readAccessor(asset, index, `${where} target ${t} ${attribute}`, { ...expect, count: vertexCount }).values as Float32Array;
   };
   const positions = targets.map((_, t) => read(t, 'POSITION'));
   const anyNormals = hasNormals && targets.some((target) => target.NORMAL !== undefined);

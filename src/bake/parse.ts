@@ -1,5 +1,7 @@
 import { GLBLoader } from '@loaders.gl/gltf';
 import { check, ModelError } from './errors';
+import { isFallbackBuffer } from './decode-meshopt';
+import type { Decoders } from './extensions';
 import { readContainer, type GltfContainer } from './glb';
 import type { EncodedImage, GltfAsset, GltfJson } from './gltf-json';
 import { checkGltfJson } from './json-shape';
@@ -18,6 +20,8 @@ export interface ParseOptions {
   baseUrl?: string;
   /** How to read external resources; defaults to `fetch`. Node tools pass a file reader. */
   readResource?: ResourceReader;
+  /** Decoders for compressed files (extensions.ts); a file needing one not given is refused naming it. */
+  decoders?: Decoders;
 }
 
 const defaultReader: ResourceReader = async (url) => {
@@ -37,18 +41,32 @@ const defaultReader: ResourceReader = async (url) => {
  */
 export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): Promise<GltfAsset> {
   const read = options.readResource ?? defaultReader;
+  const decoders = options.decoders ?? {};
+  for (const [name, decoder] of Object.entries(decoders)) {
+    if (decoder !== undefined && !decoder?.decodeAsset) {
+      throw new TypeError(`decoders.${name} must be crowd-skin's MeshoptDecoder or dracoDecoder(module)`);
+    }
+  }
   const checked = readContainer(data);
-  checkGltfJson(checked.json);
+  checkGltfJson(checked.json, decoders);
   const container: GltfContainer = checked.glb ? parseGlb(data) : { json: JSON.parse(new TextDecoder().decode(data)), glb: false };
   const json: unknown = container.json;
   selectTextureSources(json as GltfJson);
-  checkGltfJson(json);
+  checkGltfJson(json, decoders);
   const buffers: Uint8Array[] = [];
   const declared = json.buffers ?? [];
   for (let i = 0; i < declared.length; i++) {
-    buffers.push(await readBuffer(json, i, container.glb ? container.bin : undefined, container.glb, options.baseUrl, read));
+    // With the decoder, meshopt's uncompressed fallback buffers (gltfpack -cf) are not read.
+    const fallback = isFallbackBuffer({ json }, i);
+    if (fallback && decoders.meshopt !== undefined) buffers.push(new Uint8Array(0));
+    else buffers.push(await readBuffer(json, i, container.glb ? container.bin : undefined, container.glb, options.baseUrl, read).catch((e: Error) => {
+      if (fallback) e.message += ' (a meshopt fallback: hand in decoders.meshopt)';
+      throw e;
+    }));
   }
   const asset: GltfAsset = { json, buffers, images: [] };
+  // Each takes the extensions it decoded off extensionsRequired (buildRig checks them again).
+  for (const decoder of [decoders.meshopt, decoders.draco]) await decoder?.decodeAsset(asset);
   for (let i = 0; i < (json.images ?? []).length; i++) asset.images.push(await readImage(asset, i, options.baseUrl, read));
   return asset;
 }
@@ -73,13 +91,14 @@ function parseGlb(data: ArrayBuffer): GltfContainer {
 }
 
 /** Texture extensions that name another image for a texture, the last applied winning. */
-const TEXTURE_SOURCE_EXTENSIONS = ['EXT_texture_avif', 'EXT_texture_webp', 'KHR_texture_basisu'];
+const TEXTURE_SOURCE_EXTENSIONS = ['EXT_texture_avif', 'EXT_texture_webp'];
 
 /**
  * Points each texture at the image its texture extension names, as GLTFLoader's extension
- * pass did in Chromium: KHR_texture_basisu over EXT_texture_webp over EXT_texture_avif over
- * `source`. (GLTFLoader probed the browser for WebP and AVIF, so Safari and Node kept `source`
- * where Chromium switched; the choice is now the same everywhere.)
+ * pass did in Chromium: EXT_texture_webp over EXT_texture_avif over `source`. (GLTFLoader probed
+ * the browser for WebP and AVIF, so Safari and Node kept `source` where Chromium switched; the
+ * choice is now the same everywhere.) KHR_texture_basisu's KTX2 image is never chosen: the
+ * loader has no transcoder (a file that requires it is refused, extensions.ts).
  */
 function selectTextureSources(json: GltfJson): void {
   for (const texture of json.textures ?? []) {

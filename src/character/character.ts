@@ -5,6 +5,7 @@ import { checkMeshLodOptions, meshLods, type MeshLodOptions, type MeshLods } fro
 import { drawOrder, type DrawOrder } from '../bake/draw-order';
 import { buildRig } from '../bake/build-rig';
 import { resolveClip } from '../bake/clip-names';
+import type { Decoders } from '../bake/extensions';
 import type { EncodedImage } from '../bake/gltf-json';
 import { parseGltf, type ResourceReader } from '../bake/parse';
 import type { Rig } from '../bake/rig';
@@ -164,6 +165,14 @@ export interface LoadOptions {
   retarget?: boolean;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
+  /**
+   * Decoders for compressed files, handed in so that a page whose files need none ships none
+   * (docs/loading.md, "Compressed files"): `{ meshopt: MeshoptDecoder }` (from crowd-skin) for
+   * EXT/KHR_meshopt_compression, `{ draco: await createDecoderModule() }` (npm draco3dgltf or
+   * draco3d) for KHR_draco_mesh_compression. A file that needs one not handed in is refused,
+   * naming the option and the package; meshopt's fallback buffers are read when no decoder is given.
+   */
+  decoders?: Decoders;
   /** Download progress in bytes; `total` is 0 when the server does not say. */
   onProgress?: (loaded: number, total: number) => void;
   /** Aborts the download (fetch's signal); parsing and baking run to the end once started. */
@@ -200,7 +209,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   }
   const libraries = checkLibraries(options);
   const t0 = performance.now();
-  const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource }));
+  const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource, decoders: options.decoders }));
   const ownClips = parsed.clips.length;
   for (const library of libraries) for (const w of library.warnings) parsed.warnings.push(w);
   // The binding code comes with the libraries (ClipLibrary.binder): none without them.

@@ -1,5 +1,6 @@
 import { makeClipLibrary, readClipFile, type ClipFile, type ClipLibrary, type JointNameMap } from '../bake/clip-library';
 import { ModelError } from '../bake/errors';
+import type { Decoders } from '../bake/extensions';
 import { parseGltf, type ResourceReader } from '../bake/parse';
 import { download, type DownloadOptions } from './download';
 
@@ -12,6 +13,8 @@ export interface ClipLoadOptions extends DownloadOptions {
   baseUrl?: string;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
+  /** Decoders for compressed files, as LoadOptions.decoders (`{ meshopt: MeshoptDecoder }`, `{ draco: ... }`). */
+  decoders?: Decoders;
   /** How the files' node names become a body's: a prefix taken off (`{ stripPrefix: 'mixamorig:' }`), then an explicit map. */
   jointNames?: JointNameMap;
 }
@@ -49,7 +52,7 @@ export async function loadClips(source: ClipSource | readonly ClipSource[], opti
     }
     let asset;
     try {
-      asset = await parseGltf(data, { baseUrl, readResource: options.readResource });
+      asset = await parseGltf(data, { baseUrl, readResource: options.readResource, decoders: options.decoders });
     } catch (e) {
       // Name the file: a character's errors are about its one file, a library's about one of several.
       if (e instanceof ModelError) throw new ModelError(`clips file '${name}': ${e.message}`);

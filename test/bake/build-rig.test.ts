@@ -163,7 +163,7 @@ describe('buildRig validity', () => {
     {
       breaks: 'required unsupported extension',
       mutate: (m) => { m.json.extensionsRequired = ['KHR_draco_mesh_compression']; },
-      message: /the file requires extension KHR_draco_mesh_compression, which this loader does not support/,
+      message: /^the file requires extension KHR_draco_mesh_compression, which needs decoders: \{ draco: dracoDecoder\(await createDecoderModule\(\)\) \}, dracoDecoder from 'crowd-skin'/,
     },
     { breaks: 'default scene out of range', mutate: (m) => { m.json.scene = 2; }, message: /scene 2 \(the default scene\) does not exist \(the file has 1\)/ },
   ];

@@ -20,6 +20,15 @@ describe('checkGltfJson validity', () => {
     { breaks: 'minVersion 2.1', mutate: (j) => { j.asset.minVersion = '2.1'; }, message: /needs glTF 2\.1 or later \(asset\.minVersion\)/ },
     { breaks: 'minVersion 3.0', mutate: (j) => { j.asset.minVersion = '3.0'; }, message: /needs glTF 3\.0 or later/ },
     { breaks: 'unknown required extension', mutate: (j) => { j.extensionsRequired = ['EXT_from_the_future']; }, message: /^the file requires extension EXT_from_the_future, which this loader does not support$/ },
+    {
+      breaks: 'four required extensions, each named with what would bring it',
+      mutate: (j) => { j.extensionsRequired = ['EXT_meshopt_compression', 'KHR_texture_basisu', 'EXT_from_the_future', 'KHR_draco_mesh_compression']; },
+      message: new RegExp('^the file requires 4 extensions this call cannot read: ' +
+        "EXT_meshopt_compression, which needs decoders: \\{ meshopt: MeshoptDecoder \\}, MeshoptDecoder from 'crowd-skin'; " +
+        'KHR_texture_basisu, which this loader does not support; ' +
+        'EXT_from_the_future, which this loader does not support; ' +
+        "KHR_draco_mesh_compression, which needs decoders: \\{ draco: dracoDecoder\\(await createDecoderModule\\(\\)\\) \\}, dracoDecoder from 'crowd-skin', createDecoderModule from npm draco3d \\(draco3dgltf in Node\\)$"),
+    },
     { breaks: 'extensionsRequired not a list', mutate: (j) => { j.extensionsRequired = 'KHR_x'; }, message: /^extensionsRequired must be an array, but it is "KHR_x"$/ },
     { breaks: 'accessors an object', mutate: (j) => { j.accessors = {}; }, message: /^accessors must be an array, but it is an object$/ },
     { breaks: 'an accessor that is a number', mutate: (j) => { j.accessors[2] = 5; }, message: /^accessor 2 must be an object, but it is 5$/ },
@@ -64,6 +73,17 @@ describe('checkGltfJson validity', () => {
 });
 
 describe('checkGltfJson', () => {
+  it('accepts the extensions the loader reads itself when required: KHR_mesh_quantization, EXT_texture_webp, EXT_texture_avif', () => {
+    expect(() => checkGltfJson(jsonWith((j) => { j.extensionsRequired = ['KHR_mesh_quantization', 'EXT_texture_webp', 'EXT_texture_avif']; }))).not.toThrow();
+  });
+
+  it('does not name an extension whose decoder was handed in, and accepts a file whose every required extension has one', () => {
+    const decoder = { decodeAsset: async () => {} };
+    const both = jsonWith((j) => { j.extensionsRequired = ['EXT_meshopt_compression', 'KHR_draco_mesh_compression']; });
+    expectModelError(() => checkGltfJson(both, { meshopt: decoder }), /^the file requires extension KHR_draco_mesh_compression, which needs decoders: \{ draco: /);
+    expect(() => checkGltfJson(both, { meshopt: decoder, draco: decoder })).not.toThrow();
+  });
+
   it('accepts the valid model, glTF 2.x, minVersion 2.0 and unknown optional extensions', () => {
     expect(() => checkGltfJson(jsonWith(() => {}))).not.toThrow();
     expect(() => checkGltfJson(jsonWith((j) => { j.asset = { version: '2.1', minVersion: '2.0' }; }))).not.toThrow();

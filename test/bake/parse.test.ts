@@ -151,7 +151,7 @@ describe('parseGltf', () => {
     expect(pathToFileURL(path).href).toMatch(/m\.gltf$/);
   });
 
-  it('points a texture at the image its texture extension names: KHR_texture_basisu, then EXT_texture_webp, then EXT_texture_avif, then source', async () => {
+  it('points a texture at the image its texture extension names: EXT_texture_webp, then EXT_texture_avif, then source (never KHR_texture_basisu, which it cannot transcode)', async () => {
     const ext = (source: number) => ({ source });
     const parsed = await parseGltf(arrayBufferOf(glbOf((j) => {
       j.images = [0, 1, 2, 3].map((i) => ({ uri: `data:image/png;base64,${Buffer.from([i]).toString('base64')}` }));
@@ -164,7 +164,22 @@ describe('parseGltf', () => {
         { source: 0, extensions: 'not an object' },
       ];
     })));
-    expect(parsed.json.textures!.map((t) => t.source)).toEqual([0, 1, 2, 3, 2, 0]);
+    expect(parsed.json.textures!.map((t) => t.source)).toEqual([0, 1, 2, 2, 2, 0]);
     await expectLoadError(glbOf((j) => { j.textures = [{ extensions: { EXT_texture_webp: { source: 'x' } } }]; }), /^texture 0: source must be/);
+  });
+
+  it('loads a file that requires EXT_texture_webp (its only image a WebP): the material reads the WebP bytes, which the platform decodes', async () => {
+    const webp = 'UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA=='; // 1 x 1, lossless
+    const bytes = glbOf((j) => {
+      j.extensionsUsed = j.extensionsRequired = ['EXT_texture_webp'];
+      j.images = [{ uri: `data:image/webp;base64,${webp}` }];
+      j.textures = [{ extensions: { EXT_texture_webp: { source: 0 } } }];
+      j.materials = [{ pbrMetallicRoughness: { baseColorTexture: { index: 0 } } }];
+      j.meshes[0].primitives[0].material = 0;
+    });
+    const rig = buildRig(await parseGltf(arrayBufferOf(bytes)));
+    const image = rig.primitives[0].material.baseColorImage!;
+    expect(image.mimeType).toBe('image/webp');
+    expect(Buffer.from(image.bytes).toString('base64')).toBe(webp);
   });
 });
