@@ -8,20 +8,26 @@
  * joint row, dropped texture transforms) must fail it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startServer } from './harness';
+import { eightInfluenceUrl } from './gl-skin/eight-influences';
 import { featureModelUrl } from './materials/feature-model';
 import { decode, type Image } from './pixels';
 
 /** Issue 37's target: pictures within 1/255 mean of the WebGPU path's. */
 const MEAN_TOLERANCE = 1;
 
+/** (name, URL, instances): the bundled models, the generated material-feature character (every material feature skin.wgsl shades), and an 8-influence rig. */
 const MODELS: [name: string, url: string, instances: number][] = [
   ['Fox', '/models/Fox/Fox.glb', 3],
   ['CesiumMan', '/models/CesiumMan/CesiumMan.glb', 2],
   ['RobotExpressive', '/models/RobotExpressive/RobotExpressive.glb', 2],
+  ['Walker', '/models/Walker/Walker.glb', 2],
+  ['Mannequin', '/models/Mannequin/Mannequin.glb', 2],
+  ['features', featureModelUrl(), 1],
+  ['eight-influences', eightInfluenceUrl(), 3],
 ];
 
 /** Mean absolute channel difference over the pixels not black in both, and how many those are. */
@@ -48,10 +54,18 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
   let browser: Browser | undefined;
   let baseUrl = '';
 
+  let page: Page | undefined;
+  let problems: string[] = [];
+
   beforeAll(async () => {
     mkdirSync(RESULTS_DIR, { recursive: true });
     ({ server, baseUrl } = await startServer());
     browser = await launchBrowser();
+    // One page draws every case (one WebGPU device, one WebGL 2 context).
+    page = await browser.newPage({ viewport: { width: 640, height: 240 } });
+    problems = collectProblems(page);
+    await page.goto(`${baseUrl}/test/e2e/gl-skin/index.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === '1', undefined, { timeout: 60_000 });
   }, 120_000);
 
   afterAll(async () => {
@@ -59,29 +73,32 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     await server?.close();
   });
 
-  async function drawBoth(url: string, name: string, instances: number, violation?: string) {
-    const page = await browser!.newPage({ viewport: { width: 640, height: 240 } });
-    const problems = collectProblems(page);
-    await page.goto(`${baseUrl}/test/e2e/gl-skin/index.html`);
-    await page.waitForFunction(() => document.body.dataset.ready === '1', undefined, { timeout: 60_000 });
-    await page.evaluate(([u, n, v]) => (window as unknown as { drawBoth(u: string, n: number, v?: string): Promise<unknown> }).drawBoth(u as string, n as number, (v ?? undefined) as string | undefined),
+  async function drawBoth(url: string, name: string, instances: number, violation?: 'joint-row' | 'texture-transform') {
+    problems.length = 0;
+    await page!.evaluate(([u, n, v]) => (window as unknown as { drawBoth(u: string, n: number, v?: string): Promise<unknown> }).drawBoth(u as string, n as number, (v ?? undefined) as string | undefined),
       [url, instances, violation ?? null] as const);
-    const gpu = await page.locator('#gpu').screenshot();
-    const gl = await page.locator('#gl').screenshot();
+    const gpu = await page!.locator('#gpu').screenshot();
+    const gl = await page!.locator('#gl').screenshot();
     writeFileSync(`${RESULTS_DIR}/gl-skin-${name}-webgpu.png`, gpu);
     writeFileSync(`${RESULTS_DIR}/gl-skin-${name}-webgl2.png`, gl);
-    await page.close();
     const diff = meanDifference(decode(gpu), decode(gl));
     console.log(`gl-skin ${name}: mean |diff| ${diff.mean.toFixed(3)} (0-255) over ${diff.covered} covered pixels, worst channel ${diff.worst}`);
-    return { diff, problems };
+    return diff;
   }
 
   for (const [name, url, instances] of MODELS) {
     it(`${name} x ${instances}: WebGL 2 within ${MEAN_TOLERANCE}/255 mean of WebGPU`, async () => {
-      const { diff, problems } = await drawBoth(url, name, instances);
+      const diff = await drawBoth(url, name, instances);
       expect(diff.covered, 'nothing drawn').toBeGreaterThan(2000);
       expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
       expect(problems).toEqual([]);
-    }, 120_000);
+    }, 60_000);
   }
+
+  it('fails on made-up violations: a wrong joint row (rows 1 and 2 swapped), texture transforms dropped', async () => {
+    const joint = await drawBoth('/models/Fox/Fox.glb', 'Fox-violation-joint-row', 3, 'joint-row');
+    expect(joint.mean).toBeGreaterThan(MEAN_TOLERANCE);
+    const transform = await drawBoth(featureModelUrl(), 'features-violation-texture-transform', 1, 'texture-transform');
+    expect(transform.mean).toBeGreaterThan(MEAN_TOLERANCE);
+  }, 60_000);
 });

@@ -49,10 +49,15 @@ function placements(character: Character, count: number): { instances: Placement
   return { instances, viewProjection };
 }
 
+let gpuDevice: GPUDevice | undefined;
+
 async function drawGpu(character: Character, instances: Placement[], viewProjection: Float32Array): Promise<void> {
-  const adapter = await navigator.gpu.requestAdapter();
-  if (!adapter) throw new Error('no WebGPU adapter');
-  const device = await adapter.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) });
+  if (!gpuDevice) {
+    const adapter = await navigator.gpu.requestAdapter();
+    if (!adapter) throw new Error('no WebGPU adapter');
+    gpuDevice = await adapter.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) });
+  }
+  const device = gpuDevice;
   const context = (document.getElementById('gpu') as HTMLCanvasElement).getContext('webgpu')!;
   const colorFormat = navigator.gpu.getPreferredCanvasFormat();
   context.configure({ device, format: colorFormat, alphaMode: 'opaque' });
@@ -70,6 +75,8 @@ async function drawGpu(character: Character, instances: Placement[], viewProject
   pass.end();
   device.queue.submit([encoder.finish()]);
   await device.queue.onSubmittedWorkDone();
+  crowd.destroy();
+  depth.destroy();
 }
 
 /** The GL joint target of `instances` from the TypeScript twin: slot s's joint j at texel (j, s) (one instance a row). */
@@ -121,6 +128,9 @@ function drawGl(character: Character, instances: Placement[], viewProjection: Fl
   gl.finish();
   const error = gl.getError();
   if (error !== gl.NO_ERROR) throw new Error(`WebGL error 0x${error.toString(16)}`);
+  pass.destroy();
+  records.destroy();
+  for (const texture of joints.rows) gl.deleteTexture(texture);
   return pass.programCount;
 }
 
