@@ -1,0 +1,104 @@
+/**
+ * The WebGL 2 skin pass (src/webgl2/gl-skin-pass.ts) against the WebGPU crowd in the same headless
+ * Chromium on SwiftShader (test/e2e/gl-skin/page.ts): the same instances of a character, posed by
+ * pose.wgsl on one side and by the TypeScript twin (written into a GLJointTarget) on the other,
+ * drawn from the same camera under the same lights. Over the pixels either picture covers, the
+ * mean absolute difference (0-255, per channel) must stay within MEAN_TOLERANCE: issue 37's 1/255.
+ * Screenshots: test-results/e2e/gl-skin-<model>-{webgpu,webgl2}.png. Made-up violations (a wrong
+ * joint row, dropped texture transforms) must fail it.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startServer } from './harness';
+import { eightInfluenceUrl } from './gl-skin/eight-influences';
+import { featureModelUrl } from './materials/feature-model';
+import { decode, type Image } from './pixels';
+
+/** Issue 37's target: pictures within 1/255 mean of the WebGPU path's. */
+const MEAN_TOLERANCE = 1;
+
+/** (name, URL, instances): the bundled models, the generated material-feature character (every material feature skin.wgsl shades), and an 8-influence rig. */
+const MODELS: [name: string, url: string, instances: number][] = [
+  ['Fox', '/models/Fox/Fox.glb', 3],
+  ['CesiumMan', '/models/CesiumMan/CesiumMan.glb', 2],
+  ['RobotExpressive', '/models/RobotExpressive/RobotExpressive.glb', 2],
+  ['Walker', '/models/Walker/Walker.glb', 2],
+  ['Mannequin', '/models/Mannequin/Mannequin.glb', 2],
+  ['features', featureModelUrl(), 1],
+  ['eight-influences', eightInfluenceUrl(), 3],
+];
+
+/** Mean absolute channel difference over the pixels not black in both, and how many those are. */
+function meanDifference(a: Image, b: Image): { mean: number; covered: number; worst: number } {
+  let sum = 0;
+  let covered = 0;
+  let worst = 0;
+  for (let i = 0; i < a.data.length; i += 4) {
+    if (a.data[i] + a.data[i + 1] + a.data[i + 2] === 0 && b.data[i] + b.data[i + 1] + b.data[i + 2] === 0) continue;
+    covered++;
+    for (let c = 0; c < 3; c++) {
+      const d = Math.abs(a.data[i + c] - b.data[i + c]);
+      sum += d;
+      worst = Math.max(worst, d);
+    }
+  }
+  return { mean: covered ? sum / (3 * covered) : 0, covered, worst };
+}
+
+const available = chromiumAvailable();
+
+describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', () => {
+  let server: ViteDevServer | undefined;
+  let browser: Browser | undefined;
+  let baseUrl = '';
+
+  let page: Page | undefined;
+  let problems: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    ({ server, baseUrl } = await startServer());
+    browser = await launchBrowser();
+    // One page draws every case (one WebGPU device, one WebGL 2 context).
+    page = await browser.newPage({ viewport: { width: 640, height: 240 } });
+    problems = collectProblems(page);
+    await page.goto(`${baseUrl}/test/e2e/gl-skin/index.html`);
+    await page.waitForFunction(() => document.body.dataset.ready === '1', undefined, { timeout: 60_000 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function drawBoth(url: string, name: string, instances: number, violation?: 'joint-row' | 'texture-transform') {
+    problems.length = 0;
+    await page!.evaluate(([u, n, v]) => (window as unknown as { drawBoth(u: string, n: number, v?: string): Promise<unknown> }).drawBoth(u as string, n as number, (v ?? undefined) as string | undefined),
+      [url, instances, violation ?? null] as const);
+    const gpu = await page!.locator('#gpu').screenshot();
+    const gl = await page!.locator('#gl').screenshot();
+    writeFileSync(`${RESULTS_DIR}/gl-skin-${name}-webgpu.png`, gpu);
+    writeFileSync(`${RESULTS_DIR}/gl-skin-${name}-webgl2.png`, gl);
+    const diff = meanDifference(decode(gpu), decode(gl));
+    console.log(`gl-skin ${name}: mean |diff| ${diff.mean.toFixed(3)} (0-255) over ${diff.covered} covered pixels, worst channel ${diff.worst}`);
+    return diff;
+  }
+
+  for (const [name, url, instances] of MODELS) {
+    it(`${name} x ${instances}: WebGL 2 within ${MEAN_TOLERANCE}/255 mean of WebGPU`, async () => {
+      const diff = await drawBoth(url, name, instances);
+      expect(diff.covered, 'nothing drawn').toBeGreaterThan(2000);
+      expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+      expect(problems).toEqual([]);
+    }, 60_000);
+  }
+
+  it('fails on made-up violations: a wrong joint row (rows 1 and 2 swapped), texture transforms dropped', async () => {
+    const joint = await drawBoth('/models/Fox/Fox.glb', 'Fox-violation-joint-row', 3, 'joint-row');
+    expect(joint.mean).toBeGreaterThan(MEAN_TOLERANCE);
+    const transform = await drawBoth(featureModelUrl(), 'features-violation-texture-transform', 1, 'texture-transform');
+    expect(transform.mean).toBeGreaterThan(MEAN_TOLERANCE);
+  }, 60_000);
+});

@@ -1,0 +1,153 @@
+/**
+ * Draws the same instances of one character with the WebGPU crowd (Crowd: pose.wgsl, skin.wgsl)
+ * and with the WebGL 2 skin pass (GLSkinPass), into two 320 x 240 canvases, for
+ * test/e2e/gl-skin.test.ts. The GL side's joint matrices come from the TypeScript twin on the CPU
+ * (CpuPoser over the lookup tables, sampleLut: what pose.wgsl computes), written into a
+ * GLJointTarget; its world transforms into an INSTANCE record texture; its list holds every
+ * instance at level 0. `window.drawBoth(url, violation?)` resolves when both are drawn.
+ * Violations (made up, the test expects them caught): 'joint-row' swaps rows 1 and 2 of every
+ * joint matrix of the GL side; 'texture-transform' draws the GL side with every material's
+ * KHR_texture_transform dropped (identity).
+ */
+import { CpuPoser } from '../../../src/anim/evaluate';
+import { sampleLut } from '../../../src/anim/lut';
+import type { Pose } from '../../../src/math/pose';
+import { Crowd, loadCharacter, mat4, requiredCrowdLimits, type Character } from '../../../src/index';
+import { INSTANCE } from '../../../src/runtime/layout';
+import type { GLJointTarget } from '../../../src/webgl2/gl-joints';
+import { GLSkinPass } from '../../../src/webgl2/gl-skin-pass';
+import { GLRecordTexture } from '../../../src/webgl2/record-texture';
+
+const WIDTH = 320;
+const HEIGHT = 240;
+
+type Violation = 'joint-row' | 'texture-transform';
+
+/** Instance k: the clip k % clips at a time that differs per instance, side by side along x, each turned a little. */
+interface Placement { clip: number; time: number; world: Float32Array }
+
+function placements(character: Character, count: number): { instances: Placement[]; viewProjection: Float32Array } {
+  const { min, max } = character.bounds;
+  const size = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
+  const spacing = Math.max(size[0], size[2]) * 1.1;
+  const clips = Math.max(1, character.clipNames.length);
+  const instances: Placement[] = [];
+  for (let k = 0; k < count; k++) {
+    const world = mat4.translation([(k - (count - 1) / 2) * spacing, 0, 0]);
+    mat4.rotateY(world, 0.4 * k - 0.3, world);
+    const clip = k % clips;
+    const duration = character.clipDurations[clip] ?? 0;
+    instances.push({ clip, time: duration * (0.13 + 0.29 * k) % Math.max(duration, 1e-9), world });
+  }
+  const target: [number, number, number] = [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2];
+  const radius = Math.hypot(size[0] + spacing * (count - 1), size[1], size[2]) / 2;
+  const d = radius / Math.sin(Math.PI / 8) * 1.0;
+  const dir = [0.25, 0.35, 1];
+  const len = Math.hypot(...dir);
+  const eye = [target[0] + dir[0] / len * d, target[1] + dir[1] / len * d, target[2] + dir[2] / len * d];
+  const viewProjection = mat4.multiply(mat4.perspective(Math.PI / 4, WIDTH / HEIGHT, d * 0.1, d * 4), mat4.lookAt(eye, target, [0, 1, 0])) as Float32Array;
+  return { instances, viewProjection };
+}
+
+let gpuDevice: GPUDevice | undefined;
+
+async function drawGpu(character: Character, instances: Placement[], viewProjection: Float32Array): Promise<void> {
+  if (!gpuDevice) {
+    const adapter = await navigator.gpu.requestAdapter();
+    if (!adapter) throw new Error('no WebGPU adapter');
+    gpuDevice = await adapter.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) });
+  }
+  const device = gpuDevice;
+  const context = (document.getElementById('gpu') as HTMLCanvasElement).getContext('webgpu')!;
+  const colorFormat = navigator.gpu.getPreferredCanvasFormat();
+  context.configure({ device, format: colorFormat, alphaMode: 'opaque' });
+  const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus' });
+  for (const p of instances) crowd.add({ ...(character.clipNames.length ? { clipA: p.clip, timeA: p.time } : {}), transform: p.world });
+  crowd.update(0);
+  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const encoder = device.createCommandEncoder();
+  crowd.encode(encoder);
+  const pass = encoder.beginRenderPass({
+    colorAttachments: [{ view: context.getCurrentTexture().createView(), clearValue: [0, 0, 0, 1], loadOp: 'clear', storeOp: 'store' }],
+    depthStencilAttachment: { view: depth.createView(), depthClearValue: 1, depthLoadOp: 'clear', depthStoreOp: 'discard' },
+  });
+  crowd.draw(pass, viewProjection);
+  pass.end();
+  device.queue.submit([encoder.finish()]);
+  await device.queue.onSubmittedWorkDone();
+  crowd.destroy();
+  depth.destroy();
+}
+
+/** The GL joint target of `instances` from the TypeScript twin: slot s's joint j at texel (j, s) (one instance a row). */
+function twinJoints(gl: WebGL2RenderingContext, character: Character, instances: Placement[], violation?: Violation): GLJointTarget {
+  const { rig, baked, gpu } = character;
+  const poser = new CpuPoser(rig, (clip: number, time: number, out: Pose) => sampleLut(baked, clip, time, out));
+  const J = gpu.slotCount;
+  const rows = [0, 1, 2].map(() => new Float32Array(J * instances.length * 4));
+  instances.forEach((p, s) => {
+    if (character.clipNames.length) poser.evaluate({ clipA: p.clip, timeA: p.time });
+    else poser.evaluate({ clipA: 0, timeA: 0 });
+    rig.skins.forEach((_, k) => {
+      const m = poser.jointMatrices(k);
+      for (let j = 0; j < m.length / 16; j++) {
+        const texel = (s * J + gpu.skinSlotOffset[k] + j) * 4;
+        for (let r = 0; r < 3; r++) {
+          const row = violation === 'joint-row' && r > 0 ? 3 - r : r;
+          for (let c = 0; c < 4; c++) rows[r][texel + c] = m[j * 16 + c * 4 + row];
+        }
+      }
+    });
+  });
+  const textures = rows.map((data) => {
+    const texture = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, texture);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, J, instances.length);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
+    gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, J, instances.length, gl.RGBA, gl.FLOAT, data);
+    return texture;
+  });
+  return { rows: textures as [WebGLTexture, WebGLTexture, WebGLTexture], width: J, height: instances.length, jointCount: J, slotsPerRow: 1 };
+}
+
+function drawGl(character: Character, instances: Placement[], viewProjection: Float32Array, violation?: Violation): number {
+  const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2', { antialias: false, preserveDrawingBuffer: true })!;
+  const drawn = violation === 'texture-transform' ? withoutTextureTransforms(character) : character;
+  const pass = new GLSkinPass(gl, drawn);
+  const joints = twinJoints(gl, character, instances, violation);
+  const records = new GLRecordTexture(gl, 'page.instances', instances.length * INSTANCE.size);
+  instances.forEach((p, s) => records.write(s * INSTANCE.size + INSTANCE.world, p.world));
+  const slots = Uint32Array.from(instances, (_, s) => s);
+  gl.viewport(0, 0, WIDTH, HEIGHT);
+  gl.clearColor(0, 0, 0, 1);
+  gl.clearDepth(1);
+  gl.depthMask(true);
+  gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+  pass.draw(viewProjection, joints, records, { slots, offsets: Uint32Array.of(0), counts: Uint32Array.of(slots.length), levels: 1 });
+  gl.finish();
+  const error = gl.getError();
+  if (error !== gl.NO_ERROR) throw new Error(`WebGL error 0x${error.toString(16)}`);
+  pass.destroy();
+  records.destroy();
+  for (const texture of joints.rows) gl.deleteTexture(texture);
+  return pass.programCount;
+}
+
+/** A copy of `character` whose materials have no KHR_texture_transform (the 'texture-transform' violation). */
+function withoutTextureTransforms(character: Character): Character {
+  const identity = Float32Array.from({ length: 30 }, (_, i) => (i % 6 === 0 || i % 6 === 4 ? 1 : 0));
+  const primitives = character.rig.primitives.map((p) => ({ ...p, material: { ...p.material, uvTransforms: identity } }));
+  return { ...character, rig: { ...character.rig, primitives } };
+}
+
+async function drawBoth(url: string, count: number, violation?: Violation): Promise<{ warnings: string[]; programs: number }> {
+  const character = await loadCharacter(url);
+  const { instances, viewProjection } = placements(character, count);
+  await drawGpu(character, instances, viewProjection);
+  const programs = drawGl(character, instances, viewProjection, violation);
+  return { warnings: [...character.warnings], programs };
+}
+
+(window as unknown as { drawBoth: typeof drawBoth }).drawBoth = drawBoth;
+document.body.dataset.ready = '1';
