@@ -1,0 +1,289 @@
+/**
+ * The pose pass on WebGL 2 (no compute): a fragment pass that renders every listed instance's
+ * joint matrices into three RGBA32F textures (GLJointTexture, one per matrix row), which the draw
+ * reads with texelFetch (GLSL_JOINT_FETCH). Shaders: shaders/webgl2/pose.vert.glsl and
+ * pose.frag.glsl, the GLSL twin of shaders/pose.wgsl (clips, blend, layers with masks, additive
+ * layers; root motion is taken out of the clips at bake time, so the tables already hold in-place
+ * clips, as on WebGPU). Palette: every instance slot has a joint set of its own (set = slot).
+ */
+import poseFragment from '../../shaders/webgl2/pose.frag.glsl?raw';
+import poseVertex from '../../shaders/webgl2/pose.vert.glsl?raw';
+import type { Character } from '../character/character';
+import { clockResidual, clockTicks } from '../runtime/clip-clock';
+import { checkSkinning, type SkinningMethod } from '../runtime/layout';
+import { refsWithRecords } from '../runtime/pose-pass';
+import { GLJointTexture, type GLJointTarget } from './gl-joints';
+import { GLStateGuard } from './gl-state';
+import { createWordTexture, recordTextureWidth, type GLRecordTexture } from './record-texture';
+
+/** What the pose pass reads per instance (the WebGL 2 form of PoseInputs in src/runtime/pose-pass.ts). Read only; the pass does not own them. */
+export interface GLPoseInputs {
+  /** INSTANCE records: plain ones in slots [0, plainCount), layered ones after them. */
+  readonly instances: GLRecordTexture;
+  /** LAYER_STACK records, indexed by each layered record's `layers`. */
+  readonly stacks: GLRecordTexture;
+  /** Blend masks, nodeCount f32 each. */
+  readonly masks: GLRecordTexture;
+  readonly plainCount: number;
+  readonly layeredCount: number;
+}
+
+/** Options of GLPosePass. */
+export interface GLPoseOptions {
+  /** Only 'linear' on WebGL 2 ('dual-quaternion' is refused by name); default 'linear'. */
+  skinning?: SkinningMethod;
+  /** Instance slots the joint target holds at first (default 1); update() grows it to the records' count. */
+  capacity?: number;
+}
+
+/** Texture units the pass binds: tracks, refs, instances, stacks, masks. */
+const UNITS = 5;
+
+/** One program: plain records, or records with layer stacks (CROWD_LAYERS 1). */
+interface PoseProgram {
+  readonly program: WebGLProgram;
+  readonly at: Record<(typeof UNIFORMS)[number], WebGLUniformLocation | null>;
+}
+
+const UNIFORMS = [
+  'poseTracks', 'poseTracksWidth', 'poseRefs', 'poseRefsWidth', 'poseInstances', 'poseInstancesWidth', 'poseStacks', 'poseStacksWidth', 'poseMasks', 'poseMasksWidth',
+  'poseNodeCount', 'poseClipBase', 'poseRestBase', 'poseNodeBase', 'poseSlotBase', 'poseMaxDepth', 'poseClockTicks', 'poseClockResidual',
+  'poseJointCount', 'poseSlotsPerRow', 'poseTargetSize',
+] as const;
+
+/**
+ * create: the constructor checks the context (EXT_color_buffer_float, MAX_TEXTURE_SIZE: refused
+ * by name before anything is made), uploads the baked tables and rig records as textures, builds
+ * the program for plain records and the joint target; the program for layered records is built
+ * by the first update() that sees one (as PosePass does). update(): notes the inputs and the
+ * clock, grows the joint target to the records' count. encode(): one draw per program.
+ */
+export class GLPosePass {
+  /** Always 'linear' (the pass writes matrix rows). */
+  readonly skinning: SkinningMethod = 'linear';
+  private target: GLJointTexture;
+  private readonly plain: PoseProgram;
+  private layered: PoseProgram | undefined;
+  private readonly tracks: WebGLTexture;
+  private readonly refs: WebGLTexture;
+  private readonly tracksWidth: number;
+  private readonly refsWidth: number;
+  private readonly bases: { restBase: number; clipBase: number; nodeBase: number; slotBase: number };
+  private readonly vertexArray: WebGLVertexArrayObject;
+  private readonly slotBuffer: WebGLBuffer;
+  private slotBufferBytes = 0;
+  /** encode's slot list, plain slots first (grown, never per frame once large enough). */
+  private sorted = new Uint32Array(64);
+  private readonly state: GLStateGuard;
+  private inputs: GLPoseInputs | undefined;
+  private ticks = 0;
+  private residual = 0;
+
+  /**
+   * Throws, with nothing made: an Error naming EXT_color_buffer_float when the context cannot
+   * render to float textures; a RangeError naming MAX_TEXTURE_SIZE when a table or the joint
+   * target would not fit; a RangeError naming `skinning` for 'dual-quaternion' (it needs WebGPU)
+   * or an unknown method; a RangeError naming `capacity` when it is not a whole number >= 1.
+   */
+  constructor(private readonly gl: WebGL2RenderingContext, private readonly character: Pick<Character, 'gpu'>, options: GLPoseOptions = {}) {
+    const skinning = checkSkinning(options.skinning);
+    if (skinning !== 'linear') throw new RangeError(`skinning '${skinning}' needs WebGPU: the WebGL 2 pose pass writes 'linear' joint matrices only`);
+    const capacity = options.capacity ?? 1;
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a whole number >= 1, got ${String(capacity)}`);
+    if (!gl.getExtension('EXT_color_buffer_float')) throw new Error('GLPosePass: this WebGL 2 context lacks EXT_color_buffer_float, which the GPU pose pass needs to render joint matrices into float textures');
+    const rig = character.gpu;
+    const maxSize = gl.getParameter(gl.MAX_TEXTURE_SIZE) as number;
+    const refs = refsWithRecords(rig);
+    this.bases = refs;
+    this.tracksWidth = recordTextureWidth('GLPosePass.tracks', rig.tracks.byteLength, maxSize);
+    this.refsWidth = recordTextureWidth('GLPosePass.trackRefs', refs.data.byteLength, maxSize);
+    this.target = new GLJointTexture(gl, 'GLPosePass.joints', rig.slotCount, capacity); // checks its size, then allocates
+    this.tracks = createWordTexture(gl, 'GLPosePass.tracks', new Uint32Array(rig.tracks.buffer, rig.tracks.byteOffset, rig.tracks.length), this.tracksWidth);
+    this.refs = createWordTexture(gl, 'GLPosePass.trackRefs', refs.data, this.refsWidth);
+    this.plain = this.program(false);
+    this.state = new GLStateGuard(gl, UNITS);
+    this.slotBuffer = gl.createBuffer()!;
+    this.vertexArray = gl.createVertexArray()!;
+  }
+
+  /** The joint matrices (replaced when update() grows it: read it after update()). */
+  get joints(): GLJointTarget {
+    return this.target;
+  }
+
+  /** Whether the program for layered records has been built (a layered record was seen). */
+  get layersCompiled(): boolean {
+    return this.layered !== undefined;
+  }
+
+  /**
+   * Notes `inputs` and the crowd clock `clock` (seconds; a RangeError naming it beyond
+   * +-MAX_GPU_CLOCK_SECONDS) for the next encode, and grows the joint target to hold
+   * plainCount + layeredCount instance slots (the poses already written are kept).
+   */
+  update(inputs: GLPoseInputs, clock: number): void {
+    const ticks = clockTicks(clock, 'GLPosePass.update: clock');
+    const count = inputs.plainCount + inputs.layeredCount;
+    if (count > this.target.capacity) this.grow(Math.max(count, this.target.capacity * 2));
+    if (inputs.layeredCount > 0 && !this.layered) this.layered = this.program(true);
+    this.inputs = inputs;
+    this.ticks = ticks;
+    this.residual = clockResidual(clock, ticks);
+  }
+
+  /**
+   * Renders the joint matrices of the first `count` instance slots listed in `slots` (each below
+   * plainCount + layeredCount; any order) into the joint target: one fragment per joint slot.
+   * Puts back the GL state it changes (GLStateGuard). Throws, drawing nothing, before update()
+   * or for a count or slot out of range.
+   */
+  encode(slots: Uint32Array, count: number): void {
+    const inputs = this.inputs;
+    if (!inputs) throw new Error('GLPosePass.encode: call update() first');
+    if (!Number.isInteger(count) || count < 0 || count > slots.length) throw new RangeError(`GLPosePass.encode: count must be a whole number in [0, ${slots.length}] (the slots given), got ${String(count)}`);
+    if (count === 0 || this.character.gpu.slotCount === 0) return;
+    const plainCount = this.partition(slots, count, inputs);
+    const gl = this.gl;
+    if (!inputs.instances.texture) throw new Error(`GLPosePass.encode: ${inputs.instances.label} holds no records yet (write them first)`);
+    this.state.save();
+    try {
+      gl.bindBuffer(gl.ARRAY_BUFFER, this.slotBuffer);
+      if (this.slotBufferBytes < count * 4) {
+        this.slotBufferBytes = this.sorted.byteLength;
+        gl.bufferData(gl.ARRAY_BUFFER, this.slotBufferBytes, gl.DYNAMIC_DRAW);
+      }
+      gl.bufferSubData(gl.ARRAY_BUFFER, 0, this.sorted, 0, count);
+      gl.bindVertexArray(this.vertexArray);
+      gl.enableVertexAttribArray(0);
+      gl.vertexAttribDivisor(0, 1);
+      const target = this.target;
+      gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, target.framebuffer);
+      gl.drawBuffers(DRAW_BUFFERS);
+      gl.viewport(0, 0, target.width, target.height);
+      const textures = [this.tracks, this.refs, inputs.instances.texture, inputs.stacks.texture, inputs.masks.texture];
+      for (let u = 0; u < UNITS; u++) {
+        gl.activeTexture(gl.TEXTURE0 + u);
+        gl.bindTexture(gl.TEXTURE_2D, textures[u]);
+      }
+      if (plainCount > 0) this.draw(this.plain, 0, plainCount, inputs);
+      if (count > plainCount) this.draw(this.layered!, plainCount, count - plainCount, inputs);
+    } finally {
+      gl.bindVertexArray(null);
+      this.state.restore();
+    }
+  }
+
+  /** Deletes the pass's textures, programs, buffer and joint target. */
+  destroy(): void {
+    const gl = this.gl;
+    this.target.destroy(gl);
+    gl.deleteTexture(this.tracks);
+    gl.deleteTexture(this.refs);
+    gl.deleteProgram(this.plain.program);
+    if (this.layered) gl.deleteProgram(this.layered.program);
+    gl.deleteBuffer(this.slotBuffer);
+    gl.deleteVertexArray(this.vertexArray);
+  }
+
+  /** Copies the listed slots into `sorted`, plain ones first; returns how many are plain. Throws naming a slot out of range. */
+  private partition(slots: Uint32Array, count: number, inputs: GLPoseInputs): number {
+    if (this.sorted.length < count) this.sorted = new Uint32Array(Math.max(count, this.sorted.length * 2));
+    const sorted = this.sorted;
+    const total = inputs.plainCount + inputs.layeredCount;
+    let front = 0;
+    let back = count;
+    for (let i = 0; i < count; i++) {
+      const s = slots[i];
+      if (s >= total) throw new RangeError(`GLPosePass.encode: slots[${i}] is ${s}, but only slots [0, ${total}) hold records`);
+      if (s < inputs.plainCount) sorted[front++] = s;
+      else sorted[--back] = s;
+    }
+    return front;
+  }
+
+  private draw(p: PoseProgram, first: number, count: number, inputs: GLPoseInputs): void {
+    const gl = this.gl;
+    const rig = this.character.gpu;
+    const at = p.at;
+    gl.useProgram(p.program);
+    gl.vertexAttribIPointer(0, 1, gl.UNSIGNED_INT, 4, first * 4); // WebGL 2 has no base instance: the list starts at `first`
+    (['poseTracks', 'poseRefs', 'poseInstances', 'poseStacks', 'poseMasks'] as const).forEach((name, u) => gl.uniform1i(at[name], u));
+    gl.uniform1i(at.poseTracksWidth, this.tracksWidth);
+    gl.uniform1i(at.poseRefsWidth, this.refsWidth);
+    gl.uniform1i(at.poseInstancesWidth, inputs.instances.width);
+    gl.uniform1i(at.poseStacksWidth, inputs.stacks.width);
+    gl.uniform1i(at.poseMasksWidth, inputs.masks.width);
+    gl.uniform1ui(at.poseNodeCount, rig.nodeCount);
+    gl.uniform1ui(at.poseClipBase, this.bases.clipBase);
+    gl.uniform1ui(at.poseRestBase, this.bases.restBase);
+    gl.uniform1ui(at.poseNodeBase, this.bases.nodeBase);
+    gl.uniform1ui(at.poseSlotBase, this.bases.slotBase);
+    gl.uniform1ui(at.poseMaxDepth, rig.maxDepth);
+    gl.uniform1ui(at.poseClockTicks, this.ticks >>> 0);
+    gl.uniform1f(at.poseClockResidual, this.residual);
+    gl.uniform1i(at.poseJointCount, this.target.jointCount);
+    gl.uniform1i(at.poseSlotsPerRow, this.target.slotsPerRow);
+    gl.uniform2f(at.poseTargetSize, this.target.width, this.target.height);
+    gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
+  }
+
+  /** A new joint target for `capacity` slots holding the old one's poses (same width, so the same texels). */
+  private grow(capacity: number): void {
+    const gl = this.gl;
+    const old = this.target;
+    const grown = new GLJointTexture(gl, 'GLPosePass.joints', this.character.gpu.slotCount, capacity);
+    const read = gl.getParameter(gl.READ_FRAMEBUFFER_BINDING) as WebGLFramebuffer | null;
+    const draw = gl.getParameter(gl.DRAW_FRAMEBUFFER_BINDING) as WebGLFramebuffer | null;
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, old.framebuffer);
+    gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, grown.framebuffer);
+    for (let i = 0; i < 3; i++) {
+      gl.readBuffer(gl.COLOR_ATTACHMENT0 + i);
+      gl.drawBuffers(DRAW_BUFFERS.map((b, k) => (k === i ? b : gl.NONE)));
+      gl.blitFramebuffer(0, 0, old.width, old.height, 0, 0, old.width, old.height, gl.COLOR_BUFFER_BIT, gl.NEAREST);
+    }
+    gl.readBuffer(gl.COLOR_ATTACHMENT0);
+    gl.drawBuffers(DRAW_BUFFERS);
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, read);
+    gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, draw);
+    old.destroy(gl);
+    this.target = grown;
+  }
+
+  /** Compiles and links the pose program (`layers`: CROWD_LAYERS 1); throws naming the stage and the log. */
+  private program(layers: boolean): PoseProgram {
+    const gl = this.gl;
+    const label = layers ? 'GLPosePass.layeredProgram' : 'GLPosePass.plainProgram';
+    const compile = (type: number, source: string, stage: string) => {
+      const shader = gl.createShader(type)!;
+      gl.shaderSource(shader, source);
+      gl.compileShader(shader);
+      if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS) && !gl.isContextLost()) {
+        const log = gl.getShaderInfoLog(shader);
+        gl.deleteShader(shader);
+        throw new Error(`${label}: the ${stage} shader did not compile: ${log}`);
+      }
+      return shader;
+    };
+    // GLSL has no pipeline-overridable constants: the layered program defines CROWD_LAYERS after the #version line.
+    const fragment = layers ? poseFragment.replace(/^#version 300 es\n/, '#version 300 es\n#define CROWD_LAYERS 1\n') : poseFragment;
+    const vs = compile(gl.VERTEX_SHADER, poseVertex, 'vertex');
+    const fs = compile(gl.FRAGMENT_SHADER, fragment, 'fragment');
+    const program = gl.createProgram()!;
+    gl.attachShader(program, vs);
+    gl.attachShader(program, fs);
+    gl.bindAttribLocation(program, 0, 'poseSlot');
+    gl.linkProgram(program);
+    gl.deleteShader(vs);
+    gl.deleteShader(fs);
+    if (!gl.getProgramParameter(program, gl.LINK_STATUS) && !gl.isContextLost()) {
+      const log = gl.getProgramInfoLog(program);
+      gl.deleteProgram(program);
+      throw new Error(`${label}: the program did not link: ${log}`);
+    }
+    const at = Object.fromEntries(UNIFORMS.map((name) => [name, gl.getUniformLocation(program, name)])) as PoseProgram['at'];
+    return { program, at };
+  }
+}
+
+/** The three row attachments, in GLSL's output locations 0, 1, 2. */
+const DRAW_BUFFERS = [0x8ce0, 0x8ce1, 0x8ce2]; // COLOR_ATTACHMENT0..2

@@ -1,0 +1,230 @@
+/**
+ * The WebGL 2 pose pass (src/webgl2/gl-pose-pass.ts) in the browser, against the TypeScript twin
+ * (CpuPoser over the lookup tables, src/anim): `window.poseCase(url, options)` loads a character,
+ * writes seeded random INSTANCE records (and layer stacks and masks for `layered` of them) with the
+ * real CPU record classes into GLRecordTextures, poses them all at crowd clock `clock` with the
+ * slots listed in a shuffled order, reads the three row textures back (NaN first, so a joint
+ * not written shows) and returns the worst error against the twin, as a fraction of the
+ * character's bounding-box diagonal. `window.glCase(name)` runs the refusals and the record
+ * texture checks that need a real context.
+ */
+import { CpuPoser } from '../../../src/anim/evaluate';
+import type { CpuLayerStack } from '../../../src/anim/layers';
+import { sampleLut } from '../../../src/anim/lut';
+import { loadCharacter, type Character } from '../../../src/character/character';
+import { InstanceRecords, type InstanceAnimation } from '../../../src/runtime/instance-records';
+import { LayerStackRecords, MaskTable, type ResolvedLayers } from '../../../src/runtime/layer-records';
+import { INSTANCE, LAYER_STACK, MASK_NONE } from '../../../src/runtime/layout';
+import { seededRandom } from '../../../tools/random';
+import { GLPosePass, type GLPoseInputs } from '../../../src/webgl2/gl-pose-pass';
+import { GLRecordTexture } from '../../../src/webgl2/record-texture';
+
+const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2')!;
+
+/** A GPUQueue stand-in for the record classes' upload(): writeBuffer on a GLRecordTexture. */
+const queue = { writeBuffer: (t: GLRecordTexture, offset: number, data: ArrayBuffer, dataOffset?: number, size?: number) => t.write(offset, data, dataOffset, size) } as unknown as GPUQueue;
+const asBuffer = (t: GLRecordTexture) => t as unknown as GPUBuffer;
+
+export interface PoseCaseOptions {
+  count: number;
+  layered: number;
+  clock: number;
+  seed: number;
+  rootMotion?: boolean;
+  /** A made-up violation: the twin evaluates clip A this many seconds later. */
+  shiftA?: number;
+}
+
+export interface PoseCaseResult {
+  worst: number; worstLinear: number; worstTranslation: number; unwritten: number; diagonal: number; joints: number; nodes: number; clips: number;
+  passMs: number; layersCompiled: boolean;
+}
+
+function randomStack(next: () => number, clips: number, durations: Float32Array, masks: number): ResolvedLayers {
+  const clip = () => Math.floor(next() * clips);
+  const time = (c: number) => (next() * 2 - 1) * 2 * Math.max(durations[c], 0.1);
+  const layers = Array.from({ length: 1 + Math.floor(next() * 4) }, () => {
+    const c = clip();
+    return { clip: c, time: time(c), speed: next() * 2 - 0.5, weight: next() < 0.2 ? 1 : next(), mask: masks > 0 && next() < 0.6 ? Math.floor(next() * masks) : MASK_NONE };
+  });
+  const additive = Array.from({ length: Math.floor(next() * 3) }, (_, k) => {
+    const c = clip();
+    const kind = k === 0 ? 'rest' : next() < 0.5 ? 'identity' : 'clip';
+    const r = clip();
+    const reference = kind === 'clip' ? { clip: r, time: time(r), speed: next() } : kind as 'rest' | 'identity';
+    return { clip: c, time: time(c), speed: next(), weight: next(), mask: masks > 0 && next() < 0.5 ? Math.floor(next() * masks) : MASK_NONE, reference };
+  });
+  return { layers, additive };
+}
+
+const wrap = (t: number, d: number) => (d > 0 ? t - Math.floor(t / d) * d : 0);
+
+async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult> {
+  const character: Character = await loadCharacter(url, o.rootMotion ? { rootMotion: { mode: 'in-place' } } : {});
+  const { rig, baked } = character;
+  const data = character.gpu;
+  const durations = baked.clipDurations;
+  const clips = durations.length;
+  const next = seededRandom(o.seed);
+  const total = o.count + o.layered;
+  const records = new InstanceRecords(total, durations);
+  const maskTable = new MaskTable(data.nodeCount);
+  const maskWeights: Float32Array[] = [];
+  for (let m = 0; m < 3; m++) {
+    const w = new Float32Array(data.nodeCount).map(() => (next() < 0.3 ? 0 : next() < 0.5 ? 1 : next()));
+    maskWeights.push(w);
+    maskTable.add(w);
+  }
+  const stacks = new LayerStackRecords(Math.max(1, o.layered), durations, () => maskTable.count);
+  const animations: InstanceAnimation[] = [];
+  const stackOf: (ResolvedLayers | undefined)[] = [];
+  for (let s = 0; s < total; s++) {
+    const clipA = s % clips;
+    const clipB = Math.floor(next() * clips);
+    const span = 3 * Math.max(durations[clipA], durations[clipB], 0.1);
+    const a: InstanceAnimation = {
+      clipA, clipB, blend: s % 5 === 0 ? 0 : s % 5 === 1 ? 1 : next(),
+      timeA: (next() * 2 - 1) * span, timeB: (next() * 2 - 1) * span, speedA: next() * 2.5 - 0.5, speedB: next() * 2,
+    };
+    animations.push(a);
+    records.setWorld(s, [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, s, 0, 0, 1]);
+    records.setAnimation(s, a, 0);
+    if (s >= o.count) {
+      const stack = randomStack(next, clips, durations, maskTable.count);
+      stacks.validate(stack);
+      stacks.set(s - o.count, stack, 0);
+      records.setLayerStack(s, s - o.count);
+      stackOf.push(stack);
+    } else {
+      records.clearLayers(s);
+      stackOf.push(undefined);
+    }
+  }
+  const instances = new GLRecordTexture(gl, 'PoseCase.instances', total * INSTANCE.size);
+  const stackTexture = new GLRecordTexture(gl, 'PoseCase.stacks', Math.max(1, o.layered) * LAYER_STACK.size);
+  const masks = new GLRecordTexture(gl, 'PoseCase.masks', maskTable.byteLength);
+  records.upload(queue, asBuffer(instances));
+  stacks.upload(queue, asBuffer(stackTexture));
+  maskTable.upload(queue, asBuffer(masks));
+  if (o.layered === 0) stackTexture.write(0, new Uint32Array(4)); // a texture to bind
+
+  const pass = new GLPosePass(gl, character);
+  const inputs: GLPoseInputs = { instances, stacks: stackTexture, masks, plainCount: o.count, layeredCount: o.layered };
+  pass.update(inputs, o.clock);
+  const target = pass.joints;
+  // NaN everywhere first: a joint the pass does not write stays NaN.
+  const fb = (target as unknown as { framebuffer: WebGLFramebuffer }).framebuffer;
+  gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+  for (let i = 0; i < 3; i++) gl.clearBufferfv(gl.COLOR, i, [NaN, NaN, NaN, NaN]);
+  gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  const order = Uint32Array.from({ length: total }, (_, i) => i);
+  for (let i = total - 1; i > 0; i--) { const j = Math.floor(next() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
+  const start = performance.now();
+  pass.encode(order, total);
+  const rows = [0, 1, 2].map((i) => {
+    const out = new Float32Array(target.width * target.height * 4);
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fb);
+    gl.readBuffer(gl.COLOR_ATTACHMENT0 + i);
+    gl.readPixels(0, 0, target.width, target.height, gl.RGBA, gl.FLOAT, out);
+    return out;
+  });
+  const passMs = performance.now() - start;
+  gl.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
+
+  const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
+  const diagonal = Math.hypot(...[0, 1, 2].map((k) => character.bounds.max[k] - character.bounds.min[k]));
+  const at = (t: number, speed: number, c: number) => wrap(t + speed * o.clock, durations[c]);
+  let worstLinear = 0, worstTranslation = 0, unwritten = 0;
+  const J = data.slotCount;
+  for (let s = 0; s < total; s++) {
+    const a = animations[s];
+    const timeA = at(a.timeA, a.speedA, a.clipA) + (o.shiftA ?? 0);
+    const stack = stackOf[s];
+    if (stack) {
+      const cpu: CpuLayerStack = {
+        base: { clip: a.clipA, time: timeA },
+        layers: [
+          ...(a.blend > 0 ? [{ clip: a.clipB, time: at(a.timeB, a.speedB, a.clipB), weight: a.blend }] : []),
+          ...stack.layers.map((l) => ({ clip: l.clip, time: at(l.time, l.speed, l.clip), weight: l.weight, mask: l.mask === MASK_NONE ? undefined : maskWeights[l.mask] })),
+        ],
+        additive: stack.additive.map((l) => ({
+          clip: l.clip, time: at(l.time, l.speed, l.clip), weight: l.weight, mask: l.mask === MASK_NONE ? undefined : maskWeights[l.mask],
+          reference: typeof l.reference === 'string' ? l.reference : { clip: l.reference.clip, time: at(l.reference.time, l.reference.speed, l.reference.clip) },
+        })),
+      };
+      poser.evaluateStack(cpu);
+    } else {
+      poser.evaluate({ clipA: a.clipA, timeA, clipB: a.clipB, timeB: at(a.timeB, a.speedB, a.clipB), blend: a.blend });
+    }
+    let j = 0;
+    rig.skins.forEach((_, k) => {
+      const m = poser.jointMatrices(k);
+      for (let q = 0; q < m.length / 16; q++, j++) {
+        const texel = ((s % target.slotsPerRow) * J + j) + Math.floor(s / target.slotsPerRow) * target.width;
+        // The 3x3 part against the matrix's own scale (its largest 3x3 entry, at least 1: 100 for
+        // RobotExpressive's scaled nodes, whose bind-space vertices are that much smaller), the
+        // translation against the diagonal.
+        let scale = 1;
+        for (let i = 0; i < 12; i++) if (i % 4 !== 3) scale = Math.max(scale, Math.abs(m[q * 16 + i]));
+        for (let r = 0; r < 3; r++) {
+          for (let c = 0; c < 4; c++) {
+            const got = rows[r][texel * 4 + c];
+            const want = m[q * 16 + c * 4 + r];
+            if (Number.isNaN(got)) { unwritten++; continue; }
+            const e = Math.abs(got - want);
+            if (c === 3) worstTranslation = Math.max(worstTranslation, e / diagonal);
+            else worstLinear = Math.max(worstLinear, e / scale);
+          }
+        }
+      }
+    });
+  }
+  const layersCompiled = pass.layersCompiled;
+  pass.destroy();
+  instances.destroy(); stackTexture.destroy(); masks.destroy();
+  return { worst: Math.max(worstLinear, worstTranslation), worstLinear, worstTranslation, unwritten, diagonal, joints: J, nodes: data.nodeCount, clips, passMs, layersCompiled };
+}
+
+/** A context whose getParameter / getExtension answers differ from `gl`'s for the refusal checks. */
+function restricted(overrides: { maxTextureSize?: number; noFloat?: boolean }): WebGL2RenderingContext {
+  return new Proxy(gl, {
+    get(target, key) {
+      if (key === 'getParameter') return (p: number) => (p === target.MAX_TEXTURE_SIZE && overrides.maxTextureSize ? overrides.maxTextureSize : target.getParameter(p));
+      if (key === 'getExtension') return (name: string) => (overrides.noFloat && name === 'EXT_color_buffer_float' ? null : target.getExtension(name));
+      const value = Reflect.get(target, key) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+async function glCase(name: string, url: string): Promise<string> {
+  const character = await loadCharacter(url);
+  const attempt = (fn: () => unknown) => { try { fn(); return 'no error'; } catch (e) { return (e as Error).message; } };
+  if (name === 'no-float') return attempt(() => new GLPosePass(restricted({ noFloat: true }), character));
+  if (name === 'small-textures') return attempt(() => new GLPosePass(restricted({ maxTextureSize: 64 }), character));
+  if (name === 'dual-quaternion') return attempt(() => new GLPosePass(gl, character, { skinning: 'dual-quaternion' }));
+  if (name === 'record-readback') {
+    // Words written at unaligned offsets across a row boundary read back through a framebuffer exactly.
+    const t = new GLRecordTexture(gl, 'Readback.records', 1024 * 16 * 3);
+    const words = Uint32Array.from({ length: 1030 }, (_, i) => (i * 2654435761) >>> 0);
+    t.write(1024 * 16 - 8, words);
+    t.write(4, new Uint32Array([0xdeadbeef]));
+    const fb = gl.createFramebuffer();
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fb);
+    gl.framebufferTexture2D(gl.READ_FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, t.texture, 0);
+    const out = new Uint32Array(t.width * t.height * 4);
+    gl.readPixels(0, 0, t.width, t.height, gl.RGBA_INTEGER, gl.UNSIGNED_INT, out);
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
+    gl.deleteFramebuffer(fb);
+    const expected = new Uint32Array(out.length);
+    expected.set(words, (1024 * 16 - 8) / 4);
+    expected[1] = 0xdeadbeef;
+    const bad = expected.findIndex((w, i) => out[i] !== w);
+    t.destroy();
+    return bad < 0 ? 'equal' : `word ${bad}: ${out[bad]} != ${expected[bad]}`;
+  }
+  throw new Error(`unknown case ${name}`);
+}
+
+Object.assign(window, { poseCase, glCase });
+document.body.dataset.ready = '1';
