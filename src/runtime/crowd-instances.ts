@@ -40,8 +40,8 @@ export abstract class CrowdInstances<B extends RecordBufferLike = GPUBuffer> {
   protected readonly features = new FeatureList();
   /** Crowd clock in seconds since the last rebase. */
   protected clockSeconds = 0;
-  /** Whether advance() has checked that the features the character needs are installed. */
-  private needsChecked = false;
+  /** Whether advance() has checked that the features the character needs are installed (a subclass that checks them itself sets it). */
+  protected needsChecked = false;
   /** setPlacement's world, read back for the features that follow placements. */
   private readonly placed = new Float32Array(16);
 

@@ -1,0 +1,257 @@
+import type { Character } from '../character/character';
+import { featureNeeds } from '../character/needs';
+import { show } from '../math/show';
+import type { CameraOptions, CrowdOptions, CullStats } from '../runtime/crowd-types';
+import { CrowdInstances } from '../runtime/crowd-instances';
+import { checkBoolean, Visibility } from '../runtime/culling/visibility';
+import type { CullSettings } from '../runtime/culling/cull-settings';
+import type { CrowdFeature } from '../runtime/feature';
+import { checkObject } from '../runtime/input';
+import { InstanceStore } from '../runtime/instance-store';
+import { JOINT_MATRIX_BYTES } from '../runtime/layout';
+import { checkNumbers } from '../runtime/record-buffer';
+import { GLCull } from './gl-cull';
+import { GLPosePass } from './gl-pose-pass';
+import { GLRecordDevice, textureBytes, type GLStoreBuffer } from './gl-record-device';
+import { GLSkinPass } from './gl-skin-pass';
+import { GLRecordTexture } from './record-texture';
+
+/**
+ * What a WebGL 2 crowd takes: CrowdOptions without the WebGPU render-pass formats (the crowd
+ * draws into whatever framebuffer is bound). The options that need WebGPU are refused by name:
+ * `shadows`, a finite `paletteSize`, `skinning: 'dual-quaternion'`, `lights.environment`.
+ */
+export type GLCrowdOptions = Omit<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>;
+
+/** The sentence every refusal of a WebGPU-only part ends with. */
+const NEEDS_WEBGPU = 'it needs WebGPU, and this crowd runs on WebGL 2 (docs/webgl2.md)';
+
+/**
+ * Every instance of one Character on a WebGL 2 context: the crowd for browsers without WebGPU
+ * (docs/webgl2.md). Its instance API is Crowd's own (CrowdInstances: add, addMany, setAnimation,
+ * setBlend, setLayers, setPlacement, setTransform, remove, ids with generations, the same named
+ * errors), over the same InstanceStore, whose records live in RGBA32UI textures
+ * (GLRecordDevice) and are uploaded only when they change. Per frame: update(dt),
+ * setCamera(viewProjection, position) (optional), encode() (CPU culling and LOD into per-level
+ * lists, GLCull; then the GPU pose pass, a fragment pass into float textures, GLPosePass), then
+ * draw(viewProjection) into the bound framebuffer (one instanced draw per primitive and LOD level,
+ * GLSkinPass). Features need WebGPU for now: install() refuses each by name.
+ *
+ * @example
+ * ```ts
+ * const gl = canvas.getContext('webgl2')!;
+ * const crowd = new GLCrowd(gl, character, { capacity: 1000 });
+ * crowd.add({ clipA: 'Walk', transform });
+ * // each frame: bind and clear the framebuffer, set the viewport, then
+ * crowd.update(dt);
+ * crowd.setCamera(viewProjection, eye);
+ * crowd.encode();
+ * crowd.draw(viewProjection);
+ * ```
+ */
+export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
+  protected readonly store: InstanceStore<GLStoreBuffer>;
+  private pose: GLPosePass;
+  private skin: GLSkinPass;
+  private readonly cull: GLCull;
+  private readonly settings: CullSettings;
+  private readonly indicesPerLevel: number[];
+  private readonly options: GLCrowdOptions;
+  /** The store's device: record textures on `gl` (replaced by restore). */
+  private device: GLRecordDevice;
+  private uploaded = 0;
+  private encoded = false;
+
+  /**
+   * Makes the crowd's textures and programs on `gl` (the crowd owns them: destroy() frees them;
+   * the context stays the caller's). Throws, leaving nothing made, an error naming what is wrong:
+   * a bad option, an option or a character that needs WebGPU (rootMotion 'apply', shadows,
+   * dual-quaternion skinning, an environment light), EXT_color_buffer_float missing, a table or
+   * the joint target past MAX_TEXTURE_SIZE.
+   *
+   * @param gl The WebGL 2 context the crowd draws with (not owned).
+   * @param character The loaded character every instance shows (not copied; share it between crowds).
+   */
+  constructor(readonly gl: WebGL2RenderingContext, readonly character: Character, options: GLCrowdOptions = {}) {
+    super();
+    checkObject(options, 'options', '{ capacity, culling, lod, animationLod, lights, ... } (GLCrowdOptions)');
+    if (typeof (gl as { texStorage2D?: unknown } | null)?.texStorage2D !== 'function') throw new TypeError(`gl must be a WebGL2RenderingContext, got ${show(gl)}`);
+    const capacity = options.capacity ?? 1024;
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${show(capacity)}`);
+    if (options.shadows !== undefined && options.shadows !== false) throw new RangeError(`shadows: the shadow map is not drawn on WebGL 2 yet; ${NEEDS_WEBGPU}`);
+    if (options.paletteSize !== undefined && options.paletteSize !== Infinity) {
+      throw new RangeError(`paletteSize: shared poses past a joint-set budget are not on WebGL 2 (every instance has a joint set of its own there); ${NEEDS_WEBGPU}`);
+    }
+    for (const need of featureNeeds(character)) {
+      if (need.required) throw new RangeError(`${character.name} needs the ${need.name} feature (${need.why}), and ${NEEDS_WEBGPU}`);
+      console.warn(`crowd-skin: ${character.name} is drawn without the ${need.name} feature (${need.why}): ${NEEDS_WEBGPU}`);
+    }
+    this.needsChecked = true;
+    this.settings = new Visibility(character, options, gl.getParameter(gl.MAX_TEXTURE_SIZE) as number).settings;
+    const { gpu } = character;
+    this.options = options;
+    this.device = new GLRecordDevice(gl);
+    this.store = new InstanceStore(this.device, {
+      nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'GLCrowd',
+      lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_MATRIX_BYTES, paletteSize: Infinity,
+    });
+    [this.pose, this.skin] = this.createPasses(options);
+    const bounds = character.animationBounds, authored = options.cullBounds === 'authored';
+    this.cull = new GLCull(this.skin.levels, authored ? bounds.box : bounds.reach, authored ? bounds.box : bounds.reachLayered);
+    this.indicesPerLevel = Array.from({ length: this.skin.levels }, (_, level) => character.rig.primitives.reduce((n, p, i) =>
+      n + (level === 0 ? (p.indices?.length ?? p.vertexCount) : character.lods!.indices[i][level - 1].length), 0));
+  }
+
+  /** Which backend draws: 'webgl2' (Crowd's is 'webgpu'). */
+  get backend(): 'webgl2' {
+    return 'webgl2';
+  }
+
+  /** Features need WebGPU for now: refuses `feature` by name (CrowdProps, CrowdMorph, ... made from a GLCrowd throw this). */
+  install(feature: CrowdFeature): never {
+    throw new Error(`the "${show(feature?.featureName)}" feature is not on WebGL 2 yet: ${NEEDS_WEBGPU}`);
+  }
+
+  /** Whether a feature named `name` is installed (never, on WebGL 2). */
+  hasFeature(name: string): boolean {
+    return this.features.has(name);
+  }
+
+  /** Bytes the last update() wrote into textures (records, stacks, masks). */
+  get uploadedBytes(): number { return this.uploaded; }
+
+  /** Draw calls that draw() issues: one per mesh primitive and LOD level drawn. */
+  get drawCallCount(): number {
+    let levels = 0;
+    for (let l = 0; l < this.cull.levels; l++) if (this.cull.counts[l] > 0) levels++;
+    return levels * this.character.rig.primitives.length;
+  }
+
+  /** Joint matrices per instance. */
+  get jointsPerInstance(): number { return this.character.gpu.slotCount; }
+
+  /** Mesh LOD levels the character has (1 when loaded without `lod`). */
+  get lodLevels(): number { return this.skin.levels; }
+
+  /** Bytes of the textures and buffers the crowd owns for its instances: records, stacks, masks and joint matrices (the mesh and materials not counted, as on WebGPU). */
+  get gpuBytes(): number {
+    const j = this.pose.joints;
+    return textureBytes(this.store.instanceBuffer) + textureBytes(this.store.layerStackBuffer) + textureBytes(this.store.masksBuffer) + j.width * j.height * 3 * 16;
+  }
+
+  /** Whether culling runs once a camera is set (CrowdOptions.culling). Turning it off never changes a pixel. */
+  get culling(): boolean { return this.settings.culling; }
+  set culling(on: boolean) { this.settings.culling = checkBoolean(on, 'culling'); }
+  /** Whether mesh LOD levels are chosen by distance once a camera is set (CrowdOptions.lod). */
+  get lod(): boolean { return this.settings.lod; }
+  set lod(on: boolean) { this.settings.lod = checkBoolean(on, 'lod'); }
+  /** Whether far instances are posed every 2nd / 4th frame once a camera is set (CrowdOptions.animationLod). */
+  get animationLod(): boolean { return this.settings.animationLod; }
+  set animationLod(on: boolean) { this.settings.animationLod = checkBoolean(on, 'animationLod'); }
+
+  /** Makes every instance draw LOD level `level` (needs a camera), or chooses by distance again with undefined. */
+  forceLodLevel(level: number | undefined): void {
+    this.settings.setForcedLevel(level);
+  }
+
+  /** The camera that culling and LOD use, as Crowd.setCamera: `viewProjection` world -> clip (z in [0, 1], as WebGPU's), eye `position`. */
+  setCamera(viewProjection: ArrayLike<number>, position: ArrayLike<number>, options: CameraOptions = {}): void {
+    checkObject(options, 'camera options', '{ viewportHeight }');
+    this.settings.setCamera(viewProjection, position, options.viewportHeight);
+  }
+
+  /** Forgets the camera: every instance is posed and drawn at full detail. */
+  clearCamera(): void {
+    this.settings.clearCamera();
+  }
+
+  /** What the last encode() culled, posed and drew (exact and current on WebGL 2: the lists are the CPU's); undefined before the first. */
+  get cullStats(): CullStats | undefined {
+    if (!this.encoded) return undefined;
+    const c = this.cull, perLevel = Array.from(c.counts);
+    return { visible: c.visible, posed: c.poseCount, perLevel, vertices: perLevel.reduce((n, k, l) => n + k * this.indicesPerLevel[l], 0) };
+  }
+
+  /** cullStats, as Crowd.readCullStats returns it (resolved at once; rejected before the first encode). */
+  readCullStats(): Promise<CullStats> {
+    const stats = this.cullStats;
+    return stats ? Promise.resolve(stats) : Promise.reject(new Error('readCullStats: no frame was encoded yet'));
+  }
+
+  /**
+   * Advances the clock by dt seconds and uploads the records, stacks and masks changed since the
+   * last update (one texture upload per range). While the context is lost it only advances: the
+   * changes go up on restore().
+   */
+  update(dt: number): void {
+    this.advance(dt);
+    this.uploaded = this.gl.isContextLost() ? 0 : this.store.upload(this.device.queue);
+  }
+
+  /**
+   * The frame's work before the draw: the CPU culling, mesh LOD and animation LOD (GLCull, with
+   * a camera set and any of them on), then the pose pass for the instances it listed, rendering
+   * their joint matrices into the joint target. Puts back the GL state it changes.
+   */
+  encode(): void {
+    if (this.gl.isContextLost()) return;
+    this.cull.run(this.store, this.settings.needed ? this.settings.fill() : undefined);
+    this.pose.update({ instances: texture(this.store.instanceBuffer), stacks: texture(this.store.layerStackBuffer), masks: texture(this.store.masksBuffer),
+      plainCount: this.store.plainCount, layeredCount: this.store.layeredCount }, this.clockSeconds);
+    this.pose.encode(this.cull.poseList, this.cull.poseCount);
+    this.encoded = true;
+  }
+
+  /**
+   * Draws the instances encode() listed into the bound framebuffer (the caller binds and clears
+   * it and sets the viewport): one instanced draw per primitive and LOD level. `viewProjection`:
+   * column-major, world -> clip with z in [0, 1] as Crowd.draw takes it.
+   */
+  draw(viewProjection: ArrayLike<number>): void {
+    checkNumbers(viewProjection, 16, 'viewProjection');
+    if (!this.encoded) throw new Error('GLCrowd.draw: call encode() first (it culls and poses the frame)');
+    if (this.gl.isContextLost()) return;
+    this.skin.draw(viewProjection, this.pose.joints, texture(this.store.instanceBuffer), this.cull);
+  }
+
+  /**
+   * Rebuilds every texture, buffer and program on the context (after webglcontextrestored) from
+   * the CPU-side data the crowd kept: every instance, its animation, layers, masks and the clock
+   * are as they were, and the next encode() poses every instance again.
+   */
+  restore(): void {
+    this.pose.destroy();
+    this.skin.destroy();
+    this.device = new GLRecordDevice(this.gl);
+    this.store.restore(this.device);
+    [this.pose, this.skin] = this.createPasses(this.options);
+    this.cull.forgetPoses();
+    this.store.upload(this.device.queue);
+  }
+
+  /** Frees the crowd's textures, buffers and programs; the crowd cannot be used afterwards. The context stays the caller's. */
+  destroy(): void {
+    this.pose.destroy();
+    this.skin.destroy();
+    this.store.destroy();
+  }
+
+  /** The pose and skin passes; a failure frees the one made and the store. */
+  private createPasses(options: GLCrowdOptions): [GLPosePass, GLSkinPass] {
+    let pose: GLPosePass | undefined;
+    try {
+      pose = new GLPosePass(this.gl, this.character, { skinning: options.skinning, capacity: this.store.capacity });
+      return [pose, new GLSkinPass(this.gl, this.character, { lights: options.lights, skinning: options.skinning })];
+    } catch (error) {
+      pose?.destroy();
+      this.store.destroy();
+      throw error;
+    }
+  }
+}
+
+/** A store buffer a GL pass reads (GLRecordDevice makes those as record textures). */
+function texture(buffer: GLStoreBuffer): GLRecordTexture {
+  if (!(buffer instanceof GLRecordTexture)) throw new Error(`${buffer.label} is not a record texture (GLRecordDevice makes one only for the buffers a GL pass reads)`);
+  return buffer;
+}
