@@ -113,6 +113,9 @@ export class Crowd extends CrowdCamera {
     return this.features.has(name);
   }
 
+  /** Which backend draws: 'webgpu' (the WebGL 2 crowd's, GLCrowd's, is 'webgl2'). */
+  get backend(): 'webgpu' { return 'webgpu'; }
+
   /** The device the crowd's GPU objects live on (replaced by restore). Not owned: the caller destroys it. */
   get device(): GPUDevice { return this.gpuDevice; }
 

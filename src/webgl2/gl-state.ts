@@ -9,8 +9,11 @@ const CAPABILITIES = ['BLEND', 'DEPTH_TEST', 'STENCIL_TEST', 'SCISSOR_TEST', 'CU
 /**
  * Saves, and later restores, the state a full-target pass touches: the draw framebuffer, the
  * viewport, the program, the vertex array, the array buffer, the colour mask, the capabilities
- * above (all off while the pass runs) and the active texture unit with the 2D textures bound on
- * units [0, units). Allocated once per pass; `save` and `restore` allocate nothing.
+ * above (all off while the pass runs) and the active texture unit with the 2D textures and the
+ * sampler objects bound on units [0, units) (no sampler object while the pass runs: a filtering
+ * one left by another pass, the skin pass's material samplers, makes an integer or float texture
+ * incomplete, and texelFetch then reads zeros). Allocated once per pass; `save` and `restore`
+ * allocate nothing.
  */
 export class GLStateGuard {
   private framebuffer: WebGLFramebuffer | null = null;
@@ -22,9 +25,11 @@ export class GLStateGuard {
   private readonly enabled: boolean[] = CAPABILITIES.map(() => false);
   private activeTexture = 0;
   private readonly textures: (WebGLTexture | null)[];
+  private readonly samplers: (WebGLSampler | null)[];
 
   constructor(private readonly gl: WebGL2RenderingContext, private readonly units: number) {
     this.textures = new Array<WebGLTexture | null>(units).fill(null);
+    this.samplers = new Array<WebGLSampler | null>(units).fill(null);
   }
 
   /** Saves the state, then turns the capabilities off and the colour mask on. */
@@ -46,6 +51,8 @@ export class GLStateGuard {
     for (let u = 0; u < this.units; u++) {
       gl.activeTexture(gl.TEXTURE0 + u);
       this.textures[u] = gl.getParameter(gl.TEXTURE_BINDING_2D) as WebGLTexture | null;
+      this.samplers[u] = gl.getParameter(gl.SAMPLER_BINDING) as WebGLSampler | null;
+      if (this.samplers[u]) gl.bindSampler(u, null);
     }
   }
 
@@ -55,6 +62,7 @@ export class GLStateGuard {
     for (let u = 0; u < this.units; u++) {
       gl.activeTexture(gl.TEXTURE0 + u);
       gl.bindTexture(gl.TEXTURE_2D, this.textures[u]);
+      if (this.samplers[u]) gl.bindSampler(u, this.samplers[u]);
     }
     gl.activeTexture(this.activeTexture);
     CAPABILITIES.forEach((name, i) => { if (this.enabled[i]) gl.enable(gl[name]); });
@@ -65,5 +73,6 @@ export class GLStateGuard {
     gl.viewport(this.viewport[0], this.viewport[1], this.viewport[2], this.viewport[3]);
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, this.framebuffer);
     this.textures.fill(null);
+    this.samplers.fill(null);
   }
 }
