@@ -80,13 +80,12 @@ export function checkStorageBinding(device: LimitsSource, label: string, size: n
   const limit = storageLimit(device);
   if (bytes <= limit.bytes) return;
   const [need, have] = formatPair(bytes, limit.bytes);
-  if (typeof size === 'number') {
-    throw new RangeError(`${label} needs ${need} but the device's ${limit.name} is ${have}; ` +
-      'request a larger limit when creating the device (see requiredCrowdLimits)');
-  }
+  // A limit of another name (WebGL 2's MAX_TEXTURE_SIZE) cannot be requested larger.
+  const request = device.limits.storageLimitName === undefined ? 'request a larger limit when creating the device (see requiredCrowdLimits)' : '';
+  if (typeof size === 'number') throw new RangeError(`${label} needs ${need} but the device's ${limit.name} is ${have}${request && `; ${request}`}`);
   const fit = largestFit(device, size);
   throw new RangeError(`${label} needs ${need} for ${formatCount(size.count)} ${size.noun} but the device's ${limit.name} is ${have}: ` +
-    `at most ${formatCount(fit)} ${size.noun} fit; request a larger limit when creating the device (see requiredCrowdLimits) or use fewer ${size.noun}`);
+    `at most ${formatCount(fit)} ${size.noun} fit; ${request && `${request} or `}use fewer ${size.noun}`);
 }
 
 /**

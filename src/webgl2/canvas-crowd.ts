@@ -30,7 +30,7 @@ export class GPUCanvasCrowd extends Crowd {
    * configures it; a refused crowd leaves the canvas without a context (createCrowd can still
    * give it a WebGL 2 one). Throws an Error when the canvas has a context of another kind.
    */
-  constructor(device: GPUDevice, readonly canvas: HTMLCanvasElement | OffscreenCanvas, character: Character, options: CrowdOptions, clearColor: ClearColor) {
+  constructor(device: GPUDevice, /** The canvas drawn into (not owned). */ readonly canvas: HTMLCanvasElement | OffscreenCanvas, character: Character, options: CrowdOptions, clearColor: ClearColor) {
     super(device, character, options);
     const context = canvas.getContext('webgpu') as GPUCanvasContext | null;
     if (!context) {
@@ -116,7 +116,7 @@ export class GLCanvasCrowd extends GLCrowd {
     this.restored++;
   };
 
-  constructor(readonly canvas: HTMLCanvasElement | OffscreenCanvas, gl: WebGL2RenderingContext, character: Character, options: GLCrowdOptions, clearColor: ClearColor) {
+  constructor(/** The canvas drawn into (not owned). */ readonly canvas: HTMLCanvasElement | OffscreenCanvas, gl: WebGL2RenderingContext, character: Character, options: GLCrowdOptions, clearColor: ClearColor) {
     super(gl, character, options);
     this.clearValue = clearColor;
     canvas.addEventListener('webglcontextlost', this.onLost);

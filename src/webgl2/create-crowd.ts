@@ -26,7 +26,7 @@ export type CanvasCrowd = GPUCanvasCrowd | GLCanvasCrowd;
 
 /** Thrown by createCrowd when the backend asked for (or neither, under 'auto') cannot run here; `reasons` says why for each tried. */
 export class BackendUnavailableError extends Error {
-  constructor(message: string, readonly reasons: string[]) {
+  constructor(message: string, /** Why each backend tried could not run, one sentence each. */ readonly reasons: string[]) {
     super(message);
     this.name = 'BackendUnavailableError';
   }

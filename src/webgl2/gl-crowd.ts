@@ -141,12 +141,15 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Whether culling runs once a camera is set (CrowdOptions.culling). Turning it off never changes a pixel. */
   get culling(): boolean { return this.settings.culling; }
+  /** Turns culling on or off (for comparison: culling never changes a pixel). */
   set culling(on: boolean) { this.settings.culling = checkBoolean(on, 'culling'); }
   /** Whether mesh LOD levels are chosen by distance once a camera is set (CrowdOptions.lod). */
   get lod(): boolean { return this.settings.lod; }
+  /** Turns mesh LOD on or off. */
   set lod(on: boolean) { this.settings.lod = checkBoolean(on, 'lod'); }
   /** Whether far instances are posed every 2nd / 4th frame once a camera is set (CrowdOptions.animationLod). */
   get animationLod(): boolean { return this.settings.animationLod; }
+  /** Turns animation LOD on or off. */
   set animationLod(on: boolean) { this.settings.animationLod = checkBoolean(on, 'animationLod'); }
 
   /** Makes every instance draw LOD level `level` (needs a camera), or chooses by distance again with undefined. */
