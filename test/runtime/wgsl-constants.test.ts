@@ -57,7 +57,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
       expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(generatedBlock(shader));
       expect([...wgslU32Constants(replaceConstantBlock(source, '')).keys()], file).toEqual([]);
     }
-    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl', 'shaders/environment.wgsl', 'shaders/steering/steering.wgsl', 'shaders/webgl2/pose.vert.glsl', 'shaders/webgl2/pose.frag.glsl']);
+    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl', 'shaders/environment.wgsl', 'shaders/steering/steering.wgsl', 'shaders/webgl2/pose.vert.glsl', 'shaders/webgl2/pose-local.frag.glsl', 'shaders/webgl2/pose.frag.glsl']);
   });
 
   it('the control records use the controllers\' own values for phases, sources, limits and the clamp hold', () => {
@@ -302,9 +302,12 @@ describe('GLSL blocks (shaders/webgl2/): the same TypeScript constants, spelt fo
     const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
     expect(source).toContain('joint * SLOT_VEC4S');
     expect(handWrittenCopies(source.replace('joint * SLOT_VEC4S', 'joint * 5u'), shader.constants)).toEqual(['a stride of 5 written by hand: SLOT_VEC4S']);
-    expect(handWrittenCopies(source.replace('uniform int poseTracksWidth;', 'const uint NODE_STRIDE = 7u;\nuniform int poseTracksWidth;'), shader.constants)).toEqual(['const NODE_STRIDE outside the generated block']);
-    expect(handWrittenCopies(source.replace('trackRef == TRACK_NONE', 'trackRef == 0xffffffffu'), shader.constants)).toContain('0xffffffffu is TRACK_NONE');
-    const drifted = shader.constants.map(([name, value, type]) => [name, name === 'INSTANCE_LAYERS' ? value + 1 : value, type] as const);
-    expect(currentConstantBlock(source)).not.toBe(glslConstantBlock(drifted, shader.structs));
+    expect(handWrittenCopies(source.replace('uniform int poseRefsWidth;', 'const uint NODE_STRIDE = 7u;\nuniform int poseRefsWidth;'), shader.constants)).toEqual(['const NODE_STRIDE outside the generated block']);
+    const localFile = 'shaders/webgl2/pose-local.frag.glsl';
+    const local = GENERATED_SHADERS.find((g) => g.file === localFile)!;
+    const localSource = readFileSync(new URL(`../../${localFile}`, import.meta.url), 'utf8');
+    expect(handWrittenCopies(localSource.replace('trackRef == TRACK_NONE', 'trackRef == 0xffffffffu'), local.constants)).toContain('0xffffffffu is TRACK_NONE');
+    const drifted = local.constants.map(([name, value, type]) => [name, name === 'INSTANCE_LAYERS' ? value + 1 : value, type] as const);
+    expect(currentConstantBlock(localSource)).not.toBe(glslConstantBlock(drifted, local.structs));
   });
 });

@@ -33,6 +33,11 @@ export interface PoseCaseOptions {
   rootMotion?: boolean;
   /** A made-up violation: the twin evaluates clip A this many seconds later. */
   shiftA?: number;
+  /**
+   * Plain records only: pose slots [0, growFrom) with the pass holding only them, then grow it to
+   * every record and pose only the rest; the first ones must survive the growth.
+   */
+  growFrom?: number;
   /** Then times this many more encodes (each waited for with a 1-texel readPixels): passMs is their median. */
   repeat?: number;
 }
@@ -111,18 +116,29 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
   if (o.layered === 0) stackTexture.write(0, new Uint32Array(4)); // a texture to bind
 
   const pass = new GLPosePass(gl, character);
-  const inputs: GLPoseInputs = { instances, stacks: stackTexture, masks, plainCount: o.count, layeredCount: o.layered };
+  const growFrom = o.growFrom ?? 0;
+  const inputs: GLPoseInputs = { instances, stacks: stackTexture, masks, plainCount: growFrom || o.count, layeredCount: o.layered };
   pass.update(inputs, o.clock);
-  const target = pass.joints;
   // NaN everywhere first: a joint the pass does not write stays NaN.
-  const fb = (target as unknown as { framebuffer: WebGLFramebuffer }).framebuffer;
-  gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
-  for (let i = 0; i < 3; i++) gl.clearBufferfv(gl.COLOR, i, [NaN, NaN, NaN, NaN]);
-  gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  const poison = () => {
+    gl.bindFramebuffer(gl.FRAMEBUFFER, (pass.joints as unknown as { framebuffer: WebGLFramebuffer }).framebuffer);
+    for (let i = 0; i < 3; i++) gl.clearBufferfv(gl.COLOR, i, [NaN, NaN, NaN, NaN]);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  };
+  poison();
   const order = Uint32Array.from({ length: total }, (_, i) => i);
   for (let i = total - 1; i > 0; i--) { const j = Math.floor(next() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
+  if (growFrom > 0) {
+    pass.encode(Uint32Array.from({ length: growFrom }, (_, i) => i), growFrom);
+    const before = pass.joints;
+    pass.update({ ...inputs, plainCount: o.count }, o.clock);
+    if (pass.joints === before) throw new Error('poseCase: the joint target did not grow');
+    order.set(Uint32Array.from({ length: total - growFrom }, (_, i) => growFrom + i));
+  }
+  const target = pass.joints;
+  const fb = (target as unknown as { framebuffer: WebGLFramebuffer }).framebuffer;
   const start = performance.now();
-  pass.encode(order, total);
+  pass.encode(order, total - growFrom);
   const rows = [0, 1, 2].map((i) => {
     const out = new Float32Array(target.width * target.height * 4);
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fb);
@@ -135,7 +151,7 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
   const texel = new Float32Array(4);
   for (let k = 0; k < (o.repeat ?? 0); k++) {
     const t0 = performance.now();
-    pass.encode(order, total);
+    pass.encode(order, total - growFrom);
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fb);
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, texel);
     times.push(performance.now() - t0);
