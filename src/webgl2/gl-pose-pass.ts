@@ -10,8 +10,8 @@
  *
  * Why two stages: a single fragment per joint walking its chain evaluated every node once per
  * joint below it (the sum of the joints' depths, ~8x the node count for RobotExpressive); on
- * SwiftShader, 2,000 RobotExpressives took 1,188 ms that way (median of 5, Chromium, loaded
- * 2-core EPYC; Fox 252 ms), and with the node stage first see docs/webgl2-pose.md.
+ * SwiftShader (Chromium, loaded 2-core EPYC, median of 5) 2,000 RobotExpressives took 1,188 ms
+ * that way and 750 ms with the node stage first (Fox: 252 -> 193 ms); docs/webgl2-pose.md.
  */
 import localFragment from '../../shaders/webgl2/pose-local.frag.glsl?raw';
 import poseFragment from '../../shaders/webgl2/pose.frag.glsl?raw';

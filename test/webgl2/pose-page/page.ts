@@ -18,6 +18,8 @@ import { INSTANCE, LAYER_STACK, MASK_NONE } from '../../../src/runtime/layout';
 import { seededRandom } from '../../../tools/random';
 import { GLPosePass, type GLPoseInputs } from '../../../src/webgl2/gl-pose-pass';
 import { GLRecordTexture } from '../../../src/webgl2/record-texture';
+import { InstanceStore } from '../../../src/runtime/instance-store';
+import { PosePass } from '../../../src/runtime/pose-pass';
 
 const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2')!;
 
@@ -254,5 +256,43 @@ async function glCase(name: string, url: string): Promise<string> {
   throw new Error(`unknown case ${name}`);
 }
 
-Object.assign(window, { poseCase, glCase });
+/**
+ * For comparing with the WebGPU path in the same browser (not a test: a measurement): the WebGPU
+ * pose pass (shaders/pose.wgsl) on `count` plain records made as poseCase makes them, through the
+ * real InstanceStore; the median wall ms of `repeat` dispatches, each waited for.
+ */
+async function webgpuPoseMs(url: string, count: number, clock: number, repeat: number, seed: number): Promise<number> {
+  const character = await loadCharacter(url);
+  const adapter = await navigator.gpu.requestAdapter();
+  const device = await adapter!.requestDevice({ requiredLimits: { maxComputeWorkgroupStorageSize: adapter!.limits.maxComputeWorkgroupStorageSize } });
+  const durations = character.baked.clipDurations;
+  const data = character.gpu;
+  const store = new InstanceStore(device, { nodeCount: data.nodeCount, slotCount: data.slotCount, clipDurations: durations, capacity: count, paletteSize: Infinity });
+  const next = seededRandom(seed);
+  const clips = durations.length;
+  for (let s = 0; s < count; s++) {
+    const h = store.add();
+    const clipA = s % clips, clipB = Math.floor(next() * clips);
+    const span = 3 * Math.max(durations[clipA], durations[clipB], 0.1);
+    store.records.setAnimation(store.slot(h), { clipA, clipB, blend: s % 5 === 0 ? 0 : s % 5 === 1 ? 1 : next(), timeA: (next() * 2 - 1) * span, timeB: (next() * 2 - 1) * span, speedA: next() * 2.5 - 0.5, speedB: next() * 2 }, 0);
+  }
+  store.upload(device.queue);
+  const pass = new PosePass(device, data);
+  pass.update(store, clock);
+  const times: number[] = [];
+  for (let k = 0; k < repeat + 1; k++) {
+    const t0 = performance.now();
+    const encoder = device.createCommandEncoder();
+    pass.encode(encoder);
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    if (k > 0) times.push(performance.now() - t0); // the first includes the pipeline's compile
+  }
+  pass.destroy();
+  store.destroy();
+  device.destroy();
+  return times.sort((a, b) => a - b)[times.length >> 1];
+}
+
+Object.assign(window, { poseCase, glCase, webgpuPoseMs });
 document.body.dataset.ready = '1';
