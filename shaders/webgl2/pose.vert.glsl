@@ -1,9 +1,9 @@
 #version 300 es
-// WebGL 2 pose pass, vertex stage (src/webgl2/gl-pose-pass.ts): one instanced quad per listed
-// instance slot, covering that slot's run of jointCount texels in the joint textures
-// (src/webgl2/gl-joints.ts: slot s, joint j -> texel ((s % P) * J + j, floor(s / P))), so that
-// pose.frag.glsl runs once per joint slot. Drawn as a 4-vertex triangle strip, no vertex buffer
-// but the slot list.
+// WebGL 2 pose pass, vertex stage of both stages (src/webgl2/gl-pose-pass.ts): one instanced quad
+// per listed instance slot, covering that slot's run of poseRunLength texels in the target
+// (src/webgl2/gl-joints.ts: slot s, item j -> texel ((s % P) * L + j, floor(s / P))), so that the
+// fragment stage runs once per rig node (pose-local.frag.glsl) or per joint slot (pose.frag.glsl).
+// Drawn as a 4-vertex triangle strip, no vertex buffer but the slot list.
 
 precision highp float;
 precision highp int;
@@ -14,21 +14,21 @@ precision highp int;
 // The instance slot to pose (one per drawn instance, from GLPosePass's slot list).
 layout(location = 0) in uint poseSlot;
 
-// J, the joint slots per instance; P, the instance slots per texture row; the target's size in texels.
-uniform int poseJointCount;
+// L, the texels per instance (rig nodes or joint slots); P, the instance slots per texture row; the target's size in texels.
+uniform int poseRunLength;
 uniform int poseSlotsPerRow;
 uniform vec2 poseTargetSize;
 
 flat out uint vSlot;
-// The x of this slot's first texel: the fragment at x poses joint slot x - vFirstX.
+// The x of this slot's first texel: the fragment at x poses item (node or joint slot) x - vFirstX.
 flat out int vFirstX;
 
 void main() {
   int s = int(poseSlot);
-  int x0 = (s % poseSlotsPerRow) * poseJointCount;
+  int x0 = (s % poseSlotsPerRow) * poseRunLength;
   int y = s / poseSlotsPerRow;
   vec2 corner = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1));
-  vec2 texel = vec2(float(x0) + corner.x * float(poseJointCount), float(y) + corner.y);
+  vec2 texel = vec2(float(x0) + corner.x * float(poseRunLength), float(y) + corner.y);
   gl_Position = vec4(texel / poseTargetSize * 2.0 - 1.0, 0.0, 1.0);
   vSlot = poseSlot;
   vFirstX = x0;

@@ -1,11 +1,19 @@
 /**
- * The pose pass on WebGL 2 (no compute): a fragment pass that renders every listed instance's
+ * The pose pass on WebGL 2 (no compute): fragment passes that render every listed instance's
  * joint matrices into three RGBA32F textures (GLJointTexture, one per matrix row), which the draw
- * reads with texelFetch (GLSL_JOINT_FETCH). Shaders: shaders/webgl2/pose.vert.glsl and
- * pose.frag.glsl, the GLSL twin of shaders/pose.wgsl (clips, blend, layers with masks, additive
- * layers; root motion is taken out of the clips at bake time, so the tables already hold in-place
- * clips, as on WebGPU). Palette: every instance slot has a joint set of its own (set = slot).
+ * reads with texelFetch (GLSL_JOINT_FETCH). Two stages, as pose.wgsl's two halves: the local
+ * matrix of every rig node (shaders/webgl2/pose-local.frag.glsl: clips, blend, layers with masks,
+ * additive layers; root motion is taken out of the clips at bake time, so the tables already
+ * hold in-place clips, as on WebGPU) into a node target, then each joint's chain composed and
+ * multiplied by its inverse bind matrix (pose.frag.glsl) into the joint target. Palette: every
+ * instance slot has a joint set of its own (set = slot).
+ *
+ * Why two stages: a single fragment per joint walking its chain evaluated every node once per
+ * joint below it (the sum of the joints' depths, ~8x the node count for RobotExpressive); on
+ * SwiftShader (Chromium, loaded 2-core EPYC, median of 5) 2,000 RobotExpressives took 1,188 ms
+ * that way and 750 ms with the node stage first (Fox: 252 -> 193 ms); docs/webgl2-pose.md.
  */
+import localFragment from '../../shaders/webgl2/pose-local.frag.glsl?raw';
 import poseFragment from '../../shaders/webgl2/pose.frag.glsl?raw';
 import poseVertex from '../../shaders/webgl2/pose.vert.glsl?raw';
 import type { Character } from '../character/character';
@@ -36,10 +44,12 @@ export interface GLPoseOptions {
   capacity?: number;
 }
 
-/** Texture units the pass binds: tracks, refs, instances, stacks, masks. */
-const UNITS = 5;
+/** Texture units the pass binds: tracks, refs, instances, stacks, masks, then the node stage's three rows. */
+const UNITS = 8;
+/** The unit of the node stage's row 0 (rows 1, 2 follow). */
+const LOCAL_UNIT = 5;
 
-/** One program: plain records, or records with layer stacks (CROWD_LAYERS 1). */
+/** One program: the node stage for plain records or for records with layer stacks (CROWD_LAYERS 1), or the joint stage. */
 interface PoseProgram {
   readonly program: WebGLProgram;
   readonly at: Record<(typeof UNIFORMS)[number], WebGLUniformLocation | null>;
@@ -48,7 +58,7 @@ interface PoseProgram {
 const UNIFORMS = [
   'poseTracks', 'poseTracksWidth', 'poseRefs', 'poseRefsWidth', 'poseInstances', 'poseInstancesWidth', 'poseStacks', 'poseStacksWidth', 'poseMasks', 'poseMasksWidth',
   'poseNodeCount', 'poseClipBase', 'poseRestBase', 'poseNodeBase', 'poseSlotBase', 'poseMaxDepth', 'poseClockTicks', 'poseClockResidual',
-  'poseJointCount', 'poseSlotsPerRow', 'poseTargetSize',
+  'poseRunLength', 'poseSlotsPerRow', 'poseTargetSize', 'poseLocalRow0', 'poseLocalRow1', 'poseLocalRow2', 'poseLocalNodes', 'poseLocalSlotsPerRow',
 ] as const;
 
 /**
@@ -62,8 +72,11 @@ export class GLPosePass {
   /** Always 'linear' (the pass writes matrix rows). */
   readonly skinning: SkinningMethod = 'linear';
   private target: GLJointTexture;
+  /** The node stage's local matrices (a 'joint' per rig node), grown with the target. */
+  private local: GLJointTexture;
   private readonly plain: PoseProgram;
   private layered: PoseProgram | undefined;
+  private readonly chain: PoseProgram;
   private readonly tracks: WebGLTexture;
   private readonly refs: WebGLTexture;
   private readonly tracksWidth: number;
@@ -98,9 +111,16 @@ export class GLPosePass {
     this.tracksWidth = recordTextureWidth('GLPosePass.tracks', rig.tracks.byteLength, maxSize);
     this.refsWidth = recordTextureWidth('GLPosePass.trackRefs', refs.data.byteLength, maxSize);
     this.target = new GLJointTexture(gl, 'GLPosePass.joints', rig.slotCount, capacity); // checks its size, then allocates
+    try {
+      this.local = new GLJointTexture(gl, 'GLPosePass.localMatrices', rig.nodeCount, capacity);
+    } catch (error) {
+      this.target.destroy(gl);
+      throw error;
+    }
     this.tracks = createWordTexture(gl, 'GLPosePass.tracks', new Uint32Array(rig.tracks.buffer, rig.tracks.byteOffset, rig.tracks.length), this.tracksWidth);
     this.refs = createWordTexture(gl, 'GLPosePass.trackRefs', refs.data, this.refsWidth);
-    this.plain = this.program(false);
+    this.plain = this.program('node', false);
+    this.chain = this.program('joint', false);
     this.state = new GLStateGuard(gl, UNITS);
     this.slotBuffer = gl.createBuffer()!;
     this.vertexArray = gl.createVertexArray()!;
@@ -125,7 +145,7 @@ export class GLPosePass {
     const ticks = clockTicks(clock, 'GLPosePass.update: clock');
     const count = inputs.plainCount + inputs.layeredCount;
     if (count > this.target.capacity) this.grow(Math.max(count, this.target.capacity * 2));
-    if (inputs.layeredCount > 0 && !this.layered) this.layered = this.program(true);
+    if (inputs.layeredCount > 0 && !this.layered) this.layered = this.program('node', true);
     this.inputs = inputs;
     this.ticks = ticks;
     this.residual = clockResidual(clock, ticks);
@@ -133,7 +153,8 @@ export class GLPosePass {
 
   /**
    * Renders the joint matrices of the first `count` instance slots listed in `slots` (each below
-   * plainCount + layeredCount; any order) into the joint target: one fragment per joint slot.
+   * plainCount + layeredCount; any order) into the joint target: one fragment per rig node into
+   * the node target, then one per joint slot.
    * Puts back the GL state it changes (GLStateGuard). Throws, drawing nothing, before update()
    * or for a count or slot out of range.
    */
@@ -156,17 +177,24 @@ export class GLPosePass {
       gl.bindVertexArray(this.vertexArray);
       gl.enableVertexAttribArray(0);
       gl.vertexAttribDivisor(0, 1);
-      const target = this.target;
-      gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, target.framebuffer);
-      gl.drawBuffers(DRAW_BUFFERS);
-      gl.viewport(0, 0, target.width, target.height);
       const textures = [this.tracks, this.refs, inputs.instances.texture, inputs.stacks.texture, inputs.masks.texture];
-      for (let u = 0; u < UNITS; u++) {
+      for (let u = 0; u < LOCAL_UNIT; u++) {
         gl.activeTexture(gl.TEXTURE0 + u);
         gl.bindTexture(gl.TEXTURE_2D, textures[u]);
       }
-      if (plainCount > 0) this.draw(this.plain, 0, plainCount, inputs);
-      if (count > plainCount) this.draw(this.layered!, plainCount, count - plainCount, inputs);
+      for (let u = LOCAL_UNIT; u < UNITS; u++) {
+        gl.activeTexture(gl.TEXTURE0 + u);
+        gl.bindTexture(gl.TEXTURE_2D, null); // the node target is drawn into first: no feedback loop
+      }
+      this.bindTarget(this.local);
+      if (plainCount > 0) this.draw(this.plain, this.local, 0, plainCount, inputs);
+      if (count > plainCount) this.draw(this.layered!, this.local, plainCount, count - plainCount, inputs);
+      this.bindTarget(this.target);
+      for (let i = 0; i < 3; i++) {
+        gl.activeTexture(gl.TEXTURE0 + LOCAL_UNIT + i);
+        gl.bindTexture(gl.TEXTURE_2D, this.local.rows[i]);
+      }
+      this.draw(this.chain, this.target, 0, count, inputs);
     } finally {
       gl.bindVertexArray(null);
       this.state.restore();
@@ -177,10 +205,10 @@ export class GLPosePass {
   destroy(): void {
     const gl = this.gl;
     this.target.destroy(gl);
+    this.local.destroy(gl);
     gl.deleteTexture(this.tracks);
     gl.deleteTexture(this.refs);
-    gl.deleteProgram(this.plain.program);
-    if (this.layered) gl.deleteProgram(this.layered.program);
+    for (const p of [this.plain, this.layered, this.chain]) if (p) gl.deleteProgram(p.program);
     gl.deleteBuffer(this.slotBuffer);
     gl.deleteVertexArray(this.vertexArray);
   }
@@ -201,7 +229,15 @@ export class GLPosePass {
     return front;
   }
 
-  private draw(p: PoseProgram, first: number, count: number, inputs: GLPoseInputs): void {
+  private bindTarget(target: GLJointTexture): void {
+    const gl = this.gl;
+    gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, target.framebuffer);
+    gl.drawBuffers(DRAW_BUFFERS);
+    gl.viewport(0, 0, target.width, target.height);
+  }
+
+  /** Draws sorted slots [first, first + count) with program `p` into `target` (bound). */
+  private draw(p: PoseProgram, target: GLJointTexture, first: number, count: number, inputs: GLPoseInputs): void {
     const gl = this.gl;
     const rig = this.character.gpu;
     const at = p.at;
@@ -221,19 +257,35 @@ export class GLPosePass {
     gl.uniform1ui(at.poseMaxDepth, rig.maxDepth);
     gl.uniform1ui(at.poseClockTicks, this.ticks >>> 0);
     gl.uniform1f(at.poseClockResidual, this.residual);
-    gl.uniform1i(at.poseJointCount, this.target.jointCount);
-    gl.uniform1i(at.poseSlotsPerRow, this.target.slotsPerRow);
-    gl.uniform2f(at.poseTargetSize, this.target.width, this.target.height);
+    gl.uniform1i(at.poseRunLength, target.jointCount);
+    gl.uniform1i(at.poseSlotsPerRow, target.slotsPerRow);
+    gl.uniform2f(at.poseTargetSize, target.width, target.height);
+    gl.uniform1i(at.poseLocalRow0, LOCAL_UNIT);
+    gl.uniform1i(at.poseLocalRow1, LOCAL_UNIT + 1);
+    gl.uniform1i(at.poseLocalRow2, LOCAL_UNIT + 2);
+    gl.uniform1i(at.poseLocalNodes, this.local.jointCount);
+    gl.uniform1i(at.poseLocalSlotsPerRow, this.local.slotsPerRow);
     gl.drawArraysInstanced(gl.TRIANGLE_STRIP, 0, 4, count);
   }
 
-  /** A new joint target for `capacity` slots holding the old one's poses (same width, so the same texels). */
+  /** New joint and node targets for `capacity` slots; the joint target keeps the old one's poses (same width, so the same texels). */
   private grow(capacity: number): void {
     const gl = this.gl;
     const old = this.target;
     const grown = new GLJointTexture(gl, 'GLPosePass.joints', this.character.gpu.slotCount, capacity);
+    let local: GLJointTexture;
+    try {
+      local = new GLJointTexture(gl, 'GLPosePass.localMatrices', this.character.gpu.nodeCount, capacity);
+    } catch (error) {
+      grown.destroy(gl);
+      throw error;
+    }
+    this.local.destroy(gl);
+    this.local = local;
     const read = gl.getParameter(gl.READ_FRAMEBUFFER_BINDING) as WebGLFramebuffer | null;
     const draw = gl.getParameter(gl.DRAW_FRAMEBUFFER_BINDING) as WebGLFramebuffer | null;
+    const scissor = gl.isEnabled(gl.SCISSOR_TEST); // a blit is scissored
+    if (scissor) gl.disable(gl.SCISSOR_TEST);
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, old.framebuffer);
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, grown.framebuffer);
     for (let i = 0; i < 3; i++) {
@@ -245,14 +297,15 @@ export class GLPosePass {
     gl.drawBuffers(DRAW_BUFFERS);
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, read);
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, draw);
+    if (scissor) gl.enable(gl.SCISSOR_TEST);
     old.destroy(gl);
     this.target = grown;
   }
 
-  /** Compiles and links the pose program (`layers`: CROWD_LAYERS 1); throws naming the stage and the log. */
-  private program(layers: boolean): PoseProgram {
+  /** Compiles and links a program: the node stage (`layers`: CROWD_LAYERS 1) or the joint stage; throws naming it and the log. */
+  private program(stage: 'node' | 'joint', layers: boolean): PoseProgram {
     const gl = this.gl;
-    const label = layers ? 'GLPosePass.layeredProgram' : 'GLPosePass.plainProgram';
+    const label = stage === 'joint' ? 'GLPosePass.jointProgram' : layers ? 'GLPosePass.layeredProgram' : 'GLPosePass.plainProgram';
     const compile = (type: number, source: string, stage: string) => {
       const shader = gl.createShader(type)!;
       gl.shaderSource(shader, source);
@@ -265,7 +318,7 @@ export class GLPosePass {
       return shader;
     };
     // GLSL has no pipeline-overridable constants: the layered program defines CROWD_LAYERS after the #version line.
-    const fragment = layers ? poseFragment.replace(/^#version 300 es\n/, '#version 300 es\n#define CROWD_LAYERS 1\n') : poseFragment;
+    const fragment = stage === 'joint' ? poseFragment : layers ? localFragment.replace(/^#version 300 es\n/, '#version 300 es\n#define CROWD_LAYERS 1\n') : localFragment;
     const vs = compile(gl.VERTEX_SHADER, poseVertex, 'vertex');
     const fs = compile(gl.FRAGMENT_SHADER, fragment, 'fragment');
     const program = gl.createProgram()!;

@@ -160,7 +160,7 @@ ClipEntry clipEntry(uvec2 turns, float extra, uint last) {
   return ClipEntry(uint(i), f);
 }`;
 
-/** The constants shaders/webgl2/pose.frag.glsl shares with TypeScript: pose.wgsl's, then the record layouts as word offsets. */
+/** The constants shaders/webgl2/pose-local.frag.glsl shares with TypeScript: pose.wgsl's, then the record layouts as word offsets. */
 export const GL_POSE_CONSTANTS: readonly SharedConstant[] = [
   ['TRACK_NONE', TRACK_NONE],
   ['TRACK_STEP', TRACK_STEP],
@@ -182,5 +182,6 @@ export const GL_POSE_CONSTANTS: readonly SharedConstant[] = [
 /** The WebGL 2 pose pass's shaders with their generated blocks (tools/wgsl-shaders.ts lists them with the WGSL ones). */
 export const GL_POSE_SHADERS: readonly GeneratedShader[] = [
   { file: 'shaders/webgl2/pose.vert.glsl', constants: [], structs: '' },
-  { file: 'shaders/webgl2/pose.frag.glsl', constants: GL_POSE_CONSTANTS, structs: `${GLSL_RECORD_FETCH}\n\n${GLSL_POSE_RECORDS}\n\n${GLSL_CLIP_CLOCK}` },
+  { file: 'shaders/webgl2/pose-local.frag.glsl', constants: GL_POSE_CONSTANTS, structs: `${GLSL_RECORD_FETCH}\n\n${GLSL_POSE_RECORDS}\n\n${GLSL_CLIP_CLOCK}` },
+  { file: 'shaders/webgl2/pose.frag.glsl', constants: [['SLOT_VEC4S', SLOT_VEC4S]], structs: GLSL_RECORD_FETCH },
 ];

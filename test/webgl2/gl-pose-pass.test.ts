@@ -69,6 +69,12 @@ describe.skipIf(!available)('GLPosePass on WebGL 2: joint matrices equal the Typ
     expect(r.worst).toBeLessThan(TOLERANCE);
   });
 
+  it('growing the joint target keeps the poses already written (only the new slots are posed after it)', async () => {
+    const r = await pose('CesiumMan/CesiumMan.glb', { count: 40, layered: 0, clock: 2.25, seed: 9, growFrom: 3 });
+    expect(r.unwritten).toBe(0);
+    expect(r.worst).toBeLessThan(TOLERANCE);
+  });
+
   it('a made-up violation fails the bound: the twin\'s clip A 0.05 s later', async () => {
     const r = await pose('Fox/Fox.glb', { count: 20, layered: 0, clock: 1.5, seed: 3, shiftA: 0.05 });
     expect(r.worst).toBeGreaterThan(TOLERANCE * 10);

@@ -18,6 +18,8 @@ import { INSTANCE, LAYER_STACK, MASK_NONE } from '../../../src/runtime/layout';
 import { seededRandom } from '../../../tools/random';
 import { GLPosePass, type GLPoseInputs } from '../../../src/webgl2/gl-pose-pass';
 import { GLRecordTexture } from '../../../src/webgl2/record-texture';
+import { InstanceStore } from '../../../src/runtime/instance-store';
+import { PosePass } from '../../../src/runtime/pose-pass';
 
 const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2')!;
 
@@ -33,6 +35,13 @@ export interface PoseCaseOptions {
   rootMotion?: boolean;
   /** A made-up violation: the twin evaluates clip A this many seconds later. */
   shiftA?: number;
+  /**
+   * Plain records only: pose slots [0, growFrom) with the pass holding only them, then grow it to
+   * every record and pose only the rest; the first ones must survive the growth.
+   */
+  growFrom?: number;
+  /** Then times this many more encodes (each waited for with a 1-texel readPixels): passMs is their median. */
+  repeat?: number;
 }
 
 export interface PoseCaseResult {
@@ -109,18 +118,29 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
   if (o.layered === 0) stackTexture.write(0, new Uint32Array(4)); // a texture to bind
 
   const pass = new GLPosePass(gl, character);
-  const inputs: GLPoseInputs = { instances, stacks: stackTexture, masks, plainCount: o.count, layeredCount: o.layered };
+  const growFrom = o.growFrom ?? 0;
+  const inputs: GLPoseInputs = { instances, stacks: stackTexture, masks, plainCount: growFrom || o.count, layeredCount: o.layered };
   pass.update(inputs, o.clock);
-  const target = pass.joints;
   // NaN everywhere first: a joint the pass does not write stays NaN.
-  const fb = (target as unknown as { framebuffer: WebGLFramebuffer }).framebuffer;
-  gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
-  for (let i = 0; i < 3; i++) gl.clearBufferfv(gl.COLOR, i, [NaN, NaN, NaN, NaN]);
-  gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  const poison = () => {
+    gl.bindFramebuffer(gl.FRAMEBUFFER, (pass.joints as unknown as { framebuffer: WebGLFramebuffer }).framebuffer);
+    for (let i = 0; i < 3; i++) gl.clearBufferfv(gl.COLOR, i, [NaN, NaN, NaN, NaN]);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  };
+  poison();
   const order = Uint32Array.from({ length: total }, (_, i) => i);
   for (let i = total - 1; i > 0; i--) { const j = Math.floor(next() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
+  if (growFrom > 0) {
+    pass.encode(Uint32Array.from({ length: growFrom }, (_, i) => i), growFrom);
+    const before = pass.joints;
+    pass.update({ ...inputs, plainCount: o.count }, o.clock);
+    if (pass.joints === before) throw new Error('poseCase: the joint target did not grow');
+    order.set(Uint32Array.from({ length: total - growFrom }, (_, i) => growFrom + i));
+  }
+  const target = pass.joints;
+  const fb = (target as unknown as { framebuffer: WebGLFramebuffer }).framebuffer;
   const start = performance.now();
-  pass.encode(order, total);
+  pass.encode(order, total - growFrom);
   const rows = [0, 1, 2].map((i) => {
     const out = new Float32Array(target.width * target.height * 4);
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fb);
@@ -128,7 +148,17 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
     gl.readPixels(0, 0, target.width, target.height, gl.RGBA, gl.FLOAT, out);
     return out;
   });
-  const passMs = performance.now() - start;
+  let passMs = performance.now() - start;
+  const times: number[] = [];
+  const texel = new Float32Array(4);
+  for (let k = 0; k < (o.repeat ?? 0); k++) {
+    const t0 = performance.now();
+    pass.encode(order, total - growFrom);
+    gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fb);
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, texel);
+    times.push(performance.now() - t0);
+  }
+  if (times.length > 0) passMs = times.sort((a, b) => a - b)[times.length >> 1];
   gl.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
 
   const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
@@ -226,5 +256,43 @@ async function glCase(name: string, url: string): Promise<string> {
   throw new Error(`unknown case ${name}`);
 }
 
-Object.assign(window, { poseCase, glCase });
+/**
+ * For comparing with the WebGPU path in the same browser (not a test: a measurement): the WebGPU
+ * pose pass (shaders/pose.wgsl) on `count` plain records made as poseCase makes them, through the
+ * real InstanceStore; the median wall ms of `repeat` dispatches, each waited for.
+ */
+async function webgpuPoseMs(url: string, count: number, clock: number, repeat: number, seed: number): Promise<number> {
+  const character = await loadCharacter(url);
+  const adapter = await navigator.gpu.requestAdapter();
+  const device = await adapter!.requestDevice({ requiredLimits: { maxComputeWorkgroupStorageSize: adapter!.limits.maxComputeWorkgroupStorageSize } });
+  const durations = character.baked.clipDurations;
+  const data = character.gpu;
+  const store = new InstanceStore(device, { nodeCount: data.nodeCount, slotCount: data.slotCount, clipDurations: durations, capacity: count, paletteSize: Infinity });
+  const next = seededRandom(seed);
+  const clips = durations.length;
+  for (let s = 0; s < count; s++) {
+    const h = store.add();
+    const clipA = s % clips, clipB = Math.floor(next() * clips);
+    const span = 3 * Math.max(durations[clipA], durations[clipB], 0.1);
+    store.records.setAnimation(store.slot(h), { clipA, clipB, blend: s % 5 === 0 ? 0 : s % 5 === 1 ? 1 : next(), timeA: (next() * 2 - 1) * span, timeB: (next() * 2 - 1) * span, speedA: next() * 2.5 - 0.5, speedB: next() * 2 }, 0);
+  }
+  store.upload(device.queue);
+  const pass = new PosePass(device, data);
+  pass.update(store, clock);
+  const times: number[] = [];
+  for (let k = 0; k < repeat + 1; k++) {
+    const t0 = performance.now();
+    const encoder = device.createCommandEncoder();
+    pass.encode(encoder);
+    device.queue.submit([encoder.finish()]);
+    await device.queue.onSubmittedWorkDone();
+    if (k > 0) times.push(performance.now() - t0); // the first includes the pipeline's compile
+  }
+  pass.destroy();
+  store.destroy();
+  device.destroy();
+  return times.sort((a, b) => a - b)[times.length >> 1];
+}
+
+Object.assign(window, { poseCase, glCase, webgpuPoseMs });
 document.body.dataset.ready = '1';
