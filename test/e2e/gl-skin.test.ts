@@ -7,7 +7,7 @@
  * Screenshots: test-results/e2e/gl-skin-<model>-{webgpu,webgl2}.png. Made-up violations (a wrong
  * joint row, dropped texture transforms) must fail it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,17 +73,18 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     await server?.close();
   });
 
-  async function drawBoth(url: string, name: string, instances: number, violation?: 'joint-row' | 'texture-transform') {
+  async function drawBoth(url: string, name: string, instances: number, violation?: 'joint-row' | 'texture-transform', coarsest = false) {
     problems.length = 0;
-    await page!.evaluate(([u, n, v]) => (window as unknown as { drawBoth(u: string, n: number, v?: string): Promise<unknown> }).drawBoth(u as string, n as number, (v ?? undefined) as string | undefined),
-      [url, instances, violation ?? null] as const);
+    type Drawn = { levels: number };
+    const drawn = await page!.evaluate(([u, n, v, c]) => (window as unknown as { drawBoth(u: string, n: number, v?: string, c?: boolean): Promise<Drawn> })
+      .drawBoth(u as string, n as number, (v ?? undefined) as string | undefined, c as boolean), [url, instances, violation ?? null, coarsest] as const);
     const gpu = await page!.locator('#gpu').screenshot();
     const gl = await page!.locator('#gl').screenshot();
     writeFileSync(`${RESULTS_DIR}/gl-skin-${name}-webgpu.png`, gpu);
     writeFileSync(`${RESULTS_DIR}/gl-skin-${name}-webgl2.png`, gl);
     const diff = meanDifference(decode(gpu), decode(gl));
     console.log(`gl-skin ${name}: mean |diff| ${diff.mean.toFixed(3)} (0-255) over ${diff.covered} covered pixels, worst channel ${diff.worst}`);
-    return diff;
+    return { ...diff, levels: drawn.levels };
   }
 
   for (const [name, url, instances] of MODELS) {
@@ -94,6 +95,17 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
       expect(problems).toEqual([]);
     }, 60_000);
   }
+
+  it('mesh LOD: Fox x 3 at the coarsest of its levels, listed after two unused entries: WebGL 2 within tolerance of the WebGPU cull pass\'s choice, and unlike level 0', async () => {
+    const coarse = await drawBoth('/models/Fox/Fox.glb', 'Fox-coarsest', 3, undefined, true);
+    expect(coarse.levels).toBeGreaterThan(1);
+    expect(coarse.covered, 'nothing drawn').toBeGreaterThan(2000);
+    expect(coarse.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+    expect(problems).toEqual([]);
+    // The same instances at level 0 (the first test): the coarse level draws a different picture.
+    const full = decode(readFileSync(`${RESULTS_DIR}/gl-skin-Fox-webgl2.png`));
+    expect(meanDifference(full, decode(readFileSync(`${RESULTS_DIR}/gl-skin-Fox-coarsest-webgl2.png`))).mean).toBeGreaterThan(MEAN_TOLERANCE);
+  }, 60_000);
 
   it('fails on made-up violations: a wrong joint row (rows 1 and 2 swapped), texture transforms dropped', async () => {
     const joint = await drawBoth('/models/Fox/Fox.glb', 'Fox-violation-joint-row', 3, 'joint-row');

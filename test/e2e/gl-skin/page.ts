@@ -4,7 +4,10 @@
  * test/e2e/gl-skin.test.ts. The GL side's joint matrices come from the TypeScript twin on the CPU
  * (CpuPoser over the lookup tables, sampleLut: what pose.wgsl computes), written into a
  * GLJointTarget; its world transforms into an INSTANCE record texture; its list holds every
- * instance at level 0. `window.drawBoth(url, violation?)` resolves when both are drawn.
+ * instance at level 0. `window.drawBoth(url, count, violation?, coarsest?)` resolves when both are
+ * drawn. `coarsest`: the character is loaded with mesh LOD levels (MeshoptSimplifier) and both
+ * sides draw every instance at the coarsest level (the WebGPU crowd through its cull pass with a
+ * huge pixelError; the GL side's list for that level, after two unused entries).
  * Violations (made up, the test expects them caught): 'joint-row' swaps rows 1 and 2 of every
  * joint matrix of the GL side; 'texture-transform' draws the GL side with every material's
  * KHR_texture_transform dropped (identity).
@@ -12,7 +15,7 @@
 import { CpuPoser } from '../../../src/anim/evaluate';
 import { sampleLut } from '../../../src/anim/lut';
 import type { Pose } from '../../../src/math/pose';
-import { Crowd, loadCharacter, mat4, requiredCrowdLimits, type Character } from '../../../src/index';
+import { Crowd, loadCharacter, mat4, MeshoptSimplifier, requiredCrowdLimits, type Character } from '../../../src/index';
 import { INSTANCE } from '../../../src/runtime/layout';
 import type { GLJointTarget } from '../../../src/webgl2/gl-joints';
 import { GLSkinPass } from '../../../src/webgl2/gl-skin-pass';
@@ -26,7 +29,7 @@ type Violation = 'joint-row' | 'texture-transform';
 /** Instance k: the clip k % clips at a time that differs per instance, side by side along x, each turned a little. */
 interface Placement { clip: number; time: number; world: Float32Array }
 
-function placements(character: Character, count: number): { instances: Placement[]; viewProjection: Float32Array } {
+function placements(character: Character, count: number): { instances: Placement[]; viewProjection: Float32Array; eye: number[] } {
   const { min, max } = character.bounds;
   const size = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
   const spacing = Math.max(size[0], size[2]) * 1.1;
@@ -46,12 +49,12 @@ function placements(character: Character, count: number): { instances: Placement
   const len = Math.hypot(...dir);
   const eye = [target[0] + dir[0] / len * d, target[1] + dir[1] / len * d, target[2] + dir[2] / len * d];
   const viewProjection = mat4.multiply(mat4.perspective(Math.PI / 4, WIDTH / HEIGHT, d * 0.1, d * 4), mat4.lookAt(eye, target, [0, 1, 0])) as Float32Array;
-  return { instances, viewProjection };
+  return { instances, viewProjection, eye };
 }
 
 let gpuDevice: GPUDevice | undefined;
 
-async function drawGpu(character: Character, instances: Placement[], viewProjection: Float32Array): Promise<void> {
+async function drawGpu(character: Character, instances: Placement[], viewProjection: Float32Array, eye: number[], coarsest: boolean): Promise<void> {
   if (!gpuDevice) {
     const adapter = await navigator.gpu.requestAdapter();
     if (!adapter) throw new Error('no WebGPU adapter');
@@ -61,7 +64,8 @@ async function drawGpu(character: Character, instances: Placement[], viewProject
   const context = (document.getElementById('gpu') as HTMLCanvasElement).getContext('webgpu')!;
   const colorFormat = navigator.gpu.getPreferredCanvasFormat();
   context.configure({ device, format: colorFormat, alphaMode: 'opaque' });
-  const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus' });
+  const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus', ...(coarsest ? { lod: { pixelError: 1e9 }, animationLod: false } : {}) });
+  if (coarsest) crowd.setCamera(viewProjection, eye, { viewportHeight: HEIGHT });
   for (const p of instances) crowd.add({ ...(character.clipNames.length ? { clipA: p.clip, timeA: p.time } : {}), transform: p.world });
   crowd.update(0);
   const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
@@ -111,20 +115,26 @@ function twinJoints(gl: WebGL2RenderingContext, character: Character, instances:
   return { rows: textures as [WebGLTexture, WebGLTexture, WebGLTexture], width: J, height: instances.length, jointCount: J, slotsPerRow: 1 };
 }
 
-function drawGl(character: Character, instances: Placement[], viewProjection: Float32Array, violation?: Violation): number {
+function drawGl(character: Character, instances: Placement[], viewProjection: Float32Array, violation: Violation | undefined, coarsest: boolean): number {
   const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2', { antialias: false, preserveDrawingBuffer: true })!;
   const drawn = violation === 'texture-transform' ? withoutTextureTransforms(character) : character;
   const pass = new GLSkinPass(gl, drawn);
   const joints = twinJoints(gl, character, instances, violation);
   const records = new GLRecordTexture(gl, 'page.instances', instances.length * INSTANCE.size);
   instances.forEach((p, s) => records.write(s * INSTANCE.size + INSTANCE.world, p.world));
-  const slots = Uint32Array.from(instances, (_, s) => s);
+  // Level `level`'s list after `first` unused entries (slot 0), the other levels' empty.
+  const level = coarsest ? pass.levels - 1 : 0;
+  const first = coarsest ? 2 : 0;
+  const slots = Uint32Array.from({ length: first + instances.length }, (_, i) => Math.max(0, i - first));
+  const offsets = new Uint32Array(pass.levels).fill(first);
+  const counts = new Uint32Array(pass.levels);
+  counts[level] = instances.length;
   gl.viewport(0, 0, WIDTH, HEIGHT);
   gl.clearColor(0, 0, 0, 1);
   gl.clearDepth(1);
   gl.depthMask(true);
   gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-  pass.draw(viewProjection, joints, records, { slots, offsets: Uint32Array.of(0), counts: Uint32Array.of(slots.length), levels: 1 });
+  pass.draw(viewProjection, joints, records, { slots, offsets, counts, levels: pass.levels });
   gl.finish();
   const error = gl.getError();
   if (error !== gl.NO_ERROR) throw new Error(`WebGL error 0x${error.toString(16)}`);
@@ -141,12 +151,12 @@ function withoutTextureTransforms(character: Character): Character {
   return { ...character, rig: { ...character.rig, primitives } };
 }
 
-async function drawBoth(url: string, count: number, violation?: Violation): Promise<{ warnings: string[]; programs: number }> {
-  const character = await loadCharacter(url);
-  const { instances, viewProjection } = placements(character, count);
-  await drawGpu(character, instances, viewProjection);
-  const programs = drawGl(character, instances, viewProjection, violation);
-  return { warnings: [...character.warnings], programs };
+async function drawBoth(url: string, count: number, violation?: Violation, coarsest = false): Promise<{ warnings: string[]; programs: number; levels: number }> {
+  const character = await loadCharacter(url, coarsest ? { lod: { simplifier: MeshoptSimplifier } } : {});
+  const { instances, viewProjection, eye } = placements(character, count);
+  await drawGpu(character, instances, viewProjection, eye, coarsest);
+  const programs = drawGl(character, instances, viewProjection, violation, coarsest);
+  return { warnings: [...character.warnings], programs, levels: character.lods?.errors.length ?? 1 };
 }
 
 (window as unknown as { drawBoth: typeof drawBoth }).drawBoth = drawBoth;
