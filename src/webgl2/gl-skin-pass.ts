@@ -5,8 +5,9 @@
  * (GLDrawLists, filled on the CPU by the culling), its joint matrices read from the pose pass's
  * GLJointTarget, its world transform from the INSTANCE record texture. Shading: the same glTF
  * metallic-roughness materials, sun, ambient and hemisphere lights as skin.wgsl (docs/webgl2.md).
- * Not yet on WebGL 2, refused by name: dual-quaternion skinning, per-instance appearance, the
- * environment light; sun shadows are not drawn (no shadow pass on GL yet). Morph targets are drawn
+ * The environment light is prefiltered as on WebGPU (GLEnvironmentMap). Not yet on WebGL 2:
+ * dual-quaternion skinning (refused by name); per-instance appearance (GLSkinPass takes none);
+ * sun shadows (no shadow pass on GL yet: the sun lights everything). Morph targets are drawn
  * undeformed, as a WebGPU crowd without CrowdMorph draws them.
  *
  * create: the constructor uploads the mesh (GLMesh), the materials and textures (GLMaterials) and
@@ -20,6 +21,7 @@ import { CAMERA, INSTANCE } from '../runtime/layout';
 import { resolveLights, type LightOptions, type ResolvedLights } from '../runtime/lights';
 import { writeCamera } from '../runtime/skin-pass';
 import { bindJointTarget, GLSL_JOINT_FETCH, type GLJointTarget } from './gl-joints';
+import { GLEnvironmentMap } from './gl-environment-map';
 import { GLMaterials, MATERIAL_SAMPLER_NAMES, type GLMaterial } from './gl-materials';
 import { GLMesh, type GLPrimitive } from './gl-mesh';
 import { linkProgram, withDefines } from './gl-program';
@@ -39,7 +41,7 @@ export interface GLDrawLists {
 
 /** What GLSkinPass takes of CrowdOptions. */
 export interface GLSkinPassOptions {
-  /** The sun, ambient and hemisphere light (docs/materials.md); `environment` is not yet on WebGL 2. */
+  /** The sun, ambient, hemisphere and environment light (docs/materials.md; the environment needs EXT_color_buffer_float). */
   lights?: LightOptions;
   /** Only 'linear' on WebGL 2 (default). */
   skinning?: 'linear' | 'dual-quaternion';
@@ -47,9 +49,10 @@ export interface GLSkinPassOptions {
   srgbTarget?: boolean;
 }
 
-/** Texture units: the material's five (0..4, MATERIAL_SAMPLER_NAMES order), then the instance records, then the joint target's three. */
-const INSTANCE_UNIT = 5;
-const JOINT_UNIT = 6;
+/** Texture units: the material's five (0..4, MATERIAL_SAMPLER_NAMES order), the environment, the instance records, the joint target's three. */
+const ENVIRONMENT_UNIT = 5;
+const INSTANCE_UNIT = 6;
+const JOINT_UNIT = 7;
 /** Uniform buffer binding points of the Camera and Material blocks. */
 const CAMERA_BINDING = 0;
 const MATERIAL_BINDING = 1;
@@ -72,8 +75,8 @@ interface DrawItem {
 
 /** The WebGL 2 skin pass: owns its mesh, materials, programs and buffers; not the joint target, records or lists it reads. */
 export class GLSkinPass {
-  /** The lights as the shader reads them. */
-  readonly lights: ResolvedLights;
+  /** The lights as the shader reads them (setLights changes them). */
+  lights: ResolvedLights;
   /** Draw order: opaque and MASK primitives in file order, then BLEND ones (as SkinPass). */
   private readonly items: DrawItem[] = [];
   private readonly mesh: GLMesh;
@@ -88,14 +91,18 @@ export class GLSkinPass {
   private readonly slotCount: number;
   /** NEAREST, no mips: bound on the record and joint units, where float and integer textures are read with texelFetch (a filtering sampler would make them incomplete). */
   private readonly fetchSampler: WebGLSampler;
+  /** Repeats across (longitude), clamps down, linear: how skin.frag.glsl reads the environment's layers. */
+  private readonly environmentSampler: WebGLSampler;
+  /** The prefiltered lights.environment (owned), or undefined. */
+  private environment: GLEnvironmentMap | undefined;
+  /** The #defines every program shares (ENVIRONMENT follows `environment`). */
+  private readonly defines: Record<string, number>;
 
   constructor(private readonly gl: WebGL2RenderingContext, character: Character, options: GLSkinPassOptions = {}) {
     if (options.skinning !== undefined && options.skinning !== 'linear') {
       throw new RangeError(`GLSkinPass: skinning '${String(options.skinning)}' is not on WebGL 2 yet (only 'linear'); dual-quaternion skinning needs WebGPU`);
     }
-    const lights = resolveLights(options.lights);
-    if (lights.environment) throw new RangeError('GLSkinPass: lights.environment is not on WebGL 2 yet: it needs WebGPU (leave it out on WebGL 2)');
-    this.lights = lights;
+    this.lights = resolveLights(options.lights);
     const { gpu, rig, textures } = character;
     this.slotCount = gpu.slotCount;
     this.camera = gl.createBuffer();
@@ -103,18 +110,24 @@ export class GLSkinPass {
     this.fetchSampler = gl.createSampler();
     gl.samplerParameteri(this.fetchSampler, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
     gl.samplerParameteri(this.fetchSampler, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    this.environmentSampler = gl.createSampler();
+    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
+    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_WRAP_S, gl.REPEAT);
+    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+    this.defines = { ENCODE_SRGB: options.srgbTarget ? 0 : 1, ENVIRONMENT: 0, INSTANCE_TEXELS: INSTANCE.size / 16, INSTANCE_WORLD_TEXEL: INSTANCE.world / 16 };
     this.materials = new GLMaterials(gl, textures);
     try {
       gl.bindBuffer(gl.UNIFORM_BUFFER, this.camera);
       gl.bufferData(gl.UNIFORM_BUFFER, CAMERA.size, gl.DYNAMIC_DRAW);
       gl.bindBuffer(gl.UNIFORM_BUFFER, null);
       this.mesh = new GLMesh(gl, rig.primitives, gpu.skinSlotOffset, this.slotBuffer, character.lods?.indices, character.drawOrder);
-      const defines = { ENCODE_SRGB: options.srgbTarget ? 0 : 1, ENVIRONMENT: 0, INSTANCE_TEXELS: INSTANCE.size / 16, INSTANCE_WORLD_TEXEL: INSTANCE.world / 16 };
+      this.environment = this.lights.environment && new GLEnvironmentMap(gl, this.lights.environment);
+      this.defines.ENVIRONMENT = Number(this.environment !== undefined);
       this.mesh.primitives.forEach((mesh, index) => {
         const m = mesh.primitive.material;
-        const variant = { INFLUENCES: mesh.influences, NORMALS: Number(mesh.normals), TANGENTS: Number(mesh.tangents), COLORS: Number(mesh.colors), UV1: Number(mesh.uvSets === 2) };
         this.items.push({
-          index, mesh, program: this.program({ ...defines, ...variant }), material: this.materials.material(m, gpu.slotCount, mesh.tangents),
+          index, mesh, program: this.programOf(mesh), material: this.materials.material(m, gpu.slotCount, mesh.tangents),
           blend: m.alphaMode === 'BLEND', doubleSided: m.doubleSided,
         });
       });
@@ -123,6 +136,24 @@ export class GLSkinPass {
       throw error;
     }
     this.items.sort((a, b) => Number(a.blend) - Number(b.blend) || a.index - b.index);
+  }
+
+  /**
+   * Lights with `options` from now on (as Crowd.setLights): checks them first (throwing names the
+   * field, nothing changed), prefilters a new environment (an event) and frees the old one, and
+   * switches the programs' ENVIRONMENT.
+   */
+  setLights(options: LightOptions | undefined): void {
+    const lights = resolveLights(options);
+    const same = lights.environment?.image === this.lights.environment?.image && lights.environment?.intensity === this.lights.environment?.intensity;
+    if (!same) {
+      const made = lights.environment && new GLEnvironmentMap(this.gl, lights.environment);
+      this.environment?.destroy();
+      this.environment = made;
+      this.defines.ENVIRONMENT = Number(made !== undefined);
+      for (const item of this.items) item.program = this.programOf(item.mesh);
+    }
+    this.lights = lights;
   }
 
   /** Mesh LOD levels of the character (GLDrawLists.levels at most this). */
@@ -162,6 +193,11 @@ export class GLSkinPass {
     gl.activeTexture(gl.TEXTURE0 + INSTANCE_UNIT);
     gl.bindTexture(gl.TEXTURE_2D, instances.texture);
     for (let unit = INSTANCE_UNIT; unit < JOINT_UNIT + 3; unit++) gl.bindSampler(unit, this.fetchSampler);
+    if (this.environment) {
+      gl.activeTexture(gl.TEXTURE0 + ENVIRONMENT_UNIT);
+      gl.bindTexture(gl.TEXTURE_2D_ARRAY, this.environment.texture);
+      gl.bindSampler(ENVIRONMENT_UNIT, this.environmentSampler);
+    }
     gl.enable(gl.DEPTH_TEST);
     gl.depthFunc(gl.LESS);
     gl.frontFace(gl.CCW);
@@ -213,6 +249,8 @@ export class GLSkinPass {
     gl.deleteBuffer(this.camera);
     gl.deleteBuffer(this.slotBuffer);
     gl.deleteSampler(this.fetchSampler);
+    gl.deleteSampler(this.environmentSampler);
+    this.environment?.destroy();
   }
 
   /** Throws naming the first input draw() cannot use. */
@@ -236,6 +274,12 @@ export class GLSkinPass {
     }
   }
 
+  /** The program that draws `mesh` under the current defines. */
+  private programOf(mesh: GLPrimitive): Program {
+    const variant = { INFLUENCES: mesh.influences, NORMALS: Number(mesh.normals), TANGENTS: Number(mesh.tangents), COLORS: Number(mesh.colors), UV1: Number(mesh.uvSets === 2) };
+    return this.program({ ...this.defines, ...variant });
+  }
+
   /** The program of a variant (#defines), linked once; its sampler uniforms point at their fixed texture units. */
   private program(defines: Record<string, number>): Program {
     const key = JSON.stringify(defines);
@@ -248,6 +292,7 @@ export class GLSkinPass {
     gl.useProgram(program);
     MATERIAL_SAMPLER_NAMES.forEach((name, unit) => gl.uniform1i(gl.getUniformLocation(program, name), unit));
     gl.uniform1i(gl.getUniformLocation(program, 'crowdInstances'), INSTANCE_UNIT);
+    gl.uniform1i(gl.getUniformLocation(program, 'environmentMap'), ENVIRONMENT_UNIT);
     made = { program, instanceWidth: gl.getUniformLocation(program, 'crowdInstanceWidth') };
     this.programs.set(key, made);
     return made;

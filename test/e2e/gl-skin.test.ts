@@ -73,11 +73,11 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     await server?.close();
   });
 
-  async function drawBoth(url: string, name: string, instances: number, violation?: 'joint-row' | 'texture-transform', coarsest = false) {
+  type Options = { count: number; violation?: 'joint-row' | 'texture-transform' | 'environment-ignored'; coarsest?: boolean; environment?: boolean };
+  async function drawBoth(url: string, name: string, options: Options) {
     problems.length = 0;
     type Drawn = { levels: number };
-    const drawn = await page!.evaluate(([u, n, v, c]) => (window as unknown as { drawBoth(u: string, n: number, v?: string, c?: boolean): Promise<Drawn> })
-      .drawBoth(u as string, n as number, (v ?? undefined) as string | undefined, c as boolean), [url, instances, violation ?? null, coarsest] as const);
+    const drawn = await page!.evaluate(([u, o]) => (window as unknown as { drawBoth(u: string, o: Options): Promise<Drawn> }).drawBoth(u, o), [url, options] as const);
     const gpu = await page!.locator('#gpu').screenshot();
     const gl = await page!.locator('#gl').screenshot();
     writeFileSync(`${RESULTS_DIR}/gl-skin-${name}-webgpu.png`, gpu);
@@ -89,7 +89,7 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
 
   for (const [name, url, instances] of MODELS) {
     it(`${name} x ${instances}: WebGL 2 within ${MEAN_TOLERANCE}/255 mean of WebGPU`, async () => {
-      const diff = await drawBoth(url, name, instances);
+      const diff = await drawBoth(url, name, { count: instances });
       expect(diff.covered, 'nothing drawn').toBeGreaterThan(2000);
       expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
       expect(problems).toEqual([]);
@@ -97,7 +97,7 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
   }
 
   it('mesh LOD: Fox x 3 at the coarsest of its levels, listed after two unused entries: WebGL 2 within tolerance of the WebGPU cull pass\'s choice, and unlike level 0', async () => {
-    const coarse = await drawBoth('/models/Fox/Fox.glb', 'Fox-coarsest', 3, undefined, true);
+    const coarse = await drawBoth('/models/Fox/Fox.glb', 'Fox-coarsest', { count: 3, coarsest: true });
     expect(coarse.levels).toBeGreaterThan(1);
     expect(coarse.covered, 'nothing drawn').toBeGreaterThan(2000);
     expect(coarse.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
@@ -107,10 +107,18 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     expect(meanDifference(full, decode(readFileSync(`${RESULTS_DIR}/gl-skin-Fox-coarsest-webgl2.png`))).mean).toBeGreaterThan(MEAN_TOLERANCE);
   }, 60_000);
 
+  it('environment light (lights.environment) on the feature character: within tolerance; left out on GL it fails', async () => {
+    const lit = await drawBoth(featureModelUrl(), 'features-environment', { count: 1, environment: true });
+    expect(lit.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+    expect(problems).toEqual([]);
+    const ignored = await drawBoth(featureModelUrl(), 'features-violation-environment-ignored', { count: 1, environment: true, violation: 'environment-ignored' });
+    expect(ignored.mean).toBeGreaterThan(MEAN_TOLERANCE);
+  }, 60_000);
+
   it('fails on made-up violations: a wrong joint row (rows 1 and 2 swapped), texture transforms dropped', async () => {
-    const joint = await drawBoth('/models/Fox/Fox.glb', 'Fox-violation-joint-row', 3, 'joint-row');
+    const joint = await drawBoth('/models/Fox/Fox.glb', 'Fox-violation-joint-row', { count: 3, violation: 'joint-row' });
     expect(joint.mean).toBeGreaterThan(MEAN_TOLERANCE);
-    const transform = await drawBoth(featureModelUrl(), 'features-violation-texture-transform', 1, 'texture-transform');
+    const transform = await drawBoth(featureModelUrl(), 'features-violation-texture-transform', { count: 1, violation: 'texture-transform' });
     expect(transform.mean).toBeGreaterThan(MEAN_TOLERANCE);
   }, 60_000);
 });

@@ -4,18 +4,15 @@
  * test/e2e/gl-skin.test.ts. The GL side's joint matrices come from the TypeScript twin on the CPU
  * (CpuPoser over the lookup tables, sampleLut: what pose.wgsl computes), written into a
  * GLJointTarget; its world transforms into an INSTANCE record texture; its list holds every
- * instance at level 0. `window.drawBoth(url, count, violation?, coarsest?)` resolves when both are
- * drawn. `coarsest`: the character is loaded with mesh LOD levels (MeshoptSimplifier) and both
- * sides draw every instance at the coarsest level (the WebGPU crowd through its cull pass with a
- * huge pixelError; the GL side's list for that level, after two unused entries).
+ * instance at level 0. `window.drawBoth(url, options)` resolves when both are drawn (DrawOptions).
  * Violations (made up, the test expects them caught): 'joint-row' swaps rows 1 and 2 of every
  * joint matrix of the GL side; 'texture-transform' draws the GL side with every material's
- * KHR_texture_transform dropped (identity).
+ * KHR_texture_transform dropped (identity); 'environment-ignored' leaves the GL side's environment out.
  */
 import { CpuPoser } from '../../../src/anim/evaluate';
 import { sampleLut } from '../../../src/anim/lut';
 import type { Pose } from '../../../src/math/pose';
-import { Crowd, loadCharacter, mat4, MeshoptSimplifier, requiredCrowdLimits, type Character } from '../../../src/index';
+import { Crowd, loadCharacter, mat4, MeshoptSimplifier, requiredCrowdLimits, type Character, type LightOptions } from '../../../src/index';
 import { INSTANCE } from '../../../src/runtime/layout';
 import type { GLJointTarget } from '../../../src/webgl2/gl-joints';
 import { GLSkinPass } from '../../../src/webgl2/gl-skin-pass';
@@ -24,7 +21,40 @@ import { GLRecordTexture } from '../../../src/webgl2/record-texture';
 const WIDTH = 320;
 const HEIGHT = 240;
 
-type Violation = 'joint-row' | 'texture-transform';
+type Violation = 'joint-row' | 'texture-transform' | 'environment-ignored';
+
+/** What drawBoth draws. */
+interface DrawOptions {
+  /** Instances, side by side. */
+  count: number;
+  violation?: Violation;
+  /**
+   * The character is loaded with mesh LOD levels (MeshoptSimplifier) and both sides draw every
+   * instance at the coarsest level (the WebGPU crowd through its cull pass with a huge
+   * pixelError; the GL side's list for that level, after two unused entries).
+   */
+  coarsest?: boolean;
+  /** Both sides lit by a procedural environment as well (lights.environment). */
+  environment?: boolean;
+}
+
+/** A smooth linear-RGB sky (rows top to bottom): a gradient over a darker ground, and a warm blob up and towards +z. */
+function skyEnvironment(): LightOptions {
+  const [width, height] = [64, 32];
+  const data = new Float32Array(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const elevation = (0.5 - (y + 0.5) / height) * Math.PI;
+      const phi = ((x + 0.5) / width - 0.5) * 2 * Math.PI;
+      const d = [Math.cos(elevation) * Math.cos(phi), Math.sin(elevation), Math.cos(elevation) * Math.sin(phi)];
+      const t = Math.min(Math.max((d[1] + 0.2) / 0.4, 0), 1);
+      const blob = 3 * Math.exp(-6 * (1 - (0.45 * d[0] + 0.55 * d[1] + 0.7 * d[2]) / Math.hypot(0.45, 0.55, 0.7)));
+      const c = [0.3 + (0.5 - 0.3 * d[1] - 0.3) * t + blob, 0.25 + (0.6 - 0.25 * d[1] - 0.25) * t + blob * 0.7, 0.18 + (0.9 - 0.18) * t + blob * 0.35];
+      data.set([...c, 1], (y * width + x) * 4);
+    }
+  }
+  return { environment: { image: { width, height, data } } };
+}
 
 /** Instance k: the clip k % clips at a time that differs per instance, side by side along x, each turned a little. */
 interface Placement { clip: number; time: number; world: Float32Array }
@@ -54,7 +84,7 @@ function placements(character: Character, count: number): { instances: Placement
 
 let gpuDevice: GPUDevice | undefined;
 
-async function drawGpu(character: Character, instances: Placement[], viewProjection: Float32Array, eye: number[], coarsest: boolean): Promise<void> {
+async function drawGpu(character: Character, instances: Placement[], viewProjection: Float32Array, eye: number[], coarsest: boolean, lights?: LightOptions): Promise<void> {
   if (!gpuDevice) {
     const adapter = await navigator.gpu.requestAdapter();
     if (!adapter) throw new Error('no WebGPU adapter');
@@ -64,7 +94,7 @@ async function drawGpu(character: Character, instances: Placement[], viewProject
   const context = (document.getElementById('gpu') as HTMLCanvasElement).getContext('webgpu')!;
   const colorFormat = navigator.gpu.getPreferredCanvasFormat();
   context.configure({ device, format: colorFormat, alphaMode: 'opaque' });
-  const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus', ...(coarsest ? { lod: { pixelError: 1e9 }, animationLod: false } : {}) });
+  const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus', lights, ...(coarsest ? { lod: { pixelError: 1e9 }, animationLod: false } : {}) });
   if (coarsest) crowd.setCamera(viewProjection, eye, { viewportHeight: HEIGHT });
   for (const p of instances) crowd.add({ ...(character.clipNames.length ? { clipA: p.clip, timeA: p.time } : {}), transform: p.world });
   crowd.update(0);
@@ -115,10 +145,10 @@ function twinJoints(gl: WebGL2RenderingContext, character: Character, instances:
   return { rows: textures as [WebGLTexture, WebGLTexture, WebGLTexture], width: J, height: instances.length, jointCount: J, slotsPerRow: 1 };
 }
 
-function drawGl(character: Character, instances: Placement[], viewProjection: Float32Array, violation: Violation | undefined, coarsest: boolean): number {
+function drawGl(character: Character, instances: Placement[], viewProjection: Float32Array, violation: Violation | undefined, coarsest: boolean, lights?: LightOptions): number {
   const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2', { antialias: false, preserveDrawingBuffer: true })!;
   const drawn = violation === 'texture-transform' ? withoutTextureTransforms(character) : character;
-  const pass = new GLSkinPass(gl, drawn);
+  const pass = new GLSkinPass(gl, drawn, { lights: violation === 'environment-ignored' ? undefined : lights });
   const joints = twinJoints(gl, character, instances, violation);
   const records = new GLRecordTexture(gl, 'page.instances', instances.length * INSTANCE.size);
   instances.forEach((p, s) => records.write(s * INSTANCE.size + INSTANCE.world, p.world));
@@ -151,11 +181,12 @@ function withoutTextureTransforms(character: Character): Character {
   return { ...character, rig: { ...character.rig, primitives } };
 }
 
-async function drawBoth(url: string, count: number, violation?: Violation, coarsest = false): Promise<{ warnings: string[]; programs: number; levels: number }> {
+async function drawBoth(url: string, { count, violation, coarsest = false, environment = false }: DrawOptions): Promise<{ warnings: string[]; programs: number; levels: number }> {
   const character = await loadCharacter(url, coarsest ? { lod: { simplifier: MeshoptSimplifier } } : {});
   const { instances, viewProjection, eye } = placements(character, count);
-  await drawGpu(character, instances, viewProjection, eye, coarsest);
-  const programs = drawGl(character, instances, viewProjection, violation, coarsest);
+  const lights = environment ? skyEnvironment() : undefined;
+  await drawGpu(character, instances, viewProjection, eye, coarsest, lights);
+  const programs = drawGl(character, instances, viewProjection, violation, coarsest, lights);
   return { warnings: [...character.warnings], programs, levels: character.lods?.errors.length ?? 1 };
 }
 
