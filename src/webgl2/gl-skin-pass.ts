@@ -5,10 +5,10 @@
  * (GLDrawLists, filled on the CPU by the culling), its joint matrices read from the pose pass's
  * GLJointTarget, its world transform from the INSTANCE record texture. Shading: the same glTF
  * metallic-roughness materials, sun, ambient and hemisphere lights as skin.wgsl (docs/webgl2.md).
- * The environment light is prefiltered as on WebGPU (GLEnvironmentMap). Not yet on WebGL 2:
- * dual-quaternion skinning (refused by name); per-instance appearance (GLSkinPass takes none);
- * sun shadows (no shadow pass on GL yet: the sun lights everything). Morph targets are drawn
- * undeformed, as a WebGPU crowd without CrowdMorph draws them.
+ * The environment light is prefiltered as on WebGPU (GLEnvironmentMap); sun shadows come from a
+ * GLShadowPass's map (setShadowMap), sampled with the same 3 x 3 PCF. Not yet on WebGL 2:
+ * dual-quaternion skinning (refused by name); per-instance appearance (GLSkinPass takes none).
+ * Morph targets are drawn undeformed, as a WebGPU crowd without CrowdMorph draws them.
  *
  * create: the constructor uploads the mesh (GLMesh), the materials and textures (GLMaterials) and
  * links the program variants it needs; draw(): writes the camera and the used prefix of the
@@ -49,10 +49,11 @@ export interface GLSkinPassOptions {
   srgbTarget?: boolean;
 }
 
-/** Texture units: the material's five (0..4, MATERIAL_SAMPLER_NAMES order), the environment, the instance records, the joint target's three. */
+/** Texture units: the material's five (0..4, MATERIAL_SAMPLER_NAMES order), the environment, the shadow map, the instance records, the joint target's three. */
 const ENVIRONMENT_UNIT = 5;
-const INSTANCE_UNIT = 6;
-const JOINT_UNIT = 7;
+const SHADOW_UNIT = 6;
+const INSTANCE_UNIT = 7;
+const JOINT_UNIT = 8;
 /** Uniform buffer binding points of the Camera and Material blocks. */
 const CAMERA_BINDING = 0;
 const MATERIAL_BINDING = 1;
@@ -61,6 +62,8 @@ const MATERIAL_BINDING = 1;
 interface Program {
   program: WebGLProgram;
   instanceWidth: WebGLUniformLocation | null;
+  /** The draw call that last set its joint and record uniforms (GLSkinPass.calls). */
+  stamp: number;
 }
 
 interface DrawItem {
@@ -68,6 +71,8 @@ interface DrawItem {
   index: number;
   mesh: GLPrimitive;
   program: Program;
+  /** The depth-only variant (DEPTH_ONLY: MASK's cut-out test alone), for GLShadowPass. */
+  depthProgram: Program;
   material: GLMaterial;
   blend: boolean;
   doubleSided: boolean;
@@ -97,6 +102,14 @@ export class GLSkinPass {
   private environment: GLEnvironmentMap | undefined;
   /** The #defines every program shares (ENVIRONMENT follows `environment`). */
   private readonly defines: Record<string, number>;
+  /** less-equal comparison, linear (a 2 x 2 hardware PCF per tap, as WebGPU's comparison sampler). */
+  private readonly shadowSampler: WebGLSampler;
+  /** The 1x1 depth texture bound where there is no shadow map (never read: shadowStrength 0). Owned. */
+  private readonly noShadow: WebGLTexture;
+  /** The map of setShadowMap (not owned), or undefined. */
+  private shadowTexture: WebGLTexture | undefined;
+  /** draw() and drawDepth() calls so far: stamps which programs had their per-call uniforms set, with no allocation. */
+  private calls = 0;
 
   constructor(private readonly gl: WebGL2RenderingContext, character: Character, options: GLSkinPassOptions = {}) {
     if (options.skinning !== undefined && options.skinning !== 'linear') {
@@ -115,7 +128,18 @@ export class GLSkinPass {
     gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
     gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_WRAP_S, gl.REPEAT);
     gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
-    this.defines = { ENCODE_SRGB: options.srgbTarget ? 0 : 1, ENVIRONMENT: 0, INSTANCE_TEXELS: INSTANCE.size / 16, INSTANCE_WORLD_TEXEL: INSTANCE.world / 16 };
+    this.shadowSampler = gl.createSampler();
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_COMPARE_MODE, gl.COMPARE_REF_TO_TEXTURE);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_COMPARE_FUNC, gl.LEQUAL);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+    this.noShadow = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, this.noShadow);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.DEPTH_COMPONENT32F, 1, 1);
+    gl.bindTexture(gl.TEXTURE_2D, null);
+    this.defines = { ENCODE_SRGB: options.srgbTarget ? 0 : 1, ENVIRONMENT: 0, DEPTH_ONLY: 0, INSTANCE_TEXELS: INSTANCE.size / 16, INSTANCE_WORLD_TEXEL: INSTANCE.world / 16 };
     this.materials = new GLMaterials(gl, textures);
     try {
       gl.bindBuffer(gl.UNIFORM_BUFFER, this.camera);
@@ -127,7 +151,7 @@ export class GLSkinPass {
       this.mesh.primitives.forEach((mesh, index) => {
         const m = mesh.primitive.material;
         this.items.push({
-          index, mesh, program: this.programOf(mesh), material: this.materials.material(m, gpu.slotCount, mesh.tangents),
+          index, mesh, program: this.programOf(mesh), depthProgram: this.programOf(mesh, true), material: this.materials.material(m, gpu.slotCount, mesh.tangents),
           blend: m.alphaMode === 'BLEND', doubleSided: m.doubleSided,
         });
       });
@@ -152,8 +176,23 @@ export class GLSkinPass {
       this.environment = made;
       this.defines.ENVIRONMENT = Number(made !== undefined);
       for (const item of this.items) item.program = this.programOf(item.mesh);
+      // (depth programs read no environment: unchanged)
     }
     this.lights = lights;
+  }
+
+  /**
+   * Shades with a shadow map from now on (`texture` a DEPTH_COMPONENT32F map, GLShadowPass's;
+   * `lightViewProjection` world -> the map's clip space, depth in [0, 1]; `size` its texels a side;
+   * `strength` in [0, 1]; `bias` in depth units), or without one (undefined), as SkinPass.setShadowMap.
+   * The texture is not owned.
+   */
+  setShadowMap(texture: WebGLTexture | undefined, lightViewProjection?: ArrayLike<number>, size = 1, strength = 1, bias = 0.002): void {
+    this.shadowTexture = texture;
+    this.cameraData[CAMERA.shadowStrength / 4] = texture ? strength : 0;
+    if (texture && lightViewProjection) this.cameraData.set(lightViewProjection, CAMERA.lightViewProjection / 4);
+    this.cameraData[CAMERA.shadowTexel / 4] = 1 / size;
+    this.cameraData[CAMERA.shadowBias / 4] = bias;
   }
 
   /** Mesh LOD levels of the character (GLDrawLists.levels at most this). */
@@ -180,7 +219,24 @@ export class GLSkinPass {
     writeCamera(this.cameraData, viewProjection, this.lights, this.inverse);
     gl.bindBuffer(gl.UNIFORM_BUFFER, this.camera);
     gl.bufferSubData(gl.UNIFORM_BUFFER, 0, this.cameraData);
-    gl.bindBufferBase(gl.UNIFORM_BUFFER, CAMERA_BINDING, this.camera);
+    this.issue(this.camera, joints, instances, lists, false);
+  }
+
+  /**
+   * GLShadowPass's draw: the listed instances depth-only (every primitive, both faces; MASK's
+   * cut-out texels discarded) with `camera`, a CAMERA uniform buffer holding the light's
+   * view-projection, into the bound framebuffer. Checks its inputs as draw() does.
+   */
+  drawDepth(camera: WebGLBuffer, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists): void {
+    this.check(undefined, joints, instances, lists);
+    this.issue(camera, joints, instances, lists, true);
+  }
+
+  /** The draws of draw() (shaded) and drawDepth() (`depth`): one instanced draw per primitive and listed level. */
+  private issue(camera: WebGLBuffer, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists, depth: boolean): void {
+    const gl = this.gl;
+    const call = ++this.calls;
+    gl.bindBufferBase(gl.UNIFORM_BUFFER, CAMERA_BINDING, camera);
     let used = 0;
     for (let level = 0; level < lists.levels; level++) used = Math.max(used, lists.offsets[level] + lists.counts[level]);
     if (used === 0) return;
@@ -193,6 +249,9 @@ export class GLSkinPass {
     gl.activeTexture(gl.TEXTURE0 + INSTANCE_UNIT);
     gl.bindTexture(gl.TEXTURE_2D, instances.texture);
     for (let unit = INSTANCE_UNIT; unit < JOINT_UNIT + 3; unit++) gl.bindSampler(unit, this.fetchSampler);
+    gl.activeTexture(gl.TEXTURE0 + SHADOW_UNIT);
+    gl.bindTexture(gl.TEXTURE_2D, depth ? null : this.shadowTexture ?? this.noShadow);
+    gl.bindSampler(SHADOW_UNIT, depth ? null : this.shadowSampler);
     if (this.environment) {
       gl.activeTexture(gl.TEXTURE0 + ENVIRONMENT_UNIT);
       gl.bindTexture(gl.TEXTURE_2D_ARRAY, this.environment.texture);
@@ -205,22 +264,22 @@ export class GLSkinPass {
     // BLEND: "over" (three.js's NormalBlending), depth tested but not written.
     gl.blendFuncSeparate(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA, gl.ONE, gl.ONE_MINUS_SRC_ALPHA);
     let current: Program | undefined;
-    const bound = new Set<Program>();
     for (const item of this.items) {
-      if (item.program !== current) {
-        current = item.program;
+      const program = depth ? item.depthProgram : item.program;
+      if (program !== current) {
+        current = program;
         gl.useProgram(current.program);
-        if (!bound.has(current)) {
-          bound.add(current);
+        if (current.stamp !== call) {
+          current.stamp = call;
           bindJointTarget(gl, current.program, joints, JOINT_UNIT);
           gl.uniform1i(current.instanceWidth, instances.width);
         }
       }
-      if (item.doubleSided) gl.disable(gl.CULL_FACE);
+      if (item.doubleSided || depth) gl.disable(gl.CULL_FACE);
       else gl.enable(gl.CULL_FACE);
-      if (item.blend) gl.enable(gl.BLEND);
+      if (item.blend && !depth) gl.enable(gl.BLEND);
       else gl.disable(gl.BLEND);
-      gl.depthMask(!item.blend);
+      gl.depthMask(!item.blend || depth);
       gl.bindBufferBase(gl.UNIFORM_BUFFER, MATERIAL_BINDING, item.material.uniforms);
       for (let t = 0; t < 5; t++) {
         gl.activeTexture(gl.TEXTURE0 + t);
@@ -250,12 +309,14 @@ export class GLSkinPass {
     gl.deleteBuffer(this.slotBuffer);
     gl.deleteSampler(this.fetchSampler);
     gl.deleteSampler(this.environmentSampler);
+    gl.deleteSampler(this.shadowSampler);
+    gl.deleteTexture(this.noShadow);
     this.environment?.destroy();
   }
 
   /** Throws naming the first input draw() cannot use. */
-  private check(viewProjection: ArrayLike<number>, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists): void {
-    if (viewProjection.length !== 16) throw new RangeError(`GLSkinPass.draw: viewProjection must have 16 numbers, got ${viewProjection.length}`);
+  private check(viewProjection: ArrayLike<number> | undefined, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists): void {
+    if (viewProjection && viewProjection.length !== 16) throw new RangeError(`GLSkinPass.draw: viewProjection must have 16 numbers, got ${viewProjection.length}`);
     if (joints.jointCount !== this.slotCount) throw new RangeError(`GLSkinPass.draw: the joint target holds ${joints.jointCount} joints an instance, the character has ${this.slotCount}`);
     if (!instances.texture) throw new Error(`GLSkinPass.draw: the instance records (${instances.label}) have no texture yet: write them first`);
     if (!Number.isInteger(lists.levels) || lists.levels < 0 || lists.levels > this.mesh.levels) {
@@ -274,10 +335,10 @@ export class GLSkinPass {
     }
   }
 
-  /** The program that draws `mesh` under the current defines. */
-  private programOf(mesh: GLPrimitive): Program {
+  /** The program that draws `mesh` under the current defines, or its depth-only variant (no environment). */
+  private programOf(mesh: GLPrimitive, depth = false): Program {
     const variant = { INFLUENCES: mesh.influences, NORMALS: Number(mesh.normals), TANGENTS: Number(mesh.tangents), COLORS: Number(mesh.colors), UV1: Number(mesh.uvSets === 2) };
-    return this.program({ ...this.defines, ...variant });
+    return this.program({ ...this.defines, ...variant, ...(depth ? { DEPTH_ONLY: 1, ENVIRONMENT: 0 } : {}) });
   }
 
   /** The program of a variant (#defines), linked once; its sampler uniforms point at their fixed texture units. */
@@ -293,7 +354,8 @@ export class GLSkinPass {
     MATERIAL_SAMPLER_NAMES.forEach((name, unit) => gl.uniform1i(gl.getUniformLocation(program, name), unit));
     gl.uniform1i(gl.getUniformLocation(program, 'crowdInstances'), INSTANCE_UNIT);
     gl.uniform1i(gl.getUniformLocation(program, 'environmentMap'), ENVIRONMENT_UNIT);
-    made = { program, instanceWidth: gl.getUniformLocation(program, 'crowdInstanceWidth') };
+    gl.uniform1i(gl.getUniformLocation(program, 'shadowMap'), SHADOW_UNIT);
+    made = { program, instanceWidth: gl.getUniformLocation(program, 'crowdInstanceWidth'), stamp: 0 };
     this.programs.set(key, made);
     return made;
   }

@@ -73,7 +73,7 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     await server?.close();
   });
 
-  type Options = { count: number; violation?: 'joint-row' | 'texture-transform' | 'environment-ignored'; coarsest?: boolean; environment?: boolean };
+  type Options = { count: number; violation?: 'joint-row' | 'texture-transform' | 'environment-ignored' | 'shadow-ignored'; coarsest?: boolean; environment?: boolean; shadows?: boolean };
   async function drawBoth(url: string, name: string, options: Options) {
     problems.length = 0;
     type Drawn = { levels: number };
@@ -112,6 +112,16 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     expect(lit.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
     expect(problems).toEqual([]);
     const ignored = await drawBoth(featureModelUrl(), 'features-violation-environment-ignored', { count: 1, environment: true, violation: 'environment-ignored' });
+    expect(ignored.mean).toBeGreaterThan(MEAN_TOLERANCE);
+  }, 60_000);
+
+  it('sun shadows (GLShadowPass with the WebGPU crowd\'s light) on the feature character and the Fox: within tolerance; left out on GL it fails', async () => {
+    for (const [name, url, count] of [['features', featureModelUrl(), 1], ['Fox', '/models/Fox/Fox.glb', 3]] as const) {
+      const shadowed = await drawBoth(url, `${name}-shadows`, { count, shadows: true });
+      expect(shadowed.mean, name).toBeLessThanOrEqual(MEAN_TOLERANCE);
+      expect(problems).toEqual([]);
+    }
+    const ignored = await drawBoth(featureModelUrl(), 'features-violation-shadow-ignored', { count: 1, shadows: true, violation: 'shadow-ignored' });
     expect(ignored.mean).toBeGreaterThan(MEAN_TOLERANCE);
   }, 60_000);
 

@@ -7,7 +7,8 @@
  * instance at level 0. `window.drawBoth(url, options)` resolves when both are drawn (DrawOptions).
  * Violations (made up, the test expects them caught): 'joint-row' swaps rows 1 and 2 of every
  * joint matrix of the GL side; 'texture-transform' draws the GL side with every material's
- * KHR_texture_transform dropped (identity); 'environment-ignored' leaves the GL side's environment out.
+ * KHR_texture_transform dropped (identity); 'environment-ignored' leaves the GL side's environment
+ * out; 'shadow-ignored' leaves the GL side's shadow map out.
  */
 import { CpuPoser } from '../../../src/anim/evaluate';
 import { sampleLut } from '../../../src/anim/lut';
@@ -15,13 +16,17 @@ import type { Pose } from '../../../src/math/pose';
 import { Crowd, loadCharacter, mat4, MeshoptSimplifier, requiredCrowdLimits, type Character, type LightOptions } from '../../../src/index';
 import { INSTANCE } from '../../../src/runtime/layout';
 import type { GLJointTarget } from '../../../src/webgl2/gl-joints';
+import { GLShadowPass } from '../../../src/webgl2/gl-shadow-pass';
 import { GLSkinPass } from '../../../src/webgl2/gl-skin-pass';
 import { GLRecordTexture } from '../../../src/webgl2/record-texture';
 
 const WIDTH = 320;
 const HEIGHT = 240;
 
-type Violation = 'joint-row' | 'texture-transform' | 'environment-ignored';
+type Violation = 'joint-row' | 'texture-transform' | 'environment-ignored' | 'shadow-ignored';
+
+/** Shadow map size of the shadows case (texels). */
+const SHADOW_MAP = 1024;
 
 /** What drawBoth draws. */
 interface DrawOptions {
@@ -36,6 +41,11 @@ interface DrawOptions {
   coarsest?: boolean;
   /** Both sides lit by a procedural environment as well (lights.environment). */
   environment?: boolean;
+  /**
+   * Sun shadows: the WebGPU crowd with CrowdOptions.shadows (and a camera); the GL side a
+   * GLShadowPass drawn with the crowd's light view-projection (Crowd.shadowMap), every instance a caster.
+   */
+  shadows?: boolean;
 }
 
 /** A smooth linear-RGB sky (rows top to bottom): a gradient over a darker ground, and a warm blob up and towards +z. */
@@ -84,7 +94,11 @@ function placements(character: Character, count: number): { instances: Placement
 
 let gpuDevice: GPUDevice | undefined;
 
-async function drawGpu(character: Character, instances: Placement[], viewProjection: Float32Array, eye: number[], coarsest: boolean, lights?: LightOptions): Promise<void> {
+/** The light of the WebGPU crowd's shadow map, for the GL side's. */
+interface Shadow { lightViewProjection: Float32Array; mapSize: number }
+
+async function drawGpu(character: Character, instances: Placement[], viewProjection: Float32Array, eye: number[], coarsest: boolean, lights: LightOptions | undefined,
+  shadows: boolean): Promise<Shadow | undefined> {
   if (!gpuDevice) {
     const adapter = await navigator.gpu.requestAdapter();
     if (!adapter) throw new Error('no WebGPU adapter');
@@ -94,8 +108,11 @@ async function drawGpu(character: Character, instances: Placement[], viewProject
   const context = (document.getElementById('gpu') as HTMLCanvasElement).getContext('webgpu')!;
   const colorFormat = navigator.gpu.getPreferredCanvasFormat();
   context.configure({ device, format: colorFormat, alphaMode: 'opaque' });
-  const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus', lights, ...(coarsest ? { lod: { pixelError: 1e9 }, animationLod: false } : {}) });
-  if (coarsest) crowd.setCamera(viewProjection, eye, { viewportHeight: HEIGHT });
+  const crowd = new Crowd(device, character, {
+    colorFormat, depthFormat: 'depth24plus', lights, ...(coarsest ? { lod: { pixelError: 1e9 }, animationLod: false } : {}),
+    ...(shadows ? { shadows: { mapSize: SHADOW_MAP }, animationLod: false } : {}),
+  });
+  if (coarsest || shadows) crowd.setCamera(viewProjection, eye, { viewportHeight: HEIGHT });
   for (const p of instances) crowd.add({ ...(character.clipNames.length ? { clipA: p.clip, timeA: p.time } : {}), transform: p.world });
   crowd.update(0);
   const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
@@ -109,8 +126,12 @@ async function drawGpu(character: Character, instances: Placement[], viewProject
   pass.end();
   device.queue.submit([encoder.finish()]);
   await device.queue.onSubmittedWorkDone();
+  const map = crowd.shadowMap;
+  if (shadows && !map) throw new Error('the WebGPU crowd drew no shadow map');
+  const shadow = map && { lightViewProjection: Float32Array.from(map.lightViewProjection), mapSize: map.mapSize };
   crowd.destroy();
   depth.destroy();
+  return shadow;
 }
 
 /** The GL joint target of `instances` from the TypeScript twin: slot s's joint j at texel (j, s) (one instance a row). */
@@ -145,7 +166,8 @@ function twinJoints(gl: WebGL2RenderingContext, character: Character, instances:
   return { rows: textures as [WebGLTexture, WebGLTexture, WebGLTexture], width: J, height: instances.length, jointCount: J, slotsPerRow: 1 };
 }
 
-function drawGl(character: Character, instances: Placement[], viewProjection: Float32Array, violation: Violation | undefined, coarsest: boolean, lights?: LightOptions): number {
+function drawGl(character: Character, instances: Placement[], viewProjection: Float32Array, violation: Violation | undefined, coarsest: boolean, lights: LightOptions | undefined,
+  shadow: Shadow | undefined): number {
   const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2', { antialias: false, preserveDrawingBuffer: true })!;
   const drawn = violation === 'texture-transform' ? withoutTextureTransforms(character) : character;
   const pass = new GLSkinPass(gl, drawn, { lights: violation === 'environment-ignored' ? undefined : lights });
@@ -159,16 +181,25 @@ function drawGl(character: Character, instances: Placement[], viewProjection: Fl
   const offsets = new Uint32Array(pass.levels).fill(first);
   const counts = new Uint32Array(pass.levels);
   counts[level] = instances.length;
+  const lists = { slots, offsets, counts, levels: pass.levels };
+  let shadowPass: GLShadowPass | undefined;
+  if (shadow && violation !== 'shadow-ignored') {
+    shadowPass = new GLShadowPass(gl, pass, { mapSize: shadow.mapSize });
+    shadowPass.update(shadow.lightViewProjection);
+    shadowPass.draw(joints, records, lists);
+    pass.setShadowMap(shadowPass.texture, shadow.lightViewProjection, shadow.mapSize);
+  }
   gl.viewport(0, 0, WIDTH, HEIGHT);
   gl.clearColor(0, 0, 0, 1);
   gl.clearDepth(1);
   gl.depthMask(true);
   gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-  pass.draw(viewProjection, joints, records, { slots, offsets, counts, levels: pass.levels });
+  pass.draw(viewProjection, joints, records, lists);
   gl.finish();
   const error = gl.getError();
   if (error !== gl.NO_ERROR) throw new Error(`WebGL error 0x${error.toString(16)}`);
   pass.destroy();
+  shadowPass?.destroy();
   records.destroy();
   for (const texture of joints.rows) gl.deleteTexture(texture);
   return pass.programCount;
@@ -181,12 +212,12 @@ function withoutTextureTransforms(character: Character): Character {
   return { ...character, rig: { ...character.rig, primitives } };
 }
 
-async function drawBoth(url: string, { count, violation, coarsest = false, environment = false }: DrawOptions): Promise<{ warnings: string[]; programs: number; levels: number }> {
+async function drawBoth(url: string, { count, violation, coarsest = false, environment = false, shadows = false }: DrawOptions): Promise<{ warnings: string[]; programs: number; levels: number }> {
   const character = await loadCharacter(url, coarsest ? { lod: { simplifier: MeshoptSimplifier } } : {});
   const { instances, viewProjection, eye } = placements(character, count);
   const lights = environment ? skyEnvironment() : undefined;
-  await drawGpu(character, instances, viewProjection, eye, coarsest, lights);
-  const programs = drawGl(character, instances, viewProjection, violation, coarsest, lights);
+  const shadow = await drawGpu(character, instances, viewProjection, eye, coarsest, lights, shadows);
+  const programs = drawGl(character, instances, viewProjection, violation, coarsest, lights, shadow);
   return { warnings: [...character.warnings], programs, levels: character.lods?.errors.length ?? 1 };
 }
 
