@@ -11,6 +11,7 @@ import environmentVertex from '../../shaders/webgl2/environment.vert.glsl?raw';
 import { ENVIRONMENT_LAYERS, ENVIRONMENT_SAMPLES, ENVIRONMENT_SIZE, type EnvironmentData, type ResolvedEnvironment } from '../runtime/environment-map';
 import { linkProgram, withDefines } from './gl-program';
 
+/** The prefiltered lights.environment on WebGL 2 (see the file's header). Owns its texture. */
 export class GLEnvironmentMap {
   /** The prefiltered layers (TEXTURE_2D_ARRAY, RGBA16F, one mip level). */
   readonly texture: WebGLTexture;

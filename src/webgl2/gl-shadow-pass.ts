@@ -18,7 +18,9 @@ export interface GLShadowPassOptions {
   mapSize?: number;
 }
 
+/** The sun's shadow map on WebGL 2 (see the file's header). Owns its map, framebuffer and camera buffer. */
 export class GLShadowPass {
+  /** Texels a side of the square map. */
   readonly mapSize: number;
   /** The depth map, for GLSkinPass.setShadowMap. Owned by the pass. */
   readonly texture: WebGLTexture;
