@@ -87,6 +87,24 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     return { ...diff, levels: drawn.levels };
   }
 
+  it('refuses bad input by name and leaves the picture as it was', async () => {
+    const { messages, untouched } = await page!.evaluate((u) => (window as unknown as { refusals(u: string): Promise<{ messages: string[]; untouched: boolean }> }).refusals(u), '/models/Fox/Fox.glb');
+    expect(messages).toHaveLength(9);
+    [
+      /skinning 'dual-quaternion' is not on WebGL 2 yet/,
+      /lights\.sun\.intensity must be a finite number >= 0, got -1/,
+      /viewProjection must have 16 numbers, got 15/,
+      /the joint target holds \d+ joints an instance, the character has \d+/,
+      /the instance records \(page\.unwritten\) have no texture yet/,
+      /lists\.levels is 2, the character has 1 mesh LOD levels/,
+      /lists\.offsets \(0\) and lists\.counts \(0\) need an entry per level \(1\)/,
+      /level 0's list ends at entry 3, lists\.slots has 2/,
+      /lists\.slots\[1\] is slot 2, the instance records hold 2/,
+    ].forEach((pattern, i) => expect(messages[i]).toMatch(pattern));
+    expect(untouched).toBe(true);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   for (const [name, url, instances] of MODELS) {
     it(`${name} x ${instances}: WebGL 2 within ${MEAN_TOLERANCE}/255 mean of WebGPU`, async () => {
       const diff = await drawBoth(url, name, { count: instances });

@@ -221,5 +221,53 @@ async function drawBoth(url: string, { count, violation, coarsest = false, envir
   return { warnings: [...character.warnings], programs, levels: character.lods?.errors.length ?? 1 };
 }
 
-(window as unknown as { drawBoth: typeof drawBoth }).drawBoth = drawBoth;
+/**
+ * What GLSkinPass says to bad input: each refused call's message, then whether the canvas was
+ * left as it was (cleared to (0, 0, 1)) and GL reported no error.
+ */
+async function refusals(url: string): Promise<{ messages: string[]; untouched: boolean }> {
+  const character = await loadCharacter(url);
+  const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2', { antialias: false, preserveDrawingBuffer: true })!;
+  const messages: string[] = [];
+  const refused = (call: () => unknown) => {
+    try {
+      call();
+      messages.push('(accepted)');
+    } catch (error) {
+      messages.push((error as Error).message);
+    }
+  };
+  refused(() => new GLSkinPass(gl, character, { skinning: 'dual-quaternion' }));
+  refused(() => new GLSkinPass(gl, character, { lights: { sun: { intensity: -1 } } }));
+  const pass = new GLSkinPass(gl, character);
+  const { instances, viewProjection } = placements(character, 2);
+  const joints = twinJoints(gl, character, instances);
+  const records = new GLRecordTexture(gl, 'page.instances', 2 * INSTANCE.size);
+  const unwritten = new GLRecordTexture(gl, 'page.unwritten', 2 * INSTANCE.size);
+  instances.forEach((p, s) => records.write(s * INSTANCE.size + INSTANCE.world, p.world));
+  const lists = (slots: number[], offsets = [0], counts = [slots.length], levels = 1) => ({ slots: Uint32Array.from(slots), offsets: Uint32Array.from(offsets), counts: Uint32Array.from(counts), levels });
+  gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  gl.viewport(0, 0, WIDTH, HEIGHT);
+  gl.clearColor(0, 0, 1, 1);
+  gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+  refused(() => pass.draw(viewProjection.subarray(0, 15), joints, records, lists([0, 1])));
+  refused(() => pass.draw(viewProjection, { ...joints, jointCount: joints.jointCount + 1 }, records, lists([0, 1])));
+  refused(() => pass.draw(viewProjection, joints, unwritten, lists([0, 1])));
+  refused(() => pass.draw(viewProjection, joints, records, lists([0, 1], [0, 0], [2, 0], pass.levels + 1)));
+  refused(() => pass.draw(viewProjection, joints, records, lists([0, 1], [], [], 1)));
+  refused(() => pass.draw(viewProjection, joints, records, lists([0, 1], [1], [2])));
+  refused(() => pass.draw(viewProjection, joints, records, lists([0, 2])));
+  const pixels = new Uint8Array(WIDTH * HEIGHT * 4);
+  gl.readPixels(0, 0, WIDTH, HEIGHT, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
+  let untouched = gl.getError() === gl.NO_ERROR;
+  for (let i = 0; i < pixels.length; i += 4) untouched &&= pixels[i] === 0 && pixels[i + 1] === 0 && pixels[i + 2] === 255;
+  pass.destroy();
+  records.destroy();
+  unwritten.destroy();
+  for (const texture of joints.rows) gl.deleteTexture(texture);
+  return { messages, untouched };
+}
+
+(window as unknown as { drawBoth: typeof drawBoth; refusals: typeof refusals }).drawBoth = drawBoth;
+(window as unknown as { refusals: typeof refusals }).refusals = refusals;
 document.body.dataset.ready = '1';
