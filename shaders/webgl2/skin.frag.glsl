@@ -53,6 +53,15 @@ uniform sampler2D metallicRoughnessTexture;
 uniform sampler2D occlusionTexture;
 uniform sampler2D emissiveTexture;
 uniform sampler2D normalTexture;
+#if APPEARANCE
+// Per-instance appearance (skin.wgsl appearanceBase): the records, the variant images (a
+// TEXTURE_2D_ARRAY, sRGB; layer k - 1 is variant k) and this primitive's (index, varied).
+uniform highp usampler2D crowdAppearances;
+uniform int crowdAppearanceWidth;
+uniform highp sampler2DArray appearanceVariants;
+uniform uvec2 appearancePrimitive;
+flat in uint vSlot;
+#endif
 #if !DEPTH_ONLY
 // The directional light's depth map (GLShadowPass, less-equal comparison), or a 1x1 stand-in when shadowStrength is 0.
 uniform sampler2DShadow shadowMap;
@@ -125,6 +134,26 @@ float lit(vec3 world) {
     }
   }
   return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
+}
+#endif
+
+#if APPEARANCE
+// Word `w` of the appearance record of the fragment's instance.
+uint appearanceWord(int w) {
+  int word = int(vSlot) * APPEARANCE_TEXELS * 4 + w;
+  return texelFetch(crowdAppearances, ivec2((word / 4) % crowdAppearanceWidth, (word / 4) / crowdAppearanceWidth), 0)[word % 4];
+}
+
+// The base colour of the fragment's instance: its variant's texture (or the material's own) times
+// the material's factor times its tint. Both textures are sampled (uniform control flow), one kept.
+vec4 appearanceBase() {
+  vec2 uv = uvOf(0);
+  vec4 own = texture(baseColorTexture, uv);
+  uint variant = appearanceWord(APPEARANCE_VARIANT);
+  vec4 texel = texture(appearanceVariants, vec3(uv, float(int(max(variant, 1u)) - 1)));
+  texel = variant != 0u && appearancePrimitive.y != 0u ? texel : own;
+  vec3 tint = uintBitsToFloat(uvec3(appearanceWord(APPEARANCE_TINT), appearanceWord(APPEARANCE_TINT + 1), appearanceWord(APPEARANCE_TINT + 2)));
+  return texel * material.baseColorFactor * vertexColor() * vec4(tint, 1.0);
 }
 #endif
 
@@ -284,7 +313,11 @@ void main() {
 }
 #else
 void main() {
+#if APPEARANCE
+  vec4 base = appearanceBase();
+#else
   vec4 base = baseColor();
+#endif
   bool front = gl_FrontFacing;
   if ((material.flags & 2u) != 0u && base.a < material.alphaCutoff) {
     discard;

@@ -6,8 +6,9 @@
  * GLJointTarget, its world transform from the INSTANCE record texture. Shading: the same glTF
  * metallic-roughness materials, sun, ambient and hemisphere lights as skin.wgsl (docs/webgl2.md).
  * The environment light is prefiltered as on WebGPU (GLEnvironmentMap); sun shadows come from a
- * GLShadowPass's map (setShadowMap), sampled with the same 3 x 3 PCF. Not yet on WebGL 2:
- * dual-quaternion skinning (refused by name); per-instance appearance (GLSkinPass takes none).
+ * GLShadowPass's map (setShadowMap), sampled with the same 3 x 3 PCF; per-instance appearance
+ * from a GLAppearanceSource (tint, variant, parts). Not yet on WebGL 2: dual-quaternion skinning
+ * (refused by name).
  * Morph targets are drawn undeformed, as a WebGPU crowd without CrowdMorph draws them.
  *
  * create: the constructor uploads the mesh (GLMesh), the materials and textures (GLMaterials) and
@@ -21,6 +22,7 @@ import { CAMERA, INSTANCE } from '../runtime/layout';
 import { resolveLights, type LightOptions, type ResolvedLights } from '../runtime/lights';
 import { writeCamera } from '../runtime/skin-pass';
 import { bindJointTarget, GLSL_JOINT_FETCH, type GLJointTarget } from './gl-joints';
+import { GLAppearance, type GLAppearanceSource } from './gl-appearance';
 import { GLEnvironmentMap } from './gl-environment-map';
 import { GLMaterials, MATERIAL_SAMPLER_NAMES, type GLMaterial } from './gl-materials';
 import { GLMesh, type GLPrimitive } from './gl-mesh';
@@ -45,6 +47,8 @@ export interface GLSkinPassOptions {
   lights?: LightOptions;
   /** Only 'linear' on WebGL 2 (default). */
   skinning?: 'linear' | 'dual-quaternion';
+  /** A feature's per-instance appearance (tints, base-colour variants, parts); default none. */
+  appearance?: GLAppearanceSource;
   /** Whether the framebuffer drawn into is SRGB8_ALPHA8 (it encodes); default false: the shader encodes to sRGB, as for a canvas. */
   srgbTarget?: boolean;
 }
@@ -54,6 +58,9 @@ const ENVIRONMENT_UNIT = 5;
 const SHADOW_UNIT = 6;
 const INSTANCE_UNIT = 7;
 const JOINT_UNIT = 8;
+/** With appearance: its records (vertex and fragment) and the variant images (fragment). */
+const APPEARANCE_UNIT = 11;
+const VARIANT_UNIT = 12;
 /** Uniform buffer binding points of the Camera and Material blocks. */
 const CAMERA_BINDING = 0;
 const MATERIAL_BINDING = 1;
@@ -62,6 +69,9 @@ const MATERIAL_BINDING = 1;
 interface Program {
   program: WebGLProgram;
   instanceWidth: WebGLUniformLocation | null;
+  /** With appearance: the records' width and the primitive's (index, varied). */
+  appearanceWidth: WebGLUniformLocation | null;
+  appearancePrimitive: WebGLUniformLocation | null;
   /** The draw call that last set its joint and record uniforms (GLSkinPass.calls). */
   stamp: number;
 }
@@ -108,6 +118,8 @@ export class GLSkinPass {
   private readonly noShadow: WebGLTexture;
   /** The map of setShadowMap (not owned), or undefined. */
   private shadowTexture: WebGLTexture | undefined;
+  /** The appearance source's GL side (owned; the source is not), or undefined. */
+  private readonly appearance: GLAppearance | undefined;
   /** draw() and drawDepth() calls so far: stamps which programs had their per-call uniforms set, with no allocation. */
   private calls = 0;
 
@@ -146,6 +158,8 @@ export class GLSkinPass {
       gl.bufferData(gl.UNIFORM_BUFFER, CAMERA.size, gl.DYNAMIC_DRAW);
       gl.bindBuffer(gl.UNIFORM_BUFFER, null);
       this.mesh = new GLMesh(gl, rig.primitives, gpu.skinSlotOffset, this.slotBuffer, character.lods?.indices, character.drawOrder);
+      this.appearance = options.appearance && new GLAppearance(gl, options.appearance);
+      Object.assign(this.defines, this.appearance?.defines ?? { APPEARANCE: 0 });
       this.environment = this.lights.environment && new GLEnvironmentMap(gl, this.lights.environment);
       this.defines.ENVIRONMENT = Number(this.environment !== undefined);
       this.mesh.primitives.forEach((mesh, index) => {
@@ -252,6 +266,15 @@ export class GLSkinPass {
     gl.activeTexture(gl.TEXTURE0 + SHADOW_UNIT);
     gl.bindTexture(gl.TEXTURE_2D, depth ? null : this.shadowTexture ?? this.noShadow);
     gl.bindSampler(SHADOW_UNIT, depth ? null : this.shadowSampler);
+    const looks = this.appearance;
+    if (looks) {
+      gl.activeTexture(gl.TEXTURE0 + APPEARANCE_UNIT);
+      gl.bindTexture(gl.TEXTURE_2D, looks.source.records.texture);
+      gl.bindSampler(APPEARANCE_UNIT, this.fetchSampler);
+      gl.activeTexture(gl.TEXTURE0 + VARIANT_UNIT);
+      gl.bindTexture(gl.TEXTURE_2D_ARRAY, looks.variants);
+      gl.bindSampler(VARIANT_UNIT, looks.sampler);
+    }
     if (this.environment) {
       gl.activeTexture(gl.TEXTURE0 + ENVIRONMENT_UNIT);
       gl.bindTexture(gl.TEXTURE_2D_ARRAY, this.environment.texture);
@@ -273,8 +296,10 @@ export class GLSkinPass {
           current.stamp = call;
           bindJointTarget(gl, current.program, joints, JOINT_UNIT);
           gl.uniform1i(current.instanceWidth, instances.width);
+          if (looks) gl.uniform1i(current.appearanceWidth, looks.source.records.width);
         }
       }
+      if (looks) gl.uniform2ui(current.appearancePrimitive, item.index, looks.varied(item.index));
       if (item.doubleSided || depth) gl.disable(gl.CULL_FACE);
       else gl.enable(gl.CULL_FACE);
       if (item.blend && !depth) gl.enable(gl.BLEND);
@@ -311,6 +336,7 @@ export class GLSkinPass {
     gl.deleteSampler(this.environmentSampler);
     gl.deleteSampler(this.shadowSampler);
     gl.deleteTexture(this.noShadow);
+    this.appearance?.destroy();
     this.environment?.destroy();
   }
 
@@ -319,6 +345,8 @@ export class GLSkinPass {
     if (viewProjection && viewProjection.length !== 16) throw new RangeError(`GLSkinPass.draw: viewProjection must have 16 numbers, got ${viewProjection.length}`);
     if (joints.jointCount !== this.slotCount) throw new RangeError(`GLSkinPass.draw: the joint target holds ${joints.jointCount} joints an instance, the character has ${this.slotCount}`);
     if (!instances.texture) throw new Error(`GLSkinPass.draw: the instance records (${instances.label}) have no texture yet: write them first`);
+    const looks = this.appearance?.source.records;
+    if (looks && !looks.texture) throw new Error(`GLSkinPass.draw: the appearance records (${looks.label}) have no texture yet: write them first`);
     if (!Number.isInteger(lists.levels) || lists.levels < 0 || lists.levels > this.mesh.levels) {
       throw new RangeError(`GLSkinPass.draw: lists.levels is ${lists.levels}, the character has ${this.mesh.levels} mesh LOD levels`);
     }
@@ -355,7 +383,10 @@ export class GLSkinPass {
     gl.uniform1i(gl.getUniformLocation(program, 'crowdInstances'), INSTANCE_UNIT);
     gl.uniform1i(gl.getUniformLocation(program, 'environmentMap'), ENVIRONMENT_UNIT);
     gl.uniform1i(gl.getUniformLocation(program, 'shadowMap'), SHADOW_UNIT);
-    made = { program, instanceWidth: gl.getUniformLocation(program, 'crowdInstanceWidth'), stamp: 0 };
+    gl.uniform1i(gl.getUniformLocation(program, 'crowdAppearances'), APPEARANCE_UNIT);
+    gl.uniform1i(gl.getUniformLocation(program, 'appearanceVariants'), VARIANT_UNIT);
+    const at = (name: string) => gl.getUniformLocation(program, name);
+    made = { program, instanceWidth: at('crowdInstanceWidth'), appearanceWidth: at('crowdAppearanceWidth'), appearancePrimitive: at('appearancePrimitive'), stamp: 0 };
     this.programs.set(key, made);
     return made;
   }

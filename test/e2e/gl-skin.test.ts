@@ -73,7 +73,7 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     await server?.close();
   });
 
-  type Options = { count: number; violation?: 'joint-row' | 'texture-transform' | 'environment-ignored' | 'shadow-ignored'; coarsest?: boolean; environment?: boolean; shadows?: boolean };
+  type Options = { count: number; violation?: 'joint-row' | 'texture-transform' | 'environment-ignored' | 'shadow-ignored'; coarsest?: boolean; environment?: boolean; shadows?: boolean; appearance?: boolean };
   async function drawBoth(url: string, name: string, options: Options) {
     problems.length = 0;
     type Drawn = { levels: number };
@@ -141,6 +141,17 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     }
     const ignored = await drawBoth(featureModelUrl(), 'features-violation-shadow-ignored', { count: 1, shadows: true, violation: 'shadow-ignored' });
     expect(ignored.mean).toBeGreaterThan(MEAN_TOLERANCE);
+  }, 60_000);
+
+  it('per-instance appearance (tints, the Mannequin\'s two variants, parts hidden) with sun shadows: within tolerance of CrowdAppearance on WebGPU', async () => {
+    const looks = await drawBoth('/models/Mannequin/Mannequin.glb', 'Mannequin-appearance', { count: 3, appearance: true, shadows: true });
+    expect(looks.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+    expect(problems).toEqual([]);
+    // The looks change the picture (against the plain Mannequins of the model loop's second case).
+    const plain = await drawBoth('/models/Mannequin/Mannequin.glb', 'Mannequin-plain', { count: 3, shadows: true });
+    const a = decode(readFileSync(`${RESULTS_DIR}/gl-skin-Mannequin-appearance-webgl2.png`));
+    expect(meanDifference(a, decode(readFileSync(`${RESULTS_DIR}/gl-skin-Mannequin-plain-webgl2.png`))).mean).toBeGreaterThan(10 * MEAN_TOLERANCE);
+    expect(plain.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
   }, 60_000);
 
   it('fails on made-up violations: a wrong joint row (rows 1 and 2 swapped), texture transforms dropped', async () => {

@@ -13,8 +13,10 @@
 import { CpuPoser } from '../../../src/anim/evaluate';
 import { sampleLut } from '../../../src/anim/lut';
 import type { Pose } from '../../../src/math/pose';
-import { Crowd, loadCharacter, mat4, MeshoptSimplifier, requiredCrowdLimits, type Character, type LightOptions } from '../../../src/index';
+import { Crowd, CrowdAppearance, loadCharacter, mat4, MeshoptSimplifier, requiredCrowdLimits, type Character, type LightOptions } from '../../../src/index';
+import { APPEARANCE } from '../../../src/features/appearance/appearance-layout';
 import { INSTANCE } from '../../../src/runtime/layout';
+import type { GLAppearanceSource } from '../../../src/webgl2/gl-appearance';
 import type { GLJointTarget } from '../../../src/webgl2/gl-joints';
 import { GLShadowPass } from '../../../src/webgl2/gl-shadow-pass';
 import { GLSkinPass } from '../../../src/webgl2/gl-skin-pass';
@@ -46,6 +48,43 @@ interface DrawOptions {
    * GLShadowPass drawn with the crowd's light view-projection (Crowd.shadowMap), every instance a caster.
    */
   shadows?: boolean;
+  /**
+   * Per-instance appearance (the Mannequin's two variant images): the WebGPU crowd with
+   * CrowdAppearance, the GL side a GLAppearanceSource of the same records (LOOKS, instance k the
+   * k % 3-th).
+   */
+  appearance?: boolean;
+}
+
+/** The looks of the appearance case: a tinted variant 1 with both heads; variant 2 without HeadWide and Hat; the own texture tinted, without HeadBox. */
+const LOOKS: { tint: [number, number, number]; variant: number; parts: number }[] = [
+  { tint: [1, 0.6, 0.6], variant: 1, parts: 0b0111 },
+  { tint: [1, 1, 1], variant: 2, parts: 0b0011 },
+  { tint: [0.5, 0.8, 1], variant: 0, parts: 0b1101 },
+];
+
+/** The Mannequin's variant images as RGBA8. */
+async function mannequinVariants(): Promise<ImageData[]> {
+  return Promise.all([1, 2].map(async (k) => {
+    const bitmap = await createImageBitmap(await (await fetch(`/models/Mannequin/Mannequin.variant${k}.png`)).blob(), { colorSpaceConversion: 'none', premultiplyAlpha: 'none' });
+    const context = new OffscreenCanvas(bitmap.width, bitmap.height).getContext('2d')!;
+    context.drawImage(bitmap, 0, 0);
+    return context.getImageData(0, 0, bitmap.width, bitmap.height);
+  }));
+}
+
+/** The GL side's appearance: LOOKS written as the feature's APPEARANCE records. */
+function glAppearance(gl: WebGL2RenderingContext, count: number, variants: readonly ImageData[], variedPrimitives: number): GLAppearanceSource {
+  const records = new GLRecordTexture(gl, 'page.appearances', count * APPEARANCE.size);
+  const record = new ArrayBuffer(APPEARANCE.size);
+  for (let s = 0; s < count; s++) {
+    const look = LOOKS[s % LOOKS.length];
+    new Float32Array(record, APPEARANCE.tint, 4).set([...look.tint, 1]);
+    new Uint32Array(record, APPEARANCE.variant, 1)[0] = look.variant;
+    new Uint32Array(record, APPEARANCE.parts, 1)[0] = look.parts;
+    records.write(s * APPEARANCE.size, record);
+  }
+  return { records, layout: APPEARANCE, variantImages: variants, variedPrimitives };
 }
 
 /** A smooth linear-RGB sky (rows top to bottom): a gradient over a darker ground, and a warm blob up and towards +z. */
@@ -94,11 +133,11 @@ function placements(character: Character, count: number): { instances: Placement
 
 let gpuDevice: GPUDevice | undefined;
 
-/** The light of the WebGPU crowd's shadow map, for the GL side's. */
-interface Shadow { lightViewProjection: Float32Array; mapSize: number }
+/** The light of the WebGPU crowd's shadow map, for the GL side's; the appearance feature's varied primitives. */
+interface Drawn { shadow?: { lightViewProjection: Float32Array; mapSize: number }; variedPrimitives?: number }
 
 async function drawGpu(character: Character, instances: Placement[], viewProjection: Float32Array, eye: number[], coarsest: boolean, lights: LightOptions | undefined,
-  shadows: boolean): Promise<Shadow | undefined> {
+  shadows: boolean, variants: readonly ImageData[] | undefined): Promise<Drawn> {
   if (!gpuDevice) {
     const adapter = await navigator.gpu.requestAdapter();
     if (!adapter) throw new Error('no WebGPU adapter');
@@ -113,7 +152,11 @@ async function drawGpu(character: Character, instances: Placement[], viewProject
     ...(shadows ? { shadows: { mapSize: SHADOW_MAP }, animationLod: false } : {}),
   });
   if (coarsest || shadows) crowd.setCamera(viewProjection, eye, { viewportHeight: HEIGHT });
-  for (const p of instances) crowd.add({ ...(character.clipNames.length ? { clipA: p.clip, timeA: p.time } : {}), transform: p.world });
+  const looks = variants && new CrowdAppearance(crowd, { variants });
+  instances.forEach((p, k) => {
+    const id = crowd.add({ ...(character.clipNames.length ? { clipA: p.clip, timeA: p.time } : {}), transform: p.world });
+    looks?.set(id, LOOKS[k % LOOKS.length]);
+  });
   crowd.update(0);
   const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
   const encoder = device.createCommandEncoder();
@@ -129,9 +172,10 @@ async function drawGpu(character: Character, instances: Placement[], viewProject
   const map = crowd.shadowMap;
   if (shadows && !map) throw new Error('the WebGPU crowd drew no shadow map');
   const shadow = map && { lightViewProjection: Float32Array.from(map.lightViewProjection), mapSize: map.mapSize };
+  const variedPrimitives = looks?.appearance.variedPrimitives;
   crowd.destroy();
   depth.destroy();
-  return shadow;
+  return { shadow, variedPrimitives };
 }
 
 /** The GL joint target of `instances` from the TypeScript twin: slot s's joint j at texel (j, s) (one instance a row). */
@@ -167,10 +211,11 @@ function twinJoints(gl: WebGL2RenderingContext, character: Character, instances:
 }
 
 function drawGl(character: Character, instances: Placement[], viewProjection: Float32Array, violation: Violation | undefined, coarsest: boolean, lights: LightOptions | undefined,
-  shadow: Shadow | undefined): number {
+  { shadow, variedPrimitives }: Drawn, variants: readonly ImageData[] | undefined): number {
   const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2', { antialias: false, preserveDrawingBuffer: true })!;
   const drawn = violation === 'texture-transform' ? withoutTextureTransforms(character) : character;
-  const pass = new GLSkinPass(gl, drawn, { lights: violation === 'environment-ignored' ? undefined : lights });
+  const appearance = variants && glAppearance(gl, instances.length, variants, variedPrimitives ?? 0);
+  const pass = new GLSkinPass(gl, drawn, { lights: violation === 'environment-ignored' ? undefined : lights, appearance });
   const joints = twinJoints(gl, character, instances, violation);
   const records = new GLRecordTexture(gl, 'page.instances', instances.length * INSTANCE.size);
   instances.forEach((p, s) => records.write(s * INSTANCE.size + INSTANCE.world, p.world));
@@ -200,6 +245,7 @@ function drawGl(character: Character, instances: Placement[], viewProjection: Fl
   if (error !== gl.NO_ERROR) throw new Error(`WebGL error 0x${error.toString(16)}`);
   pass.destroy();
   shadowPass?.destroy();
+  appearance?.records.destroy();
   records.destroy();
   for (const texture of joints.rows) gl.deleteTexture(texture);
   return pass.programCount;
@@ -212,12 +258,13 @@ function withoutTextureTransforms(character: Character): Character {
   return { ...character, rig: { ...character.rig, primitives } };
 }
 
-async function drawBoth(url: string, { count, violation, coarsest = false, environment = false, shadows = false }: DrawOptions): Promise<{ warnings: string[]; programs: number; levels: number }> {
+async function drawBoth(url: string, { count, violation, coarsest = false, environment = false, shadows = false, appearance = false }: DrawOptions): Promise<{ warnings: string[]; programs: number; levels: number }> {
   const character = await loadCharacter(url, coarsest ? { lod: { simplifier: MeshoptSimplifier } } : {});
   const { instances, viewProjection, eye } = placements(character, count);
   const lights = environment ? skyEnvironment() : undefined;
-  const shadow = await drawGpu(character, instances, viewProjection, eye, coarsest, lights, shadows);
-  const programs = drawGl(character, instances, viewProjection, violation, coarsest, lights, shadow);
+  const variants = appearance ? await mannequinVariants() : undefined;
+  const drawn = await drawGpu(character, instances, viewProjection, eye, coarsest, lights, shadows, variants);
+  const programs = drawGl(character, instances, viewProjection, violation, coarsest, lights, drawn, variants);
   return { warnings: [...character.warnings], programs, levels: character.lods?.errors.length ?? 1 };
 }
 
