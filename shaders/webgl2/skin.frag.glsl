@@ -2,14 +2,17 @@
 // Skin pass on WebGL 2, fragment stage (src/webgl2/gl-skin-pass.ts): the port of shaders/skin.wgsl's
 // `fragment` (docs/materials.md): the glTF metallic-roughness material with three.js's
 // MeshStandardMaterial model (GGX, Smith-correlated visibility, Lambert diffuse, three's DFG
-// table) under one directional sun, an ambient and a hemisphere term, and the prefiltered
-// environment where ENVIRONMENT. Every formula is skin.wgsl's; where GL differs: derivatives
-// (GL's dFdy runs up the framebuffer as three's does, so none is negated here), and sun shadows,
-// which are not yet on WebGL 2 (lit() is 1). The #defines before this text: see skin.vert.glsl.
+// table) under one directional sun (shadowed through GLShadowPass's map when there is one), an
+// ambient and a hemisphere term, and the prefiltered environment where ENVIRONMENT. Every
+// formula is skin.wgsl's; where GL differs: derivatives (GL's dFdy runs up the framebuffer as
+// three's does, so none is negated here) and the shadow map's rows (GL's run up: v is not
+// flipped). DEPTH_ONLY: GLShadowPass's variant, whose main() only discards MASK's cut-out texels
+// (skin.wgsl shadowMask). The #defines before this text: see skin.vert.glsl.
 
 precision highp float;
 precision highp int;
 precision highp sampler2DArray;
+precision highp sampler2DShadow;
 
 // CAMERA in src/runtime/layout.ts: as in skin.vert.glsl.
 layout(std140) uniform Camera {
@@ -50,6 +53,19 @@ uniform sampler2D metallicRoughnessTexture;
 uniform sampler2D occlusionTexture;
 uniform sampler2D emissiveTexture;
 uniform sampler2D normalTexture;
+#if APPEARANCE
+// Per-instance appearance (skin.wgsl appearanceBase): the records, the variant images (a
+// TEXTURE_2D_ARRAY, sRGB; layer k - 1 is variant k) and this primitive's (index, varied).
+uniform highp usampler2D crowdAppearances;
+uniform int crowdAppearanceWidth;
+uniform highp sampler2DArray appearanceVariants;
+uniform uvec2 appearancePrimitive;
+flat in uint vSlot;
+#endif
+#if !DEPTH_ONLY
+// The directional light's depth map (GLShadowPass, less-equal comparison), or a 1x1 stand-in when shadowStrength is 0.
+uniform sampler2DShadow shadowMap;
+#endif
 #if ENVIRONMENT
 // The prefiltered environment (GLEnvironmentMap: radiance x intensity, layer k = roughness k / 5, equirectangular, row 0 up).
 uniform sampler2DArray environmentMap;
@@ -98,6 +114,48 @@ vec4 vertexColor() {
 vec4 baseColor() {
   return texture(baseColorTexture, uvOf(0)) * material.baseColorFactor * vertexColor();
 }
+
+#if !DEPTH_ONLY
+// How much of the light reaches `world`: 1 lit, 0 in shadow; 3 x 3 percentage-closer filtering
+// (each tap a hardware 2 x 2 comparison), 1 outside the map.
+float lit(vec3 world) {
+  if (camera.shadowStrength == 0.0) {
+    return 1.0;
+  }
+  vec4 p = camera.lightViewProjection * vec4(world, 1.0);
+  vec2 uv = p.xy * 0.5 + 0.5;
+  if (any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0))) || p.z > 1.0) {
+    return 1.0;
+  }
+  float sum = 0.0;
+  for (int dy = -1; dy <= 1; dy++) {
+    for (int dx = -1; dx <= 1; dx++) {
+      sum += texture(shadowMap, vec3(uv + vec2(float(dx), float(dy)) * camera.shadowTexel, p.z - camera.shadowBias));
+    }
+  }
+  return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
+}
+#endif
+
+#if APPEARANCE
+// Word `w` of the appearance record of the fragment's instance.
+uint appearanceWord(int w) {
+  int word = int(vSlot) * APPEARANCE_TEXELS * 4 + w;
+  return texelFetch(crowdAppearances, ivec2((word / 4) % crowdAppearanceWidth, (word / 4) / crowdAppearanceWidth), 0)[word % 4];
+}
+
+// The base colour of the fragment's instance: its variant's texture (or the material's own) times
+// the material's factor times its tint. Both textures are sampled (uniform control flow), one kept.
+vec4 appearanceBase() {
+  vec2 uv = uvOf(0);
+  vec4 own = texture(baseColorTexture, uv);
+  uint variant = appearanceWord(APPEARANCE_VARIANT);
+  vec4 texel = texture(appearanceVariants, vec3(uv, float(int(max(variant, 1u)) - 1)));
+  texel = variant != 0u && appearancePrimitive.y != 0u ? texel : own;
+  vec3 tint = uintBitsToFloat(uvec3(appearanceWord(APPEARANCE_TINT), appearanceWord(APPEARANCE_TINT + 1), appearanceWord(APPEARANCE_TINT + 2)));
+  return texel * material.baseColorFactor * vertexColor() * vec4(tint, 1.0);
+}
+#endif
 
 // ---- three.js MeshStandardMaterial terms (node_modules/three/src/nodes/functions/BSDF) ------
 
@@ -247,8 +305,19 @@ vec3 linearToSrgb(vec3 c) {
   return mix(1.055 * pow(x, vec3(1.0 / 2.4)) - 0.055, x * 12.92, lessThanEqual(x, vec3(0.0031308)));
 }
 
+#if DEPTH_ONLY
 void main() {
+  if ((material.flags & 2u) != 0u && baseColor().a < material.alphaCutoff) {
+    discard;
+  }
+}
+#else
+void main() {
+#if APPEARANCE
+  vec4 base = appearanceBase();
+#else
   vec4 base = baseColor();
+#endif
   bool front = gl_FrontFacing;
   if ((material.flags & 2u) != 0u && base.a < material.alphaCutoff) {
     discard;
@@ -273,12 +342,12 @@ void main() {
     vec2 dfg = dfgLookup(roughness, dotNV);
     float ess = dfg.x + dfg.y;
     vec3 multiScatteringCompensation = f0 * (1.0 / ess - 1.0) + 1.0;
-    // Direct: the sun (unshadowed on WebGL 2 for now).
+    // Direct: the sun.
     vec3 l = -camera.lightDirection;
     vec3 h = normalize(l + v);
     float dotNL = clamp(dot(n, l), 0.0, 1.0);
     float dotVH = clamp(dot(v, h), 0.0, 1.0);
-    vec3 irradiance = dotNL * camera.sunColor;
+    vec3 irradiance = dotNL * camera.sunColor * lit(vWorld);
     float alpha = max(roughness, 0.045) * max(roughness, 0.045);
     vec3 specular = fSchlick(f0, 1.0, dotVH) * vGgxSmithCorrelated(alpha, dotNL, dotNV) * dGgx(alpha, clamp(dot(n, h), 0.0, 1.0));
     vec3 light = irradiance * diffuse * (1.0 / 3.141592653589793) * (1.0 - fSchlick(dielectricF0, 1.0, dotVH));
@@ -302,3 +371,4 @@ void main() {
 #endif
   fragColor = vec4(color, base.a);
 }
+#endif

@@ -10,7 +10,9 @@
 // constants): the variant, as skin.wgsl's overrides (INFLUENCES 4 or 8; NORMALS, TANGENTS,
 // COLORS, UV1, ENCODE_SRGB, ENVIRONMENT 0 or 1), and the record layout from src/runtime/layout.ts
 // (INSTANCE_TEXELS: 16-byte texels per INSTANCE record; INSTANCE_WORLD_TEXEL: the texel of its
-// world matrix's first column). The joint fetch (GLSL_JOINT_FETCH) follows them.
+// world matrix's first column). The joint fetch (GLSL_JOINT_FETCH) follows them. APPEARANCE 1:
+// per-instance appearance (skin.wgsl's *Appearance entry points): APPEARANCE_TEXELS texels a
+// record, APPEARANCE_PARTS the word of its parts mask; a hidden part's vertices leave the clip volume.
 
 precision highp float;
 precision highp int;
@@ -35,6 +37,14 @@ layout(std140) uniform Camera {
 // The INSTANCE records (GLRecordTexture: 16 bytes a texel, crowdInstanceWidth texels a row).
 uniform usampler2D crowdInstances;
 uniform int crowdInstanceWidth;
+
+#if APPEARANCE
+// The appearance records (GLAppearanceSource.records) and this primitive's (index, varied).
+uniform usampler2D crowdAppearances;
+uniform int crowdAppearanceWidth;
+uniform uvec2 appearancePrimitive;
+flat out uint vSlot;
+#endif
 
 layout(location = 0) in vec3 position;
 #if NORMALS
@@ -88,6 +98,15 @@ mat4 worldOf(int s) {
 
 void main() {
   int s = int(slot);
+#if APPEARANCE
+  vSlot = slot;
+  int word = s * APPEARANCE_TEXELS * 4 + APPEARANCE_PARTS;
+  uint parts = texelFetch(crowdAppearances, ivec2((word / 4) % crowdAppearanceWidth, (word / 4) / crowdAppearanceWidth), 0)[word % 4];
+  if ((parts & (1u << appearancePrimitive.x)) == 0u) {
+    gl_Position = vec4(2.0, 2.0, 2.0, 1.0);
+    return;
+  }
+#endif
   // The weighted sum of the joint matrices, in skin.wgsl's order (skin8 interleaves the two sets).
   mat4 m = mat4(0.0);
   for (int i = 0; i < 4; i++) {

@@ -357,10 +357,9 @@ export function writeCamera(c: Float32Array, viewProjection: ArrayLike<number>, 
   c.set(lights.sun, CAMERA.sunColor / 4);
   c.set(lights.sky, CAMERA.skyColor / 4);
   c.set(lights.ground, CAMERA.groundColor / 4);
-  const inv = mat4.inverse(c.subarray(0, 16), inverse);
-  // inverse x (0, 0, 1, 0): column 2 (a point at infinity for orthographic cameras, where w stays 0).
-  const [x, y, z, w] = [inv[8], inv[9], inv[10], inv[11]];
-  const e = CAMERA.eye / 4;
+  // inverse x (0, 0, 1, 0): column 2 (a point at infinity for orthographic cameras, where w stays 0); mat4 reads c's first 16.
+  const inv = mat4.inverse(c, inverse);
+  const x = inv[8], y = inv[9], z = inv[10], w = inv[11], e = CAMERA.eye / 4;
   // Orthographic (w 0): towards the camera is -z of clip space mapped back, i.e. minus column 2.
   const perspective = Math.abs(w) > 1e-12 * Math.hypot(x, y, z);
   const scale = perspective ? 1 / w : -1 / (Math.hypot(x, y, z) || 1);

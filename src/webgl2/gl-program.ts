@@ -8,7 +8,7 @@
  * `#version` line: GLSL's stand-in for WGSL's pipeline-overridable constants. `extra`: text
  * placed after the defines (a shared GLSL helper such as GLSL_JOINT_FETCH).
  */
-export function withDefines(source: string, defines: Readonly<Record<string, number>>, extra = ''): string {
+export function withDefines(source: string, defines: Readonly<Record<string, number | string>>, extra = ''): string {
   const end = source.indexOf('\n');
   if (!source.startsWith('#version') || end < 0) throw new Error('GLSL source must start with a #version line');
   const lines = Object.entries(defines).map(([name, value]) => `#define ${name} ${value}`).join('\n');

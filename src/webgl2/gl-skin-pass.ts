@@ -5,9 +5,11 @@
  * (GLDrawLists, filled on the CPU by the culling), its joint matrices read from the pose pass's
  * GLJointTarget, its world transform from the INSTANCE record texture. Shading: the same glTF
  * metallic-roughness materials, sun, ambient and hemisphere lights as skin.wgsl (docs/webgl2.md).
- * Not yet on WebGL 2, refused by name: dual-quaternion skinning, per-instance appearance, the
- * environment light; sun shadows are not drawn (no shadow pass on GL yet). Morph targets are drawn
- * undeformed, as a WebGPU crowd without CrowdMorph draws them.
+ * The environment light is prefiltered as on WebGPU (GLEnvironmentMap); sun shadows come from a
+ * GLShadowPass's map (setShadowMap), sampled with the same 3 x 3 PCF; per-instance appearance
+ * from a GLAppearanceSource (tint, variant, parts). Not yet on WebGL 2: dual-quaternion skinning
+ * (refused by name).
+ * Morph targets are drawn undeformed, as a WebGPU crowd without CrowdMorph draws them.
  *
  * create: the constructor uploads the mesh (GLMesh), the materials and textures (GLMaterials) and
  * links the program variants it needs; draw(): writes the camera and the used prefix of the
@@ -20,6 +22,8 @@ import { CAMERA, INSTANCE } from '../runtime/layout';
 import { resolveLights, type LightOptions, type ResolvedLights } from '../runtime/lights';
 import { writeCamera } from '../runtime/skin-pass';
 import { bindJointTarget, GLSL_JOINT_FETCH, type GLJointTarget } from './gl-joints';
+import { GLAppearance, type GLAppearanceSource } from './gl-appearance';
+import { GLEnvironmentMap } from './gl-environment-map';
 import { GLMaterials, MATERIAL_SAMPLER_NAMES, type GLMaterial } from './gl-materials';
 import { GLMesh, type GLPrimitive } from './gl-mesh';
 import { linkProgram, withDefines } from './gl-program';
@@ -39,17 +43,24 @@ export interface GLDrawLists {
 
 /** What GLSkinPass takes of CrowdOptions. */
 export interface GLSkinPassOptions {
-  /** The sun, ambient and hemisphere light (docs/materials.md); `environment` is not yet on WebGL 2. */
+  /** The sun, ambient, hemisphere and environment light (docs/materials.md; the environment needs EXT_color_buffer_float). */
   lights?: LightOptions;
   /** Only 'linear' on WebGL 2 (default). */
   skinning?: 'linear' | 'dual-quaternion';
+  /** A feature's per-instance appearance (tints, base-colour variants, parts); default none. */
+  appearance?: GLAppearanceSource;
   /** Whether the framebuffer drawn into is SRGB8_ALPHA8 (it encodes); default false: the shader encodes to sRGB, as for a canvas. */
   srgbTarget?: boolean;
 }
 
-/** Texture units: the material's five (0..4, MATERIAL_SAMPLER_NAMES order), then the instance records, then the joint target's three. */
-const INSTANCE_UNIT = 5;
-const JOINT_UNIT = 6;
+/** Texture units: the material's five (0..4, MATERIAL_SAMPLER_NAMES order), the environment, the shadow map, the instance records, the joint target's three. */
+const ENVIRONMENT_UNIT = 5;
+const SHADOW_UNIT = 6;
+const INSTANCE_UNIT = 7;
+const JOINT_UNIT = 8;
+/** With appearance: its records (vertex and fragment) and the variant images (fragment). */
+const APPEARANCE_UNIT = 11;
+const VARIANT_UNIT = 12;
 /** Uniform buffer binding points of the Camera and Material blocks. */
 const CAMERA_BINDING = 0;
 const MATERIAL_BINDING = 1;
@@ -58,6 +69,11 @@ const MATERIAL_BINDING = 1;
 interface Program {
   program: WebGLProgram;
   instanceWidth: WebGLUniformLocation | null;
+  /** With appearance: the records' width and the primitive's (index, varied). */
+  appearanceWidth: WebGLUniformLocation | null;
+  appearancePrimitive: WebGLUniformLocation | null;
+  /** The draw call that last set its joint and record uniforms (GLSkinPass.calls). */
+  stamp: number;
 }
 
 interface DrawItem {
@@ -65,6 +81,8 @@ interface DrawItem {
   index: number;
   mesh: GLPrimitive;
   program: Program;
+  /** The depth-only variant (DEPTH_ONLY: MASK's cut-out test alone), for GLShadowPass. */
+  depthProgram: Program;
   material: GLMaterial;
   blend: boolean;
   doubleSided: boolean;
@@ -72,8 +90,8 @@ interface DrawItem {
 
 /** The WebGL 2 skin pass: owns its mesh, materials, programs and buffers; not the joint target, records or lists it reads. */
 export class GLSkinPass {
-  /** The lights as the shader reads them. */
-  readonly lights: ResolvedLights;
+  /** The lights as the shader reads them (setLights changes them). */
+  lights: ResolvedLights;
   /** Draw order: opaque and MASK primitives in file order, then BLEND ones (as SkinPass). */
   private readonly items: DrawItem[] = [];
   private readonly mesh: GLMesh;
@@ -88,14 +106,28 @@ export class GLSkinPass {
   private readonly slotCount: number;
   /** NEAREST, no mips: bound on the record and joint units, where float and integer textures are read with texelFetch (a filtering sampler would make them incomplete). */
   private readonly fetchSampler: WebGLSampler;
+  /** Repeats across (longitude), clamps down, linear: how skin.frag.glsl reads the environment's layers. */
+  private readonly environmentSampler: WebGLSampler;
+  /** The prefiltered lights.environment (owned), or undefined. */
+  private environment: GLEnvironmentMap | undefined;
+  /** The #defines every program shares (ENVIRONMENT follows `environment`). */
+  private readonly defines: Record<string, number>;
+  /** less-equal comparison, linear (a 2 x 2 hardware PCF per tap, as WebGPU's comparison sampler). */
+  private readonly shadowSampler: WebGLSampler;
+  /** The 1x1 depth texture bound where there is no shadow map (never read: shadowStrength 0). Owned. */
+  private readonly noShadow: WebGLTexture;
+  /** The map of setShadowMap (not owned), or undefined. */
+  private shadowTexture: WebGLTexture | undefined;
+  /** The appearance source's GL side (owned; the source is not), or undefined. */
+  private readonly appearance: GLAppearance | undefined;
+  /** draw() and drawDepth() calls so far: stamps which programs had their per-call uniforms set, with no allocation. */
+  private calls = 0;
 
   constructor(private readonly gl: WebGL2RenderingContext, character: Character, options: GLSkinPassOptions = {}) {
     if (options.skinning !== undefined && options.skinning !== 'linear') {
       throw new RangeError(`GLSkinPass: skinning '${String(options.skinning)}' is not on WebGL 2 yet (only 'linear'); dual-quaternion skinning needs WebGPU`);
     }
-    const lights = resolveLights(options.lights);
-    if (lights.environment) throw new RangeError('GLSkinPass: lights.environment is not on WebGL 2 yet: it needs WebGPU (leave it out on WebGL 2)');
-    this.lights = lights;
+    this.lights = resolveLights(options.lights);
     const { gpu, rig, textures } = character;
     this.slotCount = gpu.slotCount;
     this.camera = gl.createBuffer();
@@ -103,18 +135,37 @@ export class GLSkinPass {
     this.fetchSampler = gl.createSampler();
     gl.samplerParameteri(this.fetchSampler, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
     gl.samplerParameteri(this.fetchSampler, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+    this.environmentSampler = gl.createSampler();
+    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
+    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_WRAP_S, gl.REPEAT);
+    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+    this.shadowSampler = gl.createSampler();
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_COMPARE_MODE, gl.COMPARE_REF_TO_TEXTURE);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_COMPARE_FUNC, gl.LEQUAL);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+    this.noShadow = gl.createTexture();
+    gl.bindTexture(gl.TEXTURE_2D, this.noShadow);
+    gl.texStorage2D(gl.TEXTURE_2D, 1, gl.DEPTH_COMPONENT32F, 1, 1);
+    gl.bindTexture(gl.TEXTURE_2D, null);
+    this.defines = { ENCODE_SRGB: options.srgbTarget ? 0 : 1, ENVIRONMENT: 0, DEPTH_ONLY: 0, INSTANCE_TEXELS: INSTANCE.size / 16, INSTANCE_WORLD_TEXEL: INSTANCE.world / 16 };
     this.materials = new GLMaterials(gl, textures);
     try {
       gl.bindBuffer(gl.UNIFORM_BUFFER, this.camera);
       gl.bufferData(gl.UNIFORM_BUFFER, CAMERA.size, gl.DYNAMIC_DRAW);
       gl.bindBuffer(gl.UNIFORM_BUFFER, null);
       this.mesh = new GLMesh(gl, rig.primitives, gpu.skinSlotOffset, this.slotBuffer, character.lods?.indices, character.drawOrder);
-      const defines = { ENCODE_SRGB: options.srgbTarget ? 0 : 1, ENVIRONMENT: 0, INSTANCE_TEXELS: INSTANCE.size / 16, INSTANCE_WORLD_TEXEL: INSTANCE.world / 16 };
+      this.appearance = options.appearance && new GLAppearance(gl, options.appearance);
+      Object.assign(this.defines, this.appearance?.defines ?? { APPEARANCE: 0 });
+      this.environment = this.lights.environment && new GLEnvironmentMap(gl, this.lights.environment);
+      this.defines.ENVIRONMENT = Number(this.environment !== undefined);
       this.mesh.primitives.forEach((mesh, index) => {
         const m = mesh.primitive.material;
-        const variant = { INFLUENCES: mesh.influences, NORMALS: Number(mesh.normals), TANGENTS: Number(mesh.tangents), COLORS: Number(mesh.colors), UV1: Number(mesh.uvSets === 2) };
         this.items.push({
-          index, mesh, program: this.program({ ...defines, ...variant }), material: this.materials.material(m, gpu.slotCount, mesh.tangents),
+          index, mesh, program: this.programOf(mesh), depthProgram: this.programOf(mesh, true), material: this.materials.material(m, gpu.slotCount, mesh.tangents),
           blend: m.alphaMode === 'BLEND', doubleSided: m.doubleSided,
         });
       });
@@ -123,6 +174,39 @@ export class GLSkinPass {
       throw error;
     }
     this.items.sort((a, b) => Number(a.blend) - Number(b.blend) || a.index - b.index);
+  }
+
+  /**
+   * Lights with `options` from now on (as Crowd.setLights): checks them first (throwing names the
+   * field, nothing changed), prefilters a new environment (an event) and frees the old one, and
+   * switches the programs' ENVIRONMENT.
+   */
+  setLights(options: LightOptions | undefined): void {
+    const lights = resolveLights(options);
+    const same = lights.environment?.image === this.lights.environment?.image && lights.environment?.intensity === this.lights.environment?.intensity;
+    if (!same) {
+      const made = lights.environment && new GLEnvironmentMap(this.gl, lights.environment);
+      this.environment?.destroy();
+      this.environment = made;
+      this.defines.ENVIRONMENT = Number(made !== undefined);
+      for (const item of this.items) item.program = this.programOf(item.mesh);
+      // (depth programs read no environment: unchanged)
+    }
+    this.lights = lights;
+  }
+
+  /**
+   * Shades with a shadow map from now on (`texture` a DEPTH_COMPONENT32F map, GLShadowPass's;
+   * `lightViewProjection` world -> the map's clip space, depth in [0, 1]; `size` its texels a side;
+   * `strength` in [0, 1]; `bias` in depth units), or without one (undefined), as SkinPass.setShadowMap.
+   * The texture is not owned.
+   */
+  setShadowMap(texture: WebGLTexture | undefined, lightViewProjection?: ArrayLike<number>, size = 1, strength = 1, bias = 0.002): void {
+    this.shadowTexture = texture;
+    this.cameraData[CAMERA.shadowStrength / 4] = texture ? strength : 0;
+    if (texture && lightViewProjection) this.cameraData.set(lightViewProjection, CAMERA.lightViewProjection / 4);
+    this.cameraData[CAMERA.shadowTexel / 4] = 1 / size;
+    this.cameraData[CAMERA.shadowBias / 4] = bias;
   }
 
   /** Mesh LOD levels of the character (GLDrawLists.levels at most this). */
@@ -149,7 +233,24 @@ export class GLSkinPass {
     writeCamera(this.cameraData, viewProjection, this.lights, this.inverse);
     gl.bindBuffer(gl.UNIFORM_BUFFER, this.camera);
     gl.bufferSubData(gl.UNIFORM_BUFFER, 0, this.cameraData);
-    gl.bindBufferBase(gl.UNIFORM_BUFFER, CAMERA_BINDING, this.camera);
+    this.issue(this.camera, joints, instances, lists, false);
+  }
+
+  /**
+   * GLShadowPass's draw: the listed instances depth-only (every primitive, both faces; MASK's
+   * cut-out texels discarded) with `camera`, a CAMERA uniform buffer holding the light's
+   * view-projection, into the bound framebuffer. Checks its inputs as draw() does.
+   */
+  drawDepth(camera: WebGLBuffer, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists): void {
+    this.check(undefined, joints, instances, lists);
+    this.issue(camera, joints, instances, lists, true);
+  }
+
+  /** The draws of draw() (shaded) and drawDepth() (`depth`): one instanced draw per primitive and listed level. */
+  private issue(camera: WebGLBuffer, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists, depth: boolean): void {
+    const gl = this.gl;
+    const call = ++this.calls;
+    gl.bindBufferBase(gl.UNIFORM_BUFFER, CAMERA_BINDING, camera);
     let used = 0;
     for (let level = 0; level < lists.levels; level++) used = Math.max(used, lists.offsets[level] + lists.counts[level]);
     if (used === 0) return;
@@ -162,6 +263,23 @@ export class GLSkinPass {
     gl.activeTexture(gl.TEXTURE0 + INSTANCE_UNIT);
     gl.bindTexture(gl.TEXTURE_2D, instances.texture);
     for (let unit = INSTANCE_UNIT; unit < JOINT_UNIT + 3; unit++) gl.bindSampler(unit, this.fetchSampler);
+    gl.activeTexture(gl.TEXTURE0 + SHADOW_UNIT);
+    gl.bindTexture(gl.TEXTURE_2D, depth ? null : this.shadowTexture ?? this.noShadow);
+    gl.bindSampler(SHADOW_UNIT, depth ? null : this.shadowSampler);
+    const looks = this.appearance;
+    if (looks) {
+      gl.activeTexture(gl.TEXTURE0 + APPEARANCE_UNIT);
+      gl.bindTexture(gl.TEXTURE_2D, looks.source.records.texture);
+      gl.bindSampler(APPEARANCE_UNIT, this.fetchSampler);
+      gl.activeTexture(gl.TEXTURE0 + VARIANT_UNIT);
+      gl.bindTexture(gl.TEXTURE_2D_ARRAY, looks.variants);
+      gl.bindSampler(VARIANT_UNIT, looks.sampler);
+    }
+    if (this.environment) {
+      gl.activeTexture(gl.TEXTURE0 + ENVIRONMENT_UNIT);
+      gl.bindTexture(gl.TEXTURE_2D_ARRAY, this.environment.texture);
+      gl.bindSampler(ENVIRONMENT_UNIT, this.environmentSampler);
+    }
     gl.enable(gl.DEPTH_TEST);
     gl.depthFunc(gl.LESS);
     gl.frontFace(gl.CCW);
@@ -169,22 +287,24 @@ export class GLSkinPass {
     // BLEND: "over" (three.js's NormalBlending), depth tested but not written.
     gl.blendFuncSeparate(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA, gl.ONE, gl.ONE_MINUS_SRC_ALPHA);
     let current: Program | undefined;
-    const bound = new Set<Program>();
     for (const item of this.items) {
-      if (item.program !== current) {
-        current = item.program;
+      const program = depth ? item.depthProgram : item.program;
+      if (program !== current) {
+        current = program;
         gl.useProgram(current.program);
-        if (!bound.has(current)) {
-          bound.add(current);
+        if (current.stamp !== call) {
+          current.stamp = call;
           bindJointTarget(gl, current.program, joints, JOINT_UNIT);
           gl.uniform1i(current.instanceWidth, instances.width);
+          if (looks) gl.uniform1i(current.appearanceWidth, looks.source.records.width);
         }
       }
-      if (item.doubleSided) gl.disable(gl.CULL_FACE);
+      if (looks) gl.uniform2ui(current.appearancePrimitive, item.index, looks.varied(item.index));
+      if (item.doubleSided || depth) gl.disable(gl.CULL_FACE);
       else gl.enable(gl.CULL_FACE);
-      if (item.blend) gl.enable(gl.BLEND);
+      if (item.blend && !depth) gl.enable(gl.BLEND);
       else gl.disable(gl.BLEND);
-      gl.depthMask(!item.blend);
+      gl.depthMask(!item.blend || depth);
       gl.bindBufferBase(gl.UNIFORM_BUFFER, MATERIAL_BINDING, item.material.uniforms);
       for (let t = 0; t < 5; t++) {
         gl.activeTexture(gl.TEXTURE0 + t);
@@ -213,13 +333,20 @@ export class GLSkinPass {
     gl.deleteBuffer(this.camera);
     gl.deleteBuffer(this.slotBuffer);
     gl.deleteSampler(this.fetchSampler);
+    gl.deleteSampler(this.environmentSampler);
+    gl.deleteSampler(this.shadowSampler);
+    gl.deleteTexture(this.noShadow);
+    this.appearance?.destroy();
+    this.environment?.destroy();
   }
 
   /** Throws naming the first input draw() cannot use. */
-  private check(viewProjection: ArrayLike<number>, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists): void {
-    if (viewProjection.length !== 16) throw new RangeError(`GLSkinPass.draw: viewProjection must have 16 numbers, got ${viewProjection.length}`);
+  private check(viewProjection: ArrayLike<number> | undefined, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists): void {
+    if (viewProjection && viewProjection.length !== 16) throw new RangeError(`GLSkinPass.draw: viewProjection must have 16 numbers, got ${viewProjection.length}`);
     if (joints.jointCount !== this.slotCount) throw new RangeError(`GLSkinPass.draw: the joint target holds ${joints.jointCount} joints an instance, the character has ${this.slotCount}`);
     if (!instances.texture) throw new Error(`GLSkinPass.draw: the instance records (${instances.label}) have no texture yet: write them first`);
+    const looks = this.appearance?.source.records;
+    if (looks && !looks.texture) throw new Error(`GLSkinPass.draw: the appearance records (${looks.label}) have no texture yet: write them first`);
     if (!Number.isInteger(lists.levels) || lists.levels < 0 || lists.levels > this.mesh.levels) {
       throw new RangeError(`GLSkinPass.draw: lists.levels is ${lists.levels}, the character has ${this.mesh.levels} mesh LOD levels`);
     }
@@ -236,6 +363,12 @@ export class GLSkinPass {
     }
   }
 
+  /** The program that draws `mesh` under the current defines, or its depth-only variant (no environment). */
+  private programOf(mesh: GLPrimitive, depth = false): Program {
+    const variant = { INFLUENCES: mesh.influences, NORMALS: Number(mesh.normals), TANGENTS: Number(mesh.tangents), COLORS: Number(mesh.colors), UV1: Number(mesh.uvSets === 2) };
+    return this.program({ ...this.defines, ...variant, ...(depth ? { DEPTH_ONLY: 1, ENVIRONMENT: 0 } : {}) });
+  }
+
   /** The program of a variant (#defines), linked once; its sampler uniforms point at their fixed texture units. */
   private program(defines: Record<string, number>): Program {
     const key = JSON.stringify(defines);
@@ -248,7 +381,12 @@ export class GLSkinPass {
     gl.useProgram(program);
     MATERIAL_SAMPLER_NAMES.forEach((name, unit) => gl.uniform1i(gl.getUniformLocation(program, name), unit));
     gl.uniform1i(gl.getUniformLocation(program, 'crowdInstances'), INSTANCE_UNIT);
-    made = { program, instanceWidth: gl.getUniformLocation(program, 'crowdInstanceWidth') };
+    gl.uniform1i(gl.getUniformLocation(program, 'environmentMap'), ENVIRONMENT_UNIT);
+    gl.uniform1i(gl.getUniformLocation(program, 'shadowMap'), SHADOW_UNIT);
+    gl.uniform1i(gl.getUniformLocation(program, 'crowdAppearances'), APPEARANCE_UNIT);
+    gl.uniform1i(gl.getUniformLocation(program, 'appearanceVariants'), VARIANT_UNIT);
+    const at = (name: string) => gl.getUniformLocation(program, name);
+    made = { program, instanceWidth: at('crowdInstanceWidth'), appearanceWidth: at('crowdAppearanceWidth'), appearancePrimitive: at('appearancePrimitive'), stamp: 0 };
     this.programs.set(key, made);
     return made;
   }

@@ -7,7 +7,7 @@
  * Screenshots: test-results/e2e/gl-skin-<model>-{webgpu,webgl2}.png. Made-up violations (a wrong
  * joint row, dropped texture transforms) must fail it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,32 +73,91 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
     await server?.close();
   });
 
-  async function drawBoth(url: string, name: string, instances: number, violation?: 'joint-row' | 'texture-transform') {
+  type Options = { count: number; violation?: 'joint-row' | 'texture-transform' | 'environment-ignored' | 'shadow-ignored'; coarsest?: boolean; environment?: boolean; shadows?: boolean; appearance?: boolean };
+  async function drawBoth(url: string, name: string, options: Options) {
     problems.length = 0;
-    await page!.evaluate(([u, n, v]) => (window as unknown as { drawBoth(u: string, n: number, v?: string): Promise<unknown> }).drawBoth(u as string, n as number, (v ?? undefined) as string | undefined),
-      [url, instances, violation ?? null] as const);
+    type Drawn = { levels: number };
+    const drawn = await page!.evaluate(([u, o]) => (window as unknown as { drawBoth(u: string, o: Options): Promise<Drawn> }).drawBoth(u, o), [url, options] as const);
     const gpu = await page!.locator('#gpu').screenshot();
     const gl = await page!.locator('#gl').screenshot();
     writeFileSync(`${RESULTS_DIR}/gl-skin-${name}-webgpu.png`, gpu);
     writeFileSync(`${RESULTS_DIR}/gl-skin-${name}-webgl2.png`, gl);
     const diff = meanDifference(decode(gpu), decode(gl));
     console.log(`gl-skin ${name}: mean |diff| ${diff.mean.toFixed(3)} (0-255) over ${diff.covered} covered pixels, worst channel ${diff.worst}`);
-    return diff;
+    return { ...diff, levels: drawn.levels };
   }
+
+  it('refuses bad input by name and leaves the picture as it was', async () => {
+    const { messages, untouched } = await page!.evaluate((u) => (window as unknown as { refusals(u: string): Promise<{ messages: string[]; untouched: boolean }> }).refusals(u), '/models/Fox/Fox.glb');
+    expect(messages).toHaveLength(9);
+    [
+      /skinning 'dual-quaternion' is not on WebGL 2 yet/,
+      /lights\.sun\.intensity must be a finite number >= 0, got -1/,
+      /viewProjection must have 16 numbers, got 15/,
+      /the joint target holds \d+ joints an instance, the character has \d+/,
+      /the instance records \(page\.unwritten\) have no texture yet/,
+      /lists\.levels is 2, the character has 1 mesh LOD levels/,
+      /lists\.offsets \(0\) and lists\.counts \(0\) need an entry per level \(1\)/,
+      /level 0's list ends at entry 3, lists\.slots has 2/,
+      /lists\.slots\[1\] is slot 2, the instance records hold 2/,
+    ].forEach((pattern, i) => expect(messages[i]).toMatch(pattern));
+    expect(untouched).toBe(true);
+    expect(problems).toEqual([]);
+  }, 60_000);
 
   for (const [name, url, instances] of MODELS) {
     it(`${name} x ${instances}: WebGL 2 within ${MEAN_TOLERANCE}/255 mean of WebGPU`, async () => {
-      const diff = await drawBoth(url, name, instances);
+      const diff = await drawBoth(url, name, { count: instances });
       expect(diff.covered, 'nothing drawn').toBeGreaterThan(2000);
       expect(diff.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
       expect(problems).toEqual([]);
     }, 60_000);
   }
 
+  it('mesh LOD: Fox x 3 at the coarsest of its levels, listed after two unused entries: WebGL 2 within tolerance of the WebGPU cull pass\'s choice, and unlike level 0', async () => {
+    const coarse = await drawBoth('/models/Fox/Fox.glb', 'Fox-coarsest', { count: 3, coarsest: true });
+    expect(coarse.levels).toBeGreaterThan(1);
+    expect(coarse.covered, 'nothing drawn').toBeGreaterThan(2000);
+    expect(coarse.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+    expect(problems).toEqual([]);
+    // The same instances at level 0 (the first test): the coarse level draws a different picture.
+    const full = decode(readFileSync(`${RESULTS_DIR}/gl-skin-Fox-webgl2.png`));
+    expect(meanDifference(full, decode(readFileSync(`${RESULTS_DIR}/gl-skin-Fox-coarsest-webgl2.png`))).mean).toBeGreaterThan(MEAN_TOLERANCE);
+  }, 60_000);
+
+  it('environment light (lights.environment) on the feature character: within tolerance; left out on GL it fails', async () => {
+    const lit = await drawBoth(featureModelUrl(), 'features-environment', { count: 1, environment: true });
+    expect(lit.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+    expect(problems).toEqual([]);
+    const ignored = await drawBoth(featureModelUrl(), 'features-violation-environment-ignored', { count: 1, environment: true, violation: 'environment-ignored' });
+    expect(ignored.mean).toBeGreaterThan(MEAN_TOLERANCE);
+  }, 60_000);
+
+  it('sun shadows (GLShadowPass with the WebGPU crowd\'s light) on the feature character and the Fox: within tolerance; left out on GL it fails', async () => {
+    for (const [name, url, count] of [['features', featureModelUrl(), 1], ['Fox', '/models/Fox/Fox.glb', 3]] as const) {
+      const shadowed = await drawBoth(url, `${name}-shadows`, { count, shadows: true });
+      expect(shadowed.mean, name).toBeLessThanOrEqual(MEAN_TOLERANCE);
+      expect(problems).toEqual([]);
+    }
+    const ignored = await drawBoth(featureModelUrl(), 'features-violation-shadow-ignored', { count: 1, shadows: true, violation: 'shadow-ignored' });
+    expect(ignored.mean).toBeGreaterThan(MEAN_TOLERANCE);
+  }, 60_000);
+
+  it('per-instance appearance (tints, the Mannequin\'s two variants, parts hidden) with sun shadows: within tolerance of CrowdAppearance on WebGPU', async () => {
+    const looks = await drawBoth('/models/Mannequin/Mannequin.glb', 'Mannequin-appearance', { count: 3, appearance: true, shadows: true });
+    expect(looks.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+    expect(problems).toEqual([]);
+    // The looks change the picture (against the plain Mannequins of the model loop's second case).
+    const plain = await drawBoth('/models/Mannequin/Mannequin.glb', 'Mannequin-plain', { count: 3, shadows: true });
+    const a = decode(readFileSync(`${RESULTS_DIR}/gl-skin-Mannequin-appearance-webgl2.png`));
+    expect(meanDifference(a, decode(readFileSync(`${RESULTS_DIR}/gl-skin-Mannequin-plain-webgl2.png`))).mean).toBeGreaterThan(10 * MEAN_TOLERANCE);
+    expect(plain.mean).toBeLessThanOrEqual(MEAN_TOLERANCE);
+  }, 60_000);
+
   it('fails on made-up violations: a wrong joint row (rows 1 and 2 swapped), texture transforms dropped', async () => {
-    const joint = await drawBoth('/models/Fox/Fox.glb', 'Fox-violation-joint-row', 3, 'joint-row');
+    const joint = await drawBoth('/models/Fox/Fox.glb', 'Fox-violation-joint-row', { count: 3, violation: 'joint-row' });
     expect(joint.mean).toBeGreaterThan(MEAN_TOLERANCE);
-    const transform = await drawBoth(featureModelUrl(), 'features-violation-texture-transform', 1, 'texture-transform');
+    const transform = await drawBoth(featureModelUrl(), 'features-violation-texture-transform', { count: 1, violation: 'texture-transform' });
     expect(transform.mean).toBeGreaterThan(MEAN_TOLERANCE);
   }, 60_000);
 });
