@@ -1,8 +1,9 @@
 /**
  * The demo where WebGPU is missing (or with ?backend=webgl2): the crowd scene on WebGL 2 through
- * createCrowd, with the orbit camera and the stats overlay saying "WebGL 2". Only what the WebGL 2
- * crowd has (docs/webgl2.md): the chosen model's crowd, culling and LOD, the context's loss
- * restored; the WebGPU demo's grid, shadows, scenes, picking and controls are not drawn here.
+ * createCrowd, with the orbit camera and the stats overlay saying "WebGL 2": the chosen model's
+ * crowd (?model=, ?instances=, ?mode=, ...), culling, LOD and the sun's shadows as the URL sets
+ * them, the context's loss restored. The WebGPU demo's ground grid, other scenes, features, picking
+ * and control panel are not there (docs/webgl2.md).
  */
 import { createCrowd, loadCharacter, MeshoptSimplifier, type Character, type GLCanvasCrowd } from '../src/index';
 import { MODELS } from './models';
@@ -52,7 +53,7 @@ export class GLApp {
     const character = await loadCharacter(entry.url, { ...entry.load, lod: { simplifier: MeshoptSimplifier } });
     const crowd = await createCrowd(this.canvas, character, {
       backend: 'webgl2', capacity: this.state.instances, clearColor: [SKY_COLOR.r, SKY_COLOR.g, SKY_COLOR.b, 1],
-      culling: this.state.culling, lod: this.state.lod, animationLod: this.state.animationLod,
+      culling: this.state.culling, lod: this.state.lod, animationLod: this.state.animationLod, shadows: this.state.shadows,
     }) as GLCanvasCrowd;
     trackCanvasSize(this.canvas, crowd.gl.getParameter(crowd.gl.MAX_TEXTURE_SIZE) as number, MAX_DEVICE_PIXEL_RATIO);
     const population = new Population(crowd, character);

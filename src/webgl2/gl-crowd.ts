@@ -4,6 +4,9 @@ import { show } from '../math/show';
 import type { CameraOptions, CrowdOptions, CullStats } from '../runtime/crowd-types';
 import { CrowdInstances } from '../runtime/crowd-instances';
 import { checkBoolean, Visibility } from '../runtime/culling/visibility';
+import { frustumPlanes } from '../runtime/culling/cull-math';
+import { fitLight } from '../runtime/culling/shadow-pass';
+import type { LightOptions } from '../runtime/lights';
 import type { CullSettings } from '../runtime/culling/cull-settings';
 import type { CrowdFeature } from '../runtime/feature';
 import { checkObject } from '../runtime/input';
@@ -13,13 +16,14 @@ import { checkNumbers } from '../runtime/record-buffer';
 import { GLCull } from './gl-cull';
 import { GLPosePass } from './gl-pose-pass';
 import { GLRecordDevice, textureBytes, type GLStoreBuffer } from './gl-record-device';
+import { GLShadowPass } from './gl-shadow-pass';
 import { GLSkinPass } from './gl-skin-pass';
 import { GLRecordTexture } from './record-texture';
 
 /**
  * What a WebGL 2 crowd takes: CrowdOptions without the WebGPU render-pass formats (the crowd
  * draws into whatever framebuffer is bound). The options that need WebGPU are refused by name:
- * `shadows`, a finite `paletteSize`, `skinning: 'dual-quaternion'`, `lights.environment`.
+ * a finite `paletteSize`, `skinning: 'dual-quaternion'`.
  */
 export type GLCrowdOptions = Omit<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>;
 
@@ -35,7 +39,8 @@ const NEEDS_WEBGPU = 'it needs WebGPU, and this crowd runs on WebGL 2 (docs/webg
  * setCamera(viewProjection, position) (optional), encode() (CPU culling and LOD into per-level
  * lists, GLCull; then the GPU pose pass, a fragment pass into float textures, GLPosePass), then
  * draw(viewProjection) into the bound framebuffer (one instanced draw per primitive and LOD level,
- * GLSkinPass). Features need WebGPU for now: install() refuses each by name.
+ * GLSkinPass), the sun's shadow map first where CrowdOptions.shadows asks for one (GLShadowPass).
+ * Features need WebGPU for now: install() refuses each by name.
  *
  * @example
  * ```ts
@@ -55,6 +60,12 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   private skin: GLSkinPass;
   private readonly cull: GLCull;
   private readonly settings: CullSettings;
+  private readonly view: Visibility;
+  private shadowPass: GLShadowPass | undefined;
+  /** Whether the last encode() drew the shadow map (draw() samples it then). */
+  private shadowedFrame = false;
+  /** The light's view-projection of the frame (fitLight). */
+  private readonly light = new Float32Array(16);
   private readonly indicesPerLevel: number[];
   private readonly options: GLCrowdOptions;
   /** The store's device: record textures on `gl` (replaced by restore). */
@@ -65,9 +76,9 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /**
    * Makes the crowd's textures and programs on `gl` (the crowd owns them: destroy() frees them;
    * the context stays the caller's). Throws, leaving nothing made, an error naming what is wrong:
-   * a bad option, an option or a character that needs WebGPU (rootMotion 'apply', shadows,
-   * dual-quaternion skinning, an environment light), EXT_color_buffer_float missing, a table or
-   * the joint target past MAX_TEXTURE_SIZE.
+   * a bad option, an option or a character that needs WebGPU (rootMotion 'apply', a finite
+   * paletteSize, dual-quaternion skinning), EXT_color_buffer_float missing, a table, the joint
+   * target or the shadow map past MAX_TEXTURE_SIZE.
    *
    * @param gl The WebGL 2 context the crowd draws with (not owned).
    * @param character The loaded character every instance shows (not copied; share it between crowds).
@@ -78,7 +89,6 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     if (typeof (gl as { texStorage2D?: unknown } | null)?.texStorage2D !== 'function') throw new TypeError(`gl must be a WebGL2RenderingContext, got ${show(gl)}`);
     const capacity = options.capacity ?? 1024;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${show(capacity)}`);
-    if (options.shadows !== undefined && options.shadows !== false) throw new RangeError(`shadows: the shadow map is not drawn on WebGL 2 yet; ${NEEDS_WEBGPU}`);
     if (options.paletteSize !== undefined && options.paletteSize !== Infinity) {
       throw new RangeError(`paletteSize: shared poses past a joint-set budget are not on WebGL 2 (every instance has a joint set of its own there); ${NEEDS_WEBGPU}`);
     }
@@ -87,7 +97,8 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
       console.warn(`crowd-skin: ${character.name} is drawn without the ${need.name} feature (${need.why}): ${NEEDS_WEBGPU}`);
     }
     this.needsChecked = true;
-    this.settings = new Visibility(character, options, gl.getParameter(gl.MAX_TEXTURE_SIZE) as number).settings;
+    this.view = new Visibility(character, options, gl.getParameter(gl.MAX_TEXTURE_SIZE) as number);
+    this.settings = this.view.settings;
     const { gpu } = character;
     this.options = options;
     this.device = new GLRecordDevice(gl);
@@ -95,7 +106,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'GLCrowd',
       lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_MATRIX_BYTES, paletteSize: Infinity,
     });
-    [this.pose, this.skin] = this.createPasses(options);
+    [this.pose, this.skin, this.shadowPass] = this.createPasses(options);
     const bounds = character.animationBounds, authored = options.cullBounds === 'authored';
     this.cull = new GLCull(this.skin.levels, authored ? bounds.box : bounds.reach, authored ? bounds.box : bounds.reachLayered);
     this.indicesPerLevel = Array.from({ length: this.skin.levels }, (_, level) => character.rig.primitives.reduce((n, p, i) =>
@@ -133,10 +144,10 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /** Mesh LOD levels the character has (1 when loaded without `lod`). */
   get lodLevels(): number { return this.skin.levels; }
 
-  /** Bytes of the textures and buffers the crowd owns for its instances: records, stacks, masks and joint matrices (the mesh and materials not counted, as on WebGPU). */
+  /** Bytes of the textures the crowd owns for its instances: records, stacks, masks, joint matrices, and the shadow map (the mesh and materials not counted, as on WebGPU). */
   get gpuBytes(): number {
-    const j = this.pose.joints;
-    return textureBytes(this.store.instanceBuffer) + textureBytes(this.store.layerStackBuffer) + textureBytes(this.store.masksBuffer) + j.width * j.height * 3 * 16;
+    const j = this.pose.joints, map = this.shadowPass?.mapSize ?? 0;
+    return textureBytes(this.store.instanceBuffer) + textureBytes(this.store.layerStackBuffer) + textureBytes(this.store.masksBuffer) + j.width * j.height * 3 * 16 + map * map * 4;
   }
 
   /** Whether culling runs once a camera is set (CrowdOptions.culling). Turning it off never changes a pixel. */
@@ -151,6 +162,20 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   get animationLod(): boolean { return this.settings.animationLod; }
   /** Turns animation LOD on or off. */
   set animationLod(on: boolean) { this.settings.animationLod = checkBoolean(on, 'animationLod'); }
+
+  /** Whether the shadow map is drawn and sampled (needs CrowdOptions.shadows and a camera). */
+  get shadows(): boolean { return this.settings.shadows; }
+  /** Turns the shadow map on or off (it needs CrowdOptions.shadows to have been given). */
+  set shadows(on: boolean) {
+    checkBoolean(on, 'shadows');
+    if (on && !this.shadowPass) throw new Error('this crowd was created without shadows (CrowdOptions.shadows)');
+    this.settings.shadows = on;
+  }
+
+  /** Replaces the lights (as Crowd.setLights: each omitted part takes its default; a bad field is refused by name and changes nothing). */
+  setLights(options: LightOptions): void {
+    this.skin.setLights(options);
+  }
 
   /** Makes every instance draw LOD level `level` (needs a camera), or chooses by distance again with undefined. */
   forceLodLevel(level: number | undefined): void {
@@ -193,15 +218,29 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /**
    * The frame's work before the draw: the CPU culling, mesh LOD and animation LOD (GLCull, with
-   * a camera set and any of them on), then the pose pass for the instances it listed, rendering
-   * their joint matrices into the joint target. Puts back the GL state it changes.
+   * a camera set and any of them on; the shadow casters too, inside the light fitted to the
+   * camera), the pose pass for the instances it listed (their joint matrices into the joint
+   * target), then the shadow map. Leaves the default framebuffer bound; the viewport is the
+   * caller's to set again.
    */
   encode(): void {
     if (this.gl.isContextLost()) return;
-    this.cull.run(this.store, this.settings.needed ? this.settings.fill() : undefined);
-    this.pose.update({ instances: texture(this.store.instanceBuffer), stacks: texture(this.store.layerStackBuffer), masks: texture(this.store.masksBuffer),
+    const settings = this.settings, needed = settings.needed;
+    const frame = needed ? settings.fill() : undefined;
+    const shadowPass = frame && settings.shadows ? this.shadowPass : undefined;
+    if (frame && shadowPass) {
+      const fit = this.view.shadowFit;
+      fitLight(settings.cameraViewProjection, frame.cameraPosition, this.skin.lights.direction, fit.distance, fit.reach, this.light);
+      frustumPlanes(this.light, frame.lightPlanes);
+      shadowPass.update(this.light);
+    }
+    this.cull.run(this.store, frame);
+    const instances = texture(this.store.instanceBuffer);
+    this.pose.update({ instances, stacks: texture(this.store.layerStackBuffer), masks: texture(this.store.masksBuffer),
       plainCount: this.store.plainCount, layeredCount: this.store.layeredCount }, this.clockSeconds);
     this.pose.encode(this.cull.poseList, this.cull.poseCount);
+    shadowPass?.draw(this.pose.joints, instances, this.cull.casters);
+    this.shadowedFrame = shadowPass !== undefined;
     this.encoded = true;
   }
 
@@ -214,6 +253,8 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     checkNumbers(viewProjection, 16, 'viewProjection');
     if (!this.encoded) throw new Error('GLCrowd.draw: call encode() first (it culls and poses the frame)');
     if (this.gl.isContextLost()) return;
+    const shadow = this.shadowedFrame ? this.shadowPass : undefined;
+    this.skin.setShadowMap(shadow?.texture, shadow?.lightViewProjection, shadow?.mapSize, this.view.shadowFit.strength);
     this.skin.draw(viewProjection, this.pose.joints, texture(this.store.instanceBuffer), this.cull);
   }
 
@@ -225,9 +266,11 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   restore(): void {
     this.pose.destroy();
     this.skin.destroy();
+    this.shadowPass?.destroy();
     this.device = new GLRecordDevice(this.gl);
     this.store.restore(this.device);
-    [this.pose, this.skin] = this.createPasses(this.options);
+    [this.pose, this.skin, this.shadowPass] = this.createPasses(this.options);
+    this.shadowedFrame = false;
     this.cull.forgetPoses();
     this.store.upload(this.device.queue);
   }
@@ -236,17 +279,21 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   destroy(): void {
     this.pose.destroy();
     this.skin.destroy();
+    this.shadowPass?.destroy();
     this.store.destroy();
   }
 
-  /** The pose and skin passes; a failure frees the one made and the store. */
-  private createPasses(options: GLCrowdOptions): [GLPosePass, GLSkinPass] {
-    let pose: GLPosePass | undefined;
+  /** The pose and skin passes, and the shadow pass where the options ask for a map; a failure frees those made and the store. */
+  private createPasses(options: GLCrowdOptions): [GLPosePass, GLSkinPass, GLShadowPass | undefined] {
+    let pose: GLPosePass | undefined, skin: GLSkinPass | undefined;
     try {
       pose = new GLPosePass(this.gl, this.character, { skinning: options.skinning, capacity: this.store.capacity });
-      return [pose, new GLSkinPass(this.gl, this.character, { lights: options.lights, skinning: options.skinning })];
+      skin = new GLSkinPass(this.gl, this.character, { lights: options.lights, skinning: options.skinning });
+      const mapSize = this.view.shadowMapSize;
+      return [pose, skin, mapSize === undefined ? undefined : new GLShadowPass(this.gl, skin, { mapSize })];
     } catch (error) {
       pose?.destroy();
+      skin?.destroy();
       this.store.destroy();
       throw error;
     }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { animationStep, insideAll, instanceBounds, lodLevel, poseDue } from '../../src/runtime/culling/cull-math';
 import { CullSettings } from '../../src/runtime/culling/cull-settings';
 import type { CullFrame } from '../../src/runtime/culling/cull-pass';
-import { INSTANCE, LOD_NOT_FORCED } from '../../src/runtime/layout';
+import { CULL_SHADOWS, INSTANCE, LOD_NOT_FORCED } from '../../src/runtime/layout';
 import { GLCull } from '../../src/webgl2/gl-cull';
 import { lookAt } from '../helpers/render';
 import { seededRandom } from '../helpers/prng';
@@ -26,7 +26,7 @@ function makeStore(count: number, plainCount: number, seed = 7) {
 
 /** The cull pass's decisions from cull-math.ts: drawn slots per level, and the slots posed, with the per-slot pose state carried in `state`. */
 function reference(store: ReturnType<typeof makeStore>, frame: CullFrame, levels: number, state: { stamp: Uint32Array; frame: Uint32Array }) {
-  const lists: number[][] = Array.from({ length: levels }, () => []), posed: number[] = [];
+  const lists: number[][] = Array.from({ length: levels }, () => []), casters: number[][] = Array.from({ length: levels }, () => []), posed: number[] = [];
   for (let slot = 0; slot < store.count; slot++) {
     const b = slot >= store.plainCount ? LAYERED_BOX : BOX;
     // The pass's box: centre and half extent rounded up as CullPass.writeBox does.
@@ -34,10 +34,13 @@ function reference(store: ReturnType<typeof makeStore>, frame: CullFrame, levels
     const half = [0, 1, 2].map((c) => Math.fround((b[c + 3] - b[c]) / 2) * (1 + 2 ** -22));
     const world = Array.from(store.f.subarray((slot * INSTANCE.size) / 4, (slot * INSTANCE.size) / 4 + 16));
     const bounds = instanceBounds(world, [...box.map((m, c) => m - half[c]), ...box.map((m, c) => m + half[c])], frame.cameraPosition);
-    if (!(bounds.distance <= frame.maxDistance && insideAll(frame.planes, bounds))) continue;
+    const visible = bounds.distance <= frame.maxDistance && insideAll(frame.planes, bounds);
+    const caster = (frame.flags & CULL_SHADOWS) !== 0 && insideAll(frame.lightPlanes, bounds);
+    if (!visible && !caster) continue;
     const scaled = bounds.distance / Math.max(bounds.scale, 1e-30);
     const level = frame.forcedLevel !== LOD_NOT_FORCED ? Math.min(frame.forcedLevel, levels - 1) : lodLevel(scaled, frame.lodDistances, levels);
-    lists[level].push(slot);
+    if (visible) lists[level].push(slot);
+    if (caster) casters[Math.min(level + frame.shadowLodBias, levels - 1)].push(slot);
     const step = animationStep(scaled, frame.animationDistances);
     if (poseDue(frame.frame, slot, step, state.frame[slot], state.stamp[slot] !== store.stampWords[slot])) {
       state.stamp[slot] = store.stampWords[slot];
@@ -45,28 +48,32 @@ function reference(store: ReturnType<typeof makeStore>, frame: CullFrame, levels
       posed.push(slot);
     }
   }
-  return { lists, posed };
+  return { lists, casters, posed };
 }
 
-function listsOf(cull: GLCull): number[][] {
+function listsOf(cull: { slots: Uint32Array; offsets: Uint32Array; counts: Uint32Array; levels: number }): number[][] {
   return Array.from({ length: cull.levels }, (_, l) => Array.from(cull.slots.subarray(cull.offsets[l], cull.offsets[l] + cull.counts[l])));
 }
 
 describe('GLCull: the CPU twin of the cull pass for the WebGL 2 crowd', () => {
-  it('draws, levels and poses exactly the instances cull-math.ts chooses, frame after frame (3 LOD levels, animation LOD, slots changing hands)', () => {
+  it('draws, levels, lists shadow casters and poses exactly the instances cull-math.ts chooses, frame after frame (3 LOD levels, animation LOD, slots changing hands)', () => {
     const store = makeStore(3000, 2000);
     const settings = new CullSettings([0, 0.02, 0.08], 1.8);
     const { viewProjection, eye } = lookAt([0, 30, -120], [0, 0, 0], { fovY: 0.8 });
     settings.setCamera(viewProjection, eye, 720);
+    // A light camera over part of the crowd: casters inside it, some of them outside the view.
+    settings.setCasterCamera(lookAt([60, 80, 20], [40, 0, 0], { fovY: 0.7 }).viewProjection);
     const cull = new GLCull(3, BOX, LAYERED_BOX);
     const state = { stamp: new Uint32Array(store.count), frame: new Uint32Array(store.count) };
-    let drawn = 0, levelled = 0, skipped = 0;
+    let drawn = 0, levelled = 0, skipped = 0, casters = 0;
     for (let f = 0; f < 6; f++) {
       if (f === 3) for (let s = 0; s < store.count; s += 7) store.stampWords[s] += 10_000; // instances moved into these slots
       const frame = settings.fill();
       cull.run(store, frame);
       const expected = reference(store, frame, 3, state);
       expect(listsOf(cull)).toEqual(expected.lists);
+      expect(listsOf(cull.casters)).toEqual(expected.casters);
+      casters += cull.casters.offsets[2] + cull.casters.counts[2];
       expect(Array.from(cull.poseList.subarray(0, cull.poseCount))).toEqual(expected.posed);
       drawn += cull.visible;
       levelled += cull.counts[1] + cull.counts[2];
@@ -77,6 +84,7 @@ describe('GLCull: the CPU twin of the cull pass for the WebGL 2 crowd', () => {
     expect(drawn).toBeLessThan(6 * 3000);
     expect(levelled).toBeGreaterThan(100);
     expect(skipped).toBeGreaterThan(100);
+    expect(casters).toBeGreaterThan(50);
   });
 
   it('with culling, LOD and animation LOD off it draws every instance at level 0 and poses each every frame; a forced level is used as given', () => {

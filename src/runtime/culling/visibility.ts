@@ -53,6 +53,11 @@ export class Visibility {
     this.settings.shadows = this.shadowMapSize !== undefined;
   }
 
+  /** The shadow map's reach as CrowdOptions.shadows set it (world units) and its strength, for a backend that fits its own light (the WebGL 2 crowd). */
+  get shadowFit(): Readonly<{ distance: number; reach: number; strength: number }> {
+    return this.shadow;
+  }
+
   /** Whether shadows can be turned on (the crowd was made with CrowdOptions.shadows). */
   get canShadow(): boolean {
     return this.shadowMapSize !== undefined;
