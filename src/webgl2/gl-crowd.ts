@@ -120,7 +120,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Features need WebGPU for now: refuses `feature` by name (CrowdProps, CrowdMorph, ... made from a GLCrowd throw this). */
   install(feature: CrowdFeature): never {
-    throw new Error(`the "${show(feature?.featureName)}" feature is not on WebGL 2 yet: ${NEEDS_WEBGPU}`);
+    throw new Error(`the ${show(feature?.featureName)} feature is not on WebGL 2 yet: ${NEEDS_WEBGPU}`);
   }
 
   /** Whether a feature named `name` is installed (never, on WebGL 2). */

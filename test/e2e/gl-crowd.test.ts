@@ -62,7 +62,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     await page.close();
   }, TEST_TIMEOUT);
 
-  it('one page, both backends: createCrowd gives the same ids and the same named errors on WebGPU and on WebGL 2', async () => {
+  it('one page, both backends: createCrowd gives the same ids and the same named errors on WebGPU and on WebGL 2; what needs WebGPU is refused by name on GL', async () => {
     const page = await demo.newPage();
     await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
     const answers = await page.evaluate(async () => {
@@ -93,9 +93,21 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
         crowd.destroy();
         return out;
       };
-      return [await run('webgpu'), await run('webgl2')];
+      // What only WebGL 2 refuses, by name: a feature, a palette budget, dual-quaternion skinning.
+      const refusals: string[] = [];
+      const gl = document.createElement('canvas').getContext('webgl2')!;
+      const refuse = (f: () => unknown) => { try { f(); refusals.push('accepted'); } catch (error) { refusals.push((error as Error).message); } };
+      const crowd = new api.GLCrowd(gl, character, { capacity: 1 });
+      refuse(() => new api.CrowdEvents(crowd as unknown as InstanceType<typeof api.Crowd>));
+      refuse(() => new api.GLCrowd(gl, character, { paletteSize: 1000 }));
+      refuse(() => new api.GLCrowd(gl, character, { skinning: 'dual-quaternion' }));
+      crowd.destroy();
+      return [await run('webgpu'), await run('webgl2'), refusals];
     });
-    const [gpu, gl] = answers;
+    const [gpu, gl, refusals] = answers;
+    expect(refusals[0]).toMatch(/"clip-events" feature is not on WebGL 2 yet: it needs WebGPU/);
+    expect(refusals[1]).toMatch(/^paletteSize: .*it needs WebGPU/);
+    expect(refusals[2]).toMatch(/dual-quaternion.*needs WebGPU/);
     expect(gpu[0]).toBe('webgpu');
     expect(gl[0]).toBe('webgl2');
     expect(gl.slice(1)).toEqual(gpu.slice(1));
