@@ -390,7 +390,7 @@ async function drawSection(character: Awaited<ReturnType<typeof characterFromFil
 async function glCullSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(GL_CULL_HEADING);
   print();
-  print(`Measured ${new Date().toISOString().slice(0, 10)}, CPU only (no GL context: the store runs over buffers without memory). ${CROWD_MODEL[0]} with its 4 mesh LOD levels off (1 level), 1 m tall on a square grid 1.5 m apart, random yaws; culling, mesh LOD and animation LOD on (1080-pixel-high view, 70 degrees): GLCull.run, the twin of the cull pass that the WebGL 2 crowd runs each frame (docs/webgl2.md). Floor: one loop reading every instance's translation from the same records. Medians of ${quick ? 3 : 7} rounds of 50 frames, the two alternating. Issue 37's target: at most 1 ms a frame for 10,000.`);
+  print(`Measured ${new Date().toISOString().slice(0, 10)}, CPU only (no GL context: the store runs over buffers without memory). ${CROWD_MODEL[0]} with its 4 mesh LOD levels, 1 m tall on a square grid 1.5 m apart, random yaws; culling, mesh LOD and animation LOD on (1080-pixel-high view, 70 degrees): GLCull.run, the twin of the cull pass that the WebGL 2 crowd runs each frame (docs/webgl2.md). Floor: one loop reading every instance's translation from the same records. Medians of ${quick ? 3 : 7} rounds of 50 frames, the two alternating. Issue 37's target: at most 1 ms a frame for 10,000.`);
   print();
   const rows: GLCullRow[] = [];
   for (const view of ['inside', 'above'] as const) for (const count of quick ? [10000] : [10000, 100000]) rows.push(benchGLCull(character, count, view, quick ? 3 : 7));
