@@ -20,6 +20,8 @@ const DEPTH_FORMAT: GPUTextureFormat = 'depth24plus';
 export class GPUCanvasCrowd extends Crowd {
   /** Times the crowd was restored onto a new device after losing one. */
   restored = 0;
+  /** The canvas drawn into (not owned). */
+  readonly canvas: HTMLCanvasElement | OffscreenCanvas;
   private depth: GPUTexture | undefined;
   private destroyed = false;
   private readonly context: GPUCanvasContext;
@@ -30,8 +32,9 @@ export class GPUCanvasCrowd extends Crowd {
    * configures it; a refused crowd leaves the canvas without a context (createCrowd can still
    * give it a WebGL 2 one). Throws an Error when the canvas has a context of another kind.
    */
-  constructor(device: GPUDevice, /** The canvas drawn into (not owned). */ readonly canvas: HTMLCanvasElement | OffscreenCanvas, character: Character, options: CrowdOptions, clearColor: ClearColor) {
+  constructor(device: GPUDevice, canvas: HTMLCanvasElement | OffscreenCanvas, character: Character, options: CrowdOptions, clearColor: ClearColor) {
     super(device, character, options);
+    this.canvas = canvas;
     const context = canvas.getContext('webgpu') as GPUCanvasContext | null;
     if (!context) {
       super.destroy();
@@ -109,6 +112,8 @@ function requiredLimitsOf(device: GPUDevice): Record<string, number> {
 export class GLCanvasCrowd extends GLCrowd {
   /** Times the crowd was restored after its context was lost. */
   restored = 0;
+  /** The canvas drawn into (not owned). */
+  readonly canvas: HTMLCanvasElement | OffscreenCanvas;
   private readonly clearValue: ClearColor;
   private readonly onLost = (event: Event) => event.preventDefault();
   private readonly onRestored = () => {
@@ -116,8 +121,9 @@ export class GLCanvasCrowd extends GLCrowd {
     this.restored++;
   };
 
-  constructor(/** The canvas drawn into (not owned). */ readonly canvas: HTMLCanvasElement | OffscreenCanvas, gl: WebGL2RenderingContext, character: Character, options: GLCrowdOptions, clearColor: ClearColor) {
+  constructor(canvas: HTMLCanvasElement | OffscreenCanvas, gl: WebGL2RenderingContext, character: Character, options: GLCrowdOptions, clearColor: ClearColor) {
     super(gl, character, options);
+    this.canvas = canvas;
     this.clearValue = clearColor;
     canvas.addEventListener('webglcontextlost', this.onLost);
     canvas.addEventListener('webglcontextrestored', this.onRestored);

@@ -26,8 +26,12 @@ export type CanvasCrowd = GPUCanvasCrowd | GLCanvasCrowd;
 
 /** Thrown by createCrowd when the backend asked for (or neither, under 'auto') cannot run here; `reasons` says why for each tried. */
 export class BackendUnavailableError extends Error {
-  constructor(message: string, /** Why each backend tried could not run, one sentence each. */ readonly reasons: string[]) {
+  /** Why each backend tried could not run, one sentence each. */
+  readonly reasons: string[];
+
+  constructor(message: string, reasons: string[]) {
     super(message);
+    this.reasons = reasons;
     this.name = 'BackendUnavailableError';
   }
 }
