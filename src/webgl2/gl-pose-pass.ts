@@ -32,7 +32,9 @@ export interface GLPoseInputs {
   readonly stacks: GLRecordTexture;
   /** Blend masks, nodeCount f32 each. */
   readonly masks: GLRecordTexture;
+  /** Records without a layer stack, in slots [0, plainCount). */
   readonly plainCount: number;
+  /** Records with one, in slots [plainCount, plainCount + layeredCount). */
   readonly layeredCount: number;
 }
 
@@ -177,11 +179,11 @@ export class GLPosePass {
       gl.bindVertexArray(this.vertexArray);
       gl.enableVertexAttribArray(0);
       gl.vertexAttribDivisor(0, 1);
-      const textures = [this.tracks, this.refs, inputs.instances.texture, inputs.stacks.texture, inputs.masks.texture];
-      for (let u = 0; u < LOCAL_UNIT; u++) {
-        gl.activeTexture(gl.TEXTURE0 + u);
-        gl.bindTexture(gl.TEXTURE_2D, textures[u]);
-      }
+      this.bindUnit(0, this.tracks);
+      this.bindUnit(1, this.refs);
+      this.bindUnit(2, inputs.instances.texture);
+      this.bindUnit(3, inputs.stacks.texture);
+      this.bindUnit(4, inputs.masks.texture);
       for (let u = LOCAL_UNIT; u < UNITS; u++) {
         gl.activeTexture(gl.TEXTURE0 + u);
         gl.bindTexture(gl.TEXTURE_2D, null); // the node target is drawn into first: no feedback loop
@@ -229,6 +231,11 @@ export class GLPosePass {
     return front;
   }
 
+  private bindUnit(unit: number, texture: WebGLTexture | null): void {
+    this.gl.activeTexture(this.gl.TEXTURE0 + unit);
+    this.gl.bindTexture(this.gl.TEXTURE_2D, texture);
+  }
+
   private bindTarget(target: GLJointTexture): void {
     const gl = this.gl;
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, target.framebuffer);
@@ -243,7 +250,11 @@ export class GLPosePass {
     const at = p.at;
     gl.useProgram(p.program);
     gl.vertexAttribIPointer(0, 1, gl.UNSIGNED_INT, 4, first * 4); // WebGL 2 has no base instance: the list starts at `first`
-    (['poseTracks', 'poseRefs', 'poseInstances', 'poseStacks', 'poseMasks'] as const).forEach((name, u) => gl.uniform1i(at[name], u));
+    gl.uniform1i(at.poseTracks, 0);
+    gl.uniform1i(at.poseRefs, 1);
+    gl.uniform1i(at.poseInstances, 2);
+    gl.uniform1i(at.poseStacks, 3);
+    gl.uniform1i(at.poseMasks, 4);
     gl.uniform1i(at.poseTracksWidth, this.tracksWidth);
     gl.uniform1i(at.poseRefsWidth, this.refsWidth);
     gl.uniform1i(at.poseInstancesWidth, inputs.instances.width);

@@ -113,6 +113,7 @@ export class GLRecordTexture {
    * `bytes`: the size (an integer >= 0; the texture holds at least one texel). Throws a RangeError
    * naming `label` when it is not one, or when it needs a texture over the context's
    * MAX_TEXTURE_SIZE (see recordTextureWidth).
+   * @param label names the texture in errors (as a GPU object's label).
    */
   constructor(private readonly gl: WebGL2RenderingContext, readonly label: string, bytes: number) {
     this.maxSize = gl.getParameter(gl.MAX_TEXTURE_SIZE) as number;

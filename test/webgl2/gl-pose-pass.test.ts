@@ -52,6 +52,10 @@ describe.skipIf(!available)('GLPosePass on WebGL 2: joint matrices equal the Typ
     expect(await glCase('record-readback')).toBe('equal');
   });
 
+  it('GLSL_JOINT_FETCH with bindJointTarget reads each joint matrix back as the rows hold it (the draw\'s side of the contract)', async () => {
+    expect(await glCase('joint-fetch')).toBe('equal');
+  });
+
   for (const model of MODELS) {
     it(`${model}: plain and layered records at clock 7.3 s`, async () => {
       const r = await pose(model, { count: 37, layered: 23, clock: 7.3, seed: model.length });
@@ -67,6 +71,14 @@ describe.skipIf(!available)('GLPosePass on WebGL 2: joint matrices equal the Typ
     expect(r.unwritten).toBe(0);
     expect(r.layersCompiled).toBe(false); // no layered record: the layered program is never built
     expect(r.worst).toBeLessThan(TOLERANCE);
+  });
+
+  it('late in the clock period (599.99 s, every clip moving) and at -599.99 s: the 64-bit clip positions as pose.wgsl forms them', async () => {
+    for (const clock of [599.99, -599.99]) {
+      const r = await pose('Fox/Fox.glb', { count: 16, layered: 8, clock, seed: 11 });
+      expect(r.unwritten).toBe(0);
+      expect(r.worst, `clock ${clock}`).toBeLessThan(TOLERANCE);
+    }
   });
 
   it('growing the joint target keeps the poses already written (only the new slots are posed after it)', async () => {
