@@ -24,14 +24,18 @@ import { GLJointTexture, type GLJointTarget } from './gl-joints';
 import { GLStateGuard } from './gl-state';
 import { createWordTexture, recordTextureWidth, type GLRecordTexture } from './record-texture';
 
-/** What the pose pass reads per instance (the WebGL 2 form of PoseInputs in src/runtime/pose-pass.ts). Read only; the pass does not own them. */
+/**
+ * What the pose pass reads per instance: the WebGL 2 form of PoseInputs (src/runtime/pose-pass.ts),
+ * with its field names, so that an instance store whose buffers are GLRecordTextures satisfies it
+ * as InstanceStore satisfies PoseInputs. Read only; the pass does not own them.
+ */
 export interface GLPoseInputs {
   /** INSTANCE records: plain ones in slots [0, plainCount), layered ones after them. */
-  readonly instances: GLRecordTexture;
+  readonly instanceBuffer: GLRecordTexture;
   /** LAYER_STACK records, indexed by each layered record's `layers`. */
-  readonly stacks: GLRecordTexture;
+  readonly layerStackBuffer: GLRecordTexture;
   /** Blend masks, nodeCount f32 each. */
-  readonly masks: GLRecordTexture;
+  readonly masksBuffer: GLRecordTexture;
   /** Records without a layer stack, in slots [0, plainCount). */
   readonly plainCount: number;
   /** Records with one, in slots [plainCount, plainCount + layeredCount). */
@@ -167,7 +171,7 @@ export class GLPosePass {
     if (count === 0 || this.character.gpu.slotCount === 0) return;
     const plainCount = this.partition(slots, count, inputs);
     const gl = this.gl;
-    if (!inputs.instances.texture) throw new Error(`GLPosePass.encode: ${inputs.instances.label} holds no records yet (write them first)`);
+    if (!inputs.instanceBuffer.texture) throw new Error(`GLPosePass.encode: ${inputs.instanceBuffer.label} holds no records yet (write them first)`);
     this.state.save();
     try {
       gl.bindBuffer(gl.ARRAY_BUFFER, this.slotBuffer);
@@ -181,9 +185,9 @@ export class GLPosePass {
       gl.vertexAttribDivisor(0, 1);
       this.bindUnit(0, this.tracks);
       this.bindUnit(1, this.refs);
-      this.bindUnit(2, inputs.instances.texture);
-      this.bindUnit(3, inputs.stacks.texture);
-      this.bindUnit(4, inputs.masks.texture);
+      this.bindUnit(2, inputs.instanceBuffer.texture);
+      this.bindUnit(3, inputs.layerStackBuffer.texture);
+      this.bindUnit(4, inputs.masksBuffer.texture);
       for (let u = LOCAL_UNIT; u < UNITS; u++) {
         gl.activeTexture(gl.TEXTURE0 + u);
         gl.bindTexture(gl.TEXTURE_2D, null); // the node target is drawn into first: no feedback loop
@@ -257,9 +261,9 @@ export class GLPosePass {
     gl.uniform1i(at.poseMasks, 4);
     gl.uniform1i(at.poseTracksWidth, this.tracksWidth);
     gl.uniform1i(at.poseRefsWidth, this.refsWidth);
-    gl.uniform1i(at.poseInstancesWidth, inputs.instances.width);
-    gl.uniform1i(at.poseStacksWidth, inputs.stacks.width);
-    gl.uniform1i(at.poseMasksWidth, inputs.masks.width);
+    gl.uniform1i(at.poseInstancesWidth, inputs.instanceBuffer.width);
+    gl.uniform1i(at.poseStacksWidth, inputs.layerStackBuffer.width);
+    gl.uniform1i(at.poseMasksWidth, inputs.masksBuffer.width);
     gl.uniform1ui(at.poseNodeCount, rig.nodeCount);
     gl.uniform1ui(at.poseClipBase, this.bases.clipBase);
     gl.uniform1ui(at.poseRestBase, this.bases.restBase);

@@ -48,6 +48,8 @@ export interface PoseCaseOptions {
 export interface PoseCaseResult {
   worst: number; worstLinear: number; worstTranslation: number; unwritten: number; diagonal: number; joints: number; nodes: number; clips: number;
   passMs: number; layersCompiled: boolean;
+  /** CPU ms of one encode call (JS side: partition, upload of the slot list, state, draws), median of `repeat`. */
+  encodeCpuMs: number;
 }
 
 function randomStack(next: () => number, clips: number, durations: Float32Array, masks: number): ResolvedLayers {
@@ -120,7 +122,7 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
 
   const pass = new GLPosePass(gl, character);
   const growFrom = o.growFrom ?? 0;
-  const inputs: GLPoseInputs = { instances, stacks: stackTexture, masks, plainCount: growFrom || o.count, layeredCount: o.layered };
+  const inputs: GLPoseInputs = { instanceBuffer: instances, layerStackBuffer: stackTexture, masksBuffer: masks, plainCount: growFrom || o.count, layeredCount: o.layered };
   pass.update(inputs, o.clock);
   // NaN everywhere first: a joint the pass does not write stays NaN.
   const poison = () => {
@@ -151,15 +153,18 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
   });
   let passMs = performance.now() - start;
   const times: number[] = [];
+  const cpu: number[] = [];
   const texel = new Float32Array(4);
   for (let k = 0; k < (o.repeat ?? 0); k++) {
     const t0 = performance.now();
     pass.encode(order, total - growFrom);
+    cpu.push(performance.now() - t0);
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fb);
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, texel);
     times.push(performance.now() - t0);
   }
   if (times.length > 0) passMs = times.sort((a, b) => a - b)[times.length >> 1];
+  const encodeCpuMs = cpu.length > 0 ? cpu.sort((a, b) => a - b)[cpu.length >> 1] : Number.NaN;
   gl.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
 
   const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
@@ -213,7 +218,7 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
   const layersCompiled = pass.layersCompiled;
   pass.destroy();
   instances.destroy(); stackTexture.destroy(); masks.destroy();
-  return { worst: Math.max(worstLinear, worstTranslation), worstLinear, worstTranslation, unwritten, diagonal, joints: J, nodes: data.nodeCount, clips, passMs, layersCompiled };
+  return { worst: Math.max(worstLinear, worstTranslation), worstLinear, worstTranslation, unwritten, diagonal, joints: J, nodes: data.nodeCount, clips, passMs, layersCompiled, encodeCpuMs };
 }
 
 /** A context whose getParameter / getExtension answers differ from `gl`'s for the refusal checks. */
@@ -276,7 +281,7 @@ function jointFetch(character: Character): string {
   records.upload(queue, asBuffer(instances));
   empty.write(0, new Uint32Array(4));
   const pass = new GLPosePass(gl, character);
-  pass.update({ instances, stacks: empty, masks: empty, plainCount: count, layeredCount: 0 }, 0.5);
+  pass.update({ instanceBuffer: instances, layerStackBuffer: empty, masksBuffer: empty, plainCount: count, layeredCount: 0 }, 0.5);
   pass.encode(Uint32Array.from({ length: count }, (_, i) => i), count);
   const target = pass.joints;
   const J = target.jointCount;
