@@ -118,7 +118,6 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
   records.upload(queue, asBuffer(instances));
   stacks.upload(queue, asBuffer(stackTexture));
   maskTable.upload(queue, asBuffer(masks));
-  if (o.layered === 0) stackTexture.write(0, new Uint32Array(4)); // a texture to bind
 
   const pass = new GLPosePass(gl, character);
   const growFrom = o.growFrom ?? 0;
