@@ -70,9 +70,10 @@ const UNIFORMS = [
 /**
  * create: the constructor checks the context (EXT_color_buffer_float, MAX_TEXTURE_SIZE: refused
  * by name before anything is made), uploads the baked tables and rig records as textures, builds
- * the program for plain records and the joint target; the program for layered records is built
- * by the first update() that sees one (as PosePass does). update(): notes the inputs and the
- * clock, grows the joint target to the records' count. encode(): one draw per program.
+ * the node stage's program for plain records and the joint stage's program, and the node and
+ * joint targets; the node stage's program for layered records is built by the first update()
+ * that sees one (as PosePass does). update(): notes the inputs and the clock, grows the targets
+ * to the records' count. encode(): the node stage's draws (plain, layered), then the joint stage's.
  */
 export class GLPosePass {
   /** Always 'linear' (the pass writes matrix rows). */
@@ -123,10 +124,24 @@ export class GLPosePass {
       this.target.destroy(gl);
       throw error;
     }
-    this.tracks = createWordTexture(gl, 'GLPosePass.tracks', new Uint32Array(rig.tracks.buffer, rig.tracks.byteOffset, rig.tracks.length), this.tracksWidth);
-    this.refs = createWordTexture(gl, 'GLPosePass.trackRefs', refs.data, this.refsWidth);
-    this.plain = this.program('node', false);
-    this.chain = this.program('joint', false);
+    const made: WebGLTexture[] = [];
+    let plain: PoseProgram | undefined;
+    try {
+      this.tracks = createWordTexture(gl, 'GLPosePass.tracks', new Uint32Array(rig.tracks.buffer, rig.tracks.byteOffset, rig.tracks.length), this.tracksWidth);
+      made.push(this.tracks);
+      this.refs = createWordTexture(gl, 'GLPosePass.trackRefs', refs.data, this.refsWidth);
+      made.push(this.refs);
+      plain = this.program('node', false);
+      this.plain = plain;
+      this.chain = this.program('joint', false);
+    } catch (error) {
+      // A lost context or a shader that does not compile here: leave nothing behind.
+      for (const texture of made) gl.deleteTexture(texture);
+      if (plain) gl.deleteProgram(plain.program);
+      this.target.destroy(gl);
+      this.local.destroy(gl);
+      throw error;
+    }
     this.state = new GLStateGuard(gl, UNITS);
     this.slotBuffer = gl.createBuffer()!;
     this.vertexArray = gl.createVertexArray()!;
