@@ -96,6 +96,8 @@ describe.skipIf(!available)('GLPosePass on WebGL 2: joint matrices equal the Typ
     expect(await glCase('no-float')).toMatch(/GLPosePass: this WebGL 2 context lacks EXT_color_buffer_float/);
     expect(await glCase('small-textures')).toMatch(/GLPosePass.tracks: \d+ bytes need \d+ texels .* MAX_TEXTURE_SIZE is 64/);
     expect(await glCase('dual-quaternion')).toMatch(/skinning 'dual-quaternion' needs WebGPU/);
+    expect(await glCase('huge-capacity')).toMatch(/GLPosePass.joints: 1000000000 instances x 24 joints need a \d+ x \d+ joint texture; this context's MAX_TEXTURE_SIZE is \d+/);
+    expect(await glCase('huge-growth')).toMatch(/GLPosePass.joints: .* MAX_TEXTURE_SIZE is \d+ \| same target: true$/);
     expect(problems).toEqual([]);
   });
 });

@@ -238,6 +238,18 @@ async function glCase(name: string, url: string): Promise<string> {
   if (name === 'no-float') return attempt(() => new GLPosePass(restricted({ noFloat: true }), character));
   if (name === 'small-textures') return attempt(() => new GLPosePass(restricted({ maxTextureSize: 64 }), character));
   if (name === 'dual-quaternion') return attempt(() => new GLPosePass(gl, character, { skinning: 'dual-quaternion' }));
+  if (name === 'huge-capacity') return attempt(() => new GLPosePass(gl, character, { capacity: 1e9 }));
+  if (name === 'huge-growth') {
+    // update() refused growing past MAX_TEXTURE_SIZE leaves the pass as it was (same target, still usable).
+    const pass = new GLPosePass(gl, character);
+    const records = new GLRecordTexture(gl, 'Growth.records', INSTANCE.size);
+    const before = pass.joints;
+    const message = attempt(() => pass.update({ instanceBuffer: records, layerStackBuffer: records, masksBuffer: records, plainCount: 1e9, layeredCount: 0 }, 0));
+    const same = pass.joints === before;
+    pass.destroy();
+    records.destroy();
+    return `${message} | same target: ${same}`;
+  }
   if (name === 'joint-fetch') return jointFetch(character);
   if (name === 'record-readback') {
     // Words written at unaligned offsets across a row boundary read back through a framebuffer exactly.
