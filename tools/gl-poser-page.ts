@@ -63,7 +63,7 @@ async function glPose(h: GlPoseHeader): Promise<number[]> {
   maskTable.upload(queue, asBuffer(masks));
   const pass = new GLPosePass(gl, { gpu: rig });
   try {
-    pass.update({ instances, stacks: stackTexture, masks, plainCount, layeredCount: count - plainCount }, h.clock);
+    pass.update({ instanceBuffer: instances, layerStackBuffer: stackTexture, masksBuffer: masks, plainCount, layeredCount: count - plainCount }, h.clock);
     pass.encode(Uint32Array.from({ length: count }, (_, i) => i), count);
     const target = pass.joints;
     const framebuffer = gl.createFramebuffer();

@@ -1,4 +1,5 @@
 #version 300 es
+// Over 400 lines: about 150 of them are the generated block (constants, record readers, clip clock).
 // WebGL 2 pose pass, first stage, fragment shader (src/webgl2/gl-pose-pass.ts): one fragment
 // per (listed instance slot, rig node) writes that node's LOCAL matrix (T * R * S) as three rows
 // into three RGBA32F targets; pose.frag.glsl then composes them along each joint's chain. The same

@@ -12,8 +12,9 @@
 export interface GLJointTarget {
   /** Three RGBA32F textures: row 0, 1, 2 of each joint matrix. */
   readonly rows: readonly [WebGLTexture, WebGLTexture, WebGLTexture];
-  /** Texels per row, and rows, of each texture. */
+  /** Texels per row of each texture. */
   readonly width: number;
+  /** Rows of each texture. */
   readonly height: number;
   /** J: joint slots per instance (character.gpu.slotCount). */
   readonly jointCount: number;
@@ -81,9 +82,13 @@ export const JOINT_TEXTURE_WIDTH = 4096;
  * the pose pass makes a new one to grow. Owns its textures and framebuffer (destroy()).
  */
 export class GLJointTexture implements GLJointTarget {
+  /** Rows 0, 1, 2 of each matrix (RGBA32F). */
   readonly rows: readonly [WebGLTexture, WebGLTexture, WebGLTexture];
+  /** Texels per row: MAX_TEXTURE_SIZE or JOINT_TEXTURE_WIDTH, the smaller. */
   readonly width: number;
+  /** Rows: enough for `capacity` slots. */
   readonly height: number;
+  /** floor(width / jointCount). */
   readonly slotsPerRow: number;
   /** Draw framebuffer with rows[i] at COLOR_ATTACHMENTi. */
   readonly framebuffer: WebGLFramebuffer;
@@ -93,6 +98,9 @@ export class GLJointTexture implements GLJointTarget {
    * MAX_TEXTURE_SIZE when one instance's joints do not fit a row or the rows do not fit, an Error
    * naming EXT_color_buffer_float when float textures cannot be rendered to; nothing is left
    * allocated then.
+   * @param label names the target in errors.
+   * @param jointCount matrices per instance slot (J; a row per rig node for the pose pass's node stage).
+   * @param capacity instance slots held.
    */
   constructor(gl: WebGL2RenderingContext, readonly label: string, readonly jointCount: number, readonly capacity: number) {
     const maxSize = gl.getParameter(gl.MAX_TEXTURE_SIZE) as number;

@@ -24,15 +24,21 @@ import { GLJointTexture, type GLJointTarget } from './gl-joints';
 import { GLStateGuard } from './gl-state';
 import { createWordTexture, recordTextureWidth, type GLRecordTexture } from './record-texture';
 
-/** What the pose pass reads per instance (the WebGL 2 form of PoseInputs in src/runtime/pose-pass.ts). Read only; the pass does not own them. */
+/**
+ * What the pose pass reads per instance: the WebGL 2 form of PoseInputs (src/runtime/pose-pass.ts),
+ * with its field names, so that an instance store whose buffers are GLRecordTextures satisfies it
+ * as InstanceStore satisfies PoseInputs. Read only; the pass does not own them.
+ */
 export interface GLPoseInputs {
   /** INSTANCE records: plain ones in slots [0, plainCount), layered ones after them. */
-  readonly instances: GLRecordTexture;
+  readonly instanceBuffer: GLRecordTexture;
   /** LAYER_STACK records, indexed by each layered record's `layers`. */
-  readonly stacks: GLRecordTexture;
+  readonly layerStackBuffer: GLRecordTexture;
   /** Blend masks, nodeCount f32 each. */
-  readonly masks: GLRecordTexture;
+  readonly masksBuffer: GLRecordTexture;
+  /** Records without a layer stack, in slots [0, plainCount). */
   readonly plainCount: number;
+  /** Records with one, in slots [plainCount, plainCount + layeredCount). */
   readonly layeredCount: number;
 }
 
@@ -64,9 +70,10 @@ const UNIFORMS = [
 /**
  * create: the constructor checks the context (EXT_color_buffer_float, MAX_TEXTURE_SIZE: refused
  * by name before anything is made), uploads the baked tables and rig records as textures, builds
- * the program for plain records and the joint target; the program for layered records is built
- * by the first update() that sees one (as PosePass does). update(): notes the inputs and the
- * clock, grows the joint target to the records' count. encode(): one draw per program.
+ * the node stage's program for plain records and the joint stage's program, and the node and
+ * joint targets; the node stage's program for layered records is built by the first update()
+ * that sees one (as PosePass does). update(): notes the inputs and the clock, grows the targets
+ * to the records' count. encode(): the node stage's draws (plain, layered), then the joint stage's.
  */
 export class GLPosePass {
   /** Always 'linear' (the pass writes matrix rows). */
@@ -117,10 +124,24 @@ export class GLPosePass {
       this.target.destroy(gl);
       throw error;
     }
-    this.tracks = createWordTexture(gl, 'GLPosePass.tracks', new Uint32Array(rig.tracks.buffer, rig.tracks.byteOffset, rig.tracks.length), this.tracksWidth);
-    this.refs = createWordTexture(gl, 'GLPosePass.trackRefs', refs.data, this.refsWidth);
-    this.plain = this.program('node', false);
-    this.chain = this.program('joint', false);
+    const made: WebGLTexture[] = [];
+    let plain: PoseProgram | undefined;
+    try {
+      this.tracks = createWordTexture(gl, 'GLPosePass.tracks', new Uint32Array(rig.tracks.buffer, rig.tracks.byteOffset, rig.tracks.length), this.tracksWidth);
+      made.push(this.tracks);
+      this.refs = createWordTexture(gl, 'GLPosePass.trackRefs', refs.data, this.refsWidth);
+      made.push(this.refs);
+      plain = this.program('node', false);
+      this.plain = plain;
+      this.chain = this.program('joint', false);
+    } catch (error) {
+      // A lost context or a shader that does not compile here: leave nothing behind.
+      for (const texture of made) gl.deleteTexture(texture);
+      if (plain) gl.deleteProgram(plain.program);
+      this.target.destroy(gl);
+      this.local.destroy(gl);
+      throw error;
+    }
     this.state = new GLStateGuard(gl, UNITS);
     this.slotBuffer = gl.createBuffer()!;
     this.vertexArray = gl.createVertexArray()!;
@@ -165,7 +186,7 @@ export class GLPosePass {
     if (count === 0 || this.character.gpu.slotCount === 0) return;
     const plainCount = this.partition(slots, count, inputs);
     const gl = this.gl;
-    if (!inputs.instances.texture) throw new Error(`GLPosePass.encode: ${inputs.instances.label} holds no records yet (write them first)`);
+    if (!inputs.instanceBuffer.texture) throw new Error(`GLPosePass.encode: ${inputs.instanceBuffer.label} holds no records yet (write them first)`);
     this.state.save();
     try {
       gl.bindBuffer(gl.ARRAY_BUFFER, this.slotBuffer);
@@ -177,11 +198,11 @@ export class GLPosePass {
       gl.bindVertexArray(this.vertexArray);
       gl.enableVertexAttribArray(0);
       gl.vertexAttribDivisor(0, 1);
-      const textures = [this.tracks, this.refs, inputs.instances.texture, inputs.stacks.texture, inputs.masks.texture];
-      for (let u = 0; u < LOCAL_UNIT; u++) {
-        gl.activeTexture(gl.TEXTURE0 + u);
-        gl.bindTexture(gl.TEXTURE_2D, textures[u]);
-      }
+      this.bindUnit(0, this.tracks);
+      this.bindUnit(1, this.refs);
+      this.bindUnit(2, inputs.instanceBuffer.texture);
+      this.bindUnit(3, inputs.layerStackBuffer.texture);
+      this.bindUnit(4, inputs.masksBuffer.texture);
       for (let u = LOCAL_UNIT; u < UNITS; u++) {
         gl.activeTexture(gl.TEXTURE0 + u);
         gl.bindTexture(gl.TEXTURE_2D, null); // the node target is drawn into first: no feedback loop
@@ -229,6 +250,11 @@ export class GLPosePass {
     return front;
   }
 
+  private bindUnit(unit: number, texture: WebGLTexture | null): void {
+    this.gl.activeTexture(this.gl.TEXTURE0 + unit);
+    this.gl.bindTexture(this.gl.TEXTURE_2D, texture);
+  }
+
   private bindTarget(target: GLJointTexture): void {
     const gl = this.gl;
     gl.bindFramebuffer(gl.DRAW_FRAMEBUFFER, target.framebuffer);
@@ -243,12 +269,16 @@ export class GLPosePass {
     const at = p.at;
     gl.useProgram(p.program);
     gl.vertexAttribIPointer(0, 1, gl.UNSIGNED_INT, 4, first * 4); // WebGL 2 has no base instance: the list starts at `first`
-    (['poseTracks', 'poseRefs', 'poseInstances', 'poseStacks', 'poseMasks'] as const).forEach((name, u) => gl.uniform1i(at[name], u));
+    gl.uniform1i(at.poseTracks, 0);
+    gl.uniform1i(at.poseRefs, 1);
+    gl.uniform1i(at.poseInstances, 2);
+    gl.uniform1i(at.poseStacks, 3);
+    gl.uniform1i(at.poseMasks, 4);
     gl.uniform1i(at.poseTracksWidth, this.tracksWidth);
     gl.uniform1i(at.poseRefsWidth, this.refsWidth);
-    gl.uniform1i(at.poseInstancesWidth, inputs.instances.width);
-    gl.uniform1i(at.poseStacksWidth, inputs.stacks.width);
-    gl.uniform1i(at.poseMasksWidth, inputs.masks.width);
+    gl.uniform1i(at.poseInstancesWidth, inputs.instanceBuffer.width);
+    gl.uniform1i(at.poseStacksWidth, inputs.layerStackBuffer.width);
+    gl.uniform1i(at.poseMasksWidth, inputs.masksBuffer.width);
     gl.uniform1ui(at.poseNodeCount, rig.nodeCount);
     gl.uniform1ui(at.poseClipBase, this.bases.clipBase);
     gl.uniform1ui(at.poseRestBase, this.bases.restBase);

@@ -36,7 +36,8 @@ export function recordTextureWidth(label: string, bytes: number, maxSize: number
 export function withTextureUpload(gl: WebGL2RenderingContext, texture: WebGLTexture, upload: () => void): void {
   const bound = gl.getParameter(gl.TEXTURE_BINDING_2D) as WebGLTexture | null;
   const unpackBuffer = gl.getParameter(gl.PIXEL_UNPACK_BUFFER_BINDING) as WebGLBuffer | null;
-  const saved = UNPACK_PARAMETERS.map((p) => gl.getParameter(gl[p]) as number | boolean);
+  const saved = savedUnpack;
+  UNPACK_PARAMETERS.forEach((p, i) => { saved[i] = gl.getParameter(gl[p]) as number | boolean; });
   if (unpackBuffer) gl.bindBuffer(gl.PIXEL_UNPACK_BUFFER, null);
   UNPACK_PARAMETERS.forEach((p, i) => { if (saved[i] !== UNPACK_DEFAULTS[i]) gl.pixelStorei(gl[p], UNPACK_DEFAULTS[i] as number); });
   gl.bindTexture(gl.TEXTURE_2D, texture);
@@ -51,6 +52,8 @@ export function withTextureUpload(gl: WebGL2RenderingContext, texture: WebGLText
 
 const UNPACK_PARAMETERS = ['UNPACK_FLIP_Y_WEBGL', 'UNPACK_ALIGNMENT', 'UNPACK_ROW_LENGTH', 'UNPACK_SKIP_ROWS', 'UNPACK_SKIP_PIXELS', 'UNPACK_IMAGE_HEIGHT', 'UNPACK_SKIP_IMAGES'] as const;
 const UNPACK_DEFAULTS = [false, 4, 0, 0, 0, 0, 0] as const;
+/** withTextureUpload's scratch (uploads do not nest), so an upload allocates no array. */
+const savedUnpack: (number | boolean)[] = [false, 4, 0, 0, 0, 0, 0];
 
 /**
  * Makes an immutable RGBA32UI texture `width` texels wide holding `words` (u32 words, 4 a texel,
@@ -113,6 +116,7 @@ export class GLRecordTexture {
    * `bytes`: the size (an integer >= 0; the texture holds at least one texel). Throws a RangeError
    * naming `label` when it is not one, or when it needs a texture over the context's
    * MAX_TEXTURE_SIZE (see recordTextureWidth).
+   * @param label names the texture in errors (as a GPU object's label).
    */
   constructor(private readonly gl: WebGL2RenderingContext, readonly label: string, bytes: number) {
     this.maxSize = gl.getParameter(gl.MAX_TEXTURE_SIZE) as number;

@@ -52,6 +52,10 @@ describe.skipIf(!available)('GLPosePass on WebGL 2: joint matrices equal the Typ
     expect(await glCase('record-readback')).toBe('equal');
   });
 
+  it('GLSL_JOINT_FETCH with bindJointTarget reads each joint matrix back as the rows hold it (the draw\'s side of the contract)', async () => {
+    expect(await glCase('joint-fetch')).toBe('equal');
+  });
+
   for (const model of MODELS) {
     it(`${model}: plain and layered records at clock 7.3 s`, async () => {
       const r = await pose(model, { count: 37, layered: 23, clock: 7.3, seed: model.length });
@@ -69,6 +73,14 @@ describe.skipIf(!available)('GLPosePass on WebGL 2: joint matrices equal the Typ
     expect(r.worst).toBeLessThan(TOLERANCE);
   });
 
+  it('late in the clock period (599.99 s, every clip moving) and at -599.99 s: the 64-bit clip positions as pose.wgsl forms them', async () => {
+    for (const clock of [599.99, -599.99]) {
+      const r = await pose('Fox/Fox.glb', { count: 16, layered: 8, clock, seed: 11 });
+      expect(r.unwritten).toBe(0);
+      expect(r.worst, `clock ${clock}`).toBeLessThan(TOLERANCE);
+    }
+  });
+
   it('growing the joint target keeps the poses already written (only the new slots are posed after it)', async () => {
     const r = await pose('CesiumMan/CesiumMan.glb', { count: 40, layered: 0, clock: 2.25, seed: 9, growFrom: 3 });
     expect(r.unwritten).toBe(0);
@@ -84,6 +96,8 @@ describe.skipIf(!available)('GLPosePass on WebGL 2: joint matrices equal the Typ
     expect(await glCase('no-float')).toMatch(/GLPosePass: this WebGL 2 context lacks EXT_color_buffer_float/);
     expect(await glCase('small-textures')).toMatch(/GLPosePass.tracks: \d+ bytes need \d+ texels .* MAX_TEXTURE_SIZE is 64/);
     expect(await glCase('dual-quaternion')).toMatch(/skinning 'dual-quaternion' needs WebGPU/);
+    expect(await glCase('huge-capacity')).toMatch(/GLPosePass.joints: 1000000000 instances x 24 joints need a \d+ x \d+ joint texture; this context's MAX_TEXTURE_SIZE is \d+/);
+    expect(await glCase('huge-growth')).toMatch(/GLPosePass.joints: .* MAX_TEXTURE_SIZE is \d+ \| same target: true$/);
     expect(problems).toEqual([]);
   });
 });

@@ -18,6 +18,7 @@ import { INSTANCE, LAYER_STACK, MASK_NONE } from '../../../src/runtime/layout';
 import { seededRandom } from '../../../tools/random';
 import { GLPosePass, type GLPoseInputs } from '../../../src/webgl2/gl-pose-pass';
 import { GLRecordTexture } from '../../../src/webgl2/record-texture';
+import { bindJointTarget, GLSL_JOINT_FETCH } from '../../../src/webgl2/gl-joints';
 import { InstanceStore } from '../../../src/runtime/instance-store';
 import { PosePass } from '../../../src/runtime/pose-pass';
 
@@ -47,6 +48,8 @@ export interface PoseCaseOptions {
 export interface PoseCaseResult {
   worst: number; worstLinear: number; worstTranslation: number; unwritten: number; diagonal: number; joints: number; nodes: number; clips: number;
   passMs: number; layersCompiled: boolean;
+  /** CPU ms of one encode call (JS side: partition, upload of the slot list, state, draws), median of `repeat`. */
+  encodeCpuMs: number;
 }
 
 function randomStack(next: () => number, clips: number, durations: Float32Array, masks: number): ResolvedLayers {
@@ -115,11 +118,10 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
   records.upload(queue, asBuffer(instances));
   stacks.upload(queue, asBuffer(stackTexture));
   maskTable.upload(queue, asBuffer(masks));
-  if (o.layered === 0) stackTexture.write(0, new Uint32Array(4)); // a texture to bind
 
   const pass = new GLPosePass(gl, character);
   const growFrom = o.growFrom ?? 0;
-  const inputs: GLPoseInputs = { instances, stacks: stackTexture, masks, plainCount: growFrom || o.count, layeredCount: o.layered };
+  const inputs: GLPoseInputs = { instanceBuffer: instances, layerStackBuffer: stackTexture, masksBuffer: masks, plainCount: growFrom || o.count, layeredCount: o.layered };
   pass.update(inputs, o.clock);
   // NaN everywhere first: a joint the pass does not write stays NaN.
   const poison = () => {
@@ -150,15 +152,18 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
   });
   let passMs = performance.now() - start;
   const times: number[] = [];
+  const cpu: number[] = [];
   const texel = new Float32Array(4);
   for (let k = 0; k < (o.repeat ?? 0); k++) {
     const t0 = performance.now();
     pass.encode(order, total - growFrom);
+    cpu.push(performance.now() - t0);
     gl.bindFramebuffer(gl.READ_FRAMEBUFFER, fb);
     gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.FLOAT, texel);
     times.push(performance.now() - t0);
   }
   if (times.length > 0) passMs = times.sort((a, b) => a - b)[times.length >> 1];
+  const encodeCpuMs = cpu.length > 0 ? cpu.sort((a, b) => a - b)[cpu.length >> 1] : Number.NaN;
   gl.bindFramebuffer(gl.READ_FRAMEBUFFER, null);
 
   const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
@@ -212,7 +217,7 @@ async function poseCase(url: string, o: PoseCaseOptions): Promise<PoseCaseResult
   const layersCompiled = pass.layersCompiled;
   pass.destroy();
   instances.destroy(); stackTexture.destroy(); masks.destroy();
-  return { worst: Math.max(worstLinear, worstTranslation), worstLinear, worstTranslation, unwritten, diagonal, joints: J, nodes: data.nodeCount, clips, passMs, layersCompiled };
+  return { worst: Math.max(worstLinear, worstTranslation), worstLinear, worstTranslation, unwritten, diagonal, joints: J, nodes: data.nodeCount, clips, passMs, layersCompiled, encodeCpuMs };
 }
 
 /** A context whose getParameter / getExtension answers differ from `gl`'s for the refusal checks. */
@@ -233,6 +238,19 @@ async function glCase(name: string, url: string): Promise<string> {
   if (name === 'no-float') return attempt(() => new GLPosePass(restricted({ noFloat: true }), character));
   if (name === 'small-textures') return attempt(() => new GLPosePass(restricted({ maxTextureSize: 64 }), character));
   if (name === 'dual-quaternion') return attempt(() => new GLPosePass(gl, character, { skinning: 'dual-quaternion' }));
+  if (name === 'huge-capacity') return attempt(() => new GLPosePass(gl, character, { capacity: 1e9 }));
+  if (name === 'huge-growth') {
+    // update() refused growing past MAX_TEXTURE_SIZE leaves the pass as it was (same target, still usable).
+    const pass = new GLPosePass(gl, character);
+    const records = new GLRecordTexture(gl, 'Growth.records', INSTANCE.size);
+    const before = pass.joints;
+    const message = attempt(() => pass.update({ instanceBuffer: records, layerStackBuffer: records, masksBuffer: records, plainCount: 1e9, layeredCount: 0 }, 0));
+    const same = pass.joints === before;
+    pass.destroy();
+    records.destroy();
+    return `${message} | same target: ${same}`;
+  }
+  if (name === 'joint-fetch') return jointFetch(character);
   if (name === 'record-readback') {
     // Words written at unaligned offsets across a row boundary read back through a framebuffer exactly.
     const t = new GLRecordTexture(gl, 'Readback.records', 1024 * 16 * 3);
@@ -254,6 +272,76 @@ async function glCase(name: string, url: string): Promise<string> {
     return bad < 0 ? 'equal' : `word ${bad}: ${out[bad]} != ${expected[bad]}`;
   }
   throw new Error(`unknown case ${name}`);
+}
+
+/**
+ * GLSL_JOINT_FETCH as a draw uses it: a program that declares it reads crowdJointMatrix(slot,
+ * joint) for every slot and joint (bindJointTarget sets its uniforms, on units 3 to 5) into a
+ * float target, one texel per matrix column; compared with the row textures read back directly.
+ */
+function jointFetch(character: Character): string {
+  const durations = character.baked.clipDurations;
+  const count = 7;
+  const records = new InstanceRecords(count, durations);
+  for (let s = 0; s < count; s++) {
+    records.setAnimation(s, { clipA: s % durations.length, clipB: 0, timeA: 0.1 * s, timeB: 0, speedA: 1, speedB: 0, blend: 0 }, 0);
+    records.clearLayers(s);
+  }
+  const instances = new GLRecordTexture(gl, 'JointFetch.instances', count * INSTANCE.size);
+  const empty = new GLRecordTexture(gl, 'JointFetch.empty', 16);
+  records.upload(queue, asBuffer(instances));
+  empty.write(0, new Uint32Array(4));
+  const pass = new GLPosePass(gl, character);
+  pass.update({ instanceBuffer: instances, layerStackBuffer: empty, masksBuffer: empty, plainCount: count, layeredCount: 0 }, 0.5);
+  pass.encode(Uint32Array.from({ length: count }, (_, i) => i), count);
+  const target = pass.joints;
+  const J = target.jointCount;
+  const compile = (type: number, source: string) => {
+    const shader = gl.createShader(type)!;
+    gl.shaderSource(shader, source);
+    gl.compileShader(shader);
+    if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS)) throw new Error(`joint-fetch shader: ${gl.getShaderInfoLog(shader)}`);
+    return shader;
+  };
+  const program = gl.createProgram()!;
+  gl.attachShader(program, compile(gl.VERTEX_SHADER, '#version 300 es\nvoid main() { vec2 c = vec2(float(gl_VertexID & 1), float(gl_VertexID >> 1)); gl_Position = vec4(c * 2.0 - 1.0, 0.0, 1.0); }'));
+  gl.attachShader(program, compile(gl.FRAGMENT_SHADER, `#version 300 es\nprecision highp float;\nprecision highp int;\n${GLSL_JOINT_FETCH}\nout vec4 color;\nvoid main() { int x = int(gl_FragCoord.x); color = crowdJointMatrix(int(gl_FragCoord.y), x / 4)[x % 4]; }`));
+  gl.linkProgram(program);
+  const out = gl.createTexture();
+  gl.bindTexture(gl.TEXTURE_2D, out);
+  gl.texStorage2D(gl.TEXTURE_2D, 1, gl.RGBA32F, J * 4, count);
+  const fb = gl.createFramebuffer();
+  gl.bindFramebuffer(gl.FRAMEBUFFER, fb);
+  gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, out, 0);
+  gl.viewport(0, 0, J * 4, count);
+  gl.useProgram(program);
+  bindJointTarget(gl, program, target, 3);
+  gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
+  const columns = new Float32Array(J * 4 * count * 4);
+  gl.readPixels(0, 0, J * 4, count, gl.RGBA, gl.FLOAT, columns);
+  gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, null, 0);
+  const rows = target.rows.map((texture) => {
+    gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, texture, 0);
+    const r = new Float32Array(target.width * target.height * 4);
+    gl.readPixels(0, 0, target.width, target.height, gl.RGBA, gl.FLOAT, r);
+    return r;
+  });
+  gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  let bad = '';
+  for (let s = 0; s < count && !bad; s++) {
+    for (let j = 0; j < J && !bad; j++) {
+      const texel = (s % target.slotsPerRow) * J + j + Math.floor(s / target.slotsPerRow) * target.width;
+      for (let c = 0; c < 4; c++) {
+        const column = Array.from(columns.subarray(((s * J * 4) + j * 4 + c) * 4, ((s * J * 4) + j * 4 + c) * 4 + 4));
+        const expected = [rows[0][texel * 4 + c], rows[1][texel * 4 + c], rows[2][texel * 4 + c], c === 3 ? 1 : 0];
+        if (column.some((v, k) => v !== expected[k])) { bad = `slot ${s} joint ${j} column ${c}: ${column} != ${expected}`; break; }
+      }
+    }
+  }
+  const allZero = columns.every((v) => v === 0);
+  gl.deleteFramebuffer(fb); gl.deleteTexture(out); gl.deleteProgram(program);
+  pass.destroy(); instances.destroy(); empty.destroy();
+  return bad || (allZero ? 'all zero' : 'equal');
 }
 
 /**
