@@ -344,9 +344,9 @@ export class GLSkinPass {
   private check(viewProjection: ArrayLike<number> | undefined, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists): void {
     if (viewProjection && viewProjection.length !== 16) throw new RangeError(`GLSkinPass.draw: viewProjection must have 16 numbers, got ${viewProjection.length}`);
     if (joints.jointCount !== this.slotCount) throw new RangeError(`GLSkinPass.draw: the joint target holds ${joints.jointCount} joints an instance, the character has ${this.slotCount}`);
-    if (!instances.texture) throw new Error(`GLSkinPass.draw: the instance records (${instances.label}) have no texture yet: write them first`);
+    if (!instances.texture) throw new Error('GLSkinPass.draw: the instance records have no texture yet: write them first');
     const looks = this.appearance?.source.records;
-    if (looks && !looks.texture) throw new Error(`GLSkinPass.draw: the appearance records (${looks.label}) have no texture yet: write them first`);
+    if (looks && !looks.texture) throw new Error('GLSkinPass.draw: the appearance records have no texture yet: write them first');
     if (!Number.isInteger(lists.levels) || lists.levels < 0 || lists.levels > this.mesh.levels) {
       throw new RangeError(`GLSkinPass.draw: lists.levels is ${lists.levels}, the character has ${this.mesh.levels} mesh LOD levels`);
     }

@@ -7,8 +7,7 @@
  * instance at level 0. `window.drawBoth(url, options)` resolves when both are drawn (DrawOptions).
  * Violations (made up, the test expects them caught): 'joint-row' swaps rows 1 and 2 of every
  * joint matrix of the GL side; 'texture-transform' draws the GL side with every material's
- * KHR_texture_transform dropped (identity); 'environment-ignored' leaves the GL side's environment
- * out; 'shadow-ignored' leaves the GL side's shadow map out.
+ * KHR_texture_transform dropped (identity).
  */
 import { CpuPoser } from '../../../src/anim/evaluate';
 import { sampleLut } from '../../../src/anim/lut';
@@ -25,7 +24,7 @@ import { GLRecordTexture } from '../../../src/webgl2/record-texture';
 const WIDTH = 320;
 const HEIGHT = 240;
 
-type Violation = 'joint-row' | 'texture-transform' | 'environment-ignored' | 'shadow-ignored';
+type Violation = 'joint-row' | 'texture-transform';
 
 /** Shadow map size of the shadows case (texels). */
 const SHADOW_MAP = 1024;
@@ -215,7 +214,7 @@ function drawGl(character: Character, instances: Placement[], viewProjection: Fl
   const gl = (document.getElementById('gl') as HTMLCanvasElement).getContext('webgl2', { antialias: false, preserveDrawingBuffer: true })!;
   const drawn = violation === 'texture-transform' ? withoutTextureTransforms(character) : character;
   const appearance = variants && glAppearance(gl, instances.length, variants, variedPrimitives ?? 0);
-  const pass = new GLSkinPass(gl, drawn, { lights: violation === 'environment-ignored' ? undefined : lights, appearance });
+  const pass = new GLSkinPass(gl, drawn, { lights, appearance });
   const joints = twinJoints(gl, character, instances, violation);
   const records = new GLRecordTexture(gl, 'page.instances', instances.length * INSTANCE.size);
   instances.forEach((p, s) => records.write(s * INSTANCE.size + INSTANCE.world, p.world));
@@ -228,7 +227,7 @@ function drawGl(character: Character, instances: Placement[], viewProjection: Fl
   counts[level] = instances.length;
   const lists = { slots, offsets, counts, levels: pass.levels };
   let shadowPass: GLShadowPass | undefined;
-  if (shadow && violation !== 'shadow-ignored') {
+  if (shadow) {
     shadowPass = new GLShadowPass(gl, pass, { mapSize: shadow.mapSize });
     shadowPass.update(shadow.lightViewProjection);
     shadowPass.draw(joints, records, lists);
