@@ -14,7 +14,7 @@ import { InstanceStore } from '../runtime/instance-store';
 import { JOINT_MATRIX_BYTES } from '../runtime/layout';
 import { checkNumbers } from '../runtime/record-buffer';
 import { GLCull } from './gl-cull';
-import { GLPosePass } from './gl-pose-pass';
+import { GLPosePass, type GLPoseInputs } from './gl-pose-pass';
 import { GLRecordDevice, textureBytes, type GLStoreBuffer } from './gl-record-device';
 import { GLShadowPass } from './gl-shadow-pass';
 import { GLSkinPass } from './gl-skin-pass';
@@ -66,6 +66,8 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   private shadowedFrame = false;
   /** The light's view-projection of the frame (fitLight). */
   private readonly light = new Float32Array(16);
+  /** The store as the pose pass reads it (no object made per frame). */
+  private readonly poseInputs: GLPoseInputs;
   private readonly indicesPerLevel: number[];
   private readonly options: GLCrowdOptions;
   /** The store's device: record textures on `gl` (replaced by restore). */
@@ -102,10 +104,14 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     const { gpu } = character;
     this.options = options;
     this.device = new GLRecordDevice(gl);
-    this.store = new InstanceStore(this.device, {
+    const store = this.store = new InstanceStore(this.device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'GLCrowd',
       lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_MATRIX_BYTES, paletteSize: Infinity,
     });
+    this.poseInputs = {
+      get instanceBuffer() { return texture(store.instanceBuffer); }, get layerStackBuffer() { return texture(store.layerStackBuffer); },
+      get masksBuffer() { return texture(store.masksBuffer); }, get plainCount() { return store.plainCount; }, get layeredCount() { return store.layeredCount; },
+    };
     [this.pose, this.skin, this.shadowPass] = this.createPasses(options);
     const bounds = character.animationBounds, authored = options.cullBounds === 'authored';
     this.cull = new GLCull(this.skin.levels, authored ? bounds.box : bounds.reach, authored ? bounds.box : bounds.reachLayered);
@@ -236,8 +242,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     }
     this.cull.run(this.store, frame);
     const instances = texture(this.store.instanceBuffer);
-    this.pose.update({ instances, stacks: texture(this.store.layerStackBuffer), masks: texture(this.store.masksBuffer),
-      plainCount: this.store.plainCount, layeredCount: this.store.layeredCount }, this.clockSeconds);
+    this.pose.update(this.poseInputs, this.clockSeconds);
     this.pose.encode(this.cull.poseList, this.cull.poseCount);
     shadowPass?.draw(this.pose.joints, instances, this.cull.casters);
     this.shadowedFrame = shadowPass !== undefined;

@@ -33,8 +33,8 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
   }
 
   it('?backend=webgl2: the demo draws its Foxes on WebGL 2, says so, keeps a clean console, and restores the crowd after a lost context', async () => {
-    const { page, problems } = await demo.open('?backend=webgl2&instances=100');
-    await waitForCrowd(page, 100, 2, 90_000);
+    const { page, problems } = await demo.open('?backend=webgl2&instances=40');
+    await waitForCrowd(page, 40, 2, 90_000);
     expect(await stat(page, 'backend')).toBe('webgl2');
     expect(await page.locator('#stats').textContent()).toMatch(/^WebGL 2 \(forced by \?backend=webgl2\)/);
     expect(await statNumber(page, 'visible')).toBeGreaterThan(0);
