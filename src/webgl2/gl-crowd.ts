@@ -8,7 +8,7 @@ import { frustumPlanes } from '../runtime/culling/cull-math';
 import { fitLight } from '../runtime/culling/shadow-pass';
 import type { LightOptions } from '../runtime/lights';
 import type { CullSettings } from '../runtime/culling/cull-settings';
-import type { CrowdFeature } from '../runtime/feature';
+import type { CrowdFeature, CrowdKernel } from '../runtime/feature';
 import { checkObject } from '../runtime/input';
 import { InstanceStore } from '../runtime/instance-store';
 import { JOINT_MATRIX_BYTES } from '../runtime/layout';
@@ -27,6 +27,12 @@ import { GLRecordTexture } from './record-texture';
  */
 export type GLCrowdOptions = Omit<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>;
 
+/**
+ * Features that run on the CPU only, from the store's CPU side (records, ids, clock): installed on
+ * a GLCrowd as on a Crowd. Every other feature has a GPU pass and is refused by name.
+ */
+const CPU_FEATURES: ReadonlySet<string> = new Set(['clip-events']);
+
 /** The sentence every refusal of a WebGPU-only part ends with. */
 const NEEDS_WEBGPU = 'it needs WebGPU, and this crowd runs on WebGL 2 (docs/webgl2.md)';
 
@@ -40,7 +46,8 @@ const NEEDS_WEBGPU = 'it needs WebGPU, and this crowd runs on WebGL 2 (docs/webg
  * lists, GLCull; then the GPU pose pass, a fragment pass into float textures, GLPosePass), then
  * draw(viewProjection) into the bound framebuffer (one instanced draw per primitive and LOD level,
  * GLSkinPass), the sun's shadow map first where CrowdOptions.shadows asks for one (GLShadowPass).
- * Features need WebGPU for now: install() refuses each by name.
+ * Features with a GPU pass need WebGPU for now: install() refuses each by name; the CPU-only one,
+ * clip events (CrowdEvents), runs here as on a Crowd.
  *
  * @example
  * ```ts
@@ -124,9 +131,21 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     return 'webgl2';
   }
 
-  /** Features need WebGPU for now: refuses `feature` by name (CrowdProps, CrowdMorph, ... made from a GLCrowd throw this). */
-  install(feature: CrowdFeature): never {
-    throw new Error(`the ${show(feature?.featureName)} feature is not on WebGL 2 yet: ${NEEDS_WEBGPU}`);
+  /**
+   * Installs a feature that runs on the CPU only (clip events: `new CrowdEvents(crowd)`) and
+   * returns the kernel's side for it, whose GPU parts (device, draws, rebuildPasses) throw naming
+   * WebGPU; every other feature (CrowdProps, CrowdMorph, ...) is refused by name.
+   */
+  install(feature: CrowdFeature): CrowdKernel {
+    if (!CPU_FEATURES.has(feature?.featureName)) throw new Error(`the ${show(feature?.featureName)} feature is not on WebGL 2 yet: ${NEEDS_WEBGPU}`);
+    this.features.add(feature);
+    const self = this, gpu = (what: string) => { throw new Error(`CrowdKernel.${what}: ${NEEDS_WEBGPU}`); };
+    // A CPU feature reads the store's CPU side only (records, stacks, ids), which is the same class on both backends.
+    return {
+      get device(): GPUDevice { return gpu('device'); }, character: this.character, options: this.options as CrowdOptions,
+      store: this.store as unknown as CrowdKernel['store'], get clock() { return self.clockSeconds; }, skinning: 'linear', locomotionDrive: undefined,
+      feature: (name) => this.features.get(name), rebuildPasses: () => gpu('rebuildPasses'), get draws(): CrowdKernel['draws'] { return gpu('draws'); },
+    };
   }
 
   /** Whether a feature named `name` is installed (never, on WebGL 2). */
@@ -214,12 +233,14 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /**
    * Advances the clock by dt seconds and uploads the records, stacks and masks changed since the
-   * last update (one texture upload per range). While the context is lost it only advances: the
-   * changes go up on restore().
+   * last update (one texture upload per range); then the features settle (clip events fire their
+   * listeners). While the context is lost it does not upload: the changes go up on restore().
    */
   update(dt: number): void {
     this.advance(dt);
-    this.uploaded = this.gl.isContextLost() ? 0 : this.store.upload(this.device.queue);
+    this.uploaded = (this.gl.isContextLost() ? 0 : this.store.upload(this.device.queue)) + this.features.prepare(this.clockSeconds);
+    // Last, so that a listener that throws leaves the frame's uploads done (as Crowd.update).
+    this.features.settle(dt, this.clockSeconds);
   }
 
   /**

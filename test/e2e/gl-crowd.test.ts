@@ -62,7 +62,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     await page.close();
   }, TEST_TIMEOUT);
 
-  it('one page, both backends: createCrowd gives the same ids and the same named errors on WebGPU and on WebGL 2; what needs WebGPU is refused by name on GL', async () => {
+  it('one page, both backends: createCrowd gives the same ids, named errors and clip events on WebGPU and on WebGL 2; what needs WebGPU is refused by name on GL', async () => {
     const page = await demo.newPage();
     await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
     const answers = await page.evaluate(async () => {
@@ -74,6 +74,10 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
         canvas.width = canvas.height = 64;
         const crowd = await api.createCrowd(canvas, character, { backend, capacity: 2 });
         const out: string[] = [crowd.backend];
+        // Clip events, a CPU feature: the same events from both backends (one copy of it).
+        const events = new api.CrowdEvents(crowd);
+        events.setClipEvents('Run', [{ time: 0.05, name: 'step' }, { time: 0.3, name: 'half' }]);
+        events.on((id, name, clip, time) => out.push(`event ${id} ${name} ${clip} ${time.toFixed(3)}`));
         const attempt = (f: () => unknown) => { try { out.push(String(f())); } catch (error) { out.push(`${(error as Error).name}: ${(error as Error).message}`); } };
         const a = crowd.add({ clipA: 'Walk' }), b = crowd.add({ clipA: 'Run', blend: 0.5 });
         crowd.remove(a);
@@ -88,6 +92,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
         attempt(() => crowd.update(Number.POSITIVE_INFINITY));
         attempt(() => JSON.stringify(crowd.getAnimation(c)));
         crowd.update(0.1);
+        crowd.update(0.5);
         crowd.setCamera(api.mat4.perspective(1, 1, 0.1, 100), [0, 0, 0]);
         crowd.render(api.mat4.identity());
         crowd.destroy();
@@ -98,14 +103,14 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
       const gl = document.createElement('canvas').getContext('webgl2')!;
       const refuse = (f: () => unknown) => { try { f(); refusals.push('accepted'); } catch (error) { refusals.push((error as Error).message); } };
       const crowd = new api.GLCrowd(gl, character, { capacity: 1 });
-      refuse(() => new api.CrowdEvents(crowd as unknown as InstanceType<typeof api.Crowd>));
+      refuse(() => new api.CrowdProps(crowd as unknown as InstanceType<typeof api.Crowd>));
       refuse(() => new api.GLCrowd(gl, character, { paletteSize: 1000 }));
       refuse(() => new api.GLCrowd(gl, character, { skinning: 'dual-quaternion' }));
       crowd.destroy();
       return [await run('webgpu'), await run('webgl2'), refusals];
     });
     const [gpu, gl, refusals] = answers;
-    expect(refusals[0]).toMatch(/"clip-events" feature is not on WebGL 2 yet: it needs WebGPU/);
+    expect(refusals[0]).toMatch(/"props" feature is not on WebGL 2 yet: it needs WebGPU/);
     expect(refusals[1]).toMatch(/^paletteSize: .*it needs WebGPU/);
     expect(refusals[2]).toMatch(/dual-quaternion.*needs WebGPU/);
     expect(gpu[0]).toBe('webgpu');
@@ -113,6 +118,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     expect(gl.slice(1)).toEqual(gpu.slice(1));
     // The case is not vacuous: every bad call was refused by name.
     expect(gpu.filter((line) => /Error: /.test(line))).toHaveLength(7);
+    expect(gpu.filter((line) => line.startsWith('event ')).length).toBeGreaterThan(1);
     await page.close();
   }, TEST_TIMEOUT);
 });
