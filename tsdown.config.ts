@@ -105,7 +105,8 @@ export default defineConfig([
     fixedExtension: false,
     sourcemap: true,
     dts: false,
-    // `webgpu` (pose --backend gpu only) is an optional peer dependency, imported when used.
-    deps: { neverBundle: ['webgpu'] },
+    // `webgpu` (pose --backend gpu only) is an optional peer dependency, imported when used;
+    // playwright-core and esbuild (pose --backend webgl2, from the repository only) likewise.
+    deps: { neverBundle: ['webgpu', 'playwright-core', 'esbuild'] },
   },
 ]);

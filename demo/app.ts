@@ -79,7 +79,7 @@ export class App {
     private readonly messages: MessageBox) {
     this.device = gpu.device;
     this.renderer = new Renderer(this.device, canvas);
-    trackCanvasSize(canvas, this.device, MAX_DEVICE_PIXEL_RATIO);
+    trackCanvasSize(canvas, this.device.limits.maxTextureDimension2D, MAX_DEVICE_PIXEL_RATIO);
     this.grid = new GridPass(this.device, this.renderer);
     this.marker = new MarkerPass(this.device, this.renderer);
     this.selectionMarker = new MarkerPass(this.device, this.renderer, SELECTION_COLOR);

@@ -8,9 +8,10 @@ import { createDevice, WebGpuUnavailableError, type DemoDevice } from './gpu-dev
 
 /** Lost devices the page restores from before it asks for a reload. */
 const MAX_RESTORES = 3;
+import { GLApp } from './gl-app';
 import { MessageBox, showFatal } from './overlays';
 import { readSceneState } from './scene-state';
-import { readState } from './url-state';
+import { readState, type DemoState } from './url-state';
 
 declare global {
   interface Window {
@@ -61,10 +62,16 @@ async function main(): Promise<void> {
     }, (error: Error) => showFatal('The GPU device was lost', `${message}, and no new one could be made: ${error.message}. Reload the page.`));
   };
 
+  // WebGL 2 where WebGPU is missing (or ?backend=webgl2): the crowd on createCrowd's other backend.
+  if (state.backend === 'webgl2') return startWebGL2(canvas, state, messages, 'forced by ?backend=webgl2');
   try {
     gpu = await createDevice(onGpuError, onLost);
   } catch (error) {
     const hints = error instanceof WebGpuUnavailableError ? error.hints : [];
+    if (error instanceof WebGpuUnavailableError && state.backend === 'auto') {
+      console.info(`crowd-skin demo: ${error.message} Running on WebGL 2.`);
+      return startWebGL2(canvas, state, messages, 'WebGPU is not available here');
+    }
     console.error(error);
     showFatal('WebGPU is not available', (error as Error).message, hints);
     return;
@@ -88,6 +95,31 @@ async function main(): Promise<void> {
   const modelUrl = state.modelUrl;
   await app.loadModel(state.model, [state.clipA, state.clipB]);
   if (modelUrl) await app.loadUrl(modelUrl);
+}
+
+/** Runs the demo on WebGL 2 (demo/gl-app.ts); `reason` is shown in the stats. */
+async function startWebGL2(canvas: HTMLCanvasElement, state: DemoState, messages: MessageBox, reason: string): Promise<void> {
+  const app = new GLApp(canvas, state, reason);
+  window.crowdDemo = {
+    loadModel: () => Promise.reject(new Error('the WebGL 2 demo loads one model, from the URL (?model=)')),
+    loadModelUrl: () => Promise.reject(new Error('the WebGL 2 demo loads one model, from the URL (?model=)')),
+    loseDevice: () => {
+      const lose = app.loseContext;
+      if (!lose) throw new Error('no WEBGL_lose_context here');
+      lose.loseContext();
+      setTimeout(() => lose.restoreContext(), 100);
+    },
+    readAgents: () => Promise.resolve(null),
+  };
+  if (state.instances > 20_000) messages.show('info', `WebGL 2: ${state.instances.toLocaleString('en-US')} instances pose on the GPU but are culled on the CPU; expect a slower frame than on WebGPU.`);
+  try {
+    await app.load();
+  } catch (error) {
+    console.error(error);
+    showFatal('The crowd could not start on WebGL 2', (error as Error).message);
+    return;
+  }
+  app.start();
 }
 
 void main();

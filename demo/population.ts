@@ -1,4 +1,4 @@
-import type { Character, Crowd, InstanceId, InstanceInit } from '../src/index';
+import type { Character, Crowd, GLCrowd, InstanceId, InstanceInit } from '../src/index';
 import { Random } from './random';
 import { spiralCell } from './spiral';
 import type { Mode } from './url-state';
@@ -51,7 +51,7 @@ export class Population {
   /** World x and z of the spiral's centre (a scene of several bodies sets them side by side; respawn after a change). */
   readonly origin = new Float32Array(2);
 
-  constructor(private readonly crowd: Crowd, character: Character) {
+  constructor(private readonly crowd: Crowd | GLCrowd, character: Character) {
     const { min, max } = character.bounds;
     this.height = Math.max(max[1] - min[1], 1e-6);
     const width = max[0] - min[0];

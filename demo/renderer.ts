@@ -100,11 +100,11 @@ export class Renderer {
 
 /**
  * Keeps the canvas's pixel size equal to its CSS size times the device pixel ratio, capped at
- * `maxRatio` and at the device's largest texture. Uses ResizeObserver's device-pixel box where
+ * `maxRatio` and at `maxSize` (the device's or context's largest texture). Uses ResizeObserver's device-pixel box where
  * the browser has it (exact on fractional zoom), else the CSS box times devicePixelRatio.
  */
-export function trackCanvasSize(canvas: HTMLCanvasElement, device: GPUDevice, maxRatio: number): void {
-  const limit = device.limits.maxTextureDimension2D;
+export function trackCanvasSize(canvas: HTMLCanvasElement, maxSize: number, maxRatio: number): void {
+  const limit = maxSize;
   const observer = new ResizeObserver(([entry]) => {
     const dpr = window.devicePixelRatio || 1;
     const cap = Math.min(1, maxRatio / dpr);

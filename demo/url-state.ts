@@ -42,6 +42,8 @@ export interface DemoState {
   skinning: SkinningMethod;
   /** The light panel (demo/lights.ts): in the URL only where it differs from the crowd's default lights. */
   lights: LightState;
+  /** Which backend draws (?backend=): 'auto' (WebGPU where it works, else WebGL 2), or one forced; in the URL only when not 'auto'. */
+  backend: 'auto' | 'webgpu' | 'webgl2';
 }
 
 export const MAX_INSTANCES = 1_000_000;
@@ -50,7 +52,7 @@ export const DEFAULT_STATE: Readonly<DemoState> = {
   model: DEFAULT_MODEL, modelUrl: '', instances: 1000, mode: 'crowd', clipA: '', clipB: '',
   blend: 0.5, speed: 1, paused: false, randomPhases: true, variety: 0.15, grid: true,
   culling: true, lod: true, animationLod: true, shadows: true, appearance: false, skinning: 'linear',
-  lights: DEFAULT_LIGHTS,
+  lights: DEFAULT_LIGHTS, backend: 'auto',
 };
 
 /** The values of the skinning menu. */
@@ -103,6 +105,9 @@ export function readState(search: string): { state: DemoState; problems: string[
   state.grid = flag('grid') ?? state.grid;
   state.appearance = flag('appearance') ?? state.appearance;
   for (const key of SWITCHES) state[key] = flag(key) ?? state[key];
+  const backend = params.get('backend');
+  if (backend === 'auto' || backend === 'webgpu' || backend === 'webgl2') state.backend = backend;
+  else if (backend !== null) problems.push(`URL parameter backend=${backend} must be auto, webgpu or webgl2`);
   const skinning = params.get('skinning');
   if (skinning !== null) {
     if ((SKINNING_METHODS as readonly string[]).includes(skinning)) state.skinning = skinning as SkinningMethod;
@@ -152,6 +157,7 @@ export function writeStateNow(state: DemoState, scene?: SceneState): void {
   if (state.appearance) params.set('appearance', '1');
   for (const key of SWITCHES) if (!state[key]) params.set(key, '0');
   if (state.skinning !== DEFAULT_STATE.skinning) params.set('skinning', state.skinning);
+  if (state.backend !== 'auto') params.set('backend', state.backend);
   writeLights(params, state.lights);
   history.replaceState(history.state, '', `${location.pathname}?${params}${location.hash}`);
 }

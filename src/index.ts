@@ -1,5 +1,5 @@
 /**
- * crowd-skin: instanced skinned animation for WebGPU.
+ * crowd-skin: instanced skinned animation for WebGPU, with a WebGL 2 path where WebGPU is missing.
  *
  *   const character = await loadCharacter('/models/Fox/Fox.glb');
  *   const crowd = new Crowd(device, character, { colorFormat, depthFormat });
@@ -34,6 +34,10 @@ export {
   Crowd, type AnimationState, type CameraOptions, type CrowdOptions, type CrowdTargetFormats, type CullStats, type InstanceId, type InstanceInit,
   type LayersInit, type MorphWeights, type ShadowOptions,
 } from './runtime/crowd';
+// One page, both backends (issue 37): a crowd made from a canvas on WebGPU where it works, on WebGL 2 where it does not (docs/webgl2.md).
+export { createCrowd, BackendUnavailableError, type CanvasCrowd, type CanvasCrowdOptions, type CrowdBackend } from './webgl2/create-crowd';
+export { GPUCanvasCrowd, GLCanvasCrowd, type ClearColor } from './webgl2/canvas-crowd';
+export { GLCrowd, type GLCrowdOptions } from './webgl2/gl-crowd';
 // A layer stack: LayerStackInit is the form people write, LayerStackArrays the packed one controllers fill; Crowd.setLayers takes either.
 export {
   MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS,

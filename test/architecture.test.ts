@@ -28,7 +28,7 @@ export function importsOf(file: string, text: string): string[] {
   return specs.map((spec) => relative(REPO_ROOT, resolve(REPO_ROOT, dirname(file), spec.replace(/\?raw$/, ''))).split(sep).join('/'));
 }
 
-/** The rule breaks among `files` (path -> text): the kernel importing a feature, a feature importing another. */
+/** The rule breaks among `files` (path -> text): the kernel or the WebGL 2 backend importing a feature, a feature importing another. */
 export function layerViolations(files: ReadonlyMap<string, string>): string[] {
   const problems: string[] = [];
   for (const [file, text] of files) {
@@ -37,6 +37,7 @@ export function layerViolations(files: ReadonlyMap<string, string>): string[] {
       const other = /^src\/features\/([^/]+)/.exec(target)?.[1];
       if (other === undefined) continue;
       if (file.startsWith('src/runtime/')) problems.push(`${file} (the kernel) imports ${target}`);
+      else if (file.startsWith('src/webgl2/')) problems.push(`${file} (the WebGL 2 backend) imports ${target}`);
       else if (own !== undefined && own !== other) problems.push(`${file} (feature ${own}) imports ${target} (feature ${other})`);
     }
   }
@@ -46,9 +47,11 @@ export function layerViolations(files: ReadonlyMap<string, string>): string[] {
 /**
  * The layers from the floor up (docs/architecture.md): a file may import from its own layer and
  * those below it, never from one above. src/three and src/index.ts sit on top of the public API
- * and are not in the chain.
+ * and are not in the chain. src/webgl2 (the WebGL 2 backend) sits above the kernel and beside the
+ * features: last in the chain, so nothing below imports it, and layerViolations refuses its
+ * importing a feature.
  */
-export const LAYERS = ['math', 'bake', 'anim', 'character', 'runtime', 'features'] as const;
+export const LAYERS = ['math', 'bake', 'anim', 'character', 'runtime', 'features', 'webgl2'] as const;
 
 /** The imports among `files` that run uphill: a file of one layer importing a file of a layer above it (type-only ones included). */
 export function uphillImports(files: ReadonlyMap<string, string>): string[] {
@@ -82,11 +85,13 @@ describe('the source layout', () => {
       ['src/runtime/x.ts', "export type { A } from '../features/morph/a';\n"],
       ['src/features/controllers/a.ts', "import type { CrowdEvents } from '../clip-events/crowd-events';\nimport { x } from './b';\n"],
       ['src/features/props/a.ts', "import { Crowd } from '../../runtime/crowd';\n"],
+      ['src/webgl2/gl-crowd.ts', "import { CrowdEvents } from '../features/clip-events/crowd-events';\nimport { InstanceStore } from '../runtime/instance-store';\n"],
     ]);
     expect(layerViolations(made)).toEqual([
       'src/runtime/crowd.ts (the kernel) imports src/features/props/crowd-props',
       'src/runtime/x.ts (the kernel) imports src/features/morph/a',
       'src/features/controllers/a.ts (feature controllers) imports src/features/clip-events/crowd-events (feature clip-events)',
+      'src/webgl2/gl-crowd.ts (the WebGL 2 backend) imports src/features/clip-events/crowd-events',
     ]);
     const uphill = new Map([
       ['src/anim/dual-quaternion.ts', "import { DQ_DEGENERATE_DET } from '../runtime/layout';\nimport type { SkinnedPrimitive } from '../bake/rig';\n"],
@@ -95,11 +100,16 @@ describe('the source layout', () => {
       ['src/runtime/crowd.ts', "import type { Character } from '../character/character';\nimport { x } from './layout';\n"],
       ['src/features/props/a.ts', "import { Crowd } from '../../runtime/crowd';\n"],
       ['src/three/a.ts', "import { Crowd } from '../index';\n"],
+      ['src/runtime/crowd-types.ts', "import type { GLCrowd } from '../webgl2/gl-crowd';\n"],
+      ['src/features/morph/a.ts', "import { GLRecordTexture } from '../../webgl2/record-texture';\n"],
+      ['src/webgl2/gl-crowd.ts', "import { CrowdInstances } from '../runtime/crowd-instances';\n"],
     ]);
     expect(uphillImports(uphill)).toEqual([
       'src/anim/dual-quaternion.ts (anim) imports src/runtime/layout (runtime, a layer above)',
       'src/character/character.ts (character) imports src/runtime/rig-data (runtime, a layer above)',
       'src/math/pose.ts (math) imports src/bake/rig (bake, a layer above)',
+      'src/runtime/crowd-types.ts (runtime) imports src/webgl2/gl-crowd (webgl2, a layer above)',
+      'src/features/morph/a.ts (features) imports src/webgl2/record-texture (webgl2, a layer above)',
     ]);
     const long = 'x\n'.repeat(401);
     expect(unexplainedLongFiles(new Map([['a.ts', long], ['b.ts', `/** Over 400 lines: one pass. */\n${long}`], ['c.ts', 'x\n']]))).toEqual(['a.ts: 402 lines']);
@@ -110,12 +120,12 @@ describe('the source layout', () => {
     expect(loose).toEqual([]);
   });
 
-  it('the kernel imports no feature, and no feature imports another', () => {
+  it('the kernel and the WebGL 2 backend import no feature, and no feature imports another', () => {
     expect(tree.size).toBeGreaterThan(50);
     expect(layerViolations(tree)).toEqual([]);
   });
 
-  it('no import runs uphill (math -> bake -> anim -> character -> runtime -> features)', () => {
+  it('no import runs uphill (math -> bake -> anim -> character -> runtime -> features -> webgl2)', () => {
     expect(uphillImports(tree)).toEqual([]);
   });
 

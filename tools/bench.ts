@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw|load-formats (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw|load-formats|gl-cull (only that section, replacing it in the existing BENCHMARKS.md).
  * --against REF[,REF...] (with --section controllers): the section's CPU-per-frame scenes also measured for
  * a worktree of each REF in this process, frame by frame in alternation, with both and their ratio
  * (tools/bench/against.ts; docs/testing.md: run it before resolving an issue that touches a per-frame path).
@@ -29,13 +29,14 @@ import { benchFieldSlices, benchSteering, steeringScenes, type SteeringRow } fro
 import { benchDraw, DRAW_STEPS, DRAW_TRIED, type DrawRow } from './bench/draw';
 import { benchPaired, treeLibrary, worktreeOf, type PairedRow } from './bench/against';
 import { LOAD_FORMATS_HEADING, loadFormatsSection } from './bench/load-formats';
+import { benchGLCull, type GLCullRow } from './bench/gl-cull';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw', 'load-formats'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering, draw or load-formats, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw', 'load-formats', 'gl-cull'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering, draw, load-formats or gl-cull, got ${only}`);
 const againstArg = process.argv.indexOf('--against');
 const against = againstArg >= 0 ? process.argv[againstArg + 1] : undefined;
 if (againstArg >= 0 && (against === undefined || against.startsWith('--'))) throw new Error('--against needs a commit, branch or tag: --against REF');
@@ -49,6 +50,7 @@ const THREE_SHADING_HEADING = "## In a three.js scene: shading 'crowd' against s
 const APPEARANCE_HEADING = '## Per-instance appearance: cost per frame against a plain crowd, Mannequin';
 const STEERING_HEADING = '## Steering: the bottleneck scaled up, Fox (ORCA, grid, flow field on the GPU)';
 const DRAW_HEADING = '## The draw against its floor, Fox';
+const GL_CULL_HEADING = '## WebGL 2: culling, mesh LOD and animation LOD on the CPU, Fox';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -107,7 +109,7 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : only === 'draw' ? DRAW_HEADING : only === 'load-formats' ? LOAD_FORMATS_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : only === 'draw' ? DRAW_HEADING : only === 'gl-cull' ? GL_CULL_HEADING : only === 'load-formats' ? LOAD_FORMATS_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'clip-library') await clipLibrarySection();
@@ -117,6 +119,7 @@ if (only !== undefined) {
   else if (only === 'steering') await steeringSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'draw') await drawSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'load-formats') await loadFormatsSection(print, table, quick);
+  else if (only === 'gl-cull') await glCullSection(await characterFromFile(CROWD_MODEL[1]));
   else await controllerSection();
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
@@ -414,6 +417,20 @@ async function drawSection(character: Awaited<ReturnType<typeof characterFromFil
     DRAW_TRIED.map((s) => [s.step, s.full, s.vertexBound, s.pictures, s.commit]));
 }
 
+/** The WebGL 2 crowd's CPU culling (tools/bench/gl-cull.ts): ms a frame against a floor in the same run. */
+async function glCullSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
+  print(GL_CULL_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)}, CPU only (no GL context: the store runs over buffers without memory). ${CROWD_MODEL[0]} with its 4 mesh LOD levels, 1 m tall on a square grid 1.5 m apart, random yaws; culling, mesh LOD and animation LOD on (1080-pixel-high view, 70 degrees): GLCull.run, the twin of the cull pass that the WebGL 2 crowd runs each frame (docs/webgl2.md). Floor: one loop reading every instance's translation from the same records. Medians of ${quick ? 3 : 7} rounds of 50 frames, the two alternating. Issue 37's target: at most 1 ms a frame for 10,000.`);
+  print();
+  const rows: GLCullRow[] = [];
+  for (const view of ['inside', 'above'] as const) for (const count of quick ? [10000] : [10000, 100000]) rows.push(benchGLCull(character, count, view, quick ? 3 : 7));
+  table(['view', 'instances', 'visible', 'posed a frame', 'GLCull ms a frame', 'floor ms', 'ratio to the floor'], rows.map((r) => [
+    r.view === 'inside' ? 'inside the crowd (eye at 1.7 m)' : 'all in view (45 degrees above)', r.instances.toLocaleString('en'), r.visible.toLocaleString('en'), Math.round(r.posed).toLocaleString('en'),
+    ms(r.cullMs), ms(r.floorMs), (r.cullMs / r.floorMs).toFixed(1),
+  ]));
+}
+
 /** The culling / LOD section: ratios to all-off in one run, per view. */
 async function cullingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(CULLING_HEADING);
@@ -530,6 +547,7 @@ await appearanceSection();
 await steeringSection(character);
 await drawSection(character);
 await loadFormatsSection(print, table, quick);
+await glCullSection(character);
 
 device.destroy();
 // Figures from another machine (a section headed '## On an NVIDIA ...', say) are kept at the end: this run cannot redo them.

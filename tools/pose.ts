@@ -24,7 +24,7 @@ import { ROTATION_BLEND } from '../src/math/quat';
 
 const OPTIONS = ['model', 'clips', 'skin', 'clip', 'time', 'clip-b', 'time-b', 'blend', 'backend', 'stride', 'layers'] as const;
 const FLAGS = ['positions'] as const;
-const BACKENDS = ['exact', 'lut', 'gpu'];
+const BACKENDS = ['exact', 'lut', 'gpu', 'webgl2'];
 
 function findClip(rig: Rig, name: string, option: string): number {
   return resolveClip(rig.clips.map((c) => c.name), name, { where: `--${option}`, accepts: 'name or digits', noun: 'named or numbered', quote: 'single' });
@@ -48,6 +48,14 @@ async function jointMatricesFor(rig: Rig, skin: number, backend: string, input: 
     } finally {
       device.destroy();
     }
+  }
+  if (backend === 'webgl2') {
+    // The real GLSL (shaders/webgl2/pose*.glsl) through WebGL 2 in headless Chromium; one instance, identity world.
+    const { glJointMatrices } = await import('./gl-poser');
+    const { request, masks } = input.kind === 'stack' ? gpuStackRequest(input.stack) : { request: gpuClipsRequest(input.request), masks: [] };
+    const all = await glJointMatrices(rig, bake(rig), [request], { masks });
+    const first = rig.skins.slice(0, skin).reduce((n, s) => n + s.joints.length, 0);
+    return Float64Array.from(all.subarray(first * 16, (first + rig.skins[skin].joints.length) * 16));
   }
   let sampler: ClipSampler;
   if (backend === 'lut') {
@@ -88,7 +96,7 @@ function gpuClipsRequest(r: TwoClipRequest): GpuPoseRequest {
 /** A layer stack as one GPU instance: base in the record, layers in its stack, masks listed. */
 function gpuStackRequest(stack: CpuLayerStack): { request: GpuPoseRequest; masks: Float32Array[] } {
   if (stack.layers.length > MAX_OVERRIDE_LAYERS || stack.additive.length > MAX_ADDITIVE_LAYERS) {
-    throw new Error(`the gpu backend holds at most ${MAX_OVERRIDE_LAYERS} override and ${MAX_ADDITIVE_LAYERS} additive layers per instance`);
+    throw new Error(`the gpu and webgl2 backends hold at most ${MAX_OVERRIDE_LAYERS} override and ${MAX_ADDITIVE_LAYERS} additive layers per instance`);
   }
   const masks: Float32Array[] = [];
   const maskIndex = (mask: Float32Array | undefined) => (mask ? masks.push(mask) - 1 : MASK_NONE);

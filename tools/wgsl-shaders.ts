@@ -1,8 +1,10 @@
 /**
- * Every shader with a generated constant block: the kernel's (src/runtime/wgsl-constants.ts) and
- * each feature's (src/features/<name>/*-wgsl.ts). Gathered here, outside src/, so that the kernel
- * names no feature; `npm run gen:wgsl` (tools/gen-wgsl.ts) writes the blocks and
- * test/runtime/wgsl-constants.test.ts checks them.
+ * Every shader with a generated constant block: the kernel's (src/runtime/wgsl-constants.ts),
+ * each feature's (src/features/<name>/*-wgsl.ts) and the WebGL 2 backend's GLSL
+ * (src/webgl2/glsl-texts.ts). Gathered here, outside src/, so that the kernel names no feature;
+ * `npm run gen:wgsl` (tools/gen-wgsl.ts) writes the blocks and test/runtime/wgsl-constants.test.ts
+ * checks them. A `.glsl` file gets a GLSL block (src/webgl2/glsl-constants.ts) from the same
+ * TypeScript constants: one source of truth for both shading languages.
  */
 import { CONTROL_SHADER } from '../src/features/controllers/control-wgsl';
 import { MORPH_SHADER } from '../src/features/morph/morph-wgsl';
@@ -11,10 +13,19 @@ import { PROP_SHADER } from '../src/features/props/prop-wgsl';
 import { ROOT_MOTION_SHADER } from '../src/features/root-motion/root-motion-wgsl';
 import { STEERING_SHADER } from '../src/features/steering/steering-wgsl';
 import { ENVIRONMENT_SHADER } from '../src/runtime/environment-map';
-import { KERNEL_SHADERS, type GeneratedShader } from '../src/runtime/wgsl-constants';
+import { KERNEL_SHADERS, wgslConstantBlock, type GeneratedShader } from '../src/runtime/wgsl-constants';
+import { glslConstantBlock } from '../src/webgl2/glsl-constants';
+import { GL_POSE_SHADERS } from '../src/webgl2/glsl-texts';
 
 const [pose, cull, skin, palette] = KERNEL_SHADERS;
 
 export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER, PICK_SHADER, SELECT_SHADER,
   // The mip chain pass shares no number with TypeScript: an empty block, so a shared one added later has its place.
-  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER];
+  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER,
+  // WebGL 2 (GLSL ES 3.00).
+  ...GL_POSE_SHADERS];
+
+/** The generated block `shader`'s file should hold: GLSL for a .glsl file, else WGSL. */
+export function generatedBlock(shader: GeneratedShader): string {
+  return shader.file.endsWith('.glsl') ? glslConstantBlock(shader.constants, shader.structs) : wgslConstantBlock(shader.constants, shader.structs);
+}

@@ -4,6 +4,7 @@ import type { FeatureList } from './feature';
 import { clipOf } from './input';
 import type { InstanceAnimation } from './instance-records';
 import type { InstanceStore } from './instance-store';
+import type { RecordBufferLike } from './record-device';
 
 /**
  * Many instances in one call (Crowd.addMany): per-instance values from typed arrays, the rest
@@ -52,7 +53,7 @@ const WIDTH: Record<string, number> = { positions: 3, yaws: 1, scales: 1, transf
  * it. Everything is checked, and the store grown once, before the first instance is added: a
  * refused call changes nothing. No object is made per instance.
  */
-export function addMany(store: InstanceStore, character: Character, features: FeatureList, clock: number, init: BulkInit,
+export function addMany<B extends RecordBufferLike>(store: InstanceStore<B>, character: Character, features: FeatureList, clock: number, init: BulkInit,
   out?: Float64Array): Float64Array {
   if (typeof init !== 'object' || init === null) throw new TypeError(`addMany needs { count, positions, clipsA, timesA, ... } (BulkInit), got ${show(init)}`);
   for (const key of Object.keys(init)) if (!FIELDS.has(key)) throw new TypeError(`addMany: unknown field "${key}" (fields: ${[...FIELDS].join(', ')})`);

@@ -1,30 +1,16 @@
-// Over 400 lines: the kernel's public surface for instances and the frame, each method with its contract (the bound for this file is 450 lines, test/architecture.test.ts); its camera side, input checks, passes and deprecated methods are files of their own.
-import { buildMask, type MaskSpec } from '../anim/masks';
 import type { Character } from '../character/character';
-import { IDENTITY_MATRIX } from '../math/affine';
 import { show } from '../math/show';
-import { isLayerStackArrays, type LayerStackArrays, type LayerStackInit, type MaskId } from '../anim/layer-stack';
-import type { AnimationState, CrowdOptions, CrowdTargetFormats, InstanceId, InstanceInit, PaletteState } from './crowd-types';
+import type { CrowdOptions, CrowdTargetFormats, InstanceId, PaletteState } from './crowd-types';
 import { Visibility } from './culling/visibility';
-import { FeatureList, type CrowdFeature, type CrowdKernel, type EncodedFrame } from './feature';
-import { ANIMATION_FIELDS, checkFields, checkObject, checkTargetOptions, clipOf, INIT_FIELDS, resolveAnimation, stripUndefined } from './input';
-import { checkLayerStackArrays, requireLayerStackArrays, resolveLayers, writeLayerStackArrays } from './layer-input';
-import type { InstanceAnimation } from './instance-records';
+import { type CrowdFeature, type CrowdKernel, type EncodedFrame } from './feature';
+import { checkObject, checkTargetOptions } from './input';
 import { InstanceStore } from './instance-store';
-import { addMany, type BulkInit } from './bulk-add';
-import { checkSkinning, JOINT_BYTES, LAYERS_NONE, type SkinningMethod } from './layout';
+import { checkSkinning, JOINT_BYTES, type SkinningMethod } from './layout';
 import { KernelPasses } from './passes';
-import { checkFinite, checkNumbers } from './record-buffer';
+import { checkNumbers } from './record-buffer';
 import { CrowdCamera } from './culling/crowd-camera';
 
 export type * from './crowd-types';
-
-/**
- * The GPU clock restarts from 0 past this many seconds: it keeps the passes' tick count well
- * inside an i32 (MAX_GPU_CLOCK_SECONDS, src/runtime/clip-clock.ts; clip times themselves are
- * exact at any clock) and the features' float32 times since their anchors short.
- */
-const CLOCK_REBASE_SECONDS = 600;
 
 /**
  * Every instance of one Character on one device: the kernel of crowd-skin (docs/architecture.md).
@@ -36,8 +22,9 @@ const CLOCK_REBASE_SECONDS = 600;
  * setCamera(viewProjection, position) (optional), encode(encoder), draw(pass, vp); nothing in that
  * loop allocates, and records are uploaded only when they change. A refused call throws an error
  * naming the input (`no clip "Jog" in Fox.glb (clips: ...)`, `blend must be in [0, 1], got 1.5`)
- * and leaves the crowd as it was. Its camera side is in culling/crowd-camera.ts, the deprecated
- * per-feature methods in legacy.ts.
+ * and leaves the crowd as it was. Its instance methods (add, setAnimation, setLayers, ...) are
+ * CrowdInstances' (crowd-instances.ts), one copy shared with the WebGL 2 backend's GLCrowd; its
+ * camera side is in culling/crowd-camera.ts, the deprecated per-feature methods in legacy.ts.
  *
  * @example
  * ```ts
@@ -57,20 +44,14 @@ const CLOCK_REBASE_SECONDS = 600;
 export class Crowd extends CrowdCamera {
   private gpuDevice: GPUDevice;
   protected readonly passes: KernelPasses;
-  private readonly store: InstanceStore;
+  protected readonly store: InstanceStore;
   protected readonly view: Visibility;
   private readonly options: CrowdOptions;
   /** What the pose pass writes and the skin pass blends (CrowdOptions.skinning). */
   private skinningMethod: SkinningMethod;
-  private clockSeconds = 0;
   private uploaded = 0;
-  /** Whether update() has checked that the features the character needs are installed. */
-  private needsChecked = false;
-  protected readonly features = new FeatureList();
   private readonly kernel: CrowdKernel;
   private readonly frame: { -readonly [K in keyof EncodedFrame]: EncodedFrame[K] } = { cullCounters: undefined, levels: 1, drawArgs: undefined };
-  /** setPlacement's world, read back for the features that follow placements. */
-  private readonly placed = new Float32Array(16);
 
   /**
    * Creates the crowd's pipelines and buffers on `device` (the crowd owns them: destroy() frees
@@ -131,6 +112,9 @@ export class Crowd extends CrowdCamera {
   hasFeature(name: string): boolean {
     return this.features.has(name);
   }
+
+  /** Which backend draws: 'webgpu' (the WebGL 2 crowd's, GLCrowd's, is 'webgl2'). */
+  get backend(): 'webgpu' { return 'webgpu'; }
 
   /** The device the crowd's GPU objects live on (replaced by restore). Not owned: the caller destroys it. */
   get device(): GPUDevice { return this.gpuDevice; }
@@ -227,173 +211,13 @@ export class Crowd extends CrowdCamera {
    */
   get jointMatrices(): GPUBuffer { return this.store.jointBuffer; }
 
-  /** Adds an instance; unspecified fields default to clip 0, time 0, speed 1, blend 0. Everything is checked before the crowd changes (or grows). */
-  add(init: InstanceInit = {}): InstanceId {
-    checkObject(init, 'init', '{ clipA, clipB, timeA, timeB, speedA, speedB, blend, transform }');
-    checkFields(init, INIT_FIELDS, 'add');
-    const { transform, ...animation } = init;
-    const resolved = resolveAnimation(this.character, {
-      clipA: 0, clipB: animation.clipA ?? 0, timeA: 0, timeB: 0, speedA: 1, speedB: 1, blend: 0, ...stripUndefined(animation),
-    });
-    const world = transform === undefined ? IDENTITY_MATRIX : transform;
-    this.store.records.checkWorld(world);
-    this.store.records.checkAnimation(resolved);
-    const handle = this.store.add(), slot = this.store.slot(handle);
-    this.store.records.setWorld(slot, world);
-    this.store.records.setAnimation(slot, resolved, this.clockSeconds);
-    this.features.added(handle, slot, world);
-    return this.store.idOf(handle);
-  }
-
-  /** Adds `init.count` instances from typed arrays (BulkInit), checked whole first; their ids go into `out` (made when absent), which it returns. */
-  addMany(init: BulkInit, out?: Float64Array): Float64Array { return addMany(this.store, this.character, this.features, this.clockSeconds, init, out); }
-
-  /** Removes an instance; its id is refused from then on (a later add gets another id, even where it reuses the instance's room). */
-  remove(id: InstanceId): void {
-    const handle = this.store.handle(id);
-    this.store.remove(handle);
-    this.features.removed(handle);
-  }
-
-  /** Removes every instance (their ids are refused from then on). */
-  clear(): void {
-    const live = this.features.removesOneByOne ? this.store.liveHandles() : [];
-    this.store.clear();
-    this.features.cleared(live);
-  }
-
-  /**
-   * The instance's model-to-world transform now (16 numbers, column-major) into `out`. An
-   * instance that a feature moves (root motion) is where it has carried it, rounded to float32.
-   */
-  getTransform(id: InstanceId, out: Float32Array = new Float32Array(16)): Float32Array {
-    const handle = this.store.handle(id), slot = this.store.slot(handle);
-    if (!(out instanceof Float32Array) || out.length < 16) {
-      throw new TypeError(`out must be a Float32Array of at least 16 numbers, got ${out instanceof Float32Array ? out.length : show(out)}`);
-    }
-    return this.features.transformAt(handle, slot, this.clockSeconds, out) ?? this.store.records.getWorld(slot, out);
-  }
-
-  /** Sets an instance's model-to-world transform: 16 numbers, column-major. An instance that moves by root motion walks on from there. */
-  setTransform(id: InstanceId, transform: ArrayLike<number>): void {
-    const handle = this.store.handle(id), slot = this.store.slot(handle);
-    this.store.records.setWorld(slot, transform);
-    this.features.placed(handle, slot, transform);
-  }
-
-  /**
-   * Instance `id`'s model-to-world transform in float64 (16 numbers, column-major) into `out`,
-   * `ahead` seconds from now (default 0) if nothing changes it: for gameplay queries (where is it,
-   * where will it be). An instance that a feature moves answers in closed form (root motion).
-   */
-  worldTransform(id: InstanceId, out: Float64Array = new Float64Array(16), ahead = 0): Float64Array {
-    const handle = this.store.handle(id), slot = this.store.slot(handle);
-    checkFinite(ahead, 'ahead');
-    if (this.features.transformAt(handle, slot, this.clockSeconds + ahead, out)) return out;
-    out.set(this.store.records.getWorld(slot, this.placed));
-    return out;
-  }
-
-  /** Places an instance at (x, y, z) turned `yaw` radians about +y (0 faces +z), uniformly scaled. Allocation-free. */
-  setPlacement(id: InstanceId, x: number, y: number, z: number, yaw: number, scale = 1): void {
-    const handle = this.store.handle(id), slot = this.store.slot(handle);
-    this.store.records.setPlacement(slot, x, y, z, yaw, scale);
-    if (this.features.followsPlacement) this.features.placed(handle, slot, this.store.records.getWorld(slot, this.placed));
-  }
-
-  /** Changes any subset of an instance's animation; the rest keeps playing as it was. */
-  setAnimation(id: InstanceId, change: Partial<AnimationState>): void {
-    const handle = this.store.handle(id), slot = this.store.slot(handle);
-    checkObject(change, 'change', '{ clipA, clipB, timeA, timeB, speedA, speedB, blend } (any subset)');
-    checkFields(change, ANIMATION_FIELDS, 'setAnimation');
-    const current = this.store.records.getAnimation(slot, this.clockSeconds);
-    const resolved = resolveAnimation(this.character, { ...current, ...stripUndefined(change) });
-    this.features.changing(handle, slot);
-    this.store.records.setAnimation(slot, resolved, this.clockSeconds);
-    this.features.changed(handle, slot);
-  }
-
-  /** Sets the weight of clip B in [0, 1]; cheaper than setAnimation and allocation-free, for per-frame fades. */
-  setBlend(id: InstanceId, blend: number): void {
-    const handle = this.store.handle(id), slot = this.store.slot(handle);
-    this.features.changing(handle, slot);
-    this.store.records.setBlend(slot, blend);
-    this.features.changed(handle, slot);
-  }
-
-  /** The instance's animation now, clips as indices and times wrapped into their clips. */
-  getAnimation(id: InstanceId): InstanceAnimation {
-    return this.store.records.getAnimation(this.store.slotOfId(id), this.clockSeconds);
-  }
-
-  /** Makes a blend mask shared by any instance's layers: `{ root: 'Spine' }` (that joint and all below it) or `{ weights: { Head: 1 }, default: 0 }`. Kept for the crowd's life. */
-  createMask(spec: MaskSpec): MaskId {
-    return this.store.masks.add(buildMask(this.character.rig.nodes, spec));
-  }
-
-  /**
-   * Gives an instance a layer stack, in either form (src/anim/layer-stack.ts), replacing the one
-   * it had: a LayerStackInit, `{ layers, additive }`, layers over its clip A / clip B blend at the
-   * layers' times now (null removes them); or a LayerStackArrays, the packed form a controller
-   * produces each frame (allocation-free): the base clip replaces the instance's clips, then
-   * `layerCount` override layers, mask values indexing `maskIds` when given (-1: none), times
-   * holding `ahead` seconds after the clock. Everything is checked before anything changes.
-   */
-  setLayers(id: InstanceId, stack: LayerStackInit | null): void;
-  /** The packed form (a controller's output), allocation-free: see the first signature. */
-  setLayers(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead?: number): void;
-  setLayers(id: InstanceId, stack: LayerStackInit | LayerStackArrays | null, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
-    const handle = this.store.handle(id), slot = this.store.slot(handle);
-    if (isLayerStackArrays(stack)) {
-      checkLayerStackArrays(this.store, stack, maskIds, ahead);
-      this.features.changing(handle, slot);
-      writeLayerStackArrays(this.store, handle, stack, maskIds, this.clockSeconds + ahead);
-    } else if (stack === null) {
-      this.features.changing(handle, slot);
-      this.store.makePlain(handle);
-    } else {
-      const resolved = resolveLayers(stack, (clip, field) => clipOf(this.character, clip, field), this.character.baked.clipIsDifference, this.store.stacks);
-      this.features.changing(handle, slot);
-      this.store.stacks.set(this.store.makeLayered(handle), resolved, this.clockSeconds);
-    }
-    this.features.changed(handle, this.store.slot(handle));
-  }
-
-  /** Sets one layer's weight (allocation-free, for per-frame fades). */
-  setLayerWeight(id: InstanceId, index: number, weight: number, kind: 'override' | 'additive' = 'override'): void {
-    const handle = this.store.handle(id);
-    const stack = this.store.stackOf(handle);
-    if (kind !== 'override' && kind !== 'additive') throw new RangeError(`kind must be 'override' or 'additive', got ${show(kind)}`);
-    if (stack === LAYERS_NONE) throw new RangeError(`instance ${id} has no layers (setLayers first)`);
-    const slot = this.store.slot(handle);
-    this.store.stacks.checkWeight(stack, kind === 'additive', index, weight);
-    this.features.changing(handle, slot);
-    this.store.stacks.setWeight(stack, kind === 'additive', index, weight);
-    this.features.changed(handle, slot);
-  }
-
-  /** @deprecated Use setLayers, which takes the same arguments. */
-  setStack(id: InstanceId, stack: LayerStackArrays, maskIds?: ArrayLike<MaskId>, ahead = 0): void {
-    this.setLayers(id, requireLayerStackArrays(stack), maskIds, ahead);
-  }
-
   /**
    * Advances the clock by dt seconds (animations play at their speeds), uploads the instance
    * records changed since the last update (one writeBuffer per buffer) and the features' data;
    * then the features settle (clip events fire their listeners). A negative dt fires no event.
    */
   update(dt: number): void {
-    if (!Number.isFinite(dt)) throw new RangeError(`dt must be a finite number of seconds, got ${show(dt)}`);
-    if (!this.needsChecked) {
-      this.features.checkNeeds(this.character);
-      this.needsChecked = true;
-    }
-    this.clockSeconds += dt;
-    if (Math.abs(this.clockSeconds) > CLOCK_REBASE_SECONDS) {
-      this.store.rebase(this.clockSeconds);
-      this.features.rebase(this.clockSeconds);
-      this.clockSeconds = 0;
-    }
+    this.advance(dt);
     this.uploaded = this.store.upload(this.device.queue) + this.features.prepare(this.clockSeconds);
     // Last, so that a listener that throws leaves the frame's uploads done.
     this.features.settle(dt, this.clockSeconds);

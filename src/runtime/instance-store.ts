@@ -7,6 +7,7 @@ import { show } from '../math/show';
 import { SlotStamps } from './slot-stamps';
 import { GENERATION_LIMIT, HANDLE_SPAN, generationOfId, handleOfId, instanceId } from './instance-ids';
 import { JointPalette } from './joint-palette';
+import { BUFFER_USAGE, type RecordBufferLike, type RecordDevice, type RecordQueue } from './record-device';
 
 /**
  * Everything one crowd keeps per instance on the GPU, and its bookkeeping: the CPU mirrors of
@@ -50,6 +51,10 @@ import { JointPalette } from './joint-palette';
  * Growth checks every limit first, then allocates, then swaps: a refused growth throws a
  * RangeError naming the limit and leaves the store exactly as it was. `generation` counts buffer
  * replacements so that passes rebind only when it changes. Nothing here allocates per frame.
+ *
+ * The device is a RecordDevice (src/runtime/record-device.ts), of which GPUDevice is one: on
+ * WebGPU the buffers (B) are GPUBuffers, on WebGL 2 they are record textures
+ * (src/webgl2/gl-record-device.ts), and everything above them is this one copy.
  */
 export interface InstanceStoreOptions {
   /** Rig nodes per instance (mask width). */
@@ -77,7 +82,7 @@ export interface InstanceStoreOptions {
  * overrides), attached with InstanceStore.attach: the store moves, resets, grows, uploads,
  * restores and destroys it with its own records, so its slots stay those of the instances.
  */
-export interface SlotData {
+export interface SlotData<B extends RecordBufferLike = GPUBuffer> {
   /** Throws a RangeError naming the limit when `capacity` slots would not fit the device (called before anything is allocated). */
   checkCapacity(capacity: number): void;
   /** Re-allocates for `capacity` slots (after checkCapacity passed), keeping slots [0, count). */
@@ -89,9 +94,9 @@ export interface SlotData {
   /** Clears `slot` for a new instance. */
   reset(slot: number): void;
   /** Sends what changed since the last call to the GPU; returns the bytes sent. */
-  upload(queue: GPUQueue): number;
+  upload(queue: RecordQueue<B>): number;
   /** Re-creates the GPU buffers on `device`; slots [0, count) are sent again by the next upload. */
-  restore(device: GPUDevice, count: number): void;
+  restore(device: RecordDevice<B>, count: number): void;
   /** Frees the GPU buffers. */
   destroy(): void;
   /** Bytes of its GPU buffers (Crowd.gpuBytes). */
@@ -99,21 +104,21 @@ export interface SlotData {
 }
 
 /** The per-slot buffers of the cull pass and its readers, replaced together on growth. */
-interface ListBuffers {
-  stamps: GPUBuffer;
-  poseState: GPUBuffer;
-  identity: GPUBuffer;
-  poseList: GPUBuffer;
-  drawLists: GPUBuffer;
+interface ListBuffers<B> {
+  stamps: B;
+  poseState: B;
+  identity: B;
+  poseList: B;
+  drawLists: B;
 }
 
 /** Records are written by the CPU (COPY_DST) and the control pass (STORAGE), and read back by tools and tests (COPY_SRC). */
-const recordUsage = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC;
+const RECORD_USAGE = BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST | BUFFER_USAGE.COPY_SRC;
 
 /** Layer-stack records allocated before the first growth. */
 const INITIAL_STACK_CAPACITY = 16;
 
-export class InstanceStore {
+export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
   readonly records: InstanceRecords;
   readonly stacks: LayerStackRecords;
   readonly masks: MaskTable;
@@ -122,18 +127,18 @@ export class InstanceStore {
   readonly lodLevels: number;
   /** Incremented whenever a GPU buffer is replaced (growth): passes rebind when it changes. */
   generation = 0;
-  private instances!: GPUBuffer;
-  private stackBuffer!: GPUBuffer;
-  private maskBuffer: GPUBuffer;
-  private joints!: GPUBuffer;
-  private lists!: ListBuffers;
+  private instances!: B;
+  private stackBuffer!: B;
+  private maskBuffer: B;
+  private joints!: B;
+  private lists!: ListBuffers<B>;
   private readonly label: string;
   private readonly slotCount: number;
   /** Bytes per joint record (setBytesPerJoint changes it). */
   private jointRecordBytes: number;
   private slotOf = new Int32Array(0);
   /** slotOf on the GPU (u32, 0xffffffff for a free handle), for passes indexed by handle. */
-  private handleSlots: GPUBuffer;
+  private handleSlots: B;
   private slotsDirtyStart = Infinity;
   private slotsDirtyEnd = 0;
   private handleOf: Int32Array;
@@ -150,11 +155,11 @@ export class InstanceStore {
   private liveCount = 0;
   private layered = 0;
   /** Attached per-slot data (see SlotData). */
-  private readonly extras: SlotData[] = [];
+  private readonly extras: SlotData<B>[] = [];
   /** How many joint sets the joint buffer holds, and the palette's buffers. */
-  readonly palette: JointPalette;
+  readonly palette: JointPalette<B>;
 
-  constructor(private device: GPUDevice, options: InstanceStoreOptions) {
+  constructor(private device: RecordDevice<B>, options: InstanceStoreOptions) {
     const { capacity, nodeCount, slotCount, clipDurations } = options;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.label = options.label ?? 'Crowd';
@@ -194,7 +199,7 @@ export class InstanceStore {
    * Keeps `data` slot by slot with the records from now on (it must hold `capacity` slots
    * already); the store owns it from here (destroy, restore). Passes rebind (generation changes).
    */
-  attach(data: SlotData): void {
+  attach(data: SlotData<B>): void {
     data.checkCapacity(this.capacity);
     data.grow(this.capacity, this.liveCount);
     this.extras.push(data);
@@ -217,27 +222,27 @@ export class InstanceStore {
   }
 
   /** INSTANCE records, one per slot. Owned by the store; replaced on growth. */
-  get instanceBuffer(): GPUBuffer {
+  get instanceBuffer(): B {
     return this.instances;
   }
 
   /** LAYER_STACK records of the layered instances. Owned by the store; replaced on growth. */
-  get layerStackBuffer(): GPUBuffer {
+  get layerStackBuffer(): B {
     return this.stackBuffer;
   }
 
   /** Blend masks (nodeCount f32 each). Owned by the store; replaced when masks outgrow it. */
-  get masksBuffer(): GPUBuffer {
+  get masksBuffer(): B {
     return this.maskBuffer;
   }
 
   /** Joint sets of slotCount x bytesPerJoint (see jointEntryBuffer). Owned by the store; replaced on growth. */
-  get jointBuffer(): GPUBuffer {
+  get jointBuffer(): B {
     return this.joints;
   }
 
   /** u32 per slot: the joint set it is posed into and drawn from (PALETTE_* in layout.ts); the identity list while every slot has its own. Owned by the store; replaced on growth. */
-  get jointEntryBuffer(): GPUBuffer {
+  get jointEntryBuffer(): B {
     return this.palette.entryBuffer ?? this.lists.identity;
   }
 
@@ -250,7 +255,7 @@ export class InstanceStore {
   }
 
   /** The slot of every handle as u32 (0xffffffff: free), indexed by handle. Owned by the store; replaced when handles outgrow it. */
-  get handleSlotBuffer(): GPUBuffer {
+  get handleSlotBuffer(): B {
     return this.handleSlots;
   }
 
@@ -265,27 +270,27 @@ export class InstanceStore {
   }
 
   /** Per-slot stamps (u32, CPU-written; see SlotStamps). Owned by the store; replaced on growth. */
-  get stampBuffer(): GPUBuffer {
+  get stampBuffer(): B {
     return this.lists.stamps;
   }
 
   /** Per-slot (stamp, frame) of the pose held in the joint buffer (vec2u, written by the cull pass). Owned by the store; replaced on growth. */
-  get poseStateBuffer(): GPUBuffer {
+  get poseStateBuffer(): B {
     return this.lists.poseState;
   }
 
   /** u32 per slot holding its own index: the instance list when no cull pass runs. Owned by the store; replaced on growth. */
-  get identityListBuffer(): GPUBuffer {
+  get identityListBuffer(): B {
     return this.lists.identity;
   }
 
   /** Slots to pose (u32): plain ones from 0, layered ones from listStride. Owned by the store; replaced on growth. */
-  get poseListBuffer(): GPUBuffer {
+  get poseListBuffer(): B {
     return this.lists.poseList;
   }
 
   /** Slots to draw (u32): list (0 camera, 1 shadow) x lodLevels + level, listStride entries each. Owned by the store; replaced on growth. */
-  get drawListBuffer(): GPUBuffer {
+  get drawListBuffer(): B {
     return this.lists.drawLists;
   }
 
@@ -489,7 +494,7 @@ export class InstanceStore {
   }
 
   /** Sends what changed since the last call (records, stacks, masks, handle slots) to the GPU; returns the bytes sent. */
-  upload(queue: GPUQueue): number {
+  upload(queue: RecordQueue<B>): number {
     let bytes = 0;
     if (this.slotOf.byteLength > this.handleSlots.size) {
       const grown = this.createHandleSlotBuffer();
@@ -523,7 +528,7 @@ export class InstanceStore {
    * stamp and handle slot. Joint matrices are rewritten by the next pose pass. The old buffers
    * are destroyed (a no-op on a lost device).
    */
-  restore(device: GPUDevice): void {
+  restore(device: RecordDevice<B>): void {
     this.destroy();
     this.device = device;
     this.palette.device = device;
@@ -609,10 +614,10 @@ export class InstanceStore {
     if (handle + 1 > this.slotsDirtyEnd) this.slotsDirtyEnd = handle + 1;
   }
 
-  private createHandleSlotBuffer(): GPUBuffer {
+  private createHandleSlotBuffer(): B {
     const size = HANDLE_ITEMS.bytes(this.slotOf.length);
     checkStorageBinding(this.device, `${this.label}.handleSlots`, { ...HANDLE_ITEMS, count: this.slotOf.length });
-    return this.device.createBuffer({ label: `${this.label}.handleSlots`, size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    return this.device.createBuffer({ label: `${this.label}.handleSlots`, size, usage: BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST });
   }
 
   /** Handles to have once the next is issued (twice as many, at least 16, cut to what handleSlots may hold and to HANDLE_SPAN); checked, nothing changed. */
@@ -709,43 +714,43 @@ export class InstanceStore {
   /** Frees the palette buffers that the last createInstanceBuffers replaced. */
   private destroyOldPalette: () => void = () => {};
 
-  private createInstanceBuffers(capacity: number): [GPUBuffer, GPUBuffer, ListBuffers] {
+  private createInstanceBuffers(capacity: number): [B, B, ListBuffers<B>] {
     const stride = listStride(capacity);
     this.destroyOldPalette = this.palette.create(this.device, this.label, capacity, stride);
     const list = (name: string, bytes: number, usage = 0) =>
-      this.device.createBuffer({ label: `${this.label}.${name}`, size: bytes, usage: GPUBufferUsage.STORAGE | usage });
-    const identity = list('identityList', stride * 4, GPUBufferUsage.COPY_DST);
+      this.device.createBuffer({ label: `${this.label}.${name}`, size: bytes, usage: BUFFER_USAGE.STORAGE | usage });
+    const identity = list('identityList', stride * 4, BUFFER_USAGE.COPY_DST);
     const iota = new Uint32Array(stride);
     for (let i = 0; i < stride; i++) iota[i] = i;
     this.device.queue.writeBuffer(identity, 0, iota);
-    const lists: ListBuffers = {
-      stamps: list('stamps', stride * 4, GPUBufferUsage.COPY_DST),
+    const lists: ListBuffers<B> = {
+      stamps: list('stamps', stride * 4, BUFFER_USAGE.COPY_DST),
       // COPY_SRC: tests read back what the cull pass decided.
-      poseState: list('poseState', stride * 8, GPUBufferUsage.COPY_SRC),
+      poseState: list('poseState', stride * 8, BUFFER_USAGE.COPY_SRC),
       identity,
       // Two lists, then their two lengths (padded to 16 bytes).
-      poseList: list('poseList', (2 * stride + 4) * 4, GPUBufferUsage.COPY_SRC),
-      drawLists: list('drawLists', 2 * this.lodLevels * stride * 4, GPUBufferUsage.COPY_SRC),
+      poseList: list('poseList', (2 * stride + 4) * 4, BUFFER_USAGE.COPY_SRC),
+      drawLists: list('drawLists', 2 * this.lodLevels * stride * 4, BUFFER_USAGE.COPY_SRC),
     };
     return [
-      this.device.createBuffer({ label: `${this.label}.instances`, size: capacity * INSTANCE.size, usage: recordUsage() }),
+      this.device.createBuffer({ label: `${this.label}.instances`, size: capacity * INSTANCE.size, usage: RECORD_USAGE }),
       this.device.createBuffer({
         label: `${this.label}.jointMatrices`, size: Math.max(16, this.jointBytes(this.palette.setsFor(capacity))),
         // COPY_DST: tools fill it with NaN first, so a matrix the shader fails to write shows.
-        usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST,
+        usage: BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_SRC | BUFFER_USAGE.COPY_DST,
       }),
       lists,
     ];
   }
 
-  private createStackBuffer(capacity: number): GPUBuffer {
-    return this.device.createBuffer({ label: `${this.label}.layerStacks`, size: capacity * LAYER_STACK.size, usage: recordUsage() });
+  private createStackBuffer(capacity: number): B {
+    return this.device.createBuffer({ label: `${this.label}.layerStacks`, size: capacity * LAYER_STACK.size, usage: RECORD_USAGE });
   }
 
-  private createMaskBuffer(): GPUBuffer {
+  private createMaskBuffer(): B {
     this.masks.markDirty();
     checkStorageBinding(this.device, `${this.label}.masks`, { noun: 'masks', bytes: this.masks.byteLength / this.masks.capacity, count: this.masks.capacity });
-    return this.device.createBuffer({ label: `${this.label}.masks`, size: this.masks.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    return this.device.createBuffer({ label: `${this.label}.masks`, size: this.masks.byteLength, usage: BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST });
   }
 }
 

@@ -1,6 +1,7 @@
 import type { PaletteState } from './crowd-types';
 import { PALETTE_BUCKETS, PALETTE_FREE, PALETTE_NONE } from './layout';
 import { storageLimit } from './limits';
+import { BUFFER_USAGE, type RecordBufferLike, type RecordDevice } from './record-device';
 import { show } from '../math/show';
 
 /**
@@ -30,14 +31,14 @@ export const DEFAULT_PALETTE_SIZE = 65_536;
  * device's storage limit allows), cut to what that limit allows for the joint buffer. Nothing
  * here allocates per frame.
  */
-export class JointPalette implements PaletteState {
+export class JointPalette<B extends RecordBufferLike = GPUBuffer> implements PaletteState {
   /** Shared sets in palette mode: clipCount x PALETTE_BUCKETS. */
   readonly sharedSets: number;
   /** Bytes of one joint set (joints x bytes per joint); the store changes it with the skinning method. */
   setBytes: number;
   /** The budget asked for: CrowdOptions.paletteSize or DEFAULT_PALETTE_SIZE (Infinity: as many as fit). */
   private readonly paletteSize: number;
-  private buffers: { entries: GPUBuffer; seen: GPUBuffer; free: GPUBuffer } | undefined;
+  private buffers: { entries: B; seen: B; free: B } | undefined;
   private ownSets = 0;
 
   /**
@@ -45,7 +46,7 @@ export class JointPalette implements PaletteState {
    * Throws a RangeError naming paletteSize when it is neither a positive integer nor Infinity;
    * one larger than the device allows is cut to what fits.
    */
-  constructor(/** The store's device (restore replaces it). */ public device: GPUDevice, setBytes: number, clipCount: number, paletteSize: number | undefined) {
+  constructor(/** The store's device (restore replaces it). */ public device: RecordDevice<B>, setBytes: number, clipCount: number, paletteSize: number | undefined) {
     if (paletteSize !== undefined && paletteSize !== Infinity && (!Number.isInteger(paletteSize) || paletteSize < 1)) {
       throw new RangeError(`paletteSize must be a positive integer or Infinity (joint sets of instances being drawn), got ${show(paletteSize)}`);
     }
@@ -89,17 +90,17 @@ export class JointPalette implements PaletteState {
   }
 
   /** Per slot the joint set entry (u32), or undefined in full mode (the identity list serves). Owned here; replaced with the store's buffers. */
-  get entryBuffer(): GPUBuffer | undefined {
+  get entryBuffer(): B | undefined {
     return this.buffers?.entries;
   }
 
   /** Per slot the last frame it was drawn (u32, the palette pass's). */
-  get seenBuffer(): GPUBuffer | undefined {
+  get seenBuffer(): B | undefined {
     return this.buffers?.seen;
   }
 
   /** The free-set stack (PALETTE_FREE). */
-  get freeBuffer(): GPUBuffer | undefined {
+  get freeBuffer(): B | undefined {
     return this.buffers?.free;
   }
 
@@ -114,7 +115,7 @@ export class JointPalette implements PaletteState {
    * to destroy through the returned function, after it swapped): in palette mode every entry
    * none, nothing seen, every set free.
    */
-  create(device: GPUDevice, label: string, capacity: number, stride: number): () => void {
+  create(device: RecordDevice<B>, label: string, capacity: number, stride: number): () => void {
     const old = this.buffers;
     const budget = this.budget;
     const palette = capacity > this.fullUpTo;
@@ -122,10 +123,10 @@ export class JointPalette implements PaletteState {
     this.buffers = undefined;
     if (palette) {
       const buffer = (name: string, words: number, usage = 0) =>
-        device.createBuffer({ label: `${label}.${name}`, size: words * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | usage });
-      const entries = buffer('paletteEntries', stride, GPUBufferUsage.COPY_SRC);
+        device.createBuffer({ label: `${label}.${name}`, size: words * 4, usage: BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST | usage });
+      const entries = buffer('paletteEntries', stride, BUFFER_USAGE.COPY_SRC);
       device.queue.writeBuffer(entries, 0, new Uint32Array(stride).fill(PALETTE_NONE));
-      const free = buffer('paletteFree', PALETTE_FREE.stack + budget, GPUBufferUsage.COPY_SRC);
+      const free = buffer('paletteFree', PALETTE_FREE.stack + budget, BUFFER_USAGE.COPY_SRC);
       const words = new Uint32Array(PALETTE_FREE.stack + budget);
       words[PALETTE_FREE.count] = budget;
       for (let i = 0; i < budget; i++) words[PALETTE_FREE.stack + i] = i;

@@ -2,6 +2,7 @@ import { isLayerStackArrays, MAX_OVERRIDE_LAYERS, type AdditiveLayerInit, type L
 import { show } from '../math/show';
 import { checkFields, checkObject, list } from './input';
 import type { InstanceStore } from './instance-store';
+import type { RecordBufferLike } from './record-device';
 import type { LayerStackRecords, ResolvedAdditiveLayer, ResolvedLayer, ResolvedLayers } from './layer-records';
 import { MASK_NONE } from './layout';
 import { checkFinite } from './record-buffer';
@@ -54,7 +55,7 @@ export function resolveLayers(init: LayerStackInit, clip: ClipResolver, clipIsDi
  * Validates a LayerStackArrays (its base and its layers; `maskIds` maps its mask values to
  * MaskIds when given) and `ahead`, without writing or allocating.
  */
-export function checkLayerStackArrays(store: InstanceStore, stack: LayerStackArrays, maskIds: ArrayLike<MaskId> | undefined, ahead: number): void {
+export function checkLayerStackArrays<B extends RecordBufferLike>(store: InstanceStore<B>, stack: LayerStackArrays, maskIds: ArrayLike<MaskId> | undefined, ahead: number): void {
   checkFinite(stack.baseTime, 'baseTime');
   checkFinite(stack.baseSpeed, 'baseSpeed');
   checkFinite(ahead, 'ahead');
@@ -67,7 +68,7 @@ export function checkLayerStackArrays(store: InstanceStore, stack: LayerStackArr
  * crowd clock `clock`: the base becomes its single clip, and with no layers it leaves the
  * layered range. Allocation-free.
  */
-export function writeLayerStackArrays(store: InstanceStore, handle: number, stack: LayerStackArrays, maskIds: ArrayLike<MaskId> | undefined, clock: number): void {
+export function writeLayerStackArrays<B extends RecordBufferLike>(store: InstanceStore<B>, handle: number, stack: LayerStackArrays, maskIds: ArrayLike<MaskId> | undefined, clock: number): void {
   if (stack.layerCount === 0) store.makePlain(handle);
   else store.stacks.setArrays(store.makeLayered(handle), stack, maskIds, clock);
   store.records.setSingleClip(store.slot(handle), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);

@@ -2,6 +2,7 @@ import { phaseTurns } from './clip-clock';
 import { LAYER, LAYER_STACK, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from './layout';
 import { checkFinite, checkUnit, RecordBuffer } from './record-buffer';
 import { show } from '../math/show';
+import type { RecordBufferLike, RecordQueue } from './record-device';
 import type { LayerStackArrays } from '../anim/layer-stack';
 
 /**
@@ -287,7 +288,7 @@ export class MaskTable {
   }
 
   /** Uploads the table if it changed since the last call; returns the bytes sent. */
-  upload(queue: GPUQueue, buffer: GPUBuffer): number {
+  upload<B extends RecordBufferLike>(queue: RecordQueue<B>, buffer: B): number {
     if (!this.changed) return 0;
     queue.writeBuffer(buffer, 0, this.weights);
     this.changed = false;

@@ -1,7 +1,8 @@
 import type { ClipEvent } from '../anim/events/clip-events';
 import type { Character } from '../character/character';
 import type { AttachmentId, AttachOptions, ClipEventListener, InstanceId, MorphWeights } from './crowd-types';
-import type { CrowdFeature, FeatureList } from './feature';
+import type { CrowdFeature } from './feature';
+import { CrowdInstances } from './crowd-instances';
 
 /**
  * The per-feature methods Crowd had before features became objects of their own (0.1): each
@@ -41,11 +42,8 @@ const MAKER: Record<string, string> = {
   props: 'CrowdProps', morph: 'CrowdMorph', 'root-motion': 'CrowdRootMotion', 'clip-events': 'CrowdEvents',
 };
 
-/** Crowd's deprecated per-feature methods (see the file comment); Crowd extends this. */
-export abstract class FeatureMethods {
-  protected abstract readonly features: FeatureList;
-  abstract readonly character: Character;
-  abstract getAnimation(id: InstanceId): unknown;
+/** Crowd's deprecated per-feature methods (see the file comment) over the instance API they share with GLCrowd (CrowdInstances); Crowd extends this. */
+export abstract class FeatureMethods extends CrowdInstances {
 
   /** @deprecated Use `new CrowdProps(crowd).attach(prop, options)` (src/features/props). */
   attach(prop: Character, options: AttachOptions): AttachmentId { return this.need<PropsApi>('props', 'attach').attach(prop, options); }

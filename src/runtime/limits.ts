@@ -1,3 +1,5 @@
+import type { LimitsSource } from './record-device';
+
 /**
  * Threads per workgroup of the compute passes that give each thread one item (cull, control,
  * morph, prop and root motion). Their shaders declare `override WORKGROUP_SIZE: u32;` without a
@@ -35,9 +37,9 @@ export interface BufferDemand extends BufferItems {
 }
 
 /** The limit a storage buffer must stay within: the smaller of the binding and buffer size limits, and its name. */
-export function storageLimit(device: GPUDevice): { bytes: number; name: 'maxStorageBufferBindingSize' | 'maxBufferSize' } {
-  const { maxStorageBufferBindingSize: binding, maxBufferSize: buffer } = device.limits;
-  return binding <= buffer ? { bytes: binding, name: 'maxStorageBufferBindingSize' } : { bytes: buffer, name: 'maxBufferSize' };
+export function storageLimit(device: LimitsSource): { bytes: number; name: string } {
+  const { maxStorageBufferBindingSize: binding, maxBufferSize: buffer, storageLimitName } = device.limits;
+  return binding <= buffer ? { bytes: binding, name: storageLimitName ?? 'maxStorageBufferBindingSize' } : { bytes: buffer, name: storageLimitName ?? 'maxBufferSize' };
 }
 
 /** Bytes of a buffer holding `count` of `items`. */
@@ -46,7 +48,7 @@ export function bytesFor(items: BufferItems, count: number): number {
 }
 
 /** The largest count of `items` whose buffer fits the device's storage limit (0 when not even one does). */
-export function largestFit(device: GPUDevice, items: BufferItems): number {
+export function largestFit(device: LimitsSource, items: BufferItems): number {
   const limit = storageLimit(device).bytes;
   if (bytesFor(items, 1) > limit) return 0;
   let lo = 1; // fits
@@ -73,18 +75,17 @@ export function largestFit(device: GPUDevice, items: BufferItems): number {
  * maxStorageBufferBindingSize is 128.0 MiB (134,217,728 bytes): at most 116,508 instances fit;
  * request a larger limit ...". Throws a RangeError; changes nothing.
  */
-export function checkStorageBinding(device: GPUDevice, label: string, size: number | BufferDemand): void {
+export function checkStorageBinding(device: LimitsSource, label: string, size: number | BufferDemand): void {
   const bytes = typeof size === 'number' ? size : bytesFor(size, size.count);
   const limit = storageLimit(device);
   if (bytes <= limit.bytes) return;
   const [need, have] = formatPair(bytes, limit.bytes);
-  if (typeof size === 'number') {
-    throw new RangeError(`${label} needs ${need} but the device's ${limit.name} is ${have}; ` +
-      'request a larger limit when creating the device (see requiredCrowdLimits)');
-  }
+  // A limit of another name (WebGL 2's MAX_TEXTURE_SIZE) cannot be requested larger.
+  const request = device.limits.storageLimitName === undefined ? 'request a larger limit when creating the device (see requiredCrowdLimits)' : '';
+  if (typeof size === 'number') throw new RangeError(`${label} needs ${need} but the device's ${limit.name} is ${have}${request && `; ${request}`}`);
   const fit = largestFit(device, size);
   throw new RangeError(`${label} needs ${need} for ${formatCount(size.count)} ${size.noun} but the device's ${limit.name} is ${have}: ` +
-    `at most ${formatCount(fit)} ${size.noun} fit; request a larger limit when creating the device (see requiredCrowdLimits) or use fewer ${size.noun}`);
+    `at most ${formatCount(fit)} ${size.noun} fit; ${request && `${request} or `}use fewer ${size.noun}`);
 }
 
 /**
@@ -92,7 +93,7 @@ export function checkStorageBinding(device: GPUDevice, label: string, size: numb
  * buffers) and, when any is too small, names the one that allows the fewest, so the count the
  * message gives is the most that fits in all of them.
  */
-export function checkStorageBindings(device: GPUDevice, count: number, buffers: readonly { label: string; items: BufferItems }[]): void {
+export function checkStorageBindings(device: LimitsSource, count: number, buffers: readonly { label: string; items: BufferItems }[]): void {
   let worst: { label: string; items: BufferItems; fit: number } | undefined;
   for (const { label, items } of buffers) {
     if (bytesFor(items, count) <= storageLimit(device).bytes) continue;
@@ -108,7 +109,7 @@ export function checkStorageBindings(device: GPUDevice, count: number, buffers: 
  * `needed` first (a RangeError naming `label`, the limit and the count that fits), so a growth
  * either fits or changes nothing.
  */
-export function growthCount(device: GPUDevice, label: string, needed: number, current: number, items: BufferItems): number {
+export function growthCount(device: LimitsSource, label: string, needed: number, current: number, items: BufferItems): number {
   checkStorageBinding(device, label, { ...items, count: needed });
   return Math.max(needed, Math.min(current * 2, largestFit(device, items)));
 }

@@ -89,44 +89,18 @@ export class MeshBuffers {
     this.standIn = this.upload('MeshBuffers.standIn', Float32Array.of(0, 0, 0, 0, 1, 1, 1, 1), GPUBufferUsage.VERTEX);
     primitives.forEach((prim, p) => {
       const label = `MeshBuffers.primitive${p}`;
-      const v = primitiveVertices(prim, skinSlotOffset[prim.skin]);
       const levels = order ? order.levels[p] : [triangleList(prim), ...(lods[p] ?? [])];
       if (levels.length !== this.levels) throw new RangeError(`primitive ${p} has ${levels.length} LOD levels, primitive 0 has ${this.levels}`);
-      const vertexOf = order?.vertexOf[p];
-      // One source vertex per GPU vertex (those it stands for are equal in every uploaded stream).
-      const shared = vertexOf && sourceVertices(vertexOf);
-      const gather = <T extends Float32Array | Uint16Array>(data: T, size: number): T => (shared ? gatherVertices(data, size, shared) : data);
-      const total = levels.reduce((n, l) => n + l.length, 0);
-      const wide = prim.vertexCount > 0x10000;
-      const indices = wide ? new Uint32Array(total) : new Uint16Array(total);
-      const ranges: [number, number][] = [];
-      let first = 0;
-      for (const level of levels) {
-        indices.set(level, first);
-        ranges.push([level.length, first]);
-        first += level.length;
-      }
-      const joints = compactJoints(gather(v.joints, v.influences));
-      const streams: VertexStreams = {
-        influences: v.influences, normals: shared === undefined, uvSets: v.uvSets, tangents: v.tangents !== undefined, colors: prim.colors !== undefined,
-        jointBytes: joints.BYTES_PER_ELEMENT as 1 | 2,
-      };
-      const data: Record<StreamField['name'], ArrayBufferView | undefined> = {
-        position: gather(v.positions, 3), joints, weights: gather(v.weights, v.influences),
-        normal: streams.normals ? v.normals : undefined, uv: gather(v.uvs, v.uvSets * 2),
-        color: prim.colors && gather(v.colors, 4), tangent: v.tangents && gather(v.tangents, 4),
-      };
-      const count = shared ? shared.length : prim.vertexCount;
-      const [skin, shading] = vertexStreams(streams);
+      const data = primitiveStreams(prim, skinSlotOffset[prim.skin], levels, order?.vertexOf[p]);
       this.primitives.push({
-        label, primitive: prim, ...streams, ranges, vertexOf,
+        label, primitive: prim, ...data.streams, ranges: data.ranges, vertexOf: data.vertexOf,
         vertexBuffers: [
-          this.upload(`${label}.skinStream`, interleave(skin, data, count), GPUBufferUsage.VERTEX),
-          this.upload(`${label}.shadingStream`, interleave(shading, data, count), GPUBufferUsage.VERTEX),
+          this.upload(`${label}.skinStream`, data.skin, GPUBufferUsage.VERTEX),
+          this.upload(`${label}.shadingStream`, data.shading, GPUBufferUsage.VERTEX),
           this.standIn,
         ],
-        indexBuffer: this.upload(`${label}.indices`, indices, GPUBufferUsage.INDEX),
-        indexFormat: wide ? 'uint32' : 'uint16',
+        indexBuffer: this.upload(`${label}.indices`, data.indices, GPUBufferUsage.INDEX),
+        indexFormat: data.indices instanceof Uint32Array ? 'uint32' : 'uint16',
         morphTargets: morph && this.upload(`${label}.morphTargets`, morphTargetData(prim, morph.setBase, morph.weightCount), GPUBufferUsage.STORAGE),
         morphed: morph !== undefined && prim.morph !== undefined,
       });
@@ -171,6 +145,45 @@ export class MeshBuffers {
     buffer.unmap();
     return buffer;
   }
+}
+
+/**
+ * One primitive's vertex streams and indices as every backend uploads them (MeshBuffers on
+ * WebGPU, GLMesh on WebGL 2): the skin and shading streams interleaved (vertexStreams), every LOD
+ * level's triangles one after another (uint32 only above 65,536 vertices) with their
+ * (indexCount, firstIndex). `slotOffset`: the primitive's skin's first joint slot; `levels`: the
+ * triangle list of each level; `vertexOf`: DrawOrder.vertexOf of a primitive drawn with shared
+ * vertices (undefined: the vertices as loaded).
+ */
+export function primitiveStreams(prim: SkinnedPrimitive, slotOffset: number, levels: readonly Uint32Array[], vertexOf?: Uint32Array): {
+  streams: VertexStreams; skin: Uint8Array; shading: Uint8Array; indices: Uint16Array | Uint32Array; ranges: [number, number][]; vertexOf?: Uint32Array;
+} {
+  const v = primitiveVertices(prim, slotOffset);
+  // One source vertex per GPU vertex (those it stands for are equal in every uploaded stream).
+  const shared = vertexOf && sourceVertices(vertexOf);
+  const gather = <T extends Float32Array | Uint16Array>(data: T, size: number): T => (shared ? gatherVertices(data, size, shared) : data);
+  const total = levels.reduce((n, l) => n + l.length, 0);
+  const indices = prim.vertexCount > 0x10000 ? new Uint32Array(total) : new Uint16Array(total);
+  const ranges: [number, number][] = [];
+  let first = 0;
+  for (const level of levels) {
+    indices.set(level, first);
+    ranges.push([level.length, first]);
+    first += level.length;
+  }
+  const joints = compactJoints(gather(v.joints, v.influences));
+  const streams: VertexStreams = {
+    influences: v.influences, normals: shared === undefined, uvSets: v.uvSets, tangents: v.tangents !== undefined, colors: prim.colors !== undefined,
+    jointBytes: joints.BYTES_PER_ELEMENT as 1 | 2,
+  };
+  const data: Record<StreamField['name'], ArrayBufferView | undefined> = {
+    position: gather(v.positions, 3), joints, weights: gather(v.weights, v.influences),
+    normal: streams.normals ? v.normals : undefined, uv: gather(v.uvs, v.uvSets * 2),
+    color: prim.colors && gather(v.colors, 4), tangent: v.tangents && gather(v.tangents, 4),
+  };
+  const count = shared ? shared.length : prim.vertexCount;
+  const [skin, shading] = vertexStreams(streams);
+  return { streams, skin: interleave(skin, data, count), shading: interleave(shading, data, count), indices, ranges, vertexOf };
 }
 
 /** One attribute in an interleaved vertex stream: `bytes` a vertex from the array MeshBuffers holds under `name`. */

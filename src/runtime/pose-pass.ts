@@ -285,9 +285,10 @@ export class PosePass {
  * shaders/pose.wgsl), as u32 words: the references padded to a whole vec4, then rig.records (rest
  * pose, identity difference, clips), one vec4f (parent, depth, 0, 0) per node, and SLOT_VEC4S (5)
  * vec4f per slot (the inverse bind matrix's columns, then (node, 0, 0, 0)); floats as their bits,
- * integers as exact floats. Bases are vec4 indices of the words.
+ * integers as exact floats. Bases are vec4 indices of the words. The WebGL 2 pose pass
+ * (src/webgl2/gl-pose-pass.ts) uploads the same words into a texture.
  */
-function refsWithRecords(rig: RigData): { data: Uint32Array; restBase: number; clipBase: number; nodeBase: number; slotBase: number } {
+export function refsWithRecords(rig: RigData): { data: Uint32Array; restBase: number; clipBase: number; nodeBase: number; slotBase: number } {
   const refVec4s = Math.max(1, Math.ceil(rig.trackRefs.length / 4));
   const nodeBase = refVec4s + rig.records.length / 4;
   const slotBase = nodeBase + rig.nodeCount;

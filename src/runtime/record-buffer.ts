@@ -2,6 +2,7 @@ import { phaseTurns, writeRate } from './clip-clock';
 import { checkF32, F32_HOLDS, F32_MAX, F32_WHY, WORLD, WORLD_WHY } from '../math/float32';
 import { show } from '../math/show';
 import { wrapTime } from '../math/time';
+import type { RecordBufferLike, RecordQueue } from './record-device';
 
 /**
  * CPU mirror of a GPU buffer of fixed-size records, with the range changed since the last
@@ -80,7 +81,7 @@ export class RecordBuffer {
   private scratch: Uint32Array | undefined;
 
   /** Sends the records changed since the last call to `buffer` in one writeBuffer; returns bytes sent. */
-  upload(queue: GPUQueue, buffer: GPUBuffer): number {
+  upload<B extends RecordBufferLike>(queue: RecordQueue<B>, buffer: B): number {
     if (this.dirtyEnd <= this.dirtyStart) return 0;
     const start = this.dirtyStart * this.recordBytes;
     const bytes = (this.dirtyEnd - this.dirtyStart) * this.recordBytes;

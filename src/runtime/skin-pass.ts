@@ -53,7 +53,6 @@ export interface DrawArgs {
   argsOffset(list: number, level: number, primitive: number): number;
 }
 
-
 /**
  * The instanced skinned draw (shaders/skin.wgsl): one draw call per mesh primitive (per LOD
  * level when a cull pass chose levels), whatever the instance count. create: the constructor
@@ -254,31 +253,10 @@ export class SkinPass {
     }
   }
 
-  /**
-   * Writes the camera: `viewProjection` is a column-major 4x4 (world -> clip space). The eye
-   * (for specular highlights) is found from its inverse: the point the projection sends to
-   * w = 0, or for an orthographic camera the direction towards it.
-   */
+  /** Writes the camera (writeCamera): `viewProjection` is a column-major 4x4 (world -> clip space). */
   update(viewProjection: ArrayLike<number>): void {
-    if (viewProjection.length !== 16) throw new RangeError(`viewProjection must have 16 numbers, got ${viewProjection.length}`);
-    const c = this.cameraData;
-    c.set(viewProjection, CAMERA.viewProjection / 4);
-    c.set(this.lights.direction, CAMERA.lightDirection / 4);
-    c.set(this.lights.sun, CAMERA.sunColor / 4);
-    c.set(this.lights.sky, CAMERA.skyColor / 4);
-    c.set(this.lights.ground, CAMERA.groundColor / 4);
-    const inv = mat4.inverse(c.subarray(0, 16), this.inverse);
-    // inverse x (0, 0, 1, 0): column 2 (a point at infinity for orthographic cameras, where w stays 0).
-    const [x, y, z, w] = [inv[8], inv[9], inv[10], inv[11]];
-    const e = CAMERA.eye / 4;
-    if (Math.abs(w) > 1e-12 * Math.hypot(x, y, z)) {
-      c[e] = x / w; c[e + 1] = y / w; c[e + 2] = z / w; c[e + 3] = 1;
-    } else {
-      // Orthographic: towards the camera is -z of clip space mapped back, i.e. minus column 2.
-      const len = Math.hypot(x, y, z) || 1;
-      c[e] = -x / len; c[e + 1] = -y / len; c[e + 2] = -z / len; c[e + 3] = 0;
-    }
-    this.device.queue.writeBuffer(this.camera, 0, c);
+    writeCamera(this.cameraData, viewProjection, this.lights, this.inverse);
+    this.device.queue.writeBuffer(this.camera, 0, this.cameraData);
   }
 
   /** Records one draw per primitive of the first `instanceCount` slots into `pass`. */
@@ -364,6 +342,28 @@ export class SkinPass {
       multisample: { count: options.sampleCount ?? 1 },
     });
   }
+}
+
+/**
+ * Writes CAMERA's camera and light fields into `c` (shadow fields untouched): `viewProjection`
+ * (column-major, world -> clip, depth in [0, 1]), the lights, and the eye from its inverse
+ * (`inverse`: 16 floats of scratch): the point sent to w = 0, or for an orthographic camera the
+ * unit direction towards it (w 0). Shared by SkinPass and GLSkinPass.
+ */
+export function writeCamera(c: Float32Array, viewProjection: ArrayLike<number>, lights: ResolvedLights, inverse: Float32Array): void {
+  if (viewProjection.length !== 16) throw new RangeError(`viewProjection must have 16 numbers, got ${viewProjection.length}`);
+  c.set(viewProjection, CAMERA.viewProjection / 4);
+  c.set(lights.direction, CAMERA.lightDirection / 4);
+  c.set(lights.sun, CAMERA.sunColor / 4);
+  c.set(lights.sky, CAMERA.skyColor / 4);
+  c.set(lights.ground, CAMERA.groundColor / 4);
+  // inverse x (0, 0, 1, 0): column 2 (a point at infinity for orthographic cameras, where w stays 0); mat4 reads c's first 16.
+  const inv = mat4.inverse(c, inverse);
+  const x = inv[8], y = inv[9], z = inv[10], w = inv[11], e = CAMERA.eye / 4;
+  // Orthographic (w 0): towards the camera is -z of clip space mapped back, i.e. minus column 2.
+  const perspective = Math.abs(w) > 1e-12 * Math.hypot(x, y, z);
+  const scale = perspective ? 1 / w : -1 / (Math.hypot(x, y, z) || 1);
+  c[e] = x * scale; c[e + 1] = y * scale; c[e + 2] = z * scale; c[e + 3] = Number(perspective);
 }
 
 /**

@@ -2,7 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
 import { COUNT_FROM_PARAMS, DQ_POLAR_ITERATIONS, DQ_VEC4S, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/runtime/layout';
-import { GENERATED_SHADERS } from '../../tools/wgsl-shaders';
+import { generatedBlock, GENERATED_SHADERS } from '../../tools/wgsl-shaders';
+import { glslConstantBlock, glslLiteral, layoutWords } from '../../src/webgl2/glsl-constants';
+import { GL_POSE_CONSTANTS } from '../../src/webgl2/glsl-texts';
+import { INSTANCE, LAYER } from '../../src/runtime/layout';
 import { MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../src/runtime/limits';
 import { CLIP_CLOCK, currentConstantBlock, POSE_CONSTANTS, POSE_ONLY_CONSTANTS, POSE_RECORD_STRUCTS, replaceConstantBlock, wgslConstantBlock, wgslLiteral, type WgslScalar } from '../../src/runtime/wgsl-constants';
 import { ACTION_IN, ACTION_NONE, ACTION_OUT, ACTION_PLAY } from '../../src/anim/control/controller';
@@ -48,12 +51,13 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
   });
 
   it('every shader with a generated block carries the block generated now (shaders/controllers/control.wgsl too)', () => {
-    for (const { file, constants, structs } of GENERATED_SHADERS) {
+    for (const shader of GENERATED_SHADERS) {
+      const { file } = shader;
       const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
-      expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(wgslConstantBlock(constants, structs));
+      expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(generatedBlock(shader));
       expect([...wgslU32Constants(replaceConstantBlock(source, '')).keys()], file).toEqual([]);
     }
-    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl', 'shaders/environment.wgsl', 'shaders/steering/steering.wgsl']);
+    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl', 'shaders/environment.wgsl', 'shaders/steering/steering.wgsl', 'shaders/webgl2/pose.vert.glsl', 'shaders/webgl2/pose-local.frag.glsl', 'shaders/webgl2/pose.frag.glsl']);
   });
 
   it('the control records use the controllers\' own values for phases, sources, limits and the clamp hold', () => {
@@ -82,11 +86,24 @@ function wgslNumber(literal: string, type: WgslScalar): number {
   return Number(integer);
 }
 
-/** Every module-scope `const NAME: TYPE = LITERAL;` of a WGSL source: name -> [type, value]. */
+/** Every module-scope `const NAME: TYPE = LITERAL;` of a WGSL source, or `const TYPE NAME = LITERAL;` of a GLSL one: name -> [type, value]. */
 function wgslConstants(source: string): Map<string, [WgslScalar, number]> {
   const found = new Map<string, [WgslScalar, number]>();
   for (const [, name, type, literal] of source.matchAll(/^const (\w+): (u32|i32|f32) = ([^;]+);/gm)) found.set(name, [type as WgslScalar, wgslNumber(literal, type as WgslScalar)]);
+  const types = { uint: 'u32', int: 'i32', float: 'f32' } as const;
+  for (const [, glsl, name, literal] of source.matchAll(/^const (uint|int|float) (\w+) = ([^;]+);/gm)) {
+    const type = types[glsl as keyof typeof types];
+    found.set(name, [type, glslNumber(literal, type)]);
+  }
   return found;
+}
+
+/** The number a GLSL literal glslLiteral writes means: `5u`, `-5`, `(-2147483647 - 1)`, `0.5`, `uintBitsToFloat(0x...u)`. */
+function glslNumber(literal: string, type: WgslScalar): number {
+  const bits = /^uintBitsToFloat\((0x[0-9a-f]+)u\)$/i.exec(literal)?.[1];
+  if (bits !== undefined) return new Float32Array(new Uint32Array([Number(bits)]).buffer)[0];
+  if (literal === '(-2147483647 - 1)') return -(2 ** 31);
+  return type === 'f32' ? Math.fround(Number(literal)) : Number(literal.replace(/u$/, ''));
 }
 
 describe('wgslLiteral: shared numbers as WGSL literals that mean exactly the TypeScript value', () => {
@@ -170,7 +187,7 @@ const isStride = (name: string) => /_WORDS$|_VEC4S$|^TRS_PATHS$/.test(name);
 function handWrittenCopies(source: string, constants: readonly (readonly [string, number, WgslScalar?])[]): string[] {
   const code = handWritten(source);
   const found: string[] = [];
-  for (const [, name] of code.matchAll(/^\s*const (\w+)/gm)) found.push(`const ${name} outside the generated block`);
+  for (const [, name] of code.matchAll(/^\s*const (?:(?:uint|int|float|bool) )?(\w+)/gm)) found.push(`const ${name} outside the generated block`);
   for (const [line] of code.matchAll(/^\s*override WORKGROUP_SIZE\b.*=.*$/gm)) found.push(`a WORKGROUP_SIZE default: ${line.trim()}`);
   const integers = [...code.matchAll(/(?<![\w.])(0x[0-9a-f]+|\d+)u?(?![\w.])/gi)].map((m) => [m[0], Number(m[1])] as const);
   const floats = [...code.matchAll(/(?<![\w.])(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?f?(?![\w.])/g)].map((m) => m[0]);
@@ -195,7 +212,7 @@ describe('drift: a shared number written by hand in a shader fails', () => {
 
   it('every shader under shaders/ has a generated block and is listed in tools/wgsl-shaders.ts', () => {
     const files = (readdirSync(new URL('../../shaders', import.meta.url), { recursive: true }) as string[])
-      .filter((f) => f.endsWith('.wgsl')).map((f) => `shaders/${f.split('\\').join('/')}`).sort();
+      .filter((f) => f.endsWith('.wgsl') || f.endsWith('.glsl')).map((f) => `shaders/${f.split('\\').join('/')}`).sort();
     expect(files.length).toBeGreaterThan(0);
     expect(GENERATED_SHADERS.map((g) => g.file).sort()).toEqual(files);
     for (const { file, source } of shaders) expect(currentConstantBlock(source), file).toBeDefined();
@@ -233,7 +250,7 @@ describe('drift: a shared number written by hand in a shader fails', () => {
         if (next) new Uint32Array(next.buffer)[0] += 1;
         const changed = next ? next[0] : value === 0xffffffff ? value - 1 : value + 1;
         const drifted = constants.map((c, k) => (k === i ? [name, changed, type] as const : c));
-        expect(currentConstantBlock(source), `${file}: ${name}`).not.toBe(wgslConstantBlock(drifted, structs));
+        expect(currentConstantBlock(source), `${file}: ${name}`).not.toBe(generatedBlock({ file, constants: drifted, structs }));
       });
     }
   });
@@ -254,5 +271,43 @@ describe('drift: a shared number written by hand in a shader fails', () => {
     }
     expect(WORKGROUP_SIZE).toBe(64);
     expect(MAX_WORKGROUPS_PER_DIMENSION).toBe(65535);
+  });
+});
+
+describe('GLSL blocks (shaders/webgl2/): the same TypeScript constants, spelt for GLSL ES 3.00', () => {
+  it('glslLiteral: integers as GLSL writes them, an f32 exactly (a short decimal, else its bits), refusals as wgslLiteral\'s', () => {
+    expect([glslLiteral('A', 5), glslLiteral('B', 0xffffffff), glslLiteral('C', -5, 'i32'), glslLiteral('D', -(2 ** 31), 'i32')]).toEqual(['5u', '0xffffffffu', '-5', '(-2147483647 - 1)']);
+    expect(glslLiteral('X', 0.5, 'f32')).toBe('0.5');
+    expect(glslLiteral('X', 1e-6, 'f32')).toBe('uintBitsToFloat(0x358637bdu)');
+    expect(new Float32Array(new Uint32Array([0x358637bd]).buffer)[0]).toBe(Math.fround(1e-6));
+    expect(glslConstantBlock([['EPS', 1e-6, 'f32'], ['N', 3], ['K', -2, 'i32']])).toContain('const float EPS = uintBitsToFloat(0x358637bdu); // 0.000001\nconst uint N = 3u;\nconst int K = -2;\n');
+    expect(() => glslLiteral('NEG', -1)).toThrow(/NEG = -1 is not a u32/);
+    expect(() => glslLiteral('NAN', Number.NaN, 'f32')).toThrow(/not a finite f32/);
+  });
+
+  it('record layouts reach GLSL as word offsets generated from layout.ts; an offset off a word boundary is refused', () => {
+    const words = new Map(GL_POSE_CONSTANTS.map(([name, value]) => [name, value]));
+    expect(words.get('INSTANCE_WORDS')).toBe(INSTANCE.size / 4);
+    expect(words.get('INSTANCE_RATE_HI_B')).toBe(INSTANCE.rateHiB / 4);
+    expect(words.get('LAYER_REF_RATE_LO')).toBe(LAYER.refRateLo / 4);
+    expect(words.get('LAYER_STACK_WORDS')).toBe(LAYER_STACK.size / 4);
+    expect(() => layoutWords('BAD', { size: 8, odd: 2 })).toThrow(/BAD.odd = 2 is not on a 4-byte word boundary/);
+    // crowdInstanceWorld (GLSL_POSE_RECORDS) reads the world matrix as whole texels.
+    expect([INSTANCE.size % 16, INSTANCE.world % 16]).toEqual([0, 0]);
+  });
+
+  it('a constant written by hand in a GLSL shader, or a block from other values, is caught', () => {
+    const file = 'shaders/webgl2/pose.frag.glsl';
+    const shader = GENERATED_SHADERS.find((g) => g.file === file)!;
+    const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+    expect(source).toContain('joint * SLOT_VEC4S');
+    expect(handWrittenCopies(source.replace('joint * SLOT_VEC4S', 'joint * 5u'), shader.constants)).toEqual(['a stride of 5 written by hand: SLOT_VEC4S']);
+    expect(handWrittenCopies(source.replace('uniform int poseRefsWidth;', 'const uint NODE_STRIDE = 7u;\nuniform int poseRefsWidth;'), shader.constants)).toEqual(['const NODE_STRIDE outside the generated block']);
+    const localFile = 'shaders/webgl2/pose-local.frag.glsl';
+    const local = GENERATED_SHADERS.find((g) => g.file === localFile)!;
+    const localSource = readFileSync(new URL(`../../${localFile}`, import.meta.url), 'utf8');
+    expect(handWrittenCopies(localSource.replace('trackRef == TRACK_NONE', 'trackRef == 0xffffffffu'), local.constants)).toContain('0xffffffffu is TRACK_NONE');
+    const drifted = local.constants.map(([name, value, type]) => [name, name === 'INSTANCE_LAYERS' ? value + 1 : value, type] as const);
+    expect(currentConstantBlock(localSource)).not.toBe(glslConstantBlock(drifted, local.structs));
   });
 });

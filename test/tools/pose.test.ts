@@ -101,6 +101,28 @@ describe.concurrent('pose CLI', () => {
     expect(plain.positions!.flat().some((v, i) => Math.abs(v - e.positions!.flat()[i]) > 0.5)).toBe(true);
   });
 
+  it('--backend webgl2 runs the real GLSL in headless Chromium and agrees with lut, on two clips and on --layers', async ({ expect }) => {
+    const layers = JSON.stringify({
+      base: { clip: 'Walk', time: 0.4 },
+      layers: [{ clip: 'Survey', time: 1.2, weight: 0.8, mask: { root: 'b_Spine01_02' } }],
+      additive: [{ clip: 'Run', time: 0.1, weight: 0.5, reference: { clip: 'Run', time: 0 }, mask: { weights: { b_Head_05: 1 }, default: 0 } }],
+    });
+    const clips = ['--clip', 'Walk', '--time', '0.3', '--clip-b', 'Run', '--blend', '0.4'];
+    const [gl, lut, glStack, lutStack] = (await Promise.all([
+      pose('--model', FOX, ...clips, '--backend', 'webgl2'), pose('--model', FOX, ...clips, '--backend', 'lut'),
+      pose('--model', FOX, '--layers', layers, '--backend', 'webgl2'), pose('--model', FOX, '--layers', layers, '--backend', 'lut'),
+    ])).map(parse);
+    for (const [a, b] of [[gl, lut], [glStack, lutStack]]) {
+      expect(a.joints).toEqual(b.joints);
+      let worst = 0;
+      a.jointMatrices.flat().forEach((v, i) => { worst = Math.max(worst, Math.abs(v - b.jointMatrices.flat()[i])); });
+      expect(worst).toBeLessThan(1e-3); // float32 on a model 175 units across
+      expect(worst).toBeGreaterThan(0); // really a different backend
+    }
+    // The stack is not the plain record: the layers reached the GL pass.
+    expect(glStack.jointMatrices.flat().some((v, i) => Math.abs(v - gl.jointMatrices.flat()[i]) > 0.5)).toBe(true);
+  });
+
   it('--layers errors name the clip, the joint and the field, exit 1', async ({ expect }) => {
     const [clip, joint, weight, mixed] = await Promise.all([
       pose('--model', FOX, '--layers', '{"base": {"clip": "Jog"}}'),

@@ -69,9 +69,10 @@ export class CrowdEvents implements CrowdFeature {
 
   /**
    * Installs clip events on `crowd` (before any CrowdControllers on it: the controllers schedule
-   * their instances' events through this feature when it is there as they are made).
+   * their instances' events through this feature when it is there as they are made). A CPU-only
+   * feature: it runs on a WebGL 2 crowd (GLCrowd) as on a Crowd.
    */
-  constructor(crowd: Crowd) {
+  constructor(crowd: Pick<Crowd, 'hasFeature' | 'character' | 'install'>) {
     if (crowd.hasFeature('controllers')) {
       throw new Error('create CrowdEvents before CrowdControllers on a crowd: the controllers schedule their events through it as they are made');
     }

@@ -1,6 +1,9 @@
 import type { Character } from '../../character/character';
 import { show } from '../../math/show';
 import type { CrowdOptions, CullStats, ShadowOptions } from '../crowd-types';
+
+/** The options Visibility reads (the WebGL 2 crowd hands its own, which have no render-pass formats). */
+export type VisibilityOptions = Pick<CrowdOptions, 'culling' | 'maxDistance' | 'cullBounds' | 'lod' | 'animationLod' | 'shadows'>;
 import type { DrawShadow } from '../feature';
 import type { InstanceStore } from '../instance-store';
 import type { MeshBuffers } from '../mesh-buffers';
@@ -42,12 +45,17 @@ export class Visibility {
   private readonly cullTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
   private readonly poseTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
 
-  constructor(private readonly character: Character, private readonly options: CrowdOptions, maxTextureDimension2D: number) {
+  constructor(private readonly character: Character, private readonly options: VisibilityOptions, maxTextureDimension2D: number) {
     const height = boxHeight(character.animationBounds.reach);
     this.settings = new CullSettings(character.lods?.errors ?? [0], height);
     this.applyOptions(options);
     this.shadowMapSize = options.shadows === undefined || options.shadows === false ? undefined : this.applyShadowOptions(options.shadows, height, maxTextureDimension2D);
     this.settings.shadows = this.shadowMapSize !== undefined;
+  }
+
+  /** The shadow map's reach as CrowdOptions.shadows set it (world units) and its strength, for a backend that fits its own light (the WebGL 2 crowd). */
+  get shadowFit(): Readonly<{ distance: number; reach: number; strength: number }> {
+    return this.shadow;
   }
 
   /** Whether shadows can be turned on (the crowd was made with CrowdOptions.shadows). */
@@ -184,7 +192,7 @@ export class Visibility {
     return pass && this.shadowedFrame ? { view: pass.view, lightViewProjection: pass.lightViewProjection, mapSize: pass.mapSize } : undefined;
   }
 
-  private applyOptions(options: CrowdOptions): void {
+  private applyOptions(options: VisibilityOptions): void {
     const { culling, lod, animationLod, maxDistance, cullBounds } = options;
     const cull = this.settings;
     if (cullBounds !== undefined && cullBounds !== 'reach' && cullBounds !== 'authored') throw new RangeError(`cullBounds must be 'reach' or 'authored', got ${show(cullBounds)}`);
