@@ -15,7 +15,7 @@ import { STEERING_SHADER } from '../src/features/steering/steering-wgsl';
 import { ENVIRONMENT_SHADER } from '../src/runtime/environment-map';
 import { KERNEL_SHADERS, wgslConstantBlock, type GeneratedShader } from '../src/runtime/wgsl-constants';
 import { glslConstantBlock } from '../src/webgl2/glsl-constants';
-import { GL_POSE_SHADERS } from '../src/webgl2/glsl-texts';
+import { GL_DRAW_SHADERS, GL_POSE_SHADERS } from '../src/webgl2/glsl-texts';
 
 const [pose, cull, skin, palette] = KERNEL_SHADERS;
 
@@ -23,7 +23,7 @@ export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHAD
   // The mip chain pass shares no number with TypeScript: an empty block, so a shared one added later has its place.
   { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER,
   // WebGL 2 (GLSL ES 3.00).
-  ...GL_POSE_SHADERS];
+  ...GL_POSE_SHADERS, ...GL_DRAW_SHADERS];
 
 /** The generated block `shader`'s file should hold: GLSL for a .glsl file, else WGSL. */
 export function generatedBlock(shader: GeneratedShader): string {

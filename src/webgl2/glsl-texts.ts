@@ -185,3 +185,16 @@ export const GL_POSE_SHADERS: readonly GeneratedShader[] = [
   { file: 'shaders/webgl2/pose-local.frag.glsl', constants: GL_POSE_CONSTANTS, structs: `${GLSL_RECORD_FETCH}\n\n${GLSL_POSE_RECORDS}\n\n${GLSL_CLIP_CLOCK}` },
   { file: 'shaders/webgl2/pose.frag.glsl', constants: [['SLOT_VEC4S', SLOT_VEC4S]], structs: GLSL_RECORD_FETCH },
 ];
+
+/**
+ * The draw's shaders (src/webgl2/gl-skin-pass.ts, gl-environment-map.ts): empty blocks for now.
+ * Their shared values reach them as `#define`s that GLSkinPass and GLEnvironmentMap build from
+ * src/runtime/layout.ts when they compile (withDefines, src/webgl2/gl-program.ts), and
+ * test/webgl2/gl-shaders.test.ts checks their uniform blocks and locations against layout.ts.
+ */
+export const GL_DRAW_SHADERS: readonly GeneratedShader[] = [
+  { file: 'shaders/webgl2/skin.vert.glsl', constants: [], structs: '' },
+  { file: 'shaders/webgl2/skin.frag.glsl', constants: [], structs: '' },
+  { file: 'shaders/webgl2/environment.vert.glsl', constants: [], structs: '' },
+  { file: 'shaders/webgl2/environment.frag.glsl', constants: [], structs: '' },
+];
