@@ -234,7 +234,9 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     expect(on, 'the environment does not brighten the metal').toBeGreaterThan(MIN_METAL_RATIO * off);
   }
 
-  it('explains what to do when WebGPU is unavailable', async () => {
+  // Without WebGPU the demo falls back to WebGL 2 by itself (test/e2e/gl-crowd.test.ts); a page that
+  // forces WebGPU (?backend=webgpu) gets the explanation instead.
+  it('explains what to do when WebGPU is unavailable and the page forces it (?backend=webgpu)', async () => {
     const cases = [
       { name: 'no-navigator-gpu', script: () => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }), reason: /navigator\.gpu is missing/ },
       { name: 'no-adapter', script: () => { GPU.prototype.requestAdapter = async () => null; }, reason: /no usable GPU adapter/ },
@@ -242,7 +244,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     for (const { name, script, reason } of cases) {
       const page = await demo.newPage();
       await page.addInitScript(script);
-      await page.goto(`${demo.baseUrl}/`);
+      await page.goto(`${demo.baseUrl}/?backend=webgpu`);
       const fatal = page.locator('#fatal');
       await fatal.waitFor({ state: 'visible', timeout: 30_000 });
       expect(await page.locator('#fatal-title').textContent()).toBe('WebGPU is not available');

@@ -119,7 +119,7 @@ const OTHER_HOOKS: (keyof CrowdFeature)[] = ['cleared', 'prepare', 'settle', 'en
 
 /** The classes whose methods are enumerated, with the source files whose `private` / `protected` methods are not public. */
 const CLASSES: [string, { prototype: object }, string[]][] = [
-  ['Crowd', Crowd, ['src/runtime/crowd.ts', 'src/runtime/culling/crowd-camera.ts', 'src/runtime/legacy.ts']],
+  ['Crowd', Crowd, ['src/runtime/crowd.ts', 'src/runtime/crowd-instances.ts', 'src/runtime/culling/crowd-camera.ts', 'src/runtime/legacy.ts']],
   ['CrowdProps', CrowdProps, ['src/features/props/crowd-props.ts']],
   ['CrowdMorph', CrowdMorph, ['src/features/morph/crowd-morph.ts']],
   ['CrowdAppearance', CrowdAppearance, ['src/features/appearance/crowd-appearance.ts']],
