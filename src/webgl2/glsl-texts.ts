@@ -187,14 +187,34 @@ export const GL_POSE_SHADERS: readonly GeneratedShader[] = [
 ];
 
 /**
- * The draw's shaders (src/webgl2/gl-skin-pass.ts, gl-environment-map.ts): empty blocks for now.
- * Their shared values reach them as `#define`s that GLSkinPass and GLEnvironmentMap build from
- * src/runtime/layout.ts when they compile (withDefines, src/webgl2/gl-program.ts), and
+ * CAMERA (src/runtime/layout.ts) as the skin pass's std140 uniform block, one text for its two
+ * stages; std140 gives it the WGSL uniform's offsets (test/webgl2/gl-shaders.test.ts checks them).
+ */
+export const GLSL_CAMERA_BLOCK = `// CAMERA in src/runtime/layout.ts (std140 gives the same offsets as the WGSL uniform).
+layout(std140) uniform Camera {
+  mat4 viewProjection;
+  vec3 lightDirection;
+  float shadowStrength;
+  mat4 lightViewProjection;
+  float shadowTexel;
+  float shadowBias;
+  float pad0;
+  float pad1;
+  vec4 eye;
+  vec3 sunColor;
+  vec3 skyColor;
+  vec3 groundColor;
+} camera;`;
+
+/**
+ * The draw's shaders (src/webgl2/gl-skin-pass.ts, gl-environment-map.ts): the skin stages share
+ * the Camera block; their other shared values reach them as `#define`s that GLSkinPass and
+ * GLEnvironmentMap build from src/runtime/layout.ts when they compile (withDefines, src/webgl2/gl-program.ts), and
  * test/webgl2/gl-shaders.test.ts checks their uniform blocks and locations against layout.ts.
  */
 export const GL_DRAW_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/webgl2/skin.vert.glsl', constants: [], structs: '' },
-  { file: 'shaders/webgl2/skin.frag.glsl', constants: [], structs: '' },
+  { file: 'shaders/webgl2/skin.vert.glsl', constants: [], structs: GLSL_CAMERA_BLOCK },
+  { file: 'shaders/webgl2/skin.frag.glsl', constants: [], structs: GLSL_CAMERA_BLOCK },
   { file: 'shaders/webgl2/environment.vert.glsl', constants: [], structs: '' },
   { file: 'shaders/webgl2/environment.frag.glsl', constants: [], structs: '' },
 ];
