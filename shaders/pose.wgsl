@@ -40,6 +40,9 @@ const SLOT_VEC4S: u32 = 5u;
 const MATRIX_VEC4S: u32 = 3u;
 const DQ_DEGENERATE_DET: f32 = 0x1.0c6f7ap-20f; // 0.000001
 const PALETTE_SHARED: u32 = 0x80000000u;
+const PALETTE_NONE: u32 = 0xffffffffu;
+const PALETTE_BUCKETS: u32 = 16u;
+const PALETTE_BUCKET_BITS: u32 = 4u;
 const RECORD_WORDS: u32 = 4u;
 
 struct Instance {
@@ -135,6 +138,7 @@ struct Params {
   nodeBase: u32,
   slotBase: u32,
   clockResidual: f32,
+  sharedBase: u32,
 }
 
 struct Node {
@@ -167,13 +171,15 @@ struct JointSlot {
 @group(0) @binding(5) var<storage, read> masks: array<f32>;
 // 3 vec4f (the top rows of the affine joint matrix) per joint slot, joint set (palette entry) after joint set.
 @group(0) @binding(6) var<storage, read_write> jointMatrices: array<vec4f>;
-// The instances to pose: entry params.listBase + workgroup index holds the slot. Without a cull
-// pass the identity list (entry i holds i); after one, the cull pass's pose list, whose
-// length is word params.countIndex of the same buffer (see COUNT_FROM_PARAMS).
+// The instances to pose after a cull pass: entry params.listBase + workgroup index of its pose
+// list holds the slot, and word params.countIndex of the same buffer the length. Without one
+// (countIndex COUNT_FROM_PARAMS) slot params.listBase + workgroup index is posed and this is not read.
 @group(0) @binding(7) var<storage, read> instanceList: array<u32>;
 // Per slot: the joint set it is posed into (PALETTE_* in src/runtime/layout.ts). The identity
-// list while every instance has its own; a slot drawing a shared pose (PALETTE_SHARED) is skipped.
-@group(0) @binding(8) var<storage, read> jointEntries: array<u32>;
+// list while every instance has its own; a slot drawing a shared pose (PALETTE_SHARED) is not
+// posed, and its entry is brought to its clip A's time bucket now (what the palette pass's
+// acquire writes), so that a frame without a palette pass still moves it (docs/palette.md).
+@group(0) @binding(8) var<storage, read_write> jointEntries: array<u32>;
 
 // Local matrices, then (after the level loop) model matrices of this workgroup's instance.
 var<workgroup> model: array<mat4x4f, MAX_NODES>;
@@ -323,6 +329,14 @@ fn slotAt(s: u32) -> JointSlot {
   return JointSlot(mat4x4f(record(b), record(b + 1u), record(b + 2u), record(b + 3u)), u32(record(b + 4u).x));
 }
 
+// The slot of this dispatch's `index`-th instance: from the cull pass's pose list, else params.listBase + index.
+fn slotOf(index: u32) -> u32 {
+  if (params.countIndex == COUNT_FROM_PARAMS) {
+    return params.listBase + index;
+  }
+  return instanceList[params.listBase + index];
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) thread: u32) {
   let index = group.x + group.y * params.dispatchWidth;
@@ -332,15 +346,25 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
       listLength = instanceList[params.countIndex];
     }
     // An instance without a joint set of its own (the palette is full) is not posed: this
-    // workgroup's list ends before it.
-    if (index < listLength && (jointEntries[instanceList[params.listBase + index]] & PALETTE_SHARED) != 0u) {
-      listLength = 0u;
+    // workgroup's list ends before it. Its shared pose follows its clip A's time bucket.
+    if (index < listLength) {
+      let slot = slotOf(index);
+      let entry = jointEntries[slot];
+      if ((entry & PALETTE_SHARED) != 0u) {
+        listLength = 0u;
+        if (entry != PALETTE_NONE) {
+          let held = instances[slot];
+          let turns = clipTurns(held.phaseA, held.rateLoA, held.rateHiA, params.clockTicks);
+          let bucket = extractBits(turns.y, 32u - PALETTE_BUCKET_BITS, PALETTE_BUCKET_BITS); // the top bits of the position in the clip
+          jointEntries[slot] = PALETTE_SHARED | (params.sharedBase + held.clipA * PALETTE_BUCKETS + bucket);
+        }
+      }
     }
   }
   if (index >= workgroupUniformLoad(&listLength)) {
     return; // uniform across the workgroup, so the barriers below stay in uniform control flow
   }
-  let instance = instanceList[params.listBase + index];
+  let instance = slotOf(index);
   let record = instances[instance];
   let entry = jointEntries[instance];
   let uA = tableCoordinate(record.clipA, record.phaseA, record.speedA, record.rateLoA, record.rateHiA);

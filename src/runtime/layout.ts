@@ -93,7 +93,7 @@ export const CLOCK_TICKS_PER_SECOND = 2 ** 20;
 
 /** The pose pass's uniform block (shaders/pose.wgsl `Params`), one per dispatch. */
 export const POSE_PARAMS = {
-  size: 52,
+  size: 56,
   instanceCount: 0, //   u32: records this dispatch poses (direct dispatches)
   nodeCount: 4, //       u32: rig nodes per instance
   slotCount: 8, //       u32: joint matrices per instance
@@ -107,6 +107,7 @@ export const POSE_PARAMS = {
   nodeBase: 40, //       u32: index in `tracks` of node 0's (parent, depth, 0, 0)
   slotBase: 44, //       u32: index in `tracks` of joint slot 0's 5 vec4f
   clockResidual: 48, //  f32: crowd clock - clockTicks ticks, seconds (at most half a tick)
+  sharedBase: 52, //     u32: the palette's first shared pose (JointPalette.size); a slot's PALETTE_SHARED entry is rewritten to its clip A's time bucket from it
 } as const;
 /** POSE_PARAMS.countIndex when the count is POSE_PARAMS.instanceCount (no cull pass ran). */
 export const COUNT_FROM_PARAMS = 0xffffffff;

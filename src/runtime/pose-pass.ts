@@ -24,10 +24,8 @@ export interface PoseInputs {
   readonly masksBuffer: GPUBuffer;
   /** Receives slotCount joint records per record: 48-byte matrix rows, or 64-byte JOINT_DQ records in 'dual-quaternion' mode. */
   readonly jointBuffer: GPUBuffer;
-  /** u32 per slot: the joint set (palette entry) the slot is posed into; PALETTE_SHARED set: not posed. */
+  /** u32 per slot: the joint set (palette entry) the slot is posed into; PALETTE_SHARED set: not posed, and the entry is brought to its clip A's time bucket (written). */
   readonly jointEntryBuffer: GPUBuffer;
-  /** u32 per slot holding its own index (the instance list of a direct dispatch). */
-  readonly identityListBuffer: GPUBuffer;
   /** The cull pass's pose list: plain slots from 0, layered ones from listStride, their counts at words 2 listStride and 2 listStride + 1. */
   readonly poseListBuffer: GPUBuffer;
   readonly listStride: number;
@@ -91,6 +89,8 @@ export class PosePass {
   private readonly module: GPUShaderModule;
   private readonly layout: GPUBindGroupLayout;
   private readonly staticBuffers: GPUBuffer[];
+  /** Bound as the instance list of direct dispatches, which do not read it (slot = listBase + index): never the written entry buffer. */
+  private readonly unusedList: GPUBuffer;
   /** Where the node records and joint slots start in the tracks buffer (vec4f index). */
   private readonly nodeBase: number;
   private readonly slotBase: number;
@@ -140,6 +140,7 @@ export class PosePass {
     checkStorageBinding(device, 'PosePass.tracks', rig.tracks.byteLength);
     this.tables = rig.tracks;
     this.staticBuffers = [acquireTableBuffer(device, rig.tracks), upload('PosePass.trackRefs', refs.data)];
+    this.unusedList = device.createBuffer({ label: 'PosePass.unusedList', size: 16, usage: GPUBufferUsage.STORAGE });
     const storage = (binding: number, type: GPUBufferBindingType = 'read-only-storage'): GPUBindGroupLayoutEntry =>
       ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } });
     // One explicit layout for both pipelines (an 'auto' layout would drop the bindings the plain pipeline never reads).
@@ -150,7 +151,7 @@ export class PosePass {
         ...[1, 2, 3, 4, 5].map((b) => storage(b)),
         storage(6, 'storage'),
         storage(7),
-        storage(8),
+        storage(8, 'storage'),
       ],
     });
     this.module = device.createShaderModule({ label: 'PosePass.shader', code: poseWgsl });
@@ -187,10 +188,12 @@ export class PosePass {
    * `indirect`, every instance is posed: records [0, plainCount) are plain, the next
    * layeredCount have layer stacks. With it, the instances a cull pass listed are (encode then
    * dispatches indirectly with the cull pass's arguments; the cull pass must run first in the
-   * same command buffer). Rebinds the buffers when `inputs`, `indirect` or the generation changed
-   * (creation and growth only).
+   * same command buffer). `sharedBase`: the palette's first shared pose (JointPalette.size) while
+   * it is active; a PALETTE_SHARED entry posed over is rewritten to its clip A's time bucket from
+   * it. Rebinds the buffers when `inputs`, `indirect` or the generation changed (creation and
+   * growth only).
    */
-  update(inputs: PoseInputs, clock: number, indirect?: PoseIndirect): void {
+  update(inputs: PoseInputs, clock: number, indirect?: PoseIndirect, sharedBase = 0): void {
     const ticks = clockTicks(clock, 'PosePass.update: clock');
     const residual = clockResidual(clock, ticks);
     if (inputs.layeredCount > 0 && !this.layered) {
@@ -201,11 +204,11 @@ export class PosePass {
     if (inputs !== this.bound || inputs.generation !== this.boundGeneration || (indirect && indirect !== this.boundIndirect)) this.bind(inputs, indirect);
     this.indirect = indirect;
     if (indirect) {
-      this.write(this.plain, 0, 0, ticks, residual, 2 * inputs.listStride);
-      if (this.layered) this.write(this.layered, inputs.listStride, 0, ticks, residual, 2 * inputs.listStride + 1);
+      this.write(this.plain, 0, 0, ticks, residual, 2 * inputs.listStride, sharedBase);
+      if (this.layered) this.write(this.layered, inputs.listStride, 0, ticks, residual, 2 * inputs.listStride + 1, sharedBase);
     } else {
-      this.write(this.plain, 0, inputs.plainCount, ticks, residual, COUNT_FROM_PARAMS);
-      if (this.layered) this.write(this.layered, inputs.plainCount, inputs.layeredCount, ticks, residual, COUNT_FROM_PARAMS);
+      this.write(this.plain, 0, inputs.plainCount, ticks, residual, COUNT_FROM_PARAMS, sharedBase);
+      if (this.layered) this.write(this.layered, inputs.plainCount, inputs.layeredCount, ticks, residual, COUNT_FROM_PARAMS, sharedBase);
     }
   }
 
@@ -238,7 +241,7 @@ export class PosePass {
       entries: [params, ...this.staticBuffers, ...Object.values(buffers), list, inputs.jointEntryBuffer].map((buffer, binding) => ({ binding, resource: { buffer } })),
     });
     for (const d of this.dispatches) {
-      d.bindGroup = group(`${d.label}.bindGroup`, d.params, inputs.identityListBuffer);
+      d.bindGroup = group(`${d.label}.bindGroup`, d.params, this.unusedList);
       d.indirectBindGroup = indirect && group(`${d.label}.indirectBindGroup`, d.indirectParams, inputs.poseListBuffer);
     }
     this.bound = inputs;
@@ -249,6 +252,7 @@ export class PosePass {
   destroy(): void {
     releaseTableBuffer(this.device, this.tables);
     this.staticBuffers[1].destroy();
+    this.unusedList.destroy();
     for (const d of this.dispatches) { d.params.destroy(); d.indirectParams.destroy(); }
   }
 
@@ -258,7 +262,7 @@ export class PosePass {
    * the grid is INDIRECT_DISPATCH_WIDTH wide); the crowd clock as `ticks` and `residual` seconds
    * (src/runtime/clip-clock.ts).
    */
-  private write(d: Dispatch, listBase: number, count: number, ticks: number, residual: number, countWord: number): void {
+  private write(d: Dispatch, listBase: number, count: number, ticks: number, residual: number, countWord: number, sharedBase: number): void {
     const indirect = countWord !== COUNT_FROM_PARAMS;
     d.width = indirect ? INDIRECT_DISPATCH_WIDTH : Math.max(1, Math.min(count, MAX_WORKGROUPS_PER_DIMENSION));
     d.height = Math.ceil(count / d.width);
@@ -275,6 +279,7 @@ export class PosePass {
     v.setUint32(POSE_PARAMS.maxDepth, this.rig.maxDepth, true);
     v.setInt32(POSE_PARAMS.clockTicks, ticks, true);
     v.setFloat32(POSE_PARAMS.clockResidual, residual, true);
+    v.setUint32(POSE_PARAMS.sharedBase, sharedBase, true);
     v.setUint32(POSE_PARAMS.dispatchWidth, d.width, true);
     this.device.queue.writeBuffer(indirect ? d.indirectParams : d.params, 0, d.data);
   }

@@ -38,7 +38,8 @@ export const POSE_CONSTANTS: readonly SharedConstant[] = [
 /**
  * The constants shaders/pose.wgsl alone needs, after POSE_CONSTANTS in its block: the strides of
  * its tables (TRS paths per node in trackRefs and the rest pose, vec4f per joint slot and per
- * written joint record) and its dual-quaternion split's threshold.
+ * written joint record), its dual-quaternion split's threshold, and the palette's entry tags and
+ * time buckets (a shared entry is brought to its clip's bucket now: docs/palette.md).
  */
 export const POSE_ONLY_CONSTANTS: readonly SharedConstant[] = [
   ['TRS_PATHS', PATHS.length],
@@ -46,6 +47,9 @@ export const POSE_ONLY_CONSTANTS: readonly SharedConstant[] = [
   ['MATRIX_VEC4S', MATRIX_VEC4S],
   ['DQ_DEGENERATE_DET', DQ_DEGENERATE_DET, 'f32'],
   ['PALETTE_SHARED', PALETTE_SHARED],
+  ['PALETTE_NONE', PALETTE_NONE],
+  ['PALETTE_BUCKETS', PALETTE_BUCKETS],
+  ['PALETTE_BUCKET_BITS', PALETTE_BUCKET_BITS],
   ['RECORD_WORDS', RECORD_WORDS],
 ];
 

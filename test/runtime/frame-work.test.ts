@@ -29,8 +29,8 @@ interface FrameCalls {
   writeBuffer: number; passes: number; dispatches: number; indirect: Record<string, number>; copies: number; created: number;
 }
 
-/** Counts the GPU calls of `frames` frames of `crowd` (update(1/60) + encode + finish), after 3 unwatched ones; also the typed arrays they allocate. */
-function countFrames(crowd: Crowd, frames = 4): { calls: FrameCalls; allocations: number } {
+/** Counts the GPU calls of `frames` frames of `crowd` (update(1/60) + encode + finish), after `unwatched` ones; also the typed arrays they allocate. */
+function countFrames(crowd: Crowd, frames = 4, unwatched = 3): { calls: FrameCalls; allocations: number } {
   const dev = device!;
   const frame = () => {
     crowd.update(1 / 60);
@@ -38,7 +38,7 @@ function countFrames(crowd: Crowd, frames = 4): { calls: FrameCalls; allocations
     crowd.encode(encoder);
     encoder.finish();
   };
-  for (let f = 0; f < 3; f++) frame();
+  for (let f = 0; f < unwatched; f++) frame();
   const calls: FrameCalls = { writeBuffer: 0, passes: 0, dispatches: 0, indirect: {}, copies: 0, created: 0 };
   const own = dev as unknown as Record<string, unknown>;
   const queue = dev.queue as unknown as Record<string, unknown>;
@@ -141,11 +141,12 @@ describe.skipIf(!device)('a frame\'s GPU calls and allocations, counted', () => 
       for (let i = 0; i < 32; i++) crowd.add({ clipA: i % 3, timeA: i * 0.1 });
       return crowd;
     };
-    const paletteIndirect = (crowd: Crowd) => countFrames(crowd, 2).calls.indirect['PalettePass.args'];
+    const paletteIndirect = (crowd: Crowd, unwatched = 3) => countFrames(crowd, unwatched === 0 ? 1 : 2, unwatched).calls.indirect['PalettePass.args'] ?? 0;
     const { viewProjection, eye } = lookAt([0, 300, 900], [0, 0, 0]);
     const crowd = paletteCrowd(false);
     expect(crowd.palette.active).toBe(true);
-    expect(paletteIndirect(crowd)).toBe(2); // mark and acquire of camera level 0 (was 4 x levels)
+    expect(paletteIndirect(crowd, 0)).toBe(2); // the first frame: mark and acquire of camera level 0 (was 4 x levels)
+    expect(paletteIndirect(crowd)).toBe(0); // then settled (the next test)
     crowd.setCamera(viewProjection, eye);
     expect(paletteIndirect(crowd)).toBe(2 * levels);
     crowd.destroy();
@@ -153,5 +154,37 @@ describe.skipIf(!device)('a frame\'s GPU calls and allocations, counted', () => 
     shadowed.setCamera(viewProjection, eye);
     expect(paletteIndirect(shadowed)).toBe(4 * levels);
     shadowed.destroy();
+  });
+
+  it('without a camera a settled palette crowd records what a crowd without a palette records; an add, a camera or a forced level runs the palette pass again', async () => {
+    const fox = await testCharacter('Fox');
+    const crowdOf = (paletteSize: number) => {
+      const crowd = new Crowd(device!, fox, { ...FORMATS, capacity: 16, paletteSize });
+      for (let i = 0; i < 32; i++) crowd.add({ clipA: i % 3, timeA: i * 0.1 });
+      return crowd;
+    };
+    const plain = crowdOf(Infinity);
+    const base = countFrames(plain);
+    plain.destroy();
+    const crowd = crowdOf(8);
+    expect(crowd.palette.active).toBe(true);
+    const ran = (c: FrameCalls) => (c.indirect['PalettePass.args'] ?? 0) > 0;
+    expect(ran(countFrames(crowd, 1, 0).calls), 'the first frame hands the joint sets out').toBe(true);
+    const settled = countFrames(crowd);
+    expect(settled).toEqual(base); // no cull pass, no palette pass, one direct pose dispatch: issue 42
+    const id = crowd.add({ clipA: 1 });
+    expect(ran(countFrames(crowd, 1, 0).calls), 'an add').toBe(true);
+    expect(countFrames(crowd)).toEqual(base);
+    crowd.remove(id);
+    expect(ran(countFrames(crowd, 1, 0).calls), 'a remove').toBe(true);
+    const { viewProjection, eye } = lookAt([0, 300, 900], [0, 0, 0]);
+    crowd.setCamera(viewProjection, eye);
+    expect(ran(countFrames(crowd, 1, 0).calls), 'a camera').toBe(true);
+    crowd.clearCamera();
+    expect(ran(countFrames(crowd, 1, 0).calls), 'the first frame after the camera').toBe(true);
+    expect(countFrames(crowd)).toEqual(base);
+    crowd.forceLodLevel(1);
+    expect(ran(countFrames(crowd).calls), 'a forced level draws through the lists').toBe(true);
+    crowd.destroy();
   });
 });

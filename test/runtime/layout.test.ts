@@ -93,7 +93,7 @@ describe('buffer layouts: src/runtime/layout.ts matches the WGSL structs', () =>
 
   it('Params: thirteen 4-byte fields, 52 bytes', () => {
     expectMatches(POSE_PARAMS, wgslLayout(pose, 'Params'));
-    expect(POSE_PARAMS.size).toBe(13 * 4);
+    expect(POSE_PARAMS.size).toBe(14 * 4);
   });
 
   it('Layer: twelve 4-byte fields, 48 bytes; LayerStack: two counts then array<Layer, 6> at 8, 296 bytes', () => {

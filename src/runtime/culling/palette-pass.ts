@@ -107,7 +107,7 @@ export class PalettePass {
     this.shared = { records, entries: storage('sharedEntries', count * 4), list, data, count, entryWords: new Uint32Array(count) };
     this.sharedInputs = {
       instanceBuffer: records, layerStackBuffer: records, masksBuffer: records, jointBuffer: records, jointEntryBuffer: this.shared.entries,
-      identityListBuffer: list, poseListBuffer: list, listStride: count, generation: -1, plainCount: count, layeredCount: 0,
+      poseListBuffer: list, listStride: count, generation: -1, plainCount: count, layeredCount: 0,
     };
   }
 

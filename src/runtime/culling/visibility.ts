@@ -35,6 +35,14 @@ export class Visibility {
   private palettePass: PalettePass | undefined;
   private device: GPUDevice | undefined;
   private levels = 1;
+  /**
+   * The store generation and instance count of the last palette frame without a camera (-1: the
+   * last palette frame had one, or none ran). While both hold and no camera is set, the palette
+   * is settled: every slot below the count holds a joint set or a shared pose, and nothing would
+   * change but the shared poses' time buckets, which the pose pass brings up to date itself.
+   */
+  private settledGeneration = -1;
+  private settledCount = -1;
   /** Whether the last encode ran the cull pass (draw() then draws through its lists) and drew the shadow map. */
   private culledFrame = false;
   private shadowedFrame = false;
@@ -100,6 +108,7 @@ export class Visibility {
     this.device = device;
     this.levels = mesh.levels;
     this.palettePass = undefined;
+    this.settledGeneration = this.settledCount = -1;
   }
 
   /** Bytes of the GPU buffers this owns beyond the store's (the palette pass's; Crowd.gpuBytes). */
@@ -122,13 +131,19 @@ export class Visibility {
   encode(encoder: GPUCommandEncoder, store: InstanceStore, pose: PosePass, clock: number, timestampWrites: GPUComputePassTimestampWrites | undefined, vertexWeights: GPUBuffer | undefined,
     poseTimestampWrites?: GPUComputePassTimestampWrites): void {
     const settings = this.settings;
-    // A palette hands joint sets to the drawn instances: it needs the cull pass's lists, camera or not.
+    // A palette hands joint sets to the drawn instances: it needs the cull pass's lists, camera or
+    // not, until it is settled (see settledGeneration): then a crowd without a camera is posed and
+    // drawn as one without a palette, every slot through its entry (issue 42: the cull and palette
+    // passes cost a steady 100,000 crowd 3x the CPU of its pose pass alone).
     const palette = store.palette.active;
-    this.culledFrame = settings.needed || palette;
+    const unculled = !settings.needed && settings.forcedLevel === undefined; // every instance drawn at level 0, as a crowd without a palette draws
+    const settled = palette && unculled && store.generation === this.settledGeneration && store.count === this.settledCount;
+    this.culledFrame = settings.needed || (palette && !settled);
     const shadowPass = settings.shadows && settings.needed ? this.shadowPass : undefined;
     this.shadowedFrame = shadowPass !== undefined;
+    const sharedBase = palette ? store.palette.size : 0;
     if (!this.culledFrame) {
-      pose.update(store, clock);
+      pose.update(store, clock, undefined, sharedBase);
       pose.encode(encoder, poseTimestampWrites ?? timestampWrites); // no cull pass: a separate cull range stays unwritten
       return;
     }
@@ -149,8 +164,10 @@ export class Visibility {
     if (palettePass) {
       palettePass.update(store, this.cullPass, frame.frame, clock, paletteLists(frame, this.levels));
       palettePass.poseShared(encoder, store, pose);
+      this.settledGeneration = unculled ? store.generation : -1;
+      this.settledCount = store.count;
     }
-    pose.update(store, clock, this.cullPass);
+    pose.update(store, clock, this.cullPass, sharedBase);
     // timestampWrites alone: the cull pass's beginning to the pose pass's end. With poseTimestampWrites:
     // timestampWrites spans the cull pass and the palette pass after it, poseTimestampWrites the pose pass.
     const [first, last] = this.splitTimestamps(timestampWrites);

@@ -211,6 +211,53 @@ describe.skipIf(!device)('the joint-matrix palette: joint sets for the instances
     reference.destroy();
   }, 60_000);
 
+  it('without a camera, settled frames (no cull or palette pass: issue 42) draw the picture without a palette while the clock runs', async () => {
+    const reference = await foxCrowd();
+    const crowd = await foxCrowd({ capacity: 128, paletteSize: 100 }); // active, a set for every instance
+    expect(crowd.palette.active).toBe(true);
+    poison(crowd);
+    const view = lookAt([0, 4000, -1], [0, 0, 0], { fovY: 0.7, far: 20000 });
+    for (let frame = 0; frame < 4; frame++) {
+      for (const c of [crowd, reference]) c.update(0.125);
+      const got = await renderCrowd(device!, crowd, view.viewProjection, 128);
+      const want = await renderCrowd(device!, reference, view.viewProjection, 128);
+      expect(drawnPixels(want)).toBeGreaterThan(500);
+      expect(differingPixels(got, want), `frame ${frame}`).toBe(0);
+    }
+    crowd.destroy();
+    reference.destroy();
+  }, 60_000);
+
+  it('without a camera, settled frames move each shared pose to its clip\'s time bucket as the palette pass does', async () => {
+    const crowd = await foxCrowd({ paletteSize: 4 });
+    const view = lookAt([0, 4000, -1], [0, 0, 0], { fovY: 0.7, far: 20000 });
+    crowd.update(0.125);
+    await renderCrowd(device!, crowd, view.viewProjection, 64); // the palette pass hands the sets out
+    const first = (await paletteState(crowd)).entries.slice(0, 100);
+    for (let frame = 0; frame < 11; frame++) {
+      crowd.update(0.125);
+      await renderCrowd(device!, crowd, view.viewProjection, 64); // settled: the pose pass alone
+    }
+    const settled = (await paletteState(crowd)).entries.slice(0, 100);
+    // The same crowd made at the same clock (1.5 s, exact in binary): its first frame runs the palette pass.
+    const fresh = await foxCrowd({ paletteSize: 4 });
+    fresh.update(1.5);
+    await renderCrowd(device!, fresh, view.viewProjection, 64);
+    const want = (await paletteState(fresh)).entries.slice(0, 100);
+    const shared = (e: number) => e !== PALETTE_NONE && (e & PALETTE_SHARED) !== 0;
+    let compared = 0, moved = 0;
+    for (let slot = 0; slot < 100; slot++) {
+      if (!shared(settled[slot]) || !shared(want[slot])) continue;
+      compared++;
+      if (settled[slot] !== first[slot]) moved++;
+      expect(settled[slot], `slot ${slot}`).toBe(want[slot]);
+    }
+    expect(compared).toBeGreaterThan(80);
+    expect(moved, 'buckets changed in 1.375 s').toBeGreaterThan(compared / 2);
+    crowd.destroy();
+    fresh.destroy();
+  }, 60_000);
+
   it('sets go back when their instances leave the view, and after removals; gpuBytes counts the palette, not a set per instance', async () => {
     const crowd = await foxCrowd({ paletteSize: 16 });
     const everything = lookAt([0, 4000, -1], [0, 0, 0], { fovY: 0.7, far: 20000 });
