@@ -6,9 +6,10 @@
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
  * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw|load-formats|gl-cull (only that section, replacing it in the existing BENCHMARKS.md).
- * --against REF[,REF...] (with --section controllers): the section's CPU-per-frame scenes also measured for
- * a worktree of each REF in this process, frame by frame in alternation, with both and their ratio
- * (tools/bench/against.ts; docs/testing.md: run it before resolving an issue that touches a per-frame path).
+ * --against REF[,REF...] (with --section controllers, gl-cull, million, appearance or steering: the sections
+ * with a CPU-per-frame figure): the section's CPU-per-frame scenes also measured for a worktree of each REF in
+ * this process, frame by frame in alternation, with both and their ratio (tools/bench/against.ts,
+ * tools/bench/paired-scenes.ts; docs/testing.md: run it before resolving an issue that touches a per-frame path).
  */
 import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -27,7 +28,8 @@ import { benchThreeCulling, benchThreeShading, type ShadingRow } from './bench/t
 import { benchAppearance, type AppearanceRow } from './bench/appearance';
 import { benchFieldSlices, benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
 import { benchDraw, DRAW_STEPS, DRAW_TRIED, type DrawRow } from './bench/draw';
-import { benchPaired, treeLibrary, worktreeOf, type PairedRow } from './bench/against';
+import { benchPaired, median, p95, runPaired, treeLibrary, worktreeOf, type PairedRow, type Scene } from './bench/against';
+import { PAIRED_SECTIONS, pairedSpecs, type PairedSection } from './bench/paired-scenes';
 import { LOAD_FORMATS_HEADING, loadFormatsSection } from './bench/load-formats';
 import { benchGLCull, type GLCullRow } from './bench/gl-cull';
 import { openNodeDevice } from './gpu-poser';
@@ -40,8 +42,9 @@ if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library',
 const againstArg = process.argv.indexOf('--against');
 const against = againstArg >= 0 ? process.argv[againstArg + 1] : undefined;
 if (againstArg >= 0 && (against === undefined || against.startsWith('--'))) throw new Error('--against needs a commit, branch or tag: --against REF');
-// The paired scenes exist for the controllers section (its control frame and a steady crowd); others would need their own.
-if (against !== undefined && only !== 'controllers') throw new Error(`--against works with --section controllers (the section with paired CPU-per-frame scenes), got ${only === undefined ? 'no --section' : `--section ${only}`}`);
+// Paired scenes exist for the sections with a CPU-per-frame figure (controllers: against.ts; the others: paired-scenes.ts).
+const PAIRABLE = ['controllers', ...PAIRED_SECTIONS];
+if (against !== undefined && !PAIRABLE.includes(only ?? '')) throw new Error(`--against works with --section ${PAIRABLE.join(', ')} (the sections with a CPU-per-frame figure), got ${only === undefined ? 'no --section' : `--section ${only}`}`);
 const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
 const MILLION_HEADING = '## A million in the crowd: the joint-matrix palette, bulk add';
 const CLIP_LIBRARY_HEADING = '## Two bodies, one clip library (Walker)';
@@ -121,6 +124,8 @@ if (only !== undefined) {
   else if (only === 'load-formats') await loadFormatsSection(print, table, quick);
   else if (only === 'gl-cull') await glCullSection(await characterFromFile(CROWD_MODEL[1]));
   else await controllerSection();
+  // --against A,B: a paired table per REF, in the order given (the controllers section prints its own).
+  if (only !== 'controllers') for (const ref of against?.split(',') ?? []) await pairedSection(only as PairedSection, ref);
   const previous = await readFile('BENCHMARKS.md', 'utf8').catch(() => '');
   const start = previous.indexOf(heading);
   const next = start < 0 ? -1 : previous.indexOf('\n## ', start + heading.length);
@@ -232,6 +237,30 @@ async function pairedControllers(ref: string): Promise<void> {
   const msText = (v: number) => v.toFixed(3);
   table(['scene', 'instances', 'paletteSize', 'this tree: CPU ms (median)', 'p95', `${ref}: CPU ms (median)`, 'p95', `ratio (this tree / ${ref})`],
     rows.map((r) => [r.scene, r.instances.toLocaleString('en'), r.palette, msText(r.ours.median), msText(r.ours.p95), msText(r.ref.median), msText(r.ref.p95), r.ratio.toFixed(2)]));
+}
+
+/** `--section S --against REF` for the sections of tools/bench/paired-scenes.ts: each scene for this tree and REF in one process, in alternation. */
+async function pairedSection(section: PairedSection, ref: string): Promise<void> {
+  const { root, commit } = worktreeOf(ref);
+  const libs = [await treeLibrary(process.cwd(), 'this tree'), await treeLibrary(root, ref)] as const;
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(', ');
+  const loadBefore = load();
+  const frames = quick ? 60 : 400, warmup = quick ? 20 : 100;
+  const rows: (string | number)[][] = [];
+  for (const spec of pairedSpecs(section, quick)) {
+    console.error(`against ${ref}: ${spec.scene}, ${spec.instances} instances…`);
+    (globalThis as { gc?: () => void }).gc?.();
+    const scenes: [Scene, Scene] = [await spec.make(libs[0], device), await spec.make(libs[1], device)];
+    const { times } = runPaired(scenes, warmup, frames);
+    for (const s of scenes) s.destroy();
+    const [a, b] = times;
+    rows.push([spec.scene, spec.instances.toLocaleString('en'), median(a).toFixed(3), p95(a).toFixed(3), median(b).toFixed(3), p95(b).toFixed(3), (median(a) / median(b)).toFixed(2)]);
+  }
+  print(`### This tree against ${ref}${commit.startsWith(ref) ? '' : ` (${commit.slice(0, 7)})`}, paired in one process`);
+  print();
+  print(`Each tree's library (its own worktree, tools/bench/against.ts) driven by the same scene code (tools/bench/paired-scenes.ts), frame by frame in alternation (which goes first swaps every frame), ${frames} timed frames each after ${warmup}, not submitted: read the ratio, not the milliseconds. Load average (1, 5, 15 min) before: ${loadBefore}; after: ${load()}.`);
+  print();
+  table(['scene', 'instances', 'this tree: CPU ms (median)', 'p95', `${ref}: CPU ms (median)`, 'p95', `ratio (this tree / ${ref})`], rows);
 }
 
 /** The million section (tools/bench/million.ts): bytes, add time, and frames at 100k / 1M with 1% / 10% in view, ratios to 100k at 1%. */

@@ -29,10 +29,15 @@ import type { CrowdOptions } from '../../src/runtime/crowd-types';
 import { seededRandom } from '../random';
 import { median } from './timed-frame';
 
+export { median };
+
 /** What the scenes take from a tree: its own loader, crowd and controllers (each tree's modules are its own). */
 export interface TreeLibrary {
   /** 'this tree' or the REF as given, with its commit. */
   readonly label: string;
+  /** A module of the tree by its path from the tree's root (refused by name when the tree lacks it): what other sections' paired scenes build from (tools/bench/paired-scenes.ts). */
+  readonly load: (path: string) => Promise<Record<string, any>>; // each tree's own module, typed by the caller
+
   readonly characterFromFile: (path: string) => Promise<Character>;
   readonly fullCrowd: (device: GPUDevice, character: Character, options: CrowdOptions) => Crowd;
   readonly CrowdControllers: new (crowd: Crowd, config: ControllerConfig, options?: CrowdControllersOptions) => CrowdControllers;
@@ -43,13 +48,13 @@ export interface TreeLibrary {
 export async function treeLibrary(root: string, label: string): Promise<TreeLibrary> {
   const load = async (path: string) => {
     const file = join(root, path);
-    if (!existsSync(file)) throw new Error(`--against: ${label} has no ${path}, which the paired scenes load (commits since bfe6218 have it)`);
+    if (!existsSync(file)) throw new Error(`--against: ${label} has no ${path}, which the paired scenes load`);
     return import(pathToFileURL(file).href);
   };
   const [ours, full, controllers, config] = await Promise.all([
     load('tools/bench/ours.ts'), load('tools/bench/full-crowd.ts'), load('src/features/controllers/crowd-controllers.ts'), load('src/anim/control/config.ts'),
   ]);
-  return { label, characterFromFile: ours.characterFromFile, fullCrowd: full.fullCrowd, CrowdControllers: controllers.CrowdControllers, parseControllerConfig: config.parseControllerConfig };
+  return { label, load, characterFromFile: ours.characterFromFile, fullCrowd: full.fullCrowd, CrowdControllers: controllers.CrowdControllers, parseControllerConfig: config.parseControllerConfig };
 }
 
 /**
@@ -180,7 +185,8 @@ export interface PairedRow {
   ratio: number;
 }
 
-const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.95))];
+/** The 95th percentile of `values` (not empty). */
+export const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * 0.95))];
 
 /**
  * The paired measurements of the controllers section: RobotExpressive under the gpu driver, then

@@ -24,14 +24,24 @@ const CPU_ONLY: RecordDevice<GLUnreadBuffer> = {
   createBuffer: (d) => new GLUnreadBuffer(d.label, d.size),
 };
 
+/** The classes a GL cull scene is built from: this tree's, or another tree's (`--against`, tools/bench/paired-scenes.ts). */
+export interface GLCullModules {
+  InstanceStore: typeof InstanceStore;
+  CullSettings: typeof CullSettings;
+  GLCull: typeof GLCull;
+  GLUnreadBuffer: typeof GLUnreadBuffer;
+}
+
+const THIS_TREE: GLCullModules = { InstanceStore, CullSettings, GLCull, GLUnreadBuffer };
+
 /**
- * `count` instances of `character` on a square grid 1.5 m apart, 1 m tall, random yaws; `rounds` rounds of
- * 50 frames each (after one warm-up round), the camera seen from 'inside' (eye at 1.7 m among
- * them, looking level, 70 degrees) or 'above' (the whole crowd in view from 45 degrees up).
- * Medians of the per-round ms per frame; the cull and the floor alternate round by round.
+ * `count` instances of `character` on a square grid 1.5 m apart, 1 m tall, random yaws, in a store
+ * over buffers without memory, and the camera seen from 'inside' (eye at 1.7 m among them, looking
+ * level, 70 degrees) or 'above' (the whole crowd in view from 45 degrees up): `frame` runs the cull once.
  */
-export function benchGLCull(character: Character, count: number, view: 'inside' | 'above', rounds: number): GLCullRow {
-  const store = new InstanceStore(CPU_ONLY, {
+export function glCullScene(character: Character, count: number, view: 'inside' | 'above', mods: GLCullModules = THIS_TREE) {
+  const cpuOnly: RecordDevice<GLUnreadBuffer> = { ...CPU_ONLY, createBuffer: (d) => new mods.GLUnreadBuffer(d.label, d.size) };
+  const store = new mods.InstanceStore(cpuOnly, {
     nodeCount: character.gpu.nodeCount, slotCount: character.gpu.slotCount, clipDurations: character.clipDurations, capacity: count,
     lodLevels: character.lods?.errors.length ?? 1, paletteSize: Infinity,
   });
@@ -47,9 +57,18 @@ export function benchGLCull(character: Character, count: number, view: 'inside' 
   const eye = view === 'inside' ? [0, 1.7, 0] : [0, half * 1.4, -half * 1.4];
   const target = view === 'inside' ? [0, 1.7, 10] : [0, 0, 0];
   const vp = mat4.multiply(mat4.perspective(70 * Math.PI / 180, 16 / 9, 0.1, 5000), mat4.lookAt(eye, target, [0, 1, 0]));
-  const settings = new CullSettings(character.lods?.errors ?? [0], height);
+  const settings = new mods.CullSettings(character.lods?.errors ?? [0], height);
   settings.setCamera(vp, eye, 1080);
-  const cull = new GLCull(store.lodLevels, bounds.reach, bounds.reachLayered);
+  const cull = new mods.GLCull(store.lodLevels, bounds.reach, bounds.reachLayered);
+  return { store, settings, cull, frame: () => cull.run(store, settings.fill()), destroy: () => {} };
+}
+
+/**
+ * glCullScene's crowd; `rounds` rounds of 50 frames each (after one warm-up round).
+ * Medians of the per-round ms per frame; the cull and the floor alternate round by round.
+ */
+export function benchGLCull(character: Character, count: number, view: 'inside' | 'above', rounds: number): GLCullRow {
+  const { store, settings, cull } = glCullScene(character, count, view);
   const f32 = new Float32Array(store.records.bytes);
   let sink = 0;
   const floor = () => {

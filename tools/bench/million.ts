@@ -38,7 +38,7 @@ export interface MillionRow {
 }
 
 /** Instances on a square grid `side` wide from (0, 0), clips and times varied. */
-function gridArrays(count: number): { positions: Float32Array; clipsA: Uint32Array; timesA: Float32Array; side: number } {
+export function gridArrays(count: number): { positions: Float32Array; clipsA: Uint32Array; timesA: Float32Array; side: number } {
   const side = Math.ceil(Math.sqrt(count));
   const positions = new Float32Array(3 * count);
   const clipsA = new Uint32Array(count);

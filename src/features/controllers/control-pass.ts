@@ -237,7 +237,8 @@ export class ControlPass {
         this.driveBound = channel;
       }
       pass.setPipeline(this.evaluate);
-      pass.setBindGroup(0, this.bindGroup!);
+      // Group 0 has one layout in both pipelines: bound by apply above, it stays bound.
+      if (this.updateCount === 0) pass.setBindGroup(0, this.bindGroup!);
       pass.setBindGroup(1, this.driveGroup);
       pass.dispatchWorkgroups(Math.ceil(this.count / WORKGROUP_SIZE));
     }
