@@ -50,6 +50,13 @@ export class GLCull {
   private f32 = new Float32Array(0);
   private stamps = new Uint32Array(0);
   private readonly box = new Float64Array(12);
+  /**
+   * Per plane (6 camera, then 6 light) of the frame: 3 |n|^2 PLANE_REACH_SCALE^2 with a 1e-9
+   * margin, so that distance^2 > that x radius^2 (radius^2: the sum of the box's squared
+   * half-axes under the world matrix) proves the box's reach shorter than -distance: a slot that
+   * far behind a plane is culled without its reach (the reach is at most sqrt(3) |n| radius).
+   */
+  private readonly farBehind = new Float64Array(12);
 
   /**
    * @param levels mesh LOD levels drawn (1..MAX_LOD_LEVELS)
@@ -102,6 +109,11 @@ export class GLCull {
     const maxDistance = frame.maxDistance, tick = frame.frame >>> 0;
     const box = this.box, recordWords = INSTANCE.size / 4, worldWord = INSTANCE.world / 4;
     const plainCount = store.plainCount, posedStamp = this.posedStamp, posedFrame = this.posedFrame, poseList = this.poseList;
+    const farBehind = this.farBehind;
+    for (let i = 0; i < 24; i += 4) {
+      farBehind[i >> 2] = 3 * (planes[i] ** 2 + planes[i + 1] ** 2 + planes[i + 2] ** 2) * PLANE_REACH_SCALE ** 2 * (1 + 1e-9);
+      farBehind[6 + (i >> 2)] = 3 * (lightPlanes[i] ** 2 + lightPlanes[i + 1] ** 2 + lightPlanes[i + 2] ** 2) * PLANE_REACH_SCALE ** 2 * (1 + 1e-9);
+    }
     let posed = 0;
     for (let slot = 0; slot < count; slot++) {
       const b = slot >= plainCount ? 6 : 0;
@@ -110,26 +122,36 @@ export class GLCull {
       const m0 = f[w], m1 = f[w + 1], m2 = f[w + 2], m4 = f[w + 4], m5 = f[w + 5], m6 = f[w + 6], m8 = f[w + 8], m9 = f[w + 9], m10 = f[w + 10];
       const cx = m0 * mx + m4 * my + m8 * mz + f[w + 12], cy = m1 * mx + m5 * my + m9 * mz + f[w + 13], cz = m2 * mx + m6 * my + m10 * mz + f[w + 14];
       const e0x = m0 * hx, e0y = m1 * hx, e0z = m2 * hx, e1x = m4 * hy, e1y = m5 * hy, e1z = m6 * hy, e2x = m8 * hz, e2y = m9 * hz, e2z = m10 * hz;
-      // The planes first: they need no square root, and most culled instances fail one. (Written
-      // out twice rather than called: a call here costs about twice the loop, measured.)
+      const radius2 = e0x * e0x + e0y * e0y + e0z * e0z + e1x * e1x + e1y * e1y + e1z * e1z + e2x * e2x + e2y * e2y + e2z * e2z;
+      // The planes first: they need no square root, and most culled instances fail one. A slot in
+      // front of a plane passes it, and one far behind it (farBehind) fails it, without the box's
+      // reach: the same answers as the reach test (cull-math's), for 1 multiply-add where it was
+      // 9 more and 3 absolutes. (Written out twice rather than called: a call here costs about
+      // twice the loop, measured.)
       let visible = true, caster = false;
       if (frustum) {
         for (let i = 0; i < 24; i += 4) {
           const nx = planes[i], ny = planes[i + 1], nz = planes[i + 2];
+          const distance = nx * cx + ny * cy + nz * cz + planes[i + 3];
+          if (distance >= 0) continue;
+          if (distance * distance > farBehind[i >> 2] * radius2) { visible = false; break; }
           const reach = Math.abs(nx * e0x + ny * e0y + nz * e0z) + Math.abs(nx * e1x + ny * e1y + nz * e1z) + Math.abs(nx * e2x + ny * e2y + nz * e2z);
-          if (nx * cx + ny * cy + nz * cz + planes[i + 3] < -reach * PLANE_REACH_SCALE) { visible = false; break; }
+          if (distance < -reach * PLANE_REACH_SCALE) { visible = false; break; }
         }
       }
       if (shadows) {
         caster = true;
         for (let i = 0; i < 24; i += 4) {
           const nx = lightPlanes[i], ny = lightPlanes[i + 1], nz = lightPlanes[i + 2];
+          const distance = nx * cx + ny * cy + nz * cz + lightPlanes[i + 3];
+          if (distance >= 0) continue;
+          if (distance * distance > farBehind[6 + (i >> 2)] * radius2) { caster = false; break; }
           const reach = Math.abs(nx * e0x + ny * e0y + nz * e0z) + Math.abs(nx * e1x + ny * e1y + nz * e1z) + Math.abs(nx * e2x + ny * e2y + nz * e2z);
-          if (nx * cx + ny * cy + nz * cz + lightPlanes[i + 3] < -reach * PLANE_REACH_SCALE) { caster = false; break; }
+          if (distance < -reach * PLANE_REACH_SCALE) { caster = false; break; }
         }
       }
       if (!visible && !caster) continue;
-      const radius = Math.sqrt(e0x * e0x + e0y * e0y + e0z * e0z + e1x * e1x + e1y * e1y + e1z * e1z + e2x * e2x + e2y * e2y + e2z * e2z);
+      const radius = Math.sqrt(radius2);
       const dx = cx - eye[0], dy = cy - eye[1], dz = cz - eye[2];
       const d = Math.sqrt(dx * dx + dy * dy + dz * dz) - radius, distance = d > 0 ? d : 0;
       if (frustum && !(distance <= maxDistance)) visible = false;
