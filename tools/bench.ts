@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw|load-formats|gl-cull (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw|load-formats|gl-cull|webgl2 (only that section, replacing it in the existing BENCHMARKS.md).
  * --against REF[,REF...] (with --section controllers, gl-cull, million, appearance or steering: the sections
  * with a CPU-per-frame figure): the section's CPU-per-frame scenes also measured for a worktree of each REF in
  * this process, frame by frame in alternation, with both and their ratio (tools/bench/against.ts,
@@ -32,13 +32,14 @@ import { benchPaired, median, p95, runPaired, treeLibrary, worktreeOf, type Pair
 import { PAIRED_SECTIONS, pairedSpecs, type PairedSection } from './bench/paired-scenes';
 import { LOAD_FORMATS_HEADING, loadFormatsSection } from './bench/load-formats';
 import { benchGLCull, type GLCullRow } from './bench/gl-cull';
+import { benchWebGL2, type WebGL2BenchResult } from './bench/webgl2';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw', 'load-formats', 'gl-cull'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering, draw, load-formats or gl-cull, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw', 'load-formats', 'gl-cull', 'webgl2'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering, draw, load-formats, gl-cull or webgl2, got ${only}`);
 const againstArg = process.argv.indexOf('--against');
 const against = againstArg >= 0 ? process.argv[againstArg + 1] : undefined;
 if (againstArg >= 0 && (against === undefined || against.startsWith('--'))) throw new Error('--against needs a commit, branch or tag: --against REF');
@@ -54,6 +55,7 @@ const APPEARANCE_HEADING = '## Per-instance appearance: cost per frame against a
 const STEERING_HEADING = '## Steering: the bottleneck scaled up, Fox (ORCA, grid, flow field on the GPU)';
 const DRAW_HEADING = '## The draw against its floor, Fox';
 const GL_CULL_HEADING = '## WebGL 2: culling, mesh LOD and animation LOD on the CPU, Fox';
+const WEBGL2_HEADING = '## WebGL 2 against WebGPU in one browser, Fox';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
 const peer = !process.argv.includes('--no-peer');
 const sizeOnly = process.argv.includes('--size-only');
@@ -112,7 +114,7 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : only === 'draw' ? DRAW_HEADING : only === 'gl-cull' ? GL_CULL_HEADING : only === 'load-formats' ? LOAD_FORMATS_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : only === 'draw' ? DRAW_HEADING : only === 'gl-cull' ? GL_CULL_HEADING : only === 'webgl2' ? WEBGL2_HEADING : only === 'load-formats' ? LOAD_FORMATS_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'clip-library') await clipLibrarySection();
@@ -123,6 +125,7 @@ if (only !== undefined) {
   else if (only === 'draw') await drawSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'load-formats') await loadFormatsSection(print, table, quick);
   else if (only === 'gl-cull') await glCullSection(await characterFromFile(CROWD_MODEL[1]));
+  else if (only === 'webgl2') await webgl2Section();
   else await controllerSection();
   // --against A,B: a paired table per REF, in the order given (the controllers section prints its own).
   if (only !== 'controllers') for (const ref of against?.split(',') ?? []) await pairedSection(only as PairedSection, ref);
@@ -460,6 +463,21 @@ async function glCullSection(character: Awaited<ReturnType<typeof characterFromF
   ]));
 }
 
+/** The WebGL 2 crowd against the WebGPU one in one headless Chromium (tools/bench/webgl2.ts): CPU and frame ms, issue 37's 1.5x target. */
+async function webgl2Section(): Promise<void> {
+  const count = quick ? 2000 : 10000, frames = quick ? 3 : 8;
+  console.error(`webgl2: ${count} Foxes on each backend in headless Chromium…`);
+  const results = await benchWebGL2(count, frames, 2);
+  const gpu = results.find((r) => r.backend === 'webgpu')!, gl = results.find((r) => r.backend === 'webgl2')!;
+  print(WEBGL2_HEADING);
+  print();
+  print(`Measured ${new Date().toISOString().slice(0, 10)} in headless Chromium (/usr/bin/chromium, the e2e tests' flags: WebGPU on SwiftShader's Vulkan, WebGL 2 on ANGLE over SwiftShader: ${gl.renderer}), the page bundled from the sources (tools/bench/webgl2-page.ts). The demo's crowd of ${count.toLocaleString('en')} Foxes (random clips, blends and phases, mesh LOD) from the demo's default camera, createCrowd on each backend into its own 640 x 360 canvas, culling, mesh LOD and animation LOD on; the two drawn frame by frame in alternation, medians of ${frames} frames after 2. CPU ms: the page's own work a frame (update + setCamera + render, main thread; on WebGL 2 that includes the CPU culling, GLCull). Frame ms: the same to the GPU done (WebGPU: onSubmittedWorkDone; WebGL 2: a 1-pixel readPixels, since Chromium's gl.finish() returned long before the timer query's end). GPU ms on WebGL 2: ${gl.gpuMethod}. Issue 37's target: the GL frame at most 1.5x the WebGPU frame in the same browser on SwiftShader. On SwiftShader both GPUs are this machine's two cores, shared with other work, so the frame ratio is the figure to read.`);
+  print();
+  const row = (r: WebGL2BenchResult) => [r.backend === 'webgpu' ? 'WebGPU' : 'WebGL 2', count.toLocaleString('en'), r.visible.toLocaleString('en'), ms(median(r.cpuMs)), ms(median(r.frameMs)),
+    r.gpuMs.some(Number.isFinite) ? ms(median(r.gpuMs.filter(Number.isFinite))) : 'n/a', (median(r.frameMs) / median(gpu.frameMs)).toFixed(2), (median(r.cpuMs) / median(gpu.cpuMs)).toFixed(1)];
+  table(['backend', 'instances', 'drawn', 'CPU ms a frame', 'frame ms (to GPU done)', 'GPU ms (timer query)', 'frame ratio to WebGPU', 'CPU ratio to WebGPU'], [row(gpu), row(gl)]);
+}
+
 /** The culling / LOD section: ratios to all-off in one run, per view. */
 async function cullingSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(CULLING_HEADING);
@@ -577,6 +595,7 @@ await steeringSection(character);
 await drawSection(character);
 await loadFormatsSection(print, table, quick);
 await glCullSection(character);
+await webgl2Section();
 
 device.destroy();
 // Figures from another machine (a section headed '## On an NVIDIA ...', say) are kept at the end: this run cannot redo them.
