@@ -18,6 +18,12 @@ export interface AppearanceSource {
    * the source keeps them unchanged. Without it, that renderer refuses the source.
    */
   readonly variantImages?: readonly RgbaImage[];
+  /**
+   * Byte offsets in a record, for a draw that reads the records itself (WebGL 2's, which fetches
+   * them from a texture): its size (a multiple of 16), `tint` (3 f32, 16-byte aligned), `variant`
+   * and `parts` (u32). Without it, that draw refuses the source.
+   */
+  readonly layout?: { readonly size: number; readonly tint: number; readonly variant: number; readonly parts: number };
 }
 
 /** An RGBA8 image (4 bytes a texel, rows top to bottom): an ImageData fits. */

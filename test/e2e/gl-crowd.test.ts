@@ -3,7 +3,9 @@
  * onto WebGL 2 (?backend=webgl2) and falling back by itself where navigator.gpu is missing draws
  * its Foxes (pixels unlike the sky, changing between frames), says "WebGL 2" in its stats, keeps a
  * clean console, and restores the crowd after the context is lost; and the instance API answers
- * the same ids and the same named errors on both backends (createCrowd with each). One browser;
+ * the same ids and the same named errors on both backends (createCrowd with each); and the
+ * features with a TypeScript twin (CPU-driven controllers, steering's twin, CPU picking) and
+ * appearance answer on WebGL 2 as on WebGPU (the same scene on both, compared). One browser;
  * small crowds, so each case takes seconds. Screenshots: test-results/e2e/gl-crowd-*.png.
  */
 import type { Page } from 'playwright-core';
@@ -119,6 +121,124 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     // The case is not vacuous: every bad call was refused by name.
     expect(gpu.filter((line) => /Error: /.test(line))).toHaveLength(7);
     expect(gpu.filter((line) => line.startsWith('event ')).length).toBeGreaterThan(1);
+    await page.close();
+  }, TEST_TIMEOUT);
+  it('features on WebGL 2 through their twins: CPU controllers, steering, picking and appearance give what they give on WebGPU; what needs WebGPU is refused by name', async () => {
+    const page = await demo.newPage();
+    await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+    const [gpu, gl, refusals] = await page.evaluate(async () => {
+      const api = await (new Function('u', 'return import(u)'))('/src/index.ts') as typeof import('../../src/index');
+      const fox = await api.loadCharacter('/models/Fox/Fox.glb');
+      const { min, max } = fox.bounds;
+      const u = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]), cy = (min[1] + max[1]) / 2;
+      const SIZE = 96, DT = 1 / 30;
+      const config = api.parseControllerConfig(await (await fetch('/models/Fox/Fox.controller.json')).json(), fox.clipNames);
+      const eye = [0, cy + 3 * u, 7 * u];
+      const viewProjection = api.mat4.multiply(api.mat4.perspective(0.9, 1, 0.1 * u, 40 * u), api.mat4.lookAt(eye, [0, cy, 0], [0, 1, 0]));
+      /** Mean R, G, B (0-255) of the canvas as drawn just now (read in the same task). */
+      const meanColour = (canvas: HTMLCanvasElement) => {
+        const c2d = document.createElement('canvas');
+        c2d.width = c2d.height = SIZE;
+        const ctx = c2d.getContext('2d', { willReadFrequently: true })!;
+        ctx.drawImage(canvas, 0, 0);
+        const data = ctx.getImageData(0, 0, SIZE, SIZE).data, sum = [0, 0, 0];
+        for (let i = 0; i < data.length; i += 4) for (let k = 0; k < 3; k++) sum[k] += data[i + k];
+        return sum.map((v) => v / (SIZE * SIZE));
+      };
+      const run = async (backend: 'webgpu' | 'webgl2') => {
+        const canvas = document.createElement('canvas');
+        canvas.width = canvas.height = SIZE;
+        const crowd = await api.createCrowd(canvas, fox, { backend, capacity: 8 });
+        const controllers = new api.CrowdControllers(crowd, config, { driver: 'cpu' });
+        const steering = new api.CrowdSteering(crowd);
+        const picking = new api.CrowdPicking(crowd);
+        const looks = new api.CrowdAppearance(crowd);
+        const walker = crowd.add();
+        controllers.add(walker, -u, 0, 0.5).setSpeed(1.5);
+        const agents = [[-2.5, 0.2, 2.5, 0], [2.5, -0.2, -2.5, 0], [0.3, -2.5, 0, 2.5]].map(([x, z, gx, gz]) => {
+          const id = crowd.add({ clipA: 'Walk' });
+          crowd.setPlacement(id, x * u, 0, z * u, 0);
+          steering.addAgent(id, { radius: 0.3 * u, maxSpeed: 1.5 * u, preferredSpeed: 1.2 * u, goal: [gx * u, gz * u] });
+          return id;
+        });
+        const plain = crowd.add({ clipA: 'Survey', timeA: 0.4 });
+        crowd.setPlacement(plain, 1.2 * u, 0, 1.5 * u, 1);
+        const frame = () => {
+          controllers.update(DT);
+          crowd.update(DT);
+          crowd.setCamera(viewProjection, eye);
+          crowd.render(viewProjection);
+        };
+        for (let f = 0; f < 12; f++) frame();
+        const before = meanColour(canvas);
+        for (const id of [walker, plain, ...agents]) looks.setTint(id, 1, 0.15, 0.15);
+        frame();
+        const tinted = meanColour(canvas);
+        const down = { origin: [1.2 * u, cy + 4 * u, 1.5 * u] as [number, number, number], direction: [0, -1, 0] as [number, number, number] };
+        const raycast = picking.raycast(down).map((h) => ({ id: h.id, distance: h.distance / u }));
+        const picked = picking.pick(down);
+        const selected = picking.selectRect({ x0: 0, y0: 0, x1: SIZE, y1: SIZE }, { viewProjection, width: SIZE, height: SIZE });
+        for (let f = 0; f < 3; f++) frame();
+        const hit = await picked;
+        const read = await steering.readAgents();
+        const world = crowd.worldTransform(walker);
+        const agentWorld = agents.map((id) => Array.from(crowd.worldTransform(id)).filter((_, i) => i === 12 || i === 14).map((v) => v / u));
+        crowd.destroy();
+        return {
+          backend: crowd.backend, walker: [world[12] / u, world[14] / u, Math.atan2(world[8], world[10])], animation: JSON.stringify(crowd.getAnimation(plain)),
+          agentIds: Array.from(read.ids), agents: Array.from(read.positions, (v) => v / u), agentWorld, raycast, skipped: picking.raycastSkipped,
+          pick: hit && { id: hit.id, distance: hit.distance / u }, selected: (await selected).sort((a, b) => a - b), before, tinted,
+        };
+      };
+      // What needs WebGPU on a GL crowd, refused by name.
+      const refusals: string[] = [];
+      const refuse = (f: () => unknown) => { try { f(); refusals.push('accepted'); } catch (error) { refusals.push((error as Error).message); } };
+      const glCrowd = new api.GLCrowd(document.createElement('canvas').getContext('webgl2')!, fox, { capacity: 4 });
+      refuse(() => new api.CrowdControllers(glCrowd, config, { driver: 'gpu' }));
+      const controllers = new api.CrowdControllers(glCrowd, config);
+      refusals.push(controllers.driver);
+      refuse(() => controllers.add(glCrowd.add(), 0, 0, 0, { driver: 'gpu' }));
+      refuse(() => glCrowd.install({ featureName: 'morph' }));
+      const steering = new api.CrowdSteering(glCrowd);
+      const many = glCrowd.addMany({ count: 151 });
+      refuse(() => { for (const id of many) steering.addAgent(id, { radius: 0.3, maxSpeed: 1 }); });
+      refusals.push(String(steering.agentCount));
+      glCrowd.destroy();
+      return [await run('webgpu'), await run('webgl2'), refusals];
+    });
+    console.log(`gl-crowd features: webgpu ${JSON.stringify(gpu)}\nwebgl2 ${JSON.stringify(gl)}\nrefusals ${JSON.stringify(refusals)}`);
+    expect(refusals[0]).toMatch(/driver 'gpu' \(the control pass\) needs WebGPU, and this crowd runs on WebGL 2/);
+    expect(refusals[1]).toBe('cpu');
+    expect(refusals[2]).toMatch(/driver 'gpu' .*needs WebGPU/);
+    expect(refusals[3]).toMatch(/the "morph" feature is not on WebGL 2 yet: it needs WebGPU, and this crowd runs on WebGL 2/);
+    expect(refusals[4]).toMatch(/steering on WebGL 2 steps at most 150 agents .*more agents need WebGPU/);
+    expect(refusals[5]).toBe('150');
+    expect([gpu.backend, gl.backend]).toEqual(['webgpu', 'webgl2']);
+    // Controllers (CPU driver, one copy): the same placement and records.
+    for (let i = 0; i < 3; i++) expect(Math.abs(gl.walker[i] - gpu.walker[i])).toBeLessThan(1e-5);
+    expect(Math.hypot(gl.walker[0] + 1, gl.walker[1])).toBeGreaterThan(0.05); // it walked
+    expect(gl.animation).toBe(gpu.animation);
+    // Steering: the twin on GL against the GPU pass (the unit is the Fox's bounds diagonal), and the GL records follow the twin.
+    expect(gl.agentIds).toEqual(gpu.agentIds);
+    for (let i = 0; i < gpu.agents.length; i++) expect(Math.abs(gl.agents[i] - gpu.agents[i]), `agent coordinate ${i}`).toBeLessThan(2e-3);
+    gl.agentWorld.forEach(([x, z], i) => expect(Math.hypot(x - gl.agents[2 * i], z - gl.agents[2 * i + 1])).toBeLessThan(1e-6));
+    expect(Math.hypot(gl.agents[0] + 2.5, gl.agents[1] - 0.2)).toBeGreaterThan(0.3); // they moved
+    // Picking: the CPU raycaster's answer on both; pick() on GL is the raycaster's nearest, on WebGPU the GPU's (depth-quantised).
+    expect(gl.raycast).toEqual(gpu.raycast);
+    expect(gl.raycast.length).toBeGreaterThan(0);
+    expect(gl.pick?.id).toBe(gpu.pick?.id);
+    expect(Math.abs(gl.pick!.distance - gpu.pick!.distance)).toBeLessThan(2e-3);
+    expect(gl.selected).toEqual(gpu.selected);
+    expect(gl.selected.length).toBeGreaterThan(2);
+    // Appearance: the tint shows on both (green falls by half or more where the Foxes are), and the two pictures agree within 1/255 in the mean.
+    for (const side of [gpu, gl]) {
+      expect(side.before[1]).toBeGreaterThan(0.5);
+      expect(side.tinted[1]).toBeLessThan(0.6 * side.before[1]);
+    }
+    for (let k = 0; k < 3; k++) {
+      expect(Math.abs(gl.before[k] - gpu.before[k]), `channel ${k} untinted`).toBeLessThan(1);
+      expect(Math.abs(gl.tinted[k] - gpu.tinted[k]), `channel ${k} tinted`).toBeLessThan(1);
+    }
     await page.close();
   }, TEST_TIMEOUT);
 });
