@@ -23,7 +23,7 @@ export interface CrowdKernel {
    */
   readonly backend: 'webgpu' | 'webgl2';
   /**
-   * The device the instance store's buffers live on now (replaced by restore): the GPUDevice on
+   * @internal The device the instance store's buffers live on now (replaced by restore): the GPUDevice on
    * WebGPU, the record-texture device on WebGL 2. A feature with per-slot records
    * (SlotData: appearance) makes its buffer here, so a GL pass can read it as a texture.
    */

@@ -14,7 +14,10 @@ import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from 
 export type ControllerDriverKind = 'gpu' | 'cpu';
 
 /** What CrowdControllers uses of a crowd: a Crowd (WebGPU) or a GLCrowd (WebGL 2, CPU-driven controllers only). */
-export type ControlledCrowd = Pick<Crowd, 'character' | 'hasFeature' | 'install' | 'setPlacement' | 'setLayers' | 'createMask'> & { readonly backend: 'webgpu' | 'webgl2' };
+export type ControlledCrowd = Pick<Crowd, 'character' | 'hasFeature' | 'install' | 'setPlacement' | 'setLayers' | 'createMask'> & {
+  /** Which backend the crowd runs on: on 'webgl2' controllers are CPU-driven only. */
+  readonly backend: 'webgpu' | 'webgl2';
+};
 
 /** Why a GPU-driven controller is refused on a WebGL 2 crowd. */
 const GPU_DRIVER_ON_GL = "driver 'gpu' (the control pass) needs WebGPU, and this crowd runs on WebGL 2: its controllers are CPU-driven (driver 'cpu', the default there; docs/webgl2.md)";

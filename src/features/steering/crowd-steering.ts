@@ -60,14 +60,15 @@ export class CrowdSteering implements CrowdFeature {
    * maxBufferSize (WebGPU). A refusal installs nothing. On a WebGL 2 crowd (GLCrowd) the twin
    * steps the agents on the CPU.
    */
-  constructor(crowd: Pick<Crowd, 'install'> & { readonly backend: 'webgpu' | 'webgl2'; readonly device?: GPUDevice }, options: CrowdSteeringOptions = {}) {
+  constructor(crowd: Pick<Crowd, 'install'> & { readonly backend: 'webgpu' | 'webgl2' }, options: CrowdSteeringOptions = {}) {
     if (typeof crowd !== 'object' || crowd === null || typeof (crowd as Partial<Crowd>).install !== 'function') {
       throw new TypeError(`CrowdSteering needs a Crowd: new CrowdSteering(crowd, options?), got ${show(crowd)}`);
     }
     this.model = new SteeringModel(options);
     const field = this.model.settings.field, gl = crowd.backend === 'webgl2';
-    if (field && crowd.device) {
-      const bytes = this.model.fields.byteLength, limit = storageLimit(crowd.device);
+    // On WebGPU the fields go to a storage buffer; on WebGL 2 they stay on the CPU (the twin reads them).
+    if (field && !gl) {
+      const bytes = this.model.fields.byteLength, limit = storageLimit((crowd as Crowd).device);
       if (bytes > limit.bytes) {
         throw new RangeError(`flowField needs ${formatBytes(bytes)} (maxGoals ${field.maxGoals} x ${field.columns} x ${field.rows} cells x 8 bytes) but the device's ${limit.name} is ${formatBytes(limit.bytes)}: ` +
           'use a larger cellSize, a smaller rectangle or fewer maxGoals (or request a larger limit when creating the device)');
