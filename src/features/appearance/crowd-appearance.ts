@@ -48,7 +48,9 @@ export interface InstanceAppearance {
  * while this feature exists, so a crowd without it pays nothing. The shadow map uses the same
  * mask (a hidden part casts no shadow), every LOD level too (a level simplifies each primitive
  * on its own, so part p is part p at every level), and the cull pass culls whole instances as
- * before. Props (CrowdProps) are meshes of their own and are not masked or tinted.
+ * before. Props (CrowdProps) are meshes of their own and are not masked or tinted. On a WebGL 2
+ * crowd (GLCrowd) the records are a record texture on the crowd's record device, which the GL
+ * draw fetches (GLSkinPass's appearance), and the variant images become its texture array.
  */
 export class CrowdAppearance implements CrowdFeature {
   readonly featureName = 'appearance';

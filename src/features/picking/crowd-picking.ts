@@ -66,7 +66,9 @@ interface Batch {
  * requested in frame N+1's update() (after frame N was submitted), and its promise settles when
  * the GPU has finished frame N, typically before frame N+2 is drawn. Answers are of frame N as
  * drawn: the instances its camera drew (after culling, at their LOD level), or every instance
- * without a camera; an instance removed before the promise settles is not reported.
+ * without a camera; an instance removed before the promise settles is not reported. On a
+ * WebGL 2 crowd (GLCrowd) every answer is the CPU's and settles at once: pick and pickPointer are
+ * raycast()'s nearest hit (plain instances only), selectRect runs select.wgsl's test over the records.
  *
  * @example
  * ```ts
