@@ -49,7 +49,7 @@ export type { MaskSpec } from './anim/masks';
 export type { ClipEvent } from './anim/events/clip-events';
 /** For those who write a feature of their own (docs/architecture.md): the hooks and what the kernel hands a feature. */
 export type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from './runtime/feature';
-export type { AppearanceSource, RgbaImage } from './runtime/appearance-groups';
+export type { AppearanceLayout, AppearanceSource, RgbaImage } from './runtime/appearance-groups';
 
 // Features: each an object made from a crowd (`new CrowdProps(crowd)`); a page ships only those it makes.
 export { CrowdProps } from './features/props/crowd-props';
@@ -77,7 +77,7 @@ export { DEFAULT_PALETTE_SIZE } from './runtime/joint-palette';
 export { mat4 } from 'wgpu-matrix';
 
 // Animation control: crossfades, locomotion and actions per instance, from a JSON config.
-export { CrowdControllers, type ControllerDriverKind, type CrowdControllersOptions } from './features/controllers/crowd-controllers';
+export { CrowdControllers, type ControlledCrowd, type ControllerDriverKind, type CrowdControllersOptions } from './features/controllers/crowd-controllers';
 export type { ControlFrameStats, LocomotionReadback } from './features/controllers/gpu-controllers';
 export { AnimationController, ControllerRuntime, type ControllerDriver, type FadeOptions, type StepEventScanner } from './anim/control/controller';
 export {

@@ -26,7 +26,7 @@ import { benchClipLibrary } from './bench/clip-library';
 import { benchPicking, type PickRow } from './bench/picking';
 import { benchThreeCulling, benchThreeShading, type ShadingRow } from './bench/three-shading';
 import { benchAppearance, type AppearanceRow } from './bench/appearance';
-import { benchFieldSlices, benchSteering, steeringScenes, type SteeringRow } from './bench/steering';
+import { benchFieldSlices, benchSteering, benchSteeringTwin, steeringScenes, type SteeringRow } from './bench/steering';
 import { benchDraw, DRAW_STEPS, DRAW_TRIED, type DrawRow } from './bench/draw';
 import { benchPaired, median, p95, runPaired, treeLibrary, worktreeOf, type PairedRow, type Scene } from './bench/against';
 import { PAIRED_SECTIONS, pairedSpecs, type PairedSection } from './bench/paired-scenes';
@@ -400,6 +400,10 @@ async function steeringSection(character: Awaited<ReturnType<typeof characterFro
     r.cellsPerFrame === Infinity ? 'Infinity (one-shot)' : `${r.cellsPerFrame.toLocaleString('en')} (default)`, r.largestFrameMs.toFixed(2), r.worstFrameMs.toFixed(2), r.medianFrameMs.toFixed(2),
     `${r.firstFrameMs.toFixed(2)} / ${r.lastFrameMs.toFixed(2)}`, r.frames, r.totalMs.toFixed(1),
   ]));
+  print(`On WebGL 2 (GLCrowd), CrowdSteering steps with its TypeScript twin on the CPU (SteeringTwin; MAX_TWIN_AGENTS = 150 comes from this table: the largest count whose median step stays under 2 ms on the 2-core AMD EPYC it was set on). The bottleneck scenario scaled with the count (packed 0.75 m apart, a door off their line, a flow field; tools/bench/steering.ts benchSteeringTwin), 30 steps a second; CPU ms of one step, median and 90th percentile of ${quick ? 20 : 100} steps after 20 warm-up steps. Load average before: ${loadavg().map((v) => v.toFixed(1)).join(', ')}.`);
+  print();
+  console.error('steering: the twin on the CPU (WebGL 2)…');
+  table(['agents', 'step CPU ms (median)', 'step CPU ms (p90)'], benchSteeringTwin([50, 100, 150, 200, 300], quick ? 20 : 100).map((r) => [r.agents, r.medianMs.toFixed(2), r.p90Ms.toFixed(2)]));
   print('Scenarios on the TypeScript twin of the step (tools/steering-scenes.ts; test/features/steering/ holds the GPU to the twin), 20 steps a second. Closest approach: the smallest centre distance over the sum of radii, over every pair and step (1 = touching). Overlapping pairs: pairs that came closer than 0.99 of their radii sum. In obstacles: agents whose centre came within 0.99 of their radius of an obstacle segment, or crossed one. Time to goal: until the last agent was within its radius of its goal (bottleneck: within 2.5 m, as all share one point). Short: agents not there at the end. Stalled: the most steps one agent spent below 1% of its preferred speed while short of its goal.');
   print();
   table(['scenario', 'agents', 'closest approach', 'overlapping pairs', 'in obstacles', 'time to goal s (last)', 'mean s', 'short of goal', 'stalled steps'], steeringScenes().map(([name, r]) => [

@@ -18,6 +18,24 @@ export interface AppearanceSource {
    * the source keeps them unchanged. Without it, that renderer refuses the source.
    */
   readonly variantImages?: readonly RgbaImage[];
+  /**
+   * Byte offsets in a record, for a draw that reads the records itself (WebGL 2's, which fetches
+   * them from a texture): its size (a multiple of 16), `tint` (3 f32, 16-byte aligned), `variant`
+   * and `parts` (u32). Without it, that draw refuses the source.
+   */
+  readonly layout?: AppearanceLayout;
+}
+
+/** Byte offsets in an appearance record (AppearanceSource.layout). */
+export interface AppearanceLayout {
+  /** Bytes of one record, a multiple of 16. */
+  readonly size: number;
+  /** Linear RGB tint, 3 f32 at a 16-byte boundary. */
+  readonly tint: number;
+  /** u32: 0 the material's own base colour, k >= 1 variant image k - 1. */
+  readonly variant: number;
+  /** u32: bit p set, primitive p is drawn. */
+  readonly parts: number;
 }
 
 /** An RGBA8 image (4 bytes a texel, rows top to bottom): an ImageData fits. */

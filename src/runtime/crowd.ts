@@ -84,7 +84,7 @@ export class Crowd extends CrowdCamera {
     }
     const self = this;
     this.kernel = {
-      get device() { return self.gpuDevice; },
+      get device() { return self.gpuDevice; }, backend: 'webgpu', get recordDevice() { return self.gpuDevice; },
       character, options, store: this.store,
       get clock() { return self.clockSeconds; }, get skinning() { return self.skinningMethod; },
       get locomotionDrive() { return self.features.locomotionDrive; }, feature: (name) => this.features.get(name),

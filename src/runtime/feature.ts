@@ -5,6 +5,7 @@ import type { CrowdOptions } from './crowd-types';
 import type { InstanceStore } from './instance-store';
 import type { SkinningMethod } from './layout';
 import type { MeshBuffers } from './mesh-buffers';
+import type { RecordBufferLike, RecordDevice } from './record-device';
 import type { DrawArgs, SkinPass } from './skin-pass';
 
 /**
@@ -13,8 +14,20 @@ import type { DrawArgs, SkinPass } from './skin-pass';
  * `device` changes with restore, `clock` with update, `skinning` with Crowd.skinning.
  */
 export interface CrowdKernel {
-  /** The device the crowd's GPU objects live on now (not owned). */
+  /** The device the crowd's GPU objects live on now (not owned). On a WebGL 2 crowd reading it throws, naming WebGPU. */
   readonly device: GPUDevice;
+  /**
+   * Which backend the crowd runs on: 'webgpu' (Crowd) or 'webgl2' (GLCrowd). A feature that runs
+   * on both (CrowdFeature.onWebGL2) reads it once to choose its engine: its GPU pass, or its
+   * TypeScript twin on the CPU (docs/webgl2.md, "Features").
+   */
+  readonly backend: 'webgpu' | 'webgl2';
+  /**
+   * @internal The device the instance store's buffers live on now (replaced by restore): the GPUDevice on
+   * WebGPU, the record-texture device on WebGL 2. A feature with per-slot records
+   * (SlotData: appearance) makes its buffer here, so a GL pass can read it as a texture.
+   */
+  readonly recordDevice: RecordDevice<RecordBufferLike>;
   /** The character every instance shows (shared, read-only). */
   readonly character: Character;
   /** The options the crowd was made with (target formats, sample count, ...). */
@@ -103,6 +116,19 @@ export interface DrawShadow {
 export interface CrowdFeature {
   /** The registry name, unique in a crowd (for example 'props'): a second feature of that name is refused. */
   readonly featureName: string;
+  /**
+   * True for a feature that also runs on a WebGL 2 crowd (GLCrowd): it reads CrowdKernel.backend
+   * and does its work there on the CPU (clip events, CPU-driven controllers, steering's twin, CPU
+   * picking) or through a source the GL draw reads (appearance). A GLCrowd refuses any other
+   * feature by name, saying it needs WebGPU.
+   */
+  readonly onWebGL2?: boolean;
+  /**
+   * On a WebGL 2 crowd only, first in GLCrowd.encode(): the CPU twin of the feature's 'drive'
+   * pass (steering's step), which writes instance records through the store; the crowd uploads
+   * them before it culls and poses.
+   */
+  cpuDrive?(): void;
   /** Instance `handle` was added at `slot`, its records written; `world` is its transform. */
   added?(handle: number, slot: number, world: ArrayLike<number>): void;
   /** Instance `handle`'s animation is about to change (its records still hold the old one). */
@@ -273,6 +299,12 @@ export class FeatureList {
   settle(dt: number, clock: number): void {
     const all = this.all;
     for (let i = 0; i < all.length; i++) all[i].settle?.(dt, clock);
+  }
+
+  /** Every cpuDrive, in order (a WebGL 2 crowd's encode). */
+  cpuDrive(): void {
+    const all = this.all;
+    for (let i = 0; i < all.length; i++) all[i].cpuDrive?.();
   }
 
   encode(encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {

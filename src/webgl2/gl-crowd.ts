@@ -13,6 +13,7 @@ import { checkObject } from '../runtime/input';
 import { InstanceStore } from '../runtime/instance-store';
 import { JOINT_MATRIX_BYTES } from '../runtime/layout';
 import { checkNumbers } from '../runtime/record-buffer';
+import type { GLAppearanceSource } from './gl-appearance';
 import { GLCull } from './gl-cull';
 import { GLPosePass, type GLPoseInputs } from './gl-pose-pass';
 import { GLRecordDevice, textureBytes, type GLStoreBuffer } from './gl-record-device';
@@ -27,12 +28,6 @@ import { GLRecordTexture } from './record-texture';
  */
 export type GLCrowdOptions = Omit<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>;
 
-/**
- * Features that run on the CPU only, from the store's CPU side (records, ids, clock): installed on
- * a GLCrowd as on a Crowd. Every other feature has a GPU pass and is refused by name.
- */
-const CPU_FEATURES: ReadonlySet<string> = new Set(['clip-events']);
-
 /** The sentence every refusal of a WebGPU-only part ends with. */
 const NEEDS_WEBGPU = 'it needs WebGPU, and this crowd runs on WebGL 2 (docs/webgl2.md)';
 
@@ -46,8 +41,9 @@ const NEEDS_WEBGPU = 'it needs WebGPU, and this crowd runs on WebGL 2 (docs/webg
  * lists, GLCull; then the GPU pose pass, a fragment pass into float textures, GLPosePass), then
  * draw(viewProjection) into the bound framebuffer (one instanced draw per primitive and LOD level,
  * GLSkinPass), the sun's shadow map first where CrowdOptions.shadows asks for one (GLShadowPass).
- * Features with a GPU pass need WebGPU for now: install() refuses each by name; the CPU-only one,
- * clip events (CrowdEvents), runs here as on a Crowd.
+ * Features run here through their TypeScript twins (CrowdFeature.onWebGL2: clip events, CPU-driven
+ * controllers, steering's twin step, CPU picking) or the GL draw (appearance); the others (props,
+ * morph targets, root motion) need WebGPU, and install() refuses each by name (docs/webgl2.md).
  *
  * @example
  * ```ts
@@ -132,28 +128,31 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   }
 
   /**
-   * Installs a feature that runs on the CPU only (clip events: `new CrowdEvents(crowd)`) and
-   * returns the kernel's side for it, whose GPU parts (device, draws, rebuildPasses) throw naming
-   * WebGPU; every other feature (CrowdProps, CrowdMorph, ...) is refused by name.
+   * Installs a feature that runs on WebGL 2 (CrowdFeature.onWebGL2: `new CrowdEvents(crowd)`,
+   * CrowdControllers, CrowdSteering, CrowdPicking, CrowdAppearance) and returns the kernel's side
+   * for it (backend 'webgl2'), whose WebGPU parts (device, draws) throw naming WebGPU; every other
+   * feature (CrowdProps, CrowdMorph, CrowdRootMotion) is refused by name, installing nothing.
    */
   install(feature: CrowdFeature): CrowdKernel {
-    if (!CPU_FEATURES.has(feature?.featureName)) throw new Error(`the ${show(feature?.featureName)} feature is not on WebGL 2 yet: ${NEEDS_WEBGPU}`);
+    if (feature?.onWebGL2 !== true) throw new Error(`the ${show(feature?.featureName)} feature is not on WebGL 2 yet: ${NEEDS_WEBGPU}`);
     this.features.add(feature);
     const self = this, gpu = (what: string) => { throw new Error(`CrowdKernel.${what}: ${NEEDS_WEBGPU}`); };
-    // A CPU feature reads the store's CPU side only (records, stacks, ids), which is the same class on both backends.
+    // A feature reads the store's CPU side (records, stacks, ids), the same class on both backends,
+    // and makes per-slot records on the record device (record textures a GL pass reads).
     return {
-      get device(): GPUDevice { return gpu('device'); }, character: this.character, options: this.options as CrowdOptions,
+      get device(): GPUDevice { return gpu('device'); }, backend: 'webgl2', get recordDevice() { return self.device; },
+      character: this.character, options: this.options as CrowdOptions,
       store: this.store as unknown as CrowdKernel['store'], get clock() { return self.clockSeconds; }, skinning: 'linear', locomotionDrive: undefined,
-      feature: (name) => this.features.get(name), rebuildPasses: () => gpu('rebuildPasses'), get draws(): CrowdKernel['draws'] { return gpu('draws'); },
+      feature: (name) => this.features.get(name), rebuildPasses: () => this.rebuildPasses(), get draws(): CrowdKernel['draws'] { return gpu('draws'); },
     };
   }
 
-  /** Whether a feature named `name` is installed (never, on WebGL 2). */
+  /** Whether a feature named `name` is installed ('clip-events', 'controllers', 'steering', 'picking', 'appearance': those that run on WebGL 2). */
   hasFeature(name: string): boolean {
     return this.features.has(name);
   }
 
-  /** Bytes the last update() wrote into textures (records, stacks, masks). */
+  /** Bytes the last update() and encode() wrote into textures (records, stacks, masks, features' per-slot records). */
   get uploadedBytes(): number { return this.uploaded; }
 
   /** Draw calls that draw() issues: one per mesh primitive and LOD level drawn. */
@@ -261,6 +260,9 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
       frustumPlanes(this.light, frame.lightPlanes);
       shadowPass.update(this.light);
     }
+    // Features' CPU twins of their 'drive' passes (steering) write records: uploaded before the cull reads them.
+    this.features.cpuDrive();
+    this.uploaded += this.store.upload(this.device.queue);
     this.cull.run(this.store, frame);
     const instances = texture(this.store.instanceBuffer);
     this.pose.update(this.poseInputs, this.clockSeconds);
@@ -309,17 +311,40 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.store.destroy();
   }
 
+  /** Re-creates the skin and shadow passes (a feature that changes what they read: CrowdAppearance); the pose pass and the records stay. */
+  private rebuildPasses(): void {
+    this.skin.destroy();
+    this.shadowPass?.destroy();
+    [this.skin, this.shadowPass] = this.createDraw(this.options);
+    this.shadowedFrame = false;
+  }
+
+  /** The skin pass, with the features' appearance (CrowdFeature.appearance) when one provides it, and the shadow pass where the options ask for a map. */
+  private createDraw(options: GLCrowdOptions): [GLSkinPass, GLShadowPass | undefined] {
+    const source = this.features.appearance;
+    let appearance: GLAppearanceSource | undefined;
+    if (source) {
+      if (!source.layout) throw new Error('GLCrowd: the appearance source has no record layout (AppearanceSource.layout), which the WebGL 2 draw needs');
+      appearance = { get records() { return texture(source.buffer as unknown as GLStoreBuffer); }, layout: source.layout, variantImages: source.variantImages ?? [], variedPrimitives: source.variedPrimitives };
+    }
+    const skin = new GLSkinPass(this.gl, this.character, { lights: options.lights, skinning: options.skinning, appearance });
+    try {
+      const mapSize = this.view.shadowMapSize;
+      return [skin, mapSize === undefined ? undefined : new GLShadowPass(this.gl, skin, { mapSize })];
+    } catch (error) {
+      skin.destroy();
+      throw error;
+    }
+  }
+
   /** The pose and skin passes, and the shadow pass where the options ask for a map; a failure frees those made and the store. */
   private createPasses(options: GLCrowdOptions): [GLPosePass, GLSkinPass, GLShadowPass | undefined] {
-    let pose: GLPosePass | undefined, skin: GLSkinPass | undefined;
+    let pose: GLPosePass | undefined;
     try {
       pose = new GLPosePass(this.gl, this.character, { skinning: options.skinning, capacity: this.store.capacity });
-      skin = new GLSkinPass(this.gl, this.character, { lights: options.lights, skinning: options.skinning });
-      const mapSize = this.view.shadowMapSize;
-      return [pose, skin, mapSize === undefined ? undefined : new GLShadowPass(this.gl, skin, { mapSize })];
+      return [pose, ...this.createDraw(options)];
     } catch (error) {
       pose?.destroy();
-      skin?.destroy();
       this.store.destroy();
       throw error;
     }

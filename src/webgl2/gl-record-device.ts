@@ -4,9 +4,10 @@ import { GLRecordTexture, TEXEL_BYTES } from './record-texture';
 /**
  * The buffers of an InstanceStore that a WebGL 2 pass reads, by the last part of their label
  * (InstanceStore names them `${label}.instances`, ...): the instance records (pose and draw), the
- * layer stacks and the masks (pose). Those become record textures.
+ * layer stacks and the masks (pose), and the appearance records a feature makes on this device
+ * (the draw: CrowdAppearance's `${label}.appearances`). Those become record textures.
  */
-const READ_ON_GL = new Set(['instances', 'layerStacks', 'masks']);
+const READ_ON_GL = new Set(['instances', 'layerStacks', 'masks', 'appearances']);
 
 /**
  * A store buffer that no WebGL 2 pass reads: the WebGPU cull pass's lists (poseState, poseList,

@@ -3,14 +3,17 @@
  * onto WebGL 2 (?backend=webgl2) and falling back by itself where navigator.gpu is missing draws
  * its Foxes (pixels unlike the sky, changing between frames), says "WebGL 2" in its stats, keeps a
  * clean console, and restores the crowd after the context is lost; and the instance API answers
- * the same ids and the same named errors on both backends (createCrowd with each). One browser;
+ * the same ids and the same named errors on both backends (createCrowd with each); and the
+ * features with a TypeScript twin (CPU-driven controllers, steering's twin, CPU picking) and
+ * appearance answer on WebGL 2 as on WebGPU (the same scene on both, compared; steering against
+ * its twin in the page, whose GPU pass costs SwiftShader seconds to build). One browser;
  * small crowds, so each case takes seconds. Screenshots: test-results/e2e/gl-crowd-*.png.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import { chromiumAvailable, demoSession, overlayRects, stat, statNumber, waitForCrowd, waitForFrames } from './harness';
-import { shareChanged, shareUnlike } from './pixels';
+import { decode, shareChanged, shareUnlike } from './pixels';
 
 const VIEWPORT = { width: 640, height: 400 };
 const TEST_TIMEOUT = 120_000;
@@ -119,6 +122,153 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     // The case is not vacuous: every bad call was refused by name.
     expect(gpu.filter((line) => /Error: /.test(line))).toHaveLength(7);
     expect(gpu.filter((line) => line.startsWith('event ')).length).toBeGreaterThan(1);
+    await page.close();
+  }, TEST_TIMEOUT);
+  it('features on WebGL 2 through their twins: CPU controllers, steering, picking and appearance give what they give on WebGPU; what needs WebGPU is refused by name', async () => {
+    const started = Date.now(), phases: string[] = [];
+    const phase = (name: string) => phases.push(`${name} ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const page = await demo.newPage();
+    await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+    const SIZE = 96, TOP = 260;
+    // 1. The same scene on both backends, side by side: a CPU-driven controller, three steered agents, a plain instance; 12 frames.
+    await page.evaluate(async ({ SIZE, TOP }) => {
+      const api = await (new Function('u', 'return import(u)'))('/src/index.ts') as typeof import('../../src/index');
+      const scenes = await (new Function('u', 'return import(u)'))('/tools/steering-scenes.ts') as typeof import('../../tools/steering-scenes');
+      const fox = await api.loadCharacter('/models/Fox/Fox.glb');
+      const config = api.parseControllerConfig(await (await fetch('/models/Fox/Fox.controller.json')).json(), fox.clipNames);
+      const { min, max } = fox.bounds;
+      const u = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]), cy = (min[1] + max[1]) / 2;
+      const eye = [0, cy + 3 * u, 7 * u];
+      const viewProjection = api.mat4.multiply(api.mat4.perspective(0.9, 1, 0.1 * u, 40 * u), api.mat4.lookAt(eye, [0, cy, 0], [0, 1, 0]));
+      const scene = async (backend: 'webgpu' | 'webgl2', left: number) => {
+        const canvas = document.createElement('canvas');
+        canvas.width = canvas.height = SIZE;
+        canvas.style.cssText = `position:absolute;left:${left}px;top:${TOP}px;width:${SIZE}px;height:${SIZE}px`;
+        document.body.appendChild(canvas);
+        const crowd = await api.createCrowd(canvas, fox, { backend, capacity: 8 });
+        const controllers = new api.CrowdControllers(crowd, config, { driver: 'cpu' });
+        // Steering on WebGL 2 only: its GPU pass is held to the twin in Node (test/features/steering/), and its pipelines cost SwiftShader seconds here.
+        const steering = backend === 'webgl2' ? new api.CrowdSteering(crowd) : undefined;
+        const picking = new api.CrowdPicking(crowd), looks = new api.CrowdAppearance(crowd);
+        // The twin stepping the same agents the same frames (tools/steering-scenes.ts TwinScene: stepSteering on a SteeringModel of its own).
+        const twin = backend === 'webgl2' ? new scenes.TwinScene() : undefined;
+        const agents = [[-2.5, 0.2, 2.5, 0], [2.5, -0.2, -2.5, 0], [0.3, -2.5, 0, 2.5]].map(([x, z, gx, gz]) => {
+          const id = crowd.add({ clipA: 'Walk' });
+          crowd.setPlacement(id, x * u, 0, z * u, 0);
+          steering?.addAgent(id, { radius: 0.3 * u, maxSpeed: 1.5 * u, preferredSpeed: 1.2 * u, goal: [gx * u, gz * u] });
+          twin?.add(x * u, z * u, { radius: 0.3 * u, maxSpeed: 1.5 * u, preferredSpeed: 1.2 * u, goal: [gx * u, gz * u] });
+          return id;
+        });
+        // After the agents, so that they hold handles 0 to 2 as in the twin (its step nudges by handle).
+        const walker = crowd.add();
+        controllers.add(walker, -u, 0, 0.5).setSpeed(1.5);
+        const plain = crowd.add({ clipA: 'Survey', timeA: 0.4 });
+        crowd.setPlacement(plain, 1.2 * u, 0, 1.5 * u, 1);
+        const frame = () => {
+          twin?.step(1 / 30);
+          controllers.update(1 / 30);
+          crowd.update(1 / 30);
+          crowd.setCamera(viewProjection, eye);
+          crowd.render(viewProjection);
+        };
+        for (let f = 0; f < 12; f++) frame();
+        return { api, u, cy, viewProjection, crowd, controllers, steering, twin, picking, looks, walker, agents, plain, frame };
+      };
+      (window as unknown as { features: unknown }).features = [await scene('webgpu', 0), await scene('webgl2', SIZE + 4)];
+    }, { SIZE, TOP });
+    /** Mean R, G, B (0-255) of each backend's canvas in a screenshot (WebGPU left, WebGL 2 right). */
+    const means = async () => {
+      const image = decode(await page.screenshot());
+      return [0, SIZE + 4].map((left) => {
+        const sum = [0, 0, 0];
+        for (let y = TOP; y < TOP + SIZE; y++) for (let x = left; x < left + SIZE; x++) for (let k = 0; k < 3; k++) sum[k] += image.data[(y * image.width + x) * 4 + k];
+        return sum.map((v) => v / (SIZE * SIZE));
+      });
+    };
+    phase('scenes');
+    const before = await means();
+    phase('screenshot');
+    // 2. Every instance tinted red; one frame.
+    await page.evaluate(() => {
+      for (const f of (window as unknown as { features: { crowd: { add(): number }; looks: { setTint(id: number, r: number, g: number, b: number): void }; walker: number; plain: number; agents: number[]; frame(): void }[] }).features) {
+        for (const id of [f.walker, f.plain, ...f.agents]) f.looks.setTint(id, 1, 0.15, 0.15);
+        f.frame();
+      }
+    });
+    const tinted = await means();
+    phase('tint');
+    // 3. Picks and agents; then, on a GL crowd, what needs WebGPU.
+    const [gpu, gl, refusals] = await page.evaluate(async () => {
+      type Scene = { api: typeof import('../../src/index'); u: number; cy: number; viewProjection: Float32Array; crowd: InstanceType<typeof import('../../src/index').GLCrowd>; controllers: InstanceType<typeof import('../../src/index').CrowdControllers>; steering?: InstanceType<typeof import('../../src/index').CrowdSteering>; twin?: InstanceType<typeof import('../../tools/steering-scenes').TwinScene>; picking: InstanceType<typeof import('../../src/index').CrowdPicking>; walker: number; agents: number[]; plain: number; frame(): void };
+      const scenes = (window as unknown as { features: Scene[] }).features;
+      const answers = [];
+      for (const { u, cy, viewProjection, crowd, steering, twin, picking, walker, agents, plain, frame } of scenes) {
+        const down = { origin: [1.2 * u, cy + 4 * u, 1.5 * u] as [number, number, number], direction: [0, -1, 0] as [number, number, number] };
+        const raycast = picking.raycast(down).map((h) => ({ id: h.id, distance: h.distance / u }));
+        const picked = picking.pick(down);
+        const selected = picking.selectRect({ x0: 0, y0: 0, x1: 96, y1: 96 }, { viewProjection, width: 96, height: 96 });
+        for (let f = 0; f < 3; f++) frame();
+        const hit = await picked;
+        const read = steering ? await steering.readAgents() : undefined;
+        const world = crowd.worldTransform(walker);
+        answers.push({
+          backend: crowd.backend, walker: [world[12] / u, world[14] / u, Math.atan2(world[8], world[10])], animation: JSON.stringify(crowd.getAnimation(plain)),
+          agentIds: read ? Array.from(read.ids) : [], agents: read ? Array.from(read.positions, (v) => v / u) : [],
+          twin: twin ? [0, 1, 2].flatMap((h) => twin.position(h).map((v) => v / u)) : [],
+          agentWorld: agents.map((id) => Array.from(crowd.worldTransform(id)).filter((_, i) => i === 12 || i === 14).map((v) => v / u)),
+          raycast, pick: hit && { id: hit.id, distance: hit.distance / u }, selected: (await selected).sort((a, b) => a - b),
+        });
+      }
+      // What needs WebGPU on the GL crowd, refused by name.
+      const { api, crowd, controllers } = scenes[1];
+      const refusals: string[] = [];
+      const refuse = (f: () => unknown) => { try { f(); refusals.push('accepted'); } catch (error) { refusals.push((error as Error).message); } };
+      refuse(() => new api.CrowdControllers(crowd, api.defaultControllerConfig(crowd.character.clipNames), { driver: 'gpu' }));
+      refusals.push(new api.CrowdControllers(crowd, api.defaultControllerConfig(crowd.character.clipNames)).driver);
+      refuse(() => controllers.add(crowd.add(), 0, 0, 0, { driver: 'gpu' }));
+      refuse(() => crowd.install({ featureName: 'morph' }));
+      const many = crowd.addMany({ count: 150 });
+      refuse(() => { for (const id of many) scenes[1].steering!.addAgent(id, { radius: 0.3, maxSpeed: 1 }); });
+      refusals.push(String(scenes[1].steering!.agentCount));
+      for (const scene of scenes) scene.crowd.destroy();
+      return [answers[0], answers[1], refusals];
+    });
+    phase('picks, agents, refusals');
+    console.log(`gl-crowd features (${phases.join(', ')}): webgpu ${JSON.stringify(gpu)}\nwebgl2 ${JSON.stringify(gl)}\nrefusals ${JSON.stringify(refusals)}\nmeans before ${JSON.stringify(before)} tinted ${JSON.stringify(tinted)}`);
+    expect(refusals[0]).toMatch(/driver 'gpu' \(the control pass\) needs WebGPU, and this crowd runs on WebGL 2/);
+    expect(refusals[1]).toBe('cpu');
+    expect(refusals[2]).toMatch(/driver 'gpu' .*needs WebGPU/);
+    expect(refusals[3]).toMatch(/the "morph" feature is not on WebGL 2 yet: it needs WebGPU, and this crowd runs on WebGL 2/);
+    expect(refusals[4]).toMatch(/steering on WebGL 2 steps at most 150 agents .*more agents need WebGPU/);
+    expect(refusals[5]).toBe('150');
+    expect([gpu.backend, gl.backend]).toEqual(['webgpu', 'webgl2']);
+    // Controllers (CPU driver, one copy): the same placement and records.
+    for (let i = 0; i < 3; i++) expect(Math.abs(gl.walker[i] - gpu.walker[i])).toBeLessThan(1e-5);
+    expect(Math.hypot(gl.walker[0] + 1, gl.walker[1])).toBeGreaterThan(0.05); // it walked
+    expect(gl.animation).toBe(gpu.animation);
+    // Steering: the GL crowd's agents against the twin stepping the same agents on its own (the twin is held to the GPU pass in Node,
+    // test/features/steering/crowd-steering.test.ts), and the GL records follow them (the unit is the Fox's bounds diagonal).
+    expect(gl.agentIds).toHaveLength(3);
+    expect(gl.twin).toHaveLength(6);
+    expect(gl.agents).toEqual(gl.twin); // the same code on the same bytes: equal
+    gl.agentWorld.forEach(([x, z], i) => expect(Math.hypot(x - gl.agents[2 * i], z - gl.agents[2 * i + 1])).toBeLessThan(1e-6));
+    expect(Math.hypot(gl.agents[0] + 2.5, gl.agents[1] - 0.2)).toBeGreaterThan(0.3); // they moved
+    // Picking: the CPU raycaster's answer on both; pick() on GL is the raycaster's nearest, on WebGPU the GPU's (depth-quantised).
+    expect(gl.raycast).toEqual(gpu.raycast);
+    expect(gl.raycast.length).toBeGreaterThan(0);
+    expect(gl.pick?.id).toBe(gpu.pick?.id);
+    expect(Math.abs(gl.pick!.distance - gpu.pick!.distance)).toBeLessThan(2e-3);
+    expect(gl.selected).toEqual(gpu.selected);
+    expect(gl.selected.length).toBeGreaterThan(2);
+    // Appearance: the tint shows on both (the mean green, Foxes on black, falls by 40% or more), and the two pictures agree within 1/255 in the mean.
+    for (const side of [0, 1]) {
+      expect(before[side][1], `something drawn, side ${side}`).toBeGreaterThan(0.5);
+      expect(tinted[side][1], `green tinted, side ${side}`).toBeLessThan(0.6 * before[side][1]);
+    }
+    for (let k = 0; k < 3; k++) {
+      expect(Math.abs(before[1][k] - before[0][k]), `channel ${k} untinted`).toBeLessThan(1);
+      expect(Math.abs(tinted[1][k] - tinted[0][k]), `channel ${k} tinted`).toBeLessThan(1);
+    }
     await page.close();
   }, TEST_TIMEOUT);
 });

@@ -7,7 +7,8 @@
  */
 import type { Character } from '../../src/character/character';
 import { CrowdSteering } from '../../src/features/steering/crowd-steering';
-import { PROJECTION_ITERATIONS } from '../../src/features/steering/layout';
+import { AGENT_STATE, PROJECTION_ITERATIONS, STEERING_PARAMS } from '../../src/features/steering/layout';
+import { stepSteering, tableSizeFor } from '../../src/features/steering/step';
 import { Crowd } from '../../src/runtime/crowd';
 import { bottleneck, circleSwap, corridorCrossing, runScene, type SceneReport } from '../steering-scenes';
 import { median } from './timed-frame';
@@ -167,4 +168,40 @@ export function steeringScenes(): [string, SceneReport][] {
     ['bottleneck, flow field, projection off', runScene(bottleneck(30, true, 1, OFF), 60)],
     ['bottleneck, no flow field, projection off', runScene(bottleneck(30, false, 1, OFF), 60)],
   ];
+}
+
+/** One row of the WebGL 2 table: the twin's step on the CPU at `agents`. */
+export interface SteeringTwinRow {
+  agents: number;
+  /** Median CPU ms of one step (stepSteering: grid, ORCA, move, projection), and its 90th percentile. */
+  medianMs: number;
+  p90Ms: number;
+}
+
+/**
+ * What steering costs on a WebGL 2 crowd, where its TypeScript twin steps on the CPU
+ * (SteeringTwin, src/features/steering/twin-engine.ts): the bottleneck scene of the scenarios
+ * (agents packed 0.75 m apart, a door off their line, a flow field; scaled with the count), 30
+ * steps a second; median and 90th percentile of `steps` steps after 20 warm-up steps. The step
+ * alone (the scene's measurements are not timed). MAX_TWIN_AGENTS comes from this table.
+ */
+export function benchSteeringTwin(counts: readonly number[], steps: number): SteeringTwinRow[] {
+  return counts.map((agents) => {
+    const scene = bottleneck(agents, true, Math.max(1, Math.sqrt(agents / 30)));
+    const model = scene.model;
+    const states = new ArrayBuffer(model.handleLimit * AGENT_STATE.size);
+    const times: number[] = [];
+    for (let i = 0; i < 20 + steps; i++) {
+      model.advanceFields();
+      const params = model.writeParams(1 / 30);
+      const view = new DataView(params);
+      view.setUint32(STEERING_PARAMS.handleCount, model.handleLimit, true);
+      view.setUint32(STEERING_PARAMS.tableSize, tableSizeFor(model.handleLimit), true);
+      const start = performance.now();
+      stepSteering({ agents: model.agents, states, obstacles: model.obstacles, fields: model.fields, params, projectionIterations: model.settings.projectionIterations });
+      if (i >= 20) times.push(performance.now() - start);
+    }
+    times.sort((a, b) => a - b);
+    return { agents, medianMs: median(times), p90Ms: times[Math.floor(times.length * 0.9)] };
+  });
 }

@@ -1,30 +1,32 @@
 import type { SlotData } from '../../runtime/instance-store';
 import { checkStorageBinding } from '../../runtime/limits';
 import { RecordBuffer } from '../../runtime/record-buffer';
+import { BUFFER_USAGE, type RecordBufferLike, type RecordDevice, type RecordQueue } from '../../runtime/record-device';
 import { APPEARANCE } from './appearance-layout';
 
 /**
  * Per-instance appearance records (APPEARANCE, 32 bytes a slot), kept slot by slot beside the
  * InstanceStore's records: the store moves, resets, grows, uploads and restores them (SlotData).
- * CPU mirror + one GPU buffer (the skin and shadow passes read it as skin.wgsl `appearances`);
- * the changed range goes up in one writeBuffer per update. Owns the GPU buffer, which is
- * replaced on growth and restore. Nothing here allocates per frame.
+ * CPU mirror + one GPU buffer (the skin and shadow passes read it as skin.wgsl `appearances`;
+ * on WebGL 2 a record texture on the crowd's record device, which the GL draw fetches); the
+ * changed range goes up in one writeBuffer per update. Owns the GPU buffer, which is replaced on
+ * growth and restore. Nothing here allocates per frame.
  */
-export class AppearanceStore implements SlotData {
+export class AppearanceStore implements SlotData<RecordBufferLike> {
   private readonly records: AppearanceRecords;
-  private gpu!: GPUBuffer;
+  private gpu!: RecordBufferLike;
 
-  /** `allParts`: the parts mask of a new instance (every primitive drawn). */
-  constructor(private device: GPUDevice, capacity: number, allParts: number, private readonly label = 'Crowd') {
+  /** `device`: the crowd's record device (CrowdKernel.recordDevice). `allParts`: the parts mask of a new instance (every primitive drawn). */
+  constructor(private device: RecordDevice<RecordBufferLike>, capacity: number, allParts: number, private readonly label = 'Crowd') {
     this.checkCapacity(capacity);
     this.records = new AppearanceRecords(capacity, allParts);
     this.createBuffer(capacity);
     this.records.markAllDirty(capacity);
   }
 
-  /** One record per slot (skin.wgsl `appearances`). Owned by the store; replaced on growth and restore. */
+  /** One record per slot (skin.wgsl `appearances`; a record texture on WebGL 2). Owned by the store; replaced on growth and restore. */
   get buffer(): GPUBuffer {
-    return this.gpu;
+    return this.gpu as GPUBuffer;
   }
 
   get capacity(): number {
@@ -83,11 +85,11 @@ export class AppearanceStore implements SlotData {
     this.records.reset(slot);
   }
 
-  upload(queue: GPUQueue): number {
-    return this.records.upload(queue, this.gpu);
+  upload(queue: RecordQueue<RecordBufferLike>): number {
+    return this.records.upload(queue as GPUQueue, this.gpu as GPUBuffer);
   }
 
-  restore(device: GPUDevice, count: number): void {
+  restore(device: RecordDevice<RecordBufferLike>, count: number): void {
     this.destroy();
     this.device = device;
     this.createBuffer(this.capacity);
@@ -104,7 +106,7 @@ export class AppearanceStore implements SlotData {
 
   private createBuffer(capacity: number): void {
     // COPY_SRC: tests read back what was uploaded.
-    this.gpu = this.device.createBuffer({ label: `${this.label}.appearances`, size: Math.max(1, capacity) * APPEARANCE.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+    this.gpu = this.device.createBuffer({ label: `${this.label}.appearances`, size: Math.max(1, capacity) * APPEARANCE.size, usage: BUFFER_USAGE.STORAGE | BUFFER_USAGE.COPY_DST | BUFFER_USAGE.COPY_SRC });
   }
 }
 

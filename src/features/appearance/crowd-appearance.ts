@@ -6,7 +6,7 @@ import type { Crowd } from '../../runtime/crowd';
 import type { InstanceId } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
-import { APPEARANCE_MAX_PARTS } from './appearance-layout';
+import { APPEARANCE, APPEARANCE_MAX_PARTS } from './appearance-layout';
 import { AppearanceStore } from './appearance-store';
 import { VariantTextures, type AppearanceImage } from './variant-textures';
 
@@ -48,10 +48,14 @@ export interface InstanceAppearance {
  * while this feature exists, so a crowd without it pays nothing. The shadow map uses the same
  * mask (a hidden part casts no shadow), every LOD level too (a level simplifies each primitive
  * on its own, so part p is part p at every level), and the cull pass culls whole instances as
- * before. Props (CrowdProps) are meshes of their own and are not masked or tinted.
+ * before. Props (CrowdProps) are meshes of their own and are not masked or tinted. On a WebGL 2
+ * crowd (GLCrowd) the records are a record texture on the crowd's record device, which the GL
+ * draw fetches (GLSkinPass's appearance), and the variant images become its texture array.
  */
 export class CrowdAppearance implements CrowdFeature {
   readonly featureName = 'appearance';
+  /** Runs on WebGL 2 too: its records become a record texture there, which the GL draw fetches (GLSkinPass's appearance). */
+  readonly onWebGL2 = true;
   /** @internal The records, slot by slot beside the instance records. */
   readonly store: AppearanceStore;
   /** The character's parts (mesh primitives) in draw order: the node's name, with `#k` for its mesh's k-th primitive when it has several. */
@@ -65,7 +69,7 @@ export class CrowdAppearance implements CrowdFeature {
   private source: AppearanceSource | undefined;
 
   /** Installs per-instance appearance on `crowd`; a RangeError naming what is wrong with `options` (nothing is installed then). */
-  constructor(crowd: Crowd, options: AppearanceOptions = {}) {
+  constructor(crowd: Pick<Crowd, 'character' | 'install'>, options: AppearanceOptions = {}) {
     const character = crowd.character;
     this.parts = partNames(character);
     if (this.parts.length > APPEARANCE_MAX_PARTS) {
@@ -78,8 +82,9 @@ export class CrowdAppearance implements CrowdFeature {
     this.varied = options.variantParts ? this.partMask(options.variantParts) : textured.reduce((mask, p) => (mask | (1 << p)) >>> 0, 0);
     this.kernel = crowd.install(this);
     this.instances = this.kernel.store;
-    this.textures = new VariantTextures(this.kernel.device, variants);
-    this.store = new AppearanceStore(this.kernel.device, this.instances.capacity, this.allParts);
+    const gl = this.kernel.backend === 'webgl2';
+    this.textures = new VariantTextures(gl ? undefined : this.kernel.device, variants);
+    this.store = new AppearanceStore(this.kernel.recordDevice, this.instances.capacity, this.allParts);
     this.instances.attach(this.store);
     // The kernel's skin and shadow passes switch to the appearance entry points.
     this.kernel.rebuildPasses();
@@ -98,12 +103,13 @@ export class CrowdAppearance implements CrowdFeature {
       get variants() { return self.textures.view; },
       variedPrimitives: this.varied,
       variantImages: this.textures.images,
+      layout: APPEARANCE,
     };
   }
 
   /** CrowdFeature: the variant textures on the new device (the store's records are restored by the instance store). */
   restore(device: GPUDevice): void {
-    this.textures.restore(device);
+    if (this.kernel.backend === 'webgpu') this.textures.restore(device);
   }
 
   /** CrowdFeature: frees the variant textures (the records go with the instance store). */

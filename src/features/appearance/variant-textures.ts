@@ -16,8 +16,8 @@ export interface AppearanceImage {
  * texture; re-made on restore.
  */
 export class VariantTextures {
-  private texture!: GPUTexture;
-  private textureView!: GPUTextureView;
+  private texture: GPUTexture | undefined;
+  private textureView: GPUTextureView | undefined;
 
   /** Throws a RangeError naming the first image that is not RGBA8 of the first's size. */
   static check(images: readonly AppearanceImage[]): void {
@@ -32,9 +32,13 @@ export class VariantTextures {
     });
   }
 
-  /** `images`: the variants as given, kept (not copied) for restore and for renderers that make their own texture of them. */
-  constructor(private device: GPUDevice, readonly images: readonly AppearanceImage[]) {
-    this.create();
+  /**
+   * `images`: the variants as given, kept (not copied) for restore and for renderers that make
+   * their own texture of them. `device` undefined (a WebGL 2 crowd, whose draw makes its own
+   * texture array of the images): no GPU texture is made.
+   */
+  constructor(private device: GPUDevice | undefined, readonly images: readonly AppearanceImage[]) {
+    if (device) this.create();
   }
 
   /** Variant images held (layers, 0 when the stand-in is). */
@@ -44,6 +48,7 @@ export class VariantTextures {
 
   /** The 2d-array view skin.wgsl's `appearanceVariants` binds. Owned; replaced on restore. */
   get view(): GPUTextureView {
+    if (!this.textureView) throw new Error('CrowdAppearance: a WebGL 2 crowd has no WebGPU variant texture (its draw makes its own of the images)');
     return this.textureView;
   }
 
@@ -53,10 +58,11 @@ export class VariantTextures {
   }
 
   destroy(): void {
-    this.texture.destroy();
+    this.texture?.destroy();
   }
 
   private create(): void {
+    if (!this.device) return;
     const [width, height] = this.images.length > 0 ? [this.images[0].width, this.images[0].height] : [1, 1];
     const layers = Math.max(1, this.images.length);
     this.texture = this.device.createTexture({

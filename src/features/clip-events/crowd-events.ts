@@ -40,6 +40,8 @@ export const DEFAULT_EVENT_WEIGHT_THRESHOLD = 0.5;
  */
 export class CrowdEvents implements CrowdFeature {
   readonly featureName = 'clip-events';
+  /** Runs on WebGL 2 too: it is CPU work only (the records' clocks). */
+  readonly onWebGL2 = true;
   /** @internal The event tables (ClipEventScheduler: the controllers plan with them). */
   readonly tables: ClipEventTable;
   /** @internal The schedule of every instance's next crossings. */

@@ -13,9 +13,18 @@ import { GpuControllers, type ControlFrameStats, type LocomotionReadback } from 
 /** Who steps a controller: the GPU control pass (CPU cost per event) or the CPU every frame. */
 export type ControllerDriverKind = 'gpu' | 'cpu';
 
+/** What CrowdControllers uses of a crowd: a Crowd (WebGPU) or a GLCrowd (WebGL 2, CPU-driven controllers only). */
+export type ControlledCrowd = Pick<Crowd, 'character' | 'hasFeature' | 'install' | 'setPlacement' | 'setLayers' | 'createMask'> & {
+  /** Which backend the crowd runs on: on 'webgl2' controllers are CPU-driven only. */
+  readonly backend: 'webgpu' | 'webgl2';
+};
+
+/** Why a GPU-driven controller is refused on a WebGL 2 crowd. */
+const GPU_DRIVER_ON_GL = "driver 'gpu' (the control pass) needs WebGPU, and this crowd runs on WebGL 2: its controllers are CPU-driven (driver 'cpu', the default there; docs/webgl2.md)";
+
 /** Options of CrowdControllers. */
 export interface CrowdControllersOptions {
-  /** Driver of controllers added without one (default 'gpu'). */
+  /** Driver of controllers added without one (default 'gpu'; on a WebGL 2 crowd 'cpu', the only one there). */
   driver?: ControllerDriverKind;
   /**
    * When the character has root motion (LoadOptions.rootMotion), set the locomotion clips'
@@ -67,6 +76,8 @@ const SNAPSHOT = LAYERS + 4 * 5;
 export class CrowdControllers implements CrowdFeature {
   /** 'controllers' for a crowd's first CrowdControllers, 'controllers-2' and on for more (each drives its own instances). */
   readonly featureName: string;
+  /** Runs on WebGL 2 too, CPU-driven there (the same ControllerRuntime and records as the CPU driver on WebGPU). */
+  readonly onWebGL2 = true;
   /** What the controllers share: the config, clip durations, locomotion blend spaces. */
   readonly runtime: ControllerRuntime;
   /** Driver of controllers added without one. */
@@ -99,8 +110,10 @@ export class CrowdControllers implements CrowdFeature {
    * @param crowd The crowd the controllers write into (not owned).
    * @param config A config made for the crowd's character (its clip names must match); its action masks become crowd masks.
    */
-  constructor(readonly crowd: Crowd, config: ControllerConfig, options: CrowdControllersOptions = {}) {
+  constructor(readonly crowd: ControlledCrowd, config: ControllerConfig, options: CrowdControllersOptions = {}) {
     checkOptions(options);
+    const gl = crowd?.backend === 'webgl2';
+    if (gl && options.driver === 'gpu') throw new RangeError(GPU_DRIVER_ON_GL);
     if (typeof config !== 'object' || config === null || !Array.isArray(config.clipNames) || !Array.isArray(config.masks)) {
       throw new TypeError(`config must be a ControllerConfig (parseControllerConfig or defaultControllerConfig), got ${show(config)}`);
     }
@@ -114,7 +127,7 @@ export class CrowdControllers implements CrowdFeature {
     }
     // Checks the event times too.
     this.runtime = new ControllerRuntime(config, crowd.character.clipDurations, options.matchRootSpeed === false ? null : crowd.character.rootMotion);
-    this.driver = options.driver ?? 'gpu';
+    this.driver = options.driver ?? (gl ? 'cpu' : 'gpu');
     const listed = new Map(config.events.flatMap((list, clip) => (list.length ? [[clip, list] as const] : [])));
     // The clip-events feature if the crowd has one (found by name: features import no other feature).
     const events = crowd.hasFeature('clip-events') ? undefined : new SilentEvents(crowd.character.clipNames, crowd.character.clipDurations);
@@ -178,6 +191,7 @@ export class CrowdControllers implements CrowdFeature {
     }
     checkOptions(options);
     const driver = options.driver ?? this.driver;
+    if (driver === 'gpu' && this.kernel.backend === 'webgl2') throw new RangeError(GPU_DRIVER_ON_GL);
     this.scheduler.setExternal(handle, true); // its events come from the controller from now on
     // The controller moves the character (locomotion) or keeps it in place: not its clips' root motion.
     this.kernel.feature<CrowdFeature & { setMoves(id: InstanceId, on: boolean): void }>('root-motion')?.setMoves(id, false);
@@ -272,6 +286,7 @@ export class CrowdControllers implements CrowdFeature {
 
   /** @internal The GPU controllers (created with the first GPU-driven controller). */
   get gpu(): GpuControllers {
+    if (this.kernel.backend === 'webgl2') throw new RangeError(GPU_DRIVER_ON_GL);
     this.gpuControllers ??= new GpuControllers(this.kernel, this.scheduler, this.runtime, this.maskIds);
     return this.gpuControllers;
   }

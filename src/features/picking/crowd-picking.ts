@@ -66,7 +66,9 @@ interface Batch {
  * requested in frame N+1's update() (after frame N was submitted), and its promise settles when
  * the GPU has finished frame N, typically before frame N+2 is drawn. Answers are of frame N as
  * drawn: the instances its camera drew (after culling, at their LOD level), or every instance
- * without a camera; an instance removed before the promise settles is not reported.
+ * without a camera; an instance removed before the promise settles is not reported. On a
+ * WebGL 2 crowd (GLCrowd) every answer is the CPU's and settles at once: pick and pickPointer are
+ * raycast()'s nearest hit (plain instances only), selectRect runs select.wgsl's test over the records.
  *
  * @example
  * ```ts
@@ -79,6 +81,8 @@ interface Batch {
  */
 export class CrowdPicking implements CrowdFeature {
   readonly featureName = 'picking';
+  /** Runs on WebGL 2 too, on the CPU there (CpuRaycaster for pick, the records' matrices for selectRect). */
+  readonly onWebGL2 = true;
   private readonly kernel: CrowdKernel;
   private readonly ids: SlotIds;
   private pickPass: PickPass | undefined;
@@ -94,9 +98,14 @@ export class CrowdPicking implements CrowdFeature {
   private readonly open = new Set<Batch>();
   private readonly diagonal: number;
   private cpu: CpuRaycaster | undefined;
+  /** On a WebGL 2 crowd every answer is the CPU's, at once (no pick or select pass). */
+  private readonly onCpu: boolean;
+  private readonly world = new Float32Array(16);
 
-  constructor(private readonly crowd: Crowd) {
+  /** Installs picking on `crowd`: a Crowd, or a GLCrowd, where it answers on the CPU (docs/picking.md, "On WebGL 2"). */
+  constructor(private readonly crowd: Pick<Crowd, 'install' | 'worldTransform'>) {
     this.kernel = crowd.install(this);
+    this.onCpu = this.kernel.backend === 'webgl2';
     const { store, character } = this.kernel;
     const { min, max } = character.bounds;
     this.diagonal = Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) || 1;
@@ -104,7 +113,7 @@ export class CrowdPicking implements CrowdFeature {
     store.attach(this.ids);
     // The instances already in the crowd.
     for (let handle = 0; handle < store.handleCount; handle++) if (store.has(handle)) this.ids.set(store.slot(handle), store.idOf(handle));
-    this.passesCreated(this.kernel.device);
+    if (!this.onCpu) this.passesCreated(this.kernel.device);
   }
 
   /** Requests in flight: made and not yet settled. */
@@ -132,7 +141,10 @@ export class CrowdPicking implements CrowdFeature {
    */
   raycast(ray: Ray, options: PickOptions = {}): RaycastHit[] {
     if (typeof options !== 'object' || options === null) throw new TypeError(`options must be { maxDistance }, got ${show(options)}`);
-    const checked = checkRay(ray, options.maxDistance ?? Math.min(1000 * this.diagonal, WORLD.max));
+    return this.raycastChecked(checkRay(ray, options.maxDistance ?? Math.min(1000 * this.diagonal, WORLD.max)));
+  }
+
+  private raycastChecked(checked: PickRay): RaycastHit[] {
     const { kernel, ids, crowd } = this;
     this.cpu ??= new CpuRaycaster({
       character: kernel.character, store: kernel.store, get clock() { return kernel.clock; },
@@ -162,6 +174,7 @@ export class CrowdPicking implements CrowdFeature {
    */
   selectRect(rect: ScreenRect, camera: PickCamera): Promise<InstanceId[]> {
     const ndc = rectToNdc(rect, camera, new Float32Array(4));
+    if (this.onCpu) return Promise.resolve(this.selectOnCpu(Float32Array.from(camera.viewProjection), ndc));
     this.checkRoom();
     return new Promise((resolve, reject) => {
       this.queued.push({ kind: 'select', viewProjection: Float32Array.from(camera.viewProjection), ndc, target: undefined, resolve, reject });
@@ -228,11 +241,33 @@ export class CrowdPicking implements CrowdFeature {
   }
 
   private request(ray: PickRay): Promise<PickHit | null> {
+    if (this.onCpu) {
+      // WebGL 2: the CPU raycaster's nearest hit, settled at once (plain instances only: see raycast).
+      const hit = this.raycastChecked(ray)[0];
+      return Promise.resolve(hit ? { id: hit.id, distance: hit.distance, point: hit.point } : null);
+    }
     this.checkRoom();
     const viewProjection = rayViewProjection(ray, PICK_HALF_WIDTH * this.diagonal, new Float32Array(16));
     return new Promise((resolve, reject) => {
       this.queued.push({ kind: 'pick', ray, viewProjection, target: undefined, resolve, reject });
     });
+  }
+
+  /** selectRect on the CPU (WebGL 2): select.wgsl's test, each live slot's bounds centre through its record's world matrix and the camera. */
+  private selectOnCpu(m: Float32Array, ndc: Float32Array): InstanceId[] {
+    const { store, character } = this.kernel;
+    const { min, max } = character.bounds;
+    const cx = (min[0] + max[0]) / 2, cy = (min[1] + max[1]) / 2, cz = (min[2] + max[2]) / 2;
+    const ids: InstanceId[] = [], w = this.world;
+    for (let slot = 0; slot < store.count; slot++) {
+      store.records.getWorld(slot, w);
+      const x = w[0] * cx + w[4] * cy + w[8] * cz + w[12], y = w[1] * cx + w[5] * cy + w[9] * cz + w[13], z = w[2] * cx + w[6] * cy + w[10] * cz + w[14];
+      const clipW = m[3] * x + m[7] * y + m[11] * z + m[15], clipZ = m[2] * x + m[6] * y + m[10] * z + m[14];
+      if (clipW <= 0 || clipZ < 0 || clipZ > clipW) continue;
+      const nx = (m[0] * x + m[4] * y + m[8] * z + m[12]) / clipW, ny = (m[1] * x + m[5] * y + m[9] * z + m[13]) / clipW;
+      if (nx >= ndc[0] && ny >= ndc[1] && nx <= ndc[2] && ny <= ndc[3]) ids.push(this.ids.get(slot));
+    }
+    return ids;
   }
 
   private newTarget(): PickTarget {

@@ -10,6 +10,7 @@ import { AGENT, AGENT_STATE, OBSTACLE_VERTEX } from './layout';
 import { SteeringModel } from './model';
 import { checkAgentChanges, checkAgentOptions, checkGoal, checkPolygon } from './options';
 import { SteeringPass } from './steering-pass';
+import { MAX_TWIN_AGENTS, SteeringTwin } from './twin-engine';
 import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions, SteeringAgents } from './types';
 
 /**
@@ -38,7 +39,12 @@ import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions, SteeringA
  */
 export class CrowdSteering implements CrowdFeature {
   readonly featureName = 'steering';
-  private pass: SteeringPass;
+  /** Runs on WebGL 2 too, stepped by its TypeScript twin on the CPU there (at most MAX_TWIN_AGENTS agents). */
+  readonly onWebGL2 = true;
+  /** The GPU pass on a WebGPU crowd, else undefined. */
+  private pass: SteeringPass | undefined;
+  /** The CPU twin on a WebGL 2 crowd, else undefined. */
+  private readonly twin: SteeringTwin | undefined;
   private readonly model: SteeringModel;
   private readonly kernel: CrowdKernel;
   private readonly store: InstanceStore;
@@ -51,16 +57,18 @@ export class CrowdSteering implements CrowdFeature {
    * Installs steering on `crowd` (no agent yet); options are fixed for its life and checked before
    * anything changes: each number within its bound (docs/steering.md), and the flow fields'
    * buffer (maxGoals x cells x 8 bytes) within the device's maxStorageBufferBindingSize and
-   * maxBufferSize. A refusal installs nothing.
+   * maxBufferSize (WebGPU). A refusal installs nothing. On a WebGL 2 crowd (GLCrowd) the twin
+   * steps the agents on the CPU.
    */
-  constructor(crowd: Crowd, options: CrowdSteeringOptions = {}) {
+  constructor(crowd: Pick<Crowd, 'install'> & { readonly backend: 'webgpu' | 'webgl2' }, options: CrowdSteeringOptions = {}) {
     if (typeof crowd !== 'object' || crowd === null || typeof (crowd as Partial<Crowd>).install !== 'function') {
       throw new TypeError(`CrowdSteering needs a Crowd: new CrowdSteering(crowd, options?), got ${show(crowd)}`);
     }
     this.model = new SteeringModel(options);
-    const field = this.model.settings.field;
-    if (field) {
-      const bytes = this.model.fields.byteLength, limit = storageLimit(crowd.device);
+    const field = this.model.settings.field, gl = crowd.backend === 'webgl2';
+    // On WebGPU the fields go to a storage buffer; on WebGL 2 they stay on the CPU (the twin reads them).
+    if (field && !gl) {
+      const bytes = this.model.fields.byteLength, limit = storageLimit((crowd as Crowd).device);
       if (bytes > limit.bytes) {
         throw new RangeError(`flowField needs ${formatBytes(bytes)} (maxGoals ${field.maxGoals} x ${field.columns} x ${field.rows} cells x 8 bytes) but the device's ${limit.name} is ${formatBytes(limit.bytes)}: ` +
           'use a larger cellSize, a smaller rectangle or fewer maxGoals (or request a larger limit when creating the device)');
@@ -68,14 +76,15 @@ export class CrowdSteering implements CrowdFeature {
     }
     // Installed before any GPU object exists, as the other features are: a refusal leaves nothing to free.
     this.kernel = crowd.install(this);
-    this.pass = new SteeringPass(crowd.device, this.model.settings.projectionIterations);
+    if (gl) this.twin = new SteeringTwin();
+    else this.pass = new SteeringPass(this.kernel.device, this.model.settings.projectionIterations);
     this.store = this.kernel.store;
     this.lastClock = this.kernel.clock;
   }
 
   /** Bytes of steering's GPU buffers (Crowd.gpuBytes). */
   get gpuBytes(): number {
-    return this.pass.gpuBytes;
+    return this.pass?.gpuBytes ?? 0;
   }
 
   /** Agents now. */
@@ -89,11 +98,15 @@ export class CrowdSteering implements CrowdFeature {
    * by its clips from then on. Refused, changing nothing: an id that names no
    * live instance, an instance that is already an agent or placed beyond ±1e9 in x or z, bad
    * options (a number outside its bound, which the message names: docs/steering.md, "Bounds";
-   * preferredSpeed over maxSpeed; a goal that is not two numbers).
+   * preferredSpeed over maxSpeed; a goal that is not two numbers); on a WebGL 2 crowd, an agent
+   * past MAX_TWIN_AGENTS (150).
    */
   addAgent(id: InstanceId, options: SteeringAgentOptions): void {
     const handle = this.store.handle(id);
     if (this.model.isAgent(handle)) throw new RangeError(`instance ${id} is already an agent (removeAgent it first)`);
+    if (this.twin && this.model.agentCount >= MAX_TWIN_AGENTS) {
+      throw new RangeError(`steering on WebGL 2 steps at most ${MAX_TWIN_AGENTS} agents (its TypeScript twin on the CPU: more would cost over 2 ms a frame); more agents need WebGPU (docs/steering.md)`);
+    }
     const settings = checkAgentOptions(options);
     const world = this.store.records.getWorld(this.store.slot(handle), this.world);
     checkF32(world[12], `instance ${show(id)}'s placement x`, COORDINATE, 'float32 on the GPU: steering.wgsl squares coordinate differences');
@@ -160,7 +173,7 @@ export class CrowdSteering implements CrowdFeature {
    */
   addObstacle(vertices: readonly GroundPoint[]): number {
     const polygon = checkPolygon(vertices);
-    const bytes = (this.model.obstacleBytes / OBSTACLE_VERTEX.size + polygon.length / 2) * OBSTACLE_VERTEX.size, limit = storageLimit(this.kernel.device);
+    const bytes = (this.model.obstacleBytes / OBSTACLE_VERTEX.size + polygon.length / 2) * OBSTACLE_VERTEX.size, limit = this.pass ? storageLimit(this.kernel.device) : { bytes: Infinity, name: '' };
     if (bytes > limit.bytes) throw new RangeError(`obstacles would need ${formatBytes(bytes)} (32 bytes a vertex) but the device's ${limit.name} is ${formatBytes(limit.bytes)}`);
     return this.model.addObstacle(polygon);
   }
@@ -173,15 +186,17 @@ export class CrowdSteering implements CrowdFeature {
   /**
    * The live agents as the GPU has them after the last submitted step: ids in handle order, and
    * (x, z) position and velocity per agent. An asynchronous readback the caller asks for; the
-   * frame never waits on it.
+   * frame never waits on it. On WebGL 2: the twin's states after the last step, at once.
    */
   async readAgents(): Promise<SteeringAgents> {
+    if (this.twin) return this.agentsFrom(this.twin.states.slice(0));
     const handles = this.model.handleLimit;
     const device = this.kernel.device;
     const bytes = Math.max(handles * AGENT_STATE.size, 16);
     const staging = device.createBuffer({ label: 'CrowdSteering.readAgents', size: bytes, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
     const encoder = device.createCommandEncoder({ label: 'CrowdSteering.readAgents' });
-    encoder.copyBufferToBuffer(this.pass.stateBuffer, 0, staging, 0, Math.min(bytes, this.pass.stateBuffer.size));
+    const pass = this.pass!;
+    encoder.copyBufferToBuffer(pass.stateBuffer, 0, staging, 0, Math.min(bytes, pass.stateBuffer.size));
     device.queue.submit([encoder.finish()]);
     try {
       await staging.mapAsync(GPUMapMode.READ);
@@ -221,7 +236,7 @@ export class CrowdSteering implements CrowdFeature {
 
   /** @internal The GPU's agent states (AGENT_STATE by handle), for tests. */
   get stateBuffer(): GPUBuffer {
-    return this.pass.stateBuffer;
+    return this.pass!.stateBuffer;
   }
 
   /** CrowdFeature: an instance removed from the crowd is no agent any more. */
@@ -252,7 +267,16 @@ export class CrowdSteering implements CrowdFeature {
     if (dt > 0) this.lastClock = clock;
     this.model.advanceFields();
     this.model.writeParams(dt);
-    return this.pass.update(this.store, this.model, this.model.stepHandles());
+    if (this.twin) {
+      this.twin.update(this.model, this.model.stepHandles());
+      return 0;
+    }
+    return this.pass!.update(this.store, this.model, this.model.stepHandles());
+  }
+
+  /** CrowdFeature, on WebGL 2: the twin's step of prepare's dt, writing each agent's placement into its record (the crowd uploads them). */
+  cpuDrive(): void {
+    this.twin?.step(this.model, this.store);
   }
 
   /**
@@ -260,7 +284,7 @@ export class CrowdSteering implements CrowdFeature {
    * the other passes read, and the locomotion channel the controllers read in 'control').
    */
   encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
-    if (stage === 'drive') this.pass.encode(encoder, this.timestampWrites);
+    if (stage === 'drive') this.pass?.encode(encoder, this.timestampWrites);
   }
 
   /**
@@ -268,9 +292,10 @@ export class CrowdSteering implements CrowdFeature {
    * step: each agent's position, heading and velocity relative to its facing, flagged driven. A
    * CrowdControllers controller of an agent animates that motion (walk/run blend, directional
    * clips, clip rates) and leaves the placement to steering. Replaced when handles outgrow it.
+   * Undefined on WebGL 2 (no GPU-driven controllers there).
    */
-  get locomotionDrive(): GPUBuffer {
-    return this.pass.driveBuffer;
+  get locomotionDrive(): GPUBuffer | undefined {
+    return this.pass?.driveBuffer;
   }
 
   /** CrowdFeature: the crowd clock restarts at 0 from `clock`. */
@@ -280,6 +305,7 @@ export class CrowdSteering implements CrowdFeature {
 
   /** CrowdFeature: the pass on the new device; agents restart from their last placement (their motion was on the lost device). */
   restore(device: GPUDevice): void {
+    if (!this.pass) return;
     this.pass.destroy();
     this.pass = new SteeringPass(device, this.model.settings.projectionIterations);
     this.model.markAllDirty();
@@ -287,7 +313,7 @@ export class CrowdSteering implements CrowdFeature {
 
   /** CrowdFeature: frees the pass's buffers. */
   destroy(): void {
-    this.pass.destroy();
+    this.pass?.destroy();
   }
 
   private agentHandle(id: InstanceId): number {
