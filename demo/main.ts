@@ -8,7 +8,6 @@ import { createDevice, WebGpuUnavailableError, type DemoDevice } from './gpu-dev
 
 /** Lost devices the page restores from before it asks for a reload. */
 const MAX_RESTORES = 3;
-import { GLApp } from './gl-app';
 import { MessageBox, showFatal } from './overlays';
 import { readSceneState } from './scene-state';
 import { readState, type DemoState } from './url-state';
@@ -99,6 +98,8 @@ async function main(): Promise<void> {
 
 /** Runs the demo on WebGL 2 (demo/gl-app.ts); `reason` is shown in the stats. */
 async function startWebGL2(canvas: HTMLCanvasElement, state: DemoState, messages: MessageBox, reason: string): Promise<void> {
+  // Fetched only here: a page on WebGPU does not load the WebGL 2 demo or backend (a chunk of their own).
+  const { GLApp } = await import('./gl-app');
   const app = new GLApp(canvas, state, reason);
   window.crowdDemo = {
     loadModel: () => Promise.reject(new Error('the WebGL 2 demo loads one model, from the URL (?model=)')),

@@ -40,12 +40,18 @@ export interface ExampleApp {
    * state); `shot(name)` takes a screenshot saved under the build's name and `name`.
    */
   check?: (page: Page, shot: Shot) => Promise<void>;
+  /**
+   * Also opened with navigator.gpu removed (a browser without WebGPU): createCrowd must fetch
+   * its WebGL 2 backend (a chunk of its own in a bundled app, inlined in the self-contained
+   * file) and draw the same moving characters; the page must log `crowd-skin draws on webgl2`.
+   */
+  webgl2?: boolean;
 }
 
 export const EXAMPLE_APPS: ExampleApp[] = [
   {
     name: 'minimal', entry: 'main.js', models: ['Fox'], dependencies: [], importMap: {},
-    background: [179, 196, 214], minDrawn: 0.05,
+    background: [179, 196, 214], minDrawn: 0.05, webgl2: true,
   },
   {
     name: 'controllers', entry: 'main.js', models: ['RobotExpressive'], dependencies: [], importMap: {},

@@ -68,6 +68,8 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     const answers = await page.evaluate(async () => {
       // Through Function: vitest would rewrite an import() written here, and this runs in the page (Vite serves /src/index.ts).
       const api = await (new Function('u', 'return import(u)'))('/src/index.ts') as typeof import('../../src/index');
+      // GLCrowd itself is crowd-skin/webgl2's (createCrowd imports it on demand).
+      const gl2 = await (new Function('u', 'return import(u)'))('/src/webgl2/index.ts') as typeof import('../../src/webgl2/index');
       const character = await api.loadCharacter('/models/Fox/Fox.glb');
       const run = async (backend: 'webgpu' | 'webgl2') => {
         const canvas = document.createElement('canvas');
@@ -102,10 +104,10 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
       const refusals: string[] = [];
       const gl = document.createElement('canvas').getContext('webgl2')!;
       const refuse = (f: () => unknown) => { try { f(); refusals.push('accepted'); } catch (error) { refusals.push((error as Error).message); } };
-      const crowd = new api.GLCrowd(gl, character, { capacity: 1 });
+      const crowd = new gl2.GLCrowd(gl, character, { capacity: 1 });
       refuse(() => new api.CrowdProps(crowd as unknown as InstanceType<typeof api.Crowd>));
-      refuse(() => new api.GLCrowd(gl, character, { paletteSize: 1000 }));
-      refuse(() => new api.GLCrowd(gl, character, { skinning: 'dual-quaternion' }));
+      refuse(() => new gl2.GLCrowd(gl, character, { paletteSize: 1000 }));
+      refuse(() => new gl2.GLCrowd(gl, character, { skinning: 'dual-quaternion' }));
       crowd.destroy();
       return [await run('webgpu'), await run('webgl2'), refusals];
     });
