@@ -45,9 +45,9 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     expect(await stat(page, 'glRefused')).toBe('layers');
     expect(await page.locator('#message').textContent()).toMatch(/the layers scene does not run on WebGL 2 in this demo yet: .*Showing the crowd scene/);
     // The panel: its scene menu back on the crowd scene, the instance presets up to the 10k stress test.
-    expect(await page.locator('.lil-gui .title').first().textContent()).toBe('crowd-skin');
+    expect(await page.locator('.lil-gui.lil-root > .lil-title').textContent()).toBe('crowd-skin');
     expect(await page.locator('.lil-gui select').first().inputValue()).toBe('crowd');
-    expect(await page.locator('.lil-gui .presets button').allTextContents()).toEqual(['1k', '10k', '100k', '1M']);
+    expect(await page.locator('.lil-gui .presets .lil-controller button').allTextContents()).toEqual(['1k', '10k', '100k', '1M']);
     expect(await statNumber(page, 'visible')).toBeGreaterThan(0);
     expect(await statNumber(page, 'drawCalls')).toBeGreaterThan(0);
     await expectAliveCrowd(page, 'forced');
