@@ -168,7 +168,10 @@ function drawnShare(app: ExampleApp, image: Image, skip: Rect[]): { drawn: numbe
  */
 async function expectMovingCharacters(app: ExampleApp, page: Page, url: string, name: string): Promise<void> {
   const problems = collectProblems(page);
+  // No screenshots while the model downloads: each costs a composited frame and a PNG on SwiftShader.
+  const model = page.waitForResponse((response) => /\.glb$/.test(new URL(response.url()).pathname), { timeout: PAGE_TIMEOUT });
   await page.goto(url);
+  await model;
   // Overlays grow as the page fills them: measured with every screenshot.
   const overlays = async (): Promise<Rect[]> => (app.overlays ? page.$$eval(app.overlays, (els) => els.map((e) => {
     const r = e.getBoundingClientRect();
