@@ -2,7 +2,8 @@
  * `npm run build:lib`: the published package, built by tsdown (README, "The package"). Three
  * builds into dist/:
  *
- * - the library: dist/index.js (+ dist/three.js and dist/react.js when their sources exist), ESM with one
+ * - the library: dist/index.js, dist/webgl2.js (the WebGL 2 backend's classes: createCrowd imports
+ *   it on demand) (+ dist/three.js and dist/react.js when their sources exist), ESM with one
  *   bundled .d.ts per entry and source maps; dependencies stay imports. tsdown writes the
  *   package.json `exports` map from these entries, so adding an entry adds its subpath.
  * - the self-contained file: dist/crowd-skin.standalone.js, the library with its dependencies
@@ -48,7 +49,7 @@ const rawText = {
 };
 
 /** Library entries: the three.js bridge and the React component join when their sources exist. */
-const entry: Record<string, string> = { index: 'src/index.ts' };
+const entry: Record<string, string> = { index: 'src/index.ts', webgl2: 'src/webgl2/index.ts' };
 if (existsSync('src/three/index.ts')) entry.three = 'src/three/index.ts';
 if (existsSync('src/react/index.ts')) entry.react = 'src/react/index.ts';
 
@@ -79,7 +80,19 @@ export default defineConfig([
     // re-exports it from there, so a bundler drops that file, and the import of the simplifier
     // in it, from a page that does not use it ("sideEffects": false). In the shared chunk its
     // import would stay, and the simplifier (about 54 KB minified) would ship with every page.
-    outputOptions: { codeSplitting: { groups: [{ name: 'meshopt-simplifier', test: /[\\/]src[\\/]bake[\\/]meshopt-simplifier\.ts$/ }] } },
+    // MeshoptDecoder (meshopt-decoder.ts, the one module importing meshoptimizer/decoder) likewise:
+    // in the shared chunk meshoptimizer's decoder stayed in every page (26,226 bytes of
+    // examples/minimal, test/e2e/install.test.ts checks it is out).
+    outputOptions: {
+      codeSplitting: {
+        // A group holds its module alone, not the modules it imports (errors.ts, decode-meshopt.ts ...: shared code).
+        includeDependenciesRecursively: false,
+        groups: [
+          { name: 'meshopt-simplifier', test: /[\\/]src[\\/]bake[\\/]meshopt-simplifier\.ts$/ },
+          { name: 'meshopt-decoder', test: /[\\/]src[\\/]bake[\\/]meshopt-decoder\.ts$/ },
+        ],
+      },
+    },
     exports: {
       customExports: (exports) => ({
         ...exports,
@@ -96,6 +109,11 @@ export default defineConfig([
     minify: true,
     dts: false,
     deps: { alwaysBundle: [/.*/], onlyBundle: false },
+    // One file: createCrowd's dynamic import of the WebGL 2 backend is inlined, not a chunk beside
+    // it. A page without a bundler copies, serves or import-maps this one file, and it never
+    // tree-shakes (it carries the whole library either way); a second file with a hashed name
+    // would be a second thing to copy and keep next to it, for about a fifth of the bytes.
+    outputOptions: { codeSplitting: false },
   },
   {
     ...common,

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 
 /** @type {Partial<import('typedoc').TypeDocOptions>} */
 export default {
-  entryPoints: ['src/index.ts', ...['src/three/index.ts', 'src/react/index.ts'].filter((entry) => existsSync(entry))],
+  entryPoints: ['src/index.ts', 'src/webgl2/index.ts', ...['src/three/index.ts', 'src/react/index.ts'].filter((entry) => existsSync(entry))],
   out: 'api-docs',
   name: 'crowd-skin',
   readme: 'none',

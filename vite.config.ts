@@ -38,6 +38,7 @@ export default defineConfig({
     alias: [
       { find: /^crowd-skin$/, replacement: source('./src/index.ts') },
       { find: /^crowd-skin\/three$/, replacement: source('./src/three/index.ts') },
+      { find: /^crowd-skin\/webgl2$/, replacement: source('./src/webgl2/index.ts') },
       { find: /^crowd-skin\/react$/, replacement: source('./src/react/index.ts') },
     ],
   },

@@ -8,9 +8,8 @@ import { createDevice, WebGpuUnavailableError, type DemoDevice } from './gpu-dev
 
 /** Lost devices the page restores from before it asks for a reload. */
 const MAX_RESTORES = 3;
-import { GLApp } from './gl-app';
 import { MessageBox, showFatal } from './overlays';
-import { readSceneState } from './scene-state';
+import { readSceneState, type SceneState } from './scene-state';
 import { readState, type DemoState } from './url-state';
 
 declare global {
@@ -63,14 +62,14 @@ async function main(): Promise<void> {
   };
 
   // WebGL 2 where WebGPU is missing (or ?backend=webgl2): the crowd on createCrowd's other backend.
-  if (state.backend === 'webgl2') return startWebGL2(canvas, state, messages, 'forced by ?backend=webgl2');
+  if (state.backend === 'webgl2') return startWebGL2(canvas, state, sceneState, messages, 'forced by ?backend=webgl2');
   try {
     gpu = await createDevice(onGpuError, onLost);
   } catch (error) {
     const hints = error instanceof WebGpuUnavailableError ? error.hints : [];
     if (error instanceof WebGpuUnavailableError && state.backend === 'auto') {
       console.info(`crowd-skin demo: ${error.message} Running on WebGL 2.`);
-      return startWebGL2(canvas, state, messages, 'WebGPU is not available here');
+      return startWebGL2(canvas, state, sceneState, messages, 'WebGPU is not available here');
     }
     console.error(error);
     showFatal('WebGPU is not available', (error as Error).message, hints);
@@ -98,11 +97,13 @@ async function main(): Promise<void> {
 }
 
 /** Runs the demo on WebGL 2 (demo/gl-app.ts); `reason` is shown in the stats. */
-async function startWebGL2(canvas: HTMLCanvasElement, state: DemoState, messages: MessageBox, reason: string): Promise<void> {
-  const app = new GLApp(canvas, state, reason);
+async function startWebGL2(canvas: HTMLCanvasElement, state: DemoState, sceneState: SceneState, messages: MessageBox, reason: string): Promise<void> {
+  // Fetched only here: a page on WebGPU does not load the WebGL 2 demo or backend (a chunk of their own).
+  const { GLApp } = await import('./gl-app');
+  const app = new GLApp(canvas, state, sceneState, reason, messages);
   window.crowdDemo = {
-    loadModel: () => Promise.reject(new Error('the WebGL 2 demo loads one model, from the URL (?model=)')),
-    loadModelUrl: () => Promise.reject(new Error('the WebGL 2 demo loads one model, from the URL (?model=)')),
+    loadModel: (name) => app.loadModel(name),
+    loadModelUrl: (url) => app.loadUrl(url),
     loseDevice: () => {
       const lose = app.loseContext;
       if (!lose) throw new Error('no WEBGL_lose_context here');
@@ -111,15 +112,15 @@ async function startWebGL2(canvas: HTMLCanvasElement, state: DemoState, messages
     },
     readAgents: () => Promise.resolve(null),
   };
-  if (state.instances > 20_000) messages.show('info', `WebGL 2: ${state.instances.toLocaleString('en-US')} instances pose on the GPU but are culled on the CPU; expect a slower frame than on WebGPU.`);
   try {
-    await app.load();
+    if (!await app.loadModel(state.model)) throw new Error(`the model ${state.model} did not load`);
   } catch (error) {
     console.error(error);
     showFatal('The crowd could not start on WebGL 2', (error as Error).message);
     return;
   }
   app.start();
+  if (state.modelUrl) await app.loadUrl(state.modelUrl);
 }
 
 void main();

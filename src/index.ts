@@ -36,8 +36,11 @@ export {
 } from './runtime/crowd';
 // One page, both backends (issue 37): a crowd made from a canvas on WebGPU where it works, on WebGL 2 where it does not (docs/webgl2.md).
 export { createCrowd, BackendUnavailableError, type CanvasCrowd, type CanvasCrowdOptions, type CrowdBackend } from './webgl2/create-crowd';
-export { GPUCanvasCrowd, GLCanvasCrowd, type ClearColor } from './webgl2/canvas-crowd';
-export { GLCrowd, type GLCrowdOptions } from './webgl2/gl-crowd';
+export { GPUCanvasCrowd, type ClearColor } from './webgl2/canvas-crowd';
+// Types only: the WebGL 2 classes are values in `crowd-skin/webgl2` (src/webgl2/index.ts) and behind createCrowd's dynamic
+// import, so that a page on WebGPU does not carry them (docs/webgl2.md, "Loaded on demand").
+export type { GLCanvasCrowd } from './webgl2/gl-canvas-crowd';
+export type { GLCrowd, GLCrowdOptions } from './webgl2/gl-crowd';
 // A layer stack: LayerStackInit is the form people write, LayerStackArrays the packed one controllers fill; Crowd.setLayers takes either.
 export {
   MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS,

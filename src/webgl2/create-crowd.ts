@@ -2,7 +2,8 @@ import type { Character } from '../character/character';
 import { show } from '../math/show';
 import { checkObject } from '../runtime/input';
 import { requiredCrowdLimits } from '../runtime/limits';
-import { GLCanvasCrowd, GPUCanvasCrowd, type ClearColor } from './canvas-crowd';
+import { GPUCanvasCrowd, type ClearColor } from './canvas-crowd';
+import type { GLCanvasCrowd } from './gl-canvas-crowd';
 import type { GLCrowdOptions } from './gl-crowd';
 
 /** The two backends a crowd runs on. */
@@ -40,7 +41,8 @@ export class BackendUnavailableError extends Error {
  * Makes a crowd of `character` that draws into `canvas`, on WebGPU where it works and on WebGL 2
  * where it does not (docs/webgl2.md), or on the backend `options.backend` forces. Under 'auto',
  * WebGPU is tried first (an adapter, a device with the crowd's limits, the crowd); any failure
- * there falls back to WebGL 2 before the canvas is given a context. A canvas keeps the kind of
+ * there falls back to WebGL 2 before the canvas is given a context; the WebGL 2 backend is a dynamic import,
+ * fetched only when it is chosen. A canvas keeps the kind of
  * context it got first, so make one crowd per canvas. Throws a BackendUnavailableError naming
  * what is missing when neither can run; a bad option throws as Crowd / GLCrowd would.
  *
@@ -75,6 +77,9 @@ export async function createCrowd(canvas: HTMLCanvasElement | OffscreenCanvas, c
     reasons.push("WebGL 2: canvas.getContext('webgl2') returned null (WebGL 2 is off here, or the canvas already has a context of another kind)");
     throw new BackendUnavailableError(`no backend can run this crowd here: ${reasons.join('; ')}`, reasons);
   }
+  // The WebGL 2 backend is loaded only here, when it is chosen: a bundler splits it into a chunk
+  // of its own, so a page that runs on WebGPU never downloads it (docs/webgl2.md, "Loaded on demand").
+  const { GLCanvasCrowd } = await import('./gl-canvas-crowd');
   return new GLCanvasCrowd(canvas, gl, character, crowdOptions, clearColor);
 }
 

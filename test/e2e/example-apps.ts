@@ -40,12 +40,20 @@ export interface ExampleApp {
    * state); `shot(name)` takes a screenshot saved under the build's name and `name`.
    */
   check?: (page: Page, shot: Shot) => Promise<void>;
+  /**
+   * Builds whose page is also opened with navigator.gpu removed (a browser without WebGPU):
+   * createCrowd must fetch its WebGL 2 backend and draw the same moving characters, and the page
+   * must log `crowd-skin draws on webgl2`. One build per way the backend arrives: Vite's chunk
+   * (native import()), webpack's chunk (its own loader), the self-contained file's inlined copy
+   * (esbuild without splitting inlines it the same way). About 15 s a page on SwiftShader.
+   */
+  webgl2?: Variant[];
 }
 
 export const EXAMPLE_APPS: ExampleApp[] = [
   {
     name: 'minimal', entry: 'main.js', models: ['Fox'], dependencies: [], importMap: {},
-    background: [179, 196, 214], minDrawn: 0.05,
+    background: [179, 196, 214], minDrawn: 0.05, webgl2: ['vite', 'webpack', 'standalone'],
   },
   {
     name: 'controllers', entry: 'main.js', models: ['RobotExpressive'], dependencies: [], importMap: {},

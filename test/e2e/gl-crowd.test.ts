@@ -6,12 +6,13 @@
  * the same ids and the same named errors on both backends (createCrowd with each); and the
  * features with a TypeScript twin (CPU-driven controllers, steering's twin, CPU picking) and
  * appearance answer on WebGL 2 as on WebGPU (the same scene on both, compared; steering against
- * its twin in the page, whose GPU pass costs SwiftShader seconds to build). One browser;
+ * its twin in the page, whose GPU pass costs SwiftShader seconds to build). On WebGL 2 the demo
+ * has its panel and ground grid, and a scene it cannot run there is refused with its reason. One browser;
  * small crowds, so each case takes seconds. Screenshots: test-results/e2e/gl-crowd-*.png.
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { SKY_RGB8 } from '../../demo/theme';
+import { GROUND_COLOR, SKY_RGB8 } from '../../demo/theme';
 import { chromiumAvailable, demoSession, overlayRects, stat, statNumber, waitForCrowd, waitForFrames } from './harness';
 import { decode, shareChanged, shareUnlike } from './pixels';
 
@@ -30,19 +31,30 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     await waitForFrames(page, (await statNumber(page, 'frames')) + 2, 60_000);
     const second = await demo.shot(page, `gl-crowd-${name}-2`);
     const unlikeSky = shareUnlike(first, SKY_RGB8, skip), changed = shareChanged(first, second, skip);
-    console.log(`gl-crowd ${name}: ${(unlikeSky * 100).toFixed(1)}% of pixels unlike the sky, ${(changed * 100).toFixed(2)}% changed`);
+    // The ground grid (demo/gl-grid-pass.ts): the plain ground between its lines, near the camera.
+    const ground = 1 - shareUnlike(first, GROUND_COLOR.slice(0, 3).map((c) => Math.round(c * 255)), skip);
+    console.log(`gl-crowd ${name}: ${(unlikeSky * 100).toFixed(1)}% of pixels unlike the sky, ${(ground * 100).toFixed(1)}% ground, ${(changed * 100).toFixed(2)}% changed`);
+    expect(ground, 'no ground grid drawn').toBeGreaterThan(0.03);
     expect(unlikeSky, 'picture is (nearly) all sky: no Foxes drawn').toBeGreaterThan(0.05);
     expect(changed, 'picture did not change between frames: crowd missing or frozen').toBeGreaterThan(0.002);
   }
 
-  it('?backend=webgl2: the demo draws its Foxes on WebGL 2, says so, keeps a clean console, and restores the crowd after a lost context', async () => {
-    const { page, problems } = await demo.open('?backend=webgl2&instances=40');
+  it('?backend=webgl2: the demo draws its Foxes on WebGL 2 with its panel, says so and why a scene is not there, keeps a clean console, and restores the crowd after a lost context', async () => {
+    // The layers scene asked for: the crowd scene runs, and the page says why (demo/gl-app.ts GL_SCENES_MISSING).
+    const { page, problems } = await demo.open('?backend=webgl2&instances=40&scene=layers&model=Fox');
     await waitForCrowd(page, 40, 2, 90_000);
     expect(await stat(page, 'backend')).toBe('webgl2');
     expect(await page.locator('#stats').textContent()).toMatch(/^WebGL 2 \(forced by \?backend=webgl2\)/);
+    expect(await stat(page, 'glRefused')).toBe('layers');
+    expect(await page.locator('#message').textContent()).toMatch(/the layers scene does not run on WebGL 2 in this demo yet: .*Showing the crowd scene/);
+    // The panel: its scene menu back on the crowd scene, the instance presets up to the 10k stress test.
+    expect(await page.locator('.lil-gui.lil-root > .lil-title').textContent()).toBe('crowd-skin');
+    expect(await page.locator('.lil-gui select').first().inputValue()).toBe('crowd');
+    expect(await page.locator('.lil-gui .presets .lil-controller button').allTextContents()).toEqual(['1k', '10k', '100k', '1M']);
     expect(await statNumber(page, 'visible')).toBeGreaterThan(0);
     expect(await statNumber(page, 'drawCalls')).toBeGreaterThan(0);
     await expectAliveCrowd(page, 'forced');
+    expect(await stat(page, 'grid')).toBe('true');
     await page.evaluate(() => window.crowdDemo!.loseDevice());
     await page.waitForFunction(() => document.getElementById('stats')?.dataset.restores === '1', null, { timeout: 30_000, polling: 100 });
     await expectAliveCrowd(page, 'restored');
@@ -71,6 +83,8 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     const answers = await page.evaluate(async () => {
       // Through Function: vitest would rewrite an import() written here, and this runs in the page (Vite serves /src/index.ts).
       const api = await (new Function('u', 'return import(u)'))('/src/index.ts') as typeof import('../../src/index');
+      // GLCrowd itself is crowd-skin/webgl2's (createCrowd imports it on demand).
+      const gl2 = await (new Function('u', 'return import(u)'))('/src/webgl2/index.ts') as typeof import('../../src/webgl2/index');
       const character = await api.loadCharacter('/models/Fox/Fox.glb');
       const run = async (backend: 'webgpu' | 'webgl2') => {
         const canvas = document.createElement('canvas');
@@ -105,10 +119,10 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
       const refusals: string[] = [];
       const gl = document.createElement('canvas').getContext('webgl2')!;
       const refuse = (f: () => unknown) => { try { f(); refusals.push('accepted'); } catch (error) { refusals.push((error as Error).message); } };
-      const crowd = new api.GLCrowd(gl, character, { capacity: 1 });
+      const crowd = new gl2.GLCrowd(gl, character, { capacity: 1 });
       refuse(() => new api.CrowdProps(crowd as unknown as InstanceType<typeof api.Crowd>));
-      refuse(() => new api.GLCrowd(gl, character, { paletteSize: 1000 }));
-      refuse(() => new api.GLCrowd(gl, character, { skinning: 'dual-quaternion' }));
+      refuse(() => new gl2.GLCrowd(gl, character, { paletteSize: 1000 }));
+      refuse(() => new gl2.GLCrowd(gl, character, { skinning: 'dual-quaternion' }));
       crowd.destroy();
       return [await run('webgpu'), await run('webgl2'), refusals];
     });

@@ -57,13 +57,13 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
 
   it('the tarball holds the builds, declarations, CLI, README, CHANGELOG and licence, and no sources or tests', () => {
     const files = packed.files;
-    for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/three.js', 'dist/three.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/cli.js', 'dist/crowd-skin.standalone.js']) {
+    for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/three.js', 'dist/three.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/webgl2.js', 'dist/webgl2.d.ts', 'dist/cli.js', 'dist/crowd-skin.standalone.js']) {
       expect(files).toContain(file);
     }
     // Source maps: every built module that holds code has one (an entry that only re-exports a
     // shared chunk has nothing to map: index.js once crowd-skin/three shares it, three.js once
-    // crowd-skin/react shares that).
-    const code = files.filter((f) => /^dist\/.*\.js$/.test(f) && !/^dist\/(index|three)\.js$/.test(f));
+    // crowd-skin/react shares that, webgl2.js, which re-exports the chunk createCrowd imports on demand).
+    const code = files.filter((f) => /^dist\/.*\.js$/.test(f) && !/^dist\/(index|three|webgl2)\.js$/.test(f));
     for (const file of code) expect(files, file).toContain(`${file}.map`);
     expect(files.filter((f) => !/^dist\/|^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
   });
@@ -72,10 +72,15 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
   // build alone can lose it: MeshoptSimplifier needs a dist/ file of its own (tsdown.config.ts),
   // else its import stays in the shared chunk and every page ships the simplifier (examples/minimal
   // 309,519 bytes, 53,874 of them meshoptimizer's simplifier, when the build put it there).
-  it('examples/minimal bundled from the built package ships no mesh simplifier (mesh LOD is opt-in)', async () => {
+  // Likewise the meshopt decoder (26,226 bytes of the page while it sat in the shared chunk), and the
+  // WebGL 2 backend, which createCrowd imports on demand (99,107 bytes the page carried before).
+  it('examples/minimal bundled from the built package ships no mesh simplifier or meshopt decoder, and loads the WebGL 2 backend on demand only', async () => {
     const page = await minimalPage(REPO_ROOT);
     expect(page.files.some((file) => file.startsWith('node_modules/wgpu-matrix/'))).toBe(true);
-    expect(page.files.filter((file) => file.includes('meshoptimizer/meshopt_simplifier'))).toEqual([]);
+    expect(page.files.filter((file) => /meshoptimizer\/meshopt_(simplifier|decoder)/.test(file))).toEqual([]);
+    expect(page.files.filter((file) => /dist\/gl-canvas-crowd/.test(file))).toEqual([]);
+    expect(page.onDemandFiles.filter((file) => /dist\/gl-canvas-crowd/.test(file))).toHaveLength(1);
+    console.log(`examples/minimal: ${page.bytes} bytes minified (${page.gzipBytes} gzipped) on WebGPU; ${page.onDemand.bytes} (${page.onDemand.gzipBytes}) more on demand for WebGL 2`);
   });
 
   describe.each(EXAMPLE_APPS.map((app) => [app.name, app] as const))('examples/%s', (name, app) => {
@@ -97,18 +102,39 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
 
     it.each((app.variants ?? VARIANTS).map((v) => [v] as const))('built with %s: draws moving characters, no console errors', async (variant) => {
       await installs[EXAMPLE_APPS.indexOf(app)];
+      const started = performance.now();
       const warnings = await buildVariant(app, dir, variant);
       if (warnings.length > 0) console.warn(`${name}/${variant} build warnings:\n${warnings.join('\n')}`);
+      const built = performance.now();
       const server = await serve(servedRoots(dir, variant));
       const page = await browser!.newPage({ viewport: VIEWPORT });
       try {
         await expectMovingCharacters(app, page, server.url, `install-${name}-${variant}`);
+        const webgpu = performance.now();
+        if (app.webgl2?.includes(variant)) await expectWebGL2Fallback(app, server.url, `install-${name}-${variant}-webgl2`);
+        // Where the time goes (CI's budget): the build, the page on WebGPU, the page on WebGL 2.
+        const s = (a: number, b: number) => ((b - a) / 1000).toFixed(1);
+        console.log(`${name}/${variant}: built in ${s(started, built)} s, drawn on WebGPU in ${s(built, webgpu)} s${app.webgl2?.includes(variant) ? `, on WebGL 2 in ${s(webgpu, performance.now())} s` : ''}`);
       } finally {
         await page.close();
         await server.close();
       }
     }, PAGE_TIMEOUT + 120_000);
   });
+
+  /** The page in a browser without WebGPU (navigator.gpu removed): createCrowd loads its WebGL 2 backend and draws there. */
+  async function expectWebGL2Fallback(app: ExampleApp, url: string, name: string): Promise<void> {
+    const page = await browser!.newPage({ viewport: VIEWPORT });
+    try {
+      await page.addInitScript(() => { delete (Navigator.prototype as { gpu?: unknown }).gpu; });
+      const backends: string[] = [];
+      page.on('console', (m) => { const said = /^crowd-skin draws on (\w+)/.exec(m.text()); if (said) backends.push(said[1]); });
+      await expectMovingCharacters(app, page, url, name);
+      expect(backends).toEqual(['webgl2']);
+    } finally {
+      await page.close();
+    }
+  }
 });
 
 async function shot(page: Page, name: string): Promise<Image> {
@@ -142,7 +168,10 @@ function drawnShare(app: ExampleApp, image: Image, skip: Rect[]): { drawn: numbe
  */
 async function expectMovingCharacters(app: ExampleApp, page: Page, url: string, name: string): Promise<void> {
   const problems = collectProblems(page);
+  // No screenshots while the model downloads: each costs a composited frame and a PNG on SwiftShader.
+  const model = page.waitForResponse((response) => /\.glb$/.test(new URL(response.url()).pathname), { timeout: PAGE_TIMEOUT });
   await page.goto(url);
+  await model;
   // Overlays grow as the page fills them: measured with every screenshot.
   const overlays = async (): Promise<Rect[]> => (app.overlays ? page.$$eval(app.overlays, (els) => els.map((e) => {
     const r = e.getBoundingClientRect();

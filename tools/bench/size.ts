@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type Plugin } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { packageWgsl } from '../rename-wgsl';
 
 export interface SizeRow {
@@ -59,10 +59,14 @@ export function buildPackage(root: string): void {
 }
 
 export interface BundleReport extends SizeRow {
-  /** Bytes each input contributes to the minified output, grouped by package (ours by dist/ file), largest first. */
+  /** Bytes each input contributes to the minified output the page loads, grouped by package (ours by dist/ file), largest first. */
   inputs: { what: string; bytes: number }[];
-  /** Every input file with bytes in the output, as esbuild names it (`node_modules/meshoptimizer/meshopt_simplifier.js`, ...). */
+  /** Every input file with bytes in what the page loads, as esbuild names it (`node_modules/meshoptimizer/meshopt_simplifier.js`, ...). */
   files: string[];
+  /** What the page fetches only through a dynamic import (createCrowd's WebGL 2 backend): its chunks together, minified and gzipped (each file apart). */
+  onDemand: SizeRow;
+  /** Every input file with bytes in the on-demand chunks only. */
+  onDemandFiles: string[];
 }
 
 /** The package an input path belongs to: `name` (or `@scope/name`) after the last node_modules/, else the path. */
@@ -76,23 +80,56 @@ function inputGroup(path: string): string {
 /**
  * examples/minimal/main.js bundled by esbuild, minified, against the package as built in `root`
  * (call buildPackage first). The repository's tsconfig maps `crowd-skin` to src/ for the editor
- * and the tests; it is ignored here, so the name resolves as an installed package does.
+ * and the tests; it is ignored here, so the name resolves as an installed package does. Bundled
+ * with code splitting, as an app's bundler does (Vite, webpack): the page's size is its entry
+ * chunk and the chunks it imports statically, what a WebGPU page loads; a chunk reached only by a
+ * dynamic import (the WebGL 2 backend, fetched when createCrowd picks it) is `onDemand`. Gzip
+ * sizes add each file's, as the browser fetches them apart.
  */
 export async function minimalPage(root: string): Promise<BundleReport> {
   const result = await build({
     entryPoints: [join(root, 'examples/minimal/main.js')], absWorkingDir: root, bundle: true, format: 'esm', platform: 'browser',
-    minify: true, write: false, metafile: true, logLevel: 'silent', tsconfigRaw: {},
+    minify: true, write: false, metafile: true, logLevel: 'silent', tsconfigRaw: {}, splitting: true, outdir: join(root, '.size-out'),
   });
+  const outputs = result.metafile.outputs;
+  const loaded = pageChunks(outputs);
+  const text = new Map(result.outputFiles.map((f) => [relative(root, f.path), f.contents]));
+  const join2 = (names: string[]) => {
+    const parts = names.map((name) => text.get(name)!);
+    return { bytes: parts.reduce((sum, p) => sum + p.byteLength, 0), gzipBytes: parts.reduce((sum, p) => sum + gzipSync(p, { level: 9 }).byteLength, 0) };
+  };
+  const names = Object.keys(outputs).filter((name) => name.endsWith('.js'));
   const groups = new Map<string, number>();
-  const files: string[] = [];
-  for (const output of Object.values(result.metafile.outputs)) {
-    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
-      groups.set(inputGroup(path), (groups.get(inputGroup(path)) ?? 0) + bytesInOutput);
-      if (bytesInOutput > 0) files.push(path);
+  const files = new Set<string>(), lazyFiles = new Set<string>();
+  for (const name of names) {
+    for (const [path, { bytesInOutput }] of Object.entries(outputs[name].inputs)) {
+      if (bytesInOutput === 0) continue;
+      if (loaded.has(name)) {
+        groups.set(inputGroup(path), (groups.get(inputGroup(path)) ?? 0) + bytesInOutput);
+        files.add(path);
+      } else lazyFiles.add(path);
     }
   }
   const inputs = [...groups].map(([what, bytes]) => ({ what, bytes })).sort((a, b) => b.bytes - a.bytes);
-  return { ...row('examples/minimal, minified', result.outputFiles[0].contents), inputs, files };
+  const lazy = names.filter((name) => !loaded.has(name));
+  return {
+    what: 'examples/minimal, minified', ...join2([...loaded]), inputs, files: [...files],
+    onDemand: { what: 'loaded on demand (dynamic import)', ...join2(lazy) }, onDemandFiles: [...lazyFiles].filter((f) => !files.has(f)),
+  };
+}
+
+/** The output chunks a page loads before any dynamic import: the entry chunk of examples/minimal/main.js and what it imports statically, transitively. */
+function pageChunks(outputs: Metafile['outputs']): Set<string> {
+  const entry = Object.keys(outputs).find((name) => outputs[name].entryPoint?.endsWith('examples/minimal/main.js'));
+  if (!entry) throw new Error('minimal page: esbuild wrote no chunk for examples/minimal/main.js');
+  const loaded = new Set<string>();
+  const visit = (name: string) => {
+    if (loaded.has(name)) return;
+    loaded.add(name);
+    for (const i of outputs[name].imports) if (i.kind === 'import-statement' && outputs[i.path]) visit(i.path);
+  };
+  visit(entry);
+  return loaded;
 }
 
 /** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped and renamed (packageWgsl). */
@@ -111,18 +148,20 @@ function rawText(root: string): Plugin {
 
 /**
  * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders packaged as the
- * package build does): our bytes in it by source file, largest first. Within a percent of the
+ * package build does), split as minimalPage is: our bytes in what the page loads, by source file, largest first. Within a percent of the
  * dist/ bundle; it names what the dist/ chunk holds. With `dependencies`, the files of
  * dependencies are listed too, by their path from node_modules/ (`meshoptimizer/meshopt_simplifier.js`).
  */
 export async function minimalPageSources(root: string, { dependencies = false } = {}): Promise<{ what: string; bytes: number }[]> {
   const result = await build({
     entryPoints: [join(root, 'examples/minimal/main.js')], absWorkingDir: root, bundle: true, format: 'esm', platform: 'browser',
-    minify: true, write: false, metafile: true, logLevel: 'silent', tsconfigRaw: {},
+    minify: true, write: false, metafile: true, logLevel: 'silent', tsconfigRaw: {}, splitting: true, outdir: join(root, '.size-out'),
     alias: { 'crowd-skin': join(root, 'src/index.ts') }, plugins: [rawText(root)],
   });
   const inputs: { what: string; bytes: number }[] = [];
-  for (const output of Object.values(result.metafile.outputs)) {
+  const loaded = pageChunks(result.metafile.outputs);
+  for (const [name, output] of Object.entries(result.metafile.outputs)) {
+    if (!loaded.has(name)) continue;
     for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
       const dependency = path.lastIndexOf('node_modules/');
       if (dependency >= 0) {
