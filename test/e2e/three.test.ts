@@ -145,17 +145,15 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
       const gpuFox = await picture(page, 'webgpu', 'here');
       const gpuEmpty = await picture(page, 'webgpu', 'away');
       const glFox = await picture(gl, 'webgl2', 'here');
-      const glEmpty = await picture(gl, 'webgl2', 'away');
-      // The Fox and its shadow: what it changes in the WebGPU picture.
+      // The Fox and its shadow: what it changes in the WebGPU picture (three draws the scene without it alike on both backends: 0.000/255 measured).
       const fox = differenceMask(gpuFox, gpuEmpty);
-      const drawn = shareChangedIn(glFox, glEmpty, erode(fox));
+      const drawn = shareChangedIn(glFox, gpuEmpty, erode(fox));
       const view = meanDifference(glFox, gpuFox);
       const onFox = meanDifference(glFox, gpuFox, fox);
-      const scene = meanDifference(glEmpty, gpuEmpty);
       // The example's view looks away from the rings: the CPU cull leaves the other 99 Foxes out (drawn ones are listed per LOD level).
       const visible = await gl.evaluate(() => (window as unknown as { threeExample: ThreeExample }).threeExample.crowd.cullStats?.visible);
       console.log(`three on WebGL 2: the Fox drawn over ${(drawn * 100).toFixed(1)}% of its WebGPU pixels; mean difference to WebGPU ${view.toFixed(3)}/255 over the view, ` +
-        `${onFox.toFixed(2)}/255 over the Fox and its shadow (${maskCount(fox)} px); three's own scene without it ${scene.toFixed(3)}/255; ${visible} of 100 Foxes visible`);
+        `${onFox.toFixed(2)}/255 over the Fox and its shadow (${maskCount(fox)} px); ${visible} of 100 Foxes visible`);
       expect(drawn, 'the Fox is not drawn on WebGL 2').toBeGreaterThan(0.95);
       expect(view, 'the WebGL 2 picture is not the WebGPU one (issue 37: 1/255 mean)').toBeLessThan(1);
       expect(onFox, 'the Fox and its shadow differ from WebGPU\'s').toBeLessThan(GL_FOX_TOLERANCE);
