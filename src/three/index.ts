@@ -295,12 +295,20 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
       throw new RangeError(`${PREFIX}: shading 'crowd' draws with crowd-skin's own WebGPU pass into three's target, and this renderer runs three's WebGL 2 backend ` +
         "(no WebGPU here, or forceWebGL): make the crowd with { shading: 'three' } (the default on WebGL 2), which three draws, lit and shadowed by the scene (docs/three.md)");
     }
-    const crowd = new GLCrowd(gl, character, options);
+    if (options.shadows !== undefined) {
+      throw new RangeError(`${PREFIX}: options.shadows is the shadow map of crowd-skin's own pass; three draws this crowd (WebGL 2: shading 'three') ` +
+        "and its shadows with the scene's shadow-casting lights (castShadow / receiveShadow): leave shadows out");
+    }
+    let crowd: GLCrowd | undefined;
     try {
+      crowd = new GLCrowd(gl, character, options);
       this.addShaded(crowd, new ThreeGLShading(crowd, gl, three));
     } catch (error) {
-      crowd.destroy();
+      crowd?.destroy();
       throw error;
+    } finally {
+      // The crowd's textures, programs and buffers were made on three's context: three's cache of its GL state is stale.
+      this.renderer.resetState();
     }
     this.crowds.push(crowd);
     return crowd;
@@ -338,7 +346,8 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
         crowd.encode(encoder!);
       }
     }
-    if (!encoder) return;
+    // WebGL 2: the GL passes put back what they change, but three re-applies its state anyway (its public way for a shared context).
+    if (!encoder) return this.renderer.resetState();
     this.commandBuffers[0] = encoder.finish();
     this.gpu!.device.queue.submit(this.commandBuffers);
   }

@@ -123,13 +123,14 @@ export class ThreeGLShading {
     const words = this.words;
     let used = 0;
     if (culled) {
-      words.set(lists.slots.subarray(0, lists.visible), 0);
-      const casters = lists.casters;
+      // Copied in loops: a subarray would allocate a view a frame.
+      const slots = lists.slots, visible = lists.visible, casters = lists.casters;
+      for (let i = 0; i < visible; i++) words[i] = slots[i];
       let total = 0;
       for (let l = 0; l < casters.levels; l++) total += casters.counts[l];
-      words.set(casters.slots.subarray(0, total), lists.visible);
-      this.casterBase = lists.visible;
-      used = lists.visible + total;
+      for (let i = 0; i < total; i++) words[visible + i] = casters.slots[i];
+      this.casterBase = visible;
+      used = visible + total;
     }
     if (used > 0) {
       const gl = this.gl, rows = Math.ceil(used / LIST_WIDTH);
@@ -179,8 +180,8 @@ export class ThreeGLShading {
    */
   private choose(mesh: CrowdLevelMesh, camera: Camera): number {
     const { lists, culled } = this.crowd.frameLists;
-    const [indexCount, firstIndex] = this.made.ranges[mesh.primitive][mesh.level];
-    mesh.geometry.setDrawRange(firstIndex, indexCount);
+    const range = this.made.ranges[mesh.primitive][mesh.level];
+    mesh.geometry.setDrawRange(range[1], range[0]);
     if (culled && camera === this.viewCamera) {
       mesh.count = lists.counts[mesh.level];
       return lists.offsets[mesh.level];
