@@ -7,7 +7,8 @@
  * (CrowdPicking.pick), a frame late, for every kind of instance. docs/three.md, docs/picking.md.
  */
 import { Object3D, Vector3, type Intersection, type Raycaster } from 'three/webgpu';
-import { CrowdPicking, type Crowd, type GLCrowd, type RaycastHit } from '../index';
+import { CrowdPicking, type Crowd, type RaycastHit } from '../index';
+import type { GLCrowd } from '../webgl2/gl-crowd';
 
 const PREFIX = 'crowd-skin/three';
 

@@ -197,7 +197,7 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
    * (a context lost under three is not restored yet).
    */
   adoptCrowd(crowd: Crowd): void {
-    if (!this.gpu || !(crowd instanceof Crowd)) {
+    if (!this.gpu || (crowd as { backend?: string }).backend !== 'webgpu') {
       throw new Error(`${PREFIX}: adoptCrowd moves a WebGPU Crowd onto a new WebGPU renderer after a device loss; on three's WebGL 2 backend a crowd is not moved (make it anew)`);
     }
     if (this.crowds.includes(crowd)) throw new RangeError(`${PREFIX}: adoptCrowd: this crowd is drawn here already`);
@@ -339,7 +339,7 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
       const casts = shading.castsShadow;
       frameCamera.apply(crowd, camera, this.target.height, casts);
       shading.setCameras(camera, casts ? frameCamera.casterCamera : undefined);
-      if (crowd instanceof GLCrowd) {
+      if (crowd.backend === 'webgl2') {
         crowd.encode();
         (shading as ThreeGLShading).afterEncode();
       } else {
