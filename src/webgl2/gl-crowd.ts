@@ -235,7 +235,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   }
 
   /**
-   * What the last encode() decided, for a renderer that draws the crowd itself (crowd-skin/three
+   * @internal What the last encode() decided, for a renderer that draws the crowd itself (crowd-skin/three
    * on three's WebGL 2 backend): the drawn slots per LOD level and the shadow casters (GLCull's
    * lists, valid until the next encode; read only), and `culled`: whether a camera culled them
    * (the casters are listed only then). Not owned by the reader.
@@ -244,12 +244,12 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     return this.listed;
   }
 
-  /** The joint matrices the last encode() posed (three RGBA32F textures; a new target after growth). Read only. */
+  /** @internal The joint matrices the last encode() posed (three RGBA32F textures; a new target after growth). Read only. */
   get jointTarget(): GLJointTarget {
     return this.pose.joints;
   }
 
-  /** The instance records' texture (RGBA32UI, 112 bytes a slot, the world matrix first; null texture before the first write). Read only. */
+  /** @internal The instance records' texture (RGBA32UI, 112 bytes a slot, the world matrix first; null texture before the first write). Read only. */
   get recordTexture(): GLRecordTexture {
     return texture(this.store.instanceBuffer);
   }
