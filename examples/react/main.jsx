@@ -1,5 +1,5 @@
 /**
- * A React Three Fiber <Canvas> drawn by three's WebGPURenderer (R3F 9's async `gl` factory), with
+ * A React Three Fiber <Canvas> drawn by three's WebGPURenderer (R3F 9's async `gl` factory; on WebGPU, or on its WebGL 2 fallback), with
  * a crowd of Foxes from crowd-skin walking in a ring. <CrowdSkin> from 'crowd-skin/react' is the
  * whole integration: it makes a ThreeCrowdRenderer on R3F's renderer, loads the character, hands
  * the crowd over (`onCrowd`, `ref`), updates it each frame and renders the scene with it (in place
@@ -16,8 +16,12 @@ import { CrowdSkin } from 'crowd-skin/react';
 const FOX_HEIGHT = 0.8; // metres, rest pose
 const COUNT = 12;
 const RADIUS = 3; // metres
-/** `?shading=three` has three draw and light the Foxes (createCrowd's shading); the default is crowd-skin's skin pass, lit by the same scene lights. */
-const SHADING = new URLSearchParams(location.search).get('shading') === 'three' ? 'three' : 'crowd';
+/**
+ * `?shading=three` has three draw and light the Foxes (createCrowd's shading), `?shading=crowd` crowd-skin's skin pass, lit by the
+ * same scene lights; without it, the renderer's default: 'crowd' on WebGPU, 'three' on three's WebGL 2 fallback (where it is the only one).
+ */
+const PARAM = new URLSearchParams(location.search).get('shading');
+const SHADING = PARAM === 'three' || PARAM === 'crowd' ? PARAM : undefined;
 /**
  * For the browser console and the tests: `paused` stops the ring (and the clips) so a click can
  * aim; `remount()` mounts the app anew (every <CrowdSkin> unmounted: crowd removed, renderer
@@ -69,7 +73,7 @@ function App() {
         camera={{ position: [0, 4, 9], fov: 45 }}
         gl={async (props) => {
           const renderer = new WebGPURenderer({ canvas: /** @type {HTMLCanvasElement} */ (/** @type {unknown} */ (props.canvas)), antialias: true, powerPreference: 'high-performance' });
-          await renderer.init(); // picks WebGPU; ThreeCrowdRenderer refuses the WebGL 2 fallback by name
+          await renderer.init(); // picks WebGPU, or three's WebGL 2 fallback where there is none: the crowd draws on either
           return renderer;
         }}
         onCreated={({ camera }) => camera.lookAt(0, 0.5, 0)}

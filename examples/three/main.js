@@ -1,10 +1,10 @@
 /**
- * A three.js scene (WebGPURenderer, a camera, lights, a ground and a box) with a crowd of 100
+ * A three.js scene (WebGPURenderer, on WebGPU or its WebGL 2 fallback; a camera, lights, a ground and a box) with a crowd of 100
  * Foxes from crowd-skin walking in rings around the box. The crowd shares three's GPUDevice,
  * camera and depth buffer, so foxes pass behind and in front of the box. three draws the Foxes
  * (shading 'three'): the scene's sun and sky light them, they cast shadows on the ground and the
  * box's shadow falls on them. `?shading=crowd` draws them with crowd-skin's own skin pass instead
- * (one fixed light, no shadows from three); `?foxes=10000` is the large preset. Either way the
+ * (one fixed light, no shadows from three; WebGPU only); `?foxes=10000` is the large preset. Either way the
  * crowd is culled and picks mesh and animation LOD with three's camera (ThreeCrowdRenderer.render
  * hands it over); the overlay shows the cull counts. Units: metres, seconds.
  * Plain JavaScript, as an app that installed crowd-skin and three would have it (the install
@@ -32,7 +32,8 @@ async function main() {
   renderer.setSize(innerWidth, innerHeight);
   document.body.append(renderer.domElement);
   await renderer.init();
-  const crowds = new ThreeCrowdRenderer(renderer); // throws if three fell back to WebGL 2
+  // On WebGPU, or on three's WebGL 2 fallback (no WebGPU here): there the crowd is posed by crowd-skin's GL pose pass and drawn by three.
+  const crowds = new ThreeCrowdRenderer(renderer);
 
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0xb3c4d6);

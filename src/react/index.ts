@@ -1,6 +1,6 @@
 /**
  * crowd-skin/react: `<CrowdSkin>`, a crowd in a React Three Fiber `<Canvas>` drawn by three's
- * WebGPURenderer. react (19) and @react-three/fiber (9) are optional peer dependencies, as three
+ * WebGPURenderer, on WebGPU or on three's WebGL 2 fallback (where three draws it: shading 'three'). react (19) and @react-three/fiber (9) are optional peer dependencies, as three
  * is for crowd-skin/three; nothing else in crowd-skin imports them. docs/three.md, "In React
  * Three Fiber".
  *
@@ -23,16 +23,17 @@
 import { createElement, Fragment, useEffect, useImperativeHandle, useRef, useState, type ReactElement, type Ref } from 'react';
 import { useFrame, useThree, type EventHandlers, type RootState } from '@react-three/fiber';
 import type { Object3D, Renderer } from 'three/webgpu';
-import { loadCharacter, type Character, type Crowd } from '../index';
-import { CrowdObject3D, ThreeCrowdRenderer, type ThreeCrowdOptions, type ThreeCrowdRendererOptions } from '../three/index';
+import { loadCharacter, type Character } from '../index';
+import { CrowdObject3D, ThreeCrowdRenderer, type ThreeCrowd, type ThreeCrowdOptions, type ThreeCrowdRendererOptions } from '../three/index';
 
 /** Props of `<CrowdSkin>`: what to draw, how, and the hooks into its crowd; R3F's pointer events (EventHandlers) reach its instances. */
 export interface CrowdSkinProps extends EventHandlers {
   /** The character: a loaded Character, or a glTF/GLB URL loaded with loadCharacter. A new value makes a new crowd. */
   character: Character | string;
   /**
-   * Who shades the crowd (createCrowd's `shading`): 'crowd' (default: our skin pass, lit by the
-   * scene's lights) or 'three' (three draws it: its lights, shadows, fog). A change makes a new crowd.
+   * Who shades the crowd (createCrowd's `shading`): 'crowd' (our skin pass, lit by the scene's
+   * lights; the default on WebGPU) or 'three' (three draws it: its lights, shadows, fog; the
+   * default, and the only one, on three's WebGL 2 backend). A change makes a new crowd.
    */
   shading?: 'crowd' | 'three';
   /**
@@ -45,12 +46,12 @@ export interface CrowdSkinProps extends EventHandlers {
    * its instances and make its features here. May return a cleanup, called before the crowd is
    * removed.
    */
-  onCrowd?: (crowd: Crowd) => void | (() => void);
+  onCrowd?: (crowd: ThreeCrowd) => void | (() => void);
   /**
    * Called each frame before `crowd.update(delta)`, with the crowd, the seconds that update will
    * advance (0 while paused) and R3F's state: move instances here.
    */
-  onFrame?: (crowd: Crowd, delta: number, state: RootState) => void;
+  onFrame?: (crowd: ThreeCrowd, delta: number, state: RootState) => void;
   /** Holds the crowd clock (crowd.update(0) each frame) while true. Default false. */
   paused?: boolean;
   /**
@@ -59,7 +60,7 @@ export interface CrowdSkinProps extends EventHandlers {
    */
   renderer?: ThreeCrowdRendererOptions;
   /** Receives the crowd (null until it is made, and after it is removed): for per-instance calls from elsewhere. */
-  ref?: Ref<Crowd | null>;
+  ref?: Ref<ThreeCrowd | null>;
 }
 
 /** One Canvas's shared ThreeCrowdRenderer and the <CrowdSkin>s using it (the first renders). */
@@ -92,19 +93,19 @@ function leave(gl: object, entry: Shared, member: symbol): void {
 
 /** The crowd of a <CrowdSkin>, its raycasting stand-in and (shading 'three') three's object of it. */
 interface Made {
-  crowd: Crowd;
+  crowd: ThreeCrowd;
   picking: CrowdObject3D;
   sceneObject: Object3D | undefined;
 }
 
 /**
  * A crowd of `character` in the enclosing React Three Fiber `<Canvas>` (whose `gl` must be an
- * initialised three.js WebGPURenderer), drawn with the scene by a ThreeCrowdRenderer; see
+ * initialised three.js WebGPURenderer, on WebGPU or its WebGL 2 fallback), drawn with the scene by a ThreeCrowdRenderer; see
  * CrowdSkinProps. Renders nothing until the character is loaded; a load or renderer error is
  * thrown from render, to the nearest error boundary.
  */
 export function CrowdSkin(props: CrowdSkinProps): ReactElement | null {
-  const { character, shading = 'crowd', options, onCrowd, onFrame, paused = false, renderer, ref, ...events } = props;
+  const { character, shading, options, onCrowd, onFrame, paused = false, renderer, ref, ...events } = props;
   const gl = useThree((state) => state.gl);
   const [member] = useState(() => Symbol('CrowdSkin'));
   const [entry, setEntry] = useState<Shared>();
@@ -119,7 +120,7 @@ export function CrowdSkin(props: CrowdSkinProps): ReactElement | null {
   // this order, so the crowd is removed before the last member's leave disposes the renderer.
   useEffect(() => {
     if (!entry || !loaded) return undefined;
-    let crowd: Crowd;
+    let crowd: ThreeCrowd;
     let cleanup: void | (() => void);
     try {
       crowd = entry.crowds.createCrowd(loaded, { ...latest.current.options, shading } as ThreeCrowdOptions);
@@ -128,7 +129,9 @@ export function CrowdSkin(props: CrowdSkinProps): ReactElement | null {
       return undefined;
     }
     try {
-      setMade({ crowd, picking: new CrowdObject3D(crowd), sceneObject: shading === 'three' ? entry.crowds.sceneObject(crowd) : undefined });
+      // Every crowd on WebGL 2 is drawn by three, as shading 'three' on WebGPU: its scene object goes into the scene.
+      const drawnByThree = shading === 'three' || entry.crowds.backend === 'webgl2';
+      setMade({ crowd, picking: new CrowdObject3D(crowd), sceneObject: drawnByThree ? entry.crowds.sceneObject(crowd) : undefined });
       cleanup = latest.current.onCrowd?.(crowd);
     } catch (caught) {
       entry.crowds.removeCrowd(crowd);
@@ -168,7 +171,7 @@ export function CrowdSkin(props: CrowdSkinProps): ReactElement | null {
     return () => { alive = false; };
   }, [character]);
 
-  useImperativeHandle<Crowd | null, Crowd | null>(ref, () => made?.crowd ?? null, [made]);
+  useImperativeHandle<ThreeCrowd | null, ThreeCrowd | null>(ref, () => made?.crowd ?? null, [made]);
 
   // Priority 1: after the app's own useFrame callbacks (priority 0), before the render below.
   useFrame((state, frameDelta) => {

@@ -1,7 +1,8 @@
 /**
  * The only place where crowd-skin/three reaches past three.js's public API (written against
- * three r187). Two things are not public there:
+ * three r187). Not public there:
  *
+ * - the WebGL2RenderingContext of three's WebGL 2 backend: `renderer.backend.gl`;
  * - the GPUDevice: `renderer.backend.device`, documented in WebGPUBackend's source as "a reference
  *   to the device" but absent from its type declarations;
  * - the GPUTexture behind a three texture: the backend's per-object data, `backend.get(texture)`,
@@ -30,6 +31,7 @@ export interface BackendTextureData {
 interface BackendInternals {
   readonly isWebGPUBackend?: boolean;
   readonly isWebGLBackend?: boolean;
+  readonly gl?: WebGL2RenderingContext | null;
   readonly device?: GPUDevice | null;
   get?(object: object): BackendTextureData & { buffer?: GPUBuffer };
   createStorageAttribute?(attribute: BufferAttribute): void;
@@ -53,26 +55,49 @@ export interface WebGpuBackend {
 const PREFIX = 'crowd-skin/three';
 
 /**
- * The renderer's WebGPU backend, or an error naming what is wrong: not a WebGPURenderer, not
- * initialised yet, three's WebGL 2 fallback, or a three.js release whose internals moved.
+ * Which of three's backends `renderer` runs: 'webgpu' (WebGPUBackend) or 'webgl2' (three's
+ * WebGL 2 fallback, WebGLBackend: no WebGPU in the browser, or `forceWebGL: true`), or an error
+ * naming what is wrong: not a WebGPURenderer, or not initialised yet.
  */
-export function webgpuBackend(renderer: Renderer): WebGpuBackend {
+export function threeBackendKind(renderer: Renderer): 'webgpu' | 'webgl2' {
   const backend = (renderer as { backend?: unknown } | null)?.backend as BackendInternals | undefined;
   if (!backend || typeof backend !== 'object') {
     throw new TypeError(`${PREFIX}: expected a three.js WebGPURenderer (import { WebGPURenderer } from 'three/webgpu'), got ${describe(renderer)} with no .backend`);
   }
-  if (backend.isWebGLBackend === true) {
-    throw new Error(`${PREFIX}: the renderer runs three's WebGL 2 fallback backend (renderer.backend.isWebGLBackend is true), ` +
-      'either because this browser offers no WebGPU (navigator.gpu is missing or no adapter was found) or because the renderer was made with ' +
-      '{ forceWebGL: true }. Crowds draw with WebGPU only: use a browser with WebGPU and do not pass forceWebGL.');
+  if (backend.isWebGLBackend !== true && backend.isWebGPUBackend !== true) {
+    throw new TypeError(`${PREFIX}: renderer.backend is neither three's WebGPUBackend nor its WebGLBackend (isWebGPUBackend is ${String(backend.isWebGPUBackend)})`);
   }
-  if (backend.isWebGPUBackend !== true) {
-    throw new TypeError(`${PREFIX}: renderer.backend is not three's WebGPUBackend (isWebGPUBackend is ${String(backend.isWebGPUBackend)})`);
+  const ready = backend.isWebGLBackend === true ? backend.gl : backend.device;
+  if (!renderer.initialized || !ready) {
+    throw new Error(`${PREFIX}: the renderer is not initialised (renderer.backend.${backend.isWebGLBackend === true ? 'gl' : 'device'} is ${ready === null ? 'null' : 'missing'}): ` +
+      '`await renderer.init()` first, which picks the backend and creates its GPUDevice or WebGL 2 context');
   }
-  if (!renderer.initialized || !backend.device) {
-    throw new Error(`${PREFIX}: the renderer is not initialised (renderer.backend.device is ${backend.device === null ? 'null' : 'missing'}): ` +
-      '`await renderer.init()` first, which picks the backend and creates its GPUDevice');
+  return backend.isWebGLBackend === true ? 'webgl2' : 'webgpu';
+}
+
+/**
+ * three's WebGL 2 context of a renderer on its WebGL 2 backend (`renderer.backend.gl`: public in
+ * WebGLBackend's source, absent from its type declarations). The crowd's GL passes run on it,
+ * putting back the state they change (GLStateGuard), since three caches GL state.
+ */
+export function webglContext(renderer: Renderer): WebGL2RenderingContext {
+  if (threeBackendKind(renderer) !== 'webgl2') throw new Error(`${PREFIX}: the renderer runs three's WebGPU backend, not its WebGL 2 one`);
+  const gl = ((renderer as unknown as { backend: BackendInternals }).backend).gl;
+  if (typeof (gl as { texStorage2D?: unknown } | null | undefined)?.texStorage2D !== 'function') {
+    throw new Error(`${PREFIX}: three r${REVISION}'s WebGL backend keeps no WebGL2RenderingContext in renderer.backend.gl; this bridge was written against r187`);
   }
+  return gl!;
+}
+
+/**
+ * The renderer's WebGPU backend, or an error naming what is wrong: not a WebGPURenderer, not
+ * initialised yet, three's WebGL 2 backend (webglContext is the way in there), or a three.js
+ * release whose internals moved.
+ */
+export function webgpuBackend(renderer: Renderer): WebGpuBackend {
+  if (threeBackendKind(renderer) !== 'webgpu') throw new Error(`${PREFIX}: the renderer runs three's WebGL 2 backend, which has no GPUDevice`);
+  const backend = (renderer as unknown as { backend: BackendInternals }).backend;
+  if (!backend.device) throw new Error(`${PREFIX}: three's WebGPU backend has no device`);
   const get = backend.get;
   if (typeof get !== 'function') {
     throw new Error(`${PREFIX}: three r${REVISION}'s WebGPU backend has no get(object) for its per-object GPU data; this bridge was written against r187`);

@@ -8,6 +8,7 @@
  */
 import { Object3D, Vector3, type Intersection, type Raycaster } from 'three/webgpu';
 import { CrowdPicking, type Crowd, type RaycastHit } from '../index';
+import type { GLCrowd } from '../webgl2/gl-crowd';
 
 const PREFIX = 'crowd-skin/three';
 
@@ -40,13 +41,14 @@ export class CrowdObject3D extends Object3D {
    * @param crowd The crowd whose instances it answers for (not owned).
    * @param options Its CrowdPicking, if the crowd has one already.
    */
-  constructor(readonly crowd: Crowd, options: CrowdObject3DOptions = {}) {
+  constructor(readonly crowd: Crowd | GLCrowd, options: CrowdObject3DOptions = {}) {
     super();
     if (typeof options !== 'object' || options === null) throw new TypeError(`${PREFIX}: CrowdObject3D options must be { picking }, got ${String(options)}`);
     if (options.picking === undefined && crowd.hasFeature('picking')) {
       throw new Error(`${PREFIX}: this crowd has a CrowdPicking already (a crowd takes one): pass it as new CrowdObject3D(crowd, { picking })`);
     }
-    this.picking = options.picking ?? new CrowdPicking(crowd);
+    // A GLCrowd takes a CrowdPicking where picking runs on WebGL 2 (its CPU raycaster); else it refuses it by name.
+    this.picking = options.picking ?? new CrowdPicking(crowd as Crowd);
     this.frustumCulled = false;
   }
 

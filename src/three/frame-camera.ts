@@ -7,8 +7,17 @@
  * the first shadow-casting DirectionalLight or SpotLight of the scene gives the light camera the
  * caster lists are culled for. Allocates nothing per frame.
  */
-import { Matrix4, type Camera, type Light, type Object3D, type Renderer } from 'three/webgpu';
-import type { CameraOptions, Crowd } from '../index';
+import { Matrix4, WebGLCoordinateSystem, type Camera, type Light, type Object3D, type Renderer } from 'three/webgpu';
+import type { CameraOptions } from '../index';
+
+/** What FrameCamera hands a camera to: a Crowd or a GLCrowd. */
+export interface CameraTaker {
+  setCamera(viewProjection: ArrayLike<number>, position: ArrayLike<number>, options?: CameraOptions): void;
+  setCasterCamera(viewProjection: ArrayLike<number> | undefined): void;
+}
+
+/** WebGL clip space (z in [-w, w]) to WebGPU's (z in [0, w]), the crowd's culling convention: z' = (z + w) / 2. */
+const GL_TO_ZERO_ONE = new Matrix4().set(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0.5, 0.5, 0, 0, 0, 1);
 
 type ShadowLight = Light & { shadow: { camera: Camera; updateMatrices(light: Light): void } };
 
@@ -39,7 +48,7 @@ export class FrameCamera {
     if (scene.matrixWorldAutoUpdate) scene.updateMatrixWorld();
     if (camera.parent === null && camera.matrixWorldAutoUpdate) camera.updateMatrixWorld();
     matchClipSpace(camera, this.renderer);
-    this.viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);
+    this.toCrowdClip(this.viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse));
     this.found = undefined;
     if (this.renderer.shadowMap.enabled) scene.traverseVisible(this.visit);
     const light = this.found as ShadowLight | undefined; // set by visit during the traversal
@@ -48,17 +57,22 @@ export class FrameCamera {
       const shadowCamera = light.shadow.camera;
       matchClipSpace(shadowCamera, this.renderer);
       light.shadow.updateMatrices(light); // what three's shadow pass does before it draws
-      this.casterViewProjection.multiplyMatrices(shadowCamera.projectionMatrix, shadowCamera.matrixWorldInverse);
+      this.toCrowdClip(this.casterViewProjection.multiplyMatrices(shadowCamera.projectionMatrix, shadowCamera.matrixWorldInverse));
     }
   }
 
-  /** After three rendered with `camera`: its matrices as three drew (the default shading draws the crowd after three). */
+  /** After three rendered with `camera`: its matrices as three drew, in the crowd's clip space (the default shading draws the crowd after three). */
   afterRender(camera: Camera): Matrix4 {
-    return this.viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);
+    return this.toCrowdClip(this.viewProjection.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse));
+  }
+
+  /** `m` in the crowd's clip space (z in [0, 1]): on three's WebGL 2 backend three's matrices have z in [-1, 1]. */
+  private toCrowdClip(m: Matrix4): Matrix4 {
+    return this.renderer.coordinateSystem === WebGLCoordinateSystem ? m.premultiply(GL_TO_ZERO_ONE) : m;
   }
 
   /** Gives `crowd` the camera of the last prepare / afterRender (its view-projection, eye and the target's height in pixels), and the caster light's camera. */
-  apply(crowd: Crowd, camera: Camera, viewportHeight: number, caster: boolean): void {
+  apply(crowd: CameraTaker, camera: Camera, viewportHeight: number, caster: boolean): void {
     const m = camera.matrixWorld.elements;
     this.eye[0] = m[12];
     this.eye[1] = m[13];
@@ -69,7 +83,7 @@ export class FrameCamera {
   }
 }
 
-/** Puts `camera` in the renderer's clip-space convention (WebGPU: z in [0, 1]), as three's render does. */
+/** Puts `camera` in the renderer's clip-space convention (WebGPU: z in [0, 1]; WebGL: z in [-1, 1]), as three's render does. */
 function matchClipSpace(camera: Camera, renderer: Renderer): void {
   if (camera.coordinateSystem === renderer.coordinateSystem) return;
   camera.coordinateSystem = renderer.coordinateSystem;

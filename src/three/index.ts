@@ -1,6 +1,9 @@
 /**
  * crowd-skin/three: crowds inside a three.js scene drawn by three's WebGPURenderer (three r187,
- * an optional peer dependency; nothing else in crowd-skin imports three).
+ * an optional peer dependency; nothing else in crowd-skin imports three), on either of its
+ * backends: WebGPU, or its WebGL 2 fallback (no WebGPU, or `forceWebGL: true`), where the crowd is
+ * a GLCrowd on three's context, posed by the GL pose pass, culled on the CPU and drawn by three
+ * (shading 'three', three-gl-shading.ts).
  *
  *   import { WebGPURenderer, Scene, PerspectiveCamera } from 'three/webgpu';
  *   import { loadCharacter } from 'crowd-skin';
@@ -8,7 +11,7 @@
  *
  *   const renderer = new WebGPURenderer({ antialias: true });
  *   await renderer.init();                                   // picks WebGPU, creates the GPUDevice
- *   const crowds = new ThreeCrowdRenderer(renderer);          // throws on the WebGL 2 fallback
+ *   const crowds = new ThreeCrowdRenderer(renderer);          // WebGPU, or three's WebGL 2 fallback
  *   const crowd = crowds.createCrowd(await loadCharacter('/models/Fox/Fox.glb'));
  *   crowd.add({ clipA: 'Walk', transform });                 // metres and seconds, as in three
  *   renderer.setAnimationLoop(() => {
@@ -16,7 +19,8 @@
  *     crowds.render(scene, camera);                          // instead of renderer.render(scene, camera)
  *   });
  *
- * How a frame is drawn (all on three's GPUDevice, `renderer.backend.device`):
+ * How a frame is drawn on WebGPU (all on three's GPUDevice, `renderer.backend.device`; on WebGL 2
+ * steps 1, 3 and 4, the crowds culled and posed before 1 and drawn by three in it):
  * 1. three renders the scene's opaque objects into `target`, a RenderTarget with a colour
  *    texture and a DepthTexture of the canvas's drawing-buffer size (MSAA as the renderer's);
  * 2. one command buffer of ours: every crowd's pose compute pass, then one render pass that loads
@@ -31,71 +35,38 @@ import {
   type Camera, type Object3D, type Renderer,
 } from 'three/webgpu';
 import { screenUV, texture } from 'three/tsl';
-import { Crowd, type Character, type CrowdOptions, type CrowdTargetFormats } from '../index';
-import { attachmentTexture, resolveTexture, webgpuBackend, type WebGpuBackend } from './backend';
+import { Crowd, type Character } from '../index';
+import { GLCrowd, type GLCrowdOptions } from '../webgl2/gl-crowd';
+import { threeBackendKind, webglContext, webgpuBackend, type WebGpuBackend } from './backend';
+import { GpuCrowdPass } from './crowd-pass';
 import { SceneLights, type ThreeCrowdLights } from './scene-lights';
 import { FrameCamera } from './frame-camera';
 import { checkDepthConventions, checkVertexStorage } from './renderer-checks';
+import { ThreeGLShading } from './three-gl-shading';
 import { ThreeShading, threeShadingOf, type ThreeShadingOptions } from './three-shading';
+import type { ThreeCrowd, ThreeCrowdFormats, ThreeCrowdOf, ThreeCrowdOptions, ThreeCrowdRendererOptions } from './three-types';
 
 export type { ThreeShadingOptions } from './three-shading';
 export type { ThreeCrowdLights } from './scene-lights';
-
-/** Options of a ThreeCrowdRenderer (all optional). */
-export interface ThreeCrowdRendererOptions {
-  /**
-   * MSAA samples of the scene target: 1 or 4. Default: the renderer's (`renderer.samples`, 4 with
-   * `antialias: true`, otherwise 1).
-   */
-  samples?: 1 | 4;
-  /**
-   * Draw three's transparent objects after the crowds (default true), which costs a second
-   * `renderer.render` of the scene (opaque objects off) each frame. Pass false for scenes without
-   * transparent objects: they are then drawn before the crowds and do not blend over characters.
-   */
-  transparentAfterCrowds?: boolean;
-  /**
-   * Where crowds with shading 'crowd' take their lights: 'scene' (default) reads the scene's
-   * DirectionalLight, AmbientLight, HemisphereLight and `scene.environment` at every render and
-   * sets them with crowd.setLights when they changed (docs/three.md says what is ignored); 'own'
-   * leaves the lights to CrowdOptions.lights and crowd.setLights, as before. Shading 'three' is
-   * lit by three either way.
-   */
-  lights?: ThreeCrowdLights;
-}
-
-/**
- * createCrowd's options: CrowdOptions but the formats, and how the crowd is shaded: 'crowd'
- * (default: our skin pass, lit by the scene's lights unless the renderer's `lights` is 'own', drawn
- * after three's opaque objects) or 'three' (three
- * draws it with a NodeMaterial: the scene's lights, shadows, fog; add `crowds.sceneObject(crowd)`
- * to the scene). docs/three.md says what each costs and what 'three' leaves out (props on
- * joints). Both are culled with the render call's camera.
- */
-export type ThreeCrowdOptions = Omit<CrowdOptions, keyof ThreeCrowdFormats> & (
-  {
-    /** Our skin pass draws the crowd (the default). */
-    shading?: 'crowd';
-  } | ({
-    /** three draws the crowd with a NodeMaterial, lit, fogged and shadowed by the scene. */
-    shading: 'three';
-  } & ThreeShadingOptions)
-);
-
-/** Crowd options chosen by the bridge: the formats and samples of its scene target. */
-export type ThreeCrowdFormats = CrowdTargetFormats;
+export type { ThreeCrowd, ThreeCrowdFormats, ThreeCrowdOf, ThreeCrowdOptions, ThreeCrowdRendererOptions } from './three-types';
 
 const PREFIX = 'crowd-skin/three';
 
 /**
- * Draws three.js scenes with crowds in them, sharing three's GPUDevice, camera and depth buffer.
- * Crowds made by createCrowd are owned by it (dispose destroys them). Per frame: update each
- * crowd, then render(scene, camera). Nothing is allocated per frame but three's own work and
- * WebGPU's command encoder.
+ * Draws three.js scenes with crowds in them, sharing three's GPUDevice (or, on three's WebGL 2
+ * backend, its WebGL 2 context), camera and depth buffer. Crowds made by createCrowd are owned by
+ * it (dispose destroys them). Per frame: update each crowd, then render(scene, camera). Nothing is
+ * allocated per frame but three's own work and WebGPU's command encoder.
  */
-export class ThreeCrowdRenderer {
-  /** three's GPUDevice: the crowds live on it. Not owned. */
-  readonly device: GPUDevice;
+export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webgl2'> {
+  /**
+   * Which of three's backends the renderer runs: 'webgpu', or 'webgl2' (three's fallback: no
+   * WebGPU in the browser, or `forceWebGL: true`), where createCrowd makes GLCrowds drawn by three
+   * (shading 'three'; docs/three.md, "On three's WebGL 2 backend").
+   */
+  readonly backend: B;
+  /** three's WebGL 2 context on its WebGL 2 backend (the crowds' textures live on it; not owned), else undefined. */
+  readonly gl: WebGL2RenderingContext | undefined;
   /**
    * Where three draws the scene and the crowds draw over it, resized to the renderer's drawing
    * buffer each frame: 8-bit sRGB colour (linear values, encoded by the GPU) and a 32-bit float
@@ -103,52 +74,53 @@ export class ThreeCrowdRenderer {
    * with its crowds (see renderToTarget).
    */
   readonly target: RenderTarget;
-  /** Formats and samples every crowd drawn here is created with. */
-  readonly formats: Readonly<ThreeCrowdFormats>;
+  /** Formats and samples every crowd drawn here is created with (undefined on WebGL 2, where three draws every crowd). */
+  readonly formats: Readonly<ThreeCrowdFormats> | undefined;
   /** Where crowds with shading 'crowd' take their lights (ThreeCrowdRendererOptions.lights). */
   readonly lights: ThreeCrowdLights;
-  private readonly backend: WebGpuBackend;
+  /** three's WebGPU backend (undefined on WebGL 2). */
+  private readonly gpu: WebGpuBackend | undefined;
+  /** The render pass of the crowds of shading 'crowd' (WebGPU only). */
+  private readonly pass: GpuCrowdPass | undefined;
   private readonly output: RenderPipeline;
   private readonly transparentAfterCrowds: boolean;
   /** The scene's lights for crowds with shading 'crowd' (undefined: `lights: 'own'`). */
   private readonly sceneLights: SceneLights | undefined;
-  private readonly crowds: Crowd[] = [];
+  private readonly crowds: ThreeCrowd[] = [];
   /** Crowds three draws (shading 'three'), with their three side; posed before three renders. */
-  private readonly shaded = new Map<Crowd, ThreeShading>();
+  private readonly shaded = new Map<ThreeCrowd, ThreeShading | ThreeGLShading>();
   /** The same, as arrays walked each frame (no iterator allocated per frame). */
-  private readonly shadedCrowds: Crowd[] = [];
-  private readonly shadings: ThreeShading[] = [];
+  private readonly shadedCrowds: ThreeCrowd[] = [];
+  private readonly shadings: (ThreeShading | ThreeGLShading)[] = [];
   /** The render call's camera, handed to every crowd each frame (culling, LOD). */
   private readonly frameCamera: FrameCamera;
   private readonly drawingBufferSize = new Vector2();
-  private readonly colorAttachment: GPURenderPassColorAttachment;
-  private readonly depthAttachment: GPURenderPassDepthStencilAttachment;
-  private readonly passDescriptor: GPURenderPassDescriptor;
-  private readonly encoderDescriptor: GPUCommandEncoderDescriptor = { label: 'ThreeCrowdRenderer.frame' };
   private readonly shadedEncoderDescriptor: GPUCommandEncoderDescriptor = { label: 'ThreeCrowdRenderer.threeShaded' };
   private readonly commandBuffers: GPUCommandBuffer[] = [];
-  /** The GPU textures the attachments' views were made from; three re-creates them on resize. */
-  private boundColor: GPUTexture | undefined;
-  private boundDepth: GPUTexture | undefined;
 
   /**
-   * `renderer` must be a three.js WebGPURenderer on its WebGPU backend, initialised
-   * (`await renderer.init()`); each is checked and named when it is not so. Crowds of the default shading
+   * `renderer` must be a three.js WebGPURenderer, initialised (`await renderer.init()`), on either
+   * backend; each is checked and named when it is not so. Crowds of the default shading on WebGPU
    * also need a standard depth buffer (not reversed, not logarithmic), checked by createCrowd; shading 'three' does not.
    *
-   * @param renderer The three.js renderer whose device, target and camera conventions the crowds share (not owned).
+   * @param renderer The three.js renderer whose device or context, target and camera conventions the crowds share (not owned).
    */
-  constructor(readonly renderer: Renderer, options: ThreeCrowdRendererOptions = {}) {
-    this.backend = webgpuBackend(renderer);
-    this.device = this.backend.device;
-    checkVertexStorage(this.device);
+  constructor(readonly renderer: Renderer, options: ThreeCrowdRendererOptions & { backend?: B } = {}) {
+    const kind = threeBackendKind(renderer);
+    if (options.backend !== undefined && options.backend !== kind) {
+      throw new Error(`${PREFIX}: options.backend is '${String(options.backend)}', but the renderer runs three's ${kind === 'webgl2' ? "WebGL 2 fallback backend (no WebGPU here, or forceWebGL)" : 'WebGPU backend'}`);
+    }
+    this.backend = kind as B;
+    this.gpu = this.backend === 'webgpu' ? webgpuBackend(renderer) : undefined;
+    this.gl = this.backend === 'webgl2' ? webglContext(renderer) : undefined;
+    if (this.gpu) checkVertexStorage(this.gpu.device);
     const samples = options.samples ?? (renderer.samples > 1 ? 4 : 1);
     if (samples !== 1 && samples !== 4) throw new RangeError(`${PREFIX}: samples must be 1 or 4 (WebGPU's MSAA counts), got ${samples}`);
     this.transparentAfterCrowds = options.transparentAfterCrowds ?? true;
     const lights = options.lights ?? 'scene';
     if (lights !== 'scene' && lights !== 'own') throw new RangeError(`${PREFIX}: lights must be 'scene' or 'own', got ${String(lights)}`);
     this.lights = lights;
-    this.sceneLights = lights === 'scene' ? new SceneLights() : undefined;
+    this.sceneLights = lights === 'scene' && this.gpu ? new SceneLights() : undefined;
 
     const { x: width, y: height } = this.targetSize();
     this.target = new RenderTarget(width, height, {
@@ -163,51 +135,52 @@ export class ThreeCrowdRenderer {
     this.target.texture.name = 'ThreeCrowdRenderer.color';
     this.target.depthTexture!.name = 'ThreeCrowdRenderer.depth';
     renderer.initRenderTarget(this.target);
-    const color = attachmentTexture(this.backend, this.target.texture, 'scene target colour');
-    const depth = attachmentTexture(this.backend, this.target.depthTexture!, 'scene target depth');
-    this.formats = { colorFormat: color.format, depthFormat: depth.format, sampleCount: color.sampleCount };
-    if (depth.sampleCount !== color.sampleCount) {
-      throw new Error(`${PREFIX}: three made the scene target's colour ${color.sampleCount}x and its depth ${depth.sampleCount}x multisampled; they must match`);
-    }
-
-    this.colorAttachment = { view: color.createView(), loadOp: 'load', storeOp: 'store' };
-    this.depthAttachment = { view: depth.createView(), depthLoadOp: 'load', depthStoreOp: 'store' };
-    this.passDescriptor = { label: 'ThreeCrowdRenderer.crowds', colorAttachments: [this.colorAttachment], depthStencilAttachment: this.depthAttachment };
+    this.pass = this.gpu ? new GpuCrowdPass(this.gpu, this.target) : undefined;
+    this.formats = this.pass?.formats;
     this.output = new RenderPipeline(renderer, texture(this.target.texture, screenUV));
     this.frameCamera = new FrameCamera(renderer);
   }
 
+  /** three's GPUDevice: the crowds live on it (not owned). On three's WebGL 2 backend there is none: reading it throws, naming `gl`. */
+  get device(): GPUDevice {
+    if (!this.gpu) throw new Error(`${PREFIX}: the renderer runs three's WebGL 2 backend, which has no GPUDevice; its crowds live on ThreeCrowdRenderer.gl`);
+    return this.gpu.device;
+  }
+
   /**
-   * A crowd of `character` on three's device, in this renderer's formats, drawn by every render()
-   * until removeCrowd or dispose. `options` are CrowdOptions but the formats (e.g. capacity).
+   * A crowd of `character` drawn by every render() until removeCrowd or dispose: on WebGPU a Crowd
+   * on three's device, in this renderer's formats; on WebGL 2 a GLCrowd on three's context, drawn
+   * by three (shading 'three', the default there; 'crowd' is refused by name). `options` are
+   * CrowdOptions but the formats (e.g. capacity).
    */
-  createCrowd(character: Character, options: ThreeCrowdOptions = {}): Crowd {
+  createCrowd(character: Character, options: ThreeCrowdOptions = {}): ThreeCrowdOf<B> {
     const { shading, material, castShadow, receiveShadow, ...crowdOptions } = options as ThreeCrowdOptions & ThreeShadingOptions;
     if (shading !== undefined && shading !== 'crowd' && shading !== 'three') throw new RangeError(`${PREFIX}: shading must be 'crowd' or 'three', got ${String(shading)}`);
+    if (this.gl) return this.createGLCrowd(this.gl, character, shading, crowdOptions, { material, castShadow, receiveShadow }) as ThreeCrowdOf<B>;
     // Our own draw shares three's depth buffer; three's draws (shading 'three') follow three's conventions.
     if (shading !== 'three') checkDepthConventions(this.renderer);
     if (crowdOptions.lights !== undefined && this.lights === 'scene' && shading !== 'three') {
       throw new RangeError(`${PREFIX}: createCrowd: options.lights would be replaced by the scene's lights at the first render (this ThreeCrowdRenderer takes ` +
         "the scene's: ThreeCrowdRendererOptions.lights 'scene', the default); make the ThreeCrowdRenderer with { lights: 'own' } to light crowds yourself");
     }
-    const crowd = new Crowd(this.device, character, { ...crowdOptions, ...this.formats });
+    const crowd = new Crowd(this.gpu!.device, character, { ...crowdOptions, ...this.formats! });
     if (shading === 'three') {
       try {
-        this.addShaded(crowd, new ThreeShading(crowd, this.backend, { material, castShadow, receiveShadow }));
+        this.addShaded(crowd, new ThreeShading(crowd, this.gpu!, { material, castShadow, receiveShadow }));
       } catch (error) {
         crowd.destroy();
         throw error;
       }
     }
     this.crowds.push(crowd);
-    return crowd;
+    return crowd as ThreeCrowdOf<B>;
   }
 
   /**
-   * The three.js object of a crowd made with `shading: 'three'` (a Group of a Mesh per (primitive,
-   * LOD level)): add it to the scene you render. Owned by the crowd's ThreeShading, destroyed with the crowd.
+   * The three.js object of a crowd drawn by three (shading 'three'; every crowd on WebGL 2): a Group
+   * of a Mesh per (primitive, LOD level): add it to the scene you render. Owned by the crowd's three side, destroyed with the crowd.
    */
-  sceneObject(crowd: Crowd): Object3D {
+  sceneObject(crowd: ThreeCrowd): Object3D {
     const shading = this.shaded.get(crowd);
     if (!shading) throw new RangeError(`${PREFIX}: sceneObject: this crowd was not made here with { shading: 'three' }`);
     return shading.object;
@@ -220,41 +193,44 @@ export class ThreeCrowdRenderer {
    * GPU objects from what it kept, every instance as it was. A crowd with shading 'three' brings
    * its scene object (`sceneObject(crowd)`, the same Group: add it to the scene you render here)
    * and its three buffers are made anew on this renderer. The crowd's formats must be this
-   * renderer's (`formats`); a crowd drawn here already is refused.
+   * renderer's (`formats`); a crowd drawn here already is refused, and so is every crowd on WebGL 2
+   * (a context lost under three is not restored yet).
    */
   adoptCrowd(crowd: Crowd): void {
+    if (!this.gpu || (crowd as { backend?: string }).backend !== 'webgpu') {
+      throw new Error(`${PREFIX}: adoptCrowd moves a WebGPU Crowd onto a new WebGPU renderer after a device loss; on three's WebGL 2 backend a crowd is not moved (make it anew)`);
+    }
     if (this.crowds.includes(crowd)) throw new RangeError(`${PREFIX}: adoptCrowd: this crowd is drawn here already`);
     if (!threeShadingOf(crowd)) checkDepthConventions(this.renderer);
     const have = crowd.targetFormats;
-    const want = this.formats;
+    const want = this.formats!;
     if (have.colorFormat !== want.colorFormat || have.depthFormat !== want.depthFormat || have.sampleCount !== want.sampleCount) {
       throw new RangeError(`${PREFIX}: adoptCrowd: the crowd draws into ${have.colorFormat} / ${have.depthFormat} x${have.sampleCount}, this renderer's target is ` +
         `${want.colorFormat} / ${want.depthFormat} x${want.sampleCount}; make the new renderer with the old one's samples`);
     }
     // shading 'three': three's side moves first, so that restore makes its buffers on this renderer.
     const shading = threeShadingOf(crowd);
-    shading?.moveTo(this.backend);
-    if (crowd.device !== this.device) crowd.restore(this.device);
+    shading?.moveTo(this.gpu);
+    if (crowd.device !== this.gpu.device) crowd.restore(this.gpu.device);
     if (shading) this.addShaded(crowd, shading);
     this.crowds.push(crowd);
   }
 
-  /** Draws `crowd` through three from now on (its three side: `shading`). */
-  private addShaded(crowd: Crowd, shading: ThreeShading): void {
-    this.shaded.set(crowd, shading);
-    this.shadedCrowds.push(crowd);
-    this.shadings.push(shading);
-  }
-
-  /** Stops drawing `crowd` and destroys it (unless `destroy` is false: it is then yours). */
-  removeCrowd(crowd: Crowd, destroy = true): void {
+  /**
+   * Stops drawing `crowd` and destroys it (unless `destroy` is false: it is then yours; on WebGL 2
+   * its three meshes are freed and taken out of the scene either way).
+   */
+  removeCrowd(crowd: ThreeCrowd, destroy = true): void {
     const index = this.crowds.indexOf(crowd);
     if (index < 0) throw new RangeError(`${PREFIX}: removeCrowd: this crowd was not made by this ThreeCrowdRenderer's createCrowd, or was removed already`);
     this.crowds.splice(index, 1);
-    if (this.shaded.delete(crowd)) {
+    const shading = this.shaded.get(crowd);
+    if (shading) {
+      this.shaded.delete(crowd);
       const at = this.shadedCrowds.indexOf(crowd);
       this.shadedCrowds.splice(at, 1);
       this.shadings.splice(at, 1);
+      if (shading instanceof ThreeGLShading) shading.destroy();
     }
     if (destroy) crowd.destroy();
   }
@@ -282,16 +258,18 @@ export class ThreeCrowdRenderer {
     const previousFace = renderer.getActiveCubeFace();
     const previousMip = renderer.getActiveMipmapLevel();
     const { transparent } = renderer;
-    const split = this.transparentAfterCrowds && transparent;
+    const split = this.transparentAfterCrowds && transparent && this.crowds.length > this.shaded.size;
     this.poseShadedCrowds(scene, camera);
     renderer.setRenderTarget(this.target);
     try {
       renderer.transparent = !split && transparent;
       renderer.render(scene, camera);
       renderer.transparent = transparent;
-      // three's render updated the camera: WebGPU clip space, world matrices of this frame.
-      if (this.crowds.length > this.shaded.size) this.sceneLights?.update(scene, camera, this.crowds, this.shaded);
-      this.drawCrowds(camera);
+      if (this.crowds.length > this.shaded.size) {
+        // three's render updated the camera: WebGPU clip space, world matrices of this frame.
+        this.sceneLights?.update(scene, camera, this.crowds as Crowd[], this.shaded);
+        this.pass!.draw(this.crowds as Crowd[], this.shaded, camera, this.frameCamera);
+      }
       if (split) this.renderTransparent(scene, camera);
     } finally {
       renderer.transparent = transparent;
@@ -299,8 +277,9 @@ export class ThreeCrowdRenderer {
     }
   }
 
-  /** Destroys the crowds it owns, the scene target and the output pipeline. The renderer is not touched. */
+  /** Destroys the crowds it owns (and their three meshes), the scene target and the output pipeline. The renderer is not touched. */
   dispose(): void {
+    for (const shading of this.shadings) if (shading instanceof ThreeGLShading) shading.destroy();
     for (const crowd of this.crowds) crowd.destroy();
     this.crowds.length = 0;
     this.shaded.clear();
@@ -310,47 +289,67 @@ export class ThreeCrowdRenderer {
     this.target.dispose();
   }
 
+  /** createCrowd on three's WebGL 2 backend: a GLCrowd on its context, drawn by three (ThreeGLShading). */
+  private createGLCrowd(gl: WebGL2RenderingContext, character: Character, shading: 'crowd' | 'three' | undefined, options: GLCrowdOptions, three: ThreeShadingOptions): GLCrowd {
+    if (shading === 'crowd') {
+      throw new RangeError(`${PREFIX}: shading 'crowd' draws with crowd-skin's own WebGPU pass into three's target, and this renderer runs three's WebGL 2 backend ` +
+        "(no WebGPU here, or forceWebGL): make the crowd with { shading: 'three' } (the default on WebGL 2), which three draws, lit and shadowed by the scene (docs/three.md)");
+    }
+    if (options.shadows !== undefined) {
+      throw new RangeError(`${PREFIX}: options.shadows is the shadow map of crowd-skin's own pass; three draws this crowd (WebGL 2: shading 'three') ` +
+        "and its shadows with the scene's shadow-casting lights (castShadow / receiveShadow): leave shadows out");
+    }
+    let crowd: GLCrowd | undefined;
+    try {
+      crowd = new GLCrowd(gl, character, options);
+      this.addShaded(crowd, new ThreeGLShading(crowd, gl, three));
+    } catch (error) {
+      crowd?.destroy();
+      throw error;
+    } finally {
+      // The crowd's textures, programs and buffers were made on three's context: three's cache of its GL state is stale.
+      this.renderer.resetState();
+    }
+    this.crowds.push(crowd);
+    return crowd;
+  }
+
+  /** Draws `crowd` through three from now on (its three side: `shading`). */
+  private addShaded(crowd: ThreeCrowd, shading: ThreeShading | ThreeGLShading): void {
+    this.shaded.set(crowd, shading);
+    this.shadedCrowds.push(crowd);
+    this.shadings.push(shading);
+  }
+
   /**
-   * Crowds three draws: culled for `camera` (and for the scene's shadow-casting light), their pose
-   * passes and the copies into three's buffers, submitted before three renders (its shadow and
-   * colour passes read them), and their meshes' instance counts.
+   * Crowds three draws: culled for `camera` (and for the scene's shadow-casting light) and posed
+   * before three renders (its shadow and colour passes read them): on WebGPU their pose passes and
+   * the copies into three's buffers, submitted; on WebGL 2 the CPU cull, the GL pose pass and the
+   * frame's draw lists, on three's context.
    */
   private poseShadedCrowds(scene: Object3D, camera: Camera): void {
     if (this.shadings.length === 0) return;
     const frameCamera = this.frameCamera;
     frameCamera.prepare(scene, camera);
-    const encoder = this.device.createCommandEncoder(this.shadedEncoderDescriptor);
+    const encoder = this.gpu ? this.gpu.device.createCommandEncoder(this.shadedEncoderDescriptor) : undefined;
     for (let i = 0; i < this.shadings.length; i++) {
-      const shading = this.shadings[i];
+      const shading = this.shadings[i], crowd = this.shadedCrowds[i];
       shading.sync();
       // Casters are culled for the light only while the crowd casts shadows.
       const casts = shading.castsShadow;
-      frameCamera.apply(this.shadedCrowds[i], camera, this.target.height, casts);
+      frameCamera.apply(crowd, camera, this.target.height, casts);
       shading.setCameras(camera, casts ? frameCamera.casterCamera : undefined);
-      this.shadedCrowds[i].encode(encoder);
+      if (crowd.backend === 'webgl2') {
+        crowd.encode();
+        (shading as ThreeGLShading).afterEncode();
+      } else {
+        crowd.encode(encoder!);
+      }
     }
+    // WebGL 2: the GL passes put back what they change, but three re-applies its state anyway (its public way for a shared context).
+    if (!encoder) return this.renderer.resetState();
     this.commandBuffers[0] = encoder.finish();
-    this.device.queue.submit(this.commandBuffers);
-  }
-
-  private drawCrowds(camera: Camera): void {
-    if (this.crowds.length === this.shaded.size) return;
-    this.bindAttachments();
-    const viewProjection = this.frameCamera.afterRender(camera).elements;
-    const height = this.target.height;
-    const encoder = this.device.createCommandEncoder(this.encoderDescriptor);
-    for (let i = 0; i < this.crowds.length; i++) {
-      const crowd = this.crowds[i];
-      if (this.shaded.has(crowd)) continue;
-      this.frameCamera.apply(crowd, camera, height, false);
-      crowd.encode(encoder);
-    }
-    const pass = encoder.beginRenderPass(this.passDescriptor);
-    for (let i = 0; i < this.crowds.length; i++) if (!this.shaded.has(this.crowds[i])) this.crowds[i].draw(pass, viewProjection);
-    pass.end();
-    this.commandBuffers[0] = encoder.finish();
-    // three submitted its pass in render(); ours follows it on the same queue.
-    this.device.queue.submit(this.commandBuffers);
+    this.gpu!.device.queue.submit(this.commandBuffers);
   }
 
   /** three's transparent objects, over what is in the target: nothing cleared, opaque objects off. */
@@ -380,18 +379,6 @@ export class ThreeCrowdRenderer {
   private fitTarget(): void {
     const { x, y } = this.targetSize();
     if (x !== this.target.width || y !== this.target.height) this.target.setSize(x, y);
-  }
-
-  /** Points the pass at three's current GPU textures of the target (new ones after a resize). */
-  private bindAttachments(): void {
-    const color = attachmentTexture(this.backend, this.target.texture, 'scene target colour');
-    const depth = attachmentTexture(this.backend, this.target.depthTexture!, 'scene target depth');
-    if (color === this.boundColor && depth === this.boundDepth) return;
-    this.colorAttachment.view = color.createView({ label: 'ThreeCrowdRenderer.color' });
-    this.colorAttachment.resolveTarget = resolveTexture(this.backend, this.target.texture)?.createView({ label: 'ThreeCrowdRenderer.resolve' });
-    this.depthAttachment.view = depth.createView({ label: 'ThreeCrowdRenderer.depth' });
-    this.boundColor = color;
-    this.boundDepth = depth;
   }
 }
 

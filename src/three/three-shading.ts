@@ -25,19 +25,15 @@
  *
  * Not here (docs/three.md): props (the crowd's own pass draws them, and three draws this crowd).
  */
-import {
-  BufferAttribute, BufferGeometry, Group, MeshStandardNodeMaterial, SRGBColorSpace, Texture,
-  type Camera, type NodeMaterial,
-} from 'three/webgpu';
+import type { Camera, Group, NodeMaterial } from 'three/webgpu';
 import { attribute, Fn, mat4, normalLocal, select, storage, uint, uniform, vec3, vec4 } from 'three/tsl';
 import type { Character, Crowd, CrowdFeature, CrowdKernel, FeatureStage } from '../index';
 import type { EncodedFrame } from '../runtime/feature';
 import type { SkinningMethod } from '../runtime/layout';
-import { triangleList } from '../bake/rig';
-import { primitiveVertices } from '../runtime/mesh-data';
 import type { WebGpuBackend } from './backend';
 import { ThreeAppearance } from './three-appearance';
-import { CrowdLevelMesh, RECORD_VEC4S, ThreeInstances } from './three-instance';
+import { RECORD_VEC4S, ThreeInstances, type CrowdLevelMesh } from './three-instance';
+import { disposeCrowdMeshes, makeCrowdMeshes, type CrowdMeshes } from './three-meshes';
 import { ThreeMorph } from './three-morph';
 import { skinningOf, type Influences, type TslNode } from './three-skinning';
 
@@ -75,14 +71,13 @@ export interface ThreeShadingOptions {
 export class ThreeShading implements CrowdFeature {
   readonly featureName = 'three-shading';
   /** Add this to the scene: the crowd's meshes (identity transform; instances carry their own). */
-  readonly object = new Group();
+  readonly object: Group;
   private readonly kernel: CrowdKernel;
+  /** The meshes, geometries, materials and textures (three-meshes.ts); owned. */
+  private readonly made: CrowdMeshes;
   /** One per (primitive, LOD level), primitive after primitive. */
-  private readonly meshes: CrowdLevelMesh[] = [];
-  private readonly materials: NodeMaterial[] = [];
-  private readonly ownsMaterials: boolean;
-  private readonly textures: Texture[] = [];
-  private readonly geometries: BufferGeometry[] = [];
+  private readonly meshes: CrowdLevelMesh[];
+  private readonly materials: NodeMaterial[];
   /** three's joints, records, draw lists, palette entries and indirect records (made by the constructor). */
   private readonly instances: ThreeInstances;
   private readonly eight: boolean;
@@ -101,76 +96,17 @@ export class ThreeShading implements CrowdFeature {
     this.skinning = crowd.skinning;
     if (crowd.device !== backend.device) throw new Error(`${PREFIX}: shading 'three' needs the crowd on three's GPUDevice`);
     const character: Character = crowd.character;
-    const primitives = character.rig.primitives;
-    this.eight = primitives.some((prim) => prim.influences === 8);
-    this.ownsMaterials = options.material === undefined;
     this.kernel = crowd.install(this);
     shadings.set(crowd, this);
-    this.object.name = `crowd-skin ${character.name}`;
-    // Every LOD level's triangles one after another in one index buffer, as the crowd's MeshBuffers.
-    const lods = character.lods?.indices ?? [];
-    const levels = 1 + (lods[0]?.length ?? 0);
-    const ranges: [number, number][][] = [];
-    const shared: { attributes: [string, BufferAttribute][]; index: BufferAttribute }[] = [];
-    primitives.forEach((prim, p) => {
-      const v = primitiveVertices(prim, character.gpu.skinSlotOffset[prim.skin]);
-      const attributes: [string, BufferAttribute][] = [
-        ['position', new BufferAttribute(v.positions, 3)], ['normal', new BufferAttribute(v.normals, 3)], ['uv', new BufferAttribute(v.uvs, 2)],
-      ];
-      // Joints as u32 (WGSL has no u16), split into sets of four; weights alike.
-      const vertices = prim.vertexCount;
-      const sets = this.eight ? 2 : 1;
-      for (let s = 0; s < sets; s++) {
-        const joints = new Uint32Array(vertices * 4);
-        const weights = new Float32Array(vertices * 4);
-        if (s < v.influences / 4) {
-          for (let i = 0; i < vertices; i++) {
-            for (let k = 0; k < 4; k++) {
-              joints[i * 4 + k] = v.joints[i * v.influences + s * 4 + k];
-              weights[i * 4 + k] = v.weights[i * v.influences + s * 4 + k];
-            }
-          }
-        }
-        attributes.push([`crowdJoints${s}`, new BufferAttribute(joints, 4)], [`crowdWeights${s}`, new BufferAttribute(weights, 4)]);
-      }
-      const all = [triangleList(prim), ...(lods[p] ?? [])];
-      const indices = vertices > 0x10000 ? new Uint32Array(all.reduce((n, l) => n + l.length, 0)) : new Uint16Array(all.reduce((n, l) => n + l.length, 0));
-      const primitiveRanges: [number, number][] = [];
-      let first = 0;
-      for (const level of all) {
-        indices.set(level, first);
-        primitiveRanges.push([level.length, first]);
-        first += level.length;
-      }
-      ranges.push(primitiveRanges);
-      shared.push({ attributes, index: new BufferAttribute(indices, 1) });
-    });
-    this.instances = new ThreeInstances(backend, this.kernel.store, levels, ranges);
+    const made = makeCrowdMeshes(character, options);
+    this.made = made;
+    this.object = made.object;
+    this.meshes = made.meshes;
+    this.materials = made.materials;
+    this.eight = made.eight;
+    this.instances = new ThreeInstances(backend, this.kernel.store, made.levels, made.ranges);
     this.instances.fit();
-    primitives.forEach((_, p) => {
-      const material = options.material ?? this.defaultMaterial(character, p);
-      if (!this.materials.includes(material)) this.materials.push(material);
-      for (let level = 0; level < levels; level++) {
-        const geometry = new BufferGeometry();
-        for (const [name, data] of shared[p].attributes) geometry.setAttribute(name, data);
-        geometry.setIndex(shared[p].index);
-        this.instances.attach(geometry);
-        this.geometries.push(geometry);
-        const mesh = new CrowdLevelMesh(geometry, material, p, level);
-        mesh.name = `${this.object.name} primitive ${p} level ${level}`;
-        // The primitive uniform (appearance's parts, morph headers): one material may draw every primitive.
-        mesh.userData.crowdPrimitive = p;
-        // The instances are spread over the world; three's bounds are those of the rest pose at the origin.
-        mesh.frustumCulled = false;
-        // three's Mesh.raycast would hit the rest pose at the origin, not the instances: a
-        // CrowdObject3D (crowd-object.ts) in the scene answers three's Raycaster for the crowd.
-        mesh.raycast = () => {};
-        mesh.castShadow = options.castShadow ?? true;
-        mesh.receiveShadow = options.receiveShadow ?? true;
-        this.meshes.push(mesh);
-        this.object.add(mesh);
-      }
-    });
+    for (const geometry of made.geometries) this.instances.attach(geometry);
     this.refreshFeatures();
     this.setNodes();
     this.sync();
@@ -241,10 +177,7 @@ export class ThreeShading implements CrowdFeature {
     shadings.delete(this.crowd);
     this.threeAppearance?.destroy();
     this.threeMorph?.destroy();
-    this.object.removeFromParent();
-    for (const geometry of this.geometries) geometry.dispose();
-    if (this.ownsMaterials) for (const material of this.materials) material.dispose();
-    for (const texture of this.textures) texture.dispose();
+    disposeCrowdMeshes(this.made);
     this.instances.release();
   }
 
@@ -271,7 +204,7 @@ export class ThreeShading implements CrowdFeature {
 
   /** ThreeInstances made new buffers: the geometries point at its indirect records, the features' buffers grow with the store. */
   private refit(): void {
-    for (const geometry of this.geometries) this.instances.attach(geometry);
+    for (const geometry of this.made.geometries) this.instances.attach(geometry);
     const capacity = Math.max(1, this.kernel.store.capacity);
     this.threeAppearance?.allocate(capacity);
     this.threeMorph?.allocate(capacity);
@@ -322,7 +255,7 @@ export class ThreeShading implements CrowdFeature {
     this.threeMorph?.destroy();
     this.threeAppearance = this.threeMorph = undefined;
     this.instances.fit(true);
-    for (const geometry of this.geometries) this.instances.attach(geometry);
+    for (const geometry of this.made.geometries) this.instances.attach(geometry);
     this.refreshFeatures();
     this.setNodes();
   }
@@ -333,27 +266,5 @@ export class ThreeShading implements CrowdFeature {
     const source = this.kernel.draws.appearance;
     if (source && !this.threeAppearance) this.threeAppearance = new ThreeAppearance(source, this.backend, capacity);
     if (this.kernel.draws.vertexWeights && !this.threeMorph && this.crowd.character.baked.morph) this.threeMorph = new ThreeMorph(this.crowd.character, this.backend, capacity);
-  }
-
-  /** A MeshStandardNodeMaterial of primitive `p`'s glTF material. */
-  private defaultMaterial(character: Character, p: number): NodeMaterial {
-    const info = character.rig.primitives[p].material as typeof character.rig.primitives[number]['material'] & { metallicFactor?: number; roughnessFactor?: number };
-    const [r, g, b, a] = info.baseColorFactor;
-    const material = new MeshStandardNodeMaterial({ metalness: info.metallicFactor ?? 0, roughness: info.roughnessFactor ?? 1 });
-    // A primitive without NORMAL is shaded flat, by face normals from the fragment stage, as three's
-    // GLTFLoader does and as the crowd's own skin pass does (docs/draw.md).
-    material.flatShading = character.rig.primitives[p].normals === undefined;
-    material.color.setRGB(r, g, b);
-    material.opacity = a;
-    const bitmap = info.baseColorImage && character.textures.get(info.baseColorImage);
-    if (bitmap) {
-      const map = new Texture(bitmap);
-      map.flipY = false; // glTF's UV origin is the top left
-      map.colorSpace = SRGBColorSpace;
-      map.needsUpdate = true;
-      this.textures.push(map);
-      material.map = map;
-    }
-    return material;
   }
 }

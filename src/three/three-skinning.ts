@@ -32,15 +32,27 @@ export interface SkinnedVertex {
 
 const COMPONENTS = ['x', 'y', 'z', 'w'] as const;
 
+/**
+ * Row `row` (0, 1 or 2) of joint record `joint` (joint set x joint slots + joint slot), as a vec4:
+ * where the joint matrices are read from (three's storage buffer on WebGPU, the pose pass's row
+ * textures on WebGL 2).
+ */
+export type JointRow = (joint: TslNode<'uint'>, row: 0 | 1 | 2) => TslNode<'vec4'>;
+
 /** skin.wgsl's linear path: the weighted sum of the joints' matrix rows, applied to position and normal. */
 export function linearSkin(joints: StorageBufferNode<'vec4'>, jointBase: TslNode<'uint'>, influences: readonly Influences[], vertex: SkinnedVertex): SkinnedVertex {
+  return linearSkinRows((joint, row) => joints.element(joint.mul(uint(MATRIX_VEC4S)).add(uint(row))) as unknown as TslNode<'vec4'>, jointBase, influences, vertex);
+}
+
+/** linearSkin over joint rows read by `rowOf` (JointRow): the one copy of the linear skinning for both of three's backends. */
+export function linearSkinRows(rowOf: JointRow, jointBase: TslNode<'uint'>, influences: readonly Influences[], vertex: SkinnedVertex): SkinnedVertex {
   const row0 = vec4(0).toVar(), row1 = vec4(0).toVar(), row2 = vec4(0).toVar();
   for (const { joints: j, weights: w } of influences) {
     for (const c of COMPONENTS) {
-      const o = jointBase.add(j[c]).mul(uint(MATRIX_VEC4S));
-      row0.addAssign(joints.element(o).mul(w[c]));
-      row1.addAssign(joints.element(o.add(uint(1))).mul(w[c]));
-      row2.addAssign(joints.element(o.add(uint(2))).mul(w[c]));
+      const joint = jointBase.add(j[c]);
+      row0.addAssign(rowOf(joint, 0).mul(w[c]));
+      row1.addAssign(rowOf(joint, 1).mul(w[c]));
+      row2.addAssign(rowOf(joint, 2).mul(w[c]));
     }
   }
   const p = vec4(vertex.position, 1);

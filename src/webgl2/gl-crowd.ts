@@ -15,6 +15,7 @@ import { JOINT_MATRIX_BYTES } from '../runtime/layout';
 import { checkNumbers } from '../runtime/record-buffer';
 import type { GLAppearanceSource } from './gl-appearance';
 import { GLCull } from './gl-cull';
+import type { GLJointTarget } from './gl-joints';
 import { GLPosePass, type GLPoseInputs } from './gl-pose-pass';
 import { GLRecordDevice, textureBytes, type GLStoreBuffer } from './gl-record-device';
 import { GLShadowPass } from './gl-shadow-pass';
@@ -77,6 +78,8 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   private device: GLRecordDevice;
   private uploaded = 0;
   private encoded = false;
+  /** frameLists: the cull's lists and whether the last encode() culled with a camera. */
+  private readonly listed: { readonly lists: GLCull; culled: boolean };
 
   /**
    * Makes the crowd's textures and programs on `gl` (the crowd owns them: destroy() frees them;
@@ -118,6 +121,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     [this.pose, this.skin, this.shadowPass] = this.createPasses(options);
     const bounds = character.animationBounds, authored = options.cullBounds === 'authored';
     this.cull = new GLCull(this.skin.levels, authored ? bounds.box : bounds.reach, authored ? bounds.box : bounds.reachLayered);
+    this.listed = { lists: this.cull, culled: false };
     this.indicesPerLevel = Array.from({ length: this.skin.levels }, (_, level) => character.rig.primitives.reduce((n, p, i) =>
       n + (level === 0 ? (p.indices?.length ?? p.vertexCount) : character.lods!.indices[i][level - 1].length), 0));
   }
@@ -161,6 +165,9 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     for (let l = 0; l < this.cull.levels; l++) if (this.cull.counts[l] > 0) levels++;
     return levels * this.character.rig.primitives.length;
   }
+
+  /** Live instances (as Crowd.count). */
+  get count(): number { return this.store.count; }
 
   /** Joint matrices per instance. */
   get jointsPerInstance(): number { return this.character.gpu.slotCount; }
@@ -217,6 +224,35 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.settings.clearCamera();
   }
 
+  /**
+   * As Crowd.setCasterCamera: the view-projection (world -> clip, z in [0, 1]) of a light whose
+   * shadow map another renderer draws (three.js under shading 'three'); encode() lists the
+   * instances inside it as shadow casters (`lists.casters`). undefined forgets it.
+   */
+  setCasterCamera(viewProjection: ArrayLike<number> | undefined): void {
+    this.settings.setCasterCamera(viewProjection);
+  }
+
+  /**
+   * @internal What the last encode() decided, for a renderer that draws the crowd itself (crowd-skin/three
+   * on three's WebGL 2 backend): the drawn slots per LOD level and the shadow casters (GLCull's
+   * lists, valid until the next encode; read only), and `culled`: whether a camera culled them
+   * (the casters are listed only then). Not owned by the reader.
+   */
+  get frameLists(): { readonly lists: GLCull; readonly culled: boolean } {
+    return this.listed;
+  }
+
+  /** @internal The joint matrices the last encode() posed (three RGBA32F textures; a new target after growth). Read only. */
+  get jointTarget(): GLJointTarget {
+    return this.pose.joints;
+  }
+
+  /** @internal The instance records' texture (RGBA32UI, 112 bytes a slot, the world matrix first; null texture before the first write). Read only. */
+  get recordTexture(): GLRecordTexture {
+    return texture(this.store.instanceBuffer);
+  }
+
   /** What the last encode() culled, posed and drew (exact and current on WebGL 2: the lists are the CPU's); undefined before the first. */
   get cullStats(): CullStats | undefined {
     if (!this.encoded) return undefined;
@@ -264,6 +300,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.features.cpuDrive();
     this.uploaded += this.store.upload(this.device.queue);
     this.cull.run(this.store, frame);
+    this.listed.culled = frame !== undefined;
     const instances = texture(this.store.instanceBuffer);
     this.pose.update(this.poseInputs, this.clockSeconds);
     this.pose.encode(this.cull.poseList, this.cull.poseCount);

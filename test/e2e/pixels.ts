@@ -148,3 +148,14 @@ export function changedColumnRanges(a: Image, b: Image, skip: Rect[], gap: numbe
   }
   return ranges;
 }
+
+/** Mean absolute difference of R, G and B (0-255, averaged over channels) between two images of one size, over `mask` or the whole image. */
+export function meanDifference(a: Image, b: Image, mask?: Mask): number {
+  let sum = 0, n = 0;
+  for (let p = 0; p < a.width * a.height; p++) {
+    if (mask && !mask.bits[p]) continue;
+    for (let c = 0; c < 3; c++) sum += Math.abs(a.data[p * 4 + c] - b.data[p * 4 + c]);
+    n++;
+  }
+  return n === 0 ? 0 : sum / (3 * n);
+}

@@ -5,8 +5,9 @@
  * ThreeCrowdRenderer disposed, then all made again) draws it again; unmounting stops the frames;
  * and the console stays clean throughout (a crowd removed after its renderer was disposed threw
  * here once: the made-up violation this was first shown to catch). The packed package's example,
- * its types and a click on a Fox are the install test's (install.test.ts). Screenshots:
- * test-results/e2e/react-*.png.
+ * its types and a click on a Fox are the install test's (install.test.ts). The same example
+ * without navigator.gpu runs on three's WebGL 2 backend (shading 'three' there) and draws the ring
+ * over as much of the view. Screenshots: test-results/e2e/react-*.png.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -55,6 +56,9 @@ describe.skipIf(!chromiumAvailable())('crowd-skin/react: <CrowdSkin> in examples
     await server?.close();
   });
 
+  /** The share of the view drawn on WebGPU by the first test, for the WebGL 2 one to compare with. */
+  let webgpuDrawn: number | undefined;
+
   it('draws the ring, draws it again after a remount, stops on unmount, with a clean console', async () => {
     const page = await browser!.newPage({ viewport: VIEWPORT });
     const problems = collectProblems(page);
@@ -66,6 +70,7 @@ describe.skipIf(!chromiumAvailable())('crowd-skin/react: <CrowdSkin> in examples
       const first = await drawn(page, 'mounted');
       console.log(`react: ${(first * 100).toFixed(1)}% of the view drawn`);
       expect(first, 'no Foxes drawn').toBeGreaterThan(0.05);
+      webgpuDrawn = first;
 
       await page.evaluate(() => (window as unknown as { reactExample: Example }).reactExample.remount());
       await frames(page, 5);
@@ -81,4 +86,24 @@ describe.skipIf(!chromiumAvailable())('crowd-skin/react: <CrowdSkin> in examples
       await page.close();
     }
   }, 400_000);
+
+  it("draws the ring on three's WebGL 2 backend (navigator.gpu absent), as much of the view as on WebGPU", async () => {
+    const page = await browser!.newPage({ viewport: VIEWPORT });
+    const problems = collectProblems(page);
+    try {
+      // R3F's gl factory makes a WebGPURenderer; without navigator.gpu it runs three's WebGL 2 backend, and <CrowdSkin> draws there (shading 'three').
+      await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
+      await page.goto(`${baseUrl}/`);
+      await page.waitForFunction(() => (window as unknown as { reactExample?: Example }).reactExample !== undefined, undefined, { timeout: WAIT });
+      await frames(page, 5);
+      const gl = await drawn(page, 'webgl2');
+      console.log(`react on WebGL 2: ${(gl * 100).toFixed(1)}% of the view drawn (WebGPU: ${((webgpuDrawn ?? NaN) * 100).toFixed(1)}%)`);
+      // The box alone is ~2% of the view: the Foxes must be there. The two shadings light them alike (docs/three.md), so the share drawn is close.
+      expect(gl, 'no Foxes drawn on WebGL 2').toBeGreaterThan(0.05);
+      if (webgpuDrawn !== undefined) expect(Math.abs(gl - webgpuDrawn), 'the WebGL 2 ring covers another share of the view than the WebGPU one').toBeLessThan(0.02);
+      expect(problems.filter((p) => !/WebGPU is not available, running under WebGL2 backend/.test(p))).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  }, 300_000);
 });

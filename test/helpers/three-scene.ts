@@ -18,19 +18,19 @@ Object.assign(globalThis, { self: globalThis, requestAnimationFrame: () => 1, ca
  * on it that leaves the crowds' own lights alone (`lights: 'own'`): these tests light shading
  * 'crowd' by hand with the numbers they give three's lights (scene-lights.test.ts tests 'scene').
  */
-export async function threeCrowds(device: GPUDevice, width: number, height: number): Promise<ThreeCrowdRenderer> {
+export async function threeCrowds(device: GPUDevice, width: number, height: number): Promise<ThreeCrowdRenderer<'webgpu'>> {
   const canvas = { width, height, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} } as unknown as HTMLCanvasElement;
   const renderer = new WebGPURenderer({ device: device as never, canvas });
   await renderer.init();
   renderer.setSize(width, height, false);
-  return new ThreeCrowdRenderer(renderer, { lights: 'own' });
+  return new ThreeCrowdRenderer(renderer, { lights: 'own', backend: 'webgpu' });
 }
 
 /** An RGBA8 picture, rows bottom to top as three reads them back. */
 export interface Picture { width: number; height: number; data: Uint8Array }
 
 /** `scene` with its crowds, rendered into the bridge's target and read back (8-bit sRGB). */
-export async function renderPicture(crowds: ThreeCrowdRenderer, scene: Scene, camera: Camera): Promise<Picture> {
+export async function renderPicture(crowds: ThreeCrowdRenderer<'webgpu'>, scene: Scene, camera: Camera): Promise<Picture> {
   await expectNoGpuError(crowds.device, () => crowds.renderToTarget(scene, camera));
   const { width, height } = crowds.target;
   const data = await crowds.renderer.readRenderTargetPixelsAsync(crowds.target, 0, 0, width, height) as Uint8Array;

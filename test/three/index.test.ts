@@ -40,7 +40,7 @@ async function newRenderer(parameters: WebGPURendererParameters = {}, on = devic
  * side-on at the origin, paused at the start of Walk (its body within z = -0.35..0.35 m).
  */
 async function foxScene(renderer: WebGPURenderer, options?: ConstructorParameters<typeof ThreeCrowdRenderer>[1]) {
-  const crowds = new ThreeCrowdRenderer(renderer, options);
+  const crowds = new ThreeCrowdRenderer(renderer, { ...options, backend: 'webgpu' });
   const fox = await testCharacter('Fox');
   const crowd = crowds.createCrowd(fox, { capacity: 4 });
   const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
@@ -65,7 +65,7 @@ function blueSlab(z: number): Mesh {
 interface Picture { width: number; height: number; rgba: Uint8Array }
 
 /** Renders into the bridge's target (failing on any WebGPU validation error) and reads it back. */
-async function renderTarget(crowds: ThreeCrowdRenderer, scene: Scene, camera: PerspectiveCamera): Promise<Picture> {
+async function renderTarget(crowds: ThreeCrowdRenderer<'webgpu'>, scene: Scene, camera: PerspectiveCamera): Promise<Picture> {
   await expectNoGpuError(crowds.device, () => crowds.renderToTarget(scene, camera));
   const { width, height } = crowds.target;
   return { width, height, rgba: await crowds.renderer.readRenderTargetPixelsAsync(crowds.target, 0, 0, width, height) as Uint8Array };
@@ -108,12 +108,14 @@ function fakeRenderer(backend: object, fields: object = {}): Renderer {
 }
 
 describe('ThreeCrowdRenderer validity', () => {
-  it('refuses what is not a WebGPURenderer on its WebGPU backend, naming what is wrong', () => {
+  it('refuses what is not a WebGPURenderer on one of its backends, naming what is wrong', () => {
     expect(() => new ThreeCrowdRenderer({} as Renderer)).toThrow(/expected a three.js WebGPURenderer .*got Object with no \.backend/);
     expect(() => new ThreeCrowdRenderer(null as unknown as Renderer)).toThrow(/expected a three.js WebGPURenderer/);
-    expect(() => new ThreeCrowdRenderer(fakeRenderer({ isWebGLBackend: true }))).toThrow(
-      /the renderer runs three's WebGL 2 fallback backend \(renderer\.backend\.isWebGLBackend is true\).*forceWebGL/);
-    expect(() => new ThreeCrowdRenderer(fakeRenderer({ isWebGPUBackend: false }))).toThrow(/not three's WebGPUBackend/);
+    expect(() => new ThreeCrowdRenderer(fakeRenderer({ isWebGPUBackend: false }))).toThrow(/neither three's WebGPUBackend nor its WebGLBackend/);
+    // three's WebGL 2 backend is taken (three-gl in the e2e tests); its context must be there, and a backend asked for must be the one running.
+    expect(() => new ThreeCrowdRenderer(fakeRenderer({ isWebGLBackend: true, gl: {} }))).toThrow(/keeps no WebGL2RenderingContext in renderer\.backend\.gl/);
+    expect(() => new ThreeCrowdRenderer(fakeRenderer({ isWebGLBackend: true, gl: null }))).toThrow(/not initialised \(renderer\.backend\.gl is null\)/);
+    expect(() => new ThreeCrowdRenderer(fakeRenderer({ isWebGLBackend: true, gl: {} }), { backend: 'webgpu' })).toThrow(/options\.backend is 'webgpu'.*WebGL 2 fallback backend/);
   });
 
   it('refuses a WebGPU backend whose internals it cannot reach, or a device without vertex-stage storage', () => {
@@ -126,13 +128,13 @@ describe('ThreeCrowdRenderer validity', () => {
 describe.skipIf(!device)('ThreeCrowdRenderer on three r187 (WebGPU in Node)', () => {
   it('refuses an uninitialised renderer and depth conventions the crowd cannot share', async () => {
     const uninitialised = new WebGPURenderer({ device: device as never, canvas: standInCanvas() });
-    expect(() => new ThreeCrowdRenderer(uninitialised)).toThrow(/not initialised .*`await renderer.init\(\)` first/);
+    expect(() => new ThreeCrowdRenderer(uninitialised, { backend: 'webgpu' })).toThrow(/not initialised .*`await renderer.init\(\)` first/);
     // A crowd of the default shading cannot share these depth buffers; one three draws can (three-shading.test.ts).
     const fox = await testCharacter('Fox');
-    await expect(newRenderer({ reversedDepthBuffer: true }).then((r) => new ThreeCrowdRenderer(r).createCrowd(fox))).rejects.toThrow(/reversedDepthBuffer: true.*shading: 'three'/);
-    await expect(newRenderer({ logarithmicDepthBuffer: true }).then((r) => new ThreeCrowdRenderer(r).createCrowd(fox))).rejects.toThrow(/logarithmicDepthBuffer: true.*shading: 'three'/);
+    await expect(newRenderer({ reversedDepthBuffer: true }).then((r) => new ThreeCrowdRenderer(r, { backend: 'webgpu' }).createCrowd(fox))).rejects.toThrow(/reversedDepthBuffer: true.*shading: 'three'/);
+    await expect(newRenderer({ logarithmicDepthBuffer: true }).then((r) => new ThreeCrowdRenderer(r, { backend: 'webgpu' }).createCrowd(fox))).rejects.toThrow(/logarithmicDepthBuffer: true.*shading: 'three'/);
     const renderer = await newRenderer();
-    expect(() => new ThreeCrowdRenderer(renderer, { samples: 2 as 4 })).toThrow(/samples must be 1 or 4.*got 2/);
+    expect(() => new ThreeCrowdRenderer(renderer, { backend: 'webgpu', samples: 2 as 4 })).toThrow(/samples must be 1 or 4.*got 2/);
     const { crowds, scene } = await foxScene(renderer);
     expect(() => crowds.renderToTarget(scene, new ArrayCamera([]))).toThrow(/ArrayCamera .* not supported/);
     const stranger = { destroy() {} } as unknown as Crowd;
@@ -147,14 +149,14 @@ describe.skipIf(!device)('ThreeCrowdRenderer on three r187 (WebGPU in Node)', ()
     expect(foxPixels(before).length, 'the Fox is not drawn').toBeGreaterThan(300);
     first.destroy();
     old.removeCrowd(crowd, false);
-    const crowds = new ThreeCrowdRenderer(await newRenderer());
+    const crowds = new ThreeCrowdRenderer(await newRenderer(), { backend: 'webgpu' });
     crowds.adoptCrowd(crowd);
     expect(crowd.device).toBe(device);
     const after = await renderTarget(crowds, scene, camera);
     expect(Array.from(after.rgba)).toEqual(Array.from(before.rgba));
     expect(() => crowds.adoptCrowd(crowd)).toThrow(/drawn here already/);
     crowds.removeCrowd(crowd, false);
-    const antialiased = new ThreeCrowdRenderer(await newRenderer({ antialias: true }));
+    const antialiased = new ThreeCrowdRenderer(await newRenderer({ antialias: true }), { backend: 'webgpu' });
     expect(() => antialiased.adoptCrowd(crowd)).toThrow(/x1, this renderer's target is rgba8unorm-srgb \/ depth32float x4/);
     expect(crowd.device).toBe(device);
     antialiased.dispose();

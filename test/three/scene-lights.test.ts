@@ -219,7 +219,7 @@ describe.skipIf(!device)("ThreeCrowdRenderer, lights 'scene', in Node (WebGPU)",
     const renderer = new WebGPURenderer({ device: device as never, canvas: canvas() });
     await renderer.init();
     renderer.setSize(WIDTH, HEIGHT, false);
-    const crowds = new ThreeCrowdRenderer(renderer, { lights });
+    const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu', lights });
     const fox = await testCharacter('Fox');
     const crowd = crowds.createCrowd(fox, { capacity: 1 });
     const scale = 0.8 / (fox.bounds.max[1] - fox.bounds.min[1]);
@@ -228,7 +228,7 @@ describe.skipIf(!device)("ThreeCrowdRenderer, lights 'scene', in Node (WebGPU)",
     return { crowds, crowd };
   }
 
-  async function picture(crowds: ThreeCrowdRenderer, scene: Scene, seen: PerspectiveCamera): Promise<number[]> {
+  async function picture(crowds: ThreeCrowdRenderer<'webgpu'>, scene: Scene, seen: PerspectiveCamera): Promise<number[]> {
     await expectNoGpuError(crowds.device, () => crowds.renderToTarget(scene, seen));
     const { width, height } = crowds.target;
     return Array.from(await crowds.renderer.readRenderTargetPixelsAsync(crowds.target, 0, 0, width, height) as Uint8Array);
@@ -270,7 +270,7 @@ describe.skipIf(!device)("ThreeCrowdRenderer, lights 'scene', in Node (WebGPU)",
   it("refuses createCrowd's own lights while the scene's are taken, and a lights mode it does not know", async () => {
     const { crowds, crowd } = await foxCrowd('scene');
     expect(() => crowds.createCrowd(crowd.character, { lights: {} })).toThrow(/options.lights would be replaced by the scene's lights.*\{ lights: 'own' \}/);
-    expect(() => new ThreeCrowdRenderer(crowds.renderer, { lights: 'three' as 'own' })).toThrow(/lights must be 'scene' or 'own', got three/);
+    expect(() => new ThreeCrowdRenderer(crowds.renderer, { backend: 'webgpu', lights: 'three' as 'own' })).toThrow(/lights must be 'scene' or 'own', got three/);
     crowds.dispose();
   });
 });

@@ -63,7 +63,7 @@ function placeFoxes(crowd: Crowd, fox: Character): { looks: CrowdAppearance; ids
 
 describe.skipIf(!device)("per-instance appearance under shading 'three'", () => {
   it("tints, varies and hides as shading 'crowd' does under the same light, and not with the tint or variant left out", async () => {
-    const crowds: ThreeCrowdRenderer = await threeCrowds(device!, WIDTH, HEIGHT);
+    const crowds: ThreeCrowdRenderer<'webgpu'> = await threeCrowds(device!, WIDTH, HEIGHT);
     const fox = await testCharacter('Fox');
     const scene = new Scene();
     scene.background = new Color(0x000000);

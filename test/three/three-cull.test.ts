@@ -30,7 +30,7 @@ function standInCanvas(): HTMLCanvasElement {
 }
 
 /** The target's pixels after crowds.renderToTarget (8-bit sRGB RGBA), saved as `name`.png for a person to look at. */
-async function picture(crowds: ThreeCrowdRenderer, scene: Scene, camera: PerspectiveCamera, name: string): Promise<Uint8Array> {
+async function picture(crowds: ThreeCrowdRenderer<'webgpu'>, scene: Scene, camera: PerspectiveCamera, name: string): Promise<Uint8Array> {
   // A new frame, as three's animation loop starts one (its requestAnimationFrame is stubbed here):
   // three draws each shadow map once per frame and camera.
   (crowds.renderer as unknown as { _nodes: { nodeFrame: { update(): void } } })._nodes.nodeFrame.update();
@@ -53,7 +53,7 @@ function changed(a: Uint8Array, b: Uint8Array, tolerance = 2): number {
 }
 
 /** Instances three's draws of the view camera show: the instance counts of the records each level mesh drew with last (the view pass is the last to draw them). */
-async function drawnInstances(crowds: ThreeCrowdRenderer, object: { children: unknown[] }): Promise<number> {
+async function drawnInstances(crowds: ThreeCrowdRenderer<'webgpu'>, object: { children: unknown[] }): Promise<number> {
   let total = 0;
   for (const child of object.children as Mesh<BufferGeometry>[]) {
     const geometry = child.geometry;
@@ -70,7 +70,7 @@ async function stage() {
   await renderer.init();
   renderer.setSize(WIDTH, HEIGHT, false);
   renderer.shadowMap.enabled = true;
-  const crowds = new ThreeCrowdRenderer(renderer, { samples: 1 });
+  const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu', samples: 1 });
   const fox = await testCharacter('Fox');
   const crowd = crowds.createCrowd(fox, { capacity: 8, shading: 'three' });
   const scene = new Scene();
@@ -97,7 +97,7 @@ async function stage() {
 }
 
 /** Renders with culling on, then off; returns both pictures and the instances drawn in view for each. */
-async function onAndOff(crowds: ThreeCrowdRenderer, crowd: Crowd, scene: Scene, camera: PerspectiveCamera, name: string) {
+async function onAndOff(crowds: ThreeCrowdRenderer<'webgpu'>, crowd: Crowd, scene: Scene, camera: PerspectiveCamera, name: string) {
   const object = crowds.sceneObject(crowd);
   crowd.culling = true;
   crowd.update(0);

@@ -27,7 +27,7 @@ function standInCanvas(): HTMLCanvasElement {
 }
 
 /** Share of the target's pixels within 40 of `rgb` (8-bit sRGB). */
-async function share(crowds: ThreeCrowdRenderer, scene: Scene, camera: PerspectiveCamera, rgb: number[], half?: 'left' | 'right'): Promise<number> {
+async function share(crowds: ThreeCrowdRenderer<'webgpu'>, scene: Scene, camera: PerspectiveCamera, rgb: number[], half?: 'left' | 'right'): Promise<number> {
   await expectNoGpuError(crowds.device, () => crowds.renderToTarget(scene, camera));
   const { width, height } = crowds.target;
   const pixels = await crowds.renderer.readRenderTargetPixelsAsync(crowds.target, 0, 0, width, height) as Uint8Array;
@@ -47,7 +47,7 @@ async function share(crowds: ThreeCrowdRenderer, scene: Scene, camera: Perspecti
  * A crowd of `fox` with shading 'three' (capacity 1, `material` or the glTF one) in a scene of
  * `background` colour, a camera 3.4 m away, and the scale / lift that stand a Fox 0.8 m tall on y = 0.
  */
-function stage(crowds: ThreeCrowdRenderer, fox: Character, background: number, material?: NodeMaterial) {
+function stage(crowds: ThreeCrowdRenderer<'webgpu'>, fox: Character, background: number, material?: NodeMaterial) {
   const crowd = crowds.createCrowd(fox, { capacity: 1, shading: 'three', material });
   const scene = new Scene();
   scene.background = new Color(background);
@@ -64,7 +64,7 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas() });
     await renderer.init();
     renderer.setSize(WIDTH, HEIGHT, false);
-    const crowds = new ThreeCrowdRenderer(renderer);
+    const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu' });
     const fox = await testCharacter('Fox');
     const material = new MeshBasicNodeMaterial({ color: 0x00ff00 });
     const { crowd, scene, camera, scale, lift } = stage(crowds, fox, 0xff0000, material);
@@ -116,7 +116,7 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas() });
     await renderer.init();
     renderer.setSize(WIDTH, HEIGHT, false);
-    const crowds = new ThreeCrowdRenderer(renderer);
+    const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu' });
     const fox = await testCharacter('Fox');
     const { crowd, scene, camera, scale, lift } = stage(crowds, fox, 0x000000); // the glTF material as a MeshStandardNodeMaterial
     crowd.setPlacement(crowd.add({ clipA: 'Walk', speedA: 0 }), 0, lift, 0, Math.PI / 2, scale);
@@ -192,7 +192,7 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
       const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas(), ...depth });
       await renderer.init();
       renderer.setSize(WIDTH, HEIGHT, false);
-      const crowds = new ThreeCrowdRenderer(renderer);
+      const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu' });
       expect(() => crowds.createCrowd(fox), Object.keys(depth)[0]).toThrow(/shading: 'three'/);
       const { crowd, scene, camera, scale, lift } = stage(crowds, fox, 0xff0000, new MeshBasicNodeMaterial({ color: 0x00ff00 }));
       crowd.setPlacement(crowd.add({ clipA: 'Walk', speedA: 0 }), 0, lift, 0, Math.PI / 2, scale);
@@ -206,7 +206,7 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
   it('refuses what it cannot draw, naming it, and leaves nothing behind', async () => {
     const renderer = new WebGPURenderer({ device: device as never, canvas: standInCanvas() });
     await renderer.init();
-    const crowds = new ThreeCrowdRenderer(renderer);
+    const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu' });
     const fox = await testCharacter('Fox');
     expect(() => crowds.createCrowd(fox, { shading: 'lit' as 'three' })).toThrow(/shading must be 'crowd' or 'three', got lit/);
     const plain = crowds.createCrowd(fox, { capacity: 1 });

@@ -69,7 +69,7 @@ export async function benchThreeShading(device: GPUDevice, character: Character,
     ground.rotation.x = -Math.PI / 2;
     ground.receiveShadow = true;
     scene.add(ground);
-    const crowds = new ThreeCrowdRenderer(renderer);
+    const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu' });
     const options: ThreeCrowdOptions = variant === 'crowd' ? { capacity: count } : { capacity: count, shading: 'three', castShadow: variant === 'three + shadows' };
     const crowd = crowds.createCrowd(character, options);
     if (variant !== 'crowd') scene.add(crowds.sceneObject(crowd));
@@ -143,7 +143,7 @@ export async function benchThreeCulling(device: GPUDevice, character: Character,
   const orbit = new OrbitCamera();
   const camera = new PerspectiveCamera(45, WIDTH / HEIGHT, 1, 1);
   const setups = variants.map((variant) => {
-    const crowds = new ThreeCrowdRenderer(renderer);
+    const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu' });
     const three = variant !== "'crowd' all on";
     const crowd = crowds.createCrowd(character, three ? { capacity: count, shading: 'three' } : { capacity: count });
     const population = new Population(crowd, character);
