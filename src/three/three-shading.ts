@@ -26,7 +26,7 @@
  * Not here (docs/three.md): props (the crowd's own pass draws them, and three draws this crowd).
  */
 import {
-  BufferAttribute, BufferGeometry, Group, MeshStandardNodeMaterial, SRGBColorSpace, Texture,
+  BufferAttribute, BufferGeometry, DataTexture, Group, LinearFilter, LinearMipmapLinearFilter, MeshStandardNodeMaterial, SRGBColorSpace, Texture,
   type Camera, type NodeMaterial,
 } from 'three/webgpu';
 import { attribute, Fn, mat4, normalLocal, select, storage, uint, uniform, vec3, vec4 } from 'three/tsl';
@@ -346,8 +346,13 @@ export class ThreeShading implements CrowdFeature {
     material.color.setRGB(r, g, b);
     material.opacity = a;
     const bitmap = info.baseColorImage && character.textures.get(info.baseColorImage);
-    if (bitmap) {
-      const map = new Texture(bitmap);
+    const ktx2 = info.baseColorImage?.ktx2; // a KTX2 image: its RGBA8 levels, transcoded at load
+    if (bitmap || ktx2) {
+      const map = ktx2 ? new DataTexture(ktx2.rgba[0], ktx2.width, ktx2.height) : new Texture(bitmap);
+      if (ktx2) { // a DataTexture's defaults are nearest and no mipmaps: filtered and mip-mapped as an image texture
+        [map.magFilter, map.minFilter, map.generateMipmaps] = [LinearFilter, LinearMipmapLinearFilter, ktx2.rgba.length === 1];
+        if (ktx2.rgba.length > 1) map.mipmaps = ktx2.rgba.map((data, l) => ({ data, width: Math.max(1, ktx2.width >> l), height: Math.max(1, ktx2.height >> l) }));
+      }
       map.flipY = false; // glTF's UV origin is the top left
       map.colorSpace = SRGBColorSpace;
       map.needsUpdate = true;
