@@ -142,14 +142,18 @@ export async function ktx2Compressed(glb: ArrayBuffer, mode: 'uastc' | 'etc1s' =
   return bytes.slice().buffer as ArrayBuffer;
 }
 
-/** `gltf-transform webp` (sharp's encoder, lossless or at `quality`): every texture a WebP image, EXT_texture_webp required. `glb`: a .glb's bytes. */
-export async function webpCompressed(glb: ArrayBuffer, quality?: number): Promise<ArrayBuffer> {
+/**
+ * `gltf-transform webp` / `avif` (sharp's encoders; lossless, or at `quality`): every texture a
+ * WebP or AVIF image, EXT_texture_webp / EXT_texture_avif required. `glb`: a .glb's bytes.
+ */
+export async function webpCompressed(glb: ArrayBuffer, quality?: number, format: 'webp' | 'avif' = 'webp'): Promise<ArrayBuffer> {
   const { default: sharp } = await import('sharp');
   const { textureCompress } = await import('@gltf-transform/functions');
   const document = await (await gltfIo()).readBinary(new Uint8Array(glb));
   document.setLogger(new Logger(Logger.Verbosity.ERROR));
-  await document.transform(textureCompress({ encoder: sharp, targetFormat: 'webp', ...(quality === undefined ? { lossless: true } : { quality }) }));
-  for (const extension of document.getRoot().listExtensionsUsed()) if (extension.extensionName === 'EXT_texture_webp') extension.setRequired(true);
+  await document.transform(textureCompress({ encoder: sharp, targetFormat: format, ...(quality === undefined ? { lossless: true } : { quality }) }));
+  const name = format === 'webp' ? 'EXT_texture_webp' : 'EXT_texture_avif';
+  for (const extension of document.getRoot().listExtensionsUsed()) if (extension.extensionName === name) extension.setRequired(true);
   const bytes = await (await gltfIo()).writeBinary(document);
   return bytes.slice().buffer as ArrayBuffer;
 }

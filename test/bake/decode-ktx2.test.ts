@@ -3,12 +3,12 @@ import { ktx2Decoder } from '../../src/bake/ktx2-decoder';
 import { ModelError } from '../../src/bake/errors';
 import { readContainer } from '../../src/bake/glb';
 import type { EncodedImage, GltfJson } from '../../src/bake/gltf-json';
-import { loadCharacter } from '../../src/character/character';
+import { loadCharacter, type Character } from '../../src/character/character';
 import { loadClips } from '../../src/character/clips';
 import { MaterialTextures } from '../../src/runtime/material-textures';
 import { loadKtx2, nodeDecoders } from '../../tools/node-decoders';
 import { requestNodeAdapter } from '../../tools/gpu-poser';
-import { decodeImage, ktx2Compressed, smallTextures, worstPoseGap } from '../helpers/compress';
+import { decodeImage, ktx2Compressed, smallTextures, webpCompressed, worstPoseGap } from '../helpers/compress';
 import { arrayBufferOf, assetToGlb } from '../helpers/gltf-builder';
 import { modelPath } from '../helpers/models';
 
@@ -18,6 +18,11 @@ import { modelPath } from '../helpers/models';
  * (Basis Universal's encoder, UASTC and ETC1S, mip chains), loads with the transcoder npm three
  * ships and gives the original's texels; without it the file is refused naming the option; a
  * damaged KTX2 image is a named ModelError; on Dawn the BC7 upload samples as the RGBA8 levels.
+ *
+ * EXT_texture_webp and EXT_texture_avif here too (the same small original; one file, so the
+ * encoders are imported once): the loader picks the WebP or AVIF image over `source` and keeps its
+ * bytes for the platform's image decoder; in Node the test decodes them with sharp (npm,
+ * prebuilt libvips: tools/compress.ts decodeImage) and compares the texels with the PNG's.
  */
 
 const SIDE = 64;
@@ -90,6 +95,30 @@ describe('KTX2: files that load with the transcoder handed in', () => {
     expect(meanDifference(image.ktx2!.rgba[0], png.data)).toBeLessThan(tolerance);
     expect(image.ktx2!.blocks('bc7')!.map((level) => level.length)).toEqual([4096, 1024, 256, 64, 16, 16, 16]);
     expect(worstPoseGap(original, await loadCharacter(file.slice(0), { decoders: { ktx2 } }))).toBe(0);
+  });
+});
+
+const texels = (character: Character) => decodeImage(character.rig.primitives[0].material.baseColorImage!.bytes);
+
+describe('WebP and AVIF textures: the file\'s image, decoded in Node, against the original PNG', () => {
+  it.each([
+    ['WebP lossless', 'webp', undefined, 0],
+    ['WebP at quality 80', 'webp', 80, 6],
+    ['AVIF at quality 80', 'avif', 80, 6],
+  ] as const)('%s: required extension read, texels within the codec\'s error, poses unchanged', async (_, format, quality, tolerance) => {
+    const file = await webpCompressed(small, quality, format);
+    const required = (readContainer(file).json as { extensionsRequired?: string[] }).extensionsRequired;
+    expect(required).toContain(format === 'webp' ? 'EXT_texture_webp' : 'EXT_texture_avif');
+    const character = await loadCharacter(file);
+    const original = await loadCharacter(small.slice(0));
+    const reference = await texels(original);
+    expect(character.rig.primitives[0].material.baseColorImage!.mimeType).toBe(`image/${format}`);
+    const decoded = await texels(character);
+    expect([decoded.width, decoded.height]).toEqual([reference.width, reference.height]);
+    const difference = meanDifference(decoded.data, reference.data);
+    if (tolerance === 0) expect(difference).toBe(0);
+    else expect(difference).toBeLessThan(tolerance);
+    expect(worstPoseGap(original, character)).toBe(0);
   });
 });
 
