@@ -1,6 +1,7 @@
 import { dropRequired } from './decode-meshopt';
 import { check, ModelError } from './errors';
 import type { EncodedImage, GltfAsset } from './gltf-json';
+import { uploadKtx2, uploadKtx2GL, type Ktx2Upload } from '../runtime/ktx2-upload';
 
 /**
  * KHR_texture_basisu (gltf-transform etc1s / uastc, gltfpack -tc): a texture's image is a KTX2
@@ -8,8 +9,8 @@ import type { EncodedImage, GltfAsset } from './gltf-json';
  * transcoder module the page handed in (ktx2-decoder.ts, which alone imports this module).
  * Every KTX2 image is checked (container lengths, here, before the transcoder reads a byte)
  * and transcoded at load to RGBA8, every mip level, which both proves its data sound (a
- * damaged one is a ModelError naming the image) and serves any device; the GPU side asks
- * `blocks` for BC7, ETC2 or ASTC 4x4 where the device has the feature (material-textures.ts).
+ * damaged one is a ModelError naming the image) and serves any device; the upload
+ * (ktx2-upload.ts) asks `blocks` for BC7, ETC2 or ASTC 4x4 where the device has the feature.
  */
 
 /** The members of a Basis Universal transcoder module (BASIS() of basis_transcoder.js) called here; three.js's KTX2Loader calls the same. */
@@ -46,21 +47,37 @@ export interface Ktx2Texture {
   readonly rgba: readonly Uint8Array[];
   /** Every level as 4x4 blocks of `format` (rows of ceil(w / 4) blocks), or undefined when the file has no full mip chain or a size not a multiple of 4. Cached per format. */
   blocks(format: BlockFormat): readonly Uint8Array[] | undefined;
+  /**
+   * @internal A WebGPU texture of it (ktx2-upload.ts; here, so that only pages with the KTX2
+   * decoder ship the code): `format` rgba8unorm or rgba8unorm-srgb, BC7/ETC2/ASTC where the device has the feature.
+   */
+  upload(device: GPUDevice, format: GPUTextureFormat, label: string): Ktx2Upload;
+  /** @internal Uploads it into the bound WebGL 2 TEXTURE_2D with `format` (SRGB8_ALPHA8 or RGBA8), its RGBA8 levels (ktx2-upload.ts). */
+  uploadGL(gl: WebGL2RenderingContext, format: number): void;
 }
 
 const IDENTIFIER = [0xab, 0x4b, 0x54, 0x58, 0x20, 0x32, 0x30, 0xbb, 0x0d, 0x0a, 0x1a, 0x0a];
 /** The largest side accepted (WebGPU's default maxTextureDimension2D): 256 MiB of RGBA8. */
 const MAX_SIDE = 8192;
 
-/** Transcodes every KTX2 image of the asset (those with mimeType image/ktx2) and takes the extension off extensionsRequired. */
+/**
+ * Points every texture with KHR_texture_basisu at its KTX2 image (over `source`, WebP and AVIF),
+ * transcodes those images (each once) and takes the extension off extensionsRequired.
+ */
 export async function decodeKtx2(asset: GltfAsset, module: BasisModule): Promise<void> {
   let initialized = false;
-  for (let i = 0; i < asset.images.length; i++) {
-    const image = asset.images[i];
-    if (!image || image.mimeType !== 'image/ktx2') continue;
+  for (const [t, texture] of (asset.json.textures ?? []).entries()) {
+    const source = (texture as { extensions?: Record<string, { source?: unknown } | undefined> }).extensions?.KHR_texture_basisu?.source;
+    if (source === undefined) continue;
+    check(Number.isInteger(source) && (source as number) >= 0 && (source as number) < asset.images.length,
+      `texture ${t}: KHR_texture_basisu.source must be an image index below ${asset.images.length}, but it is ${JSON.stringify(source)}`);
+    texture.source = source as number;
+    const image = asset.images[source as number];
+    if (!image || image.ktx2) continue; // an image that could not be read is drawn without it (a warning); one transcoded already
     if (!initialized) module.initializeBasis();
     initialized = true;
-    image.ktx2 = transcode(image, module, `image ${i}`);
+    image.mimeType = 'image/ktx2';
+    image.ktx2 = transcode(image, module, `image ${source}`);
   }
   dropRequired(asset, ['KHR_texture_basisu']);
 }
@@ -89,14 +106,17 @@ function transcode(image: EncodedImage, module: BasisModule, where: string): Ktx
   if (!rgba) fail('the transcoder could not read it');
   const cache = new Map<BlockFormat, readonly Uint8Array[] | undefined>();
   const blocksPossible = levels === fullChain && width % 4 === 0 && height % 4 === 0;
-  return {
+  const texture: Ktx2Texture = {
     width, height, rgba: rgba!,
     blocks(format) {
       if (!blocksPossible) return undefined;
       if (!cache.has(format)) cache.set(format, levelsOf(bytes, module, width, height, levels, format, where));
       return cache.get(format);
     },
+    upload: (device, format, label) => uploadKtx2(device, texture, format, label),
+    uploadGL: (gl, format) => uploadKtx2GL(gl, texture, format),
   };
+  return texture;
 }
 
 /** Every level of the KTX2 `bytes` transcoded to `format`, each checked to be the size it must be; undefined when the transcoder refuses. */

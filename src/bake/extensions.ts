@@ -38,7 +38,7 @@ export interface Decoders {
 const DECODED: Record<string, [keyof Decoders, string]> = {
   EXT_meshopt_compression: ['meshopt', "{ meshopt: MeshoptDecoder }, MeshoptDecoder from 'crowd-skin'"],
   KHR_draco_mesh_compression: ['draco', "{ draco: dracoDecoder(await createDecoderModule()) }, dracoDecoder from 'crowd-skin', createDecoderModule from npm draco3d (draco3dgltf in Node)"],
-  KHR_texture_basisu: ['ktx2', "{ ktx2: ktx2Decoder(await BASIS()) }, ktx2Decoder from 'crowd-skin', BASIS from basis_transcoder.js (npm three: three/examples/jsm/libs/basis)"],
+  KHR_texture_basisu: ['ktx2', "{ ktx2: ktx2Decoder(await BASIS()) }, ktx2Decoder from 'crowd-skin', BASIS from npm three's examples/jsm/libs/basis"],
 };
 DECODED.KHR_meshopt_compression = DECODED.EXT_meshopt_compression;
 

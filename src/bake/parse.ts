@@ -51,7 +51,7 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
   checkGltfJson(checked.json, decoders);
   const container: GltfContainer = checked.glb ? parseGlb(data) : { json: JSON.parse(new TextDecoder().decode(data)), glb: false };
   const json: unknown = container.json;
-  selectTextureSources(json as GltfJson, decoders.ktx2 !== undefined);
+  selectTextureSources(json as GltfJson);
   checkGltfJson(json, decoders);
   const buffers: Uint8Array[] = [];
   const declared = json.buffers ?? [];
@@ -68,7 +68,7 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
   // Each takes the extensions it decoded off extensionsRequired (buildRig checks them again).
   for (const decoder of [decoders.meshopt, decoders.draco]) await decoder?.decodeAsset(asset);
   for (let i = 0; i < (json.images ?? []).length; i++) asset.images.push(await readImage(asset, i, options.baseUrl, read));
-  await decoders.ktx2?.decodeAsset(asset); // transcodes the KTX2 images just read
+  await decoders.ktx2?.decodeAsset(asset); // points textures at their KTX2 images, read above, and transcodes them
   return asset;
 }
 
@@ -92,20 +92,19 @@ function parseGlb(data: ArrayBuffer): GltfContainer {
 }
 
 /** Texture extensions that name another image for a texture, the last applied winning. */
-const TEXTURE_SOURCE_EXTENSIONS = ['EXT_texture_avif', 'EXT_texture_webp', 'KHR_texture_basisu'];
+const TEXTURE_SOURCE_EXTENSIONS = ['EXT_texture_avif', 'EXT_texture_webp'];
 
 /**
  * Points each texture at the image its texture extension names, as GLTFLoader's extension
- * pass did in Chromium: KHR_texture_basisu (only with a KTX2 transcoder handed in, `ktx2`) over
- * EXT_texture_webp over EXT_texture_avif over `source`. (GLTFLoader probed the browser for WebP
- * and AVIF, so Safari and Node kept `source` where Chromium switched; the choice is now the same
- * everywhere.) Without a transcoder a KTX2 image is never chosen (a file that requires it is
- * refused, extensions.ts).
+ * pass did in Chromium: EXT_texture_webp over EXT_texture_avif over `source`. (GLTFLoader probed
+ * the browser for WebP and AVIF, so Safari and Node kept `source` where Chromium switched; the
+ * choice is now the same everywhere.) KHR_texture_basisu's KTX2 image is chosen by the KTX2
+ * decoder, when one is handed in (decode-ktx2.ts); without it, a file that requires it is refused.
  */
-function selectTextureSources(json: GltfJson, ktx2: boolean): void {
+function selectTextureSources(json: GltfJson): void {
   for (const texture of json.textures ?? []) {
     const extensions = (texture as { extensions?: Record<string, { source?: number } | undefined> }).extensions || {};
-    for (const name of TEXTURE_SOURCE_EXTENSIONS.slice(0, ktx2 ? 3 : 2)) {
+    for (const name of TEXTURE_SOURCE_EXTENSIONS) {
       const extension = extensions[name];
       if (extension) texture.source = extension.source;
     }
@@ -169,8 +168,7 @@ async function readImage(asset: GltfAsset, index: number, baseUrl: string | unde
   if (resolved.kind === 'data') return { mimeType: image.mimeType ?? resolved.mimeType, bytes: resolved.bytes };
   try {
     const bytes = await readExternal(resolved.url, where, image.uri, read);
-    const suffix = /\.(jpe?g|webp|avif|ktx2)$/i.exec(image.uri)?.[1].toLowerCase().replace('jpg', 'jpeg');
-    const mimeType = image.mimeType ?? `image/${suffix ?? 'png'}`;
+    const mimeType = image.mimeType ?? (/\.jpe?g$/i.test(image.uri) ? 'image/jpeg' : 'image/png');
     return { mimeType, bytes };
   } catch (e) {
     if (e instanceof ResourceRefused) throw e;

@@ -78,11 +78,8 @@ export class GLMaterials {
     gl.pixelStorei(gl.UNPACK_PREMULTIPLY_ALPHA_WEBGL, false);
     gl.pixelStorei(gl.UNPACK_COLORSPACE_CONVERSION_WEBGL, gl.NONE);
     gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
-    if (ktx2) {
-      gl.texStorage2D(gl.TEXTURE_2D, Math.floor(Math.log2(Math.max(ktx2.width, ktx2.height))) + 1, format, ktx2.width, ktx2.height);
-      ktx2.rgba.forEach((data, l) => gl.texSubImage2D(gl.TEXTURE_2D, l, 0, 0, Math.max(1, ktx2.width >> l), Math.max(1, ktx2.height >> l), gl.RGBA, gl.UNSIGNED_BYTE, data));
-      if (ktx2.rgba.length === 1) gl.generateMipmap(gl.TEXTURE_2D);
-    } else if (bitmap) {
+    if (ktx2) ktx2.uploadGL(gl, format);
+    else if (bitmap) {
       const levels = Math.floor(Math.log2(Math.max(bitmap.width, bitmap.height, 1))) + 1;
       gl.texStorage2D(gl.TEXTURE_2D, levels, format, bitmap.width, bitmap.height);
       gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, gl.RGBA, gl.UNSIGNED_BYTE, bitmap);
