@@ -1,6 +1,6 @@
 import { dracoDecoder } from '../src/bake/draco-decoder';
 import { MeshoptDecoder } from '../src/bake/meshopt-decoder';
-import { ktx2Decoder } from '../src/bake/ktx2-decoder';
+import { ktx2Decoder } from '../src/runtime/ktx2-decoder';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';

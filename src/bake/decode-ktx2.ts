@@ -1,12 +1,11 @@
 import { dropRequired } from './decode-meshopt';
 import { check, ModelError } from './errors';
 import type { EncodedImage, GltfAsset } from './gltf-json';
-import { uploadKtx2, uploadKtx2GL, type Ktx2Upload } from '../runtime/ktx2-upload';
 
 /**
  * KHR_texture_basisu (gltf-transform etc1s / uastc, gltfpack -tc): a texture's image is a KTX2
  * file of Basis Universal data (ETC1S or UASTC), transcoded here by the Basis Universal
- * transcoder module the page handed in (ktx2-decoder.ts, which alone imports this module).
+ * transcoder module the page handed in (src/runtime/ktx2-decoder.ts, which alone imports this module).
  * Every KTX2 image is checked (container lengths, here, before the transcoder reads a byte)
  * and transcoded at load to RGBA8, every mip level, which both proves its data sound (a
  * damaged one is a ModelError naming the image) and serves any device; the upload
@@ -32,6 +31,19 @@ interface BasisKtx2File {
   delete(): void;
 }
 
+/** A KTX2 image's WebGPU texture, its bytes on the GPU (every level) and whether level 0 alone was written (the caller makes the mip chain). */
+export interface Ktx2Upload {
+  texture: GPUTexture;
+  bytes: number;
+  needsMipmaps: boolean;
+}
+
+/** The GPU side the decoder attaches to every Ktx2Texture (src/runtime/ktx2-upload.ts, handed in by ktx2Decoder). */
+export interface Ktx2Uploads {
+  upload(device: GPUDevice, image: Ktx2Texture, format: GPUTextureFormat, label: string): Ktx2Upload;
+  uploadGL(gl: WebGL2RenderingContext, image: Ktx2Texture, format: number): void;
+}
+
 /** Block-compressed formats a KTX2 image can be transcoded to, all 4x4 blocks of 16 bytes. */
 export type BlockFormat = 'bc7' | 'etc2' | 'astc';
 
@@ -40,16 +52,17 @@ const TARGET: Record<BlockFormat | 'rgba8', number> = { etc2: 1, bc7: 7, astc: 1
 
 /** A KHR_texture_basisu image, transcoded (EncodedImage.ktx2). Level i is max(1, width >> i) by max(1, height >> i). */
 export interface Ktx2Texture {
-  /** Level 0's size in texels. */
+  /** Level 0's width in texels. */
   readonly width: number;
+  /** Level 0's height in texels. */
   readonly height: number;
   /** RGBA8 texels of every level the file holds (1 when it has no mip chain: the GPU side makes it). */
   readonly rgba: readonly Uint8Array[];
   /** Every level as 4x4 blocks of `format` (rows of ceil(w / 4) blocks), or undefined when the file has no full mip chain or a size not a multiple of 4. Cached per format. */
   blocks(format: BlockFormat): readonly Uint8Array[] | undefined;
   /**
-   * @internal A WebGPU texture of it (ktx2-upload.ts; here, so that only pages with the KTX2
-   * decoder ship the code): `format` rgba8unorm or rgba8unorm-srgb, BC7/ETC2/ASTC where the device has the feature.
+   * @internal A WebGPU texture of it (src/runtime/ktx2-upload.ts, attached by the decoder, so that
+   * only pages with the KTX2 decoder ship the code): `format` rgba8unorm or rgba8unorm-srgb, BC7/ETC2/ASTC where the device has the feature.
    */
   upload(device: GPUDevice, format: GPUTextureFormat, label: string): Ktx2Upload;
   /** @internal Uploads it into the bound WebGL 2 TEXTURE_2D with `format` (SRGB8_ALPHA8 or RGBA8), its RGBA8 levels (ktx2-upload.ts). */
@@ -64,7 +77,7 @@ const MAX_SIDE = 8192;
  * Points every texture with KHR_texture_basisu at its KTX2 image (over `source`, WebP and AVIF),
  * transcodes those images (each once) and takes the extension off extensionsRequired.
  */
-export async function decodeKtx2(asset: GltfAsset, module: BasisModule): Promise<void> {
+export async function decodeKtx2(asset: GltfAsset, module: BasisModule, gpu: Ktx2Uploads): Promise<void> {
   let initialized = false;
   for (const [t, texture] of (asset.json.textures ?? []).entries()) {
     const source = (texture as { extensions?: Record<string, { source?: unknown } | undefined> }).extensions?.KHR_texture_basisu?.source;
@@ -77,13 +90,13 @@ export async function decodeKtx2(asset: GltfAsset, module: BasisModule): Promise
     if (!initialized) module.initializeBasis();
     initialized = true;
     image.mimeType = 'image/ktx2';
-    image.ktx2 = transcode(image, module, `image ${source}`);
+    image.ktx2 = transcode(image, module, `image ${source}`, gpu);
   }
   dropRequired(asset, ['KHR_texture_basisu']);
 }
 
 /** Checks the KTX2 container of `image` against its bytes, then transcodes it; every problem is a ModelError naming `where`. */
-function transcode(image: EncodedImage, module: BasisModule, where: string): Ktx2Texture {
+function transcode(image: EncodedImage, module: BasisModule, where: string, gpu: Ktx2Uploads): Ktx2Texture {
   const bytes = image.bytes;
   const fail = (what: string): never => { throw new ModelError(`${where}: KHR_texture_basisu: ${what}; the file is damaged or truncated`); };
   if (bytes.byteLength < 80 || IDENTIFIER.some((b, k) => bytes[k] !== b)) fail(`not a KTX2 file (${bytes.byteLength} bytes, no KTX2 identifier)`);
@@ -113,8 +126,8 @@ function transcode(image: EncodedImage, module: BasisModule, where: string): Ktx
       if (!cache.has(format)) cache.set(format, levelsOf(bytes, module, width, height, levels, format, where));
       return cache.get(format);
     },
-    upload: (device, format, label) => uploadKtx2(device, texture, format, label),
-    uploadGL: (gl, format) => uploadKtx2GL(gl, texture, format),
+    upload: (device, format, label) => gpu.upload(device, texture, format, label),
+    uploadGL: (gl, format) => gpu.uploadGL(gl, texture, format),
   };
   return texture;
 }

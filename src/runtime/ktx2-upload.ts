@@ -1,18 +1,11 @@
-import type { BlockFormat, Ktx2Texture } from '../bake/decode-ktx2';
+import type { BlockFormat, Ktx2Texture, Ktx2Upload } from '../bake/decode-ktx2';
 
 /**
- * The GPU side of KHR_texture_basisu images (decode-ktx2.ts's Ktx2Texture.upload and uploadGL
- * call these, so only pages that hand in the KTX2 decoder ship them): on WebGPU, BC7, ETC2 or
+ * The GPU side of KHR_texture_basisu images (ktx2Decoder attaches these to every Ktx2Texture,
+ * as its upload and uploadGL, so only pages that hand in the KTX2 decoder ship them): on WebGPU, BC7, ETC2 or
  * ASTC 4x4 blocks, the first whose feature the device was created with, with the file's mip
  * chain; otherwise (and on WebGL 2) the RGBA8 levels transcoded at load.
  */
-
-/** A KTX2 image's texture, its bytes on the GPU (every level) and whether level 0 alone was written (the caller makes the mip chain). */
-export interface Ktx2Upload {
-  texture: GPUTexture;
-  bytes: number;
-  needsMipmaps: boolean;
-}
 
 /** KTX2 targets in order of preference, with the device feature each needs and its linear WebGPU format (sRGB: + '-srgb'). */
 const BLOCK_FORMATS: [BlockFormat, GPUFeatureName, string][] = [

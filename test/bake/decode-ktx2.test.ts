@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ktx2Decoder } from '../../src/bake/ktx2-decoder';
+import { ktx2Decoder } from '../../src/runtime/ktx2-decoder';
 import { ModelError } from '../../src/bake/errors';
 import { readContainer } from '../../src/bake/glb';
 import type { EncodedImage, GltfJson } from '../../src/bake/gltf-json';
