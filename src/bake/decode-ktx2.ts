@@ -1,5 +1,5 @@
 import { dropRequired } from './decode-meshopt';
-import { check, ModelError } from './errors';
+import { check, describeValue, ModelError } from './errors';
 import type { EncodedImage, GltfAsset } from './gltf-json';
 
 /**
@@ -83,7 +83,7 @@ export async function decodeKtx2(asset: GltfAsset, module: BasisModule, gpu: Ktx
     const source = (texture as { extensions?: Record<string, { source?: unknown } | undefined> }).extensions?.KHR_texture_basisu?.source;
     if (source === undefined) continue;
     check(Number.isInteger(source) && (source as number) >= 0 && (source as number) < asset.images.length,
-      `texture ${t}: KHR_texture_basisu.source must be an image index below ${asset.images.length}, but it is ${JSON.stringify(source)}`);
+      `texture ${t}: KHR_texture_basisu.source must be an image index below ${asset.images.length}, but it is ${describeValue(source)}`);
     texture.source = source as number;
     const image = asset.images[source as number];
     if (!image || image.ktx2) continue; // an image that could not be read is drawn without it (a warning); one transcoded already

@@ -28,11 +28,12 @@ export class MaterialTextures {
   /** The view of `image` in `format`, or of the 1x1 `fallback` when there is no image (or it was not decoded). */
   view(image: EncodedImage | undefined, format: GPUTextureFormat, label: string, fallback: Fallback = WHITE): GPUTextureView {
     const bitmap = image && this.bitmaps.get(image);
-    const key = bitmap || image?.ktx2 ? image! : fallback.join(',');
+    const drawn = bitmap || image?.ktx2 ? image : undefined;
+    const key = drawn ?? fallback.join(',');
     let byFormat = this.views.get(key);
     if (!byFormat) this.views.set(key, (byFormat = new Map()));
     let view = byFormat.get(format);
-    if (!view) byFormat.set(format, (view = this.create(bitmap || image?.ktx2 ? label : `SkinPass.fallback.${fallback.join('.')}.${format}`, image, bitmap, format, fallback)));
+    if (!view) byFormat.set(format, (view = this.create(drawn ? label : `SkinPass.fallback.${fallback.join('.')}.${format}`, drawn, bitmap, format, fallback)));
     return view;
   }
 
