@@ -1,6 +1,7 @@
 import type { Crowd, InstanceId, SteeringAgents } from '../src/index';
 import { Controls, type StateKey, type ViewSettings } from './controls';
 import type { DemoDevice } from './gpu-device';
+import type { DroppedModel } from './drop';
 import { GpuTimer } from './gpu-timer';
 import { GridPass } from './grid-pass';
 import { Keyboard } from './keyboard';
@@ -177,6 +178,9 @@ export class App {
     const file = decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url);
     return this.load(file, { model: '', url });
   }
+
+  /** Loads a file dropped on the page (demo/drop.ts); on failure the current scene keeps running. */
+  loadDropped(dropped: DroppedModel): Promise<boolean> { return this.load(dropped.name, dropped.source); }
 
   private async load(label: string, source: SceneSource, clips?: [string, string]): Promise<boolean> {
     const token = ++this.loadToken;

@@ -47,7 +47,8 @@ export async function createDevice(onError: (message: string) => void, onLost: (
   const device = await adapter.requestDevice({
     label: 'crowd-skin demo',
     requiredLimits: requiredCrowdLimits(adapter),
-    requiredFeatures: timestamps ? ['timestamp-query'] : [],
+    // KTX2 textures upload as BC7, ETC2 or ASTC blocks where the device has the feature (docs/loading.md).
+    requiredFeatures: (['timestamp-query', 'texture-compression-bc', 'texture-compression-etc2', 'texture-compression-astc'] as const).filter((f) => adapter.features.has(f)),
   });
   device.addEventListener('uncapturederror', (event) => {
     onError((event as GPUUncapturedErrorEvent).error.message);

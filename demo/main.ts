@@ -5,6 +5,7 @@
  */
 import { App } from './app';
 import { createDevice, WebGpuUnavailableError, type DemoDevice } from './gpu-device';
+import { installDrop } from './drop';
 
 /** Lost devices the page restores from before it asks for a reload. */
 const MAX_RESTORES = 3;
@@ -90,6 +91,7 @@ async function main(): Promise<void> {
     },
   };
   app.start();
+  installDrop(document.body, (dropped) => app!.loadDropped(dropped), messages); // a dropped .glb / .gltf becomes the crowd (demo/drop.ts)
   // The named model first, so that a bad ?modelUrl= leaves it running, as a bad load later does.
   const modelUrl = state.modelUrl;
   await app.loadModel(state.model, [state.clipA, state.clipB]);

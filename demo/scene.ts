@@ -1,15 +1,18 @@
 import {
-  Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, MeshoptDecoder, MeshoptSimplifier, parseControllerConfig,
-  type AppearanceImage, type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type MaskId,
+  Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, MeshoptSimplifier, parseControllerConfig,
+  type AppearanceImage, type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type MaskId, type ResourceReader,
 } from '../src/index';
 import { AppearanceSpread, loadVariantImages } from './appearance';
+import { demoDecoders } from './decoders';
 import { MODELS, type ModelEntry } from './models';
 import { Population } from './population';
 
-/** Where a scene's model came from: a name from MODELS, or a URL (then `model` is ''). */
+/** Where a scene's model came from: a name from MODELS, a URL (then `model` is ''), or a dropped file (then both are '', demo/drop.ts). */
 export interface SceneSource {
   model: string;
   url: string;
+  /** A dropped file's bytes, the URL its relative uris resolve against and the reader of the files dropped beside it. */
+  file?: { bytes: ArrayBuffer; baseUrl: string; readResource: ResourceReader };
 }
 
 /**
@@ -138,13 +141,15 @@ export interface SceneLoadOptions {
  */
 export async function loadScene(device: GPUDevice, label: string, source: SceneSource, options: SceneLoadOptions): Promise<Scene> {
   const entry = MODELS[source.model];
-  // meshopt-compressed files (gltfpack -c, gltf-transform optimize) load too, by ?modelUrl=: the decoder is handed in.
-  const decoders = { meshopt: MeshoptDecoder };
+  // Compressed files (meshopt, Draco, KTX2) load too, by ?modelUrl= or dropped: the decoders are handed in (demo/decoders.ts).
+  const decoders = demoDecoders;
   const library = entry?.clips ? await loadClips(entry.clips, { signal: options.signal, decoders }) : undefined;
   // Mesh LOD levels for every model: the simplifier is handed in (the library ships it only to pages that do).
   const load = (url: string, load: ModelEntry['load'], onProgress?: SceneLoadOptions['onProgress']) =>
     loadCharacter(url, { ...load, lod: { simplifier: MeshoptSimplifier }, decoders, clips: library ? [library] : undefined, onProgress, signal: options.signal });
-  const character = await load(source.url, entry?.load, options.onProgress);
+  const character = source.file
+    ? await loadCharacter(source.file.bytes, { lod: { simplifier: MeshoptSimplifier }, decoders, baseUrl: source.file.baseUrl, readResource: source.file.readResource })
+    : await load(source.url, entry?.load, options.onProgress);
   const besideCharacters: { label: string; character: Character }[] = [];
   for (const name of entry?.beside ?? []) {
     const other = MODELS[name];

@@ -21,6 +21,8 @@ export type { MeshLodOptions, MeshLods, MeshSimplifier } from './bake/mesh-lod';
 export { MeshoptSimplifier } from './bake/meshopt-simplifier';
 export { MeshoptDecoder } from './bake/meshopt-decoder';
 export { dracoDecoder } from './bake/draco-decoder';
+export { ktx2Decoder } from './runtime/ktx2-decoder';
+export type { BlockFormat, Ktx2Texture } from './bake/decode-ktx2';
 export type { Decoders, GltfDecoder } from './bake/extensions';
 export type { DrawOrder } from './bake/draw-order';
 export { ModelError } from './bake/errors';

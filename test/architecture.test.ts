@@ -159,10 +159,10 @@ describe('what a page that draws a plain crowd ships (examples/minimal bundled f
   });
 
   /** Decoders of compressed files are handed in (LoadOptions.decoders, issue 38): a page that hands in none ships none, nor the code that reads their data. */
-  it('no meshoptimizer decoder, no Draco glue (src/bake/decode-meshopt.ts, decode-draco.ts)', async () => {
+  it('no meshoptimizer decoder, no Draco or KTX2 glue (src/bake/decode-meshopt.ts, decode-draco.ts, decode-ktx2.ts, src/runtime/ktx2-upload.ts)', async () => {
     const shipped = (await minimalPageSources(REPO_ROOT, { dependencies: true })).map((i) => i.what);
     expect(shipped).toContain('src/bake/extensions.ts');
-    expect(shipped.filter((file) => /^meshoptimizer\/meshopt_decoder|^src\/bake\/(meshopt-decoder|draco-decoder|decode-draco)\.ts$/.test(file))).toEqual([]);
+    expect(shipped.filter((file) => /^meshoptimizer\/meshopt_decoder|^src\/bake\/(meshopt-decoder|draco-decoder|decode-draco|decode-ktx2)\.ts$|^src\/runtime\/ktx2-(decoder|upload)\.ts$/.test(file))).toEqual([]);
     // decode-meshopt.ts lends parse.ts one small function (isFallbackBuffer); the decoding stays out.
     const meshopt = (await minimalPageSources(REPO_ROOT)).find((i) => i.what === 'src/bake/decode-meshopt.ts');
     expect(meshopt?.bytes ?? 0).toBeLessThan(400);

@@ -99,3 +99,61 @@ export async function gltfpacked(path: string, args: readonly string[] = []): Pr
   return (await gltfpackFiles(path, args)).get('out.glb')!.slice().buffer as ArrayBuffer;
 }
 
+
+/** Decodes any image sharp reads (PNG, JPEG, WebP, AVIF) to RGBA8 texels. */
+export async function decodeImage(bytes: Uint8Array): Promise<{ data: Uint8Array; width: number; height: number }> {
+  const { default: sharp } = await import('sharp');
+  const { data, info } = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+}
+
+/**
+ * The model at `path` with every texture image scaled to `side` x `side` PNG (sharp), so that
+ * the KTX2 and WebP copies made from it (below) take milliseconds to encode in the tests and
+ * compare texel for texel with it.
+ */
+export function smallTextures(path: string, side: number): Promise<ArrayBuffer> {
+  return rewrite(path, async (document) => {
+    const { default: sharp } = await import('sharp');
+    for (const texture of document.getRoot().listTextures()) {
+      texture.setImage(new Uint8Array(await sharp(texture.getImage()!).resize(side, side, { fit: 'fill' }).png().toBuffer())).setMimeType('image/png');
+    }
+  });
+}
+
+/**
+ * `gltf-transform uastc` / `etc1s` as ktx2-encoder (npm, Basis Universal's encoder in
+ * WebAssembly, MIT) writes them: every texture a KTX2 image with its mip chain, KHR_texture_basisu
+ * required. `glb`: a .glb's bytes (smallTextures' output), written to a temporary file first.
+ */
+export async function ktx2Compressed(glb: ArrayBuffer, mode: 'uastc' | 'etc1s' = 'uastc'): Promise<ArrayBuffer> {
+  const { ktx2 } = await import('ktx2-encoder/gltf-transform');
+  const document = await (await gltfIo()).readBinary(new Uint8Array(glb));
+  document.setLogger(new Logger(Logger.Verbosity.ERROR));
+  const log = console.log; // the encoder prints every slice it encodes, whatever enableDebug says
+  console.log = () => {};
+  try {
+    await document.transform(ktx2({ isUASTC: mode === 'uastc', generateMipmap: true, enableDebug: false, imageDecoder: decodeImage } as never));
+  } finally {
+    console.log = log;
+  }
+  for (const extension of document.getRoot().listExtensionsUsed()) if (extension.extensionName === 'KHR_texture_basisu') extension.setRequired(true);
+  const bytes = await (await gltfIo()).writeBinary(document);
+  return bytes.slice().buffer as ArrayBuffer;
+}
+
+/**
+ * `gltf-transform webp` / `avif` (sharp's encoders; lossless, or at `quality`): every texture a
+ * WebP or AVIF image, EXT_texture_webp / EXT_texture_avif required. `glb`: a .glb's bytes.
+ */
+export async function webpCompressed(glb: ArrayBuffer, quality?: number, format: 'webp' | 'avif' = 'webp'): Promise<ArrayBuffer> {
+  const { default: sharp } = await import('sharp');
+  const { textureCompress } = await import('@gltf-transform/functions');
+  const document = await (await gltfIo()).readBinary(new Uint8Array(glb));
+  document.setLogger(new Logger(Logger.Verbosity.ERROR));
+  await document.transform(textureCompress({ encoder: sharp, targetFormat: format, ...(quality === undefined ? { lossless: true } : { quality }) }));
+  const name = format === 'webp' ? 'EXT_texture_webp' : 'EXT_texture_avif';
+  for (const extension of document.getRoot().listExtensionsUsed()) if (extension.extensionName === name) extension.setRequired(true);
+  const bytes = await (await gltfIo()).writeBinary(document);
+  return bytes.slice().buffer as ArrayBuffer;
+}

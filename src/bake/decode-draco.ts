@@ -1,5 +1,5 @@
 import { dropRequired, MAX_DECODED_BYTES } from './decode-meshopt';
-import { check, ModelError } from './errors';
+import { check, describeValue, ModelError } from './errors';
 import type { GltfAccessor, GltfAsset, GltfPrimitive } from './gltf-json';
 
 /**
@@ -60,7 +60,7 @@ const isIndex = (v: unknown): v is number => Number.isSafeInteger(v) && (v as nu
 
 function decodePrimitive(asset: GltfAsset, module: DracoModule, prim: GltfPrimitive, ext: DracoPrimitive, where: string, budget: { bytes: number }): void {
   const views = asset.json.bufferViews ?? [];
-  check(isIndex(ext.bufferView) && ext.bufferView < views.length, `${where}: bufferView ${JSON.stringify(ext.bufferView)} does not exist (the file has ${views.length})`);
+  check(isIndex(ext.bufferView) && ext.bufferView < views.length, `${where}: bufferView ${describeValue(ext.bufferView)} does not exist (the file has ${views.length})`);
   check(typeof ext.attributes === 'object' && ext.attributes !== null, `${where}: attributes must be an object`);
   const view = views[ext.bufferView];
   const source = asset.buffers[view.buffer];
@@ -71,7 +71,7 @@ function decodePrimitive(asset: GltfAsset, module: DracoModule, prim: GltfPrimit
   for (const [name, id] of Object.entries(ext.attributes)) {
     const index = prim.attributes[name];
     check(index !== undefined, `${where}: attribute ${name} is compressed, but the primitive has no ${name} accessor`);
-    check(isIndex(id), `${where}: attributes.${name} must be a non-negative integer, but it is ${JSON.stringify(id)}`);
+    check(isIndex(id), `${where}: attributes.${name} must be a non-negative integer, but it is ${describeValue(id)}`);
     targets.push({ accessor: accessorOf(asset, index, where), id, name });
   }
   const indices = prim.indices === undefined ? undefined : accessorOf(asset, prim.indices, where);

@@ -1,4 +1,4 @@
-import { check, ModelError } from './errors';
+import { check, describeValue, ModelError } from './errors';
 import type { GltfAsset, GltfBufferView } from './gltf-json';
 
 /**
@@ -79,13 +79,13 @@ export async function decodeMeshopt(asset: GltfAsset, decoder: MeshoptDecoderLik
     if (!ext) continue;
     const where = `bufferView ${i}: ${ext.name}`;
     for (const field of ['buffer', 'byteLength', 'byteStride', 'count'] as const) {
-      check(isIndex(ext[field]), `${where}: ${field} must be a non-negative integer, but it is ${JSON.stringify(ext[field]) ?? 'missing'}`);
+      check(isIndex(ext[field]), `${where}: ${field} must be a non-negative integer, but it is ${describeValue(ext[field])}`);
     }
     check(ext.byteOffset === undefined || isIndex(ext.byteOffset), `${where}: byteOffset must be a non-negative integer`);
-    check(MODES.includes(ext.mode), `${where}: mode must be one of ${MODES.join(', ')}, but it is ${JSON.stringify(ext.mode) ?? 'missing'}`);
+    check(MODES.includes(ext.mode), `${where}: mode must be one of ${MODES.join(', ')}, but it is ${describeValue(ext.mode)}`);
     const filter = ext.filter ?? 'NONE';
     check(FILTERS.includes(filter) && (filter !== 'COLOR' || ext.name === 'KHR_meshopt_compression'),
-      `${where}: filter ${JSON.stringify(filter)} is not one this extension defines`);
+      `${where}: filter ${describeValue(filter)} is not one this extension defines`);
     const stride = ext.byteStride;
     check(ext.mode === 'ATTRIBUTES' ? stride > 0 && stride <= 256 && stride % 4 === 0 : stride === 2 || stride === 4,
       `${where}: byteStride ${stride} is not allowed for mode ${ext.mode} (ATTRIBUTES: a multiple of 4 up to 256; TRIANGLES and INDICES: 2 or 4)`);

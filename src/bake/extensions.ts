@@ -5,7 +5,7 @@ import type { GltfAsset } from './gltf-json';
  * The glTF extensions a file may require (`extensionsRequired`) and what reads each: the loader
  * itself, or a decoder the page hands in (LoadOptions.decoders, ClipLoadOptions.decoders), so
  * that a page whose files need no decoder ships none (meshoptimizer's decoder is about 12 KB of
- * a minified page, Draco's about 300 KB of WebAssembly), nor the code that reads their data.
+ * a minified page, Draco's about 300 KB of WebAssembly, Basis Universal's 530 KB), nor the code that reads their data.
  * A file is refused once, naming every required extension that cannot be read and, for each,
  * what would bring it.
  */
@@ -30,12 +30,15 @@ export interface Decoders {
   meshopt?: GltfDecoder;
   /** For KHR_draco_mesh_compression: `dracoDecoder(await createDecoderModule())`, the module from npm draco3dgltf (Node) or draco3d. */
   draco?: GltfDecoder;
+  /** For KHR_texture_basisu (KTX2 textures): `ktx2Decoder(await BASIS())`, the transcoder module of basis_transcoder.js (npm three: three/examples/jsm/libs/basis). */
+  ktx2?: GltfDecoder;
 }
 
 /** What brings each extension that a decoder handed in reads: the Decoders member and how to hand it in. */
 const DECODED: Record<string, [keyof Decoders, string]> = {
   EXT_meshopt_compression: ['meshopt', "{ meshopt: MeshoptDecoder }, MeshoptDecoder from 'crowd-skin'"],
   KHR_draco_mesh_compression: ['draco', "{ draco: dracoDecoder(await createDecoderModule()) }, dracoDecoder from 'crowd-skin', createDecoderModule from npm draco3d (draco3dgltf in Node)"],
+  KHR_texture_basisu: ['ktx2', "{ ktx2: ktx2Decoder(await BASIS()) }, ktx2Decoder from 'crowd-skin', BASIS from npm three's examples/jsm/libs/basis"],
 };
 DECODED.KHR_meshopt_compression = DECODED.EXT_meshopt_compression;
 

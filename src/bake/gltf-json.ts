@@ -1,3 +1,4 @@
+import type { Ktx2Texture } from './decode-ktx2';
 /**
  * The subset of the glTF 2.0 JSON schema that the loader reads. Everything is optional here
  * because the loader validates presence itself and names what is missing.
@@ -126,12 +127,14 @@ export interface GltfJson {
   extensionsRequired?: string[];
 }
 
-/** An encoded image (PNG or JPEG bytes) and its MIME type. */
+/** An encoded image (PNG, JPEG, WebP, AVIF or KTX2 bytes) and its MIME type. */
 export interface EncodedImage {
-  /** 'image/png' or 'image/jpeg'. */
+  /** 'image/png', 'image/jpeg', 'image/webp', 'image/avif' or 'image/ktx2'. */
   mimeType: string;
   /** The encoded file's bytes. */
   bytes: Uint8Array;
+  /** A KHR_texture_basisu image's texels, transcoded at load by decoders.ktx2 (decode-ktx2.ts). */
+  ktx2?: Ktx2Texture;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { readAccessor, ComponentType as C } from './accessor';
-import { check } from './errors';
+import { check, describeValue } from './errors';
 import type { EncodedImage, GltfAsset, GltfTextureInfo } from './gltf-json';
 import { loadMorphTargets } from './load-morph';
 import { attributeExpectations, isQuantized, renormalizeDirections } from './quantization';
@@ -164,7 +164,7 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
   const pbr = m.pbrMetallicRoughness ?? {};
   const unit = (value: number | undefined, name: string, fallback: number): number => {
     if (value === undefined) return fallback;
-    check(typeof value === 'number' && value >= 0 && value <= 1, `material ${index}: ${name} must be a number in [0, 1], got ${String(value)}`);
+    check(typeof value === 'number' && value >= 0 && value <= 1, `material ${index}: ${name} must be a number in [0, 1], got ${describeValue(value)}`);
     return value;
   };
   const numbers = (value: number[] | undefined, n: number, name: string): number[] | undefined => {
@@ -182,7 +182,7 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
   if (e) material.emissiveFactor = [e[0] * strength, e[1] * strength, e[2] * strength];
   material.occlusionStrength = unit(m.occlusionTexture?.strength, 'occlusionTexture.strength', 1);
   const mode = m.alphaMode ?? 'OPAQUE';
-  check(mode === 'OPAQUE' || mode === 'MASK' || mode === 'BLEND', `material ${index}: alphaMode must be OPAQUE, MASK or BLEND, got ${String(mode)}`);
+  check(mode === 'OPAQUE' || mode === 'MASK' || mode === 'BLEND', `material ${index}: alphaMode must be OPAQUE, MASK or BLEND, got ${describeValue(mode)}`);
   material.alphaMode = mode;
   const cutoff = m.alphaCutoff ?? 0.5;
   check(typeof cutoff === 'number' && cutoff >= 0, `material ${index}: alphaCutoff must be a number >= 0`);
@@ -190,7 +190,7 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
   material.doubleSided = m.doubleSided === true;
   material.unlit = m.extensions?.KHR_materials_unlit !== undefined;
   const normalScale = m.normalTexture?.scale ?? 1;
-  check(typeof normalScale === 'number' && Number.isFinite(normalScale), `material ${index}: normalTexture.scale must be a finite number, got ${String(normalScale)}`);
+  check(typeof normalScale === 'number' && Number.isFinite(normalScale), `material ${index}: normalTexture.scale must be a finite number, got ${describeValue(normalScale)}`);
   material.normalScale = normalScale;
   material.baseColorImage = textureImage(asset, index, 'base colour', pbr.baseColorTexture, warnings);
   material.metallicRoughnessImage = textureImage(asset, index, 'metallic-roughness', pbr.metallicRoughnessTexture, warnings);
@@ -247,7 +247,7 @@ function textureSampler(asset: GltfAsset, index: number, info: GltfTextureInfo):
   const where = `sampler ${which}`;
   const pick = <T>(table: Record<number, T>, value: number | undefined, name: string): T | undefined => {
     if (value === undefined) return undefined;
-    check(table[value] !== undefined, `${where}: ${name} must be one of ${Object.keys(table).join(', ')}, got ${String(value)}`);
+    check(table[value] !== undefined, `${where}: ${name} must be one of ${Object.keys(table).join(', ')}, got ${describeValue(value)}`);
     return table[value];
   };
   out.addressModeU = pick(WRAP, s.wrapS, 'wrapS') ?? out.addressModeU;
@@ -264,7 +264,7 @@ function textureSampler(asset: GltfAsset, index: number, info: GltfTextureInfo):
 /** The UV set a texture reads: KHR_texture_transform's `texCoord` when given (it overrides), else the info's. */
 function texCoordOf(index: number, info: GltfTextureInfo, transform: TextureTransform | undefined): number {
   const t = transform?.texCoord ?? info.texCoord ?? 0;
-  check(t === 0 || t === 1, `material ${index}: texCoord must be 0 or 1 (TEXCOORD_0 or TEXCOORD_1), got ${String(t)}`);
+  check(t === 0 || t === 1, `material ${index}: texCoord must be 0 or 1 (TEXCOORD_0 or TEXCOORD_1), got ${describeValue(t)}`);
   return t;
 }
 

@@ -44,7 +44,7 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
   const decoders = options.decoders ?? {};
   for (const [name, decoder] of Object.entries(decoders)) {
     if (decoder !== undefined && !decoder?.decodeAsset) {
-      throw new TypeError(`decoders.${name} must be crowd-skin's MeshoptDecoder or dracoDecoder(module)`);
+      throw new TypeError(`decoders.${name} must be crowd-skin's MeshoptDecoder, dracoDecoder(module) or ktx2Decoder(module)`);
     }
   }
   const checked = readContainer(data);
@@ -68,6 +68,7 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
   // Each takes the extensions it decoded off extensionsRequired (buildRig checks them again).
   for (const decoder of [decoders.meshopt, decoders.draco]) await decoder?.decodeAsset(asset);
   for (let i = 0; i < (json.images ?? []).length; i++) asset.images.push(await readImage(asset, i, options.baseUrl, read));
+  await decoders.ktx2?.decodeAsset(asset); // points textures at their KTX2 images, read above, and transcodes them
   return asset;
 }
 
@@ -97,8 +98,8 @@ const TEXTURE_SOURCE_EXTENSIONS = ['EXT_texture_avif', 'EXT_texture_webp'];
  * Points each texture at the image its texture extension names, as GLTFLoader's extension
  * pass did in Chromium: EXT_texture_webp over EXT_texture_avif over `source`. (GLTFLoader probed
  * the browser for WebP and AVIF, so Safari and Node kept `source` where Chromium switched; the
- * choice is now the same everywhere.) KHR_texture_basisu's KTX2 image is never chosen: the
- * loader has no transcoder (a file that requires it is refused, extensions.ts).
+ * choice is now the same everywhere.) KHR_texture_basisu's KTX2 image is chosen by the KTX2
+ * decoder, when one is handed in (decode-ktx2.ts); without it, a file that requires it is refused.
  */
 function selectTextureSources(json: GltfJson): void {
   for (const texture of json.textures ?? []) {

@@ -282,7 +282,7 @@ async function decodeTextures(rig: Rig): Promise<Map<EncodedImage, ImageBitmap>>
       [m.baseColorImage, 'base colour'], [m.metallicRoughnessImage, 'metallic-roughness'], [m.occlusionImage, 'occlusion'], [m.emissiveImage, 'emissive'], [m.normalImage, 'normal'],
     ];
     for (const [image, what] of images) {
-      if (!image || textures.has(image)) continue;
+      if (!image || image.ktx2 || textures.has(image)) continue; // KTX2: transcoded at load (EncodedImage.ktx2)
       try {
         const blob = new Blob([image.bytes as Uint8Array<ArrayBuffer>], { type: image.mimeType });
         // Not premultiplied, no colour conversion: the texels as stored (alpha kept for MASK / BLEND).

@@ -195,8 +195,8 @@ export class Crowd extends CrowdCamera {
   /** The joint-matrix palette: `size` joint sets of their own, `active` once the crowd holds more instances than the budget (CrowdOptions.paletteSize, docs/palette.md). */
   get palette(): PaletteState { return this.store.palette; }
 
-  /** Bytes of every GPU buffer the crowd and its features own for their instances: records, joints, lists, palette, features' (docs/palette.md). */
-  get gpuBytes(): number { return this.store.gpuBytes + this.view.gpuBytes + this.features.gpuBytes; }
+  /** Bytes of every GPU buffer the crowd and its features own for their instances: records, joints, lists, palette, features'; and of its material textures (docs/palette.md). */
+  get gpuBytes(): number { return this.store.gpuBytes + this.view.gpuBytes + this.features.gpuBytes + this.passes.skin.textureBytes; }
 
   /** Bytes per joint record in `jointMatrices`: 48 with 'linear' skinning, 64 with 'dual-quaternion'. */
   get bytesPerJoint(): number { return JOINT_BYTES[this.skinningMethod]; }

@@ -75,6 +75,7 @@ export class SkinPass {
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
   private readonly frameLayout: GPUBindGroupLayout;
   private readonly owned: { destroy(): void }[] = [];
+  private readonly images: MaterialTextures;
   /** Frame bind group over the identity list (every instance), and one per LOD level over the camera lists. */
   private direct: GPUBindGroup | undefined;
   private readonly levelGroups: GPUBindGroup[] = [];
@@ -166,7 +167,7 @@ export class SkinPass {
     });
     const samplerOf = samplerCache(device, 'SkinPass.sampler');
     // One texture per (image, format): colour images are sRGB, data images (metal-rough, occlusion, normal) linear.
-    const images = new MaterialTextures(device, textures, (texture) => this.track(texture));
+    const images = (this.images = new MaterialTextures(device, textures, (texture) => this.track(texture)));
     const viewOf = images.view.bind(images);
 
     mesh.primitives.forEach((buffers, p) => {
@@ -200,14 +201,13 @@ export class SkinPass {
   }
 
   /** Draw calls per frame without a cull pass: one per primitive. */
-  get drawCount(): number {
-    return this.items.length;
-  }
+  get drawCount(): number { return this.items.length; }
+
+  /** Bytes of the material textures, every mip level at its size on the GPU (Crowd.gpuBytes). */
+  get textureBytes(): number { return this.images.bytes; }
 
   /** The frame bind group layout (camera, joints, instances, instance list), which ShadowPass shares. */
-  get frameBindGroupLayout(): GPUBindGroupLayout {
-    return this.frameLayout;
-  }
+  get frameBindGroupLayout(): GPUBindGroupLayout { return this.frameLayout; }
 
   /** Per primitive, in MeshBuffers order: its material bind group (group 1), which ShadowPass binds too. */
   get materials(): GPUBindGroup[] {

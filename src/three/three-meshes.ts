@@ -8,7 +8,10 @@
  * the instances (WebGPU storage buffers: three-shading.ts; WebGL 2 textures: three-gl-shading.ts)
  * sets the materials' positionNode and each level's draw.
  */
-import { BufferAttribute, BufferGeometry, Group, MeshStandardNodeMaterial, SRGBColorSpace, Texture, type NodeMaterial } from 'three/webgpu';
+import {
+  BufferAttribute, BufferGeometry, DataTexture, Group, LinearFilter, LinearMipmapLinearFilter, MeshStandardNodeMaterial, SRGBColorSpace, Texture,
+  type NodeMaterial,
+} from 'three/webgpu';
 import type { Character } from '../index';
 import { triangleList } from '../bake/rig';
 import { primitiveVertices } from '../runtime/mesh-data';
@@ -124,8 +127,13 @@ function defaultMaterial(character: Character, p: number, textures: Texture[]): 
   material.color.setRGB(r, g, b);
   material.opacity = a;
   const bitmap = info.baseColorImage && character.textures.get(info.baseColorImage);
-  if (bitmap) {
-    const map = new Texture(bitmap);
+  const ktx2 = info.baseColorImage?.ktx2; // a KTX2 image: its RGBA8 levels, transcoded at load
+  if (bitmap || ktx2) {
+    const map = ktx2 ? new DataTexture(ktx2.rgba[0], ktx2.width, ktx2.height) : new Texture(bitmap);
+    if (ktx2) { // a DataTexture's defaults are nearest and no mipmaps: filtered and mip-mapped as an image texture
+      [map.magFilter, map.minFilter, map.generateMipmaps] = [LinearFilter, LinearMipmapLinearFilter, ktx2.rgba.length === 1];
+      if (ktx2.rgba.length > 1) map.mipmaps = ktx2.rgba.map((data, l) => ({ data, width: Math.max(1, ktx2.width >> l), height: Math.max(1, ktx2.height >> l) }));
+    }
     map.flipY = false; // glTF's UV origin is the top left
     map.colorSpace = SRGBColorSpace;
     map.needsUpdate = true;

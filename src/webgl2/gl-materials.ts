@@ -2,7 +2,8 @@
  * A character's materials on WebGL 2 (the twin of src/runtime/material-data.ts and
  * material-textures.ts): per primitive the MATERIAL uniform record (the same bytes: std140 lays
  * them out as WGSL's uniform does), its five textures (colour images sRGB, data images linear,
- * mip-mapped at upload as three.js does; 1x1 stand-ins where the material has none) and the
+ * mip-mapped at upload as three.js does, a KTX2 image as its transcoded RGBA8 levels; 1x1
+ * stand-ins where the material has none) and the
  * file's samplers as WebGL sampler objects. Owns its buffers, textures and samplers.
  */
 import type { EncodedImage } from '../bake/gltf-json';
@@ -63,7 +64,8 @@ export class GLMaterials {
   private texture(image: EncodedImage | undefined, format: number, fallback: Fallback = WHITE): WebGLTexture {
     const gl = this.gl;
     const bitmap = image && this.bitmaps.get(image);
-    const key = bitmap ? image : fallback.join(',');
+    const ktx2 = image?.ktx2; // a KTX2 image's RGBA8 levels (transcoded at load; WebGL 2 gets no block formats here)
+    const key = bitmap || ktx2 ? image : fallback.join(',');
     let byFormat = this.textures.get(key);
     if (!byFormat) this.textures.set(key, (byFormat = new Map()));
     let texture = byFormat.get(format);
@@ -76,7 +78,8 @@ export class GLMaterials {
     gl.pixelStorei(gl.UNPACK_PREMULTIPLY_ALPHA_WEBGL, false);
     gl.pixelStorei(gl.UNPACK_COLORSPACE_CONVERSION_WEBGL, gl.NONE);
     gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
-    if (bitmap) {
+    if (ktx2) ktx2.uploadGL(gl, format);
+    else if (bitmap) {
       const levels = Math.floor(Math.log2(Math.max(bitmap.width, bitmap.height, 1))) + 1;
       gl.texStorage2D(gl.TEXTURE_2D, levels, format, bitmap.width, bitmap.height);
       gl.texSubImage2D(gl.TEXTURE_2D, 0, 0, 0, gl.RGBA, gl.UNSIGNED_BYTE, bitmap);

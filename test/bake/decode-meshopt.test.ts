@@ -39,7 +39,7 @@ describe('meshopt validity: what is refused, and how', () => {
   it("meshoptimizer's own decoder handed in directly: a TypeError saying what to hand in", async () => {
     const { MeshoptDecoder: raw } = await import('meshoptimizer/decoder');
     await expect(loadCharacter(await meshoptCompressed(modelPath('Fox')), { decoders: { meshopt: raw as never } })).rejects.toThrow(
-      /^decoders\.meshopt must be crowd-skin's MeshoptDecoder or dracoDecoder\(module\)$/);
+      /^decoders\.meshopt must be crowd-skin's MeshoptDecoder, dracoDecoder\(module\) or ktx2Decoder\(module\)$/);
   });
 
   it('loadClips: a clips file compressed the same way is refused without the decoder, naming the file', async () => {

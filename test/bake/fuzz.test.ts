@@ -1,13 +1,14 @@
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { baseUrlOf, fuzzCases, fuzzSeeds, MUTATION_NAMES, type FuzzCase } from '../helpers/fuzz-gltf';
+import { baseUrlOf, compressedFuzzSeeds, fuzzCases, fuzzSeeds, MUTATION_NAMES, type FuzzCase } from '../helpers/fuzz-gltf';
 import { ModelError } from '../../src/bake/errors';
 import { AllocationLimit } from '../helpers/allocations';
 import { classifyError, runCase, type Outcome } from '../helpers/fuzz-runner';
 
 /**
- * Fuzzing the loader: seeded mutations of every bundled model, every model in test/models
- * and hand-built rigs (test/helpers/fuzz-gltf.ts lists the mutations) go through the real
+ * Fuzzing the loader: seeded mutations of every bundled model, every model in test/models,
+ * hand-built rigs and meshopt, Draco and KTX2 copies (their compressed data truncated, corrupted
+ * or zeroed among the rest; test/helpers/fuzz-gltf.ts lists the mutations) go through the real
  * loader, parse -> validate -> bake -> CPU pose (test/helpers/fuzz-runner.ts). Every case must
  * end in a ModelError that names the place in the file, or a valid load whose tables and posed
  * joint matrices are all finite. Anything else fails the test: another error class, a message
@@ -115,8 +116,8 @@ describe('fuzz harness validity: what counts as a failure', () => {
 
 describe('loader fuzz', () => {
   it(`${CASES} mutated files (seed ${SEED}) each end in a named ModelError or a finite valid load`, async () => {
-    const seeds = fuzzSeeds();
-    expect(seeds.length).toBeGreaterThanOrEqual(8 + 7); // the 8 distinct shared/public models and the hand-built rigs
+    const seeds = [...fuzzSeeds(), ...(await compressedFuzzSeeds())];
+    expect(seeds.length).toBeGreaterThanOrEqual(8 + 7 + 3); // the 8 distinct shared/public models, the hand-built rigs, meshopt, Draco and KTX2 copies
     const pool = new FuzzPool();
     const results: Result[] = [];
     try {

@@ -25,7 +25,7 @@ describe('checkGltfJson validity', () => {
       mutate: (j) => { j.extensionsRequired = ['EXT_meshopt_compression', 'KHR_texture_basisu', 'EXT_from_the_future', 'KHR_draco_mesh_compression']; },
       message: new RegExp('^the file requires 4 extensions this call cannot read: ' +
         "EXT_meshopt_compression, which needs decoders: \\{ meshopt: MeshoptDecoder \\}, MeshoptDecoder from 'crowd-skin'; " +
-        'KHR_texture_basisu, which this loader does not support; ' +
+        "KHR_texture_basisu, which needs decoders: \\{ ktx2: ktx2Decoder\\(await BASIS\\(\\)\\) \\}, ktx2Decoder from 'crowd-skin', BASIS from npm three's examples/jsm/libs/basis; " +
         'EXT_from_the_future, which this loader does not support; ' +
         "KHR_draco_mesh_compression, which needs decoders: \\{ draco: dracoDecoder\\(await createDecoderModule\\(\\)\\) \\}, dracoDecoder from 'crowd-skin', createDecoderModule from npm draco3d \\(draco3dgltf in Node\\)$"),
     },

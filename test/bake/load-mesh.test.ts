@@ -37,7 +37,7 @@ describe('loadMaterial', () => {
 
   it('names a value out of range', async () => {
     await expect(withMaterial({ pbrMetallicRoughness: { metallicFactor: 1.5 } })).rejects.toThrow('material 0: metallicFactor must be a number in [0, 1], got 1.5');
-    await expect(withMaterial({ alphaMode: 'CUTOUT' })).rejects.toThrow('material 0: alphaMode must be OPAQUE, MASK or BLEND, got CUTOUT');
+    await expect(withMaterial({ alphaMode: 'CUTOUT' })).rejects.toThrow('material 0: alphaMode must be OPAQUE, MASK or BLEND, got "CUTOUT"');
     await expect(withMaterial({ emissiveFactor: [1, 1] })).rejects.toThrow('material 0: emissiveFactor must be 3 numbers');
   });
 
@@ -141,6 +141,6 @@ describe('loadMaterial', () => {
     await expect(withNormalMap({ index: 0 }, positions)).rejects.toThrow('mesh 0 primitive 0 TANGENT');
     const joints = (json: Record<string, any>) => json.meshes[0].primitives[0].attributes.JOINTS_0;
     await expect(withNormalMap({ index: 0 }, joints)).rejects.toThrow('mesh 0 primitive 0 TANGENT');
-    await expect(withNormalMap({ index: 0, scale: 'big' })).rejects.toThrow('material 0: normalTexture.scale must be a finite number, got big');
+    await expect(withNormalMap({ index: 0, scale: 'big' })).rejects.toThrow('material 0: normalTexture.scale must be a finite number, got "big"');
   });
 });

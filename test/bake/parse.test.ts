@@ -151,7 +151,7 @@ describe('parseGltf', () => {
     expect(pathToFileURL(path).href).toMatch(/m\.gltf$/);
   });
 
-  it('points a texture at the image its texture extension names: EXT_texture_webp, then EXT_texture_avif, then source (never KHR_texture_basisu, which it cannot transcode)', async () => {
+  it('points a texture at the image its texture extension names: EXT_texture_webp, then EXT_texture_avif, then source (KHR_texture_basisu only through the KTX2 decoder, decode-ktx2.test.ts)', async () => {
     const ext = (source: number) => ({ source });
     const parsed = await parseGltf(arrayBufferOf(glbOf((j) => {
       j.images = [0, 1, 2, 3].map((i) => ({ uri: `data:image/png;base64,${Buffer.from([i]).toString('base64')}` }));

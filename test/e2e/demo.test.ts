@@ -11,6 +11,11 @@ import {
   waitForCrowd, waitForFrames,
 } from './harness';
 import { metalFoxGlb, METAL_FOX_PATH } from './metal-fox';
+import { loadCharacter } from '../../src/character/character';
+import { dracoCompressed } from '../helpers/compress';
+import { arrayBufferOf } from '../helpers/gltf-builder';
+import { modelPath } from '../helpers/models';
+import { readFileSync } from 'node:fs';
 import { maskCount, meanLuminance, shareChanged, shareUnlike, unionMask, unlikeMask } from './pixels';
 
 const VIEWPORT = { width: 960, height: 600 };
@@ -194,6 +199,18 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
 
     // The same page goes on to a metallic model by URL (the Fox made metal, test/e2e/metal-fox.ts).
     await expectMetalShines(unknown.page);
+
+    // Files dropped on the page (demo/drop.ts): one that is not a model is explained and the crowd stays;
+    // a Draco-compressed .glb becomes the crowd (the Draco decoder fetched on first need), its clips in the panel.
+    await dropFiles(unknown.page, [{ name: 'notes.txt', base64: Buffer.from('not a model').toString('base64') }]);
+    expect(await message(unknown.page)).toBe('Cannot show notes.txt: drop a .glb file, or a .gltf file together with its .bin and textures');
+    expect(await stat(unknown.page, 'model')).toBe('metal-fox.glb');
+    const walker = modelPath('Walker');
+    const draco = Buffer.from(await dracoCompressed(walker)).toString('base64');
+    await dropFiles(unknown.page, [{ name: 'walker-draco.glb', base64: draco }]);
+    await unknown.page.waitForFunction(() => document.getElementById('stats')?.dataset.model === 'walker-draco.glb', null, { timeout: 120_000 });
+    const clipMenu = unknown.page.locator('.lil-gui .lil-controller').filter({ has: unknown.page.locator('.lil-name', { hasText: 'clip A' }) }).locator('option');
+    expect((await clipMenu.allTextContents()).filter((name) => name !== '')).toEqual((await loadCharacter(arrayBufferOf(new Uint8Array(readFileSync(walker))))).clipNames);
     expect(unknown.problems).toEqual([]);
     await unknown.page.close();
   }, TEST_TIMEOUT);
@@ -232,6 +249,15 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     expect(share, 'no characters drawn').toBeGreaterThan(0.002);
     expect(on, 'the metal is near-black with the environment on').toBeGreaterThan(MIN_METAL_LUMA);
     expect(on, 'the environment does not brighten the metal').toBeGreaterThan(MIN_METAL_RATIO * off);
+  }
+
+  /** Drops `files` on the page's body as a person dragging them from a file manager would (a synthesized drop event with a DataTransfer). */
+  async function dropFiles(page: Page, files: { name: string; base64: string }[]): Promise<void> {
+    await page.evaluate((list) => {
+      const transfer = new DataTransfer();
+      for (const { name, base64 } of list) transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, files);
   }
 
   // Without WebGPU the demo falls back to WebGL 2 by itself (test/e2e/gl-crowd.test.ts); a page that

@@ -6,7 +6,7 @@ import type { Character } from '../../src/character/character';
  * Comparing a compressed model with its original (poses of every clip, as vertex lists or point
  * sets); the compressed files come from tools/compress.ts, re-exported here.
  */
-export { draco3dgltf, dracoCompressed, gltfIo, gltfpacked, gltfpackFiles, gltfTransformMeshopt, meshoptCompressed, quantized, rewrite } from '../../tools/compress';
+export { decodeImage, draco3dgltf, dracoCompressed, gltfIo, gltfpacked, gltfpackFiles, gltfTransformMeshopt, ktx2Compressed, meshoptCompressed, quantized, rewrite, smallTextures, webpCompressed } from '../../tools/compress';
 
 /** Skinned (and morphed) positions of every primitive of `character` for `request`, exact sampler, 3 per vertex, concatenated. */
 export function posedVertices(character: Character, request: TwoClipRequest): Float64Array {

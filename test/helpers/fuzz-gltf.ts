@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { dracoCompressed, ktx2Compressed, meshoptCompressed, smallTextures } from '../../tools/compress';
 import { assetToGlb, GltfBuilder, longClipModel, skinnedModel, toGlb, translationMatrix } from './gltf-builder';
 import { BUNDLED_MODELS, REPO_ROOT, TEST_MODELS } from './models';
 import { seededRandom } from './prng';
@@ -119,6 +120,22 @@ export function fuzzSeeds(): FuzzSeed[] {
     }
   }
   return [...seeds, ...handBuiltSeeds()];
+}
+
+/**
+ * Compressed copies of test models, as web teams make them (tools/compress.ts): RiggedFigure
+ * through meshopt and Draco, and CesiumMan with its texture at 16 x 16 as KTX2 (UASTC). The
+ * runner hands in every decoder the CLI does (tools/node-decoders.ts).
+ */
+export async function compressedFuzzSeeds(): Promise<FuzzSeed[]> {
+  const figure = join(TEST_MODELS, 'RiggedFigure', 'RiggedFigure.glb');
+  const man = join(BUNDLED_MODELS, 'CesiumMan', 'CesiumMan.glb');
+  const files: [string, string, ArrayBuffer][] = [
+    ['RiggedFigure.meshopt.glb', figure, await meshoptCompressed(figure)],
+    ['RiggedFigure.draco.glb', figure, await dracoCompressed(figure)],
+    ['CesiumMan.ktx2.glb', man, await ktx2Compressed(await smallTextures(man, 16))],
+  ];
+  return files.map(([name, path, bytes]) => ({ name: `compressed/${name}`, path, bytes: new Uint8Array(bytes) }));
 }
 
 /** The file URL a case is loaded from (relative uris resolve in its folder). */
@@ -298,6 +315,27 @@ const MUTATIONS: Record<string, Mutation> = {
     owner.uri = pick(random, HOSTILE_URIS);
     if (owner.bufferView !== undefined && random() < 0.5) delete owner.bufferView;
     return `uri ${JSON.stringify(owner.uri)}`;
+  },
+  'damage compressed data': (parts, random) => {
+    // A meshopt bufferView, a Draco primitive's bufferView or a KTX2 image's, truncated, corrupted or zeroed (only seeds that have one).
+    const j = parts.json;
+    const meshopt = (j.bufferViews ?? []).map((v: any) => v.extensions?.EXT_meshopt_compression ?? v.extensions?.KHR_meshopt_compression).filter(Boolean);
+    const views = [
+      ...(j.meshes ?? []).flatMap((m: any) => m.primitives.map((p: any) => p.extensions?.KHR_draco_mesh_compression?.bufferView)),
+      ...(j.images ?? []).filter((i: any) => i.mimeType === 'image/ktx2').map((i: any) => i.bufferView),
+    ].filter((v) => typeof v === 'number').map((v: number) => j.bufferViews?.[v]).filter(Boolean);
+    const targets: { byteOffset?: number; byteLength: number }[] = [...meshopt, ...views];
+    if (!targets.length || !parts.bin) return undefined;
+    const target = pick(random, targets);
+    const start = target.byteOffset ?? 0;
+    const damage = pick(random, ['truncate', 'corrupt', 'zero']);
+    if (damage === 'truncate') target.byteLength = Math.floor(target.byteLength * random());
+    else {
+      const from = start + Math.floor(random() * target.byteLength);
+      const to = Math.min(start + target.byteLength, from + 1 + Math.floor(random() * 64));
+      for (let b = from; b < to && b < parts.bin.byteLength; b++) parts.bin[b] = damage === 'zero' ? 0 : parts.bin[b] ^ (1 + Math.floor(random() * 255));
+    }
+    return `${damage} ${target.byteLength} bytes at ${start}`;
   },
   'valid but unusual': (parts, random) => {
     const animations: any[] = parts.json.animations ?? [];

@@ -7,11 +7,12 @@ import { parseGltf } from '../../src/bake/parse';
 import type { Rig } from '../../src/bake/rig';
 import { restPose, sampleClip } from '../../src/bake/sampler';
 import { modelFolderReader } from '../../tools/node-io';
+import { nodeDecoders } from '../../tools/node-decoders';
 import { AllocationLimit, startAllocationWatch } from './allocations';
 
 /**
  * One fuzz case through the real loader, in this process: parseGltf (with the Node tools'
- * folder-bound reader) -> buildRig -> bake, then for a valid load the CPU pose of every clip at
+ * folder-bound reader and decoders) -> buildRig -> bake, then for a valid load the CPU pose of every clip at
  * a few times, with the exact sampler and with the baked tables. The outcome is one of:
  * - named: a ModelError whose message names a place in the file (NAMED_PLACE), in words
  *   (never "undefined", never a bare "null");
@@ -59,7 +60,8 @@ function poseEverything(rig: Rig, sampler: (clip: number, t: number, out: Return
 
 async function load(bytes: Uint8Array, path: string, baseUrl: string): Promise<Omit<Outcome, 'ms'>> {
   const data = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  const rig = buildRig(await parseGltf(data, { baseUrl, readResource: modelFolderReader(path) }));
+  // Every decoder the CLI hands in (meshopt always, Draco and KTX2 for files that use them), so compressed seeds are decoded.
+  const rig = buildRig(await parseGltf(data, { baseUrl, readResource: modelFolderReader(path), decoders: await nodeDecoders(data) }));
   const baked = bake(rig);
   for (const [name, table] of [['tracks', baked.tracks], ['rest', baked.rest], ['clipDurations', baked.clipDurations]] as const) {
     const bad = table.findIndex((v) => !Number.isFinite(v));
