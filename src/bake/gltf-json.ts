@@ -124,6 +124,8 @@ export interface GltfJson {
   images?: { bufferView?: number; mimeType?: string; uri?: string }[];
   extensionsUsed?: string[];
   extensionsRequired?: string[];
+  /** File-level extensions: the loader reads VRM's humanoid (`VRMC_vrm`, `VRM`; src/bake/vrm-humanoid.ts). */
+  extensions?: Record<string, unknown>;
 }
 
 /** An encoded image (PNG or JPEG bytes) and its MIME type. */

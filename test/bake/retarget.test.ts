@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildRig } from '../../src/bake/build-rig';
+import { attachClips, readClipFile, makeClipLibrary, type ClipLibrary } from '../../src/bake/clip-library';
+import { parseGltf } from '../../src/bake/parse';
+import type { Rig } from '../../src/bake/rig';
+import { sampleClip } from '../../src/bake/sampler';
+import { createPose, localToModel } from '../../src/math/pose';
+import { A_POSE, WALKER_PARTS } from '../../tools/walker/build';
+import { JOINTS, bindFrames, type Quat4 } from '../../tools/walker/skeleton';
+import { MIXAMO_NAMES, VROID_NAMES, VRM_BONES } from '../../tools/walker/variants';
+import { arrayBufferOf } from '../helpers/gltf-builder';
+import { BUNDLED_MODELS } from '../helpers/models';
+
+/**
+ * World-space humanoid retargeting (src/bake/retarget.ts) on the Walker's body variants
+ * (tools/walker/variants.ts): the Walker's clips, bound with no options to a body renamed (VRoid
+ * names with a VRM map, Mixamo names), with other local axes, an A-pose rest or an extra spine
+ * joint, put every joint where it is on the Walker itself (within 1% of its height) and turn every
+ * bone as it turns there (within 3 degrees), at 64 times through every clip, by the exact sampler.
+ */
+
+const WALKER = join(BUNDLED_MODELS, 'Walker');
+const HEIGHT = 1.83;
+const bytes = (name: string) => arrayBufferOf(readFileSync(join(WALKER, name)));
+const rigOf = async (name: string): Promise<Rig> => buildRig(await parseGltf(bytes(name)));
+const library = async (name: string): Promise<ClipLibrary> => {
+  const warnings: string[] = [];
+  return makeClipLibrary([readClipFile(await parseGltf(bytes(name)), name, warnings)], warnings);
+};
+
+/** Model matrices of every node of `rig` for clip `clip` at time t. */
+function modelAt(rig: Rig, clip: number, t: number): Float64Array {
+  const pose = createPose(rig.nodes.count);
+  return localToModel(rig.nodes.parent, sampleClip(rig, clip, t, pose), new Float64Array(rig.nodes.count * 16));
+}
+
+/** Rotation part of a column-major matrix at node n as a row-major 3x3 (scale-free: the Walker's joints have none). */
+const rotationOf = (m: Float64Array, n: number) => [0, 1, 2].map((r) => [0, 1, 2].map((c) => m[n * 16 + c * 4 + r]));
+const quatMatrix = ([x, y, z, w]: Quat4) => [
+  [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+];
+const times3 = (a: number[][], b: number[][]) => a.map((row) => [0, 1, 2].map((c) => row[0] * b[0][c] + row[1] * b[1][c] + row[2] * b[2][c]));
+const transpose = (a: number[][]) => [0, 1, 2].map((r) => [0, 1, 2].map((c) => a[c][r]));
+/** Angle in degrees between two rotation matrices. */
+const angle = (a: number[][], b: number[][]) => {
+  const m = times3(transpose(a), b);
+  return (Math.acos(Math.min(1, Math.max(-1, (m[0][0] + m[1][1] + m[2][2] - 1) / 2))) * 180) / Math.PI;
+};
+
+interface Worst { position: number; degrees: number; where: string }
+
+/**
+ * Worst joint distance (share of the height) and bone rotation (degrees) of `body` (file `name`,
+ * its joints named by `names`) against the Walker, over every clip at 64 times. A bone's
+ * rotation is its world rotation from its own rest, times the turn its rest makes from the
+ * Walker's (the A-pose's arms), so that it compares with the Walker's own.
+ */
+function compare(walker: Rig, body: Rig, name: string, names: Readonly<Record<string, string>> = {}): Worst {
+  const parts = WALKER_PARTS[name];
+  const frames = bindFrames(parts.body!.joints);
+  const turns = parts.body!.boxTurns!;
+  const worst: Worst = { position: 0, degrees: 0, where: '' };
+  for (let clip = 0; clip < walker.clips.length; clip++) {
+    const bodyClip = body.clips.findIndex((c) => c.name === walker.clips[clip].name);
+    expect(bodyClip, walker.clips[clip].name).toBeGreaterThanOrEqual(0);
+    const duration = walker.clips[clip].duration;
+    for (let k = 0; k < 64; k++) {
+      const t = (duration * k) / 64 + 0.003; // off the key grid: between keys too
+      const w = modelAt(walker, clip, t);
+      const b = modelAt(body, bodyClip, t);
+      for (const joint of JOINTS) {
+        const wn = walker.nodes.names.indexOf(joint.name);
+        const bn = body.nodes.names.indexOf(names[joint.name] ?? joint.name);
+        const d = Math.hypot(w[wn * 16 + 12] - b[bn * 16 + 12], w[wn * 16 + 13] - b[bn * 16 + 13], w[wn * 16 + 14] - b[bn * 16 + 14]) / HEIGHT;
+        const j = parts.body!.joints.findIndex((x) => x.name === joint.name);
+        const turned = times3(times3(rotationOf(b, bn), transpose(quatMatrix(frames.rotations[j]))), quatMatrix(turns[j]));
+        const a = angle(rotationOf(w, wn), turned);
+        if (d > worst.position) worst.position = d;
+        if (a > worst.degrees) { worst.degrees = a; worst.where = `${walker.clips[clip].name} ${joint.name} t=${t.toFixed(3)}`; }
+      }
+    }
+  }
+  return worst;
+}
+
+describe('humanoid retargeting onto the Walker\'s body variants', { timeout: 120_000 }, async () => {
+  const walker = await rigOf('WalkerBody.glb');
+  attachClips(walker, [await library('WalkerClips.glb')]);
+  const bodies: [string, Readonly<Record<string, string>>, string][] = [
+    ['WalkerVRoid.glb', VROID_NAMES, 'VRoid names and a VRMC_vrm map, other local axes'],
+    ['WalkerMixamo.glb', MIXAMO_NAMES, `Mixamo names without the prefix, an A-pose rest (arms ${(A_POSE * 180 / Math.PI).toFixed(0)} degrees out)`],
+    ['WalkerSpine.glb', {}, 'an extra spine joint'],
+  ];
+  for (const clips of ['WalkerClips.glb', 'WalkerClipsMixamo.glb']) {
+    for (const [name, names, what] of bodies) {
+      it(`${clips} on ${name} (${what}): every joint within 1% of the height, every bone within 3 degrees of the Walker's`, async () => {
+        const body = await rigOf(name);
+        const [binding] = attachClips(body, [await library(clips)]);
+        expect(binding.humanoid?.body).toBe(name === 'WalkerVRoid.glb' ? 'VRMC_vrm' : name === 'WalkerMixamo.glb' ? 'Mixamo' : 'crowd-skin');
+        expect(binding.retargeted).toBe(true);
+        const worst = compare(walker, body, name, names);
+        console.log(`${clips} on ${name}: worst joint ${(100 * worst.position).toFixed(4)}% of the height, worst bone ${worst.degrees.toFixed(4)} degrees (${worst.where})`);
+        expect(worst.position).toBeLessThanOrEqual(0.01);
+        expect(worst.degrees).toBeLessThanOrEqual(3);
+      });
+    }
+  }
+
+  it('the Walker\'s own body and clips bind as before: names and rests agree, so the values are copied (not retargeted)', async () => {
+    const body = await rigOf('WalkerBody.glb');
+    const [binding] = attachClips(body, [await library('WalkerClips.glb')]);
+    expect(binding.retargeted).toBe(false);
+    expect(binding.humanoid).toBeUndefined();
+    expect(body.clips.map((c) => c.channels.length)).toEqual(walker.clips.map((c) => c.channels.length));
+  });
+
+  it('the VRM map is read from the file: every Walker joint\'s bone names the renamed node', async () => {
+    const body = await rigOf('WalkerVRoid.glb');
+    expect(body.humanoid?.source).toBe('VRMC_vrm');
+    const { HUMAN_BONES } = await import('../../src/bake/vrm-humanoid');
+    for (const [joint, bone] of Object.entries(VRM_BONES)) {
+      expect(body.nodes.names[body.humanoid!.nodes[HUMAN_BONES.indexOf(bone as never)]]).toBe(VROID_NAMES[joint]);
+    }
+  });
+});
