@@ -104,6 +104,8 @@ export interface GltfMaterial {
   extensions?: {
     KHR_materials_emissive_strength?: { emissiveStrength?: number };
     KHR_materials_unlit?: object;
+    /** VRM 1.0's toon material (its fields are not read: vrm-humanoid.ts vrmMaterialLook). */
+    VRMC_materials_mtoon?: object;
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * The part of humanoid bone maps (humanoid.ts, docs/retargeting.md) that every character load
- * uses: the VRM 1.0 bone names and the map a VRM file declares (`VRMC_vrm`, or VRM 0.x's `VRM`),
- * kept on the rig by build-rig.ts. Recognition by name lives in humanoid.ts, shipped only with
+ * What every character load reads of a VRM file (docs/loading.md#vrm-files): the VRM 1.0 bone
+ * names and the humanoid map a file declares (`VRMC_vrm`, or VRM 0.x's `VRM`), kept on the rig
+ * by build-rig.ts for humanoid retargeting (humanoid.ts, docs/retargeting.md), and the look its
+ * MToon materials are drawn with. Recognition by name lives in humanoid.ts, shipped only with
  * clip libraries.
  */
 
@@ -69,4 +70,21 @@ export function humanoidFromBones(declared: { source: string; bones: Record<stri
   const nodes = new Int32Array(HUMAN_BONES.length).fill(-1);
   for (const [bone, node] of Object.entries(declared.bones)) nodes[BONE_ID.get(bone)!] = indexOf(node);
   return { nodes, source: declared.source };
+}
+
+/**
+ * How a VRM file asks material `index` to look: 'mtoon' for VRM 1.0's `VRMC_materials_mtoon` or
+ * VRM 0.x's `VRM/MToon` shader (drawn as the nearest glTF look: lit, metallic 0, roughness 1,
+ * the base colour and texture as the lit colour; shade colour, rim, matcap and outline are not
+ * drawn), 'unlit' for VRM 0.x's `VRM/Unlit*` shaders, undefined for any other material. VRM 0.x
+ * material properties match the glTF material of the same name, else of the same index.
+ */
+export function vrmMaterialLook(json: { materials?: { name?: string; extensions?: Record<string, unknown> }[]; extensions?: Record<string, unknown> }, index: number): 'mtoon' | 'unlit' | undefined {
+  const material = json.materials?.[index];
+  if (material?.extensions?.VRMC_materials_mtoon !== undefined) return 'mtoon';
+  const props = (json.extensions?.VRM as { materialProperties?: { name?: unknown; shader?: unknown }[] } | undefined)?.materialProperties;
+  if (!Array.isArray(props)) return undefined;
+  const own = props.find((p) => p?.name !== undefined && p.name === material?.name) ?? props[index];
+  const shader = typeof own?.shader === 'string' ? own.shader : '';
+  return shader === 'VRM/MToon' ? 'mtoon' : shader.startsWith('VRM/Unlit') ? 'unlit' : undefined;
 }
