@@ -164,6 +164,8 @@ export interface ClipBinding {
 export interface AttachOptions {
   /** Retarget files whose rest pose differs from the body's (default true); false copies the file's values as they are. */
   retarget?: boolean;
+  /** Solve the legs of humanoid bodies whose leg proportions differ from the clip's, so planted feet stay planted (default true; docs/retargeting.md). */
+  legSolve?: boolean;
 }
 
 
@@ -251,7 +253,7 @@ const copied = (clip: Clip, remap: Int32Array): Channel[] => clip.channels.filte
  * that the body has by name (a tail, a prop) bound by name, joint by joint.
  */
 function bindHumanoid(rig: Rig, file: ClipFile, byName: Int32Array, body: HumanoidMap, humanoid: HumanoidMap, options: AttachOptions): Bound {
-  const plan = planRetarget(rig.nodes, body, file, humanoid);
+  const plan = planRetarget(rig.nodes, body, file, humanoid, options.legSolve !== false);
   const remap = new Int32Array(file.names.length).fill(-1);
   for (const { body: b, clip: c } of plan.pairs) remap[c] = b;
   // Outside the humanoid: by name, to body nodes the humanoid binding leaves alone.

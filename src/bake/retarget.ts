@@ -4,6 +4,7 @@ import { check } from './errors';
 import type { HumanoidMap } from './vrm-humanoid';
 import { HUMAN_BONES } from './vrm-humanoid';
 import { sampleChannel, slerpAt } from './sampler';
+import { legsToSolve, solveLeg, type Leg } from './leg-solve';
 import type { Channel, Clip, Interpolation } from './rig';
 
 /**
@@ -126,6 +127,8 @@ export interface RetargetPlan {
   translation: Float64Array;
   /** Body hip height / clip hip height. */
   rootScale: number;
+  /** Legs whose ankles are solved onto the clip's scaled foot path (leg-solve.ts); empty when the legs are in proportion or legSolve is false. */
+  legs: Leg[];
   body: RestSkeleton & { world: ReturnType<typeof restWorld> };
   clip: RestSkeleton & { world: ReturnType<typeof restWorld> };
 }
@@ -134,7 +137,7 @@ export interface RetargetPlan {
 const heightOf = (m: Float64Array, n: number) => (m[n * 16 + 13] > 1e-9 ? m[n * 16 + 13] : Math.hypot(m[n * 16 + 12], m[n * 16 + 13], m[n * 16 + 14]));
 
 /** The plan of binding a clips file with humanoid `clipMap` to a body with humanoid `bodyMap` (both complete). */
-export function planRetarget(body: RestSkeleton, bodyMap: HumanoidMap, clip: RestSkeleton, clipMap: HumanoidMap): RetargetPlan {
+export function planRetarget(body: RestSkeleton, bodyMap: HumanoidMap, clip: RestSkeleton, clipMap: HumanoidMap, legSolve = true): RetargetPlan {
   const count = body.parent.length;
   const bw = restWorld(body);
   const cw = restWorld(clip);
@@ -185,8 +188,9 @@ export function planRetarget(body: RestSkeleton, bodyMap: HumanoidMap, clip: Res
   const hb = heightOf(bw.matrix, hips.body);
   const hc = heightOf(cw.matrix, hips.clip);
   const rootScale = hb > 1e-9 && hc > 1e-9 ? hb / hc : 1;
+  const legs = legSolve ? legsToSolve(body.parent, bodyMap, bw.matrix, clipMap, cw.matrix, rootScale) : [];
   return {
-    pairs, kind, spread, align, sameHierarchy, hips, rootScale,
+    pairs, kind, spread, align, sameHierarchy, hips, rootScale, legs,
     translation: motionMap(bw.matrix, body.parent[hips.body], cw.matrix, clip.parent[hips.clip], rootScale),
     body: { ...body, world: bw }, clip: { ...clip, world: cw },
   };
@@ -225,7 +229,7 @@ export function retargetHumanoidClip(plan: RetargetPlan, clip: Clip): Channel[] 
   const hipsMove = clip.channels.find((ch) => ch.node === plan.hips.clip && ch.path === 'translation');
   if (hipsMove) out.push(moveHips(plan, hipsMove));
   const rotations = clip.channels.filter((ch) => ch.path === 'rotation');
-  if (plan.sameHierarchy) {
+  if (plan.sameHierarchy && plan.legs.length === 0) {
     for (const { body: n, clip: c } of plan.pairs) {
       const p = plan.body.parent[n];
       const cp = plan.clip.parent[c];
@@ -246,11 +250,12 @@ export function retargetHumanoidClip(plan: RetargetPlan, clip: Clip): Channel[] 
     }
     return out;
   }
-  return [...out, ...resampled(plan, rotations)];
+  return [...out, ...resampled(plan, clip.channels, hipsMove && out[0])];
 }
 
 /** Body local rotations of every mapped and chain node, from world rotations at the clip's key times. */
-function resampled(plan: RetargetPlan, rotations: Channel[]): Channel[] {
+function resampled(plan: RetargetPlan, channels: Channel[], hipsMove: Channel | undefined): Channel[] {
+  const rotations = channels.filter((ch) => ch.path === 'rotation');
   const cubic = rotations.some((ch) => ch.interpolation === 'CUBICSPLINE');
   const step = rotations.length > 0 && rotations.every((ch) => ch.interpolation === 'STEP');
   const keys = [...new Set(rotations.flatMap((ch) => Array.from(ch.times)))].sort((a, b) => a - b);
@@ -268,6 +273,7 @@ function resampled(plan: RetargetPlan, rotations: Channel[]): Channel[] {
   const bWorld = new Float64Array(bodyCount * 4);
   const g = new Float64Array(bodyCount * 4); // W_clip * R_clip^-1 * A per mapped body node: its world turn from rest
   const q = q4();
+  const legs = plan.legs.length > 0 ? legSolver(plan, channels, hipsMove) : undefined;
   times.forEach((t, k) => {
     local.set(clip.restRotation);
     for (const ch of rotations) sampleChannel(ch, t, local, ch.node * 4);
@@ -290,6 +296,7 @@ function resampled(plan: RetargetPlan, rotations: Channel[]): Channel[] {
       }
       quatMulAt(turn, 0, false, body.world.rotation, n * 4, bWorld, n * 4);
     }
+    if (legs) legs.solve(t, bWorld, g);
     outputs.forEach((n, i) => {
       const p = body.parent[n];
       if (p < 0) q.set(at(bWorld, n)); else quatMulAt(bWorld, p * 4, true, bWorld, n * 4, q, 0);
@@ -301,6 +308,65 @@ function resampled(plan: RetargetPlan, rotations: Channel[]): Channel[] {
   });
   const timeArray = Float32Array.from(times);
   return outputs.map((n, i) => ({ node: n, path: 'rotation' as const, interpolation: step ? 'STEP' as const : 'LINEAR' as const, times: timeArray, values: values[i] }));
+}
+
+/**
+ * The leg solve at time t (leg-solve.ts): world positions of the clip (its channels sampled, full
+ * TRS) and of the body (its hips translation `hipsMove` sampled, rest offsets turned by the world
+ * rotations in `bWorld`, scaled by the rest's world scale), each leg's ankle sent to the body's
+ * hips plus the clip's hips-to-ankle vector times rootScale.
+ */
+function legSolver(plan: RetargetPlan, channels: Channel[], hipsMove: Channel | undefined) {
+  const { body, clip } = plan;
+  const clipOrder = parentFirst(clip.parent);
+  const pose = { t: Float64Array.from(clip.restTranslation), r: Float64Array.from(clip.restRotation), s: Float64Array.from(clip.restScale) };
+  const local = new Float64Array(16);
+  const clipWorld = new Float64Array(clip.parent.length * 16);
+  const position = new Float64Array(body.parent.length * 3);
+  const hipsT = new Float64Array(3);
+  const scaleOf = (n: number) => (n < 0 ? 1 : Math.hypot(body.world.matrix[n * 16], body.world.matrix[n * 16 + 1], body.world.matrix[n * 16 + 2]));
+  const below = new Uint8Array(body.parent.length);
+  below[plan.hips.body] = 1;
+  for (let n = plan.hips.body + 1; n < below.length; n++) if (body.parent[n] >= 0 && below[body.parent[n]]) below[n] = 1;
+  const bm = body.world.matrix;
+  return {
+    solve(t: number, bWorld: Float64Array, turn: Float64Array): void {
+      pose.t.set(clip.restTranslation); pose.r.set(clip.restRotation); pose.s.set(clip.restScale);
+      for (const ch of channels) sampleChannel(ch, t, ch.path === 'translation' ? pose.t : ch.path === 'rotation' ? pose.r : pose.s, ch.node * (ch.path === 'rotation' ? 4 : 3));
+      for (const n of clipOrder) {
+        composeTrsAt(pose.t, n * 3, pose.r, n * 4, pose.s, n * 3, local, 0);
+        if (clip.parent[n] < 0) clipWorld.set(local, n * 16); else multiplyAt(clipWorld, clip.parent[n] * 16, local, 0, clipWorld, n * 16);
+      }
+      const h = plan.hips.body;
+      if (hipsMove) sampleChannel(hipsMove, t, hipsT, 0); else hipsT.set(body.restTranslation.subarray(h * 3, h * 3 + 3));
+      for (let n = 0; n < body.parent.length; n++) {
+        const p = body.parent[n];
+        const offset = n === h ? hipsT : body.restTranslation.subarray(n * 3, n * 3 + 3);
+        if (!below[n] || n === h) {
+          // Above the hips, the rest; the hips, their translation through the parent's rest world.
+          if (n !== h) { position.set(bm.subarray(n * 16 + 12, n * 16 + 15), n * 3); continue; }
+          for (let r = 0; r < 3; r++) position[n * 3 + r] = p < 0 ? offset[r] : bm[p * 16 + 12 + r] + bm[p * 16 + r] * offset[0] + bm[p * 16 + 4 + r] * offset[1] + bm[p * 16 + 8 + r] * offset[2];
+          continue;
+        }
+        const k = scaleOf(p);
+        const v = [0, 1, 2].map((c) => offset[c] * k);
+        const q = bWorld.subarray(p * 4, p * 4 + 4);
+        const u = [q[1] * v[2] - q[2] * v[1], q[2] * v[0] - q[0] * v[2], q[0] * v[1] - q[1] * v[0]].map((c) => 2 * c);
+        const w = [q[1] * u[2] - q[2] * u[1], q[2] * u[0] - q[0] * u[2], q[0] * u[1] - q[1] * u[0]];
+        for (let r = 0; r < 3; r++) position[n * 3 + r] = position[p * 3 + r] + v[r] + q[3] * u[r] + w[r];
+      }
+      const ch = plan.hips.clip;
+      for (const leg of plan.legs) {
+        const target = [0, 1, 2].map((r) => position[h * 3 + r] + plan.rootScale * (clipWorld[leg.clipFoot * 16 + 12 + r] - clipWorld[ch * 16 + 12 + r]));
+        // Bend about the body's right, turned as the hips turn, when a leg is straight: knees bend back.
+        const bend = leg.bend;
+        const g = turn.subarray(h * 4, h * 4 + 4);
+        const u = [g[1] * bend[2] - g[2] * bend[1], g[2] * bend[0] - g[0] * bend[2], g[0] * bend[1] - g[1] * bend[0]].map((c) => 2 * c);
+        const turned = [0, 1, 2].map((r) => bend[r] + g[3] * u[r] + [g[1] * u[2] - g[2] * u[1], g[2] * u[0] - g[0] * u[2], g[0] * u[1] - g[1] * u[0]][r]);
+        solveLeg(leg, bWorld, position, target, turned);
+      }
+    },
+  };
 }
 
 /** The hips translation: body rest + M (clip value - clip rest); tangents (CUBICSPLINE) by M alone. */

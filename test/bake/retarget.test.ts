@@ -7,7 +7,8 @@ import { parseGltf } from '../../src/bake/parse';
 import type { Rig } from '../../src/bake/rig';
 import { sampleClip } from '../../src/bake/sampler';
 import { createPose, localToModel } from '../../src/math/pose';
-import { A_POSE, WALKER_PARTS } from '../../tools/walker/build';
+import { A_POSE, LEGS_THIGH, WALKER_PARTS } from '../../tools/walker/build';
+import { footSlide } from '../helpers/foot-slide';
 import { JOINTS, bindFrames, type Quat4 } from '../../tools/walker/skeleton';
 import { MIXAMO_NAMES, VROID_NAMES, VRM_BONES } from '../../tools/walker/variants';
 import { arrayBufferOf } from '../helpers/gltf-builder';
@@ -127,6 +128,28 @@ describe('humanoid retargeting onto the Walker\'s body variants', { timeout: 120
     console.log(`WalkerSpine's clips on WalkerBody.glb: worst joint ${(100 * worst.position).toFixed(4)}% of the height, worst bone ${worst.degrees.toFixed(4)} degrees (${worst.where})`);
     expect(worst.position).toBeLessThanOrEqual(0.01);
     expect(worst.degrees).toBeLessThanOrEqual(3);
+  });
+
+  it(`the leg solve on WalkerLegs.glb (thigh ${LEGS_THIGH} m, shin ${(0.8 - LEGS_THIGH).toFixed(1)} m): planted feet slide at most 2% of walking speed, not without it`, async () => {
+    const solved = await rigOf('WalkerLegs.glb');
+    attachClips(solved, [await library('WalkerClipsMixamo.glb')]);
+    const copied = await rigOf('WalkerLegs.glb');
+    attachClips(copied, [await library('WalkerClipsMixamo.glb')], { legSolve: false });
+    const feet = ['Foot.L', 'Foot.R'];
+    const lines: string[] = [];
+    for (const clip of ['WalkForward', 'WalkRight', 'RunForward']) {
+      const index = (r: Rig) => r.clips.findIndex((c) => c.name === clip);
+      const source = footSlide(walker, index(walker), feet, 'Hips');
+      const on = footSlide(solved, index(solved), feet, 'Hips');
+      const off = footSlide(copied, index(copied), feet, 'Hips');
+      lines.push(`${clip}: Walker ${(100 * source.meanShare).toFixed(2)}% mean / ${(100 * source.worstShare).toFixed(2)}% worst; ` +
+        `WalkerLegs with the leg solve ${(100 * on.meanShare).toFixed(2)}% / ${(100 * on.worstShare).toFixed(2)}%; without ${(100 * off.meanShare).toFixed(2)}% / ${(100 * off.worstShare).toFixed(2)}%`);
+      expect(on.walkingSpeed).toBeCloseTo(source.walkingSpeed, 6);
+      if (clip.startsWith('Walk')) expect(on.meanShare).toBeLessThanOrEqual(0.02);
+      expect(on.meanShare).toBeLessThanOrEqual(source.meanShare * 1.1 + 1e-3);
+      expect(off.meanShare).toBeGreaterThan(on.meanShare * 2);
+    }
+    console.log(lines.join('\n'));
   });
 
   it('the Walker\'s own body and clips bind as before: names and rests agree, so the values are copied (not retargeted)', async () => {

@@ -33,6 +33,9 @@ export interface WalkerParts {
 /** Legs and torso of the stocky body (WalkerStocky.glb): shorter legs, a bigger torso, the same joint names. */
 export const STOCKY = { legScale: 0.8, torsoScale: 1.15 } as const;
 
+/** The thigh of WalkerLegs.glb, metres (the Walker's: 0.4; the shin takes the rest of 0.8). */
+export const LEGS_THIGH = 0.5;
+
 /** The A-pose of WalkerMixamo.glb: arms raised 0.8 rad (46 degrees) from hanging, about 44 degrees below horizontal. */
 export const A_POSE = 0.8;
 
@@ -49,10 +52,12 @@ export const WALKER_PARTS: Readonly<Record<string, WalkerParts>> = {
   'WalkerClipsMixamo.glb': { mesh: false, prefix: 'mixamorig:' },
   'WalkerStocky.glb': { clips: false, body: proportioned(STOCKY.legScale, STOCKY.torsoScale) },
   // For humanoid retargeting (docs/retargeting.md, variants.ts): the same body renamed, with other
-  // local axes, an A-pose rest, an extra spine joint.
+  // local axes, an A-pose rest, an extra spine joint, other leg proportions.
   'WalkerVRoid.glb': { clips: false, names: VROID_NAMES, vrm: true, body: variantBody({ axes: true }) },
   'WalkerMixamo.glb': { clips: false, names: MIXAMO_NAMES, body: variantBody({ aPose: A_POSE }) },
   'WalkerSpine.glb': { clips: false, body: variantBody({ extraSpine: true }) },
+  // Legs in other proportions at the same hip height, for the leg solve: thigh 0.5 m, shin 0.3 m.
+  'WalkerLegs.glb': { clips: false, body: variantBody({ thigh: LEGS_THIGH }) },
 };
 
 

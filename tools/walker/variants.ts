@@ -1,5 +1,5 @@
 import { quatd, vec3d } from 'wgpu-matrix';
-import { BOXES, JOINTS, bindPositions, type JointDef, type Proportioned, type Quat4, type Vec3 } from './skeleton';
+import { BOXES, JOINTS, SHIN, THIGH, bindPositions, type JointDef, type Proportioned, type Quat4, type Vec3 } from './skeleton';
 
 /**
  * Versions of the Walker's body for humanoid retargeting (docs/retargeting.md): the same boxes in
@@ -45,6 +45,8 @@ export interface Variant {
   aPose?: number;
   /** Put a joint `Spine.001` half way between Spine and Chest. */
   extraSpine?: boolean;
+  /** Thigh length in metres, the shin taking the rest of the Walker's 0.8 m leg (same hip height, other proportions). */
+  thigh?: number;
 }
 
 /** The joint added by `extraSpine`. */
@@ -63,6 +65,16 @@ function axesOf(j: number): Quat4 {
  */
 export function variantBody(v: Variant): Proportioned {
   let defs: JointDef[] = JOINTS.map((j) => ({ ...j }));
+  let boxes = BOXES;
+  if (v.thigh !== undefined) {
+    const lengths: Record<string, number> = { UpperLeg: v.thigh, LowerLeg: THIGH + SHIN - v.thigh };
+    // A joint's offset is its parent's bone: the knee sits a thigh below the hip, the ankle a shin below the knee.
+    defs = defs.map((j) => (/^LowerLeg\./.test(j.name) ? { ...j, offset: [0, -lengths.UpperLeg, 0] } : /^Foot\./.test(j.name) ? { ...j, offset: [0, -lengths.LowerLeg, 0] } : j));
+    boxes = BOXES.map((b) => {
+      const length = lengths[b.joint.split('.')[0]];
+      return length === undefined ? b : { ...b, centre: [b.centre[0], -length / 2, b.centre[2]], size: [b.size[0], length, b.size[2]] };
+    });
+  }
   if (v.extraSpine) {
     const spine = defs.findIndex((j) => j.name === 'Spine');
     const chest = defs.findIndex((j) => j.name === 'Chest');
@@ -96,5 +108,5 @@ export function variantBody(v: Variant): Proportioned {
     const identity = Math.abs(rotation[3]) > 1 - 1e-15;
     return { ...j, offset: offset.map((c) => (Math.abs(c) < 1e-12 ? 0 : c)) as Vec3, ...(identity ? {} : { rotation }) };
   });
-  return { joints, boxes: BOXES, boxTurns: turns };
+  return { joints, boxes, boxTurns: turns };
 }
