@@ -1,4 +1,9 @@
+import { composeTrsAt, multiplyAt } from '../math/affine';
 import { quatMulAt } from '../math/quat';
+import { parentsFirst } from './hierarchy';
+import type { RetargetPlan } from './retarget';
+import type { Channel } from './rig';
+import { sampleChannel } from './sampler';
 import type { HumanoidMap } from './vrm-humanoid';
 import { HUMAN_BONES } from './vrm-humanoid';
 
@@ -94,4 +99,63 @@ export function solveLeg(leg: Leg, world: Float64Array, position: Float64Array, 
   const hip = axisAngle(n, Math.acos(Math.max(-1, cos)));
   quatMulAt(hip, 0, false, world, a * 4, world, a * 4);
   quatMulAt(hip, 0, false, world, b * 4, world, b * 4);
+}
+
+/**
+ * The leg solve at time t (leg-solve.ts): world positions of the clip (its channels sampled, full
+ * TRS) and of the body (its hips translation `hipsMove` sampled, rest offsets turned by the world
+ * rotations in `bWorld`, scaled by the rest's world scale), each leg's ankle sent to the body's
+ * hips plus the clip's hips-to-ankle vector times rootScale.
+ */
+export function legSolver(plan: RetargetPlan, channels: Channel[], hipsMove: Channel | undefined) {
+  const { body, clip } = plan;
+  const clipOrder = parentsFirst(clip.parent);
+  const pose = { t: Float64Array.from(clip.restTranslation), r: Float64Array.from(clip.restRotation), s: Float64Array.from(clip.restScale) };
+  const local = new Float64Array(16);
+  const clipWorld = new Float64Array(clip.parent.length * 16);
+  const position = new Float64Array(body.parent.length * 3);
+  const hipsT = new Float64Array(3);
+  const scaleOf = (n: number) => (n < 0 ? 1 : Math.hypot(body.world.matrix[n * 16], body.world.matrix[n * 16 + 1], body.world.matrix[n * 16 + 2]));
+  const below = new Uint8Array(body.parent.length);
+  below[plan.hips.body] = 1;
+  for (let n = plan.hips.body + 1; n < below.length; n++) if (body.parent[n] >= 0 && below[body.parent[n]]) below[n] = 1;
+  const bm = body.world.matrix;
+  return {
+    solve(t: number, bWorld: Float64Array, turn: Float64Array): void {
+      pose.t.set(clip.restTranslation); pose.r.set(clip.restRotation); pose.s.set(clip.restScale);
+      for (const ch of channels) sampleChannel(ch, t, ch.path === 'translation' ? pose.t : ch.path === 'rotation' ? pose.r : pose.s, ch.node * (ch.path === 'rotation' ? 4 : 3));
+      for (const n of clipOrder) {
+        composeTrsAt(pose.t, n * 3, pose.r, n * 4, pose.s, n * 3, local, 0);
+        if (clip.parent[n] < 0) clipWorld.set(local, n * 16); else multiplyAt(clipWorld, clip.parent[n] * 16, local, 0, clipWorld, n * 16);
+      }
+      const h = plan.hips.body;
+      if (hipsMove) sampleChannel(hipsMove, t, hipsT, 0); else hipsT.set(body.restTranslation.subarray(h * 3, h * 3 + 3));
+      for (let n = 0; n < body.parent.length; n++) {
+        const p = body.parent[n];
+        const offset = n === h ? hipsT : body.restTranslation.subarray(n * 3, n * 3 + 3);
+        if (!below[n] || n === h) {
+          // Above the hips, the rest; the hips, their translation through the parent's rest world.
+          if (n !== h) { position.set(bm.subarray(n * 16 + 12, n * 16 + 15), n * 3); continue; }
+          for (let r = 0; r < 3; r++) position[n * 3 + r] = p < 0 ? offset[r] : bm[p * 16 + 12 + r] + bm[p * 16 + r] * offset[0] + bm[p * 16 + 4 + r] * offset[1] + bm[p * 16 + 8 + r] * offset[2];
+          continue;
+        }
+        const k = scaleOf(p);
+        const v = [0, 1, 2].map((c) => offset[c] * k);
+        const q = bWorld.subarray(p * 4, p * 4 + 4);
+        const u = [q[1] * v[2] - q[2] * v[1], q[2] * v[0] - q[0] * v[2], q[0] * v[1] - q[1] * v[0]].map((c) => 2 * c);
+        const w = [q[1] * u[2] - q[2] * u[1], q[2] * u[0] - q[0] * u[2], q[0] * u[1] - q[1] * u[0]];
+        for (let r = 0; r < 3; r++) position[n * 3 + r] = position[p * 3 + r] + v[r] + q[3] * u[r] + w[r];
+      }
+      const ch = plan.hips.clip;
+      for (const leg of plan.legs) {
+        const target = [0, 1, 2].map((r) => position[h * 3 + r] + plan.rootScale * (clipWorld[leg.clipFoot * 16 + 12 + r] - clipWorld[ch * 16 + 12 + r]));
+        // Bend about the body's right, turned as the hips turn, when a leg is straight: knees bend back.
+        const bend = leg.bend;
+        const g = turn.subarray(h * 4, h * 4 + 4);
+        const u = [g[1] * bend[2] - g[2] * bend[1], g[2] * bend[0] - g[0] * bend[2], g[0] * bend[1] - g[1] * bend[0]].map((c) => 2 * c);
+        const turned = [0, 1, 2].map((r) => bend[r] + g[3] * u[r] + [g[1] * u[2] - g[2] * u[1], g[2] * u[0] - g[0] * u[2], g[0] * u[1] - g[1] * u[0]][r]);
+        solveLeg(leg, bWorld, position, target, turned);
+      }
+    },
+  };
 }

@@ -4,7 +4,8 @@ import { check } from './errors';
 import type { HumanoidMap } from './vrm-humanoid';
 import { HUMAN_BONES } from './vrm-humanoid';
 import { sampleChannel, slerpAt } from './sampler';
-import { legsToSolve, solveLeg, type Leg } from './leg-solve';
+import { legSolver, legsToSolve, type Leg } from './leg-solve';
+import { parentsFirst } from './hierarchy';
 import type { Channel, Clip, Interpolation } from './rig';
 
 /**
@@ -149,6 +150,15 @@ export function planRetarget(body: RestSkeleton, bodyMap: HumanoidMap, clip: Res
   const align = new Float64Array(count * 4);
   const pairs: RetargetPlan['pairs'] = [];
   const mappedAbove = (n: number) => { let p = body.parent[n]; while (p >= 0 && clipOf[p] < 0) p = body.parent[p]; return p; };
+  const dir = (m: Float64Array, from: number, to: number) => [0, 1, 2].map((k) => m[to * 16 + 12 + k] - m[from * 16 + 12 + k]);
+  // Facing: the turn about +y taking the body's right-to-left hip direction onto the clip's (a VRM
+  // 0.x body faces -z, its clips +z), part of every A(n), so the body faces as the clip does.
+  const [left, right] = [BONE_ID.get('leftUpperLeg')!, BONE_ID.get('rightUpperLeg')!];
+  const lb = dir(bw.matrix, bodyMap.nodes[right], bodyMap.nodes[left]);
+  const lc = dir(cw.matrix, clipMap.nodes[right], clipMap.nodes[left]);
+  const yaw = Math.atan2(lb[2] * lc[0] - lb[0] * lc[2], lb[0] * lc[0] + lb[2] * lc[2]);
+  const face = Math.abs(yaw) < 1e-9 ? Float64Array.of(0, 0, 0, 1) : Float64Array.of(0, Math.sin(yaw / 2), 0, Math.cos(yaw / 2));
+  const turn = (q: Float64Array, v: number[]) => { const r = mul(mul(q, Float64Array.of(v[0], v[1], v[2], 0)), Float64Array.of(-q[0], -q[1], -q[2], q[3])); return [r[0], r[1], r[2]]; };
   for (let n = 0; n < count; n++) {
     align[n * 4 + 3] = 1;
     if (clipOf[n] < 0) continue;
@@ -156,11 +166,10 @@ export function planRetarget(body: RestSkeleton, bodyMap: HumanoidMap, clip: Res
     pairs.push({ body: n, clip: clipOf[n] });
     const aim = (AIM[HUMAN_BONES[boneOf[n]]] ?? []).map((b) => BONE_ID.get(b)!).find((b) => bodyMap.nodes[b] >= 0 && clipMap.nodes[b] >= 0);
     if (aim !== undefined) {
-      const dir = (m: Float64Array, from: number, to: number) => [0, 1, 2].map((k) => m[to * 16 + 12 + k] - m[from * 16 + 12 + k]);
-      align.set(rotationTo(dir(bw.matrix, n, bodyMap.nodes[aim]), dir(cw.matrix, clipOf[n], clipMap.nodes[aim])), n * 4);
+      align.set(mul(rotationTo(turn(face, dir(bw.matrix, n, bodyMap.nodes[aim])), dir(cw.matrix, clipOf[n], clipMap.nodes[aim])), face), n * 4);
     } else {
       const up = mappedAbove(n);
-      if (up >= 0) align.set(at(align, up), n * 4);
+      align.set(up >= 0 ? at(align, up) : face, n * 4);
     }
   }
   // Chains: unmapped nodes between a mapped node and its nearest mapped ancestor share their rotation.
@@ -265,7 +274,7 @@ function resampled(plan: RetargetPlan, channels: Channel[], hipsMove: Channel | 
   const { body, clip } = plan;
   const clipCount = clip.parent.length;
   const bodyCount = body.parent.length;
-  const clipOrder = parentFirst(clip.parent);
+  const clipOrder = parentsFirst(clip.parent);
   const outputs = Array.from({ length: bodyCount }, (_, n) => n).filter((n) => plan.kind[n] !== 0);
   const values = outputs.map(() => new Float32Array(times.length * 4));
   const local = new Float64Array(clipCount * 4);
@@ -310,65 +319,6 @@ function resampled(plan: RetargetPlan, channels: Channel[], hipsMove: Channel | 
   return outputs.map((n, i) => ({ node: n, path: 'rotation' as const, interpolation: step ? 'STEP' as const : 'LINEAR' as const, times: timeArray, values: values[i] }));
 }
 
-/**
- * The leg solve at time t (leg-solve.ts): world positions of the clip (its channels sampled, full
- * TRS) and of the body (its hips translation `hipsMove` sampled, rest offsets turned by the world
- * rotations in `bWorld`, scaled by the rest's world scale), each leg's ankle sent to the body's
- * hips plus the clip's hips-to-ankle vector times rootScale.
- */
-function legSolver(plan: RetargetPlan, channels: Channel[], hipsMove: Channel | undefined) {
-  const { body, clip } = plan;
-  const clipOrder = parentFirst(clip.parent);
-  const pose = { t: Float64Array.from(clip.restTranslation), r: Float64Array.from(clip.restRotation), s: Float64Array.from(clip.restScale) };
-  const local = new Float64Array(16);
-  const clipWorld = new Float64Array(clip.parent.length * 16);
-  const position = new Float64Array(body.parent.length * 3);
-  const hipsT = new Float64Array(3);
-  const scaleOf = (n: number) => (n < 0 ? 1 : Math.hypot(body.world.matrix[n * 16], body.world.matrix[n * 16 + 1], body.world.matrix[n * 16 + 2]));
-  const below = new Uint8Array(body.parent.length);
-  below[plan.hips.body] = 1;
-  for (let n = plan.hips.body + 1; n < below.length; n++) if (body.parent[n] >= 0 && below[body.parent[n]]) below[n] = 1;
-  const bm = body.world.matrix;
-  return {
-    solve(t: number, bWorld: Float64Array, turn: Float64Array): void {
-      pose.t.set(clip.restTranslation); pose.r.set(clip.restRotation); pose.s.set(clip.restScale);
-      for (const ch of channels) sampleChannel(ch, t, ch.path === 'translation' ? pose.t : ch.path === 'rotation' ? pose.r : pose.s, ch.node * (ch.path === 'rotation' ? 4 : 3));
-      for (const n of clipOrder) {
-        composeTrsAt(pose.t, n * 3, pose.r, n * 4, pose.s, n * 3, local, 0);
-        if (clip.parent[n] < 0) clipWorld.set(local, n * 16); else multiplyAt(clipWorld, clip.parent[n] * 16, local, 0, clipWorld, n * 16);
-      }
-      const h = plan.hips.body;
-      if (hipsMove) sampleChannel(hipsMove, t, hipsT, 0); else hipsT.set(body.restTranslation.subarray(h * 3, h * 3 + 3));
-      for (let n = 0; n < body.parent.length; n++) {
-        const p = body.parent[n];
-        const offset = n === h ? hipsT : body.restTranslation.subarray(n * 3, n * 3 + 3);
-        if (!below[n] || n === h) {
-          // Above the hips, the rest; the hips, their translation through the parent's rest world.
-          if (n !== h) { position.set(bm.subarray(n * 16 + 12, n * 16 + 15), n * 3); continue; }
-          for (let r = 0; r < 3; r++) position[n * 3 + r] = p < 0 ? offset[r] : bm[p * 16 + 12 + r] + bm[p * 16 + r] * offset[0] + bm[p * 16 + 4 + r] * offset[1] + bm[p * 16 + 8 + r] * offset[2];
-          continue;
-        }
-        const k = scaleOf(p);
-        const v = [0, 1, 2].map((c) => offset[c] * k);
-        const q = bWorld.subarray(p * 4, p * 4 + 4);
-        const u = [q[1] * v[2] - q[2] * v[1], q[2] * v[0] - q[0] * v[2], q[0] * v[1] - q[1] * v[0]].map((c) => 2 * c);
-        const w = [q[1] * u[2] - q[2] * u[1], q[2] * u[0] - q[0] * u[2], q[0] * u[1] - q[1] * u[0]];
-        for (let r = 0; r < 3; r++) position[n * 3 + r] = position[p * 3 + r] + v[r] + q[3] * u[r] + w[r];
-      }
-      const ch = plan.hips.clip;
-      for (const leg of plan.legs) {
-        const target = [0, 1, 2].map((r) => position[h * 3 + r] + plan.rootScale * (clipWorld[leg.clipFoot * 16 + 12 + r] - clipWorld[ch * 16 + 12 + r]));
-        // Bend about the body's right, turned as the hips turn, when a leg is straight: knees bend back.
-        const bend = leg.bend;
-        const g = turn.subarray(h * 4, h * 4 + 4);
-        const u = [g[1] * bend[2] - g[2] * bend[1], g[2] * bend[0] - g[0] * bend[2], g[0] * bend[1] - g[1] * bend[0]].map((c) => 2 * c);
-        const turned = [0, 1, 2].map((r) => bend[r] + g[3] * u[r] + [g[1] * u[2] - g[2] * u[1], g[2] * u[0] - g[0] * u[2], g[0] * u[1] - g[1] * u[0]][r]);
-        solveLeg(leg, bWorld, position, target, turned);
-      }
-    },
-  };
-}
-
 /** The hips translation: body rest + M (clip value - clip rest); tangents (CUBICSPLINE) by M alone. */
 function moveHips(plan: RetargetPlan, ch: Channel): Channel {
   const cubic = ch.interpolation === 'CUBICSPLINE';
@@ -382,10 +332,4 @@ function moveHips(plan: RetargetPlan, ch: Channel): Channel {
     for (let r = 0; r < 3; r++) values[o + r] = (isValue ? plan.body.restTranslation[b + r] : 0) + m[r] * d[0] + m[3 + r] * d[1] + m[6 + r] * d[2];
   }
   return { node: plan.hips.body, path: 'translation', interpolation: ch.interpolation, times: ch.times, values };
-}
-
-/** Node order with every parent before its children (parents given by index, any order). */
-function parentFirst(parent: Int32Array): number[] {
-  const depth = (n: number) => { let d = 0; for (let p = parent[n]; p >= 0; p = parent[p]) d++; return d; };
-  return Array.from(parent, (_, n) => n).sort((a, b) => depth(a) - depth(b));
 }

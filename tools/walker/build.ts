@@ -44,7 +44,7 @@ export const A_POSE = 0.8;
  * (docs/clips.md): the Walker's body alone, its clips alone (nodes, no mesh), the clips with
  * Mixamo-style joint names, a body of other proportions with the same joint names, and the
  * Walker's body renamed (VRoid names with a VRM map; Mixamo names), with other local axes, an
- * A-pose rest, or an extra spine joint (variants.ts).
+ * A-pose rest, an extra spine joint, other leg proportions, or facing -z (variants.ts).
  */
 export const WALKER_PARTS: Readonly<Record<string, WalkerParts>> = {
   'WalkerBody.glb': { clips: false },
@@ -58,6 +58,8 @@ export const WALKER_PARTS: Readonly<Record<string, WalkerParts>> = {
   'WalkerSpine.glb': { clips: false, body: variantBody({ extraSpine: true }) },
   // Legs in other proportions at the same hip height, for the leg solve: thigh 0.5 m, shin 0.3 m.
   'WalkerLegs.glb': { clips: false, body: variantBody({ thigh: LEGS_THIGH }) },
+  // Facing -z, as VRM 0.x avatars do.
+  'WalkerBack.glb': { clips: false, body: variantBody({ face: Math.PI }) },
 };
 
 

@@ -45,6 +45,8 @@ export interface Variant {
   aPose?: number;
   /** Put a joint `Spine.001` half way between Spine and Chest. */
   extraSpine?: boolean;
+  /** Turn the whole body about +y by this many radians (pi: facing -z, as VRM 0.x avatars do). */
+  face?: number;
   /** Thigh length in metres, the shin taking the rest of the Walker's 0.8 m leg (same hip height, other proportions). */
   thigh?: number;
 }
@@ -99,9 +101,14 @@ export function variantBody(v: Variant): Proportioned {
       });
     }
   }
+  if (v.face) {
+    const face = quatd.fromAxisAngle([0, 1, 0], v.face);
+    positions.forEach((p, i) => { positions[i] = Array.from(vec3d.transformQuat(p, face)).map((c) => (Math.abs(c) < 1e-12 ? 0 : c)) as Vec3; });
+    turns.forEach((t, i) => { turns[i] = Array.from(quatd.multiply(face, t)) as Quat4; });
+  }
   const frames = defs.map((_, i) => (v.axes ? Array.from(quatd.multiply(turns[i], axesOf(i))) as Quat4 : turns[i]));
   const joints = defs.map((j, i): JointDef => {
-    if (j.parent < 0) return { ...j, offset: positions[i], ...(v.axes || v.aPose ? { rotation: frames[i] } : {}) };
+    if (j.parent < 0) return { ...j, offset: positions[i], ...(v.axes || v.aPose || v.face ? { rotation: frames[i] } : {}) };
     const inverse = quatd.inverse(frames[j.parent]);
     const offset = Array.from(vec3d.transformQuat(vec3d.subtract(positions[i], positions[j.parent]), inverse)) as Vec3;
     const rotation = Array.from(quatd.multiply(inverse, frames[i])) as Quat4;
