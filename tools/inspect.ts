@@ -11,7 +11,8 @@ import { basename } from 'node:path';
 import { JOINT_MATRIX_BYTES } from '../src/runtime/layout';
 import { WORKGROUP_BYTES_PER_NODE } from '../src/runtime/pose-pass';
 import { loadCharacter, type Character } from '../src/index';
-import type { ClipLibrary } from '../src/bake/clip-library';
+import { rigHumanoid, type ClipLibrary } from '../src/bake/clip-library';
+import { HUMAN_BONES, type HumanoidMap } from '../src/bake/humanoid';
 import { listOption, parseArgs } from './args';
 import { readClipLibrary } from './clip-files';
 import { readModelFile } from './node-io';
@@ -41,7 +42,23 @@ export interface Inspection {
   baked: { bytes: number; tracks: number; trackBytes: number; trackRefBytes: number; restBytes: number };
   bounds: { min: number[]; max: number[]; size: number[] };
   perInstance: { jointMatrices: number; jointMatrixBytes: number; workgroupBytes: number };
+  /**
+   * The model's humanoid (docs/retargeting.md): where its map came from (`VRMC_vrm`, `VRM`, or the
+   * name convention recognized), each bone's node, and the joints no bone names; null when none is
+   * recognized (clips files then bind by node name).
+   */
+  humanoid: { source: string; bones: { bone: string; node: string }[]; unmapped: string[] } | null;
+  /** Per --clips file: its humanoid's source and bone count (null: none, it binds by name), and whether a name map was given. */
+  clipFiles: { file: string; humanoid: string | null; bones: number; nameMap: boolean }[];
   warnings: string[];
+}
+
+/** A humanoid map as the report shows it. */
+function humanoidReport(map: HumanoidMap | undefined, names: readonly string[], joints: readonly number[]): Inspection['humanoid'] {
+  if (!map) return null;
+  const bones = HUMAN_BONES.flatMap((bone, b) => (map.nodes[b] >= 0 ? [{ bone, node: names[map.nodes[b]] }] : []));
+  const mapped = new Set(map.nodes);
+  return { source: map.source, bones, unmapped: joints.filter((n) => !mapped.has(n)).map((n) => names[n]) };
 }
 
 /** Influence statistics of one primitive: weights above 0 per vertex. */
@@ -98,6 +115,10 @@ export function inspectCharacter(file: string, fileBytes: number, character: Cha
       jointMatrices: gpu.slotCount, jointMatrixBytes: gpu.slotCount * JOINT_MATRIX_BYTES,
       workgroupBytes: gpu.nodeCount * WORKGROUP_BYTES_PER_NODE,
     },
+    humanoid: humanoidReport(rigHumanoid(rig), rig.nodes.names, rig.nodes.names.flatMap((_, n) => (rig.nodes.isJoint[n] ? [n] : []))),
+    clipFiles: (library?.files ?? []).map((f) => ({
+      file: f.name, humanoid: f.humanoid?.source ?? null, bones: f.humanoid ? f.humanoid.nodes.filter((n) => n >= 0).length : 0, nameMap: f.named,
+    })),
     warnings: [...character.warnings],
   };
 }
@@ -145,6 +166,12 @@ export function formatInspection(r: Inspection): string {
   out.push(`  min ${vec(r.bounds.min)}  max ${vec(r.bounds.max)}  size ${vec(r.bounds.size)}`);
   out.push('', 'per instance in a crowd');
   out.push(`  ${r.perInstance.jointMatrices} joint matrices: ${bytes(r.perInstance.jointMatrixBytes)} of joint buffer; pose pass workgroup memory ${bytes(r.perInstance.workgroupBytes)}`);
+  out.push('', r.humanoid ? `humanoid (${r.humanoid.source}; ${r.humanoid.bones.length} bones): clips files with a humanoid bind bone to bone` : 'humanoid');
+  out.push(...(r.humanoid ? table(['bone', 'node'], r.humanoid.bones.map((b) => [b.bone, b.node])) : ['  none recognized: clips files bind by node name']));
+  if (r.humanoid) out.push(`  unmapped joints (${r.humanoid.unmapped.length}): ${r.humanoid.unmapped.join(', ') || 'none'}`);
+  for (const f of r.clipFiles) {
+    out.push(`  clips file ${f.file}: ${f.nameMap ? 'a name map was given, binds by node name' : f.humanoid ? `humanoid (${f.humanoid}; ${f.bones} bones)` : 'no humanoid recognized, binds by node name'}`);
+  }
   out.push('', `warnings (${r.warnings.length})`);
   out.push(...(r.warnings.length === 0 ? ['  none'] : r.warnings.map((w) => `  ${w}`)));
   return out.join('\n') + '\n';

@@ -63,7 +63,7 @@ export async function simulate(argv: string[]): Promise<void> {
   const character = rootMotion || backend === 'gpu' ? await loadCharacterFile(model, rootMotion, library) : undefined;
   const rig = character?.rig ?? (await rigWithClips(model, clipPaths)).rig;
   const clipNames = rig.clips.map((c) => c.name);
-  const configPath = options.get('config') ?? model.replace(/\.(glb|gltf)$/i, '.controller.json');
+  const configPath = options.get('config') ?? model.replace(/\.(glb|gltf|vrm)$/i, '.controller.json');
   const durations = rig.clips.map((c) => c.duration);
   const config = existsSync(configPath)
     ? parseControllerConfig(await readJson(configPath, 'config'), clipNames, configPath, durations)

@@ -1,5 +1,3 @@
-import { composeTrsAt, multiplyAt } from '../math/affine';
-import { quatMulAt } from '../math/quat';
 import { uniqueClipNames } from './clip-names';
 import { check, ModelError } from './errors';
 import type { GltfAsset } from './gltf-json';
@@ -11,6 +9,10 @@ import { morphLayout } from './bake-morph';
 import type { Channel, Clip, Rig } from './rig';
 import { rigSize } from './table-size';
 import type { RootMotionTranslation } from './root-motion';
+import { humanoidByName, isComplete, type HumanoidMap } from './humanoid';
+import { humanoidFromBones, vrmHumanBones } from './vrm-humanoid';
+import { planRetarget, retargetHumanoidClip } from './retarget';
+import { hipRatio, restsDiffer, retarget } from './retarget-local';
 
 /**
  * Clips from other files (docs/clips.md): a ClipLibrary is read from glTF files with or without
@@ -18,14 +20,11 @@ import type { RootMotionTranslation } from './root-motion';
  * nodes, so the exact sampler, the bake, the GPU path and the controllers see clips from a
  * library as they see the file's own.
  *
- * Retargeting (when a matched node's rest pose differs from the body's, i.e. other proportions):
- * - rotations transfer relative to each skeleton's rest: q' = restBody * conj(restFile) * q;
- * - the root's translation (the topmost matched node a clip translates, the hips) is the body's
- *   rest plus the file's motion from its rest, scaled by the ratio of hip heights (model-space y
- *   of that node in each rest pose), so strides fit the legs;
- * - other translations are dropped: those nodes keep the body's rest translation;
- * - scales transfer relative to each rest: s' = s * restBody / restFile.
- * No IK and no different hierarchies: a joint's motion is copied, not solved for.
+ * How a file binds (docs/retargeting.md): when the body and the file both have a humanoid (a VRM
+ * map, or names of a known convention: humanoid.ts) and no name map was given, bone to bone,
+ * retargeted in world space (retarget.ts) unless names and rests agree exactly (then the values
+ * are copied and the tables shared); otherwise by node name as before, retargeted joint by joint
+ * relative to each rest where the rests differ (retarget-local.ts).
  */
 
 /** How a file's node names become the body's: a prefix taken off (`mixamorig:`), then an explicit map. */
@@ -50,6 +49,10 @@ export interface ClipFile {
   restScale: Float64Array;
   /** The file's animations (names already unique within the library), channels on glTF node indices. */
   clips: Clip[];
+  /** The file's humanoid over its glTF nodes (its VRM map, else recognized by name), if it has one. */
+  humanoid?: HumanoidMap;
+  /** Whether loadClips was given a name map (jointNames): the file then binds by name only. */
+  named: boolean;
 }
 
 /** Tables baked once for every character that binds the library the same way (see bakeShared), and the bake's warnings. */
@@ -104,6 +107,7 @@ export function readClipFile(asset: GltfAsset, name: string, warnings: string[],
   const file: ClipFile = {
     name, names: [], parent: gltfParents(json),
     restTranslation: new Float64Array(count * 3), restRotation: new Float64Array(count * 4), restScale: new Float64Array(count * 3), clips: [],
+    named: nameMap.stripPrefix !== undefined || nameMap.map !== undefined,
   };
   nodes.forEach((node, i) => {
     let nodeName = node.name ?? `node${i}`;
@@ -122,7 +126,14 @@ export function readClipFile(asset: GltfAsset, name: string, warnings: string[],
     throw e;
   }
   for (const w of fileWarnings) warnings.push(`clips file '${name}': ${w}`);
+  file.humanoid = humanoidOf(vrmHumanBones(json), (n) => n, file.names);
   return file;
+}
+
+/** A skeleton's humanoid: its declared VRM map when complete, else one recognized by name, else undefined. */
+export function humanoidOf(declared: ReturnType<typeof vrmHumanBones>, indexOf: (gltfNode: number) => number, names: readonly string[]): HumanoidMap | undefined {
+  const map = declared && humanoidFromBones(declared, indexOf);
+  return map && isComplete(map) ? map : humanoidByName(names);
 }
 
 /** A library of `files`, clip names made unique across them (each rename a warning). */
@@ -146,54 +157,38 @@ export interface ClipBinding {
   retargeted: boolean;
   /** The root translation's scale (body hip height / file hip height), 1 when not retargeted. */
   rootScale: number;
+  /** Where the two humanoid maps came from (body, file) when the file bound bone to bone; absent when bound by name. */
+  humanoid?: { body: string; file: string };
 }
 
 export interface AttachOptions {
   /** Retarget files whose rest pose differs from the body's (default true); false copies the file's values as they are. */
   retarget?: boolean;
+  /** Solve the legs of humanoid bodies whose leg proportions differ from the clip's, so planted feet stay planted (default true; docs/retargeting.md). */
+  legSolve?: boolean;
 }
 
-/** Relative tolerance under which two rest values are the same (float32 rounding of one file's numbers in another). */
-const REST_TOLERANCE = 1e-5;
 
 /**
- * Binds every file of `libraries` to `rig` by node name: appends their clips to `rig.clips` (the
- * rig's own first, then file after file; a clash with an earlier name is renamed "Walk (2)" with
- * a warning), retargeting where the rest poses differ. Per file, one warning lists the nodes its
- * clips animate that the body lacks and the body's joints none of its clips moves; a file whose
- * animated nodes match no node of the body is a ModelError naming both.
+ * Binds every file of `libraries` to `rig`: appends their clips to `rig.clips` (the rig's own
+ * first, then file after file; a clash with an earlier name is renamed "Walk (2)" with a
+ * warning). A file binds bone to bone, retargeted in world space, when both it and the body have
+ * a humanoid and it was given no name map, unless names and rests agree exactly; else by node
+ * name, retargeted joint by joint where the rests differ. Per file, one warning lists the nodes
+ * its clips animate that bind to nothing and the body's joints none of its clips moves; a file
+ * bound by name whose animated nodes match no node of the body is a ModelError naming both.
  */
 export function attachClips(rig: Rig, libraries: readonly ClipLibrary[], options: AttachOptions = {}): ClipBinding[] {
   const added: Clip[] = [];
   const bindings: ClipBinding[] = [];
+  const bodyHumanoid = rigHumanoid(rig);
   for (const library of libraries) {
     for (const file of library.files) {
-      const remap = matchNodes(rig.nodes.names, rig.nodes.parent, file.names, file.parent);
-      const animated = [...new Set(file.clips.flatMap((clip) => clip.channels.map((ch) => ch.node)))].sort((a, b) => a - b);
-      const matched = animated.filter((n) => remap[n] >= 0);
-      if (matched.length === 0) {
-        throw new ModelError(`clips file '${file.name}': none of the ${animated.length} nodes its clips animate (${list(animated.map((n) => file.names[n]))}) ` +
-          `is a node of the body (${list(rig.nodes.names)}); a name map (stripPrefix, map) can match differing names`);
-      }
-      const moved = new Set(matched.map((n) => remap[n]));
-      const missing = animated.filter((n) => remap[n] < 0).map((n) => file.names[n]);
-      const still = rig.nodes.names.filter((_, i) => rig.nodes.isJoint[i] === 1 && !moved.has(i));
-      const parts = [
-        ...(missing.length ? [`${missing.length} node(s) its clips animate are not in the body and are ignored (${list(missing)})`] : []),
-        ...(still.length ? [`${still.length} joint(s) of the body no clip of it moves keep their rest pose (${list(still)})`] : []),
-      ];
-      if (parts.length) rig.warnings.push(`clips file '${file.name}': ${parts.join('; ')}`);
-      const retargeted = options.retarget !== false && restsDiffer(rig, file, remap);
-      const binding: ClipBinding = { file: file.name, remap, retargeted, rootScale: 1 };
-      if (retargeted) {
-        const root = Math.min(...file.clips.flatMap((clip) => clip.channels.filter((ch) => ch.path === 'translation' && remap[ch.node] >= 0).map((ch) => remap[ch.node])));
-        if (Number.isFinite(root)) binding.rootScale = hipRatio(rig, file, remap.indexOf(root), root, rig.warnings);
-        for (const clip of file.clips) added.push({ name: clip.name, duration: clip.duration, channels: retarget(rig, file, clip, remap, root, binding.rootScale) });
-      } else {
-        for (const clip of file.clips) {
-          added.push({ name: clip.name, duration: clip.duration, channels: clip.channels.filter((ch) => remap[ch.node] >= 0).map((ch) => ({ ...ch, node: remap[ch.node] })) });
-        }
-      }
+      const byName = matchNodes(rig.nodes.names, rig.nodes.parent, file.names, file.parent);
+      const bound = bodyHumanoid && file.humanoid && !file.named && !sameSkeleton(rig, file, byName, bodyHumanoid, file.humanoid)
+        ? bindHumanoid(rig, file, byName, bodyHumanoid, file.humanoid, options) : bindByName(rig, file, byName, options);
+      added.push(...bound.clips);
+      const binding = bound.binding;
       bindings.push(binding);
     }
   }
@@ -202,6 +197,79 @@ export function attachClips(rig: Rig, libraries: readonly ClipLibrary[], options
     rig.warnings.push(`clip '${name}' from a clips file: the character already has a clip of that name; this one is named '${unique}'`));
   rig.clips = [...rig.clips, ...added.map((clip, i) => ({ ...clip, name: names[own + i] }))];
   return bindings;
+}
+
+/** A body's humanoid: the VRM map its file declares when complete, else one recognized by its node names, else undefined. */
+export function rigHumanoid(rig: Rig): HumanoidMap | undefined {
+  return rig.humanoid && isComplete(rig.humanoid) ? rig.humanoid : humanoidByName(rig.nodes.names);
+}
+
+type Bound = { clips: Clip[]; binding: ClipBinding };
+
+/** The one warning of a file: animated nodes bound to nothing, and body joints nothing moves. */
+function warnUnbound(rig: Rig, file: ClipFile, remap: Int32Array, moved: Set<number>): void {
+  const animated = [...new Set(file.clips.flatMap((clip) => clip.channels.map((ch) => ch.node)))].sort((a, b) => a - b);
+  const missing = animated.filter((n) => remap[n] < 0).map((n) => file.names[n]);
+  const still = rig.nodes.names.filter((_, i) => rig.nodes.isJoint[i] === 1 && !moved.has(i));
+  const parts = [
+    ...(missing.length ? [`${missing.length} node(s) its clips animate are not in the body and are ignored (${list(missing)})`] : []),
+    ...(still.length ? [`${still.length} joint(s) of the body no clip of it moves keep their rest pose (${list(still)})`] : []),
+  ];
+  if (parts.length) rig.warnings.push(`clips file '${file.name}': ${parts.join('; ')}`);
+}
+
+/** Whether the file's humanoid bones are the body's by name and every matched rest agrees: then clips copy as they are. */
+function sameSkeleton(rig: Rig, file: ClipFile, byName: Int32Array, body: HumanoidMap, clip: HumanoidMap): boolean {
+  return body.nodes.every((b, bone) => (clip.nodes[bone] < 0 ? b < 0 : byName[clip.nodes[bone]] === b)) && !restsDiffer(rig, file, byName);
+}
+
+/** Binding by node name (docs/clips.md), retargeted joint by joint where the rests differ; a file matching no node is a ModelError. */
+function bindByName(rig: Rig, file: ClipFile, remap: Int32Array, options: AttachOptions): Bound {
+  const animated = [...new Set(file.clips.flatMap((clip) => clip.channels.map((ch) => ch.node)))].sort((a, b) => a - b);
+  const matched = animated.filter((n) => remap[n] >= 0);
+  if (matched.length === 0) {
+    throw new ModelError(`clips file '${file.name}': none of the ${animated.length} nodes its clips animate (${list(animated.map((n) => file.names[n]))}) ` +
+      `is a node of the body (${list(rig.nodes.names)}); a name map (stripPrefix, map) can match differing names`);
+  }
+  warnUnbound(rig, file, remap, new Set(matched.map((n) => remap[n])));
+  const retargeted = options.retarget !== false && restsDiffer(rig, file, remap);
+  const binding: ClipBinding = { file: file.name, remap, retargeted, rootScale: 1 };
+  const clips: Clip[] = [];
+  if (retargeted) {
+    const root = Math.min(...file.clips.flatMap((clip) => clip.channels.filter((ch) => ch.path === 'translation' && remap[ch.node] >= 0).map((ch) => remap[ch.node])));
+    if (Number.isFinite(root)) binding.rootScale = hipRatio(rig, file, remap.indexOf(root), root, rig.warnings);
+    for (const clip of file.clips) clips.push({ name: clip.name, duration: clip.duration, channels: retarget(rig, file, clip, remap, root, binding.rootScale) });
+  } else {
+    for (const clip of file.clips) clips.push({ name: clip.name, duration: clip.duration, channels: copied(clip, remap) });
+  }
+  return { clips, binding };
+}
+
+const copied = (clip: Clip, remap: Int32Array): Channel[] => clip.channels.filter((ch) => remap[ch.node] >= 0).map((ch) => ({ ...ch, node: remap[ch.node] }));
+
+/**
+ * Binding bone to bone through both humanoids (docs/retargeting.md): rotations retargeted in world
+ * space, the hips translation scaled by the hip heights (retarget.ts); nodes outside the humanoid
+ * that the body has by name (a tail, a prop) bound by name, joint by joint.
+ */
+function bindHumanoid(rig: Rig, file: ClipFile, byName: Int32Array, body: HumanoidMap, humanoid: HumanoidMap, options: AttachOptions): Bound {
+  const plan = planRetarget(rig.nodes, body, file, humanoid, options.legSolve !== false);
+  const remap = new Int32Array(file.names.length).fill(-1);
+  for (const { body: b, clip: c } of plan.pairs) remap[c] = b;
+  // Outside the humanoid: by name, to body nodes the humanoid binding leaves alone.
+  const taken = new Set(plan.pairs.map((p) => p.body));
+  const extra = new Int32Array(file.names.length).fill(-1);
+  byName.forEach((b, f) => { if (b >= 0 && remap[f] < 0 && plan.kind[b] === 0 && !taken.has(b)) { extra[f] = b; remap[f] = b; taken.add(b); } });
+  const moved = new Set<number>(plan.pairs.map((p) => p.body));
+  plan.spread.forEach((_, n) => moved.add(n));
+  for (const clip of file.clips) for (const ch of clip.channels) if (extra[ch.node] >= 0) moved.add(extra[ch.node]);
+  warnUnbound(rig, file, remap, moved);
+  const retargeted = options.retarget !== false;
+  const clips = file.clips.map((clip) => ({
+    name: clip.name, duration: clip.duration,
+    channels: retargeted ? [...retargetHumanoidClip(plan, clip), ...retarget(rig, file, clip, extra, -1, 1).filter((ch) => ch.path !== 'translation')] : copied(clip, remap),
+  }));
+  return { clips, binding: { file: file.name, remap, retargeted, rootScale: retargeted ? plan.rootScale : 1, humanoid: { body: body.source, file: humanoid.source } } };
 }
 
 /**
@@ -281,98 +349,3 @@ function list(names: readonly string[]): string {
   return names.length > 12 ? `${names.slice(0, 12).join(', ')}, ... ${names.length - 12} more` : names.join(', ');
 }
 
-function near(a: ArrayLike<number>, oa: number, b: ArrayLike<number>, ob: number, n: number, scale: number): boolean {
-  for (let c = 0; c < n; c++) if (Math.abs(a[oa + c] - b[ob + c]) > REST_TOLERANCE * scale) return false;
-  return true;
-}
-
-/** Whether any matched node's rest TRS differs between the file and the rig (rotations up to sign). */
-function restsDiffer(rig: Rig, file: ClipFile, remap: Int32Array): boolean {
-  const r = rig.nodes;
-  for (let n = 0; n < remap.length; n++) {
-    const i = remap[n];
-    if (i < 0) continue;
-    const size = Math.max(1, Math.hypot(r.restTranslation[i * 3], r.restTranslation[i * 3 + 1], r.restTranslation[i * 3 + 2]));
-    const dot = Math.abs(r.restRotation[i * 4] * file.restRotation[n * 4] + r.restRotation[i * 4 + 1] * file.restRotation[n * 4 + 1] +
-      r.restRotation[i * 4 + 2] * file.restRotation[n * 4 + 2] + r.restRotation[i * 4 + 3] * file.restRotation[n * 4 + 3]);
-    if (!near(r.restTranslation, i * 3, file.restTranslation, n * 3, 3, size) || 1 - dot > REST_TOLERANCE ||
-      !near(r.restScale, i * 3, file.restScale, n * 3, 3, 1)) return true;
-  }
-  return false;
-}
-
-/** Model-space rest position of node `n` (parents from `parent`, TRS at n*3 / n*4). */
-function restPosition(parent: Int32Array, t: Float64Array, r: Float64Array, s: Float64Array, n: number): [number, number, number] {
-  const chain: number[] = [];
-  for (let p = n; p >= 0; p = parent[p]) chain.unshift(p);
-  let m = Float64Array.of(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1);
-  const local = new Float64Array(16);
-  const next = new Float64Array(16);
-  for (const p of chain) {
-    composeTrsAt(t, p * 3, r, p * 4, s, p * 3, local, 0);
-    multiplyAt(m, 0, local, 0, next, 0);
-    m = Float64Array.from(next);
-  }
-  return [m[12], m[13], m[14]];
-}
-
-/** Body hip height / file hip height: model-space rest y of the root in each (its distance from the origin where y is not positive). */
-function hipRatio(rig: Rig, file: ClipFile, fileRoot: number, rigRoot: number, warnings: string[]): number {
-  const r = rig.nodes;
-  const body = restPosition(r.parent, r.restTranslation, r.restRotation, r.restScale, rigRoot);
-  const source = restPosition(file.parent, file.restTranslation, file.restRotation, file.restScale, fileRoot);
-  const height = (p: number[]) => (p[1] > 1e-9 ? p[1] : Math.hypot(p[0], p[1], p[2]));
-  const hb = height(body);
-  const hf = height(source);
-  if (!(hb > 1e-9 && hf > 1e-9)) {
-    warnings.push(`clips file '${file.name}': root '${file.names[fileRoot]}' is at the origin in a rest pose, so its translation is not scaled`);
-    return 1;
-  }
-  return hb / hf;
-}
-
-/** The clip's channels retargeted onto the rig (rules in the header); `root` is the rig node whose translation scales. */
-function retarget(rig: Rig, file: ClipFile, clip: Clip, remap: Int32Array, root: number, rootScale: number): Channel[] {
-  const out: Channel[] = [];
-  const r = rig.nodes;
-  for (const ch of clip.channels) {
-    const node = remap[ch.node];
-    if (node < 0) continue;
-    const cubic = ch.interpolation === 'CUBICSPLINE';
-    const values = new Float32Array(ch.values.length);
-    if (ch.path === 'rotation') {
-      // C = restBody * conj(restFile), a constant: C * q is linear in q, so tangents transform alike.
-      const c = new Float64Array(4);
-      const q = new Float64Array(4);
-      quatMulAt(r.restRotation, node * 4, false, conjugate(file.restRotation, ch.node * 4), 0, c, 0);
-      for (let o = 0; o < values.length; o += 4) {
-        quatMulAt(c, 0, false, ch.values, o, q, 0);
-        values.set(q, o);
-      }
-    } else if (ch.path === 'translation') {
-      if (node !== root) continue;
-      for (let o = 0; o < values.length; o += 3) {
-        // In a CUBICSPLINE key (in-tangent, value, out-tangent) only the value is offset by the rests.
-        const isValue = !cubic || (o / 3) % 3 === 1;
-        for (let k = 0; k < 3; k++) {
-          const motion = ch.values[o + k] - (isValue ? file.restTranslation[ch.node * 3 + k] : 0);
-          values[o + k] = (isValue ? r.restTranslation[node * 3 + k] : 0) + motion * rootScale;
-        }
-      }
-    } else {
-      for (let o = 0; o < values.length; o += 3) {
-        for (let k = 0; k < 3; k++) {
-          const from = file.restScale[ch.node * 3 + k];
-          values[o + k] = from === 0 ? ch.values[o + k] : (ch.values[o + k] * r.restScale[node * 3 + k]) / from;
-        }
-      }
-    }
-    check(values.every(Number.isFinite), `clips file '${file.name}': clip '${clip.name}' ${ch.path} of '${file.names[ch.node]}' leaves the float range when retargeted`);
-    out.push({ node, path: ch.path, interpolation: ch.interpolation, times: ch.times, values });
-  }
-  return out;
-}
-
-function conjugate(q: Float64Array, o: number): Float64Array {
-  return Float64Array.of(-q[o], -q[o + 1], -q[o + 2], q[o + 3]);
-}

@@ -105,6 +105,8 @@ export interface GltfMaterial {
   extensions?: {
     KHR_materials_emissive_strength?: { emissiveStrength?: number };
     KHR_materials_unlit?: object;
+    /** VRM 1.0's toon material (its fields are not read: vrm-humanoid.ts vrmMaterialLook). */
+    VRMC_materials_mtoon?: object;
   };
 }
 
@@ -125,6 +127,8 @@ export interface GltfJson {
   images?: { bufferView?: number; mimeType?: string; uri?: string }[];
   extensionsUsed?: string[];
   extensionsRequired?: string[];
+  /** File-level extensions: the loader reads VRM's humanoid (`VRMC_vrm`, `VRM`; src/bake/vrm-humanoid.ts). */
+  extensions?: Record<string, unknown>;
 }
 
 /** An encoded image (PNG, JPEG, WebP, AVIF or KTX2 bytes) and its MIME type. */

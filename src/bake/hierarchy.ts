@@ -125,3 +125,9 @@ function decomposeMatrix(m: number[], index: number): { t: number[]; r: number[]
   }
   return { t, r: Array.from(q), s };
 }
+
+/** Node order with every parent before its children, for parents given by index in any order (a clips file's glTF nodes). */
+export function parentsFirst(parent: Int32Array): number[] {
+  const depth = (n: number) => { let d = 0; for (let p = parent[n]; p >= 0; p = parent[p]) d++; return d; };
+  return Array.from(parent, (_, n) => n).sort((a, b) => depth(a) - depth(b));
+}

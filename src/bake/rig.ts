@@ -1,4 +1,5 @@
 import type { EncodedImage } from './gltf-json';
+import type { HumanoidMap } from './vrm-humanoid';
 
 /**
  * The rig: everything the runtime needs from a glTF character, as plain typed arrays. Built once
@@ -263,6 +264,12 @@ export interface Rig {
   morphs: MorphSet[];
   /** Things the loader ignored or repaired, one sentence each (channels on nodes nothing draws, ...). */
   warnings: string[];
+  /**
+   * The humanoid map the file declares (VRM 1.0 `VRMC_vrm` or VRM 0.x `VRM`), over rig nodes (-1
+   * where a bone's node moves nothing); absent when it declares none. Clip libraries bind through
+   * it, or through a map recognized by name (src/bake/humanoid.ts).
+   */
+  humanoid?: HumanoidMap;
 }
 
 export const PATH_COMPONENTS: Record<TrsPath, number> = { translation: 3, rotation: 4, scale: 3 };

@@ -163,6 +163,12 @@ export interface LoadOptions {
   clips?: readonly ClipLibrary[];
   /** Retarget clips from files whose rest pose differs from the body's (default true); false uses their values as they are. */
   retarget?: boolean;
+  /**
+   * For clips bound as humanoids (docs/retargeting.md): solve the legs of a body whose thigh and
+   * shin are not in the clip's proportion, so that planted feet stay planted (default true;
+   * false copies the rotations only). Baked at load time.
+   */
+  legSolve?: boolean;
   /** How to read external buffers and images; defaults to fetch. */
   readResource?: ResourceReader;
   /**
@@ -214,7 +220,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   for (const library of libraries) for (const w of library.warnings) parsed.warnings.push(w);
   // The binding code comes with the libraries (ClipLibrary.binder): none without them.
   const binder = libraries[0]?.binder;
-  const bindings = binder ? binder.attachClips(parsed, libraries, { retarget: options.retarget }) : [];
+  const bindings = binder ? binder.attachClips(parsed, libraries, { retarget: options.retarget, legSolve: options.legSolve }) : [];
   const rootMotion = options.rootMotion === undefined ? undefined : extractRootMotion(parsed, options.rootMotion);
   const rig = rootMotion?.rig ?? parsed;
   const t1 = performance.now();

@@ -104,7 +104,7 @@ describe('retargeting (attachClips on other rests)', () => {
     const times = Float32Array.of(0, 1);
     const legKeys = [q([1, 0, 0], 0.2), q([1, 0, 0], 0.9)];
     const file = {
-      name: 'moves.glb', names: ['Hips', 'Leg'], parent: Int32Array.of(-1, 0),
+      name: 'moves.glb', names: ['Hips', 'Leg'], parent: Int32Array.of(-1, 0), named: false,
       restTranslation: Float64Array.of(0, 1, 0, 0, -0.5, 0), restRotation: Float64Array.from([...fileRest.hips, ...fileRest.leg]), restScale: Float64Array.of(1, 1, 1, 1, 1, 1),
       clips: [{
         name: 'Step', duration: 1, channels: [

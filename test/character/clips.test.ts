@@ -143,15 +143,22 @@ describe('clip libraries', { timeout: 240_000 }, () => {
   });
 
   it('one warning names the animated nodes the body lacks and the joints no clip moves; a file matching no node is a ModelError', async () => {
+    // Chest renamed: both still humanoids, bound bone to bone; the body's Chest lies between two
+    // mapped joints (Spine, Neck), so it takes a share of their turn and is not listed as still.
     const renamed = await edited('WalkerClips.glb', (json) => { json.nodes.find((n: { name: string }) => n.name === 'Chest').name = 'Ribcage'; });
     const body = await loadCharacter(file('WalkerBody.glb'), { clips: [await loadClips(renamed)], lod: false });
-    const warnings = body.warnings.filter((w) => w.startsWith("clips file 'clips0'"));
-    expect(warnings).toEqual(["clips file 'clips0': 1 node(s) its clips animate are not in the body and are ignored (Ribcage); 4 joint(s) of the body no clip of it moves keep their rest pose (Chest, Head, Hand.L, Hand.R)"]);
+    expect(body.warnings.filter((w) => w.startsWith("clips file 'clips0'"))).toEqual(["clips file 'clips0': 1 node(s) its clips animate are not in the body and are ignored (Ribcage)"]);
+    // Hands and head renamed as well: the file is no humanoid, so it binds by name as before.
+    const partial = await edited('WalkerClips.glb', (json) => {
+      for (const n of json.nodes as { name: string }[]) if (/^(Chest|Hand\.L|Hand\.R|Head)$/.test(n.name)) n.name = `x${n.name}`;
+    });
+    const byName = await loadCharacter(file('WalkerBody.glb'), { clips: [await loadClips(partial)], lod: false });
+    expect(byName.warnings.filter((w) => w.startsWith("clips file 'clips0'"))).toEqual(["clips file 'clips0': 1 node(s) its clips animate are not in the body and are ignored (xChest); 4 joint(s) of the body no clip of it moves keep their rest pose (Chest, Head, Hand.L, Hand.R)"]);
 
-    const mixamo = await loadClips(file('WalkerClipsMixamo.glb'));
-    await expect(loadCharacter(file('WalkerBody.glb'), { clips: [mixamo], lod: false })).rejects.toThrow(ModelError);
-    await expect(loadCharacter(file('WalkerBody.glb'), { clips: [mixamo], lod: false }))
-      .rejects.toThrow(/^clips file 'clips0': none of the 14 nodes its clips animate \(mixamorig:Hips, mixamorig:Spine, .*\) is a node of the body \(Hips, Spine, .*\); a name map/);
+    const foreign = await loadClips(await edited('WalkerClips.glb', (json) => { for (const n of json.nodes as { name: string }[]) n.name = `b_${n.name}`; }));
+    await expect(loadCharacter(file('WalkerBody.glb'), { clips: [foreign], lod: false })).rejects.toThrow(ModelError);
+    await expect(loadCharacter(file('WalkerBody.glb'), { clips: [foreign], lod: false }))
+      .rejects.toThrow(/^clips file 'clips0': none of the 14 nodes its clips animate \(b_Hips, b_Spine, .*\) is a node of the body \(Hips, Spine, .*\); a name map/);
     await expect(loadClips(file('WalkerBody.glb'))).rejects.toThrow("clips file 'clips0': has no animations");
   });
 
@@ -166,7 +173,7 @@ describe('clip libraries', { timeout: 240_000 }, () => {
       'LoadOptions.clipJointNames is gone: give the name map to loadClips (clips: [await loadClips(url, { jointNames })])');
   });
 
-  it('a name map (stripPrefix) binds the mixamorig: copy to the same matrices as the plain clips', async () => {
+  it('a name map (stripPrefix) binds the mixamorig: copy to the same matrices as the plain clips, and so does no option (humanoid)', async () => {
     const plain = await loadCharacter(file('WalkerBody.glb'), { clips: [await loadClips(file('WalkerClips.glb'))], lod: false });
     const prefixed = await loadCharacter(file('WalkerBody.glb'), { clips: [await loadClips(file('WalkerClipsMixamo.glb'), { jointNames: { stripPrefix: 'mixamorig:' } })], lod: false });
     const mapped = await loadCharacter(file('WalkerBody.glb'), {
@@ -176,6 +183,10 @@ describe('clip libraries', { timeout: 240_000 }, () => {
       expect(c.warnings).toEqual(plain.warnings);
       expect(Array.from(matricesAt(c, 'RunLeft', 0.21))).toEqual(Array.from(matricesAt(plain, 'RunLeft', 0.21)));
     }
+    // With no name map both are humanoids (the prefix is a namespace): bound bone to bone, the same pose.
+    const humanoid = await loadCharacter(file('WalkerBody.glb'), { clips: [await loadClips(file('WalkerClipsMixamo.glb'))], lod: false });
+    const expected = matricesAt(plain, 'RunLeft', 0.21);
+    matricesAt(humanoid, 'RunLeft', 0.21).forEach((v, i) => expect(v).toBeCloseTo(expected[i], 6));
   });
 
   it(`retargets onto the stocky body (legs x${STOCKY.legScale}): root scaled by the hip heights, planted feet slide at most 2% of walking speed`, async () => {

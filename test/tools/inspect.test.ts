@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Inspection } from '../../tools/inspect';
 import { runCli, type Run } from '../helpers/cli';
@@ -86,6 +86,18 @@ describe.concurrent('inspect CLI', () => {
     expect(r.primitives.map((p) => p.vertices)).toEqual(rig.primitives.map((p) => p.vertexCount));
     for (const p of r.primitives) expect(p.influences.histogram.reduce((a, b) => a + b, 0)).toBe(p.vertices);
     for (let c = 0; c < 3; c++) expect(r.bounds.max[c]).toBeGreaterThan(r.bounds.min[c]);
+    expect(r.humanoid).toBeNull(); // a fox: clips files bind to it by node name
+  });
+
+  it('the humanoid map, bone by bone, and the joints it leaves unmapped (the Walker with an extra spine joint, its clips in Mixamo names)', async ({ expect }) => {
+    const walker = join(dirname(modelPath('Walker')), 'WalkerSpine.glb');
+    const r = json(await inspect(walker, '--clips', join(dirname(modelPath('Walker')), 'WalkerClipsMixamo.glb'), '--json'));
+    expect(r.humanoid!.source).toBe('crowd-skin');
+    expect(r.humanoid!.bones).toHaveLength(17);
+    expect(r.humanoid!.bones.slice(0, 3)).toEqual([{ bone: 'hips', node: 'Hips' }, { bone: 'spine', node: 'Spine' }, { bone: 'chest', node: 'Chest' }]);
+    expect(r.humanoid!.unmapped).toEqual(['Spine.001']);
+    expect(r.clipFiles).toEqual([{ file: 'WalkerClipsMixamo.glb', humanoid: 'crowd-skin', bones: 17, nameMap: false }]);
+    expect(r.warnings).toEqual([]);
   });
 
   it('a missing file, a file that is not glTF, no model and an unknown option exit 1 naming the problem', async ({ expect }) => {

@@ -5,7 +5,11 @@
  * bind matrix is a translation.
  */
 
+import { quatd, vec3d } from 'wgpu-matrix';
+
 export type Vec3 = [number, number, number];
+/** A unit quaternion (x, y, z, w). */
+export type Quat4 = [number, number, number, number];
 
 export interface JointDef {
   name: string;
@@ -13,6 +17,8 @@ export interface JointDef {
   parent: number;
   /** Rest translation in the parent's space, metres. */
   offset: Vec3;
+  /** Rest rotation in the parent's space (default the identity; the variants of variants.ts set it). */
+  rotation?: Quat4;
 }
 
 const joint = (name: string, parent: number, offset: Vec3): JointDef => ({ name, parent, offset });
@@ -53,12 +59,27 @@ export const jointIndex = (name: string): number => {
 
 /** Bind-space (model-space rest) position of every joint (of `joints`, default the Walker's). */
 export function bindPositions(joints: readonly JointDef[] = JOINTS): Vec3[] {
-  const out: Vec3[] = [];
+  return bindFrames(joints).positions;
+}
+
+/** Bind-space position and rotation of every joint, composing the rest rotations down the tree. */
+export function bindFrames(joints: readonly JointDef[] = JOINTS): { positions: Vec3[]; rotations: Quat4[] } {
+  const positions: Vec3[] = [];
+  const rotations: Quat4[] = [];
   for (const j of joints) {
-    const p = j.parent < 0 ? [0, 0, 0] : out[j.parent];
-    out.push([p[0] + j.offset[0], p[1] + j.offset[1], p[2] + j.offset[2]]);
+    const local = j.rotation ?? [0, 0, 0, 1];
+    if (j.parent < 0) {
+      positions.push([...j.offset]);
+      rotations.push([...local]);
+      continue;
+    }
+    const p = positions[j.parent];
+    const r = rotations[j.parent];
+    const o = vec3d.transformQuat(j.offset, r);
+    positions.push([p[0] + o[0], p[1] + o[1], p[2] + o[2]]);
+    rotations.push(Array.from(quatd.multiply(r, local)) as Quat4);
   }
-  return out;
+  return { positions, rotations };
 }
 
 export interface BoxDef {
@@ -120,6 +141,7 @@ const FACES: readonly [number, number, number, number][] = [
 export function boxMesh(material: 0 | 1, body: Proportioned = { joints: JOINTS, boxes: BOXES }): BoxMesh {
   const boxes = body.boxes.filter((b) => b.material === material);
   const bind = bindPositions(body.joints);
+  const names = body.joints.map((j) => j.name);
   const vertexCount = boxes.length * 24;
   const mesh: BoxMesh = {
     positions: new Float32Array(vertexCount * 3),
@@ -131,8 +153,9 @@ export function boxMesh(material: 0 | 1, body: Proportioned = { joints: JOINTS, 
   let v = 0;
   let i = 0;
   for (const b of boxes) {
-    const j = jointIndex(b.joint);
-    const centre = [0, 1, 2].map((c) => bind[j][c] + b.centre[c]);
+    const j = names.indexOf(b.joint);
+    const turn = body.boxTurns?.[j] ?? [0, 0, 0, 1];
+    const at = (v: Vec3) => vec3d.transformQuat(v, turn);
     for (const [axis, sign, u, w] of FACES) {
       const first = v;
       for (const [su, sw] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
@@ -140,9 +163,11 @@ export function boxMesh(material: 0 | 1, body: Proportioned = { joints: JOINTS, 
         p[axis] = sign;
         p[u] = su;
         p[w] = sw;
+        const position = at([0, 1, 2].map((c) => b.centre[c] + (p[c] * b.size[c]) / 2) as Vec3);
+        const normal = at([0, 1, 2].map((c) => (c === axis ? sign : 0)) as Vec3);
         for (let c = 0; c < 3; c++) {
-          mesh.positions[v * 3 + c] = centre[c] + (p[c] * b.size[c]) / 2;
-          mesh.normals[v * 3 + c] = c === axis ? sign : 0;
+          mesh.positions[v * 3 + c] = bind[j][c] + position[c];
+          mesh.normals[v * 3 + c] = normal[c];
         }
         mesh.joints[v * 4] = j;
         mesh.weights[v * 4] = 1;
@@ -159,6 +184,8 @@ export function boxMesh(material: 0 | 1, body: Proportioned = { joints: JOINTS, 
 export interface Proportioned {
   joints: readonly JointDef[];
   boxes: readonly BoxDef[];
+  /** Per joint: a rotation of its boxes about the joint (an A-pose's arms; default none). */
+  boxTurns?: readonly Quat4[];
 }
 
 const LEG_JOINTS = /^(UpperLeg|LowerLeg|Foot)\./;
