@@ -144,7 +144,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     return {
       get device(): GPUDevice { return gpu('device'); }, character: this.character, options: this.options as CrowdOptions,
       store: this.store as unknown as CrowdKernel['store'], get clock() { return self.clockSeconds; }, skinning: 'linear', locomotionDrive: undefined,
-      feature: (name) => this.features.get(name), rebuildPasses: () => gpu('rebuildPasses'), get draws(): CrowdKernel['draws'] { return gpu('draws'); },
+      feature: (name) => this.features.get(name), rebuildPasses: () => gpu('rebuildPasses'), routeImpostors: () => gpu('routeImpostors'), get draws(): CrowdKernel['draws'] { return gpu('draws'); },
     };
   }
 

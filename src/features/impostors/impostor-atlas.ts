@@ -58,7 +58,7 @@ export class AtlasGrid {
       throw new RangeError(`impostors.budgetBytes ${budget} is under the smallest atlas: ${clips} clips x ${this.frames} frames x ${this.views} views x 16 x 16 texels x ${ATLAS_TEXEL_BYTES} bytes = ${bytes}; allow more or bake fewer frames or views`);
     }
     this.cellSize = cell;
-    this.switchPixels = pixels ?? cell;
+    this.switchPixels = pixels ?? cell / 2;
     this.columns = Math.min(this.poses, Math.floor(largest / cell));
     this.rows = Math.ceil(this.poses / this.columns) * this.views;
     this.width = this.columns * cell;

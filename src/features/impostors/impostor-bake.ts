@@ -34,7 +34,7 @@ export class ImpostorBake {
   private readonly depth: GPUTexture;
   private readonly pipelines: GPURenderPipeline[];
 
-  constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, skinning: 'linear' | 'dual-quaternion') {
+  constructor(private readonly device: GPUDevice, character: Character, grid: AtlasGrid, skinning: 'linear' | 'dual-quaternion') {
     const capacity = grid.poses * grid.views;
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
