@@ -89,6 +89,17 @@ export class CrowdImpostors implements CrowdFeature {
     return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, width: g.width, height: g.height, bytes: g.bytes };
   }
 
+  /**
+   * What the impostors do not show as the crowd's meshes do, now ([] when nothing): with
+   * CrowdAppearance, each instance's base-colour variant and parts mask (impostors show the
+   * materials' own base colour and every part, tinted). The atlas itself never goes stale
+   * silently: the character's clips and materials are fixed at load, and a new skinning method
+   * (Crowd.skinning) or device (restore) bakes it again at the next update.
+   */
+  get stale(): string[] {
+    return this.kernel.draws.appearance ? ['appearance variants and parts masks (impostors show the materials\' own base colour and every part, tinted)'] : [];
+  }
+
   /** Whether the atlas has been baked. */
   get baked(): boolean {
     return this.textures !== undefined;

@@ -98,8 +98,10 @@ describe('impostor draw (GPU)', () => {
     expect(matches(later.pixels, laterMesh.pixels)).toBe(true);
     expect(matches(impostor.pixels, laterMesh.pixels)).toBe(false);
     // Appearance tints the impostor as it tints the mesh.
+    expect(impostors.stale).toEqual([]);
     const looks = new CrowdAppearance(crowd);
     looks.set(id, { tint: [0.3, 1, 0.5] });
+    expect(impostors.stale[0]).toMatch(/appearance variants and parts masks/);
     const tinted = await render(side, true);
     const tintedMesh = await render(side, false);
     expect(matches(tinted.pixels, tintedMesh.pixels)).toBe(true);
