@@ -23,6 +23,7 @@ const ARGS_POSE_LAYERED: u32 = 3u;
 const ARGS_DRAWS: u32 = 6u;
 const ARGS_DRAW_WORDS: u32 = 5u;
 const ARGS_IMPOSTOR_WORDS: u32 = 4u;
+const IMPOSTOR_VERTICES: u32 = 4u;
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_LOD: u32 = 2u;
 const CULL_ANIMATION_LOD: u32 = 4u;
@@ -218,9 +219,9 @@ fn finalize(@builtin(global_invocation_id) id: vec3u) {
     args[o + 4u] = 0u;
   }
   if (id.x == 0u) {
-    // The impostor draw: 6 vertices (a quad) per listed instance.
+    // The impostor draw: a quad (a 4-vertex triangle strip) per listed instance.
     let o = ARGS_DRAWS + draws * ARGS_DRAW_WORDS;
-    args[o] = 6u;
+    args[o] = IMPOSTOR_VERTICES;
     args[o + 1u] = atomicLoad(&counters[COUNTER_IMPOSTOR]);
     args[o + 2u] = 0u;
     args[o + 3u] = 0u;

@@ -147,8 +147,8 @@ fn cellDirection(a: u32, e: u32) -> vec3f {
   return vec3f(sin(azimuth) * cos(elevation), sin(elevation), cos(azimuth) * cos(elevation));
 }
 
-// The quad's corners, two triangles.
-var<private> CORNERS: array<vec2f, 6> = array<vec2f, 6>(vec2f(-1.0, -1.0), vec2f(1.0, -1.0), vec2f(1.0, 1.0), vec2f(-1.0, -1.0), vec2f(1.0, 1.0), vec2f(-1.0, 1.0));
+// The quad's corners, a triangle strip (4 vertex shader runs an instance, not 6).
+var<private> CORNERS: array<vec2f, 4> = array<vec2f, 4>(vec2f(-1.0, -1.0), vec2f(1.0, -1.0), vec2f(-1.0, 1.0), vec2f(1.0, 1.0));
 
 @vertex
 fn vertex(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Out {

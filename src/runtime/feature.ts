@@ -39,7 +39,7 @@ export interface CrowdKernel {
    * Sends the visible instances whose `size` (model units, scaled with the instance) spans at most
    * `pixels` pixels on the camera's viewport to the cull pass's impostor list (EncodedFrame.impostors):
    * neither posed nor drawn as meshes from then on (unless they cast into the shadow map), and counted
-   * by the cull stats as one more level of 6 vertices each. `pixels` 0 stops it. For the impostor feature.
+   * by the cull stats as one more level of IMPOSTOR_VERTICES (4) each. `pixels` 0 stops it. For the impostor feature.
    */
   routeImpostors(size: number, pixels: number): void;
   /** Re-creates the kernel's passes now, on the same device (a feature that changes what they bind, such as vertex weights). */

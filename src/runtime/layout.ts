@@ -240,7 +240,7 @@ export const CULL_COUNTERS = {
  * triples (plain, layered pose dispatches), then one drawIndexedIndirect quintuple (indexCount,
  * instanceCount, firstIndex, baseVertex, firstInstance) per (list, level, primitive), list 0 the
  * camera and 1 the shadow map: word CULL_ARGS.draws + ((list * levels + level) * primitives + primitive) * 5;
- * then one drawIndirect quadruple (6 vertices, impostor instances, 0, 0) for the impostor list
+ * then one drawIndirect quadruple (IMPOSTOR_VERTICES, impostor instances, 0, 0) for the impostor list
  * (CullPass.impostorArgsOffset), and, while impostors are routed, the list itself from
  * CULL_PARAMS.impostorList (a 256-byte boundary).
  */
@@ -251,6 +251,9 @@ export const CULL_ARGS = {
   drawWords: 5,
   impostorWords: 4,
 } as const;
+
+/** Vertices an impostor draws: one quad, a 4-vertex triangle strip (the cull pass's impostor draw arguments; the cull stats count them). */
+export const IMPOSTOR_VERTICES = 4;
 
 /** Flags of CULL_PARAMS.flags. */
 export const CULL_FRUSTUM = 1; //    test the camera frustum and the distance limit (else every instance is visible)

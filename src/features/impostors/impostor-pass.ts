@@ -52,7 +52,7 @@ export class ImpostorPass {
       label: 'ImpostorPass.pipeline', layout: 'auto',
       vertex: { module, entryPoint: 'vertex' },
       fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 } },
-      primitive: { topology: 'triangle-list', cullMode: 'none' },
+      primitive: { topology: 'triangle-strip', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
       multisample: { count: options.sampleCount ?? 1 },
     });
@@ -89,7 +89,7 @@ export class ImpostorPass {
     this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
   }
 
-  /** Records the impostor draw: `args` at `offset` holds (6, instances, 0, 0) (the cull pass's). */
+  /** Records the impostor draw: `args` at `offset` holds (IMPOSTOR_VERTICES, instances, 0, 0) (the cull pass's). */
   draw(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
     const b = this.bound;
     if (!this.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== inputs.listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow) {

@@ -134,7 +134,7 @@ export class CullPass {
     return (CULL_ARGS.draws + ((list * this.levels + level) * this.primitives + primitive) * CULL_ARGS.drawWords) * 4;
   }
 
-  /** Byte offset in `args` of the impostor list's drawIndirect arguments (6 vertices, impostor instances, 0, 0). */
+  /** Byte offset in `args` of the impostor list's drawIndirect arguments (IMPOSTOR_VERTICES, impostor instances, 0, 0). */
   get impostorArgsOffset(): number {
     return this.argsOffset(2, 0, 0);
   }

@@ -1,9 +1,7 @@
 import type { CullStats } from '../crowd-types';
-import { CULL_COUNTERS } from '../layout';
+import { CULL_COUNTERS, IMPOSTOR_VERTICES } from '../layout';
 
 const BYTES = CULL_COUNTERS.words * 4;
-/** Vertices an impostor draws: one quad of two triangles (the cull pass's impostor draw arguments). */
-export const IMPOSTOR_VERTICES = 6;
 
 /**
  * Reads the cull pass's counters back without stalling a frame: each culled frame copies them
@@ -14,7 +12,7 @@ export const IMPOSTOR_VERTICES = 6;
 export class CullStatsReader {
   /** The newest counts read back, or undefined before the first. */
   latest: CullStats | undefined;
-  /** Whether instances are routed to impostors (CULL_COUNTERS.impostor): they are then counted as one more level of 6 vertices each. */
+  /** Whether instances are routed to impostors (CULL_COUNTERS.impostor): they are then counted as one more level of IMPOSTOR_VERTICES each. */
   impostors = false;
   private readonly staging: GPUBuffer[];
   /** Per staging buffer: 'idle', 'copied' (awaiting the submit of the frame that copied), or 'mapping'. */

@@ -18,7 +18,7 @@ import { fitLight, ShadowPass } from './shadow-pass';
 
 /** The impostor list of a culled frame (Visibility.impostors, EncodedFrame.impostors): not owned by the reader. */
 export interface ImpostorDraws {
-  /** The cull pass's arguments buffer (replaced when it grows): the drawIndirect arguments (6 vertices, impostor count, 0, 0) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
+  /** The cull pass's arguments buffer (replaced when it grows): the drawIndirect arguments (IMPOSTOR_VERTICES, impostor count, 0, 0) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
   args: GPUBuffer;
   argsOffset: number;
   listOffset: number;
