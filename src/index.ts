@@ -63,6 +63,8 @@ export { CrowdAppearance, type AppearanceOptions, type AppearanceImage, type Ins
 export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
 export { CrowdSteering } from './features/steering/crowd-steering';
 export type { CrowdSteeringOptions, FlowFieldOptions, GroundPoint, SteeringAgentOptions, SteeringAgents } from './features/steering/types';
+export { CrowdImpostors, type ImpostorAtlasInfo, type ImpostorOptions } from './features/impostors/crowd-impostors';
+export { DEFAULT_IMPOSTOR_BUDGET } from './features/impostors/impostor-atlas';
 export { CrowdEvents } from './features/clip-events/crowd-events';
 export { CrowdPicking, MAX_PENDING_PICKS, type PickHit, type PickOptions } from './features/picking/crowd-picking';
 export type { RaycastHit } from './features/picking/cpu-raycast';

@@ -5,7 +5,7 @@
  *
  * Options: --quick (fewer counts and frames, no three.js 100k), --no-peer (skip three.js),
  * --size-only (the package size alone: its section of BENCHMARKS.md is replaced, the rest kept).
- * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw|load-formats|gl-cull|webgl2 (only that section, replacing it in the existing BENCHMARKS.md).
+ * --section culling|controllers|million|clip-library|picking|three-shading|appearance|steering|draw|load-formats|gl-cull|webgl2|impostors (only that section, replacing it in the existing BENCHMARKS.md).
  * --against REF[,REF...] (with --section controllers, gl-cull, million, appearance or steering: the sections
  * with a CPU-per-frame figure): the section's CPU-per-frame scenes also measured for a worktree of each REF in
  * this process, frame by frame in alternation, with both and their ratio (tools/bench/against.ts,
@@ -33,13 +33,14 @@ import { PAIRED_SECTIONS, pairedSpecs, type PairedSection } from './bench/paired
 import { LOAD_FORMATS_HEADING, loadFormatsSection } from './bench/load-formats';
 import { benchGLCull, type GLCullRow } from './bench/gl-cull';
 import { benchWebGL2, type WebGL2BenchResult } from './bench/webgl2';
+import { benchBake as benchImpostorBake, benchImpostorFrame, type ImpostorRow } from './bench/impostors';
 import { openNodeDevice } from './gpu-poser';
 import { INSTANCE, LAYER_STACK } from '../src/runtime/layout';
 
 const quick = process.argv.includes('--quick');
 const sectionArg = process.argv.indexOf('--section');
 const only = sectionArg >= 0 ? process.argv[sectionArg + 1] : undefined;
-if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw', 'load-formats', 'gl-cull', 'webgl2'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering, draw, load-formats, gl-cull or webgl2, got ${only}`);
+if (only !== undefined && !['culling', 'controllers', 'million', 'clip-library', 'picking', 'three-shading', 'appearance', 'steering', 'draw', 'load-formats', 'gl-cull', 'webgl2', 'impostors'].includes(only)) throw new Error(`--section must be culling, controllers, million, clip-library, picking, three-shading, appearance, steering, draw, load-formats, gl-cull, webgl2 or impostors, got ${only}`);
 const againstArg = process.argv.indexOf('--against');
 const against = againstArg >= 0 ? process.argv[againstArg + 1] : undefined;
 if (againstArg >= 0 && (against === undefined || against.startsWith('--'))) throw new Error('--against needs a commit, branch or tag: --against REF');
@@ -54,6 +55,7 @@ const THREE_SHADING_HEADING = "## In a three.js scene: shading 'crowd' against s
 const APPEARANCE_HEADING = '## Per-instance appearance: cost per frame against a plain crowd, Mannequin';
 const STEERING_HEADING = '## Steering: the bottleneck scaled up, Fox (ORCA, grid, flow field on the GPU)';
 const DRAW_HEADING = '## The draw against its floor, Fox';
+const IMPOSTORS_HEADING = '## The far crowd as impostors: a million Foxes in view';
 const GL_CULL_HEADING = '## WebGL 2: culling, mesh LOD and animation LOD on the CPU, Fox';
 const WEBGL2_HEADING = '## WebGL 2 against WebGPU in one browser, Fox';
 const CONTROLLERS_HEADING = '## Animation controllers, RobotExpressive (crossfades, locomotion, action state machines)';
@@ -114,7 +116,7 @@ out.unshift(
 );
 
 if (only !== undefined) {
-  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : only === 'draw' ? DRAW_HEADING : only === 'gl-cull' ? GL_CULL_HEADING : only === 'webgl2' ? WEBGL2_HEADING : only === 'load-formats' ? LOAD_FORMATS_HEADING : CONTROLLERS_HEADING;
+  const heading = only === 'culling' ? CULLING_HEADING : only === 'million' ? MILLION_HEADING : only === 'clip-library' ? CLIP_LIBRARY_HEADING : only === 'picking' ? PICKING_HEADING : only === 'three-shading' ? THREE_SHADING_HEADING : only === 'appearance' ? APPEARANCE_HEADING : only === 'steering' ? STEERING_HEADING : only === 'draw' ? DRAW_HEADING : only === 'gl-cull' ? GL_CULL_HEADING : only === 'webgl2' ? WEBGL2_HEADING : only === 'impostors' ? IMPOSTORS_HEADING : only === 'load-formats' ? LOAD_FORMATS_HEADING : CONTROLLERS_HEADING;
   if (only === 'culling') await cullingSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'million') await millionSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'clip-library') await clipLibrarySection();
@@ -126,6 +128,7 @@ if (only !== undefined) {
   else if (only === 'load-formats') await loadFormatsSection(print, table, quick);
   else if (only === 'gl-cull') await glCullSection(await characterFromFile(CROWD_MODEL[1]));
   else if (only === 'webgl2') await webgl2Section();
+  else if (only === 'impostors') await impostorsSection(await characterFromFile(CROWD_MODEL[1]));
   else await controllerSection();
   // --against A,B: a paired table per REF, in the order given (the controllers section prints its own).
   if (only !== 'controllers') for (const ref of against?.split(',') ?? []) await pairedSection(only as PairedSection, ref);
@@ -299,6 +302,35 @@ async function millionSection(character: Awaited<ReturnType<typeof characterFrom
     rows.map((r) => [r.instances.toLocaleString('en'), `${r.inView * 100} %`, r.paletteSize.toLocaleString('en'), r.visible.toLocaleString('en'), r.posed.toLocaleString('en'), (r.gpuBytes / 1e6).toFixed(1),
       r.restBytesPerInstance.toFixed(1), r.setBytes, ((r.instances * r.setBytes) / 1e6).toFixed(0), msText(r.cpuMs), ratio(r.cpuMs, base.cpuMs),
       msText(r.cullMs), ratio(r.cullMs, base.cullMs), msText(r.poseMs), ratio(r.poseMs, base.poseMs), msText(r.drawMs), ratio(r.drawMs, base.drawMs)]));
+  print(`GPU times by ${base.method}.`);
+  print();
+}
+
+/** The impostors section (tools/bench/impostors.ts): a million in view with impostors, against meshes only and 10,000 in view; the bake. */
+async function impostorsSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
+  print(IMPOSTORS_HEADING);
+  print();
+  const swiftShader = /swiftshader/i.test(adapterName);
+  print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${swiftShader ? ' (SwiftShader: a CPU emulating a GPU, so GPU times are CPU figures; the ratios stand in for a GPU\'s)' : ''}.`);
+  print();
+  const bake = await benchImpostorBake(device, character);
+  print(`${CROWD_MODEL[0]}: the atlas with the defaults (CrowdImpostors, docs/impostors.md): 3 clips x 16 frames x 8 azimuths x 4 elevations, ${bake.cellSize} x ${bake.cellSize} cells, ${bake.width} x ${bake.height} texels, ${(bake.bytes / 2 ** 20).toFixed(1)} MiB (the budget: 64 MiB); baked in ${bake.ms.toFixed(0)} ms (made, recorded and done on the GPU).`);
+  print();
+  // A mesh-only million is 216 M skinned vertices a frame: minutes a frame on SwiftShader, so there the meshes-only row is 100,000 (its vertices scale with the count).
+  const many = quick ? 100_000 : 1_000_000;
+  const meshMany = swiftShader || quick ? 100_000 : many;
+  print(`${CROWD_MODEL[0]}es on a square grid (spacing 220), clips and times varied, every one in view (a camera straight down over the grid, 640 x 360 target, LOD as for a 1080-pixel-high view; culling, mesh and animation LOD on, the default palette), after 2 warm-up frames, medians of ${quick ? 2 : 3}. Vertices: the cull stats' (indices drawn; an impostor 4). GPU ms: the whole frame (cull, palette, pose, draw).${meshMany !== many ? ` On SwiftShader the meshes-only row is ${meshMany.toLocaleString('en')} (a million would be 216 M skinned vertices a frame, minutes on a CPU): its vertices grow with the count.` : ''}`);
+  print();
+  const rows: ImpostorRow[] = [];
+  for (const [count, how] of [[10_000, 'meshes'], [meshMany, 'meshes'], [many, 'impostors']] as const) {
+    console.error(`impostors: ${count} ${how}…`);
+    rows.push(await benchImpostorFrame(device, character, count, how, quick ? 2 : 3));
+  }
+  const base = rows[0];
+  table(['instances in view', 'drawn as', 'visible', 'as impostors', 'posed', 'vertices a frame', 'vertices / instance', 'CPU ms', 'GPU ms', 'GPU x 10,000 meshes'], rows.map((r) => [
+    r.instances.toLocaleString('en'), r.how, r.visible.toLocaleString('en'), r.impostors.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'),
+    (r.vertices / Math.max(r.visible, 1)).toFixed(1), ms(r.cpuMs), ms(r.gpuMs), (r.gpuMs / base.gpuMs).toFixed(2),
+  ]));
   print(`GPU times by ${base.method}.`);
   print();
 }

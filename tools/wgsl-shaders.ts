@@ -7,6 +7,7 @@
  * TypeScript constants: one source of truth for both shading languages.
  */
 import { CONTROL_SHADER } from '../src/features/controllers/control-wgsl';
+import { IMPOSTOR_SHADERS } from '../src/features/impostors/impostor-layout';
 import { MORPH_SHADER } from '../src/features/morph/morph-wgsl';
 import { PICK_SHADER, SELECT_SHADER } from '../src/features/picking/picking-wgsl';
 import { PROP_SHADER } from '../src/features/props/prop-wgsl';
@@ -21,7 +22,7 @@ const [pose, cull, skin, palette] = KERNEL_SHADERS;
 
 export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER, PICK_SHADER, SELECT_SHADER,
   // The mip chain pass shares no number with TypeScript: an empty block, so a shared one added later has its place.
-  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER,
+  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER, ...IMPOSTOR_SHADERS,
   // WebGL 2 (GLSL ES 3.00).
   ...GL_POSE_SHADERS, ...GL_DRAW_SHADERS];
 

@@ -7,6 +7,7 @@ import type { SkinningMethod } from './layout';
 import type { MeshBuffers } from './mesh-buffers';
 import type { RecordBufferLike, RecordDevice } from './record-device';
 import type { DrawArgs, SkinPass } from './skin-pass';
+import type { ImpostorDraws } from './culling/visibility';
 
 /**
  * The kernel's side of a feature: what Crowd.install hands a feature (the crowd's internals,
@@ -47,6 +48,13 @@ export interface CrowdKernel {
    * driven. Read it at encode time: the writer may replace the buffer in its prepare.
    */
   readonly locomotionDrive: GPUBuffer | undefined;
+  /**
+   * Sends the visible instances whose `size` (model units, scaled with the instance) spans at most
+   * `pixels` pixels on the camera's viewport to the cull pass's impostor list (EncodedFrame.impostors):
+   * neither posed nor drawn as meshes from then on (unless they cast into the shadow map), and counted
+   * by the cull stats as one more level of IMPOSTOR_VERTICES (4) each. `pixels` 0 stops it. For the impostor feature.
+   */
+  routeImpostors(size: number, pixels: number): void;
   /** Re-creates the kernel's passes now, on the same device (a feature that changes what they bind, such as vertex weights). */
   rebuildPasses(): void;
   /** @internal The kernel's draw as it stands now (replaced with its passes: restore, skinning, rebuildPasses). */
@@ -89,6 +97,8 @@ export interface EncodedFrame {
    * [0, count) is drawn, through the identity list).
    */
   readonly drawArgs: DrawArgs | undefined;
+  /** @internal The cull pass's impostor list and its drawIndirect arguments when it routed impostors this frame (CrowdKernel.routeImpostors), else undefined. */
+  readonly impostors: ImpostorDraws | undefined;
 }
 
 /** The shadow map of the frame being drawn, for features that draw shadowed geometry. */

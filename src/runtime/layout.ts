@@ -228,25 +228,33 @@ export const MAX_LOD_LEVELS = 4;
  * per level for the shadow map.
  */
 export const CULL_COUNTERS = {
-  words: 2 + 2 * MAX_LOD_LEVELS,
+  words: 3 + 2 * MAX_LOD_LEVELS,
   posePlain: 0,
   poseLayered: 1,
   camera: 2, //               + level
   shadow: 2 + MAX_LOD_LEVELS, // + level
+  impostor: 2 + 2 * MAX_LOD_LEVELS, // instances drawn as impostors (CULL_PARAMS.impostorDistance; a feature draws them)
 } as const;
 
 /**
  * The indirect-arguments buffer the cull pass fills (u32 words): two dispatchWorkgroupsIndirect
  * triples (plain, layered pose dispatches), then one drawIndexedIndirect quintuple (indexCount,
  * instanceCount, firstIndex, baseVertex, firstInstance) per (list, level, primitive), list 0 the
- * camera and 1 the shadow map: word CULL_ARGS.draws + ((list * levels + level) * primitives + primitive) * 5.
+ * camera and 1 the shadow map: word CULL_ARGS.draws + ((list * levels + level) * primitives + primitive) * 5;
+ * then one drawIndirect quadruple (IMPOSTOR_VERTICES, impostor instances, 0, 0) for the impostor list
+ * (CullPass.impostorArgsOffset), and, while impostors are routed, the list itself from
+ * CULL_PARAMS.impostorList (a 256-byte boundary).
  */
 export const CULL_ARGS = {
   posePlain: 0,
   poseLayered: 3,
   draws: 6,
   drawWords: 5,
+  impostorWords: 4,
 } as const;
+
+/** Vertices an impostor draws: one quad, a 4-vertex triangle strip (the cull pass's impostor draw arguments; the cull stats count them). */
+export const IMPOSTOR_VERTICES = 4;
 
 /** Flags of CULL_PARAMS.flags. */
 export const CULL_FRUSTUM = 1; //    test the camera frustum and the distance limit (else every instance is visible)
@@ -284,7 +292,8 @@ export const CULL_PARAMS = {
   shadowLodBias: 316, //    u32: shadow casters draw level + this (clamped)
   forcedLevel: 320, //      u32: LOD_NOT_FORCED, or the level every instance draws
   dispatchWidth: 324, //    u32: workgroups per row of the 2D cull dispatch, and the pose dispatches it writes
-  // 8 bytes of padding to a 16-byte multiple
+  impostorDistance: 328, // f32: visible instances from this distance / scale on go to the impostor list, unposed (3.4e38: none)
+  impostorList: 332, //     u32: word of the args buffer where the impostor list starts (CullPass.impostorListOffset / 4)
 } as const;
 
 /** Per (level, primitive) of the LOD index ranges (shaders/culling/cull.wgsl `LodRange`). */

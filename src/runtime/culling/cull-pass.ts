@@ -43,6 +43,8 @@ export interface CullFrame {
   shadowLodBias: number;
   /** Frame counter (u32, wrapping). */
   frame: number;
+  /** Visible instances from this distance / scale on go to the impostor list, unposed (NEVER: none; a feature draws them). */
+  impostorDistance: number;
 }
 
 export interface CullPassOptions {
@@ -68,8 +70,14 @@ export interface CullPassOptions {
 export class CullPass {
   /** CULL_COUNTERS words (atomic), cleared by every encode. Owned by the pass. */
   readonly counters: GPUBuffer;
-  /** CULL_ARGS words: indirect dispatch and draw arguments. Owned by the pass. */
-  readonly args: GPUBuffer;
+  /**
+   * CULL_ARGS words: indirect dispatch and draw arguments; then, while a frame routes impostors,
+   * the impostor list (listStride u32 slots from impostorListOffset). Owned by the pass; replaced
+   * when the list grows (read it at encode or draw time).
+   */
+  get args(): GPUBuffer {
+    return this.argsBuffer;
+  }
   readonly levels: number;
   readonly primitives: number;
   private readonly params: GPUBuffer;
@@ -81,6 +89,7 @@ export class CullPass {
   private readonly cullPipeline: GPUComputePipeline;
   private readonly finalizePipeline: GPUComputePipeline;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'CullPass' };
+  private argsBuffer: GPUBuffer;
   private bindGroup: GPUBindGroup | undefined;
   private bound: CullInputs | undefined;
   private boundGeneration = -1;
@@ -96,10 +105,7 @@ export class CullPass {
     this.levels = levels;
     this.primitives = primitives;
     this.counters = device.createBuffer({ label: 'CullPass.counters', size: CULL_COUNTERS.words * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
-    this.args = device.createBuffer({
-      label: 'CullPass.args', size: this.argsOffset(1, levels - 1, primitives - 1) + CULL_ARGS.drawWords * 4,
-      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC,
-    });
+    this.argsBuffer = this.createArgs(0);
     this.params = device.createBuffer({ label: 'CullPass.params', size: CULL_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.lodRanges = device.createBuffer({ label: 'CullPass.lodRanges', size: Math.max(16, lodRanges.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     device.queue.writeBuffer(this.lodRanges, 0, lodRanges);
@@ -128,9 +134,26 @@ export class CullPass {
     return (CULL_ARGS.draws + ((list * this.levels + level) * this.primitives + primitive) * CULL_ARGS.drawWords) * 4;
   }
 
+  /** Byte offset in `args` of the impostor list's drawIndirect arguments (IMPOSTOR_VERTICES, impostor instances, 0, 0). */
+  get impostorArgsOffset(): number {
+    return this.argsOffset(2, 0, 0);
+  }
+
+  /** Byte offset in `args` of the impostor list (u32 slots, CULL_COUNTERS.impostor of them; a storage binding's offset: 256-aligned). */
+  get impostorListOffset(): number {
+    return Math.ceil((this.impostorArgsOffset + CULL_ARGS.impostorWords * 4) / 256) * 256;
+  }
+
   /** Writes the frame's uniforms; binds `inputs`' buffers when they were replaced (creation and growth only). */
   update(inputs: CullInputs, frame: CullFrame): void {
     if (inputs.lodLevels !== this.levels) throw new RangeError(`the store's lists hold ${inputs.lodLevels} LOD levels, the pass draws ${this.levels}`);
+    // The impostor list grows with the store's lists, made only for frames that route impostors.
+    const listBytes = frame.impostorDistance < NEVER ? inputs.listStride * 4 : 0;
+    if (this.argsBuffer.size < this.impostorListOffset + listBytes) {
+      this.argsBuffer.destroy();
+      this.argsBuffer = this.createArgs(listBytes);
+      this.bound = undefined;
+    }
     if (inputs !== this.bound || inputs.generation !== this.boundGeneration) this.bind(inputs);
     const groups = Math.ceil(inputs.count / WORKGROUP_SIZE);
     this.width = Math.max(1, Math.min(groups, INDIRECT_DISPATCH_WIDTH));
@@ -152,6 +175,8 @@ export class CullPass {
     u[CULL_PARAMS.shadowLodBias / 4] = frame.shadowLodBias;
     u[CULL_PARAMS.forcedLevel / 4] = frame.forcedLevel;
     u[CULL_PARAMS.dispatchWidth / 4] = INDIRECT_DISPATCH_WIDTH;
+    f[CULL_PARAMS.impostorDistance / 4] = Math.min(frame.impostorDistance, NEVER);
+    u[CULL_PARAMS.impostorList / 4] = this.impostorListOffset / 4;
     this.device.queue.writeBuffer(this.params, 0, this.data);
   }
 
@@ -172,13 +197,13 @@ export class CullPass {
   }
 
   destroy(): void {
-    for (const buffer of [this.counters, this.args, this.params, this.lodRanges]) buffer.destroy();
+    for (const buffer of [this.counters, this.argsBuffer, this.params, this.lodRanges]) buffer.destroy();
   }
 
   private bind(inputs: CullInputs): void {
     const buffers = [
       this.params, inputs.instanceBuffer, inputs.stampBuffer, inputs.poseStateBuffer, this.counters,
-      inputs.poseListBuffer, inputs.drawListBuffer, this.args, this.lodRanges,
+      inputs.poseListBuffer, inputs.drawListBuffer, this.argsBuffer, this.lodRanges,
     ];
     this.bindGroup = this.device.createBindGroup({
       label: 'CullPass.bindGroup', layout: this.layout,
@@ -186,6 +211,14 @@ export class CullPass {
     });
     this.bound = inputs;
     this.boundGeneration = inputs.generation;
+  }
+
+  /** The arguments buffer with room for an impostor list of `listBytes` (0: none). */
+  private createArgs(listBytes: number): GPUBuffer {
+    return this.device.createBuffer({
+      label: 'CullPass.args', size: (listBytes > 0 ? this.impostorListOffset : this.impostorArgsOffset + CULL_ARGS.impostorWords * 4) + listBytes,
+      usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC,
+    });
   }
 
   private writeBox(centre: number, half: number, box: ArrayLike<number>): void {

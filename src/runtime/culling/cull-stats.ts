@@ -1,5 +1,5 @@
 import type { CullStats } from '../crowd-types';
-import { CULL_COUNTERS } from '../layout';
+import { CULL_COUNTERS, IMPOSTOR_VERTICES } from '../layout';
 
 const BYTES = CULL_COUNTERS.words * 4;
 
@@ -12,6 +12,8 @@ const BYTES = CULL_COUNTERS.words * 4;
 export class CullStatsReader {
   /** The newest counts read back, or undefined before the first. */
   latest: CullStats | undefined;
+  /** Whether instances are routed to impostors (CULL_COUNTERS.impostor): they are then counted as one more level of IMPOSTOR_VERTICES each. */
+  impostors = false;
   private readonly staging: GPUBuffer[];
   /** Per staging buffer: 'idle', 'copied' (awaiting the submit of the frame that copied), or 'mapping'. */
   private readonly state: ('idle' | 'copied' | 'mapping')[];
@@ -58,11 +60,13 @@ export class CullStatsReader {
 
   private parse(words: Uint32Array): CullStats {
     const perLevel = Array.from({ length: this.levels }, (_, l) => words[CULL_COUNTERS.camera + l]);
+    const vertices = perLevel.reduce((sum, n, l) => sum + n * this.indicesPerLevel[l], 0);
+    if (this.impostors) perLevel.push(words[CULL_COUNTERS.impostor]);
     return {
       visible: perLevel.reduce((a, b) => a + b, 0),
       posed: words[CULL_COUNTERS.posePlain] + words[CULL_COUNTERS.poseLayered],
       perLevel,
-      vertices: perLevel.reduce((sum, n, l) => sum + n * this.indicesPerLevel[l], 0),
+      vertices: vertices + (this.impostors ? IMPOSTOR_VERTICES * words[CULL_COUNTERS.impostor] : 0),
     };
   }
 }

@@ -16,6 +16,14 @@ import { CullStatsReader } from './cull-stats';
 import { PalettePass, paletteLists } from './palette-pass';
 import { fitLight, ShadowPass } from './shadow-pass';
 
+/** The impostor list of a culled frame (Visibility.impostors, EncodedFrame.impostors): not owned by the reader. */
+export interface ImpostorDraws {
+  /** The cull pass's arguments buffer (replaced when it grows): the drawIndirect arguments (IMPOSTOR_VERTICES, impostor count, 0, 0) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
+  args: GPUBuffer;
+  argsOffset: number;
+  listOffset: number;
+}
+
 /**
  * What a crowd's camera decides each frame: culling, mesh LOD, animation LOD and the shadow map
  * (the cull pass lists the instances to pose and to draw, the pose pass and the indirect draws
@@ -48,6 +56,7 @@ export class Visibility {
   private shadowedFrame = false;
   /** Store generation the shadow pass is bound to (-1: never). */
   private shadowGeneration = -1;
+  private readonly impostorDraws = { args: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0 };
   private readonly drawShadow = { view: undefined as unknown as GPUTextureView, lightViewProjection: undefined as unknown as Float32Array, mapSize: 0, strength: 1 };
   /** The caller's timestamp writes split over the cull pass (beginning) and the pose pass (end). */
   private readonly cullTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
@@ -76,6 +85,30 @@ export class Visibility {
     return this.culledFrame ? this.cullPass.counters : undefined;
   }
 
+  /**
+   * Routes instances whose `size` (model units) spans at most `pixels` pixels to the impostor list
+   * (a feature draws them, CrowdKernel.routeImpostors); pixels 0 stops it. Counted by the cull stats as one more level.
+   */
+  routeImpostors(size: number, pixels: number): void {
+    const bounds = this.character.animationBounds;
+    const box = this.options.cullBounds === 'authored' ? bounds.box : bounds.reach;
+    this.settings.impostorSize = size;
+    this.settings.impostorPixels = pixels;
+    // The cull pass measures from the box's bounding sphere, the switch from its centre.
+    this.settings.impostorOffset = Math.hypot(box[3] - box[0], box[4] - box[1], box[5] - box[2]) / 2;
+    this.stats.impostors = pixels > 0;
+  }
+
+  /** The impostor list and its draw arguments of the last culled frame that routed impostors, else undefined. */
+  get impostors(): ImpostorDraws | undefined {
+    if (!this.culledFrame || !(this.settings.impostorPixels > 0) || !this.settings.active) return undefined;
+    const d = this.impostorDraws;
+    d.args = this.cullPass.args;
+    d.argsOffset = this.cullPass.impostorArgsOffset;
+    d.listOffset = this.cullPass.impostorListOffset;
+    return d;
+  }
+
   /** The cull pass's indirect arguments of the last culled frame, else undefined. */
   get drawArgs(): DrawArgs | undefined {
     return this.culledFrame ? this.cullPass : undefined;
@@ -102,6 +135,7 @@ export class Visibility {
       box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
     }));
     this.stats = own(new CullStatsReader(device, this.cullPass.counters, mesh.levels, mesh.indicesPerInstance()));
+    this.stats.impostors = this.settings.impostorPixels > 0;
     if (this.shadowMapSize !== undefined) this.shadowPass = own(new ShadowPass(device, skin, mesh, { mapSize: this.shadowMapSize }));
     this.shadowGeneration = -1;
     this.culledFrame = this.shadowedFrame = false;

@@ -1,0 +1,26 @@
+import { CLIP_CLOCK, INSTANCE_STRUCT, type GeneratedShader } from '../../runtime/wgsl-constants';
+
+/**
+ * The impostor draw's atlas uniform (shaders/impostors/impostor.wgsl `Atlas`), written per frame:
+ * the model-space sphere the cells frame, the grid (impostor-atlas.ts AtlasGrid), and the crowd
+ * clock in ticks (the clip clock's, src/runtime/clip-clock.ts).
+ */
+export const IMPOSTOR_ATLAS = {
+  size: 48,
+  centre: 0, //        vec3f: model units
+  radius: 12, //       f32: model units
+  columns: 16, //      u32: cells across
+  rows: 20, //         u32: cells down
+  frames: 24, //       u32: frames per clip
+  azimuths: 28, //     u32
+  elevations: 32, //   u32
+  maxElevation: 36, // f32: radians
+  ticks: 40, //        i32: crowd clock in CLOCK_TICKS_PER_SECOND
+  views: 44, //        u32: azimuths x elevations
+} as const;
+
+/** The generated blocks of the impostor shaders: a turn in radians, the instance record and the clip clock (draw); none (bake). */
+export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
+  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
+];

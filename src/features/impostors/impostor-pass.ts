@@ -1,0 +1,122 @@
+import impostorWgsl from '../../../shaders/impostors/impostor.wgsl?raw';
+import { clockTicks } from '../../runtime/clip-clock';
+import type { CrowdOptions } from '../../runtime/crowd-types';
+import type { DrawShadow } from '../../runtime/feature';
+import { CAMERA } from '../../runtime/layout';
+import type { ResolvedLights } from '../../runtime/lights';
+import { writeCamera } from '../../runtime/skin-pass';
+import type { AtlasGrid } from './impostor-atlas';
+import { boxSphere } from './impostor-atlas';
+import type { ImpostorTextures } from './impostor-bake';
+import { IMPOSTOR_ATLAS } from './impostor-layout';
+
+/** What the impostor draw reads (not owned): the instance records, the cull pass's impostor list, the appearance records (or none), the atlas. */
+export interface ImpostorInputs {
+  readonly instances: GPUBuffer;
+  readonly list: GPUBuffer;
+  /** Byte offset of the list in `list` (256-aligned). */
+  readonly listOffset: number;
+  readonly looks: GPUBuffer | undefined;
+  readonly atlas: ImpostorTextures;
+}
+
+/** The shadow map's depth bias the skin pass samples with (SkinPass.setShadowMap's default). */
+const SHADOW_BIAS = 0.002;
+
+/**
+ * The impostor draw (shaders/impostors/impostor.wgsl): one indirect draw of a quad per instance of
+ * the cull pass's impostor list, into the crowd's render pass. create: the constructor makes the
+ * pipeline (for the crowd's target formats), the uniforms, a white look for a crowd without
+ * appearance and a 1x1 stand-in shadow map; update(): the camera, the lights' and shadow's fields
+ * and the atlas uniform (with the crowd clock); draw(): binds (re-made only when an input was
+ * replaced) and records the draw. Owns its uniforms and stand-ins.
+ */
+export class ImpostorPass {
+  private readonly pipeline: GPURenderPipeline;
+  private readonly camera: GPUBuffer;
+  private readonly atlasUniform: GPUBuffer;
+  private readonly cameraData = new Float32Array(CAMERA.size / 4);
+  private readonly atlasData = new ArrayBuffer(IMPOSTOR_ATLAS.size);
+  private readonly atlasView = new DataView(this.atlasData);
+  private readonly inverse = new Float32Array(16);
+  private readonly white: GPUBuffer;
+  private readonly noShadow: GPUTexture;
+  private readonly sampler: GPUSampler;
+  private readonly shadowSampler: GPUSampler;
+  private group: GPUBindGroup | undefined;
+  private readonly bound: unknown[] = [];
+
+  constructor(private readonly device: GPUDevice, grid: AtlasGrid, box: ArrayLike<number>, options: CrowdOptions) {
+    const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
+    this.pipeline = device.createRenderPipeline({
+      label: 'ImpostorPass.pipeline', layout: 'auto',
+      vertex: { module, entryPoint: 'vertex' },
+      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 } },
+      primitive: { topology: 'triangle-strip', cullMode: 'none' },
+      depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
+      multisample: { count: options.sampleCount ?? 1 },
+    });
+    this.camera = device.createBuffer({ label: 'ImpostorPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.atlasUniform = device.createBuffer({ label: 'ImpostorPass.atlas', size: IMPOSTOR_ATLAS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.white = device.createBuffer({ label: 'ImpostorPass.white', size: 32, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    device.queue.writeBuffer(this.white, 0, new Float32Array([1, 1, 1, 1, 0, 0, 0, 0]));
+    this.noShadow = device.createTexture({ label: 'ImpostorPass.noShadow', size: [1, 1], format: 'depth32float', usage: GPUTextureUsage.TEXTURE_BINDING });
+    this.sampler = device.createSampler({ label: 'ImpostorPass.sampler', magFilter: 'linear', minFilter: 'linear' });
+    this.shadowSampler = device.createSampler({ label: 'ImpostorPass.shadowSampler', compare: 'less-equal', magFilter: 'linear', minFilter: 'linear' });
+    const { centre, radius } = boxSphere(box);
+    const v = this.atlasView;
+    centre.forEach((c, i) => v.setFloat32(IMPOSTOR_ATLAS.centre + 4 * i, c, true));
+    v.setFloat32(IMPOSTOR_ATLAS.radius, radius, true);
+    v.setUint32(IMPOSTOR_ATLAS.columns, grid.columns, true);
+    v.setUint32(IMPOSTOR_ATLAS.rows, grid.rows, true);
+    v.setUint32(IMPOSTOR_ATLAS.frames, grid.frames, true);
+    v.setUint32(IMPOSTOR_ATLAS.azimuths, grid.azimuths, true);
+    v.setUint32(IMPOSTOR_ATLAS.elevations, grid.elevations, true);
+    v.setFloat32(IMPOSTOR_ATLAS.maxElevation, Math.max(grid.maxElevation, 1e-6), true);
+    v.setUint32(IMPOSTOR_ATLAS.views, grid.views, true);
+  }
+
+  /** Writes the camera (`viewProjection`, world -> clip), the lights, the shadow map's fields (or none) and the clock (crowd seconds). */
+  update(viewProjection: ArrayLike<number>, lights: ResolvedLights, shadow: DrawShadow | undefined, clock: number): void {
+    const c = this.cameraData;
+    writeCamera(c, viewProjection, lights, this.inverse);
+    c[CAMERA.shadowStrength / 4] = shadow ? shadow.strength : 0;
+    if (shadow) c.set(shadow.lightViewProjection, CAMERA.lightViewProjection / 4);
+    c[CAMERA.shadowTexel / 4] = shadow ? 1 / shadow.mapSize : 1;
+    c[CAMERA.shadowBias / 4] = SHADOW_BIAS;
+    this.device.queue.writeBuffer(this.camera, 0, c);
+    this.atlasView.setInt32(IMPOSTOR_ATLAS.ticks, clockTicks(clock, 'ImpostorPass.update: clock'), true);
+    this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
+  }
+
+  /** Records the impostor draw: `args` at `offset` holds (IMPOSTOR_VERTICES, instances, 0, 0) (the cull pass's). */
+  draw(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
+    const b = this.bound;
+    if (!this.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== inputs.listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow) {
+      this.group = this.device.createBindGroup({
+        label: 'ImpostorPass.group', layout: this.pipeline.getBindGroupLayout(0),
+        entries: [
+          { binding: 0, resource: { buffer: this.camera } },
+          { binding: 1, resource: { buffer: this.atlasUniform } },
+          { binding: 2, resource: { buffer: inputs.instances } },
+          { binding: 3, resource: { buffer: inputs.list, offset: inputs.listOffset } },
+          { binding: 4, resource: { buffer: inputs.looks ?? this.white } },
+          { binding: 5, resource: inputs.atlas.albedo.createView() },
+          { binding: 6, resource: inputs.atlas.surface.createView() },
+          { binding: 7, resource: this.sampler },
+          { binding: 8, resource: shadow ?? this.noShadow.createView() },
+          { binding: 9, resource: this.shadowSampler },
+        ],
+      });
+      b.length = 0;
+      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, inputs.listOffset);
+    }
+    pass.setPipeline(this.pipeline);
+    pass.setBindGroup(0, this.group);
+    pass.drawIndirect(args, offset);
+  }
+
+  destroy(): void {
+    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow]) resource.destroy();
+  }
+}

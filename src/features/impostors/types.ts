@@ -1,0 +1,22 @@
+/** Options of CrowdImpostors (docs/impostors.md); every field optional, each checked by name. */
+export interface ImpostorOptions {
+  /** Frames baked per clip, evenly over its cycle: an integer in [2, 64] (default 16; 16 to 32 look smooth). */
+  frames?: number;
+  /** View directions around the character (azimuth steps over 360 degrees): an integer in [3, 32] (default 8). */
+  azimuths?: number;
+  /** View directions from the horizon up (elevation rows): an integer in [1, 8] (default 4). */
+  elevations?: number;
+  /** Elevation of the highest row, degrees in [0, 89] (default 75): a camera higher up sees that row. */
+  maxElevation?: number;
+  /** Texels per side of one atlas cell: a power of two in [16, 256] (default 64). Halved while the atlas is over `budgetBytes`. */
+  cellSize?: number;
+  /** Most bytes the atlas may hold (two RGBA8 textures): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
+  budgetBytes?: number;
+  /**
+   * An instance is drawn as an impostor once its bounding sphere spans at most this many pixels
+   * on the crowd's viewport (Crowd.setCamera's viewportHeight): a number in [1, 4096] (default:
+   * half the cell size, two atlas texels a pixel at the switch: measured, at one a pixel the
+   * impostor's outline came out half a pixel wider than the mesh's).
+   */
+  switchPixels?: number;
+}

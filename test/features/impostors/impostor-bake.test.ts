@@ -1,0 +1,142 @@
+import { mat4 } from 'wgpu-matrix';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Character } from '../../../src/character/character';
+import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
+import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET } from '../../../src/features/impostors/impostor-atlas';
+import { Crowd } from '../../../src/runtime/crowd';
+import { testCharacter } from '../../helpers/character';
+import { openTestDevice, readBuffer } from '../../helpers/gpu';
+import { renderCrowd } from '../../helpers/render';
+
+const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
+// Small enough for SwiftShader: 2 frames a clip, 4 azimuths, 1 elevation, 64 x 64 cells.
+const SMALL = { frames: 2, azimuths: 4, elevations: 1, cellSize: 64 };
+
+describe('impostor atlas options', () => {
+  it('refuses each option out of range by name', () => {
+    const cases: [object, RegExp][] = [
+      [{ frames: 1 }, /impostors\.frames must be an integer in \[2, 64\], got 1/],
+      [{ frames: 16.5 }, /impostors\.frames/],
+      [{ azimuths: 2 }, /impostors\.azimuths/],
+      [{ elevations: 9 }, /impostors\.elevations/],
+      [{ maxElevation: 90 }, /impostors\.maxElevation/],
+      [{ cellSize: 48 }, /impostors\.cellSize must be a power of two/],
+      [{ cellSize: 512 }, /impostors\.cellSize must be an integer in \[16, 256\]/],
+      [{ budgetBytes: 1000 }, /impostors\.budgetBytes must be an integer of at least 1 MiB/],
+      [{ switchPixels: 0 }, /impostors\.switchPixels/],
+      [{ frame: 16 }, /unknown option "frame"/],
+      [{ frames: 64, azimuths: 32, elevations: 8, budgetBytes: 1 << 20 }, /impostors\.budgetBytes 1048576 is under the smallest atlas/],
+    ];
+    for (const [options, message] of cases) expect(() => new AtlasGrid(3, 8192, options)).toThrow(message);
+  });
+
+  it("holds the Fox's three clips in at most 64 MiB with the defaults, and halves cells to fit a budget", () => {
+    const fox = new AtlasGrid(3, 8192);
+    expect(DEFAULT_IMPOSTOR_BUDGET).toBe(64 * 1024 * 1024);
+    expect(fox.bytes).toBeLessThanOrEqual(64 * 1024 * 1024);
+    expect([fox.cellSize, fox.frames, fox.views, fox.width, fox.height]).toEqual([64, 16, 32, 3072, 2048]);
+    expect(new AtlasGrid(3, 8192, { budgetBytes: 16 * 1024 * 1024 }).cellSize).toBe(32);
+  });
+});
+
+describe('impostor bake (GPU)', () => {
+  let device: GPUDevice | undefined;
+  let fox: Character;
+  beforeAll(async () => {
+    device = await openTestDevice();
+    fox = await testCharacter('Fox');
+  });
+  afterAll(() => device?.destroy());
+
+  /** The atlas textures read back: RGBA8 bytes each, rows top to bottom. */
+  async function readAtlas(d: GPUDevice, impostors: CrowdImpostors): Promise<{ albedo: Uint8Array; surface: Uint8Array }> {
+    const { width, height } = impostors.atlas;
+    const read = async (texture: GPUTexture) => {
+      const buffer = d.createBuffer({ size: width * height * 4, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+      const encoder = d.createCommandEncoder();
+      encoder.copyTextureToBuffer({ texture }, { buffer, bytesPerRow: width * 4 }, [width, height]);
+      d.queue.submit([encoder.finish()]);
+      const bytes = new Uint8Array(await readBuffer(d, buffer));
+      buffer.destroy();
+      return bytes;
+    };
+    return { albedo: await read(impostors.atlasTextures.albedo), surface: await read(impostors.atlasTextures.surface) };
+  }
+
+  /** Coverage of cell (column, row): alpha > 0 per texel. */
+  function cellCoverage(albedo: Uint8Array, width: number, cell: number, column: number, row: number): Uint8Array {
+    const out = new Uint8Array(cell * cell);
+    for (let y = 0; y < cell; y++) for (let x = 0; x < cell; x++) out[y * cell + x] = Number(albedo[((row * cell + y) * width + column * cell + x) * 4 + 3] > 0);
+    return out;
+  }
+
+  /** Coverage of the crowd's own draw of the Fox at clip `clip`, time `time`, from the model-space direction `d`, framed as a cell is. */
+  async function meshCoverage(d: GPUDevice, clip: number, time: number, direction: ArrayLike<number>, size: number): Promise<Uint8Array> {
+    const crowd = new Crowd(d, fox, TARGETS);
+    crowd.add({ clipA: clip, timeA: time, speedA: 0 });
+    crowd.update(0);
+    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const eye = centre.map((c, i) => c + direction[i] * 2 * radius);
+    const viewProjection = Float32Array.from(mat4.multiply(mat4.ortho(-radius, radius, -radius, radius, 0, 4 * radius), mat4.lookAt(eye, centre, [0, 1, 0])));
+    const pixels = await renderCrowd(d, crowd, viewProjection, size);
+    crowd.destroy();
+    const out = new Uint8Array(size * size);
+    for (let i = 0; i < out.length; i++) out[i] = Number(pixels[i * 4] + pixels[i * 4 + 1] + pixels[i * 4 + 2] > 0);
+    return out;
+  }
+
+  /** Intersection over union of two coverage masks. */
+  function overlap(a: Uint8Array, b: Uint8Array): number {
+    let both = 0, either = 0;
+    for (let i = 0; i < a.length; i++) { both += a[i] & b[i]; either += a[i] | b[i]; }
+    return both / either;
+  }
+
+  it('bakes every (clip, frame, view) cell as the crowd draws that pose from that direction; a wrong view or frame does not match', async (context) => {
+    if (!device) return context.skip();
+    const crowd = new Crowd(device, fox, TARGETS);
+    const impostors = new CrowdImpostors(crowd, SMALL);
+    expect(impostors.baked).toBe(false);
+    expect(crowd.gpuBytes).toBe(crowd.gpuBytes); // before the bake: no atlas counted
+    const before = crowd.gpuBytes;
+    crowd.update(0); // first use bakes
+    expect(impostors.baked).toBe(true);
+    expect(crowd.gpuBytes - before).toBe(impostors.atlas.bytes);
+    const { albedo, surface } = await readAtlas(device, impostors);
+    const g = impostors.grid;
+    expect([g.width, g.height]).toEqual([6 * 64, 4 * 64]);
+    // Clip 1 (Walk), frame 1 (half its cycle), view 1 (azimuth 90 degrees: from +x).
+    const pose = 1 * g.frames + 1, view = 1;
+    const time = 0.5 * fox.clipDurations[1];
+    const [column, row] = g.cell(pose, view);
+    const baked = cellCoverage(albedo, g.width, 64, column, row);
+    const drawn = await meshCoverage(device, 1, time, g.direction(view), 64);
+    expect(drawn.reduce((a, b) => a + b, 0)).toBeGreaterThan(200);
+    expect(overlap(baked, drawn)).toBeGreaterThan(0.9);
+    // Made-up violations: the next view's cell, and the same view at the other frame, do not match the mesh.
+    const [vc, vr] = g.cell(pose, 2);
+    expect(overlap(cellCoverage(albedo, g.width, 64, vc, vr), drawn)).toBeLessThan(0.8);
+    const [fc, fr] = g.cell(pose - 1, view);
+    expect(overlap(cellCoverage(albedo, g.width, 64, fc, fr), drawn)).toBeLessThan(0.9);
+    // Normals face the camera of their view (camera axes, octahedral): most covered texels have n.z > 0.
+    let facing = 0, covered = 0;
+    for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) {
+      const i = ((row * 64 + y) * g.width + column * 64 + x) * 4;
+      if (albedo[i + 3] === 0) continue;
+      covered++;
+      const n = decodeOctahedral(surface[i] / 255, surface[i + 1] / 255);
+      if (n[2] > 0) facing++;
+    }
+    expect(facing / covered).toBeGreaterThan(0.95);
+    crowd.destroy();
+    expect(crowd.gpuBytes).toBeGreaterThanOrEqual(0);
+  }, 120_000);
+});
+
+function decodeOctahedral(u: number, v: number): number[] {
+  const x = u * 2 - 1, y = v * 2 - 1;
+  let n = [x, y, 1 - Math.abs(x) - Math.abs(y)];
+  if (n[2] < 0) n = [(1 - Math.abs(n[1])) * Math.sign(n[0] || 1), (1 - Math.abs(n[0])) * Math.sign(n[1] || 1), n[2]];
+  const l = Math.hypot(n[0], n[1], n[2]);
+  return n.map((c) => c / l);
+}

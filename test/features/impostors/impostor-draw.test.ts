@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Character } from '../../../src/character/character';
+import { CrowdAppearance } from '../../../src/features/appearance/crowd-appearance';
+import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
+import { boxSphere } from '../../../src/features/impostors/impostor-atlas';
+import { distanceForPixels, projectionScale } from '../../../src/runtime/culling/cull-math';
+import { Crowd } from '../../../src/runtime/crowd';
+import { testCharacter } from '../../helpers/character';
+import { openTestDevice } from '../../helpers/gpu';
+import { lookAt, renderCrowd } from '../../helpers/render';
+
+const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
+// The field of view that puts the camera as far from the character at the switch as a 1080-pixel
+// view with a 0.9 rad field of view does (cot(FOV / 2) x 128 = cot(0.45) x 1080): perspective
+// across the character as in a real scene, not as in a 128-pixel view with a wide lens.
+const SIZE = 128;
+const FOV = 2 * Math.atan(Math.tan(0.45) * SIZE / 1080);
+// 4 frames a clip, 4 azimuths, 1 elevation, 128 x 128 cells: the switch at 64 pixels (the default, half the cell).
+const OPTIONS = { frames: 4, azimuths: 4, elevations: 1, cellSize: 128 };
+
+/**
+ * Two images of one character against the black clear colour: the mean absolute difference
+ * (0..255, channels averaged) over the pixels both cover (`inside`: shading), and the fraction of
+ * the pixels either covers that only one does (`outline`: shape).
+ */
+function compare(a: Uint8Array, b: Uint8Array): { inside: number; outline: number; pixels: number } {
+  let sum = 0, both = 0, one = 0;
+  for (let i = 0; i < a.length; i += 4) {
+    const ca = a[i] + a[i + 1] + a[i + 2] > 0, cb = b[i] + b[i + 1] + b[i + 2] > 0;
+    if (ca && cb) {
+      both++;
+      sum += (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2])) / 3;
+    } else if (ca || cb) one++;
+  }
+  return { inside: sum / Math.max(both, 1), outline: one / Math.max(both + one, 1), pixels: both + one };
+}
+
+/** Whether two images of the character match as the impostor must match the mesh at the switch. */
+function matches(a: Uint8Array, b: Uint8Array): boolean {
+  const c = compare(a, b);
+  return c.inside <= 8 && c.outline <= 0.1;
+}
+
+describe('impostor draw (GPU)', () => {
+  let device: GPUDevice | undefined;
+  let fox: Character;
+  beforeAll(async () => {
+    device = await openTestDevice();
+    fox = await testCharacter('Fox');
+  });
+  afterAll(() => device?.destroy());
+
+  it('at the switch distance the impostor differs from the mesh by at most 8/255 mean over the character; a wrong view cell or a frozen frame does not', async (context) => {
+    if (!device) return context.skip();
+    const crowd = new Crowd(device, fox, TARGETS);
+    const impostors = new CrowdImpostors(crowd, OPTIONS);
+    // Clip 1 at frame 1 of 4, playing: at clock 0 it shows frame 1; a quarter cycle later frame 2.
+    const duration = fox.clipDurations[1];
+    const id = crowd.add({ clipA: 1, timeA: duration / 4, speedA: 1 });
+    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    /** A camera on model direction (sin a, 0, cos a) from the sphere's centre, just past the switch distance (the sphere spans switchPixels / 1.02 pixels). */
+    const camera = (azimuth: number) => {
+      const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
+      const switchAt = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE);
+      const d = switchAt * 1.02;
+      const eye: [number, number, number] = [centre[0] + Math.sin(azimuth) * d, centre[1], centre[2] + Math.cos(azimuth) * d];
+      return lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+    };
+    const render = async (azimuth: number, asImpostors: boolean) => {
+      impostors.enabled = asImpostors;
+      const { viewProjection, eye } = camera(azimuth);
+      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+      crowd.update(0);
+      const pixels = await renderCrowd(device!, crowd, viewProjection, SIZE);
+      const stats = await crowd.readCullStats();
+      return { pixels, stats };
+    };
+    const side = Math.PI / 2; // exactly view 1 (azimuth 90 degrees)
+    const impostor = await render(side, true);
+    expect(impostor.stats.perLevel.at(-1)).toBe(1); // the impostor level
+    expect(impostor.stats.visible).toBe(1);
+    expect(impostor.stats.posed).toBe(0); // impostor instances are not posed
+    expect(impostor.stats.vertices).toBe(4);
+    const mesh = await render(side, false);
+    expect(mesh.stats.perLevel.length).toBe(impostor.stats.perLevel.length - 1);
+    const here = compare(impostor.pixels, mesh.pixels);
+    expect(here.pixels).toBeGreaterThan(300);
+    console.log(`impostor vs mesh at the switch: ${here.inside.toFixed(2)}/255 mean inside, ${(100 * here.outline).toFixed(1)}% of ${here.pixels} pixels outline`);
+    expect(here.inside).toBeLessThanOrEqual(8);
+    expect(here.outline).toBeLessThanOrEqual(0.1);
+    // Made-up wrong view cell: the mesh seen from the next view (azimuth 180) against this impostor.
+    const wrongView = await render(Math.PI, false);
+    expect(matches(impostor.pixels, wrongView.pixels)).toBe(false);
+    // A quarter cycle on, the impostor shows frame 2 and matches the mesh there; the frame-1 image (a frozen frame) does not.
+    crowd.update(duration / 4);
+    const later = await render(side, true);
+    const laterMesh = await render(side, false);
+    expect(matches(later.pixels, laterMesh.pixels)).toBe(true);
+    expect(matches(impostor.pixels, laterMesh.pixels)).toBe(false);
+    // Appearance tints the impostor as it tints the mesh.
+    expect(impostors.stale).toEqual([]);
+    const looks = new CrowdAppearance(crowd);
+    looks.set(id, { tint: [0.3, 1, 0.5] });
+    expect(impostors.stale[0]).toMatch(/appearance variants and parts masks/);
+    const tinted = await render(side, true);
+    const tintedMesh = await render(side, false);
+    expect(matches(tinted.pixels, tintedMesh.pixels)).toBe(true);
+    expect(matches(tinted.pixels, later.pixels)).toBe(false);
+    crowd.destroy();
+  }, 180_000);
+});

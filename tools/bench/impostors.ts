@@ -1,0 +1,123 @@
+/**
+ * The far crowd as impostors (issue 40): Foxes on a square grid, every one in view (a camera
+ * straight down over the whole grid, LOD as for a 1080-pixel-high view), drawn with
+ * CrowdImpostors against the same crowd drawn with meshes only, and against 10,000 in view with
+ * meshes; vertices a frame (the cull stats), CPU ms and GPU ms; the atlas's bake time and bytes.
+ * Used by tools/bench.ts (`npm run bench -- --section impostors`).
+ */
+import { mat4 } from 'wgpu-matrix';
+import type { Character } from '../../src/character/character';
+import { CrowdImpostors } from '../../src/features/impostors/crowd-impostors';
+import { Crowd } from '../../src/runtime/crowd';
+
+const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
+const WIDTH = 640;
+const HEIGHT = 360;
+/** Grid spacing, model units (the Fox is about 185 long). */
+const SPACING = 220;
+const WARM_UP = 2;
+
+export interface ImpostorRow {
+  instances: number;
+  how: 'meshes' | 'impostors';
+  visible: number;
+  posed: number;
+  /** Instances drawn as impostors. */
+  impostors: number;
+  vertices: number;
+  cpuMs: number;
+  /** GPU ms of the whole frame (compute and render passes) by timestamp-query, else submit to done. */
+  gpuMs: number;
+  method: string;
+}
+
+/** `frames` measured frames of `count` Foxes all in view, as meshes or with impostors; medians. */
+export async function benchImpostorFrame(device: GPUDevice, character: Character, count: number, how: ImpostorRow['how'], frames: number): Promise<ImpostorRow> {
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024 });
+  if (how === 'impostors') await new CrowdImpostors(crowd).bake();
+  const side = Math.ceil(Math.sqrt(count));
+  const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
+  for (let i = 0; i < count; i++) {
+    positions[3 * i] = (i % side) * SPACING;
+    positions[3 * i + 2] = Math.floor(i / side) * SPACING;
+    clipsA[i] = i % 3;
+    timesA[i] = (i % 97) * 0.031;
+  }
+  crowd.addMany({ count, positions, clipsA, timesA });
+  const extent = side * SPACING;
+  const centre = [extent / 2, 0, extent / 2];
+  const fovY = 0.9;
+  const height = (extent * 0.6) / Math.tan(fovY / 2);
+  const eye = [centre[0], height, centre[2] + 1];
+  const viewProjection = mat4.multiply(mat4.perspective(fovY, WIDTH / HEIGHT, height / 4, height * 2), mat4.lookAt(eye, centre, [0, 1, 0]));
+  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const timestamps = device.features.has('timestamp-query');
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 4 }) : undefined;
+  const resolve = device.createBuffer({ size: 32, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const read = device.createBuffer({ size: 32, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  crowd.setCamera(viewProjection, eye, { viewportHeight: 1080 });
+  const cpu: number[] = [], gpu: number[] = [], visible: number[] = [], posed: number[] = [], impostors: number[] = [], vertices: number[] = [];
+  device.pushErrorScope('validation');
+  for (let f = 0; f < frames + WARM_UP; f++) {
+    const start = performance.now();
+    crowd.update(1 / 60);
+    const encoder = device.createCommandEncoder();
+    crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0 });
+    const pass = encoder.beginRenderPass({
+      colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
+      depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
+      timestampWrites: querySet && { querySet, endOfPassWriteIndex: 1 },
+    });
+    crowd.draw(pass, viewProjection);
+    pass.end();
+    if (querySet) {
+      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
+    }
+    const commands = encoder.finish();
+    const cpuMs = performance.now() - start;
+    const submitted = performance.now();
+    device.queue.submit([commands]);
+    await device.queue.onSubmittedWorkDone();
+    let gpuMs = performance.now() - submitted;
+    if (querySet) {
+      await read.mapAsync(GPUMapMode.READ);
+      const t = new BigUint64Array(read.getMappedRange());
+      gpuMs = Number(t[1] - t[0]) / 1e6;
+      read.unmap();
+    }
+    const stats = await crowd.readCullStats();
+    if (f >= WARM_UP) {
+      cpu.push(cpuMs); gpu.push(gpuMs); visible.push(stats.visible); posed.push(stats.posed); vertices.push(stats.vertices);
+      impostors.push(how === 'impostors' ? stats.perLevel[stats.perLevel.length - 1] : 0);
+    }
+  }
+  const error = await device.popErrorScope();
+  if (error) throw new Error(`impostors: ${count} ${how}: ${error.message}`);
+  for (const r of [color, depth, resolve, read]) r.destroy();
+  querySet?.destroy();
+  crowd.destroy();
+  return {
+    instances: count, how, visible: median(visible), posed: median(posed), impostors: median(impostors), vertices: median(vertices),
+    cpuMs: median(cpu), gpuMs: median(gpu), method: timestamps ? 'timestamp-query (cull pass start to render pass end)' : 'submit to done',
+  };
+}
+
+/** The atlas with the default options: bake ms (made, recorded, and done on the GPU) and bytes. */
+export async function benchBake(device: GPUDevice, character: Character): Promise<{ ms: number; bytes: number; cellSize: number; width: number; height: number }> {
+  const crowd = new Crowd(device, character, FORMATS);
+  const impostors = new CrowdImpostors(crowd);
+  await device.queue.onSubmittedWorkDone();
+  const start = performance.now();
+  await impostors.bake();
+  const ms = performance.now() - start;
+  const { bytes, cellSize, width, height } = impostors.atlas;
+  crowd.destroy();
+  return { ms, bytes, cellSize, width, height };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
