@@ -59,7 +59,7 @@ describe('--clips FILE', { timeout: 300_000 }, () => {
     expect(missing.stderr).toMatch(/--clip: no clip named or numbered '38' \(clips: 0 'Idle', .* 37 'Jump \(2\)'\)/);
   });
 
-  it('inspect: --clips twice lists 38 clips with the file each came from; a file matching no joint fails naming it', async () => {
+  it('inspect: --clips twice lists 38 clips with the file each came from; Mixamo-named clips bind to the body as a humanoid, with no name map (issue 39)', async () => {
     const report = JSON.parse(ok(await runCli('inspect', part('WalkerBody.glb'), '--clips', part('WalkerClips.glb'), '--clips', part('WalkerClips.glb'), '--json'))) as
       { clips: { name: string; from: string }[]; warnings: string[] };
     expect(report.clips).toHaveLength(38);
@@ -69,9 +69,8 @@ describe('--clips FILE', { timeout: 300_000 }, () => {
     const text = ok(await runCli('inspect', WALKER, '--clips', part('WalkerClips.glb')));
     expect(text).toMatch(/\n {2}0\s+Idle\s.*\sWalker\.glb\n/);
     expect(text).toMatch(/\n {2}19\s+Idle \(2\)\s.*\sWalkerClips\.glb\n/);
-    const none = await runCli('inspect', part('WalkerBody.glb'), '--clips', part('WalkerClipsMixamo.glb'));
-    expect(none.code).toBe(1);
-    expect(none.stderr).toMatch(/^inspect: clips file 'WalkerClipsMixamo\.glb': none of the 14 nodes its clips animate/);
+    const mixamo = JSON.parse(ok(await runCli('inspect', part('WalkerBody.glb'), '--clips', part('WalkerClipsMixamo.glb'), '--json'))) as { clips: { name: string; from: string }[] };
+    expect(mixamo.clips.filter((c) => c.from === 'WalkerClipsMixamo.glb').length).toBeGreaterThan(0);
   });
 
   it('simulate: the Walker\'s body with its clips file runs the Walker\'s controller as the Walker does (cpu and gpu)', async () => {
