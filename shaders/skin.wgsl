@@ -492,6 +492,7 @@ var<private> DFG_LUT: array<vec2f, 256> = array<vec2f, 256>(
   vec2f(1.00000, 0.00001), vec2f(1.00000, 0.00001), vec2f(0.99902, 0.00002), vec2f(0.99756, 0.00004), vec2f(0.99219, 0.00008), vec2f(0.98145, 0.00014), vec2f(0.96143, 0.00021), vec2f(0.92920, 0.00028), vec2f(0.88281, 0.00033), vec2f(0.82178, 0.00036), vec2f(0.74902, 0.00036), vec2f(0.66846, 0.00034), vec2f(0.58545, 0.00030), vec2f(0.50391, 0.00026), vec2f(0.42700, 0.00021), vec2f(0.35767, 0.00017),
   vec2f(1.00000, 0.00000), vec2f(1.00000, 0.00000), vec2f(0.99951, 0.00000), vec2f(0.99756, 0.00001), vec2f(0.99316, 0.00002), vec2f(0.98291, 0.00003), vec2f(0.96436, 0.00005), vec2f(0.93408, 0.00007), vec2f(0.88916, 0.00009), vec2f(0.82813, 0.00010), vec2f(0.75391, 0.00011), vec2f(0.67041, 0.00011), vec2f(0.58301, 0.00011), vec2f(0.49707, 0.00010), vec2f(0.41699, 0.00008), vec2f(0.34521, 0.00007),
 );
+// ---- end of the three.js terms (impostor.wgsl's generated block is a copy of this section) ----
 
 // The shading normal: the normal map's tangent-space normal (xy x normalScale) in the tangent
 // frame, as three.js's normal_fragment_begin / normal_fragment_maps form it. `n`: the unit

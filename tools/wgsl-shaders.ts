@@ -6,6 +6,7 @@
  * checks them. A `.glsl` file gets a GLSL block (src/webgl2/glsl-constants.ts) from the same
  * TypeScript constants: one source of truth for both shading languages.
  */
+import { readFileSync } from 'node:fs';
 import { CONTROL_SHADER } from '../src/features/controllers/control-wgsl';
 import { IMPOSTOR_SHADERS } from '../src/features/impostors/impostor-layout';
 import { MORPH_SHADER } from '../src/features/morph/morph-wgsl';
@@ -20,9 +21,24 @@ import { GL_DRAW_SHADERS, GL_POSE_SHADERS } from '../src/webgl2/glsl-texts';
 
 const [pose, cull, skin, palette] = KERNEL_SHADERS;
 
+/**
+ * skin.wgsl's three.js BRDF section (fSchlick, vGgxSmithCorrelated, dGgx, dfgLookup and the DFG
+ * table), between its two `// ---- ` marker lines: the impostor shader lights its atlas texels with
+ * the same terms, so its generated block carries this text rather than a hand-kept copy.
+ */
+export function skinBrdfTerms(skinSource = readFileSync(new URL('../shaders/skin.wgsl', import.meta.url), 'utf8')): string {
+  const start = skinSource.indexOf('// ---- three.js MeshStandardMaterial terms');
+  const end = skinSource.indexOf('// ---- end of the three.js terms', start);
+  if (start < 0 || end < 0) throw new Error('shaders/skin.wgsl: the three.js BRDF section\'s marker lines are missing');
+  return skinSource.slice(start, end).trimEnd();
+}
+
+const [impostor, ...impostorRest] = IMPOSTOR_SHADERS;
+const impostorWithBrdf: GeneratedShader = { ...impostor, structs: `${impostor.structs}\n\n${skinBrdfTerms()}` };
+
 export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER, PICK_SHADER, SELECT_SHADER,
   // The mip chain pass shares no number with TypeScript: an empty block, so a shared one added later has its place.
-  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER, ...IMPOSTOR_SHADERS,
+  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER, impostorWithBrdf, ...impostorRest,
   // WebGL 2 (GLSL ES 3.00).
   ...GL_POSE_SHADERS, ...GL_DRAW_SHADERS];
 
