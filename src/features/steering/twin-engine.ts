@@ -29,6 +29,10 @@ export class SteeringTwin {
   private capacity = 0;
   private readonly world = new Float32Array(16);
   private params: DataView | undefined;
+  /** Views of the model's agent bytes and of `states`, made again only when either buffer is replaced (growth). */
+  private agentF32 = new Float32Array(0);
+  private agentU32 = new Uint32Array(0);
+  private stateF32 = new Float32Array(0);
 
   /** The step's handles and uniforms (SteeringPass.update's part that a CPU step needs): grows the states, keeping the agents' motion. */
   update(model: SteeringModel, handles: number): void {
@@ -52,7 +56,9 @@ export class SteeringTwin {
   step(model: SteeringModel, store: InstanceStore): void {
     if (this.handles === 0) return;
     stepSteering({ agents: model.agents, states: this.states, obstacles: model.obstacles, fields: model.fields, params: model.params, projectionIterations: model.settings.projectionIterations });
-    const af = new Float32Array(model.agents), au = new Uint32Array(model.agents), sf = new Float32Array(this.states);
+    if (this.agentF32.buffer !== model.agents) [this.agentF32, this.agentU32] = [new Float32Array(model.agents), new Uint32Array(model.agents)];
+    if (this.stateF32.buffer !== this.states) this.stateF32 = new Float32Array(this.states);
+    const af = this.agentF32, au = this.agentU32, sf = this.stateF32;
     const w = this.world;
     for (let h = 0; h < this.handles; h++) {
       if (!(au[h * A + AGENT.flags / 4] & AGENT_ACTIVE) || !store.has(h)) continue;
