@@ -233,10 +233,11 @@ export class App {
         (current ? `. Still showing ${current.label}.` : '');
       console.error(message, error);
       this.messages.show('error', message);
-      if (this.sceneState.scene === 'clips') {
-        this.clipsPicks.revert(current?.clipsChoice);
+      if (this.sceneState.scene === 'clips' && this.clipsPicks.revert(current?.clipsChoice)) {
         this.controls.setClipsPicks(this.clipsPicks.bodyNames, this.clipsPicks.setNames);
         this.controls.setClipsReport(`refused: ${(error as Error).message}`);
+        // Refused at start (the URL's picks): the default picks instead, so the scene shows.
+        if (!current) void this.loadClipsScene();
       }
       this.state.model = current?.source.model || this.state.model;
       this.state.modelUrl = current?.source.url && !current.source.model ? current.source.url : '';

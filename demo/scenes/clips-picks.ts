@@ -53,16 +53,19 @@ export class ClipsPicks {
 
   /**
    * The picks could not be bound: back to those of the scene still shown (`shown`, none: the
-   * defaults), forgetting a dropped file among the refused picks.
+   * defaults), forgetting a dropped file among the refused picks. False when the picks were
+   * those already (what failed was not a pick: nothing to go back to).
    */
-  revert(shown: ClipsChoice | undefined): void {
-    const { clipsBody, clipSet } = this.state;
+  revert(shown: ClipsChoice | undefined): boolean {
+    const { clipsBody, clipSet, legSolve } = this.state;
     const back = shown ?? { body: { label: DEFAULT_SCENE_STATE.clipsBody }, set: { label: DEFAULT_SCENE_STATE.clipSet }, legSolve: DEFAULT_SCENE_STATE.legSolve };
+    if (clipsBody === back.body.label && clipSet === back.set.label && legSolve === back.legSolve) return false;
     if (clipsBody !== back.body.label) this.bodies.delete(clipsBody);
     if (clipSet !== back.set.label) this.sets.delete(clipSet);
     this.state.clipsBody = back.body.label;
     this.state.clipSet = back.set.label;
     this.state.legSolve = back.legSolve;
+    return true;
   }
 }
 
@@ -76,7 +79,7 @@ export function bindingSummary(character: Character, legSolve: boolean): string 
   if (!binding) return 'no clip set bound';
   const h = binding.humanoid;
   if (!h) return binding.retargeted ? 'bound by node name, retargeted joint by joint (no humanoid on a side)' : 'the clips\' own skeleton: copied by name';
-  const legs = h.legs > 0 ? `leg solve on (${h.legs} legs)` : legSolve ? 'leg solve off (legs in the clips\' proportions)' : 'leg solve off (switched off)';
-  return `humanoid ${h.body} <- ${h.file}: ${h.bones} bones mapped, ${h.unmapped.length} joints unmapped${h.unmapped.length ? ` (${h.unmapped.join(', ')})` : ''}, ` +
+  const legs = h.legs > 0 ? `leg solve on (${h.legs} legs)` : legSolve ? 'leg solve off (legs in proportion)' : 'leg solve off (switched off)';
+  return `humanoid ${h.body} <- ${h.file}: ${h.bones} bones mapped, ${h.unmapped.length} unmapped${h.unmapped.length ? ` (${h.unmapped.join(', ')})` : ''}, ` +
     `hips x${binding.rootScale.toFixed(2)}, ${legs}`;
 }
