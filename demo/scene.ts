@@ -178,13 +178,13 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
     ? await loadCharacter(source.file.bytes, { lod: { simplifier: MeshoptSimplifier }, decoders, baseUrl: source.file.baseUrl, readResource: source.file.readResource })
     : await bound(choice, label, () => load(source.url, entry?.load, options.onProgress));
   const besideCharacters: { label: string; character: Character }[] = [];
-  const beside = (entry?.beside ?? []).map((name) => ({ name, url: MODELS[name]?.url as string | DroppedFile | undefined, load: MODELS[name]?.load }));
-  if (choice) beside.splice(-1, 1, { name: choice.body.label, url: choice.body.file ?? choice.body.url, load: choice.body.load });
-  for (const { name, url, load: loadOptions } of beside) {
-    if (!url) throw new Error(`MODELS.${source.model}.beside names "${name}", which is not a model of the demo`);
+  const beside = (entry?.beside ?? []).map((name) => ({ name, from: MODELS[name]?.url as string | DroppedFile | undefined, load: MODELS[name]?.load }));
+  if (choice) beside.splice(-1, 1, { name: choice.body.label, from: choice.body.file ?? choice.body.url, load: choice.body.load });
+  for (const { name, from, load: loadOptions } of beside) {
+    if (!from) throw new Error(`MODELS.${source.model}.beside names "${name}", which is not a model of the demo`);
     // A model loaded a second time (the first body again: its own Character and crowd) is told apart as "WalkerBody #2".
     const loaded = [label, ...besideCharacters.map((b) => b.label)].filter((l) => l === name || l.startsWith(`${name} #`)).length;
-    besideCharacters.push({ label: loaded > 0 ? `${name} #${loaded + 1}` : name, character: await bound(choice, name, () => load(url, loadOptions)) });
+    besideCharacters.push({ label: loaded > 0 ? `${name} #${loaded + 1}` : name, character: await bound(choice, name, () => load(from, loadOptions)) });
   }
   const { config, problem } = await loadControllerConfig(entry?.controllerUrl, character.clipNames, options.signal);
   const variants = await loadVariantImages(entry?.variants ?? [], options.signal);
@@ -222,14 +222,18 @@ async function readClipSet(choice: ClipsChoice, signal: AbortSignal): Promise<Cl
   }
 }
 
-/** Loads a body of the clips scene, naming the clip set and the body when it cannot bind (`choice` undefined: any other scene, as is). */
+/**
+ * Loads a body of the clips scene, naming the body, and the clip set when it is the clips file
+ * that cannot bind (its ModelErrors start "clips file '...'"); `choice` undefined: any other scene, as is.
+ */
 async function bound(choice: ClipsChoice | undefined, body: string, load: () => Promise<Character>): Promise<Character> {
   if (!choice) return load();
   try {
     return await load();
   } catch (error) {
-    if ((error as Error).name === 'AbortError') throw error;
-    throw new Error(`the clip set ${choice.set.label} cannot bind to ${body}: ${(error as Error).message}`);
+    const { name, message } = error as Error;
+    if (name === 'AbortError') throw error;
+    throw new Error(message.startsWith('clips file \'') ? `the clip set ${choice.set.label} cannot bind to ${body}: ${message}` : `${body}: ${message}`);
   }
 }
 
