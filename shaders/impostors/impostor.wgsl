@@ -117,6 +117,15 @@ var<private> DFG_LUT: array<vec2f, 256> = array<vec2f, 256>(
   vec2f(1.00000, 0.00001), vec2f(1.00000, 0.00001), vec2f(0.99902, 0.00002), vec2f(0.99756, 0.00004), vec2f(0.99219, 0.00008), vec2f(0.98145, 0.00014), vec2f(0.96143, 0.00021), vec2f(0.92920, 0.00028), vec2f(0.88281, 0.00033), vec2f(0.82178, 0.00036), vec2f(0.74902, 0.00036), vec2f(0.66846, 0.00034), vec2f(0.58545, 0.00030), vec2f(0.50391, 0.00026), vec2f(0.42700, 0.00021), vec2f(0.35767, 0.00017),
   vec2f(1.00000, 0.00000), vec2f(1.00000, 0.00000), vec2f(0.99951, 0.00000), vec2f(0.99756, 0.00001), vec2f(0.99316, 0.00002), vec2f(0.98291, 0.00003), vec2f(0.96436, 0.00005), vec2f(0.93408, 0.00007), vec2f(0.88916, 0.00009), vec2f(0.82813, 0.00010), vec2f(0.75391, 0.00011), vec2f(0.67041, 0.00011), vec2f(0.58301, 0.00011), vec2f(0.49707, 0.00010), vec2f(0.41699, 0.00008), vec2f(0.34521, 0.00007),
 );
+// The impostor band's screen-door threshold at framebuffer position `pixel`: a 4 x 4 ordered
+// dither (Bayer) level, (k + 0.5) / 16 for k in [0, 16). A band instance's mesh keeps the pixels
+// whose threshold is at least its fade, its impostor the others: between them each pixel once.
+fn bandThreshold(pixel: vec2f) -> f32 {
+  let p = vec2u(pixel) & vec2u(3u);
+  let a = p.x ^ p.y;
+  let k = ((a & 1u) << 3u) | ((p.y & 1u) << 2u) | (a & 2u) | ((p.y >> 1u) & 1u);
+  return (f32(k) + 0.5) / 16.0;
+}
 // END generated
 
 // skin.wgsl's Camera (CAMERA in src/runtime/layout.ts).
@@ -161,6 +170,7 @@ struct Look {
 @group(0) @binding(0) var<uniform> camera: Camera;
 @group(0) @binding(1) var<uniform> atlas: Atlas;
 @group(0) @binding(2) var<storage, read> instances: array<Instance>;
+// The cull pass's impostor list (slots), or with BAND its band list (slots, then a fade per slot).
 @group(0) @binding(3) var<storage, read> impostorList: array<u32>;
 @group(0) @binding(4) var<storage, read> looks: array<Look>;
 @group(0) @binding(5) var albedoAtlas: texture_2d<f32>;
@@ -170,6 +180,10 @@ struct Look {
 @group(0) @binding(9) var shadowSampler: sampler_comparison;
 
 override ENCODE_SRGB: bool = false;
+// BAND: the band's impostors: the bound list is the cull pass's band list (its slots, then a fade
+// per slot), and the fragment stage keeps only the pixels whose screen-door threshold is under the
+// instance's fade (skin.wgsl's BAND meshes draw the others).
+override BAND: bool = false;
 
 struct Out {
   @builtin(position) clip: vec4f,
@@ -184,6 +198,8 @@ struct Out {
   @location(5) @interpolate(flat) axisX: vec3f,
   @location(6) @interpolate(flat) axisY: vec3f,
   @location(7) @interpolate(flat) axisZ: vec3f,
+  // The band fade in [0, 1] (BAND; 1 otherwise).
+  @location(8) @interpolate(flat) fade: f32,
 }
 
 // The camera basis of the view from unit model direction `d` (impostor-atlas.ts viewBasis).
@@ -234,6 +250,10 @@ fn vertex(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance:
   out.axisX = rotation[0];
   out.axisY = rotation[1];
   out.axisZ = rotation[2];
+  out.fade = 1.0;
+  if (BAND) {
+    out.fade = bitcast<f32>(impostorList[arrayLength(&impostorList) / 2u + slot]);
+  }
   return out;
 }
 
@@ -290,6 +310,9 @@ fn lit(world: vec3f) -> f32 {
 
 @fragment
 fn fragment(in: Out) -> @location(0) vec4f {
+  if (BAND && bandThreshold(in.clip.xy) >= in.fade) {
+    discard;
+  }
   // Half a texel in from the cell's edge, so that filtering never reads the neighbouring cell.
   let size = vec2f(textureDimensions(albedoAtlas)) / vec2f(f32(atlas.columns), f32(atlas.rows));
   let local = clamp(in.local, 0.5 / size, 1.0 - 0.5 / size);

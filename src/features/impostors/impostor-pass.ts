@@ -32,7 +32,9 @@ const SHADOW_BIAS = 0.002;
  * replaced) and records the draw. Owns its uniforms and stand-ins.
  */
 export class ImpostorPass {
+  /** The far impostors' pipeline, and the band's (impostor.wgsl BAND: each keeps the pixels its fade leaves to the impostor). */
   private readonly pipeline: GPURenderPipeline;
+  private readonly bandPipeline: GPURenderPipeline;
   private readonly camera: GPUBuffer;
   private readonly atlasUniform: GPUBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
@@ -43,19 +45,21 @@ export class ImpostorPass {
   private readonly noShadow: GPUTexture;
   private readonly sampler: GPUSampler;
   private readonly shadowSampler: GPUSampler;
-  private group: GPUBindGroup | undefined;
-  private readonly bound: unknown[] = [];
+  /** Per pipeline (far, band): its bind group and what it was made over (re-made only when an input was replaced). */
+  private readonly groups: { group: GPUBindGroup | undefined; bound: unknown[] }[] = [{ group: undefined, bound: [] }, { group: undefined, bound: [] }];
 
   constructor(private readonly device: GPUDevice, grid: AtlasGrid, box: ArrayLike<number>, options: CrowdOptions) {
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
-    this.pipeline = device.createRenderPipeline({
-      label: 'ImpostorPass.pipeline', layout: 'auto',
-      vertex: { module, entryPoint: 'vertex' },
-      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 } },
+    const pipeline = (band: number) => device.createRenderPipeline({
+      label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
+      vertex: { module, entryPoint: 'vertex', constants: { BAND: band } },
+      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band } },
       primitive: { topology: 'triangle-strip', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
       multisample: { count: options.sampleCount ?? 1 },
     });
+    this.pipeline = pipeline(0);
+    this.bandPipeline = pipeline(1);
     this.camera = device.createBuffer({ label: 'ImpostorPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.atlasUniform = device.createBuffer({ label: 'ImpostorPass.atlas', size: IMPOSTOR_ATLAS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.white = device.createBuffer({ label: 'ImpostorPass.white', size: 32, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
@@ -91,15 +95,32 @@ export class ImpostorPass {
 
   /** Records the impostor draw: `args` at `offset` holds (IMPOSTOR_VERTICES, instances, 0, 0) (the cull pass's). */
   draw(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
-    const b = this.bound;
-    if (!this.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== inputs.listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow) {
-      this.group = this.device.createBindGroup({
-        label: 'ImpostorPass.group', layout: this.pipeline.getBindGroupLayout(0),
+    pass.setPipeline(this.pipeline);
+    pass.setBindGroup(0, this.group(0, inputs, shadow, inputs.listOffset, undefined));
+    pass.drawIndirect(args, offset);
+  }
+
+  /**
+   * Records the band's impostor draw over the band list (`listBytes` bytes of `inputs.list` from
+   * byte `listOffset`: its slots, then a fade per slot); `args` at `offset` holds (IMPOSTOR_VERTICES, band instances, 0, 0).
+   */
+  drawBand(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number, offset: number): void {
+    pass.setPipeline(this.bandPipeline);
+    pass.setBindGroup(0, this.group(1, inputs, shadow, listOffset, listBytes));
+    pass.drawIndirect(inputs.list, offset);
+  }
+
+  private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
+    const g = this.groups[which];
+    const b = g.bound;
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes) {
+      g.group = this.device.createBindGroup({
+        label: `ImpostorPass.group${which}`, layout: (which ? this.bandPipeline : this.pipeline).getBindGroupLayout(0),
         entries: [
           { binding: 0, resource: { buffer: this.camera } },
           { binding: 1, resource: { buffer: this.atlasUniform } },
           { binding: 2, resource: { buffer: inputs.instances } },
-          { binding: 3, resource: { buffer: inputs.list, offset: inputs.listOffset } },
+          { binding: 3, resource: { buffer: inputs.list, offset: listOffset, size: listBytes } },
           { binding: 4, resource: { buffer: inputs.looks ?? this.white } },
           { binding: 5, resource: inputs.atlas.albedo.createView() },
           { binding: 6, resource: inputs.atlas.surface.createView() },
@@ -109,11 +130,9 @@ export class ImpostorPass {
         ],
       });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, inputs.listOffset);
+      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes);
     }
-    pass.setPipeline(this.pipeline);
-    pass.setBindGroup(0, this.group);
-    pass.drawIndirect(args, offset);
+    return g.group;
   }
 
   destroy(): void {
