@@ -108,4 +108,67 @@ describe('impostor draw (GPU)', () => {
     expect(matches(tinted.pixels, later.pixels)).toBe(false);
     crowd.destroy();
   }, 180_000);
+
+  it('in the band the mesh and the impostor split the pixels by the screen-door fade, each pixel drawn by one; the cull stats count the instance once visible, in both levels', async (context) => {
+    if (!device) return context.skip();
+    const crowd = new Crowd(device, fox, { ...TARGETS, lod: false });
+    expect(() => new CrowdImpostors(crowd, { ...OPTIONS, band: 0.95 })).toThrow(/impostors\.band must be a fraction of the switch distance in \[0, 0\.9\], got 0\.95/);
+    const impostors = new CrowdImpostors(crowd, { ...OPTIONS, band: 0.5 });
+    expect(impostors.band).toBe(0.5);
+    crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
+    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
+    const switchAt = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE);
+    // Half way into the band (it runs from half the switch distance to it): a fade of 0.5.
+    const d = switchAt * 0.75;
+    const eye: [number, number, number] = [centre[0] + d, centre[1], centre[2]];
+    const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+    // The same view, measured as a viewport of `height` pixels: twice as tall puts the instance
+    // before the band (a mesh), half as tall past the switch (an impostor).
+    const render = async (height: number) => {
+      crowd.setCamera(viewProjection, eye, { viewportHeight: height });
+      crowd.update(0);
+      const pixels = await renderCrowd(device!, crowd, viewProjection, SIZE);
+      return { pixels, stats: await crowd.readCullStats() };
+    };
+    const band = await render(SIZE);
+    expect(band.stats.band).toBe(1);
+    expect(band.stats.visible).toBe(1);
+    const levels = band.stats.perLevel.length - 1; // mesh levels (lod off: all but level 0 empty), then the impostors
+    expect(band.stats.perLevel).toEqual([1, ...Array(levels - 1).fill(0), 1]); // drawn at level 0 and as an impostor
+    expect(band.stats.posed).toBe(1); // its mesh is posed
+    const mesh = await render(2 * SIZE);
+    expect(mesh.stats.perLevel).toEqual([1, ...Array(levels - 1).fill(0), 0]);
+    expect(mesh.stats.band).toBe(0);
+    expect(band.stats.vertices).toBe(mesh.stats.vertices + 4);
+    const impostor = await render(SIZE / 2);
+    expect(impostor.stats.perLevel).toEqual([...Array(levels).fill(0), 1]);
+    // Pixel (x, y) belongs to the mesh when its threshold (skin.wgsl bandThreshold) is at least the fade (0.5).
+    const threshold = (x: number, y: number) => {
+      const a = x ^ y;
+      return ((((a & 1) << 3) | ((y & 1) << 2) | (a & 2) | ((y >> 1) & 1)) + 0.5) / 16;
+    };
+    /** Pixels where `image` differs from what the mesh (threshold >= fade) or the impostor (below) drew there, and the pixels each side covers. */
+    const split = (image: Uint8Array, meshSide: (t: number) => boolean) => {
+      let wrong = 0, fromMesh = 0, fromImpostor = 0;
+      for (let i = 0; i < image.length; i += 4) {
+        const p = i / 4;
+        const own = meshSide(threshold(p % SIZE, Math.floor(p / SIZE))) ? mesh.pixels : impostor.pixels;
+        if (own === mesh.pixels && own[i] + own[i + 1] + own[i + 2] > 0) fromMesh++;
+        if (own === impostor.pixels && own[i] + own[i + 1] + own[i + 2] > 0) fromImpostor++;
+        if (Math.abs(image[i] - own[i]) + Math.abs(image[i + 1] - own[i + 1]) + Math.abs(image[i + 2] - own[i + 2]) > 3) wrong++;
+      }
+      return { wrong, fromMesh, fromImpostor };
+    };
+    const drawn = split(band.pixels, (t) => t >= 0.5);
+    console.log(`band at fade 0.5: ${drawn.fromMesh} pixels from the mesh, ${drawn.fromImpostor} from the impostor, ${drawn.wrong} neither`);
+    expect(drawn.fromMesh).toBeGreaterThan(100);
+    expect(drawn.fromImpostor).toBeGreaterThan(100);
+    expect(drawn.wrong).toBeLessThanOrEqual(2);
+    // Made-up violations: the split the other way round, all mesh, all impostor.
+    expect(split(band.pixels, (t) => t < 0.5).wrong).toBeGreaterThan(50);
+    expect(split(band.pixels, () => true).wrong).toBeGreaterThan(50);
+    expect(split(band.pixels, () => false).wrong).toBeGreaterThan(50);
+    crowd.destroy();
+  }, 180_000);
 });
