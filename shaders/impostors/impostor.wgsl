@@ -1,6 +1,7 @@
 // Impostor draw (src/features/impostors/impostor-pass.ts): one quad per instance of the cull
 // pass's impostor list (shaders/culling/cull.wgsl), facing the camera, showing the atlas cell of
-// the instance's dominant clip at its clip time (nearest baked frame) seen from the camera's
+// the instance's clips at their clip times (nearest baked frame; a blend's two clips dissolved
+// pixel by pixel by its weight) seen from the camera's
 // direction relative to the instance (the four neighbouring view cells blended), lit as the
 // skin pass lights a mesh (shaders/skin.wgsl `shade`: the sun with its shadow map, ambient and
 // hemisphere light; the atlas holds base colour, normal, roughness and metalness) and tinted by
@@ -192,7 +193,9 @@ struct Out {
   @location(1) world: vec3f,
   // The view cell coordinates: azimuth in [0, azimuths), elevation row in [0, elevations - 1].
   @location(2) @interpolate(flat) view: vec2f,
-  @location(3) @interpolate(flat) pose: u32,
+  // The two clips' baked frames (clip x frames + frame) and clip B's weight: each pixel shows one, dissolved by the blend.
+  @location(3) @interpolate(flat) poses: vec2u,
+  @location(9) @interpolate(flat) blend: f32,
   @location(4) @interpolate(flat) slot: u32,
   // The instance's rotation (world matrix columns over its scale).
   @location(5) @interpolate(flat) axisX: vec3f,
@@ -229,13 +232,15 @@ fn vertex(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance:
   let centre = (w * vec4f(atlas.centre, 1.0)).xyz;
   let towards = normalize(select(camera.eye.xyz, camera.eye.xyz - centre, camera.eye.w != 0.0));
   let d = normalize(transpose(rotation) * towards);
-  // The dominant clip of the blend, at its frame nearest the clip's position in its cycle.
-  let b = record.blend >= 0.5;
-  let clip = select(record.clipA, record.clipB, b);
-  let turns = select(clipTurns(record.phaseA, record.rateLoA, record.rateHiA, atlas.ticks), clipTurns(record.phaseB, record.rateLoB, record.rateHiB, atlas.ticks), b);
-  let frame = mulWide(turns.y + 0x80000000u / atlas.frames, atlas.frames).y;
+  // Each clip of the blend at its frame nearest the clip's position in its cycle; the fragment
+  // stage shows clip B on the pixels whose dissolve threshold is under its weight, A elsewhere.
+  let turnsA = clipTurns(record.phaseA, record.rateLoA, record.rateHiA, atlas.ticks);
+  let turnsB = clipTurns(record.phaseB, record.rateLoB, record.rateHiB, atlas.ticks);
+  let frameA = mulWide(turnsA.y + 0x80000000u / atlas.frames, atlas.frames).y;
+  let frameB = mulWide(turnsB.y + 0x80000000u / atlas.frames, atlas.frames).y;
   var out: Out;
-  out.pose = clip * atlas.frames + frame;
+  out.poses = vec2u(record.clipA * atlas.frames + frameA, record.clipB * atlas.frames + frameB);
+  out.blend = clamp(record.blend, 0.0, 1.0);
   var azimuth = atan2(d.x, d.z) / TAU * f32(atlas.azimuths);
   azimuth = select(azimuth, azimuth + f32(atlas.azimuths), azimuth < 0.0);
   let row = select(0.0, clamp(asin(clamp(d.y, -1.0, 1.0)) / atlas.maxElevation * f32(atlas.elevations - 1u), 0.0, f32(atlas.elevations - 1u)), atlas.elevations > 1u);
@@ -322,7 +327,9 @@ fn fragment(in: Out) -> @location(0) vec4f {
   let e0 = u32(floor(in.view.y));
   let e1 = min(e0 + 1u, atlas.elevations - 1u);
   let fe = in.view.y - f32(e0);
-  let s = array<Sample, 4>(sampleCell(in.pose, a0, e0, local), sampleCell(in.pose, a1, e0, local), sampleCell(in.pose, a0, e1, local), sampleCell(in.pose, a1, e1, local));
+  // The clip dissolve's threshold: the band's pattern shifted by (2, 1) pixels, so that the two screen doors do not line up.
+  let pose = select(in.poses.x, in.poses.y, bandThreshold(in.clip.xy + vec2f(2.0, 1.0)) < in.blend);
+  let s = array<Sample, 4>(sampleCell(pose, a0, e0, local), sampleCell(pose, a1, e0, local), sampleCell(pose, a0, e1, local), sampleCell(pose, a1, e1, local));
   let weights = vec4f((1.0 - fa) * (1.0 - fe), fa * (1.0 - fe), (1.0 - fa) * fe, fa * fe);
   var coverage = 0.0;
   var albedo = vec3f(0.0);

@@ -109,13 +109,13 @@ describe('impostor draw (GPU)', () => {
     crowd.destroy();
   }, 180_000);
 
-  it('in the band the mesh and the impostor split the pixels by the screen-door fade, each pixel drawn by one; the cull stats count the instance once visible, in both levels', async (context) => {
+  it('in the band the mesh and the impostor split the pixels by the screen-door fade, each pixel drawn by one; the cull stats count the instance once visible, in both levels; a blend dissolves its two clips', async (context) => {
     if (!device) return context.skip();
     const crowd = new Crowd(device, fox, { ...TARGETS, lod: false });
     expect(() => new CrowdImpostors(crowd, { ...OPTIONS, band: 0.95 })).toThrow(/impostors\.band must be a fraction of the switch distance in \[0, 0\.9\], got 0\.95/);
     const impostors = new CrowdImpostors(crowd, { ...OPTIONS, band: 0.5 });
     expect(impostors.band).toBe(0.5);
-    crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
+    const id = crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
     const { centre, radius } = boxSphere(fox.animationBounds.box);
     const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
     const switchAt = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE);
@@ -169,6 +169,28 @@ describe('impostor draw (GPU)', () => {
     expect(split(band.pixels, (t) => t < 0.5).wrong).toBeGreaterThan(50);
     expect(split(band.pixels, () => true).wrong).toBeGreaterThan(50);
     expect(split(band.pixels, () => false).wrong).toBeGreaterThan(50);
+
+    // A blend of two clips past the switch: each pixel shows clip A's frame or clip B's, B where
+    // the dissolve's threshold (the band's pattern shifted by (2, 1)) is under the weight.
+    const blended = async (blend: number) => {
+      crowd.setAnimation(id, { clipA: 0, timeA: fox.clipDurations[0] / 4, speedA: 0, clipB: 2, timeB: fox.clipDurations[2] / 2, speedB: 0, blend });
+      return (await render(SIZE / 2)).pixels;
+    };
+    const [clipA, clipB, half] = [await blended(0), await blended(1), await blended(0.5)];
+    const dissolve = (showsB: (x: number, y: number) => boolean) => {
+      let wrong = 0;
+      for (let i = 0; i < half.length; i += 4) {
+        const p = i / 4, x = p % SIZE, y = Math.floor(p / SIZE);
+        const own = showsB(x, y) ? clipB : clipA;
+        if (Math.abs(half[i] - own[i]) + Math.abs(half[i + 1] - own[i + 1]) + Math.abs(half[i + 2] - own[i + 2]) > 3) wrong++;
+      }
+      return wrong;
+    };
+    expect(compare(clipA, clipB).outline).toBeGreaterThan(0.05); // two different poses
+    expect(dissolve((x, y) => threshold(x + 2, y + 1) < 0.5)).toBeLessThanOrEqual(2);
+    // Made-up violations: the dominant clip alone (B from 0.5 on), or clip A alone.
+    expect(dissolve(() => true)).toBeGreaterThan(20);
+    expect(dissolve(() => false)).toBeGreaterThan(20);
     crowd.destroy();
   }, 180_000);
 });
