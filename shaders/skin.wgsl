@@ -501,6 +501,44 @@ var<private> DFG_LUT: array<vec2f, 256> = array<vec2f, 256>(
   vec2f(1.00000, 0.00001), vec2f(1.00000, 0.00001), vec2f(0.99902, 0.00002), vec2f(0.99756, 0.00004), vec2f(0.99219, 0.00008), vec2f(0.98145, 0.00014), vec2f(0.96143, 0.00021), vec2f(0.92920, 0.00028), vec2f(0.88281, 0.00033), vec2f(0.82178, 0.00036), vec2f(0.74902, 0.00036), vec2f(0.66846, 0.00034), vec2f(0.58545, 0.00030), vec2f(0.50391, 0.00026), vec2f(0.42700, 0.00021), vec2f(0.35767, 0.00017),
   vec2f(1.00000, 0.00000), vec2f(1.00000, 0.00000), vec2f(0.99951, 0.00000), vec2f(0.99756, 0.00001), vec2f(0.99316, 0.00002), vec2f(0.98291, 0.00003), vec2f(0.96436, 0.00005), vec2f(0.93408, 0.00007), vec2f(0.88916, 0.00009), vec2f(0.82813, 0.00010), vec2f(0.75391, 0.00011), vec2f(0.67041, 0.00011), vec2f(0.58301, 0.00011), vec2f(0.49707, 0.00010), vec2f(0.41699, 0.00008), vec2f(0.34521, 0.00007),
 );
+// The environment's radiance along unit `dir` for a GGX lobe of `roughness` (linear between the
+// two prefiltered layers around it), at three.js's equirectUv(dir) (texture y = 1 - v).
+fn environmentRadiance(dir: vec3f, roughness: f32) -> vec3f {
+  let uv = vec2f(atan2(dir.z, dir.x) * 0.15915494309189535 + 0.5, 0.5 - asin(clamp(dir.y, -1.0, 1.0)) * 0.3183098861837907);
+  let k = clamp(roughness, 0.0, 1.0) * 5.0;
+  let below = min(i32(floor(k)), 4);
+  let a = textureSampleLevel(environmentMap, environmentSampler, uv, below, 0.0).rgb;
+  let b = textureSampleLevel(environmentMap, environmentSampler, uv, below + 1, 0.0).rgb;
+  return mix(a, b, k - f32(below));
+}
+
+// Single- and multiple-scattering (xyz of each) of the split-sum specular lobe with F0 `fr`, f90 = 1
+// (three.js's computeMultiscattering).
+fn multiscattering(fr: vec3f, dfg: vec2f) -> array<vec3f, 2> {
+  let fssEss = fr * dfg.x + dfg.y;
+  let ems = 1.0 - (dfg.x + dfg.y);
+  let favg = fr + (1.0 - fr) * 0.047619;
+  return array<vec3f, 2>(fssEss, fssEss * favg / (1.0 - ems * favg) * ems);
+}
+
+// The environment's indirect light as three.js's MeshStandardMaterial gives it
+// (lights_physical_pars_fragment RE_IndirectSpecular_Physical: scattering mixed between the
+// dielectric (F0 0.04) and metallic (F0 base) lobes by metalness, diffuse less the dielectric
+// lobe's; then aomap_fragment's occlusion of both terms).
+fn environmentLight(n: vec3f, v: vec3f, roughness: f32, base: vec3f, metal: f32, dfg: vec2f, ao: f32) -> vec3f {
+  let reflected = normalize(mix(reflect(-v, n), n, roughness * roughness));
+  let radiance = environmentRadiance(reflected, roughness);
+  let cosineWeighted = environmentRadiance(n, 1.0); // irradiance / pi, irradiance = pi x radiance(n, 1)
+  let dielectric = multiscattering(vec3f(0.04), dfg);
+  let metallic = multiscattering(base, dfg);
+  let single = mix(dielectric[0], metallic[0], metal);
+  let multi = mix(dielectric[1], metallic[1], metal);
+  let diffuse = base * (1.0 - metal) * (1.0 - dielectric[0] - dielectric[1]);
+  let dotNV = clamp(dot(n, v), 0.0, 1.0);
+  let specularOcclusion = clamp(pow(dotNV + ao, exp2(-16.0 * roughness - 1.0)) - 1.0 + ao, 0.0, 1.0);
+  return (radiance * single + multi * cosineWeighted) * specularOcclusion + diffuse * cosineWeighted * ao;
+}
+
 // The impostor band's screen-door threshold at framebuffer position `pixel`: a 4 x 4 ordered
 // dither (Bayer) level, (k + 0.5) / 16 for k in [0, 16). A band instance's mesh keeps the pixels
 // whose threshold is at least its fade, its impostor the others: between them each pixel once.
@@ -630,44 +668,6 @@ fn shade(in: VertexOut, front: bool, base: vec4f) -> vec4f {
     color = linearToSrgb(color);
   }
   return vec4f(color, base.a);
-}
-
-// The environment's radiance along unit `dir` for a GGX lobe of `roughness` (linear between the
-// two prefiltered layers around it), at three.js's equirectUv(dir) (texture y = 1 - v).
-fn environmentRadiance(dir: vec3f, roughness: f32) -> vec3f {
-  let uv = vec2f(atan2(dir.z, dir.x) * 0.15915494309189535 + 0.5, 0.5 - asin(clamp(dir.y, -1.0, 1.0)) * 0.3183098861837907);
-  let k = clamp(roughness, 0.0, 1.0) * 5.0;
-  let below = min(i32(floor(k)), 4);
-  let a = textureSampleLevel(environmentMap, environmentSampler, uv, below, 0.0).rgb;
-  let b = textureSampleLevel(environmentMap, environmentSampler, uv, below + 1, 0.0).rgb;
-  return mix(a, b, k - f32(below));
-}
-
-// Single- and multiple-scattering (xyz of each) of the split-sum specular lobe with F0 `fr`, f90 = 1
-// (three.js's computeMultiscattering).
-fn multiscattering(fr: vec3f, dfg: vec2f) -> array<vec3f, 2> {
-  let fssEss = fr * dfg.x + dfg.y;
-  let ems = 1.0 - (dfg.x + dfg.y);
-  let favg = fr + (1.0 - fr) * 0.047619;
-  return array<vec3f, 2>(fssEss, fssEss * favg / (1.0 - ems * favg) * ems);
-}
-
-// The environment's indirect light as three.js's MeshStandardMaterial gives it
-// (lights_physical_pars_fragment RE_IndirectSpecular_Physical: scattering mixed between the
-// dielectric (F0 0.04) and metallic (F0 base) lobes by metalness, diffuse less the dielectric
-// lobe's; then aomap_fragment's occlusion of both terms).
-fn environmentLight(n: vec3f, v: vec3f, roughness: f32, base: vec3f, metal: f32, dfg: vec2f, ao: f32) -> vec3f {
-  let reflected = normalize(mix(reflect(-v, n), n, roughness * roughness));
-  let radiance = environmentRadiance(reflected, roughness);
-  let cosineWeighted = environmentRadiance(n, 1.0); // irradiance / pi, irradiance = pi x radiance(n, 1)
-  let dielectric = multiscattering(vec3f(0.04), dfg);
-  let metallic = multiscattering(base, dfg);
-  let single = mix(dielectric[0], metallic[0], metal);
-  let multi = mix(dielectric[1], metallic[1], metal);
-  let diffuse = base * (1.0 - metal) * (1.0 - dielectric[0] - dielectric[1]);
-  let dotNV = clamp(dot(n, v), 0.0, 1.0);
-  let specularOcclusion = clamp(pow(dotNV + ao, exp2(-16.0 * roughness - 1.0)) - 1.0 + ao, 0.0, 1.0);
-  return (radiance * single + multi * cosineWeighted) * specularOcclusion + diffuse * cosineWeighted * ao;
 }
 
 // The sRGB transfer function (as an -srgb target applies it), per channel, clamped to [0, 1].

@@ -216,6 +216,9 @@ export class SkinPass {
   /** The frame bind group layout (camera, joints, instances, instance list), which ShadowPass shares. */
   get frameBindGroupLayout(): GPUBindGroupLayout { return this.frameLayout; }
 
+  /** @internal The prefiltered lights.environment (a 2d-array view of ENVIRONMENT_LAYERS layers), or undefined without one: the impostor pass lights with it too. */
+  get environmentView(): GPUTextureView | undefined { return this.environment?.view; }
+
   /** Per primitive, in MeshBuffers order: its material bind group (group 1), which ShadowPass binds too. */
   get materials(): GPUBindGroup[] {
     const out: GPUBindGroup[] = [];

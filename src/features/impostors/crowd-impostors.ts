@@ -52,7 +52,7 @@ export class CrowdImpostors implements CrowdFeature {
   private readonly size: number;
   private readonly targets: CrowdTargetFormats;
   private on = true;
-  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures };
+  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined };
 
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
@@ -156,6 +156,7 @@ export class CrowdImpostors implements CrowdFeature {
     inputs.listOffset = list.listOffset;
     inputs.looks = kernel.draws.appearance?.buffer;
     inputs.atlas = this.atlasTextures;
+    inputs.environment = kernel.draws.skin.environmentView;
     this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock);
     this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
     if (this.grid.band > 0) {

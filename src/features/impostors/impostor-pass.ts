@@ -2,6 +2,7 @@ import impostorWgsl from '../../../shaders/impostors/impostor.wgsl?raw';
 import { clockTicks } from '../../runtime/clip-clock';
 import type { CrowdOptions } from '../../runtime/crowd-types';
 import type { DrawShadow } from '../../runtime/feature';
+import { ENVIRONMENT_LAYERS } from '../../runtime/environment-map';
 import { CAMERA } from '../../runtime/layout';
 import type { ResolvedLights } from '../../runtime/lights';
 import { writeCamera } from '../../runtime/skin-pass';
@@ -10,7 +11,7 @@ import { boxSphere } from './impostor-atlas';
 import type { ImpostorTextures } from './impostor-bake';
 import { IMPOSTOR_ATLAS } from './impostor-layout';
 
-/** What the impostor draw reads (not owned): the instance records, the cull pass's impostor list, the appearance records (or none), the atlas. */
+/** What the impostor draw reads (not owned): the instance records, the cull pass's impostor list, the appearance records (or none), the atlas, the environment (or none). */
 export interface ImpostorInputs {
   readonly instances: GPUBuffer;
   readonly list: GPUBuffer;
@@ -18,6 +19,8 @@ export interface ImpostorInputs {
   readonly listOffset: number;
   readonly looks: GPUBuffer | undefined;
   readonly atlas: ImpostorTextures;
+  /** The crowd's prefiltered environment (SkinPass.environmentView), or undefined without one. */
+  readonly environment: GPUTextureView | undefined;
 }
 
 /** The shadow map's depth bias the skin pass samples with (SkinPass.setShadowMap's default). */
@@ -45,6 +48,8 @@ export class ImpostorPass {
   private readonly noShadow: GPUTexture;
   private readonly sampler: GPUSampler;
   private readonly shadowSampler: GPUSampler;
+  private readonly noEnvironment: GPUTexture;
+  private readonly environmentSampler: GPUSampler;
   /** Per pipeline (far, band): its bind group and what it was made over (re-made only when an input was replaced). */
   private readonly groups: { group: GPUBindGroup | undefined; bound: unknown[] }[] = [{ group: undefined, bound: [] }, { group: undefined, bound: [] }];
 
@@ -67,6 +72,9 @@ export class ImpostorPass {
     this.noShadow = device.createTexture({ label: 'ImpostorPass.noShadow', size: [1, 1], format: 'depth32float', usage: GPUTextureUsage.TEXTURE_BINDING });
     this.sampler = device.createSampler({ label: 'ImpostorPass.sampler', magFilter: 'linear', minFilter: 'linear' });
     this.shadowSampler = device.createSampler({ label: 'ImpostorPass.shadowSampler', compare: 'less-equal', magFilter: 'linear', minFilter: 'linear' });
+    this.noEnvironment = device.createTexture({ label: 'ImpostorPass.noEnvironment', size: [1, 1, ENVIRONMENT_LAYERS], format: 'rgba16float', usage: GPUTextureUsage.TEXTURE_BINDING });
+    // As the skin pass samples it (SkinPass.environmentSampler): wrapping round in azimuth.
+    this.environmentSampler = device.createSampler({ label: 'ImpostorPass.environmentSampler', addressModeU: 'repeat', magFilter: 'linear', minFilter: 'linear' });
     const { centre, radius } = boxSphere(box);
     const v = this.atlasView;
     centre.forEach((c, i) => v.setFloat32(IMPOSTOR_ATLAS.centre + 4 * i, c, true));
@@ -90,6 +98,7 @@ export class ImpostorPass {
     c[CAMERA.shadowBias / 4] = SHADOW_BIAS;
     this.device.queue.writeBuffer(this.camera, 0, c);
     this.atlasView.setInt32(IMPOSTOR_ATLAS.ticks, clockTicks(clock, 'ImpostorPass.update: clock'), true);
+    this.atlasView.setUint32(IMPOSTOR_ATLAS.environment, Number(lights.environment !== undefined), true);
     this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
   }
 
@@ -113,7 +122,7 @@ export class ImpostorPass {
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
     const g = this.groups[which];
     const b = g.bound;
-    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes) {
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment) {
       g.group = this.device.createBindGroup({
         label: `ImpostorPass.group${which}`, layout: (which ? this.bandPipeline : this.pipeline).getBindGroupLayout(0),
         entries: [
@@ -127,15 +136,17 @@ export class ImpostorPass {
           { binding: 7, resource: this.sampler },
           { binding: 8, resource: shadow ?? this.noShadow.createView() },
           { binding: 9, resource: this.shadowSampler },
+          { binding: 10, resource: inputs.environment ?? this.noEnvironment.createView({ dimension: '2d-array' }) },
+          { binding: 11, resource: this.environmentSampler },
         ],
       });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes);
+      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment);
     }
     return g.group;
   }
 
   destroy(): void {
-    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow]) resource.destroy();
+    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment]) resource.destroy();
   }
 }

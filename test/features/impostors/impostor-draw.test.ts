@@ -50,7 +50,7 @@ describe('impostor draw (GPU)', () => {
   });
   afterAll(() => device?.destroy());
 
-  it('at the switch distance the impostor differs from the mesh by at most 8/255 mean over the character; a wrong view cell or a frozen frame does not', async (context) => {
+  it('at the switch distance the impostor differs from the mesh by at most 8/255 mean over the character, tinted and in an environment\'s light; a wrong view cell or a frozen frame does not', async (context) => {
     if (!device) return context.skip();
     const crowd = new Crowd(device, fox, TARGETS);
     const impostors = new CrowdImpostors(crowd, OPTIONS);
@@ -106,6 +106,16 @@ describe('impostor draw (GPU)', () => {
     const tintedMesh = await render(side, false);
     expect(matches(tinted.pixels, tintedMesh.pixels)).toBe(true);
     expect(matches(tinted.pixels, later.pixels)).toBe(false);
+    // Lit by an environment alone (sky above, ground below; no sun or ambient), the impostor matches the mesh.
+    const data = new Float32Array(16 * 8 * 4);
+    for (let i = 0; i < 16 * 8; i++) data.set(i < 64 ? [0.5, 0.7, 1.2, 1] : [0.4, 0.25, 0.1, 1], 4 * i);
+    crowd.setLights({ sun: { intensity: 0 }, ambient: false, environment: { image: { width: 16, height: 8, data } } });
+    const lit = await render(side, true);
+    const litMesh = await render(side, false);
+    const litHere = compare(lit.pixels, litMesh.pixels);
+    console.log(`impostor vs mesh in the environment's light: ${litHere.inside.toFixed(2)}/255 mean inside, ${(100 * litHere.outline).toFixed(1)}% outline`);
+    expect(matches(lit.pixels, litMesh.pixels)).toBe(true);
+    expect(matches(lit.pixels, tinted.pixels)).toBe(false); // the light did change
     crowd.destroy();
   }, 180_000);
 
