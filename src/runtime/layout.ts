@@ -579,8 +579,8 @@ export const PALETTE_PARAMS = {
   slotTotal: 4, //      u32: slots the release dispatch walks (the store's listStride)
   count: 8, //          u32: live instances (slots at and above it give their entries back)
   listStride: 12, //    u32: entries per draw list
-  list: 16, //          u32: which draw list this dispatch walks (camera levels, then shadow levels)
-  lists: 20, //         u32: draw lists (2 x levels)
+  list: 16, //          u32: which draw list this dispatch walks (camera levels, then shadow levels, then = lists: the impostor band's, bound alone)
+  lists: 20, //         u32: draw lists in the store (2 x levels)
   sharedBase: 24, //    u32: first shared entry (the palette size)
   clockTicks: 28, //    i32: crowd clock in ticks (the shared pose's time bucket)
   dispatchWidth: 32, // u32: workgroups per row of the indirect 2D grids

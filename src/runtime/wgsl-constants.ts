@@ -217,6 +217,7 @@ export interface GeneratedShader {
 export const PALETTE_CONSTANTS: readonly SharedConstant[] = [
   ['COUNTER_CAMERA', CULL_COUNTERS.camera],
   ['COUNTER_SHADOW', CULL_COUNTERS.shadow],
+  ['COUNTER_BAND', CULL_COUNTERS.band],
   ['PALETTE_NONE', PALETTE_NONE],
   ['PALETTE_SHARED', PALETTE_SHARED],
   ['PALETTE_BUCKETS', PALETTE_BUCKETS],

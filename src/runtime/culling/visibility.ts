@@ -202,8 +202,6 @@ export class Visibility {
     }
     const frame = settings.fill();
     if (!settings.active) frame.flags = 0; // no camera: every instance is drawn, at level 0
-    // The palette pass hands joint sets to the camera and shadow lists only: no band while it runs (a cut at the switch).
-    if (palette) frame.impostorBand = frame.impostorDistance;
     this.stats.bandLevel = frame.forcedLevel !== LOD_NOT_FORCED ? Math.min(frame.forcedLevel, this.levels - 1) : (frame.flags & CULL_LOD) === 0 ? 0 : this.levelAt(frame.impostorBand, frame.lodDistances);
     this.listStride = store.listStride;
     if (shadowPass) {

@@ -121,7 +121,8 @@ describe('impostor draw (GPU)', () => {
 
   it('in the band the mesh and the impostor split the pixels by the screen-door fade, each pixel drawn by one; the cull stats count the instance once visible, in both levels; a blend dissolves its two clips', async (context) => {
     if (!device) return context.skip();
-    const crowd = new Crowd(device, fox, { ...TARGETS, lod: false });
+    // A joint palette of one set for two instances (the second behind the camera): the band's mesh must get the set.
+    const crowd = new Crowd(device, fox, { ...TARGETS, lod: false, paletteSize: 1 });
     expect(() => new CrowdImpostors(crowd, { ...OPTIONS, band: 0.95 })).toThrow(/impostors\.band must be a fraction of the switch distance in \[0, 0\.9\], got 0\.95/);
     const impostors = new CrowdImpostors(crowd, { ...OPTIONS, band: 0.5 });
     expect(impostors.band).toBe(0.5);
@@ -133,6 +134,7 @@ describe('impostor draw (GPU)', () => {
     const d = switchAt * 0.75;
     const eye: [number, number, number] = [centre[0] + d, centre[1], centre[2]];
     const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+    crowd.add({ clipA: 0, transform: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 2 * d, 0, 0, 1] });
     // The same view, measured as a viewport of `height` pixels: twice as tall puts the instance
     // before the band (a mesh), half as tall past the switch (an impostor).
     const render = async (height: number) => {
