@@ -213,28 +213,17 @@ export class PalettePass {
     const { palette } = store;
     if (!palette.entryBuffer || !palette.seenBuffer || !palette.freeBuffer) throw new Error('PalettePass.update: the store has no active palette');
     this.groups.length = 0;
-    for (let list = 0; list < 2 * this.levels; list++) {
-      const buffers = [
-        store.instanceBuffer, cull.counters, store.drawListBuffer, palette.entryBuffer, palette.seenBuffer, palette.freeBuffer, store.poseStateBuffer,
-      ];
+    // The lists, then the impostor band's (list 2 x levels), bound alone at its offset while the args buffer holds it (impostors routed).
+    const bandOffset = cull.bandListOffset(store.listStride), size = store.listStride * 4;
+    const lists = 2 * this.levels + Number(cull.args.size >= bandOffset + size);
+    for (let list = 0; list < lists; list++) {
+      const band = list === 2 * this.levels;
+      const buffers = [store.instanceBuffer, cull.counters, band ? cull.args : store.drawListBuffer, palette.entryBuffer, palette.seenBuffer, palette.freeBuffer, store.poseStateBuffer];
       this.groups.push(this.device.createBindGroup({
         label: `PalettePass.bindGroup${list}`, layout: this.layout,
         entries: [
           { binding: 0, resource: { buffer: this.params, offset: list * PALETTE_PARAMS.stride, size: PALETTE_PARAMS.size } },
-          ...buffers.map((buffer, i) => ({ binding: i + 1, resource: { buffer } })),
-        ],
-      }));
-    }
-    // The impostor band's list, bound alone at its offset, while the args buffer holds one (impostors routed).
-    const bandOffset = cull.bandListOffset(store.listStride);
-    if (cull.args.size >= bandOffset + store.listStride * 4) {
-      this.groups.push(this.device.createBindGroup({
-        label: 'PalettePass.bindGroupBand', layout: this.layout,
-        entries: [
-          { binding: 0, resource: { buffer: this.params, offset: 2 * this.levels * PALETTE_PARAMS.stride, size: PALETTE_PARAMS.size } },
-          ...[store.instanceBuffer, cull.counters].map((buffer, i) => ({ binding: i + 1, resource: { buffer } })),
-          { binding: 3, resource: { buffer: cull.args, offset: bandOffset, size: store.listStride * 4 } },
-          ...[palette.entryBuffer, palette.seenBuffer, palette.freeBuffer, store.poseStateBuffer].map((buffer, i) => ({ binding: i + 4, resource: { buffer } })),
+          ...buffers.map((buffer, i) => ({ binding: i + 1, resource: band && i === 2 ? { buffer, offset: bandOffset, size } : { buffer } })),
         ],
       }));
     }
