@@ -78,7 +78,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
   }, TEST_TIMEOUT);
 
   it('one page, both backends: createCrowd gives the same ids, named errors and clip events on WebGPU and on WebGL 2; what needs WebGPU is refused by name on GL', async () => {
-    const page = await demo.newPage();
+    const page = await demo.newPage(1); // its canvases are laid out and read in CSS pixels
     await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
     const answers = await page.evaluate(async () => {
       // Through Function: vitest would rewrite an import() written here, and this runs in the page (Vite serves /src/index.ts).
@@ -141,7 +141,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
   it('features on WebGL 2 through their twins: CPU controllers, steering, picking and appearance give what they give on WebGPU; what needs WebGPU is refused by name', async () => {
     const started = Date.now(), phases: string[] = [];
     const phase = (name: string) => phases.push(`${name} ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const page = await demo.newPage();
+    const page = await demo.newPage(1); // its canvases are laid out and read in CSS pixels
     await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
     const SIZE = 96, TOP = 260;
     // 1. The same scene on both backends, side by side: a CPU-driven controller, three steered agents, a plain instance; 12 frames.

@@ -118,26 +118,55 @@ export const RESULTS_DIR = `${REPO_ROOT}test-results/e2e`;
 
 export interface Rect { x: number; y: number; width: number; height: number }
 
-/** Page-space rectangles of the DOM overlays (stats, panel, message), left out of pixel checks. */
-export async function overlayRects(page: Page): Promise<Rect[]> {
-  return page.evaluate(() => [...document.querySelectorAll('#stats, .lil-gui.lil-root, #message:not([hidden])')].map((e) => {
+/**
+ * Rectangles of the elements `selector` matches (visible or not), in screenshot pixels: CSS
+ * pixels times the page's devicePixelRatio (demoSession's pages have 0.5).
+ */
+export async function elementRects(page: Page, selector: string): Promise<Rect[]> {
+  return page.evaluate((s) => [...document.querySelectorAll(s)].map((e) => {
     const r = e.getBoundingClientRect();
-    return { x: r.x, y: r.y, width: r.width, height: r.height };
-  }));
+    const k = window.devicePixelRatio;
+    return { x: r.x * k, y: r.y * k, width: r.width * k, height: r.height * k };
+  }), selector);
+}
+
+/** Rectangles of the DOM overlays (stats, panel, message) in screenshot pixels, left out of pixel checks. */
+export function overlayRects(page: Page): Promise<Rect[]> {
+  return elementRects(page, '#stats, .lil-gui.lil-root, #message:not([hidden])');
+}
+
+/**
+ * Device pixels per CSS pixel of demoSession's pages: the layout (panel, overlays, where a click
+ * lands) is the viewport's, the canvas and the screenshots have a quarter of its pixels. Measured
+ * on SwiftShader (the demo, 9 Foxes, 960 x 600 CSS): 3 frames and a screenshot took 12.8 s at
+ * 1 and 2.3 s at 0.5; every frame's sky, grid, shadow lookups and MSAA resolve cost go with
+ * pixels, and page.screenshot waits for a frame.
+ */
+export const DEMO_PIXEL_SCALE = 0.5;
+
+/**
+ * A page whose canvas follows DEMO_PIXEL_SCALE. Chromium's device-scale emulation still reports
+ * CSS-sized device-pixel-content boxes to ResizeObserver, so the init script hides that box and
+ * the demo's fallback (demo/renderer.ts trackCanvasSize: CSS box times devicePixelRatio) sizes it.
+ */
+export async function scaledPage(browser: Browser, viewport: { width: number; height: number }, scale = DEMO_PIXEL_SCALE): Promise<Page> {
+  const page = await browser.newPage({ viewport, deviceScaleFactor: scale });
+  if (scale !== 1) await page.addInitScript(() => { delete (ResizeObserverEntry.prototype as { devicePixelContentBoxSize?: unknown }).devicePixelContentBoxSize; });
+  return page;
 }
 
 /**
  * The server, browser, page opener and screenshot taker of one describe block: registers its
- * beforeAll/afterAll (call it inside the describe).
+ * beforeAll/afterAll (call it inside the describe). Its pages draw at DEMO_PIXEL_SCALE.
  */
 export function demoSession(viewport: { width: number; height: number }, screenshotTimeout: number) {
   let server: ViteDevServer | undefined;
   let browser: Browser | undefined;
   const session = {
     baseUrl: '',
-    /** A new page at `query` (e.g. '?instances=10'), with its console problems collected. */
-    async open(query: string): Promise<{ page: Page; problems: string[] }> {
-      const page = await browser!.newPage({ viewport });
+    /** A new page at `query` (e.g. '?instances=10'), with its console problems collected; `scale`: its DEMO_PIXEL_SCALE. */
+    async open(query: string, scale = DEMO_PIXEL_SCALE): Promise<{ page: Page; problems: string[] }> {
+      const page = await scaledPage(browser!, viewport, scale);
       const problems = collectProblems(page);
       await page.goto(`${session.baseUrl}/${query}`);
       return { page, problems };
@@ -148,8 +177,9 @@ export function demoSession(viewport: { width: number; height: number }, screens
       writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
       return decode(png);
     },
-    newPage(): Promise<Page> {
-      return browser!.newPage({ viewport });
+    /** A blank page (`scale`: its DEMO_PIXEL_SCALE; 1 for a page that reads screenshot pixels at CSS coordinates). */
+    newPage(scale = DEMO_PIXEL_SCALE): Promise<Page> {
+      return scaledPage(browser!, viewport, scale);
     },
   };
   beforeAll(async () => {

@@ -44,8 +44,9 @@ describe.skipIf(!chromiumAvailable())('props on joints in the demo (headless Chr
       expect(await stat(page, 'drawCalls')).toBe(String(drawCalls));
       const gold = goldPixels(image, await overlayRects(page));
       console.log(`${model}: ${gold} gold (sword hilt) pixels`);
-      // The Walker has no yellow of its own (the robots are yellow all over).
-      if (model === 'Walker') expect(gold).toBeGreaterThan(20);
+      // The Walker has no yellow of its own (the robots are yellow all over). demoSession's canvas has a
+      // quarter of the layout's pixels (DEMO_PIXEL_SCALE): 33 gold pixels measured there, a quarter of 20 and more would do.
+      if (model === 'Walker') expect(gold).toBeGreaterThan(8);
       expect(problems).toEqual([]);
       await page.close();
     }, TEST_TIMEOUT);

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import {
-  chromiumAvailable, demoSession, overlayRects, RESULTS_DIR, stat, statNumber,
+  chromiumAvailable, demoSession, elementRects, overlayRects, RESULTS_DIR, stat, statNumber,
   waitForCrowd, waitForFrames, type Rect,
 } from './harness';
 import { shareChanged, shareUnlike } from './pixels';
@@ -28,13 +28,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
 
   /** The DOM overlays, the weight plot included, are left out of pixel checks. */
   async function skipRects(page: Page): Promise<Rect[]> {
-    const plot = await page.evaluate(() => {
-      const e = document.getElementById('plot');
-      if (!e || e.hidden) return [];
-      const r = e.getBoundingClientRect();
-      return [{ x: r.x, y: r.y, width: r.width, height: r.height }];
-    });
-    return [...(await overlayRects(page)), ...plot];
+    return [...(await overlayRects(page)), ...(await elementRects(page, '#plot:not([hidden])'))];
   }
 
   /** Two screenshots some frames apart: neither blank (all sky) nor frozen. */

@@ -11,10 +11,11 @@ import type { ViteDevServer } from 'vite';
 import type { Scene } from 'three/webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThreeCrowdRenderer } from '../../src/three/index';
-import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startConfiguredServer } from './harness';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, scaledPage, startConfiguredServer } from './harness';
 import { decode, differenceMask, erode, maskCount, meanDifference, shareChanged, shareChangedIn, type Image } from './pixels';
 import { arrange, expectBoxInFrontHidesFox, waitFrames, type ThreeExample } from './three-depth';
 
+/** CSS pixels; the example draws at devicePixelRatio (scaledPage: DEMO_PIXEL_SCALE), a 320 x 200 canvas: SwiftShader's frames cost per pixel. */
 const VIEWPORT = { width: 640, height: 400 };
 
 /** What the example adds to ThreeExample for the shading test (examples/three/main.js). */
@@ -44,7 +45,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
   });
 
   async function open(): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser!.newPage({ viewport: VIEWPORT });
+    const page = await scaledPage(browser!, VIEWPORT);
     const problems = collectProblems(page);
     await page.goto(`${baseUrl}/`);
     return { page, problems };
@@ -126,7 +127,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
 
   it("draws the crowd on three's WebGL 2 backend (navigator.gpu absent) as on WebGPU: posed, lit, shadowed, culled", async () => {
     const { page } = await examplePage();
-    const gl = await browser!.newPage({ viewport: VIEWPORT });
+    const gl = await scaledPage(browser!, VIEWPORT);
     const problems = collectProblems(gl);
     try {
       // Without navigator.gpu, WebGPURenderer.init() picks three's WebGL 2 backend (its one warning says so).

@@ -2,10 +2,13 @@
  * Renders one glTF character with three.js (WebGLRenderer, GLTFLoader -> MeshStandardMaterial,
  * no tone mapping, sRGB output) and with crowd-skin (WebGPU) from the same camera under the same
  * lights, pose = the first clip at time 0, into two 256 x 256 canvases; the test compares them.
- * `window.renderBoth(url, crowdLights?, environment?)` resolves when both are drawn. `crowdLights` lets the
+ * `window.renderBoth(url, crowdLights?, environment?, drawThree?)` resolves when both are drawn. `crowdLights` lets the
  * test make the crowd's lights differ from three's on purpose (its made-up violation).
  * `environment`: both sides also lit by a procedural equirectangular environment ('same'), or
- * the crowd's rotated 180 degrees about y / left out (made-up violations).
+ * the crowd's rotated 180 degrees about y / left out (made-up violations). `drawThree` false leaves
+ * three's canvas alone: the test compares the crowd's picture with three's from an earlier call.
+ * One page serves every case of the test: three's renderer (with its compiled programs) and the
+ * WebGPU device are made on the first call and kept; each call's Crowd is destroyed after it draws.
  */
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
@@ -47,7 +50,7 @@ function proceduralEnvironment(turn: number): Float32Array {
 
 interface View { eye: [number, number, number]; target: [number, number, number]; near: number; far: number }
 
-async function renderBoth(url: string, crowdLights?: LightOptions, environment?: EnvironmentCase): Promise<string[]> {
+async function renderBoth(url: string, crowdLights?: LightOptions, environment?: EnvironmentCase, drawThree = true): Promise<string[]> {
   const character = await loadCharacter(url);
   const { min, max } = character.bounds;
   const target: [number, number, number] = [(min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2];
@@ -57,7 +60,7 @@ async function renderBoth(url: string, crowdLights?: LightOptions, environment?:
   const len = Math.hypot(...dir);
   const view: View = { eye: [target[0] + dir[0] / len * d, target[1] + dir[1] / len * d, target[2] + dir[2] / len * d], target, near: d * 0.1, far: d * 4 };
   const clip = character.clipNames[0];
-  await renderThree(url, clip, view, environment !== undefined);
+  if (drawThree) await renderThree(url, clip, view, environment !== undefined);
   const image = { width: ENV_WIDTH, height: ENV_HEIGHT, data: proceduralEnvironment(environment === 'rotated' ? Math.PI : 0) };
   const lights = environment === undefined || environment === 'ignored' ? crowdLights : { ...crowdLights, environment: { image } };
   await renderCrowd(character, clip, view, lights);
@@ -65,13 +68,7 @@ async function renderBoth(url: string, crowdLights?: LightOptions, environment?:
 }
 
 async function renderThree(url: string, clipName: string | undefined, view: View, withEnvironment: boolean): Promise<void> {
-  const canvas = document.getElementById('three') as HTMLCanvasElement;
-  const renderer = new THREE.WebGLRenderer({ canvas, antialias: false });
-  renderer.setPixelRatio(1);
-  renderer.setSize(SIZE, SIZE, false);
-  renderer.outputColorSpace = THREE.SRGBColorSpace;
-  renderer.toneMapping = THREE.NoToneMapping;
-  renderer.setClearColor(0x000000, 1);
+  const renderer = threeRenderer();
   const gltf = await new GLTFLoader().loadAsync(url);
   const scene = new THREE.Scene();
   scene.add(gltf.scene);
@@ -105,14 +102,39 @@ async function renderThree(url: string, clipName: string | undefined, view: View
   renderer.render(scene, camera);
 }
 
+let sharedRenderer: THREE.WebGLRenderer | undefined;
+
+/** three's renderer on the #three canvas, made once per page. */
+function threeRenderer(): THREE.WebGLRenderer {
+  if (sharedRenderer) return sharedRenderer;
+  const renderer = new THREE.WebGLRenderer({ canvas: document.getElementById('three') as HTMLCanvasElement, antialias: false });
+  renderer.setPixelRatio(1);
+  renderer.setSize(SIZE, SIZE, false);
+  renderer.outputColorSpace = THREE.SRGBColorSpace;
+  renderer.toneMapping = THREE.NoToneMapping;
+  renderer.setClearColor(0x000000, 1);
+  sharedRenderer = renderer;
+  return renderer;
+}
+
+let gpu: Promise<{ device: GPUDevice; context: GPUCanvasContext; colorFormat: GPUTextureFormat }> | undefined;
+
+/** The WebGPU device and the #crowd canvas's context, made once per page. */
+function crowdGpu(): NonNullable<typeof gpu> {
+  gpu ??= (async () => {
+    const adapter = await navigator.gpu.requestAdapter();
+    if (!adapter) throw new Error('no WebGPU adapter');
+    const device = await adapter.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) });
+    const context = (document.getElementById('crowd') as HTMLCanvasElement).getContext('webgpu')!;
+    const colorFormat = navigator.gpu.getPreferredCanvasFormat();
+    context.configure({ device, format: colorFormat, alphaMode: 'opaque' });
+    return { device, context, colorFormat };
+  })();
+  return gpu;
+}
+
 async function renderCrowd(character: Awaited<ReturnType<typeof loadCharacter>>, clip: string | undefined, view: View, lights?: LightOptions): Promise<void> {
-  const adapter = await navigator.gpu.requestAdapter();
-  if (!adapter) throw new Error('no WebGPU adapter');
-  const device = await adapter.requestDevice({ requiredLimits: requiredCrowdLimits(adapter) });
-  const canvas = document.getElementById('crowd') as HTMLCanvasElement;
-  const context = canvas.getContext('webgpu')!;
-  const colorFormat = navigator.gpu.getPreferredCanvasFormat();
-  context.configure({ device, format: colorFormat, alphaMode: 'opaque' });
+  const { device, context, colorFormat } = await crowdGpu();
   const crowd = new Crowd(device, character, { colorFormat, depthFormat: 'depth24plus', ...(lights ? { lights } : {}) });
   if (character.morphTargets.length > 0) new CrowdMorph(crowd);
   crowd.add({ ...(clip === undefined ? {} : { clipA: clip, timeA: 0 }), transform: mat4.identity() });
@@ -129,6 +151,8 @@ async function renderCrowd(character: Awaited<ReturnType<typeof loadCharacter>>,
   pass.end();
   device.queue.submit([encoder.finish()]);
   await device.queue.onSubmittedWorkDone();
+  crowd.destroy();
+  depth.destroy();
 }
 
 (window as unknown as { renderBoth: typeof renderBoth }).renderBoth = renderBoth;
