@@ -1,11 +1,12 @@
 import type { DemoState } from './url-state';
 
 /**
- * The demo's scenes: today's crowd, the layered-blending showcase, controllers wandering, and
+ * The demo's scenes: today's crowd, the layered-blending showcase, controllers wandering,
  * three bodies bound to one clip library side by side (the crowd scene on WalkerBody and the bodies beside it),
- * and two groups steered across a plaza (CrowdSteering).
+ * two groups steered across a plaza (CrowdSteering), and a stadium of up to a million with a wave
+ * running round the stands (the far crowd as impostors).
  */
-export const SCENE_KINDS = ['crowd', 'layers', 'locomotion', 'clips', 'steering'] as const;
+export const SCENE_KINDS = ['crowd', 'layers', 'locomotion', 'clips', 'steering', 'stadium'] as const;
 export type SceneKind = (typeof SCENE_KINDS)[number];
 
 /** What a scene starts with when the URL (or the panel's scene switch) does not say. */
@@ -15,7 +16,12 @@ export const SCENE_DEFAULTS: Record<SceneKind, { model: string; instances: numbe
   locomotion: { model: 'Walker', instances: 80 },
   clips: { model: 'WalkerBody', instances: 200 },
   steering: { model: 'Walker', instances: 120 },
+  stadium: { model: 'Fox', instances: 1_000_000 },
 };
+
+/** The stadium scene's first view: the whole bowl, or the front row seen from the field. */
+export const STADIUM_VIEWS = ['bowl', 'front'] as const;
+export type StadiumView = (typeof STADIUM_VIEWS)[number];
 
 /**
  * The scene and the settings of the scenes other than the crowd; kept apart from DemoState
@@ -31,10 +37,12 @@ export interface SceneState {
   layerWeight: number;
   /** Layers scene: additive layer weight, [0, 1]. */
   additiveWeight: number;
+  /** Stadium scene: where the camera starts (and returns to on "reset camera"). */
+  view: StadiumView;
 }
 
 export const DEFAULT_SCENE_STATE: Readonly<SceneState> = {
-  scene: 'crowd', layerClip: '', layerJoint: '', layerWeight: 0.8, additiveWeight: 0.6,
+  scene: 'crowd', layerClip: '', layerJoint: '', layerWeight: 0.8, additiveWeight: 0.6, view: 'bowl',
 };
 
 /**
@@ -67,12 +75,18 @@ export function readSceneState(search: string, crowd: DemoState, problems: strin
   };
   unit('layerWeight');
   unit('additiveWeight');
+  const view = params.get('view');
+  if (view !== null) {
+    if ((STADIUM_VIEWS as readonly string[]).includes(view)) state.view = view as StadiumView;
+    else problems.push(`URL parameter view=${view} must be ${STADIUM_VIEWS.join(' or ')}`);
+  }
   return state;
 }
 
-/** Adds the scene settings to URL parameters (the layer settings only in the layers scene). */
+/** Adds the scene settings to URL parameters (the layer settings only in the layers scene, a stadium view but the bowl only in the stadium). */
 export function writeSceneParams(params: URLSearchParams, state: SceneState): void {
   params.set('scene', state.scene);
+  if (state.scene === 'stadium' && state.view !== DEFAULT_SCENE_STATE.view) params.set('view', state.view);
   if (state.scene !== 'layers') return;
   if (state.layerClip) params.set('layerClip', state.layerClip);
   if (state.layerJoint) params.set('layerJoint', state.layerJoint);

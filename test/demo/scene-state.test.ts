@@ -46,11 +46,11 @@ describe('readSceneState', () => {
   it('reads every field', () => {
     const { scene, problems } = read('?scene=layers&layerClip=Survey&layerJoint=b_Neck_04&layerWeight=0.25&additiveWeight=0.75');
     expect(problems).toEqual([]);
-    expect(scene).toEqual({ scene: 'layers', layerClip: 'Survey', layerJoint: 'b_Neck_04', layerWeight: 0.25, additiveWeight: 0.75 });
+    expect(scene).toEqual({ scene: 'layers', layerClip: 'Survey', layerJoint: 'b_Neck_04', layerWeight: 0.25, additiveWeight: 0.75, view: 'bowl' });
   });
 
   it('round-trips through writeSceneParams', () => {
-    const written = { scene: 'layers', layerClip: 'Run', layerJoint: 'b_Head_05', layerWeight: 0.5, additiveWeight: 0.125 } as const;
+    const written = { scene: 'layers', layerClip: 'Run', layerJoint: 'b_Head_05', layerWeight: 0.5, additiveWeight: 0.125, view: 'bowl' } as const;
     const params = new URLSearchParams();
     writeSceneParams(params, written);
     expect(read(`?${params}`).scene).toEqual(written);
