@@ -16,7 +16,7 @@ const MIN_FRONT_ROW_SEATS = 72;
 /** The field's radius as a share of the radius a disc of all the seats would have. */
 const FIELD_SHARE = 0.3;
 
-/** A bowl's seats: positions, facings and angle buckets, row by row from the front. */
+/** A bowl's seats: positions, facings and angle buckets, in bucket order (the seats of one slice of the bowl together). */
 export interface BowlSeats {
   readonly count: number;
   /** x, y, z per seat (world units; y is the row's height plus `lift`). */
@@ -46,7 +46,8 @@ export interface BowlSpacing {
  * Lays `count` seats in rows round a circular field, each row `rowDepth` further out and
  * `rowRise` higher than the one before, `seatWidth` apart along it, everyone facing the centre;
  * the field's radius grows with the count (FIELD_SHARE), at least MIN_FRONT_ROW_SEATS round.
- * The last row is filled from angle 0 on. A million seats take about 0.1 s.
+ * The last row is filled from angle 0 on. The seats come out in bucket order (angle slices).
+ * A million seats take about 0.2 s.
  */
 export function layBowl(count: number, spacing: BowlSpacing): BowlSeats {
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`stadium seats must be a non-negative integer, got ${count}`);
@@ -56,9 +57,11 @@ export function layBowl(count: number, spacing: BowlSpacing): BowlSeats {
   }
   const disc = Math.sqrt((count * seatWidth * rowDepth) / Math.PI);
   const inner = Math.max(FIELD_SHARE * disc, (MIN_FRONT_ROW_SEATS * seatWidth) / (2 * Math.PI));
-  const positions = new Float32Array(3 * count);
-  const yaws = new Float32Array(count);
-  const buckets = new Uint16Array(count);
+  // Row by row first (angle and radius per seat), then written out in bucket order (below).
+  const angles = new Float32Array(count);
+  const radii = new Float32Array(count);
+  const heights = new Float32Array(count);
+  const perBucket = new Int32Array(WAVE_BUCKETS + 1);
   let seat = 0;
   let row = 0;
   let radius = inner;
@@ -68,18 +71,38 @@ export function layBowl(count: number, spacing: BowlSpacing): BowlSeats {
     const step = (2 * Math.PI) / around;
     // Every other row half a seat round, so that heads look between the heads in front.
     const offset = (row & 1) * 0.5 * step;
-    const y = lift + row * rowRise;
     for (let k = 0; k < around && seat < count; k++, seat++) {
-      const angle = offset + k * step;
-      positions[3 * seat] = radius * Math.sin(angle);
-      positions[3 * seat + 1] = y;
-      positions[3 * seat + 2] = radius * Math.cos(angle);
-      yaws[seat] = angle + Math.PI; // facing the centre: yaw 0 faces +z
-      buckets[seat] = Math.min(WAVE_BUCKETS - 1, Math.floor((angle / (2 * Math.PI)) * WAVE_BUCKETS));
+      angles[seat] = offset + k * step;
+      radii[seat] = radius;
+      heights[seat] = lift + row * rowRise;
+      perBucket[bucketOf(angles[seat]) + 1]++;
     }
     row++;
   }
+  // Seats in bucket order: the seats of one slice of the bowl are neighbours in the crowd's
+  // records, so the records a wave step changes lie together (the crowd uploads one range of
+  // records a frame, from the lowest changed to the highest: a wave over seats in row order
+  // made it nearly the whole buffer, 112 MB a frame for a million).
+  for (let b = 0; b < WAVE_BUCKETS; b++) perBucket[b + 1] += perBucket[b];
+  const positions = new Float32Array(3 * count);
+  const yaws = new Float32Array(count);
+  const buckets = new Uint16Array(count);
+  for (let i = 0; i < count; i++) {
+    const angle = angles[i];
+    const bucket = bucketOf(angle);
+    const at = perBucket[bucket]++;
+    positions[3 * at] = radii[i] * Math.sin(angle);
+    positions[3 * at + 1] = heights[i];
+    positions[3 * at + 2] = radii[i] * Math.cos(angle);
+    yaws[at] = angle + Math.PI; // facing the centre: yaw 0 faces +z
+    buckets[at] = bucket;
+  }
   return { count, positions, yaws, buckets, innerRadius: inner, outerRadius: count > 0 ? radius : inner, rows: row, topHeight: Math.max(0, row - 1) * rowRise };
+}
+
+/** The bucket of an angle in [0, 2 pi). */
+function bucketOf(angle: number): number {
+  return Math.min(WAVE_BUCKETS - 1, Math.floor((angle / (2 * Math.PI)) * WAVE_BUCKETS));
 }
 
 /**

@@ -4,6 +4,7 @@ import type { OrbitCamera } from '../orbit-camera';
 import { Random } from '../random';
 import type { Scene } from '../scene';
 import type { SceneState } from '../scene-state';
+import { formatBytes } from '../stats';
 import type { SceneActivity } from './activity';
 import { layBowl, StadiumWave, WAVE_LAP_SECONDS, WAVE_LEVELS, type BowlSeats } from './stadium-bowl';
 
@@ -163,7 +164,9 @@ export class StadiumActivity implements SceneActivity, Spectators {
   describe(lines: string[], data: DOMStringMap): void {
     const s = this.seats;
     lines.push(`stadium: ${s.count.toLocaleString('en-US')} seats in ${s.rows} rows; a wave round every ${WAVE_LAP_SECONDS} s`,
-      `  wave: ${this.wave.changed.toLocaleString('en-US')} seats changed last frame (most ${this.wavePeakChanged.toLocaleString('en-US')}), CPU ${this.waveMs.toFixed(2)} ms (most ${this.wavePeakMs.toFixed(2)} ms)`);
+      `  wave: ${this.wave.changed.toLocaleString('en-US')} seats changed last frame (most ${this.wavePeakChanged.toLocaleString('en-US')}), CPU ${this.waveMs.toFixed(2)} ms (most ${this.wavePeakMs.toFixed(2)} ms), ` +
+        `uploaded ${formatBytes(this.scene.crowd.uploadedBytes)}`);
+    data.uploadedBytes = String(this.scene.crowd.uploadedBytes);
     data.seats = String(s.count);
     data.rows = String(s.rows);
     data.waveChanged = String(this.wave.changed);

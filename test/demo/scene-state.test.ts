@@ -13,6 +13,7 @@ describe('readSceneState: invalid input is reported and replaced by defaults', (
     ['?scene=ballet', /scene=ballet must be crowd, layers, locomotion/],
     ['?scene=layers&layerWeight=x', /layerWeight=x is not a number/],
     ['?scene=layers&additiveWeight=', /additiveWeight= is not a number/],
+    ['?scene=stadium&view=roof', /view=roof must be bowl or front/],
   ])('%s', (search, problem) => {
     const { problems } = read(search);
     expect(problems).toHaveLength(1);
@@ -39,6 +40,8 @@ describe('readSceneState', () => {
     expect(read('?scene=locomotion').state).toMatchObject(SCENE_DEFAULTS.locomotion);
     expect(read('?scene=layers').state).toMatchObject(SCENE_DEFAULTS.layers);
     expect(read('?scene=clips').state).toMatchObject({ model: 'WalkerBody', instances: 200 });
+    expect(read('?scene=stadium').state).toMatchObject({ model: 'Fox', instances: 1_000_000 });
+    expect(read('?scene=stadium&instances=20000').state.instances).toBe(20_000);
     expect(read('?scene=locomotion&model=Fox&instances=7').state).toMatchObject({ model: 'Fox', instances: 7 });
     expect(read('?scene=locomotion&modelUrl=/x.glb').state.model).toBe('Fox');
   });
@@ -54,6 +57,18 @@ describe('readSceneState', () => {
     const params = new URLSearchParams();
     writeSceneParams(params, written);
     expect(read(`?${params}`).scene).toEqual(written);
+  });
+
+  it('reads and writes the stadium\'s view, in the stadium only and when it is not the bowl', () => {
+    expect(read('?scene=stadium&view=front').scene.view).toBe('front');
+    const params = new URLSearchParams();
+    writeSceneParams(params, { ...DEFAULT_SCENE_STATE, scene: 'stadium', view: 'front' });
+    expect(params.toString()).toBe('scene=stadium&view=front');
+    for (const state of [{ scene: 'stadium', view: 'bowl' }, { scene: 'crowd', view: 'front' }] as const) {
+      const other = new URLSearchParams();
+      writeSceneParams(other, { ...DEFAULT_SCENE_STATE, ...state });
+      expect(other.toString()).toBe(`scene=${state.scene}`);
+    }
   });
 
   it('writes only the scene outside the layers scene', () => {
