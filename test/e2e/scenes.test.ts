@@ -230,7 +230,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     // 2,000 seats: a bowl wide enough that its far side is past the impostor switch; no shadows (every caster would be posed).
     const { page, problems } = await open('?scene=stadium&instances=2000&shadows=0');
     // The whole bowl in view: the near side meshes, the far side impostors (CrowdImpostors, the cull stats' last level).
-    await waitForStat(page, 'impostors', /^[1-9]/, TEST_TIMEOUT);
+    await waitForStat(page, 'impostors', /^[1-9]/, 2 * WAIT); // load, the atlas bake and a few frames
     expect(await stat(page, 'scene')).toBe('stadium');
     expect(await stat(page, 'seats')).toBe('2000');
     const [visible, impostors, vertices] = [await statNumber(page, 'visible'), await statNumber(page, 'impostors'), await statNumber(page, 'vertices')];
