@@ -17,7 +17,7 @@ import { createActivity, LocomotionActivity, type ActivityContext, type SceneAct
 import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { jointNames } from './scenes/layer-defaults';
 import { Selection, SELECTION_COLOR } from './selection';
-import { StatsOverlay } from './stats';
+import { StatsOverlay, type LiveStats } from './stats';
 import { MAX_DEVICE_PIXEL_RATIO } from './theme';
 import { lightOptions } from './lights';
 import { writeState, type DemoState } from './url-state';
@@ -363,13 +363,22 @@ export class App {
     }
     if (this.countChanged) this.frameCamera();
     this.countChanged = this.settingsChanged = false;
+    const live: LiveStats = { drawCalls: 0, stats: undefined, gpuBytes: 0, impostors: false, impostorsStale: [] };
     this.stats.setScene({
       model: scene.label, scene: activity.kind, mode: activity.kind === 'crowd' ? this.state.mode : activity.kind, instances: activity.count,
       jointsPerInstance: scene.crowd.jointsPerInstance, drawCalls: scene.drawCallCount, bakedBytes: scene.bakedBytes,
     }, (lines, data) => {
       activity.describe(lines, data);
       this.selection.describe(lines, data);
-    }, () => ({ drawCalls: scene.drawCallCount, stats: scene.crowd.cullStats, gpuBytes: scene.gpuBytes }));
+    }, () => {
+      const impostors = scene.impostors;
+      live.drawCalls = scene.drawCallCount;
+      live.stats = scene.crowd.cullStats;
+      live.gpuBytes = scene.gpuBytes;
+      live.impostors = impostors?.enabled ?? false;
+      live.impostorsStale = live.impostors ? impostors!.stale : [];
+      return live;
+    });
     this.controls.sync();
     writeState(this.state, this.sceneState);
   }
@@ -380,6 +389,7 @@ export class App {
     activity.extent(this.extent);
     this.camera.frame(this.extent[0], this.extent[1], activity.height);
     this.camera.target[2] = this.extent[2];
+    activity.placeCamera?.(this.camera);
   }
 
   /** One frame: apply changes, advance the scene and the clock, encode the pose and render passes, submit. */
@@ -395,8 +405,12 @@ export class App {
       const step = this.state.paused ? 0 : dt * this.state.speed;
       const activity = this.activity;
       activity?.update(step, camera.yaw);
-      // The appearance control (crowd scene): spreads or clears tints, variants and parts when it or the population changed.
-      this.scene?.appearance.sync(this.state.appearance && activity?.kind === 'crowd', this.scene.population);
+      // The appearance control (crowd scene): spreads or clears tints, variants and parts when it or the population changed;
+      // a scene's own spectators (the stadium's) always get their looks.
+      const spectators = activity?.spectators;
+      this.scene?.appearance.sync(spectators !== undefined || (this.state.appearance && activity?.kind === 'crowd'), spectators ?? this.scene.population);
+      // Far characters as impostors where the scene draws them so (made and baked on first use, in the update below).
+      this.scene?.useImpostors(this.state.impostors && (activity?.impostors ?? false));
       const crowds = this.scene?.crowds ?? NO_CROWDS;
       for (let i = 0; i < crowds.length; i++) crowds[i].update(step);
       const followed = this.followed;

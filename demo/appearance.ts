@@ -1,6 +1,9 @@
 import { CrowdAppearance, type AppearanceImage, type Character, type Crowd } from '../src/index';
 import type { Population } from './population';
 
+/** The instances the control spreads looks over: a Population's, or a scene's own (the stadium's spectators). */
+export type Spectators = Pick<Population, 'count' | 'idAt' | 'version'>;
+
 /** Tints the control spreads (linear RGB): saturated hues, so that the crowd reads as many people. */
 const TINTS: readonly [number, number, number][] = [
   [1, 0.25, 0.2], [0.25, 0.9, 0.3], [0.25, 0.4, 1], [1, 0.85, 0.2], [0.95, 0.3, 0.95], [0.2, 0.9, 0.95], [1, 0.55, 0.15], [0.65, 0.45, 1],
@@ -24,7 +27,7 @@ export class AppearanceSpread {
   constructor(private readonly crowd: Crowd, readonly character: Character, private readonly variants: readonly AppearanceImage[]) {}
 
   /** Called every frame: `on` is the control's value. Work only when it or the population changed. */
-  sync(on: boolean, population: Population): void {
+  sync(on: boolean, population: Spectators): void {
     if (on === this.on && (!on || population.version === this.spreadVersion)) return;
     this.on = on;
     if (!on) {

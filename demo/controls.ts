@@ -6,7 +6,7 @@ import { MAX_INSTANCES, SKINNING_METHODS, type DemoState } from './url-state';
 
 /** Keys of DemoState and SceneState that the panel edits; the App reacts to each. */
 export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid'
-  | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight' | 'culling' | 'lod' | 'animationLod' | 'shadows'
+  | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight' | 'culling' | 'lod' | 'animationLod' | 'shadows' | 'impostors'
   | 'skinning' | 'appearance' | 'lights' | 'clipsBody' | 'clipSet' | 'legSolve';
 
 /** Settings of the view that are not part of the URL. */
@@ -40,6 +40,7 @@ export class Controls {
   private readonly randomPhases: Controller;
   private readonly variety: Controller;
   private readonly crowdOnly: (Controller | GUI)[];
+  private readonly presets: GUI;
   private readonly layers: GUI;
   private readonly layerClip: OptionController;
   private readonly layerJoint: OptionController;
@@ -71,7 +72,8 @@ export class Controls {
     this.randomPhases = on(gui.add(state, 'randomPhases'), 'randomPhases').name('random phases');
     this.variety = on(gui.add(state, 'variety', 0, 1, 0.01), 'variety').name('other clips');
     const appearance = on(gui.add(state, 'appearance'), 'appearance').name('appearance');
-    this.crowdOnly = [presets, mode, this.clipA, this.clipB, this.blend, this.randomPhases, this.variety, appearance];
+    this.presets = presets;
+    this.crowdOnly = [mode, this.clipA, this.clipB, this.blend, this.randomPhases, this.variety, appearance];
 
     this.layers = gui.addFolder('Layers');
     this.layerClip = on(this.layers.add(sceneState, 'layerClip', [sceneState.layerClip]), 'layerClip').name('override clip') as OptionController;
@@ -99,6 +101,7 @@ export class Controls {
     on(gpu.add(state, 'lod'), 'lod').name('mesh LOD');
     on(gpu.add(state, 'animationLod'), 'animationLod').name('animation LOD');
     on(gpu.add(state, 'shadows'), 'shadows').name('shadows');
+    on(gpu.add(state, 'impostors'), 'impostors').name('far crowd as impostors');
     on(gui.add(state, 'skinning', [...SKINNING_METHODS]), 'skinning').name('skinning');
     addLightFolder(gui, state.lights, () => actions.changed('lights'));
     gui.add({ 'reset camera': () => actions.resetCamera() }, 'reset camera');
@@ -134,6 +137,7 @@ export class Controls {
     const scene = this.sceneState.scene;
     const uniform = this.state.mode === 'uniform';
     for (const c of this.crowdOnly) c.show(scene === 'crowd' || scene === 'clips');
+    this.presets.show(scene === 'crowd' || scene === 'clips' || scene === 'stadium');
     this.layers.show(scene === 'layers');
     this.locomotion.show(scene === 'locomotion');
     this.clipsFolder.show(scene === 'clips');

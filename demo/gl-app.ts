@@ -18,7 +18,7 @@ import { OrbitInput } from './orbit-input';
 import type { MessageBox } from './overlays';
 import { Population, type PopulationSettings } from './population';
 import { trackCanvasSize } from './renderer';
-import type { SceneKind, SceneState } from './scene-state';
+import { SCENE_DEFAULTS, type SceneKind, type SceneState } from './scene-state';
 import { spiralHalfSide } from './spiral';
 import { MAX_DEVICE_PIXEL_RATIO, SKY_COLOR } from './theme';
 import { writeState, type DemoState } from './url-state';
@@ -32,6 +32,7 @@ export const GL_SCENES_MISSING: Readonly<Record<Exclude<SceneKind, 'crowd'>, str
   clips: 'it draws three crowds in one WebGPU render pass',
   locomotion: 'it needs CrowdControllers and CrowdSteering on the crowd',
   steering: 'it needs CrowdSteering, CrowdPicking and CrowdAppearance on the crowd',
+  stadium: 'it draws its far spectators with CrowdImpostors, which needs WebGPU (a bowl of a million as meshes is far past what a GL crowd draws)',
 };
 
 /** The WebGL 2 demo: one crowd on the canvas, the ground, the panel, the camera and the stats. */
@@ -211,7 +212,11 @@ export class GLApp {
   private refuseScene(): void {
     const scene = this.sceneState.scene;
     if (scene === 'crowd') return;
-    this.refuse(scene, `the ${scene} scene does not run on WebGL 2 in this demo yet: ${GL_SCENES_MISSING[scene]}. Showing the crowd scene`, () => { this.sceneState.scene = 'crowd'; });
+    this.refuse(scene, `the ${scene} scene does not run on WebGL 2 in this demo yet: ${GL_SCENES_MISSING[scene]}. Showing the crowd scene`, () => {
+      this.sceneState.scene = 'crowd';
+      // The stadium's million (its default count) is not the crowd scene's: it starts with its own.
+      if (scene === 'stadium' && this.state.instances === SCENE_DEFAULTS.stadium.instances) this.state.instances = SCENE_DEFAULTS.crowd.instances;
+    });
   }
 
   /** Shows why `what` is refused on WebGL 2, with the earlier refusals (and lists them in #stats' data-gl-refused), then puts the panel back with `undo`. */

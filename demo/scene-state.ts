@@ -2,11 +2,12 @@ import { CLIP_SETS, CLIPS_BODIES } from './models';
 import type { DemoState } from './url-state';
 
 /**
- * The demo's scenes: today's crowd, the layered-blending showcase, controllers wandering, and
+ * The demo's scenes: today's crowd, the layered-blending showcase, controllers wandering,
  * three bodies bound to one clip library side by side (the crowd scene on WalkerBody and the bodies beside it),
- * and two groups steered across a plaza (CrowdSteering).
+ * two groups steered across a plaza (CrowdSteering), and a stadium of up to a million with a wave
+ * running round the stands (the far crowd as impostors).
  */
-export const SCENE_KINDS = ['crowd', 'layers', 'locomotion', 'clips', 'steering'] as const;
+export const SCENE_KINDS = ['crowd', 'layers', 'locomotion', 'clips', 'steering', 'stadium'] as const;
 export type SceneKind = (typeof SCENE_KINDS)[number];
 
 /** What a scene starts with when the URL (or the panel's scene switch) does not say. */
@@ -16,7 +17,12 @@ export const SCENE_DEFAULTS: Record<SceneKind, { model: string; instances: numbe
   locomotion: { model: 'Walker', instances: 80 },
   clips: { model: 'WalkerBody', instances: 200 },
   steering: { model: 'Walker', instances: 120 },
+  stadium: { model: 'Fox', instances: 1_000_000 },
 };
+
+/** The stadium scene's first view: the whole bowl, or the front row seen from the field. */
+export const STADIUM_VIEWS = ['bowl', 'front'] as const;
+export type StadiumView = (typeof STADIUM_VIEWS)[number];
 
 /**
  * The scene and the settings of the scenes other than the crowd; kept apart from DemoState
@@ -38,11 +44,13 @@ export interface SceneState {
   clipSet: string;
   /** Clips scene: solve the legs of bodies whose leg proportions differ from the clips' (LoadOptions.legSolve). */
   legSolve: boolean;
+  /** Stadium scene: where the camera starts (and returns to on "reset camera"). */
+  view: StadiumView;
 }
 
 export const DEFAULT_SCENE_STATE: Readonly<SceneState> = {
   scene: 'crowd', layerClip: '', layerJoint: '', layerWeight: 0.8, additiveWeight: 0.6,
-  clipsBody: 'WalkerStocky', clipSet: 'WalkerClips.glb', legSolve: true,
+  clipsBody: 'WalkerStocky', clipSet: 'WalkerClips.glb', legSolve: true, view: 'bowl',
 };
 
 /**
@@ -84,10 +92,15 @@ export function readSceneState(search: string, crowd: DemoState, problems: strin
   pick('clipsBody', Object.keys(CLIPS_BODIES));
   pick('clipSet', Object.keys(CLIP_SETS));
   state.legSolve = params.get('legSolve') !== '0';
+  const view = params.get('view');
+  if (view !== null) {
+    if ((STADIUM_VIEWS as readonly string[]).includes(view)) state.view = view as StadiumView;
+    else problems.push(`URL parameter view=${view} must be ${STADIUM_VIEWS.join(' or ')}`);
+  }
   return state;
 }
 
-/** Adds the scene settings to URL parameters (the layer settings only in the layers scene, the picks only in the clips scene; a dropped file's never). */
+/** Adds the scene settings to URL parameters (the layer settings only in the layers scene, the picks only in the clips scene, a dropped file's never; a stadium view but the bowl only in the stadium). */
 export function writeSceneParams(params: URLSearchParams, state: SceneState): void {
   params.set('scene', state.scene);
   if (state.scene === 'clips') {
@@ -95,6 +108,7 @@ export function writeSceneParams(params: URLSearchParams, state: SceneState): vo
     if (state.clipSet !== DEFAULT_SCENE_STATE.clipSet && state.clipSet in CLIP_SETS) params.set('clipSet', state.clipSet);
     if (!state.legSolve) params.set('legSolve', '0');
   }
+  if (state.scene === 'stadium' && state.view !== DEFAULT_SCENE_STATE.view) params.set('view', state.view);
   if (state.scene !== 'layers') return;
   if (state.layerClip) params.set('layerClip', state.layerClip);
   if (state.layerJoint) params.set('layerJoint', state.layerJoint);

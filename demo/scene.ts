@@ -1,5 +1,5 @@
 import {
-  Crowd, CrowdControllers, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, MeshoptSimplifier, parseControllerConfig,
+  Crowd, CrowdControllers, CrowdImpostors, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, MeshoptSimplifier, parseControllerConfig,
   type AppearanceImage, type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type MaskId, type ResourceReader,
 } from '../src/index';
 import { AppearanceSpread, loadVariantImages } from './appearance';
@@ -57,6 +57,7 @@ export class Scene {
   private readonly masks = new Map<string, MaskId>();
   private controllersValue: CrowdControllers | undefined;
   private propsValue: CrowdProps | undefined;
+  private impostorsValue: CrowdImpostors | undefined;
 
   /**
    * Every body of the scene, this one's first (label, character, crowd, population), then those
@@ -135,6 +136,22 @@ export class Scene {
   get controllers(): CrowdControllers {
     this.controllersValue ??= new CrowdControllers(this.crowd, this.controllerConfig);
     return this.controllersValue;
+  }
+
+  /** The first body's impostors, once a scene asked for them (useImpostors). */
+  get impostors(): CrowdImpostors | undefined {
+    return this.impostorsValue;
+  }
+
+  /**
+   * Draws the first body's far instances as impostors, or not (every frame; work only on a
+   * change). The first `true` makes its CrowdImpostors (defaults: docs/impostors.md), whose atlas
+   * is baked in the crowd's next update; later calls switch it (CrowdImpostors.enabled).
+   */
+  useImpostors(on: boolean): void {
+    if (!on && !this.impostorsValue) return;
+    const impostors = (this.impostorsValue ??= new CrowdImpostors(this.crowd));
+    if (impostors.enabled !== on) impostors.enabled = on;
   }
 
   destroy(): void {

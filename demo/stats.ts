@@ -6,7 +6,7 @@ const REFRESH_MS = 250;
 
 /** data-* keys the overlay itself writes; others come from a scene's detail. */
 const OWN_KEYS = new Set(['gpuBytes', 'frames', 'fps', 'cpuMs', 'gpuComputeMs', 'gpuRenderMs', 'model', 'scene', 'mode', 'instances', 'joints', 'drawCalls', 'bakedBytes',
-  'visible', 'posed', 'vertices', 'restores']);
+  'visible', 'posed', 'vertices', 'impostors', 'restores']);
 
 /** What the overlay shows about the loaded scene; set when it changes, not per frame. */
 export interface SceneStats {
@@ -19,6 +19,21 @@ export interface SceneStats {
   drawCalls: number;
   /** Bytes of the baked tables: tracks + trackRefs + rest. */
   bakedBytes: number;
+}
+
+/** What the overlay reads from the running crowd at each refresh. */
+export interface LiveStats {
+  drawCalls: number;
+  /** The crowd's latest cull counts (Crowd.cullStats), undefined before the first. */
+  stats: CullStats | undefined;
+  gpuBytes: number;
+  /**
+   * Whether the crowd routes far instances to impostors (CrowdImpostors enabled): the last
+   * entry of `stats.perLevel` is then the impostor level, shown as its own.
+   */
+  impostors: boolean;
+  /** What the impostors do not show as the meshes do (CrowdImpostors.stale), [] when nothing. */
+  impostorsStale: readonly string[];
 }
 
 /**
@@ -41,7 +56,7 @@ export class StatsOverlay {
   /** Adds the current scene's own lines and data-* values (e.g. a character's state). */
   private detail: ((lines: string[], data: DOMStringMap) => void) | undefined;
   /** The crowd's draw calls now and its latest cull counts (read back a frame or two late). */
-  private cull: (() => { drawCalls: number; stats: CullStats | undefined; gpuBytes: number }) | undefined;
+  private cull: (() => LiveStats) | undefined;
 
   constructor(private timer: GpuTimer, private readonly adapter: string) {
     const root = document.getElementById('stats');
@@ -57,7 +72,7 @@ export class StatsOverlay {
     this.lastRefresh = -Infinity;
   }
 
-  setScene(scene: SceneStats, detail?: (lines: string[], data: DOMStringMap) => void, cull?: () => { drawCalls: number; stats: CullStats | undefined; gpuBytes: number }): void {
+  setScene(scene: SceneStats, detail?: (lines: string[], data: DOMStringMap) => void, cull?: () => LiveStats): void {
     this.scene = scene;
     this.detail = detail;
     this.cull = cull;
@@ -123,10 +138,16 @@ export class StatsOverlay {
         d.visible = String(cull.visible);
         d.posed = String(cull.posed);
         d.vertices = String(cull.vertices);
+        // With impostors the cull stats count them as one more level, the last (CullStats.perLevel).
+        const meshLevels = live.impostors ? cull.perLevel.slice(0, -1) : cull.perLevel;
+        const impostors = live.impostors ? cull.perLevel[cull.perLevel.length - 1] ?? 0 : 0;
+        d.impostors = String(impostors);
         lines.push(
           `visible ${cull.visible.toLocaleString('en-US')}   posed this frame ${cull.posed.toLocaleString('en-US')}`,
-          `vertices drawn ${formatCount(cull.vertices)}/frame (LOD ${cull.perLevel.map((n) => n.toLocaleString('en-US')).join(' / ')})`,
+          `vertices drawn ${formatCount(cull.vertices)}/frame (LOD ${meshLevels.map((n) => n.toLocaleString('en-US')).join(' / ')}` +
+            `${live.impostors ? ` · impostors ${impostors.toLocaleString('en-US')}` : ''})`,
         );
+        for (const stale of live.impostorsStale) lines.push(`impostors do not show: ${stale}`);
       }
       this.detail?.(lines, d);
       if (this.restores > 0) lines.push(`restored after ${this.restores} lost device${this.restores === 1 ? '' : 's'}`);

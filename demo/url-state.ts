@@ -36,6 +36,8 @@ export interface DemoState {
   animationLod: boolean;
   /** The crowd's shadow map (characters and ground). */
   shadows: boolean;
+  /** Far characters as impostors (CrowdImpostors) where the scene uses them: the stadium, the crowd scene past 100,000. */
+  impostors: boolean;
   /** Crowd scene: spread tints, base-colour variants and parts over the crowd (CrowdAppearance). */
   appearance: boolean;
   /** How the crowd skins its vertices (Crowd.skinning): in the URL only when not 'linear'. */
@@ -51,7 +53,7 @@ export const MAX_INSTANCES = 1_000_000;
 export const DEFAULT_STATE: Readonly<DemoState> = {
   model: DEFAULT_MODEL, modelUrl: '', instances: 1000, mode: 'crowd', clipA: '', clipB: '',
   blend: 0.5, speed: 1, paused: false, randomPhases: true, variety: 0.15, grid: true,
-  culling: true, lod: true, animationLod: true, shadows: true, appearance: false, skinning: 'linear',
+  culling: true, lod: true, animationLod: true, shadows: true, impostors: true, appearance: false, skinning: 'linear',
   lights: DEFAULT_LIGHTS, backend: 'auto',
 };
 
@@ -59,7 +61,7 @@ export const DEFAULT_STATE: Readonly<DemoState> = {
 export const SKINNING_METHODS: readonly SkinningMethod[] = ['linear', 'dual-quaternion'];
 
 /** The on/off switches of the crowd's GPU features, each in the URL only when off (`culling=0`). */
-const SWITCHES = ['culling', 'lod', 'animationLod', 'shadows'] as const;
+const SWITCHES = ['culling', 'lod', 'animationLod', 'shadows', 'impostors'] as const;
 
 /**
  * Reads the state from a query string. Values that do not parse fall back to the defaults and

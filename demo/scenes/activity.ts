@@ -1,5 +1,7 @@
 import type { StateKey } from '../controls';
 import type { InstanceId, PickCamera, ScreenRect, SteeringAgents } from '../../src/index';
+import type { Spectators } from '../appearance';
+import type { OrbitCamera } from '../orbit-camera';
 import type { SceneKind } from '../scene-state';
 
 /**
@@ -34,6 +36,12 @@ export interface SceneActivity {
    * along z, around the point (0, out[2]) on the ground.
    */
   extent(out: Float32Array): void;
+  /** Optional: whether the far crowd is drawn as impostors now (CrowdImpostors on the first body's crowd; the panel's `impostors` switch can turn them off). */
+  readonly impostors?: boolean;
+  /** Optional: instances that always get the appearance control's looks (the stadium's spectators), whatever the switch says. */
+  readonly spectators?: Spectators;
+  /** Optional: after the camera framed extent() (at start and "reset camera"), sets a view of the scene's own. */
+  placeCamera?(camera: OrbitCamera): void;
   /** Where the camera should look now, if the scene follows something: writes x, z into out and returns true. */
   follow(out: Float32Array): boolean;
   /** Optional: a click at (x, y), CSS pixels; true when the scene took it (the App's selection then does nothing). */

@@ -7,6 +7,9 @@ import type { DemoState } from '../url-state';
 import type { SceneActivity } from './activity';
 import { bindingSummary } from './clips-picks';
 
+/** Past this many instances the crowd scene draws its far characters as impostors (the 1M preset does; the 100k preset stays all meshes, to compare). */
+export const IMPOSTORS_ABOVE = 100_000;
+
 /** Cells (of the first body's spacing) between the blocks of two bodies side by side. */
 const BODY_GAP_CELLS = 2;
 
@@ -35,6 +38,11 @@ export class CrowdActivity implements SceneActivity {
 
   get cellSize(): readonly [number, number] {
     return this.scene.population.spacing;
+  }
+
+  /** The crowd scene (one body) past IMPOSTORS_ABOVE instances draws its far characters as impostors. */
+  get impostors(): boolean {
+    return this.kind === 'crowd' && this.count > IMPOSTORS_ABOVE;
   }
 
   get height(): number {

@@ -7,10 +7,11 @@ import type { SceneActivity } from './activity';
 import { CrowdActivity } from './crowd-scene';
 import { LayersActivity } from './layers-scene';
 import { LocomotionActivity } from './locomotion-scene';
+import { StadiumActivity } from './stadium-scene';
 import { SteeringActivity } from './steering-scene';
 
 export type { SceneActivity } from './activity';
-export { LayersActivity, LocomotionActivity };
+export { LayersActivity, LocomotionActivity, StadiumActivity };
 
 /** What the scenes get from the App: its state objects and page-long helpers. */
 export interface ActivityContext {
@@ -31,6 +32,8 @@ export function createActivity(kind: SceneKind, scene: Scene, context: ActivityC
       return new LocomotionActivity(scene, context.keyboard, context.plot, context.notify);
     case 'steering':
       return new SteeringActivity(scene);
+    case 'stadium':
+      return new StadiumActivity(scene, context.sceneState);
     case 'clips':
       return new CrowdActivity(scene, context.state, 'clips');
     default:

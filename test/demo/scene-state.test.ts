@@ -15,6 +15,7 @@ describe('readSceneState: invalid input is reported and replaced by defaults', (
     ['?scene=layers&additiveWeight=', /additiveWeight= is not a number/],
     ['?scene=clips&clipsBody=Robot', /clipsBody=Robot must be one of WalkerStocky, WalkerVRoid, .*; showing WalkerStocky$/],
     ['?scene=clips&clipSet=x.glb', /clipSet=x\.glb must be one of WalkerClips\.glb, WalkerClipsMixamo\.glb, .*; showing WalkerClips\.glb$/],
+    ['?scene=stadium&view=roof', /view=roof must be bowl or front/],
   ])('%s', (search, problem) => {
     const { problems } = read(search);
     expect(problems).toHaveLength(1);
@@ -41,6 +42,8 @@ describe('readSceneState', () => {
     expect(read('?scene=locomotion').state).toMatchObject(SCENE_DEFAULTS.locomotion);
     expect(read('?scene=layers').state).toMatchObject(SCENE_DEFAULTS.layers);
     expect(read('?scene=clips').state).toMatchObject({ model: 'WalkerBody', instances: 200 });
+    expect(read('?scene=stadium').state).toMatchObject({ model: 'Fox', instances: 1_000_000 });
+    expect(read('?scene=stadium&instances=20000').state.instances).toBe(20_000);
     expect(read('?scene=locomotion&model=Fox&instances=7').state).toMatchObject({ model: 'Fox', instances: 7 });
     expect(read('?scene=locomotion&modelUrl=/x.glb').state.model).toBe('Fox');
   });
@@ -56,6 +59,11 @@ describe('readSceneState', () => {
 
   it('round-trips through writeSceneParams', () => {
     const written = { ...DEFAULT_SCENE_STATE, scene: 'layers', layerClip: 'Run', layerJoint: 'b_Head_05', layerWeight: 0.5, additiveWeight: 0.125 } as const;
+    expect(scene).toEqual({ scene: 'layers', layerClip: 'Survey', layerJoint: 'b_Neck_04', layerWeight: 0.25, additiveWeight: 0.75, view: 'bowl' });
+  });
+
+  it('round-trips through writeSceneParams', () => {
+    const written = { scene: 'layers', layerClip: 'Run', layerJoint: 'b_Head_05', layerWeight: 0.5, additiveWeight: 0.125, view: 'bowl' } as const;
     const params = new URLSearchParams();
     writeSceneParams(params, written);
     expect(read(`?${params}`).scene).toEqual(written);
@@ -67,6 +75,18 @@ describe('readSceneState', () => {
     const dropped = new URLSearchParams();
     writeSceneParams(dropped, { ...clips, clipsBody: 'avatar.vrm', clipSet: 'moves.glb', legSolve: true });
     expect(dropped.toString()).toBe('scene=clips');
+  });
+
+  it('reads and writes the stadium\'s view, in the stadium only and when it is not the bowl', () => {
+    expect(read('?scene=stadium&view=front').scene.view).toBe('front');
+    const params = new URLSearchParams();
+    writeSceneParams(params, { ...DEFAULT_SCENE_STATE, scene: 'stadium', view: 'front' });
+    expect(params.toString()).toBe('scene=stadium&view=front');
+    for (const state of [{ scene: 'stadium', view: 'bowl' }, { scene: 'crowd', view: 'front' }] as const) {
+      const other = new URLSearchParams();
+      writeSceneParams(other, { ...DEFAULT_SCENE_STATE, ...state });
+      expect(other.toString()).toBe(`scene=${state.scene}`);
+    }
   });
 
   it('writes only the scene outside the layers scene', () => {

@@ -39,12 +39,12 @@ describe('readState', () => {
   it('reads every field', () => {
     const { state, problems } = readState('?model=RobotExpressive&instances=10000&mode=uniform&clipA=Idle&clipB=Dance' +
       '&blend=0.25&speed=2&paused=1&randomPhases=0&variety=0.5&grid=0&modelUrl=/x.glb&culling=0&lod=0&animationLod=0&shadows=0' +
-      '&skinning=dual-quaternion&appearance=1&sunI=3&sky=ff0000&env=0&envI=0.5&backend=webgl2');
+      '&impostors=0&skinning=dual-quaternion&appearance=1&sunI=3&sky=ff0000&env=0&envI=0.5&backend=webgl2');
     expect(problems).toEqual([]);
     expect(state).toEqual({
       model: 'RobotExpressive', modelUrl: '/x.glb', instances: 10000, mode: 'uniform', clipA: 'Idle', clipB: 'Dance',
       blend: 0.25, speed: 2, paused: true, randomPhases: false, variety: 0.5, grid: false,
-      culling: false, lod: false, animationLod: false, shadows: false, skinning: 'dual-quaternion',
+      culling: false, lod: false, animationLod: false, shadows: false, impostors: false, skinning: 'dual-quaternion',
       appearance: true, lights: { ...DEFAULT_LIGHTS, sunIntensity: 3, sky: '#ff0000', environment: false, environmentIntensity: 0.5 }, backend: 'webgl2',
     });
   });
