@@ -59,11 +59,6 @@ describe('readSceneState', () => {
 
   it('round-trips through writeSceneParams', () => {
     const written = { ...DEFAULT_SCENE_STATE, scene: 'layers', layerClip: 'Run', layerJoint: 'b_Head_05', layerWeight: 0.5, additiveWeight: 0.125 } as const;
-    expect(scene).toEqual({ scene: 'layers', layerClip: 'Survey', layerJoint: 'b_Neck_04', layerWeight: 0.25, additiveWeight: 0.75, view: 'bowl' });
-  });
-
-  it('round-trips through writeSceneParams', () => {
-    const written = { scene: 'layers', layerClip: 'Run', layerJoint: 'b_Head_05', layerWeight: 0.5, additiveWeight: 0.125, view: 'bowl' } as const;
     const params = new URLSearchParams();
     writeSceneParams(params, written);
     expect(read(`?${params}`).scene).toEqual(written);
