@@ -16,16 +16,17 @@ import { checkNumbers } from '../runtime/record-buffer';
 import type { GLAppearanceSource } from './gl-appearance';
 import { GLCull } from './gl-cull';
 import type { GLJointTarget } from './gl-joints';
+import { GLPalette } from './gl-palette';
 import { GLPosePass, type GLPoseInputs } from './gl-pose-pass';
 import { GLRecordDevice, textureBytes, type GLStoreBuffer } from './gl-record-device';
 import { GLShadowPass } from './gl-shadow-pass';
-import { GLSkinPass } from './gl-skin-pass';
+import { GLSkinPass, type GLDrawLists } from './gl-skin-pass';
 import { GLRecordTexture } from './record-texture';
 
 /**
  * What a WebGL 2 crowd takes: CrowdOptions without the WebGPU render-pass formats (the crowd
- * draws into whatever framebuffer is bound). The options that need WebGPU are refused by name:
- * a finite `paletteSize`, `skinning: 'dual-quaternion'`.
+ * draws into whatever framebuffer is bound). `skinning: 'dual-quaternion'` needs WebGPU and is
+ * refused by name.
  */
 export type GLCrowdOptions = Omit<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>;
 
@@ -63,6 +64,10 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   private pose: GLPosePass;
   private skin: GLSkinPass;
   private readonly cull: GLCull;
+  /** The joint-set assignment while the store's palette is active (CrowdOptions.paletteSize), and the lists the last encode() drew. */
+  private readonly palette: GLPalette;
+  private lists: { readonly camera: GLDrawLists; readonly casters: GLDrawLists };
+  private readonly ownSets: { readonly camera: GLDrawLists; readonly casters: GLDrawLists };
   private readonly settings: CullSettings;
   private readonly view: Visibility;
   private shadowPass: GLShadowPass | undefined;
@@ -84,8 +89,8 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /**
    * Makes the crowd's textures and programs on `gl` (the crowd owns them: destroy() frees them;
    * the context stays the caller's). Throws, leaving nothing made, an error naming what is wrong:
-   * a bad option, an option or a character that needs WebGPU (rootMotion 'apply', a finite
-   * paletteSize, dual-quaternion skinning), EXT_color_buffer_float missing, a table, the joint
+   * a bad option, an option or a character that needs WebGPU (rootMotion 'apply',
+   * dual-quaternion skinning), EXT_color_buffer_float missing, a table, the joint
    * target or the shadow map past MAX_TEXTURE_SIZE.
    *
    * @param gl The WebGL 2 context the crowd draws with (not owned).
@@ -97,9 +102,6 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     if (typeof (gl as { texStorage2D?: unknown } | null)?.texStorage2D !== 'function') throw new TypeError(`gl must be a WebGL2RenderingContext, got ${show(gl)}`);
     const capacity = options.capacity ?? 1024;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${show(capacity)}`);
-    if (options.paletteSize !== undefined && options.paletteSize !== Infinity) {
-      throw new RangeError(`paletteSize: shared poses past a joint-set budget are not on WebGL 2 (every instance has a joint set of its own there); ${NEEDS_WEBGPU}`);
-    }
     for (const need of featureNeeds(character)) {
       if (need.required) throw new RangeError(`${character.name} needs the ${need.name} feature (${need.why}), and ${NEEDS_WEBGPU}`);
       console.warn(`crowd-skin: ${character.name} is drawn without the ${need.name} feature (${need.why}): ${NEEDS_WEBGPU}`);
@@ -112,7 +114,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.device = new GLRecordDevice(gl);
     const store = this.store = new InstanceStore(this.device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'GLCrowd',
-      lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_MATRIX_BYTES, paletteSize: Infinity,
+      lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_MATRIX_BYTES, paletteSize: options.paletteSize,
     });
     this.poseInputs = {
       get instanceBuffer() { return texture(store.instanceBuffer); }, get layerStackBuffer() { return texture(store.layerStackBuffer); },
@@ -121,15 +123,15 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     [this.pose, this.skin, this.shadowPass] = this.createPasses(options);
     const bounds = character.animationBounds, authored = options.cullBounds === 'authored';
     this.cull = new GLCull(this.skin.levels, authored ? bounds.box : bounds.reach, authored ? bounds.box : bounds.reachLayered);
+    this.palette = new GLPalette(gl, this.cull, character.clipDurations);
+    this.lists = this.ownSets = { camera: this.cull, casters: this.cull.casters };
     this.listed = { lists: this.cull, culled: false };
     this.indicesPerLevel = Array.from({ length: this.skin.levels }, (_, level) => character.rig.primitives.reduce((n, p, i) =>
       n + (level === 0 ? (p.indices?.length ?? p.vertexCount) : character.lods!.indices[i][level - 1].length), 0));
   }
 
   /** Which backend draws: 'webgl2' (Crowd's is 'webgpu'). */
-  get backend(): 'webgl2' {
-    return 'webgl2';
-  }
+  get backend(): 'webgl2' { return 'webgl2'; }
 
   /**
    * Installs a feature that runs on WebGL 2 (CrowdFeature.onWebGL2: `new CrowdEvents(crowd)`,
@@ -152,9 +154,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   }
 
   /** Whether a feature named `name` is installed ('clip-events', 'controllers', 'steering', 'picking', 'appearance': those that run on WebGL 2). */
-  hasFeature(name: string): boolean {
-    return this.features.has(name);
-  }
+  hasFeature(name: string): boolean { return this.features.has(name); }
 
   /** Bytes the last update() and encode() wrote into textures (records, stacks, masks, features' per-slot records). */
   get uploadedBytes(): number { return this.uploaded; }
@@ -244,14 +244,10 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   }
 
   /** @internal The joint matrices the last encode() posed (three RGBA32F textures; a new target after growth). Read only. */
-  get jointTarget(): GLJointTarget {
-    return this.pose.joints;
-  }
+  get jointTarget(): GLJointTarget { return this.pose.joints; }
 
   /** @internal The instance records' texture (RGBA32UI, 112 bytes a slot, the world matrix first; null texture before the first write). Read only. */
-  get recordTexture(): GLRecordTexture {
-    return texture(this.store.instanceBuffer);
-  }
+  get recordTexture(): GLRecordTexture { return texture(this.store.instanceBuffer); }
 
   /** What the last encode() culled, posed and drew (exact and current on WebGL 2: the lists are the CPU's); undefined before the first. */
   get cullStats(): CullStats | undefined {
@@ -301,10 +297,14 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.uploaded += this.store.upload(this.device.queue);
     this.cull.run(this.store, frame);
     this.listed.culled = frame !== undefined;
-    const instances = texture(this.store.instanceBuffer);
-    this.pose.update(this.poseInputs, this.clockSeconds);
-    this.pose.encode(this.cull.poseList, this.cull.poseCount);
-    shadowPass?.draw(this.pose.joints, instances, this.cull.casters);
+    const instances = texture(this.store.instanceBuffer), { palette } = this.store;
+    // With a palette: joint sets handed to the drawn (GLPalette), the shared poses posed once, only own sets posed.
+    const shared = palette.active ? this.palette : undefined;
+    shared?.assign(this.store, this.clockSeconds, this.pose, this.poseInputs);
+    this.pose.update(this.poseInputs, this.clockSeconds, shared && palette.size + palette.sharedSets);
+    this.pose.encode(this.cull.poseList, this.cull.poseCount, shared?.entries);
+    this.lists = shared ?? this.ownSets;
+    shadowPass?.draw(this.pose.joints, instances, this.lists.casters);
     this.shadowedFrame = shadowPass !== undefined;
     this.encoded = true;
   }
@@ -320,7 +320,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     if (this.gl.isContextLost()) return;
     const shadow = this.shadowedFrame ? this.shadowPass : undefined;
     this.skin.setShadowMap(shadow?.texture, shadow?.lightViewProjection, shadow?.mapSize, this.view.shadowFit.strength);
-    this.skin.draw(viewProjection, this.pose.joints, texture(this.store.instanceBuffer), this.cull);
+    this.skin.draw(viewProjection, this.pose.joints, texture(this.store.instanceBuffer), this.lists.camera);
   }
 
   /**
@@ -334,6 +334,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.shadowPass?.destroy();
     this.device = new GLRecordDevice(this.gl);
     this.store.restore(this.device);
+    this.palette.restore();
     [this.pose, this.skin, this.shadowPass] = this.createPasses(this.options);
     this.shadowedFrame = false;
     this.cull.forgetPoses();
@@ -345,6 +346,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.pose.destroy();
     this.skin.destroy();
     this.shadowPass?.destroy();
+    this.palette.destroy();
     this.store.destroy();
   }
 
@@ -378,7 +380,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   private createPasses(options: GLCrowdOptions): [GLPosePass, GLSkinPass, GLShadowPass | undefined] {
     let pose: GLPosePass | undefined;
     try {
-      pose = new GLPosePass(this.gl, this.character, { skinning: options.skinning, capacity: this.store.capacity });
+      pose = new GLPosePass(this.gl, this.character, { skinning: options.skinning, capacity: this.store.palette.setsFor(this.store.capacity) });
       return [pose, ...this.createDraw(options)];
     } catch (error) {
       pose?.destroy();
