@@ -305,7 +305,7 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
     }
     let crowd: GLCrowd | undefined;
     try {
-      crowd = new GLCrowd(gl, character, { ...options, paletteSize: Infinity });
+      crowd = new GLCrowd(gl, character, { ...options, paletteSize: Infinity }, false); // three draws it: no GL skin pass of its own
       this.addShaded(crowd, new ThreeGLShading(crowd, gl, three));
     } catch (error) {
       crowd?.destroy();

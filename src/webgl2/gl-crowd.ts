@@ -6,7 +6,7 @@ import { CrowdInstances } from '../runtime/crowd-instances';
 import { checkBoolean, Visibility } from '../runtime/culling/visibility';
 import { frustumPlanes } from '../runtime/culling/cull-math';
 import { fitLight } from '../runtime/culling/shadow-pass';
-import type { LightOptions } from '../runtime/lights';
+import { resolveLights, type LightOptions } from '../runtime/lights';
 import type { CullSettings } from '../runtime/culling/cull-settings';
 import type { CrowdFeature, CrowdKernel } from '../runtime/feature';
 import { checkObject } from '../runtime/input';
@@ -16,11 +16,12 @@ import { checkNumbers } from '../runtime/record-buffer';
 import type { GLAppearanceSource } from './gl-appearance';
 import { GLCull } from './gl-cull';
 import type { GLJointTarget } from './gl-joints';
-import { GLPalette } from './gl-palette';
+import { GLPalette, type GLFrameLists } from './gl-palette';
 import { GLPosePass, type GLPoseInputs } from './gl-pose-pass';
 import { GLRecordDevice, textureBytes, type GLStoreBuffer } from './gl-record-device';
 import { GLShadowPass } from './gl-shadow-pass';
-import { GLSkinPass, type GLDrawLists } from './gl-skin-pass';
+import { meshLevels } from './gl-mesh';
+import { GLSkinPass } from './gl-skin-pass';
 import { GLRecordTexture } from './record-texture';
 
 /**
@@ -62,25 +63,23 @@ const NEEDS_WEBGPU = 'it needs WebGPU, and this crowd runs on WebGL 2 (docs/webg
 export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   protected readonly store: InstanceStore<GLStoreBuffer>;
   private pose: GLPosePass;
-  private skin: GLSkinPass;
+  /** The crowd's own draw; undefined for a crowd another renderer draws (crowd-skin/three: `ownDraw` false). */
+  private skin: GLSkinPass | undefined;
   private readonly cull: GLCull;
   /** The joint-set assignment while the store's palette is active (CrowdOptions.paletteSize), and the lists the last encode() drew. */
   private readonly palette: GLPalette;
-  private lists: { readonly camera: GLDrawLists; readonly casters: GLDrawLists };
-  private readonly ownSets: { readonly camera: GLDrawLists; readonly casters: GLDrawLists };
+  private lists: GLFrameLists;
+  private readonly ownSets: GLFrameLists;
   private readonly settings: CullSettings;
   private readonly view: Visibility;
   private shadowPass: GLShadowPass | undefined;
   /** Whether the last encode() drew the shadow map (draw() samples it then). */
   private shadowedFrame = false;
-  /** The light's view-projection of the frame (fitLight). */
-  private readonly light = new Float32Array(16);
-  /** The store as the pose pass reads it (no object made per frame). */
-  private readonly poseInputs: GLPoseInputs;
+  private readonly light = new Float32Array(16); // the light's view-projection of the frame (fitLight)
+  private readonly poseInputs: GLPoseInputs; // the store as the pose pass reads it (no object made per frame)
   private readonly indicesPerLevel: number[];
   private readonly options: GLCrowdOptions;
-  /** The store's device: record textures on `gl` (replaced by restore). */
-  private device: GLRecordDevice;
+  private device: GLRecordDevice; // the store's: record textures on `gl` (replaced by restore)
   private uploaded = 0;
   private encoded = false;
   /** frameLists: the cull's lists and whether the last encode() culled with a camera. */
@@ -89,14 +88,14 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /**
    * Makes the crowd's textures and programs on `gl` (the crowd owns them: destroy() frees them;
    * the context stays the caller's). Throws, leaving nothing made, an error naming what is wrong:
-   * a bad option, an option or a character that needs WebGPU (rootMotion 'apply',
-   * dual-quaternion skinning), EXT_color_buffer_float missing, a table, the joint
-   * target or the shadow map past MAX_TEXTURE_SIZE.
+   * a bad option, an option or a character that needs WebGPU (rootMotion 'apply', dual-quaternion
+   * skinning), EXT_color_buffer_float missing, a table, the joint target or the shadow map past MAX_TEXTURE_SIZE.
    *
    * @param gl The WebGL 2 context the crowd draws with (not owned).
    * @param character The loaded character every instance shows (not copied; share it between crowds).
+   * @param ownDraw @internal false for a crowd another renderer draws from frameLists (crowd-skin/three): no skin or shadow pass is made, and draw() throws.
    */
-  constructor(readonly gl: WebGL2RenderingContext, readonly character: Character, options: GLCrowdOptions = {}) {
+  constructor(readonly gl: WebGL2RenderingContext, readonly character: Character, options: GLCrowdOptions = {}, private readonly ownDraw = true) {
     super();
     checkObject(options, 'options', '{ capacity, culling, lod, animationLod, lights, ... } (GLCrowdOptions)');
     if (typeof (gl as { texStorage2D?: unknown } | null)?.texStorage2D !== 'function') throw new TypeError(`gl must be a WebGL2RenderingContext, got ${show(gl)}`);
@@ -122,11 +121,12 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     };
     [this.pose, this.skin, this.shadowPass] = this.createPasses(options);
     const bounds = character.animationBounds, authored = options.cullBounds === 'authored';
-    this.cull = new GLCull(this.skin.levels, authored ? bounds.box : bounds.reach, authored ? bounds.box : bounds.reachLayered);
+    const levels = meshLevels(character);
+    this.cull = new GLCull(levels, authored ? bounds.box : bounds.reach, authored ? bounds.box : bounds.reachLayered);
     this.palette = new GLPalette(gl, this.cull, character.clipDurations);
     this.lists = this.ownSets = { camera: this.cull, casters: this.cull.casters };
     this.listed = { lists: this.cull, culled: false };
-    this.indicesPerLevel = Array.from({ length: this.skin.levels }, (_, level) => character.rig.primitives.reduce((n, p, i) =>
+    this.indicesPerLevel = Array.from({ length: levels }, (_, level) => character.rig.primitives.reduce((n, p, i) =>
       n + (level === 0 ? (p.indices?.length ?? p.vertexCount) : character.lods!.indices[i][level - 1].length), 0));
   }
 
@@ -173,7 +173,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   get jointsPerInstance(): number { return this.character.gpu.slotCount; }
 
   /** Mesh LOD levels the character has (1 when loaded without `lod`). */
-  get lodLevels(): number { return this.skin.levels; }
+  get lodLevels(): number { return this.cull.levels; }
 
   /** Bytes of the textures the crowd owns for its instances: records, stacks, masks, joint matrices, and the shadow map (the mesh and materials not counted, as on WebGPU). */
   get gpuBytes(): number {
@@ -205,7 +205,8 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Replaces the lights (as Crowd.setLights: each omitted part takes its default; a bad field is refused by name and changes nothing). */
   setLights(options: LightOptions): void {
-    this.skin.setLights(options);
+    if (this.skin) this.skin.setLights(options);
+    else resolveLights(options); // checked all the same: three lights a crowd it draws
   }
 
   /** Makes every instance draw LOD level `level` (needs a camera), or chooses by distance again with undefined. */
@@ -288,7 +289,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     const shadowPass = frame && settings.shadows ? this.shadowPass : undefined;
     if (frame && shadowPass) {
       const fit = this.view.shadowFit;
-      fitLight(settings.cameraViewProjection, frame.cameraPosition, this.skin.lights.direction, fit.distance, fit.reach, this.light);
+      fitLight(settings.cameraViewProjection, frame.cameraPosition, this.skin!.lights.direction, fit.distance, fit.reach, this.light);
       frustumPlanes(this.light, frame.lightPlanes);
       shadowPass.update(this.light);
     }
@@ -315,6 +316,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
    * column-major, world -> clip with z in [0, 1] as Crowd.draw takes it.
    */
   draw(viewProjection: ArrayLike<number>): void {
+    if (!this.skin) throw new Error('GLCrowd.draw: this crowd is drawn by another renderer (crowd-skin/three), which made it without a draw of its own');
     checkNumbers(viewProjection, 16, 'viewProjection');
     if (!this.encoded) throw new Error('GLCrowd.draw: call encode() first (it culls and poses the frame)');
     if (this.gl.isContextLost()) return;
@@ -330,7 +332,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
    */
   restore(): void {
     this.pose.destroy();
-    this.skin.destroy();
+    this.skin?.destroy();
     this.shadowPass?.destroy();
     this.device = new GLRecordDevice(this.gl);
     this.store.restore(this.device);
@@ -344,7 +346,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /** Frees the crowd's textures, buffers and programs; the crowd cannot be used afterwards. The context stays the caller's. */
   destroy(): void {
     this.pose.destroy();
-    this.skin.destroy();
+    this.skin?.destroy();
     this.shadowPass?.destroy();
     this.palette.destroy();
     this.store.destroy();
@@ -352,14 +354,15 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Re-creates the skin and shadow passes (a feature that changes what they read: CrowdAppearance); the pose pass and the records stay. */
   private rebuildPasses(): void {
-    this.skin.destroy();
+    this.skin?.destroy();
     this.shadowPass?.destroy();
     [this.skin, this.shadowPass] = this.createDraw(this.options);
     this.shadowedFrame = false;
   }
 
   /** The skin pass, with the features' appearance (CrowdFeature.appearance) when one provides it, and the shadow pass where the options ask for a map. */
-  private createDraw(options: GLCrowdOptions): [GLSkinPass, GLShadowPass | undefined] {
+  private createDraw(options: GLCrowdOptions): [GLSkinPass | undefined, GLShadowPass | undefined] {
+    if (!this.ownDraw) return [undefined, undefined];
     const source = this.features.appearance;
     let appearance: GLAppearanceSource | undefined;
     if (source) {
@@ -377,7 +380,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   }
 
   /** The pose and skin passes, and the shadow pass where the options ask for a map; a failure frees those made and the store. */
-  private createPasses(options: GLCrowdOptions): [GLPosePass, GLSkinPass, GLShadowPass | undefined] {
+  private createPasses(options: GLCrowdOptions): [GLPosePass, GLSkinPass | undefined, GLShadowPass | undefined] {
     let pose: GLPosePass | undefined;
     try {
       pose = new GLPosePass(this.gl, this.character, { skinning: options.skinning, capacity: this.store.palette.setsFor(this.store.capacity) });

@@ -8,6 +8,7 @@
  * vertex arrays.
  */
 import type { DrawOrder } from '../bake/draw-order';
+import type { Character } from '../character/character';
 import { triangleList, type SkinnedPrimitive } from '../bake/rig';
 import { primitiveStreams, vertexLayouts, type VertexStreams } from '../runtime/mesh-buffers';
 
@@ -15,6 +16,12 @@ import { primitiveStreams, vertexLayouts, type VertexStreams } from '../runtime/
 export const SLOT_LOCATION = 9;
 /** skin.vert.glsl's location of the joint set attribute (divisor 1). */
 export const JOINT_SET_LOCATION = 10;
+
+/** Mesh LOD levels GLMesh makes of `character` (its draw order's, else 1 + its LOD index sets), without making it. */
+export function meshLevels(character: Pick<Character, 'lods' | 'drawOrder'>): number {
+  const order = character.drawOrder;
+  return order ? order.levels[0]?.length ?? 1 : 1 + (character.lods?.indices[0]?.length ?? 0);
+}
 
 /** One primitive on WebGL 2. */
 export interface GLPrimitive extends VertexStreams {

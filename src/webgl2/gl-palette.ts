@@ -10,6 +10,12 @@ import type { GLStoreBuffer } from './gl-record-device';
 import type { GLDrawLists } from './gl-skin-pass';
 import { GLRecordTexture } from './record-texture';
 
+/** The camera's and the shadow casters' lists a frame draws: GLCull's, or GLPalette's with their joint sets. */
+export interface GLFrameLists {
+  readonly camera: GLDrawLists;
+  readonly casters: GLDrawLists;
+}
+
 /**
  * The joint-matrix palette on WebGL 2 (docs/palette.md): while the store's palette is active
  * (capacity past CrowdOptions.paletteSize, JointPalette), the joint target holds the budget's
@@ -23,7 +29,7 @@ import { GLRecordTexture } from './record-texture';
  * joint target is made again. Owns its shared records' texture and its arrays (grown with the
  * lists, never per frame).
  */
-export class GLPalette {
+export class GLPalette implements GLFrameLists {
   private readonly twin = new PaletteTwin();
   /** GLCull's lists with each slot's joint set (the draw's and the shadow pass's). */
   readonly camera: GLDrawLists;
