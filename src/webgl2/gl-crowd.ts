@@ -66,7 +66,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /** The crowd's own draw; undefined for a crowd another renderer draws (crowd-skin/three: `ownDraw` false). */
   private skin: GLSkinPass | undefined;
   private readonly cull: GLCull;
-  /** The joint-set assignment while the store's palette is active (CrowdOptions.paletteSize), and the lists the last encode() drew. */
+  /** The joint-set assignment while the store's palette is active (CrowdOptions.paletteSize), and the lists the last encode() drew (`palette`, or `ownSets`: GLCull's). */
   private readonly palette: GLPalette;
   private lists: GLFrameLists;
   private readonly ownSets: GLFrameLists;
@@ -80,7 +80,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   private readonly indicesPerLevel: number[];
   private readonly options: GLCrowdOptions;
   private device: GLRecordDevice; // the store's: record textures on `gl` (replaced by restore)
-  private uploaded = 0;
+  private uploaded = 0; // bytes the last update() and encode() wrote
   private encoded = false;
   /** frameLists: the cull's lists and whether the last encode() culled with a camera. */
   private readonly listed: { readonly lists: GLCull; culled: boolean };
@@ -240,9 +240,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
    * lists, valid until the next encode; read only), and `culled`: whether a camera culled them
    * (the casters are listed only then). Not owned by the reader.
    */
-  get frameLists(): { readonly lists: GLCull; readonly culled: boolean } {
-    return this.listed;
-  }
+  get frameLists(): { readonly lists: GLCull; readonly culled: boolean } { return this.listed; }
 
   /** @internal The joint matrices the last encode() posed (three RGBA32F textures; a new target after growth). Read only. */
   get jointTarget(): GLJointTarget { return this.pose.joints; }
