@@ -31,7 +31,7 @@ import { benchDraw, DRAW_STEPS, DRAW_TRIED, type DrawRow } from './bench/draw';
 import { benchPaired, median, p95, runPaired, treeLibrary, worktreeOf, type PairedRow, type Scene } from './bench/against';
 import { PAIRED_SECTIONS, pairedSpecs, type PairedSection } from './bench/paired-scenes';
 import { LOAD_FORMATS_HEADING, loadFormatsSection } from './bench/load-formats';
-import { benchGLCull, type GLCullRow } from './bench/gl-cull';
+import { benchGLCull, PALETTE_BENCH_BUDGET, type GLCullRow } from './bench/gl-cull';
 import { benchWebGL2, type WebGL2BenchResult } from './bench/webgl2';
 import { benchBake as benchImpostorBake, benchImpostorFrame, type ImpostorRow } from './bench/impostors';
 import { openNodeDevice } from './gpu-poser';
@@ -492,13 +492,13 @@ async function drawSection(character: Awaited<ReturnType<typeof characterFromFil
 async function glCullSection(character: Awaited<ReturnType<typeof characterFromFile>>): Promise<void> {
   print(GL_CULL_HEADING);
   print();
-  print(`Measured ${new Date().toISOString().slice(0, 10)}, CPU only (no GL context: the store runs over buffers without memory). ${CROWD_MODEL[0]} with its 4 mesh LOD levels, 1 m tall on a square grid 1.5 m apart, random yaws; culling, mesh LOD and animation LOD on (1080-pixel-high view, 70 degrees): GLCull.run, the twin of the cull pass that the WebGL 2 crowd runs each frame (docs/webgl2.md). Floor: one loop reading every instance's translation from the same records. Medians of ${quick ? 3 : 7} rounds of 50 frames, the two alternating. Issue 37's target: at most 1 ms a frame for 10,000.`);
+  print(`Measured ${new Date().toISOString().slice(0, 10)}, CPU only (no GL context: the store runs over buffers without memory). ${CROWD_MODEL[0]} with its 4 mesh LOD levels, 1 m tall on a square grid 1.5 m apart, random yaws; culling, mesh LOD and animation LOD on (1080-pixel-high view, 70 degrees): GLCull.run, the twin of the cull pass that the WebGL 2 crowd runs each frame (docs/webgl2.md). Floor: one loop reading every instance's translation from the same records. Palette: PaletteTwin.assign (GLPalette's work beside the cull when CrowdOptions.paletteSize is finite and passed) with ${PALETTE_BENCH_BUDGET.toLocaleString('en')} sets, on the cull's last lists (steady: sets kept, shared poses rebucketed each frame). Medians of ${quick ? 3 : 7} rounds of 50 frames, the three alternating. Issue 37's target: at most 1 ms a frame for 10,000.`);
   print();
   const rows: GLCullRow[] = [];
   for (const view of ['inside', 'above'] as const) for (const count of quick ? [10000] : [10000, 100000]) rows.push(benchGLCull(character, count, view, quick ? 3 : 7));
-  table(['view', 'instances', 'visible', 'posed a frame', 'GLCull ms a frame', 'floor ms', 'ratio to the floor'], rows.map((r) => [
+  table(['view', 'instances', 'visible', 'posed a frame', 'GLCull ms a frame', 'floor ms', 'ratio to the floor', 'palette assign ms (held, shared)', 'palette ratio to the floor'], rows.map((r) => [
     r.view === 'inside' ? 'inside the crowd (eye at 1.7 m)' : 'all in view (45 degrees above)', r.instances.toLocaleString('en'), r.visible.toLocaleString('en'), Math.round(r.posed).toLocaleString('en'),
-    ms(r.cullMs), ms(r.floorMs), (r.cullMs / r.floorMs).toFixed(1),
+    ms(r.cullMs), ms(r.floorMs), (r.cullMs / r.floorMs).toFixed(1), `${ms(r.paletteMs)} (${r.held.toLocaleString('en')}, ${r.shared.toLocaleString('en')})`, (r.paletteMs / r.floorMs).toFixed(1),
   ]));
 }
 

@@ -39,14 +39,14 @@ uniform int poseRefsWidth;
 uniform uint poseNodeBase;
 uniform uint poseSlotBase;
 uniform uint poseMaxDepth;
-// The first stage's local matrices: rows 0, 1, 2; slot s, node n at ((s % P) * nodeCount + n, floor(s / P)).
+// The first stage's local matrices: rows 0, 1, 2; joint set s, node n at ((s % P) * nodeCount + n, floor(s / P)).
 uniform highp sampler2D poseLocalRow0;
 uniform highp sampler2D poseLocalRow1;
 uniform highp sampler2D poseLocalRow2;
 uniform int poseLocalNodes;
 uniform int poseLocalSlotsPerRow;
 
-flat in uint vSlot;
+flat in uint vEntry;
 flat in int vFirstX;
 
 layout(location = 0) out vec4 poseRow0;
@@ -58,7 +58,7 @@ vec4 record(uint k) {
   return crowdVec4(poseRefs, poseRefsWidth, int(k));
 }
 
-// Node n's local matrix for instance slot s (bottom row 0 0 0 1).
+// Node n's local matrix for joint set s (bottom row 0 0 0 1).
 mat4 localMatrix(int s, int n) {
   ivec2 at = ivec2((s % poseLocalSlotsPerRow) * poseLocalNodes + n, s / poseLocalSlotsPerRow);
   vec4 r0 = texelFetch(poseLocalRow0, at, 0);
@@ -74,7 +74,7 @@ int parentOf(uint n) {
 
 void main() {
   uint joint = uint(int(gl_FragCoord.x) - vFirstX);
-  int slot = int(vSlot);
+  int slot = int(vEntry); // the node stage wrote this instance's local matrices into its joint set's run
   uint b = poseSlotBase + joint * SLOT_VEC4S;
   mat4 inverseBind = mat4(record(b), record(b + 1u), record(b + 2u), record(b + 3u));
   uint node = uint(record(b + 4u).x);

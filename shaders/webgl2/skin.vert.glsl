@@ -70,6 +70,9 @@ layout(location = 8) in vec4 tangent;
 #endif
 // The instance slot this instance of the draw shows (divisor 1).
 layout(location = 9) in uint slot;
+// The joint set its joint matrices are read from (divisor 1): the slot itself while every instance
+// has a set of its own, else its palette entry less PALETTE_SHARED (src/runtime/culling/palette-twin.ts).
+layout(location = 10) in uint jointSet;
 
 #if NORMALS
 out vec3 vNormal;
@@ -112,10 +115,11 @@ void main() {
 #endif
   // The weighted sum of the joint matrices, in skin.wgsl's order (skin8 interleaves the two sets).
   mat4 m = mat4(0.0);
+  int set = int(jointSet);
   for (int i = 0; i < 4; i++) {
-    m += crowdJointMatrix(s, int(joints[i])) * weights[i];
+    m += crowdJointMatrix(set, int(joints[i])) * weights[i];
 #if INFLUENCES == 8
-    m += crowdJointMatrix(s, int(joints1[i])) * weights1[i];
+    m += crowdJointMatrix(set, int(joints1[i])) * weights1[i];
 #endif
   }
   mat4 world = worldOf(s);

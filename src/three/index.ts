@@ -299,9 +299,13 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
       throw new RangeError(`${PREFIX}: options.shadows is the shadow map of crowd-skin's own pass; three draws this crowd (WebGL 2: shading 'three') ` +
         "and its shadows with the scene's shadow-casting lights (castShadow / receiveShadow): leave shadows out");
     }
+    if (options.paletteSize !== undefined && options.paletteSize !== Infinity) {
+      throw new RangeError(`${PREFIX}: options.paletteSize: three's shading reads a joint set per instance on WebGL 2, so shared poses past a budget ` +
+        'do not run under three there yet: leave paletteSize out (every instance has a set of its own; docs/webgl2.md)');
+    }
     let crowd: GLCrowd | undefined;
     try {
-      crowd = new GLCrowd(gl, character, options);
+      crowd = new GLCrowd(gl, character, { ...options, paletteSize: Infinity }, false); // three draws it: no GL skin pass of its own
       this.addShaded(crowd, new ThreeGLShading(crowd, gl, three));
     } catch (error) {
       crowd?.destroy();

@@ -6,7 +6,7 @@ import { CrowdInstances } from '../runtime/crowd-instances';
 import { checkBoolean, Visibility } from '../runtime/culling/visibility';
 import { frustumPlanes } from '../runtime/culling/cull-math';
 import { fitLight } from '../runtime/culling/shadow-pass';
-import type { LightOptions } from '../runtime/lights';
+import { resolveLights, type LightOptions } from '../runtime/lights';
 import type { CullSettings } from '../runtime/culling/cull-settings';
 import type { CrowdFeature, CrowdKernel } from '../runtime/feature';
 import { checkObject } from '../runtime/input';
@@ -16,16 +16,18 @@ import { checkNumbers } from '../runtime/record-buffer';
 import type { GLAppearanceSource } from './gl-appearance';
 import { GLCull } from './gl-cull';
 import type { GLJointTarget } from './gl-joints';
+import { GLPalette, type GLFrameLists } from './gl-palette';
 import { GLPosePass, type GLPoseInputs } from './gl-pose-pass';
 import { GLRecordDevice, textureBytes, type GLStoreBuffer } from './gl-record-device';
 import { GLShadowPass } from './gl-shadow-pass';
+import { meshLevels } from './gl-mesh';
 import { GLSkinPass } from './gl-skin-pass';
 import { GLRecordTexture } from './record-texture';
 
 /**
  * What a WebGL 2 crowd takes: CrowdOptions without the WebGPU render-pass formats (the crowd
- * draws into whatever framebuffer is bound). The options that need WebGPU are refused by name:
- * a finite `paletteSize`, `skinning: 'dual-quaternion'`.
+ * draws into whatever framebuffer is bound). `skinning: 'dual-quaternion'` needs WebGPU and is
+ * refused by name.
  */
 export type GLCrowdOptions = Omit<CrowdOptions, 'colorFormat' | 'depthFormat' | 'sampleCount'>;
 
@@ -61,22 +63,24 @@ const NEEDS_WEBGPU = 'it needs WebGPU, and this crowd runs on WebGL 2 (docs/webg
 export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   protected readonly store: InstanceStore<GLStoreBuffer>;
   private pose: GLPosePass;
-  private skin: GLSkinPass;
+  /** The crowd's own draw; undefined for a crowd another renderer draws (crowd-skin/three: `ownDraw` false). */
+  private skin: GLSkinPass | undefined;
   private readonly cull: GLCull;
+  /** The joint-set assignment while the store's palette is active (CrowdOptions.paletteSize), and the lists the last encode() drew (`palette`, or `ownSets`: GLCull's). */
+  private readonly palette: GLPalette;
+  private lists: GLFrameLists;
+  private readonly ownSets: GLFrameLists;
   private readonly settings: CullSettings;
   private readonly view: Visibility;
   private shadowPass: GLShadowPass | undefined;
   /** Whether the last encode() drew the shadow map (draw() samples it then). */
   private shadowedFrame = false;
-  /** The light's view-projection of the frame (fitLight). */
-  private readonly light = new Float32Array(16);
-  /** The store as the pose pass reads it (no object made per frame). */
-  private readonly poseInputs: GLPoseInputs;
+  private readonly light = new Float32Array(16); // the light's view-projection of the frame (fitLight)
+  private readonly poseInputs: GLPoseInputs; // the store as the pose pass reads it (no object made per frame)
   private readonly indicesPerLevel: number[];
   private readonly options: GLCrowdOptions;
-  /** The store's device: record textures on `gl` (replaced by restore). */
-  private device: GLRecordDevice;
-  private uploaded = 0;
+  private device: GLRecordDevice; // the store's: record textures on `gl` (replaced by restore)
+  private uploaded = 0; // bytes the last update() and encode() wrote
   private encoded = false;
   /** frameLists: the cull's lists and whether the last encode() culled with a camera. */
   private readonly listed: { readonly lists: GLCull; culled: boolean };
@@ -84,22 +88,19 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /**
    * Makes the crowd's textures and programs on `gl` (the crowd owns them: destroy() frees them;
    * the context stays the caller's). Throws, leaving nothing made, an error naming what is wrong:
-   * a bad option, an option or a character that needs WebGPU (rootMotion 'apply', a finite
-   * paletteSize, dual-quaternion skinning), EXT_color_buffer_float missing, a table, the joint
-   * target or the shadow map past MAX_TEXTURE_SIZE.
+   * a bad option, an option or a character that needs WebGPU (rootMotion 'apply', dual-quaternion
+   * skinning), EXT_color_buffer_float missing, a table, the joint target or the shadow map past MAX_TEXTURE_SIZE.
    *
    * @param gl The WebGL 2 context the crowd draws with (not owned).
    * @param character The loaded character every instance shows (not copied; share it between crowds).
+   * @param ownDraw @internal false for a crowd another renderer draws from frameLists (crowd-skin/three): no skin or shadow pass is made, and draw() throws.
    */
-  constructor(readonly gl: WebGL2RenderingContext, readonly character: Character, options: GLCrowdOptions = {}) {
+  constructor(readonly gl: WebGL2RenderingContext, readonly character: Character, options: GLCrowdOptions = {}, private readonly ownDraw = true) {
     super();
     checkObject(options, 'options', '{ capacity, culling, lod, animationLod, lights, ... } (GLCrowdOptions)');
     if (typeof (gl as { texStorage2D?: unknown } | null)?.texStorage2D !== 'function') throw new TypeError(`gl must be a WebGL2RenderingContext, got ${show(gl)}`);
     const capacity = options.capacity ?? 1024;
     if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${show(capacity)}`);
-    if (options.paletteSize !== undefined && options.paletteSize !== Infinity) {
-      throw new RangeError(`paletteSize: shared poses past a joint-set budget are not on WebGL 2 (every instance has a joint set of its own there); ${NEEDS_WEBGPU}`);
-    }
     for (const need of featureNeeds(character)) {
       if (need.required) throw new RangeError(`${character.name} needs the ${need.name} feature (${need.why}), and ${NEEDS_WEBGPU}`);
       console.warn(`crowd-skin: ${character.name} is drawn without the ${need.name} feature (${need.why}): ${NEEDS_WEBGPU}`);
@@ -112,7 +113,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.device = new GLRecordDevice(gl);
     const store = this.store = new InstanceStore(this.device, {
       nodeCount: gpu.nodeCount, slotCount: gpu.slotCount, clipDurations: character.clipDurations, capacity, label: 'GLCrowd',
-      lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_MATRIX_BYTES, paletteSize: Infinity,
+      lodLevels: character.lods?.errors.length ?? 1, bytesPerJoint: JOINT_MATRIX_BYTES, paletteSize: options.paletteSize,
     });
     this.poseInputs = {
       get instanceBuffer() { return texture(store.instanceBuffer); }, get layerStackBuffer() { return texture(store.layerStackBuffer); },
@@ -120,16 +121,17 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     };
     [this.pose, this.skin, this.shadowPass] = this.createPasses(options);
     const bounds = character.animationBounds, authored = options.cullBounds === 'authored';
-    this.cull = new GLCull(this.skin.levels, authored ? bounds.box : bounds.reach, authored ? bounds.box : bounds.reachLayered);
+    const levels = meshLevels(character);
+    this.cull = new GLCull(levels, authored ? bounds.box : bounds.reach, authored ? bounds.box : bounds.reachLayered);
+    this.palette = new GLPalette(gl, this.cull, character.clipDurations);
+    this.lists = this.ownSets = { camera: this.cull, casters: this.cull.casters };
     this.listed = { lists: this.cull, culled: false };
-    this.indicesPerLevel = Array.from({ length: this.skin.levels }, (_, level) => character.rig.primitives.reduce((n, p, i) =>
+    this.indicesPerLevel = Array.from({ length: levels }, (_, level) => character.rig.primitives.reduce((n, p, i) =>
       n + (level === 0 ? (p.indices?.length ?? p.vertexCount) : character.lods!.indices[i][level - 1].length), 0));
   }
 
   /** Which backend draws: 'webgl2' (Crowd's is 'webgpu'). */
-  get backend(): 'webgl2' {
-    return 'webgl2';
-  }
+  get backend(): 'webgl2' { return 'webgl2'; }
 
   /**
    * Installs a feature that runs on WebGL 2 (CrowdFeature.onWebGL2: `new CrowdEvents(crowd)`,
@@ -152,9 +154,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   }
 
   /** Whether a feature named `name` is installed ('clip-events', 'controllers', 'steering', 'picking', 'appearance': those that run on WebGL 2). */
-  hasFeature(name: string): boolean {
-    return this.features.has(name);
-  }
+  hasFeature(name: string): boolean { return this.features.has(name); }
 
   /** Bytes the last update() and encode() wrote into textures (records, stacks, masks, features' per-slot records). */
   get uploadedBytes(): number { return this.uploaded; }
@@ -173,7 +173,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   get jointsPerInstance(): number { return this.character.gpu.slotCount; }
 
   /** Mesh LOD levels the character has (1 when loaded without `lod`). */
-  get lodLevels(): number { return this.skin.levels; }
+  get lodLevels(): number { return this.cull.levels; }
 
   /** Bytes of the textures the crowd owns for its instances: records, stacks, masks, joint matrices, and the shadow map (the mesh and materials not counted, as on WebGPU). */
   get gpuBytes(): number {
@@ -205,7 +205,8 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Replaces the lights (as Crowd.setLights: each omitted part takes its default; a bad field is refused by name and changes nothing). */
   setLights(options: LightOptions): void {
-    this.skin.setLights(options);
+    if (this.skin) this.skin.setLights(options);
+    else resolveLights(options); // checked all the same: three lights a crowd it draws
   }
 
   /** Makes every instance draw LOD level `level` (needs a camera), or chooses by distance again with undefined. */
@@ -239,19 +240,13 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
    * lists, valid until the next encode; read only), and `culled`: whether a camera culled them
    * (the casters are listed only then). Not owned by the reader.
    */
-  get frameLists(): { readonly lists: GLCull; readonly culled: boolean } {
-    return this.listed;
-  }
+  get frameLists(): { readonly lists: GLCull; readonly culled: boolean } { return this.listed; }
 
   /** @internal The joint matrices the last encode() posed (three RGBA32F textures; a new target after growth). Read only. */
-  get jointTarget(): GLJointTarget {
-    return this.pose.joints;
-  }
+  get jointTarget(): GLJointTarget { return this.pose.joints; }
 
   /** @internal The instance records' texture (RGBA32UI, 112 bytes a slot, the world matrix first; null texture before the first write). Read only. */
-  get recordTexture(): GLRecordTexture {
-    return texture(this.store.instanceBuffer);
-  }
+  get recordTexture(): GLRecordTexture { return texture(this.store.instanceBuffer); }
 
   /** What the last encode() culled, posed and drew (exact and current on WebGL 2: the lists are the CPU's); undefined before the first. */
   get cullStats(): CullStats | undefined {
@@ -292,7 +287,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     const shadowPass = frame && settings.shadows ? this.shadowPass : undefined;
     if (frame && shadowPass) {
       const fit = this.view.shadowFit;
-      fitLight(settings.cameraViewProjection, frame.cameraPosition, this.skin.lights.direction, fit.distance, fit.reach, this.light);
+      fitLight(settings.cameraViewProjection, frame.cameraPosition, this.skin!.lights.direction, fit.distance, fit.reach, this.light);
       frustumPlanes(this.light, frame.lightPlanes);
       shadowPass.update(this.light);
     }
@@ -301,10 +296,14 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.uploaded += this.store.upload(this.device.queue);
     this.cull.run(this.store, frame);
     this.listed.culled = frame !== undefined;
-    const instances = texture(this.store.instanceBuffer);
-    this.pose.update(this.poseInputs, this.clockSeconds);
-    this.pose.encode(this.cull.poseList, this.cull.poseCount);
-    shadowPass?.draw(this.pose.joints, instances, this.cull.casters);
+    const instances = texture(this.store.instanceBuffer), { palette } = this.store;
+    // With a palette: joint sets handed to the drawn (GLPalette), the shared poses posed once, only own sets posed.
+    const shared = palette.active ? this.palette : undefined;
+    shared?.assign(this.store, this.clockSeconds, this.pose, this.poseInputs);
+    this.pose.update(this.poseInputs, this.clockSeconds, shared && palette.size + palette.sharedSets);
+    this.pose.encode(this.cull.poseList, this.cull.poseCount, shared?.entries);
+    this.lists = shared ?? this.ownSets;
+    shadowPass?.draw(this.pose.joints, instances, this.lists.casters);
     this.shadowedFrame = shadowPass !== undefined;
     this.encoded = true;
   }
@@ -315,12 +314,13 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
    * column-major, world -> clip with z in [0, 1] as Crowd.draw takes it.
    */
   draw(viewProjection: ArrayLike<number>): void {
+    if (!this.skin) throw new Error('GLCrowd.draw: this crowd is drawn by another renderer (crowd-skin/three), which made it without a draw of its own');
     checkNumbers(viewProjection, 16, 'viewProjection');
     if (!this.encoded) throw new Error('GLCrowd.draw: call encode() first (it culls and poses the frame)');
     if (this.gl.isContextLost()) return;
     const shadow = this.shadowedFrame ? this.shadowPass : undefined;
     this.skin.setShadowMap(shadow?.texture, shadow?.lightViewProjection, shadow?.mapSize, this.view.shadowFit.strength);
-    this.skin.draw(viewProjection, this.pose.joints, texture(this.store.instanceBuffer), this.cull);
+    this.skin.draw(viewProjection, this.pose.joints, texture(this.store.instanceBuffer), this.lists.camera);
   }
 
   /**
@@ -330,10 +330,11 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
    */
   restore(): void {
     this.pose.destroy();
-    this.skin.destroy();
+    this.skin?.destroy();
     this.shadowPass?.destroy();
     this.device = new GLRecordDevice(this.gl);
     this.store.restore(this.device);
+    this.palette.restore();
     [this.pose, this.skin, this.shadowPass] = this.createPasses(this.options);
     this.shadowedFrame = false;
     this.cull.forgetPoses();
@@ -343,21 +344,23 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /** Frees the crowd's textures, buffers and programs; the crowd cannot be used afterwards. The context stays the caller's. */
   destroy(): void {
     this.pose.destroy();
-    this.skin.destroy();
+    this.skin?.destroy();
     this.shadowPass?.destroy();
+    this.palette.destroy();
     this.store.destroy();
   }
 
   /** Re-creates the skin and shadow passes (a feature that changes what they read: CrowdAppearance); the pose pass and the records stay. */
   private rebuildPasses(): void {
-    this.skin.destroy();
+    this.skin?.destroy();
     this.shadowPass?.destroy();
     [this.skin, this.shadowPass] = this.createDraw(this.options);
     this.shadowedFrame = false;
   }
 
   /** The skin pass, with the features' appearance (CrowdFeature.appearance) when one provides it, and the shadow pass where the options ask for a map. */
-  private createDraw(options: GLCrowdOptions): [GLSkinPass, GLShadowPass | undefined] {
+  private createDraw(options: GLCrowdOptions): [GLSkinPass | undefined, GLShadowPass | undefined] {
+    if (!this.ownDraw) return [undefined, undefined];
     const source = this.features.appearance;
     let appearance: GLAppearanceSource | undefined;
     if (source) {
@@ -375,10 +378,10 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   }
 
   /** The pose and skin passes, and the shadow pass where the options ask for a map; a failure frees those made and the store. */
-  private createPasses(options: GLCrowdOptions): [GLPosePass, GLSkinPass, GLShadowPass | undefined] {
+  private createPasses(options: GLCrowdOptions): [GLPosePass, GLSkinPass | undefined, GLShadowPass | undefined] {
     let pose: GLPosePass | undefined;
     try {
-      pose = new GLPosePass(this.gl, this.character, { skinning: options.skinning, capacity: this.store.capacity });
+      pose = new GLPosePass(this.gl, this.character, { skinning: options.skinning, capacity: this.store.palette.setsFor(this.store.capacity) });
       return [pose, ...this.createDraw(options)];
     } catch (error) {
       pose?.destroy();

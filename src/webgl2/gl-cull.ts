@@ -1,5 +1,5 @@
 import type { CullFrame } from '../runtime/culling/cull-pass';
-import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, INSTANCE, LOD_NOT_FORCED } from '../runtime/layout';
+import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, INSTANCE, LOD_NOT_FORCED, PALETTE_STALE_FRAMES } from '../runtime/layout';
 import { PLANE_REACH_SCALE } from '../runtime/culling/cull-math';
 
 /** The store fields the CPU cull reads each frame (InstanceStore satisfies it; the views are re-made only when the store grows). */
@@ -47,6 +47,8 @@ export class GLCull {
   private posedStamp = new Uint32Array(0);
   private posedFrame = new Uint32Array(0);
   private capacity = 0;
+  /** The last run's frame counter (CullFrame.frame; 0 before a camera). */
+  private tick = 0;
   private f32 = new Float32Array(0);
   private stamps = new Uint32Array(0);
   private readonly box = new Float64Array(12);
@@ -81,6 +83,11 @@ export class GLCull {
     this.posedStamp.fill(0);
   }
 
+  /** Makes `slot`'s pose due on the next run whatever its animation-LOD step (the palette gave its joint set away: palette.wgsl's makeStale). */
+  makeStale(slot: number): void {
+    this.posedFrame[slot] = (this.tick - PALETTE_STALE_FRAMES) >>> 0;
+  }
+
   /**
    * Fills the lists for `store`'s live instances: with `frame` (CullSettings.fill()'s, a camera
    * set) culled and levelled as the cull pass would, else every instance at level 0, all posed.
@@ -106,7 +113,7 @@ export class GLCull {
     const shadowLodBias = frame.shadowLodBias;
     const frustum = (frame.flags & CULL_FRUSTUM) !== 0, lod = (frame.flags & CULL_LOD) !== 0, animationLod = (frame.flags & CULL_ANIMATION_LOD) !== 0;
     const forced = frame.forcedLevel === LOD_NOT_FORCED ? -1 : Math.min(frame.forcedLevel, levels - 1);
-    const maxDistance = frame.maxDistance, tick = frame.frame >>> 0;
+    const maxDistance = frame.maxDistance, tick = this.tick = frame.frame >>> 0;
     const box = this.box, recordWords = INSTANCE.size / 4, worldWord = INSTANCE.world / 4;
     const plainCount = store.plainCount, posedStamp = this.posedStamp, posedFrame = this.posedFrame, poseList = this.poseList;
     const farBehind = this.farBehind;

@@ -4,8 +4,9 @@
  * instance's world transform), in three RGBA32F textures, one per row, that the pose pass
  * (GLPosePass) renders into and the draw reads with texelFetch (GLSL_JOINT_FETCH).
  *
- * The palette on GL v1: every instance slot has a joint set of its own (set = slot); the WebGPU
- * path's shared poses past the palette budget (src/runtime/joint-palette.ts) are not done here.
+ * Joint set s holds instance slot s's matrices while every instance has a set of its own; past
+ * the palette budget (src/runtime/joint-palette.ts) the sets are handed out by GLPalette and the
+ * readers take each instance's set from its entry (GLPoseInputs / GLDrawLists.jointSets).
  */
 
 /** Joint matrices in three RGBA32F textures. Instance slot s, joint slot j is texel ((s % P) x J + j, floor(s / P)). */

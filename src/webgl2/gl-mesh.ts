@@ -3,14 +3,25 @@
  * per primitive the same interleaved skin and shading streams and every LOD level's indices
  * (primitiveStreams), in a vertex array object whose attribute locations are skin.wgsl's (0..8;
  * shaders/webgl2/skin.vert.glsl), plus location 9: the instance slot, an instanced uint attribute
- * read from the caller's slot buffer. Owns its buffers and vertex arrays.
+ * read from the caller's slot buffer, and location 10: the joint set the slot's matrices are read
+ * from (the slot buffer again, or a palette's joint-set buffer: pointSlots). Owns its buffers and
+ * vertex arrays.
  */
 import type { DrawOrder } from '../bake/draw-order';
+import type { Character } from '../character/character';
 import { triangleList, type SkinnedPrimitive } from '../bake/rig';
 import { primitiveStreams, vertexLayouts, type VertexStreams } from '../runtime/mesh-buffers';
 
 /** skin.vert.glsl's location of the instance slot attribute (divisor 1). */
 export const SLOT_LOCATION = 9;
+/** skin.vert.glsl's location of the joint set attribute (divisor 1). */
+export const JOINT_SET_LOCATION = 10;
+
+/** Mesh LOD levels GLMesh makes of `character` (its draw order's, else 1 + its LOD index sets), without making it. */
+export function meshLevels(character: Pick<Character, 'lods' | 'drawOrder'>): number {
+  const order = character.drawOrder;
+  return order ? order.levels[0]?.length ?? 1 : 1 + (character.lods?.indices[0]?.length ?? 0);
+}
 
 /** One primitive on WebGL 2. */
 export interface GLPrimitive extends VertexStreams {
@@ -64,9 +75,11 @@ export class GLMesh {
           }
         });
         gl.bindBuffer(gl.ARRAY_BUFFER, slotBuffer);
-        gl.enableVertexAttribArray(SLOT_LOCATION);
-        gl.vertexAttribIPointer(SLOT_LOCATION, 1, gl.UNSIGNED_INT, 4, 0);
-        gl.vertexAttribDivisor(SLOT_LOCATION, 1);
+        for (const location of [SLOT_LOCATION, JOINT_SET_LOCATION]) {
+          gl.enableVertexAttribArray(location);
+          gl.vertexAttribIPointer(location, 1, gl.UNSIGNED_INT, 4, 0);
+          gl.vertexAttribDivisor(location, 1);
+        }
         gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, this.buffer(gl.ELEMENT_ARRAY_BUFFER, data.indices));
         gl.bindVertexArray(null);
         const wide = data.indices instanceof Uint32Array;
@@ -79,10 +92,17 @@ export class GLMesh {
     }
   }
 
-  /** Points the bound vertex array's slot attribute at entry `first` of the slot buffer (a level's list). */
-  pointSlots(first: number): void {
-    this.gl.bindBuffer(this.gl.ARRAY_BUFFER, this.slotBuffer);
-    this.gl.vertexAttribIPointer(SLOT_LOCATION, 1, this.gl.UNSIGNED_INT, 4, first * 4);
+  /**
+   * Points the bound vertex array's slot attribute at entry `first` of the slot buffer (a level's
+   * list), and its joint set attribute at entry `first` of `jointSets` (u32 per listed slot,
+   * parallel to the slots) or, without one, of the slot buffer (set = slot).
+   */
+  pointSlots(first: number, jointSets?: WebGLBuffer): void {
+    const gl = this.gl;
+    gl.bindBuffer(gl.ARRAY_BUFFER, this.slotBuffer);
+    gl.vertexAttribIPointer(SLOT_LOCATION, 1, gl.UNSIGNED_INT, 4, first * 4);
+    if (jointSets) gl.bindBuffer(gl.ARRAY_BUFFER, jointSets);
+    gl.vertexAttribIPointer(JOINT_SET_LOCATION, 1, gl.UNSIGNED_INT, 4, first * 4);
   }
 
   destroy(): void {

@@ -5,8 +5,9 @@
  * matrix of every rig node (shaders/webgl2/pose-local.frag.glsl: clips, blend, layers with masks,
  * additive layers; root motion is taken out of the clips at bake time, so the tables already
  * hold in-place clips, as on WebGPU) into a node target, then each joint's chain composed and
- * multiplied by its inverse bind matrix (pose.frag.glsl) into the joint target. Palette: every
- * instance slot has a joint set of its own (set = slot).
+ * multiplied by its inverse bind matrix (pose.frag.glsl) into the joint target. Each listed slot is
+ * posed into a joint set: the slot itself while every instance has a set of its own, else its
+ * palette entry (encode's `entries`, GLPalette), and slots drawing a shared pose are skipped.
  *
  * Why two stages: a single fragment per joint walking its chain evaluated every node once per
  * joint below it (the sum of the joints' depths, ~8x the node count for RobotExpressive); on
@@ -18,7 +19,7 @@ import poseFragment from '../../shaders/webgl2/pose.frag.glsl?raw';
 import poseVertex from '../../shaders/webgl2/pose.vert.glsl?raw';
 import type { Character } from '../character/character';
 import { clockResidual, clockTicks } from '../runtime/clip-clock';
-import { checkSkinning, type SkinningMethod } from '../runtime/layout';
+import { checkSkinning, PALETTE_SHARED, type SkinningMethod } from '../runtime/layout';
 import { refsWithRecords } from '../runtime/pose-pass';
 import { GLJointTexture, type GLJointTarget } from './gl-joints';
 import { GLStateGuard } from './gl-state';
@@ -92,8 +93,8 @@ export class GLPosePass {
   private readonly vertexArray: WebGLVertexArrayObject;
   private readonly slotBuffer: WebGLBuffer;
   private slotBufferBytes = 0;
-  /** encode's slot list, plain slots first (grown, never per frame once large enough). */
-  private sorted = new Uint32Array(64);
+  /** encode's (slot, joint set) pairs, plain slots first (grown, never per frame once large enough). */
+  private sorted = new Uint32Array(128);
   private readonly state: GLStateGuard;
   private inputs: GLPoseInputs | undefined;
   private ticks = 0;
@@ -159,13 +160,15 @@ export class GLPosePass {
 
   /**
    * Notes `inputs` and the crowd clock `clock` (seconds; a RangeError naming it beyond
-   * +-MAX_GPU_CLOCK_SECONDS) for the next encode, and grows the joint target to hold
-   * plainCount + layeredCount instance slots (the poses already written are kept).
+   * +-MAX_GPU_CLOCK_SECONDS) for the next encode, and grows the joint target to hold `sets`
+   * joint sets (default plainCount + layeredCount: a set per instance slot; the palette's budget
+   * and shared poses while it is active); the poses already written are kept.
    */
-  update(inputs: GLPoseInputs, clock: number): void {
+  update(inputs: GLPoseInputs, clock: number, sets?: number): void {
     const ticks = clockTicks(clock, 'GLPosePass.update: clock');
-    const count = inputs.plainCount + inputs.layeredCount;
-    if (count > this.target.capacity) this.grow(Math.max(count, this.target.capacity * 2));
+    const count = sets ?? inputs.plainCount + inputs.layeredCount;
+    // A set per slot grows by doubling, as the store does; a palette's sets are a fixed count.
+    if (count > this.target.capacity) this.grow(sets ?? Math.max(count, this.target.capacity * 2));
     if (inputs.layeredCount > 0 && !this.layered) this.layered = this.program('node', true);
     this.inputs = inputs;
     this.ticks = ticks;
@@ -175,29 +178,35 @@ export class GLPosePass {
   /**
    * Renders the joint matrices of the first `count` instance slots listed in `slots` (each below
    * plainCount + layeredCount; any order) into the joint target: one fragment per rig node into
-   * the node target, then one per joint slot.
+   * the node target, then one per joint slot. `entries` (per slot; PALETTE_* in layout.ts): the
+   * joint set each slot is posed into, a slot whose entry has PALETTE_SHARED (or is
+   * PALETTE_NONE) is not posed; without it, set = slot.
    * Puts back the GL state it changes (GLStateGuard). Throws, drawing nothing, before update()
-   * or for a count or slot out of range.
+   * or for a count, slot or joint set out of range.
    */
-  encode(slots: Uint32Array, count: number): void {
+  encode(slots: Uint32Array, count: number, entries?: Uint32Array): void {
     const inputs = this.inputs;
     if (!inputs) throw new Error('GLPosePass.encode: call update() first');
     if (!Number.isInteger(count) || count < 0 || count > slots.length) throw new RangeError(`GLPosePass.encode: count must be a whole number in [0, ${slots.length}] (the slots given), got ${String(count)}`);
     if (count === 0 || this.character.gpu.slotCount === 0) return;
-    const plainCount = this.partition(slots, count, inputs);
+    const [plainCount, posed] = this.partition(slots, count, inputs, entries);
+    if (posed === 0) return;
+    count = posed;
     const gl = this.gl;
     if (!inputs.instanceBuffer.texture) throw new Error(`GLPosePass.encode: ${inputs.instanceBuffer.label} holds no records yet (write them first)`);
     this.state.save();
     try {
       gl.bindBuffer(gl.ARRAY_BUFFER, this.slotBuffer);
-      if (this.slotBufferBytes < count * 4) {
+      if (this.slotBufferBytes < count * 8) {
         this.slotBufferBytes = this.sorted.byteLength;
         gl.bufferData(gl.ARRAY_BUFFER, this.slotBufferBytes, gl.DYNAMIC_DRAW);
       }
-      gl.bufferSubData(gl.ARRAY_BUFFER, 0, this.sorted, 0, count);
+      gl.bufferSubData(gl.ARRAY_BUFFER, 0, this.sorted, 0, 2 * count);
       gl.bindVertexArray(this.vertexArray);
-      gl.enableVertexAttribArray(0);
-      gl.vertexAttribDivisor(0, 1);
+      for (const location of [0, 1]) {
+        gl.enableVertexAttribArray(location);
+        gl.vertexAttribDivisor(location, 1);
+      }
       this.bindUnit(0, this.tracks);
       this.bindUnit(1, this.refs);
       this.bindUnit(2, inputs.instanceBuffer.texture);
@@ -234,20 +243,30 @@ export class GLPosePass {
     gl.deleteVertexArray(this.vertexArray);
   }
 
-  /** Copies the listed slots into `sorted`, plain ones first; returns how many are plain. Throws naming a slot out of range. */
-  private partition(slots: Uint32Array, count: number, inputs: GLPoseInputs): number {
-    if (this.sorted.length < count) this.sorted = new Uint32Array(Math.max(count, this.sorted.length * 2));
+  /**
+   * Copies the listed slots and their joint sets into `sorted` as pairs, plain ones first (those
+   * without a set of their own left out); returns [plain pairs, all pairs]. Throws naming a slot
+   * or a set out of range.
+   */
+  private partition(slots: Uint32Array, count: number, inputs: GLPoseInputs, entries: Uint32Array | undefined): [number, number] {
+    if (this.sorted.length < 2 * count) this.sorted = new Uint32Array(Math.max(2 * count, this.sorted.length * 2));
     const sorted = this.sorted;
-    const total = inputs.plainCount + inputs.layeredCount;
+    const total = inputs.plainCount + inputs.layeredCount, sets = this.target.capacity;
     let front = 0;
     let back = count;
     for (let i = 0; i < count; i++) {
       const s = slots[i];
       if (s >= total) throw new RangeError(`GLPosePass.encode: slots[${i}] is ${s}, but only slots [0, ${total}) hold records`);
-      if (s < inputs.plainCount) sorted[front++] = s;
-      else sorted[--back] = s;
+      const set = entries ? entries[s] : s;
+      if (set >= PALETTE_SHARED) continue; // a shared pose (or none): posed by GLPalette, not per instance
+      if (set >= sets) throw new RangeError(`GLPosePass.encode: slot ${s}'s joint set is ${set}, but the joint target holds ${sets}`);
+      const at = s < inputs.plainCount ? front++ : --back;
+      sorted[2 * at] = s;
+      sorted[2 * at + 1] = set;
     }
-    return front;
+    // Shared slots left a gap between the plain pairs and the layered ones: close it.
+    if (back > front) sorted.copyWithin(2 * front, 2 * back, 2 * count);
+    return [front, front + count - back];
   }
 
   private bindUnit(unit: number, texture: WebGLTexture | null): void {
@@ -268,7 +287,8 @@ export class GLPosePass {
     const rig = this.character.gpu;
     const at = p.at;
     gl.useProgram(p.program);
-    gl.vertexAttribIPointer(0, 1, gl.UNSIGNED_INT, 4, first * 4); // WebGL 2 has no base instance: the list starts at `first`
+    gl.vertexAttribIPointer(0, 1, gl.UNSIGNED_INT, 8, first * 8); // WebGL 2 has no base instance: the list starts at `first`
+    gl.vertexAttribIPointer(1, 1, gl.UNSIGNED_INT, 8, first * 8 + 4);
     gl.uniform1i(at.poseTracks, 0);
     gl.uniform1i(at.poseRefs, 1);
     gl.uniform1i(at.poseInstances, 2);
@@ -355,6 +375,7 @@ export class GLPosePass {
     gl.attachShader(program, vs);
     gl.attachShader(program, fs);
     gl.bindAttribLocation(program, 0, 'poseSlot');
+    gl.bindAttribLocation(program, 1, 'poseEntry');
     gl.linkProgram(program);
     gl.deleteShader(vs);
     gl.deleteShader(fs);

@@ -41,3 +41,21 @@ export function linkProgram(gl: WebGL2RenderingContext, label: string, vertex: s
   }
   return program;
 }
+
+/** Writes words [0, used) of `data` into `buffer` (bound to ARRAY_BUFFER, left bound), first growing it (doubling) past `capacity` words; returns its capacity. */
+export function uploadWords(gl: WebGL2RenderingContext, buffer: WebGLBuffer, capacity: number, data: Uint32Array, used: number): number {
+  gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
+  if (used > capacity) {
+    capacity = Math.max(used, capacity * 2);
+    gl.bufferData(gl.ARRAY_BUFFER, capacity * 4, gl.DYNAMIC_DRAW);
+  }
+  gl.bufferSubData(gl.ARRAY_BUFFER, 0, data, 0, used);
+  return capacity;
+}
+
+/** A sampler with the (parameter, value) pairs set. */
+export function createSampler(gl: WebGL2RenderingContext, parameters: number[][]): WebGLSampler {
+  const made = gl.createSampler();
+  for (const [name, value] of parameters) gl.samplerParameteri(made, name, value);
+  return made;
+}

@@ -26,7 +26,7 @@ import { GLAppearance, type GLAppearanceSource } from './gl-appearance';
 import { GLEnvironmentMap } from './gl-environment-map';
 import { GLMaterials, MATERIAL_SAMPLER_NAMES, type GLMaterial } from './gl-materials';
 import { GLMesh, type GLPrimitive } from './gl-mesh';
-import { linkProgram, withDefines } from './gl-program';
+import { createSampler as sampler, linkProgram, uploadWords as upload, withDefines } from './gl-program';
 import type { GLRecordTexture } from './record-texture';
 
 /** Instance slots to draw, per mesh LOD level, filled on the CPU by the culling (gl-crowd). */
@@ -39,6 +39,11 @@ export interface GLDrawLists {
   readonly counts: Uint32Array;
   /** Levels listed: at most the character's mesh LOD levels. */
   readonly levels: number;
+  /**
+   * Parallel to `slots`: the joint set each listed slot's matrices are read from (its palette
+   * entry less PALETTE_SHARED, GLPalette); absent: set = slot (a set per instance).
+   */
+  readonly jointSets?: Uint32Array;
 }
 
 /** What GLSkinPass takes of CrowdOptions. */
@@ -102,6 +107,9 @@ export class GLSkinPass {
   private readonly inverse = new Float32Array(16);
   /** The instance slot lists (an instanced attribute), grown to the largest list set drawn. */
   private readonly slotBuffer: WebGLBuffer;
+  /** The lists' joint sets (GLDrawLists.jointSets), while a palette is active; grown as slotBuffer. */
+  private readonly jointSetBuffer: WebGLBuffer;
+  private jointSetCapacity = 0;
   private slotCapacity = 0;
   private readonly slotCount: number;
   /** NEAREST, no mips: bound on the record and joint units, where float and integer textures are read with texelFetch (a filtering sampler would make them incomplete). */
@@ -132,21 +140,12 @@ export class GLSkinPass {
     this.slotCount = gpu.slotCount;
     this.camera = gl.createBuffer();
     this.slotBuffer = gl.createBuffer();
-    this.fetchSampler = gl.createSampler();
-    gl.samplerParameteri(this.fetchSampler, gl.TEXTURE_MIN_FILTER, gl.NEAREST);
-    gl.samplerParameteri(this.fetchSampler, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
-    this.environmentSampler = gl.createSampler();
-    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
-    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
-    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_WRAP_S, gl.REPEAT);
-    gl.samplerParameteri(this.environmentSampler, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
-    this.shadowSampler = gl.createSampler();
-    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_COMPARE_MODE, gl.COMPARE_REF_TO_TEXTURE);
-    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_COMPARE_FUNC, gl.LEQUAL);
-    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
-    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_MAG_FILTER, gl.LINEAR);
-    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
-    gl.samplerParameteri(this.shadowSampler, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+    this.jointSetBuffer = gl.createBuffer();
+    const linear = [[gl.TEXTURE_MIN_FILTER, gl.LINEAR], [gl.TEXTURE_MAG_FILTER, gl.LINEAR]];
+    this.fetchSampler = sampler(gl, [[gl.TEXTURE_MIN_FILTER, gl.NEAREST], [gl.TEXTURE_MAG_FILTER, gl.NEAREST]]);
+    this.environmentSampler = sampler(gl, [...linear, [gl.TEXTURE_WRAP_S, gl.REPEAT], [gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE]]);
+    this.shadowSampler = sampler(gl, [...linear, [gl.TEXTURE_COMPARE_MODE, gl.COMPARE_REF_TO_TEXTURE], [gl.TEXTURE_COMPARE_FUNC, gl.LEQUAL],
+      [gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE], [gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE]]);
     this.noShadow = gl.createTexture();
     gl.bindTexture(gl.TEXTURE_2D, this.noShadow);
     gl.texStorage2D(gl.TEXTURE_2D, 1, gl.DEPTH_COMPONENT32F, 1, 1);
@@ -254,12 +253,9 @@ export class GLSkinPass {
     let used = 0;
     for (let level = 0; level < lists.levels; level++) used = Math.max(used, lists.offsets[level] + lists.counts[level]);
     if (used === 0) return;
-    gl.bindBuffer(gl.ARRAY_BUFFER, this.slotBuffer);
-    if (used > this.slotCapacity) {
-      this.slotCapacity = Math.max(used, this.slotCapacity * 2);
-      gl.bufferData(gl.ARRAY_BUFFER, this.slotCapacity * 4, gl.DYNAMIC_DRAW);
-    }
-    gl.bufferSubData(gl.ARRAY_BUFFER, 0, lists.slots, 0, used);
+    this.slotCapacity = upload(gl, this.slotBuffer, this.slotCapacity, lists.slots, used);
+    const jointSets = lists.jointSets ? this.jointSetBuffer : undefined;
+    if (lists.jointSets) this.jointSetCapacity = upload(gl, this.jointSetBuffer, this.jointSetCapacity, lists.jointSets, used);
     gl.activeTexture(gl.TEXTURE0 + INSTANCE_UNIT);
     gl.bindTexture(gl.TEXTURE_2D, instances.texture);
     for (let unit = INSTANCE_UNIT; unit < JOINT_UNIT + 3; unit++) gl.bindSampler(unit, this.fetchSampler);
@@ -316,7 +312,7 @@ export class GLSkinPass {
         const count = lists.counts[level];
         if (count === 0) continue;
         const [indexCount, firstIndex] = item.mesh.ranges[level];
-        this.mesh.pointSlots(lists.offsets[level]);
+        this.mesh.pointSlots(lists.offsets[level], jointSets);
         gl.drawElementsInstanced(gl.TRIANGLES, indexCount, item.mesh.indexType, firstIndex * item.mesh.indexBytes, count);
       }
     }
@@ -332,6 +328,7 @@ export class GLSkinPass {
     this.programs.clear();
     gl.deleteBuffer(this.camera);
     gl.deleteBuffer(this.slotBuffer);
+    gl.deleteBuffer(this.jointSetBuffer);
     gl.deleteSampler(this.fetchSampler);
     gl.deleteSampler(this.environmentSampler);
     gl.deleteSampler(this.shadowSampler);
@@ -357,6 +354,7 @@ export class GLSkinPass {
     for (let level = 0; level < lists.levels; level++) {
       const end = lists.offsets[level] + lists.counts[level];
       if (end > lists.slots.length) throw new RangeError(`GLSkinPass.draw: level ${level}'s list ends at entry ${end}, lists.slots has ${lists.slots.length}`);
+      if (lists.jointSets && end > lists.jointSets.length) throw new RangeError(`GLSkinPass.draw: level ${level}'s list ends at entry ${end}, lists.jointSets has ${lists.jointSets.length}`);
       for (let i = lists.offsets[level]; i < end; i++) {
         if (lists.slots[i] >= records) throw new RangeError(`GLSkinPass.draw: lists.slots[${i}] is slot ${lists.slots[i]}, the instance records hold ${records}`);
       }
@@ -391,3 +389,4 @@ export class GLSkinPass {
     return made;
   }
 }
+

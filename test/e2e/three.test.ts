@@ -165,6 +165,9 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
       expect(view, 'the WebGL 2 picture is not the WebGPU one (issue 37: 1/255 mean)').toBeLessThan(1);
       expect(onFox, 'the Fox and its shadow differ from WebGPU\'s').toBeLessThan(GL_FOX_TOLERANCE);
       expect(visible, 'the crowd was not culled for three\'s camera').toBe(1);
+      // three draws it: the GLCrowd it made has no GL skin pass of its own (nothing built that three never uses).
+      const ownDraw = await gl.evaluate(() => { try { ((window as unknown as { threeExample: ThreeExample }).threeExample.crowd as unknown as { draw(vp: Float32Array): void }).draw(new Float32Array(16)); return 'drawn'; } catch (error) { return (error as Error).message; } });
+      expect(ownDraw).toMatch(/drawn by another renderer \(crowd-skin\/three\), which made it without a draw of its own/);
       expect(problems.filter((p) => !/WebGPU is not available, running under WebGL2 backend/.test(p))).toEqual([]);
     } finally {
       await gl.close();

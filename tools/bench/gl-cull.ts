@@ -10,12 +10,17 @@ import { CullSettings } from '../../src/runtime/culling/cull-settings';
 import { InstanceStore } from '../../src/runtime/instance-store';
 import { INSTANCE } from '../../src/runtime/layout';
 import type { RecordDevice } from '../../src/runtime/record-device';
+import { PaletteTwin } from '../../src/runtime/culling/palette-twin';
 import { GLCull } from '../../src/webgl2/gl-cull';
 import { GLUnreadBuffer } from '../../src/webgl2/gl-record-device';
 import { mat4 } from 'wgpu-matrix';
 import { median } from './timed-frame';
 
-export interface GLCullRow { view: string; instances: number; cullMs: number; floorMs: number; visible: number; posed: number }
+/** `paletteMs`: PaletteTwin.assign after the cull with a budget of PALETTE_BENCH_BUDGET sets (held and shared: its last frame's). */
+export interface GLCullRow { view: string; instances: number; cullMs: number; floorMs: number; visible: number; posed: number; paletteMs: number; held: number; shared: number }
+
+/** The palette budget the bench's assign runs with: fewer sets than the 10,000 crowd seen from above draws, so that some share. */
+export const PALETTE_BENCH_BUDGET = 4096;
 
 /** A RecordDevice with no memory behind its buffers: the store's records and limits only. */
 const CPU_ONLY: RecordDevice<GLUnreadBuffer> = {
@@ -65,7 +70,9 @@ export function glCullScene(character: Character, count: number, view: 'inside' 
 
 /**
  * glCullScene's crowd; `rounds` rounds of 50 frames each (after one warm-up round).
- * Medians of the per-round ms per frame; the cull and the floor alternate round by round.
+ * Medians of the per-round ms per frame; the cull, the palette's assign (the WebGL 2 crowd's
+ * GLPalette work beside the cull when CrowdOptions.paletteSize is finite; the lists of the cull's
+ * last frame, steady: kept sets, shared poses rebucketed) and the floor alternate round by round.
  */
 export function benchGLCull(character: Character, count: number, view: 'inside' | 'above', rounds: number): GLCullRow {
   const { store, settings, cull } = glCullScene(character, count, view);
@@ -74,7 +81,10 @@ export function benchGLCull(character: Character, count: number, view: 'inside' 
   const floor = () => {
     for (let s = 0; s < count; s++) { const w = s * (INSTANCE.size / 4); sink += f32[w + 12] + f32[w + 14]; }
   };
-  const cullTimes: number[] = [], floorTimes: number[] = [];
+  const cullTimes: number[] = [], floorTimes: number[] = [], paletteTimes: number[] = [];
+  const twin = new PaletteTwin(), records = new Uint32Array(store.records.bytes);
+  twin.reset(store.capacity, PALETTE_BENCH_BUDGET, PALETTE_BENCH_BUDGET);
+  const stale = (slot: number) => cull.makeStale(slot);
   let posed = 0;
   for (let round = 0; round <= rounds; round++) {
     let t = performance.now();
@@ -83,8 +93,11 @@ export function benchGLCull(character: Character, count: number, view: 'inside' 
     t = performance.now();
     for (let f = 0; f < 50; f++) floor();
     const floorMs = (performance.now() - t) / 50;
-    if (round > 0) { cullTimes.push(cullMs); floorTimes.push(floorMs); }
+    t = performance.now();
+    for (let f = 0; f < 50; f++) twin.assign(cull, undefined, count, records, f * 3000, stale);
+    const paletteMs = (performance.now() - t) / 50;
+    if (round > 0) { cullTimes.push(cullMs); floorTimes.push(floorMs); paletteTimes.push(paletteMs); }
   }
   if (sink === 0.5) console.error('(unreachable: keeps the floor loop alive)');
-  return { view, instances: count, cullMs: median(cullTimes), floorMs: median(floorTimes), visible: cull.visible, posed: posed / (rounds * 50) };
+  return { view, instances: count, cullMs: median(cullTimes), floorMs: median(floorTimes), visible: cull.visible, posed: posed / (rounds * 50), paletteMs: median(paletteTimes), held: twin.held, shared: twin.shared };
 }
