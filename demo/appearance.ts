@@ -1,4 +1,4 @@
-import { CrowdAppearance, type AppearanceImage, type Character, type Crowd } from '../src/index';
+import { CrowdAppearance, type AppearanceImage, type Character, type Crowd, type GLCrowd } from '../src/index';
 import type { Population } from './population';
 
 /** Tints the control spreads (linear RGB): saturated hues, so that the crowd reads as many people. */
@@ -21,7 +21,7 @@ export class AppearanceSpread {
   private spreadVersion = -1;
   private on = false;
 
-  constructor(private readonly crowd: Crowd, readonly character: Character, private readonly variants: readonly AppearanceImage[]) {}
+  constructor(private readonly crowd: Crowd | GLCrowd, readonly character: Character, private readonly variants: readonly AppearanceImage[]) {}
 
   /** Called every frame: `on` is the control's value. Work only when it or the population changed. */
   sync(on: boolean, population: Population): void {
