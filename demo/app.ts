@@ -18,13 +18,10 @@ import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { jointNames } from './scenes/layer-defaults';
 import { Selection, SELECTION_COLOR } from './selection';
 import { StatsOverlay, type LiveStats } from './stats';
-import { MAX_DEVICE_PIXEL_RATIO } from './theme';
+import { MAX_DEVICE_PIXEL_RATIO, RING_COLOR } from './theme';
 import { lightOptions } from './lights';
 import { writeState, type DemoState } from './url-state';
 import { WeightPlot } from './weight-plot';
-
-/** Colour of the rings a scene draws on the ground (pillars): light grey. */
-const RING_COLOR = [0.8, 0.8, 0.85, 0.9] as const;
 
 /** Longest step of the animation clock, seconds (a stalled tab does not jump ahead). */
 const MAX_DT = 0.1;

@@ -1,4 +1,4 @@
-import { CrowdAppearance, type AppearanceImage, type Character, type Crowd } from '../src/index';
+import { CrowdAppearance, type AppearanceImage, type Character, type Crowd, type GLCrowd } from '../src/index';
 import type { Population } from './population';
 
 /** The instances the control spreads looks over: a Population's, or a scene's own (the stadium's spectators). */
@@ -24,7 +24,7 @@ export class AppearanceSpread {
   private spreadVersion = -1;
   private on = false;
 
-  constructor(private readonly crowd: Crowd, readonly character: Character, private readonly variants: readonly AppearanceImage[]) {}
+  constructor(private readonly crowd: Crowd | GLCrowd, readonly character: Character, private readonly variants: readonly AppearanceImage[]) {}
 
   /** Called every frame: `on` is the control's value. Work only when it or the population changed. */
   sync(on: boolean, population: Spectators): void {

@@ -1,50 +1,66 @@
 /**
  * The demo where WebGPU is missing (or with ?backend=webgl2), loaded by main.ts through a dynamic
- * import only then: the crowd scene on WebGL 2 through createCrowd, with the WebGPU demo's panel
- * (model, instances and their presets up to the 10k stress test, clips, blend, mode, speed,
- * culling, LOD, shadows, lights, appearance, another model's URL), the ground grid (GLGridPass),
- * the orbit camera, the stats overlay saying "WebGL 2", and the context's loss restored. The other
- * scenes say on the panel why they do not run here (GL_SCENES_MISSING); a feature the GL crowd
- * refuses (appearance) is switched off with the crowd's reason (docs/demo.md, "On WebGL 2").
+ * import only then: the crowd, layers, locomotion and steering scenes on WebGL 2 through
+ * createCrowd, with the WebGPU demo's panel (model, instances and their presets up to the 10k
+ * stress test, clips, blend, mode, speed, culling, LOD, shadows, lights, appearance, the layers
+ * and locomotion controls, another model's URL), the ground grid and rings on it (GLGround), click and box selection (CPU picking), the orbit camera, the stats
+ * overlay saying "WebGL 2", and the context's loss restored. The layers, locomotion and steering
+ * scenes are the WebGPU demo's own (createModelActivity over a SceneModel of the GL crowd) and
+ * say in the stats what they leave out here; the clips scene says on the panel why it does not
+ * run here (GL_SCENES_MISSING); a feature the GL crowd refuses is switched off with the crowd's
+ * reason (docs/demo.md, "On WebGL 2").
  */
-import { AppearanceSpread } from './appearance';
-import { createCrowd, loadCharacter, loadClips, MeshoptDecoder, MeshoptSimplifier, type Character, type Crowd, type GLCanvasCrowd, type LoadOptions } from '../src/index';
+import { createCrowd, CrowdPicking, loadCharacter, loadClips, MeshoptDecoder, MeshoptSimplifier, type Character, type GLCanvasCrowd, type LoadOptions } from '../src/index';
 import { Controls, type StateKey } from './controls';
-import { GLGridPass } from './gl-grid-pass';
+import { GLGround } from './gl-ground';
+import { Keyboard } from './keyboard';
 import { lightOptions } from './lights';
-import { MODELS } from './models';
+import { MODELS, type ModelEntry } from './models';
 import { OrbitCamera } from './orbit-camera';
 import { OrbitInput } from './orbit-input';
 import type { MessageBox } from './overlays';
 import { Population, type PopulationSettings } from './population';
 import { trackCanvasSize } from './renderer';
+import { loadControllerConfig, type SceneSource } from './scene';
+import { SceneModel } from './scene-model';
 import { SCENE_DEFAULTS, type SceneKind, type SceneState } from './scene-state';
+import { createModelActivity, isModelScene, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
+import { jointNames } from './scenes/layer-defaults';
+import { Selection } from './selection';
 import { spiralHalfSide } from './spiral';
 import { MAX_DEVICE_PIXEL_RATIO, SKY_COLOR } from './theme';
 import { writeState, type DemoState } from './url-state';
+import { WeightPlot } from './weight-plot';
 
 /** Milliseconds between refreshes of the stats text. */
 const REFRESH_MS = 250;
 
-/** Why each scene but the crowd scene does not run on WebGL 2 in this demo (shown when picked). */
-export const GL_SCENES_MISSING: Readonly<Record<Exclude<SceneKind, 'crowd'>, string>> = {
-  layers: 'its scene code drives the WebGPU demo\'s Scene (the GL pose pass itself does layers and masks)',
+/** Why a scene does not run on WebGL 2 in this demo (shown when picked); the others run. */
+export const GL_SCENES_MISSING: Readonly<Partial<Record<SceneKind, string>>> = {
   clips: 'it draws three crowds in one WebGPU render pass',
-  locomotion: 'it needs CrowdControllers and CrowdSteering on the crowd',
-  steering: 'it needs CrowdSteering, CrowdPicking and CrowdAppearance on the crowd',
   stadium: 'it draws its far spectators with CrowdImpostors, which needs WebGPU (a bowl of a million as meshes is far past what a GL crowd draws)',
 };
+/** Data keys of #stats that outlive a scene (the others are a scene's describe(), cleared when it ends). */
+const OWN_KEYS = new Set(['backend', 'glRefused', 'model', 'scene', 'instances', 'frames', 'fps', 'cpuMs', 'drawCalls', 'gpuBytes', 'restores', 'grid', 'visible', 'posed']);
+/** How fast the camera catches up with a followed character, 1/seconds (as on WebGPU). */
+const FOLLOW_RATE = 4;
 
-/** The WebGL 2 demo: one crowd on the canvas, the ground, the panel, the camera and the stats. */
+/** The WebGL 2 demo: one crowd on the canvas, the running scene, the ground, the panel, the camera and the stats. */
 export class GLApp {
   private crowd: GLCanvasCrowd | undefined;
+  /** The loaded model as the scenes take it (SceneModel over the GL crowd: picking, masks, controllers, appearance). */
+  private model: SceneModel<GLCanvasCrowd> | undefined;
+  /** The crowd scene's placement of instances (the crowd scene runs when no activity does). */
   private population: Population | undefined;
-  private appearance: AppearanceSpread | undefined;
-  private character: Character | undefined;
-  private grid: GLGridPass | undefined;
+  /** The layers, locomotion or steering scene when one runs. */
+  private activity: SceneActivity | undefined;
+  private ground: GLGround | undefined;
   private readonly camera = new OrbitCamera();
   private readonly stats: HTMLElement;
   private readonly controls: Controls;
+  private readonly selection: Selection;
+  private readonly context: ActivityContext;
+  private readonly view = { follow: true };
   private loading: Promise<boolean> = Promise.resolve(true);
   /** What was refused on WebGL 2 so far (panel setting or scene -> why), shown together. */
   private readonly refusals = new Map<string, string>();
@@ -54,25 +70,43 @@ export class GLApp {
   private windowFrames = 0;
   private lastRefresh = -Infinity;
   private fps = 0;
+  private frameError = false;
+  /** Scratch: the followed character (x, z, ring radius), the selected one, a scene's rings (x, z, radius each). */
+  private readonly followed = new Float32Array(3);
+  private readonly selectedAt = new Float32Array(3);
+  private readonly ringData = new Float32Array(3 * 16);
+  private readonly extent = new Float32Array(3);
+  private readonly pickView = { viewProjection: new Float32Array(16), width: 1, height: 1 };
 
   /** `reason`: why the demo runs on WebGL 2 (shown in the stats), e.g. "forced by ?backend=webgl2". */
   constructor(private readonly canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
     private readonly reason: string, private readonly messages: MessageBox) {
     const stats = document.getElementById('stats');
-    if (!stats) throw new Error('index.html has no #stats');
+    const plot = document.getElementById('plot') as HTMLCanvasElement | null;
+    if (!stats || !plot) throw new Error('index.html has no #stats or #plot');
     this.stats = stats;
     stats.dataset.backend = 'webgl2';
-    new OrbitInput(canvas, this.camera);
+    const selection = (this.selection = new Selection(canvas));
+    new OrbitInput(canvas, this.camera, {
+      // A scene that takes pointer input (steering: select agents, send them) gets it first, as on WebGPU.
+      click: (x, y) => { if (!this.activity?.click?.(x, y, this.pickCamera())) selection.click(x, y, this.camera.viewProjection); },
+      dragBox: (rect) => selection.dragBox(rect),
+      endBox: (rect) => {
+        if (this.activity?.box?.(rect, this.pickCamera())) selection.hideBox();
+        else selection.endBox(rect, this.camera.viewProjection);
+      },
+    });
     this.camera.frame(5, 5, 1);
-    this.controls = new Controls(state, sceneState, { follow: false }, {
+    this.context = { state, sceneState, keyboard: new Keyboard(), plot: new WeightPlot(plot), notify: (message) => this.messages.show('info', message) };
+    this.controls = new Controls(state, sceneState, this.view, {
       changed: (key) => this.changed(key),
       resetCamera: () => this.frameCamera(),
       loadUrl: (url) => void this.loadUrl(url),
-      nextCharacter: () => {},
+      nextCharacter: () => { if (this.activity instanceof LocomotionActivity) this.activity.selectNext(); },
     });
-    if (sceneState.scene !== 'crowd') this.refuseScene();
-    // The grid's program goes with a lost context; the crowd restores itself (GLCanvasCrowd).
-    canvas.addEventListener('webglcontextrestored', () => { if (this.crowd) this.grid = new GLGridPass(this.crowd.gl); });
+    this.refuseScene();
+    // The ground's programs go with a lost context; the crowd restores itself (GLCanvasCrowd).
+    canvas.addEventListener('webglcontextrestored', () => { if (this.crowd) this.ground?.restore(this.crowd.gl); });
   }
 
   /** The WebGL 2 context's lose / restore extension, for the tests' context-loss hook. */
@@ -80,120 +114,157 @@ export class GLApp {
     return this.crowd?.gl.getExtension('WEBGL_lose_context') ?? null;
   }
 
+  /** The running scene's steering agents (SceneActivity.readAgents: steering's twin on WebGL 2), or null when it steers none. */
+  readAgents(): ReturnType<NonNullable<SceneActivity['readAgents']>> | null {
+    return this.activity?.readAgents?.() ?? null; // undefined (no agents) reads as null
+  }
+
   /** Loads model `name` of MODELS (the URL's at start) and makes its crowd; false, with the reason shown, when it cannot. */
   loadModel(name: string): Promise<boolean> {
     const entry = MODELS[name];
     if (!entry) return Promise.reject(new Error(`unknown model ${name}`));
     this.state.model = name;
-    return this.load(entry.url, name, entry.load ?? {}, entry.clipA, entry.clipB, entry.clips);
+    return this.load({ model: name, url: entry.url }, name, entry);
   }
 
   /** Loads a .glb/.gltf from `url` in place of the running model; a bad file leaves the running one, with the reason shown. */
   loadUrl(url: string): Promise<boolean> {
-    return this.load(url, url, {}, '', '');
+    return this.load({ model: '', url }, url);
   }
 
   /** Starts the frame loop. */
   start(): void {
-    const frame = (now: number) => {
-      this.frame(now);
-      requestAnimationFrame(frame);
-    };
+    const frame = (now: number) => { this.frame(now); requestAnimationFrame(frame); };
     requestAnimationFrame(frame);
   }
 
-  /** `clips`: clip files the model is bound to (ModelEntry.clips), read with loadClips. */
-  private load(url: string, label: string, options: LoadOptions, clipA: string, clipB: string, clips?: string[]): Promise<boolean> {
+  /** `entry`: the MODELS entry (its load options, default clips, clip files and controller config), none for a URL. */
+  private load(source: SceneSource, label: string, entry?: ModelEntry): Promise<boolean> {
     this.loading = this.loading.catch(() => false).then(async () => {
       let character: Character;
+      let config: Awaited<ReturnType<typeof loadControllerConfig>>;
       try {
         const decoders = { meshopt: MeshoptDecoder };
-        const library = clips ? [await loadClips(clips, { decoders })] : undefined;
-        character = await loadCharacter(url, { ...options, clips: library, lod: { simplifier: MeshoptSimplifier }, decoders });
+        const library = entry?.clips ? [await loadClips(entry.clips, { decoders })] : undefined;
+        const options: LoadOptions = entry?.load ?? {};
+        character = await loadCharacter(source.url, { ...options, clips: library, lod: { simplifier: MeshoptSimplifier }, decoders });
+        config = await loadControllerConfig(entry?.controllerUrl, character.clipNames, new AbortController().signal);
       } catch (error) {
         this.messages.show('error', `${label}: ${(error as Error).message}`);
         return false;
       }
-      this.destroyCrowd();
+      const previous = this.model?.label;
+      this.activity?.dispose(false);
+      this.crowd?.destroy();
+      this.crowd = this.model = this.population = this.activity = undefined;
       const state = this.state;
       const crowd = await createCrowd(this.canvas, character, {
         backend: 'webgl2', capacity: Math.max(1, state.instances), clearColor: [SKY_COLOR.r, SKY_COLOR.g, SKY_COLOR.b, 1],
         culling: state.culling, lod: state.lod, animationLod: state.animationLod, shadows: state.shadows,
       }) as GLCanvasCrowd;
-      if (!this.grid) trackCanvasSize(this.canvas, crowd.gl.getParameter(crowd.gl.MAX_TEXTURE_SIZE) as number, MAX_DEVICE_PIXEL_RATIO);
-      this.grid ??= new GLGridPass(crowd.gl);
+      if (!this.ground) trackCanvasSize(this.canvas, crowd.gl.getParameter(crowd.gl.MAX_TEXTURE_SIZE) as number, MAX_DEVICE_PIXEL_RATIO);
+      this.ground ??= new GLGround(crowd.gl);
       if (state.skinning !== 'linear') this.refuse('skinning', 'dual-quaternion skinning needs WebGPU; this crowd skins linearly', () => { state.skinning = 'linear'; });
       crowd.setLights(lightOptions(state.lights));
       const names = character.clipNames;
-      if (!names.includes(state.clipA)) state.clipA = names.includes(clipA) ? clipA : names[0];
-      if (!names.includes(state.clipB)) state.clipB = names.includes(clipB) ? clipB : names[Math.min(1, names.length - 1)];
+      if (!names.includes(state.clipA)) state.clipA = names.includes(entry?.clipA ?? '') ? entry!.clipA : names[0];
+      if (!names.includes(state.clipB)) state.clipB = names.includes(entry?.clipB ?? '') ? entry!.clipB : names[Math.min(1, names.length - 1)];
+      // Layer settings name clips and joints of the previous model.
+      if (previous !== undefined && previous !== label) this.sceneState.layerClip = this.sceneState.layerJoint = '';
       this.crowd = crowd;
-      this.character = character;
+      const picking = new CrowdPicking(crowd);
+      this.model = new SceneModel(label, source, character, crowd, picking, config.config, config.problem);
       this.population = new Population(crowd, character);
-      this.appearance = new AppearanceSpread(crowd as unknown as Crowd, character, []);
-      this.controls.setClips(names, []);
-      this.setCount();
-      this.frameCamera();
+      this.selection.setCrowd(crowd, picking);
+      this.controls.setClips(names, jointNames(character));
       this.stats.dataset.model = character.name;
-      writeState(state, this.sceneState);
+      this.startScene();
       return true;
     });
     return this.loading;
   }
 
-  private destroyCrowd(): void {
-    this.crowd?.destroy();
-    this.crowd = this.population = this.appearance = undefined;
+
+  /** Starts the state's scene on the loaded model, ending the one running: the crowd scene's population, or a scene's activity. */
+  private startScene(): void {
+    const model = this.model, population = this.population;
+    if (!model || !population) return;
+    this.activity?.dispose(true);
+    this.activity = undefined;
+    for (const key of Object.keys(this.stats.dataset)) if (!OWN_KEYS.has(key)) delete this.stats.dataset[key];
+    const kind = this.sceneState.scene;
+    if (isModelScene(kind)) {
+      population.setCount(0, this.settings());
+      this.activity = createModelActivity(kind, model, this.context);
+      this.ground?.cellSize.set(this.activity.cellSize);
+    }
+    this.setCount();
+    this.frameCamera();
+    this.controls.sync();
+    writeState(this.state, this.sceneState);
   }
 
   /** The panel's population settings for the loaded character. */
   private settings(): PopulationSettings {
     const { mode, blend, randomPhases, variety, clipA, clipB } = this.state;
-    const character = this.character!;
+    const character = this.model!.character;
     return { mode, blend, randomPhases, variety, clipA: Math.max(0, character.clipNames.indexOf(clipA)), clipB: Math.max(0, character.clipNames.indexOf(clipB)) };
   }
 
-  /** Adds or removes instances to the panel's count; a count the crowd cannot hold keeps what was added, with the crowd's reason shown. */
+  /**
+   * Adds or removes instances to the panel's count (the scene's, or the crowd scene's population);
+   * a count the crowd or the scene cannot hold keeps what was added, with the reason shown.
+   */
   private setCount(): void {
-    const population = this.population!;
+    const population = this.population!, activity = this.activity;
     try {
-      population.setCount(this.state.instances, this.settings());
+      if (activity) activity.setCount(this.state.instances);
+      else population.setCount(this.state.instances, this.settings());
     } catch (error) {
-      this.messages.show('error', `WebGL 2: ${(error as Error).message}`);
-      this.state.instances = population.count;
-      this.controls.sync();
+      const shown = activity ? activity.count : population.count;
+      this.refuse('instances', `${(error as Error).message.replace(/\.$/, '')}; showing ${shown.toLocaleString('en-US')} instances`, () => { this.state.instances = shown; });
     }
     if (this.state.instances > 20_000) this.messages.show('info', `WebGL 2: ${this.state.instances.toLocaleString('en-US')} instances pose on the GPU but are culled on the CPU; expect a slower frame than on WebGPU.`);
-    const spacing = population.spacing;
-    this.grid?.cellSize.set(spacing);
-    this.stats.dataset.instances = String(population.count);
+    if (!activity) this.ground?.cellSize.set(population.spacing);
+    this.stats.dataset.instances = String(activity ? activity.count : population.count);
   }
 
   private frameCamera(): void {
-    const population = this.population;
+    const population = this.population, activity = this.activity;
     if (!population) return;
+    if (activity) {
+      activity.extent(this.extent);
+      this.camera.frame(this.extent[0], this.extent[1], activity.height);
+      this.camera.target[2] = this.extent[2];
+      return;
+    }
     const half = spiralHalfSide(population.count);
     this.camera.frame(half * population.spacing[0], half * population.spacing[1], population.height);
   }
 
-  /** A panel change: applied at once (each is one call or a pass over the population, not per frame). */
+  /** A panel change: applied at once (each is one call or a pass over the population or the scene, not per frame). */
   private changed(key: StateKey): void {
-    const crowd = this.crowd, population = this.population, state = this.state;
+    const crowd = this.crowd, population = this.population, state = this.state, activity = this.activity;
     if (key === 'model') {
       void this.loadModel(state.model);
       return;
     }
-    if (key === 'scene') this.refuseScene();
+    if (key === 'scene') {
+      if (this.refuseScene()) return;
+      // Each scene opens with its own model and instance count, as on WebGPU.
+      const defaults = SCENE_DEFAULTS[this.sceneState.scene];
+      state.instances = defaults.instances;
+      if (defaults.model !== state.model || state.modelUrl) {
+        state.modelUrl = '';
+        void this.loadModel(defaults.model);
+      } else {
+        this.startScene();
+      }
+      return;
+    }
     if (!crowd || !population) return;
     switch (key) {
       case 'instances': this.setCount(); break;
-      case 'mode': case 'variety': population.respawn(this.settings()); break;
-      case 'clipA': case 'clipB':
-        if (state.mode === 'crowd') population.respawn(this.settings());
-        else population.applyUniform(this.settings(), false);
-        break;
-      case 'blend': population.applyUniform(this.settings(), false); break;
-      case 'randomPhases': population.applyUniform(this.settings(), state.randomPhases); break;
       case 'culling': crowd.culling = state.culling; break;
       case 'lod': crowd.lod = state.lod; break;
       case 'animationLod': crowd.animationLod = state.animationLod; break;
@@ -202,21 +273,32 @@ export class GLApp {
       case 'skinning':
         if (state.skinning !== 'linear') this.refuse('skinning', 'dual-quaternion skinning needs WebGPU; this crowd skins linearly', () => { state.skinning = 'linear'; });
         break;
-      default: break; // speed, paused, grid, appearance: read every frame
+      default:
+        // The layers scene's settings (layerClip, layerJoint, weights) belong to its activity; the population's to the crowd scene.
+        if (activity) {
+          if (activity.settingChanged(key)) activity.apply();
+        } else if (key === 'mode' || key === 'variety' || ((key === 'clipA' || key === 'clipB') && state.mode === 'crowd')) {
+          population.respawn(this.settings());
+        } else if (key === 'clipA' || key === 'clipB' || key === 'blend' || key === 'randomPhases') {
+          population.applyUniform(this.settings(), key === 'randomPhases' && state.randomPhases);
+        }
+        break; // speed, paused, grid, appearance: read every frame
     }
     this.controls.sync();
     writeState(state, this.sceneState);
   }
 
-  /** The scene picked is not on WebGL 2 here: says why (GL_SCENES_MISSING) and goes on with the crowd scene. */
-  private refuseScene(): void {
-    const scene = this.sceneState.scene;
-    if (scene === 'crowd') return;
-    this.refuse(scene, `the ${scene} scene does not run on WebGL 2 in this demo yet: ${GL_SCENES_MISSING[scene]}. Showing the crowd scene`, () => {
+  /** The scene picked does not run on WebGL 2 here (GL_SCENES_MISSING): says why and goes on with the crowd scene; true when refused. */
+  private refuseScene(): boolean {
+    const scene = this.sceneState.scene, why = GL_SCENES_MISSING[scene];
+    if (!why) return false;
+    this.refuse(scene, `the ${scene} scene does not run on WebGL 2 in this demo yet: ${why}. Showing the crowd scene`, () => {
       this.sceneState.scene = 'crowd';
       // The stadium's million (its default count) is not the crowd scene's: it starts with its own.
       if (scene === 'stadium' && this.state.instances === SCENE_DEFAULTS.stadium.instances) this.state.instances = SCENE_DEFAULTS.crowd.instances;
     });
+    this.startScene();
+    return true;
   }
 
   /** Shows why `what` is refused on WebGL 2, with the earlier refusals (and lists them in #stats' data-gl-refused), then puts the panel back with `undo`. */
@@ -229,33 +311,57 @@ export class GLApp {
     writeState(this.state, this.sceneState);
   }
 
+  /** The view as picking takes it (CSS pixels), for a scene's pointer input. */
+  private pickCamera(): { viewProjection: Float32Array; width: number; height: number } {
+    const view = this.pickView;
+    [view.width, view.height] = [this.canvas.clientWidth || 1, this.canvas.clientHeight || 1];
+    view.viewProjection.set(this.camera.viewProjection);
+    return view;
+  }
+
   private frame(now: number): void {
     const crowd = this.crowd;
     const dt = this.last === 0 ? 0 : Math.min(0.1, (now - this.last) / 1000);
     this.last = now;
     if (!crowd) return;
-    const camera = this.camera;
-    camera.update(this.canvas.width / Math.max(1, this.canvas.height));
+    const camera = this.camera, activity = this.activity;
     const started = performance.now();
-    this.syncAppearance();
-    crowd.update(this.state.paused ? 0 : dt * this.state.speed);
-    crowd.setCamera(camera.viewProjection, camera.eye, { viewportHeight: this.canvas.height });
-    crowd.render(camera.viewProjection);
-    if (this.state.grid && this.grid && !crowd.gl.isContextLost()) {
-      this.grid.update(camera.viewProjection, camera.eye, camera.target, camera.fogStart, camera.fogEnd);
-      this.grid.draw();
+    try {
+      const step = this.state.paused ? 0 : dt * this.state.speed;
+      activity?.update(step, camera.yaw);
+      this.syncAppearance();
+      crowd.update(step);
+      const followed = this.followed, following = activity !== undefined && activity.follow(followed);
+      if (following && this.view.follow) {
+        const k = 1 - Math.exp(-FOLLOW_RATE * dt);
+        camera.target[0] += (followed[0] - camera.target[0]) * k;
+        camera.target[2] += (followed[1] - camera.target[2]) * k;
+      }
+      camera.update(this.canvas.width / Math.max(1, this.canvas.height));
+      crowd.setCamera(camera.viewProjection, camera.eye, { viewportHeight: this.canvas.height });
+      crowd.render(camera.viewProjection);
+      const rings = activity?.rings?.(this.ringData) ?? 0, selected = this.selection.ring(this.selectedAt);
+      if (!crowd.gl.isContextLost()) {
+        this.ground?.draw(camera, this.state.grid, activity?.height ?? this.population!.height, following ? this.followed : undefined, selected ? this.selectedAt : undefined, this.ringData, rings);
+      }
+    } catch (error) {
+      if (!this.frameError) {
+        console.error('frame failed:', error);
+        this.messages.show('error', `Drawing failed: ${(error as Error).message}`);
+      }
+      this.frameError = true; // reported once, not sixty times a second
     }
     const cpuMs = performance.now() - started;
     if (!crowd.gl.isContextLost()) this.frames++;
     this.refresh(now, cpuMs);
   }
 
-  /** The panel's appearance switch: CrowdAppearance on the GL crowd where it installs; else switched off with the crowd's reason. */
+  /** The panel's appearance switch (the crowd scene's): CrowdAppearance on the GL crowd where it installs; else switched off with the crowd's reason. */
   private syncAppearance(): void {
+    const model = this.model!;
     try {
-      this.appearance?.sync(this.state.appearance, this.population!);
+      model.appearance.sync(this.state.appearance && !this.activity, this.population!);
     } catch (error) {
-      this.appearance = new AppearanceSpread(this.crowd as unknown as Crowd, this.character!, []);
       this.refuse('appearance', (error as Error).message.replace(/\.$/, ''), () => { this.state.appearance = false; });
     }
   }
@@ -270,7 +376,8 @@ export class GLApp {
     }
     if (now - this.lastRefresh < REFRESH_MS) return;
     this.lastRefresh = now;
-    const crowd = this.crowd!, stats = crowd.cullStats, data = this.stats.dataset;
+    const crowd = this.crowd!, stats = crowd.cullStats, data = this.stats.dataset, activity = this.activity;
+    const count = activity ? activity.count : this.population!.count;
     data.frames = String(this.frames);
     data.fps = this.fps.toFixed(1);
     data.cpuMs = cpuMs.toFixed(2);
@@ -278,15 +385,20 @@ export class GLApp {
     data.gpuBytes = String(crowd.gpuBytes);
     data.restores = String(crowd.restored);
     data.grid = String(this.state.grid);
+    data.scene = this.sceneState.scene;
+    data.instances = String(count);
     if (stats) [data.visible, data.posed] = [String(stats.visible), String(stats.posed)];
     const lines = [
       `WebGL 2 (${this.reason})`,
-      `${this.character!.name} · ${this.population!.count.toLocaleString('en-US')} instances · ${crowd.jointsPerInstance} joints`,
-      `${this.fps.toFixed(0)} fps · CPU ${cpuMs.toFixed(2)} ms (update, cull, pose and draw calls)`,
+      `${this.model!.character.name} · ${activity ? `${activity.kind} scene · ` : ''}${count.toLocaleString('en-US')} instances · ${crowd.jointsPerInstance} joints`,
+      `${this.fps.toFixed(0)} fps · CPU ${cpuMs.toFixed(2)} ms (scene, update, cull, pose and draw calls)`,
       stats ? `visible ${stats.visible.toLocaleString('en-US')} · posed ${stats.posed.toLocaleString('en-US')}` : '',
       `draw calls ${crowd.drawCallCount} · GPU memory ${(crowd.gpuBytes / 2 ** 20).toFixed(1)} MiB`,
+      this.state.shadows ? 'no crowd shadows on the ground on WebGL 2' : '',
       crowd.restored > 0 ? `context restored ${crowd.restored}x` : '',
     ];
+    activity?.describe(lines, data);
+    if (!activity) this.selection.describe(lines, data);
     this.stats.textContent = lines.filter(Boolean).join('\n');
   }
 }

@@ -1,4 +1,5 @@
 import gridGlsl from './shaders/grid.glsl?raw';
+import { linkDemoProgram } from './gl-program';
 import { GRID_LINE_COLOR, GROUND_COLOR, SKY_COLOR } from './theme';
 
 /** The uniforms of shaders/grid.glsl, by name. */
@@ -21,21 +22,7 @@ export class GLGridPass {
 
   /** Throws naming the stage that fails to compile or link, with the driver's log. */
   constructor(private readonly gl: WebGL2RenderingContext) {
-    const program = gl.createProgram();
-    const shaders = [gl.VERTEX_SHADER, gl.FRAGMENT_SHADER].map((type) => {
-      const shader = gl.createShader(type)!;
-      // Both stages are in one file: the vertex stage is the text with VERTEX defined.
-      gl.shaderSource(shader, type === gl.VERTEX_SHADER ? gridGlsl.replace('\n', '\n#define VERTEX\n') : gridGlsl);
-      gl.compileShader(shader);
-      if (!gl.getShaderParameter(shader, gl.COMPILE_STATUS) && !gl.isContextLost()) {
-        throw new Error(`GLGridPass: the ${type === gl.VERTEX_SHADER ? 'vertex' : 'fragment'} stage of grid.glsl does not compile: ${gl.getShaderInfoLog(shader)}`);
-      }
-      gl.attachShader(program, shader);
-      return shader;
-    });
-    gl.linkProgram(program);
-    for (const shader of shaders) gl.deleteShader(shader);
-    if (!gl.getProgramParameter(program, gl.LINK_STATUS) && !gl.isContextLost()) throw new Error(`GLGridPass: grid.glsl does not link: ${gl.getProgramInfoLog(program)}`);
+    const program = linkDemoProgram(gl, gridGlsl, 'GLGridPass (grid.glsl)');
     this.program = program;
     this.vertexArray = gl.createVertexArray(); // no attributes: the quad's corners come from gl_VertexID
     for (const name of UNIFORMS) this.at[name] = gl.getUniformLocation(program, name);

@@ -112,7 +112,10 @@ async function startWebGL2(canvas: HTMLCanvasElement, state: DemoState, sceneSta
       lose.loseContext();
       setTimeout(() => lose.restoreContext(), 100);
     },
-    readAgents: () => Promise.resolve(null),
+    readAgents: async () => {
+      const agents = await app.readAgents();
+      return agents ? { ids: [...agents.ids], positions: [...agents.positions], velocities: [...agents.velocities], keyboard: agents.keyboard } : null;
+    },
   };
   try {
     if (!await app.loadModel(state.model)) throw new Error(`the model ${state.model} did not load`);

@@ -1,11 +1,12 @@
 import {
-  Crowd, CrowdControllers, CrowdImpostors, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, MeshoptSimplifier, parseControllerConfig,
-  type AppearanceImage, type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type MaskId, type ResourceReader,
+  Crowd, CrowdImpostors, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, MeshoptSimplifier, parseControllerConfig,
+  type AppearanceImage, type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type ResourceReader,
 } from '../src/index';
-import { AppearanceSpread, loadVariantImages } from './appearance';
+import { loadVariantImages } from './appearance';
 import { demoDecoders } from './decoders';
 import { MODELS, type ModelEntry } from './models';
 import { Population } from './population';
+import { SceneModel } from './scene-model';
 
 /** Where a scene's model came from: a name from MODELS, a URL (then `model` is ''), or a dropped file (then both are '', demo/drop.ts). */
 export interface SceneSource {
@@ -44,18 +45,14 @@ export interface Body {
 }
 
 /**
- * One loaded character, its crowd on the device and what the scenes share on that crowd: the
- * crowd scene's placement of instances, blend masks by root joint (the crowd keeps masks for
- * its life, so each is made once), the animation controllers and the props (each made on first
- * use), the features the character needs (morph targets and root motion) and picking (click and
- * box selection), made with the crowd.
+ * One loaded character, its crowd on the device and what the scenes share on that crowd
+ * (SceneModel: picking, blend masks, controllers, the appearance control), plus what needs
+ * WebGPU: the crowd scene's placement of instances, the props (made on first use), the features
+ * the character needs (morph targets and root motion) and bodies loaded beside the first one,
+ * drawn in the same render pass.
  */
-export class Scene {
+export class Scene extends SceneModel<Crowd> {
   readonly population: Population;
-  /** The appearance control's spread of tints, variants and parts (its CrowdAppearance is made when first turned on). */
-  readonly appearance: AppearanceSpread;
-  private readonly masks = new Map<string, MaskId>();
-  private controllersValue: CrowdControllers | undefined;
   private propsValue: CrowdProps | undefined;
   private impostorsValue: CrowdImpostors | undefined;
 
@@ -68,11 +65,11 @@ export class Scene {
   readonly crowds: readonly Crowd[];
 
   constructor(
-    readonly label: string, readonly source: SceneSource, readonly character: Character, readonly crowd: Crowd, readonly picking: CrowdPicking,
+    label: string, source: SceneSource, character: Character, crowd: Crowd, picking: CrowdPicking,
     /** The model's controller config, or one derived from its clip names. */
-    readonly controllerConfig: ControllerConfig,
+    controllerConfig: ControllerConfig,
     /** Why the model's controller config file was not used, if it was not. */
-    readonly configProblem = '',
+    configProblem = '',
     /** Bodies loaded beside this one (ModelEntry.beside), each with its own crowd; the Scene owns their crowds. */
     beside: readonly Omit<Body, 'population'>[] = [],
     /** The clip library every body's clips come from (ModelEntry.clips), if the model has one. */
@@ -82,8 +79,8 @@ export class Scene {
     /** The clips scene's clip set and body, when it bound them (SceneLoadOptions.clips). */
     readonly clipsChoice?: ClipsChoice,
   ) {
+    super(label, source, character, crowd, picking, controllerConfig, configProblem, variants);
     this.population = new Population(crowd, character);
-    this.appearance = new AppearanceSpread(crowd, character, variants);
     this.bodies = [
       { label, character, crowd, population: this.population },
       ...beside.map((b) => ({ ...b, population: new Population(b.crowd, b.character) })),
@@ -116,26 +113,10 @@ export class Scene {
     return bytes;
   }
 
-  /** The mask of `joint` and every joint below it (made on the first call for that joint). */
-  mask(joint: string): MaskId {
-    let id = this.masks.get(joint);
-    if (id === undefined) {
-      id = this.crowd.createMask({ root: joint });
-      this.masks.set(joint, id);
-    }
-    return id;
-  }
-
   /** Props on the crowd's joints (the held sword). */
   get props(): CrowdProps {
     this.propsValue ??= new CrowdProps(this.crowd);
     return this.propsValue;
-  }
-
-  /** The crowd's animation controllers (one set per crowd: their masks live as long as it). */
-  get controllers(): CrowdControllers {
-    this.controllersValue ??= new CrowdControllers(this.crowd, this.controllerConfig);
-    return this.controllersValue;
   }
 
   /** The first body's impostors, once a scene asked for them (useImpostors). */
@@ -262,7 +243,8 @@ function makeCrowd(device: GPUDevice, character: Character, options: CrowdOption
   return crowd;
 }
 
-async function loadControllerConfig(url: string | undefined, clipNames: readonly string[], signal: AbortSignal): Promise<{ config: ControllerConfig; problem: string }> {
+/** The controller config at `url` (MODELS' controllerUrl), or one derived from the clip names, with why the file was not used. */
+export async function loadControllerConfig(url: string | undefined, clipNames: readonly string[], signal: AbortSignal): Promise<{ config: ControllerConfig; problem: string }> {
   if (url) {
     try {
       const response = await fetch(url, { signal });

@@ -1,4 +1,4 @@
-import type { Crowd, CrowdPicking, PickCamera, ScreenRect } from '../src/index';
+import type { Crowd, CrowdPicking, GLCrowd, PickCamera, ScreenRect } from '../src/index';
 
 /** Ring colour of the selected character (display RGB, opacity): yellow-green, apart from the followed character's cyan ring and the orange models. */
 export const SELECTION_COLOR = [0.8, 1.0, 0.15, 0.95] as const;
@@ -11,7 +11,7 @@ export const SELECTION_COLOR = [0.8, 1.0, 0.15, 0.95] as const;
  * the overlay shows it (describe()).
  */
 export class Selection {
-  private crowd: Crowd | undefined;
+  private crowd: Crowd | GLCrowd | undefined;
   private picking: CrowdPicking | undefined;
   private selected: number | undefined;
   private boxCount: number | undefined;
@@ -26,7 +26,7 @@ export class Selection {
   }
 
   /** The crowd picked from now on (a new scene): the selection is dropped. */
-  setCrowd(crowd: Crowd | undefined, picking: CrowdPicking | undefined): void {
+  setCrowd(crowd: Crowd | GLCrowd | undefined, picking: CrowdPicking | undefined): void {
     this.crowd = crowd;
     this.picking = picking;
     this.selected = this.boxCount = undefined;

@@ -8,6 +8,8 @@ export const SKY_COLOR = { r: 0.70, g: 0.77, b: 0.84, a: 1 } as const;
 export const SKY_RGB8 = [179, 196, 214] as const;
 export const GROUND_COLOR = [0.56, 0.60, 0.58, 1] as const;
 export const GRID_LINE_COLOR = [0.36, 0.40, 0.40, 1] as const;
+/** Colour of the rings a scene draws on the ground (the steering scene's pillars): light grey, and its opacity. */
+export const RING_COLOR = [0.8, 0.8, 0.85, 0.9] as const;
 
 /** MSAA samples of the main render pass. */
 export const SAMPLE_COUNT = 4;

@@ -62,6 +62,7 @@ export { CrowdMorph } from './features/morph/crowd-morph';
 export { CrowdAppearance, type AppearanceOptions, type AppearanceImage, type InstanceAppearance } from './features/appearance/crowd-appearance';
 export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
 export { CrowdSteering } from './features/steering/crowd-steering';
+export { MAX_TWIN_AGENTS } from './features/steering/twin-engine';
 export type { CrowdSteeringOptions, FlowFieldOptions, GroundPoint, SteeringAgentOptions, SteeringAgents } from './features/steering/types';
 export { CrowdImpostors, type ImpostorAtlasInfo, type ImpostorOptions } from './features/impostors/crowd-impostors';
 export { DEFAULT_IMPOSTOR_BUDGET } from './features/impostors/impostor-atlas';

@@ -6,7 +6,7 @@ import type { SceneKind } from '../scene-state';
 
 /**
  * What one scene of the demo does with a loaded model's crowd: which instances exist, how they
- * animate each frame, and what the overlay says about them. The App owns the model (Scene) and
+ * animate each frame, and what the overlay says about them. The App owns the model (Scene, or a SceneModel on WebGL 2) and
  * the page-long GPU objects; an activity only adds, animates and removes instances.
  */
 export interface SceneActivity {

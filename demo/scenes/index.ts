@@ -1,5 +1,6 @@
 import type { Keyboard } from '../keyboard';
 import type { Scene } from '../scene';
+import type { SceneModel } from '../scene-model';
 import type { SceneKind, SceneState } from '../scene-state';
 import type { DemoState } from '../url-state';
 import type { WeightPlot } from '../weight-plot';
@@ -23,8 +24,23 @@ export interface ActivityContext {
   notify(message: string): void;
 }
 
+/** The scenes that run on a crowd of either backend (SceneModel); the crowd, clips and stadium scenes place a WebGPU Scene's populations. */
+export type ModelSceneKind = 'layers' | 'locomotion' | 'steering';
+
+/** Whether scene `kind` runs on a SceneModel of either backend (createModelActivity). */
+export function isModelScene(kind: SceneKind): kind is ModelSceneKind {
+  return kind === 'layers' || kind === 'locomotion' || kind === 'steering';
+}
+
 /** Starts scene `kind` on a loaded model (with no instances yet: setCount adds them). */
 export function createActivity(kind: SceneKind, scene: Scene, context: ActivityContext): SceneActivity {
+  if (isModelScene(kind)) return createModelActivity(kind, scene, context);
+  if (kind === 'stadium') return new StadiumActivity(scene, context.sceneState);
+  return kind === 'clips' ? new CrowdActivity(scene, context.state, 'clips') : new CrowdActivity(scene, context.state);
+}
+
+/** Starts the layers, locomotion or steering scene on a model of either backend (the WebGL 2 demo's way in: demo/gl-app.ts). */
+export function createModelActivity(kind: ModelSceneKind, scene: SceneModel, context: ActivityContext): SceneActivity {
   switch (kind) {
     case 'layers':
       return new LayersActivity(scene, context.sceneState, context.notify);
@@ -32,11 +48,5 @@ export function createActivity(kind: SceneKind, scene: Scene, context: ActivityC
       return new LocomotionActivity(scene, context.keyboard, context.plot, context.notify);
     case 'steering':
       return new SteeringActivity(scene);
-    case 'stadium':
-      return new StadiumActivity(scene, context.sceneState);
-    case 'clips':
-      return new CrowdActivity(scene, context.state, 'clips');
-    default:
-      return new CrowdActivity(scene, context.state);
   }
 }

@@ -2,7 +2,7 @@ import type { InstanceInit, LayerStackInit, MaskId } from '../../src/index';
 import type { StateKey } from '../controls';
 import type { LayerDefaults } from '../models';
 import { Random } from '../random';
-import type { Scene } from '../scene';
+import type { SceneModel } from '../scene-model';
 import type { SceneState } from '../scene-state';
 import type { SceneActivity } from './activity';
 import { jointNames, layerDefaults } from './layer-defaults';
@@ -50,7 +50,7 @@ export class LayersActivity implements SceneActivity {
     additive: [{ clip: 0, time: 0, speed: 1, weight: 0, mask: 0, reference: { clip: 0, time: 0, speed: 0 } }],
   } satisfies LayerStackInit;
 
-  constructor(private readonly scene: Scene, private readonly state: SceneState, notify: (message: string) => void) {
+  constructor(private readonly scene: SceneModel, private readonly state: SceneState, notify: (message: string) => void) {
     const { character } = scene;
     const { min, max } = character.bounds;
     this.height = Math.max(max[1] - min[1], 1e-6);

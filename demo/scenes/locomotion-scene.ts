@@ -4,7 +4,8 @@ import { HeldProp } from '../held-prop';
 import { MODELS } from '../models';
 import type { Keyboard } from '../keyboard';
 import { Random } from '../random';
-import type { Scene } from '../scene';
+import { Scene } from '../scene';
+import type { SceneModel } from '../scene-model';
 import type { WeightPlot } from '../weight-plot';
 import type { SceneActivity } from './activity';
 import { Wander } from './wander';
@@ -15,6 +16,13 @@ import { AGENT_RADIUS_PER_HEIGHT, characterHeight, steeringOf } from './steering
 const ACTION_KEYS = 9;
 /** Seconds between two looks at the same wanderer (the scene looks at count * dt / this per frame). */
 const LOOK_PERIOD = 0.5;
+/** What this scene leaves out on WebGL 2, and why (the overlay's lines there). */
+const GL_MISSING = [
+  'WebGL 2: no control pass, every controller CPU-driven',
+  '  no steering: the wanderers walk through each other',
+  '  (steering moves controllers through a GPU channel)',
+  '  no sword (CrowdProps needs WebGPU)',
+];
 
 /**
  * The locomotion scene: a crowd wandering under animation controllers (CrowdControllers: one
@@ -28,6 +36,12 @@ const LOOK_PERIOD = 0.5;
  * it moves, so S backpedals and A/D strafe. Up to STEERED_WANDERERS_MAX wanderers, every
  * character is an agent of the crowd's CrowdSteering (WanderSteering): the wanderers walk around
  * each other and around the keyboard's character, their decisions becoming steering goals.
+ *
+ * On WebGL 2 (a GLCrowd: docs/webgl2.md) every controller is CPU-driven (the control pass needs
+ * WebGPU), so each wanderer costs a controller step a frame; there is no steering (a CPU-driven
+ * controller places its character every frame, which restarts a steering agent standing there:
+ * steering animates controllers only through the GPU's locomotion channel) and no held prop
+ * (CrowdProps needs WebGPU); the overlay says so (GL_MISSING).
  */
 export class LocomotionActivity implements SceneActivity {
   readonly kind = 'locomotion';
@@ -56,10 +70,12 @@ export class LocomotionActivity implements SceneActivity {
   private nextLook = 0;
   private lookedAt = new Float64Array(0);
   private readonly state: LocomotionReadback = { x: 0, z: 0, velocityX: 0, velocityZ: 0, heading: 0, phase: 0, age: 0 };
-  /** The sword every character holds, on models whose MODELS entry names a hand. */
+  /** The sword every character holds, on models whose MODELS entry names a hand (WebGPU only). */
   private readonly prop: HeldProp | undefined;
+  /** How wanderers' controllers run: on the GPU (control pass) on WebGPU, on the CPU on WebGL 2. */
+  private readonly wanderDriver: 'cpu' | 'gpu';
 
-  constructor(private readonly scene: Scene, private readonly keyboard: Keyboard, private readonly plot: WeightPlot, notify: (message: string) => void) {
+  constructor(private readonly scene: SceneModel, private readonly keyboard: Keyboard, private readonly plot: WeightPlot, notify: (message: string) => void) {
     const { character, controllerConfig: config } = scene;
     const { min, max } = character.bounds;
     this.height = Math.max(max[1] - min[1], 1e-6);
@@ -68,7 +84,9 @@ export class LocomotionActivity implements SceneActivity {
     this.markerRadius = footprint * 0.75;
     this.cellSize = [footprint * 1.5, footprint * 1.5];
     this.wander = new Wander(config);
-    if (config.locomotion) this.steer = new WanderSteering(steeringOf(scene), config.locomotion.walkSpeed, AGENT_RADIUS_PER_HEIGHT * characterHeight(scene));
+    const gpu = scene.backend === 'webgpu';
+    this.wanderDriver = gpu ? 'gpu' : 'cpu';
+    if (config.locomotion && gpu) this.steer = new WanderSteering(steeringOf(scene), config.locomotion.walkSpeed, AGENT_RADIUS_PER_HEIGHT * characterHeight(scene));
     this.wander.steer = this.steer;
     this.weights = new Float32Array(character.clipNames.length);
     this.actionNames = config.actions.slice(0, ACTION_KEYS).map((a) => a.name);
@@ -77,9 +95,10 @@ export class LocomotionActivity implements SceneActivity {
     if (!config.locomotion) notify(`${scene.label} has no walk clip and no controller config with locomotion: the characters cannot walk`);
     plot.reset(character.clipNames);
     plot.show(true);
-    scene.controllers.readBack = true;
+    // GPU-driven controllers' positions come back from the GPU (CPU-driven ones have theirs at hand).
+    if (gpu) scene.controllers.readBack = true;
     const hand = MODELS[scene.source.model]?.hand;
-    this.prop = hand && character.jointNames.includes(hand) ? new HeldProp(scene, hand, notify) : undefined;
+    this.prop = hand && character.jointNames.includes(hand) && scene instanceof Scene ? new HeldProp(scene, hand, notify) : undefined;
   }
 
   get count(): number {
@@ -127,7 +146,7 @@ export class LocomotionActivity implements SceneActivity {
       const x = r * Math.sin(a);
       const z = r * Math.cos(a);
       const heading = i === 0 ? 0 : this.random.next() * 2 * Math.PI;
-      const controller = controllers.add(id, x, z, heading, { driver: i === this.selected ? 'cpu' : 'gpu' });
+      const controller = controllers.add(id, x, z, heading, { driver: i === this.selected ? 'cpu' : this.wanderDriver });
       this.controllers.push(controller);
       // Steering starts an agent at its instance's placement: the controller's start.
       if (steered) {
@@ -146,7 +165,8 @@ export class LocomotionActivity implements SceneActivity {
   select(index: number): void {
     if (this.countValue === 0) return;
     const next = ((index % this.countValue) + this.countValue) % this.countValue;
-    if (next !== this.selected) {
+    // On WebGL 2 every controller is CPU-driven already: the keyboard just moves on.
+    if (next !== this.selected && this.wanderDriver === 'gpu') {
       // The keyboard's character is CPU-driven (its output and position are read every frame);
       // the one it leaves goes back to the GPU. Each restarts where it stands.
       if (this.selected < this.countValue) this.redrive(this.selected, 'gpu');
@@ -234,7 +254,8 @@ export class LocomotionActivity implements SceneActivity {
     }
     if (this.lastKey) lines.push(`last key: ${this.lastKey}`);
     const stats = this.scene.controllers.gpuStats;
-    lines.push(`GPU-driven: ${this.countValue - 1} · ${stats.events} events, ${stats.uploadBytes} B uploaded this frame`);
+    if (this.wanderDriver === 'gpu') lines.push(`GPU-driven: ${this.countValue - 1} · ${stats.events} events, ${stats.uploadBytes} B uploaded this frame`);
+    else lines.push(`CPU-driven: ${this.countValue}`, ...GL_MISSING);
     const agents = this.steer?.on ? this.steer.steering.agentCount : 0;
     if (this.steer) {
       lines.push(this.steer.on ? `steering: ${agents.toLocaleString('en-US')} agents (the wanderers avoid each other and you)`
@@ -249,6 +270,7 @@ export class LocomotionActivity implements SceneActivity {
     data.heading = loco ? loco.heading.toFixed(3) : '';
     data.topClip = this.scene.character.clipNames[this.heaviest()];
     data.lastAction = this.lastKey;
+    data.driver = this.wanderDriver;
     data.prop = this.prop?.attached ? `Sword@${this.prop.joint}` : '';
     if (this.prop?.attached) lines.push(`holding: Sword in ${this.prop.joint} (CrowdProps)`);
   }

@@ -1,8 +1,8 @@
 import { mat4 } from 'wgpu-matrix';
-import type { CrowdControllers, CrowdSteering, GroundPoint, InstanceId, PickCamera, ScreenRect, SteeringAgents } from '../../src/index';
+import { MAX_TWIN_AGENTS, type CrowdControllers, type CrowdSteering, type GroundPoint, type InstanceId, type PickCamera, type ScreenRect, type SteeringAgents } from '../../src/index';
 import type { StateKey } from '../controls';
 import { MODELS } from '../models';
-import type { Scene } from '../scene';
+import type { SceneModel } from '../scene-model';
 import type { SceneActivity } from './activity';
 import { AGENT_RADIUS_PER_HEIGHT, characterHeight, steeringOf } from './steering-shared';
 
@@ -25,6 +25,12 @@ const SPEED_MARGIN = 1.4;
  * walk in step for good; at different paces their steps drift apart within seconds.
  */
 const PACE_SPREAD = 0.12;
+/** What this scene leaves out on WebGL 2, and why (the overlay's lines there). */
+const GL_MISSING = [
+  `WebGL 2: steering's twin on the CPU, at most ${MAX_TWIN_AGENTS} agents`,
+  '  no controllers (steering feeds GPU-driven ones):',
+  '  the walk clip plays at its own pace',
+];
 
 /**
  * The steering scene (?scene=steering): two groups cross a plaza with pillars, every character
@@ -36,6 +42,12 @@ const PACE_SPREAD = 0.12;
  * controller (CrowdControllers) that steering feeds (docs/steering.md, "Steering and
  * controllers"): idle, walk and run and their rates follow each agent's steered speed, at the
  * config's walkSpeed; otherwise the agents play the model's walk clip at its own pace.
+ *
+ * On WebGL 2 (a GLCrowd: docs/webgl2.md) steering is its TypeScript twin stepped on the CPU, at
+ * most MAX_TWIN_AGENTS (150) agents: a larger count shows that many, with the reason; picking is
+ * CPU raycasting and the selection's tint the GL draw's appearance records. The agents have no
+ * controllers there (GPU-driven controllers, which steering's locomotion channel feeds, need
+ * WebGPU): they play the walk clip at its own pace. The overlay says so (GL_MISSING).
  */
 export class SteeringActivity implements SceneActivity {
   readonly kind = 'steering';
@@ -55,11 +67,12 @@ export class SteeringActivity implements SceneActivity {
   private crossing = 0;
   private pending = false;
 
-  constructor(private readonly scene: Scene) {
+  constructor(private readonly scene: SceneModel) {
     this.height = characterHeight(scene);
     this.radius = AGENT_RADIUS_PER_HEIGHT * this.height;
     const locomotion = scene.controllerConfig.locomotion;
-    this.controllers = locomotion ? scene.controllers : undefined;
+    // Steering feeds GPU-driven controllers (its locomotion channel): none on WebGL 2.
+    this.controllers = locomotion && scene.backend === 'webgpu' ? scene.controllers : undefined;
     this.speed = locomotion ? locomotion.walkSpeed : PLAIN_SPEED_PER_HEIGHT * this.height;
     this.cellSize = [this.height, this.height];
     this.steering = steeringOf(scene);
@@ -74,7 +87,20 @@ export class SteeringActivity implements SceneActivity {
     return Math.max(8 * this.height, 3 * this.radius * Math.sqrt(Math.max(1, this.ids.length)) + 4 * this.height);
   }
 
+  /**
+   * Adds or removes characters, every one an agent. On WebGL 2 a count past MAX_TWIN_AGENTS
+   * shows that many and then throws the reason (the App shows it and takes the count shown).
+   */
   setCount(count: number): void {
+    const wanted = count;
+    if (this.scene.backend === 'webgl2') count = Math.min(count, MAX_TWIN_AGENTS);
+    this.resize(count);
+    if (wanted > count) {
+      throw new RangeError(`steering on WebGL 2 steps at most ${MAX_TWIN_AGENTS} agents (its TypeScript twin on the CPU; more need WebGPU, docs/webgl2.md)`);
+    }
+  }
+
+  private resize(count: number): void {
     const { crowd } = this.scene;
     while (this.ids.length > count) {
       const id = this.ids.pop()!;
@@ -157,7 +183,8 @@ export class SteeringActivity implements SceneActivity {
   describe(lines: string[], data: DOMStringMap): void {
     lines.push(`steering: ${this.steering.agentCount.toLocaleString('en-US')} agents, ${this.obstacles.length} pillars, ${this.selected.length} selected` +
       (this.selected.length ? ' (click the ground to send them)' : ' (click or Shift + drag to select)'));
-    lines.push(this.controllers ? `animated by controllers: idle / walk / run at each agent's speed (walkSpeed ${this.speed})` : 'no controller config with locomotion: the walk clip plays at its own pace');
+    if (this.scene.backend === 'webgl2') lines.push(...GL_MISSING);
+    else lines.push(this.controllers ? `animated by controllers: idle / walk / run at each agent's speed (walkSpeed ${this.speed})` : 'no controller config with locomotion: the walk clip plays at its own pace');
     data.agents = String(this.steering.agentCount);
     data.controlledAgents = String(this.controllers ? this.ids.length : 0);
     data.selectedAgents = String(this.selected.length);
@@ -167,7 +194,7 @@ export class SteeringActivity implements SceneActivity {
   dispose(clearCrowd: boolean): void {
     // Instances first (their agents go with them; setCount lays the pillars out again), then the
     // pillars: the steering stays with the crowd, and the next scene must find no obstacle.
-    if (clearCrowd) this.setCount(0);
+    if (clearCrowd) this.resize(0);
     for (const o of this.obstacles) this.steering.removeObstacle(o);
     this.obstacles = [];
     this.pillars = [];

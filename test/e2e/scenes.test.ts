@@ -279,4 +279,40 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     expect(problems).toEqual([]);
     await page.close();
   }, TEST_TIMEOUT);
+
+  it('on WebGL 2 (?backend=webgl2): the steering, locomotion and layers scenes run on the GL crowd and say what they leave out', async () => {
+    const { page, problems } = await open('?backend=webgl2&scene=steering&instances=16');
+    await page.setViewportSize({ width: 480, height: 300 }); // a quarter of the pixels: SwiftShader's GL fill is the cost here
+    await waitForCrowd(page, 16, 2);
+    expect([await stat(page, 'backend'), await stat(page, 'scene'), await stat(page, 'agents')]).toEqual(['webgl2', 'steering', '16']);
+    expect(await page.locator('#stats').textContent()).toMatch(/steering's twin on the CPU, at most 150 agents/);
+    // CPU picking: a box selects agents (tinted by the GL draw's appearance), a click on the ground sends them.
+    await page.keyboard.down('Shift');
+    await page.mouse.move(5, 5);
+    await page.mouse.down();
+    await page.mouse.move(475, 295, { steps: 2 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    await waitForStat(page, 'selectedAgents', /^[1-9]/);
+    await page.mouse.click(100, 285); // the ground at the bottom left, clear of the panel
+    await waitForStat(page, 'sentAgents', /^[1-9]/);
+    expect((await agents(page)).moving).toBeGreaterThan(4);
+
+    // Locomotion: CPU-driven controllers, no steering; the keyboard's character walks.
+    await page.goto(`${demo.baseUrl}/?backend=webgl2&scene=locomotion&instances=8`);
+    await waitForCrowd(page, 8, 2);
+    expect([await stat(page, 'driver'), await stat(page, 'agents')]).toEqual(['cpu', '0']);
+    expect(await page.locator('#stats').textContent()).toMatch(/no steering: the wanderers walk through each other/);
+    await page.keyboard.down('KeyW');
+    await waitForStat(page, 'topClip', /^WalkForward$/);
+    await page.keyboard.up('KeyW');
+
+    // Layers on the Fox: masks and layer stacks posed by the GL pose pass; drawn and moving.
+    await page.goto(`${demo.baseUrl}/?backend=webgl2&scene=layers&instances=8`);
+    await waitForCrowd(page, 8, 2);
+    expect([await stat(page, 'layerClip'), await stat(page, 'layerJoint')]).toEqual(['Survey', 'b_Neck_04']);
+    await expectAlive(page, 'scene-gl-layers');
+    expect(problems).toEqual([]);
+    await page.close();
+  }, TEST_TIMEOUT);
 });
