@@ -7,7 +7,6 @@ import { loadClips } from './load-clips';
 import { loadPrimitives, type PrimitiveSource } from './load-mesh';
 import { loadMorphSet, meshTargetCount } from './load-morph';
 import type { MorphSet, Rig, RigNodes, Skin, SkinnedPrimitive } from './rig';
-import { humanoidFromBones, vrmHumanBones } from './vrm-humanoid';
 
 /**
  * Builds the validated Rig of a parsed glTF (see rig.ts for its conventions). Everything wrong
@@ -100,9 +99,11 @@ export function buildRig(asset: GltfAsset): Rig {
   }
 
   const clips = loadClips(asset, rigIndexOf, warnings, { morphOf, targetCounts: morphs.map((m) => m.defaultWeights.length) });
-  // A VRM file's own humanoid map (VRMC_vrm, or VRM 0.x), over rig nodes, for binding clips (clip-library.ts).
-  const declared = vrmHumanBones(json);
-  const humanoid = declared && humanoidFromBones(declared, (n) => rigIndexOf[n]);
+  // A VRM file's own humanoid map (VRMC_vrm, or VRM 0.x), over rig nodes, for binding clips
+  // (clip-library.ts); the reader comes with the asset, for a VRM file only (parse.ts).
+  const vrm = asset.vrm;
+  const declared = vrm?.vrmHumanBones(json);
+  const humanoid = declared && vrm!.humanoidFromBones(declared, (n) => rigIndexOf[n]);
   return { nodes, skins, gltfSkinCount: gltfSkins.length, primitives, clips, morphs, warnings, ...(humanoid ? { humanoid } : {}) };
 }
 

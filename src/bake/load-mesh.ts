@@ -1,5 +1,4 @@
 import { readAccessor, ComponentType as C } from './accessor';
-import { vrmMaterialLook } from './vrm-humanoid';
 import { check, describeValue } from './errors';
 import type { EncodedImage, GltfAsset, GltfTextureInfo } from './gltf-json';
 import { loadMorphTargets } from './load-morph';
@@ -190,8 +189,9 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
   material.alphaCutoff = cutoff;
   material.doubleSided = m.doubleSided === true;
   material.unlit = m.extensions?.KHR_materials_unlit !== undefined;
-  // VRM's MToon drawn as its nearest look (docs/loading.md#vrm-files): lit, diffuse only; VRM 0.x's unlit shaders unlit.
-  const look = vrmMaterialLook(asset.json, index);
+  // VRM's MToon drawn as its nearest look (docs/loading.md#vrm-files): lit, diffuse only; VRM 0.x's
+  // unlit shaders unlit. The reader comes with the asset, for a VRM file only (parse.ts).
+  const look = asset.vrm?.vrmMaterialLook(asset.json, index);
   if (look === 'mtoon') Object.assign(material, { unlit: false, metallicFactor: 0, roughnessFactor: 1 });
   if (look === 'unlit') material.unlit = true;
   const normalScale = m.normalTexture?.scale ?? 1;

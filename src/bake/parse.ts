@@ -65,11 +65,19 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
     }));
   }
   const asset: GltfAsset = { json, buffers, images: [] };
+  // VRM's reader (about 1.7 KB of a minified page) is fetched only for a VRM file.
+  if (hasVrm(json)) asset.vrm = await import('./vrm-humanoid');
   // Each takes the extensions it decoded off extensionsRequired (buildRig checks them again).
   for (const decoder of [decoders.meshopt, decoders.draco]) await decoder?.decodeAsset(asset);
   for (let i = 0; i < (json.images ?? []).length; i++) asset.images.push(await readImage(asset, i, options.baseUrl, read));
   await decoders.ktx2?.decodeAsset(asset); // points textures at their KTX2 images, read above, and transcodes them
   return asset;
+}
+
+/** Whether the file uses VRM's extensions (what vrm-humanoid.ts reads): its humanoid map (1.0 or 0.x) or MToon materials. */
+function hasVrm(json: GltfJson): boolean {
+  return json.extensions?.VRMC_vrm !== undefined || json.extensions?.VRM !== undefined
+    || (json.materials ?? []).some((m) => m?.extensions?.VRMC_materials_mtoon !== undefined);
 }
 
 /**
