@@ -63,9 +63,14 @@ export interface BundleReport extends SizeRow {
   inputs: { what: string; bytes: number }[];
   /** Every input file with bytes in what the page loads, as esbuild names it (`node_modules/meshoptimizer/meshopt_simplifier.js`, ...). */
   files: string[];
-  /** What the page fetches only through a dynamic import (createCrowd's WebGL 2 backend): its chunks together, minified and gzipped (each file apart). */
+  /**
+   * What a page on WebGL 2 fetches besides, through createCrowd's dynamic import of the backend
+   * (src/webgl2/gl-canvas-crowd.ts): that chunk and what it imports statically, less the page's
+   * own, minified and gzipped (each file apart). Other on-demand chunks (root-motion extraction,
+   * mesh LOD making, the VRM reader: fetched by the loads that need them) are in neither row.
+   */
   onDemand: SizeRow;
-  /** Every input file with bytes in the on-demand chunks only. */
+  /** Every input file with bytes in those WebGL 2 chunks only. */
   onDemandFiles: string[];
 }
 
@@ -99,6 +104,8 @@ export async function minimalPage(root: string): Promise<BundleReport> {
     return { bytes: parts.reduce((sum, p) => sum + p.byteLength, 0), gzipBytes: parts.reduce((sum, p) => sum + gzipSync(p, { level: 9 }).byteLength, 0) };
   };
   const names = Object.keys(outputs).filter((name) => name.endsWith('.js'));
+  const glBackend = names.filter((name) => Object.keys(outputs[name].inputs).some((path) => /webgl2\/gl-canvas-crowd\.[jt]s$/.test(path)));
+  const lazy = [...new Set(glBackend.flatMap((name) => [...staticClosure(outputs, name)]))].filter((name) => !loaded.has(name));
   const groups = new Map<string, number>();
   const files = new Set<string>(), lazyFiles = new Set<string>();
   for (const name of names) {
@@ -107,11 +114,10 @@ export async function minimalPage(root: string): Promise<BundleReport> {
       if (loaded.has(name)) {
         groups.set(inputGroup(path), (groups.get(inputGroup(path)) ?? 0) + bytesInOutput);
         files.add(path);
-      } else lazyFiles.add(path);
+      } else if (lazy.includes(name)) lazyFiles.add(path);
     }
   }
   const inputs = [...groups].map(([what, bytes]) => ({ what, bytes })).sort((a, b) => b.bytes - a.bytes);
-  const lazy = names.filter((name) => !loaded.has(name));
   return {
     what: 'examples/minimal, minified', ...join2([...loaded]), inputs, files: [...files],
     onDemand: { what: 'loaded on demand (dynamic import)', ...join2(lazy) }, onDemandFiles: [...lazyFiles].filter((f) => !files.has(f)),
@@ -122,14 +128,15 @@ export async function minimalPage(root: string): Promise<BundleReport> {
 function pageChunks(outputs: Metafile['outputs']): Set<string> {
   const entry = Object.keys(outputs).find((name) => outputs[name].entryPoint?.endsWith('examples/minimal/main.js'));
   if (!entry) throw new Error('minimal page: esbuild wrote no chunk for examples/minimal/main.js');
-  const loaded = new Set<string>();
-  const visit = (name: string) => {
-    if (loaded.has(name)) return;
-    loaded.add(name);
-    for (const i of outputs[name].imports) if (i.kind === 'import-statement' && outputs[i.path]) visit(i.path);
-  };
-  visit(entry);
-  return loaded;
+  return staticClosure(outputs, entry);
+}
+
+/** Chunk `name` and the chunks it imports statically, transitively. */
+function staticClosure(outputs: Metafile['outputs'], name: string, into = new Set<string>()): Set<string> {
+  if (into.has(name)) return into;
+  into.add(name);
+  for (const i of outputs[name].imports) if (i.kind === 'import-statement' && outputs[i.path]) staticClosure(outputs, i.path, into);
+  return into;
 }
 
 /** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped and renamed (packageWgsl). */
