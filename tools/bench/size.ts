@@ -12,8 +12,8 @@
  * bundles the same page from src/ to say which of our files (and shaders) that dist/ code is.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { packageWgsl } from '../rename-wgsl';
@@ -44,12 +44,15 @@ async function minified(root: string, bundleDependencies: boolean): Promise<stri
 export async function packageSizes(root: string): Promise<SizeRow[]> {
   buildPackage(root);
   const file = (path: string) => readFileSync(join(root, path));
+  // The library's files: the entries at dist/'s top and every module below it (the CLI's chunks sit at the top too).
+  const library = (ending: string) => Buffer.concat(readdirSync(join(root, 'dist'), { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith(ending) && (path.includes(sep) || /^(index|three|react|webgl2)\./.test(path))).sort().map((path) => file(join('dist', path))));
   return [
     row('library, minified, dependencies as imports', await minified(root, false)),
     row('library, minified, dependencies bundled', await minified(root, true)),
-    row('dist/index.js as published (ESM, not minified)', file('dist/index.js')),
+    row('the library\'s .js files in dist/ as published (ESM, not minified; gzipped together)', library('.js')),
     row('dist/crowd-skin.standalone.js as published (dependencies bundled, minified)', file('dist/crowd-skin.standalone.js')),
-    row('dist/index.d.ts', file('dist/index.d.ts')),
+    row('the library\'s .d.ts files in dist/ (gzipped together)', library('.d.ts')),
   ];
 }
 
