@@ -5,7 +5,6 @@ import { checkGltfJson } from './json-shape';
 import { defaultSceneRoots, gltfParents, nodesUnder, restTrs } from './hierarchy';
 import { loadClips } from './load-clips';
 import { loadPrimitives, type PrimitiveSource } from './load-mesh';
-import { loadMorphSet, meshTargetCount } from './load-morph';
 import type { MorphSet, Rig, RigNodes, Skin, SkinnedPrimitive } from './rig';
 
 /**
@@ -88,12 +87,13 @@ export function buildRig(asset: GltfAsset): Rig {
       skinJointCount: skins[skin].joints.length,
     };
     const meshes = json.meshes ?? [];
-    const targets = source.gltfMesh < meshes.length && Array.isArray(meshes[source.gltfMesh].primitives) ? meshTargetCount(asset, source.gltfMesh) : 0;
+    // The morph target reader comes with the asset, for a file with targets only (parse.ts).
+    const targets = asset.morph && source.gltfMesh < meshes.length && Array.isArray(meshes[source.gltfMesh].primitives) ? asset.morph.meshTargetCount(asset, source.gltfMesh) : 0;
     if (targets > 0) {
       // Masks act on a mesh's weights through its own rig node (rigid), else its skin's topmost joint.
       const maskNode = source.rigid ? rigIndexOf[n] : Math.min(...skins[skin].joints);
       morphOf.set(n, source.morphSet = morphs.length);
-      morphs.push(loadMorphSet(asset, n, source.gltfMesh, targets, maskNode, gltfNodes[n].name ?? `node${n}`, warnings));
+      morphs.push(asset.morph!.loadMorphSet(asset, n, source.gltfMesh, targets, maskNode, gltfNodes[n].name ?? `node${n}`, warnings));
     }
     for (const primitive of loadPrimitives(asset, source, warnings)) primitives.push({ ...primitive, nodeName: gltfNodes[n].name ?? `node${n}` });
   }

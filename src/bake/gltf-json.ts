@@ -155,4 +155,9 @@ export interface GltfAsset {
    * undefined for any other file, which has neither. Not owned: shared by every asset.
    */
   vrm?: typeof import('./vrm-humanoid');
+  /**
+   * The morph target reader (load-morph.ts), which parseGltf fetches and attaches only for a file
+   * with morph targets; undefined for any other file. Not owned: shared by every asset.
+   */
+  morph?: typeof import('./load-morph');
 }

@@ -1,7 +1,6 @@
 import { readAccessor, ComponentType as C } from './accessor';
 import { check, describeValue } from './errors';
 import type { EncodedImage, GltfAsset, GltfTextureInfo } from './gltf-json';
-import { loadMorphTargets } from './load-morph';
 import { attributeExpectations, isQuantized, renormalizeDirections } from './quantization';
 import { defaultMaterial, defaultTextureSampler, type MaterialInfo, type SkinnedPrimitive, type TextureSampler } from './rig';
 
@@ -131,7 +130,7 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
       gltfNode: src.gltfNode, gltfMesh: src.gltfMesh, primitiveIndex: p, skin: src.skin, vertexCount,
       positions: positions.values as Float32Array, normals, uvs, ...(uvs1 ? { uvs1 } : {}), ...(tangents ? { tangents } : {}), ...(colors ? { colors } : {}), influences, joints, weights, indices,
       material,
-      ...(src.morphSet === undefined ? {} : { morph: loadMorphTargets(asset, prim, src.morphSet, vertexCount, normals !== undefined, where) }),
+      ...(src.morphSet === undefined ? {} : { morph: asset.morph!.loadMorphTargets(asset, prim, src.morphSet, vertexCount, normals !== undefined, where) }),
     });
   });
   return out;
