@@ -159,7 +159,7 @@ function rawText(root: string): Plugin {
 /**
  * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders packaged as the
  * package build does), split as minimalPage is: our bytes in what the page loads, by source file, largest first. Within a percent of the
- * dist/ bundle; it names what the dist/ chunk holds. With `dependencies`, the files of
+ * dist/ bundle (one dist/ file per source module, so the two tables name the same files). With `dependencies`, the files of
  * dependencies are listed too, by their path from node_modules/ (`meshoptimizer/meshopt_simplifier.js`).
  */
 export async function minimalPageSources(root: string, { dependencies = false } = {}): Promise<{ what: string; bytes: number }[]> {
