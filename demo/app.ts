@@ -14,6 +14,7 @@ import { Renderer, trackCanvasSize } from './renderer';
 import { loadScene, Scene, type SceneSource } from './scene';
 import { SCENE_DEFAULTS, type SceneState } from './scene-state';
 import { createActivity, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
+import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { jointNames } from './scenes/layer-defaults';
 import { Selection, SELECTION_COLOR } from './selection';
 import { StatsOverlay } from './stats';
@@ -56,6 +57,8 @@ export class App {
   private readonly progress = new ProgressBar();
   private readonly view: ViewSettings = { follow: true };
   private readonly context: ActivityContext;
+  /** The clips scene's body and clip set (panel pickers and dropped files). */
+  private readonly clipsPicks: ClipsPicks;
   private scene: Scene | undefined;
   private activity: SceneActivity | undefined;
   private loadToken = 0;
@@ -103,12 +106,14 @@ export class App {
       state, sceneState, keyboard: new Keyboard(), plot: new WeightPlot(plotCanvas),
       notify: (message) => this.messages.show('info', message),
     };
+    this.clipsPicks = new ClipsPicks(sceneState);
     this.controls = new Controls(state, sceneState, this.view, {
       changed: (key) => this.onChanged(key),
       resetCamera: () => this.frameCamera(),
       loadUrl: (url) => void this.loadUrl(url),
       nextCharacter: () => { if (this.activity instanceof LocomotionActivity) this.activity.selectNext(); },
     });
+    this.controls.setClipsPicks(this.clipsPicks.bodyNames, this.clipsPicks.setNames);
   }
 
   start(): void {
@@ -179,8 +184,21 @@ export class App {
     return this.load(file, { model: '', url });
   }
 
-  /** Loads a file dropped on the page (demo/drop.ts); on failure the current scene keeps running. */
-  loadDropped(dropped: DroppedModel): Promise<boolean> { return this.load(dropped.name, dropped.source); }
+  /**
+   * Loads a file dropped on the page (demo/drop.ts); on failure the current scene keeps running.
+   * In the clips scene a body becomes the scene's body, a file of clips only its clip set.
+   */
+  loadDropped(dropped: DroppedModel): Promise<boolean> {
+    if (this.sceneState.scene !== 'clips') return this.load(dropped.name, dropped.source);
+    this.clipsPicks.drop(dropped);
+    return this.loadClipsScene();
+  }
+
+  /** The clips scene again with the picks now (body, clip set, leg solve): its model with `beside`, else the scene's default. */
+  private loadClipsScene(): Promise<boolean> {
+    this.controls.setClipsPicks(this.clipsPicks.bodyNames, this.clipsPicks.setNames);
+    return this.loadModel(MODELS[this.state.model]?.beside ? this.state.model : SCENE_DEFAULTS.clips.model);
+  }
 
   private async load(label: string, source: SceneSource, clips?: [string, string]): Promise<boolean> {
     const token = ++this.loadToken;
@@ -200,7 +218,7 @@ export class App {
           // No paletteSize: the default budget (65,536 joint sets) serves the drawn characters past that many instances (docs/palette.md).
           skinning: this.state.skinning,
         },
-        onProgress, signal: abort.signal,
+        onProgress, signal: abort.signal, clips: this.sceneState.scene === 'clips' ? this.clipsPicks.choice() : undefined,
       });
       if (token !== this.loadToken) {
         scene.destroy();
@@ -215,6 +233,12 @@ export class App {
         (current ? `. Still showing ${current.label}.` : '');
       console.error(message, error);
       this.messages.show('error', message);
+      if (this.sceneState.scene === 'clips' && this.clipsPicks.revert(current?.clipsChoice)) {
+        this.controls.setClipsPicks(this.clipsPicks.bodyNames, this.clipsPicks.setNames);
+        this.controls.setClipsReport(`refused: ${(error as Error).message}`);
+        // Refused at start (the URL's picks): the default picks instead, so the scene shows.
+        if (!current) void this.loadClipsScene();
+      }
       this.state.model = current?.source.model || this.state.model;
       this.state.modelUrl = current?.source.url && !current.source.model ? current.source.url : '';
       if (this.activity) this.sceneState.scene = this.activity.kind;
@@ -257,6 +281,8 @@ export class App {
     previous?.destroy();
     this.startActivity();
     this.controls.setClips(names, jointNames(character));
+    const choice = scene.clipsChoice;
+    this.controls.setClipsReport(choice ? scene.bodies.map((b) => `${b.label}: ${bindingSummary(b.character, choice.legSolve)}`).join('\n') : '');
   }
 
   /** Starts the scene kind of the state on the current model, ending the one running. */
@@ -290,6 +316,11 @@ export class App {
         }
         break;
       }
+      case 'clipsBody':
+      case 'clipSet':
+      case 'legSolve':
+        void this.loadClipsScene();
+        break;
       case 'instances':
         this.countChanged = true;
         break;

@@ -7,7 +7,7 @@ import { MAX_INSTANCES, SKINNING_METHODS, type DemoState } from './url-state';
 /** Keys of DemoState and SceneState that the panel edits; the App reacts to each. */
 export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid'
   | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight' | 'culling' | 'lod' | 'animationLod' | 'shadows'
-  | 'skinning' | 'appearance' | 'lights';
+  | 'skinning' | 'appearance' | 'lights' | 'clipsBody' | 'clipSet' | 'legSolve';
 
 /** Settings of the view that are not part of the URL. */
 export interface ViewSettings {
@@ -44,6 +44,11 @@ export class Controls {
   private readonly layerClip: OptionController;
   private readonly layerJoint: OptionController;
   private readonly locomotion: GUI;
+  /** The clips scene's pickers (body, clip set, leg solve) and the binding found, or the refusal. */
+  private readonly clipsFolder: GUI;
+  private readonly clipsBody: OptionController;
+  private readonly clipSet: OptionController;
+  private readonly clipsReport = document.createElement('div');
   private readonly url = { address: '' };
 
   constructor(private readonly state: DemoState, private readonly sceneState: SceneState, view: ViewSettings, actions: ControlActions) {
@@ -73,6 +78,14 @@ export class Controls {
     this.layerJoint = on(this.layers.add(sceneState, 'layerJoint', [sceneState.layerJoint]), 'layerJoint').name('mask root joint') as OptionController;
     on(this.layers.add(sceneState, 'layerWeight', 0, 1, 0.01), 'layerWeight').name('override weight');
     on(this.layers.add(sceneState, 'additiveWeight', 0, 1, 0.01), 'additiveWeight').name('additive weight');
+
+    this.clipsFolder = gui.addFolder('Clips');
+    this.clipsBody = on(this.clipsFolder.add(sceneState, 'clipsBody', [sceneState.clipsBody]), 'clipsBody').name('body') as OptionController;
+    this.clipSet = on(this.clipsFolder.add(sceneState, 'clipSet', [sceneState.clipSet]), 'clipSet').name('clip set') as OptionController;
+    on(this.clipsFolder.add(sceneState, 'legSolve'), 'legSolve').name('leg solve');
+    this.clipsReport.className = 'clips-report';
+    this.clipsReport.style.cssText = 'padding: 4px 8px; white-space: pre-wrap; font-size: 11px; line-height: 1.35';
+    this.clipsFolder.$children.appendChild(this.clipsReport);
 
     this.locomotion = gui.addFolder('Locomotion');
     this.locomotion.add(view, 'follow').name('camera follows');
@@ -104,6 +117,18 @@ export class Controls {
     this.sync();
   }
 
+  /** Refills the clips scene's body and clip-set pickers (ClipsPicks: the built-in ones and those dropped). */
+  setClipsPicks(bodies: readonly string[], sets: readonly string[]): void {
+    this.clipsBody.options([...bodies]);
+    this.clipSet.options([...sets]);
+    this.sync();
+  }
+
+  /** The clips scene's report under its pickers: how the clip set bound to each body, or why it was refused. */
+  setClipsReport(text: string): void {
+    this.clipsReport.textContent = text;
+  }
+
   /** Shows the state's current values and the controls that apply to the scene and mode. */
   sync(): void {
     const scene = this.sceneState.scene;
@@ -111,6 +136,7 @@ export class Controls {
     for (const c of this.crowdOnly) c.show(scene === 'crowd' || scene === 'clips');
     this.layers.show(scene === 'layers');
     this.locomotion.show(scene === 'locomotion');
+    this.clipsFolder.show(scene === 'clips');
     this.blend.enable(uniform);
     this.randomPhases.enable(uniform);
     this.variety.enable(!uniform);

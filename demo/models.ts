@@ -16,7 +16,11 @@ export interface ModelEntry {
   hand?: string;
   /** Clips files read once with loadClips; the one library is bound to this body and to every body `beside` (docs/clips.md). */
   clips?: string[];
-  /** Other MODELS loaded beside this one, each with its own crowd in the same view, bound to this entry's clip library. */
+  /**
+   * Other MODELS loaded beside this one, each with its own crowd in the same view, bound to this
+   * entry's clip library. In the clips scene the last one is the body picked (CLIPS_BODIES) and the
+   * library the clip set picked (CLIP_SETS).
+   */
   beside?: string[];
   /** Base-colour variant images for the appearance control (CrowdAppearance options.variants), if any. */
   variants?: string[];
@@ -79,4 +83,43 @@ export const MODELS: Record<string, ModelEntry> = {
 };
 
 export const MODEL_NAMES = Object.keys(MODELS);
+
+/** A body the clips scene's body picker offers: where it is served from and how it loads. */
+export interface ClipsBody {
+  url: string;
+  /** Load options (root motion taken out, so the bodies walk in place side by side). */
+  load: Pick<LoadOptions, 'rootMotion'>;
+}
+
+const inPlace: ClipsBody['load'] = { rootMotion: { mode: 'in-place' } };
+const walker = (file: string): ClipsBody => ({ url: `${base}models/Walker/${file}`, load: inPlace });
+
+/**
+ * The clips scene's bodies (docs/demo.md): the humanoid bodies the project has, none with clips
+ * of its own but the Mannequin (npm run make-walker writes the Walker's; docs/retargeting.md), and
+ * the Fox, which has no humanoid: a humanoid clip set is refused on it, naming both skeletons.
+ */
+export const CLIPS_BODIES: Record<string, ClipsBody> = {
+  WalkerStocky: walker('WalkerStocky.glb'),
+  WalkerVRoid: walker('WalkerVRoid.glb'),
+  WalkerMixamo: walker('WalkerMixamo.glb'),
+  WalkerSpine: walker('WalkerSpine.glb'),
+  WalkerLegs: walker('WalkerLegs.glb'),
+  WalkerBack: walker('WalkerBack.glb'),
+  Mannequin: { url: `${base}models/Mannequin/Mannequin.glb`, load: inPlace },
+  Fox: { url: `${base}models/Fox/Fox.glb`, load: {} },
+};
+
+/**
+ * The clips scene's clip sets: clips files of public/models read with loadClips, bound to every
+ * body of the scene with no options. Walker.glb and Mannequin.glb are bodies with clips (read for
+ * their clips only); Fox.glb's clips match no humanoid and are refused on the Walker's bodies.
+ */
+export const CLIP_SETS: Record<string, string> = {
+  'WalkerClips.glb': `${base}models/Walker/WalkerClips.glb`,
+  'WalkerClipsMixamo.glb': `${base}models/Walker/WalkerClipsMixamo.glb`,
+  'Walker.glb': `${base}models/Walker/Walker.glb`,
+  'Mannequin.glb': `${base}models/Mannequin/Mannequin.glb`,
+  'Fox.glb': `${base}models/Fox/Fox.glb`,
+};
 export const DEFAULT_MODEL = 'Fox';

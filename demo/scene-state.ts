@@ -1,3 +1,4 @@
+import { CLIP_SETS, CLIPS_BODIES } from './models';
 import type { DemoState } from './url-state';
 
 /**
@@ -31,10 +32,17 @@ export interface SceneState {
   layerWeight: number;
   /** Layers scene: additive layer weight, [0, 1]. */
   additiveWeight: number;
+  /** Clips scene: the body beside the two WalkerBody ones, a name of CLIPS_BODIES or of a file dropped on the page. */
+  clipsBody: string;
+  /** Clips scene: the clip set bound to every body, a name of CLIP_SETS or of a dropped clips file. */
+  clipSet: string;
+  /** Clips scene: solve the legs of bodies whose leg proportions differ from the clips' (LoadOptions.legSolve). */
+  legSolve: boolean;
 }
 
 export const DEFAULT_SCENE_STATE: Readonly<SceneState> = {
   scene: 'crowd', layerClip: '', layerJoint: '', layerWeight: 0.8, additiveWeight: 0.6,
+  clipsBody: 'WalkerStocky', clipSet: 'WalkerClips.glb', legSolve: true,
 };
 
 /**
@@ -67,12 +75,26 @@ export function readSceneState(search: string, crowd: DemoState, problems: strin
   };
   unit('layerWeight');
   unit('additiveWeight');
+  const pick = (key: 'clipsBody' | 'clipSet', names: string[]): void => {
+    const raw = params.get(key);
+    if (raw === null) return;
+    if (names.includes(raw)) state[key] = raw;
+    else problems.push(`URL parameter ${key}=${raw} must be one of ${names.join(', ')}; showing ${state[key]}`);
+  };
+  pick('clipsBody', Object.keys(CLIPS_BODIES));
+  pick('clipSet', Object.keys(CLIP_SETS));
+  state.legSolve = params.get('legSolve') !== '0';
   return state;
 }
 
-/** Adds the scene settings to URL parameters (the layer settings only in the layers scene). */
+/** Adds the scene settings to URL parameters (the layer settings only in the layers scene, the picks only in the clips scene; a dropped file's never). */
 export function writeSceneParams(params: URLSearchParams, state: SceneState): void {
   params.set('scene', state.scene);
+  if (state.scene === 'clips') {
+    if (state.clipsBody !== DEFAULT_SCENE_STATE.clipsBody && state.clipsBody in CLIPS_BODIES) params.set('clipsBody', state.clipsBody);
+    if (state.clipSet !== DEFAULT_SCENE_STATE.clipSet && state.clipSet in CLIP_SETS) params.set('clipSet', state.clipSet);
+    if (!state.legSolve) params.set('legSolve', '0');
+  }
   if (state.scene !== 'layers') return;
   if (state.layerClip) params.set('layerClip', state.layerClip);
   if (state.layerJoint) params.set('layerJoint', state.layerJoint);

@@ -15,6 +15,23 @@ export interface SceneSource {
   file?: { bytes: ArrayBuffer; baseUrl: string; readResource: ResourceReader };
 }
 
+/** A dropped file's bytes, the URL its relative uris resolve against and the reader of the files dropped beside it (SceneSource.file). */
+export type DroppedFile = NonNullable<SceneSource['file']>;
+
+/**
+ * What the clips scene binds (demo/scenes/clips-picks.ts): the clip set, read with loadClips and
+ * bound to every body, and the body loaded beside the two WalkerBody ones (in place of the last of
+ * ModelEntry.beside), each a file of public/models (`url`) or a dropped one (`file`).
+ */
+export interface ClipsChoice {
+  /** The clip set: its name (the panel's) and where it is read from. */
+  set: { label: string; url: string; file?: DroppedFile };
+  /** The body: its name, where it is read from and its load options. */
+  body: { label: string; url: string; file?: DroppedFile; load: ModelEntry['load'] };
+  /** LoadOptions.legSolve of every body. */
+  legSolve: boolean;
+}
+
 /**
  * A body loaded beside a scene's first one (ModelEntry.beside): its character, its own crowd
  * (drawn in the same pass, with the same camera) and where the crowd scene places its instances.
@@ -61,6 +78,8 @@ export class Scene {
     readonly library?: ClipLibrary,
     /** Base-colour variant images of the first body for the appearance control (ModelEntry.variants). */
     variants: readonly AppearanceImage[] = [],
+    /** The clips scene's clip set and body, when it bound them (SceneLoadOptions.clips). */
+    readonly clipsChoice?: ClipsChoice,
   ) {
     this.population = new Population(crowd, character);
     this.appearance = new AppearanceSpread(crowd, character, variants);
@@ -125,6 +144,8 @@ export class Scene {
 
 export interface SceneLoadOptions {
   crowd: CrowdOptions;
+  /** The clips scene's picks: for a model with `beside`, the clip set in place of its `clips` and the body in place of its last `beside`. */
+  clips?: ClipsChoice;
   onProgress: (loaded: number, total: number) => void;
   signal: AbortSignal;
 }
@@ -143,20 +164,27 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
   const entry = MODELS[source.model];
   // Compressed files (meshopt, Draco, KTX2) load too, by ?modelUrl= or dropped: the decoders are handed in (demo/decoders.ts).
   const decoders = demoDecoders;
-  const library = entry?.clips ? await loadClips(entry.clips, { signal: options.signal, decoders }) : undefined;
+  const choice = entry?.beside ? options.clips : undefined;
+  const signal = options.signal;
+  const library = choice ? await readClipSet(choice, signal)
+    : entry?.clips ? await loadClips(entry.clips, { signal, decoders }) : undefined;
   // Mesh LOD levels for every model: the simplifier is handed in (the library ships it only to pages that do).
-  const load = (url: string, load: ModelEntry['load'], onProgress?: SceneLoadOptions['onProgress']) =>
-    loadCharacter(url, { ...load, lod: { simplifier: MeshoptSimplifier }, decoders, clips: library ? [library] : undefined, onProgress, signal: options.signal });
+  const load = (from: string | DroppedFile, load: ModelEntry['load'], onProgress?: SceneLoadOptions['onProgress']) =>
+    loadCharacter(typeof from === 'string' ? from : from.bytes, {
+      ...load, lod: { simplifier: MeshoptSimplifier }, decoders, clips: library ? [library] : undefined, legSolve: choice?.legSolve, onProgress, signal,
+      ...(typeof from === 'string' ? {} : { baseUrl: from.baseUrl, readResource: from.readResource }),
+    });
   const character = source.file
     ? await loadCharacter(source.file.bytes, { lod: { simplifier: MeshoptSimplifier }, decoders, baseUrl: source.file.baseUrl, readResource: source.file.readResource })
-    : await load(source.url, entry?.load, options.onProgress);
+    : await bound(choice, label, () => load(source.url, entry?.load, options.onProgress));
   const besideCharacters: { label: string; character: Character }[] = [];
-  for (const name of entry?.beside ?? []) {
-    const other = MODELS[name];
-    if (!other) throw new Error(`MODELS.${source.model}.beside names "${name}", which is not a model of the demo`);
+  const beside = (entry?.beside ?? []).map((name) => ({ name, from: MODELS[name]?.url as string | DroppedFile | undefined, load: MODELS[name]?.load }));
+  if (choice) beside.splice(-1, 1, { name: choice.body.label, from: choice.body.file ?? choice.body.url, load: choice.body.load });
+  for (const { name, from, load: loadOptions } of beside) {
+    if (!from) throw new Error(`MODELS.${source.model}.beside names "${name}", which is not a model of the demo`);
     // A model loaded a second time (the first body again: its own Character and crowd) is told apart as "WalkerBody #2".
     const loaded = [label, ...besideCharacters.map((b) => b.label)].filter((l) => l === name || l.startsWith(`${name} #`)).length;
-    besideCharacters.push({ label: loaded > 0 ? `${name} #${loaded + 1}` : name, character: await load(other.url, other.load) });
+    besideCharacters.push({ label: loaded > 0 ? `${name} #${loaded + 1}` : name, character: await bound(choice, name, () => load(from, loadOptions)) });
   }
   const { config, problem } = await loadControllerConfig(entry?.controllerUrl, character.clipNames, options.signal);
   const variants = await loadVariantImages(entry?.variants ?? [], options.signal);
@@ -179,8 +207,34 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
     if (thrown) throw thrown;
     throw new Error(`the GPU rejected the model's buffers or pipelines: ${gpuError?.message ?? 'unknown error'}`);
   }
-  const beside = besideCharacters.map((b, i) => ({ ...b, crowd: crowds[i + 1] }));
-  return new Scene(label, source, character, crowds[0], picking, config, problem, beside, library, variants);
+  const besideBodies = besideCharacters.map((b, i) => ({ ...b, crowd: crowds[i + 1] }));
+  return new Scene(label, source, character, crowds[0], picking, config, problem, besideBodies, library, variants, choice);
+}
+
+/** The clips scene's clip set, read with loadClips; a file that is no clips file is refused, naming it. */
+async function readClipSet(choice: ClipsChoice, signal: AbortSignal): Promise<ClipLibrary> {
+  const { set } = choice;
+  try {
+    return await loadClips(set.file ? set.file.bytes : set.url, { signal, decoders: demoDecoders, ...(set.file && { baseUrl: set.file.baseUrl, readResource: set.file.readResource }) });
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new Error(`the clip set ${set.label} cannot be read: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Loads a body of the clips scene, naming the body, and the clip set when it is the clips file
+ * that cannot bind (its ModelErrors start "clips file '...'"); `choice` undefined: any other scene, as is.
+ */
+async function bound(choice: ClipsChoice | undefined, body: string, load: () => Promise<Character>): Promise<Character> {
+  if (!choice) return load();
+  try {
+    return await load();
+  } catch (error) {
+    const { name, message } = error as Error;
+    if (name === 'AbortError') throw error;
+    throw new Error(message.startsWith('clips file \'') ? `the clip set ${choice.set.label} cannot bind to ${body}: ${message}` : `${body}: ${message}`);
+  }
 }
 
 /** A crowd of `character` with the features the character needs (morph targets, root motion). */

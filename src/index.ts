@@ -15,7 +15,7 @@
 // Loading: a glTF file -> a validated, baked Character.
 export { loadCharacter, type Character, type LoadOptions, type MorphTargetInfo } from './character/character';
 export { loadClips, type ClipLoadOptions, type ClipSource } from './character/clips';
-export type { ClipLibrary, JointNameMap } from './bake/clip-library';
+export type { ClipBinding, ClipLibrary, HumanoidBinding, JointNameMap } from './bake/clip-library';
 export type { CharacterBounds } from './bake/bounds';
 export type { MeshLods } from './bake/mesh-lod';
 export type { MeshLodOptions, MeshSimplifier } from './bake/mesh-lod-options';

@@ -5,6 +5,7 @@ import { spiralHalfSide } from '../spiral';
 import { formatBytes } from '../stats';
 import type { DemoState } from '../url-state';
 import type { SceneActivity } from './activity';
+import { bindingSummary } from './clips-picks';
 
 /** Cells (of the first body's spacing) between the blocks of two bodies side by side. */
 const BODY_GAP_CELLS = 2;
@@ -110,13 +111,14 @@ export class CrowdActivity implements SceneActivity {
 
   /**
    * With several bodies: each body's instances, tables and instances drawn (its crowd's cull
-   * counts), and the clip library they are bound to, all read from the loaded objects.
+   * counts), and the clip library they are bound to, all read from the loaded objects; in the
+   * clips scene also how the clip set bound to each body (Character.clipBindings).
    */
   describe(lines: string[], data: DOMStringMap): void {
     if (this.bodies.length === 1) return;
     const { library } = this.scene;
     if (library) {
-      const bound = this.bodies.filter((b) => library.clipNames.every((name) => b.character.clipNames.includes(name))).length;
+      const bound = this.bodies.filter((b) => b.character.clipBindings.length > 0).length;
       lines.push(`clip library ${library.name}: ${library.clipNames.length} clips, read once, bound to ${bound} bodies`);
       data.libraryClips = String(library.clipNames.length);
       data.libraryBodies = String(bound);
@@ -127,6 +129,8 @@ export class CrowdActivity implements SceneActivity {
       const { character, crowd, population, label } = body;
       const drawn = crowd.cullStats?.visible ?? crowd.count;
       lines.push(`  ${label}: ${population.count.toLocaleString('en-US')} instances, ${drawn.toLocaleString('en-US')} drawn, tables ${formatBytes(character.bakedBytes)}`);
+      const choice = this.scene.clipsChoice;
+      if (choice) lines.push(`    ${bindingSummary(character, choice.legSolve)}`);
       const tracks = character.baked.tracks;
       copies.set(tracks, [...(copies.get(tracks) ?? []), label]);
       ownCopies += character.bakedBytes;
@@ -141,6 +145,13 @@ export class CrowdActivity implements SceneActivity {
     data.bodyDrawn = this.bodies.map((b) => b.crowd.cullStats?.visible ?? b.crowd.count).join(',');
     data.bodyTables = this.bodies.map((b) => b.character.bakedBytes).join(',');
     data.tableCopies = String(copies.size);
+    // The clips scene: per body, the maps bound through ('VRMC_vrm<crowd-skin', or 'copied' / 'name'), bones mapped, joints unmapped, legs solved.
+    const bindings = this.bodies.map((b) => b.character.clipBindings[b.character.clipBindings.length - 1]);
+    data.bodyMaps = bindings.map((k) => (k?.humanoid ? `${k.humanoid.body}<${k.humanoid.file}` : k?.retargeted ? 'name' : 'copied')).join(',');
+    data.bodyMapped = bindings.map((k) => k?.humanoid?.bones ?? 0).join(',');
+    data.bodyUnmapped = bindings.map((k) => k?.humanoid?.unmapped.length ?? 0).join(',');
+    data.bodyLegs = bindings.map((k) => k?.humanoid?.legs ?? 0).join(',');
+    data.clipSet = this.scene.clipsChoice?.set.label ?? '';
     data.tablesHeld = String(held);
     data.tablesEachOwn = String(ownCopies);
   }

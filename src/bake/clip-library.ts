@@ -148,17 +148,32 @@ export function makeClipLibrary(files: ClipFile[], warnings: string[]): ClipLibr
   };
 }
 
-/** How one file bound to a rig (attachClips). */
+/** How one clips file bound to a character (attachClips; Character.clipBindings; docs/retargeting.md). */
 export interface ClipBinding {
+  /** The clips file's name (its URL's file name, or `clips<i>` for bytes). */
   file: string;
-  /** Rig node of each file node, -1 where the body has no node of that name. */
+  /** @internal Rig node of each file node, -1 where the body has no node of that name. */
   remap: Int32Array;
-  /** Whether the rest poses differ, so the clips were retargeted. */
+  /** Whether the clips were retargeted (other rest poses, names or proportions); false when their values were copied as they are. */
   retargeted: boolean;
   /** The root translation's scale (body hip height / file hip height), 1 when not retargeted. */
   rootScale: number;
-  /** Where the two humanoid maps came from (body, file) when the file bound bone to bone; absent when bound by name. */
-  humanoid?: { body: string; file: string };
+  /** The two humanoid maps, when the file bound bone to bone; absent when it bound by node name (no humanoid on a side, a name map, or the same skeleton). */
+  humanoid?: HumanoidBinding;
+}
+
+/** A bone-to-bone binding's humanoid maps (ClipBinding.humanoid; docs/retargeting.md). */
+export interface HumanoidBinding {
+  /** Where the body's map came from: 'VRMC_vrm' or 'VRM' (the file's own map), or the name convention recognized ('Mixamo', 'VRoid', 'crowd-skin', ...). */
+  body: string;
+  /** Where the clips file's map came from, as `body`. */
+  file: string;
+  /** Human bones mapped on both sides: the body joints the clips drive bone to bone. */
+  bones: number;
+  /** The body's joints no human bone of the clips maps to, by name: spread over (between two mapped bones) or kept at their rest. */
+  unmapped: string[];
+  /** Legs solved toward the clips' scaled foot path (0 to 2): 0 when the legs are in the clips' proportions or LoadOptions.legSolve is false. */
+  legs: number;
 }
 
 export interface AttachOptions {
@@ -269,7 +284,9 @@ function bindHumanoid(rig: Rig, file: ClipFile, byName: Int32Array, body: Humano
     name: clip.name, duration: clip.duration,
     channels: retargeted ? [...retargetHumanoidClip(plan, clip), ...retarget(rig, file, clip, extra, -1, 1).filter((ch) => ch.path !== 'translation')] : copied(clip, remap),
   }));
-  return { clips, binding: { file: file.name, remap, retargeted, rootScale: retargeted ? plan.rootScale : 1, humanoid: { body: body.source, file: humanoid.source } } };
+  const unmapped = rig.nodes.names.filter((_, n) => rig.nodes.isJoint[n] === 1 && plan.kind[n] !== 1);
+  const summary: HumanoidBinding = { body: body.source, file: humanoid.source, bones: plan.pairs.length, unmapped, legs: retargeted ? plan.legs.length : 0 };
+  return { clips, binding: { file: file.name, remap, retargeted, rootScale: retargeted ? plan.rootScale : 1, humanoid: summary } };
 }
 
 /**

@@ -12,7 +12,7 @@ import { parseGltf, type ResourceReader } from '../bake/parse';
 import type { Rig } from '../bake/rig';
 import type { BakedRootMotion, RootMotionOptions } from '../bake/root-motion';
 import { restPose } from '../bake/sampler';
-import type { ClipLibrary } from '../bake/clip-library';
+import type { ClipBinding, ClipLibrary } from '../bake/clip-library';
 import { download } from './download';
 import { show } from '../math/show';
 import { createPose, jointMatrices, localToModel } from '../math/pose';
@@ -90,6 +90,12 @@ export interface Character {
   readonly drawOrder?: DrawOrder;
   /** Loader repairs and ignored features, one sentence each. */
   readonly warnings: readonly string[];
+  /**
+   * How each clips file of LoadOptions.clips bound to this body, file after file (empty without
+   * libraries): retargeted or copied, bone to bone through which humanoid maps, or by node name
+   * (docs/retargeting.md).
+   */
+  readonly clipBindings: readonly ClipBinding[];
   /** Milliseconds spent parsing + building the rig, baking (tables and bounds), and simplifying (mesh LOD). */
   readonly timings: {
     /** Parsing the file, validating it and building the rig, milliseconds. */
@@ -257,6 +263,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     lods,
     drawOrder: drawOrder(rig, lods?.indices),
     warnings: rig.warnings,
+    clipBindings: bindings,
     timings: { loadMs: t1 - t0, bakeMs: t2 - t1, lodMs: performance.now() - t2 },
     clipIndex(clip: string | number): number {
       return resolveClip(baked.clipNames, clip, { model: name });

@@ -104,6 +104,10 @@ describe('humanoid retargeting onto the Walker\'s body variants', { timeout: 120
         const body = await rigOf(name);
         const [binding] = attachClips(body, [await library(clips)]);
         expect(binding.humanoid?.body).toBe(name === 'WalkerVRoid.glb' ? 'VRMC_vrm' : name === 'WalkerMixamo.glb' ? 'Mixamo' : 'crowd-skin');
+        // What the binding reports (Character.clipBindings, the demo's clips scene): every Walker bone
+        // mapped, the extra spine joint unmapped (spread over), no leg solved (legs in proportion).
+        expect(binding.humanoid).toMatchObject({ file: 'crowd-skin', bones: 17, legs: 0 }); // WalkerClipsMixamo.glb: the Walker's names behind `mixamorig:`
+        expect(binding.humanoid?.unmapped).toEqual(name === 'WalkerSpine.glb' ? ['Spine.001'] : []);
         // The body turns to face as the clips do: the comparison below is with the Walker's own pose.
         expect(binding.retargeted).toBe(true);
         const worst = compare(walker, body, name, names);
@@ -124,7 +128,7 @@ describe('humanoid retargeting onto the Walker\'s body variants', { timeout: 120
     const fromSpine = makeClipLibrary([{ ...file, humanoid: humanoidOf(undefined, (i) => i, file.names) }], []);
     const body = await rigOf('WalkerBody.glb');
     const [binding] = attachClips(body, [fromSpine]);
-    expect(binding.humanoid).toEqual({ body: 'crowd-skin', file: 'crowd-skin' });
+    expect(binding.humanoid).toEqual({ body: 'crowd-skin', file: 'crowd-skin', bones: 17, unmapped: [], legs: 0 });
     expect(body.warnings.join('\n')).toContain('(Spine.001)'); // animated there, absent here: folded into the chest's turn
     const worst = compare(walker, body, 'WalkerBody.glb');
     console.log(`WalkerSpine's clips on WalkerBody.glb: worst joint ${(100 * worst.position).toFixed(4)}% of the height, worst bone ${worst.degrees.toFixed(4)} degrees (${worst.where})`);
@@ -134,9 +138,11 @@ describe('humanoid retargeting onto the Walker\'s body variants', { timeout: 120
 
   it(`the leg solve on WalkerLegs.glb (thigh ${LEGS_THIGH} m, shin ${(0.8 - LEGS_THIGH).toFixed(1)} m): planted feet slide at most 2% of walking speed, not without it`, async () => {
     const solved = await rigOf('WalkerLegs.glb');
-    attachClips(solved, [await library('WalkerClipsMixamo.glb')]);
+    const [solvedBinding] = attachClips(solved, [await library('WalkerClipsMixamo.glb')]);
     const copied = await rigOf('WalkerLegs.glb');
-    attachClips(copied, [await library('WalkerClipsMixamo.glb')], { legSolve: false });
+    const [copiedBinding] = attachClips(copied, [await library('WalkerClipsMixamo.glb')], { legSolve: false });
+    expect(solvedBinding.humanoid?.legs).toBe(2);
+    expect(copiedBinding.humanoid?.legs).toBe(0);
     const feet = ['Foot.L', 'Foot.R'];
     const lines: string[] = [];
     for (const clip of ['WalkForward', 'WalkRight', 'RunForward']) {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { droppedModel } from '../../demo/drop';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { droppedModel, isClipsOnly } from '../../demo/drop';
 import { loadCharacter } from '../../src/character/character';
 import { gltfpackFiles } from '../helpers/compress';
-import { modelPath } from '../helpers/models';
+import { BUNDLED_MODELS, modelPath } from '../helpers/models';
 
 /**
  * The demo's dropped files (demo/drop.ts), in Node: which file is the model, what is said when
@@ -32,5 +34,19 @@ describe('a drop: the model among the files, or what is wrong', () => {
     const alone = await droppedModel(dropped.filter((f) => f.name.endsWith('.gltf')));
     if (typeof alone === 'string') throw new Error(alone);
     await expect(load(alone)).rejects.toThrow(/^buffer 0: could not read 'figure\.bin' \('figure\.bin' was not dropped with figure\.gltf; drop it together with the \.gltf\)$/);
+  });
+
+  it('a .vrm is a model; a file of clips only (no mesh) is told from a body, as the clips scene takes it', async () => {
+    const walker = (name: string) => file(name, readFileSync(join(BUNDLED_MODELS, 'Walker', name)));
+    const vrm = await droppedModel([file('avatar.vrm', readFileSync(join(BUNDLED_MODELS, 'Walker', 'WalkerVRoid.glb')))]);
+    if (typeof vrm === 'string') throw new Error(vrm);
+    expect([vrm.name, vrm.clipsOnly]).toEqual(['avatar.vrm', false]);
+    for (const [name, clipsOnly] of [['WalkerClips.glb', true], ['WalkerClipsMixamo.glb', true], ['Walker.glb', false], ['WalkerBody.glb', false]] as const) {
+      const dropped = await droppedModel([walker(name)]);
+      if (typeof dropped === 'string') throw new Error(dropped);
+      expect(dropped.clipsOnly, name).toBe(clipsOnly);
+    }
+    expect(isClipsOnly(new TextEncoder().encode('{"animations":[{}]}').buffer)).toBe(true); // a .gltf's text
+    expect(isClipsOnly(new TextEncoder().encode('not a glTF').buffer)).toBe(false);
   });
 });

@@ -13,6 +13,8 @@ describe('readSceneState: invalid input is reported and replaced by defaults', (
     ['?scene=ballet', /scene=ballet must be crowd, layers, locomotion/],
     ['?scene=layers&layerWeight=x', /layerWeight=x is not a number/],
     ['?scene=layers&additiveWeight=', /additiveWeight= is not a number/],
+    ['?scene=clips&clipsBody=Robot', /clipsBody=Robot must be one of WalkerStocky, WalkerVRoid, .*; showing WalkerStocky$/],
+    ['?scene=clips&clipSet=x.glb', /clipSet=x\.glb must be one of WalkerClips\.glb, WalkerClipsMixamo\.glb, .*; showing WalkerClips\.glb$/],
   ])('%s', (search, problem) => {
     const { problems } = read(search);
     expect(problems).toHaveLength(1);
@@ -46,14 +48,25 @@ describe('readSceneState', () => {
   it('reads every field', () => {
     const { scene, problems } = read('?scene=layers&layerClip=Survey&layerJoint=b_Neck_04&layerWeight=0.25&additiveWeight=0.75');
     expect(problems).toEqual([]);
-    expect(scene).toEqual({ scene: 'layers', layerClip: 'Survey', layerJoint: 'b_Neck_04', layerWeight: 0.25, additiveWeight: 0.75 });
+    expect(scene).toEqual({ ...DEFAULT_SCENE_STATE, scene: 'layers', layerClip: 'Survey', layerJoint: 'b_Neck_04', layerWeight: 0.25, additiveWeight: 0.75 });
+    const clips = read('?scene=clips&clipsBody=WalkerVRoid&clipSet=WalkerClipsMixamo.glb&legSolve=0');
+    expect(clips.problems).toEqual([]);
+    expect(clips.scene).toMatchObject({ scene: 'clips', clipsBody: 'WalkerVRoid', clipSet: 'WalkerClipsMixamo.glb', legSolve: false });
   });
 
   it('round-trips through writeSceneParams', () => {
-    const written = { scene: 'layers', layerClip: 'Run', layerJoint: 'b_Head_05', layerWeight: 0.5, additiveWeight: 0.125 } as const;
+    const written = { ...DEFAULT_SCENE_STATE, scene: 'layers', layerClip: 'Run', layerJoint: 'b_Head_05', layerWeight: 0.5, additiveWeight: 0.125 } as const;
     const params = new URLSearchParams();
     writeSceneParams(params, written);
     expect(read(`?${params}`).scene).toEqual(written);
+    const clips = { ...DEFAULT_SCENE_STATE, scene: 'clips', clipsBody: 'WalkerLegs', clipSet: 'Mannequin.glb', legSolve: false } as const;
+    const clipsParams = new URLSearchParams();
+    writeSceneParams(clipsParams, clips);
+    expect(read(`?${clipsParams}`).scene).toEqual(clips);
+    // A dropped file's name is not in the URL (a reload cannot have the file): the defaults stand.
+    const dropped = new URLSearchParams();
+    writeSceneParams(dropped, { ...clips, clipsBody: 'avatar.vrm', clipSet: 'moves.glb', legSolve: true });
+    expect(dropped.toString()).toBe('scene=clips');
   });
 
   it('writes only the scene outside the layers scene', () => {
