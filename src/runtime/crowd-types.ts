@@ -149,6 +149,12 @@ export interface CullStats {
   perLevel: number[];
   /** Indices drawn for the camera (vertex shader invocations, at most). */
   vertices: number;
+  /**
+   * While impostors are routed (CrowdImpostors): instances in the band between the meshes and the
+   * impostors, each drawn twice (a mesh and an impostor, screen-door faded): counted in both
+   * those `perLevel` entries and both draws' `vertices`, once in `visible`.
+   */
+  band?: number;
 }
 
 // The vocabulary of the features' methods (src/features), kept here with the rest so that the

@@ -88,7 +88,7 @@ export class Crowd extends CrowdCamera {
       character, options, store: this.store,
       get clock() { return self.clockSeconds; }, get skinning() { return self.skinningMethod; },
       get locomotionDrive() { return self.features.locomotionDrive; }, feature: (name) => this.features.get(name),
-      routeImpostors: (size, pixels) => this.view.routeImpostors(size, pixels),
+      routeImpostors: (size, pixels, band) => this.view.routeImpostors(size, pixels, band),
       rebuildPasses: () => {
         this.passes.destroy();
         this.createPasses(this.gpuDevice);

@@ -53,8 +53,10 @@ export interface CrowdKernel {
    * `pixels` pixels on the camera's viewport to the cull pass's impostor list (EncodedFrame.impostors):
    * neither posed nor drawn as meshes from then on (unless they cast into the shadow map), and counted
    * by the cull stats as one more level of IMPOSTOR_VERTICES (4) each. `pixels` 0 stops it. For the impostor feature.
+   * `band` in [0, 1) (default 0: none): instances from (1 - band) x the switch distance up to it are
+   * the band, posed and listed with a fade (EncodedFrame.impostors) for the feature to draw both ways.
    */
-  routeImpostors(size: number, pixels: number): void;
+  routeImpostors(size: number, pixels: number, band?: number): void;
   /** Re-creates the kernel's passes now, on the same device (a feature that changes what they bind, such as vertex weights). */
   rebuildPasses(): void;
   /** @internal The kernel's draw as it stands now (replaced with its passes: restore, skinning, rebuildPasses). */

@@ -228,12 +228,13 @@ export const MAX_LOD_LEVELS = 4;
  * per level for the shadow map.
  */
 export const CULL_COUNTERS = {
-  words: 3 + 2 * MAX_LOD_LEVELS,
+  words: 4 + 2 * MAX_LOD_LEVELS,
   posePlain: 0,
   poseLayered: 1,
   camera: 2, //               + level
   shadow: 2 + MAX_LOD_LEVELS, // + level
   impostor: 2 + 2 * MAX_LOD_LEVELS, // instances drawn as impostors (CULL_PARAMS.impostorDistance; a feature draws them)
+  band: 3 + 2 * MAX_LOD_LEVELS, //    instances in the impostor band (CULL_PARAMS.impostorBand): drawn both ways, faded
 } as const;
 
 /**
@@ -242,8 +243,11 @@ export const CULL_COUNTERS = {
  * instanceCount, firstIndex, baseVertex, firstInstance) per (list, level, primitive), list 0 the
  * camera and 1 the shadow map: word CULL_ARGS.draws + ((list * levels + level) * primitives + primitive) * 5;
  * then one drawIndirect quadruple (IMPOSTOR_VERTICES, impostor instances, 0, 0) for the impostor list
- * (CullPass.impostorArgsOffset), and, while impostors are routed, the list itself from
- * CULL_PARAMS.impostorList (a 256-byte boundary).
+ * (CullPass.impostorArgsOffset), one for the band's impostors (IMPOSTOR_VERTICES, band instances, 0, 0),
+ * one drawIndexedIndirect quintuple per primitive for the band's meshes (at the band's level), and,
+ * while impostors are routed, the impostor list itself from CULL_PARAMS.impostorList (a 256-byte
+ * boundary, listStride slots), then the band list from CULL_PARAMS.bandList (listStride slots,
+ * then listStride fades as f32 bits by slot).
  */
 export const CULL_ARGS = {
   posePlain: 0,
@@ -271,7 +275,7 @@ export const LOD_NOT_FORCED = 0xffffffff;
  * world matrix), so one threshold serves instances of every size.
  */
 export const CULL_PARAMS = {
-  size: 336,
+  size: 352,
   planes: 0, //             array<vec4f, 6>: camera frustum (left, right, bottom, top, near, far)
   lightPlanes: 96, //       array<vec4f, 6>: the shadow map's light frustum
   cameraPosition: 192, //   vec3f: world
@@ -294,6 +298,8 @@ export const CULL_PARAMS = {
   dispatchWidth: 324, //    u32: workgroups per row of the 2D cull dispatch, and the pose dispatches it writes
   impostorDistance: 328, // f32: visible instances from this distance / scale on go to the impostor list, unposed (3.4e38: none)
   impostorList: 332, //     u32: word of the args buffer where the impostor list starts (CullPass.impostorListOffset / 4)
+  impostorBand: 336, //     f32: visible instances from this distance / scale up to impostorDistance are in the band: drawn as both, faded (= impostorDistance: no band)
+  bandList: 340, //         u32: word of the args buffer where the band list starts (CullPass.bandListOffset / 4)
 } as const;
 
 /** Per (level, primitive) of the LOD index ranges (shaders/culling/cull.wgsl `LodRange`). */
@@ -573,8 +579,8 @@ export const PALETTE_PARAMS = {
   slotTotal: 4, //      u32: slots the release dispatch walks (the store's listStride)
   count: 8, //          u32: live instances (slots at and above it give their entries back)
   listStride: 12, //    u32: entries per draw list
-  list: 16, //          u32: which draw list this dispatch walks (camera levels, then shadow levels)
-  lists: 20, //         u32: draw lists (2 x levels)
+  list: 16, //          u32: which draw list this dispatch walks (camera levels, then shadow levels, then = lists: the impostor band's, bound alone)
+  lists: 20, //         u32: draw lists in the store (2 x levels)
   sharedBase: 24, //    u32: first shared entry (the palette size)
   clockTicks: 28, //    i32: crowd clock in ticks (the shared pose's time bucket)
   dispatchWidth: 32, // u32: workgroups per row of the indirect 2D grids

@@ -1,14 +1,16 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
-import { mat4 } from 'wgpu-matrix';
 import type { EncodedImage } from '../bake/gltf-json';
 import { AppearanceGroups, type AppearanceSource } from './appearance-groups';
-import { CAMERA, checkSkinning, type SkinningMethod } from './layout';
+import { CAMERA, checkSkinning, CULL_ARGS, type SkinningMethod } from './layout';
 import { checkMorphLimits } from './limits';
 import { cullMode, materialRecord, samplerCache } from './material-data';
 import { FLAT_NORMAL, MaterialTextures } from './material-textures';
 import { EnvironmentMap, ENVIRONMENT_LAYERS, type ResolvedEnvironment } from './environment-map';
 import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
 import { streamsKey, vertexConstants, vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
+import { frameBindGroup, frameBindGroupAt, vertexEntryPoint, writeCamera } from './skin-frame';
+
+export { frameBindGroup, vertexEntryPoint, writeCamera } from './skin-frame';
 
 /** The render targets a crowd draws into: fixed when its pipelines are made. */
 export interface SkinPassOptions {
@@ -28,6 +30,8 @@ interface DrawItem {
   mesh: PrimitiveBuffers;
   pipeline: GPURenderPipeline;
   material: GPUBindGroup;
+  /** The impostor band's pipeline (skin.wgsl BAND), made at its first drawBand. */
+  band?: GPURenderPipeline;
 }
 
 /** What the skin pass reads per instance: InstanceStore satisfies it. The pass does not own the buffers. */
@@ -70,7 +74,7 @@ export class SkinPass {
   private readonly items: DrawItem[] = [];
   /** The lights as the shader reads them; `lights.direction` is the sun's (the shadow map follows it). */
   readonly lights: ResolvedLights;
-  private readonly inverse = mat4.create();
+  private readonly inverse = new Float32Array(16);
   private readonly camera: GPUBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
   private readonly frameLayout: GPUBindGroupLayout;
@@ -88,7 +92,10 @@ export class SkinPass {
   private readonly environmentSampler: GPUSampler;
   private readonly noEnvironment: GPUTextureView;
   private environment: EnvironmentMap | undefined; // the prefiltered lights.environment (owned), or undefined
-  private readonly pipelineFor: (buffers: PrimitiveBuffers) => GPURenderPipeline;
+  private readonly pipelineFor: (buffers: PrimitiveBuffers, band?: boolean) => GPURenderPipeline;
+  /** bind()'s inputs, and the band's frame group over (list, offset) of drawBand (made again when either changes or bind() runs). */
+  private inputs: [SkinInputs, GPUBuffer | undefined] | undefined;
+  private band: { group: GPUBindGroup; list: GPUBuffer; offset: number } | undefined;
   /** The pipeline layout and shader module, which ShadowPass's pipelines share. */
   readonly pipelineLayout: GPUPipelineLayout;
   readonly module: GPUShaderModule;
@@ -159,10 +166,10 @@ export class SkinPass {
     const module = device.createShaderModule({ label: 'SkinPass.shader', code: skinWgsl });
     this.module = module;
     const pipelines = new Map<string, GPURenderPipeline>();
-    const pipelineFor = (this.pipelineFor = (buffers: PrimitiveBuffers) => {
-      const key = `${pipelineKey(buffers, this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers))}.env${Number(this.environment !== undefined)}`;
+    const pipelineFor = (this.pipelineFor = (buffers: PrimitiveBuffers, band = false) => {
+      const key = `${pipelineKey(buffers, this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers))}.env${Number(this.environment !== undefined)}.band${Number(band)}`;
       let pipeline = pipelines.get(key);
-      if (!pipeline) pipelines.set(key, (pipeline = this.createPipeline(module, layout, buffers, options)));
+      if (!pipeline) pipelines.set(key, (pipeline = this.createPipeline(module, layout, buffers, options, band)));
       return pipeline;
     });
     const samplerOf = samplerCache(device, 'SkinPass.sampler');
@@ -209,6 +216,9 @@ export class SkinPass {
   /** The frame bind group layout (camera, joints, instances, instance list), which ShadowPass shares. */
   get frameBindGroupLayout(): GPUBindGroupLayout { return this.frameLayout; }
 
+  /** @internal The prefiltered lights.environment (a 2d-array view of ENVIRONMENT_LAYERS layers), or undefined without one: the impostor pass lights with it too. */
+  get environmentView(): GPUTextureView | undefined { return this.environment?.view; }
+
   /** Per primitive, in MeshBuffers order: its material bind group (group 1), which ShadowPass binds too. */
   get materials(): GPUBindGroup[] {
     const out: GPUBindGroup[] = [];
@@ -238,7 +248,10 @@ export class SkinPass {
     this.environment?.destroy();
     this.environment = made;
     this.shadowGroup = this.createShadowGroup(this.shadowView ?? this.noShadow);
-    for (const item of this.items) item.pipeline = this.pipelineFor(item.mesh);
+    for (const item of this.items) {
+      item.pipeline = this.pipelineFor(item.mesh);
+      if (item.band) item.band = this.pipelineFor(item.mesh, true);
+    }
   }
 
   /**
@@ -246,6 +259,8 @@ export class SkinPass {
    * targets at its instances' morph weights (MorphStore.weightBuffer). Does not own them.
    */
   bind(inputs: SkinInputs, morphWeights?: GPUBuffer): void {
+    this.inputs = [inputs, morphWeights];
+    this.band = undefined;
     this.direct = frameBindGroup(this.device, this.frameLayout, 'SkinPass.frame', this.camera, inputs, inputs.identityListBuffer, 0, morphWeights);
     this.levelGroups.length = 0;
     for (let level = 0; level < inputs.lodLevels; level++) {
@@ -295,6 +310,30 @@ export class SkinPass {
     }
   }
 
+  /**
+   * @internal The impostor band's meshes (src/features/impostors): one indirect draw per primitive
+   * (arguments at `argsOffset` + CULL_ARGS.drawWords x 4 x primitive in `args`) over the band list, `bytes` bytes of
+   * `list` from byte `offset` (listStride slots, then listStride fades by slot), with the BAND
+   * pipelines (skin.wgsl: each keeps the pixels its instance's screen-door fade leaves to the mesh).
+   */
+  drawBand(pass: GPURenderPassEncoder, list: GPUBuffer, offset: number, bytes: number, args: GPUBuffer, argsOffset: number): void {
+    if (!this.inputs) throw new Error('SkinPass.drawBand: call bind() first');
+    if (this.band?.list !== list || this.band.offset !== offset) {
+      const group = frameBindGroupAt(this.device, this.frameLayout, 'SkinPass.frameBand', this.camera, this.inputs[0], list, offset, bytes, this.inputs[1]);
+      this.band = { group, list, offset };
+    }
+    pass.setBindGroup(0, this.band.group);
+    pass.setBindGroup(2, this.shadowGroup);
+    const looks = this.appearance?.refresh();
+    for (const item of this.items) {
+      pass.setPipeline((item.band ??= this.pipelineFor(item.mesh, true)));
+      pass.setBindGroup(1, item.material);
+      if (looks) pass.setBindGroup(3, looks[item.index]);
+      this.mesh.setBuffers(pass, item.mesh);
+      pass.drawIndexedIndirect(args, argsOffset + item.index * CULL_ARGS.drawWords * 4);
+    }
+  }
+
   destroy(): void {
     for (const resource of this.owned) resource.destroy();
     this.environment?.destroy();
@@ -319,14 +358,15 @@ export class SkinPass {
     return buffer;
   }
 
-  private createPipeline(module: GPUShaderModule, layout: GPUPipelineLayout, buffers: PrimitiveBuffers, options: SkinPassOptions): GPURenderPipeline {
+  private createPipeline(module: GPUShaderModule, layout: GPUPipelineLayout, buffers: PrimitiveBuffers, options: SkinPassOptions, band: boolean): GPURenderPipeline {
     const entryPoint = this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers);
+    const streams = { ...vertexConstants(buffers), ...(band ? { BAND: 1 } : {}) };
     const material = buffers.primitive.material;
     const blend = material.alphaMode === 'BLEND';
     return this.device.createRenderPipeline({
-      label: `SkinPass.pipeline.${pipelineKey(buffers, entryPoint)}`,
+      label: `SkinPass.pipeline.${pipelineKey(buffers, entryPoint)}${band ? '.band' : ''}`,
       layout,
-      vertex: { module, entryPoint, buffers: vertexLayouts(buffers), constants: { ...this.vertexConstants, ...vertexConstants(buffers) } },
+      vertex: { module, entryPoint, buffers: vertexLayouts(buffers), constants: { ...this.vertexConstants, ...streams } },
       fragment: {
         module, entryPoint: this.appearance ? 'fragmentAppearance' : 'fragment',
         // BLEND: premultiplied-free "over" (three.js's NormalBlending); opaque and MASK write alpha as is.
@@ -334,7 +374,7 @@ export class SkinPass {
           color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
           alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
         } } : {}) }],
-        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, ENVIRONMENT: this.environment ? 1 : 0, ...vertexConstants(buffers) },
+        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, ENVIRONMENT: this.environment ? 1 : 0, ...streams },
       },
       primitive: { topology: 'triangle-list', cullMode: cullMode(material) },
       // BLEND surfaces test depth but do not write it, so those behind them still show through.
@@ -342,55 +382,6 @@ export class SkinPass {
       multisample: { count: options.sampleCount ?? 1 },
     });
   }
-}
-
-/**
- * Writes CAMERA's camera and light fields into `c` (shadow fields untouched): `viewProjection`
- * (column-major, world -> clip, depth in [0, 1]), the lights, and the eye from its inverse
- * (`inverse`: 16 floats of scratch): the point sent to w = 0, or for an orthographic camera the
- * unit direction towards it (w 0). Shared by SkinPass and GLSkinPass.
- */
-export function writeCamera(c: Float32Array, viewProjection: ArrayLike<number>, lights: ResolvedLights, inverse: Float32Array): void {
-  if (viewProjection.length !== 16) throw new RangeError(`viewProjection must have 16 numbers, got ${viewProjection.length}`);
-  c.set(viewProjection, CAMERA.viewProjection / 4);
-  c.set(lights.direction, CAMERA.lightDirection / 4);
-  c.set(lights.sun, CAMERA.sunColor / 4);
-  c.set(lights.sky, CAMERA.skyColor / 4);
-  c.set(lights.ground, CAMERA.groundColor / 4);
-  // inverse x (0, 0, 1, 0): column 2 (a point at infinity for orthographic cameras, where w stays 0); mat4 reads c's first 16.
-  const inv = mat4.inverse(c, inverse);
-  const x = inv[8], y = inv[9], z = inv[10], w = inv[11], e = CAMERA.eye / 4;
-  // Orthographic (w 0): towards the camera is -z of clip space mapped back, i.e. minus column 2.
-  const perspective = Math.abs(w) > 1e-12 * Math.hypot(x, y, z);
-  const scale = perspective ? 1 / w : -1 / (Math.hypot(x, y, z) || 1);
-  c[e] = x * scale; c[e + 1] = y * scale; c[e + 2] = z * scale; c[e + 3] = Number(perspective);
-}
-
-/**
- * A frame bind group (camera, joints, instances, instance list, and the morph weights of a
- * character with morph targets): list `list` is the identity list when it is
- * `inputs.identityListBuffer`, else entry block `block` of the draw lists (list x lodLevels +
- * level, listStride entries each).
- */
-export function frameBindGroup(device: GPUDevice, layout: GPUBindGroupLayout, label: string, camera: GPUBuffer, inputs: SkinInputs, list: GPUBuffer, block: number,
-  morphWeights?: GPUBuffer): GPUBindGroup {
-  const size = inputs.listStride * 4;
-  return device.createBindGroup({
-    label, layout,
-    entries: [
-      { binding: 0, resource: { buffer: camera } },
-      { binding: 1, resource: { buffer: inputs.jointBuffer } },
-      { binding: 2, resource: { buffer: inputs.instanceBuffer } },
-      { binding: 3, resource: { buffer: list, offset: block * size, size } },
-      ...(morphWeights ? [{ binding: 4, resource: { buffer: morphWeights } }] : []),
-      { binding: 5, resource: { buffer: inputs.jointEntryBuffer } },
-    ],
-  });
-}
-
-/** The skin.wgsl vertex entry point that draws a primitive: by influences (4 or 8), the morph variant when it has morph targets. */
-export function vertexEntryPoint(buffers: PrimitiveBuffers): string {
-  return `vertex${buffers.influences}${buffers.morphed ? 'Morph' : ''}`;
 }
 
 /** Pipelines differ by vertex entry point, alpha mode, sidedness and vertex streams (streamsKey). */

@@ -61,6 +61,7 @@ export const CULL_CONSTANTS: readonly SharedConstant[] = [
   ['COUNTER_CAMERA', CULL_COUNTERS.camera],
   ['COUNTER_SHADOW', CULL_COUNTERS.shadow],
   ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor],
+  ['COUNTER_BAND', CULL_COUNTERS.band],
   ['ARGS_POSE_PLAIN', CULL_ARGS.posePlain],
   ['ARGS_POSE_LAYERED', CULL_ARGS.poseLayered],
   ['ARGS_DRAWS', CULL_ARGS.draws],
@@ -216,6 +217,7 @@ export interface GeneratedShader {
 export const PALETTE_CONSTANTS: readonly SharedConstant[] = [
   ['COUNTER_CAMERA', CULL_COUNTERS.camera],
   ['COUNTER_SHADOW', CULL_COUNTERS.shadow],
+  ['COUNTER_BAND', CULL_COUNTERS.band],
   ['PALETTE_NONE', PALETTE_NONE],
   ['PALETTE_SHARED', PALETTE_SHARED],
   ['PALETTE_BUCKETS', PALETTE_BUCKETS],

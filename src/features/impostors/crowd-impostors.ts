@@ -6,6 +6,10 @@ import { AtlasGrid, boxSphere } from './impostor-atlas';
 import { ALBEDO_FORMAT, ImpostorBake, SURFACE_FORMAT, type ImpostorTextures } from './impostor-bake';
 import { ImpostorPass } from './impostor-pass';
 import type { ImpostorOptions } from './types';
+import { CULL_ARGS } from '../../runtime/layout';
+
+/** Bytes of one drawIndirect quadruple in the cull pass's arguments (the band's mesh draws follow its impostors'). */
+const IMPOSTOR_ARGS_BYTES = CULL_ARGS.impostorWords * 4;
 
 export type { ImpostorOptions } from './types';
 
@@ -48,7 +52,7 @@ export class CrowdImpostors implements CrowdFeature {
   private readonly size: number;
   private readonly targets: CrowdTargetFormats;
   private on = true;
-  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures };
+  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined };
 
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
@@ -58,7 +62,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.targets = crowd.targetFormats;
     this.pass = new ImpostorPass(crowd.device, this.grid, box, this.targets);
     this.kernel = crowd.install(this);
-    this.kernel.routeImpostors(this.size, this.grid.switchPixels);
+    this.kernel.routeImpostors(this.size, this.grid.switchPixels, this.grid.band);
   }
 
   /** Whether far instances are drawn as impostors (default true); false draws every instance as a mesh again (for comparison). */
@@ -70,7 +74,7 @@ export class CrowdImpostors implements CrowdFeature {
   set enabled(on: boolean) {
     if (typeof on !== 'boolean') throw new TypeError(`impostors.enabled must be true or false, got ${String(on)}`);
     this.on = on;
-    this.kernel.routeImpostors(this.size, on ? this.grid.switchPixels : 0);
+    this.kernel.routeImpostors(this.size, on ? this.grid.switchPixels : 0, this.grid.band);
   }
 
   /** Instances whose framed sphere spans at most this many pixels on the crowd's viewport are drawn as impostors (ImpostorOptions.switchPixels). */
@@ -78,9 +82,14 @@ export class CrowdImpostors implements CrowdFeature {
     return this.grid.switchPixels;
   }
 
-  /** Draw calls draw() records: one (indirect) while the cull pass routes impostors. */
+  /** The band's width, a fraction of the switch distance (ImpostorOptions.band; 0: a hard cut). */
+  get band(): number {
+    return this.grid.band;
+  }
+
+  /** Draw calls draw() records (all indirect): the impostors, and with a band its impostors and one per mesh primitive for its meshes. */
   get drawCount(): number {
-    return 1;
+    return this.grid.band > 0 ? 2 + this.kernel.draws.mesh.primitives.length : 1;
   }
 
   /** The atlas's layout and size (fixed at construction; the textures are made at the bake). */
@@ -147,8 +156,14 @@ export class CrowdImpostors implements CrowdFeature {
     inputs.listOffset = list.listOffset;
     inputs.looks = kernel.draws.appearance?.buffer;
     inputs.atlas = this.atlasTextures;
+    inputs.environment = kernel.draws.skin.environmentView;
     this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock);
     this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
+    if (this.grid.band > 0) {
+      // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.
+      kernel.draws.skin.drawBand(pass, list.args, list.bandListOffset, list.bandListBytes, list.args, list.bandArgsOffset + IMPOSTOR_ARGS_BYTES);
+      this.pass.drawBand(pass, inputs, shadow?.view, list.bandListOffset, list.bandListBytes, list.bandArgsOffset);
+    }
   }
 
   /** The skinning method changed (or a feature re-made the passes): the atlas is baked again at the next update. */

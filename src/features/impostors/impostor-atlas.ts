@@ -3,6 +3,9 @@ import type { ImpostorOptions } from './types';
 
 /** The atlas memory budget CrowdImpostors keeps to unless told otherwise: 64 MiB. */
 export const DEFAULT_IMPOSTOR_BUDGET = 64 * 1024 * 1024;
+
+/** The band's default width (ImpostorOptions.band): the last quarter of the distance before the switch. */
+export const DEFAULT_IMPOSTOR_BAND = 0.25;
 /** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness). */
 export const ATLAS_TEXEL_BYTES = 8;
 
@@ -21,6 +24,8 @@ export class AtlasGrid {
   /** Texels per cell side (after the budget). */
   readonly cellSize: number;
   readonly switchPixels: number;
+  /** The band's width: a fraction of the switch distance (ImpostorOptions.band). */
+  readonly band: number;
   readonly poses: number;
   readonly views: number;
   readonly columns: number;
@@ -35,7 +40,7 @@ export class AtlasGrid {
    */
   constructor(clips: number, largest: number, options: ImpostorOptions = {}) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
-    const known = ['frames', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels'];
+    const known = ['frames', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
     this.frames = integerIn(options.frames ?? 16, 2, 64, 'frames');
     this.azimuths = integerIn(options.azimuths ?? 8, 3, 32, 'azimuths');
@@ -49,6 +54,9 @@ export class AtlasGrid {
     if (!Number.isInteger(budget) || budget < 1024 * 1024) throw new RangeError(`impostors.budgetBytes must be an integer of at least 1 MiB (1048576), got ${show(options.budgetBytes)}`);
     const pixels = options.switchPixels;
     if (pixels !== undefined && !(typeof pixels === 'number' && pixels >= 1 && pixels <= 4096)) throw new RangeError(`impostors.switchPixels must be a number of pixels in [1, 4096], got ${show(pixels)}`);
+    const band = options.band ?? DEFAULT_IMPOSTOR_BAND;
+    if (typeof band !== 'number' || !(band >= 0 && band <= 0.9)) throw new RangeError(`impostors.band must be a fraction of the switch distance in [0, 0.9], got ${show(options.band)}`);
+    this.band = band;
     if (!Number.isInteger(clips) || clips < 1) throw new RangeError(`impostors need a character with at least one clip, got ${clips}`);
     this.poses = clips * this.frames;
     this.views = this.azimuths * this.elevations;

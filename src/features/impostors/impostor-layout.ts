@@ -2,11 +2,11 @@ import { CLIP_CLOCK, INSTANCE_STRUCT, type GeneratedShader } from '../../runtime
 
 /**
  * The impostor draw's atlas uniform (shaders/impostors/impostor.wgsl `Atlas`), written per frame:
- * the model-space sphere the cells frame, the grid (impostor-atlas.ts AtlasGrid), and the crowd
- * clock in ticks (the clip clock's, src/runtime/clip-clock.ts).
+ * the model-space sphere the cells frame, the grid (impostor-atlas.ts AtlasGrid), the crowd
+ * clock in ticks (the clip clock's, src/runtime/clip-clock.ts) and whether an environment lights it.
  */
 export const IMPOSTOR_ATLAS = {
-  size: 48,
+  size: 64,
   centre: 0, //        vec3f: model units
   radius: 12, //       f32: model units
   columns: 16, //      u32: cells across
@@ -17,6 +17,7 @@ export const IMPOSTOR_ATLAS = {
   maxElevation: 36, // f32: radians
   ticks: 40, //        i32: crowd clock in CLOCK_TICKS_PER_SECOND
   views: 44, //        u32: azimuths x elevations
+  environment: 48, //  u32: 1 when the crowd has lights.environment (bound at 10 and 11), else 0
 } as const;
 
 /** The generated blocks of the impostor shaders: a turn in radians, the instance record and the clip clock (draw); none (bake). */

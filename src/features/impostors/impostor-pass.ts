@@ -2,6 +2,7 @@ import impostorWgsl from '../../../shaders/impostors/impostor.wgsl?raw';
 import { clockTicks } from '../../runtime/clip-clock';
 import type { CrowdOptions } from '../../runtime/crowd-types';
 import type { DrawShadow } from '../../runtime/feature';
+import { ENVIRONMENT_LAYERS } from '../../runtime/environment-map';
 import { CAMERA } from '../../runtime/layout';
 import type { ResolvedLights } from '../../runtime/lights';
 import { writeCamera } from '../../runtime/skin-pass';
@@ -10,7 +11,7 @@ import { boxSphere } from './impostor-atlas';
 import type { ImpostorTextures } from './impostor-bake';
 import { IMPOSTOR_ATLAS } from './impostor-layout';
 
-/** What the impostor draw reads (not owned): the instance records, the cull pass's impostor list, the appearance records (or none), the atlas. */
+/** What the impostor draw reads (not owned): the instance records, the cull pass's impostor list, the appearance records (or none), the atlas, the environment (or none). */
 export interface ImpostorInputs {
   readonly instances: GPUBuffer;
   readonly list: GPUBuffer;
@@ -18,6 +19,8 @@ export interface ImpostorInputs {
   readonly listOffset: number;
   readonly looks: GPUBuffer | undefined;
   readonly atlas: ImpostorTextures;
+  /** The crowd's prefiltered environment (SkinPass.environmentView), or undefined without one. */
+  readonly environment: GPUTextureView | undefined;
 }
 
 /** The shadow map's depth bias the skin pass samples with (SkinPass.setShadowMap's default). */
@@ -32,7 +35,9 @@ const SHADOW_BIAS = 0.002;
  * replaced) and records the draw. Owns its uniforms and stand-ins.
  */
 export class ImpostorPass {
+  /** The far impostors' pipeline, and the band's (impostor.wgsl BAND: each keeps the pixels its fade leaves to the impostor). */
   private readonly pipeline: GPURenderPipeline;
+  private readonly bandPipeline: GPURenderPipeline;
   private readonly camera: GPUBuffer;
   private readonly atlasUniform: GPUBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
@@ -43,19 +48,23 @@ export class ImpostorPass {
   private readonly noShadow: GPUTexture;
   private readonly sampler: GPUSampler;
   private readonly shadowSampler: GPUSampler;
-  private group: GPUBindGroup | undefined;
-  private readonly bound: unknown[] = [];
+  private readonly noEnvironment: GPUTexture;
+  private readonly environmentSampler: GPUSampler;
+  /** Per pipeline (far, band): its bind group and what it was made over (re-made only when an input was replaced). */
+  private readonly groups: { group: GPUBindGroup | undefined; bound: unknown[] }[] = [{ group: undefined, bound: [] }, { group: undefined, bound: [] }];
 
   constructor(private readonly device: GPUDevice, grid: AtlasGrid, box: ArrayLike<number>, options: CrowdOptions) {
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
-    this.pipeline = device.createRenderPipeline({
-      label: 'ImpostorPass.pipeline', layout: 'auto',
-      vertex: { module, entryPoint: 'vertex' },
-      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 } },
+    const pipeline = (band: number) => device.createRenderPipeline({
+      label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
+      vertex: { module, entryPoint: 'vertex', constants: { BAND: band } },
+      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band } },
       primitive: { topology: 'triangle-strip', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
       multisample: { count: options.sampleCount ?? 1 },
     });
+    this.pipeline = pipeline(0);
+    this.bandPipeline = pipeline(1);
     this.camera = device.createBuffer({ label: 'ImpostorPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.atlasUniform = device.createBuffer({ label: 'ImpostorPass.atlas', size: IMPOSTOR_ATLAS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.white = device.createBuffer({ label: 'ImpostorPass.white', size: 32, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
@@ -63,6 +72,9 @@ export class ImpostorPass {
     this.noShadow = device.createTexture({ label: 'ImpostorPass.noShadow', size: [1, 1], format: 'depth32float', usage: GPUTextureUsage.TEXTURE_BINDING });
     this.sampler = device.createSampler({ label: 'ImpostorPass.sampler', magFilter: 'linear', minFilter: 'linear' });
     this.shadowSampler = device.createSampler({ label: 'ImpostorPass.shadowSampler', compare: 'less-equal', magFilter: 'linear', minFilter: 'linear' });
+    this.noEnvironment = device.createTexture({ label: 'ImpostorPass.noEnvironment', size: [1, 1, ENVIRONMENT_LAYERS], format: 'rgba16float', usage: GPUTextureUsage.TEXTURE_BINDING });
+    // As the skin pass samples it (SkinPass.environmentSampler): wrapping round in azimuth.
+    this.environmentSampler = device.createSampler({ label: 'ImpostorPass.environmentSampler', addressModeU: 'repeat', magFilter: 'linear', minFilter: 'linear' });
     const { centre, radius } = boxSphere(box);
     const v = this.atlasView;
     centre.forEach((c, i) => v.setFloat32(IMPOSTOR_ATLAS.centre + 4 * i, c, true));
@@ -86,37 +98,55 @@ export class ImpostorPass {
     c[CAMERA.shadowBias / 4] = SHADOW_BIAS;
     this.device.queue.writeBuffer(this.camera, 0, c);
     this.atlasView.setInt32(IMPOSTOR_ATLAS.ticks, clockTicks(clock, 'ImpostorPass.update: clock'), true);
+    this.atlasView.setUint32(IMPOSTOR_ATLAS.environment, Number(lights.environment !== undefined), true);
     this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
   }
 
   /** Records the impostor draw: `args` at `offset` holds (IMPOSTOR_VERTICES, instances, 0, 0) (the cull pass's). */
   draw(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
-    const b = this.bound;
-    if (!this.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== inputs.listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow) {
-      this.group = this.device.createBindGroup({
-        label: 'ImpostorPass.group', layout: this.pipeline.getBindGroupLayout(0),
+    pass.setPipeline(this.pipeline);
+    pass.setBindGroup(0, this.group(0, inputs, shadow, inputs.listOffset, undefined));
+    pass.drawIndirect(args, offset);
+  }
+
+  /**
+   * Records the band's impostor draw over the band list (`listBytes` bytes of `inputs.list` from
+   * byte `listOffset`: its slots, then a fade per slot); `args` at `offset` holds (IMPOSTOR_VERTICES, band instances, 0, 0).
+   */
+  drawBand(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number, offset: number): void {
+    pass.setPipeline(this.bandPipeline);
+    pass.setBindGroup(0, this.group(1, inputs, shadow, listOffset, listBytes));
+    pass.drawIndirect(inputs.list, offset);
+  }
+
+  private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
+    const g = this.groups[which];
+    const b = g.bound;
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment) {
+      g.group = this.device.createBindGroup({
+        label: `ImpostorPass.group${which}`, layout: (which ? this.bandPipeline : this.pipeline).getBindGroupLayout(0),
         entries: [
           { binding: 0, resource: { buffer: this.camera } },
           { binding: 1, resource: { buffer: this.atlasUniform } },
           { binding: 2, resource: { buffer: inputs.instances } },
-          { binding: 3, resource: { buffer: inputs.list, offset: inputs.listOffset } },
+          { binding: 3, resource: { buffer: inputs.list, offset: listOffset, size: listBytes } },
           { binding: 4, resource: { buffer: inputs.looks ?? this.white } },
           { binding: 5, resource: inputs.atlas.albedo.createView() },
           { binding: 6, resource: inputs.atlas.surface.createView() },
           { binding: 7, resource: this.sampler },
           { binding: 8, resource: shadow ?? this.noShadow.createView() },
           { binding: 9, resource: this.shadowSampler },
+          { binding: 10, resource: inputs.environment ?? this.noEnvironment.createView({ dimension: '2d-array' }) },
+          { binding: 11, resource: this.environmentSampler },
         ],
       });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, inputs.listOffset);
+      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment);
     }
-    pass.setPipeline(this.pipeline);
-    pass.setBindGroup(0, this.group);
-    pass.drawIndirect(args, offset);
+    return g.group;
   }
 
   destroy(): void {
-    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow]) resource.destroy();
+    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment]) resource.destroy();
   }
 }

@@ -19,4 +19,12 @@ export interface ImpostorOptions {
    * impostor's outline came out half a pixel wider than the mesh's).
    */
   switchPixels?: number;
+  /**
+   * The band before the switch where an instance is drawn both as its mesh and as its impostor,
+   * each screen-door faded by how far into the band it is (4 x 4 ordered dither, complementary:
+   * each pixel is drawn by one), so nothing pops: a fraction of the switch distance in [0, 0.9]
+   * (default 0.25, DEFAULT_IMPOSTOR_BAND: from 4/3 x switchPixels down to it). 0: a hard cut. The
+   * band starts no nearer than the coarsest mesh level (its meshes draw that level).
+   */
+  band?: number;
 }

@@ -45,6 +45,8 @@ export interface CullFrame {
   frame: number;
   /** Visible instances from this distance / scale on go to the impostor list, unposed (NEVER: none; a feature draws them). */
   impostorDistance: number;
+  /** Visible instances from this distance / scale up to impostorDistance are in the impostor band: posed, listed with a fade, drawn both ways by a feature (NEVER, or impostorDistance: no band). */
+  impostorBand: number;
 }
 
 export interface CullPassOptions {
@@ -72,7 +74,7 @@ export class CullPass {
   readonly counters: GPUBuffer;
   /**
    * CULL_ARGS words: indirect dispatch and draw arguments; then, while a frame routes impostors,
-   * the impostor list (listStride u32 slots from impostorListOffset). Owned by the pass; replaced
+   * the impostor list (listStride u32 slots from impostorListOffset) and the band list (bandListOffset). Owned by the pass; replaced
    * when the list grows (read it at encode or draw time).
    */
   get args(): GPUBuffer {
@@ -139,16 +141,26 @@ export class CullPass {
     return this.argsOffset(2, 0, 0);
   }
 
+  /** Byte offset in `args` of the band's impostor drawIndirect arguments (IMPOSTOR_VERTICES, band instances, 0, 0); its mesh draws' follow, one drawIndexedIndirect per primitive. */
+  get bandArgsOffset(): number {
+    return this.impostorArgsOffset + CULL_ARGS.impostorWords * 4;
+  }
+
   /** Byte offset in `args` of the impostor list (u32 slots, CULL_COUNTERS.impostor of them; a storage binding's offset: 256-aligned). */
   get impostorListOffset(): number {
-    return Math.ceil((this.impostorArgsOffset + CULL_ARGS.impostorWords * 4) / 256) * 256;
+    return Math.ceil((this.bandArgsOffset + (CULL_ARGS.impostorWords + this.primitives * CULL_ARGS.drawWords) * 4) / 256) * 256;
+  }
+
+  /** Byte offset in `args` of the band list (listStride u32 slots, CULL_COUNTERS.band of them, then listStride f32 fades by slot), for lists of `listStride` entries. */
+  bandListOffset(listStride: number): number {
+    return this.impostorListOffset + listStride * 4;
   }
 
   /** Writes the frame's uniforms; binds `inputs`' buffers when they were replaced (creation and growth only). */
   update(inputs: CullInputs, frame: CullFrame): void {
     if (inputs.lodLevels !== this.levels) throw new RangeError(`the store's lists hold ${inputs.lodLevels} LOD levels, the pass draws ${this.levels}`);
     // The impostor list grows with the store's lists, made only for frames that route impostors.
-    const listBytes = frame.impostorDistance < NEVER ? inputs.listStride * 4 : 0;
+    const listBytes = frame.impostorDistance < NEVER ? 3 * inputs.listStride * 4 : 0;
     if (this.argsBuffer.size < this.impostorListOffset + listBytes) {
       this.argsBuffer.destroy();
       this.argsBuffer = this.createArgs(listBytes);
@@ -177,6 +189,8 @@ export class CullPass {
     u[CULL_PARAMS.dispatchWidth / 4] = INDIRECT_DISPATCH_WIDTH;
     f[CULL_PARAMS.impostorDistance / 4] = Math.min(frame.impostorDistance, NEVER);
     u[CULL_PARAMS.impostorList / 4] = this.impostorListOffset / 4;
+    f[CULL_PARAMS.impostorBand / 4] = Math.min(frame.impostorBand, frame.impostorDistance, NEVER);
+    u[CULL_PARAMS.bandList / 4] = this.bandListOffset(inputs.listStride) / 4;
     this.device.queue.writeBuffer(this.params, 0, this.data);
   }
 
@@ -213,10 +227,10 @@ export class CullPass {
     this.boundGeneration = inputs.generation;
   }
 
-  /** The arguments buffer with room for an impostor list of `listBytes` (0: none). */
+  /** The arguments buffer with room for the impostor and band lists of `listBytes` (0: none). */
   private createArgs(listBytes: number): GPUBuffer {
     return this.device.createBuffer({
-      label: 'CullPass.args', size: (listBytes > 0 ? this.impostorListOffset : this.impostorArgsOffset + CULL_ARGS.impostorWords * 4) + listBytes,
+      label: 'CullPass.args', size: (listBytes > 0 ? this.impostorListOffset : this.bandArgsOffset + (CULL_ARGS.impostorWords + this.primitives * CULL_ARGS.drawWords) * 4) + listBytes,
       usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC,
     });
   }

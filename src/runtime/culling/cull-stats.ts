@@ -14,6 +14,8 @@ export class CullStatsReader {
   latest: CullStats | undefined;
   /** Whether instances are routed to impostors (CULL_COUNTERS.impostor): they are then counted as one more level of IMPOSTOR_VERTICES each. */
   impostors = false;
+  /** The LOD level the impostor band's meshes draw (the cull pass's lodLevel of the band's start; Visibility sets it each frame). */
+  bandLevel = 0;
   private readonly staging: GPUBuffer[];
   /** Per staging buffer: 'idle', 'copied' (awaiting the submit of the frame that copied), or 'mapping'. */
   private readonly state: ('idle' | 'copied' | 'mapping')[];
@@ -61,12 +63,20 @@ export class CullStatsReader {
   private parse(words: Uint32Array): CullStats {
     const perLevel = Array.from({ length: this.levels }, (_, l) => words[CULL_COUNTERS.camera + l]);
     const vertices = perLevel.reduce((sum, n, l) => sum + n * this.indicesPerLevel[l], 0);
-    if (this.impostors) perLevel.push(words[CULL_COUNTERS.impostor]);
+    if (!this.impostors) return { visible: perLevel.reduce((a, b) => a + b, 0), posed: words[CULL_COUNTERS.posePlain] + words[CULL_COUNTERS.poseLayered], perLevel, vertices };
+    // The band's instances are drawn twice (a mesh at bandLevel and an impostor, each faded): in
+    // both of those perLevel entries and in `band`, once in `visible`, both draws in `vertices`.
+    const band = words[CULL_COUNTERS.band];
+    const impostors = words[CULL_COUNTERS.impostor];
+    const visible = perLevel.reduce((a, b) => a + b, 0) + impostors + band;
+    perLevel[this.bandLevel] += band;
+    perLevel.push(impostors + band);
     return {
-      visible: perLevel.reduce((a, b) => a + b, 0),
+      visible,
       posed: words[CULL_COUNTERS.posePlain] + words[CULL_COUNTERS.poseLayered],
       perLevel,
-      vertices: vertices + (this.impostors ? IMPOSTOR_VERTICES * words[CULL_COUNTERS.impostor] : 0),
+      vertices: vertices + band * this.indicesPerLevel[this.bandLevel] + IMPOSTOR_VERTICES * (impostors + band),
+      band,
     };
   }
 }

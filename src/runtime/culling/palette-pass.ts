@@ -8,24 +8,30 @@ import { INDIRECT_DISPATCH_WIDTH, type PoseInputs, type PosePass } from '../pose
 
 /** What the palette pass reads of the cull pass (CullPass satisfies it). Not owned. */
 export interface PaletteCull {
-  /** CULL_COUNTERS words: the camera and shadow list lengths per level. */
+  /** CULL_COUNTERS words: the camera and shadow list lengths per level, and the band's. */
   readonly counters: GPUBuffer;
+  /** The arguments buffer, which holds the impostor band's list while impostors are routed (replaced when it grows). */
+  readonly args: GPUBuffer;
+  /** Byte offset in `args` of the band list for lists of `listStride` entries. */
+  bandListOffset(listStride: number): number;
 }
 
 /**
  * The draw lists the cull pass can fill for `frame` (bit k: list k, camera levels 0 .. levels - 1
  * then shadow levels): a forced level or LOD off puts every drawn instance at one level (a crowd
  * without a camera draws all at level 0: flags 0), and the shadow lists stay empty without
- * CULL_SHADOWS. The palette pass dispatches only these: each of its list dispatches is indirect,
+ * CULL_SHADOWS; bit 2 x levels: the impostor band's list, while the cull pass has a band. The palette pass dispatches only these: each of its list dispatches is indirect,
  * which Dawn validates by recording a dispatch of its own (about 8 µs of CPU each in Node), and a
  * list the cull pass cannot fill has nothing to mark or acquire.
  */
-export function paletteLists(frame: { flags: number; forcedLevel: number; shadowLodBias: number }, levels: number): number {
+export function paletteLists(frame: { flags: number; forcedLevel: number; shadowLodBias: number; impostorBand?: number; impostorDistance?: number }, levels: number): number {
   const all = (1 << levels) - 1;
   const single = frame.forcedLevel !== LOD_NOT_FORCED ? Math.min(frame.forcedLevel, levels - 1) : (frame.flags & CULL_LOD) === 0 ? 0 : -1;
   const camera = single < 0 ? all : 1 << single;
   const shadow = (frame.flags & CULL_SHADOWS) === 0 ? 0 : single < 0 ? all : 1 << Math.min(single + frame.shadowLodBias, levels - 1);
-  return camera | (shadow << levels);
+  // The impostor band's list (list 2 x levels) while the cull pass has a band.
+  const band = frame.impostorBand !== undefined && frame.impostorDistance !== undefined && frame.impostorBand < frame.impostorDistance ? 1 << (2 * levels) : 0;
+  return camera | (shadow << levels) | band;
 }
 
 /**
@@ -44,7 +50,7 @@ export class PalettePass {
   private readonly device: GPUDevice;
   private readonly levels: number;
   private readonly params: GPUBuffer;
-  private readonly data = new ArrayBuffer(2 * MAX_LOD_LEVELS * PALETTE_PARAMS.stride);
+  private readonly data = new ArrayBuffer((2 * MAX_LOD_LEVELS + 1) * PALETTE_PARAMS.stride);
   private readonly view = new DataView(this.data);
   /** A dispatchWorkgroupsIndirect triple per draw list (prepare writes them). */
   private readonly args: GPUBuffer;
@@ -65,12 +71,14 @@ export class PalettePass {
   private readonly shared: { records: GPUBuffer; entries: GPUBuffer; list: GPUBuffer; data: InstanceRecords; count: number; entryWords: Uint32Array<ArrayBuffer> };
   private readonly sharedInputs: { -readonly [K in keyof PoseInputs]: PoseInputs[K] };
   private posedGeneration = -1;
+  /** The cull pass's args buffer the band's group was made over. */
+  private boundArgs: GPUBuffer | undefined;
 
   constructor(device: GPUDevice, options: { levels: number; clipDurations: ArrayLike<number> }) {
     this.device = device;
     this.levels = options.levels;
     this.params = device.createBuffer({ label: 'PalettePass.params', size: this.data.byteLength, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-    this.args = device.createBuffer({ label: 'PalettePass.args', size: 2 * MAX_LOD_LEVELS * 3 * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT });
+    this.args = device.createBuffer({ label: 'PalettePass.args', size: (2 * MAX_LOD_LEVELS + 1) * 3 * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT });
     const entry = (binding: number, type: GPUBufferBindingType): GPUBindGroupLayoutEntry => ({ binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } });
     this.layout = device.createBindGroupLayout({
       label: 'PalettePass.layout',
@@ -122,11 +130,11 @@ export class PalettePass {
    * frame (paletteLists; default all), the only ones encode dispatches.
    */
   update(store: InstanceStore, cull: PaletteCull, frame: number, clock: number, lists = (1 << (2 * this.levels)) - 1): void {
-    if (store !== this.bound || store.generation !== this.boundGeneration) this.bind(store, cull);
+    if (store !== this.bound || store.generation !== this.boundGeneration || cull.args !== this.boundArgs) this.bind(store, cull);
     this.lists = lists;
     const ticks = clockTicks(clock, 'PalettePass.update: clock');
     const v = this.view;
-    for (let list = 0; list < 2 * this.levels; list++) {
+    for (let list = 0; list <= 2 * this.levels; list++) {
       const o = list * PALETTE_PARAMS.stride;
       v.setUint32(o + PALETTE_PARAMS.frame, frame >>> 0, true);
       v.setUint32(o + PALETTE_PARAMS.slotTotal, store.listStride, true);
@@ -138,7 +146,7 @@ export class PalettePass {
       v.setInt32(o + PALETTE_PARAMS.clockTicks, ticks, true);
       v.setUint32(o + PALETTE_PARAMS.dispatchWidth, INDIRECT_DISPATCH_WIDTH, true);
     }
-    this.device.queue.writeBuffer(this.params, 0, this.data, 0, 2 * this.levels * PALETTE_PARAMS.stride);
+    this.device.queue.writeBuffer(this.params, 0, this.data, 0, (2 * this.levels + 1) * PALETTE_PARAMS.stride);
     const groups = Math.ceil(store.listStride / WORKGROUP_SIZE);
     this.releaseWidth = Math.max(1, Math.min(groups, INDIRECT_DISPATCH_WIDTH));
     this.releaseHeight = Math.ceil(groups / this.releaseWidth);
@@ -172,7 +180,7 @@ export class PalettePass {
     if (this.groups.length === 0) throw new Error('PalettePass.encode: call update() first');
     this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
-    const lists = 2 * this.levels;
+    const lists = this.groups.length; // 2 x levels, and the band's while impostors are routed
     pass.setBindGroup(0, this.groups[0]);
     pass.setBindGroup(1, this.argsGroup);
     pass.setPipeline(this.pipelines.prepare);
@@ -205,20 +213,23 @@ export class PalettePass {
     const { palette } = store;
     if (!palette.entryBuffer || !palette.seenBuffer || !palette.freeBuffer) throw new Error('PalettePass.update: the store has no active palette');
     this.groups.length = 0;
-    for (let list = 0; list < 2 * this.levels; list++) {
-      const buffers = [
-        store.instanceBuffer, cull.counters, store.drawListBuffer, palette.entryBuffer, palette.seenBuffer, palette.freeBuffer, store.poseStateBuffer,
-      ];
+    // The lists, then the impostor band's (list 2 x levels), bound alone at its offset while the args buffer holds it (impostors routed).
+    const bandOffset = cull.bandListOffset(store.listStride), size = store.listStride * 4;
+    const lists = 2 * this.levels + Number(cull.args.size >= bandOffset + size);
+    for (let list = 0; list < lists; list++) {
+      const band = list === 2 * this.levels;
+      const buffers = [store.instanceBuffer, cull.counters, band ? cull.args : store.drawListBuffer, palette.entryBuffer, palette.seenBuffer, palette.freeBuffer, store.poseStateBuffer];
       this.groups.push(this.device.createBindGroup({
         label: `PalettePass.bindGroup${list}`, layout: this.layout,
         entries: [
           { binding: 0, resource: { buffer: this.params, offset: list * PALETTE_PARAMS.stride, size: PALETTE_PARAMS.size } },
-          ...buffers.map((buffer, i) => ({ binding: i + 1, resource: { buffer } })),
+          ...buffers.map((buffer, i) => ({ binding: i + 1, resource: band && i === 2 ? { buffer, offset: bandOffset, size } : { buffer } })),
         ],
       }));
     }
     this.bound = store;
     this.boundGeneration = store.generation;
+    this.boundArgs = cull.args;
   }
 }
 
