@@ -3,9 +3,16 @@
  * builds into dist/:
  *
  * - the library: dist/index.js, dist/webgl2.js (the WebGL 2 backend's classes: createCrowd imports
- *   it on demand) (+ dist/three.js and dist/react.js when their sources exist), ESM with one
- *   bundled .d.ts per entry and source maps; dependencies stay imports. tsdown writes the
- *   package.json `exports` map from these entries, so adding an entry adds its subpath.
+ *   it on demand) (+ dist/three.js and dist/react.js when their sources exist), ESM with
+ *   declarations and source maps; dependencies stay imports. One file per source module
+ *   (`unbundle`: dist/runtime/crowd.js from src/runtime/crowd.ts, the shaders' strings in
+ *   dist/_virtual/_raw_shaders/), so that an app's bundler drops every module its page does not
+ *   use, whole ("sideEffects": false), the decoders' and the simplifier's imports with them. In
+ *   shared chunks it could not: a chunk is one module to it, and it keeps every top-level
+ *   statement there that it cannot prove pure (`AGENT.size / 4` of steering's layout, ...):
+ *   11,015 bytes of examples/minimal (BENCHMARKS.md), and meshoptimizer's decoder and
+ *   simplifier whenever their import sat in one. tsdown writes the package.json `exports` map
+ *   from these entries, so adding an entry adds its subpath.
  * - the self-contained file: dist/crowd-skin.standalone.js, the library with its dependencies
  *   bundled and minified, for pages without a bundler (`<script type="module">`, import maps).
  * - the CLI: dist/cli.js (package.json `bin`), for Node, from tools/cli.ts.
@@ -22,6 +29,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
 import { defineConfig, type UserConfig } from 'tsdown';
 import { packageWgsl } from './tools/rename-wgsl';
 
@@ -35,13 +43,14 @@ const rawText = {
     filter: { id: /\?raw$/ },
     handler(source: string, importer?: string) {
       if (!importer) return null;
-      return RAW + new URL(source.slice(0, -'?raw'.length), `file://${importer}`).pathname;
+      // Relative to the repository: the id names the module's file in dist/ (no builder's path in it).
+      return RAW + relative(process.cwd(), new URL(source.slice(0, -'?raw'.length), `file://${importer}`).pathname);
     },
   },
   load: {
     filter: { id: /^\0raw:/ },
     async handler(id: string) {
-      const path = id.slice(RAW.length);
+      const path = resolve(id.slice(RAW.length));
       const text = await readFile(path, 'utf8');
       return `export default ${JSON.stringify(path.endsWith('.wgsl') ? packageWgsl(text) : text)};`;
     },
@@ -76,23 +85,7 @@ export default defineConfig([
     // The declarations name WebGPU's types (GPUDevice, ...): a consumer gets them from @webgpu/types.
     dts: { sourcemap: false },
     banner: { dts: '/// <reference types="@webgpu/types" />' },
-    // MeshoptSimplifier (src/bake/meshopt-simplifier.ts) gets a file of its own: dist/index.js
-    // re-exports it from there, so a bundler drops that file, and the import of the simplifier
-    // in it, from a page that does not use it ("sideEffects": false). In the shared chunk its
-    // import would stay, and the simplifier (about 54 KB minified) would ship with every page.
-    // MeshoptDecoder (meshopt-decoder.ts, the one module importing meshoptimizer/decoder) likewise:
-    // in the shared chunk meshoptimizer's decoder stayed in every page (26,226 bytes of
-    // examples/minimal, test/e2e/install.test.ts checks it is out).
-    outputOptions: {
-      codeSplitting: {
-        // A group holds its module alone, not the modules it imports (errors.ts, decode-meshopt.ts ...: shared code).
-        includeDependenciesRecursively: false,
-        groups: [
-          { name: 'meshopt-simplifier', test: /[\\/]src[\\/]bake[\\/]meshopt-simplifier\.ts$/ },
-          { name: 'meshopt-decoder', test: /[\\/]src[\\/]bake[\\/]meshopt-decoder\.ts$/ },
-        ],
-      },
-    },
+    unbundle: true,
     exports: {
       customExports: (exports) => ({
         ...exports,

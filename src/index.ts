@@ -17,7 +17,8 @@ export { loadCharacter, type Character, type LoadOptions, type MorphTargetInfo }
 export { loadClips, type ClipLoadOptions, type ClipSource } from './character/clips';
 export type { ClipBinding, ClipLibrary, HumanoidBinding, JointNameMap } from './bake/clip-library';
 export type { CharacterBounds } from './bake/bounds';
-export type { MeshLodOptions, MeshLods, MeshSimplifier } from './bake/mesh-lod';
+export type { MeshLods } from './bake/mesh-lod';
+export type { MeshLodOptions, MeshSimplifier } from './bake/mesh-lod-options';
 export { MeshoptSimplifier } from './bake/meshopt-simplifier';
 export { MeshoptDecoder } from './bake/meshopt-decoder';
 export { dracoDecoder } from './bake/draco-decoder';

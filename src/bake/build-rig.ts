@@ -5,9 +5,7 @@ import { checkGltfJson } from './json-shape';
 import { defaultSceneRoots, gltfParents, nodesUnder, restTrs } from './hierarchy';
 import { loadClips } from './load-clips';
 import { loadPrimitives, type PrimitiveSource } from './load-mesh';
-import { loadMorphSet, meshTargetCount } from './load-morph';
 import type { MorphSet, Rig, RigNodes, Skin, SkinnedPrimitive } from './rig';
-import { humanoidFromBones, vrmHumanBones } from './vrm-humanoid';
 
 /**
  * Builds the validated Rig of a parsed glTF (see rig.ts for its conventions). Everything wrong
@@ -89,20 +87,23 @@ export function buildRig(asset: GltfAsset): Rig {
       skinJointCount: skins[skin].joints.length,
     };
     const meshes = json.meshes ?? [];
-    const targets = source.gltfMesh < meshes.length && Array.isArray(meshes[source.gltfMesh].primitives) ? meshTargetCount(asset, source.gltfMesh) : 0;
+    // The morph target reader comes with the asset, for a file with targets only (parse.ts).
+    const targets = asset.morph && source.gltfMesh < meshes.length && Array.isArray(meshes[source.gltfMesh].primitives) ? asset.morph.meshTargetCount(asset, source.gltfMesh) : 0;
     if (targets > 0) {
       // Masks act on a mesh's weights through its own rig node (rigid), else its skin's topmost joint.
       const maskNode = source.rigid ? rigIndexOf[n] : Math.min(...skins[skin].joints);
       morphOf.set(n, source.morphSet = morphs.length);
-      morphs.push(loadMorphSet(asset, n, source.gltfMesh, targets, maskNode, gltfNodes[n].name ?? `node${n}`, warnings));
+      morphs.push(asset.morph!.loadMorphSet(asset, n, source.gltfMesh, targets, maskNode, gltfNodes[n].name ?? `node${n}`, warnings));
     }
     for (const primitive of loadPrimitives(asset, source, warnings)) primitives.push({ ...primitive, nodeName: gltfNodes[n].name ?? `node${n}` });
   }
 
   const clips = loadClips(asset, rigIndexOf, warnings, { morphOf, targetCounts: morphs.map((m) => m.defaultWeights.length) });
-  // A VRM file's own humanoid map (VRMC_vrm, or VRM 0.x), over rig nodes, for binding clips (clip-library.ts).
-  const declared = vrmHumanBones(json);
-  const humanoid = declared && humanoidFromBones(declared, (n) => rigIndexOf[n]);
+  // A VRM file's own humanoid map (VRMC_vrm, or VRM 0.x), over rig nodes, for binding clips
+  // (clip-library.ts); the reader comes with the asset, for a VRM file only (parse.ts).
+  const vrm = asset.vrm;
+  const declared = vrm?.vrmHumanBones(json);
+  const humanoid = declared && vrm!.humanoidFromBones(declared, (n) => rigIndexOf[n]);
   return { nodes, skins, gltfSkinCount: gltfSkins.length, primitives, clips, morphs, warnings, ...(humanoid ? { humanoid } : {}) };
 }
 

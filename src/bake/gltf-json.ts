@@ -149,4 +149,15 @@ export interface GltfAsset {
   json: GltfJson;
   buffers: Uint8Array[];
   images: (EncodedImage | undefined)[];
+  /**
+   * The VRM reader (vrm-humanoid.ts: the humanoid map, MToon looks), which parseGltf fetches and
+   * attaches only for a file with VRM's extensions (`VRMC_vrm`, `VRM`, `VRMC_materials_mtoon`);
+   * undefined for any other file, which has neither. Not owned: shared by every asset.
+   */
+  vrm?: typeof import('./vrm-humanoid');
+  /**
+   * The morph target reader (load-morph.ts), which parseGltf fetches and attaches only for a file
+   * with morph targets; undefined for any other file. Not owned: shared by every asset.
+   */
+  morph?: typeof import('./load-morph');
 }

@@ -1,8 +1,6 @@
 import { readAccessor, ComponentType as C } from './accessor';
-import { vrmMaterialLook } from './vrm-humanoid';
 import { check, describeValue } from './errors';
 import type { EncodedImage, GltfAsset, GltfTextureInfo } from './gltf-json';
-import { loadMorphTargets } from './load-morph';
 import { attributeExpectations, isQuantized, renormalizeDirections } from './quantization';
 import { defaultMaterial, defaultTextureSampler, type MaterialInfo, type SkinnedPrimitive, type TextureSampler } from './rig';
 
@@ -132,7 +130,7 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
       gltfNode: src.gltfNode, gltfMesh: src.gltfMesh, primitiveIndex: p, skin: src.skin, vertexCount,
       positions: positions.values as Float32Array, normals, uvs, ...(uvs1 ? { uvs1 } : {}), ...(tangents ? { tangents } : {}), ...(colors ? { colors } : {}), influences, joints, weights, indices,
       material,
-      ...(src.morphSet === undefined ? {} : { morph: loadMorphTargets(asset, prim, src.morphSet, vertexCount, normals !== undefined, where) }),
+      ...(src.morphSet === undefined ? {} : { morph: asset.morph!.loadMorphTargets(asset, prim, src.morphSet, vertexCount, normals !== undefined, where) }),
     });
   });
   return out;
@@ -190,8 +188,9 @@ function loadMaterial(asset: GltfAsset, index: number | undefined, where: string
   material.alphaCutoff = cutoff;
   material.doubleSided = m.doubleSided === true;
   material.unlit = m.extensions?.KHR_materials_unlit !== undefined;
-  // VRM's MToon drawn as its nearest look (docs/loading.md#vrm-files): lit, diffuse only; VRM 0.x's unlit shaders unlit.
-  const look = vrmMaterialLook(asset.json, index);
+  // VRM's MToon drawn as its nearest look (docs/loading.md#vrm-files): lit, diffuse only; VRM 0.x's
+  // unlit shaders unlit. The reader comes with the asset, for a VRM file only (parse.ts).
+  const look = asset.vrm?.vrmMaterialLook(asset.json, index);
   if (look === 'mtoon') Object.assign(material, { unlit: false, metallicFactor: 0, roughnessFactor: 1 });
   if (look === 'unlit') material.unlit = true;
   const normalScale = m.normalTexture?.scale ?? 1;

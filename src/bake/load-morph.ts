@@ -9,7 +9,9 @@ import type { MorphSet, MorphTargets } from './rig';
  * set of attribute displacements (POSITION, NORMAL, TANGENT); the vertex is
  * p0 + sum_t w_t * target_t, with one weight per target for the whole mesh: the node's
  * `weights`, else the mesh's, else 0, unless an animation channel of path `weights` sets them.
- * TANGENT displacements are not read (the renderer has no tangents).
+ * TANGENT displacements are not read (the renderer has no tangents). parseGltf fetches this
+ * module (a dynamic import) only for a file with morph targets and hands it on as
+ * GltfAsset.morph, which build-rig.ts and load-mesh.ts read: a page loading other files ships none of it.
  */
 
 /** Number of morph targets of mesh `meshIndex` (0 when none); every primitive must have the same. */

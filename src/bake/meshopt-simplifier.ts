@@ -1,5 +1,5 @@
 import { MeshoptSimplifier as simplifier } from 'meshoptimizer/simplifier';
-import type { MeshSimplifier } from './mesh-lod';
+import type { MeshSimplifier } from './mesh-lod-options';
 
 /**
  * meshoptimizer's simplifier (meshoptimizer/simplifier), for `loadCharacter(url, { lod: {

@@ -1,9 +1,10 @@
 /**
- * What every character load reads of a VRM file (docs/loading.md#vrm-files): the VRM 1.0 bone
+ * What a character load reads of a VRM file (docs/loading.md#vrm-files): the VRM 1.0 bone
  * names and the humanoid map a file declares (`VRMC_vrm`, or VRM 0.x's `VRM`), kept on the rig
  * by build-rig.ts for humanoid retargeting (humanoid.ts, docs/retargeting.md), and the look its
- * MToon materials are drawn with. Recognition by name lives in humanoid.ts, shipped only with
- * clip libraries.
+ * MToon materials are drawn with. parseGltf fetches this module (a dynamic import) only for a
+ * file with VRM's extensions and hands it on as GltfAsset.vrm, so a page loading other files
+ * ships none of it. Recognition by name lives in humanoid.ts, shipped only with clip libraries.
  */
 
 /** The VRM 1.0 humanoid bones, parents before children; index = bone id in HumanoidMap.nodes. */

@@ -1,7 +1,8 @@
 import { skinPositions } from '../anim/skinning';
 import { bake, bakedBytes, type BakedModel } from '../bake/bake';
 import { CharacterBounds } from '../bake/bounds';
-import { checkMeshLodOptions, meshLods, type MeshLodOptions, type MeshLods } from '../bake/mesh-lod';
+import type { MeshLods } from '../bake/mesh-lod';
+import { checkMeshLodOptions, type MeshLodOptions } from '../bake/mesh-lod-options';
 import { drawOrder, type DrawOrder } from '../bake/draw-order';
 import { buildRig } from '../bake/build-rig';
 import { resolveClip } from '../bake/clip-names';
@@ -9,7 +10,7 @@ import type { Decoders } from '../bake/extensions';
 import type { EncodedImage } from '../bake/gltf-json';
 import { parseGltf, type ResourceReader } from '../bake/parse';
 import type { Rig } from '../bake/rig';
-import { bakeRootMotion, extractRootMotion, type BakedRootMotion, type RootMotionOptions } from '../bake/root-motion';
+import type { BakedRootMotion, RootMotionOptions } from '../bake/root-motion';
 import { restPose } from '../bake/sampler';
 import type { ClipBinding, ClipLibrary } from '../bake/clip-library';
 import { download } from './download';
@@ -220,6 +221,8 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
     data = await download(url.href, options);
   }
   const libraries = checkLibraries(options);
+  // Root-motion extraction (about 6 KB of a minified page) is fetched only by a load that asks for it.
+  const rootMotionCode = options.rootMotion === undefined ? undefined : await import('../bake/root-motion');
   const t0 = performance.now();
   const parsed = buildRig(await parseGltf(data, { baseUrl, readResource: options.readResource, decoders: options.decoders }));
   const ownClips = parsed.clips.length;
@@ -227,7 +230,7 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   // The binding code comes with the libraries (ClipLibrary.binder): none without them.
   const binder = libraries[0]?.binder;
   const bindings = binder ? binder.attachClips(parsed, libraries, { retarget: options.retarget, legSolve: options.legSolve }) : [];
-  const rootMotion = options.rootMotion === undefined ? undefined : extractRootMotion(parsed, options.rootMotion);
+  const rootMotion = rootMotionCode?.extractRootMotion(parsed, options.rootMotion!);
   const rig = rootMotion?.rig ?? parsed;
   const t1 = performance.now();
   const fileClips = rig.clips.map((c) => c.name);
@@ -240,10 +243,11 @@ export async function loadCharacter(source: string | URL | ArrayBuffer, options:
   const shared = libraries.length > 0 && ownClips === 0 && differences.length === 0 && bindings.every((b) => !b.retargeted);
   const baked = shared && binder ? binder.bakeShared(rig, libraries, bindings, { maxEntriesPerTrack: options.maxEntriesPerTrack }, rootMotion && { joint: rootMotion.joint, yaw: rootMotion.yaw, translation: rootMotion.translation })
     : bake(rig, { maxEntriesPerTrack: options.maxEntriesPerTrack, differences });
-  if (rootMotion) baked.rootMotion = bakeRootMotion(rootMotion, baked);
+  if (rootMotion) baked.rootMotion = rootMotionCode!.bakeRootMotion(rootMotion, baked);
   const animationBounds = new CharacterBounds(rig, baked, MAX_ADDITIVE_LAYERS);
   const t2 = performance.now();
-  const lods = lod === undefined || rig.primitives.length === 0 ? undefined : await meshLods(rig, lod);
+  // Making the levels (src/bake/mesh-lod.ts) is fetched only with a simplifier handed in.
+  const lods = lod === undefined || rig.primitives.length === 0 ? undefined : await (await import('../bake/mesh-lod')).meshLods(rig, lod);
   return {
     name, rig, baked,
     gpu: packRigData(rig, baked),

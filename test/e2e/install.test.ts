@@ -60,26 +60,26 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
     for (const file of ['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/three.js', 'dist/three.d.ts', 'dist/react.js', 'dist/react.d.ts', 'dist/webgl2.js', 'dist/webgl2.d.ts', 'dist/cli.js', 'dist/crowd-skin.standalone.js']) {
       expect(files).toContain(file);
     }
-    // Source maps: every built module that holds code has one (an entry that only re-exports a
-    // shared chunk has nothing to map: index.js once crowd-skin/three shares it, three.js once
-    // crowd-skin/react shares that, webgl2.js, which re-exports the chunk createCrowd imports on demand).
-    const code = files.filter((f) => /^dist\/.*\.js$/.test(f) && !/^dist\/(index|three|webgl2)\.js$/.test(f));
+    // Source maps: every built module that holds code has one (an entry that only re-exports
+    // other modules has nothing to map: index.js, three.js, webgl2.js; nor has a shader's string,
+    // dist/_virtual/, which is no source file).
+    const code = files.filter((f) => /^dist\/.*\.js$/.test(f) && !/^dist\/(index|three|webgl2)\.js$|^dist\/_virtual\//.test(f));
     for (const file of code) expect(files, file).toContain(`${file}.map`);
     expect(files.filter((f) => !/^dist\/|^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
   });
 
   // Held here, on the package just built (test/architecture.test.ts holds the sources), because the
-  // build alone can lose it: MeshoptSimplifier needs a dist/ file of its own (tsdown.config.ts),
-  // else its import stays in the shared chunk and every page ships the simplifier (examples/minimal
-  // 309,519 bytes, 53,874 of them meshoptimizer's simplifier, when the build put it there).
-  // Likewise the meshopt decoder (26,226 bytes of the page while it sat in the shared chunk), and the
-  // WebGL 2 backend, which createCrowd imports on demand (99,107 bytes the page carried before).
+  // build alone can lose it: MeshoptSimplifier needs a dist/ file of its own (tsdown.config.ts
+  // builds one per module), else its import stays in a shared chunk and every page ships the
+  // simplifier (examples/minimal 309,519 bytes, 53,874 of them meshoptimizer's simplifier, when the
+  // build put it there). Likewise the meshopt decoder (26,226 bytes of the page while it sat in the
+  // shared chunk), and the WebGL 2 backend, which createCrowd imports on demand (99,107 bytes the page carried before).
   it('examples/minimal bundled from the built package ships no mesh simplifier or meshopt decoder, and loads the WebGL 2 backend on demand only', async () => {
     const page = await minimalPage(REPO_ROOT);
     expect(page.files.some((file) => file.startsWith('node_modules/wgpu-matrix/'))).toBe(true);
     expect(page.files.filter((file) => /meshoptimizer\/meshopt_(simplifier|decoder)/.test(file))).toEqual([]);
-    expect(page.files.filter((file) => /dist\/gl-canvas-crowd/.test(file))).toEqual([]);
-    expect(page.onDemandFiles.filter((file) => /dist\/gl-canvas-crowd/.test(file))).toHaveLength(1);
+    expect(page.files.filter((file) => /dist\/webgl2\/gl-canvas-crowd\.js$/.test(file))).toEqual([]);
+    expect(page.onDemandFiles.filter((file) => /dist\/webgl2\/gl-canvas-crowd\.js$/.test(file))).toHaveLength(1);
     console.log(`examples/minimal: ${page.bytes} bytes minified (${page.gzipBytes} gzipped) on WebGPU; ${page.onDemand.bytes} (${page.onDemand.gzipBytes}) more on demand for WebGL 2`);
   });
 

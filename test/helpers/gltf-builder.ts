@@ -1,6 +1,9 @@
 import { expect } from 'vitest';
 import { ModelError } from '../../src/bake/errors';
 import type { GltfAccessor, GltfAsset, GltfJson } from '../../src/bake/gltf-json';
+import * as morph from '../../src/bake/load-morph';
+import { hasMorphTargets, hasVrm } from '../../src/bake/parse';
+import * as vrm from '../../src/bake/vrm-humanoid';
 import { seededRandom } from './prng';
 
 /**
@@ -63,7 +66,8 @@ export class GltfBuilder {
     let o = 0;
     for (const chunk of this.chunks) { buffer.set(chunk, o); o += chunk.byteLength; }
     const json: GltfJson = structuredClone({ ...this.json, buffers: [{ byteLength: buffer.byteLength }] });
-    return { json, buffers: [buffer], images: [] };
+    // The readers parseGltf attaches to a file that needs them (parse.ts: fetched on demand there).
+    return { json, buffers: [buffer], images: [], ...(hasVrm(json) ? { vrm } : {}), ...(hasMorphTargets(json) ? { morph } : {}) };
   }
 
   private push(bytes: Uint8Array): void {

@@ -12,8 +12,8 @@
  * bundles the same page from src/ to say which of our files (and shaders) that dist/ code is.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { packageWgsl } from '../rename-wgsl';
@@ -44,12 +44,15 @@ async function minified(root: string, bundleDependencies: boolean): Promise<stri
 export async function packageSizes(root: string): Promise<SizeRow[]> {
   buildPackage(root);
   const file = (path: string) => readFileSync(join(root, path));
+  // The library's files: the entries at dist/'s top and every module below it (the CLI's chunks sit at the top too).
+  const library = (ending: string) => Buffer.concat(readdirSync(join(root, 'dist'), { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith(ending) && (path.includes(sep) || /^(index|three|react|webgl2)\./.test(path))).sort().map((path) => file(join('dist', path))));
   return [
     row('library, minified, dependencies as imports', await minified(root, false)),
     row('library, minified, dependencies bundled', await minified(root, true)),
-    row('dist/index.js as published (ESM, not minified)', file('dist/index.js')),
+    row('the library\'s .js files in dist/ as published (ESM, not minified; gzipped together)', library('.js')),
     row('dist/crowd-skin.standalone.js as published (dependencies bundled, minified)', file('dist/crowd-skin.standalone.js')),
-    row('dist/index.d.ts', file('dist/index.d.ts')),
+    row('the library\'s .d.ts files in dist/ (gzipped together)', library('.d.ts')),
   ];
 }
 
@@ -63,9 +66,14 @@ export interface BundleReport extends SizeRow {
   inputs: { what: string; bytes: number }[];
   /** Every input file with bytes in what the page loads, as esbuild names it (`node_modules/meshoptimizer/meshopt_simplifier.js`, ...). */
   files: string[];
-  /** What the page fetches only through a dynamic import (createCrowd's WebGL 2 backend): its chunks together, minified and gzipped (each file apart). */
+  /**
+   * What a page on WebGL 2 fetches besides, through createCrowd's dynamic import of the backend
+   * (src/webgl2/gl-canvas-crowd.ts): that chunk and what it imports statically, less the page's
+   * own, minified and gzipped (each file apart). Other on-demand chunks (root-motion extraction,
+   * mesh LOD making, the VRM reader: fetched by the loads that need them) are in neither row.
+   */
   onDemand: SizeRow;
-  /** Every input file with bytes in the on-demand chunks only. */
+  /** Every input file with bytes in those WebGL 2 chunks only. */
   onDemandFiles: string[];
 }
 
@@ -99,6 +107,8 @@ export async function minimalPage(root: string): Promise<BundleReport> {
     return { bytes: parts.reduce((sum, p) => sum + p.byteLength, 0), gzipBytes: parts.reduce((sum, p) => sum + gzipSync(p, { level: 9 }).byteLength, 0) };
   };
   const names = Object.keys(outputs).filter((name) => name.endsWith('.js'));
+  const glBackend = names.filter((name) => Object.keys(outputs[name].inputs).some((path) => /webgl2\/gl-canvas-crowd\.[jt]s$/.test(path)));
+  const lazy = [...new Set(glBackend.flatMap((name) => [...staticClosure(outputs, name)]))].filter((name) => !loaded.has(name));
   const groups = new Map<string, number>();
   const files = new Set<string>(), lazyFiles = new Set<string>();
   for (const name of names) {
@@ -107,11 +117,10 @@ export async function minimalPage(root: string): Promise<BundleReport> {
       if (loaded.has(name)) {
         groups.set(inputGroup(path), (groups.get(inputGroup(path)) ?? 0) + bytesInOutput);
         files.add(path);
-      } else lazyFiles.add(path);
+      } else if (lazy.includes(name)) lazyFiles.add(path);
     }
   }
   const inputs = [...groups].map(([what, bytes]) => ({ what, bytes })).sort((a, b) => b.bytes - a.bytes);
-  const lazy = names.filter((name) => !loaded.has(name));
   return {
     what: 'examples/minimal, minified', ...join2([...loaded]), inputs, files: [...files],
     onDemand: { what: 'loaded on demand (dynamic import)', ...join2(lazy) }, onDemandFiles: [...lazyFiles].filter((f) => !files.has(f)),
@@ -122,14 +131,15 @@ export async function minimalPage(root: string): Promise<BundleReport> {
 function pageChunks(outputs: Metafile['outputs']): Set<string> {
   const entry = Object.keys(outputs).find((name) => outputs[name].entryPoint?.endsWith('examples/minimal/main.js'));
   if (!entry) throw new Error('minimal page: esbuild wrote no chunk for examples/minimal/main.js');
-  const loaded = new Set<string>();
-  const visit = (name: string) => {
-    if (loaded.has(name)) return;
-    loaded.add(name);
-    for (const i of outputs[name].imports) if (i.kind === 'import-statement' && outputs[i.path]) visit(i.path);
-  };
-  visit(entry);
-  return loaded;
+  return staticClosure(outputs, entry);
+}
+
+/** Chunk `name` and the chunks it imports statically, transitively. */
+function staticClosure(outputs: Metafile['outputs'], name: string, into = new Set<string>()): Set<string> {
+  if (into.has(name)) return into;
+  into.add(name);
+  for (const i of outputs[name].imports) if (i.kind === 'import-statement' && outputs[i.path]) staticClosure(outputs, i.path, into);
+  return into;
 }
 
 /** `import text from './x.wgsl?raw'` as the package build inlines it (tsdown.config.ts): stripped and renamed (packageWgsl). */
@@ -149,7 +159,7 @@ function rawText(root: string): Plugin {
 /**
  * The same page bundled from the sources (`crowd-skin` -> src/index.ts, shaders packaged as the
  * package build does), split as minimalPage is: our bytes in what the page loads, by source file, largest first. Within a percent of the
- * dist/ bundle; it names what the dist/ chunk holds. With `dependencies`, the files of
+ * dist/ bundle (one dist/ file per source module, so the two tables name the same files). With `dependencies`, the files of
  * dependencies are listed too, by their path from node_modules/ (`meshoptimizer/meshopt_simplifier.js`).
  */
 export async function minimalPageSources(root: string, { dependencies = false } = {}): Promise<{ what: string; bytes: number }[]> {
