@@ -50,7 +50,7 @@ describe.skipIf(!device)('a KTX2 base colour under three (WebGPU in Node)', () =
     expect(map.isDataTexture).toBe(true);
     expect([map.image.width, map.image.height]).toEqual([SIDE, SIDE]);
     expect(map.mipmaps.length, 'the mip chain').toBe(Math.log2(SIDE) + 1);
-    expect(map.mipmaps.map((m) => m.data)).toEqual(image.ktx2!.rgba);
+    expect(map.mipmaps.map((m) => (m as { data: Uint8Array }).data)).toEqual(image.ktx2!.rgba);
     expect([map.colorSpace, map.flipY, map.minFilter]).toEqual([SRGBColorSpace, false, LinearMipmapLinearFilter]);
 
     const drawn = await renderPicture(crowds, scene, camera);
