@@ -1,11 +1,12 @@
 /**
  * A stranger's install, end to end: the package is built and packed, the tarball installed into
- * fresh apps under the OS temp folder, one per example (example-apps.ts), and each example built
- * with Vite, esbuild and webpack, and without a bundler (the self-contained file and an import
- * map). Every page is served on 127.0.0.1 and opened in headless Chromium (WebGPU on
- * SwiftShader): characters must be drawn, must move between two screenshots, must pass the
- * example's own checks (three: a three.js box in front of a Fox hides it), and the console must
- * stay clean. The installed `crowd-skin` command and the declarations are checked too.
+ * two fresh app folders under the OS temp folder, each holding some of the examples
+ * (example-apps.ts, INSTALLS), and each example built with Vite, esbuild and webpack, and without
+ * a bundler (the self-contained file and an import map). Every page is served on 127.0.0.1 and
+ * opened in one headless Chromium (WebGPU on SwiftShader): characters must be drawn, must move
+ * between two screenshots, must pass the example's own checks (three: a three.js box in front of
+ * a Fox hides it), and the console must stay clean. The installed `crowd-skin` command and the
+ * declarations (one tsc program per install) are checked too.
  * Screenshots land in test-results/e2e/install-<example>-<build>-{1,2,...}.png.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -130,7 +131,7 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
       if (warnings.length > 0) console.warn(`${name}/${variant} build warnings:\n${warnings.join('\n')}`);
       const built = performance.now();
       const server = await serve(servedRoots(dir, variant));
-      const page = await browser!.newPage({ viewport: VIEWPORT });
+      const page = await browser!.newPage({ viewport: app.viewport ?? VIEWPORT });
       try {
         await expectMovingCharacters(app, page, server.url, `install-${name}-${variant}`);
         const webgpu = performance.now();
@@ -153,7 +154,7 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
 
   /** The page in a browser without WebGPU (navigator.gpu removed): createCrowd loads its WebGL 2 backend and draws there. */
   async function expectWebGL2Fallback(app: ExampleApp, url: string, name: string): Promise<void> {
-    const page = await browser!.newPage({ viewport: VIEWPORT });
+    const page = await browser!.newPage({ viewport: app.viewport ?? VIEWPORT });
     try {
       await page.addInitScript(() => { delete (Navigator.prototype as { gpu?: unknown }).gpu; });
       const backends: string[] = [];

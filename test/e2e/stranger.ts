@@ -1,7 +1,7 @@
 /**
  * What a stranger does with the package, done by the install tests (install.test.ts): the repo
  * packed with `npm pack`, the tarball installed into a fresh app under the OS temp folder (no
- * node_modules of the repo above it), an example copied in, built with a bundler or none, and
+ * node_modules of the repo above it), examples copied in, each built with a bundler or none, and
  * served on 127.0.0.1 like any static site. The examples to run are listed in example-apps.ts.
  */
 import { execFile } from 'node:child_process';
