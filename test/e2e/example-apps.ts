@@ -12,6 +12,8 @@ import { expectBoxInFrontHidesFox, type Shot } from './three-depth';
 export interface ExampleApp {
   /** Folder under examples/. */
   name: string;
+  /** The install (INSTALLS) whose app folder holds this example. */
+  install: Install['name'];
   /** The module script index.html loads, relative to the folder. */
   entry: string;
   /** Folders of public/models/ the example fetches from /models/<folder>/. */
@@ -26,6 +28,8 @@ export interface ExampleApp {
   variants?: Variant[];
   /** The colour of the empty view, 0-255 (the canvas clear colour, or what fills most of it): pixels unlike it are drawn. */
   background: [number, number, number];
+  /** The page's size in CSS pixels, when not install.test.ts's VIEWPORT (320 x 200). */
+  viewport?: { width: number; height: number };
   /** CSS selector of DOM overlays left out of the pixel checks. */
   overlays?: string;
   /** Least share of pixels unlike the background once characters are drawn. */
@@ -45,18 +49,33 @@ export interface ExampleApp {
    * createCrowd must fetch its WebGL 2 backend and draw the same moving characters, and the page
    * must log `crowd-skin draws on webgl2`. One build per way the backend arrives: Vite's chunk
    * (native import()), webpack's chunk (its own loader), the self-contained file's inlined copy
-   * (esbuild without splitting inlines it the same way). About 15 s a page on SwiftShader.
+   * (esbuild without splitting inlines it the same way). About as long as the WebGPU page on SwiftShader.
    */
   webgl2?: Variant[];
 }
 
+/**
+ * One npm install of the tarball per entry, shared by its examples (each install took 5 s of CPU
+ * and up to a minute of waiting on npm), and one TypeScript program over its examples and its
+ * `declarations` (the package's own .d.ts files, by name under dist/; every one in the tarball is
+ * in one of these, install.test.ts checks). `plain` holds crowd-skin alone: its dependencies must
+ * suffice for the examples that import only it, and its main declarations must compile without
+ * three's or React's types; `peers` adds three and React, which crowd-skin/three and
+ * crowd-skin/react's declarations import.
+ */
+export interface Install { name: 'plain' | 'peers'; declarations: string[] }
+export const INSTALLS: Install[] = [
+  { name: 'plain', declarations: ['index.d.ts', 'webgl2.d.ts'] },
+  { name: 'peers', declarations: ['three.d.ts', 'react.d.ts'] },
+];
+
 export const EXAMPLE_APPS: ExampleApp[] = [
   {
-    name: 'minimal', entry: 'main.js', models: ['Fox'], dependencies: [], importMap: {},
+    name: 'minimal', install: 'plain', entry: 'main.js', models: ['Fox'], dependencies: [], importMap: {},
     background: [179, 196, 214], minDrawn: 0.05, webgl2: ['vite', 'webpack', 'standalone'],
   },
   {
-    name: 'controllers', entry: 'main.js', models: ['RobotExpressive'], dependencies: [], importMap: {},
+    name: 'controllers', install: 'plain', entry: 'main.js', models: ['RobotExpressive'], dependencies: [], importMap: {},
     background: [199, 204, 189], overlays: '#help', minDrawn: 0.02,
     // The keyboard drives the middle robot: it walks toward the camera, then dances (action 7).
     async act(page) {
@@ -70,17 +89,20 @@ export const EXAMPLE_APPS: ExampleApp[] = [
   {
     // Three's WebGPURenderer scene; crowd-skin/three is built apart from the self-contained file,
     // and imports three and the library's shared chunk: no bundler-less variant.
-    name: 'three', entry: 'main.js', models: ['Fox'], dependencies: ['three', '@types/three'], importMap: {},
+    name: 'three', install: 'peers', entry: 'main.js', models: ['Fox'], dependencies: ['three', '@types/three'], importMap: {},
     variants: ['vite', 'esbuild', 'webpack'],
+    // Larger than the others: the Fox under test in three-depth.ts covers 2.4% of a 320 x 200 view
+    // (less its eroded edge), too near that check's 2% floor; 3.8% at 640 x 400.
+    viewport: { width: 480, height: 300 },
     // The lit ground fills most of the view, so it stands for the clear colour; the sky and the
-    // box are ~12% of the default view (640 x 400), the Foxes ~7% more.
+    // box are ~12% of the view, the Foxes ~7% more.
     background: [136, 146, 141], overlays: '#info', minDrawn: 0.15,
     check: (page, shot) => expectBoxInFrontHidesFox(page, shot).then(() => {}),
   },
   {
     // React Three Fiber's <Canvas> on three's WebGPURenderer, the crowd through crowd-skin/react's <CrowdSkin>. JSX: built with Vite only (its
     // default JSX transform), which is how R3F apps are made; one build keeps the added CI time small.
-    name: 'react', entry: 'main.jsx', models: ['Fox'], importMap: {},
+    name: 'react', install: 'peers', entry: 'main.jsx', models: ['Fox'], importMap: {},
     dependencies: ['three', '@types/three', 'react', 'react-dom', '@react-three/fiber', '@types/react', '@types/react-dom'],
     // React, react-dom, R3F and @types/react at the repo's versions (its devDependencies, for crowd-skin/react's types).
     versions: { '@types/react-dom': '19.3.0' },

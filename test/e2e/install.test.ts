@@ -1,11 +1,12 @@
 /**
  * A stranger's install, end to end: the package is built and packed, the tarball installed into
- * fresh apps under the OS temp folder, one per example (example-apps.ts), and each example built
- * with Vite, esbuild and webpack, and without a bundler (the self-contained file and an import
- * map). Every page is served on 127.0.0.1 and opened in headless Chromium (WebGPU on
- * SwiftShader): characters must be drawn, must move between two screenshots, must pass the
- * example's own checks (three: a three.js box in front of a Fox hides it), and the console must
- * stay clean. The installed `crowd-skin` command and the declarations are checked too.
+ * two fresh app folders under the OS temp folder, each holding some of the examples
+ * (example-apps.ts, INSTALLS), and each example built with Vite, esbuild and webpack, and without
+ * a bundler (the self-contained file and an import map). Every page is served on 127.0.0.1 and
+ * opened in one headless Chromium (WebGPU on SwiftShader): characters must be drawn, must move
+ * between two screenshots, must pass the example's own checks (three: a three.js box in front of
+ * a Fox hides it), and the console must stay clean. The installed `crowd-skin` command and the
+ * declarations (one tsc program per install) are checked too.
  * Screenshots land in test-results/e2e/install-<example>-<build>-{1,2,...}.png.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,13 +14,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLE_APPS, type ExampleApp } from './example-apps';
+import { EXAMPLE_APPS, INSTALLS, type ExampleApp, type Install } from './example-apps';
 import { chromiumAvailable, collectProblems, launchBrowser, REPO_ROOT, RESULTS_DIR, type Rect } from './harness';
 import { decode, shareChanged, shareUnlike, type Image } from './pixels';
-import { buildVariant, createApp, packLibrary, run, serve, servedRoots, typeCheck, VARIANTS } from './stranger';
+import { buildVariant, createInstall, packLibrary, run, serve, servedRoots, typeCheck, VARIANTS } from './stranger';
 import { minimalPage } from '../../tools/bench/size';
 
-const VIEWPORT = { width: 640, height: 400 };
+/**
+ * Small: every frame costs SwiftShader (and so the CPU) in proportion to the pixels while a page is
+ * open, and the checks are shares of the view.
+ */
+const VIEWPORT = { width: 320, height: 200 };
 /** Loading a model and a few SwiftShader frames; minutes on a busy 2-core machine. */
 const PAGE_TIMEOUT = 240_000;
 
@@ -35,22 +40,43 @@ it('the README\'s embed code is examples/minimal/main.js verbatim (after its two
 
 describe.skipIf(!available)('a stranger installs the packed package', () => {
   const root = mkdtempSync(join(tmpdir(), 'crowd-skin-install-'));
-  const appDir = (app: ExampleApp) => join(root, app.name);
+  const installDir = (install: Install['name']) => join(root, install);
+  const appDir = (app: ExampleApp) => join(installDir(app.install), app.name);
+  const variantsOf = (app: ExampleApp) => app.variants ?? VARIANTS;
   let packed: { tarball: string; files: string[] };
-  let installs: Promise<void>[] = [];
+  /** Per install: its npm install, then its type-check; per `<example>/<variant>`: its build (resolves to the build's warnings). */
+  const installs = new Map<string, Promise<void>>(), typeChecks = new Map<string, Promise<void>>(), builds = new Map<string, Promise<string[]>>();
   let browser: Browser | undefined;
 
   beforeAll(async () => {
     mkdirSync(RESULTS_DIR, { recursive: true });
+    const launched = launchBrowser();
     packed = await packLibrary(root);
-    // Every app installs at once (npm mostly waits on its cache and the registry); each test awaits its own.
-    installs = EXAMPLE_APPS.map((app) => createApp(app, packed.tarball, appDir(app)));
-    installs.forEach((p) => p.catch(() => {})); // reported by the tests that await them
-    browser = await launchBrowser();
+    // Both installs at once (npm mostly waits on its cache and the registry), each type-checked as
+    // soon as it is installed (tsc, a child process, on the other core than the builds and pages).
+    for (const install of INSTALLS) {
+      const apps = EXAMPLE_APPS.filter((app) => app.install === install.name);
+      const installed = createInstall(apps, packed.tarball, installDir(install.name));
+      installs.set(install.name, installed);
+      const files = [...apps.map((app) => `${app.name}/${app.entry}`), ...install.declarations.map((d) => `node_modules/crowd-skin/dist/${d}`)];
+      typeChecks.set(install.name, installed.then(() => typeCheck(installDir(install.name), files)));
+    }
+    // The builds, one at a time in this process and in the order the tests open them: the next is
+    // built while Chromium draws the last. Each test awaits its own.
+    let queue: Promise<unknown> = Promise.resolve();
+    for (const app of EXAMPLE_APPS) {
+      for (const variant of variantsOf(app)) {
+        const built = queue.then(() => installs.get(app.install)).then(() => buildVariant(app, appDir(app), variant));
+        builds.set(`${app.name}/${variant}`, built);
+        queue = built.catch(() => {});
+      }
+    }
+    for (const p of [...installs.values(), ...typeChecks.values(), ...builds.values()]) p.catch(() => {}); // reported by the tests that await them
+    browser = await launched;
   }, 600_000);
 
   afterAll(async () => {
-    await Promise.allSettled(installs);
+    await Promise.allSettled([...installs.values(), ...typeChecks.values(), ...builds.values()]);
     await browser?.close();
     rmSync(root, { recursive: true, force: true });
   });
@@ -66,6 +92,10 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
     const code = files.filter((f) => /^dist\/.*\.js$/.test(f) && !/^dist\/(index|three|webgl2)\.js$|^dist\/_virtual\//.test(f));
     for (const file of code) expect(files, file).toContain(`${file}.map`);
     expect(files.filter((f) => !/^dist\/|^(package\.json|README\.md|CHANGELOG\.md|LICENSE)$/.test(f))).toEqual([]);
+    // Every entry's declarations (dist/<entry>.d.ts; shared chunks are named <chunk>-<hash>.d.ts and
+    // come in through the entries' imports) is a root of one install's type-check below.
+    const entries = files.filter((f) => /^dist\/[a-z0-9]+\.d\.ts$/.test(f)).map((f) => f.slice('dist/'.length)).sort();
+    expect(entries).toEqual(INSTALLS.flatMap((install) => install.declarations).sort());
   });
 
   // Held here, on the package just built (test/architecture.test.ts holds the sources), because the
@@ -86,45 +116,45 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
   describe.each(EXAMPLE_APPS.map((app) => [app.name, app] as const))('examples/%s', (name, app) => {
     const dir = appDir(app);
 
-    it('installs from the tarball and type-checks against the installed declarations', async () => {
-      await installs[EXAMPLE_APPS.indexOf(app)];
-      await typeCheck(dir, app.entry);
-    }, 600_000);
-
     it('the installed crowd-skin command inspects the example\'s model', async () => {
-      await installs[EXAMPLE_APPS.indexOf(app)];
+      await installs.get(app.install);
       const model = join(dir, 'public/models', app.models[0], `${app.models[0]}.glb`);
-      const { stdout } = await run(join(dir, 'node_modules/.bin/crowd-skin'), ['inspect', model, '--json'], dir);
+      const { stdout } = await run(join(installDir(app.install), 'node_modules/.bin/crowd-skin'), ['inspect', model, '--json'], dir);
       const report = JSON.parse(stdout) as { file: string; clips: unknown[] };
       expect(report.file).toBe(`${app.models[0]}.glb`);
       expect(report.clips.length).toBeGreaterThan(0);
-    }, 120_000);
+    }, 600_000);
 
-    it.each((app.variants ?? VARIANTS).map((v) => [v] as const))('built with %s: draws moving characters, no console errors', async (variant) => {
-      await installs[EXAMPLE_APPS.indexOf(app)];
+    it.each(variantsOf(app).map((v) => [v] as const))('built with %s: draws moving characters, no console errors', async (variant) => {
       const started = performance.now();
-      const warnings = await buildVariant(app, dir, variant);
+      const warnings = await builds.get(`${name}/${variant}`)!;
       if (warnings.length > 0) console.warn(`${name}/${variant} build warnings:\n${warnings.join('\n')}`);
       const built = performance.now();
       const server = await serve(servedRoots(dir, variant));
-      const page = await browser!.newPage({ viewport: VIEWPORT });
+      const page = await browser!.newPage({ viewport: app.viewport ?? VIEWPORT });
       try {
         await expectMovingCharacters(app, page, server.url, `install-${name}-${variant}`);
         const webgpu = performance.now();
         if (app.webgl2?.includes(variant)) await expectWebGL2Fallback(app, server.url, `install-${name}-${variant}-webgl2`);
-        // Where the time goes (CI's budget): the build, the page on WebGPU, the page on WebGL 2.
+        // Where the time goes (CI's budget): waiting for the build, the page on WebGPU, the page on WebGL 2.
         const s = (a: number, b: number) => ((b - a) / 1000).toFixed(1);
-        console.log(`${name}/${variant}: built in ${s(started, built)} s, drawn on WebGPU in ${s(built, webgpu)} s${app.webgl2?.includes(variant) ? `, on WebGL 2 in ${s(webgpu, performance.now())} s` : ''}`);
+        console.log(`${name}/${variant}: build awaited ${s(started, built)} s, drawn on WebGPU in ${s(built, webgpu)} s${app.webgl2?.includes(variant) ? `, on WebGL 2 in ${s(webgpu, performance.now())} s` : ''}`);
       } finally {
         await page.close();
         await server.close();
       }
-    }, PAGE_TIMEOUT + 120_000);
+    }, 600_000);
   });
+
+  // Last: the type-checks ran beside the builds and pages above.
+  it.each(INSTALLS.map((install) => [install.name, EXAMPLE_APPS.filter((app) => app.install === install.name).map((app) => app.name).join(', '), install.declarations.join(', '), install] as const))(
+    'install %s: examples %s and the installed %s type-check against the installed declarations', async (_name, _apps, _declarations, install) => {
+      await typeChecks.get(install.name);
+    }, 600_000);
 
   /** The page in a browser without WebGPU (navigator.gpu removed): createCrowd loads its WebGL 2 backend and draws there. */
   async function expectWebGL2Fallback(app: ExampleApp, url: string, name: string): Promise<void> {
-    const page = await browser!.newPage({ viewport: VIEWPORT });
+    const page = await browser!.newPage({ viewport: app.viewport ?? VIEWPORT });
     try {
       await page.addInitScript(() => { delete (Navigator.prototype as { gpu?: unknown }).gpu; });
       const backends: string[] = [];

@@ -16,7 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startConfiguredServer } from './harness';
 import { decode, shareUnlike } from './pixels';
 
-const VIEWPORT = { width: 640, height: 400 };
+/** Small (a frame's cost on SwiftShader grows with its pixels); the checks are shares of the view. */
+const VIEWPORT = { width: 320, height: 200 };
 const WAIT = 240_000;
 /** The Canvas's background (`<color attach="background">`, no tone mapping with `flat`). */
 const BACKGROUND = [201, 211, 196];
@@ -63,7 +64,7 @@ describe.skipIf(!chromiumAvailable())('crowd-skin/react: <CrowdSkin> in examples
     const page = await browser!.newPage({ viewport: VIEWPORT });
     const problems = collectProblems(page);
     try {
-      await page.goto(`${baseUrl}/`);
+      await page.goto(`${baseUrl}/`, { timeout: WAIT });
       await page.waitForFunction(() => (window as unknown as { reactExample?: Example }).reactExample !== undefined, undefined, { timeout: WAIT });
       await frames(page, 5);
       // The box alone is ~2% of the view; the twelve Foxes add ~6%.
@@ -93,7 +94,7 @@ describe.skipIf(!chromiumAvailable())('crowd-skin/react: <CrowdSkin> in examples
     try {
       // R3F's gl factory makes a WebGPURenderer; without navigator.gpu it runs three's WebGL 2 backend, and <CrowdSkin> draws there (shading 'three').
       await page.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
-      await page.goto(`${baseUrl}/`);
+      await page.goto(`${baseUrl}/`, { timeout: WAIT });
       await page.waitForFunction(() => (window as unknown as { reactExample?: Example }).reactExample !== undefined, undefined, { timeout: WAIT });
       await frames(page, 5);
       const gl = await drawn(page, 'webgl2');

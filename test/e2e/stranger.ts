@@ -1,7 +1,7 @@
 /**
  * What a stranger does with the package, done by the install tests (install.test.ts): the repo
  * packed with `npm pack`, the tarball installed into a fresh app under the OS temp folder (no
- * node_modules of the repo above it), an example copied in, built with a bundler or none, and
+ * node_modules of the repo above it), examples copied in, each built with a bundler or none, and
  * served on 127.0.0.1 like any static site. The examples to run are listed in example-apps.ts.
  */
 import { execFile } from 'node:child_process';
@@ -9,7 +9,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSyn
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { REPO_ROOT } from './harness';
 import type { ExampleApp } from './example-apps';
 
@@ -41,34 +41,40 @@ function repoVersion(name: string): string {
 }
 
 /**
- * A fresh app in `dir`: package.json depending on the tarball and the example's own imports,
- * the example's files, and its models under public/models/ (served at /models/). Installed with
- * npm, preferring its cache. Throws if `crowd-skin` resolves anywhere but the app's node_modules.
+ * A fresh app folder `dir` for several examples at once (one npm install, not one each): a
+ * package.json depending on the tarball and on every import of those examples, and each example's
+ * files in `dir/<name>/` with its models under `dir/<name>/public/models/` (served at /models/).
+ * Node, TypeScript and the bundlers find `dir/node_modules` from each example's folder, as in a
+ * monorepo. Installed with npm, preferring its cache. Throws if `crowd-skin` resolves anywhere
+ * but the app's node_modules.
  */
-export async function createApp(app: ExampleApp, tarball: string, dir: string): Promise<void> {
+export async function createInstall(apps: ExampleApp[], tarball: string, dir: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const dependencies: Record<string, string> = { 'crowd-skin': `file:${tarball}` };
-  for (const name of app.dependencies) dependencies[name] = app.versions?.[name] ?? repoVersion(name);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `crowd-skin-example-${app.name}`, private: true, type: 'module', dependencies }, null, 2));
-  cpSync(join(REPO_ROOT, 'examples', app.name), dir, { recursive: true });
-  for (const model of app.models) cpSync(join(REPO_ROOT, 'public/models', model), join(dir, 'public/models', model), { recursive: true });
+  for (const app of apps) for (const name of app.dependencies) dependencies[name] = app.versions?.[name] ?? repoVersion(name);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'crowd-skin-examples', private: true, type: 'module', dependencies }, null, 2));
+  for (const app of apps) {
+    cpSync(join(REPO_ROOT, 'examples', app.name), join(dir, app.name), { recursive: true });
+    for (const model of app.models) cpSync(join(REPO_ROOT, 'public/models', model), join(dir, app.name, 'public/models', model), { recursive: true });
+  }
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], dir);
   const resolved = createRequire(join(dir, 'package.json')).resolve('crowd-skin/package.json');
   if (!resolved.startsWith(join(dir, 'node_modules') + sep)) throw new Error(`crowd-skin resolved to ${resolved}, outside the app ${dir}`);
 }
 
 /**
- * Type-checks the example's JavaScript against the installed declarations, as an editor does
- * for a user (checkJs, the repo's TypeScript; JSX as React 17+ compiles it): the package's .d.ts
- * must stand on its own.
+ * Type-checks `files` (the examples' JavaScript, relative to `dir`, and installed declaration
+ * files) in one program, as an editor does for a user (checkJs, the repo's TypeScript; JSX as
+ * React 17+ compiles it). skipLibCheck stays off: the package's .d.ts must compile on their own,
+ * against what the app installed.
  */
-export async function typeCheck(dir: string, entry: string): Promise<void> {
+export async function typeCheck(dir: string, files: string[]): Promise<void> {
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
     compilerOptions: {
       allowJs: true, checkJs: true, noEmit: true, target: 'es2022', module: 'esnext', moduleResolution: 'bundler',
       lib: ['es2022', 'dom', 'dom.iterable'], types: [], skipLibCheck: false, jsx: 'react-jsx',
     },
-    include: [entry],
+    files,
   }));
   await run(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', dir], dir);
 }
@@ -147,7 +153,7 @@ export async function serve(roots: string[]): Promise<{ url: string; close: () =
   return { url: `http://127.0.0.1:${port}/`, close: () => new Promise((done) => server.close(() => done())) };
 }
 
-/** The roots a variant's page is served from (see serve). */
+/** The roots a variant's page is served from (see serve): `dir` is the example's folder, the install's node_modules is in its parent. */
 export function servedRoots(dir: string, variant: Variant): string[] {
-  return variant === 'standalone' ? [outDir(dir, variant), join(dir, 'public'), dir] : [outDir(dir, variant), join(dir, 'public')];
+  return variant === 'standalone' ? [outDir(dir, variant), join(dir, 'public'), dirname(dir)] : [outDir(dir, variant), join(dir, 'public')];
 }
