@@ -168,11 +168,11 @@ describe('what a page that draws a plain crowd ships (examples/minimal bundled f
     expect(meshopt?.bytes ?? 0).toBeLessThan(400);
   });
 
-  /** What only some loads need is fetched by them (dynamic imports): root-motion extraction, making mesh LOD levels, the VRM and morph target readers. */
-  it('no root-motion extraction, mesh LOD making, VRM or morph target reader (src/bake/root-motion.ts, mesh-lod.ts, vrm-humanoid.ts, load-morph.ts: imported on demand)', async () => {
+  /** What only some loads need is fetched by them (dynamic imports): root-motion extraction, making mesh LOD levels, the VRM and morph target readers and the morph bake. */
+  it('no root-motion extraction, mesh LOD making, VRM or morph target reader, no morph bake (src/bake/root-motion.ts, mesh-lod.ts, vrm-humanoid.ts, load-morph.ts, bake-morph.ts: imported on demand)', async () => {
     const shipped = (await minimalPageSources(REPO_ROOT)).map((i) => i.what);
     expect(shipped).toContain('src/bake/mesh-lod-options.ts');
-    expect(shipped.filter((file) => /^src\/bake\/(root-motion|mesh-lod|vrm-humanoid|load-morph)\.ts$/.test(file))).toEqual([]);
+    expect(shipped.filter((file) => /^src\/bake\/(root-motion|mesh-lod|vrm-humanoid|load-morph|bake-morph)\.ts$/.test(file))).toEqual([]);
   });
 
   /** Triangles are ordered for the vertex cache by src/bake/vertex-cache.ts, not by meshoptimizer's encoder (20 KB of WebAssembly). */

@@ -1,4 +1,5 @@
 import { wrapTime } from '../math/time';
+import type { BakedMorph } from './bake';
 import type { Clip, Rig, WeightsChannel } from './rig';
 import { sampleWeightsChannel } from './sampler';
 import type { TrackSampler } from './table-size';
@@ -12,6 +13,9 @@ import type { TrackSampler } from './table-size';
  * vector (weightCount = 4 x groups floats per instance; the padding is always 0). A group is a
  * track of a clip when the clip's weights channel of its set is not constant at the set's
  * default weights (RobotExpressive's 14 channels all hold 0, the default: they cost no table).
+ *
+ * Only a rig with morph sets reaches this module: it comes with the morph target reader
+ * (load-morph.ts, fetched for a file with targets) and build-rig.ts hands it on as Rig.morphBake.
  */
 
 /** How a rig's morph weights are laid out in groups of four. */
@@ -136,4 +140,17 @@ export function differenceMorphTracks(rig: Rig, layout: MorphLayout, a: Clip, re
     }
   }
   return { tracks, samplers };
+}
+
+/** The BakedMorph of `layout` over the morph tables bake.ts split off (`trackCount` tracks over all clips). */
+export function bakedMorph(layout: MorphLayout, tracks: Float32Array, refs: Uint32Array, trackCount: number): BakedMorph {
+  const { groups, setBase, targetCounts, maskNodes, rest } = layout;
+  return { groups, weightCount: groups * 4, setBase, targetCounts, maskNodes, rest, tracks, refs, trackCount };
+}
+
+/** Morph group `group` in words, for bake.ts's messages: its set's mesh and the weights it holds. */
+export function describeGroup(rig: Rig, layout: MorphLayout, group: number): string {
+  const set = layout.groupSet[group];
+  const first = group * 4 - layout.setBase[set];
+  return `mesh '${rig.morphs[set].name}' weights ${first}..${Math.min(first + 4, layout.targetCounts[set]) - 1}`;
 }

@@ -4,7 +4,7 @@ import { check, FLOAT32_MAX, ModelError } from './errors';
 import type { Clip, Rig, TrsPath } from './rig';
 import { restPose, sampleChannel, sampleClip } from './sampler';
 import { clipKeyTimes, MAX_REFINEMENT_BYTES, mib, refineTable, startingSize, tableTolerance, VERIFY_BELOW_ENTRIES_PER_KEY, type StartingSize, type TrackSampler } from './table-size';
-import { differenceMorphTracks, fileMorphTracks, morphLayout, type MorphLayout, type MorphTrack } from './bake-morph';
+import type { MorphLayout, MorphTrack } from './bake-morph';
 
 export { keyAlignedEntries } from './table-size';
 import type { BakedRootMotion } from './root-motion';
@@ -148,7 +148,9 @@ export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
   const differences = options.differences ?? [];
   differences.forEach((d, i) => checkDifference(rig, d, i));
   const nodeCount = rig.nodes.count;
-  const layout = morphLayout(rig);
+  // The morph half (bake-morph.ts) comes with the rig, for a rig with morph sets only (Rig.morphBake).
+  if (rig.morphs.length > 0 && !rig.morphBake) throw new Error('bake: a rig with morph sets needs rig.morphBake (buildRig sets it)');
+  const layout = rig.morphBake?.morphLayout(rig) ?? NO_MORPHS;
   const sources: BakedClipSource[] = [
     ...rig.clips.map((clip) => fileClipSource(rig, clip, layout)), ...differences.map((d) => differenceSource(rig, d, layout)),
   ];
@@ -186,9 +188,14 @@ export function bake(rig: Rig, options: BakeOptions = {}): BakedModel {
     clipNames: sources.map(({ clip }) => clip.name),
     clipDurations: Float32Array.from(sources, ({ clip }) => clip.duration),
     parents: rig.nodes.parent,
-    ...(layout.groups > 0 ? { morph: bakedMorph(layout, morphTracks, morphRefs, sources) } : {}),
+    ...(layout.groups > 0 ? { morph: rig.morphBake!.bakedMorph(layout, morphTracks, morphRefs, sources.reduce((n, source) => n + source.morph.length, 0)) } : {}),
   };
 }
+
+/** The morph layout of a rig without morph sets (and so with no weights channels). */
+const NO_MORPHS: MorphLayout = {
+  groups: 0, setBase: new Uint32Array(0), targetCounts: new Uint32Array(0), groupSet: new Uint32Array(0), rest: new Float32Array(0), maskNodes: new Uint32Array(0),
+};
 
 /** The rest pose as BakedModel.rest lays it out: 3 vec4f per node. */
 export function restTable(rig: Rig): Float32Array {
@@ -200,14 +207,6 @@ export function restTable(rig: Rig): Float32Array {
     rest.set(rig.nodes.restScale.subarray(i * 3, i * 3 + 3), i * 12 + 8);
   }
   return rest;
-}
-
-function bakedMorph(layout: MorphLayout, tracks: Float32Array, refs: Uint32Array, sources: BakedClipSource[]): BakedMorph {
-  const { groups, setBase, targetCounts, maskNodes, rest } = layout;
-  return {
-    groups, weightCount: groups * 4, setBase, targetCounts, maskNodes, rest, tracks, refs,
-    trackCount: sources.reduce((n, source) => n + source.morph.length, 0),
-  };
 }
 
 /**
@@ -304,16 +303,13 @@ interface BakedClipSource {
 /** Track k of a source in words: a TRS track (node and path) or a morph group (its set's targets). */
 function describeTrack(rig: Rig, layout: MorphLayout, tracks: BakedTrack[], morph: MorphTrack[], k: number): string {
   if (k < tracks.length) return `node '${rig.nodes.names[tracks[k].node]}' ${tracks[k].path}`;
-  const group = morph[k - tracks.length].group;
-  const set = layout.groupSet[group];
-  const first = group * 4 - layout.setBase[set];
-  return `mesh '${rig.morphs[set].name}' weights ${first}..${Math.min(first + 4, layout.targetCounts[set]) - 1}`;
+  return rig.morphBake!.describeGroup(rig, layout, morph[k - tracks.length].group);
 }
 
 /** A clip of the file: one track per channel, sampled by the exact glTF sampler; morph tracks after them. */
 function fileClipSource(rig: Rig, clip: Clip, layout: MorphLayout): BakedClipSource {
   const tracks = clip.channels.map((ch) => ({ node: ch.node, path: ch.path, step: ch.interpolation === 'STEP' }));
-  const morph = fileMorphTracks(rig, layout, clip);
+  const morph = rig.morphBake?.fileMorphTracks(rig, layout, clip) ?? { tracks: [], samplers: [] };
   return {
     clip, tracks, morph: morph.tracks,
     samplers: [...clip.channels.map((ch): TrackSampler => ({
@@ -346,7 +342,7 @@ function differenceSource(rig: Rig, d: DifferenceClip, layout: MorphLayout): Bak
   const tracks: BakedTrack[] = [...moved].sort((a, b) => a - b).flatMap((node) => PATHS.map((path) => ({ node, path, step: false })));
   const pose = createPose(rig.nodes.count);
   let sampledAt = NaN;
-  const morph = differenceMorphTracks(rig, layout, clip, d.reference === 'rest' ? 'rest' : { clip: rig.clips[d.reference.clip], time: d.reference.time });
+  const morph = rig.morphBake?.differenceMorphTracks(rig, layout, clip, d.reference === 'rest' ? 'rest' : { clip: rig.clips[d.reference.clip], time: d.reference.time }) ?? { tracks: [], samplers: [] };
   return {
     clip: { name: d.name, duration: clip.duration, channels: clip.channels, weights: clip.weights },
     tracks, morph: morph.tracks,

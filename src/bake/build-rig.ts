@@ -104,7 +104,11 @@ export function buildRig(asset: GltfAsset): Rig {
   const vrm = asset.vrm;
   const declared = vrm?.vrmHumanBones(json);
   const humanoid = declared && vrm!.humanoidFromBones(declared, (n) => rigIndexOf[n]);
-  return { nodes, skins, gltfSkinCount: gltfSkins.length, primitives, clips, morphs, warnings, ...(humanoid ? { humanoid } : {}) };
+  // The morph bake comes with the morph target reader (a file with targets only), for bake().
+  return {
+    nodes, skins, gltfSkinCount: gltfSkins.length, primitives, clips, morphs, warnings, ...(humanoid ? { humanoid } : {}),
+    ...(morphs.length > 0 ? { morphBake: asset.morph!.bakeMorph } : {}),
+  };
 }
 
 /**

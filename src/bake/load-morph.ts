@@ -4,6 +4,9 @@ import type { GltfAsset, GltfPrimitive } from './gltf-json';
 import { attributeExpectations } from './quantization';
 import type { MorphSet, MorphTargets } from './rig';
 
+/** The morph half of the bake (bake-morph.ts), fetched with this reader and handed on as Rig.morphBake by build-rig.ts. */
+export * as bakeMorph from './bake-morph';
+
 /**
  * glTF morph targets (spec 3.7.2.2): each primitive of a mesh may list `targets`, every one a
  * set of attribute displacements (POSITION, NORMAL, TANGENT); the vertex is
@@ -11,7 +14,8 @@ import type { MorphSet, MorphTargets } from './rig';
  * `weights`, else the mesh's, else 0, unless an animation channel of path `weights` sets them.
  * TANGENT displacements are not read (the renderer has no tangents). parseGltf fetches this
  * module (a dynamic import) only for a file with morph targets and hands it on as
- * GltfAsset.morph, which build-rig.ts and load-mesh.ts read: a page loading other files ships none of it.
+ * GltfAsset.morph, which build-rig.ts and load-mesh.ts read, with the morph half of the bake
+ * (bakeMorph, which build-rig.ts hands on as Rig.morphBake): a page loading other files ships none of it.
  */
 
 /** Number of morph targets of mesh `meshIndex` (0 when none); every primitive must have the same. */

@@ -270,6 +270,13 @@ export interface Rig {
    * it, or through a map recognized by name (src/bake/humanoid.ts).
    */
   humanoid?: HumanoidMap;
+  /**
+   * The morph half of the bake (bake-morph.ts), which bake() needs for a rig with morph sets:
+   * build-rig.ts hands it on from the morph target reader, fetched only for a file with targets
+   * (parse.ts), so a page loading other files ships none of it. Absent when `morphs` is empty.
+   * Not owned: shared by every rig.
+   */
+  morphBake?: typeof import('./bake-morph');
 }
 
 export const PATH_COMPONENTS: Record<TrsPath, number> = { translation: 3, rotation: 4, scale: 3 };
