@@ -1,13 +1,14 @@
 /**
  * The demo where WebGPU is missing (or with ?backend=webgl2), loaded by main.ts through a dynamic
- * import only then: the crowd, layers, locomotion and steering scenes on WebGL 2 through
+ * import only then: the crowd, layers, locomotion, steering and clips scenes on WebGL 2 through
  * createCrowd, with the WebGPU demo's panel (model, instances and their presets up to the 10k
  * stress test, clips, blend, mode, speed, culling, LOD, shadows, lights, appearance, the layers
  * and locomotion controls, another model's URL), the ground grid and rings on it (GLGround), click and box selection (CPU picking), the orbit camera, the stats
  * overlay saying "WebGL 2", and the context's loss restored. The layers, locomotion and steering
  * scenes are the WebGPU demo's own (createModelActivity over a SceneModel of the GL crowd) and
- * say in the stats what they leave out here; the clips scene says on the panel why it does not
- * run here (GL_SCENES_MISSING); a feature the GL crowd refuses is switched off with the crowd's
+ * say in the stats what they leave out here; the clips scene is the WebGPU one's CrowdActivity
+ * over its bodies as GL crowds on one context (GLClipsBodies, gl-clips.ts); the stadium says on
+ * the panel why it does not run here (GL_SCENES_MISSING); a feature the GL crowd refuses is switched off with the crowd's
  * reason (docs/demo.md, "On WebGL 2").
  */
 import { createCrowd, CrowdPicking, loadCharacter, loadClips, MeshoptDecoder, MeshoptSimplifier, type Character, type GLCanvasCrowd, type LoadOptions } from '../src/index';
@@ -47,7 +48,7 @@ const OWN_KEYS = new Set(['backend', 'glRefused', 'model', 'scene', 'instances',
 /** How fast the camera catches up with a followed character, 1/seconds (as on WebGPU). */
 const FOLLOW_RATE = 4;
 
-/** The WebGL 2 demo: one crowd on the canvas, the running scene, the ground, the panel, the camera and the stats. */
+/** The WebGL 2 demo: one crowd on the canvas (the clips scene's bodies beside it), the running scene, the ground, the panel, the camera and the stats. */
 export class GLApp {
   private crowd: GLCanvasCrowd | undefined;
   /** The loaded model as the scenes take it (SceneModel over the GL crowd: picking, masks, controllers, appearance). */
