@@ -11,10 +11,11 @@
  * the panel why it does not run here (GL_SCENES_MISSING); a feature the GL crowd refuses is switched off with the crowd's
  * reason (docs/demo.md, "On WebGL 2").
  */
-import { createCrowd, CrowdPicking, loadCharacter, loadClips, MeshoptDecoder, MeshoptSimplifier, type Character, type GLCanvasCrowd, type LoadOptions } from '../src/index';
+import { createCrowd, CrowdPicking, type GLCanvasCrowd } from '../src/index';
 import { Controls, type StateKey } from './controls';
 import { GLClipsBodies } from './gl-clips';
 import { GLGround } from './gl-ground';
+import { readGLModel, type GLModel } from './gl-load';
 import { Keyboard } from './keyboard';
 import { lightOptions } from './lights';
 import { MODELS, type ModelEntry } from './models';
@@ -23,7 +24,7 @@ import { OrbitInput } from './orbit-input';
 import type { MessageBox } from './overlays';
 import { Population, type PopulationSettings } from './population';
 import { trackCanvasSize } from './renderer';
-import { loadBodies, loadControllerConfig, type LoadedBodies, type SceneSource } from './scene';
+import type { SceneSource } from './scene';
 import { SceneModel } from './scene-model';
 import { SCENE_DEFAULTS, type SceneKind, type SceneState } from './scene-state';
 import { createModelActivity, isModelScene, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
@@ -150,22 +151,10 @@ export class GLApp {
   /** `entry`: the MODELS entry (its load options, default clips, clip files and controller config), none for a URL. */
   private load(source: SceneSource, label: string, entry?: ModelEntry): Promise<boolean> {
     this.loading = this.loading.catch(() => false).then(async () => {
-      let character: Character;
-      let config: Awaited<ReturnType<typeof loadControllerConfig>>;
-      let bodies: LoadedBodies | undefined;
       const clipsScene = this.sceneState.scene === 'clips';
+      let read: GLModel;
       try {
-        if (clipsScene) {
-          // The clips scene's bodies, bound to the picked clip set, read as the WebGPU demo reads them.
-          bodies = await loadBodies(label, source, { clips: this.clipsPicks.choice(), onProgress: () => {}, signal: new AbortController().signal });
-          character = bodies.character;
-        } else {
-          const decoders = { meshopt: MeshoptDecoder };
-          const library = entry?.clips ? [await loadClips(entry.clips, { decoders })] : undefined;
-          const options: LoadOptions = entry?.load ?? {};
-          character = await loadCharacter(source.url, { ...options, clips: library, lod: { simplifier: MeshoptSimplifier }, decoders });
-        }
-        config = await loadControllerConfig(entry?.controllerUrl, character.clipNames, new AbortController().signal);
+        read = await readGLModel(label, source, entry, clipsScene ? this.clipsPicks.choice() : undefined);
       } catch (error) {
         this.messages.show('error', `${label}: ${(error as Error).message}`);
         this.controls.setClipsReport(clipsScene ? (error as Error).message : '');
@@ -174,6 +163,7 @@ export class GLApp {
         this.controls.sync();
         return false;
       }
+      const { character, bodies, config, problem } = read;
       const previous = this.model?.label;
       this.activity?.dispose(false);
       this.clips?.destroy();
@@ -193,13 +183,12 @@ export class GLApp {
       if (previous !== undefined && previous !== label) this.sceneState.layerClip = this.sceneState.layerJoint = '';
       this.crowd = crowd;
       const picking = new CrowdPicking(crowd);
-      this.model = new SceneModel(label, source, character, crowd, picking, config.config, config.problem);
+      this.model = new SceneModel(label, source, character, crowd, picking, config, problem);
       this.population = new Population(crowd, character);
       if (bodies) {
         const clips = (this.clips = new GLClipsBodies(label, crowd, this.population, bodies, options));
         clips.configure(state, lightOptions(state.lights));
-        const { legSolve } = this.sceneState;
-        this.controls.setClipsReport(clips.bodies.map((b) => `${b.label}: ${bindingSummary(b.character, legSolve)}`).join('\n'));
+        this.controls.setClipsReport(clips.bodies.map((b) => `${b.label}: ${bindingSummary(b.character, this.sceneState.legSolve)}`).join('\n'));
       }
       this.selection.setCrowd(crowd, picking);
       this.controls.setClips(names, jointNames(character));
