@@ -1,18 +1,21 @@
 /**
  * The demo where WebGPU is missing (or with ?backend=webgl2), loaded by main.ts through a dynamic
- * import only then: the crowd, layers, locomotion and steering scenes on WebGL 2 through
+ * import only then: the crowd, layers, locomotion, steering and clips scenes on WebGL 2 through
  * createCrowd, with the WebGPU demo's panel (model, instances and their presets up to the 10k
  * stress test, clips, blend, mode, speed, culling, LOD, shadows, lights, appearance, the layers
  * and locomotion controls, another model's URL), the ground grid and rings on it (GLGround), click and box selection (CPU picking), the orbit camera, the stats
  * overlay saying "WebGL 2", and the context's loss restored. The layers, locomotion and steering
  * scenes are the WebGPU demo's own (createModelActivity over a SceneModel of the GL crowd) and
- * say in the stats what they leave out here; the clips scene says on the panel why it does not
- * run here (GL_SCENES_MISSING); a feature the GL crowd refuses is switched off with the crowd's
+ * say in the stats what they leave out here; the clips scene is the WebGPU one's CrowdActivity
+ * over its bodies as GL crowds on one context (GLClipsBodies, gl-clips.ts); the stadium says on
+ * the panel why it does not run here (GL_SCENES_MISSING); a feature the GL crowd refuses is switched off with the crowd's
  * reason (docs/demo.md, "On WebGL 2").
  */
-import { createCrowd, CrowdPicking, loadCharacter, loadClips, MeshoptDecoder, MeshoptSimplifier, type Character, type GLCanvasCrowd, type LoadOptions } from '../src/index';
+import { createCrowd, CrowdPicking, type GLCanvasCrowd } from '../src/index';
 import { Controls, type StateKey } from './controls';
+import { GLClipsBodies } from './gl-clips';
 import { GLGround } from './gl-ground';
+import { readGLModel, type GLModel } from './gl-load';
 import { Keyboard } from './keyboard';
 import { lightOptions } from './lights';
 import { MODELS, type ModelEntry } from './models';
@@ -21,10 +24,12 @@ import { OrbitInput } from './orbit-input';
 import type { MessageBox } from './overlays';
 import { Population, type PopulationSettings } from './population';
 import { trackCanvasSize } from './renderer';
-import { loadControllerConfig, type SceneSource } from './scene';
+import type { SceneSource } from './scene';
 import { SceneModel } from './scene-model';
 import { SCENE_DEFAULTS, type SceneKind, type SceneState } from './scene-state';
 import { createModelActivity, isModelScene, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
+import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
+import { CrowdActivity } from './scenes/crowd-scene';
 import { jointNames } from './scenes/layer-defaults';
 import { Selection } from './selection';
 import { spiralHalfSide } from './spiral';
@@ -37,7 +42,6 @@ const REFRESH_MS = 250;
 
 /** Why a scene does not run on WebGL 2 in this demo (shown when picked); the others run. */
 export const GL_SCENES_MISSING: Readonly<Partial<Record<SceneKind, string>>> = {
-  clips: 'it draws three crowds in one WebGPU render pass',
   stadium: 'it draws its far spectators with CrowdImpostors, which needs WebGPU (a bowl of a million as meshes is far past what a GL crowd draws)',
 };
 /** Data keys of #stats that outlive a scene (the others are a scene's describe(), cleared when it ends). */
@@ -45,7 +49,7 @@ const OWN_KEYS = new Set(['backend', 'glRefused', 'model', 'scene', 'instances',
 /** How fast the camera catches up with a followed character, 1/seconds (as on WebGPU). */
 const FOLLOW_RATE = 4;
 
-/** The WebGL 2 demo: one crowd on the canvas, the running scene, the ground, the panel, the camera and the stats. */
+/** The WebGL 2 demo: one crowd on the canvas (the clips scene's bodies beside it), the running scene, the ground, the panel, the camera and the stats. */
 export class GLApp {
   private crowd: GLCanvasCrowd | undefined;
   /** The loaded model as the scenes take it (SceneModel over the GL crowd: picking, masks, controllers, appearance). */
@@ -55,6 +59,10 @@ export class GLApp {
   /** The layers, locomotion or steering scene when one runs. */
   private activity: SceneActivity | undefined;
   private ground: GLGround | undefined;
+  /** The clips scene's bodies (the first on `crowd`, the others GL crowds on its context) while that scene's model is loaded. */
+  private clips: GLClipsBodies | undefined;
+  /** The clips scene's body and clip-set picks (the panel's; files are not dropped on WebGL 2). */
+  private readonly clipsPicks: ClipsPicks;
   private readonly camera = new OrbitCamera();
   private readonly stats: HTMLElement;
   private readonly controls: Controls;
@@ -104,6 +112,8 @@ export class GLApp {
       loadUrl: (url) => void this.loadUrl(url),
       nextCharacter: () => { if (this.activity instanceof LocomotionActivity) this.activity.selectNext(); },
     });
+    this.clipsPicks = new ClipsPicks(sceneState);
+    this.controls.setClipsPicks(this.clipsPicks.bodyNames, this.clipsPicks.setNames);
     this.refuseScene();
     // The ground's programs go with a lost context; the crowd restores itself (GLCanvasCrowd).
     canvas.addEventListener('webglcontextrestored', () => { if (this.crowd) this.ground?.restore(this.crowd.gl); });
@@ -141,27 +151,27 @@ export class GLApp {
   /** `entry`: the MODELS entry (its load options, default clips, clip files and controller config), none for a URL. */
   private load(source: SceneSource, label: string, entry?: ModelEntry): Promise<boolean> {
     this.loading = this.loading.catch(() => false).then(async () => {
-      let character: Character;
-      let config: Awaited<ReturnType<typeof loadControllerConfig>>;
+      const clipsScene = this.sceneState.scene === 'clips';
+      let read: GLModel;
       try {
-        const decoders = { meshopt: MeshoptDecoder };
-        const library = entry?.clips ? [await loadClips(entry.clips, { decoders })] : undefined;
-        const options: LoadOptions = entry?.load ?? {};
-        character = await loadCharacter(source.url, { ...options, clips: library, lod: { simplifier: MeshoptSimplifier }, decoders });
-        config = await loadControllerConfig(entry?.controllerUrl, character.clipNames, new AbortController().signal);
+        read = await readGLModel(label, source, entry, clipsScene ? this.clipsPicks.choice() : undefined);
       } catch (error) {
         this.messages.show('error', `${label}: ${(error as Error).message}`);
+        this.controls.setClipsReport(clipsScene ? (error as Error).message : '');
+        // Picks that cannot bind go back to those still shown.
+        if (clipsScene && this.clipsPicks.revert(this.clips?.clipsChoice)) writeState(this.state, this.sceneState);
+        this.controls.sync();
         return false;
       }
+      const { character, bodies, config, problem } = read;
       const previous = this.model?.label;
       this.activity?.dispose(false);
+      this.clips?.destroy();
       this.crowd?.destroy();
-      this.crowd = this.model = this.population = this.activity = undefined;
+      this.crowd = this.model = this.population = this.activity = this.clips = undefined;
       const state = this.state;
-      const crowd = await createCrowd(this.canvas, character, {
-        backend: 'webgl2', capacity: Math.max(1, state.instances), clearColor: [SKY_COLOR.r, SKY_COLOR.g, SKY_COLOR.b, 1],
-        culling: state.culling, lod: state.lod, animationLod: state.animationLod, shadows: state.shadows,
-      }) as GLCanvasCrowd;
+      const options = { capacity: Math.max(1, state.instances), culling: state.culling, lod: state.lod, animationLod: state.animationLod, shadows: state.shadows };
+      const crowd = await createCrowd(this.canvas, character, { ...options, backend: 'webgl2', clearColor: [SKY_COLOR.r, SKY_COLOR.g, SKY_COLOR.b, 1] }) as GLCanvasCrowd;
       if (!this.ground) trackCanvasSize(this.canvas, crowd.gl.getParameter(crowd.gl.MAX_TEXTURE_SIZE) as number, MAX_DEVICE_PIXEL_RATIO);
       this.ground ??= new GLGround(crowd.gl);
       if (state.skinning !== 'linear') this.refuse('skinning', 'dual-quaternion skinning needs WebGPU; this crowd skins linearly', () => { state.skinning = 'linear'; });
@@ -173,8 +183,13 @@ export class GLApp {
       if (previous !== undefined && previous !== label) this.sceneState.layerClip = this.sceneState.layerJoint = '';
       this.crowd = crowd;
       const picking = new CrowdPicking(crowd);
-      this.model = new SceneModel(label, source, character, crowd, picking, config.config, config.problem);
+      this.model = new SceneModel(label, source, character, crowd, picking, config, problem);
       this.population = new Population(crowd, character);
+      if (bodies) {
+        const clips = (this.clips = new GLClipsBodies(label, crowd, this.population, bodies, options));
+        clips.configure(state, lightOptions(state.lights));
+        this.controls.setClipsReport(clips.bodies.map((b) => `${b.label}: ${bindingSummary(b.character, this.sceneState.legSolve)}`).join('\n'));
+      }
       this.selection.setCrowd(crowd, picking);
       this.controls.setClips(names, jointNames(character));
       this.stats.dataset.model = character.name;
@@ -197,6 +212,11 @@ export class GLApp {
       population.setCount(0, this.settings());
       this.activity = createModelActivity(kind, model, this.context);
       this.ground?.cellSize.set(this.activity.cellSize);
+    } else if (kind === 'clips' && this.clips) {
+      // The WebGPU clips scene's own placement and overlay, over the GL bodies.
+      population.setCount(0, this.settings());
+      const activity = (this.activity = new CrowdActivity(this.clips, this.state, 'clips'));
+      this.ground?.cellSize.set(activity.cellSize);
     }
     this.setCount();
     this.frameCamera();
@@ -254,7 +274,8 @@ export class GLApp {
       // Each scene opens with its own model and instance count, as on WebGPU.
       const defaults = SCENE_DEFAULTS[this.sceneState.scene];
       state.instances = defaults.instances;
-      if (defaults.model !== state.model || state.modelUrl) {
+      // The clips scene binds its picked clip set to its bodies: into it and out of it, the model is read again.
+      if (defaults.model !== state.model || state.modelUrl || this.sceneState.scene === 'clips' || this.clips) {
         state.modelUrl = '';
         void this.loadModel(defaults.model);
       } else {
@@ -270,6 +291,11 @@ export class GLApp {
       case 'animationLod': crowd.animationLod = state.animationLod; break;
       case 'shadows': crowd.shadows = state.shadows; break;
       case 'lights': crowd.setLights(lightOptions(state.lights)); break;
+      case 'clipsBody':
+      case 'clipSet':
+      case 'legSolve':
+        void this.loadModel(MODELS[state.model]?.beside ? state.model : SCENE_DEFAULTS.clips.model);
+        return;
       case 'skinning':
         if (state.skinning !== 'linear') this.refuse('skinning', 'dual-quaternion skinning needs WebGPU; this crowd skins linearly', () => { state.skinning = 'linear'; });
         break;
@@ -284,6 +310,7 @@ export class GLApp {
         }
         break; // speed, paused, grid, appearance: read every frame
     }
+    this.clips?.configure(state, lightOptions(state.lights));
     this.controls.sync();
     writeState(state, this.sceneState);
   }
@@ -340,6 +367,7 @@ export class GLApp {
       camera.update(this.canvas.width / Math.max(1, this.canvas.height));
       crowd.setCamera(camera.viewProjection, camera.eye, { viewportHeight: this.canvas.height });
       crowd.render(camera.viewProjection);
+      if (!crowd.gl.isContextLost()) this.clips?.drawBeside(step, camera.viewProjection, camera.eye, this.canvas.height);
       const rings = activity?.rings?.(this.ringData) ?? 0, selected = this.selection.ring(this.selectedAt);
       if (!crowd.gl.isContextLost()) {
         this.ground?.draw(camera, this.state.grid, activity?.height ?? this.population!.height, following ? this.followed : undefined, selected ? this.selectedAt : undefined, this.ringData, rings);
@@ -381,8 +409,9 @@ export class GLApp {
     data.frames = String(this.frames);
     data.fps = this.fps.toFixed(1);
     data.cpuMs = cpuMs.toFixed(2);
-    data.drawCalls = String(crowd.drawCallCount);
-    data.gpuBytes = String(crowd.gpuBytes);
+    const drawCalls = crowd.drawCallCount + (this.clips?.besideDrawCalls ?? 0), gpuBytes = crowd.gpuBytes + (this.clips?.besideGpuBytes ?? 0);
+    data.drawCalls = String(drawCalls);
+    data.gpuBytes = String(gpuBytes);
     data.restores = String(crowd.restored);
     data.grid = String(this.state.grid);
     data.scene = this.sceneState.scene;
@@ -393,7 +422,7 @@ export class GLApp {
       `${this.model!.character.name} · ${activity ? `${activity.kind} scene · ` : ''}${count.toLocaleString('en-US')} instances · ${crowd.jointsPerInstance} joints`,
       `${this.fps.toFixed(0)} fps · CPU ${cpuMs.toFixed(2)} ms (scene, update, cull, pose and draw calls)`,
       stats ? `visible ${stats.visible.toLocaleString('en-US')} · posed ${stats.posed.toLocaleString('en-US')}` : '',
-      `draw calls ${crowd.drawCallCount} · GPU memory ${(crowd.gpuBytes / 2 ** 20).toFixed(1)} MiB`,
+      `draw calls ${drawCalls} · GPU memory ${(gpuBytes / 2 ** 20).toFixed(1)} MiB`,
       this.state.shadows ? 'no crowd shadows on the ground on WebGL 2' : '',
       crowd.restored > 0 ? `context restored ${crowd.restored}x` : '',
     ];

@@ -6,7 +6,7 @@ import { loadVariantImages } from './appearance';
 import { demoDecoders } from './decoders';
 import { MODELS, type ModelEntry } from './models';
 import { Population } from './population';
-import { SceneModel } from './scene-model';
+import { SceneModel, type AnyCrowd } from './scene-model';
 
 /** Where a scene's model came from: a name from MODELS, a URL (then `model` is ''), or a dropped file (then both are '', demo/drop.ts). */
 export interface SceneSource {
@@ -37,11 +37,22 @@ export interface ClipsChoice {
  * A body loaded beside a scene's first one (ModelEntry.beside): its character, its own crowd
  * (drawn in the same pass, with the same camera) and where the crowd scene places its instances.
  */
-export interface Body {
+export interface Body<C extends AnyCrowd = Crowd> {
   readonly label: string;
   readonly character: Character;
-  readonly crowd: Crowd;
+  readonly crowd: C;
   readonly population: Population;
+}
+
+/** Bytes of the baked lookup tables of `bodies` (tables two bodies share count once; the figure BENCHMARKS.md reports). */
+export function bodiesBakedBytes(bodies: readonly { character: Character }[]): number {
+  const tables = new Set(bodies.map((b) => b.character.baked.tracks));
+  let bytes = 0;
+  for (const body of bodies) {
+    if (!tables.delete(body.character.baked.tracks)) continue;
+    bytes += body.character.bakedBytes;
+  }
+  return bytes;
 }
 
 /**
@@ -90,13 +101,7 @@ export class Scene extends SceneModel<Crowd> {
 
   /** Bytes of the baked lookup tables of every body (the same figure BENCHMARKS.md reports; tables two bodies share count once). */
   get bakedBytes(): number {
-    const tables = new Set(this.bodies.map((b) => b.character.baked.tracks));
-    let bytes = 0;
-    for (const body of this.bodies) {
-      if (!tables.delete(body.character.baked.tracks)) continue;
-      bytes += body.character.bakedBytes;
-    }
-    return bytes;
+    return bodiesBakedBytes(this.bodies);
   }
 
   /** Draw calls of every crowd (Crowd.drawCallCount summed). */
@@ -160,6 +165,48 @@ export interface SceneLoadOptions {
  */
 export async function loadScene(device: GPUDevice, label: string, source: SceneSource, options: SceneLoadOptions): Promise<Scene> {
   const entry = MODELS[source.model];
+  const { character, beside: besideCharacters, library, choice } = await loadBodies(label, source, options);
+  const { config, problem } = await loadControllerConfig(entry?.controllerUrl, character.clipNames, options.signal);
+  const variants = await loadVariantImages(entry?.variants ?? [], options.signal);
+  device.pushErrorScope('validation');
+  device.pushErrorScope('out-of-memory');
+  const crowds: Crowd[] = [];
+  let picking: CrowdPicking | undefined;
+  let thrown: unknown;
+  try {
+    for (const c of [character, ...besideCharacters.map((b) => b.character)]) crowds.push(makeCrowd(device, c, options.crowd));
+    picking = new CrowdPicking(crowds[0]);
+  } catch (error) {
+    thrown = error;
+  }
+  // Both pops are issued before awaiting, so no other work lands in these scopes.
+  const [memory, validation] = await Promise.all([device.popErrorScope(), device.popErrorScope()]);
+  const gpuError = memory ?? validation;
+  if (thrown || gpuError || !picking) {
+    for (const crowd of crowds) crowd.destroy();
+    if (thrown) throw thrown;
+    throw new Error(`the GPU rejected the model's buffers or pipelines: ${gpuError?.message ?? 'unknown error'}`);
+  }
+  const besideBodies = besideCharacters.map((b, i) => ({ ...b, crowd: crowds[i + 1] }));
+  return new Scene(label, source, character, crowds[0], picking, config, problem, besideBodies, library, variants, choice);
+}
+
+/** What loadBodies read: the first body, those beside it (labels told apart), the clip library bound to all, the clips scene's picks. */
+export interface LoadedBodies {
+  character: Character;
+  beside: { label: string; character: Character }[];
+  library?: ClipLibrary;
+  choice?: ClipsChoice;
+}
+
+/**
+ * Reads the characters of a scene, on either backend (loadScene; the WebGL 2 demo's clips scene,
+ * demo/gl-clips.ts): the model's character and those it lists `beside` (the clips scene's body
+ * in place of the last), each bound to the one clip library (ModelEntry.clips, or the clips
+ * scene's clip set). Throws naming the body or clip set that cannot load or bind.
+ */
+export async function loadBodies(label: string, source: SceneSource, options: Pick<SceneLoadOptions, 'clips' | 'onProgress' | 'signal'>): Promise<LoadedBodies> {
+  const entry = MODELS[source.model];
   // Compressed files (meshopt, Draco, KTX2) load too, by ?modelUrl= or dropped: the decoders are handed in (demo/decoders.ts).
   const decoders = demoDecoders;
   const choice = entry?.beside ? options.clips : undefined;
@@ -184,29 +231,7 @@ export async function loadScene(device: GPUDevice, label: string, source: SceneS
     const loaded = [label, ...besideCharacters.map((b) => b.label)].filter((l) => l === name || l.startsWith(`${name} #`)).length;
     besideCharacters.push({ label: loaded > 0 ? `${name} #${loaded + 1}` : name, character: await bound(choice, name, () => load(from, loadOptions)) });
   }
-  const { config, problem } = await loadControllerConfig(entry?.controllerUrl, character.clipNames, options.signal);
-  const variants = await loadVariantImages(entry?.variants ?? [], options.signal);
-  device.pushErrorScope('validation');
-  device.pushErrorScope('out-of-memory');
-  const crowds: Crowd[] = [];
-  let picking: CrowdPicking | undefined;
-  let thrown: unknown;
-  try {
-    for (const c of [character, ...besideCharacters.map((b) => b.character)]) crowds.push(makeCrowd(device, c, options.crowd));
-    picking = new CrowdPicking(crowds[0]);
-  } catch (error) {
-    thrown = error;
-  }
-  // Both pops are issued before awaiting, so no other work lands in these scopes.
-  const [memory, validation] = await Promise.all([device.popErrorScope(), device.popErrorScope()]);
-  const gpuError = memory ?? validation;
-  if (thrown || gpuError || !picking) {
-    for (const crowd of crowds) crowd.destroy();
-    if (thrown) throw thrown;
-    throw new Error(`the GPU rejected the model's buffers or pipelines: ${gpuError?.message ?? 'unknown error'}`);
-  }
-  const besideBodies = besideCharacters.map((b, i) => ({ ...b, crowd: crowds[i + 1] }));
-  return new Scene(label, source, character, crowds[0], picking, config, problem, besideBodies, library, variants, choice);
+  return { character, beside: besideCharacters, library, choice };
 }
 
 /** The clips scene's clip set, read with loadClips; a file that is no clips file is refused, naming it. */

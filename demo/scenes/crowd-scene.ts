@@ -1,6 +1,9 @@
 import type { StateKey } from '../controls';
 import type { PopulationSettings } from '../population';
-import type { Body, Scene } from '../scene';
+import type { ClipLibrary } from '../../src/index';
+import type { Population } from '../population';
+import type { Body, ClipsChoice } from '../scene';
+import type { AnyCrowd } from '../scene-model';
 import { spiralHalfSide } from '../spiral';
 import { formatBytes } from '../stats';
 import type { DemoState } from '../url-state';
@@ -14,6 +17,22 @@ export const IMPOSTORS_ABOVE = 100_000;
 const BODY_GAP_CELLS = 2;
 
 /**
+ * What the crowd and clips scenes place and describe: the WebGPU demo's Scene, or the WebGL 2
+ * demo's clips bodies (demo/gl-clips.ts), each body with its own crowd of either backend.
+ */
+export interface BodiesScene {
+  /** Every body, the first one's first (its population is `population`). */
+  readonly bodies: readonly Body<AnyCrowd>[];
+  readonly population: Population;
+  /** The clip library every body is bound to, if any. */
+  readonly library?: ClipLibrary;
+  /** The clips scene's picks, when it bound them. */
+  readonly clipsChoice?: ClipsChoice;
+  /** Bytes of every body's baked tables (a copy two bodies share counts once). */
+  readonly bakedBytes: number;
+}
+
+/**
  * The crowd scene (the demo's original one): instances on a square spiral, each with its own
  * clips, phase, blend and speed (crowd mode) or the panel's (uniform mode). See Population.
  * A scene of several bodies (Scene.bodies: the clips scene's WalkerBody, a second WalkerBody and
@@ -24,9 +43,9 @@ export class CrowdActivity implements SceneActivity {
   private respawnNeeded = false;
   private uniformChanged = false;
   private newPhases = false;
-  private readonly bodies: readonly Body[];
+  private readonly bodies: readonly Body<AnyCrowd>[];
 
-  constructor(private readonly scene: Scene, private readonly state: DemoState, readonly kind: 'crowd' | 'clips' = 'crowd') {
+  constructor(private readonly scene: BodiesScene, private readonly state: DemoState, readonly kind: 'crowd' | 'clips' = 'crowd') {
     this.bodies = scene.bodies;
   }
 
@@ -186,7 +205,7 @@ export class CrowdActivity implements SceneActivity {
     });
   }
 
-  private settings(body: Body): PopulationSettings {
+  private settings(body: Body<AnyCrowd>): PopulationSettings {
     const { character } = body;
     const { mode, blend, randomPhases, variety } = this.state;
     // A body beside the first one may lack a clip the panel names: it plays its first clip then.

@@ -40,13 +40,13 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
   }
 
   it('?backend=webgl2: the demo draws its Foxes on WebGL 2 with its panel, says so and why a scene is not there, keeps a clean console, and restores the crowd after a lost context', async () => {
-    // The clips scene asked for: the crowd scene runs, and the page says why (demo/gl-app.ts GL_SCENES_MISSING).
-    const { page, problems } = await demo.open('?backend=webgl2&instances=40&scene=clips&model=Fox');
+    // The stadium asked for: the crowd scene runs, and the page says why (demo/gl-app.ts GL_SCENES_MISSING).
+    const { page, problems } = await demo.open('?backend=webgl2&instances=40&scene=stadium&model=Fox');
     await waitForCrowd(page, 40, 2, 90_000);
     expect(await stat(page, 'backend')).toBe('webgl2');
     expect(await page.locator('#stats').textContent()).toMatch(/^WebGL 2 \(forced by \?backend=webgl2\)/);
-    expect(await stat(page, 'glRefused')).toBe('clips');
-    expect(await page.locator('#message').textContent()).toMatch(/the clips scene does not run on WebGL 2 in this demo yet: .*Showing the crowd scene/);
+    expect(await stat(page, 'glRefused')).toBe('stadium');
+    expect(await page.locator('#message').textContent()).toMatch(/the stadium scene does not run on WebGL 2 in this demo yet: .*Showing the crowd scene/);
     // The panel: its scene menu back on the crowd scene, the instance presets up to the 10k stress test.
     expect(await page.locator('.lil-gui.lil-root > .lil-title').textContent()).toBe('crowd-skin');
     expect(await page.locator('.lil-gui select').first().inputValue()).toBe('crowd');

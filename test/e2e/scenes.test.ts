@@ -280,7 +280,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await page.close();
   }, TEST_TIMEOUT);
 
-  it('on WebGL 2 (?backend=webgl2): the steering, locomotion and layers scenes run on the GL crowd and say what they leave out', async () => {
+  it('on WebGL 2 (?backend=webgl2): the steering, locomotion, layers and clips scenes run on GL crowds and say what they leave out', async () => {
     const { page, problems } = await open('?backend=webgl2&scene=steering&instances=16');
     await page.setViewportSize({ width: 480, height: 300 }); // a quarter of the pixels: SwiftShader's GL fill is the cost here
     await waitForCrowd(page, 16, 2);
@@ -312,6 +312,16 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await waitForCrowd(page, 8, 2);
     expect([await stat(page, 'layerClip'), await stat(page, 'layerJoint')]).toEqual(['Survey', 'b_Neck_04']);
     await expectAlive(page, 'scene-gl-layers');
+
+    // Clips: three bodies bound to one clip set, each a GL crowd on the one context (drawn one after another), the WebGPU scene's overlay and report.
+    await page.goto(`${demo.baseUrl}/?backend=webgl2&scene=clips&instances=6`);
+    await waitForCrowd(page, 6, 2);
+    expect([await stat(page, 'scene'), await stat(page, 'bodies'), await stat(page, 'bodyInstances'), await stat(page, 'libraryBodies')])
+      .toEqual(['clips', 'WalkerBody,WalkerBody #2,WalkerStocky', '2,2,2', '3']);
+    await waitForStat(page, 'bodyDrawn', /^[1-9]\d*,[1-9]\d*,[1-9]\d*$/);
+    // Each crowd culled and drew its own (GLCrowd.encode, draw): a crowd counts draw calls only from its last encode.
+    expect(await statNumber(page, 'drawCalls')).toBeGreaterThanOrEqual(3);
+    expect(await page.locator('.clips-report').textContent()).toMatch(/WalkerStocky: humanoid .* bones mapped/);
     expect(problems).toEqual([]);
     await page.close();
   }, TEST_TIMEOUT);
