@@ -8,7 +8,6 @@ import { Keyboard } from './keyboard';
 import { MarkerPass } from './marker-pass';
 import { MODELS } from './models';
 import { OrbitCamera } from './orbit-camera';
-import { OrbitInput } from './orbit-input';
 import { MessageBox, ProgressBar } from './overlays';
 import { Renderer, trackCanvasSize } from './renderer';
 import { loadScene, Scene, type SceneSource } from './scene';
@@ -16,7 +15,7 @@ import { SCENE_DEFAULTS, type SceneState } from './scene-state';
 import { createActivity, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
 import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { jointNames } from './scenes/layer-defaults';
-import { Selection, SELECTION_COLOR } from './selection';
+import { listenPointer, Selection, SELECTION_COLOR } from './selection';
 import { StatsOverlay, type LiveStats } from './stats';
 import { MAX_DEVICE_PIXEL_RATIO, RING_COLOR } from './theme';
 import { lightOptions } from './lights';
@@ -74,7 +73,6 @@ export class App {
   /** Rings a scene asks for (SceneActivity.rings): x, z, radius each, and a marker per ring, made on first use. */
   private readonly ringData = new Float32Array(3 * 16);
   private readonly ringMarkers: MarkerPass[] = [];
-  private readonly pickView = { viewProjection: new Float32Array(16), width: 1, height: 1 };
 
   constructor(gpu: DemoDevice, canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
     private readonly messages: MessageBox) {
@@ -87,15 +85,7 @@ export class App {
     this.timer = new GpuTimer(this.device);
     this.stats = new StatsOverlay(this.timer, gpu.adapterName);
     const selection = (this.selection = new Selection(canvas));
-    new OrbitInput(canvas, this.camera, {
-      // A scene that takes pointer input (steering: select agents, send them) gets it first.
-      click: (x, y) => { if (!this.activity?.click?.(x, y, this.pickCamera())) selection.click(x, y, this.camera.viewProjection); },
-      dragBox: (rect) => selection.dragBox(rect),
-      endBox: (rect) => {
-        if (this.activity?.box?.(rect, this.pickCamera())) selection.hideBox();
-        else selection.endBox(rect, this.camera.viewProjection);
-      },
-    });
+    listenPointer(canvas, this.camera, selection, () => this.activity);
     this.camera.frame(5, 5, 1);
     const plotCanvas = document.getElementById('plot') as HTMLCanvasElement | null;
     if (!plotCanvas) throw new Error('index.html has no #plot');
@@ -128,14 +118,6 @@ export class App {
     return (await this.activity?.readAgents?.()) ?? null;
   }
 
-  /** The view as picking takes it (CSS pixels), for a scene's pointer input. */
-  private pickCamera(): { viewProjection: Float32Array; width: number; height: number } {
-    const canvas = this.renderer.canvas;
-    this.pickView.viewProjection.set(this.camera.viewProjection);
-    this.pickView.width = canvas.clientWidth || 1;
-    this.pickView.height = canvas.clientHeight || 1;
-    return this.pickView;
-  }
 
   /**
    * Goes on drawing on `gpu` (a new device after the old one was lost): re-creates the renderer,

@@ -20,7 +20,6 @@ import { Keyboard } from './keyboard';
 import { lightOptions } from './lights';
 import { MODELS, type ModelEntry } from './models';
 import { OrbitCamera } from './orbit-camera';
-import { OrbitInput } from './orbit-input';
 import type { MessageBox } from './overlays';
 import { Population, type PopulationSettings } from './population';
 import { trackCanvasSize } from './renderer';
@@ -31,7 +30,7 @@ import { createModelActivity, isModelScene, LocomotionActivity, type ActivityCon
 import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { CrowdActivity } from './scenes/crowd-scene';
 import { jointNames } from './scenes/layer-defaults';
-import { Selection } from './selection';
+import { listenPointer, Selection } from './selection';
 import { spiralHalfSide } from './spiral';
 import { MAX_DEVICE_PIXEL_RATIO, SKY_COLOR } from './theme';
 import { writeState, type DemoState } from './url-state';
@@ -84,7 +83,6 @@ export class GLApp {
   private readonly selectedAt = new Float32Array(3);
   private readonly ringData = new Float32Array(3 * 16);
   private readonly extent = new Float32Array(3);
-  private readonly pickView = { viewProjection: new Float32Array(16), width: 1, height: 1 };
 
   /** `reason`: why the demo runs on WebGL 2 (shown in the stats), e.g. "forced by ?backend=webgl2". */
   constructor(private readonly canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
@@ -95,15 +93,7 @@ export class GLApp {
     this.stats = stats;
     stats.dataset.backend = 'webgl2';
     const selection = (this.selection = new Selection(canvas));
-    new OrbitInput(canvas, this.camera, {
-      // A scene that takes pointer input (steering: select agents, send them) gets it first, as on WebGPU.
-      click: (x, y) => { if (!this.activity?.click?.(x, y, this.pickCamera())) selection.click(x, y, this.camera.viewProjection); },
-      dragBox: (rect) => selection.dragBox(rect),
-      endBox: (rect) => {
-        if (this.activity?.box?.(rect, this.pickCamera())) selection.hideBox();
-        else selection.endBox(rect, this.camera.viewProjection);
-      },
-    });
+    listenPointer(canvas, this.camera, selection, () => this.activity);
     this.camera.frame(5, 5, 1);
     this.context = { state, sceneState, keyboard: new Keyboard(), plot: new WeightPlot(plot), notify: (message) => this.messages.show('info', message) };
     this.controls = new Controls(state, sceneState, this.view, {
@@ -338,13 +328,6 @@ export class GLApp {
     writeState(this.state, this.sceneState);
   }
 
-  /** The view as picking takes it (CSS pixels), for a scene's pointer input. */
-  private pickCamera(): { viewProjection: Float32Array; width: number; height: number } {
-    const view = this.pickView;
-    [view.width, view.height] = [this.canvas.clientWidth || 1, this.canvas.clientHeight || 1];
-    view.viewProjection.set(this.camera.viewProjection);
-    return view;
-  }
 
   private frame(now: number): void {
     const crowd = this.crowd;

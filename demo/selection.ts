@@ -1,4 +1,7 @@
 import type { Crowd, CrowdPicking, GLCrowd, PickCamera, ScreenRect } from '../src/index';
+import type { OrbitCamera } from './orbit-camera';
+import { OrbitInput } from './orbit-input';
+import type { SceneActivity } from './scenes';
 
 /** Ring colour of the selected character (display RGB, opacity): yellow-green, apart from the followed character's cyan ring and the orange models. */
 export const SELECTION_COLOR = [0.8, 1.0, 0.15, 0.95] as const;
@@ -113,4 +116,28 @@ export class Selection {
     this.camera.height = this.canvas.clientHeight || 1;
     return this.camera;
   }
+}
+
+/**
+ * Wires `canvas`'s pointer to `camera` (orbit, zoom) and to picking: a click or a Shift + drag
+ * box goes first to the running scene when it takes pointer input (`activity()`: steering
+ * selects agents and sends them), else to `selection`. Both demos (WebGPU and WebGL 2) use it.
+ */
+export function listenPointer(canvas: HTMLCanvasElement, camera: OrbitCamera, selection: Selection, activity: () => SceneActivity | undefined): void {
+  // The view as picking takes it (CSS pixels), refilled at each click or box: no allocation then.
+  const view = { viewProjection: new Float32Array(16), width: 1, height: 1 };
+  const pickCamera = (): PickCamera => {
+    view.viewProjection.set(camera.viewProjection);
+    view.width = canvas.clientWidth || 1;
+    view.height = canvas.clientHeight || 1;
+    return view;
+  };
+  new OrbitInput(canvas, camera, {
+    click: (x, y) => { if (!activity()?.click?.(x, y, pickCamera())) selection.click(x, y, camera.viewProjection); },
+    dragBox: (rect) => selection.dragBox(rect),
+    endBox: (rect) => {
+      if (activity()?.box?.(rect, pickCamera())) selection.hideBox();
+      else selection.endBox(rect, camera.viewProjection);
+    },
+  });
 }
