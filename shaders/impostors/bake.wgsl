@@ -29,6 +29,21 @@ struct Material {
 @group(1) @binding(4) var metallicRoughnessTexture: texture_2d<f32>;
 @group(1) @binding(7) var metallicRoughnessSampler: sampler;
 
+// The look this layer of the atlas bakes (impostor-bake.ts: one render pass a layer): its
+// CrowdAppearance variant, whose image (layer variant - 1 of the crowd's variant array, skin.wgsl
+// `appearanceVariants`) replaces the base-colour texture of the varied primitives (VARIED), as
+// skin.wgsl's appearanceBase does. Its parts mask is applied by drawing only the parts it shows.
+struct BakeLook {
+  variant: u32,
+  pad0: u32,
+  pad1: u32,
+  pad2: u32,
+}
+
+@group(2) @binding(0) var<uniform> look: BakeLook;
+@group(2) @binding(1) var variantTextures: texture_2d_array<f32>;
+@group(2) @binding(2) var variantSampler: sampler;
+
 // What this stage reads of skin.wgsl's VertexOut (the same locations).
 struct Surface {
   @builtin(position) clip: vec4f,
@@ -40,6 +55,12 @@ struct Surface {
 
 override NORMALS: bool = true;
 override COLORS: bool = true;
+// Mip bias of the textures (log2 of atlas texels per screen pixel at the switch, impostor-bake.ts):
+// an atlas texel then holds the texture filtered over the screen pixel the mesh's draw filters
+// over at the switch, not over the texel's own (smaller) footprint.
+override LOD_BIAS: f32 = 0.0;
+// Whether this primitive's base colour comes from the look's variant for variants >= 1 (AppearanceSource.variedPrimitives).
+override VARIED: bool = false;
 
 struct Texel {
   // Base colour (linear RGB; the target is sRGB-encoded), alpha 1 where covered.
@@ -68,8 +89,12 @@ fn bake(in: Surface, @builtin(front_facing) front: bool) -> Texel {
   if (COLORS) {
     color = in.color;
   }
-  let base = textureSample(baseColorTexture, baseColorSampler, uvOf(0u, in.uv)) * material.baseColorFactor * color;
-  let mr = textureSample(metallicRoughnessTexture, metallicRoughnessSampler, uvOf(1u, in.uv));
+  let uv = uvOf(0u, in.uv);
+  // Both textures sampled (uniform control flow), one kept.
+  let own = textureSampleBias(baseColorTexture, baseColorSampler, uv, LOD_BIAS);
+  let variant = textureSampleBias(variantTextures, variantSampler, uv, i32(max(look.variant, 1u)) - 1, LOD_BIAS);
+  let base = select(own, variant, VARIED && look.variant != 0u) * material.baseColorFactor * color;
+  let mr = textureSampleBias(metallicRoughnessTexture, metallicRoughnessSampler, uvOf(1u, in.uv), LOD_BIAS);
   if ((material.flags & 2u) != 0u && base.a < material.alphaCutoff) {
     discard;
   }

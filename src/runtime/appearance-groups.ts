@@ -24,6 +24,20 @@ export interface AppearanceSource {
    * and `parts` (u32). Without it, that draw refuses the source.
    */
   readonly layout?: AppearanceLayout;
+  /** The looks the live instances have, for a draw that bakes one image set per look (CrowdImpostors). Without it, that draw treats every instance as the plain look. */
+  readonly looks?: AppearanceLooks;
+}
+
+/**
+ * What makes an instance's image apart from its tint: its (variant, parts), counted over the live
+ * instances (AppearanceSource.looks). A look's key is variant x 2^32 + parts, the variant written
+ * 0 where none of the parts shown is varied (it changes nothing there).
+ */
+export interface AppearanceLooks {
+  /** Changes whenever a slot's variant or parts may have changed (a set, an add, a remove, a move, growth): count again then. */
+  readonly version: number;
+  /** Adds to `out` the instances of each look among slots [0, `count`) (the live ones). O(count); allocation-free for keys `out` holds. */
+  count(count: number, out: Map<number, number>): void;
 }
 
 /** Byte offsets in an appearance record (AppearanceSource.layout). */
@@ -87,7 +101,8 @@ export class AppearanceGroups {
     const empty = device.createBindGroupLayout({ label: 'AppearanceGroups.emptyLayout', entries: [] });
     this.emptyGroup = device.createBindGroup({ label: 'AppearanceGroups.empty', layout: empty, entries: [] });
     this.depthLayout = device.createPipelineLayout({ label: 'AppearanceGroups.depthLayout', bindGroupLayouts: [frameLayout, materialLayout, empty, this.layout] });
-    this.sampler = device.createSampler({ label: 'AppearanceGroups.sampler', magFilter: 'linear', minFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
+    // Trilinear: the variants have their mip chains (VariantTextures), as glTF's default sampler filters the materials' own.
+    this.sampler = device.createSampler({ label: 'AppearanceGroups.sampler', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
     this.uniforms = Array.from({ length: primitiveCount }, (_, p) => {
       const buffer = device.createBuffer({ label: `AppearanceGroups.primitive${p}`, size: PRIMITIVE_UNIFORM_BYTES, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
       device.queue.writeBuffer(buffer, 0, new Uint32Array([p, (source.variedPrimitives >>> p) & 1, 0, 0]));

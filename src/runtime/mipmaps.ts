@@ -21,8 +21,8 @@ export class MipmapGenerator {
     this.sampler = device.createSampler({ label: 'Mipmaps.sampler', minFilter: 'linear', magFilter: 'linear' });
   }
 
-  /** Writes levels 1..mipLevelCount-1 of `texture` (needs RENDER_ATTACHMENT and TEXTURE_BINDING usage). */
-  generate(texture: GPUTexture): void {
+  /** Writes levels 1..mipLevelCount-1 of layer `layer` of `texture` (needs RENDER_ATTACHMENT and TEXTURE_BINDING usage). */
+  generate(texture: GPUTexture, layer = 0): void {
     if (texture.mipLevelCount < 2) return;
     const format = texture.format;
     let pipeline = this.pipelines.get(format);
@@ -40,12 +40,12 @@ export class MipmapGenerator {
       const group = this.device.createBindGroup({
         layout: pipeline.getBindGroupLayout(0),
         entries: [
-          { binding: 0, resource: texture.createView({ baseMipLevel: level - 1, mipLevelCount: 1 }) },
+          { binding: 0, resource: texture.createView({ dimension: '2d', baseArrayLayer: layer, arrayLayerCount: 1, baseMipLevel: level - 1, mipLevelCount: 1 }) },
           { binding: 1, resource: this.sampler },
         ],
       });
       const pass = encoder.beginRenderPass({
-        colorAttachments: [{ view: texture.createView({ baseMipLevel: level, mipLevelCount: 1 }), loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 0] }],
+        colorAttachments: [{ view: texture.createView({ dimension: '2d', baseArrayLayer: layer, arrayLayerCount: 1, baseMipLevel: level, mipLevelCount: 1 }), loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 0] }],
       });
       pass.setPipeline(pipeline);
       pass.setBindGroup(0, group);

@@ -85,6 +85,8 @@ export class SkinPass {
   private readonly levelGroups: GPUBindGroup[] = [];
   /** Group 2: the shadow map and its comparison sampler (a 1x1 stand-in without one), the environment and its sampler (1x1 black layers without one). */
   private readonly shadowLayout: GPUBindGroupLayout;
+  /** The material group's layout (group 1). */
+  private readonly materialLayout: GPUBindGroupLayout;
   private readonly shadowSampler: GPUSampler;
   private readonly noShadow: GPUTextureView;
   private shadowGroup: GPUBindGroup;
@@ -131,7 +133,7 @@ export class SkinPass {
         ...(mesh.morph ? [vertexStorage(4)] : []),
       ],
     });
-    const materialLayout = device.createBindGroupLayout({
+    const materialLayout = this.materialLayout = device.createBindGroupLayout({
       label: 'SkinPass.materialLayout',
       entries: [
         { binding: 0, visibility: GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT, buffer: { type: 'uniform' } },
@@ -215,6 +217,9 @@ export class SkinPass {
 
   /** The frame bind group layout (camera, joints, instances, instance list), which ShadowPass shares. */
   get frameBindGroupLayout(): GPUBindGroupLayout { return this.frameLayout; }
+
+  /** @internal The material bind group layout (group 1), which the impostor bake's own pipeline layout shares. */
+  get materialBindGroupLayout(): GPUBindGroupLayout { return this.materialLayout; }
 
   /** @internal The prefiltered lights.environment (a 2d-array view of ENVIRONMENT_LAYERS layers), or undefined without one: the impostor pass lights with it too. */
   get environmentView(): GPUTextureView | undefined { return this.environment?.view; }

@@ -15,6 +15,8 @@ import { APPEARANCE } from './appearance-layout';
 export class AppearanceStore implements SlotData<RecordBufferLike> {
   private readonly records: AppearanceRecords;
   private gpu!: RecordBufferLike;
+  /** Bumped by every change that may change a slot's (variant, parts) (AppearanceLooks.version). */
+  private looks = 0;
 
   /** `device`: the crowd's record device (CrowdKernel.recordDevice). `allParts`: the parts mask of a new instance (every primitive drawn). */
   constructor(private device: RecordDevice<RecordBufferLike>, capacity: number, allParts: number, private readonly label = 'Crowd') {
@@ -40,10 +42,31 @@ export class AppearanceStore implements SlotData<RecordBufferLike> {
 
   setVariant(slot: number, variant: number): void {
     this.records.setWord(slot, APPEARANCE.variant, variant);
+    this.looks++;
   }
 
   setParts(slot: number, parts: number): void {
     this.records.setWord(slot, APPEARANCE.parts, parts);
+    this.looks++;
+  }
+
+  /** Changes whenever a slot's variant or parts may have changed (AppearanceLooks.version). */
+  get looksVersion(): number {
+    return this.looks;
+  }
+
+  /**
+   * Adds to `out` the slots of each look among [0, `count`): key variant x 2^32 + parts, the
+   * variant 0 where `parts & varied` is 0 (AppearanceLooks.count). O(count), reads the CPU mirror.
+   */
+  countLooks(count: number, varied: number, out: Map<number, number>): void {
+    const u32 = this.records.words;
+    const stride = APPEARANCE.size / 4;
+    for (let slot = 0, o = 0; slot < count; slot++, o += stride) {
+      const parts = u32[o + APPEARANCE.parts / 4];
+      const key = ((parts & varied) !== 0 ? u32[o + APPEARANCE.variant / 4] : 0) * 2 ** 32 + parts;
+      out.set(key, (out.get(key) ?? 0) + 1);
+    }
   }
 
   /** `slot`'s tint into `out` (3 numbers). */
@@ -65,6 +88,7 @@ export class AppearanceStore implements SlotData<RecordBufferLike> {
 
   grow(capacity: number, count: number): void {
     if (capacity <= this.capacity) return;
+    this.looks++;
     const old = this.capacity;
     this.records.reserve(capacity);
     for (let slot = old; slot < capacity; slot++) this.records.reset(slot);
@@ -75,6 +99,7 @@ export class AppearanceStore implements SlotData<RecordBufferLike> {
 
   move(from: number, to: number): void {
     if (from !== to) this.records.move(from, to);
+    this.looks++;
   }
 
   swap(a: number, b: number): void {
@@ -83,6 +108,7 @@ export class AppearanceStore implements SlotData<RecordBufferLike> {
 
   reset(slot: number): void {
     this.records.reset(slot);
+    this.looks++;
   }
 
   upload(queue: RecordQueue<RecordBufferLike>): number {
@@ -134,6 +160,11 @@ class AppearanceRecords extends RecordBuffer {
   setWord(slot: number, offset: number, value: number): void {
     this.u32[slot * this.stride + offset / 4] = value;
     this.touch(slot);
+  }
+
+  /** The records as u32 words (APPEARANCE.size / 4 a slot); replaced on growth. */
+  get words(): Uint32Array {
+    return this.u32;
   }
 
   word(slot: number, offset: number): number {

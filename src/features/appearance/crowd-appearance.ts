@@ -104,6 +104,10 @@ export class CrowdAppearance implements CrowdFeature {
       variedPrimitives: this.varied,
       variantImages: this.textures.images,
       layout: APPEARANCE,
+      looks: {
+        get version() { return self.store.looksVersion; },
+        count: (count, out) => this.store.countLooks(count, this.varied, out),
+      },
     };
   }
 

@@ -1,4 +1,5 @@
 import { show } from '../../math/show';
+import { MipmapGenerator, mipLevelCount } from '../../runtime/mipmaps';
 
 /** An RGBA8 image (4 bytes a texel, rows top to bottom, sRGB-encoded): an ImageData fits. */
 export interface AppearanceImage {
@@ -12,8 +13,10 @@ export interface AppearanceImage {
 
 /**
  * The base-colour variants of CrowdAppearance as one rgba8unorm-srgb texture_2d_array (layer k:
- * variant k + 1), or a 1 x 1 white layer when there are none (the binding must exist). Owns the
- * texture; re-made on restore.
+ * variant k + 1), or a 1 x 1 white layer when there are none (the binding must exist). Each layer
+ * has its full mip chain (made on the GPU, as the materials' textures have), so a variant far away
+ * is filtered as the material's own texture is, not aliased (and matches its impostor, baked
+ * filtered). Owns the texture; re-made on restore.
  */
 export class VariantTextures {
   private texture: GPUTexture | undefined;
@@ -66,13 +69,15 @@ export class VariantTextures {
     const [width, height] = this.images.length > 0 ? [this.images[0].width, this.images[0].height] : [1, 1];
     const layers = Math.max(1, this.images.length);
     this.texture = this.device.createTexture({
-      label: 'CrowdAppearance.variants', size: [width, height, layers], format: 'rgba8unorm-srgb',
-      usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST,
+      label: 'CrowdAppearance.variants', size: [width, height, layers], format: 'rgba8unorm-srgb', mipLevelCount: mipLevelCount(width, height),
+      usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST | GPUTextureUsage.RENDER_ATTACHMENT,
     });
     const white = new Uint8Array([255, 255, 255, 255]);
+    const mipmaps = this.texture.mipLevelCount > 1 ? new MipmapGenerator(this.device) : undefined;
     for (let layer = 0; layer < layers; layer++) {
       const data = (this.images[layer]?.data ?? white) as Uint8Array<ArrayBuffer>;
       this.device.queue.writeTexture({ texture: this.texture, origin: [0, 0, layer] }, data, { bytesPerRow: width * 4 }, [width, height, 1]);
+      mipmaps?.generate(this.texture, layer);
     }
     this.textureView = this.texture.createView({ label: 'CrowdAppearance.variants.view', dimension: '2d-array' });
   }

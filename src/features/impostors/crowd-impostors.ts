@@ -3,7 +3,8 @@ import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { ImpostorDraws } from '../../runtime/culling/visibility';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
 import { AtlasGrid, boxSphere } from './impostor-atlas';
-import { ALBEDO_FORMAT, ImpostorBake, SURFACE_FORMAT, type ImpostorTextures } from './impostor-bake';
+import { ALBEDO_FORMAT, ImpostorBake, SURFACE_FORMAT, type BakeLayer, type ImpostorTextures } from './impostor-bake';
+import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
 import type { ImpostorOptions } from './types';
 import { CULL_ARGS } from '../../runtime/layout';
@@ -12,6 +13,7 @@ import { CULL_ARGS } from '../../runtime/layout';
 const IMPOSTOR_ARGS_BYTES = CULL_ARGS.impostorWords * 4;
 
 export type { ImpostorOptions } from './types';
+export type { ImpostorLook, ImpostorLookStats } from './impostor-looks';
 
 /** What the atlas holds, once made (CrowdImpostors.atlas). */
 export interface ImpostorAtlasInfo {
@@ -23,11 +25,17 @@ export interface ImpostorAtlasInfo {
   readonly elevations: number;
   /** Texels per cell side (after the budget). */
   readonly cellSize: number;
-  /** The atlas's width in texels (two textures of this size). */
+  /** The atlas's width in texels (two textures of this size, a layer a look). */
   readonly width: number;
   /** The atlas's height in texels. */
   readonly height: number;
-  /** Bytes of the two textures. */
+  /** Bytes of one layer (one look) of the two textures. */
+  readonly lookBytes: number;
+  /** Most layers (looks) the budget holds at this cell size. */
+  readonly looks: number;
+  /** Layers baked now (0 before the bake). */
+  readonly layers: number;
+  /** Bytes of the two textures: lookBytes x layers once baked (counted in Crowd.gpuBytes), one layer's before. */
   readonly bytes: number;
 }
 
@@ -44,6 +52,13 @@ export class CrowdImpostors implements CrowdFeature {
   readonly grid: AtlasGrid;
   private readonly kernel: CrowdKernel;
   private textures: ImpostorTextures | undefined;
+  /** Layers of `textures`. */
+  private layers = 0;
+  private readonly looksInUse: ImpostorLooks;
+  /** What the draw's looks table was last written for (ImpostorPass.setLooks): the textures, the stand-in layer, the varied parts. */
+  private table: ImpostorTextures | undefined;
+  private tableStandIn = -1;
+  private tableVaried = -1;
   private bakeMs = 0;
   private pass: ImpostorPass;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
@@ -56,7 +71,10 @@ export class CrowdImpostors implements CrowdFeature {
 
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
-    this.grid = new AtlasGrid(crowd.character.clipDurations.length, crowd.device.limits.maxTextureDimension2D, options);
+    const limits = crowd.device.limits;
+    this.grid = new AtlasGrid(crowd.character.clipDurations.length, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers);
+    const parts = crowd.character.rig.primitives.length;
+    this.looksInUse = new ImpostorLooks(this.grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
     const box = crowd.character.animationBounds.box;
     this.size = 2 * boxSphere(box).radius;
     this.targets = crowd.targetFormats;
@@ -95,18 +113,28 @@ export class CrowdImpostors implements CrowdFeature {
   /** The atlas's layout and size (fixed at construction; the textures are made at the bake). */
   get atlas(): ImpostorAtlasInfo {
     const g = this.grid;
-    return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, width: g.width, height: g.height, bytes: g.bytes };
+    return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, width: g.width, height: g.height, lookBytes: g.bytes, looks: g.capacity, layers: this.layers, bytes: g.bytes * Math.max(1, this.layers) };
   }
 
   /**
-   * What the impostors do not show as the crowd's meshes do, now ([] when nothing): with
-   * CrowdAppearance, each instance's base-colour variant and parts mask (impostors show the
-   * materials' own base colour and every part, tinted). The atlas itself never goes stale
-   * silently: the character's clips and materials are fixed at load, and a new skinning method
-   * (Crowd.skinning) or device (restore) bakes it again at the next update.
+   * The looks (CrowdAppearance's (variant, parts) pairs, one atlas layer each) against the live
+   * instances, as of the last update: layers baked, the budget's capacity, looks in use, and the
+   * instances drawn as the stand-in look because theirs has no layer (0 within the capacity).
+   */
+  get looks(): ImpostorLookStats {
+    return this.looksInUse.stats();
+  }
+
+  /**
+   * What the impostors do not show as the crowd's meshes do, as of the last update ([] when
+   * nothing): instances whose look (CrowdAppearance variant and parts) is past the atlas's layers,
+   * drawn as the most used look. The atlas itself never goes stale silently: a look coming into
+   * use is baked at the next update (the update that follows the change, before its frame is
+   * drawn); the character's clips, materials and the variant images are fixed at load, and a new
+   * skinning method (Crowd.skinning) or device (restore) bakes it again at the next update.
    */
   get stale(): string[] {
-    return this.kernel.draws.appearance ? ['appearance variants and parts masks (impostors show the materials\' own base colour and every part, tinted)'] : [];
+    return this.looksInUse.stale();
   }
 
   /** Whether the atlas has been baked. */
@@ -119,25 +147,42 @@ export class CrowdImpostors implements CrowdFeature {
     return this.bakeMs;
   }
 
-  /** Bytes of the atlas once baked (Crowd.gpuBytes adds them). */
+  /** Bytes of the atlas once baked: one layer's bytes a look baked (Crowd.gpuBytes adds them). */
   get gpuBytes(): number {
-    return this.textures ? this.grid.bytes : 0;
+    return this.textures ? this.grid.bytes * this.layers : 0;
   }
 
   /** @internal The atlas textures, baked now if they were not. */
   get atlasTextures(): ImpostorTextures {
-    return this.textures ?? this.bakeNow();
+    return this.textures ?? this.prepareAtlas(true);
   }
 
-  /** Bakes the atlas now (again, when it was baked) and resolves when the GPU has done it. */
+  /** Bakes the atlas now (again, every layer, when it was baked) for the looks in use, and resolves when the GPU has done it. */
   async bake(): Promise<void> {
-    this.bakeNow();
+    this.prepareAtlas(true);
     await this.kernel.device.queue.onSubmittedWorkDone();
   }
 
-  /** First use: the atlas is baked in the first update after the feature is made. */
+  /** First use: the atlas is baked in the first update after the feature is made; later, the looks that came into use since. */
   prepare(): void {
-    if (!this.textures) this.bakeNow();
+    this.prepareAtlas(false);
+  }
+
+  /** Counts the looks when the appearance changed; bakes the atlas when it is not, all of it (`all`) or the looks it lacks. */
+  private prepareAtlas(all: boolean): ImpostorTextures {
+    const looks = this.looksInUse;
+    const appearance = this.kernel.draws.appearance;
+    const target = looks.update(appearance, this.kernel.store.count);
+    const textures = target || all || !this.textures ? this.bakeNow(target ?? looks.baked, all) : this.textures;
+    // The draw's table: after a bake, or when the stand-in or the varied parts changed (counts moved, appearance installed).
+    const varied = appearance?.variedPrimitives ?? 0;
+    if (this.table !== textures || this.tableStandIn !== looks.standIn || this.tableVaried !== varied) {
+      this.pass.setLooks(looks.baked, looks.standIn, varied);
+      this.table = textures;
+      this.tableStandIn = looks.standIn;
+      this.tableVaried = varied;
+    }
+    return textures;
   }
 
   /** Keeps the frame's impostor list for draw(). */
@@ -174,6 +219,7 @@ export class CrowdImpostors implements CrowdFeature {
   /** restore(device): the pass is re-made and the atlas baked again on the new device at the next update. */
   restore(device: GPUDevice): void {
     this.textures = undefined;
+    this.table = undefined;
     this.pass = new ImpostorPass(device, this.grid, this.kernel.character.animationBounds.box, this.targets);
   }
 
@@ -183,25 +229,43 @@ export class CrowdImpostors implements CrowdFeature {
     this.freeTextures();
   }
 
-  private bakeNow(): ImpostorTextures {
+  /**
+   * Makes the atlas for `looks` (a layer each, in order): a look the old atlas holds is copied
+   * from its layer unless `all`, the others baked. Then the draw's looks table follows.
+   */
+  private bakeNow(looks: readonly ImpostorLook[], all: boolean): ImpostorTextures {
     const start = performance.now();
     const device = this.kernel.device;
     const g = this.grid;
-    const usage = GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC;
+    const usage = GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC | GPUTextureUsage.COPY_DST;
+    const size = [g.width, g.height, looks.length];
     const made: ImpostorTextures = {
-      albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size: [g.width, g.height], format: ALBEDO_FORMAT, usage }),
-      surface: device.createTexture({ label: 'CrowdImpostors.surface', size: [g.width, g.height], format: SURFACE_FORMAT, usage }),
+      albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size, format: ALBEDO_FORMAT, usage }),
+      surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: SURFACE_FORMAT, usage }),
     };
-    const bake = new ImpostorBake(device, this.kernel.character, g, this.kernel.skinning);
+    const old = all ? undefined : this.textures;
+    const encoder = device.createCommandEncoder({ label: 'CrowdImpostors.bake' });
+    const layers: BakeLayer[] = [];
+    looks.forEach((look, layer) => {
+      const from = old ? this.looksInUse.layerOf(look.variant * 2 ** 32 + look.parts) : -1;
+      if (from < 0) return void layers.push({ layer, look });
+      for (const key of ['albedo', 'surface'] as const) {
+        encoder.copyTextureToTexture({ texture: old![key], origin: [0, 0, from] }, { texture: made[key], origin: [0, 0, layer] }, [g.width, g.height, 1]);
+      }
+    });
+    const appearance = this.kernel.draws.appearance;
+    const variants = appearance && { view: appearance.variants, varied: appearance.variedPrimitives };
+    const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.kernel.skinning, variants) : undefined;
     try {
-      const encoder = device.createCommandEncoder({ label: 'CrowdImpostors.bake' });
-      bake.encode(encoder, made);
+      bake?.encode(encoder, made, layers);
       device.queue.submit([encoder.finish()]);
     } finally {
-      bake.destroy();
+      bake?.destroy();
     }
     this.freeTextures();
     this.textures = made;
+    this.layers = looks.length;
+    this.looksInUse.baked = [...looks];
     this.bakeMs = performance.now() - start;
     return made;
   }
@@ -210,5 +274,6 @@ export class CrowdImpostors implements CrowdFeature {
     this.textures?.albedo.destroy();
     this.textures?.surface.destroy();
     this.textures = undefined;
+    this.layers = 0;
   }
 }

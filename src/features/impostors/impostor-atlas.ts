@@ -9,11 +9,16 @@ export const DEFAULT_IMPOSTOR_BAND = 0.25;
 /** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness). */
 export const ATLAS_TEXEL_BYTES = 8;
 
+/** The most looks (atlas layers) an atlas may hold: WebGPU's default maxTextureArrayLayers. */
+export const IMPOSTOR_MAX_LOOKS = 256;
+
 /**
  * Where each (pose, view) image lies in the atlas, and the sphere the images frame. Poses are
- * clip x frames + frame; views are elevation x azimuths + azimuth. The atlas is a grid of square
- * cells: `columns` poses side by side, bands of `views` rows, one band per `columns` poses. Made
- * from checked options and the device's largest texture side; all numbers fixed once made.
+ * clip x frames + frame; views are elevation x azimuths + azimuth. A layer of the atlas (one
+ * look: a (variant, parts) of CrowdAppearance) is a grid of square cells: `columns` poses side
+ * by side, bands of `views` rows, one band per `columns` poses. The cell size fits `looks`
+ * layers (ImpostorOptions.looks) in the budget; `capacity` layers fit at that size. Made from
+ * checked options and the device's largest texture side and layer count; fixed once made.
  */
 export class AtlasGrid {
   readonly frames: number;
@@ -28,6 +33,10 @@ export class AtlasGrid {
   readonly band: number;
   readonly poses: number;
   readonly views: number;
+  /** Looks (layers) the cell size was chosen to fit in the budget (ImpostorOptions.looks). */
+  readonly looks: number;
+  /** Most layers the atlas may hold: as many looks as fit in the budget at `cellSize`, at most the device's layer limit. */
+  readonly capacity: number;
   readonly columns: number;
   readonly rows: number;
   /** Atlas size in texels. */
@@ -37,10 +46,11 @@ export class AtlasGrid {
   /**
    * @param clips clips of the character (each baked over `frames` frames)
    * @param largest the device's maxTextureDimension2D
+   * @param layers the device's maxTextureArrayLayers
    */
-  constructor(clips: number, largest: number, options: ImpostorOptions = {}) {
+  constructor(clips: number, largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
-    const known = ['frames', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band'];
+    const known = ['frames', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'looks'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
     this.frames = integerIn(options.frames ?? 16, 2, 64, 'frames');
     this.azimuths = integerIn(options.azimuths ?? 8, 3, 32, 'azimuths');
@@ -57,13 +67,17 @@ export class AtlasGrid {
     const band = options.band ?? DEFAULT_IMPOSTOR_BAND;
     if (typeof band !== 'number' || !(band >= 0 && band <= 0.9)) throw new RangeError(`impostors.band must be a fraction of the switch distance in [0, 0.9], got ${show(options.band)}`);
     this.band = band;
+    const maxLooks = Math.min(IMPOSTOR_MAX_LOOKS, layers);
+    this.looks = integerIn(options.looks ?? 1, 1, maxLooks, 'looks');
     if (!Number.isInteger(clips) || clips < 1) throw new RangeError(`impostors need a character with at least one clip, got ${clips}`);
     this.poses = clips * this.frames;
     this.views = this.azimuths * this.elevations;
-    while (cell > 16 && this.poses * this.views * cell * cell * ATLAS_TEXEL_BYTES > budget) cell /= 2;
-    const bytes = this.poses * this.views * cell * cell * ATLAS_TEXEL_BYTES;
+    const lookBytes = (side: number) => this.poses * this.views * side * side * ATLAS_TEXEL_BYTES;
+    while (cell > 16 && this.looks * lookBytes(cell) > budget) cell /= 2;
+    const bytes = this.looks * lookBytes(cell);
     if (bytes > budget) {
-      throw new RangeError(`impostors.budgetBytes ${budget} is under the smallest atlas: ${clips} clips x ${this.frames} frames x ${this.views} views x 16 x 16 texels x ${ATLAS_TEXEL_BYTES} bytes = ${bytes}; allow more or bake fewer frames or views`);
+      const looks = this.looks > 1 ? `${this.looks} looks x ` : '';
+      throw new RangeError(`impostors.budgetBytes ${budget} is under the smallest atlas: ${looks}${clips} clips x ${this.frames} frames x ${this.views} views x 16 x 16 texels x ${ATLAS_TEXEL_BYTES} bytes = ${bytes}; allow more or bake fewer ${this.looks > 1 ? 'looks, ' : ''}frames or views`);
     }
     this.cellSize = cell;
     this.switchPixels = pixels ?? cell / 2;
@@ -74,9 +88,10 @@ export class AtlasGrid {
     if (this.height > largest) {
       throw new RangeError(`the impostor atlas needs ${this.width} x ${this.height} texels, over the device's maxTextureDimension2D ${largest}: bake fewer frames, views or a smaller cellSize`);
     }
+    this.capacity = Math.max(this.looks, Math.min(maxLooks, Math.floor(budget / this.bytes)));
   }
 
-  /** Bytes of the atlas's two textures. */
+  /** Bytes of one layer (one look) of the atlas's two textures. */
   get bytes(): number {
     return this.width * this.height * ATLAS_TEXEL_BYTES;
   }

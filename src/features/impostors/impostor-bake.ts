@@ -8,8 +8,9 @@ import { vertexConstants, vertexLayouts } from '../../runtime/mesh-buffers';
 import { cullMode } from '../../runtime/material-data';
 import { frameBindGroup, vertexEntryPoint, writeCamera } from '../../runtime/skin-pass';
 import { AtlasGrid, boxSphere, viewBasis } from './impostor-atlas';
+import type { ImpostorLook } from './impostor-looks';
 
-/** The atlas textures: albedo (sRGB) and surface (octahedral model normal, roughness, metalness), both width x height. */
+/** The atlas textures: albedo (sRGB) and surface (octahedral model normal, roughness, metalness), both width x height x one layer a look. */
 export interface ImpostorTextures {
   readonly albedo: GPUTexture;
   readonly surface: GPUTexture;
@@ -18,14 +19,33 @@ export interface ImpostorTextures {
 export const ALBEDO_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
 export const SURFACE_FORMAT: GPUTextureFormat = 'rgba8unorm';
 
+/** The variant images a bake draws looks with (CrowdAppearance's, AppearanceSource): none without appearance. */
+export interface BakeVariants {
+  /** The variant base-colour textures, a texture_2d_array view (layer k - 1: variant k); not owned. */
+  readonly view: GPUTextureView;
+  /** Bit p set: primitive p takes its base colour from the variant for variants >= 1. */
+  readonly varied: number;
+}
+
+/** One layer to bake: its index in the target textures and its look. */
+export interface BakeLayer {
+  readonly layer: number;
+  readonly look: ImpostorLook;
+}
+
+/** Bytes between two looks' uniforms (bake.wgsl `BakeLook`, at a uniform offset's alignment). */
+const LOOK_STRIDE = 256;
+
 /**
  * The bake (create / encode apart, then done): a hidden crowd of the same character holds one
  * instance per (pose, view), each frozen at its pose's clip time (frame / frames of the cycle)
  * and placed in its cell, turned so that one orthographic camera looking down -z sees it from its
  * view's direction; the crowd's own pose pass poses them and its skin shader's vertex stage draws
  * them, with shaders/impostors/bake.wgsl's fragment stage writing the two atlas textures. So the
- * images are the crowd's draw as authored: materials, skinning method, mesh (level 0).
- * Owns the hidden crowd until destroy(); the textures it draws into are the caller's.
+ * images are the crowd's draw as authored: materials, skinning method, mesh (level 0). Each look
+ * (CrowdAppearance's variant and parts) is one layer of the textures: its parts' primitives drawn
+ * alone, its variant's image in place of the varied parts' base-colour texture (bake.wgsl group 2).
+ * Owns the hidden crowd and its stand-in variant texture until destroy(); the textures it draws into are the caller's.
  */
 export class ImpostorBake {
   private readonly crowd: Crowd;
@@ -33,8 +53,14 @@ export class ImpostorBake {
   private readonly camera: GPUBuffer;
   private readonly depth: GPUTexture;
   private readonly pipelines: GPURenderPipeline[];
+  private readonly lookLayout: GPUBindGroupLayout;
+  private readonly variants: GPUTextureView;
+  private readonly sampler: GPUSampler;
+  /** A 1 x 1 white variant layer when the crowd has no variants (the binding must exist). */
+  private readonly white: GPUTexture | undefined;
+  private looks: GPUBuffer | undefined;
 
-  constructor(private readonly device: GPUDevice, character: Character, grid: AtlasGrid, skinning: 'linear' | 'dual-quaternion') {
+  constructor(private readonly device: GPUDevice, character: Character, grid: AtlasGrid, skinning: 'linear' | 'dual-quaternion', variants?: BakeVariants) {
     const capacity = grid.poses * grid.views;
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
@@ -73,41 +99,72 @@ export class ImpostorBake {
     this.depth = device.createTexture({ label: 'ImpostorBake.depth', size: [grid.width, grid.height], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
     const { skin, mesh } = this.kernel.draws;
     const module = device.createShaderModule({ label: 'ImpostorBake.shader', code: bakeWgsl });
-    this.pipelines = mesh.primitives.map((p) => {
+    const fragment = GPUShaderStage.FRAGMENT;
+    this.lookLayout = device.createBindGroupLayout({
+      label: 'ImpostorBake.lookLayout',
+      entries: [{ binding: 0, visibility: fragment, buffer: { type: 'uniform' } }, { binding: 1, visibility: fragment, texture: { viewDimension: '2d-array' } }, { binding: 2, visibility: fragment, sampler: {} }],
+    });
+    const layout = device.createPipelineLayout({ label: 'ImpostorBake.layout', bindGroupLayouts: [skin.frameBindGroupLayout, skin.materialBindGroupLayout, this.lookLayout] });
+    if (!variants) this.white = device.createTexture({ label: 'ImpostorBake.white', size: [1, 1, 1], format: 'rgba8unorm-srgb', usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST });
+    if (this.white) device.queue.writeTexture({ texture: this.white }, new Uint8Array([255, 255, 255, 255]), { bytesPerRow: 4 }, [1, 1, 1]);
+    this.variants = variants?.view ?? this.white!.createView({ dimension: '2d-array' });
+    // As CrowdAppearance's draw samples the variants (AppearanceGroups.sampler).
+    this.sampler = device.createSampler({ label: 'ImpostorBake.sampler', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
+    const varied = variants?.varied ?? 0;
+    // Atlas texels per screen pixel at the switch, as a mip bias (1 at the default switch, half the cell).
+    const bias = Math.min(Math.max(Math.log2(grid.cellSize / grid.switchPixels), 0), 15);
+    this.pipelines = mesh.primitives.map((p, i) => {
       const streams = vertexConstants(p);
       return device.createRenderPipeline({
-        label: `ImpostorBake.pipeline.${p.label}`, layout: skin.pipelineLayout,
+        label: `ImpostorBake.pipeline.${p.label}`, layout,
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: skin.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...skin.vertexConstants, ...streams } },
-        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: SURFACE_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS } },
+        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: SURFACE_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), LOD_BIAS: bias } },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
       });
     });
   }
 
-  /** Uploads the hidden crowd's records and records its pose pass and the bake's render pass into `encoder`, drawing into `target`. */
-  encode(encoder: GPUCommandEncoder, target: ImpostorTextures): void {
+  /**
+   * Uploads the hidden crowd's records and records its pose pass and one render pass a layer into
+   * `encoder`: layer `layer` of `target` gets look `look` (the primitives its parts mask shows, the
+   * varied ones with its variant's image).
+   */
+  encode(encoder: GPUCommandEncoder, target: ImpostorTextures, layers: readonly BakeLayer[]): void {
     const crowd = this.crowd;
+    const device = this.device;
     crowd.update(0);
     crowd.encode(encoder);
     const { skin, mesh } = this.kernel.draws;
     const store = this.kernel.store;
-    const frame = frameBindGroup(this.device, skin.frameBindGroupLayout, 'ImpostorBake.frame', this.camera, store, store.identityListBuffer, 0);
-    const pass = encoder.beginRenderPass({
-      label: 'ImpostorBake',
-      colorAttachments: [target.albedo, target.surface].map((t) => ({ view: t.createView(), loadOp: 'clear' as const, storeOp: 'store' as const, clearValue: [0, 0, 0, 0] })),
-      depthStencilAttachment: { view: this.depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'discard', depthClearValue: 1 },
-    });
-    pass.setBindGroup(0, frame);
+    const frame = frameBindGroup(device, skin.frameBindGroupLayout, 'ImpostorBake.frame', this.camera, store, store.identityListBuffer, 0);
+    this.looks?.destroy();
+    const looks = (this.looks = device.createBuffer({ label: 'ImpostorBake.looks', size: Math.max(1, layers.length) * LOOK_STRIDE, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST }));
     const materials = skin.materials;
-    mesh.primitives.forEach((p, i) => {
-      pass.setPipeline(this.pipelines[i]);
-      pass.setBindGroup(1, materials[i]);
-      mesh.setBuffers(pass, p);
-      pass.drawIndexed(p.ranges[0][0], crowd.count, p.ranges[0][1]);
+    layers.forEach(({ layer, look }, k) => {
+      device.queue.writeBuffer(looks, k * LOOK_STRIDE, new Uint32Array([look.variant, 0, 0, 0]));
+      const group = device.createBindGroup({
+        label: `ImpostorBake.look${k}`, layout: this.lookLayout,
+        entries: [{ binding: 0, resource: { buffer: looks, offset: k * LOOK_STRIDE, size: 16 } }, { binding: 1, resource: this.variants }, { binding: 2, resource: this.sampler }],
+      });
+      const view = (t: GPUTexture) => t.createView({ dimension: '2d', baseArrayLayer: layer, arrayLayerCount: 1 });
+      const pass = encoder.beginRenderPass({
+        label: `ImpostorBake.layer${layer}`,
+        colorAttachments: [target.albedo, target.surface].map((t) => ({ view: view(t), loadOp: 'clear' as const, storeOp: 'store' as const, clearValue: [0, 0, 0, 0] })),
+        depthStencilAttachment: { view: this.depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'discard', depthClearValue: 1 },
+      });
+      pass.setBindGroup(0, frame);
+      pass.setBindGroup(2, group);
+      mesh.primitives.forEach((p, i) => {
+        if (i < 32 && (look.parts & (1 << i)) === 0) return; // a part the look hides
+        pass.setPipeline(this.pipelines[i]);
+        pass.setBindGroup(1, materials[i]);
+        mesh.setBuffers(pass, p);
+        pass.drawIndexed(p.ranges[0][0], crowd.count, p.ranges[0][1]);
+      });
+      pass.end();
     });
-    pass.end();
   }
 
   /** Frees the hidden crowd and the bake's own objects (after the submit of the encoder encode() recorded into). */
@@ -115,5 +172,7 @@ export class ImpostorBake {
     this.crowd.destroy();
     this.camera.destroy();
     this.depth.destroy();
+    this.white?.destroy();
+    this.looks?.destroy();
   }
 }

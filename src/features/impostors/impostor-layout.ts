@@ -3,7 +3,8 @@ import { CLIP_CLOCK, INSTANCE_STRUCT, type GeneratedShader } from '../../runtime
 /**
  * The impostor draw's atlas uniform (shaders/impostors/impostor.wgsl `Atlas`), written per frame:
  * the model-space sphere the cells frame, the grid (impostor-atlas.ts AtlasGrid), the crowd
- * clock in ticks (the clip clock's, src/runtime/clip-clock.ts) and whether an environment lights it.
+ * clock in ticks (the clip clock's, src/runtime/clip-clock.ts), whether an environment lights it
+ * and the looks baked (impostor-looks.ts: one atlas layer each).
  */
 export const IMPOSTOR_ATLAS = {
   size: 64,
@@ -18,6 +19,9 @@ export const IMPOSTOR_ATLAS = {
   ticks: 40, //        i32: crowd clock in CLOCK_TICKS_PER_SECOND
   views: 44, //        u32: azimuths x elevations
   environment: 48, //  u32: 1 when the crowd has lights.environment (bound at 10 and 11), else 0
+  varied: 52, //       u32: parts mask of the primitives a variant changes (a look's variant is 0 where none of its parts is)
+  looks: 56, //        u32: looks baked (layers; the table bound at 12, sorted by variant, then parts)
+  standIn: 60, //      u32: the layer drawn for a look without one (the most used look's)
 } as const;
 
 /** The generated blocks of the impostor shaders: a turn in radians, the instance record and the clip clock (draw); none (bake). */

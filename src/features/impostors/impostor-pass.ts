@@ -10,6 +10,7 @@ import type { AtlasGrid } from './impostor-atlas';
 import { boxSphere } from './impostor-atlas';
 import type { ImpostorTextures } from './impostor-bake';
 import { IMPOSTOR_ATLAS } from './impostor-layout';
+import type { ImpostorLook } from './impostor-looks';
 
 /** What the impostor draw reads (not owned): the instance records, the cull pass's impostor list, the appearance records (or none), the atlas, the environment (or none). */
 export interface ImpostorInputs {
@@ -30,9 +31,10 @@ const SHADOW_BIAS = 0.002;
  * The impostor draw (shaders/impostors/impostor.wgsl): one indirect draw of a quad per instance of
  * the cull pass's impostor list, into the crowd's render pass. create: the constructor makes the
  * pipeline (for the crowd's target formats), the uniforms, a white look for a crowd without
- * appearance and a 1x1 stand-in shadow map; update(): the camera, the lights' and shadow's fields
- * and the atlas uniform (with the crowd clock); draw(): binds (re-made only when an input was
- * replaced) and records the draw. Owns its uniforms and stand-ins.
+ * appearance and a 1x1 stand-in shadow map; setLooks() (after a bake): the table of the looks the
+ * atlas's layers hold; update(): the camera, the lights' and shadow's fields and the atlas uniform
+ * (with the crowd clock); draw(): binds (re-made only when an input was replaced) and records the
+ * draw. Owns its uniforms, the looks table and the stand-ins.
  */
 export class ImpostorPass {
   /** The far impostors' pipeline, and the band's (impostor.wgsl BAND: each keeps the pixels its fade leaves to the impostor). */
@@ -50,6 +52,9 @@ export class ImpostorPass {
   private readonly shadowSampler: GPUSampler;
   private readonly noEnvironment: GPUTexture;
   private readonly environmentSampler: GPUSampler;
+  /** The looks baked, (variant, parts) u32 pairs by layer (impostor.wgsl `bakedLooks`): `capacity` of them. */
+  private readonly lookTable: GPUBuffer;
+  private readonly lookData: Uint32Array<ArrayBuffer>;
   /** Per pipeline (far, band): its bind group and what it was made over (re-made only when an input was replaced). */
   private readonly groups: { group: GPUBindGroup | undefined; bound: unknown[] }[] = [{ group: undefined, bound: [] }, { group: undefined, bound: [] }];
 
@@ -75,6 +80,8 @@ export class ImpostorPass {
     this.noEnvironment = device.createTexture({ label: 'ImpostorPass.noEnvironment', size: [1, 1, ENVIRONMENT_LAYERS], format: 'rgba16float', usage: GPUTextureUsage.TEXTURE_BINDING });
     // As the skin pass samples it (SkinPass.environmentSampler): wrapping round in azimuth.
     this.environmentSampler = device.createSampler({ label: 'ImpostorPass.environmentSampler', addressModeU: 'repeat', magFilter: 'linear', minFilter: 'linear' });
+    this.lookData = new Uint32Array(2 * grid.capacity);
+    this.lookTable = device.createBuffer({ label: 'ImpostorPass.looks', size: this.lookData.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     const { centre, radius } = boxSphere(box);
     const v = this.atlasView;
     centre.forEach((c, i) => v.setFloat32(IMPOSTOR_ATLAS.centre + 4 * i, c, true));
@@ -86,6 +93,22 @@ export class ImpostorPass {
     v.setUint32(IMPOSTOR_ATLAS.elevations, grid.elevations, true);
     v.setFloat32(IMPOSTOR_ATLAS.maxElevation, Math.max(grid.maxElevation, 1e-6), true);
     v.setUint32(IMPOSTOR_ATLAS.views, grid.views, true);
+  }
+
+  /**
+   * The looks the atlas's layers hold (layer i: looks[i], sorted by variant, then parts; at most
+   * the grid's capacity), the layer `standIn` drawn for a look without one, and the parts mask
+   * `varied` whose primitives a variant changes. Written at once (the table) and at the next update (the uniform).
+   */
+  setLooks(looks: readonly ImpostorLook[], standIn: number, varied: number): void {
+    const data = this.lookData;
+    if (looks.length > data.length / 2) throw new RangeError(`ImpostorPass.setLooks: ${looks.length} looks, over the table's ${data.length / 2}`);
+    looks.forEach((look, i) => data.set([look.variant, look.parts], 2 * i));
+    this.device.queue.writeBuffer(this.lookTable, 0, data);
+    const v = this.atlasView;
+    v.setUint32(IMPOSTOR_ATLAS.looks, looks.length, true);
+    v.setUint32(IMPOSTOR_ATLAS.standIn, standIn, true);
+    v.setUint32(IMPOSTOR_ATLAS.varied, varied, true);
   }
 
   /** Writes the camera (`viewProjection`, world -> clip), the lights, the shadow map's fields (or none) and the clock (crowd seconds). */
@@ -131,13 +154,14 @@ export class ImpostorPass {
           { binding: 2, resource: { buffer: inputs.instances } },
           { binding: 3, resource: { buffer: inputs.list, offset: listOffset, size: listBytes } },
           { binding: 4, resource: { buffer: inputs.looks ?? this.white } },
-          { binding: 5, resource: inputs.atlas.albedo.createView() },
-          { binding: 6, resource: inputs.atlas.surface.createView() },
+          { binding: 5, resource: inputs.atlas.albedo.createView({ dimension: '2d-array' }) },
+          { binding: 6, resource: inputs.atlas.surface.createView({ dimension: '2d-array' }) },
           { binding: 7, resource: this.sampler },
           { binding: 8, resource: shadow ?? this.noShadow.createView() },
           { binding: 9, resource: this.shadowSampler },
           { binding: 10, resource: inputs.environment ?? this.noEnvironment.createView({ dimension: '2d-array' }) },
           { binding: 11, resource: this.environmentSampler },
+          { binding: 12, resource: { buffer: this.lookTable } },
         ],
       });
       b.length = 0;
@@ -147,6 +171,6 @@ export class ImpostorPass {
   }
 
   destroy(): void {
-    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment]) resource.destroy();
+    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.lookTable]) resource.destroy();
   }
 }

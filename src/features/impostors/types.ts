@@ -27,4 +27,12 @@ export interface ImpostorOptions {
    * band starts no nearer than the coarsest mesh level (its meshes draw that level).
    */
   band?: number;
+  /**
+   * Looks (distinct CrowdAppearance (variant, parts) pairs, each baked as one layer of the atlas)
+   * the atlas is sized for: an integer in [1, 256] (default 1). `cellSize` is halved until this
+   * many layers fit in `budgetBytes`; as many more as fit at that cell size are baked too when in
+   * use. Past them, the most used looks are baked and the rest drawn as the most used one
+   * (CrowdImpostors.stale and .looks say so).
+   */
+  looks?: number;
 }
