@@ -8,6 +8,7 @@ import { Crowd } from '../../../src/runtime/crowd';
 import { testCharacter } from '../../helpers/character';
 import { openTestDevice } from '../../helpers/gpu';
 import { lookAt, renderCrowd } from '../../helpers/render';
+import { mannequinTexture } from '../../../tools/mannequin/build';
 
 const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 // The field of view that puts the camera as far from the character at the switch as a 1080-pixel
@@ -106,7 +107,7 @@ describe('impostor draw (GPU)', () => {
     expect(impostors.stale).toEqual([]);
     const looks = new CrowdAppearance(crowd);
     looks.set(id, { tint: [0.3, 1, 0.5] });
-    expect(impostors.stale[0]).toMatch(/appearance variants and parts masks/);
+    expect(impostors.stale).toEqual([]); // one look (variant 0, every part): the atlas's
     const tinted = await render(side, true);
     const tintedMesh = await render(side, false);
     expect(matches(tinted.pixels, tintedMesh.pixels)).toBe(true);
@@ -208,6 +209,92 @@ describe('impostor draw (GPU)', () => {
     // Made-up violations: the dominant clip alone (B from 0.5 on), or clip A alone.
     expect(dissolve(() => true)).toBeGreaterThan(20);
     expect(dissolve(() => false)).toBeGreaterThan(20);
+    crowd.destroy();
+  }, 180_000);
+
+  it('an instance\'s appearance variant and parts mask show on its impostor as on its mesh (a layer of the atlas per look); a new look is baked at the next update; past the layers, stale says so', async (context) => {
+    if (!device) return context.skip();
+    // A 256-pixel image with the perspective of a 1080-pixel view at 0.9 rad, the switch at 128
+    // pixels (256-texel cells): the Mannequin's limbs are a few pixels wide, so at 128 its outline
+    // is a larger share. 2 frames a clip, 3 azimuths, 1 elevation: 9 MiB a look, 2 looks in 19 MiB.
+    const size = 256;
+    const fov = 2 * Math.atan(Math.tan(0.45) * size / 1080);
+    const mannequin = await testCharacter('Mannequin');
+    const crowd = new Crowd(device, mannequin, { ...TARGETS, lod: false });
+    const looks = new CrowdAppearance(crowd, { variants: [mannequinTexture(1), mannequinTexture(2)] });
+    const impostors = new CrowdImpostors(crowd, { frames: 2, azimuths: 3, elevations: 1, cellSize: 256, budgetBytes: 19 * 2 ** 20 });
+    expect(impostors.atlas.looks).toBe(2);
+    // The one in view wears the checks (variant 1) on its body and the wide head, no hat; two
+    // more, behind the camera (counted, not drawn), every part on variant 1: the most used look,
+    // so the one in view is not drawn with the stand-in's layer by chance.
+    const id = crowd.add({ clipA: 'Idle', timeA: 0, speedA: 0 });
+    const behind = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 100, 0, 100, 1];
+    const others = [0, 1].map(() => crowd.add({ clipA: 'Idle', transform: behind }));
+    const checked = looks.partMask(['Body', 'HeadWide']);
+    looks.set(id, { variant: 1, parts: checked, tint: [1, 0.8, 0.7] });
+    for (const other of others) looks.set(other, { variant: 1, parts: looks.allParts });
+    const { centre, radius } = boxSphere(mannequin.animationBounds.box);
+    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: fov });
+    const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), size) * 1.02;
+    const eye: [number, number, number] = [centre[0], centre[1], centre[2] + d]; // exactly view 0 (azimuth 0: the Mannequin's front)
+    const { viewProjection } = lookAt(eye, centre, { fovY: fov, near: d / 4, far: 4 * d });
+    const render = async (asImpostor: boolean) => {
+      impostors.enabled = asImpostor;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: size });
+      crowd.update(0);
+      const pixels = await renderCrowd(device!, crowd, viewProjection, size);
+      if (asImpostor) expect((await crowd.readCullStats()).perLevel.at(-1)).toBe(1);
+      return pixels;
+    };
+    const report = (what: string, a: Uint8Array, b: Uint8Array) => {
+      const c = compare(a, b);
+      console.log(`${what}: ${c.inside.toFixed(2)}/255 mean inside, ${(100 * c.outline).toFixed(1)}% of ${c.pixels} pixels outline`);
+      return c;
+    };
+    const before = crowd.gpuBytes;
+    const checks = await render(true);
+    expect(impostors.looks).toMatchObject({ baked: 2, inUse: 2, standIns: 0, standIn: { variant: 1, parts: looks.allParts } });
+    expect(impostors.stale).toEqual([]);
+    expect(crowd.gpuBytes - before).toBe(2 * impostors.atlas.lookBytes);
+    const checksMesh = await render(false);
+    expect(report('variant 1, body + wide head', checks, checksMesh).pixels).toBeGreaterThan(500);
+    expect(matches(checks, checksMesh)).toBe(true);
+
+    // Variant 0 now: a look not baked, baked at the next update (in place of the look no longer in use); the impostor matches the mesh again.
+    looks.setVariant(id, 0);
+    const own = await render(true);
+    expect(impostors.looks).toMatchObject({ baked: 2, inUse: 2, standIns: 0 });
+    expect(crowd.gpuBytes - before).toBe(2 * impostors.atlas.lookBytes);
+    const ownMesh = await render(false);
+    report('variant 0, body + wide head', own, ownMesh);
+    expect(matches(own, ownMesh)).toBe(true);
+    // Made-up violation, the variant ignored: the variant-0 image against the variant-1 mesh.
+    report('variant ignored', own, checksMesh);
+    expect(matches(own, checksMesh)).toBe(false);
+
+    // Every part (the narrow head and the hat too) on variant 1: the others' look, baked in the first bake and kept (copied) through the second.
+    looks.set(id, { variant: 1, parts: looks.allParts });
+    const all = await render(true);
+    expect(impostors.looks).toMatchObject({ baked: 2, capacity: 2, inUse: 1, standIns: 0 });
+    const allMesh = await render(false);
+    report('variant 1, every part', all, allMesh);
+    expect(matches(all, allMesh)).toBe(true);
+    // Made-up violation, the parts mask ignored: the every-part image against the body + wide head mesh.
+    report('parts ignored', all, checksMesh);
+    expect(matches(all, checksMesh)).toBe(false);
+
+    // Three looks in use, two layers: the most used two are baked, one instance is drawn as the stand-in and stale says so.
+    const [third, fourth] = [0, 1].map(() => crowd.add({ clipA: 'Idle', transform: behind }));
+    looks.set(third, { variant: 2, parts: looks.partMask(['Body']) });
+    looks.set(fourth, { variant: 0, parts: checked }); // ties with the third; the smaller (variant, parts), baked already, is kept
+    const baked = impostors.bakeMilliseconds;
+    crowd.update(0);
+    expect(impostors.bakeMilliseconds).toBe(baked); // no bake: the two most used have layers
+    expect(impostors.looks).toMatchObject({ baked: 2, inUse: 3, standIns: 1, standIn: { variant: 1, parts: looks.allParts } });
+    expect(impostors.stale).toEqual([`appearance: 1 instances in 1 looks past the atlas's 2 layers (ImpostorOptions.looks, budgetBytes) are drawn as the most used look (variant 1, parts 0b1111), tinted`]);
+    crowd.remove(third);
+    crowd.update(0);
+    expect(impostors.stale).toEqual([]);
     crowd.destroy();
   }, 180_000);
 });
