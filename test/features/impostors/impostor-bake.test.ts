@@ -26,6 +26,9 @@ describe('impostor atlas options', () => {
       [{ switchPixels: 0 }, /impostors\.switchPixels/],
       [{ frame: 16 }, /unknown option "frame"/],
       [{ frames: 64, azimuths: 32, elevations: 8, budgetBytes: 1 << 20 }, /impostors\.budgetBytes 1048576 is under the smallest atlas/],
+      [{ looks: 0 }, /impostors\.looks must be an integer in \[1, 256\], got 0/],
+      [{ looks: 2.5 }, /impostors\.looks/],
+      [{ looks: 256 }, /impostors\.budgetBytes 67108864 is under the smallest atlas: 256 looks x 3 clips/],
     ];
     for (const [options, message] of cases) expect(() => new AtlasGrid(3, 8192, options)).toThrow(message);
   });
@@ -36,6 +39,11 @@ describe('impostor atlas options', () => {
     expect(fox.bytes).toBeLessThanOrEqual(64 * 1024 * 1024);
     expect([fox.cellSize, fox.frames, fox.views, fox.width, fox.height]).toEqual([64, 16, 32, 3072, 2048]);
     expect(new AtlasGrid(3, 8192, { budgetBytes: 16 * 1024 * 1024 }).cellSize).toBe(32);
+    // Looks (appearance layers): one at the defaults (48 MiB); sized for 4, 32-texel cells of 12 MiB a look, 5 in the budget.
+    expect(fox.capacity).toBe(1);
+    const four = new AtlasGrid(3, 8192, { looks: 4 });
+    expect([four.cellSize, four.bytes, four.capacity]).toEqual([32, 12 * 1024 * 1024, 5]);
+    expect(new AtlasGrid(3, 8192, { looks: 2 }, 3).capacity).toBe(3); // the device's maxTextureArrayLayers: 3
   });
 });
 
