@@ -55,7 +55,7 @@ export type { MaskSpec } from './anim/masks';
 export type { ClipEvent } from './anim/events/clip-events';
 /** For those who write a feature of their own (docs/architecture.md): the hooks and what the kernel hands a feature. */
 export type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from './runtime/feature';
-export type { AppearanceLayout, AppearanceSource, RgbaImage } from './runtime/appearance-groups';
+export type { AppearanceLayout, AppearanceLooks, AppearanceSource, RgbaImage } from './runtime/appearance-groups';
 
 // Features: each an object made from a crowd (`new CrowdProps(crowd)`); a page ships only those it makes.
 export { CrowdProps } from './features/props/crowd-props';
@@ -65,7 +65,7 @@ export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
 export { CrowdSteering } from './features/steering/crowd-steering';
 export { MAX_TWIN_AGENTS } from './features/steering/twin-engine';
 export type { CrowdSteeringOptions, FlowFieldOptions, GroundPoint, SteeringAgentOptions, SteeringAgents } from './features/steering/types';
-export { CrowdImpostors, type ImpostorAtlasInfo, type ImpostorOptions } from './features/impostors/crowd-impostors';
+export { CrowdImpostors, type ImpostorAtlasInfo, type ImpostorLook, type ImpostorLookStats, type ImpostorOptions } from './features/impostors/crowd-impostors';
 export { DEFAULT_IMPOSTOR_BUDGET } from './features/impostors/impostor-atlas';
 export { CrowdEvents } from './features/clip-events/crowd-events';
 export { CrowdPicking, MAX_PENDING_PICKS, type PickHit, type PickOptions } from './features/picking/crowd-picking';
