@@ -406,4 +406,106 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     expect(result.mean, 'the KTX2 picture is not the PNG one').toBeLessThan(3); // 1.8 measured; the texture left out: 34
     await page.close();
   }, TEST_TIMEOUT);
+
+  it('a GL crowd puts back the state it found (framebuffers, viewport, program, units, capabilities) after encode and draw, and the demo\'s GL ground receives its sun shadows', async () => {
+    const started = Date.now();
+    const page = await demo.newPage();
+    await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+    const result = await page.evaluate(async () => {
+      const load = (u: string) => (new Function('u', 'return import(u)'))(u);
+      const api = await load('/src/index.ts') as typeof import('../../src/index');
+      const gl2 = await load('/src/webgl2/index.ts') as typeof import('../../src/webgl2/index');
+      const { GLGridPass } = await load('/demo/gl-grid-pass.ts') as typeof import('../../demo/gl-grid-pass');
+      const character = await api.loadCharacter('/models/Fox/Fox.glb');
+      const size = 96, canvas = document.createElement('canvas');
+      canvas.width = canvas.height = size;
+      const gl = canvas.getContext('webgl2', { antialias: false })!;
+      const crowd = new gl2.GLCrowd(gl, character, { capacity: 8, shadows: { mapSize: 512 } });
+      for (let i = 0; i < 4; i++) crowd.setPlacement(crowd.add({ clipA: 'Survey' }), (i - 1.5) * 120, 0, 0, 0);
+      const grid = new GLGridPass(gl);
+      const eye = [0, 500, -450], target = [0, 0, 0];
+      const vp = api.mat4.multiply(api.mat4.perspective(0.9, 1, 1, 5000), api.mat4.lookAt(eye, target, [0, 1, 0])) as Float32Array;
+      // The page's own state: its framebuffer, an odd viewport, a program, a texture with a sampler, capabilities.
+      const fbo = gl.createFramebuffer(), color = gl.createRenderbuffer(), depth = gl.createRenderbuffer();
+      gl.bindRenderbuffer(gl.RENDERBUFFER, color);
+      gl.renderbufferStorage(gl.RENDERBUFFER, gl.RGBA8, size, size);
+      gl.bindRenderbuffer(gl.RENDERBUFFER, depth);
+      gl.renderbufferStorage(gl.RENDERBUFFER, gl.DEPTH_COMPONENT24, size, size);
+      gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+      gl.framebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, color);
+      gl.framebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, depth);
+      const program = gl.createProgram(), texture = gl.createTexture(), sampler = gl.createSampler(), vao = gl.createVertexArray();
+      const shader = (type: number, text: string) => { const s = gl.createShader(type)!; gl.shaderSource(s, text); gl.compileShader(s); gl.attachShader(program, s); };
+      shader(gl.VERTEX_SHADER, '#version 300 es\nvoid main() { gl_Position = vec4(0.0); }');
+      shader(gl.FRAGMENT_SHADER, '#version 300 es\nprecision mediump float;\nout vec4 c;\nvoid main() { c = vec4(1.0); }');
+      gl.linkProgram(program);
+      const setPageState = () => {
+        gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+        gl.viewport(2, 3, size - 5, size - 7);
+        gl.useProgram(program);
+        gl.bindVertexArray(vao);
+        gl.activeTexture(gl.TEXTURE0);
+        gl.bindTexture(gl.TEXTURE_2D, texture);
+        gl.bindSampler(0, sampler);
+        gl.activeTexture(gl.TEXTURE3);
+        gl.enable(gl.BLEND);
+        gl.disable(gl.CULL_FACE);
+        gl.disable(gl.DEPTH_TEST);
+      };
+      const readState = () => {
+        gl.activeTexture(gl.TEXTURE0);
+        const unit0 = [gl.getParameter(gl.TEXTURE_BINDING_2D) === texture, gl.getParameter(gl.SAMPLER_BINDING) === sampler];
+        gl.activeTexture(gl.TEXTURE3);
+        return {
+          framebuffers: [gl.getParameter(gl.DRAW_FRAMEBUFFER_BINDING) === fbo, gl.getParameter(gl.READ_FRAMEBUFFER_BINDING) === fbo],
+          viewport: [...gl.getParameter(gl.VIEWPORT) as Int32Array], program: gl.getParameter(gl.CURRENT_PROGRAM) === program,
+          vertexArray: gl.getParameter(gl.VERTEX_ARRAY_BINDING) === vao, unit0,
+          enabled: [gl.BLEND, gl.CULL_FACE, gl.DEPTH_TEST, gl.POLYGON_OFFSET_FILL].map((c) => gl.isEnabled(c)),
+        };
+      };
+      // A frame: the crowd's encode (pose, shadow map) into the page's state, then the ground alone
+      // (crowd.draw after it: the ground's pixels are read before the characters cover them).
+      const frame = (shadows: boolean) => {
+        crowd.shadows = shadows;
+        crowd.update(0.1);
+        crowd.setCamera(vp, eye);
+        setPageState();
+        gl.clearColor(0, 0, 0, 1);
+        gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+        crowd.encode();
+        const afterEncode = readState();
+        grid.setShadow(0, crowd.shadowMap);
+        grid.update(vp, new Float32Array(eye), new Float32Array(target), 1e5, 2e5);
+        grid.draw();
+        const ground = new Uint8Array(size * size * 4);
+        gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, ground);
+        setPageState();
+        crowd.draw(vp);
+        return { ground, afterEncode, afterDraw: readState(), mapped: crowd.shadowMap !== undefined };
+      };
+      const lit = frame(false), shadowed = frame(true);
+      let darker = 0, darkening = 0;
+      for (let i = 0; i < lit.ground.length; i += 4) {
+        const d = lit.ground[i] + lit.ground[i + 1] + lit.ground[i + 2] - shadowed.ground[i] - shadowed.ground[i + 1] - shadowed.ground[i + 2];
+        if (d > 3 * 8) { darker++; darkening += d / 3; }
+      }
+      const brighter = lit.ground.some((v, i) => shadowed.ground[i] > v + 1);
+      crowd.destroy();
+      grid.destroy();
+      return { lit: { ...lit, ground: undefined }, shadowed: { ...shadowed, ground: undefined }, darker, meanDarkening: darkening / Math.max(1, darker), brighter, error: gl.getError() };
+    });
+    console.log(`GL state and ground shadows: ${JSON.stringify(result)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    expect(result.error).toBe(0);
+    const found = { framebuffers: [true, true], viewport: [2, 3, 91, 89], program: true, vertexArray: true, unit0: [true, true], enabled: [true, false, false, false] };
+    for (const frame of [result.lit, result.shadowed]) {
+      expect(frame.afterEncode, 'encode() put back what the page had set').toEqual(found);
+      expect(frame.afterDraw, 'draw() put back what the page had set').toEqual(found);
+    }
+    expect([result.lit.mapped, result.shadowed.mapped]).toEqual([false, true]);
+    // The Foxes' shadows on the ground: a patch of pixels clearly darker with the sun's map than without, none brighter.
+    expect(result.darker, 'no crowd shadow on the GL ground').toBeGreaterThan(40);
+    expect(result.meanDarkening).toBeGreaterThan(20);
+    expect(result.brighter).toBe(false);
+    await page.close();
+  }, TEST_TIMEOUT);
 });
