@@ -10,10 +10,11 @@
  * has its panel and ground grid, and a scene it cannot run there is refused with its reason. One browser;
  * small crowds, so each case takes seconds. Screenshots: test-results/e2e/gl-crowd-*.png.
  */
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { GROUND_COLOR, SKY_RGB8 } from '../../demo/theme';
-import { chromiumAvailable, demoSession, overlayRects, stat, statNumber, waitForCrowd, waitForFrames } from './harness';
+import { chromiumAvailable, demoSession, overlayRects, REPO_ROOT, stat, statNumber, waitForCrowd, waitForFrames } from './harness';
 import { decode, shareChanged, shareUnlike } from './pixels';
 
 const VIEWPORT = { width: 640, height: 400 };
@@ -506,6 +507,32 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     expect(result.darker, 'no crowd shadow on the GL ground').toBeGreaterThan(40);
     expect(result.meanDarkening).toBeGreaterThan(20);
     expect(result.brighter).toBe(false);
+    await page.close();
+  }, TEST_TIMEOUT);
+
+  it('the GL demo takes dropped files as the WebGPU one does: a model becomes the crowd with its clips in the panel; the same messages for what it cannot show (the clips scene\'s dropped body: scenes.test.ts)', async () => {
+    const started = Date.now();
+    const drop = (page: Page, name: string, bytes: Buffer) => page.evaluate(([n, base64]) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], n));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, [name, bytes.toString('base64')]);
+    const message = (page: Page) => page.locator('#message-text').textContent();
+    const { page, problems } = await demo.open('?backend=webgl2&instances=6&model=Fox&shadows=0');
+    await waitForCrowd(page, 6, 1);
+    const opened = Date.now();
+    await drop(page, 'notes.txt', Buffer.from('not a model'));
+    expect(await message(page)).toBe('Cannot show notes.txt: drop a .glb file, or a .gltf file together with its .bin and textures');
+    await drop(page, 'dropped-walker.glb', readFileSync(`${REPO_ROOT}public/models/Walker/Walker.glb`));
+    await page.waitForFunction(() => document.getElementById('stats')?.dataset.model === 'dropped-walker.glb', null, { timeout: 60_000, polling: 100 });
+    const clipMenu = page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: 'clip A' }) }).locator('option');
+    expect((await clipMenu.allTextContents()).filter((name) => name !== '')).toContain('WalkForward');
+    await drop(page, 'broken.glb', Buffer.from('glTF but not really'));
+    await page.waitForFunction(() => document.getElementById('message-text')?.textContent?.startsWith('Could not load broken.glb'), null, { timeout: 30_000, polling: 100 });
+    expect(await message(page)).toMatch(/^Could not load broken\.glb: .+\. Still showing dropped-walker\.glb\.$/);
+    expect(await stat(page, 'model')).toBe('dropped-walker.glb');
+    console.log(`GL demo drops: opened in ${((opened - started) / 1000).toFixed(1)} s, the drops took ${((Date.now() - opened) / 1000).toFixed(1)} s`);
+    expect(problems).toEqual([]);
     await page.close();
   }, TEST_TIMEOUT);
 });

@@ -4,11 +4,11 @@
  * Screenshots land in test-results/e2e/scene-*.png for a person to look at.
  */
 import type { Page } from 'playwright-core';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import {
-  chromiumAvailable, demoSession, elementRects, overlayRects, RESULTS_DIR, stat, statNumber,
+  chromiumAvailable, demoSession, elementRects, overlayRects, REPO_ROOT, RESULTS_DIR, stat, statNumber,
   waitForCrowd, waitForFrames, type Rect,
 } from './harness';
 import { shareChanged, shareUnlike } from './pixels';
@@ -322,6 +322,16 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     // Each crowd culled and drew its own (GLCrowd.encode, draw): a crowd counts draw calls only from its last encode.
     expect(await statNumber(page, 'drawCalls')).toBeGreaterThanOrEqual(3);
     expect(await page.locator('.clips-report').textContent()).toMatch(/WalkerStocky: humanoid .* bones mapped/);
+    // A body dropped on the page (GLApp.loadDropped, demo/drop.ts), as on WebGPU: the VRM Walker replaces WalkerStocky, bound through its VRM map.
+    const dropStart = Date.now();
+    await page.evaluate((base64) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], 'avatar.vrm'));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, readFileSync(`${REPO_ROOT}public/models/Walker/WalkerVRoid.glb`).toString('base64'));
+    await waitForStat(page, 'bodies', /^WalkerBody,WalkerBody #2,avatar\.vrm$/);
+    expect(await page.locator('.clips-report').textContent()).toContain('avatar.vrm: humanoid VRMC_vrm <- crowd-skin: 17 bones mapped');
+    console.log(`GL clips scene: the dropped body in ${((Date.now() - dropStart) / 1000).toFixed(1)} s`);
     expect(problems).toEqual([]);
     await page.close();
   }, TEST_TIMEOUT);
