@@ -74,12 +74,14 @@ export class GLShadowPass {
 
   /**
    * Draws the casters into the map (cleared first), then puts back the state it changed
-   * (GLStateGuard: the framebuffers and viewport it found among it) but for the clear depth (1),
-   * the polygon offset values (2, 2) and those the skin pass's draw leaves (docs/webgl2.md).
+   * (GLStateGuard: the framebuffers and viewport it found among it) but for the depth mask (on),
+   * the clear depth (1), the polygon offset values (2, 2) and those the skin pass's draw leaves
+   * (docs/webgl2.md). Scissor, stencil and rasterizer discard are off while it draws.
    */
   draw(joints: GLJointTarget, instances: GLRecordTexture, casters: GLDrawLists): void {
     const gl = this.gl;
-    this.state.save();
+    this.state.save(false); // depth only: the colour mask stays as it is (reading it back costs a round trip)
+    for (const capability of [gl.SCISSOR_TEST, gl.STENCIL_TEST, gl.RASTERIZER_DISCARD]) gl.disable(capability); // back on after, if they were
     gl.bindFramebuffer(gl.FRAMEBUFFER, this.framebuffer);
     gl.viewport(0, 0, this.mapSize, this.mapSize);
     gl.depthMask(true);

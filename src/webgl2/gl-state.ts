@@ -9,14 +9,16 @@ const CAPABILITIES = ['BLEND', 'DEPTH_TEST', 'STENCIL_TEST', 'SCISSOR_TEST', 'CU
 
 /**
  * Saves, and later restores, the state a pass touches: the draw and read framebuffers, the
- * viewport, the program, the vertex array, the array buffer, the colour and depth masks, the
- * capabilities above (each put back on or off as found) and the active texture unit with the 2D
- * and 2D-array textures and the sampler objects bound on units [0, units) (no sampler object
- * while the pass runs: a filtering one left by another pass, the skin pass's material samplers,
- * makes an integer or float texture incomplete, and texelFetch then reads zeros). Not saved (a
- * pass that changes them says so): depth and blend functions, face culling's face and winding,
- * polygon offset values, clear values, uniform-buffer bindings. Allocated once per pass; `save`
- * and `restore` allocate nothing.
+ * viewport, the program, the vertex array, the array buffer, the colour mask (with save(true)
+ * only), the capabilities above (each put back on or off as found) and the active texture unit
+ * with the 2D and 2D-array textures and the sampler objects bound on units [0, units) (no sampler
+ * object while the pass runs: a filtering one left by another pass, the skin pass's material
+ * samplers, makes an integer or float texture incomplete, and texelFetch then reads zeros). Not
+ * saved (a pass that changes them says so): the depth mask, the depth and blend functions, face
+ * culling's face and winding, polygon offset values, clear values, uniform-buffer bindings.
+ * Reading a mask back is a round trip to the GPU process in Chromium (about 110 µs on a loaded
+ * SwiftShader machine, where the rest of save and restore took about 10), so the colour mask is
+ * read only by a pass that changes it. Allocated once per pass; `save` and `restore` allocate nothing.
  */
 export class GLStateGuard {
   private drawFramebuffer: WebGLFramebuffer | null = null;
@@ -26,7 +28,7 @@ export class GLStateGuard {
   private vertexArray: WebGLVertexArrayObject | null = null;
   private arrayBuffer: WebGLBuffer | null = null;
   private readonly colorMask: boolean[] = [true, true, true, true];
-  private depthMask = true;
+  private reset = true;
   private readonly enabled: boolean[] = CAPABILITIES.map(() => false);
   private activeTexture = 0;
   private readonly textures: (WebGLTexture | null)[];
@@ -51,9 +53,11 @@ export class GLStateGuard {
     this.program = gl.getParameter(gl.CURRENT_PROGRAM) as WebGLProgram | null;
     this.vertexArray = gl.getParameter(gl.VERTEX_ARRAY_BINDING) as WebGLVertexArrayObject | null;
     this.arrayBuffer = gl.getParameter(gl.ARRAY_BUFFER_BINDING) as WebGLBuffer | null;
-    const mask = gl.getParameter(gl.COLOR_WRITEMASK) as boolean[];
-    for (let i = 0; i < 4; i++) this.colorMask[i] = mask[i];
-    this.depthMask = gl.getParameter(gl.DEPTH_WRITEMASK) as boolean;
+    this.reset = reset;
+    if (reset) {
+      const mask = gl.getParameter(gl.COLOR_WRITEMASK) as boolean[];
+      for (let i = 0; i < 4; i++) this.colorMask[i] = mask[i];
+    }
     CAPABILITIES.forEach((name, i) => {
       this.enabled[i] = gl.isEnabled(gl[name]);
       if (reset && this.enabled[i]) gl.disable(gl[name]);
@@ -80,8 +84,7 @@ export class GLStateGuard {
     }
     gl.activeTexture(this.activeTexture);
     CAPABILITIES.forEach((name, i) => { if (this.enabled[i]) gl.enable(gl[name]); else gl.disable(gl[name]); });
-    gl.colorMask(this.colorMask[0], this.colorMask[1], this.colorMask[2], this.colorMask[3]);
-    gl.depthMask(this.depthMask);
+    if (this.reset) gl.colorMask(this.colorMask[0], this.colorMask[1], this.colorMask[2], this.colorMask[3]);
     gl.bindVertexArray(this.vertexArray);
     gl.bindBuffer(gl.ARRAY_BUFFER, this.arrayBuffer);
     gl.useProgram(this.program);
