@@ -238,7 +238,6 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** @internal The joint matrices the last encode() posed (three RGBA32F textures; a new target after growth). Read only. */
   get jointTarget(): GLJointTarget { return this.pose.joints; }
-
   /** @internal The instance records' texture (RGBA32UI, 112 bytes a slot, the world matrix first; null texture before the first write). Read only. */
   get recordTexture(): GLRecordTexture { return texture(this.store.instanceBuffer); }
 
@@ -316,11 +315,12 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     this.skin.draw(viewProjection, this.pose.joints, texture(this.store.instanceBuffer), this.lists.camera);
   }
 
-  /**
-   * The shadow map the last encode() drew, for a page that shades its ground with it (the demo's GL grid;
-   * GLShadowPass: DEPTH_COMPONENT32F, compare less-equal at v = y * 0.5 + 0.5; owned, read only); undefined when none.
-   */
-  get shadowMap(): Readonly<Pick<GLShadowPass, 'texture' | 'lightViewProjection' | 'mapSize'>> | undefined {
+  /** The shadow map the last encode() drew (owned by the crowd, read only), for a page that shades its ground with it (the demo's GL grid); undefined when none. */
+  get shadowMap(): {
+    /** GLShadowPass's DEPTH_COMPONENT32F map: sample it with a less-equal comparison at v = y * 0.5 + 0.5 (GL's rows). */ readonly texture: WebGLTexture;
+    /** World to the map's clip space (depth in [0, 1]), column-major 4x4. */ readonly lightViewProjection: Float32Array;
+    /** Width and height of the map in texels. */ readonly mapSize: number;
+  } | undefined {
     return this.shadowedFrame ? this.shadowPass : undefined;
   }
 
