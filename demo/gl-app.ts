@@ -3,7 +3,7 @@
  * import only then: the crowd, layers, locomotion, steering and clips scenes on WebGL 2 through
  * createCrowd, with the WebGPU demo's panel (model, instances and their presets up to the 10k
  * stress test, clips, blend, mode, speed, culling, LOD, shadows, lights, appearance, the layers
- * and locomotion controls, another model's URL), the ground grid and rings on it (GLGround), click and box selection (CPU picking), the orbit camera, the stats
+ * and locomotion controls, another model's URL, a dropped file), the ground grid with the crowds' shadows and rings on it (GLGround), click and box selection (CPU picking), the orbit camera, the stats
  * overlay saying "WebGL 2", and the context's loss restored. The layers, locomotion and steering
  * scenes are the WebGPU demo's own (createModelActivity over a SceneModel of the GL crowd) and
  * say in the stats what they leave out here; the clips scene is the WebGPU one's CrowdActivity
@@ -13,7 +13,9 @@
  */
 import { createCrowd, CrowdPicking, type GLCanvasCrowd } from '../src/index';
 import { Controls, type StateKey } from './controls';
+import type { DroppedModel } from './drop';
 import { GLClipsBodies } from './gl-clips';
+import { GL_GROUND_SHADOWS } from './gl-grid-pass';
 import { GLGround } from './gl-ground';
 import { readGLModel, type GLModel } from './gl-load';
 import { Keyboard } from './keyboard';
@@ -60,7 +62,7 @@ export class GLApp {
   private ground: GLGround | undefined;
   /** The clips scene's bodies (the first on `crowd`, the others GL crowds on its context) while that scene's model is loaded. */
   private clips: GLClipsBodies | undefined;
-  /** The clips scene's body and clip-set picks (the panel's; files are not dropped on WebGL 2). */
+  /** The clips scene's body and clip-set picks (the panel's pickers and dropped files). */
   private readonly clipsPicks: ClipsPicks;
   private readonly camera = new OrbitCamera();
   private readonly stats: HTMLElement;
@@ -114,6 +116,12 @@ export class GLApp {
     return this.crowd?.gl.getExtension('WEBGL_lose_context') ?? null;
   }
 
+  /** The model's name as the stats show it: the character's (its file's), or a dropped file's name. */
+  private get shownName(): string {
+    const model = this.model;
+    return !model ? '' : model.source.file ? model.label : model.character.name;
+  }
+
   /** The running scene's steering agents (SceneActivity.readAgents: steering's twin on WebGL 2), or null when it steers none. */
   readAgents(): ReturnType<NonNullable<SceneActivity['readAgents']>> | null {
     return this.activity?.readAgents?.() ?? null; // undefined (no agents) reads as null
@@ -138,6 +146,18 @@ export class GLApp {
     requestAnimationFrame(frame);
   }
 
+  /**
+   * Loads a file dropped on the page (demo/drop.ts), as the WebGPU demo does: the crowd's model,
+   * or in the clips scene its body or (a file of clips only) its clip set; a file that cannot
+   * load leaves the running one, with the reason shown.
+   */
+  loadDropped(dropped: DroppedModel): Promise<boolean> {
+    if (this.sceneState.scene !== 'clips') return this.load(dropped.source, dropped.name);
+    this.clipsPicks.drop(dropped);
+    this.controls.setClipsPicks(this.clipsPicks.bodyNames, this.clipsPicks.setNames);
+    return this.loadModel(MODELS[this.state.model]?.beside ? this.state.model : SCENE_DEFAULTS.clips.model);
+  }
+
   /** `entry`: the MODELS entry (its load options, default clips, clip files and controller config), none for a URL. */
   private load(source: SceneSource, label: string, entry?: ModelEntry): Promise<boolean> {
     this.loading = this.loading.catch(() => false).then(async () => {
@@ -146,10 +166,15 @@ export class GLApp {
       try {
         read = await readGLModel(label, source, entry, clipsScene ? this.clipsPicks.choice() : undefined);
       } catch (error) {
-        this.messages.show('error', `${label}: ${(error as Error).message}`);
-        this.controls.setClipsReport(clipsScene ? (error as Error).message : '');
-        // Picks that cannot bind go back to those still shown.
-        if (clipsScene && this.clipsPicks.revert(this.clips?.clipsChoice)) writeState(this.state, this.sceneState);
+        // The WebGPU demo's message (App.load), and its report of refused picks.
+        const shown = this.model?.label, message = (error as Error).message;
+        this.messages.show('error', `Could not load ${label}: ${message}${shown ? `. Still showing ${shown}.` : ''}`);
+        this.controls.setClipsReport(clipsScene ? `refused: ${message}` : '');
+        // Picks that cannot bind go back to those still shown (a refused dropped file leaves its picker).
+        if (clipsScene && this.clipsPicks.revert(this.clips?.clipsChoice)) {
+          this.controls.setClipsPicks(this.clipsPicks.bodyNames, this.clipsPicks.setNames);
+          writeState(this.state, this.sceneState);
+        }
         this.controls.sync();
         return false;
       }
@@ -182,7 +207,7 @@ export class GLApp {
       }
       this.selection.setCrowd(crowd, picking);
       this.controls.setClips(names, jointNames(character));
-      this.stats.dataset.model = character.name;
+      this.stats.dataset.model = this.shownName;
       this.startScene();
       return true;
     });
@@ -352,8 +377,11 @@ export class GLApp {
       crowd.render(camera.viewProjection);
       if (!crowd.gl.isContextLost()) this.clips?.drawBeside(step, camera.viewProjection, camera.eye, this.canvas.height);
       const rings = activity?.rings?.(this.ringData) ?? 0, selected = this.selection.ring(this.selectedAt);
-      if (!crowd.gl.isContextLost()) {
-        this.ground?.draw(camera, this.state.grid, activity?.height ?? this.population!.height, following ? this.followed : undefined, selected ? this.selectedAt : undefined, this.ringData, rings);
+      if (!crowd.gl.isContextLost() && this.ground) {
+        // The ground receives the sun shadows of the crowds (the clips scene's bodies, or the one crowd), as on WebGPU.
+        const bodies = this.clips?.bodies;
+        for (let i = 0; i < GL_GROUND_SHADOWS; i++) this.ground.setShadow(i, (bodies ? bodies[i]?.crowd : i === 0 ? crowd : undefined)?.shadowMap);
+        this.ground.draw(camera, this.state.grid, activity?.height ?? this.population!.height, following ? this.followed : undefined, selected ? this.selectedAt : undefined, this.ringData, rings);
       }
     } catch (error) {
       if (!this.frameError) {
@@ -402,11 +430,10 @@ export class GLApp {
     if (stats) [data.visible, data.posed] = [String(stats.visible), String(stats.posed)];
     const lines = [
       `WebGL 2 (${this.reason})`,
-      `${this.model!.character.name} · ${activity ? `${activity.kind} scene · ` : ''}${count.toLocaleString('en-US')} instances · ${crowd.jointsPerInstance} joints`,
+      `${this.shownName} · ${activity ? `${activity.kind} scene · ` : ''}${count.toLocaleString('en-US')} instances · ${crowd.jointsPerInstance} joints`,
       `${this.fps.toFixed(0)} fps · CPU ${cpuMs.toFixed(2)} ms (scene, update, cull, pose and draw calls)`,
       stats ? `visible ${stats.visible.toLocaleString('en-US')} · posed ${stats.posed.toLocaleString('en-US')}` : '',
       `draw calls ${drawCalls} · GPU memory ${(gpuBytes / 2 ** 20).toFixed(1)} MiB`,
-      this.state.shadows ? 'no crowd shadows on the ground on WebGL 2' : '',
       crowd.restored > 0 ? `context restored ${crowd.restored}x` : '',
     ];
     activity?.describe(lines, data);

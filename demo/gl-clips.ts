@@ -8,7 +8,7 @@ import type { BodiesScene } from './scenes/crowd-scene';
  * The clips scene's bodies on WebGL 2 (gl-app.ts): the first body is the demo's GLCanvasCrowd
  * (it clears the canvas and draws first), each body beside it (WalkerBody #2, the picked body) a
  * GLCrowd on the same WebGL 2 context, encoded and drawn after it into the canvas's framebuffer
- * without clearing (GLCrowd.encode, draw: the caller binds the framebuffer), so all share one
+ * without clearing (GLCrowd.encode, draw: into the framebuffer bound, which they leave bound), so all share one
  * depth buffer and one camera. The bodies, placement and overlay are the WebGPU clips scene's
  * (loadBodies, CrowdActivity over this BodiesScene). The beside crowds are owned here: destroy()
  * frees them; a restored context rebuilds them (GLCrowd.restore), as the canvas crowd does itself.
@@ -80,12 +80,9 @@ export class GLClipsBodies implements BodiesScene {
    */
   drawBeside(dt: number, viewProjection: Float32Array, eye: ArrayLike<number>, viewportHeight: number): void {
     for (const crowd of this.beside) {
-      const gl = crowd.gl;
       crowd.update(dt);
       crowd.setCamera(viewProjection, eye, { viewportHeight });
-      crowd.encode();
-      gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-      gl.viewport(0, 0, gl.drawingBufferWidth, gl.drawingBufferHeight);
+      crowd.encode(); // its passes put back the canvas's framebuffer and viewport that render() left
       crowd.draw(viewProjection);
     }
   }

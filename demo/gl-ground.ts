@@ -1,4 +1,4 @@
-import { GLGridPass } from './gl-grid-pass';
+import { GLGridPass, type GLGroundShadow } from './gl-grid-pass';
 import { GLMarkerPass } from './gl-marker-pass';
 import { MARKER_COLOR } from './marker-pass';
 import type { OrbitCamera } from './orbit-camera';
@@ -6,7 +6,8 @@ import { SELECTION_COLOR } from './selection';
 import { RING_COLOR } from './theme';
 
 /**
- * The ground of the WebGL 2 demo, drawn after the crowd: the grid (GLGridPass) and the rings on it
+ * The ground of the WebGL 2 demo, drawn after the crowd: the grid (GLGridPass, darkened in the
+ * crowds' shadow maps given by setShadow) and the rings on it
  * (GLMarkerPass), in the WebGPU demo's colours: the followed character's (cyan), the selected
  * one's (yellow-green) and a scene's (the steering scene's pillars, grey). Its programs go with a
  * lost context: restore() makes them again on the restored one.
@@ -26,6 +27,11 @@ export class GLGround {
   restore(gl: WebGL2RenderingContext): void {
     this.grid = new GLGridPass(gl);
     this.markers = new GLMarkerPass(gl);
+  }
+
+  /** The shadow map of crowd `slot` (0 to GL_GROUND_SHADOWS - 1: GLCrowd.shadowMap after its encode) the grid receives this frame, or none. */
+  setShadow(slot: number, shadow: GLGroundShadow | undefined): void {
+    this.grid.setShadow(slot, shadow);
   }
 
   /**

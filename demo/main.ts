@@ -125,6 +125,7 @@ async function startWebGL2(canvas: HTMLCanvasElement, state: DemoState, sceneSta
     return;
   }
   app.start();
+  installDrop(document.body, (dropped) => app.loadDropped(dropped), messages); // as on WebGPU (demo/drop.ts)
   if (state.modelUrl) await app.loadUrl(state.modelUrl);
 }
 

@@ -33,7 +33,8 @@ export class GLCanvasCrowd extends GLCrowd {
   /**
    * Draws a frame into the canvas: binds and clears its framebuffer, culls and poses (encode),
    * draws every instance with `viewProjection` (column-major, world -> clip, z in [0, 1], as on
-   * WebGPU). Call update(dt) first. Nothing while the context is lost.
+   * WebGPU). Call update(dt) first. Nothing while the context is lost. Leaves the canvas's
+   * framebuffer bound and the viewport on the whole canvas, for the page's own draws after it.
    */
   render(viewProjection: ArrayLike<number>): void {
     checkNumbers(viewProjection, 16, 'viewProjection');
@@ -45,9 +46,7 @@ export class GLCanvasCrowd extends GLCrowd {
     gl.clearDepth(1);
     gl.depthMask(true);
     gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-    this.encode();
-    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
-    gl.viewport(0, 0, gl.drawingBufferWidth, gl.drawingBufferHeight);
+    this.encode(); // puts back the canvas's framebuffer and viewport
     this.draw(viewProjection);
   }
 

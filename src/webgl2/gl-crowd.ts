@@ -132,7 +132,6 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Which backend draws: 'webgl2' (Crowd's is 'webgpu'). */
   get backend(): 'webgl2' { return 'webgl2'; }
-
   /**
    * Installs a feature that runs on WebGL 2 (CrowdFeature.onWebGL2: `new CrowdEvents(crowd)`,
    * CrowdControllers, CrowdSteering, CrowdPicking, CrowdAppearance) and returns the kernel's side
@@ -155,10 +154,8 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Whether a feature named `name` is installed ('clip-events', 'controllers', 'steering', 'picking', 'appearance': those that run on WebGL 2). */
   hasFeature(name: string): boolean { return this.features.has(name); }
-
   /** Bytes the last update() and encode() wrote into textures (records, stacks, masks, features' per-slot records). */
   get uploadedBytes(): number { return this.uploaded; }
-
   /** Draw calls that draw() issues: one per mesh primitive and LOD level drawn. */
   get drawCallCount(): number {
     let levels = 0;
@@ -168,13 +165,10 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Live instances (as Crowd.count). */
   get count(): number { return this.store.count; }
-
   /** Joint matrices per instance. */
   get jointsPerInstance(): number { return this.character.gpu.slotCount; }
-
   /** Mesh LOD levels the character has (1 when loaded without `lod`). */
   get lodLevels(): number { return this.cull.levels; }
-
   /** Bytes of the textures the crowd owns for its instances: records, stacks, masks, joint matrices, and the shadow map (the mesh and materials not counted, as on WebGPU). */
   get gpuBytes(): number {
     const j = this.pose.joints, map = this.shadowPass?.mapSize ?? 0;
@@ -244,7 +238,6 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** @internal The joint matrices the last encode() posed (three RGBA32F textures; a new target after growth). Read only. */
   get jointTarget(): GLJointTarget { return this.pose.joints; }
-
   /** @internal The instance records' texture (RGBA32UI, 112 bytes a slot, the world matrix first; null texture before the first write). Read only. */
   get recordTexture(): GLRecordTexture { return texture(this.store.instanceBuffer); }
 
@@ -277,8 +270,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
    * The frame's work before the draw: the CPU culling, mesh LOD and animation LOD (GLCull, with
    * a camera set and any of them on; the shadow casters too, inside the light fitted to the
    * camera), the pose pass for the instances it listed (their joint matrices into the joint
-   * target), then the shadow map. Leaves the default framebuffer bound; the viewport is the
-   * caller's to set again.
+   * target), then the shadow map. Puts back the framebuffers, viewport and most state it changes (docs/webgl2.md).
    */
   encode(): void {
     if (this.gl.isContextLost()) return;
@@ -311,7 +303,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /**
    * Draws the instances encode() listed into the bound framebuffer (the caller binds and clears
    * it and sets the viewport): one instanced draw per primitive and LOD level. `viewProjection`:
-   * column-major, world -> clip with z in [0, 1] as Crowd.draw takes it.
+   * column-major, world -> clip with z in [0, 1] as Crowd.draw takes it. Puts back most state it changes (docs/webgl2.md).
    */
   draw(viewProjection: ArrayLike<number>): void {
     if (!this.skin) throw new Error('GLCrowd.draw: this crowd is drawn by another renderer (crowd-skin/three), which made it without a draw of its own');
@@ -321,6 +313,15 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
     const shadow = this.shadowedFrame ? this.shadowPass : undefined;
     this.skin.setShadowMap(shadow?.texture, shadow?.lightViewProjection, shadow?.mapSize, this.view.shadowFit.strength);
     this.skin.draw(viewProjection, this.pose.joints, texture(this.store.instanceBuffer), this.lists.camera);
+  }
+
+  /** The shadow map the last encode() drew (owned by the crowd, read only), for a page that shades its ground with it (the demo's GL grid); undefined when none. */
+  get shadowMap(): {
+    /** GLShadowPass's DEPTH_COMPONENT32F map: sample it with a less-equal comparison at v = y * 0.5 + 0.5 (GL's rows). */ readonly texture: WebGLTexture;
+    /** World to the map's clip space (depth in [0, 1]), column-major 4x4. */ readonly lightViewProjection: Float32Array;
+    /** Width and height of the map in texels. */ readonly mapSize: number;
+  } | undefined {
+    return this.shadowedFrame ? this.shadowPass : undefined;
   }
 
   /**

@@ -9,7 +9,8 @@
  */
 import { CAMERA } from '../runtime/layout';
 import type { GLJointTarget } from './gl-joints';
-import type { GLDrawLists, GLSkinPass } from './gl-skin-pass';
+import { SKIN_UNITS, type GLDrawLists, type GLSkinPass } from './gl-skin-pass';
+import { GLStateGuard } from './gl-state';
 import type { GLRecordTexture } from './record-texture';
 
 /** GLShadowPass's options (CrowdOptions.shadows.mapSize). */
@@ -29,6 +30,8 @@ export class GLShadowPass {
   private readonly framebuffer: WebGLFramebuffer;
   private readonly camera: WebGLBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
+  /** What draw() changes of the context, put back after it. */
+  private readonly state: GLStateGuard;
 
   constructor(private readonly gl: WebGL2RenderingContext, private readonly skin: GLSkinPass, options: GLShadowPassOptions = {}) {
     const limit = gl.getParameter(gl.MAX_TEXTURE_SIZE) as number;
@@ -52,6 +55,7 @@ export class GLShadowPass {
       this.destroy();
       throw new Error(`GLShadowPass: a DEPTH_COMPONENT32F map of ${this.mapSize} texels is not renderable here (framebuffer status 0x${status.toString(16)})`);
     }
+    this.state = new GLStateGuard(gl, SKIN_UNITS);
     this.camera = gl.createBuffer();
     gl.bindBuffer(gl.UNIFORM_BUFFER, this.camera);
     gl.bufferData(gl.UNIFORM_BUFFER, CAMERA.size, gl.DYNAMIC_DRAW);
@@ -69,12 +73,15 @@ export class GLShadowPass {
   }
 
   /**
-   * Draws the casters into the map (cleared first). Leaves the default framebuffer (null) bound
-   * and the viewport at the map's size: bind the target and set its viewport before the next draw
-   * (reading them back here would cost a query and an allocation a frame).
+   * Draws the casters into the map (cleared first), then puts back the state it changed
+   * (GLStateGuard: the framebuffers and viewport it found among it) but for the depth mask (on),
+   * the clear depth (1), the polygon offset values (2, 2) and those the skin pass's draw leaves
+   * (docs/webgl2.md). Scissor, stencil and rasterizer discard are off while it draws.
    */
   draw(joints: GLJointTarget, instances: GLRecordTexture, casters: GLDrawLists): void {
     const gl = this.gl;
+    this.state.save(false); // depth only: the colour mask stays as it is (reading it back costs a round trip)
+    for (const capability of [gl.SCISSOR_TEST, gl.STENCIL_TEST, gl.RASTERIZER_DISCARD]) gl.disable(capability); // back on after, if they were
     gl.bindFramebuffer(gl.FRAMEBUFFER, this.framebuffer);
     gl.viewport(0, 0, this.mapSize, this.mapSize);
     gl.depthMask(true);
@@ -86,8 +93,7 @@ export class GLShadowPass {
     try {
       this.skin.drawDepth(this.camera, joints, instances, casters);
     } finally {
-      gl.disable(gl.POLYGON_OFFSET_FILL);
-      gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+      this.state.restore();
     }
   }
 

@@ -8,8 +8,7 @@
  * The environment light is prefiltered as on WebGPU (GLEnvironmentMap); sun shadows come from a
  * GLShadowPass's map (setShadowMap), sampled with the same 3 x 3 PCF; per-instance appearance
  * from a GLAppearanceSource (tint, variant, parts). Not yet on WebGL 2: dual-quaternion skinning
- * (refused by name).
- * Morph targets are drawn undeformed, as a WebGPU crowd without CrowdMorph draws them.
+ * (refused by name). Morph targets are drawn undeformed, as a WebGPU crowd without CrowdMorph does.
  *
  * create: the constructor uploads the mesh (GLMesh), the materials and textures (GLMaterials) and
  * links the program variants it needs; draw(): writes the camera and the used prefix of the
@@ -26,6 +25,7 @@ import { GLAppearance, type GLAppearanceSource } from './gl-appearance';
 import { GLEnvironmentMap } from './gl-environment-map';
 import { GLMaterials, MATERIAL_SAMPLER_NAMES, type GLMaterial } from './gl-materials';
 import { GLMesh, type GLPrimitive } from './gl-mesh';
+import { GLStateGuard } from './gl-state';
 import { createSampler as sampler, linkProgram, uploadWords as upload, withDefines } from './gl-program';
 import type { GLRecordTexture } from './record-texture';
 
@@ -66,6 +66,8 @@ const JOINT_UNIT = 8;
 /** With appearance: its records (vertex and fragment) and the variant images (fragment). */
 const APPEARANCE_UNIT = 11;
 const VARIANT_UNIT = 12;
+/** Texture units [0, SKIN_UNITS) the skin and shadow draws bind (GLCrowd saves and restores them). */
+export const SKIN_UNITS = VARIANT_UNIT + 1;
 /** Uniform buffer binding points of the Camera and Material blocks. */
 const CAMERA_BINDING = 0;
 const MATERIAL_BINDING = 1;
@@ -130,6 +132,8 @@ export class GLSkinPass {
   private readonly appearance: GLAppearance | undefined;
   /** draw() and drawDepth() calls so far: stamps which programs had their per-call uniforms set, with no allocation. */
   private calls = 0;
+  /** What draw() changes of the context, put back after it (drawDepth runs inside GLShadowPass's guard). */
+  private readonly state: GLStateGuard;
 
   constructor(private readonly gl: WebGL2RenderingContext, character: Character, options: GLSkinPassOptions = {}) {
     if (options.skinning !== undefined && options.skinning !== 'linear') {
@@ -138,6 +142,7 @@ export class GLSkinPass {
     this.lights = resolveLights(options.lights);
     const { gpu, rig, textures } = character;
     this.slotCount = gpu.slotCount;
+    this.state = new GLStateGuard(gl, SKIN_UNITS);
     this.camera = gl.createBuffer();
     this.slotBuffer = gl.createBuffer();
     this.jointSetBuffer = gl.createBuffer();
@@ -209,14 +214,10 @@ export class GLSkinPass {
   }
 
   /** Mesh LOD levels of the character (GLDrawLists.levels at most this). */
-  get levels(): number {
-    return this.mesh.levels;
-  }
+  get levels(): number { return this.mesh.levels; }
 
   /** Program variants linked (one per distinct vertex streams). */
-  get programCount(): number {
-    return this.programs.size;
-  }
+  get programCount(): number { return this.programs.size; }
 
   /**
    * Draws the listed instances into the bound framebuffer (depth tested, 'less'; the caller
@@ -224,7 +225,8 @@ export class GLSkinPass {
    * depth in [0, 1] as the WebGPU crowd takes it (remapped to GL's [-1, 1] in the shader).
    * `instances`: the INSTANCE records (world at INSTANCE.world); `joints`: the pose pass's target.
    * Checks everything first and names what is wrong, leaving GL state untouched when it refuses.
-   * Leaves depth test, face culling, blending, the program and texture bindings as it set them.
+   * Puts back the state it changes (GLStateGuard) but for the depth and blend functions, cullFace,
+   * frontFace and the uniform-buffer bindings (generic, 0 and 1), as docs/webgl2.md lists.
    */
   draw(viewProjection: ArrayLike<number>, joints: GLJointTarget, instances: GLRecordTexture, lists: GLDrawLists): void {
     this.check(viewProjection, joints, instances, lists);
@@ -232,7 +234,12 @@ export class GLSkinPass {
     writeCamera(this.cameraData, viewProjection, this.lights, this.inverse);
     gl.bindBuffer(gl.UNIFORM_BUFFER, this.camera);
     gl.bufferSubData(gl.UNIFORM_BUFFER, 0, this.cameraData);
-    this.issue(this.camera, joints, instances, lists, false);
+    this.state.save(false);
+    try {
+      this.issue(this.camera, joints, instances, lists, false);
+    } finally {
+      this.state.restore();
+    }
   }
 
   /**

@@ -10,10 +10,11 @@
  * has its panel and ground grid, and a scene it cannot run there is refused with its reason. One browser;
  * small crowds, so each case takes seconds. Screenshots: test-results/e2e/gl-crowd-*.png.
  */
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { GROUND_COLOR, SKY_RGB8 } from '../../demo/theme';
-import { chromiumAvailable, demoSession, overlayRects, stat, statNumber, waitForCrowd, waitForFrames } from './harness';
+import { chromiumAvailable, demoSession, overlayRects, REPO_ROOT, stat, statNumber, waitForCrowd, waitForFrames } from './harness';
 import { decode, shareChanged, shareUnlike } from './pixels';
 
 const VIEWPORT = { width: 640, height: 400 };
@@ -404,6 +405,134 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     expect(result.covered, 'CesiumMan is drawn').toBeGreaterThan(500);
     // UASTC's own error on these texels is under 4/255 (decode-ktx2.test.ts); lit and filtered, the picture's mean stays under it.
     expect(result.mean, 'the KTX2 picture is not the PNG one').toBeLessThan(3); // 1.8 measured; the texture left out: 34
+    await page.close();
+  }, TEST_TIMEOUT);
+
+  it('a GL crowd puts back the state it found (framebuffers, viewport, program, units, capabilities) after encode and draw, and the demo\'s GL ground receives its sun shadows', async () => {
+    const started = Date.now();
+    const page = await demo.newPage();
+    await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+    const result = await page.evaluate(async () => {
+      const load = (u: string) => (new Function('u', 'return import(u)'))(u);
+      const api = await load('/src/index.ts') as typeof import('../../src/index');
+      const gl2 = await load('/src/webgl2/index.ts') as typeof import('../../src/webgl2/index');
+      const { GLGridPass } = await load('/demo/gl-grid-pass.ts') as typeof import('../../demo/gl-grid-pass');
+      const character = await api.loadCharacter('/models/Fox/Fox.glb');
+      const size = 96, canvas = document.createElement('canvas');
+      canvas.width = canvas.height = size;
+      const gl = canvas.getContext('webgl2', { antialias: false })!;
+      const crowd = new gl2.GLCrowd(gl, character, { capacity: 8, shadows: { mapSize: 512 } });
+      for (let i = 0; i < 4; i++) crowd.setPlacement(crowd.add({ clipA: 'Survey' }), (i - 1.5) * 120, 0, 0, 0);
+      const grid = new GLGridPass(gl);
+      const eye = [0, 500, -450], target = [0, 0, 0];
+      const vp = api.mat4.multiply(api.mat4.perspective(0.9, 1, 1, 5000), api.mat4.lookAt(eye, target, [0, 1, 0])) as Float32Array;
+      // The page's own state: its framebuffer, an odd viewport, a program, a texture with a sampler, capabilities.
+      const fbo = gl.createFramebuffer(), color = gl.createRenderbuffer(), depth = gl.createRenderbuffer();
+      gl.bindRenderbuffer(gl.RENDERBUFFER, color);
+      gl.renderbufferStorage(gl.RENDERBUFFER, gl.RGBA8, size, size);
+      gl.bindRenderbuffer(gl.RENDERBUFFER, depth);
+      gl.renderbufferStorage(gl.RENDERBUFFER, gl.DEPTH_COMPONENT24, size, size);
+      gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+      gl.framebufferRenderbuffer(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.RENDERBUFFER, color);
+      gl.framebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, depth);
+      const program = gl.createProgram(), texture = gl.createTexture(), sampler = gl.createSampler(), vao = gl.createVertexArray();
+      const shader = (type: number, text: string) => { const s = gl.createShader(type)!; gl.shaderSource(s, text); gl.compileShader(s); gl.attachShader(program, s); };
+      shader(gl.VERTEX_SHADER, '#version 300 es\nvoid main() { gl_Position = vec4(0.0); }');
+      shader(gl.FRAGMENT_SHADER, '#version 300 es\nprecision mediump float;\nout vec4 c;\nvoid main() { c = vec4(1.0); }');
+      gl.linkProgram(program);
+      const setPageState = () => {
+        gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+        gl.viewport(2, 3, size - 5, size - 7);
+        gl.useProgram(program);
+        gl.bindVertexArray(vao);
+        gl.activeTexture(gl.TEXTURE0);
+        gl.bindTexture(gl.TEXTURE_2D, texture);
+        gl.bindSampler(0, sampler);
+        gl.activeTexture(gl.TEXTURE3);
+        gl.enable(gl.BLEND);
+        gl.disable(gl.CULL_FACE);
+        gl.disable(gl.DEPTH_TEST);
+      };
+      const readState = () => {
+        gl.activeTexture(gl.TEXTURE0);
+        const unit0 = [gl.getParameter(gl.TEXTURE_BINDING_2D) === texture, gl.getParameter(gl.SAMPLER_BINDING) === sampler];
+        gl.activeTexture(gl.TEXTURE3);
+        return {
+          framebuffers: [gl.getParameter(gl.DRAW_FRAMEBUFFER_BINDING) === fbo, gl.getParameter(gl.READ_FRAMEBUFFER_BINDING) === fbo],
+          viewport: [...gl.getParameter(gl.VIEWPORT) as Int32Array], program: gl.getParameter(gl.CURRENT_PROGRAM) === program,
+          vertexArray: gl.getParameter(gl.VERTEX_ARRAY_BINDING) === vao, unit0,
+          enabled: [gl.BLEND, gl.CULL_FACE, gl.DEPTH_TEST, gl.POLYGON_OFFSET_FILL].map((c) => gl.isEnabled(c)),
+        };
+      };
+      // A frame: the crowd's encode (pose, shadow map) into the page's state, then the ground alone
+      // (crowd.draw after it: the ground's pixels are read before the characters cover them).
+      const frame = (shadows: boolean) => {
+        crowd.shadows = shadows;
+        crowd.update(0.1);
+        crowd.setCamera(vp, eye);
+        setPageState();
+        gl.clearColor(0, 0, 0, 1);
+        gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+        crowd.encode();
+        const afterEncode = readState();
+        grid.setShadow(0, crowd.shadowMap);
+        grid.update(vp, new Float32Array(eye), new Float32Array(target), 1e5, 2e5);
+        grid.draw();
+        const ground = new Uint8Array(size * size * 4);
+        gl.readPixels(0, 0, size, size, gl.RGBA, gl.UNSIGNED_BYTE, ground);
+        setPageState();
+        crowd.draw(vp);
+        return { ground, afterEncode, afterDraw: readState(), mapped: crowd.shadowMap !== undefined };
+      };
+      const lit = frame(false), shadowed = frame(true);
+      let darker = 0, darkening = 0;
+      for (let i = 0; i < lit.ground.length; i += 4) {
+        const d = lit.ground[i] + lit.ground[i + 1] + lit.ground[i + 2] - shadowed.ground[i] - shadowed.ground[i + 1] - shadowed.ground[i + 2];
+        if (d > 3 * 8) { darker++; darkening += d / 3; }
+      }
+      const brighter = lit.ground.some((v, i) => shadowed.ground[i] > v + 1);
+      crowd.destroy();
+      grid.destroy();
+      return { lit: { ...lit, ground: undefined }, shadowed: { ...shadowed, ground: undefined }, darker, meanDarkening: darkening / Math.max(1, darker), brighter, error: gl.getError() };
+    });
+    console.log(`GL state and ground shadows: ${JSON.stringify(result)} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    expect(result.error).toBe(0);
+    const found = { framebuffers: [true, true], viewport: [2, 3, 91, 89], program: true, vertexArray: true, unit0: [true, true], enabled: [true, false, false, false] };
+    for (const frame of [result.lit, result.shadowed]) {
+      expect(frame.afterEncode, 'encode() put back what the page had set').toEqual(found);
+      expect(frame.afterDraw, 'draw() put back what the page had set').toEqual(found);
+    }
+    expect([result.lit.mapped, result.shadowed.mapped]).toEqual([false, true]);
+    // The Foxes' shadows on the ground: a patch of pixels clearly darker with the sun's map than without, none brighter.
+    expect(result.darker, 'no crowd shadow on the GL ground').toBeGreaterThan(40);
+    expect(result.meanDarkening).toBeGreaterThan(20);
+    expect(result.brighter).toBe(false);
+    await page.close();
+  }, TEST_TIMEOUT);
+
+  it('the GL demo takes dropped files as the WebGPU one does: a model becomes the crowd with its clips in the panel; the same messages for what it cannot show (the clips scene\'s dropped body: scenes.test.ts)', async () => {
+    const started = Date.now();
+    const drop = (page: Page, name: string, bytes: Buffer) => page.evaluate(([n, base64]) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], n));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, [name, bytes.toString('base64')]);
+    const message = (page: Page) => page.locator('#message-text').textContent();
+    const { page, problems } = await demo.open('?backend=webgl2&instances=6&model=Fox&shadows=0');
+    await waitForCrowd(page, 6, 1);
+    const opened = Date.now();
+    await drop(page, 'notes.txt', Buffer.from('not a model'));
+    expect(await message(page)).toBe('Cannot show notes.txt: drop a .glb file, or a .gltf file together with its .bin and textures');
+    await drop(page, 'dropped-walker.glb', readFileSync(`${REPO_ROOT}public/models/Walker/Walker.glb`));
+    await page.waitForFunction(() => document.getElementById('stats')?.dataset.model === 'dropped-walker.glb', null, { timeout: 60_000, polling: 100 });
+    const clipMenu = page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: 'clip A' }) }).locator('option');
+    expect((await clipMenu.allTextContents()).filter((name) => name !== '')).toContain('WalkForward');
+    await drop(page, 'broken.glb', Buffer.from('glTF but not really'));
+    await page.waitForFunction(() => document.getElementById('message-text')?.textContent?.startsWith('Could not load broken.glb'), null, { timeout: 30_000, polling: 100 });
+    expect(await message(page)).toMatch(/^Could not load broken\.glb: .+\. Still showing dropped-walker\.glb\.$/);
+    expect(await stat(page, 'model')).toBe('dropped-walker.glb');
+    console.log(`GL demo drops: opened in ${((opened - started) / 1000).toFixed(1)} s, the drops took ${((Date.now() - opened) / 1000).toFixed(1)} s`);
+    expect(problems).toEqual([]);
     await page.close();
   }, TEST_TIMEOUT);
 });

@@ -4,11 +4,11 @@
  * Screenshots land in test-results/e2e/scene-*.png for a person to look at.
  */
 import type { Page } from 'playwright-core';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import {
-  chromiumAvailable, demoSession, elementRects, overlayRects, RESULTS_DIR, stat, statNumber,
+  chromiumAvailable, demoSession, elementRects, overlayRects, REPO_ROOT, RESULTS_DIR, stat, statNumber,
   waitForCrowd, waitForFrames, type Rect,
 } from './harness';
 import { shareChanged, shareUnlike } from './pixels';
@@ -322,6 +322,20 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     // Each crowd culled and drew its own (GLCrowd.encode, draw): a crowd counts draw calls only from its last encode.
     expect(await statNumber(page, 'drawCalls')).toBeGreaterThanOrEqual(3);
     expect(await page.locator('.clips-report').textContent()).toMatch(/WalkerStocky: humanoid .* bones mapped/);
+    // A body dropped on the page goes where the WebGPU demo's goes (GLApp.loadDropped, demo/drop.ts): to the
+    // clips scene's bodies. The Fox's skeleton takes none of the Walker's clips, so it is refused as on
+    // WebGPU, before any crowd is made (a body that binds costs three GL crowds again), and the scene stays.
+    const dropStart = Date.now();
+    await page.evaluate((base64) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], 'fox-body.glb'));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }, readFileSync(`${REPO_ROOT}public/models/Fox/Fox.glb`).toString('base64'));
+    await page.waitForFunction(() => document.querySelector('.clips-report')?.textContent?.startsWith('refused'), null, { timeout: WAIT, polling: 100 });
+    expect(await page.locator('#message-text').textContent()).toMatch(/^Could not load WalkerBody: the clip set WalkerClips\.glb cannot bind to fox-body\.glb: .*Still showing WalkerBody\.$/);
+    expect(await control(page, 'body').locator('select').inputValue()).toBe('WalkerStocky');
+    expect(await stat(page, 'bodies')).toBe('WalkerBody,WalkerBody #2,WalkerStocky');
+    console.log(`GL clips scene: the dropped body refused in ${((Date.now() - dropStart) / 1000).toFixed(1)} s`);
     expect(problems).toEqual([]);
     await page.close();
   }, TEST_TIMEOUT);
