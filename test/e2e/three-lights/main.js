@@ -5,7 +5,7 @@
  * 'three' (three draws it with a MeshStandardNodeMaterial of the glTF's texture, roughness and
  * metalness), one with shading 'crowd' (our skin pass, lit by the scene's lights through
  * ThreeCrowdRenderer's lights 'scene'). `window.show('three' | 'crowd')` draws two frames with only
- * that one in view and resolves. `?lights=own` makes the renderer with { lights: 'own' } (the
+ * that one in view and resolves; no frame is drawn between two calls. `?lights=own` makes the renderer with { lights: 'own' } (the
  * scene's lights ignored: the made-up violation). Sets body.dataset.ready (or body.dataset.error).
  */
 import * as THREE from 'three/webgpu';
@@ -95,18 +95,22 @@ async function main() {
 
   let frames = 0;
   let waiting;
-  renderer.setAnimationLoop(() => {
+  // Two frames: the first compiles pipelines; the screenshot is of the second. The loop runs only
+  // for them: the canvas keeps showing the second, and the screenshot waits for no further frame
+  // (SwiftShader drawing frames nobody looks at took most of a screenshot's time).
+  const loop = () => {
     crowds.render(scene, camera);
     frames++;
     if (waiting && frames >= waiting.at) {
+      renderer.setAnimationLoop(null);
       waiting.done();
       waiting = undefined;
     }
-  });
-  // Two frames: the first compiles pipelines; the screenshot is of the second.
+  };
   window.show = (which) => new Promise((done) => {
     place(which);
     waiting = { at: frames + 2, done };
+    renderer.setAnimationLoop(loop);
   });
   document.body.dataset.ready = '1';
 }
