@@ -57,6 +57,8 @@ export interface GpuPoseOptions {
   masks?: Float32Array[];
   /** 'dual-quaternion': the pose pass writes JOINT_DQ records, returned as they are (default 'linear'). */
   skinning?: SkinningMethod;
+  /** Threads per instance (PosePass's `workgroupSize`; default its own, 32). */
+  workgroupSize?: number;
 }
 
 /**
@@ -70,7 +72,7 @@ export interface GpuPoseOptions {
 export async function gpuJointMatrices(device: GPUDevice, rig: Rig, baked: BakedModel, requests: GpuPoseRequest[], options: GpuPoseOptions = {}): Promise<Float32Array> {
   const data = packRigData(rig, baked);
   const skinning = options.skinning ?? 'linear';
-  const pass = new PosePass(device, data, { skinning });
+  const pass = new PosePass(device, data, { skinning, workgroupSize: options.workgroupSize });
   const store = new InstanceStore(device, {
     nodeCount: data.nodeCount, slotCount: data.slotCount, clipDurations: baked.clipDurations, capacity: Math.max(1, requests.length), label: 'gpuJointMatrices',
     // A joint set per instance however many (every instance's matrices are read back), not the default palette budget.

@@ -6,10 +6,11 @@
  * a crowd drawn through three's pipeline; the two screenshots are compared over the pixels the
  * Fox and its shadow cover (where the reference differs from the empty scene, grown by 2 pixels).
  * Then the same comparison must fail for a made-up violation: the crowd's Fox 0.25 s later in
- * the clip, and the sun turned off. Screenshots: test-results/e2e/three-lit-*.png.
+ * the clip, and the sun turned off. Every case is drawn on one page, one after another (the
+ * page's `draw`). Screenshots: test-results/e2e/three-lit-*.png.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startConfiguredServer } from './harness';
@@ -85,26 +86,34 @@ describe.skipIf(!chromiumAvailable())("shading 'three' against three.js's Skinne
   }, 120_000);
 
   afterAll(async () => {
+    await (await shared)?.page.close();
     await browser?.close();
     await server?.close();
   });
 
+  /** One page for every case (renderer, device and Fox kept: a page each took twice the CPU). */
+  let shared: Promise<{ page: Page; problems: string[] }> | undefined;
+  function casePage(): Promise<{ page: Page; problems: string[] }> {
+    shared ??= (async () => {
+      const page = await browser!.newPage({ viewport: VIEWPORT });
+      const problems = collectProblems(page);
+      await page.goto(`${baseUrl}/`);
+      await page.waitForFunction(() => document.body.dataset.done === '1' || document.body.dataset.error !== undefined, undefined, { timeout: WAIT, polling: 100 });
+      return { page, problems };
+    })();
+    return shared;
+  }
+
   /** The page's frame for `query`, saved as three-lit-`name`.png. */
   async function render(name: string, query: string): Promise<Image> {
-    const page = await browser!.newPage({ viewport: VIEWPORT });
-    const problems = collectProblems(page);
-    try {
-      await page.goto(`${baseUrl}/?${query}`);
-      await page.waitForFunction(() => document.body.dataset.done === '1' || document.body.dataset.error !== undefined, undefined, { timeout: WAIT, polling: 100 });
-      const error = await page.evaluate(() => document.body.dataset.error);
-      expect(error, `page ${query} failed`).toBeUndefined();
-      const png = await page.screenshot({ timeout: WAIT });
-      writeFileSync(`${RESULTS_DIR}/three-lit-${name}.png`, png);
-      expect(problems, `page ${query}`).toEqual([]);
-      return decode(png);
-    } finally {
-      await page.close();
-    }
+    const { page, problems } = await casePage();
+    await page.evaluate((q) => (window as unknown as { draw(query: string): Promise<void> }).draw(q), query);
+    const error = await page.evaluate(() => document.body.dataset.error);
+    expect(error, `page ${query} failed`).toBeUndefined();
+    const png = await page.screenshot({ timeout: WAIT });
+    writeFileSync(`${RESULTS_DIR}/three-lit-${name}.png`, png);
+    expect(problems, `page ${query}`).toEqual([]);
+    return decode(png);
   }
 
   it('draws the Fox as three.js does (lit, shadowed, tone-mapped), and not at another time or with the sun off', async () => {

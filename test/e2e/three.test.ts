@@ -127,6 +127,18 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
 
   it("draws the crowd on three's WebGL 2 backend (navigator.gpu absent) as on WebGPU: posed, lit, shadowed, culled", async () => {
     const { page } = await examplePage();
+    /**
+     * Holds (or lets go of) a page's animation loop, three's getAnimationLoop kept to set again: one
+     * page draws at a time, since frames nobody looks at (100 Foxes on WebGPU, or on GL) share
+     * SwiftShader's cores with the other page's.
+     */
+    const hold = (on: Page, held: boolean) => on.evaluate((held) => {
+      const example = (window as unknown as { threeExample: { renderer: { getAnimationLoop(): unknown; setAnimationLoop(loop: unknown): void }; heldLoop?: unknown } }).threeExample;
+      if (held) example.heldLoop ??= example.renderer.getAnimationLoop();
+      example.renderer.setAnimationLoop(held ? null : example.heldLoop);
+      if (!held) example.heldLoop = undefined;
+    }, held);
+    await hold(page, true);
     const gl = await scaledPage(browser!, VIEWPORT);
     const problems = collectProblems(gl);
     try {
@@ -148,9 +160,13 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
       });
       await freeze(page);
       await freeze(gl);
+      await hold(gl, true);
+      await hold(page, false);
       const picture = async (on: Page, backend: string, fox: 'here' | 'away') => arrange(on, (name) => shot(on, `${backend}-${name}`), fox === 'here' ? 'fox' : 'empty', { fox, box: 'hidden' });
       const gpuFox = await picture(page, 'webgpu', 'here');
       const gpuEmpty = await picture(page, 'webgpu', 'away');
+      await hold(page, true);
+      await hold(gl, false);
       const glFox = await picture(gl, 'webgl2', 'here');
       // The Fox and its shadow: what it changes in the WebGPU picture (three draws the scene without it alike on both backends: 0.000/255 measured).
       const fox = differenceMask(gpuFox, gpuEmpty);
@@ -171,6 +187,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
       expect(problems.filter((p) => !/WebGPU is not available, running under WebGL2 backend/.test(p))).toEqual([]);
     } finally {
       await gl.close();
+      await hold(page, false);
     }
   }, TEST_TIMEOUT);
 });
