@@ -1,4 +1,5 @@
 import type { Character } from '../character/character';
+import type { AppearanceSource } from '../runtime/appearance-groups';
 import { featureNeeds } from '../character/needs';
 import { show } from '../math/show';
 import type { CameraOptions, CrowdOptions, CullStats } from '../runtime/crowd-types';
@@ -132,7 +133,6 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Which backend draws: 'webgl2' (Crowd's is 'webgpu'). */
   get backend(): 'webgl2' { return 'webgl2'; }
-
   /**
    * Installs a feature that runs on WebGL 2 (CrowdFeature.onWebGL2: `new CrowdEvents(crowd)`,
    * CrowdControllers, CrowdSteering, CrowdPicking, CrowdAppearance) and returns the kernel's side
@@ -158,7 +158,6 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Bytes the last update() and encode() wrote into textures (records, stacks, masks, features' per-slot records). */
   get uploadedBytes(): number { return this.uploaded; }
-
   /** Draw calls that draw() issues: one per mesh primitive and LOD level drawn. */
   get drawCallCount(): number {
     let levels = 0;
@@ -168,10 +167,8 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** Live instances (as Crowd.count). */
   get count(): number { return this.store.count; }
-
   /** Joint matrices per instance. */
   get jointsPerInstance(): number { return this.character.gpu.slotCount; }
-
   /** Mesh LOD levels the character has (1 when loaded without `lod`). */
   get lodLevels(): number { return this.cull.levels; }
 
@@ -244,9 +241,12 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
 
   /** @internal The joint matrices the last encode() posed (three RGBA32F textures; a new target after growth). Read only. */
   get jointTarget(): GLJointTarget { return this.pose.joints; }
-
   /** @internal The instance records' texture (RGBA32UI, 112 bytes a slot, the world matrix first; null texture before the first write). Read only. */
   get recordTexture(): GLRecordTexture { return texture(this.store.instanceBuffer); }
+  /** @internal Per slot, its joint set's entry (PALETTE_* in layout.ts) from the last encode() while the palette is active (CrowdOptions.paletteSize), else undefined. Read only. */
+  get jointEntries(): Uint32Array | undefined { return this.store.palette.active ? this.palette.entries : undefined; }
+  /** @internal The per-instance appearance a feature provides (CrowdAppearance: its records a record texture on `gl`), or undefined. */
+  get appearanceSource(): AppearanceSource | undefined { return this.features.appearance; }
 
   /** What the last encode() culled, posed and drew (exact and current on WebGL 2: the lists are the CPU's); undefined before the first. */
   get cullStats(): CullStats | undefined {
