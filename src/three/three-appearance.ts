@@ -19,7 +19,7 @@
  * position node, which three's shadow pass draws too, so a hidden part casts no shadow. Owns its
  * storage attribute and texture; wraps, never copies, the materials.
  */
-import { float, materialColor, materialReference, max, round, select, storage, texture, uint, uintBitsToFloat, uv, varying, vec3, vec4 } from 'three/tsl';
+import { float, materialColor, max, reference, round, select, storage, texture, uint, uintBitsToFloat, uv, varying, vec3, vec4 } from 'three/tsl';
 import { DataArrayTexture, LinearFilter, RepeatWrapping, SRGBColorSpace, StorageBufferAttribute, type NodeMaterial } from 'three/webgpu';
 import { APPEARANCE } from '../features/appearance/appearance-layout';
 import type { AppearanceSource } from '../runtime/appearance-groups';
@@ -85,7 +85,7 @@ export abstract class AppearanceNodes {
       const held = this.wrapped.get(material);
       if (held && !rebuild && material.colorNode === held.outer) continue;
       const inner = held && material.colorNode === held.outer ? held.inner : material.colorNode;
-      const outer = this.colorNode(inner, slot, primitive);
+      const outer = this.colorNode(material, inner, slot, primitive);
       this.wrapped.set(material, { inner, outer });
       material.colorNode = outer;
       material.needsUpdate = true;
@@ -116,7 +116,7 @@ export abstract class AppearanceNodes {
   protected abstract record(index: TslNode<'uint'>): TslNode<'uvec4'>;
 
   /** The base colour of instance `slot`: `inner` (or the material's colour x map), or colour x its variant's texel, times its tint. */
-  private colorNode(inner: ColorNode | null, slot: TslNode<'uint'>, primitive: TslNode<'uint'>): ColorNode {
+  private colorNode(material: NodeMaterial, inner: ColorNode | null, slot: TslNode<'uint'>, primitive: TslNode<'uint'>): ColorNode {
     const first = slot.mul(uint(RECORD_UVEC4S));
     const tintBits = this.record(first.add(uint(TINT.vec))); // x, y, z: r, g, b (TINT.component is x)
     // Read in the vertex stage (where the slot is), passed on: constant over each instance.
@@ -127,7 +127,9 @@ export abstract class AppearanceNodes {
     const own = vec4((inner ?? materialColor) as TslNode<'vec4'>);
     const layer = max(round(variant), 1).sub(1).toInt();
     const texel = texture(this.variants, uv()).depth(layer);
-    const factor = materialReference('color', 'color') as unknown as TslNode<'vec3'>;
+    // The wrapped material's own colour, not the drawing one's: three's shadow pass draws this node
+    // with its depth material (for the alpha), which has no colour.
+    const factor = reference('color', 'color', material) as unknown as TslNode<'vec3'>;
     const fromVariant = vec4(factor.mul(texel.rgb), texel.a);
     const base = select(variant.greaterThan(0.5).and(varied), fromVariant, own);
     return vec4(base.rgb.mul(tint), base.a);
