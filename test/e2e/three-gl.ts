@@ -14,8 +14,12 @@ import type { ThreeCrowdRenderer } from '../../src/three/index';
 import { differenceMask, erode, maskCount, meanDifference, shareChangedIn, unionMask, type Image } from './pixels';
 import { arrange, type ThreeExample } from './three-depth';
 
-/** The WebGPU page's Fox and the scene without it, and the WebGL 2 page's Fox (Walk at 0.3 s, frozen), from three.test.ts's WebGL 2 case. */
-export interface GLPictures { gpuFox: Image; gpuEmpty: Image; glFox: Image }
+/**
+ * The WebGPU page's Fox and the scene without it, and the WebGL 2 page's Fox (Walk at 0.3 s,
+ * frozen), from three.test.ts's WebGL 2 case; the WebGL 2 page's Fox with its appearance (tinted,
+ * its variant, every part shown), from the appearance case.
+ */
+export interface GLPictures { gpuFox: Image; gpuEmpty: Image; glFox: Image; glLook?: Image }
 
 /** What a case gets: the WebGPU page, the WebGL 2 page (its problems collected), their pictures, and the screenshot taker. */
 export interface GLCase {
@@ -43,6 +47,7 @@ const picture = (c: GLCase, page: Page, name: string, fox: 'here' | 'away' = 'he
  * then, on WebGL 2, its parts mask 0 hides it and its shadow. Leaves the Fox tinted, every part shown.
  */
 export async function expectAppearanceAsWebGPU(c: GLCase): Promise<void> {
+  void ktx2Files().catch(() => {}); // made in Node while the pages draw (awaited, and any error thrown, by the KTX2 case)
   const { page } = await c.page;
   const gl = c.gl.page, { gpuFox, gpuEmpty, glFox } = c.pictures;
   const look = (on: Page, parts: 'all' | 'none') => on.evaluate(async ({ api, parts }) => {
@@ -56,7 +61,7 @@ export async function expectAppearanceAsWebGPU(c: GLCase): Promise<void> {
   await look(page, 'all');
   await look(gl, 'all');
   const gpuLook = await picture(c, page, 'webgpu-look');
-  const glLook = await picture(c, gl, 'webgl2-look');
+  const glLook = c.pictures.glLook = await picture(c, gl, 'webgl2-look');
   await look(gl, 'none');
   const glHidden = await picture(c, gl, 'webgl2-look-hidden');
   await look(gl, 'all');
@@ -118,10 +123,6 @@ export async function expectPaletteSets(c: GLCase): Promise<void> {
  */
 export async function expectKtx2AsPng(c: GLCase): Promise<void> {
   const gl = c.gl.page;
-  const { ktx2Compressed, smallTextures } = await import('../helpers/compress');
-  const { modelPath } = await import('../helpers/models');
-  const png = await smallTextures(modelPath('CesiumMan'), 64);
-  const url = (file: ArrayBuffer) => `data:model/gltf-binary;base64,${Buffer.from(file).toString('base64')}`;
   const basis = `/@fs${fileURLToPath(new URL('../../node_modules/three/examples/jsm/libs/basis/basis_transcoder', import.meta.url))}`;
   const mimes = await gl.evaluate(async ({ api, basis, files }) => {
     const example = (window as unknown as { threeExample: Example }).threeExample;
@@ -130,8 +131,8 @@ export async function expectKtx2AsPng(c: GLCase): Promise<void> {
     const BASIS = new Function(`${await (await fetch(`${basis}.js`)).text()}\nreturn BASIS;`)() as (o: { wasmBinary: ArrayBuffer }) => Promise<object>;
     const ktx2 = crowdSkin.ktx2Decoder(await BASIS({ wasmBinary: await (await fetch(`${basis}.wasm`)).arrayBuffer() }));
     const men = [];
-    for (const [k, file] of files.entries()) {
-      const character = await crowdSkin.loadCharacter(file, { decoders: { ktx2 } });
+    const characters = await Promise.all(files.map((file) => crowdSkin.loadCharacter(file, { decoders: { ktx2 } })));
+    for (const [k, character] of characters.entries()) {
       const crowd = example.crowds.createCrowd(character, { capacity: 1 });
       const id = crowd.add({ clipA: 0, timeA: 0.4, speedA: 0, transform: [0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.5, 0, 0, 0, k === 0 ? 14 : -100, 1] });
       example.scene.add(example.crowds.sceneObject(crowd));
@@ -139,7 +140,7 @@ export async function expectKtx2AsPng(c: GLCase): Promise<void> {
     }
     Object.assign(example, { men });
     return men.map((m) => m.mime);
-  }, { api: API, basis, files: [url(png), url(await ktx2Compressed(png))] });
+  }, { api: API, basis, files: await ktx2Files() });
   /** Which man stands at 14 m (the other 100 m behind the camera), screenshot two frames later. */
   const man = async (k: 0 | 1) => {
     await gl.evaluate((k) => {
@@ -165,14 +166,27 @@ export async function expectKtx2AsPng(c: GLCase): Promise<void> {
   expect(glProblems(c.gl.problems)).toEqual([]);
 }
 
+let files: Promise<string[]> | undefined;
+/** CesiumMan with its texture scaled to 64 x 64, as PNG and as UASTC KTX2 (gl-crowd.test.ts's files), as data URLs; made once. */
+function ktx2Files(): Promise<string[]> {
+  return files ??= (async () => {
+    const { ktx2Compressed, smallTextures } = await import('../helpers/compress');
+    const { modelPath } = await import('../helpers/models');
+    const png = await smallTextures(modelPath('CesiumMan'), 64);
+    const url = (file: ArrayBuffer) => `data:model/gltf-binary;base64,${Buffer.from(file).toString('base64')}`;
+    return [url(png), url(await ktx2Compressed(png))];
+  })();
+}
+
 /**
  * The WebGL 2 context lost and restored (WEBGL_lose_context): the example makes a new renderer on
  * the canvas and adopts the crowd (main.js), which comes back as it was, appearance included:
- * the picture after is the picture before.
+ * the picture after is the appearance case's (the cases between leave the Fox as they found it).
  */
 export async function expectRestoredAfterLoss(c: GLCase): Promise<void> {
   const gl = c.gl.page, { gpuFox, gpuEmpty } = c.pictures;
-  const before = await picture(c, gl, 'webgl2-before-loss');
+  // The Fox as the appearance case left it (the cases between put it back), as the pictures after are taken.
+  const before = c.pictures.glLook!;
   await gl.evaluate(async () => {
     const example = (window as unknown as { threeExample: Example }).threeExample;
     const canvas = example.crowds.gl!.canvas as HTMLCanvasElement;
