@@ -204,12 +204,16 @@ export async function expectRestoredAfterLoss(c: GLCase): Promise<void> {
   const after = await picture(c, gl, 'webgl2-after-loss');
   const state = await gl.evaluate(() => {
     const example = (window as unknown as { threeExample: Example }).threeExample;
-    return { backend: example.crowds.backend, count: example.crowd.count, error: example.crowds.gl!.getError() };
+    const refused = (crowd: unknown) => { try { example.crowds.adoptCrowd(crowd as never); return 'adopted'; } catch (error) { return (error as Error).message; } };
+    const refusals = [refused(example.crowd), refused({ gl: example.crowds.gl })];
+    return { backend: example.crowds.backend, count: example.crowd.count, error: example.crowds.gl!.getError(), refusals };
   });
   const fox = differenceMask(gpuFox, gpuEmpty);
   const view = meanDifference(after, before), onFox = meanDifference(after, before, fox);
   console.log(`three on WebGL 2, lost context: ${JSON.stringify(state)}; after restore ${view.toFixed(3)}/255 over the view, ${onFox.toFixed(3)}/255 over the Fox from before`);
-  expect(state).toEqual({ backend: 'webgl2', count: 100, error: 0 });
+  expect(state.refusals[0]).toMatch(/adoptCrowd: this crowd is drawn here already/);
+  expect(state.refusals[1]).toMatch(/adoptCrowd: this GLCrowd was not made by a ThreeCrowdRenderer's createCrowd/);
+  expect({ ...state, refusals: undefined }).toEqual({ backend: 'webgl2', count: 100, error: 0, refusals: undefined });
   expect(onFox, 'the Fox is not drawn as before the lost context').toBeLessThan(0.5);
   expect(view).toBeLessThan(0.1);
   expect(glProblems(c.gl.problems)).toEqual([]);
