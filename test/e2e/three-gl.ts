@@ -58,10 +58,10 @@ export async function expectAppearanceAsWebGPU(c: GLCase): Promise<void> {
     const appearance = (example.look ??= new CrowdAppearance(example.crowd, { variants: [variant] })) as InstanceType<typeof CrowdAppearance>;
     appearance.set(example.ids[0], { tint: [1, 0.6, 0.4], variant: 1, parts: parts === 'all' ? appearance.allParts : 0 });
   }, { api: API, parts });
-  await look(page, 'all');
-  await look(gl, 'all');
-  const gpuLook = await picture(c, page, 'webgpu-look');
-  const glLook = c.pictures.glLook = await picture(c, gl, 'webgl2-look');
+  // The two pages at once (their shaders are made anew for the appearance: the case's cost).
+  await Promise.all([look(page, 'all'), look(gl, 'all')]);
+  const [gpuLook, glLook] = await Promise.all([picture(c, page, 'webgpu-look'), picture(c, gl, 'webgl2-look')]);
+  c.pictures.glLook = glLook;
   await look(gl, 'none');
   const glHidden = await picture(c, gl, 'webgl2-look-hidden');
   await look(gl, 'all');
