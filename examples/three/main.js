@@ -26,12 +26,8 @@ const GAP = 1.9; // metres of ring per fox (a Fox is ~1.6 m long at this height)
 async function main() {
   const shading = params.get('shading') === 'crowd' ? 'crowd' : 'three';
   showControls(shading);
-  const renderer = new THREE.WebGPURenderer({ antialias: true });
-  renderer.shadowMap.enabled = true;
-  renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
-  renderer.setSize(innerWidth, innerHeight);
+  const renderer = await makeRenderer({});
   document.body.append(renderer.domElement);
-  await renderer.init();
   // On WebGPU, or on three's WebGL 2 fallback (no WebGPU here): there the crowd is posed by crowd-skin's GL pose pass and drawn by three.
   const crowds = new ThreeCrowdRenderer(renderer);
 
@@ -95,18 +91,32 @@ async function main() {
   }
 
   // Exposed for the end-to-end test and the browser console.
-  const example = { THREE, renderer, scene, camera, box, crowd, crowds, ids, scale, lift, frames: 0, paused: false };
+  const example = { THREE, renderer, scene, camera, box, crowd, crowds, ids, scale, lift, frames: 0, paused: false, restored: 0 };
   Object.assign(window, { threeExample: example });
 
   addEventListener('resize', () => {
     camera.aspect = innerWidth / innerHeight;
     camera.updateProjectionMatrix();
-    renderer.setSize(innerWidth, innerHeight);
+    example.renderer.setSize(innerWidth, innerHeight);
+  });
+
+  // On three's WebGL 2 backend, a lost context (a GPU reset, too many contexts) does not come back in
+  // three's renderer: once the canvas's context is restored, a new renderer on the same canvas adopts
+  // the crowd (GLCrowd.restore: every Fox as it was) and its scene object, and the loop goes on there.
+  renderer.domElement.addEventListener('webglcontextrestored', async () => {
+    const lost = example.crowds;
+    example.renderer.setAnimationLoop(null);
+    const next = await makeRenderer({ canvas: renderer.domElement, forceWebGL: true });
+    const crowds = new ThreeCrowdRenderer(next);
+    lost.removeCrowd(crowd, false);
+    crowds.adoptCrowd(crowd);
+    Object.assign(example, { renderer: next, crowds, restored: example.restored + 1 });
+    next.setAnimationLoop(frame);
   });
 
   const counts = document.getElementById('counts');
   let last = performance.now();
-  renderer.setAnimationLoop((now) => {
+  const frame = (now) => {
     const dt = example.paused ? 0 : Math.min((now - last) / 1000, 0.1);
     last = now;
     for (let i = 0; i < COUNT && dt > 0; i++) {
@@ -114,12 +124,23 @@ async function main() {
       place(i);
     }
     crowd.update(dt);
-    crowds.render(scene, camera); // in place of renderer.render(scene, camera): it also culls the crowd for this camera
+    example.crowds.render(scene, camera); // in place of renderer.render(scene, camera): it also culls the crowd for this camera
     document.body.dataset.frames = String(++example.frames);
     // The cull counts of a recent frame (read back without stalling); held while paused, so screenshots compare.
     const stats = crowd.cullStats;
     if (stats && !example.paused && example.frames % 10 === 0) counts.textContent = `${stats.visible.toLocaleString('en')} / ${crowd.count.toLocaleString('en')} visible, ${stats.posed.toLocaleString('en')} posed`;
-  });
+  };
+  renderer.setAnimationLoop(frame);
+}
+
+/** three's renderer with the example's settings (shadows, pixel ratio, window size), initialised: WebGPU, or its WebGL 2 fallback. */
+async function makeRenderer(options) {
+  const renderer = new THREE.WebGPURenderer({ antialias: true, ...options });
+  renderer.shadowMap.enabled = true;
+  renderer.setPixelRatio(Math.min(devicePixelRatio, 2));
+  renderer.setSize(innerWidth, innerHeight);
+  await renderer.init();
+  return renderer;
 }
 
 /** The overlay's links: the shading ('crowd' / 'three') and the number of Foxes (100 / the 10,000 preset), each reloading with the other kept. */

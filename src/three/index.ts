@@ -36,12 +36,13 @@ import {
 } from 'three/webgpu';
 import { screenUV, texture } from 'three/tsl';
 import { Crowd, type Character } from '../index';
-import { GLCrowd, type GLCrowdOptions } from '../webgl2/gl-crowd';
+import type { GLCrowd } from '../webgl2/gl-crowd';
 import { threeBackendKind, webglContext, webgpuBackend, type WebGpuBackend } from './backend';
 import { GpuCrowdPass } from './crowd-pass';
 import { SceneLights, type ThreeCrowdLights } from './scene-lights';
 import { FrameCamera } from './frame-camera';
 import { checkDepthConventions, checkVertexStorage } from './renderer-checks';
+import { adoptGLCrowd, createGLCrowd, releaseGLCrowd } from './gl-crowds';
 import { ThreeGLShading } from './three-gl-shading';
 import { ThreeShading, threeShadingOf, type ThreeShadingOptions } from './three-shading';
 import type { ThreeCrowd, ThreeCrowdFormats, ThreeCrowdOf, ThreeCrowdOptions, ThreeCrowdRendererOptions } from './three-types';
@@ -156,7 +157,12 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
   createCrowd(character: Character, options: ThreeCrowdOptions = {}): ThreeCrowdOf<B> {
     const { shading, material, castShadow, receiveShadow, ...crowdOptions } = options as ThreeCrowdOptions & ThreeShadingOptions;
     if (shading !== undefined && shading !== 'crowd' && shading !== 'three') throw new RangeError(`${PREFIX}: shading must be 'crowd' or 'three', got ${String(shading)}`);
-    if (this.gl) return this.createGLCrowd(this.gl, character, shading, crowdOptions, { material, castShadow, receiveShadow }) as ThreeCrowdOf<B>;
+    if (this.gl) {
+      const made = createGLCrowd(this.renderer, this.gl, character, shading, crowdOptions, { material, castShadow, receiveShadow });
+      this.addShaded(made.crowd, made.shading);
+      this.crowds.push(made.crowd);
+      return made.crowd as ThreeCrowdOf<B>;
+    }
     // Our own draw shares three's depth buffer; three's draws (shading 'three') follow three's conventions.
     if (shading !== 'three') checkDepthConventions(this.renderer);
     if (crowdOptions.lights !== undefined && this.lights === 'scene' && shading !== 'three') {
@@ -193,14 +199,30 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
    * GPU objects from what it kept, every instance as it was. A crowd with shading 'three' brings
    * its scene object (`sceneObject(crowd)`, the same Group: add it to the scene you render here)
    * and its three buffers are made anew on this renderer. The crowd's formats must be this
-   * renderer's (`formats`); a crowd drawn here already is refused, and so is every crowd on WebGL 2
-   * (a context lost under three is not restored yet).
+   * renderer's (`formats`); a crowd drawn here already is refused.
+   *
+   * On three's WebGL 2 backend the same after a lost context (three's renderer does not come back
+   * from `webglcontextlost`): on `webglcontextrestored`, make the new WebGPURenderer on the same
+   * canvas (its context, restored), release each GLCrowd from the old ThreeCrowdRenderer
+   * (`removeCrowd(crowd, false)`) and adopt it here: GLCrowd.restore rebuilds its textures from
+   * what it kept, its scene object comes along (docs/three.md). A GLCrowd on another context, or
+   * adopted while the context is still lost, is refused by name.
    */
-  adoptCrowd(crowd: Crowd): void {
-    if (!this.gpu || (crowd as { backend?: string }).backend !== 'webgpu') {
-      throw new Error(`${PREFIX}: adoptCrowd moves a WebGPU Crowd onto a new WebGPU renderer after a device loss; on three's WebGL 2 backend a crowd is not moved (make it anew)`);
-    }
+  adoptCrowd(crowd: ThreeCrowdOf<B>): void {
     if (this.crowds.includes(crowd)) throw new RangeError(`${PREFIX}: adoptCrowd: this crowd is drawn here already`);
+    if (this.gl) {
+      this.addShaded(crowd, adoptGLCrowd(this.renderer, this.gl, crowd as GLCrowd));
+      this.crowds.push(crowd);
+      return;
+    }
+    if ((crowd as { backend?: string }).backend !== 'webgpu') {
+      throw new Error(`${PREFIX}: adoptCrowd: this renderer runs three's WebGPU backend and the crowd is a GLCrowd (WebGL 2): a crowd does not change backends (make it anew)`);
+    }
+    this.adoptGpuCrowd(crowd as Crowd);
+  }
+
+  /** adoptCrowd on WebGPU. */
+  private adoptGpuCrowd(crowd: Crowd): void {
     if (!threeShadingOf(crowd)) checkDepthConventions(this.renderer);
     const have = crowd.targetFormats;
     const want = this.formats!;
@@ -210,15 +232,15 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
     }
     // shading 'three': three's side moves first, so that restore makes its buffers on this renderer.
     const shading = threeShadingOf(crowd);
-    shading?.moveTo(this.gpu);
-    if (crowd.device !== this.gpu.device) crowd.restore(this.gpu.device);
+    shading?.moveTo(this.gpu!);
+    if (crowd.device !== this.gpu!.device) crowd.restore(this.gpu!.device);
     if (shading) this.addShaded(crowd, shading);
     this.crowds.push(crowd);
   }
 
   /**
-   * Stops drawing `crowd` and destroys it (unless `destroy` is false: it is then yours; on WebGL 2
-   * its three meshes are freed and taken out of the scene either way).
+   * Stops drawing `crowd` and destroys it (unless `destroy` is false: it is then yours, with its
+   * three side, for adoptCrowd on another renderer; take its scene object out of the scene yourself).
    */
   removeCrowd(crowd: ThreeCrowd, destroy = true): void {
     const index = this.crowds.indexOf(crowd);
@@ -230,7 +252,7 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
       const at = this.shadedCrowds.indexOf(crowd);
       this.shadedCrowds.splice(at, 1);
       this.shadings.splice(at, 1);
-      if (shading instanceof ThreeGLShading) shading.destroy();
+      if (shading instanceof ThreeGLShading && destroy) releaseGLCrowd(crowd as GLCrowd);
     }
     if (destroy) crowd.destroy();
   }
@@ -279,7 +301,7 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
 
   /** Destroys the crowds it owns (and their three meshes), the scene target and the output pipeline. The renderer is not touched. */
   dispose(): void {
-    for (const shading of this.shadings) if (shading instanceof ThreeGLShading) shading.destroy();
+    for (let i = 0; i < this.shadings.length; i++) if (this.shadings[i] instanceof ThreeGLShading) releaseGLCrowd(this.shadedCrowds[i] as GLCrowd);
     for (const crowd of this.crowds) crowd.destroy();
     this.crowds.length = 0;
     this.shaded.clear();
@@ -287,35 +309,6 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
     this.output.dispose();
     this.target.depthTexture?.dispose();
     this.target.dispose();
-  }
-
-  /** createCrowd on three's WebGL 2 backend: a GLCrowd on its context, drawn by three (ThreeGLShading). */
-  private createGLCrowd(gl: WebGL2RenderingContext, character: Character, shading: 'crowd' | 'three' | undefined, options: GLCrowdOptions, three: ThreeShadingOptions): GLCrowd {
-    if (shading === 'crowd') {
-      throw new RangeError(`${PREFIX}: shading 'crowd' draws with crowd-skin's own WebGPU pass into three's target, and this renderer runs three's WebGL 2 backend ` +
-        "(no WebGPU here, or forceWebGL): make the crowd with { shading: 'three' } (the default on WebGL 2), which three draws, lit and shadowed by the scene (docs/three.md)");
-    }
-    if (options.shadows !== undefined) {
-      throw new RangeError(`${PREFIX}: options.shadows is the shadow map of crowd-skin's own pass; three draws this crowd (WebGL 2: shading 'three') ` +
-        "and its shadows with the scene's shadow-casting lights (castShadow / receiveShadow): leave shadows out");
-    }
-    if (options.paletteSize !== undefined && options.paletteSize !== Infinity) {
-      throw new RangeError(`${PREFIX}: options.paletteSize: three's shading reads a joint set per instance on WebGL 2, so shared poses past a budget ` +
-        'do not run under three there yet: leave paletteSize out (every instance has a set of its own; docs/webgl2.md)');
-    }
-    let crowd: GLCrowd | undefined;
-    try {
-      crowd = new GLCrowd(gl, character, { ...options, paletteSize: Infinity }, false); // three draws it: no GL skin pass of its own
-      this.addShaded(crowd, new ThreeGLShading(crowd, gl, three));
-    } catch (error) {
-      crowd?.destroy();
-      throw error;
-    } finally {
-      // The crowd's textures, programs and buffers were made on three's context: three's cache of its GL state is stale.
-      this.renderer.resetState();
-    }
-    this.crowds.push(crowd);
-    return crowd;
   }
 
   /** Draws `crowd` through three from now on (its three side: `shading`). */

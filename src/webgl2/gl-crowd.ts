@@ -1,4 +1,5 @@
 import type { Character } from '../character/character';
+import type { AppearanceSource } from '../runtime/appearance-groups';
 import { featureNeeds } from '../character/needs';
 import { show } from '../math/show';
 import type { CameraOptions, CrowdOptions, CullStats } from '../runtime/crowd-types';
@@ -240,6 +241,10 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   get jointTarget(): GLJointTarget { return this.pose.joints; }
   /** @internal The instance records' texture (RGBA32UI, 112 bytes a slot, the world matrix first; null texture before the first write). Read only. */
   get recordTexture(): GLRecordTexture { return texture(this.store.instanceBuffer); }
+  /** @internal Per slot, its joint set's entry (PALETTE_* in layout.ts) from the last encode() while the palette is active (CrowdOptions.paletteSize), else undefined. Read only. */
+  get jointEntries(): Uint32Array | undefined { return this.store.palette.active ? this.palette.entries : undefined; }
+  /** @internal The per-instance appearance a feature provides (CrowdAppearance: its records a record texture on `gl`), or undefined. */
+  get appearanceSource(): AppearanceSource | undefined { return this.features.appearance; }
 
   /** What the last encode() culled, posed and drew (exact and current on WebGL 2: the lists are the CPU's); undefined before the first. */
   get cullStats(): CullStats | undefined {

@@ -14,6 +14,7 @@ import type { ThreeCrowdRenderer } from '../../src/three/index';
 import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, scaledPage, startConfiguredServer } from './harness';
 import { decode, differenceMask, erode, maskCount, meanDifference, shareChanged, shareChangedIn, type Image } from './pixels';
 import { arrange, expectBoxInFrontHidesFox, waitFrames, type ThreeExample } from './three-depth';
+import { expectAppearanceAsWebGPU, expectKtx2AsPng, expectPaletteSets, expectRestoredAfterLoss, type GLPictures } from './three-gl';
 
 /** CSS pixels; the example draws at devicePixelRatio (scaledPage: DEMO_PIXEL_SCALE), a 320 x 200 canvas: SwiftShader's frames cost per pixel. */
 const VIEWPORT = { width: 640, height: 400 };
@@ -40,6 +41,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
 
   afterAll(async () => {
     await (await shared)?.page.close();
+    await glShared?.page.close();
     await browser?.close();
     await server?.close();
   });
@@ -141,6 +143,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
     await hold(page, true);
     const gl = await scaledPage(browser!, VIEWPORT);
     const problems = collectProblems(gl);
+    glShared = { page: gl, problems };
     try {
       // Without navigator.gpu, WebGPURenderer.init() picks three's WebGL 2 backend (its one warning says so).
       await gl.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
@@ -168,6 +171,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
       await hold(page, true);
       await hold(gl, false);
       const glFox = await picture(gl, 'webgl2', 'here');
+      pictures = { gpuFox, gpuEmpty, glFox };
       // The Fox and its shadow: what it changes in the WebGPU picture (three draws the scene without it alike on both backends: 0.000/255 measured).
       const fox = differenceMask(gpuFox, gpuEmpty);
       const drawn = shareChangedIn(glFox, gpuEmpty, erode(fox));
@@ -186,8 +190,17 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
       expect(ownDraw).toMatch(/drawn by another renderer \(crowd-skin\/three\), which made it without a draw of its own/);
       expect(problems.filter((p) => !/WebGPU is not available, running under WebGL2 backend/.test(p))).toEqual([]);
     } finally {
-      await gl.close();
+      // The WebGL 2 page stays open for the cases below (closed in afterAll); the WebGPU page draws again.
       await hold(page, false);
     }
   }, TEST_TIMEOUT);
+
+  // The page on three's WebGL 2 backend and its pictures, kept for the cases after it (three-gl.ts).
+  let glShared: { page: Page; problems: string[] } | undefined;
+  let pictures: GLPictures | undefined;
+  const glCase = () => ({ page: examplePage(), gl: glShared!, pictures: pictures!, shot });
+  it("three's WebGL 2 backend: per-instance appearance as on WebGPU", () => expectAppearanceAsWebGPU(glCase()), TEST_TIMEOUT);
+  it("three's WebGL 2 backend: a finite paletteSize draws each Fox with its palette set", () => expectPaletteSets(glCase()), TEST_TIMEOUT);
+  it("three's WebGL 2 backend: a KTX2 base colour as its PNG original", () => expectKtx2AsPng(glCase()), TEST_TIMEOUT);
+  it("three's WebGL 2 backend: the crowd comes back after a lost context", () => expectRestoredAfterLoss(glCase()), TEST_TIMEOUT);
 });
