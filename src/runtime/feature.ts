@@ -57,6 +57,8 @@ export interface CrowdKernel {
    * the band, posed and listed with a fade (EncodedFrame.impostors) for the feature to draw both ways.
    */
   routeImpostors(size: number, pixels: number, band?: number): void;
+  /** The mesh LOD level drawn just before the impostor switch by the crowd's LOD settings now (what an impostor atlas should show to match it). */
+  impostorLevel(): number;
   /** Re-creates the kernel's passes now, on the same device (a feature that changes what they bind, such as vertex weights). */
   rebuildPasses(): void;
   /** @internal The kernel's draw as it stands now (replaced with its passes: restore, skinning, rebuildPasses). */

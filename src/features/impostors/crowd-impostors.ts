@@ -45,6 +45,8 @@ export class CrowdImpostors implements CrowdFeature {
   private readonly kernel: CrowdKernel;
   private textures: ImpostorTextures | undefined;
   private bakeMs = 0;
+  /** The mesh LOD level the atlas shows (CrowdKernel.impostorLevel when it was baked). */
+  private bakedLevel = 0;
   private pass: ImpostorPass;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
@@ -135,9 +137,9 @@ export class CrowdImpostors implements CrowdFeature {
     await this.kernel.device.queue.onSubmittedWorkDone();
   }
 
-  /** First use: the atlas is baked in the first update after the feature is made. */
+  /** First use: the atlas is baked in the first update after the feature is made; again when the mesh level drawn at the switch changed (Crowd.lod, forceLodLevel). */
   prepare(): void {
-    if (!this.textures) this.bakeNow();
+    if (!this.textures || (this.on && this.kernel.impostorLevel() !== this.bakedLevel)) this.bakeNow();
   }
 
   /** Keeps the frame's impostor list for draw(). */
@@ -187,12 +189,13 @@ export class CrowdImpostors implements CrowdFeature {
     const start = performance.now();
     const device = this.kernel.device;
     const g = this.grid;
-    const usage = GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC;
+    const usage = GPUTextureUsage.COPY_DST | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC;
     const made: ImpostorTextures = {
       albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size: [g.width, g.height], format: ALBEDO_FORMAT, usage }),
       surface: device.createTexture({ label: 'CrowdImpostors.surface', size: [g.width, g.height], format: SURFACE_FORMAT, usage }),
     };
-    const bake = new ImpostorBake(device, this.kernel.character, g, this.kernel.skinning);
+    this.bakedLevel = this.kernel.impostorLevel();
+    const bake = new ImpostorBake(device, this.kernel.character, g, this.kernel.skinning, this.bakedLevel);
     try {
       const encoder = device.createCommandEncoder({ label: 'CrowdImpostors.bake' });
       bake.encode(encoder, made);
