@@ -50,7 +50,7 @@ export class ImpostorBake {
   private readonly resolved: GPUTexture[];
   private readonly pipelines: GPURenderPipeline[];
 
-  constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, skinning: 'linear' | 'dual-quaternion', private readonly level: number) {
+  constructor(device: GPUDevice, character: Character, private readonly grid: AtlasGrid, skinning: 'linear' | 'dual-quaternion', private readonly level: number) {
     const capacity = grid.poses * grid.views;
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
