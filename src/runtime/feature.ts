@@ -7,6 +7,7 @@ import type { SkinningMethod } from './layout';
 import type { MeshBuffers } from './mesh-buffers';
 import type { RecordBufferLike, RecordDevice } from './record-device';
 import type { DrawArgs, SkinPass } from './skin-pass';
+import type { CullSettings } from './culling/cull-settings';
 import type { ImpostorDraws } from './culling/visibility';
 
 /**
@@ -57,8 +58,8 @@ export interface CrowdKernel {
    * the band, posed and listed with a fade (EncodedFrame.impostors) for the feature to draw both ways.
    */
   routeImpostors(size: number, pixels: number, band?: number): void;
-  /** The mesh LOD level drawn just before the impostor switch by the crowd's LOD settings now (what an impostor atlas should show to match it). */
-  impostorLevel(): number;
+  /** The crowd's mesh LOD settings now (Crowd.lod, CrowdOptions.lod.pixelError, Crowd.forceLodLevel): read, never written. */
+  readonly lodSettings: Readonly<Pick<CullSettings, 'lod' | 'pixelError' | 'forcedLevel'>>;
   /** Re-creates the kernel's passes now, on the same device (a feature that changes what they bind, such as vertex weights). */
   rebuildPasses(): void;
   /** @internal The kernel's draw as it stands now (replaced with its passes: restore, skinning, rebuildPasses). */

@@ -13,6 +13,21 @@ const IMPOSTOR_ARGS_BYTES = CULL_ARGS.impostorWords * 4;
 
 export type { ImpostorOptions } from './types';
 
+/**
+ * @internal The mesh LOD level a crowd draws just before the impostor switch (the band's meshes'
+ * level; with no band, the last level before the switch): `lod.forcedLevel` when set, 0 with LOD
+ * off, else the coarsest level whose simplification error (`errors[level]`, model units) spans at
+ * most `lod.pixelError` pixels where `size` (model units) spans `pixels` (both measured at one
+ * distance, as the cull pass measures them; its offset of a box radius aside).
+ */
+export function levelAtSwitch(errors: readonly number[], lod: CrowdKernel['lodSettings'], size: number, pixels: number): number {
+  if (lod.forcedLevel !== undefined) return lod.forcedLevel;
+  if (!lod.lod) return 0;
+  let level = 0;
+  for (let l = 1; l < errors.length; l++) if (errors[l] * pixels <= lod.pixelError * size) level = l;
+  return level;
+}
+
 /** What the atlas holds, once made (CrowdImpostors.atlas). */
 export interface ImpostorAtlasInfo {
   /** Frames per clip. */
@@ -45,7 +60,7 @@ export class CrowdImpostors implements CrowdFeature {
   private readonly kernel: CrowdKernel;
   private textures: ImpostorTextures | undefined;
   private bakeMs = 0;
-  /** The mesh LOD level the atlas shows (CrowdKernel.impostorLevel when it was baked). */
+  /** The mesh LOD level the atlas shows (switchLevel() when it was baked). */
   private bakedLevel = 0;
   private pass: ImpostorPass;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
@@ -139,7 +154,7 @@ export class CrowdImpostors implements CrowdFeature {
 
   /** First use: the atlas is baked in the first update after the feature is made; again when the mesh level drawn at the switch changed (Crowd.lod, forceLodLevel). */
   prepare(): void {
-    if (!this.textures || (this.on && this.kernel.impostorLevel() !== this.bakedLevel)) this.bakeNow();
+    if (!this.textures || this.switchLevel() !== this.bakedLevel) this.bakeNow();
   }
 
   /** Keeps the frame's impostor list for draw(). */
@@ -194,7 +209,7 @@ export class CrowdImpostors implements CrowdFeature {
       albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size: [g.width, g.height], format: ALBEDO_FORMAT, usage }),
       surface: device.createTexture({ label: 'CrowdImpostors.surface', size: [g.width, g.height], format: SURFACE_FORMAT, usage }),
     };
-    this.bakedLevel = this.kernel.impostorLevel();
+    this.bakedLevel = this.switchLevel();
     const bake = new ImpostorBake(device, this.kernel.character, g, this.kernel.skinning, this.bakedLevel);
     try {
       const encoder = device.createCommandEncoder({ label: 'CrowdImpostors.bake' });
@@ -207,6 +222,11 @@ export class CrowdImpostors implements CrowdFeature {
     this.textures = made;
     this.bakeMs = performance.now() - start;
     return made;
+  }
+
+  /** The mesh LOD level the crowd draws just before the switch now (levelAtSwitch of its LOD settings). */
+  private switchLevel(): number {
+    return levelAtSwitch(this.kernel.character.lods?.errors ?? [0], this.kernel.lodSettings, this.size, this.grid.switchPixels);
   }
 
   private freeTextures(): void {

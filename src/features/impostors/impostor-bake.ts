@@ -136,7 +136,7 @@ export class ImpostorBake {
       });
       pass.setBindGroup(0, frame);
       mesh.primitives.forEach((p, i) => {
-        // The level the crowd draws just before the switch (CrowdKernel.impostorLevel), so the impostor takes over from the mesh it replaces.
+        // The level the crowd draws just before the switch (crowd-impostors.ts levelAtSwitch), so the impostor takes over from the mesh it replaces.
         const [indices, firstIndex] = p.ranges[Math.min(this.level, p.ranges.length - 1)];
         pass.setPipeline(this.pipelines[i]);
         pass.setBindGroup(1, materials[i]);

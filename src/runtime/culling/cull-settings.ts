@@ -57,20 +57,6 @@ export class CullSettings {
     return this.hasCamera;
   }
 
-  /**
-   * The mesh LOD level drawn just before the impostor switch (the band's meshes' level; with no
-   * band, the last level before it), by the LOD settings now: the forced level, 0 without LOD or
-   * impostors, else the coarsest level whose error spans at most pixelError pixels where the
-   * impostor size spans impostorPixels (the switch's offset of a box radius aside).
-   */
-  levelAtSwitch(): number {
-    if (this.forcedLevel !== undefined) return this.forcedLevel;
-    if (!this.lod || !(this.impostorPixels > 0)) return 0;
-    let level = 0;
-    for (let l = 1; l < this.levelErrors.length; l++) if (this.levelErrors[l] * this.impostorPixels <= this.pixelError * this.impostorSize) level = l;
-    return level;
-  }
-
   /** Whether the cull pass has anything to do this frame. */
   get needed(): boolean {
     return this.hasCamera && (this.culling || this.lod || this.animationLod || this.shadows || this.forcedLevel !== undefined);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { levelAtSwitch } from '../../../src/features/impostors/crowd-impostors';
 import { CullSettings } from '../../../src/runtime/culling/cull-settings';
 import { lookAt } from '../../helpers/render';
 
-describe('CullSettings.levelAtSwitch: the mesh level drawn just before the impostor switch', () => {
-  it('is the level the frame draws at the switch distance, for each pixel error; 0 without LOD or impostors; the forced level', () => {
-    const settings = new CullSettings([0, 1, 2.5, 6], 80);
-    expect(settings.levelAtSwitch()).toBe(0); // no impostors routed
+describe('levelAtSwitch: the mesh level the atlas is baked from (the one drawn just before the impostor switch)', () => {
+  it('is the level the cull pass draws at the switch distance, for each pixel error; 0 without LOD; the forced level', () => {
+    const errors = [0, 1, 2.5, 6];
+    const settings = new CullSettings(errors, 80);
     settings.impostorSize = 80;
     settings.impostorPixels = 32;
     const { viewProjection, eye } = lookAt([0, 0, 100], [0, 0, 0]);
@@ -17,13 +18,13 @@ describe('CullSettings.levelAtSwitch: the mesh level drawn just before the impos
       // The cull pass's lodLevel at the switch distance: the levels whose threshold it has reached.
       let level = 0;
       for (let i = 0; i < 3; i++) if (frame.impostorDistance >= frame.lodDistances[i]) level = i + 1;
-      expect(settings.levelAtSwitch()).toBe(level);
+      expect(levelAtSwitch(errors, settings, 80, 32)).toBe(level);
       seen.push(level);
     }
-    expect(seen).toEqual([0, 1, 2, 3]); // every level met once at least (the check can tell them apart)
+    expect(seen).toEqual([0, 1, 2, 3]); // every level met (the check tells them apart)
     settings.lod = false;
-    expect(settings.levelAtSwitch()).toBe(0);
+    expect(levelAtSwitch(errors, settings, 80, 32)).toBe(0);
     settings.setForcedLevel(2);
-    expect(settings.levelAtSwitch()).toBe(2);
+    expect(levelAtSwitch(errors, settings, 80, 32)).toBe(2);
   });
 });
