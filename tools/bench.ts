@@ -342,6 +342,21 @@ async function impostorsSection(character: Awaited<ReturnType<typeof characterFr
   ]));
   print(`GPU times by ${base.method}.`);
   print();
+  // The band's cost: the same crowd, every Fox inside the band, drawn with no band (a cut at the switch: they are meshes) against the default band (each drawn as mesh and impostor, screen-door faded).
+  const inBand = quick ? 400 : 2_500;
+  print(`The band's per-frame cost: ${inBand.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, every one inside the band (mesh LOD off, so the band has its full width; the viewport height set so the switch lies 1.2 x the camera's height away), drawn with band 0 (a cut at the switch: these Foxes, nearer than it, are meshes) against the default band 0.25 (each Fox drawn as its mesh and as its impostor, each screen-door faded); alternated: the mean of two runs' medians of ${quick ? 2 : 3} frames.`);
+  print();
+  const bandRows: ImpostorRow[] = [];
+  for (const band of [0, 0.25, 0, 0.25]) {
+    console.error(`impostors: band ${band}…`);
+    bandRows.push(await benchImpostorFrame(device, character, inBand, 'impostors', quick ? 2 : 3, band));
+  }
+  const cut = (bandRows[0].gpuMs + bandRows[2].gpuMs) / 2;
+  table(['band', 'in the band', 'posed', 'vertices a frame', 'GPU ms', 'x band 0'], [0, 1].map((k) => {
+    const r = bandRows[k], gpu = (bandRows[k].gpuMs + bandRows[k + 2].gpuMs) / 2;
+    return [k ? '0.25 (default)' : '0 (a cut: meshes)', r.band.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(gpu), (gpu / cut).toFixed(2)];
+  }));
+  print();
 }
 
 /** Two bodies sharing one ClipLibrary against each with its own copy (tools/bench/clip-library.ts). */

@@ -89,6 +89,7 @@ export class Crowd extends CrowdCamera {
       get clock() { return self.clockSeconds; }, get skinning() { return self.skinningMethod; },
       get locomotionDrive() { return self.features.locomotionDrive; }, feature: (name) => this.features.get(name),
       routeImpostors: (size, pixels, band) => this.view.routeImpostors(size, pixels, band),
+      get lodSettings() { return self.view.settings; },
       rebuildPasses: () => {
         this.passes.destroy();
         this.createPasses(this.gpuDevice);

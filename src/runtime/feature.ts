@@ -57,6 +57,15 @@ export interface CrowdKernel {
    * the band, posed and listed with a fade (EncodedFrame.impostors) for the feature to draw both ways.
    */
   routeImpostors(size: number, pixels: number, band?: number): void;
+  /** The crowd's mesh LOD settings now (Crowd.lod, CrowdOptions.lod.pixelError, Crowd.forceLodLevel): read, never written. */
+  readonly lodSettings: {
+    /** Whether mesh LOD levels are chosen by distance (Crowd.lod). */
+    readonly lod: boolean;
+    /** Pixels of simplification error a level may show (CrowdOptions.lod.pixelError). */
+    readonly pixelError: number;
+    /** The level every instance draws (Crowd.forceLodLevel), or undefined. */
+    readonly forcedLevel: number | undefined;
+  };
   /** Re-creates the kernel's passes now, on the same device (a feature that changes what they bind, such as vertex weights). */
   rebuildPasses(): void;
   /** @internal The kernel's draw as it stands now (replaced with its passes: restore, skinning, rebuildPasses). */

@@ -8,6 +8,8 @@
 import { mat4 } from 'wgpu-matrix';
 import type { Character } from '../../src/character/character';
 import { CrowdImpostors } from '../../src/features/impostors/crowd-impostors';
+import { boxSphere } from '../../src/features/impostors/impostor-atlas';
+import { projectionScale } from '../../src/runtime/culling/cull-math';
 import { Crowd } from '../../src/runtime/crowd';
 
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
@@ -22,8 +24,10 @@ export interface ImpostorRow {
   how: 'meshes' | 'impostors';
   visible: number;
   posed: number;
-  /** Instances drawn as impostors. */
+  /** Instances drawn as impostors (the band's included). */
   impostors: number;
+  /** Instances in the band (drawn both ways). */
+  band: number;
   vertices: number;
   cpuMs: number;
   /** GPU ms of the whole frame (compute and render passes) by timestamp-query, else submit to done. */
@@ -31,10 +35,16 @@ export interface ImpostorRow {
   method: string;
 }
 
-/** `frames` measured frames of `count` Foxes all in view, as meshes or with impostors; medians. */
-export async function benchImpostorFrame(device: GPUDevice, character: Character, count: number, how: ImpostorRow['how'], frames: number): Promise<ImpostorRow> {
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024 });
-  if (how === 'impostors') await new CrowdImpostors(crowd).bake();
+/**
+ * `frames` measured frames of `count` Foxes all in view, as meshes or with impostors; medians.
+ * `band`: the impostors' band (ImpostorOptions.band) with every Fox inside it: mesh LOD off (so
+ * the band has its full width: with LOD the Fox's coarsest level begins past the switch, which
+ * leaves no band) and the viewport height set so that the switch lies 1.2 x the camera's height away.
+ */
+export async function benchImpostorFrame(device: GPUDevice, character: Character, count: number, how: ImpostorRow['how'], frames: number, band?: number): Promise<ImpostorRow> {
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024, ...(band === undefined ? {} : { lod: false }) });
+  const feature = how === 'impostors' ? new CrowdImpostors(crowd, band === undefined ? {} : { band }) : undefined;
+  await feature?.bake();
   const side = Math.ceil(Math.sqrt(count));
   const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
   for (let i = 0; i < count; i++) {
@@ -56,8 +66,11 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 4 }) : undefined;
   const resolve = device.createBuffer({ size: 32, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
   const read = device.createBuffer({ size: 32, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-  crowd.setCamera(viewProjection, eye, { viewportHeight: 1080 });
-  const cpu: number[] = [], gpu: number[] = [], visible: number[] = [], posed: number[] = [], impostors: number[] = [], vertices: number[] = [];
+  // With a band: the switch (the framing sphere at switchPixels) 1.2 x the height away, so every Fox (1 to 1.15 x the height away) is in a band of 0.25.
+  const sphere = 2 * boxSphere(character.animationBounds.box).radius;
+  const viewportHeight = band === undefined || !feature ? 1080 : (1.2 * height * 2 * feature.switchPixels) / (sphere * projectionScale(viewProjection));
+  crowd.setCamera(viewProjection, eye, { viewportHeight });
+  const cpu: number[] = [], gpu: number[] = [], visible: number[] = [], posed: number[] = [], impostors: number[] = [], vertices: number[] = [], inBand: number[] = [];
   device.pushErrorScope('validation');
   for (let f = 0; f < frames + WARM_UP; f++) {
     const start = performance.now();
@@ -91,6 +104,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
     if (f >= WARM_UP) {
       cpu.push(cpuMs); gpu.push(gpuMs); visible.push(stats.visible); posed.push(stats.posed); vertices.push(stats.vertices);
       impostors.push(how === 'impostors' ? stats.perLevel[stats.perLevel.length - 1] : 0);
+      inBand.push(stats.band ?? 0);
     }
   }
   const error = await device.popErrorScope();
@@ -99,7 +113,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   querySet?.destroy();
   crowd.destroy();
   return {
-    instances: count, how, visible: median(visible), posed: median(posed), impostors: median(impostors), vertices: median(vertices),
+    instances: count, how, visible: median(visible), posed: median(posed), impostors: median(impostors), band: median(inBand), vertices: median(vertices),
     cpuMs: median(cpu), gpuMs: median(gpu), method: timestamps ? 'timestamp-query (cull pass start to render pass end)' : 'submit to done',
   };
 }

@@ -15,6 +15,21 @@ const IMPOSTOR_ARGS_BYTES = CULL_ARGS.impostorWords * 4;
 export type { ImpostorOptions } from './types';
 export type { ImpostorLook, ImpostorLookStats } from './impostor-looks';
 
+/**
+ * @internal The mesh LOD level a crowd draws just before the impostor switch (the band's meshes'
+ * level; with no band, the last level before the switch): `lod.forcedLevel` when set, 0 with LOD
+ * off, else the coarsest level whose simplification error (`errors[level]`, model units) spans at
+ * most `lod.pixelError` pixels where `size` (model units) spans `pixels` (both measured at one
+ * distance, as the cull pass measures them; its offset of a box radius aside).
+ */
+export function levelAtSwitch(errors: readonly number[], lod: CrowdKernel['lodSettings'], size: number, pixels: number): number {
+  if (lod.forcedLevel !== undefined) return lod.forcedLevel;
+  if (!lod.lod) return 0;
+  let level = 0;
+  for (let l = 1; l < errors.length; l++) if (errors[l] * pixels <= lod.pixelError * size) level = l;
+  return level;
+}
+
 /** What the atlas holds, once made (CrowdImpostors.atlas). */
 export interface ImpostorAtlasInfo {
   /** Frames per clip. */
@@ -60,6 +75,8 @@ export class CrowdImpostors implements CrowdFeature {
   private tableStandIn = -1;
   private tableVaried = -1;
   private bakeMs = 0;
+  /** The mesh LOD level the atlas shows (switchLevel() when it was baked). */
+  private bakedLevel = 0;
   private pass: ImpostorPass;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
@@ -163,16 +180,21 @@ export class CrowdImpostors implements CrowdFeature {
     await this.kernel.device.queue.onSubmittedWorkDone();
   }
 
-  /** First use: the atlas is baked in the first update after the feature is made; later, the looks that came into use since. */
+  /**
+   * First use: the atlas is baked in the first update after the feature is made; later, the looks
+   * that came into use since, and all of it again when the mesh level drawn at the switch changed
+   * (Crowd.lod, forceLodLevel).
+   */
   prepare(): void {
     this.prepareAtlas(false);
   }
 
-  /** Counts the looks when the appearance changed; bakes the atlas when it is not, all of it (`all`) or the looks it lacks. */
+  /** Counts the looks when the appearance changed; bakes the atlas when it is not, all of it (`all`, or the switch's level changed) or the looks it lacks. */
   private prepareAtlas(all: boolean): ImpostorTextures {
     const looks = this.looksInUse;
     const appearance = this.kernel.draws.appearance;
     const target = looks.update(appearance, this.kernel.store.count);
+    if (this.textures && this.switchLevel() !== this.bakedLevel) all = true;
     const textures = target || all || !this.textures ? this.bakeNow(target ?? looks.baked, all) : this.textures;
     // The draw's table: after a bake, or when the stand-in or the varied parts changed (counts moved, appearance installed).
     const varied = appearance?.variedPrimitives ?? 0;
@@ -237,7 +259,8 @@ export class CrowdImpostors implements CrowdFeature {
     const start = performance.now();
     const device = this.kernel.device;
     const g = this.grid;
-    const usage = GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC | GPUTextureUsage.COPY_DST;
+    // Written by copies only: the bake's resolved strips and the kept layers of the old atlas.
+    const usage = GPUTextureUsage.COPY_DST | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC;
     const size = [g.width, g.height, looks.length];
     const made: ImpostorTextures = {
       albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size, format: ALBEDO_FORMAT, usage }),
@@ -255,7 +278,9 @@ export class CrowdImpostors implements CrowdFeature {
     });
     const appearance = this.kernel.draws.appearance;
     const variants = appearance && { view: appearance.variants, varied: appearance.variedPrimitives };
-    const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.kernel.skinning, variants) : undefined;
+    // Kept layers were baked at bakedLevel (a new switch level bakes `all`).
+    this.bakedLevel = this.switchLevel();
+    const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.kernel.skinning, this.bakedLevel, variants) : undefined;
     try {
       bake?.encode(encoder, made, layers);
       device.queue.submit([encoder.finish()]);
@@ -268,6 +293,11 @@ export class CrowdImpostors implements CrowdFeature {
     this.looksInUse.baked = [...looks];
     this.bakeMs = performance.now() - start;
     return made;
+  }
+
+  /** The mesh LOD level the crowd draws just before the switch now (levelAtSwitch of its LOD settings). */
+  private switchLevel(): number {
+    return levelAtSwitch(this.kernel.character.lods?.errors ?? [0], this.kernel.lodSettings, this.size, this.grid.switchPixels);
   }
 
   private freeTextures(): void {
