@@ -1,10 +1,10 @@
 import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
-import type { ImpostorDraws } from '../../runtime/culling/visibility';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
 import { AtlasGrid, boxSphere } from './impostor-atlas';
 import { ALBEDO_FORMAT, ImpostorBake, SURFACE_FORMAT, type ImpostorTextures } from './impostor-bake';
 import { ImpostorPass } from './impostor-pass';
+import { ImpostorRoute, type ImpostorDraws } from './impostor-route';
 import type { ImpostorOptions } from './types';
 import { CULL_ARGS } from '../../runtime/layout';
 
@@ -48,8 +48,8 @@ export class CrowdImpostors implements CrowdFeature {
   private pass: ImpostorPass;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
-  /** The model-space size the switch measures: the diameter of the sphere the cells frame. */
-  private readonly size: number;
+  /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere the cells frame). */
+  private readonly route: ImpostorRoute;
   private readonly targets: CrowdTargetFormats;
   private on = true;
   private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined };
@@ -58,11 +58,11 @@ export class CrowdImpostors implements CrowdFeature {
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
     this.grid = new AtlasGrid(crowd.character.clipDurations.length, crowd.device.limits.maxTextureDimension2D, options);
     const box = crowd.character.animationBounds.box;
-    this.size = 2 * boxSphere(box).radius;
     this.targets = crowd.targetFormats;
     this.pass = new ImpostorPass(crowd.device, this.grid, box, this.targets);
     this.kernel = crowd.install(this);
-    this.kernel.routeImpostors(this.size, this.grid.switchPixels, this.grid.band);
+    this.route = new ImpostorRoute(this.kernel, 2 * boxSphere(box).radius, this.grid.switchPixels, this.grid.band);
+    this.kernel.routeFar(this.route);
   }
 
   /** Whether far instances are drawn as impostors (default true); false draws every instance as a mesh again (for comparison). */
@@ -74,7 +74,7 @@ export class CrowdImpostors implements CrowdFeature {
   set enabled(on: boolean) {
     if (typeof on !== 'boolean') throw new TypeError(`impostors.enabled must be true or false, got ${String(on)}`);
     this.on = on;
-    this.kernel.routeImpostors(this.size, on ? this.grid.switchPixels : 0, this.grid.band);
+    this.kernel.routeFar(on ? this.route : undefined);
   }
 
   /** Instances whose framed sphere spans at most this many pixels on the crowd's viewport are drawn as impostors (ImpostorOptions.switchPixels). */
@@ -142,7 +142,7 @@ export class CrowdImpostors implements CrowdFeature {
 
   /** Keeps the frame's impostor list for draw(). */
   encode(_encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {
-    if (stage === 'after-pose') this.frameList = frame.impostors;
+    if (stage === 'after-pose') this.frameList = frame.routed && this.route.draws(frame.routed);
   }
 
   /** Draws the frame's impostors (when the cull pass listed any) into the crowd's render pass. */
@@ -178,7 +178,7 @@ export class CrowdImpostors implements CrowdFeature {
   }
 
   destroy(): void {
-    this.kernel.routeImpostors(this.size, 0);
+    this.kernel.routeFar(undefined);
     this.pass.destroy();
     this.freeTextures();
   }
