@@ -4,12 +4,9 @@ import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage 
 import { AtlasGrid, boxSphere } from './impostor-atlas';
 import { ALBEDO_FORMAT, ImpostorBake, SURFACE_FORMAT, type ImpostorTextures } from './impostor-bake';
 import { ImpostorPass } from './impostor-pass';
+import { BandMeshes } from './band-meshes';
 import { ImpostorRoute, type ImpostorDraws } from './impostor-route';
 import type { ImpostorOptions } from './types';
-import { CULL_ARGS } from '../../runtime/layout';
-
-/** Bytes of one drawIndirect quadruple in the cull pass's arguments (the band's mesh draws follow its impostors'). */
-const IMPOSTOR_ARGS_BYTES = CULL_ARGS.impostorWords * 4;
 
 export type { ImpostorOptions } from './types';
 
@@ -50,6 +47,8 @@ export class CrowdImpostors implements CrowdFeature {
   private frameList: ImpostorDraws | undefined;
   /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere the cells frame). */
   private readonly route: ImpostorRoute;
+  /** The band's meshes, through the crowd's skin pass. */
+  private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
   private on = true;
   private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined };
@@ -161,7 +160,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
     if (this.grid.band > 0) {
       // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.
-      kernel.draws.skin.drawBand(pass, list.args, list.bandListOffset, list.bandListBytes, list.args, list.bandArgsOffset + IMPOSTOR_ARGS_BYTES);
+      this.bandMeshes.draw(pass, kernel.draws, kernel.device, list);
       this.pass.drawBand(pass, inputs, shadow?.view, list.bandListOffset, list.bandListBytes, list.bandArgsOffset);
     }
   }
