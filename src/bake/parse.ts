@@ -65,15 +65,21 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
     }));
   }
   const asset: GltfAsset = { json, buffers, images: [] };
-  // VRM's reader and the morph target reader (about 1.7 and 1.3 KB of a minified page) are
-  // fetched only for a file that needs them.
+  // VRM's reader, the morph target reader and KHR_mesh_quantization's types (about 1.7, 1.3 and
+  // 0.5 KB of a minified page) are fetched only for a file that needs them.
   if (hasVrm(json)) asset.vrm = await import('./vrm-humanoid');
   if (hasMorphTargets(json)) asset.morph = await import('./load-morph');
+  if (usesQuantization(json)) asset.quantization = await import('./quantization');
   // Each takes the extensions it decoded off extensionsRequired (buildRig checks them again).
   for (const decoder of [decoders.meshopt, decoders.draco]) await decoder?.decodeAsset(asset);
   for (let i = 0; i < (json.images ?? []).length; i++) asset.images.push(await readImage(asset, i, options.baseUrl, read));
   await decoders.ktx2?.decodeAsset(asset); // points textures at their KTX2 images, read above, and transcodes them
   return asset;
+}
+
+/** Whether the file lists KHR_mesh_quantization in extensionsUsed (what quantization.ts reads). */
+export function usesQuantization(json: GltfJson): boolean {
+  return (json.extensionsUsed ?? []).includes('KHR_mesh_quantization');
 }
 
 /** Whether the file uses VRM's extensions (what vrm-humanoid.ts reads): its humanoid map (1.0 or 0.x) or MToon materials. */
