@@ -29,8 +29,11 @@ export interface CullInputs {
 export interface CullFrame {
   /** CULL_* flags (src/runtime/layout.ts). */
   flags: number;
+  /** The camera frustum's six planes (left, right, bottom, top, near, far), 4 numbers each (cull-math.ts frustumPlanes). */
   planes: Float32Array;
+  /** The shadow map's light frustum's six planes, as `planes` (read with CULL_SHADOWS). */
   lightPlanes: Float32Array;
+  /** The camera's position, world units (3 numbers). */
   cameraPosition: Float32Array;
   /** Instances whose bounds start farther (world units) are not drawn. */
   maxDistance: number;
@@ -40,6 +43,7 @@ export interface CullFrame {
   animationDistances: Float32Array;
   /** LOD_NOT_FORCED, or the level every instance draws. */
   forcedLevel: number;
+  /** Levels coarser than its camera level that a shadow caster draws in the shadow map. */
   shadowLodBias: number;
   /** Frame counter (u32, wrapping). */
   frame: number;
