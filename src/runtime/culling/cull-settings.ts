@@ -138,7 +138,8 @@ export class CullSettings {
     f.animationDistances[0] = distanceForPixels(this.size, this.every2ndBelow, projection, this.viewportHeight);
     f.animationDistances[1] = distanceForPixels(this.size, this.every4thBelow, projection, this.viewportHeight);
     f.forcedLevel = this.forcedLevel ?? LOD_NOT_FORCED;
-    if (this.route) this.route.fill(f, projection, this.viewportHeight);
+    // Without a camera nothing is routed: there is no view to draw an impostor in (a palette frame still culls).
+    if (this.route && this.hasCamera) this.route.fill(f, projection, this.viewportHeight);
     else f.impostorDistance = f.impostorBand = NEVER;
     f.frame = (f.frame + 1) >>> 0;
     return f;
