@@ -160,4 +160,11 @@ export interface GltfAsset {
    * with morph targets; undefined for any other file. Not owned: shared by every asset.
    */
   morph?: typeof import('./load-morph');
+  /**
+   * KHR_mesh_quantization's attribute types and the renormalising of quantized directions
+   * (quantization.ts), which parseGltf fetches and attaches only for a file that lists the
+   * extension in extensionsUsed; undefined for any other file, whose attributes are glTF 2.0's
+   * own (attribute-types.ts). Not owned: shared by every asset.
+   */
+  quantization?: typeof import('./quantization');
 }

@@ -1,7 +1,7 @@
 import { readAccessor, ComponentType as C } from './accessor';
 import { check, describeValue } from './errors';
 import type { EncodedImage, GltfAsset, GltfTextureInfo } from './gltf-json';
-import { attributeExpectations, isQuantized, renormalizeDirections } from './quantization';
+import { CORE_ATTRIBUTES } from './attribute-types';
 import { defaultMaterial, defaultTextureSampler, type MaterialInfo, type SkinnedPrimitive, type TextureSampler } from './rig';
 
 const UV_TYPES = [{ type: C.FLOAT }, { type: C.UNSIGNED_BYTE, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true }];
@@ -46,13 +46,14 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
       warnings.push(`${where}: has no POSITION attribute; not drawn`); // allowed by the spec (an extension may supply it)
       return;
     }
-    const expect = attributeExpectations(asset);
+    const quantization = asset.quantization;
+    const expect = quantization?.attributeExpectations(asset) ?? CORE_ATTRIBUTES;
     const positions = readAccessor(asset, attr.POSITION, `${where} POSITION`, expect.position);
     const vertexCount = positions.count;
     const sized = { count: vertexCount };
     const normals = attr.NORMAL === undefined ? undefined
       : readAccessor(asset, attr.NORMAL, `${where} NORMAL`, { ...expect.normal, ...sized }).values as Float32Array;
-    if (normals && isQuantized(asset)) renormalizeDirections(normals, 3);
+    if (normals && quantization) quantization.renormalizeDirections(normals, 3);
     // COLOR_0 (VEC3 or VEC4; float or normalised) as linear RGBA, alpha 1 for VEC3: multiplies base colour.
     let colors: Float32Array | undefined;
     if (attr.COLOR_0 !== undefined) {
@@ -80,7 +81,7 @@ export function loadPrimitives(asset: GltfAsset, src: PrimitiveSource, warnings:
     // TANGENT only where a normal map reads it (morph targets' TANGENT displacements are ignored).
     const tangents = attr.TANGENT === undefined || material.normalImage === undefined ? undefined
       : readAccessor(asset, attr.TANGENT, `${where} TANGENT`, { ...expect.tangent, ...sized }).values as Float32Array;
-    if (tangents && isQuantized(asset)) renormalizeDirections(tangents, 4);
+    if (tangents && quantization) quantization.renormalizeDirections(tangents, 4);
 
     let influences: 4 | 8 = 4;
     let joints: Uint16Array;

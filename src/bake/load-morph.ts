@@ -1,7 +1,7 @@
 import { readAccessor } from './accessor';
 import { check } from './errors';
 import type { GltfAsset, GltfPrimitive } from './gltf-json';
-import { attributeExpectations } from './quantization';
+import { CORE_ATTRIBUTES } from './attribute-types';
 import type { MorphSet, MorphTargets } from './rig';
 
 /** The morph half of the bake (bake-morph.ts), fetched with this reader and handed on as Rig.morphBake by build-rig.ts. */
@@ -66,7 +66,7 @@ function targetNames(extras: unknown, gltfMesh: number, targetCount: number, war
  */
 export function loadMorphTargets(asset: GltfAsset, prim: GltfPrimitive, set: number, vertexCount: number, hasNormals: boolean, where: string): MorphTargets {
   const targets = prim.targets ?? [];
-  const expectations = attributeExpectations(asset);
+  const expectations = asset.quantization?.attributeExpectations(asset) ?? CORE_ATTRIBUTES;
   const read = (t: number, attribute: 'POSITION' | 'NORMAL') => {
     const index = targets[t][attribute];
     if (index === undefined) return new Float32Array(vertexCount * 3);

@@ -5,7 +5,6 @@ import type { Decoders } from './extensions';
 import { readContainer, type GltfContainer } from './glb';
 import type { EncodedImage, GltfAsset, GltfJson } from './gltf-json';
 import { checkGltfJson } from './json-shape';
-import { ResourceRefused, resolveUri } from './uri';
 
 /**
  * Fetches a resource that a .gltf names by URI (an external .bin or image), already resolved
@@ -14,6 +13,9 @@ import { ResourceRefused, resolveUri } from './uri';
  * failure of an image read leaves the image out with a warning.
  */
 export type ResourceReader = (url: string) => Promise<ArrayBuffer>;
+
+/** uri.ts, fetched by parseGltf for a file that names a uri. */
+type UriModule = typeof import('./uri');
 
 export interface ParseOptions {
   /** The model's own URL, so relative URIs of external buffers and images resolve (and stay in its folder). */
@@ -53,27 +55,41 @@ export async function parseGltf(data: ArrayBuffer, options: ParseOptions = {}): 
   const json: unknown = container.json;
   selectTextureSources(json as GltfJson);
   checkGltfJson(json, decoders);
+  // The uri policy and the reading of what a uri names (uri.ts, about 1.3 KB of a minified page)
+  // are fetched only for a file whose buffers or images name one (a .gltf, or a .glb with data: URIs).
+  const uri = hasUris(json) ? await import('./uri') : undefined;
   const buffers: Uint8Array[] = [];
   const declared = json.buffers ?? [];
   for (let i = 0; i < declared.length; i++) {
     // With the decoder, meshopt's uncompressed fallback buffers (gltfpack -cf) are not read.
     const fallback = isFallbackBuffer({ json }, i);
     if (fallback && decoders.meshopt !== undefined) buffers.push(new Uint8Array(0));
-    else buffers.push(await readBuffer(json, i, container.glb ? container.bin : undefined, container.glb, options.baseUrl, read).catch((e: Error) => {
+    else buffers.push(await readBuffer(json, i, container.glb ? container.bin : undefined, container.glb, options.baseUrl, read, uri).catch((e: Error) => {
       if (fallback) e.message += ' (a meshopt fallback: hand in decoders.meshopt)';
       throw e;
     }));
   }
   const asset: GltfAsset = { json, buffers, images: [] };
-  // VRM's reader and the morph target reader (about 1.7 and 1.3 KB of a minified page) are
-  // fetched only for a file that needs them.
+  // VRM's reader, the morph target reader and KHR_mesh_quantization's types (about 1.7, 1.3 and
+  // 0.5 KB of a minified page) are fetched only for a file that needs them.
   if (hasVrm(json)) asset.vrm = await import('./vrm-humanoid');
   if (hasMorphTargets(json)) asset.morph = await import('./load-morph');
+  if (usesQuantization(json)) asset.quantization = await import('./quantization');
   // Each takes the extensions it decoded off extensionsRequired (buildRig checks them again).
   for (const decoder of [decoders.meshopt, decoders.draco]) await decoder?.decodeAsset(asset);
-  for (let i = 0; i < (json.images ?? []).length; i++) asset.images.push(await readImage(asset, i, options.baseUrl, read));
+  for (let i = 0; i < (json.images ?? []).length; i++) asset.images.push(await readImage(asset, i, options.baseUrl, read, uri));
   await decoders.ktx2?.decodeAsset(asset); // points textures at their KTX2 images, read above, and transcodes them
   return asset;
+}
+
+/** Whether a buffer or an image of the file names a uri (what uri.ts reads). */
+function hasUris(json: GltfJson): boolean {
+  return [...(json.buffers ?? []), ...(json.images ?? [])].some((item) => item.uri !== undefined);
+}
+
+/** Whether the file lists KHR_mesh_quantization in extensionsUsed (what quantization.ts reads). */
+export function usesQuantization(json: GltfJson): boolean {
+  return (json.extensionsUsed ?? []).includes('KHR_mesh_quantization');
 }
 
 /** Whether the file uses VRM's extensions (what vrm-humanoid.ts reads): its humanoid map (1.0 or 0.x) or MToon materials. */
@@ -126,8 +142,12 @@ function selectTextureSources(json: GltfJson): void {
   }
 }
 
-/** Buffer `index`: the .glb's BIN chunk (the first buffer, without uri), a data: URI, or a file beside the model. */
-async function readBuffer(json: GltfJson, index: number, bin: Uint8Array | undefined, glb: boolean, baseUrl: string | undefined, read: ResourceReader): Promise<Uint8Array> {
+/**
+ * Buffer `index`: the .glb's BIN chunk (the first buffer, without uri), a data: URI, or a file
+ * beside the model (through `uri`, uri.ts, which parseGltf fetched when the file names a uri).
+ */
+async function readBuffer(json: GltfJson, index: number, bin: Uint8Array | undefined, glb: boolean, baseUrl: string | undefined, read: ResourceReader,
+  uri: UriModule | undefined): Promise<Uint8Array> {
   const declared = json.buffers![index];
   const where = `buffer ${index}`;
   let bytes: Uint8Array;
@@ -139,12 +159,12 @@ async function readBuffer(json: GltfJson, index: number, bin: Uint8Array | undef
     bytes = bin;
     source = 'the BIN chunk';
   } else {
-    const resolved = resolveUri(declared.uri, baseUrl, where);
+    const resolved = uri!.resolveUri(declared.uri, baseUrl, where);
     if (resolved.kind === 'data') {
       bytes = resolved.bytes;
       source = 'its data: uri';
     } else {
-      bytes = await readExternal(resolved.url, where, declared.uri, read);
+      bytes = await uri!.readExternal(resolved.url, where, declared.uri, read);
       source = `'${declared.uri}'`;
     }
   }
@@ -152,21 +172,11 @@ async function readBuffer(json: GltfJson, index: number, bin: Uint8Array | undef
   return bytes.subarray(0, declared.byteLength);
 }
 
-/** Reads an external resource; any failure becomes a ModelError naming the owner and uri. */
-async function readExternal(url: string, where: string, uri: string, read: ResourceReader): Promise<Uint8Array> {
-  try {
-    return new Uint8Array(await read(url));
-  } catch (e) {
-    const message = `${where}: could not read '${uri}' (${(e as Error)?.message ?? String(e)})`;
-    throw e instanceof ResourceRefused ? new ResourceRefused(message) : new ModelError(message);
-  }
-}
-
 /**
  * Image `index`'s encoded bytes. An image that cannot be read (a missing file) is undefined: it
  * is drawn untextured with a warning, never fatal. A uri that is not allowed (uri.ts) is an error.
  */
-async function readImage(asset: GltfAsset, index: number, baseUrl: string | undefined, read: ResourceReader): Promise<EncodedImage | undefined> {
+async function readImage(asset: GltfAsset, index: number, baseUrl: string | undefined, read: ResourceReader, uri: UriModule | undefined): Promise<EncodedImage | undefined> {
   const image = asset.json.images![index];
   const where = `image ${index}`;
   if (image.bufferView !== undefined) {
@@ -179,14 +189,14 @@ async function readImage(asset: GltfAsset, index: number, baseUrl: string | unde
     return { mimeType: image.mimeType ?? 'image/png', bytes: buffer.subarray(start, start + view.byteLength) };
   }
   if (image.uri === undefined) return undefined;
-  const resolved = resolveUri(image.uri, baseUrl, where);
+  const resolved = uri!.resolveUri(image.uri, baseUrl, where);
   if (resolved.kind === 'data') return { mimeType: image.mimeType ?? resolved.mimeType, bytes: resolved.bytes };
   try {
-    const bytes = await readExternal(resolved.url, where, image.uri, read);
+    const bytes = await uri!.readExternal(resolved.url, where, image.uri, read);
     const mimeType = image.mimeType ?? (/\.jpe?g$/i.test(image.uri) ? 'image/jpeg' : 'image/png');
     return { mimeType, bytes };
   } catch (e) {
-    if (e instanceof ResourceRefused) throw e;
+    if (e instanceof uri!.ResourceRefused) throw e;
     return undefined; // a missing texture is drawn untextured (the loader warns), never fatal
   }
 }

@@ -1,4 +1,5 @@
 import { ComponentType as C, type AccessorExpectation } from './accessor';
+import { CORE_ATTRIBUTES, FLOAT_COMPONENTS, UV_COMPONENTS, type AttributeExpectations, type Components } from './attribute-types';
 import type { GltfAsset } from './gltf-json';
 
 /**
@@ -13,31 +14,15 @@ import type { GltfAsset } from './gltf-json';
  *
  * The types each attribute may have (the extension's table), with `float: true` so signed
  * integers keep their sign. Without the extension in `extensionsUsed`, only glTF 2.0's own
- * types are allowed, and a refused type says why (`hint`).
+ * types are allowed (attribute-types.ts), and a refused type says why (`hint`). parseGltf fetches
+ * this module (a dynamic import) only for a file that lists the extension (GltfAsset.quantization).
  */
 
-type Types = readonly { type: number; normalized?: boolean }[];
+type Types = Components;
 
-const FLOAT: Types = [{ type: C.FLOAT }];
 /** BYTE, UNSIGNED_BYTE, SHORT, UNSIGNED_SHORT, normalized or not. */
 const INTEGERS: Types = [C.BYTE, C.UNSIGNED_BYTE, C.SHORT, C.UNSIGNED_SHORT].map((type) => ({ type }));
 const SIGNED_NORMALIZED: Types = [{ type: C.BYTE, normalized: true }, { type: C.SHORT, normalized: true }];
-
-/** Accessor expectations of each vertex attribute the loader reads, for one file. */
-export interface AttributeExpectations {
-  /** POSITION (VEC3). */
-  position: AccessorExpectation;
-  /** NORMAL (VEC3). */
-  normal: AccessorExpectation;
-  /** TANGENT (VEC4). */
-  tangent: AccessorExpectation;
-  /** TEXCOORD_0 and TEXCOORD_1 (VEC2). */
-  uv: AccessorExpectation;
-  /** A morph target's POSITION displacement (VEC3). */
-  targetPosition: AccessorExpectation;
-  /** A morph target's NORMAL displacement (VEC3). */
-  targetNormal: AccessorExpectation;
-}
 
 /** True when the file lists KHR_mesh_quantization in extensionsUsed. */
 export function isQuantized(asset: GltfAsset): boolean {
@@ -46,16 +31,15 @@ export function isQuantized(asset: GltfAsset): boolean {
 
 /** The accessor expectations of `asset`'s vertex attributes: glTF 2.0's, widened by KHR_mesh_quantization when the file uses it. */
 export function attributeExpectations(asset: GltfAsset): AttributeExpectations {
-  const q = isQuantized(asset);
-  const make = (type: string, quantized: Types, core = FLOAT): AccessorExpectation =>
-    ({ types: [type], components: q ? [...core, ...quantized] : core, float: true, hint: q ? '' : '(without KHR_mesh_quantization)' });
-  // glTF 2.0 itself allows normalized UNSIGNED_BYTE and UNSIGNED_SHORT UVs; the extension any integer.
-  const uvCore = [...FLOAT, ...INTEGERS.filter((t) => t.type % 2).map((t) => ({ ...t, normalized: true }))];
+  if (!isQuantized(asset)) return CORE_ATTRIBUTES;
+  const make = (type: string, quantized: Types, core = FLOAT_COMPONENTS): AccessorExpectation =>
+    ({ types: [type], components: [...core, ...quantized], float: true, hint: '' });
   return {
     position: make('VEC3', INTEGERS),
     normal: make('VEC3', SIGNED_NORMALIZED),
     tangent: make('VEC4', SIGNED_NORMALIZED),
-    uv: make('VEC2', INTEGERS, uvCore),
+    // glTF 2.0 itself allows normalized UNSIGNED_BYTE and UNSIGNED_SHORT UVs; the extension any integer.
+    uv: make('VEC2', INTEGERS, UV_COMPONENTS),
     // Morph displacements: signed integers only (BYTE, SHORT; normalized or not).
     targetPosition: make('VEC3', INTEGERS.filter((t) => t.type % 2 === 0)),
     targetNormal: make('VEC3', SIGNED_NORMALIZED),

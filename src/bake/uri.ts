@@ -43,6 +43,16 @@ export function resolveUri(uri: string, baseUrl: string | undefined, where: stri
 /** Thrown by a ResourceReader that refuses a URL (say, a link out of the model's folder): always fatal. */
 export class ResourceRefused extends ModelError {}
 
+/** Reads an external resource; any failure becomes a ModelError naming the owner and uri. */
+export async function readExternal(url: string, where: string, uri: string, read: (url: string) => Promise<ArrayBuffer>): Promise<Uint8Array> {
+  try {
+    return new Uint8Array(await read(url));
+  } catch (e) {
+    const message = `${where}: could not read '${uri}' (${(e as Error)?.message ?? String(e)})`;
+    throw e instanceof ResourceRefused ? new ResourceRefused(message) : new ModelError(message);
+  }
+}
+
 /** Decodes a `data:[<mime>][;base64],<data>` URI. */
 function decodeDataUri(uri: string, where: string): ResolvedUri {
   const comma = uri.indexOf(',');

@@ -51,7 +51,7 @@ export class Crowd extends CrowdCamera {
   private skinningMethod: SkinningMethod;
   private uploaded = 0;
   private readonly kernel: CrowdKernel;
-  private readonly frame: { -readonly [K in keyof EncodedFrame]: EncodedFrame[K] } = { cullCounters: undefined, levels: 1, drawArgs: undefined, impostors: undefined };
+  private readonly frame: { -readonly [K in keyof EncodedFrame]: EncodedFrame[K] } = { cullCounters: undefined, levels: 1, drawArgs: undefined, routed: undefined };
 
   /**
    * Creates the crowd's pipelines and buffers on `device` (the crowd owns them: destroy() frees
@@ -88,7 +88,7 @@ export class Crowd extends CrowdCamera {
       character, options, store: this.store,
       get clock() { return self.clockSeconds; }, get skinning() { return self.skinningMethod; },
       get locomotionDrive() { return self.features.locomotionDrive; }, feature: (name) => this.features.get(name),
-      routeImpostors: (size, pixels, band) => this.view.routeImpostors(size, pixels, band),
+      routeFar: (route) => this.view.routeFar(route),
       get lodSettings() { return self.view.settings; },
       rebuildPasses: () => {
         this.passes.destroy();
@@ -242,7 +242,7 @@ export class Crowd extends CrowdCamera {
     this.view.encode(encoder, this.store, this.passes.pose, this.clockSeconds, timestampWrites, this.features.vertexWeights, poseTimestampWrites);
     frame.cullCounters = this.view.counters;
     frame.drawArgs = this.view.drawArgs;
-    frame.impostors = this.view.impostors;
+    frame.routed = this.view.routed;
     frame.levels = this.passes.mesh.levels;
     this.features.encode(encoder, 'after-pose', frame);
   }

@@ -7,7 +7,7 @@ import type { SkinningMethod } from './layout';
 import type { MeshBuffers } from './mesh-buffers';
 import type { RecordBufferLike, RecordDevice } from './record-device';
 import type { DrawArgs, SkinPass } from './skin-pass';
-import type { ImpostorDraws } from './culling/visibility';
+import type { CullRoute, RoutedLists } from './culling/cull-route';
 
 /**
  * The kernel's side of a feature: what Crowd.install hands a feature (the crowd's internals,
@@ -49,14 +49,12 @@ export interface CrowdKernel {
    */
   readonly locomotionDrive: GPUBuffer | undefined;
   /**
-   * Sends the visible instances whose `size` (model units, scaled with the instance) spans at most
-   * `pixels` pixels on the camera's viewport to the cull pass's impostor list (EncodedFrame.impostors):
-   * neither posed nor drawn as meshes from then on (unless they cast into the shadow map), and counted
-   * by the cull stats as one more level of IMPOSTOR_VERTICES (4) each. `pixels` 0 stops it. For the impostor feature.
-   * `band` in [0, 1) (default 0: none): instances from (1 - band) x the switch distance up to it are
-   * the band, posed and listed with a fade (EncodedFrame.impostors) for the feature to draw both ways.
+   * Hands the cull pass a feature's routing of far instances (CullRoute, src/runtime/culling/cull-route.ts:
+   * the impostor feature's), which sets each frame's switch distances and counts the routed
+   * instances in the cull stats; the cull pass then lists them (EncodedFrame.routed). undefined
+   * stops it. One route at a time: the last one handed in. For the impostor feature.
    */
-  routeImpostors(size: number, pixels: number, band?: number): void;
+  routeFar(route: CullRoute | undefined): void;
   /** The crowd's mesh LOD settings now (Crowd.lod, CrowdOptions.lod.pixelError, Crowd.forceLodLevel): read, never written. */
   readonly lodSettings: {
     /** Whether mesh LOD levels are chosen by distance (Crowd.lod). */
@@ -108,8 +106,8 @@ export interface EncodedFrame {
    * [0, count) is drawn, through the identity list).
    */
   readonly drawArgs: DrawArgs | undefined;
-  /** @internal The cull pass's impostor list and its drawIndirect arguments when it routed impostors this frame (CrowdKernel.routeImpostors), else undefined. */
-  readonly impostors: ImpostorDraws | undefined;
+  /** @internal The cull pass's routed lists when it ran this frame with a camera and a route (CrowdKernel.routeFar), else undefined. */
+  readonly routed: RoutedLists | undefined;
 }
 
 /** The shadow map of the frame being drawn, for features that draw shadowed geometry. */

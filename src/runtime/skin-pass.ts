@@ -1,14 +1,14 @@
 import skinWgsl from '../../shaders/skin.wgsl?raw';
 import type { EncodedImage } from '../bake/gltf-json';
 import { AppearanceGroups, type AppearanceSource } from './appearance-groups';
-import { CAMERA, checkSkinning, CULL_ARGS, type SkinningMethod } from './layout';
+import { CAMERA, checkSkinning, type SkinningMethod } from './layout';
 import { checkMorphLimits } from './limits';
 import { cullMode, materialRecord, samplerCache } from './material-data';
 import { FLAT_NORMAL, MaterialTextures } from './material-textures';
 import { EnvironmentMap, ENVIRONMENT_LAYERS, type ResolvedEnvironment } from './environment-map';
 import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
 import { streamsKey, vertexConstants, vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
-import { frameBindGroup, frameBindGroupAt, vertexEntryPoint, writeCamera } from './skin-frame';
+import { frameBindGroup, vertexEntryPoint, writeCamera } from './skin-frame';
 
 export { frameBindGroup, vertexEntryPoint, writeCamera } from './skin-frame';
 
@@ -24,14 +24,13 @@ export interface SkinPassOptions {
   lights?: LightOptions;
 }
 
-interface DrawItem {
+/** @internal One primitive's draw (SkinPass.items). */
+export interface DrawItem {
   /** Index in MeshBuffers.primitives (the cull pass's argument order). */
   index: number;
   mesh: PrimitiveBuffers;
   pipeline: GPURenderPipeline;
   material: GPUBindGroup;
-  /** The impostor band's pipeline (skin.wgsl BAND), made at its first drawBand. */
-  band?: GPURenderPipeline;
 }
 
 /** What the skin pass reads per instance: InstanceStore satisfies it. The pass does not own the buffers. */
@@ -71,11 +70,13 @@ export class SkinPass {
    * surfaces over everything opaque; not sorted by depth: a character's parts keep the order
    * their author gave them, and instances are not sorted against each other).
    */
-  private readonly items: DrawItem[] = [];
+  /** @internal The primitives' draws in draw order (a feature that draws the crowd's meshes its own way: the impostor band). */
+  readonly items: DrawItem[] = [];
   /** The lights as the shader reads them; `lights.direction` is the sun's (the shadow map follows it). */
   readonly lights: ResolvedLights;
   private readonly inverse = new Float32Array(16);
-  private readonly camera: GPUBuffer;
+  /** @internal The camera uniform (CAMERA) update() writes, which a feature's frame bind group may bind (the impostor band). */
+  readonly camera: GPUBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
   private readonly frameLayout: GPUBindGroupLayout;
   private readonly owned: { destroy(): void }[] = [];
@@ -89,15 +90,19 @@ export class SkinPass {
   private readonly materialLayout: GPUBindGroupLayout;
   private readonly shadowSampler: GPUSampler;
   private readonly noShadow: GPUTextureView;
-  private shadowGroup: GPUBindGroup;
+  /** @internal Group 2 as draw() binds it (the shadow map and the environment). */
+  shadowGroup: GPUBindGroup;
   private shadowView: GPUTextureView | undefined;
   private readonly environmentSampler: GPUSampler;
   private readonly noEnvironment: GPUTextureView;
   private environment: EnvironmentMap | undefined; // the prefiltered lights.environment (owned), or undefined
-  private readonly pipelineFor: (buffers: PrimitiveBuffers, band?: boolean) => GPURenderPipeline;
-  /** bind()'s inputs, and the band's frame group over (list, offset) of drawBand (made again when either changes or bind() runs). */
-  private inputs: [SkinInputs, GPUBuffer | undefined] | undefined;
-  private band: { group: GPUBindGroup; list: GPUBuffer; offset: number } | undefined;
+  /**
+   * @internal The pipeline that draws `buffers` (made at its first use, then kept): with `band`, the
+   * impostor band's (skin.wgsl BAND). Changes when the environment does (setEnvironment).
+   */
+  readonly pipelineFor: (buffers: PrimitiveBuffers, band?: boolean) => GPURenderPipeline;
+  /** @internal bind()'s inputs and morph weights, a new array at each bind(), or undefined before the first. */
+  inputs: [SkinInputs, GPUBuffer | undefined] | undefined;
   /** The pipeline layout and shader module, which ShadowPass's pipelines share. */
   readonly pipelineLayout: GPUPipelineLayout;
   readonly module: GPUShaderModule;
@@ -253,10 +258,7 @@ export class SkinPass {
     this.environment?.destroy();
     this.environment = made;
     this.shadowGroup = this.createShadowGroup(this.shadowView ?? this.noShadow);
-    for (const item of this.items) {
-      item.pipeline = this.pipelineFor(item.mesh);
-      if (item.band) item.band = this.pipelineFor(item.mesh, true);
-    }
+    for (const item of this.items) item.pipeline = this.pipelineFor(item.mesh);
   }
 
   /**
@@ -265,7 +267,6 @@ export class SkinPass {
    */
   bind(inputs: SkinInputs, morphWeights?: GPUBuffer): void {
     this.inputs = [inputs, morphWeights];
-    this.band = undefined;
     this.direct = frameBindGroup(this.device, this.frameLayout, 'SkinPass.frame', this.camera, inputs, inputs.identityListBuffer, 0, morphWeights);
     this.levelGroups.length = 0;
     for (let level = 0; level < inputs.lodLevels; level++) {
@@ -312,30 +313,6 @@ export class SkinPass {
         pass.setBindGroup(0, this.levelGroups[level]);
         pass.drawIndexedIndirect(draws.args, draws.argsOffset(0, level, item.index));
       }
-    }
-  }
-
-  /**
-   * @internal The impostor band's meshes (src/features/impostors): one indirect draw per primitive
-   * (arguments at `argsOffset` + CULL_ARGS.drawWords x 4 x primitive in `args`) over the band list, `bytes` bytes of
-   * `list` from byte `offset` (listStride slots, then listStride fades by slot), with the BAND
-   * pipelines (skin.wgsl: each keeps the pixels its instance's screen-door fade leaves to the mesh).
-   */
-  drawBand(pass: GPURenderPassEncoder, list: GPUBuffer, offset: number, bytes: number, args: GPUBuffer, argsOffset: number): void {
-    if (!this.inputs) throw new Error('SkinPass.drawBand: call bind() first');
-    if (this.band?.list !== list || this.band.offset !== offset) {
-      const group = frameBindGroupAt(this.device, this.frameLayout, 'SkinPass.frameBand', this.camera, this.inputs[0], list, offset, bytes, this.inputs[1]);
-      this.band = { group, list, offset };
-    }
-    pass.setBindGroup(0, this.band.group);
-    pass.setBindGroup(2, this.shadowGroup);
-    const looks = this.appearance?.refresh();
-    for (const item of this.items) {
-      pass.setPipeline((item.band ??= this.pipelineFor(item.mesh, true)));
-      pass.setBindGroup(1, item.material);
-      if (looks) pass.setBindGroup(3, looks[item.index]);
-      this.mesh.setBuffers(pass, item.mesh);
-      pass.drawIndexedIndirect(args, argsOffset + item.index * CULL_ARGS.drawWords * 4);
     }
   }
 

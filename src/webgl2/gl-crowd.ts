@@ -149,7 +149,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
       get device(): GPUDevice { return gpu('device'); }, backend: 'webgl2', get recordDevice() { return self.device; },
       character: this.character, options: this.options as CrowdOptions,
       store: this.store as unknown as CrowdKernel['store'], get clock() { return self.clockSeconds; }, skinning: 'linear', locomotionDrive: undefined,
-      feature: (name) => this.features.get(name), rebuildPasses: () => this.rebuildPasses(), routeImpostors: () => gpu('routeImpostors'), get lodSettings(): CrowdKernel['lodSettings'] { return gpu('lodSettings'); }, get draws(): CrowdKernel['draws'] { return gpu('draws'); },
+      feature: (name) => this.features.get(name), rebuildPasses: () => this.rebuildPasses(), routeFar: () => gpu('routeFar'), get lodSettings(): CrowdKernel['lodSettings'] { return gpu('lodSettings'); }, get draws(): CrowdKernel['draws'] { return gpu('draws'); },
     };
   }
 

@@ -2,7 +2,8 @@ import { expect } from 'vitest';
 import { ModelError } from '../../src/bake/errors';
 import type { GltfAccessor, GltfAsset, GltfJson } from '../../src/bake/gltf-json';
 import * as morph from '../../src/bake/load-morph';
-import { hasMorphTargets, hasVrm } from '../../src/bake/parse';
+import { hasMorphTargets, hasVrm, usesQuantization } from '../../src/bake/parse';
+import * as quantization from '../../src/bake/quantization';
 import * as vrm from '../../src/bake/vrm-humanoid';
 import { seededRandom } from './prng';
 
@@ -67,7 +68,7 @@ export class GltfBuilder {
     for (const chunk of this.chunks) { buffer.set(chunk, o); o += chunk.byteLength; }
     const json: GltfJson = structuredClone({ ...this.json, buffers: [{ byteLength: buffer.byteLength }] });
     // The readers parseGltf attaches to a file that needs them (parse.ts: fetched on demand there).
-    return { json, buffers: [buffer], images: [], ...(hasVrm(json) ? { vrm } : {}), ...(hasMorphTargets(json) ? { morph } : {}) };
+    return { json, buffers: [buffer], images: [], ...(hasVrm(json) ? { vrm } : {}), ...(hasMorphTargets(json) ? { morph } : {}), ...(usesQuantization(json) ? { quantization } : {}) };
   }
 
   private push(bytes: Uint8Array): void {

@@ -1,16 +1,13 @@
 import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
-import type { ImpostorDraws } from '../../runtime/culling/visibility';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
 import { AtlasGrid, boxSphere } from './impostor-atlas';
 import { ALBEDO_FORMAT, ImpostorBake, SURFACE_FORMAT, type BakeLayer, type ImpostorTextures } from './impostor-bake';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
+import { BandMeshes } from './band-meshes';
+import { ImpostorRoute, type ImpostorDraws } from './impostor-route';
 import type { ImpostorOptions } from './types';
-import { CULL_ARGS } from '../../runtime/layout';
-
-/** Bytes of one drawIndirect quadruple in the cull pass's arguments (the band's mesh draws follow its impostors'). */
-const IMPOSTOR_ARGS_BYTES = CULL_ARGS.impostorWords * 4;
 
 export type { ImpostorOptions } from './types';
 export type { ImpostorLook, ImpostorLookStats } from './impostor-looks';
@@ -80,8 +77,12 @@ export class CrowdImpostors implements CrowdFeature {
   private pass: ImpostorPass;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
-  /** The model-space size the switch measures: the diameter of the sphere the cells frame. */
+  /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere the cells frame). */
+  private readonly route: ImpostorRoute;
+  /** Model units the switch measures: the diameter of the sphere the cells frame. */
   private readonly size: number;
+  /** The band's meshes, through the crowd's skin pass. */
+  private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
   private on = true;
   private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined };
@@ -93,11 +94,12 @@ export class CrowdImpostors implements CrowdFeature {
     const parts = crowd.character.rig.primitives.length;
     this.looksInUse = new ImpostorLooks(this.grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
     const box = crowd.character.animationBounds.box;
-    this.size = 2 * boxSphere(box).radius;
     this.targets = crowd.targetFormats;
     this.pass = new ImpostorPass(crowd.device, this.grid, box, this.targets);
     this.kernel = crowd.install(this);
-    this.kernel.routeImpostors(this.size, this.grid.switchPixels, this.grid.band);
+    this.size = 2 * boxSphere(box).radius;
+    this.route = new ImpostorRoute(this.kernel, this.size, this.grid.switchPixels, this.grid.band);
+    this.kernel.routeFar(this.route);
   }
 
   /** Whether far instances are drawn as impostors (default true); false draws every instance as a mesh again (for comparison). */
@@ -109,7 +111,7 @@ export class CrowdImpostors implements CrowdFeature {
   set enabled(on: boolean) {
     if (typeof on !== 'boolean') throw new TypeError(`impostors.enabled must be true or false, got ${String(on)}`);
     this.on = on;
-    this.kernel.routeImpostors(this.size, on ? this.grid.switchPixels : 0, this.grid.band);
+    this.kernel.routeFar(on ? this.route : undefined);
   }
 
   /** Instances whose framed sphere spans at most this many pixels on the crowd's viewport are drawn as impostors (ImpostorOptions.switchPixels). */
@@ -209,7 +211,7 @@ export class CrowdImpostors implements CrowdFeature {
 
   /** Keeps the frame's impostor list for draw(). */
   encode(_encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {
-    if (stage === 'after-pose') this.frameList = frame.impostors;
+    if (stage === 'after-pose') this.frameList = frame.routed && this.route.draws(frame.routed);
   }
 
   /** Draws the frame's impostors (when the cull pass listed any) into the crowd's render pass. */
@@ -228,7 +230,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
     if (this.grid.band > 0) {
       // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.
-      kernel.draws.skin.drawBand(pass, list.args, list.bandListOffset, list.bandListBytes, list.args, list.bandArgsOffset + IMPOSTOR_ARGS_BYTES);
+      this.bandMeshes.draw(pass, kernel.draws, kernel.device, list);
       this.pass.drawBand(pass, inputs, shadow?.view, list.bandListOffset, list.bandListBytes, list.bandArgsOffset);
     }
   }
@@ -246,7 +248,7 @@ export class CrowdImpostors implements CrowdFeature {
   }
 
   destroy(): void {
-    this.kernel.routeImpostors(this.size, 0);
+    this.kernel.routeFar(undefined);
     this.pass.destroy();
     this.freeTextures();
   }

@@ -29,8 +29,11 @@ export interface CullInputs {
 export interface CullFrame {
   /** CULL_* flags (src/runtime/layout.ts). */
   flags: number;
+  /** The camera frustum's six planes (left, right, bottom, top, near, far), 4 numbers each (cull-math.ts frustumPlanes). */
   planes: Float32Array;
+  /** The shadow map's light frustum's six planes, as `planes` (read with CULL_SHADOWS). */
   lightPlanes: Float32Array;
+  /** The camera's position, world units (3 numbers). */
   cameraPosition: Float32Array;
   /** Instances whose bounds start farther (world units) are not drawn. */
   maxDistance: number;
@@ -40,6 +43,7 @@ export interface CullFrame {
   animationDistances: Float32Array;
   /** LOD_NOT_FORCED, or the level every instance draws. */
   forcedLevel: number;
+  /** Levels coarser than its camera level that a shadow caster draws in the shadow map. */
   shadowLodBias: number;
   /** Frame counter (u32, wrapping). */
   frame: number;
@@ -92,6 +96,13 @@ export class CullPass {
   private readonly finalizePipeline: GPUComputePipeline;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'CullPass' };
   private argsBuffer: GPUBuffer;
+  /**
+   * Bytes of the indirect arguments: the pose dispatches, the draws of (list 0 camera / 1 shadow,
+   * level, primitive), then at argsOffset(2, 0, 0) the impostor list's drawIndirect arguments
+   * (IMPOSTOR_VERTICES, impostor instances, 0, 0), the band's impostors' (IMPOSTOR_VERTICES, band
+   * instances, 0, 0) and its meshes' (one drawIndexedIndirect per primitive).
+   */
+  private readonly argsBytes: number;
   private bindGroup: GPUBindGroup | undefined;
   private bound: CullInputs | undefined;
   private boundGeneration = -1;
@@ -106,6 +117,7 @@ export class CullPass {
     }
     this.levels = levels;
     this.primitives = primitives;
+    this.argsBytes = this.argsOffset(2, 0, 0) + (2 * CULL_ARGS.impostorWords + primitives * CULL_ARGS.drawWords) * 4;
     this.counters = device.createBuffer({ label: 'CullPass.counters', size: CULL_COUNTERS.words * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
     this.argsBuffer = this.createArgs(0);
     this.params = device.createBuffer({ label: 'CullPass.params', size: CULL_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
@@ -136,19 +148,9 @@ export class CullPass {
     return (CULL_ARGS.draws + ((list * this.levels + level) * this.primitives + primitive) * CULL_ARGS.drawWords) * 4;
   }
 
-  /** Byte offset in `args` of the impostor list's drawIndirect arguments (IMPOSTOR_VERTICES, impostor instances, 0, 0). */
-  get impostorArgsOffset(): number {
-    return this.argsOffset(2, 0, 0);
-  }
-
-  /** Byte offset in `args` of the band's impostor drawIndirect arguments (IMPOSTOR_VERTICES, band instances, 0, 0); its mesh draws' follow, one drawIndexedIndirect per primitive. */
-  get bandArgsOffset(): number {
-    return this.impostorArgsOffset + CULL_ARGS.impostorWords * 4;
-  }
-
   /** Byte offset in `args` of the impostor list (u32 slots, CULL_COUNTERS.impostor of them; a storage binding's offset: 256-aligned). */
   get impostorListOffset(): number {
-    return Math.ceil((this.bandArgsOffset + (CULL_ARGS.impostorWords + this.primitives * CULL_ARGS.drawWords) * 4) / 256) * 256;
+    return Math.ceil(this.argsBytes / 256) * 256;
   }
 
   /** Byte offset in `args` of the band list (listStride u32 slots, CULL_COUNTERS.band of them, then listStride f32 fades by slot), for lists of `listStride` entries. */
@@ -230,7 +232,7 @@ export class CullPass {
   /** The arguments buffer with room for the impostor and band lists of `listBytes` (0: none). */
   private createArgs(listBytes: number): GPUBuffer {
     return this.device.createBuffer({
-      label: 'CullPass.args', size: (listBytes > 0 ? this.impostorListOffset : this.bandArgsOffset + (CULL_ARGS.impostorWords + this.primitives * CULL_ARGS.drawWords) * 4) + listBytes,
+      label: 'CullPass.args', size: (listBytes > 0 ? this.impostorListOffset : this.argsBytes) + listBytes,
       usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC,
     });
   }

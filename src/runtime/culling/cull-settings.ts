@@ -1,4 +1,5 @@
 import type { CullFrame } from './cull-pass';
+import type { CullRoute } from './cull-route';
 import { distanceForPixels, frustumPlanes, NEVER, projectionScale } from './cull-math';
 import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, LOD_NOT_FORCED, MAX_LOD_LEVELS } from '../layout';
 import { checkNumbers, checkWorldNumber } from '../record-buffer';
@@ -30,13 +31,8 @@ export class CullSettings {
     maxDistance: Infinity, lodDistances: new Float32Array(4).fill(NEVER), animationDistances: new Float32Array(4).fill(NEVER),
     forcedLevel: LOD_NOT_FORCED, shadowLodBias: 1, frame: 0, impostorDistance: NEVER, impostorBand: NEVER,
   };
-  /** Instances whose `impostorSize` (model units) spans at most `impostorPixels` pixels go to the impostor list (set by a feature; 0: none). */
-  impostorSize = 0;
-  impostorPixels = 0;
-  /** Model units the cull pass's distance leaves out (the radius of the box it tests): taken off the impostor switch so that it measures from the centre. */
-  impostorOffset = 0;
-  /** The impostor band: a fraction in [0, 1) of the switch distance (from the centre) before it where instances are drawn both ways, faded (set by a feature; 0: none). */
-  impostorBand = 0;
+  /** A feature's routing of far instances (CrowdKernel.routeFar: impostors), which sets the frame's impostor distances; undefined: none routed. */
+  route: CullRoute | undefined;
   private readonly viewProjection = new Float64Array(16);
   /** The light camera of a shadow map drawn by someone else (setCasterCamera), world -> clip. */
   private readonly casterViewProjection = new Float64Array(16);
@@ -142,12 +138,9 @@ export class CullSettings {
     f.animationDistances[0] = distanceForPixels(this.size, this.every2ndBelow, projection, this.viewportHeight);
     f.animationDistances[1] = distanceForPixels(this.size, this.every4thBelow, projection, this.viewportHeight);
     f.forcedLevel = this.forcedLevel ?? LOD_NOT_FORCED;
-    const switchDistance = this.impostorPixels > 0 ? distanceForPixels(this.impostorSize, this.impostorPixels, projection, this.viewportHeight) : NEVER;
-    f.impostorDistance = this.impostorPixels > 0 ? Math.max(0, switchDistance - this.impostorOffset) : NEVER;
-    // The band's meshes draw one level (lodLevel of its start): it starts no nearer than the coarsest level, so none changes level in it.
-    let coarsest = 0;
-    for (let i = 0; i < 4 && this.lod && this.forcedLevel === undefined; i++) if (f.lodDistances[i] < NEVER / 2) coarsest = Math.max(coarsest, f.lodDistances[i]);
-    f.impostorBand = this.impostorPixels > 0 ? Math.min(f.impostorDistance, Math.max(0, switchDistance * (1 - this.impostorBand) - this.impostorOffset, coarsest)) : NEVER;
+    // Without a camera nothing is routed: there is no view to draw an impostor in (a palette frame still culls).
+    if (this.route && this.hasCamera) this.route.fill(f, projection, this.viewportHeight);
+    else f.impostorDistance = f.impostorBand = NEVER;
     f.frame = (f.frame + 1) >>> 0;
     return f;
   }

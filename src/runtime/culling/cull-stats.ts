@@ -1,5 +1,6 @@
 import type { CullStats } from '../crowd-types';
-import { CULL_COUNTERS, IMPOSTOR_VERTICES } from '../layout';
+import { CULL_COUNTERS } from '../layout';
+import type { CullRoute } from './cull-route';
 
 const BYTES = CULL_COUNTERS.words * 4;
 
@@ -12,10 +13,8 @@ const BYTES = CULL_COUNTERS.words * 4;
 export class CullStatsReader {
   /** The newest counts read back, or undefined before the first. */
   latest: CullStats | undefined;
-  /** Whether instances are routed to impostors (CULL_COUNTERS.impostor): they are then counted as one more level of IMPOSTOR_VERTICES each. */
-  impostors = false;
-  /** The LOD level the impostor band's meshes draw (the cull pass's lodLevel of the band's start; Visibility sets it each frame). */
-  bandLevel = 0;
+  /** A feature's routing of far instances (CullRoute: impostors), which counts what it routed; undefined: none. */
+  route: CullRoute | undefined;
   private readonly staging: GPUBuffer[];
   /** Per staging buffer: 'idle', 'copied' (awaiting the submit of the frame that copied), or 'mapping'. */
   private readonly state: ('idle' | 'copied' | 'mapping')[];
@@ -63,20 +62,7 @@ export class CullStatsReader {
   private parse(words: Uint32Array): CullStats {
     const perLevel = Array.from({ length: this.levels }, (_, l) => words[CULL_COUNTERS.camera + l]);
     const vertices = perLevel.reduce((sum, n, l) => sum + n * this.indicesPerLevel[l], 0);
-    if (!this.impostors) return { visible: perLevel.reduce((a, b) => a + b, 0), posed: words[CULL_COUNTERS.posePlain] + words[CULL_COUNTERS.poseLayered], perLevel, vertices };
-    // The band's instances are drawn twice (a mesh at bandLevel and an impostor, each faded): in
-    // both of those perLevel entries and in `band`, once in `visible`, both draws in `vertices`.
-    const band = words[CULL_COUNTERS.band];
-    const impostors = words[CULL_COUNTERS.impostor];
-    const visible = perLevel.reduce((a, b) => a + b, 0) + impostors + band;
-    perLevel[this.bandLevel] += band;
-    perLevel.push(impostors + band);
-    return {
-      visible,
-      posed: words[CULL_COUNTERS.posePlain] + words[CULL_COUNTERS.poseLayered],
-      perLevel,
-      vertices: vertices + band * this.indicesPerLevel[this.bandLevel] + IMPOSTOR_VERTICES * (impostors + band),
-      band,
-    };
+    const stats: CullStats = { visible: perLevel.reduce((a, b) => a + b, 0), posed: words[CULL_COUNTERS.posePlain] + words[CULL_COUNTERS.poseLayered], perLevel, vertices };
+    return this.route ? this.route.count(words, stats, this.indicesPerLevel) : stats;
   }
 }

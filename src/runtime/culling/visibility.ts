@@ -11,24 +11,11 @@ import type { PosePass } from '../pose-pass';
 import type { DrawArgs, SkinPass } from '../skin-pass';
 import { frustumPlanes } from './cull-math';
 import { CullPass } from './cull-pass';
-import { CULL_LOD, LOD_NOT_FORCED } from '../layout';
+import type { CullRoute, RoutedLists } from './cull-route';
 import { CullSettings } from './cull-settings';
 import { CullStatsReader } from './cull-stats';
 import { PalettePass, paletteLists } from './palette-pass';
 import { fitLight, ShadowPass } from './shadow-pass';
-
-/** The impostor list of a culled frame (Visibility.impostors, EncodedFrame.impostors): not owned by the reader. */
-export interface ImpostorDraws {
-  /** The cull pass's arguments buffer (replaced when it grows): the drawIndirect arguments (IMPOSTOR_VERTICES, impostor count, 0, 0) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
-  args: GPUBuffer;
-  argsOffset: number;
-  listOffset: number;
-  /** The band (CrowdKernel.routeImpostors' `band`): its impostors' drawIndirect arguments at `bandArgsOffset` bytes, then its meshes' drawIndexedIndirect arguments (one quintuple per primitive, at the band's level). */
-  bandArgsOffset: number;
-  /** The band list at `bandListOffset` bytes: listStride u32 slots (the band's count of them), then listStride f32 fades by slot (0 at the band's start, 1 at the switch); `bandListBytes` bytes in all. */
-  bandListOffset: number;
-  bandListBytes: number;
-}
 
 /**
  * What a crowd's camera decides each frame: culling, mesh LOD, animation LOD and the shadow map
@@ -62,8 +49,6 @@ export class Visibility {
   private shadowedFrame = false;
   /** Store generation the shadow pass is bound to (-1: never). */
   private shadowGeneration = -1;
-  private readonly impostorDraws = { args: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
-  private listStride = 0;
   private readonly drawShadow = { view: undefined as unknown as GPUTextureView, lightViewProjection: undefined as unknown as Float32Array, mapSize: 0, strength: 1 };
   /** The caller's timestamp writes split over the cull pass (beginning) and the pose pass (end). */
   private readonly cullTimestamps: GPUComputePassTimestampWrites = { querySet: undefined as unknown as GPUQuerySet };
@@ -92,40 +77,14 @@ export class Visibility {
     return this.culledFrame ? this.cullPass.counters : undefined;
   }
 
-  /**
-   * Routes instances whose `size` (model units) spans at most `pixels` pixels to the impostor list
-   * (a feature draws them, CrowdKernel.routeImpostors); pixels 0 stops it. Counted by the cull stats as one more level.
-   * `band` in [0, 1): the fraction of the switch distance before it where instances are drawn both ways (0: none).
-   */
-  routeImpostors(size: number, pixels: number, band = 0): void {
-    this.settings.impostorBand = band;
-    const bounds = this.character.animationBounds;
-    const box = this.options.cullBounds === 'authored' ? bounds.box : bounds.reach;
-    this.settings.impostorSize = size;
-    this.settings.impostorPixels = pixels;
-    // The cull pass measures from the box's bounding sphere, the switch from its centre.
-    this.settings.impostorOffset = Math.hypot(box[3] - box[0], box[4] - box[1], box[5] - box[2]) / 2;
-    this.stats.impostors = pixels > 0;
+  /** Hands the cull pass a feature's routing of far instances (CrowdKernel.routeFar), or none (undefined). */
+  routeFar(route: CullRoute | undefined): void {
+    this.settings.route = this.stats.route = route;
   }
 
-  /** The impostor list and its draw arguments of the last culled frame that routed impostors, else undefined. */
-  get impostors(): ImpostorDraws | undefined {
-    if (!this.culledFrame || !(this.settings.impostorPixels > 0) || !this.settings.active) return undefined;
-    const d = this.impostorDraws;
-    d.args = this.cullPass.args;
-    d.argsOffset = this.cullPass.impostorArgsOffset;
-    d.listOffset = this.cullPass.impostorListOffset;
-    d.bandArgsOffset = this.cullPass.bandArgsOffset;
-    d.bandListOffset = this.cullPass.bandListOffset(this.listStride);
-    d.bandListBytes = 2 * this.listStride * 4;
-    return d;
-  }
-
-  /** The cull pass's lodLevel (cull.wgsl) at scaled distance `scaled`: the levels whose threshold it has reached. */
-  private levelAt(scaled: number, lodDistances: Float32Array): number {
-    let level = 0;
-    for (let i = 0; i + 1 < this.levels; i++) if (scaled >= lodDistances[i]) level = i + 1;
-    return level;
+  /** The cull pass's routed lists of the last culled frame with a camera while a route is set (EncodedFrame.routed), else undefined. */
+  get routed(): RoutedLists | undefined {
+    return this.culledFrame && this.settings.route && this.settings.active ? this.cullPass : undefined;
   }
 
   /** The cull pass's indirect arguments of the last culled frame, else undefined. */
@@ -154,7 +113,7 @@ export class Visibility {
       box: authored ? bounds.box : bounds.reach, layeredBox: authored ? bounds.box : bounds.reachLayered,
     }));
     this.stats = own(new CullStatsReader(device, this.cullPass.counters, mesh.levels, mesh.indicesPerInstance()));
-    this.stats.impostors = this.settings.impostorPixels > 0;
+    this.stats.route = this.settings.route;
     if (this.shadowMapSize !== undefined) this.shadowPass = own(new ShadowPass(device, skin, mesh, { mapSize: this.shadowMapSize }));
     this.shadowGeneration = -1;
     this.culledFrame = this.shadowedFrame = false;
@@ -202,8 +161,6 @@ export class Visibility {
     }
     const frame = settings.fill();
     if (!settings.active) frame.flags = 0; // no camera: every instance is drawn, at level 0
-    this.stats.bandLevel = frame.forcedLevel !== LOD_NOT_FORCED ? Math.min(frame.forcedLevel, this.levels - 1) : (frame.flags & CULL_LOD) === 0 ? 0 : this.levelAt(frame.impostorBand, frame.lodDistances);
-    this.listStride = store.listStride;
     if (shadowPass) {
       const light = shadowPass.lightViewProjection;
       fitLight(settings.cameraViewProjection, frame.cameraPosition, shadowPass.lightDirection, this.shadow.distance, this.shadow.reach, light);

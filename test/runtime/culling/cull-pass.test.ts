@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { animationStep, frustumPlanes, insideAll, instanceBounds, lodLevel, poseDue } from '../../../src/runtime/culling/cull-math';
+import { animationStep, frustumPlanes, insideAll, instanceBounds, lodLevel, NEVER, poseDue } from '../../../src/runtime/culling/cull-math';
 import { CullPass } from '../../../src/runtime/culling/cull-pass';
 import { CullSettings } from '../../../src/runtime/culling/cull-settings';
 import { InstanceStore } from '../../../src/runtime/instance-store';
@@ -103,6 +103,18 @@ describe.skipIf(!device)('CullPass: the GPU decisions equal the TypeScript twin 
     }
     store.destroy();
     pass.destroy();
+  });
+
+  it('routes nothing far without a camera (a palette frame culls with none: every instance stays a mesh)', () => {
+    const settings = new CullSettings([0], 1);
+    const routed: number[] = [];
+    settings.route = { fill: (f) => { routed.push(f.frame); f.impostorDistance = f.impostorBand = 0; }, count: (_w, stats) => stats };
+    const without = settings.fill();
+    expect(routed, 'the route filled a frame with no camera to draw its impostors').toEqual([]);
+    expect([without.impostorDistance, without.impostorBand]).toEqual([NEVER, NEVER]);
+    settings.setCamera(new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]), [0, 0, 0], 600);
+    expect(settings.fill().impostorDistance).toBe(0);
+    expect(routed).toHaveLength(1);
   });
 
   it('rejects mismatched LOD tables and stores, naming them', () => {
