@@ -44,6 +44,7 @@ export { GPUCanvasCrowd, type ClearColor } from './webgl2/canvas-crowd';
 // import, so that a page on WebGPU does not carry them (docs/webgl2.md, "Loaded on demand").
 export type { GLCanvasCrowd } from './webgl2/gl-canvas-crowd';
 export type { GLCrowd, GLCrowdOptions } from './webgl2/gl-crowd';
+export type { GLShadowMap } from './webgl2/gl-shadow-pass';
 // A layer stack: LayerStackInit is the form people write, LayerStackArrays the packed one controllers fill; Crowd.setLayers takes either.
 export {
   MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS,

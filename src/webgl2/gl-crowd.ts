@@ -1,5 +1,4 @@
 import type { Character } from '../character/character';
-import type { AppearanceSource } from '../runtime/appearance-groups';
 import { featureNeeds } from '../character/needs';
 import { show } from '../math/show';
 import type { CameraOptions, CrowdOptions, CullStats } from '../runtime/crowd-types';
@@ -20,7 +19,7 @@ import type { GLJointTarget } from './gl-joints';
 import { GLPalette, type GLFrameLists } from './gl-palette';
 import { GLPosePass, type GLPoseInputs } from './gl-pose-pass';
 import { GLRecordDevice, textureBytes, type GLStoreBuffer } from './gl-record-device';
-import { GLShadowPass } from './gl-shadow-pass';
+import { GLShadowPass, type GLShadowMap } from './gl-shadow-pass';
 import { meshLevels } from './gl-mesh';
 import { GLSkinPass } from './gl-skin-pass';
 import { GLRecordTexture } from './record-texture';
@@ -244,7 +243,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   /** @internal Per slot, its joint set's entry (PALETTE_* in layout.ts) from the last encode() while the palette is active (CrowdOptions.paletteSize), else undefined. Read only. */
   get jointEntries(): Uint32Array | undefined { return this.store.palette.active ? this.palette.entries : undefined; }
   /** @internal The per-instance appearance a feature provides (CrowdAppearance: its records a record texture on `gl`), or undefined. */
-  get appearanceSource(): AppearanceSource | undefined { return this.features.appearance; }
+  get appearanceSource(): import('../runtime/appearance-groups').AppearanceSource | undefined { return this.features.appearance; }
 
   /** What the last encode() culled, posed and drew (exact and current on WebGL 2: the lists are the CPU's); undefined before the first. */
   get cullStats(): CullStats | undefined {
@@ -321,11 +320,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
   }
 
   /** The shadow map the last encode() drew (owned by the crowd, read only), for a page that shades its ground with it (the demo's GL grid); undefined when none. */
-  get shadowMap(): {
-    /** GLShadowPass's DEPTH_COMPONENT32F map: sample it with a less-equal comparison at v = y * 0.5 + 0.5 (GL's rows). */ readonly texture: WebGLTexture;
-    /** World to the map's clip space (depth in [0, 1]), column-major 4x4. */ readonly lightViewProjection: Float32Array;
-    /** Width and height of the map in texels. */ readonly mapSize: number;
-  } | undefined {
+  get shadowMap(): GLShadowMap | undefined {
     return this.shadowedFrame ? this.shadowPass : undefined;
   }
 

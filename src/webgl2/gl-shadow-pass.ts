@@ -19,8 +19,18 @@ export interface GLShadowPassOptions {
   mapSize?: number;
 }
 
+/** A crowd's sun shadow map as a page reads it (GLCrowd.shadowMap, for shading its own ground): owned by the crowd, read only. */
+export interface GLShadowMap {
+  /** The DEPTH_COMPONENT32F map: sample it with a less-equal comparison at v = y * 0.5 + 0.5 (GL's rows). */
+  readonly texture: WebGLTexture;
+  /** World to the map's clip space (depth in [0, 1]), column-major 4x4. */
+  readonly lightViewProjection: Float32Array;
+  /** Width and height of the map in texels. */
+  readonly mapSize: number;
+}
+
 /** The sun's shadow map on WebGL 2 (see the file's header). Owns its map, framebuffer and camera buffer. */
-export class GLShadowPass {
+export class GLShadowPass implements GLShadowMap {
   /** Texels a side of the square map. */
   readonly mapSize: number;
   /** The depth map, for GLSkinPass.setShadowMap. Owned by the pass. */

@@ -7,3 +7,4 @@
  */
 export { GLCrowd, type GLCrowdOptions } from './gl-crowd';
 export { GLCanvasCrowd } from './gl-canvas-crowd';
+export type { GLShadowMap } from './gl-shadow-pass';

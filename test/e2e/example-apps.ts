@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import type { Image } from './pixels';
+import { shareUnlike, type Image } from './pixels';
 import type { Variant } from './stranger';
 import { expectBoxInFrontHidesFox, type Shot } from './three-depth';
 
@@ -52,6 +52,12 @@ export interface ExampleApp {
    * (esbuild without splitting inlines it the same way). About as long as the WebGPU page on SwiftShader.
    */
   webgl2?: Variant[];
+  /**
+   * The `webgl2` page of an app whose WebGL 2 is three's backend, not createCrowd's (react): no
+   * `crowd-skin draws on` line to look for, the console warning three prints there, and the most
+   * the share of the view drawn may differ from the WebGPU page's (the two shadings light alike).
+   */
+  threeFallback?: { warning: RegExp; shareWithin: number };
 }
 
 /**
@@ -68,6 +74,19 @@ export const INSTALLS: Install[] = [
   { name: 'plain', declarations: ['index.d.ts', 'webgl2.d.ts'] },
   { name: 'peers', declarations: ['three.d.ts', 'react.d.ts'] },
 ];
+
+/** examples/react's hooks for the tests (window.reactExample, main.jsx). */
+interface ReactExample { paused: boolean; frames: number; remount(): void; unmount(): void }
+/** examples/react's Canvas background (`<color attach="background">`, no tone mapping with `flat`). */
+const REACT_BACKGROUND: [number, number, number] = [201, 211, 196];
+const REACT_OVERLAYS = '#info, #selected';
+
+/** Resolves once examples/react has counted `count` more frames. */
+async function exampleFrames(page: Page, count: number): Promise<void> {
+  const now = await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.frames);
+  await page.waitForFunction((n) => (window as unknown as { reactExample: ReactExample }).reactExample.frames >= n, now + count, { timeout: 240_000, polling: 100 })
+    .catch((error: Error) => { throw new Error(`examples/react counted fewer than ${count} more frames (nothing mounted?): ${error.message}`); });
+}
 
 export const EXAMPLE_APPS: ExampleApp[] = [
   {
@@ -107,17 +126,42 @@ export const EXAMPLE_APPS: ExampleApp[] = [
     // React, react-dom, R3F and @types/react at the repo's versions (its devDependencies, for crowd-skin/react's types).
     versions: { '@types/react-dom': '19.3.0' },
     variants: ['vite'],
-    // <Canvas flat>: no tone mapping, so the background is the colour given.
-    background: [201, 211, 196], overlays: '#info, #selected', minDrawn: 0.02,
-    // A click on a Fox selects it through R3F's pointer events and CrowdObject3D.raycast (the CPU-posed mesh).
+    // <Canvas flat>: no tone mapping, so the background is the colour given. The box alone is ~2% of
+    // the view; the twelve Foxes add ~6%.
+    background: REACT_BACKGROUND, overlays: REACT_OVERLAYS, minDrawn: 0.05,
+    // Without navigator.gpu, R3F's gl factory makes a WebGPURenderer on three's WebGL 2 backend, and
+    // <CrowdSkin> draws there (shading 'three'), lighting the ring as on WebGPU (docs/three.md).
+    webgl2: ['vite'], threeFallback: { warning: /WebGPU is not available, running under WebGL2 backend/, shareWithin: 0.02 },
+    // A click on a Fox selects it through R3F's pointer events and CrowdObject3D.raycast (the
+    // CPU-posed mesh); then the app is mounted anew and unmounted, the console staying clean (a crowd
+    // removed after its renderer was disposed threw here once: the made-up violation this was first
+    // shown to catch, in test/e2e/react.test.ts, whose checks these are now).
     async check(page, shot) {
       // Paused (window.reactExample.paused), so the Fox is where the screenshot shows it when clicked.
-      const frames = await page.evaluate(() => { const example = (window as unknown as { reactExample: { paused: boolean; frames: number } }).reactExample; example.paused = true; return example.frames; });
-      await page.waitForFunction((n) => (window as unknown as { reactExample: { frames: number } }).reactExample.frames >= n + 2, frames, { timeout: 60_000 });
+      const frames = await page.evaluate(() => { const example = (window as unknown as { reactExample: ReactExample }).reactExample; example.paused = true; return example.frames; });
+      await page.waitForFunction((n) => (window as unknown as { reactExample: ReactExample }).reactExample.frames >= n + 2, frames, { timeout: 60_000 });
       const point = foxInterior(await shot('click'));
       expect(point, 'no Fox pixel deep enough inside a Fox to click').toBeDefined();
       await page.mouse.click(point!.x, point!.y);
       await page.waitForFunction(() => /selected #\d+/.test(document.getElementById('selected')?.textContent ?? ''), undefined, { timeout: 60_000 });
+      // Mounted anew: every <CrowdSkin> unmounted (its crowd removed, the shared ThreeCrowdRenderer
+      // disposed), then all made again; the ring is drawn again.
+      await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.remount());
+      await exampleFrames(page, 5);
+      const overlays = await page.$$eval(REACT_OVERLAYS, (els) => els.map((e) => {
+        const r = e.getBoundingClientRect();
+        return { x: r.x, y: r.y, width: r.width, height: r.height };
+      }));
+      expect(shareUnlike(await shot('remounted'), REACT_BACKGROUND, overlays), 'no Foxes drawn after a remount').toBeGreaterThan(0.05);
+      // Unmounted: the example counts no frame while the page draws five.
+      await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.unmount());
+      const stopped = await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.frames);
+      await page.evaluate(() => new Promise<void>((done) => {
+        let left = 5;
+        const tick = () => (--left <= 0 ? done() : requestAnimationFrame(tick));
+        requestAnimationFrame(tick);
+      }));
+      expect(await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.frames), 'frames after unmount').toBe(stopped);
     },
   },
 ];
