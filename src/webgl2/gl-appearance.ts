@@ -49,15 +49,17 @@ export class GLAppearance {
     this.variants = gl.createTexture();
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, this.variants);
     const layers = Math.max(1, images.length);
-    gl.texStorage3D(gl.TEXTURE_2D_ARRAY, 1, gl.SRGB8_ALPHA8, width, height, layers);
+    // A mip chain, filtered trilinearly, as the WebGPU variants (VariantTextures) and glTF's default sampler on the materials' own textures.
+    gl.texStorage3D(gl.TEXTURE_2D_ARRAY, Math.floor(Math.log2(Math.max(width, height))) + 1, gl.SRGB8_ALPHA8, width, height, layers);
     gl.pixelStorei(gl.UNPACK_ALIGNMENT, 4);
     for (let layer = 0; layer < layers; layer++) {
       const data = images[layer]?.data ?? new Uint8Array([255, 255, 255, 255]);
       gl.texSubImage3D(gl.TEXTURE_2D_ARRAY, 0, 0, 0, layer, width, height, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(data.buffer, data.byteOffset, data.length));
     }
+    gl.generateMipmap(gl.TEXTURE_2D_ARRAY);
     gl.bindTexture(gl.TEXTURE_2D_ARRAY, null);
     this.sampler = gl.createSampler();
-    for (const [name, value] of [[gl.TEXTURE_MIN_FILTER, gl.LINEAR], [gl.TEXTURE_MAG_FILTER, gl.LINEAR], [gl.TEXTURE_WRAP_S, gl.REPEAT], [gl.TEXTURE_WRAP_T, gl.REPEAT]]) {
+    for (const [name, value] of [[gl.TEXTURE_MIN_FILTER, gl.LINEAR_MIPMAP_LINEAR], [gl.TEXTURE_MAG_FILTER, gl.LINEAR], [gl.TEXTURE_WRAP_S, gl.REPEAT], [gl.TEXTURE_WRAP_T, gl.REPEAT]]) {
       gl.samplerParameteri(this.sampler, name, value);
     }
   }
