@@ -330,9 +330,7 @@ export class GLCrowd extends CrowdInstances<GLStoreBuffer> {
    * are as they were, and the next encode() poses every instance again.
    */
   restore(): void {
-    this.pose.destroy();
-    this.skin?.destroy();
-    this.shadowPass?.destroy();
+    // The passes' objects went with the lost context: deleting them on the restored one is an INVALID_OPERATION.
     this.device = new GLRecordDevice(this.gl);
     this.store.restore(this.device);
     this.palette.restore();

@@ -174,9 +174,9 @@ export class GLRecordTexture {
     if (this.tex) { this.gl.deleteTexture(this.tex); this.tex = null; this.allocate(); }
   }
 
-  /** Deletes the texture (the CPU copy goes with this object). Writing afterwards allocates anew. */
+  /** Deletes the texture (the CPU copy goes with this object; one of a lost context is let go, as the context dropped it). Writing afterwards allocates anew. */
   destroy(): void {
-    if (this.tex) this.gl.deleteTexture(this.tex);
+    if (this.tex && this.gl.isTexture(this.tex)) this.gl.deleteTexture(this.tex);
     this.tex = null;
   }
 
