@@ -560,6 +560,7 @@ fn bandThreshold(pixel: vec2f) -> f32 {
 // is the one three builds. GLTFLoader negates normalScale.y when a primitive has no TANGENT
 // (three.js issue 11438), so the same is done here.
 // normalScale 0 (no normal map, material-data.ts): n as it is.
+// ---- the normal map's perturbed normal (impostors/bake.wgsl's generated block carries it)
 fn perturbedNormal(in: VertexOut, n: vec3f, face: f32) -> vec3f {
   if (material.normalScale == 0.0) {
     return n;
@@ -589,6 +590,7 @@ fn perturbedNormal(in: VertexOut, n: vec3f, face: f32) -> vec3f {
   }
   return normalize(mat3x3f(t * face, b * face, n) * mapN);
 }
+// ---- end of the perturbed normal
 
 // The unit geometric normal on the side the fragment is seen from: the interpolated normal (NORMALS),
 // flipped on back faces; or, for a faceted primitive, the face's own from the screen-space

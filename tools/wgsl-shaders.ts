@@ -33,12 +33,30 @@ export function skinBrdfTerms(skinSource = readFileSync(new URL('../shaders/skin
   return skinSource.slice(start, end).trimEnd();
 }
 
-const [impostor, ...impostorRest] = IMPOSTOR_SHADERS;
+/**
+ * skin.wgsl's perturbedNormal (three.js's normal_fragment_maps), between its `// ---- ` marker
+ * lines, as the impostor bake takes it: on its Surface input, the map sampled with the bake's
+ * LOD_BIAS (one texel of the cell covers several of the mesh's pixels at the switch).
+ */
+export function bakePerturbedNormal(skinSource = readFileSync(new URL('../shaders/skin.wgsl', import.meta.url), 'utf8')): string {
+  const start = skinSource.indexOf('// ---- the normal map\'s perturbed normal');
+  const end = skinSource.indexOf('// ---- end of the perturbed normal', start);
+  if (start < 0 || end < 0) throw new Error('shaders/skin.wgsl: the perturbed normal\'s marker lines are missing');
+  let text = skinSource.slice(start, end).trimEnd();
+  for (const [from, to] of [['in: VertexOut', 'in: Surface'], ['textureSample(normalTexture, normalSampler, uv)', 'textureSampleBias(normalTexture, normalSampler, uv, LOD_BIAS)']]) {
+    if (text.split(from).length !== 2) throw new Error(`shaders/skin.wgsl: perturbedNormal must hold \`${from}\` once, for the impostor bake's copy`);
+    text = text.replace(from, to);
+  }
+  return text;
+}
+
+const [impostor, bake, ...impostorRest] = IMPOSTOR_SHADERS;
 const impostorWithBrdf: GeneratedShader = { ...impostor, structs: `${impostor.structs}\n\n${skinBrdfTerms()}` };
+const bakeWithNormal: GeneratedShader = { ...bake, structs: bake.structs ? `${bake.structs}\n\n${bakePerturbedNormal()}` : bakePerturbedNormal() };
 
 export const GENERATED_SHADERS: readonly GeneratedShader[] = [pose, CONTROL_SHADER, cull, palette, skin, PROP_SHADER, ROOT_MOTION_SHADER, MORPH_SHADER, PICK_SHADER, SELECT_SHADER,
   // The mip chain pass shares no number with TypeScript: an empty block, so a shared one added later has its place.
-  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER, impostorWithBrdf, ...impostorRest,
+  { file: 'shaders/mipmaps.wgsl', constants: [], structs: '' }, ENVIRONMENT_SHADER, STEERING_SHADER, impostorWithBrdf, bakeWithNormal, ...impostorRest,
   // WebGL 2 (GLSL ES 3.00).
   ...GL_POSE_SHADERS, ...GL_DRAW_SHADERS];
 
