@@ -347,7 +347,7 @@ async function impostorsSection(character: Awaited<ReturnType<typeof characterFr
   print();
   // The band's cost: the same crowd, every Fox inside the band, drawn with no band (a cut at the switch: they are meshes) against the default band (each drawn as mesh and impostor, screen-door faded).
   const inBand = quick ? 400 : 2_500;
-  print(`The band's per-frame cost: ${inBand.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, every one inside the band (mesh LOD off, so the band has its full width; the viewport height set so the switch lies 1.2 x the camera's height away), drawn with band 0 (a cut at the switch: these Foxes, nearer than it, are meshes) against the default band 0.25 (each Fox drawn as its mesh and as its impostor, each screen-door faded); alternated: the mean of two runs' medians of ${quick ? 2 : 3} frames.`);
+  print(`The band's per-frame cost: ${inBand.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, every one inside the band (mesh LOD at the crowd's defaults: the band's meshes draw the switch's level; the viewport height set so the switch lies 1.2 x the camera's height away), drawn with band 0 (a cut at the switch: these Foxes, nearer than it, are meshes) against the default band 0.25 (each Fox drawn as its mesh and as its impostor, each screen-door faded); alternated: the mean of two runs' medians of ${quick ? 2 : 3} frames.`);
   print();
   const bandRows: ImpostorRow[] = [];
   for (const band of [0, 0.25, 0, 0.25]) {

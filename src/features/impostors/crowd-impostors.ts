@@ -6,26 +6,11 @@ import { ALBEDO_FORMAT, ImpostorBake, SURFACE_FORMAT, type BakeLayer, type Impos
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
 import { BandMeshes } from './band-meshes';
-import { ImpostorRoute, type ImpostorDraws } from './impostor-route';
+import { ImpostorRoute, levelAtSwitch, type ImpostorDraws } from './impostor-route';
 import type { ImpostorOptions } from './types';
 
 export type { ImpostorOptions } from './types';
 export type { ImpostorLook, ImpostorLookStats } from './impostor-looks';
-
-/**
- * @internal The mesh LOD level a crowd draws just before the impostor switch (the band's meshes'
- * level; with no band, the last level before the switch): `lod.forcedLevel` when set, 0 with LOD
- * off, else the coarsest level whose simplification error (`errors[level]`, model units) spans at
- * most `lod.pixelError` pixels where `size` (model units) spans `pixels` (both measured at one
- * distance, as the cull pass measures them; its offset of a box radius aside).
- */
-export function levelAtSwitch(errors: readonly number[], lod: CrowdKernel['lodSettings'], size: number, pixels: number): number {
-  if (lod.forcedLevel !== undefined) return lod.forcedLevel;
-  if (!lod.lod) return 0;
-  let level = 0;
-  for (let l = 1; l < errors.length; l++) if (errors[l] * pixels <= lod.pixelError * size) level = l;
-  return level;
-}
 
 /** What the atlas holds, once made (CrowdImpostors.atlas). */
 export interface ImpostorAtlasInfo {

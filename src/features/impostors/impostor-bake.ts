@@ -79,7 +79,7 @@ export class ImpostorBake {
   private looks: GPUBuffer | undefined;
 
   /**
-   * @param level the mesh LOD level to bake (crowd-impostors.ts levelAtSwitch: the level the crowd
+   * @param level the mesh LOD level to bake (impostor-route.ts levelAtSwitch: the level the crowd
    * draws just before the switch, so the impostor takes over from the mesh it replaces)
    */
   constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, skinning: 'linear' | 'dual-quaternion', private readonly level: number, variants?: BakeVariants) {
@@ -198,7 +198,7 @@ export class ImpostorBake {
         pass.setBindGroup(2, group);
         mesh.primitives.forEach((p, i) => {
           if (i < 32 && (look.parts & (1 << i)) === 0) return; // a part the look hides
-          // The level the crowd draws just before the switch (crowd-impostors.ts levelAtSwitch), so the impostor takes over from the mesh it replaces.
+          // The level the crowd draws just before the switch (impostor-route.ts levelAtSwitch), so the impostor takes over from the mesh it replaces.
           const [indices, firstIndex] = p.ranges[Math.min(this.level, p.ranges.length - 1)];
           pass.setPipeline(this.pipelines[i]);
           pass.setBindGroup(1, materials[i]);
