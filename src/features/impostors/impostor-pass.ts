@@ -60,10 +60,12 @@ export class ImpostorPass {
 
   constructor(private readonly device: GPUDevice, grid: AtlasGrid, box: ArrayLike<number>, options: CrowdOptions) {
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
+    // The animation box's half extents: the fragment stage's parallax march spans the box (impostor.wgsl sampleCell).
+    const half = { BOX_HALF_X: (box[3] - box[0]) / 2, BOX_HALF_Y: (box[4] - box[1]) / 2, BOX_HALF_Z: (box[5] - box[2]) / 2 };
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
       vertex: { module, entryPoint: 'vertex', constants: { BAND: band } },
-      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band } },
+      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half } },
       primitive: { topology: 'triangle-strip', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
       multisample: { count: options.sampleCount ?? 1 },
@@ -162,6 +164,7 @@ export class ImpostorPass {
           { binding: 10, resource: inputs.environment ?? this.noEnvironment.createView({ dimension: '2d-array' }) },
           { binding: 11, resource: this.environmentSampler },
           { binding: 12, resource: { buffer: this.lookTable } },
+          { binding: 13, resource: inputs.atlas.depth.createView({ dimension: '2d-array' }) },
         ],
       });
       b.length = 0;

@@ -10,7 +10,7 @@ export interface ImpostorOptions {
   maxElevation?: number;
   /** Texels per side of one atlas cell: a power of two in [16, 256] (default 64). Halved while the atlas is over `budgetBytes`. */
   cellSize?: number;
-  /** Most bytes the atlas may hold (two RGBA8 textures): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
+  /** Most bytes the atlas may hold (9 bytes a texel: RGBA8 albedo, RGBA8 surface, R8 depth): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
   budgetBytes?: number;
   /**
    * An instance is drawn as an impostor once its bounding sphere spans at most this many pixels
