@@ -391,19 +391,27 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   let stride = 2.0 * h / f32(PARALLAX_STEPS);
   var uv = vec2f(0.0);
   var hit = false;
+  var behind = 0.0;
+  var p = q;
   for (var k = 0u; k < PARALLAX_STEPS && !hit; k++) {
-    let p = q + towards * (h - (f32(k) + 0.5) * stride);
+    p = q + towards * (h - (f32(k) + 0.5) * stride);
     let local = clamp(vec2f(dot(p, right), -dot(p, up)) / (2.0 * atlas.radius) + 0.5, 0.5 / size, 1.0 - 0.5 / size);
     uv = (cell + local) / grid;
     let coverage = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0).a;
     if (coverage >= 0.5) {
       let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius;
-      let behind = depth - dot(p, d);
+      behind = depth - dot(p, d);
       hit = behind >= -0.5 * stride && behind <= PARALLAX_THICKNESS * stride;
     }
   }
   if (!hit) {
     return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0));
+  }
+  // One step more: along the ray to the baked surface's depth, where that point is covered too.
+  let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
+  let refined = (cell + clamp(vec2f(dot(onSurface, right), -dot(onSurface, up)) / (2.0 * atlas.radius) + 0.5, 0.5 / size, 1.0 - 0.5 / size)) / grid;
+  if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= 0.5) {
+    uv = refined;
   }
   let albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
   let surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0);
@@ -452,7 +460,13 @@ fn fragment(in: Out) -> @location(0) vec4f {
   // The pixel's point on the camera-facing plane through the sphere's centre (model units).
   let qr = basisRight(in.towards);
   let q = (qr * (in.local.x * 2.0 - 1.0) + cross(in.towards, qr) * (1.0 - 2.0 * in.local.y)) * atlas.radius;
-  let s = sampleCell(in.layer, pose, a, e, q, in.towards);
+  var s = sampleCell(in.layer, pose, a, e, q, in.towards);
+  // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
+  // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
+  // all half way between two (a screen door moved by (2, 3)), so nothing jumps as the camera orbits.
+  if (s.coverage == 0.0 && bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < 2.0 * min(fa, 1.0 - fa)) {
+    s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, in.towards);
+  }
   let coverage = s.coverage;
   let albedo = s.albedo;
   let normal = s.normal;

@@ -19,8 +19,9 @@ const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as con
 // across the character as in a real scene, not as in a 128-pixel view with a wide lens.
 const SIZE = 128;
 const FOV = 2 * Math.atan(Math.tan(0.45) * SIZE / 1080);
-// 4 frames a clip, 4 azimuths, 1 elevation, 128 x 128 cells: the switch at 64 pixels (the default, half the cell).
-const OPTIONS = { frames: 4, azimuths: 4, elevations: 1, cellSize: 128 };
+// 4 frames a clip, 8 azimuths (the default's 45 degrees apart), 1 elevation, 128 x 128 cells: the
+// switch at 64 pixels (the default, half the cell).
+const OPTIONS = { frames: 4, azimuths: 8, elevations: 1, cellSize: 128 };
 
 /**
  * Two images of one character against the black clear colour, `b` the mesh's: the mean absolute
@@ -58,6 +59,18 @@ function compare(a: Uint8Array, b: Uint8Array): { inside: number; outline: numbe
 const UNION_LIMIT = 10;
 /** The most over the mesh's pixels a quarter cycle on (frame 2): measured 8.14, over the issue's 8 (docs/impostors.md, Not done). */
 const MESH_LIMIT_LATER = 8.5;
+/**
+ * The most over the union half way between two view cells: measured 16.4 and 16.9 (the parallax
+ * march and the other cell's fallback draw a little outside the mesh's outline; pasted, as before
+ * the parallax, 37.9 and 44.0).
+ */
+const UNION_LIMIT_BETWEEN = 20;
+
+/** Whether the impostor half way between two view cells matches the mesh: the issue's 8 over the mesh's pixels, the union within UNION_LIMIT_BETWEEN. */
+function matchesBetween(a: Uint8Array, b: Uint8Array): boolean {
+  const c = compare(a, b);
+  return c.mesh <= 8 && c.union <= UNION_LIMIT_BETWEEN && c.inside <= 8 && c.outline <= 0.1;
+}
 
 /** Whether two images of the character match as the impostor must match the mesh at the switch: over the union, and inside alone. */
 function matches(a: Uint8Array, b: Uint8Array): boolean {
@@ -86,7 +99,7 @@ describe('impostor draw (GPU)', () => {
   });
   afterAll(() => device?.destroy());
 
-  it('at the switch distance the impostor differs from the mesh by at most 8/255 mean over the character, tinted and in an environment\'s light; a wrong view cell or a frozen frame does not', async (context) => {
+  it('at the switch distance the impostor differs from the mesh by at most 8/255 mean over the character, on a view cell and half way between two, tinted and in an environment\'s light; a wrong view cell or a frozen frame does not', async (context) => {
     if (!device) return context.skip();
     const crowd = new Crowd(device, fox, TARGETS);
     const impostors = new CrowdImpostors(crowd, OPTIONS);
@@ -111,7 +124,8 @@ describe('impostor draw (GPU)', () => {
       const stats = await crowd.readCullStats();
       return { pixels, stats };
     };
-    const side = Math.PI / 2; // exactly view 1 (azimuth 90 degrees)
+    const side = Math.PI / 2; // exactly view 2 (azimuth 90 degrees)
+    const between = (5 * Math.PI) / 8; // 112.5 degrees: half way between views 2 and 3 (90 and 135)
     const impostor = await render(side, true);
     expect(impostor.stats.perLevel.at(-1)).toBe(1); // the impostor level
     expect(impostor.stats.visible).toBe(1);
@@ -128,9 +142,17 @@ describe('impostor draw (GPU)', () => {
     expect(here.union).toBeLessThanOrEqual(UNION_LIMIT);
     expect(here.inside).toBeLessThanOrEqual(8);
     expect(here.outline).toBeLessThanOrEqual(0.1);
-    // Made-up wrong view cell: the mesh seen from the next view (azimuth 180) against this impostor.
-    const wrongView = await render(Math.PI, false);
+    // Made-up wrong view cell: the mesh seen from the next view (azimuth 135) against this impostor.
+    const wrongView = await render((3 * Math.PI) / 4, false);
     expect(matches(impostor.pixels, wrongView.pixels)).toBe(false);
+    // Half way between two view cells: the cells' images, marched along the camera's ray with their depth (parallax), match the mesh there.
+    const [halfway, halfwayMesh] = [await render(between, true), await render(between, false)];
+    const there = compare(halfway.pixels, halfwayMesh.pixels);
+    console.log(`half way between two view cells: ${there.inside.toFixed(2)}/255 mean inside, ${there.union.toFixed(2)}/255 over the union, ${there.mesh.toFixed(2)}/255 over the mesh's pixels, ${(100 * there.outline).toFixed(1)}% outline`);
+    expect(matchesBetween(halfway.pixels, halfwayMesh.pixels)).toBe(true);
+    // Made-up violations: the view cell's image as it is (the mesh from 90 degrees), and the frame's mesh from the other cell.
+    expect(matchesBetween(halfway.pixels, mesh.pixels)).toBe(false);
+    expect(matchesBetween(halfway.pixels, wrongView.pixels)).toBe(false);
     // A quarter cycle on, the impostor shows frame 2 and matches the mesh there; the frame-1 image (a frozen frame) does not.
     crowd.update(duration / 4);
     const later = await render(side, true);
@@ -140,6 +162,11 @@ describe('impostor draw (GPU)', () => {
     expect(matches(later.pixels, laterMesh.pixels)).toBe(true);
     expect(laterHere.mesh).toBeLessThanOrEqual(MESH_LIMIT_LATER);
     expect(matches(impostor.pixels, laterMesh.pixels)).toBe(false);
+    const [laterHalfway, laterHalfwayMesh] = [await render(between, true), await render(between, false)];
+    const laterThere = compare(laterHalfway.pixels, laterHalfwayMesh.pixels);
+    console.log(`a quarter cycle on, half way between two view cells: ${laterThere.union.toFixed(2)}/255 over the union, ${laterThere.mesh.toFixed(2)}/255 over the mesh's pixels`);
+    expect(matchesBetween(laterHalfway.pixels, laterHalfwayMesh.pixels)).toBe(true);
+    expect(matchesBetween(laterHalfway.pixels, halfwayMesh.pixels)).toBe(false); // a frozen frame
     // Appearance tints the impostor as it tints the mesh.
     expect(impostors.stale).toEqual([]);
     const looks = new CrowdAppearance(crowd);
