@@ -242,6 +242,12 @@ override ENCODE_SRGB: bool = false;
 // per slot), and the fragment stage keeps only the pixels whose screen-door threshold is under the
 // instance's fade (skin.wgsl's BAND meshes draw the others).
 override BAND: bool = false;
+// ALPHA_TO_COVERAGE: a multisampled target (the pipeline's alphaToCoverageEnabled): the pixel's
+// covered fraction (the atlas's filtered coverage) becomes its sample mask, as the mesh's edges
+// cover some of a pixel's samples; else a pixel is drawn where at least half covered. COVERED:
+// the least coverage that counts as the surface (the parallax march's hits and the draw).
+override ALPHA_TO_COVERAGE: bool = false;
+override COVERED: f32 = 0.5;
 // The character's animation box's half extents (model units, impostor-pass.ts): the parallax
 // march spans the box along the camera's direction.
 override BOX_HALF_X: f32 = 1.0;
@@ -398,7 +404,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
     let local = clamp(vec2f(dot(p, right), -dot(p, up)) / (2.0 * atlas.radius) + 0.5, 0.5 / size, 1.0 - 0.5 / size);
     uv = (cell + local) / grid;
     let coverage = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0).a;
-    if (coverage >= 0.5) {
+    if (coverage >= COVERED) {
       let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius;
       behind = depth - dot(p, d);
       hit = behind >= -0.5 * stride && behind <= PARALLAX_THICKNESS * stride;
@@ -410,7 +416,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   // One step more: along the ray to the baked surface's depth, where that point is covered too.
   let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
   let refined = (cell + clamp(vec2f(dot(onSurface, right), -dot(onSurface, up)) / (2.0 * atlas.radius) + 0.5, 0.5 / size, 1.0 - 0.5 / size)) / grid;
-  if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= 0.5) {
+  if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= COVERED) {
     uv = refined;
   }
   let albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
@@ -471,7 +477,7 @@ fn fragment(in: Out) -> @location(0) vec4f {
   let albedo = s.albedo;
   let normal = s.normal;
   let rm = s.rm;
-  if (coverage < 0.5) {
+  if (coverage < COVERED) {
     discard;
   }
   let base = albedo / coverage * looks[in.slot].tint.rgb;
@@ -482,7 +488,7 @@ fn fragment(in: Out) -> @location(0) vec4f {
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
   }
-  return vec4f(color, 1.0);
+  return vec4f(color, select(1.0, coverage, ALPHA_TO_COVERAGE));
 }
 
 // skin.wgsl's `shade` for an opaque lit surface of normal `n` (the atlas holds the shading normal
