@@ -256,7 +256,7 @@ override BOX_HALF_Z: f32 = 1.0;
 
 struct Out {
   @builtin(position) clip: vec4f,
-  // Position in the cell, 0..1 (y down, as the atlas rows).
+  // Position on the quad, 0..1 (y down, as the atlas rows).
   @location(0) local: vec2f,
   @location(1) world: vec3f,
   // The view cell coordinates: azimuth in [0, azimuths), elevation row in [0, elevations - 1].
@@ -275,6 +275,8 @@ struct Out {
   @location(10) @interpolate(flat) layer: u32,
   // The camera's direction in the instance's frame (unit, towards the camera).
   @location(11) @interpolate(flat) towards: vec3f,
+  // The quad's half extents along the camera's right and up axes (model units): the box's projection (cellFrame).
+  @location(12) @interpolate(flat) extent: vec2f,
 }
 
 // The atlas layer of an appearance record's look (variant, parts): a binary search of the baked
@@ -301,6 +303,13 @@ fn basisRight(d: vec3f) -> vec3f {
   let r = vec3f(d.z, 0.0, -d.x);
   let l = length(r);
   return select(vec3f(1.0, 0.0, 0.0), r / l, l > 1e-6);
+}
+
+// The half extents (model units) of the animation box's projection on a view's right and up axes:
+// the rectangle its cell frames (impostor-atlas.ts viewFrame; the bake maps it onto the cell).
+fn cellFrame(right: vec3f, up: vec3f) -> vec2f {
+  let box = vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z);
+  return vec2f(dot(abs(right), box), dot(abs(up), box));
 }
 
 // The model direction of view cell (azimuth a, elevation row e) (impostor-atlas.ts AtlasGrid.direction).
@@ -340,7 +349,9 @@ fn vertex(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance:
   let right = basisRight(d);
   let up = cross(d, right);
   let corner = CORNERS[vertex];
-  out.world = centre + rotation * (right * corner.x + up * corner.y) * (atlas.radius * scale);
+  // The quad spans the box's projection along the camera's direction (nothing the march meets lies outside it).
+  out.extent = cellFrame(right, up);
+  out.world = centre + rotation * (right * (corner.x * out.extent.x) + up * (corner.y * out.extent.y)) * scale;
   out.clip = camera.viewProjection * vec4f(out.world, 1.0);
   out.local = vec2f(corner.x * 0.5 + 0.5, 0.5 - corner.y * 0.5);
   out.slot = slot;
@@ -393,6 +404,8 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   let d = cellDirection(a, e);
   let right = basisRight(d);
   let up = cross(d, right);
+  // The cell's rectangle (cellFrame), its square of texels: a point at (x, y) along (right, up) lies at (x / w + 0.5, 0.5 - y / h) in the cell.
+  let frame = 2.0 * cellFrame(right, up);
   let h = dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z));
   let stride = 2.0 * h / f32(PARALLAX_STEPS);
   var uv = vec2f(0.0);
@@ -401,10 +414,12 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   var p = q;
   for (var k = 0u; k < PARALLAX_STEPS && !hit; k++) {
     p = q + towards * (h - (f32(k) + 0.5) * stride);
-    let local = clamp(vec2f(dot(p, right), -dot(p, up)) / (2.0 * atlas.radius) + 0.5, 0.5 / size, 1.0 - 0.5 / size);
+    let unclamped = vec2f(dot(p, right), -dot(p, up)) / frame + 0.5;
+    let local = clamp(unclamped, 0.5 / size, 1.0 - 0.5 / size);
     uv = (cell + local) / grid;
     let coverage = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0).a;
-    if (coverage >= COVERED) {
+    // Outside the cell's rectangle the cell shows nothing (its edge texels are not stretched out).
+    if (coverage >= COVERED && all(abs(unclamped - 0.5) <= vec2f(0.5))) {
       let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius;
       behind = depth - dot(p, d);
       hit = behind >= -0.5 * stride && behind <= PARALLAX_THICKNESS * stride;
@@ -415,8 +430,9 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   }
   // One step more: along the ray to the baked surface's depth, where that point is covered too.
   let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
-  let refined = (cell + clamp(vec2f(dot(onSurface, right), -dot(onSurface, up)) / (2.0 * atlas.radius) + 0.5, 0.5 / size, 1.0 - 0.5 / size)) / grid;
-  if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= COVERED) {
+  let onCell = vec2f(dot(onSurface, right), -dot(onSurface, up)) / frame + 0.5;
+  let refined = (cell + clamp(onCell, 0.5 / size, 1.0 - 0.5 / size)) / grid;
+  if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= COVERED && all(abs(onCell - 0.5) <= vec2f(0.5))) {
     uv = refined;
   }
   let albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
@@ -465,7 +481,7 @@ fn fragment(in: Out) -> @location(0) vec4f {
   let e = select(e0, e1, bandThreshold(in.clip.xy + vec2f(3.0, 3.0)) < fe);
   // The pixel's point on the camera-facing plane through the sphere's centre (model units).
   let qr = basisRight(in.towards);
-  let q = (qr * (in.local.x * 2.0 - 1.0) + cross(in.towards, qr) * (1.0 - 2.0 * in.local.y)) * atlas.radius;
+  let q = qr * ((in.local.x * 2.0 - 1.0) * in.extent.x) + cross(in.towards, qr) * ((1.0 - 2.0 * in.local.y) * in.extent.y);
   var s = sampleCell(in.layer, pose, a, e, q, in.towards);
   // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
   // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to

@@ -13,7 +13,8 @@ export const ATLAS_TEXEL_BYTES = 9;
 export const IMPOSTOR_MAX_LOOKS = 256;
 
 /**
- * Where each (pose, view) image lies in the atlas, and the sphere the images frame. Poses are
+ * Where each (pose, view) image lies in the atlas (each framing the box's projection in its view,
+ * viewFrame). Poses are
  * clip x frames + frame; views are elevation x azimuths + azimuth. A layer of the atlas (one
  * look: a (variant, parts) of CrowdAppearance) is a grid of square cells: `columns` poses side
  * by side, bands of `views` rows, one band per `columns` poses. The cell size fits `looks`
@@ -126,7 +127,25 @@ export function viewBasis(d: ArrayLike<number>): { right: number[]; up: number[]
   return { right, up };
 }
 
-/** The model-space sphere the cells frame: the centre and half-diagonal of a box (min x, y, z, max x, y, z). */
+/**
+ * The rectangle a view's cell frames: the half extents (model units) of the box (min x, y, z, max
+ * x, y, z) projected on the view's right and up axes (viewBasis), about the box's centre (a box
+ * projects symmetrically about its centre's projection). Each cell maps it onto its square of
+ * texels, so the cell's texels lie across the character, not across the sphere around it (the
+ * Fox, long and low, seen from the side: 1.2x the texels along it, 2.4x up it). The impostor draw
+ * forms the same rectangle from the box's half extents (impostor.wgsl `cellFrame`).
+ */
+export function viewFrame(box: ArrayLike<number>, right: ArrayLike<number>, up: ArrayLike<number>): [number, number] {
+  let r = 0, u = 0;
+  for (let i = 0; i < 3; i++) {
+    const half = (box[i + 3] - box[i]) / 2;
+    r += Math.abs(right[i]) * half;
+    u += Math.abs(up[i]) * half;
+  }
+  return [r, u];
+}
+
+/** The model-space sphere around a box (the switch's measure and the depth's scale): the centre and half-diagonal of a box (min x, y, z, max x, y, z). */
 export function boxSphere(box: ArrayLike<number>): { centre: [number, number, number]; radius: number } {
   const centre: [number, number, number] = [(box[0] + box[3]) / 2, (box[1] + box[4]) / 2, (box[2] + box[5]) / 2];
   return { centre, radius: Math.hypot(box[3] - box[0], box[4] - box[1], box[5] - box[2]) / 2 };

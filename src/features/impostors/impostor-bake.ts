@@ -7,7 +7,7 @@ import { CAMERA } from '../../runtime/layout';
 import { vertexConstants, vertexLayouts } from '../../runtime/mesh-buffers';
 import { cullMode } from '../../runtime/material-data';
 import { frameBindGroup, vertexEntryPoint, writeCamera } from '../../runtime/skin-pass';
-import { AtlasGrid, boxSphere, viewBasis } from './impostor-atlas';
+import { AtlasGrid, boxSphere, viewBasis, viewFrame } from './impostor-atlas';
 import type { ImpostorLook } from './impostor-looks';
 
 /**
@@ -66,7 +66,7 @@ const STRIP_TEXELS = 1 << 20;
 export class ImpostorBake {
   private readonly crowd: Crowd;
   private readonly kernel: CrowdKernel;
-  /** Per strip of `stripRows` atlas rows: its camera and frame bind group. */
+  /** Per atlas row (one view): its camera (framing the view's rectangle, viewFrame) and frame bind group. */
   private readonly cameras: GPUBuffer[] = [];
   private readonly frames: GPUBindGroup[] = [];
   /** The first instance of each atlas row, then the instance count. */
@@ -92,51 +92,51 @@ export class ImpostorBake {
     const capacity = grid.poses * grid.views;
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
-    const { centre, radius } = boxSphere(character.animationBounds.box);
-    const span = 2 * radius;
+    const box = character.animationBounds.box;
+    const { centre, radius } = boxSphere(box);
     const d = new Float64Array(3);
     const world = new Float64Array(16);
-    // Instances in the atlas's row order (row r holds view r % views of the poses of band r / views, AtlasGrid.cell), so a strip of rows is one instance range.
+    const { skin, mesh } = this.kernel.draws;
+    const cameraData = new Float32Array(CAMERA.size / 4);
+    const store = this.kernel.store;
+    // Instances in the atlas's row order (row r holds view r % views of the poses of band r / views, AtlasGrid.cell), so a row is one instance range.
     for (let row = 0; row < grid.rows; row++) {
       this.rowStart.push(this.crowd.count);
       const view = row % grid.views;
       grid.direction(view, d);
       const { right, up } = viewBasis(d);
+      // The cell frames the box's projection (viewFrame): width 2 x halfRight, height 2 x halfUp model units.
+      const [halfRight, halfUp] = viewFrame(box, right, up);
       for (let column = 0; column < grid.columns; column++) {
         const pose = Math.floor(row / grid.views) * grid.columns + column;
         if (pose >= grid.poses) break;
-        // Rows of the rotation: right, up, d (model -> camera axes); then the sphere's centre to the cell's.
+        // Rows of the rotation: right, up, d (model -> camera axes); then the box's centre to the cell's.
         for (let j = 0; j < 3; j++) {
           world[j * 4] = right[j]; world[j * 4 + 1] = up[j]; world[j * 4 + 2] = d[j]; world[j * 4 + 3] = 0;
         }
         const rc = right[0] * centre[0] + right[1] * centre[1] + right[2] * centre[2];
         const uc = up[0] * centre[0] + up[1] * centre[1] + up[2] * centre[2];
         const dc = d[0] * centre[0] + d[1] * centre[1] + d[2] * centre[2];
-        world[12] = (column + 0.5) * span - rc;
-        world[13] = -(row + 0.5) * span - uc;
+        world[12] = (2 * column + 1) * halfRight - rc;
+        world[13] = -halfUp - uc;
         world[14] = -dc;
         world[15] = 1;
         const clip = Math.floor(pose / grid.frames), frame = pose % grid.frames;
         const time = (frame / grid.frames) * character.clipDurations[clip];
         this.crowd.add({ clipA: clip, timeA: time, speedA: 0, clipB: clip, timeB: time, speedB: 0, transform: world });
       }
-    }
-    this.rowStart.push(this.crowd.count);
-    // Strips of rows, each drawn 4x multisampled and resolved (so a texel's alpha is the fraction of it covered, its colour premultiplied by it), then copied into the atlas's layer.
-    this.stripRows = Math.max(1, Math.min(grid.rows, Math.floor(STRIP_TEXELS / (grid.width * grid.cellSize))));
-    const stripSize = [grid.width, this.stripRows * grid.cellSize];
-    const { skin, mesh } = this.kernel.draws;
-    const cameraData = new Float32Array(CAMERA.size / 4);
-    const store = this.kernel.store;
-    for (let row = 0; row < grid.rows; row += this.stripRows) {
-      // An orthographic camera over the strip: x in [0, columns x span], y in [-(row + stripRows) x span, -row x span], z in [-2r, 2r].
-      const projection = mat4.ortho(0, grid.columns * span, -(row + this.stripRows) * span, -row * span, 0, 2 * span);
-      writeCamera(cameraData, mat4.multiply(projection, mat4.translation([0, 0, -span])), skin.lights, new Float32Array(16));
+      // The row's orthographic camera (drawn into the row's viewport): x in [0, columns x 2 halfRight], y in [-2 halfUp, 0], z in [-2r, 2r]; anisotropic, so the cells' square of texels spans the rectangle.
+      const projection = mat4.ortho(0, grid.columns * 2 * halfRight, -2 * halfUp, 0, 0, 4 * radius);
+      writeCamera(cameraData, mat4.multiply(projection, mat4.translation([0, 0, -2 * radius])), skin.lights, new Float32Array(16));
       const camera = device.createBuffer({ label: 'ImpostorBake.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
       device.queue.writeBuffer(camera, 0, cameraData);
       this.cameras.push(camera);
       this.frames.push(frameBindGroup(device, skin.frameBindGroupLayout, 'ImpostorBake.frame', camera, store, store.identityListBuffer, 0));
     }
+    this.rowStart.push(this.crowd.count);
+    // Strips of rows, each drawn 4x multisampled and resolved (so a texel's alpha is the fraction of it covered, its colour premultiplied by it), then copied into the atlas's layer.
+    this.stripRows = Math.max(1, Math.min(grid.rows, Math.floor(STRIP_TEXELS / (grid.width * grid.cellSize))));
+    const stripSize = [grid.width, this.stripRows * grid.cellSize];
     const texture = (label: string, format: GPUTextureFormat, sampleCount: number, usage: number) => device.createTexture({ label: `ImpostorBake.${label}`, size: stripSize, format, sampleCount, usage });
     this.depth = texture('depth', 'depth24plus', BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT);
     const formats = [['albedo', ALBEDO_FORMAT], ['surface', SURFACE_FORMAT], ['depth', DEPTH_FORMAT]] as const;
@@ -155,8 +155,16 @@ export class ImpostorBake {
     // As CrowdAppearance's draw samples the variants (AppearanceGroups.sampler).
     this.sampler = device.createSampler({ label: 'ImpostorBake.sampler', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
     const varied = variants?.varied ?? 0;
-    // Atlas texels per screen pixel at the switch, as a mip bias (1 at the default switch, half the cell).
-    const bias = Math.min(Math.max(Math.log2(grid.cellSize / grid.switchPixels), 0), 15);
+    // Atlas texels per screen pixel at the switch, as a mip bias: a pixel there spans 2r / switchPixels
+    // model units, a texel of view v at most 2 max(halfRight, halfUp) / cellSize (the hardware's LOD
+    // follows the longer side); one bias for all views (a pipeline constant): their mean (the Fox
+    // at the defaults: 1.1 to 2.2 by view; 1 everywhere when the cells framed the sphere).
+    let sum = 0;
+    for (let view = 0; view < grid.views; view++) {
+      const { right, up } = viewBasis(grid.direction(view, d));
+      sum += Math.log2((grid.cellSize * radius) / (grid.switchPixels * Math.max(...viewFrame(box, right, up))));
+    }
+    const bias = Math.min(Math.max(sum / grid.views, 0), 15);
     this.pipelines = mesh.primitives.map((p, i) => {
       const streams = vertexConstants(p);
       return device.createRenderPipeline({
@@ -192,30 +200,33 @@ export class ImpostorBake {
         label: `ImpostorBake.look${k}`, layout: this.lookLayout,
         entries: [{ binding: 0, resource: { buffer: looks, offset: k * LOOK_STRIDE, size: 16 } }, { binding: 1, resource: this.variants }, { binding: 2, resource: this.sampler }],
       });
-      // Looks x strips: each strip of rows (one instance range) drawn 4x multisampled, resolved, then copied into the look's layer.
-      this.frames.forEach((frame, strip) => {
-        const row = strip * this.stripRows, end = Math.min(grid.rows, row + this.stripRows);
-        const first = this.rowStart[row], count = this.rowStart[end] - first;
+      // Looks x strips: each strip of rows drawn 4x multisampled (row by row, each in its viewport with its view's camera), resolved, then copied into the look's layer.
+      for (let row = 0, strip = 0; row < grid.rows; row += this.stripRows, strip++) {
+        const end = Math.min(grid.rows, row + this.stripRows);
         const pass = encoder.beginRenderPass({
           label: `ImpostorBake.layer${layer}.strip${strip}`,
           colorAttachments: this.samples.map((t, s) => ({ view: t.createView(), resolveTarget: this.resolved[s].createView(), loadOp: 'clear' as const, storeOp: 'discard' as const, clearValue: [0, 0, 0, 0] })),
           depthStencilAttachment: { view: this.depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'discard', depthClearValue: 1 },
         });
-        pass.setBindGroup(0, frame);
         pass.setBindGroup(2, group);
-        mesh.primitives.forEach((p, i) => {
-          if (i < 32 && (look.parts & (1 << i)) === 0) return; // a part the look hides
-          // The level the crowd draws just before the switch (impostor-route.ts levelAtSwitch), so the impostor takes over from the mesh it replaces.
-          const [indices, firstIndex] = p.ranges[Math.min(this.level, p.ranges.length - 1)];
-          pass.setPipeline(this.pipelines[i]);
-          pass.setBindGroup(1, materials[i]);
-          mesh.setBuffers(pass, p);
-          pass.drawIndexed(indices, count, firstIndex, 0, first);
-        });
+        for (let r = row; r < end; r++) {
+          const first = this.rowStart[r], count = this.rowStart[r + 1] - first;
+          pass.setViewport(0, (r - row) * grid.cellSize, grid.width, grid.cellSize, 0, 1);
+          pass.setBindGroup(0, this.frames[r]);
+          mesh.primitives.forEach((p, i) => {
+            if (i < 32 && (look.parts & (1 << i)) === 0) return; // a part the look hides
+            // The level the crowd draws just before the switch (impostor-route.ts levelAtSwitch), so the impostor takes over from the mesh it replaces.
+            const [indices, firstIndex] = p.ranges[Math.min(this.level, p.ranges.length - 1)];
+            pass.setPipeline(this.pipelines[i]);
+            pass.setBindGroup(1, materials[i]);
+            mesh.setBuffers(pass, p);
+            pass.drawIndexed(indices, count, firstIndex, 0, first);
+          });
+        }
         pass.end();
         const size = [grid.width, (end - row) * grid.cellSize, 1];
         [target.albedo, target.surface, target.depth].forEach((texture, t) => encoder.copyTextureToTexture({ texture: this.resolved[t] }, { texture, origin: [0, row * grid.cellSize, layer] }, size));
-      });
+      }
     });
   }
 

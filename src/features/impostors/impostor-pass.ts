@@ -60,7 +60,7 @@ export class ImpostorPass {
 
   constructor(private readonly device: GPUDevice, grid: AtlasGrid, box: ArrayLike<number>, options: CrowdOptions) {
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
-    // The animation box's half extents: the fragment stage's parallax march spans the box (impostor.wgsl sampleCell).
+    // The animation box's half extents: the quad spans its projection, each cell frames its projection in the cell's view, the parallax march spans the box (impostor.wgsl cellFrame, sampleCell).
     const half = { BOX_HALF_X: (box[3] - box[0]) / 2, BOX_HALF_Y: (box[4] - box[1]) / 2, BOX_HALF_Z: (box[5] - box[2]) / 2 };
     // A multisampled target: alpha to coverage, the atlas's covered fraction as the sample mask
     // (the Fox at 4 samples, 128-texel cells, on a view cell: 21.4/255 over its pixels with the
@@ -68,7 +68,7 @@ export class ImpostorPass {
     const a2c = (options.sampleCount ?? 1) > 1;
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
-      vertex: { module, entryPoint: 'vertex', constants: { BAND: band } },
+      vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half } },
       fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, ALPHA_TO_COVERAGE: Number(a2c), COVERED: a2c ? 0.125 : 0.5 } },
       primitive: { topology: 'triangle-strip', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },

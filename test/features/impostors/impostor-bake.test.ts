@@ -2,7 +2,7 @@ import { mat4 } from 'wgpu-matrix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
-import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET } from '../../../src/features/impostors/impostor-atlas';
+import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET, viewBasis, viewFrame } from '../../../src/features/impostors/impostor-atlas';
 import { Crowd } from '../../../src/runtime/crowd';
 import { testCharacter } from '../../helpers/character';
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
@@ -78,14 +78,17 @@ describe('impostor bake (GPU)', () => {
     return out;
   }
 
-  /** Coverage of the crowd's own draw of the Fox at clip `clip`, time `time`, from the model-space direction `d`, framed as a cell is. */
+  /** Coverage of the crowd's own draw of the Fox at clip `clip`, time `time`, from the model-space direction `d`, framed as a cell is (the box's projection). */
   async function meshCoverage(d: GPUDevice, clip: number, time: number, direction: ArrayLike<number>, size: number): Promise<Uint8Array> {
     const crowd = new Crowd(d, fox, TARGETS);
     crowd.add({ clipA: clip, timeA: time, speedA: 0 });
     crowd.update(0);
     const { centre, radius } = boxSphere(fox.animationBounds.box);
     const eye = centre.map((c, i) => c + direction[i] * 2 * radius);
-    const viewProjection = Float32Array.from(mat4.multiply(mat4.ortho(-radius, radius, -radius, radius, 0, 4 * radius), mat4.lookAt(eye, centre, [0, 1, 0])));
+    // The cell's rectangle: the box's projection on the view's axes (viewFrame).
+    const { right, up } = viewBasis(direction);
+    const [w, h] = viewFrame(fox.animationBounds.box, right, up);
+    const viewProjection = Float32Array.from(mat4.multiply(mat4.ortho(-w, w, -h, h, 0, 4 * radius), mat4.lookAt(eye, centre, [0, 1, 0])));
     const pixels = await renderCrowd(d, crowd, viewProjection, size);
     crowd.destroy();
     const out = new Uint8Array(size * size);
