@@ -4,6 +4,17 @@ import type { ImpostorOptions } from './types';
 /** The atlas memory budget CrowdImpostors keeps to unless told otherwise: 64 MiB. */
 export const DEFAULT_IMPOSTOR_BUDGET = 64 * 1024 * 1024;
 
+/**
+ * Texels per cell side by default (ImpostorOptions.cellSize), with 3 elevation rows
+ * (DEFAULT_IMPOSTOR_ELEVATIONS): the Fox's three clips at 16 frames x 8 x 3 views, 9 bytes a
+ * texel, 63.3 MiB, in the 64 MiB budget. Measured (docs/impostors.md): each cell framing the box's
+ * projection, 80-texel cells and 3 rows keep the Fox within 8/255 of its mesh at the switch where
+ * 64-texel cells and 4 rows (54 MiB) left it at up to 13.3.
+ */
+export const DEFAULT_IMPOSTOR_CELL = 80;
+/** Elevation rows by default (ImpostorOptions.elevations): 0, 37.5 and 75 degrees. */
+export const DEFAULT_IMPOSTOR_ELEVATIONS = 3;
+
 /** The band's default width (ImpostorOptions.band): the last quarter of the distance before the switch. */
 export const DEFAULT_IMPOSTOR_BAND = 0.25;
 /** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness) + R8 depth (the draw's parallax). */
@@ -55,12 +66,12 @@ export class AtlasGrid {
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
     this.frames = integerIn(options.frames ?? 16, 2, 64, 'frames');
     this.azimuths = integerIn(options.azimuths ?? 8, 3, 32, 'azimuths');
-    this.elevations = integerIn(options.elevations ?? 4, 1, 8, 'elevations');
+    this.elevations = integerIn(options.elevations ?? DEFAULT_IMPOSTOR_ELEVATIONS, 1, 8, 'elevations');
     const degrees = options.maxElevation ?? 75;
     if (typeof degrees !== 'number' || !(degrees >= 0 && degrees <= 89)) throw new RangeError(`impostors.maxElevation must be a number of degrees in [0, 89], got ${show(options.maxElevation)}`);
     this.maxElevation = (degrees * Math.PI) / 180;
-    let cell = integerIn(options.cellSize ?? 64, 16, 256, 'cellSize');
-    if ((cell & (cell - 1)) !== 0) throw new RangeError(`impostors.cellSize must be a power of two in [16, 256], got ${cell}`);
+    let cell = integerIn(options.cellSize ?? DEFAULT_IMPOSTOR_CELL, 16, 256, 'cellSize');
+    if (cell % 16 !== 0) throw new RangeError(`impostors.cellSize must be a multiple of 16 in [16, 256], got ${cell}`);
     const budget = options.budgetBytes ?? DEFAULT_IMPOSTOR_BUDGET;
     if (!Number.isInteger(budget) || budget < 1024 * 1024) throw new RangeError(`impostors.budgetBytes must be an integer of at least 1 MiB (1048576), got ${show(options.budgetBytes)}`);
     const pixels = options.switchPixels;
@@ -74,7 +85,7 @@ export class AtlasGrid {
     this.poses = clips * this.frames;
     this.views = this.azimuths * this.elevations;
     const lookBytes = (side: number) => this.poses * this.views * side * side * ATLAS_TEXEL_BYTES;
-    while (cell > 16 && this.looks * lookBytes(cell) > budget) cell /= 2;
+    while (cell > 16 && this.looks * lookBytes(cell) > budget) cell -= 16;
     const bytes = this.looks * lookBytes(cell);
     if (bytes > budget) {
       const looks = this.looks > 1 ? `${this.looks} looks x ` : '';

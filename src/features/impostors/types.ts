@@ -4,11 +4,15 @@ export interface ImpostorOptions {
   frames?: number;
   /** View directions around the character (azimuth steps over 360 degrees): an integer in [3, 32] (default 8). */
   azimuths?: number;
-  /** View directions from the horizon up (elevation rows): an integer in [1, 8] (default 4). */
+  /** View directions from the horizon up (elevation rows): an integer in [1, 8] (default 3: 0, 37.5 and 75 degrees). */
   elevations?: number;
   /** Elevation of the highest row, degrees in [0, 89] (default 75): a camera higher up sees that row. */
   maxElevation?: number;
-  /** Texels per side of one atlas cell: a power of two in [16, 256] (default 64). Halved while the atlas is over `budgetBytes`. */
+  /**
+   * Texels per side of one atlas cell: a multiple of 16 in [16, 256] (default 80). Each cell maps
+   * the animation box's projection in its view onto its square. Made 16 smaller while the atlas is
+   * over `budgetBytes`.
+   */
   cellSize?: number;
   /** Most bytes the atlas may hold (9 bytes a texel: RGBA8 albedo, RGBA8 surface, R8 depth): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
   budgetBytes?: number;
@@ -29,7 +33,7 @@ export interface ImpostorOptions {
   band?: number;
   /**
    * Looks (distinct CrowdAppearance (variant, parts) pairs, each baked as one layer of the atlas)
-   * the atlas is sized for: an integer in [1, 256] (default 1). `cellSize` is halved until this
+   * the atlas is sized for: an integer in [1, 256] (default 1). `cellSize` is made 16 smaller until this
    * many layers fit in `budgetBytes`; as many more as fit at that cell size are baked too when in
    * use. Past them, the most used looks are baked and the rest drawn as the most used one
    * (CrowdImpostors.stale and .looks say so).

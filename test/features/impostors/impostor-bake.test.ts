@@ -20,7 +20,7 @@ describe('impostor atlas options', () => {
       [{ azimuths: 2 }, /impostors\.azimuths/],
       [{ elevations: 9 }, /impostors\.elevations/],
       [{ maxElevation: 90 }, /impostors\.maxElevation/],
-      [{ cellSize: 48 }, /impostors\.cellSize must be a power of two/],
+      [{ cellSize: 40 }, /impostors\.cellSize must be a multiple of 16/],
       [{ cellSize: 512 }, /impostors\.cellSize must be an integer in \[16, 256\]/],
       [{ budgetBytes: 1000 }, /impostors\.budgetBytes must be an integer of at least 1 MiB/],
       [{ switchPixels: 0 }, /impostors\.switchPixels/],
@@ -36,13 +36,17 @@ describe('impostor atlas options', () => {
   it("holds the Fox's three clips in at most 64 MiB with the defaults, and halves cells to fit a budget", () => {
     const fox = new AtlasGrid(3, 8192);
     expect(DEFAULT_IMPOSTOR_BUDGET).toBe(64 * 1024 * 1024);
-    expect(fox.bytes).toBe(54 * 1024 * 1024);
-    expect([fox.cellSize, fox.frames, fox.views, fox.width, fox.height]).toEqual([64, 16, 32, 3072, 2048]);
+    // 3 clips x 16 frames x 8 x 3 views of 80 x 80 texels, 9 bytes a texel: 63.28 MiB.
+    expect(fox.bytes).toBe(66_355_200);
+    expect(fox.bytes).toBeLessThanOrEqual(64 * 1024 * 1024);
+    expect([fox.cellSize, fox.frames, fox.views, fox.width, fox.height]).toEqual([80, 16, 24, 3840, 1920]);
+    // Over the budget the cell is made 16 texels smaller until it fits: 16 MiB holds 32-texel cells (48 would be 22.8 MiB).
     expect(new AtlasGrid(3, 8192, { budgetBytes: 16 * 1024 * 1024 }).cellSize).toBe(32);
-    // Looks (appearance layers): one at the defaults (54 MiB: 9 bytes a texel); sized for 4, 32-texel cells of 13.5 MiB a look, 4 in the budget.
+    expect(new AtlasGrid(3, 8192, { budgetBytes: 50 * 1024 * 1024 }).cellSize).toBe(64);
+    // Looks (appearance layers): one at the defaults; sized for 4, 32-texel cells of 10.125 MiB a look, 6 in the budget.
     expect(fox.capacity).toBe(1);
     const four = new AtlasGrid(3, 8192, { looks: 4 });
-    expect([four.cellSize, four.bytes, four.capacity]).toEqual([32, 13.5 * 1024 * 1024, 4]);
+    expect([four.cellSize, four.bytes, four.capacity]).toEqual([32, 10.125 * 1024 * 1024, 6]);
     expect(new AtlasGrid(3, 8192, { looks: 2 }, 3).capacity).toBe(3); // the device's maxTextureArrayLayers: 3
   });
 });

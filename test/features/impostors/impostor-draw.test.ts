@@ -19,9 +19,10 @@ const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as con
 // across the character as in a real scene, not as in a 128-pixel view with a wide lens.
 const SIZE = 128;
 const FOV = 2 * Math.atan(Math.tan(0.45) * SIZE / 1080);
-// 4 frames a clip, 8 azimuths (the default's 45 degrees apart), 1 elevation, 128 x 128 cells: the
-// switch at 64 pixels (the default, half the cell).
-const OPTIONS = { frames: 4, azimuths: 8, elevations: 1, cellSize: 128 };
+// The defaults (8 azimuths 45 degrees apart, 3 elevation rows, 80-texel cells each framing the
+// box's projection, the switch at 40 pixels: half the cell) but 4 frames a clip (the frame shown
+// is the baked frame nearest the clip's time: the tested times are baked frames at 4 as at 16).
+const OPTIONS = { frames: 4 };
 
 /**
  * Two images of one character against the black clear colour, `b` the mesh's: the mean absolute
@@ -52,19 +53,17 @@ function compare(a: Uint8Array, b: Uint8Array): { inside: number; outline: numbe
 }
 
 /**
- * The most the impostor may differ from the mesh over the union of their outlines, /255. The
- * issue asks 8; measured here 8.0 (frame 1) and 9.5 (frame 2) on Dawn's SwiftShader, so the
- * check holds 10 (docs/impostors.md, Not done).
+ * The most the impostor may differ from the mesh over the union of their outlines, /255 (a pixel
+ * only one draws counts as its full difference: the outline's pixels weigh heavily at a Fox of
+ * about 140 pixels): measured UNION_HERE on Dawn's SwiftShader. The issue's measure, over the
+ * character's (the mesh's) pixels, is held at 8.
  */
 const UNION_LIMIT = 10;
-/** The most over the mesh's pixels a quarter cycle on (frame 2): measured 8.14, over the issue's 8 (docs/impostors.md, Not done). */
-const MESH_LIMIT_LATER = 8.5;
 /**
- * The most over the union half way between two view cells: measured 16.4 and 16.9 (the parallax
- * march and the other cell's fallback draw a little outside the mesh's outline; pasted, as before
- * the parallax, 37.9 and 44.0).
+ * The most over the union half way between two view cells: measured UNION_BETWEEN (the parallax
+ * march and the other cell's fallback draw a little outside the mesh's outline).
  */
-const UNION_LIMIT_BETWEEN = 20;
+const UNION_LIMIT_BETWEEN = 25;
 
 /** Whether the impostor half way between two view cells matches the mesh: the issue's 8 over the mesh's pixels, the union within UNION_LIMIT_BETWEEN. */
 function matchesBetween(a: Uint8Array, b: Uint8Array): boolean {
@@ -134,10 +133,10 @@ describe('impostor draw (GPU)', () => {
     const mesh = await render(side, false);
     expect(mesh.stats.perLevel.length).toBe(impostor.stats.perLevel.length - 1);
     const here = compare(impostor.pixels, mesh.pixels);
-    expect(here.pixels).toBeGreaterThan(300);
+    expect(here.pixels).toBeGreaterThan(100);
     console.log(`impostor vs mesh at the switch: ${here.inside.toFixed(2)}/255 mean inside, ${here.union.toFixed(2)}/255 over the union, ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${(100 * here.outline).toFixed(1)}% of ${here.pixels} pixels outline`);
     // The issue's measure: the mean over the character's pixels (the mesh's, each with its full
-    // difference; 6.65 here, 8.14 a quarter cycle on), and over every pixel either draws.
+    // difference; MESH_HERE here, MESH_LATER a quarter cycle on), and over every pixel either draws.
     expect(here.mesh).toBeLessThanOrEqual(8);
     expect(here.union).toBeLessThanOrEqual(UNION_LIMIT);
     expect(here.inside).toBeLessThanOrEqual(8);
@@ -160,7 +159,7 @@ describe('impostor draw (GPU)', () => {
     const laterHere = compare(later.pixels, laterMesh.pixels);
     console.log(`a quarter cycle on: ${laterHere.union.toFixed(2)}/255 over the union, ${laterHere.mesh.toFixed(2)}/255 over the mesh's pixels`);
     expect(matches(later.pixels, laterMesh.pixels)).toBe(true);
-    expect(laterHere.mesh).toBeLessThanOrEqual(MESH_LIMIT_LATER);
+    expect(laterHere.mesh).toBeLessThanOrEqual(8);
     expect(matches(impostor.pixels, laterMesh.pixels)).toBe(false);
     const [laterHalfway, laterHalfwayMesh] = [await render(between, true), await render(between, false)];
     const laterThere = compare(laterHalfway.pixels, laterHalfwayMesh.pixels);
@@ -331,7 +330,7 @@ describe('impostor draw (GPU)', () => {
     const here = compare(impostor, mesh);
     const ignored = compare(smoothImpostor, mesh);
     console.log(`normal-mapped spheres at the switch: ${here.inside.toFixed(2)}/255 inside, ${here.union.toFixed(2)}/255 over the union, ${here.mesh.toFixed(2)} over the mesh's pixels (the map ignored: ${ignored.inside.toFixed(2)}, ${ignored.union.toFixed(2)}, ${ignored.mesh.toFixed(2)}) of ${here.pixels} pixels`);
-    expect(here.pixels).toBeGreaterThan(300);
+    expect(here.pixels).toBeGreaterThan(100);
     expect(matches(impostor, mesh)).toBe(true);
     // Made-up violation: the normal map ignored in the bake (the geometric normal baked, as before).
     expect(matches(smoothImpostor, mesh)).toBe(false);
