@@ -489,6 +489,10 @@ fn fragment(in: Out) -> @location(0) vec4f {
   if (s.coverage == 0.0 && bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < 2.0 * min(fa, 1.0 - fa)) {
     s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, in.towards);
   }
+  // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
+  if (s.coverage == 0.0 && e0 != e1 && bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < 2.0 * min(fe, 1.0 - fe)) {
+    s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, in.towards);
+  }
   let coverage = s.coverage;
   let albedo = s.albedo;
   let normal = s.normal;
