@@ -35,15 +35,15 @@ export function skinBrdfTerms(skinSource = readFileSync(new URL('../shaders/skin
 
 /**
  * skin.wgsl's perturbedNormal (three.js's normal_fragment_maps), between its `// ---- ` marker
- * lines, as the impostor bake takes it: on its Surface input, the map sampled with the bake's
- * LOD_BIAS (one texel of the cell covers several of the mesh's pixels at the switch).
+ * lines, as the impostor bake takes it: on its Surface input, the map sampled over the footprint
+ * of the mesh's pixel at the switch (bake.wgsl `footprint`: a cell's texel covers a fraction of it).
  */
 export function bakePerturbedNormal(skinSource = readFileSync(new URL('../shaders/skin.wgsl', import.meta.url), 'utf8')): string {
   const start = skinSource.indexOf('// ---- the normal map\'s perturbed normal');
   const end = skinSource.indexOf('// ---- end of the perturbed normal', start);
   if (start < 0 || end < 0) throw new Error('shaders/skin.wgsl: the perturbed normal\'s marker lines are missing');
   let text = skinSource.slice(start, end).trimEnd();
-  for (const [from, to] of [['in: VertexOut', 'in: Surface'], ['textureSample(normalTexture, normalSampler, uv)', 'textureSampleBias(normalTexture, normalSampler, uv, LOD_BIAS)']]) {
+  for (const [from, to] of [['in: VertexOut', 'in: Surface'], ['textureSample(normalTexture, normalSampler, uv)', 'textureSampleGrad(normalTexture, normalSampler, uv, dpdx(uv) * footprint(in).x, dpdy(uv) * footprint(in).y)']]) {
     if (text.split(from).length !== 2) throw new Error(`shaders/skin.wgsl: perturbedNormal must hold \`${from}\` once, for the impostor bake's copy`);
     text = text.replace(from, to);
   }

@@ -15,7 +15,7 @@ fn perturbedNormal(in: Surface, n: vec3f, face: f32) -> vec3f {
     return n;
   }
   let uv = uvOf(4u, in);
-  var mapN = textureSampleBias(normalTexture, normalSampler, uv, LOD_BIAS).xyz * 2.0 - 1.0;
+  var mapN = textureSampleGrad(normalTexture, normalSampler, uv, dpdx(uv) * footprint(in).x, dpdy(uv) * footprint(in).y).xyz * 2.0 - 1.0;
   var t: vec3f;
   var b: vec3f;
   if (TANGENTS) {
@@ -97,10 +97,10 @@ override NORMALS: bool = true;
 override COLORS: bool = true;
 override TANGENTS: bool = true;
 override UV1: bool = true;
-// Mip bias of the textures (log2 of atlas texels per screen pixel at the switch, impostor-bake.ts):
-// an atlas texel then holds the texture filtered over the screen pixel the mesh's draw filters
-// over at the switch, not over the texel's own (smaller) footprint.
-override LOD_BIAS: f32 = 0.0;
+// Model units a screen pixel spans at the switch (2 r / switchPixels, impostor-bake.ts): the
+// textures are sampled over that footprint (`footprint`), so an atlas texel holds the texture
+// filtered over the pixel the mesh's draw filters over at the switch, not over the texel's own.
+override PIXEL: f32 = 0.0;
 // Whether this primitive's base colour comes from the look's variant for variants >= 1 (AppearanceSource.variedPrimitives).
 override VARIED: bool = false;
 // The sphere's radius the cells frame (model units): depth along the view is stored as 0.5 + 0.5 z / RADIUS.
@@ -115,6 +115,16 @@ struct Texel {
   // The surface's offset along the view direction (towards the camera) from the framed sphere's
   // centre, 0.5 + 0.5 z / RADIUS: the draw's parallax finds where a ray meets the surface with it.
   @location(2) depth: f32,
+}
+
+// How many of the texel's own footprints, along the atlas's x and y, the mesh's pixel at the switch
+// spans (at least 1): the texture gradients' scale. A cell maps its view's rectangle onto its
+// square (impostor-atlas.ts viewFrame), so its texels are not square: a mip bias from the longer
+// side left the Mannequin's stripes, seen along the shorter, sharper than its mesh's (17.3/255
+// inside against 6.6). The bake's camera is orthographic along the world's -z, so world x and y
+// change along the atlas's x and y alone.
+fn footprint(in: Surface) -> vec2f {
+  return max(vec2f(PIXEL) / max(vec2f(abs(dpdx(in.world).x), abs(dpdy(in.world).y)), vec2f(1e-12)), vec2f(1.0));
 }
 
 // A unit vector to [0, 1]^2 (octahedral map; decodeOctahedral in impostor.wgsl inverts it).
@@ -142,10 +152,12 @@ fn bake(in: Surface, @builtin(front_facing) front: bool) -> Texel {
   }
   let uv = uvOf(0u, in);
   // Both textures sampled (uniform control flow), one kept.
-  let own = textureSampleBias(baseColorTexture, baseColorSampler, uv, LOD_BIAS);
-  let variant = textureSampleBias(variantTextures, variantSampler, uv, i32(max(look.variant, 1u)) - 1, LOD_BIAS);
+  let k = footprint(in);
+  let own = textureSampleGrad(baseColorTexture, baseColorSampler, uv, dpdx(uv) * k.x, dpdy(uv) * k.y);
+  let variant = textureSampleGrad(variantTextures, variantSampler, uv, i32(max(look.variant, 1u)) - 1, dpdx(uv) * k.x, dpdy(uv) * k.y);
   let base = select(own, variant, VARIED && look.variant != 0u) * material.baseColorFactor * color;
-  let mr = textureSampleBias(metallicRoughnessTexture, metallicRoughnessSampler, uvOf(1u, in), LOD_BIAS);
+  let uvMr = uvOf(1u, in);
+  let mr = textureSampleGrad(metallicRoughnessTexture, metallicRoughnessSampler, uvMr, dpdx(uvMr) * k.x, dpdy(uvMr) * k.y);
   if ((material.flags & 2u) != 0u && base.a < material.alphaCutoff) {
     discard;
   }

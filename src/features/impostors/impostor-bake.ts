@@ -155,23 +155,15 @@ export class ImpostorBake {
     // As CrowdAppearance's draw samples the variants (AppearanceGroups.sampler).
     this.sampler = device.createSampler({ label: 'ImpostorBake.sampler', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
     const varied = variants?.varied ?? 0;
-    // Atlas texels per screen pixel at the switch, as a mip bias: a pixel there spans 2r / switchPixels
-    // model units, a texel of view v at most 2 max(halfRight, halfUp) / cellSize (the hardware's LOD
-    // follows the longer side); one bias for all views (a pipeline constant): their mean (the Fox
-    // at the defaults: 1.1 to 2.2 by view; 1 everywhere when the cells framed the sphere).
-    let sum = 0;
-    for (let view = 0; view < grid.views; view++) {
-      const { right, up } = viewBasis(grid.direction(view, d));
-      sum += Math.log2((grid.cellSize * radius) / (grid.switchPixels * Math.max(...viewFrame(box, right, up))));
-    }
-    const bias = Math.min(Math.max(sum / grid.views, 0), 15);
+    // Model units a screen pixel spans at the switch: the textures are sampled over it (bake.wgsl footprint).
+    const pixel = (2 * radius) / grid.switchPixels;
     this.pipelines = mesh.primitives.map((p, i) => {
       const streams = vertexConstants(p);
       return device.createRenderPipeline({
         label: `ImpostorBake.pipeline.${p.label}`, layout,
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: skin.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...skin.vertexConstants, ...streams } },
-        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: SURFACE_FORMAT }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), LOD_BIAS: bias, RADIUS: radius } },
+        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: SURFACE_FORMAT }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), PIXEL: pixel, RADIUS: radius } },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
         multisample: { count: BAKE_SAMPLES },
