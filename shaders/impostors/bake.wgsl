@@ -103,7 +103,7 @@ override UV1: bool = true;
 override PIXEL: f32 = 0.0;
 // Whether this primitive's base colour comes from the look's variant for variants >= 1 (AppearanceSource.variedPrimitives).
 override VARIED: bool = false;
-// The sphere's radius the cells frame (model units): depth along the view is stored as 0.5 + 0.5 z / RADIUS.
+// The radius of the sphere around the animation box (model units): depth along the view is stored as 0.5 + 0.5 z / RADIUS.
 override RADIUS: f32 = 1.0;
 
 struct Texel {
@@ -112,7 +112,7 @@ struct Texel {
   // Octahedral normal in the view's camera axes (right, up, towards the camera) in xy (0..1),
   // roughness, metalness. The world axes of the bake are the camera's, so the world normal is it.
   @location(1) surface: vec4f,
-  // The surface's offset along the view direction (towards the camera) from the framed sphere's
+  // The surface's offset along the view direction (towards the camera) from the box's sphere's
   // centre, 0.5 + 0.5 z / RADIUS: the draw's parallax finds where a ray meets the surface with it.
   @location(2) depth: f32,
 }

@@ -119,16 +119,16 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
 }
 
 /** The atlas with the default options: bake ms (made, recorded, and done on the GPU) and bytes. */
-export async function benchBake(device: GPUDevice, character: Character): Promise<{ ms: number; bytes: number; cellSize: number; width: number; height: number }> {
+export async function benchBake(device: GPUDevice, character: Character): Promise<{ ms: number; bytes: number; frames: number; azimuths: number; elevations: number; cellSize: number; width: number; height: number }> {
   const crowd = new Crowd(device, character, FORMATS);
   const impostors = new CrowdImpostors(crowd);
   await device.queue.onSubmittedWorkDone();
   const start = performance.now();
   await impostors.bake();
   const ms = performance.now() - start;
-  const { bytes, cellSize, width, height } = impostors.atlas;
+  const { bytes, frames, azimuths, elevations, cellSize, width, height } = impostors.atlas;
   crowd.destroy();
-  return { ms, bytes, cellSize, width, height };
+  return { ms, bytes, frames, azimuths, elevations, cellSize, width, height };
 }
 
 function median(values: number[]): number {

@@ -62,9 +62,9 @@ export class CrowdImpostors implements CrowdFeature {
   private pass: ImpostorPass;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
-  /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere the cells frame). */
+  /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere around the animation box). */
   private readonly route: ImpostorRoute;
-  /** Model units the switch measures: the diameter of the sphere the cells frame. */
+  /** Model units the switch measures: the diameter of the sphere around the animation box (the cells frame the box itself, each its projection in its view). */
   private readonly size: number;
   /** The band's meshes, through the crowd's skin pass. */
   private readonly bandMeshes = new BandMeshes();
@@ -99,7 +99,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.kernel.routeFar(on ? this.route : undefined);
   }
 
-  /** Instances whose framed sphere spans at most this many pixels on the crowd's viewport are drawn as impostors (ImpostorOptions.switchPixels). */
+  /** Instances whose box's bounding sphere spans at most this many pixels on the crowd's viewport are drawn as impostors (ImpostorOptions.switchPixels). */
   get switchPixels(): number {
     return this.grid.switchPixels;
   }

@@ -2,7 +2,7 @@ import { CLIP_CLOCK, INSTANCE_STRUCT, type GeneratedShader } from '../../runtime
 
 /**
  * The impostor draw's atlas uniform (shaders/impostors/impostor.wgsl `Atlas`), written per frame:
- * the model-space sphere the cells frame, the grid (impostor-atlas.ts AtlasGrid), the crowd
+ * the model-space sphere around the animation box (its centre: the cells' centre; its radius: the depth's scale), the grid (impostor-atlas.ts AtlasGrid), the crowd
  * clock in ticks (the clip clock's, src/runtime/clip-clock.ts), whether an environment lights it
  * and the looks baked (impostor-looks.ts: one atlas layer each).
  */
@@ -24,8 +24,13 @@ export const IMPOSTOR_ATLAS = {
   standIn: 60, //      u32: the layer drawn for a look without one (the most used look's)
 } as const;
 
-/** The generated blocks of the impostor shaders: a turn in radians, the instance record and the clip clock (draw); none (bake). */
+/** Steps of the impostor draw's parallax march across the animation box (impostor.wgsl sampleCell). */
+export const PARALLAX_STEPS = 32;
+/** How far behind the baked surface, in march steps, a step still meets it (impostor.wgsl sampleCell). */
+export const PARALLAX_THICKNESS = 1.5;
+
+/** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps and thickness, the instance record and the clip clock (draw); none (bake). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
 ];
