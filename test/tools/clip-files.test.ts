@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCliHere, type Run } from '../helpers/cli';
+import { throttleGpuPolling } from '../helpers/gpu';
 import { loadModel, modelPath, BUNDLED_MODELS } from '../helpers/models';
 import { splitModel } from '../helpers/split-model';
+
+throttleGpuPolling(); // --backend gpu runs in this process
 
 /**
  * `--clips FILE` (repeatable) of inspect, pose and simulate (tools/clip-files.ts), run in this

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, runCliHere, type Run } from '../helpers/cli';
+import { throttleGpuPolling } from '../helpers/gpu';
 import { loadModel, modelPath } from '../helpers/models';
+
+throttleGpuPolling(); // --backend gpu runs in this process
 
 /**
  * The pose dump CLI (`crowd-skin pose`, tools/pose.ts), run in this process through the

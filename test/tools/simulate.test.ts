@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, runCliHere, type Run } from '../helpers/cli';
+import { throttleGpuPolling } from '../helpers/gpu';
 import { modelPath } from '../helpers/models';
+
+throttleGpuPolling(); // --backend gpu runs in this process
 
 /**
  * The simulation CLI (`crowd-skin simulate`, tools/simulate.ts), run in this process through the
