@@ -1,6 +1,5 @@
 import { inject } from 'vitest';
 import { execFile } from 'node:child_process';
-import { main } from '../../tools/cli-main';
 import { REPO_ROOT } from './models';
 
 /** What a CLI run left: its exit code, stdout and stderr. */
@@ -54,6 +53,8 @@ async function captured(args: string[]): Promise<Run> {
   process.stdout.write = take('stdout');
   process.stderr.write = take('stderr');
   try {
+    // Imported here: the files that only start the executable (runCli) need none of the tools' modules.
+    const { main } = await import('../../tools/cli-main');
     const code = await main(args);
     return { code, ...out };
   } finally {
