@@ -12,7 +12,7 @@ import { tableBufferStats } from '../../src/runtime/table-buffers';
 import { STOCKY } from '../../tools/walker/build';
 import { footSlide } from '../helpers/foot-slide';
 import { arrayBufferOf, toGlb } from '../helpers/gltf-builder';
-import { openTestDevice, throttleGpuPolling } from '../helpers/gpu';
+import { openTestDevice } from '../helpers/gpu';
 import { BUNDLED_MODELS } from '../helpers/models';
 
 /**
@@ -25,7 +25,6 @@ const WALKER = join(BUNDLED_MODELS, 'Walker');
 const file = (name: string) => arrayBufferOf(readFileSync(join(WALKER, name)));
 const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
 const device = await openTestDevice();
-throttleGpuPolling();
 
 /** `name`'s JSON changed by `edit`, as .glb bytes. */
 async function edited(name: string, edit: (json: Record<string, any>) => void): Promise<ArrayBuffer> {

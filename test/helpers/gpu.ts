@@ -7,6 +7,7 @@ import { deviceFrom, requestNodeAdapter } from '../../tools/gpu-poser';
  * where a missing adapter is a failure: CI must run them.
  */
 export async function openTestDevice(limits: Record<string, number> = {}): Promise<GPUDevice | undefined> {
+  throttleGpuPolling();
   const adapter = await requestNodeAdapter();
   if (!adapter) {
     const message = 'No WebGPU adapter: install Debian\'s chromium package (SwiftShader Vulkan) and libvulkan1; see README "Tests".';
@@ -31,9 +32,9 @@ let polling: 'spinning' | 'throttled' = 'spinning';
  * the shared 2-core machine that was a third of the CPU of readback-heavy files (30 frames of a
  * Robot crowd read back one by one: 1.4 s of CPU spinning, 0.9 s checking each millisecond; four
  * 256 x 256 pictures: 5.2 and 3.8 s), and took a core from the other test file beside it. Only
- * native callbacks (Dawn's) wait the millisecond; every other `setImmediate` is untouched. It
- * holds for the rest of the worker's life: the file that asks for it alone while vitest isolates
- * files (its default), and the files after it in that worker under `--isolate=false`.
+ * native callbacks (Dawn's) wait the millisecond; every other `setImmediate` is untouched.
+ * openTestDevice turns it on, and it holds for the rest of the worker's life (vite.config.ts:
+ * files share their worker, `isolate: false`), so every GPU test file polls alike.
  */
 export function throttleGpuPolling(): void {
   if (polling === 'throttled') return;

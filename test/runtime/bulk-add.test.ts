@@ -5,7 +5,7 @@ import { LAYER_STACK, PALETTE_BUCKETS } from '../../src/runtime/layout';
 import { requiredCrowdLimits } from '../../src/runtime/limits';
 import { requestNodeAdapter } from '../../tools/gpu-poser';
 import { testCharacter } from '../helpers/character';
-import { openTestDevice, throttleGpuPolling } from '../helpers/gpu';
+import { openTestDevice } from '../helpers/gpu';
 
 /**
  * Crowd.addMany (src/runtime/bulk-add.ts), the palette's default budget and Crowd.gpuBytes, on a
@@ -13,7 +13,6 @@ import { openTestDevice, throttleGpuPolling } from '../helpers/gpu';
  */
 const adapter = await requestNodeAdapter();
 const device = await openTestDevice(adapter ? requiredCrowdLimits(adapter) : {});
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 
 describe.skipIf(!device)('Crowd.addMany: many instances from typed arrays in one call', () => {

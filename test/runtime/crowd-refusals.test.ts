@@ -6,7 +6,7 @@ import { Crowd, type InstanceId } from '../../src/runtime/crowd';
 import { CrowdControllers } from '../../src/features/controllers/crowd-controllers';
 import type { LayerStackArrays } from '../../src/anim/layer-stack';
 import { testCharacter } from '../helpers/character';
-import { expectNoGpuError, openTestDevice, throttleGpuPolling } from '../helpers/gpu';
+import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
 import { modelPath } from '../helpers/models';
 import { kernelOf } from '../helpers/kernel';
 import { plainState } from '../helpers/plain-state';
@@ -21,7 +21,6 @@ import { plainState } from '../helpers/plain-state';
  */
 
 const device = await openTestDevice();
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
 const IDENTITY = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 

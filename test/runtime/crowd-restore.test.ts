@@ -5,14 +5,13 @@ import type { Character } from '../../src/character/character';
 import { Crowd } from '../../src/runtime/crowd';
 import { CrowdControllers } from '../../src/features/controllers/crowd-controllers';
 import { testCharacter } from '../helpers/character';
-import { openTestDevice, readBuffer, throttleGpuPolling } from '../helpers/gpu';
+import { openTestDevice, readBuffer } from '../helpers/gpu';
 import { modelPath } from '../helpers/models';
 import { maxVertexGap } from '../helpers/skinned-gap';
 import { readInstanceStack } from '../../tools/control-readback';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../helpers/render';
 
 const never = await openTestDevice();
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity: 2 } as const;
 const DT = 1 / 30;
 

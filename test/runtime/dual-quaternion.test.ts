@@ -14,7 +14,7 @@ import { INSTANCE, JOINT_DQ } from '../../src/runtime/layout';
 import { gpuJointMatrices } from '../../tools/gpu-poser';
 import { testCharacter } from '../helpers/character';
 import { arrayBufferOf, assetToGlb } from '../helpers/gltf-builder';
-import { expectNoGpuError, openTestDevice, readBuffer, throttleGpuPolling } from '../helpers/gpu';
+import { expectNoGpuError, openTestDevice, readBuffer } from '../helpers/gpu';
 import { BUNDLED_MODELS, loadModel } from '../helpers/models';
 import { seededRandom } from '../helpers/prng';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../helpers/render';
@@ -23,7 +23,6 @@ import { MIDDLE_RING, ringArea, ringTilt, TWIST_DEGREES, twistRigModel } from '.
 import { kernelOf } from '../helpers/kernel';
 
 const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 /** The bundled models (public/models). */
 const MODELS = ['Fox', 'CesiumMan', 'RobotExpressive', 'Walker'];

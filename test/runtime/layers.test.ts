@@ -11,13 +11,12 @@ import { MASK_NONE } from '../../src/runtime/layout';
 import { gpuJointMatrices, type GpuPoseRequest } from '../../tools/gpu-poser';
 import { loadCharacter } from '../../src/character/character';
 import { Crowd } from '../../src/runtime/crowd';
-import { openTestDevice, readBuffer, throttleGpuPolling } from '../helpers/gpu';
+import { openTestDevice, readBuffer } from '../helpers/gpu';
 import { compareMatrices } from '../helpers/matrices';
 import { loadModel, modelPath } from '../helpers/models';
 import { seededRandom } from '../helpers/prng';
 
 const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768 });
-throttleGpuPolling();
 
 /** Masks shared by the random stacks: two subtree masks and one soft random mask. */
 function makeMasks(rig: Rig, next: () => number): Float32Array[] {

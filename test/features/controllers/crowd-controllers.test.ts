@@ -8,13 +8,12 @@ import { loadCharacter } from '../../../src/character/character';
 import { Crowd } from '../../../src/runtime/crowd';
 import { HANDLE_SPAN } from '../../../src/runtime/instance-ids';
 import { CrowdControllers } from '../../../src/features/controllers/crowd-controllers';
-import { openTestDevice, readBuffer, throttleGpuPolling } from '../../helpers/gpu';
+import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { testCharacter } from '../../helpers/character';
 import { modelPath } from '../../helpers/models';
 import { withFeatures } from '../../helpers/features';
 
 const device = await openTestDevice();
-throttleGpuPolling();
 
 /**
  * Expects the 3x3 part of `joints` GPU joint matrices (3 vec4f rows each, from matrix `first`)

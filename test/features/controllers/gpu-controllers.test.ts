@@ -8,14 +8,13 @@ import { CrowdControllers } from '../../../src/features/controllers/crowd-contro
 import { wrapTime } from '../../../src/math/time';
 import { testCharacter } from '../../helpers/character';
 import { commandsAt, robotControllerConfig } from '../../helpers/control';
-import { openTestDevice, readBuffer, throttleGpuPolling } from '../../helpers/gpu';
+import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { modelPath } from '../../helpers/models';
 import { maxVertexGap } from '../../helpers/skinned-gap';
 import { readInstanceStack, type ReadLayer } from '../../../tools/control-readback';
 import { withFeatures } from '../../helpers/features';
 
 const device = await openTestDevice();
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
 
 /** A command at a frame, applied to the reference and the GPU-driven controller alike. */

@@ -4,14 +4,13 @@ import { Crowd } from '../../../src/runtime/crowd';
 import type { MeshBuffers } from '../../../src/runtime/mesh-buffers';
 import { vertexEntryPoint } from '../../../src/runtime/skin-pass';
 import { testCharacter } from '../../helpers/character';
-import { openTestDevice, throttleGpuPolling } from '../../helpers/gpu';
+import { openTestDevice } from '../../helpers/gpu';
 import { gpuMorphWeights } from '../../helpers/morph';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
 import { kernelOf } from '../../helpers/kernel';
 import { withFeatures } from '../../helpers/features';
 
 const device = await openTestDevice();
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 
 /** Overrides as getMorphWeights returns them, NaN written as null (toEqual treats NaN = NaN, but this reads better in failures). */

@@ -5,7 +5,7 @@ import { CrowdPicking, MAX_PENDING_PICKS } from '../../../src/features/picking/c
 import { Crowd } from '../../../src/runtime/crowd';
 import { ARM_LENGTH, FIGURE_HALF_DEPTH, figureRigModel, SHOULDER } from '../../helpers/figure-rig';
 import { arrayBufferOf, assetToGlb } from '../../helpers/gltf-builder';
-import { openTestDevice, throttleGpuPolling } from '../../helpers/gpu';
+import { openTestDevice } from '../../helpers/gpu';
 import { testCharacter } from '../../helpers/character';
 import { lookAt, renderCrowd } from '../../helpers/render';
 import { CrowdMorph } from '../../../src/features/morph/crowd-morph';
@@ -14,7 +14,6 @@ import { readFileSync } from 'node:fs';
 import { modelPath } from '../../helpers/models';
 
 const device = await openTestDevice();
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 let figure: Promise<Character> | undefined;
 const figureCharacter = () => (figure ??= loadCharacter(arrayBufferOf(assetToGlb(figureRigModel().builder.build()))));

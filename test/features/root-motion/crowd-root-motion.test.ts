@@ -5,7 +5,7 @@ import { loadCharacter, type Character, type LoadOptions } from '../../../src/ch
 import { Crowd } from '../../../src/runtime/crowd';
 import { INSTANCE, ROOT_ANCHOR } from '../../../src/runtime/layout';
 import { createPose, localToModel } from '../../../src/math/pose';
-import { openTestDevice, readBuffer, throttleGpuPolling } from '../../helpers/gpu';
+import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { modelPath } from '../../helpers/models';
 import { armatureRig, sampleUnwrapped } from '../../helpers/root-motion';
 import { arrayBufferOf, assetToGlb } from '../../helpers/gltf-builder';
@@ -22,7 +22,6 @@ import { withFeatures } from '../../helpers/features';
  */
 
 const device = await openTestDevice();
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
 
 function load(options: LoadOptions = {}): Promise<Character> {

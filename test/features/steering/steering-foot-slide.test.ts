@@ -9,7 +9,7 @@ import { CrowdSteering } from '../../../src/features/steering/crowd-steering';
 import { blendPoses, createPose, localToModel } from '../../../src/math/pose';
 import { Crowd } from '../../../src/runtime/crowd';
 import { readInstanceStack } from '../../../tools/control-readback';
-import { openTestDevice, throttleGpuPolling } from '../../helpers/gpu';
+import { openTestDevice } from '../../helpers/gpu';
 import { modelPath } from '../../helpers/models';
 
 /**
@@ -26,7 +26,6 @@ import { modelPath } from '../../helpers/models';
  */
 
 const device = await openTestDevice();
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'bgra8unorm', depthFormat: 'depth24plus' } as const;
 const DT = 1 / 240;
 const FRAMES = 360;

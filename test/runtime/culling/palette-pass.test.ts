@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Crowd } from '../../../src/runtime/crowd';
 import { PALETTE_FREE, PALETTE_NONE, PALETTE_SHARED } from '../../../src/runtime/layout';
 import { testCharacter } from '../../helpers/character';
-import { openTestDevice, readBuffer, throttleGpuPolling } from '../../helpers/gpu';
+import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { seededRandom } from '../../helpers/prng';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
 
@@ -13,7 +13,6 @@ import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers
  * hole; joint sets go back when instances leave; a million instances with ~1% in view.
  */
 const device = await openTestDevice({ maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
-throttleGpuPolling();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 const SPACING = 220;
 
