@@ -3,8 +3,8 @@
  * two fresh app folders under the OS temp folder, each holding some of the examples
  * (example-apps.ts, INSTALLS), and each example built with Vite, esbuild and webpack, and without
  * a bundler (the self-contained file and an import map). Every page is served on 127.0.0.1 and
- * opened in one headless Chromium (WebGPU on SwiftShader): characters must be drawn, must move
- * between two screenshots, must pass the example's own checks (three: a three.js box in front of
+ * opened in one headless Chromium (WebGPU on SwiftShader), drawing only the frames the test looks
+ * at (frame-pace.ts): characters must be drawn, must move between two screenshots, must pass the example's own checks (three: a three.js box in front of
  * a Fox hides it), and the console must stay clean. The installed `crowd-skin` command and the
  * declarations (one tsc program per install) are checked too.
  * Screenshots land in test-results/e2e/install-<example>-<build>-{1,2,...}.png.
