@@ -16,6 +16,7 @@ import { dracoCompressed } from '../helpers/compress';
 import { arrayBufferOf } from '../helpers/gltf-builder';
 import { modelPath } from '../helpers/models';
 import { readFileSync } from 'node:fs';
+import { canvasShot } from './canvas-shot';
 import { maskCount, meanLuminance, shareChanged, shareUnlike, unionMask, unlikeMask } from './pixels';
 
 const VIEWPORT = { width: 960, height: 600 };
@@ -43,7 +44,8 @@ const available = chromiumAvailable();
 describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)', () => {
   const demo = demoSession(VIEWPORT, SCREENSHOT_TIMEOUT);
   const open = demo.open;
-  const shot = demo.shot;
+  /** The canvas's picture (canvas-shot.ts: a page screenshot waits for several frames), saved as test-results/e2e/<name>.png. */
+  const shot = canvasShot;
 
   /**
    * Two screenshots a few frames apart: the picture must be neither blank (sky everywhere)
@@ -295,7 +297,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
       expect(hints.join(' ')).toMatch(/Chrome/);
       expect(hints.join(' ')).toMatch(/chrome:\/\/gpu/);
       expect(hints.join(' ')).toMatch(/acceleration/);
-      await shot(page, `webgpu-unavailable-${name}`);
+      await demo.shot(page, `webgpu-unavailable-${name}`); // the page's DOM: no canvas drawn
       await page.close();
     }
   }, TEST_TIMEOUT);

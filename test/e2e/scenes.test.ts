@@ -4,13 +4,14 @@
  * Screenshots land in test-results/e2e/scene-*.png for a person to look at.
  */
 import type { Page } from 'playwright-core';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import {
-  chromiumAvailable, demoSession, elementRects, overlayRects, REPO_ROOT, RESULTS_DIR, stat, statNumber,
+  chromiumAvailable, demoSession, elementRects, overlayRects, REPO_ROOT, stat, statNumber,
   waitForCrowd, waitForFrames, type Rect,
 } from './harness';
+import { canvasShot } from './canvas-shot';
 import { shareChanged, shareUnlike } from './pixels';
 
 const VIEWPORT = { width: 960, height: 600 };
@@ -24,7 +25,8 @@ const available = chromiumAvailable();
 describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftShader)', () => {
   const demo = demoSession(VIEWPORT, WAIT);
   const open = demo.open;
-  const shot = demo.shot;
+  /** The canvas's picture (canvas-shot.ts: a page screenshot waits for several frames), saved as test-results/e2e/<name>.png. */
+  const shot = canvasShot;
 
   /** The DOM overlays, the weight plot included, are left out of pixel checks. */
   async function skipRects(page: Page): Promise<Rect[]> {
@@ -179,7 +181,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     });
     console.log(`locomotion plot: ${coloured} coloured pixels`);
     expect(coloured).toBeGreaterThan(200);
-    writeFileSync(`${RESULTS_DIR}/scene-locomotion-plot.png`, await page.locator('#plot').screenshot({ timeout: WAIT }));
+    await shot(page, 'scene-locomotion-plot', '#plot');
     expect(flow!.problems).toEqual([]);
   }, TEST_TIMEOUT);
 
@@ -342,6 +344,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await page.keyboard.down('KeyW');
     await waitForStat(page, 'topClip', /^WalkForward$/);
     await page.keyboard.up('KeyW');
+
 
     // Layers on the Fox: masks and layer stacks posed by the GL pose pass; drawn and moving.
     await page.goto(`${demo.baseUrl}/?backend=webgl2&scene=layers&instances=8`);
