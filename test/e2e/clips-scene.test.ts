@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { chromiumAvailable, demoSession, overlayRects, REPO_ROOT, stat, statNumber, waitForCrowd, waitForFrames, type Rect } from './harness';
+import { chromiumAvailable, demoSession, overlayRects, REPO_ROOT, stat, statNumber, waitDrawing, waitForCrowd, waitForFrames, type Rect } from './harness';
 import { changedColumnRanges, shareChanged } from './pixels';
 
 const VIEWPORT = { width: 960, height: 600 };
@@ -24,7 +24,7 @@ const BLOCK_GAP = 24;
 const MIN_SHADOW_CHANGE = 0.003;
 
 describe.skipIf(!chromiumAvailable())('demo clips scene in headless Chromium (WebGPU on SwiftShader)', () => {
-  const demo = demoSession(VIEWPORT, WAIT);
+  const demo = demoSession(VIEWPORT, WAIT, { held: true });
 
   /** A lil-gui controller's row by its label. */
   const control = (page: Page, label: string) => page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: label }) });
@@ -52,10 +52,10 @@ describe.skipIf(!chromiumAvailable())('demo clips scene in headless Chromium (We
     expect(await stat(page, 'bodies')).toBe('WalkerBody,WalkerBody #2,WalkerStocky');
     expect(await list(page, 'bodyInstances')).toEqual([8, 8, 8]);
     // Each crowd's cull pass reports instances drawn (its own readback, a few frames late).
-    await page.waitForFunction(() => {
+    await waitDrawing(page, () => {
       const drawn = (document.getElementById('stats')?.dataset.bodyDrawn ?? '').split(',').map(Number);
       return drawn.length === 3 && drawn.every((n) => n > 0);
-    }, undefined, { timeout: WAIT, polling: 100 });
+    }, undefined, WAIT);
     // The library: read once, bound to every body; its clips are every body's clips.
     expect(await statNumber(page, 'libraryClips')).toBeGreaterThan(0);
     expect(await stat(page, 'libraryBodies')).toBe('3');
@@ -80,7 +80,7 @@ describe.skipIf(!chromiumAvailable())('demo clips scene in headless Chromium (We
     await panel.click();
     await page.evaluate(() => { document.getElementById('stats')!.style.display = 'none'; });
     // lil-gui folds the panel with a transition: measure the overlays once it is folded.
-    await page.waitForFunction(() => document.querySelector('.lil-gui.lil-root')!.getBoundingClientRect().height < 60, null, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('.lil-gui.lil-root')!.getBoundingClientRect().height < 60, null, { timeout: 10_000, polling: 50 });
     const overlays = await overlayRects(page);
     const first = await demo.shot(page, 'scene-clips-1');
     await waitForFrames(page, (await statNumber(page, 'frames')) + 2, WAIT);
@@ -125,10 +125,10 @@ describe.skipIf(!chromiumAvailable())('demo clips scene in headless Chromium (We
     const picksStart = Date.now();
     await panel.click();
     await control(page, 'shadows').locator('input').uncheck();
-    const loaded = (bodies: string, clipSet: string) => page.waitForFunction(([b, c]) => {
+    const loaded = (bodies: string, clipSet: string) => waitDrawing(page, ([b, c]) => {
       const data = document.getElementById('stats')?.dataset;
       return data?.bodies === b && data.clipSet === c && data.instances === '24';
-    }, [bodies, clipSet], { timeout: WAIT, polling: 100 });
+    }, [bodies, clipSet], WAIT);
     const binding = async () => ({ maps: await stat(page, 'bodyMaps'), mapped: await stat(page, 'bodyMapped'), unmapped: await stat(page, 'bodyUnmapped'), legs: await stat(page, 'bodyLegs') });
     const report = () => page.locator('.clips-report').textContent();
     // A dropped .vrm (the Walker renamed to VRoid's joints, with a VRMC_vrm map) becomes the
@@ -148,7 +148,7 @@ describe.skipIf(!chromiumAvailable())('demo clips scene in headless Chromium (We
     // in the panel, is refused naming both skeletons' joints; the scene and the pickers stay.
     const frames = await statNumber(page, 'frames');
     await control(page, 'clip set').locator('select').selectOption('Fox.glb');
-    await page.waitForFunction(() => document.querySelector('.clips-report')?.textContent?.startsWith('refused'), null, { timeout: WAIT, polling: 100 });
+    await waitDrawing(page, () => document.querySelector('.clips-report')?.textContent?.startsWith('refused'), null, WAIT);
     expect(await report()).toMatch(/^refused: the clip set Fox\.glb cannot bind to WalkerBody: clips file 'Fox\.glb': none of the 20 nodes its clips animate \(b_Hip_01, .*\) is a node of the body \(Hips, Spine, /);
     expect(await page.locator('#message-text').textContent()).toMatch(/^Could not load WalkerBody: the clip set Fox\.glb cannot bind to WalkerBody: .*Still showing WalkerBody\.$/);
     expect([await control(page, 'body').locator('select').inputValue(), await control(page, 'clip set').locator('select').inputValue()]).toEqual(['avatar.vrm', 'WalkerClips.glb']);
