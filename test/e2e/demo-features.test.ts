@@ -66,7 +66,7 @@ function hueClusters(image: Image, skip: Rect[], share = 0.01): { clusters: numb
 }
 
 describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGPU on SwiftShader)', () => {
-  const demo = demoSession(VIEWPORT, WAIT, { held: true });
+  const demo = demoSession(VIEWPORT, WAIT, { held: true, oneContext: true });
 
   /** A lil-gui controller's row by its label. */
   const control = (page: Page, label: string) => page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: label }) });

@@ -25,7 +25,7 @@ const TEST_TIMEOUT = 120_000;
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShader)', () => {
-  const demo = demoSession(VIEWPORT, 60_000, { held: true });
+  const demo = demoSession(VIEWPORT, 60_000, { held: true, oneContext: true });
 
   /**
    * One page of test/e2e/gl-skin/index.html for the cases that build their crowds in it, each on
