@@ -246,6 +246,21 @@ export async function scaledPage(browser: Browser, viewport: { width: number; he
   return page;
 }
 
+/**
+ * A browser context for pages at `scale` (scaledPage's, in scaledPageIn): pages of one context
+ * share the HTTP cache and V8's compiled code of the modules they load.
+ */
+function scaledContext(browser: Browser, viewport: { width: number; height: number }, scale = DEMO_PIXEL_SCALE): Promise<BrowserContext> {
+  return browser.newContext({ viewport, deviceScaleFactor: scale });
+}
+
+/** A page of `context` (scaledContext, made at `scale`), sized as scaledPage's. */
+async function scaledPageIn(context: BrowserContext, scale = DEMO_PIXEL_SCALE): Promise<Page> {
+  const page = await context.newPage();
+  if (scale !== 1) await page.addInitScript(hideDevicePixelBox);
+  return page;
+}
+
 /** scaledPage's init script: the demo sizes its canvas from the CSS box times devicePixelRatio. */
 function hideDevicePixelBox(): void {
   delete (ResizeObserverEntry.prototype as { devicePixelContentBoxSize?: unknown }).devicePixelContentBoxSize;
@@ -282,9 +297,8 @@ export function demoSession(viewport: { width: number; height: number }, screens
     async newPage(scale = DEMO_PIXEL_SCALE): Promise<Page> {
       let page: Page;
       if (oneContext) {
-        if (!contexts.has(scale)) contexts.set(scale, browser!.newContext({ viewport, deviceScaleFactor: scale }));
-        page = await (await contexts.get(scale)!).newPage();
-        if (scale !== 1) await page.addInitScript(hideDevicePixelBox);
+        if (!contexts.has(scale)) contexts.set(scale, scaledContext(browser!, viewport, scale));
+        page = await scaledPageIn(await contexts.get(scale)!, scale);
       } else {
         page = await scaledPage(browser!, viewport, scale);
       }
