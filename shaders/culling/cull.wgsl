@@ -74,6 +74,7 @@ struct CullParams {
   impostorList: u32,
   impostorBand: f32,
   bandList: u32,
+  bandLevel: u32,
 }
 
 struct LodRange {
@@ -166,7 +167,7 @@ fn cull(@builtin(global_invocation_id) id: vec3u) {
   // Far enough to be drawn as an impostor: listed for it, and neither drawn as a mesh nor posed
   // (unless it casts into the shadow map, which draws meshes). In the band before that, listed in
   // the band list with its fade (0 at the band's start, 1 at the switch; by slot), posed and drawn
-  // both ways by the impostor feature (its level: lodLevel(impostorBand)), not in a camera list.
+  // both ways by the impostor feature (its meshes at params.bandLevel), not in a camera list.
   var band = false;
   if (visible && scaled >= params.impostorBand) {
     if (scaled >= params.impostorDistance) {
@@ -238,13 +239,14 @@ fn finalize(@builtin(global_invocation_id) id: vec3u) {
     args[o + 1u] = atomicLoad(&counters[COUNTER_IMPOSTOR]);
     args[o + 2u] = 0u;
     args[o + 3u] = 0u;
-    // The band: its impostors (a quad each), then its meshes at the band's level, one draw per primitive.
+    // The band: its impostors (a quad each), then its meshes at the band's level (the feature's:
+    // the level its impostors show), one draw per primitive.
     let bandCount = atomicLoad(&counters[COUNTER_BAND]);
     args[o + 4u] = IMPOSTOR_VERTICES;
     args[o + 5u] = bandCount;
     args[o + 6u] = 0u;
     args[o + 7u] = 0u;
-    let bandLevel = lodLevel(params.impostorBand);
+    let bandLevel = min(params.bandLevel, params.levels - 1u);
     for (var p = 0u; p < params.primitives; p++) {
       let range = lodRanges[bandLevel * params.primitives + p];
       let b = o + 2u * ARGS_IMPOSTOR_WORDS + p * ARGS_DRAW_WORDS;

@@ -2,7 +2,8 @@
 // pass's impostor list (shaders/culling/cull.wgsl), facing the camera, showing the atlas cell of
 // the instance's clips at their clip times (nearest baked frame; a blend's two clips dissolved
 // pixel by pixel by its weight) seen from the camera's direction relative to the instance (the
-// four neighbouring view cells blended), lit as the skin pass lights a mesh (shaders/skin.wgsl
+// four neighbouring view cells dissolved pixel by pixel, each marched along the camera's ray with
+// its baked depth: parallax), lit as the skin pass lights a mesh (shaders/skin.wgsl
 // `shade`: the sun with its shadow map, ambient, hemisphere and environment light; the atlas holds
 // base colour, normal, roughness and metalness) and tinted by the instance's appearance (its look,
 // CrowdAppearance's variant and parts, picks the atlas layer baked with them). With BAND,
@@ -230,12 +231,28 @@ struct Look {
 @group(0) @binding(11) var environmentSampler: sampler;
 // The looks baked, (variant, parts) by layer, sorted by variant, then parts (atlas.looks of them).
 @group(0) @binding(12) var<storage, read> bakedLooks: array<vec2u>;
+// The surface's offset along each cell's view direction (impostor-bake.ts ImpostorTextures.depth), premultiplied by coverage.
+@group(0) @binding(13) var depthAtlas: texture_2d_array<f32>;
+// Steps of the parallax march (sampleCell) and how far behind the surface, in steps, a step still meets it.
+const PARALLAX_STEPS = 32u;
+const PARALLAX_THICKNESS = 1.5;
 
 override ENCODE_SRGB: bool = false;
 // BAND: the band's impostors: the bound list is the cull pass's band list (its slots, then a fade
 // per slot), and the fragment stage keeps only the pixels whose screen-door threshold is under the
 // instance's fade (skin.wgsl's BAND meshes draw the others).
 override BAND: bool = false;
+// ALPHA_TO_COVERAGE: a multisampled target (the pipeline's alphaToCoverageEnabled): the pixel's
+// covered fraction (the atlas's filtered coverage) becomes its sample mask, as the mesh's edges
+// cover some of a pixel's samples; else a pixel is drawn where at least half covered. COVERED:
+// the least coverage that counts as the surface (the parallax march's hits and the draw).
+override ALPHA_TO_COVERAGE: bool = false;
+override COVERED: f32 = 0.5;
+// The character's animation box's half extents (model units, impostor-pass.ts): the parallax
+// march spans the box along the camera's direction.
+override BOX_HALF_X: f32 = 1.0;
+override BOX_HALF_Y: f32 = 1.0;
+override BOX_HALF_Z: f32 = 1.0;
 
 struct Out {
   @builtin(position) clip: vec4f,
@@ -256,6 +273,8 @@ struct Out {
   @location(8) @interpolate(flat) fade: f32,
   // The atlas layer of the instance's look.
   @location(10) @interpolate(flat) layer: u32,
+  // The camera's direction in the instance's frame (unit, towards the camera).
+  @location(11) @interpolate(flat) towards: vec3f,
 }
 
 // The atlas layer of an appearance record's look (variant, parts): a binary search of the baked
@@ -317,6 +336,7 @@ fn vertex(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance:
   azimuth = select(azimuth, azimuth + f32(atlas.azimuths), azimuth < 0.0);
   let row = select(0.0, clamp(asin(clamp(d.y, -1.0, 1.0)) / atlas.maxElevation * f32(atlas.elevations - 1u), 0.0, f32(atlas.elevations - 1u)), atlas.elevations > 1u);
   out.view = vec2f(azimuth, row);
+  out.towards = d;
   let right = basisRight(d);
   let up = cross(d, right);
   let corner = CORNERS[vertex];
@@ -344,9 +364,10 @@ fn decodeOctahedral(e: vec2f) -> vec3f {
   return normalize(n);
 }
 
-// One view cell's texels at `local`: the covered fraction and, weighted by it (the bake clears
-// both textures to 0, so filtering leaves them premultiplied by coverage), the base colour, the
-// model normal, roughness and metalness.
+// One view cell's texels where the camera's ray meets the surface it shows: the covered fraction
+// and, weighted by it (the bake clears the textures to 0, so filtering leaves them premultiplied
+// by coverage), the base colour, the model normal, roughness and metalness. Coverage 0 where the
+// ray meets nothing.
 struct Sample {
   coverage: f32,
   albedo: vec3f,
@@ -354,16 +375,53 @@ struct Sample {
   rm: vec2f,
 }
 
-fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, local: vec2f) -> Sample {
+// Cell (view (a, e), pose `pose`) seen along the camera's ray q + t towards (model space: q on
+// the camera-facing plane through the framed sphere's centre, `towards` the unit direction to
+// the camera). Parallax: the cell was baked from its own direction d, so a point of the ray lies
+// in the cell where it projects along d; the ray is marched from the box's near side (t = h) to
+// its far side in PARALLAX_STEPS steps, and meets the surface at the first covered step whose
+// point lies from half a step in front of the cell's surface (its baked depth along d) to
+// PARALLAX_THICKNESS steps behind it. Pasted unmoved, a cell seen from between two view
+// directions showed the character as from its own (the Fox's nose 6 pixels off at a 64-pixel
+// switch, half way between 8 azimuths; docs/impostors.md).
+fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -> Sample {
   let view = e * atlas.azimuths + a;
   let cell = vec2f(f32(pose % atlas.columns), f32((pose / atlas.columns) * atlas.views + view));
-  let uv = (cell + local) / vec2f(f32(atlas.columns), f32(atlas.rows));
-  let albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
-  let surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0);
-  let n = decodeOctahedral(surface.xy / max(albedo.a, 1e-6));
+  let grid = vec2f(f32(atlas.columns), f32(atlas.rows));
+  // Half a texel in from the cell's edge, so that filtering never reads the neighbouring cell.
+  let size = vec2f(textureDimensions(albedoAtlas)) / grid;
   let d = cellDirection(a, e);
   let right = basisRight(d);
   let up = cross(d, right);
+  let h = dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z));
+  let stride = 2.0 * h / f32(PARALLAX_STEPS);
+  var uv = vec2f(0.0);
+  var hit = false;
+  var behind = 0.0;
+  var p = q;
+  for (var k = 0u; k < PARALLAX_STEPS && !hit; k++) {
+    p = q + towards * (h - (f32(k) + 0.5) * stride);
+    let local = clamp(vec2f(dot(p, right), -dot(p, up)) / (2.0 * atlas.radius) + 0.5, 0.5 / size, 1.0 - 0.5 / size);
+    uv = (cell + local) / grid;
+    let coverage = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0).a;
+    if (coverage >= COVERED) {
+      let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius;
+      behind = depth - dot(p, d);
+      hit = behind >= -0.5 * stride && behind <= PARALLAX_THICKNESS * stride;
+    }
+  }
+  if (!hit) {
+    return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0));
+  }
+  // One step more: along the ray to the baked surface's depth, where that point is covered too.
+  let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
+  let refined = (cell + clamp(vec2f(dot(onSurface, right), -dot(onSurface, up)) / (2.0 * atlas.radius) + 0.5, 0.5 / size, 1.0 - 0.5 / size)) / grid;
+  if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= COVERED) {
+    uv = refined;
+  }
+  let albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
+  let surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0);
+  let n = decodeOctahedral(surface.xy / max(albedo.a, 1e-6));
   return Sample(albedo.a, albedo.rgb, (right * n.x + up * n.y + d * n.z) * albedo.a, surface.zw);
 }
 
@@ -391,9 +449,6 @@ fn fragment(in: Out) -> @location(0) vec4f {
   if (BAND && bandThreshold(in.clip.xy) >= in.fade) {
     discard;
   }
-  // Half a texel in from the cell's edge, so that filtering never reads the neighbouring cell.
-  let size = vec2f(textureDimensions(albedoAtlas)) / vec2f(f32(atlas.columns), f32(atlas.rows));
-  let local = clamp(in.local, 0.5 / size, 1.0 - 0.5 / size);
   let a0 = u32(floor(in.view.x)) % atlas.azimuths;
   let a1 = (a0 + 1u) % atlas.azimuths;
   let fa = fract(in.view.x);
@@ -402,21 +457,27 @@ fn fragment(in: Out) -> @location(0) vec4f {
   let fe = in.view.y - f32(e0);
   // The clip dissolve's threshold: the band's pattern shifted by (2, 1) pixels, so that the two screen doors do not line up.
   let pose = select(in.poses.x, in.poses.y, bandThreshold(in.clip.xy + vec2f(2.0, 1.0)) < in.blend);
-  let l = in.layer;
-  let s = array<Sample, 4>(sampleCell(l, pose, a0, e0, local), sampleCell(l, pose, a1, e0, local), sampleCell(l, pose, a0, e1, local), sampleCell(l, pose, a1, e1, local));
-  let weights = vec4f((1.0 - fa) * (1.0 - fe), fa * (1.0 - fe), (1.0 - fa) * fe, fa * fe);
-  var coverage = 0.0;
-  var albedo = vec3f(0.0);
-  var normal = vec3f(0.0);
-  var rm = vec2f(0.0);
-  for (var k = 0u; k < 4u; k++) {
-    let w = weights[k];
-    coverage += w * s[k].coverage;
-    albedo += w * s[k].albedo;
-    normal += w * s[k].normal;
-    rm += w * s[k].rm;
+  // The view cell: one of the four around the camera's direction, chosen per pixel by a screen
+  // door weighted as a bilinear blend would weight them (the band's pattern moved by (1, 2) pixels
+  // for the azimuth, (3, 3) for the elevation row), so the mix slides as the camera orbits and a
+  // pixel marches one cell, not four.
+  let a = select(a0, a1, bandThreshold(in.clip.xy + vec2f(1.0, 2.0)) < fa);
+  let e = select(e0, e1, bandThreshold(in.clip.xy + vec2f(3.0, 3.0)) < fe);
+  // The pixel's point on the camera-facing plane through the sphere's centre (model units).
+  let qr = basisRight(in.towards);
+  let q = (qr * (in.local.x * 2.0 - 1.0) + cross(in.towards, qr) * (1.0 - 2.0 * in.local.y)) * atlas.radius;
+  var s = sampleCell(in.layer, pose, a, e, q, in.towards);
+  // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
+  // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
+  // all half way between two (a screen door moved by (2, 3)), so nothing jumps as the camera orbits.
+  if (s.coverage == 0.0 && bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < 2.0 * min(fa, 1.0 - fa)) {
+    s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, in.towards);
   }
-  if (coverage < 0.5) {
+  let coverage = s.coverage;
+  let albedo = s.albedo;
+  let normal = s.normal;
+  let rm = s.rm;
+  if (coverage < COVERED) {
     discard;
   }
   let base = albedo / coverage * looks[in.slot].tint.rgb;
@@ -427,7 +488,7 @@ fn fragment(in: Out) -> @location(0) vec4f {
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
   }
-  return vec4f(color, 1.0);
+  return vec4f(color, select(1.0, coverage, ALPHA_TO_COVERAGE));
 }
 
 // skin.wgsl's `shade` for an opaque lit surface of normal `n` (the atlas holds the shading normal

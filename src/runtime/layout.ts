@@ -300,6 +300,7 @@ export const CULL_PARAMS = {
   impostorList: 332, //     u32: word of the args buffer where the impostor list starts (CullPass.impostorListOffset / 4)
   impostorBand: 336, //     f32: visible instances from this distance / scale up to impostorDistance are in the band: drawn as both, faded (= impostorDistance: no band)
   bandList: 340, //         u32: word of the args buffer where the band list starts (CullPass.bandListOffset / 4)
+  bandLevel: 344, //        u32: the LOD level the band's meshes draw (below levels)
 } as const;
 
 /** Per (level, primitive) of the LOD index ranges (shaders/culling/cull.wgsl `LodRange`). */

@@ -83,7 +83,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
   }
 
   it('?backend=webgl2: the demo draws its Foxes on WebGL 2 with its panel, says so and why a scene is not there, keeps a clean console, restores the crowd after a lost context, and takes dropped files', async () => {
-    // The stadium asked for: the crowd scene runs, and the page says why (demo/gl-app.ts GL_SCENES_MISSING).
+    // The stadium asked for: the crowd scene runs, and the page says why (demo/scene-state.ts GL_SCENES_MISSING).
     const { page, problems } = await demo.open('?backend=webgl2&instances=40&scene=stadium&model=Fox');
     await waitForCrowd(page, 40, 2, 90_000);
     expect(await stat(page, 'backend')).toBe('webgl2');

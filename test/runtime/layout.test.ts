@@ -82,11 +82,11 @@ describe('buffer layouts: src/runtime/layout.ts matches the WGSL structs', () =>
     expect(PROP_PARAMS.size).toBe(64 + 16 + 8 * 4);
   });
 
-  it('CullParams: 2 x 6 planes (192 bytes), then vec3f + 4-byte field pairs, two vec4f, ten 4-byte words and 2 pad words: 352 bytes', () => {
+  it('CullParams: 2 x 6 planes (192 bytes), then vec3f + 4-byte field pairs, two vec4f, eleven 4-byte words and 1 pad word: 352 bytes', () => {
     // planes 0 (6 x 16), lightPlanes 96, cameraPosition 192 (vec3f) + maxDistance 204, boxCentre 208 + instanceCount 220,
     // boxHalf 224 + plainCount 236, layeredCentre 240 + frame 252, layeredHalf 256 + listStride 268,
     // lodDistances 272, animationDistances 288, then flags 304 ... dispatchWidth 324, impostorDistance 328,
-    // impostorList 332, impostorBand 336, bandList 340, padding to a 16-byte multiple.
+    // impostorList 332, impostorBand 336, bandList 340, bandLevel 344, padding to a 16-byte multiple.
     expectMatches(CULL_PARAMS, wgslLayout(cull, 'CullParams'));
     expect(CULL_PARAMS.size).toBe(192 + 5 * 16 + 2 * 16 + 12 * 4);
     expectMatches(LOD_RANGE, wgslLayout(cull, 'LodRange'));

@@ -37,12 +37,12 @@ export interface ImpostorRow {
 
 /**
  * `frames` measured frames of `count` Foxes all in view, as meshes or with impostors; medians.
- * `band`: the impostors' band (ImpostorOptions.band) with every Fox inside it: mesh LOD off (so
- * the band has its full width: with LOD the Fox's coarsest level begins past the switch, which
- * leaves no band) and the viewport height set so that the switch lies 1.2 x the camera's height away.
+ * `band`: the impostors' band (ImpostorOptions.band) with every Fox inside it (mesh LOD as the
+ * crowd's defaults: the band has its full width whatever the levels, its meshes at the switch's
+ * level) and the viewport height set so that the switch lies 1.2 x the camera's height away.
  */
 export async function benchImpostorFrame(device: GPUDevice, character: Character, count: number, how: ImpostorRow['how'], frames: number, band?: number): Promise<ImpostorRow> {
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024, ...(band === undefined ? {} : { lod: false }) });
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024 });
   const feature = how === 'impostors' ? new CrowdImpostors(crowd, band === undefined ? {} : { band }) : undefined;
   await feature?.bake();
   const side = Math.ceil(Math.sqrt(count));

@@ -2,30 +2,15 @@ import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
 import { AtlasGrid, boxSphere } from './impostor-atlas';
-import { ALBEDO_FORMAT, ImpostorBake, SURFACE_FORMAT, type BakeLayer, type ImpostorTextures } from './impostor-bake';
+import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, SURFACE_FORMAT, type BakeLayer, type ImpostorTextures } from './impostor-bake';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
 import { BandMeshes } from './band-meshes';
-import { ImpostorRoute, type ImpostorDraws } from './impostor-route';
+import { ImpostorRoute, levelAtSwitch, type ImpostorDraws } from './impostor-route';
 import type { ImpostorOptions } from './types';
 
 export type { ImpostorOptions } from './types';
 export type { ImpostorLook, ImpostorLookStats } from './impostor-looks';
-
-/**
- * @internal The mesh LOD level a crowd draws just before the impostor switch (the band's meshes'
- * level; with no band, the last level before the switch): `lod.forcedLevel` when set, 0 with LOD
- * off, else the coarsest level whose simplification error (`errors[level]`, model units) spans at
- * most `lod.pixelError` pixels where `size` (model units) spans `pixels` (both measured at one
- * distance, as the cull pass measures them; its offset of a box radius aside).
- */
-export function levelAtSwitch(errors: readonly number[], lod: CrowdKernel['lodSettings'], size: number, pixels: number): number {
-  if (lod.forcedLevel !== undefined) return lod.forcedLevel;
-  if (!lod.lod) return 0;
-  let level = 0;
-  for (let l = 1; l < errors.length; l++) if (errors[l] * pixels <= lod.pixelError * size) level = l;
-  return level;
-}
 
 /** What the atlas holds, once made (CrowdImpostors.atlas). */
 export interface ImpostorAtlasInfo {
@@ -37,17 +22,17 @@ export interface ImpostorAtlasInfo {
   readonly elevations: number;
   /** Texels per cell side (after the budget). */
   readonly cellSize: number;
-  /** The atlas's width in texels (two textures of this size, a layer a look). */
+  /** The atlas's width in texels (three textures of this size, a layer a look). */
   readonly width: number;
   /** The atlas's height in texels. */
   readonly height: number;
-  /** Bytes of one layer (one look) of the two textures. */
+  /** Bytes of one layer (one look) of the three textures. */
   readonly lookBytes: number;
   /** Most layers (looks) the budget holds at this cell size. */
   readonly looks: number;
   /** Layers baked now (0 before the bake). */
   readonly layers: number;
-  /** Bytes of the two textures: lookBytes x layers once baked (counted in Crowd.gpuBytes), one layer's before. */
+  /** Bytes of the three textures: lookBytes x layers once baked (counted in Crowd.gpuBytes), one layer's before. */
   readonly bytes: number;
 }
 
@@ -267,6 +252,7 @@ export class CrowdImpostors implements CrowdFeature {
     const made: ImpostorTextures = {
       albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size, format: ALBEDO_FORMAT, usage }),
       surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: SURFACE_FORMAT, usage }),
+      depth: device.createTexture({ label: 'CrowdImpostors.depth', size, format: DEPTH_FORMAT, usage }),
     };
     const old = all ? undefined : this.textures;
     const encoder = device.createCommandEncoder({ label: 'CrowdImpostors.bake' });
@@ -274,7 +260,7 @@ export class CrowdImpostors implements CrowdFeature {
     looks.forEach((look, layer) => {
       const from = old ? this.looksInUse.layerOf(look.variant * 2 ** 32 + look.parts) : -1;
       if (from < 0) return void layers.push({ layer, look });
-      for (const key of ['albedo', 'surface'] as const) {
+      for (const key of ['albedo', 'surface', 'depth'] as const) {
         encoder.copyTextureToTexture({ texture: old![key], origin: [0, 0, from] }, { texture: made[key], origin: [0, 0, layer] }, [g.width, g.height, 1]);
       }
     });
@@ -305,6 +291,7 @@ export class CrowdImpostors implements CrowdFeature {
   private freeTextures(): void {
     this.textures?.albedo.destroy();
     this.textures?.surface.destroy();
+    this.textures?.depth.destroy();
     this.textures = undefined;
     this.layers = 0;
   }

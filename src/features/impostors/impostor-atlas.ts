@@ -6,8 +6,8 @@ export const DEFAULT_IMPOSTOR_BUDGET = 64 * 1024 * 1024;
 
 /** The band's default width (ImpostorOptions.band): the last quarter of the distance before the switch. */
 export const DEFAULT_IMPOSTOR_BAND = 0.25;
-/** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness). */
-export const ATLAS_TEXEL_BYTES = 8;
+/** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness) + R8 depth (the draw's parallax). */
+export const ATLAS_TEXEL_BYTES = 9;
 
 /** The most looks (atlas layers) an atlas may hold: WebGPU's default maxTextureArrayLayers. */
 export const IMPOSTOR_MAX_LOOKS = 256;
@@ -91,7 +91,7 @@ export class AtlasGrid {
     this.capacity = Math.max(this.looks, Math.min(maxLooks, Math.floor(budget / this.bytes)));
   }
 
-  /** Bytes of one layer (one look) of the atlas's two textures. */
+  /** Bytes of one layer (one look) of the atlas's three textures. */
   get bytes(): number {
     return this.width * this.height * ATLAS_TEXEL_BYTES;
   }

@@ -10,14 +10,20 @@ import { frameBindGroup, vertexEntryPoint, writeCamera } from '../../runtime/ski
 import { AtlasGrid, boxSphere, viewBasis } from './impostor-atlas';
 import type { ImpostorLook } from './impostor-looks';
 
-/** The atlas textures: albedo (sRGB) and surface (octahedral model normal, roughness, metalness), both width x height x one layer a look. */
+/**
+ * The atlas textures, each width x height x one layer a look: albedo (sRGB), surface (octahedral
+ * normal in the view's axes, roughness, metalness) and depth (the surface's offset along the view
+ * direction from the framed sphere's centre, 0.5 + 0.5 z / radius: the draw's parallax).
+ */
 export interface ImpostorTextures {
   readonly albedo: GPUTexture;
   readonly surface: GPUTexture;
+  readonly depth: GPUTexture;
 }
 
 export const ALBEDO_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
 export const SURFACE_FORMAT: GPUTextureFormat = 'rgba8unorm';
+export const DEPTH_FORMAT: GPUTextureFormat = 'r8unorm';
 
 /** The variant images a bake draws looks with (CrowdAppearance's, AppearanceSource): none without appearance. */
 export interface BakeVariants {
@@ -41,7 +47,7 @@ const LOOK_STRIDE = 256;
  * fraction of a texel (binary coverage: 2.4% of the Fox's pixels off at the switch against 5.5%).
  */
 const BAKE_SAMPLES = 4;
-/** Most texels of a strip of atlas rows baked at once (its multisampled targets: 12 bytes a sample, 48 MiB). */
+/** Most texels of a strip of atlas rows baked at once (its multisampled targets: 13 bytes a sample, 52 MiB). */
 const STRIP_TEXELS = 1 << 20;
 
 /**
@@ -49,7 +55,7 @@ const STRIP_TEXELS = 1 << 20;
  * instance per (pose, view), each frozen at its pose's clip time (frame / frames of the cycle)
  * and placed in its cell, turned so that an orthographic camera looking down -z sees it from its
  * view's direction; the crowd's own pose pass poses them and its skin shader's vertex stage draws
- * them, with shaders/impostors/bake.wgsl's fragment stage writing the two atlas textures (4x
+ * them, with shaders/impostors/bake.wgsl's fragment stage writing the three atlas textures (4x
  * multisampled in strips of rows, one camera a strip, resolved and copied in). So the images are
  * the crowd's draw as authored: materials, normal maps, skinning method, the mesh level drawn at
  * the switch. Each look
@@ -66,7 +72,7 @@ export class ImpostorBake {
   /** The first instance of each atlas row, then the instance count. */
   private readonly rowStart: number[] = [];
   private readonly stripRows: number;
-  /** A strip's multisampled depth and (albedo, surface) targets, and the (albedo, surface) they resolve into. */
+  /** A strip's multisampled depth buffer and (albedo, surface, depth) targets, and the (albedo, surface, depth) they resolve into. */
   private readonly depth: GPUTexture;
   private readonly samples: GPUTexture[];
   private readonly resolved: GPUTexture[];
@@ -79,7 +85,7 @@ export class ImpostorBake {
   private looks: GPUBuffer | undefined;
 
   /**
-   * @param level the mesh LOD level to bake (crowd-impostors.ts levelAtSwitch: the level the crowd
+   * @param level the mesh LOD level to bake (impostor-route.ts levelAtSwitch: the level the crowd
    * draws just before the switch, so the impostor takes over from the mesh it replaces)
    */
   constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, skinning: 'linear' | 'dual-quaternion', private readonly level: number, variants?: BakeVariants) {
@@ -133,8 +139,9 @@ export class ImpostorBake {
     }
     const texture = (label: string, format: GPUTextureFormat, sampleCount: number, usage: number) => device.createTexture({ label: `ImpostorBake.${label}`, size: stripSize, format, sampleCount, usage });
     this.depth = texture('depth', 'depth24plus', BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT);
-    this.samples = [texture('albedoSamples', ALBEDO_FORMAT, BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT), texture('surfaceSamples', SURFACE_FORMAT, BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT)];
-    this.resolved = [texture('albedoStrip', ALBEDO_FORMAT, 1, GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC), texture('surfaceStrip', SURFACE_FORMAT, 1, GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC)];
+    const formats = [['albedo', ALBEDO_FORMAT], ['surface', SURFACE_FORMAT], ['depth', DEPTH_FORMAT]] as const;
+    this.samples = formats.map(([name, format]) => texture(`${name}Samples`, format, BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT));
+    this.resolved = formats.map(([name, format]) => texture(`${name}Strip`, format, 1, GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC));
     const module = device.createShaderModule({ label: 'ImpostorBake.shader', code: bakeWgsl });
     const fragment = GPUShaderStage.FRAGMENT;
     this.lookLayout = device.createBindGroupLayout({
@@ -156,7 +163,7 @@ export class ImpostorBake {
         label: `ImpostorBake.pipeline.${p.label}`, layout,
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: skin.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...skin.vertexConstants, ...streams } },
-        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: SURFACE_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), LOD_BIAS: bias } },
+        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: SURFACE_FORMAT }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), LOD_BIAS: bias, RADIUS: radius } },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
         multisample: { count: BAKE_SAMPLES },
@@ -198,7 +205,7 @@ export class ImpostorBake {
         pass.setBindGroup(2, group);
         mesh.primitives.forEach((p, i) => {
           if (i < 32 && (look.parts & (1 << i)) === 0) return; // a part the look hides
-          // The level the crowd draws just before the switch (crowd-impostors.ts levelAtSwitch), so the impostor takes over from the mesh it replaces.
+          // The level the crowd draws just before the switch (impostor-route.ts levelAtSwitch), so the impostor takes over from the mesh it replaces.
           const [indices, firstIndex] = p.ranges[Math.min(this.level, p.ranges.length - 1)];
           pass.setPipeline(this.pipelines[i]);
           pass.setBindGroup(1, materials[i]);
@@ -207,8 +214,7 @@ export class ImpostorBake {
         });
         pass.end();
         const size = [grid.width, (end - row) * grid.cellSize, 1];
-        encoder.copyTextureToTexture({ texture: this.resolved[0] }, { texture: target.albedo, origin: [0, row * grid.cellSize, layer] }, size);
-        encoder.copyTextureToTexture({ texture: this.resolved[1] }, { texture: target.surface, origin: [0, row * grid.cellSize, layer] }, size);
+        [target.albedo, target.surface, target.depth].forEach((texture, t) => encoder.copyTextureToTexture({ texture: this.resolved[t] }, { texture, origin: [0, row * grid.cellSize, layer] }, size));
       });
     });
   }

@@ -29,12 +29,21 @@ export interface ImpostorLookStats {
 const WORD = 2 ** 32;
 
 /**
+ * Hysteresis of the layers past the budget: a look in use without a layer takes the layer of the
+ * least used baked look only when more than this many times as many instances use it (or that
+ * look is unused), so that looks whose order by use keeps changing by a little bake nothing.
+ */
+export const LOOK_KEEP_MARGIN = 1.25;
+
+/**
  * Which looks the atlas bakes (CPU only): counts the live instances' looks whenever the
- * appearance's version or the crowd's count changed, and says when one of the most used (at most
- * `capacity`) has no layer: then the atlas is to hold those, plus the baked looks no longer in
- * use while layers are left (kept, so that a look coming back needs no bake), sorted by
- * (variant, parts): layer i is target[i]. Without a CrowdAppearance every instance has one look: variant 0, every part. Owns
- * its count map (reused: no allocation once its keys exist).
+ * appearance's version or the crowd's count changed. The baked looks keep their layers; a look in
+ * use without one (most used first, ties: the smaller (variant, parts)) takes a free layer, else
+ * the layer of the least used look the atlas would hold when more than LOOK_KEEP_MARGIN times as
+ * many instances use it (an unused look gives its layer to any). When that changes the looks,
+ * update returns them sorted by (variant, parts): layer i is target[i]. Without a
+ * CrowdAppearance every instance has one look: variant 0, every part. Owns its count map (reused:
+ * no allocation once its keys exist).
  */
 export class ImpostorLooks {
   /** The looks baked, by layer (sorted by variant, then parts); empty before the first bake. */
@@ -43,6 +52,7 @@ export class ImpostorLooks {
   standIn = 0;
   private readonly counts = new Map<number, number>();
   private readonly ranked: number[] = [];
+  private readonly held: number[] = [];
   private seen: AppearanceSource | undefined | null = null;
   private seenVersion = -1;
   private seenCount = -1;
@@ -54,8 +64,8 @@ export class ImpostorLooks {
 
   /**
    * Counts the looks again when `source` (the crowd's appearance, or none), its version or
-   * `count` (live instances) changed. Returns the looks the atlas should hold when a look among
-   * the `capacity` most used has no layer (bake them, then call baked = them), else undefined.
+   * `count` (live instances) changed. Returns the looks the atlas should hold when they changed
+   * (bake the new ones, then call baked = them), else undefined.
    */
   update(source: AppearanceSource | undefined, count: number): ImpostorLook[] | undefined {
     const version = source?.looks?.version ?? 0;
@@ -68,36 +78,53 @@ export class ImpostorLooks {
     if (source?.looks) source.looks.count(count, counts);
     else counts.set(this.allParts, count);
     if (counts.size === 0) counts.set(this.allParts, 0);
-    // The most used first (ties: the smaller key), at most `capacity` of them.
+    // The most used first (ties: the smaller key).
     const ranked = this.ranked;
     ranked.length = 0;
     for (const key of counts.keys()) ranked.push(key);
     ranked.sort((a, b) => counts.get(b)! - counts.get(a)! || a - b);
     this.inUse = ranked.length;
-    const kept = Math.min(ranked.length, this.capacity);
-    let missing = false;
-    for (let i = 0; i < kept && !missing; i++) missing = this.layerOf(ranked[i]) < 0;
-    if (missing) {
-      // The looks in use that fit, then (while layers are left) the baked looks that are not, so that a look coming back needs no bake.
-      const keys = ranked.slice(0, kept);
-      for (const look of this.baked) {
-        const key = look.variant * WORD + look.parts;
-        if (keys.length < this.capacity && !keys.includes(key)) keys.push(key);
+    // The layers held: the baked looks, then each look without a layer in turn takes a free one or
+    // the least used one's, past the margin (the contenders come most used first: once one does
+    // not take a layer, none after it does).
+    const held = this.held;
+    held.length = 0;
+    for (const look of this.baked) held.push(look.variant * WORD + look.parts);
+    let changed = false;
+    for (const key of ranked) {
+      if (held.includes(key)) continue;
+      if (held.length < this.capacity) {
+        held.push(key);
+        changed = true;
+        continue;
       }
-      const target = keys.sort((a, b) => a - b).map(lookOf);
-      this.tally(target, ranked[0]);
+      let least = 0;
+      for (let i = 1; i < held.length; i++) {
+        const a = counts.get(held[i]) ?? 0, b = counts.get(held[least]) ?? 0;
+        if (a < b || (a === b && held[i] > held[least])) least = i;
+      }
+      const leastCount = counts.get(held[least]) ?? 0;
+      if (!(counts.get(key)! > LOOK_KEEP_MARGIN * leastCount)) break;
+      held[least] = key;
+      changed = true;
+    }
+    if (changed) {
+      const target = held.slice().sort((a, b) => a - b).map(lookOf);
+      this.tally(target);
       return target;
     }
-    this.tally(this.baked, ranked[0]);
+    this.tally(this.baked);
     return undefined;
   }
 
-  /** The count of the last update() against `looks` (the layers the atlas holds, or is about to): the stand-in and the instances drawn with it. */
-  private tally(looks: readonly ImpostorLook[], top: number): void {
+  /** The count of the last update() against `looks` (the layers the atlas holds, or is about to): the stand-in (the most used of them) and the instances drawn with it. */
+  private tally(looks: readonly ImpostorLook[]): void {
     let standIns = 0;
     for (const [key, n] of this.counts) if (indexOf(looks, key) < 0) standIns += n;
     this.standIns = standIns;
-    this.standIn = Math.max(0, indexOf(looks, top));
+    let standIn = -1;
+    for (let i = 0; i < this.ranked.length && standIn < 0; i++) standIn = indexOf(looks, this.ranked[i]);
+    this.standIn = Math.max(0, standIn);
   }
 
   /** The layer of look `key` (variant x 2^32 + parts) among the baked ones, or -1. */

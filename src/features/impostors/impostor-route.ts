@@ -1,9 +1,29 @@
 import type { CullStats } from '../../runtime/crowd-types';
 import type { CullFrame } from '../../runtime/culling/cull-pass';
-import { distanceForPixels, NEVER } from '../../runtime/culling/cull-math';
+import { distanceForPixels, frameLodLevel, lodDistances } from '../../runtime/culling/cull-math';
 import type { CullRoute, RoutedLists } from '../../runtime/culling/cull-route';
 import type { CrowdKernel } from '../../runtime/feature';
-import { CULL_ARGS, CULL_COUNTERS, CULL_LOD, IMPOSTOR_VERTICES, LOD_NOT_FORCED } from '../../runtime/layout';
+import { CULL_ARGS, CULL_COUNTERS, CULL_LOD, IMPOSTOR_VERTICES, LOD_NOT_FORCED, MAX_LOD_LEVELS } from '../../runtime/layout';
+
+/** levelAtSwitch's frame: a unit camera's thresholds (reused). */
+const unit = { flags: 0, forcedLevel: LOD_NOT_FORCED, lodDistances: new Float64Array(MAX_LOD_LEVELS) };
+
+/**
+ * @internal The mesh LOD level a crowd draws at the impostor switch: the level the atlas is baked
+ * from and the band's meshes draw. The cull pass's own rule (cull-math.ts frameLodLevel, over the
+ * thresholds lodDistances makes of `errors`, model units a level, and `lod.pixelError`) at the
+ * switch distance (distanceForPixels: where `size` model units span `pixels` pixels), measured
+ * from the instance's centre: `lod.forcedLevel` when set, 0 with LOD off. Both distances scale
+ * alike with the camera (projection x viewport height), so a unit camera gives the level of every
+ * camera; the cull pass measures its levels from the box's bounding sphere instead, so the level
+ * it draws an instance just before the switch (with no band) may be finer by that offset.
+ */
+export function levelAtSwitch(errors: readonly number[], lod: CrowdKernel['lodSettings'], size: number, pixels: number): number {
+  unit.flags = lod.lod ? CULL_LOD : 0;
+  unit.forcedLevel = lod.forcedLevel ?? LOD_NOT_FORCED;
+  lodDistances(errors, lod.pixelError, 1, 1, unit.lodDistances);
+  return frameLodLevel(distanceForPixels(size, pixels, 1, 1), unit, errors.length);
+}
 
 /** The impostor list of a culled frame (ImpostorRoute.draws): not owned by the reader. */
 export interface ImpostorDraws {
@@ -25,13 +45,16 @@ export interface ImpostorDraws {
  * nor drawn as meshes (unless they cast into the shadow map), counted by the cull stats as one
  * more level of IMPOSTOR_VERTICES (4) each. `band` in [0, 1): instances from (1 - band) x the
  * switch distance up to it are the band, posed and listed with a fade, drawn both ways by the
- * feature. Owned by CrowdImpostors; fill and draws allocate nothing.
+ * feature, their meshes at levelAtSwitch (the atlas's level), whatever the LOD levels there.
+ * Owned by CrowdImpostors; fill and draws allocate nothing.
  */
 export class ImpostorRoute implements CullRoute {
   /** Model units the cull pass's distance leaves out (the radius of the box it tests): taken off the switch so that it measures from the centre. */
   private readonly offset: number;
   /** The frame the last fill filled (CullSettings.frame, refilled each frame; the crowd clears its flags when it has no camera). */
   private frame: CullFrame | undefined;
+  /** The character's LOD levels' simplification errors (model units; [0]: none). */
+  private readonly errors: readonly number[];
   private readonly lists: ImpostorDraws = { args: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
 
   /**
@@ -41,6 +64,7 @@ export class ImpostorRoute implements CullRoute {
    * @param band the band's fraction of the switch distance, in [0, 1)
    */
   constructor(private readonly kernel: CrowdKernel, private readonly size: number, private readonly pixels: number, private readonly band: number) {
+    this.errors = kernel.character.lods?.errors ?? [0];
     const bounds = kernel.character.animationBounds;
     const box = kernel.options.cullBounds === 'authored' ? bounds.box : bounds.reach;
     // The cull pass measures from the box's bounding sphere, the switch from its centre.
@@ -50,19 +74,18 @@ export class ImpostorRoute implements CullRoute {
   fill(f: CullFrame, projection: number, viewportHeight: number): void {
     const switchDistance = distanceForPixels(this.size, this.pixels, projection, viewportHeight);
     f.impostorDistance = Math.max(0, switchDistance - this.offset);
-    // The band's meshes draw one level (lodLevel of its start): it starts no nearer than the coarsest level, so none changes level in it.
-    const lod = (f.flags & CULL_LOD) !== 0 && f.forcedLevel === LOD_NOT_FORCED;
-    let coarsest = 0;
-    for (let i = 0; i < 4 && lod; i++) if (f.lodDistances[i] < NEVER / 2) coarsest = Math.max(coarsest, f.lodDistances[i]);
-    f.impostorBand = Math.min(f.impostorDistance, Math.max(0, switchDistance * (1 - this.band) - this.offset, coarsest));
+    // The band: (1 - band) x the switch distance up to it, its meshes at the level the atlas shows
+    // (the level at the switch), so that the impostor takes over from the mesh it was baked from.
+    f.impostorBand = Math.min(f.impostorDistance, Math.max(0, switchDistance * (1 - this.band) - this.offset));
+    f.bandLevel = levelAtSwitch(this.errors, this.kernel.lodSettings, this.size, this.pixels);
     this.frame = f;
   }
 
   count(words: Uint32Array, stats: CullStats, indicesPerLevel: readonly number[]): CullStats {
-    // The band's instances are drawn twice (a mesh at bandLevel and an impostor, each faded): in
+    // The band's instances are drawn twice (a mesh at the frame's bandLevel and an impostor, each faded): in
     // both of those perLevel entries and in `band`, once in `visible`, both draws in `vertices`.
     const band = words[CULL_COUNTERS.band];
-    const level = this.bandLevel(indicesPerLevel.length);
+    const level = Math.min(this.frame?.bandLevel ?? 0, indicesPerLevel.length - 1);
     const impostors = words[CULL_COUNTERS.impostor];
     stats.visible += impostors + band;
     stats.perLevel[level] += band;
@@ -70,16 +93,6 @@ export class ImpostorRoute implements CullRoute {
     stats.vertices += band * indicesPerLevel[level] + IMPOSTOR_VERTICES * (impostors + band);
     stats.band = band;
     return stats;
-  }
-
-  /** The LOD level the band's meshes draw, of `levels`: the cull pass's lodLevel (cull.wgsl) at the band's start in the last filled frame. */
-  private bandLevel(levels: number): number {
-    const f = this.frame;
-    if (!f) return 0;
-    if (f.forcedLevel !== LOD_NOT_FORCED) return Math.min(f.forcedLevel, levels - 1);
-    let level = 0;
-    if ((f.flags & CULL_LOD) !== 0) for (let i = 0; i + 1 < levels; i++) if (f.impostorBand >= f.lodDistances[i]) level = i + 1;
-    return level;
   }
 
   /** Where the impostor and band lists and their draws' arguments sit in `lists` (the frame's, EncodedFrame.routed): one object, refilled. */

@@ -10,7 +10,7 @@ export interface ImpostorOptions {
   maxElevation?: number;
   /** Texels per side of one atlas cell: a power of two in [16, 256] (default 64). Halved while the atlas is over `budgetBytes`. */
   cellSize?: number;
-  /** Most bytes the atlas may hold (two RGBA8 textures): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
+  /** Most bytes the atlas may hold (9 bytes a texel: RGBA8 albedo, RGBA8 surface, R8 depth): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
   budgetBytes?: number;
   /**
    * An instance is drawn as an impostor once its bounding sphere spans at most this many pixels
@@ -24,7 +24,7 @@ export interface ImpostorOptions {
    * each screen-door faded by how far into the band it is (4 x 4 ordered dither, complementary:
    * each pixel is drawn by one), so nothing pops: a fraction of the switch distance in [0, 0.9]
    * (default 0.25, DEFAULT_IMPOSTOR_BAND: from 4/3 x switchPixels down to it). 0: a hard cut. The
-   * band starts no nearer than the coarsest mesh level (its meshes draw that level).
+   * band's meshes draw the mesh LOD level at the switch (the one the atlas is baked from).
    */
   band?: number;
   /**

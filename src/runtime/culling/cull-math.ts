@@ -5,6 +5,8 @@
  * against it. Matrices are column-major 4x4s, world to WebGPU clip space (z in [0, w]).
  */
 
+import { CULL_LOD, LOD_NOT_FORCED } from '../layout';
+
 /** A distance beyond every threshold (the largest float32, so it survives the uniform upload). */
 export const NEVER = 3.4e38;
 
@@ -95,6 +97,28 @@ export function lodLevel(scaledDistance: number, distances: ArrayLike<number>, l
   let level = 0;
   for (let i = 0; i + 1 < levels; i++) if (scaledDistance >= distances[i]) level = i + 1;
   return level;
+}
+
+/**
+ * Into `out` (one number a level after level 0, MAX_LOD_LEVELS of them): the distance / scale
+ * at which mesh LOD level l begins, where its simplification error `errors[l]` (model units)
+ * spans `pixelError` pixels (distanceForPixels); NEVER past the last level. CullSettings fills
+ * each frame's thresholds with it, and the impostor feature the level at its switch.
+ */
+export function lodDistances(errors: readonly number[], pixelError: number, projection: number, viewportHeight: number, out: Float32Array | Float64Array): void {
+  for (let level = 1; level <= out.length; level++) {
+    out[level - 1] = level < errors.length ? distanceForPixels(errors[level], pixelError, projection, viewportHeight) : NEVER;
+  }
+}
+
+/**
+ * The level cull.wgsl's lodLevel gives a distance divided by the instance's scale under a
+ * frame's switches: the forced level (below `levels`) when `frame.forcedLevel` is not
+ * LOD_NOT_FORCED, 0 without CULL_LOD in `frame.flags`, else lodLevel of its thresholds.
+ */
+export function frameLodLevel(scaledDistance: number, frame: { readonly flags: number; readonly forcedLevel: number; readonly lodDistances: ArrayLike<number> }, levels: number): number {
+  if (frame.forcedLevel !== LOD_NOT_FORCED) return Math.min(frame.forcedLevel, levels - 1);
+  return (frame.flags & CULL_LOD) === 0 ? 0 : lodLevel(scaledDistance, frame.lodDistances, levels);
 }
 
 /** Pose every 1st, 2nd or 4th frame: 4 beyond distances[1], 2 beyond distances[0] (scaled distances). */

@@ -51,6 +51,8 @@ export interface CullFrame {
   impostorDistance: number;
   /** Visible instances from this distance / scale up to impostorDistance are in the impostor band: posed, listed with a fade, drawn both ways by a feature (NEVER, or impostorDistance: no band). */
   impostorBand: number;
+  /** The LOD level the band's meshes draw (below the pass's levels; the feature's choice: the level its impostors show). */
+  bandLevel: number;
 }
 
 export interface CullPassOptions {
@@ -193,6 +195,7 @@ export class CullPass {
     u[CULL_PARAMS.impostorList / 4] = this.impostorListOffset / 4;
     f[CULL_PARAMS.impostorBand / 4] = Math.min(frame.impostorBand, frame.impostorDistance, NEVER);
     u[CULL_PARAMS.bandList / 4] = this.bandListOffset(inputs.listStride) / 4;
+    u[CULL_PARAMS.bandLevel / 4] = Math.min(frame.bandLevel, this.levels - 1);
     this.device.queue.writeBuffer(this.params, 0, this.data);
   }
 

@@ -1,6 +1,6 @@
 import type { CullFrame } from './cull-pass';
 import type { CullRoute } from './cull-route';
-import { distanceForPixels, frustumPlanes, NEVER, projectionScale } from './cull-math';
+import { distanceForPixels, frustumPlanes, lodDistances, NEVER, projectionScale } from './cull-math';
 import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, LOD_NOT_FORCED, MAX_LOD_LEVELS } from '../layout';
 import { checkNumbers, checkWorldNumber } from '../record-buffer';
 import { show } from '../../math/show';
@@ -29,7 +29,7 @@ export class CullSettings {
   readonly frame: CullFrame = {
     flags: 0, planes: new Float32Array(24), lightPlanes: new Float32Array(24), cameraPosition: new Float32Array(3),
     maxDistance: Infinity, lodDistances: new Float32Array(4).fill(NEVER), animationDistances: new Float32Array(4).fill(NEVER),
-    forcedLevel: LOD_NOT_FORCED, shadowLodBias: 1, frame: 0, impostorDistance: NEVER, impostorBand: NEVER,
+    forcedLevel: LOD_NOT_FORCED, shadowLodBias: 1, frame: 0, impostorDistance: NEVER, impostorBand: NEVER, bandLevel: 0,
   };
   /** A feature's routing of far instances (CrowdKernel.routeFar: impostors), which sets the frame's impostor distances; undefined: none routed. */
   route: CullRoute | undefined;
@@ -132,9 +132,7 @@ export class CullSettings {
     if (this.hasCaster) frustumPlanes(this.casterViewProjection, f.lightPlanes);
     f.maxDistance = this.maxDistance;
     const projection = projectionScale(this.viewProjection);
-    for (let level = 1; level < MAX_LOD_LEVELS + 1; level++) {
-      f.lodDistances[level - 1] = level < this.levelErrors.length ? distanceForPixels(this.levelErrors[level], this.pixelError, projection, this.viewportHeight) : NEVER;
-    }
+    lodDistances(this.levelErrors, this.pixelError, projection, this.viewportHeight, f.lodDistances);
     f.animationDistances[0] = distanceForPixels(this.size, this.every2ndBelow, projection, this.viewportHeight);
     f.animationDistances[1] = distanceForPixels(this.size, this.every4thBelow, projection, this.viewportHeight);
     f.forcedLevel = this.forcedLevel ?? LOD_NOT_FORCED;

@@ -1,33 +1,56 @@
 import { describe, expect, it } from 'vitest';
-import { levelAtSwitch } from '../../../src/features/impostors/crowd-impostors';
-import { ImpostorRoute } from '../../../src/features/impostors/impostor-route';
+import { ImpostorRoute, levelAtSwitch } from '../../../src/features/impostors/impostor-route';
+import { frameLodLevel } from '../../../src/runtime/culling/cull-math';
 import { CullSettings } from '../../../src/runtime/culling/cull-settings';
 import type { CrowdKernel } from '../../../src/runtime/feature';
 import { lookAt } from '../../helpers/render';
 
-describe('levelAtSwitch: the mesh level the atlas is baked from (the one drawn just before the impostor switch)', () => {
-  it('is the level the cull pass draws at the switch distance, for each pixel error; 0 without LOD; the forced level', () => {
+/** The feature's route for `settings` (`size` model units at most `pixels` pixels, `band`) around a box of no size: the switch measured from the centre, as levelAtSwitch measures it. */
+function route(settings: CullSettings, errors: number[], size: number, pixels: number, band: number): void {
+  const kernel = { character: { animationBounds: { box: [0, 0, 0, 0, 0, 0] }, lods: { errors } }, options: { cullBounds: 'authored' }, lodSettings: settings } as unknown as CrowdKernel;
+  settings.route = new ImpostorRoute(kernel, size, pixels, band);
+  const { viewProjection, eye } = lookAt([0, 0, 100], [0, 0, 0]);
+  settings.setCamera(viewProjection, eye, 1080);
+}
+
+describe('levelAtSwitch: the mesh level the atlas is baked from and the band\'s meshes draw', () => {
+  it('is the level the cull pass draws at the switch distance, for each pixel error; 0 without LOD; the forced level; the route hands it to the band', () => {
     const errors = [0, 1, 2.5, 6];
     const settings = new CullSettings(errors, 80);
-    // The feature's route (80 model units at most 32 pixels, no band), around a box of no size: the switch measured from the centre, as levelAtSwitch measures it.
-    const kernel = { character: { animationBounds: { box: [0, 0, 0, 0, 0, 0] } }, options: { cullBounds: 'authored' } } as unknown as CrowdKernel;
-    settings.route = new ImpostorRoute(kernel, 80, 32, 0);
-    const { viewProjection, eye } = lookAt([0, 0, 100], [0, 0, 0]);
-    settings.setCamera(viewProjection, eye, 1080);
+    route(settings, errors, 80, 32, 0);
     const seen: number[] = [];
     for (const pixelError of [0.3, 0.5, 1.2, 3]) {
       settings.setPixelError(pixelError);
       const frame = settings.fill();
-      // The cull pass's lodLevel at the switch distance: the levels whose threshold it has reached.
+      // cull.wgsl's lodLevel at the switch distance: the levels whose threshold it has reached.
       let level = 0;
       for (let i = 0; i < 3; i++) if (frame.impostorDistance >= frame.lodDistances[i]) level = i + 1;
       expect(levelAtSwitch(errors, settings, 80, 32)).toBe(level);
+      expect(frame.bandLevel).toBe(level);
       seen.push(level);
     }
     expect(seen).toEqual([0, 1, 2, 3]); // every level met (the check tells them apart)
     settings.lod = false;
     expect(levelAtSwitch(errors, settings, 80, 32)).toBe(0);
+    expect(settings.fill().bandLevel).toBe(0);
     settings.setForcedLevel(2);
     expect(levelAtSwitch(errors, settings, 80, 32)).toBe(2);
+    expect(settings.fill().bandLevel).toBe(2);
+  });
+
+  it('the band spans its fraction of the switch distance whatever the LOD levels: a Fox-like character whose coarsest level begins past the switch', () => {
+    // The Fox's levels (errors in model units, its framing sphere 221.6 across) at the default
+    // 32-pixel switch and band 0.25: level 3 begins past the switch. With a pixel error of 0.65
+    // the band's start (3/4 of the switch distance) still draws level 1, the switch level 2.
+    const errors = [0, 1.3, 3.68, 7.05];
+    const settings = new CullSettings(errors, 221.6);
+    route(settings, errors, 221.6, 32, 0.25);
+    settings.setPixelError(0.65);
+    const frame = settings.fill();
+    expect(frame.lodDistances[2]).toBeGreaterThan(frame.impostorDistance); // the coarsest level begins past the switch
+    expect(frame.impostorBand / frame.impostorDistance).toBeCloseTo(0.75, 6); // the band is there, at its full width
+    expect(frameLodLevel(frame.impostorBand, frame, 4)).toBe(1);
+    expect(frame.bandLevel).toBe(2); // its meshes at the switch's level, the atlas's
+    expect(levelAtSwitch(errors, settings, 221.6, 32)).toBe(2);
   });
 });

@@ -19,8 +19,9 @@ const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as con
 // across the character as in a real scene, not as in a 128-pixel view with a wide lens.
 const SIZE = 128;
 const FOV = 2 * Math.atan(Math.tan(0.45) * SIZE / 1080);
-// 4 frames a clip, 4 azimuths, 1 elevation, 128 x 128 cells: the switch at 64 pixels (the default, half the cell).
-const OPTIONS = { frames: 4, azimuths: 4, elevations: 1, cellSize: 128 };
+// 4 frames a clip, 8 azimuths (the default's 45 degrees apart), 1 elevation, 128 x 128 cells: the
+// switch at 64 pixels (the default, half the cell).
+const OPTIONS = { frames: 4, azimuths: 8, elevations: 1, cellSize: 128 };
 
 /**
  * Two images of one character against the black clear colour, `b` the mesh's: the mean absolute
@@ -58,6 +59,18 @@ function compare(a: Uint8Array, b: Uint8Array): { inside: number; outline: numbe
 const UNION_LIMIT = 10;
 /** The most over the mesh's pixels a quarter cycle on (frame 2): measured 8.14, over the issue's 8 (docs/impostors.md, Not done). */
 const MESH_LIMIT_LATER = 8.5;
+/**
+ * The most over the union half way between two view cells: measured 16.4 and 16.9 (the parallax
+ * march and the other cell's fallback draw a little outside the mesh's outline; pasted, as before
+ * the parallax, 37.9 and 44.0).
+ */
+const UNION_LIMIT_BETWEEN = 20;
+
+/** Whether the impostor half way between two view cells matches the mesh: the issue's 8 over the mesh's pixels, the union within UNION_LIMIT_BETWEEN. */
+function matchesBetween(a: Uint8Array, b: Uint8Array): boolean {
+  const c = compare(a, b);
+  return c.mesh <= 8 && c.union <= UNION_LIMIT_BETWEEN && c.inside <= 8 && c.outline <= 0.1;
+}
 
 /** Whether two images of the character match as the impostor must match the mesh at the switch: over the union, and inside alone. */
 function matches(a: Uint8Array, b: Uint8Array): boolean {
@@ -86,7 +99,7 @@ describe('impostor draw (GPU)', () => {
   });
   afterAll(() => device?.destroy());
 
-  it('at the switch distance the impostor differs from the mesh by at most 8/255 mean over the character, tinted and in an environment\'s light; a wrong view cell or a frozen frame does not', async (context) => {
+  it('at the switch distance the impostor differs from the mesh by at most 8/255 mean over the character, on a view cell and half way between two, tinted and in an environment\'s light; a wrong view cell or a frozen frame does not', async (context) => {
     if (!device) return context.skip();
     const crowd = new Crowd(device, fox, TARGETS);
     const impostors = new CrowdImpostors(crowd, OPTIONS);
@@ -111,7 +124,8 @@ describe('impostor draw (GPU)', () => {
       const stats = await crowd.readCullStats();
       return { pixels, stats };
     };
-    const side = Math.PI / 2; // exactly view 1 (azimuth 90 degrees)
+    const side = Math.PI / 2; // exactly view 2 (azimuth 90 degrees)
+    const between = (5 * Math.PI) / 8; // 112.5 degrees: half way between views 2 and 3 (90 and 135)
     const impostor = await render(side, true);
     expect(impostor.stats.perLevel.at(-1)).toBe(1); // the impostor level
     expect(impostor.stats.visible).toBe(1);
@@ -128,9 +142,17 @@ describe('impostor draw (GPU)', () => {
     expect(here.union).toBeLessThanOrEqual(UNION_LIMIT);
     expect(here.inside).toBeLessThanOrEqual(8);
     expect(here.outline).toBeLessThanOrEqual(0.1);
-    // Made-up wrong view cell: the mesh seen from the next view (azimuth 180) against this impostor.
-    const wrongView = await render(Math.PI, false);
+    // Made-up wrong view cell: the mesh seen from the next view (azimuth 135) against this impostor.
+    const wrongView = await render((3 * Math.PI) / 4, false);
     expect(matches(impostor.pixels, wrongView.pixels)).toBe(false);
+    // Half way between two view cells: the cells' images, marched along the camera's ray with their depth (parallax), match the mesh there.
+    const [halfway, halfwayMesh] = [await render(between, true), await render(between, false)];
+    const there = compare(halfway.pixels, halfwayMesh.pixels);
+    console.log(`half way between two view cells: ${there.inside.toFixed(2)}/255 mean inside, ${there.union.toFixed(2)}/255 over the union, ${there.mesh.toFixed(2)}/255 over the mesh's pixels, ${(100 * there.outline).toFixed(1)}% outline`);
+    expect(matchesBetween(halfway.pixels, halfwayMesh.pixels)).toBe(true);
+    // Made-up violations: the view cell's image as it is (the mesh from 90 degrees), and the frame's mesh from the other cell.
+    expect(matchesBetween(halfway.pixels, mesh.pixels)).toBe(false);
+    expect(matchesBetween(halfway.pixels, wrongView.pixels)).toBe(false);
     // A quarter cycle on, the impostor shows frame 2 and matches the mesh there; the frame-1 image (a frozen frame) does not.
     crowd.update(duration / 4);
     const later = await render(side, true);
@@ -140,6 +162,11 @@ describe('impostor draw (GPU)', () => {
     expect(matches(later.pixels, laterMesh.pixels)).toBe(true);
     expect(laterHere.mesh).toBeLessThanOrEqual(MESH_LIMIT_LATER);
     expect(matches(impostor.pixels, laterMesh.pixels)).toBe(false);
+    const [laterHalfway, laterHalfwayMesh] = [await render(between, true), await render(between, false)];
+    const laterThere = compare(laterHalfway.pixels, laterHalfwayMesh.pixels);
+    console.log(`a quarter cycle on, half way between two view cells: ${laterThere.union.toFixed(2)}/255 over the union, ${laterThere.mesh.toFixed(2)}/255 over the mesh's pixels`);
+    expect(matchesBetween(laterHalfway.pixels, laterHalfwayMesh.pixels)).toBe(true);
+    expect(matchesBetween(laterHalfway.pixels, halfwayMesh.pixels)).toBe(false); // a frozen frame
     // Appearance tints the impostor as it tints the mesh.
     expect(impostors.stale).toEqual([]);
     const looks = new CrowdAppearance(crowd);
@@ -162,104 +189,17 @@ describe('impostor draw (GPU)', () => {
     crowd.destroy();
   }, 180_000);
 
-  it('in the band the mesh and the impostor split the pixels by the screen-door fade, each pixel drawn by one; the cull stats count the instance once visible, in both levels; a blend dissolves its two clips', async (context) => {
-    if (!device) return context.skip();
-    // A joint palette of one set for two instances (the second behind the camera): the band's mesh must get the set.
-    const crowd = new Crowd(device, fox, { ...TARGETS, lod: false, paletteSize: 1 });
-    expect(() => new CrowdImpostors(crowd, { ...OPTIONS, band: 0.95 })).toThrow(/impostors\.band must be a fraction of the switch distance in \[0, 0\.9\], got 0\.95/);
-    const impostors = new CrowdImpostors(crowd, { ...OPTIONS, band: 0.5 });
-    expect(impostors.band).toBe(0.5);
-    const id = crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
-    const { centre, radius } = boxSphere(fox.animationBounds.box);
-    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
-    const switchAt = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE);
-    // Half way into the band (it runs from half the switch distance to it): a fade of 0.5.
-    const d = switchAt * 0.75;
-    const eye: [number, number, number] = [centre[0] + d, centre[1], centre[2]];
-    const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
-    crowd.add({ clipA: 0, transform: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 2 * d, 0, 0, 1] });
-    // The same view, measured as a viewport of `height` pixels: twice as tall puts the instance
-    // before the band (a mesh), half as tall past the switch (an impostor).
-    const render = async (height: number) => {
-      crowd.setCamera(viewProjection, eye, { viewportHeight: height });
-      crowd.update(0);
-      const pixels = await renderCrowd(device!, crowd, viewProjection, SIZE);
-      return { pixels, stats: await crowd.readCullStats() };
-    };
-    const band = await render(SIZE);
-    expect(band.stats.band).toBe(1);
-    expect(band.stats.visible).toBe(1);
-    const levels = band.stats.perLevel.length - 1; // mesh levels (lod off: all but level 0 empty), then the impostors
-    expect(band.stats.perLevel).toEqual([1, ...Array(levels - 1).fill(0), 1]); // drawn at level 0 and as an impostor
-    expect(band.stats.posed).toBe(1); // its mesh is posed
-    const mesh = await render(2 * SIZE);
-    expect(mesh.stats.perLevel).toEqual([1, ...Array(levels - 1).fill(0), 0]);
-    expect(mesh.stats.band).toBe(0);
-    expect(band.stats.vertices).toBe(mesh.stats.vertices + 4);
-    const impostor = await render(SIZE / 2);
-    expect(impostor.stats.perLevel).toEqual([...Array(levels).fill(0), 1]);
-    // Pixel (x, y) belongs to the mesh when its threshold (skin.wgsl bandThreshold) is at least the fade (0.5).
-    const threshold = (x: number, y: number) => {
-      const a = x ^ y;
-      return ((((a & 1) << 3) | ((y & 1) << 2) | (a & 2) | ((y >> 1) & 1)) + 0.5) / 16;
-    };
-    /** Pixels where `image` differs from what the mesh (threshold >= fade) or the impostor (below) drew there, and the pixels each side covers. */
-    const split = (image: Uint8Array, meshSide: (t: number) => boolean) => {
-      let wrong = 0, fromMesh = 0, fromImpostor = 0;
-      for (let i = 0; i < image.length; i += 4) {
-        const p = i / 4;
-        const own = meshSide(threshold(p % SIZE, Math.floor(p / SIZE))) ? mesh.pixels : impostor.pixels;
-        if (own === mesh.pixels && own[i] + own[i + 1] + own[i + 2] > 0) fromMesh++;
-        if (own === impostor.pixels && own[i] + own[i + 1] + own[i + 2] > 0) fromImpostor++;
-        if (Math.abs(image[i] - own[i]) + Math.abs(image[i + 1] - own[i + 1]) + Math.abs(image[i + 2] - own[i + 2]) > 3) wrong++;
-      }
-      return { wrong, fromMesh, fromImpostor };
-    };
-    const drawn = split(band.pixels, (t) => t >= 0.5);
-    console.log(`band at fade 0.5: ${drawn.fromMesh} pixels from the mesh, ${drawn.fromImpostor} from the impostor, ${drawn.wrong} neither`);
-    expect(drawn.fromMesh).toBeGreaterThan(100);
-    expect(drawn.fromImpostor).toBeGreaterThan(100);
-    expect(drawn.wrong).toBeLessThanOrEqual(2);
-    // Made-up violations: the split the other way round, all mesh, all impostor.
-    expect(split(band.pixels, (t) => t < 0.5).wrong).toBeGreaterThan(50);
-    expect(split(band.pixels, () => true).wrong).toBeGreaterThan(50);
-    expect(split(band.pixels, () => false).wrong).toBeGreaterThan(50);
-
-    // A blend of two clips past the switch: each pixel shows clip A's frame or clip B's, B where
-    // the dissolve's threshold (the band's pattern shifted by (2, 1)) is under the weight.
-    const blended = async (blend: number) => {
-      crowd.setAnimation(id, { clipA: 0, timeA: fox.clipDurations[0] / 4, speedA: 0, clipB: 2, timeB: fox.clipDurations[2] / 2, speedB: 0, blend });
-      return (await render(SIZE / 2)).pixels;
-    };
-    const [clipA, clipB, half] = [await blended(0), await blended(1), await blended(0.5)];
-    const dissolve = (showsB: (x: number, y: number) => boolean) => {
-      let wrong = 0;
-      for (let i = 0; i < half.length; i += 4) {
-        const p = i / 4, x = p % SIZE, y = Math.floor(p / SIZE);
-        const own = showsB(x, y) ? clipB : clipA;
-        if (Math.abs(half[i] - own[i]) + Math.abs(half[i + 1] - own[i + 1]) + Math.abs(half[i + 2] - own[i + 2]) > 3) wrong++;
-      }
-      return wrong;
-    };
-    expect(compare(clipA, clipB).outline).toBeGreaterThan(0.05); // two different poses
-    expect(dissolve((x, y) => threshold(x + 2, y + 1) < 0.5)).toBeLessThanOrEqual(2);
-    // Made-up violations: the dominant clip alone (B from 0.5 on), or clip A alone.
-    expect(dissolve(() => true)).toBeGreaterThan(20);
-    expect(dissolve(() => false)).toBeGreaterThan(20);
-    crowd.destroy();
-  }, 180_000);
-
   it('an instance\'s appearance variant and parts mask show on its impostor as on its mesh (a layer of the atlas per look); a new look is baked at the next update; past the layers, stale says so', async (context) => {
     if (!device) return context.skip();
     // A 256-pixel image with the perspective of a 1080-pixel view at 0.9 rad, the switch at 128
     // pixels (256-texel cells): the Mannequin's limbs are a few pixels wide, so at 128 its outline
-    // is a larger share. 2 frames a clip, 3 azimuths, 1 elevation: 9 MiB a look, 2 looks in 19 MiB.
+    // is a larger share. 2 frames a clip, 3 azimuths, 1 elevation: 10.1 MiB a look (9 bytes a texel), 2 looks in 21 MiB.
     const size = 256;
     const fov = 2 * Math.atan(Math.tan(0.45) * size / 1080);
     const mannequin = await testCharacter('Mannequin');
     const crowd = new Crowd(device, mannequin, { ...TARGETS, lod: false });
     const looks = new CrowdAppearance(crowd, { variants: [mannequinTexture(1), mannequinTexture(2)] });
-    const impostors = new CrowdImpostors(crowd, { frames: 2, azimuths: 3, elevations: 1, cellSize: 256, budgetBytes: 19 * 2 ** 20 });
+    const impostors = new CrowdImpostors(crowd, { frames: 2, azimuths: 3, elevations: 1, cellSize: 256, budgetBytes: 21 * 2 ** 20 });
     expect(impostors.atlas.looks).toBe(2);
     // The one in view wears the checks (variant 1) on its body and the wide head, no hat; two
     // more, behind the camera (counted, not drawn), every part on variant 1: the most used look,
