@@ -3,21 +3,21 @@ import { Controls, type StateKey, type ViewSettings } from './controls';
 import type { DemoDevice } from './gpu-device';
 import type { DroppedModel } from './drop';
 import { GpuTimer } from './gpu-timer';
-import { GridPass } from './grid-pass';
+import { Ground } from './ground';
 import { Keyboard } from './keyboard';
-import { MarkerPass } from './marker-pass';
 import { MODELS } from './models';
 import { OrbitCamera } from './orbit-camera';
-import { MessageBox, ProgressBar } from './overlays';
+import type { MessageBox } from './overlays';
 import { Renderer, trackCanvasSize } from './renderer';
-import { loadScene, Scene, type SceneSource } from './scene';
+import type { Scene, SceneSource } from './scene';
+import { SceneLoads } from './scene-loads';
 import { SCENE_DEFAULTS, type SceneState } from './scene-state';
 import { createActivity, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
 import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { jointNames } from './scenes/layer-defaults';
-import { listenPointer, Selection, SELECTION_COLOR } from './selection';
+import { listenPointer, Selection } from './selection';
 import { StatsOverlay, type LiveStats } from './stats';
-import { MAX_DEVICE_PIXEL_RATIO, RING_COLOR } from './theme';
+import { MAX_DEVICE_PIXEL_RATIO } from './theme';
 import { lightOptions } from './lights';
 import { writeState, type DemoState } from './url-state';
 import { WeightPlot } from './weight-plot';
@@ -26,12 +26,10 @@ import { WeightPlot } from './weight-plot';
 const MAX_DT = 0.1;
 /** The crowds drawn while no scene is loaded. */
 const NO_CROWDS: readonly Crowd[] = [];
-/** How fast the camera catches up with a followed character, 1/seconds. */
-const FOLLOW_RATE = 4;
 
 /**
- * The running demo: owns the GPU objects that live as long as the page (renderer, ground,
- * marker, timer), the loaded model (Scene), the scene activity running on it (crowd, layers
+ * The running demo: owns the GPU objects that live as long as the page (renderer, ground and
+ * its rings, timer), the loaded model (Scene), the scene activity running on it (crowd, layers
  * or locomotion), the camera, the keyboard and the panel. Control changes only set flags; the
  * frame applies them once, so dragging a slider costs one update per frame.
  */
@@ -39,26 +37,19 @@ export class App {
   // The device and what lives on it, re-created by restore() after a lost device.
   private device: GPUDevice;
   private renderer: Renderer;
-  private grid: GridPass;
-  private marker: MarkerPass;
-  /** The ring under the character a click selected. */
-  private selectionMarker: MarkerPass;
+  private readonly ground: Ground;
   private readonly selection: Selection;
-  /** The rings drawn this frame (reused: no allocation per frame). */
-  private readonly markers: MarkerPass[] = [];
   private timer: GpuTimer;
   private readonly stats: StatsOverlay;
   private readonly camera = new OrbitCamera();
   private readonly controls: Controls;
-  private readonly progress = new ProgressBar();
+  private readonly loads = new SceneLoads();
   private readonly view: ViewSettings = { follow: true };
   private readonly context: ActivityContext;
   /** The clips scene's body and clip set (panel pickers and dropped files). */
   private readonly clipsPicks: ClipsPicks;
   private scene: Scene | undefined;
   private activity: SceneActivity | undefined;
-  private loadToken = 0;
-  private loadAbort: AbortController | undefined;
   private lastTime = -1;
   private stopped = false;
   private frameError = false;
@@ -70,18 +61,15 @@ export class App {
   private readonly extent = new Float32Array(3);
   private readonly selectedAt = new Float32Array(3);
   private readonly tick = (now: number): void => this.frame(now);
-  /** Rings a scene asks for (SceneActivity.rings): x, z, radius each, and a marker per ring, made on first use. */
+  /** Rings a scene asks for (SceneActivity.rings): x, z, radius each. */
   private readonly ringData = new Float32Array(3 * 16);
-  private readonly ringMarkers: MarkerPass[] = [];
 
   constructor(gpu: DemoDevice, canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
     private readonly messages: MessageBox) {
     this.device = gpu.device;
     this.renderer = new Renderer(this.device, canvas);
     trackCanvasSize(canvas, this.device.limits.maxTextureDimension2D, MAX_DEVICE_PIXEL_RATIO);
-    this.grid = new GridPass(this.device, this.renderer);
-    this.marker = new MarkerPass(this.device, this.renderer);
-    this.selectionMarker = new MarkerPass(this.device, this.renderer, SELECTION_COLOR);
+    this.ground = new Ground(this.device, this.renderer);
     this.timer = new GpuTimer(this.device);
     this.stats = new StatsOverlay(this.timer, gpu.adapterName);
     const selection = (this.selection = new Selection(canvas));
@@ -110,7 +98,7 @@ export class App {
   /** Stops drawing (the device was lost). */
   stop(): void {
     this.stopped = true;
-    this.loadAbort?.abort();
+    this.loads.stop();
   }
 
   /** The running scene's steering agents (SceneActivity.readAgents), or null when it steers none. */
@@ -118,22 +106,16 @@ export class App {
     return (await this.activity?.readAgents?.()) ?? null;
   }
 
-
   /**
    * Goes on drawing on `gpu` (a new device after the old one was lost): re-creates the renderer,
-   * ground, marker and timer there and restores the crowd onto it (Crowd.restore, which brings
+   * ground and timer there and restores the crowd onto it (Crowd.restore, which brings
    * its controllers along), so every character carries on from where it was.
    */
   restore(gpu: DemoDevice): void {
-    const cellSize = this.grid.cellSize.slice();
-    for (const old of [this.renderer, this.grid, this.marker, this.selectionMarker, this.timer, ...this.ringMarkers]) old.destroy();
-    this.ringMarkers.length = 0;
+    for (const old of [this.renderer, this.ground, this.timer]) old.destroy();
     this.device = gpu.device;
     this.renderer = new Renderer(this.device, this.renderer.canvas);
-    this.grid = new GridPass(this.device, this.renderer);
-    this.grid.cellSize.set(cellSize);
-    this.marker = new MarkerPass(this.device, this.renderer);
-    this.selectionMarker = new MarkerPass(this.device, this.renderer, SELECTION_COLOR);
+    this.ground.restore(this.device, this.renderer);
     this.timer = new GpuTimer(this.device);
     this.stats.restored(this.timer);
     this.activity?.deviceLost?.();
@@ -179,34 +161,22 @@ export class App {
     return this.loadModel(MODELS[this.state.model]?.beside ? this.state.model : SCENE_DEFAULTS.clips.model);
   }
 
+  /** Loads `source` (SceneLoads: a newer load drops this one) and installs it; on failure the current scene keeps running. */
   private async load(label: string, source: SceneSource, clips?: [string, string]): Promise<boolean> {
-    const token = ++this.loadToken;
-    this.loadAbort?.abort();
-    const abort = (this.loadAbort = new AbortController());
-    this.progress.show(`Loading ${label}…`, 0);
-    const onProgress = (loaded: number, total: number) => {
-      if (token !== this.loadToken) return;
-      if (total > 0 && loaded >= total) this.progress.show(`Baking ${label}…`);
-      else this.progress.show(`Downloading ${label}… ${(loaded / 1024).toFixed(0)} KiB`, total > 0 ? loaded / total : undefined);
-    };
     try {
-      const scene = await loadScene(this.device, label, source, {
+      const scene = await this.loads.load(this.device, label, source, {
         crowd: {
           colorFormat: this.renderer.colorFormat, depthFormat: this.renderer.depthFormat,
           sampleCount: this.renderer.sampleCount, capacity: Math.max(1024, this.state.instances), shadows: true,
           // No paletteSize: the default budget (65,536 joint sets) serves the drawn characters past that many instances (docs/palette.md).
           skinning: this.state.skinning,
         },
-        onProgress, signal: abort.signal, clips: this.sceneState.scene === 'clips' ? this.clipsPicks.choice() : undefined,
+        clips: this.sceneState.scene === 'clips' ? this.clipsPicks.choice() : undefined,
       });
-      if (token !== this.loadToken) {
-        scene.destroy();
-        return false;
-      }
+      if (!scene) return false;
       this.install(scene, clips ?? ['', '']);
       return true;
     } catch (error) {
-      if (token !== this.loadToken) return false;
       const current = this.scene;
       const message = `Could not load ${label}: ${(error as Error).message}` +
         (current ? `. Still showing ${current.label}.` : '');
@@ -224,8 +194,6 @@ export class App {
       this.controls.sync();
       if (current) writeState(this.state, this.sceneState);
       return false;
-    } finally {
-      if (token === this.loadToken) this.progress.hide();
     }
   }
 
@@ -272,7 +240,7 @@ export class App {
     this.activity = undefined;
     const activity = createActivity(this.sceneState.scene, scene, this.context);
     this.activity = activity;
-    this.grid.cellSize.set(activity.cellSize);
+    this.ground.cellSize.set(activity.cellSize);
     this.countChanged = true;
     this.settingsChanged = false;
     this.applyChanges();
@@ -394,11 +362,7 @@ export class App {
       for (let i = 0; i < crowds.length; i++) crowds[i].update(step);
       const followed = this.followed;
       const following = activity !== undefined && activity.follow(followed);
-      if (following && this.view.follow) {
-        const k = 1 - Math.exp(-FOLLOW_RATE * dt);
-        camera.target[0] += (followed[0] - camera.target[0]) * k;
-        camera.target[2] += (followed[1] - camera.target[2]) * k;
-      }
+      if (following && this.view.follow) camera.follow(followed[0], followed[1], dt);
       camera.update(this.renderer.aspect);
       for (let i = 0; i < crowds.length; i++) {
         const crowd = crowds[i];
@@ -411,27 +375,11 @@ export class App {
         if (crowd.skinning !== this.state.skinning) crowd.skinning = this.state.skinning;
         crowd.setCamera(camera.viewProjection, camera.eye, { viewportHeight: this.renderer.canvas.height });
       }
-      const grid = this.state.grid ? this.grid : undefined;
-      grid?.update(camera.viewProjection, camera.eye, camera.target, camera.fogStart, camera.fogEnd);
-      const markers = this.markers;
-      markers.length = 0;
-      if (following) {
-        this.marker.update(camera.viewProjection, followed[0], followed[1], followed[2], activity!.height * 0.004);
-        markers.push(this.marker);
-      }
-      const at = this.selectedAt;
-      if (this.selection.ring(at)) {
-        this.selectionMarker.update(camera.viewProjection, at[0], at[1], at[2], (activity?.height ?? 1) * 0.006);
-        markers.push(this.selectionMarker);
-      }
-      // Rings a scene draws on the ground (the steering scene's pillars).
+      // The ground's rings: the followed character's, the selected one's, a scene's (the steering scene's pillars).
+      const selected = this.selection.ring(this.selectedAt) ? this.selectedAt : undefined;
       const rings = activity?.rings?.(this.ringData) ?? 0;
-      for (let i = 0; i < rings; i++) {
-        const ring = (this.ringMarkers[i] ??= new MarkerPass(this.device, this.renderer, RING_COLOR));
-        ring.update(camera.viewProjection, this.ringData[3 * i], this.ringData[3 * i + 1], this.ringData[3 * i + 2], activity!.height * 0.01);
-        markers.push(ring);
-      }
-      this.renderer.render(crowds, grid, markers, camera.viewProjection, this.timer);
+      const grid = this.ground.update(camera, this.state.grid, activity?.height ?? 1, following ? followed : undefined, selected, this.ringData, rings);
+      this.renderer.render(crowds, grid, this.ground.markers, camera.viewProjection, this.timer);
     } catch (error) {
       if (!this.frameError) {
         this.frameError = true; // report once, not sixty times a second

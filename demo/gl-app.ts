@@ -18,6 +18,7 @@ import { GLClipsBodies } from './gl-clips';
 import { GL_GROUND_SHADOWS } from './gl-grid-pass';
 import { GLGround } from './gl-ground';
 import { readGLModel, type GLModel } from './gl-load';
+import { GLStats, type GLStatsScene } from './gl-stats';
 import { Keyboard } from './keyboard';
 import { lightOptions } from './lights';
 import { MODELS, type ModelEntry } from './models';
@@ -27,7 +28,7 @@ import { Population, type PopulationSettings } from './population';
 import { trackCanvasSize } from './renderer';
 import type { SceneSource } from './scene';
 import { SceneModel } from './scene-model';
-import { SCENE_DEFAULTS, type SceneKind, type SceneState } from './scene-state';
+import { GL_SCENES_MISSING, SCENE_DEFAULTS, type SceneState } from './scene-state';
 import { createModelActivity, isModelScene, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
 import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { CrowdActivity } from './scenes/crowd-scene';
@@ -38,15 +39,6 @@ import { MAX_DEVICE_PIXEL_RATIO, SKY_COLOR } from './theme';
 import { writeState, type DemoState } from './url-state';
 import { WeightPlot } from './weight-plot';
 
-/** Milliseconds between refreshes of the stats text. */
-const REFRESH_MS = 250;
-
-/** Why a scene does not run on WebGL 2 in this demo (shown when picked); the others run. */
-export const GL_SCENES_MISSING: Readonly<Partial<Record<SceneKind, string>>> = {
-  stadium: 'it draws its far spectators with CrowdImpostors, which needs WebGPU (a bowl of a million as meshes is far past what a GL crowd draws)',
-};
-/** Data keys of #stats that outlive a scene (the others are a scene's describe(), cleared when it ends). */
-const OWN_KEYS = new Set(['backend', 'glRefused', 'model', 'scene', 'instances', 'frames', 'fps', 'cpuMs', 'drawCalls', 'gpuBytes', 'restores', 'grid', 'visible', 'posed']);
 /** How fast the camera catches up with a followed character, 1/seconds (as on WebGPU). */
 const FOLLOW_RATE = 4;
 
@@ -66,19 +58,15 @@ export class GLApp {
   private readonly clipsPicks: ClipsPicks;
   private readonly camera = new OrbitCamera();
   private readonly stats: HTMLElement;
+  private readonly overlay: GLStats;
+  /** The overlay's view of the running scene (getters read at each refresh; made once). */
+  private readonly statsScene: GLStatsScene;
   private readonly controls: Controls;
   private readonly selection: Selection;
   private readonly context: ActivityContext;
   private readonly view = { follow: true };
   private loading: Promise<boolean> = Promise.resolve(true);
-  /** What was refused on WebGL 2 so far (panel setting or scene -> why), shown together. */
-  private readonly refusals = new Map<string, string>();
   private last = 0;
-  private frames = 0;
-  private windowStart = 0;
-  private windowFrames = 0;
-  private lastRefresh = -Infinity;
-  private fps = 0;
   private frameError = false;
   /** Scratch: the followed character (x, z, ring radius), the selected one, a scene's rings (x, z, radius each). */
   private readonly followed = new Float32Array(3);
@@ -88,12 +76,23 @@ export class GLApp {
 
   /** `reason`: why the demo runs on WebGL 2 (shown in the stats), e.g. "forced by ?backend=webgl2". */
   constructor(private readonly canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
-    private readonly reason: string, private readonly messages: MessageBox) {
+    reason: string, private readonly messages: MessageBox) {
     const stats = document.getElementById('stats');
     const plot = document.getElementById('plot') as HTMLCanvasElement | null;
     if (!stats || !plot) throw new Error('index.html has no #stats or #plot');
     this.stats = stats;
-    stats.dataset.backend = 'webgl2';
+    this.overlay = new GLStats(stats, reason);
+    const app = this;
+    this.statsScene = {
+      get name() { return app.shownName; },
+      get scene() { return app.sceneState.scene; },
+      get activityKind() { return app.activity?.kind ?? ''; },
+      get count() { return app.activity ? app.activity.count : app.population?.count ?? 0; },
+      get grid() { return app.state.grid; },
+      get besideDrawCalls() { return app.clips?.besideDrawCalls ?? 0; },
+      get besideGpuBytes() { return app.clips?.besideGpuBytes ?? 0; },
+      describe: (lines, data) => (app.activity ?? app.selection).describe(lines, data),
+    };
     const selection = (this.selection = new Selection(canvas));
     listenPointer(canvas, this.camera, selection, () => this.activity);
     this.camera.frame(5, 5, 1);
@@ -214,14 +213,13 @@ export class GLApp {
     return this.loading;
   }
 
-
   /** Starts the state's scene on the loaded model, ending the one running: the crowd scene's population, or a scene's activity. */
   private startScene(): void {
     const model = this.model, population = this.population;
     if (!model || !population) return;
     this.activity?.dispose(true);
     this.activity = undefined;
-    for (const key of Object.keys(this.stats.dataset)) if (!OWN_KEYS.has(key)) delete this.stats.dataset[key];
+    this.overlay.clearScene();
     const kind = this.sceneState.scene;
     if (isModelScene(kind)) {
       population.setCount(0, this.settings());
@@ -345,14 +343,11 @@ export class GLApp {
 
   /** Shows why `what` is refused on WebGL 2, with the earlier refusals (and lists them in #stats' data-gl-refused), then puts the panel back with `undo`. */
   private refuse(what: string, reason: string, undo: () => void): void {
-    this.refusals.set(what, `${reason}.`);
-    this.messages.show('info', `WebGL 2: ${[...this.refusals.values()].join(' ')}`);
-    this.stats.dataset.glRefused = [...this.refusals.keys()].join(',');
+    this.messages.show('info', `WebGL 2: ${this.overlay.refused(what, reason)}`);
     undo();
     this.controls.sync();
     writeState(this.state, this.sceneState);
   }
-
 
   private frame(now: number): void {
     const crowd = this.crowd;
@@ -390,9 +385,7 @@ export class GLApp {
       }
       this.frameError = true; // reported once, not sixty times a second
     }
-    const cpuMs = performance.now() - started;
-    if (!crowd.gl.isContextLost()) this.frames++;
-    this.refresh(now, cpuMs);
+    this.overlay.frame(now, performance.now() - started, !crowd.gl.isContextLost(), crowd, this.statsScene);
   }
 
   /** The panel's appearance switch (the crowd scene's): CrowdAppearance on the GL crowd where it installs; else switched off with the crowd's reason. */
@@ -403,41 +396,5 @@ export class GLApp {
     } catch (error) {
       this.refuse('appearance', (error as Error).message.replace(/\.$/, ''), () => { this.state.appearance = false; });
     }
-  }
-
-  /** Rewrites the stats text and data-* attributes four times a second. */
-  private refresh(now: number, cpuMs: number): void {
-    this.windowFrames++;
-    if (now - this.windowStart >= 1000) {
-      this.fps = (this.windowFrames * 1000) / (now - this.windowStart);
-      this.windowStart = now;
-      this.windowFrames = 0;
-    }
-    if (now - this.lastRefresh < REFRESH_MS) return;
-    this.lastRefresh = now;
-    const crowd = this.crowd!, stats = crowd.cullStats, data = this.stats.dataset, activity = this.activity;
-    const count = activity ? activity.count : this.population!.count;
-    data.frames = String(this.frames);
-    data.fps = this.fps.toFixed(1);
-    data.cpuMs = cpuMs.toFixed(2);
-    const drawCalls = crowd.drawCallCount + (this.clips?.besideDrawCalls ?? 0), gpuBytes = crowd.gpuBytes + (this.clips?.besideGpuBytes ?? 0);
-    data.drawCalls = String(drawCalls);
-    data.gpuBytes = String(gpuBytes);
-    data.restores = String(crowd.restored);
-    data.grid = String(this.state.grid);
-    data.scene = this.sceneState.scene;
-    data.instances = String(count);
-    if (stats) [data.visible, data.posed] = [String(stats.visible), String(stats.posed)];
-    const lines = [
-      `WebGL 2 (${this.reason})`,
-      `${this.shownName} · ${activity ? `${activity.kind} scene · ` : ''}${count.toLocaleString('en-US')} instances · ${crowd.jointsPerInstance} joints`,
-      `${this.fps.toFixed(0)} fps · CPU ${cpuMs.toFixed(2)} ms (scene, update, cull, pose and draw calls)`,
-      stats ? `visible ${stats.visible.toLocaleString('en-US')} · posed ${stats.posed.toLocaleString('en-US')}` : '',
-      `draw calls ${drawCalls} · GPU memory ${(gpuBytes / 2 ** 20).toFixed(1)} MiB`,
-      crowd.restored > 0 ? `context restored ${crowd.restored}x` : '',
-    ];
-    activity?.describe(lines, data);
-    if (!activity) this.selection.describe(lines, data);
-    this.stats.textContent = lines.filter(Boolean).join('\n');
   }
 }

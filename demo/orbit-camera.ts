@@ -3,6 +3,8 @@ import { mat4 } from 'wgpu-matrix';
 const UP = new Float32Array([0, 1, 0]);
 const MIN_PITCH = 0.03;
 const MAX_PITCH = 1.5;
+/** How fast the target catches up with a followed character (follow()), 1/seconds. */
+const FOLLOW_RATE = 4;
 
 /**
  * An orbit camera around a target on the ground: yaw and pitch in radians, distance in world
@@ -57,6 +59,13 @@ export class OrbitCamera {
   /** Multiplies the distance by `factor` (> 1 zooms out). */
   zoom(factor: number): void {
     this.distance = Math.min(this.maxDistance, Math.max(this.minDistance, this.distance * factor));
+  }
+
+  /** Moves the target on the ground toward (x, z) (world units) as a character followed for `dt` seconds: exponentially, at FOLLOW_RATE. */
+  follow(x: number, z: number, dt: number): void {
+    const k = 1 - Math.exp(-FOLLOW_RATE * dt);
+    this.target[0] += (x - this.target[0]) * k;
+    this.target[2] += (z - this.target[2]) * k;
   }
 
   /** Moves the target on the ground plane by screen-space fractions of the view height. */

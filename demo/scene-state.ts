@@ -10,6 +10,11 @@ import type { DemoState } from './url-state';
 export const SCENE_KINDS = ['crowd', 'layers', 'locomotion', 'clips', 'steering', 'stadium'] as const;
 export type SceneKind = (typeof SCENE_KINDS)[number];
 
+/** Why a scene does not run on WebGL 2 in this demo (shown when picked); the others run. */
+export const GL_SCENES_MISSING: Readonly<Partial<Record<SceneKind, string>>> = {
+  stadium: 'it draws its far spectators with CrowdImpostors, which needs WebGPU (a bowl of a million as meshes is far past what a GL crowd draws)',
+};
+
 /** What a scene starts with when the URL (or the panel's scene switch) does not say. */
 export const SCENE_DEFAULTS: Record<SceneKind, { model: string; instances: number }> = {
   crowd: { model: 'Fox', instances: 1000 },

@@ -23,7 +23,7 @@ import { classifyError, runCase, type Outcome } from '../helpers/fuzz-runner';
  */
 const CASES = Number(process.env.FUZZ_CASES ?? 500);
 const SEED = Number(process.env.FUZZ_SEED ?? 1);
-/** Per case, ms. The slowest cases (RecursiveSkeletons, 840 channels, with a clip knocked off its key grid) take 1-2 s alone and up to 9 s on a loaded machine. */
+/** Per case, ms. The slowest cases (RecursiveSkeletons, 840 channels, with a clip knocked off its key grid) take 1-2 s alone and up to 12 s on a loaded machine. */
 const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 30_000);
 /**
  * The largest typed array a case may ask for: 512 MiB. The loader's own bounds are far below

@@ -8,7 +8,7 @@ import { bindingSummary, ClipsPicks } from '../../demo/scenes/clips-picks';
 /**
  * The clips scene's picks (demo/scenes/clips-picks.ts), in Node: what loadScene is asked to bind
  * for the panel's pickers and for dropped files, what a refusal puts back, and the line the panel
- * shows per body. The page itself runs in test/e2e/clips-scene.test.ts.
+ * shows per body. The page itself runs in test/e2e/demo-features.test.ts.
  */
 
 const dropped = (name: string, clipsOnly: boolean): DroppedModel => ({

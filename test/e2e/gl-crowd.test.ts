@@ -8,13 +8,15 @@
  * appearance answer on WebGL 2 as on WebGPU (the same scene on both, compared; steering against
  * its twin in the page, whose GPU pass costs SwiftShader seconds to build). On WebGL 2 the demo
  * has its panel and ground grid, and a scene it cannot run there is refused with its reason. One browser;
- * small crowds, so each case takes seconds. Screenshots: test-results/e2e/gl-crowd-*.png.
+ * small crowds, so each case takes seconds; the demo's pages draw only while a case waits for
+ * frames (demoSession held), and the cases that build crowds of their own share one page
+ * (glSkinPage). Screenshots: test-results/e2e/gl-crowd-*.png.
  */
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { GROUND_COLOR, SKY_RGB8 } from '../../demo/theme';
-import { chromiumAvailable, demoSession, overlayRects, REPO_ROOT, stat, statNumber, waitForCrowd, waitForFrames } from './harness';
+import { chromiumAvailable, demoSession, overlayRects, REPO_ROOT, stat, statNumber, waitDrawing, waitForCrowd, waitForFrames } from './harness';
 import { decode, shareChanged, shareUnlike } from './pixels';
 
 const VIEWPORT = { width: 640, height: 400 };
@@ -23,7 +25,21 @@ const TEST_TIMEOUT = 120_000;
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShader)', () => {
-  const demo = demoSession(VIEWPORT, 60_000);
+  const demo = demoSession(VIEWPORT, 60_000, { held: true, oneContext: true });
+
+  /**
+   * One page of test/e2e/gl-skin/index.html for the cases that build their crowds in it, each on
+   * canvases of its own (a page each loaded and compiled the same modules again); laid out and
+   * read in CSS pixels. The last of them closes it.
+   */
+  let glSkin: Promise<Page> | undefined;
+  function glSkinPage(): Promise<Page> {
+    glSkin ??= demo.newPage(1).then(async (page) => {
+      await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+      return page;
+    });
+    return glSkin;
+  }
 
   /** Two screenshots a few frames apart: Foxes drawn (pixels unlike the sky) and animated (pixels changed). */
   async function expectAliveCrowd(page: Page, name: string): Promise<void> {
@@ -56,18 +72,18 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     await drop(page, 'notes.txt', Buffer.from('not a model'));
     expect(await message(page)).toBe('Cannot show notes.txt: drop a .glb file, or a .gltf file together with its .bin and textures');
     await drop(page, 'dropped-walker.glb', readFileSync(`${REPO_ROOT}public/models/Walker/Walker.glb`));
-    await page.waitForFunction(() => document.getElementById('stats')?.dataset.model === 'dropped-walker.glb', null, { timeout: 60_000, polling: 100 });
+    await waitDrawing(page, () => document.getElementById('stats')?.dataset.model === 'dropped-walker.glb', null, 60_000);
     const clipMenu = page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: 'clip A' }) }).locator('option');
     expect((await clipMenu.allTextContents()).filter((name) => name !== '')).toContain('WalkForward');
     await drop(page, 'broken.glb', Buffer.from('glTF but not really'));
-    await page.waitForFunction(() => document.getElementById('message-text')?.textContent?.startsWith('Could not load broken.glb'), null, { timeout: 30_000, polling: 100 });
+    await waitDrawing(page, () => document.getElementById('message-text')?.textContent?.startsWith('Could not load broken.glb'), null, 30_000);
     expect(await message(page)).toMatch(/^Could not load broken\.glb: .+\. Still showing dropped-walker\.glb\.$/);
     expect(await stat(page, 'model')).toBe('dropped-walker.glb');
     console.log(`GL demo drops: the drops took ${((Date.now() - opened) / 1000).toFixed(1)} s`);
   }
 
   it('?backend=webgl2: the demo draws its Foxes on WebGL 2 with its panel, says so and why a scene is not there, keeps a clean console, restores the crowd after a lost context, and takes dropped files', async () => {
-    // The stadium asked for: the crowd scene runs, and the page says why (demo/gl-app.ts GL_SCENES_MISSING).
+    // The stadium asked for: the crowd scene runs, and the page says why (demo/scene-state.ts GL_SCENES_MISSING).
     const { page, problems } = await demo.open('?backend=webgl2&instances=40&scene=stadium&model=Fox');
     await waitForCrowd(page, 40, 2, 90_000);
     expect(await stat(page, 'backend')).toBe('webgl2');
@@ -83,7 +99,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     await expectAliveCrowd(page, 'forced');
     expect(await stat(page, 'grid')).toBe('true');
     await page.evaluate(() => window.crowdDemo!.loseDevice());
-    await page.waitForFunction(() => document.getElementById('stats')?.dataset.restores === '1', null, { timeout: 30_000, polling: 100 });
+    await waitDrawing(page, () => document.getElementById('stats')?.dataset.restores === '1', null, 30_000);
     await expectAliveCrowd(page, 'restored');
     expect(await page.locator('#fatal').isHidden()).toBe(true);
     await expectDrops(page);
@@ -106,8 +122,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
   }, TEST_TIMEOUT);
 
   it('one page, both backends: createCrowd gives the same ids, named errors and clip events on WebGPU and on WebGL 2; what needs WebGPU is refused by name on GL', async () => {
-    const page = await demo.newPage(1); // its canvases are laid out and read in CSS pixels
-    await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+    const page = await glSkinPage();
     const answers = await page.evaluate(async () => {
       // Through Function: vitest would rewrite an import() written here, and this runs in the page (Vite serves /src/index.ts).
       const api = await (new Function('u', 'return import(u)'))('/src/index.ts') as typeof import('../../src/index');
@@ -162,13 +177,11 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     // The case is not vacuous: every bad call was refused by name.
     expect(gpu.filter((line) => /Error: /.test(line))).toHaveLength(7);
     expect(gpu.filter((line) => line.startsWith('event ')).length).toBeGreaterThan(1);
-    await page.close();
   }, TEST_TIMEOUT);
   it('features on WebGL 2 through their twins: CPU controllers, steering, picking and appearance give what they give on WebGPU; what needs WebGPU is refused by name', async () => {
     const started = Date.now(), phases: string[] = [];
     const phase = (name: string) => phases.push(`${name} ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const page = await demo.newPage(1); // its canvases are laid out and read in CSS pixels
-    await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+    const page = await glSkinPage();
     const SIZE = 96, TOP = 260;
     // 1. The same scene on both backends, side by side: a CPU-driven controller, three steered agents, a plain instance; 12 frames.
     await page.evaluate(async ({ SIZE, TOP }) => {
@@ -309,11 +322,9 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
       expect(Math.abs(before[1][k] - before[0][k]), `channel ${k} untinted`).toBeLessThan(1);
       expect(Math.abs(tinted[1][k] - tinted[0][k]), `channel ${k} tinted`).toBeLessThan(1);
     }
-    await page.close();
   }, TEST_TIMEOUT);
   it('a finite paletteSize on WebGL 2: within budget the picture equals the crowd without a palette while instances enter and leave; over budget every drawn instance shows (shared poses), never a hole', async () => {
-    const page = await demo.newPage();
-    await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+    const page = await glSkinPage();
     const result = await page.evaluate(async () => {
       const api = await (new Function('u', 'return import(u)'))('/src/index.ts') as typeof import('../../src/index');
       const gl2 = await (new Function('u', 'return import(u)'))('/src/webgl2/index.ts') as typeof import('../../src/webgl2/index');
@@ -379,7 +390,6 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     expect(result.over.shared).toBe(36);
     expect(result.over.drawn / result.over.reference, 'shared poses: every instance shows').toBeGreaterThan(0.8);
     expect(result.over.drawn / result.over.reference).toBeLessThan(1.25);
-    await page.close();
   }, TEST_TIMEOUT);
   it('issue 38: a KTX2 (KHR_texture_basisu) texture draws on WebGL 2 as its PNG original does', async () => {
     // CesiumMan with its texture scaled to 64 x 64, as PNG and as UASTC KTX2 (test/bake/decode-ktx2.test.ts's files).
@@ -388,8 +398,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     const png = await smallTextures(modelPath('CesiumMan'), 64);
     const url = (file: ArrayBuffer) => `data:model/gltf-binary;base64,${Buffer.from(file).toString('base64')}`;
     const files = [url(png), url(await ktx2Compressed(png))];
-    const page = await demo.newPage();
-    await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+    const page = await glSkinPage();
     const result = await page.evaluate(async ([pngUrl, ktx2Url]) => {
       const api = await (new Function('u', 'return import(u)'))('/src/index.ts') as typeof import('../../src/index');
       const gl2 = await (new Function('u', 'return import(u)'))('/src/webgl2/index.ts') as typeof import('../../src/webgl2/index');
@@ -432,13 +441,11 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     expect(result.covered, 'CesiumMan is drawn').toBeGreaterThan(500);
     // UASTC's own error on these texels is under 4/255 (decode-ktx2.test.ts); lit and filtered, the picture's mean stays under it.
     expect(result.mean, 'the KTX2 picture is not the PNG one').toBeLessThan(3); // 1.8 measured; the texture left out: 34
-    await page.close();
   }, TEST_TIMEOUT);
 
   it('a GL crowd puts back the state it found (framebuffers, viewport, program, units, capabilities) after encode and draw, and the demo\'s GL ground receives its sun shadows', async () => {
     const started = Date.now();
-    const page = await demo.newPage();
-    await page.goto(`${demo.baseUrl}/test/e2e/gl-skin/index.html`);
+    const page = await glSkinPage();
     const result = await page.evaluate(async () => {
       const load = (u: string) => (new Function('u', 'return import(u)'))(u);
       const api = await load('/src/index.ts') as typeof import('../../src/index');
@@ -534,7 +541,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     expect(result.darker, 'no crowd shadow on the GL ground').toBeGreaterThan(40);
     expect(result.meanDarkening).toBeGreaterThan(20);
     expect(result.brighter).toBe(false);
-    await page.close();
+    await page.close(); // the last case on glSkinPage
   }, TEST_TIMEOUT);
 
 });

@@ -3,8 +3,8 @@
  * two fresh app folders under the OS temp folder, each holding some of the examples
  * (example-apps.ts, INSTALLS), and each example built with Vite, esbuild and webpack, and without
  * a bundler (the self-contained file and an import map). Every page is served on 127.0.0.1 and
- * opened in one headless Chromium (WebGPU on SwiftShader): characters must be drawn, must move
- * between two screenshots, must pass the example's own checks (three: a three.js box in front of
+ * opened in one headless Chromium (WebGPU on SwiftShader), drawing only the frames the test looks
+ * at (frame-pace.ts): characters must be drawn, must move between two screenshots, must pass the example's own checks (three: a three.js box in front of
  * a Fox hides it), and the console must stay clean. The installed `crowd-skin` command and the
  * declarations (one tsc program per install) are checked too.
  * Screenshots land in test-results/e2e/install-<example>-<build>-{1,2,...}.png.
@@ -16,6 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_APPS, INSTALLS, type ExampleApp, type Install } from './example-apps';
 import { chromiumAvailable, collectProblems, launchBrowser, REPO_ROOT, RESULTS_DIR, type Rect } from './harness';
+import { freeFrames, nextFrames, paceFrames } from './frame-pace';
 import { decode, shareChanged, shareUnlike, type Image } from './pixels';
 import { buildVariant, createInstall, packLibrary, run, serve, servedRoots, typeCheck, VARIANTS } from './stranger';
 import { minimalPage } from '../../tools/bench/size';
@@ -135,6 +136,7 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
       const built = performance.now();
       const server = await serve(servedRoots(dir, variant));
       const page = await browser!.newPage({ viewport: app.viewport ?? VIEWPORT });
+      await paceFrames(page);
       try {
         const drawn = await expectMovingCharacters(app, page, server.url, `install-${name}-${variant}`);
         const webgpu = performance.now();
@@ -164,6 +166,7 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
     const page = await browser!.newPage({ viewport: app.viewport ?? VIEWPORT });
     try {
       await page.addInitScript(() => { delete (Navigator.prototype as { gpu?: unknown }).gpu; });
+      await paceFrames(page);
       const backends: string[] = [];
       page.on('console', (m) => { const said = /^crowd-skin draws on (\w+)/.exec(m.text()); if (said) backends.push(said[1]); });
       const drawn = await expectMovingCharacters(app, page, url, name, { check: false, allowed: app.threeFallback?.warning });
@@ -183,15 +186,6 @@ async function shot(page: Page, name: string): Promise<Image> {
   const png = await page.screenshot({ timeout: PAGE_TIMEOUT });
   writeFileSync(join(RESULTS_DIR, `${name}.png`), png);
   return decode(png);
-}
-
-/** Resolves after `count` animation frames of the page (the example's frame loop runs in the same ones). */
-function frames(page: Page, count: number): Promise<void> {
-  return page.evaluate((n) => new Promise<void>((done) => {
-    let left = n;
-    const tick = () => (--left <= 0 ? done() : requestAnimationFrame(tick));
-    requestAnimationFrame(tick);
-  }), count);
 }
 
 /** Most of a frame is the clear colour: a page not yet drawn (white) or a wrong colour is not a frame. */
@@ -228,6 +222,7 @@ async function expectMovingCharacters(app: ExampleApp, page: Page, url: string, 
   let drawn = 0;
   for (;;) {
     expect(problems()).toEqual([]);
+    await nextFrames(page, 1);
     skip = await overlays();
     first = await shot(page, `${name}-1`);
     const frame = drawnShare(app, first, skip);
@@ -236,15 +231,22 @@ async function expectMovingCharacters(app: ExampleApp, page: Page, url: string, 
     if (Date.now() > deadline) throw new Error(`${name}: after ${PAGE_TIMEOUT / 1000} s, ${(drawn * 100).toFixed(2)}% of pixels are unlike the clear colour (a frame with characters has ${app.minDrawn * 100}% to ${(1 - MIN_BACKGROUND) * 100}%)`);
     await page.waitForTimeout(500);
   }
-  if (app.act) await app.act(page);
-  else await frames(page, 3);
+  // The example's own input and checks wait on its frames by the clock: its loop runs free for them.
+  if (app.act) {
+    await freeFrames(page, true);
+    await app.act(page);
+    await freeFrames(page, false);
+  } else await nextFrames(page, 3);
   const second = await shot(page, `${name}-2`);
   skip = [...skip, ...await overlays()];
   const changed = shareChanged(first, second, skip);
   console.log(`${name}: ${(drawn * 100).toFixed(1)}% of pixels drawn, ${(changed * 100).toFixed(2)}% changed between screenshots`);
   expect(drawnShare(app, second, skip).ok, 'the second screenshot is not a frame with characters').toBe(true);
   expect(changed, 'nothing moved between the screenshots').toBeGreaterThan(0.002);
-  if (options.check !== false) await app.check?.(page, (suffix) => shot(page, `${name}-${suffix}`));
+  if (options.check !== false && app.check) {
+    await freeFrames(page, true);
+    await app.check(page, (suffix) => shot(page, `${name}-${suffix}`));
+  }
   expect(problems()).toEqual([]);
   return drawn;
 }

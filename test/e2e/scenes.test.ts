@@ -4,13 +4,14 @@
  * Screenshots land in test-results/e2e/scene-*.png for a person to look at.
  */
 import type { Page } from 'playwright-core';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import {
-  chromiumAvailable, demoSession, elementRects, overlayRects, REPO_ROOT, RESULTS_DIR, stat, statNumber,
+  chromiumAvailable, demoSession, elementRects, overlayRects, REPO_ROOT, stat, statNumber,
   waitForCrowd, waitForFrames, type Rect,
 } from './harness';
+import { canvasShot } from './canvas-shot';
 import { shareChanged, shareUnlike } from './pixels';
 
 const VIEWPORT = { width: 960, height: 600 };
@@ -24,22 +25,23 @@ const available = chromiumAvailable();
 describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftShader)', () => {
   const demo = demoSession(VIEWPORT, WAIT);
   const open = demo.open;
-  const shot = demo.shot;
+  /** The canvas's picture (canvas-shot.ts: a page screenshot waits for several frames), saved as test-results/e2e/<name>.png. */
+  const shot = canvasShot;
 
   /** The DOM overlays, the weight plot included, are left out of pixel checks. */
   async function skipRects(page: Page): Promise<Rect[]> {
     return [...(await overlayRects(page)), ...(await elementRects(page, '#plot:not([hidden])'))];
   }
 
-  /** Two screenshots some frames apart: neither blank (all sky) nor frozen. */
-  async function expectAlive(page: Page, name: string, frames = 2): Promise<void> {
+  /** Two pictures of the canvas at least `frames` + 1 frames apart (the second is read in the frame after those waited for): neither blank (all sky) nor frozen. */
+  async function expectAlive(page: Page, name: string, frames = 1): Promise<void> {
     const skip = await skipRects(page);
     const first = await shot(page, `${name}-1`);
     await waitForFrames(page, (await statNumber(page, 'frames')) + frames, WAIT);
     const second = await shot(page, `${name}-2`);
     const unlikeSky = shareUnlike(first, SKY_RGB8, skip);
     const changed = shareChanged(first, second, skip);
-    console.log(`${name}: ${(unlikeSky * 100).toFixed(1)}% of pixels unlike the sky, ${(changed * 100).toFixed(2)}% changed between screenshots`);
+    console.log(`${name}: ${(unlikeSky * 100).toFixed(1)}% of pixels unlike the sky, ${(changed * 100).toFixed(2)}% changed between the two pictures`);
     expect(unlikeSky, 'picture is (nearly) all background').toBeGreaterThan(0.25);
     expect(changed, 'picture did not change between frames: crowd missing or frozen').toBeGreaterThan(0.002);
   }
@@ -115,7 +117,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     const text = await page.locator('#stats').textContent();
     expect(text).toContain('WASD move facing the view');
     expect(text).toMatch(/1 Wave\s+2 Jump/);
-    await expectAlive(page, 'scene-locomotion', 3);
+    await expectAlive(page, 'scene-locomotion', 2);
     // Every character is an agent; the wanderers (radius 0.18 x 1.8 m) keep apart, and their bodies
     // away from the keyboard's one: some start closer (a random disc) and are pushed apart.
     expect(await stat(page, 'agents')).toBe('30');
@@ -179,7 +181,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     });
     console.log(`locomotion plot: ${coloured} coloured pixels`);
     expect(coloured).toBeGreaterThan(200);
-    writeFileSync(`${RESULTS_DIR}/scene-locomotion-plot.png`, await page.locator('#plot').screenshot({ timeout: WAIT }));
+    await shot(page, 'scene-locomotion-plot', '#plot');
     expect(flow!.problems).toEqual([]);
   }, TEST_TIMEOUT);
 
@@ -224,7 +226,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     // The Walker has a controller config with locomotion: every agent is animated by its controller.
     expect(await stat(page, 'controlledAgents')).toBe('24');
     expect(await stat(page, 'selectedAgents')).toBe('0');
-    await expectAlive(page, 'scene-steering', 3);
+    await expectAlive(page, 'scene-steering', 2);
     // Shift + drag over the view selects the agents inside (tinted); a click on the ground sends them there.
     await page.keyboard.down('Shift');
     await page.mouse.move(20, 20);
@@ -342,6 +344,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await page.keyboard.down('KeyW');
     await waitForStat(page, 'topClip', /^WalkForward$/);
     await page.keyboard.up('KeyW');
+
 
     // Layers on the Fox: masks and layer stacks posed by the GL pose pass; drawn and moving.
     await page.goto(`${demo.baseUrl}/?backend=webgl2&scene=layers&instances=8`);

@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { Character } from '../../src/index';
 import type { ThreeCrowdRenderer } from '../../src/three/index';
+import { drawing } from './harness';
 import { differenceMask, erode, maskCount, meanDifference, shareChangedIn, unionMask, type Image } from './pixels';
 import { arrange, type ThreeExample } from './three-depth';
 
@@ -38,8 +39,8 @@ const API = `/@fs${fileURLToPath(new URL('../../src/index.ts', import.meta.url))
 /** The WebGL 2 page's console problems but three's one warning about its fallback and its error on the lost context. */
 const glProblems = (problems: string[]) => problems.filter((p) => !/WebGPU is not available, running under WebGL2 backend|WebGL Device Lost/.test(p));
 
-/** The Fox under test (ids[0]) here or away, screenshot two frames later. */
-const picture = (c: GLCase, page: Page, name: string, fox: 'here' | 'away' = 'here') => arrange(page, (n) => c.shot(page, n), name, { fox, box: 'hidden' });
+/** The Fox under test (ids[0]) here or away, screenshot two frames later (the page draws only for them: three.test.ts holds its frames). */
+const picture = (c: GLCase, page: Page, name: string, fox: 'here' | 'away' = 'here') => drawing(page, () => arrange(page, (n) => c.shot(page, n), name, { fox, box: 'hidden' }));
 
 /**
  * The example's crowd given CrowdAppearance (one variant image) on both pages, the Fox tinted and
@@ -198,7 +199,7 @@ export async function expectRestoredAfterLoss(c: GLCase): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 0));
     lose.restoreContext();
   });
-  await gl.waitForFunction(() => (window as unknown as { threeExample: Example }).threeExample.restored === 1, undefined, { timeout: 120_000 });
+  await drawing(gl, () => gl.waitForFunction(() => (window as unknown as { threeExample: Example }).threeExample.restored === 1, undefined, { timeout: 120_000, polling: 100 }));
   // The restore leaves no GL error (GLCrowd.restore lets the lost context's objects go rather than deleting them on the new one).
   expect(await gl.evaluate(() => (window as unknown as { threeExample: Example }).threeExample.crowds.gl!.getError()), 'a GL error after the restore').toBe(0);
   const after = await picture(c, gl, 'webgl2-after-loss');

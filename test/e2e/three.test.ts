@@ -4,6 +4,8 @@
  * as an error, and depth is shared both ways: a three.js box in front of a Fox hides it, a box
  * behind it does not. Then the same page without navigator.gpu, on three's WebGL 2 backend
  * (SwiftShader's GL), draws the same Fox as the WebGPU page, culled for three's camera. Screenshots land in test-results/e2e/three-*.png for a person to look at.
+ * Both pages draw only while a case waits for their frames (harness.ts heldFrames): a page
+ * drawing 100 Foxes while nobody looks shares SwiftShader's cores with the other.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -11,7 +13,7 @@ import type { ViteDevServer } from 'vite';
 import type { Scene } from 'three/webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThreeCrowdRenderer } from '../../src/three/index';
-import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, scaledPage, startConfiguredServer } from './harness';
+import { chromiumAvailable, collectProblems, drawing, heldFrames, launchBrowser, RESULTS_DIR, scaledPage, startConfiguredServer } from './harness';
 import { decode, differenceMask, erode, maskCount, meanDifference, shareChanged, shareChangedIn, type Image } from './pixels';
 import { arrange, expectBoxInFrontHidesFox, waitFrames, type ThreeExample } from './three-depth';
 import { expectAppearanceAsWebGPU, expectKtx2AsPng, expectPaletteSets, expectRestoredAfterLoss, type GLPictures } from './three-gl';
@@ -48,6 +50,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
 
   async function open(): Promise<{ page: Page; problems: string[] }> {
     const page = await scaledPage(browser!, VIEWPORT);
+    await heldFrames(page);
     const problems = collectProblems(page);
     await page.goto(`${baseUrl}/`);
     return { page, problems };
@@ -63,7 +66,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
   let shared: Promise<{ page: Page; problems: string[] }> | undefined;
   function examplePage(): Promise<{ page: Page; problems: string[] }> {
     shared ??= open().then(async (opened) => {
-      await waitFrames(opened.page, 3);
+      await drawing(opened.page, () => waitFrames(opened.page, 3));
       return opened;
     });
     return shared;
@@ -73,7 +76,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
     const { page, problems } = await examplePage();
     expect(await page.evaluate(() => (window as unknown as { threeExample: ThreeExample }).threeExample.crowd.count)).toBe(100);
     const first = await shot(page, 'alive-1');
-    await waitFrames(page, 2);
+    await drawing(page, () => waitFrames(page, 2));
     const second = await shot(page, 'alive-2');
     // The camera and three's objects stand still: only walking Foxes change pixels.
     const changed = shareChanged(first, second, []);
@@ -81,7 +84,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
     expect(changed, 'picture did not change between frames: crowd missing or frozen').toBeGreaterThan(0.01);
     expect(await page.locator('#message').isHidden()).toBe(true);
     // The overlay's cull counts: three's camera reached the crowd (ThreeCrowdRenderer.render sets it).
-    await page.waitForFunction(() => /\/ 100 visible/.test(document.getElementById('counts')?.textContent ?? ''), undefined, { timeout: WAIT });
+    await drawing(page, () => page.waitForFunction(() => /\/ 100 visible/.test(document.getElementById('counts')?.textContent ?? ''), undefined, { timeout: WAIT, polling: 100 }));
     console.log(`three example overlay: ${await page.locator('#counts').textContent()}`);
     expect(problems).toEqual([]);
   }, TEST_TIMEOUT);
@@ -89,8 +92,8 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
   it('shares depth with three.js: a box in front hides a Fox, a box behind it does not', async () => {
     const { page, problems } = await examplePage();
     const named = (name: string) => shot(page, name);
-    const { fox, foxAlone } = await expectBoxInFrontHidesFox(page, named);
-    const boxBehind = await arrange(page, named, 'box-behind', { fox: 'here', box: 'behind' });
+    const { fox, foxAlone } = await drawing(page, () => expectBoxInFrontHidesFox(page, named));
+    const boxBehind = await drawing(page, () => arrange(page, named, 'box-behind', { fox: 'here', box: 'behind' }));
     const keptBehind = shareChangedIn(foxAlone, boxBehind, fox);
     const boxSeenBehind = shareChanged(foxAlone, boxBehind, []);
     console.log(`three depth: box behind changes ${(keptBehind * 100).toFixed(2)}% of the Fox and ${(boxSeenBehind * 100).toFixed(1)}% of the view`);
@@ -102,8 +105,8 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
   it("lights and shadows the Foxes with the scene's sun and sky (shading 'three')", async () => {
     const { page, problems } = await examplePage();
     const named = (name: string) => shot(page, name);
-    const empty = await arrange(page, named, 'empty', { fox: 'away', box: 'hidden' });
-    const lit = await arrange(page, named, 'fox-lit', { fox: 'here', box: 'hidden' });
+    const empty = await drawing(page, () => arrange(page, named, 'empty', { fox: 'away', box: 'hidden' }));
+    const lit = await drawing(page, () => arrange(page, named, 'fox-lit', { fox: 'here', box: 'hidden' }));
     const fox = erode(differenceMask(lit, empty));
     /** Scales the sun and sky lights' intensities by `light` and sets whether the Foxes cast shadows, then screenshots. */
     const variant = async (name: string, light: number, cast: boolean) => {
@@ -112,7 +115,7 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
         for (const [name, full] of [['sun', 2], ['sky', 1.2]] as const) (scene.getObjectByName(name) as unknown as { intensity: number }).intensity = full * light;
         crowds.sceneObject(crowd).traverse((object) => { object.castShadow = cast; });
       }, { light, cast });
-      await waitFrames(page, 2);
+      await drawing(page, () => waitFrames(page, 2));
       return shot(page, name);
     };
     const noShadow = await variant('fox-no-shadow', 1, false);
@@ -129,70 +132,51 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
 
   it("draws the crowd on three's WebGL 2 backend (navigator.gpu absent) as on WebGPU: posed, lit, shadowed, culled", async () => {
     const { page } = await examplePage();
-    /**
-     * Holds (or lets go of) a page's animation loop, three's getAnimationLoop kept to set again: one
-     * page draws at a time, since frames nobody looks at (100 Foxes on WebGPU, or on GL) share
-     * SwiftShader's cores with the other page's.
-     */
-    const hold = (on: Page, held: boolean) => on.evaluate((held) => {
-      const example = (window as unknown as { threeExample: { renderer: { getAnimationLoop(): unknown; setAnimationLoop(loop: unknown): void }; heldLoop?: unknown } }).threeExample;
-      if (held) example.heldLoop ??= example.renderer.getAnimationLoop();
-      example.renderer.setAnimationLoop(held ? null : example.heldLoop);
-      if (!held) example.heldLoop = undefined;
-    }, held);
-    await hold(page, true);
     const gl = await scaledPage(browser!, VIEWPORT);
+    await heldFrames(gl);
     const problems = collectProblems(gl);
     glShared = { page: gl, problems };
-    try {
-      // Without navigator.gpu, WebGPURenderer.init() picks three's WebGL 2 backend (its one warning says so).
-      await gl.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
-      await gl.goto(`${baseUrl}/`);
-      // No frames waited for here: each arrange below waits for two (SwiftShader's GL frames are the test's cost).
-      await gl.waitForFunction(() => (window as unknown as { threeExample?: unknown }).threeExample !== undefined, undefined, { timeout: WAIT });
-      expect(await gl.evaluate(() => (window as unknown as { threeExample: ShadedExample }).threeExample.crowds.backend)).toBe('webgl2');
-      /** The Fox under test frozen at Walk 0.3 s on both pages, so that the two backends draw one pose; the other 99 paused 100 m behind the camera, out of the view and its shadows. */
-      const freeze = (on: Page) => on.evaluate(() => {
-        const example = (window as unknown as { threeExample: ThreeExample }).threeExample;
-        const { crowd, ids, lift, scale } = example;
-        example.paused = true;
-        // The overlay's text (cull counts of some earlier frame) differs between the pages: hidden, it is not compared.
-        document.getElementById('info')!.style.visibility = 'hidden';
-        crowd.setAnimation(ids[0], { clipA: 'Walk', clipB: 'Walk', timeA: 0.3, timeB: 0.3, speedA: 0, speedB: 0, blend: 0 });
-        for (let i = 1; i < ids.length; i++) crowd.setPlacement(ids[i], (i % 10) * 3 - 15, lift, -100 - Math.floor(i / 10) * 3, 0, scale);
-      });
-      await freeze(page);
-      await freeze(gl);
-      await hold(gl, true);
-      await hold(page, false);
-      const picture = async (on: Page, backend: string, fox: 'here' | 'away') => arrange(on, (name) => shot(on, `${backend}-${name}`), fox === 'here' ? 'fox' : 'empty', { fox, box: 'hidden' });
-      const gpuFox = await picture(page, 'webgpu', 'here');
-      const gpuEmpty = await picture(page, 'webgpu', 'away');
-      await hold(page, true);
-      await hold(gl, false);
-      const glFox = await picture(gl, 'webgl2', 'here');
-      pictures = { gpuFox, gpuEmpty, glFox };
-      // The Fox and its shadow: what it changes in the WebGPU picture (three draws the scene without it alike on both backends: 0.000/255 measured).
-      const fox = differenceMask(gpuFox, gpuEmpty);
-      const drawn = shareChangedIn(glFox, gpuEmpty, erode(fox));
-      const view = meanDifference(glFox, gpuFox);
-      const onFox = meanDifference(glFox, gpuFox, fox);
-      // The example's view looks away from the rings: the CPU cull leaves the other 99 Foxes out (drawn ones are listed per LOD level).
-      const visible = await gl.evaluate(() => (window as unknown as { threeExample: ThreeExample }).threeExample.crowd.cullStats?.visible);
-      console.log(`three on WebGL 2: the Fox drawn over ${(drawn * 100).toFixed(1)}% of its WebGPU pixels; mean difference to WebGPU ${view.toFixed(3)}/255 over the view, ` +
-        `${onFox.toFixed(2)}/255 over the Fox and its shadow (${maskCount(fox)} px); ${visible} of 100 Foxes visible`);
-      expect(drawn, 'the Fox is not drawn on WebGL 2').toBeGreaterThan(0.95);
-      expect(view, 'the WebGL 2 picture is not the WebGPU one (issue 37: 1/255 mean)').toBeLessThan(1);
-      expect(onFox, 'the Fox and its shadow differ from WebGPU\'s').toBeLessThan(GL_FOX_TOLERANCE);
-      expect(visible, 'the crowd was not culled for three\'s camera').toBe(1);
-      // three draws it: the GLCrowd it made has no GL skin pass of its own (nothing built that three never uses).
-      const ownDraw = await gl.evaluate(() => { try { ((window as unknown as { threeExample: ThreeExample }).threeExample.crowd as unknown as { draw(vp: Float32Array): void }).draw(new Float32Array(16)); return 'drawn'; } catch (error) { return (error as Error).message; } });
-      expect(ownDraw).toMatch(/drawn by another renderer \(crowd-skin\/three\), which made it without a draw of its own/);
-      expect(problems.filter((p) => !/WebGPU is not available, running under WebGL2 backend/.test(p))).toEqual([]);
-    } finally {
-      // The WebGL 2 page stays open for the cases below (closed in afterAll); the WebGPU page draws again.
-      await hold(page, false);
-    }
+    // Without navigator.gpu, WebGPURenderer.init() picks three's WebGL 2 backend (its one warning says so).
+    await gl.addInitScript(() => Object.defineProperty(Navigator.prototype, 'gpu', { get: () => undefined }));
+    await gl.goto(`${baseUrl}/`);
+    // No frames waited for here: each arrange below waits for two (SwiftShader's GL frames are the test's cost).
+    await drawing(gl, () => gl.waitForFunction(() => (window as unknown as { threeExample?: unknown }).threeExample !== undefined, undefined, { timeout: WAIT, polling: 100 }));
+    expect(await gl.evaluate(() => (window as unknown as { threeExample: ShadedExample }).threeExample.crowds.backend)).toBe('webgl2');
+    /** The Fox under test frozen at Walk 0.3 s on both pages, so that the two backends draw one pose; the other 99 paused 100 m behind the camera, out of the view and its shadows. */
+    const freeze = (on: Page) => on.evaluate(() => {
+      const example = (window as unknown as { threeExample: ThreeExample }).threeExample;
+      const { crowd, ids, lift, scale } = example;
+      example.paused = true;
+      // The overlay's text (cull counts of some earlier frame) differs between the pages: hidden, it is not compared.
+      document.getElementById('info')!.style.visibility = 'hidden';
+      crowd.setAnimation(ids[0], { clipA: 'Walk', clipB: 'Walk', timeA: 0.3, timeB: 0.3, speedA: 0, speedB: 0, blend: 0 });
+      for (let i = 1; i < ids.length; i++) crowd.setPlacement(ids[i], (i % 10) * 3 - 15, lift, -100 - Math.floor(i / 10) * 3, 0, scale);
+    });
+    await freeze(page);
+    await freeze(gl);
+    const picture = async (on: Page, backend: string, fox: 'here' | 'away') => drawing(on, () => arrange(on, (name) => shot(on, `${backend}-${name}`), fox === 'here' ? 'fox' : 'empty', { fox, box: 'hidden' }));
+    const gpuFox = await picture(page, 'webgpu', 'here');
+    const gpuEmpty = await picture(page, 'webgpu', 'away');
+    const glFox = await picture(gl, 'webgl2', 'here');
+    pictures = { gpuFox, gpuEmpty, glFox };
+    // The Fox and its shadow: what it changes in the WebGPU picture (three draws the scene without it alike on both backends: 0.000/255 measured).
+    const fox = differenceMask(gpuFox, gpuEmpty);
+    const drawn = shareChangedIn(glFox, gpuEmpty, erode(fox));
+    const view = meanDifference(glFox, gpuFox);
+    const onFox = meanDifference(glFox, gpuFox, fox);
+    // The example's view looks away from the rings: the CPU cull leaves the other 99 Foxes out (drawn ones are listed per LOD level).
+    const visible = await gl.evaluate(() => (window as unknown as { threeExample: ThreeExample }).threeExample.crowd.cullStats?.visible);
+    console.log(`three on WebGL 2: the Fox drawn over ${(drawn * 100).toFixed(1)}% of its WebGPU pixels; mean difference to WebGPU ${view.toFixed(3)}/255 over the view, ` +
+      `${onFox.toFixed(2)}/255 over the Fox and its shadow (${maskCount(fox)} px); ${visible} of 100 Foxes visible`);
+    expect(drawn, 'the Fox is not drawn on WebGL 2').toBeGreaterThan(0.95);
+    expect(view, 'the WebGL 2 picture is not the WebGPU one (issue 37: 1/255 mean)').toBeLessThan(1);
+    expect(onFox, 'the Fox and its shadow differ from WebGPU\'s').toBeLessThan(GL_FOX_TOLERANCE);
+    expect(visible, 'the crowd was not culled for three\'s camera').toBe(1);
+    // three draws it: the GLCrowd it made has no GL skin pass of its own (nothing built that three never uses).
+    const ownDraw = await gl.evaluate(() => { try { ((window as unknown as { threeExample: ThreeExample }).threeExample.crowd as unknown as { draw(vp: Float32Array): void }).draw(new Float32Array(16)); return 'drawn'; } catch (error) { return (error as Error).message; } });
+    expect(ownDraw).toMatch(/drawn by another renderer \(crowd-skin\/three\), which made it without a draw of its own/);
+    expect(problems.filter((p) => !/WebGPU is not available, running under WebGL2 backend/.test(p))).toEqual([]);
+    // The WebGL 2 page stays open for the cases below (closed in afterAll).
   }, TEST_TIMEOUT);
 
   // The page on three's WebGL 2 backend and its pictures, kept for the cases after it (three-gl.ts).

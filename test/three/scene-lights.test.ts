@@ -3,7 +3,7 @@
  * crowd with shading 'crowd' is given (stand-in crowds record their setLights calls), only when
  * they changed; then in Node on WebGPU, a ThreeCrowdRenderer with lights 'scene' draws the same
  * bytes as one with lights 'own' given those numbers by hand, frame after frame. The pictures of
- * both shadings under three's lights are test/e2e/three-lights.test.ts's.
+ * both shadings under three's lights are test/e2e/three-lighting.test.ts's.
  */
 import { describe, expect, it, vi } from 'vitest';
 import {

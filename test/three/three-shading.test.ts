@@ -2,7 +2,7 @@
  * shading 'three' (src/three/three-shading.ts) in Node: three's WebGPURenderer on the test device
  * (Dawn on SwiftShader), a crowd drawn by three with a user's MeshBasicNodeMaterial, read back
  * from the bridge's target. The skinning matches three's own SkinnedMesh in
- * test/e2e/three-lit.test.ts; here: it draws where the instances stand, follows the crowd's
+ * test/e2e/three-lighting.test.ts; here: it draws where the instances stand, follows the crowd's
  * count, applies edits of the user's material, is fogged by three's fog, and refuses what it cannot draw (appearance and 'dual-quaternion' skinning it now draws).
  */
 import { describe, expect, it } from 'vitest';

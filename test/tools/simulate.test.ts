@@ -2,14 +2,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, type Run } from '../helpers/cli';
+import { runCli, runCliHere, type Run } from '../helpers/cli';
+import { throttleGpuPolling } from '../helpers/gpu';
 import { modelPath } from '../helpers/models';
 
+throttleGpuPolling(); // --backend gpu runs in this process
+
 /**
- * The simulation CLI (`crowd-skin simulate`, tools/simulate.ts), run as a child process exactly
- * as `npm run simulate` runs it, with scripts in a temporary folder; one of its frames is then
- * fed to the pose dump (`crowd-skin pose --layers`), which proves the frame's base/layers/additive
- * have the shape the pose dump takes. Each run takes about a second, so the tests run concurrently.
+ * The simulation CLI (`crowd-skin simulate`, tools/simulate.ts), run in this process through the
+ * dispatcher the executable runs (runCliHere: a child process costs about 0.5 s of CPU to start),
+ * one run at a time, and in the first case as the bundled executable in a child process, with
+ * scripts in a temporary folder; one of its frames is then fed to the pose dump (`crowd-skin
+ * pose --layers`), which proves the frame's base/layers/additive have the shape the pose dump takes.
  */
 const dir = mkdtempSync(join(tmpdir(), 'simulate-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,7 +44,7 @@ describe.concurrent('simulate CLI', () => {
       { at: 0, play: 'Idle' }, { at: 0.2, fadeTo: 'Walking' }, { at: 0.4, action: 'Wave' }, { at: 0.5, speed: 1.2 },
       { at: 1, move: [0, 1], run: true }, { at: 1.25, action: 'Jump' },
     ]);
-    const out = frames(await runCli('simulate', '--model', ROBOT, '--script', script, '--fps', '30'));
+    const out = frames(await runCli('simulate', '--model', ROBOT, '--script', script, '--fps', '30')); // the executable
     expect(out).toHaveLength(Math.round(1.25 * 30) + 1); // 39
     out.forEach((f, k) => {
       expect(Object.keys(f)).toEqual(['t', 'state', 'base', 'layers', 'additive', 'events']);
@@ -55,7 +59,7 @@ describe.concurrent('simulate CLI', () => {
     expect(busiest.layers.length).toBeGreaterThanOrEqual(3);
     expect(busiest.layers[busiest.layers.length - 1]).toMatchObject({ clip: 'Wave', mask: { root: 'Torso' } });
     const { base, layers, additive } = busiest;
-    const pose = await runCli('pose', '--model', ROBOT, '--layers', JSON.stringify({ base, layers, additive }));
+    const pose = await runCliHere('pose', '--model', ROBOT, '--layers', JSON.stringify({ base, layers, additive }));
     expect(pose.code, pose.stderr).toBe(0);
     const dump = JSON.parse(pose.stdout) as { jointMatrices: number[][] };
     expect(dump.jointMatrices.length).toBeGreaterThan(0);
@@ -70,12 +74,12 @@ describe.concurrent('simulate CLI', () => {
       transitions: [['locomotion', 'Sniff']],
     });
     const script = file([{ at: 0, play: 'Walk' }, { at: 0, fadeTo: 'Run' }, { at: 0.25, action: 'Sniff' }, { at: 0.5, speed: 0.5 }]);
-    const out = frames(await runCli('simulate', '--model', FOX, '--script', script, '--config', config));
+    const out = frames(await runCliHere('simulate', '--model', FOX, '--script', script, '--config', config));
     expect(out).toHaveLength(31);
     expect(out[15].state).toBe('to-action:Sniff'); // no "Sniff" in Fox.controller.json
     expect(out[15].layers.map((l) => l.clip)).toEqual(['Run', 'Survey']);
     expect(out[15].layers[0].weight).toBeCloseTo(0.5, 9); // linear 0.5 s fade, from the --config file
-    const pose = await runCli('pose', '--model', FOX, '--layers', JSON.stringify({ base: out[15].base, layers: out[15].layers, additive: out[15].additive }));
+    const pose = await runCliHere('pose', '--model', FOX, '--layers', JSON.stringify({ base: out[15].base, layers: out[15].layers, additive: out[15].additive }));
     expect(pose.code, pose.stderr).toBe(0);
   });
 
@@ -88,7 +92,7 @@ describe.concurrent('simulate CLI', () => {
       events: { Walk: [{ time: 0.21, name: 'left' }, { time: 0.56, name: 'right' }], Survey: [{ time: 0.4, name: 'sniff' }] },
     });
     const script = file([{ at: 0, speed: 1 }, { at: 0.5, action: 'Sniff' }, { at: 2, stop: true }]);
-    const [cpu, gpu] = await Promise.all(['cpu', 'gpu'].map(async (backend) => frames(await runCli('simulate', '--model', FOX, '--script', script, '--config', config, '--backend', backend))));
+    const [cpu, gpu] = await Promise.all(['cpu', 'gpu'].map(async (backend) => frames(await runCliHere('simulate', '--model', FOX, '--script', script, '--config', config, '--backend', backend))));
     expect(cpu).toHaveLength(121);
     expect(gpu.map((f) => f.events)).toEqual(cpu.map((f) => f.events));
     const fired = cpu.flatMap((f) => f.events);
@@ -98,29 +102,29 @@ describe.concurrent('simulate CLI', () => {
   });
 
   it('a bad script entry exits 1 naming the entry', async ({ expect }) => {
-    const unknownClip = await runCli('simulate', '--model', ROBOT, '--script', file([{ at: 0, play: 'Idle' }, { at: 0.5, fadeTo: 'Moonwalk' }]));
+    const unknownClip = await runCliHere('simulate', '--model', ROBOT, '--script', file([{ at: 0, play: 'Idle' }, { at: 0.5, fadeTo: 'Moonwalk' }]));
     expect(unknownClip.code).toBe(1);
     expect(unknownClip.stdout).toBe('');
     expect(unknownClip.stderr).toMatch(/^simulate: script\[1\]\.fadeTo: no clip "Moonwalk"/);
-    const twoCommands = await runCli('simulate', '--model', ROBOT, '--script', file([{ at: 0, play: 'Idle' }, { at: 1, play: 'Idle' }, { at: 2, play: 'Idle', action: 'Jump' }]));
+    const twoCommands = await runCliHere('simulate', '--model', ROBOT, '--script', file([{ at: 0, play: 'Idle' }, { at: 1, play: 'Idle' }, { at: 2, play: 'Idle', action: 'Jump' }]));
     expect(twoCommands.code).toBe(1);
     expect(twoCommands.stderr).toMatch(/^simulate: script\[2\] must have exactly one of/);
   });
 
   it('an unknown action exits 1 naming it and the actions there are', async ({ expect }) => {
-    const run = await runCli('simulate', '--model', ROBOT, '--script', file([{ at: 0, action: 'Backflip' }]));
+    const run = await runCliHere('simulate', '--model', ROBOT, '--script', file([{ at: 0, action: 'Backflip' }]));
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^simulate: script\[0\]\.action: no action "Backflip" \(actions: Jump, Punch, Wave/);
   });
 
   it('missing --script, a script that is not JSON, and a bad --config exit 1 with a message', async ({ expect }) => {
-    const late = await runCli('simulate', '--model', FOX, '--script', file([{ at: 0, play: 'Walk' }]), '--config', file({ events: { Walk: [{ time: 2, name: 'late' }] } }));
+    const late = await runCliHere('simulate', '--model', FOX, '--script', file([{ at: 0, play: 'Walk' }]), '--config', file({ events: { Walk: [{ time: 2, name: 'late' }] } }));
     expect(late.code).toBe(1);
     expect(late.stderr).toMatch(/\.json\.events\.Walk\[0\]\.time 2 is outside the clip \(0 to 0\.70833\d* s\)/);
     const [missing, notJson, badConfig] = await Promise.all([
-      runCli('simulate', '--model', ROBOT),
-      runCli('simulate', '--model', ROBOT, '--script', file('[{"at": 0,')),
-      runCli('simulate', '--model', FOX, '--script', file([{ at: 0, play: 'Walk' }]), '--config', file({ fade: { kind: 'wobbly' } })),
+      runCliHere('simulate', '--model', ROBOT),
+      runCliHere('simulate', '--model', ROBOT, '--script', file('[{"at": 0,')),
+      runCliHere('simulate', '--model', FOX, '--script', file([{ at: 0, play: 'Walk' }]), '--config', file({ fade: { kind: 'wobbly' } })),
     ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^simulate: --script FILE\.json is required/);
@@ -134,9 +138,9 @@ describe.concurrent('simulate CLI', () => {
     const walker = modelPath('Walker');
     const script = file([{ at: 0, speed: 1.5 }, { at: 1.5, speed: 1.5 }]);
     const [plain, matched, bad] = await Promise.all([
-      runCli('simulate', '--model', walker, '--script', script, '--fps', '10'),
-      runCli('simulate', '--model', walker, '--script', script, '--fps', '10', '--root-motion', 'in-place'),
-      runCli('simulate', '--model', walker, '--script', script, '--root-motion', 'walk'),
+      runCliHere('simulate', '--model', walker, '--script', script, '--fps', '10'),
+      runCliHere('simulate', '--model', walker, '--script', script, '--fps', '10', '--root-motion', 'in-place'),
+      runCliHere('simulate', '--model', walker, '--script', script, '--root-motion', 'walk'),
     ]);
     // Walk 0.5, Run 0.5 (D = 0.85 s) once at speed: the walk's time advances 0.1 / 0.85 per frame, times 1.0625 matched.
     const step = (out: Frame[]) => {

@@ -85,7 +85,7 @@ export async function benchLoadFormats(paths: readonly string[], rounds: number)
 /** The section's heading in BENCHMARKS.md. */
 export const LOAD_FORMATS_HEADING = '## Load time by file format: what compression costs at load';
 
-/** Prints the section (heading, method, table) through bench.ts's `print` and `table`. */
+/** Prints the section (heading, method, table) through the run's `print` and `table` (tools/bench/report.ts, Report). */
 export async function loadFormatsSection(print: (line?: string) => void, table: (header: string[], rows: (string | number)[][]) => void, quick: boolean): Promise<void> {
   print(LOAD_FORMATS_HEADING);
   print();

@@ -1,6 +1,6 @@
 /**
  * The materials comparison's measure and tolerance (materials.test.ts, docs/materials.md), shared
- * with the other pictures held to it (three-lights.test.ts: the two shadings under three's lights).
+ * with the other pictures held to it (three-lighting.test.ts: the two shadings under three's lights).
  * Over the pixels either image covers (not black in both): a mean absolute difference of at most
  * MEAN_TOLERANCE (0-255, per channel) and at most SHARE_TOLERANCE of them differing by more than
  * PIXEL_THRESHOLD in some channel.

@@ -1,13 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
-/** The comparison page of test/e2e/three-lit.test.ts, served from the repository's sources (as examples/three). */
+/**
+ * The pages of test/e2e/three-lighting.test.ts (lit/: shading 'three' against three's
+ * SkinnedMesh; lights/: both shadings under three's lights), served from the repository's
+ * sources as examples/three is: one dev server for both.
+ */
 const fromHere = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 export default defineConfig({
   root: fromHere('.'),
   publicDir: fromHere('../../../public'),
-  cacheDir: fromHere('../../../node_modules/.vite-three-lit'),
+  cacheDir: fromHere('../../../node_modules/.vite-three-lighting'),
   resolve: {
     alias: [
       { find: /^crowd-skin\/three$/, replacement: fromHere('../../../src/three/index.ts') },

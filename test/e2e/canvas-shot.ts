@@ -1,0 +1,32 @@
+/**
+ * The demo's picture read from its canvas instead of a page screenshot. On SwiftShader a
+ * `page.screenshot` waits for the compositor's next frames: 6 to 8 of the demo's frames went by
+ * during one (measured, 1,000 Foxes at 480 x 300, about 6 s of CPU), where reading the canvas
+ * waits for one. Paused, the two pictures are the same pixel for pixel (measured: no pixel
+ * differs); what the canvas lacks are the DOM overlays, which the pixel checks leave out anyway
+ * (overlayRects). For a page whose DOM is the point (a message, the fatal screen), keep
+ * demoSession's `shot`.
+ */
+import { writeFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { RESULTS_DIR } from './harness';
+import { decode, type Image } from './pixels';
+
+/**
+ * The picture of the canvas `selector` (default the demo's #canvas, the size of the viewport in
+ * device pixels, so screenshot rectangles such as overlayRects' apply), saved as
+ * test-results/e2e/<name>.png, and decoded. Read in an animation frame callback registered after
+ * the page's own (its loop asks for the next frame while it draws this one): a WebGL 2 canvas's
+ * picture is only readable until the frame is composited (no preserveDrawingBuffer); a WebGPU
+ * canvas gives the frame just drawn, once SwiftShader has finished it.
+ */
+export async function canvasShot(page: Page, name: string, selector = '#canvas'): Promise<Image> {
+  const url = await page.evaluate((s) => new Promise<string>((resolve, reject) => {
+    const canvas = document.querySelector(s);
+    if (!(canvas instanceof HTMLCanvasElement)) return reject(new Error(`no canvas ${s}`));
+    requestAnimationFrame(() => resolve(canvas.toDataURL('image/png')));
+  }), selector);
+  const png = Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
+  writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
+  return decode(png);
+}
