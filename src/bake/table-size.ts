@@ -25,8 +25,9 @@ import { restPose } from './sampler';
  *    off any grid (keys between entries cut corners). Limits: the clip's share of the byte
  *    budget, MAX_REFINEMENT (64) times its starting entries, MAX_REFINEMENT_BYTES (16 MiB) more
  *    over all clips, so a damaged curve costs a warning rather than seconds. A refinement that
- *    does not at least halve the error is dropped. What stays above the tolerance is reported in
- *    a warning with the error reached (refineTable).
+ *    does not at least halve the error is dropped, and is not even baked when a few samples of it
+ *    at the worst time show that (errorBound). What stays above the tolerance is reported in a
+ *    warning with the error reached (refineTable).
  * 4. The byte budget (maxTableBytes, 64 MiB by default, half of WebGPU's default storage binding
  *    size): when even the starting sizes exceed it, every clip is scaled down in proportion,
  *    with a warning.
