@@ -199,7 +199,7 @@ describe('table sizes: key times far apart (a hostile or broken file)', () => {
         lut[key].forEach((v, i) => expect(Math.abs(v - exact[key][i]), `${key} at entry ${e}`).toBeLessThan(1e-6));
       }
     }
-    // 4 channels: bake 1024 entries, measure 3 points an entry and 61 keys, then a few samples of
+    // 4 channels: bake 1024 entries, measure 3 points an entry and every key, then a few samples of
     // the finer table (2 entries, 4 points). Baking and measuring the finer table (65,473 entries)
     // took about 260,000 reads a channel and seconds.
     expect(counter.reads).toBeLessThan(4 * 5 * 1024);
