@@ -215,10 +215,11 @@ export function restTable(rig: Rig): Float32Array {
  */
 function sizeAndBake(rig: Rig, sources: BakedClipSource[], align: boolean, shortEntries: number, budget: number): { entries: Uint32Array; tables: Float32Array[] } {
   const bytesPer = (c: number, entries: number) => sources[c].samplers.length * entries * 16;
-  const starts: StartingSize[] = sources.map((source) => {
+  const keyTimes = sources.map((source) => (align ? clipKeyTimes(source.clip) : []));
+  const starts: StartingSize[] = sources.map((source, c) => {
     if (!align) return { entries: shortEntries };
     const tracks = Math.max(source.samplers.length, 1);
-    return startingSize(source.clip, shortEntries, Math.floor(budget / (tracks * 16)) - 1);
+    return startingSize(source.clip, shortEntries, Math.floor(budget / (tracks * 16)) - 1, keyTimes[c]);
   });
   const startBytes = starts.reduce((n, start, c) => n + bytesPer(c, start.entries), 0);
   const allTracks = sources.reduce((n, source) => n + source.samplers.length, 0);
@@ -246,8 +247,9 @@ function sizeAndBake(rig: Rig, sources: BakedClipSource[], align: boolean, short
     const perKey = start.grid === undefined ? 0 : (start.entries - 1) / start.grid;
     if (!tolerance || source.samplers.length === 0 || perKey >= VERIFY_BELOW_ENTRIES_PER_KEY) return bakeClip(source, start.entries);
     const refined = refineTable({
-      name: source.clip.name, duration: source.clip.duration, keyTimes: clipKeyTimes(source.clip), tracks: source.samplers,
+      name: source.clip.name, duration: source.clip.duration, keyTimes: keyTimes[c], tracks: source.samplers,
       where: source.where, start, tolerance, bakeAt: (n) => bakeClip(source, n),
+      entryAt: (k, e, n, out) => { sampleEntry(source.samplers[k], e, n, source.clip.duration, out); },
       shareBytes: bytesPer(c, start.entries) + (spare * source.samplers.length) / allTracks,
     });
     entries[c] = refined.entries;
@@ -264,11 +266,7 @@ function bakeClip(source: BakedClipSource, entries: number): Float32Array {
   const d = source.clip.duration;
   source.samplers.forEach((sampler, k) => {
     for (let e = 0; e < entries; e++) {
-      value.fill(0);
-      const t = (e * d) / (entries - 1);
-      // A STEP entry is read over its whole interval: take the value held in the middle of it, so
-      // a key that float32 rounding puts a hair after its grid time still starts on its entry.
-      sampler.sample(sampler.step && e < entries - 1 ? ((e + 0.5) * d) / (entries - 1) : t, value);
+      const t = sampleEntry(sampler, e, entries, d, value);
       const o = (k * entries + e) * 4;
       if (sampler.path === 'rotation' && e > 0) {
         const dot = value[0] * table[o - 4] + value[1] * table[o - 3] + value[2] * table[o - 2] + value[3] * table[o - 1];
@@ -283,6 +281,16 @@ function bakeClip(source: BakedClipSource, entries: number): Float32Array {
     }
   });
   return table;
+}
+
+/** Entry e of `sampler`'s track at `entries` entries over `d` seconds into value[0..3] (float64, before the sign continuity); returns its time. */
+function sampleEntry(sampler: TrackSampler, e: number, entries: number, d: number, value: Float64Array): number {
+  value.fill(0);
+  const t = (e * d) / (entries - 1);
+  // A STEP entry is read over its whole interval: take the value held in the middle of it, so
+  // a key that float32 rounding puts a hair after its grid time still starts on its entry.
+  sampler.sample(sampler.step && e < entries - 1 ? ((e + 0.5) * d) / (entries - 1) : t, value);
+  return t;
 }
 
 interface BakedTrack { node: number; path: TrsPath; step: boolean }

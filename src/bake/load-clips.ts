@@ -9,6 +9,13 @@ const ROTATION_TYPES = [
   { type: C.SHORT, normalized: true }, { type: C.UNSIGNED_SHORT, normalized: true },
 ];
 const INTERPOLATIONS: readonly string[] = ['STEP', 'LINEAR', 'CUBICSPLINE'];
+/**
+ * The smallest normal float32, seconds: a clip shorter than this (and longer than 0) is refused.
+ * Its duration is subnormal in the GPU's records: WGSL may flush it to 0 (a still clip there, a
+ * moving one on the CPU), and the passes divide seconds by it in float32 (the clock's residual
+ * in pose.wgsl, clip times in control.wgsl), which overflows to Infinity and poses NaN.
+ */
+const SHORTEST_CLIP = 2 ** -126;
 /** Component types a weights channel's output may have (glTF 2.0, 3.11: float, or normalized integers). */
 const WEIGHT_TYPES = ROTATION_TYPES;
 
@@ -36,6 +43,8 @@ export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: st
     const channels: Channel[] = [];
     const weights: WeightsChannel[] = [];
     const targets = new Set<string>();
+    const longest = { channel: 0, time: 0 }; // the channel whose last key sets the duration
+    const keep = (c: number, times: Float32Array) => { if (times[times.length - 1] > longest.time) Object.assign(longest, { channel: c, time: times[times.length - 1] }); };
     animation.channels.forEach((channel, c) => {
       const where = `${label} channel ${c}`;
       const path = channel.target?.path;
@@ -48,6 +57,7 @@ export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: st
           check(!targets.has(`${node}/weights`), `${where}: node ${node} weights is already animated by another channel of this animation`);
           targets.add(`${node}/weights`);
           weights.push(weightsChannel);
+          keep(c, weightsChannel.times);
         }
         return;
       }
@@ -70,8 +80,11 @@ export function loadClips(asset: GltfAsset, rigIndexOf: Int32Array, warnings: st
         return;
       }
       channels.push({ node: rigNode, path, interpolation, ...parsed });
+      keep(c, parsed.times);
     });
     const duration = [...channels, ...weights].reduce((d, ch) => Math.max(d, ch.times[ch.times.length - 1]), 0);
+    check(!(duration > 0 && duration < SHORTEST_CLIP), () => `${label} channel ${longest.channel}: its last key is at ${duration} s, so the clip ` +
+      `is shorter than float32's smallest normal number (${SHORTEST_CLIP} s): the GPU may read its duration as 0, and its clip time overflows`);
     return weights.length > 0 ? { name, duration, channels, weights } : { name, duration, channels };
   });
 }

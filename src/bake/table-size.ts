@@ -1,5 +1,6 @@
 import { createPose, localToModel } from '../math/pose';
 import type { Clip, Rig, TrsPath } from './rig';
+import { FLOAT32_MAX } from './errors';
 import { restPose } from './sampler';
 
 /**
@@ -24,8 +25,9 @@ import { restPose } from './sampler';
  *    off any grid (keys between entries cut corners). Limits: the clip's share of the byte
  *    budget, MAX_REFINEMENT (64) times its starting entries, MAX_REFINEMENT_BYTES (16 MiB) more
  *    over all clips, so a damaged curve costs a warning rather than seconds. A refinement that
- *    does not at least halve the error is dropped. What stays above the tolerance is reported in
- *    a warning with the error reached (refineTable).
+ *    does not at least halve the error is dropped, and is not even baked when a few samples of it
+ *    at the worst time show that (errorBound). What stays above the tolerance is reported in a
+ *    warning with the error reached (refineTable).
  * 4. The byte budget (maxTableBytes, 64 MiB by default, half of WebGPU's default storage binding
  *    size): when even the starting sizes exceed it, every clip is scaled down in proportion,
  *    with a warning.
@@ -53,13 +55,27 @@ const FLOAT32_FLOOR = 2 ** -21;
 
 const FRAME_RATES = [24, 25, 30, 48, 50, 60, 120];
 
-/** Unique key times of every channel of `clip` (morph weights channels too), ascending. */
+/**
+ * Unique key times of every channel of `clip` (morph weights channels too), ascending. Lists equal
+ * to the first (an exported clip's channels mostly share one) are skipped, the rest sorted as one
+ * typed array: a million keys take milliseconds (a Set and a comparator sort took seconds).
+ */
 export function clipKeyTimes(clip: Clip): number[] {
-  const all = new Set<number>();
-  for (const ch of clip.channels) for (const t of ch.times) all.add(t);
-  for (const ch of clip.weights ?? []) for (const t of ch.times) all.add(t);
-  return [...all].sort((a, b) => a - b);
+  const lists = [...clip.channels, ...(clip.weights ?? [])].map((ch) => ch.times);
+  if (lists.length === 0) return [];
+  const first = lists[0];
+  const others = lists.filter((times) => !sameTimes(times, first));
+  if (others.length === 0) return Array.from(first);
+  const all = new Float64Array(others.reduce((n, times) => n + times.length, first.length));
+  all.set(first);
+  others.reduce((o, times) => { all.set(times, o); return o + times.length; }, first.length);
+  all.sort();
+  const unique: number[] = [];
+  for (const t of all) if (unique.length === 0 || t !== unique[unique.length - 1]) unique.push(t);
+  return unique;
 }
+
+const sameTimes = (a: Float32Array, b: Float32Array) => a === b || (a.length === b.length && a.every((t, i) => t === b[i]));
 
 /** Spacing of float32 numbers near t: key times are float32, so they sit up to half of it off their grid. */
 function float32Step(t: number): number {
@@ -97,12 +113,11 @@ export interface StartingSize {
 
 /**
  * Starting entries for `clip` (rules 1 and 2). `shortEntries` is S; `maxIntervals` bounds a long
- * clip's grid (from the byte budget). Short clips keep the sizes of the earlier rule exactly: a
- * grid of fewer than S intervals is searched first.
+ * clip's grid (from the byte budget); `times` its clipKeyTimes. Short clips keep the sizes of
+ * the earlier rule exactly: a grid of fewer than S intervals is searched first.
  */
-export function startingSize(clip: Clip, shortEntries: number, maxIntervals: number): StartingSize {
+export function startingSize(clip: Clip, shortEntries: number, maxIntervals: number, times = clipKeyTimes(clip)): StartingSize {
   if (!(clip.duration > 0)) return { entries: 2, grid: 1 };
-  const times = clipKeyTimes(clip);
   const short = keyGridIntervals(clip, shortEntries - 1, times);
   if (short !== undefined) return { entries: short * Math.floor((shortEntries - 1) / short) + 1, grid: short };
   const long = keyGridIntervals(clip, Math.max(maxIntervals, shortEntries - 1), times);
@@ -198,19 +213,12 @@ export function tableError(tracks: TrackSampler[], table: Float32Array, entries:
   const none = (): TableError => ({ ratio: 0, value: 0, unit: '', track: 0, time: 0 });
   const between = none();
   const atKeys = none();
-  const exact = new Float64Array(4);
-  const read = new Float64Array(4);
+  const measured = new Float64Array(2);
   const last = entries - 1;
   const consider = (worst: TableError, k: number, track: TrackSampler, t: number, u: number) => {
     const i = Math.min(Math.floor(u), last - 1);
-    const f = u - i;
-    const a = (k * entries + i) * 4;
-    for (let c = 0; c < 4; c++) read[c] = table[a + c] + (table[a + 4 + c] - table[a + c]) * f;
-    exact.fill(0);
-    track.sample(t, exact);
-    const value = trackDistance(track.path, read, exact);
-    const size = track.path === 'rotation' ? 0 : Math.hypot(exact[0], exact[1], exact[2], track.path === 'weights' ? exact[3] : 0);
-    const allowed = Math.max(tolerance[track.path], FLOAT32_FLOOR * size);
+    readError(track, t, table, (k * entries + i) * 4, u - i, tolerance, measured);
+    const [value, allowed] = measured;
     if (value / allowed > worst.ratio) Object.assign(worst, { ratio: value / allowed, value, unit: UNITS[track.path], track: k, time: t });
   };
   tracks.forEach((track, k) => {
@@ -221,6 +229,64 @@ export function tableError(tracks: TrackSampler[], table: Float32Array, entries:
     for (const t of keyTimes) if (t > 0 && t < duration) consider(atKeys, k, track, t, (t / duration) * last);
   });
   return { between, atKeys };
+}
+
+const read = new Float64Array(4);
+const exact = new Float64Array(4);
+
+/**
+ * Reads `track` as the GPU does, at fraction f from the entry at float `a` of `table` to the
+ * next, and measures it against the exact value at t seconds: writes the distance and the error
+ * allowed there (the tolerance, or a few float32 steps of the value) into out[0] and out[1].
+ */
+function readError(track: TrackSampler, t: number, table: Float32Array, a: number, f: number, tolerance: TableTolerance, out: Float64Array): void {
+  for (let c = 0; c < 4; c++) read[c] = table[a + c] + (table[a + 4 + c] - table[a + c]) * f;
+  exact.fill(0);
+  track.sample(t, exact);
+  out[0] = trackDistance(track.path, read, exact);
+  const size = track.path === 'rotation' ? 0 : Math.hypot(exact[0], exact[1], exact[2], track.path === 'weights' ? exact[3] : 0);
+  out[1] = Math.max(tolerance[track.path], FLOAT32_FLOOR * size);
+}
+
+/**
+ * A lower bound, from a few samples, of the error tableError would find at `entries` entries per
+ * track (as refineTable weighs it): track k's two entries around `time` computed alone
+ * (RefineInput.entryAt, as the bake stores them) and read where tableError reads, at 1/4, 1/2 and
+ * 3/4 of their interval and, with `atKey`, at `time` itself (a key time). The bake keeps a
+ * rotation's entries sign-continuous from entry 0, which this does not reach: the pair (signs
+ * relative as the bake makes them) is read both ways round and the smaller error kept (they differ
+ * only where the read is perpendicular to the exact value). Undefined when an entry leaves float32
+ * range (the full bake refuses it) or the pair's dot is 0 (the bake's flip then depends on entry i's sign).
+ */
+function errorBound(input: RefineInput, k: number, entries: number, time: number, atKey: boolean): number | undefined {
+  const { duration, tolerance } = input;
+  const track = input.tracks[k];
+  const last = entries - 1;
+  const i = Math.min(Math.floor((time / duration) * last), last - 1);
+  const pair = new Float32Array(8); // entries i and i + 1 as stored
+  const value = new Float64Array(4);
+  for (let n = 0; n < 2; n++) {
+    input.entryAt(k, i + n, entries, value);
+    const dot = value[0] * pair[0] + value[1] * pair[1] + value[2] * pair[2] + value[3] * pair[3];
+    if (n === 1 && track.path === 'rotation' && dot === 0) return undefined; // the bake's flip here depends on entry i's sign
+    const flip = n === 1 && track.path === 'rotation' && dot < 0;
+    for (let c = 0; c < 4; c++) {
+      if (!(Math.abs(value[c]) <= FLOAT32_MAX)) return undefined;
+      pair[n * 4 + c] = flip ? -value[c] : value[c];
+    }
+  }
+  const flipped = pair.map((v) => -v);
+  const measured = new Float64Array(2);
+  const ratio = (t: number, f: number) => {
+    readError(track, t, pair, 0, f, tolerance, measured);
+    const ratio = measured[0] / measured[1];
+    if (track.path !== 'rotation') return ratio;
+    readError(track, t, flipped, 0, f, tolerance, measured);
+    return Math.min(ratio, measured[0] / measured[1]);
+  };
+  let bound = Math.max(...[0.25, 0.5, 0.75].map((s) => ratio(((i + s) * duration) / last, s)));
+  if (atKey && time > 0 && time < duration) bound = Math.max(bound, ratio(time, (time / duration) * last - i));
+  return bound;
 }
 
 /** Distance between a table value and the exact one: Euclidean (4 components for morph weights), or the angle between rotations. */
@@ -256,6 +322,8 @@ export interface RefineInput {
   tolerance: TableTolerance;
   /** Bakes the clip's table at `entries` entries per track. */
   bakeAt(entries: number): Float32Array;
+  /** Entry e of track k at `entries` entries per track, exactly as bakeAt computes it before storing (float64, not yet sign-continuous) into out[0..3]. */
+  entryAt(k: number, e: number, entries: number, out: Float64Array): void;
 }
 
 const worstOf = (e: { between: TableError; atKeys: TableError }) => (e.atKeys.ratio > e.between.ratio ? e.atKeys : e.between);
@@ -297,6 +365,14 @@ export function refineTable(input: RefineInput): { entries: number; table: Float
       break;
     }
     const next = (entries - 1) * factor + 1;
+    // Where the error is worst, a few samples of the finer table first: when they alone do not
+    // halve it, neither would the whole table (keys far closer together than even the finer
+    // spacing: one key time of 1e30 stretches a 1 s clip), and the bake and measure are skipped.
+    const bound = errorBound(input, worst.track, next, worst.time, !onGrid && worst === error.atKeys);
+    if (bound !== undefined && bound > worst.ratio / 2) {
+      stopped = 'more entries do not help';
+      break;
+    }
     const finer = input.bakeAt(next);
     const finerError = tableError(tracks, finer, next, duration, keyTimes, tolerance);
     if (reducible(finerError).ratio > worst.ratio / 2) {

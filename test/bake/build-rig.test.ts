@@ -97,6 +97,11 @@ describe('buildRig validity', () => {
       message: /animation 'wave' channel 0: sampler input starts at negative time -1/,
     },
     {
+      breaks: 'a clip shorter than the smallest normal float32 (subnormal on the GPU)',
+      mutate: (m) => { m.json.animations![0].samplers[0].input = m.builder.addAccessor('SCALAR', Float32Array.of(0, 1e-44)); },
+      message: /^animation 'wave' channel 0: its last key is at 9\.80908925027372e-45 s, so the clip is shorter than float32's smallest normal number \(1\.1754943508222875e-38 s\): the GPU may read its duration as 0, and its clip time overflows$/,
+    },
+    {
       breaks: 'output count mismatch',
       mutate: (m) => { m.json.animations![0].samplers[0].output = m.builder.addAccessor('VEC4', quat(0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1)); },
       message: /animation 'wave' channel 0: sampler output has 3 values, expected 2 for 2 LINEAR keys/,
@@ -170,6 +175,16 @@ describe('buildRig validity', () => {
 
   it.each(cases)('rejects $breaks', ({ mutate, message }) => {
     expectModelError(() => rigWith(mutate), message);
+  });
+
+  it('accepts a clip as short as the smallest normal float32, and one of a single key (0 s)', () => {
+    for (const times of [Float32Array.of(0, 2 ** -126), Float32Array.of(0)]) {
+      const rig = rigWith((m) => {
+        m.json.animations![0].samplers[0].input = m.builder.addAccessor('SCALAR', times);
+        m.json.animations![0].samplers[0].output = m.builder.addAccessor('VEC4', quat(...[0, 0, 0, 1, 0, 0, 0.6, 0.8].slice(0, times.length * 4)));
+      });
+      expect(rig.clips[0].duration).toBe(times[times.length - 1]);
+    }
   });
 });
 

@@ -5,7 +5,8 @@ import { bake, bakedBytes, type BakedModel } from '../../src/bake/bake';
 import { buildRig } from '../../src/bake/build-rig';
 import type { Rig } from '../../src/bake/rig';
 import { restPose, sampleClip } from '../../src/bake/sampler';
-import { keyGridIntervals, rigSize, startingSize, TABLE_TOLERANCE } from '../../src/bake/table-size';
+import { clipKeyTimes, keyGridIntervals, rigSize, startingSize, TABLE_TOLERANCE } from '../../src/bake/table-size';
+import { createPose } from '../../src/math/pose';
 import { longClipModel, type LongClipOptions } from '../helpers/gltf-builder';
 import { seededRandom } from '../helpers/prng';
 
@@ -155,5 +156,59 @@ describe('table sizes: budget and starting sizes', () => {
   it('measures the rig by its skeleton: rest-pose joint origins of the long-clip character span 2 units', () => {
     expect(rigSize(longRig({ seconds: 1, fps: 30 }))).toBeCloseTo(2, 12);
     expect(TABLE_TOLERANCE).toBe(1e-6);
+  });
+});
+
+describe('table sizes: key times far apart (a hostile or broken file)', () => {
+  /** The long-clip character (2 s at 30 keys a second) with the hip translation's last key moved to `last` seconds: a clip of `last` s whose motion is in its first 2 s. */
+  function stretchedRig(last: number): Rig {
+    const { builder, json } = longClipModel({ seconds: 2, fps: 30 });
+    const times = Float32Array.from({ length: 61 }, (_, k) => (k < 60 ? k / 30 : last));
+    json.animations![0].samplers[0].input = builder.addAccessor('SCALAR', times);
+    return buildRig(builder.build());
+  }
+
+  /** Counts the exact sampler's reads of every channel (each sampleChannel call reads `times` once). */
+  function countSamples(rig: Rig): { reads: number } {
+    const counter = { reads: 0 };
+    for (const channel of rig.clips[0].channels) {
+      const times = channel.times;
+      Object.defineProperty(channel, 'times', { get: () => { counter.reads++; return times; } });
+    }
+    return counter;
+  }
+
+  it.each([1e30, 3.4028234663852886e38])('one key at %d s: loaded as the clip of that length, and a finer table that cannot help is never baked', (last) => {
+    const rig = stretchedRig(last);
+    const counter = countSamples(rig);
+    const baked = bake(rig);
+    const d = rig.clips[0].duration;
+    expect(d).toBe(Math.fround(last));
+    expect(baked.clipDurations[0]).toBe(Math.fround(last));
+    expect(Array.from(baked.clipEntries)).toEqual([1024]); // no key grid: the short size
+    expect(baked.tracks.every(Number.isFinite)).toBe(true);
+    // Its motion is all inside the first entry interval (1e27 s and more): reported, not refined.
+    expect(rig.warnings).toHaveLength(1);
+    expect(rig.warnings[0]).toMatch(/^clip 'long': its 1024-entry tables read up to \d\.\de[-+]\d+ radians off the exact sampler \(animation 'long' \(node '(spine|head)' rotation\) at \d\.\d{3} s; the bake aims for 1\.0e-6\): more entries do not help$/);
+    // The tables hold the exact sampler's values at their entry times.
+    for (const e of [0, 1, 2, 1023]) {
+      const t = (e * d) / 1023;
+      const lut = sampleLut(baked, 0, t, createPose(rig.nodes.count));
+      const exact = sampleClip(rig, 0, t, createPose(rig.nodes.count));
+      for (const key of ['translation', 'rotation', 'scale'] as const) {
+        lut[key].forEach((v, i) => expect(Math.abs(v - exact[key][i]), `${key} at entry ${e}`).toBeLessThan(1e-6));
+      }
+    }
+    // 4 channels: bake 1024 entries, measure 3 points an entry and every key, then a few samples of
+    // the finer table (2 entries, 4 points). Baking and measuring the finer table (65,473 entries)
+    // took about 260,000 reads a channel and seconds.
+    expect(counter.reads).toBeLessThan(4 * 5 * 1024);
+  });
+
+  it('merges the key times of channels that do not share them: unique, ascending', () => {
+    const rig = stretchedRig(1e30);
+    expect(clipKeyTimes(rig.clips[0])).toEqual([...Array.from({ length: 61 }, (_, k) => Math.fround(k / 30)), Math.fround(1e30)]);
+    const clip = { name: 'c', duration: 2, channels: [{ times: Float32Array.of(0, 1, 2) }, { times: Float32Array.of(0, 0.5, 2) }, { times: Float32Array.of(0, 1, 2) }], weights: [{ times: Float32Array.of(0.25) }] };
+    expect(clipKeyTimes(clip as unknown as Rig['clips'][number])).toEqual([0, 0.25, 0.5, 1, 2]);
   });
 });
