@@ -1,18 +1,15 @@
 /**
  * End-to-end tests of the demo's layers, locomotion, steering and stadium scenes (?scene=layers|locomotion|steering|stadium) in
  * headless Chromium with WebGPU on SwiftShader: small crowds (tens of instances) keep them fast.
- * Its pages draw only while a case waits for frames or reads the canvas (held-frames.ts): every
- * wait on what the loop updates goes through waitDrawing, waitForStat or drawing. Screenshots land
- * in test-results/e2e/scene-*.png for a person to look at.
+ * Screenshots land in test-results/e2e/scene-*.png for a person to look at.
  */
 import type { Page } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   chromiumAvailable, demoSession, elementRects, overlayRects, panelControl, REPO_ROOT, stat, statNumber,
-  waitDrawing, waitForCrowd, waitForFrames, type Rect,
+  waitForCrowd, waitForFrames, type Rect,
 } from './harness';
-import { drawing } from './held-frames';
 import { canvasShot, expectAliveCanvas } from './canvas-shot';
 
 const VIEWPORT = { width: 960, height: 600 };
@@ -24,7 +21,7 @@ const WAIT = 120_000;
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftShader)', () => {
-  const demo = demoSession(VIEWPORT, WAIT, { held: true });
+  const demo = demoSession(VIEWPORT, WAIT);
   const open = demo.open;
   /** The canvas's picture (canvas-shot.ts: a page screenshot waits for several frames), saved as test-results/e2e/<name>.png. */
   const shot = canvasShot;
@@ -38,13 +35,13 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
   const expectAlive = async (page: Page, name: string, frames = 1) => expectAliveCanvas(page, name, await skipRects(page), frames, WAIT);
 
   function waitForStat(page: Page, key: string, pattern: RegExp, timeout = WAIT): Promise<unknown> {
-    return waitDrawing(page, ([k, source]) => new RegExp(source).test(document.getElementById('stats')?.dataset[k] ?? ''),
-      [key, pattern.source] as const, timeout);
+    return page.waitForFunction(([k, source]) => new RegExp(source).test(document.getElementById('stats')?.dataset[k] ?? ''),
+      [key, pattern.source] as const, { timeout, polling: 100 });
   }
 
   /** The running scene's steering agents (window.crowdDemo.readAgents), with the closest approaches: between wanderers, and of a wanderer to the keyboard's character. */
   async function agents(page: Page) {
-    const read = await drawing(page, () => page.evaluate(() => window.crowdDemo!.readAgents()));
+    const read = await page.evaluate(() => window.crowdDemo!.readAgents());
     expect(read, 'the scene steers no agents').not.toBeNull();
     const { ids, positions, velocities, keyboard } = read!;
     let closest = Infinity, closestToKeyboard = Infinity, moving = 0;
@@ -85,8 +82,8 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await panelControl(page, 'scene').locator('select').selectOption('locomotion');
     await waitForStat(page, 'model', /^Walker$/);
     await waitForStat(page, 'scene', /^locomotion$/);
-    await drawing(page, () => page.locator('#plot').waitFor({ state: 'visible', timeout: WAIT }));
-    await waitDrawing(page, () => /scene=locomotion/.test(location.search) && /model=Walker/.test(location.search), null, 10_000);
+    await page.locator('#plot').waitFor({ state: 'visible', timeout: WAIT });
+    await page.waitForFunction(() => /scene=locomotion/.test(location.search) && /model=Walker/.test(location.search), null, { timeout: 10_000 });
     // Bring the count down for SwiftShader (the scene opens with 80) before looking.
     await panelControl(page, 'instances').locator('input').fill('30');
     await panelControl(page, 'instances').locator('input').press('Enter');
@@ -178,11 +175,11 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
   it('restores the wanderers on a new device when the GPU device is lost, and carries on drawing', async () => {
     const page = flowPage();
     // The wanderers are steering agents: they go on from where they were, not from where they started.
-    const before = (await drawing(page, () => page.evaluate(() => window.crowdDemo!.readAgents())))!;
+    const before = (await page.evaluate(() => window.crowdDemo!.readAgents()))!;
     await page.evaluate(() => window.crowdDemo!.loseDevice());
-    await waitDrawing(page, () => document.getElementById('stats')?.dataset.restores === '1', null, WAIT);
+    await page.waitForFunction(() => document.getElementById('stats')?.dataset.restores === '1', null, { timeout: WAIT });
     await waitForFrames(page, (await statNumber(page, 'frames')) + 3, WAIT);
-    const after = (await drawing(page, () => page.evaluate(() => window.crowdDemo!.readAgents())))!;
+    const after = (await page.evaluate(() => window.crowdDemo!.readAgents()))!;
     expect(after.ids.length).toBe(30);
     // How far each went over the loss (a few frames of up to 0.1 s at up to 3.4 m/s, from a readback a frame or two old).
     const jumps = before.ids.map((id, i) => {
@@ -210,7 +207,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     expect(await stat(page, 'scene')).toBe('steering');
     expect(await stat(page, 'model')).toBe('Walker');
     expect(await stat(page, 'agents')).toBe('24');
-    expect((await drawing(page, () => page.evaluate(() => window.crowdDemo!.readAgents())))!.ids.length).toBe(24);
+    expect((await page.evaluate(() => window.crowdDemo!.readAgents()))!.ids.length).toBe(24);
     // The Walker has a controller config with locomotion: every agent is animated by its controller.
     expect(await stat(page, 'controlledAgents')).toBe('24');
     expect(await stat(page, 'selectedAgents')).toBe('0');
@@ -262,7 +259,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await panelControl(page, 'additive weight').locator('input').fill('1');
     await panelControl(page, 'additive weight').locator('input').press('Enter');
     await waitForStat(page, 'additiveWeight', /^1\.000$/);
-    await waitDrawing(page, () => /layerJoint=b_Spine01_02/.test(location.search) && /layerWeight=0\.3\b/.test(location.search), null, 10_000);
+    await page.waitForFunction(() => /layerJoint=b_Spine01_02/.test(location.search) && /layerWeight=0\.3\b/.test(location.search), null, { timeout: 10_000 });
     expect(new URL(page.url()).searchParams.get('scene')).toBe('layers');
     await expectAlive(page, 'scene-layers-fox-spine');
     expect(flow!.problems).toEqual([]);
@@ -358,7 +355,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
       transfer.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], 'fox-body.glb'));
       document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
     }, readFileSync(`${REPO_ROOT}public/models/Fox/Fox.glb`).toString('base64'));
-    await waitDrawing(page, () => document.querySelector('.clips-report')?.textContent?.startsWith('refused'), null, WAIT);
+    await page.waitForFunction(() => document.querySelector('.clips-report')?.textContent?.startsWith('refused'), null, { timeout: WAIT, polling: 100 });
     expect(await page.locator('#message-text').textContent()).toMatch(/^Could not load WalkerBody: the clip set WalkerClips\.glb cannot bind to fox-body\.glb: .*Still showing WalkerBody\.$/);
     expect(await panelControl(page, 'body').locator('select').inputValue()).toBe('WalkerStocky');
     expect(await stat(page, 'bodies')).toBe('WalkerBody,WalkerBody #2,WalkerStocky');
