@@ -9,8 +9,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { RESULTS_DIR } from './harness';
-import { decode, type Image } from './pixels';
+import { expect } from 'vitest';
+import { SKY_RGB8 } from '../../demo/theme';
+import { RESULTS_DIR, statNumber, waitForFrames, type Rect } from './harness';
+import { decode, shareChanged, shareUnlike, type Image } from './pixels';
 
 /**
  * The picture of the canvas `selector` (default the demo's #canvas, the size of the viewport in
@@ -29,4 +31,22 @@ export async function canvasShot(page: Page, name: string, selector = '#canvas')
   const png = Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
   writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
   return decode(png);
+}
+
+/**
+ * Two pictures of the demo's canvas (canvasShot, saved as <name>-1.png and <name>-2.png) at least
+ * `frames` + 1 frames apart (the second is read in the frame after those waited for, at most
+ * `timeout` ms): neither blank (at least a quarter of the pixels outside `skip` unlike the sky) nor
+ * frozen (more than 0.2% changed). Only the animated crowd can change between them (the camera
+ * stands still and the ground is static), so the second check also proves that characters are drawn.
+ */
+export async function expectAliveCanvas(page: Page, name: string, skip: Rect[], frames = 1, timeout = 120_000): Promise<void> {
+  const first = await canvasShot(page, `${name}-1`);
+  await waitForFrames(page, (await statNumber(page, 'frames')) + frames, timeout);
+  const second = await canvasShot(page, `${name}-2`);
+  const unlikeSky = shareUnlike(first, SKY_RGB8, skip);
+  const changed = shareChanged(first, second, skip);
+  console.log(`${name}: ${(unlikeSky * 100).toFixed(1)}% of pixels unlike the sky, ${(changed * 100).toFixed(2)}% changed between the two pictures`);
+  expect(unlikeSky, 'picture is (nearly) all background').toBeGreaterThan(0.25);
+  expect(changed, 'picture did not change between frames: crowd missing or frozen').toBeGreaterThan(0.002);
 }

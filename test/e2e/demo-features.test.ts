@@ -14,7 +14,7 @@ import { SKY_RGB8 } from '../../demo/theme';
 import { assetToGlb } from '../helpers/gltf-builder';
 import { twistRigModel } from '../helpers/twist-rig';
 import {
-  chromiumAvailable, demoSession, overlayRects, REPO_ROOT, RESULTS_DIR, stat, statNumber, waitDrawing, waitForCrowd,
+  chromiumAvailable, demoSession, overlayRects, panelControl, REPO_ROOT, RESULTS_DIR, stat, statNumber, waitDrawing, waitForCrowd,
   waitForFrames, type Rect,
 } from './harness';
 import { changedColumnRanges, shareChanged, shareUnlike, type Image } from './pixels';
@@ -67,9 +67,6 @@ function hueClusters(image: Image, skip: Rect[], share = 0.01): { clusters: numb
 
 describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGPU on SwiftShader)', () => {
   const demo = demoSession(VIEWPORT, WAIT, { held: true, oneContext: true });
-
-  /** A lil-gui controller's row by its label. */
-  const control = (page: Page, label: string) => page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: label }) });
 
   /**
    * The clips scene (?scene=clips): three bodies (WalkerBody, a second WalkerBody and
@@ -157,7 +154,7 @@ describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGP
       // third body), WalkerStocky's changes 0.08% (its characters' own shading), under the 0.3% asked.
       const check = async (label: string) => {
         await panel.click();
-        await control(page, label).locator('input').check();
+        await panelControl(page, label).locator('input').check();
         await panel.click();
       };
       await check('pause');
@@ -175,7 +172,7 @@ describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGP
       // report included, is checked in Node: test/demo/clips-picks.test.ts).
       const picksStart = Date.now();
       await panel.click();
-      await control(page, 'shadows').locator('input').uncheck();
+      await panelControl(page, 'shadows').locator('input').uncheck();
       const loaded = (bodies: string, clipSet: string) => waitDrawing(page, ([b, c]) => {
         const data = document.getElementById('stats')?.dataset;
         return data?.bodies === b && data.clipSet === c && data.instances === '24';
@@ -198,11 +195,11 @@ describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGP
       // A clip set that cannot bind (the Fox's clips match no joint of the Walker's bodies), picked
       // in the panel, is refused naming both skeletons' joints; the scene and the pickers stay.
       const frames = await statNumber(page, 'frames');
-      await control(page, 'clip set').locator('select').selectOption('Fox.glb');
+      await panelControl(page, 'clip set').locator('select').selectOption('Fox.glb');
       await waitDrawing(page, () => document.querySelector('.clips-report')?.textContent?.startsWith('refused'), null, WAIT);
       expect(await report()).toMatch(/^refused: the clip set Fox\.glb cannot bind to WalkerBody: clips file 'Fox\.glb': none of the 20 nodes its clips animate \(b_Hip_01, .*\) is a node of the body \(Hips, Spine, /);
       expect(await page.locator('#message-text').textContent()).toMatch(/^Could not load WalkerBody: the clip set Fox\.glb cannot bind to WalkerBody: .*Still showing WalkerBody\.$/);
-      expect([await control(page, 'body').locator('select').inputValue(), await control(page, 'clip set').locator('select').inputValue()]).toEqual(['avatar.vrm', 'WalkerClips.glb']);
+      expect([await panelControl(page, 'body').locator('select').inputValue(), await panelControl(page, 'clip set').locator('select').inputValue()]).toEqual(['avatar.vrm', 'WalkerClips.glb']);
       await waitForFrames(page, frames + 2, WAIT);
       expect([await stat(page, 'bodies'), await stat(page, 'clipSet')]).toEqual(['WalkerBody,WalkerBody #2,avatar.vrm', 'WalkerClips.glb']);
       console.log(`clips scene: pickers, drops and the refusal took ${((Date.now() - picksStart) / 1000).toFixed(1)} s`);
@@ -228,9 +225,9 @@ describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGP
       // The stats overlay changes size as its lines come and go: leave out its area in every shot.
       const skip = await overlayRects(page);
       const linear = await demo.shot(page, 'skinning-linear');
-      expect(await control(page, 'skinning').locator('select').inputValue()).toBe('linear');
+      expect(await panelControl(page, 'skinning').locator('select').inputValue()).toBe('linear');
 
-      await control(page, 'skinning').locator('select').selectOption('dual-quaternion');
+      await panelControl(page, 'skinning').locator('select').selectOption('dual-quaternion');
       await waitForFrames(page, (await statNumber(page, 'frames')) + 3, WAIT);
       const dq = await demo.shot(page, 'skinning-dual-quaternion');
       skip.push(...await overlayRects(page));
@@ -241,7 +238,7 @@ describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGP
       await waitDrawing(page, () => new URL(location.href).searchParams.get('skinning') === 'dual-quaternion', null, 10_000);
 
       // And back: the picture returns to the linear one (the instances hold their clip).
-      await control(page, 'skinning').locator('select').selectOption('linear');
+      await panelControl(page, 'skinning').locator('select').selectOption('linear');
       await waitForFrames(page, (await statNumber(page, 'frames')) + 3, WAIT);
       const back = await demo.shot(page, 'skinning-linear-again');
       skip.push(...await overlayRects(page));
@@ -254,7 +251,7 @@ describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGP
     it('opens with ?skinning=dual-quaternion: the menu shows it and the Fox crowd draws', async () => {
       const { page, problems } = await demo.open('?instances=50&skinning=dual-quaternion');
       await waitForCrowd(page, 50, 3, WAIT);
-      expect(await control(page, 'skinning').locator('select').inputValue()).toBe('dual-quaternion');
+      expect(await panelControl(page, 'skinning').locator('select').inputValue()).toBe('dual-quaternion');
       const picture = await demo.shot(page, 'skinning-fox-dual-quaternion');
       expect(shareUnlike(picture, SKY_RGB8, await overlayRects(page))).toBeGreaterThan(0.25);
       expect(problems).toEqual([]);
@@ -274,7 +271,7 @@ describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGP
     it('Walkers, then RobotExpressives (chosen in the panel), in the locomotion scene hold a sword in Hand.R and Palm2.R', async () => {
       const { page, problems } = await demo.open('?scene=locomotion&instances=8');
       for (const [model, hand, drawCalls] of [['Walker', 'Hand.R', 2 * 4 + 3], ['RobotExpressive', 'Palm2.R', 19 * 4 + 3]] as const) {
-        if (model !== 'Walker') await control(page, 'model').locator('select').selectOption(model);
+        if (model !== 'Walker') await panelControl(page, 'model').locator('select').selectOption(model);
         await waitDrawing(page, (want) => document.getElementById('stats')?.dataset.model === want, model, WAIT);
         await waitForCrowd(page, 8, 3);
         await waitDrawing(page, (want) => document.getElementById('stats')?.dataset.prop === want, `Sword@${hand}`, WAIT);
@@ -307,7 +304,7 @@ describe.skipIf(!chromiumAvailable())('demo features in headless Chromium (WebGP
       await waitForCrowd(page, 100, 4, 300_000);
       for (const on of [true, false]) {
         if (!on) {
-          await control(page, 'appearance').locator('input').uncheck();
+          await panelControl(page, 'appearance').locator('input').uncheck();
           await waitDrawing(page, () => new URL(location.href).searchParams.get('appearance') !== '1', null, WAIT);
           await waitForCrowd(page, 100, 4, 300_000);
         }

@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import {
-  chromiumAvailable, collectProblems, demoSession, overlayRects, stat, statNumber,
+  chromiumAvailable, collectProblems, demoSession, overlayRects, panelControl, stat, statNumber,
   waitForCrowd, waitForFrames,
 } from './harness';
 import { metalFoxGlb, METAL_FOX_PATH } from './metal-fox';
@@ -16,8 +16,8 @@ import { dracoCompressed } from '../helpers/compress';
 import { arrayBufferOf } from '../helpers/gltf-builder';
 import { modelPath } from '../helpers/models';
 import { readFileSync } from 'node:fs';
-import { canvasShot } from './canvas-shot';
-import { maskCount, meanLuminance, shareChanged, shareUnlike, unionMask, unlikeMask } from './pixels';
+import { canvasShot, expectAliveCanvas } from './canvas-shot';
+import { maskCount, meanLuminance, unionMask, unlikeMask } from './pixels';
 
 const VIEWPORT = { width: 960, height: 600 };
 /** Per-test limit for small crowds: loading, baking and a few SwiftShader frames. */
@@ -47,23 +47,8 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
   /** The canvas's picture (canvas-shot.ts: a page screenshot waits for several frames), saved as test-results/e2e/<name>.png. */
   const shot = canvasShot;
 
-  /**
-   * Two pictures of the canvas at least `frames` + 1 frames apart (the second is read in the frame after
-   * those waited for): the picture must be neither blank (sky everywhere)
-   * nor frozen. Only the animated crowd can change between them (the camera stands still and
-   * the ground is static), so the second check also proves that characters are drawn.
-   */
-  async function expectAliveCrowd(page: Page, name: string, frames = 1, timeout = 120_000): Promise<void> {
-    const skip = await overlayRects(page);
-    const first = await shot(page, `${name}-1`);
-    await waitForFrames(page, (await statNumber(page, 'frames')) + frames, timeout);
-    const second = await shot(page, `${name}-2`);
-    const unlikeSky = shareUnlike(first, SKY_RGB8, skip);
-    const changed = shareChanged(first, second, skip);
-    console.log(`${name}: ${(unlikeSky * 100).toFixed(1)}% of pixels unlike the sky, ${(changed * 100).toFixed(2)}% changed between the two pictures`);
-    expect(unlikeSky, 'picture is (nearly) all background').toBeGreaterThan(0.25);
-    expect(changed, 'picture did not change between frames: crowd missing or frozen').toBeGreaterThan(0.002);
-  }
+  /** Two pictures of the canvas a frame or more apart, neither blank nor frozen (canvas-shot.ts expectAliveCanvas), the overlays left out. */
+  const expectAliveCrowd = async (page: Page, name: string, frames = 1, timeout = 120_000) => expectAliveCanvas(page, name, await overlayRects(page), frames, timeout);
 
   /**
    * Two pages serve the cases below, in this order (each page start loads and bakes a model and
@@ -227,7 +212,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     const draco = Buffer.from(await dracoCompressed(walker)).toString('base64');
     await dropFiles(page, [{ name: 'walker-draco.glb', base64: draco }]);
     await page.waitForFunction(() => document.getElementById('stats')?.dataset.model === 'walker-draco.glb', null, { timeout: 120_000 });
-    const clipMenu = page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: 'clip A' }) }).locator('option');
+    const clipMenu = panelControl(page, 'clip A').locator('option');
     expect((await clipMenu.allTextContents()).filter((name) => name !== '')).toEqual((await loadCharacter(arrayBufferOf(new Uint8Array(readFileSync(walker))))).clipNames);
     expect(problems).toEqual([]);
     await page.close();
@@ -248,11 +233,10 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     expect(await page.evaluate((url) => window.crowdDemo!.loadModelUrl(url), METAL_FOX_PATH)).toBe(true);
     await page.waitForFunction(() => document.getElementById('stats')?.dataset.model === 'metal-fox.glb', null, { timeout: 30_000 });
     expect(new URL(page.url()).searchParams.get('env'), 'the environment is on by default').toBeNull();
-    const control = (label: string) => page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: label }) });
-    await control('pause').locator('input').check();
-    await control('ground grid').locator('input').uncheck();
+    await panelControl(page, 'pause').locator('input').check();
+    await panelControl(page, 'ground grid').locator('input').uncheck();
     await page.locator('.lil-gui .lil-title', { hasText: 'Lights' }).click();
-    const environment = control('environment (sky)').locator('input');
+    const environment = panelControl(page, 'environment (sky)').locator('input');
     expect(await environment.isChecked(), 'the Lights panel shows the environment on').toBe(true);
     await waitForFrames(page, (await statNumber(page, 'frames')) + 2);
     const skip = await overlayRects(page);

@@ -5,6 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { elementRects } from './harness';
 import { shareUnlike, type Image } from './pixels';
 import type { Variant } from './stranger';
 import { expectBoxInFrontHidesFox, type Shot } from './three-depth';
@@ -154,11 +155,7 @@ export const EXAMPLE_APPS: ExampleApp[] = [
       // disposed), then all made again; the ring is drawn again.
       await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.remount());
       await exampleFrames(page, 5);
-      const overlays = await page.$$eval(REACT_OVERLAYS, (els) => els.map((e) => {
-        const r = e.getBoundingClientRect();
-        return { x: r.x, y: r.y, width: r.width, height: r.height };
-      }));
-      expect(shareUnlike(await shot('remounted'), REACT_BACKGROUND, overlays), 'no Foxes drawn after a remount').toBeGreaterThan(0.05);
+      expect(shareUnlike(await shot('remounted'), REACT_BACKGROUND, await elementRects(page, REACT_OVERLAYS)), 'no Foxes drawn after a remount').toBeGreaterThan(0.05);
       // Unmounted: the example counts no frame while the page draws five.
       await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.unmount());
       const stopped = await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.frames);

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { GROUND_COLOR, SKY_RGB8 } from '../../demo/theme';
-import { chromiumAvailable, demoSession, overlayRects, REPO_ROOT, stat, statNumber, waitDrawing, waitForCrowd, waitForFrames } from './harness';
+import { chromiumAvailable, demoSession, overlayRects, panelControl, REPO_ROOT, stat, statNumber, waitDrawing, waitForCrowd, waitForFrames } from './harness';
 import { decode, shareChanged, shareUnlike } from './pixels';
 
 const VIEWPORT = { width: 640, height: 400 };
@@ -73,7 +73,7 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     expect(await message(page)).toBe('Cannot show notes.txt: drop a .glb file, or a .gltf file together with its .bin and textures');
     await drop(page, 'dropped-walker.glb', readFileSync(`${REPO_ROOT}public/models/Walker/Walker.glb`));
     await waitDrawing(page, () => document.getElementById('stats')?.dataset.model === 'dropped-walker.glb', null, 60_000);
-    const clipMenu = page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: 'clip A' }) }).locator('option');
+    const clipMenu = panelControl(page, 'clip A').locator('option');
     expect((await clipMenu.allTextContents()).filter((name) => name !== '')).toContain('WalkForward');
     await drop(page, 'broken.glb', Buffer.from('glTF but not really'));
     await waitDrawing(page, () => document.getElementById('message-text')?.textContent?.startsWith('Could not load broken.glb'), null, 30_000);

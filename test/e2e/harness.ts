@@ -5,9 +5,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Locator, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll } from 'vitest';
+import { drawing, heldFrames } from './held-frames';
 import { decode, type Image } from './pixels';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -85,94 +86,6 @@ export function collectProblems(page: Page): string[] {
   return problems;
 }
 
-/**
- * The frame gate, run in a page before its scripts (heldFrames): while the page is held, an
- * animation loop (a requestAnimationFrame callback that asks for itself again: the demo's tick,
- * three's setAnimationLoop) waits in a queue instead of drawing, and the canvas keeps its last
- * frame; other callbacks (lil-gui's panel animation) run as ever. `drawers` counts the waits that
- * need frames (drawing); the loop runs while the page is not held or one of them waits.
- * Measured on SwiftShader (the demo, 50 Foxes at 480 x 300): drawing on while nobody looked took
- * 0.5 to 0.7 s of CPU a second, held 0.05 to 0.1; a screenshot of a drawing page 1.1 to 2.6 s of
- * CPU (it waits for a new frame), of a held one 0.1 to 0.2.
- */
-function frameGate(): void {
-  const native = window.requestAnimationFrame.bind(window), cancelNative = window.cancelAnimationFrame.bind(window);
-  type Pending = { native: number; callback: FrameRequestCallback; loop: boolean };
-  const pending = new Map<number, Pending>(), queued = new Map<number, FrameRequestCallback>();
-  let next = 1, running: FrameRequestCallback | undefined;
-  const gate = {
-    held: true,
-    drawers: 0,
-    /** Runs the queued loop when the gate opens; holds the loop's next frame when it shuts. */
-    update(): void {
-      if (!gate.held || gate.drawers > 0) {
-        for (const [id, callback] of queued) schedule(id, callback, true);
-        queued.clear();
-      } else {
-        for (const [id, p] of pending) {
-          if (!p.loop) continue;
-          cancelNative(p.native);
-          pending.delete(id);
-          queued.set(id, p.callback);
-        }
-      }
-    },
-  };
-  const schedule = (id: number, callback: FrameRequestCallback, loop: boolean) => {
-    pending.set(id, { callback, loop, native: native((time) => {
-      pending.delete(id);
-      const outer = running;
-      running = callback;
-      try { callback(time); } finally { running = outer; }
-    }) });
-  };
-  window.requestAnimationFrame = (callback) => {
-    const id = next++;
-    const loop = callback === running;
-    if (loop && gate.held && gate.drawers === 0) queued.set(id, callback);
-    else schedule(id, callback, loop);
-    return id;
-  };
-  window.cancelAnimationFrame = (id) => {
-    const p = pending.get(id);
-    if (p) cancelNative(p.native);
-    pending.delete(id);
-    queued.delete(id);
-  };
-  (window as unknown as { frameGate: typeof gate }).frameGate = gate;
-}
-
-/**
- * Holds `page`'s animation loop from its first frame on (call before page.goto): it draws only
- * while a wait of this file asks for frames (waitForFrames, waitForCrowd, waitDrawing, drawing),
- * so that frames nobody looks at cost no CPU and a screenshot waits for no new frame.
- */
-export async function heldFrames(page: Page): Promise<void> {
-  await page.addInitScript(frameGate);
-}
-
-/** Holds or releases a page's animation loop (heldFrames); a page without the gate draws on. */
-export async function holdFrames(page: Page, held: boolean): Promise<void> {
-  await page.evaluate((h) => {
-    const gate = (window as unknown as { frameGate?: { held: boolean; update(): void } }).frameGate;
-    if (gate) { gate.held = h; gate.update(); }
-  }, held);
-}
-
-/** Runs `wait` with `page`'s animation loop drawing (heldFrames), held again after. */
-export async function drawing<T>(page: Page, wait: () => Promise<T>): Promise<T> {
-  const count = (delta: number) => page.evaluate((d) => {
-    const gate = (window as unknown as { frameGate?: { drawers: number; update(): void } }).frameGate;
-    if (gate) { gate.drawers += d; gate.update(); }
-  }, delta);
-  await count(1);
-  try {
-    return await wait();
-  } finally {
-    if (!page.isClosed()) await count(-1);
-  }
-}
-
 /** page.waitForFunction while the page draws (drawing), polling every 100 ms. */
 export function waitDrawing<A>(page: Page, predicate: (arg: A) => unknown, arg: A, timeout = 120_000): Promise<unknown> {
   return drawing(page, () => page.waitForFunction(predicate as (arg: unknown) => unknown, arg, { timeout, polling: 100 }));
@@ -206,6 +119,18 @@ export async function waitForCrowd(page: Page, instances: number, frames = 3, ti
 
 /** Where screenshots go (gitignored) so a human can look at them. */
 export const RESULTS_DIR = `${REPO_ROOT}test-results/e2e`;
+
+/** `page.screenshot` (waiting at most `timeout` ms) saved as test-results/e2e/<name>.png, and decoded. */
+export async function screenshot(page: Page, name: string, timeout: number): Promise<Image> {
+  const png = await page.screenshot({ timeout });
+  writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
+  return decode(png);
+}
+
+/** The demo panel's (lil-gui) controller row labelled `label`. */
+export function panelControl(page: Page, label: string): Locator {
+  return page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: label }) });
+}
 
 export interface Rect { x: number; y: number; width: number; height: number }
 
@@ -288,10 +213,8 @@ export function demoSession(viewport: { width: number; height: number }, screens
       return { page, problems };
     },
     /** Screenshot saved as test-results/e2e/<name>.png, and decoded. */
-    async shot(page: Page, name: string): Promise<Image> {
-      const png = await page.screenshot({ timeout: screenshotTimeout });
-      writeFileSync(`${RESULTS_DIR}/${name}.png`, png);
-      return decode(png);
+    shot(page: Page, name: string): Promise<Image> {
+      return screenshot(page, name, screenshotTimeout);
     },
     /** A blank page (`scale`: its DEMO_PIXEL_SCALE; 1 for a page that reads screenshot pixels at CSS coordinates). */
     async newPage(scale = DEMO_PIXEL_SCALE): Promise<Page> {

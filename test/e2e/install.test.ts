@@ -4,20 +4,20 @@
  * (example-apps.ts, INSTALLS), and each example built with Vite, esbuild and webpack, and without
  * a bundler (the self-contained file and an import map). Every page is served on 127.0.0.1 and
  * opened in one headless Chromium (WebGPU on SwiftShader), drawing only the frames the test looks
- * at (frame-pace.ts): characters must be drawn, must move between two screenshots, must pass the example's own checks (three: a three.js box in front of
+ * at (held-frames.ts): characters must be drawn, must move between two screenshots, must pass the example's own checks (three: a three.js box in front of
  * a Fox hides it), and the console must stay clean. The installed `crowd-skin` command and the
  * declarations (one tsc program per install) are checked too.
  * Screenshots land in test-results/e2e/install-<example>-<build>-{1,2,...}.png.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_APPS, INSTALLS, type ExampleApp, type Install } from './example-apps';
-import { chromiumAvailable, collectProblems, launchBrowser, REPO_ROOT, RESULTS_DIR, type Rect } from './harness';
-import { freeFrames, nextFrames, paceFrames } from './frame-pace';
-import { decode, shareChanged, shareUnlike, type Image } from './pixels';
+import { chromiumAvailable, collectProblems, elementRects, launchBrowser, REPO_ROOT, RESULTS_DIR, screenshot, type Rect } from './harness';
+import { drawFrames, drawing, heldFrames } from './held-frames';
+import { shareChanged, shareUnlike, type Image } from './pixels';
 import { buildVariant, createInstall, packLibrary, run, serve, servedRoots, typeCheck, VARIANTS } from './stranger';
 import { minimalPage } from '../../tools/bench/size';
 
@@ -136,7 +136,7 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
       const built = performance.now();
       const server = await serve(servedRoots(dir, variant));
       const page = await browser!.newPage({ viewport: app.viewport ?? VIEWPORT });
-      await paceFrames(page);
+      await heldFrames(page);
       try {
         const drawn = await expectMovingCharacters(app, page, server.url, `install-${name}-${variant}`);
         const webgpu = performance.now();
@@ -166,7 +166,7 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
     const page = await browser!.newPage({ viewport: app.viewport ?? VIEWPORT });
     try {
       await page.addInitScript(() => { delete (Navigator.prototype as { gpu?: unknown }).gpu; });
-      await paceFrames(page);
+      await heldFrames(page);
       const backends: string[] = [];
       page.on('console', (m) => { const said = /^crowd-skin draws on (\w+)/.exec(m.text()); if (said) backends.push(said[1]); });
       const drawn = await expectMovingCharacters(app, page, url, name, { check: false, allowed: app.threeFallback?.warning });
@@ -182,11 +182,8 @@ describe.skipIf(!available)('a stranger installs the packed package', () => {
   }
 });
 
-async function shot(page: Page, name: string): Promise<Image> {
-  const png = await page.screenshot({ timeout: PAGE_TIMEOUT });
-  writeFileSync(join(RESULTS_DIR, `${name}.png`), png);
-  return decode(png);
-}
+/** A screenshot saved as test-results/e2e/<name>.png, and decoded. */
+const shot = (page: Page, name: string): Promise<Image> => screenshot(page, name, PAGE_TIMEOUT);
 
 /** Most of a frame is the clear colour: a page not yet drawn (white) or a wrong colour is not a frame. */
 const MIN_BACKGROUND = 0.3;
@@ -212,31 +209,27 @@ async function expectMovingCharacters(app: ExampleApp, page: Page, url: string, 
   await page.goto(url);
   await model;
   // Overlays grow as the page fills them: measured with every screenshot.
-  const overlays = async (): Promise<Rect[]> => (app.overlays ? page.$$eval(app.overlays, (els) => els.map((e) => {
-    const r = e.getBoundingClientRect();
-    return { x: r.x, y: r.y, width: r.width, height: r.height };
-  })) : []);
+  const overlays = async (): Promise<Rect[]> => (app.overlays ? elementRects(page, app.overlays) : []);
   let skip: Rect[] = [];
   const deadline = Date.now() + PAGE_TIMEOUT;
   let first: Image;
   let drawn = 0;
   for (;;) {
     expect(problems()).toEqual([]);
-    await nextFrames(page, 1);
+    await drawFrames(page, 1);
+    // Before and after: a loop's first frame is not held (held-frames.ts), and may fill the overlays in between.
     skip = await overlays();
     first = await shot(page, `${name}-1`);
+    skip = [...skip, ...await overlays()];
     const frame = drawnShare(app, first, skip);
     drawn = frame.drawn;
     if (frame.ok) break;
     if (Date.now() > deadline) throw new Error(`${name}: after ${PAGE_TIMEOUT / 1000} s, ${(drawn * 100).toFixed(2)}% of pixels are unlike the clear colour (a frame with characters has ${app.minDrawn * 100}% to ${(1 - MIN_BACKGROUND) * 100}%)`);
     await page.waitForTimeout(500);
   }
-  // The example's own input and checks wait on its frames by the clock: its loop runs free for them.
-  if (app.act) {
-    await freeFrames(page, true);
-    await app.act(page);
-    await freeFrames(page, false);
-  } else await nextFrames(page, 3);
+  // The example's own input and checks wait on its frames by the clock: its loop draws while they run.
+  if (app.act) await drawing(page, () => app.act!(page));
+  else await drawFrames(page, 3);
   const second = await shot(page, `${name}-2`);
   skip = [...skip, ...await overlays()];
   const changed = shareChanged(first, second, skip);
@@ -244,8 +237,7 @@ async function expectMovingCharacters(app: ExampleApp, page: Page, url: string, 
   expect(drawnShare(app, second, skip).ok, 'the second screenshot is not a frame with characters').toBe(true);
   expect(changed, 'nothing moved between the screenshots').toBeGreaterThan(0.002);
   if (options.check !== false && app.check) {
-    await freeFrames(page, true);
-    await app.check(page, (suffix) => shot(page, `${name}-${suffix}`));
+    await drawing(page, () => app.check!(page, (suffix) => shot(page, `${name}-${suffix}`)));
   }
   expect(problems()).toEqual([]);
   return drawn;

@@ -6,13 +6,11 @@
 import type { Page } from 'playwright-core';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SKY_RGB8 } from '../../demo/theme';
 import {
-  chromiumAvailable, demoSession, elementRects, overlayRects, REPO_ROOT, stat, statNumber,
+  chromiumAvailable, demoSession, elementRects, overlayRects, panelControl, REPO_ROOT, stat, statNumber,
   waitForCrowd, waitForFrames, type Rect,
 } from './harness';
-import { canvasShot } from './canvas-shot';
-import { shareChanged, shareUnlike } from './pixels';
+import { canvasShot, expectAliveCanvas } from './canvas-shot';
 
 const VIEWPORT = { width: 960, height: 600 };
 /** Per-test limit: loading, baking and a few dozen SwiftShader frames. */
@@ -33,18 +31,8 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     return [...(await overlayRects(page)), ...(await elementRects(page, '#plot:not([hidden])'))];
   }
 
-  /** Two pictures of the canvas at least `frames` + 1 frames apart (the second is read in the frame after those waited for): neither blank (all sky) nor frozen. */
-  async function expectAlive(page: Page, name: string, frames = 1): Promise<void> {
-    const skip = await skipRects(page);
-    const first = await shot(page, `${name}-1`);
-    await waitForFrames(page, (await statNumber(page, 'frames')) + frames, WAIT);
-    const second = await shot(page, `${name}-2`);
-    const unlikeSky = shareUnlike(first, SKY_RGB8, skip);
-    const changed = shareChanged(first, second, skip);
-    console.log(`${name}: ${(unlikeSky * 100).toFixed(1)}% of pixels unlike the sky, ${(changed * 100).toFixed(2)}% changed between the two pictures`);
-    expect(unlikeSky, 'picture is (nearly) all background').toBeGreaterThan(0.25);
-    expect(changed, 'picture did not change between frames: crowd missing or frozen').toBeGreaterThan(0.002);
-  }
+  /** Two pictures of the canvas a frame or more apart, neither blank nor frozen (canvas-shot.ts expectAliveCanvas), the overlays left out. */
+  const expectAlive = async (page: Page, name: string, frames = 1) => expectAliveCanvas(page, name, await skipRects(page), frames, WAIT);
 
   function waitForStat(page: Page, key: string, pattern: RegExp, timeout = WAIT): Promise<unknown> {
     return page.waitForFunction(([k, source]) => new RegExp(source).test(document.getElementById('stats')?.dataset[k] ?? ''),
@@ -70,9 +58,6 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     return { count: ids.length, closest, closestToKeyboard, moving, keyboardAt };
   }
 
-  /** A lil-gui controller's row by its label. */
-  const control = (page: Page, label: string) => page.locator('.lil-gui .lil-controller').filter({ has: page.locator('.lil-name', { hasText: label }) });
-
   /**
    * One page for the WebGPU scenes the panel reaches, since each page start loads and bakes a
    * model and has SwiftShader compile every pipeline (most of what a case cost on its own page):
@@ -94,14 +79,14 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     expect(await stat(page, 'scene')).toBe('crowd');
     expect(await page.locator('#plot').isHidden()).toBe(true);
 
-    await control(page, 'scene').locator('select').selectOption('locomotion');
+    await panelControl(page, 'scene').locator('select').selectOption('locomotion');
     await waitForStat(page, 'model', /^Walker$/);
     await waitForStat(page, 'scene', /^locomotion$/);
     await page.locator('#plot').waitFor({ state: 'visible', timeout: WAIT });
     await page.waitForFunction(() => /scene=locomotion/.test(location.search) && /model=Walker/.test(location.search), null, { timeout: 10_000 });
     // Bring the count down for SwiftShader (the scene opens with 80) before looking.
-    await control(page, 'instances').locator('input').fill('30');
-    await control(page, 'instances').locator('input').press('Enter');
+    await panelControl(page, 'instances').locator('input').fill('30');
+    await panelControl(page, 'instances').locator('input').press('Enter');
     await waitForCrowd(page, 30, 3);
     expect(await stat(page, 'state')).toBe('locomotion');
     expect(await stat(page, 'agents')).toBe('30');
@@ -214,10 +199,10 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
   it('steering scene (from the panel, on the restored device): two groups of Walkers cross a plaza around pillars; a box selects agents, a click on the ground sends them', async () => {
     const page = flowPage();
     // The steering scene on the same crowd (Walker) and its one CrowdSteering: the wanderers' agents left with them.
-    await control(page, 'scene').locator('select').selectOption('steering');
+    await panelControl(page, 'scene').locator('select').selectOption('steering');
     await waitForStat(page, 'scene', /^steering$/);
-    await control(page, 'instances').locator('input').fill('24');
-    await control(page, 'instances').locator('input').press('Enter');
+    await panelControl(page, 'instances').locator('input').fill('24');
+    await panelControl(page, 'instances').locator('input').press('Enter');
     await waitForCrowd(page, 24, 3);
     expect(await stat(page, 'scene')).toBe('steering');
     expect(await stat(page, 'model')).toBe('Walker');
@@ -246,13 +231,13 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
 
   it('layers scene (from the panel): Fox walkers look around (override) and bob their heads (additive); panel edits the stack', async () => {
     const page = flowPage();
-    await control(page, 'scene').locator('select').selectOption('layers');
+    await panelControl(page, 'scene').locator('select').selectOption('layers');
     await waitForStat(page, 'scene', /^layers$/);
     await waitForStat(page, 'model', /^Fox$/);
     await expect.poll(() => page.locator('#plot').isHidden()).toBe(true);
     expect(await stat(page, 'state')).toBeUndefined();
-    await control(page, 'instances').locator('input').fill('24');
-    await control(page, 'instances').locator('input').press('Enter');
+    await panelControl(page, 'instances').locator('input').fill('24');
+    await panelControl(page, 'instances').locator('input').press('Enter');
     await waitForCrowd(page, 24, 3);
     expect(await stat(page, 'scene')).toBe('layers');
     expect(await stat(page, 'model')).toBe('Fox');
@@ -265,14 +250,14 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await expectAlive(page, 'scene-layers-fox');
 
     // The panel: a weight typed into the slider's box, a joint from the picker.
-    const weight = control(page, 'override weight').locator('input');
+    const weight = panelControl(page, 'override weight').locator('input');
     await weight.fill('0.3');
     await weight.press('Enter');
     await waitForStat(page, 'layerWeight', /^0\.300$/);
-    await control(page, 'mask root joint').locator('select').selectOption('b_Spine01_02');
+    await panelControl(page, 'mask root joint').locator('select').selectOption('b_Spine01_02');
     await waitForStat(page, 'layerJoint', /^b_Spine01_02$/);
-    await control(page, 'additive weight').locator('input').fill('1');
-    await control(page, 'additive weight').locator('input').press('Enter');
+    await panelControl(page, 'additive weight').locator('input').fill('1');
+    await panelControl(page, 'additive weight').locator('input').press('Enter');
     await waitForStat(page, 'additiveWeight', /^1\.000$/);
     await page.waitForFunction(() => /layerJoint=b_Spine01_02/.test(location.search) && /layerWeight=0\.3\b/.test(location.search), null, { timeout: 10_000 });
     expect(new URL(page.url()).searchParams.get('scene')).toBe('layers');
@@ -282,9 +267,9 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
 
   it('layers scene on RobotExpressive (from the model menu): a wave over the walk, a nod added on the neck', async () => {
     const page = flowPage();
-    await control(page, 'model').locator('select').selectOption('RobotExpressive');
+    await panelControl(page, 'model').locator('select').selectOption('RobotExpressive');
     await waitForStat(page, 'model', /^RobotExpressive$/);
-    const weight = control(page, 'override weight').locator('input');
+    const weight = panelControl(page, 'override weight').locator('input');
     await weight.fill('1');
     await weight.press('Enter');
     await waitForStat(page, 'layerWeight', /^1\.000$/);
@@ -372,7 +357,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     }, readFileSync(`${REPO_ROOT}public/models/Fox/Fox.glb`).toString('base64'));
     await page.waitForFunction(() => document.querySelector('.clips-report')?.textContent?.startsWith('refused'), null, { timeout: WAIT, polling: 100 });
     expect(await page.locator('#message-text').textContent()).toMatch(/^Could not load WalkerBody: the clip set WalkerClips\.glb cannot bind to fox-body\.glb: .*Still showing WalkerBody\.$/);
-    expect(await control(page, 'body').locator('select').inputValue()).toBe('WalkerStocky');
+    expect(await panelControl(page, 'body').locator('select').inputValue()).toBe('WalkerStocky');
     expect(await stat(page, 'bodies')).toBe('WalkerBody,WalkerBody #2,WalkerStocky');
     console.log(`GL clips scene: the dropped body refused in ${((Date.now() - dropStart) / 1000).toFixed(1)} s`);
     expect(problems).toEqual([]);

@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { Character } from '../../src/index';
 import type { ThreeCrowdRenderer } from '../../src/three/index';
-import { drawing } from './harness';
+import { drawing } from './held-frames';
 import { differenceMask, erode, maskCount, meanDifference, shareChangedIn, unionMask, type Image } from './pixels';
 import { arrange, type ThreeExample } from './three-depth';
 

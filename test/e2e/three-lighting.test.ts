@@ -20,13 +20,13 @@
  * (materials/compare.ts); with the scene's lights ignored (lights 'own': the crowd's default
  * lights) they must not.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startConfiguredServer } from './harness';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, screenshot, startConfiguredServer } from './harness';
 import { compare as compareShadings, MEAN_TOLERANCE, PIXEL_THRESHOLD, SHARE_TOLERANCE, withinTolerance, type Difference as ShadingDifference } from './materials/compare';
-import { decode, differenceMask, maskCount, type Image, type Mask } from './pixels';
+import { differenceMask, maskCount, type Image, type Mask } from './pixels';
 
 const TEST_TIMEOUT = 400_000;
 const WAIT = 180_000;
@@ -128,10 +128,9 @@ describe.skipIf(!chromiumAvailable())('crowd-skin/three under three\'s lights (h
       await page.evaluate((q) => (window as unknown as { draw(query: string): Promise<void> }).draw(q), query);
       const error = await page.evaluate(() => document.body.dataset.error);
       expect(error, `page ${query} failed`).toBeUndefined();
-      const png = await page.screenshot({ timeout: WAIT });
-      writeFileSync(`${RESULTS_DIR}/three-lit-${name}.png`, png);
+      const image = await screenshot(page, `three-lit-${name}`, WAIT);
       expect(problems, `page ${query}`).toEqual([]);
-      return decode(png);
+      return image;
     }
 
     it('draws the Fox as three.js does (lit, shadowed, tone-mapped), and not at another time or with the sun off', async () => {
@@ -172,9 +171,7 @@ describe.skipIf(!chromiumAvailable())('crowd-skin/three under three\'s lights (h
         const images: Image[] = [];
         for (const shading of which) {
           await page.evaluate((s) => (window as unknown as { show(s: string): Promise<void> }).show(s), shading);
-          const png = await page.screenshot({ timeout: WAIT });
-          writeFileSync(`${RESULTS_DIR}/three-lights-${name}-${shading}.png`, png);
-          images.push(decode(png));
+          images.push(await screenshot(page, `three-lights-${name}-${shading}`, WAIT));
         }
         expect(problems, `page ${query}`).toEqual([]);
         return images;

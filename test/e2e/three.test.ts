@@ -4,17 +4,18 @@
  * as an error, and depth is shared both ways: a three.js box in front of a Fox hides it, a box
  * behind it does not. Then the same page without navigator.gpu, on three's WebGL 2 backend
  * (SwiftShader's GL), draws the same Fox as the WebGPU page, culled for three's camera. Screenshots land in test-results/e2e/three-*.png for a person to look at.
- * Both pages draw only while a case waits for their frames (harness.ts heldFrames): a page
+ * Both pages draw only while a case waits for their frames (held-frames.ts): a page
  * drawing 100 Foxes while nobody looks shares SwiftShader's cores with the other.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import type { Scene } from 'three/webgpu';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThreeCrowdRenderer } from '../../src/three/index';
-import { chromiumAvailable, collectProblems, drawing, heldFrames, launchBrowser, RESULTS_DIR, scaledPage, startConfiguredServer } from './harness';
-import { decode, differenceMask, erode, maskCount, meanDifference, shareChanged, shareChangedIn, type Image } from './pixels';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, scaledPage, screenshot, startConfiguredServer } from './harness';
+import { drawFrames, drawing, heldFrames } from './held-frames';
+import { differenceMask, erode, maskCount, meanDifference, shareChanged, shareChangedIn, type Image } from './pixels';
 import { arrange, expectBoxInFrontHidesFox, waitFrames, type ThreeExample } from './three-depth';
 import { expectAppearanceAsWebGPU, expectKtx2AsPng, expectPaletteSets, expectRestoredAfterLoss, type GLPictures } from './three-gl';
 
@@ -56,11 +57,8 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
     return { page, problems };
   }
 
-  async function shot(page: Page, name: string): Promise<Image> {
-    const png = await page.screenshot({ timeout: WAIT });
-    writeFileSync(`${RESULTS_DIR}/three-${name}.png`, png);
-    return decode(png);
-  }
+  /** A screenshot saved as test-results/e2e/three-<name>.png, and decoded. */
+  const shot = (page: Page, name: string): Promise<Image> => screenshot(page, `three-${name}`, WAIT);
 
   /** One page of the example shared by the tests that look at it (loading and baking take a while). */
   let shared: Promise<{ page: Page; problems: string[] }> | undefined;
@@ -187,4 +185,37 @@ describe.skipIf(!available)('three.js example (crowd-skin/three) in headless Chr
   it("three's WebGL 2 backend: a finite paletteSize draws each Fox with its palette set", () => expectPaletteSets(glCase()), TEST_TIMEOUT);
   it("three's WebGL 2 backend: a KTX2 base colour as its PNG original", () => expectKtx2AsPng(glCase()), TEST_TIMEOUT);
   it("three's WebGL 2 backend: the crowd comes back after a lost context", () => expectRestoredAfterLoss(glCase()), TEST_TIMEOUT);
+
+  // The pacing every browser test's pages rely on (held-frames.ts), on a page of its own that only counts: a gate that
+  // held nothing would pass every other case here, only slower.
+  it('held frames: a held page runs its loop only for drawFrames and drawing; other callbacks and cancelAnimationFrame as ever', async () => {
+    const page = await browser!.newPage({ viewport: { width: 64, height: 64 } });
+    try {
+      await heldFrames(page);
+      await page.route('http://held-frames.test/', (route) => route.fulfill({ contentType: 'text/html', body: `<script>
+        window.counts = { loop: 0, once: 0 };
+        let id = requestAnimationFrame(function frame() { counts.loop++; id = requestAnimationFrame(frame); });
+        window.stopLoop = () => cancelAnimationFrame(id);
+        setTimeout(() => requestAnimationFrame(() => counts.once++), 50);
+      </script>` }));
+      await page.goto('http://held-frames.test/');
+      const counts = () => page.evaluate(() => (window as unknown as { counts: { loop: number; once: number } }).counts);
+      const idle = () => page.waitForTimeout(300); // about 18 of the browser's frames
+      await idle();
+      expect(await counts(), 'held: the loop ran its first frame only; a callback asked for outside a frame ran').toEqual({ loop: 1, once: 1 });
+      await drawFrames(page, 3);
+      expect((await counts()).loop, 'drawFrames(3) ran the loop three times').toBe(4);
+      await idle();
+      expect((await counts()).loop, 'held again after drawFrames').toBe(4);
+      await drawing(page, () => page.waitForFunction(() => (window as unknown as { counts: { loop: number } }).counts.loop >= 10, undefined, { timeout: 10_000, polling: 50 }));
+      const drawn = (await counts()).loop;
+      await idle();
+      expect((await counts()).loop, 'held again after drawing').toBe(drawn);
+      await page.evaluate(() => (window as unknown as { stopLoop(): void }).stopLoop());
+      await drawFrames(page, 2);
+      expect((await counts()).loop, 'a cancelled loop stays cancelled').toBe(drawn);
+    } finally {
+      await page.close();
+    }
+  }, TEST_TIMEOUT);
 });
