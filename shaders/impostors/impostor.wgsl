@@ -13,6 +13,7 @@
 const TAU: f32 = 0x1.921fb6p2f; // 6.283185307179586
 const PARALLAX_STEPS: u32 = 32u;
 const PARALLAX_THICKNESS: f32 = 1.5;
+const NEAREST_COVERED: f32 = 0.25;
 
 struct Instance {
   world: mat4x4f,
@@ -436,10 +437,22 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= COVERED && all(abs(onCell - 0.5) <= vec2f(0.5))) {
     uv = refined;
   }
-  let albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
-  let surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0);
-  let n = decodeOctahedral(surface.xy / max(albedo.a, 1e-6));
-  return Sample(albedo.a, albedo.rgb, (right * n.x + up * n.y + d * n.z) * albedo.a, surface.zw);
+  // Colour and surface from the one texel under the point (its own coverage divided out), not
+  // bilinear between four: the mesh's pixel shows its surface at one point, and a blend of the
+  // texels across a facet's edge or a thin leg showed neither side (the Fox at raised views,
+  // docs/impostors.md). A texel under NEAREST_COVERED (an edge's, its quantized colour over a
+  // small coverage) gives the bilinear blend instead. The coverage stays bilinear (the outline).
+  let albedo4 = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
+  var albedo = albedo4.rgb;
+  var surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0);
+  let texel = vec2i(uv * vec2f(textureDimensions(albedoAtlas)));
+  let nearest = textureLoad(albedoAtlas, texel, layer, 0);
+  if (nearest.a >= NEAREST_COVERED) {
+    albedo = nearest.rgb * (albedo4.a / nearest.a);
+    surface = textureLoad(surfaceAtlas, texel, layer, 0) * (albedo4.a / nearest.a);
+  }
+  let n = decodeOctahedral(surface.xy / max(albedo4.a, 1e-6));
+  return Sample(albedo4.a, albedo, (right * n.x + up * n.y + d * n.z) * albedo4.a, surface.zw);
 }
 
 // How much of the sun reaches `world`: skin.wgsl's 3 x 3 PCF of the crowd's shadow map.
@@ -459,6 +472,15 @@ fn lit(world: vec3f) -> f32 {
     }
   }
   return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
+}
+
+// The unit direction (model space) from the pixel's point on the quad towards the camera: the
+// perspective camera's eye through it, or the orthographic camera's one direction.
+fn rayOf(in: Out) -> vec3f {
+  if (camera.eye.w == 0.0) {
+    return in.towards;
+  }
+  return normalize(transpose(mat3x3f(in.axisX, in.axisY, in.axisZ)) * (camera.eye.xyz - in.world));
 }
 
 @fragment
@@ -483,16 +505,20 @@ fn fragment(in: Out) -> @location(0) vec4f {
   // The pixel's point on the camera-facing plane through the box's centre (model units).
   let qr = basisRight(in.towards);
   let q = qr * ((in.local.x * 2.0 - 1.0) * in.extent.x) + cross(in.towards, qr) * ((1.0 - 2.0 * in.local.y) * in.extent.y);
-  var s = sampleCell(in.layer, pose, a, e, q, in.towards);
+  // The pixel's own ray through q towards the eye (model space), not the instance's one direction:
+  // a point of the surface off the plane lies where the perspective puts it (up to a quarter pixel
+  // off at the switch on the Fox's long diagonal views, docs/impostors.md).
+  let ray = rayOf(in);
+  var s = sampleCell(in.layer, pose, a, e, q, ray);
   // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
   // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
   // all half way between two (a screen door moved by (2, 3)), so nothing jumps as the camera orbits.
   if (s.coverage == 0.0 && bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < 2.0 * min(fa, 1.0 - fa)) {
-    s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, in.towards);
+    s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, ray);
   }
   // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
   if (s.coverage == 0.0 && e0 != e1 && bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < 2.0 * min(fe, 1.0 - fe)) {
-    s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, in.towards);
+    s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, ray);
   }
   let coverage = s.coverage;
   let albedo = s.albedo;
