@@ -13,7 +13,6 @@
 const TAU: f32 = 0x1.921fb6p2f; // 6.283185307179586
 const PARALLAX_STEPS: u32 = 32u;
 const PARALLAX_THICKNESS: f32 = 1.5;
-const NEAREST_COVERED: f32 = 0.25;
 
 struct Instance {
   world: mat4x4f,
@@ -250,6 +249,11 @@ override BAND: bool = false;
 // the least coverage that counts as the surface (the parallax march's hits and the draw).
 override ALPHA_TO_COVERAGE: bool = false;
 override COVERED: f32 = 0.5;
+// NEAREST_COVERED: the least coverage of the texel under the ray's point whose own colour and
+// surface sampleCell shows (point-like, as the mesh's pixel); under it (an edge texel, whose 8-bit
+// premultiplied colour over a small coverage is coarse) the bilinear blend of four. Measured on
+// the Fox at raised views (docs/impostors.md): 0.05, 0.25 and 0.5 alike.
+override NEAREST_COVERED: f32 = 0.25;
 // The character's animation box's half extents (model units, impostor-pass.ts): the parallax
 // march spans the box along the camera's direction.
 override BOX_HALF_X: f32 = 1.0;
@@ -389,8 +393,8 @@ struct Sample {
 }
 
 // Cell (view (a, e), pose `pose`) seen along the camera's ray q + t towards (model space: q on
-// the camera-facing plane through the box's centre, `towards` the unit direction to
-// the camera). Parallax: the cell was baked from its own direction d, so a point of the ray lies
+// the camera-facing plane through the box's centre, `towards` the pixel's unit direction to
+// the camera's eye, rayOf). Parallax: the cell was baked from its own direction d, so a point of the ray lies
 // in the cell where it projects along d; the ray is marched from the box's near side (t = h) to
 // its far side in PARALLAX_STEPS steps, and meets the surface at the first covered step whose
 // point lies from half a step in front of the cell's surface (its baked depth along d) to

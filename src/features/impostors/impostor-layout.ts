@@ -29,15 +29,8 @@ export const PARALLAX_STEPS = 32;
 /** How far behind the baked surface, in march steps, a step still meets it (impostor.wgsl sampleCell). */
 export const PARALLAX_THICKNESS = 1.5;
 
-/**
- * The least coverage of the texel under a ray's point (impostor.wgsl sampleCell) whose own colour
- * and surface the draw shows (point-like, as the mesh's pixel); under it (an edge texel, whose
- * 8-bit premultiplied colour over a small coverage is coarse) the bilinear blend of four.
- */
-export const NEAREST_COVERED = 0.25;
-
-/** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps and thickness, the nearest texel's least coverage, the instance record and the clip clock (draw); none (bake). */
+/** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps and thickness, the instance record and the clip clock (draw); none (bake). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['NEAREST_COVERED', NEAREST_COVERED, 'f32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
 ];
