@@ -243,11 +243,12 @@ override ENCODE_SRGB: bool = false;
 // per slot), and the fragment stage keeps only the pixels whose screen-door threshold is under the
 // instance's fade (skin.wgsl's BAND meshes draw the others).
 override BAND: bool = false;
-// ALPHA_TO_COVERAGE: a multisampled target (the pipeline's alphaToCoverageEnabled): the pixel's
-// covered fraction (the atlas's filtered coverage) becomes its sample mask, as the mesh's edges
-// cover some of a pixel's samples; else a pixel is drawn where at least half covered. COVERED:
-// the least coverage that counts as the surface (the parallax march's hits and the draw).
-override ALPHA_TO_COVERAGE: bool = false;
+// MULTISAMPLED: a 4-sample target (WebGPU's one multisampled count): the fragment writes each
+// sample's coverage as its sample mask (`coverageMask`: the atlas's coverage at the sample's own
+// position, as a mesh's edge covers some of a pixel's samples); else a pixel is drawn where at
+// least half covered. COVERED: the least coverage that counts as the surface (the parallax
+// march's hits; single-sampled, the draw's cut).
+override MULTISAMPLED: bool = false;
 override COVERED: f32 = 0.5;
 // NEAREST_COVERED: the least coverage of the texel under the ray's point whose own colour and
 // surface sampleCell shows (point-like, as the mesh's pixel); under it (an edge texel, whose 8-bit
@@ -390,6 +391,12 @@ struct Sample {
   albedo: vec3f,
   normal: vec3f,
   rm: vec2f,
+  // For coverageMask's taps: the hit's point (q where the ray met nothing; model units), the
+  // cell's atlas coordinates of a point p (origin + p * toUv) and its texel centres' rectangle (min, max).
+  point: vec3f,
+  origin: vec2f,
+  toUv: mat2x3f,
+  bounds: vec4f,
 }
 
 // Cell (view (a, e), pose `pose`) seen along the camera's ray q + t towards (model space: q on
@@ -431,8 +438,11 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
       hit = behind >= -0.5 * stride && behind <= PARALLAX_THICKNESS * stride;
     }
   }
+  let bounds = vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid);
+  let toUv = mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y));
+  let origin = (cell + 0.5) / grid;
   if (!hit) {
-    return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0));
+    return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q, origin, toUv, bounds);
   }
   // One step more: along the ray to the baked surface's depth, where that point is covered too.
   let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
@@ -440,6 +450,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   let refined = (cell + clamp(onCell, 0.5 / size, 1.0 - 0.5 / size)) / grid;
   if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= COVERED && all(abs(onCell - 0.5) <= vec2f(0.5))) {
     uv = refined;
+    p = onSurface;
   }
   // Colour and surface from the one texel under the point (its own coverage divided out), not
   // bilinear between four: the mesh's pixel shows its surface at one point, and a blend of the
@@ -456,7 +467,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
     surface = textureLoad(surfaceAtlas, texel, layer, 0) * (albedo4.a / nearest.a);
   }
   let n = decodeOctahedral(surface.xy / max(albedo4.a, 1e-6));
-  return Sample(albedo4.a, albedo, (right * n.x + up * n.y + d * n.z) * albedo4.a, surface.zw);
+  return Sample(albedo4.a, albedo, (right * n.x + up * n.y + d * n.z) * albedo4.a, surface.zw, p, origin, toUv, bounds);
 }
 
 // How much of the sun reaches `world`: skin.wgsl's 3 x 3 PCF of the crowd's shadow map.
@@ -487,8 +498,65 @@ fn rayOf(in: Out) -> vec3f {
   return normalize(transpose(mat3x3f(in.axisX, in.axisY, in.axisZ)) * (camera.eye.xyz - in.world));
 }
 
+// WebGPU's standard positions of a 4-sample pixel's samples (sample i is bit i of the sample
+// mask), from the pixel's centre in pixels (x right, y down).
+var<private> SAMPLE_OFFSETS: array<vec2f, 4> = array<vec2f, 4>(vec2f(-0.125, -0.375), vec2f(0.375, -0.125), vec2f(-0.375, 0.125), vec2f(0.125, 0.375));
+
+struct Drawn {
+  @location(0) color: vec4f,
+  // MULTISAMPLED: the samples the surface covers (coverageMask); all otherwise.
+  @builtin(sample_mask) mask: u32,
+}
+
+// MULTISAMPLED: the pixel's samples that `s`'s cell covers, each at its own position: the cell's
+// coverage at least 0.5 there (inside the cell), at `s`'s point (the march's hit, or q where it
+// met nothing) moved by the sample's offset on the camera-facing plane (`dx`, `dy`: a pixel's step
+// right and down there, model units); and the surface averaged over those samples (what the
+// resolve of a mesh's samples gives). One filtered coverage read at the pixel's centre, as alpha
+// to coverage was given, spans under a pixel of the atlas's texels: 0 or 1 on most of a small
+// character's edge pixels, where the mesh's samples cover some (docs/impostors.md). `towards`:
+// the pixel's ray (rayOf), each sample's ray taken parallel to it through its own point (under
+// perspective they differ by the sample's offset over the focal length: 3e-4 rad at the switch,
+// a hundredth of a pixel across the box).
+fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f) -> Taps {
+  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), s.point, s.origin, s.toUv, s.bounds));
+  let right = normalize(s.toUv[0]);
+  let up = -normalize(s.toUv[1]);
+  let d = cross(right, up);
+  let slope = 1.0 / max(dot(towards, d), 0.25);
+  for (var i = 0u; i < 4u; i++) {
+    let o = SAMPLE_OFFSETS[i];
+    var p = s.point + dx * o.x + dy * o.y;
+    var uv = s.origin + p * s.toUv;
+    var albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
+    if (albedo.a > 0.01) {
+      // One step along the sample's ray onto the baked surface there (as the march's last step).
+      let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / albedo.a * 2.0 - 1.0) * atlas.radius;
+      p += towards * ((depth - dot(p, d)) * slope);
+      uv = s.origin + p * s.toUv;
+      albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
+    }
+    if (all(uv >= s.bounds.xy) && all(uv <= s.bounds.zw) && albedo.a >= 0.5) {
+      taps.mask |= 1u << i;
+      let surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0);
+      let n = decodeOctahedral(surface.xy / albedo.a);
+      taps.sample.coverage += albedo.a;
+      taps.sample.albedo += albedo.rgb;
+      taps.sample.normal += (right * n.x + up * n.y + d * n.z) * albedo.a;
+      taps.sample.rm += surface.zw;
+    }
+  }
+  return taps;
+}
+
+struct Taps {
+  mask: u32,
+  // Sums over the covered samples, as a Sample (each premultiplied by its coverage).
+  sample: Sample,
+}
+
 @fragment
-fn fragment(in: Out) -> @location(0) vec4f {
+fn fragment(in: Out) -> Drawn {
   if (BAND && bandThreshold(in.clip.xy) >= in.fade) {
     discard;
   }
@@ -513,6 +581,8 @@ fn fragment(in: Out) -> @location(0) vec4f {
   // a point of the surface off the plane lies where the perspective puts it (up to a quarter pixel
   // off at the switch on the Fox's long diagonal views, docs/impostors.md).
   let ray = rayOf(in);
+  let dx = dpdx(q);
+  let dy = dpdy(q);
   var s = sampleCell(in.layer, pose, a, e, q, ray);
   // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
   // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
@@ -523,6 +593,12 @@ fn fragment(in: Out) -> @location(0) vec4f {
   // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
   if (s.coverage == 0.0 && e0 != e1 && bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < 2.0 * min(fe, 1.0 - fe)) {
     s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, ray);
+  }
+  var mask = 0xffffffffu;
+  if (MULTISAMPLED) {
+    let taps = coverageMask(s, in.layer, dx, dy, ray);
+    mask = taps.mask;
+    s = taps.sample;
   }
   let coverage = s.coverage;
   let albedo = s.albedo;
@@ -539,7 +615,7 @@ fn fragment(in: Out) -> @location(0) vec4f {
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
   }
-  return vec4f(color, select(1.0, coverage, ALPHA_TO_COVERAGE));
+  return Drawn(vec4f(color, 1.0), mask);
 }
 
 // skin.wgsl's `shade` for an opaque lit surface of normal `n` (the atlas holds the shading normal

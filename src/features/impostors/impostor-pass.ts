@@ -62,17 +62,18 @@ export class ImpostorPass {
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
     // The animation box's half extents: the quad spans its projection, each cell frames its projection in the cell's view, the parallax march spans the box (impostor.wgsl cellFrame, sampleCell).
     const half = { BOX_HALF_X: (box[3] - box[0]) / 2, BOX_HALF_Y: (box[4] - box[1]) / 2, BOX_HALF_Z: (box[5] - box[2]) / 2 };
-    // A multisampled target: alpha to coverage, the atlas's covered fraction as the sample mask
-    // (the Fox at 4 samples, 128-texel cells, on a view cell: 21.4/255 over its pixels with the
-    // cut at 0.5, 10.4 with it; a pixel counts as covered from 1/8, under half a sample).
-    const a2c = (options.sampleCount ?? 1) > 1;
+    // A multisampled target: the fragment writes the samples the atlas covers at their own
+    // positions as the sample mask (impostor.wgsl coverageMask; the Fox at 4 samples at the
+    // defaults, over its pixels: 5.6/255 on a view cell where alpha to coverage gave 23.8; the
+    // parallax march's hits take coverage from 1/8).
+    const multisampled = (options.sampleCount ?? 1) > 1;
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
       vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half } },
-      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, ALPHA_TO_COVERAGE: Number(a2c), COVERED: a2c ? 0.125 : 0.5 } },
+      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5 } },
       primitive: { topology: 'triangle-strip', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
-      multisample: { count: options.sampleCount ?? 1, alphaToCoverageEnabled: a2c },
+      multisample: { count: options.sampleCount ?? 1 },
     });
     this.pipeline = pipeline(0);
     this.bandPipeline = pipeline(1);
