@@ -281,7 +281,7 @@ struct Out {
   @location(11) @interpolate(flat) towards: vec3f,
   // The quad's half extents along the camera's right and up axes (model units): the box's projection (cellFrame).
   @location(12) @interpolate(flat) extent: vec2f,
-  // The parallax march's steps (marchSteps), in [1, PARALLAX_STEPS].
+  // The parallax march's steps (marchSteps), in [MIN_MARCH_STEPS, PARALLAX_STEPS].
   @location(13) @interpolate(flat) steps: u32,
 }
 
@@ -410,8 +410,9 @@ struct Sample {
 // the camera). Parallax: the cell was baked from its own direction d, so a point of the ray lies
 // in the cell where it projects along d; the ray is marched from the box's near side (t = h) to
 // its far side in `steps` steps (marchSteps), and meets the surface at the first covered step whose
-// point lies from half a step in front of the cell's surface (its baked depth along d) to
-// PARALLAX_THICKNESS steps behind it. Pasted unmoved, a cell seen from between two view
+// point lies from half a step of PARALLAX_STEPS in front of the cell's surface (its baked depth
+// along d) to PARALLAX_THICKNESS such steps behind it (or, marching fewer, first lies behind it
+// after a step in front). Pasted unmoved, a cell seen from between two view
 // directions showed the character as from its own (the Fox's nose 6 pixels off at a 64-pixel
 // switch, half way between 8 azimuths; docs/impostors.md).
 fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, steps: u32) -> Sample {
