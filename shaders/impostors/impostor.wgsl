@@ -13,6 +13,7 @@
 const TAU: f32 = 0x1.921fb6p2f; // 6.283185307179586
 const PARALLAX_STEPS: u32 = 32u;
 const PARALLAX_THICKNESS: f32 = 1.5;
+const MIN_MARCH_STEPS: u32 = 8u;
 
 struct Instance {
   world: mat4x4f,
@@ -205,6 +206,8 @@ struct Atlas {
   varied: u32,
   looks: u32,
   standIn: u32,
+  // Model units (over the instance's scale) from the box's centre out to which the march takes every step (impostor-layout.ts marchDistance; 0: everywhere).
+  marchDistance: f32,
 }
 
 // The per-instance appearance record (skin.wgsl `Appearance`; white, no parts, without CrowdAppearance).
@@ -235,7 +238,7 @@ struct Look {
 @group(0) @binding(12) var<storage, read> bakedLooks: array<vec2u>;
 // The surface's offset along each cell's view direction (impostor-bake.ts ImpostorTextures.depth), premultiplied by coverage.
 @group(0) @binding(13) var depthAtlas: texture_2d_array<f32>;
-// PARALLAX_STEPS (the parallax march's steps, sampleCell) and PARALLAX_THICKNESS (how far behind
+// PARALLAX_STEPS (the parallax march's steps at the switch, sampleCell and marchSteps) and PARALLAX_THICKNESS (how far behind
 // the surface, in steps, a step still meets it) come in the generated block (impostor-layout.ts).
 
 override ENCODE_SRGB: bool = false;
@@ -284,6 +287,8 @@ struct Out {
   @location(11) @interpolate(flat) towards: vec3f,
   // The quad's half extents along the camera's right and up axes (model units): the box's projection (cellFrame).
   @location(12) @interpolate(flat) extent: vec2f,
+  // The parallax march's steps (marchSteps), in [MIN_MARCH_STEPS, PARALLAX_STEPS].
+  @location(13) @interpolate(flat) steps: u32,
 }
 
 // The atlas layer of an appearance record's look (variant, parts): a binary search of the baked
@@ -358,6 +363,7 @@ fn vertex(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance:
   let corner = CORNERS[vertex];
   // The quad spans the box's projection along the camera's direction (nothing the march meets lies outside it).
   out.extent = cellFrame(right, up);
+  out.steps = marchSteps(select(0.0, length(camera.eye.xyz - centre) / scale, camera.eye.w != 0.0));
   out.world = centre + rotation * (right * (corner.x * out.extent.x) + up * (corner.y * out.extent.y)) * scale;
   out.clip = camera.viewProjection * vec4f(out.world, 1.0);
   out.local = vec2f(corner.x * 0.5 + 0.5, 0.5 - corner.y * 0.5);
@@ -382,6 +388,18 @@ fn decodeOctahedral(e: vec2f) -> vec3f {
   return normalize(n);
 }
 
+// The parallax march's steps for an impostor `distance` model units (over its scale) from the
+// camera (impostor-layout.ts marchSteps, its twin): every step out to atlas.marchDistance (the
+// switch and the band, where the impostor must match the mesh, at least), past it
+// MARCH_STEPS_PER_PIXEL a pixel of the impostor's size, at least MIN_MARCH_STEPS: a pixel-sized
+// impostor shows no more with 32. Every step without a march distance or a camera position (distance 0).
+fn marchSteps(distance: f32) -> u32 {
+  if (atlas.marchDistance <= 0.0 || distance <= 0.0) {
+    return PARALLAX_STEPS;
+  }
+  return u32(clamp(ceil(f32(PARALLAX_STEPS) * atlas.marchDistance / distance), f32(MIN_MARCH_STEPS), f32(PARALLAX_STEPS)));
+}
+
 // One view cell's texels where the camera's ray meets the surface it shows: the covered fraction
 // and, weighted by it (the bake clears the textures to 0, so filtering leaves them premultiplied
 // by coverage), the base colour, the model normal, roughness and metalness. Coverage 0 where the
@@ -403,12 +421,13 @@ struct Sample {
 // the camera-facing plane through the box's centre, `towards` the pixel's unit direction to
 // the camera's eye, rayOf). Parallax: the cell was baked from its own direction d, so a point of the ray lies
 // in the cell where it projects along d; the ray is marched from the box's near side (t = h) to
-// its far side in PARALLAX_STEPS steps, and meets the surface at the first covered step whose
-// point lies from half a step in front of the cell's surface (its baked depth along d) to
-// PARALLAX_THICKNESS steps behind it. Pasted unmoved, a cell seen from between two view
+// its far side in `steps` steps (marchSteps), and meets the surface at the first covered step whose
+// point lies from half a step of PARALLAX_STEPS in front of the cell's surface (its baked depth
+// along d) to PARALLAX_THICKNESS such steps behind it (or, marching fewer, first lies behind it
+// after a step in front). Pasted unmoved, a cell seen from between two view
 // directions showed the character as from its own (the Fox's nose 6 pixels off at a 64-pixel
 // switch, half way between 8 azimuths; docs/impostors.md).
-fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -> Sample {
+fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, steps: u32) -> Sample {
   let view = e * atlas.azimuths + a;
   let cell = vec2f(f32(pose % atlas.columns), f32((pose / atlas.columns) * atlas.views + view));
   let grid = vec2f(f32(atlas.columns), f32(atlas.rows));
@@ -420,12 +439,18 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   // The cell's rectangle (cellFrame), its square of texels: a point at (x, y) along (right, up) lies at (x / w + 0.5, 0.5 - y / h) in the cell.
   let frame = 2.0 * cellFrame(right, up);
   let h = dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z));
-  let stride = 2.0 * h / f32(PARALLAX_STEPS);
+  let stride = 2.0 * h / f32(steps);
+  // The window a step meets the surface in is the full march's whatever the steps (a longer
+  // stride's window fattened the silhouette: more of the box's depth counted as the surface); a
+  // coarse march that strides over it meets the surface where the ray passes from in front of
+  // the surface (covered) to behind it (`front`, then behind >= 0).
+  let fine = 2.0 * h / f32(PARALLAX_STEPS);
+  var front = false;
   var uv = vec2f(0.0);
   var hit = false;
   var behind = 0.0;
   var p = q;
-  for (var k = 0u; k < PARALLAX_STEPS && !hit; k++) {
+  for (var k = 0u; k < steps && !hit; k++) {
     p = q + towards * (h - (f32(k) + 0.5) * stride);
     let unclamped = vec2f(dot(p, right), -dot(p, up)) / frame + 0.5;
     let local = clamp(unclamped, 0.5 / size, 1.0 - 0.5 / size);
@@ -435,7 +460,10 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
     if (coverage >= COVERED && all(abs(unclamped - 0.5) <= vec2f(0.5))) {
       let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius;
       behind = depth - dot(p, d);
-      hit = behind >= -0.5 * stride && behind <= PARALLAX_THICKNESS * stride;
+      hit = (behind >= -0.5 * fine && behind <= PARALLAX_THICKNESS * fine) || (front && behind >= 0.0 && steps < PARALLAX_STEPS);
+      front = behind < -0.5 * fine;
+    } else {
+      front = false;
     }
   }
   let bounds = vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid);
@@ -583,16 +611,16 @@ fn fragment(in: Out) -> Drawn {
   let ray = rayOf(in);
   let dx = dpdx(q);
   let dy = dpdy(q);
-  var s = sampleCell(in.layer, pose, a, e, q, ray);
+  var s = sampleCell(in.layer, pose, a, e, q, ray, in.steps);
   // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
   // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
   // all half way between two (a screen door moved by (2, 3)), so nothing jumps as the camera orbits.
   if (s.coverage == 0.0 && bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < 2.0 * min(fa, 1.0 - fa)) {
-    s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, ray);
+    s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, ray, in.steps);
   }
   // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
   if (s.coverage == 0.0 && e0 != e1 && bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < 2.0 * min(fe, 1.0 - fe)) {
-    s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, ray);
+    s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, ray, in.steps);
   }
   var mask = 0xffffffffu;
   if (MULTISAMPLED) {

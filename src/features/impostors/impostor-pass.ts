@@ -118,8 +118,13 @@ export class ImpostorPass {
     v.setUint32(IMPOSTOR_ATLAS.varied, varied, true);
   }
 
-  /** Writes the camera (`viewProjection`, world -> clip), the lights, the shadow map's fields (or none) and the clock (crowd seconds). */
-  update(viewProjection: ArrayLike<number>, lights: ResolvedLights, shadow: DrawShadow | undefined, clock: number): void {
+  /**
+   * Writes the camera (`viewProjection`, world -> clip), the lights, the shadow map's fields (or
+   * none), the clock (crowd seconds) and the distance (model units over the instance's scale, from
+   * the box's centre; 0: everywhere) out to which the parallax march takes every step, fewer past
+   * it (impostor-layout.ts marchDistance and marchSteps).
+   */
+  update(viewProjection: ArrayLike<number>, lights: ResolvedLights, shadow: DrawShadow | undefined, clock: number, marchDistance: number): void {
     const c = this.cameraData;
     writeCamera(c, viewProjection, lights, this.inverse);
     c[CAMERA.shadowStrength / 4] = shadow ? shadow.strength : 0;
@@ -129,6 +134,7 @@ export class ImpostorPass {
     this.device.queue.writeBuffer(this.camera, 0, c);
     this.atlasView.setInt32(IMPOSTOR_ATLAS.ticks, clockTicks(clock, 'ImpostorPass.update: clock'), true);
     this.atlasView.setUint32(IMPOSTOR_ATLAS.environment, Number(lights.environment !== undefined), true);
+    this.atlasView.setFloat32(IMPOSTOR_ATLAS.marchDistance, Number.isFinite(marchDistance) ? marchDistance : 0, true);
     this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
   }
 
