@@ -13,6 +13,7 @@
 const TAU: f32 = 0x1.921fb6p2f; // 6.283185307179586
 const PARALLAX_STEPS: u32 = 32u;
 const PARALLAX_THICKNESS: f32 = 1.5;
+const MIN_MARCH_STEPS: u32 = 8u;
 
 struct Instance {
   world: mat4x4f,
@@ -205,6 +206,8 @@ struct Atlas {
   varied: u32,
   looks: u32,
   standIn: u32,
+  // Model units (over the instance's scale) from the box's centre out to which the march takes every step (impostor-layout.ts marchDistance; 0: everywhere).
+  marchDistance: f32,
 }
 
 // The per-instance appearance record (skin.wgsl `Appearance`; white, no parts, without CrowdAppearance).
@@ -235,7 +238,7 @@ struct Look {
 @group(0) @binding(12) var<storage, read> bakedLooks: array<vec2u>;
 // The surface's offset along each cell's view direction (impostor-bake.ts ImpostorTextures.depth), premultiplied by coverage.
 @group(0) @binding(13) var depthAtlas: texture_2d_array<f32>;
-// PARALLAX_STEPS (the parallax march's steps, sampleCell) and PARALLAX_THICKNESS (how far behind
+// PARALLAX_STEPS (the parallax march's steps at the switch, sampleCell and marchSteps) and PARALLAX_THICKNESS (how far behind
 // the surface, in steps, a step still meets it) come in the generated block (impostor-layout.ts).
 
 override ENCODE_SRGB: bool = false;
@@ -243,12 +246,18 @@ override ENCODE_SRGB: bool = false;
 // per slot), and the fragment stage keeps only the pixels whose screen-door threshold is under the
 // instance's fade (skin.wgsl's BAND meshes draw the others).
 override BAND: bool = false;
-// ALPHA_TO_COVERAGE: a multisampled target (the pipeline's alphaToCoverageEnabled): the pixel's
-// covered fraction (the atlas's filtered coverage) becomes its sample mask, as the mesh's edges
-// cover some of a pixel's samples; else a pixel is drawn where at least half covered. COVERED:
-// the least coverage that counts as the surface (the parallax march's hits and the draw).
-override ALPHA_TO_COVERAGE: bool = false;
+// MULTISAMPLED: a 4-sample target (WebGPU's one multisampled count): the fragment writes each
+// sample's coverage as its sample mask (`coverageMask`: the atlas's coverage at the sample's own
+// position, as a mesh's edge covers some of a pixel's samples); else a pixel is drawn where at
+// least half covered. COVERED: the least coverage that counts as the surface (the parallax
+// march's hits; single-sampled, the draw's cut).
+override MULTISAMPLED: bool = false;
 override COVERED: f32 = 0.5;
+// NEAREST_COVERED: the least coverage of the texel under the ray's point whose own colour and
+// surface sampleCell shows (point-like, as the mesh's pixel); under it (an edge texel, whose 8-bit
+// premultiplied colour over a small coverage is coarse) the bilinear blend of four. Measured on
+// the Fox at raised views (docs/impostors.md): 0.05, 0.25 and 0.5 alike.
+override NEAREST_COVERED: f32 = 0.25;
 // The character's animation box's half extents (model units, impostor-pass.ts): the parallax
 // march spans the box along the camera's direction.
 override BOX_HALF_X: f32 = 1.0;
@@ -278,6 +287,8 @@ struct Out {
   @location(11) @interpolate(flat) towards: vec3f,
   // The quad's half extents along the camera's right and up axes (model units): the box's projection (cellFrame).
   @location(12) @interpolate(flat) extent: vec2f,
+  // The parallax march's steps (marchSteps), in [MIN_MARCH_STEPS, PARALLAX_STEPS].
+  @location(13) @interpolate(flat) steps: u32,
 }
 
 // The atlas layer of an appearance record's look (variant, parts): a binary search of the baked
@@ -352,6 +363,7 @@ fn vertex(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance:
   let corner = CORNERS[vertex];
   // The quad spans the box's projection along the camera's direction (nothing the march meets lies outside it).
   out.extent = cellFrame(right, up);
+  out.steps = marchSteps(select(0.0, length(camera.eye.xyz - centre) / scale, camera.eye.w != 0.0));
   out.world = centre + rotation * (right * (corner.x * out.extent.x) + up * (corner.y * out.extent.y)) * scale;
   out.clip = camera.viewProjection * vec4f(out.world, 1.0);
   out.local = vec2f(corner.x * 0.5 + 0.5, 0.5 - corner.y * 0.5);
@@ -376,6 +388,18 @@ fn decodeOctahedral(e: vec2f) -> vec3f {
   return normalize(n);
 }
 
+// The parallax march's steps for an impostor `distance` model units (over its scale) from the
+// camera (impostor-layout.ts marchSteps, its twin): every step out to atlas.marchDistance (the
+// switch and the band, where the impostor must match the mesh, at least), past it
+// MARCH_STEPS_PER_PIXEL a pixel of the impostor's size, at least MIN_MARCH_STEPS: a pixel-sized
+// impostor shows no more with 32. Every step without a march distance or a camera position (distance 0).
+fn marchSteps(distance: f32) -> u32 {
+  if (atlas.marchDistance <= 0.0 || distance <= 0.0) {
+    return PARALLAX_STEPS;
+  }
+  return u32(clamp(ceil(f32(PARALLAX_STEPS) * atlas.marchDistance / distance), f32(MIN_MARCH_STEPS), f32(PARALLAX_STEPS)));
+}
+
 // One view cell's texels where the camera's ray meets the surface it shows: the covered fraction
 // and, weighted by it (the bake clears the textures to 0, so filtering leaves them premultiplied
 // by coverage), the base colour, the model normal, roughness and metalness. Coverage 0 where the
@@ -385,18 +409,21 @@ struct Sample {
   albedo: vec3f,
   normal: vec3f,
   rm: vec2f,
+  // For coverageMask's taps: the hit's point (q where the ray met nothing; model units).
+  point: vec3f,
 }
 
 // Cell (view (a, e), pose `pose`) seen along the camera's ray q + t towards (model space: q on
-// the camera-facing plane through the box's centre, `towards` the unit direction to
-// the camera). Parallax: the cell was baked from its own direction d, so a point of the ray lies
+// the camera-facing plane through the box's centre, `towards` the pixel's unit direction to
+// the camera's eye, rayOf). Parallax: the cell was baked from its own direction d, so a point of the ray lies
 // in the cell where it projects along d; the ray is marched from the box's near side (t = h) to
-// its far side in PARALLAX_STEPS steps, and meets the surface at the first covered step whose
-// point lies from half a step in front of the cell's surface (its baked depth along d) to
-// PARALLAX_THICKNESS steps behind it. Pasted unmoved, a cell seen from between two view
+// its far side in `steps` steps (marchSteps), and meets the surface at the first covered step whose
+// point lies from half a step of PARALLAX_STEPS in front of the cell's surface (its baked depth
+// along d) to PARALLAX_THICKNESS such steps behind it (or, marching fewer, first lies behind it
+// after a step in front). Pasted unmoved, a cell seen from between two view
 // directions showed the character as from its own (the Fox's nose 6 pixels off at a 64-pixel
 // switch, half way between 8 azimuths; docs/impostors.md).
-fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -> Sample {
+fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, steps: u32) -> Sample {
   let view = e * atlas.azimuths + a;
   let cell = vec2f(f32(pose % atlas.columns), f32((pose / atlas.columns) * atlas.views + view));
   let grid = vec2f(f32(atlas.columns), f32(atlas.rows));
@@ -408,12 +435,18 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   // The cell's rectangle (cellFrame), its square of texels: a point at (x, y) along (right, up) lies at (x / w + 0.5, 0.5 - y / h) in the cell.
   let frame = 2.0 * cellFrame(right, up);
   let h = dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z));
-  let stride = 2.0 * h / f32(PARALLAX_STEPS);
+  let stride = 2.0 * h / f32(steps);
+  // The window a step meets the surface in is the full march's whatever the steps (a longer
+  // stride's window fattened the silhouette: more of the box's depth counted as the surface); a
+  // coarse march that strides over it meets the surface where the ray passes from in front of
+  // the surface (covered) to behind it (`front`, then behind >= 0).
+  let fine = 2.0 * h / f32(PARALLAX_STEPS);
+  var front = false;
   var uv = vec2f(0.0);
   var hit = false;
   var behind = 0.0;
   var p = q;
-  for (var k = 0u; k < PARALLAX_STEPS && !hit; k++) {
+  for (var k = 0u; k < steps && !hit; k++) {
     p = q + towards * (h - (f32(k) + 0.5) * stride);
     let unclamped = vec2f(dot(p, right), -dot(p, up)) / frame + 0.5;
     let local = clamp(unclamped, 0.5 / size, 1.0 - 0.5 / size);
@@ -423,11 +456,14 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
     if (coverage >= COVERED && all(abs(unclamped - 0.5) <= vec2f(0.5))) {
       let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius;
       behind = depth - dot(p, d);
-      hit = behind >= -0.5 * stride && behind <= PARALLAX_THICKNESS * stride;
+      hit = (behind >= -0.5 * fine && behind <= PARALLAX_THICKNESS * fine) || (front && behind >= 0.0 && steps < PARALLAX_STEPS);
+      front = behind < -0.5 * fine;
+    } else {
+      front = false;
     }
   }
   if (!hit) {
-    return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0));
+    return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q);
   }
   // One step more: along the ray to the baked surface's depth, where that point is covered too.
   let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
@@ -435,11 +471,24 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f) -
   let refined = (cell + clamp(onCell, 0.5 / size, 1.0 - 0.5 / size)) / grid;
   if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= COVERED && all(abs(onCell - 0.5) <= vec2f(0.5))) {
     uv = refined;
+    p = onSurface;
   }
-  let albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
-  let surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0);
-  let n = decodeOctahedral(surface.xy / max(albedo.a, 1e-6));
-  return Sample(albedo.a, albedo.rgb, (right * n.x + up * n.y + d * n.z) * albedo.a, surface.zw);
+  // Colour and surface from the one texel under the point (its own coverage divided out), not
+  // bilinear between four: the mesh's pixel shows its surface at one point, and a blend of the
+  // texels across a facet's edge or a thin leg showed neither side (the Fox at raised views,
+  // docs/impostors.md). A texel under NEAREST_COVERED (an edge's, its quantized colour over a
+  // small coverage) gives the bilinear blend instead. The coverage stays bilinear (the outline).
+  let albedo4 = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
+  var albedo = albedo4.rgb;
+  var surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0);
+  let texel = vec2i(uv * vec2f(textureDimensions(albedoAtlas)));
+  let nearest = textureLoad(albedoAtlas, texel, layer, 0);
+  if (nearest.a >= NEAREST_COVERED) {
+    albedo = nearest.rgb * (albedo4.a / nearest.a);
+    surface = textureLoad(surfaceAtlas, texel, layer, 0) * (albedo4.a / nearest.a);
+  }
+  let n = decodeOctahedral(surface.xy / max(albedo4.a, 1e-6));
+  return Sample(albedo4.a, albedo, (right * n.x + up * n.y + d * n.z) * albedo4.a, surface.zw, p);
 }
 
 // How much of the sun reaches `world`: skin.wgsl's 3 x 3 PCF of the crowd's shadow map.
@@ -461,8 +510,131 @@ fn lit(world: vec3f) -> f32 {
   return 1.0 - camera.shadowStrength * (1.0 - sum / 9.0);
 }
 
+// The unit direction (model space) from the pixel's point on the quad towards the camera: the
+// perspective camera's eye through it, or the orthographic camera's one direction.
+fn rayOf(in: Out) -> vec3f {
+  if (camera.eye.w == 0.0) {
+    return in.towards;
+  }
+  return normalize(transpose(mat3x3f(in.axisX, in.axisY, in.axisZ)) * (camera.eye.xyz - in.world));
+}
+
+// WebGPU's standard positions of a 4-sample pixel's samples (sample i is bit i of the sample
+// mask), from the pixel's centre in pixels (x right, y down).
+var<private> SAMPLE_OFFSETS: array<vec2f, 4> = array<vec2f, 4>(vec2f(-0.125, -0.375), vec2f(0.375, -0.125), vec2f(-0.375, 0.125), vec2f(0.125, 0.375));
+
+struct Drawn {
+  @location(0) color: vec4f,
+  // MULTISAMPLED: the samples the surface covers (coverageMask); all otherwise.
+  @builtin(sample_mask) mask: u32,
+}
+
+// A view cell as coverageMask's taps read it: the atlas coordinates of a model point p
+// (origin + p * toUv), the rectangle of its texel centres (min, max; filtering never reads the
+// neighbouring cell) and its view's axes (right, up, d: the baked normals' frame).
+struct CellMap {
+  origin: vec2f,
+  toUv: mat2x3f,
+  bounds: vec4f,
+  right: vec3f,
+  up: vec3f,
+  d: vec3f,
+}
+
+fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
+  let view = e * atlas.azimuths + a;
+  let cell = vec2f(f32(pose % atlas.columns), f32((pose / atlas.columns) * atlas.views + view));
+  let grid = vec2f(f32(atlas.columns), f32(atlas.rows));
+  let size = vec2f(textureDimensions(albedoAtlas)) / grid;
+  let d = cellDirection(a, e);
+  let right = basisRight(d);
+  let up = cross(d, right);
+  let frame = 2.0 * cellFrame(right, up);
+  return CellMap((cell + 0.5) / grid, mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y)), vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), right, up, d);
+}
+
+// Where the ray p0 + t towards meets cell c's baked surface: p0's point in the cell moved one
+// step along the ray onto the baked depth there (as the march's last step), where anything
+// covers it; its atlas coordinates and base colour (alpha: coverage, 0 outside the cell's rectangle).
+struct Tap {
+  uv: vec2f,
+  albedo: vec4f,
+}
+
+fn tap(c: CellMap, p0: vec3f, layer: u32, towards: vec3f) -> Tap {
+  var uv = c.origin + p0 * c.toUv;
+  var albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
+  if (albedo.a > 0.01) {
+    let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / albedo.a * 2.0 - 1.0) * atlas.radius;
+    let p = p0 + towards * ((depth - dot(p0, c.d)) / max(dot(towards, c.d), 0.25));
+    uv = c.origin + p * c.toUv;
+    albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
+  }
+  let inside = all(uv >= c.bounds.xy) && all(uv <= c.bounds.zw);
+  return Tap(uv, select(vec4f(0.0), albedo, inside));
+}
+
+// MULTISAMPLED: the pixel's samples the character covers, each at its own position, and the
+// surface averaged over them (what the resolve of a mesh's samples gives). A sample's point is
+// `s`'s (the march's hit, or q where it met nothing) moved by the sample's offset on the
+// camera-facing plane (`dx`, `dy`: a pixel's step right and down there, model units); each of the
+// four cells around the camera's direction (`cells`, with the bilinear weights of the camera's
+// direction between them, `weights`; only those weighing anything are read) is tapped there, and
+// the sample is covered where their coverages so weighted reach 0.5: between two cells the
+// outline lies between the two cells' outlines, each moved by the parallax from its own
+// direction (the Fox at 4 samples between cells: 11.5/255 over its pixels on average over 10
+// views, 13.6 with the one cell the pixel's screen door chose; docs/impostors.md). The colour,
+// normal, roughness and metalness are the cells' so weighted, premultiplied by coverage (a
+// nearly empty texel's 8-bit colour weighs little). On a view cell one cell is read. One
+// filtered coverage read at the pixel's centre, as alpha to coverage was given, spans under a
+// pixel of the atlas's texels: 0 or 1 on most of a small character's edge pixels, where the
+// mesh's samples cover some. `towards`: the pixel's ray (rayOf), each sample's ray taken
+// parallel to it through its own point (under perspective they differ by the sample's offset
+// over the focal length: 3e-4 rad at the switch, a hundredth of a pixel across the box).
+fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cells: array<CellMap, 4>, weights: vec4f) -> Taps {
+  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), s.point));
+  for (var i = 0u; i < 4u; i++) {
+    let o = SAMPLE_OFFSETS[i];
+    let p = s.point + dx * o.x + dy * o.y;
+    var covered = 0.0;
+    var sum = Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), p);
+    for (var j = 0u; j < 4u; j++) {
+      if (weights[j] == 0.0) {
+        continue;
+      }
+      let c = cells[j];
+      let t = tap(c, p, layer, towards);
+      let albedo = t.albedo;
+      covered += weights[j] * albedo.a;
+      if (albedo.a > 0.01) {
+        let surface = textureSampleLevel(surfaceAtlas, atlasSampler, t.uv, layer, 0.0);
+        let n = decodeOctahedral(surface.xy / albedo.a);
+        let w = weights[j] * albedo.a;
+        sum.coverage += w;
+        sum.albedo += albedo.rgb * weights[j];
+        sum.normal += (c.right * n.x + c.up * n.y + c.d * n.z) * w;
+        sum.rm += surface.zw * weights[j];
+      }
+    }
+    if (covered >= 0.5) {
+      taps.mask |= 1u << i;
+      taps.sample.coverage += 1.0;
+      taps.sample.albedo += sum.albedo / sum.coverage;
+      taps.sample.normal += normalize(sum.normal);
+      taps.sample.rm += sum.rm / sum.coverage;
+    }
+  }
+  return taps;
+}
+
+struct Taps {
+  mask: u32,
+  // Sums over the covered samples, as a Sample (each sample's surface counted once, coverage 1).
+  sample: Sample,
+}
+
 @fragment
-fn fragment(in: Out) -> @location(0) vec4f {
+fn fragment(in: Out) -> Drawn {
   if (BAND && bandThreshold(in.clip.xy) >= in.fade) {
     discard;
   }
@@ -483,16 +655,33 @@ fn fragment(in: Out) -> @location(0) vec4f {
   // The pixel's point on the camera-facing plane through the box's centre (model units).
   let qr = basisRight(in.towards);
   let q = qr * ((in.local.x * 2.0 - 1.0) * in.extent.x) + cross(in.towards, qr) * ((1.0 - 2.0 * in.local.y) * in.extent.y);
-  var s = sampleCell(in.layer, pose, a, e, q, in.towards);
+  // The pixel's own ray through q towards the eye (model space), not the instance's one direction:
+  // a point of the surface off the plane lies where the perspective puts it (up to a quarter pixel
+  // off at the switch on the Fox's long diagonal views, docs/impostors.md).
+  let ray = rayOf(in);
+  let dx = dpdx(q);
+  let dy = dpdy(q);
+  var s = sampleCell(in.layer, pose, a, e, q, ray, in.steps);
   // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
   // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
   // all half way between two (a screen door moved by (2, 3)), so nothing jumps as the camera orbits.
   if (s.coverage == 0.0 && bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < 2.0 * min(fa, 1.0 - fa)) {
-    s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, in.towards);
+    s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, ray, in.steps);
   }
   // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
   if (s.coverage == 0.0 && e0 != e1 && bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < 2.0 * min(fe, 1.0 - fe)) {
-    s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, in.towards);
+    s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, ray, in.steps);
+  }
+  var mask = 0xffffffffu;
+  if (MULTISAMPLED) {
+    // The four cells around the camera's direction and their bilinear weights (a row past the
+    // top one weighs nothing: e1 is e0 there).
+    let ge = select(0.0, fe, e1 != e0);
+    let cells = array<CellMap, 4>(cellMap(pose, a0, e0), cellMap(pose, a1, e0), cellMap(pose, a0, e1), cellMap(pose, a1, e1));
+    let weights = vec4f((1.0 - fa) * (1.0 - ge), fa * (1.0 - ge), (1.0 - fa) * ge, fa * ge);
+    let taps = coverageMask(s, in.layer, dx, dy, ray, cells, weights);
+    mask = taps.mask;
+    s = taps.sample;
   }
   let coverage = s.coverage;
   let albedo = s.albedo;
@@ -509,7 +698,7 @@ fn fragment(in: Out) -> @location(0) vec4f {
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
   }
-  return vec4f(color, select(1.0, coverage, ALPHA_TO_COVERAGE));
+  return Drawn(vec4f(color, 1.0), mask);
 }
 
 // skin.wgsl's `shade` for an opaque lit surface of normal `n` (the atlas holds the shading normal

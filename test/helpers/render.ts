@@ -12,14 +12,19 @@ export function lookAt(eye: [number, number, number], target: [number, number, n
 /**
  * Encodes one frame of `crowd` as it stands (call update first to upload its records), draws it into
  * a `size` x `size` rgba8unorm target cleared to black (size a multiple of 64: rows of 256 bytes), submits, and returns the pixels.
+ * With `samples` 4 it draws into a multisampled target (and depth) resolved into that one, as the
+ * demo does (the crowd made with `sampleCount: 4`).
  */
-export async function renderCrowd(device: GPUDevice, crowd: Crowd, viewProjection: Float32Array, size: number): Promise<Uint8Array> {
+export async function renderCrowd(device: GPUDevice, crowd: Crowd, viewProjection: Float32Array, size: number, samples = 1): Promise<Uint8Array> {
   const color = device.createTexture({ size: [size, size], format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC });
-  const depth = device.createTexture({ size: [size, size], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const multisampled = samples > 1 ? device.createTexture({ size: [size, size], format: 'rgba8unorm', sampleCount: samples, usage: GPUTextureUsage.RENDER_ATTACHMENT }) : undefined;
+  const depth = device.createTexture({ size: [size, size], format: 'depth24plus', sampleCount: samples, usage: GPUTextureUsage.RENDER_ATTACHMENT });
   const encoder = device.createCommandEncoder();
   crowd.encode(encoder);
   const pass = encoder.beginRenderPass({
-    colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 1] }],
+    colorAttachments: [multisampled
+      ? { view: multisampled.createView(), resolveTarget: color.createView(), loadOp: 'clear', storeOp: 'discard', clearValue: [0, 0, 0, 1] }
+      : { view: color.createView(), loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 1] }],
     depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
   });
   crowd.draw(pass, viewProjection);
@@ -28,7 +33,7 @@ export async function renderCrowd(device: GPUDevice, crowd: Crowd, viewProjectio
   encoder.copyTextureToBuffer({ texture: color }, { buffer: readback, bytesPerRow: size * 4 }, [size, size]);
   device.queue.submit([encoder.finish()]);
   const pixels = new Uint8Array(await readBuffer(device, readback));
-  for (const resource of [color, depth, readback]) resource.destroy();
+  for (const resource of [color, depth, readback, multisampled]) resource?.destroy();
   return pixels;
 }
 

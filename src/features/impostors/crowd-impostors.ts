@@ -5,6 +5,7 @@ import { AtlasGrid, boxSphere } from './impostor-atlas';
 import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, SURFACE_FORMAT, type BakeLayer, type ImpostorTextures } from './impostor-bake';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
+import { marchDistance } from './impostor-layout';
 import { BandMeshes } from './band-meshes';
 import { ImpostorRoute, levelAtSwitch, type ImpostorDraws } from './impostor-route';
 import type { ImpostorOptions } from './types';
@@ -211,7 +212,7 @@ export class CrowdImpostors implements CrowdFeature {
     inputs.looks = kernel.draws.appearance?.buffer;
     inputs.atlas = this.atlasTextures;
     inputs.environment = kernel.draws.skin.environmentView;
-    this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock);
+    this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock, marchDistance(this.route.switchDistance, this.grid.switchPixels));
     this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
     if (this.grid.band > 0) {
       // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.

@@ -7,7 +7,7 @@ import { CLIP_CLOCK, INSTANCE_STRUCT, type GeneratedShader } from '../../runtime
  * and the looks baked (impostor-looks.ts: one atlas layer each).
  */
 export const IMPOSTOR_ATLAS = {
-  size: 64,
+  size: 80,
   centre: 0, //        vec3f: model units
   radius: 12, //       f32: model units
   columns: 16, //      u32: cells across
@@ -22,15 +22,43 @@ export const IMPOSTOR_ATLAS = {
   varied: 52, //       u32: parts mask of the primitives a variant changes (a look's variant is 0 where none of its parts is)
   looks: 56, //        u32: looks baked (layers; the table bound at 12, sorted by variant, then parts)
   standIn: 60, //      u32: the layer drawn for a look without one (the most used look's)
+  marchDistance: 64, // f32: model units (over the instance's scale) from the box's centre out to which the march takes every step (marchDistance); 0: everywhere
 } as const;
 
 /** Steps of the impostor draw's parallax march across the animation box (impostor.wgsl sampleCell). */
 export const PARALLAX_STEPS = 32;
+/** The parallax march's steps per pixel of the impostor's size on screen (its framing sphere's diameter) past the distance where that reaches PARALLAX_STEPS (marchDistance). */
+export const MARCH_STEPS_PER_PIXEL = 3;
+/** The fewest steps of the parallax march (impostor.wgsl marchSteps): below 8 the Fox's silhouette thins (docs/impostors.md "Measured"). */
+export const MIN_MARCH_STEPS = 8;
+
+/**
+ * The distance (model units over the instance's scale, from the box's centre) out to which the
+ * parallax march takes every step (PARALLAX_STEPS): the switch distance `switchDistance` (where
+ * the framing sphere spans `switchPixels` pixels), or further where the sphere still spans
+ * PARALLAX_STEPS / MARCH_STEPS_PER_PIXEL pixels there. 0 (every step everywhere) without a switch distance.
+ */
+export function marchDistance(switchDistance: number, switchPixels: number): number {
+  if (!(switchDistance > 0) || !Number.isFinite(switchDistance)) return 0;
+  return switchDistance * Math.max(1, (MARCH_STEPS_PER_PIXEL * switchPixels) / PARALLAX_STEPS);
+}
+
+/**
+ * The parallax march's steps for an impostor `distance` model units (over its scale) from the
+ * camera (impostor.wgsl marchSteps, its twin; `far` from marchDistance): PARALLAX_STEPS out to
+ * `far` (so at the switch and in the band, where the impostor must match the mesh, the march is
+ * as it was), past it MARCH_STEPS_PER_PIXEL a pixel of the impostor's size, at least
+ * MIN_MARCH_STEPS (the Fox in a million in view, a pixel each: 8 steps, not 32). `far` 0: every step.
+ */
+export function marchSteps(far: number, distance: number): number {
+  if (!(far > 0) || !(distance > 0)) return PARALLAX_STEPS;
+  return Math.min(PARALLAX_STEPS, Math.max(MIN_MARCH_STEPS, Math.ceil((PARALLAX_STEPS * far) / distance)));
+}
 /** How far behind the baked surface, in march steps, a step still meets it (impostor.wgsl sampleCell). */
 export const PARALLAX_THICKNESS = 1.5;
 
-/** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps and thickness, the instance record and the clip clock (draw); none (bake). */
+/** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the instance record and the clip clock (draw); none (bake). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
 ];

@@ -62,17 +62,18 @@ export class ImpostorPass {
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
     // The animation box's half extents: the quad spans its projection, each cell frames its projection in the cell's view, the parallax march spans the box (impostor.wgsl cellFrame, sampleCell).
     const half = { BOX_HALF_X: (box[3] - box[0]) / 2, BOX_HALF_Y: (box[4] - box[1]) / 2, BOX_HALF_Z: (box[5] - box[2]) / 2 };
-    // A multisampled target: alpha to coverage, the atlas's covered fraction as the sample mask
-    // (the Fox at 4 samples, 128-texel cells, on a view cell: 21.4/255 over its pixels with the
-    // cut at 0.5, 10.4 with it; a pixel counts as covered from 1/8, under half a sample).
-    const a2c = (options.sampleCount ?? 1) > 1;
+    // A multisampled target: the fragment writes the samples the atlas covers at their own
+    // positions as the sample mask (impostor.wgsl coverageMask; the Fox at 4 samples at the
+    // defaults, over its pixels: 5.6/255 on a view cell where alpha to coverage gave 23.8; the
+    // parallax march's hits take coverage from 1/8).
+    const multisampled = (options.sampleCount ?? 1) > 1;
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
       vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half } },
-      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, ALPHA_TO_COVERAGE: Number(a2c), COVERED: a2c ? 0.125 : 0.5 } },
+      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5 } },
       primitive: { topology: 'triangle-strip', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
-      multisample: { count: options.sampleCount ?? 1, alphaToCoverageEnabled: a2c },
+      multisample: { count: options.sampleCount ?? 1 },
     });
     this.pipeline = pipeline(0);
     this.bandPipeline = pipeline(1);
@@ -117,8 +118,13 @@ export class ImpostorPass {
     v.setUint32(IMPOSTOR_ATLAS.varied, varied, true);
   }
 
-  /** Writes the camera (`viewProjection`, world -> clip), the lights, the shadow map's fields (or none) and the clock (crowd seconds). */
-  update(viewProjection: ArrayLike<number>, lights: ResolvedLights, shadow: DrawShadow | undefined, clock: number): void {
+  /**
+   * Writes the camera (`viewProjection`, world -> clip), the lights, the shadow map's fields (or
+   * none), the clock (crowd seconds) and the distance (model units over the instance's scale, from
+   * the box's centre; 0: everywhere) out to which the parallax march takes every step, fewer past
+   * it (impostor-layout.ts marchDistance and marchSteps).
+   */
+  update(viewProjection: ArrayLike<number>, lights: ResolvedLights, shadow: DrawShadow | undefined, clock: number, marchDistance: number): void {
     const c = this.cameraData;
     writeCamera(c, viewProjection, lights, this.inverse);
     c[CAMERA.shadowStrength / 4] = shadow ? shadow.strength : 0;
@@ -128,6 +134,7 @@ export class ImpostorPass {
     this.device.queue.writeBuffer(this.camera, 0, c);
     this.atlasView.setInt32(IMPOSTOR_ATLAS.ticks, clockTicks(clock, 'ImpostorPass.update: clock'), true);
     this.atlasView.setUint32(IMPOSTOR_ATLAS.environment, Number(lights.environment !== undefined), true);
+    this.atlasView.setFloat32(IMPOSTOR_ATLAS.marchDistance, Number.isFinite(marchDistance) ? marchDistance : 0, true);
     this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
   }
 

@@ -55,6 +55,8 @@ export class ImpostorRoute implements CullRoute {
   private frame: CullFrame | undefined;
   /** The character's LOD levels' simplification errors (model units; [0]: none). */
   private readonly errors: readonly number[];
+  /** The last fill's switch distance from the box's centre (model units: where `size` spans `pixels`; 0 before the first fill): the draw's parallax march steps by it (impostor-layout.ts marchSteps). */
+  switchDistance = 0;
   private readonly lists: ImpostorDraws = { args: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
 
   /**
@@ -73,6 +75,7 @@ export class ImpostorRoute implements CullRoute {
 
   fill(f: CullFrame, projection: number, viewportHeight: number): void {
     const switchDistance = distanceForPixels(this.size, this.pixels, projection, viewportHeight);
+    this.switchDistance = switchDistance;
     f.impostorDistance = Math.max(0, switchDistance - this.offset);
     // The band: (1 - band) x the switch distance up to it, its meshes at the level the atlas shows
     // (the level at the switch), so that the impostor takes over from the mesh it was baked from.

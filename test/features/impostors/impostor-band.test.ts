@@ -110,10 +110,12 @@ describe('impostor band (GPU)', () => {
     expect(fromMesh).toBeGreaterThan(100);
     expect(fromImpostor).toBeGreaterThan(100);
     expect(wrong).toBeLessThanOrEqual(2);
-    // Made-up violations: the split the other way round, all mesh, all impostor.
-    expect(offPixels(band.pixels, mesh.pixels, impostor.pixels, (x, y) => !meshSide(x, y))).toBeGreaterThan(50);
-    expect(offPixels(band.pixels, mesh.pixels, impostor.pixels, () => true)).toBeGreaterThan(50);
-    expect(offPixels(band.pixels, mesh.pixels, impostor.pixels, () => false)).toBeGreaterThan(50);
+    // Made-up violations: the split the other way round, all mesh, all impostor: off on the pixels
+    // where the impostor differs from the mesh, 101, 48 and 53 of them since the draw marches each
+    // pixel's perspective ray and shows one texel (over 50 each before; the split itself: at most 2).
+    const violations = [(x: number, y: number) => !meshSide(x, y), () => true, () => false].map((side) => offPixels(band.pixels, mesh.pixels, impostor.pixels, side));
+    console.log(`made-up splits (reversed, all mesh, all impostor): ${violations.join(', ')} pixels off`);
+    for (const off of violations) expect(off).toBeGreaterThan(20);
 
     // A blend of two clips past the switch: each pixel shows clip A's frame or clip B's, B where
     // the dissolve's threshold (the band's pattern shifted by (2, 1)) is under the weight.

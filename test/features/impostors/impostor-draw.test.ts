@@ -79,14 +79,14 @@ function matches(a: Uint8Array, b: Uint8Array): boolean {
 
 /**
  * Whether two images of the Mannequin show the same look (the looks test): inside at most 8 and
- * at most 12% outline, no union bound. Its limbs a few pixels wide make the outline a large share
- * (10.1% with the 4-sample bake, 8.3% single-sampled; union 19.9): the look's variant and parts,
- * not the outline's last pixel, are what it checks (the variant ignored: 41.7/255 inside; the
- * parts ignored: 16.8% outline).
+ * at most 6% outline, no union bound. Its limbs a few pixels wide make the outline a large share
+ * (2.6 to 2.8% since the draw marches each pixel's own perspective ray, 10.1% before: union 6.2
+ * against 20.9): the look's variant and parts, not the outline's last pixel, are what it checks
+ * (the variant ignored: 41.7/255 inside; the parts ignored: 11.0% outline, 16.5% before).
  */
 function sameLook(a: Uint8Array, b: Uint8Array): boolean {
   const c = compare(a, b);
-  return c.inside <= 8 && c.outline <= 0.12;
+  return c.inside <= 8 && c.outline <= 0.06;
 }
 
 describe('impostor draw (GPU)', () => {
@@ -343,5 +343,70 @@ describe('impostor draw (GPU)', () => {
     expect(matches(impostor, mesh)).toBe(true);
     // Made-up violation: the normal map ignored in the bake (the geometric normal baked, as before).
     expect(matches(smoothImpostor, mesh)).toBe(false);
+  }, 60_000);
+
+  it('at a raised view (elevation row 37.5 degrees, azimuth 135) the impostor differs from the mesh by at most 8/255 over the character at the switch; the horizon row\'s mesh does not match it', async (context) => {
+    if (!device) return context.skip();
+    // The defaults (OPTIONS: 4 frames a clip, the tested time a baked frame), clip 1 at frame 1 of
+    // 4, the camera on view cell (azimuth 135, row 1: 37.5 degrees) just past the switch.
+    const crowd = new Crowd(device, fox, TARGETS);
+    const impostors = new CrowdImpostors(crowd, OPTIONS);
+    crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
+    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
+    const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
+    const render = async (asImpostor: boolean, elevation: number) => {
+      const azimuth = (3 * Math.PI) / 4;
+      const eye: [number, number, number] = [centre[0] + Math.sin(azimuth) * Math.cos(elevation) * d, centre[1] + Math.sin(elevation) * d, centre[2] + Math.cos(azimuth) * Math.cos(elevation) * d];
+      const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+      impostors.enabled = asImpostor;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+      crowd.update(0);
+      const pixels = await renderCrowd(device!, crowd, viewProjection, SIZE);
+      expect((await crowd.readCullStats()).perLevel.at(-1)).toBe(asImpostor ? 1 : 0);
+      return pixels;
+    };
+    const raised = (37.5 * Math.PI) / 180;
+    const [impostor, mesh] = [await render(true, raised), await render(false, raised)];
+    const c = compare(impostor, mesh);
+    console.log(`row 37.5, azimuth 135: ${c.inside.toFixed(2)}/255 mean inside, ${c.union.toFixed(2)}/255 over the union, ${c.mesh.toFixed(2)}/255 over the mesh's pixels, ${(100 * c.outline).toFixed(1)}% of ${c.pixels} pixels outline`);
+    expect(c.pixels).toBeGreaterThan(80);
+    // MESH_RAISED here (8.95 with the four texels blended and one ray a quad: the violation it catches).
+    expect(c.mesh).toBeLessThanOrEqual(8);
+    expect(c.inside).toBeLessThanOrEqual(8);
+    // Made-up violation, a wrong elevation row: the mesh seen from the horizon (row 0) against this impostor.
+    const horizon = compare(impostor, await render(false, 0));
+    console.log(`the horizon row's mesh against it: ${horizon.mesh.toFixed(2)}/255 over the mesh's pixels`);
+    expect(horizon.mesh).toBeGreaterThan(8);
+    crowd.destroy();
+  }, 60_000);
+
+  it('at 4 samples (a multisampled target resolved, as the demo draws) the impostor differs from the mesh by at most 8/255 over the character\'s pixels: each sample covered where the atlas covers its own position', async (context) => {
+    if (!device) return context.skip();
+    // The 4-sample mesh differs from the 1-sample mesh by 22/255 over its pixels (a Fox of about
+    // 170 pixels is mostly edge pixels); with alpha to coverage from the coverage read at the pixel's
+    // centre the impostor differed from it by 23.8 (docs/impostors.md, Routing and drawing).
+    const crowd = new Crowd(device, fox, { ...TARGETS, sampleCount: 4 });
+    const impostors = new CrowdImpostors(crowd, OPTIONS);
+    crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
+    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
+    const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
+    // On view cell 90 degrees (half way between two cells the 4-sample image is not yet within 8: docs/impostors.md, Not done).
+    const eye: [number, number, number] = [centre[0] + d, centre[1], centre[2]];
+    const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+    const images: Uint8Array[] = [];
+    for (const on of [true, false]) {
+      impostors.enabled = on;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+      crowd.update(0);
+      images.push(await renderCrowd(device, crowd, viewProjection, SIZE, 4));
+      expect((await crowd.readCullStats()).perLevel.length).toBe(on ? 5 : 4);
+    }
+    const here = compare(images[0], images[1]);
+    console.log(`at 4 samples on view cell 90: ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${here.inside.toFixed(2)} inside, ${here.union.toFixed(2)} over the union, ${(100 * here.outline).toFixed(1)}% of ${here.pixels} pixels outline`);
+    expect(here.pixels).toBeGreaterThan(100);
+    expect(here.mesh).toBeLessThanOrEqual(8);
+    crowd.destroy();
   }, 60_000);
 });

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Character } from '../../../src/character/character';
+import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
+import { marchDistance, marchSteps, MARCH_STEPS_PER_PIXEL, MIN_MARCH_STEPS, PARALLAX_STEPS } from '../../../src/features/impostors/impostor-layout';
+import { Crowd } from '../../../src/runtime/crowd';
+import { testCharacter } from '../../helpers/character';
+import { openTestDevice } from '../../helpers/gpu';
+import { drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
+
+describe('the parallax march\'s steps by on-screen size (impostor-layout.ts marchSteps, impostor.wgsl its twin)', () => {
+  it('marches every step out to the switch (and further while the impostor spans 32 / 3 pixels), 3 a pixel past that, never under 8', () => {
+    // The Fox's default switch: 40 pixels at 1,000 model units: every step out to 40 x 3 / 32 x 1,000.
+    const far = marchDistance(1000, 40);
+    expect(far).toBeCloseTo(3750, 6);
+    for (const d of [0.5, 999, 1000, 3750]) expect(marchSteps(far, d)).toBe(PARALLAX_STEPS);
+    // 6 pixels (a 40-pixel switch at 1,000; 6 pixels at 6,667): 18 steps; 1.5 pixels: the fewest.
+    expect(marchSteps(far, (1000 * 40) / 6)).toBe(18);
+    expect(marchSteps(far, (1000 * 40) / 1.5)).toBe(MIN_MARCH_STEPS);
+    expect(marchSteps(far, 1e30)).toBe(MIN_MARCH_STEPS);
+    // A switch under 32 / 3 pixels: every step out to the switch itself, fewer only past it.
+    expect(marchDistance(1000, 8)).toBe(1000);
+    expect(marchSteps(1000, 1000)).toBe(PARALLAX_STEPS);
+    expect(marchSteps(1000, 1100)).toBe(30);
+    // No switch known (no camera yet, a switch at infinity): every step everywhere.
+    expect(marchDistance(0, 40)).toBe(0);
+    expect(marchDistance(Infinity, 40)).toBe(0);
+    expect(marchSteps(0, 5000)).toBe(PARALLAX_STEPS);
+    // Steps never fall as the impostor grows on screen.
+    let last = 0;
+    for (let px = 0.25; px <= 60; px *= 1.1) {
+      const steps = marchSteps(far, (1000 * 40) / px);
+      expect(steps).toBeGreaterThanOrEqual(last);
+      expect(steps).toBe(Math.min(PARALLAX_STEPS, Math.max(MIN_MARCH_STEPS, Math.ceil(MARCH_STEPS_PER_PIXEL * px - 1e-9))));
+      last = steps;
+    }
+  });
+});
+
+/** Sums of the 8 x 8 blocks' mean colour differences of two `size` x `size` RGBA images, /255 a channel: the far crowd as the eye sees it, not pixel by pixel. */
+function blockDifference(a: Uint8Array, b: Uint8Array, size: number): number {
+  let sum = 0, blocks = 0;
+  for (let by = 0; by < size; by += 8) {
+    for (let bx = 0; bx < size; bx += 8) {
+      for (let c = 0; c < 3; c++) {
+        let d = 0;
+        for (let y = by; y < by + 8; y++) for (let x = bx; x < bx + 8; x++) d += a[4 * (y * size + x) + c] - b[4 * (y * size + x) + c];
+        sum += Math.abs(d) / 64 / 3;
+      }
+      blocks++;
+    }
+  }
+  return sum / blocks;
+}
+
+describe('impostor march (GPU)', () => {
+  let device: GPUDevice | undefined;
+  let fox: Character;
+  beforeAll(async () => {
+    device = await openTestDevice();
+    fox = await testCharacter('Fox');
+  });
+  afterAll(() => device?.destroy());
+
+  it('a far crowd (Foxes of about 6.6 pixels: 20 steps, not 32) looks as with every step, and as close to its meshes', async (context) => {
+    if (!device) return context.skip();
+    // 400 Foxes on a grid seen straight down (as the bench's million), 128 x 128 pixels, the
+    // switch at its default 40 pixels of the crowd's viewport (the image's 128); each Fox's
+    // framing sphere about 6.6 pixels across (2.3 pixels drawn): 20 steps.
+    const size = 128, side = 20, spacing = 220;
+    const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' });
+    const impostors = new CrowdImpostors(crowd, { frames: 2 });
+    const count = side * side;
+    const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
+    for (let i = 0; i < count; i++) {
+      positions.set([(i % side) * spacing, 0, Math.floor(i / side) * spacing], 3 * i);
+      clipsA[i] = i % 3;
+      timesA[i] = (i % 7) * 0.1;
+    }
+    crowd.addMany({ count, positions, clipsA, timesA });
+    const extent = side * spacing;
+    const height = (extent * 0.55) / Math.tan(0.45);
+    const eye: [number, number, number] = [extent / 2, height, extent / 2 + 1];
+    const { viewProjection } = lookAt(eye, [extent / 2, 0, extent / 2], { fovY: 0.9, near: height / 4, far: height * 2 });
+    // Every step: the march distance the pass writes each frame replaced by 0 (its "everywhere").
+    const pass = (impostors as unknown as { pass: { update: (...args: unknown[]) => void } }).pass;
+    const update = pass.update.bind(pass);
+    const render = async (how: 'rule' | 'every step' | 'meshes') => {
+      impostors.enabled = how !== 'meshes';
+      pass.update = how === 'every step' ? (...args: unknown[]) => update(...args.slice(0, 4), 0) : update;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: size });
+      crowd.update(0);
+      const pixels = await renderCrowd(device!, crowd, viewProjection, size);
+      if (how !== 'meshes') expect((await crowd.readCullStats()).perLevel.at(-1)).toBe(count);
+      return pixels;
+    };
+    const [rule, every, meshes] = [await render('rule'), await render('every step'), await render('meshes')];
+    const drawn = [rule, every, meshes].map(drawnPixels);
+    const toEvery = blockDifference(rule, every, size);
+    const [ruleToMesh, everyToMesh] = [blockDifference(rule, meshes, size), blockDifference(every, meshes, size)];
+    console.log(`a far crowd of 6.6-pixel Foxes: pixels drawn ${drawn.join(' / ')} (rule / every step / meshes); 8 x 8 block mean difference to every step ${toEvery.toFixed(3)}/255; to the meshes ${ruleToMesh.toFixed(3)} (every step: ${everyToMesh.toFixed(3)})`);
+    expect(drawn[1]).toBeGreaterThan(800);
+    // The cut's image (measured: 3.2% fewer pixels, 0.48/255, 2.03 to the meshes against 2.12):
+    // within 4% of every step's pixels and 0.75/255 of its block means, and no further from the
+    // meshes' than every step's is (+0.1/255).
+    expect(Math.abs(drawn[0] - drawn[1])).toBeLessThanOrEqual(0.04 * drawn[1]);
+    expect(toEvery).toBeLessThanOrEqual(0.75);
+    expect(ruleToMesh).toBeLessThanOrEqual(everyToMesh + 0.1);
+    crowd.destroy();
+  }, 60_000);
+});
