@@ -424,16 +424,16 @@ struct Sample {
 // directions showed the character as from its own (the Fox's nose 6 pixels off at a 64-pixel
 // switch, half way between 8 azimuths; docs/impostors.md).
 fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, steps: u32) -> Sample {
-  let view = e * atlas.azimuths + a;
-  let cell = vec2f(f32(pose % atlas.columns), f32((pose / atlas.columns) * atlas.views + view));
-  let grid = vec2f(f32(atlas.columns), f32(atlas.rows));
+  let m = cellMap(pose, a, e);
+  let cell = m.cell;
+  let grid = m.grid;
   // Half a texel in from the cell's edge, so that filtering never reads the neighbouring cell.
-  let size = vec2f(textureDimensions(albedoAtlas)) / grid;
-  let d = cellDirection(a, e);
-  let right = basisRight(d);
-  let up = cross(d, right);
+  let size = m.size;
+  let d = m.d;
+  let right = m.right;
+  let up = m.up;
   // The cell's rectangle (cellFrame), its square of texels: a point at (x, y) along (right, up) lies at (x / w + 0.5, 0.5 - y / h) in the cell.
-  let frame = 2.0 * cellFrame(right, up);
+  let frame = m.frame;
   let h = dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z));
   let stride = 2.0 * h / f32(steps);
   // The window a step meets the surface in is the full march's whatever the steps (a longer
@@ -529,7 +529,7 @@ struct Drawn {
   @builtin(sample_mask) mask: u32,
 }
 
-// A view cell as coverageMask's taps read it: the atlas coordinates of a model point p
+// A view cell as sampleCell's march and coverageMask's taps read it (one mapping for both): the atlas coordinates of a model point p
 // (origin + p * toUv), the rectangle of its texel centres (min, max; filtering never reads the
 // neighbouring cell) and its view's axes (right, up, d: the baked normals' frame).
 struct CellMap {
@@ -539,6 +539,13 @@ struct CellMap {
   right: vec3f,
   up: vec3f,
   d: vec3f,
+  // The cell's column and row in the atlas, the atlas's cells across and down, a cell's texels
+  // across and down, and the cell's rectangle (model units, cellFrame's doubled): what origin,
+  // toUv and bounds are made of (sampleCell's march reads them as they are).
+  cell: vec2f,
+  grid: vec2f,
+  size: vec2f,
+  frame: vec2f,
 }
 
 fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
@@ -550,7 +557,7 @@ fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
   let right = basisRight(d);
   let up = cross(d, right);
   let frame = 2.0 * cellFrame(right, up);
-  return CellMap((cell + 0.5) / grid, mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y)), vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), right, up, d);
+  return CellMap((cell + 0.5) / grid, mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y)), vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), right, up, d, cell, grid, size, frame);
 }
 
 // Where the ray p0 + t towards meets cell c's baked surface: p0's point in the cell moved one
