@@ -27,6 +27,8 @@ export const IMPOSTOR_ATLAS = {
 
 /** Steps of the impostor draw's parallax march across the animation box (impostor.wgsl sampleCell). */
 export const PARALLAX_STEPS = 32;
+/** How far behind the baked surface, in march steps, a step still meets it (impostor.wgsl sampleCell). */
+export const PARALLAX_THICKNESS = 1.5;
 /** The parallax march's steps per pixel of the impostor's size on screen (its framing sphere's diameter) past the distance where that reaches PARALLAX_STEPS (marchDistance). */
 export const MARCH_STEPS_PER_PIXEL = 3;
 /** The fewest steps of the parallax march (impostor.wgsl marchSteps): below 8 the Fox's silhouette thins (docs/impostors.md "Measured"). */
@@ -54,8 +56,6 @@ export function marchSteps(far: number, distance: number): number {
   if (!(far > 0) || !(distance > 0)) return PARALLAX_STEPS;
   return Math.min(PARALLAX_STEPS, Math.max(MIN_MARCH_STEPS, Math.ceil((PARALLAX_STEPS * far) / distance)));
 }
-/** How far behind the baked surface, in march steps, a step still meets it (impostor.wgsl sampleCell). */
-export const PARALLAX_THICKNESS = 1.5;
 
 /** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the instance record and the clip clock (draw); none (bake). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
