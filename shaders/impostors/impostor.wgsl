@@ -669,7 +669,7 @@ fn fragment(in: Out) -> Drawn {
   // colour nor depth, as a discard) and return here, after the derivatives (uniform control flow)
   // and before the march. A discard only demoted them to helper invocations, which marched on:
   // a 2 x 2 block marched as long as its longest march, dropped pixels' included (the band's
-  // impostors alone: 0.73x to 0.9x the draw's CPU time on SwiftShader; docs/impostors.md, Measured).
+  // impostors alone: 0.65x to 0.9x the draw's CPU time on SwiftShader; docs/impostors.md, Measured).
   if (BAND && bandThreshold(in.clip.xy) >= in.fade) {
     return Drawn(vec4f(0.0), 0u);
   }
