@@ -1,11 +1,11 @@
 import { mat4 } from 'wgpu-matrix';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
 import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET, viewBasis, viewFrame } from '../../../src/features/impostors/impostor-atlas';
 import { Crowd } from '../../../src/runtime/crowd';
-import { testCharacter } from '../../helpers/character';
-import { openTestDevice, readBuffer } from '../../helpers/gpu';
+import { readBuffer } from '../../helpers/gpu';
+import { gpuSuite } from '../../helpers/gpu-suite';
 import { renderCrowd } from '../../helpers/render';
 
 const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
@@ -54,11 +54,7 @@ describe('impostor atlas options', () => {
 describe('impostor bake (GPU)', () => {
   let device: GPUDevice | undefined;
   let fox: Character;
-  beforeAll(async () => {
-    device = await openTestDevice();
-    fox = await testCharacter('Fox');
-  });
-  afterAll(() => device?.destroy());
+  gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
 
   /** The atlas textures read back: RGBA8 bytes each, rows top to bottom. */
   async function readAtlas(d: GPUDevice, impostors: CrowdImpostors): Promise<{ albedo: Uint8Array; surface: Uint8Array }> {

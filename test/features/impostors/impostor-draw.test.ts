@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdAppearance } from '../../../src/features/appearance/crowd-appearance';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
@@ -9,7 +9,7 @@ import { loadCharacter } from '../../../src/character/character';
 import { PNG } from 'pngjs';
 import { featureModelUrl, NORMAL_MAPPED } from '../../e2e/materials/feature-model';
 import { testCharacter } from '../../helpers/character';
-import { openTestDevice } from '../../helpers/gpu';
+import { gpuSuite } from '../../helpers/gpu-suite';
 import { lookAt, renderCrowd } from '../../helpers/render';
 import { mannequinTexture } from '../../../tools/mannequin/build';
 
@@ -92,11 +92,7 @@ function sameLook(a: Uint8Array, b: Uint8Array): boolean {
 describe('impostor draw (GPU)', () => {
   let device: GPUDevice | undefined;
   let fox: Character;
-  beforeAll(async () => {
-    device = await openTestDevice();
-    fox = await testCharacter('Fox');
-  });
-  afterAll(() => device?.destroy());
+  gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
 
   it('at the switch distance the impostor differs from the mesh by at most 8/255 mean over the character, on a view cell and half way between two, tinted and in an environment\'s light; a wrong view cell or a frozen frame does not', async (context) => {
     if (!device) return context.skip();
