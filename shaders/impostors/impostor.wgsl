@@ -264,6 +264,10 @@ override NEAREST_COVERED: f32 = 0.25;
 override BOX_HALF_X: f32 = 1.0;
 override BOX_HALF_Y: f32 = 1.0;
 override BOX_HALF_Z: f32 = 1.0;
+// The character's one roughness and metalness where the atlas leaves them out (its surface
+// texture RG8: the normal alone; impostor-atlas.ts uniformSurface); ROUGHNESS < 0: the atlas's own per texel.
+override ROUGHNESS: f32 = -1.0;
+override METALNESS: f32 = 0.0;
 
 struct Out {
   @builtin(position) clip: vec4f,
@@ -704,8 +708,8 @@ fn fragment(in: Out) -> Drawn {
   }
   let base = albedo / coverage * looks[in.slot].tint.rgb;
   let n = normalize(mat3x3f(in.axisX, in.axisY, in.axisZ) * normal);
-  let roughness = rm.x / coverage;
-  let metal = rm.y / coverage;
+  let roughness = select(rm.x / coverage, ROUGHNESS, ROUGHNESS >= 0.0);
+  let metal = select(rm.y / coverage, METALNESS, ROUGHNESS >= 0.0);
   var color = shade(in.world, n, base, roughness, metal);
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);

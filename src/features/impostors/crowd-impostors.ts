@@ -1,8 +1,8 @@
 import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
-import { AtlasGrid, boxSphere } from './impostor-atlas';
-import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, SURFACE_FORMAT, type BakeLayer, type ImpostorTextures } from './impostor-bake';
+import { AtlasGrid, boxSphere, uniformSurface } from './impostor-atlas';
+import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
 import { marchDistance } from './impostor-layout';
@@ -79,7 +79,8 @@ export class CrowdImpostors implements CrowdFeature {
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
     const limits = crowd.device.limits;
     const box = crowd.character.animationBounds.box;
-    this.grid = new AtlasGrid(crowd.character.clipDurations.length, box, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers);
+    const surface = uniformSurface(crowd.character.rig.primitives.map((p) => p.material));
+    this.grid = new AtlasGrid(crowd.character.clipDurations.length, box, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, surface);
     const parts = crowd.character.rig.primitives.length;
     this.looksInUse = new ImpostorLooks(this.grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
     this.targets = crowd.targetFormats;
@@ -254,7 +255,7 @@ export class CrowdImpostors implements CrowdFeature {
     const size = [g.width, g.height, looks.length];
     const made: ImpostorTextures = {
       albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size, format: ALBEDO_FORMAT, usage }),
-      surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: SURFACE_FORMAT, usage }),
+      surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: surfaceFormat(g), usage }),
       depth: device.createTexture({ label: 'CrowdImpostors.depth', size, format: DEPTH_FORMAT, usage }),
     };
     const old = all ? undefined : this.textures;

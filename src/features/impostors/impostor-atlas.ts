@@ -1,3 +1,4 @@
+import type { MaterialInfo } from '../../bake/rig';
 import { show } from '../../math/show';
 import type { ImpostorOptions } from './types';
 
@@ -17,8 +18,10 @@ export const DEFAULT_IMPOSTOR_ELEVATIONS = 3;
 
 /** The band's default width (ImpostorOptions.band): the last quarter of the distance before the switch. */
 export const DEFAULT_IMPOSTOR_BAND = 0.25;
-/** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness) + R8 depth (the draw's parallax). */
+/** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness) + R8 depth (the draw's parallax). The budget's measure (cellSize). */
 export const ATLAS_TEXEL_BYTES = 9;
+/** Bytes a texel where the character has one roughness and metalness (uniformSurface): the surface is RG8 (the normal alone). */
+export const ATLAS_TEXEL_BYTES_UNIFORM = 7;
 
 /** The most looks (atlas layers) an atlas may hold: WebGPU's default maxTextureArrayLayers. */
 export const IMPOSTOR_MAX_LOOKS = 256;
@@ -31,8 +34,9 @@ export const IMPOSTOR_MAX_LOOKS = 256;
  * the side or from above at a slant, where square cells gave each view the same texels whatever
  * its rectangle (the Fox at the defaults: 2.9 texels a pixel at the switch in every view, where
  * its diagonal views had 2.2 to 2.4 and its end-on views 4.7 to 5.7). The rectangles take at most the texels of
- * square cells of `cellSize` (the option: the budget's measure, unchanged), so the atlas is no
- * larger. A layer of the atlas is one look (a (variant, parts) of CrowdAppearance); the cell
+ * square cells of `cellSize` at 9 bytes a texel (the option: the budget's measure, unchanged),
+ * so the atlas is no larger; a character of one roughness and metalness (`surface`) leaves them
+ * out, 7 bytes a texel, and gets 9/7 the texels in those bytes. A layer of the atlas is one look (a (variant, parts) of CrowdAppearance); the cell
  * size fits `looks` layers (ImpostorOptions.looks) in the budget; `capacity` layers fit at that
  * size. Made from checked options, the character's animation box and the device's largest
  * texture side and layer count; fixed once made.
@@ -66,14 +70,19 @@ export class AtlasGrid {
   private readonly corners: Uint16Array;
   /** The top texel row of each shelf (packShelves), then the atlas's height: the bake draws whole shelves. */
   readonly shelves: readonly number[];
+  /** The character's one (roughness, metalness) (uniformSurface), kept out of the atlas; undefined: baked per texel. */
+  readonly surface: readonly [number, number] | undefined;
+  /** Bytes a texel: ATLAS_TEXEL_BYTES, or ATLAS_TEXEL_BYTES_UNIFORM with `surface`. */
+  readonly texelBytes: number;
 
   /**
    * @param clips clips of the character (each baked over `frames` frames)
    * @param box the character's animation box (min x, y, z, max x, y, z; model units): each view's cell frames its projection
    * @param largest the device's maxTextureDimension2D
    * @param layers the device's maxTextureArrayLayers
+   * @param surface the character's one (roughness, metalness) where it has one (uniformSurface): the atlas then leaves them out (7 bytes a texel, not 9) and packs that many more texels
    */
-  constructor(clips: number, box: ArrayLike<number>, largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS) {
+  constructor(clips: number, box: ArrayLike<number>, largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number]) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
     const known = ['frames', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'looks'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
@@ -106,6 +115,8 @@ export class AtlasGrid {
     }
     this.cellSize = cell;
     this.switchPixels = pixels ?? cell / 2;
+    this.surface = surface;
+    this.texelBytes = surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES;
     // The views' rectangles (model units) and the densest packing of them within the square cells' texels.
     const rectangles: [number, number][] = [];
     const d = new Float64Array(3);
@@ -114,7 +125,9 @@ export class AtlasGrid {
       const [r, u] = viewFrame(box, right, up);
       rectangles.push([2 * r, 2 * u]);
     }
-    const packing = densestPacking(rectangles, this.poses, this.poses * this.views * cell * cell, largest);
+    // At most the bytes of square cells of `cell` at 9 bytes a texel: 9/7 as many texels at 7.
+    const texels = Math.floor((this.poses * this.views * cell * cell * ATLAS_TEXEL_BYTES) / this.texelBytes);
+    const packing = densestPacking(rectangles, this.poses, texels, largest);
     if (!packing) throw new RangeError(`the impostor atlas's ${this.poses} x ${this.views} cells do not fit the device's maxTextureDimension2D ${largest}: bake fewer frames, views or a smaller cellSize`);
     this.density = packing.density;
     this.sizes = packing.sizes;
@@ -127,7 +140,7 @@ export class AtlasGrid {
 
   /** Bytes of one layer (one look) of the atlas's three textures. */
   get bytes(): number {
-    return this.width * this.height * ATLAS_TEXEL_BYTES;
+    return this.width * this.height * this.texelBytes;
   }
 
   /** The cell of pose `pose` seen from view `view`: its top-left texel x, y and its width and height in texels. */
@@ -189,6 +202,19 @@ export function viewFrame(box: ArrayLike<number>, right: ArrayLike<number>, up: 
     u += Math.abs(up[i]) * half;
   }
   return [r, u];
+}
+
+/**
+ * The one (roughness, metalness) the bake would write in every texel of a character whose
+ * materials (`materials`: each primitive's) have no metallic-roughness texture and all the same
+ * factors (bake.wgsl: roughness clamped to [0.0525, 1]); undefined where they differ or a texture
+ * varies them (the atlas then bakes them per texel).
+ */
+export function uniformSurface(materials: readonly Pick<MaterialInfo, 'metallicRoughnessImage' | 'roughnessFactor' | 'metallicFactor'>[]): [number, number] | undefined {
+  if (materials.length === 0 || materials.some((m) => m.metallicRoughnessImage)) return undefined;
+  const [first] = materials;
+  if (materials.some((m) => m.roughnessFactor !== first.roughnessFactor || m.metallicFactor !== first.metallicFactor)) return undefined;
+  return [Math.min(Math.max(first.roughnessFactor, 0.0525), 1), first.metallicFactor];
 }
 
 /** The model-space sphere around a box (the switch's measure and the depth's scale): the centre and half-diagonal of a box (min x, y, z, max x, y, z). */

@@ -22,7 +22,10 @@ export interface ImpostorTextures {
 }
 
 export const ALBEDO_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
-export const SURFACE_FORMAT: GPUTextureFormat = 'rgba8unorm';
+/** The surface texture's format: RGBA8 (octahedral normal, roughness, metalness), or RG8 (the normal) where the grid keeps the character's one roughness and metalness out (AtlasGrid.surface). */
+export function surfaceFormat(grid: AtlasGrid): GPUTextureFormat {
+  return grid.surface ? 'rg8unorm' : 'rgba8unorm';
+}
 export const DEPTH_FORMAT: GPUTextureFormat = 'r8unorm';
 
 /** The variant images a bake draws looks with (CrowdAppearance's, AppearanceSource): none without appearance. */
@@ -141,7 +144,7 @@ export class ImpostorBake {
     const stripSize = [grid.width, Math.max(...this.strips.map((strip) => strip.height))];
     const texture = (label: string, format: GPUTextureFormat, sampleCount: number, usage: number) => device.createTexture({ label: `ImpostorBake.${label}`, size: stripSize, format, sampleCount, usage });
     this.depth = texture('depth', 'depth24plus', BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT);
-    const formats = [['albedo', ALBEDO_FORMAT], ['surface', SURFACE_FORMAT], ['depth', DEPTH_FORMAT]] as const;
+    const formats = [['albedo', ALBEDO_FORMAT], ['surface', surfaceFormat(grid)], ['depth', DEPTH_FORMAT]] as const;
     this.samples = formats.map(([name, format]) => texture(`${name}Samples`, format, BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT));
     this.resolved = formats.map(([name, format]) => texture(`${name}Strip`, format, 1, GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC));
     const module = device.createShaderModule({ label: 'ImpostorBake.shader', code: bakeWgsl });
@@ -165,7 +168,7 @@ export class ImpostorBake {
         label: `ImpostorBake.pipeline.${p.label}`, layout,
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: skin.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...skin.vertexConstants, ...streams } },
-        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: SURFACE_FORMAT }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), PIXEL: pixel, RADIUS: radius } },
+        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: surfaceFormat(grid) }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), PIXEL: pixel, RADIUS: radius } },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
         multisample: { count: BAKE_SAMPLES },

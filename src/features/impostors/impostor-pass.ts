@@ -69,10 +69,12 @@ export class ImpostorPass {
     // defaults, over its pixels: 5.6/255 on a view cell where alpha to coverage gave 23.8; the
     // parallax march's hits take coverage from 1/8).
     const multisampled = (options.sampleCount ?? 1) > 1;
+    // The character's one roughness and metalness where the atlas leaves them out (AtlasGrid.surface, an RG8 surface texture); -1: per texel.
+    const surface = { ROUGHNESS: grid.surface ? grid.surface[0] : -1, METALNESS: grid.surface ? grid.surface[1] : 0 };
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
       vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half } },
-      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5 } },
+      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5, ...surface } },
       primitive: { topology: 'triangle-strip', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
       multisample: { count: options.sampleCount ?? 1 },

@@ -2,7 +2,7 @@ import { mat4 } from 'wgpu-matrix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
-import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET, viewBasis, viewFrame } from '../../../src/features/impostors/impostor-atlas';
+import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET, uniformSurface, viewBasis, viewFrame } from '../../../src/features/impostors/impostor-atlas';
 import { Crowd } from '../../../src/runtime/crowd';
 import { testCharacter } from '../../helpers/character';
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
@@ -79,9 +79,25 @@ describe('impostor atlas options', () => {
       const [x, y, w, h] = g.cell(g.poses - 1, g.views - 1);
       expect([table[g.views - 1], table[table.length - 1]]).toEqual([w | (h << 16), x | (y << 16)]);
     }
-    // The Fox's views at one density get 2.9 texels a pixel at the 40-pixel switch (square 80-texel cells: 2.2 to 5.7 by view and axis).
+    // The Fox's views at one density get 2.9 texels a pixel at the 40-pixel switch (square 80-texel cells: 2.2 to 5.7 by view and axis);
+    // 3.3 with its one roughness and metalness left out (7 bytes a texel: 9/7 the texels in at most the same bytes).
+    const pixel = (g: AtlasGrid) => (g.density * 2 * boxSphere(FOX_BOX).radius) / g.switchPixels;
     const fox = new AtlasGrid(3, FOX_BOX, 8192);
-    expect(fox.density * (2 * boxSphere(FOX_BOX).radius) / fox.switchPixels).toBeGreaterThan(2.85);
+    expect(pixel(fox)).toBeGreaterThan(2.85);
+    const uniform = new AtlasGrid(3, FOX_BOX, 8192, {}, 256, [0.58, 0]);
+    expect(pixel(uniform)).toBeGreaterThan(3.25);
+    expect(uniform.texelBytes).toBe(7);
+    expect(uniform.bytes).toBeLessThanOrEqual(fox.poses * fox.views * 80 * 80 * 9);
+  });
+
+  it('leaves roughness and metalness out of the atlas only where every material has the same factors and no texture varies them', () => {
+    const fox = { metallicRoughnessImage: undefined, roughnessFactor: 0.58, metallicFactor: 0 };
+    expect(uniformSurface([fox])).toEqual([0.58, 0]);
+    expect(uniformSurface([fox, { ...fox, roughnessFactor: 0.01 }])).toBeUndefined();
+    expect(uniformSurface([fox, { ...fox, metallicFactor: 1 }])).toBeUndefined();
+    expect(uniformSurface([{ ...fox, roughnessFactor: 0.01 }])).toEqual([0.0525, 0]); // the bake's clamp
+    expect(uniformSurface([fox, { ...fox, metallicRoughnessImage: {} as never }])).toBeUndefined();
+    expect(uniformSurface([])).toBeUndefined();
   });
 });
 
@@ -94,19 +110,23 @@ describe('impostor bake (GPU)', () => {
   });
   afterAll(() => device?.destroy());
 
-  /** The atlas textures read back: RGBA8 bytes each, rows top to bottom. */
+  /** The atlas textures read back: 4 bytes a texel each (an RG8 texture's in the first two), rows top to bottom. */
   async function readAtlas(d: GPUDevice, impostors: CrowdImpostors): Promise<{ albedo: Uint8Array; surface: Uint8Array }> {
     const { width, height } = impostors.atlas;
-    const read = async (texture: GPUTexture) => {
-      const buffer = d.createBuffer({ size: width * height * 4, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+    const read = async (texture: GPUTexture, texelBytes: number) => {
+      const row = Math.ceil((width * texelBytes) / 256) * 256;
+      const buffer = d.createBuffer({ size: row * height, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
       const encoder = d.createCommandEncoder();
-      encoder.copyTextureToBuffer({ texture }, { buffer, bytesPerRow: width * 4 }, [width, height]);
+      encoder.copyTextureToBuffer({ texture }, { buffer, bytesPerRow: row }, [width, height]);
       d.queue.submit([encoder.finish()]);
       const bytes = new Uint8Array(await readBuffer(d, buffer));
       buffer.destroy();
-      return bytes;
+      const out = new Uint8Array(width * height * 4);
+      for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) for (let c = 0; c < texelBytes; c++) out[(y * width + x) * 4 + c] = bytes[y * row + x * texelBytes + c];
+      return out;
     };
-    return { albedo: await read(impostors.atlasTextures.albedo), surface: await read(impostors.atlasTextures.surface) };
+    const { albedo, surface } = impostors.atlasTextures;
+    return { albedo: await read(albedo, 4), surface: await read(surface, surface.format === 'rg8unorm' ? 2 : 4) };
   }
 
   /** Coverage of the cell at texel (x, y), w x h texels, at `size` x `size` points across it: per point, whether its texel is at least half covered (the bake's alpha is the fraction covered, 4 samples). */
@@ -157,7 +177,9 @@ describe('impostor bake (GPU)', () => {
     expect(crowd.gpuBytes - before).toBe(impostors.atlas.bytes);
     const { albedo, surface } = await readAtlas(device, impostors);
     const g = impostors.grid;
-    expect(g.width * g.height).toBeLessThanOrEqual(g.poses * g.views * 64 * 64);
+    // The Fox has one roughness and metalness: the surface texture holds the normal alone, 7 bytes a texel, in the bytes of 64-texel square cells at 9.
+    expect([g.surface, g.texelBytes, impostors.atlasTextures.surface.format]).toEqual([[0.58, 0], 7, 'rg8unorm']);
+    expect(g.bytes).toBeLessThanOrEqual(g.poses * g.views * 64 * 64 * 9);
     // Clip 1 (Walk), frame 1 (half its cycle), view 1 (azimuth 90 degrees: from +x).
     const pose = 1 * g.frames + 1, view = 1;
     const time = 0.5 * fox.clipDurations[1];
