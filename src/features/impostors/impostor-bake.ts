@@ -42,6 +42,17 @@ export interface BakeLayer {
   readonly look: ImpostorLook;
 }
 
+/** A view's cells side by side on one shelf: its viewport (texels; y in the atlas), its instances (first, count: consecutive poses) and its camera's index. */
+interface Run {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  first: number;
+  count: number;
+  frame: number;
+}
+
 /** Bytes between two looks' uniforms (bake.wgsl `BakeLook`, at a uniform offset's alignment). */
 const LOOK_STRIDE = 256;
 /**
@@ -69,11 +80,11 @@ const STRIP_TEXELS = 1 << 20;
 export class ImpostorBake {
   private readonly crowd: Crowd;
   private readonly kernel: CrowdKernel;
-  /** Per view: its camera (framing the view's rectangle, viewFrame, onto its cell) and frame bind group. */
+  /** Per run (a view's cells side by side on a shelf): its camera (framing the view's rectangle, viewFrame, onto each cell) and frame bind group. */
   private readonly cameras: GPUBuffer[] = [];
   private readonly frames: GPUBindGroup[] = [];
-  /** Strips of shelves (AtlasGrid.shelves) baked at once: each one's top texel row, its height and its cells (pose, view), by view. */
-  private readonly strips: { top: number; height: number; cells: [number, number][] }[] = [];
+  /** Strips of shelves (AtlasGrid.shelves) baked at once: each one's top texel row, its height and its runs. */
+  private readonly strips: { top: number; height: number; runs: Run[] }[] = [];
   /** A strip's multisampled depth buffer and (albedo, surface, depth) targets, and the (albedo, surface, depth) they resolve into. */
   private readonly depth: GPUTexture;
   private readonly samples: GPUTexture[];
@@ -101,44 +112,46 @@ export class ImpostorBake {
     const { skin, mesh } = this.kernel.draws;
     const cameraData = new Float32Array(CAMERA.size / 4);
     const store = this.kernel.store;
-    // One instance a (pose, view), at view x poses + pose: turned so that the view's camera (looking down -z) sees it from the view's direction, the box's centre at the origin.
-    for (let view = 0; view < grid.views; view++) {
-      grid.direction(view, d);
-      const { right, up } = viewBasis(d);
-      for (let pose = 0; pose < grid.poses; pose++) {
-        // Rows of the rotation: right, up, d (model -> camera axes); then the box's centre to the origin.
-        for (let j = 0; j < 3; j++) {
-          world[j * 4] = right[j]; world[j * 4 + 1] = up[j]; world[j * 4 + 2] = d[j]; world[j * 4 + 3] = 0;
-        }
-        world[12] = -(right[0] * centre[0] + right[1] * centre[1] + right[2] * centre[2]);
-        world[13] = -(up[0] * centre[0] + up[1] * centre[1] + up[2] * centre[2]);
-        world[14] = -(d[0] * centre[0] + d[1] * centre[1] + d[2] * centre[2]);
-        world[15] = 1;
-        const clip = Math.floor(pose / grid.frames), frame = pose % grid.frames;
-        const time = (frame / grid.frames) * character.clipDurations[clip];
-        this.crowd.add({ clipA: clip, timeA: time, speedA: 0, clipB: clip, timeB: time, speedB: 0, transform: world });
-      }
-      // The view's orthographic camera, drawn into each of its cells' viewports: the rectangle (viewFrame) across the cell, z in [-2r, 2r]; anisotropic, as the cell's texels are the rectangle's at the grid's density, rounded.
-      const [halfRight, halfUp] = viewFrame(box, right, up);
-      const projection = mat4.ortho(-halfRight, halfRight, -halfUp, halfUp, 0, 4 * radius);
-      writeCamera(cameraData, mat4.multiply(projection, mat4.translation([0, 0, -2 * radius])), skin.lights, new Float32Array(16));
-      const camera = device.createBuffer({ label: 'ImpostorBake.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-      device.queue.writeBuffer(camera, 0, cameraData);
-      this.cameras.push(camera);
-      this.frames.push(frameBindGroup(device, skin.frameBindGroupLayout, 'ImpostorBake.frame', camera, store, store.identityListBuffer, 0));
-    }
     // Strips of shelves, each drawn 4x multisampled (so a texel's alpha is the fraction of it covered, its colour premultiplied by it), resolved, then copied into the atlas's layer.
     const shelves = grid.shelves;
     for (let s = 0; s + 1 < shelves.length;) {
       let e = s + 1;
       while (e + 1 < shelves.length && (shelves[e + 1] - shelves[s]) * grid.width <= STRIP_TEXELS) e++;
-      this.strips.push({ top: shelves[s], height: shelves[e] - shelves[s], cells: [] });
+      this.strips.push({ top: shelves[s], height: shelves[e] - shelves[s], runs: [] });
       s = e;
     }
+    // Runs: a view's consecutive poses side by side on one shelf (AtlasGrid packs them so), each one instanced draw into its viewport.
     for (let view = 0; view < grid.views; view++) {
-      for (let pose = 0; pose < grid.poses; pose++) {
-        const y = grid.cell(pose, view)[1];
-        this.strips.find((strip) => y < strip.top + strip.height)!.cells.push([pose, view]);
+      grid.direction(view, d);
+      const { right, up } = viewBasis(d);
+      const [halfRight, halfUp] = viewFrame(box, right, up);
+      for (let pose = 0; pose < grid.poses;) {
+        const [x, y, w, h] = grid.cell(pose, view);
+        let count = 1;
+        while (pose + count < grid.poses && grid.cell(pose + count, view)[1] === y && grid.cell(pose + count, view)[0] === x + count * w) count++;
+        const run: Run = { x, y, width: count * w, height: h, first: this.crowd.count, count, frame: this.frames.length };
+        this.strips.find((strip) => y < strip.top + strip.height)!.runs.push(run);
+        for (let k = 0; k < count; k++) {
+          // Rows of the rotation: right, up, d (model -> camera axes); then the box's centre to the centre of the run's k-th cell (2 halfRight model units across).
+          for (let j = 0; j < 3; j++) {
+            world[j * 4] = right[j]; world[j * 4 + 1] = up[j]; world[j * 4 + 2] = d[j]; world[j * 4 + 3] = 0;
+          }
+          world[12] = (2 * k + 1) * halfRight - (right[0] * centre[0] + right[1] * centre[1] + right[2] * centre[2]);
+          world[13] = -(up[0] * centre[0] + up[1] * centre[1] + up[2] * centre[2]);
+          world[14] = -(d[0] * centre[0] + d[1] * centre[1] + d[2] * centre[2]);
+          world[15] = 1;
+          const clip = Math.floor((pose + k) / grid.frames), frame = (pose + k) % grid.frames;
+          const time = (frame / grid.frames) * character.clipDurations[clip];
+          this.crowd.add({ clipA: clip, timeA: time, speedA: 0, clipB: clip, timeB: time, speedB: 0, transform: world });
+        }
+        // The run's orthographic camera: x in [0, count x 2 halfRight] across the run's cells, y in [-halfUp, halfUp], z in [-2r, 2r]; anisotropic, as a cell's texels are the rectangle's at the grid's density, rounded.
+        const projection = mat4.ortho(0, count * 2 * halfRight, -halfUp, halfUp, 0, 4 * radius);
+        writeCamera(cameraData, mat4.multiply(projection, mat4.translation([0, 0, -2 * radius])), skin.lights, new Float32Array(16));
+        const camera = device.createBuffer({ label: 'ImpostorBake.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+        device.queue.writeBuffer(camera, 0, cameraData);
+        this.cameras.push(camera);
+        this.frames.push(frameBindGroup(device, skin.frameBindGroupLayout, 'ImpostorBake.frame', camera, store, store.identityListBuffer, 0));
+        pose += count;
       }
     }
     const stripSize = [grid.width, Math.max(...this.strips.map((strip) => strip.height))];
@@ -197,20 +210,17 @@ export class ImpostorBake {
         label: `ImpostorBake.look${k}`, layout: this.lookLayout,
         entries: [{ binding: 0, resource: { buffer: looks, offset: k * LOOK_STRIDE, size: 16 } }, { binding: 1, resource: this.variants }, { binding: 2, resource: this.sampler }],
       });
-      // Looks x strips: each strip of shelves drawn 4x multisampled (cell by cell, each in its viewport with its view's camera), resolved, then copied into the look's layer.
-      this.strips.forEach(({ top, height, cells }, strip) => {
+      // Looks x strips: each strip of shelves drawn 4x multisampled (run by run, each in its viewport with its camera), resolved, then copied into the look's layer.
+      this.strips.forEach(({ top, height, runs }, strip) => {
         const pass = encoder.beginRenderPass({
           label: `ImpostorBake.layer${layer}.strip${strip}`,
           colorAttachments: this.samples.map((t, s) => ({ view: t.createView(), resolveTarget: this.resolved[s].createView(), loadOp: 'clear' as const, storeOp: 'discard' as const, clearValue: [0, 0, 0, 0] })),
           depthStencilAttachment: { view: this.depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'discard', depthClearValue: 1 },
         });
         pass.setBindGroup(2, group);
-        // The strip's cells come by view: a run of one view's cells shares its camera, each primitive's pipeline and buffers.
-        for (let start = 0; start < cells.length;) {
-          const view = cells[start][1];
-          let end = start + 1;
-          while (end < cells.length && cells[end][1] === view) end++;
-          pass.setBindGroup(0, this.frames[view]);
+        for (const run of runs) {
+          pass.setViewport(run.x, run.y - top, run.width, run.height, 0, 1);
+          pass.setBindGroup(0, this.frames[run.frame]);
           mesh.primitives.forEach((p, i) => {
             if (i < 32 && (look.parts & (1 << i)) === 0) return; // a part the look hides
             // The level the crowd draws just before the switch (impostor-route.ts levelAtSwitch), so the impostor takes over from the mesh it replaces.
@@ -218,14 +228,8 @@ export class ImpostorBake {
             pass.setPipeline(this.pipelines[i]);
             pass.setBindGroup(1, materials[i]);
             mesh.setBuffers(pass, p);
-            for (let c = start; c < end; c++) {
-              const [pose] = cells[c];
-              const [x, y, w, h] = grid.cell(pose, view);
-              pass.setViewport(x, y - top, w, h, 0, 1);
-              pass.drawIndexed(indices, 1, firstIndex, 0, view * grid.poses + pose);
-            }
+            pass.drawIndexed(indices, run.count, firstIndex, 0, run.first);
           });
-          start = end;
         }
         pass.end();
         [target.albedo, target.surface, target.depth].forEach((texture, t) => encoder.copyTextureToTexture({ texture: this.resolved[t] }, { texture, origin: [0, top, layer] }, [grid.width, height, 1]));
