@@ -193,8 +193,6 @@ struct Camera {
 struct Atlas {
   centre: vec3f,
   radius: f32,
-  columns: u32,
-  rows: u32,
   frames: u32,
   azimuths: u32,
   elevations: u32,
@@ -238,6 +236,9 @@ struct Look {
 @group(0) @binding(12) var<storage, read> bakedLooks: array<vec2u>;
 // The surface's offset along each cell's view direction (impostor-bake.ts ImpostorTextures.depth), premultiplied by coverage.
 @group(0) @binding(13) var depthAtlas: texture_2d_array<f32>;
+// Where the cells lie (impostor-atlas.ts AtlasGrid.cellTable): u32 `view`, for each view, its
+// cells' width | height << 16 (texels); u32 `views + pose x views + view` the cell's top-left texel x | y << 16.
+@group(0) @binding(14) var<storage, read> cellTable: array<u32>;
 // PARALLAX_STEPS (the parallax march's steps at the switch, sampleCell and marchSteps) and PARALLAX_THICKNESS (how far behind
 // the surface, in steps, a step still meets it) come in the generated block (impostor-layout.ts).
 
@@ -263,6 +264,10 @@ override NEAREST_COVERED: f32 = 0.25;
 override BOX_HALF_X: f32 = 1.0;
 override BOX_HALF_Y: f32 = 1.0;
 override BOX_HALF_Z: f32 = 1.0;
+// The character's one roughness and metalness where the atlas leaves them out (its surface
+// texture RG8: the normal alone; impostor-atlas.ts uniformSurface); ROUGHNESS < 0: the atlas's own per texel.
+override ROUGHNESS: f32 = -1.0;
+override METALNESS: f32 = 0.0;
 
 struct Out {
   @builtin(position) clip: vec4f,
@@ -539,9 +544,9 @@ struct CellMap {
   right: vec3f,
   up: vec3f,
   d: vec3f,
-  // The cell's column and row in the atlas, the atlas's cells across and down, a cell's texels
-  // across and down, and the cell's rectangle (model units, cellFrame's doubled): what origin,
-  // toUv and bounds are made of (sampleCell's march reads them as they are).
+  // The cell's top-left corner and the atlas's size, both in the cell's own widths and heights,
+  // the cell's texels across and down, and the cell's rectangle (model units, cellFrame's
+  // doubled): what origin, toUv and bounds are made of (sampleCell's march reads them as they are).
   cell: vec2f,
   grid: vec2f,
   size: vec2f,
@@ -550,9 +555,13 @@ struct CellMap {
 
 fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
   let view = e * atlas.azimuths + a;
-  let cell = vec2f(f32(pose % atlas.columns), f32((pose / atlas.columns) * atlas.views + view));
-  let grid = vec2f(f32(atlas.columns), f32(atlas.rows));
-  let size = vec2f(textureDimensions(albedoAtlas)) / grid;
+  // The views' cells are packed at one density, each its own size (AtlasGrid.cellTable): the
+  // cell's corner and the atlas measured in the cell's own sizes.
+  let sizeBits = cellTable[view];
+  let cornerBits = cellTable[atlas.views + pose * atlas.views + view];
+  let size = vec2f(f32(sizeBits & 0xffffu), f32(sizeBits >> 16u));
+  let cell = vec2f(f32(cornerBits & 0xffffu), f32(cornerBits >> 16u)) / size;
+  let grid = vec2f(textureDimensions(albedoAtlas)) / size;
   let d = cellDirection(a, e);
   let right = basisRight(d);
   let up = cross(d, right);
@@ -699,8 +708,8 @@ fn fragment(in: Out) -> Drawn {
   }
   let base = albedo / coverage * looks[in.slot].tint.rgb;
   let n = normalize(mat3x3f(in.axisX, in.axisY, in.axisZ) * normal);
-  let roughness = rm.x / coverage;
-  let metal = rm.y / coverage;
+  let roughness = select(rm.x / coverage, ROUGHNESS, ROUGHNESS >= 0.0);
+  let metal = select(rm.y / coverage, METALNESS, ROUGHNESS >= 0.0);
   var color = shade(in.world, n, base, roughness, metal);
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
