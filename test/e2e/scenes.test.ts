@@ -21,7 +21,7 @@ const WAIT = 120_000;
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftShader)', () => {
-  const demo = demoSession(VIEWPORT, WAIT);
+  const demo = demoSession(VIEWPORT, WAIT, { oneContext: true });
   const open = demo.open;
   /** The canvas's picture (canvas-shot.ts: a page screenshot waits for several frames), saved as test-results/e2e/<name>.png. */
   const shot = canvasShot;
