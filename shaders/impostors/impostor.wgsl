@@ -627,19 +627,18 @@ fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cel
       let c = cells[j];
       let t = tap(c, p, layer, towards);
       let albedo = t.albedo;
-      if (t.ahead > step && albedo.a < 0.5) {
-        continue; // the cell cannot see p: it abstains
-      }
-      heard += weights[j];
-      covered += weights[j] * albedo.a;
+      // The cell cannot see p: it abstains (weighs nothing).
+      let weight = select(weights[j], 0.0, t.ahead > step && albedo.a < 0.5);
+      heard += weight;
+      covered += weight * albedo.a;
       if (albedo.a > 0.01) {
         let surface = textureSampleLevel(surfaceAtlas, atlasSampler, t.uv, layer, 0.0);
         let n = decodeOctahedral(surface.xy / albedo.a);
-        let w = weights[j] * albedo.a;
+        let w = weight * albedo.a;
         sum.coverage += w;
-        sum.albedo += albedo.rgb * weights[j];
+        sum.albedo += albedo.rgb * weight;
         sum.normal += (c.right * n.x + c.up * n.y + c.d * n.z) * w;
-        sum.rm += surface.zw * weights[j];
+        sum.rm += surface.zw * weight;
       }
     }
     if (covered >= 0.5 * max(heard, 0.5)) {
