@@ -620,7 +620,7 @@ fn tap(c: CellMap, p0: vec3f, layer: u32, towards: vec3f) -> Tap {
 // samples between cells (the border pixels darker than the mesh's), a plain union too many (the
 // march's window behind each cell's surface fattens the side that cell does not see). 0.2
 // measured best of 0.1 to 0.4 (docs/impostors.md, Not done).
-const TAP_UNION: f32 = 0.2;
+override TAP_UNION: f32 = 0.2;
 
 fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cells: array<CellMap, 4>, weights: vec4f) -> Taps {
   var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), s.point));
