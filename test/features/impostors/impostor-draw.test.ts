@@ -410,7 +410,7 @@ describe('impostor draw (GPU)', () => {
     crowd.destroy();
   }, 60_000);
 
-  it('at 4 samples half way between two view cells where one hides the body (azimuths 0 and 45: the Fox from the front hides its body behind its head) the impostor still draws the body: that cell abstains, and a share of the cells' union is mixed in', async (context) => {
+  it('at 4 samples half way between two view cells where one hides the body (azimuths 0 and 45: the Fox from the front hides its body behind its head) the impostor still draws the body: that cell abstains, and a share of the cells\' union is mixed in', async (context) => {
     if (!device) return context.skip();
     // Not yet within 8 between cells at 4 samples (docs/impostors.md, Not done): this holds the
     // abstention and the union's share (impostor.wgsl coverageMask, TAP_UNION). Counted as not
