@@ -110,7 +110,7 @@ struct Texel {
   // Base colour (linear RGB; the target is sRGB-encoded), alpha 1 where covered.
   @location(0) albedo: vec4f,
   // Octahedral normal in the view's camera axes (right, up, towards the camera) in xy (0..1),
-  // roughness, metalness. The world axes of the bake are the camera's, so the world normal is it.
+  // roughness, metalness (an RG8 target keeps xy alone: impostor-atlas.ts uniformSurface). The world axes of the bake are the camera's, so the world normal is it.
   @location(1) surface: vec4f,
   // The surface's offset along the view direction (towards the camera) from the box's sphere's
   // centre, 0.5 + 0.5 z / RADIUS: the draw's parallax finds where a ray meets the surface with it.
@@ -118,10 +118,11 @@ struct Texel {
 }
 
 // How many of the texel's own footprints, along the atlas's x and y, the mesh's pixel at the switch
-// spans (at least 1): the texture gradients' scale. A cell maps its view's rectangle onto its
-// square (impostor-atlas.ts viewFrame), so its texels are not square: a mip bias from the longer
-// side left the Mannequin's stripes, seen along the shorter, sharper than its mesh's (17.3/255
-// inside against 6.6). The bake's camera is orthographic along the world's -z, so world x and y
+// spans (at least 1): the texture gradients' scale. A cell is its view's rectangle
+// (impostor-atlas.ts viewFrame) at the atlas's one density, its sides rounded to whole texels, so
+// its texels are nearly square but not quite (square cells' were far from it: a mip bias from the
+// longer side left the Mannequin's stripes, seen along the shorter, sharper than its mesh's,
+// 17.3/255 inside against 6.6). The bake's camera is orthographic along the world's -z, so world x and y
 // change along the atlas's x and y alone.
 fn footprint(in: Surface) -> vec2f {
   return max(vec2f(PIXEL) / max(vec2f(abs(dpdx(in.world).x), abs(dpdy(in.world).y)), vec2f(1e-12)), vec2f(1.0));

@@ -10,6 +10,7 @@ import { sampleClip } from '../../src/bake/sampler';
 import { gpuJointMatrices, type GpuPoseRequest } from '../../tools/gpu-poser';
 import { arrayBufferOf } from '../helpers/gltf-builder';
 import { openTestDevice } from '../helpers/gpu';
+import { WORKGROUP_32K } from '../helpers/gpu-suite';
 import { loadModel } from '../helpers/models';
 import { splitModel } from '../helpers/split-model';
 
@@ -19,7 +20,7 @@ import { splitModel } from '../helpers/split-model';
  * times, through the exact sampler, the lookup tables and the GPU pose pass.
  */
 
-const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768 });
+const device = await openTestDevice(WORKGROUP_32K);
 const BUNDLED = ['CesiumMan', 'Fox', 'RobotExpressive', 'Walker'];
 /** Times sampled per clip: fractions of its duration, the ends and past them (wrapped). */
 const FRACTIONS = [0, 0.013, 0.25, 0.37, 0.5, 0.71, 0.999, 1, 1.3, -0.2];

@@ -9,6 +9,7 @@ import { loadCharacter, type Character } from '../../src/character/character';
 import { Crowd } from '../../src/runtime/crowd';
 import { gltfpacked, largestGap, modelSize, posedVertices, quantized, worstPointSetGap, worstPoseGap } from '../helpers/compress';
 import { openTestDevice } from '../helpers/gpu';
+import { LARGE_BUFFERS } from '../helpers/gpu-suite';
 import { arrayBufferOf, assetToGlb } from '../helpers/gltf-builder';
 import { modelPath, testModelNames } from '../helpers/models';
 import { drawnPixels, lookAt, renderCrowd } from '../helpers/render';
@@ -111,7 +112,7 @@ describe('KHR_mesh_quantization: gltfpack (integer positions; meshes merged and 
   });
 });
 
-const device = await openTestDevice({ maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+const device = await openTestDevice(LARGE_BUFFERS);
 
 describe.skipIf(!device)('KHR_mesh_quantization on the GPU (Dawn): the skin shader draws the quantized file where the CPU poses the original', () => {
   it('CesiumMan quantized: every vertex within 1e-3 of the model size', async () => {

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { MeshoptSimplifier } from '../../src/bake/meshopt-simplifier';
 import { loadCharacter, type Character } from '../../src/character/character';
+import { figureRigModel } from './figure-rig';
+import { arrayBufferOf, assetToGlb } from './gltf-builder';
 import { modelPath } from './models';
 
 const cache = new Map<string, Promise<Character>>();
@@ -18,4 +20,15 @@ export function testCharacter(name: string): Promise<Character> {
     cache.set(name, character);
   }
   return character;
+}
+
+let figure: Promise<Character> | undefined;
+
+/**
+ * The box figure of helpers/figure-rig.ts (two legs with a gap, a torso, an arm on a shoulder
+ * joint; clips 'rest' and 'armOut') as a Character, loaded without options (no mesh LOD): the
+ * picking tests' character. Loaded once a worker and shared read-only, as testCharacter's are.
+ */
+export function figureCharacter(): Promise<Character> {
+  return (figure ??= loadCharacter(arrayBufferOf(assetToGlb(figureRigModel().builder.build()))));
 }

@@ -15,6 +15,7 @@ import { gpuJointMatrices } from '../../tools/gpu-poser';
 import { testCharacter } from '../helpers/character';
 import { arrayBufferOf, assetToGlb } from '../helpers/gltf-builder';
 import { expectNoGpuError, openTestDevice, readBuffer } from '../helpers/gpu';
+import { LARGE_BUFFERS, WORKGROUP_32K } from '../helpers/gpu-suite';
 import { BUNDLED_MODELS, loadModel } from '../helpers/models';
 import { seededRandom } from '../helpers/prng';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../helpers/render';
@@ -22,7 +23,7 @@ import { probeSkinnedVertices } from '../helpers/skin-probe';
 import { MIDDLE_RING, ringArea, ringTilt, TWIST_DEGREES, twistRigModel } from '../helpers/twist-rig';
 import { kernelOf } from '../helpers/kernel';
 
-const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+const device = await openTestDevice({ ...WORKGROUP_32K, ...LARGE_BUFFERS });
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 /** The bundled models (public/models). */
 const MODELS = ['Fox', 'CesiumMan', 'RobotExpressive', 'Walker'];

@@ -12,11 +12,12 @@ import { gpuJointMatrices, type GpuPoseRequest } from '../../tools/gpu-poser';
 import { loadCharacter } from '../../src/character/character';
 import { Crowd } from '../../src/runtime/crowd';
 import { openTestDevice, readBuffer } from '../helpers/gpu';
+import { WORKGROUP_32K } from '../helpers/gpu-suite';
 import { compareMatrices } from '../helpers/matrices';
 import { loadModel, modelPath } from '../helpers/models';
 import { seededRandom } from '../helpers/prng';
 
-const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768 });
+const device = await openTestDevice(WORKGROUP_32K);
 
 /** Masks shared by the random stacks: two subtree masks and one soft random mask. */
 function makeMasks(rig: Rig, next: () => number): Float32Array[] {

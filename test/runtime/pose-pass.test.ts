@@ -7,11 +7,12 @@ import { PosePass } from '../../src/runtime/pose-pass';
 import { packRigData } from '../../src/bake/rig-data';
 import { gpuJointMatrices } from '../../tools/gpu-poser';
 import { openTestDevice } from '../helpers/gpu';
+import { LARGE_BUFFERS, WORKGROUP_32K } from '../helpers/gpu-suite';
 import { compareMatrices } from '../helpers/matrices';
 import { loadModel } from '../helpers/models';
 import { seededRandom } from '../helpers/prng';
 
-const device = await openTestDevice({ maxComputeWorkgroupStorageSize: 32768, maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+const device = await openTestDevice({ ...WORKGROUP_32K, ...LARGE_BUFFERS });
 
 /** Records covering every clip, times past the duration and negative, blends 0, 1 and between. */
 function randomRecords(count: number, durations: Float32Array, seed: number): InstanceAnimation[] {

@@ -9,10 +9,11 @@ import { Crowd } from '../../src/runtime/crowd';
 import { primitiveVertices } from '../../src/runtime/mesh-data';
 import { testCharacter } from '../helpers/character';
 import { openTestDevice } from '../helpers/gpu';
+import { LARGE_BUFFERS } from '../helpers/gpu-suite';
 import { captureVertices } from '../helpers/vertex-capture';
 import { morphCharacter } from '../helpers/morph';
 
-const device = await openTestDevice({ maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+const device = await openTestDevice(LARGE_BUFFERS);
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', lod: false } as const;
 
 /** World position and normal of every vertex of every primitive for one record, on the CPU: exact pose, exact morph weights, then `overrides`. */

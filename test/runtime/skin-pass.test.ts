@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { Crowd } from '../../src/runtime/crowd';
 import { openTestDevice, readBuffer } from '../helpers/gpu';
+import { LARGE_BUFFERS } from '../helpers/gpu-suite';
 import { testCharacter } from '../helpers/character';
 
-const device = await openTestDevice({ maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+const device = await openTestDevice(LARGE_BUFFERS);
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 
 /** A stand-in render pass that counts the commands recorded into it. */

@@ -6,15 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { BoxGeometry, Mesh, MeshBasicMaterial, Raycaster, Scene, Vector3 } from 'three/webgpu';
 import { mat4 } from 'wgpu-matrix';
 import { CrowdObject3D } from '../../src/three/index';
-import { Crowd, CrowdPicking, loadCharacter, type Character } from '../../src/index';
-import { ARM_LENGTH, FIGURE_HALF_DEPTH, figureRigModel, SHOULDER } from '../helpers/figure-rig';
-import { arrayBufferOf, assetToGlb } from '../helpers/gltf-builder';
+import { Crowd, CrowdPicking } from '../../src/index';
+import { figureCharacter } from '../helpers/character';
+import { ARM_LENGTH, FIGURE_HALF_DEPTH, SHOULDER } from '../helpers/figure-rig';
 import { openTestDevice } from '../helpers/gpu';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
-let figure: Promise<Character> | undefined;
-const figureCharacter = () => (figure ??= loadCharacter(arrayBufferOf(assetToGlb(figureRigModel().builder.build()))));
 /** A ray from z = 5 towards -z through (x, y). */
 const raycaster = (x: number, y: number) => new Raycaster(new Vector3(x, y, 5), new Vector3(0, 0, -1));
 

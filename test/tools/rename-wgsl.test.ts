@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { packageWgsl, renameWgsl } from '../../tools/rename-wgsl';
 import { stripWgsl } from '../../tools/strip-wgsl';
-import { openTestDevice } from '../helpers/gpu';
+import { gpuSuite } from '../helpers/gpu-suite';
 import { REPO_ROOT } from '../helpers/models';
 
 /**
@@ -110,8 +110,7 @@ describe('renameWgsl', () => {
 
   describe('every packaged shader compiles without an error (needs a WebGPU adapter)', () => {
     let device: GPUDevice | undefined;
-    beforeAll(async () => { device = await openTestDevice(); });
-    afterAll(() => device?.destroy());
+    gpuSuite({}, (gpu) => { device = gpu.device; });
     it.each(files.map((f) => [f.slice(REPO_ROOT.length + 1), f]))('%s', async (_, file) => {
       if (!device) return;
       const info = await device.createShaderModule({ code: packageWgsl(readFileSync(file, 'utf8')) }).getCompilationInfo();

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stripWgsl } from '../../tools/strip-wgsl';
-import { openTestDevice } from '../helpers/gpu';
+import { gpuSuite } from '../helpers/gpu-suite';
 import { REPO_ROOT } from '../helpers/models';
 
 /**
@@ -104,8 +104,7 @@ describe('stripWgsl', () => {
 
   describe('every stripped shader compiles without an error, as the full one does (needs a WebGPU adapter)', () => {
     let device: GPUDevice | undefined;
-    beforeAll(async () => { device = await openTestDevice(); });
-    afterAll(() => device?.destroy());
+    gpuSuite({}, (gpu) => { device = gpu.device; });
     const errors = async (code: string) => {
       const info = await device!.createShaderModule({ code }).getCompilationInfo();
       return info.messages.filter((m) => m.type === 'error').map((m) => m.message);

@@ -1,5 +1,6 @@
 // `npm test`: the type check (tsc --noEmit), the API reference check (typedoc --emit none) and
 // every test (vitest run), started together. The two checks take about 45 s of CPU between them
+// (tsc 32 s, typedoc 13 s, measured 2026-12-03)
 // and print nothing when they pass; run before the tests they added that much to the wall time,
 // while the browser tests leave a 2-core machine's CPU idle about 40% of the time (waits on
 // Chromium's GPU process). Each check's output is held and printed after the tests, so the
@@ -23,7 +24,10 @@ function run(command, args, quiet) {
 
 const checks = [
   ['tsc --noEmit', run('npx', ['--no-install', 'tsc', '--noEmit'], true)],
-  ['typedoc --emit none', run('npx', ['--no-install', 'typedoc', '--emit', 'none'], true)],
+  // --skipErrorChecking: typedoc's program is tsconfig.json's, the one tsc checks beside it, and
+  // its own type-check of it was two thirds of its CPU (35.5 s with it, 12.4 s without, here);
+  // its validation (undocumented exports, broken links, unexported types) runs as before.
+  ['typedoc --emit none', run('npx', ['--no-install', 'typedoc', '--emit', 'none', '--skipErrorChecking'], true)],
 ];
 const tests = await run('npx', ['--no-install', 'vitest', 'run', ...process.argv.slice(2)], false);
 let status = tests.code === 0 ? 0 : 1;

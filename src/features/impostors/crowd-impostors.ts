@@ -1,8 +1,8 @@
 import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
-import { AtlasGrid, boxSphere } from './impostor-atlas';
-import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, SURFACE_FORMAT, type BakeLayer, type ImpostorTextures } from './impostor-bake';
+import { AtlasGrid, boxSphere, uniformSurface } from './impostor-atlas';
+import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
 import { marchDistance } from './impostor-layout';
@@ -21,8 +21,10 @@ export interface ImpostorAtlasInfo {
   readonly azimuths: number;
   /** View directions from the horizon up. */
   readonly elevations: number;
-  /** Texels per cell side (after the budget). */
+  /** Texels per side of the square cell whose texels each view gets on average (after the budget; the views' rectangles are packed at one density). */
   readonly cellSize: number;
+  /** Texels a model unit in every view. */
+  readonly density: number;
   /** The atlas's width in texels (three textures of this size, a layer a look). */
   readonly width: number;
   /** The atlas's height in texels. */
@@ -76,10 +78,11 @@ export class CrowdImpostors implements CrowdFeature {
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
     const limits = crowd.device.limits;
-    this.grid = new AtlasGrid(crowd.character.clipDurations.length, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers);
+    const box = crowd.character.animationBounds.box;
+    const surface = uniformSurface(crowd.character.rig.primitives.map((p) => p.material));
+    this.grid = new AtlasGrid(crowd.character.clipDurations.length, box, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, surface);
     const parts = crowd.character.rig.primitives.length;
     this.looksInUse = new ImpostorLooks(this.grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
-    const box = crowd.character.animationBounds.box;
     this.targets = crowd.targetFormats;
     this.pass = new ImpostorPass(crowd.device, this.grid, box, this.targets);
     this.kernel = crowd.install(this);
@@ -118,7 +121,7 @@ export class CrowdImpostors implements CrowdFeature {
   /** The atlas's layout and size (fixed at construction; the textures are made at the bake). */
   get atlas(): ImpostorAtlasInfo {
     const g = this.grid;
-    return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, width: g.width, height: g.height, lookBytes: g.bytes, looks: g.capacity, layers: this.layers, bytes: g.bytes * Math.max(1, this.layers) };
+    return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, density: g.density, width: g.width, height: g.height, lookBytes: g.bytes, looks: g.capacity, layers: this.layers, bytes: g.bytes * Math.max(1, this.layers) };
   }
 
   /**
@@ -252,7 +255,7 @@ export class CrowdImpostors implements CrowdFeature {
     const size = [g.width, g.height, looks.length];
     const made: ImpostorTextures = {
       albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size, format: ALBEDO_FORMAT, usage }),
-      surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: SURFACE_FORMAT, usage }),
+      surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: surfaceFormat(g), usage }),
       depth: device.createTexture({ label: 'CrowdImpostors.depth', size, format: DEPTH_FORMAT, usage }),
     };
     const old = all ? undefined : this.textures;

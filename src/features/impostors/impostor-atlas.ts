@@ -1,3 +1,4 @@
+import type { MaterialInfo } from '../../bake/rig';
 import { show } from '../../math/show';
 import type { ImpostorOptions } from './types';
 
@@ -17,20 +18,28 @@ export const DEFAULT_IMPOSTOR_ELEVATIONS = 3;
 
 /** The band's default width (ImpostorOptions.band): the last quarter of the distance before the switch. */
 export const DEFAULT_IMPOSTOR_BAND = 0.25;
-/** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness) + R8 depth (the draw's parallax). */
+/** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness) + R8 depth (the draw's parallax). The budget's measure (cellSize). */
 export const ATLAS_TEXEL_BYTES = 9;
+/** Bytes a texel where the character has one roughness and metalness (uniformSurface): the surface is RG8 (the normal alone). */
+export const ATLAS_TEXEL_BYTES_UNIFORM = 7;
 
 /** The most looks (atlas layers) an atlas may hold: WebGPU's default maxTextureArrayLayers. */
 export const IMPOSTOR_MAX_LOOKS = 256;
 
 /**
- * Where each (pose, view) image lies in the atlas (each framing the box's projection in its view,
- * viewFrame). Poses are
- * clip x frames + frame; views are elevation x azimuths + azimuth. A layer of the atlas (one
- * look: a (variant, parts) of CrowdAppearance) is a grid of square cells: `columns` poses side
- * by side, bands of `views` rows, one band per `columns` poses. The cell size fits `looks`
- * layers (ImpostorOptions.looks) in the budget; `capacity` layers fit at that size. Made from
- * checked options and the device's largest texture side and layer count; fixed once made.
+ * Where each (pose, view) image lies in the atlas. Poses are clip x frames + frame; views are
+ * elevation x azimuths + azimuth. Each image frames the box's projection in its view (viewFrame),
+ * a rectangle of model units, and the rectangles are packed at one density (`density` texels a
+ * model unit) in shelves (packShelves): a view seen end-on gets fewer texels than one seen from
+ * the side or from above at a slant, where square cells gave each view the same texels whatever
+ * its rectangle (the Fox at the defaults: 2.9 texels a pixel at the switch in every view, where
+ * its diagonal views had 2.2 to 2.4 and its end-on views 4.7 to 5.7). The rectangles take at most the texels of
+ * square cells of `cellSize` at 9 bytes a texel (the option: the budget's measure, unchanged),
+ * so the atlas is no larger; a character of one roughness and metalness (`surface`) leaves them
+ * out, 7 bytes a texel, and gets 9/7 the texels in those bytes. A layer of the atlas is one look (a (variant, parts) of CrowdAppearance); the cell
+ * size fits `looks` layers (ImpostorOptions.looks) in the budget; `capacity` layers fit at that
+ * size. Made from checked options, the character's animation box and the device's largest
+ * texture side and layer count; fixed once made.
  */
 export class AtlasGrid {
   readonly frames: number;
@@ -38,8 +47,10 @@ export class AtlasGrid {
   readonly elevations: number;
   /** Elevation of the top row, radians. */
   readonly maxElevation: number;
-  /** Texels per cell side (after the budget). */
+  /** Texels per side of the square cell whose texels each view gets on average (after the budget): the atlas holds at most poses x views x cellSize^2 texels. */
   readonly cellSize: number;
+  /** Texels a model unit in every view (the views' rectangles are packed at this one density). */
+  readonly density: number;
   readonly switchPixels: number;
   /** The band's width: a fraction of the switch distance (ImpostorOptions.band). */
   readonly band: number;
@@ -49,18 +60,29 @@ export class AtlasGrid {
   readonly looks: number;
   /** Most layers the atlas may hold: as many looks as fit in the budget at `cellSize`, at most the device's layer limit. */
   readonly capacity: number;
-  readonly columns: number;
-  readonly rows: number;
   /** Atlas size in texels. */
   readonly width: number;
   readonly height: number;
 
+  /** Per view: its cell's width and height in texels (2 x viewFrame's half extents x density, rounded). */
+  private readonly sizes: Uint16Array;
+  /** Per (pose, view), at pose x views + view: its cell's top-left texel (x, y). */
+  private readonly corners: Uint16Array;
+  /** The top texel row of each shelf (packShelves), then the atlas's height: the bake draws whole shelves. */
+  readonly shelves: readonly number[];
+  /** The character's one (roughness, metalness) (uniformSurface), kept out of the atlas; undefined: baked per texel. */
+  readonly surface: readonly [number, number] | undefined;
+  /** Bytes a texel: ATLAS_TEXEL_BYTES, or ATLAS_TEXEL_BYTES_UNIFORM with `surface`. */
+  readonly texelBytes: number;
+
   /**
    * @param clips clips of the character (each baked over `frames` frames)
+   * @param box the character's animation box (min x, y, z, max x, y, z; model units): each view's cell frames its projection
    * @param largest the device's maxTextureDimension2D
    * @param layers the device's maxTextureArrayLayers
+   * @param surface the character's one (roughness, metalness) where it has one (uniformSurface): the atlas then leaves them out (7 bytes a texel, not 9) and packs that many more texels
    */
-  constructor(clips: number, largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS) {
+  constructor(clips: number, box: ArrayLike<number>, largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number]) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
     const known = ['frames', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'looks'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
@@ -93,24 +115,50 @@ export class AtlasGrid {
     }
     this.cellSize = cell;
     this.switchPixels = pixels ?? cell / 2;
-    this.columns = Math.min(this.poses, Math.floor(largest / cell));
-    this.rows = Math.ceil(this.poses / this.columns) * this.views;
-    this.width = this.columns * cell;
-    this.height = this.rows * cell;
-    if (this.height > largest) {
-      throw new RangeError(`the impostor atlas needs ${this.width} x ${this.height} texels, over the device's maxTextureDimension2D ${largest}: bake fewer frames, views or a smaller cellSize`);
+    this.surface = surface;
+    this.texelBytes = surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES;
+    // The views' rectangles (model units) and the densest packing of them within the square cells' texels.
+    const rectangles: [number, number][] = [];
+    const d = new Float64Array(3);
+    for (let view = 0; view < this.views; view++) {
+      const { right, up } = viewBasis(this.direction(view, d));
+      const [r, u] = viewFrame(box, right, up);
+      rectangles.push([2 * r, 2 * u]);
     }
+    // At most the bytes of square cells of `cell` at 9 bytes a texel: 9/7 as many texels at 7.
+    const texels = Math.floor((this.poses * this.views * cell * cell * ATLAS_TEXEL_BYTES) / this.texelBytes);
+    const packing = densestPacking(rectangles, this.poses, texels, largest);
+    if (!packing) throw new RangeError(`the impostor atlas's ${this.poses} x ${this.views} cells do not fit the device's maxTextureDimension2D ${largest}: bake fewer frames, views or a smaller cellSize`);
+    this.density = packing.density;
+    this.sizes = packing.sizes;
+    this.corners = packing.corners;
+    this.shelves = packing.shelves;
+    this.width = packing.width;
+    this.height = packing.height;
     this.capacity = Math.max(this.looks, Math.min(maxLooks, Math.floor(budget / this.bytes)));
   }
 
   /** Bytes of one layer (one look) of the atlas's three textures. */
   get bytes(): number {
-    return this.width * this.height * ATLAS_TEXEL_BYTES;
+    return this.width * this.height * this.texelBytes;
   }
 
-  /** The (column, row) cell of pose `pose` seen from view `view`. */
-  cell(pose: number, view: number): [number, number] {
-    return [pose % this.columns, Math.floor(pose / this.columns) * this.views + view];
+  /** The cell of pose `pose` seen from view `view`: its top-left texel x, y and its width and height in texels. */
+  cell(pose: number, view: number): [number, number, number, number] {
+    const i = 2 * (pose * this.views + view);
+    return [this.corners[i], this.corners[i + 1], this.sizes[2 * view], this.sizes[2 * view + 1]];
+  }
+
+  /**
+   * The cells as the impostor draw reads them (impostor.wgsl `cellTable`): u32 `view`, for each
+   * view, its cell's width | height << 16 (texels); u32 `views + pose x views + view` the
+   * (pose, view) cell's top-left texel x | y << 16.
+   */
+  cellTable(): Uint32Array<ArrayBuffer> {
+    const table = new Uint32Array(this.views * (1 + this.poses));
+    for (let view = 0; view < this.views; view++) table[view] = this.sizes[2 * view] | (this.sizes[2 * view + 1] << 16);
+    for (let i = 0; i < this.poses * this.views; i++) table[this.views + i] = this.corners[2 * i] | (this.corners[2 * i + 1] << 16);
+    return table;
   }
 
   /** View `view`'s unit direction from the character towards the camera, in model space (+y up, azimuth 0 along +z). */
@@ -156,10 +204,119 @@ export function viewFrame(box: ArrayLike<number>, right: ArrayLike<number>, up: 
   return [r, u];
 }
 
+/**
+ * The one (roughness, metalness) the bake would write in every texel of a character whose
+ * materials (`materials`: each primitive's) have no metallic-roughness texture and all the same
+ * factors (bake.wgsl: roughness clamped to [0.0525, 1]); undefined where they differ or a texture
+ * varies them (the atlas then bakes them per texel).
+ */
+export function uniformSurface(materials: readonly Pick<MaterialInfo, 'metallicRoughnessImage' | 'roughnessFactor' | 'metallicFactor'>[]): [number, number] | undefined {
+  if (materials.length === 0 || materials.some((m) => m.metallicRoughnessImage)) return undefined;
+  const [first] = materials;
+  if (materials.some((m) => m.roughnessFactor !== first.roughnessFactor || m.metallicFactor !== first.metallicFactor)) return undefined;
+  return [Math.min(Math.max(first.roughnessFactor, 0.0525), 1), first.metallicFactor];
+}
+
 /** The model-space sphere around a box (the switch's measure and the depth's scale): the centre and half-diagonal of a box (min x, y, z, max x, y, z). */
 export function boxSphere(box: ArrayLike<number>): { centre: [number, number, number]; radius: number } {
   const centre: [number, number, number] = [(box[0] + box[3]) / 2, (box[1] + box[4]) / 2, (box[2] + box[5]) / 2];
   return { centre, radius: Math.hypot(box[3] - box[0], box[4] - box[1], box[5] - box[2]) / 2 };
+}
+
+/** A packing of the views' cells: its density (texels a model unit), each view's cell size and each (pose, view) cell's corner (AtlasGrid's arrays), the shelves' tops and the atlas's size. */
+interface Packing {
+  density: number;
+  sizes: Uint16Array;
+  corners: Uint16Array;
+  shelves: number[];
+  width: number;
+  height: number;
+}
+
+/**
+ * Packs `poses` cells of each view's size (`sizes`: width, height in texels, a pair a view) into
+ * shelves `width` texels wide: the views in `order` (shelfOrder: taller first), each view's cells
+ * left to right, on from the last shelf while they fit, then on new shelves of the view's height.
+ * Writes the cells' corners (at pose x views + view) into `corners` and the shelves' tops into
+ * `shelves` when given (without them the full shelves are counted, not walked); returns the
+ * atlas's height, or Infinity where a cell is wider than `width`.
+ */
+function packShelves(sizes: Uint16Array, order: readonly number[], poses: number, width: number, corners?: Uint16Array, shelves?: number[]): number {
+  const views = sizes.length / 2;
+  let x = 0, top = 0, shelf = 0; // the current shelf's next free texel, its top and its height (0: none yet)
+  for (const view of order) {
+    const w = sizes[2 * view], h = sizes[2 * view + 1];
+    if (w > width) return Infinity;
+    for (let pose = 0; pose < poses;) {
+      if (shelf === 0 || x + w > width) {
+        if (!corners) {
+          // The rest on new shelves of `per` cells: the last one's free texel is where the loop would leave it.
+          const per = Math.floor(width / w), more = Math.ceil((poses - pose) / per);
+          top += shelf + (more - 1) * h;
+          shelf = h;
+          x = (poses - pose - (more - 1) * per) * w;
+          break;
+        }
+        top += shelf;
+        shelf = h;
+        x = 0;
+        shelves?.push(top);
+      }
+      const n = Math.min(poses - pose, Math.floor((width - x) / w)); // cells on this shelf
+      for (let k = 0; corners && k < n; k++) corners.set([x + k * w, top], 2 * ((pose + k) * views + view));
+      x += n * w;
+      pose += n;
+    }
+  }
+  shelves?.push(top + shelf);
+  return top + shelf;
+}
+
+/** The views in packShelves's order: taller cells first, ties by view. */
+function shelfOrder(sizes: Uint16Array): number[] {
+  return Array.from({ length: sizes.length / 2 }, (_, v) => v).sort((a, b) => sizes[2 * b + 1] - sizes[2 * a + 1] || a - b);
+}
+
+/** Each view's cell size at `density` texels a model unit (its rectangle's, rounded; at least 1). */
+function cellSizes(rectangles: readonly [number, number][], density: number): Uint16Array {
+  return Uint16Array.from(rectangles.flatMap(([w, h]) => [Math.max(1, Math.round(w * density)), Math.max(1, Math.round(h * density))]));
+}
+
+/**
+ * The densest packing (packShelves) of `poses` cells a view of the views' `rectangles` (model
+ * units) in at most `texels` texels, at most `largest` texels a side: a bisection on the
+ * density (24 halvings), at each the atlas width (a multiple of 64: a row of RGBA8 texels a
+ * multiple of 256 bytes, as a copy into a buffer needs) that packs into the fewest
+ * texels. Undefined where not even the sparsest fits (more cells than `largest` squared holds).
+ */
+function densestPacking(rectangles: readonly [number, number][], poses: number, texels: number, largest: number): Packing | undefined {
+  const area = rectangles.reduce((sum, [w, h]) => sum + w * h, 0);
+  const fewest = (density: number): [number, number] | undefined => {
+    const sizes = cellSizes(rectangles, density);
+    const order = shelfOrder(sizes);
+    let best: [number, number] | undefined;
+    for (let width = 64; width <= largest; width += 64) {
+      const height = packShelves(sizes, order, poses, width);
+      if (height <= largest && (!best || width * height < best[0] * best[1])) best = [width, height];
+    }
+    return best && best[0] * best[1] <= texels ? best : undefined;
+  };
+  // Every view's rectangle at the density that gives them `texels` in all: no packing is denser (but for rounding).
+  let high = 1.05 * Math.sqrt(texels / (poses * area));
+  let low = 0;
+  for (let i = 0; i < 24; i++) {
+    const middle = (low + high) / 2;
+    if (fewest(middle)) low = middle;
+    else high = middle;
+  }
+  const fit = low > 0 ? fewest(low) : undefined;
+  if (!fit) return undefined;
+  const sizes = cellSizes(rectangles, low);
+  const corners = new Uint16Array(2 * poses * rectangles.length);
+  const shelves: number[] = [];
+  const height = packShelves(sizes, shelfOrder(sizes), poses, fit[0], corners, shelves);
+  if (height !== fit[1]) throw new Error(`densestPacking: the shelves walked are ${height} texels tall, counted ${fit[1]}`);
+  return { density: low, sizes, corners, shelves, width: fit[0], height: fit[1] };
 }
 
 function integerIn(value: unknown, low: number, high: number, name: string): number {

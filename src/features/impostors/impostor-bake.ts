@@ -22,7 +22,10 @@ export interface ImpostorTextures {
 }
 
 export const ALBEDO_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
-export const SURFACE_FORMAT: GPUTextureFormat = 'rgba8unorm';
+/** The surface texture's format: RGBA8 (octahedral normal, roughness, metalness), or RG8 (the normal) where the grid keeps the character's one roughness and metalness out (AtlasGrid.surface). */
+export function surfaceFormat(grid: AtlasGrid): GPUTextureFormat {
+  return grid.surface ? 'rg8unorm' : 'rgba8unorm';
+}
 export const DEPTH_FORMAT: GPUTextureFormat = 'r8unorm';
 
 /** The variant images a bake draws looks with (CrowdAppearance's, AppearanceSource): none without appearance. */
@@ -39,6 +42,17 @@ export interface BakeLayer {
   readonly look: ImpostorLook;
 }
 
+/** A view's cells side by side on one shelf: its viewport (texels; y in the atlas), its instances (first, count: consecutive poses) and its camera's index. */
+interface Run {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  first: number;
+  count: number;
+  frame: number;
+}
+
 /** Bytes between two looks' uniforms (bake.wgsl `BakeLook`, at a uniform offset's alignment). */
 const LOOK_STRIDE = 256;
 /**
@@ -47,7 +61,7 @@ const LOOK_STRIDE = 256;
  * fraction of a texel (binary coverage: 2.4% of the Fox's pixels off at the switch against 5.5%).
  */
 const BAKE_SAMPLES = 4;
-/** Most texels of a strip of atlas rows baked at once (its multisampled targets: 13 bytes a sample, 52 MiB). */
+/** Most texels of a strip of shelves baked at once (its multisampled targets: 13 bytes a sample, 52 MiB), but for a strip of one shelf. */
 const STRIP_TEXELS = 1 << 20;
 
 /**
@@ -66,12 +80,11 @@ const STRIP_TEXELS = 1 << 20;
 export class ImpostorBake {
   private readonly crowd: Crowd;
   private readonly kernel: CrowdKernel;
-  /** Per atlas row (one view): its camera (framing the view's rectangle, viewFrame) and frame bind group. */
+  /** Per run (a view's cells side by side on a shelf): its camera (framing the view's rectangle, viewFrame, onto each cell) and frame bind group. */
   private readonly cameras: GPUBuffer[] = [];
   private readonly frames: GPUBindGroup[] = [];
-  /** The first instance of each atlas row, then the instance count. */
-  private readonly rowStart: number[] = [];
-  private readonly stripRows: number;
+  /** Strips of shelves (AtlasGrid.shelves) baked at once: each one's top texel row, its height and its runs. */
+  private readonly strips: { top: number; height: number; runs: Run[] }[] = [];
   /** A strip's multisampled depth buffer and (albedo, surface, depth) targets, and the (albedo, surface, depth) they resolve into. */
   private readonly depth: GPUTexture;
   private readonly samples: GPUTexture[];
@@ -99,47 +112,52 @@ export class ImpostorBake {
     const { skin, mesh } = this.kernel.draws;
     const cameraData = new Float32Array(CAMERA.size / 4);
     const store = this.kernel.store;
-    // Instances in the atlas's row order (row r holds view r % views of the poses of band r / views, AtlasGrid.cell), so a row is one instance range.
-    for (let row = 0; row < grid.rows; row++) {
-      this.rowStart.push(this.crowd.count);
-      const view = row % grid.views;
+    // Strips of shelves, each drawn 4x multisampled (so a texel's alpha is the fraction of it covered, its colour premultiplied by it), resolved, then copied into the atlas's layer.
+    const shelves = grid.shelves;
+    for (let s = 0; s + 1 < shelves.length;) {
+      let e = s + 1;
+      while (e + 1 < shelves.length && (shelves[e + 1] - shelves[s]) * grid.width <= STRIP_TEXELS) e++;
+      this.strips.push({ top: shelves[s], height: shelves[e] - shelves[s], runs: [] });
+      s = e;
+    }
+    // Runs: a view's consecutive poses side by side on one shelf (AtlasGrid packs them so), each one instanced draw into its viewport.
+    for (let view = 0; view < grid.views; view++) {
       grid.direction(view, d);
       const { right, up } = viewBasis(d);
-      // The cell frames the box's projection (viewFrame): width 2 x halfRight, height 2 x halfUp model units.
       const [halfRight, halfUp] = viewFrame(box, right, up);
-      for (let column = 0; column < grid.columns; column++) {
-        const pose = Math.floor(row / grid.views) * grid.columns + column;
-        if (pose >= grid.poses) break;
-        // Rows of the rotation: right, up, d (model -> camera axes); then the box's centre to the cell's.
-        for (let j = 0; j < 3; j++) {
-          world[j * 4] = right[j]; world[j * 4 + 1] = up[j]; world[j * 4 + 2] = d[j]; world[j * 4 + 3] = 0;
+      for (let pose = 0; pose < grid.poses;) {
+        const [x, y, w, h] = grid.cell(pose, view);
+        let count = 1;
+        while (pose + count < grid.poses && grid.cell(pose + count, view)[1] === y && grid.cell(pose + count, view)[0] === x + count * w) count++;
+        const run: Run = { x, y, width: count * w, height: h, first: this.crowd.count, count, frame: this.frames.length };
+        this.strips.find((strip) => y < strip.top + strip.height)!.runs.push(run);
+        for (let k = 0; k < count; k++) {
+          // Rows of the rotation: right, up, d (model -> camera axes); then the box's centre to the centre of the run's k-th cell (2 halfRight model units across).
+          for (let j = 0; j < 3; j++) {
+            world[j * 4] = right[j]; world[j * 4 + 1] = up[j]; world[j * 4 + 2] = d[j]; world[j * 4 + 3] = 0;
+          }
+          world[12] = (2 * k + 1) * halfRight - (right[0] * centre[0] + right[1] * centre[1] + right[2] * centre[2]);
+          world[13] = -(up[0] * centre[0] + up[1] * centre[1] + up[2] * centre[2]);
+          world[14] = -(d[0] * centre[0] + d[1] * centre[1] + d[2] * centre[2]);
+          world[15] = 1;
+          const clip = Math.floor((pose + k) / grid.frames), frame = (pose + k) % grid.frames;
+          const time = (frame / grid.frames) * character.clipDurations[clip];
+          this.crowd.add({ clipA: clip, timeA: time, speedA: 0, clipB: clip, timeB: time, speedB: 0, transform: world });
         }
-        const rc = right[0] * centre[0] + right[1] * centre[1] + right[2] * centre[2];
-        const uc = up[0] * centre[0] + up[1] * centre[1] + up[2] * centre[2];
-        const dc = d[0] * centre[0] + d[1] * centre[1] + d[2] * centre[2];
-        world[12] = (2 * column + 1) * halfRight - rc;
-        world[13] = -halfUp - uc;
-        world[14] = -dc;
-        world[15] = 1;
-        const clip = Math.floor(pose / grid.frames), frame = pose % grid.frames;
-        const time = (frame / grid.frames) * character.clipDurations[clip];
-        this.crowd.add({ clipA: clip, timeA: time, speedA: 0, clipB: clip, timeB: time, speedB: 0, transform: world });
+        // The run's orthographic camera: x in [0, count x 2 halfRight] across the run's cells, y in [-halfUp, halfUp], z in [-2r, 2r]; anisotropic, as a cell's texels are the rectangle's at the grid's density, rounded.
+        const projection = mat4.ortho(0, count * 2 * halfRight, -halfUp, halfUp, 0, 4 * radius);
+        writeCamera(cameraData, mat4.multiply(projection, mat4.translation([0, 0, -2 * radius])), skin.lights, new Float32Array(16));
+        const camera = device.createBuffer({ label: 'ImpostorBake.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+        device.queue.writeBuffer(camera, 0, cameraData);
+        this.cameras.push(camera);
+        this.frames.push(frameBindGroup(device, skin.frameBindGroupLayout, 'ImpostorBake.frame', camera, store, store.identityListBuffer, 0));
+        pose += count;
       }
-      // The row's orthographic camera (drawn into the row's viewport): x in [0, columns x 2 halfRight], y in [-2 halfUp, 0], z in [-2r, 2r]; anisotropic, so the cells' square of texels spans the rectangle.
-      const projection = mat4.ortho(0, grid.columns * 2 * halfRight, -2 * halfUp, 0, 0, 4 * radius);
-      writeCamera(cameraData, mat4.multiply(projection, mat4.translation([0, 0, -2 * radius])), skin.lights, new Float32Array(16));
-      const camera = device.createBuffer({ label: 'ImpostorBake.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
-      device.queue.writeBuffer(camera, 0, cameraData);
-      this.cameras.push(camera);
-      this.frames.push(frameBindGroup(device, skin.frameBindGroupLayout, 'ImpostorBake.frame', camera, store, store.identityListBuffer, 0));
     }
-    this.rowStart.push(this.crowd.count);
-    // Strips of rows, each drawn 4x multisampled and resolved (so a texel's alpha is the fraction of it covered, its colour premultiplied by it), then copied into the atlas's layer.
-    this.stripRows = Math.max(1, Math.min(grid.rows, Math.floor(STRIP_TEXELS / (grid.width * grid.cellSize))));
-    const stripSize = [grid.width, this.stripRows * grid.cellSize];
+    const stripSize = [grid.width, Math.max(...this.strips.map((strip) => strip.height))];
     const texture = (label: string, format: GPUTextureFormat, sampleCount: number, usage: number) => device.createTexture({ label: `ImpostorBake.${label}`, size: stripSize, format, sampleCount, usage });
     this.depth = texture('depth', 'depth24plus', BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT);
-    const formats = [['albedo', ALBEDO_FORMAT], ['surface', SURFACE_FORMAT], ['depth', DEPTH_FORMAT]] as const;
+    const formats = [['albedo', ALBEDO_FORMAT], ['surface', surfaceFormat(grid)], ['depth', DEPTH_FORMAT]] as const;
     this.samples = formats.map(([name, format]) => texture(`${name}Samples`, format, BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT));
     this.resolved = formats.map(([name, format]) => texture(`${name}Strip`, format, 1, GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC));
     const module = device.createShaderModule({ label: 'ImpostorBake.shader', code: bakeWgsl });
@@ -163,7 +181,7 @@ export class ImpostorBake {
         label: `ImpostorBake.pipeline.${p.label}`, layout,
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: skin.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...skin.vertexConstants, ...streams } },
-        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: SURFACE_FORMAT }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), PIXEL: pixel, RADIUS: radius } },
+        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: surfaceFormat(grid) }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), PIXEL: pixel, RADIUS: radius } },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
         multisample: { count: BAKE_SAMPLES },
@@ -192,19 +210,17 @@ export class ImpostorBake {
         label: `ImpostorBake.look${k}`, layout: this.lookLayout,
         entries: [{ binding: 0, resource: { buffer: looks, offset: k * LOOK_STRIDE, size: 16 } }, { binding: 1, resource: this.variants }, { binding: 2, resource: this.sampler }],
       });
-      // Looks x strips: each strip of rows drawn 4x multisampled (row by row, each in its viewport with its view's camera), resolved, then copied into the look's layer.
-      for (let row = 0, strip = 0; row < grid.rows; row += this.stripRows, strip++) {
-        const end = Math.min(grid.rows, row + this.stripRows);
+      // Looks x strips: each strip of shelves drawn 4x multisampled (run by run, each in its viewport with its camera), resolved, then copied into the look's layer.
+      this.strips.forEach(({ top, height, runs }, strip) => {
         const pass = encoder.beginRenderPass({
           label: `ImpostorBake.layer${layer}.strip${strip}`,
           colorAttachments: this.samples.map((t, s) => ({ view: t.createView(), resolveTarget: this.resolved[s].createView(), loadOp: 'clear' as const, storeOp: 'discard' as const, clearValue: [0, 0, 0, 0] })),
           depthStencilAttachment: { view: this.depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'discard', depthClearValue: 1 },
         });
         pass.setBindGroup(2, group);
-        for (let r = row; r < end; r++) {
-          const first = this.rowStart[r], count = this.rowStart[r + 1] - first;
-          pass.setViewport(0, (r - row) * grid.cellSize, grid.width, grid.cellSize, 0, 1);
-          pass.setBindGroup(0, this.frames[r]);
+        for (const run of runs) {
+          pass.setViewport(run.x, run.y - top, run.width, run.height, 0, 1);
+          pass.setBindGroup(0, this.frames[run.frame]);
           mesh.primitives.forEach((p, i) => {
             if (i < 32 && (look.parts & (1 << i)) === 0) return; // a part the look hides
             // The level the crowd draws just before the switch (impostor-route.ts levelAtSwitch), so the impostor takes over from the mesh it replaces.
@@ -212,13 +228,12 @@ export class ImpostorBake {
             pass.setPipeline(this.pipelines[i]);
             pass.setBindGroup(1, materials[i]);
             mesh.setBuffers(pass, p);
-            pass.drawIndexed(indices, count, firstIndex, 0, first);
+            pass.drawIndexed(indices, run.count, firstIndex, 0, run.first);
           });
         }
         pass.end();
-        const size = [grid.width, (end - row) * grid.cellSize, 1];
-        [target.albedo, target.surface, target.depth].forEach((texture, t) => encoder.copyTextureToTexture({ texture: this.resolved[t] }, { texture, origin: [0, row * grid.cellSize, layer] }, size));
-      }
+        [target.albedo, target.surface, target.depth].forEach((texture, t) => encoder.copyTextureToTexture({ texture: this.resolved[t] }, { texture, origin: [0, top, layer] }, [grid.width, height, 1]));
+      });
     });
   }
 

@@ -2,27 +2,25 @@ import { CLIP_CLOCK, INSTANCE_STRUCT, type GeneratedShader } from '../../runtime
 
 /**
  * The impostor draw's atlas uniform (shaders/impostors/impostor.wgsl `Atlas`), written per frame:
- * the model-space sphere around the animation box (its centre: the cells' centre; its radius: the depth's scale), the grid (impostor-atlas.ts AtlasGrid), the crowd
+ * the model-space sphere around the animation box (its centre: the cells' centre; its radius: the depth's scale), the views and frames (impostor-atlas.ts AtlasGrid; where each cell lies is the cell table's, AtlasGrid.cellTable), the crowd
  * clock in ticks (the clip clock's, src/runtime/clip-clock.ts), whether an environment lights it
  * and the looks baked (impostor-looks.ts: one atlas layer each).
  */
 export const IMPOSTOR_ATLAS = {
-  size: 80,
+  size: 64,
   centre: 0, //        vec3f: model units
   radius: 12, //       f32: model units
-  columns: 16, //      u32: cells across
-  rows: 20, //         u32: cells down
-  frames: 24, //       u32: frames per clip
-  azimuths: 28, //     u32
-  elevations: 32, //   u32
-  maxElevation: 36, // f32: radians
-  ticks: 40, //        i32: crowd clock in CLOCK_TICKS_PER_SECOND
-  views: 44, //        u32: azimuths x elevations
-  environment: 48, //  u32: 1 when the crowd has lights.environment (bound at 10 and 11), else 0
-  varied: 52, //       u32: parts mask of the primitives a variant changes (a look's variant is 0 where none of its parts is)
-  looks: 56, //        u32: looks baked (layers; the table bound at 12, sorted by variant, then parts)
-  standIn: 60, //      u32: the layer drawn for a look without one (the most used look's)
-  marchDistance: 64, // f32: model units (over the instance's scale) from the box's centre out to which the march takes every step (marchDistance); 0: everywhere
+  frames: 16, //       u32: frames per clip
+  azimuths: 20, //     u32
+  elevations: 24, //   u32
+  maxElevation: 28, // f32: radians
+  ticks: 32, //        i32: crowd clock in CLOCK_TICKS_PER_SECOND
+  views: 36, //        u32: azimuths x elevations
+  environment: 40, //  u32: 1 when the crowd has lights.environment (bound at 10 and 11), else 0
+  varied: 44, //       u32: parts mask of the primitives a variant changes (a look's variant is 0 where none of its parts is)
+  looks: 48, //        u32: looks baked (layers; the table bound at 12, sorted by variant, then parts)
+  standIn: 52, //      u32: the layer drawn for a look without one (the most used look's)
+  marchDistance: 56, // f32: model units (over the instance's scale) from the box's centre out to which the march takes every step (marchDistance); 0: everywhere
 } as const;
 
 /** Steps of the impostor draw's parallax march across the animation box (impostor.wgsl sampleCell). */

@@ -55,6 +55,8 @@ export class ImpostorPass {
   /** The looks baked, (variant, parts) u32 pairs by layer (impostor.wgsl `bakedLooks`): `capacity` of them. */
   private readonly lookTable: GPUBuffer;
   private readonly lookData: Uint32Array<ArrayBuffer>;
+  /** Where each view's cells lie in the atlas (AtlasGrid.cellTable; impostor.wgsl `cellTable`), written once. */
+  private readonly cellTable: GPUBuffer;
   /** Per pipeline (far, band): its bind group and what it was made over (re-made only when an input was replaced). */
   private readonly groups: { group: GPUBindGroup | undefined; bound: unknown[] }[] = [{ group: undefined, bound: [] }, { group: undefined, bound: [] }];
 
@@ -67,10 +69,12 @@ export class ImpostorPass {
     // defaults, over its pixels: 5.6/255 on a view cell where alpha to coverage gave 23.8; the
     // parallax march's hits take coverage from 1/8).
     const multisampled = (options.sampleCount ?? 1) > 1;
+    // The character's one roughness and metalness where the atlas leaves them out (AtlasGrid.surface, an RG8 surface texture); -1: per texel.
+    const surface = { ROUGHNESS: grid.surface ? grid.surface[0] : -1, METALNESS: grid.surface ? grid.surface[1] : 0 };
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
       vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half } },
-      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5 } },
+      fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5, ...surface } },
       primitive: { topology: 'triangle-strip', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
       multisample: { count: options.sampleCount ?? 1 },
@@ -87,14 +91,15 @@ export class ImpostorPass {
     this.noEnvironment = device.createTexture({ label: 'ImpostorPass.noEnvironment', size: [1, 1, ENVIRONMENT_LAYERS], format: 'rgba16float', usage: GPUTextureUsage.TEXTURE_BINDING });
     // As the skin pass samples it (SkinPass.environmentSampler): wrapping round in azimuth.
     this.environmentSampler = device.createSampler({ label: 'ImpostorPass.environmentSampler', addressModeU: 'repeat', magFilter: 'linear', minFilter: 'linear' });
+    const cells = grid.cellTable();
+    this.cellTable = device.createBuffer({ label: 'ImpostorPass.cells', size: cells.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    device.queue.writeBuffer(this.cellTable, 0, cells);
     this.lookData = new Uint32Array(2 * grid.capacity);
     this.lookTable = device.createBuffer({ label: 'ImpostorPass.looks', size: this.lookData.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     const { centre, radius } = boxSphere(box);
     const v = this.atlasView;
     centre.forEach((c, i) => v.setFloat32(IMPOSTOR_ATLAS.centre + 4 * i, c, true));
     v.setFloat32(IMPOSTOR_ATLAS.radius, radius, true);
-    v.setUint32(IMPOSTOR_ATLAS.columns, grid.columns, true);
-    v.setUint32(IMPOSTOR_ATLAS.rows, grid.rows, true);
     v.setUint32(IMPOSTOR_ATLAS.frames, grid.frames, true);
     v.setUint32(IMPOSTOR_ATLAS.azimuths, grid.azimuths, true);
     v.setUint32(IMPOSTOR_ATLAS.elevations, grid.elevations, true);
@@ -176,6 +181,7 @@ export class ImpostorPass {
           { binding: 11, resource: this.environmentSampler },
           { binding: 12, resource: { buffer: this.lookTable } },
           { binding: 13, resource: inputs.atlas.depth.createView({ dimension: '2d-array' }) },
+          { binding: 14, resource: { buffer: this.cellTable } },
         ],
       });
       b.length = 0;
@@ -185,6 +191,6 @@ export class ImpostorPass {
   }
 
   destroy(): void {
-    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.lookTable]) resource.destroy();
+    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.lookTable, this.cellTable]) resource.destroy();
   }
 }

@@ -9,12 +9,14 @@ export interface ImpostorOptions {
   /** Elevation of the highest row, degrees in [0, 89] (default 75): a camera higher up sees that row. */
   maxElevation?: number;
   /**
-   * Texels per side of one atlas cell: a multiple of 16 in [16, 256] (default 80). Each cell maps
-   * the animation box's projection in its view onto its square. Made 16 smaller while the atlas is
-   * over `budgetBytes`.
+   * The atlas's size as square cells of this many texels a side at 9 bytes a texel: a multiple of
+   * 16 in [16, 256] (default 80). Each view's cell is the animation box's projection in its view
+   * at one density (texels a model unit) for every view, the densest whose packing takes at most
+   * those bytes (7 bytes a texel where the character has one roughness and metalness: 9/7 the
+   * texels). Made 16 smaller while those bytes are over `budgetBytes`.
    */
   cellSize?: number;
-  /** Most bytes the atlas may hold (9 bytes a texel: RGBA8 albedo, RGBA8 surface, R8 depth): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
+  /** Most bytes the atlas may hold (9 bytes a texel: RGBA8 albedo, RGBA8 surface, R8 depth; 7 with an RG8 surface where the character has one roughness and metalness): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
   budgetBytes?: number;
   /**
    * An instance is drawn as an impostor once its bounding sphere spans at most this many pixels

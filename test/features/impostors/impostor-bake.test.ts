@@ -1,16 +1,18 @@
 import { mat4 } from 'wgpu-matrix';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
-import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET, viewBasis, viewFrame } from '../../../src/features/impostors/impostor-atlas';
+import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET, uniformSurface, viewBasis, viewFrame } from '../../../src/features/impostors/impostor-atlas';
 import { Crowd } from '../../../src/runtime/crowd';
-import { testCharacter } from '../../helpers/character';
-import { openTestDevice, readBuffer } from '../../helpers/gpu';
+import { readBuffer } from '../../helpers/gpu';
+import { gpuSuite } from '../../helpers/gpu-suite';
 import { renderCrowd } from '../../helpers/render';
 
 const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
-// Small enough for SwiftShader: 2 frames a clip, 4 azimuths, 1 elevation, 64 x 64 cells.
+// Small enough for SwiftShader: 2 frames a clip, 4 azimuths, 1 elevation, the texels of 64 x 64 cells.
 const SMALL = { frames: 2, azimuths: 4, elevations: 1, cellSize: 64 };
+// The Fox's animation box (min x, y, z, max x, y, z; model units), for the atlas's layout without loading it.
+const FOX_BOX = [-40.959, -7.316, -101.998, 37.388, 86.36, 82.866];
 
 describe('impostor atlas options', () => {
   it('refuses each option out of range by name', () => {
@@ -30,55 +32,106 @@ describe('impostor atlas options', () => {
       [{ looks: 2.5 }, /impostors\.looks/],
       [{ looks: 256 }, /impostors\.budgetBytes 67108864 is under the smallest atlas: 256 looks x 3 clips/],
     ];
-    for (const [options, message] of cases) expect(() => new AtlasGrid(3, 8192, options)).toThrow(message);
+    for (const [options, message] of cases) expect(() => new AtlasGrid(3, FOX_BOX, 8192, options)).toThrow(message);
   });
 
   it("holds the Fox's three clips in at most 64 MiB with the defaults, and makes cells smaller to fit a budget", () => {
-    const fox = new AtlasGrid(3, 8192);
+    const fox = new AtlasGrid(3, FOX_BOX, 8192);
     expect(DEFAULT_IMPOSTOR_BUDGET).toBe(64 * 1024 * 1024);
-    // 3 clips x 16 frames x 8 x 3 views of 80 x 80 texels, 9 bytes a texel: 63.28 MiB.
+    // 3 clips x 16 frames x 8 x 3 views in at most the texels of 80 x 80 cells, 9 bytes a texel: 63.28 MiB (the packing fills them).
     expect(fox.bytes).toBe(66_355_200);
     expect(fox.bytes).toBeLessThanOrEqual(64 * 1024 * 1024);
-    expect([fox.cellSize, fox.frames, fox.views, fox.width, fox.height]).toEqual([80, 16, 24, 3840, 1920]);
+    expect([fox.cellSize, fox.frames, fox.views, fox.width, fox.height]).toEqual([80, 16, 24, 4608, 1600]);
     // Over the budget the cell is made 16 texels smaller until it fits: 16 MiB holds 32-texel cells (48 would be 22.8 MiB).
-    expect(new AtlasGrid(3, 8192, { budgetBytes: 16 * 1024 * 1024 }).cellSize).toBe(32);
-    expect(new AtlasGrid(3, 8192, { budgetBytes: 50 * 1024 * 1024 }).cellSize).toBe(64);
+    expect(new AtlasGrid(3, FOX_BOX, 8192, { budgetBytes: 16 * 1024 * 1024 }).cellSize).toBe(32);
+    expect(new AtlasGrid(3, FOX_BOX, 8192, { budgetBytes: 50 * 1024 * 1024 }).cellSize).toBe(64);
     // Looks (appearance layers): one at the defaults; sized for 4, 32-texel cells of 10.125 MiB a look, 6 in the budget.
     expect(fox.capacity).toBe(1);
-    const four = new AtlasGrid(3, 8192, { looks: 4 });
-    expect([four.cellSize, four.bytes, four.capacity]).toEqual([32, 10.125 * 1024 * 1024, 6]);
-    expect(new AtlasGrid(3, 8192, { looks: 4 }, 5).capacity).toBe(5); // the device's maxTextureArrayLayers: 5
+    const four = new AtlasGrid(3, FOX_BOX, 8192, { looks: 4 });
+    expect([four.cellSize, four.capacity]).toEqual([32, 6]);
+    expect(four.bytes).toBeLessThanOrEqual(10.125 * 1024 * 1024);
+    expect(new AtlasGrid(3, FOX_BOX, 8192, { looks: 4 }, 5).capacity).toBe(5); // the device's maxTextureArrayLayers: 5
+  });
+
+  it("packs each view's rectangle at one density, the cells apart and within the atlas", () => {
+    for (const options of [{}, { elevations: 4, cellSize: 64 }, { ...SMALL }]) {
+      const g = new AtlasGrid(3, FOX_BOX, 8192, options);
+      const painted = new Uint8Array(g.width * g.height);
+      let overlaps = 0, texels = 0;
+      for (let view = 0; view < g.views; view++) {
+        const { right, up } = viewBasis(g.direction(view));
+        const [r, u] = viewFrame(FOX_BOX, right, up);
+        for (let pose = 0; pose < g.poses; pose++) {
+          const [x, y, w, h] = g.cell(pose, view);
+          // Texels a model unit along each axis: the grid's density but for rounding to whole texels.
+          expect(Math.abs(w - 2 * r * g.density)).toBeLessThanOrEqual(0.5);
+          expect(Math.abs(h - 2 * u * g.density)).toBeLessThanOrEqual(0.5);
+          expect(x + w <= g.width && y + h <= g.height).toBe(true);
+          for (let j = y; j < y + h; j++) for (let i = x; i < x + w; i++) overlaps += painted[j * g.width + i]++ > 0 ? 1 : 0;
+          texels += w * h;
+        }
+      }
+      expect(overlaps).toBe(0);
+      // At most the square cells' texels, nearly all of them the cells'.
+      expect(g.width * g.height).toBeLessThanOrEqual(g.poses * g.views * g.cellSize ** 2);
+      expect(texels / (g.width * g.height)).toBeGreaterThan(0.95);
+      const table = g.cellTable();
+      const [x, y, w, h] = g.cell(g.poses - 1, g.views - 1);
+      expect([table[g.views - 1], table[table.length - 1]]).toEqual([w | (h << 16), x | (y << 16)]);
+    }
+    // The Fox's views at one density get 2.9 texels a pixel at the 40-pixel switch (square 80-texel cells: 2.2 to 5.7 by view and axis);
+    // 3.3 with its one roughness and metalness left out (7 bytes a texel: 9/7 the texels in at most the same bytes).
+    const pixel = (g: AtlasGrid) => (g.density * 2 * boxSphere(FOX_BOX).radius) / g.switchPixels;
+    const fox = new AtlasGrid(3, FOX_BOX, 8192);
+    expect(pixel(fox)).toBeGreaterThan(2.85);
+    const uniform = new AtlasGrid(3, FOX_BOX, 8192, {}, 256, [0.58, 0]);
+    expect(pixel(uniform)).toBeGreaterThan(3.25);
+    expect(uniform.texelBytes).toBe(7);
+    expect(uniform.bytes).toBeLessThanOrEqual(fox.poses * fox.views * 80 * 80 * 9);
+  });
+
+  it('leaves roughness and metalness out of the atlas only where every material has the same factors and no texture varies them', () => {
+    const fox = { metallicRoughnessImage: undefined, roughnessFactor: 0.58, metallicFactor: 0 };
+    expect(uniformSurface([fox])).toEqual([0.58, 0]);
+    expect(uniformSurface([fox, { ...fox, roughnessFactor: 0.01 }])).toBeUndefined();
+    expect(uniformSurface([fox, { ...fox, metallicFactor: 1 }])).toBeUndefined();
+    expect(uniformSurface([{ ...fox, roughnessFactor: 0.01 }])).toEqual([0.0525, 0]); // the bake's clamp
+    expect(uniformSurface([fox, { ...fox, metallicRoughnessImage: {} as never }])).toBeUndefined();
+    expect(uniformSurface([])).toBeUndefined();
   });
 });
 
 describe('impostor bake (GPU)', () => {
   let device: GPUDevice | undefined;
   let fox: Character;
-  beforeAll(async () => {
-    device = await openTestDevice();
-    fox = await testCharacter('Fox');
-  });
-  afterAll(() => device?.destroy());
+  gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
 
-  /** The atlas textures read back: RGBA8 bytes each, rows top to bottom. */
+  /** The atlas textures read back: 4 bytes a texel each (an RG8 texture's in the first two), rows top to bottom. */
   async function readAtlas(d: GPUDevice, impostors: CrowdImpostors): Promise<{ albedo: Uint8Array; surface: Uint8Array }> {
     const { width, height } = impostors.atlas;
-    const read = async (texture: GPUTexture) => {
-      const buffer = d.createBuffer({ size: width * height * 4, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+    const read = async (texture: GPUTexture, texelBytes: number) => {
+      const row = Math.ceil((width * texelBytes) / 256) * 256;
+      const buffer = d.createBuffer({ size: row * height, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
       const encoder = d.createCommandEncoder();
-      encoder.copyTextureToBuffer({ texture }, { buffer, bytesPerRow: width * 4 }, [width, height]);
+      encoder.copyTextureToBuffer({ texture }, { buffer, bytesPerRow: row }, [width, height]);
       d.queue.submit([encoder.finish()]);
       const bytes = new Uint8Array(await readBuffer(d, buffer));
       buffer.destroy();
-      return bytes;
+      const out = new Uint8Array(width * height * 4);
+      for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) for (let c = 0; c < texelBytes; c++) out[(y * width + x) * 4 + c] = bytes[y * row + x * texelBytes + c];
+      return out;
     };
-    return { albedo: await read(impostors.atlasTextures.albedo), surface: await read(impostors.atlasTextures.surface) };
+    const { albedo, surface } = impostors.atlasTextures;
+    return { albedo: await read(albedo, 4), surface: await read(surface, surface.format === 'rg8unorm' ? 2 : 4) };
   }
 
-  /** Coverage of cell (column, row): per texel, whether at least half of it is covered (the bake's alpha is the fraction covered, 4 samples). */
-  function cellCoverage(albedo: Uint8Array, width: number, cell: number, column: number, row: number): Uint8Array {
-    const out = new Uint8Array(cell * cell);
-    for (let y = 0; y < cell; y++) for (let x = 0; x < cell; x++) out[y * cell + x] = Number(albedo[((row * cell + y) * width + column * cell + x) * 4 + 3] >= 128);
+  /** Coverage of the cell at texel (x, y), w x h texels, at `size` x `size` points across it: per point, whether its texel is at least half covered (the bake's alpha is the fraction covered, 4 samples). */
+  function cellCoverage(albedo: Uint8Array, width: number, [x, y, w, h]: number[], size: number): Uint8Array {
+    const out = new Uint8Array(size * size);
+    for (let j = 0; j < size; j++) for (let i = 0; i < size; i++) {
+      const tx = x + Math.floor(((i + 0.5) * w) / size), ty = y + Math.floor(((j + 0.5) * h) / size);
+      out[j * size + i] = Number(albedo[(ty * width + tx) * 4 + 3] >= 128);
+    }
     return out;
   }
 
@@ -120,24 +173,25 @@ describe('impostor bake (GPU)', () => {
     expect(crowd.gpuBytes - before).toBe(impostors.atlas.bytes);
     const { albedo, surface } = await readAtlas(device, impostors);
     const g = impostors.grid;
-    expect([g.width, g.height]).toEqual([6 * 64, 4 * 64]);
+    // The Fox has one roughness and metalness: the surface texture holds the normal alone, 7 bytes a texel, in the bytes of 64-texel square cells at 9.
+    expect([g.surface, g.texelBytes, impostors.atlasTextures.surface.format]).toEqual([[0.58, 0], 7, 'rg8unorm']);
+    expect(g.bytes).toBeLessThanOrEqual(g.poses * g.views * 64 * 64 * 9);
     // Clip 1 (Walk), frame 1 (half its cycle), view 1 (azimuth 90 degrees: from +x).
     const pose = 1 * g.frames + 1, view = 1;
     const time = 0.5 * fox.clipDurations[1];
-    const [column, row] = g.cell(pose, view);
-    const baked = cellCoverage(albedo, g.width, 64, column, row);
+    const cell = g.cell(pose, view);
+    const baked = cellCoverage(albedo, g.width, cell, 64);
     const drawn = await meshCoverage(device, 1, time, g.direction(view), 64);
     expect(drawn.reduce((a, b) => a + b, 0)).toBeGreaterThan(200);
     expect(overlap(baked, drawn)).toBeGreaterThan(0.9);
     // Made-up violations: the next view's cell, and the same view at the other frame, do not match the mesh.
-    const [vc, vr] = g.cell(pose, 2);
-    expect(overlap(cellCoverage(albedo, g.width, 64, vc, vr), drawn)).toBeLessThan(0.8);
-    const [fc, fr] = g.cell(pose - 1, view);
-    expect(overlap(cellCoverage(albedo, g.width, 64, fc, fr), drawn)).toBeLessThan(0.9);
+    expect(overlap(cellCoverage(albedo, g.width, g.cell(pose, 2), 64), drawn)).toBeLessThan(0.8);
+    expect(overlap(cellCoverage(albedo, g.width, g.cell(pose - 1, view), 64), drawn)).toBeLessThan(0.9);
     // Normals face the camera of their view (camera axes, octahedral): most fully covered texels have n.z > 0.
     let facing = 0, covered = 0;
-    for (let y = 0; y < 64; y++) for (let x = 0; x < 64; x++) {
-      const i = ((row * 64 + y) * g.width + column * 64 + x) * 4;
+    const [cx, cy, cw, ch] = cell;
+    for (let y = cy; y < cy + ch; y++) for (let x = cx; x < cx + cw; x++) {
+      const i = (y * g.width + x) * 4;
       if (albedo[i + 3] < 255) continue; // partly covered: premultiplied by its coverage
       covered++;
       const n = decodeOctahedral(surface[i] / 255, surface[i + 1] / 255);

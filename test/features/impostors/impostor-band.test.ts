@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
 import { boxSphere, DEFAULT_IMPOSTOR_BAND } from '../../../src/features/impostors/impostor-atlas';
@@ -6,8 +6,7 @@ import { levelAtSwitch } from '../../../src/features/impostors/impostor-route';
 import { DEFAULT_PIXEL_ERROR } from '../../../src/runtime/culling/cull-settings';
 import { distanceForPixels, projectionScale } from '../../../src/runtime/culling/cull-math';
 import { Crowd } from '../../../src/runtime/crowd';
-import { testCharacter } from '../../helpers/character';
-import { openTestDevice } from '../../helpers/gpu';
+import { gpuSuite } from '../../helpers/gpu-suite';
 import { lookAt, renderCrowd } from '../../helpers/render';
 
 const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
@@ -48,11 +47,7 @@ function drawnWhere(image: Uint8Array, where: (x: number, y: number) => boolean)
 describe('impostor band (GPU)', () => {
   let device: GPUDevice | undefined;
   let fox: Character;
-  beforeAll(async () => {
-    device = await openTestDevice();
-    fox = await testCharacter('Fox');
-  });
-  afterAll(() => device?.destroy());
+  gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
 
   it('at the defaults the Fox has a band: the mesh at the switch\'s level and the impostor split the pixels by the screen-door fade, each pixel drawn by one; the cull stats count the instance once visible, in both levels; a blend dissolves its two clips', async (context) => {
     if (!device) return context.skip();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdAppearance } from '../../../src/features/appearance/crowd-appearance';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
@@ -9,7 +9,7 @@ import { loadCharacter } from '../../../src/character/character';
 import { PNG } from 'pngjs';
 import { featureModelUrl, NORMAL_MAPPED } from '../../e2e/materials/feature-model';
 import { testCharacter } from '../../helpers/character';
-import { openTestDevice } from '../../helpers/gpu';
+import { gpuSuite } from '../../helpers/gpu-suite';
 import { lookAt, renderCrowd } from '../../helpers/render';
 import { mannequinTexture } from '../../../tools/mannequin/build';
 
@@ -92,11 +92,7 @@ function sameLook(a: Uint8Array, b: Uint8Array): boolean {
 describe('impostor draw (GPU)', () => {
   let device: GPUDevice | undefined;
   let fox: Character;
-  beforeAll(async () => {
-    device = await openTestDevice();
-    fox = await testCharacter('Fox');
-  });
-  afterAll(() => device?.destroy());
+  gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
 
   it('at the switch distance the impostor differs from the mesh by at most 8/255 mean over the character, on a view cell and half way between two, tinted and in an environment\'s light; a wrong view cell or a frozen frame does not', async (context) => {
     if (!device) return context.skip();
@@ -407,6 +403,39 @@ describe('impostor draw (GPU)', () => {
     console.log(`at 4 samples on view cell 90: ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${here.inside.toFixed(2)} inside, ${here.union.toFixed(2)} over the union, ${(100 * here.outline).toFixed(1)}% of ${here.pixels} pixels outline`);
     expect(here.pixels).toBeGreaterThan(100);
     expect(here.mesh).toBeLessThanOrEqual(8);
+    crowd.destroy();
+  }, 60_000);
+
+  it('at 4 samples half way between two view cells where one hides the body (azimuths 0 and 45: the Fox from the front hides its body behind its head) the impostor still draws the body: that cell abstains, and a share of the cells\' union is mixed in', async (context) => {
+    if (!device) return context.skip();
+    // Not yet within 8 between cells at 4 samples (docs/impostors.md, Not done): this holds the
+    // abstention and the union's share (impostor.wgsl coverageMask, TAP_UNION). Counted as not
+    // covered, the front cell (azimuth 0) erased the body the cell at 45 shows: 83.3/255 over the
+    // mesh's pixels, 50% of the pixels drawn by one only.
+    const crowd = new Crowd(device, fox, { ...TARGETS, sampleCount: 4 });
+    const impostors = new CrowdImpostors(crowd, OPTIONS);
+    crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
+    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
+    const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
+    const azimuth = Math.PI / 8; // 22.5 degrees: half way between views 0 and 1 (0 and 45)
+    const eye: [number, number, number] = [centre[0] + Math.sin(azimuth) * d, centre[1], centre[2] + Math.cos(azimuth) * d];
+    const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+    const images: Uint8Array[] = [];
+    for (const on of [true, false]) {
+      impostors.enabled = on;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+      crowd.update(0);
+      images.push(await renderCrowd(device, crowd, viewProjection, SIZE, 4));
+      expect((await crowd.readCullStats()).perLevel.length).toBe(on ? 5 : 4);
+    }
+    const c = compare(images[0], images[1]);
+    console.log(`at 4 samples half way between azimuths 0 and 45: ${c.mesh.toFixed(2)}/255 over the mesh's pixels, ${c.inside.toFixed(2)} inside, ${(100 * c.outline).toFixed(1)}% of ${c.pixels} pixels outline`);
+    expect(c.pixels).toBeGreaterThan(60);
+    // MESH_BETWEEN_FRONT: 10.86 measured (5.4% outline); without the abstention 13.22, without the
+    // union's share 28.97, without both (as before) 83.34: each fails.
+    expect(c.mesh).toBeLessThanOrEqual(12);
+    expect(c.outline).toBeLessThanOrEqual(0.1);
     crowd.destroy();
   }, 60_000);
 });

@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
 import { marchDistance, marchSteps, MARCH_STEPS_PER_PIXEL, MIN_MARCH_STEPS, PARALLAX_STEPS } from '../../../src/features/impostors/impostor-layout';
 import { Crowd } from '../../../src/runtime/crowd';
-import { testCharacter } from '../../helpers/character';
-import { openTestDevice } from '../../helpers/gpu';
+import { gpuSuite } from '../../helpers/gpu-suite';
 import { drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
 
 describe('the parallax march\'s steps by on-screen size (impostor-layout.ts marchSteps, impostor.wgsl its twin)', () => {
@@ -55,11 +54,7 @@ function blockDifference(a: Uint8Array, b: Uint8Array, size: number): number {
 describe('impostor march (GPU)', () => {
   let device: GPUDevice | undefined;
   let fox: Character;
-  beforeAll(async () => {
-    device = await openTestDevice();
-    fox = await testCharacter('Fox');
-  });
-  afterAll(() => device?.destroy());
+  gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
 
   it('a far crowd (Foxes of about 6.6 pixels: 20 steps, not 32) looks as with every step, and as close to its meshes', async (context) => {
     if (!device) return context.skip();

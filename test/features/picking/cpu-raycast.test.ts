@@ -1,18 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { mat4 } from 'wgpu-matrix';
-import { loadCharacter, type Character } from '../../../src/character/character';
 import { CrowdPicking } from '../../../src/features/picking/crowd-picking';
 import { intersectTriangle } from '../../../src/features/picking/cpu-raycast';
 import { Crowd } from '../../../src/runtime/crowd';
-import { ARM_LENGTH, FIGURE_HALF_DEPTH, figureRigModel, SHOULDER } from '../../helpers/figure-rig';
-import { arrayBufferOf, assetToGlb } from '../../helpers/gltf-builder';
+import { ARM_LENGTH, FIGURE_HALF_DEPTH, SHOULDER } from '../../helpers/figure-rig';
 import { openTestDevice } from '../../helpers/gpu';
-import { testCharacter } from '../../helpers/character';
+import { figureCharacter, testCharacter } from '../../helpers/character';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
-let figure: Promise<Character> | undefined;
-const figureCharacter = () => (figure ??= loadCharacter(arrayBufferOf(assetToGlb(figureRigModel().builder.build()))));
 const towardsMinusZ = (x: number, y: number) => ({ origin: [x, y, 5], direction: [0, 0, -1] });
 
 /** The GPU pick of `ray`, after the frame that records it and the update that maps it. */

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { mat4 } from 'wgpu-matrix';
-import { loadCharacter, type Character } from '../../../src/character/character';
+import { loadCharacter } from '../../../src/character/character';
 import { CrowdPicking, MAX_PENDING_PICKS } from '../../../src/features/picking/crowd-picking';
 import { Crowd } from '../../../src/runtime/crowd';
-import { ARM_LENGTH, FIGURE_HALF_DEPTH, figureRigModel, SHOULDER } from '../../helpers/figure-rig';
-import { arrayBufferOf, assetToGlb } from '../../helpers/gltf-builder';
+import { ARM_LENGTH, FIGURE_HALF_DEPTH, SHOULDER } from '../../helpers/figure-rig';
+import { arrayBufferOf } from '../../helpers/gltf-builder';
 import { openTestDevice } from '../../helpers/gpu';
-import { testCharacter } from '../../helpers/character';
+import { figureCharacter, testCharacter } from '../../helpers/character';
 import { lookAt, renderCrowd } from '../../helpers/render';
 import { CrowdMorph } from '../../../src/features/morph/crowd-morph';
 import { CrowdRootMotion } from '../../../src/features/root-motion/crowd-root-motion';
@@ -15,8 +15,6 @@ import { modelPath } from '../../helpers/models';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
-let figure: Promise<Character> | undefined;
-const figureCharacter = () => (figure ??= loadCharacter(arrayBufferOf(assetToGlb(figureRigModel().builder.build()))));
 
 /** One frame: update, encode (the pick is recorded after the pose pass), submit. */
 function frame(crowd: Crowd): void {

@@ -1,20 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { mat4, vec4 } from 'wgpu-matrix';
-import { loadCharacter, type Character } from '../../../src/character/character';
+import type { Character } from '../../../src/character/character';
 import { CrowdPicking } from '../../../src/features/picking/crowd-picking';
 import { SELECT_PARAMS } from '../../../src/features/picking/picking-wgsl';
 import type { ScreenRect } from '../../../src/features/picking/ray';
 import { Crowd } from '../../../src/runtime/crowd';
-import { figureRigModel } from '../../helpers/figure-rig';
-import { arrayBufferOf, assetToGlb } from '../../helpers/gltf-builder';
+import { figureCharacter } from '../../helpers/character';
 import { openTestDevice } from '../../helpers/gpu';
 import { seededRandom } from '../../helpers/prng';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
-let figure: Promise<Character> | undefined;
-const figureCharacter = () => (figure ??= loadCharacter(arrayBufferOf(assetToGlb(figureRigModel().builder.build()))));
 
 /**
  * The CPU reference of selectRect: the ids whose rest-pose bounds centre, through their world

@@ -4,6 +4,7 @@ import { instanceBounds, lodLevel } from '../../../src/runtime/culling/cull-math
 import { CullSettings } from '../../../src/runtime/culling/cull-settings';
 import { testCharacter } from '../../helpers/character';
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
+import { LARGE_BUFFERS } from '../../helpers/gpu-suite';
 import { seededRandom } from '../../helpers/prng';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
 
@@ -11,7 +12,7 @@ import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers
  * The Crowd with a camera (src/runtime/crowd.ts: setCamera, culling, LOD, animation LOD), end to end
  * on the GPU: what is posed, what is drawn, and the images against culling and LOD off.
  */
-const device = await openTestDevice({ maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+const device = await openTestDevice(LARGE_BUFFERS);
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 
 /** A Fox crowd on a 10 x 10 grid, 220 units apart, each with its own clips, times, blend and yaw; every 6th with a layer stack. */

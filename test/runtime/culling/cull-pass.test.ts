@@ -6,10 +6,11 @@ import { InstanceStore } from '../../../src/runtime/instance-store';
 import { CULL_ARGS, CULL_COUNTERS, CULL_SHADOWS, INSTANCE, MASK_NONE } from '../../../src/runtime/layout';
 import { testCharacter } from '../../helpers/character';
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
+import { LARGE_BUFFERS } from '../../helpers/gpu-suite';
 import { seededRandom } from '../../helpers/prng';
 import { lookAt } from '../../helpers/render';
 
-const device = await openTestDevice({ maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+const device = await openTestDevice(LARGE_BUFFERS);
 const LEVELS = 3;
 
 /** What the cull pass wrote, read back: counters, lists, arguments, pose state. */

@@ -3,6 +3,7 @@ import { Crowd } from '../../../src/runtime/crowd';
 import { PALETTE_FREE, PALETTE_NONE, PALETTE_SHARED } from '../../../src/runtime/layout';
 import { testCharacter } from '../../helpers/character';
 import { openTestDevice, readBuffer } from '../../helpers/gpu';
+import { LARGE_BUFFERS } from '../../helpers/gpu-suite';
 import { seededRandom } from '../../helpers/prng';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
 
@@ -12,7 +13,7 @@ import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers
  * instance, with the camera moving so that instances enter and leave; an over-budget view has no
  * hole; joint sets go back when instances leave; a million instances with ~1% in view.
  */
-const device = await openTestDevice({ maxStorageBufferBindingSize: 1 << 30, maxBufferSize: 1 << 28 });
+const device = await openTestDevice(LARGE_BUFFERS);
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 const SPACING = 220;
 

@@ -94,7 +94,7 @@ export async function impostorsSection(ctx: BenchContext): Promise<void> {
   print(`Measured ${new Date().toISOString().slice(0, 10)} on ${adapterName}${swiftShader ? ' (SwiftShader: a CPU emulating a GPU, so GPU times are CPU figures; the ratios stand in for a GPU\'s)' : ''}.`);
   print();
   const bake = await benchImpostorBake(device, character);
-  print(`${CROWD_MODEL[0]}: the atlas with the defaults (CrowdImpostors, docs/impostors.md): 3 clips x ${bake.frames} frames x ${bake.azimuths} azimuths x ${bake.elevations} elevations, ${bake.cellSize} x ${bake.cellSize} cells, ${bake.width} x ${bake.height} texels, ${(bake.bytes / 2 ** 20).toFixed(1)} MiB (the budget: 64 MiB); baked in ${bake.ms.toFixed(0)} ms (made, recorded and done on the GPU).`);
+  print(`${CROWD_MODEL[0]}: the atlas with the defaults (CrowdImpostors, docs/impostors.md): 3 clips x ${bake.frames} frames x ${bake.azimuths} azimuths x ${bake.elevations} elevations, each view's rectangle packed at one density in the bytes of ${bake.cellSize} x ${bake.cellSize} cells at 9 bytes a texel, ${bake.width} x ${bake.height} texels, ${(bake.bytes / 2 ** 20).toFixed(1)} MiB (the budget: 64 MiB); baked in ${bake.ms.toFixed(0)} ms (made, recorded and done on the GPU).`);
   print();
   // A mesh-only million is 216 M skinned vertices a frame: minutes a frame on SwiftShader, so there the meshes-only row is 100,000 (its vertices scale with the count).
   const many = quick ? 100_000 : 1_000_000;
