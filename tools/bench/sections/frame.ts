@@ -4,6 +4,7 @@
  * (impostors.ts), picking (picking.ts) and the draw against its floor (draw.ts), each against a
  * baseline measured in the same run.
  */
+import { cpus, loadavg } from 'node:os';
 import { DRAW_STEPS, DRAW_TRIED, benchDraw, type DrawRow } from '../draw';
 import { benchCulling, type CullRow } from '../culling';
 import { benchBake as benchImpostorBake, benchImpostorFrame, type ImpostorRow } from '../impostors';
@@ -114,17 +115,17 @@ export async function impostorsSection(ctx: BenchContext): Promise<void> {
   print();
   // The band's cost: the same crowd, every Fox inside the band, drawn with no band (a cut at the switch: they are meshes) against the default band (each drawn as mesh and impostor, screen-door faded).
   const inBand = quick ? 400 : 2_500;
-  print(`The band's per-frame cost: ${inBand.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, every one inside the band (mesh LOD at the crowd's defaults: the band's meshes draw the switch's level; the viewport height set so the switch lies 1.2 x the camera's height away), drawn with band 0 (a cut at the switch: these Foxes, nearer than it, are meshes) against the default band 0.25 (each Fox drawn as its mesh and as its impostor, each screen-door faded); alternated: the mean of two runs' medians of ${quick ? 2 : 3} frames.`);
+  print(`The band's per-frame cost: ${inBand.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, every one inside the band (mesh LOD at the crowd's defaults: the band's meshes draw the switch's level; the viewport height set so the switch lies 1.2 x the camera's height away), drawn with band 0 (a cut at the switch: these Foxes, nearer than it, are meshes) against the default band 0.25 (each Fox drawn as its mesh and as its impostor, each screen-door faded); alternated: the mean of two runs' medians of ${quick ? 2 : 3} frames. Process CPU ms: the process's CPU time (all threads) from submit to done, on SwiftShader the frame's work, less moved than GPU ms by other processes' load (${cpus()[0].model.trim()}, ${cpus().length} cores, load average ${loadavg()[0].toFixed(1)} when these rows began).`);
   print();
   const bandRows: ImpostorRow[] = [];
   for (const band of [0, 0.25, 0, 0.25]) {
     console.error(`impostors: band ${band}…`);
     bandRows.push(await benchImpostorFrame(device, character, inBand, 'impostors', quick ? 2 : 3, band));
   }
-  const cut = (bandRows[0].gpuMs + bandRows[2].gpuMs) / 2;
-  table(['band', 'in the band', 'posed', 'vertices a frame', 'GPU ms', 'x band 0'], [0, 1].map((k) => {
-    const r = bandRows[k], gpu = (bandRows[k].gpuMs + bandRows[k + 2].gpuMs) / 2;
-    return [k ? '0.25 (default)' : '0 (a cut: meshes)', r.band.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(gpu), (gpu / cut).toFixed(2)];
+  const cut = (bandRows[0].gpuMs + bandRows[2].gpuMs) / 2, cutWork = (bandRows[0].workMs + bandRows[2].workMs) / 2;
+  table(['band', 'in the band', 'posed', 'vertices a frame', 'GPU ms', 'x band 0', 'process CPU ms', 'CPU x band 0'], [0, 1].map((k) => {
+    const r = bandRows[k], gpu = (bandRows[k].gpuMs + bandRows[k + 2].gpuMs) / 2, work = (bandRows[k].workMs + bandRows[k + 2].workMs) / 2;
+    return [k ? '0.25 (default)' : '0 (a cut: meshes)', r.band.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(gpu), (gpu / cut).toFixed(2), ms(work), (work / cutWork).toFixed(2)];
   }));
   print();
 }
