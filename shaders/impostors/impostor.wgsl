@@ -456,9 +456,14 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
     let unclamped = vec2f(dot(p, right), -dot(p, up)) / frame + 0.5;
     let local = clamp(unclamped, 0.5 / size, 1.0 - 0.5 / size);
     uv = (cell + local) / grid;
-    let coverage = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0).a;
-    // Outside the cell's rectangle the cell shows nothing (its edge texels are not stretched out).
-    if (coverage >= COVERED && all(abs(unclamped - 0.5) <= vec2f(0.5))) {
+    // Outside the cell's rectangle the cell shows nothing (its edge texels are not stretched out):
+    // no texel is read there (a step's sample on SwiftShader is its cost; docs/impostors.md, Measured).
+    let inside = all(abs(unclamped - 0.5) <= vec2f(0.5));
+    var coverage = 0.0;
+    if (inside) {
+      coverage = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0).a;
+    }
+    if (coverage >= COVERED) {
       let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius;
       behind = depth - dot(p, d);
       hit = (behind >= -0.5 * fine && behind <= PARALLAX_THICKNESS * fine) || (front && behind >= 0.0 && steps < PARALLAX_STEPS);
