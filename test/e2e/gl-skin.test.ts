@@ -9,9 +9,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startServer } from './harness';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, pageServerUrl } from './harness';
 import { eightInfluenceUrl } from './gl-skin/eight-influences';
 import { featureModelUrl } from './materials/feature-model';
 import { decode, type Image } from './pixels';
@@ -49,7 +48,6 @@ function meanDifference(a: Image, b: Image): { mean: number; covered: number; wo
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', () => {
-  let server: ViteDevServer | undefined;
   let browser: Browser | undefined;
   let baseUrl = '';
 
@@ -58,19 +56,18 @@ describe.skipIf(!available)('WebGL 2 skin pass matches the WebGPU skin pass', ()
 
   beforeAll(async () => {
     mkdirSync(RESULTS_DIR, { recursive: true });
-    ({ server, baseUrl } = await startServer());
+    baseUrl = pageServerUrl();
     browser = await launchBrowser();
     // One page draws every case (one WebGPU device, one WebGL 2 context).
     page = await browser.newPage({ viewport: { width: 640, height: 240 } });
     problems = collectProblems(page);
     await page.goto(`${baseUrl}/test/e2e/gl-skin/index.html`);
-    // page.ts's modules (Vite transforms them on a fresh server): 60 s was not enough at load average 22.
+    // The run's page build (page-server.ts) may still be under way; 60 s was not enough at load average 22 when a dev server transformed page.ts's modules.
     await page.waitForFunction(() => document.body.dataset.ready === '1', undefined, { timeout: 150_000 });
   }, 180_000);
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
   });
 
   type Options = { count: number; violation?: 'joint-row' | 'texture-transform'; coarsest?: boolean; environment?: boolean; shadows?: boolean; appearance?: boolean };

@@ -1,13 +1,13 @@
 /**
- * Shared setup of the end-to-end tests: a Vite dev server on 127.0.0.1 serving the demo, and
- * headless Chromium with WebGPU on SwiftShader (flags from WEBGPU-TESTING.md, section 3).
+ * Shared setup of the end-to-end tests: the run's page server on 127.0.0.1 serving the demo
+ * (pageServerUrl), a Vite dev server for pages with a config of their own, and headless Chromium with WebGPU on SwiftShader (flags from WEBGPU-TESTING.md, section 3).
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type ConsoleMessage, type Locator, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { drawing, heldFrames } from './held-frames';
 import { decode, type Image } from './pixels';
 
@@ -42,19 +42,14 @@ function workerCacheDir(): string {
   return `${REPO_ROOT}node_modules/.vite-test-${process.env.VITEST_POOL_ID ?? '0'}`;
 }
 
-export async function startServer(): Promise<{ server: ViteDevServer; baseUrl: string }> {
-  const server = await createServer({
-    root: REPO_ROOT,
-    configFile: false, // the repo's config is for vitest; the demo needs only defaults
-    // No SPA fallback: a missing file is a 404, as on a static host, not index.html.
-    appType: 'mpa',
-    logLevel: 'warn',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
-    cacheDir: workerCacheDir(),
-  });
-  await server.listen();
-  const address = server.httpServer!.address() as AddressInfo;
-  return { server, baseUrl: `http://127.0.0.1:${address.port}` };
+/**
+ * The address of the run's page server (test/helpers/page-server.ts, vitest's global setup): the
+ * demo and the test pages (gl-skin, materials, pose-page), built once a run and served statically
+ * to every file; any other path is the repository's file (public/'s models, test/models/,
+ * test-results/). Measured, against a Vite dev server per file: docs/testing.md.
+ */
+export function pageServerUrl(): string {
+  return inject('pageServer');
 }
 
 /** A Vite dev server for a page with its own config (`configFile`, from the repo root: the three.js pages), on a free port. */
@@ -200,7 +195,6 @@ function hideDevicePixelBox(): void {
  * to 5.4 in a context of its own); the demo keeps nothing in storage a later page could see.
  */
 export function demoSession(viewport: { width: number; height: number }, screenshotTimeout: number, { held = false, oneContext = false } = {}) {
-  let server: ViteDevServer | undefined;
   let browser: Browser | undefined;
   const contexts = new Map<number, Promise<BrowserContext>>();
   const session = {
@@ -231,12 +225,11 @@ export function demoSession(viewport: { width: number; height: number }, screens
   };
   beforeAll(async () => {
     mkdirSync(RESULTS_DIR, { recursive: true });
-    ({ server, baseUrl: session.baseUrl } = await startServer());
+    session.baseUrl = pageServerUrl();
     browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
   });
   return session;
 }

@@ -13,10 +13,9 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightOptions } from '../../src/runtime/lights';
-import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, startServer } from './harness';
+import { chromiumAvailable, collectProblems, launchBrowser, RESULTS_DIR, pageServerUrl } from './harness';
 import { featureModelUrl, NORMAL_MAPPED } from './materials/feature-model';
 import { compare, MEAN_TOLERANCE, PIXEL_THRESHOLD, SHARE_TOLERANCE, type Difference } from './materials/compare';
 import { decode } from './pixels';
@@ -29,7 +28,6 @@ const MODELS = [
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('glTF materials match three.js MeshStandardMaterial', () => {
-  let server: ViteDevServer | undefined;
   let browser: Browser | undefined;
   /** One page for every case (materials/page.ts keeps three's renderer and the WebGPU device); each case draws both canvases anew. */
   let page: Page;
@@ -37,8 +35,7 @@ describe.skipIf(!available)('glTF materials match three.js MeshStandardMaterial'
 
   beforeAll(async () => {
     mkdirSync(RESULTS_DIR, { recursive: true });
-    let baseUrl: string;
-    ({ server, baseUrl } = await startServer());
+    const baseUrl = pageServerUrl();
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 520, height: 260 } });
     problems = collectProblems(page);
@@ -48,7 +45,6 @@ describe.skipIf(!available)('glTF materials match three.js MeshStandardMaterial'
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
   });
 
   /**

@@ -10,9 +10,8 @@
  * what is missing.
  */
 import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, collectProblems, launchBrowser, startServer } from '../e2e/harness';
+import { chromiumAvailable, collectProblems, launchBrowser, pageServerUrl } from '../e2e/harness';
 import type { PoseCaseOptions, PoseCaseResult } from './pose-page/page';
 
 /** The target: poses within 5e-4 of the model's diagonal (issue 37). */
@@ -24,14 +23,12 @@ const MODELS = ['Fox/Fox.glb', 'CesiumMan/CesiumMan.glb', 'RobotExpressive/Robot
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('GLPosePass on WebGL 2: joint matrices equal the TypeScript twin', () => {
-  let server: ViteDevServer;
   let browser: Browser;
   let page: Page;
   let problems: string[];
 
   beforeAll(async () => {
-    let baseUrl: string;
-    ({ server, baseUrl } = await startServer());
+    const baseUrl = pageServerUrl();
     browser = await launchBrowser();
     page = await browser.newPage();
     problems = collectProblems(page);
@@ -41,7 +38,6 @@ describe.skipIf(!available)('GLPosePass on WebGL 2: joint matrices equal the Typ
 
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
   });
 
   const pose = (model: string, options: PoseCaseOptions) => page.evaluate(([url, o]) =>
