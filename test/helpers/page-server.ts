@@ -1,13 +1,14 @@
 /**
  * Vitest global setup: one static server for the whole run's browser pages that were served by
  * a Vite dev server per test file (the demo, index.html; the test pages test/e2e/gl-skin/,
- * test/e2e/materials/, test/webgl2/pose-page/). On the first request it builds those pages once
+ * test/e2e/materials/, test/webgl2/pose-page/; and the modules gl-crowd's page imports by path,
+ * BUILT_MODULES). On the first request it builds those pages once
  * with `vite build` (not minified, so the pages' code reads as the sources do), into a folder
  * removed at the end of the run; every page of every file is then served from that build, and
  * any other path from the repository root as the dev server served it (public/'s models are in
  * the build; test/models/, the files the tests write to test-results/). A missing file is a 404,
  * as on a static host. Workers read the address with `inject('pageServer')` (harness.ts
- * `startServer`). A run that opens no such page starts the server and builds nothing.
+ * `pageServerUrl`). A run that opens no such page starts the server and builds nothing.
  *
  * Why: a dev server per file transformed and served the demo's ~200 modules again in every file
  * and every page start; measured on one demo page (50 Foxes, 20 frames, docs/testing.md):
@@ -31,6 +32,14 @@ declare module 'vitest' {
 const ROOT = resolve(import.meta.dirname, '../..');
 /** The pages built (paths from the repository root); a test opens each at the same path. */
 export const BUILT_PAGES = ['index.html', 'test/e2e/gl-skin/index.html', 'test/e2e/materials/index.html', 'test/webgl2/pose-page/index.html'];
+/**
+ * Modules a page imports by their source path (gl-crowd.test.ts: `import('/src/index.ts')` in the
+ * gl-skin page), built as entries with their exports and served at that path: one copy of each
+ * module in the page, shared with the pages' own imports as on the dev server.
+ */
+export const BUILT_MODULES = ['src/index.ts', 'src/webgl2/index.ts', 'tools/steering-scenes.ts', 'demo/gl-grid-pass.ts'];
+/** Where BUILT_MODULES' entries land in the build: `modules/<path without .ts>.js`. */
+const builtModule = (source: string) => `modules/${source.replace(/\.ts$/, '')}.js`;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
@@ -65,7 +74,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
       logLevel: 'error',
       build: {
         outDir, emptyOutDir: true, minify: false, reportCompressedSize: false,
-        rolldownOptions: { input: BUILT_PAGES.map((page) => join(ROOT, page)) },
+        rolldownOptions: {
+          input: [...BUILT_PAGES, ...BUILT_MODULES].map((file) => join(ROOT, file)),
+          // The modules' exports are what the pages import them for (an app build drops an entry's exports).
+          preserveEntrySignatures: 'exports-only',
+          output: {
+            entryFileNames: (chunk) => {
+              const source = BUILT_MODULES.find((file) => chunk.facadeModuleId === join(ROOT, file));
+              return source ? builtModule(source) : 'assets/[name]-[hash].js';
+            },
+          },
+        },
       },
     });
   };
@@ -79,7 +98,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       response.writeHead(500, { 'content-type': 'text/plain' }).end(`page build failed: ${(error as Error).message}`);
       return;
     }
-    const file = fileUnder(outDir, path) ?? fileUnder(ROOT, path);
+    // A source module is served only as built (BUILT_MODULES); any other .ts is a 404, not its source text.
+    const module = BUILT_MODULES.find((source) => path === `/${source}`);
+    const file = module ? fileUnder(outDir, builtModule(module)) : fileUnder(outDir, path) ?? (/\.tsx?$/.test(path) ? undefined : fileUnder(ROOT, path));
     if (!file) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
