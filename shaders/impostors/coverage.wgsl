@@ -17,7 +17,7 @@
 // from the cell's top-left texel; min over max (0xffff, 0) where no layer covers any.
 @group(0) @binding(2) var<storage, read_write> coveredRects: array<vec2u>;
 
-// Threads a workgroup (impostor-coverage.ts COVERAGE_THREADS).
+// Threads a workgroup (src/runtime/limits.ts WORKGROUP_SIZE, set by impostor-coverage.ts).
 override WORKGROUP_SIZE: u32;
 
 // The workgroup's bounds so far: min x, min y, max x, max y (texels from the cell's corner).

@@ -263,7 +263,7 @@ describe('drift: a shared number written by hand in a shader fails', () => {
       .map((f) => ({ file: `src/${f}`, text: readFileSync(new URL(`../../src/${f}`, import.meta.url), 'utf8') }))
       .filter(({ text }) => /\.wgsl\?raw'/.test(text) && /createComputePipeline/.test(text));
     expect(passes.map((p) => p.file).sort()).toEqual([
-      'src/features/controllers/control-pass.ts', 'src/features/morph/morph-pass.ts', 'src/features/picking/select-pass.ts', 'src/features/props/prop-pass.ts',
+      'src/features/controllers/control-pass.ts', 'src/features/impostors/impostor-coverage.ts', 'src/features/morph/morph-pass.ts', 'src/features/picking/select-pass.ts', 'src/features/props/prop-pass.ts',
       'src/features/root-motion/root-motion-pass.ts', 'src/features/steering/steering-pass.ts', 'src/runtime/culling/cull-pass.ts', 'src/runtime/culling/palette-pass.ts', 'src/runtime/pose-pass.ts',
     ]);
     for (const { file, text } of passes) {

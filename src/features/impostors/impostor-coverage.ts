@@ -1,9 +1,8 @@
 import coverageWgsl from '../../../shaders/impostors/coverage.wgsl?raw';
+import { MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
 import type { AtlasGrid } from './impostor-atlas';
 import type { ImpostorTextures } from './impostor-bake';
 
-/** Threads a workgroup of the covered rectangles' pass (coverage.wgsl WORKGROUP_SIZE): each strides over its cell's texels. */
-export const COVERAGE_THREADS = 64;
 /** Bytes a cell's covered rectangle takes (two u32: min x | min y << 16, max x | max y << 16). */
 export const COVERED_RECT_BYTES = 8;
 
@@ -13,7 +12,7 @@ export const COVERED_RECT_BYTES = 8;
  * layer covers. The impostor draw's march (impostor.wgsl sampleCell) steps only within it (and a
  * texel's apron), so the rays of a small character's quad that meet nothing return at once, and
  * the picture is the same (the coverage outside it is 0). create: the constructor makes the
- * pipeline and the rectangles' buffer (the grid's poses x views cells, fixed); encode(): records
+ * pipeline (WORKGROUP_SIZE threads a cell, striding over its texels) and the rectangles' buffer (the grid's poses x views cells, fixed); encode(): records
  * the pass over the atlas's textures as they stand when it runs (after the bake's copies in the
  * same encoder). Owns the buffer; the textures are the caller's.
  */
@@ -25,9 +24,11 @@ export class ImpostorCoverage {
   private group: GPUBindGroup | undefined;
   private bound: GPUTexture | undefined;
 
+  /** A RangeError where the grid's poses (a workgroup row each) pass WebGPU's workgroups a dimension. */
   constructor(private readonly device: GPUDevice, private readonly grid: AtlasGrid) {
+    if (grid.poses > MAX_WORKGROUPS_PER_DIMENSION) throw new RangeError(`impostors: ${grid.poses} poses (clips x frames) pass the ${MAX_WORKGROUPS_PER_DIMENSION} workgroups a dimension of the covered rectangles' pass: bake fewer frames`);
     const module = device.createShaderModule({ label: 'ImpostorCoverage.shader', code: coverageWgsl });
-    this.pipeline = device.createComputePipeline({ label: 'ImpostorCoverage.pipeline', layout: 'auto', compute: { module, entryPoint: 'coverage', constants: { WORKGROUP_SIZE: COVERAGE_THREADS } } });
+    this.pipeline = device.createComputePipeline({ label: 'ImpostorCoverage.pipeline', layout: 'auto', compute: { module, entryPoint: 'coverage', constants: { WORKGROUP_SIZE } } });
     this.buffer = device.createBuffer({ label: 'ImpostorCoverage.rects', size: grid.poses * grid.views * COVERED_RECT_BYTES, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST });
     const table = grid.cellTable();
     this.cells = device.createBuffer({ label: 'ImpostorCoverage.cells', size: table.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
