@@ -239,6 +239,10 @@ struct Look {
 // Where the cells lie (impostor-atlas.ts AtlasGrid.cellTable): u32 `view`, for each view, its
 // cells' width | height << 16 (texels); u32 `views + pose x views + view` the cell's top-left texel x | y << 16.
 @group(0) @binding(14) var<storage, read> cellTable: array<u32>;
+// The covered rectangles (impostor-coverage.ts, after each bake): per cell at pose x views + view,
+// the texels (from the cell's top-left) of the smallest rectangle holding every texel any layer
+// covers, min x | min y << 16 and max x | max y << 16; min over max where none is (coveredSteps).
+@group(0) @binding(15) var<storage, read> coveredRects: array<vec2u>;
 // PARALLAX_STEPS (the parallax march's steps at the switch, sampleCell and marchSteps) and PARALLAX_THICKNESS (how far behind
 // the surface, in steps, a step still meets it) come in the generated block (impostor-layout.ts).
 
@@ -451,7 +455,10 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   var hit = false;
   var behind = 0.0;
   var p = q;
-  for (var k = 0u; k < steps && !hit; k++) {
+  // Only the steps whose point may lie over a covered texel: the others read coverage 0 (and leave
+  // `front` false), so the march meets the surface where it did, at the same step.
+  let span = coveredSteps(m, pose * atlas.views + e * atlas.azimuths + a, q, towards, h, stride, steps);
+  for (var k = span.x; k < span.y && !hit; k++) {
     p = q + towards * (h - (f32(k) + 0.5) * stride);
     let unclamped = vec2f(dot(p, right), -dot(p, up)) / frame + 0.5;
     let local = clamp(unclamped, 0.5 / size, 1.0 - 0.5 / size);
@@ -499,6 +506,47 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   }
   let n = decodeOctahedral(surface.xy / max(albedo4.a, 1e-6));
   return Sample(albedo4.a, albedo, (right * n.x + up * n.y + d * n.z) * albedo4.a, surface.zw, p);
+}
+
+// The steps [x, y) of sampleCell's march (point k: q + towards (h - (k + 0.5) stride)) that may
+// read coverage from cell `m` (its covered rectangle at `index`, coveredRects): those whose point
+// lies within the rectangle widened by a texel each way (bilinear filtering reads a texel from
+// half a texel away; the other half against the float rounding of the points), widened by a
+// step each way (the steps' own rounding). Elsewhere, outside the rectangle or outside the cell
+// (where the march reads nothing), the coverage read is 0: the same march. (0, 0) where the
+// segment misses it or the cell covers nothing: the ray meets nothing there, as the full march
+// finds. Exact, measured (docs/impostors.md, Routing and drawing): every test image the same.
+fn coveredSteps(m: CellMap, index: u32, q: vec3f, towards: vec3f, h: f32, stride: f32, steps: u32) -> vec2u {
+  let rect = coveredRects[index];
+  let low = vec2f(f32(rect.x & 0xffffu), f32(rect.x >> 16u));
+  let high = vec2f(f32(rect.y & 0xffffu), f32(rect.y >> 16u));
+  if (low.x > high.x) {
+    return vec2u(0u);
+  }
+  // In the cell's units (sampleCell's `unclamped`: 0 to 1 across it): u(t) = u0 + du t at q + t towards.
+  let lo = (low - 1.0) / m.size;
+  let hi = (high + 2.0) / m.size;
+  let u0 = vec2f(dot(q, m.right), -dot(q, m.up)) / m.frame + 0.5;
+  let du = vec2f(dot(towards, m.right), -dot(towards, m.up)) / m.frame;
+  // The ray's parameter t over the march's points, [-h, h], cut to where u(t) lies in [lo, hi].
+  var t = vec2f(-h, h);
+  for (var i = 0u; i < 2u; i++) {
+    if (abs(du[i]) * h > 1e-4) {
+      let a = (lo[i] - u0[i]) / du[i];
+      let b = (hi[i] - u0[i]) / du[i];
+      t = vec2f(max(t.x, min(a, b)), min(t.y, max(a, b)));
+    } else if (u0[i] + 1e-4 < lo[i] || u0[i] - 1e-4 > hi[i]) {
+      // u barely moves along the ray (under 1e-4 of the cell over the march): outside all the way.
+      return vec2u(0u);
+    }
+  }
+  if (t.x > t.y) {
+    return vec2u(0u);
+  }
+  // Step k's point lies at t = h - (k + 0.5) stride.
+  let first = clamp(floor((h - t.y) / stride - 0.5) - 1.0, 0.0, f32(steps));
+  let end = clamp(ceil((h - t.x) / stride - 0.5) + 2.0, 0.0, f32(steps));
+  return vec2u(u32(first), u32(end));
 }
 
 // How much of the sun reaches `world`: skin.wgsl's 3 x 3 PCF of the crowd's shadow map.

@@ -57,7 +57,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
       expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(generatedBlock(shader));
       expect([...wgslU32Constants(replaceConstantBlock(source, '')).keys()], file).toEqual([]);
     }
-    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl', 'shaders/environment.wgsl', 'shaders/steering/steering.wgsl', 'shaders/impostors/impostor.wgsl', 'shaders/impostors/bake.wgsl', 'shaders/webgl2/pose.vert.glsl', 'shaders/webgl2/pose-local.frag.glsl', 'shaders/webgl2/pose.frag.glsl', 'shaders/webgl2/skin.vert.glsl', 'shaders/webgl2/skin.frag.glsl', 'shaders/webgl2/environment.vert.glsl', 'shaders/webgl2/environment.frag.glsl']);
+    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl', 'shaders/environment.wgsl', 'shaders/steering/steering.wgsl', 'shaders/impostors/impostor.wgsl', 'shaders/impostors/bake.wgsl', 'shaders/impostors/coverage.wgsl', 'shaders/webgl2/pose.vert.glsl', 'shaders/webgl2/pose-local.frag.glsl', 'shaders/webgl2/pose.frag.glsl', 'shaders/webgl2/skin.vert.glsl', 'shaders/webgl2/skin.frag.glsl', 'shaders/webgl2/environment.vert.glsl', 'shaders/webgl2/environment.frag.glsl']);
   });
 
   it('the control records use the controllers\' own values for phases, sources, limits and the clamp hold', () => {
@@ -263,7 +263,7 @@ describe('drift: a shared number written by hand in a shader fails', () => {
       .map((f) => ({ file: `src/${f}`, text: readFileSync(new URL(`../../src/${f}`, import.meta.url), 'utf8') }))
       .filter(({ text }) => /\.wgsl\?raw'/.test(text) && /createComputePipeline/.test(text));
     expect(passes.map((p) => p.file).sort()).toEqual([
-      'src/features/controllers/control-pass.ts', 'src/features/morph/morph-pass.ts', 'src/features/picking/select-pass.ts', 'src/features/props/prop-pass.ts',
+      'src/features/controllers/control-pass.ts', 'src/features/impostors/impostor-coverage.ts', 'src/features/morph/morph-pass.ts', 'src/features/picking/select-pass.ts', 'src/features/props/prop-pass.ts',
       'src/features/root-motion/root-motion-pass.ts', 'src/features/steering/steering-pass.ts', 'src/runtime/culling/cull-pass.ts', 'src/runtime/culling/palette-pass.ts', 'src/runtime/pose-pass.ts',
     ]);
     for (const { file, text } of passes) {

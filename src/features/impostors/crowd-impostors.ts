@@ -3,6 +3,7 @@ import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
 import { AtlasGrid, boxSphere, uniformSurface } from './impostor-atlas';
 import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
+import { ImpostorCoverage } from './impostor-coverage';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
 import { marchDistance } from './impostor-layout';
@@ -63,6 +64,8 @@ export class CrowdImpostors implements CrowdFeature {
   /** The mesh LOD level the atlas shows (switchLevel() when it was baked). */
   private bakedLevel = 0;
   private pass: ImpostorPass;
+  /** The covered rectangles of the atlas's cells, found after each bake (the march steps within them). */
+  private coverage: ImpostorCoverage;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
   /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere around the animation box). */
@@ -73,7 +76,7 @@ export class CrowdImpostors implements CrowdFeature {
   private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
   private on = true;
-  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined };
+  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined, covered: undefined as unknown as GPUBuffer };
 
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
@@ -85,6 +88,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.looksInUse = new ImpostorLooks(this.grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
     this.targets = crowd.targetFormats;
     this.pass = new ImpostorPass(crowd.device, this.grid, box, this.targets);
+    this.coverage = new ImpostorCoverage(crowd.device, this.grid);
     this.kernel = crowd.install(this);
     this.size = 2 * boxSphere(box).radius;
     this.route = new ImpostorRoute(this.kernel, this.size, this.grid.switchPixels, this.grid.band);
@@ -155,9 +159,9 @@ export class CrowdImpostors implements CrowdFeature {
     return this.bakeMs;
   }
 
-  /** Bytes of the atlas once baked: one layer's bytes a look baked (Crowd.gpuBytes adds them). */
+  /** Bytes of the atlas once baked (one layer's bytes a look baked) and of its cells' covered rectangles (Crowd.gpuBytes adds them). */
   get gpuBytes(): number {
-    return this.textures ? this.grid.bytes * this.layers : 0;
+    return (this.textures ? this.grid.bytes * this.layers : 0) + this.coverage.bytes;
   }
 
   /** @internal The atlas textures, baked now if they were not. */
@@ -215,6 +219,7 @@ export class CrowdImpostors implements CrowdFeature {
     inputs.looks = kernel.draws.appearance?.buffer;
     inputs.atlas = this.atlasTextures;
     inputs.environment = kernel.draws.skin.environmentView;
+    inputs.covered = this.coverage.buffer;
     this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock, marchDistance(this.route.switchDistance, this.grid.switchPixels));
     this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
     if (this.grid.band > 0) {
@@ -234,11 +239,13 @@ export class CrowdImpostors implements CrowdFeature {
     this.textures = undefined;
     this.table = undefined;
     this.pass = new ImpostorPass(device, this.grid, this.kernel.character.animationBounds.box, this.targets);
+    this.coverage = new ImpostorCoverage(device, this.grid);
   }
 
   destroy(): void {
     this.kernel.routeFar(undefined);
     this.pass.destroy();
+    this.coverage.destroy();
     this.freeTextures();
   }
 
@@ -275,6 +282,8 @@ export class CrowdImpostors implements CrowdFeature {
     const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.kernel.skinning, this.bakedLevel, variants) : undefined;
     try {
       bake?.encode(encoder, made, layers);
+      // Every layer's covered rectangles, the copied layers' too (a rectangle holds what any layer covers).
+      this.coverage.encode(encoder, made);
       device.queue.submit([encoder.finish()]);
     } finally {
       bake?.destroy();

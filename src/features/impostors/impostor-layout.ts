@@ -55,8 +55,9 @@ export function marchSteps(far: number, distance: number): number {
   return Math.min(PARALLAX_STEPS, Math.max(MIN_MARCH_STEPS, Math.ceil((PARALLAX_STEPS * far) / distance)));
 }
 
-/** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the instance record and the clip clock (draw); none (bake). */
+/** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the instance record and the clip clock (draw); none (bake, the covered rectangles). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
   { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
+  { file: 'shaders/impostors/coverage.wgsl', constants: [], structs: '' },
 ];

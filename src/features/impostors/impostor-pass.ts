@@ -22,6 +22,8 @@ export interface ImpostorInputs {
   readonly atlas: ImpostorTextures;
   /** The crowd's prefiltered environment (SkinPass.environmentView), or undefined without one. */
   readonly environment: GPUTextureView | undefined;
+  /** The atlas's covered rectangles, a cell's each (ImpostorCoverage.buffer): the march steps within them. */
+  readonly covered: GPUBuffer;
 }
 
 /** The shadow map's depth bias the skin pass samples with (SkinPass.setShadowMap's default). */
@@ -163,7 +165,7 @@ export class ImpostorPass {
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
     const g = this.groups[which];
     const b = g.bound;
-    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment) {
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment || b[8] !== inputs.covered) {
       g.group = this.device.createBindGroup({
         label: `ImpostorPass.group${which}`, layout: (which ? this.bandPipeline : this.pipeline).getBindGroupLayout(0),
         entries: [
@@ -182,10 +184,11 @@ export class ImpostorPass {
           { binding: 12, resource: { buffer: this.lookTable } },
           { binding: 13, resource: inputs.atlas.depth.createView({ dimension: '2d-array' }) },
           { binding: 14, resource: { buffer: this.cellTable } },
+          { binding: 15, resource: { buffer: inputs.covered } },
         ],
       });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment);
+      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment, inputs.covered);
     }
     return g.group;
   }

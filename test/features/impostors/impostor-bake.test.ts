@@ -198,10 +198,39 @@ describe('impostor bake (GPU)', () => {
       if (n[2] > 0) facing++;
     }
     expect(facing / covered).toBeGreaterThan(0.95);
+    // The covered rectangles (impostor-coverage.ts) are each cell's covered texels' bounds, as
+    // read back; made-up violations (one a texel short, one empty where the cell covers) are caught.
+    const rectBuffer = (impostors as unknown as { coverage: { buffer: GPUBuffer } }).coverage.buffer;
+    const rects = new Uint32Array(await readBuffer(device, rectBuffer));
+    const expected = coveredRects(albedo, g);
+    expect(rects.length).toBe(2 * g.poses * g.views);
+    expect(expected.filter((r, i) => i % 2 === 1 && r !== 0).length).toBeGreaterThan(g.poses * g.views * 0.9);
+    expect([...rects]).toEqual([...expected]);
+    const short = Uint32Array.from(rects);
+    short[2 * (pose * g.views + view) + 1] -= 1; // max x one texel short
+    expect([...short]).not.toEqual([...expected]);
+    const none = Uint32Array.from(rects);
+    none.set([0xffff | (0xffff << 16), 0], 2 * (pose * g.views + view));
+    expect([...none]).not.toEqual([...expected]);
     crowd.destroy();
     expect(crowd.gpuBytes).toBeGreaterThanOrEqual(0);
   }, 120_000);
 });
+
+/** Each cell's covered rectangle as coverage.wgsl writes it, from the atlas read back: its texels of alpha > 0, min x | min y << 16, max x | max y << 16 from the cell's corner (0xffff | 0xffff << 16, 0 where none). */
+function coveredRects(albedo: Uint8Array, g: AtlasGrid): Uint32Array {
+  const out = new Uint32Array(2 * g.poses * g.views);
+  for (let pose = 0; pose < g.poses; pose++) for (let view = 0; view < g.views; view++) {
+    const [x, y, w, h] = g.cell(pose, view);
+    let x0 = 0xffff, y0 = 0xffff, x1 = 0, y1 = 0;
+    for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) {
+      if (albedo[((y + j) * g.width + x + i) * 4 + 3] === 0) continue;
+      x0 = Math.min(x0, i); y0 = Math.min(y0, j); x1 = Math.max(x1, i); y1 = Math.max(y1, j);
+    }
+    out.set([(x0 | (y0 << 16)) >>> 0, (x1 | (y1 << 16)) >>> 0], 2 * (pose * g.views + view));
+  }
+  return out;
+}
 
 function decodeOctahedral(u: number, v: number): number[] {
   const x = u * 2 - 1, y = v * 2 - 1;
