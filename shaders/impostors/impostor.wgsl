@@ -258,6 +258,17 @@ override BAND: bool = false;
 // march's hits; single-sampled, the draw's cut).
 override MULTISAMPLED: bool = false;
 override COVERED: f32 = 0.5;
+// FACING_AWAY: single-sampled, a march's hit whose normal's cosine with the pixel's ray is under it
+// faces away from the camera (facesAway). 0 measured best of -0.2, 0 and 0.15 (docs/impostors.md,
+// Raised views); -2 never (a test's switch).
+override FACING_AWAY: f32 = 0.0;
+// FALLBACK_RAMP: where the chosen cell's march meets nothing, the other azimuth's (row's) cell is
+// marched on a share of the pixels of FALLBACK_RAMP x the camera's fraction of the way to the
+// nearer cell (the screen door's threshold is under 1: all of them from 1 / FALLBACK_RAMP of the
+// way on). 2 (all only half way) lost half the flank a quarter of the way from the Fox's front
+// cell, which the front cell cannot see (single-sampled, 11.25 degrees from it: 43/255 over the
+// mesh's pixels, 9.0 with 4; docs/impostors.md, Raised views).
+override FALLBACK_RAMP: f32 = 4.0;
 // NEAREST_COVERED: the least coverage of the texel under the ray's point whose own colour and
 // surface sampleCell shows (point-like, as the mesh's pixel); under it (an edge texel, whose 8-bit
 // premultiplied colour over a small coverage is coarse) the bilinear blend of four. Measured on
@@ -549,6 +560,14 @@ fn coveredSteps(m: CellMap, index: u32, q: vec3f, towards: vec3f, h: f32, stride
   return vec2u(u32(first), u32(end));
 }
 
+// Whether sampleCell's hit `s` shows a surface facing away from the pixel's ray (`towards`,
+// rayOf): its baked normal (the cell's shading normal, premultiplied by coverage) points away from
+// the camera, so the camera cannot see it. Single-sampled only (the 4-sample path weighs the cells
+// around the camera's direction in coverageMask); FACING_AWAY is the cosine under which it counts.
+fn facesAway(s: Sample, towards: vec3f) -> bool {
+  return !MULTISAMPLED && s.coverage > 0.0 && dot(s.normal, towards) < FACING_AWAY * length(s.normal);
+}
+
 // How much of the sun reaches `world`: skin.wgsl's 3 x 3 PCF of the crowd's shadow map.
 fn lit(world: vec3f) -> f32 {
   if (camera.shadowStrength == 0.0) {
@@ -769,15 +788,34 @@ fn fragment(in: Out) -> Drawn {
     return Drawn(vec4f(0.0), 0u);
   }
   var s = sampleCell(in.layer, pose, a, e, q, ray, in.steps);
+  // Single-sampled, a hit whose baked normal faces away from the ray is a surface the cell's
+  // direction sees and the camera's cannot (the Fox's back cell, 22.5 degrees off, showed its rear
+  // where the camera sees the flank): it counts as no hit, the other cells are marched as below
+  // (where they weigh anything), and it is kept only where they show nothing facing the camera.
+  let first = s;
+  let away = facesAway(s, ray);
+  if (away) {
+    s.coverage = 0.0;
+  }
   // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
   // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
-  // all half way between two (a screen door moved by (2, 3)), so nothing jumps as the camera orbits.
-  if (s.coverage == 0.0 && bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < 2.0 * min(fa, 1.0 - fa)) {
+  // all a quarter of the way to the next (FALLBACK_RAMP; a screen door moved by (2, 3)), so
+  // nothing jumps as the camera orbits.
+  if (s.coverage == 0.0 && ((away && fa > 0.0) || bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < FALLBACK_RAMP * min(fa, 1.0 - fa))) {
     s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, ray, in.steps);
+    if (facesAway(s, ray)) {
+      s.coverage = 0.0;
+    }
   }
   // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
-  if (s.coverage == 0.0 && e0 != e1 && bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < 2.0 * min(fe, 1.0 - fe)) {
+  if (s.coverage == 0.0 && e0 != e1 && ((away && fe > 0.0) || bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < FALLBACK_RAMP * min(fe, 1.0 - fe))) {
     s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, ray, in.steps);
+    if (facesAway(s, ray)) {
+      s.coverage = 0.0;
+    }
+  }
+  if (away && s.coverage == 0.0) {
+    s = first;
   }
   var mask = 0xffffffffu;
   if (MULTISAMPLED) {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
+import { boxSphere } from '../../../src/features/impostors/impostor-atlas';
 import { marchDistance, marchSteps, MARCH_STEPS_PER_PIXEL, MIN_MARCH_STEPS, PARALLAX_STEPS } from '../../../src/features/impostors/impostor-layout';
+import { distanceForPixels, projectionScale } from '../../../src/runtime/culling/cull-math';
 import { Crowd } from '../../../src/runtime/crowd';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
@@ -48,6 +50,17 @@ function coverWholeCells(device: GPUDevice, impostors: CrowdImpostors): void {
     rects.set([0, (w - 1) | ((h - 1) << 16)], 2 * (pose * g.views + view));
   }
   device.queue.writeBuffer((impostors as unknown as { coverage: { buffer: GPUBuffer } }).coverage.buffer, 0, rects);
+}
+
+/** Mean colour difference (/255 a channel) of two RGBA images over the pixels `mesh` draws (not black): the issue's measure. */
+function overMesh(impostor: Uint8Array, mesh: Uint8Array): { mean: number; pixels: number } {
+  let sum = 0, pixels = 0;
+  for (let i = 0; i < mesh.length; i += 4) {
+    if (mesh[i] + mesh[i + 1] + mesh[i + 2] === 0) continue;
+    pixels++;
+    sum += (Math.abs(impostor[i] - mesh[i]) + Math.abs(impostor[i + 1] - mesh[i + 1]) + Math.abs(impostor[i + 2] - mesh[i + 2])) / 3;
+  }
+  return { mean: sum / Math.max(pixels, 1), pixels };
 }
 
 /** Sums of the 8 x 8 blocks' mean colour differences of two `size` x `size` RGBA images, /255 a channel: the far crowd as the eye sees it, not pixel by pixel. */
@@ -155,6 +168,47 @@ describe('impostor march (GPU)', () => {
     expect(drawnPixels(within)).toBeGreaterThan(500);
     coverWholeCells(device, impostors);
     expect(differingPixels(await render(), within)).toBe(0);
+    crowd.destroy();
+  }, 60_000);
+
+  it('between view cells, a miss in the chosen cell marches the other from a quarter of the way on, and a hit facing away from the camera gives way to the other cells (single-sampled)', async (context) => {
+    if (!device) return context.skip();
+    // One Fox (clip 1 at a quarter of its cycle, a baked frame) just past the switch, 128 pixels.
+    const size = 128, fovY = 2 * Math.atan((Math.tan(0.45) * size) / 1080);
+    const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' });
+    const impostors = new CrowdImpostors(crowd, { frames: 4 });
+    crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
+    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY });
+    const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), size) * 1.02;
+    const at = async (azimuth: number, elevation: number) => {
+      const [a, e] = [(azimuth * Math.PI) / 180, (elevation * Math.PI) / 180];
+      const eye: [number, number, number] = [centre[0] + Math.sin(a) * Math.cos(e) * d, centre[1] + Math.sin(e) * d, centre[2] + Math.cos(a) * Math.cos(e) * d];
+      const { viewProjection } = lookAt(eye, centre, { fovY, near: d / 4, far: 4 * d });
+      const images: Uint8Array[] = [];
+      for (const on of [true, false]) {
+        impostors.enabled = on;
+        crowd.setCamera(viewProjection, eye, { viewportHeight: size });
+        crowd.update(0);
+        images.push(await renderCrowd(device!, crowd, viewProjection, size));
+        expect((await crowd.readCullStats()).perLevel.at(-1)).toBe(on ? 1 : 0);
+      }
+      return overMesh(images[0], images[1]);
+    };
+    // 11.25 degrees from the front cell (a quarter of the way to 45): the front cell cannot see the
+    // flank, and its misses there march the cell at 45. Measured 7.42/255 over the mesh's pixels;
+    // made-up violation, the other cell marched only on a share growing to all half way (impostor.wgsl
+    // FALLBACK_RAMP 2, as before): 43.91, half the flank lost.
+    const quarter = await at(11.25, 0);
+    // Half way between rows 0 and 37.5 at azimuth 157.5 (four cells, one the Fox from behind),
+    // at the cycle's start: 10.59; made-up violation, hits facing away kept (FACING_AWAY -2): 12.48.
+    crowd.update(fox.clipDurations[1] * 0.75);
+    const behind = await at(157.5, 18.75);
+    console.log(`single-sampled between view cells: 11.25 degrees from the front cell ${quarter.mean.toFixed(2)}/255 over ${quarter.pixels} mesh pixels; azimuth 157.5 at 18.75 degrees ${behind.mean.toFixed(2)} over ${behind.pixels}`);
+    expect(quarter.pixels).toBeGreaterThan(50);
+    expect(quarter.mean).toBeLessThanOrEqual(12);
+    expect(behind.pixels).toBeGreaterThan(50);
+    expect(behind.mean).toBeLessThanOrEqual(11.5);
     crowd.destroy();
   }, 60_000);
 });
