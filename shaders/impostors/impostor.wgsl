@@ -641,109 +641,139 @@ fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
   return CellMap((cell + 0.5) / grid, mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y)), vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), right, up, d, cell, grid, size, frame);
 }
 
-// Where the ray p0 + t towards meets cell c's baked surface: p0's point in the cell moved two
-// steps along the ray onto the baked depth there (each as the march's last step), while anything
-// covers it; its atlas coordinates and base colour (alpha: coverage, 0 outside the cell's
-// rectangle), and how far (model units along c.d) the surface under p0 lies in front of p0
-// (`ahead`; 0 where nothing covers p0): far ahead, the cell's surface hides p0.
+// Where the ray p0 + t towards meets cell c's baked surface: p0's point in the cell moved along
+// the ray onto the baked depth there, step after step (each as the march's last step), while
+// anything covers it, up to TAP_STEPS steps or until a step moves the point under a hundredth of
+// a march step; its atlas coordinates, base colour (alpha: coverage, 0 outside the cell's
+// rectangle) and the point (model units). Two steps left a point short of the surface where the
+// surface slopes away from the ray (the cell's rim): TAP_STEPS measured 2, 4, 6 and 8 with
+// coverageMask's hull (docs/impostors.md, Not done).
 struct Tap {
   uv: vec2f,
   albedo: vec4f,
-  ahead: f32,
+  point: vec3f,
 }
 
-fn tap(c: CellMap, p0: vec3f, layer: u32, towards: vec3f) -> Tap {
+override TAP_STEPS: u32 = 6u;
+
+fn tap(c: CellMap, p0: vec3f, layer: u32, towards: vec3f, step: f32) -> Tap {
   var uv = c.origin + p0 * c.toUv;
   var albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
-  var ahead = 0.0;
   var p = p0;
-  for (var k = 0u; k < 2u && albedo.a > 0.01; k++) {
+  for (var k = 0u; k < TAP_STEPS && albedo.a > 0.01; k++) {
     let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / albedo.a * 2.0 - 1.0) * atlas.radius;
-    let along = depth - dot(p, c.d);
-    ahead = select(ahead, along, k == 0u);
-    p += towards * (along / max(dot(towards, c.d), 0.25));
+    let moved = (depth - dot(p, c.d)) / max(dot(towards, c.d), 0.25);
+    p += towards * moved;
     uv = c.origin + p * c.toUv;
     albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
+    if (abs(moved) < 0.01 * step) {
+      break;
+    }
   }
   let inside = all(uv >= c.bounds.xy) && all(uv <= c.bounds.zw);
-  return Tap(uv, select(vec4f(0.0), albedo, inside), ahead);
+  return Tap(uv, select(vec4f(0.0), albedo, inside), p);
+}
+
+// Whether cell c leaves model point p possibly inside the character: the texels around p cover
+// at least `least` of it (bilinear) and p lies no more than `slack` model units in front of the
+// most forward of their fronts (each covered texel's own depth over its own coverage, as
+// textureGather reads them: a filtered depth across an occluding edge in the cell's view lies
+// between the two surfaces, and a point on the nearer one read as in front of it). Behind the
+// front counts as inside: the cell cannot tell a hidden point from a solid one.
+fn occupied(c: CellMap, p: vec3f, layer: u32, least: f32, slack: f32) -> bool {
+  let uv = c.origin + p * c.toUv;
+  if (any(uv < c.bounds.xy) || any(uv > c.bounds.zw)) {
+    return false;
+  }
+  let cover = textureGather(3, albedoAtlas, atlasSampler, uv, layer);
+  let fronts = select(vec4f(0.0), textureGather(0, depthAtlas, atlasSampler, uv, layer) / max(cover, vec4f(1e-6)), cover > vec4f(0.1));
+  let f = fract(uv * vec2f(textureDimensions(albedoAtlas)) - 0.5);
+  let a = mix(mix(cover.w, cover.z, f.x), mix(cover.x, cover.y, f.x), f.y);
+  let front = (max(max(fronts.x, fronts.y), max(fronts.z, fronts.w)) * 2.0 - 1.0) * atlas.radius;
+  return a >= least && a > 0.0 && dot(p, c.d) <= front + slack;
 }
 
 // MULTISAMPLED: the pixel's samples the character covers, each at its own position, and the
 // surface averaged over them (what the resolve of a mesh's samples gives). A sample's point is
 // `s`'s (the march's hit, or q where it met nothing) moved by the sample's offset on the
-// camera-facing plane (`dx`, `dy`: a pixel's step right and down there, model units); each of the
-// four cells around the camera's direction (`cells`, with the bilinear weights of the camera's
-// direction between them, `weights`; only those weighing anything are read) is tapped there, and
-// the sample is covered where their coverages so weighted, mixed with a fifth of the most any one
-// covers (TAP_UNION), reach 0.5: between two cells the outline lies between the two cells'
-// outlines, each moved by the parallax from its own direction. A cell that cannot see the
-// sample's point abstains: its surface there lies more than a march step in front of the point
-// (something nearer hides it in that cell's view, as the Fox's head hides its body from the
-// front) and the tap's steps onto that surface find nothing covered; the others' coverages are
-// then weighted over their own weights (at least half the whole, so a cell weighing little never
-// speaks for a cell near the camera's direction). Counted as not covered, such a cell erased what
-// the other cell shows (the Fox half way between the front and the next cell lost its body:
-// 83/255 over its pixels, 11 and 22 now; 26 views between cells, docs/impostors.md: 20.4 on
-// average, 11.9 with the abstention, TAP_UNION and the tap's second step). The colour, normal,
-// roughness and metalness are the cells' so weighted, premultiplied by coverage (a nearly empty
-// texel's 8-bit colour weighs little). On a view cell one cell is read, and it never abstains
-// (the ray runs along its direction: the step lands where the point was). One filtered coverage
-// read at the pixel's centre, as alpha to coverage was given, spans under a pixel of the atlas's
-// texels: 0 or 1 on most of a small character's edge pixels, where the mesh's samples cover some.
-// `towards`: the pixel's ray (rayOf), each sample's ray taken parallel to it through its own
-// point (under perspective they differ by the sample's offset over the focal length: 3e-4 rad at
-// the switch, a hundredth of a pixel across the box).
-//
-// TAP_UNION: the union's share in that cut, the most any one cell covers scaled by its weight
-// over the most any cell weighs (a cell far from the camera's direction adds nothing; on a view
-// cell it is the cell's own coverage). The weighted coverage alone drew too few of the outline's
-// samples between cells (the border pixels darker than the mesh's), a plain union too many (the
-// march's window behind each cell's surface fattens the side that cell does not see). 0.2
-// measured best of 0.1 to 0.4 (docs/impostors.md, Not done).
-override TAP_UNION: f32 = 0.2;
+// camera-facing plane (`dx`, `dy`: a pixel's step right and down there, model units). Each of the
+// four cells around the camera's direction that weighs anything (`cells`, `weights`: the bilinear
+// weights of the camera's direction between them) is tapped there: its candidate is the point
+// where the sample's ray meets that cell's surface (`tap`). The sample is covered where some
+// cell's candidate is at least half covered in that cell and lies inside every other weighing
+// cell's image (HULL_COVER covered) no more than HULL_SLACK march steps in front of its surface
+// (`occupied`): the cells' depth images together as a hull, which the ray must enter. A candidate
+// that a cell 22.5 degrees away sees empty space at is off the character (the cell's own depth
+// image, moved by the march from its direction, counts everything behind its surface as solid,
+// and a ray passing beside the back in the camera's view passes behind it in that cell's view);
+// a candidate behind another cell's surface stays (that cell cannot see it), which the
+// abstention did before. Colour, normal, roughness and metalness from the accepted candidates
+// within HULL_NEAR march steps of the nearest to the camera along the ray (those behind it are
+// hidden), their cells' weights times coverage, premultiplied by coverage. Measured against the
+// cells' coverages weighted (with the abstention and a fifth of the union, its former rule) over
+// 26 views between cells at 4 samples: 11.70/255 -> 9.63 over the mesh's pixels
+// (docs/impostors.md, Routing and drawing). On a view cell one cell is read: the sample is its
+// tap's coverage cut at 0.5, as before. One filtered coverage read at the pixel's centre, as
+// alpha to coverage was given, spans under a pixel of the atlas's texels: 0 or 1 on most of a
+// small character's edge pixels, where the mesh's samples cover some. `towards`: the pixel's ray
+// (rayOf), each sample's ray taken parallel to it through its own point (under perspective they
+// differ by the sample's offset over the focal length: 3e-4 rad at the switch).
+override HULL_COVER: f32 = 0.25;
+override HULL_SLACK: f32 = 3.0;
+override HULL_NEAR: f32 = 1.0;
 
 fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cells: array<CellMap, 4>, weights: vec4f) -> Taps {
   var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), s.point));
   // The full march's step along the ray (sampleCell's `fine`, model units).
   let step = 2.0 * dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z)) / f32(PARALLAX_STEPS);
-  let most = max(max(weights.x, weights.y), max(weights.z, weights.w));
+  // A cell weighing under a thousandth is left out: on a view cell the camera's direction lands
+  // a float's rounding off the cell, and that neighbour's say in the hull is all or nothing.
+  let heard = weights >= vec4f(1e-3);
   for (var i = 0u; i < 4u; i++) {
     let o = SAMPLE_OFFSETS[i];
     let p = s.point + dx * o.x + dy * o.y;
-    var covered = 0.0;
-    var heard = 0.0;
-    var alone = 0.0;
+    var hits: array<Tap, 4>;
+    for (var j = 0u; j < 4u; j++) {
+      if (heard[j]) {
+        hits[j] = tap(cells[j], p, layer, towards, step);
+      }
+    }
+    // Each candidate tried against every weighing cell (its own too: a tap left short of its surface fails there).
+    var accepted = vec4<bool>(false);
+    var nearest = -1e30;
+    for (var j = 0u; j < 4u; j++) {
+      var ok = heard[j] && hits[j].albedo.a >= 0.5;
+      for (var k = 0u; k < 4u && ok; k++) {
+        if (heard[k]) {
+          ok = occupied(cells[k], hits[j].point, layer, select(HULL_COVER, 0.5, k == j), HULL_SLACK * step);
+        }
+      }
+      accepted[j] = ok;
+      if (ok) {
+        nearest = max(nearest, dot(hits[j].point, towards));
+      }
+    }
+    if (!any(accepted)) {
+      continue;
+    }
     var sum = Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), p);
     for (var j = 0u; j < 4u; j++) {
-      if (weights[j] == 0.0) {
-        continue;
-      }
-      let c = cells[j];
-      let t = tap(c, p, layer, towards);
-      let albedo = t.albedo;
-      // The cell cannot see p: it abstains (weighs nothing).
-      let weight = select(weights[j], 0.0, t.ahead > step && albedo.a < 0.5);
-      heard += weight;
-      covered += weight * albedo.a;
-      alone = max(alone, weight / most * albedo.a);
-      if (albedo.a > 0.01) {
+      let t = hits[j];
+      if (accepted[j] && dot(t.point, towards) >= nearest - HULL_NEAR * step) {
+        let c = cells[j];
         let surface = textureSampleLevel(surfaceAtlas, atlasSampler, t.uv, layer, 0.0);
-        let n = decodeOctahedral(surface.xy / albedo.a);
-        let w = weight * albedo.a;
-        sum.coverage += w;
-        sum.albedo += albedo.rgb * weight;
-        sum.normal += (c.right * n.x + c.up * n.y + c.d * n.z) * w;
-        sum.rm += surface.zw * weight;
+        let n = decodeOctahedral(surface.xy / t.albedo.a);
+        sum.coverage += weights[j] * t.albedo.a;
+        sum.albedo += t.albedo.rgb * weights[j];
+        sum.normal += (c.right * n.x + c.up * n.y + c.d * n.z) * weights[j] * t.albedo.a;
+        sum.rm += surface.zw * weights[j];
       }
     }
-    if (mix(covered / max(heard, 0.5), alone, TAP_UNION) >= 0.5) {
-      taps.mask |= 1u << i;
-      taps.sample.coverage += 1.0;
-      taps.sample.albedo += sum.albedo / sum.coverage;
-      taps.sample.normal += normalize(sum.normal);
-      taps.sample.rm += sum.rm / sum.coverage;
-    }
+    taps.mask |= 1u << i;
+    taps.sample.coverage += 1.0;
+    taps.sample.albedo += sum.albedo / sum.coverage;
+    taps.sample.normal += normalize(sum.normal);
+    taps.sample.rm += sum.rm / sum.coverage;
   }
   return taps;
 }

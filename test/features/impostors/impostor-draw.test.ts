@@ -378,28 +378,33 @@ describe('impostor draw (GPU)', () => {
   }, 60_000);
 
   /**
-   * The Fox at the switch distance (x 1.02) seen from `azimuth` (radians about +y from +z) at 4
-   * samples, drawn as its impostor and as its mesh (resolved), compared over its pixels.
+   * The Fox at the switch distance (x 1.02) seen from each of `azimuths` (radians about +y from
+   * +z) at 4 samples, drawn as its impostor and as its mesh (resolved), compared over its pixels
+   * (one crowd, one bake).
    */
-  async function fourSamplesAt(gpu: GPUDevice, azimuth: number): Promise<ReturnType<typeof compare>> {
+  async function fourSamplesAt(gpu: GPUDevice, azimuths: readonly number[]): Promise<ReturnType<typeof compare>[]> {
     const crowd = new Crowd(gpu, fox, { ...TARGETS, sampleCount: 4 });
     const impostors = new CrowdImpostors(crowd, OPTIONS);
     crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
     const { centre, radius } = boxSphere(fox.animationBounds.box);
     const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
     const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
-    const eye: [number, number, number] = [centre[0] + Math.sin(azimuth) * d, centre[1], centre[2] + Math.cos(azimuth) * d];
-    const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
-    const images: Uint8Array[] = [];
-    for (const on of [true, false]) {
-      impostors.enabled = on;
-      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
-      crowd.update(0);
-      images.push(await renderCrowd(gpu, crowd, viewProjection, SIZE, 4));
-      expect((await crowd.readCullStats()).perLevel.length).toBe(on ? 5 : 4);
+    const out: ReturnType<typeof compare>[] = [];
+    for (const azimuth of azimuths) {
+      const eye: [number, number, number] = [centre[0] + Math.sin(azimuth) * d, centre[1], centre[2] + Math.cos(azimuth) * d];
+      const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+      const images: Uint8Array[] = [];
+      for (const on of [true, false]) {
+        impostors.enabled = on;
+        crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+        crowd.update(0);
+        images.push(await renderCrowd(gpu, crowd, viewProjection, SIZE, 4));
+        expect((await crowd.readCullStats()).perLevel.length).toBe(on ? 5 : 4);
+      }
+      out.push(compare(images[0], images[1]));
     }
     crowd.destroy();
-    return compare(images[0], images[1]);
+    return out;
   }
 
   it('at 4 samples (a multisampled target resolved, as the demo draws) the impostor differs from the mesh by at most 8/255 over the character\'s pixels: each sample covered where the atlas covers its own position', async (context) => {
@@ -408,20 +413,21 @@ describe('impostor draw (GPU)', () => {
     // 170 pixels is mostly edge pixels); with alpha to coverage from the coverage read at the pixel's
     // centre the impostor differed from it by 23.8 (docs/impostors.md, Routing and drawing).
     // On view cell 90 degrees (half way between two cells the 4-sample image is not yet within 8: docs/impostors.md, Not done).
-    const here = await fourSamplesAt(device, Math.PI / 2);
+    const [here] = await fourSamplesAt(device, [Math.PI / 2]);
     console.log(`at 4 samples on view cell 90: ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${here.inside.toFixed(2)} inside, ${here.union.toFixed(2)} over the union, ${(100 * here.outline).toFixed(1)}% of ${here.pixels} pixels outline`);
     expect(here.pixels).toBeGreaterThan(100);
     expect(here.mesh).toBeLessThanOrEqual(8);
   }, 60_000);
 
-  it('at 4 samples half way between two view cells where one hides the body (azimuths 0 and 45: the Fox from the front hides its body behind its head) the impostor still draws the body: that cell abstains, and a share of the cells\' union is mixed in', async (context) => {
+  it('at 4 samples half way between two view cells where one hides the body (azimuths 0 and 45: the Fox from the front hides its body behind its head) the impostor still draws the body: a point behind that cell\'s surface counts as inside it; and at 157.5 (the Fox from behind and aside) each sample is covered where its ray meets a cell\'s surface at a point the other cells\' depth images hold (a hull), not by the cells\' coverages weighted', async (context) => {
     if (!device) return context.skip();
     // Not yet within 8 between cells at 4 samples (docs/impostors.md, Not done): this holds the
-    // abstention and the union's share (impostor.wgsl coverageMask, TAP_UNION). Counted as not
-    // covered, the front cell (azimuth 0) erased the body the cell at 45 shows: 83.3/255 over the
-    // mesh's pixels, 50% of the pixels drawn by one only.
+    // hidden point (impostor.wgsl coverageMask, `occupied`: behind a cell's surface is inside).
+    // Counted as not covered, the front cell (azimuth 0) erased the body the cell at 45 shows:
+    // 83.3/255 over the mesh's pixels, 50% of the pixels drawn by one only. 9.11 (4.4% outline)
+    // since the cells' depth images make a hull (azimuth 157.5 below).
     // 22.5 degrees: half way between views 0 and 1 (0 and 45).
-    const c = await fourSamplesAt(device, Math.PI / 8);
+    const [c, behind] = await fourSamplesAt(device, [Math.PI / 8, (7 * Math.PI) / 8]);
     console.log(`at 4 samples half way between azimuths 0 and 45: ${c.mesh.toFixed(2)}/255 over the mesh's pixels, ${c.inside.toFixed(2)} inside, ${(100 * c.outline).toFixed(1)}% of ${c.pixels} pixels outline`);
     expect(c.pixels).toBeGreaterThan(60);
     // 13.14 measured on the packed atlas (7.4% outline; 10.86 and 5.4% on square cells, whose
@@ -430,5 +436,11 @@ describe('impostor draw (GPU)', () => {
     // weighted as before (neither, one step in each tap) 85.14 (52.2%): each fails.
     expect(c.mesh).toBeLessThanOrEqual(14.5);
     expect(c.outline).toBeLessThanOrEqual(0.1);
+    console.log(`at 4 samples half way between azimuths 135 and 180: ${behind.mesh.toFixed(2)}/255 over the mesh's pixels, ${behind.inside.toFixed(2)} inside, ${(100 * behind.outline).toFixed(1)}% of ${behind.pixels} pixels outline`);
+    expect(behind.pixels).toBeGreaterThan(80);
+    // 15.00 (2.2% outline); the cells' coverages weighted as before (with the abstention and a
+    // fifth of the union: docs/impostors.md, Routing and drawing) 18.76 (9.1%), which fails both.
+    expect(behind.mesh).toBeLessThanOrEqual(16.5);
+    expect(behind.outline).toBeLessThanOrEqual(0.05);
   }, 60_000);
 });
