@@ -34,7 +34,22 @@ export interface ImpostorRow {
   gpuMs: number;
   /** The process's CPU ms (all threads) from submit to done: on SwiftShader the frame's work, less moved by other processes' load than gpuMs. */
   workMs: number;
+  /** The framing sphere's span on the target, pixels, at the camera's height (the nearest Foxes). */
+  spherePixels: number;
   method: string;
+}
+
+/** How the frame is drawn beyond the crowd and its impostors. */
+export interface ImpostorView {
+  /** Samples a pixel of the target (1 or 4; the demo draws 4). Default 1. */
+  samples?: number;
+  /**
+   * Where the switch lies, a multiple of the camera's height (the Foxes are 1 to 1.15 x it away):
+   * the crowd's viewport height is set to put it there. Default: 1.2 with a band (every Fox inside
+   * it), else a 1080-pixel view. A meshes-only frame with it set sees the same LOD (its impostors
+   * made and turned off).
+   */
+  switchAt?: number;
 }
 
 /**
@@ -43,10 +58,13 @@ export interface ImpostorRow {
  * crowd's defaults: the band has its full width whatever the levels, its meshes at the switch's
  * level) and the viewport height set so that the switch lies 1.2 x the camera's height away.
  */
-export async function benchImpostorFrame(device: GPUDevice, character: Character, count: number, how: ImpostorRow['how'], frames: number, band?: number): Promise<ImpostorRow> {
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024 });
-  const feature = how === 'impostors' ? new CrowdImpostors(crowd, band === undefined ? {} : { band }) : undefined;
-  await feature?.bake();
+export async function benchImpostorFrame(device: GPUDevice, character: Character, count: number, how: ImpostorRow['how'], frames: number, band?: number, view: ImpostorView = {}): Promise<ImpostorRow> {
+  const samples = view.samples ?? 1;
+  const switchAt = view.switchAt ?? (band === undefined ? undefined : 1.2);
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024, sampleCount: samples });
+  const feature = how === 'impostors' || switchAt !== undefined ? new CrowdImpostors(crowd, band === undefined ? {} : { band }) : undefined;
+  if (feature && how === 'meshes') feature.enabled = false;
+  else await feature?.bake();
   const side = Math.ceil(Math.sqrt(count));
   const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
   for (let i = 0; i < count; i++) {
@@ -62,15 +80,16 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const height = (extent * 0.6) / Math.tan(fovY / 2);
   const eye = [centre[0], height, centre[2] + 1];
   const viewProjection = mat4.multiply(mat4.perspective(fovY, WIDTH / HEIGHT, height / 4, height * 2), mat4.lookAt(eye, centre, [0, 1, 0]));
-  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
-  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT });
+  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT, sampleCount: samples });
+  const resolved = samples > 1 ? device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT }) : undefined;
+  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT, sampleCount: samples });
   const timestamps = device.features.has('timestamp-query');
   const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 4 }) : undefined;
   const resolve = device.createBuffer({ size: 32, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
   const read = device.createBuffer({ size: 32, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-  // With a band: the switch (the framing sphere at switchPixels) 1.2 x the height away, so every Fox (1 to 1.15 x the height away) is in a band of 0.25.
+  // The switch (the framing sphere at switchPixels) switchAt x the height away: with a band at 1.2, every Fox (1 to 1.15 x the height away) is in a band of 0.25.
   const sphere = 2 * boxSphere(character.animationBounds.box).radius;
-  const viewportHeight = band === undefined || !feature ? 1080 : (1.2 * height * 2 * feature.switchPixels) / (sphere * projectionScale(viewProjection));
+  const viewportHeight = switchAt === undefined || !feature ? 1080 : (switchAt * height * 2 * feature.switchPixels) / (sphere * projectionScale(viewProjection));
   crowd.setCamera(viewProjection, eye, { viewportHeight });
   const cpu: number[] = [], gpu: number[] = [], work: number[] = [], visible: number[] = [], posed: number[] = [], impostors: number[] = [], vertices: number[] = [], inBand: number[] = [];
   device.pushErrorScope('validation');
@@ -80,7 +99,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
     const encoder = device.createCommandEncoder();
     crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0 });
     const pass = encoder.beginRenderPass({
-      colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store' }],
+      colorAttachments: [{ view: color.createView(), resolveTarget: resolved?.createView(), loadOp: 'clear', storeOp: resolved ? 'discard' : 'store' }],
       depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
       timestampWrites: querySet && { querySet, endOfPassWriteIndex: 1 },
     });
@@ -114,11 +133,12 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const error = await device.popErrorScope();
   if (error) throw new Error(`impostors: ${count} ${how}: ${error.message}`);
   for (const r of [color, depth, resolve, read]) r.destroy();
+  resolved?.destroy();
   querySet?.destroy();
   crowd.destroy();
   return {
     instances: count, how, visible: median(visible), posed: median(posed), impostors: median(impostors), band: median(inBand), vertices: median(vertices),
-    cpuMs: median(cpu), gpuMs: median(gpu), workMs: median(work), method: timestamps ? 'timestamp-query (cull pass start to render pass end)' : 'submit to done',
+    cpuMs: median(cpu), gpuMs: median(gpu), workMs: median(work), spherePixels: (sphere * projectionScale(viewProjection) * HEIGHT) / (2 * height), method: timestamps ? 'timestamp-query (cull pass start to render pass end)' : 'submit to done',
   };
 }
 

@@ -13,6 +13,7 @@ import { benchPicking, type PickRow } from '../picking';
 import { ms } from '../report';
 import { benchThreeShading, type ShadingRow } from '../three-shading';
 import { CROWD_MODEL, type BenchContext } from './context';
+import type { Character } from '../../../src/character/character';
 
 /** The sections' headings in BENCHMARKS.md. */
 export const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
@@ -126,6 +127,32 @@ export async function impostorsSection(ctx: BenchContext): Promise<void> {
   table(['band', 'in the band', 'posed', 'vertices a frame', 'GPU ms', 'x band 0', 'process CPU ms', 'CPU x band 0'], [0, 1].map((k) => {
     const r = bandRows[k], gpu = (bandRows[k].gpuMs + bandRows[k + 2].gpuMs) / 2, work = (bandRows[k].workMs + bandRows[k + 2].workMs) / 2;
     return [k ? '0.25 (default)' : '0 (a cut: meshes)', r.band.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(gpu), (gpu / cut).toFixed(2), ms(work), (work / cutWork).toFixed(2)];
+  }));
+  await samplesTable(ctx, character);
+}
+
+/**
+ * The impostor's cost at the demo's 4 samples (its covered samples from every weighing cell's
+ * taps) against 1, each against the same Foxes drawn as meshes: a few Foxes just past the switch,
+ * at about the switch's size on the target, so that their fragments (every march step) weigh.
+ */
+async function samplesTable(ctx: BenchContext, character: Character): Promise<void> {
+  const { device, quick, print, table } = ctx;
+  const count = 100, rounds = quick ? 1 : 2, frames = quick ? 2 : 3;
+  const kinds = [1, 4].flatMap((samples) => (['meshes', 'impostors'] as const).map((how) => ({ samples, how })));
+  const runs = kinds.map(() => [] as ImpostorRow[]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [k, { samples, how }] of kinds.entries()) {
+      console.error(`impostors: ${count} at ${samples} samples, ${how}…`);
+      runs[k].push(await benchImpostorFrame(device, character, count, how, frames, undefined, { samples, switchAt: 0.95 }));
+    }
+  }
+  print(`At 1 and 4 samples a pixel (the demo draws 4): ${count} ${CROWD_MODEL[0]}es as above just past the switch (the viewport height set so the switch lies 0.95 x the camera's height away: every one an impostor, every march step; the framing sphere ${runs[0][0].spherePixels.toFixed(0)} pixels across on the 640 x 360 target at the nearest; on the crowd's viewport they are just past the switch's size), as impostors and as meshes (the impostors turned off: the same LOD); each kind ${rounds} times in turn, the mean of the runs' medians of ${frames} frames (GPU ms and process CPU ms as above).`);
+  print();
+  const mean = (rows: ImpostorRow[], key: 'gpuMs' | 'workMs') => rows.reduce((s, r) => s + r[key], 0) / rows.length;
+  table(['samples', 'drawn as', 'as impostors', 'posed', 'vertices a frame', 'GPU ms', 'x meshes', 'process CPU ms', 'CPU x meshes'], kinds.map(({ samples, how }, k) => {
+    const meshes = runs[kinds.findIndex((o) => o.samples === samples && o.how === 'meshes')], r = runs[k][0];
+    return [samples, how, r.impostors.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(mean(runs[k], 'gpuMs')), (mean(runs[k], 'gpuMs') / mean(meshes, 'gpuMs')).toFixed(2), ms(mean(runs[k], 'workMs')), (mean(runs[k], 'workMs') / mean(meshes, 'workMs')).toFixed(2)];
   }));
   print();
 }
