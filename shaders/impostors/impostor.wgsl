@@ -475,7 +475,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
     let local = clamp(unclamped, 0.5 / size, 1.0 - 0.5 / size);
     uv = (cell + local) / grid;
     // Outside the cell's rectangle the cell shows nothing (its edge texels are not stretched out):
-    // no texel is read there (a step's sample on SwiftShader is its cost; docs/impostors.md, Measured).
+    // no texel is read there (a step's sample on SwiftShader is its cost; docs/impostors-measured.md).
     let inside = all(abs(unclamped - 0.5) <= vec2f(0.5));
     var coverage = 0.0;
     if (inside) {
@@ -647,7 +647,7 @@ fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
 // a march step; its atlas coordinates, base colour (alpha: coverage, 0 outside the cell's
 // rectangle) and the point (model units). Two steps left a point short of the surface where the
 // surface slopes away from the ray (the cell's rim): TAP_STEPS measured 2, 4, 6 and 8 with
-// coverageMask's hull (docs/impostors.md, Not done).
+// coverageMask's hull (docs/impostors-measured.md).
 struct Tap {
   uv: vec2f,
   albedo: vec4f,
@@ -813,7 +813,7 @@ fn fragment(in: Out) -> Drawn {
   // colour nor depth, as a discard) and return here, after the derivatives (uniform control flow)
   // and before the march. A discard only demoted them to helper invocations, which marched on:
   // a 2 x 2 block marched as long as its longest march, dropped pixels' included (the band's
-  // impostors alone: 0.65x to 0.9x the draw's CPU time on SwiftShader; docs/impostors.md, Measured).
+  // impostors alone: 0.65x to 0.9x the draw's CPU time on SwiftShader; docs/impostors-measured.md).
   if (BAND && bandThreshold(in.clip.xy) >= in.fade) {
     return Drawn(vec4f(0.0), 0u);
   }

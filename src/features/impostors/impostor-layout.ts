@@ -29,7 +29,7 @@ export const PARALLAX_STEPS = 32;
 export const PARALLAX_THICKNESS = 1.5;
 /** The parallax march's steps per pixel of the impostor's size on screen (its framing sphere's diameter) past the distance where that reaches PARALLAX_STEPS (marchDistance). */
 export const MARCH_STEPS_PER_PIXEL = 3;
-/** The fewest steps of the parallax march (impostor.wgsl marchSteps): below 8 the Fox's silhouette thins (docs/impostors.md "Measured"). */
+/** The fewest steps of the parallax march (impostor.wgsl marchSteps): below 8 the Fox's silhouette thins (docs/impostors-measured.md). */
 export const MIN_MARCH_STEPS = 8;
 
 /**

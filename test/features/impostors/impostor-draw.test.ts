@@ -431,7 +431,7 @@ describe('impostor draw (GPU)', () => {
     console.log(`at 4 samples half way between azimuths 0 and 45: ${c.mesh.toFixed(2)}/255 over the mesh's pixels, ${c.inside.toFixed(2)} inside, ${(100 * c.outline).toFixed(1)}% of ${c.pixels} pixels outline`);
     expect(c.pixels).toBeGreaterThan(60);
     // 13.14 measured on the packed atlas (7.4% outline; 10.86 and 5.4% on square cells, whose
-    // front cell had 4.7 to 5.7 texels a pixel where it has 3.3: docs/impostors.md, Not done);
+    // front cell had 4.7 to 5.7 texels a pixel where it has 3.3: docs/impostors-measured.md);
     // without the abstention 15.95 (10.6% outline), without the union's share 22.55, the coverage
     // weighted as before (neither, one step in each tap) 85.14 (52.2%): each fails.
     expect(c.mesh).toBeLessThanOrEqual(14.5);
