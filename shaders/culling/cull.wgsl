@@ -24,7 +24,7 @@ const ARGS_POSE_LAYERED: u32 = 3u;
 const ARGS_DRAWS: u32 = 6u;
 const ARGS_DRAW_WORDS: u32 = 5u;
 const ARGS_IMPOSTOR_WORDS: u32 = 4u;
-const IMPOSTOR_VERTICES: u32 = 4u;
+const IMPOSTOR_VERTICES: u32 = 6u;
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_LOD: u32 = 2u;
 const CULL_ANIMATION_LOD: u32 = 4u;
@@ -233,17 +233,18 @@ fn finalize(@builtin(global_invocation_id) id: vec3u) {
     args[o + 4u] = 0u;
   }
   if (id.x == 0u) {
-    // The impostor draw: a quad (a 4-vertex triangle strip) per listed instance.
+    // The impostor draw: a quad (two triangles of a list, IMPOSTOR_VERTICES vertices) per listed
+    // instance, not instanced: the vertex shader takes the instance from the vertex index.
     let o = ARGS_DRAWS + draws * ARGS_DRAW_WORDS;
-    args[o] = IMPOSTOR_VERTICES;
-    args[o + 1u] = atomicLoad(&counters[COUNTER_IMPOSTOR]);
+    args[o] = IMPOSTOR_VERTICES * atomicLoad(&counters[COUNTER_IMPOSTOR]);
+    args[o + 1u] = 1u;
     args[o + 2u] = 0u;
     args[o + 3u] = 0u;
     // The band: its impostors (a quad each), then its meshes at the band's level (the feature's:
     // the level its impostors show), one draw per primitive.
     let bandCount = atomicLoad(&counters[COUNTER_BAND]);
-    args[o + 4u] = IMPOSTOR_VERTICES;
-    args[o + 5u] = bandCount;
+    args[o + 4u] = IMPOSTOR_VERTICES * bandCount;
+    args[o + 5u] = 1u;
     args[o + 6u] = 0u;
     args[o + 7u] = 0u;
     let bandLevel = min(params.bandLevel, params.levels - 1u);

@@ -242,8 +242,8 @@ export const CULL_COUNTERS = {
  * triples (plain, layered pose dispatches), then one drawIndexedIndirect quintuple (indexCount,
  * instanceCount, firstIndex, baseVertex, firstInstance) per (list, level, primitive), list 0 the
  * camera and 1 the shadow map: word CULL_ARGS.draws + ((list * levels + level) * primitives + primitive) * 5;
- * then one drawIndirect quadruple (IMPOSTOR_VERTICES, impostor instances, 0, 0) for the impostor list
- * (CullPass.impostorArgsOffset), one for the band's impostors (IMPOSTOR_VERTICES, band instances, 0, 0),
+ * then one drawIndirect quadruple (IMPOSTOR_VERTICES x impostor instances, 1, 0, 0) for the impostor list
+ * (CullPass.impostorArgsOffset), one for the band's impostors (IMPOSTOR_VERTICES x band instances, 1, 0, 0),
  * one drawIndexedIndirect quintuple per primitive for the band's meshes (at the band's level), and,
  * while impostors are routed, the impostor list itself from CULL_PARAMS.impostorList (a 256-byte
  * boundary, listStride slots), then the band list from CULL_PARAMS.bandList (listStride slots,
@@ -257,8 +257,13 @@ export const CULL_ARGS = {
   impostorWords: 4,
 } as const;
 
-/** Vertices an impostor draws: one quad, a 4-vertex triangle strip (the cull pass's impostor draw arguments; the cull stats count them). */
-export const IMPOSTOR_VERTICES = 4;
+/**
+ * Vertices an impostor draws: one quad, two triangles of a triangle list, not instanced (the vertex
+ * shader takes the instance from vertex_index / 6; the cull pass's impostor draw arguments hold 6 x
+ * the count; the cull stats count them). Instanced, a 4-vertex strip an instance, a million in view
+ * took 8.5x the frame on SwiftShader, which sets up each instance on its own (docs/impostors.md).
+ */
+export const IMPOSTOR_VERTICES = 6;
 
 /** Flags of CULL_PARAMS.flags. */
 export const CULL_FRUSTUM = 1; //    test the camera frustum and the distance limit (else every instance is visible)

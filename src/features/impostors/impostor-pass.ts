@@ -30,8 +30,8 @@ export interface ImpostorInputs {
 const SHADOW_BIAS = 0.002;
 
 /**
- * The impostor draw (shaders/impostors/impostor.wgsl): one indirect draw of a quad per instance of
- * the cull pass's impostor list, into the crowd's render pass. create: the constructor makes the
+ * The impostor draw (shaders/impostors/impostor.wgsl): one indirect draw of a quad (two triangles, not
+ * instanced) per instance of the cull pass's impostor list, into the crowd's render pass. create: the constructor makes the
  * pipeline (for the crowd's target formats), the uniforms, a white look for a crowd without
  * appearance and a 1x1 stand-in shadow map; setLooks() (after a bake): the table of the looks the
  * atlas's layers hold; update(): the camera, the lights' and shadow's fields and the atlas uniform
@@ -77,7 +77,7 @@ export class ImpostorPass {
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
       vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half } },
       fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5, ...surface } },
-      primitive: { topology: 'triangle-strip', cullMode: 'none' },
+      primitive: { topology: 'triangle-list', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
       multisample: { count: options.sampleCount ?? 1 },
     });
@@ -145,7 +145,7 @@ export class ImpostorPass {
     this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
   }
 
-  /** Records the impostor draw: `args` at `offset` holds (IMPOSTOR_VERTICES, instances, 0, 0) (the cull pass's). */
+  /** Records the impostor draw: `args` at `offset` holds (IMPOSTOR_VERTICES x instances, 1, 0, 0) (the cull pass's). */
   draw(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
     pass.setPipeline(this.pipeline);
     pass.setBindGroup(0, this.group(0, inputs, shadow, inputs.listOffset, undefined));
@@ -154,7 +154,7 @@ export class ImpostorPass {
 
   /**
    * Records the band's impostor draw over the band list (`listBytes` bytes of `inputs.list` from
-   * byte `listOffset`: its slots, then a fade per slot); `args` at `offset` holds (IMPOSTOR_VERTICES, band instances, 0, 0).
+   * byte `listOffset`: its slots, then a fade per slot); `args` at `offset` holds (IMPOSTOR_VERTICES x band instances, 1, 0, 0).
    */
   drawBand(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number, offset: number): void {
     pass.setPipeline(this.bandPipeline);

@@ -27,7 +27,7 @@ export function levelAtSwitch(errors: readonly number[], lod: CrowdKernel['lodSe
 
 /** The impostor list of a culled frame (ImpostorRoute.draws): not owned by the reader. */
 export interface ImpostorDraws {
-  /** The cull pass's arguments buffer (replaced when it grows): the drawIndirect arguments (IMPOSTOR_VERTICES, impostor count, 0, 0) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
+  /** The cull pass's arguments buffer (replaced when it grows): the drawIndirect arguments (IMPOSTOR_VERTICES x impostor count, 1, 0, 0) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
   args: GPUBuffer;
   argsOffset: number;
   listOffset: number;
@@ -43,7 +43,7 @@ export interface ImpostorDraws {
  * CrowdKernel.routeFar): visible instances whose `size` (model units, scaled with the instance)
  * spans at most `pixels` pixels on the camera's viewport go to the impostor list, neither posed
  * nor drawn as meshes (unless they cast into the shadow map), counted by the cull stats as one
- * more level of IMPOSTOR_VERTICES (4) each. `band` in [0, 1): instances from (1 - band) x the
+ * more level of IMPOSTOR_VERTICES (6) each. `band` in [0, 1): instances from (1 - band) x the
  * switch distance up to it are the band, posed and listed with a fade, drawn both ways by the
  * feature, their meshes at levelAtSwitch (the atlas's level), whatever the LOD levels there.
  * Owned by CrowdImpostors; fill and draws allocate nothing.

@@ -101,8 +101,8 @@ export class CullPass {
   /**
    * Bytes of the indirect arguments: the pose dispatches, the draws of (list 0 camera / 1 shadow,
    * level, primitive), then at argsOffset(2, 0, 0) the impostor list's drawIndirect arguments
-   * (IMPOSTOR_VERTICES, impostor instances, 0, 0), the band's impostors' (IMPOSTOR_VERTICES, band
-   * instances, 0, 0) and its meshes' (one drawIndexedIndirect per primitive).
+   * (IMPOSTOR_VERTICES x impostor instances, 1, 0, 0), the band's impostors' (IMPOSTOR_VERTICES x band
+   * instances, 1, 0, 0) and its meshes' (one drawIndexedIndirect per primitive).
    */
   private readonly argsBytes: number;
   private bindGroup: GPUBindGroup | undefined;
