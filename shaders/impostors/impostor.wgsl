@@ -785,6 +785,44 @@ fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cel
   return taps;
 }
 
+// MULTISAMPLED, a far impostor (the fewest march steps: a framing sphere of a few pixels, where
+// the cells' parallax is under a sample's spacing): no march, no taps, no hull. Each sample is
+// covered where cell `c` (the pixel's, by the screen door) covers the sample's point on the
+// camera-facing plane at least half (one read a sample); the surface is the covered samples'
+// mean, its normal and roughness the first covered sample's texels. A million Foxes in view at 4
+// samples: 0.30x the frame with the march and the hull on SwiftShader, the far crowd's 8 x 8 block
+// means as close to its meshes' (impostor-march.test.ts; docs/impostors.md, Routing and drawing).
+
+fn farMask(layer: u32, q: vec3f, dx: vec3f, dy: vec3f, c: CellMap) -> Taps {
+  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q));
+  var first = vec2f(0.0);
+  var albedo = vec4f(0.0);
+  for (var i = 0u; i < 4u; i++) {
+    let o = SAMPLE_OFFSETS[i];
+    let uv = c.origin + (q + dx * o.x + dy * o.y) * c.toUv;
+    if (any(uv < c.bounds.xy) || any(uv > c.bounds.zw)) {
+      continue;
+    }
+    let texel = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
+    if (texel.a >= 0.5) {
+      if (taps.mask == 0u) {
+        first = uv;
+      }
+      taps.mask |= 1u << i;
+      albedo += texel;
+    }
+  }
+  if (taps.mask != 0u) {
+    let surface = textureSampleLevel(surfaceAtlas, atlasSampler, first, layer, 0.0);
+    let a = textureSampleLevel(albedoAtlas, atlasSampler, first, layer, 0.0).a;
+    let n = decodeOctahedral(surface.xy / max(a, 1e-6));
+    // As a march's Sample: premultiplied by its coverage (the covered samples' mean coverage).
+    let coverage = albedo.a / f32(countOneBits(taps.mask));
+    taps.sample = Sample(coverage, albedo.rgb / f32(countOneBits(taps.mask)), c.right * n.x + c.up * n.y + c.d * n.z, surface.zw / a * coverage, q);
+  }
+  return taps;
+}
+
 struct Taps {
   mask: u32,
   // Sums over the covered samples, as a Sample (each sample's surface counted once, coverage 1).
@@ -824,46 +862,54 @@ fn fragment(in: Out) -> Drawn {
   if (BAND && bandThreshold(in.clip.xy) >= in.fade) {
     return Drawn(vec4f(0.0), 0u);
   }
-  var s = sampleCell(in.layer, pose, a, e, q, ray, in.steps);
-  // Single-sampled, a hit whose baked normal faces away from the ray is a surface the cell's
-  // direction sees and the camera's cannot (the Fox's back cell, 22.5 degrees off, showed its rear
-  // where the camera sees the flank): it counts as no hit, the other cells are marched as below
-  // (where they weigh anything), and it is kept only where they show nothing facing the camera.
-  let first = s;
-  let away = facesAway(s, ray);
-  if (away) {
-    s.coverage = 0.0;
-  }
-  // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
-  // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
-  // all a quarter of the way to the next (FALLBACK_RAMP; a screen door moved by (2, 3)), so
-  // nothing jumps as the camera orbits.
-  if (s.coverage == 0.0 && ((away && fa > 0.0) || bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < FALLBACK_RAMP * min(fa, 1.0 - fa))) {
-    s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, ray, in.steps);
-    if (facesAway(s, ray)) {
-      s.coverage = 0.0;
-    }
-  }
-  // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
-  if (s.coverage == 0.0 && e0 != e1 && ((away && fe > 0.0) || bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < FALLBACK_RAMP * min(fe, 1.0 - fe))) {
-    s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, ray, in.steps);
-    if (facesAway(s, ray)) {
-      s.coverage = 0.0;
-    }
-  }
-  if (away && s.coverage == 0.0) {
-    s = first;
-  }
+  // MULTISAMPLED, a far impostor: its samples' coverage from one cell, no march (farMask).
+  var s: Sample;
   var mask = 0xffffffffu;
-  if (MULTISAMPLED) {
-    // The four cells around the camera's direction and their bilinear weights (a row past the
-    // top one weighs nothing: e1 is e0 there).
-    let ge = select(0.0, fe, e1 != e0);
-    let cells = array<CellMap, 4>(cellMap(pose, a0, e0), cellMap(pose, a1, e0), cellMap(pose, a0, e1), cellMap(pose, a1, e1));
-    let weights = vec4f((1.0 - fa) * (1.0 - ge), fa * (1.0 - ge), (1.0 - fa) * ge, fa * ge);
-    let taps = coverageMask(s, in.layer, dx, dy, ray, cells, weights);
-    mask = taps.mask;
-    s = taps.sample;
+  if (MULTISAMPLED && in.steps == MIN_MARCH_STEPS) {
+    let far = farMask(in.layer, q, dx, dy, cellMap(pose, a, e));
+    mask = far.mask;
+    s = far.sample;
+  } else {
+    s = sampleCell(in.layer, pose, a, e, q, ray, in.steps);
+    // Single-sampled, a hit whose baked normal faces away from the ray is a surface the cell's
+    // direction sees and the camera's cannot (the Fox's back cell, 22.5 degrees off, showed its rear
+    // where the camera sees the flank): it counts as no hit, the other cells are marched as below
+    // (where they weigh anything), and it is kept only where they show nothing facing the camera.
+    let first = s;
+    let away = facesAway(s, ray);
+    if (away) {
+      s.coverage = 0.0;
+    }
+    // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
+    // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
+    // all a quarter of the way to the next (FALLBACK_RAMP; a screen door moved by (2, 3)), so
+    // nothing jumps as the camera orbits.
+    if (s.coverage == 0.0 && ((away && fa > 0.0) || bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < FALLBACK_RAMP * min(fa, 1.0 - fa))) {
+      s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, ray, in.steps);
+      if (facesAway(s, ray)) {
+        s.coverage = 0.0;
+      }
+    }
+    // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
+    if (s.coverage == 0.0 && e0 != e1 && ((away && fe > 0.0) || bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < FALLBACK_RAMP * min(fe, 1.0 - fe))) {
+      s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, ray, in.steps);
+      if (facesAway(s, ray)) {
+        s.coverage = 0.0;
+      }
+    }
+    if (away && s.coverage == 0.0) {
+      s = first;
+    }
+    if (MULTISAMPLED) {
+      // The four cells around the camera's direction and their bilinear weights (a row past the
+      // top one weighs nothing: e1 is e0 there).
+      let ge = select(0.0, fe, e1 != e0);
+      let cells = array<CellMap, 4>(cellMap(pose, a0, e0), cellMap(pose, a1, e0), cellMap(pose, a0, e1), cellMap(pose, a1, e1));
+      let weights = vec4f((1.0 - fa) * (1.0 - ge), fa * (1.0 - ge), (1.0 - fa) * ge, fa * ge);
+      let taps = coverageMask(s, in.layer, dx, dy, ray, cells, weights);
+      mask = taps.mask;
+      s = taps.sample;
+    }
   }
   let coverage = s.coverage;
   let albedo = s.albedo;

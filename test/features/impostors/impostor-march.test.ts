@@ -134,6 +134,51 @@ describe('impostor march (GPU)', () => {
     crowd.destroy();
   }, 60_000);
 
+  it('a far crowd at 4 samples (Foxes of about 2.5 pixels: the fewest steps, each sample from one cell\'s coverage, no march) draws what its meshes draw', async (context) => {
+    if (!device) return context.skip();
+    // 2,500 Foxes on a grid seen straight down, 128 x 128 pixels at 4 samples, each Fox's framing
+    // sphere about 2.5 pixels (the fewest march steps: impostor.wgsl farMask). Measured against
+    // the meshes: 3,969 pixels drawn against 3,617, mean brightness 13.59 against 12.05, 8 x 8
+    // block means 2.05/255 apart (the march and the hull, as nearer: 3,989, 13.47, 1.98).
+    // Made-up violations: every sample covered where any is (brightness 3.75x, block means 33.2
+    // apart); samples from a coverage of a tenth (4,418 pixels, +22%; brightness 1.26x; 3.28).
+    const size = 128, side = 50, spacing = 220;
+    const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', sampleCount: 4 });
+    const impostors = new CrowdImpostors(crowd, { frames: 2 });
+    const count = side * side;
+    const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
+    for (let i = 0; i < count; i++) {
+      positions.set([(i % side) * spacing, 0, Math.floor(i / side) * spacing], 3 * i);
+      clipsA[i] = i % 3;
+      timesA[i] = (i % 7) * 0.1;
+    }
+    crowd.addMany({ count, positions, clipsA, timesA });
+    const extent = side * spacing;
+    const height = (extent * 0.55) / Math.tan(0.45);
+    const eye: [number, number, number] = [extent / 2, height, extent / 2 + 1];
+    const { viewProjection } = lookAt(eye, [extent / 2, 0, extent / 2], { fovY: 0.9, near: height / 4, far: height * 2 });
+    const images: Uint8Array[] = [];
+    for (const on of [true, false]) {
+      impostors.enabled = on;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: size });
+      crowd.update(0);
+      images.push(await renderCrowd(device!, crowd, viewProjection, size, 4));
+      if (on) expect((await crowd.readCullStats()).perLevel.at(-1)).toBe(count);
+    }
+    const [impostor, meshes] = images;
+    const brightness = (a: Uint8Array) => a.reduce((sum, v, i) => (i % 4 === 3 ? sum : sum + v), 0);
+    const drawn = [drawnPixels(impostor), drawnPixels(meshes)];
+    const ratio = brightness(impostor) / brightness(meshes);
+    const blocks = blockDifference(impostor, meshes, size);
+    console.log(`a far crowd of 2.5-pixel Foxes at 4 samples: pixels drawn ${drawn.join(' / ')} (impostors / meshes), brightness ${ratio.toFixed(3)}x the meshes', 8 x 8 block means ${blocks.toFixed(3)}/255 apart`);
+    expect(drawn[1]).toBeGreaterThan(2000);
+    expect(Math.abs(drawn[0] - drawn[1])).toBeLessThanOrEqual(0.15 * drawn[1]);
+    expect(ratio).toBeGreaterThan(0.95);
+    expect(ratio).toBeLessThan(1.2);
+    expect(blocks).toBeLessThanOrEqual(2.4);
+    crowd.destroy();
+  }, 60_000);
+
   it('steps only within each cell\'s covered rectangle and draws the same pixels as over the whole cell: 4 samples, near the switch, between cells, blends', async (context) => {
     if (!device) return context.skip();
     // 12 Foxes at 4 samples (the march's cut at 1/8 coverage, where a texel next to a covered one

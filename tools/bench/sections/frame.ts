@@ -156,6 +156,18 @@ async function samplesTable(ctx: BenchContext, character: Character): Promise<vo
     return [samples, how, r.impostors.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(mean(runs[k], 'gpuMs')), (mean(runs[k], 'gpuMs') / mean(meshes, 'gpuMs')).toFixed(2), ms(mean(runs[k], 'workMs')), (mean(runs[k], 'workMs') / mean(meshes, 'workMs')).toFixed(2)];
   }));
   print();
+  // The far crowd at 4 samples: every impostor at the fewest steps, its samples from one cell's coverage (impostor.wgsl farMask).
+  const many = quick ? 100_000 : 1_000_000;
+  const far = [1, 4].map(() => [] as ImpostorRow[]);
+  for (let round = 0; round < rounds; round++) {
+    for (const [k, samples] of [1, 4].entries()) {
+      console.error(`impostors: ${many} in view at ${samples} samples…`);
+      far[k].push(await benchImpostorFrame(device, character, many, 'impostors', 1, undefined, { samples }));
+    }
+  }
+  const [one, four] = far.map((rows) => mean(rows, 'gpuMs'));
+  print(`${many.toLocaleString('en')} in view as the first table (every one an impostor at the fewest steps), medians of 1 frame, each ${rounds} times in turn: ${ms(one)} GPU ms at 1 sample, ${ms(four)} at 4 (${(four / one).toFixed(2)}x; process CPU ${(mean(far[1], 'workMs') / mean(far[0], 'workMs')).toFixed(2)}x).`);
+  print();
 }
 
 /** The picking section: frame time with one request against none, in one run; frames until the answer. */
