@@ -79,6 +79,30 @@ function blockDifference(a: Uint8Array, b: Uint8Array, size: number): number {
   return sum / blocks;
 }
 
+/**
+ * `side` x `side` Foxes on a grid (spacing 220, clips and times varied) with CrowdImpostors (2
+ * frames a clip), seen straight down by a camera whose view spans the grid (as the bench's
+ * million): each Fox's framing sphere about 132 / side pixels across on a 128-pixel image.
+ */
+function farCrowd(device: GPUDevice, fox: Character, side: number, sampleCount: number) {
+  const spacing = 220;
+  const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', sampleCount });
+  const impostors = new CrowdImpostors(crowd, { frames: 2 });
+  const count = side * side;
+  const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
+  for (let i = 0; i < count; i++) {
+    positions.set([(i % side) * spacing, 0, Math.floor(i / side) * spacing], 3 * i);
+    clipsA[i] = i % 3;
+    timesA[i] = (i % 7) * 0.1;
+  }
+  crowd.addMany({ count, positions, clipsA, timesA });
+  const extent = side * spacing;
+  const height = (extent * 0.55) / Math.tan(0.45);
+  const eye: [number, number, number] = [extent / 2, height, extent / 2 + 1];
+  const { viewProjection } = lookAt(eye, [extent / 2, 0, extent / 2], { fovY: 0.9, near: height / 4, far: height * 2 });
+  return { crowd, impostors, count, eye, viewProjection };
+}
+
 describe('impostor march (GPU)', () => {
   let device: GPUDevice | undefined;
   let fox: Character;
@@ -89,21 +113,8 @@ describe('impostor march (GPU)', () => {
     // 400 Foxes on a grid seen straight down (as the bench's million), 128 x 128 pixels, the
     // switch at its default 40 pixels of the crowd's viewport (the image's 128); each Fox's
     // framing sphere about 6.6 pixels across (2.3 pixels drawn): 20 steps.
-    const size = 128, side = 20, spacing = 220;
-    const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' });
-    const impostors = new CrowdImpostors(crowd, { frames: 2 });
-    const count = side * side;
-    const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
-    for (let i = 0; i < count; i++) {
-      positions.set([(i % side) * spacing, 0, Math.floor(i / side) * spacing], 3 * i);
-      clipsA[i] = i % 3;
-      timesA[i] = (i % 7) * 0.1;
-    }
-    crowd.addMany({ count, positions, clipsA, timesA });
-    const extent = side * spacing;
-    const height = (extent * 0.55) / Math.tan(0.45);
-    const eye: [number, number, number] = [extent / 2, height, extent / 2 + 1];
-    const { viewProjection } = lookAt(eye, [extent / 2, 0, extent / 2], { fovY: 0.9, near: height / 4, far: height * 2 });
+    const size = 128;
+    const { crowd, impostors, count, eye, viewProjection } = farCrowd(device, fox, 20, 1);
     // Every step: the march distance the pass writes each frame replaced by 0 (its "everywhere").
     const pass = (impostors as unknown as { pass: { update: (...args: unknown[]) => void } }).pass;
     const update = pass.update.bind(pass);
@@ -142,21 +153,8 @@ describe('impostor march (GPU)', () => {
     // block means 2.05/255 apart (the march and the hull, as nearer: 3,989, 13.47, 1.98).
     // Made-up violations: every sample covered where any is (brightness 3.75x, block means 33.2
     // apart); samples from a coverage of a tenth (4,418 pixels, +22%; brightness 1.26x; 3.28).
-    const size = 128, side = 50, spacing = 220;
-    const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', sampleCount: 4 });
-    const impostors = new CrowdImpostors(crowd, { frames: 2 });
-    const count = side * side;
-    const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
-    for (let i = 0; i < count; i++) {
-      positions.set([(i % side) * spacing, 0, Math.floor(i / side) * spacing], 3 * i);
-      clipsA[i] = i % 3;
-      timesA[i] = (i % 7) * 0.1;
-    }
-    crowd.addMany({ count, positions, clipsA, timesA });
-    const extent = side * spacing;
-    const height = (extent * 0.55) / Math.tan(0.45);
-    const eye: [number, number, number] = [extent / 2, height, extent / 2 + 1];
-    const { viewProjection } = lookAt(eye, [extent / 2, 0, extent / 2], { fovY: 0.9, near: height / 4, far: height * 2 });
+    const size = 128;
+    const { crowd, impostors, count, eye, viewProjection } = farCrowd(device, fox, 50, 4);
     const images: Uint8Array[] = [];
     for (const on of [true, false]) {
       impostors.enabled = on;
