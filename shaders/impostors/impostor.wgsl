@@ -792,10 +792,10 @@ fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cel
 // mean, its normal and roughness the first covered sample's texels. A million Foxes in view at 4
 // samples: 0.30x the frame with the march and the hull on SwiftShader, the far crowd's 8 x 8 block
 // means as close to its meshes' (impostor-march.test.ts; docs/impostors.md, Routing and drawing).
-
 fn farMask(layer: u32, q: vec3f, dx: vec3f, dy: vec3f, c: CellMap) -> Taps {
   var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q));
-  var first = vec2f(0.0);
+  // The first covered sample's atlas coordinates and coverage (its normal and roughness), and the covered samples' sum.
+  var first = vec3f(0.0);
   var albedo = vec4f(0.0);
   for (var i = 0u; i < 4u; i++) {
     let o = SAMPLE_OFFSETS[i];
@@ -806,19 +806,19 @@ fn farMask(layer: u32, q: vec3f, dx: vec3f, dy: vec3f, c: CellMap) -> Taps {
     let texel = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
     if (texel.a >= 0.5) {
       if (taps.mask == 0u) {
-        first = uv;
+        first = vec3f(uv, texel.a);
       }
       taps.mask |= 1u << i;
       albedo += texel;
     }
   }
   if (taps.mask != 0u) {
-    let surface = textureSampleLevel(surfaceAtlas, atlasSampler, first, layer, 0.0);
-    let a = textureSampleLevel(albedoAtlas, atlasSampler, first, layer, 0.0).a;
-    let n = decodeOctahedral(surface.xy / max(a, 1e-6));
+    let surface = textureSampleLevel(surfaceAtlas, atlasSampler, first.xy, layer, 0.0);
+    let n = decodeOctahedral(surface.xy / first.z);
     // As a march's Sample: premultiplied by its coverage (the covered samples' mean coverage).
-    let coverage = albedo.a / f32(countOneBits(taps.mask));
-    taps.sample = Sample(coverage, albedo.rgb / f32(countOneBits(taps.mask)), c.right * n.x + c.up * n.y + c.d * n.z, surface.zw / a * coverage, q);
+    let covered = f32(countOneBits(taps.mask));
+    let coverage = albedo.a / covered;
+    taps.sample = Sample(coverage, albedo.rgb / covered, c.right * n.x + c.up * n.y + c.d * n.z, surface.zw / first.z * coverage, q);
   }
   return taps;
 }
