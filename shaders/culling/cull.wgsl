@@ -23,8 +23,9 @@ const ARGS_POSE_PLAIN: u32 = 0u;
 const ARGS_POSE_LAYERED: u32 = 3u;
 const ARGS_DRAWS: u32 = 6u;
 const ARGS_DRAW_WORDS: u32 = 5u;
-const ARGS_IMPOSTOR_WORDS: u32 = 4u;
+const ARGS_IMPOSTOR_WORDS: u32 = 10u;
 const IMPOSTOR_VERTICES: u32 = 6u;
+const IMPOSTOR_CHUNK: u32 = 4096u;
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_LOD: u32 = 2u;
 const CULL_ANIMATION_LOD: u32 = 4u;
@@ -217,6 +218,23 @@ fn writeDispatch(word: u32, n: u32) {
   args[word + 2u] = 1u;
 }
 
+// The impostor draw of `count` listed instances at word `o` (ImpostorPass.draw): two
+// drawIndexedIndirect quintuples over the IMPOSTOR_CHUNK quads' index buffer, the count's whole
+// chunks as instances, then the rest as one instance from the vertex after them (its base vertex).
+fn impostorArgs(o: u32, count: u32) {
+  let whole = count / IMPOSTOR_CHUNK;
+  args[o] = IMPOSTOR_VERTICES * IMPOSTOR_CHUNK;
+  args[o + 1u] = whole;
+  args[o + 2u] = 0u;
+  args[o + 3u] = 0u;
+  args[o + 4u] = 0u;
+  args[o + 5u] = IMPOSTOR_VERTICES * (count % IMPOSTOR_CHUNK);
+  args[o + 6u] = 1u;
+  args[o + 7u] = 0u;
+  args[o + 8u] = whole * 4u * IMPOSTOR_CHUNK;
+  args[o + 9u] = 0u;
+}
+
 @compute @workgroup_size(WORKGROUP_SIZE)
 fn finalize(@builtin(global_invocation_id) id: vec3u) {
   let draws = 2u * params.levels * params.primitives;
@@ -233,20 +251,12 @@ fn finalize(@builtin(global_invocation_id) id: vec3u) {
     args[o + 4u] = 0u;
   }
   if (id.x == 0u) {
-    // The impostor draw: a quad (two triangles of a list, IMPOSTOR_VERTICES vertices) per listed
-    // instance, not instanced: the vertex shader takes the instance from the vertex index.
+    // The impostor draw (a quad per listed instance), then the band's: its impostors, then its
+    // meshes at the band's level (the feature's: the level its impostors show), one draw per primitive.
     let o = ARGS_DRAWS + draws * ARGS_DRAW_WORDS;
-    args[o] = IMPOSTOR_VERTICES * atomicLoad(&counters[COUNTER_IMPOSTOR]);
-    args[o + 1u] = 1u;
-    args[o + 2u] = 0u;
-    args[o + 3u] = 0u;
-    // The band: its impostors (a quad each), then its meshes at the band's level (the feature's:
-    // the level its impostors show), one draw per primitive.
+    impostorArgs(o, atomicLoad(&counters[COUNTER_IMPOSTOR]));
     let bandCount = atomicLoad(&counters[COUNTER_BAND]);
-    args[o + 4u] = IMPOSTOR_VERTICES * bandCount;
-    args[o + 5u] = 1u;
-    args[o + 6u] = 0u;
-    args[o + 7u] = 0u;
+    impostorArgs(o + ARGS_IMPOSTOR_WORDS, bandCount);
     let bandLevel = min(params.bandLevel, params.levels - 1u);
     for (var p = 0u; p < params.primitives; p++) {
       let range = lodRanges[bandLevel * params.primitives + p];

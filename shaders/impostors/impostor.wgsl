@@ -14,7 +14,7 @@ const TAU: f32 = 0x1.921fb6p2f; // 6.283185307179586
 const PARALLAX_STEPS: u32 = 32u;
 const PARALLAX_THICKNESS: f32 = 1.5;
 const MIN_MARCH_STEPS: u32 = 8u;
-const IMPOSTOR_VERTICES: u32 = 6u;
+const IMPOSTOR_CHUNK: u32 = 4096u;
 
 struct Instance {
   world: mat4x4f,
@@ -352,17 +352,15 @@ fn cellDirection(a: u32, e: u32) -> vec3f {
   return vec3f(sin(azimuth) * cos(elevation), sin(elevation), cos(azimuth) * cos(elevation));
 }
 
-// The quad's corners, and of them the two triangles' (a triangle list; CORNERS' order is a strip's).
-var<private> QUAD: array<u32, 6> = array<u32, 6>(0u, 1u, 2u, 2u, 1u, 3u);
+// The quad's corners (a strip's order; ImpostorPass's index buffer makes its two triangles 0 1 2, 2 1 3).
 var<private> CORNERS: array<vec2f, 4> = array<vec2f, 4>(vec2f(-1.0, -1.0), vec2f(1.0, -1.0), vec2f(-1.0, 1.0), vec2f(1.0, 1.0));
 
 @vertex
-fn vertex(@builtin(vertex_index) index: u32) -> Out {
-  // Not instanced: IMPOSTOR_VERTICES vertices a listed instance, one draw of them all. Instanced
-  // (a 4-vertex strip an instance), a million in view took 8.5x the frame on SwiftShader, which
-  // sets up each instance as a draw of its own; small instances fill a GPU's vertex waves poorly too.
-  let instance = index / IMPOSTOR_VERTICES;
-  let vertex = QUAD[index % IMPOSTOR_VERTICES];
+fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32) -> Out {
+  // IMPOSTOR_CHUNK quads an instance, 4 vertices a quad (indexed: each vertex shaded once, not
+  // once a triangle); the rest's draw starts its vertices after the whole chunks (cull.wgsl impostorArgs).
+  let instance = chunk * IMPOSTOR_CHUNK + index / 4u;
+  let vertex = index % 4u;
   let slot = impostorList[instance];
   let record = instances[slot];
   let w = record.world;

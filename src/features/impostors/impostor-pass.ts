@@ -3,7 +3,7 @@ import { clockTicks } from '../../runtime/clip-clock';
 import type { CrowdOptions } from '../../runtime/crowd-types';
 import type { DrawShadow } from '../../runtime/feature';
 import { ENVIRONMENT_LAYERS } from '../../runtime/environment-map';
-import { CAMERA } from '../../runtime/layout';
+import { CAMERA, CULL_ARGS, IMPOSTOR_CHUNK } from '../../runtime/layout';
 import type { ResolvedLights } from '../../runtime/lights';
 import { writeCamera } from '../../runtime/skin-pass';
 import type { AtlasGrid } from './impostor-atlas';
@@ -30,8 +30,9 @@ export interface ImpostorInputs {
 const SHADOW_BIAS = 0.002;
 
 /**
- * The impostor draw (shaders/impostors/impostor.wgsl): one indirect draw of a quad (two triangles, not
- * instanced) per instance of the cull pass's impostor list, into the crowd's render pass. create: the constructor makes the
+ * The impostor draw (shaders/impostors/impostor.wgsl): a quad (two indexed triangles) per instance
+ * of the cull pass's impostor list, IMPOSTOR_CHUNK of them a draw instance, two indirect draws
+ * into the crowd's render pass. create: the constructor makes the
  * pipeline (for the crowd's target formats), the uniforms, a white look for a crowd without
  * appearance and a 1x1 stand-in shadow map; setLooks() (after a bake): the table of the looks the
  * atlas's layers hold; update(): the camera, the lights' and shadow's fields and the atlas uniform
@@ -62,6 +63,9 @@ export class ImpostorPass {
   /** Per pipeline (far, band): its bind group and what it was made over (re-made only when an input was replaced). */
   private readonly groups: { group: GPUBindGroup | undefined; bound: unknown[] }[] = [{ group: undefined, bound: [] }, { group: undefined, bound: [] }];
 
+  /** IMPOSTOR_CHUNK quads' u16 indices (0 1 2, 2 1 3 a quad's 4 vertices), written once. */
+  private readonly indices: GPUBuffer;
+
   constructor(private readonly device: GPUDevice, grid: AtlasGrid, box: ArrayLike<number>, options: CrowdOptions) {
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
     // The animation box's half extents: the quad spans its projection, each cell frames its projection in the cell's view, the parallax march spans the box (impostor.wgsl cellFrame, sampleCell).
@@ -83,6 +87,9 @@ export class ImpostorPass {
     });
     this.pipeline = pipeline(0);
     this.bandPipeline = pipeline(1);
+    const indices = quadIndices(IMPOSTOR_CHUNK);
+    this.indices = device.createBuffer({ label: 'ImpostorPass.indices', size: indices.byteLength, usage: GPUBufferUsage.INDEX | GPUBufferUsage.COPY_DST });
+    device.queue.writeBuffer(this.indices, 0, indices);
     this.camera = device.createBuffer({ label: 'ImpostorPass.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.atlasUniform = device.createBuffer({ label: 'ImpostorPass.atlas', size: IMPOSTOR_ATLAS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.white = device.createBuffer({ label: 'ImpostorPass.white', size: 32, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
@@ -145,21 +152,28 @@ export class ImpostorPass {
     this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
   }
 
-  /** Records the impostor draw: `args` at `offset` holds (IMPOSTOR_VERTICES x instances, 1, 0, 0) (the cull pass's). */
+  /** Records the impostor draw: `args` at `offset` holds its two drawIndexedIndirect quintuples (cull.wgsl impostorArgs: the whole IMPOSTOR_CHUNKs, then the rest). */
   draw(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
     pass.setPipeline(this.pipeline);
     pass.setBindGroup(0, this.group(0, inputs, shadow, inputs.listOffset, undefined));
-    pass.drawIndirect(args, offset);
+    this.drawQuads(pass, args, offset);
   }
 
   /**
    * Records the band's impostor draw over the band list (`listBytes` bytes of `inputs.list` from
-   * byte `listOffset`: its slots, then a fade per slot); `args` at `offset` holds (IMPOSTOR_VERTICES x band instances, 1, 0, 0).
+   * byte `listOffset`: its slots, then a fade per slot); `inputs.list` at `offset` holds its two drawIndexedIndirect quintuples.
    */
   drawBand(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number, offset: number): void {
     pass.setPipeline(this.bandPipeline);
     pass.setBindGroup(0, this.group(1, inputs, shadow, listOffset, listBytes));
-    pass.drawIndirect(inputs.list, offset);
+    this.drawQuads(pass, inputs.list, offset);
+  }
+
+  /** The two draws of cull.wgsl impostorArgs at `offset` in `args`: the whole chunks, then the rest. */
+  private drawQuads(pass: GPURenderPassEncoder, args: GPUBuffer, offset: number): void {
+    pass.setIndexBuffer(this.indices, 'uint16');
+    pass.drawIndexedIndirect(args, offset);
+    pass.drawIndexedIndirect(args, offset + CULL_ARGS.drawWords * 4);
   }
 
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
@@ -194,6 +208,13 @@ export class ImpostorPass {
   }
 
   destroy(): void {
-    for (const resource of [this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.lookTable, this.cellTable]) resource.destroy();
+    for (const resource of [this.indices, this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.lookTable, this.cellTable]) resource.destroy();
   }
+}
+
+/** `quads` quads' triangle-list indices (u16: at most 16,384 quads): quad q's vertices 4q .. 4q + 3 as triangles (0 1 2) and (2 1 3), the strip order of impostor.wgsl CORNERS. */
+function quadIndices(quads: number): Uint16Array<ArrayBuffer> {
+  const indices = new Uint16Array(6 * quads);
+  for (let q = 0; q < quads; q++) indices.set([4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 2, 4 * q + 1, 4 * q + 3], 6 * q);
+  return indices;
 }

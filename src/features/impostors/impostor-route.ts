@@ -27,11 +27,11 @@ export function levelAtSwitch(errors: readonly number[], lod: CrowdKernel['lodSe
 
 /** The impostor list of a culled frame (ImpostorRoute.draws): not owned by the reader. */
 export interface ImpostorDraws {
-  /** The cull pass's arguments buffer (replaced when it grows): the drawIndirect arguments (IMPOSTOR_VERTICES x impostor count, 1, 0, 0) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
+  /** The cull pass's arguments buffer (replaced when it grows): the impostor draw's two drawIndexedIndirect quintuples (cull.wgsl impostorArgs) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
   args: GPUBuffer;
   argsOffset: number;
   listOffset: number;
-  /** The band: its impostors' drawIndirect arguments at `bandArgsOffset` bytes, then its meshes' drawIndexedIndirect arguments (one quintuple per primitive, at the band's level). */
+  /** The band: its impostors' two quintuples at `bandArgsOffset` bytes, then its meshes' drawIndexedIndirect arguments (one quintuple per primitive, at the band's level). */
   bandArgsOffset: number;
   /** The band list at `bandListOffset` bytes: listStride u32 slots (the band's count of them), then listStride f32 fades by slot (0 at the band's start, 1 at the switch); `bandListBytes` bytes in all. */
   bandListOffset: number;

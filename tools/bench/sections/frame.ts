@@ -14,7 +14,7 @@ import { ms } from '../report';
 import { benchThreeShading, type ShadingRow } from '../three-shading';
 import { CROWD_MODEL, type BenchContext } from './context';
 import type { Character } from '../../../src/character/character';
-import { IMPOSTOR_VERTICES } from '../../../src/runtime/layout';
+import { IMPOSTOR_CHUNK, IMPOSTOR_VERTICES } from '../../../src/runtime/layout';
 
 /** The sections' headings in BENCHMARKS.md. */
 export const CULLING_HEADING = '## Culling, mesh LOD and animation LOD';
@@ -101,7 +101,7 @@ export async function impostorsSection(ctx: BenchContext): Promise<void> {
   // A mesh-only million is 216 M skinned vertices a frame: minutes a frame on SwiftShader, so there the meshes-only row is 100,000 (its vertices scale with the count).
   const many = quick ? 100_000 : 1_000_000;
   const meshMany = swiftShader || quick ? 100_000 : many;
-  print(`${CROWD_MODEL[0]}es on a square grid (spacing 220), clips and times varied, every one in view (a camera straight down over the grid, 640 x 360 target, LOD as for a 1080-pixel-high view; culling, mesh and animation LOD on, the default palette), after 2 warm-up frames, medians of ${quick ? 2 : 3}. Vertices: the cull stats' (indices drawn; an impostor ${IMPOSTOR_VERTICES}: two triangles of a list, not instanced). GPU ms: the whole frame (cull, palette, pose, draw).${meshMany !== many ? ` On SwiftShader the meshes-only row is ${meshMany.toLocaleString('en')} (a million would be 216 M skinned vertices a frame, minutes on a CPU): its vertices grow with the count.` : ''}`);
+  print(`${CROWD_MODEL[0]}es on a square grid (spacing 220), clips and times varied, every one in view (a camera straight down over the grid, 640 x 360 target, LOD as for a 1080-pixel-high view; culling, mesh and animation LOD on, the default palette), after 2 warm-up frames, medians of ${quick ? 2 : 3}. Vertices: the cull stats' (indices drawn; an impostor ${IMPOSTOR_VERTICES}: two indexed triangles, ${IMPOSTOR_CHUNK.toLocaleString('en')} quads a draw instance). GPU ms: the whole frame (cull, palette, pose, draw).${meshMany !== many ? ` On SwiftShader the meshes-only row is ${meshMany.toLocaleString('en')} (a million would be 216 M skinned vertices a frame, minutes on a CPU): its vertices grow with the count.` : ''}`);
   print();
   const rows: ImpostorRow[] = [];
   for (const [count, how] of [[10_000, 'meshes'], [meshMany, 'meshes'], [many, 'impostors']] as const) {
