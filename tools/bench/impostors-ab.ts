@@ -10,7 +10,8 @@
  *
  *   node --import ./tools/register.mjs tools/bench/impostors-ab.ts <rounds> <tree> <tree> ...
  *
- * IMPOSTORS_AB=band measures the band alone, IMPOSTORS_AB=million the million alone.
+ * IMPOSTORS_AB=band measures the band alone, IMPOSTORS_AB=million the million alone,
+ * IMPOSTORS_AB=near the bench's 4-sample row (100 Foxes just past the switch, 4 samples).
  */
 import { openNodeDevice } from '../gpu-poser';
 import { characterFromFile } from './ours';
@@ -20,15 +21,17 @@ const rounds = Number(process.argv[2]);
 const trees = process.argv.slice(3);
 if (!(rounds >= 1) || trees.length < 2) throw new Error('usage: impostors-ab.ts <rounds> <tree> <tree> ...');
 const which = process.env.IMPOSTORS_AB ?? 'both';
-if (!['both', 'band', 'million'].includes(which)) throw new Error(`IMPOSTORS_AB must be band, million or both, got ${which}`);
+if (!['both', 'band', 'million', 'near'].includes(which)) throw new Error(`IMPOSTORS_AB must be band, million, near or both, got ${which}`);
 const names = trees.map((t) => t.split('/').pop()!);
 const { device } = await openNodeDevice({ maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 31, maxComputeWorkgroupStorageSize: 32768 });
 const character = await characterFromFile(CROWD_MODEL[1]);
 const benches = await Promise.all(trees.map(async (tree) => (await import(`${tree}/tools/bench/impostors.ts`)).benchImpostorFrame));
 const med = (v: number[]) => { const s = [...v].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 const cases: [string, number, number | undefined][] = [];
-if (which !== 'band') cases.push(['a million in view', 1_000_000, undefined]);
-if (which !== 'million') cases.push(['2,500 in the band', 2_500, 0.25]);
+if (which === 'both' || which === 'million') cases.push(['a million in view', 1_000_000, undefined]);
+if (which === 'both' || which === 'band') cases.push(['2,500 in the band', 2_500, 0.25]);
+// The bench's 4-sample table: 100 Foxes just past the switch, every march step.
+if (which === 'near') cases.push(['100 just past the switch at 4 samples', 100, undefined]);
 for (const [label, count, band] of cases) {
   const gpu: number[][] = names.map(() => []), work: number[][] = names.map(() => []);
   const gpuRatio: number[][] = names.map(() => []), workRatio: number[][] = names.map(() => []);
@@ -36,7 +39,8 @@ for (const [label, count, band] of cases) {
     const order = round % 2 ? [...benches.keys()].reverse() : [...benches.keys()];
     const g: number[] = [], w: number[] = [];
     for (const i of order) {
-      const row = await benches[i](device, character, count, 'impostors', count > 100_000 ? 1 : 3, band);
+      const view = which === 'near' ? { samples: 4, switchAt: 0.95 } : {};
+      const row = await benches[i](device, character, count, 'impostors', count > 100_000 ? 1 : 3, band, view);
       g[i] = row.gpuMs; w[i] = row.workMs;
       console.error(`${label}, round ${round}, ${names[i]}: GPU ${row.gpuMs.toFixed(0)} ms, process CPU ${row.workMs.toFixed(0)} ms`);
     }
