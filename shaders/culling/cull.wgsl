@@ -23,7 +23,7 @@ const ARGS_POSE_PLAIN: u32 = 0u;
 const ARGS_POSE_LAYERED: u32 = 3u;
 const ARGS_DRAWS: u32 = 6u;
 const ARGS_DRAW_WORDS: u32 = 5u;
-const ARGS_IMPOSTOR_WORDS: u32 = 10u;
+const ARGS_IMPOSTOR_WORDS: u32 = 5u;
 const IMPOSTOR_VERTICES: u32 = 6u;
 const IMPOSTOR_CHUNK: u32 = 4096u;
 const CULL_FRUSTUM: u32 = 1u;
@@ -218,21 +218,16 @@ fn writeDispatch(word: u32, n: u32) {
   args[word + 2u] = 1u;
 }
 
-// The impostor draw of `count` listed instances at word `o` (ImpostorPass.draw): two
-// drawIndexedIndirect quintuples over the IMPOSTOR_CHUNK quads' index buffer, the count's whole
-// chunks as instances, then the rest as one instance from the vertex after them (its base vertex).
+// The impostor draw of `count` listed instances at word `o` (ImpostorPass.draw): one
+// drawIndexedIndirect over the IMPOSTOR_CHUNK quads' index buffer, the count's chunks as
+// instances (a count under a chunk draws its own quads alone; the last chunk's quads past the
+// count go off screen: impostor.wgsl reads the count).
 fn impostorArgs(o: u32, count: u32) {
-  let whole = count / IMPOSTOR_CHUNK;
-  args[o] = IMPOSTOR_VERTICES * IMPOSTOR_CHUNK;
-  args[o + 1u] = whole;
+  args[o] = IMPOSTOR_VERTICES * min(count, IMPOSTOR_CHUNK);
+  args[o + 1u] = (count + IMPOSTOR_CHUNK - 1u) / IMPOSTOR_CHUNK;
   args[o + 2u] = 0u;
   args[o + 3u] = 0u;
   args[o + 4u] = 0u;
-  args[o + 5u] = IMPOSTOR_VERTICES * (count % IMPOSTOR_CHUNK);
-  args[o + 6u] = 1u;
-  args[o + 7u] = 0u;
-  args[o + 8u] = whole * 4u * IMPOSTOR_CHUNK;
-  args[o + 9u] = 0u;
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)

@@ -15,6 +15,8 @@ const PARALLAX_STEPS: u32 = 32u;
 const PARALLAX_THICKNESS: f32 = 1.5;
 const MIN_MARCH_STEPS: u32 = 8u;
 const IMPOSTOR_CHUNK: u32 = 4096u;
+const COUNTER_IMPOSTOR: u32 = 10u;
+const COUNTER_BAND: u32 = 11u;
 
 struct Instance {
   world: mat4x4f,
@@ -244,6 +246,8 @@ struct Look {
 // the texels (from the cell's top-left) of the smallest rectangle holding every texel any layer
 // covers, min x | min y << 16 and max x | max y << 16; min over max where none is (coveredSteps).
 @group(0) @binding(15) var<storage, read> coveredRects: array<vec2u>;
+// The cull pass's counters (CULL_COUNTERS, read only): how many the impostor and band lists hold.
+@group(0) @binding(16) var<storage, read> cullCounters: array<u32>;
 // PARALLAX_STEPS (the parallax march's steps at the switch, sampleCell and marchSteps) and PARALLAX_THICKNESS (how far behind
 // the surface, in steps, a step still meets it) come in the generated block (impostor-layout.ts).
 
@@ -358,9 +362,14 @@ var<private> CORNERS: array<vec2f, 4> = array<vec2f, 4>(vec2f(-1.0, -1.0), vec2f
 @vertex
 fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32) -> Out {
   // IMPOSTOR_CHUNK quads an instance, 4 vertices a quad (indexed: each vertex shaded once, not
-  // once a triangle); the rest's draw starts its vertices after the whole chunks (cull.wgsl impostorArgs).
+  // once a triangle); the last chunk's quads past the list's count go off screen (cull.wgsl impostorArgs).
   let instance = chunk * IMPOSTOR_CHUNK + index / 4u;
   let vertex = index % 4u;
+  var out: Out;
+  if (instance >= cullCounters[select(COUNTER_IMPOSTOR, COUNTER_BAND, BAND)]) {
+    out.clip = vec4f(2.0, 2.0, 2.0, 1.0);
+    return out;
+  }
   let slot = impostorList[instance];
   let record = instances[slot];
   let w = record.world;
@@ -375,7 +384,6 @@ fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32
   let turnsB = clipTurns(record.phaseB, record.rateLoB, record.rateHiB, atlas.ticks);
   let frameA = mulWide(turnsA.y + 0x80000000u / atlas.frames, atlas.frames).y;
   let frameB = mulWide(turnsB.y + 0x80000000u / atlas.frames, atlas.frames).y;
-  var out: Out;
   out.poses = vec2u(record.clipA * atlas.frames + frameA, record.clipB * atlas.frames + frameB);
   out.blend = clamp(record.blend, 0.0, 1.0);
   var azimuth = atan2(d.x, d.z) / TAU * f32(atlas.azimuths);

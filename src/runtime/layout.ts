@@ -242,8 +242,8 @@ export const CULL_COUNTERS = {
  * triples (plain, layered pose dispatches), then one drawIndexedIndirect quintuple (indexCount,
  * instanceCount, firstIndex, baseVertex, firstInstance) per (list, level, primitive), list 0 the
  * camera and 1 the shadow map: word CULL_ARGS.draws + ((list * levels + level) * primitives + primitive) * 5;
- * then the impostor list's draw, two drawIndexedIndirect quintuples (CullPass.impostorArgsOffset;
- * the whole IMPOSTOR_CHUNKs as instances, then the rest: IMPOSTOR_CHUNK), the band's impostors' two,
+ * then the impostor list's drawIndexedIndirect quintuple (CullPass.impostorArgsOffset; instances of
+ * IMPOSTOR_CHUNK quads), the band's impostors' one,
  * one drawIndexedIndirect quintuple per primitive for the band's meshes (at the band's level), and,
  * while impostors are routed, the impostor list itself from CULL_PARAMS.impostorList (a 256-byte
  * boundary, listStride slots), then the band list from CULL_PARAMS.bandList (listStride slots,
@@ -254,7 +254,7 @@ export const CULL_ARGS = {
   poseLayered: 3,
   draws: 6,
   drawWords: 5,
-  impostorWords: 10,
+  impostorWords: 5,
 } as const;
 
 /**
@@ -264,13 +264,14 @@ export const CULL_ARGS = {
 export const IMPOSTOR_VERTICES = 6;
 
 /**
- * Quads an instance of the impostor draw holds (shaders/culling/cull.wgsl impostorArgs): the draw
- * is the count's whole chunks as instances of IMPOSTOR_CHUNK quads (4 vertices and 6 u16 indices
- * each, ImpostorPass's index buffer, 48 KiB), then the rest as one instance whose base vertex
- * starts after them; the vertex shader takes the impostor from instance x IMPOSTOR_CHUNK + vertex
- * / 4. A quad an instance, a million in view took 8.5x the frame on SwiftShader, which sets up
- * each instance as a draw of its own; a non-indexed list of 6 vertices a quad ran the vertex
- * shader 6 times a quad, indexed it runs 4 times (0.83x the frame; docs/impostors.md).
+ * Quads an instance of the impostor draw holds (shaders/culling/cull.wgsl impostorArgs): one
+ * indexed draw of the count's chunks of IMPOSTOR_CHUNK quads (4 vertices and 6 u16 indices each,
+ * ImpostorPass's index buffer, 48 KiB) as instances, the last chunk's quads past the count
+ * (impostor.wgsl reads it from the cull counters) drawn off screen; the vertex shader takes the
+ * impostor from instance x IMPOSTOR_CHUNK + vertex / 4. A quad an instance, a million in view took
+ * 8.5x the frame on SwiftShader, which sets up each instance as a draw of its own; a non-indexed
+ * list of 6 vertices a quad ran the vertex shader 6 times a quad, indexed it runs 4 times (0.86x
+ * the frame; docs/impostors.md).
  */
 export const IMPOSTOR_CHUNK = 4096;
 

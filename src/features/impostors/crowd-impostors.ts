@@ -76,7 +76,7 @@ export class CrowdImpostors implements CrowdFeature {
   private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
   private on = true;
-  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined, covered: undefined as unknown as GPUBuffer };
+  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined, covered: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer };
 
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
@@ -220,6 +220,7 @@ export class CrowdImpostors implements CrowdFeature {
     inputs.atlas = this.atlasTextures;
     inputs.environment = kernel.draws.skin.environmentView;
     inputs.covered = this.coverage.buffer;
+    inputs.counters = list.counters;
     this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock, marchDistance(this.route.switchDistance, this.grid.switchPixels));
     this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
     if (this.grid.band > 0) {

@@ -1,5 +1,5 @@
 import { CLIP_CLOCK, INSTANCE_STRUCT, type GeneratedShader } from '../../runtime/wgsl-constants';
-import { IMPOSTOR_CHUNK } from '../../runtime/layout';
+import { CULL_COUNTERS, IMPOSTOR_CHUNK } from '../../runtime/layout';
 
 /**
  * The impostor draw's atlas uniform (shaders/impostors/impostor.wgsl `Atlas`), written per frame:
@@ -58,7 +58,7 @@ export function marchSteps(far: number, distance: number): number {
 
 /** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the instance record and the clip clock (draw); none (bake, the covered rectangles). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32'], ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor, 'u32'], ['COUNTER_BAND', CULL_COUNTERS.band, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
   { file: 'shaders/impostors/coverage.wgsl', constants: [], structs: '' },
 ];

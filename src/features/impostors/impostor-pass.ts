@@ -3,7 +3,7 @@ import { clockTicks } from '../../runtime/clip-clock';
 import type { CrowdOptions } from '../../runtime/crowd-types';
 import type { DrawShadow } from '../../runtime/feature';
 import { ENVIRONMENT_LAYERS } from '../../runtime/environment-map';
-import { CAMERA, CULL_ARGS, IMPOSTOR_CHUNK } from '../../runtime/layout';
+import { CAMERA, IMPOSTOR_CHUNK } from '../../runtime/layout';
 import type { ResolvedLights } from '../../runtime/lights';
 import { writeCamera } from '../../runtime/skin-pass';
 import type { AtlasGrid } from './impostor-atlas';
@@ -24,6 +24,8 @@ export interface ImpostorInputs {
   readonly environment: GPUTextureView | undefined;
   /** The atlas's covered rectangles, a cell's each (ImpostorCoverage.buffer): the march steps within them. */
   readonly covered: GPUBuffer;
+  /** The cull pass's counters (CullPass.counters): the lists' counts, past which a draw instance's quads go off screen. */
+  readonly counters: GPUBuffer;
 }
 
 /** The shadow map's depth bias the skin pass samples with (SkinPass.setShadowMap's default). */
@@ -31,8 +33,8 @@ const SHADOW_BIAS = 0.002;
 
 /**
  * The impostor draw (shaders/impostors/impostor.wgsl): a quad (two indexed triangles) per instance
- * of the cull pass's impostor list, IMPOSTOR_CHUNK of them a draw instance, two indirect draws
- * into the crowd's render pass. create: the constructor makes the
+ * of the cull pass's impostor list, IMPOSTOR_CHUNK of them a draw instance, one indirect draw into
+ * the crowd's render pass (and one for the band's). create: the constructor makes the
  * pipeline (for the crowd's target formats), the uniforms, a white look for a crowd without
  * appearance and a 1x1 stand-in shadow map; setLooks() (after a bake): the table of the looks the
  * atlas's layers hold; update(): the camera, the lights' and shadow's fields and the atlas uniform
@@ -152,34 +154,29 @@ export class ImpostorPass {
     this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
   }
 
-  /** Records the impostor draw: `args` at `offset` holds its two drawIndexedIndirect quintuples (cull.wgsl impostorArgs: the whole IMPOSTOR_CHUNKs, then the rest). */
+  /** Records the impostor draw: `args` at `offset` holds its drawIndexedIndirect quintuple (cull.wgsl impostorArgs: instances of IMPOSTOR_CHUNK quads). */
   draw(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
     pass.setPipeline(this.pipeline);
     pass.setBindGroup(0, this.group(0, inputs, shadow, inputs.listOffset, undefined));
-    this.drawQuads(pass, args, offset);
+    pass.setIndexBuffer(this.indices, 'uint16');
+    pass.drawIndexedIndirect(args, offset);
   }
 
   /**
    * Records the band's impostor draw over the band list (`listBytes` bytes of `inputs.list` from
-   * byte `listOffset`: its slots, then a fade per slot); `inputs.list` at `offset` holds its two drawIndexedIndirect quintuples.
+   * byte `listOffset`: its slots, then a fade per slot); `inputs.list` at `offset` holds its drawIndexedIndirect quintuple.
    */
   drawBand(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number, offset: number): void {
     pass.setPipeline(this.bandPipeline);
     pass.setBindGroup(0, this.group(1, inputs, shadow, listOffset, listBytes));
-    this.drawQuads(pass, inputs.list, offset);
-  }
-
-  /** The two draws of cull.wgsl impostorArgs at `offset` in `args`: the whole chunks, then the rest. */
-  private drawQuads(pass: GPURenderPassEncoder, args: GPUBuffer, offset: number): void {
     pass.setIndexBuffer(this.indices, 'uint16');
-    pass.drawIndexedIndirect(args, offset);
-    pass.drawIndexedIndirect(args, offset + CULL_ARGS.drawWords * 4);
+    pass.drawIndexedIndirect(inputs.list, offset);
   }
 
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
     const g = this.groups[which];
     const b = g.bound;
-    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment || b[8] !== inputs.covered) {
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters) {
       g.group = this.device.createBindGroup({
         label: `ImpostorPass.group${which}`, layout: (which ? this.bandPipeline : this.pipeline).getBindGroupLayout(0),
         entries: [
@@ -199,10 +196,11 @@ export class ImpostorPass {
           { binding: 13, resource: inputs.atlas.depth.createView({ dimension: '2d-array' }) },
           { binding: 14, resource: { buffer: this.cellTable } },
           { binding: 15, resource: { buffer: inputs.covered } },
+          { binding: 16, resource: { buffer: inputs.counters } },
         ],
       });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment, inputs.covered);
+      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment, inputs.covered, inputs.counters);
     }
     return g.group;
   }

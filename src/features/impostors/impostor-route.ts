@@ -27,11 +27,13 @@ export function levelAtSwitch(errors: readonly number[], lod: CrowdKernel['lodSe
 
 /** The impostor list of a culled frame (ImpostorRoute.draws): not owned by the reader. */
 export interface ImpostorDraws {
-  /** The cull pass's arguments buffer (replaced when it grows): the impostor draw's two drawIndexedIndirect quintuples (cull.wgsl impostorArgs) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
+  /** The cull pass's arguments buffer (replaced when it grows): the impostor draw's drawIndexedIndirect quintuple (cull.wgsl impostorArgs) at `argsOffset` bytes, the list (u32 slots) from `listOffset` bytes. */
   args: GPUBuffer;
+  /** The cull pass's counters (CULL_COUNTERS): the lists' counts (the draw's last instance ends at them). */
+  counters: GPUBuffer;
   argsOffset: number;
   listOffset: number;
-  /** The band: its impostors' two quintuples at `bandArgsOffset` bytes, then its meshes' drawIndexedIndirect arguments (one quintuple per primitive, at the band's level). */
+  /** The band: its impostors' quintuple at `bandArgsOffset` bytes, then its meshes' drawIndexedIndirect arguments (one quintuple per primitive, at the band's level). */
   bandArgsOffset: number;
   /** The band list at `bandListOffset` bytes: listStride u32 slots (the band's count of them), then listStride f32 fades by slot (0 at the band's start, 1 at the switch); `bandListBytes` bytes in all. */
   bandListOffset: number;
@@ -57,7 +59,7 @@ export class ImpostorRoute implements CullRoute {
   private readonly errors: readonly number[];
   /** The last fill's switch distance from the box's centre (model units: where `size` spans `pixels`; 0 before the first fill): the draw's parallax march steps by it (impostor-layout.ts marchSteps). */
   switchDistance = 0;
-  private readonly lists: ImpostorDraws = { args: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
+  private readonly lists: ImpostorDraws = { args: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
 
   /**
    * @param kernel the crowd's (its cull bounds and character say which box the cull pass tests)
@@ -103,6 +105,7 @@ export class ImpostorRoute implements CullRoute {
     const d = this.lists;
     const listStride = this.kernel.store.listStride;
     d.args = lists.args;
+    d.counters = lists.counters;
     d.argsOffset = lists.argsOffset(2, 0, 0);
     d.listOffset = lists.impostorListOffset;
     d.bandArgsOffset = d.argsOffset + CULL_ARGS.impostorWords * 4;

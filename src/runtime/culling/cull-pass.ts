@@ -100,9 +100,9 @@ export class CullPass {
   private argsBuffer: GPUBuffer;
   /**
    * Bytes of the indirect arguments: the pose dispatches, the draws of (list 0 camera / 1 shadow,
-   * level, primitive), then at argsOffset(2, 0, 0) the impostor list's two drawIndexedIndirect
-   * quintuples (IMPOSTOR_CHUNK: its whole chunks, then the rest), the band's impostors' two and its
-   * meshes' (one drawIndexedIndirect per primitive).
+   * level, primitive), then at argsOffset(2, 0, 0) the impostor list's drawIndexedIndirect
+   * quintuple (instances of IMPOSTOR_CHUNK quads), the band's impostors' and its meshes' (one
+   * drawIndexedIndirect per primitive).
    */
   private readonly argsBytes: number;
   private bindGroup: GPUBindGroup | undefined;

@@ -34,6 +34,8 @@ export interface CullRoute {
 export interface RoutedLists {
   /** The cull pass's arguments buffer: indirect arguments (CULL_ARGS), then the routed lists. */
   readonly args: GPUBuffer;
+  /** The cull pass's counters (CULL_COUNTERS): how many each list holds. */
+  readonly counters: GPUBuffer;
   /** Byte offset in `args` of the arguments of (list, level, primitive): list 2, level 0, primitive 0 is the impostor draw's. */
   argsOffset(list: number, level: number, primitive: number): number;
   /** Byte offset in `args` of the impostor list (u32 slots; 256-aligned). */
