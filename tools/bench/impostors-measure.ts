@@ -13,7 +13,8 @@
  * VIEWS: [azimuth, elevation] pairs in degrees (default the 16 views half way between the
  * default atlas's cells); samples 1 or 4 (default 4); frames baked a clip (default 4: the view
  * cells, not the frames, are what this measures). IMPOSTOR_OPTIONS (JSON) adds CrowdImpostors
- * options. Prints one line a view and frame, then the means.
+ * options; MODEL (a .glb path, default the Fox's) and CLIP (its clip index, default 1) measure
+ * another character. Prints one line a view and frame, then the means.
  */
 import { CrowdImpostors } from '../../src/features/impostors/crowd-impostors';
 import { boxSphere } from '../../src/features/impostors/impostor-atlas';
@@ -33,12 +34,14 @@ const frames = Number(process.argv[3] ?? 4);
 if (samples !== 1 && samples !== 4) throw new Error(`samples must be 1 or 4, got ${process.argv[2]}`);
 
 const { device } = await openNodeDevice();
-const fox = await characterFromFile(CROWD_MODEL[1]);
+const fox = await characterFromFile(process.env.MODEL ?? CROWD_MODEL[1]);
+const clip = Number(process.env.CLIP ?? 1);
+if (!(Number.isInteger(clip) && clip >= 0 && clip < fox.clipDurations.length)) throw new Error(`CLIP must be a clip index of the model, 0 to ${fox.clipDurations.length - 1}, got ${process.env.CLIP}`);
 const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', sampleCount: samples });
 const impostors = new CrowdImpostors(crowd, { frames, ...(process.env.IMPOSTOR_OPTIONS ? JSON.parse(process.env.IMPOSTOR_OPTIONS) : {}) });
-const duration = fox.clipDurations[1];
-crowd.add({ clipA: 1, timeA: duration / 4, speedA: 1 });
-const { centre, radius } = boxSphere(fox.animationBounds.box);
+const duration = fox.clipDurations[clip];
+crowd.add({ clipA: clip, timeA: duration / 4, speedA: 1 });
+const { centre, radius } = boxSphere(impostors.atlas.box);
 const projection = mat4.perspective(FOV, 1, 1, 10);
 const distance = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(projection), SIZE) * 1.02;
 

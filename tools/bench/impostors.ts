@@ -88,7 +88,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const resolve = device.createBuffer({ size: 32, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
   const read = device.createBuffer({ size: 32, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   // The switch (the framing sphere at switchPixels) switchAt x the height away: with a band at 1.2, every Fox (1 to 1.15 x the height away) is in a band of 0.25.
-  const sphere = 2 * boxSphere(character.animationBounds.box).radius;
+  const sphere = feature ? 2 * boxSphere(feature.atlas.box).radius : 0;
   const viewportHeight = switchAt === undefined || !feature ? 1080 : (switchAt * height * 2 * feature.switchPixels) / (sphere * projectionScale(viewProjection));
   crowd.setCamera(viewProjection, eye, { viewportHeight });
   const cpu: number[] = [], gpu: number[] = [], work: number[] = [], visible: number[] = [], posed: number[] = [], impostors: number[] = [], vertices: number[] = [], inBand: number[] = [];

@@ -3,6 +3,7 @@ import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
 import { AtlasGrid, boxSphere, uniformSurface } from './impostor-atlas';
 import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
+import { impostorBox } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
@@ -26,6 +27,12 @@ export interface ImpostorAtlasInfo {
   readonly cellSize: number;
   /** Texels a model unit in every view. */
   readonly density: number;
+  /**
+   * The model-space box the cells frame (min x, y, z, max x, y, z; model units): the character as
+   * baked, every clip at every baked frame (impostorBox). The switch measures the diameter of its
+   * bounding sphere (`switchPixels`).
+   */
+  readonly box: readonly number[];
   /** The atlas's width in texels (three textures of this size, a layer a look). */
   readonly width: number;
   /** The atlas's height in texels. */
@@ -68,9 +75,9 @@ export class CrowdImpostors implements CrowdFeature {
   private coverage: ImpostorCoverage;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
-  /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere around the animation box). */
+  /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere around the atlas's box). */
   private readonly route: ImpostorRoute;
-  /** Model units the switch measures: the diameter of the sphere around the animation box (the cells frame the box itself, each its projection in its view). */
+  /** Model units the switch measures: the diameter of the sphere around the atlas's box (AtlasGrid.box, impostorBox: the cells frame the box itself, each its projection in its view). */
   private readonly size: number;
   /** The band's meshes, through the crowd's skin pass. */
   private readonly bandMeshes = new BandMeshes();
@@ -81,16 +88,15 @@ export class CrowdImpostors implements CrowdFeature {
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
     const limits = crowd.device.limits;
-    const box = crowd.character.animationBounds.box;
     const surface = uniformSurface(crowd.character.rig.primitives.map((p) => p.material));
-    this.grid = new AtlasGrid(crowd.character.clipDurations.length, box, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, surface);
+    this.grid = new AtlasGrid(crowd.character.clipDurations.length, (frames) => impostorBox(crowd.character, frames), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, surface);
     const parts = crowd.character.rig.primitives.length;
     this.looksInUse = new ImpostorLooks(this.grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
     this.targets = crowd.targetFormats;
-    this.pass = new ImpostorPass(crowd.device, this.grid, box, this.targets);
+    this.pass = new ImpostorPass(crowd.device, this.grid, this.targets);
     this.coverage = new ImpostorCoverage(crowd.device, this.grid);
     this.kernel = crowd.install(this);
-    this.size = 2 * boxSphere(box).radius;
+    this.size = 2 * boxSphere(this.grid.box).radius;
     this.route = new ImpostorRoute(this.kernel, this.size, this.grid.switchPixels, this.grid.band);
     this.kernel.routeFar(this.route);
   }
@@ -125,7 +131,7 @@ export class CrowdImpostors implements CrowdFeature {
   /** The atlas's layout and size (fixed at construction; the textures are made at the bake). */
   get atlas(): ImpostorAtlasInfo {
     const g = this.grid;
-    return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, density: g.density, width: g.width, height: g.height, lookBytes: g.bytes, looks: g.capacity, layers: this.layers, bytes: g.bytes * Math.max(1, this.layers) };
+    return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, density: g.density, box: Array.from(g.box), width: g.width, height: g.height, lookBytes: g.bytes, looks: g.capacity, layers: this.layers, bytes: g.bytes * Math.max(1, this.layers) };
   }
 
   /**
@@ -239,7 +245,7 @@ export class CrowdImpostors implements CrowdFeature {
   restore(device: GPUDevice): void {
     this.textures = undefined;
     this.table = undefined;
-    this.pass = new ImpostorPass(device, this.grid, this.kernel.character.animationBounds.box, this.targets);
+    this.pass = new ImpostorPass(device, this.grid, this.targets);
     this.coverage = new ImpostorCoverage(device, this.grid);
   }
 

@@ -38,7 +38,7 @@ export const IMPOSTOR_MAX_LOOKS = 256;
  * so the atlas is no larger; a character of one roughness and metalness (`surface`) leaves them
  * out, 7 bytes a texel, and gets 9/7 the texels in those bytes. A layer of the atlas is one look (a (variant, parts) of CrowdAppearance); the cell
  * size fits `looks` layers (ImpostorOptions.looks) in the budget; `capacity` layers fit at that
- * size. Made from checked options, the character's animation box and the device's largest
+ * size. Made from checked options, the box to frame (impostorBox) and the device's largest
  * texture side and layer count; fixed once made.
  */
 export class AtlasGrid {
@@ -51,6 +51,8 @@ export class AtlasGrid {
   readonly cellSize: number;
   /** Texels a model unit in every view (the views' rectangles are packed at this one density). */
   readonly density: number;
+  /** The model-space box the cells frame (min x, y, z, max x, y, z; model units): each view's cell its projection. */
+  readonly box: Float64Array;
   readonly switchPixels: number;
   /** The band's width: a fraction of the switch distance (ImpostorOptions.band). */
   readonly band: number;
@@ -77,12 +79,12 @@ export class AtlasGrid {
 
   /**
    * @param clips clips of the character (each baked over `frames` frames)
-   * @param box the character's animation box (min x, y, z, max x, y, z; model units): each view's cell frames its projection
+   * @param box the box to frame (min x, y, z, max x, y, z; model units; impostorBox), or a function of the checked `frames` option that makes it: each view's cell frames its projection
    * @param largest the device's maxTextureDimension2D
    * @param layers the device's maxTextureArrayLayers
    * @param surface the character's one (roughness, metalness) where it has one (uniformSurface): the atlas then leaves them out (7 bytes a texel, not 9) and packs that many more texels
    */
-  constructor(clips: number, box: ArrayLike<number>, largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number]) {
+  constructor(clips: number, box: ArrayLike<number> | ((frames: number) => ArrayLike<number>), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number]) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
     const known = ['frames', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'looks'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
@@ -105,6 +107,7 @@ export class AtlasGrid {
     this.looks = integerIn(options.looks ?? 1, 1, maxLooks, 'looks');
     if (!Number.isInteger(clips) || clips < 1) throw new RangeError(`impostors need a character with at least one clip, got ${clips}`);
     this.poses = clips * this.frames;
+    this.box = Float64Array.from(typeof box === 'function' ? box(this.frames) : box);
     this.views = this.azimuths * this.elevations;
     const lookBytes = (side: number) => this.poses * this.views * side * side * ATLAS_TEXEL_BYTES;
     while (cell > 16 && this.looks * lookBytes(cell) > budget) cell -= 16;
@@ -122,7 +125,7 @@ export class AtlasGrid {
     const d = new Float64Array(3);
     for (let view = 0; view < this.views; view++) {
       const { right, up } = viewBasis(this.direction(view, d));
-      const [r, u] = viewFrame(box, right, up);
+      const [r, u] = viewFrame(this.box, right, up);
       rectangles.push([2 * r, 2 * u]);
     }
     // At most the bytes of square cells of `cell` at 9 bytes a texel: 9/7 as many texels at 7.

@@ -105,7 +105,7 @@ export class ImpostorBake {
     const capacity = grid.poses * grid.views;
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
-    const box = character.animationBounds.box;
+    const box = grid.box;
     const { centre, radius } = boxSphere(box);
     const d = new Float64Array(3);
     const world = new Float64Array(16);

@@ -68,9 +68,10 @@ export class ImpostorPass {
   /** IMPOSTOR_CHUNK quads' u16 indices (0 1 2, 2 1 3 a quad's 4 vertices), written once. */
   private readonly indices: GPUBuffer;
 
-  constructor(private readonly device: GPUDevice, grid: AtlasGrid, box: ArrayLike<number>, options: CrowdOptions) {
+  constructor(private readonly device: GPUDevice, grid: AtlasGrid, options: CrowdOptions) {
+    const box = grid.box;
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
-    // The animation box's half extents: the quad spans its projection, each cell frames its projection in the cell's view, the parallax march spans the box (impostor.wgsl cellFrame, sampleCell).
+    // The atlas's box's half extents (AtlasGrid.box): the quad spans its projection, each cell frames its projection in the cell's view, the parallax march spans the box (impostor.wgsl cellFrame, sampleCell).
     const half = { BOX_HALF_X: (box[3] - box[0]) / 2, BOX_HALF_Y: (box[4] - box[1]) / 2, BOX_HALF_Z: (box[5] - box[2]) / 2 };
     // A multisampled target: the fragment writes the samples the atlas covers at their own
     // positions as the sample mask (impostor.wgsl coverageMask; the Fox at 4 samples at the

@@ -135,16 +135,16 @@ describe('impostor bake (GPU)', () => {
     return out;
   }
 
-  /** Coverage of the crowd's own draw of the Fox at clip `clip`, time `time`, from the model-space direction `d`, framed as a cell is (the box's projection). */
-  async function meshCoverage(d: GPUDevice, clip: number, time: number, direction: ArrayLike<number>, size: number): Promise<Uint8Array> {
+  /** Coverage of the crowd's own draw of the Fox at clip `clip`, time `time`, from the model-space direction `d`, framed as a cell is (the projection of `box`, the atlas's). */
+  async function meshCoverage(d: GPUDevice, clip: number, time: number, direction: ArrayLike<number>, size: number, box: ArrayLike<number>): Promise<Uint8Array> {
     const crowd = new Crowd(d, fox, TARGETS);
     crowd.add({ clipA: clip, timeA: time, speedA: 0 });
     crowd.update(0);
-    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const { centre, radius } = boxSphere(box);
     const eye = centre.map((c, i) => c + direction[i] * 2 * radius);
     // The cell's rectangle: the box's projection on the view's axes (viewFrame).
     const { right, up } = viewBasis(direction);
-    const [w, h] = viewFrame(fox.animationBounds.box, right, up);
+    const [w, h] = viewFrame(box, right, up);
     const viewProjection = Float32Array.from(mat4.multiply(mat4.ortho(-w, w, -h, h, 0, 4 * radius), mat4.lookAt(eye, centre, [0, 1, 0])));
     const pixels = await renderCrowd(d, crowd, viewProjection, size);
     crowd.destroy();
@@ -181,7 +181,7 @@ describe('impostor bake (GPU)', () => {
     const time = 0.5 * fox.clipDurations[1];
     const cell = g.cell(pose, view);
     const baked = cellCoverage(albedo, g.width, cell, 64);
-    const drawn = await meshCoverage(device, 1, time, g.direction(view), 64);
+    const drawn = await meshCoverage(device, 1, time, g.direction(view), 64, g.box);
     expect(drawn.reduce((a, b) => a + b, 0)).toBeGreaterThan(200);
     expect(overlap(baked, drawn)).toBeGreaterThan(0.9);
     // Made-up violations: the next view's cell, and the same view at the other frame, do not match the mesh.
@@ -206,6 +206,17 @@ describe('impostor bake (GPU)', () => {
     expect(rects.length).toBe(2 * g.poses * g.views);
     expect(expected.filter((r, i) => i % 2 === 1 && r !== 0).length).toBeGreaterThan(g.poses * g.views * 0.9);
     expect([...rects]).toEqual([...expected]);
+    // The atlas's box (impostorBox) frames the character: every cell's covered texels a texel
+    // clear of its edges, nothing cut (made-up violation: the box without its margin touches them).
+    let touching = 0;
+    for (let p = 0; p < g.poses; p++) for (let v = 0; v < g.views; v++) {
+      const [, , w, h] = g.cell(p, v);
+      const i = 2 * (p * g.views + v);
+      const [x0, y0, x1, y1] = [rects[i] & 0xffff, rects[i] >>> 16, rects[i + 1] & 0xffff, rects[i + 1] >>> 16];
+      if (x0 > x1) continue; // nothing covered
+      if (x0 < 1 || y0 < 1 || x1 > w - 2 || y1 > h - 2) touching++;
+    }
+    expect(touching).toBe(0);
     const short = Uint32Array.from(rects);
     short[2 * (pose * g.views + view) + 1] -= 1; // max x one texel short
     expect([...short]).not.toEqual([...expected]);

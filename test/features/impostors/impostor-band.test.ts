@@ -57,7 +57,7 @@ describe('impostor band (GPU)', () => {
     const impostors = new CrowdImpostors(crowd, ATLAS);
     expect(impostors.band).toBe(DEFAULT_IMPOSTOR_BAND);
     const id = crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
-    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const { centre, radius } = boxSphere(impostors.atlas.box);
     // The Fox's hard case: its coarsest level begins past the switch (the level before it is
     // drawn there), which left the band empty while it started no nearer than the coarsest level.
     const errors = fox.lods!.errors;
@@ -104,10 +104,13 @@ describe('impostor band (GPU)', () => {
     console.log(`band at fade 0.5 (the Fox at the defaults, level ${level}): ${fromMesh} pixels from the mesh, ${fromImpostor} from the impostor, ${wrong} neither`);
     expect(fromMesh).toBeGreaterThan(100);
     expect(fromImpostor).toBeGreaterThan(100);
-    expect(wrong).toBeLessThanOrEqual(2);
+    // 0 to 4: the impostor image compared is drawn past the switch (half the viewport), with
+    // fewer march steps than the band's impostor (marchSteps), which moves a few pixels by up to
+    // 6/255 a channel (4 since the atlas frames the character as baked, impostorBox; 0 before).
+    expect(wrong).toBeLessThanOrEqual(6);
     // Made-up violations: the split the other way round, all mesh, all impostor: off on the pixels
     // where the impostor differs from the mesh, 101, 48 and 53 of them since the draw marches each
-    // pixel's perspective ray and shows one texel (over 50 each before; the split itself: at most 2).
+    // pixel's perspective ray and shows one texel (over 50 each before; the split itself: at most 6).
     const violations = [(x: number, y: number) => !meshSide(x, y), () => true, () => false].map((side) => offPixels(band.pixels, mesh.pixels, impostor.pixels, side));
     console.log(`made-up splits (reversed, all mesh, all impostor): ${violations.join(', ')} pixels off`);
     for (const off of violations) expect(off).toBeGreaterThan(20);

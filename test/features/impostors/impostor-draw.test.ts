@@ -101,7 +101,7 @@ describe('impostor draw (GPU)', () => {
     // Clip 1 at frame 1 of 4, playing: at clock 0 it shows frame 1; a quarter cycle later frame 2.
     const duration = fox.clipDurations[1];
     const id = crowd.add({ clipA: 1, timeA: duration / 4, speedA: 1 });
-    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const { centre, radius } = boxSphere(impostors.atlas.box);
     /** A camera on model direction (sin a cos e, sin e, cos a cos e) from the sphere's centre, just past the switch distance (the sphere spans switchPixels / 1.02 pixels). */
     const camera = (azimuth: number, elevation = 0) => {
       const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
@@ -214,7 +214,7 @@ describe('impostor draw (GPU)', () => {
     const checked = looks.partMask(['Body', 'HeadWide']);
     looks.set(id, { variant: 1, parts: checked, tint: [1, 0.8, 0.7] });
     for (const other of others) looks.set(other, { variant: 1, parts: looks.allParts });
-    const { centre, radius } = boxSphere(mannequin.animationBounds.box);
+    const { centre, radius } = boxSphere(impostors.atlas.box);
     const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: fov });
     const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), size) * 1.02;
     const eye: [number, number, number] = [centre[0], centre[1], centre[2] + d]; // exactly view 0 (azimuth 0: the Mannequin's front)
@@ -314,7 +314,7 @@ describe('impostor draw (GPU)', () => {
       const crowd = new Crowd(device!, character, TARGETS);
       const impostors = new CrowdImpostors(crowd, { frames: 2, azimuths: 4, elevations: 1, cellSize: 128 });
       crowd.add();
-      const { centre, radius } = boxSphere(character.animationBounds.box);
+      const { centre, radius } = boxSphere(impostors.atlas.box);
       const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
       const d = 1.02 * distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE);
       const eye: [number, number, number] = [centre[0], centre[1], centre[2] + d];
@@ -348,7 +348,7 @@ describe('impostor draw (GPU)', () => {
     const crowd = new Crowd(device, fox, TARGETS);
     const impostors = new CrowdImpostors(crowd, OPTIONS);
     crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
-    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const { centre, radius } = boxSphere(impostors.atlas.box);
     const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
     const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
     const render = async (asImpostor: boolean, elevation: number) => {
@@ -386,7 +386,7 @@ describe('impostor draw (GPU)', () => {
     const crowd = new Crowd(gpu, fox, { ...TARGETS, sampleCount: 4 });
     const impostors = new CrowdImpostors(crowd, OPTIONS);
     crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
-    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const { centre, radius } = boxSphere(impostors.atlas.box);
     const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
     const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
     const out: ReturnType<typeof compare>[] = [];
@@ -438,9 +438,10 @@ describe('impostor draw (GPU)', () => {
     expect(c.outline).toBeLessThanOrEqual(0.1);
     console.log(`at 4 samples half way between azimuths 135 and 180: ${behind.mesh.toFixed(2)}/255 over the mesh's pixels, ${behind.inside.toFixed(2)} inside, ${(100 * behind.outline).toFixed(1)}% of ${behind.pixels} pixels outline`);
     expect(behind.pixels).toBeGreaterThan(80);
-    // 15.00 (2.2% outline); the cells' coverages weighted as before (with the abstention and a
-    // fifth of the union: docs/impostors.md, Routing and drawing) 18.76 (9.1%), which fails both.
+    // 14.37 (5.4% outline; 15.00 and 2.2% before the atlas framed the character as baked,
+    // impostorBox); the cells' coverages weighted as before (with the abstention and a fifth of
+    // the union: docs/impostors.md, Routing and drawing) 18.76 (9.1%), which fails both.
     expect(behind.mesh).toBeLessThanOrEqual(16.5);
-    expect(behind.outline).toBeLessThanOrEqual(0.05);
+    expect(behind.outline).toBeLessThanOrEqual(0.065);
   }, 60_000);
 });

@@ -278,7 +278,7 @@ describe('impostor march (GPU)', () => {
     const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' });
     const impostors = new CrowdImpostors(crowd, { frames: 4 });
     crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 1 });
-    const { centre, radius } = boxSphere(fox.animationBounds.box);
+    const { centre, radius } = boxSphere(impostors.atlas.box);
     const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY });
     const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), size) * 1.02;
     const at = async (azimuth: number, elevation: number) => {

@@ -1,0 +1,83 @@
+import { dualQuaternionJoints, skinPositionsDualQuaternion } from '../../anim/dual-quaternion';
+import { sampleLut } from '../../anim/lut';
+import { skinPositions } from '../../anim/skinning';
+import type { Character } from '../../character/character';
+import { createPose, jointMatrices, localToModel } from '../../math/pose';
+
+/**
+ * Share of the box's diagonal added on every side: room for the GPU's float32 pose and skinning
+ * against this float64 twin (within 1e-5 of the diagonal) and for the bake's outline filter (a
+ * texel: at the defaults under 0.5% of a cell's side), so that no cell cuts its character.
+ */
+export const IMPOSTOR_BOX_MARGIN = 0.01;
+
+/**
+ * The model-space box the impostor atlas frames (6 numbers: min x, y, z, max x, y, z): every
+ * vertex of the character as the bake draws it, posed at each baked frame of each clip (frame f
+ * of `frames` at f / frames of the clip's duration, from the lookup tables as the pose pass reads
+ * them), skinned linearly and with dual quaternions (the crowd may switch between them; the bake
+ * draws the crowd's current one), widened by IMPOSTOR_BOX_MARGIN of its diagonal on every side.
+ * Morph targets are not applied: the bake draws the unmorphed mesh. Level 0's vertices hold every
+ * LOD level's (the levels index the same vertices).
+ *
+ * Why not CharacterBounds.box: that box holds each joint's sphere of influence, made to hold any
+ * pose and any morph weight, and so is larger than the drawn character: 1.11x the Fox's diagonal,
+ * 2.48x RobotExpressive's (its head's morph reach). The cells frame their box's projection and the
+ * switch measures its sphere, so a larger box spends the atlas's texels on empty space and
+ * switches to the impostor only when the character is that much smaller on screen.
+ *
+ * Costs one CPU pose and two skins of every vertex per baked frame (the Fox's 3 clips at 16
+ * frames: 48 poses of 1,728 vertices).
+ */
+export function impostorBox(character: Character, frames: number): Float64Array {
+  const { rig, baked, clipDurations } = character;
+  const box = Float64Array.of(Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity);
+  const pose = createPose(rig.nodes.count);
+  const model = new Float64Array(rig.nodes.count * 16);
+  const joints = rig.skins.map((skin) => new Float64Array(skin.joints.length * 16));
+  const records = rig.skins.map((skin) => new Float64Array(skin.joints.length * 16));
+  // Dual-quaternion skinning moves only vertices of two influences or more (one influence: exactly M v, as linear).
+  const blended = rig.primitives.map((p) => {
+    for (let v = 0; v < p.vertexCount; v++) {
+      let used = 0;
+      for (let k = 0; k < p.influences; k++) if (p.weights[v * p.influences + k] !== 0) used++;
+      if (used > 1) return true;
+    }
+    return false;
+  });
+  const positions = new Float64Array(Math.max(0, ...rig.primitives.map((p) => p.vertexCount)) * 3);
+  const grow = (count: number) => {
+    for (let v = 0; v < 3 * count; v += 3) {
+      for (let c = 0; c < 3; c++) {
+        const x = positions[v + c];
+        if (x < box[c]) box[c] = x;
+        if (x > box[c + 3]) box[c + 3] = x;
+      }
+    }
+  };
+  for (let clip = 0; clip < clipDurations.length; clip++) {
+    for (let frame = 0; frame < frames; frame++) {
+      sampleLut(baked, clip, (frame / frames) * clipDurations[clip], pose);
+      localToModel(rig.nodes.parent, pose, model);
+      rig.skins.forEach((skin, s) => {
+        jointMatrices(skin.joints, skin.inverseBind, model, joints[s]);
+        dualQuaternionJoints(joints[s], records[s]);
+      });
+      rig.primitives.forEach((prim, p) => {
+        skinPositions(prim, joints[prim.skin], positions);
+        grow(prim.vertexCount);
+        if (blended[p]) {
+          skinPositionsDualQuaternion(prim, records[prim.skin], positions);
+          grow(prim.vertexCount);
+        }
+      });
+    }
+  }
+  if (!(box[0] <= box[3])) throw new RangeError(`impostors: ${character.name} has no vertices to frame`);
+  const margin = IMPOSTOR_BOX_MARGIN * Math.hypot(box[3] - box[0], box[4] - box[1], box[5] - box[2]);
+  for (let c = 0; c < 3; c++) {
+    box[c] -= margin;
+    box[c + 3] += margin;
+  }
+  return box;
+}
