@@ -110,7 +110,11 @@ export class AtlasGrid {
     this.box = Float64Array.from(typeof box === 'function' ? box(this.frames) : box);
     this.views = this.azimuths * this.elevations;
     const lookBytes = (side: number) => this.poses * this.views * side * side * ATLAS_TEXEL_BYTES;
-    while (cell > 16 && this.looks * lookBytes(cell) > budget) cell -= 16;
+    // Over the budget, the largest whole cell side (at least 16) that fits: the cells are packed at
+    // one density, so the side is a budget, not a grid (by steps of 16, the Walker's 19 clips took
+    // 16-texel cells in 15.9 of 64 MiB, where 31 fit).
+    cell = Math.max(16, Math.min(cell, Math.floor(Math.sqrt(budget / (this.looks * lookBytes(1))))));
+    while (cell > 16 && this.looks * lookBytes(cell) > budget) cell--;
     const bytes = this.looks * lookBytes(cell);
     if (bytes > budget) {
       const looks = this.looks > 1 ? `${this.looks} looks x ` : '';

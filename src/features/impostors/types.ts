@@ -13,7 +13,7 @@ export interface ImpostorOptions {
    * 16 in [16, 256] (default 80). Each view's cell is the animation box's projection in its view
    * at one density (texels a model unit) for every view, the densest whose packing takes at most
    * those bytes (7 bytes a texel where the character has one roughness and metalness: 9/7 the
-   * texels). Made 16 smaller while those bytes are over `budgetBytes`.
+   * texels). Made smaller, to the largest whole side from 16 whose bytes fit, while those bytes are over `budgetBytes`.
    */
   cellSize?: number;
   /** Most bytes the atlas may hold (9 bytes a texel: RGBA8 albedo, RGBA8 surface, R8 depth; 7 with an RG8 surface where the character has one roughness and metalness): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
@@ -35,7 +35,7 @@ export interface ImpostorOptions {
   band?: number;
   /**
    * Looks (distinct CrowdAppearance (variant, parts) pairs, each baked as one layer of the atlas)
-   * the atlas is sized for: an integer in [1, 256] (default 1). `cellSize` is made 16 smaller until this
+   * the atlas is sized for: an integer in [1, 256] (default 1). `cellSize` is made smaller until this
    * many layers fit in `budgetBytes`; as many more as fit at that cell size are baked too when in
    * use. Past them, the most used looks are baked and the rest drawn as the most used one
    * (CrowdImpostors.stale and .looks say so).

@@ -42,15 +42,17 @@ describe('impostor atlas options', () => {
     expect(fox.bytes).toBe(66_355_200);
     expect(fox.bytes).toBeLessThanOrEqual(64 * 1024 * 1024);
     expect([fox.cellSize, fox.frames, fox.views, fox.width, fox.height]).toEqual([80, 16, 24, 4608, 1600]);
-    // Over the budget the cell is made 16 texels smaller until it fits: 16 MiB holds 32-texel cells (48 would be 22.8 MiB).
-    expect(new AtlasGrid(3, FOX_BOX, 8192, { budgetBytes: 16 * 1024 * 1024 }).cellSize).toBe(32);
-    expect(new AtlasGrid(3, FOX_BOX, 8192, { budgetBytes: 50 * 1024 * 1024 }).cellSize).toBe(64);
-    // Looks (appearance layers): one at the defaults; sized for 4, 32-texel cells of 10.125 MiB a look, 6 in the budget.
+    // Over the budget the cell is made as large as fits, a whole number of texels: 16 MiB holds
+    // 40-texel cells (15.8 MiB; 41 would be 16.6), 50 MiB 71 (49.8; 72 would be 51.3).
+    expect(new AtlasGrid(3, FOX_BOX, 8192, { budgetBytes: 16 * 1024 * 1024 }).cellSize).toBe(40);
+    expect(new AtlasGrid(3, FOX_BOX, 8192, { budgetBytes: 50 * 1024 * 1024 }).cellSize).toBe(71);
+    // Looks (appearance layers): one at the defaults; sized for 4, 40-texel cells of 15.8 MiB a look, 4 in the budget.
     expect(fox.capacity).toBe(1);
     const four = new AtlasGrid(3, FOX_BOX, 8192, { looks: 4 });
-    expect([four.cellSize, four.capacity]).toEqual([32, 6]);
-    expect(four.bytes).toBeLessThanOrEqual(10.125 * 1024 * 1024);
-    expect(new AtlasGrid(3, FOX_BOX, 8192, { looks: 4 }, 5).capacity).toBe(5); // the device's maxTextureArrayLayers: 5
+    expect([four.cellSize, four.capacity]).toEqual([40, 4]);
+    expect(four.bytes).toBeLessThanOrEqual(15.8 * 1024 * 1024);
+    // A budget of 16 layers at the defaults on a device of 5 layers (maxTextureArrayLayers): 5.
+    expect(new AtlasGrid(3, FOX_BOX, 8192, { budgetBytes: 1 << 30 }, 5).capacity).toBe(5);
   });
 
   it("packs each view's rectangle at one density, the cells apart and within the atlas", () => {
