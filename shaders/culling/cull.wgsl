@@ -26,6 +26,7 @@ const ARGS_DRAW_WORDS: u32 = 5u;
 const ARGS_IMPOSTOR_WORDS: u32 = 5u;
 const IMPOSTOR_VERTICES: u32 = 6u;
 const IMPOSTOR_CHUNK: u32 = 4096u;
+const IMPOSTOR_CLIPS: u32 = 1024u;
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_LOD: u32 = 2u;
 const CULL_ANIMATION_LOD: u32 = 4u;
@@ -76,6 +77,8 @@ struct CullParams {
   impostorBand: f32,
   bandList: u32,
   bandLevel: u32,
+  // Bit c (word c / 32) set: clip c has impostors (IMPOSTOR_CLIPS clips; CullFrame.impostorClips).
+  impostorClips: array<vec4u, 8>,
 }
 
 struct LodRange {
@@ -133,6 +136,18 @@ fn lodLevel(scaled: f32) -> u32 {
   return level;
 }
 
+// Whether clip c has impostors (params.impostorClips; a clip past IMPOSTOR_CLIPS has none).
+fn impostorClip(c: u32) -> bool {
+  return c < IMPOSTOR_CLIPS && ((params.impostorClips[c / 128u][(c / 32u) % 4u] >> (c % 32u)) & 1u) != 0u;
+}
+
+// Whether the impostors have every clip instance `slot` shows (impostor.wgsl dissolves clip A
+// into clip B by the blend, clamped to [0, 1]): clip A below a blend of 1, clip B above 0.
+fn impostorShows(slot: u32) -> bool {
+  let r = instances[slot];
+  return (r.blend >= 1.0 || impostorClip(r.clipA)) && (r.blend <= 0.0 || impostorClip(r.clipB));
+}
+
 // Pose every `step` frames: 1, 2 or 4.
 fn animationStep(scaled: f32) -> u32 {
   if ((params.flags & CULL_ANIMATION_LOD) == 0u) {
@@ -170,7 +185,7 @@ fn cull(@builtin(global_invocation_id) id: vec3u) {
   // the band list with its fade (0 at the band's start, 1 at the switch; by slot), posed and drawn
   // both ways by the impostor feature (its meshes at params.bandLevel), not in a camera list.
   var band = false;
-  if (visible && scaled >= params.impostorBand) {
+  if (visible && scaled >= params.impostorBand && impostorShows(slot)) {
     if (scaled >= params.impostorDistance) {
       args[params.impostorList + atomicAdd(&counters[COUNTER_IMPOSTOR], 1u)] = slot;
       visible = false;

@@ -209,6 +209,8 @@ struct Atlas {
   standIn: u32,
   // Model units (over the instance's scale) from the box's centre out to which the march takes every step (impostor-layout.ts marchDistance; 0: everywhere).
   marchDistance: f32,
+  // Word of cellTable where, per character clip, its index among the atlas's clips begins (ImpostorOptions.clips).
+  clipSlots: u32,
 }
 
 // The per-instance appearance record (skin.wgsl `Appearance`; white, no parts, without CrowdAppearance).
@@ -384,7 +386,8 @@ fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32
   let turnsB = clipTurns(record.phaseB, record.rateLoB, record.rateHiB, atlas.ticks);
   let frameA = mulWide(turnsA.y + 0x80000000u / atlas.frames, atlas.frames).y;
   let frameB = mulWide(turnsB.y + 0x80000000u / atlas.frames, atlas.frames).y;
-  out.poses = vec2u(record.clipA * atlas.frames + frameA, record.clipB * atlas.frames + frameB);
+  // The clips' places in the atlas (the cull pass routes only instances whose shown clips it holds).
+  out.poses = vec2u(cellTable[atlas.clipSlots + record.clipA] * atlas.frames + frameA, cellTable[atlas.clipSlots + record.clipB] * atlas.frames + frameB);
   out.blend = clamp(record.blend, 0.0, 1.0);
   var azimuth = atan2(d.x, d.z) / TAU * f32(atlas.azimuths);
   azimuth = select(azimuth, azimuth + f32(atlas.azimuths), azimuth < 0.0);

@@ -290,7 +290,7 @@ export const LOD_NOT_FORCED = 0xffffffff;
  * world matrix), so one threshold serves instances of every size.
  */
 export const CULL_PARAMS = {
-  size: 352,
+  size: 480,
   planes: 0, //             array<vec4f, 6>: camera frustum (left, right, bottom, top, near, far)
   lightPlanes: 96, //       array<vec4f, 6>: the shadow map's light frustum
   cameraPosition: 192, //   vec3f: world
@@ -316,7 +316,11 @@ export const CULL_PARAMS = {
   impostorBand: 336, //     f32: visible instances from this distance / scale up to impostorDistance are in the band: drawn as both, faded (= impostorDistance: no band)
   bandList: 340, //         u32: word of the args buffer where the band list starts (CullPass.bandListOffset / 4)
   bandLevel: 344, //        u32: the LOD level the band's meshes draw (below levels)
+  impostorClips: 352, //    array<vec4u, 8>: bit c (word c / 32, bit c % 32) set: clip c is in the impostor atlas; an instance showing another clip is never routed (IMPOSTOR_CLIPS clips)
 } as const;
+
+/** Clips the cull pass's impostor clip mask holds (CULL_PARAMS.impostorClips: 32 words); an instance showing a clip past them is never routed to impostors. */
+export const IMPOSTOR_CLIPS = 1024;
 
 /** Per (level, primitive) of the LOD index ranges (shaders/culling/cull.wgsl `LodRange`). */
 export const LOD_RANGE = {

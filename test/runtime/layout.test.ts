@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { IMPOSTOR_ATLAS } from '../../src/features/impostors/impostor-layout';
 import { describe, expect, it } from 'vitest';
 import {
   CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, LOCOMOTION_DRIVE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
@@ -20,7 +21,7 @@ const TYPES: Record<string, { align: number; size: number }> = {
  * `const` of the source.
  */
 function wgslLayout(source: string, name: string): { offsets: Record<string, number>; size: number; align: number } {
-  const body = new RegExp(`struct ${name} \\{([^}]*)\\}`).exec(source)?.[1];
+  const body = new RegExp(`struct ${name} \\{([^}]*)\\}`).exec(source)?.[1].replace(/\/\/.*$/gm, ''); // comments out
   if (!body) throw new Error(`struct ${name} not found`);
   const typeOf = (type: string): { align: number; size: number } => {
     const array = /^array<(\w+),\s*(\w+)>$/.exec(type);
@@ -82,13 +83,13 @@ describe('buffer layouts: src/runtime/layout.ts matches the WGSL structs', () =>
     expect(PROP_PARAMS.size).toBe(64 + 16 + 8 * 4);
   });
 
-  it('CullParams: 2 x 6 planes (192 bytes), then vec3f + 4-byte field pairs, two vec4f, eleven 4-byte words and 1 pad word: 352 bytes', () => {
+  it('CullParams: 2 x 6 planes (192 bytes), then vec3f + 4-byte field pairs, two vec4f, eleven 4-byte words and 1 pad word, the impostor clip mask: 480 bytes', () => {
     // planes 0 (6 x 16), lightPlanes 96, cameraPosition 192 (vec3f) + maxDistance 204, boxCentre 208 + instanceCount 220,
     // boxHalf 224 + plainCount 236, layeredCentre 240 + frame 252, layeredHalf 256 + listStride 268,
     // lodDistances 272, animationDistances 288, then flags 304 ... dispatchWidth 324, impostorDistance 328,
-    // impostorList 332, impostorBand 336, bandList 340, bandLevel 344, padding to a 16-byte multiple.
+    // impostorList 332, impostorBand 336, bandList 340, bandLevel 344, padding, impostorClips 352 (8 vec4u).
     expectMatches(CULL_PARAMS, wgslLayout(cull, 'CullParams'));
-    expect(CULL_PARAMS.size).toBe(192 + 5 * 16 + 2 * 16 + 12 * 4);
+    expect(CULL_PARAMS.size).toBe(192 + 5 * 16 + 2 * 16 + 12 * 4 + 8 * 16);
     expectMatches(LOD_RANGE, wgslLayout(cull, 'LodRange'));
   });
 
@@ -162,6 +163,11 @@ describe('buffer layouts: src/runtime/layout.ts matches the WGSL structs', () =>
     expect(skin).toMatch(/struct MorphTargets \{\s*header: MorphHeader,[^}]*deltas: array<vec4f>,\s*\}/);
     expectMatches(INSTANCE, wgslLayout(morph, 'Instance'));
     expect(wgslLayout(morph, 'LayerStack').size).toBe(LAYER_STACK.size);
+  });
+
+  it('impostor atlas uniform: Atlas in impostor.wgsl (vec3f + radius, eleven 4-byte fields: 60 bytes, 64 with its alignment)', () => {
+    const impostor = readFileSync(new URL('../../shaders/impostors/impostor.wgsl', import.meta.url), 'utf8');
+    expectMatches(IMPOSTOR_ATLAS, wgslLayout(impostor, 'Atlas'));
   });
 
   it('the layout reader itself follows the WGSL rules on the classic trap', () => {

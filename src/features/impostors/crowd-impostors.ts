@@ -3,7 +3,7 @@ import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
 import { AtlasGrid, boxSphere, uniformSurface } from './impostor-atlas';
 import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
-import { impostorBox } from './impostor-box';
+import { bakedClips, impostorBox } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass } from './impostor-pass';
@@ -79,6 +79,8 @@ export class CrowdImpostors implements CrowdFeature {
   private readonly route: ImpostorRoute;
   /** Model units the switch measures: the diameter of the sphere around the atlas's box (AtlasGrid.box, impostorBox: the cells frame the box itself, each its projection in its view). */
   private readonly size: number;
+  /** The clips the atlas holds, in its order (character clip indices; ImpostorOptions.clips). */
+  readonly clips: readonly number[];
   /** The band's meshes, through the crowd's skin pass. */
   private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
@@ -89,15 +91,17 @@ export class CrowdImpostors implements CrowdFeature {
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
     const limits = crowd.device.limits;
     const surface = uniformSurface(crowd.character.rig.primitives.map((p) => p.material));
-    this.grid = new AtlasGrid(crowd.character.clipDurations.length, (frames) => impostorBox(crowd.character, frames), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, surface);
+    const clips = bakedClips(crowd.character, typeof options === 'object' && options !== null ? (options as ImpostorOptions).clips : undefined);
+    this.grid = new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, surface);
     const parts = crowd.character.rig.primitives.length;
     this.looksInUse = new ImpostorLooks(this.grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
     this.targets = crowd.targetFormats;
-    this.pass = new ImpostorPass(crowd.device, this.grid, this.targets);
+    this.pass = new ImpostorPass(crowd.device, this.grid, clips, crowd.character.clipDurations.length, this.targets);
     this.coverage = new ImpostorCoverage(crowd.device, this.grid);
     this.kernel = crowd.install(this);
     this.size = 2 * boxSphere(this.grid.box).radius;
-    this.route = new ImpostorRoute(this.kernel, this.size, this.grid.switchPixels, this.grid.band);
+    this.clips = clips;
+    this.route = new ImpostorRoute(this.kernel, this.size, this.grid.switchPixels, this.grid.band, clips);
     this.kernel.routeFar(this.route);
   }
 
@@ -245,7 +249,7 @@ export class CrowdImpostors implements CrowdFeature {
   restore(device: GPUDevice): void {
     this.textures = undefined;
     this.table = undefined;
-    this.pass = new ImpostorPass(device, this.grid, this.targets);
+    this.pass = new ImpostorPass(device, this.grid, this.clips, this.kernel.character.clipDurations.length, this.targets);
     this.coverage = new ImpostorCoverage(device, this.grid);
   }
 
@@ -286,7 +290,7 @@ export class CrowdImpostors implements CrowdFeature {
     const variants = appearance && { view: appearance.variants, varied: appearance.variedPrimitives };
     // Kept layers were baked at bakedLevel (a new switch level bakes `all`).
     this.bakedLevel = this.switchLevel();
-    const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.kernel.skinning, this.bakedLevel, variants) : undefined;
+    const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.clips, this.kernel.skinning, this.bakedLevel, variants) : undefined;
     try {
       bake?.encode(encoder, made, layers);
       // Every layer's covered rectangles, the copied layers' too (a rectangle holds what any layer covers).

@@ -78,7 +78,7 @@ export class AtlasGrid {
   readonly texelBytes: number;
 
   /**
-   * @param clips clips of the character (each baked over `frames` frames)
+   * @param clips clips baked (ImpostorOptions.clips resolved: bakedClips), each over `frames` frames
    * @param box the box to frame (min x, y, z, max x, y, z; model units; impostorBox), or a function of the checked `frames` option that makes it: each view's cell frames its projection
    * @param largest the device's maxTextureDimension2D
    * @param layers the device's maxTextureArrayLayers
@@ -86,7 +86,7 @@ export class AtlasGrid {
    */
   constructor(clips: number, box: ArrayLike<number> | ((frames: number) => ArrayLike<number>), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number]) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
-    const known = ['frames', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'looks'];
+    const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'looks'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
     this.frames = integerIn(options.frames ?? 16, 2, 64, 'frames');
     this.azimuths = integerIn(options.azimuths ?? 8, 3, 32, 'azimuths');

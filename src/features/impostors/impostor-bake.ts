@@ -98,10 +98,11 @@ export class ImpostorBake {
   private looks: GPUBuffer | undefined;
 
   /**
+   * @param clips the clips to bake, in the atlas's order (character clip indices; pose p is clip clips[p / frames])
    * @param level the mesh LOD level to bake (impostor-route.ts levelAtSwitch: the level the crowd
    * draws just before the switch, so the impostor takes over from the mesh it replaces)
    */
-  constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, skinning: 'linear' | 'dual-quaternion', private readonly level: number, variants?: BakeVariants) {
+  constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, clips: readonly number[], skinning: 'linear' | 'dual-quaternion', private readonly level: number, variants?: BakeVariants) {
     const capacity = grid.poses * grid.views;
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
@@ -140,7 +141,7 @@ export class ImpostorBake {
           world[13] = -(up[0] * centre[0] + up[1] * centre[1] + up[2] * centre[2]);
           world[14] = -(d[0] * centre[0] + d[1] * centre[1] + d[2] * centre[2]);
           world[15] = 1;
-          const clip = Math.floor((pose + k) / grid.frames), frame = (pose + k) % grid.frames;
+          const clip = clips[Math.floor((pose + k) / grid.frames)], frame = (pose + k) % grid.frames;
           const time = (frame / grid.frames) * character.clipDurations[clip];
           this.crowd.add({ clipA: clip, timeA: time, speedA: 0, clipB: clip, timeB: time, speedB: 0, transform: world });
         }

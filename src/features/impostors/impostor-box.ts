@@ -1,8 +1,26 @@
 import { dualQuaternionJoints, skinPositionsDualQuaternion } from '../../anim/dual-quaternion';
 import { sampleLut } from '../../anim/lut';
 import { skinPositions } from '../../anim/skinning';
+import { resolveClip } from '../../bake/clip-names';
 import type { Character } from '../../character/character';
+import { show } from '../../math/show';
 import { createPose, jointMatrices, localToModel } from '../../math/pose';
+
+/**
+ * ImpostorOptions.clips resolved against `character`: its clip indices in the order given (every
+ * clip, in order, when undefined). A TypeError or RangeError naming `impostors.clips` for anything
+ * but a non-empty array of the character's clip names or indices, each once.
+ */
+export function bakedClips(character: Character, clips: unknown): number[] {
+  if (clips === undefined) return Array.from(character.clipDurations, (_, c) => c);
+  if (!Array.isArray(clips)) throw new TypeError(`impostors.clips must be an array of clip names or indices, got ${show(clips)}`);
+  if (clips.length === 0) throw new RangeError('impostors.clips must name at least one clip, got []');
+  const indices = clips.map((clip) => resolveClip(character.clipNames, clip, { where: 'impostors.clips', model: character.name }));
+  indices.forEach((c, i) => {
+    if (indices.indexOf(c) !== i) throw new RangeError(`impostors.clips names clip ${c} ("${character.clipNames[c]}") twice`);
+  });
+  return indices;
+}
 
 /**
  * Share of the box's diagonal added on every side: room for the GPU's float32 pose and skinning
@@ -13,7 +31,7 @@ export const IMPOSTOR_BOX_MARGIN = 0.01;
 
 /**
  * The model-space box the impostor atlas frames (6 numbers: min x, y, z, max x, y, z): every
- * vertex of the character as the bake draws it, posed at each baked frame of each clip (frame f
+ * vertex of the character as the bake draws it, posed at each baked frame of each of `clips` (frame f
  * of `frames` at f / frames of the clip's duration, from the lookup tables as the pose pass reads
  * them), skinned linearly and with dual quaternions (the crowd may switch between them; the bake
  * draws the crowd's current one), widened by IMPOSTOR_BOX_MARGIN of its diagonal on every side.
@@ -29,7 +47,7 @@ export const IMPOSTOR_BOX_MARGIN = 0.01;
  * Costs one CPU pose and two skins of every vertex per baked frame (the Fox's 3 clips at 16
  * frames: 48 poses of 1,728 vertices).
  */
-export function impostorBox(character: Character, frames: number): Float64Array {
+export function impostorBox(character: Character, frames: number, clips: readonly number[] = bakedClips(character, undefined)): Float64Array {
   const { rig, baked, clipDurations } = character;
   const box = Float64Array.of(Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity);
   const pose = createPose(rig.nodes.count);
@@ -55,7 +73,7 @@ export function impostorBox(character: Character, frames: number): Float64Array 
       }
     }
   };
-  for (let clip = 0; clip < clipDurations.length; clip++) {
+  for (const clip of clips) {
     for (let frame = 0; frame < frames; frame++) {
       sampleLut(baked, clip, (frame / frames) * clipDurations[clip], pose);
       localToModel(rig.nodes.parent, pose, model);

@@ -22,6 +22,7 @@ export const IMPOSTOR_ATLAS = {
   looks: 48, //        u32: looks baked (layers; the table bound at 12, sorted by variant, then parts)
   standIn: 52, //      u32: the layer drawn for a look without one (the most used look's)
   marchDistance: 56, // f32: model units (over the instance's scale) from the box's centre out to which the march takes every step (marchDistance); 0: everywhere
+  clipSlots: 60, //    u32: word of the cell table (binding 14) where each character clip's index among the atlas's clips begins (ImpostorOptions.clips)
 } as const;
 
 /** Steps of the impostor draw's parallax march across the animation box (impostor.wgsl sampleCell). */

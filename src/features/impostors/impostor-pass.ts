@@ -68,7 +68,11 @@ export class ImpostorPass {
   /** IMPOSTOR_CHUNK quads' u16 indices (0 1 2, 2 1 3 a quad's 4 vertices), written once. */
   private readonly indices: GPUBuffer;
 
-  constructor(private readonly device: GPUDevice, grid: AtlasGrid, options: CrowdOptions) {
+  /**
+   * @param clips the atlas's clips, in its order (character clip indices: ImpostorOptions.clips resolved)
+   * @param clipCount the character's clips
+   */
+  constructor(private readonly device: GPUDevice, grid: AtlasGrid, clips: readonly number[], clipCount: number, options: CrowdOptions) {
     const box = grid.box;
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
     // The atlas's box's half extents (AtlasGrid.box): the quad spans its projection, each cell frames its projection in the cell's view, the parallax march spans the box (impostor.wgsl cellFrame, sampleCell).
@@ -103,7 +107,11 @@ export class ImpostorPass {
     this.noEnvironment = device.createTexture({ label: 'ImpostorPass.noEnvironment', size: [1, 1, ENVIRONMENT_LAYERS], format: 'rgba16float', usage: GPUTextureUsage.TEXTURE_BINDING });
     // As the skin pass samples it (SkinPass.environmentSampler): wrapping round in azimuth.
     this.environmentSampler = device.createSampler({ label: 'ImpostorPass.environmentSampler', addressModeU: 'repeat', magFilter: 'linear', minFilter: 'linear' });
-    const cells = grid.cellTable();
+    // The cell table, then each character clip's index among the atlas's clips (0 for one it lacks: never drawn).
+    const cellTable = grid.cellTable();
+    const cells = new Uint32Array(cellTable.length + clipCount);
+    cells.set(cellTable);
+    clips.forEach((clip, slot) => { cells[cellTable.length + clip] = slot; });
     this.cellTable = device.createBuffer({ label: 'ImpostorPass.cells', size: cells.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     device.queue.writeBuffer(this.cellTable, 0, cells);
     this.lookData = new Uint32Array(2 * grid.capacity);
@@ -117,6 +125,7 @@ export class ImpostorPass {
     v.setUint32(IMPOSTOR_ATLAS.elevations, grid.elevations, true);
     v.setFloat32(IMPOSTOR_ATLAS.maxElevation, Math.max(grid.maxElevation, 1e-6), true);
     v.setUint32(IMPOSTOR_ATLAS.views, grid.views, true);
+    v.setUint32(IMPOSTOR_ATLAS.clipSlots, cellTable.length, true);
   }
 
   /**

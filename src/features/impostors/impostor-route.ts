@@ -3,7 +3,7 @@ import type { CullFrame } from '../../runtime/culling/cull-pass';
 import { distanceForPixels, frameLodLevel, lodDistances } from '../../runtime/culling/cull-math';
 import type { CullRoute, RoutedLists } from '../../runtime/culling/cull-route';
 import type { CrowdKernel } from '../../runtime/feature';
-import { CULL_ARGS, CULL_COUNTERS, CULL_LOD, IMPOSTOR_VERTICES, LOD_NOT_FORCED, MAX_LOD_LEVELS } from '../../runtime/layout';
+import { CULL_ARGS, CULL_COUNTERS, CULL_LOD, IMPOSTOR_CLIPS, IMPOSTOR_VERTICES, LOD_NOT_FORCED, MAX_LOD_LEVELS } from '../../runtime/layout';
 
 /** levelAtSwitch's frame: a unit camera's thresholds (reused). */
 const unit = { flags: 0, forcedLevel: LOD_NOT_FORCED, lodDistances: new Float64Array(MAX_LOD_LEVELS) };
@@ -57,6 +57,8 @@ export class ImpostorRoute implements CullRoute {
   private frame: CullFrame | undefined;
   /** The character's LOD levels' simplification errors (model units; [0]: none). */
   private readonly errors: readonly number[];
+  /** Bit c set (word c / 32): the atlas holds clip c (CullFrame.impostorClips). */
+  private readonly clips = new Uint32Array(IMPOSTOR_CLIPS / 32);
   /** The last fill's switch distance from the box's centre (model units: where `size` spans `pixels`; 0 before the first fill): the draw's parallax march steps by it (impostor-layout.ts marchSteps). */
   switchDistance = 0;
   private readonly lists: ImpostorDraws = { args: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
@@ -66,8 +68,10 @@ export class ImpostorRoute implements CullRoute {
    * @param size model units the switch measures
    * @param pixels pixels `size` spans at the switch (> 0)
    * @param band the band's fraction of the switch distance, in [0, 1)
+   * @param clips the clips the atlas holds (character clip indices): an instance showing another is drawn as a mesh
    */
-  constructor(private readonly kernel: CrowdKernel, private readonly size: number, private readonly pixels: number, private readonly band: number) {
+  constructor(private readonly kernel: CrowdKernel, private readonly size: number, private readonly pixels: number, private readonly band: number, clips: readonly number[]) {
+    for (const c of clips) if (c < IMPOSTOR_CLIPS) this.clips[c >>> 5] |= 1 << (c & 31);
     this.errors = kernel.character.lods?.errors ?? [0];
     const bounds = kernel.character.animationBounds;
     const box = kernel.options.cullBounds === 'authored' ? bounds.box : bounds.reach;
@@ -83,6 +87,7 @@ export class ImpostorRoute implements CullRoute {
     // (the level at the switch), so that the impostor takes over from the mesh it was baked from.
     f.impostorBand = Math.min(f.impostorDistance, Math.max(0, switchDistance * (1 - this.band) - this.offset));
     f.bandLevel = levelAtSwitch(this.errors, this.kernel.lodSettings, this.size, this.pixels);
+    f.impostorClips.set(this.clips);
     this.frame = f;
   }
 

@@ -2,6 +2,13 @@
 export interface ImpostorOptions {
   /** Frames baked per clip, evenly over its cycle: an integer in [2, 64] (default 16; 16 to 32 look smooth). */
   frames?: number;
+  /**
+   * The clips to bake (names or indices of the character's clips, each once; default: every
+   * clip). An instance showing another clip (clip A under a blend of 1, clip B over 0) is drawn as
+   * a mesh at any distance. A crowd that plays a few of many clips gets that many times the texels
+   * a clip in the same budget, and a box without the others' reach (impostorBox).
+   */
+  clips?: readonly (string | number)[];
   /** View directions around the character (azimuth steps over 360 degrees): an integer in [3, 32] (default 8). */
   azimuths?: number;
   /** View directions from the horizon up (elevation rows): an integer in [1, 8] (default 3: 0, 37.5 and 75 degrees). */

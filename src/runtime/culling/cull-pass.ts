@@ -53,6 +53,8 @@ export interface CullFrame {
   impostorBand: number;
   /** The LOD level the band's meshes draw (below the pass's levels; the feature's choice: the level its impostors show). */
   bandLevel: number;
+  /** IMPOSTOR_CLIPS / 32 words, bit c set where clip c has impostors: a visible instance is routed (impostor or band) only while every clip it shows has (clip A below a blend of 1, clip B above 0). */
+  impostorClips: Uint32Array;
 }
 
 export interface CullPassOptions {
@@ -196,6 +198,7 @@ export class CullPass {
     f[CULL_PARAMS.impostorBand / 4] = Math.min(frame.impostorBand, frame.impostorDistance, NEVER);
     u[CULL_PARAMS.bandList / 4] = this.bandListOffset(inputs.listStride) / 4;
     u[CULL_PARAMS.bandLevel / 4] = Math.min(frame.bandLevel, this.levels - 1);
+    u.set(frame.impostorClips, CULL_PARAMS.impostorClips / 4);
     this.device.queue.writeBuffer(this.params, 0, this.data);
   }
 

@@ -1,7 +1,7 @@
 import type { CullFrame } from './cull-pass';
 import type { CullRoute } from './cull-route';
 import { distanceForPixels, frustumPlanes, lodDistances, NEVER, projectionScale } from './cull-math';
-import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, LOD_NOT_FORCED, MAX_LOD_LEVELS } from '../layout';
+import { CULL_ANIMATION_LOD, CULL_FRUSTUM, CULL_LOD, CULL_SHADOWS, IMPOSTOR_CLIPS, LOD_NOT_FORCED, MAX_LOD_LEVELS } from '../layout';
 import { checkNumbers, checkWorldNumber } from '../record-buffer';
 import { show } from '../../math/show';
 
@@ -30,6 +30,7 @@ export class CullSettings {
     flags: 0, planes: new Float32Array(24), lightPlanes: new Float32Array(24), cameraPosition: new Float32Array(3),
     maxDistance: Infinity, lodDistances: new Float32Array(4).fill(NEVER), animationDistances: new Float32Array(4).fill(NEVER),
     forcedLevel: LOD_NOT_FORCED, shadowLodBias: 1, frame: 0, impostorDistance: NEVER, impostorBand: NEVER, bandLevel: 0,
+    impostorClips: new Uint32Array(IMPOSTOR_CLIPS / 32).fill(0xffffffff),
   };
   /** A feature's routing of far instances (CrowdKernel.routeFar: impostors), which sets the frame's impostor distances; undefined: none routed. */
   route: CullRoute | undefined;

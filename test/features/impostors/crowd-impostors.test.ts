@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { ImpostorRoute, levelAtSwitch } from '../../../src/features/impostors/impostor-route';
 import { frameLodLevel } from '../../../src/runtime/culling/cull-math';
 import { CullSettings } from '../../../src/runtime/culling/cull-settings';
+import { IMPOSTOR_CLIPS } from '../../../src/runtime/layout';
 import type { CrowdKernel } from '../../../src/runtime/feature';
 import { lookAt } from '../../helpers/render';
 
 /** The feature's route for `settings` (`size` model units at most `pixels` pixels, `band`) around a box of no size: the switch measured from the centre, as levelAtSwitch measures it. */
-function route(settings: CullSettings, errors: number[], size: number, pixels: number, band: number): void {
+function route(settings: CullSettings, errors: number[], size: number, pixels: number, band: number, clips: readonly number[] = [0]): void {
   const kernel = { character: { animationBounds: { box: [0, 0, 0, 0, 0, 0] }, lods: { errors } }, options: { cullBounds: 'authored' }, lodSettings: settings } as unknown as CrowdKernel;
-  settings.route = new ImpostorRoute(kernel, size, pixels, band);
+  settings.route = new ImpostorRoute(kernel, size, pixels, band, clips);
   const { viewProjection, eye } = lookAt([0, 0, 100], [0, 0, 0]);
   settings.setCamera(viewProjection, eye, 1080);
 }
@@ -52,5 +53,15 @@ describe('levelAtSwitch: the mesh level the atlas is baked from and the band\'s 
     expect(frameLodLevel(frame.impostorBand, frame, 4)).toBe(1);
     expect(frame.bandLevel).toBe(2); // its meshes at the switch's level, the atlas's
     expect(levelAtSwitch(errors, settings, 221.6, 32)).toBe(2);
+  });
+
+  it('hands the cull pass the clips the atlas holds: bit c of word c / 32 (clips past IMPOSTOR_CLIPS have none); a crowd without a route routes every clip', () => {
+    const settings = new CullSettings([0], 10);
+    expect([...settings.frame.impostorClips].every((w) => w === 0xffffffff)).toBe(true);
+    route(settings, [0], 10, 32, 0, [0, 2, 33, 1023, 5000]);
+    const words = settings.fill().impostorClips;
+    expect(words).toHaveLength(IMPOSTOR_CLIPS / 32);
+    expect([words[0], words[1], words[31]]).toEqual([0b101, 0b10, 0x80000000]);
+    expect(words.slice(2, 31).every((w) => w === 0)).toBe(true);
   });
 });
