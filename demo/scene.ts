@@ -131,14 +131,25 @@ export class Scene extends SceneModel<Crowd> {
 
   /**
    * Draws the first body's far instances as impostors, or not (every frame; work only on a
-   * change). The first `true` makes its CrowdImpostors (defaults: docs/impostors.md), whose atlas
-   * is baked in the crowd's next update; later calls switch it (CrowdImpostors.enabled).
+   * change). The first `true` makes its CrowdImpostors (defaults: docs/impostors.md, baking
+   * `clips`, every clip when undefined), whose atlas is baked in the crowd's next update; later
+   * calls switch it (CrowdImpostors.enabled) and, while on, give it other clips (a new layout,
+   * baked at the next update: a scene that plays other clips on the same crowd).
    */
-  useImpostors(on: boolean): void {
+  useImpostors(on: boolean, clips?: readonly number[]): void {
     if (!on && !this.impostorsValue) return;
-    const impostors = (this.impostorsValue ??= new CrowdImpostors(this.crowd));
+    const wanted = clips ?? this.allClips;
+    const impostors = (this.impostorsValue ??= new CrowdImpostors(this.crowd, { clips: wanted }));
     if (impostors.enabled !== on) impostors.enabled = on;
+    if (on && !sameList(impostors.clips, wanted)) impostors.clips = wanted;
   }
+
+  /** Every clip of the first body's character (the impostors' default). */
+  private get allClips(): readonly number[] {
+    return (this.everyClip ??= Array.from(this.character.clipDurations, (_, c) => c));
+  }
+
+  private everyClip: number[] | undefined;
 
   destroy(): void {
     for (const crowd of this.crowds) crowd.destroy();
@@ -290,4 +301,11 @@ function derivedConfig(clipNames: readonly string[]): ControllerConfig {
   } catch {
     return parseControllerConfig({}, clipNames);
   }
+}
+
+/** Whether two lists hold the same numbers in the same order (no allocation: checked every frame). */
+function sameList(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

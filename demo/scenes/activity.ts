@@ -38,6 +38,8 @@ export interface SceneActivity {
   extent(out: Float32Array): void;
   /** Optional: whether the far crowd is drawn as impostors now (CrowdImpostors on the first body's crowd; the panel's `impostors` switch can turn them off). */
   readonly impostors?: boolean;
+  /** Optional: the only clips its instances play, the ones the impostors bake (ImpostorOptions.clips; default every clip). */
+  readonly impostorClips?: readonly number[];
   /** Optional: instances that always get the appearance control's looks (the stadium's spectators), whatever the switch says. */
   readonly spectators?: Spectators;
   /** Optional: after the camera framed extent() (at start and "reset camera"), sets a view of the scene's own. */

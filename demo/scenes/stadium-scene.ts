@@ -36,6 +36,8 @@ export class StadiumActivity implements SceneActivity, Spectators {
   private versionValue = 0;
   private readonly clipIdle: number;
   private readonly clipCheer: number;
+  /** The spectators play the idle and the cheer clips only: the impostors bake those two (the Walker's 19 clips left 31-texel cells, the switch at 15.5 pixels; two get 80 and 40). */
+  readonly impostorClips: readonly number[];
   private readonly characterHeight: number;
   private readonly groundOffset: number;
   private readonly seatSpacing: { seatWidth: number; rowDepth: number; rowRise: number };
@@ -65,6 +67,7 @@ export class StadiumActivity implements SceneActivity, Spectators {
     this.clipIdle = Math.max(0, find(/idle/i, /survey/i));
     const cheer = find(/cheer/i, /jump/i, /^wave$/i, /run/i);
     this.clipCheer = cheer >= 0 ? cheer : names.length - 1;
+    this.impostorClips = this.clipIdle === this.clipCheer ? [this.clipIdle] : [this.clipIdle, this.clipCheer];
     this.seats = this.lay(0);
     this.wave = new StadiumWave(this.seats.buckets, this.applyLevel);
   }

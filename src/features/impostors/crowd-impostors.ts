@@ -1,3 +1,4 @@
+import type { Character } from '../../character/character';
 import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
@@ -56,13 +57,13 @@ export interface ImpostorAtlasInfo {
  */
 export class CrowdImpostors implements CrowdFeature {
   readonly featureName = 'impostors';
-  /** @internal The cell layout of the atlas. */
-  readonly grid: AtlasGrid;
+  /** @internal The cell layout of the atlas (made again when the clips change). */
+  grid: AtlasGrid;
   private readonly kernel: CrowdKernel;
   private textures: ImpostorTextures | undefined;
   /** Layers of `textures`. */
   private layers = 0;
-  private readonly looksInUse: ImpostorLooks;
+  private looksInUse!: ImpostorLooks;
   /** What the draw's looks table was last written for (ImpostorPass.setLooks): the textures, the stand-in layer, the varied parts. */
   private table: ImpostorTextures | undefined;
   private tableStandIn = -1;
@@ -70,17 +71,18 @@ export class CrowdImpostors implements CrowdFeature {
   private bakeMs = 0;
   /** The mesh LOD level the atlas shows (switchLevel() when it was baked). */
   private bakedLevel = 0;
-  private pass: ImpostorPass;
+  private pass!: ImpostorPass;
   /** The covered rectangles of the atlas's cells, found after each bake (the march steps within them). */
-  private coverage: ImpostorCoverage;
+  private coverage!: ImpostorCoverage;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
   /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere around the atlas's box). */
-  private readonly route: ImpostorRoute;
+  private route!: ImpostorRoute;
   /** Model units the switch measures: the diameter of the sphere around the atlas's box (AtlasGrid.box, impostorBox: the cells frame the box itself, each its projection in its view). */
-  private readonly size: number;
-  /** The clips the atlas holds, in its order (character clip indices; ImpostorOptions.clips). */
-  readonly clips: readonly number[];
+  private size = 0;
+  private clipList!: readonly number[];
+  /** The options it was made with (a new clip list lays the atlas out again with them). */
+  private readonly options: ImpostorOptions;
   /** The band's meshes, through the crowd's skin pass. */
   private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
@@ -89,20 +91,47 @@ export class CrowdImpostors implements CrowdFeature {
 
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
-    const limits = crowd.device.limits;
-    const surface = uniformSurface(crowd.character.rig.primitives.map((p) => p.material));
     const clips = bakedClips(crowd.character, typeof options === 'object' && options !== null ? (options as ImpostorOptions).clips : undefined);
-    this.grid = new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, surface);
-    const parts = crowd.character.rig.primitives.length;
-    this.looksInUse = new ImpostorLooks(this.grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
+    this.grid = atlasGrid(crowd, options, clips);
+    this.options = options;
     this.targets = crowd.targetFormats;
-    this.pass = new ImpostorPass(crowd.device, this.grid, clips, crowd.character.clipDurations.length, this.targets);
-    this.coverage = new ImpostorCoverage(crowd.device, this.grid);
     this.kernel = crowd.install(this);
-    this.size = 2 * boxSphere(this.grid.box).radius;
-    this.clips = clips;
-    this.route = new ImpostorRoute(this.kernel, this.size, this.grid.switchPixels, this.grid.band, clips);
-    this.kernel.routeFar(this.route);
+    this.setLayout(this.grid, clips);
+  }
+
+  /**
+   * The clips the atlas holds, in its order (character clip indices; ImpostorOptions.clips).
+   * Setting them (names or indices, each once: refused by name as the option is, nothing changed
+   * then) lays the atlas out again for those clips (the box, the cells' size, the switch) and
+   * bakes it at the next update; the same list changes nothing.
+   */
+  get clips(): readonly number[] {
+    return this.clipList;
+  }
+
+  set clips(clips: readonly (string | number)[]) {
+    const resolved = bakedClips(this.kernel.character, clips);
+    if (resolved.length === this.clipList.length && resolved.every((c, i) => c === this.clipList[i])) return;
+    const grid = atlasGrid(this.kernel, { ...this.options, clips: resolved }, resolved);
+    this.pass.destroy();
+    this.coverage.destroy();
+    this.freeTextures();
+    this.table = undefined;
+    this.setLayout(grid, resolved);
+  }
+
+  /** Makes what follows the atlas's layout: the looks' count, the draw pass, the covered rectangles, the switch's size and the route (installed when on). */
+  private setLayout(grid: AtlasGrid, clips: readonly number[]): void {
+    const { character, device } = this.kernel;
+    const parts = character.rig.primitives.length;
+    this.grid = grid;
+    this.clipList = clips;
+    this.looksInUse = new ImpostorLooks(grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
+    this.pass = new ImpostorPass(device, grid, clips, character.clipDurations.length, this.targets);
+    this.coverage = new ImpostorCoverage(device, grid);
+    this.size = 2 * boxSphere(grid.box).radius;
+    this.route = new ImpostorRoute(this.kernel, this.size, grid.switchPixels, grid.band, clips);
+    if (this.on) this.kernel.routeFar(this.route);
   }
 
   /** Whether far instances are drawn as impostors (default true); false draws every instance as a mesh again (for comparison). */
@@ -319,4 +348,11 @@ export class CrowdImpostors implements CrowdFeature {
     this.textures = undefined;
     this.layers = 0;
   }
+}
+
+/** The atlas's layout for `clips` (resolved) of the crowd's character under `options` (checked by name: a RangeError or TypeError). */
+function atlasGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[]): AtlasGrid {
+  const limits = crowd.device.limits;
+  const surface = uniformSurface(crowd.character.rig.primitives.map((p) => p.material));
+  return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, surface);
 }

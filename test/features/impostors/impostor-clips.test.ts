@@ -59,9 +59,10 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
     const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
     const eye: [number, number, number] = [centre[0] + d, centre[1], centre[2]]; // azimuth 90: a view cell
     const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
-    const draw = async (asImpostors: boolean) => {
+    /** The frame drawn, the cull measuring it as a viewport `viewportHeight` pixels tall (half: twice past the switch). */
+    const draw = async (asImpostors: boolean, viewportHeight = SIZE) => {
       impostors.enabled = asImpostors;
-      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+      crowd.setCamera(viewProjection, eye, { viewportHeight });
       crowd.update(0);
       return { pixels: await renderCrowd(device!, crowd, viewProjection, SIZE), stats: await crowd.readCullStats() };
     };
@@ -94,6 +95,21 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
       expect(stats.perLevel.at(-1), JSON.stringify(animation)).toBe(impostorCount);
       expect(pixels.some((v, i) => i % 4 !== 3 && v > 0), 'drawn either way').toBe(true);
     }
+    // The clips changed at run time: refused by name (nothing changed), the same list changes
+    // nothing, another lays the atlas out again and bakes it at the next update.
+    expect(() => { impostors.clips = ['Walk', 'Walk']; }).toThrow(/impostors\.clips names clip 1 \("Walk"\) twice/);
+    expect(() => { impostors.clips = ['Jog']; }).toThrow(/impostors\.clips/);
+    expect([impostors.clips, impostors.baked]).toEqual([[1], true]);
+    impostors.clips = [1];
+    expect(impostors.baked).toBe(true);
+    const walkBox = impostors.atlas.box;
+    impostors.clips = ['Walk', 'Run'];
+    expect([impostors.clips, impostors.baked, impostors.atlas.frames * 2]).toEqual([[1, 2], false, 8]);
+    expect(impostors.atlas.box).not.toEqual(walkBox); // the Run's reach too
+    crowd.setAnimation(id, { clipA: 'Walk', timeA: 0, speedA: 1, clipB: 'Run', timeB: 0, speedB: 1, blend: 0.5 });
+    const both = await draw(true, SIZE / 2); // the switch moved with the box: well past it
+    expect(impostors.baked).toBe(true);
+    expect(both.stats.perLevel.at(-1)).toBe(1); // the blend into Run: an impostor now
     crowd.destroy();
   }, 60_000);
 });
