@@ -264,6 +264,9 @@ override BAND: bool = false;
 // least half covered. COVERED: the least coverage that counts as the surface (the parallax
 // march's hits; single-sampled, the draw's cut).
 override MULTISAMPLED: bool = false;
+// Whether the atlas holds other clips than every clip in order (ImpostorOptions.clips): the draw
+// then finds each clip's place in the cell table (Atlas.clipSlots).
+override CLIP_SLOTS: bool = true;
 override COVERED: f32 = 0.5;
 // FACING_AWAY: single-sampled, a march's hit whose normal's cosine with the pixel's ray is under it
 // faces away from the camera (facesAway). 0 measured best of -0.2, 0 and 0.15 (docs/impostors.md,
@@ -386,8 +389,13 @@ fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32
   let turnsB = clipTurns(record.phaseB, record.rateLoB, record.rateHiB, atlas.ticks);
   let frameA = mulWide(turnsA.y + 0x80000000u / atlas.frames, atlas.frames).y;
   let frameB = mulWide(turnsB.y + 0x80000000u / atlas.frames, atlas.frames).y;
-  // The clips' places in the atlas (the cull pass routes only instances whose shown clips it holds).
-  out.poses = vec2u(cellTable[atlas.clipSlots + record.clipA] * atlas.frames + frameA, cellTable[atlas.clipSlots + record.clipB] * atlas.frames + frameB);
+  // The clips' places in the atlas (the cull pass routes only instances whose shown clips it
+  // holds); with every clip in order (CLIP_SLOTS false) a clip's place is its index.
+  var slots = vec2u(record.clipA, record.clipB);
+  if (CLIP_SLOTS) {
+    slots = vec2u(cellTable[atlas.clipSlots + slots.x], cellTable[atlas.clipSlots + slots.y]);
+  }
+  out.poses = slots * atlas.frames + vec2u(frameA, frameB);
   out.blend = clamp(record.blend, 0.0, 1.0);
   var azimuth = atan2(d.x, d.z) / TAU * f32(atlas.azimuths);
   azimuth = select(azimuth, azimuth + f32(atlas.azimuths), azimuth < 0.0);

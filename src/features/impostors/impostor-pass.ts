@@ -86,7 +86,7 @@ export class ImpostorPass {
     const surface = { ROUGHNESS: grid.surface ? grid.surface[0] : -1, METALNESS: grid.surface ? grid.surface[1] : 0 };
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
-      vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half } },
+      vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half, CLIP_SLOTS: Number(!clips.every((c, i) => c === i) || clips.length !== clipCount) } },
       fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5, ...surface } },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
       depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
