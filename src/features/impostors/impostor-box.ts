@@ -39,8 +39,8 @@ export const IMPOSTOR_BOX_MARGIN = 0.01;
  * LOD level's (the levels index the same vertices).
  *
  * Why not CharacterBounds.box: that box holds each joint's sphere of influence, made to hold any
- * pose and any morph weight, and so is larger than the drawn character: 1.11x the Fox's diagonal,
- * 2.48x RobotExpressive's (its head's morph reach). The cells frame their box's projection and the
+ * pose and any morph weight, and so is larger than the drawn character: 1.09x the Fox's diagonal,
+ * 2.51x RobotExpressive's (its head's sphere 7x wider for the morph reach). The cells frame their box's projection and the
  * switch measures its sphere, so a larger box spends the atlas's texels on empty space and
  * switches to the impostor only when the character is that much smaller on screen.
  *
