@@ -50,3 +50,14 @@ export function differingPixels(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2] || a[i + 3] !== b[i + 3]) n++;
   return n;
 }
+
+/** Mean colour difference (/255 a channel) of two RGBA images over the pixels `mesh` draws (not black): the issue's measure. */
+export function overMesh(impostor: Uint8Array, mesh: Uint8Array): { mean: number; pixels: number } {
+  let sum = 0, pixels = 0;
+  for (let i = 0; i < mesh.length; i += 4) {
+    if (mesh[i] + mesh[i + 1] + mesh[i + 2] === 0) continue;
+    pixels++;
+    sum += (Math.abs(impostor[i] - mesh[i]) + Math.abs(impostor[i + 1] - mesh[i + 1]) + Math.abs(impostor[i + 2] - mesh[i + 2])) / 3;
+  }
+  return { mean: sum / Math.max(pixels, 1), pixels };
+}

@@ -109,6 +109,7 @@ export class CrowdImpostors implements CrowdFeature {
     return this.clipList;
   }
 
+  /** Bakes these clips from the next update (names or indices, each once; see the getter). */
   set clips(clips: readonly (string | number)[]) {
     const resolved = bakedClips(this.kernel.character, clips);
     if (resolved.length === this.clipList.length && resolved.every((c, i) => c === this.clipList[i])) return;

@@ -5,7 +5,7 @@ import { boxSphere } from '../../../src/features/impostors/impostor-atlas';
 import { distanceForPixels, projectionScale } from '../../../src/runtime/culling/cull-math';
 import { Crowd } from '../../../src/runtime/crowd';
 import { gpuSuite } from '../../helpers/gpu-suite';
-import { lookAt, renderCrowd } from '../../helpers/render';
+import { lookAt, overMesh, renderCrowd } from '../../helpers/render';
 
 const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 // One Fox just past the switch as a 1080-pixel view at 0.9 rad sees it, on a 128-pixel target.
@@ -13,17 +13,6 @@ const SIZE = 128;
 const FOV = 2 * Math.atan((Math.tan(0.45) * SIZE) / 1080);
 // A small atlas: 4 frames a clip (the tested time a baked frame), 4 azimuths (90 degrees: a view cell), one row.
 const SMALL = { frames: 4, azimuths: 4, elevations: 1 };
-
-/** Mean difference (/255 a channel) of `image` against `mesh` over the mesh's pixels (the issue's measure), and those pixels. */
-function overMesh(image: Uint8Array, mesh: Uint8Array): { mean: number; pixels: number } {
-  let sum = 0, pixels = 0;
-  for (let i = 0; i < mesh.length; i += 4) {
-    if (mesh[i] + mesh[i + 1] + mesh[i + 2] === 0) continue;
-    pixels++;
-    sum += (Math.abs(image[i] - mesh[i]) + Math.abs(image[i + 1] - mesh[i + 1]) + Math.abs(image[i + 2] - mesh[i + 2])) / 3;
-  }
-  return { mean: sum / Math.max(pixels, 1), pixels };
-}
 
 describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an instance showing another stays a mesh', () => {
   let device: GPUDevice | undefined;

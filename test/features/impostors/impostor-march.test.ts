@@ -7,7 +7,7 @@ import { distanceForPixels, projectionScale } from '../../../src/runtime/culling
 import { Crowd } from '../../../src/runtime/crowd';
 import { IMPOSTOR_CHUNK } from '../../../src/runtime/layout';
 import { gpuSuite } from '../../helpers/gpu-suite';
-import { differingPixels, drawnPixels, lookAt, renderCrowd } from '../../helpers/render';
+import { differingPixels, drawnPixels, lookAt, overMesh, renderCrowd } from '../../helpers/render';
 
 describe('the parallax march\'s steps by on-screen size (impostor-layout.ts marchSteps, impostor.wgsl its twin)', () => {
   it('marches every step out to the switch (and further while the impostor spans 32 / 3 pixels), 3 a pixel past that, never under 8', () => {
@@ -51,17 +51,6 @@ function coverWholeCells(device: GPUDevice, impostors: CrowdImpostors): void {
     rects.set([0, (w - 1) | ((h - 1) << 16)], 2 * (pose * g.views + view));
   }
   device.queue.writeBuffer((impostors as unknown as { coverage: { buffer: GPUBuffer } }).coverage.buffer, 0, rects);
-}
-
-/** Mean colour difference (/255 a channel) of two RGBA images over the pixels `mesh` draws (not black): the issue's measure. */
-function overMesh(impostor: Uint8Array, mesh: Uint8Array): { mean: number; pixels: number } {
-  let sum = 0, pixels = 0;
-  for (let i = 0; i < mesh.length; i += 4) {
-    if (mesh[i] + mesh[i + 1] + mesh[i + 2] === 0) continue;
-    pixels++;
-    sum += (Math.abs(impostor[i] - mesh[i]) + Math.abs(impostor[i + 1] - mesh[i + 1]) + Math.abs(impostor[i + 2] - mesh[i + 2])) / 3;
-  }
-  return { mean: sum / Math.max(pixels, 1), pixels };
 }
 
 /** Sums of the 8 x 8 blocks' mean colour differences of two `size` x `size` RGBA images, /255 a channel: the far crowd as the eye sees it, not pixel by pixel. */
