@@ -162,7 +162,7 @@ export class CrowdImpostors implements CrowdFeature {
     return this.grid.band > 0 ? 2 + this.kernel.draws.mesh.primitives.length : 1;
   }
 
-  /** The atlas's layout and size (fixed at construction; the textures are made at the bake). */
+  /** The atlas's layout and size (fixed at construction and when the clips are set; the textures are made at the bake). */
   get atlas(): ImpostorAtlasInfo {
     const g = this.grid;
     return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, density: g.density, box: Array.from(g.box), width: g.width, height: g.height, lookBytes: g.bytes, looks: g.capacity, layers: this.layers, bytes: g.bytes * Math.max(1, this.layers) };
