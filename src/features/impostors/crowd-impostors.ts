@@ -320,7 +320,7 @@ export class CrowdImpostors implements CrowdFeature {
     const variants = appearance && { view: appearance.variants, varied: appearance.variedPrimitives };
     // Kept layers were baked at bakedLevel (a new switch level bakes `all`).
     this.bakedLevel = this.switchLevel();
-    const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.clips, this.kernel.skinning, this.bakedLevel, variants) : undefined;
+    const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.clips, this.kernel.skinning, this.bakedLevel, variants, this.kernel.feature('morph')) : undefined;
     try {
       bake?.encode(encoder, made, layers);
       // Every layer's covered rectangles, the copied layers' too (a rectangle holds what any layer covers).

@@ -2,7 +2,7 @@ import bakeWgsl from '../../../shaders/impostors/bake.wgsl?raw';
 import { mat4 } from 'wgpu-matrix';
 import type { Character } from '../../character/character';
 import { Crowd } from '../../runtime/crowd';
-import type { CrowdKernel } from '../../runtime/feature';
+import type { CrowdFeature, CrowdKernel } from '../../runtime/feature';
 import { CAMERA } from '../../runtime/layout';
 import { vertexConstants, vertexLayouts } from '../../runtime/mesh-buffers';
 import { cullMode } from '../../runtime/material-data';
@@ -101,10 +101,13 @@ export class ImpostorBake {
    * @param clips the clips to bake, in the atlas's order (character clip indices; pose p is clip clips[p / frames])
    * @param level the mesh LOD level to bake (impostor-route.ts levelAtSwitch: the level the crowd
    * draws just before the switch, so the impostor takes over from the mesh it replaces)
+   * @param morph the crowd's morph feature (CrowdMorph), when it has one: the hidden crowd gets one of its own, so each frame shows its clip's morph weights
    */
-  constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, clips: readonly number[], skinning: 'linear' | 'dual-quaternion', private readonly level: number, variants?: BakeVariants) {
+  constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, clips: readonly number[], skinning: 'linear' | 'dual-quaternion', private readonly level: number, variants?: BakeVariants, morph?: CrowdFeature) {
     const capacity = grid.poses * grid.views;
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
+    // Made from the crowd's own feature's class: the impostors do not import the morph feature (a page ships the features it uses).
+    if (morph) new (morph.constructor as new (crowd: Crowd) => CrowdFeature)(this.crowd);
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
     const box = grid.box;
     const { centre, radius } = boxSphere(box);
@@ -151,7 +154,7 @@ export class ImpostorBake {
         const camera = device.createBuffer({ label: 'ImpostorBake.camera', size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
         device.queue.writeBuffer(camera, 0, cameraData);
         this.cameras.push(camera);
-        this.frames.push(frameBindGroup(device, skin.frameBindGroupLayout, 'ImpostorBake.frame', camera, store, store.identityListBuffer, 0));
+        this.frames.push(frameBindGroup(device, skin.frameBindGroupLayout, 'ImpostorBake.frame', camera, store, store.identityListBuffer, 0, this.kernel.draws.vertexWeights));
         pose += count;
       }
     }

@@ -1,5 +1,6 @@
-import { dualQuaternionJoints, skinPositionsDualQuaternion } from '../../anim/dual-quaternion';
-import { sampleLut } from '../../anim/lut';
+import { dualQuaternionJoints, skinVertexDualQuaternion } from '../../anim/dual-quaternion';
+import { sampleLut, sampleMorphLut } from '../../anim/lut';
+import { morphPrimitive } from '../../anim/morph';
 import { skinPositions } from '../../anim/skinning';
 import { resolveClip } from '../../bake/clip-names';
 import type { Character } from '../../character/character';
@@ -35,8 +36,9 @@ export const IMPOSTOR_BOX_MARGIN = 0.01;
  * of `frames` at f / frames of the clip's duration, from the lookup tables as the pose pass reads
  * them), skinned linearly and with dual quaternions (the crowd may switch between them; the bake
  * draws the crowd's current one), widened by IMPOSTOR_BOX_MARGIN of its diagonal on every side.
- * Morph targets are not applied: the bake draws the unmorphed mesh. Level 0's vertices hold every
- * LOD level's (the levels index the same vertices).
+ * Morphed by the clip's morph weights at the frame, as the bake draws a crowd with CrowdMorph
+ * (without it the bake draws the unmorphed mesh, inside this box's margin of the morphs a clip
+ * animates). Level 0's vertices hold every LOD level's (the levels index the same vertices).
  *
  * Why not CharacterBounds.box: that box holds each joint's sphere of influence, made to hold any
  * pose and any morph weight, and so is larger than the drawn character: 1.09x the Fox's diagonal,
@@ -44,8 +46,8 @@ export const IMPOSTOR_BOX_MARGIN = 0.01;
  * switch measures its sphere, so a larger box spends the atlas's texels on empty space and
  * switches to the impostor only when the character is that much smaller on screen.
  *
- * Costs one CPU pose and two skins of every vertex per baked frame (the Fox's 3 clips at 16
- * frames: 48 poses of 1,728 vertices).
+ * Costs one CPU pose and two skins of every vertex per baked frame, twice that for morphed
+ * primitives (the Fox's 3 clips at 16 frames: 48 poses of 1,728 vertices).
  */
 export function impostorBox(character: Character, frames: number, clips: readonly number[] = bakedClips(character, undefined)): Float64Array {
   const { rig, baked, clipDurations } = character;
@@ -63,6 +65,9 @@ export function impostorBox(character: Character, frames: number, clips: readonl
     }
     return false;
   });
+  const morph = baked.morph;
+  const weights = new Float64Array(morph?.weightCount ?? 0);
+  const morphed = new Float64Array(Math.max(0, ...rig.primitives.map((p) => p.vertexCount)) * 3);
   const positions = new Float64Array(Math.max(0, ...rig.primitives.map((p) => p.vertexCount)) * 3);
   const grow = (count: number) => {
     for (let v = 0; v < 3 * count; v += 3) {
@@ -75,17 +80,24 @@ export function impostorBox(character: Character, frames: number, clips: readonl
   };
   for (const clip of clips) {
     for (let frame = 0; frame < frames; frame++) {
-      sampleLut(baked, clip, (frame / frames) * clipDurations[clip], pose);
+      const time = (frame / frames) * clipDurations[clip];
+      sampleLut(baked, clip, time, pose);
+      if (morph) sampleMorphLut(baked, clip, time, weights);
       localToModel(rig.nodes.parent, pose, model);
       rig.skins.forEach((skin, s) => {
         jointMatrices(skin.joints, skin.inverseBind, model, joints[s]);
         dualQuaternionJoints(joints[s], records[s]);
       });
       rig.primitives.forEach((prim, p) => {
-        skinPositions(prim, joints[prim.skin], positions);
-        grow(prim.vertexCount);
-        if (blended[p]) {
-          skinPositionsDualQuaternion(prim, records[prim.skin], positions);
+        // The unmorphed mesh (a crowd without CrowdMorph bakes it), then the morphed one.
+        const sources = morph && prim.morph ? [prim.positions, morphPrimitive(prim, weights, morph.setBase, morphed)] : [prim.positions];
+        for (const source of sources) {
+          skinPositions(prim, joints[prim.skin], positions, 0, source);
+          grow(prim.vertexCount);
+          if (!blended[p]) continue;
+          for (let v = 0; v < prim.vertexCount; v++) {
+            skinVertexDualQuaternion(records[prim.skin], prim.joints, prim.weights, v * prim.influences, prim.influences, source, v * 3, positions, v * 3);
+          }
           grow(prim.vertexCount);
         }
       });

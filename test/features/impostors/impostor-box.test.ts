@@ -11,7 +11,8 @@ const diagonal = (b: ArrayLike<number>) => Math.hypot(b[3] - b[0], b[4] - b[1], 
 /**
  * Every vertex of `character` at frame f of `frames` of each clip (f / frames of its duration),
  * posed by the exact glTF sampler (not the lookup tables impostorBox reads), skinned linearly and
- * with dual quaternions, unmorphed (as the bake draws it): 3 numbers per vertex.
+ * with dual quaternions, and morphed by the clip's weights (linearly skinned; a crowd with
+ * CrowdMorph bakes it so): 3 numbers per vertex.
  */
 function bakedVertices(character: Character, frames: number): Float64Array[] {
   const rig = character.rig;
@@ -19,8 +20,11 @@ function bakedVertices(character: Character, frames: number): Float64Array[] {
   const out: Float64Array[] = [];
   for (let clip = 0; clip < character.clipDurations.length; clip++) {
     for (let f = 0; f < frames; f++) {
-      poser.evaluate({ clipA: clip, timeA: (f / frames) * character.clipDurations[clip] });
+      const request = { clipA: clip, timeA: (f / frames) * character.clipDurations[clip] };
+      poser.evaluate(request);
       out.push(poser.positions(rig.primitives));
+      // Morphed by the clip's weights, as a crowd with CrowdMorph bakes it (the exact sampler's weights).
+      if (rig.morphs.length > 0) out.push(poser.positions(rig.primitives, poser.morphWeights(request)));
       for (const prim of rig.primitives) {
         const records = dualQuaternionJoints(poser.jointMatrices(prim.skin));
         out.push(skinPositionsDualQuaternion(prim, records, new Float64Array(prim.vertexCount * 3)));

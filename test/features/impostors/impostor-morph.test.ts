@@ -1,0 +1,62 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadCharacter, type Character } from '../../../src/character/character';
+import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
+import { boxSphere } from '../../../src/features/impostors/impostor-atlas';
+import { CrowdMorph } from '../../../src/features/morph/crowd-morph';
+import { distanceForPixels, projectionScale } from '../../../src/runtime/culling/cull-math';
+import { Crowd } from '../../../src/runtime/crowd';
+import { arrayBufferOf, assetToGlb, morphModel } from '../../helpers/gltf-builder';
+import { gpuSuite } from '../../helpers/gpu-suite';
+import { lookAt, overMesh, renderCrowd } from '../../helpers/render';
+
+const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
+const SIZE = 128;
+const FOV = 2 * Math.atan((Math.tan(0.45) * SIZE) / 1080);
+// 4 frames a clip (clip 'blink', 2 s: frame 3 at 1.5 s, its weights (0.6, 0.9)), 4 azimuths (180: a view cell, the side the triangle's winding faces), one row.
+const SMALL = { frames: 4, azimuths: 4, elevations: 1 };
+
+describe('impostor morph targets (GPU): a crowd with CrowdMorph bakes its clips\' morph weights', () => {
+  let device: GPUDevice | undefined;
+  let triangle: Character;
+  gpuSuite({}, (gpu) => { device = gpu.device; });
+  beforeAll(async () => { triangle = await loadCharacter(arrayBufferOf(assetToGlb(morphModel().builder.build()))); });
+
+  /** The morph model's triangle (clip 'blink' at 1.5 s, frozen) just past the switch from -z: as impostors, and as its mesh. */
+  async function draw(morphed: boolean): Promise<{ impostor: Uint8Array; mesh: Uint8Array }> {
+    const crowd = new Crowd(device!, triangle, TARGETS);
+    if (morphed) new CrowdMorph(crowd);
+    const impostors = new CrowdImpostors(crowd, SMALL);
+    crowd.add({ clipA: 'blink', timeA: 1.5, speedA: 0 });
+    const { centre, radius } = boxSphere(impostors.atlas.box);
+    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
+    const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
+    const eye: [number, number, number] = [centre[0], centre[1], centre[2] - d];
+    const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+    const frame = async (asImpostors: boolean) => {
+      impostors.enabled = asImpostors;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+      crowd.update(0);
+      const pixels = await renderCrowd(device!, crowd, viewProjection, SIZE);
+      expect((await crowd.readCullStats()).perLevel).toEqual(asImpostors ? [0, 1] : [1]); // one mesh level, then the impostors
+      return pixels;
+    };
+    const result = { impostor: await frame(true), mesh: await frame(false) };
+    crowd.destroy();
+    return result;
+  }
+
+  it('shows the clip\'s morphed shape at the switch; without CrowdMorph the unmorphed one, as its mesh', async (context) => {
+    if (!device) return context.skip();
+    const morphed = await draw(true);
+    const plain = await draw(false);
+    const here = overMesh(morphed.impostor, morphed.mesh);
+    const unmorphed = overMesh(plain.impostor, plain.mesh);
+    // Made-up violation: the atlas without the morph weights (the crowd's without CrowdMorph) against the morphed mesh.
+    const violation = overMesh(plain.impostor, morphed.mesh);
+    console.log(`morph targets at the switch: ${here.mean.toFixed(2)}/255 over ${here.pixels} pixels; without CrowdMorph ${unmorphed.mean.toFixed(2)}; the unmorphed atlas against the morphed mesh ${violation.mean.toFixed(2)}`);
+    expect(here.pixels).toBeGreaterThan(50);
+    expect(here.mean).toBeLessThanOrEqual(8);
+    expect(unmorphed.mean).toBeLessThanOrEqual(8);
+    expect(violation.mean).toBeGreaterThan(8);
+  }, 60_000);
+});
