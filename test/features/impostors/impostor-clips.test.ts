@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
-import { boxSphere } from '../../../src/features/impostors/impostor-atlas';
-import { distanceForPixels, projectionScale } from '../../../src/runtime/culling/cull-math';
 import { Crowd } from '../../../src/runtime/crowd';
 import { gpuSuite } from '../../helpers/gpu-suite';
-import { lookAt, overMesh, renderCrowd } from '../../helpers/render';
+import { cameraAtSwitch, SWITCH_VIEW } from '../../helpers/impostor-camera';
+import { overMesh, renderCrowd } from '../../helpers/render';
 
 const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
-// One Fox just past the switch as a 1080-pixel view at 0.9 rad sees it, on a 128-pixel target.
-const SIZE = 128;
-const FOV = 2 * Math.atan((Math.tan(0.45) * SIZE) / 1080);
+const SIZE = SWITCH_VIEW.size;
 // A small atlas: 4 frames a clip (the tested time a baked frame), 4 azimuths (90 degrees: a view cell), one row.
 const SMALL = { frames: 4, azimuths: 4, elevations: 1 };
 
@@ -43,11 +40,7 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
     const impostors = new CrowdImpostors(crowd, { ...SMALL, clips: ['Walk'] });
     const walk = fox.clipDurations[1];
     const id = crowd.add({ clipA: 'Walk', timeA: walk / 4, speedA: 1 });
-    const { centre, radius } = boxSphere(impostors.atlas.box);
-    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
-    const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
-    const eye: [number, number, number] = [centre[0] + d, centre[1], centre[2]]; // azimuth 90: a view cell
-    const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+    const { viewProjection, eye } = cameraAtSwitch(impostors, Math.PI / 2, 0); // azimuth 90: a view cell
     /** The frame drawn, the cull measuring it as a viewport `viewportHeight` pixels tall (half: twice past the switch). */
     const draw = async (asImpostors: boolean, viewportHeight = SIZE) => {
       impostors.enabled = asImpostors;

@@ -1,17 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCharacter, type Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
-import { boxSphere } from '../../../src/features/impostors/impostor-atlas';
 import { CrowdMorph } from '../../../src/features/morph/crowd-morph';
-import { distanceForPixels, projectionScale } from '../../../src/runtime/culling/cull-math';
 import { Crowd } from '../../../src/runtime/crowd';
 import { arrayBufferOf, assetToGlb, morphModel } from '../../helpers/gltf-builder';
 import { gpuSuite } from '../../helpers/gpu-suite';
-import { lookAt, overMesh, renderCrowd } from '../../helpers/render';
+import { cameraAtSwitch, SWITCH_VIEW } from '../../helpers/impostor-camera';
+import { overMesh, renderCrowd } from '../../helpers/render';
 
 const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
-const SIZE = 128;
-const FOV = 2 * Math.atan((Math.tan(0.45) * SIZE) / 1080);
+const SIZE = SWITCH_VIEW.size;
 // 4 frames a clip (clip 'blink', 2 s: frame 3 at 1.5 s, its weights (0.6, 0.9)), 4 azimuths (180: a view cell, the side the triangle's winding faces), one row.
 const SMALL = { frames: 4, azimuths: 4, elevations: 1 };
 
@@ -33,11 +31,7 @@ describe('impostor morph targets (GPU): a crowd with CrowdMorph bakes its clips\
       new CrowdMorph(crowd);
       expect(impostors.baked).toBe(false);
     }
-    const { centre, radius } = boxSphere(impostors.atlas.box);
-    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
-    const d = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(probe.viewProjection), SIZE) * 1.02;
-    const eye: [number, number, number] = [centre[0], centre[1], centre[2] - d];
-    const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
+    const { viewProjection, eye } = cameraAtSwitch(impostors, Math.PI, 0);
     const frame = async (asImpostors: boolean) => {
       impostors.enabled = asImpostors;
       crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
