@@ -1,3 +1,4 @@
+import { CpuPoser } from '../../anim/evaluate';
 import { dualQuaternionJoints, skinVertexDualQuaternion } from '../../anim/dual-quaternion';
 import { sampleLut, sampleMorphLut } from '../../anim/lut';
 import { morphPrimitive } from '../../anim/morph';
@@ -5,7 +6,6 @@ import { skinPositions } from '../../anim/skinning';
 import { resolveClip } from '../../bake/clip-names';
 import type { Character } from '../../character/character';
 import { show } from '../../math/show';
-import { createPose, jointMatrices, localToModel } from '../../math/pose';
 
 /**
  * ImpostorOptions.clips resolved against `character`: its clip indices in the order given (every
@@ -52,8 +52,8 @@ export const IMPOSTOR_BOX_MARGIN = 0.01;
 export function impostorBox(character: Character, frames: number, clips: readonly number[] = bakedClips(character, undefined)): Float64Array {
   const { rig, baked, clipDurations } = character;
   const box = Float64Array.of(Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity);
-  const pose = createPose(rig.nodes.count);
-  const model = new Float64Array(rig.nodes.count * 16);
+  // The CPU twin of the pose pass over the lookup tables (what the bake's pose pass reads).
+  const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
   const joints = rig.skins.map((skin) => new Float64Array(skin.joints.length * 16));
   const records = rig.skins.map((skin) => new Float64Array(skin.joints.length * 16));
   // Dual-quaternion skinning moves only vertices of two influences or more (one influence: exactly M v, as linear).
@@ -67,8 +67,9 @@ export function impostorBox(character: Character, frames: number, clips: readonl
   });
   const morph = baked.morph;
   const weights = new Float64Array(morph?.weightCount ?? 0);
-  const morphed = new Float64Array(Math.max(0, ...rig.primitives.map((p) => p.vertexCount)) * 3);
-  const positions = new Float64Array(Math.max(0, ...rig.primitives.map((p) => p.vertexCount)) * 3);
+  const largest = Math.max(0, ...rig.primitives.map((p) => p.vertexCount)) * 3;
+  const morphed = new Float64Array(largest);
+  const positions = new Float64Array(largest);
   const grow = (count: number) => {
     for (let v = 0; v < 3 * count; v += 3) {
       for (let c = 0; c < 3; c++) {
@@ -81,13 +82,9 @@ export function impostorBox(character: Character, frames: number, clips: readonl
   for (const clip of clips) {
     for (let frame = 0; frame < frames; frame++) {
       const time = (frame / frames) * clipDurations[clip];
-      sampleLut(baked, clip, time, pose);
+      poser.evaluate({ clipA: clip, timeA: time });
       if (morph) sampleMorphLut(baked, clip, time, weights);
-      localToModel(rig.nodes.parent, pose, model);
-      rig.skins.forEach((skin, s) => {
-        jointMatrices(skin.joints, skin.inverseBind, model, joints[s]);
-        dualQuaternionJoints(joints[s], records[s]);
-      });
+      rig.skins.forEach((_, s) => dualQuaternionJoints(poser.jointMatrices(s, joints[s]), records[s]));
       rig.primitives.forEach((prim, p) => {
         // The unmorphed mesh (a crowd without CrowdMorph bakes it), then the morphed one.
         const sources = morph && prim.morph ? [prim.positions, morphPrimitive(prim, weights, morph.setBase, morphed)] : [prim.positions];
