@@ -260,6 +260,22 @@ export class Crowd extends CrowdCamera {
     this.features.draw(pass, viewProjection, this.view.frameShadow);
   }
 
+  /**
+   * @internal The features' draws alone (impostors), with the skin pass's camera, lights and
+   * shadow set as draw() sets them: for a crowd whose meshes another renderer draws from its
+   * lists (crowd-skin/three's shading 'three'), after that renderer's pass.
+   */
+  drawFeatures(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
+    this.passes.bindSkin(this.store, this.features.vertexWeights);
+    this.view.prepareSkin(this.passes.skin, viewProjection);
+    this.features.draw(pass, viewProjection, this.view.frameShadow);
+  }
+
+  /** @internal Draw calls the features' draws record (drawFeatures): 0 while no feature draws. */
+  get featureDrawCount(): number {
+    return this.features.drawCount;
+  }
+
   /** Frees the crowd's and its features' GPU buffers and pipelines; the crowd cannot be used afterwards. The device stays the caller's. */
   destroy(): void {
     this.passes.destroy();

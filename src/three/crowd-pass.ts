@@ -38,7 +38,10 @@ export class GpuCrowdPass {
     this.passDescriptor = { label: 'ThreeCrowdRenderer.crowds', colorAttachments: [this.colorAttachment], depthStencilAttachment: this.depthAttachment };
   }
 
-  /** Encodes and submits every crowd of `crowds` that `skip` does not hold (three draws those), seen by `camera`, after three's render. */
+  /**
+   * Encodes and submits every crowd of `crowds` that `skip` does not hold (three draws those), seen
+   * by `camera`, after three's render; of those three draws, the features' draws (impostors) alone.
+   */
   draw(crowds: readonly Crowd[], skip: ReadonlyMap<unknown, unknown>, camera: Camera, frameCamera: FrameCamera): void {
     this.bindAttachments();
     const viewProjection = frameCamera.afterRender(camera).elements;
@@ -52,7 +55,12 @@ export class GpuCrowdPass {
       crowd.encode(encoder);
     }
     const pass = encoder.beginRenderPass(this.passDescriptor);
-    for (let i = 0; i < crowds.length; i++) if (!skip.has(crowds[i])) crowds[i].draw(pass, viewProjection);
+    for (let i = 0; i < crowds.length; i++) {
+      const crowd = crowds[i];
+      // A crowd three draws (culled and posed before three's render) keeps its features' draws (impostors) for this pass.
+      if (!skip.has(crowd)) crowd.draw(pass, viewProjection);
+      else if (crowd.featureDrawCount > 0) crowd.drawFeatures(pass, viewProjection);
+    }
     pass.end();
     this.commandBuffers[0] = encoder.finish();
     // three submitted its pass in render(); ours follows it on the same queue.

@@ -93,6 +93,8 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
   /** The same, as arrays walked each frame (no iterator allocated per frame). */
   private readonly shadedCrowds: ThreeCrowd[] = [];
   private readonly shadings: (ThreeShading | ThreeGLShading)[] = [];
+  /** Crowds our pass leaves alone, lights too: three draws them, and no feature of theirs draws (impostors: drawn by our pass, Crowd.drawFeatures). */
+  private readonly threeOnly = { has: (crowd: Crowd): boolean => this.shaded.has(crowd) && !(crowd.featureDrawCount > 0) };
   /** The render call's camera, handed to every crowd each frame (culling, LOD). */
   private readonly frameCamera: FrameCamera;
   private readonly drawingBufferSize = new Vector2();
@@ -287,9 +289,9 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
       renderer.transparent = !split && transparent;
       renderer.render(scene, camera);
       renderer.transparent = transparent;
-      if (this.crowds.length > this.shaded.size) {
+      if (this.crowds.length > this.shaded.size || this.shadedFeatureDraws()) {
         // three's render updated the camera: WebGPU clip space, world matrices of this frame.
-        this.sceneLights?.update(scene, camera, this.crowds as Crowd[], this.shaded);
+        this.sceneLights?.update(scene, camera, this.crowds as Crowd[], this.threeOnly);
         this.pass!.draw(this.crowds as Crowd[], this.shaded, camera, this.frameCamera);
       }
       if (split) this.renderTransparent(scene, camera);
@@ -309,6 +311,18 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
     this.output.dispose();
     this.target.depthTexture?.dispose();
     this.target.dispose();
+  }
+
+  /**
+   * Whether a crowd three draws (WebGPU) has features our pass draws after three's (impostors):
+   * then our pass runs, in three's depth buffer, whose conventions are checked here (named).
+   */
+  private shadedFeatureDraws(): boolean {
+    if (!this.gpu) return false;
+    let any = false;
+    for (let i = 0; i < this.shadedCrowds.length; i++) if ((this.shadedCrowds[i] as Crowd).featureDrawCount > 0) any = true;
+    if (any) checkDepthConventions(this.renderer, "a crowd with { shading: 'three' } has CrowdImpostors, which our own pass draws after three's");
+    return any;
   }
 
   /** Draws `crowd` through three from now on (its three side: `shading`). */

@@ -7,17 +7,22 @@ import type { Renderer } from 'three/webgpu';
 
 const PREFIX = 'crowd-skin/three';
 
-/** A crowd drawn by our own pass (shading 'crowd') tests depth with `less` on z in [0, 1] in three's depth buffer: three must agree. */
-export function checkDepthConventions(renderer: Renderer): void {
+/**
+ * A crowd drawn by our own pass (shading 'crowd', or the impostors of a crowd of shading 'three':
+ * `impostors` then says so) tests depth with `less` on z in [0, 1] in three's depth buffer: three must agree.
+ */
+export function checkDepthConventions(renderer: Renderer, impostors?: string): void {
+  // A crowd three draws whose impostors our pass draws cannot turn to shading 'three' for them: say what to turn off instead.
+  const instead = (setting: string) => impostors ? `${impostors}: create the renderer without ${setting}, or draw this crowd without impostors (impostors.enabled = false, or no CrowdImpostors)`
+    : `create the renderer without ${setting}, or make the crowd with { shading: 'three' }, which three draws with its own depth`;
   if (renderer.reversedDepthBuffer) {
     throw new Error(`${PREFIX}: the renderer was made with { reversedDepthBuffer: true } (near = 1, depth test 'greater'); ` +
       "a crowd drawn by its own pass tests depth with 'less' on standard depth, so it cannot share a reversed depth buffer yet (its pipelines would need " +
-      "the reversed test and projection): create the renderer without reversedDepthBuffer, or make the crowd with { shading: 'three' }, which three draws with its own depth");
+      `the reversed test and projection): ${instead('reversedDepthBuffer')}`);
   }
   if (renderer.logarithmicDepthBuffer) {
     throw new Error(`${PREFIX}: the renderer was made with { logarithmicDepthBuffer: true }, which writes a logarithmic depth from three's fragment shaders; ` +
-      "a crowd drawn by its own pass writes the rasterised clip-space depth, so the two would not compare: create the renderer without logarithmicDepthBuffer, " +
-      "or make the crowd with { shading: 'three' }, which three draws with its own depth");
+      `a crowd drawn by its own pass writes the rasterised clip-space depth, so the two would not compare: ${instead('logarithmicDepthBuffer')}`);
   }
 }
 

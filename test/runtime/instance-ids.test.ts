@@ -100,7 +100,7 @@ const TAKES_ID: Record<string, StaleCall> = {
 
 /** Public methods that take no instance id (instances, if any, are added or reported, not named). */
 const NO_ID = [
-  'Crowd.install', 'Crowd.hasFeature', 'Crowd.restore', 'Crowd.add', 'Crowd.addMany', 'Crowd.clear', 'Crowd.createMask', 'Crowd.update', 'Crowd.encode', 'Crowd.draw', 'Crowd.destroy',
+  'Crowd.install', 'Crowd.hasFeature', 'Crowd.restore', 'Crowd.add', 'Crowd.addMany', 'Crowd.clear', 'Crowd.createMask', 'Crowd.update', 'Crowd.encode', 'Crowd.draw', 'Crowd.drawFeatures', 'Crowd.destroy',
   'Crowd.readCullStats', 'Crowd.forceLodLevel', 'Crowd.setCamera', 'Crowd.clearCamera', 'Crowd.setCasterCamera', 'Crowd.setLights',
   'Crowd.detach', 'Crowd.attachmentRecords', 'Crowd.setClipEvents', 'Crowd.clipEvents', 'Crowd.onEvent',
   'CrowdProps.detach', 'CrowdProps.records', 'CrowdMorph.target', 'CrowdAppearance.partMask',

@@ -14,13 +14,16 @@
  * default atlas's cells); samples 1 or 4 (default 4); frames baked a clip (default 4: the view
  * cells, not the frames, are what this measures). IMPOSTOR_OPTIONS (JSON) adds CrowdImpostors
  * options; MODEL (a .glb path, default the Fox's) and CLIP (its clip index, default 1) measure
- * another character. Prints one line a view and frame, then the means.
+ * another character. DUMP (a folder) writes each view and frame's two images there as raw RGBA
+ * (`<azimuth>_<elevation>_<frame>_{impostor,mesh}_<samples>.rgba`, SIZE x SIZE, top row first), to
+ * compare across sample counts or look at. Prints one line a view and frame, then the means.
  */
 import { CrowdImpostors } from '../../src/features/impostors/crowd-impostors';
 import { boxSphere } from '../../src/features/impostors/impostor-atlas';
 import { distanceForPixels, projectionScale } from '../../src/runtime/culling/cull-math';
 import { Crowd } from '../../src/runtime/crowd';
 import { mat4 } from 'wgpu-matrix';
+import { writeFileSync } from 'node:fs';
 import { openNodeDevice } from '../gpu-poser';
 import { characterFromFile } from './ours';
 import { CROWD_MODEL } from './sections/context';
@@ -101,6 +104,7 @@ for (let frame = 0; frame < 2; frame++) {
       crowd.update(0);
       images.push(await render(viewProjection));
     }
+    if (process.env.DUMP) for (const [k, image] of images.entries()) writeFileSync(`${process.env.DUMP}/${az}_${el}_${frame}_${k ? 'mesh' : 'impostor'}_${samples}.rgba`, image);
     const m = measure(images[0], images[1]);
     results.push(m);
     console.log(`azimuth ${az} elevation ${el} frame ${frame}: ${m.mean.toFixed(2)} over ${m.pixels} pixels (border ${m.border.toFixed(2)}, interior ${m.interior.toFixed(2)}); coverage ${m.alpha.toFixed(2)}, colour where all covered ${m.full.toFixed(2)}`);

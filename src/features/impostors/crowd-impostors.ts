@@ -157,8 +157,9 @@ export class CrowdImpostors implements CrowdFeature {
     return this.grid.band;
   }
 
-  /** Draw calls draw() records (all indirect): the impostors, and with a band its impostors and one per mesh primitive for its meshes. */
+  /** Draw calls draw() records (all indirect): the impostors, and with a band its impostors and one per mesh primitive for its meshes; none while not enabled. */
   get drawCount(): number {
+    if (!this.on) return 0;
     return this.grid.band > 0 ? 2 + this.kernel.draws.mesh.primitives.length : 1;
   }
 

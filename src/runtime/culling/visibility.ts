@@ -196,11 +196,16 @@ export class Visibility {
    * through the cull pass's lists after a culled frame, else every instance.
    */
   draw(pass: GPURenderPassEncoder, skin: SkinPass, count: number, viewProjection: ArrayLike<number>): void {
+    this.prepareSkin(skin, viewProjection);
+    if (this.culledFrame) skin.drawIndirect(pass, this.cullPass);
+    else skin.draw(pass, count);
+  }
+
+  /** The skin pass's shadow map, camera and lights for this frame's draws (draw's first step; the features' draws read them too: the band's meshes). */
+  prepareSkin(skin: SkinPass, viewProjection: ArrayLike<number>): void {
     const shadow = this.frameShadow;
     skin.setShadowMap(shadow?.view, shadow?.lightViewProjection, shadow?.mapSize, this.shadow.strength);
     skin.update(viewProjection);
-    if (this.culledFrame) skin.drawIndirect(pass, this.cullPass);
-    else skin.draw(pass, count);
   }
 
   /** The cull counts of a recent frame (see Crowd.cullStats); without a culled frame, every instance at level 0. */
