@@ -67,9 +67,9 @@ export async function arrange(page: Page, shot: Shot, name: string, arrangement:
 /**
  * A three.js box between the camera and a Fox hides it (the Fox posed at its clips' time 0): with
  * the box in front, the Fox's pixels (a Fox alone against the scene without it, less one pixel of
- * anti-aliased edge) must look as
- * the box alone does, and unlike the Fox alone. Leaves the example paused in the last
- * arrangement; returns the Fox's mask and its screenshot alone for further checks.
+ * anti-aliased edge) must look as the box alone does, and unlike the Fox alone. Leaves the
+ * example paused in the last arrangement; returns the Fox's mask and its screenshot alone for
+ * further checks.
  */
 export async function expectBoxInFrontHidesFox(page: Page, shot: Shot): Promise<{ fox: Mask; foxAlone: Image }> {
   // One pose every run (its walk and run at time 0, as the page's clock will not move them once
