@@ -142,8 +142,14 @@ fn impostorClip(c: u32) -> bool {
 }
 
 // Whether the impostors have every clip instance `slot` shows (impostor.wgsl dissolves clip A
-// into clip B by the blend, clamped to [0, 1]): clip A below a blend of 1, clip B above 0.
+// into clip B by the blend, clamped to [0, 1]): clip A below a blend of 1, clip B above 0. A
+// layered instance (a layer stack: its override and additive layers, masked, over the base) is
+// not: the atlas holds the clips alone (a full-weight override layer's pose drawn as the base
+// clip's impostor differed from its mesh by 61/255), so it stays a mesh.
 fn impostorShows(slot: u32) -> bool {
+  if (slot >= params.plainCount) {
+    return false;
+  }
   let r = instances[slot];
   return (r.blend >= 1.0 || impostorClip(r.clipA)) && (r.blend <= 0.0 || impostorClip(r.clipB));
 }

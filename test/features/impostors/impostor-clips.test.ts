@@ -77,6 +77,16 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
       expect(stats.perLevel.at(-1), JSON.stringify(animation)).toBe(impostorCount);
       expect(pixels.some((v, i) => i % 4 !== 3 && v > 0), 'drawn either way').toBe(true);
     }
+    // A layered instance (a layer stack over its clips: Survey overriding Walk) is a mesh at any
+    // distance: the atlas holds the clips alone (drawn as Walk's impostor it differed from its mesh
+    // by 61/255). Without its layers it is an impostor again.
+    crowd.setAnimation(id, { clipA: 'Walk', timeA: 0, speedA: 1, blend: 0 });
+    crowd.setLayers(id, { layers: [{ clip: 'Survey', weight: 1 }] });
+    const layered = await draw(true);
+    expect(layered.stats.visible).toBe(1);
+    expect(layered.stats.perLevel.at(-1), 'a layered instance drawn as an impostor (its layers lost)').toBe(0);
+    crowd.setLayers(id, null);
+    expect((await draw(true)).stats.perLevel.at(-1), 'a plain instance again, past the switch').toBe(1);
     // The clips changed at run time: refused by name (nothing changed), the same list changes
     // nothing, another lays the atlas out again and bakes it at the next update.
     expect(() => { impostors.clips = ['Walk', 'Walk']; }).toThrow(/impostors\.clips names clip 1 \("Walk"\) twice/);
