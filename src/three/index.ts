@@ -282,14 +282,16 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
     const previousFace = renderer.getActiveCubeFace();
     const previousMip = renderer.getActiveMipmapLevel();
     const { transparent } = renderer;
-    const split = this.transparentAfterCrowds && transparent && this.crowds.length > this.shaded.size;
+    // Our pass runs for crowds of shading 'crowd', and for the impostors of those three draws.
+    const ours = this.crowds.length > this.shaded.size || this.shadedFeatureDraws();
+    const split = this.transparentAfterCrowds && transparent && ours;
     this.poseShadedCrowds(scene, camera);
     renderer.setRenderTarget(this.target);
     try {
       renderer.transparent = !split && transparent;
       renderer.render(scene, camera);
       renderer.transparent = transparent;
-      if (this.crowds.length > this.shaded.size || this.shadedFeatureDraws()) {
+      if (ours) {
         // three's render updated the camera: WebGPU clip space, world matrices of this frame.
         this.sceneLights?.update(scene, camera, this.crowds as Crowd[], this.threeOnly);
         this.pass!.draw(this.crowds as Crowd[], this.shaded, camera, this.frameCamera);
