@@ -27,6 +27,7 @@ const ARGS_IMPOSTOR_WORDS: u32 = 5u;
 const IMPOSTOR_VERTICES: u32 = 6u;
 const IMPOSTOR_CHUNK: u32 = 4096u;
 const IMPOSTOR_CLIPS: u32 = 1024u;
+const SLOT_MESH_ONLY: u32 = 0x80000000u;
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_LOD: u32 = 2u;
 const CULL_ANIMATION_LOD: u32 = 4u;
@@ -147,7 +148,9 @@ fn impostorClip(c: u32) -> bool {
 // not: the atlas holds the clips alone (a full-weight override layer's pose drawn as the base
 // clip's impostor differed from its mesh by 61/255), so it stays a mesh.
 fn impostorShows(slot: u32) -> bool {
-  if (slot >= params.plainCount) {
+  // Nor is an instance holding a prop (its slot stamp's SLOT_MESH_ONLY bit: the props are placed
+  // on the mesh lists' instances alone, and the atlas has none).
+  if (slot >= params.plainCount || (stamps[slot] & SLOT_MESH_ONLY) != 0u) {
     return false;
   }
   let r = instances[slot];

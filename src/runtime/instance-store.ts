@@ -147,6 +147,8 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
   private readonly freeHandles: number[] = [];
   /** Per handle: the generation of its instance (live) or of the next one (free); generationLimit once retired. */
   private generations = new Uint32Array(0);
+  /** Per handle, 1 while its instance may not be drawn as an impostor (setMeshOnly); the slot's stamp carries it. */
+  private meshOnly = new Uint8Array(0);
   private readonly generationLimit: number;
   /** Handles retired for good (their generation reached generationLimit). */
   private retired = 0;
@@ -342,7 +344,7 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
     const handle = this.freeHandles.pop()!;
     this.setSlotOf(handle, slot);
     this.handleOf[slot] = handle;
-    this.stamps.renew(slot);
+    this.stamps.renew(slot, this.meshOnly[handle] === 1);
     this.records.setLayerStack(slot, LAYERS_NONE);
     for (const data of this.extras) data.reset(slot);
     return handle;
@@ -452,6 +454,28 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
   /** Whether `handle` (not an id: see hasId) holds a live instance. */
   has(handle: number): boolean {
     return Number.isInteger(handle) && handle >= 0 && handle < this.slotOf.length && this.slotOf[handle] >= 0;
+  }
+
+  /**
+   * Whether instance `handle` may be drawn only as a mesh (never as an impostor: it holds a prop,
+   * CrowdProps). The flag follows the instance through slot moves, in its slot stamp's top bit
+   * (SLOT_MESH_ONLY), which the cull pass reads; a removed instance's handle drops it.
+   */
+  setMeshOnly(handle: number, on: boolean): void {
+    const slot = this.slot(handle);
+    if ((this.meshOnly[handle] === 1) === on) return;
+    this.meshOnly[handle] = on ? 1 : 0;
+    this.stamps.renew(slot, on);
+  }
+
+  /** The handle of the instance in live slot `slot` (in [0, count)). */
+  handleAtSlot(slot: number): number {
+    return this.handleOf[slot];
+  }
+
+  /** Whether instance `handle` is drawn only as a mesh (setMeshOnly). */
+  isMeshOnly(handle: number): boolean {
+    return this.meshOnly[handle] === 1;
   }
 
   /** Stack record index of instance `handle`, or LAYERS_NONE when it is plain. */
@@ -572,8 +596,8 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
     if (from === to) return;
     this.records.move(from, to);
     for (const data of this.extras) data.move(from, to);
-    this.stamps.renew(to);
     const handle = this.handleOf[from];
+    this.stamps.renew(to, this.meshOnly[handle] === 1);
     this.handleOf[to] = handle;
     this.setSlotOf(handle, to);
     const stack = this.records.layerStack(to);
@@ -585,10 +609,10 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
     if (a === b) return;
     this.records.swap(a, b);
     for (const data of this.extras) data.swap(a, b);
-    this.stamps.renew(a);
-    this.stamps.renew(b);
     const ha = this.handleOf[a];
     const hb = this.handleOf[b];
+    this.stamps.renew(a, this.meshOnly[hb] === 1);
+    this.stamps.renew(b, this.meshOnly[ha] === 1);
     this.handleOf[a] = hb;
     this.setSlotOf(hb, a);
     this.handleOf[b] = ha;
@@ -602,6 +626,7 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
   /** Frees `handle` of a removed instance under its next generation, or retires it when that would reach the limit. */
   private release(handle: number): void {
     this.setSlotOf(handle, -1);
+    this.meshOnly[handle] = 0;
     const next = this.generations[handle] + 1;
     this.generations[handle] = next;
     if (next < this.generationLimit) this.freeHandles.push(handle);
@@ -637,6 +662,9 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
     const generations = new Uint32Array(count);
     generations.set(this.generations);
     this.generations = generations;
+    const meshOnly = new Uint8Array(count);
+    meshOnly.set(this.meshOnly);
+    this.meshOnly = meshOnly;
     this.slotsDirtyStart = 0;
     this.slotsDirtyEnd = grown.length;
     for (let h = count - 1; h >= first; h--) this.freeHandles.push(h);

@@ -32,6 +32,8 @@ export const INSTANCE = {
   rateHiB: 108, //  u32: high word
 } as const;
 export const LAYERS_NONE = 0xffffffff;
+/** The top bit of a slot's stamp (SlotStamps): its instance is never routed to the impostors (it holds a prop: InstanceStore.setMeshOnly). */
+export const SLOT_MESH_ONLY = 0x80000000;
 
 /** One layer of a stack (shaders/pose.wgsl `Layer`); times advance like the instance's (phase, speed, rate as there). */
 export const LAYER = {

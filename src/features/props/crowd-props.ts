@@ -118,6 +118,7 @@ export class CrowdProps implements CrowdFeature {
     const id = this.nextId++;
     this.attachments.set(id, attachment);
     this.list.push(attachment);
+    this.markHolders();
     return id;
   }
 
@@ -127,6 +128,7 @@ export class CrowdProps implements CrowdFeature {
     destroyGpu(attachment);
     this.attachments.delete(id);
     this.list.splice(this.list.indexOf(attachment), 1);
+    this.markHolders();
   }
 
   /** Chooses the instances that get attachment `id`'s prop (undefined: every instance). */
@@ -135,6 +137,26 @@ export class CrowdProps implements CrowdFeature {
     const selection = instances === undefined ? null : this.checkInstances(this.kernel.store, instances);
     attachment.selection = selection;
     attachment.gpu?.pass.setSelection(selection && [...selection]);
+    this.markHolders();
+  }
+
+  /** CrowdFeature: a new instance holds the props attached to every instance, so it stays a mesh (markHolders). */
+  added(handle: number): void {
+    if (this.list.some((a) => a.selection === null)) this.kernel.store.setMeshOnly(handle, true);
+  }
+
+  /**
+   * Marks the instances holding a prop as drawn only as meshes (InstanceStore.setMeshOnly: the
+   * cull pass never routes them to CrowdImpostors, whose atlas has no props, and the props are
+   * placed on the mesh lists' instances alone). On attachment changes, not per frame: O(instances).
+   */
+  private markHolders(): void {
+    const store = this.kernel.store;
+    const every = this.list.some((a) => a.selection === null);
+    for (let slot = 0; slot < store.count; slot++) {
+      const handle = store.handleAtSlot(slot);
+      store.setMeshOnly(handle, every || this.list.some((a) => a.selection!.has(handle)));
+    }
   }
 
   /** CrowdFeature: takes a removed instance out of every selection (its handle may be reused by another instance). */

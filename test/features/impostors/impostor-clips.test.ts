@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
+import { CrowdProps } from '../../../src/features/props/crowd-props';
 import { Crowd } from '../../../src/runtime/crowd';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { cameraAtSwitch, SWITCH_VIEW } from '../../helpers/impostor-camera';
@@ -11,7 +12,7 @@ const SIZE = SWITCH_VIEW.size;
 // A small atlas: 4 frames a clip (the tested time a baked frame), 4 azimuths (90 degrees: a view cell), one row.
 const SMALL = { frames: 4, azimuths: 4, elevations: 1 };
 
-describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an instance showing another stays a mesh', () => {
+describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an instance showing another, layered or holding a prop stays a mesh', () => {
   let device: GPUDevice | undefined;
   let fox: Character;
   gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
@@ -87,6 +88,30 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
     expect(layered.stats.perLevel.at(-1), 'a layered instance drawn as an impostor (its layers lost)').toBe(0);
     crowd.setLayers(id, null);
     expect((await draw(true)).stats.perLevel.at(-1), 'a plain instance again, past the switch').toBe(1);
+    // An instance holding a prop is a mesh at any distance: the props are placed on the mesh lists'
+    // instances and the atlas has none (drawn as its impostor, the prop was lost: 169 pixels drawn
+    // against the mesh's 221 with it). The flag follows the instance when removing another moves
+    // it to another slot, and new instances take an every-instance attachment's.
+    const props = new CrowdProps(crowd);
+    const head = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
+    const held = props.attach(fox, { joint: 'b_Head_05', offset: head, instances: [id] });
+    const withProp = await draw(true);
+    expect(withProp.stats.perLevel.at(-1), 'an instance holding a prop drawn as an impostor (its prop lost)').toBe(0);
+    const plainMesh = await draw(false);
+    expect(overMesh(withProp.pixels, plainMesh.pixels).mean, 'the prop is drawn as on the mesh').toBe(0);
+    props.setInstances(held, []);
+    expect((await draw(true)).stats.perLevel.at(-1), 'without the prop, an impostor again').toBe(1);
+    props.setInstances(held, undefined);
+    const other = crowd.add({ clipA: 'Walk', timeA: 0, speedA: 1 });
+    const every = (await draw(true)).stats;
+    expect([every.visible, every.perLevel.at(-1)], 'the prop on every instance, new ones too: both meshes').toEqual([2, 0]);
+    props.setInstances(held, [other]);
+    crowd.remove(id); // `other` moves into slot 0
+    expect((await draw(true)).stats.perLevel.at(-1), 'the holder lost its flag when it moved to another slot').toBe(0);
+    props.detach(held);
+    expect((await draw(true)).stats.perLevel.at(-1)).toBe(1);
+    crowd.remove(other);
+    const walker = crowd.add({ clipA: 'Walk', timeA: walk / 4, speedA: 1 });
     // The clips changed at run time: refused by name (nothing changed), the same list changes
     // nothing, another lays the atlas out again and bakes it at the next update.
     expect(() => { impostors.clips = ['Walk', 'Walk']; }).toThrow(/impostors\.clips names clip 1 \("Walk"\) twice/);
@@ -98,7 +123,7 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
     impostors.clips = ['Walk', 'Run'];
     expect([impostors.clips, impostors.baked, impostors.atlas.frames * 2]).toEqual([[1, 2], false, 8]);
     expect(impostors.atlas.box).not.toEqual(walkBox); // the Run's reach too
-    crowd.setAnimation(id, { clipA: 'Walk', timeA: 0, speedA: 1, clipB: 'Run', timeB: 0, speedB: 1, blend: 0.5 });
+    crowd.setAnimation(walker, { clipA: 'Walk', timeA: 0, speedA: 1, clipB: 'Run', timeB: 0, speedB: 1, blend: 0.5 });
     const both = await draw(true, SIZE / 2); // the switch moved with the box: well past it
     expect(impostors.baked).toBe(true);
     expect(both.stats.perLevel.at(-1)).toBe(1); // the blend into Run: an impostor now
