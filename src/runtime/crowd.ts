@@ -253,10 +253,8 @@ export class Crowd extends CrowdCamera {
    * written to a uniform buffer, so one crowd draws with one camera per submitted frame.
    */
   draw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
-    if (typeof pass?.drawIndexed !== 'function') throw new TypeError(`pass must be a GPURenderPassEncoder, got ${show(pass)}`);
-    checkNumbers(viewProjection, 16, 'viewProjection');
-    this.passes.bindSkin(this.store, this.features.vertexWeights);
-    this.view.draw(pass, this.passes.skin, this.store.count, viewProjection);
+    this.prepareDraw(pass, viewProjection);
+    this.view.draw(pass, this.passes.skin, this.store.count);
     this.features.draw(pass, viewProjection, this.view.frameShadow);
   }
 
@@ -266,9 +264,16 @@ export class Crowd extends CrowdCamera {
    * lists (crowd-skin/three's shading 'three'), after that renderer's pass.
    */
   drawFeatures(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
+    this.prepareDraw(pass, viewProjection);
+    this.features.draw(pass, viewProjection, this.view.frameShadow);
+  }
+
+  /** draw()'s and drawFeatures()'s first step: the arguments checked, the skin pass bound and given the frame's camera, lights and shadow map. */
+  private prepareDraw(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>): void {
+    if (typeof pass?.drawIndexed !== 'function') throw new TypeError(`pass must be a GPURenderPassEncoder, got ${show(pass)}`);
+    checkNumbers(viewProjection, 16, 'viewProjection');
     this.passes.bindSkin(this.store, this.features.vertexWeights);
     this.view.prepareSkin(this.passes.skin, viewProjection);
-    this.features.draw(pass, viewProjection, this.view.frameShadow);
   }
 
   /** @internal Draw calls the features' draws record (drawFeatures): 0 while no feature draws. */

@@ -192,16 +192,15 @@ export class Visibility {
   }
 
   /**
-   * Records the crowd's draws with camera `viewProjection`, the shadow map of the frame sampled:
-   * through the cull pass's lists after a culled frame, else every instance.
+   * Records the crowd's draws with the skin pass as prepareSkin set it (camera, shadow map of the
+   * frame): through the cull pass's lists after a culled frame, else every instance.
    */
-  draw(pass: GPURenderPassEncoder, skin: SkinPass, count: number, viewProjection: ArrayLike<number>): void {
-    this.prepareSkin(skin, viewProjection);
+  draw(pass: GPURenderPassEncoder, skin: SkinPass, count: number): void {
     if (this.culledFrame) skin.drawIndirect(pass, this.cullPass);
     else skin.draw(pass, count);
   }
 
-  /** The skin pass's shadow map, camera and lights for this frame's draws (draw's first step; the features' draws read them too: the band's meshes). */
+  /** The skin pass's shadow map, camera and lights for this frame's draws (before draw(); the features' draws read them too: the band's meshes). */
   prepareSkin(skin: SkinPass, viewProjection: ArrayLike<number>): void {
     const shadow = this.frameShadow;
     skin.setShadowMap(shadow?.view, shadow?.lightViewProjection, shadow?.mapSize, this.shadow.strength);
