@@ -3,6 +3,12 @@ import { boxSphere } from '../../src/features/impostors/impostor-atlas';
 import { distanceForPixels, projectionScale } from '../../src/runtime/culling/cull-math';
 import { lookAt } from './render';
 
+/** The impostor GPU tests' crowd targets (8-bit colour read back, a depth buffer). */
+export const IMPOSTOR_TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
+
+/** A small atlas that bakes in a moment: 4 frames a clip (the tested times baked frames), 4 azimuths (90 and 180 degrees: view cells), one row. */
+export const SMALL_ATLAS = { frames: 4, azimuths: 4, elevations: 1 } as const;
+
 /** The impostor tests' view: a 128-pixel target whose field of view puts the camera as far from a character at the switch as a 1080-pixel view at 0.9 rad does. */
 export const SWITCH_VIEW: { readonly size: number; readonly fovY: number } = { size: 128, fovY: 2 * Math.atan((Math.tan(0.45) * 128) / 1080) };
 

@@ -18,7 +18,7 @@ import { distanceForPixels, projectionScale } from '../../src/runtime/culling/cu
 import { testCharacter } from '../helpers/character';
 import { openTestDevice } from '../helpers/gpu';
 import { lookAt, overMesh } from '../helpers/render';
-import { SWITCH_VIEW } from '../helpers/impostor-camera';
+import { SMALL_ATLAS, SWITCH_VIEW } from '../helpers/impostor-camera';
 import { coveredPixels, renderPicture } from '../helpers/three-scene';
 
 Object.assign(globalThis, { self: globalThis, requestAnimationFrame: () => 1, cancelAnimationFrame: () => {} });
@@ -37,7 +37,7 @@ async function stage(options: { logarithmicDepthBuffer?: boolean } = {}) {
   const fox = await testCharacter('Fox');
   const crowd = crowds.createCrowd(fox, { capacity: 2, shading: 'three' });
   // A small atlas (4 frames, 4 azimuths on the horizon) bakes in a moment; azimuth 90 is a view cell.
-  const impostors = new CrowdImpostors(crowd, { frames: 4, azimuths: 4, elevations: 1 });
+  const impostors = new CrowdImpostors(crowd, SMALL_ATLAS);
   // Clip 1 at a baked frame (a quarter cycle), the Fox at the origin in its own frame.
   crowd.setPlacement(crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 0 }), 0, 0, 0, 0, 1);
   const scene = new Scene();

@@ -4,13 +4,10 @@ import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors'
 import { CrowdProps } from '../../../src/features/props/crowd-props';
 import { Crowd } from '../../../src/runtime/crowd';
 import { gpuSuite } from '../../helpers/gpu-suite';
-import { cameraAtSwitch, SWITCH_VIEW } from '../../helpers/impostor-camera';
+import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
 import { overMesh, renderCrowd } from '../../helpers/render';
 
-const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 const SIZE = SWITCH_VIEW.size;
-// A small atlas: 4 frames a clip (the tested time a baked frame), 4 azimuths (90 degrees: a view cell), one row.
-const SMALL = { frames: 4, azimuths: 4, elevations: 1 };
 
 describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an instance showing another, layered or holding a prop stays a mesh', () => {
   let device: GPUDevice | undefined;
@@ -19,7 +16,7 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
 
   it('refuses clips that are not the character\'s, each once, by name; nothing is installed then', (context) => {
     if (!device) return context.skip();
-    const crowd = new Crowd(device, fox, TARGETS);
+    const crowd = new Crowd(device, fox, IMPOSTOR_TARGETS);
     const cases: [unknown, RegExp][] = [
       ['Walk', /impostors\.clips must be an array of clip names or indices, got "Walk"/],
       [[], /impostors\.clips must name at least one clip/],
@@ -28,7 +25,7 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
       [[1, 'Walk'], /impostors\.clips names clip 1 \("Walk"\) twice/],
     ];
     for (const [clips, message] of cases) expect(() => new CrowdImpostors(crowd, { clips } as never)).toThrow(message);
-    const impostors = new CrowdImpostors(crowd, { ...SMALL, clips: ['Run', 0] });
+    const impostors = new CrowdImpostors(crowd, { ...SMALL_ATLAS, clips: ['Run', 0] });
     expect(impostors.clips).toEqual([2, 0]);
     expect(impostors.atlas.frames * impostors.clips.length).toBe(8);
     crowd.destroy();
@@ -36,9 +33,9 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
 
   it('routes an instance to the impostors only while every clip it shows is baked, and shows that clip from its place in the atlas', async (context) => {
     if (!device) return context.skip();
-    const crowd = new Crowd(device, fox, TARGETS);
+    const crowd = new Crowd(device, fox, IMPOSTOR_TARGETS);
     // Walk alone: its box (no Survey or Run reach) and its frames at the atlas's slot 0 (Walk is clip 1).
-    const impostors = new CrowdImpostors(crowd, { ...SMALL, clips: ['Walk'] });
+    const impostors = new CrowdImpostors(crowd, { ...SMALL_ATLAS, clips: ['Walk'] });
     const walk = fox.clipDurations[1];
     const id = crowd.add({ clipA: 'Walk', timeA: walk / 4, speedA: 1 });
     const { viewProjection, eye } = cameraAtSwitch(impostors, Math.PI / 2, 0); // azimuth 90: a view cell

@@ -5,13 +5,10 @@ import { CrowdMorph } from '../../../src/features/morph/crowd-morph';
 import { Crowd } from '../../../src/runtime/crowd';
 import { arrayBufferOf, assetToGlb, morphModel } from '../../helpers/gltf-builder';
 import { gpuSuite } from '../../helpers/gpu-suite';
-import { cameraAtSwitch, SWITCH_VIEW } from '../../helpers/impostor-camera';
+import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
 import { overMesh, renderCrowd } from '../../helpers/render';
 
-const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 const SIZE = SWITCH_VIEW.size;
-// 4 frames a clip (clip 'blink', 2 s: frame 3 at 1.5 s, its weights (0.6, 0.9)), 4 azimuths (180: a view cell, the side the triangle's winding faces), one row.
-const SMALL = { frames: 4, azimuths: 4, elevations: 1 };
 
 describe('impostor morph targets (GPU): a crowd with CrowdMorph bakes its clips\' morph weights', () => {
   let device: GPUDevice | undefined;
@@ -21,9 +18,10 @@ describe('impostor morph targets (GPU): a crowd with CrowdMorph bakes its clips\
 
   /** The morph model's triangle (clip 'blink' at 1.5 s, frozen) just past the switch from -z: as impostors, and as its mesh. */
   async function draw(morphed: 'before' | 'after' | false): Promise<{ impostor: Uint8Array; mesh: Uint8Array }> {
-    const crowd = new Crowd(device!, triangle, TARGETS);
+    const crowd = new Crowd(device!, triangle, IMPOSTOR_TARGETS);
     if (morphed === 'before') new CrowdMorph(crowd);
-    const impostors = new CrowdImpostors(crowd, SMALL);
+    // 4 frames a clip (clip 'blink', 2 s: frame 3 at 1.5 s, its weights (0.6, 0.9)), 4 azimuths (180: a view cell, the side the triangle's winding faces).
+    const impostors = new CrowdImpostors(crowd, SMALL_ATLAS);
     crowd.add({ clipA: 'blink', timeA: 1.5, speedA: 0 });
     if (morphed === 'after') {
       // CrowdMorph installed after the bake: the crowd's passes are made again and the atlas with them.
