@@ -146,6 +146,15 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
   private clock = 0;
   /** dt of the update not yet handed to the GPU (locomotion integrates it once). */
   private pendingDt = 0;
+  /**
+   * dt handed to a prepare that no encode has run since (a crowd updated twice without drawing,
+   * as a paused view does): the next prepare hands it over again with its own, and its commands
+   * stay in `updates`, so the GPU loses neither. `encoded`: whether an encode ran since the last prepare.
+   */
+  private unencodedDt = 0;
+  private encoded = true;
+  /** Whether `updates` changed since the last prepare uploaded it: then an encode keeps them for the next upload (applying a record twice writes the same input). */
+  private updatedSincePrepare = false;
   private readonly clocks = { crowdClock: 0, dt: 0, clock0: 0, clock1: 0 } satisfies ControlClocks;
   readonly stats: ControlFrameStats = { events: 0, uploadBytes: 0 };
   /** Read the locomotion state back every frame the previous read has finished (off by default). */
@@ -244,6 +253,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     if (this.states[r + ENTRY_GENERATION] === this.updateGeneration) {
       const entry = this.states[r + ENTRY];
       const moved = this.updates.drop(entry);
+      this.updatedSincePrepare = true;
       if (moved >= 0) this.states[moved * this.row + ENTRY] = entry;
     }
     const controller = this.controllers[handle]!;
@@ -385,18 +395,23 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     const local = this.clock - period * CONTROL_PERIOD_SECONDS;
     const c = this.clocks;
     c.crowdClock = crowdClock;
-    c.dt = this.pendingDt;
+    c.dt = this.unencodedDt + this.pendingDt;
     c.clock0 = period % 2 === 0 ? local : local + CONTROL_PERIOD_SECONDS;
     c.clock1 = period % 2 === 0 ? local + CONTROL_PERIOD_SECONDS : local;
     this.stats.uploadBytes = this.updates.count * CONTROL_UPDATE.size + (this.listChanged ? this.count * 4 : 0);
     this.pass.update(this.store, this.list, this.count, this.listChanged, this.updates.bytes, this.updates.count, this.handleLimit, c);
     this.stats.events = this.updates.count;
     this.listChanged = false;
-    this.clearUpdates();
+    this.updatedSincePrepare = false;
+    // The updates are forgotten, and the frame counted as integrated, by the encode that runs them;
+    // a frame no encode ran is replaced by this one, which carries its dt.
+    if (!this.encoded) this.frames--;
     const frame = this.frames++ % REPLAY_FRAMES;
-    this.frameDt[frame] = this.pendingDt;
+    this.frameDt[frame] = c.dt;
     this.frameClock[frame] = this.clock;
+    this.unencodedDt = c.dt;
     this.pendingDt = 0;
+    this.encoded = false;
   }
 
   /**
@@ -416,6 +431,11 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     this.readGeneration++;
     this.pass = new ControlPass(device, buildControlModel(this.runtime, this.maskIds, this.curves));
     this.clearUpdates();
+    // A prepared frame no encode ran: the GPU did not integrate it (its dt stays in unencodedDt, handed over by the next prepare).
+    if (!this.encoded) {
+      this.frames--;
+      this.encoded = true;
+    }
     for (let i = 0; i < this.count; i++) {
       const handle = this.list[i];
       this.load(handle);
@@ -435,7 +455,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     const s = this.snapshot;
     loco.positionX = s[o]; loco.positionZ = s[o + 1]; loco.velocityX = s[o + 2]; loco.velocityZ = s[o + 3]; loco.heading = s[o + 4]; loco.phase = s[o + 5];
     // Replay the frames integrated after the snapshot, oldest first; 1/60 s steps where the ring no longer reaches.
-    const integrated = this.clock - this.pendingDt;
+    const integrated = this.clock - this.pendingDt - this.unencodedDt;
     const oldest = Math.max(0, this.frames - REPLAY_FRAMES);
     let first = this.frames;
     while (first > oldest && this.frameClock[(first - 1) % REPLAY_FRAMES] > this.snapshotClock) first--;
@@ -454,6 +474,11 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
    */
   encode(encoder: GPUCommandEncoder): void {
     this.pass.encode(encoder, this.kernel.locomotionDrive);
+    if (!this.encoded) {
+      if (!this.updatedSincePrepare) this.clearUpdates();
+      this.unencodedDt = 0;
+      this.encoded = true;
+    }
     const checkpoint = Number.isNaN(this.snapshotClock) || this.clock - this.snapshotClock >= RESTORE_CHECKPOINT_SECONDS;
     if ((this.readBack || checkpoint) && this.readState === 'idle' && this.count > 0) {
       const bytes = this.pass.stateBuffer.size; // every handle the pass holds (it was checked against the limits)
@@ -541,6 +566,7 @@ export class GpuControllers implements ControllerDriver, ControllerStates {
     }
     const period = Math.floor(this.clock / CONTROL_PERIOD_SECONDS);
     states[r + WRITTEN_PERIOD] = period;
+    this.updatedSincePrepare = true;
     this.updates.write(states[r + ENTRY], controller, this.clock - period * CONTROL_PERIOD_SECONDS, period % 2, states[r + EPOCH],
       states, r + START, this.curves);
     const due = this.clock + this.nextTransition(controller);
