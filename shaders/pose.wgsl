@@ -26,6 +26,7 @@ const TRACK_NONE: u32 = 0xffffffffu;
 const TRACK_STEP: u32 = 0x80000000u;
 const TRACK_INDEX_MASK: u32 = 0x7fffffffu;
 const LAYERS_NONE: u32 = 0xffffffffu;
+const LAYERS_IDLE: u32 = 0x80000000u;
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const REFERENCE_IDENTITY: u32 = 0xfffffffeu;
@@ -375,7 +376,7 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
     if (record.blend > 0.0) {
       trs = blendTrs(trs, sampleNode(record.clipB, uB, n), record.blend);
     }
-    if (LAYERS_ENABLED && record.layers != LAYERS_NONE) {
+    if (LAYERS_ENABLED && (record.layers & LAYERS_IDLE) == 0u) {
       trs = applyStack(record.layers, trs, n);
     }
     model[n] = composeTrs(trs);

@@ -1,7 +1,7 @@
 import type { Crowd } from '../src/runtime/crowd';
 import type { InstanceStore } from '../src/runtime/instance-store';
 import { gpuClipTime } from '../src/runtime/clip-clock';
-import { INSTANCE, LAYER, LAYER_STACK, MASK_NONE } from '../src/runtime/layout';
+import { INSTANCE, LAYER, LAYER_STACK, LAYERS_IDLE, MASK_NONE } from '../src/runtime/layout';
 
 /** One clip of a stack as the GPU holds it: clip index, time now (s), weight, crowd mask id or -1. */
 export interface ReadLayer { clip: number; time: number; weight: number; mask: number }
@@ -11,7 +11,8 @@ export interface ReadStack { layers: ReadLayer[]; x: number; z: number; yaw: num
 
 /**
  * Reads back what the GPU wrote for instance `id` of `crowd` (after a submitted frame): the base
- * clip of its instance record and the override layers of its stack, times evaluated at the
+ * clip of its instance record and the override layers of its stack (or its clip B, when the
+ * record is marked LAYERS_IDLE), times evaluated at the
  * crowd's clock as the pose pass does (src/runtime/clip-clock.ts gpuClipTime), and the translation
  * and yaw of its world transform.
  * Waits for the GPU: for tools and tests, never for a frame loop.
@@ -27,7 +28,15 @@ export async function readInstanceStack(device: GPUDevice, crowd: Crowd, id: num
   const clip = record.getUint32(INSTANCE.clipA, true);
   const layers = [{ clip, time: at(record, clip, 0, { phase: INSTANCE.phaseA, speed: INSTANCE.speedA, rateLo: INSTANCE.rateLoA, rateHi: INSTANCE.rateHiA }), weight: 1, mask: -1 }];
   const stack = record.getUint32(INSTANCE.layers, true);
-  if (stack !== 0xffffffff) {
+  // A record whose stack does not apply (LAYERS_IDLE: the control pass wrote an output of two
+  // clips at most as the record's blend) holds its second clip as clip B, weighted by the blend,
+  // as an unmasked override layer of that weight would.
+  const blend = record.getFloat32(INSTANCE.blend, true);
+  if ((stack & LAYERS_IDLE) !== 0 && blend > 0) {
+    const b = record.getUint32(INSTANCE.clipB, true);
+    layers.push({ clip: b, time: at(record, b, 0, { phase: INSTANCE.phaseB, speed: INSTANCE.speedB, rateLo: INSTANCE.rateLoB, rateHi: INSTANCE.rateHiB }), weight: blend, mask: -1 });
+  }
+  if ((stack & LAYERS_IDLE) === 0) {
     const s = new DataView(await readBack(device, store.layerStackBuffer, stack * LAYER_STACK.size, LAYER_STACK.size));
     for (let i = 0; i < s.getUint32(LAYER_STACK.overrideCount, true); i++) {
       const l = LAYER_STACK.layers + i * LAYER.size;

@@ -41,6 +41,7 @@ const HOLD_SECONDS: f32 = 0x1.a36e2ep-14f; // 0.0001
 const SPEED_TIE: f32 = 0x1.4f8b58p-17f; // 0.00001
 const EDGE_EPSILON: f32 = 0x1.197998p-40f; // 1e-12
 const MASK_NONE: u32 = 0xffffffffu;
+const LAYERS_IDLE: u32 = 0x80000000u;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const STACK_LAYERS: u32 = 6u;
 const CLIP_WORDS: u32 = 4u;
@@ -754,30 +755,49 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
     removeEntry(lightest(entryCount));
   }
 
-  // Write the records: base clip in the instance record, the rest as override layers.
-  let stack = instances[slot].layers;
+  // Write the records: base clip in the instance record, the rest as override layers. An output
+  // of two clips at most and no action layer is written as the record's blend (clip B by the
+  // second clip's share, the pose an unmasked override layer of that weight gives) over an empty
+  // stack, and marked LAYERS_IDLE: the pose pass skips the stack, and the cull pass may draw the
+  // instance as an impostor (src/runtime/layout.ts LAYERS_IDLE).
+  let stack = instances[slot].layers & ~LAYERS_IDLE;
   var base = Entry(input.current.clip, 0.0, 0.0, 1.0);
   if (entryCount > 0u) {
     base = entries[0];
   }
+  let hasAction = handover || (input.actionPhase != ACTION_NONE && actionWeight > 0.0);
+  let idle = !hasAction && entryCount <= 2u;
+  var second = Entry(base.clip, 0.0, 0.0, 0.0);
+  if (idle && entryCount == 2u) {
+    second = entries[1];
+  }
   let words = clipWords(base.time, base.speed, clipDuration(base.clip));
+  var wordsB = vec3u(0u);
+  var blendB = 0.0;
+  if (second.weight > 0.0) {
+    wordsB = clipWords(second.time, second.speed, clipDuration(second.clip));
+    blendB = second.weight / (base.weight + second.weight);
+  }
   instances[slot].clipA = base.clip;
-  instances[slot].clipB = base.clip;
+  instances[slot].clipB = second.clip;
   instances[slot].phaseA = words.x;
-  instances[slot].phaseB = 0u;
+  instances[slot].phaseB = wordsB.x;
   instances[slot].speedA = base.speed;
-  instances[slot].speedB = 0.0;
+  instances[slot].speedB = second.speed;
   instances[slot].rateLoA = words.y;
   instances[slot].rateHiA = words.z;
-  instances[slot].rateLoB = 0u;
-  instances[slot].rateHiB = 0u;
-  instances[slot].blend = 0.0;
+  instances[slot].rateLoB = wordsB.y;
+  instances[slot].rateHiB = wordsB.z;
+  instances[slot].blend = blendB;
+  instances[slot].layers = select(stack, stack | LAYERS_IDLE, idle);
   var layer = 0u;
   var total = base.weight;
-  for (var i = 1u; i < entryCount; i++) {
-    total += entries[i].weight;
-    pushLayer(stack, layer, entries[i].clip, entries[i].time, entries[i].speed, entries[i].weight / total, MASK_NONE);
-    layer++;
+  if (!idle) {
+    for (var i = 1u; i < entryCount; i++) {
+      total += entries[i].weight;
+      pushLayer(stack, layer, entries[i].clip, entries[i].time, entries[i].speed, entries[i].weight / total, MASK_NONE);
+      layer++;
+    }
   }
   if (handover) {
     let previous = actionInfo(input.previousAction);

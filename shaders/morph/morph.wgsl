@@ -13,6 +13,7 @@ const TRACK_NONE: u32 = 0xffffffffu;
 const TRACK_STEP: u32 = 0x80000000u;
 const TRACK_INDEX_MASK: u32 = 0x7fffffffu;
 const LAYERS_NONE: u32 = 0xffffffffu;
+const LAYERS_IDLE: u32 = 0x80000000u;
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const REFERENCE_IDENTITY: u32 = 0xfffffffeu;
@@ -215,7 +216,7 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   if (record.blend > 0.0) {
     w = mix(w, groupWeights(record.clipB, coordinate(record.clipB, record.phaseB, record.speedB, record.rateLoB, record.rateHiB), group), record.blend);
   }
-  if (record.layers != LAYERS_NONE) {
+  if ((record.layers & LAYERS_IDLE) == 0u) {
     w = applyStack(record.layers, w, group);
   }
   let o = overrides[index];

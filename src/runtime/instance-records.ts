@@ -97,6 +97,21 @@ export class InstanceRecords extends RecordBuffer {
   }
 
   /**
+   * Writes clip B of record `slot` at `time` (seconds, at crowd clock `clock`) playing at `speed`,
+   * weighted by `blend` in (0, 1]: after setSingleClip, the controllers' per-frame path for an
+   * output of two clips (layer-input.ts writeLayerStackArrays). Checked only for the clip index
+   * (the controller validated the rest); allocation-free.
+   */
+  setClipB(slot: number, clip: number, time: number, speed: number, blend: number, clock: number): void {
+    this.checkClip(clip, 'clip');
+    const o = slot * this.stride;
+    this.u32[o + INSTANCE.clipB / 4] = clip;
+    this.setClip(slot, 1, clip, this.phase(clip, time, speed, clock), speed);
+    this.f32[o + INSTANCE.blend / 4] = blend;
+    this.touch(slot);
+  }
+
+  /**
    * Writes only the translation and yaw of the world transform (uniform scale `scale` > 0: zero
    * would collapse the mesh, a negative one mirror it and turn its faces inside out): no allocation.
    * x, y, z and scale within WORLD (+-1e12: the cull pass squares world distances).

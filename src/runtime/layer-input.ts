@@ -65,13 +65,20 @@ export function checkLayerStackArrays<B extends RecordBufferLike>(store: Instanc
 
 /**
  * Writes a checked LayerStackArrays as the clips and layers of the instance of `handle`, its times holding at
- * crowd clock `clock`: the base becomes its single clip, and with no layers it leaves the
- * layered range. Allocation-free.
+ * crowd clock `clock`: the base becomes its clip A. A stack of no layers, or of one unmasked
+ * layer, leaves the layered range: the layer becomes clip B, weighted by the blend (the pose pass
+ * blends clip B as it blends an unmasked override layer of that weight, shaders/pose.wgsl
+ * blendTrs), so a controller's crossfade or two-clip locomotion blend is a plain instance, which
+ * the impostors can show (docs/impostors.md, Clips). Allocation-free.
  */
 export function writeLayerStackArrays<B extends RecordBufferLike>(store: InstanceStore<B>, handle: number, stack: LayerStackArrays, maskIds: ArrayLike<MaskId> | undefined, clock: number): void {
-  if (stack.layerCount === 0) store.makePlain(handle);
+  const twoClips = stack.layerCount === 1 && stack.layerMask[0] < 0;
+  if (stack.layerCount === 0 || twoClips) store.makePlain(handle);
   else store.stacks.setArrays(store.makeLayered(handle), stack, maskIds, clock);
-  store.records.setSingleClip(store.slot(handle), stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
+  const slot = store.slot(handle);
+  store.records.setSingleClip(slot, stack.baseClip, stack.baseTime, stack.baseSpeed, clock);
+  // A weight of 0 draws clip A alone (setSingleClip's record).
+  if (twoClips && stack.layerWeight[0] > 0) store.records.setClipB(slot, stack.layerClip[0], stack.layerTime[0], stack.layerSpeed[0], stack.layerWeight[0], clock);
 }
 
 /** `stack` if it is a LayerStackArrays (the deprecated Crowd.setStack takes no other form); a TypeError otherwise. */

@@ -25,13 +25,25 @@ export const INSTANCE = {
   speedA: 80, //    f32: playback rate of A (1 = real time, negative plays backwards)
   speedB: 84, //    f32: playback rate of B
   blend: 88, //     f32: weight of B in [0, 1] (0 = A only)
-  layers: 92, //    u32: index of this instance's LAYER_STACK record, LAYERS_NONE for none
+  layers: 92, //    u32: index of this instance's LAYER_STACK record, LAYERS_NONE for none; LAYERS_IDLE set: no stack applies
   rateLoA: 96, //   u32: clip A's rate, low word: speed / duration in 2^-64 turns per clock tick, a 64-bit integer mod 2^64
   rateHiA: 100, //  u32: high word
   rateLoB: 104, //  u32: clip B's rate, low word
   rateHiB: 108, //  u32: high word
 } as const;
 export const LAYERS_NONE = 0xffffffff;
+/**
+ * The top bit of an instance record's `layers` word: no stack applies to the pose, which is the
+ * record's clips alone (clip A and clip B by `blend`). The control pass sets it where a GPU-driven
+ * controller's output this frame is at most two clips and no action layer: it writes those as the
+ * record's blend and the stack empty (the same pose: shaders/pose.wgsl blends an unmasked override
+ * layer as it blends clip B), so the cull pass may route the instance to the impostors, which show
+ * two clips dissolved. LAYERS_NONE has the bit, so `(layers & LAYERS_IDLE) == 0` reads "a stack
+ * applies"; stack indices stay below it (InstanceStore's capacity). The CPU's copy of a record
+ * never has it set for a stack: the control pass writes every GPU-driven record each frame before
+ * the cull and pose passes read them.
+ */
+export const LAYERS_IDLE = 0x80000000;
 /** The top bit of a slot's stamp (SlotStamps): its instance is never routed to the impostors (it holds a prop: InstanceStore.setMeshOnly). */
 export const SLOT_MESH_ONLY = 0x80000000;
 

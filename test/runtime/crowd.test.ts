@@ -51,7 +51,12 @@ describe.skipIf(!device)('Crowd', () => {
       expect(() => crowd.setPlacement(id, Infinity, 0, 0, 0)).toThrow(/x must be a finite number, got Infinity/);
       expect(() => crowd.setLayerWeight(id, 0, 0.5)).toThrow(/has no layers/); // still plain
       expect(crowd.getAnimation(id)).toEqual(before);
+      // One unmasked layer is written as a plain two-clip blend (layer-input.ts writeLayerStackArrays);
+      // a masked one, or two, make the instance layered.
       crowd.setStack(id, stack);
+      expect(crowd.getAnimation(id)).toMatchObject({ clipA: 2, clipB: 1, blend: 0.5 });
+      expect(() => crowd.setLayerWeight(id, 0, 0.5)).toThrow(/has no layers/);
+      crowd.setStack(id, { ...stack, layerCount: 2, layerClip: [1, 0], layerTime: [0, 0], layerSpeed: [1, 1], layerWeight: [0.5, 0.5], layerMask: [-1, -1] });
       expect(crowd.getAnimation(id)).toMatchObject({ clipA: 2, clipB: 2, blend: 0 });
       crowd.setLayerWeight(id, 0, 0.25); // now layered
       crowd.destroy();

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
-import { COUNT_FROM_PARAMS, DQ_POLAR_ITERATIONS, DQ_VEC4S, LAYER_STACK, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/runtime/layout';
+import { COUNT_FROM_PARAMS, DQ_POLAR_ITERATIONS, DQ_VEC4S, LAYER_STACK, LAYERS_IDLE, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/runtime/layout';
 import { generatedBlock, GENERATED_SHADERS } from '../../tools/wgsl-shaders';
 import { glslConstantBlock, glslLiteral, layoutWords } from '../../src/webgl2/glsl-constants';
 import { GL_POSE_CONSTANTS } from '../../src/webgl2/glsl-texts';
@@ -32,7 +32,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
   it('every shared constant has the value of its TypeScript twin, in the shader as read', () => {
     const wgsl = wgslU32Constants(pose);
     const twins: Record<string, number> = {
-      TRACK_NONE, TRACK_STEP, TRACK_INDEX_MASK, LAYERS_NONE, MASK_NONE, REFERENCE_REST, REFERENCE_IDENTITY,
+      TRACK_NONE, TRACK_STEP, TRACK_INDEX_MASK, LAYERS_NONE, LAYERS_IDLE, MASK_NONE, REFERENCE_REST, REFERENCE_IDENTITY,
       MAX_OVERRIDE_LAYERS, MAX_ADDITIVE_LAYERS, STACK_LAYERS, COUNT_FROM_PARAMS, DQ_VEC4S, DQ_POLAR_ITERATIONS,
     };
     expect(Object.fromEntries(POSE_CONSTANTS)).toEqual(twins);
