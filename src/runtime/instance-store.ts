@@ -147,7 +147,7 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
   private readonly freeHandles: number[] = [];
   /** Per handle: the generation of its instance (live) or of the next one (free); generationLimit once retired. */
   private generations = new Uint32Array(0);
-  /** Per handle, 1 while its instance may not be drawn as an impostor (setMeshOnly); the slot's stamp carries it. */
+  /** Per handle, the reasons (MESH_ONLY_PROP, MESH_ONLY_MORPH bits) its instance may not be drawn as an impostor (setMeshOnly); the slot's stamp carries whether any is set. */
   private meshOnly = new Uint8Array(0);
   private readonly generationLimit: number;
   /** Handles retired for good (their generation reached generationLimit). */
@@ -344,7 +344,7 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
     const handle = this.freeHandles.pop()!;
     this.setSlotOf(handle, slot);
     this.handleOf[slot] = handle;
-    this.stamps.renew(slot, this.meshOnly[handle] === 1);
+    this.stamps.renew(slot, this.meshOnly[handle] !== 0);
     this.records.setLayerStack(slot, LAYERS_NONE);
     for (const data of this.extras) data.reset(slot);
     return handle;
@@ -457,15 +457,19 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
   }
 
   /**
-   * Whether instance `handle` may be drawn only as a mesh (never as an impostor: it holds a prop,
-   * CrowdProps). The flag follows the instance through slot moves, in its slot stamp's top bit
-   * (SLOT_MESH_ONLY), which the cull pass reads; a removed instance's handle drops it.
+   * Sets or clears one reason (`reason`: MESH_ONLY_PROP or MESH_ONLY_MORPH) why instance `handle`
+   * may be drawn only as a mesh, never as an impostor (it holds a prop; it has morph weights of its
+   * own). While any reason holds, the instance's slot stamp has its top bit (SLOT_MESH_ONLY), which
+   * the cull pass reads; it follows the instance through slot moves, and a removed instance's
+   * handle drops every reason.
    */
-  setMeshOnly(handle: number, on: boolean): void {
+  setMeshOnly(handle: number, reason: number, on: boolean): void {
     const slot = this.slot(handle);
-    if ((this.meshOnly[handle] === 1) === on) return;
-    this.meshOnly[handle] = on ? 1 : 0;
-    this.stamps.renew(slot, on);
+    const was = this.meshOnly[handle];
+    const now = on ? was | reason : was & ~reason;
+    if (now === was) return;
+    this.meshOnly[handle] = now;
+    if ((was !== 0) !== (now !== 0)) this.stamps.renew(slot, now !== 0);
   }
 
   /** The handle of the instance in live slot `slot` (in [0, count)). */
@@ -473,9 +477,9 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
     return this.handleOf[slot];
   }
 
-  /** Whether instance `handle` is drawn only as a mesh (setMeshOnly). */
+  /** Whether instance `handle` is drawn only as a mesh, for any reason (setMeshOnly). */
   isMeshOnly(handle: number): boolean {
-    return this.meshOnly[handle] === 1;
+    return this.meshOnly[handle] !== 0;
   }
 
   /** Stack record index of instance `handle`, or LAYERS_NONE when it is plain. */
@@ -597,7 +601,7 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
     this.records.move(from, to);
     for (const data of this.extras) data.move(from, to);
     const handle = this.handleOf[from];
-    this.stamps.renew(to, this.meshOnly[handle] === 1);
+    this.stamps.renew(to, this.meshOnly[handle] !== 0);
     this.handleOf[to] = handle;
     this.setSlotOf(handle, to);
     const stack = this.records.layerStack(to);
@@ -611,8 +615,8 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
     for (const data of this.extras) data.swap(a, b);
     const ha = this.handleOf[a];
     const hb = this.handleOf[b];
-    this.stamps.renew(a, this.meshOnly[hb] === 1);
-    this.stamps.renew(b, this.meshOnly[ha] === 1);
+    this.stamps.renew(a, this.meshOnly[hb] !== 0);
+    this.stamps.renew(b, this.meshOnly[ha] !== 0);
     this.handleOf[a] = hb;
     this.setSlotOf(hb, a);
     this.handleOf[b] = ha;

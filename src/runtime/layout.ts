@@ -44,8 +44,16 @@ export const LAYERS_NONE = 0xffffffff;
  * the cull and pose passes read them.
  */
 export const LAYERS_IDLE = 0x80000000;
-/** The top bit of a slot's stamp (SlotStamps): its instance is never routed to the impostors (it holds a prop: InstanceStore.setMeshOnly). */
+/** The top bit of a slot's stamp (SlotStamps): its instance is never routed to the impostors (it holds a prop, or morph weights of its own: InstanceStore.setMeshOnly). */
 export const SLOT_MESH_ONLY = 0x80000000;
+/**
+ * Why an instance is drawn only as a mesh (InstanceStore.setMeshOnly), one bit per feature that
+ * says so, so that one feature's "no longer" leaves another's "still": it holds a prop
+ * (CrowdProps: the atlas has no props), or morph weights of its own (CrowdMorph overrides: the
+ * atlas holds the clips' weights).
+ */
+export const MESH_ONLY_PROP = 1;
+export const MESH_ONLY_MORPH = 2;
 
 /** One layer of a stack (shaders/pose.wgsl `Layer`); times advance like the instance's (phase, speed, rate as there). */
 export const LAYER = {

@@ -3,7 +3,7 @@ import type { Crowd } from '../../runtime/crowd';
 import type { InstanceId, MorphWeights } from '../../runtime/crowd-types';
 import type { CrowdFeature, FeatureStage, CrowdKernel } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
-import { MORPH_ANIMATED } from '../../runtime/layout';
+import { MESH_ONLY_MORPH, MORPH_ANIMATED } from '../../runtime/layout';
 import { MorphPass } from './morph-pass';
 import { MorphStore } from './morph-store';
 
@@ -104,6 +104,7 @@ export class CrowdMorph implements CrowdFeature {
       throw new TypeError(`morph weights must be an object of target names, an array of ${targets.length} numbers, or null, got ${typeof weights}`);
     }
     this.store.setOverrides(slot, out);
+    this.markOverridden(id, slot);
   }
 
   /** Sets one target's weight (null: animated) of instance `id`. Allocation-free. */
@@ -113,6 +114,16 @@ export class CrowdMorph implements CrowdFeature {
     const t = this.character.morphTargets[i];
     const value = weight === null || Number.isNaN(weight) ? MORPH_ANIMATED : checkWeight(weight, `${t.mesh}/${t.name}`);
     this.store.setOverride(slot, this.indices[i], value);
+    this.markOverridden(id, slot);
+  }
+
+  /**
+   * An instance with weights of its own is drawn only as a mesh (InstanceStore.setMeshOnly): the
+   * impostor atlas holds the clips' weights (docs/impostors.md, Morph targets), so its impostor
+   * would show them instead. Given back to its clips, it may be an impostor again.
+   */
+  private markOverridden(id: InstanceId, slot: number): void {
+    this.instances.setMeshOnly(this.instances.handle(id), MESH_ONLY_MORPH, this.store.hasOverrides(slot));
   }
 
   /** Instance `id`'s overrides in Character.morphTargets order (NaN where its clips set the weight) into `out`. */

@@ -50,6 +50,11 @@ export class MorphStore implements SlotData {
     this.overrides.set(slot, values);
   }
 
+  /** Whether `slot` overrides any weight. Allocation-free. */
+  hasOverrides(slot: number): boolean {
+    return this.overrides.any(slot);
+  }
+
   /** Sets one override (weight index `index` of `slot`). Allocation-free. */
   setOverride(slot: number, index: number, value: number): void {
     this.overrides.setOne(slot, index, value);
@@ -128,6 +133,11 @@ class OverrideRecords extends RecordBuffer {
   setOne(slot: number, index: number, value: number): void {
     this.f32[slot * this.weightCount + index] = value;
     this.touch(slot);
+  }
+
+  any(slot: number): boolean {
+    for (let i = slot * this.weightCount, end = i + this.weightCount; i < end; i++) if (this.f32[i] !== MORPH_ANIMATED) return true;
+    return false;
   }
 
   /** An added instance's overrides: every weight animated. */

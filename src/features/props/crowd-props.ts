@@ -6,7 +6,7 @@ import type { Crowd } from '../../runtime/crowd';
 import type { AttachmentId, AttachOptions, InstanceId } from '../../runtime/crowd-types';
 import type { CrowdFeature, FeatureStage, CrowdKernel, DrawShadow, EncodedFrame } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
-import { JOINT_MATRIX_BYTES, type SkinningMethod } from '../../runtime/layout';
+import { JOINT_MATRIX_BYTES, MESH_ONLY_PROP, type SkinningMethod } from '../../runtime/layout';
 import { checkF32, WORLD, WORLD_WHY } from '../../math/float32';
 import { show } from '../../math/show';
 import { MeshBuffers } from '../../runtime/mesh-buffers';
@@ -142,7 +142,7 @@ export class CrowdProps implements CrowdFeature {
 
   /** CrowdFeature: a new instance holds the props attached to every instance, so it stays a mesh (markHolders). */
   added(handle: number): void {
-    if (this.list.some((a) => a.selection === null)) this.kernel.store.setMeshOnly(handle, true);
+    if (this.list.some((a) => a.selection === null)) this.kernel.store.setMeshOnly(handle, MESH_ONLY_PROP, true);
   }
 
   /**
@@ -155,7 +155,7 @@ export class CrowdProps implements CrowdFeature {
     const every = this.list.some((a) => a.selection === null);
     for (let slot = 0; slot < store.count; slot++) {
       const handle = store.handleAtSlot(slot);
-      store.setMeshOnly(handle, every || this.list.some((a) => a.selection!.has(handle)));
+      store.setMeshOnly(handle, MESH_ONLY_PROP, every || this.list.some((a) => a.selection!.has(handle)));
     }
   }
 

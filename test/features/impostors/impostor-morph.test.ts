@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCharacter, type Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
 import { CrowdMorph } from '../../../src/features/morph/crowd-morph';
+import { MESH_ONLY_PROP } from '../../../src/runtime/layout';
 import { Crowd } from '../../../src/runtime/crowd';
 import { arrayBufferOf, assetToGlb, morphModel } from '../../helpers/gltf-builder';
 import { gpuSuite } from '../../helpers/gpu-suite';
@@ -58,5 +59,47 @@ describe('impostor morph targets (GPU): a crowd with CrowdMorph bakes its clips\
     expect(late.mean).toBeLessThanOrEqual(8);
     expect(unmorphed.mean).toBeLessThanOrEqual(8);
     expect(violation.mean).toBeGreaterThan(8);
+  }, 60_000);
+
+  // The atlas holds the clips' weights, so an instance with weights of its own (CrowdMorph.set,
+  // setOne) stays a mesh: drawn as its impostor it showed its clip's shape instead (measured below).
+  it('an instance with morph weights of its own stays a mesh at any distance, and becomes an impostor again when they go back to its clips; with a prop too, until both go', async (context) => {
+    if (!device) return context.skip();
+    const crowd = new Crowd(device, triangle, IMPOSTOR_TARGETS);
+    const morph = new CrowdMorph(crowd);
+    const impostors = new CrowdImpostors(crowd, SMALL_ATLAS);
+    const id = crowd.add({ clipA: 'blink', timeA: 1.5, speedA: 0 });
+    const { viewProjection, eye } = cameraAtSwitch(impostors, Math.PI, 0);
+    const frame = async (asImpostors = true) => {
+      impostors.enabled = asImpostors;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+      crowd.update(0);
+      return { pixels: await renderCrowd(device!, crowd, viewProjection, SIZE), impostors: (await crowd.readCullStats()).perLevel.at(-1) };
+    };
+    const clipShape = await frame();
+    expect(clipShape.impostors).toBe(1);
+    morph.set(id, [0, 0]); // both targets held at 0: the unmorphed triangle
+    const own = await frame();
+    expect(own.impostors, 'an instance with weights of its own drawn as an impostor (of its clip\'s weights)').toBe(0);
+    const ownMesh = await frame(false);
+    // Made-up violation: the impostor (the clip's weights) against the mesh with the instance's own.
+    const wrong = overMesh(clipShape.pixels, ownMesh.pixels);
+    console.log(`morph overrides: the clip's impostor against the overridden mesh ${wrong.mean.toFixed(2)}/255; the instance drawn ${overMesh(own.pixels, ownMesh.pixels).mean.toFixed(2)}`);
+    expect(wrong.mean).toBeGreaterThan(8);
+    expect(overMesh(own.pixels, ownMesh.pixels).mean).toBe(0);
+    morph.setOne(id, 0, null); // one target back to its clip: the other still held
+    expect((await frame()).impostors).toBe(0);
+    morph.setOne(id, 1, null);
+    expect((await frame()).impostors, 'every weight back to the clips').toBe(1);
+    // Two reasons at once: the store keeps each (InstanceStore.setMeshOnly's reasons).
+    const store = crowd.install({ featureName: 'probe' }).store;
+    const handle = store.handle(id);
+    morph.set(id, { [triangle.morphTargets[0].name]: 0.5 });
+    store.setMeshOnly(handle, MESH_ONLY_PROP, true);
+    morph.set(id, null);
+    expect((await frame()).impostors, 'the prop\'s reason dropped with the morph\'s').toBe(0);
+    store.setMeshOnly(handle, MESH_ONLY_PROP, false);
+    expect((await frame()).impostors).toBe(1);
+    crowd.destroy();
   }, 60_000);
 });
