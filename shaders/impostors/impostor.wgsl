@@ -846,8 +846,24 @@ struct Taps {
   sample: Sample,
 }
 
-@fragment
-fn fragment(in: Out) -> Drawn {
+// The cells a pixel of impostor `in` reads: the pose (of the blend's two), one of the four view
+// cells around the camera's direction and its neighbours, and the pixel's point and ray.
+struct PixelCells {
+  pose: u32,
+  a: u32,
+  e: u32,
+  a0: u32,
+  a1: u32,
+  e0: u32,
+  e1: u32,
+  fa: f32,
+  fe: f32,
+  // The pixel's point on the camera-facing plane through the box's centre, and its ray towards the eye (model space).
+  q: vec3f,
+  ray: vec3f,
+}
+
+fn pixelCells(in: Out) -> PixelCells {
   let a0 = u32(floor(in.view.x)) % atlas.azimuths;
   let a1 = (a0 + 1u) % atlas.azimuths;
   let fa = fract(in.view.x);
@@ -868,7 +884,63 @@ fn fragment(in: Out) -> Drawn {
   // The pixel's own ray through q towards the eye (model space), not the instance's one direction:
   // a point of the surface off the plane lies where the perspective puts it (up to a quarter pixel
   // off at the switch on the Fox's long diagonal views, docs/impostors.md).
-  let ray = rayOf(in);
+  return PixelCells(pose, a, e, a0, a1, e0, e1, fa, fe, q, rayOf(in));
+}
+
+// The surface a single-sampled pixel shows: its cell marched along the pixel's ray, then where
+// that meets nothing (or a surface facing away) the neighbouring cells'.
+fn marchedSample(in: Out, c: PixelCells) -> Sample {
+  var s = sampleCell(in.layer, c.pose, c.a, c.e, c.q, c.ray, in.steps);
+  // Single-sampled, a hit whose baked normal faces away from the ray is a surface the cell's
+  // direction sees and the camera's cannot (the Fox's back cell, 22.5 degrees off, showed its rear
+  // where the camera sees the flank): it counts as no hit, the other cells are marched as below
+  // (where they weigh anything), and it is kept only where they show nothing facing the camera.
+  let first = s;
+  let away = facesAway(s, c.ray);
+  if (away) {
+    s.coverage = 0.0;
+  }
+  // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
+  // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
+  // all a quarter of the way to the next (FALLBACK_RAMP; a screen door moved by (2, 3)), so
+  // nothing jumps as the camera orbits.
+  if (s.coverage == 0.0 && ((away && c.fa > 0.0) || bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < FALLBACK_RAMP * min(c.fa, 1.0 - c.fa))) {
+    s = sampleCell(in.layer, c.pose, select(c.a0, c.a1, c.a == c.a0), c.e, c.q, c.ray, in.steps);
+    if (facesAway(s, c.ray)) {
+      s.coverage = 0.0;
+    }
+  }
+  // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
+  if (s.coverage == 0.0 && c.e0 != c.e1 && ((away && c.fe > 0.0) || bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < FALLBACK_RAMP * min(c.fe, 1.0 - c.fe))) {
+    s = sampleCell(in.layer, c.pose, c.a, select(c.e0, c.e1, c.e == c.e0), c.q, c.ray, in.steps);
+    if (facesAway(s, c.ray)) {
+      s.coverage = 0.0;
+    }
+  }
+  if (away && s.coverage == 0.0) {
+    s = first;
+  }
+  return s;
+}
+
+// The pick pass's stage (src/features/picking/pick-pass.ts, shaders/picking/pick.wgsl): an
+// impostor pixel the draw would cover writes the instance's slot plus 1 and its depth (the quad's:
+// the camera-facing plane through the box's centre), as the meshes' pick stage does. The pick's
+// camera is a one-pixel box around the ray; its eye (CAMERA.eye), the ray's origin, orients the
+// quad and picks the view cells as the drawing camera does.
+@fragment
+fn pick(in: Out) -> @location(0) vec2u {
+  if (marchedSample(in, pixelCells(in)).coverage < COVERED) {
+    discard;
+  }
+  return vec2u(in.slot + 1u, bitcast<u32>(in.clip.z));
+}
+
+@fragment
+fn fragment(in: Out) -> Drawn {
+  let c = pixelCells(in);
+  let q = c.q;
+  let ray = c.ray;
   let dx = dpdx(q);
   let dy = dpdy(q);
   // BAND: the pixels the screen door hands to the mesh write nothing (sample mask 0: neither
@@ -883,46 +955,17 @@ fn fragment(in: Out) -> Drawn {
   var s: Sample;
   var mask = 0xffffffffu;
   if (MULTISAMPLED && in.steps == MIN_MARCH_STEPS) {
-    let far = farMask(in.layer, q, dx, dy, cellMap(pose, a, e));
+    let far = farMask(in.layer, q, dx, dy, cellMap(c.pose, c.a, c.e));
     mask = far.mask;
     s = far.sample;
   } else {
-    s = sampleCell(in.layer, pose, a, e, q, ray, in.steps);
-    // Single-sampled, a hit whose baked normal faces away from the ray is a surface the cell's
-    // direction sees and the camera's cannot (the Fox's back cell, 22.5 degrees off, showed its rear
-    // where the camera sees the flank): it counts as no hit, the other cells are marched as below
-    // (where they weigh anything), and it is kept only where they show nothing facing the camera.
-    let first = s;
-    let away = facesAway(s, ray);
-    if (away) {
-      s.coverage = 0.0;
-    }
-    // Where the ray meets nothing in the chosen cell (a part its direction hides, that the camera's
-    // sees), the other azimuth's cell: on a share of the pixels that grows from none on a cell to
-    // all a quarter of the way to the next (FALLBACK_RAMP; a screen door moved by (2, 3)), so
-    // nothing jumps as the camera orbits.
-    if (s.coverage == 0.0 && ((away && fa > 0.0) || bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < FALLBACK_RAMP * min(fa, 1.0 - fa))) {
-      s = sampleCell(in.layer, pose, select(a0, a1, a == a0), e, q, ray, in.steps);
-      if (facesAway(s, ray)) {
-        s.coverage = 0.0;
-      }
-    }
-    // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
-    if (s.coverage == 0.0 && e0 != e1 && ((away && fe > 0.0) || bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < FALLBACK_RAMP * min(fe, 1.0 - fe))) {
-      s = sampleCell(in.layer, pose, a, select(e0, e1, e == e0), q, ray, in.steps);
-      if (facesAway(s, ray)) {
-        s.coverage = 0.0;
-      }
-    }
-    if (away && s.coverage == 0.0) {
-      s = first;
-    }
+    s = marchedSample(in, c);
     if (MULTISAMPLED) {
       // The four cells around the camera's direction and their bilinear weights (a row past the
       // top one weighs nothing: e1 is e0 there).
-      let ge = select(0.0, fe, e1 != e0);
-      let cells = array<CellMap, 4>(cellMap(pose, a0, e0), cellMap(pose, a1, e0), cellMap(pose, a0, e1), cellMap(pose, a1, e1));
-      let weights = vec4f((1.0 - fa) * (1.0 - ge), fa * (1.0 - ge), (1.0 - fa) * ge, fa * ge);
+      let ge = select(0.0, c.fe, c.e1 != c.e0);
+      let cells = array<CellMap, 4>(cellMap(c.pose, c.a0, c.e0), cellMap(c.pose, c.a1, c.e0), cellMap(c.pose, c.a0, c.e1), cellMap(c.pose, c.a1, c.e1));
+      let weights = vec4f((1.0 - c.fa) * (1.0 - ge), c.fa * (1.0 - ge), (1.0 - c.fa) * ge, c.fa * ge);
       let taps = coverageMask(s, in.layer, dx, dy, ray, cells, weights);
       mask = taps.mask;
       s = taps.sample;

@@ -110,6 +110,9 @@ export interface EncodedFrame {
   readonly routed: RoutedLists | undefined;
 }
 
+/** Draws the u32 slots of `list` (`listBytes` from byte `listOffset`) as meshes into a pick pass, primitive p by the arguments at byte `argsOffset(p)` of `args`. */
+export type PickMeshList = (list: GPUBuffer, listOffset: number, listBytes: number, args: GPUBuffer, argsOffset: (primitive: number) => number) => void;
+
 /** The shadow map of the frame being drawn, for features that draw shadowed geometry. */
 export interface DrawShadow {
   /** Depth view of the shadow map (depth32float). */
@@ -173,6 +176,8 @@ export interface CrowdFeature {
   encode?(encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void;
   /** In draw(), after the crowd's own draws, into the same render pass. */
   draw?(pass: GPURenderPassEncoder, viewProjection: ArrayLike<number>, shadow: DrawShadow | undefined): void;
+  /** Records into CrowdPicking's pick pass (rg32uint slot + 1 and depth bits, depth32float) what it draws past the mesh lists (CrowdImpostors: the band via `meshes`, the impostors); `camera`: CAMERA, the pick's view-projection, the ray's origin as eye. */
+  drawPick?(pass: GPURenderPassEncoder, camera: GPUBuffer, frame: EncodedFrame, meshes: PickMeshList): void;
   /** Draw calls draw() records (Crowd.drawCallCount adds them). */
   readonly drawCount?: number;
   /** Bytes of the GPU buffers the feature owns (Crowd.gpuBytes adds them). */

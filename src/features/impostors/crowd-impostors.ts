@@ -1,13 +1,14 @@
 import type { Character } from '../../character/character';
 import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
-import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from '../../runtime/feature';
+import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage, PickMeshList } from '../../runtime/feature';
+import { CULL_ARGS } from '../../runtime/layout';
 import { AtlasGrid, boxSphere, uniformSurface } from './impostor-atlas';
 import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
 import { bakedClips, impostorBox } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
-import { ImpostorPass } from './impostor-pass';
+import { ImpostorPass, type ImpostorInputs } from './impostor-pass';
 import { marchDistance } from './impostor-layout';
 import { BandMeshes } from './band-meshes';
 import { ImpostorRoute, levelAtSwitch, type ImpostorDraws } from './impostor-route';
@@ -253,6 +254,36 @@ export class CrowdImpostors implements CrowdFeature {
     const list = this.frameList;
     if (!list || !this.on) return;
     const kernel = this.kernel;
+    const inputs = this.fillInputs(list);
+    this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock, marchDistance(this.route.switchDistance, this.grid.switchPixels));
+    this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
+    if (this.grid.band > 0) {
+      // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.
+      this.bandMeshes.draw(pass, kernel.draws, kernel.device, list);
+      this.pass.drawBand(pass, inputs, shadow?.view, list.bandListOffset, list.bandListBytes, list.bandArgsOffset);
+    }
+  }
+
+  /**
+   * CrowdFeature.drawPick: what this frame routed past the mesh lists, into CrowdPicking's pick
+   * pass, so that what is hit is what was drawn: the band's instances as meshes (posed: a band
+   * instance is drawn both ways), the far ones by their impostors (impostor.wgsl `pick`: the
+   * pixels the draw covers, at the quad's depth). Before, neither was hit: a click on a far
+   * character found nothing, or the one behind it.
+   */
+  drawPick(pass: GPURenderPassEncoder, camera: GPUBuffer, frame: EncodedFrame, meshes: PickMeshList): void {
+    if (!frame.routed || !this.on || !this.textures) return;
+    const list = this.route.draws(frame.routed);
+    if (this.grid.band > 0) {
+      const meshArgs = list.bandArgsOffset + CULL_ARGS.impostorWords * 4;
+      meshes(list.args, list.bandListOffset, list.bandListBytes, list.args, (primitive) => meshArgs + primitive * CULL_ARGS.drawWords * 4);
+    }
+    this.pass.pick(pass, this.fillInputs(list), camera, list.args, list.argsOffset);
+  }
+
+  /** The draw's inputs for the frame's lists (`list`, ImpostorRoute.draws): one object, refilled. */
+  private fillInputs(list: ImpostorDraws): ImpostorInputs {
+    const kernel = this.kernel;
     const inputs = this.inputs;
     inputs.instances = kernel.store.instanceBuffer;
     inputs.list = list.args;
@@ -262,13 +293,7 @@ export class CrowdImpostors implements CrowdFeature {
     inputs.environment = kernel.draws.skin.environmentView;
     inputs.covered = this.coverage.buffer;
     inputs.counters = list.counters;
-    this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock, marchDistance(this.route.switchDistance, this.grid.switchPixels));
-    this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
-    if (this.grid.band > 0) {
-      // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.
-      this.bandMeshes.draw(pass, kernel.draws, kernel.device, list);
-      this.pass.drawBand(pass, inputs, shadow?.view, list.bandListOffset, list.bandListBytes, list.bandArgsOffset);
-    }
+    return inputs;
   }
 
   /** The skinning method changed (or a feature re-made the passes): the atlas is baked again at the next update. */

@@ -67,6 +67,11 @@ export class ImpostorPass {
 
   /** IMPOSTOR_CHUNK quads' u16 indices (0 1 2, 2 1 3 a quad's 4 vertices), written once. */
   private readonly indices: GPUBuffer;
+  /** The pick pipeline (impostor.wgsl `pick`), made at the first pick, and its bind group per pick camera with what it was made over. */
+  private pickPipeline: GPURenderPipeline | undefined;
+  private readonly pickGroups = new WeakMap<GPUBuffer, { group: GPUBindGroup; bound: unknown[] }>();
+  private readonly pickConstants: Record<string, number>;
+  private readonly module: GPUShaderModule;
 
   /**
    * @param clips the atlas's clips, in its order (character clip indices: ImpostorOptions.clips resolved)
@@ -94,6 +99,8 @@ export class ImpostorPass {
     });
     this.pipeline = pipeline(0);
     this.bandPipeline = pipeline(1);
+    this.module = module;
+    this.pickConstants = { ...half, CLIP_SLOTS: Number(!clips.every((c, i) => c === i) || clips.length !== clipCount), ...surface };
     const indices = quadIndices(IMPOSTOR_CHUNK);
     this.indices = device.createBuffer({ label: 'ImpostorPass.indices', size: indices.byteLength, usage: GPUBufferUsage.INDEX | GPUBufferUsage.COPY_DST });
     device.queue.writeBuffer(this.indices, 0, indices);
@@ -183,36 +190,81 @@ export class ImpostorPass {
     pass.drawIndexedIndirect(inputs.list, offset);
   }
 
+  /**
+   * Records the far impostors into a pick pass (CrowdPicking's: rg32uint, depth32float, one
+   * sample) with `camera`, the pick's (its view-projection and the ray's origin as eye): each
+   * impostor pixel the draw would cover writes the instance's slot + 1 and its depth (impostor.wgsl
+   * `pick`, single-sampled). `args` at `offset` holds the impostor draw's quintuple.
+   */
+  pick(pass: GPURenderPassEncoder, inputs: ImpostorInputs, camera: GPUBuffer, args: GPUBuffer, offset: number): void {
+    const pipeline = (this.pickPipeline ??= this.device.createRenderPipeline({
+      label: 'ImpostorPass.pickPipeline', layout: this.device.createPipelineLayout({ label: 'ImpostorPass.pickLayout', bindGroupLayouts: [this.pickLayout()] }),
+      vertex: { module: this.module, entryPoint: 'vertex', constants: { BAND: 0, ...this.pickConstants } },
+      fragment: { module: this.module, entryPoint: 'pick', targets: [{ format: 'rg32uint' }], constants: { BAND: 0, MULTISAMPLED: 0, COVERED: 0.5, ...this.pickConstants } },
+      primitive: { topology: 'triangle-list', cullMode: 'none' },
+      depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less' },
+    }));
+    let g = this.pickGroups.get(camera);
+    const bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, inputs.environment, inputs.covered, inputs.counters];
+    if (!g || bound.some((b, i) => b !== g!.bound[i])) {
+      g = { group: this.device.createBindGroup({ label: 'ImpostorPass.pickGroup', layout: pipeline.getBindGroupLayout(0), entries: this.entries(camera, inputs, undefined, inputs.listOffset, undefined) }), bound };
+      this.pickGroups.set(camera, g);
+    }
+    pass.setPipeline(pipeline);
+    pass.setBindGroup(0, g.group);
+    pass.setIndexBuffer(this.indices, 'uint16');
+    pass.drawIndexedIndirect(args, offset);
+  }
+
+  /** The draw's bind group layout, every binding in both stages (the pick pipeline's: an 'auto' layout keeps only what its stages read). */
+  private pickLayout(): GPUBindGroupLayout {
+    const both = GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT;
+    const uniform = { buffer: { type: 'uniform' as const } };
+    const storage = { buffer: { type: 'read-only-storage' as const } };
+    const array = { texture: { viewDimension: '2d-array' as const } };
+    const kinds: Omit<GPUBindGroupLayoutEntry, 'binding' | 'visibility'>[] = [
+      uniform, uniform, storage, storage, storage, array, array, { sampler: {} },
+      { texture: { sampleType: 'depth' } }, { sampler: { type: 'comparison' } }, array, { sampler: {} },
+      storage, array, storage, storage, storage,
+    ];
+    return this.device.createBindGroupLayout({ label: 'ImpostorPass.pickGroupLayout', entries: kinds.map((kind, binding) => ({ binding, visibility: both, ...kind })) });
+  }
+
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
     const g = this.groups[which];
     const b = g.bound;
     if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters) {
       g.group = this.device.createBindGroup({
         label: `ImpostorPass.group${which}`, layout: (which ? this.bandPipeline : this.pipeline).getBindGroupLayout(0),
-        entries: [
-          { binding: 0, resource: { buffer: this.camera } },
-          { binding: 1, resource: { buffer: this.atlasUniform } },
-          { binding: 2, resource: { buffer: inputs.instances } },
-          { binding: 3, resource: { buffer: inputs.list, offset: listOffset, size: listBytes } },
-          { binding: 4, resource: { buffer: inputs.looks ?? this.white } },
-          { binding: 5, resource: inputs.atlas.albedo.createView({ dimension: '2d-array' }) },
-          { binding: 6, resource: inputs.atlas.surface.createView({ dimension: '2d-array' }) },
-          { binding: 7, resource: this.sampler },
-          { binding: 8, resource: shadow ?? this.noShadow.createView() },
-          { binding: 9, resource: this.shadowSampler },
-          { binding: 10, resource: inputs.environment ?? this.noEnvironment.createView({ dimension: '2d-array' }) },
-          { binding: 11, resource: this.environmentSampler },
-          { binding: 12, resource: { buffer: this.lookTable } },
-          { binding: 13, resource: inputs.atlas.depth.createView({ dimension: '2d-array' }) },
-          { binding: 14, resource: { buffer: this.cellTable } },
-          { binding: 15, resource: { buffer: inputs.covered } },
-          { binding: 16, resource: { buffer: inputs.counters } },
-        ],
+        entries: this.entries(this.camera, inputs, shadow, listOffset, listBytes),
       });
       b.length = 0;
       b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment, inputs.covered, inputs.counters);
     }
     return g.group;
+  }
+
+  /** The bind group's entries (impostor.wgsl group 0) with `camera`. */
+  private entries(camera: GPUBuffer, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroupEntry[] {
+    return [
+      { binding: 0, resource: { buffer: camera } },
+      { binding: 1, resource: { buffer: this.atlasUniform } },
+      { binding: 2, resource: { buffer: inputs.instances } },
+      { binding: 3, resource: { buffer: inputs.list, offset: listOffset, size: listBytes } },
+      { binding: 4, resource: { buffer: inputs.looks ?? this.white } },
+      { binding: 5, resource: inputs.atlas.albedo.createView({ dimension: '2d-array' }) },
+      { binding: 6, resource: inputs.atlas.surface.createView({ dimension: '2d-array' }) },
+      { binding: 7, resource: this.sampler },
+      { binding: 8, resource: shadow ?? this.noShadow.createView() },
+      { binding: 9, resource: this.shadowSampler },
+      { binding: 10, resource: inputs.environment ?? this.noEnvironment.createView({ dimension: '2d-array' }) },
+      { binding: 11, resource: this.environmentSampler },
+      { binding: 12, resource: { buffer: this.lookTable } },
+      { binding: 13, resource: inputs.atlas.depth.createView({ dimension: '2d-array' }) },
+      { binding: 14, resource: { buffer: this.cellTable } },
+      { binding: 15, resource: { buffer: inputs.covered } },
+      { binding: 16, resource: { buffer: inputs.counters } },
+    ];
   }
 
   destroy(): void {

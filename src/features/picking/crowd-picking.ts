@@ -196,7 +196,8 @@ export class CrowdPicking implements CrowdFeature {
     for (const request of batch.requests) {
       if (request.kind === 'pick') {
         request.target = this.freeTargets.pop() ?? this.newTarget();
-        this.pickPass!.encode(encoder, request.target, request.viewProjection, store, frame.drawArgs);
+        // The impostors' band and far instances, drawn from their own lists (CrowdFeature.drawPick).
+        this.pickPass!.encode(encoder, request.target, request.viewProjection, request.ray.origin, store, frame, this.kernel.feature('impostors'));
       } else {
         request.target = this.selectPass!.encode(encoder, store.instanceBuffer, store.count, request.viewProjection, centre, request.ndc);
       }

@@ -1,9 +1,10 @@
 import pickWgsl from '../../../shaders/picking/pick.wgsl?raw';
-import type { KernelDraws } from '../../runtime/feature';
+import type { CrowdFeature, EncodedFrame, KernelDraws } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
 import { CAMERA } from '../../runtime/layout';
 import { streamsKey, vertexConstants, vertexLayouts } from '../../runtime/mesh-buffers';
-import { frameBindGroup, vertexEntryPoint, type DrawArgs } from '../../runtime/skin-pass';
+import { frameBindGroup, vertexEntryPoint } from '../../runtime/skin-pass';
+import { frameBindGroupAt } from '../../runtime/skin-frame';
 
 /** Bytes a pick reads back: the slot + 1 (u32, 0 for nothing) and the depth's f32 bits. */
 export const PICK_READBACK_BYTES = 8;
@@ -20,6 +21,8 @@ export interface PickTarget {
   /** Frame bind group over the identity list, and one per LOD level over the cull pass's camera lists. */
   direct: GPUBindGroup | undefined;
   readonly levels: GPUBindGroup[];
+  /** Frame bind group over a feature's list (drawMeshList: the impostor band's), and the list it was made over. */
+  routed: { group: GPUBindGroup; list: GPUBuffer; offset: number; bytes: number } | undefined;
   /** The store generation and skin pass the bind groups were made for. */
   generation: number;
   skin: unknown;
@@ -79,8 +82,11 @@ export class PickPass {
    * camera's instances of this frame through `drawArgs` when the cull pass ran, else the first
    * `count` slots; then the copy of the one pixel into target.readback.
    */
-  encode(encoder: GPUCommandEncoder, target: PickTarget, viewProjection: Float32Array, store: InstanceStore, drawArgs: DrawArgs | undefined): void {
+  encode(encoder: GPUCommandEncoder, target: PickTarget, viewProjection: Float32Array, eye: ArrayLike<number>, store: InstanceStore, frame: EncodedFrame, far: CrowdFeature | undefined): void {
+    const drawArgs = frame.drawArgs;
     this.cameraData.set(viewProjection, CAMERA.viewProjection / 4);
+    // The ray's origin as the camera's position: what a feature's pick draw orients to (CrowdFeature.drawPick).
+    this.cameraData.set([eye[0], eye[1], eye[2], 1], CAMERA.eye / 4);
     this.device.queue.writeBuffer(target.camera, 0, this.cameraData);
     this.bind(target, store);
     const { mesh, skin } = this.draws;
@@ -104,8 +110,30 @@ export class PickPass {
         pass.drawIndexed(p.ranges[0][0], count);
       }
     });
+    // The instances a feature draws from lists of its own (the impostor band's meshes, the far impostors).
+    far?.drawPick?.(pass, target.camera, frame, (list, listOffset, listBytes, args, argsOffset) => this.drawMeshList(pass, target, store, list, listOffset, listBytes, args, argsOffset));
     pass.end();
     encoder.copyTextureToBuffer({ texture: this.color }, { buffer: target.readback, bytesPerRow: 256 }, [1, 1]);
+  }
+
+  /** CrowdFeature.drawPick's `meshes`: the instances of a list (u32 slots) as meshes, each primitive by its indirect arguments. */
+  private drawMeshList(pass: GPURenderPassEncoder, target: PickTarget, store: InstanceStore, list: GPUBuffer, listOffset: number, listBytes: number, args: GPUBuffer, argsOffset: (primitive: number) => number): void {
+    const { mesh, skin, vertexWeights } = this.draws;
+    const r = target.routed;
+    if (r?.list !== list || r.offset !== listOffset || r.bytes !== listBytes) {
+      target.routed = { group: frameBindGroupAt(this.device, skin.frameBindGroupLayout, 'PickPass.frameRouted', target.camera, store, list, listOffset, listBytes, vertexWeights), list, offset: listOffset, bytes: listBytes };
+    }
+    const materials = skin.materials;
+    const looks = skin.appearance?.refresh();
+    if (looks) pass.setBindGroup(2, skin.appearance!.emptyGroup);
+    pass.setBindGroup(0, target.routed!.group);
+    mesh.primitives.forEach((p, i) => {
+      pass.setPipeline(this.pipelines[i]);
+      pass.setBindGroup(1, materials[i]);
+      if (looks) pass.setBindGroup(3, looks[i]);
+      mesh.setBuffers(pass, p);
+      pass.drawIndexedIndirect(args, argsOffset(i));
+    });
   }
 
   destroy(): void {
@@ -119,6 +147,7 @@ export class PickPass {
     if (target.generation === store.generation && target.skin === skin) return;
     const layout = skin.frameBindGroupLayout;
     target.direct = frameBindGroup(this.device, layout, 'PickPass.frame', target.camera, store, store.identityListBuffer, 0, vertexWeights);
+    target.routed = undefined;
     target.levels.length = 0;
     for (let level = 0; level < store.lodLevels; level++) {
       target.levels.push(frameBindGroup(this.device, layout, `PickPass.frameLevel${level}`, target.camera, store, store.drawListBuffer, level, vertexWeights));
@@ -133,6 +162,6 @@ export function createPickTarget(device: GPUDevice, label: string): PickTarget {
   return {
     camera: device.createBuffer({ label: `${label}.camera`, size: CAMERA.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST }),
     readback: device.createBuffer({ label: `${label}.readback`, size: PICK_READBACK_BYTES, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ }),
-    direct: undefined, levels: [], generation: -1, skin: undefined,
+    direct: undefined, levels: [], routed: undefined, generation: -1, skin: undefined,
   };
 }
