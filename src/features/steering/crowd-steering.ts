@@ -293,16 +293,21 @@ export class CrowdSteering implements CrowdFeature {
     this.prepared = false;
   }
 
-  /** CrowdFeature, on WebGL 2: the twin's step of prepare's dt, writing each agent's placement into its record (the crowd uploads them). */
+  /**
+   * CrowdFeature, on WebGL 2: the twin's step of prepare's dt, writing each agent's placement into
+   * its record (the crowd uploads them). Once per update: a second encode of one update (two views
+   * drawn a frame) steps nobody (the records keep the step's placements).
+   */
   cpuDrive(): void {
-    if (!this.twin) return;
-    if (this.prepared) this.stepped();
+    if (!this.twin || !this.prepared) return;
+    this.stepped();
     this.twin.step(this.model, this.store);
   }
 
   /**
    * CrowdFeature: the steering step, first in the frame ('drive': it writes the instance records
-   * the other passes read, and the locomotion channel the controllers read in 'control').
+   * the other passes read, and the locomotion channel the controllers read in 'control'). A second
+   * encode of one update writes them again without stepping (SteeringPass.encode zeroes its dt).
    */
   encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
     if (stage !== 'drive' || !this.pass) return;

@@ -92,6 +92,23 @@ describe('CrowdSteering on WebGL 2: the twin steps on the CPU', () => {
     expect(Math.abs(z + 6 - clock())).toBeLessThan(0.03);
   });
 
+  it('two encodes for one update (two views drawn a frame) step once: the second moves nobody', async () => {
+    const { crowd, store, update, encode, clock } = glCrowd();
+    const steering = new CrowdSteering(crowd);
+    const id = store.idOf(store.add());
+    store.records.setWorld(store.slotOfId(id), placement(0, 0, -6, 1));
+    steering.addAgent(id, { radius: 0.2, maxSpeed: 1, preferredSpeed: 1, maxAcceleration: 1e3, goal: [0, 60] });
+    for (let f = 0; f < 20; f++) {
+      update(1 / 20);
+      encode();
+      encode();
+    }
+    // 20 updates of 1/20 s: 1 unit at 1 unit/s (the 1% nudge aside); stepped at each encode, 2.
+    const z = (await steering.readAgents()).positions[1];
+    expect(Math.abs(z + 6 - clock())).toBeLessThan(0.03);
+    expect(store.records.getWorld(store.slotOfId(id), new Float32Array(16))[14]).toBe(z);
+  });
+
   it(`takes at most MAX_TWIN_AGENTS (${MAX_TWIN_AGENTS}) agents: the next is refused by name, changing nothing`, () => {
     const { crowd, store } = glCrowd();
     const steering = new CrowdSteering(crowd);
