@@ -213,7 +213,8 @@ export class ControlPass {
   /**
    * Records the copies of a growth, then the two dispatches (call after update, before the pose
    * pass). `drive` is the kernel's locomotion channel now (CrowdKernel.locomotionDrive), or
-   * undefined; its bind group is remade when the buffer is replaced. After the dispatches the
+   * undefined; its bind group is remade when the buffer is replaced, and the targets' when one of
+   * theirs was since update (the store grew). After the dispatches the
    * pass zeroes its own dt and updateCount on the GPU (an 8-byte copy in the same encoder), so a
    * second encode of one update (two views drawn a frame: a split screen, a shadow map and the
    * main view) writes the same records again without integrating the locomotion or advancing its
@@ -230,6 +231,8 @@ export class ControlPass {
       this.device.queue.onSubmittedWorkDone().then(() => { for (const b of old) b.destroy(); }, () => {});
     }
     if (this.count === 0 && this.updateCount === 0) return;
+    // The store's buffers were replaced since update (an add past its capacity before this encode).
+    if (this.bound && this.bound.generation !== this.boundGeneration) this.bind(this.bound);
     const pass = encoder.beginComputePass(this.passDescriptor);
     if (this.updateCount > 0) {
       pass.setPipeline(this.apply);

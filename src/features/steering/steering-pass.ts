@@ -196,6 +196,8 @@ export class SteeringPass {
    */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     if (this.handleCount === 0 || !this.bindGroups) return;
+    // The targets' buffers were replaced since update (an add past the store's capacity before this encode).
+    if (this.bound && this.bound.generation !== this.boundGeneration) this.bind(this.bound);
     this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
     const agents = Math.ceil(this.handleCount / WORKGROUP_SIZE), groups = this.bindGroups;
