@@ -175,7 +175,7 @@ export class Crowd extends CrowdCamera {
   /** Live instances. */
   get count(): number { return this.store.count; }
 
-  /** Bytes the last update() wrote into GPU buffers: records, stacks, masks, handle slots, and the features' uploads. */
+  /** Bytes the last update() wrote into GPU buffers (records, stacks, masks, handle slots, and the features' uploads), and the encode()s since (what changed between: records, stacks, masks, handle slots). */
   get uploadedBytes(): number { return this.uploaded; }
 
   /** Crowd clock in seconds since the last rebase (advanced by update). */
@@ -232,9 +232,15 @@ export class Crowd extends CrowdCamera {
    * for the instances it listed and the shadow map; without one, the pose pass for every
    * instance; then the features' passes that read the poses (props). `timestampWrites` measures
    * the cull and pose passes together; with `poseTimestampWrites` it measures the cull and palette passes, and that the pose pass.
+   * Instances changed since update() (add, remove, setPlacement, ...) go up first, so the frame
+   * draws the crowd as it is now: a remove moves the last instance into the hole, an add may
+   * replace every buffer (docs/embedding.md, "The frame"). Encoding twice for one update (two
+   * views) integrates nothing twice: the features' steps run once per update.
    */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites, poseTimestampWrites?: GPUComputePassTimestampWrites): void {
     if (typeof encoder?.beginComputePass !== 'function') throw new TypeError(`encoder must be a GPUCommandEncoder, got ${show(encoder)}`);
+    // Nothing to write (a few comparisons) unless the crowd changed since update().
+    this.uploaded += this.store.upload(this.gpuDevice.queue);
     const frame = this.frame;
     this.features.encode(encoder, 'drive', frame);
     this.features.encode(encoder, 'control', frame);

@@ -67,6 +67,8 @@ export class ControlPass {
   private readonly driveLayout: GPUBindGroupLayout;
   /** A zeroed channel record bound when no feature provides the locomotion channel (no handle driven). */
   private readonly noDrive: GPUBuffer;
+  /** 8 zero bytes that encode copies over the uniforms' dt and updateCount after the dispatches (see encode). */
+  private readonly zeros: GPUBuffer;
   private driveGroup: GPUBindGroup | undefined;
   private driveBound: GPUBuffer | undefined;
   private readonly evaluate: GPUComputePipeline;
@@ -107,6 +109,7 @@ export class ControlPass {
     // Its own group, so that neither pipeline passes 8 storage buffers (applyUpdates binds the updates instead).
     this.driveLayout = device.createBindGroupLayout({ label: 'ControlPass.driveLayout', entries: [storage(1, 'read-only-storage')] });
     this.noDrive = device.createBuffer({ label: 'ControlPass.noDrive', size: LOCOMOTION_DRIVE.size, usage: GPUBufferUsage.STORAGE });
+    this.zeros = device.createBuffer({ label: 'ControlPass.zeros', size: 16, usage: GPUBufferUsage.COPY_SRC });
     const module = device.createShaderModule({ label: 'ControlPass.shader', code: controlWgsl });
     const constants = { WORKGROUP_SIZE };
     this.evaluate = device.createComputePipeline({
@@ -210,7 +213,12 @@ export class ControlPass {
   /**
    * Records the copies of a growth, then the two dispatches (call after update, before the pose
    * pass). `drive` is the kernel's locomotion channel now (CrowdKernel.locomotionDrive), or
-   * undefined; its bind group is remade when the buffer is replaced.
+   * undefined; its bind group is remade when the buffer is replaced, and the targets' when one of
+   * theirs was since update (the store grew). After the dispatches the
+   * pass zeroes its own dt and updateCount on the GPU (an 8-byte copy in the same encoder), so a
+   * second encode of one update (two views drawn a frame: a split screen, a shadow map and the
+   * main view) writes the same records again without integrating the locomotion or advancing its
+   * phase a second time, submitted with the first or after it; the next update writes both anew.
    */
   encode(encoder: GPUCommandEncoder, drive?: GPUBuffer): void {
     for (const copy of this.pendingCopies) {
@@ -223,6 +231,8 @@ export class ControlPass {
       this.device.queue.onSubmittedWorkDone().then(() => { for (const b of old) b.destroy(); }, () => {});
     }
     if (this.count === 0 && this.updateCount === 0) return;
+    // The store's buffers were replaced since update (an add past its capacity before this encode).
+    if (this.bound && this.bound.generation !== this.boundGeneration) this.bind(this.bound);
     const pass = encoder.beginComputePass(this.passDescriptor);
     if (this.updateCount > 0) {
       pass.setPipeline(this.apply);
@@ -243,6 +253,8 @@ export class ControlPass {
       pass.dispatchWorkgroups(Math.ceil(this.count / WORKGROUP_SIZE));
     }
     pass.end();
+    // dt and updateCount are adjacent words (CONTROL_PARAMS): the frame is integrated, its updates applied.
+    encoder.copyBufferToBuffer(this.zeros, 0, this.params, CONTROL_PARAMS.dt, 8);
   }
 
   /**
@@ -269,7 +281,7 @@ export class ControlPass {
   }
 
   destroy(): void {
-    for (const b of [this.params, this.modelBuffer, this.inputs, this.states, this.handles, this.updates, this.noDrive]) b.destroy();
+    for (const b of [this.params, this.modelBuffer, this.inputs, this.states, this.handles, this.updates, this.noDrive, this.zeros]) b.destroy();
     for (const copy of this.pendingCopies) copy.from.destroy();
   }
 
@@ -289,7 +301,7 @@ export class ControlPass {
 
   /** Bytes of the pass's GPU buffers. */
   get gpuBytes(): number {
-    return this.modelBuffer.size + this.params.size + this.noDrive.size + this.inputs.size + this.states.size + this.handles.size + this.updates.size;
+    return this.modelBuffer.size + this.params.size + this.noDrive.size + this.zeros.size + this.inputs.size + this.states.size + this.handles.size + this.updates.size;
   }
 
   private createBuffer(name: string, size: number): GPUBuffer {

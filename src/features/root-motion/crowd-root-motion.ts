@@ -217,9 +217,16 @@ export class CrowdRootMotion implements CrowdFeature {
     return this.pass.update(this.store, this.records, crowdClock);
   }
 
-  /** CrowdFeature: the root-motion dispatch, before the cull and pose passes. */
+  /**
+   * CrowdFeature: the root-motion dispatch, before the cull and pose passes, after the anchors
+   * changed since update went up (the crowd sends the records changed since then with this
+   * encode: a blend changed in between moves from its new anchor, not the old one). Closed form
+   * in the clock: a second encode of one update writes the same worlds.
+   */
   encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
-    if (stage === 'before-pose') this.pass.encode(encoder);
+    if (stage !== 'before-pose') return;
+    this.pass.update(this.store, this.records, this.kernel.clock);
+    this.pass.encode(encoder);
   }
 
   /**

@@ -79,6 +79,8 @@ export class RootMotionPass {
   private bound: RootMotionTargets | undefined;
   private boundGeneration = -1;
   private handleCount = 0;
+  /** The clock the uniforms hold (NaN: none written), so that an update at the same clock writes them once. */
+  private paramClock = NaN;
   private readonly passDescriptor: GPUComputePassDescriptor = { label: 'RootMotionPass' };
 
   constructor(readonly device: GPUDevice, tables: RootMotionTables) {
@@ -106,8 +108,10 @@ export class RootMotionPass {
 
   /**
    * Prepares the frame at crowd clock `clock` (seconds): grows `anchors` (and the GPU copy) to
-   * the targets' handles, uploads the changed anchors and the uniforms. Returns the anchor bytes
-   * uploaded. Checks the sizes against the device's limits before changing anything.
+   * the targets' handles, uploads the changed anchors and the uniforms (when the clock or the
+   * handles changed). Returns the anchor bytes uploaded. Checks the sizes against the device's
+   * limits before changing anything. Called again before an encode, it sends what changed since
+   * (nothing, in a few comparisons, when nothing did).
    */
   update(targets: RootMotionTargets, anchors: RootAnchorRecords, clock: number): number {
     const handles = targets.handleCount;
@@ -124,10 +128,13 @@ export class RootMotionPass {
       anchors.reserve(this.anchors.size / ROOT_ANCHOR.size);
     }
     if (targets !== this.bound || targets.generation !== this.boundGeneration || !this.bindGroup) this.bind(targets);
-    this.handleCount = handles;
-    this.paramView.setUint32(ROOT_MOTION_PARAMS.handleCount, handles, true);
-    this.paramView.setFloat32(ROOT_MOTION_PARAMS.clock, clock, true);
-    this.device.queue.writeBuffer(this.params, 0, this.paramData);
+    if (handles !== this.handleCount || clock !== this.paramClock) {
+      this.handleCount = handles;
+      this.paramClock = clock;
+      this.paramView.setUint32(ROOT_MOTION_PARAMS.handleCount, handles, true);
+      this.paramView.setFloat32(ROOT_MOTION_PARAMS.clock, clock, true);
+      this.device.queue.writeBuffer(this.params, 0, this.paramData);
+    }
     return anchors.upload(this.device.queue, this.anchors);
   }
 

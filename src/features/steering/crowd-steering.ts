@@ -24,7 +24,8 @@ import type { CrowdSteeringOptions, GroundPoint, SteeringAgentOptions, SteeringA
  * (CrowdKernel.locomotionDrive: speed and direction relative to the facing), and steering keeps
  * writing the placement. The CPU acts on events only (add, remove, a goal, an obstacle): nothing per agent
  * per frame, no readback unless asked (readAgents). One step per crowd.update(dt) +
- * crowd.encode(encoder), of the update's dt. Docs: docs/steering.md.
+ * crowd.encode(encoder), of the dt since the last step an encode ran (every update's since).
+ * Docs: docs/steering.md.
  *
  * @example
  * ```ts
@@ -48,7 +49,17 @@ export class CrowdSteering implements CrowdFeature {
   private readonly model: SteeringModel;
   private readonly kernel: CrowdKernel;
   private readonly store: InstanceStore;
+  /** Crowd clock (seconds) the agents were stepped to: that of the last prepared step an encode ran (cpuDrive on WebGL 2). */
   private lastClock: number;
+  /**
+   * The prepared step no encode has run yet, if `prepared`: the clock it steps to (lastClock when
+   * it steps nobody) and the handles it visits. A crowd updated again before an encode (a paused
+   * view, two fixed steps a frame) prepares a step from lastClock that covers both updates' time
+   * and visits those handles too (a shrink's locomotion records to clear), so neither is lost.
+   */
+  private preparedClock: number;
+  private preparedHandles = 0;
+  private prepared = false;
   private readonly world = new Float32Array(16);
   /** @internal Timestamps of the steering pass (tools/bench/steering.ts), or undefined. */
   timestampWrites: GPUComputePassTimestampWrites | undefined;
@@ -79,7 +90,7 @@ export class CrowdSteering implements CrowdFeature {
     if (gl) this.twin = new SteeringTwin();
     else this.pass = new SteeringPass(this.kernel.device, this.model.settings.projectionIterations);
     this.store = this.kernel.store;
-    this.lastClock = this.kernel.clock;
+    this.lastClock = this.preparedClock = this.kernel.clock;
   }
 
   /** Bytes of steering's GPU buffers (Crowd.gpuBytes). */
@@ -256,35 +267,52 @@ export class CrowdSteering implements CrowdFeature {
 
   /**
    * CrowdFeature: this frame's slice of the pending flow-field solves (at most
-   * flowField.cellsPerFrame cells of work), the step's uniforms (dt since the last update) and the
-   * records changed by events.
+   * flowField.cellsPerFrame cells of work), the step's uniforms (dt since the last step an encode
+   * ran) and the records changed by events.
    */
   prepare(clock: number): number {
     // A step shorter than MIN_STEP_DT waits: its time goes into the next (the step divides by dt);
     // one longer than MAX_STEP_DT steps MAX_STEP_DT (speed x dt stays finite in float32).
     const elapsed = clock - this.lastClock;
     const dt = elapsed >= MIN_STEP_DT ? Math.min(elapsed, MAX_STEP_DT) : 0;
-    if (dt > 0) this.lastClock = clock;
+    this.preparedClock = dt > 0 ? clock : this.lastClock;
     this.model.advanceFields();
     this.model.writeParams(dt);
+    const handles = this.preparedHandles = Math.max(this.model.stepHandles(), this.prepared ? this.preparedHandles : 0);
+    this.prepared = true;
     if (this.twin) {
-      this.twin.update(this.model, this.model.stepHandles());
+      this.twin.update(this.model, handles);
       return 0;
     }
-    return this.pass!.update(this.store, this.model, this.model.stepHandles());
+    return this.pass!.update(this.store, this.model, handles);
   }
 
-  /** CrowdFeature, on WebGL 2: the twin's step of prepare's dt, writing each agent's placement into its record (the crowd uploads them). */
+  /** The prepared step is being run: its time and handles are stepped (the first encode after a prepare). */
+  private stepped(): void {
+    this.lastClock = this.preparedClock;
+    this.prepared = false;
+  }
+
+  /**
+   * CrowdFeature, on WebGL 2: the twin's step of prepare's dt, writing each agent's placement into
+   * its record (the crowd uploads them). Once per update: a second encode of one update (two views
+   * drawn a frame) steps nobody (the records keep the step's placements).
+   */
   cpuDrive(): void {
-    this.twin?.step(this.model, this.store);
+    if (!this.twin || !this.prepared) return;
+    this.stepped();
+    this.twin.step(this.model, this.store);
   }
 
   /**
    * CrowdFeature: the steering step, first in the frame ('drive': it writes the instance records
-   * the other passes read, and the locomotion channel the controllers read in 'control').
+   * the other passes read, and the locomotion channel the controllers read in 'control'). A second
+   * encode of one update writes them again without stepping (SteeringPass.encode zeroes its dt).
    */
   encode(encoder: GPUCommandEncoder, stage: FeatureStage): void {
-    if (stage === 'drive') this.pass?.encode(encoder, this.timestampWrites);
+    if (stage !== 'drive' || !this.pass) return;
+    if (this.prepared) this.stepped();
+    this.pass.encode(encoder, this.timestampWrites);
   }
 
   /**
@@ -301,6 +329,7 @@ export class CrowdSteering implements CrowdFeature {
   /** CrowdFeature: the crowd clock restarts at 0 from `clock`. */
   rebase(clock: number): void {
     this.lastClock -= clock;
+    this.preparedClock -= clock;
   }
 
   /** CrowdFeature: the pass on the new device; agents restart from their last placement (their motion was on the lost device). */
@@ -309,6 +338,8 @@ export class CrowdSteering implements CrowdFeature {
     this.pass.destroy();
     this.pass = new SteeringPass(device, this.model.settings.projectionIterations);
     this.model.markAllDirty();
+    // A prepared step went with the old pass: its time stays in lastClock, for the next prepare.
+    this.prepared = false;
   }
 
   /** CrowdFeature: frees the pass's buffers. */

@@ -63,6 +63,8 @@ const SWAPPED: readonly Dispatch[] = ['gatherAgents', 'projectBack', 'placeFromB
  */
 export class SteeringPass {
   private readonly params: GPUBuffer;
+  /** 4 zero bytes (of 16) that encode copies over the uniforms' dt after the step (see encode). */
+  private readonly zeros: GPUBuffer;
   private readonly pipelines: Record<EntryPoint, GPUComputePipeline>;
   private agents!: GPUBuffer;
   private states!: GPUBuffer;
@@ -95,6 +97,7 @@ export class SteeringPass {
    */
   constructor(readonly device: GPUDevice, private readonly projectionIterations = PROJECTION_ITERATIONS) {
     this.params = device.createBuffer({ label: 'SteeringPass.params', size: STEERING_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
+    this.zeros = device.createBuffer({ label: 'SteeringPass.zeros', size: 16, usage: GPUBufferUsage.COPY_SRC });
     const module = device.createShaderModule({ label: 'SteeringPass.shader', code: steeringWgsl });
     const make = (entryPoint: EntryPoint): GPUComputePipeline => device.createComputePipeline({
       label: `SteeringPass.${entryPoint}`, layout: 'auto', compute: { module, entryPoint, constants: { WORKGROUP_SIZE, PROJECTING: projectionIterations > 0 ? 1 : 0 } },
@@ -183,9 +186,18 @@ export class SteeringPass {
     return bytes + STEERING_PARAMS.size;
   }
 
-  /** Records the step (after update; before the passes that read the instance records); `timestampWrites` times it (benchmarks). */
+  /**
+   * Records the step (after update; before the passes that read the instance records);
+   * `timestampWrites` times it (benchmarks). After the dispatches the pass zeroes its own dt on the
+   * GPU (a 4-byte copy in the same encoder), so a second encode of one update (two views drawn a
+   * frame) steps nobody: below MIN_STEP_DT every dispatch leaves the agents' motion as it is and
+   * moveAgents writes their placements and locomotion records again, the same. Submitted with the
+   * first encode or after it; the next update writes the uniforms anew.
+   */
   encode(encoder: GPUCommandEncoder, timestampWrites?: GPUComputePassTimestampWrites): void {
     if (this.handleCount === 0 || !this.bindGroups) return;
+    // The targets' buffers were replaced since update (an add past the store's capacity before this encode).
+    if (this.bound && this.bound.generation !== this.boundGeneration) this.bind(this.bound);
     this.passDescriptor.timestampWrites = timestampWrites;
     const pass = encoder.beginComputePass(this.passDescriptor);
     const agents = Math.ceil(this.handleCount / WORKGROUP_SIZE), groups = this.bindGroups;
@@ -201,6 +213,7 @@ export class SteeringPass {
       this.dispatch(pass, groups, this.projectionIterations % 2 === 0 ? 'placeAgents' : 'placeFromB', agents);
     }
     pass.end();
+    encoder.copyBufferToBuffer(this.zeros, 0, this.params, STEERING_PARAMS.dt, 4);
   }
 
   private dispatch(pass: GPUComputePassEncoder, groups: BindGroups, entry: Dispatch, workgroups: number): void {
@@ -215,7 +228,7 @@ export class SteeringPass {
 
   /** Every buffer the pass owns (gpuBytes, destroy): the per-handle ones first, as grow replaces them. */
   private buffers(): GPUBuffer[] {
-    return [...this.handleBuffers(), this.states, this.params, this.obstacles, this.fields];
+    return [...this.handleBuffers(), this.states, this.params, this.zeros, this.obstacles, this.fields];
   }
 
   /** The buffers sized by handles that grow replaces outright (states is copied over, so it is not among them). */

@@ -292,6 +292,48 @@ describe.skipIf(!device)('GPU-driven controllers: validity and bookkeeping', () 
     crowd.destroy();
   });
 
+  it('two encodes for one update (two views drawn a frame) integrate its dt once: the locomotion walks as far as the CPU reference, its phase as far', async () => {
+    const fox = await testCharacter('Fox');
+    const crowd = withFeatures(new Crowd(device!, fox, FORMATS));
+    const controllers = new CrowdControllers(crowd, defaultControllerConfig(fox.clipNames));
+    const walkerId = crowd.add();
+    const walkers = [controllers.add(walkerId, 0, 0, 0), controllers.add(crowd.add(), 0, 0, 0, { driver: 'cpu' })];
+    const step = (dt: number) => { controllers.update(dt); crowd.update(dt); };
+    const submit = (encoder: GPUCommandEncoder) => device!.queue.submit([encoder.finish()]);
+    for (const w of walkers) w.setSpeed(1);
+    for (let f = 0; f < 24; f++) {
+      if (f === 12) for (const w of walkers) w.setSpeed(0.5);
+      step(1 / 30);
+      // Two views: one submit each (a split screen drawn view by view), or both in one command
+      // buffer (a shadow map and the main view); the second must not integrate the frame again.
+      if (f % 2 === 0) {
+        for (let view = 0; view < 2; view++) {
+          const encoder = device!.createCommandEncoder();
+          crowd.encode(encoder);
+          submit(encoder);
+        }
+      } else {
+        const encoder = device!.createCommandEncoder();
+        crowd.encode(encoder);
+        crowd.encode(encoder);
+        submit(encoder);
+      }
+    }
+    const got = await readInstanceStack(device!, crowd, walkerId);
+    const loco = walkers[1].locomotion!;
+    // Integrated twice a frame it walked 1.10 units against the reference's 0.50.
+    console.log(`walked ${got.z.toFixed(4)} on the GPU, ${loco.positionZ.toFixed(4)} on the CPU`);
+    expect(Math.abs(got.x - loco.positionX)).toBeLessThan(1e-4);
+    expect(Math.abs(got.z - loco.positionZ)).toBeLessThan(1e-4);
+    const want = cpuLayers(walkers[1], fox.clipDurations);
+    expect(got.layers.map((l) => l.clip)).toEqual(want.map((l) => l.clip));
+    for (let i = 0; i < want.length; i++) {
+      expect(Math.abs(got.layers[i].weight - want[i].weight), `layer ${i}`).toBeLessThan(1e-4);
+      expect(timeGap(got.layers[i].time, want[i].time, fox.clipDurations[want[i].clip]), `layer ${i}`).toBeLessThan(1e-4);
+    }
+    crowd.destroy();
+  });
+
   it('many controllers with churn (remove, re-add on a reused handle, CPU and GPU side by side) stay equal to their references', async () => {
     const robot = await testCharacter('RobotExpressive');
     const config = robotControllerConfig(robot);
