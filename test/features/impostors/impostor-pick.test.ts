@@ -5,6 +5,7 @@ import { CrowdPicking } from '../../../src/features/picking/crowd-picking';
 import { Crowd } from '../../../src/runtime/crowd';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
+import { settlePick } from '../../helpers/picking';
 import { renderCrowd } from '../../helpers/render';
 
 const SIZE = SWITCH_VIEW.size;
@@ -58,15 +59,7 @@ describe('impostor picking (GPU): what is hit is what was drawn, past the mesh l
       crowd.update(0);
       const pixels = await renderCrowd(device!, crowd, viewProjection, SIZE);
       const perLevel = (await crowd.readCullStats()).perLevel;
-      const pick = async (x: number, y: number) => {
-        const request = picking.pickPointer(x + 0.5, y + 0.5, { viewProjection, width: SIZE, height: SIZE });
-        crowd.update(0);
-        const encoder = device!.createCommandEncoder();
-        crowd.encode(encoder);
-        device!.queue.submit([encoder.finish()]);
-        crowd.update(0);
-        return request;
-      };
+      const pick = (x: number, y: number) => settlePick(device!, crowd, picking.pickPointer(x + 0.5, y + 0.5, { viewProjection, width: SIZE, height: SIZE }));
       return { pixels, perLevel, pick };
     };
     // Past the switch: an impostor, hit where it covers, not on its quad's empty texels.

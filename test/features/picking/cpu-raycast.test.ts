@@ -6,20 +6,15 @@ import { Crowd } from '../../../src/runtime/crowd';
 import { ARM_LENGTH, FIGURE_HALF_DEPTH, SHOULDER } from '../../helpers/figure-rig';
 import { openTestDevice } from '../../helpers/gpu';
 import { figureCharacter, testCharacter } from '../../helpers/character';
+import { settlePick } from '../../helpers/picking';
 
 const device = await openTestDevice();
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
 const towardsMinusZ = (x: number, y: number) => ({ origin: [x, y, 5], direction: [0, 0, -1] });
 
 /** The GPU pick of `ray`, after the frame that records it and the update that maps it. */
-async function gpuPick(crowd: Crowd, picking: CrowdPicking, ray: { origin: number[]; direction: number[] }) {
-  const request = picking.pick(ray, { maxDistance: 400 }); // depth resolves 400 x 2^-24 along the ray
-  crowd.update(0);
-  const encoder = device!.createCommandEncoder();
-  crowd.encode(encoder);
-  device!.queue.submit([encoder.finish()]);
-  crowd.update(0);
-  return request;
+function gpuPick(crowd: Crowd, picking: CrowdPicking, ray: { origin: number[]; direction: number[] }) {
+  return settlePick(device!, crowd, picking.pick(ray, { maxDistance: 400 })); // depth resolves 400 x 2^-24 along the ray
 }
 
 describe('intersectTriangle', () => {
