@@ -55,7 +55,7 @@ export type { BulkInit } from './runtime/bulk-add';
 export type { MaskSpec } from './anim/masks';
 export type { ClipEvent } from './anim/events/clip-events';
 /** For those who write a feature of their own (docs/architecture.md): the hooks and what the kernel hands a feature. */
-export type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage } from './runtime/feature';
+export type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage, PickMeshList } from './runtime/feature';
 export type { CullRoute } from './runtime/culling/cull-route';
 export type { CullFrame } from './runtime/culling/cull-pass';
 export type { AppearanceLayout, AppearanceLooks, AppearanceSource, RgbaImage } from './runtime/appearance-groups';
