@@ -142,10 +142,11 @@ export class StatsOverlay {
         const meshLevels = live.impostors ? cull.perLevel.slice(0, -1) : cull.perLevel;
         const impostors = live.impostors ? cull.perLevel[cull.perLevel.length - 1] ?? 0 : 0;
         d.impostors = String(impostors);
+        d.dots = String(cull.dots ?? 0);
         lines.push(
           `visible ${cull.visible.toLocaleString('en-US')}   posed this frame ${cull.posed.toLocaleString('en-US')}`,
           `vertices drawn ${formatCount(cull.vertices)}/frame (LOD ${meshLevels.map((n) => n.toLocaleString('en-US')).join(' / ')}` +
-            `${live.impostors ? ` · impostors ${impostors.toLocaleString('en-US')}` : ''})`,
+            `${live.impostors ? ` · impostors ${impostors.toLocaleString('en-US')}${cull.dots ? `, ${cull.dots.toLocaleString('en-US')} as dots` : ''}` : ''})`,
         );
         for (const stale of live.impostorsStale) lines.push(`impostors do not show: ${stale}`);
       }

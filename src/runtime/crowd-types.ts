@@ -155,6 +155,12 @@ export interface CullStats {
    * those `perLevel` entries and both draws' `vertices`, once in `visible`.
    */
   band?: number;
+  /**
+   * While impostors are routed: impostors so far that they are drawn as dots (a point each,
+   * ImpostorOptions.dotPixels), counted in the impostor level of `perLevel`, in `visible`, and as
+   * one vertex each in `vertices`.
+   */
+  dots?: number;
 }
 
 // The vocabulary of the features' methods (src/features), kept here with the rest so that the

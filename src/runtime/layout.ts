@@ -250,13 +250,14 @@ export const MAX_LOD_LEVELS = 4;
  * per level for the shadow map.
  */
 export const CULL_COUNTERS = {
-  words: 4 + 2 * MAX_LOD_LEVELS,
+  words: 5 + 2 * MAX_LOD_LEVELS,
   posePlain: 0,
   poseLayered: 1,
   camera: 2, //               + level
   shadow: 2 + MAX_LOD_LEVELS, // + level
   impostor: 2 + 2 * MAX_LOD_LEVELS, // instances drawn as impostors (CULL_PARAMS.impostorDistance; a feature draws them)
   band: 3 + 2 * MAX_LOD_LEVELS, //    instances in the impostor band (CULL_PARAMS.impostorBand): drawn both ways, faded
+  dot: 4 + 2 * MAX_LOD_LEVELS, //     impostors drawn as dots (CULL_PARAMS.impostorDot), listed from the impostor list's end
 } as const;
 
 /**
@@ -266,9 +267,11 @@ export const CULL_COUNTERS = {
  * camera and 1 the shadow map: word CULL_ARGS.draws + ((list * levels + level) * primitives + primitive) * 5;
  * then the impostor list's drawIndexedIndirect quintuple (CullPass.impostorArgsOffset; instances of
  * IMPOSTOR_CHUNK quads), the band's impostors' one,
- * one drawIndexedIndirect quintuple per primitive for the band's meshes (at the band's level), and,
+ * one drawIndexedIndirect quintuple per primitive for the band's meshes (at the band's level), the
+ * dots' drawIndirect quadruple (vertexCount, instanceCount, firstVertex, firstInstance: a point a
+ * dot, firstVertex where the dots begin in the impostor list), and,
  * while impostors are routed, the impostor list itself from CULL_PARAMS.impostorList (a 256-byte
- * boundary, listStride slots), then the band list from CULL_PARAMS.bandList (listStride slots,
+ * boundary, listStride slots: the impostors from its start, the dots from its end), then the band list from CULL_PARAMS.bandList (listStride slots,
  * then listStride fades as f32 bits by slot).
  */
 export const CULL_ARGS = {
@@ -277,6 +280,7 @@ export const CULL_ARGS = {
   draws: 6,
   drawWords: 5,
   impostorWords: 5,
+  dotWords: 4,
 } as const;
 
 /**
@@ -338,6 +342,7 @@ export const CULL_PARAMS = {
   impostorBand: 336, //     f32: visible instances from this distance / scale up to impostorDistance are in the band: drawn as both, faded (= impostorDistance: no band)
   bandList: 340, //         u32: word of the args buffer where the band list starts (CullPass.bandListOffset / 4)
   bandLevel: 344, //        u32: the LOD level the band's meshes draw (below levels)
+  impostorDot: 348, //      f32: impostors from this distance / scale on are drawn as dots, listed from the impostor list's end (3.4e38: none)
   impostorClips: 352, //    array<vec4u, 8>: bit c (word c / 32, bit c % 32) set: clip c is in the impostor atlas; an instance showing another clip is never routed (IMPOSTOR_CLIPS clips)
 } as const;
 

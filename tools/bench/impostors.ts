@@ -13,8 +13,8 @@ import { projectionScale } from '../../src/runtime/culling/cull-math';
 import { Crowd } from '../../src/runtime/crowd';
 
 const FORMATS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
-const WIDTH = 640;
-const HEIGHT = 360;
+const TARGET_WIDTH = 640;
+const TARGET_HEIGHT = 360;
 /** Grid spacing, model units (the Fox is about 185 long). */
 const SPACING = 220;
 const WARM_UP = 2;
@@ -22,6 +22,8 @@ const WARM_UP = 2;
 export interface ImpostorRow {
   instances: number;
   how: 'meshes' | 'impostors';
+  /** Impostors drawn as dots (the cull stats'). */
+  dots: number;
   visible: number;
   posed: number;
   /** Instances drawn as impostors (the band's included). */
@@ -32,6 +34,9 @@ export interface ImpostorRow {
   cpuMs: number;
   /** GPU ms of the whole frame (compute and render passes) by timestamp-query, else submit to done. */
   gpuMs: number;
+  /** GPU ms of the cull and palette passes, and of the render pass (timestamp-query; NaN without it). */
+  cullMs: number;
+  drawMs: number;
   /** The process's CPU ms (all threads) from submit to done: on SwiftShader the frame's work, less moved by other processes' load than gpuMs. */
   workMs: number;
   /** The framing sphere's span on the target, pixels, at the camera's height (the nearest Foxes). */
@@ -50,6 +55,11 @@ export interface ImpostorView {
    * made and turned off).
    */
   switchAt?: number;
+  /** ImpostorOptions.dotPixels (default: the feature's). */
+  dotPixels?: number;
+  /** The target's size, pixels. Default 640 x 360. */
+  width?: number;
+  height?: number;
 }
 
 /**
@@ -60,9 +70,10 @@ export interface ImpostorView {
  */
 export async function benchImpostorFrame(device: GPUDevice, character: Character, count: number, how: ImpostorRow['how'], frames: number, band?: number, view: ImpostorView = {}): Promise<ImpostorRow> {
   const samples = view.samples ?? 1;
+  const targetWidth = view.width ?? TARGET_WIDTH, targetHeight = view.height ?? TARGET_HEIGHT;
   const switchAt = view.switchAt ?? (band === undefined ? undefined : 1.2);
   const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024, sampleCount: samples });
-  const feature = how === 'impostors' || switchAt !== undefined ? new CrowdImpostors(crowd, band === undefined ? {} : { band }) : undefined;
+  const feature = how === 'impostors' || switchAt !== undefined ? new CrowdImpostors(crowd, { ...(band === undefined ? {} : { band }), ...(view.dotPixels === undefined ? {} : { dotPixels: view.dotPixels }) }) : undefined;
   if (feature && how === 'meshes') feature.enabled = false;
   else await feature?.bake();
   const side = Math.ceil(Math.sqrt(count));
@@ -79,35 +90,36 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const fovY = 0.9;
   const height = (extent * 0.6) / Math.tan(fovY / 2);
   const eye = [centre[0], height, centre[2] + 1];
-  const viewProjection = mat4.multiply(mat4.perspective(fovY, WIDTH / HEIGHT, height / 4, height * 2), mat4.lookAt(eye, centre, [0, 1, 0]));
-  const color = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT, sampleCount: samples });
-  const resolved = samples > 1 ? device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT }) : undefined;
-  const depth = device.createTexture({ size: [WIDTH, HEIGHT], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT, sampleCount: samples });
+  const viewProjection = mat4.multiply(mat4.perspective(fovY, targetWidth / targetHeight, height / 4, height * 2), mat4.lookAt(eye, centre, [0, 1, 0]));
+  const color = device.createTexture({ size: [targetWidth, targetHeight], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT, sampleCount: samples });
+  const resolved = samples > 1 ? device.createTexture({ size: [targetWidth, targetHeight], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT }) : undefined;
+  const depth = device.createTexture({ size: [targetWidth, targetHeight], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT, sampleCount: samples });
   const timestamps = device.features.has('timestamp-query');
-  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 4 }) : undefined;
-  const resolve = device.createBuffer({ size: 32, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-  const read = device.createBuffer({ size: 32, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 6 }) : undefined;
+  const resolve = device.createBuffer({ size: 48, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const read = device.createBuffer({ size: 48, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   // The switch (the framing sphere at switchPixels) switchAt x the height away: with a band at 1.2, every Fox (1 to 1.15 x the height away) is in a band of 0.25.
   const sphere = feature ? 2 * boxSphere(feature.atlas.box).radius : 0;
   const viewportHeight = switchAt === undefined || !feature ? 1080 : (switchAt * height * 2 * feature.switchPixels) / (sphere * projectionScale(viewProjection));
   crowd.setCamera(viewProjection, eye, { viewportHeight });
+  const cullGpu: number[] = [], drawGpu: number[] = [], dots: number[] = [];
   const cpu: number[] = [], gpu: number[] = [], work: number[] = [], visible: number[] = [], posed: number[] = [], impostors: number[] = [], vertices: number[] = [], inBand: number[] = [];
   device.pushErrorScope('validation');
   for (let f = 0; f < frames + WARM_UP; f++) {
     const start = performance.now();
     crowd.update(1 / 60);
     const encoder = device.createCommandEncoder();
-    crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0 });
+    crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 }, querySet && { querySet, beginningOfPassWriteIndex: 2, endOfPassWriteIndex: 3 });
     const pass = encoder.beginRenderPass({
       colorAttachments: [{ view: color.createView(), resolveTarget: resolved?.createView(), loadOp: 'clear', storeOp: resolved ? 'discard' : 'store' }],
       depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
-      timestampWrites: querySet && { querySet, endOfPassWriteIndex: 1 },
+      timestampWrites: querySet && { querySet, beginningOfPassWriteIndex: 4, endOfPassWriteIndex: 5 },
     });
     crowd.draw(pass, viewProjection);
     pass.end();
     if (querySet) {
-      encoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, read, 0, 16);
+      encoder.resolveQuerySet(querySet, 0, 6, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 48);
     }
     const commands = encoder.finish();
     const cpuMs = performance.now() - start;
@@ -120,7 +132,8 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
     if (querySet) {
       await read.mapAsync(GPUMapMode.READ);
       const t = new BigUint64Array(read.getMappedRange());
-      gpuMs = Number(t[1] - t[0]) / 1e6;
+      gpuMs = Number(t[5] - t[0]) / 1e6;
+      if (f >= WARM_UP) { cullGpu.push(Number(t[1] - t[0]) / 1e6); drawGpu.push(Number(t[5] - t[4]) / 1e6); }
       read.unmap();
     }
     const stats = await crowd.readCullStats();
@@ -128,6 +141,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
       cpu.push(cpuMs); gpu.push(gpuMs); work.push((used.user + used.system) / 1000); visible.push(stats.visible); posed.push(stats.posed); vertices.push(stats.vertices);
       impostors.push(how === 'impostors' ? stats.perLevel[stats.perLevel.length - 1] : 0);
       inBand.push(stats.band ?? 0);
+      dots.push(stats.dots ?? 0);
     }
   }
   const error = await device.popErrorScope();
@@ -137,8 +151,8 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   querySet?.destroy();
   crowd.destroy();
   return {
-    instances: count, how, visible: median(visible), posed: median(posed), impostors: median(impostors), band: median(inBand), vertices: median(vertices),
-    cpuMs: median(cpu), gpuMs: median(gpu), workMs: median(work), spherePixels: (sphere * projectionScale(viewProjection) * HEIGHT) / (2 * height), method: timestamps ? 'timestamp-query (cull pass start to render pass end)' : 'submit to done',
+    instances: count, how, visible: median(visible), posed: median(posed), impostors: median(impostors), band: median(inBand), dots: median(dots), vertices: median(vertices),
+    cpuMs: median(cpu), gpuMs: median(gpu), cullMs: querySet ? median(cullGpu) : NaN, drawMs: querySet ? median(drawGpu) : NaN, workMs: median(work), spherePixels: (sphere * projectionScale(viewProjection) * targetHeight) / (2 * height), method: timestamps ? 'timestamp-query (cull pass start to render pass end)' : 'submit to done',
   };
 }
 

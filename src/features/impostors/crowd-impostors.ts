@@ -132,7 +132,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.pass = new ImpostorPass(device, grid, clips, character.clipDurations.length, this.targets);
     this.coverage = new ImpostorCoverage(device, grid);
     this.size = 2 * boxSphere(grid.box).radius;
-    this.route = new ImpostorRoute(this.kernel, this.size, grid.switchPixels, grid.band, clips);
+    this.route = new ImpostorRoute(this.kernel, this.size, grid.switchPixels, grid.band, clips, grid.dotPixels);
     if (this.on) this.kernel.routeFar(this.route);
   }
 
@@ -158,10 +158,15 @@ export class CrowdImpostors implements CrowdFeature {
     return this.grid.band;
   }
 
-  /** Draw calls draw() records (all indirect): the impostors, and with a band its impostors and one per mesh primitive for its meshes; none while not enabled. */
+  /** Impostors whose bounding sphere spans at most this many pixels on the crowd's viewport are drawn as dots, a point each (ImpostorOptions.dotPixels; 0: none). */
+  get dotPixels(): number {
+    return this.grid.dotPixels;
+  }
+
+  /** Draw calls draw() records (all indirect): the impostors, with dots theirs, and with a band its impostors and one per mesh primitive for its meshes; none while not enabled. */
   get drawCount(): number {
     if (!this.on) return 0;
-    return this.grid.band > 0 ? 2 + this.kernel.draws.mesh.primitives.length : 1;
+    return (this.grid.band > 0 ? 2 + this.kernel.draws.mesh.primitives.length : 1) + Number(this.grid.dotPixels > 0);
   }
 
   /** The atlas's layout and size (fixed at construction and when the clips are set; the textures are made at the bake). */
@@ -255,8 +260,9 @@ export class CrowdImpostors implements CrowdFeature {
     if (!list || !this.on) return;
     const kernel = this.kernel;
     const inputs = this.fillInputs(list);
-    this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock, marchDistance(this.route.switchDistance, this.grid.switchPixels));
+    this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock, marchDistance(this.route.switchDistance, this.grid.switchPixels), this.route.pixelsAtUnit);
     this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
+    this.pass.drawDots(pass, inputs, shadow?.view, list.args, list.dotArgsOffset);
     if (this.grid.band > 0) {
       // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.
       this.bandMeshes.draw(pass, kernel.draws, kernel.device, list);
@@ -278,7 +284,7 @@ export class CrowdImpostors implements CrowdFeature {
       const meshArgs = list.bandArgsOffset + CULL_ARGS.impostorWords * 4;
       meshes(list.args, list.bandListOffset, list.bandListBytes, list.args, (primitive) => meshArgs + primitive * CULL_ARGS.drawWords * 4);
     }
-    this.pass.pick(pass, this.fillInputs(list), camera, list.args, list.argsOffset);
+    this.pass.pick(pass, this.fillInputs(list), camera, list.args, list.argsOffset, list.dotArgsOffset);
   }
 
   /** The draw's inputs for the frame's lists (`list`, ImpostorRoute.draws): one object, refilled. */

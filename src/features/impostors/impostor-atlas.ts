@@ -18,6 +18,10 @@ export const DEFAULT_IMPOSTOR_ELEVATIONS = 3;
 
 /** The band's default width (ImpostorOptions.band): the last quarter of the distance before the switch. */
 export const DEFAULT_IMPOSTOR_BAND = 0.25;
+/** Pixels the framing sphere spans where an impostor becomes a dot by default (ImpostorOptions.dotPixels). */
+export const DEFAULT_IMPOSTOR_DOT = 2;
+/** The most ImpostorOptions.dotPixels may be: a dot is one pixel, so past a few pixels it would show less than the character covers. */
+export const MAX_IMPOSTOR_DOT = 4;
 /** Bytes a texel of the atlas holds: RGBA8 albedo + RGBA8 (octahedral normal, roughness, metalness) + R8 depth (the draw's parallax). The budget's measure (cellSize). */
 export const ATLAS_TEXEL_BYTES = 9;
 /** Bytes a texel where the character has one roughness and metalness (uniformSurface): the surface is RG8 (the normal alone). */
@@ -56,6 +60,8 @@ export class AtlasGrid {
   readonly switchPixels: number;
   /** The band's width: a fraction of the switch distance (ImpostorOptions.band). */
   readonly band: number;
+  /** Pixels the framing sphere spans where an impostor becomes a dot (ImpostorOptions.dotPixels; 0: never). */
+  readonly dotPixels: number;
   readonly poses: number;
   readonly views: number;
   /** Looks (layers) the cell size was chosen to fit in the budget (ImpostorOptions.looks). */
@@ -86,7 +92,7 @@ export class AtlasGrid {
    */
   constructor(clips: number, box: ArrayLike<number> | ((frames: number) => ArrayLike<number>), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number]) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
-    const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'looks'];
+    const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'dotPixels', 'looks'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
     this.frames = integerIn(options.frames ?? 16, 2, 64, 'frames');
     this.azimuths = integerIn(options.azimuths ?? 8, 3, 32, 'azimuths');
@@ -122,6 +128,10 @@ export class AtlasGrid {
     }
     this.cellSize = cell;
     this.switchPixels = pixels ?? cell / 2;
+    const dot = options.dotPixels ?? Math.min(DEFAULT_IMPOSTOR_DOT, this.switchPixels / 2);
+    if (typeof dot !== 'number' || !(dot >= 0 && dot <= MAX_IMPOSTOR_DOT)) throw new RangeError(`impostors.dotPixels must be a number of pixels in [0, ${MAX_IMPOSTOR_DOT}], got ${show(options.dotPixels)}`);
+    if (dot > 0 && dot >= this.switchPixels) throw new RangeError(`impostors.dotPixels (${dot}) must be under switchPixels (${this.switchPixels}): dots are the impostors past the switch`);
+    this.dotPixels = dot;
     this.surface = surface;
     this.texelBytes = surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES;
     // The views' rectangles (model units) and the densest packing of them within the square cells' texels.

@@ -8,7 +8,7 @@ import { CULL_COUNTERS, IMPOSTOR_CHUNK } from '../../runtime/layout';
  * and the looks baked (impostor-looks.ts: one atlas layer each).
  */
 export const IMPOSTOR_ATLAS = {
-  size: 64,
+  size: 80,
   centre: 0, //        vec3f: model units
   radius: 12, //       f32: model units
   frames: 16, //       u32: frames per clip
@@ -23,6 +23,7 @@ export const IMPOSTOR_ATLAS = {
   standIn: 52, //      u32: the layer drawn for a look without one (the most used look's)
   marchDistance: 56, // f32: model units (over the instance's scale) from the box's centre out to which the march takes every step (marchDistance); 0: everywhere
   clipSlots: 60, //    u32: word of the cell table (binding 14) where each character clip's index among the atlas's clips begins (ImpostorOptions.clips)
+  pixelsAtUnit: 64, // f32: pixels one model unit spans one unit from the camera (projection x viewport height / 2): a dot's area (ImpostorRoute.pixelsAtUnit)
 } as const;
 
 /** Steps of the impostor draw's parallax march across the animation box (impostor.wgsl sampleCell). */
@@ -59,7 +60,7 @@ export function marchSteps(far: number, distance: number): number {
 
 /** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the instance record and the clip clock (draw); none (bake, the covered rectangles). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32'], ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor, 'u32'], ['COUNTER_BAND', CULL_COUNTERS.band, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32'], ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor, 'u32'], ['COUNTER_BAND', CULL_COUNTERS.band, 'u32'], ['COUNTER_DOT', CULL_COUNTERS.dot, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
   { file: 'shaders/impostors/coverage.wgsl', constants: [], structs: '' },
 ];

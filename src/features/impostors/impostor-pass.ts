@@ -45,6 +45,11 @@ export class ImpostorPass {
   /** The far impostors' pipeline, and the band's (impostor.wgsl BAND: each keeps the pixels its fade leaves to the impostor). */
   private readonly pipeline: GPURenderPipeline;
   private readonly bandPipeline: GPURenderPipeline;
+  /** The dots' pipeline (impostor.wgsl dotVertex, dotFragment: a point each), made when the grid has dots, over `fullLayout`; and its bind group. */
+  private readonly dotPipeline: GPURenderPipeline | undefined;
+  private readonly dotGroup: { group: GPUBindGroup | undefined; bound: unknown[] } = { group: undefined, bound: [] };
+  /** Every binding of impostor.wgsl in both stages: the pick pipelines' and the dots' layout (an 'auto' layout keeps only what its stages read). */
+  private fullLayoutMade: GPUBindGroupLayout | undefined;
   private readonly camera: GPUBuffer;
   private readonly atlasUniform: GPUBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
@@ -67,8 +72,9 @@ export class ImpostorPass {
 
   /** IMPOSTOR_CHUNK quads' u16 indices (0 1 2, 2 1 3 a quad's 4 vertices), written once. */
   private readonly indices: GPUBuffer;
-  /** The pick pipeline (impostor.wgsl `pick`), made at the first pick, and its bind group per pick camera with what it was made over. */
+  /** The pick pipelines (impostor.wgsl `pick`, and `dotPick` for the dots), made at the first pick, and their bind group per pick camera with what it was made over. */
   private pickPipeline: GPURenderPipeline | undefined;
+  private dotPickPipeline: GPURenderPipeline | undefined;
   private readonly pickGroups = new WeakMap<GPUBuffer, { group: GPUBindGroup; bound: unknown[] }>();
   private readonly pickConstants: Record<string, number>;
   private readonly module: GPUShaderModule;
@@ -101,6 +107,16 @@ export class ImpostorPass {
     this.bandPipeline = pipeline(1);
     this.module = module;
     this.pickConstants = { ...half, CLIP_SLOTS: Number(!clips.every((c, i) => c === i) || clips.length !== clipCount), ...surface };
+    if (grid.dotPixels > 0) {
+      this.dotPipeline = device.createRenderPipeline({
+        label: 'ImpostorPass.dotPipeline', layout: device.createPipelineLayout({ label: 'ImpostorPass.dotLayout', bindGroupLayouts: [this.fullLayout()] }),
+        vertex: { module, entryPoint: 'dotVertex', constants: { ...this.pickConstants, ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, MULTISAMPLED: Number(multisampled) } },
+        fragment: { module, entryPoint: 'dotFragment', targets: [{ format: options.colorFormat }] },
+        primitive: { topology: 'point-list' },
+        depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
+        multisample: { count: options.sampleCount ?? 1 },
+      });
+    }
     const indices = quadIndices(IMPOSTOR_CHUNK);
     this.indices = device.createBuffer({ label: 'ImpostorPass.indices', size: indices.byteLength, usage: GPUBufferUsage.INDEX | GPUBufferUsage.COPY_DST });
     device.queue.writeBuffer(this.indices, 0, indices);
@@ -155,9 +171,10 @@ export class ImpostorPass {
    * Writes the camera (`viewProjection`, world -> clip), the lights, the shadow map's fields (or
    * none), the clock (crowd seconds) and the distance (model units over the instance's scale, from
    * the box's centre; 0: everywhere) out to which the parallax march takes every step, fewer past
-   * it (impostor-layout.ts marchDistance and marchSteps).
+   * it (impostor-layout.ts marchDistance and marchSteps), and the pixels a model unit spans a unit
+   * from the camera (ImpostorRoute.pixelsAtUnit: the dots' areas).
    */
-  update(viewProjection: ArrayLike<number>, lights: ResolvedLights, shadow: DrawShadow | undefined, clock: number, marchDistance: number): void {
+  update(viewProjection: ArrayLike<number>, lights: ResolvedLights, shadow: DrawShadow | undefined, clock: number, marchDistance: number, pixelsAtUnit = 0): void {
     const c = this.cameraData;
     writeCamera(c, viewProjection, lights, this.inverse);
     c[CAMERA.shadowStrength / 4] = shadow ? shadow.strength : 0;
@@ -168,6 +185,7 @@ export class ImpostorPass {
     this.atlasView.setInt32(IMPOSTOR_ATLAS.ticks, clockTicks(clock, 'ImpostorPass.update: clock'), true);
     this.atlasView.setUint32(IMPOSTOR_ATLAS.environment, Number(lights.environment !== undefined), true);
     this.atlasView.setFloat32(IMPOSTOR_ATLAS.marchDistance, Number.isFinite(marchDistance) ? marchDistance : 0, true);
+    this.atlasView.setFloat32(IMPOSTOR_ATLAS.pixelsAtUnit, Number.isFinite(pixelsAtUnit) ? pixelsAtUnit : 0, true);
     this.device.queue.writeBuffer(this.atlasUniform, 0, this.atlasData);
   }
 
@@ -191,14 +209,31 @@ export class ImpostorPass {
   }
 
   /**
+   * Records the dots' draw (a point each; `args` at `offset` holds its drawIndirect quadruple,
+   * cull.wgsl finalize). Nothing without dots (ImpostorOptions.dotPixels 0).
+   */
+  drawDots(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
+    if (!this.dotPipeline) return;
+    const g = this.dotGroup;
+    const bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters];
+    if (!g.group || bound.some((b, i) => b !== g.bound[i])) {
+      g.group = this.device.createBindGroup({ label: 'ImpostorPass.dotGroup', layout: this.fullLayout(), entries: this.entries(this.camera, inputs, shadow, inputs.listOffset, undefined) });
+      g.bound = bound;
+    }
+    pass.setPipeline(this.dotPipeline);
+    pass.setBindGroup(0, g.group);
+    pass.drawIndirect(args, offset);
+  }
+
+  /**
    * Records the far impostors into a pick pass (CrowdPicking's: rg32uint, depth32float, one
    * sample) with `camera`, the pick's (its view-projection and the ray's origin as eye): each
    * impostor pixel the draw would cover writes the instance's slot + 1 and its depth (impostor.wgsl
    * `pick`, single-sampled). `args` at `offset` holds the impostor draw's quintuple.
    */
-  pick(pass: GPURenderPassEncoder, inputs: ImpostorInputs, camera: GPUBuffer, args: GPUBuffer, offset: number): void {
+  pick(pass: GPURenderPassEncoder, inputs: ImpostorInputs, camera: GPUBuffer, args: GPUBuffer, offset: number, dotOffset: number): void {
     const pipeline = (this.pickPipeline ??= this.device.createRenderPipeline({
-      label: 'ImpostorPass.pickPipeline', layout: this.device.createPipelineLayout({ label: 'ImpostorPass.pickLayout', bindGroupLayouts: [this.pickLayout()] }),
+      label: 'ImpostorPass.pickPipeline', layout: this.device.createPipelineLayout({ label: 'ImpostorPass.pickLayout', bindGroupLayouts: [this.fullLayout()] }),
       vertex: { module: this.module, entryPoint: 'vertex', constants: { BAND: 0, ...this.pickConstants } },
       fragment: { module: this.module, entryPoint: 'pick', targets: [{ format: 'rg32uint' }], constants: { BAND: 0, MULTISAMPLED: 0, COVERED: 0.5, ...this.pickConstants } },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
@@ -207,17 +242,28 @@ export class ImpostorPass {
     let g = this.pickGroups.get(camera);
     const bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, inputs.environment, inputs.covered, inputs.counters];
     if (!g || bound.some((b, i) => b !== g!.bound[i])) {
-      g = { group: this.device.createBindGroup({ label: 'ImpostorPass.pickGroup', layout: pipeline.getBindGroupLayout(0), entries: this.entries(camera, inputs, undefined, inputs.listOffset, undefined) }), bound };
+      g = { group: this.device.createBindGroup({ label: 'ImpostorPass.pickGroup', layout: this.fullLayout(), entries: this.entries(camera, inputs, undefined, inputs.listOffset, undefined) }), bound };
       this.pickGroups.set(camera, g);
     }
     pass.setPipeline(pipeline);
     pass.setBindGroup(0, g.group);
     pass.setIndexBuffer(this.indices, 'uint16');
     pass.drawIndexedIndirect(args, offset);
+    if (!this.dotPipeline) return;
+    // The dots, each the pixel it draws (impostor.wgsl dotPick), over the same bind group (one layout).
+    pass.setPipeline(this.dotPickPipeline ??= this.device.createRenderPipeline({
+      label: 'ImpostorPass.dotPickPipeline', layout: this.device.createPipelineLayout({ label: 'ImpostorPass.dotPickLayout', bindGroupLayouts: [this.fullLayout()] }),
+      vertex: { module: this.module, entryPoint: 'dotVertex', constants: { ...this.pickConstants, DOT_PICK: 1 } },
+      fragment: { module: this.module, entryPoint: 'dotPick', targets: [{ format: 'rg32uint' }] },
+      primitive: { topology: 'point-list' },
+      depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less' },
+    }));
+    pass.drawIndirect(args, dotOffset);
   }
 
-  /** The draw's bind group layout, every binding in both stages (the pick pipeline's: an 'auto' layout keeps only what its stages read). */
-  private pickLayout(): GPUBindGroupLayout {
+  /** The draw's bind group layout, every binding in both stages (the pick pipelines' and the dots': an 'auto' layout keeps only what its stages read); made once. */
+  private fullLayout(): GPUBindGroupLayout {
+    if (this.fullLayoutMade) return this.fullLayoutMade;
     const both = GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT;
     const uniform = { buffer: { type: 'uniform' as const } };
     const storage = { buffer: { type: 'read-only-storage' as const } };
@@ -227,7 +273,7 @@ export class ImpostorPass {
       { texture: { sampleType: 'depth' } }, { sampler: { type: 'comparison' } }, array, { sampler: {} },
       storage, array, storage, storage, storage,
     ];
-    return this.device.createBindGroupLayout({ label: 'ImpostorPass.pickGroupLayout', entries: kinds.map((kind, binding) => ({ binding, visibility: both, ...kind })) });
+    return (this.fullLayoutMade = this.device.createBindGroupLayout({ label: 'ImpostorPass.fullGroupLayout', entries: kinds.map((kind, binding) => ({ binding, visibility: both, ...kind })) }));
   }
 
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {

@@ -35,6 +35,8 @@ export interface ImpostorDraws {
   listOffset: number;
   /** The band: its impostors' quintuple at `bandArgsOffset` bytes, then its meshes' drawIndexedIndirect arguments (one quintuple per primitive, at the band's level). */
   bandArgsOffset: number;
+  /** The dots' drawIndirect quadruple (cull.wgsl finalize: a point a dot, firstVertex the word of the list where they begin) at `dotArgsOffset` bytes. */
+  dotArgsOffset: number;
   /** The band list at `bandListOffset` bytes: listStride u32 slots (the band's count of them), then listStride f32 fades by slot (0 at the band's start, 1 at the switch); `bandListBytes` bytes in all. */
   bandListOffset: number;
   bandListBytes: number;
@@ -61,7 +63,9 @@ export class ImpostorRoute implements CullRoute {
   private readonly clips = new Uint32Array(IMPOSTOR_CLIPS / 32);
   /** The last fill's switch distance from the box's centre (model units: where `size` spans `pixels`; 0 before the first fill): the draw's parallax march steps by it (impostor-layout.ts marchSteps). */
   switchDistance = 0;
-  private readonly lists: ImpostorDraws = { args: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
+  /** The last fill's pixels one model unit spans one unit away (projection x viewport height / 2; 0 before the first fill): a dot's area on screen (impostor.wgsl dotVertex). */
+  pixelsAtUnit = 0;
+  private readonly lists: ImpostorDraws = { args: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, dotArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
 
   /**
    * @param kernel the crowd's (its cull bounds and character say which box the cull pass tests)
@@ -69,8 +73,9 @@ export class ImpostorRoute implements CullRoute {
    * @param pixels pixels `size` spans at the switch (> 0)
    * @param band the band's fraction of the switch distance, in [0, 1)
    * @param clips the clips the atlas holds (character clip indices): an instance showing another is drawn as a mesh
+   * @param dotPixels pixels `size` spans where an impostor becomes a dot (under `pixels`; 0: no dots)
    */
-  constructor(private readonly kernel: CrowdKernel, private readonly size: number, private readonly pixels: number, private readonly band: number, clips: readonly number[]) {
+  constructor(private readonly kernel: CrowdKernel, private readonly size: number, private readonly pixels: number, private readonly band: number, clips: readonly number[], private readonly dotPixels = 0) {
     for (const c of clips) if (c < IMPOSTOR_CLIPS) this.clips[c >>> 5] |= 1 << (c & 31);
     this.errors = kernel.character.lods?.errors ?? [0];
     const bounds = kernel.character.animationBounds;
@@ -83,6 +88,9 @@ export class ImpostorRoute implements CullRoute {
     const switchDistance = distanceForPixels(this.size, this.pixels, projection, viewportHeight);
     this.switchDistance = switchDistance;
     f.impostorDistance = Math.max(0, switchDistance - this.offset);
+    this.pixelsAtUnit = (projection * viewportHeight) / 2;
+    // Dots: where the sphere spans dotPixels (distanceForPixels: NEVER for 0), from the centre as the switch.
+    f.impostorDot = Math.max(f.impostorDistance, distanceForPixels(this.size, this.dotPixels, projection, viewportHeight) - this.offset);
     // The band: (1 - band) x the switch distance up to it, its meshes at the level the atlas shows
     // (the level at the switch), so that the impostor takes over from the mesh it was baked from.
     f.impostorBand = Math.min(f.impostorDistance, Math.max(0, switchDistance * (1 - this.band) - this.offset));
@@ -96,12 +104,15 @@ export class ImpostorRoute implements CullRoute {
     // both of those perLevel entries and in `band`, once in `visible`, both draws in `vertices`.
     const band = words[CULL_COUNTERS.band];
     const level = Math.min(this.frame?.bandLevel ?? 0, indicesPerLevel.length - 1);
+    // Dots are impostors (the impostor level) of one vertex each, also counted in `dots`.
+    const dots = words[CULL_COUNTERS.dot];
     const impostors = words[CULL_COUNTERS.impostor];
-    stats.visible += impostors + band;
+    stats.visible += impostors + dots + band;
     stats.perLevel[level] += band;
-    stats.perLevel.push(impostors + band);
-    stats.vertices += band * indicesPerLevel[level] + IMPOSTOR_VERTICES * (impostors + band);
+    stats.perLevel.push(impostors + dots + band);
+    stats.vertices += band * indicesPerLevel[level] + IMPOSTOR_VERTICES * (impostors + band) + dots;
     stats.band = band;
+    stats.dots = dots;
     return stats;
   }
 
@@ -114,6 +125,7 @@ export class ImpostorRoute implements CullRoute {
     d.argsOffset = lists.argsOffset(2, 0, 0);
     d.listOffset = lists.impostorListOffset;
     d.bandArgsOffset = d.argsOffset + CULL_ARGS.impostorWords * 4;
+    d.dotArgsOffset = d.bandArgsOffset + (CULL_ARGS.impostorWords + this.kernel.draws.mesh.primitives.length * CULL_ARGS.drawWords) * 4;
     d.bandListOffset = lists.bandListOffset(listStride);
     d.bandListBytes = 2 * listStride * 4;
     return d;

@@ -41,6 +41,15 @@ export interface ImpostorOptions {
    */
   band?: number;
   /**
+   * An impostor is drawn as a dot once its bounding sphere spans at most this many pixels on the
+   * crowd's viewport: one point (a vertex), its colour and lighting the average of its view cell,
+   * the pixel (or samples) it covers in proportion to the area the character covers there, dithered
+   * per instance. A quad at a pixel or two costs its vertices and triangles whatever it shows (a
+   * million in view: 4 vertex runs and 2 triangles each); a point costs one vertex. A number of
+   * pixels in [0, 4] under switchPixels (default 2, or half switchPixels where that is less); 0: no dots.
+   */
+  dotPixels?: number;
+  /**
    * Looks (distinct CrowdAppearance (variant, parts) pairs, each baked as one layer of the atlas)
    * the atlas is sized for: an integer in [1, 256] (default 1). `cellSize` is made smaller until this
    * many layers fit in `budgetBytes`; as many more as fit at that cell size are baked too when in

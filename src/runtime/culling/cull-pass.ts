@@ -53,6 +53,8 @@ export interface CullFrame {
   impostorBand: number;
   /** The LOD level the band's meshes draw (below the pass's levels; the feature's choice: the level its impostors show). */
   bandLevel: number;
+  /** Impostors from this distance / scale on are drawn as dots, listed from the impostor list's end (NEVER: none; at least impostorDistance). */
+  impostorDot: number;
   /** IMPOSTOR_CLIPS / 32 words, bit c set where clip c has impostors: a visible instance is routed (impostor or band) only while every clip it shows has (clip A below a blend of 1, clip B above 0). */
   impostorClips: Uint32Array;
 }
@@ -104,7 +106,7 @@ export class CullPass {
    * Bytes of the indirect arguments: the pose dispatches, the draws of (list 0 camera / 1 shadow,
    * level, primitive), then at argsOffset(2, 0, 0) the impostor list's drawIndexedIndirect
    * quintuple (instances of IMPOSTOR_CHUNK quads), the band's impostors' and its meshes' (one
-   * drawIndexedIndirect per primitive).
+   * drawIndexedIndirect per primitive), and the dots' drawIndirect quadruple.
    */
   private readonly argsBytes: number;
   private bindGroup: GPUBindGroup | undefined;
@@ -121,7 +123,7 @@ export class CullPass {
     }
     this.levels = levels;
     this.primitives = primitives;
-    this.argsBytes = this.argsOffset(2, 0, 0) + (2 * CULL_ARGS.impostorWords + primitives * CULL_ARGS.drawWords) * 4;
+    this.argsBytes = this.argsOffset(2, 0, 0) + (2 * CULL_ARGS.impostorWords + primitives * CULL_ARGS.drawWords + CULL_ARGS.dotWords) * 4;
     this.counters = device.createBuffer({ label: 'CullPass.counters', size: CULL_COUNTERS.words * 4, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
     this.argsBuffer = this.createArgs(0);
     this.params = device.createBuffer({ label: 'CullPass.params', size: CULL_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
@@ -198,6 +200,7 @@ export class CullPass {
     f[CULL_PARAMS.impostorBand / 4] = Math.min(frame.impostorBand, frame.impostorDistance, NEVER);
     u[CULL_PARAMS.bandList / 4] = this.bandListOffset(inputs.listStride) / 4;
     u[CULL_PARAMS.bandLevel / 4] = Math.min(frame.bandLevel, this.levels - 1);
+    f[CULL_PARAMS.impostorDot / 4] = Math.min(Math.max(frame.impostorDot, frame.impostorDistance), NEVER);
     u.set(frame.impostorClips, CULL_PARAMS.impostorClips / 4);
     this.device.queue.writeBuffer(this.params, 0, this.data);
   }

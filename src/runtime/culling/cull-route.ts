@@ -13,7 +13,7 @@ import type { CullFrame } from './cull-pass';
 export interface CullRoute {
   /**
    * Last in CullSettings.fill, every culled frame: sets `frame.impostorDistance` and
-   * `frame.impostorBand` (distances / scale; NEVER: none), `frame.bandLevel` (the LOD level
+   * `frame.impostorBand` and `frame.impostorDot` (distances / scale; NEVER: none), `frame.bandLevel` (the LOD level
    * the band's meshes draw) and `frame.impostorClips` (the clips it has impostors of) from the frame's flags, LOD distances
    * and forced level (filled before), `projection` (cull-math.ts projectionScale of the camera)
    * and the viewport's height in pixels.

@@ -29,7 +29,7 @@ export class CullSettings {
   readonly frame: CullFrame = {
     flags: 0, planes: new Float32Array(24), lightPlanes: new Float32Array(24), cameraPosition: new Float32Array(3),
     maxDistance: Infinity, lodDistances: new Float32Array(4).fill(NEVER), animationDistances: new Float32Array(4).fill(NEVER),
-    forcedLevel: LOD_NOT_FORCED, shadowLodBias: 1, frame: 0, impostorDistance: NEVER, impostorBand: NEVER, bandLevel: 0,
+    forcedLevel: LOD_NOT_FORCED, shadowLodBias: 1, frame: 0, impostorDistance: NEVER, impostorBand: NEVER, bandLevel: 0, impostorDot: NEVER,
     impostorClips: new Uint32Array(IMPOSTOR_CLIPS / 32).fill(0xffffffff),
   };
   /** A feature's routing of far instances (CrowdKernel.routeFar: impostors), which sets the frame's impostor distances; undefined: none routed. */
@@ -139,7 +139,7 @@ export class CullSettings {
     f.forcedLevel = this.forcedLevel ?? LOD_NOT_FORCED;
     // Without a camera nothing is routed: there is no view to draw an impostor in (a palette frame still culls).
     if (this.route && this.hasCamera) this.route.fill(f, projection, this.viewportHeight);
-    else f.impostorDistance = f.impostorBand = NEVER;
+    else f.impostorDistance = f.impostorBand = f.impostorDot = NEVER;
     f.frame = (f.frame + 1) >>> 0;
     return f;
   }

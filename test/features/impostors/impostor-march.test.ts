@@ -71,13 +71,14 @@ function blockDifference(a: Uint8Array, b: Uint8Array, size: number): number {
 
 /**
  * `side` x `side` Foxes on a grid (spacing 220, clips and times varied) with CrowdImpostors (2
- * frames a clip), seen straight down by a camera whose view spans the grid (as the bench's
- * million): each Fox's framing sphere about 132 / side pixels across on a 128-pixel image.
+ * frames a clip, quads at every distance: no dots, which impostor-dots.test.ts tests), seen
+ * straight down by a camera whose view spans the grid (as the bench's million): each Fox's framing
+ * sphere about 132 / side pixels across on a 128-pixel image.
  */
 function farCrowd(device: GPUDevice, fox: Character, side: number, sampleCount: number) {
   const spacing = 220;
   const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', sampleCount });
-  const impostors = new CrowdImpostors(crowd, { frames: 2 });
+  const impostors = new CrowdImpostors(crowd, { frames: 2, dotPixels: 0 });
   const count = side * side;
   const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
   for (let i = 0; i < count; i++) {

@@ -104,16 +104,18 @@ export async function impostorsSection(ctx: BenchContext): Promise<void> {
   print(`${CROWD_MODEL[0]}es on a square grid (spacing 220), clips and times varied, every one in view (a camera straight down over the grid, 640 x 360 target, LOD as for a 1080-pixel-high view; culling, mesh and animation LOD on, the default palette), after 2 warm-up frames, medians of ${quick ? 2 : 3}. Vertices: the cull stats' (indices drawn; an impostor ${IMPOSTOR_VERTICES}: two indexed triangles, ${IMPOSTOR_CHUNK.toLocaleString('en')} quads a draw instance). GPU ms: the whole frame (cull, palette, pose, draw).${meshMany !== many ? ` On SwiftShader the meshes-only row is ${meshMany.toLocaleString('en')} (a million would be 216 M skinned vertices a frame, minutes on a CPU): its vertices grow with the count.` : ''}`);
   print();
   const rows: ImpostorRow[] = [];
-  for (const [count, how] of [[10_000, 'meshes'], [meshMany, 'meshes'], [many, 'impostors']] as const) {
-    console.error(`impostors: ${count} ${how}…`);
-    rows.push(await benchImpostorFrame(device, character, count, how, quick ? 2 : 3));
+  // The impostors twice: with the default dots (a point for each impostor of at most 2 pixels) and as quads alone (dotPixels 0).
+  for (const [count, how, dotPixels] of [[10_000, 'meshes', undefined], [meshMany, 'meshes', undefined], [many, 'impostors', undefined], [many, 'impostors', 0]] as const) {
+    console.error(`impostors: ${count} ${how}${dotPixels === 0 ? ', no dots' : ''}…`);
+    rows.push(await benchImpostorFrame(device, character, count, how, quick ? 2 : 3, undefined, { dotPixels }));
   }
   const base = rows[0];
-  table(['instances in view', 'drawn as', 'visible', 'as impostors', 'posed', 'vertices a frame', 'vertices / instance', 'CPU ms', 'GPU ms', 'GPU x 10,000 meshes'], rows.map((r) => [
-    r.instances.toLocaleString('en'), r.how, r.visible.toLocaleString('en'), r.impostors.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'),
-    (r.vertices / Math.max(r.visible, 1)).toFixed(1), ms(r.cpuMs), ms(r.gpuMs), (r.gpuMs / base.gpuMs).toFixed(2),
+  const split = Number.isFinite(base.cullMs);
+  table(['instances in view', 'drawn as', 'visible', 'as impostors', 'of them dots', 'posed', 'vertices a frame', 'vertices / instance', 'CPU ms', 'GPU ms', 'GPU x 10,000 meshes', ...(split ? ['cull + palette GPU ms', 'render pass GPU ms'] : [])], rows.map((r) => [
+    r.instances.toLocaleString('en'), r.how === 'meshes' ? 'meshes' : r.dots > 0 ? 'impostors (dots on, the default)' : 'impostors, dots off (dotPixels 0)', r.visible.toLocaleString('en'), r.impostors.toLocaleString('en'), r.dots.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'),
+    (r.vertices / Math.max(r.visible, 1)).toFixed(1), ms(r.cpuMs), ms(r.gpuMs), (r.gpuMs / base.gpuMs).toFixed(2), ...(split ? [ms(r.cullMs), ms(r.drawMs)] : []),
   ]));
-  print(`GPU times by ${base.method}.`);
+  print(`GPU times by ${base.method}${split ? '; the cull and palette passes, and the render pass, each by its own timestamps' : ''}. Dots: impostors whose framing sphere spans at most ImpostorOptions.dotPixels (default 2) pixels on the crowd's viewport, drawn as a point each, one vertex (docs/impostors.md, Dots).`);
   print();
   // The band's cost: the same crowd, every Fox inside the band, drawn with no band (a cut at the switch: they are meshes) against the default band (each drawn as mesh and impostor, screen-door faded).
   const inBand = quick ? 400 : 2_500;
