@@ -1,15 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { AtlasGrid } from '../../../src/features/impostors/impostor-atlas';
 import { ImpostorRoute, levelAtSwitch } from '../../../src/features/impostors/impostor-route';
-import { frameLodLevel } from '../../../src/runtime/culling/cull-math';
+import { distanceForPixels, frameLodLevel, NEVER, projectionScale } from '../../../src/runtime/culling/cull-math';
 import { CullSettings } from '../../../src/runtime/culling/cull-settings';
 import { IMPOSTOR_CLIPS } from '../../../src/runtime/layout';
 import type { CrowdKernel } from '../../../src/runtime/feature';
 import { lookAt } from '../../helpers/render';
 
 /** The feature's route for `settings` (`size` model units at most `pixels` pixels, `band`) around a box of no size: the switch measured from the centre, as levelAtSwitch measures it. */
-function route(settings: CullSettings, errors: number[], size: number, pixels: number, band: number, clips: readonly number[] = [0]): void {
+function route(settings: CullSettings, errors: number[], size: number, pixels: number, band: number, clips: readonly number[] = [0], dotPixels = 0): void {
   const kernel = { character: { animationBounds: { box: [0, 0, 0, 0, 0, 0] }, lods: { errors } }, options: { cullBounds: 'authored' }, lodSettings: settings } as unknown as CrowdKernel;
-  settings.route = new ImpostorRoute(kernel, size, pixels, band, clips);
+  settings.route = new ImpostorRoute(kernel, size, pixels, band, clips, dotPixels);
   const { viewProjection, eye } = lookAt([0, 0, 100], [0, 0, 0]);
   settings.setCamera(viewProjection, eye, 1080);
 }
@@ -63,5 +64,32 @@ describe('levelAtSwitch: the mesh level the atlas is baked from and the band\'s 
     expect(words).toHaveLength(IMPOSTOR_CLIPS / 32);
     expect([words[0], words[1], words[31]]).toEqual([0b101, 0b10, 0x80000000]);
     expect(words.slice(2, 31).every((w) => w === 0)).toBe(true);
+  });
+});
+
+describe('dots: the impostors past dotPixels', () => {
+  it('the route sends impostors to the dots where the size spans dotPixels (from the centre), none with 0 or without a camera', () => {
+    const settings = new CullSettings([0], 80);
+    route(settings, [0], 80, 32, 0, [0], 2);
+    const frame = settings.fill();
+    const { viewProjection } = lookAt([0, 0, 100], [0, 0, 0]);
+    expect(frame.impostorDot).toBeCloseTo(distanceForPixels(80, 2, projectionScale(viewProjection), 1080), 6);
+    expect(frame.impostorDot).toBeCloseTo(16 * frame.impostorDistance, 6); // 32 pixels at the switch, 2 at the dots
+    route(settings, [0], 80, 32, 0, [0], 0);
+    expect(settings.fill().impostorDot).toBe(NEVER);
+    settings.clearCamera();
+    expect(settings.fill().impostorDot).toBe(NEVER);
+  });
+
+  it('dotPixels is checked by name: a number in [0, 4] under switchPixels; by default 2, or half a smaller switch', () => {
+    const grid = (options: object) => new AtlasGrid(1, [-1, -1, -1, 1, 1, 1], 8192, options);
+    expect(grid({}).dotPixels).toBe(2);
+    expect(grid({ switchPixels: 3 }).dotPixels).toBe(1.5);
+    expect(grid({ dotPixels: 0 }).dotPixels).toBe(0);
+    expect(() => grid({ dotPixels: 5 })).toThrow(/impostors\.dotPixels must be a number of pixels in \[0, 4\], got 5/);
+    expect(() => grid({ dotPixels: -1 })).toThrow(/dotPixels/);
+    expect(() => grid({ dotPixels: Number.NaN })).toThrow(/dotPixels/);
+    expect(() => grid({ dotPixels: '2' })).toThrow(/dotPixels/);
+    expect(() => grid({ switchPixels: 3, dotPixels: 3 })).toThrow(/impostors\.dotPixels \(3\) must be under switchPixels \(3\)/);
   });
 });

@@ -140,15 +140,4 @@ describe('impostor dots (GPU): the farthest impostors as points, lighting the pi
     expect(Math.abs(p.sum - meshes.sum) / meshes.sum).toBeLessThan(0.05);
     dots.crowd.destroy();
   });
-
-  it('dotPixels is checked by name: in [0, 4], under switchPixels', async (context) => {
-    if (!device) return context.skip();
-    const crowd = new Crowd(device, fox, IMPOSTOR_TARGETS);
-    expect(() => new CrowdImpostors(crowd, { dotPixels: 5 })).toThrow(/impostors\.dotPixels must be a number of pixels in \[0, 4\], got 5/);
-    expect(() => new CrowdImpostors(crowd, { dotPixels: -1 })).toThrow(/dotPixels/);
-    expect(() => new CrowdImpostors(crowd, { dotPixels: Number.NaN })).toThrow(/dotPixels/);
-    expect(() => new CrowdImpostors(crowd, { switchPixels: 3, dotPixels: 3 })).toThrow(/impostors\.dotPixels \(3\) must be under switchPixels \(3\)/);
-    expect(new CrowdImpostors(crowd, { switchPixels: 3 }).dotPixels, 'the default: half a small switch').toBe(1.5);
-    crowd.destroy();
-  });
 });
