@@ -15,7 +15,7 @@ import { robotControllerConfig } from '../helpers/control';
 import { openTestDevice } from '../helpers/gpu';
 import { kernelOf } from '../helpers/kernel';
 import { BUNDLED_MODELS, modelPath, REPO_ROOT } from '../helpers/models';
-import { plainState } from '../helpers/plain-state';
+import { expectSameState, plainState } from '../helpers/plain-state';
 
 /**
  * Stale instance ids (issue 24; src/runtime/instance-ids.ts): an instance is removed, others are
@@ -256,7 +256,7 @@ describe.skipIf(!device)('stale instance ids are refused by every method that ta
       }
       expect(thrown, 'the stale id was accepted').toBeInstanceOf(RangeError);
       expect((thrown as Error).message).toMatch(new RegExp(`instance ${stale} does not exist: it was removed \\(its handle now holds instance ${fresh}\\)`));
-      expect(snapshot(crowd, features, fresh)).toEqual(before);
+      expectSameState(snapshot(crowd, features, fresh), before);
     });
   }
 
