@@ -174,8 +174,8 @@ function snapshot(crowd: Crowd, features: object, id: InstanceId) {
   const store = kernelOf(crowd).store;
   return {
     count: crowd.count, clock: crowd.clock,
-    records: Array.from(new Uint32Array(store.records.bytes)),
-    stacks: Array.from(new Uint32Array(store.stacks.bytes)),
+    records: new Uint32Array(store.records.bytes.slice(0)),
+    stacks: new Uint32Array(store.stacks.bytes.slice(0)),
     instance: { animation: crowd.getAnimation(id), transform: Array.from(crowd.getTransform(id)), joints: crowd.jointMatrixIndex(id), world: Array.from(crowd.worldTransform(id)) },
     internals: plainState({ crowd, features }),
   };
