@@ -20,13 +20,16 @@ import { decode, shareChanged, shareUnlike, type Image } from './pixels';
  * test-results/e2e/<name>.png, and decoded. Read in an animation frame callback registered after
  * the page's own (its loop asks for the next frame while it draws this one): a WebGL 2 canvas's
  * picture is only readable until the frame is composited (no preserveDrawingBuffer); a WebGPU
- * canvas gives the frame just drawn, once SwiftShader has finished it.
+ * canvas gives the frame just drawn, once SwiftShader has finished it. A held page
+ * (held-frames.ts) draws that one frame for it: the read runs in it after the page's own callbacks.
  */
 export async function canvasShot(page: Page, name: string, selector = '#canvas'): Promise<Image> {
   const url = await page.evaluate((s) => new Promise<string>((resolve, reject) => {
     const canvas = document.querySelector(s);
     if (!(canvas instanceof HTMLCanvasElement)) return reject(new Error(`no canvas ${s}`));
-    requestAnimationFrame(() => resolve(canvas.toDataURL('image/png')));
+    const gate = (window as unknown as { frameGate?: { frames(count: number): Promise<void> } }).frameGate;
+    if (gate) gate.frames(1).then(() => resolve(canvas.toDataURL('image/png')), reject);
+    else requestAnimationFrame(() => resolve(canvas.toDataURL('image/png')));
   }), selector);
   const png = Buffer.from(url.slice(url.indexOf(',') + 1), 'base64');
   writeFileSync(`${RESULTS_DIR}/${name}.png`, png);

@@ -1,15 +1,17 @@
 /**
  * End-to-end tests of the demo (index.html + demo/) in headless Chromium with WebGPU on
  * SwiftShader. Slow by nature: a CPU emulates the GPU, and a 10,000-instance frame takes
- * seconds, hence the long timeouts. Screenshots land in test-results/e2e/ for a person to look at.
+ * seconds, hence the long timeouts. Its pages draw only while a case waits for frames or reads the
+ * canvas (held-frames.ts). Screenshots land in test-results/e2e/ for a person to look at.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SKY_RGB8 } from '../../demo/theme';
 import {
   chromiumAvailable, collectProblems, demoSession, overlayRects, panelControl, stat, statNumber,
-  waitForCrowd, waitForFrames,
+  waitDrawing, waitForCrowd, waitForFrames,
 } from './harness';
+import { drawing } from './held-frames';
 import { metalFoxGlb, METAL_FOX_PATH } from './metal-fox';
 import { loadCharacter } from '../../src/character/character';
 import { dracoCompressed } from '../helpers/compress';
@@ -42,7 +44,7 @@ const SCREENSHOT_TIMEOUT = 300_000;
 const available = chromiumAvailable();
 
 describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)', () => {
-  const demo = demoSession(VIEWPORT, SCREENSHOT_TIMEOUT);
+  const demo = demoSession(VIEWPORT, SCREENSHOT_TIMEOUT, { held: true });
   const open = demo.open;
   /** The canvas's picture (canvas-shot.ts: a page screenshot waits for several frames), saved as test-results/e2e/<name>.png. */
   const shot = canvasShot;
@@ -78,7 +80,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     // One indirect draw per primitive and LOD level once the camera is set (Fox: 1 primitive, 4 levels).
     expect(await statNumber(page, 'drawCalls')).toBe(4);
     // The cull pass's counts, read back a frame or two late.
-    await page.waitForFunction(() => document.getElementById('stats')?.dataset.visible !== undefined, null, { timeout: 30_000 });
+    await waitDrawing(page, () => document.getElementById('stats')?.dataset.visible !== undefined, null, 30_000);
     const visible = await statNumber(page, 'visible');
     expect(visible).toBeGreaterThan(0);
     expect(visible).toBeLessThanOrEqual(1000);
@@ -130,7 +132,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     badPage = { page, problems, messages };
     await page.goto(`${demo.baseUrl}/?model=NoSuchModel&instances=9&modelUrl=/models/does-not-exist.glb`);
     await waitForCrowd(page, 9, 1);
-    await page.waitForFunction(() => document.getElementById('message')?.dataset.kind === 'error', null, { timeout: 60_000 });
+    await waitDrawing(page, () => document.getElementById('message')?.dataset.kind === 'error', null, 60_000);
     expect(messages.some((m) => m.includes('unknown model "NoSuchModel"')), `messages shown: ${JSON.stringify(messages)}`).toBe(true);
     expect(await message(page)).toMatch(/Could not load does-not-exist\.glb: .*HTTP 404.*Still showing Fox/);
     expect(await stat(page, 'model')).toBe('Fox');
@@ -139,7 +141,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
 
     // While running: a file that is not glTF at all.
     await page.evaluate(() => document.getElementById('message-close')!.click());
-    const loaded = await page.evaluate(() => window.crowdDemo!.loadModelUrl('/index.html'));
+    const loaded = await drawing(page, () => page.evaluate(() => window.crowdDemo!.loadModelUrl('/index.html')));
     expect(loaded).toBe(false);
     expect(await page.locator('#message').isVisible()).toBe(true);
     expect(await message(page)).toMatch(/Could not load index\.html: .+Still showing Fox/);
@@ -156,7 +158,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
   it('a click selects the character under the pointer (ringed, "selected #<id>" in the overlay); a camera drag does not; Shift + drag box-selects', async () => {
     const { page, problems } = opened(badPage);
     expect(await page.locator('#message').isHidden()).toBe(true);
-    const selected = () => page.waitForFunction(() => document.getElementById('stats')?.dataset.picked !== undefined, null, { timeout: 20_000 }).then(() => true, () => false);
+    const selected = () => waitDrawing(page, () => document.getElementById('stats')?.dataset.picked !== undefined, null, 20_000).then(() => true, () => false);
     // Where a character stands is the demo's business: try points around the middle of the view
     // (the camera frames the crowd there) until a click selects one.
     const { width, height } = VIEWPORT;
@@ -176,7 +178,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     await shot(page, 'demo-selected');
     // A click on empty ground deselects; a camera drag across the character selects nothing.
     await page.mouse.click(20, height - 20);
-    await page.waitForFunction(() => document.getElementById('stats')?.dataset.picked === undefined, null, { timeout: 20_000 });
+    await waitDrawing(page, () => document.getElementById('stats')?.dataset.picked === undefined, null, 20_000);
     await page.mouse.move(hitAt![0] - 40, hitAt![1]);
     await page.mouse.down();
     await page.mouse.move(hitAt![0] + 40, hitAt![1], { steps: 4 });
@@ -191,7 +193,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     await page.mouse.move(width - 20, height - 20, { steps: 3 });
     await page.mouse.up();
     await page.keyboard.up('Shift');
-    await page.waitForFunction(() => document.getElementById('stats')?.dataset.boxSelected !== undefined, null, { timeout: 20_000 });
+    await waitDrawing(page, () => document.getElementById('stats')?.dataset.boxSelected !== undefined, null, 20_000);
     expect(await statNumber(page, 'boxSelected')).toBe(9);
     expect(await page.locator('#stats').textContent()).toContain('box-selected 9');
     expect(problems).toEqual([]);
@@ -211,7 +213,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     const walker = modelPath('Walker');
     const draco = Buffer.from(await dracoCompressed(walker)).toString('base64');
     await dropFiles(page, [{ name: 'walker-draco.glb', base64: draco }]);
-    await page.waitForFunction(() => document.getElementById('stats')?.dataset.model === 'walker-draco.glb', null, { timeout: 120_000 });
+    await waitDrawing(page, () => document.getElementById('stats')?.dataset.model === 'walker-draco.glb', null, 120_000);
     const clipMenu = panelControl(page, 'clip A').locator('option');
     expect((await clipMenu.allTextContents()).filter((name) => name !== '')).toEqual((await loadCharacter(arrayBufferOf(new Uint8Array(readFileSync(walker))))).clipNames);
     expect(problems).toEqual([]);
@@ -230,8 +232,8 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
   async function expectMetalShines(page: Page): Promise<void> {
     const glb = Buffer.from(await metalFoxGlb());
     await page.route(`**${METAL_FOX_PATH}`, (route) => route.fulfill({ body: glb, contentType: 'model/gltf-binary' }));
-    expect(await page.evaluate((url) => window.crowdDemo!.loadModelUrl(url), METAL_FOX_PATH)).toBe(true);
-    await page.waitForFunction(() => document.getElementById('stats')?.dataset.model === 'metal-fox.glb', null, { timeout: 30_000 });
+    expect(await drawing(page, () => page.evaluate((url) => window.crowdDemo!.loadModelUrl(url), METAL_FOX_PATH))).toBe(true);
+    await waitDrawing(page, () => document.getElementById('stats')?.dataset.model === 'metal-fox.glb', null, 30_000);
     expect(new URL(page.url()).searchParams.get('env'), 'the environment is on by default').toBeNull();
     await panelControl(page, 'pause').locator('input').check();
     await panelControl(page, 'ground grid').locator('input').uncheck();
@@ -242,7 +244,7 @@ describe.skipIf(!available)('demo in headless Chromium (WebGPU on SwiftShader)',
     const skip = await overlayRects(page);
     const lit = await shot(page, 'demo-metal-environment-on');
     await environment.uncheck();
-    await page.waitForFunction(() => new URLSearchParams(location.search).get('env') === '0', null, { timeout: 10_000 });
+    await waitDrawing(page, () => new URLSearchParams(location.search).get('env') === '0', null, 10_000);
     await waitForFrames(page, (await statNumber(page, 'frames')) + 2);
     const dark = await shot(page, 'demo-metal-environment-off');
     const characters = unionMask(unlikeMask(lit, SKY_RGB8, skip), unlikeMask(dark, SKY_RGB8, skip));

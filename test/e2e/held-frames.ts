@@ -11,7 +11,8 @@
  * (a page that counts no frames of its own), `drawing(page, wait)` for as long as `wait` runs (a
  * wait on something the loop updates, an example's own input and checks that wait on its frames
  * by the clock). The page's code is unchanged: its loop, the timestamps each frame gets,
- * cancelAnimationFrame.
+ * cancelAnimationFrame. Code the test runs in the page may ask `window.frameGate.frames(n)` itself
+ * (canvas-shot.ts reads the canvas in the one frame it draws).
  */
 import type { Page } from 'playwright-core';
 

@@ -16,10 +16,35 @@ export async function openTestDevice(limits: Record<string, number> = {}): Promi
     return undefined;
   }
   const device = await deviceFrom(adapter, limits);
+  keepPipelines(device);
   device.addEventListener('uncapturederror', (e) => {
     throw new Error(`WebGPU validation error: ${(e as GPUUncapturedErrorEvent).error.message}`);
   });
   return device;
+}
+
+/**
+ * Keeps every pipeline `device` creates alive as long as the device, so that a later pipeline of
+ * the same description is Dawn's cached one instead of a new compile. Dawn shares a pipeline (and
+ * its layouts and shader module) between creations of one description on one device only while
+ * one of them is alive; a test file that makes crowd after crowd (each with its own PosePass and
+ * pipelines, dropped with the crowd) compiled the same pipeline again whenever the collector had
+ * taken the last one: 23 s of SwiftShader compiles over the Node tests (measured 2026-12-04, one
+ * run: a PosePass pipeline 0.6 to 2.2 s each; layers.test.ts compiled Fox's layered pose pipeline
+ * four times). The pipelines are the ones the code asked for; only 'auto' layouts are never
+ * shared (Dawn makes each its own), and what the code does with them is unchanged.
+ */
+function keepPipelines(device: GPUDevice): void {
+  const kept: unknown[] = [];
+  const own = device as unknown as Record<string, unknown>;
+  for (const name of ['createComputePipeline', 'createRenderPipeline'] as const) {
+    const create = device[name] as (descriptor: unknown) => unknown;
+    own[name] = (descriptor: unknown) => {
+      const pipeline = create.call(device, descriptor);
+      kept.push(pipeline);
+      return pipeline;
+    };
+  }
 }
 
 let polling: 'spinning' | 'throttled' = 'spinning';
