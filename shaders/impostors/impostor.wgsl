@@ -18,6 +18,7 @@ const IMPOSTOR_CHUNK: u32 = 4096u;
 const COUNTER_IMPOSTOR: u32 = 10u;
 const COUNTER_BAND: u32 = 11u;
 const COUNTER_DOT: u32 = 12u;
+const DOT_TAPS: u32 = 4u;
 
 struct Instance {
   world: mat4x4f,
@@ -1066,8 +1067,7 @@ fn linearToSrgb(c: vec3f) -> vec3f {
 // fragment stage, run on 2 x 2 pixel blocks, would shade each dot four times, and a dot its
 // threshold leaves out is put off screen there, never rasterised.
 
-// Taps a side of the grid over the cell that a dot averages (DOT_TAPS^2 of them).
-const DOT_TAPS: u32 = 4u;
+// DOT_TAPS (generated): taps a side of the grid over the cell that a dot averages (DOT_TAPS^2 of them).
 
 // The pick pass's dots (dotPick): its camera is an orthographic box around the ray, far narrower
 // than a pixel out there, so a dot whose centre lies within a drawn pixel of the ray (on the box's
