@@ -214,11 +214,11 @@ export class ImpostorPass {
    */
   drawDots(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
     if (!this.dotPipeline) return;
-    const g = this.dotGroup;
-    const bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters];
-    if (!g.group || bound.some((b, i) => b !== g.bound[i])) {
+    // Re-made only when an input was replaced (no array a frame: the inputs compared one by one).
+    const g = this.dotGroup, b = g.bound;
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== inputs.listOffset || b[3] !== inputs.looks || b[4] !== inputs.atlas || b[5] !== shadow || b[6] !== inputs.environment || b[7] !== inputs.covered || b[8] !== inputs.counters) {
       g.group = this.device.createBindGroup({ label: 'ImpostorPass.dotGroup', layout: this.fullLayout(), entries: this.entries(this.camera, inputs, shadow, inputs.listOffset, undefined) });
-      g.bound = bound;
+      g.bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters];
     }
     pass.setPipeline(this.dotPipeline);
     pass.setBindGroup(0, g.group);
