@@ -40,6 +40,24 @@ export function materialRecord(m: MaterialInfo, slotCount: number, tangents = fa
 }
 
 /**
+ * The skin pass's fragment constants for a material (skin.wgsl BASE_COLOR_MAP, METAL_ROUGH_MAP,
+ * OCCLUSION_MAP, EMISSIVE_MAP, ALPHA_MASK): 0 where the material has no such texture (bound as the
+ * white stand-in, whose sample is exactly 1) or is not alphaMode MASK, so its pipeline neither
+ * samples it nor holds a discard. The picture is the same to the bit; the fragment stage does less.
+ */
+export function materialConstants(m: MaterialInfo): Record<string, number> {
+  return {
+    BASE_COLOR_MAP: Number(m.baseColorImage !== undefined), METAL_ROUGH_MAP: Number(m.metallicRoughnessImage !== undefined),
+    OCCLUSION_MAP: Number(m.occlusionImage !== undefined), EMISSIVE_MAP: Number(m.emissiveImage !== undefined), ALPHA_MASK: Number(m.alphaMode === 'MASK'),
+  };
+}
+
+/** A key that differs wherever materialConstants differ: pipelines are shared by materials with equal keys. */
+export function materialConstantsKey(m: MaterialInfo): string {
+  return Object.values(materialConstants(m)).join('');
+}
+
+/**
  * The file's samplers as GPUSamplers: one per distinct descriptor, shared by every texture that
  * uses it. The samplers belong to the device (GPUSampler has no destroy).
  */

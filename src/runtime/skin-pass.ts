@@ -3,7 +3,8 @@ import type { EncodedImage } from '../bake/gltf-json';
 import { AppearanceGroups, type AppearanceSource } from './appearance-groups';
 import { CAMERA, checkSkinning, type SkinningMethod } from './layout';
 import { checkMorphLimits } from './limits';
-import { cullMode, materialRecord, samplerCache } from './material-data';
+import { createDfgTexture } from './dfg-table';
+import { cullMode, materialConstants, materialConstantsKey, materialRecord, samplerCache } from './material-data';
 import { FLAT_NORMAL, MaterialTextures } from './material-textures';
 import { EnvironmentMap, ENVIRONMENT_LAYERS, type ResolvedEnvironment } from './environment-map';
 import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
@@ -95,6 +96,8 @@ export class SkinPass {
   private shadowView: GPUTextureView | undefined;
   private readonly environmentSampler: GPUSampler;
   private readonly noEnvironment: GPUTextureView;
+  /** three's DFG table (dfg-table.ts), read by the fragment stage's dfgLookup. */
+  private readonly dfgTable: GPUTextureView;
   private environment: EnvironmentMap | undefined; // the prefiltered lights.environment (owned), or undefined
   /**
    * @internal The pipeline that draws `buffers` (made at its first use, then kept): with `band`, the
@@ -158,8 +161,10 @@ export class SkinPass {
         { binding: 1, visibility: GPUShaderStage.FRAGMENT, sampler: { type: 'comparison' } },
         { binding: 2, visibility: GPUShaderStage.FRAGMENT, texture: { viewDimension: '2d-array' } },
         { binding: 3, visibility: GPUShaderStage.FRAGMENT, sampler: {} },
+        { binding: 4, visibility: GPUShaderStage.FRAGMENT, texture: { sampleType: 'unfilterable-float' } }, // three's DFG table
       ],
     });
+    this.dfgTable = this.track(createDfgTexture(device, 'SkinPass.dfgTable')).createView();
     this.shadowSampler = device.createSampler({ label: 'SkinPass.shadowSampler', compare: 'less-equal', magFilter: 'linear', minFilter: 'linear' });
     this.noShadow = this.track(device.createTexture({ label: 'SkinPass.noShadow', size: [1, 1], format: 'depth32float', usage: GPUTextureUsage.TEXTURE_BINDING })).createView();
     this.environmentSampler = device.createSampler({ label: 'SkinPass.environmentSampler', addressModeU: 'repeat', magFilter: 'linear', minFilter: 'linear' });
@@ -325,7 +330,8 @@ export class SkinPass {
     return this.device.createBindGroup({
       label: 'SkinPass.shadow', layout: this.shadowLayout,
       entries: [{ binding: 0, resource: view }, { binding: 1, resource: this.shadowSampler },
-        { binding: 2, resource: this.environment?.view ?? this.noEnvironment }, { binding: 3, resource: this.environmentSampler }],
+        { binding: 2, resource: this.environment?.view ?? this.noEnvironment }, { binding: 3, resource: this.environmentSampler },
+        { binding: 4, resource: this.dfgTable }],
     });
   }
 
@@ -356,7 +362,7 @@ export class SkinPass {
           color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
           alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
         } } : {}) }],
-        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, ENVIRONMENT: this.environment ? 1 : 0, ...streams },
+        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, ENVIRONMENT: this.environment ? 1 : 0, ...streams, ...materialConstants(material) },
       },
       primitive: { topology: 'triangle-list', cullMode: cullMode(material) },
       // BLEND surfaces test depth but do not write it, so those behind them still show through.
@@ -366,7 +372,8 @@ export class SkinPass {
   }
 }
 
-/** Pipelines differ by vertex entry point, alpha mode, sidedness and vertex streams (streamsKey). */
+/** Pipelines differ by vertex entry point, alpha mode, sidedness, vertex streams (streamsKey) and the textures sampled (materialConstantsKey). */
 function pipelineKey(buffers: PrimitiveBuffers, entryPoint: string): string {
-  return `${entryPoint}.${buffers.primitive.material.alphaMode}.${buffers.primitive.material.doubleSided ? 'double' : 'single'}.${streamsKey(buffers)}`;
+  const material = buffers.primitive.material;
+  return `${entryPoint}.${material.alphaMode}.${material.doubleSided ? 'double' : 'single'}.${streamsKey(buffers)}.m${materialConstantsKey(material)}`;
 }

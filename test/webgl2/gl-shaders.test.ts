@@ -3,18 +3,18 @@
  * without a GL context (the pictures: test/e2e/gl-skin.test.ts): the Camera and Material blocks'
  * std140 offsets are CAMERA's and MATERIAL's (src/runtime/layout.ts), whose bytes GLSkinPass
  * uploads as they are; the vertex inputs sit at vertexStreams' locations; the DFG table holds
- * skin.wgsl's numbers; withDefines puts the variant after #version.
+ * the numbers the WebGPU passes read (src/runtime/dfg-table.ts); withDefines puts the variant after #version.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CAMERA, MATERIAL } from '../../src/runtime/layout';
+import { DFG_TABLE } from '../../src/runtime/dfg-table';
 import { vertexStreams } from '../../src/runtime/mesh-buffers';
 import { withDefines } from '../../src/webgl2/gl-program';
 
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
 const vertex = read('shaders/webgl2/skin.vert.glsl');
 const fragment = read('shaders/webgl2/skin.frag.glsl');
-const wgsl = read('shaders/skin.wgsl');
 
 /** std140 (size, alignment) of a GLSL type; arrays of vec4 have a stride of 16. */
 const STD140: Record<string, [number, number]> = { float: [4, 4], uint: [4, 4], int: [4, 4], vec2: [8, 8], vec3: [12, 16], vec4: [16, 16], mat4: [64, 16] };
@@ -72,15 +72,12 @@ describe('GLSL skin shaders and their twins', () => {
     expect(declared.get('slot')).toBe(9);
   });
 
-  it('the DFG table holds skin.wgsl\'s 256 entries', () => {
-    const numbers = (text: string, marker: string) => {
-      const start = text.indexOf(marker);
-      const body = text.slice(start, text.indexOf(');', start));
-      return [...body.matchAll(/vec2f?\(([\d.]+), ([\d.]+)\)/g)].flatMap(([, a, b]) => [Number(a), Number(b)]);
-    };
-    const glsl = numbers(fragment, 'DFG_LUT[256] = vec2[256](');
+  it('the DFG table holds the 256 entries the WebGPU passes read (dfg-table.ts)', () => {
+    const start = fragment.indexOf('DFG_LUT[256] = vec2[256](');
+    const body = fragment.slice(start, fragment.indexOf(');', start));
+    const glsl = [...body.matchAll(/vec2\(([\d.]+), ([\d.]+)\)/g)].flatMap(([, a, b]) => [Math.fround(Number(a)), Math.fround(Number(b))]);
     expect(glsl).toHaveLength(512);
-    expect(glsl).toEqual(numbers(wgsl, 'DFG_LUT: array<vec2f, 256> = array<vec2f, 256>('));
+    expect(glsl).toEqual([...DFG_TABLE]);
   });
 
   it('withDefines puts the defines and the extra text right after #version, and refuses a source without one', () => {

@@ -3,6 +3,7 @@ import { clockTicks } from '../../runtime/clip-clock';
 import type { CrowdOptions } from '../../runtime/crowd-types';
 import type { DrawShadow } from '../../runtime/feature';
 import { ENVIRONMENT_LAYERS } from '../../runtime/environment-map';
+import { createDfgTexture } from '../../runtime/dfg-table';
 import { CAMERA, IMPOSTOR_CHUNK } from '../../runtime/layout';
 import type { ResolvedLights } from '../../runtime/lights';
 import { writeCamera } from '../../runtime/skin-pass';
@@ -62,6 +63,9 @@ export class ImpostorPass {
   private readonly shadowSampler: GPUSampler;
   private readonly noEnvironment: GPUTexture;
   private readonly environmentSampler: GPUSampler;
+  /** three's DFG table (dfg-table.ts), which the lighting's dfgLookup reads. */
+  private readonly dfgTable: GPUTexture;
+  private readonly dfgView: GPUTextureView;
   /** The looks baked, (variant, parts) u32 pairs by layer (impostor.wgsl `bakedLooks`): `capacity` of them. */
   private readonly lookTable: GPUBuffer;
   private readonly lookData: Uint32Array<ArrayBuffer>;
@@ -130,6 +134,8 @@ export class ImpostorPass {
     this.noEnvironment = device.createTexture({ label: 'ImpostorPass.noEnvironment', size: [1, 1, ENVIRONMENT_LAYERS], format: 'rgba16float', usage: GPUTextureUsage.TEXTURE_BINDING });
     // As the skin pass samples it (SkinPass.environmentSampler): wrapping round in azimuth.
     this.environmentSampler = device.createSampler({ label: 'ImpostorPass.environmentSampler', addressModeU: 'repeat', magFilter: 'linear', minFilter: 'linear' });
+    this.dfgTable = createDfgTexture(device, 'ImpostorPass.dfgTable');
+    this.dfgView = this.dfgTable.createView();
     // The cell table, then each character clip's index among the atlas's clips (0 for one it lacks: never drawn).
     const cellTable = grid.cellTable();
     const cells = new Uint32Array(cellTable.length + clipCount);
@@ -271,7 +277,7 @@ export class ImpostorPass {
     const kinds: Omit<GPUBindGroupLayoutEntry, 'binding' | 'visibility'>[] = [
       uniform, uniform, storage, storage, storage, array, array, { sampler: {} },
       { texture: { sampleType: 'depth' } }, { sampler: { type: 'comparison' } }, array, { sampler: {} },
-      storage, array, storage, storage, storage,
+      storage, array, storage, storage, storage, { texture: { sampleType: 'unfilterable-float' } },
     ];
     return (this.fullLayoutMade = this.device.createBindGroupLayout({ label: 'ImpostorPass.fullGroupLayout', entries: kinds.map((kind, binding) => ({ binding, visibility: both, ...kind })) }));
   }
@@ -310,11 +316,12 @@ export class ImpostorPass {
       { binding: 14, resource: { buffer: this.cellTable } },
       { binding: 15, resource: { buffer: inputs.covered } },
       { binding: 16, resource: { buffer: inputs.counters } },
+      { binding: 17, resource: this.dfgView },
     ];
   }
 
   destroy(): void {
-    for (const resource of [this.indices, this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.lookTable, this.cellTable]) resource.destroy();
+    for (const resource of [this.indices, this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.lookTable, this.cellTable, this.dfgTable]) resource.destroy();
   }
 }
 
