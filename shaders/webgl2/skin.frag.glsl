@@ -115,7 +115,11 @@ vec4 vertexColor() {
 
 // The surface's base colour (linear RGBA): texture x factor x COLOR_0.
 vec4 baseColor() {
+#if BASE_COLOR_MAP
   return texture(baseColorTexture, uvOf(0)) * material.baseColorFactor * vertexColor();
+#else
+  return material.baseColorFactor * vertexColor();
+#endif
 }
 
 #if !DEPTH_ONLY
@@ -322,9 +326,11 @@ void main() {
   vec4 base = baseColor();
 #endif
   bool front = gl_FrontFacing;
+#if ALPHA_MASK
   if ((material.flags & 2u) != 0u && base.a < material.alphaCutoff) {
     discard;
   }
+#endif
   // Roughness as three.js widens it for the normal's screen-space change (geometryRoughness).
   float geometryRoughness = 0.0;
 #if NORMALS
@@ -335,7 +341,11 @@ void main() {
   if ((material.flags & 1u) == 0u) {
     vec3 n = perturbedNormal(geometricNormal(front), front ? 1.0 : -1.0);
     vec3 v = viewDirection(vWorld);
+#if METAL_ROUGH_MAP
     vec4 mr = texture(metallicRoughnessTexture, uvOf(1));
+#else
+    vec4 mr = vec4(1.0);
+#endif
     float metal = material.metallic * mr.b;
     float roughness = min(max(material.roughness * mr.g, 0.0525) + geometryRoughness, 1.0);
     vec3 diffuse = base.rgb * (1.0 - metal);
@@ -361,14 +371,22 @@ void main() {
     vec3 favg = dielectricF0 + (1.0 - dielectricF0) * 0.047619;
     vec3 fms = fssEss * favg / (1.0 - (1.0 - ess) * favg);
     vec3 scattered = fssEss + fms * (1.0 - ess);
+#if OCCLUSION_MAP
     float occlusion = 1.0 + material.occlusionStrength * (texture(occlusionTexture, uvOf(2)).r - 1.0);
+#else
+    float occlusion = 1.0;
+#endif
     light += ambient * diffuse * (1.0 / 3.141592653589793) * (1.0 - scattered) * occlusion;
 #if ENVIRONMENT
     light += environmentLight(n, v, roughness, base.rgb, metal, dfg, occlusion);
 #endif
     color = light;
   }
+#if EMISSIVE_MAP
   color += material.emissive * texture(emissiveTexture, uvOf(3)).rgb;
+#else
+  color += material.emissive;
+#endif
 #if ENCODE_SRGB
   color = linearToSrgb(color);
 #endif

@@ -8,7 +8,8 @@
 //
 // GLSkinPass puts a block of #defines right after the #version line (GLSL has no pipeline
 // constants): the variant, as skin.wgsl's overrides (INFLUENCES 4 or 8; NORMALS, TANGENTS,
-// COLORS, UV1, ENCODE_SRGB, ENVIRONMENT 0 or 1), and the record layout from src/runtime/layout.ts
+// COLORS, UV1, ENCODE_SRGB, ENVIRONMENT 0 or 1; the fragment stage's BASE_COLOR_MAP, METAL_ROUGH_MAP,
+// OCCLUSION_MAP, EMISSIVE_MAP, ALPHA_MASK 0 or 1, material-data.ts materialConstants), and the record layout from src/runtime/layout.ts
 // (INSTANCE_TEXELS: 16-byte texels per INSTANCE record; INSTANCE_WORLD_TEXEL: the texel of its
 // world matrix's first column). The joint fetch (GLSL_JOINT_FETCH) follows them. APPEARANCE 1:
 // per-instance appearance (skin.wgsl's *Appearance entry points): APPEARANCE_TEXELS texels a

@@ -20,6 +20,7 @@ import type { Character } from '../character/character';
 import { CAMERA, INSTANCE } from '../runtime/layout';
 import { resolveLights, type LightOptions, type ResolvedLights } from '../runtime/lights';
 import { writeCamera } from '../runtime/skin-pass';
+import { materialConstants } from '../runtime/material-data';
 import { bindJointTarget, GLSL_JOINT_FETCH, type GLJointTarget } from './gl-joints';
 import { GLAppearance, type GLAppearanceSource } from './gl-appearance';
 import { GLEnvironmentMap } from './gl-environment-map';
@@ -370,7 +371,8 @@ export class GLSkinPass {
 
   /** The program that draws `mesh` under the current defines, or its depth-only variant (no environment). */
   private programOf(mesh: GLPrimitive, depth = false): Program {
-    const variant = { INFLUENCES: mesh.influences, NORMALS: Number(mesh.normals), TANGENTS: Number(mesh.tangents), COLORS: Number(mesh.colors), UV1: Number(mesh.uvSets === 2) };
+    // The material's textures and alpha mode, as skin.wgsl's constants (material-data.ts materialConstants): what it lacks is not sampled.
+    const variant = { INFLUENCES: mesh.influences, NORMALS: Number(mesh.normals), TANGENTS: Number(mesh.tangents), COLORS: Number(mesh.colors), UV1: Number(mesh.uvSets === 2), ...materialConstants(mesh.primitive.material) };
     return this.program({ ...this.defines, ...variant, ...(depth ? { DEPTH_ONLY: 1, ENVIRONMENT: 0 } : {}) });
   }
 
