@@ -154,6 +154,7 @@ export const DRAW_STEPS: { step: string; inside: string; demo: string; floors: s
   { step: '1. only what the fragment reads is passed (NORMALS/TANGENTS/COLORS/UV1 constants), no COLOR_0 stream, uint8 joints (420fa74)', inside: '2.53', demo: '1.83', floors: '1.25, 1.07 (still the same draw)', three: '0.98', paired: '0.91, 0.94' },
   { step: '2. shared vertices with face normals from the fragment stage, every level ordered for the vertex cache (c880f07)', inside: '2.56', demo: '0.93', floors: '0.78, 0.64', three: '1.06', paired: '0.70, 0.70' },
   { step: '3. two interleaved streams (skin, shading) and one stand-in: 3 vertex buffers, 40 bytes a Fox vertex (6947a52)', inside: '1.75', demo: '1.25', floors: '0.64, 0.58', three: '0.78', paired: '0.73, 0.80' },
+  { step: '4. the fragment stage samples only the textures a material has (material constants) and reads the DFG table from a texture (d50d010; paired against 102dc51, not bfe6218)', inside: '2.28', demo: '1.84', floors: '0.80, 1.04', three: '1.18', paired: '0.87, 0.93' },
 ];
 
 /**
