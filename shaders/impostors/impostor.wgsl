@@ -237,6 +237,9 @@ struct Look {
 @group(0) @binding(16) var<storage, read> cullCounters: array<u32>;
 // three.js's DFG table (src/runtime/dfg-table.ts; skin.wgsl's group 2 binding 4), which dfgLookup reads.
 @group(0) @binding(17) var dfgTable: texture_2d<f32>;
+// Per layer and cell at layer x cells + pose x views + view (cells: coveredRects' length): the
+// cell's covered fraction of its rectangle (impostor-coverage.ts, after each bake), a dot's area.
+@group(0) @binding(18) var<storage, read> cellCoverage: array<f32>;
 // PARALLAX_STEPS (the parallax march's steps at the switch, sampleCell and marchSteps) and PARALLAX_THICKNESS (how far behind
 // the surface, in steps, a step still meets it) come in the generated block (impostor-layout.ts).
 
@@ -1079,16 +1082,14 @@ fn dotThresholds(slot: u32) -> vec4f {
   return min(t, vec4f(0x1.fffffep-1f));
 }
 
-// A dot's cell over DOT_TAPS x DOT_TAPS filtered taps across its rectangle: the covered fraction
-// (alpha: the taps' mean coverage) and, with `lit`, the light the covered taps send to the camera,
-// averaged over them by coverage (rgb, linear): each tap's base colour, normal, roughness and
-// metalness shaded as a quad's pixel would shade it. Shading the average normal instead left a far
+// The light a dot's cell sends to the camera over DOT_TAPS x DOT_TAPS filtered taps across its
+// rectangle, averaged over the covered ones by coverage (linear RGB): each tap's base colour,
+// normal, roughness and metalness shaded as a quad's pixel would shade it. Shading the average normal instead left a far
 // crowd darker than its meshes (185 against 215 of 255 in the dots test). The taps are stratified:
 // each at a place of its square of the grid that the instance's hash picks, so that over a crowd
 // every texel counts (a fixed grid, one sample of a cell for every dot, made the Walk's dots 12%
 // brighter, and at 8 x 8 taps 11% dimmer, than its meshes in that test).
-fn dotCell(pose: u32, a: u32, e: u32, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f, lit: bool) -> vec4f {
-  let c = cellMap(pose, a, e);
+fn dotLight(c: CellMap, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f) -> vec3f {
   let tint = looks[slot].tint.rgb;
   let jitter = dotThresholds(slot ^ 0x9e3779b9u).xy;
   var light = vec3f(0.0);
@@ -1098,7 +1099,7 @@ fn dotCell(pose: u32, a: u32, e: u32, layer: u32, slot: u32, centre: vec3f, rota
     let uv = mix(c.bounds.xy, c.bounds.zw, f);
     let texel = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
     covered += texel.a;
-    if (lit && texel.a > 0.0) {
+    if (texel.a > 0.0) {
       // Filtered texels are premultiplied by their coverage (the bake clears to 0).
       let surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0) / texel.a;
       let m = decodeOctahedral(surface.xy);
@@ -1108,7 +1109,7 @@ fn dotCell(pose: u32, a: u32, e: u32, layer: u32, slot: u32, centre: vec3f, rota
       light += shade(centre, n, texel.rgb / texel.a * tint, roughness, metal) * texel.a;
     }
   }
-  return vec4f(light / max(covered, 1e-6), covered / f32(DOT_TAPS * DOT_TAPS));
+  return light / max(covered, 1e-6);
 }
 
 @vertex
@@ -1135,8 +1136,8 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   // The samples it covers: its area on screen (the covered fraction of its cell's rectangle,
   // cellFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
   let samples = select(1u, 4u, MULTISAMPLED && !DOT_PICK);
-  let frame = cellMap(pose, a, e).frame;
-  let area = dotCell(pose, a, e, layer, slot, placed.centre, placed.rotation, false).a * frame.x * frame.y * pixels * pixels;
+  let c = cellMap(pose, a, e);
+  let area = cellCoverage[layer * arrayLength(&coveredRects) + pose * atlas.views + e * atlas.azimuths + a] * c.frame.x * c.frame.y * pixels * pixels;
   let k = u32(clamp(floor(area * f32(samples) + t.w), 0.0, f32(samples)));
   if (k == 0u) {
     out.clip = vec4f(2.0, 2.0, 2.0, 1.0);
@@ -1159,7 +1160,7 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
     let r = slot & 3u;
     out.mask = ((m << r) | (m >> (4u - r))) & 15u;
   }
-  out.color = dotCell(pose, a, e, layer, slot, placed.centre, placed.rotation, true).rgb;
+  out.color = dotLight(c, layer, slot, placed.centre, placed.rotation);
   if (ENCODE_SRGB) {
     out.color = linearToSrgb(out.color);
   }

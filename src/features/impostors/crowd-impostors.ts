@@ -88,7 +88,7 @@ export class CrowdImpostors implements CrowdFeature {
   private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
   private on = true;
-  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined, covered: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer };
+  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined, covered: undefined as unknown as GPUBuffer, fractions: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer };
 
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
@@ -206,7 +206,7 @@ export class CrowdImpostors implements CrowdFeature {
     return this.bakeMs;
   }
 
-  /** Bytes of the atlas once baked (one layer's bytes a look baked) and of its cells' covered rectangles (Crowd.gpuBytes adds them). */
+  /** Bytes of the atlas once baked (one layer's bytes a look baked) and of its cells' covered rectangles and fractions (Crowd.gpuBytes adds them). */
   get gpuBytes(): number {
     return (this.textures ? this.grid.bytes * this.layers : 0) + this.coverage.bytes;
   }
@@ -298,6 +298,7 @@ export class CrowdImpostors implements CrowdFeature {
     inputs.atlas = this.atlasTextures;
     inputs.environment = kernel.draws.skin.environmentView;
     inputs.covered = this.coverage.buffer;
+    inputs.fractions = this.coverage.fractions;
     inputs.counters = list.counters;
     return inputs;
   }

@@ -25,6 +25,11 @@ export interface ImpostorInputs {
   readonly environment: GPUTextureView | undefined;
   /** The atlas's covered rectangles, a cell's each (ImpostorCoverage.buffer): the march steps within them. */
   readonly covered: GPUBuffer;
+  /**
+   * The cells' covered fractions, a (layer, cell)'s each (ImpostorCoverage.fractions): a dot's area.
+   * Made and replaced with `covered` (one ImpostorCoverage), so the bind groups compare `covered` alone.
+   */
+  readonly fractions: GPUBuffer;
   /** The cull pass's counters (CullPass.counters): the lists' counts, past which a draw instance's quads go off screen. */
   readonly counters: GPUBuffer;
 }
@@ -100,7 +105,7 @@ export class ImpostorPass {
     // The character's one roughness and metalness where the atlas leaves them out (AtlasGrid.surface, an RG8 surface texture); -1: per texel.
     const surface = { ROUGHNESS: grid.surface ? grid.surface[0] : -1, METALNESS: grid.surface ? grid.surface[1] : 0 };
     const pipeline = (band: number) => device.createRenderPipeline({
-      label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: 'auto',
+      label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: device.createPipelineLayout({ label: 'ImpostorPass.layout', bindGroupLayouts: [this.fullLayout()] }),
       vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half, CLIP_SLOTS: Number(!clips.every((c, i) => c === i) || clips.length !== clipCount) } },
       fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5, ...surface } },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
@@ -267,7 +272,7 @@ export class ImpostorPass {
     pass.drawIndirect(args, dotOffset);
   }
 
-  /** The draw's bind group layout, every binding in both stages (the pick pipelines' and the dots': an 'auto' layout keeps only what its stages read); made once. */
+  /** The draw's bind group layout, every binding in both stages (every pipeline's: an 'auto' layout would keep only what its stages read, and the quads read no cellCoverage); made once. */
   private fullLayout(): GPUBindGroupLayout {
     if (this.fullLayoutMade) return this.fullLayoutMade;
     const both = GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT;
@@ -277,7 +282,7 @@ export class ImpostorPass {
     const kinds: Omit<GPUBindGroupLayoutEntry, 'binding' | 'visibility'>[] = [
       uniform, uniform, storage, storage, storage, array, array, { sampler: {} },
       { texture: { sampleType: 'depth' } }, { sampler: { type: 'comparison' } }, array, { sampler: {} },
-      storage, array, storage, storage, storage, { texture: { sampleType: 'unfilterable-float' } },
+      storage, array, storage, storage, storage, { texture: { sampleType: 'unfilterable-float' } }, storage,
     ];
     return (this.fullLayoutMade = this.device.createBindGroupLayout({ label: 'ImpostorPass.fullGroupLayout', entries: kinds.map((kind, binding) => ({ binding, visibility: both, ...kind })) }));
   }
@@ -287,7 +292,7 @@ export class ImpostorPass {
     const b = g.bound;
     if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters) {
       g.group = this.device.createBindGroup({
-        label: `ImpostorPass.group${which}`, layout: (which ? this.bandPipeline : this.pipeline).getBindGroupLayout(0),
+        label: `ImpostorPass.group${which}`, layout: this.fullLayout(),
         entries: this.entries(this.camera, inputs, shadow, listOffset, listBytes),
       });
       b.length = 0;
@@ -317,6 +322,7 @@ export class ImpostorPass {
       { binding: 15, resource: { buffer: inputs.covered } },
       { binding: 16, resource: { buffer: inputs.counters } },
       { binding: 17, resource: this.dfgView },
+      { binding: 18, resource: { buffer: inputs.fractions } },
     ];
   }
 

@@ -225,6 +225,18 @@ describe('impostor bake (GPU)', () => {
     const none = Uint32Array.from(rects);
     none.set([0xffff | (0xffff << 16), 0], 2 * (pose * g.views + view));
     expect([...none]).not.toEqual([...expected]);
+    // The covered fractions (a dot's area) are each cell's mean coverage between its corner
+    // texels' centres, as read back (the trapezoid rule); only the one layer baked is written.
+    const fractions = new Float32Array(await readBuffer(device, (impostors as unknown as { coverage: { fractions: GPUBuffer } }).coverage.fractions));
+    const meanCoverage = cellFractions(albedo, g);
+    expect(fractions.length).toBe(g.poses * g.views * g.capacity);
+    expect(meanCoverage[pose * g.views + view]).toBeGreaterThan(0.2); // the Walk from the side fills a fifth of its rectangle at least
+    for (let i = 0; i < meanCoverage.length; i++) expect(Math.abs(fractions[i] - meanCoverage[i])).toBeLessThan(1e-6);
+    // Made-up violation: the rectangle's plain mean (every texel alike) is another number.
+    const [cx0, cy0, w, h] = g.cell(pose, view);
+    let plain = 0;
+    for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) plain += albedo[((cy0 + j) * g.width + cx0 + i) * 4 + 3] / 255;
+    expect(Math.abs(plain / (w * h) - fractions[pose * g.views + view])).toBeGreaterThan(1e-3);
     crowd.destroy();
     expect(crowd.gpuBytes).toBeGreaterThanOrEqual(0);
   }, 120_000);
@@ -241,6 +253,21 @@ function coveredRects(albedo: Uint8Array, g: AtlasGrid): Uint32Array {
       x0 = Math.min(x0, i); y0 = Math.min(y0, j); x1 = Math.max(x1, i); y1 = Math.max(y1, j);
     }
     out.set([(x0 | (y0 << 16)) >>> 0, (x1 | (y1 << 16)) >>> 0], 2 * (pose * g.views + view));
+  }
+  return out;
+}
+
+/** Each cell's covered fraction as coverage.wgsl writes it, from the atlas read back: alpha weighted 1/2 on edge texels, 1/4 on corners, over (w - 1) (h - 1). */
+function cellFractions(albedo: Uint8Array, g: AtlasGrid): Float64Array {
+  const out = new Float64Array(g.poses * g.views);
+  for (let pose = 0; pose < g.poses; pose++) for (let view = 0; view < g.views; view++) {
+    const [x, y, w, h] = g.cell(pose, view);
+    let sum = 0;
+    for (let j = 0; j < h; j++) for (let i = 0; i < w; i++) {
+      const weight = (i === 0 || i === w - 1 ? 0.5 : 1) * (j === 0 || j === h - 1 ? 0.5 : 1);
+      sum += weight * albedo[((y + j) * g.width + x + i) * 4 + 3] / 255;
+    }
+    out[pose * g.views + view] = sum / ((w - 1) * (h - 1));
   }
   return out;
 }
