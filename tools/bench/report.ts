@@ -12,6 +12,21 @@ const FILE = 'BENCHMARKS.md';
 /** Milliseconds as the tables give them: 3 decimals under 1 ms, else 1; 'n/a' when not finite. */
 export const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(v < 1 ? 3 : 1) : 'n/a');
 
+/**
+ * `previous` (a BENCHMARKS.md) with the section headed by the line `heading` (up to the next '## '
+ * heading) replaced by `section`, or `section` appended when it has none. The heading is matched
+ * as a whole line: '## X' is also the tail of a lent machine's '### X', which a substring match
+ * found first, and replaced with every subsection after it (2026-12-04, the impostors section).
+ */
+export function mergeSection(previous: string, heading: string, section: string): string {
+  let start = previous.indexOf(`\n${heading}\n`);
+  if (start >= 0) start += 1;
+  else if (previous.startsWith(`${heading}\n`)) start = 0;
+  else return `${previous.trimEnd()}\n\n${section}`;
+  const next = previous.indexOf('\n## ', start + heading.length);
+  return previous.slice(0, start) + section + (next < 0 ? '' : previous.slice(next));
+}
+
 /** The run's Markdown, line by line: each line printed to stdout as it comes and kept for the file. */
 export class Report {
   /** Every line printed so far (the file's text once joined with '\n'). */
@@ -53,10 +68,7 @@ export class Report {
    */
   async replaceSection(heading: string, dryRun: boolean): Promise<void> {
     const previous = await readFile(FILE, 'utf8').catch(() => '');
-    const start = previous.indexOf(heading);
-    const next = start < 0 ? -1 : previous.indexOf('\n## ', start + heading.length);
-    const section = this.lines.slice(this.lines.indexOf(heading)).join('\n');
-    const merged = start < 0 ? `${previous.trimEnd()}\n\n${section}` : previous.slice(0, start) + section + (next < 0 ? '' : previous.slice(next));
+    const merged = mergeSection(previous, heading, this.lines.slice(this.lines.indexOf(heading)).join('\n'));
     if (!dryRun) await writeFile(FILE, merged);
   }
 
