@@ -81,10 +81,14 @@ export const FIELD_NONE = 0xffffffff;
 export const MAX_NEIGHBOURS = 16;
 /** The most obstacle segments one agent's linear program takes (nearest first). */
 export const MAX_OBSTACLE_LINES = 16;
-/** Threads of a prefix-sum workgroup (steering.wgsl `sumBlocks`, `scanCells`). */
-export const SCAN_THREADS = 256;
-/** Grid cells each prefix-sum thread takes: a workgroup scans a block of SCAN_BLOCK cells. */
-export const SCAN_ITEMS = 4;
+/**
+ * Threads of a prefix-sum workgroup (steering.wgsl `scanCells`): its scan of their sums takes
+ * log2(SCAN_THREADS) barriers, each of which costs a software rasteriser (SwiftShader) about a
+ * context switch per 4 threads.
+ */
+export const SCAN_THREADS = 64;
+/** Consecutive grid cells each prefix-sum thread sums: a workgroup scans a block of SCAN_BLOCK cells. */
+export const SCAN_ITEMS = 16;
 /**
  * Grid cells of one prefix-sum block (SCAN_THREADS x SCAN_ITEMS): the scan runs one workgroup
  * per block (tableSize / SCAN_BLOCK of them, at least 1), so no thread walks the table serially.

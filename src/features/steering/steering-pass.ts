@@ -34,7 +34,7 @@ export interface SteeringUploads {
   readonly params: ArrayBuffer;
 }
 
-const ENTRY_POINTS = ['clearCells', 'countCells', 'sumBlocks', 'scanCells', 'scatterCells', 'steer', 'moveAgents', 'gatherAgents', 'projectAgents', 'placeAgents'] as const;
+const ENTRY_POINTS = ['clearCells', 'countCells', 'scanCells', 'scatterCells', 'steer', 'moveAgents', 'gatherAgents', 'projectAgents', 'placeAgents'] as const;
 type EntryPoint = (typeof ENTRY_POINTS)[number];
 /** A dispatch: an entry point, or the projection's with its two position buffers swapped (source B, target A). */
 type Dispatch = EntryPoint | 'projectBack' | 'placeFromB';
@@ -42,7 +42,7 @@ type BindGroups = Record<Dispatch, GPUBindGroup>;
 const pipelineOf = (d: Dispatch): EntryPoint => d === 'projectBack' ? 'projectAgents' : d === 'placeFromB' ? 'placeAgents' : d;
 /** The bindings each dispatch uses (indices into SteeringPass.bind's buffer list; steering.wgsl's @binding numbers). */
 const BINDINGS: Readonly<Record<Dispatch, readonly number[]>> = {
-  clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], sumBlocks: [0, 3, 16], scanCells: [0, 3, 4, 16], scatterCells: [0, 1, 4, 5, 6],
+  clearCells: [0, 3, 16], countCells: [0, 1, 2, 3, 6, 16], scanCells: [0, 3, 4, 16], scatterCells: [0, 1, 4, 5, 6],
   steer: [0, 1, 2, 4, 5, 7, 8, 9, 15], moveAgents: [0, 1, 2, 9, 10, 11, 12],
   gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 1, 2, 10, 11, 12, 13], placeFromB: [0, 1, 2, 10, 11, 12, 13],
 };
@@ -53,7 +53,7 @@ const BINDINGS: Readonly<Record<Dispatch, readonly number[]>> = {
 const SWAPPED: readonly Dispatch[] = ['gatherAgents', 'projectBack', 'placeFromB'];
 
 /**
- * The steering compute pass (shaders/steering/steering.wgsl): one step of every agent, seven
+ * The steering compute pass (shaders/steering/steering.wgsl): one step of every agent, six
  * dispatches in one compute pass, then the position projection's `projectionIterations` + 2.
  * create: the constructor builds the pipelines (one per entry point, each with the layout of what
  * it binds, so no stage exceeds 8 storage buffers: steer binds 8). update():
@@ -213,7 +213,6 @@ export class SteeringPass {
     const agents = Math.ceil(this.handleCount / WORKGROUP_SIZE), groups = this.bindGroups;
     this.dispatch(pass, groups, 'clearCells', Math.ceil(this.tableSize / WORKGROUP_SIZE));
     this.dispatch(pass, groups, 'countCells', agents);
-    this.dispatch(pass, groups, 'sumBlocks', this.scanBlocks);
     this.dispatch(pass, groups, 'scanCells', this.scanBlocks);
     this.dispatch(pass, groups, 'scatterCells', agents);
     this.dispatch(pass, groups, 'steer', agents);

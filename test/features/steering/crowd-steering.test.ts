@@ -136,7 +136,7 @@ describe.skipIf(!device)('CrowdSteering', async () => {
     }
   });
 
-  it('a denser crowd (300 agents: a grid of 1024 cells, 4 per scan thread; the projection off) steps like the twin for a few frames', async () => {
+  it('a denser crowd (300 agents: a grid of 1024 cells, one scan block; the projection off) steps like the twin for a few frames', async () => {
     const many = new Crowd(device!, character, { ...FORMATS, capacity: 300 });
     // projectionIterations 0: the pipelines made without the projection (PROJECTING false) still bind and step.
     const dense = new CrowdSteering(many, { neighbourDistance: 2, maxNeighbours: 6, projectionIterations: 0 });
