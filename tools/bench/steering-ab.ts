@@ -29,6 +29,11 @@ if (!(rounds >= 1) || !(agents >= 1 && agents <= 1_000_000) || !(iterations >= 0
 }
 const names = trees.map((t) => t.split('/').pop()!);
 const { device, adapterName } = await openNodeDevice({ maxStorageBufferBindingSize: 2 ** 30, maxBufferSize: 2 ** 30 });
+// A tree whose pipelines fail validation would time stale timestamps: stop at its first error.
+device.addEventListener('uncapturederror', (event) => {
+  console.error(`steering-ab: a WebGPU error: ${(event as GPUUncapturedErrorEvent).error.message}`);
+  process.exit(1);
+});
 if (!device.features.has('timestamp-query')) throw new Error(`steering-ab: the adapter (${adapterName}) has no timestamp-query`);
 const character = await characterFromFile(CROWD_MODEL[1]);
 const med = (v: number[]): number => { const s = [...v].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
@@ -113,7 +118,10 @@ async function step(s: Scene, split: boolean): Promise<Map<string, number>> {
   await read.mapAsync(GPUMapMode.READ);
   const t = new BigUint64Array(read.getMappedRange());
   const ms = new Map<string, number>();
-  labels.forEach((label, i) => ms.set(label.replace('SteeringPass.', ''), (ms.get(label) ?? 0) + Number(t[2 * i + 1] - t[2 * i]) / 1e6));
+  labels.forEach((label, i) => {
+    const name = label.replace('SteeringPass.', '');
+    ms.set(name, (ms.get(name) ?? 0) + Number(t[2 * i + 1] - t[2 * i]) / 1e6);
+  });
   read.unmap();
   return ms;
 }
