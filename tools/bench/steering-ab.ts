@@ -1,6 +1,6 @@
 /**
  * The steering pass of several source trees against each other in one process (docs/steering.md,
- * Cost): the steering section's bottleneck scene (tools/bench/steering.ts benchSteering's scene:
+ * Numbers): the steering section's bottleneck scene (tools/bench/steering.ts benchSteering's scene:
  * agents packed 0.75 m apart behind a wall with a door every 10 m, one goal and its flow field),
  * built once per tree with that tree's Crowd and CrowdSteering, then stepped frame by frame, the
  * trees taken in turn (the order reversed every other round). Each frame is timed twice over:

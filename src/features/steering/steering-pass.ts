@@ -86,7 +86,7 @@ export class SteeringPass {
   private capacity = 0;
   /** Cells of the hashed grid (a power of two >= 64, tableSizeFor the capacity). */
   private tableSize = 0;
-  /** Workgroups of the prefix sum: ceil(tableSize / SCAN_BLOCK), 1 to 16,384 (tableSize <= 2^24: twice 2 x the most handles). */
+  /** Workgroups of the prefix sum: ceil(tableSize / SCAN_BLOCK), 1 to 16,384 (a capacity of at most twice the most handles, 65,535 workgroups x WORKGROUP_SIZE, gives a table of at most 2^24 cells). */
   private scanBlocks = 0;
   private handleCount = 0;
   private bindGroups: BindGroups | undefined;
