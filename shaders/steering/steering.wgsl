@@ -44,8 +44,8 @@ const FIELD_NONE: u32 = 0xffffffffu;
 const MAX_NEIGHBOURS: u32 = 16u;
 const MAX_OBSTACLE_LINES: u32 = 16u;
 const MAX_LINES: u32 = 32u;
-const SCAN_THREADS: u32 = 64u;
-const SCAN_ITEMS: u32 = 16u;
+const SCAN_THREADS: u32 = 32u;
+const SCAN_ITEMS: u32 = 32u;
 const SCAN_BLOCK: u32 = 1024u;
 const NUDGE: f32 = 0x1.47ae14p-7f; // 0.01
 const KEEP_RIGHT: f32 = 0x1.99999ap-3f; // 0.2
@@ -240,7 +240,7 @@ var<workgroup> chunkScan: array<array<vec2u, SCAN_THREADS>, 2>;
 fn scanCells(@builtin(workgroup_id) block: vec3u, @builtin(num_workgroups) blocks: vec3u, @builtin(local_invocation_index) t: u32) {
   let size = params.tableSize;
   let base = block.x * SCAN_BLOCK;
-  // At most tableSize / SCAN_BLOCK / SCAN_THREADS loads a thread (256 at the largest table).
+  // At most tableSize / SCAN_BLOCK / SCAN_THREADS loads a thread (8 at 100,000 handles, 512 at the largest table).
   var before = 0u;
   for (var b = t; b < block.x; b += SCAN_THREADS) {
     before += atomicLoad(&blockSums[b]);

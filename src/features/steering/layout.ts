@@ -87,9 +87,9 @@ export const MAX_OBSTACLE_LINES = 16;
  * fibres, one per 4 threads (docs/steering.md, Numbers: a version of 256 threads and about 28
  * barriers a block cost it about 10 times this one).
  */
-export const SCAN_THREADS = 64;
+export const SCAN_THREADS = 32;
 /** Consecutive grid cells each prefix-sum thread sums: a workgroup scans a block of SCAN_BLOCK cells. */
-export const SCAN_ITEMS = 16;
+export const SCAN_ITEMS = 32;
 /**
  * Grid cells of one prefix-sum block (SCAN_THREADS x SCAN_ITEMS): the scan runs one workgroup
  * per block (tableSize / SCAN_BLOCK of them, at least 1), so no thread walks the table serially.
