@@ -5,10 +5,12 @@
 // compute pass, plus iterations + 2 for the position projection (storage writes of a dispatch are
 // visible to the next):
 //
-//   clearCells    zero the hashed grid's per-cell counters
+//   clearCells    zero the hashed grid's per-cell and per-block counters
 //   countCells    restart agents the CPU placed (epoch), then count agents per cell (atomicAdd gives
-//                 each its rank within its cell)
-//   scanCells     exclusive prefix sum of the counts (one workgroup: chunk sums, then a scan of them)
+//                 each its rank within its cell) and per block of cells
+//   scanCells     exclusive prefix sum of the counts (one workgroup per block of SCAN_BLOCK cells:
+//                 a scan of the block plus the totals of the blocks before it, which countCells
+//                 also counts)
 //   scatterCells  sorted[start of its cell + rank] = agent: a counting sort, O(agents)
 //   steer         per agent: preferred velocity (goal, flow field), nearest neighbours from the 3 x 3
 //                 cells around it, ORCA lines of neighbours and obstacle segments, RVO2's linear
@@ -42,7 +44,9 @@ const FIELD_NONE: u32 = 0xffffffffu;
 const MAX_NEIGHBOURS: u32 = 16u;
 const MAX_OBSTACLE_LINES: u32 = 16u;
 const MAX_LINES: u32 = 32u;
-const SCAN_THREADS: u32 = 256u;
+const SCAN_THREADS: u32 = 32u;
+const SCAN_ITEMS: u32 = 32u;
+const SCAN_BLOCK: u32 = 1024u;
 const NUDGE: f32 = 0x1.47ae14p-7f; // 0.01
 const KEEP_RIGHT: f32 = 0x1.99999ap-3f; // 0.2
 const ORCA_EPSILON: f32 = 0x1.4f8b58p-17f; // 0.00001
@@ -155,6 +159,8 @@ struct Line {
 @group(0) @binding(3) var<storage, read_write> cellCounts: array<atomic<u32>>;
 // First index in `sorted` of each cell (tableSize + 1 entries: the last is the total).
 @group(0) @binding(4) var<storage, read_write> cellStarts: array<u32>;
+// Agents per block of SCAN_BLOCK cells (ceil(tableSize / SCAN_BLOCK) entries), counted by countCells.
+@group(0) @binding(16) var<storage, read_write> blockSums: array<atomic<u32>>;
 // Agent handles sorted by cell.
 @group(0) @binding(5) var<storage, read_write> sorted: array<u32>;
 // Per handle: (cell, rank within the cell).
@@ -200,6 +206,9 @@ fn clearCells(@builtin(global_invocation_id) id: vec3u) {
   if (id.x < params.tableSize) {
     atomicStore(&cellCounts[id.x], 0u);
   }
+  if (id.x < arrayLength(&blockSums)) {
+    atomicStore(&blockSums[id.x], 0u);
+  }
 }
 
 @compute @workgroup_size(WORKGROUP_SIZE)
@@ -215,39 +224,71 @@ fn countCells(@builtin(global_invocation_id) id: vec3u) {
   let s = states[h];
   let cell = bucketOf(cellCoordinate(s.x), cellCoordinate(s.z));
   cellRanks[h] = vec2u(cell, atomicAdd(&cellCounts[cell], 1u));
+  atomicAdd(&blockSums[cell / SCAN_BLOCK], 1u);
 }
 
-var<workgroup> chunkSums: array<u32, SCAN_THREADS>;
+// The prefix sum of the counts (scanCells), one workgroup per block of SCAN_BLOCK cells (no
+// thread walks the table: each load and store of a round is SCAN_THREADS consecutive cells).
+// A block's first start is the sum of the totals of the blocks before it (countCells counted
+// them); integer sums, so the starts are exact whatever the order (step.ts's the same).
+var<workgroup> blockCells: array<u32, SCAN_BLOCK>;
+// Per thread (the blocks before this one that it summed, its SCAN_ITEMS cells' sum), scanned
+// inclusively in place (Hillis-Steele, two buffers in turn: one barrier a round).
+var<workgroup> chunkScan: array<array<vec2u, SCAN_THREADS>, 2>;
 
 @compute @workgroup_size(SCAN_THREADS)
-fn scanCells(@builtin(local_invocation_index) t: u32) {
+fn scanCells(@builtin(workgroup_id) block: vec3u, @builtin(num_workgroups) blocks: vec3u, @builtin(local_invocation_index) t: u32) {
   let size = params.tableSize;
-  let chunk = (size + SCAN_THREADS - 1u) / SCAN_THREADS;
-  let begin = min(t * chunk, size);
-  let end = min(begin + chunk, size);
-  var sum = 0u;
-  for (var i = begin; i < end; i++) {
-    sum += atomicLoad(&cellCounts[i]);
+  let base = block.x * SCAN_BLOCK;
+  // At most tableSize / SCAN_BLOCK / SCAN_THREADS loads a thread (8 at 100,000 handles, 512 at the largest table).
+  var before = 0u;
+  for (var b = t; b < block.x; b += SCAN_THREADS) {
+    before += atomicLoad(&blockSums[b]);
   }
-  chunkSums[t] = sum;
-  workgroupBarrier();
-  // Inclusive scan of the chunk sums (Hillis-Steele).
-  for (var offset = 1u; offset < SCAN_THREADS; offset *= 2u) {
-    var add = 0u;
-    if (t >= offset) {
-      add = chunkSums[t - offset];
+  for (var k = 0u; k < SCAN_ITEMS; k++) {
+    let i = base + k * SCAN_THREADS + t;
+    var count = 0u;
+    if (i < size) {
+      count = atomicLoad(&cellCounts[i]);
     }
-    workgroupBarrier();
-    chunkSums[t] += add;
+    blockCells[k * SCAN_THREADS + t] = count;
+  }
+  workgroupBarrier();
+  // Thread t's SCAN_ITEMS consecutive cells.
+  let mine = t * SCAN_ITEMS;
+  var sum = 0u;
+  for (var j = 0u; j < SCAN_ITEMS; j++) {
+    sum += blockCells[mine + j];
+  }
+  chunkScan[0][t] = vec2u(before, sum);
+  workgroupBarrier();
+  var src = 0u;
+  for (var stride = 1u; stride < SCAN_THREADS; stride *= 2u) {
+    var value = chunkScan[src][t];
+    if (t >= stride) {
+      value += chunkScan[src][t - stride];
+    }
+    chunkScan[1u - src][t] = value;
+    src = 1u - src;
     workgroupBarrier();
   }
-  var running = chunkSums[t] - sum;
-  for (var i = begin; i < end; i++) {
-    cellStarts[i] = running;
-    running += atomicLoad(&cellCounts[i]);
+  // The last thread's x: every block before this one; y: this block's inclusive sums.
+  var running = chunkScan[src][SCAN_THREADS - 1u].x + chunkScan[src][t].y - sum;
+  for (var j = 0u; j < SCAN_ITEMS; j++) {
+    let count = blockCells[mine + j];
+    blockCells[mine + j] = running;
+    running += count;
   }
-  if (t == SCAN_THREADS - 1u) {
-    cellStarts[size] = chunkSums[t];
+  workgroupBarrier();
+  for (var k = 0u; k < SCAN_ITEMS; k++) {
+    let i = base + k * SCAN_THREADS + t;
+    if (i < size) {
+      cellStarts[i] = blockCells[k * SCAN_THREADS + t];
+    }
+  }
+  // The last thread of the last block: the total (cells past the table counted 0).
+  if (block.x == blocks.x - 1u && t == SCAN_THREADS - 1u) {
+    cellStarts[size] = running;
   }
 }
 

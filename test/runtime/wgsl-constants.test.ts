@@ -191,7 +191,8 @@ function handWrittenCopies(source: string, constants: readonly (readonly [string
   // skin.frag.glsl's `const vec2 DFG_LUT[256]` is no shared number.
   for (const [, name] of code.matchAll(/^\s*const (?:(?:uint|int|float|bool) )?(\w+)\s*[=:]/gm)) found.push(`const ${name} outside the generated block`);
   for (const [line] of code.matchAll(/^\s*override WORKGROUP_SIZE\b.*=.*$/gm)) found.push(`a WORKGROUP_SIZE default: ${line.trim()}`);
-  const integers = [...code.matchAll(/(?<![\w.])(0x[0-9a-f]+|\d+)u?(?![\w.])/gi)].map((m) => [m[0], Number(m[1])] as const);
+  // @group / @binding indices are slots of the pass's bind group layout, not shared numbers (steering's 16th is one).
+  const integers = [...code.replace(/@(?:group|binding)\(\d+\)/g, '').matchAll(/(?<![\w.])(0x[0-9a-f]+|\d+)u?(?![\w.])/gi)].map((m) => [m[0], Number(m[1])] as const);
   const floats = [...code.matchAll(/(?<![\w.])(?:\d+\.\d*|\.\d+|\d+(?=[eE]))(?:[eE][+-]?\d+)?f?(?![\w.])/g)].map((m) => m[0]);
   for (const [name, value, type = 'u32'] of constants) {
     if (type === 'f32') {

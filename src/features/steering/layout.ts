@@ -81,8 +81,20 @@ export const FIELD_NONE = 0xffffffff;
 export const MAX_NEIGHBOURS = 16;
 /** The most obstacle segments one agent's linear program takes (nearest first). */
 export const MAX_OBSTACLE_LINES = 16;
-/** Threads of the prefix-sum workgroup (steering.wgsl `scanCells`). */
-export const SCAN_THREADS = 256;
+/**
+ * Threads of a prefix-sum workgroup (steering.wgsl `scanCells`): its scan of their sums takes
+ * log2(SCAN_THREADS) barriers, and SwiftShader (a CPU) runs each barrier as a switch between its
+ * fibres, one per 4 threads (docs/steering.md, Numbers: a version of 256 threads and about 28
+ * barriers a block cost it about 10 times this one).
+ */
+export const SCAN_THREADS = 32;
+/** Consecutive grid cells each prefix-sum thread sums: a workgroup scans a block of SCAN_BLOCK cells. */
+export const SCAN_ITEMS = 32;
+/**
+ * Grid cells of one prefix-sum block (SCAN_THREADS x SCAN_ITEMS): the scan runs one workgroup
+ * per block (tableSize / SCAN_BLOCK of them, at least 1), so no thread walks the table serially.
+ */
+export const SCAN_BLOCK = SCAN_THREADS * SCAN_ITEMS;
 /** Speed of the symmetry-breaking nudge, as a fraction of the preferred speed (steering.wgsl `nudge`). */
 export const NUDGE = 0.01;
 /** Sideways share of the preferred velocity, to the walker's right: a shared convention that turns a head-on or symmetric meeting into passing (steering.wgsl `preferredVelocity`). */

@@ -1,7 +1,7 @@
 import steeringWgsl from '../../../shaders/steering/steering.wgsl?raw';
 import { LOCOMOTION_DRIVE } from '../../runtime/layout';
 import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
-import { AGENT, AGENT_STATE, CONTACT_WORDS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, STEERING_PARAMS } from './layout';
+import { AGENT, AGENT_STATE, CONTACT_WORDS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, SCAN_BLOCK, STEERING_PARAMS } from './layout';
 import { tableSizeFor } from './step';
 
 /** What the pass writes per instance: InstanceStore satisfies it. */
@@ -42,7 +42,7 @@ type BindGroups = Record<Dispatch, GPUBindGroup>;
 const pipelineOf = (d: Dispatch): EntryPoint => d === 'projectBack' ? 'projectAgents' : d === 'placeFromB' ? 'placeAgents' : d;
 /** The bindings each dispatch uses (indices into SteeringPass.bind's buffer list; steering.wgsl's @binding numbers). */
 const BINDINGS: Readonly<Record<Dispatch, readonly number[]>> = {
-  clearCells: [0, 3], countCells: [0, 1, 2, 3, 6], scanCells: [0, 3, 4], scatterCells: [0, 1, 4, 5, 6],
+  clearCells: [0, 3, 16], countCells: [0, 1, 2, 3, 6, 16], scanCells: [0, 3, 4, 16], scatterCells: [0, 1, 4, 5, 6],
   steer: [0, 1, 2, 4, 5, 7, 8, 9, 15], moveAgents: [0, 1, 2, 9, 10, 11, 12],
   gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 1, 2, 10, 11, 12, 13], placeFromB: [0, 1, 2, 10, 11, 12, 13],
 };
@@ -78,11 +78,16 @@ export class SteeringPass {
   private sorted!: GPUBuffer;
   private cellCounts!: GPUBuffer;
   private cellStarts!: GPUBuffer;
+  /** Agents counted per block of SCAN_BLOCK grid cells (u32, scanBlocks of them). */
+  private blockSums!: GPUBuffer;
   private obstacles: GPUBuffer;
   private fields: GPUBuffer;
   private drives!: GPUBuffer;
   private capacity = 0;
+  /** Cells of the hashed grid (a power of two >= 64, tableSizeFor the capacity). */
   private tableSize = 0;
+  /** Workgroups of the prefix sum: ceil(tableSize / SCAN_BLOCK), 1 to 16,384 (a capacity of at most twice the most handles, 65,535 workgroups x WORKGROUP_SIZE, gives a table of at most 2^24 cells). */
+  private scanBlocks = 0;
   private handleCount = 0;
   private bindGroups: BindGroups | undefined;
   private bound: SteeringTargets | undefined;
@@ -119,6 +124,11 @@ export class SteeringPass {
    */
   get driveBuffer(): GPUBuffer {
     return this.drives;
+  }
+
+  /** @internal The grid of the last step (tests: held to the twin's SteeringGrid): cellStarts (u32, tableSize + 1) and sorted (u32 handles by cell). */
+  get gridBuffers(): { readonly cellStarts: GPUBuffer; readonly sorted: GPUBuffer; readonly tableSize: number } {
+    return { cellStarts: this.cellStarts, sorted: this.sorted, tableSize: this.tableSize };
   }
 
   /** Bytes of the pass's GPU buffers. */
@@ -203,7 +213,7 @@ export class SteeringPass {
     const agents = Math.ceil(this.handleCount / WORKGROUP_SIZE), groups = this.bindGroups;
     this.dispatch(pass, groups, 'clearCells', Math.ceil(this.tableSize / WORKGROUP_SIZE));
     this.dispatch(pass, groups, 'countCells', agents);
-    this.dispatch(pass, groups, 'scanCells', 1);
+    this.dispatch(pass, groups, 'scanCells', this.scanBlocks);
     this.dispatch(pass, groups, 'scatterCells', agents);
     this.dispatch(pass, groups, 'steer', agents);
     this.dispatch(pass, groups, 'moveAgents', agents);
@@ -233,7 +243,7 @@ export class SteeringPass {
 
   /** The buffers sized by handles that grow replaces outright (states is copied over, so it is not among them). */
   private handleBuffers(): GPUBuffer[] {
-    return [this.agents, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts];
+    return [this.agents, this.drives, this.cellRanks, this.nextVelocities, this.projectedA, this.projectedB, this.contacts, this.sorted, this.cellCounts, this.cellStarts, this.blockSums];
   }
 
   private storage(name: string, size: number, extra = 0): GPUBuffer {
@@ -254,9 +264,11 @@ export class SteeringPass {
     this.projectedA = this.storage('projectedA', capacity * 16);
     this.projectedB = this.storage('projectedB', capacity * 16);
     this.contacts = this.storage('contacts', capacity * CONTACT_WORDS * 4);
-    this.sorted = this.storage('sorted', capacity * 4);
+    this.sorted = this.storage('sorted', capacity * 4, GPUBufferUsage.COPY_SRC);
     this.cellCounts = this.storage('cellCounts', table * 4);
-    this.cellStarts = this.storage('cellStarts', (table + 1) * 4);
+    this.cellStarts = this.storage('cellStarts', (table + 1) * 4, GPUBufferUsage.COPY_SRC);
+    const blocks = Math.ceil(table / SCAN_BLOCK);
+    this.blockSums = this.storage('blockSums', blocks * 4);
     if (old) {
       const encoder = this.device.createCommandEncoder({ label: 'SteeringPass.grow' });
       encoder.copyBufferToBuffer(old, 0, this.states, 0, old.size);
@@ -265,6 +277,7 @@ export class SteeringPass {
     }
     this.capacity = capacity;
     this.tableSize = table;
+    this.scanBlocks = blocks;
     this.bindGroups = undefined;
   }
 
@@ -272,7 +285,7 @@ export class SteeringPass {
     const buffers: GPUBuffer[] = [
       this.params, this.agents, this.states, this.cellCounts, this.cellStarts, this.sorted, this.cellRanks,
       this.obstacles, this.fields, this.nextVelocities, targets.handleSlotBuffer, targets.instanceBuffer, this.drives,
-      this.projectedA, this.projectedB, this.contacts,
+      this.projectedA, this.projectedB, this.contacts, this.blockSums,
     ];
     const swapped = (binding: number): GPUBuffer => binding === 13 ? this.projectedB : binding === 14 ? this.projectedA : buffers[binding];
     const group = (key: Dispatch): GPUBindGroup => {
