@@ -10,7 +10,8 @@ import { materialConstants, materialConstantsKey } from '../../src/runtime/mater
 import { Crowd } from '../../src/runtime/crowd';
 import { featureModelUrl } from '../e2e/materials/feature-model';
 import { testCharacter } from '../helpers/character';
-import { openTestDevice, readBuffer } from '../helpers/gpu';
+import { openTestDevice } from '../helpers/gpu';
+import { differingPixels, drawnPixels, renderCrowd } from '../helpers/render';
 
 const device = await openTestDevice();
 
@@ -38,7 +39,7 @@ describe('materialConstants', () => {
 });
 
 describe.skipIf(!device)('the skin pass with materialConstants', () => {
-  /** The feature character's 9 instances drawn into a 192 x 128 frame, read back as RGBA8. */
+  /** The feature character's 9 instances drawn into a 192 x 192 frame (renderCrowd), read back as RGBA8. */
   async function draw(character: Character): Promise<Uint8Array> {
     const crowd = new Crowd(device!, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity: 9 });
     const { min, max } = character.bounds;
@@ -48,28 +49,11 @@ describe.skipIf(!device)('the skin pass with materialConstants', () => {
       crowd.setPlacement(id, ((i % 3) - 1) * size * 0.2, ((Math.floor(i / 3)) - 1) * size * 0.2, -i * 0.01, i * 0.4, 1);
     }
     crowd.update(0);
-    const [w, h] = [192, 128]; // rows of 768 bytes: a multiple of 256, as copyTextureToBuffer asks
     const cx = (min[0] + max[0]) / 2, cy = (min[1] + max[1]) / 2;
     const s = 1.6 / size; // an orthographic view of the bounds, z into [0, 1)
-    const viewProjection = [s * h / w, 0, 0, 0, 0, s, 0, 0, 0, 0, -0.1 / size, 0, -cx * s * h / w, -cy * s, 0.5, 1];
-    const color = device!.createTexture({ size: [w, h], format: 'rgba8unorm', usage: GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC });
-    const depth = device!.createTexture({ size: [w, h], format: 'depth24plus', usage: GPUTextureUsage.RENDER_ATTACHMENT });
-    const encoder = device!.createCommandEncoder();
-    crowd.encode(encoder);
-    const pass = encoder.beginRenderPass({
-      colorAttachments: [{ view: color.createView(), loadOp: 'clear', storeOp: 'store', clearValue: [0, 0, 0, 1] }],
-      depthStencilAttachment: { view: depth.createView(), depthLoadOp: 'clear', depthStoreOp: 'store', depthClearValue: 1 },
-    });
-    crowd.draw(pass, viewProjection);
-    pass.end();
-    const readback = device!.createBuffer({ size: w * h * 4, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
-    encoder.copyTextureToBuffer({ texture: color }, { buffer: readback, bytesPerRow: w * 4 }, [w, h]);
-    device!.queue.submit([encoder.finish()]);
-    const pixels = new Uint8Array(await readBuffer(device!, readback));
+    const viewProjection = new Float32Array([s, 0, 0, 0, 0, s, 0, 0, 0, 0, -0.1 / size, 0, -cx * s, -cy * s, 0.5, 1]);
+    const pixels = await renderCrowd(device!, crowd, viewProjection, 192);
     crowd.destroy();
-    color.destroy();
-    depth.destroy();
-    readback.destroy();
     return pixels;
   }
 
@@ -81,11 +65,7 @@ describe.skipIf(!device)('the skin pass with materialConstants', () => {
     for (const { material: m } of bare.rig.primitives) m.baseColorImage = m.metallicRoughnessImage = m.occlusionImage = m.emissiveImage = undefined;
     expect(sampled.rig.primitives.some((p) => Object.values(materialConstants(p.material)).slice(0, 4).some((v) => v === 1))).toBe(true);
     const [a, b] = [await draw(sampled), await draw(bare)];
-    let covered = 0;
-    for (let i = 0; i < a.length; i += 4) if (a[i] + a[i + 1] + a[i + 2] > 0) covered++;
-    expect(covered).toBeGreaterThan(2000); // the spheres fill much of the frame
-    let differ = 0;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differ++;
-    expect(differ).toBe(0);
+    expect(drawnPixels(a)).toBeGreaterThan(2000); // the spheres fill much of the frame
+    expect(differingPixels(a, b)).toBe(0);
   });
 });
