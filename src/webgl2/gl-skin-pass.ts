@@ -369,9 +369,8 @@ export class GLSkinPass {
     }
   }
 
-  /** The program that draws `mesh` under the current defines, or its depth-only variant (no environment). */
+  /** The program that draws `mesh` under the current defines (its material's too, materialConstants: what it lacks is not sampled), or its depth-only variant (no environment). */
   private programOf(mesh: GLPrimitive, depth = false): Program {
-    // The material's textures and alpha mode, as skin.wgsl's constants (material-data.ts materialConstants): what it lacks is not sampled.
     const variant = { INFLUENCES: mesh.influences, NORMALS: Number(mesh.normals), TANGENTS: Number(mesh.tangents), COLORS: Number(mesh.colors), UV1: Number(mesh.uvSets === 2), ...materialConstants(mesh.primitive.material) };
     return this.program({ ...this.defines, ...variant, ...(depth ? { DEPTH_ONLY: 1, ENVIRONMENT: 0 } : {}) });
   }
