@@ -51,11 +51,16 @@ export class ImpostorPass {
   /** The far impostors' pipeline, and the band's (impostor.wgsl BAND: each keeps the pixels its fade leaves to the impostor). */
   private readonly pipeline: GPURenderPipeline;
   private readonly bandPipeline: GPURenderPipeline;
-  /** The dots' pipeline (impostor.wgsl dotVertex, dotFragment: a point each), made when the grid has dots, over `fullLayout`; and its bind group. */
+  /** The dots' pipeline (impostor.wgsl dotVertex, dotFragment: a point each), made when the grid has dots; and its bind group. */
   private readonly dotPipeline: GPURenderPipeline | undefined;
   private readonly dotGroup: { group: GPUBindGroup | undefined; bound: unknown[] } = { group: undefined, bound: [] };
-  /** Every binding of impostor.wgsl in both stages: the pick pipelines' and the dots' layout (an 'auto' layout keeps only what its stages read). */
-  private fullLayoutMade: GPUBindGroupLayout | undefined;
+  /**
+   * Every binding of impostor.wgsl in both stages (drawGroupLayout), and the one pipeline layout
+   * of every pipeline here: an 'auto' layout would keep only what its stages read (the quads read
+   * no cellCoverage), and each bind group is made over this one.
+   */
+  private readonly groupLayout: GPUBindGroupLayout;
+  private readonly layout: GPUPipelineLayout;
   private readonly camera: GPUBuffer;
   private readonly atlasUniform: GPUBuffer;
   private readonly cameraData = new Float32Array(CAMERA.size / 4);
@@ -95,6 +100,8 @@ export class ImpostorPass {
   constructor(private readonly device: GPUDevice, grid: AtlasGrid, clips: readonly number[], clipCount: number, options: CrowdOptions) {
     const box = grid.box;
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
+    this.groupLayout = drawGroupLayout(device);
+    this.layout = device.createPipelineLayout({ label: 'ImpostorPass.layout', bindGroupLayouts: [this.groupLayout] });
     // The atlas's box's half extents (AtlasGrid.box): the quad spans its projection, each cell frames its projection in the cell's view, the parallax march spans the box (impostor.wgsl cellFrame, sampleCell).
     const half = { BOX_HALF_X: (box[3] - box[0]) / 2, BOX_HALF_Y: (box[4] - box[1]) / 2, BOX_HALF_Z: (box[5] - box[2]) / 2 };
     // A multisampled target: the fragment writes the samples the atlas covers at their own
@@ -105,7 +112,7 @@ export class ImpostorPass {
     // The character's one roughness and metalness where the atlas leaves them out (AtlasGrid.surface, an RG8 surface texture); -1: per texel.
     const surface = { ROUGHNESS: grid.surface ? grid.surface[0] : -1, METALNESS: grid.surface ? grid.surface[1] : 0 };
     const pipeline = (band: number) => device.createRenderPipeline({
-      label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: device.createPipelineLayout({ label: 'ImpostorPass.layout', bindGroupLayouts: [this.fullLayout()] }),
+      label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: this.layout,
       vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half, CLIP_SLOTS: Number(!clips.every((c, i) => c === i) || clips.length !== clipCount) } },
       fragment: { module, entryPoint: 'fragment', targets: [{ format: options.colorFormat }], constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, BAND: band, ...half, MULTISAMPLED: Number(multisampled), COVERED: multisampled ? 0.125 : 0.5, ...surface } },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
@@ -118,7 +125,7 @@ export class ImpostorPass {
     this.pickConstants = { ...half, CLIP_SLOTS: Number(!clips.every((c, i) => c === i) || clips.length !== clipCount), ...surface };
     if (grid.dotPixels > 0) {
       this.dotPipeline = device.createRenderPipeline({
-        label: 'ImpostorPass.dotPipeline', layout: device.createPipelineLayout({ label: 'ImpostorPass.dotLayout', bindGroupLayouts: [this.fullLayout()] }),
+        label: 'ImpostorPass.dotPipeline', layout: this.layout,
         vertex: { module, entryPoint: 'dotVertex', constants: { ...this.pickConstants, ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, MULTISAMPLED: Number(multisampled) } },
         fragment: { module, entryPoint: 'dotFragment', targets: [{ format: options.colorFormat }] },
         primitive: { topology: 'point-list' },
@@ -228,7 +235,7 @@ export class ImpostorPass {
     // Re-made only when an input was replaced (no array a frame: the inputs compared one by one).
     const g = this.dotGroup, b = g.bound;
     if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== inputs.listOffset || b[3] !== inputs.looks || b[4] !== inputs.atlas || b[5] !== shadow || b[6] !== inputs.environment || b[7] !== inputs.covered || b[8] !== inputs.counters) {
-      g.group = this.device.createBindGroup({ label: 'ImpostorPass.dotGroup', layout: this.fullLayout(), entries: this.entries(this.camera, inputs, shadow, inputs.listOffset, undefined) });
+      g.group = this.device.createBindGroup({ label: 'ImpostorPass.dotGroup', layout: this.groupLayout, entries: this.entries(this.camera, inputs, shadow, inputs.listOffset, undefined) });
       g.bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters];
     }
     pass.setPipeline(this.dotPipeline);
@@ -244,7 +251,7 @@ export class ImpostorPass {
    */
   pick(pass: GPURenderPassEncoder, inputs: ImpostorInputs, camera: GPUBuffer, args: GPUBuffer, offset: number, dotOffset: number): void {
     const pipeline = (this.pickPipeline ??= this.device.createRenderPipeline({
-      label: 'ImpostorPass.pickPipeline', layout: this.device.createPipelineLayout({ label: 'ImpostorPass.pickLayout', bindGroupLayouts: [this.fullLayout()] }),
+      label: 'ImpostorPass.pickPipeline', layout: this.layout,
       vertex: { module: this.module, entryPoint: 'vertex', constants: { BAND: 0, ...this.pickConstants } },
       fragment: { module: this.module, entryPoint: 'pick', targets: [{ format: 'rg32uint' }], constants: { BAND: 0, MULTISAMPLED: 0, COVERED: 0.5, ...this.pickConstants } },
       primitive: { topology: 'triangle-list', cullMode: 'none' },
@@ -253,7 +260,7 @@ export class ImpostorPass {
     let g = this.pickGroups.get(camera);
     const bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, inputs.environment, inputs.covered, inputs.counters];
     if (!g || bound.some((b, i) => b !== g!.bound[i])) {
-      g = { group: this.device.createBindGroup({ label: 'ImpostorPass.pickGroup', layout: this.fullLayout(), entries: this.entries(camera, inputs, undefined, inputs.listOffset, undefined) }), bound };
+      g = { group: this.device.createBindGroup({ label: 'ImpostorPass.pickGroup', layout: this.groupLayout, entries: this.entries(camera, inputs, undefined, inputs.listOffset, undefined) }), bound };
       this.pickGroups.set(camera, g);
     }
     pass.setPipeline(pipeline);
@@ -263,7 +270,7 @@ export class ImpostorPass {
     if (!this.dotPipeline) return;
     // The dots, each the pixel it draws (impostor.wgsl dotPick), over the same bind group (one layout).
     pass.setPipeline(this.dotPickPipeline ??= this.device.createRenderPipeline({
-      label: 'ImpostorPass.dotPickPipeline', layout: this.device.createPipelineLayout({ label: 'ImpostorPass.dotPickLayout', bindGroupLayouts: [this.fullLayout()] }),
+      label: 'ImpostorPass.dotPickPipeline', layout: this.layout,
       vertex: { module: this.module, entryPoint: 'dotVertex', constants: { ...this.pickConstants, DOT_PICK: 1 } },
       fragment: { module: this.module, entryPoint: 'dotPick', targets: [{ format: 'rg32uint' }] },
       primitive: { topology: 'point-list' },
@@ -272,27 +279,12 @@ export class ImpostorPass {
     pass.drawIndirect(args, dotOffset);
   }
 
-  /** The draw's bind group layout, every binding in both stages (every pipeline's: an 'auto' layout would keep only what its stages read, and the quads read no cellCoverage); made once. */
-  private fullLayout(): GPUBindGroupLayout {
-    if (this.fullLayoutMade) return this.fullLayoutMade;
-    const both = GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT;
-    const uniform = { buffer: { type: 'uniform' as const } };
-    const storage = { buffer: { type: 'read-only-storage' as const } };
-    const array = { texture: { viewDimension: '2d-array' as const } };
-    const kinds: Omit<GPUBindGroupLayoutEntry, 'binding' | 'visibility'>[] = [
-      uniform, uniform, storage, storage, storage, array, array, { sampler: {} },
-      { texture: { sampleType: 'depth' } }, { sampler: { type: 'comparison' } }, array, { sampler: {} },
-      storage, array, storage, storage, storage, { texture: { sampleType: 'unfilterable-float' } }, storage,
-    ];
-    return (this.fullLayoutMade = this.device.createBindGroupLayout({ label: 'ImpostorPass.fullGroupLayout', entries: kinds.map((kind, binding) => ({ binding, visibility: both, ...kind })) }));
-  }
-
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
     const g = this.groups[which];
     const b = g.bound;
     if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters) {
       g.group = this.device.createBindGroup({
-        label: `ImpostorPass.group${which}`, layout: this.fullLayout(),
+        label: `ImpostorPass.group${which}`, layout: this.groupLayout,
         entries: this.entries(this.camera, inputs, shadow, listOffset, listBytes),
       });
       b.length = 0;
@@ -336,4 +328,18 @@ function quadIndices(quads: number): Uint16Array<ArrayBuffer> {
   const indices = new Uint16Array(6 * quads);
   for (let q = 0; q < quads; q++) indices.set([4 * q, 4 * q + 1, 4 * q + 2, 4 * q + 2, 4 * q + 1, 4 * q + 3], 6 * q);
   return indices;
+}
+
+/** impostor.wgsl's group 0: every binding, visible to both stages (ImpostorPass's one layout). */
+function drawGroupLayout(device: GPUDevice): GPUBindGroupLayout {
+  const both = GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT;
+  const uniform = { buffer: { type: 'uniform' as const } };
+  const storage = { buffer: { type: 'read-only-storage' as const } };
+  const array = { texture: { viewDimension: '2d-array' as const } };
+  const kinds: Omit<GPUBindGroupLayoutEntry, 'binding' | 'visibility'>[] = [
+    uniform, uniform, storage, storage, storage, array, array, { sampler: {} },
+    { texture: { sampleType: 'depth' } }, { sampler: { type: 'comparison' } }, array, { sampler: {} },
+    storage, array, storage, storage, storage, { texture: { sampleType: 'unfilterable-float' } }, storage,
+  ];
+  return device.createBindGroupLayout({ label: 'ImpostorPass.groupLayout', entries: kinds.map((kind, binding) => ({ binding, visibility: both, ...kind })) });
 }
