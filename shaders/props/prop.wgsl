@@ -3,7 +3,9 @@
 // attachment has a selection), then `place` visits every entry of the frame's instance lists
 // (the cull pass's camera lists, one per LOD level, or every slot when nothing was culled),
 // writes the prop's world matrix world * jointMatrix * local into the slot's record and appends
-// the slot to the prop's draw list. SkinPass then draws the prop's primitives over that list,
+// the slot to the prop's draw list. For a prop every instance holds, in a crowd with impostors,
+// `placeBand` then writes the records of the impostor band's slots too (not listed: CrowdImpostors
+// draws the band's props over the band list, faded as the band's meshes; the atlas holds the prop). SkinPass then draws the prop's primitives over that list,
 // reading the record's `world` (and the prop's rest-pose joint matrices, the same for all).
 // `local` is inverse(inverseBind) * offset, made on the CPU in float64: jointMatrix * local is
 // the joint's model matrix times the offset. Layouts: src/runtime/layout.ts (PROP_PARAMS, INSTANCE).
@@ -49,6 +51,7 @@ struct PropParams {
   frame: u32,
   selectedCount: u32,
   dispatchWidth: u32,
+  bandLength: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: PropParams;
@@ -69,6 +72,9 @@ struct PropParams {
 @group(0) @binding(7) var<storage, read_write> propList: array<atomic<u32>>;
 // Per slot: the crowd's joint set (palette entry) of the instance; PALETTE_INDEX_MASK drops the shared tag.
 @group(0) @binding(8) var<storage, read> jointEntries: array<u32>;
+// The impostor band's slots (the cull pass's band list, bandLength of them): placeBand's own bind
+// group (its layout leaves out bindings 3, 4, 5 and 7, within the 8 storage buffers a stage).
+@group(0) @binding(9) var<storage, read> bandList: array<u32>;
 
 fn entryIndex(id: vec3u) -> u32 {
   return id.x + id.y * params.dispatchWidth * WORKGROUP_SIZE;
@@ -100,10 +106,25 @@ fn place(@builtin(global_invocation_id) id: vec3u) {
   if ((params.flags & PROP_SELECTED) != 0u && selection[slot] != params.frame) {
     return;
   }
-  let joint = jointMatrix((jointEntries[slot] & PALETTE_INDEX_MASK) * params.slotCount + params.joint);
-  records[slot].world = instances[slot].world * (joint * params.local);
+  records[slot].world = placed(slot);
   let k = atomicAdd(&propList[params.listStride], 1u);
   atomicStore(&propList[k], slot);
+}
+
+@compute @workgroup_size(WORKGROUP_SIZE)
+fn placeBand(@builtin(global_invocation_id) id: vec3u) {
+  let i = entryIndex(id);
+  if (i >= params.bandLength) {
+    return;
+  }
+  let slot = bandList[i];
+  records[slot].world = placed(slot);
+}
+
+// The prop's model-to-world matrix on the instance in `slot`: world * jointMatrix * local.
+fn placed(slot: u32) -> mat4x4f {
+  let joint = jointMatrix((jointEntries[slot] & PALETTE_INDEX_MASK) * params.slotCount + params.joint);
+  return instances[slot].world * (joint * params.local);
 }
 
 // Joint slot `index` (slot * slotCount + joint) of the crowd's joint buffer as a 4x4 matrix.

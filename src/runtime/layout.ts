@@ -527,7 +527,7 @@ export const HANDLE_FREE = 0xffffffff;
 
 /** The prop pass's uniform block (shaders/props/prop.wgsl `PropParams`), one per attachment, written each frame. */
 export const PROP_PARAMS = {
-  size: 112,
+  size: 128,
   local: 0, //          mat4x4f: joint matrix -> prop placement in model space: inverse(inverseBind) * offset
   lengths: 64, //       vec4u: entries per LOD level's list (culled: copied from the cull counters; else (count, 0, 0, 0))
   listStride: 80, //    u32: entries per list (the store's listStride), and the word of the prop list's length
@@ -538,6 +538,7 @@ export const PROP_PARAMS = {
   frame: 100, //        u32: this frame's mark (never 0); a selected slot holds it in the selection
   selectedCount: 104, // u32: handles in the selection (after its listStride marks)
   dispatchWidth: 108, // u32: workgroups per row of the 2D dispatch
+  bandLength: 112, //   u32: slots in the impostor band's list (placeBand; copied from the cull counters)
 } as const;
 
 /*

@@ -80,7 +80,7 @@ describe('buffer layouts: src/runtime/layout.ts matches the WGSL structs', () =>
 
   it('PropParams: local mat4x4f at 0, lengths vec4u at 64, then eight u32: 112 bytes', () => {
     expectMatches(PROP_PARAMS, wgslLayout(prop, 'PropParams'));
-    expect(PROP_PARAMS.size).toBe(64 + 16 + 8 * 4);
+    expect(PROP_PARAMS.size).toBe(64 + 16 + 12 * 4);
   });
 
   it('CullParams: 2 x 6 planes (192 bytes), then vec3f + 4-byte field pairs, two vec4f, eleven 4-byte words and 1 pad word, the impostor clip mask: 480 bytes', () => {

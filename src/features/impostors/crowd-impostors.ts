@@ -12,42 +12,11 @@ import { ImpostorPass, type ImpostorInputs } from './impostor-pass';
 import { marchDistance } from './impostor-layout';
 import { BandMeshes } from './band-meshes';
 import { ImpostorRoute, levelAtSwitch, type ImpostorDraws } from './impostor-route';
-import type { ImpostorOptions } from './types';
+import type { ImpostorAtlasInfo, ImpostorOptions } from './types';
+import type { HeldProp, HeldProps } from '../../runtime/held-props';
 
-export type { ImpostorOptions } from './types';
+export type { ImpostorAtlasInfo, ImpostorOptions } from './types';
 export type { ImpostorLook, ImpostorLookStats } from './impostor-looks';
-
-/** What the atlas holds, once made (CrowdImpostors.atlas). */
-export interface ImpostorAtlasInfo {
-  /** Frames per clip. */
-  readonly frames: number;
-  /** View directions around the character. */
-  readonly azimuths: number;
-  /** View directions from the horizon up. */
-  readonly elevations: number;
-  /** Texels per side of the square cell whose texels each view gets on average (after the budget; the views' rectangles are packed at one density). */
-  readonly cellSize: number;
-  /** Texels a model unit in every view. */
-  readonly density: number;
-  /**
-   * The model-space box the cells frame (min x, y, z, max x, y, z; model units): the character as
-   * baked, every clip at every baked frame (impostorBox). The switch measures the diameter of its
-   * bounding sphere (`switchPixels`).
-   */
-  readonly box: readonly number[];
-  /** The atlas's width in texels (three textures of this size, a layer a look). */
-  readonly width: number;
-  /** The atlas's height in texels. */
-  readonly height: number;
-  /** Bytes of one layer (one look) of the three textures. */
-  readonly lookBytes: number;
-  /** Most layers (looks) the budget holds at this cell size. */
-  readonly looks: number;
-  /** Layers baked now (0 before the bake). */
-  readonly layers: number;
-  /** Bytes of the three textures: lookBytes x layers once baked (counted in Crowd.gpuBytes), one layer's before. */
-  readonly bytes: number;
-}
 
 /**
  * The far crowd as animated impostors, a crowd feature: `new CrowdImpostors(crowd, options)`
@@ -82,6 +51,10 @@ export class CrowdImpostors implements CrowdFeature {
   /** Model units the switch measures: the diameter of the sphere around the atlas's box (AtlasGrid.box, impostorBox: the cells frame the box itself, each its projection in its view). */
   private size = 0;
   private clipList!: readonly number[];
+  /** The props feature and the props every instance held when the atlas was laid out (their vertices widen the box; the bake draws them). */
+  private layoutProps: HeldProps | undefined;
+  private layoutHeld: readonly HeldProp[] = [];
+  private layoutVersion = 0;
   /** The options it was made with (a new clip list lays the atlas out again with them). */
   private readonly options: ImpostorOptions;
   /** The band's meshes, through the crowd's skin pass. */
@@ -93,11 +66,13 @@ export class CrowdImpostors implements CrowdFeature {
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
     const clips = bakedClips(crowd.character, typeof options === 'object' && options !== null ? (options as ImpostorOptions).clips : undefined);
-    this.grid = atlasGrid(crowd, options, clips);
+    // Checked before anything is installed; laid out again with the props every instance holds, if any.
+    this.grid = atlasGrid(crowd, options, clips, []);
     this.options = options;
     this.targets = crowd.targetFormats;
     this.kernel = crowd.install(this);
-    this.setLayout(this.grid, clips);
+    const held = this.kernel.feature<HeldProps>('props')?.heldByAll ?? [];
+    this.setLayout(held.length > 0 ? atlasGrid(this.kernel, options, clips, held) : this.grid, clips);
   }
 
   /**
@@ -114,18 +89,43 @@ export class CrowdImpostors implements CrowdFeature {
   set clips(clips: readonly (string | number)[]) {
     const resolved = bakedClips(this.kernel.character, clips);
     if (resolved.length === this.clipList.length && resolved.every((c, i) => c === this.clipList[i])) return;
-    const grid = atlasGrid(this.kernel, { ...this.options, clips: resolved }, resolved);
+    this.layOutAgain(resolved);
+  }
+
+  /** Lays the atlas out again for `clips` and the props every instance holds now (baked at the next update). */
+  private layOutAgain(clips: readonly number[]): void {
+    const grid = atlasGrid(this.kernel, { ...this.options, clips }, clips, this.kernel.feature<HeldProps>('props')?.heldByAll ?? []);
     this.pass.destroy();
     this.coverage.destroy();
     this.freeTextures();
     this.table = undefined;
-    this.setLayout(grid, resolved);
+    this.setLayout(grid, clips);
+  }
+
+  /**
+   * The props every instance holds changed (CrowdProps attach, detach, setInstances; the feature
+   * installed): the atlas is laid out again (their reach widens the box) and baked, before the
+   * frame is drawn. A change that leaves the same props (another selection's) changes nothing.
+   */
+  private followProps(): void {
+    const props = this.kernel.feature<HeldProps>('props');
+    const version = props?.heldVersion ?? 0;
+    if (props === this.layoutProps && version === this.layoutVersion) return;
+    const held = props?.heldByAll ?? [];
+    const same = held.length === this.layoutHeld.length && held.every((h, i) => h.local === this.layoutHeld[i].local);
+    if (!same) return this.layOutAgain(this.clipList);
+    this.layoutProps = props;
+    this.layoutVersion = version;
   }
 
   /** Makes what follows the atlas's layout: the looks' count, the draw pass, the covered rectangles, the switch's size and the route (installed when on). */
   private setLayout(grid: AtlasGrid, clips: readonly number[]): void {
     const { character, device } = this.kernel;
     const parts = character.rig.primitives.length;
+    const props = this.kernel.feature<HeldProps>('props');
+    this.layoutProps = props;
+    this.layoutHeld = props?.heldByAll ?? [];
+    this.layoutVersion = props?.heldVersion ?? 0;
     this.grid = grid;
     this.clipList = clips;
     this.looksInUse = new ImpostorLooks(grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
@@ -233,6 +233,7 @@ export class CrowdImpostors implements CrowdFeature {
 
   /** Counts the looks when the appearance changed; bakes the atlas when it is not, all of it (`all`, or the switch's level changed) or the looks it lacks. */
   private prepareAtlas(all: boolean): ImpostorTextures {
+    this.followProps();
     const looks = this.looksInUse;
     const appearance = this.kernel.draws.appearance;
     const target = looks.update(appearance, this.kernel.store.count);
@@ -266,6 +267,8 @@ export class CrowdImpostors implements CrowdFeature {
     if (this.grid.band > 0) {
       // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.
       this.bandMeshes.draw(pass, kernel.draws, kernel.device, list);
+      // The band's props (those every instance holds: the atlas has them), faded as the meshes.
+      kernel.feature<HeldProps>('props')?.drawBand(pass, kernel.draws.skin.camera, list.args, list.bandListOffset, list.bandListBytes);
       this.pass.drawBand(pass, inputs, shadow?.view, list.bandListOffset, list.bandListBytes, list.bandArgsOffset);
     }
   }
@@ -353,7 +356,7 @@ export class CrowdImpostors implements CrowdFeature {
     const variants = appearance && { view: appearance.variants, varied: appearance.variedPrimitives };
     // Kept layers were baked at bakedLevel (a new switch level bakes `all`).
     this.bakedLevel = this.switchLevel();
-    const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.clips, this.kernel.skinning, this.bakedLevel, variants, this.kernel.feature('morph')) : undefined;
+    const bake = layers.length > 0 ? new ImpostorBake(device, this.kernel.character, g, this.clips, this.kernel.skinning, this.bakedLevel, variants, this.kernel.feature('morph'), this.layoutProps) : undefined;
     try {
       bake?.encode(encoder, made, layers);
       // Every layer's covered rectangles, the copied layers' too (a rectangle holds what any layer covers).
@@ -384,9 +387,9 @@ export class CrowdImpostors implements CrowdFeature {
   }
 }
 
-/** The atlas's layout for `clips` (resolved) of the crowd's character under `options` (checked by name: a RangeError or TypeError). */
-function atlasGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[]): AtlasGrid {
+/** The atlas's layout for `clips` (resolved) of the crowd's character holding `held` (CrowdProps.heldByAll) under `options` (checked by name: a RangeError or TypeError). */
+function atlasGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[], held: readonly HeldProp[]): AtlasGrid {
   const limits = crowd.device.limits;
-  const surface = uniformSurface(crowd.character.rig.primitives.map((p) => p.material));
-  return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, surface);
+  const materials = [crowd.character, ...held.map((h) => h.prop)].flatMap((c) => c.rig.primitives.map((p) => p.material));
+  return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials));
 }

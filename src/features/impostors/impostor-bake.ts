@@ -7,6 +7,7 @@ import { CAMERA } from '../../runtime/layout';
 import { vertexConstants, vertexLayouts } from '../../runtime/mesh-buffers';
 import { cullMode } from '../../runtime/material-data';
 import { frameBindGroup, vertexEntryPoint, writeCamera } from '../../runtime/skin-pass';
+import type { HeldProps, PropDraw } from '../../runtime/held-props';
 import { AtlasGrid, boxSphere, viewBasis, viewFrame } from './impostor-atlas';
 import type { ImpostorLook } from './impostor-looks';
 
@@ -53,6 +54,14 @@ interface Run {
   frame: number;
 }
 
+/** A prop every instance holds, as the bake draws it: its hidden attachment's GPU objects, a pipeline per primitive, and a frame bind group per run's camera (made at encode, over its records). */
+interface BakeProp {
+  readonly id: number;
+  readonly pipelines: GPURenderPipeline[];
+  draw?: PropDraw;
+  frames?: GPUBindGroup[];
+}
+
 /** Bytes between two looks' uniforms (bake.wgsl `BakeLook`, at a uniform offset's alignment). */
 const LOOK_STRIDE = 256;
 /**
@@ -96,18 +105,25 @@ export class ImpostorBake {
   /** A 1 x 1 white variant layer when the crowd has no variants (the binding must exist). */
   private readonly white: GPUTexture | undefined;
   private looks: GPUBuffer | undefined;
+  /** The props every instance holds, attached to the hidden crowd too (drawn in every look). */
+  private readonly props: BakeProp[] = [];
+  private hiddenProps: HeldProps | undefined;
 
   /**
    * @param clips the clips to bake, in the atlas's order (character clip indices; pose p is clip clips[p / frames])
    * @param level the mesh LOD level to bake (impostor-route.ts levelAtSwitch: the level the crowd
    * draws just before the switch, so the impostor takes over from the mesh it replaces)
    * @param morph the crowd's morph feature (CrowdMorph), when it has one: the hidden crowd gets one of its own, so each frame shows its clip's morph weights
+   * @param props the crowd's props feature (CrowdProps), when it has one: the hidden crowd gets one of its own holding the props every instance holds (heldByAll), drawn into every cell
    */
-  constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, clips: readonly number[], skinning: 'linear' | 'dual-quaternion', private readonly level: number, variants?: BakeVariants, morph?: CrowdFeature) {
+  constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, clips: readonly number[], skinning: 'linear' | 'dual-quaternion', private readonly level: number, variants?: BakeVariants, morph?: CrowdFeature, props?: HeldProps) {
     const capacity = grid.poses * grid.views;
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
-    // Made from the crowd's own feature's class: the impostors do not import the morph feature (a page ships the features it uses).
+    // Made from the crowd's own features' classes: the impostors do not import the morph or props feature (a page ships the features it uses).
     if (morph) new (morph.constructor as new (crowd: Crowd) => CrowdFeature)(this.crowd);
+    const held = props?.heldByAll ?? [];
+    const hidden = (this.hiddenProps = held.length > 0 ? new (props!.constructor as new (crowd: Crowd) => HeldProps)(this.crowd) : undefined);
+    const propIds = held.map((h) => hidden!.attach(h.prop, { joint: h.joint, offset: h.offset }));
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
     const box = grid.box;
     const { centre, radius } = boxSphere(box);
@@ -179,18 +195,25 @@ export class ImpostorBake {
     const varied = variants?.varied ?? 0;
     // Model units a screen pixel spans at the switch: the textures are sampled over it (bake.wgsl footprint).
     const pixel = (2 * radius) / grid.switchPixels;
-    this.pipelines = mesh.primitives.map((p, i) => {
+    const pipeline = (drawn: typeof skin, pipelineLayout: GPUPipelineLayout, p: (typeof mesh.primitives)[number], isVaried: boolean) => {
       const streams = vertexConstants(p);
       return device.createRenderPipeline({
-        label: `ImpostorBake.pipeline.${p.label}`, layout,
+        label: `ImpostorBake.pipeline.${p.label}`, layout: pipelineLayout,
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
-        vertex: { module: skin.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...skin.vertexConstants, ...streams } },
-        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: surfaceFormat(grid) }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(i < 32 && (varied & (1 << i)) !== 0), PIXEL: pixel, RADIUS: radius } },
+        vertex: { module: drawn.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...drawn.vertexConstants, ...streams } },
+        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: surfaceFormat(grid) }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius } },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
         multisample: { count: BAKE_SAMPLES },
       });
-    });
+    };
+    this.pipelines = mesh.primitives.map((p, i) => pipeline(skin, layout, p, i < 32 && (varied & (1 << i)) !== 0));
+    // The props' own skin passes (their rest joints, linear), with this fragment stage: not varied.
+    for (const id of propIds) {
+      const drawn = hidden!.propDraw(id).skin;
+      const propLayout = device.createPipelineLayout({ label: 'ImpostorBake.propLayout', bindGroupLayouts: [drawn.frameBindGroupLayout, drawn.materialBindGroupLayout, this.lookLayout] });
+      this.props.push({ id, pipelines: hidden!.propDraw(id).mesh.primitives.map((p) => pipeline(drawn, propLayout, p, false)) });
+    }
   }
 
   /**
@@ -205,6 +228,14 @@ export class ImpostorBake {
     crowd.update(0);
     crowd.encode(encoder);
     const { skin, mesh } = this.kernel.draws;
+    const store = this.kernel.store;
+    // The props' records are the hidden crowd's props pass's (written by that encode, one per slot, every slot placed): a frame group per run's camera over them.
+    for (const prop of this.props) {
+      const draw = (prop.draw = this.hiddenProps!.propDraw(prop.id));
+      const list = store.identityListBuffer;
+      const inputs = { jointBuffer: draw.rest, jointEntryBuffer: draw.entries, instanceBuffer: draw.records, identityListBuffer: list, drawListBuffer: list, listStride: store.listStride, lodLevels: 1, generation: 0 };
+      prop.frames = this.cameras.map((camera) => frameBindGroup(device, draw.skin.frameBindGroupLayout, 'ImpostorBake.propFrame', camera, inputs, list, 0));
+    }
     this.looks?.destroy();
     const looks = (this.looks = device.createBuffer({ label: 'ImpostorBake.looks', size: Math.max(1, layers.length) * LOOK_STRIDE, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST }));
     const materials = skin.materials;
@@ -234,6 +265,19 @@ export class ImpostorBake {
             mesh.setBuffers(pass, p);
             pass.drawIndexed(indices, run.count, firstIndex, 0, run.first);
           });
+          // The props every instance holds, in every look (their level 0, as CrowdProps draws them).
+          for (const prop of this.props) {
+            const draw = prop.draw!;
+            const materials = draw.skin.materials;
+            pass.setBindGroup(0, prop.frames![run.frame]);
+            draw.mesh.primitives.forEach((p, i) => {
+              const [indices, firstIndex] = p.ranges[0];
+              pass.setPipeline(prop.pipelines[i]);
+              pass.setBindGroup(1, materials[i]);
+              draw.mesh.setBuffers(pass, p);
+              pass.drawIndexed(indices, run.count, firstIndex, 0, run.first);
+            });
+          }
         }
         pass.end();
         [target.albedo, target.surface, target.depth].forEach((texture, t) => encoder.copyTextureToTexture({ texture: this.resolved[t] }, { texture, origin: [0, top, layer] }, [grid.width, height, 1]));

@@ -1,11 +1,14 @@
+import { mat4d } from 'wgpu-matrix';
 import { CpuPoser } from '../../anim/evaluate';
 import { dualQuaternionJoints, skinVertexDualQuaternion } from '../../anim/dual-quaternion';
 import { sampleLut, sampleMorphLut } from '../../anim/lut';
 import { morphPrimitive } from '../../anim/morph';
 import { skinPositions } from '../../anim/skinning';
 import { resolveClip } from '../../bake/clip-names';
+import { restPose } from '../../bake/sampler';
 import type { Character } from '../../character/character';
 import { show } from '../../math/show';
+import type { HeldProp } from '../../runtime/held-props';
 
 /**
  * ImpostorOptions.clips resolved against `character`: its clip indices in the order given (every
@@ -36,6 +39,8 @@ export const IMPOSTOR_BOX_MARGIN = 0.01;
  * of `frames` at f / frames of the clip's duration, from the lookup tables as the pose pass reads
  * them), skinned linearly and with dual quaternions (the crowd may switch between them; the bake
  * draws the crowd's current one), widened by IMPOSTOR_BOX_MARGIN of its diagonal on every side.
+ * With the props every instance holds (`props`: CrowdProps.heldByAll, which the bake draws), every
+ * vertex of each prop in its rest pose, placed at its joint's matrix x its local placement.
  * Morphed by the clip's morph weights at the frame, as the bake draws a crowd with CrowdMorph
  * (without it the bake draws the unmorphed mesh, inside this box's margin of the morphs a clip
  * animates). Level 0's vertices hold every LOD level's (the levels index the same vertices).
@@ -49,7 +54,7 @@ export const IMPOSTOR_BOX_MARGIN = 0.01;
  * Costs one CPU pose and two skins of every vertex per baked frame, twice that for morphed
  * primitives (the Fox's 3 clips at 16 frames: 48 poses of 1,728 vertices).
  */
-export function impostorBox(character: Character, frames: number, clips: readonly number[] = bakedClips(character, undefined)): Float64Array {
+export function impostorBox(character: Character, frames: number, clips: readonly number[] = bakedClips(character, undefined), props: readonly HeldProp[] = []): Float64Array {
   const { rig, baked, clipDurations } = character;
   const box = Float64Array.of(Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity);
   // The CPU twin of the pose pass over the lookup tables (what the bake's pose pass reads).
@@ -70,15 +75,23 @@ export function impostorBox(character: Character, frames: number, clips: readonl
   const largest = Math.max(0, ...rig.primitives.map((p) => p.vertexCount)) * 3;
   const morphed = new Float64Array(largest);
   const positions = new Float64Array(largest);
-  const grow = (count: number) => {
+  const grow = (count: number, points = positions) => {
     for (let v = 0; v < 3 * count; v += 3) {
       for (let c = 0; c < 3; c++) {
-        const x = positions[v + c];
+        const x = points[v + c];
         if (x < box[c]) box[c] = x;
         if (x > box[c + 3]) box[c + 3] = x;
       }
     }
   };
+  // Each prop's rest-pose vertices (its model space), its joint's (skin, index) and a scratch for them placed.
+  const held = props.map((h) => {
+    const rest = propRestPositions(h.prop);
+    let skin = 0;
+    while (skin + 1 < rig.skins.length && character.gpu.skinSlotOffset[skin + 1] <= h.slot) skin++;
+    return { rest, local: h.local, skin, joint: h.slot - character.gpu.skinSlotOffset[skin], placed: new Float64Array(rest.length) };
+  });
+  const placement = new Float64Array(16);
   for (const clip of clips) {
     for (let frame = 0; frame < frames; frame++) {
       const time = (frame / frames) * clipDurations[clip];
@@ -98,6 +111,12 @@ export function impostorBox(character: Character, frames: number, clips: readonl
           grow(prim.vertexCount);
         }
       });
+      // The props: joint matrix x local x rest vertex (as prop.wgsl places them and the prop's skin pass draws them).
+      for (const h of held) {
+        mat4d.multiply(joints[h.skin].subarray(h.joint * 16, h.joint * 16 + 16), h.local, placement);
+        transformPoints(placement, h.rest, h.placed);
+        grow(h.rest.length / 3, h.placed);
+      }
     }
   }
   if (!(box[0] <= box[3])) throw new RangeError(`impostors: ${character.name} has no vertices to frame`);
@@ -107,4 +126,27 @@ export function impostorBox(character: Character, frames: number, clips: readonl
     box[c + 3] += margin;
   }
   return box;
+}
+
+/** A prop's vertices in its rest pose (every primitive's, 3 numbers each), as CrowdProps draws it: skinned by its rest joint matrices. */
+export function propRestPositions(prop: Character): Float64Array {
+  const rig = prop.rig;
+  const poser = new CpuPoser(rig, (_clip, _time, out) => restPose(rig.nodes, out));
+  poser.evaluate({ clipA: 0, timeA: 0 });
+  const joints = rig.skins.map((_, k) => poser.jointMatrices(k));
+  const out = new Float64Array(rig.primitives.reduce((n, p) => n + 3 * p.vertexCount, 0));
+  let o = 0;
+  for (const prim of rig.primitives) {
+    skinPositions(prim, joints[prim.skin], out, o);
+    o += 3 * prim.vertexCount;
+  }
+  return out;
+}
+
+/** `out` = `m` (column-major 4x4, affine) applied to each point of `points` (3 numbers each). */
+function transformPoints(m: ArrayLike<number>, points: Float64Array, out: Float64Array): void {
+  for (let v = 0; v < points.length; v += 3) {
+    const x = points[v], y = points[v + 1], z = points[v + 2];
+    for (let c = 0; c < 3; c++) out[v + c] = m[c] * x + m[c + 4] * y + m[c + 8] * z + m[c + 12];
+  }
 }

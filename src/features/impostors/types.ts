@@ -58,3 +58,35 @@ export interface ImpostorOptions {
    */
   looks?: number;
 }
+
+/** What the atlas holds, once made (CrowdImpostors.atlas). */
+export interface ImpostorAtlasInfo {
+  /** Frames per clip. */
+  readonly frames: number;
+  /** View directions around the character. */
+  readonly azimuths: number;
+  /** View directions from the horizon up. */
+  readonly elevations: number;
+  /** Texels per side of the square cell whose texels each view gets on average (after the budget; the views' rectangles are packed at one density). */
+  readonly cellSize: number;
+  /** Texels a model unit in every view. */
+  readonly density: number;
+  /**
+   * The model-space box the cells frame (min x, y, z, max x, y, z; model units): the character as
+   * baked, every clip at every baked frame (impostorBox). The switch measures the diameter of its
+   * bounding sphere (`switchPixels`).
+   */
+  readonly box: readonly number[];
+  /** The atlas's width in texels (three textures of this size, a layer a look). */
+  readonly width: number;
+  /** The atlas's height in texels. */
+  readonly height: number;
+  /** Bytes of one layer (one look) of the three textures. */
+  readonly lookBytes: number;
+  /** Most layers (looks) the budget holds at this cell size. */
+  readonly looks: number;
+  /** Layers baked now (0 before the bake). */
+  readonly layers: number;
+  /** Bytes of the three textures: lookBytes x layers once baked (counted in Crowd.gpuBytes), one layer's before. */
+  readonly bytes: number;
+}

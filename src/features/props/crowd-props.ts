@@ -1,40 +1,17 @@
 import { mat4d } from 'wgpu-matrix';
-import { CpuPoser } from '../../anim/evaluate';
-import { restPose } from '../../bake/sampler';
 import type { Character } from '../../character/character';
 import type { Crowd } from '../../runtime/crowd';
 import type { AttachmentId, AttachOptions, InstanceId } from '../../runtime/crowd-types';
 import type { CrowdFeature, FeatureStage, CrowdKernel, DrawShadow, EncodedFrame } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
-import { JOINT_MATRIX_BYTES, MESH_ONLY_PROP, type SkinningMethod } from '../../runtime/layout';
-import { checkF32, WORLD, WORLD_WHY } from '../../math/float32';
+import { MESH_ONLY_PROP, type SkinningMethod } from '../../runtime/layout';
 import { show } from '../../math/show';
 import { MeshBuffers } from '../../runtime/mesh-buffers';
-import { PropPass } from './prop-pass';
-import { SkinPass, type SkinInputs, type SkinPassOptions } from '../../runtime/skin-pass';
-
-
-/** What one attachment keeps on the CPU (everything restore needs), and its GPU objects. */
-interface Attachment {
-  readonly prop: Character;
-  readonly joint: number;
-  /** inverse(inverseBind(joint)) x offset, float64. */
-  readonly local: Float64Array;
-  /** The prop's rest-pose joint matrices, 3 vec4f rows each (the same for every instance). */
-  readonly rest: Float32Array<ArrayBuffer>;
-  /** Handles of the chosen instances (InstanceStore.handle of their ids), or null for every instance. */
-  selection: Set<number> | null;
-  gpu?: AttachmentGpu;
-}
-
-interface AttachmentGpu {
-  pass: PropPass;
-  mesh: MeshBuffers;
-  skin: SkinPass;
-  rest: GPUBuffer;
-  /** PropPass.generation the skin pass is bound to (-1: never). */
-  boundGeneration: number;
-}
+import { PropPass, type PropBand } from './prop-pass';
+import type { HeldProp, PropDraw } from '../../runtime/held-props';
+import { frameBindGroupAt } from '../../runtime/skin-frame';
+import { SkinPass, type SkinPassOptions } from '../../runtime/skin-pass';
+import { checkOffset, destroyGpu, isCharacter, restJointRows, skinInputs, type Attachment, type AttachmentGpu } from './attachment';
 
 /**
  * Props on joints, a crowd feature: `const props = new CrowdProps(crowd)`, then
@@ -58,6 +35,10 @@ export class CrowdProps implements CrowdFeature {
   private readonly kernel: CrowdKernel;
   private readonly character: Character;
   private readonly options: SkinPassOptions;
+  private held: readonly HeldProp[] = [];
+  private heldChanges = 0;
+  /** Reused by encode: the frame's band list (no allocation per frame). */
+  private readonly bandScratch = { buffer: undefined as unknown as GPUBuffer, offset: 0 };
 
   /** Installs props on `crowd` (one CrowdProps per crowd); its GPU objects live on the crowd's device. */
   constructor(crowd: Crowd) {
@@ -79,6 +60,16 @@ export class CrowdProps implements CrowdFeature {
     let n = 0;
     for (const a of this.list) if (a.gpu) n += a.gpu.pass.gpuBytes + a.gpu.rest.size;
     return n;
+  }
+
+  /** @internal The props every instance holds (attached without `instances`), in attach order: the impostor atlas bakes them. */
+  get heldByAll(): readonly HeldProp[] {
+    return this.held;
+  }
+
+  /** @internal Changes whenever heldByAll does. */
+  get heldVersion(): number {
+    return this.heldChanges;
   }
 
   /** Live attachments, in attach order. */
@@ -113,7 +104,7 @@ export class CrowdProps implements CrowdFeature {
     const offset = checkOffset(options.offset);
     const selection = options.instances === undefined ? null : this.checkInstances(store, options.instances);
     const local = mat4d.multiply(this.bindMatrix(joint, options.joint), offset, new Float64Array(16));
-    const attachment: Attachment = { prop, joint, local, rest: restJointRows(prop), selection };
+    const attachment: Attachment = { prop, joint, jointName: options.joint, offset, local, rest: restJointRows(prop), selection };
     if (this.device) attachment.gpu = this.createGpu(this.device, attachment, this.nextId);
     const id = this.nextId++;
     this.attachments.set(id, attachment);
@@ -140,22 +131,24 @@ export class CrowdProps implements CrowdFeature {
     this.markHolders();
   }
 
-  /** CrowdFeature: a new instance holds the props attached to every instance, so it stays a mesh (markHolders). */
-  added(handle: number): void {
-    if (this.list.some((a) => a.selection === null)) this.kernel.store.setMeshOnly(handle, MESH_ONLY_PROP, true);
-  }
-
   /**
-   * Marks the instances holding a prop as drawn only as meshes (InstanceStore.setMeshOnly: the
-   * cull pass never routes them to CrowdImpostors, whose atlas has no props, and the props are
-   * placed on the mesh lists' instances alone). On attachment changes, not per frame: O(instances).
+   * Marks the instances holding a prop of chosen instances as drawn only as meshes
+   * (InstanceStore.setMeshOnly: the cull pass never routes them to CrowdImpostors, whose atlas
+   * holds only the props every instance holds, heldByAll; the props are placed on the mesh lists'
+   * and the band's instances alone), and follows heldByAll. On attachment changes, not per frame:
+   * O(instances).
    */
   private markHolders(): void {
     const store = this.kernel.store;
-    const every = this.list.some((a) => a.selection === null);
+    const chosen = this.list.filter((a) => a.selection !== null);
     for (let slot = 0; slot < store.count; slot++) {
       const handle = store.handleAtSlot(slot);
-      store.setMeshOnly(handle, MESH_ONLY_PROP, every || this.list.some((a) => a.selection!.has(handle)));
+      store.setMeshOnly(handle, MESH_ONLY_PROP, chosen.some((a) => a.selection!.has(handle)));
+    }
+    const held = this.list.filter((a) => a.selection === null);
+    if (held.length !== this.held.length || held.some((a, i) => this.held[i].local !== a.local)) {
+      this.held = held.map((a) => ({ prop: a.prop, joint: a.jointName, offset: a.offset, slot: a.joint, local: a.local }));
+      this.heldChanges++;
     }
   }
 
@@ -192,11 +185,54 @@ export class CrowdProps implements CrowdFeature {
     const store = this.kernel.store;
     const counters = frame.cullCounters;
     const levels = frame.levels;
+    // The impostor band's slots (a crowd with CrowdImpostors): a prop every instance holds is placed for them too, drawn by drawBand.
+    let band: PropBand | undefined;
+    if (frame.routed && counters) {
+      band = this.bandScratch;
+      this.bandScratch.buffer = frame.routed.args;
+      this.bandScratch.offset = frame.routed.bandListOffset(store.listStride);
+    }
     for (let i = 0; i < this.list.length; i++) {
-      const pass = this.list[i].gpu!.pass;
-      pass.update(store, counters !== undefined, levels);
+      const a = this.list[i];
+      const pass = a.gpu!.pass;
+      pass.update(store, counters !== undefined, levels, a.selection === null ? band : undefined);
       pass.encode(encoder, counters);
     }
+  }
+
+  /** @internal HeldProps.drawBand: the band's props of every prop every instance holds, faded as the band's meshes (CrowdImpostors calls it after them). */
+  drawBand(pass: GPURenderPassEncoder, camera: GPUBuffer, list: GPUBuffer, offset: number, bytes: number): void {
+    for (let i = 0; i < this.list.length; i++) {
+      const a = this.list[i];
+      const gpu = a.gpu!;
+      if (a.selection !== null || gpu.pass.generation === 0) continue;
+      let band = gpu.band;
+      if (!band || band.list !== list || band.offset !== offset || band.camera !== camera || band.generation !== gpu.pass.generation) {
+        const group = frameBindGroupAt(this.device!, gpu.skin.frameBindGroupLayout, 'Crowd.propBand', camera, skinInputs(gpu), list, offset, bytes);
+        band = gpu.band = { group, list, offset, camera, generation: gpu.pass.generation };
+      }
+      pass.setBindGroup(0, band.group);
+      pass.setBindGroup(2, gpu.skin.shadowGroup);
+      const items = gpu.skin.items;
+      for (let k = 0; k < items.length; k++) {
+        const item = items[k];
+        let p = gpu.bandPipelines[k];
+        if (p?.plain !== item.pipeline) p = gpu.bandPipelines[k] = { plain: item.pipeline, band: gpu.skin.pipelineFor(item.mesh, true) };
+        pass.setPipeline(p.band);
+        pass.setBindGroup(1, item.material);
+        gpu.mesh.setBuffers(pass, item.mesh);
+        pass.drawIndexedIndirect(gpu.pass.bandArgs, gpu.pass.argsOffset(0, 0, item.index));
+      }
+    }
+  }
+
+  /** @internal HeldProps.propDraw: attachment `id`'s GPU objects (its records once the crowd has encoded a frame). */
+  propDraw(id: AttachmentId): PropDraw {
+    const gpu = this.get(id).gpu;
+    if (!gpu) throw new Error('the crowd has no GPU objects');
+    const pass = gpu.pass;
+    // The records and the list are made by the pass's first update (the crowd's encode): read when used.
+    return { mesh: gpu.mesh, skin: gpu.skin, rest: gpu.rest, get records() { return pass.records; }, get entries() { return pass.list; } };
   }
 
   /** CrowdFeature: records the props' draws into the crowd's render pass (one per prop primitive per attachment). */
@@ -295,69 +331,10 @@ export class CrowdProps implements CrowdFeature {
         draws: mesh.primitives.map((p) => p.ranges[0]),
       });
       pass.setSelection(a.selection && [...a.selection]);
-      return { pass, mesh, skin, rest, boundGeneration: -1 };
+      return { pass, mesh, skin, rest, boundGeneration: -1, bandPipelines: [] };
     } catch (error) {
       for (const o of owned) o.destroy();
       throw error;
     }
   }
-}
-
-function destroyGpu(a: Attachment): void {
-  const gpu = a.gpu;
-  if (!gpu) return;
-  for (const o of [gpu.pass, gpu.skin, gpu.mesh, gpu.rest]) o.destroy();
-  a.gpu = undefined;
-}
-
-/** SkinPass's view of an attachment: the prop's rest joints, its records and its list (one level). */
-function skinInputs(gpu: AttachmentGpu): SkinInputs {
-  const { pass } = gpu;
-  return {
-    // slotCount 0: every slot reads joint set 0 whatever its entry, so any u32 list serves as the entries.
-    jointBuffer: gpu.rest, jointEntryBuffer: pass.list, instanceBuffer: pass.records, identityListBuffer: pass.list, drawListBuffer: pass.list,
-    listStride: pass.listStride, lodLevels: 1, generation: pass.generation,
-  };
-}
-
-function isCharacter(value: unknown): value is Character {
-  const c = value as Character | null;
-  return typeof c === 'object' && c !== null && typeof c.rig === 'object' && Array.isArray(c.rig?.primitives) && typeof c.gpu === 'object' && c.gpu !== null;
-}
-
-/** The offset as float64, identity when absent; an error naming what is wrong otherwise. */
-function checkOffset(offset: ArrayLike<number> | undefined): Float64Array {
-  if (offset === undefined) return mat4d.identity(new Float64Array(16));
-  const length = (offset as { length?: unknown } | null)?.length;
-  if (typeof offset !== 'object' || offset === null || typeof length !== 'number') {
-    throw new TypeError(`offset must be 16 finite numbers (a column-major 4x4), got ${offset === null ? 'null' : typeof offset}`);
-  }
-  if (length !== 16) throw new RangeError(`offset must be 16 finite numbers (a column-major 4x4), got ${length} numbers`);
-  const out = new Float64Array(16);
-  for (let i = 0; i < 16; i++) {
-    const v = offset[i];
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw new RangeError(`offset[${i}] must be a finite number, got ${typeof v === 'number' ? v : typeof v}`);
-    checkF32(v, `offset[${i}]`, WORLD, WORLD_WHY);
-    out[i] = v;
-  }
-  if (out[3] !== 0 || out[7] !== 0 || out[11] !== 0 || out[15] !== 1) {
-    throw new RangeError(`offset must be affine: its bottom row (entries 3, 7, 11, 15) must be 0, 0, 0, 1, got ${out[3]}, ${out[7]}, ${out[11]}, ${out[15]}`);
-  }
-  return out;
-}
-
-/** The prop's rest-pose joint matrices as the skin shader reads them: 3 rows (vec4f) per joint slot. */
-function restJointRows(prop: Character): Float32Array<ArrayBuffer> {
-  const { rig, gpu } = prop;
-  const poser = new CpuPoser(rig, (_clip, _time, out) => restPose(rig.nodes, out));
-  poser.evaluate({ clipA: 0, timeA: 0 });
-  const rows = new Float32Array(Math.max(1, gpu.slotCount) * (JOINT_MATRIX_BYTES / 4));
-  rig.skins.forEach((_, k) => {
-    const m = poser.jointMatrices(k);
-    for (let j = 0; j < m.length / 16; j++) {
-      const o = (gpu.skinSlotOffset[k] + j) * 12;
-      for (let r = 0; r < 3; r++) for (let c = 0; c < 4; c++) rows[o + r * 4 + c] = m[j * 16 + c * 4 + r];
-    }
-  });
-  return rows;
 }

@@ -28,6 +28,14 @@ export interface PropInputs {
   readonly generation: number;
 }
 
+/** The impostor band's list this frame (CrowdImpostors routes; RoutedLists): its slots are placed too, for the band's faded draw of the prop. */
+export interface PropBand {
+  /** The cull pass's arguments buffer, which holds the band list (not owned). */
+  readonly buffer: GPUBuffer;
+  /** Byte offset of the band list's slots in `buffer` (256-aligned: RoutedLists.bandListOffset). */
+  readonly offset: number;
+}
+
 export interface PropPassOptions {
   /** Joint matrices per instance of the crowd. */
   slotCount: number;
@@ -55,6 +63,8 @@ export interface PropPassOptions {
 export class PropPass implements DrawArgs {
   /** drawIndexedIndirect records, one per prop primitive. Owned by the pass. */
   readonly args: GPUBuffer;
+  /** The same records for the impostor band's instances (instance count: the band list's length, copied in by encode() on a frame with a band). Owned by the pass. */
+  readonly bandArgs: GPUBuffer;
   /** Bumped whenever `records` or `list` is replaced: SkinPass rebinds. */
   generation = 0;
   private readonly params: GPUBuffer;
@@ -63,6 +73,9 @@ export class PropPass implements DrawArgs {
   private readonly layout: GPUBindGroupLayout;
   private readonly markPipeline: GPUComputePipeline;
   private readonly placePipeline: GPUComputePipeline;
+  private readonly bandLayout: GPUBindGroupLayout;
+  private readonly bandPipeline: GPUComputePipeline;
+  private bandGroup: GPUBindGroup | undefined;
   private readonly passDescriptor: GPUComputePassDescriptor;
   private readonly label: string;
   private readonly draws: number;
@@ -78,6 +91,10 @@ export class PropPass implements DrawArgs {
   private bindGroup: GPUBindGroup | undefined;
   private bound: PropInputs | undefined;
   private boundGeneration = -1;
+  /** The band list bound at binding 9 (buffer, offset), or undefined: the draw lists stand in. */
+  private boundBand: GPUBuffer | undefined;
+  private boundBandOffset = 0;
+  private band: PropBand | undefined;
   private culled = false;
   private levels = 1;
   private frame = 0;
@@ -99,6 +116,8 @@ export class PropPass implements DrawArgs {
     draws.forEach(([indexCount, firstIndex], p) => { args[p * DRAW_WORDS] = indexCount; args[p * DRAW_WORDS + 2] = firstIndex; });
     this.args = device.createBuffer({ label: `${label}.args`, size: args.byteLength, usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
     device.queue.writeBuffer(this.args, 0, args);
+    this.bandArgs = device.createBuffer({ label: `${label}.bandArgs`, size: args.byteLength, usage: GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_DST | GPUBufferUsage.COPY_SRC });
+    device.queue.writeBuffer(this.bandArgs, 0, args);
     new Float32Array(this.data, PROP_PARAMS.local, 16).set(local);
     this.u32[PROP_PARAMS.slotCount / 4] = slotCount;
     this.u32[PROP_PARAMS.joint / 4] = joint;
@@ -108,13 +127,19 @@ export class PropPass implements DrawArgs {
       label: `${label}.layout`,
       entries: [entry(0, 'uniform'), ...[1, 2, 3, 4].map((b) => entry(b, 'read-only-storage')), ...[5, 6, 7].map((b) => entry(b, 'storage')), entry(8, 'read-only-storage')],
     });
-    const module = device.createShaderModule({ label: `${label}.shader`, code: propWgsl });
-    const pipelineLayout = device.createPipelineLayout({ label: `${label}.pipelineLayout`, bindGroupLayouts: [this.layout] });
-    const pipeline = (entryPoint: string) => device.createComputePipeline({
-      label: `${label}.${entryPoint}`, layout: pipelineLayout, compute: { module, entryPoint, constants: { WORKGROUP_SIZE, DUAL_QUATERNION: dualQuaternion } },
+    // placeBand's: params, joints, instances, records, joint entries and the band list.
+    this.bandLayout = device.createBindGroupLayout({
+      label: `${label}.bandLayout`,
+      entries: [entry(0, 'uniform'), entry(1, 'read-only-storage'), entry(2, 'read-only-storage'), entry(6, 'storage'), entry(8, 'read-only-storage'), entry(9, 'read-only-storage')],
     });
-    this.markPipeline = pipeline('mark');
-    this.placePipeline = pipeline('place');
+    const module = device.createShaderModule({ label: `${label}.shader`, code: propWgsl });
+    const pipeline = (entryPoint: string, layout: GPUBindGroupLayout) => device.createComputePipeline({
+      label: `${label}.${entryPoint}`, layout: device.createPipelineLayout({ label: `${label}.${entryPoint}Layout`, bindGroupLayouts: [layout] }),
+      compute: { module, entryPoint, constants: { WORKGROUP_SIZE, DUAL_QUATERNION: dualQuaternion } },
+    });
+    this.markPipeline = pipeline('mark', this.layout);
+    this.placePipeline = pipeline('place', this.layout);
+    this.bandPipeline = pipeline('placeBand', this.bandLayout);
   }
 
   /** The prop's records, one INSTANCE-sized record per crowd slot (world = the prop's model-to-world), valid for the slots listed this frame. */
@@ -147,10 +172,11 @@ export class PropPass implements DrawArgs {
 
   /**
    * The frame's uniforms: `culled` when the cull pass ran this frame (its camera lists of
-   * `levels` LOD levels are read), else every slot in [0, inputs.count). Grows the per-slot
-   * buffers with the crowd and rebinds when a buffer was replaced.
+   * `levels` LOD levels are read), else every slot in [0, inputs.count); `band` (a culled frame's)
+   * places the impostor band's slots too, for `bandArgs`. Grows the per-slot buffers with the
+   * crowd and rebinds when a buffer was replaced.
    */
-  update(inputs: PropInputs, culled: boolean, levels: number): void {
+  update(inputs: PropInputs, culled: boolean, levels: number, band?: PropBand): void {
     if (!Number.isInteger(levels) || levels < 1 || levels > MAX_LOD_LEVELS) throw new RangeError(`levels must be an integer in [1, ${MAX_LOD_LEVELS}], got ${levels}`);
     if (inputs.listStride > this.stride) this.allocate(inputs.listStride);
     const selectionWords = this.stride + Math.max(4, this.selected?.length ?? 0);
@@ -159,7 +185,10 @@ export class PropPass implements DrawArgs {
       if (this.selected && this.selected.length > 0) this.device.queue.writeBuffer(this.selectionBuffer!, this.stride * 4, this.selected);
       this.selectionDirty = false;
     }
+    if (band && !culled) throw new RangeError('PropPass.update: the band is a culled frame\'s list');
+    this.band = band;
     if (!this.bindGroup || inputs !== this.bound || inputs.generation !== this.boundGeneration) this.bind(inputs);
+    if (band && (!this.bandGroup || band.buffer !== this.boundBand || band.offset !== this.boundBandOffset)) this.bindBand(inputs, band);
     this.culled = culled;
     this.levels = culled ? levels : 1;
     this.frame = (this.frame % 0xffffffff) + 1; // never 0, the marks' initial value
@@ -170,6 +199,7 @@ export class PropPass implements DrawArgs {
     u[PROP_PARAMS.listStride / 4] = this.stride;
     u[PROP_PARAMS.levels / 4] = this.levels;
     u[PROP_PARAMS.flags / 4] = (culled ? PROP_CULLED : 0) | (this.selected ? PROP_SELECTED : 0);
+    u[PROP_PARAMS.bandLength / 4] = 0;
     u[PROP_PARAMS.frame / 4] = this.frame;
     u[PROP_PARAMS.selectedCount / 4] = this.selected?.length ?? 0;
     this.device.queue.writeBuffer(this.params, 0, this.data);
@@ -190,6 +220,10 @@ export class PropPass implements DrawArgs {
     if (this.culled) {
       if (!counters) throw new Error('PropPass.encode: a culled frame needs the cull counters');
       encoder.copyBufferToBuffer(counters, CULL_COUNTERS.camera * 4, this.params, PROP_PARAMS.lengths, this.levels * 4);
+      if (this.band) {
+        encoder.copyBufferToBuffer(counters, CULL_COUNTERS.band * 4, this.params, PROP_PARAMS.bandLength, 4);
+        for (let p = 0; p < this.draws; p++) encoder.copyBufferToBuffer(counters, CULL_COUNTERS.band * 4, this.bandArgs, this.argsOffset(0, 0, p) + 4, 4);
+      }
     }
     const pass = encoder.beginComputePass(this.passDescriptor);
     pass.setBindGroup(0, this.bindGroup);
@@ -200,13 +234,18 @@ export class PropPass implements DrawArgs {
     if (this.height > 0) {
       pass.setPipeline(this.placePipeline);
       pass.dispatchWorkgroups(this.width, this.height, this.levels);
+      if (this.band) {
+        pass.setBindGroup(0, this.bandGroup!);
+        pass.setPipeline(this.bandPipeline);
+        pass.dispatchWorkgroups(this.width, this.height);
+      }
     }
     pass.end();
     for (let p = 0; p < this.draws; p++) encoder.copyBufferToBuffer(list, lengthOffset, this.args, this.argsOffset(0, 0, p) + 4, 4);
   }
 
   destroy(): void {
-    for (const buffer of [this.params, this.args, this.recordBuffer, this.listBuffer, this.selectionBuffer]) buffer?.destroy();
+    for (const buffer of [this.params, this.args, this.bandArgs, this.recordBuffer, this.listBuffer, this.selectionBuffer]) buffer?.destroy();
   }
 
   /** Per-slot records and the draw list for `stride` entries (their old contents are per frame, so nothing is copied). */
@@ -239,7 +278,7 @@ export class PropPass implements DrawArgs {
 
   /** Bytes of the pass's GPU buffers. */
   get gpuBytes(): number {
-    return this.params.size + this.args.size + (this.recordBuffer?.size ?? 0) + (this.listBuffer?.size ?? 0) + (this.selectionBuffer?.size ?? 0);
+    return this.params.size + this.args.size + this.bandArgs.size + (this.recordBuffer?.size ?? 0) + (this.listBuffer?.size ?? 0) + (this.selectionBuffer?.size ?? 0);
   }
 
   private bind(inputs: PropInputs): void {
@@ -253,6 +292,18 @@ export class PropPass implements DrawArgs {
     });
     this.bound = inputs;
     this.boundGeneration = inputs.generation;
+    this.bandGroup = undefined; // over the old records
+  }
+
+  /** placeBand's bind group over the band list `band` (the slots: stride entries from its offset). */
+  private bindBand(inputs: PropInputs, band: PropBand): void {
+    const buffers: [number, GPUBufferBinding][] = [
+      [0, { buffer: this.params }], [1, { buffer: inputs.jointBuffer }], [2, { buffer: inputs.instanceBuffer }], [6, { buffer: this.recordBuffer! }],
+      [8, { buffer: inputs.jointEntryBuffer }], [9, { buffer: band.buffer, offset: band.offset, size: this.stride * 4 }],
+    ];
+    this.bandGroup = this.device.createBindGroup({ label: `${this.label}.bandGroup`, layout: this.bandLayout, entries: buffers.map(([binding, resource]) => ({ binding, resource })) });
+    this.boundBand = band.buffer;
+    this.boundBandOffset = band.offset;
   }
 }
 

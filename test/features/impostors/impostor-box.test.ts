@@ -3,7 +3,13 @@ import { dualQuaternionJoints, skinPositionsDualQuaternion } from '../../../src/
 import { CpuPoser } from '../../../src/anim/evaluate';
 import { sampleClip } from '../../../src/bake/sampler';
 import type { Character } from '../../../src/character/character';
+import { mat4d } from 'wgpu-matrix';
+import { loadCharacter } from '../../../src/character/character';
 import { IMPOSTOR_BOX_MARGIN, impostorBox } from '../../../src/features/impostors/impostor-box';
+import type { HeldProp } from '../../../src/runtime/held-props';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BUNDLED_MODELS } from '../../helpers/models';
 import { testCharacter } from '../../helpers/character';
 
 const diagonal = (b: ArrayLike<number>) => Math.hypot(b[3] - b[0], b[4] - b[1], b[5] - b[2]);
@@ -71,5 +77,42 @@ describe('impostorBox', () => {
     const sides = clearance(impostorBox(fox, 2), bakedVertices(fox, 16));
     expect(Math.min(...sides)).toBeLessThan(0);
     expect(() => impostorBox({ ...fox, rig: { ...fox.rig, primitives: [] } } as Character, 4)).toThrow(/has no vertices to frame/);
+  });
+
+  it('holds the props every instance holds: each vertex of a sword on the Fox\'s head (its joint\'s model matrix by the exact sampler, times the offset), which the bare box does not', async () => {
+    const fox = await testCharacter('Fox');
+    const sword = await loadCharacter(readFileSync(join(BUNDLED_MODELS, 'Props/Sword.glb')).buffer.slice(0) as ArrayBuffer);
+    const offset = Float64Array.of(100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0, 0, 10, 0, 1);
+    const slot = fox.jointNames.indexOf('b_Head_05');
+    const skin = fox.rig.skins[0];
+    const j = slot - fox.gpu.skinSlotOffset[0];
+    const inverseBind = Float64Array.from(skin.inverseBind.subarray(j * 16, j * 16 + 16));
+    const held: HeldProp = { prop: sword, joint: 'b_Head_05', offset, slot, local: mat4d.multiply(mat4d.inverse(inverseBind), offset, new Float64Array(16)) };
+    // The sword as loaded: one node at the origin (prop space), so its vertices are its positions.
+    const rig = fox.rig;
+    const poser = new CpuPoser(rig, (clip, t, out) => sampleClip(rig, clip, t, out));
+    const swordVertices: Float64Array[] = [];
+    for (let clip = 0; clip < fox.clipDurations.length; clip++) {
+      for (let f = 0; f < 4; f++) {
+        poser.evaluate({ clipA: clip, timeA: (f / 4) * fox.clipDurations[clip] });
+        const m = mat4d.multiply(poser.jointMatrices(0).subarray(j * 16, j * 16 + 16), held.local, new Float64Array(16));
+        for (const prim of sword.rig.primitives) {
+          const out = new Float64Array(prim.positions.length);
+          for (let v = 0; v < out.length; v += 3) {
+            const [x, y, z] = [prim.positions[v], prim.positions[v + 1], prim.positions[v + 2]];
+            for (let c = 0; c < 3; c++) out[v + c] = m[c] * x + m[c + 4] * y + m[c + 8] * z + m[c + 12];
+          }
+          swordVertices.push(out);
+        }
+      }
+    }
+    const box = impostorBox(fox, 4, undefined, [held]);
+    const sides = clearance(box, [...swordVertices, ...bakedVertices(fox, 4)]);
+    // Each side a margin from the nearest vertex, the Fox's or the sword's (the tables against the exact sampler: within 1e-4 of the diagonal).
+    const m = Math.min(...sides);
+    const margin = IMPOSTOR_BOX_MARGIN * diagonal(Array.from(box, (x, i) => (i < 3 ? x + m : x - m)));
+    for (const side of sides) expect(Math.abs(side - margin)).toBeLessThan(1e-4 * diagonal(box));
+    // Made-up violation: the bare box leaves the sword's tip out.
+    expect(Math.min(...clearance(impostorBox(fox, 4), swordVertices))).toBeLessThan(0);
   });
 });
