@@ -103,7 +103,7 @@ const NO_ID = [
   'Crowd.install', 'Crowd.hasFeature', 'Crowd.restore', 'Crowd.add', 'Crowd.addMany', 'Crowd.clear', 'Crowd.createMask', 'Crowd.update', 'Crowd.encode', 'Crowd.draw', 'Crowd.drawFeatures', 'Crowd.destroy',
   'Crowd.readCullStats', 'Crowd.forceLodLevel', 'Crowd.setCamera', 'Crowd.clearCamera', 'Crowd.setCasterCamera', 'Crowd.setLights',
   'Crowd.detach', 'Crowd.attachmentRecords', 'Crowd.setClipEvents', 'Crowd.clipEvents', 'Crowd.onEvent',
-  'CrowdProps.detach', 'CrowdProps.records', 'CrowdMorph.target', 'CrowdAppearance.partMask',
+  'CrowdProps.detach', 'CrowdProps.records', 'CrowdProps.propDraw', 'CrowdProps.drawBand', 'CrowdMorph.target', 'CrowdAppearance.partMask',
   // CrowdEvents.on's listeners hear ids: the 'listeners hear the id' test below.
   'CrowdEvents.setClipEvents', 'CrowdEvents.setAll', 'CrowdEvents.on', 'CrowdEvents.clipEvents', 'CrowdEvents.rescheduleAll',
   'CrowdControllers.update',

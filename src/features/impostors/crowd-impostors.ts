@@ -189,8 +189,9 @@ export class CrowdImpostors implements CrowdFeature {
    * nothing): instances whose look (CrowdAppearance variant and parts) is past the atlas's layers,
    * drawn as the most used look. The atlas itself never goes stale silently: a look coming into
    * use is baked at the next update (the update that follows the change, before its frame is
-   * drawn); the character's clips, materials and the variant images are fixed at load, and a new
-   * skinning method (Crowd.skinning) or device (restore) bakes it again at the next update.
+   * drawn); the character's clips, materials and the variant images are fixed at load; the props
+   * every instance holds (CrowdProps), a new skinning method (Crowd.skinning) or device (restore)
+   * lay it out or bake it again at the next update.
    */
   get stale(): string[] {
     return this.looksInUse.stale();
