@@ -91,7 +91,7 @@ export class PropPass implements DrawArgs {
   private bindGroup: GPUBindGroup | undefined;
   private bound: PropInputs | undefined;
   private boundGeneration = -1;
-  /** The band list bound at binding 9 (buffer, offset), or undefined: the draw lists stand in. */
+  /** The band list bandGroup binds at binding 9 (buffer, offset). */
   private boundBand: GPUBuffer | undefined;
   private boundBandOffset = 0;
   private band: PropBand | undefined;
@@ -172,12 +172,13 @@ export class PropPass implements DrawArgs {
 
   /**
    * The frame's uniforms: `culled` when the cull pass ran this frame (its camera lists of
-   * `levels` LOD levels are read), else every slot in [0, inputs.count); `band` (a culled frame's)
-   * places the impostor band's slots too, for `bandArgs`. Grows the per-slot buffers with the
-   * crowd and rebinds when a buffer was replaced.
+   * `levels` LOD levels are read), else every slot in [0, inputs.count); `band` (a culled frame's,
+   * for a prop every instance holds: no selection) places the impostor band's slots too, for
+   * `bandArgs`. Grows the per-slot buffers with the crowd and rebinds when a buffer was replaced.
    */
   update(inputs: PropInputs, culled: boolean, levels: number, band?: PropBand): void {
     if (!Number.isInteger(levels) || levels < 1 || levels > MAX_LOD_LEVELS) throw new RangeError(`levels must be an integer in [1, ${MAX_LOD_LEVELS}], got ${levels}`);
+    if (band && (!culled || this.selected)) throw new RangeError(`PropPass.update: the band's slots are placed on a culled frame for a prop every instance holds (${culled ? 'this one has a selection' : 'this frame was not culled'})`);
     if (inputs.listStride > this.stride) this.allocate(inputs.listStride);
     const selectionWords = this.stride + Math.max(4, this.selected?.length ?? 0);
     if (selectionWords > this.selectionWords) this.allocateSelection(selectionWords);
@@ -185,7 +186,6 @@ export class PropPass implements DrawArgs {
       if (this.selected && this.selected.length > 0) this.device.queue.writeBuffer(this.selectionBuffer!, this.stride * 4, this.selected);
       this.selectionDirty = false;
     }
-    if (band && !culled) throw new RangeError('PropPass.update: the band is a culled frame\'s list');
     this.band = band;
     if (!this.bindGroup || inputs !== this.bound || inputs.generation !== this.boundGeneration) this.bind(inputs);
     if (band && (!this.bandGroup || band.buffer !== this.boundBand || band.offset !== this.boundBandOffset)) this.bindBand(inputs, band);
