@@ -8,6 +8,7 @@
 import { mat4 } from 'wgpu-matrix';
 import type { Character } from '../../src/character/character';
 import { CrowdImpostors } from '../../src/features/impostors/crowd-impostors';
+import { CrowdProps } from '../../src/features/props/crowd-props';
 import { boxSphere } from '../../src/features/impostors/impostor-atlas';
 import { projectionScale } from '../../src/runtime/culling/cull-math';
 import { Crowd } from '../../src/runtime/crowd';
@@ -60,6 +61,8 @@ export interface ImpostorView {
   /** The target's size, pixels. Default 640 x 360. */
   width?: number;
   height?: number;
+  /** A prop every Fox holds (CrowdProps.attach without instances): drawn on the meshes, baked into the impostors. */
+  prop?: { character: Character; joint: string; offset: readonly number[] };
 }
 
 /**
@@ -74,6 +77,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const switchAt = view.switchAt ?? (band === undefined ? undefined : 1.2);
   const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024, sampleCount: samples });
   const feature = how === 'impostors' || switchAt !== undefined ? new CrowdImpostors(crowd, { ...(band === undefined ? {} : { band }), ...(view.dotPixels === undefined ? {} : { dotPixels: view.dotPixels }) }) : undefined;
+  if (view.prop) new CrowdProps(crowd).attach(view.prop.character, { joint: view.prop.joint, offset: view.prop.offset });
   if (feature && how === 'meshes') feature.enabled = false;
   else await feature?.bake();
   const side = Math.ceil(Math.sqrt(count));

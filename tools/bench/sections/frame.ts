@@ -10,6 +10,7 @@ import { benchCulling, type CullRow } from '../culling';
 import { benchBake as benchImpostorBake, benchImpostorFrame, type ImpostorRow } from '../impostors';
 import { benchAdd, benchMillion, type MillionRow } from '../million';
 import { benchPicking, type PickRow } from '../picking';
+import { characterFromFile } from '../ours';
 import { ms } from '../report';
 import { benchThreeShading, type ShadingRow } from '../three-shading';
 import { CROWD_MODEL, type BenchContext } from './context';
@@ -131,7 +132,32 @@ export async function impostorsSection(ctx: BenchContext): Promise<void> {
     const r = bandRows[k], gpu = (bandRows[k].gpuMs + bandRows[k + 2].gpuMs) / 2, work = (bandRows[k].workMs + bandRows[k + 2].workMs) / 2;
     return [k ? '0.25 (default)' : '0 (a cut: meshes)', r.band.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(gpu), (gpu / cut).toFixed(2), ms(work), (work / cutWork).toFixed(2)];
   }));
+  await propsTable(ctx, character);
   await samplesTable(ctx, character);
+}
+
+/**
+ * What baking the props every instance holds buys (docs/impostors.md, Props): Foxes each holding
+ * a sword, all in view as the first table, as meshes (each Fox posed and drawn, its sword placed
+ * and drawn: what every holder was before) against impostors (the sword in the atlas).
+ */
+async function propsTable(ctx: BenchContext, character: Character): Promise<void> {
+  const { device, quick, print, table } = ctx;
+  const count = quick ? 10_000 : 100_000;
+  const sword = await characterFromFile('public/models/Props/Sword.glb');
+  // 100 model units long on the head (the Fox is about 185 long), as impostor-props.test.ts holds it.
+  const prop = { character: sword, joint: 'b_Head_05', offset: [100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0, 0, 10, 0, 1] };
+  const rows: ImpostorRow[] = [];
+  for (const how of ['meshes', 'impostors'] as const) {
+    console.error(`impostors: ${count} holding a sword, ${how}…`);
+    rows.push(await benchImpostorFrame(device, character, count, how, quick ? 2 : 3, undefined, { prop }));
+  }
+  print(`Props: ${count.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, each holding a sword (CrowdProps, attached to every instance: ${sword.rig.primitives.length} primitives, ${sword.rig.primitives.reduce((n, p) => n + p.vertexCount, 0)} vertices), as meshes (each posed, its sword placed and drawn: every holder before the props were baked) and as impostors (the sword in the atlas; vertices: the cull stats', the swords' not counted).`);
+  print();
+  table(['drawn as', 'visible', 'as impostors', 'posed', 'vertices a frame', 'GPU ms', 'x meshes', 'process CPU ms'], rows.map((r) => [
+    r.how, r.visible.toLocaleString('en'), r.impostors.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(r.gpuMs), (r.gpuMs / rows[0].gpuMs).toFixed(2), ms(r.workMs),
+  ]));
+  print();
 }
 
 /**
