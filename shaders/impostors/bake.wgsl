@@ -105,6 +105,9 @@ override PIXEL: f32 = 0.0;
 override VARIED: bool = false;
 // The radius of the sphere around the animation box (model units): depth along the view is stored as 0.5 + 0.5 z / RADIUS.
 override RADIUS: f32 = 1.0;
+// Whether the instance's tint (CrowdAppearance) applies to this primitive: the character's, not a
+// prop's. Written into the depth texture's G where it has one (RG8: props baked; AtlasGrid.tintMask).
+override TINTED: bool = true;
 
 struct Texel {
   // Base colour (linear RGB; the target is sRGB-encoded), alpha 1 where covered.
@@ -113,8 +116,9 @@ struct Texel {
   // roughness, metalness (an RG8 target keeps xy alone: impostor-atlas.ts uniformSurface). The world axes of the bake are the camera's, so the world normal is it.
   @location(1) surface: vec4f,
   // The surface's offset along the view direction (towards the camera) from the box's sphere's
-  // centre, 0.5 + 0.5 z / RADIUS: the draw's parallax finds where a ray meets the surface with it.
-  @location(2) depth: f32,
+  // centre, 0.5 + 0.5 z / RADIUS: the draw's parallax finds where a ray meets the surface with it;
+  // then 1 where the instance's tint applies (TINTED), which an RG8 target keeps (an R8 one drops it).
+  @location(2) depth: vec2f,
 }
 
 // How many of the texel's own footprints, along the atlas's x and y, the mesh's pixel at the switch
@@ -172,5 +176,5 @@ fn bake(in: Surface, @builtin(front_facing) front: bool) -> Texel {
   }
   n = perturbedNormal(in, n, select(-1.0, 1.0, front));
   let roughness = min(max(material.roughness * mr.g, 0.0525), 1.0);
-  return Texel(vec4f(base.rgb, 1.0), vec4f(encodeOctahedral(n), roughness, material.metallic * mr.b), clamp(0.5 + 0.5 * in.world.z / RADIUS, 0.0, 1.0));
+  return Texel(vec4f(base.rgb, 1.0), vec4f(encodeOctahedral(n), roughness, material.metallic * mr.b), vec2f(clamp(0.5 + 0.5 * in.world.z / RADIUS, 0.0, 1.0), select(0.0, 1.0, TINTED)));
 }

@@ -283,6 +283,9 @@ override BOX_HALF_Z: f32 = 1.0;
 // texture RG8: the normal alone; impostor-atlas.ts uniformSurface); ROUGHNESS < 0: the atlas's own per texel.
 override ROUGHNESS: f32 = -1.0;
 override METALNESS: f32 = 0.0;
+// Props are baked (AtlasGrid.tintMask): the depth texture's G is the share of each texel's
+// coverage the instance's tint applies to (the character's; CrowdAppearance tints no prop).
+override TINT_MASK: bool = false;
 
 struct Out {
   @builtin(position) clip: vec4f,
@@ -473,6 +476,19 @@ struct Sample {
   rm: vec2f,
   // For coverageMask's taps: the hit's point (q where the ray met nothing; model units).
   point: vec3f,
+  // The part of `albedo` the instance's tint does not apply to (the baked props': TINT_MASK; else 0).
+  untinted: vec3f,
+}
+
+// The share of a texel's covered colour the instance's tint does not apply to, at atlas point
+// `uv` of coverage `alpha` (the baked props': the depth texture's G is the tinted share of the
+// coverage, premultiplied as the rest); 0 without TINT_MASK (nothing baked but the character).
+fn untintedShare(uv: vec2f, layer: u32, alpha: f32) -> f32 {
+  if (!TINT_MASK) {
+    return 0.0;
+  }
+  let tinted = textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).g;
+  return clamp(1.0 - tinted / max(alpha, 1e-6), 0.0, 1.0);
 }
 
 // Cell (view (a, e), pose `pose`) seen along the camera's ray q + t towards (model space: q on
@@ -533,7 +549,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
     }
   }
   if (!hit) {
-    return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q);
+    return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q, vec3f(0.0));
   }
   // One step more: along the ray to the baked surface's depth, where that point is covered too.
   let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
@@ -558,7 +574,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
     surface = textureLoad(surfaceAtlas, texel, layer, 0) * (albedo4.a / nearest.a);
   }
   let n = decodeOctahedral(surface.xy / max(albedo4.a, 1e-6));
-  return Sample(albedo4.a, albedo, (right * n.x + up * n.y + d * n.z) * albedo4.a, surface.zw, p);
+  return Sample(albedo4.a, albedo, (right * n.x + up * n.y + d * n.z) * albedo4.a, surface.zw, p, albedo * untintedShare(uv, layer, albedo4.a));
 }
 
 // The steps [x, y) of sampleCell's march (point k: q + towards (h - (k + 0.5) stride)) that may
@@ -765,7 +781,7 @@ override HULL_SLACK: f32 = 3.0;
 override HULL_NEAR: f32 = 1.0;
 
 fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cells: array<CellMap, 4>, weights: vec4f) -> Taps {
-  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), s.point));
+  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), s.point, vec3f(0.0)));
   // The full march's step along the ray (sampleCell's `fine`, model units).
   let step = 2.0 * dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z)) / f32(PARALLAX_STEPS);
   // A cell weighing under a thousandth is left out: on a view cell the camera's direction lands
@@ -798,7 +814,7 @@ fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cel
     if (!any(accepted)) {
       continue;
     }
-    var sum = Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), p);
+    var sum = Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), p, vec3f(0.0));
     for (var j = 0u; j < 4u; j++) {
       let t = hits[j];
       if (accepted[j] && dot(t.point, towards) >= nearest - HULL_NEAR * step) {
@@ -809,6 +825,7 @@ fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cel
         sum.albedo += t.albedo.rgb * weights[j];
         sum.normal += (c.right * n.x + c.up * n.y + c.d * n.z) * weights[j] * t.albedo.a;
         sum.rm += surface.zw * weights[j];
+        sum.untinted += t.albedo.rgb * (weights[j] * untintedShare(t.uv, layer, t.albedo.a));
       }
     }
     taps.mask |= 1u << i;
@@ -816,6 +833,7 @@ fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cel
     taps.sample.albedo += sum.albedo / sum.coverage;
     taps.sample.normal += normalize(sum.normal);
     taps.sample.rm += sum.rm / sum.coverage;
+    taps.sample.untinted += sum.untinted / sum.coverage;
   }
   return taps;
 }
@@ -828,10 +846,11 @@ fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cel
 // samples: 0.30x the frame with the march and the hull on SwiftShader, the far crowd's 8 x 8 block
 // means as close to its meshes' (impostor-march.test.ts; docs/impostors.md, Routing and drawing).
 fn farMask(layer: u32, q: vec3f, dx: vec3f, dy: vec3f, c: CellMap) -> Taps {
-  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q));
+  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q, vec3f(0.0)));
   // The first covered sample's atlas coordinates and coverage (its normal and roughness), and the covered samples' sum.
   var first = vec3f(0.0);
   var albedo = vec4f(0.0);
+  var untinted = vec3f(0.0);
   for (var i = 0u; i < 4u; i++) {
     let o = SAMPLE_OFFSETS[i];
     let uv = c.origin + (q + dx * o.x + dy * o.y) * c.toUv;
@@ -845,6 +864,7 @@ fn farMask(layer: u32, q: vec3f, dx: vec3f, dy: vec3f, c: CellMap) -> Taps {
       }
       taps.mask |= 1u << i;
       albedo += texel;
+      untinted += texel.rgb * untintedShare(uv, layer, texel.a);
     }
   }
   if (taps.mask != 0u) {
@@ -853,7 +873,7 @@ fn farMask(layer: u32, q: vec3f, dx: vec3f, dy: vec3f, c: CellMap) -> Taps {
     // As a march's Sample: premultiplied by its coverage (the covered samples' mean coverage).
     let covered = f32(countOneBits(taps.mask));
     let coverage = albedo.a / covered;
-    taps.sample = Sample(coverage, albedo.rgb / covered, c.right * n.x + c.up * n.y + c.d * n.z, surface.zw / first.z * coverage, q);
+    taps.sample = Sample(coverage, albedo.rgb / covered, c.right * n.x + c.up * n.y + c.d * n.z, surface.zw / first.z * coverage, q, untinted / covered);
   }
   return taps;
 }
@@ -996,7 +1016,10 @@ fn fragment(in: Out) -> Drawn {
   if (coverage < COVERED) {
     discard;
   }
-  let base = albedo / coverage * looks[in.slot].tint.rgb;
+  var base = albedo / coverage * looks[in.slot].tint.rgb;
+  if (TINT_MASK) {
+    base = ((albedo - s.untinted) * looks[in.slot].tint.rgb + s.untinted) / coverage;
+  }
   let n = normalize(mat3x3f(in.axisX, in.axisY, in.axisZ) * normal);
   let roughness = select(rm.x / coverage, ROUGHNESS, ROUGHNESS >= 0.0);
   let metal = select(rm.y / coverage, METALNESS, ROUGHNESS >= 0.0);
@@ -1106,7 +1129,8 @@ fn dotLight(c: CellMap, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f)
       let n = normalize(rotation * (c.right * m.x + c.up * m.y + c.d * m.z));
       let roughness = select(surface.z, ROUGHNESS, ROUGHNESS >= 0.0);
       let metal = select(surface.w, METALNESS, ROUGHNESS >= 0.0);
-      light += shade(centre, n, texel.rgb / texel.a * tint, roughness, metal) * texel.a;
+      let colour = texel.rgb / texel.a;
+      light += shade(centre, n, mix(colour * tint, colour, untintedShare(uv, layer, texel.a)), roughness, metal) * texel.a;
     }
   }
   return light / max(covered, 1e-6);

@@ -4,7 +4,7 @@ import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage, PickMeshList } from '../../runtime/feature';
 import { CULL_ARGS } from '../../runtime/layout';
 import { AtlasGrid, boxSphere, uniformSurface } from './impostor-atlas';
-import { ALBEDO_FORMAT, DEPTH_FORMAT, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
+import { ALBEDO_FORMAT, depthFormat, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
 import { bakedClips, impostorBox } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
@@ -341,7 +341,7 @@ export class CrowdImpostors implements CrowdFeature {
     const made: ImpostorTextures = {
       albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size, format: ALBEDO_FORMAT, usage }),
       surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: surfaceFormat(g), usage }),
-      depth: device.createTexture({ label: 'CrowdImpostors.depth', size, format: DEPTH_FORMAT, usage }),
+      depth: device.createTexture({ label: 'CrowdImpostors.depth', size, format: depthFormat(g), usage }),
     };
     const old = all ? undefined : this.textures;
     const encoder = device.createCommandEncoder({ label: 'CrowdImpostors.bake' });
@@ -392,5 +392,5 @@ export class CrowdImpostors implements CrowdFeature {
 function atlasGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[], held: readonly HeldProp[]): AtlasGrid {
   const limits = crowd.device.limits;
   const materials = [crowd.character, ...held.map((h) => h.prop)].flatMap((c) => c.rig.primitives.map((p) => p.material));
-  return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials));
+  return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
 }

@@ -26,6 +26,8 @@ export const MAX_IMPOSTOR_DOT = 4;
 export const ATLAS_TEXEL_BYTES = 9;
 /** Bytes a texel where the character has one roughness and metalness (uniformSurface): the surface is RG8 (the normal alone). */
 export const ATLAS_TEXEL_BYTES_UNIFORM = 7;
+/** Bytes a texel more where props are baked (`tintMask`): the depth texture's G, the covered share the instance's tint applies to (the character's, not its props'). */
+export const ATLAS_TEXEL_BYTES_TINT_MASK = 1;
 
 /** The most looks (atlas layers) an atlas may hold: WebGPU's default maxTextureArrayLayers. */
 export const IMPOSTOR_MAX_LOOKS = 256;
@@ -80,8 +82,10 @@ export class AtlasGrid {
   readonly shelves: readonly number[];
   /** The character's one (roughness, metalness) (uniformSurface), kept out of the atlas; undefined: baked per texel. */
   readonly surface: readonly [number, number] | undefined;
-  /** Bytes a texel: ATLAS_TEXEL_BYTES, or ATLAS_TEXEL_BYTES_UNIFORM with `surface`. */
+  /** Bytes a texel: ATLAS_TEXEL_BYTES, or ATLAS_TEXEL_BYTES_UNIFORM with `surface`; ATLAS_TEXEL_BYTES_TINT_MASK more with `tintMask`. */
   readonly texelBytes: number;
+  /** Whether the depth texture's G holds the share of each texel's coverage that takes the instance's tint (RG8: props are baked, which CrowdAppearance does not tint). */
+  readonly tintMask: boolean;
 
   /**
    * @param clips clips baked (ImpostorOptions.clips resolved: bakedClips), each over `frames` frames
@@ -89,8 +93,9 @@ export class AtlasGrid {
    * @param largest the device's maxTextureDimension2D
    * @param layers the device's maxTextureArrayLayers
    * @param surface the character's one (roughness, metalness) where it has one (uniformSurface): the atlas then leaves them out (7 bytes a texel, not 9) and packs that many more texels
+   * @param tintMask whether texels hold the share their tint applies to (props baked: a byte a texel more)
    */
-  constructor(clips: number, box: ArrayLike<number> | ((frames: number) => ArrayLike<number>), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number]) {
+  constructor(clips: number, box: ArrayLike<number> | ((frames: number) => ArrayLike<number>), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number], tintMask = false) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
     const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'dotPixels', 'looks'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
@@ -133,7 +138,8 @@ export class AtlasGrid {
     if (dot > 0 && dot >= this.switchPixels) throw new RangeError(`impostors.dotPixels (${dot}) must be under switchPixels (${this.switchPixels}): dots are the impostors past the switch`);
     this.dotPixels = dot;
     this.surface = surface;
-    this.texelBytes = surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES;
+    this.tintMask = tintMask;
+    this.texelBytes = (surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES) + (tintMask ? ATLAS_TEXEL_BYTES_TINT_MASK : 0);
     // The views' rectangles (model units) and the densest packing of them within the square cells' texels.
     const rectangles: [number, number][] = [];
     const d = new Float64Array(3);

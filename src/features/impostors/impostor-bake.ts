@@ -27,7 +27,10 @@ export const ALBEDO_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
 export function surfaceFormat(grid: AtlasGrid): GPUTextureFormat {
   return grid.surface ? 'rg8unorm' : 'rgba8unorm';
 }
-export const DEPTH_FORMAT: GPUTextureFormat = 'r8unorm';
+/** The depth texture's format: R8 (the depth), or RG8 where props are baked (AtlasGrid.tintMask: G, the share of the coverage the instance's tint applies to). */
+export function depthFormat(grid: AtlasGrid): GPUTextureFormat {
+  return grid.tintMask ? 'rg8unorm' : 'r8unorm';
+}
 
 /** The variant images a bake draws looks with (CrowdAppearance's, AppearanceSource): none without appearance. */
 export interface BakeVariants {
@@ -177,7 +180,7 @@ export class ImpostorBake {
     const stripSize = [grid.width, Math.max(...this.strips.map((strip) => strip.height))];
     const texture = (label: string, format: GPUTextureFormat, sampleCount: number, usage: number) => device.createTexture({ label: `ImpostorBake.${label}`, size: stripSize, format, sampleCount, usage });
     this.depth = texture('depth', 'depth24plus', BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT);
-    const formats = [['albedo', ALBEDO_FORMAT], ['surface', surfaceFormat(grid)], ['depth', DEPTH_FORMAT]] as const;
+    const formats = [['albedo', ALBEDO_FORMAT], ['surface', surfaceFormat(grid)], ['depth', depthFormat(grid)]] as const;
     this.samples = formats.map(([name, format]) => texture(`${name}Samples`, format, BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT));
     this.resolved = formats.map(([name, format]) => texture(`${name}Strip`, format, 1, GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC));
     const module = device.createShaderModule({ label: 'ImpostorBake.shader', code: bakeWgsl });
@@ -195,24 +198,25 @@ export class ImpostorBake {
     const varied = variants?.varied ?? 0;
     // Model units a screen pixel spans at the switch: the textures are sampled over it (bake.wgsl footprint).
     const pixel = (2 * radius) / grid.switchPixels;
-    const pipeline = (drawn: typeof skin, pipelineLayout: GPUPipelineLayout, p: (typeof mesh.primitives)[number], isVaried: boolean) => {
+    // `tinted`: the character's primitives (CrowdAppearance tints them), not the props'.
+    const pipeline = (drawn: typeof skin, pipelineLayout: GPUPipelineLayout, p: (typeof mesh.primitives)[number], isVaried: boolean, tinted: boolean) => {
       const streams = vertexConstants(p);
       return device.createRenderPipeline({
         label: `ImpostorBake.pipeline.${p.label}`, layout: pipelineLayout,
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: drawn.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...drawn.vertexConstants, ...streams } },
-        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: surfaceFormat(grid) }, { format: DEPTH_FORMAT }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius } },
+        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: surfaceFormat(grid) }, { format: depthFormat(grid) }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted) } },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
         multisample: { count: BAKE_SAMPLES },
       });
     };
-    this.pipelines = mesh.primitives.map((p, i) => pipeline(skin, layout, p, i < 32 && (varied & (1 << i)) !== 0));
+    this.pipelines = mesh.primitives.map((p, i) => pipeline(skin, layout, p, i < 32 && (varied & (1 << i)) !== 0, true));
     // The props' own skin passes (their rest joints, linear), with this fragment stage: not varied.
     for (const id of propIds) {
       const drawn = hidden!.propDraw(id).skin;
       const propLayout = device.createPipelineLayout({ label: 'ImpostorBake.propLayout', bindGroupLayouts: [drawn.frameBindGroupLayout, drawn.materialBindGroupLayout, this.lookLayout] });
-      this.props.push({ id, pipelines: hidden!.propDraw(id).mesh.primitives.map((p) => pipeline(drawn, propLayout, p, false)) });
+      this.props.push({ id, pipelines: hidden!.propDraw(id).mesh.primitives.map((p) => pipeline(drawn, propLayout, p, false, false)) });
     }
   }
 
