@@ -14,7 +14,8 @@ import type { ImpostorLook } from './impostor-looks';
 /**
  * The atlas textures, each width x height x one layer a look: albedo (sRGB), surface (octahedral
  * normal in the view's axes, roughness, metalness) and depth (the surface's offset along the view
- * direction from the box's centre, 0.5 + 0.5 z / radius: the draw's parallax).
+ * direction from the box's centre, 0.5 + 0.5 z / radius: the draw's parallax; with props baked, G:
+ * the share of the coverage the instance's tint applies to, depthFormat).
  */
 export interface ImpostorTextures {
   readonly albedo: GPUTexture;
