@@ -105,8 +105,13 @@ describe('impostor props (GPU): the props every instance holds are baked into th
     crowd.update(0);
     expect(impostors.atlas.box, 'now on every instance: the sword\'s box').toEqual(box);
     expect((await draw(crowd, true)).routed, 'both impostors, sword and all').toBe(2);
+    // The props installed first: the impostors lay the atlas out with them from the start.
+    const crowd3 = new Crowd(device, fox, IMPOSTOR_TARGETS);
+    new CrowdProps(crowd3).attach(sword, { joint: 'b_Head_05', offset: SWORD_ON_HEAD });
+    expect(new CrowdImpostors(crowd3, SMALL_ATLAS).atlas.box, 'the sword\'s box, made at construction').toEqual(box);
     crowd.destroy();
     crowd2.destroy();
+    crowd3.destroy();
   }, 120_000);
 
   it('a tinted Fox\'s impostor tints its body, not its sword, as its mesh does (CrowdAppearance tints no prop)', async (context) => {
