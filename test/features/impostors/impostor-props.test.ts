@@ -91,6 +91,12 @@ describe('impostor props (GPU): the props every instance holds are baked into th
     expect(here.mean).toBeLessThanOrEqual(8);
     expect(nearerShare(impostor.pixels, mesh.pixels, meshWithout.pixels, swordPixels)).toBeGreaterThan(0.8);
     expect(lost.mean).toBeGreaterThan(here.mean + 2);
+    // Dual-quaternion skinning (the props pass rebuilds each joint's matrix from its record): baked again, the same agreement.
+    crowd.skinning = 'dual-quaternion';
+    const dq = overMesh((await draw(crowd, true)).pixels, (await draw(crowd, false)).pixels);
+    console.log(`props in the atlas, dual-quaternion skinning: ${dq.mean.toFixed(2)}/255 over ${dq.pixels} pixels`);
+    expect(dq.mean).toBeLessThanOrEqual(8);
+    crowd.skinning = 'linear';
     // Detached: laid out again without the sword (the bare box) at the next update.
     props.detach(held);
     crowd.update(0);
