@@ -1,7 +1,7 @@
 import type { Character } from '../character/character';
 import type { CrowdFeature } from './feature';
 import type { MeshBuffers } from './mesh-buffers';
-import type { SkinPass } from './skin-pass';
+import type { SkinInputs, SkinPass } from './skin-pass';
 
 // What the props feature (CrowdProps, feature name 'props') shows the impostor feature, so that
 // neither imports the other (a page ships the features it uses): the props every instance holds,
@@ -26,12 +26,11 @@ export interface PropDraw {
   readonly mesh: MeshBuffers;
   /** The prop's skin pass (linear skinning over its rest joints): module, layouts, materials. */
   readonly skin: SkinPass;
-  /** The prop's rest-pose joint rows (every instance reads the same). */
-  readonly rest: GPUBuffer;
-  /** One INSTANCE record per crowd slot, world = the prop's model-to-world, written by the props' encode after the pose pass (PropPass.records). */
-  readonly records: GPUBuffer;
-  /** A u32 buffer at least as long as the crowd's list stride (the prop's list): the joint-entry binding, read as set 0 whatever it holds. */
-  readonly entries: GPUBuffer;
+  /**
+   * What the prop's skin pass reads (after the crowd's first encode): its rest joints, and one
+   * INSTANCE record per crowd slot whose world is the prop's model-to-world (PropPass.records).
+   */
+  readonly inputs: SkinInputs;
 }
 
 /** The props feature as another feature sees it (CrowdKernel.feature('props')). */

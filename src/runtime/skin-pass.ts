@@ -31,6 +31,8 @@ export interface DrawItem {
   index: number;
   mesh: PrimitiveBuffers;
   pipeline: GPURenderPipeline;
+  /** The impostor band's pipeline (skin.wgsl BAND), made at its first use (SkinPass.bandPipeline); dropped with `pipeline`. */
+  bandPipeline?: GPURenderPipeline;
   material: GPUBindGroup;
 }
 
@@ -263,7 +265,15 @@ export class SkinPass {
     this.environment?.destroy();
     this.environment = made;
     this.shadowGroup = this.createShadowGroup(this.shadowView ?? this.noShadow);
-    for (const item of this.items) item.pipeline = this.pipelineFor(item.mesh);
+    for (const item of this.items) {
+      item.pipeline = this.pipelineFor(item.mesh);
+      item.bandPipeline = undefined;
+    }
+  }
+
+  /** @internal The impostor band's pipeline of `item` (pipelineFor's BAND one), kept on the item until the environment changes: no key is built in the frame loop. */
+  bandPipeline(item: DrawItem): GPURenderPipeline {
+    return (item.bandPipeline ??= this.pipelineFor(item.mesh, true));
   }
 
   /**

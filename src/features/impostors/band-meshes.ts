@@ -1,7 +1,7 @@
 import { CULL_ARGS } from '../../runtime/layout';
 import type { KernelDraws } from '../../runtime/feature';
 import { frameBindGroupAt } from '../../runtime/skin-frame';
-import type { DrawItem, SkinPass } from '../../runtime/skin-pass';
+import type { SkinPass } from '../../runtime/skin-pass';
 import type { ImpostorDraws } from './impostor-route';
 
 /**
@@ -15,8 +15,6 @@ import type { ImpostorDraws } from './impostor-route';
 export class BandMeshes {
   /** The band's frame group over (list, offset), for the skin pass's inputs it was made with. */
   private group: { group: GPUBindGroup; list: GPUBuffer; offset: number; inputs: SkinPass['inputs'] } | undefined;
-  /** Per draw item: the BAND pipeline, and the plain pipeline it goes with (both change with the environment). */
-  private readonly pipelines = new WeakMap<DrawItem, { plain: GPURenderPipeline; band: GPURenderPipeline }>();
 
   /** Records the band's mesh draws of `lists` (the frame's, ImpostorRoute.draws) into `pass`, with `draws.skin`'s camera as its last update() wrote it. */
   draw(pass: GPURenderPassEncoder, draws: KernelDraws, device: GPUDevice, lists: ImpostorDraws): void {
@@ -34,9 +32,7 @@ export class BandMeshes {
     const looks = skin.appearance?.refresh();
     const argsOffset = lists.bandArgsOffset + CULL_ARGS.impostorWords * 4;
     for (const item of skin.items) {
-      let p = this.pipelines.get(item);
-      if (p?.plain !== item.pipeline) this.pipelines.set(item, (p = { plain: item.pipeline, band: skin.pipelineFor(item.mesh, true) }));
-      pass.setPipeline(p.band);
+      pass.setPipeline(skin.bandPipeline(item));
       pass.setBindGroup(1, item.material);
       if (looks) pass.setBindGroup(3, looks[item.index]);
       draws.mesh.setBuffers(pass, item.mesh);

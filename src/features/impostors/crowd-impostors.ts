@@ -269,7 +269,7 @@ export class CrowdImpostors implements CrowdFeature {
       // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.
       this.bandMeshes.draw(pass, kernel.draws, kernel.device, list);
       // The band's props (those every instance holds: the atlas has them), faded as the meshes.
-      kernel.feature<HeldProps>('props')?.drawBand(pass, kernel.draws.skin.camera, list.args, list.bandListOffset, list.bandListBytes);
+      this.layoutProps?.drawBand(pass, kernel.draws.skin.camera, list.args, list.bandListOffset, list.bandListBytes);
       this.pass.drawBand(pass, inputs, shadow?.view, list.bandListOffset, list.bandListBytes, list.bandArgsOffset);
     }
   }

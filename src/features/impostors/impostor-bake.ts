@@ -60,10 +60,9 @@ interface Run {
 
 /** A prop every instance holds, as the bake draws it: its hidden attachment's GPU objects, a pipeline per primitive, and a frame bind group per run's camera (made at encode, over its records). */
 interface BakeProp {
-  readonly id: number;
+  readonly draw: PropDraw;
   readonly pipelines: GPURenderPipeline[];
-  draw?: PropDraw;
-  frames?: GPUBindGroup[];
+  frames: GPUBindGroup[];
 }
 
 /** Bytes between two looks' uniforms (bake.wgsl `BakeLook`, at a uniform offset's alignment). */
@@ -111,7 +110,6 @@ export class ImpostorBake {
   private looks: GPUBuffer | undefined;
   /** The props every instance holds, attached to the hidden crowd too (drawn in every look). */
   private readonly props: BakeProp[] = [];
-  private hiddenProps: HeldProps | undefined;
 
   /**
    * @param clips the clips to bake, in the atlas's order (character clip indices; pose p is clip clips[p / frames])
@@ -126,8 +124,8 @@ export class ImpostorBake {
     // Made from the crowd's own features' classes: the impostors do not import the morph or props feature (a page ships the features it uses).
     if (morph) new (morph.constructor as new (crowd: Crowd) => CrowdFeature)(this.crowd);
     const held = props?.heldByAll ?? [];
-    const hidden = (this.hiddenProps = held.length > 0 ? new (props!.constructor as new (crowd: Crowd) => HeldProps)(this.crowd) : undefined);
-    const propIds = held.map((h) => hidden!.attach(h.prop, { joint: h.joint, offset: h.offset }));
+    const hidden = held.length > 0 ? new (props!.constructor as new (crowd: Crowd) => HeldProps)(this.crowd) : undefined;
+    const propDraws = held.map((h) => hidden!.propDraw(hidden!.attach(h.prop, { joint: h.joint, offset: h.offset })));
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
     const box = grid.box;
     const { centre, radius } = boxSphere(box);
@@ -214,10 +212,10 @@ export class ImpostorBake {
     };
     this.pipelines = mesh.primitives.map((p, i) => pipeline(skin, layout, p, i < 32 && (varied & (1 << i)) !== 0, true));
     // The props' own skin passes (their rest joints, linear), with this fragment stage: not varied.
-    for (const id of propIds) {
-      const drawn = hidden!.propDraw(id).skin;
+    for (const draw of propDraws) {
+      const drawn = draw.skin;
       const propLayout = device.createPipelineLayout({ label: 'ImpostorBake.propLayout', bindGroupLayouts: [drawn.frameBindGroupLayout, drawn.materialBindGroupLayout, this.lookLayout] });
-      this.props.push({ id, pipelines: hidden!.propDraw(id).mesh.primitives.map((p) => pipeline(drawn, propLayout, p, false, false)) });
+      this.props.push({ draw, pipelines: draw.mesh.primitives.map((p) => pipeline(drawn, propLayout, p, false, false)), frames: [] });
     }
   }
 
@@ -236,11 +234,11 @@ export class ImpostorBake {
     const store = this.kernel.store;
     // The props' records are the hidden crowd's props pass's (written by that encode, one per slot, every slot placed): a frame group per run's camera over them.
     for (const prop of this.props) {
-      const draw = (prop.draw = this.hiddenProps!.propDraw(prop.id));
-      const list = store.identityListBuffer;
-      const inputs = { jointBuffer: draw.rest, jointEntryBuffer: draw.entries, instanceBuffer: draw.records, identityListBuffer: list, drawListBuffer: list, listStride: store.listStride, lodLevels: 1, generation: 0 };
-      prop.frames = this.cameras.map((camera) => frameBindGroup(device, draw.skin.frameBindGroupLayout, 'ImpostorBake.propFrame', camera, inputs, list, 0));
+      const { skin: drawn, inputs } = prop.draw;
+      // Over the hidden crowd's identity list: a run draws its instances by first instance, as the character's draws.
+      prop.frames = this.cameras.map((camera) => frameBindGroup(device, drawn.frameBindGroupLayout, 'ImpostorBake.propFrame', camera, inputs, store.identityListBuffer, 0));
     }
+    const propMaterials = this.props.map((prop) => prop.draw.skin.materials);
     this.looks?.destroy();
     const looks = (this.looks = device.createBuffer({ label: 'ImpostorBake.looks', size: Math.max(1, layers.length) * LOOK_STRIDE, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST }));
     const materials = skin.materials;
@@ -271,18 +269,16 @@ export class ImpostorBake {
             pass.drawIndexed(indices, run.count, firstIndex, 0, run.first);
           });
           // The props every instance holds, in every look (their level 0, as CrowdProps draws them).
-          for (const prop of this.props) {
-            const draw = prop.draw!;
-            const materials = draw.skin.materials;
-            pass.setBindGroup(0, prop.frames![run.frame]);
+          this.props.forEach(({ draw, pipelines, frames }, k) => {
+            pass.setBindGroup(0, frames[run.frame]);
             draw.mesh.primitives.forEach((p, i) => {
               const [indices, firstIndex] = p.ranges[0];
-              pass.setPipeline(prop.pipelines[i]);
-              pass.setBindGroup(1, materials[i]);
+              pass.setPipeline(pipelines[i]);
+              pass.setBindGroup(1, propMaterials[k][i]);
               draw.mesh.setBuffers(pass, p);
               pass.drawIndexed(indices, run.count, firstIndex, 0, run.first);
             });
-          }
+          });
         }
         pass.end();
         [target.albedo, target.surface, target.depth].forEach((texture, t) => encoder.copyTextureToTexture({ texture: this.resolved[t] }, { texture, origin: [0, top, layer] }, [grid.width, height, 1]));

@@ -129,18 +129,11 @@ export function impostorBox(character: Character, frames: number, clips: readonl
 }
 
 /** A prop's vertices in its rest pose (every primitive's, 3 numbers each), as CrowdProps draws it: skinned by its rest joint matrices. */
-export function propRestPositions(prop: Character): Float64Array {
+function propRestPositions(prop: Character): Float64Array {
   const rig = prop.rig;
   const poser = new CpuPoser(rig, (_clip, _time, out) => restPose(rig.nodes, out));
   poser.evaluate({ clipA: 0, timeA: 0 });
-  const joints = rig.skins.map((_, k) => poser.jointMatrices(k));
-  const out = new Float64Array(rig.primitives.reduce((n, p) => n + 3 * p.vertexCount, 0));
-  let o = 0;
-  for (const prim of rig.primitives) {
-    skinPositions(prim, joints[prim.skin], out, o);
-    o += 3 * prim.vertexCount;
-  }
-  return out;
+  return poser.positions(rig.primitives);
 }
 
 /** `out` = `m` (column-major 4x4, affine) applied to each point of `points` (3 numbers each). */

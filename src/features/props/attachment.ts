@@ -35,8 +35,6 @@ export interface AttachmentGpu {
   boundGeneration: number;
   /** The impostor band's frame group (drawBand) and what it was made over. */
   band?: { group: GPUBindGroup; list: GPUBuffer; offset: number; camera: GPUBuffer; generation: number };
-  /** Per skin item: its BAND pipeline and the plain pipeline it goes with (both change with the environment). */
-  bandPipelines: { plain: GPURenderPipeline; band: GPURenderPipeline }[];
 }
 
 export function destroyGpu(a: Attachment): void {

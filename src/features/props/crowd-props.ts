@@ -216,9 +216,7 @@ export class CrowdProps implements CrowdFeature {
       const items = gpu.skin.items;
       for (let k = 0; k < items.length; k++) {
         const item = items[k];
-        let p = gpu.bandPipelines[k];
-        if (p?.plain !== item.pipeline) p = gpu.bandPipelines[k] = { plain: item.pipeline, band: gpu.skin.pipelineFor(item.mesh, true) };
-        pass.setPipeline(p.band);
+        pass.setPipeline(gpu.skin.bandPipeline(item));
         pass.setBindGroup(1, item.material);
         gpu.mesh.setBuffers(pass, item.mesh);
         pass.drawIndexedIndirect(gpu.pass.bandArgs, gpu.pass.argsOffset(0, 0, item.index));
@@ -230,9 +228,8 @@ export class CrowdProps implements CrowdFeature {
   propDraw(id: AttachmentId): PropDraw {
     const gpu = this.get(id).gpu;
     if (!gpu) throw new Error('the crowd has no GPU objects');
-    const pass = gpu.pass;
     // The records and the list are made by the pass's first update (the crowd's encode): read when used.
-    return { mesh: gpu.mesh, skin: gpu.skin, rest: gpu.rest, get records() { return pass.records; }, get entries() { return pass.list; } };
+    return { mesh: gpu.mesh, skin: gpu.skin, get inputs() { return skinInputs(gpu); } };
   }
 
   /** CrowdFeature: records the props' draws into the crowd's render pass (one per prop primitive per attachment). */
@@ -331,7 +328,7 @@ export class CrowdProps implements CrowdFeature {
         draws: mesh.primitives.map((p) => p.ranges[0]),
       });
       pass.setSelection(a.selection && [...a.selection]);
-      return { pass, mesh, skin, rest, boundGeneration: -1, bandPipelines: [] };
+      return { pass, mesh, skin, rest, boundGeneration: -1 };
     } catch (error) {
       for (const o of owned) o.destroy();
       throw error;
