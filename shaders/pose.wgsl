@@ -27,6 +27,7 @@ const TRACK_STEP: u32 = 0x80000000u;
 const TRACK_INDEX_MASK: u32 = 0x7fffffffu;
 const LAYERS_NONE: u32 = 0xffffffffu;
 const LAYERS_IDLE: u32 = 0x80000000u;
+const LAYERS_INDEX: u32 = 0x3fffffffu;
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const REFERENCE_IDENTITY: u32 = 0xfffffffeu;
@@ -166,7 +167,7 @@ struct JointSlot {
 // five keep the pass within 8 storage buffers, WebGPU's default.)
 @group(0) @binding(2) var<storage, read> trackRefs: array<u32>;
 @group(0) @binding(3) var<storage, read> instances: array<Instance>;
-// Layer stacks, indexed by Instance.layers.
+// Layer stacks, indexed by Instance.layers' low bits (LAYERS_INDEX: the impostors may set LAYERS_SHOWN above them).
 @group(0) @binding(4) var<storage, read> stacks: array<LayerStack>;
 // Blend masks: nodeCount weights in [0, 1] per mask.
 @group(0) @binding(5) var<storage, read> masks: array<f32>;
@@ -377,7 +378,7 @@ fn main(@builtin(workgroup_id) group: vec3u, @builtin(local_invocation_index) th
       trs = blendTrs(trs, sampleNode(record.clipB, uB, n), record.blend);
     }
     if (LAYERS_ENABLED && (record.layers & LAYERS_IDLE) == 0u) {
-      trs = applyStack(record.layers, trs, n);
+      trs = applyStack(record.layers & LAYERS_INDEX, trs, n);
     }
     model[n] = composeTrs(trs);
   }

@@ -1,7 +1,7 @@
 import type { Crowd } from '../src/runtime/crowd';
 import type { InstanceStore } from '../src/runtime/instance-store';
 import { gpuClipTime } from '../src/runtime/clip-clock';
-import { INSTANCE, LAYER, LAYER_STACK, LAYERS_IDLE, MASK_NONE } from '../src/runtime/layout';
+import { INSTANCE, LAYER, LAYER_STACK, LAYERS_IDLE, LAYERS_INDEX, MASK_NONE } from '../src/runtime/layout';
 
 /** One clip of a stack as the GPU holds it: clip index, time now (s), weight, crowd mask id or -1. */
 export interface ReadLayer { clip: number; time: number; weight: number; mask: number }
@@ -37,7 +37,7 @@ export async function readInstanceStack(device: GPUDevice, crowd: Crowd, id: num
     layers.push({ clip: b, time: at(record, b, 0, { phase: INSTANCE.phaseB, speed: INSTANCE.speedB, rateLo: INSTANCE.rateLoB, rateHi: INSTANCE.rateHiB }), weight: blend, mask: -1 });
   }
   if ((stack & LAYERS_IDLE) === 0) {
-    const s = new DataView(await readBack(device, store.layerStackBuffer, stack * LAYER_STACK.size, LAYER_STACK.size));
+    const s = new DataView(await readBack(device, store.layerStackBuffer, (stack & LAYERS_INDEX) * LAYER_STACK.size, LAYER_STACK.size));
     for (let i = 0; i < s.getUint32(LAYER_STACK.overrideCount, true); i++) {
       const l = LAYER_STACK.layers + i * LAYER.size;
       const c = s.getUint32(l + LAYER.clip, true);

@@ -42,6 +42,7 @@ const SPEED_TIE: f32 = 0x1.4f8b58p-17f; // 0.00001
 const EDGE_EPSILON: f32 = 0x1.197998p-40f; // 1e-12
 const MASK_NONE: u32 = 0xffffffffu;
 const LAYERS_IDLE: u32 = 0x80000000u;
+const LAYERS_INDEX: u32 = 0x3fffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const STACK_LAYERS: u32 = 6u;
 const CLIP_WORDS: u32 = 4u;
@@ -759,8 +760,9 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
   // of two clips at most and no action layer is written as the record's blend (clip B by the
   // second clip's share, the pose an unmasked override layer of that weight gives) over an empty
   // stack, and marked LAYERS_IDLE: the pose pass skips the stack, and the cull pass may draw the
-  // instance as an impostor (src/runtime/layout.ts LAYERS_IDLE).
-  let stack = instances[slot].layers & ~LAYERS_IDLE;
+  // instance as an impostor (src/runtime/layout.ts LAYERS_IDLE). A larger output keeps its
+  // stack, which the impostors' shown pass may still route (LAYERS_SHOWN: its two heaviest clips).
+  let stack = instances[slot].layers & LAYERS_INDEX;
   var base = Entry(input.current.clip, 0.0, 0.0, 1.0);
   if (entryCount > 0u) {
     base = entries[0];

@@ -31,6 +31,7 @@ const IMPOSTOR_CHUNK: u32 = 4096u;
 const IMPOSTOR_CLIPS: u32 = 1024u;
 const SLOT_MESH_ONLY: u32 = 0x80000000u;
 const LAYERS_IDLE: u32 = 0x80000000u;
+const LAYERS_SHOWN: u32 = 0x40000000u;
 const CULL_FRUSTUM: u32 = 1u;
 const CULL_LOD: u32 = 2u;
 const CULL_ANIMATION_LOD: u32 = 4u;
@@ -148,18 +149,23 @@ fn impostorClip(c: u32) -> bool {
 }
 
 // Whether the impostors have every clip instance `slot` shows (impostor.wgsl dissolves clip A
-// into clip B by the blend, clamped to [0, 1]): clip A below a blend of 1, clip B above 0. An
-// instance whose layer stack applies (its override and additive layers, masked, over the base)
-// is not: the atlas holds the clips alone (a full-weight override layer's pose drawn as the base
-// clip's impostor differed from its mesh by 61/255), so it stays a mesh. A plain record's
-// `layers` is LAYERS_NONE, and the control pass marks a GPU-driven controller's record
-// LAYERS_IDLE while its output is two clips at most, written as the record's blend.
+// into clip B by the blend, clamped to [0, 1]): clip A below a blend of 1, clip B above 0. A
+// plain record's `layers` is LAYERS_NONE, and the control pass marks a GPU-driven controller's
+// record LAYERS_IDLE while its output is two clips at most, written as the record's blend. An
+// instance whose layer stack applies is shown only where the impostors' shown pass found the
+// stack a blend of clips the atlas holds and marked it LAYERS_SHOWN this frame
+// (shaders/impostors/shown.wgsl: the impostor shows its two heaviest clips); a masked or additive
+// layer that weighs anything keeps it a mesh (a full-weight masked override layer's pose drawn as
+// the base clip's impostor differed from its mesh by 61/255).
 fn impostorShows(slot: u32) -> bool {
   let r = instances[slot];
   // Nor is an instance holding a prop (its slot stamp's SLOT_MESH_ONLY bit: the props are placed
   // on the mesh lists' instances alone, and the atlas has none).
-  if ((r.layers & LAYERS_IDLE) == 0u || (stamps[slot] & SLOT_MESH_ONLY) != 0u) {
+  if ((stamps[slot] & SLOT_MESH_ONLY) != 0u) {
     return false;
+  }
+  if ((r.layers & LAYERS_IDLE) == 0u) {
+    return (r.layers & LAYERS_SHOWN) != 0u;
   }
   return (r.blend >= 1.0 || impostorClip(r.clipA)) && (r.blend <= 0.0 || impostorClip(r.clipB));
 }

@@ -19,6 +19,9 @@ const COUNTER_IMPOSTOR: u32 = 10u;
 const COUNTER_BAND: u32 = 11u;
 const COUNTER_DOT: u32 = 12u;
 const DOT_TAPS: u32 = 4u;
+const LAYERS_IDLE: u32 = 0x80000000u;
+const LAYERS_SHOWN: u32 = 0x40000000u;
+const LAYERS_INDEX: u32 = 0x3fffffffu;
 
 struct Instance {
   world: mat4x4f,
@@ -34,6 +37,18 @@ struct Instance {
   rateHiA: u32,
   rateLoB: u32,
   rateHiB: u32,
+}
+
+struct Shown {
+  clipA: u32,
+  clipB: u32,
+  phaseA: u32,
+  phaseB: u32,
+  rateLoA: u32,
+  rateHiA: u32,
+  rateLoB: u32,
+  rateHiB: u32,
+  blend: f32,
 }
 
 // a * b as a 64-bit (low word, high word) pair, from 16-bit halves (WGSL has no 64-bit integers).
@@ -196,6 +211,8 @@ struct Atlas {
   clipSlots: u32,
   // Pixels one model unit spans one unit from the camera (projection x the crowd's viewport height / 2): a dot's area on screen.
   pixelsAtUnit: f32,
+  // Cells a layer (poses x views): a (layer, cell)'s covered fraction is at layer x cells + cell.
+  cells: u32,
 }
 
 // The per-instance appearance record (skin.wgsl `Appearance`; white, no parts, without CrowdAppearance).
@@ -240,6 +257,9 @@ struct Look {
 // Per layer and cell at layer x cells + pose x views + view (cells: coveredRects' length): the
 // cell's covered fraction of its rectangle (impostor-coverage.ts, after each bake), a dot's area.
 @group(0) @binding(18) var<storage, read> cellCoverage: array<f32>;
+// Per layer stack record: the two heaviest clips of its blend, where the shown pass set the
+// instance's LAYERS_SHOWN bit (shaders/impostors/shown.wgsl); read in place of its record's clips.
+@group(0) @binding(19) var<storage, read> shown: array<Shown>;
 // PARALLAX_STEPS (the parallax march's steps at the switch, sampleCell and marchSteps) and PARALLAX_THICKNESS (how far behind
 // the surface, in steps, a step still meets it) come in the generated block (impostor-layout.ts).
 
@@ -363,6 +383,25 @@ struct Placement {
   d: vec3f,
 }
 
+// Instance `slot`'s record as its impostor shows it: a layered instance the shown pass marked
+// LAYERS_SHOWN with the two heaviest clips of its stack's blend as its clip A and clip B.
+fn shownRecord(slot: u32) -> Instance {
+  var r = instances[slot];
+  if ((r.layers & (LAYERS_IDLE | LAYERS_SHOWN)) == LAYERS_SHOWN) {
+    let s = shown[r.layers & LAYERS_INDEX];
+    r.clipA = s.clipA;
+    r.clipB = s.clipB;
+    r.phaseA = s.phaseA;
+    r.phaseB = s.phaseB;
+    r.rateLoA = s.rateLoA;
+    r.rateHiA = s.rateHiA;
+    r.rateLoB = s.rateLoB;
+    r.rateHiB = s.rateHiB;
+    r.blend = s.blend;
+  }
+  return r;
+}
+
 fn placement(record: Instance) -> Placement {
   let w = record.world;
   let scale = max(max(length(w[0].xyz), length(w[1].xyz)), length(w[2].xyz));
@@ -379,8 +418,10 @@ fn placement(record: Instance) -> Placement {
 fn posesOf(record: Instance) -> vec2u {
   let turnsA = clipTurns(record.phaseA, record.rateLoA, record.rateHiA, atlas.ticks);
   let turnsB = clipTurns(record.phaseB, record.rateLoB, record.rateHiB, atlas.ticks);
-  let frameA = mulWide(turnsA.y + 0x80000000u / atlas.frames, atlas.frames).y;
-  let frameB = mulWide(turnsB.y + 0x80000000u / atlas.frames, atlas.frames).y;
+  // Half a frame on (half a turn over the frames), then floored: the nearest frame.
+  let half = (1u << 31u) / atlas.frames;
+  let frameA = mulWide(turnsA.y + half, atlas.frames).y;
+  let frameB = mulWide(turnsB.y + half, atlas.frames).y;
   var slots = vec2u(record.clipA, record.clipB);
   if (CLIP_SLOTS) {
     slots = vec2u(cellTable[atlas.clipSlots + slots.x], cellTable[atlas.clipSlots + slots.y]);
@@ -412,7 +453,7 @@ fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32
     return out;
   }
   let slot = impostorList[instance];
-  let record = instances[slot];
+  let record = shownRecord(slot);
   let placed = placement(record);
   let scale = placed.scale;
   let rotation = placed.rotation;
@@ -1140,7 +1181,7 @@ fn dotLight(c: CellMap, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f)
 fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   var out: DotOut;
   let slot = impostorList[index];
-  let record = instances[slot];
+  let record = shownRecord(slot);
   let placed = placement(record);
   let view = viewCoords(placed.d);
   let t = dotThresholds(slot);
@@ -1161,7 +1202,7 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   // cellFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
   let samples = select(1u, 4u, MULTISAMPLED && !DOT_PICK);
   let c = cellMap(pose, a, e);
-  let area = cellCoverage[layer * arrayLength(&coveredRects) + pose * atlas.views + e * atlas.azimuths + a] * c.frame.x * c.frame.y * pixels * pixels;
+  let area = cellCoverage[layer * atlas.cells + pose * atlas.views + e * atlas.azimuths + a] * c.frame.x * c.frame.y * pixels * pixels;
   let k = u32(clamp(floor(area * f32(samples) + t.w), 0.0, f32(samples)));
   if (k == 0u) {
     out.clip = vec4f(2.0, 2.0, 2.0, 1.0);

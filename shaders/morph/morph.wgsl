@@ -14,6 +14,7 @@ const TRACK_STEP: u32 = 0x80000000u;
 const TRACK_INDEX_MASK: u32 = 0x7fffffffu;
 const LAYERS_NONE: u32 = 0xffffffffu;
 const LAYERS_IDLE: u32 = 0x80000000u;
+const LAYERS_INDEX: u32 = 0x3fffffffu;
 const MASK_NONE: u32 = 0xffffffffu;
 const REFERENCE_REST: u32 = 0xffffffffu;
 const REFERENCE_IDENTITY: u32 = 0xfffffffeu;
@@ -217,7 +218,7 @@ fn main(@builtin(global_invocation_id) id: vec3u) {
     w = mix(w, groupWeights(record.clipB, coordinate(record.clipB, record.phaseB, record.speedB, record.rateLoB, record.rateHiB), group), record.blend);
   }
   if ((record.layers & LAYERS_IDLE) == 0u) {
-    w = applyStack(record.layers, w, group);
+    w = applyStack(record.layers & LAYERS_INDEX, w, group);
   }
   let o = overrides[index];
   weights[index] = select(w, o, o >= vec4f(0.0));

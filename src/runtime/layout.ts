@@ -25,7 +25,7 @@ export const INSTANCE = {
   speedA: 80, //    f32: playback rate of A (1 = real time, negative plays backwards)
   speedB: 84, //    f32: playback rate of B
   blend: 88, //     f32: weight of B in [0, 1] (0 = A only)
-  layers: 92, //    u32: index of this instance's LAYER_STACK record, LAYERS_NONE for none; LAYERS_IDLE set: no stack applies
+  layers: 92, //    u32: index of this instance's LAYER_STACK record (its low bits, LAYERS_INDEX), LAYERS_NONE for none; LAYERS_IDLE set: no stack applies; LAYERS_SHOWN: an impostor may show it
   rateLoA: 96, //   u32: clip A's rate, low word: speed / duration in 2^-64 turns per clock tick, a 64-bit integer mod 2^64
   rateHiA: 100, //  u32: high word
   rateLoB: 104, //  u32: clip B's rate, low word
@@ -44,6 +44,18 @@ export const LAYERS_NONE = 0xffffffff;
  * the cull and pose passes read them.
  */
 export const LAYERS_IDLE = 0x80000000;
+/**
+ * The next bit of an instance record's `layers` word, set on the GPU alone (the impostor feature's
+ * shown pass, shaders/impostors/shown.wgsl, each frame before the cull pass; never in the CPU's
+ * copy, whose uploads clear it): the stack applies (LAYERS_IDLE clear) but is a weighted blend
+ * of clips the atlas holds (its override layers that weigh anything are unmasked, its additive
+ * layers weigh nothing), so the cull pass may route the instance to the impostors, which show
+ * its two heaviest clips dissolved (the shown record at its stack index). Stack indices stay
+ * below it (InstanceStore's capacity); a pass indexing the stacks takes `layers & LAYERS_INDEX`.
+ */
+export const LAYERS_SHOWN = 0x40000000;
+/** The stack index's bits of an instance record's `layers` word (below LAYERS_SHOWN and LAYERS_IDLE). */
+export const LAYERS_INDEX = 0x3fffffff;
 /** The top bit of a slot's stamp (SlotStamps): its instance is never routed to the impostors (it holds a prop, or morph weights of its own: InstanceStore.setMeshOnly). */
 export const SLOT_MESH_ONLY = 0x80000000;
 /**

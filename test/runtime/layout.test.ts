@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { IMPOSTOR_ATLAS } from '../../src/features/impostors/impostor-layout';
+import { IMPOSTOR_ATLAS, IMPOSTOR_SHOWN, SHOWN_PARAMS } from '../../src/features/impostors/impostor-layout';
 import { describe, expect, it } from 'vitest';
 import {
   CAMERA, CONTROL_FADE, CONTROL_INPUT, CONTROL_PARAMS, CONTROL_SOURCE, CONTROL_STATE, CONTROL_UPDATE, LOCOMOTION_DRIVE, CULL_PARAMS, INSTANCE, JOINT_SLOT, LAYER, LAYER_STACK, LOD_RANGE,
@@ -165,9 +165,19 @@ describe('buffer layouts: src/runtime/layout.ts matches the WGSL structs', () =>
     expect(wgslLayout(morph, 'LayerStack').size).toBe(LAYER_STACK.size);
   });
 
-  it('impostor atlas uniform: Atlas in impostor.wgsl (vec3f + radius, eleven 4-byte fields: 60 bytes, 64 with its alignment)', () => {
+  it('impostor atlas uniform: Atlas in impostor.wgsl (vec3f + radius, fifteen 4-byte fields: 76 bytes, 80 with its alignment)', () => {
     const impostor = readFileSync(new URL('../../shaders/impostors/impostor.wgsl', import.meta.url), 'utf8');
     expectMatches(IMPOSTOR_ATLAS, wgslLayout(impostor, 'Atlas'));
+  });
+
+  it('impostor shown records and the shown pass\'s uniform: Shown in impostor.wgsl and shown.wgsl (nine 4-byte fields), ShownParams in shown.wgsl', () => {
+    const impostor = readFileSync(new URL('../../shaders/impostors/impostor.wgsl', import.meta.url), 'utf8');
+    const shown = readFileSync(new URL('../../shaders/impostors/shown.wgsl', import.meta.url), 'utf8');
+    expectMatches(IMPOSTOR_SHOWN, wgslLayout(impostor, 'Shown'));
+    expectMatches(IMPOSTOR_SHOWN, wgslLayout(shown, 'Shown'));
+    expectMatches(SHOWN_PARAMS, wgslLayout(shown, 'ShownParams'));
+    expect(wgslLayout(shown, 'LayerStack').size).toBe(LAYER_STACK.size);
+    expectMatches(INSTANCE, wgslLayout(shown, 'Instance'));
   });
 
   it('the layout reader itself follows the WGSL rules on the classic trap', () => {

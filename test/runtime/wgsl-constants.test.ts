@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TRACK_INDEX_MASK, TRACK_NONE, TRACK_STEP } from '../../src/bake/bake';
-import { COUNT_FROM_PARAMS, DQ_POLAR_ITERATIONS, DQ_VEC4S, LAYER_STACK, LAYERS_IDLE, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/runtime/layout';
+import { COUNT_FROM_PARAMS, DQ_POLAR_ITERATIONS, DQ_VEC4S, LAYER_STACK, LAYERS_IDLE, LAYERS_INDEX, LAYERS_NONE, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, REFERENCE_IDENTITY, REFERENCE_REST, STACK_LAYERS } from '../../src/runtime/layout';
 import { generatedBlock, GENERATED_SHADERS } from '../../tools/wgsl-shaders';
 import { glslConstantBlock, glslLiteral, layoutWords } from '../../src/webgl2/glsl-constants';
 import { GL_POSE_CONSTANTS } from '../../src/webgl2/glsl-texts';
@@ -32,7 +32,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
   it('every shared constant has the value of its TypeScript twin, in the shader as read', () => {
     const wgsl = wgslU32Constants(pose);
     const twins: Record<string, number> = {
-      TRACK_NONE, TRACK_STEP, TRACK_INDEX_MASK, LAYERS_NONE, LAYERS_IDLE, MASK_NONE, REFERENCE_REST, REFERENCE_IDENTITY,
+      TRACK_NONE, TRACK_STEP, TRACK_INDEX_MASK, LAYERS_NONE, LAYERS_IDLE, LAYERS_INDEX, MASK_NONE, REFERENCE_REST, REFERENCE_IDENTITY,
       MAX_OVERRIDE_LAYERS, MAX_ADDITIVE_LAYERS, STACK_LAYERS, COUNT_FROM_PARAMS, DQ_VEC4S, DQ_POLAR_ITERATIONS,
     };
     expect(Object.fromEntries(POSE_CONSTANTS)).toEqual(twins);
@@ -57,7 +57,7 @@ describe('shared constants: shaders/pose.wgsl and TypeScript', () => {
       expect(currentConstantBlock(source), `${file}: run npm run gen:wgsl`).toBe(generatedBlock(shader));
       expect([...wgslU32Constants(replaceConstantBlock(source, '')).keys()], file).toEqual([]);
     }
-    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl', 'shaders/environment.wgsl', 'shaders/steering/steering.wgsl', 'shaders/impostors/impostor.wgsl', 'shaders/impostors/bake.wgsl', 'shaders/impostors/coverage.wgsl', 'shaders/webgl2/pose.vert.glsl', 'shaders/webgl2/pose-local.frag.glsl', 'shaders/webgl2/pose.frag.glsl', 'shaders/webgl2/skin.vert.glsl', 'shaders/webgl2/skin.frag.glsl', 'shaders/webgl2/environment.vert.glsl', 'shaders/webgl2/environment.frag.glsl']);
+    expect(GENERATED_SHADERS.map((g) => g.file)).toEqual(['shaders/pose.wgsl', 'shaders/controllers/control.wgsl', 'shaders/culling/cull.wgsl', 'shaders/culling/palette.wgsl', 'shaders/skin.wgsl', 'shaders/props/prop.wgsl', 'shaders/root-motion/root-motion.wgsl', 'shaders/morph/morph.wgsl', 'shaders/picking/pick.wgsl', 'shaders/picking/select.wgsl', 'shaders/mipmaps.wgsl', 'shaders/environment.wgsl', 'shaders/steering/steering.wgsl', 'shaders/impostors/impostor.wgsl', 'shaders/impostors/bake.wgsl', 'shaders/impostors/coverage.wgsl', 'shaders/impostors/shown.wgsl', 'shaders/webgl2/pose.vert.glsl', 'shaders/webgl2/pose-local.frag.glsl', 'shaders/webgl2/pose.frag.glsl', 'shaders/webgl2/skin.vert.glsl', 'shaders/webgl2/skin.frag.glsl', 'shaders/webgl2/environment.vert.glsl', 'shaders/webgl2/environment.frag.glsl']);
   });
 
   it('the control records use the controllers\' own values for phases, sources, limits and the clamp hold', () => {
@@ -264,7 +264,7 @@ describe('drift: a shared number written by hand in a shader fails', () => {
       .map((f) => ({ file: `src/${f}`, text: readFileSync(new URL(`../../src/${f}`, import.meta.url), 'utf8') }))
       .filter(({ text }) => /\.wgsl\?raw'/.test(text) && /createComputePipeline/.test(text));
     expect(passes.map((p) => p.file).sort()).toEqual([
-      'src/features/controllers/control-pass.ts', 'src/features/impostors/impostor-coverage.ts', 'src/features/morph/morph-pass.ts', 'src/features/picking/select-pass.ts', 'src/features/props/prop-pass.ts',
+      'src/features/controllers/control-pass.ts', 'src/features/impostors/impostor-coverage.ts', 'src/features/impostors/impostor-shown.ts', 'src/features/morph/morph-pass.ts', 'src/features/picking/select-pass.ts', 'src/features/props/prop-pass.ts',
       'src/features/root-motion/root-motion-pass.ts', 'src/features/steering/steering-pass.ts', 'src/runtime/culling/cull-pass.ts', 'src/runtime/culling/palette-pass.ts', 'src/runtime/pose-pass.ts',
     ]);
     for (const { file, text } of passes) {

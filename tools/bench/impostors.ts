@@ -63,6 +63,12 @@ export interface ImpostorView {
   height?: number;
   /** A prop every Fox holds (CrowdProps.attach without instances): drawn on the meshes, baked into the impostors. */
   prop?: { character: Character; joint: string; offset: readonly number[] };
+  /**
+   * Every Fox a blend of three clips in a layer stack (its clip, the next at 0.4 over it, the third
+   * at 0.3 over both: shares 0.42, 0.28, 0.3): posed from its stack as a mesh, shown as its two
+   * heaviest by the impostors (the shown pass, before the cull pass).
+   */
+  layered?: boolean;
 }
 
 /**
@@ -88,7 +94,12 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
     clipsA[i] = i % 3;
     timesA[i] = (i % 97) * 0.031;
   }
-  crowd.addMany({ count, positions, clipsA, timesA });
+  const ids = crowd.addMany({ count, positions, clipsA, timesA });
+  if (view.layered) {
+    for (let i = 0; i < count; i++) {
+      crowd.setLayers(ids[i], { layers: [{ clip: (i + 1) % 3, time: timesA[i], weight: 0.4 }, { clip: (i + 2) % 3, time: timesA[i], weight: 0.3 }] });
+    }
+  }
   const extent = side * SPACING;
   const centre = [extent / 2, 0, extent / 2];
   const fovY = 0.9;
@@ -99,9 +110,10 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const resolved = samples > 1 ? device.createTexture({ size: [targetWidth, targetHeight], format: FORMATS.colorFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT }) : undefined;
   const depth = device.createTexture({ size: [targetWidth, targetHeight], format: FORMATS.depthFormat, usage: GPUTextureUsage.RENDER_ATTACHMENT, sampleCount: samples });
   const timestamps = device.features.has('timestamp-query');
-  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 6 }) : undefined;
-  const resolve = device.createBuffer({ size: 48, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
-  const read = device.createBuffer({ size: 48, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
+  // 0, 1: the cull pass; 2, 3: the pose pass; 4, 5: the render pass; 6: the frame's start (an empty pass before the crowd's: the features' passes before the cull's, such as the impostors' shown pass, count).
+  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 7 }) : undefined;
+  const resolve = device.createBuffer({ size: 56, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
+  const read = device.createBuffer({ size: 56, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
   // The switch (the framing sphere at switchPixels) switchAt x the height away: with a band at 1.2, every Fox (1 to 1.15 x the height away) is in a band of 0.25.
   const sphere = feature ? 2 * boxSphere(feature.atlas.box).radius : 0;
   const viewportHeight = switchAt === undefined || !feature ? 1080 : (switchAt * height * 2 * feature.switchPixels) / (sphere * projectionScale(viewProjection));
@@ -113,6 +125,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
     const start = performance.now();
     crowd.update(1 / 60);
     const encoder = device.createCommandEncoder();
+    if (querySet) encoder.beginComputePass({ timestampWrites: { querySet, beginningOfPassWriteIndex: 6 } }).end();
     crowd.encode(encoder, querySet && { querySet, beginningOfPassWriteIndex: 0, endOfPassWriteIndex: 1 }, querySet && { querySet, beginningOfPassWriteIndex: 2, endOfPassWriteIndex: 3 });
     const pass = encoder.beginRenderPass({
       colorAttachments: [{ view: color.createView(), resolveTarget: resolved?.createView(), loadOp: 'clear', storeOp: resolved ? 'discard' : 'store' }],
@@ -122,8 +135,8 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
     crowd.draw(pass, viewProjection);
     pass.end();
     if (querySet) {
-      encoder.resolveQuerySet(querySet, 0, 6, resolve, 0);
-      encoder.copyBufferToBuffer(resolve, 0, read, 0, 48);
+      encoder.resolveQuerySet(querySet, 0, 7, resolve, 0);
+      encoder.copyBufferToBuffer(resolve, 0, read, 0, 56);
     }
     const commands = encoder.finish();
     const cpuMs = performance.now() - start;
@@ -136,7 +149,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
     if (querySet) {
       await read.mapAsync(GPUMapMode.READ);
       const t = new BigUint64Array(read.getMappedRange());
-      gpuMs = Number(t[5] - t[0]) / 1e6;
+      gpuMs = Number(t[5] - t[6]) / 1e6;
       if (f >= WARM_UP) { cullGpu.push(Number(t[1] - t[0]) / 1e6); drawGpu.push(Number(t[5] - t[4]) / 1e6); }
       read.unmap();
     }
@@ -156,7 +169,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   crowd.destroy();
   return {
     instances: count, how, visible: median(visible), posed: median(posed), impostors: median(impostors), band: median(inBand), dots: median(dots), vertices: median(vertices),
-    cpuMs: median(cpu), gpuMs: median(gpu), cullMs: querySet ? median(cullGpu) : NaN, drawMs: querySet ? median(drawGpu) : NaN, workMs: median(work), spherePixels: (sphere * projectionScale(viewProjection) * targetHeight) / (2 * height), method: timestamps ? 'timestamp-query (cull pass start to render pass end)' : 'submit to done',
+    cpuMs: median(cpu), gpuMs: median(gpu), cullMs: querySet ? median(cullGpu) : NaN, drawMs: querySet ? median(drawGpu) : NaN, workMs: median(work), spherePixels: (sphere * projectionScale(viewProjection) * targetHeight) / (2 * height), method: timestamps ? 'timestamp-query (frame start, before the features\' passes and the cull pass, to render pass end)' : 'submit to done',
   };
 }
 

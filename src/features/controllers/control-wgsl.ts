@@ -1,7 +1,7 @@
 import { EDGE_EPSILON } from '../../anim/blend-space-2d';
 import { BLEND_ENTRIES } from '../../anim/control/locomotion';
 import { MIN_BLEND_WEIGHT } from '../../anim/control/output';
-import { CLOCK_TICKS_PER_SECOND, CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, LAYERS_IDLE, MASK_NONE, REFERENCE_REST, STACK_LAYERS } from '../../runtime/layout';
+import { CLOCK_TICKS_PER_SECOND, CONTROL, CONTROL_HOLD_SECONDS, CONTROL_SPEED_TIE, LAYERS_IDLE, LAYERS_INDEX, MASK_NONE, REFERENCE_REST, STACK_LAYERS } from '../../runtime/layout';
 import { CLIP_CLOCK, LOCOMOTION_DRIVE_STRUCT, POSE_RECORD_STRUCTS, PRECISE_SIN_COS, type GeneratedShader, type SharedConstant } from '../../runtime/wgsl-constants';
 import { CONTROL_MODEL } from './control-records';
 
@@ -17,6 +17,7 @@ export const CONTROL_CONSTANTS: readonly SharedConstant[] = [
   ['EDGE_EPSILON', EDGE_EPSILON, 'f32'],
   ['MASK_NONE', MASK_NONE],
   ['LAYERS_IDLE', LAYERS_IDLE],
+  ['LAYERS_INDEX', LAYERS_INDEX],
   ['REFERENCE_REST', REFERENCE_REST],
   ['STACK_LAYERS', STACK_LAYERS],
   ...Object.entries(CONTROL_MODEL).map(([name, value]) => [name, value] as const),

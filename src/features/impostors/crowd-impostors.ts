@@ -1,17 +1,17 @@
-import type { Character } from '../../character/character';
 import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage, PickMeshList } from '../../runtime/feature';
 import { CULL_ARGS } from '../../runtime/layout';
-import { AtlasGrid, boxSphere, uniformSurface } from './impostor-atlas';
+import { boxSphere, type AtlasGrid } from './impostor-atlas';
 import { ALBEDO_FORMAT, depthFormat, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
-import { bakedClips, impostorBox } from './impostor-box';
+import { atlasGrid, bakedClips } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass, type ImpostorInputs } from './impostor-pass';
 import { marchDistance } from './impostor-layout';
 import { BandMeshes } from './band-meshes';
 import { ImpostorRoute, levelAtSwitch, type ImpostorDraws } from './impostor-route';
+import { ImpostorShown } from './impostor-shown';
 import type { ImpostorAtlasInfo, ImpostorOptions } from './types';
 import type { HeldProp, HeldProps } from '../../runtime/held-props';
 
@@ -44,6 +44,8 @@ export class CrowdImpostors implements CrowdFeature {
   private pass!: ImpostorPass;
   /** The covered rectangles of the atlas's cells, found after each bake (the march steps within them). */
   private coverage!: ImpostorCoverage;
+  /** The shown pass: which layered instances an impostor shows, and as which two clips. */
+  private shown!: ImpostorShown;
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
   /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere around the atlas's box). */
@@ -61,7 +63,7 @@ export class CrowdImpostors implements CrowdFeature {
   private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
   private on = true;
-  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined, covered: undefined as unknown as GPUBuffer, fractions: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer };
+  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined, covered: undefined as unknown as GPUBuffer, fractions: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer, shown: undefined as unknown as GPUBuffer };
 
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
@@ -97,6 +99,7 @@ export class CrowdImpostors implements CrowdFeature {
     const grid = atlasGrid(this.kernel, { ...this.options, clips }, clips, this.kernel.feature<HeldProps>('props')?.heldByAll ?? []);
     this.pass.destroy();
     this.coverage.destroy();
+    this.shown.destroy();
     this.freeTextures();
     this.table = undefined;
     this.setLayout(grid, clips);
@@ -133,6 +136,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.coverage = new ImpostorCoverage(device, grid);
     this.size = 2 * boxSphere(grid.box).radius;
     this.route = new ImpostorRoute(this.kernel, this.size, grid.switchPixels, grid.band, clips, grid.dotPixels);
+    this.shown = new ImpostorShown(device, this.route.clipBits);
     if (this.on) this.kernel.routeFar(this.route);
   }
 
@@ -207,9 +211,9 @@ export class CrowdImpostors implements CrowdFeature {
     return this.bakeMs;
   }
 
-  /** Bytes of the atlas once baked (one layer's bytes a look baked) and of its cells' covered rectangles and fractions (Crowd.gpuBytes adds them). */
+  /** Bytes of the atlas once baked (one layer's bytes a look baked), of its cells' covered rectangles and fractions, and of the shown records (36 bytes a layer stack record) (Crowd.gpuBytes adds them). */
   get gpuBytes(): number {
-    return (this.textures ? this.grid.bytes * this.layers : 0) + this.coverage.bytes;
+    return (this.textures ? this.grid.bytes * this.layers : 0) + this.coverage.bytes + this.shown.bytes;
   }
 
   /** @internal The atlas textures, baked now if they were not. */
@@ -251,8 +255,9 @@ export class CrowdImpostors implements CrowdFeature {
     return textures;
   }
 
-  /** Keeps the frame's impostor list for draw(). */
-  encode(_encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {
+  /** Before the cull pass, the shown pass over the layered instances; after the pose pass, keeps the frame's impostor list for draw(). */
+  encode(encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {
+    if (stage === 'before-pose' && this.on) this.shown.encode(encoder, this.kernel.store);
     if (stage === 'after-pose') this.frameList = frame.routed && this.route.draws(frame.routed);
   }
 
@@ -304,6 +309,7 @@ export class CrowdImpostors implements CrowdFeature {
     inputs.covered = this.coverage.buffer;
     inputs.fractions = this.coverage.fractions;
     inputs.counters = list.counters;
+    inputs.shown = this.shown.records;
     return inputs;
   }
 
@@ -318,12 +324,14 @@ export class CrowdImpostors implements CrowdFeature {
     this.table = undefined;
     this.pass = new ImpostorPass(device, this.grid, this.clips, this.kernel.character.clipDurations.length, this.targets);
     this.coverage = new ImpostorCoverage(device, this.grid);
+    this.shown = new ImpostorShown(device, this.route.clipBits);
   }
 
   destroy(): void {
     this.kernel.routeFar(undefined);
     this.pass.destroy();
     this.coverage.destroy();
+    this.shown.destroy();
     this.freeTextures();
   }
 
@@ -386,11 +394,4 @@ export class CrowdImpostors implements CrowdFeature {
     this.textures = undefined;
     this.layers = 0;
   }
-}
-
-/** The atlas's layout for `clips` (resolved) of the crowd's character holding `held` (CrowdProps.heldByAll) under `options` (checked by name: a RangeError or TypeError). */
-function atlasGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[], held: readonly HeldProp[]): AtlasGrid {
-  const limits = crowd.device.limits;
-  const materials = [crowd.character, ...held.map((h) => h.prop)].flatMap((c) => c.rig.primitives.map((p) => p.material));
-  return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
 }

@@ -9,6 +9,8 @@ import { restPose } from '../../bake/sampler';
 import type { Character } from '../../character/character';
 import { show } from '../../math/show';
 import type { HeldProp } from '../../runtime/held-props';
+import { AtlasGrid, uniformSurface } from './impostor-atlas';
+import type { ImpostorOptions } from './types';
 
 /**
  * ImpostorOptions.clips resolved against `character`: its clip indices in the order given (every
@@ -142,4 +144,11 @@ function transformPoints(m: ArrayLike<number>, points: Float64Array, out: Float6
     const x = points[v], y = points[v + 1], z = points[v + 2];
     for (let c = 0; c < 3; c++) out[v + c] = m[c] * x + m[c + 4] * y + m[c + 8] * z + m[c + 12];
   }
+}
+
+/** The atlas's layout for `clips` (resolved) of the crowd's character holding `held` (CrowdProps.heldByAll) under `options` (checked by name: a RangeError or TypeError). */
+export function atlasGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[], held: readonly HeldProp[]): AtlasGrid {
+  const limits = crowd.device.limits;
+  const materials = [crowd.character, ...held.map((h) => h.prop)].flatMap((c) => c.rig.primitives.map((p) => p.material));
+  return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
 }

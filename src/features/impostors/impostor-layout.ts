@@ -1,5 +1,5 @@
-import { CLIP_CLOCK, INSTANCE_STRUCT, type GeneratedShader } from '../../runtime/wgsl-constants';
-import { CULL_COUNTERS, IMPOSTOR_CHUNK } from '../../runtime/layout';
+import { CLIP_CLOCK, INSTANCE_STRUCT, POSE_RECORD_STRUCTS, type GeneratedShader } from '../../runtime/wgsl-constants';
+import { CULL_COUNTERS, IMPOSTOR_CHUNK, IMPOSTOR_CLIPS, LAYERS_IDLE, LAYERS_INDEX, LAYERS_SHOWN, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, STACK_LAYERS } from '../../runtime/layout';
 
 /**
  * The impostor draw's atlas uniform (shaders/impostors/impostor.wgsl `Atlas`), written per frame:
@@ -24,7 +24,50 @@ export const IMPOSTOR_ATLAS = {
   marchDistance: 56, // f32: model units (over the instance's scale) from the box's centre out to which the march takes every step (marchDistance); 0: everywhere
   clipSlots: 60, //    u32: word of the cell table (binding 14) where each character clip's index among the atlas's clips begins (ImpostorOptions.clips)
   pixelsAtUnit: 64, // f32: pixels one model unit spans one unit from the camera (projection x viewport height / 2): a dot's area (ImpostorRoute.pixelsAtUnit)
+  cells: 68, //        u32: cells a layer (poses x views): where a layer's covered fractions begin (binding 18)
 } as const;
+
+/**
+ * A layered instance's shown record (shaders/impostors/shown.wgsl and impostor.wgsl `Shown`), one
+ * per layer stack record at its index, written by the shown pass each frame where it sets the
+ * record's LAYERS_SHOWN bit: the two heaviest clips of the stack's blend as the impostor shows
+ * them, in place of the record's clip A and clip B (their clock words as INSTANCE has them) and
+ * clip B's share of the two.
+ */
+export const IMPOSTOR_SHOWN = {
+  size: 36,
+  clipA: 0, //    u32
+  clipB: 4, //    u32
+  phaseA: 8, //   u32
+  phaseB: 12, //  u32
+  rateLoA: 16, // u32
+  rateHiA: 20, // u32
+  rateLoB: 24, // u32
+  rateHiB: 28, // u32
+  blend: 32, //   f32: in [0, 1]
+} as const;
+
+/** The shown pass's uniform block (shown.wgsl `ShownParams`), written when the layered range or the row length changes. */
+export const SHOWN_PARAMS = {
+  size: 144,
+  first: 0, //     u32: the first layered slot (InstanceStore.plainCount)
+  count: 4, //     u32: layered instances
+  rowLength: 8, // u32: instances a row of the 2D dispatch
+  clips: 16, //    array<vec4u, 8>: bit c set, the atlas holds clip c (ImpostorRoute's bits)
+} as const;
+
+/** The shown record as WGSL (IMPOSTOR_SHOWN). */
+const SHOWN_STRUCT = `struct Shown {
+  clipA: u32,
+  clipB: u32,
+  phaseA: u32,
+  phaseB: u32,
+  rateLoA: u32,
+  rateHiA: u32,
+  rateLoB: u32,
+  rateHiB: u32,
+  blend: f32,
+}`;
 
 /** Steps of the impostor draw's parallax march across the animation box (impostor.wgsl sampleCell). */
 export const PARALLAX_STEPS = 32;
@@ -60,9 +103,14 @@ export function marchSteps(far: number, distance: number): number {
   return Math.min(PARALLAX_STEPS, Math.max(MIN_MARCH_STEPS, Math.ceil((PARALLAX_STEPS * far) / distance)));
 }
 
-/** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the instance record and the clip clock (draw); none (bake, the covered rectangles). */
+/** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the `layers` word's bits, the instance and shown records and the clip clock (draw); none (bake, the covered rectangles); the `layers` word's bits, the records and stacks and the layer counts (the shown pass). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32'], ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor, 'u32'], ['COUNTER_BAND', CULL_COUNTERS.band, 'u32'], ['COUNTER_DOT', CULL_COUNTERS.dot, 'u32'], ['DOT_TAPS', DOT_TAPS, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32'], ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor, 'u32'], ['COUNTER_BAND', CULL_COUNTERS.band, 'u32'], ['COUNTER_DOT', CULL_COUNTERS.dot, 'u32'], ['DOT_TAPS', DOT_TAPS, 'u32'], ['LAYERS_IDLE', LAYERS_IDLE, 'u32'], ['LAYERS_SHOWN', LAYERS_SHOWN, 'u32'], ['LAYERS_INDEX', LAYERS_INDEX, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${SHOWN_STRUCT}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
   { file: 'shaders/impostors/coverage.wgsl', constants: [], structs: '' },
+  {
+    file: 'shaders/impostors/shown.wgsl',
+    constants: [['LAYERS_IDLE', LAYERS_IDLE], ['LAYERS_SHOWN', LAYERS_SHOWN], ['LAYERS_INDEX', LAYERS_INDEX], ['MASK_NONE', MASK_NONE], ['MAX_OVERRIDE_LAYERS', MAX_OVERRIDE_LAYERS], ['MAX_ADDITIVE_LAYERS', MAX_ADDITIVE_LAYERS], ['STACK_LAYERS', STACK_LAYERS], ['IMPOSTOR_CLIPS', IMPOSTOR_CLIPS]],
+    structs: `${POSE_RECORD_STRUCTS}\n\n${SHOWN_STRUCT}`,
+  },
 ];

@@ -32,6 +32,8 @@ export interface ImpostorInputs {
   readonly fractions: GPUBuffer;
   /** The cull pass's counters (CullPass.counters): the lists' counts, past which a draw instance's quads go off screen. */
   readonly counters: GPUBuffer;
+  /** The shown records, one per layer stack record (ImpostorShown.records): what a layered instance's impostor shows. */
+  readonly shown: GPUBuffer;
 }
 
 /** The shadow map's depth bias the skin pass samples with (SkinPass.setShadowMap's default). */
@@ -55,7 +57,7 @@ export class ImpostorPass {
   private readonly dotPipeline: GPURenderPipeline | undefined;
   private readonly dotGroup: { group: GPUBindGroup | undefined; bound: unknown[] } = { group: undefined, bound: [] };
   /**
-   * Every binding of impostor.wgsl in both stages (drawGroupLayout), and the one pipeline layout
+   * Every binding of impostor.wgsl (drawGroupLayout: in both stages but three), and the one pipeline layout
    * of every pipeline here: an 'auto' layout would keep only what its stages read (the quads read
    * no cellCoverage), and each bind group is made over this one.
    */
@@ -168,6 +170,7 @@ export class ImpostorPass {
     v.setFloat32(IMPOSTOR_ATLAS.maxElevation, Math.max(grid.maxElevation, 1e-6), true);
     v.setUint32(IMPOSTOR_ATLAS.views, grid.views, true);
     v.setUint32(IMPOSTOR_ATLAS.clipSlots, cellTable.length, true);
+    v.setUint32(IMPOSTOR_ATLAS.cells, grid.poses * grid.views, true);
   }
 
   /**
@@ -235,9 +238,9 @@ export class ImpostorPass {
     if (!this.dotPipeline) return;
     // Re-made only when an input was replaced (no array a frame: the inputs compared one by one).
     const g = this.dotGroup, b = g.bound;
-    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== inputs.listOffset || b[3] !== inputs.looks || b[4] !== inputs.atlas || b[5] !== shadow || b[6] !== inputs.environment || b[7] !== inputs.covered || b[8] !== inputs.counters) {
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== inputs.listOffset || b[3] !== inputs.looks || b[4] !== inputs.atlas || b[5] !== shadow || b[6] !== inputs.environment || b[7] !== inputs.covered || b[8] !== inputs.counters || b[9] !== inputs.shown) {
       g.group = this.device.createBindGroup({ label: 'ImpostorPass.dotGroup', layout: this.groupLayout, entries: this.entries(this.camera, inputs, shadow, inputs.listOffset, undefined) });
-      g.bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters];
+      g.bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters, inputs.shown];
     }
     pass.setPipeline(this.dotPipeline);
     pass.setBindGroup(0, g.group);
@@ -259,7 +262,7 @@ export class ImpostorPass {
       depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less' },
     }));
     let g = this.pickGroups.get(camera);
-    const bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, inputs.environment, inputs.covered, inputs.counters];
+    const bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, inputs.environment, inputs.covered, inputs.counters, inputs.shown];
     if (!g || bound.some((b, i) => b !== g!.bound[i])) {
       g = { group: this.device.createBindGroup({ label: 'ImpostorPass.pickGroup', layout: this.groupLayout, entries: this.entries(camera, inputs, undefined, inputs.listOffset, undefined) }), bound };
       this.pickGroups.set(camera, g);
@@ -283,13 +286,13 @@ export class ImpostorPass {
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
     const g = this.groups[which];
     const b = g.bound;
-    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters) {
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters || b[10] !== inputs.shown) {
       g.group = this.device.createBindGroup({
         label: `ImpostorPass.group${which}`, layout: this.groupLayout,
         entries: this.entries(this.camera, inputs, shadow, listOffset, listBytes),
       });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment, inputs.covered, inputs.counters);
+      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment, inputs.covered, inputs.counters, inputs.shown);
     }
     return g.group;
   }
@@ -316,6 +319,7 @@ export class ImpostorPass {
       { binding: 16, resource: { buffer: inputs.counters } },
       { binding: 17, resource: this.dfgView },
       { binding: 18, resource: { buffer: inputs.fractions } },
+      { binding: 19, resource: { buffer: inputs.shown } },
     ];
   }
 
@@ -331,16 +335,21 @@ function quadIndices(quads: number): Uint16Array<ArrayBuffer> {
   return indices;
 }
 
-/** impostor.wgsl's group 0: every binding, visible to both stages (ImpostorPass's one layout). */
+/**
+ * impostor.wgsl's group 0: every binding (ImpostorPass's one layout), visible to both stages but
+ * the instance records and the shown records (the vertex stages read them) and the covered
+ * rectangles (the fragment stage's march): 8 storage buffers a stage, WebGPU's default limit.
+ */
 function drawGroupLayout(device: GPUDevice): GPUBindGroupLayout {
   const both = GPUShaderStage.VERTEX | GPUShaderStage.FRAGMENT;
+  const only: Record<number, number> = { 2: GPUShaderStage.VERTEX, 15: GPUShaderStage.FRAGMENT, 19: GPUShaderStage.VERTEX };
   const uniform = { buffer: { type: 'uniform' as const } };
   const storage = { buffer: { type: 'read-only-storage' as const } };
   const array = { texture: { viewDimension: '2d-array' as const } };
   const kinds: Omit<GPUBindGroupLayoutEntry, 'binding' | 'visibility'>[] = [
     uniform, uniform, storage, storage, storage, array, array, { sampler: {} },
     { texture: { sampleType: 'depth' } }, { sampler: { type: 'comparison' } }, array, { sampler: {} },
-    storage, array, storage, storage, storage, { texture: { sampleType: 'unfilterable-float' } }, storage,
+    storage, array, storage, storage, storage, { texture: { sampleType: 'unfilterable-float' } }, storage, storage,
   ];
-  return device.createBindGroupLayout({ label: 'ImpostorPass.groupLayout', entries: kinds.map((kind, binding) => ({ binding, visibility: both, ...kind })) });
+  return device.createBindGroupLayout({ label: 'ImpostorPass.groupLayout', entries: kinds.map((kind, binding) => ({ binding, visibility: only[binding] ?? both, ...kind })) });
 }

@@ -59,8 +59,8 @@ export class ImpostorRoute implements CullRoute {
   private frame: CullFrame | undefined;
   /** The character's LOD levels' simplification errors (model units; [0]: none). */
   private readonly errors: readonly number[];
-  /** Bit c set (word c / 32): the atlas holds clip c (CullFrame.impostorClips). */
-  private readonly clips = new Uint32Array(IMPOSTOR_CLIPS / 32);
+  /** Bit c set (word c / 32): the atlas holds clip c (CullFrame.impostorClips; the shown pass's too). */
+  readonly clipBits = new Uint32Array(IMPOSTOR_CLIPS / 32);
   /** The last fill's switch distance from the box's centre (model units: where `size` spans `pixels`; 0 before the first fill): the draw's parallax march steps by it (impostor-layout.ts marchSteps). */
   switchDistance = 0;
   /** The last fill's pixels one model unit spans one unit away (projection x viewport height / 2; 0 before the first fill): a dot's area on screen (impostor.wgsl dotVertex). */
@@ -76,7 +76,7 @@ export class ImpostorRoute implements CullRoute {
    * @param dotPixels pixels `size` spans where an impostor becomes a dot (under `pixels`; 0: no dots)
    */
   constructor(private readonly kernel: CrowdKernel, private readonly size: number, private readonly pixels: number, private readonly band: number, clips: readonly number[], private readonly dotPixels = 0) {
-    for (const c of clips) if (c < IMPOSTOR_CLIPS) this.clips[c >>> 5] |= 1 << (c & 31);
+    for (const c of clips) if (c < IMPOSTOR_CLIPS) this.clipBits[c >>> 5] |= 1 << (c & 31);
     this.errors = kernel.character.lods?.errors ?? [0];
     const bounds = kernel.character.animationBounds;
     const box = kernel.options.cullBounds === 'authored' ? bounds.box : bounds.reach;
@@ -95,7 +95,7 @@ export class ImpostorRoute implements CullRoute {
     // (the level at the switch), so that the impostor takes over from the mesh it was baked from.
     f.impostorBand = Math.min(f.impostorDistance, Math.max(0, switchDistance * (1 - this.band) - this.offset));
     f.bandLevel = levelAtSwitch(this.errors, this.kernel.lodSettings, this.size, this.pixels);
-    f.impostorClips.set(this.clips);
+    f.impostorClips.set(this.clipBits);
     this.frame = f;
   }
 

@@ -9,7 +9,7 @@ import { overMesh, renderCrowd } from '../../helpers/render';
 
 const SIZE = SWITCH_VIEW.size;
 
-describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an instance showing another, layered or holding a prop stays a mesh', () => {
+describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an instance showing another, or holding a prop, stays a mesh', () => {
   let device: GPUDevice | undefined;
   let fox: Character;
   gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
@@ -75,9 +75,10 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
       expect(stats.perLevel.at(-1), JSON.stringify(animation)).toBe(impostorCount);
       expect(pixels.some((v, i) => i % 4 !== 3 && v > 0), 'drawn either way').toBe(true);
     }
-    // A layered instance (a layer stack over its clips: Survey overriding Walk) is a mesh at any
-    // distance: the atlas holds the clips alone (drawn as Walk's impostor it differed from its mesh
-    // by 61/255). Without its layers it is an impostor again.
+    // A layered instance (a layer stack over its clips: Survey overriding Walk) whose stack shows a
+    // clip the atlas lacks is a mesh at any distance (drawn as Walk's impostor it differed from its
+    // mesh by 61/255): its heaviest clip is Survey. Without its layers it is an impostor again.
+    // (Stacks of baked clips: impostor-layers.test.ts.)
     crowd.setAnimation(id, { clipA: 'Walk', timeA: 0, speedA: 1, blend: 0 });
     crowd.setLayers(id, { layers: [{ clip: 'Survey', weight: 1 }] });
     const layered = await draw(true);

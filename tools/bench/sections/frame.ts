@@ -133,7 +133,30 @@ export async function impostorsSection(ctx: BenchContext): Promise<void> {
     return [k ? '0.25 (default)' : '0 (a cut: meshes)', r.band.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(gpu), (gpu / cut).toFixed(2), ms(work), (work / cutWork).toFixed(2)];
   }));
   await propsTable(ctx, character);
+  await layersTable(ctx, character);
   await samplesTable(ctx, character);
+}
+
+/**
+ * What the shown pass buys (docs/impostors.md, Layer stacks): Foxes each a blend of three clips in
+ * a layer stack, all in view as the first table, as meshes (each posed from its stack: every
+ * layered instance before) against impostors (the shown pass, then the two heaviest clips'
+ * impostors), and the same Foxes plain (no stack) as impostors: the shown pass's share.
+ */
+async function layersTable(ctx: BenchContext, character: Character): Promise<void> {
+  const { device, quick, print, table } = ctx;
+  const count = quick ? 10_000 : 100_000;
+  const rows: (ImpostorRow & { what: string })[] = [];
+  for (const [what, how, layered] of [['layered, as meshes', 'meshes', true], ['layered, as impostors', 'impostors', true], ['plain, as impostors', 'impostors', false]] as const) {
+    console.error(`impostors: ${count} ${what}…`);
+    rows.push({ what, ...(await benchImpostorFrame(device, character, count, how, quick ? 2 : 3, undefined, { layered })) });
+  }
+  print(`Layer stacks: ${count.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, each a blend of three clips in a layer stack (its clip, the next at 0.4 over it, the third at 0.3 over both), as meshes (each posed from its stack: every layered instance before the shown pass) and as impostors (the shown pass over the layered instances before the cull pass, then the impostors of each one's two heaviest clips); and the same ${CROWD_MODEL[0]}es plain (no stack) as impostors. GPU ms from the frame's start (the shown pass included); process CPU ms from submit to done.`);
+  print();
+  table([`${CROWD_MODEL[0]}es`, 'visible', 'as impostors', 'posed', 'vertices a frame', 'GPU ms', 'x layered meshes', 'x plain impostors', 'process CPU ms'], rows.map((r) => [
+    r.what, r.visible.toLocaleString('en'), r.impostors.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(r.gpuMs), (r.gpuMs / rows[0].gpuMs).toFixed(2), (r.gpuMs / rows[2].gpuMs).toFixed(2), ms(r.workMs),
+  ]));
+  print();
 }
 
 /**

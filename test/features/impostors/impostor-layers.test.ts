@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import type { Character } from '../../../src/character/character';
+import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
+import { Crowd } from '../../../src/runtime/crowd';
+import type { LayerStackInit } from '../../../src/anim/layer-stack';
+import { gpuSuite } from '../../helpers/gpu-suite';
+import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
+import { differingPixels, drawnPixels, overMesh, renderCrowd } from '../../helpers/render';
+
+const SIZE = SWITCH_VIEW.size;
+
+describe('impostors of layered instances (GPU): a stack that is a blend of baked clips is the impostor of its two heaviest; a masked or additive layer that weighs anything keeps a mesh', () => {
+  let device: GPUDevice | undefined;
+  let fox: Character;
+  gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
+
+  /** A crowd of one Fox at the origin with impostors of `clips` (all three by default), and its frame drawn from azimuth 90 (a view cell) `factor` x the switch distance away. */
+  function scene(clips?: string[]) {
+    const crowd = new Crowd(device!, fox, IMPOSTOR_TARGETS);
+    const impostors = new CrowdImpostors(crowd, clips ? { ...SMALL_ATLAS, clips } : SMALL_ATLAS);
+    const id = crowd.add();
+    const camera = (factor: number) => cameraAtSwitch(impostors, Math.PI / 2, 0, SIZE, SWITCH_VIEW.fovY, factor);
+    const draw = async (asImpostors: boolean, factor = 1.02) => {
+      const { viewProjection, eye } = camera(factor);
+      impostors.enabled = asImpostors;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+      crowd.update(0);
+      return { pixels: await renderCrowd(device!, crowd, viewProjection, SIZE), stats: await crowd.readCullStats() };
+    };
+    return { crowd, impostors, id, draw, camera };
+  }
+
+  it('shows the two heaviest clips of the blend by their shares of the two: the pixels of a plain blend of those two', async (context) => {
+    if (!device) return context.skip();
+    const { crowd, id, draw } = scene();
+    const [survey, walk, run] = fox.clipDurations;
+    const at = { Survey: survey / 4, Walk: walk / 4, Run: run / 4 };
+    // Walk, Run over it at 0.3, Survey over both at 0.6: shares Survey 0.6, Walk 0.7 x 0.4 = 0.28,
+    // Run 0.3 x 0.4 = 0.12. The impostor shows Survey and Walk, Walk by 0.28 / 0.88 of the two.
+    crowd.setAnimation(id, { clipA: 'Walk', timeA: at.Walk, speedA: 0 });
+    crowd.setLayers(id, { layers: [{ clip: 'Run', time: at.Run, speed: 0, weight: 0.3 }, { clip: 'Survey', time: at.Survey, speed: 0, weight: 0.6 }] });
+    const layered = await draw(true);
+    expect(layered.stats.visible).toBe(1);
+    expect(layered.stats.perLevel.at(-1), 'a blend of three baked clips drawn as a mesh (not marked LAYERS_SHOWN, or not routed)').toBe(1);
+    const mesh = await draw(false);
+    expect(mesh.stats.perLevel.at(-1)).toBe(0);
+    crowd.setLayers(id, null);
+    const plain = async (clipA: keyof typeof at, clipB: keyof typeof at, blend: number) => {
+      crowd.setAnimation(id, { clipA, timeA: at[clipA], speedA: 0, clipB, timeB: at[clipB], speedB: 0, blend });
+      const { pixels, stats } = await draw(true);
+      expect(stats.perLevel.at(-1)).toBe(1);
+      return pixels;
+    };
+    const asPlain = overMesh(layered.pixels, await plain('Survey', 'Walk', 0.28 / 0.88));
+    const againstMesh = overMesh(layered.pixels, mesh.pixels);
+    console.log(`layers: Walk, Run 0.3, Survey 0.6 shown as Survey and Walk: against the plain blend of the two ${asPlain.mean.toFixed(2)}/255 over ${asPlain.pixels} pixels; against its own mesh (the three poses blended) ${againstMesh.mean.toFixed(2)}/255`);
+    expect(asPlain.pixels).toBeGreaterThan(80);
+    expect(asPlain.mean).toBeLessThanOrEqual(0.5);
+    // Made-up violations: the record's own clip (the stack left out), the stack's first two in
+    // its order (Walk and Run, as if the record's blend), the heaviest alone, the two by 0.5.
+    for (const [what, a, b, blend] of [['the record alone', 'Walk', 'Walk', 0], ['the first two', 'Walk', 'Run', 0.3], ['the heaviest alone', 'Survey', 'Survey', 0], ['the two by halves', 'Survey', 'Walk', 0.5]] as const) {
+      expect(overMesh(layered.pixels, await plain(a, b, blend)).mean, what).toBeGreaterThan(1);
+    }
+    crowd.destroy();
+  }, 60_000);
+
+  it('keeps a mesh where a masked or additive layer weighs anything or a shown clip is not baked; the bit leaves the mesh\'s pose as it was', async (context) => {
+    if (!device) return context.skip();
+    const { crowd, id, draw, camera } = scene(['Walk', 'Run']);
+    const upper = crowd.createMask({ root: 'b_Spine02_03' });
+    const routed = async (stack: LayerStackInit) => {
+      crowd.setAnimation(id, { clipA: 'Walk', timeA: 0.2, speedA: 1 });
+      crowd.setLayers(id, stack);
+      const { stats } = await draw(true);
+      expect(stats.visible).toBe(1);
+      return stats.perLevel.at(-1);
+    };
+    const cases: [string, LayerStackInit, number][] = [
+      ['an unmasked layer over the record', { layers: [{ clip: 'Run', weight: 0.5 }, { clip: 'Walk', time: 0.5, weight: 0.2 }] }, 1],
+      ['a masked layer weighing 0.5', { layers: [{ clip: 'Run', weight: 0.5, mask: upper }, { clip: 'Walk', time: 0.5, weight: 0.2 }] }, 0],
+      ['a masked layer weighing nothing', { layers: [{ clip: 'Run', weight: 0.5 }, { clip: 'Run', weight: 0, mask: upper }] }, 1],
+      ['an additive layer weighing 0.5', { layers: [{ clip: 'Run', weight: 0.5 }], additive: [{ clip: 'Run', weight: 0.5, reference: 'rest' }] }, 0],
+      ['an additive layer weighing nothing', { layers: [{ clip: 'Run', weight: 0.5 }], additive: [{ clip: 'Run', weight: 0, reference: 'rest' }] }, 1],
+      ['Survey (not baked) the heaviest', { layers: [{ clip: 'Run', weight: 0.2 }, { clip: 'Survey', weight: 0.7 }] }, 0],
+      ['Survey (not baked) the second', { layers: [{ clip: 'Survey', weight: 0.4 }, { clip: 'Run', weight: 0.2 }] }, 0],
+      ['Survey (not baked) the lightest, left out', { layers: [{ clip: 'Survey', weight: 0.1 }, { clip: 'Run', weight: 0.5 }] }, 1],
+    ];
+    const got: (number | undefined)[] = [];
+    for (const [, stack] of cases) got.push(await routed(stack));
+    expect(Object.fromEntries(cases.map(([what], i) => [what, got[i]]))).toEqual(Object.fromEntries(cases.map(([what, , n]) => [what, n])));
+
+    // Marked by the shown pass (LAYERS_SHOWN above the stack index), the instance near the camera
+    // is a mesh posed from its stack as in a crowd without impostors: the pose and morph passes
+    // take the index from the word's low bits (without, this mesh lost its pose: below).
+    const stack: LayerStackInit = { layers: [{ clip: 'Run', time: 0.3, speed: 0, weight: 0.5 }, { clip: 'Walk', time: 0.7, speed: 0, weight: 0.3 }] };
+    crowd.setAnimation(id, { clipA: 'Walk', timeA: 0.2, speedA: 0 });
+    crowd.setLayers(id, stack);
+    expect((await draw(true)).stats.perLevel.at(-1)).toBe(1);
+    const near = await draw(true, 0.5);
+    expect(near.stats.perLevel.at(-1)).toBe(0);
+    const plainCrowd = new Crowd(device, fox, IMPOSTOR_TARGETS);
+    const other = plainCrowd.add({ clipA: 'Walk', timeA: 0.2, speedA: 0 });
+    plainCrowd.setLayers(other, stack);
+    const { viewProjection, eye } = camera(0.5);
+    plainCrowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+    plainCrowd.update(0);
+    const reference = await renderCrowd(device, plainCrowd, viewProjection, SIZE);
+    expect(drawnPixels(near.pixels)).toBeGreaterThan(300);
+    expect(differingPixels(near.pixels, reference)).toBe(0);
+    plainCrowd.destroy();
+    crowd.destroy();
+  }, 60_000);
+});
