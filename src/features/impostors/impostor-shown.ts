@@ -96,6 +96,6 @@ export class ImpostorShown {
   }
 
   private makeRecords(records: number): GPUBuffer {
-    return this.device.createBuffer({ label: 'ImpostorShown.records', size: Math.max(1, records) * IMPOSTOR_SHOWN.size, usage: GPUBufferUsage.STORAGE });
+    return this.device.createBuffer({ label: 'ImpostorShown.records', size: Math.max(1, records) * IMPOSTOR_SHOWN.size, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC });
   }
 }

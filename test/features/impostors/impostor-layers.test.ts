@@ -6,6 +6,10 @@ import type { LayerStackInit } from '../../../src/anim/layer-stack';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
 import { differingPixels, drawnPixels, overMesh, renderCrowd } from '../../helpers/render';
+import { readBuffer } from '../../helpers/gpu';
+import { seededRandom } from '../../helpers/prng';
+import { markedShown, readShown, shownTwin } from '../../helpers/shown-twin';
+import { INSTANCE, LAYERS_INDEX } from '../../../src/runtime/layout';
 
 const SIZE = SWITCH_VIEW.size;
 
@@ -64,6 +68,53 @@ describe('impostors of layered instances (GPU): a stack that is a blend of baked
     crowd.destroy();
   }, 60_000);
 
+  it('the shown pass against its TypeScript twin: 400 random stacks (weights, masks, additive layers, clips baked or not) over random blends', async (context) => {
+    if (!device) return context.skip();
+    const { crowd, impostors } = scene(['Walk', 'Run']); // Survey (0) not baked
+    const random = seededRandom(40);
+    const clips = ['Survey', 'Walk', 'Run'] as const;
+    const pick = () => clips[Math.floor(random() * 3)];
+    const weight = () => (random() < 0.15 ? 0 : random() < 0.1 ? 1 : random());
+    const upper = crowd.createMask({ root: 'b_Spine02_03' });
+    for (let i = 0; i < 400; i++) {
+      const id = crowd.add({ clipA: pick(), timeA: random(), speedA: 1, clipB: pick(), timeB: random(), speedB: 1, blend: random() < 0.3 ? 0 : random() });
+      if (random() < 0.1) continue; // plain
+      const layers = Array.from({ length: Math.floor(random() * 5) }, () => ({ clip: pick(), time: random(), weight: weight(), ...(random() < 0.15 ? { mask: upper } : {}) }));
+      const additive = Array.from({ length: random() < 0.25 ? 1 + Math.floor(random() * 2) : 0 }, () => ({ clip: pick(), weight: random() < 0.5 ? 0 : random(), reference: 'rest' as const }));
+      crowd.setLayers(id, { layers, additive });
+    }
+    crowd.update(0);
+    const encoder = device.createCommandEncoder();
+    crowd.encode(encoder);
+    device.queue.submit([encoder.finish()]);
+    const store = crowd.install({ featureName: 'probe' }).store;
+    const shownBuffer = (impostors as unknown as { shown: { records: GPUBuffer } }).shown.records;
+    const [records, stacks, shown] = await Promise.all([store.instanceBuffer, store.layerStackBuffer, shownBuffer].map(async (b) => new DataView(await readBuffer(device!, b))));
+    const baked = (clip: number) => clip === 1 || clip === 2;
+    let layered = 0, marked = 0, twinShows = 0;
+    for (let slot = store.plainCount; slot < store.count; slot++) {
+      const o = slot * INSTANCE.size;
+      const twin = shownTwin(records, o, stacks, baked);
+      if (!twin) continue;
+      layered++;
+      const gpu = markedShown(records, o);
+      marked += Number(gpu);
+      twinShows += Number(twin.shows);
+      expect(gpu, `slot ${slot}: marked LAYERS_SHOWN`).toBe(twin.shows);
+      if (!twin.shows) continue;
+      const got = readShown(shown, records.getUint32(o + INSTANCE.layers, true) & LAYERS_INDEX);
+      const { blend, ...words } = twin.shown!;
+      expect({ ...got, blend: 0 }, `slot ${slot}: the shown record`).toEqual({ ...words, blend: 0 });
+      expect(Math.abs(got.blend - blend), `slot ${slot}: clip B's share`).toBeLessThanOrEqual(1e-6);
+    }
+    console.log(`shown pass against its twin: ${layered} layered instances, ${marked} marked (twin ${twinShows})`);
+    // Both outcomes well represented, so neither side can pass by always answering one way.
+    expect(layered).toBeGreaterThan(300);
+    expect(marked).toBeGreaterThan(50);
+    expect(layered - marked).toBeGreaterThan(50);
+    crowd.destroy();
+  }, 60_000);
+
   it('keeps a mesh where a masked or additive layer weighs anything or a shown clip is not baked; the bit leaves the mesh\'s pose as it was', async (context) => {
     if (!device) return context.skip();
     const { crowd, id, draw, camera } = scene(['Walk', 'Run']);
@@ -88,6 +139,14 @@ describe('impostors of layered instances (GPU): a stack that is a blend of baked
     const got: (number | undefined)[] = [];
     for (const [, stack] of cases) got.push(await routed(stack));
     expect(Object.fromEntries(cases.map(([what], i) => [what, got[i]]))).toEqual(Object.fromEntries(cases.map(([what, , n]) => [what, n])));
+    // More layered instances than the stacks held: the store's stack buffer grows (re-made), and
+    // with it the shown records and the passes' bind groups; every one is routed still.
+    const more = Array.from({ length: 300 }, () => crowd.add({ clipA: 'Run', timeA: 0.1, speedA: 1 }));
+    for (const m of more) crowd.setLayers(m, { layers: [{ clip: 'Walk', weight: 0.5 }, { clip: 'Run', time: 0.4, weight: 0.2 }] });
+    crowd.setLayers(id, cases[0][1]);
+    const grown = await draw(true);
+    expect([grown.stats.visible, grown.stats.perLevel.at(-1)]).toEqual([301, 301]);
+    for (const m of more) crowd.remove(m);
 
     // Marked by the shown pass (LAYERS_SHOWN above the stack index), the instance near the camera
     // is a mesh posed from its stack as in a crowd without impostors: the pose and morph passes
