@@ -9,7 +9,7 @@
  */
 import React, { useEffect, useState } from 'react'; // React: in scope for a classic JSX transform too
 import { createRoot } from 'react-dom/client';
-import { Canvas } from '@react-three/fiber';
+import { Canvas, useFrame } from '@react-three/fiber';
 import { PCFShadowMap, WebGPURenderer } from 'three/webgpu';
 import { CrowdSkin } from 'crowd-skin/react';
 
@@ -27,13 +27,15 @@ const SHADING = PARAM === 'three' || PARAM === 'crowd' ? PARAM : undefined;
  * aim; `remount()` mounts the app anew (every <CrowdSkin> unmounted: crowd removed, renderer
  * disposed) and `unmount()` takes it away.
  */
-const example = { paused: false, frames: 0, remount() {}, unmount() {} };
+const example = { paused: false, frames: 0, unplacedFrames: 0, remount() {}, unmount() {} };
 Object.assign(window, { reactExample: example });
 
 /** The Foxes: `COUNT` instances added when the crowd is made, walking in a ring of RADIUS metres. */
 function Ring({ onSelect }) {
   const [paused, setPaused] = useState(false);
-  const [ring] = useState(() => ({ ids: [], scale: 1, lift: 0, angle: 0 }));
+  const [ring] = useState(() => ({ ids: [], scale: 1, lift: 0, angle: 0, placed: false }));
+  // For the tests: frames drawn (after <CrowdSkin>'s render, priority 2) with the ring's Foxes added but not yet placed by onFrame.
+  useFrame(() => { if (ring.ids.length > 0 && !ring.placed) example.unplacedFrames++; }, 3);
   // The install test sets `window.reactExample.paused`: hold the crowd clock and the ring with it.
   useEffect(() => { Object.defineProperty(example, 'paused', { get: () => paused, set: setPaused, configurable: true }); }, [paused]);
   return (
@@ -47,6 +49,7 @@ function Ring({ onSelect }) {
         ring.scale = FOX_HEIGHT / (bounds.max[1] - bounds.min[1]);
         ring.lift = -bounds.min[1] * ring.scale;
         ring.ids = [];
+        ring.placed = false;
         for (let i = 0; i < COUNT; i++) ring.ids.push(crowd.add({ clipA: 'Walk', timeA: i * 0.37 }));
       }}
       onFrame={(crowd, delta) => {
@@ -56,6 +59,7 @@ function Ring({ onSelect }) {
           const a = ring.angle + (2 * Math.PI * i) / ring.ids.length;
           crowd.setPlacement(id, RADIUS * Math.cos(a), ring.lift, -RADIUS * Math.sin(a), a + Math.PI, ring.scale);
         });
+        ring.placed = true;
       }}
       onClick={(event) => { event.stopPropagation(); onSelect(event.instanceId); }}
     />

@@ -131,7 +131,13 @@ export function CrowdSkin(props: CrowdSkinProps): ReactElement | null {
     try {
       // Every crowd on WebGL 2 is drawn by three, as shading 'three' on WebGPU: its scene object goes into the scene.
       const drawnByThree = shading === 'three' || entry.crowds.backend === 'webgl2';
-      setMade({ crowd, picking: new CrowdObject3D(crowd), sceneObject: drawnByThree ? entry.crowds.sceneObject(crowd) : undefined });
+      const next = { crowd, picking: new CrowdObject3D(crowd), sceneObject: drawnByThree ? entry.crowds.sceneObject(crowd) : undefined };
+      setMade(next);
+      // The frame loop reads `latest` now, not at the next render: the shared renderer draws every
+      // crowd it holds from the next frame, and that frame's update (onFrame first) must run
+      // before it, or instances added in onCrowd are drawn where onFrame has not placed them yet
+      // (examples/react's ring drew its Foxes at the origin, at the model's size, for a frame).
+      latest.current.made = next;
       cleanup = latest.current.onCrowd?.(crowd);
     } catch (caught) {
       entry.crowds.removeCrowd(crowd);
@@ -140,6 +146,8 @@ export function CrowdSkin(props: CrowdSkinProps): ReactElement | null {
     }
     return () => {
       setMade(undefined);
+      // No frame updates the crowd once it is removed, before the next render catches up.
+      latest.current.made = undefined;
       if (typeof cleanup === 'function') cleanup();
       entry.crowds.removeCrowd(crowd);
     };

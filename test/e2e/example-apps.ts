@@ -77,7 +77,7 @@ export const INSTALLS: Install[] = [
 ];
 
 /** examples/react's hooks for the tests (window.reactExample, main.jsx). */
-interface ReactExample { paused: boolean; frames: number; remount(): void; unmount(): void }
+interface ReactExample { paused: boolean; frames: number; unplacedFrames: number; remount(): void; unmount(): void }
 /** examples/react's Canvas background (`<color attach="background">`, no tone mapping with `flat`). */
 const REACT_BACKGROUND: [number, number, number] = [201, 211, 196];
 const REACT_OVERLAYS = '#info, #selected';
@@ -165,6 +165,10 @@ export const EXAMPLE_APPS: ExampleApp[] = [
         requestAnimationFrame(tick);
       }));
       expect(await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.frames), 'frames after unmount').toBe(stopped);
+      // No frame (first mount or remount) drew the ring's Foxes before onFrame placed them: the
+      // crowd's first update runs in the frame <CrowdSkin> first draws it (a race once: a
+      // screenshot of Foxes at the origin at the model's size).
+      expect(await page.evaluate(() => (window as unknown as { reactExample: ReactExample }).reactExample.unplacedFrames), 'frames drawn with the Foxes not yet placed').toBe(0);
     },
   },
 ];
