@@ -254,7 +254,7 @@ struct Look {
 @group(0) @binding(16) var<storage, read> cullCounters: array<u32>;
 // three.js's DFG table (src/runtime/dfg-table.ts; skin.wgsl's group 2 binding 4), which dfgLookup reads.
 @group(0) @binding(17) var dfgTable: texture_2d<f32>;
-// Per layer and cell at layer x cells + pose x views + view (cells: coveredRects' length): the
+// Per layer and cell at layer x cells + pose x views + view (cells: atlas.cells, the covered rectangles' count): the
 // cell's covered fraction of its rectangle (impostor-coverage.ts, after each bake), a dot's area.
 @group(0) @binding(18) var<storage, read> cellCoverage: array<f32>;
 // Per layer stack record: the two heaviest clips of its blend, where the shown pass set the
