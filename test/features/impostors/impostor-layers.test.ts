@@ -6,7 +6,7 @@ import type { LayerStackInit } from '../../../src/anim/layer-stack';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
 import { differingPixels, drawnPixels, overMesh, renderCrowd } from '../../helpers/render';
-import { readBuffer } from '../../helpers/gpu';
+import { openTestDevice, readBuffer } from '../../helpers/gpu';
 import { seededRandom } from '../../helpers/prng';
 import { markedShown, readShown, shownTwin } from '../../helpers/shown-twin';
 import { INSTANCE, LAYERS_INDEX } from '../../../src/runtime/layout';
@@ -113,6 +113,32 @@ describe('impostors of layered instances (GPU): a stack that is a blend of baked
     expect(marked).toBeGreaterThan(50);
     expect(layered - marked).toBeGreaterThan(50);
     crowd.destroy();
+  }, 60_000);
+
+  it('restored onto a new device, the atlas and the shown pass are made again there: the layered instance is the same impostor', async (context) => {
+    if (!device) return context.skip();
+    const crowd = new Crowd(device, fox, IMPOSTOR_TARGETS);
+    const impostors = new CrowdImpostors(crowd, SMALL_ATLAS);
+    const id = crowd.add({ clipA: 'Walk', timeA: fox.clipDurations[1] / 4, speedA: 0 });
+    crowd.setLayers(id, { layers: [{ clip: 'Run', time: 0.2, speed: 0, weight: 0.3 }, { clip: 'Survey', time: 0.4, speed: 0, weight: 0.6 }] });
+    const { viewProjection, eye } = cameraAtSwitch(impostors, Math.PI / 2, 0);
+    const draw = async (on: GPUDevice) => {
+      crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+      crowd.update(0);
+      return { pixels: await renderCrowd(on, crowd, viewProjection, SIZE), stats: await crowd.readCullStats() };
+    };
+    const before = await draw(device);
+    expect(before.stats.perLevel.at(-1)).toBe(1);
+    const other = (await openTestDevice())!;
+    crowd.restore(other);
+    expect(impostors.baked, 'the old device\'s atlas is not kept').toBe(false);
+    const after = await draw(other);
+    expect(after.stats.perLevel.at(-1), 'not routed on the new device (no shown pass there)').toBe(1);
+    expect(impostors.baked).toBe(true);
+    expect(drawnPixels(after.pixels)).toBeGreaterThan(80);
+    expect(differingPixels(before.pixels, after.pixels)).toBe(0);
+    crowd.destroy();
+    other.destroy();
   }, 60_000);
 
   it('keeps a mesh where a masked or additive layer weighs anything or a shown clip is not baked; the bit leaves the mesh\'s pose as it was', async (context) => {
