@@ -38,7 +38,7 @@ export interface SceneActivity {
   extent(out: Float32Array): void;
   /** Optional: whether the far crowd is drawn as impostors now (CrowdImpostors on the first body's crowd; the panel's `impostors` switch can turn them off). */
   readonly impostors?: boolean;
-  /** Optional: the only clips its instances play, the ones the impostors bake (ImpostorOptions.clips; default every clip). */
+  /** Optional: the clips the impostors bake (ImpostorOptions.clips; default every clip): the ones its instances play, or most often show (an instance showing another stays a mesh). */
   readonly impostorClips?: readonly number[];
   /** Optional: instances that always get the appearance control's looks (the stadium's spectators), whatever the switch says. */
   readonly spectators?: Spectators;

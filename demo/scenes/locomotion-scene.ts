@@ -14,6 +14,11 @@ import { AGENT_RADIUS_PER_HEIGHT, characterHeight, steeringOf } from './steering
 
 /** Keys shown for actions 1-9. */
 const ACTION_KEYS = 9;
+/**
+ * Past this many wanderers the far ones are drawn as impostors (the 1k preset and up; the
+ * default 80 are all near the camera that follows the selected one).
+ */
+const IMPOSTORS_ABOVE = 500;
 /** Seconds between two looks at the same wanderer (the scene looks at count * dt / this per frame). */
 const LOOK_PERIOD = 0.5;
 /** What this scene leaves out on WebGL 2, and why (the overlay's lines there). */
@@ -74,6 +79,13 @@ export class LocomotionActivity implements SceneActivity {
   private readonly prop: HeldProp | undefined;
   /** How wanderers' controllers run: on the GPU (control pass) on WebGPU, on the CPU on WebGL 2. */
   private readonly wanderDriver: 'cpu' | 'gpu';
+  /**
+   * The clips the impostors bake: the idle, the forward walk and run (a wanderer walks where it
+   * faces, so its 2D blend space's heaviest clips are these) and the unmasked actions' (a masked
+   * action keeps a mesh anyway); undefined without locomotion. A wanderer whose two heaviest clips
+   * are others (turning, a side step) is a mesh until they are these again.
+   */
+  readonly impostorClips: readonly number[] | undefined;
 
   constructor(private readonly scene: SceneModel, private readonly keyboard: Keyboard, private readonly plot: WeightPlot, notify: (message: string) => void) {
     const { character, controllerConfig: config } = scene;
@@ -91,6 +103,10 @@ export class LocomotionActivity implements SceneActivity {
     this.weights = new Float32Array(character.clipNames.length);
     this.actionNames = config.actions.slice(0, ACTION_KEYS).map((a) => a.name);
     this.directional = config.locomotion?.blendSpace === '2d';
+    const forward = config.locomotion?.directions.forward;
+    this.impostorClips = config.locomotion && forward
+      ? [...new Set([config.locomotion.idle, forward.walk, forward.run, ...config.actions.filter((a) => a.mask < 0).map((a) => a.clip)])]
+      : undefined;
     if (scene.configProblem) notify(scene.configProblem);
     if (!config.locomotion) notify(`${scene.label} has no walk clip and no controller config with locomotion: the characters cannot walk`);
     plot.reset(character.clipNames);
@@ -103,6 +119,11 @@ export class LocomotionActivity implements SceneActivity {
 
   get count(): number {
     return this.countValue;
+  }
+
+  /** Past IMPOSTORS_ABOVE wanderers the far ones are impostors (CrowdImpostors of impostorClips; WebGPU). */
+  get impostors(): boolean {
+    return this.impostorClips !== undefined && this.countValue > IMPOSTORS_ABOVE;
   }
 
   /** Radius of the disc the wanderers keep to, world units. */
