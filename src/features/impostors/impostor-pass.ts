@@ -55,7 +55,7 @@ export class ImpostorPass {
   private readonly bandPipeline: GPURenderPipeline;
   /** The dots' pipeline (impostor.wgsl dotVertex, dotFragment: a point each), made when the grid has dots; and its bind group. */
   private readonly dotPipeline: GPURenderPipeline | undefined;
-  private readonly dotGroup: { group: GPUBindGroup | undefined; bound: unknown[] } = { group: undefined, bound: [] };
+  private readonly dotGroup: BoundGroup = { group: undefined, bound: [] };
   /**
    * Every binding of impostor.wgsl (drawGroupLayout: in both stages but three), and the one pipeline layout
    * of every pipeline here: an 'auto' layout would keep only what its stages read (the quads read
@@ -84,14 +84,14 @@ export class ImpostorPass {
   /** Where each view's cells lie in the atlas (AtlasGrid.cellTable; impostor.wgsl `cellTable`), written once. */
   private readonly cellTable: GPUBuffer;
   /** Per pipeline (far, band): its bind group and what it was made over (re-made only when an input was replaced). */
-  private readonly groups: { group: GPUBindGroup | undefined; bound: unknown[] }[] = [{ group: undefined, bound: [] }, { group: undefined, bound: [] }];
+  private readonly groups: BoundGroup[] = [{ group: undefined, bound: [] }, { group: undefined, bound: [] }];
 
   /** IMPOSTOR_CHUNK quads' u16 indices (0 1 2, 2 1 3 a quad's 4 vertices), written once. */
   private readonly indices: GPUBuffer;
   /** The pick pipelines (impostor.wgsl `pick`, and `dotPick` for the dots), made at the first pick, and their bind group per pick camera with what it was made over. */
   private pickPipeline: GPURenderPipeline | undefined;
   private dotPickPipeline: GPURenderPipeline | undefined;
-  private readonly pickGroups = new WeakMap<GPUBuffer, { group: GPUBindGroup; bound: unknown[] }>();
+  private readonly pickGroups = new WeakMap<GPUBuffer, BoundGroup>();
   private readonly pickConstants: Record<string, number>;
   private readonly module: GPUShaderModule;
 
@@ -236,14 +236,8 @@ export class ImpostorPass {
    */
   drawDots(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
     if (!this.dotPipeline) return;
-    // Re-made only when an input was replaced (no array a frame: the inputs compared one by one).
-    const g = this.dotGroup, b = g.bound;
-    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== inputs.listOffset || b[3] !== inputs.looks || b[4] !== inputs.atlas || b[5] !== shadow || b[6] !== inputs.environment || b[7] !== inputs.covered || b[8] !== inputs.counters || b[9] !== inputs.shown) {
-      g.group = this.device.createBindGroup({ label: 'ImpostorPass.dotGroup', layout: this.groupLayout, entries: this.entries(this.camera, inputs, shadow, inputs.listOffset, undefined) });
-      g.bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters, inputs.shown];
-    }
     pass.setPipeline(this.dotPipeline);
-    pass.setBindGroup(0, g.group);
+    pass.setBindGroup(0, this.bindGroup(this.dotGroup, 'ImpostorPass.dotGroup', this.camera, inputs, shadow, inputs.listOffset, undefined));
     pass.drawIndirect(args, offset);
   }
 
@@ -262,13 +256,9 @@ export class ImpostorPass {
       depthStencil: { format: 'depth32float', depthWriteEnabled: true, depthCompare: 'less' },
     }));
     let g = this.pickGroups.get(camera);
-    const bound = [inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, inputs.environment, inputs.covered, inputs.counters, inputs.shown];
-    if (!g || bound.some((b, i) => b !== g!.bound[i])) {
-      g = { group: this.device.createBindGroup({ label: 'ImpostorPass.pickGroup', layout: this.groupLayout, entries: this.entries(camera, inputs, undefined, inputs.listOffset, undefined) }), bound };
-      this.pickGroups.set(camera, g);
-    }
+    if (!g) this.pickGroups.set(camera, (g = { group: undefined, bound: [] }));
     pass.setPipeline(pipeline);
-    pass.setBindGroup(0, g.group);
+    pass.setBindGroup(0, this.bindGroup(g, 'ImpostorPass.pickGroup', camera, inputs, undefined, inputs.listOffset, undefined));
     pass.setIndexBuffer(this.indices, 'uint16');
     pass.drawIndexedIndirect(args, offset);
     if (!this.dotPipeline) return;
@@ -284,15 +274,20 @@ export class ImpostorPass {
   }
 
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
-    const g = this.groups[which];
+    return this.bindGroup(this.groups[which], `ImpostorPass.group${which}`, this.camera, inputs, shadow, listOffset, listBytes);
+  }
+
+  /**
+   * `g`'s bind group over these inputs (with `camera`), made again only when one of them was
+   * replaced: compared one by one with what it was made over, so no array a frame. (`fractions`
+   * is made and replaced with `covered`; `camera` is one buffer per BoundGroup.)
+   */
+  private bindGroup(g: BoundGroup, label: string, camera: GPUBuffer, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
     const b = g.bound;
-    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[5] !== listOffset || b[2] !== inputs.looks || b[3] !== inputs.atlas || b[4] !== shadow || b[6] !== listBytes || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters || b[10] !== inputs.shown) {
-      g.group = this.device.createBindGroup({
-        label: `ImpostorPass.group${which}`, layout: this.groupLayout,
-        entries: this.entries(this.camera, inputs, shadow, listOffset, listBytes),
-      });
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== listOffset || b[3] !== listBytes || b[4] !== inputs.looks || b[5] !== inputs.atlas || b[6] !== shadow || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters || b[10] !== inputs.shown) {
+      g.group = this.device.createBindGroup({ label, layout: this.groupLayout, entries: this.entries(camera, inputs, shadow, listOffset, listBytes) });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, inputs.looks, inputs.atlas, shadow, listOffset, listBytes, inputs.environment, inputs.covered, inputs.counters, inputs.shown);
+      b.push(inputs.instances, inputs.list, listOffset, listBytes, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters, inputs.shown);
     }
     return g.group;
   }
@@ -326,6 +321,12 @@ export class ImpostorPass {
   destroy(): void {
     for (const resource of [this.indices, this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.lookTable, this.cellTable, this.dfgTable]) resource.destroy();
   }
+}
+
+/** A bind group of the draw's one layout and the inputs it was made over (ImpostorPass.bindGroup). */
+interface BoundGroup {
+  group: GPUBindGroup | undefined;
+  bound: unknown[];
 }
 
 /** `quads` quads' triangle-list indices (u16: at most 16,384 quads): quad q's vertices 4q .. 4q + 3 as triangles (0 1 2) and (2 1 3), the strip order of impostor.wgsl CORNERS. */
