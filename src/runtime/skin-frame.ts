@@ -2,10 +2,29 @@ import { mat4 } from 'wgpu-matrix';
 import { CAMERA } from './layout';
 import type { ResolvedLights } from './lights';
 import type { PrimitiveBuffers } from './mesh-buffers';
-import type { SkinInputs } from './skin-pass';
 
 // The skin pass's free helpers (shared by SkinPass, the shadow, pick and impostor passes and the
 // WebGL 2 skin pass): the camera uniform, the frame bind group, the vertex entry point's name.
+
+/** What the skin pass reads per instance: InstanceStore satisfies it. The pass does not own the buffers. */
+export interface SkinInputs {
+  readonly jointBuffer: GPUBuffer;
+  /** u32 per slot: the joint set (palette entry) the slot's joints are read from (InstanceStore.jointEntryBuffer). */
+  readonly jointEntryBuffer: GPUBuffer;
+  readonly instanceBuffer: GPUBuffer;
+  readonly identityListBuffer: GPUBuffer;
+  readonly drawListBuffer: GPUBuffer;
+  readonly listStride: number;
+  readonly lodLevels: number;
+  readonly generation: number;
+}
+
+/** Where a cull pass left the indirect draw arguments (CullPass satisfies it). */
+export interface DrawArgs {
+  readonly args: GPUBuffer;
+  /** Byte offset of the arguments of (list 0 camera / 1 shadow, level, primitive). */
+  argsOffset(list: number, level: number, primitive: number): number;
+}
 
 /**
  * Writes CAMERA's camera and light fields into `c` (shadow fields untouched): `viewProjection`

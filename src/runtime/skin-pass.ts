@@ -7,11 +7,11 @@ import { createDfgTexture } from './dfg-table';
 import { cullMode, materialConstants, materialConstantsKey, materialRecord, samplerCache } from './material-data';
 import { FLAT_NORMAL, MaterialTextures } from './material-textures';
 import { EnvironmentMap, ENVIRONMENT_LAYERS, type ResolvedEnvironment } from './environment-map';
-import { resolveLights, type LightOptions, type ResolvedLights } from './lights';
+import { copyLights, resolveLights, type LightOptions, type ResolvedLights } from './lights';
 import { streamsKey, vertexConstants, vertexLayouts, type MeshBuffers, type PrimitiveBuffers } from './mesh-buffers';
-import { frameBindGroup, vertexEntryPoint, writeCamera } from './skin-frame';
+import { frameBindGroup, vertexEntryPoint, writeCamera, type DrawArgs, type SkinInputs } from './skin-frame';
 
-export { frameBindGroup, vertexEntryPoint, writeCamera } from './skin-frame';
+export { frameBindGroup, vertexEntryPoint, writeCamera, type DrawArgs, type SkinInputs } from './skin-frame';
 
 /** The render targets a crowd draws into: fixed when its pipelines are made. */
 export interface SkinPassOptions {
@@ -36,28 +36,8 @@ export interface DrawItem {
   material: GPUBindGroup;
 }
 
-/** What the skin pass reads per instance: InstanceStore satisfies it. The pass does not own the buffers. */
-export interface SkinInputs {
-  readonly jointBuffer: GPUBuffer;
-  /** u32 per slot: the joint set (palette entry) the slot's joints are read from (InstanceStore.jointEntryBuffer). */
-  readonly jointEntryBuffer: GPUBuffer;
-  readonly instanceBuffer: GPUBuffer;
-  readonly identityListBuffer: GPUBuffer;
-  readonly drawListBuffer: GPUBuffer;
-  readonly listStride: number;
-  readonly lodLevels: number;
-  readonly generation: number;
-}
-
 /** The sun's default direction of travel (world space, unit length): lights.sun.direction's default. */
 export const LIGHT_DIRECTION: readonly number[] = Array.from(resolveLights(undefined).direction);
-
-/** Where a cull pass left the indirect draw arguments (CullPass satisfies it). */
-export interface DrawArgs {
-  readonly args: GPUBuffer;
-  /** Byte offset of the arguments of (list 0 camera / 1 shadow, level, primitive). */
-  argsOffset(list: number, level: number, primitive: number): number;
-}
 
 /**
  * The instanced skinned draw (shaders/skin.wgsl): one draw call per mesh primitive (per LOD
@@ -101,6 +81,7 @@ export class SkinPass {
   /** three's DFG table (dfg-table.ts), read by the fragment stage's dfgLookup. */
   private readonly dfgTable: GPUTextureView;
   private environment: EnvironmentMap | undefined; // the prefiltered lights.environment (owned), or undefined
+  private sharedEnvironment: GPUTextureView | undefined; // another pass's prefiltered environment (followLights), not owned
   /**
    * @internal The pipeline that draws `buffers` (made at its first use, then kept): with `band`, the
    * impostor band's (skin.wgsl BAND). Changes when the environment does (setEnvironment).
@@ -181,7 +162,7 @@ export class SkinPass {
     this.module = module;
     const pipelines = new Map<string, GPURenderPipeline>();
     const pipelineFor = (this.pipelineFor = (buffers: PrimitiveBuffers, band = false) => {
-      const key = `${pipelineKey(buffers, this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers))}.env${Number(this.environment !== undefined)}.band${Number(band)}`;
+      const key = `${pipelineKey(buffers, this.appearance?.entryPoint(buffers) ?? vertexEntryPoint(buffers))}.env${Number(this.environmentView !== undefined)}.band${Number(band)}`;
       let pipeline = pipelines.get(key);
       if (!pipeline) pipelines.set(key, (pipeline = this.createPipeline(module, layout, buffers, options, band)));
       return pipeline;
@@ -234,7 +215,7 @@ export class SkinPass {
   get materialBindGroupLayout(): GPUBindGroupLayout { return this.materialLayout; }
 
   /** @internal The prefiltered lights.environment (a 2d-array view of ENVIRONMENT_LAYERS layers), or undefined without one: the impostor pass lights with it too. */
-  get environmentView(): GPUTextureView | undefined { return this.environment?.view; }
+  get environmentView(): GPUTextureView | undefined { return this.environment?.view ?? this.sharedEnvironment; }
 
   /** Per primitive, in MeshBuffers order: its material bind group (group 1), which ShadowPass binds too. */
   get materials(): GPUBindGroup[] {
@@ -261,9 +242,25 @@ export class SkinPass {
 
   /** Lights with `environment` from now on (undefined: none): prefilters it (an event), frees the old map, switches the pipelines' ENVIRONMENT. */
   setEnvironment(environment: ResolvedEnvironment | undefined): void {
-    const made = environment && new EnvironmentMap(this.device, environment);
+    this.useEnvironment(environment && new EnvironmentMap(this.device, environment), undefined);
+  }
+
+  /**
+   * Lights as `source` does from now on (a prop's pass follows its crowd's: CrowdProps): its sun
+   * and hemisphere copied, its prefiltered environment shared, not owned (this pass's own freed).
+   * Called per frame: allocation-free while the source's environment stays.
+   */
+  followLights(source: SkinPass): void {
+    copyLights(source.lights, this.lights);
+    const view = source.environmentView;
+    if (this.environment || view !== this.sharedEnvironment) this.useEnvironment(undefined, view);
+  }
+
+  /** The environment `owned` (prefiltered here) or `shared` (another pass's view), or none: the shadow group and pipelines follow. */
+  private useEnvironment(owned: EnvironmentMap | undefined, shared: GPUTextureView | undefined): void {
     this.environment?.destroy();
-    this.environment = made;
+    this.environment = owned;
+    this.sharedEnvironment = shared;
     this.shadowGroup = this.createShadowGroup(this.shadowView ?? this.noShadow);
     for (const item of this.items) {
       item.pipeline = this.pipelineFor(item.mesh);
@@ -340,7 +337,7 @@ export class SkinPass {
     return this.device.createBindGroup({
       label: 'SkinPass.shadow', layout: this.shadowLayout,
       entries: [{ binding: 0, resource: view }, { binding: 1, resource: this.shadowSampler },
-        { binding: 2, resource: this.environment?.view ?? this.noEnvironment }, { binding: 3, resource: this.environmentSampler },
+        { binding: 2, resource: this.environmentView ?? this.noEnvironment }, { binding: 3, resource: this.environmentSampler },
         { binding: 4, resource: this.dfgTable }],
     });
   }
@@ -372,7 +369,7 @@ export class SkinPass {
           color: { srcFactor: 'src-alpha', dstFactor: 'one-minus-src-alpha' },
           alpha: { srcFactor: 'one', dstFactor: 'one-minus-src-alpha' },
         } } : {}) }],
-        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, ENVIRONMENT: this.environment ? 1 : 0, ...streams, ...materialConstants(material) },
+        constants: { ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, ENVIRONMENT: this.environmentView ? 1 : 0, ...streams, ...materialConstants(material) },
       },
       primitive: { topology: 'triangle-list', cullMode: cullMode(material) },
       // BLEND surfaces test depth but do not write it, so those behind them still show through.

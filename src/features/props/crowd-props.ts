@@ -206,6 +206,7 @@ export class CrowdProps implements CrowdFeature {
       const a = this.list[i];
       const gpu = a.gpu!;
       if (a.selection !== null || gpu.pass.generation === 0) continue;
+      gpu.skin.followLights(this.kernel.draws.skin);
       let band = gpu.band;
       if (!band || band.list !== list || band.offset !== offset || band.camera !== camera || band.generation !== gpu.pass.generation) {
         const group = frameBindGroupAt(this.device!, gpu.skin.frameBindGroupLayout, 'Crowd.propBand', camera, skinInputs(gpu), list, offset, bytes);
@@ -242,6 +243,8 @@ export class CrowdProps implements CrowdFeature {
         gpu.skin.bind(skinInputs(gpu));
         gpu.boundGeneration = gpu.pass.generation;
       }
+      // The crowd's lights as they are now (setLights, a three.js scene's), its environment shared.
+      gpu.skin.followLights(this.kernel.draws.skin);
       gpu.skin.setShadowMap(shadow?.view, shadow?.lightViewProjection, shadow?.mapSize, shadow?.strength ?? 1);
       gpu.skin.update(viewProjection);
       gpu.skin.drawIndirect(pass, gpu.pass);
@@ -318,7 +321,8 @@ export class CrowdProps implements CrowdFeature {
       owned.push(mesh);
       // slotCount 0: every instance of the prop reads the same rest-pose joint matrices.
       // Linear: the prop's own rest joints are matrix rows, whatever the crowd's skinning.
-      const skin = new SkinPass(device, mesh, 0, prop.textures, { ...this.options, skinning: 'linear' });
+      // Its lights follow the crowd's at each draw (followLights): no environment of its own to prefilter.
+      const skin = new SkinPass(device, mesh, 0, prop.textures, { ...this.options, lights: undefined, skinning: 'linear' });
       owned.push(skin);
       const rest = device.createBuffer({ label: `${label}.rest`, size: Math.max(16, a.rest.byteLength), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
       owned.push(rest);

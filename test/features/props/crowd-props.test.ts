@@ -8,6 +8,7 @@ import { sampleLut } from '../../../src/anim/lut';
 import { restPose } from '../../../src/bake/sampler';
 import { loadCharacter, type Character } from '../../../src/character/character';
 import { Crowd } from '../../../src/runtime/crowd';
+import { CrowdProps } from '../../../src/features/props/crowd-props';
 import { HANDLE_SPAN } from '../../../src/runtime/instance-ids';
 import { INSTANCE } from '../../../src/runtime/layout';
 import { testCharacter } from '../../helpers/character';
@@ -244,6 +245,59 @@ describe.skipIf(!device)('Crowd.attach: props on joints', () => {
     expect(differingPixels(restored, withFox)).toBe(0);
     crowd.destroy();
     other.destroy();
+  });
+
+  it("lights the props with the crowd's lights as setLights changes them: sun, hemisphere and environment", async () => {
+    const walker = await testCharacter('Walker');
+    const prop = await sword();
+    // A red sun from the camera's left, a blue sky, and a green-and-magenta environment: far from the defaults on every term.
+    const image = { width: 16, height: 8, data: new Float32Array(16 * 8 * 4).map((_, i) => (i % 4 === 3 ? 1 : (i >> 2) % 16 < 8 ? [0.1, 0.9, 0.1][i % 4] : [0.8, 0.1, 0.7][i % 4])) };
+    const lights = {
+      sun: { direction: [0.8, -0.5, -0.3] as [number, number, number], color: [1, 0.25, 0.15] as [number, number, number], intensity: 2.5 },
+      hemisphere: { sky: [0.1, 0.2, 0.9] as [number, number, number], ground: [0.3, 0.2, 0.05] as [number, number, number], intensity: 0.7 },
+      environment: { image, intensity: 0.8 },
+    };
+    const { viewProjection } = lookAt([0, 1, 4], [0, 1, 0], { near: 0.1, far: 100 });
+    const holding = (options: object, withSword = true) => {
+      const crowd = new Crowd(device!, walker, { ...FORMATS, capacity: 1, ...options });
+      crowd.add({ clipA: 'Idle', speedA: 0, transform: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] });
+      if (withSword) new CrowdProps(crowd).attach(prop, { joint: 'Hand.R', offset: Array.from(transform([0, 0, 1], 0.5, 1.2, [0, -0.08, 0])) });
+      return crowd;
+    };
+    const made = holding({ lights });
+    const moved = holding({});
+    const before = await draw(moved, viewProjection);
+    moved.setLights(lights);
+    const reference = await draw(made, viewProjection);
+    const after = await draw(moved, viewProjection);
+    const changed = differingPixels(before, after);
+    console.log(`setLights with props: ${changed} pixels changed; against a crowd made with those lights ${differingPixels(reference, after)} differ`);
+    expect(changed, 'the lights changed nothing (the test would prove nothing)').toBeGreaterThan(300);
+    // The sword too: the crowd made with the lights and the one given them later draw the same picture, to the bit.
+    expect(differingPixels(reference, after), "the props kept the lights the crowd was made with").toBe(0);
+    // The environment reaches the sword (else the check above would not see it): the sword's pixels (where the
+    // picture differs from the Walker's alone) change when the environment is left out.
+    const bare = await draw(holding({ lights }, false), viewProjection);
+    const dark = await draw(holding({ lights: { ...lights, environment: false } }), viewProjection);
+    let blade = 0, lit = 0;
+    for (let i = 0; i < bare.length; i += 4) {
+      if (bare[i] === reference[i] && bare[i + 1] === reference[i + 1] && bare[i + 2] === reference[i + 2]) continue;
+      blade++;
+      if (Math.abs(dark[i] - reference[i]) + Math.abs(dark[i + 1] - reference[i + 1]) + Math.abs(dark[i + 2] - reference[i + 2]) > 3) lit++;
+    }
+    console.log(`the sword's ${blade} pixels: ${lit} of them lit by the environment`);
+    expect(lit, 'the environment does not light the sword').toBeGreaterThan(blade / 2);
+    // Restored onto a new device, the props keep the lights last set.
+    const other = await openTestDevice();
+    moved.restore(other!);
+    made.restore(other!);
+    const draw2 = (crowd: Crowd) => {
+      crowd.update(0);
+      return renderCrowd(other!, crowd, viewProjection, 128);
+    };
+    expect(differingPixels(await draw2(made), await draw2(moved)), 'after restore the props lost the lights last set').toBe(0);
+    made.destroy();
+    moved.destroy();
   });
 
   it('refuses a bad prop, joint, offset or instance with a message naming it, and keeps what was set', async () => {
