@@ -93,7 +93,7 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
   /** The same, as arrays walked each frame (no iterator allocated per frame). */
   private readonly shadedCrowds: ThreeCrowd[] = [];
   private readonly shadings: (ThreeShading | ThreeGLShading)[] = [];
-  /** Crowds our pass leaves alone, lights too: three draws them, and no feature of theirs draws (impostors: drawn by our pass, Crowd.drawFeatures). */
+  /** Crowds our pass leaves alone, lights too: three draws them, and no feature of theirs draws (impostors, props: drawn by our pass, Crowd.drawFeatures). */
   private readonly threeOnly = { has: (crowd: Crowd): boolean => this.shaded.has(crowd) && !(crowd.featureDrawCount > 0) };
   /** The render call's camera, handed to every crowd each frame (culling, LOD). */
   private readonly frameCamera: FrameCamera;
@@ -316,14 +316,14 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
   }
 
   /**
-   * Whether a crowd three draws (WebGPU) has features our pass draws after three's (impostors):
+   * Whether a crowd three draws (WebGPU) has features our pass draws after three's (impostors, props):
    * then our pass runs, in three's depth buffer, whose conventions are checked here (named).
    */
   private shadedFeatureDraws(): boolean {
     if (!this.gpu) return false;
     let any = false;
     for (let i = 0; i < this.shadedCrowds.length; i++) if ((this.shadedCrowds[i] as Crowd).featureDrawCount > 0) any = true;
-    if (any) checkDepthConventions(this.renderer, "a crowd with { shading: 'three' } has CrowdImpostors, which our own pass draws after three's");
+    if (any) checkDepthConventions(this.renderer, "a crowd with { shading: 'three' } has CrowdImpostors or CrowdProps, which our own pass draws after three's");
     return any;
   }
 

@@ -8,12 +8,12 @@ import type { Renderer } from 'three/webgpu';
 const PREFIX = 'crowd-skin/three';
 
 /**
- * A crowd drawn by our own pass (shading 'crowd', or the impostors of a crowd of shading 'three':
- * `impostors` then says so) tests depth with `less` on z in [0, 1] in three's depth buffer: three must agree.
+ * A crowd drawn by our own pass (shading 'crowd', or the impostors and props of a crowd of shading
+ * 'three': `features` then says so) tests depth with `less` on z in [0, 1] in three's depth buffer: three must agree.
  */
-export function checkDepthConventions(renderer: Renderer, impostors?: string): void {
-  // A crowd three draws whose impostors our pass draws cannot turn to shading 'three' for them: say what to turn off instead.
-  const instead = (setting: string) => impostors ? `${impostors}: create the renderer without ${setting}, or draw this crowd without impostors (impostors.enabled = false, or no CrowdImpostors)`
+export function checkDepthConventions(renderer: Renderer, features?: string): void {
+  // A crowd three draws whose impostors or props our pass draws cannot turn to shading 'three' for them: say what to turn off instead.
+  const instead = (setting: string) => features ? `${features}: create the renderer without ${setting}, or draw this crowd without them (impostors.enabled = false, or no CrowdImpostors; no CrowdProps)`
     : `create the renderer without ${setting}, or make the crowd with { shading: 'three' }, which three draws with its own depth`;
   if (renderer.reversedDepthBuffer) {
     throw new Error(`${PREFIX}: the renderer was made with { reversedDepthBuffer: true } (near = 1, depth test 'greater'); ` +

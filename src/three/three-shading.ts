@@ -23,7 +23,8 @@
  * three-skinning.ts) hooked in below, made only while the crowd has them (found through the
  * kernel's draws, never by a feature's name), on every LOD level's mesh alike.
  *
- * Not here (docs/three.md): props (the crowd's own pass draws them, and three draws this crowd).
+ * Not here: props (CrowdProps) and impostors (CrowdImpostors), which our own pass draws after three's
+ * (crowd-pass.ts, Crowd.drawFeatures; docs/three.md).
  */
 import type { Camera, Group, NodeMaterial } from 'three/webgpu';
 import { attribute, Fn, mat4, normalLocal, select, storage, uint, uniform, vec3, vec4 } from 'three/tsl';
@@ -129,11 +130,6 @@ export class ThreeShading implements CrowdFeature {
   /** Sets each mesh's instance count to the crowd's, and grows the three buffers with the crowd. Call before three renders. */
   sync(): void {
     const store = this.kernel.store;
-    if (this.kernel.feature('props')) {
-      // Refused rather than dropped: the props would silently be missing from the picture.
-      throw new RangeError(`${PREFIX}: shading 'three' cannot draw CrowdProps: the crowd's own pass draws props after its characters (Crowd.draw), ` +
-        'and three draws this crowd instead; draw a crowd with props with the default shading (docs/three.md, "Limits of shading \'three\'")');
-    }
     if (this.instances.fit()) this.refit();
     this.instances.syncCount(store.count);
     // A colorNode you set since wraps again, under the tint.

@@ -41,8 +41,8 @@ export interface ThreeCrowdRendererOptions {
  * (the default on WebGPU: our skin pass, lit by the scene's lights unless the renderer's `lights` is 'own', drawn
  * after three's opaque objects) or 'three' (the default, and the only one, on three's WebGL 2 backend: three
  * draws it with a NodeMaterial: the scene's lights, shadows, fog; add `crowds.sceneObject(crowd)`
- * to the scene). docs/three.md says what each costs and what 'three' leaves out (props on
- * joints). Both are culled with the render call's camera.
+ * to the scene). docs/three.md says what each costs and what 'three' leaves out (props
+ * are drawn by our own pass after three's). Both are culled with the render call's camera.
  */
 export type ThreeCrowdOptions = Omit<CrowdOptions, keyof ThreeCrowdFormats> & (
   {

@@ -26,7 +26,7 @@ export async function threeCrowds(device: GPUDevice, width: number, height: numb
   return new ThreeCrowdRenderer(renderer, { lights: 'own', backend: 'webgpu' });
 }
 
-/** An RGBA8 picture, rows bottom to top as three reads them back. */
+/** An RGBA8 picture, rows top to bottom (as three's WebGPU backend reads a render target back). */
 export interface Picture { width: number; height: number; data: Uint8Array }
 
 /** `scene` with its crowds, rendered into the bridge's target and read back (8-bit sRGB). */
@@ -92,12 +92,11 @@ export function meanColor(p: Picture, background: readonly number[], x0 = 0, x1 
   return sum.map((s) => s / Math.max(1, n));
 }
 
-/** Writes `p` to test-results/three/`name`.png (rows turned top to bottom), for a person to look at. */
+/** Writes `p` to test-results/three/`name`.png, for a person to look at. */
 export function savePicture(p: Picture, name: string): void {
   mkdirSync(PICTURES, { recursive: true });
   const png = new PNG({ width: p.width, height: p.height });
-  const row = p.width * 4;
-  for (let y = 0; y < p.height; y++) png.data.set(p.data.subarray(y * row, (y + 1) * row), (p.height - 1 - y) * row);
+  png.data.set(p.data);
   writeFileSync(join(PICTURES, `${name}.png`), PNG.sync.write(png));
 }
 

@@ -11,7 +11,7 @@ import {
   type NodeMaterial,
 } from 'three/webgpu';
 import { ThreeCrowdRenderer } from '../../src/three/index';
-import { CrowdAppearance, CrowdProps, type Character } from '../../src/index';
+import { CrowdAppearance, type Character } from '../../src/index';
 import { testCharacter } from '../helpers/character';
 import { expectNoGpuError, openTestDevice } from '../helpers/gpu';
 import { coveredPixels, renderPicture, threeCrowds } from '../helpers/three-scene';
@@ -216,11 +216,6 @@ describe.skipIf(!device)("shading 'three' on three r187 (WebGPU in Node)", () =>
     const looks = crowds.createCrowd(fox, { capacity: 1, shading: 'three', skinning: 'dual-quaternion' });
     new CrowdAppearance(looks);
     await expectNoGpuError(crowds.device, () => crowds.renderToTarget(new Scene(), new PerspectiveCamera()));
-    // Props: drawn by the crowd's own pass, which a crowd three draws never runs; refused rather than missing.
-    const armed = crowds.createCrowd(fox, { capacity: 1, shading: 'three' });
-    new CrowdProps(armed);
-    expect(() => crowds.renderToTarget(new Scene(), new PerspectiveCamera())).toThrow(/shading 'three' cannot draw CrowdProps: the crowd's own pass draws props/);
-    crowds.removeCrowd(armed);
     crowds.removeCrowd(looks);
     crowds.removeCrowd(shaded);
     crowds.dispose();
