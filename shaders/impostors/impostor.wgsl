@@ -213,6 +213,10 @@ struct Atlas {
   pixelsAtUnit: f32,
   // Cells a layer (poses x views): a (layer, cell)'s covered fraction is at layer x cells + cell.
   cells: u32,
+  // Word of cellTable where the baked looks begin (layerOf: 4 words a look).
+  lookTable: u32,
+  // The parts every instance shows without CrowdAppearance (every part); 0: the appearance records' own.
+  plainParts: u32,
 }
 
 // The per-instance appearance record (skin.wgsl `Appearance`; white, no parts, without CrowdAppearance).
@@ -239,12 +243,14 @@ struct Look {
 // The crowd's prefiltered environment (skin.wgsl's group 2 bindings 2 and 3; 1 x 1 black layers without one).
 @group(0) @binding(10) var environmentMap: texture_2d_array<f32>;
 @group(0) @binding(11) var environmentSampler: sampler;
-// The looks baked, (variant, parts) by layer, sorted by variant, then parts (atlas.looks of them).
-@group(0) @binding(12) var<storage, read> bakedLooks: array<vec2u>;
+// Per slot, the props of chosen instances its instance holds (CrowdProps' prop sets, bit i: the
+// i-th; a 16-byte zero stand-in without them): part of its look.
+@group(0) @binding(12) var<storage, read> propSets: array<u32>;
 // The surface's offset along each cell's view direction (impostor-bake.ts ImpostorTextures.depth), premultiplied by coverage.
 @group(0) @binding(13) var depthAtlas: texture_2d_array<f32>;
 // Where the cells lie (impostor-atlas.ts AtlasGrid.cellTable): u32 `view`, for each view, its
-// cells' width | height << 16 (texels); u32 `views + pose x views + view` the cell's top-left texel x | y << 16.
+// cells' width | height << 16 (texels); u32 `views + pose x views + view` the cell's top-left texel x | y << 16;
+// from word atlas.clipSlots each character clip's index among the atlas's clips; from atlas.lookTable the looks baked (layerOf).
 @group(0) @binding(14) var<storage, read> cellTable: array<u32>;
 // The covered rectangles (impostor-coverage.ts, after each bake): per cell at pose x views + view,
 // the texels (from the cell's top-left) of the smallest rectangle holding every texel any layer
@@ -334,23 +340,32 @@ struct Out {
   @location(13) @interpolate(flat) steps: u32,
 }
 
-// The atlas layer of an appearance record's look (variant, parts): a binary search of the baked
-// looks, the variant taken as 0 where none of the parts shown is varied (impostor-looks.ts); a
-// look without a layer gets the stand-in's.
-fn layerOf(look: Look) -> u32 {
-  let key = vec2u(select(0u, look.variant, (look.parts & atlas.varied) != 0u), look.parts);
+// The atlas layer of the look of the instance in `slot` (its appearance record `look`, its prop set):
+// a binary search of the baked looks (impostor-looks.ts; from cellTable's word atlas.lookTable, 4
+// words a look: props, variant, parts, 0, sorted by props, variant, then parts), the variant taken
+// as 0 where none of the parts shown is varied; a look without a layer gets the stand-in's
+// (CrowdImpostors keeps a holder whose props differ from the stand-in's a mesh).
+fn layerOf(look: Look, slot: u32) -> u32 {
+  let parts = select(look.parts, atlas.plainParts, atlas.plainParts != 0u);
+  let key = vec3u(propSets[slot], select(0u, look.variant, (parts & atlas.varied) != 0u), parts);
   var low = 0u;
   var high = atlas.looks;
   while (low < high) {
     let middle = (low + high) / 2u;
-    let k = bakedLooks[middle];
-    if (k.x < key.x || (k.x == key.x && k.y < key.y)) {
+    let k = bakedLook(middle);
+    if (k.x < key.x || (k.x == key.x && (k.y < key.y || (k.y == key.y && k.z < key.z)))) {
       low = middle + 1u;
     } else {
       high = middle;
     }
   }
-  return select(atlas.standIn, low, low < atlas.looks && all(bakedLooks[min(low, atlas.looks - 1u)] == key));
+  return select(atlas.standIn, low, low < atlas.looks && all(bakedLook(min(low, atlas.looks - 1u)) == key));
+}
+
+// Baked look `i` (layer i): its props, variant and parts.
+fn bakedLook(i: u32) -> vec3u {
+  let o = atlas.lookTable + 4u * i;
+  return vec3u(cellTable[o], cellTable[o + 1u], cellTable[o + 2u]);
 }
 
 // The camera basis of the view from unit model direction `d` (impostor-atlas.ts viewBasis).
@@ -474,7 +489,7 @@ fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32
   out.clip = camera.viewProjection * vec4f(out.world, 1.0);
   out.local = vec2f(corner.x * 0.5 + 0.5, 0.5 - corner.y * 0.5);
   out.slot = slot;
-  out.layer = layerOf(looks[slot]);
+  out.layer = layerOf(looks[slot], slot);
   out.axisX = rotation[0];
   out.axisY = rotation[1];
   out.axisZ = rotation[2];
@@ -1192,7 +1207,7 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   let e = select(e0, min(e0 + 1u, atlas.elevations - 1u), t.y < view.y - f32(e0));
   let poses = posesOf(record);
   let pose = select(poses.x, poses.y, t.z < clamp(record.blend, 0.0, 1.0));
-  let layer = layerOf(looks[slot]);
+  let layer = layerOf(looks[slot], slot);
   out.slot = slot;
   out.clip = camera.viewProjection * vec4f(placed.centre, 1.0);
   // Pixels a model unit spans there (an orthographic camera, eye.w 0: the same at any distance).

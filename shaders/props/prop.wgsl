@@ -73,7 +73,7 @@ struct PropParams {
 // Per slot: the crowd's joint set (palette entry) of the instance; PALETTE_INDEX_MASK drops the shared tag.
 @group(0) @binding(8) var<storage, read> jointEntries: array<u32>;
 // The impostor band's slots (the cull pass's band list, bandLength of them): placeBand's own bind
-// group (its layout leaves out bindings 3, 4, 5 and 7, within the 8 storage buffers a stage).
+// group (its layout leaves out bindings 3, 4 and 7, within the 8 storage buffers a stage).
 @group(0) @binding(9) var<storage, read> bandList: array<u32>;
 
 fn entryIndex(id: vec3u) -> u32 {
@@ -118,6 +118,11 @@ fn placeBand(@builtin(global_invocation_id) id: vec3u) {
     return;
   }
   let slot = bandList[i];
+  // A prop of chosen instances on its holders alone: the others' records collapse to a point (no pixel drawn).
+  if ((params.flags & PROP_SELECTED) != 0u && selection[slot] != params.frame) {
+    records[slot].world = mat4x4f();
+    return;
+  }
   records[slot].world = placed(slot);
 }
 

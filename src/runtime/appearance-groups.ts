@@ -38,6 +38,8 @@ export interface AppearanceLooks {
   readonly version: number;
   /** Adds to `out` the instances of each look among slots [0, `count`) (the live ones). O(count); allocation-free for keys `out` holds. */
   count(count: number, out: Map<number, number>): void;
+  /** The look key of `slot`'s instance (variant x 2^32 + parts, the variant 0 where none of its parts is varied). */
+  keyOf(slot: number): number;
 }
 
 /** Byte offsets in an appearance record (AppearanceSource.layout). */

@@ -61,8 +61,14 @@ export interface ImpostorView {
   /** The target's size, pixels. Default 640 x 360. */
   width?: number;
   height?: number;
-  /** A prop every Fox holds (CrowdProps.attach without instances): drawn on the meshes, baked into the impostors. */
-  prop?: { character: Character; joint: string; offset: readonly number[] };
+  /**
+   * A prop every Fox holds (CrowdProps.attach without instances): drawn on the meshes, baked into
+   * the impostors; with `every`, one Fox in `every` holds it (attach with instances: a layer of
+   * the atlas for its holders' prop set, where `looks` lets one be baked).
+   */
+  prop?: { character: Character; joint: string; offset: readonly number[]; every?: number };
+  /** ImpostorOptions.looks (default: the feature's, 1). */
+  looks?: number;
   /**
    * Every Fox a blend of three clips in a layer stack (its clip, the next at 0.4 over it, the third
    * at 0.3 over both: shares 0.42, 0.28, 0.3): posed from its stack as a mesh, shown as its two
@@ -82,8 +88,9 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const targetWidth = view.width ?? TARGET_WIDTH, targetHeight = view.height ?? TARGET_HEIGHT;
   const switchAt = view.switchAt ?? (band === undefined ? undefined : 1.2);
   const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024, sampleCount: samples });
-  const feature = how === 'impostors' || switchAt !== undefined ? new CrowdImpostors(crowd, { ...(band === undefined ? {} : { band }), ...(view.dotPixels === undefined ? {} : { dotPixels: view.dotPixels }) }) : undefined;
-  if (view.prop) new CrowdProps(crowd).attach(view.prop.character, { joint: view.prop.joint, offset: view.prop.offset });
+  const feature = how === 'impostors' || switchAt !== undefined ? new CrowdImpostors(crowd, { ...(band === undefined ? {} : { band }), ...(view.dotPixels === undefined ? {} : { dotPixels: view.dotPixels }), ...(view.looks === undefined ? {} : { looks: view.looks }) }) : undefined;
+  const props = view.prop && new CrowdProps(crowd);
+  if (view.prop && !view.prop.every) props!.attach(view.prop.character, { joint: view.prop.joint, offset: view.prop.offset });
   if (feature && how === 'meshes') feature.enabled = false;
   else await feature?.bake();
   const side = Math.ceil(Math.sqrt(count));
@@ -95,6 +102,8 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
     timesA[i] = (i % 97) * 0.031;
   }
   const ids = crowd.addMany({ count, positions, clipsA, timesA });
+  const every = view.prop?.every;
+  if (every) props!.attach(view.prop!.character, { joint: view.prop!.joint, offset: view.prop!.offset, instances: Array.from(ids).filter((_, i) => i % every === 0) });
   if (view.layered) {
     for (let i = 0; i < count; i++) {
       crowd.setLayers(ids[i], { layers: [{ clip: (i + 1) % 3, time: timesA[i], weight: 0.4 }, { clip: (i + 2) % 3, time: timesA[i], weight: 0.3 }] });

@@ -93,6 +93,12 @@ export class AppearanceStore implements SlotData<RecordBufferLike> {
     for (let i = 0; i < used; i++) out.set(keys[i], (out.get(keys[i]) ?? 0) + counts[i]);
   }
 
+  /** `slot`'s look key (countLooks's): variant x 2^32 + parts, the variant 0 where `parts & varied` is 0. */
+  lookKey(slot: number, varied: number): number {
+    const parts = this.records.word(slot, APPEARANCE.parts);
+    return ((parts & varied) !== 0 ? this.records.word(slot, APPEARANCE.variant) : 0) * 2 ** 32 + parts;
+  }
+
   /** `slot`'s tint into `out` (3 numbers). */
   tintOf(slot: number, out: Float32Array | number[]): void {
     this.records.tintOf(slot, out);

@@ -107,6 +107,7 @@ export class CrowdAppearance implements CrowdFeature {
       looks: {
         get version() { return self.store.looksVersion; },
         count: (count, out) => this.store.countLooks(count, this.varied, out),
+        keyOf: (slot) => this.store.lookKey(slot, this.varied),
       },
     };
   }

@@ -1,12 +1,12 @@
 import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage, PickMeshList } from '../../runtime/feature';
-import { CULL_ARGS } from '../../runtime/layout';
+import { CULL_ARGS, MESH_ONLY_PROP } from '../../runtime/layout';
 import { boxSphere, type AtlasGrid } from './impostor-atlas';
-import { ALBEDO_FORMAT, depthFormat, ImpostorBake, surfaceFormat, type BakeLayer, type ImpostorTextures } from './impostor-bake';
-import { atlasGrid, bakedClips } from './impostor-box';
+import { atlasLayers, ImpostorBake, type ImpostorTextures } from './impostor-bake';
+import { allHeld, atlasGrid, bakedClips } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
-import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
+import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats, type LookHolders } from './impostor-looks';
 import { ImpostorPass, type ImpostorInputs } from './impostor-pass';
 import { marchDistance } from './impostor-layout';
 import { BandMeshes } from './band-meshes';
@@ -34,7 +34,7 @@ export class CrowdImpostors implements CrowdFeature {
   /** Layers of `textures`. */
   private layers = 0;
   private looksInUse!: ImpostorLooks;
-  /** What the draw's looks table was last written for (ImpostorPass.setLooks): the textures, the stand-in layer, the varied parts. */
+  /** What the draw's looks table was last written for (ImpostorPass.setLooks): the textures, the stand-in layer, the varied parts (-1: no appearance). */
   private table: ImpostorTextures | undefined;
   private tableStandIn = -1;
   private tableVaried = -1;
@@ -53,27 +53,32 @@ export class CrowdImpostors implements CrowdFeature {
   /** Model units the switch measures: the diameter of the sphere around the atlas's box (AtlasGrid.box, impostorBox: the cells frame the box itself, each its projection in its view). */
   private size = 0;
   private clipList!: readonly number[];
-  /** The props feature and the props every instance held when the atlas was laid out (their vertices widen the box; the bake draws them). */
+  /** The props feature and the props every instance, and chosen ones, held when the atlas was laid out (their vertices widen the box; the bake draws them). */
   private layoutProps: HeldProps | undefined;
+  /** allHeld(layoutProps) at the layout: every instance's props, then `layoutChosen` of chosen instances'. */
   private layoutHeld: readonly HeldProp[] = [];
+  private layoutChosen = 0;
   private layoutVersion = 0;
+  /** Each slot's prop set as the looks count it (layoutProps', while it has props of chosen instances), and whether holders were marked meshes. */
+  private holders: LookHolders | undefined;
+  private marked = false;
   /** The options it was made with (a new clip list lays the atlas out again with them). */
   private readonly options: ImpostorOptions;
   /** The band's meshes, through the crowd's skin pass. */
   private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
   private on = true;
-  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined, covered: undefined as unknown as GPUBuffer, fractions: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer, shown: undefined as unknown as GPUBuffer };
+  private readonly inputs = { instances: undefined as unknown as GPUBuffer, list: undefined as unknown as GPUBuffer, listOffset: 0, looks: undefined as GPUBuffer | undefined, atlas: undefined as unknown as ImpostorTextures, environment: undefined as GPUTextureView | undefined, covered: undefined as unknown as GPUBuffer, fractions: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer, shown: undefined as unknown as GPUBuffer, propSets: undefined as GPUBuffer | undefined };
 
   /** Installs impostors on `crowd`; a RangeError or TypeError naming the option that is wrong (nothing is installed then). */
   constructor(crowd: Crowd, options: ImpostorOptions = {}) {
     const clips = bakedClips(crowd.character, typeof options === 'object' && options !== null ? (options as ImpostorOptions).clips : undefined);
-    // Checked before anything is installed; laid out again with the props every instance holds, if any.
+    // Checked before anything is installed; laid out again with the props the instances hold, if any.
     this.grid = atlasGrid(crowd, options, clips, []);
     this.options = options;
     this.targets = crowd.targetFormats;
     this.kernel = crowd.install(this);
-    const held = this.kernel.feature<HeldProps>('props')?.heldByAll ?? [];
+    const held = allHeld(this.kernel.feature<HeldProps>('props'));
     this.setLayout(held.length > 0 ? atlasGrid(this.kernel, options, clips, held) : this.grid, clips);
   }
 
@@ -94,9 +99,9 @@ export class CrowdImpostors implements CrowdFeature {
     this.layOutAgain(resolved);
   }
 
-  /** Lays the atlas out again for `clips` and the props every instance holds now (baked at the next update). */
+  /** Lays the atlas out again for `clips` and the props the instances hold now (baked at the next update). */
   private layOutAgain(clips: readonly number[]): void {
-    const grid = atlasGrid(this.kernel, { ...this.options, clips }, clips, this.kernel.feature<HeldProps>('props')?.heldByAll ?? []);
+    const grid = atlasGrid(this.kernel, { ...this.options, clips }, clips, allHeld(this.kernel.feature<HeldProps>('props')));
     this.pass.destroy();
     this.coverage.destroy();
     this.shown.destroy();
@@ -106,19 +111,27 @@ export class CrowdImpostors implements CrowdFeature {
   }
 
   /**
-   * The props every instance holds changed (CrowdProps attach, detach, setInstances; the feature
+   * The props the instances hold changed (CrowdProps attach, detach, setInstances; the feature
    * installed): the atlas is laid out again (their reach widens the box) and baked, before the
-   * frame is drawn. A change that leaves the same props (another selection's) changes nothing.
+   * frame is drawn. A change that leaves the same props (another selection's) changes nothing here
+   * (the looks count each slot's prop set again).
    */
   private followProps(): void {
     const props = this.kernel.feature<HeldProps>('props');
     const version = props?.heldVersion ?? 0;
     if (props === this.layoutProps && version === this.layoutVersion) return;
-    const held = props?.heldByAll ?? [];
-    const same = held.length === this.layoutHeld.length && held.every((h, i) => h.local === this.layoutHeld[i].local);
+    const held = allHeld(props);
+    const same = held.length === this.layoutHeld.length && held.every((h, i) => h.local === this.layoutHeld[i].local) &&
+      (props?.heldByChosen.length ?? 0) === this.layoutChosen;
     if (!same) return this.layOutAgain(this.clipList);
-    this.layoutProps = props;
+    this.followHolders(props);
     this.layoutVersion = version;
+  }
+
+  /** The props feature the looks count prop sets from (while it has props of chosen instances): its slots' sets, through one object. */
+  private followHolders(props: HeldProps | undefined): void {
+    if (props !== this.layoutProps) this.holders = props && { get version() { return props.holdersVersion; }, setOf: (slot) => props.propSets.setOf(slot) };
+    this.layoutProps = props;
   }
 
   /** Makes what follows the atlas's layout: the looks' count, the draw pass, the covered rectangles, the switch's size and the route (installed when on). */
@@ -126,8 +139,9 @@ export class CrowdImpostors implements CrowdFeature {
     const { character, device } = this.kernel;
     const parts = character.rig.primitives.length;
     const props = this.kernel.feature<HeldProps>('props');
-    this.layoutProps = props;
-    this.layoutHeld = props?.heldByAll ?? [];
+    this.followHolders(props);
+    this.layoutHeld = allHeld(props);
+    this.layoutChosen = props?.heldByChosen.length ?? 0;
     this.layoutVersion = props?.heldVersion ?? 0;
     this.grid = grid;
     this.clipList = clips;
@@ -180,9 +194,10 @@ export class CrowdImpostors implements CrowdFeature {
   }
 
   /**
-   * The looks (CrowdAppearance's (variant, parts) pairs, one atlas layer each) against the live
-   * instances, as of the last update: layers baked, the budget's capacity, looks in use, and the
-   * instances drawn as the stand-in look because theirs has no layer (0 within the capacity).
+   * The looks (CrowdAppearance's (variant, parts) pairs with CrowdProps' sets of props of chosen
+   * instances, one atlas layer each) against the live instances, as of the last update: layers
+   * baked, the budget's capacity, looks in use, the instances drawn as the stand-in look because
+   * theirs has no layer (0 within the capacity), and the holders kept meshes instead.
    */
   get looks(): ImpostorLookStats {
     return this.looksInUse.stats();
@@ -191,11 +206,10 @@ export class CrowdImpostors implements CrowdFeature {
   /**
    * What the impostors do not show as the crowd's meshes do, as of the last update ([] when
    * nothing): instances whose look (CrowdAppearance variant and parts) is past the atlas's layers,
-   * drawn as the most used look. The atlas itself never goes stale silently: a look coming into
-   * use is baked at the next update (the update that follows the change, before its frame is
-   * drawn); the character's clips, materials and the variant images are fixed at load; the props
-   * every instance holds (CrowdProps), a new skinning method (Crowd.skinning) or device (restore)
-   * lay it out or bake it again at the next update.
+   * drawn as the most used look. The atlas never goes stale silently: a look coming into use is
+   * baked at the next update (before its frame is drawn); the clips, materials and variant images
+   * are fixed at load; the props (CrowdProps), a new skinning method (Crowd.skinning) or device
+   * (restore) lay it out or bake it again at the next update.
    */
   get stale(): string[] {
     return this.looksInUse.stale();
@@ -227,11 +241,7 @@ export class CrowdImpostors implements CrowdFeature {
     await this.kernel.device.queue.onSubmittedWorkDone();
   }
 
-  /**
-   * First use: the atlas is baked in the first update after the feature is made; later, the looks
-   * that came into use since, and all of it again when the mesh level drawn at the switch changed
-   * (Crowd.lod, forceLodLevel).
-   */
+  /** Bakes the atlas at the first update, then the looks that came into use, all of it when the switch's mesh level changed (Crowd.lod, forceLodLevel). */
   prepare(): void {
     this.prepareAtlas(false);
   }
@@ -241,13 +251,20 @@ export class CrowdImpostors implements CrowdFeature {
     this.followProps();
     const looks = this.looksInUse;
     const appearance = this.kernel.draws.appearance;
-    const target = looks.update(appearance, this.kernel.store.count);
+    const store = this.kernel.store;
+    const holders = this.layoutProps && this.layoutProps.heldByChosen.length > 0 ? this.holders : undefined;
+    const target = looks.update(appearance, store.count, holders);
     if (this.textures && this.switchLevel() !== this.bakedLevel) all = true;
     const textures = target || all || !this.textures ? this.bakeNow(target ?? looks.baked, all) : this.textures;
+    // A holder of props of chosen instances whose look has no layer stays a mesh (drawn as the stand-in it would lose or gain a prop).
+    if (looks.recounted && (holders || this.marked)) {
+      this.marked = holders !== undefined;
+      looks.markHolders(appearance, store.count, holders, (slot, meshOnly) => store.setMeshOnly(store.handleAtSlot(slot), MESH_ONLY_PROP, meshOnly));
+    }
     // The draw's table: after a bake, or when the stand-in or the varied parts changed (counts moved, appearance installed).
-    const varied = appearance?.variedPrimitives ?? 0;
+    const varied = appearance ? appearance.variedPrimitives : -1;
     if (this.table !== textures || this.tableStandIn !== looks.standIn || this.tableVaried !== varied) {
-      this.pass.setLooks(looks.baked, looks.standIn, varied);
+      this.pass.setLooks(looks.baked, looks.standIn, Math.max(0, varied), appearance ? 0 : looks.allParts);
       this.table = textures;
       this.tableStandIn = looks.standIn;
       this.tableVaried = varied;
@@ -310,6 +327,7 @@ export class CrowdImpostors implements CrowdFeature {
     inputs.fractions = this.coverage.fractions;
     inputs.counters = list.counters;
     inputs.shown = this.shown.records;
+    inputs.propSets = this.layoutProps?.propSets.buffer;
     return inputs;
   }
 
@@ -343,24 +361,8 @@ export class CrowdImpostors implements CrowdFeature {
     const start = performance.now();
     const device = this.kernel.device;
     const g = this.grid;
-    // Written by copies only: the bake's resolved strips and the kept layers of the old atlas.
-    const usage = GPUTextureUsage.COPY_DST | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC;
-    const size = [g.width, g.height, looks.length];
-    const made: ImpostorTextures = {
-      albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size, format: ALBEDO_FORMAT, usage }),
-      surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: surfaceFormat(g), usage }),
-      depth: device.createTexture({ label: 'CrowdImpostors.depth', size, format: depthFormat(g), usage }),
-    };
-    const old = all ? undefined : this.textures;
     const encoder = device.createCommandEncoder({ label: 'CrowdImpostors.bake' });
-    const layers: BakeLayer[] = [];
-    looks.forEach((look, layer) => {
-      const from = old ? this.looksInUse.layerOf(look.variant * 2 ** 32 + look.parts) : -1;
-      if (from < 0) return void layers.push({ layer, look });
-      for (const key of ['albedo', 'surface', 'depth'] as const) {
-        encoder.copyTextureToTexture({ texture: old![key], origin: [0, 0, from] }, { texture: made[key], origin: [0, 0, layer] }, [g.width, g.height, 1]);
-      }
-    });
+    const { made, layers } = atlasLayers(device, encoder, g, looks, all ? undefined : this.textures, (look) => this.looksInUse.layerOf(look));
     const appearance = this.kernel.draws.appearance;
     const variants = appearance && { view: appearance.variants, varied: appearance.variedPrimitives };
     // Kept layers were baked at bakedLevel (a new switch level bakes `all`).

@@ -9,6 +9,7 @@ import { cullMode } from '../../runtime/material-data';
 import { frameBindGroup, vertexEntryPoint, writeCamera } from '../../runtime/skin-pass';
 import type { HeldProps, PropDraw } from '../../runtime/held-props';
 import { AtlasGrid, boxSphere, viewBasis, viewFrame } from './impostor-atlas';
+import { allHeld } from './impostor-box';
 import type { ImpostorLook } from './impostor-looks';
 
 /**
@@ -63,6 +64,8 @@ interface BakeProp {
   readonly draw: PropDraw;
   readonly pipelines: GPURenderPipeline[];
   frames: GPUBindGroup[];
+  /** Its bit in a look's prop set (ImpostorLook.props), or -1 for a prop every instance holds (in every look). */
+  readonly bit: number;
 }
 
 /** Bytes between two looks' uniforms (bake.wgsl `BakeLook`, at a uniform offset's alignment). */
@@ -108,7 +111,7 @@ export class ImpostorBake {
   /** A 1 x 1 white variant layer when the crowd has no variants (the binding must exist). */
   private readonly white: GPUTexture | undefined;
   private looks: GPUBuffer | undefined;
-  /** The props every instance holds, attached to the hidden crowd too (drawn in every look). */
+  /** The props the instances hold, attached to every instance of the hidden crowd: those every instance holds drawn in every look, those of chosen instances in the looks that hold them. */
   private readonly props: BakeProp[] = [];
 
   /**
@@ -116,16 +119,18 @@ export class ImpostorBake {
    * @param level the mesh LOD level to bake (impostor-route.ts levelAtSwitch: the level the crowd
    * draws just before the switch, so the impostor takes over from the mesh it replaces)
    * @param morph the crowd's morph feature (CrowdMorph), when it has one: the hidden crowd gets one of its own, so each frame shows its clip's morph weights
-   * @param props the crowd's props feature (CrowdProps), when it has one: the hidden crowd gets one of its own holding the props every instance holds (heldByAll), drawn into every cell
+   * @param props the crowd's props feature (CrowdProps), when it has one: the hidden crowd gets one of its own holding the props the instances hold (heldByAll, then heldByChosen), drawn into the cells of every look (of the looks whose prop set holds it)
    */
   constructor(private readonly device: GPUDevice, character: Character, private readonly grid: AtlasGrid, clips: readonly number[], skinning: 'linear' | 'dual-quaternion', private readonly level: number, variants?: BakeVariants, morph?: CrowdFeature, props?: HeldProps) {
     const capacity = grid.poses * grid.views;
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
     // Made from the crowd's own features' classes: the impostors do not import the morph or props feature (a page ships the features it uses).
     if (morph) new (morph.constructor as new (crowd: Crowd) => CrowdFeature)(this.crowd);
-    const held = props?.heldByAll ?? [];
+    const held = allHeld(props);
     const hidden = held.length > 0 ? new (props!.constructor as new (crowd: Crowd) => HeldProps)(this.crowd) : undefined;
     const propDraws = held.map((h) => hidden!.propDraw(hidden!.attach(h.prop, { joint: h.joint, offset: h.offset })));
+    // The prop set bit of each (-1: every instance holds it).
+    const byAll = props?.heldByAll.length ?? 0;
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
     const box = grid.box;
     const { centre, radius } = boxSphere(box);
@@ -212,11 +217,11 @@ export class ImpostorBake {
     };
     this.pipelines = mesh.primitives.map((p, i) => pipeline(skin, layout, p, i < 32 && (varied & (1 << i)) !== 0, true));
     // The props' own skin passes (their rest joints, linear), with this fragment stage: not varied.
-    for (const draw of propDraws) {
+    propDraws.forEach((draw, k) => {
       const drawn = draw.skin;
       const propLayout = device.createPipelineLayout({ label: 'ImpostorBake.propLayout', bindGroupLayouts: [drawn.frameBindGroupLayout, drawn.materialBindGroupLayout, this.lookLayout] });
-      this.props.push({ draw, pipelines: draw.mesh.primitives.map((p) => pipeline(drawn, propLayout, p, false, false)), frames: [] });
-    }
+      this.props.push({ draw, pipelines: draw.mesh.primitives.map((p) => pipeline(drawn, propLayout, p, false, false)), frames: [], bit: k < byAll ? -1 : k - byAll });
+    });
   }
 
   /**
@@ -268,8 +273,9 @@ export class ImpostorBake {
             mesh.setBuffers(pass, p);
             pass.drawIndexed(indices, run.count, firstIndex, 0, run.first);
           });
-          // The props every instance holds, in every look (their level 0, as CrowdProps draws them).
-          this.props.forEach(({ draw, pipelines, frames }, k) => {
+          // The props every instance holds, in every look, and those of chosen instances in the looks holding them (their level 0, as CrowdProps draws them).
+          this.props.forEach(({ draw, pipelines, frames, bit }, k) => {
+            if (bit >= 0 && Math.floor(look.props / 2 ** bit) % 2 === 0) return;
             pass.setBindGroup(0, frames[run.frame]);
             draw.mesh.primitives.forEach((p, i) => {
               const [indices, firstIndex] = p.ranges[0];
@@ -293,4 +299,28 @@ export class ImpostorBake {
     this.white?.destroy();
     this.looks?.destroy();
   }
+}
+
+/**
+ * The atlas textures for `looks` (a layer each, in order; written by copies only: the bake's
+ * resolved strips and the kept layers of `old`): a look `old` holds (`layerIn` its layer there,
+ * or -1) is copied from it in `encoder`; returns the textures and the layers left to bake.
+ */
+export function atlasLayers(device: GPUDevice, encoder: GPUCommandEncoder, grid: AtlasGrid, looks: readonly ImpostorLook[], old: ImpostorTextures | undefined, layerIn: (look: ImpostorLook) => number): { made: ImpostorTextures; layers: BakeLayer[] } {
+  const usage = GPUTextureUsage.COPY_DST | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC;
+  const size = [grid.width, grid.height, looks.length];
+  const made: ImpostorTextures = {
+    albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size, format: ALBEDO_FORMAT, usage }),
+    surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: surfaceFormat(grid), usage }),
+    depth: device.createTexture({ label: 'CrowdImpostors.depth', size, format: depthFormat(grid), usage }),
+  };
+  const layers: BakeLayer[] = [];
+  looks.forEach((look, layer) => {
+    const from = old ? layerIn(look) : -1;
+    if (from < 0) return void layers.push({ layer, look });
+    for (const key of ['albedo', 'surface', 'depth'] as const) {
+      encoder.copyTextureToTexture({ texture: old![key], origin: [0, 0, from] }, { texture: made[key], origin: [0, 0, layer] }, [grid.width, grid.height, 1]);
+    }
+  });
+  return { made, layers };
 }

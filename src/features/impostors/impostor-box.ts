@@ -8,7 +8,7 @@ import { resolveClip } from '../../bake/clip-names';
 import { restPose } from '../../bake/sampler';
 import type { Character } from '../../character/character';
 import { show } from '../../math/show';
-import type { HeldProp } from '../../runtime/held-props';
+import type { HeldProp, HeldProps } from '../../runtime/held-props';
 import { AtlasGrid, uniformSurface } from './impostor-atlas';
 import type { ImpostorOptions } from './types';
 
@@ -151,4 +151,9 @@ export function atlasGrid(crowd: { readonly device: GPUDevice; readonly characte
   const limits = crowd.device.limits;
   const materials = [crowd.character, ...held.map((h) => h.prop)].flatMap((c) => c.rig.primitives.map((p) => p.material));
   return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
+}
+
+/** The props the instances hold (CrowdProps): every instance's, then chosen instances' (the box takes all their reach; the bake draws them). */
+export function allHeld(props: HeldProps | undefined): readonly HeldProp[] {
+  return props ? [...props.heldByAll, ...props.heldByChosen] : [];
 }

@@ -19,12 +19,14 @@ export const IMPOSTOR_ATLAS = {
   views: 36, //        u32: azimuths x elevations
   environment: 40, //  u32: 1 when the crowd has lights.environment (bound at 10 and 11), else 0
   varied: 44, //       u32: parts mask of the primitives a variant changes (a look's variant is 0 where none of its parts is)
-  looks: 48, //        u32: looks baked (layers; the table bound at 12, sorted by variant, then parts)
+  looks: 48, //        u32: looks baked (layers; the table from lookTable, sorted by props, variant, then parts)
   standIn: 52, //      u32: the layer drawn for a look without one (the most used look's)
   marchDistance: 56, // f32: model units (over the instance's scale) from the box's centre out to which the march takes every step (marchDistance); 0: everywhere
   clipSlots: 60, //    u32: word of the cell table (binding 14) where each character clip's index among the atlas's clips begins (ImpostorOptions.clips)
   pixelsAtUnit: 64, // f32: pixels one model unit spans one unit from the camera (projection x viewport height / 2): a dot's area (ImpostorRoute.pixelsAtUnit)
   cells: 68, //        u32: cells a layer (poses x views): where a layer's covered fractions begin (binding 18)
+  lookTable: 72, //    u32: word of the cell table (binding 14) where the baked looks begin (4 words a look: props, variant, parts, 0)
+  plainParts: 76, //   u32: the parts every instance shows without CrowdAppearance; 0: the appearance records' own
 } as const;
 
 /**

@@ -34,6 +34,8 @@ export interface ImpostorInputs {
   readonly counters: GPUBuffer;
   /** The shown records, one per layer stack record (ImpostorShown.records): what a layered instance's impostor shows. */
   readonly shown: GPUBuffer;
+  /** Per slot, the props of chosen instances its instance holds (CrowdProps' PropSets), or undefined without them. */
+  readonly propSets: GPUBuffer | undefined;
 }
 
 /** The shadow map's depth bias the skin pass samples with (SkinPass.setShadowMap's default). */
@@ -78,11 +80,13 @@ export class ImpostorPass {
   /** three's DFG table (dfg-table.ts), which the lighting's dfgLookup reads. */
   private readonly dfgTable: GPUTexture;
   private readonly dfgView: GPUTextureView;
-  /** The looks baked, (variant, parts) u32 pairs by layer (impostor.wgsl `bakedLooks`): `capacity` of them. */
-  private readonly lookTable: GPUBuffer;
+  /** The looks baked, (props, variant, parts, 0) u32 quadruples by layer (impostor.wgsl `bakedLook`): `capacity` of them, in the cell table from word `lookTable`. */
   private readonly lookData: Uint32Array<ArrayBuffer>;
-  /** Where each view's cells lie in the atlas (AtlasGrid.cellTable; impostor.wgsl `cellTable`), written once. */
+  private readonly lookTable: number;
+  /** Where each view's cells lie in the atlas (AtlasGrid.cellTable; impostor.wgsl `cellTable`), written once, then the clips' slots and the looks baked (setLooks). */
   private readonly cellTable: GPUBuffer;
+  /** The prop sets' stand-in without props of chosen instances: zeros (every slot reads 0, robust access). */
+  private readonly noPropSets: GPUBuffer;
   /** Per pipeline (far, band): its bind group and what it was made over (re-made only when an input was replaced). */
   private readonly groups: BoundGroup[] = [{ group: undefined, bound: [] }, { group: undefined, bound: [] }];
 
@@ -151,15 +155,16 @@ export class ImpostorPass {
     this.environmentSampler = device.createSampler({ label: 'ImpostorPass.environmentSampler', addressModeU: 'repeat', magFilter: 'linear', minFilter: 'linear' });
     this.dfgTable = createDfgTexture(device, 'ImpostorPass.dfgTable');
     this.dfgView = this.dfgTable.createView();
-    // The cell table, then each character clip's index among the atlas's clips (0 for one it lacks: never drawn).
+    // The cell table, then each character clip's index among the atlas's clips (0 for one it lacks: never drawn), then the looks baked (setLooks).
     const cellTable = grid.cellTable();
-    const cells = new Uint32Array(cellTable.length + clipCount);
+    this.lookTable = cellTable.length + clipCount;
+    this.lookData = new Uint32Array(4 * grid.capacity);
+    const cells = new Uint32Array(this.lookTable);
     cells.set(cellTable);
     clips.forEach((clip, slot) => { cells[cellTable.length + clip] = slot; });
-    this.cellTable = device.createBuffer({ label: 'ImpostorPass.cells', size: cells.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    this.cellTable = device.createBuffer({ label: 'ImpostorPass.cells', size: cells.byteLength + this.lookData.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
     device.queue.writeBuffer(this.cellTable, 0, cells);
-    this.lookData = new Uint32Array(2 * grid.capacity);
-    this.lookTable = device.createBuffer({ label: 'ImpostorPass.looks', size: this.lookData.byteLength, usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST });
+    this.noPropSets = device.createBuffer({ label: 'ImpostorPass.noPropSets', size: 16, usage: GPUBufferUsage.STORAGE });
     const { centre, radius } = boxSphere(box);
     const v = this.atlasView;
     centre.forEach((c, i) => v.setFloat32(IMPOSTOR_ATLAS.centre + 4 * i, c, true));
@@ -171,22 +176,25 @@ export class ImpostorPass {
     v.setUint32(IMPOSTOR_ATLAS.views, grid.views, true);
     v.setUint32(IMPOSTOR_ATLAS.clipSlots, cellTable.length, true);
     v.setUint32(IMPOSTOR_ATLAS.cells, grid.poses * grid.views, true);
+    v.setUint32(IMPOSTOR_ATLAS.lookTable, this.lookTable, true);
   }
 
   /**
-   * The looks the atlas's layers hold (layer i: looks[i], sorted by variant, then parts; at most
-   * the grid's capacity), the layer `standIn` drawn for a look without one, and the parts mask
-   * `varied` whose primitives a variant changes. Written at once (the table) and at the next update (the uniform).
+   * The looks the atlas's layers hold (layer i: looks[i], sorted by props, variant, then parts; at
+   * most the grid's capacity), the layer `standIn` drawn for a look without one, the parts mask
+   * `varied` whose primitives a variant changes, and `plainParts`, the parts every instance shows
+   * without CrowdAppearance (0 with it: the records'). Written at once (the table) and at the next update (the uniform).
    */
-  setLooks(looks: readonly ImpostorLook[], standIn: number, varied: number): void {
+  setLooks(looks: readonly ImpostorLook[], standIn: number, varied: number, plainParts: number): void {
     const data = this.lookData;
-    if (looks.length > data.length / 2) throw new RangeError(`ImpostorPass.setLooks: ${looks.length} looks, over the table's ${data.length / 2}`);
-    looks.forEach((look, i) => data.set([look.variant, look.parts], 2 * i));
-    this.device.queue.writeBuffer(this.lookTable, 0, data);
+    if (looks.length > data.length / 4) throw new RangeError(`ImpostorPass.setLooks: ${looks.length} looks, over the table's ${data.length / 4}`);
+    looks.forEach((look, i) => data.set([look.props, look.variant, look.parts, 0], 4 * i));
+    this.device.queue.writeBuffer(this.cellTable, this.lookTable * 4, data);
     const v = this.atlasView;
     v.setUint32(IMPOSTOR_ATLAS.looks, looks.length, true);
     v.setUint32(IMPOSTOR_ATLAS.standIn, standIn, true);
     v.setUint32(IMPOSTOR_ATLAS.varied, varied, true);
+    v.setUint32(IMPOSTOR_ATLAS.plainParts, plainParts, true);
   }
 
   /**
@@ -284,10 +292,10 @@ export class ImpostorPass {
    */
   private bindGroup(g: BoundGroup, label: string, camera: GPUBuffer, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
     const b = g.bound;
-    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== listOffset || b[3] !== listBytes || b[4] !== inputs.looks || b[5] !== inputs.atlas || b[6] !== shadow || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters || b[10] !== inputs.shown) {
+    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== listOffset || b[3] !== listBytes || b[4] !== inputs.looks || b[5] !== inputs.atlas || b[6] !== shadow || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters || b[10] !== inputs.shown || b[11] !== inputs.propSets) {
       g.group = this.device.createBindGroup({ label, layout: this.groupLayout, entries: this.entries(camera, inputs, shadow, listOffset, listBytes) });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, listOffset, listBytes, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters, inputs.shown);
+      b.push(inputs.instances, inputs.list, listOffset, listBytes, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters, inputs.shown, inputs.propSets);
     }
     return g.group;
   }
@@ -307,7 +315,7 @@ export class ImpostorPass {
       { binding: 9, resource: this.shadowSampler },
       { binding: 10, resource: inputs.environment ?? this.noEnvironment.createView({ dimension: '2d-array' }) },
       { binding: 11, resource: this.environmentSampler },
-      { binding: 12, resource: { buffer: this.lookTable } },
+      { binding: 12, resource: { buffer: inputs.propSets ?? this.noPropSets } },
       { binding: 13, resource: inputs.atlas.depth.createView({ dimension: '2d-array' }) },
       { binding: 14, resource: { buffer: this.cellTable } },
       { binding: 15, resource: { buffer: inputs.covered } },
@@ -319,7 +327,7 @@ export class ImpostorPass {
   }
 
   destroy(): void {
-    for (const resource of [this.indices, this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.lookTable, this.cellTable, this.dfgTable]) resource.destroy();
+    for (const resource of [this.indices, this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.noPropSets, this.cellTable, this.dfgTable]) resource.destroy();
   }
 }
 

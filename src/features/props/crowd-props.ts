@@ -4,11 +4,12 @@ import type { Crowd } from '../../runtime/crowd';
 import type { AttachmentId, AttachOptions, InstanceId } from '../../runtime/crowd-types';
 import type { CrowdFeature, FeatureStage, CrowdKernel, DrawShadow, EncodedFrame } from '../../runtime/feature';
 import type { InstanceStore } from '../../runtime/instance-store';
-import { MESH_ONLY_PROP, type SkinningMethod } from '../../runtime/layout';
+import type { SkinningMethod } from '../../runtime/layout';
 import { show } from '../../math/show';
 import { MeshBuffers } from '../../runtime/mesh-buffers';
 import { PropPass, type PropBand } from './prop-pass';
-import type { HeldProp, PropDraw } from '../../runtime/held-props';
+import { PropSets } from './prop-sets';
+import { PROP_SET_OTHERS, type HeldProp, type PropDraw } from '../../runtime/held-props';
 import { frameBindGroupAt } from '../../runtime/skin-frame';
 import { SkinPass, type SkinPassOptions } from '../../runtime/skin-pass';
 import { checkOffset, destroyGpu, isCharacter, restJointRows, skinInputs, type Attachment, type AttachmentGpu } from './attachment';
@@ -36,7 +37,11 @@ export class CrowdProps implements CrowdFeature {
   private readonly character: Character;
   private readonly options: SkinPassOptions;
   private held: readonly HeldProp[] = [];
+  private chosen: readonly HeldProp[] = [];
   private heldChanges = 0;
+  private holderChanges = 0;
+  /** Per slot, the props of chosen instances its instance holds (the impostor atlas bakes a layer a set). */
+  private readonly sets: PropSets;
   /** Reused by encode: the frame's band list (no allocation per frame). */
   private readonly bandScratch = { buffer: undefined as unknown as GPUBuffer, offset: 0 };
 
@@ -45,6 +50,8 @@ export class CrowdProps implements CrowdFeature {
     this.kernel = crowd.install(this);
     this.character = this.kernel.character;
     this.options = this.kernel.options;
+    this.sets = new PropSets(this.kernel.device, this.kernel.store.capacity);
+    this.kernel.store.attach(this.sets);
     this.passesCreated(this.kernel.device);
   }
 
@@ -67,9 +74,24 @@ export class CrowdProps implements CrowdFeature {
     return this.held;
   }
 
-  /** @internal Changes whenever heldByAll does. */
+  /** @internal The props of chosen instances (attached with `instances`), in attach order: bit i of a prop set (propSets) is the i-th. */
+  get heldByChosen(): readonly HeldProp[] {
+    return this.chosen;
+  }
+
+  /** @internal Changes whenever heldByAll or heldByChosen does. */
   get heldVersion(): number {
     return this.heldChanges;
+  }
+
+  /** @internal Changes whenever an instance's prop set may have changed (a selection set, an attach or detach, a removal, a clear). */
+  get holdersVersion(): number {
+    return this.holderChanges;
+  }
+
+  /** @internal Per slot, the props of chosen instances its instance holds (PropSets: bit i, heldByChosen[i]). */
+  get propSets(): PropSets {
+    return this.sets;
   }
 
   /** Live attachments, in attach order. */
@@ -109,7 +131,7 @@ export class CrowdProps implements CrowdFeature {
     const id = this.nextId++;
     this.attachments.set(id, attachment);
     this.list.push(attachment);
-    this.markHolders();
+    this.followAttachments();
     return id;
   }
 
@@ -119,7 +141,7 @@ export class CrowdProps implements CrowdFeature {
     destroyGpu(attachment);
     this.attachments.delete(id);
     this.list.splice(this.list.indexOf(attachment), 1);
-    this.markHolders();
+    this.followAttachments();
   }
 
   /** Chooses the instances that get attachment `id`'s prop (undefined: every instance). */
@@ -128,34 +150,43 @@ export class CrowdProps implements CrowdFeature {
     const selection = instances === undefined ? null : this.checkInstances(this.kernel.store, instances);
     attachment.selection = selection;
     attachment.gpu?.pass.setSelection(selection && [...selection]);
-    this.markHolders();
+    this.followAttachments();
   }
 
   /**
-   * Marks the instances holding a prop of chosen instances as drawn only as meshes
-   * (InstanceStore.setMeshOnly: the cull pass never routes them to CrowdImpostors, whose atlas
-   * holds only the props every instance holds, heldByAll; the props are placed on the mesh lists'
-   * and the band's instances alone), and follows heldByAll. On attachment changes, not per frame:
-   * O(instances).
+   * Follows the attachments: heldByAll and heldByChosen (new arrays when either changed), and each
+   * slot's prop set (PropSets, bit i: the i-th attachment of chosen instances). The impostor
+   * feature bakes an atlas layer a prop set in use, and keeps a holder whose set has none a mesh.
+   * On attachment changes, not per frame: O(instances + chosen handles).
    */
-  private markHolders(): void {
+  private followAttachments(): void {
     const store = this.kernel.store;
-    const chosen = this.list.filter((a) => a.selection !== null);
-    for (let slot = 0; slot < store.count; slot++) {
-      const handle = store.handleAtSlot(slot);
-      store.setMeshOnly(handle, MESH_ONLY_PROP, chosen.some((a) => a.selection!.has(handle)));
-    }
     const held = this.list.filter((a) => a.selection === null);
-    if (held.length !== this.held.length || held.some((a, i) => this.held[i].local !== a.local)) {
-      this.held = held.map((a) => ({ prop: a.prop, joint: a.jointName, offset: a.offset, slot: a.joint, local: a.local }));
+    const chosen = this.list.filter((a) => a.selection !== null);
+    const same = (was: readonly HeldProp[], now: Attachment[]) => was.length === now.length && now.every((a, i) => was[i].local === a.local);
+    if (!same(this.held, held) || !same(this.chosen, chosen)) {
+      const described = (a: Attachment): HeldProp => ({ prop: a.prop, joint: a.jointName, offset: a.offset, slot: a.joint, local: a.local });
+      this.held = held.map(described);
+      this.chosen = chosen.map(described);
       this.heldChanges++;
     }
+    const sets = new Uint32Array(store.count);
+    chosen.forEach((a, i) => {
+      const bit = 2 ** Math.min(i, PROP_SET_OTHERS);
+      for (const handle of a.selection!) if (store.has(handle)) sets[store.slot(handle)] |= bit;
+    });
+    this.sets.assign(sets, store.count);
+    this.holderChanges++;
   }
 
   /** CrowdFeature: takes a removed instance out of every selection (its handle may be reused by another instance). */
   removed(handle: number): void {
     for (const a of this.attachments.values()) {
-      if (a.selection?.delete(handle)) a.gpu?.pass.setSelection([...a.selection]);
+      if (a.selection?.delete(handle)) {
+        a.gpu?.pass.setSelection([...a.selection]);
+        // The slot's prop set went with it (the store moved the last instance's over it).
+        this.holderChanges++;
+      }
     }
   }
 
@@ -165,6 +196,7 @@ export class CrowdProps implements CrowdFeature {
       if (a.selection && a.selection.size > 0) {
         a.selection.clear();
         a.gpu?.pass.setSelection([]);
+        this.holderChanges++;
       }
     }
   }
@@ -185,7 +217,7 @@ export class CrowdProps implements CrowdFeature {
     const store = this.kernel.store;
     const counters = frame.cullCounters;
     const levels = frame.levels;
-    // The impostor band's slots (a crowd with CrowdImpostors): a prop every instance holds is placed for them too, drawn by drawBand.
+    // The impostor band's slots (a crowd with CrowdImpostors): placed for every prop too (a prop of chosen instances on its holders alone), drawn by drawBand.
     let band: PropBand | undefined;
     if (frame.routed && counters) {
       band = this.bandScratch;
@@ -195,17 +227,17 @@ export class CrowdProps implements CrowdFeature {
     for (let i = 0; i < this.list.length; i++) {
       const a = this.list[i];
       const pass = a.gpu!.pass;
-      pass.update(store, counters !== undefined, levels, a.selection === null ? band : undefined);
+      pass.update(store, counters !== undefined, levels, band);
       pass.encode(encoder, counters);
     }
   }
 
-  /** @internal HeldProps.drawBand: the band's props of every prop every instance holds, faded as the band's meshes (CrowdImpostors calls it after them). */
+  /** @internal HeldProps.drawBand: the band's props (of chosen instances on their holders alone), faded as the band's meshes (CrowdImpostors calls it after them). */
   drawBand(pass: GPURenderPassEncoder, camera: GPUBuffer, list: GPUBuffer, offset: number, bytes: number): void {
     for (let i = 0; i < this.list.length; i++) {
       const a = this.list[i];
       const gpu = a.gpu!;
-      if (a.selection !== null || gpu.pass.generation === 0) continue;
+      if (gpu.pass.generation === 0) continue;
       gpu.skin.followLights(this.kernel.draws.skin);
       let band = gpu.band;
       if (!band || band.list !== list || band.offset !== offset || band.camera !== camera || band.generation !== gpu.pass.generation) {

@@ -94,6 +94,8 @@ export class PropPass implements DrawArgs {
   /** The band list bandGroup binds at binding 9 (buffer, offset). */
   private boundBand: GPUBuffer | undefined;
   private boundBandOffset = 0;
+  /** The selection buffer bandGroup binds at binding 5. */
+  private boundSelection: GPUBuffer | undefined;
   private band: PropBand | undefined;
   private culled = false;
   private levels = 1;
@@ -127,10 +129,10 @@ export class PropPass implements DrawArgs {
       label: `${label}.layout`,
       entries: [entry(0, 'uniform'), ...[1, 2, 3, 4].map((b) => entry(b, 'read-only-storage')), ...[5, 6, 7].map((b) => entry(b, 'storage')), entry(8, 'read-only-storage')],
     });
-    // placeBand's: params, joints, instances, records, joint entries and the band list.
+    // placeBand's: params, joints, instances, the selection's marks, records, joint entries and the band list.
     this.bandLayout = device.createBindGroupLayout({
       label: `${label}.bandLayout`,
-      entries: [entry(0, 'uniform'), entry(1, 'read-only-storage'), entry(2, 'read-only-storage'), entry(6, 'storage'), entry(8, 'read-only-storage'), entry(9, 'read-only-storage')],
+      entries: [entry(0, 'uniform'), entry(1, 'read-only-storage'), entry(2, 'read-only-storage'), entry(5, 'storage'), entry(6, 'storage'), entry(8, 'read-only-storage'), entry(9, 'read-only-storage')],
     });
     const module = device.createShaderModule({ label: `${label}.shader`, code: propWgsl });
     const pipeline = (entryPoint: string, layout: GPUBindGroupLayout) => device.createComputePipeline({
@@ -178,7 +180,7 @@ export class PropPass implements DrawArgs {
    */
   update(inputs: PropInputs, culled: boolean, levels: number, band?: PropBand): void {
     if (!Number.isInteger(levels) || levels < 1 || levels > MAX_LOD_LEVELS) throw new RangeError(`levels must be an integer in [1, ${MAX_LOD_LEVELS}], got ${levels}`);
-    if (band && (!culled || this.selected)) throw new RangeError(`PropPass.update: the band's slots are placed on a culled frame for a prop every instance holds (${culled ? 'this one has a selection' : 'this frame was not culled'})`);
+    if (band && !culled) throw new RangeError("PropPass.update: the band's slots are placed on a culled frame (this frame was not culled)");
     if (inputs.listStride > this.stride) this.allocate(inputs.listStride);
     const selectionWords = this.stride + Math.max(4, this.selected?.length ?? 0);
     if (selectionWords > this.selectionWords) this.allocateSelection(selectionWords);
@@ -188,7 +190,7 @@ export class PropPass implements DrawArgs {
     }
     this.band = band;
     if (!this.bindGroup || inputs !== this.bound || inputs.generation !== this.boundGeneration) this.bind(inputs);
-    if (band && (!this.bandGroup || band.buffer !== this.boundBand || band.offset !== this.boundBandOffset)) this.bindBand(inputs, band);
+    if (band && (!this.bandGroup || band.buffer !== this.boundBand || band.offset !== this.boundBandOffset || this.selectionBuffer !== this.boundSelection)) this.bindBand(inputs, band);
     this.culled = culled;
     this.levels = culled ? levels : 1;
     this.frame = (this.frame % 0xffffffff) + 1; // never 0, the marks' initial value
@@ -298,12 +300,13 @@ export class PropPass implements DrawArgs {
   /** placeBand's bind group over the band list `band` (the slots: stride entries from its offset). */
   private bindBand(inputs: PropInputs, band: PropBand): void {
     const buffers: [number, GPUBufferBinding][] = [
-      [0, { buffer: this.params }], [1, { buffer: inputs.jointBuffer }], [2, { buffer: inputs.instanceBuffer }], [6, { buffer: this.recordBuffer! }],
+      [0, { buffer: this.params }], [1, { buffer: inputs.jointBuffer }], [2, { buffer: inputs.instanceBuffer }], [5, { buffer: this.selectionBuffer! }], [6, { buffer: this.recordBuffer! }],
       [8, { buffer: inputs.jointEntryBuffer }], [9, { buffer: band.buffer, offset: band.offset, size: this.stride * 4 }],
     ];
     this.bandGroup = this.device.createBindGroup({ label: `${this.label}.bandGroup`, layout: this.bandLayout, entries: buffers.map(([binding, resource]) => ({ binding, resource })) });
     this.boundBand = band.buffer;
     this.boundBandOffset = band.offset;
+    this.boundSelection = this.selectionBuffer;
   }
 }
 

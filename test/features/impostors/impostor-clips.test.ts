@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
-import { CrowdProps } from '../../../src/features/props/crowd-props';
 import { Crowd } from '../../../src/runtime/crowd';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
@@ -86,29 +85,9 @@ describe('impostor clips (GPU): ImpostorOptions.clips bakes some clips; an insta
     expect(layered.stats.perLevel.at(-1), 'a layered instance drawn as an impostor (its layers lost)').toBe(0);
     crowd.setLayers(id, null);
     expect((await draw(true)).stats.perLevel.at(-1), 'a plain instance again, past the switch').toBe(1);
-    // An instance holding a prop of chosen instances is a mesh at any distance: the props are
-    // placed on the mesh lists' and the band's instances and the atlas holds only the props every
-    // instance holds (drawn as its impostor, the prop was lost: 169 pixels drawn against the mesh's
-    // 221 with it). The flag follows the instance when removing another moves it to another slot.
-    // A prop on every instance marks none: the atlas bakes it (impostor-props.test.ts).
-    const props = new CrowdProps(crowd);
-    const head = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
-    const held = props.attach(fox, { joint: 'b_Head_05', offset: head, instances: [id] });
-    const withProp = await draw(true);
-    expect(withProp.stats.perLevel.at(-1), 'an instance holding a prop drawn as an impostor (its prop lost)').toBe(0);
-    const plainMesh = await draw(false);
-    expect(overMesh(withProp.pixels, plainMesh.pixels).mean, 'the prop is drawn as on the mesh').toBe(0);
-    props.setInstances(held, []);
-    expect((await draw(true)).stats.perLevel.at(-1), 'without the prop, an impostor again').toBe(1);
-    props.setInstances(held, undefined);
+    // Props of chosen instances: an atlas layer a prop set (impostor-chosen-props.test.ts).
+    crowd.remove(id);
     const other = crowd.add({ clipA: 'Walk', timeA: 0, speedA: 1 });
-    const store = crowd.install({ featureName: 'probe' }).store;
-    expect([id, other].map((i) => store.isMeshOnly(store.handle(i))), 'the prop on every instance: none marked, new ones neither').toEqual([false, false]);
-    props.setInstances(held, [other]);
-    crowd.remove(id); // `other` moves into slot 0
-    expect((await draw(true)).stats.perLevel.at(-1), 'the holder lost its flag when it moved to another slot').toBe(0);
-    props.detach(held);
-    expect((await draw(true)).stats.perLevel.at(-1)).toBe(1);
     crowd.remove(other);
     const walker = crowd.add({ clipA: 'Walk', timeA: walk / 4, speedA: 1 });
     // The clips changed at run time: refused by name (nothing changed), the same list changes

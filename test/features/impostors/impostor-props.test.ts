@@ -47,7 +47,7 @@ describe('impostor props (GPU): the props every instance holds are baked into th
   gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
   beforeAll(async () => { sword = await loadCharacter(readFileSync(join(BUNDLED_MODELS, 'Props/Sword.glb')).buffer.slice(0) as ArrayBuffer); });
 
-  it('a Fox holding a sword on every instance is an impostor past the switch, sword and all, within 8/255 of its mesh; the box follows the props attached and detached; a sword of chosen instances keeps them meshes', async (context) => {
+  it('a Fox holding a sword on every instance is an impostor past the switch, sword and all, within 8/255 of its mesh; the box follows the props attached and detached', async (context) => {
     if (!device) return context.skip();
     const crowd = new Crowd(device, fox, IMPOSTOR_TARGETS);
     const impostors = new CrowdImpostors(crowd, SMALL_ATLAS);
@@ -101,15 +101,16 @@ describe('impostor props (GPU): the props every instance holds are baked into th
     props.detach(held);
     crowd.update(0);
     expect(impostors.atlas.box).toEqual(bare);
-    // A sword for chosen instances: they stay meshes (the atlas holds the props every instance holds), the others impostors.
+    // A sword for chosen instances: its reach in the box too, and a layer for the holder's look (impostor-chosen-props.test.ts).
     const chosen = props.attach(sword, { joint: 'b_Head_05', offset: SWORD_ON_HEAD, instances: [id] });
     crowd.add({ clipA: 'Walk', timeA: walk / 4, speedA: 0 });
     crowd.update(0);
-    expect(impostors.atlas.box, 'no prop every instance holds: the bare box').toEqual(bare);
-    expect((await draw(crowd, true)).routed, 'the holder a mesh, the other an impostor').toBe(1);
+    expect(impostors.atlas.box, 'a prop of chosen instances: the sword\'s box').toEqual(box);
+    expect(impostors.looks).toMatchObject({ baked: 2, meshes: 0 });
     props.setInstances(chosen, undefined);
     crowd.update(0);
     expect(impostors.atlas.box, 'now on every instance: the sword\'s box').toEqual(box);
+    expect(impostors.looks, 'one look: the sword baked into it').toMatchObject({ baked: 1, meshes: 0 });
     expect((await draw(crowd, true)).routed, 'both impostors, sword and all').toBe(2);
     // The props installed first: the impostors lay the atlas out with them from the start.
     const crowd3 = new Crowd(device, fox, IMPOSTOR_TARGETS);

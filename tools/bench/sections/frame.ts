@@ -170,15 +170,20 @@ async function propsTable(ctx: BenchContext, character: Character): Promise<void
   const sword = await characterFromFile('public/models/Props/Sword.glb');
   // 100 model units long on the head (the Fox is about 185 long), as impostor-props.test.ts holds it.
   const prop = { character: sword, joint: 'b_Head_05', offset: [100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0, 0, 10, 0, 1] };
-  const rows: ImpostorRow[] = [];
+  const rows: (ImpostorRow & { what: string })[] = [];
   for (const how of ['meshes', 'impostors'] as const) {
     console.error(`impostors: ${count} holding a sword, ${how}…`);
-    rows.push(await benchImpostorFrame(device, character, count, how, quick ? 2 : 3, undefined, { prop }));
+    rows.push({ what: `every one, ${how}`, ...(await benchImpostorFrame(device, character, count, how, quick ? 2 : 3, undefined, { prop })) });
   }
-  print(`Props: ${count.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, each holding a sword (CrowdProps, attached to every instance: ${sword.rig.primitives.length} primitives, ${sword.rig.primitives.reduce((n, p) => n + p.vertexCount, 0)} vertices), as meshes (each posed, its sword placed and drawn: every holder before the props were baked) and as impostors (the sword in the atlas; vertices: the cull stats', the swords' not counted).`);
+  // A sword for one in five (props of chosen instances): at one layer (the default) the holders' set has none and they are meshes; at looks 2 it has one.
+  for (const looks of [1, 2]) {
+    console.error(`impostors: ${count}, one in five holding a sword, looks ${looks}…`);
+    rows.push({ what: `one in five, impostors, looks ${looks}`, ...(await benchImpostorFrame(device, character, count, 'impostors', quick ? 2 : 3, undefined, { prop: { ...prop, every: 5 }, looks })) });
+  }
+  print(`Props: ${count.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, each holding a sword (CrowdProps, attached to every instance: ${sword.rig.primitives.length} primitives, ${sword.rig.primitives.reduce((n, p) => n + p.vertexCount, 0)} vertices), as meshes (each posed, its sword placed and drawn: every holder before the props were baked) and as impostors (the sword in the atlas; vertices: the cull stats', the swords' not counted); then one in five holding it (CrowdProps.attach with instances) as impostors, the atlas sized for one look (the default: the holders' prop set has no layer, so they are meshes, as every holder of a prop of chosen instances was before) and for two (ImpostorOptions.looks 2: a layer for the holders' set, smaller cells).`);
   print();
-  table(['drawn as', 'visible', 'as impostors', 'posed', 'vertices a frame', 'GPU ms', 'x meshes', 'process CPU ms'], rows.map((r) => [
-    r.how, r.visible.toLocaleString('en'), r.impostors.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(r.gpuMs), (r.gpuMs / rows[0].gpuMs).toFixed(2), ms(r.workMs),
+  table(['holding a sword', 'visible', 'as impostors', 'posed', 'vertices a frame', 'GPU ms', 'x meshes', 'process CPU ms'], rows.map((r) => [
+    r.what, r.visible.toLocaleString('en'), r.impostors.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(r.gpuMs), (r.gpuMs / rows[0].gpuMs).toFixed(2), ms(r.workMs),
   ]));
   print();
 }

@@ -1,0 +1,171 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadCharacter, type Character } from '../../../src/character/character';
+import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
+import { boxSphere } from '../../../src/features/impostors/impostor-atlas';
+import { CrowdProps } from '../../../src/features/props/crowd-props';
+import { Crowd } from '../../../src/runtime/crowd';
+import type { InstanceId } from '../../../src/runtime/crowd-types';
+import { gpuSuite } from '../../helpers/gpu-suite';
+import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
+import { BUNDLED_MODELS } from '../../helpers/models';
+import { overMesh, renderCrowd } from '../../helpers/render';
+
+/**
+ * Props of chosen instances as impostors (CrowdProps `attach` with `instances`; docs/impostors.md,
+ * "Props"): the atlas bakes a layer a prop set in use (a look is its appearance and its prop set,
+ * each slot's set read from CrowdProps' per-slot words), so a holder is drawn past the switch with
+ * what it holds and the others without; a holder whose set has no layer (the budget's layers
+ * taken) and differs from the stand-in's stays a mesh, wherever its slot moves.
+ */
+
+const SIZE = SWITCH_VIEW.size;
+/** The sword on the Fox's head, pointing up: 100 model units long (the Fox is some 150 long). */
+const SWORD_ON_HEAD = [100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0, 0, 10, 0, 1];
+
+/** Pixels (indices) where `a` and `b` differ by more than 24 in the sum of channels. */
+function differing(a: Uint8Array, b: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 24) out.push(i);
+  return out;
+}
+
+/** Of the pixels `at`, the share where `image` is nearer (sum of channels) to `near` than to `far`. */
+function nearerShare(image: Uint8Array, near: Uint8Array, far: Uint8Array, at: number[]): number {
+  let n = 0;
+  const d = (x: Uint8Array, i: number) => Math.abs(image[i] - x[i]) + Math.abs(image[i + 1] - x[i + 1]) + Math.abs(image[i + 2] - x[i + 2]);
+  for (const i of at) if (d(near, i) < d(far, i)) n++;
+  return n / Math.max(1, at.length);
+}
+
+describe('impostor props of chosen instances (GPU): an atlas layer a prop set', () => {
+  let device: GPUDevice | undefined;
+  let fox: Character;
+  let sword: Character;
+  gpuSuite({ characters: ['Fox'] }, (gpu) => { device = gpu.device; fox = gpu.characters.Fox; });
+  beforeAll(async () => { sword = await loadCharacter(readFileSync(join(BUNDLED_MODELS, 'Props/Sword.glb')).buffer.slice(0) as ArrayBuffer); });
+
+  /** A crowd of `n` Foxes in Walk a quarter cycle on, side by side across the view from azimuth 90, with impostors (`options`) and props. */
+  function stage(n: number, options: object = SMALL_ATLAS) {
+    const crowd = new Crowd(device!, fox, IMPOSTOR_TARGETS);
+    const impostors = new CrowdImpostors(crowd, options);
+    const props = new CrowdProps(crowd);
+    const ids = Array.from({ length: n }, () => crowd.add({ clipA: 'Walk', timeA: fox.clipDurations[1] / 4, speedA: 0 }));
+    return { crowd, impostors, props, ids };
+  }
+
+  /** Places `ids` 2.2 box radii apart across the view (z), and draws from azimuth 90 just past the switch: the pixels and the instances routed. */
+  async function draw(crowd: Crowd, impostors: CrowdImpostors, ids: readonly InstanceId[], asImpostors: boolean, radius: number) {
+    ids.forEach((id, k) => crowd.setPlacement(id, 0, 0, (k - (ids.length - 1) / 2) * 2.2 * radius, 0, 1));
+    const { viewProjection, eye } = cameraAtSwitch(impostors, Math.PI / 2, 0, SIZE, SWITCH_VIEW.fovY, 1.1);
+    impostors.enabled = asImpostors;
+    crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
+    crowd.update(0);
+    return { pixels: await renderCrowd(device!, crowd, viewProjection, SIZE), routed: (await crowd.readCullStats()).perLevel.at(-1)! };
+  }
+
+  it('a holder of a sword of chosen instances is an impostor with it, the others without, each within 8/255 of its mesh; in the band the sword is on its holder alone', async (context) => {
+    if (!device) return context.skip();
+    const { crowd, impostors, props, ids } = stage(2);
+    const [holder, other] = ids;
+    const chosen = props.attach(sword, { joint: 'b_Head_05', offset: SWORD_ON_HEAD, instances: [holder] });
+    crowd.update(0);
+    const { radius } = boxSphere(impostors.atlas.box);
+    const impostor = await draw(crowd, impostors, ids, true, radius);
+    expect(impostor.routed, 'both routed to the impostors').toBe(2);
+    expect(impostors.looks, 'a layer for each prop set: none, and the sword').toMatchObject({ baked: 2, inUse: 2, standIns: 0, meshes: 0 });
+    const mesh = await draw(crowd, impostors, ids, false, radius);
+    // The references: no sword at all, and a sword on both.
+    props.setInstances(chosen, []);
+    const bare = await draw(crowd, impostors, ids, false, radius);
+    props.setInstances(chosen, [holder, other]);
+    const both = await draw(crowd, impostors, ids, false, radius);
+    const holderSword = differing(mesh.pixels, bare.pixels);
+    const otherSword = differing(both.pixels, mesh.pixels);
+    const here = overMesh(impostor.pixels, mesh.pixels);
+    const onHolder = nearerShare(impostor.pixels, mesh.pixels, bare.pixels, holderSword);
+    const offOther = nearerShare(impostor.pixels, mesh.pixels, both.pixels, otherSword);
+    // Made-up violations, each run: the bake drawing no prop of chosen instances (the holder's
+    // layer without its sword), or the draw reading no prop set (every slot the set-less layer):
+    // 14.56/255, the holder's sword drawn on 0%.
+    console.log(`a sword of chosen instances: two Foxes just past the switch, impostors against meshes ${here.mean.toFixed(2)}/255 over ${here.pixels} pixels; ` +
+      `the holder's sword (${holderSword.length} pixels) drawn on ${(100 * onHolder).toFixed(0)}%, the other's missing sword (${otherSword.length}) left out on ${(100 * offOther).toFixed(0)}%`);
+    expect(holderSword.length, 'no sword on the holder\'s mesh (the test would prove nothing)').toBeGreaterThan(15);
+    expect(otherSword.length).toBeGreaterThan(15);
+    expect(here.mean).toBeLessThanOrEqual(8);
+    expect(onHolder, 'the holder\'s impostor lost its sword').toBeGreaterThan(0.8);
+    expect(offOther, 'the other\'s impostor has a sword it does not hold').toBeGreaterThan(0.8);
+
+    // In the band (the cull pass measures a viewport twice the switch's pixels: the Foxes half way
+    // into it), the sword is drawn over the band list on its holder alone, faded as its mesh.
+    props.setInstances(chosen, [holder]);
+    const inBand = async (asImpostors: boolean) => {
+      const { viewProjection, eye } = cameraAtSwitch(impostors, Math.PI / 2, 0, 2 * impostors.switchPixels, SWITCH_VIEW.fovY, 1 - impostors.band / 2);
+      impostors.enabled = asImpostors;
+      crowd.setCamera(viewProjection, eye, { viewportHeight: 2 * impostors.switchPixels });
+      crowd.update(0);
+      return { pixels: await renderCrowd(device!, crowd, viewProjection, SIZE), stats: await crowd.readCullStats() };
+    };
+    const band = await inBand(true);
+    const bandMesh = await inBand(false);
+    props.setInstances(chosen, [holder, other]);
+    const bandBoth = await inBand(false);
+    props.setInstances(chosen, []);
+    const bandBare = await inBand(false);
+    const bandHolder = differing(bandMesh.pixels, bandBare.pixels);
+    const bandOther = differing(bandBoth.pixels, bandMesh.pixels);
+    const drawn = nearerShare(band.pixels, bandMesh.pixels, bandBare.pixels, bandHolder);
+    const left = nearerShare(band.pixels, bandMesh.pixels, bandBoth.pixels, bandOther);
+    // Made-up violations, each run: placeBand placing a prop of chosen instances on every band slot
+    // (the other's sword left out on 52%); the band's props of chosen instances not drawn (the
+    // holder's drawn on 47%, by its impostor's pixels alone).
+    console.log(`in the band: ${band.stats.perLevel.at(-1)} impostors; the holder's sword drawn on ${(100 * drawn).toFixed(0)}% of ${bandHolder.length} pixels, the other's left out on ${(100 * left).toFixed(0)}% of ${bandOther.length}`);
+    expect(band.stats.perLevel.at(-1), 'both in the band').toBe(2);
+    expect(bandHolder.length).toBeGreaterThan(15);
+    expect(drawn).toBeGreaterThan(0.85);
+    expect(left).toBeGreaterThan(0.85);
+    crowd.destroy();
+  }, 120_000);
+
+  it('with one layer, a holder whose prop set is not the stand-in\'s stays a mesh wherever its slot moves; the most used set takes the layer', async (context) => {
+    if (!device) return context.skip();
+    // A budget of one layer at the small atlas's cells.
+    const probe = stage(0);
+    const budgetBytes = probe.impostors.atlas.lookBytes;
+    probe.crowd.destroy();
+    const { crowd, impostors, props, ids } = stage(3, { ...SMALL_ATLAS, budgetBytes });
+    expect(impostors.atlas.looks).toBe(1);
+    const [a, b, c] = ids;
+    crowd.update(0);
+    const bareBox = impostors.atlas.box;
+    const chosen = props.attach(sword, { joint: 'b_Head_05', offset: SWORD_ON_HEAD, instances: [c] });
+    crowd.update(0);
+    expect(impostors.atlas.box[4], 'the box holds the sword of chosen instances too').toBeGreaterThan(bareBox[4] + 10);
+    const { radius } = boxSphere(impostors.atlas.box);
+    let live = [a, b, c];
+    const routed = async () => (await draw(crowd, impostors, live, true, radius)).routed;
+    expect(await routed(), 'the holder a mesh: its set has no layer').toBe(2);
+    expect(impostors.looks).toMatchObject({ baked: 1, meshes: 1, standIns: 0, standIn: { props: 0 } });
+    // Removing a moves c (the last slot) into a's: its prop set and its mesh flag go with it.
+    crowd.remove(a);
+    live = [b, c];
+    expect(await routed(), 'the holder lost its flag when it moved to another slot').toBe(1);
+    // Two holders of two: their set is the most used and takes the layer; all impostors, the sword baked.
+    props.setInstances(chosen, [b, c]);
+    expect(await routed()).toBe(2);
+    expect(impostors.looks).toMatchObject({ baked: 1, meshes: 0, standIn: { props: 1 } });
+    // A new instance without the sword is now the one whose set has no layer.
+    const d = crowd.add({ clipA: 'Walk', timeA: fox.clipDurations[1] / 4, speedA: 0 });
+    expect((await draw(crowd, impostors, [b, c, d], true, radius)).routed, 'the new instance without the sword a mesh').toBe(2);
+    expect(impostors.looks.meshes).toBe(1);
+    // No holders: every instance an impostor again; detached: the bare box.
+    props.setInstances(chosen, []);
+    expect((await draw(crowd, impostors, [b, c, d], true, radius)).routed).toBe(3);
+    props.detach(chosen);
+    crowd.update(0);
+    expect(impostors.atlas.box, 'detached: the box without the sword').toEqual(bareBox);
+    expect((await draw(crowd, impostors, [b, c, d], true, boxSphere(impostors.atlas.box).radius)).routed).toBe(3);
+    crowd.destroy();
+  }, 120_000);
+});
