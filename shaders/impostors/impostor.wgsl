@@ -340,12 +340,17 @@ struct Out {
   @location(13) @interpolate(flat) steps: u32,
 }
 
-// The atlas layer of the look of the instance in `slot` (its appearance record `look`, its prop set):
-// a binary search of the baked looks (impostor-looks.ts; from cellTable's word atlas.lookTable, 4
+// The atlas layer of the look of the instance in `slot` (its appearance record, its prop set): a
+// binary search of the baked looks (impostor-looks.ts; from cellTable's word atlas.lookTable, 4
 // words a look: props, variant, parts, 0, sorted by props, variant, then parts), the variant taken
 // as 0 where none of the parts shown is varied; a look without a layer gets the stand-in's
-// (CrowdImpostors keeps a holder whose props differ from the stand-in's a mesh).
-fn layerOf(look: Look, slot: u32) -> u32 {
+// (CrowdImpostors keeps a holder whose props differ from the stand-in's a mesh). With one layer
+// (the defaults) every look gets it: nothing is read.
+fn layerOf(slot: u32) -> u32 {
+  if (atlas.looks <= 1u) {
+    return 0u;
+  }
+  let look = looks[slot];
   let parts = select(look.parts, atlas.plainParts, atlas.plainParts != 0u);
   let key = vec3u(propSets[slot], select(0u, look.variant, (parts & atlas.varied) != 0u), parts);
   var low = 0u;
@@ -489,7 +494,7 @@ fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32
   out.clip = camera.viewProjection * vec4f(out.world, 1.0);
   out.local = vec2f(corner.x * 0.5 + 0.5, 0.5 - corner.y * 0.5);
   out.slot = slot;
-  out.layer = layerOf(looks[slot], slot);
+  out.layer = layerOf(slot);
   out.axisX = rotation[0];
   out.axisY = rotation[1];
   out.axisZ = rotation[2];
@@ -1207,7 +1212,7 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   let e = select(e0, min(e0 + 1u, atlas.elevations - 1u), t.y < view.y - f32(e0));
   let poses = posesOf(record);
   let pose = select(poses.x, poses.y, t.z < clamp(record.blend, 0.0, 1.0));
-  let layer = layerOf(looks[slot], slot);
+  let layer = layerOf(slot);
   out.slot = slot;
   out.clip = camera.viewProjection * vec4f(placed.centre, 1.0);
   // Pixels a model unit spans there (an orthographic camera, eye.w 0: the same at any distance).

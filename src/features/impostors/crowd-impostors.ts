@@ -353,10 +353,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.freeTextures();
   }
 
-  /**
-   * Makes the atlas for `looks` (a layer each, in order): a look the old atlas holds is copied
-   * from its layer unless `all`, the others baked. Then the draw's looks table follows.
-   */
+  /** Makes the atlas for `looks` (a layer each, in order): a look the old atlas holds copied from its layer unless `all`, the others baked. */
   private bakeNow(looks: readonly ImpostorLook[], all: boolean): ImpostorTextures {
     const start = performance.now();
     const device = this.kernel.device;
