@@ -51,6 +51,21 @@ export function differingPixels(a: Uint8Array, b: Uint8Array): number {
   return n;
 }
 
+/** Pixels (byte offsets) where RGBA images `a` and `b` differ by more than `over` in the sum of their channels. */
+export function pixelsApart(a: Uint8Array, b: Uint8Array, over = 24): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > over) out.push(i);
+  return out;
+}
+
+/** Of the pixels `at` (byte offsets), the share where `image` is nearer (sum of channels) to `near` than to `far`. */
+export function nearerShare(image: Uint8Array, near: Uint8Array, far: Uint8Array, at: readonly number[]): number {
+  let n = 0;
+  const d = (x: Uint8Array, i: number) => Math.abs(image[i] - x[i]) + Math.abs(image[i + 1] - x[i + 1]) + Math.abs(image[i + 2] - x[i + 2]);
+  for (const i of at) if (d(near, i) < d(far, i)) n++;
+  return n / Math.max(1, at.length);
+}
+
 /** Mean colour difference (/255 a channel) of two RGBA images over the pixels `mesh` draws (not black): the issue's measure. */
 export function overMesh(impostor: Uint8Array, mesh: Uint8Array): { mean: number; pixels: number } {
   let sum = 0, pixels = 0;

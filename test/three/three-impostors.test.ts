@@ -68,16 +68,22 @@ async function stage(options: { logarithmicDepthBuffer?: boolean } = {}, sword =
   return { renderer, crowds, crowd, impostors, scene, camera };
 }
 
+/** The stage's picture with impostors on, its cull stats, and the picture with them off (three's mesh): the impostor against the mesh. */
+async function impostorAndMesh({ crowds, crowd, impostors, scene, camera }: Awaited<ReturnType<typeof stage>>) {
+  crowd.update(0);
+  const impostor = await renderPicture(crowds, scene, camera);
+  const stats = await crowd.readCullStats();
+  impostors.enabled = false;
+  crowd.update(0);
+  const mesh = await renderPicture(crowds, scene, camera);
+  return { impostor, mesh, stats, ...overMesh(impostor.data, mesh.data) };
+}
+
 describe.skipIf(!device)("CrowdImpostors under shading 'three' (WebGPU in Node)", () => {
   it('draws a far Fox as its impostor after three\'s pass, lit by the scene\'s lights, within 8/255 of three\'s mesh', async () => {
-    const { renderer, crowds, crowd, impostors, scene, camera } = await stage();
-    crowd.update(0);
-    const impostor = await renderPicture(crowds, scene, camera);
-    const stats = await crowd.readCullStats();
-    impostors.enabled = false;
-    crowd.update(0);
-    const mesh = await renderPicture(crowds, scene, camera);
-    const { mean, pixels } = overMesh(impostor.data, mesh.data);
+    const staged = await stage();
+    const { renderer, crowds } = staged;
+    const { impostor, stats, mean, pixels } = await impostorAndMesh(staged);
     const drawn = coveredPixels(impostor, BLACK);
     console.log(`shading three, a Fox past the switch: impostor against three's mesh ${mean.toFixed(2)}/255 over the mesh's ${pixels} pixels; ` +
       `the impostor covers ${drawn}; stats ${JSON.stringify(stats.perLevel)}`);
@@ -90,14 +96,9 @@ describe.skipIf(!device)("CrowdImpostors under shading 'three' (WebGPU in Node)"
   }, 120_000);
 
   it('draws the sword every instance holds in the far Fox\'s impostor, within 8/255 of three\'s mesh with our pass\'s sword', async () => {
-    const { renderer, crowds, crowd, impostors, scene, camera } = await stage({}, true);
-    crowd.update(0);
-    const impostor = await renderPicture(crowds, scene, camera);
-    const stats = await crowd.readCullStats();
-    impostors.enabled = false;
-    crowd.update(0);
-    const mesh = await renderPicture(crowds, scene, camera);
-    const { mean, pixels } = overMesh(impostor.data, mesh.data);
+    const staged = await stage({}, true);
+    const { renderer, crowds } = staged;
+    const { impostor, mesh, stats, mean, pixels } = await impostorAndMesh(staged);
     const bare = await stage();
     bare.impostors.enabled = false;
     bare.crowd.update(0);

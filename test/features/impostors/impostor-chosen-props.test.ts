@@ -10,7 +10,7 @@ import type { InstanceId } from '../../../src/runtime/crowd-types';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
 import { BUNDLED_MODELS } from '../../helpers/models';
-import { overMesh, renderCrowd } from '../../helpers/render';
+import { nearerShare, overMesh, pixelsApart, renderCrowd } from '../../helpers/render';
 
 /**
  * Props of chosen instances as impostors (CrowdProps `attach` with `instances`; docs/impostors.md,
@@ -23,21 +23,6 @@ import { overMesh, renderCrowd } from '../../helpers/render';
 const SIZE = SWITCH_VIEW.size;
 /** The sword on the Fox's head, pointing up: 100 model units long (the Fox is some 150 long). */
 const SWORD_ON_HEAD = [100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0, 0, 10, 0, 1];
-
-/** Pixels (indices) where `a` and `b` differ by more than 24 in the sum of channels. */
-function differing(a: Uint8Array, b: Uint8Array): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 24) out.push(i);
-  return out;
-}
-
-/** Of the pixels `at`, the share where `image` is nearer (sum of channels) to `near` than to `far`. */
-function nearerShare(image: Uint8Array, near: Uint8Array, far: Uint8Array, at: number[]): number {
-  let n = 0;
-  const d = (x: Uint8Array, i: number) => Math.abs(image[i] - x[i]) + Math.abs(image[i + 1] - x[i + 1]) + Math.abs(image[i + 2] - x[i + 2]);
-  for (const i of at) if (d(near, i) < d(far, i)) n++;
-  return n / Math.max(1, at.length);
-}
 
 describe('impostor props of chosen instances (GPU): an atlas layer a prop set', () => {
   let device: GPUDevice | undefined;
@@ -81,8 +66,8 @@ describe('impostor props of chosen instances (GPU): an atlas layer a prop set', 
     const bare = await draw(crowd, impostors, ids, false, radius);
     props.setInstances(chosen, [holder, other]);
     const both = await draw(crowd, impostors, ids, false, radius);
-    const holderSword = differing(mesh.pixels, bare.pixels);
-    const otherSword = differing(both.pixels, mesh.pixels);
+    const holderSword = pixelsApart(mesh.pixels, bare.pixels);
+    const otherSword = pixelsApart(both.pixels, mesh.pixels);
     const here = overMesh(impostor.pixels, mesh.pixels);
     const onHolder = nearerShare(impostor.pixels, mesh.pixels, bare.pixels, holderSword);
     const offOther = nearerShare(impostor.pixels, mesh.pixels, both.pixels, otherSword);
@@ -113,8 +98,8 @@ describe('impostor props of chosen instances (GPU): an atlas layer a prop set', 
     const bandBoth = await inBand(false);
     props.setInstances(chosen, []);
     const bandBare = await inBand(false);
-    const bandHolder = differing(bandMesh.pixels, bandBare.pixels);
-    const bandOther = differing(bandBoth.pixels, bandMesh.pixels);
+    const bandHolder = pixelsApart(bandMesh.pixels, bandBare.pixels);
+    const bandOther = pixelsApart(bandBoth.pixels, bandMesh.pixels);
     const drawn = nearerShare(band.pixels, bandMesh.pixels, bandBare.pixels, bandHolder);
     const left = nearerShare(band.pixels, bandMesh.pixels, bandBoth.pixels, bandOther);
     // Made-up violations, each run: placeBand placing a prop of chosen instances on every band slot

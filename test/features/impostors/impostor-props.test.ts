@@ -12,32 +12,17 @@ import type { HeldProps } from '../../../src/runtime/held-props';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
 import { BUNDLED_MODELS } from '../../helpers/models';
-import { lookAt, overMesh, renderCrowd } from '../../helpers/render';
+import { lookAt, nearerShare, overMesh, pixelsApart, renderCrowd } from '../../helpers/render';
 
 const SIZE = SWITCH_VIEW.size;
 /** The sword on the Fox's head, pointing up: 100 model units long (the Fox is some 150 long), so it widens the box. */
 const SWORD_ON_HEAD = [100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0, 0, 10, 0, 1];
-
-/** Pixels (indices) where `a` and `b` differ by more than 24 in the sum of channels. */
-function differing(a: Uint8Array, b: Uint8Array): number[] {
-  const out: number[] = [];
-  for (let i = 0; i < a.length; i += 4) if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 24) out.push(i);
-  return out;
-}
 
 /** Mean difference per channel (/255) of `a` and `b` over the pixels `at`. */
 function meanOver(a: Uint8Array, b: Uint8Array, at: number[]): number {
   let sum = 0;
   for (const i of at) sum += Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]);
   return sum / (3 * Math.max(1, at.length));
-}
-
-/** Of the pixels `at`, the share where `image` is nearer (sum of channels) to `near` than to `far`. */
-function nearerShare(image: Uint8Array, near: Uint8Array, far: Uint8Array, at: number[]): number {
-  let n = 0;
-  const d = (x: Uint8Array, i: number) => Math.abs(image[i] - x[i]) + Math.abs(image[i + 1] - x[i + 1]) + Math.abs(image[i + 2] - x[i + 2]);
-  for (const i of at) if (d(near, i) < d(far, i)) n++;
-  return n / Math.max(1, at.length);
 }
 
 describe('impostor props (GPU): the props every instance holds are baked into the atlas', () => {
@@ -85,7 +70,7 @@ describe('impostor props (GPU): the props every instance holds are baked into th
     const here = overMesh(impostor.pixels, mesh.pixels);
     // Made-up violation: an atlas without the sword (the bare Fox's impostor) against the mesh with it.
     const lost = overMesh(without.pixels, mesh.pixels);
-    const swordPixels = differing(mesh.pixels, meshWithout.pixels);
+    const swordPixels = pixelsApart(mesh.pixels, meshWithout.pixels);
     console.log(`props in the atlas: the Fox with a sword at the switch ${here.mean.toFixed(2)}/255 over ${here.pixels} pixels (the sword ${swordPixels.length}; its impostor nearer the mesh with it on ${(100 * nearerShare(impostor.pixels, mesh.pixels, meshWithout.pixels, swordPixels)).toFixed(0)}%); the atlas without the sword ${lost.mean.toFixed(2)}; box top ${bare[4].toFixed(1)} -> ${box[4].toFixed(1)}`);
     expect(swordPixels.length).toBeGreaterThan(15);
     expect(here.mean).toBeLessThanOrEqual(8);
@@ -147,7 +132,7 @@ describe('impostor props (GPU): the props every instance holds are baked into th
     const impostor = await draw(held, true);
     const mesh = await draw(held, false);
     const meshBare = await draw(bare, false);
-    const swordPixels = differing(mesh, meshBare);
+    const swordPixels = pixelsApart(mesh, meshBare);
     const onSword = meanOver(impostor, mesh, swordPixels);
     const whole = overMesh(impostor, mesh);
     // Made-up violation, run: the tint on every texel (TINT_MASK off) turned the sword red: 35.15/255 over its pixels, 8.59 over the Fox's.
@@ -187,7 +172,7 @@ describe('impostor props (GPU): the props every instance holds are baked into th
     impostors.enabled = false;
     const mesh = await draw(crowd);
     const meshWithout = await draw(crowd2); // no impostors, no sword
-    const swordPixels = differing(mesh.pixels, meshWithout.pixels);
+    const swordPixels = pixelsApart(mesh.pixels, meshWithout.pixels);
     const share = nearerShare(band.pixels, mesh.pixels, meshWithout.pixels, swordPixels);
     const whole = overMesh(band.pixels, mesh.pixels);
     // Made-up violations, each run: the band's props not drawn (CrowdImpostors.draw without
