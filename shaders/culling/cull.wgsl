@@ -159,8 +159,8 @@ fn impostorClip(c: u32) -> bool {
 // the base clip's impostor differed from its mesh by 61/255).
 fn impostorShows(slot: u32) -> bool {
   let r = instances[slot];
-  // Nor is an instance holding a prop (its slot stamp's SLOT_MESH_ONLY bit: the props are placed
-  // on the mesh lists' instances alone, and the atlas has none).
+  // Nor is an instance the atlas cannot show (its slot stamp's SLOT_MESH_ONLY bit: props of chosen
+  // instances whose set has no layer, or morph weights of its own: InstanceStore.setMeshOnly).
   if ((stamps[slot] & SLOT_MESH_ONLY) != 0u) {
     return false;
   }

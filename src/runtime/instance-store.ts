@@ -458,8 +458,8 @@ export class InstanceStore<B extends RecordBufferLike = GPUBuffer> {
 
   /**
    * Sets or clears one reason (`reason`: MESH_ONLY_PROP or MESH_ONLY_MORPH) why instance `handle`
-   * may be drawn only as a mesh, never as an impostor (it holds a prop; it has morph weights of its
-   * own). While any reason holds, the instance's slot stamp has its top bit (SLOT_MESH_ONLY), which
+   * may be drawn only as a mesh, never as an impostor (its props of chosen instances have no atlas
+   * layer; it has morph weights of its own). While any reason holds, the instance's slot stamp has its top bit (SLOT_MESH_ONLY), which
    * the cull pass reads; it follows the instance through slot moves, and a removed instance's
    * handle drops every reason.
    */

@@ -56,13 +56,13 @@ export const LAYERS_IDLE = 0x80000000;
 export const LAYERS_SHOWN = 0x40000000;
 /** The stack index's bits of an instance record's `layers` word (below LAYERS_SHOWN and LAYERS_IDLE). */
 export const LAYERS_INDEX = 0x3fffffff;
-/** The top bit of a slot's stamp (SlotStamps): its instance is never routed to the impostors (it holds a prop, or morph weights of its own: InstanceStore.setMeshOnly). */
+/** The top bit of a slot's stamp (SlotStamps): its instance is never routed to the impostors (its prop set has no atlas layer, or it has morph weights of its own: InstanceStore.setMeshOnly). */
 export const SLOT_MESH_ONLY = 0x80000000;
 /**
  * Why an instance is drawn only as a mesh (InstanceStore.setMeshOnly), one bit per feature that
- * says so, so that one feature's "no longer" leaves another's "still": it holds a prop
- * (CrowdProps: the atlas has no props), or morph weights of its own (CrowdMorph overrides: the
- * atlas holds the clips' weights).
+ * says so, so that one feature's "no longer" leaves another's "still": it holds props of chosen
+ * instances whose set has no atlas layer and differs from the stand-in's (CrowdImpostors marks
+ * it), or morph weights of its own (CrowdMorph overrides: the atlas holds the clips' weights).
  */
 export const MESH_ONLY_PROP = 1;
 export const MESH_ONLY_MORPH = 2;

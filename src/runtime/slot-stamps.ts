@@ -8,7 +8,7 @@ import { RecordBuffer } from './record-buffer';
  * an instance that moved is posed in its new slot on the next frame even when animation LOD
  * would skip it. Stamps start at 1: a zeroed (fresh) pose-state buffer never matches. The top
  * bit (SLOT_MESH_ONLY) rides along: set, the instance in the slot is never drawn as an impostor
- * (InstanceStore.setMeshOnly: it holds a prop); the count takes the 31 bits below it.
+ * (InstanceStore.setMeshOnly: a prop set without an atlas layer, morph weights of its own); the count takes the 31 bits below it.
  */
 export class SlotStamps extends RecordBuffer {
   private next = 1;

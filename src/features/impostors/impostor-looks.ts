@@ -171,6 +171,8 @@ export class ImpostorLooks {
   markHolders(source: AppearanceSource | undefined, count: number, holders: LookHolders | undefined, mark: (slot: number, meshOnly: boolean) => void): void {
     const standInProps = this.baked[this.standIn]?.props ?? 0;
     const keyAt = source?.looks?.keyOf;
+    // The baked looks' keys, looked up once a slot (an event's work, not a frame's).
+    const baked = new Set(this.baked.map((look) => this.keyOf(look)));
     for (let slot = 0; slot < count; slot++) {
       const set = holders ? holders.setOf(slot) : 0;
       // Its own look's layer, or the stand-in's with the same props.
@@ -179,7 +181,7 @@ export class ImpostorLooks {
         continue;
       }
       const index = this.setIndex.get(set);
-      mark(slot, index === undefined || this.layerOfKey(index * SET_UNIT + (keyAt ? keyAt(slot) : this.allParts)) < 0);
+      mark(slot, index === undefined || !baked.has(index * SET_UNIT + (keyAt ? keyAt(slot) : this.allParts)));
     }
   }
 
@@ -246,11 +248,6 @@ export class ImpostorLooks {
   /** The layer of look `look` among the baked ones, or -1. */
   layerOf(look: ImpostorLook): number {
     return this.baked.findIndex((b) => b.variant === look.variant && b.parts === look.parts && b.props === look.props);
-  }
-
-  /** The layer of key `key` (this count's) among the baked ones, or -1. */
-  private layerOfKey(key: number): number {
-    return this.indexOf(this.baked, key);
   }
 
   private indexOf(looks: readonly ImpostorLook[], key: number): number {
