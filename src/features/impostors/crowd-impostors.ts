@@ -4,7 +4,7 @@ import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage,
 import { CULL_ARGS, MESH_ONLY_PROP } from '../../runtime/layout';
 import { boxSphere, type AtlasGrid } from './impostor-atlas';
 import { atlasLayers, ImpostorBake, type ImpostorTextures } from './impostor-bake';
-import { allHeld, atlasGrid, bakedClips } from './impostor-box';
+import { atlasGrid, bakedClips, heldInAtlas, propsGrid } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats, type LookHolders } from './impostor-looks';
 import { ImpostorPass, type ImpostorInputs } from './impostor-pass';
@@ -55,7 +55,7 @@ export class CrowdImpostors implements CrowdFeature {
   private clipList!: readonly number[];
   /** The props feature and the props every instance, and chosen ones, held when the atlas was laid out (their vertices widen the box; the bake draws them). */
   private layoutProps: HeldProps | undefined;
-  /** allHeld(layoutProps) at the layout: every instance's props, then `layoutChosen` of chosen instances'. */
+  /** heldInAtlas(layoutProps) at the layout: every instance's props, then `layoutChosen` of chosen instances'. */
   private layoutHeld: readonly HeldProp[] = [];
   private layoutChosen = 0;
   private layoutVersion = 0;
@@ -78,8 +78,8 @@ export class CrowdImpostors implements CrowdFeature {
     this.options = options;
     this.targets = crowd.targetFormats;
     this.kernel = crowd.install(this);
-    const held = allHeld(this.kernel.feature<HeldProps>('props'));
-    this.setLayout(held.length > 0 ? atlasGrid(this.kernel, options, clips, held) : this.grid, clips);
+    const props = this.kernel.feature<HeldProps>('props');
+    this.setLayout(heldInAtlas(props, this.grid.capacity).length > 0 ? propsGrid(this.kernel, options, clips, props) : this.grid, clips);
   }
 
   /**
@@ -101,7 +101,7 @@ export class CrowdImpostors implements CrowdFeature {
 
   /** Lays the atlas out again for `clips` and the props the instances hold now (baked at the next update). */
   private layOutAgain(clips: readonly number[]): void {
-    const grid = atlasGrid(this.kernel, { ...this.options, clips }, clips, allHeld(this.kernel.feature<HeldProps>('props')));
+    const grid = propsGrid(this.kernel, { ...this.options, clips }, clips, this.kernel.feature<HeldProps>('props'));
     this.pass.destroy();
     this.coverage.destroy();
     this.shown.destroy();
@@ -120,9 +120,9 @@ export class CrowdImpostors implements CrowdFeature {
     const props = this.kernel.feature<HeldProps>('props');
     const version = props?.heldVersion ?? 0;
     if (props === this.layoutProps && version === this.layoutVersion) return;
-    const held = allHeld(props);
+    const held = heldInAtlas(props, this.grid.capacity);
     const same = held.length === this.layoutHeld.length && held.every((h, i) => h.local === this.layoutHeld[i].local) &&
-      (props?.heldByChosen.length ?? 0) === this.layoutChosen;
+      held.length - (props?.heldByAll.length ?? 0) === this.layoutChosen;
     if (!same) return this.layOutAgain(this.clipList);
     this.followHolders(props);
     this.layoutVersion = version;
@@ -140,8 +140,8 @@ export class CrowdImpostors implements CrowdFeature {
     const parts = character.rig.primitives.length;
     const props = this.kernel.feature<HeldProps>('props');
     this.followHolders(props);
-    this.layoutHeld = allHeld(props);
-    this.layoutChosen = props?.heldByChosen.length ?? 0;
+    this.layoutHeld = heldInAtlas(props, grid.capacity);
+    this.layoutChosen = this.layoutHeld.length - (props?.heldByAll.length ?? 0);
     this.layoutVersion = props?.heldVersion ?? 0;
     this.grid = grid;
     this.clipList = clips;

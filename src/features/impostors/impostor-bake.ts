@@ -9,7 +9,7 @@ import { cullMode } from '../../runtime/material-data';
 import { frameBindGroup, vertexEntryPoint, writeCamera } from '../../runtime/skin-pass';
 import type { HeldProps, PropDraw } from '../../runtime/held-props';
 import { AtlasGrid, boxSphere, viewBasis, viewFrame } from './impostor-atlas';
-import { allHeld } from './impostor-box';
+import { heldInAtlas } from './impostor-box';
 import type { ImpostorLook } from './impostor-looks';
 
 /**
@@ -126,7 +126,7 @@ export class ImpostorBake {
     this.crowd = new Crowd(device, character, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', capacity, skinning, culling: false, lod: false, animationLod: false });
     // Made from the crowd's own features' classes: the impostors do not import the morph or props feature (a page ships the features it uses).
     if (morph) new (morph.constructor as new (crowd: Crowd) => CrowdFeature)(this.crowd);
-    const held = allHeld(props);
+    const held = heldInAtlas(props, grid.capacity);
     const hidden = held.length > 0 ? new (props!.constructor as new (crowd: Crowd) => HeldProps)(this.crowd) : undefined;
     const propDraws = held.map((h) => hidden!.propDraw(hidden!.attach(h.prop, { joint: h.joint, offset: h.offset })));
     // The prop set bit of each (-1: every instance holds it).

@@ -153,7 +153,20 @@ export function atlasGrid(crowd: { readonly device: GPUDevice; readonly characte
   return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
 }
 
-/** The props the instances hold (CrowdProps): every instance's, then chosen instances' (the box takes all their reach; the bake draws them). */
-export function allHeld(props: HeldProps | undefined): readonly HeldProp[] {
-  return props ? [...props.heldByAll, ...props.heldByChosen] : [];
+/**
+ * The props an atlas of `capacity` layers holds (CrowdProps; the box takes their reach, the bake
+ * draws them): every instance's, then, where a second look fits, chosen instances' (their sets
+ * need layers of their own; with one layer their holders are meshes, and their reach would only
+ * coarsen every cell and move the switch).
+ */
+export function heldInAtlas(props: HeldProps | undefined, capacity: number): readonly HeldProp[] {
+  if (!props) return [];
+  return capacity > 1 ? [...props.heldByAll, ...props.heldByChosen] : props.heldByAll;
+}
+
+/** The atlas's layout for `clips` (atlasGrid) with the props an atlas of its capacity holds (heldInAtlas): laid out twice where those include props of chosen instances. */
+export function propsGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[], props: HeldProps | undefined): AtlasGrid {
+  const grid = atlasGrid(crowd, options, clips, props?.heldByAll ?? []);
+  const held = heldInAtlas(props, grid.capacity);
+  return held.length > (props?.heldByAll.length ?? 0) ? atlasGrid(crowd, options, clips, held) : grid;
 }

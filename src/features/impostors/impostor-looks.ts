@@ -213,7 +213,8 @@ export class ImpostorLooks {
   private setOf(set: number): number {
     let index = this.setIndex.get(set);
     if (index !== undefined) return index;
-    if (set >= OTHERS || this.sets.length >= MAX_PROP_SETS) return -1;
+    // With one layer the atlas holds no props of chosen instances (heldInAtlas): their holders are meshes.
+    if (set >= OTHERS || this.sets.length >= MAX_PROP_SETS || this.capacity <= 1) return -1;
     index = this.sets.length;
     this.sets.push(set);
     this.setIndex.set(set, index);

@@ -136,11 +136,22 @@ describe('ImpostorLooks', () => {
   it(`tells apart at most MAX_PROP_SETS (${MAX_PROP_SETS}) prop sets a count: the instances of any further set are meshes`, () => {
     const count = MAX_PROP_SETS + 10;
     const holders = { version: 0, setOf: (slot: number) => slot };
-    const looks = new ImpostorLooks(1, 0b1);
+    const looks = new ImpostorLooks(2, 0b1);
     looks.baked = looks.update(undefined, count, holders)!;
-    expect(looks.stats()).toMatchObject({ inUse: MAX_PROP_SETS, meshes: count - 1 });
+    expect(looks.stats()).toMatchObject({ inUse: MAX_PROP_SETS, meshes: count - 2 });
     const marks: boolean[] = [];
     looks.markHolders(undefined, count, holders, (slot, meshOnly) => { marks[slot] = meshOnly; });
-    expect(marks.filter((m) => !m).length, 'only the baked set\'s instance is not a mesh').toBe(1);
+    expect(marks.filter((m) => !m).length, 'only the baked sets\' instances are not meshes').toBe(2);
+  });
+
+  it('with one layer no prop set but none is a look: every holder is a mesh (the atlas holds no props of chosen instances)', () => {
+    const holders = { version: 0, setOf: (slot: number) => [1, 1, 1, 0][slot] };
+    const looks = new ImpostorLooks(1, 0b1);
+    looks.baked = looks.update(undefined, 4, holders)!;
+    expect(looks.baked, 'the set-less look, though three of four hold the prop').toEqual([{ variant: 0, parts: 0b1, props: 0 }]);
+    expect(looks.stats()).toMatchObject({ inUse: 1, meshes: 3, standIns: 0 });
+    const marks: boolean[] = [];
+    looks.markHolders(undefined, 4, holders, (slot, meshOnly) => { marks[slot] = meshOnly; });
+    expect(marks).toEqual([true, true, true, false]);
   });
 });
