@@ -6,7 +6,7 @@ import { boxSphere, type AtlasGrid } from './impostor-atlas';
 import { atlasLayers, ImpostorBake, type ImpostorTextures } from './impostor-bake';
 import { atlasGrid, bakedClips, heldInAtlas, propsGrid } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
-import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats, type LookHolders } from './impostor-looks';
+import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
 import { ImpostorPass, type ImpostorInputs } from './impostor-pass';
 import { marchDistance } from './impostor-layout';
 import { BandMeshes } from './band-meshes';
@@ -59,8 +59,7 @@ export class CrowdImpostors implements CrowdFeature {
   private layoutHeld: readonly HeldProp[] = [];
   private layoutChosen = 0;
   private layoutVersion = 0;
-  /** Each slot's prop set as the looks count it (layoutProps', while it has props of chosen instances), and whether holders were marked meshes. */
-  private holders: LookHolders | undefined;
+  /** Whether holders of props of chosen instances were marked meshes (ImpostorLooks.markHolders). */
   private marked = false;
   /** The options it was made with (a new clip list lays the atlas out again with them). */
   private readonly options: ImpostorOptions;
@@ -124,14 +123,8 @@ export class CrowdImpostors implements CrowdFeature {
     const same = held.length === this.layoutHeld.length && held.every((h, i) => h.local === this.layoutHeld[i].local) &&
       held.length - (props?.heldByAll.length ?? 0) === this.layoutChosen;
     if (!same) return this.layOutAgain(this.clipList);
-    this.followHolders(props);
-    this.layoutVersion = version;
-  }
-
-  /** The props feature the looks count prop sets from (while it has props of chosen instances): its slots' sets, through one object. */
-  private followHolders(props: HeldProps | undefined): void {
-    if (props !== this.layoutProps) this.holders = props && { get version() { return props.holdersVersion; }, setOf: (slot) => props.propSets.setOf(slot) };
     this.layoutProps = props;
+    this.layoutVersion = version;
   }
 
   /** Makes what follows the atlas's layout: the looks' count, the draw pass, the covered rectangles, the switch's size and the route (installed when on). */
@@ -139,7 +132,7 @@ export class CrowdImpostors implements CrowdFeature {
     const { character, device } = this.kernel;
     const parts = character.rig.primitives.length;
     const props = this.kernel.feature<HeldProps>('props');
-    this.followHolders(props);
+    this.layoutProps = props;
     this.layoutHeld = heldInAtlas(props, grid.capacity);
     this.layoutChosen = this.layoutHeld.length - (props?.heldByAll.length ?? 0);
     this.layoutVersion = props?.heldVersion ?? 0;
@@ -252,7 +245,7 @@ export class CrowdImpostors implements CrowdFeature {
     const looks = this.looksInUse;
     const appearance = this.kernel.draws.appearance;
     const store = this.kernel.store;
-    const holders = this.layoutProps && this.layoutProps.heldByChosen.length > 0 ? this.holders : undefined;
+    const holders = this.layoutProps && this.layoutProps.heldByChosen.length > 0 ? this.layoutProps : undefined;
     const target = looks.update(appearance, store.count, holders);
     if (this.textures && this.switchLevel() !== this.bakedLevel) all = true;
     const textures = target || all || !this.textures ? this.bakeNow(target ?? looks.baked, all) : this.textures;

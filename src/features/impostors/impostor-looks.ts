@@ -1,5 +1,5 @@
 import type { AppearanceSource } from '../../runtime/appearance-groups';
-import { PROP_SET_OTHERS } from '../../runtime/held-props';
+import { PROP_SET_OTHERS, type HeldProps } from '../../runtime/held-props';
 
 /**
  * One look: what an instance's CrowdAppearance makes of its image apart from the tint, and the
@@ -15,13 +15,8 @@ export interface ImpostorLook {
   readonly props: number;
 }
 
-/** Each slot's prop set, while the crowd has props of chosen instances (CrowdProps' HeldProps.propSets and holdersVersion). */
-export interface LookHolders {
-  /** Changes whenever a slot's set may have changed. */
-  readonly version: number;
-  /** `slot`'s prop set (bit i: the i-th prop of chosen instances). */
-  setOf(slot: number): number;
-}
+/** Each slot's prop set, while the crowd has props of chosen instances: CrowdProps as the impostors see it (HeldProps), its version and its sets. */
+export type LookHolders = Pick<HeldProps, 'holdersVersion' | 'propSets'>;
 
 /** How the live instances' looks stand against the atlas's layers (CrowdImpostors.looks). */
 export interface ImpostorLookStats {
@@ -102,7 +97,7 @@ export class ImpostorLooks {
    */
   update(source: AppearanceSource | undefined, count: number, holders?: LookHolders): ImpostorLook[] | undefined {
     const version = source?.looks?.version ?? 0;
-    const holdersVersion = holders?.version ?? 0;
+    const holdersVersion = holders?.holdersVersion ?? 0;
     this.recounted = false;
     if (source === this.seen && version === this.seenVersion && holders === this.seenHolders && holdersVersion === this.seenHoldersVersion &&
       count === this.seenCount && this.baked.length > 0) return undefined;
@@ -174,7 +169,7 @@ export class ImpostorLooks {
     // The baked looks' keys, looked up once a slot (an event's work, not a frame's).
     const baked = new Set(this.baked.map((look) => this.keyOf(look)));
     for (let slot = 0; slot < count; slot++) {
-      const set = holders ? holders.setOf(slot) : 0;
+      const set = holders ? holders.propSets.setOf(slot) : 0;
       // Its own look's layer, or the stand-in's with the same props.
       if (set === standInProps) {
         mark(slot, false);
@@ -192,7 +187,7 @@ export class ImpostorLooks {
     // Runs of one key are counted at once (a Map lookup a slot is slow over a million).
     let last = -1, run = 0;
     for (let slot = 0; slot < count; slot++) {
-      const index = this.setOf(holders.setOf(slot));
+      const index = this.setOf(holders.propSets.setOf(slot));
       if (index < 0) {
         this.meshes++;
         continue;

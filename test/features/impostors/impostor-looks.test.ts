@@ -105,7 +105,7 @@ describe('ImpostorLooks', () => {
 
   it('with props of chosen instances, a look is (prop set, variant, parts): counted per slot, sorted by props; a holder whose set has no layer and is not the stand-in\'s is a mesh', () => {
     let sets = [0, 1, 1, 0, 2, 2 ** 31];
-    const holders = { version: 0, setOf: (slot: number) => sets[slot] };
+    const holders = { holdersVersion: 0, propSets: { setOf: (slot: number) => sets[slot], buffer: undefined } };
     const looks = new ImpostorLooks(2, 0b11);
     // Without appearance: every part. Sets 0 (2 instances), 1 (2), 2 (1); the OTHERS bit (a prop past the 31st) can be no look.
     const target = looks.update(undefined, 6, holders)!;
@@ -117,7 +117,7 @@ describe('ImpostorLooks', () => {
     expect(marks, 'set 2 has no layer and differs from the stand-in\'s; the OTHERS bit never has one').toEqual([false, false, false, false, true, true]);
     // The holders change (the version): counted again; set 2 now the most used takes the least used layer past the margin.
     sets = [2, 2, 2, 0, 0, 1];
-    holders.version++;
+    holders.holdersVersion++;
     const next = looks.update(undefined, 6, holders)!;
     expect(next.map((l) => l.props)).toEqual([0, 2]);
     looks.baked = next;
@@ -135,7 +135,7 @@ describe('ImpostorLooks', () => {
 
   it(`tells apart at most MAX_PROP_SETS (${MAX_PROP_SETS}) prop sets a count: the instances of any further set are meshes`, () => {
     const count = MAX_PROP_SETS + 10;
-    const holders = { version: 0, setOf: (slot: number) => slot };
+    const holders = { holdersVersion: 0, propSets: { setOf: (slot: number) => slot, buffer: undefined } };
     const looks = new ImpostorLooks(2, 0b1);
     looks.baked = looks.update(undefined, count, holders)!;
     expect(looks.stats()).toMatchObject({ inUse: MAX_PROP_SETS, meshes: count - 2 });
@@ -145,7 +145,7 @@ describe('ImpostorLooks', () => {
   });
 
   it('with one layer no prop set but none is a look: every holder is a mesh (the atlas holds no props of chosen instances)', () => {
-    const holders = { version: 0, setOf: (slot: number) => [1, 1, 1, 0][slot] };
+    const holders = { holdersVersion: 0, propSets: { setOf: (slot: number) => [1, 1, 1, 0][slot], buffer: undefined } };
     const looks = new ImpostorLooks(1, 0b1);
     looks.baked = looks.update(undefined, 4, holders)!;
     expect(looks.baked, 'the set-less look, though three of four hold the prop').toEqual([{ variant: 0, parts: 0b1, props: 0 }]);
