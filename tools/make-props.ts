@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from './args';
+import { buildFlagGlb } from './props/flag';
 import { buildSwordGlb } from './props/sword';
 
 export const DEFAULT_PROPS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../public/models/Props');
@@ -17,6 +18,7 @@ export const DEFAULT_PROPS_DIR = resolve(dirname(fileURLToPath(import.meta.url))
 /** Every bundled prop: file name and builder. */
 export const PROPS: readonly { file: string; build: () => Promise<Uint8Array> }[] = [
   { file: 'Sword.glb', build: buildSwordGlb },
+  { file: 'Flag.glb', build: buildFlagGlb },
 ];
 
 async function main(): Promise<void> {

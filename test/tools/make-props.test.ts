@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCharacter } from '../../src/character/character';
 import { PROPS } from '../../tools/make-props';
+import { FLAG_MATERIALS } from '../../tools/props/flag';
 import { SWORD_MATERIALS } from '../../tools/props/sword';
 import { BUNDLED_MODELS } from '../helpers/models';
 
@@ -16,13 +17,14 @@ describe('make-props', () => {
     }
   });
 
-  it('the Sword loads as a static mesh: one rigid one-joint skin, a primitive per material, no clips, no warnings, 1 unit long along +y', async () => {
-    const bytes = readFileSync(join(BUNDLED_MODELS, 'Props/Sword.glb'));
-    const sword = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { lod: false });
-    expect(sword.warnings).toEqual([]);
-    expect(sword.clipNames).toEqual([]);
-    expect(sword.jointNames).toEqual(['Sword']);
-    expect(sword.rig.primitives.map((p) => p.material.baseColorFactor)).toEqual(SWORD_MATERIALS.map((m) => m.color));
-    expect(sword.bounds.max[1] - sword.bounds.min[1]).toBeCloseTo(1, 5);
+  it.each([['Sword', SWORD_MATERIALS], ['Flag', FLAG_MATERIALS]] as const)('the %s loads as a static mesh: one rigid one-joint skin, a primitive per material, no clips, no warnings, 1 unit long along +y', async (name, materials) => {
+    const bytes = readFileSync(join(BUNDLED_MODELS, `Props/${name}.glb`));
+    const prop = await loadCharacter(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer, { lod: false });
+    expect(prop.warnings).toEqual([]);
+    expect(prop.clipNames).toEqual([]);
+    expect(prop.jointNames).toEqual([name]);
+    expect(prop.rig.primitives.map((p) => p.material.baseColorFactor)).toEqual(materials.map((m) => m.color));
+    expect(prop.rig.primitives.map((p) => [p.material.metallicFactor, p.material.roughnessFactor])).toEqual(materials.map((m) => [m.metallic, m.roughness]));
+    expect(prop.bounds.max[1] - prop.bounds.min[1]).toBeCloseTo(1, 5);
   });
 });
