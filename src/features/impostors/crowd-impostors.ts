@@ -31,28 +31,25 @@ export class CrowdImpostors implements CrowdFeature {
   grid: AtlasGrid;
   private readonly kernel: CrowdKernel;
   private textures: ImpostorTextures | undefined;
-  /** Layers of `textures`. */
-  private layers = 0;
+  private layers = 0; // of `textures`
   private looksInUse!: ImpostorLooks;
   /** What the draw's looks table was last written for (ImpostorPass.setLooks): the textures, the stand-in layer, the varied parts (-1: no appearance). */
   private table: ImpostorTextures | undefined;
   private tableStandIn = -1;
   private tableVaried = -1;
   private bakeMs = 0;
-  /** The mesh LOD level the atlas shows (switchLevel() when it was baked). */
-  private bakedLevel = 0;
+  private bakedLevel = 0; // the mesh LOD level the atlas shows (switchLevel() when it was baked)
   private pass!: ImpostorPass;
   /** The covered rectangles of the atlas's cells, found after each bake (the march steps within them). */
   private coverage!: ImpostorCoverage;
-  /** The shown pass: which layered instances an impostor shows, and as which two clips. */
-  private shown!: ImpostorShown;
+  private shown!: ImpostorShown; // the shown pass: which layered instances an impostor shows, and as which two clips
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
   /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere around the atlas's box). */
   private route!: ImpostorRoute;
   /** Model units the switch measures: the diameter of the sphere around the atlas's box (AtlasGrid.box, impostorBox: the cells frame the box itself, each its projection in its view). */
   private size = 0;
-  private clipList!: readonly number[];
+  private clipList!: readonly number[]; // in the atlas's order
   /** The props feature and the props every instance, and chosen ones, held when the atlas was laid out (their vertices widen the box; the bake draws them). */
   private layoutProps: HeldProps | undefined;
   /** heldInAtlas(layoutProps) at the layout: every instance's props, then `layoutChosen` of chosen instances'. */
@@ -61,8 +58,8 @@ export class CrowdImpostors implements CrowdFeature {
   private layoutVersion = 0;
   /** Whether holders of props of chosen instances were marked meshes (ImpostorLooks.markHolders). */
   private marked = false;
-  /** The options it was made with (a new clip list lays the atlas out again with them). */
-  private readonly options: ImpostorOptions;
+  /** The options it was made with, `looks` as last set (a new clip list lays the atlas out again with them). */
+  private options: ImpostorOptions;
   /** The band's meshes, through the crowd's skin pass. */
   private readonly bandMeshes = new BandMeshes();
   private readonly targets: CrowdTargetFormats;
@@ -98,9 +95,24 @@ export class CrowdImpostors implements CrowdFeature {
     this.layOutAgain(resolved);
   }
 
-  /** Lays the atlas out again for `clips` and the props the instances hold now (baked at the next update). */
-  private layOutAgain(clips: readonly number[]): void {
-    const grid = propsGrid(this.kernel, { ...this.options, clips }, clips, this.kernel.feature<HeldProps>('props'));
+  /**
+   * The looks the atlas is sized for (ImpostorOptions.looks). Setting it (refused by name as the
+   * option is, nothing changed then) lays the atlas out again (cells, switch) and bakes it at the
+   * next update: a crowd whose props of chosen instances need a second look, say.
+   */
+  get sizedForLooks(): number {
+    return this.options.looks ?? 1;
+  }
+
+  set sizedForLooks(looks: number) {
+    if (looks === this.sizedForLooks) return;
+    this.layOutAgain(this.clipList, { ...this.options, looks });
+  }
+
+  /** Lays the atlas out again for `clips`, `options` and the props the instances hold now (baked at the next update); a refused option changes nothing. */
+  private layOutAgain(clips: readonly number[], options = this.options): void {
+    const grid = propsGrid(this.kernel, { ...options, clips }, clips, this.kernel.feature<HeldProps>('props'));
+    this.options = options;
     this.pass.destroy();
     this.coverage.destroy();
     this.shown.destroy();
@@ -147,12 +159,11 @@ export class CrowdImpostors implements CrowdFeature {
     if (this.on) this.kernel.routeFar(this.route);
   }
 
-  /** Whether far instances are drawn as impostors (default true); false draws every instance as a mesh again (for comparison). */
+  /** Whether far instances are drawn as impostors (default true); false draws every instance as a mesh again (for comparison). Set: a TypeError for anything but a boolean. */
   get enabled(): boolean {
     return this.on;
   }
 
-  /** Turns impostors on or off (a TypeError for anything but a boolean). */
   set enabled(on: boolean) {
     if (typeof on !== 'boolean') throw new TypeError(`impostors.enabled must be true or false, got ${String(on)}`);
     this.on = on;
@@ -180,7 +191,7 @@ export class CrowdImpostors implements CrowdFeature {
     return (this.grid.band > 0 ? 2 + this.kernel.draws.mesh.primitives.length : 1) + Number(this.grid.dotPixels > 0);
   }
 
-  /** The atlas's layout and size (fixed at construction and when the clips are set; the textures are made at the bake). */
+  /** The atlas's layout and size (fixed at construction and when the clips or sizedForLooks are set; the textures are made at the bake). */
   get atlas(): ImpostorAtlasInfo {
     const g = this.grid;
     return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, density: g.density, box: Array.from(g.box), width: g.width, height: g.height, lookBytes: g.bytes, looks: g.capacity, layers: this.layers, bytes: g.bytes * Math.max(1, this.layers) };

@@ -113,7 +113,7 @@ describe('impostor props of chosen instances (GPU): an atlas layer a prop set', 
     crowd.destroy();
   }, 120_000);
 
-  it('with one layer, every holder of a prop of chosen instances is a mesh wherever its slot moves, and the prop stays out of the box', async (context) => {
+  it('with one layer, every holder of a prop of chosen instances is a mesh wherever its slot moves, and the prop stays out of the box; sized for two looks at run time, every holder an impostor', async (context) => {
     if (!device) return context.skip();
     // A budget of one layer at the small atlas's cells.
     const probe = stage(0);
@@ -145,6 +145,20 @@ describe('impostor props of chosen instances (GPU): an atlas layer a prop set', 
     const d = crowd.add({ clipA: 'Walk', timeA: fox.clipDurations[1] / 4, speedA: 0 });
     live = [b, c, d];
     expect(await routed(), 'the new instance without the sword an impostor').toBe(1);
+    // Sized for two looks at run time (sizedForLooks; smaller cells in the same budget): the
+    // holders' set gets a layer, so they are impostors, sword and all, which widens the box. A
+    // refused number changes nothing.
+    expect(() => { impostors.sizedForLooks = 0; }).toThrow(/looks/);
+    expect([impostors.sizedForLooks, impostors.atlas.looks, impostors.baked]).toEqual([1, 1, true]);
+    const oneLookCells = impostors.atlas.cellSize;
+    impostors.sizedForLooks = 2;
+    expect([impostors.atlas.looks, impostors.baked]).toEqual([2, false]);
+    expect(impostors.atlas.cellSize).toBeLessThan(oneLookCells);
+    expect(await routed(), 'every holder an impostor once its set has a layer').toBe(3);
+    expect(impostors.looks).toMatchObject({ baked: 2, meshes: 0 });
+    expect(impostors.atlas.box).not.toEqual(bareBox);
+    impostors.sizedForLooks = 1;
+    expect(await routed(), 'one layer again: the holders meshes').toBe(1);
     props.setInstances(chosen, []);
     expect(await routed()).toBe(3);
     props.detach(chosen);
