@@ -2,22 +2,28 @@ import { mat4, quat } from 'wgpu-matrix';
 import { loadCharacter, type AttachmentId, type Character } from '../src/index';
 import type { Scene } from './scene';
 
-/** The prop the locomotion scene's characters hold (public/models/Props/, made by tools/make-props.ts). */
-const PROP_URL = `${import.meta.env.BASE_URL}models/Props/Sword.glb`;
-/** Length of the held prop, in character heights (the Sword is 1 unit from pommel to tip). */
-const PROP_LENGTH = 0.45;
+/** How a prop is held (holdOffset): its length in character heights (each bundled prop is 1 unit long along its +y) and the radians its +y points up from forward (+z, the way characters face). */
+export interface Hold {
+  length: number;
+  pitch: number;
+}
+
+/** The locomotion scene's sword: blade forward and up. */
+const SWORD_HOLD: Hold = { length: 0.45, pitch: 0.8 };
 /** Where the grip sits: this far past the hand joint, in lengths of the bone that ends at it (into the palm). */
 const GRIP_ALONG_BONE = 0.2;
-/** The blade points forward (+z, the way characters face) and this many radians up. */
-const BLADE_PITCH = 0.8;
 
-let propLoad: Promise<Character> | undefined;
+const propLoads = new Map<string, Promise<Character>>();
 
-/** The Sword, loaded once per page (a static mesh: no LOD levels needed). */
-function loadProp(): Promise<Character> {
-  propLoad ??= loadCharacter(PROP_URL, { lod: false });
-  propLoad.catch(() => { propLoad = undefined; }); // a failed load may be tried again
-  return propLoad;
+/** A bundled prop of public/models/Props/ (made by tools/make-props.ts), loaded once per page (a static mesh: no LOD levels needed). */
+export function loadProp(file: 'Sword.glb' | 'Flag.glb'): Promise<Character> {
+  let load = propLoads.get(file);
+  if (!load) {
+    load = loadCharacter(`${import.meta.env.BASE_URL}models/Props/${file}`, { lod: false });
+    load.catch(() => propLoads.delete(file)); // a failed load may be tried again
+    propLoads.set(file, load);
+  }
+  return load;
 }
 
 /**
@@ -31,9 +37,9 @@ export class HeldProp {
 
   /** `joint`: the hand joint, a name of the character's jointNames. */
   constructor(private readonly scene: Scene, readonly joint: string, notify: (message: string) => void) {
-    loadProp().then((prop) => {
+    loadProp('Sword.glb').then((prop) => {
       if (this.disposed) return;
-      this.id = scene.props.attach(prop, { joint, offset: holdOffset(scene.character, joint) });
+      this.id = scene.props.attach(prop, { joint, offset: holdOffset(scene.character, joint, SWORD_HOLD) });
     }).catch((error: Error) => notify(`the held prop was not loaded: ${error.message}`));
   }
 
@@ -52,10 +58,10 @@ export class HeldProp {
 
 /**
  * The offset (joint space -> prop placement) that puts the prop, in the rest pose, at the grip
- * point past `joint` with the blade forward and up: inverse(rest model matrix of the joint) x
- * the wanted placement in model space.
+ * point past `joint`, `hold.length` character heights long, its +y `hold.pitch` above forward:
+ * inverse(rest model matrix of the joint) x the wanted placement in model space.
  */
-export function holdOffset(character: Character, joint: string): Float32Array {
+export function holdOffset(character: Character, joint: string, hold: Hold): Float32Array {
   const { nodes, skins } = character.rig;
   // The node of the first joint slot of that name: the one CrowdProps.attach follows.
   const slot = character.jointNames.indexOf(joint);
@@ -68,8 +74,8 @@ export function holdOffset(character: Character, joint: string): Float32Array {
   const grip = hand.map((h, c) => h + GRIP_ALONG_BONE * (h - from[12 + c]));
   const height = Math.max(character.bounds.max[1] - character.bounds.min[1], 1e-6);
   const placement = mat4.translation(grip);
-  mat4.rotateX(placement, Math.PI / 2 - BLADE_PITCH, placement); // +y (the blade) towards +z, BLADE_PITCH above it
-  mat4.uniformScale(placement, PROP_LENGTH * height, placement);
+  mat4.rotateX(placement, Math.PI / 2 - hold.pitch, placement); // +y (the blade, the pole) towards +z, hold.pitch above it
+  mat4.uniformScale(placement, hold.length * height, placement);
   return mat4.multiply(mat4.inverse(model), placement) as Float32Array;
 }
 

@@ -51,11 +51,13 @@ export interface SceneState {
   legSolve: boolean;
   /** Stadium scene: where the camera starts (and returns to on "reset camera"). */
   view: StadiumView;
+  /** Stadium scene: one spectator in five waves a flag (CrowdProps of chosen instances; the impostors sized for two looks). */
+  flags: boolean;
 }
 
 export const DEFAULT_SCENE_STATE: Readonly<SceneState> = {
   scene: 'crowd', layerClip: '', layerJoint: '', layerWeight: 0.8, additiveWeight: 0.6,
-  clipsBody: 'WalkerStocky', clipSet: 'WalkerClips.glb', legSolve: true, view: 'bowl',
+  clipsBody: 'WalkerStocky', clipSet: 'WalkerClips.glb', legSolve: true, view: 'bowl', flags: false,
 };
 
 /**
@@ -102,10 +104,15 @@ export function readSceneState(search: string, crowd: DemoState, problems: strin
     if ((STADIUM_VIEWS as readonly string[]).includes(view)) state.view = view as StadiumView;
     else problems.push(`URL parameter view=${view} must be ${STADIUM_VIEWS.join(' or ')}`);
   }
+  const flags = params.get('flags');
+  if (flags !== null) {
+    if (flags === '1' || flags === '0') state.flags = flags === '1';
+    else problems.push(`URL parameter flags=${flags} must be 1 or 0`);
+  }
   return state;
 }
 
-/** Adds the scene settings to URL parameters (the layer settings only in the layers scene, the picks only in the clips scene, a dropped file's never; a stadium view but the bowl only in the stadium). */
+/** Adds the scene settings to URL parameters (the layer settings only in the layers scene, the picks only in the clips scene, a dropped file's never; a stadium view but the bowl, and the flags when on, only in the stadium). */
 export function writeSceneParams(params: URLSearchParams, state: SceneState): void {
   params.set('scene', state.scene);
   if (state.scene === 'clips') {
@@ -114,6 +121,7 @@ export function writeSceneParams(params: URLSearchParams, state: SceneState): vo
     if (!state.legSolve) params.set('legSolve', '0');
   }
   if (state.scene === 'stadium' && state.view !== DEFAULT_SCENE_STATE.view) params.set('view', state.view);
+  if (state.scene === 'stadium' && state.flags) params.set('flags', '1');
   if (state.scene !== 'layers') return;
   if (state.layerClip) params.set('layerClip', state.layerClip);
   if (state.layerJoint) params.set('layerJoint', state.layerJoint);

@@ -133,15 +133,17 @@ export class Scene extends SceneModel<Crowd> {
    * Draws the first body's far instances as impostors, or not (every frame; work only on a
    * change). The first `true` makes its CrowdImpostors (defaults: docs/impostors.md, baking
    * `clips`, every clip when undefined), whose atlas is baked in the crowd's next update; later
-   * calls switch it (CrowdImpostors.enabled) and, while on, give it other clips (a new layout,
-   * baked at the next update: a scene that plays other clips on the same crowd).
+   * calls switch it (CrowdImpostors.enabled) and, while on, give it other clips or another
+   * number of looks (a new layout, baked at the next update: a scene that plays other clips on
+   * the same crowd, or gives props to chosen instances).
    */
-  useImpostors(on: boolean, clips?: readonly number[]): void {
+  useImpostors(on: boolean, clips?: readonly number[], looks = 1): void {
     if (!on && !this.impostorsValue) return;
     const wanted = clips ?? this.allClips;
-    const impostors = (this.impostorsValue ??= new CrowdImpostors(this.crowd, { clips: wanted }));
+    const impostors = (this.impostorsValue ??= new CrowdImpostors(this.crowd, { clips: wanted, looks }));
     if (impostors.enabled !== on) impostors.enabled = on;
     if (on && !sameList(impostors.clips, wanted)) impostors.clips = wanted;
+    if (on) impostors.sizedForLooks = looks;
   }
 
   /** Every clip of the first body's character (the impostors' default). */

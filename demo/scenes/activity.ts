@@ -40,6 +40,8 @@ export interface SceneActivity {
   readonly impostors?: boolean;
   /** Optional: the clips the impostors bake (ImpostorOptions.clips; default every clip): the ones its instances play, or most often show (an instance showing another stays a mesh). */
   readonly impostorClips?: readonly number[];
+  /** Optional: the looks the impostors are sized for (CrowdImpostors.sizedForLooks; default 1): 2 where a prop of chosen instances needs a layer of its own (the stadium's flags). */
+  readonly impostorLooks?: number;
   /** Optional: instances that always get the appearance control's looks (the stadium's spectators), whatever the switch says. */
   readonly spectators?: Spectators;
   /** Optional: after the camera framed extent() (at start and "reset camera"), sets a view of the scene's own. */

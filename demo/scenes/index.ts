@@ -35,7 +35,7 @@ export function isModelScene(kind: SceneKind): kind is ModelSceneKind {
 /** Starts scene `kind` on a loaded model (with no instances yet: setCount adds them). */
 export function createActivity(kind: SceneKind, scene: Scene, context: ActivityContext): SceneActivity {
   if (isModelScene(kind)) return createModelActivity(kind, scene, context);
-  if (kind === 'stadium') return new StadiumActivity(scene, context.sceneState);
+  if (kind === 'stadium') return new StadiumActivity(scene, context.sceneState, context.notify);
   return kind === 'clips' ? new CrowdActivity(scene, context.state, 'clips') : new CrowdActivity(scene, context.state);
 }
 

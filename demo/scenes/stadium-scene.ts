@@ -6,6 +6,7 @@ import type { Scene } from '../scene';
 import type { SceneState } from '../scene-state';
 import { formatBytes } from '../stats';
 import type { SceneActivity } from './activity';
+import { flagJoint, StadiumFlags } from './stadium-flags';
 import { layBowl, StadiumWave, WAVE_LAP_SECONDS, WAVE_LEVELS, type BowlSeats } from './stadium-bowl';
 
 /** How far a spectator rises at the wave's crest, in character heights. */
@@ -46,9 +47,17 @@ export class StadiumActivity implements SceneActivity, Spectators {
   private wavePeakMs = 0;
   private wavePeakChanged = 0;
   private readonly applyLevel = (seat: number, level: number): void => this.setLevel(seat, level);
+  /** ?flags=1: one spectator in five waves a flag (a prop of chosen instances). */
+  private readonly flags: StadiumFlags | undefined;
+  /** The looks the impostors are sized for: 2 with flags (the flag wavers' look gets its own layer: smaller cells for everyone), else 1. */
+  readonly impostorLooks: number;
 
-  constructor(private readonly scene: Scene, private readonly sceneState: SceneState) {
+  constructor(private readonly scene: Scene, private readonly sceneState: SceneState, notify: (message: string) => void) {
     const { character } = scene;
+    const held = sceneState.flags ? flagJoint(character, scene.source.model) : undefined;
+    if (sceneState.flags && !held) notify(`${scene.label} has no hand or head joint to hold a flag`);
+    this.flags = held ? new StadiumFlags(scene, held.joint, held.hold, notify) : undefined;
+    this.impostorLooks = this.flags ? 2 : 1;
     const { min, max } = character.bounds;
     const height = (this.characterHeight = Math.max(max[1] - min[1], 1e-6));
     this.groundOffset = -min[1];
@@ -115,6 +124,7 @@ export class StadiumActivity implements SceneActivity, Spectators {
       speeds[i] = random.range(0.9, 1.1);
     }
     this.ids = crowd.addMany({ count, positions: seats.positions, yaws: seats.yaws, clipA: this.clipIdle, clipB: this.clipCheer, timesA, timesB, speeds });
+    this.flags?.hold(count, (seat) => this.ids[seat]);
     this.seats = seats;
     this.wave = new StadiumWave(seats.buckets, this.applyLevel);
   }
@@ -169,6 +179,9 @@ export class StadiumActivity implements SceneActivity, Spectators {
     lines.push(`stadium: ${s.count.toLocaleString('en-US')} seats in ${s.rows} rows; a wave round every ${WAVE_LAP_SECONDS} s`,
       `  wave: ${this.wave.changed.toLocaleString('en-US')} seats changed last frame (most ${this.wavePeakChanged.toLocaleString('en-US')}), CPU ${this.waveMs.toFixed(2)} ms (most ${this.wavePeakMs.toFixed(2)} ms), ` +
         `uploaded ${formatBytes(this.scene.crowd.uploadedBytes)}`);
+    const looks = this.scene.impostors?.looks;
+    if (this.flags) lines.push(`  flags: ${this.flags.count.toLocaleString('en-US')} spectators wave one (impostors sized for ${this.impostorLooks} looks, ${looks?.baked ?? 0} baked; ${looks?.meshes ?? 0} wavers kept as meshes)`);
+    data.flags = String(this.flags?.count ?? 0);
     data.uploadedBytes = String(this.scene.crowd.uploadedBytes);
     data.seats = String(s.count);
     data.rows = String(s.rows);
@@ -181,6 +194,7 @@ export class StadiumActivity implements SceneActivity, Spectators {
   }
 
   dispose(clearCrowd: boolean): void {
+    this.flags?.dispose();
     if (clearCrowd) this.scene.crowd.clear();
     this.ids = new Float64Array(0);
     this.seats = this.lay(0);

@@ -16,6 +16,7 @@ describe('readSceneState: invalid input is reported and replaced by defaults', (
     ['?scene=clips&clipsBody=Robot', /clipsBody=Robot must be one of WalkerStocky, WalkerVRoid, .*; showing WalkerStocky$/],
     ['?scene=clips&clipSet=x.glb', /clipSet=x\.glb must be one of WalkerClips\.glb, WalkerClipsMixamo\.glb, .*; showing WalkerClips\.glb$/],
     ['?scene=stadium&view=roof', /view=roof must be bowl or front/],
+    ['?scene=stadium&flags=yes', /flags=yes must be 1 or 0/],
   ])('%s', (search, problem) => {
     const { problems } = read(search);
     expect(problems).toHaveLength(1);
@@ -72,12 +73,13 @@ describe('readSceneState', () => {
     expect(dropped.toString()).toBe('scene=clips');
   });
 
-  it('reads and writes the stadium\'s view, in the stadium only and when it is not the bowl', () => {
+  it('reads and writes the stadium\'s view and flags, in the stadium only and when not the default', () => {
     expect(read('?scene=stadium&view=front').scene.view).toBe('front');
+    expect([read('?scene=stadium&flags=1').scene.flags, read('?scene=stadium&flags=0').scene.flags, read('?scene=stadium').scene.flags]).toEqual([true, false, false]);
     const params = new URLSearchParams();
-    writeSceneParams(params, { ...DEFAULT_SCENE_STATE, scene: 'stadium', view: 'front' });
-    expect(params.toString()).toBe('scene=stadium&view=front');
-    for (const state of [{ scene: 'stadium', view: 'bowl' }, { scene: 'crowd', view: 'front' }] as const) {
+    writeSceneParams(params, { ...DEFAULT_SCENE_STATE, scene: 'stadium', view: 'front', flags: true });
+    expect(params.toString()).toBe('scene=stadium&view=front&flags=1');
+    for (const state of [{ scene: 'stadium', view: 'bowl' }, { scene: 'crowd', view: 'front', flags: true }] as const) {
       const other = new URLSearchParams();
       writeSceneParams(other, { ...DEFAULT_SCENE_STATE, ...state });
       expect(other.toString()).toBe(`scene=${state.scene}`);

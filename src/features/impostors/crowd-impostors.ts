@@ -81,14 +81,13 @@ export class CrowdImpostors implements CrowdFeature {
   /**
    * The clips the atlas holds, in its order (character clip indices; ImpostorOptions.clips).
    * Setting them (names or indices, each once: refused by name as the option is, nothing changed
-   * then) lays the atlas out again for those clips (the box, the cells' size, the switch) and
-   * bakes it at the next update; the same list changes nothing.
+   * then) lays the atlas out again (box, cells, switch) and bakes it at the next update.
    */
   get clips(): readonly number[] {
     return this.clipList;
   }
 
-  /** Bakes these clips from the next update (names or indices, each once; see the getter). */
+  /** Bakes these clips from the next update (names or indices, each once; the same list changes nothing). */
   set clips(clips: readonly (string | number)[]) {
     const resolved = bakedClips(this.kernel.character, clips);
     if (resolved.length === this.clipList.length && resolved.every((c, i) => c === this.clipList[i])) return;
@@ -104,6 +103,7 @@ export class CrowdImpostors implements CrowdFeature {
     return this.options.looks ?? 1;
   }
 
+  /** Sizes the atlas for this many looks from the next update (see the getter). */
   set sizedForLooks(looks: number) {
     if (looks === this.sizedForLooks) return;
     this.layOutAgain(this.clipList, { ...this.options, looks });
@@ -159,11 +159,12 @@ export class CrowdImpostors implements CrowdFeature {
     if (this.on) this.kernel.routeFar(this.route);
   }
 
-  /** Whether far instances are drawn as impostors (default true); false draws every instance as a mesh again (for comparison). Set: a TypeError for anything but a boolean. */
+  /** Whether far instances are drawn as impostors (default true); false draws every instance as a mesh again (for comparison). */
   get enabled(): boolean {
     return this.on;
   }
 
+  /** Turns impostors on or off (a TypeError for anything but a boolean). */
   set enabled(on: boolean) {
     if (typeof on !== 'boolean') throw new TypeError(`impostors.enabled must be true or false, got ${String(on)}`);
     this.on = on;
@@ -198,10 +199,9 @@ export class CrowdImpostors implements CrowdFeature {
   }
 
   /**
-   * The looks (CrowdAppearance's (variant, parts) pairs with CrowdProps' sets of props of chosen
-   * instances, one atlas layer each) against the live instances, as of the last update: layers
-   * baked, the budget's capacity, looks in use, the instances drawn as the stand-in look because
-   * theirs has no layer (0 within the capacity), and the holders kept meshes instead.
+   * The looks (CrowdAppearance's (variant, parts) with CrowdProps' sets of props of chosen instances,
+   * a layer each) against the live instances, as of the last update: layers baked, the capacity, looks
+   * in use, instances drawn as the stand-in (theirs has no layer), holders kept meshes instead.
    */
   get looks(): ImpostorLookStats {
     return this.looksInUse.stats();
