@@ -27,6 +27,26 @@ const FACES: readonly [number, number, number, number][] = [
   [0, 1, 1, 2], [0, -1, 2, 1], [1, 1, 2, 0], [1, -1, 0, 2], [2, 1, 0, 1], [2, -1, 1, 0],
 ];
 
+/** A box face's two triangles over its four corners as visitBoxCorners gives them (add the face's first vertex). */
+export const BOX_FACE_TRIANGLES: readonly number[] = [0, 1, 2, 0, 2, 3];
+
+/**
+ * Visits the 24 corners of the box of `centre` and full `size` (4 a face, faces in one fixed
+ * order, each counter-clockwise seen from outside) with the corner's position and its face's
+ * normal (flat shading): the Walker's, the Mannequin's and the props' boxes.
+ */
+export function visitBoxCorners(centre: readonly number[], size: readonly number[], visit: (position: Vec3, normal: Vec3) => void): void {
+  for (const [axis, sign, u, w] of FACES) {
+    for (const [su, sw] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
+      const p = [0, 0, 0];
+      p[axis] = sign;
+      p[u] = su;
+      p[w] = sw;
+      visit([0, 1, 2].map((c) => centre[c] + (p[c] * size[c]) / 2) as Vec3, [0, 1, 2].map((c) => (c === axis ? sign : 0)) as Vec3);
+    }
+  }
+}
+
 /** The boxes of one material as a triangle list with flat normals. */
 function boxesOf(all: readonly PropBox[], material: number): { positions: Float32Array; normals: Float32Array; indices: Uint16Array } {
   const list = all.filter((b) => b.material === material);
@@ -34,24 +54,13 @@ function boxesOf(all: readonly PropBox[], material: number): { positions: Float3
   const normals = new Float32Array(list.length * 24 * 3);
   const indices = new Uint16Array(list.length * 36);
   let v = 0;
-  let i = 0;
   for (const b of list) {
-    for (const [axis, sign, u, w] of FACES) {
-      const first = v;
-      for (const [su, sw] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
-        const p = [0, 0, 0];
-        p[axis] = sign;
-        p[u] = su;
-        p[w] = sw;
-        for (let c = 0; c < 3; c++) {
-          positions[v * 3 + c] = b.centre[c] + (p[c] * b.size[c]) / 2;
-          normals[v * 3 + c] = c === axis ? sign : 0;
-        }
-        v++;
-      }
-      indices.set([first, first + 1, first + 2, first, first + 2, first + 3], i);
-      i += 6;
-    }
+    visitBoxCorners(b.centre, b.size, (position, normal) => {
+      positions.set(position, v * 3);
+      normals.set(normal, v * 3);
+      if (v % 4 === 0) indices.set(BOX_FACE_TRIANGLES.map((k) => v + k), (v / 4) * 6);
+      v++;
+    });
   }
   return { positions, normals, indices };
 }

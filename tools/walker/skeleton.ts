@@ -6,6 +6,7 @@
  */
 
 import { quatd, vec3d } from 'wgpu-matrix';
+import { BOX_FACE_TRIANGLES, visitBoxCorners } from '../props/boxes';
 
 export type Vec3 = [number, number, number];
 /** A unit quaternion (x, y, z, w). */
@@ -132,11 +133,6 @@ export interface BoxMesh {
   indices: Uint16Array;
 }
 
-/** Faces of a unit box: normal axis, sign, and the two in-plane axes (counter-clockwise seen from outside). */
-const FACES: readonly [number, number, number, number][] = [
-  [0, 1, 1, 2], [0, -1, 2, 1], [1, 1, 2, 0], [1, -1, 0, 2], [2, 1, 0, 1], [2, -1, 1, 0],
-];
-
 /** The boxes of one material as a triangle mesh, each vertex skinned to its box's joint with weight 1. */
 export function boxMesh(material: 0 | 1, body: Proportioned = { joints: JOINTS, boxes: BOXES }): BoxMesh {
   const boxes = body.boxes.filter((b) => b.material === material);
@@ -151,31 +147,21 @@ export function boxMesh(material: 0 | 1, body: Proportioned = { joints: JOINTS, 
     indices: new Uint16Array(boxes.length * 36),
   };
   let v = 0;
-  let i = 0;
   for (const b of boxes) {
     const j = names.indexOf(b.joint);
     const turn = body.boxTurns?.[j] ?? [0, 0, 0, 1];
-    const at = (v: Vec3) => vec3d.transformQuat(v, turn);
-    for (const [axis, sign, u, w] of FACES) {
-      const first = v;
-      for (const [su, sw] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
-        const p = [0, 0, 0];
-        p[axis] = sign;
-        p[u] = su;
-        p[w] = sw;
-        const position = at([0, 1, 2].map((c) => b.centre[c] + (p[c] * b.size[c]) / 2) as Vec3);
-        const normal = at([0, 1, 2].map((c) => (c === axis ? sign : 0)) as Vec3);
-        for (let c = 0; c < 3; c++) {
-          mesh.positions[v * 3 + c] = bind[j][c] + position[c];
-          mesh.normals[v * 3 + c] = normal[c];
-        }
-        mesh.joints[v * 4] = j;
-        mesh.weights[v * 4] = 1;
-        v++;
+    visitBoxCorners(b.centre, b.size, (corner, face) => {
+      const position = vec3d.transformQuat(corner, turn);
+      const normal = vec3d.transformQuat(face, turn);
+      for (let c = 0; c < 3; c++) {
+        mesh.positions[v * 3 + c] = bind[j][c] + position[c];
+        mesh.normals[v * 3 + c] = normal[c];
       }
-      mesh.indices.set([first, first + 1, first + 2, first, first + 2, first + 3], i);
-      i += 6;
-    }
+      mesh.joints[v * 4] = j;
+      mesh.weights[v * 4] = 1;
+      if (v % 4 === 0) mesh.indices.set(BOX_FACE_TRIANGLES.map((k) => v + k), (v / 4) * 6);
+      v++;
+    });
   }
   return mesh;
 }
