@@ -47,7 +47,7 @@ export default defineConfig({
     // Bundles the CLI once for the tests that run it (test/helpers/cli.ts); serves the browser
     // tests' demo and test pages from one build for the whole run (test/helpers/page-server.ts).
     globalSetup: ['test/helpers/cli-bundle.ts', 'test/helpers/page-server.ts'],
-    // Before every file: its devices destroyed at its end, its start and end logged (test/helpers/test-file.ts).
+    // Before every file: its start and end logged by worker (test/helpers/test-file.ts).
     setupFiles: ['test/helpers/test-file.ts'],
     env: { VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? SWIFTSHADER_ICD },
     // The JSON report lets .ci/run print one summary line and refuse skipped tests under CI.

@@ -16,20 +16,11 @@ export async function openTestDevice(limits: Record<string, number> = {}): Promi
     return undefined;
   }
   const device = await deviceFrom(adapter, limits);
-  fileDevices.push(device);
   keepPipelines(device);
   device.addEventListener('uncapturederror', (e) => {
     throw new Error(`WebGPU validation error: ${(e as GPUUncapturedErrorEvent).error.message}`);
   });
   return device;
-}
-
-/** The devices openTestDevice opened in the running test file (files run one after another in a worker). */
-const fileDevices: GPUDevice[] = [];
-
-/** Destroys the devices openTestDevice opened since the last call (test/helpers/test-file.ts, at each file's end); destroying one twice is harmless. */
-export function destroyFileDevices(): void {
-  for (const device of fileDevices.splice(0)) device.destroy();
 }
 
 /**
