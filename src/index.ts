@@ -68,7 +68,7 @@ export { CrowdRootMotion } from './features/root-motion/crowd-root-motion';
 export { CrowdSteering } from './features/steering/crowd-steering';
 export { MAX_TWIN_AGENTS } from './features/steering/twin-engine';
 export type { CrowdSteeringOptions, FlowFieldOptions, GroundPoint, SteeringAgentOptions, SteeringAgents } from './features/steering/types';
-export { CrowdImpostors, type ImpostorAtlasInfo, type ImpostorLook, type ImpostorLookStats, type ImpostorOptions } from './features/impostors/crowd-impostors';
+export { CrowdImpostors, type ImpostorAtlasInfo, type ImpostorLook, type ImpostorLookStats, type ImpostorOptions, type PartialLayers } from './features/impostors/crowd-impostors';
 export { DEFAULT_IMPOSTOR_BUDGET } from './features/impostors/impostor-atlas';
 export { CrowdEvents } from './features/clip-events/crowd-events';
 export { CrowdPicking, MAX_PENDING_PICKS, type PickHit, type PickOptions } from './features/picking/crowd-picking';

@@ -27,8 +27,10 @@ export function readShown(view: DataView, index: number): ShownRecord {
  * `recordOffset` of `records` and the stacks in `stacks` (both as the GPU holds them): undefined
  * where no stack applies (LAYERS_IDLE), else whether an impostor may show it and, where it may,
  * the shown record. Shares in float32 as the shader takes them (Math.fround after each step).
+ * `leaveOut`: partial layers (masked override layers, additive layers) left out
+ * (ImpostorOptions.partialLayers 'leave-out'), else they keep a mesh where they weigh anything.
  */
-export function shownTwin(records: DataView, recordOffset: number, stacks: DataView, baked: (clip: number) => boolean): { shows: boolean; shown?: ShownRecord } | undefined {
+export function shownTwin(records: DataView, recordOffset: number, stacks: DataView, baked: (clip: number) => boolean, leaveOut = false): { shows: boolean; shown?: ShownRecord } | undefined {
   const r = (k: number) => records.getUint32(recordOffset + k, true);
   const layers = r(INSTANCE.layers);
   if ((layers & LAYERS_IDLE) !== 0) return undefined;
@@ -37,7 +39,7 @@ export function shownTwin(records: DataView, recordOffset: number, stacks: DataV
   const layer = (i: number, k: number) => s + LAYER_STACK.layers + i * LAYER.size + k;
   let blendOfClips = true;
   for (let k = 0; k < Math.min(stackWord(LAYER_STACK.additiveCount), MAX_ADDITIVE_LAYERS); k++) {
-    if (stacks.getFloat32(layer(MAX_OVERRIDE_LAYERS + k, LAYER.weight), true) > 0) blendOfClips = false;
+    if (!leaveOut && stacks.getFloat32(layer(MAX_OVERRIDE_LAYERS + k, LAYER.weight), true) > 0) blendOfClips = false;
   }
   type Playback = { clip: number; phase: number; rateLo: number; rateHi: number };
   const heaviest: Playback[] = [];
@@ -58,8 +60,9 @@ export function shownTwin(records: DataView, recordOffset: number, stacks: DataV
   let rest = 1;
   for (let j = Math.min(stackWord(LAYER_STACK.overrideCount), MAX_OVERRIDE_LAYERS); j > 0; j--) {
     const w = Math.min(stacks.getFloat32(layer(j - 1, LAYER.weight), true), 1);
-    if (w > 0) {
-      if (stacks.getUint32(layer(j - 1, LAYER.mask), true) !== MASK_NONE) blendOfClips = false;
+    const masked = stacks.getUint32(layer(j - 1, LAYER.mask), true) !== MASK_NONE;
+    if (w > 0 && !(leaveOut && masked)) {
+      if (masked) blendOfClips = false;
       const u = (k: number) => stacks.getUint32(layer(j - 1, k), true);
       weigh({ clip: u(LAYER.clip), phase: u(LAYER.phase), rateLo: u(LAYER.rateLo), rateHi: u(LAYER.rateHi) }, Math.fround(w * rest));
       rest = Math.fround(rest * Math.fround(1 - w));

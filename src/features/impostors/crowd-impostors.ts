@@ -2,7 +2,7 @@ import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage, PickMeshList } from '../../runtime/feature';
 import { CULL_ARGS, MESH_ONLY_PROP } from '../../runtime/layout';
-import { boxSphere, type AtlasGrid } from './impostor-atlas';
+import { boxSphere, checkPartialLayers, type AtlasGrid } from './impostor-atlas';
 import { atlasLayers, ImpostorBake, type ImpostorTextures } from './impostor-bake';
 import { atlasGrid, bakedClips, heldInAtlas, propsGrid } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
@@ -12,10 +12,10 @@ import { marchDistance } from './impostor-layout';
 import { BandMeshes } from './band-meshes';
 import { ImpostorRoute, levelAtSwitch, type ImpostorDraws } from './impostor-route';
 import { ImpostorShown } from './impostor-shown';
-import type { ImpostorAtlasInfo, ImpostorOptions } from './types';
+import type { ImpostorAtlasInfo, ImpostorOptions, PartialLayers } from './types';
 import type { HeldProp, HeldProps } from '../../runtime/held-props';
 
-export type { ImpostorAtlasInfo, ImpostorOptions } from './types';
+export type { ImpostorAtlasInfo, ImpostorOptions, PartialLayers } from './types';
 export type { ImpostorLook, ImpostorLookStats } from './impostor-looks';
 
 /**
@@ -24,6 +24,8 @@ export type { ImpostorLook, ImpostorLookStats } from './impostor-looks';
  * atlas on the GPU from the crowd's own pose pass and skin shader: every clip at `frames` times
  * over its cycle, seen from `azimuths` x `elevations` directions, base colour and surface
  * (normal, roughness, metalness) per texel. Options are checked by name before anything is made.
+ * Over 400 lines: the feature's one object, what an application holds (its options and their
+ * setters, the layout, looks, bake, draw, pick and restore); the work is in the files beside it.
  */
 export class CrowdImpostors implements CrowdFeature {
   readonly featureName = 'impostors';
@@ -155,8 +157,19 @@ export class CrowdImpostors implements CrowdFeature {
     this.coverage = new ImpostorCoverage(device, grid);
     this.size = 2 * boxSphere(grid.box).radius;
     this.route = new ImpostorRoute(this.kernel, this.size, grid.switchPixels, grid.band, clips, grid.dotPixels);
-    this.shown = new ImpostorShown(device, this.route.clipBits);
+    this.shown = new ImpostorShown(device, this.route.clipBits, this.partialLayers === 'leave-out');
     if (this.on) this.kernel.routeFar(this.route);
+  }
+
+  /** What a stack with partial layers (masked, or additive weighing anything) is past the switch: 'mesh' or 'leave-out' (ImpostorOptions.partialLayers). */
+  get partialLayers(): PartialLayers {
+    return this.options.partialLayers ?? 'mesh';
+  }
+
+  /** Sets the policy from the next update (a RangeError naming it for anything but 'mesh' or 'leave-out', nothing changed then); the atlas stays as it is. */
+  set partialLayers(policy: PartialLayers) {
+    this.options = { ...this.options, partialLayers: checkPartialLayers(policy) };
+    this.shown.leaveOut = policy === 'leave-out';
   }
 
   /** Whether far instances are drawn as impostors (default true); false draws every instance as a mesh again (for comparison). */
@@ -346,7 +359,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.table = undefined;
     this.pass = new ImpostorPass(device, this.grid, this.clips, this.kernel.character.clipDurations.length, this.targets);
     this.coverage = new ImpostorCoverage(device, this.grid);
-    this.shown = new ImpostorShown(device, this.route.clipBits);
+    this.shown = new ImpostorShown(device, this.route.clipBits, this.partialLayers === 'leave-out');
   }
 
   destroy(): void {

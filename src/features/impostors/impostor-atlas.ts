@@ -1,6 +1,6 @@
 import type { MaterialInfo } from '../../bake/rig';
 import { show } from '../../math/show';
-import type { ImpostorOptions } from './types';
+import type { ImpostorOptions, PartialLayers } from './types';
 
 /** The atlas memory budget CrowdImpostors keeps to unless told otherwise: 64 MiB. */
 export const DEFAULT_IMPOSTOR_BUDGET = 64 * 1024 * 1024;
@@ -97,7 +97,7 @@ export class AtlasGrid {
    */
   constructor(clips: number, box: ArrayLike<number> | ((frames: number) => ArrayLike<number>), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number], tintMask = false) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
-    const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'dotPixels', 'looks'];
+    const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'dotPixels', 'looks', 'partialLayers'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
     this.frames = integerIn(options.frames ?? 16, 2, 64, 'frames');
     this.azimuths = integerIn(options.azimuths ?? 8, 3, 32, 'azimuths');
@@ -116,6 +116,7 @@ export class AtlasGrid {
     this.band = band;
     const maxLooks = Math.min(IMPOSTOR_MAX_LOOKS, layers);
     this.looks = integerIn(options.looks ?? 1, 1, maxLooks, 'looks');
+    checkPartialLayers(options.partialLayers ?? 'mesh'); // CrowdImpostors keeps it (with its options): not the layout's
     if (!Number.isInteger(clips) || clips < 1) throw new RangeError(`impostors need a character with at least one clip, got ${clips}`);
     this.poses = clips * this.frames;
     this.box = Float64Array.from(typeof box === 'function' ? box(this.frames) : box);
@@ -345,4 +346,10 @@ function densestPacking(rectangles: readonly [number, number][], poses: number, 
 function integerIn(value: unknown, low: number, high: number, name: string): number {
   if (!Number.isInteger(value) || (value as number) < low || (value as number) > high) throw new RangeError(`impostors.${name} must be an integer in [${low}, ${high}], got ${show(value)}`);
   return value as number;
+}
+
+/** `value` as ImpostorOptions.partialLayers (and the CrowdImpostors setter): a RangeError naming it for anything but 'mesh' or 'leave-out'. */
+export function checkPartialLayers(value: unknown): PartialLayers {
+  if (value !== 'mesh' && value !== 'leave-out') throw new RangeError(`impostors.partialLayers must be 'mesh' or 'leave-out', got ${show(value)}`);
+  return value;
 }

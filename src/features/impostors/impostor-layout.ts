@@ -55,6 +55,7 @@ export const SHOWN_PARAMS = {
   first: 0, //     u32: the first layered slot (InstanceStore.plainCount)
   count: 4, //     u32: layered instances
   rowLength: 8, // u32: instances a row of the 2D dispatch
+  leaveOut: 12, // u32: 1 where partial layers are left out (ImpostorOptions.partialLayers 'leave-out'), 0 where they keep a mesh
   clips: 16, //    array<vec4u, 8>: bit c set, the atlas holds clip c (ImpostorRoute's bits)
 } as const;
 

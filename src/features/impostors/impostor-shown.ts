@@ -7,7 +7,7 @@ import { IMPOSTOR_SHOWN, SHOWN_PARAMS } from './impostor-layout';
 /**
  * The shown pass (shaders/impostors/shown.wgsl): once a frame, before the cull pass, it finds the
  * layered instances whose stack is a blend of clips the atlas holds (no masked or additive layer
- * that weighs anything), writes their two heaviest clips as the stack's shown record and marks
+ * that weighs anything, or those left out: `leaveOut`), writes their two heaviest clips as the stack's shown record and marks
  * their records LAYERS_SHOWN, which the cull pass routes to the impostors (a controller's
  * crossfade of three clips, a 2D blend space's three, a stack of unmasked layers). Without it a
  * layered instance was a mesh at any distance. create: the constructor makes the pipeline and the
@@ -23,17 +23,31 @@ export class ImpostorShown {
   private group: GPUBindGroup | undefined;
   private boundInstances: GPUBuffer | undefined;
   private boundStacks: GPUBuffer | undefined;
-  /** The layered range and row length the uniform holds (-1: not written). */
+  /** The layered range and row length the uniform holds (-1: not written, or the policy changed). */
   private writtenFirst = -1;
   private writtenCount = -1;
 
-  /** @param clipBits bit c (word c / 32) set: the atlas holds clip c (ImpostorRoute.clipBits) */
-  constructor(private readonly device: GPUDevice, clipBits: Uint32Array) {
+  /**
+   * @param clipBits bit c (word c / 32) set: the atlas holds clip c (ImpostorRoute.clipBits)
+   * @param leaveOut whether partial layers are left out of what an impostor shows (ImpostorOptions.partialLayers 'leave-out'), else they keep a mesh
+   */
+  constructor(private readonly device: GPUDevice, clipBits: Uint32Array, leaveOut: boolean) {
     const module = device.createShaderModule({ label: 'ImpostorShown.shader', code: shownWgsl });
     this.pipeline = device.createComputePipeline({ label: 'ImpostorShown.pipeline', layout: 'auto', compute: { module, entryPoint: 'main', constants: { WORKGROUP_SIZE } } });
     this.params = device.createBuffer({ label: 'ImpostorShown.params', size: SHOWN_PARAMS.size, usage: GPUBufferUsage.UNIFORM | GPUBufferUsage.COPY_DST });
     this.paramData.set(clipBits, SHOWN_PARAMS.clips / 4);
+    this.leaveOut = leaveOut;
     this.shownRecords = this.makeRecords(1);
+  }
+
+  /** Whether partial layers are left out (written into the uniform at the next encode). */
+  get leaveOut(): boolean {
+    return this.paramData[SHOWN_PARAMS.leaveOut / 4] === 1;
+  }
+
+  set leaveOut(on: boolean) {
+    this.paramData[SHOWN_PARAMS.leaveOut / 4] = on ? 1 : 0;
+    this.writtenCount = -1;
   }
 
   /** The shown records, one per layer stack record at its index (impostor.wgsl `shown`): replaced when the store's stacks grow. */
@@ -62,7 +76,7 @@ export class ImpostorShown {
     const groups = Math.ceil(count / WORKGROUP_SIZE);
     const row = Math.min(groups, MAX_WORKGROUPS_PER_DIMENSION);
     if (first !== this.writtenFirst || count !== this.writtenCount) {
-      const u = this.paramData;
+      const u = this.paramData; // the clips and the policy (leaveOut) are there already
       u[SHOWN_PARAMS.first / 4] = first;
       u[SHOWN_PARAMS.count / 4] = count;
       u[SHOWN_PARAMS.rowLength / 4] = row * WORKGROUP_SIZE;

@@ -57,7 +57,20 @@ export interface ImpostorOptions {
    * (CrowdImpostors.stale and .looks say so).
    */
   looks?: number;
+  /**
+   * What a layer stack shows past the switch where it has layers the atlas cannot show (a masked
+   * override layer or an additive layer that weighs anything: a wave of the arm, a nod over the
+   * walk): 'mesh' (the default) keeps such an instance a mesh at any distance, exactly as posed;
+   * 'leave-out' draws it past the switch as the impostor of the stack without them (the rest of
+   * it, as for any stack: its two heaviest clips), as engines drop partial layers at a distance.
+   * In the band the mesh with them and the impostor without dissolve into one another.
+   * CrowdImpostors.partialLayers changes it at run time.
+   */
+  partialLayers?: PartialLayers;
 }
+
+/** ImpostorOptions.partialLayers: 'mesh' or 'leave-out'. */
+export type PartialLayers = 'mesh' | 'leave-out';
 
 /** What the atlas holds, once made (CrowdImpostors.atlas). */
 export interface ImpostorAtlasInfo {

@@ -31,6 +31,7 @@ describe('impostor atlas options', () => {
       [{ looks: 0 }, /impostors\.looks must be an integer in \[1, 256\], got 0/],
       [{ looks: 2.5 }, /impostors\.looks/],
       [{ looks: 256 }, /impostors\.budgetBytes 67108864 is under the smallest atlas: 256 looks x 3 clips/],
+      [{ partialLayers: 'drop' }, /impostors\.partialLayers must be 'mesh' or 'leave-out', got "drop"/],
     ];
     for (const [options, message] of cases) expect(() => new AtlasGrid(3, FOX_BOX, 8192, options)).toThrow(message);
   });

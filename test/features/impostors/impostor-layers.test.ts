@@ -68,7 +68,7 @@ describe('impostors of layered instances (GPU): a stack that is a blend of baked
     crowd.destroy();
   }, 60_000);
 
-  it('the shown pass against its TypeScript twin: 400 random stacks (weights, masks, additive layers, clips baked or not) over random blends', async (context) => {
+  it('the shown pass against its TypeScript twin: 400 random stacks (weights, masks, additive layers, clips baked or not) over random blends, partial layers kept as meshes or left out', async (context) => {
     if (!device) return context.skip();
     const { crowd, impostors } = scene(['Walk', 'Run']); // Survey (0) not baked
     const random = seededRandom(40);
@@ -83,35 +83,47 @@ describe('impostors of layered instances (GPU): a stack that is a blend of baked
       const additive = Array.from({ length: random() < 0.25 ? 1 + Math.floor(random() * 2) : 0 }, () => ({ clip: pick(), weight: random() < 0.5 ? 0 : random(), reference: 'rest' as const }));
       crowd.setLayers(id, { layers, additive });
     }
-    crowd.update(0);
-    const encoder = device.createCommandEncoder();
-    crowd.encode(encoder);
-    device.queue.submit([encoder.finish()]);
     const store = crowd.install({ featureName: 'probe' }).store;
-    const shownBuffer = (impostors as unknown as { shown: { records: GPUBuffer } }).shown.records;
-    const [records, stacks, shown] = await Promise.all([store.instanceBuffer, store.layerStackBuffer, shownBuffer].map(async (b) => new DataView(await readBuffer(device!, b))));
+    const shownBuffer = () => (impostors as unknown as { shown: { records: GPUBuffer } }).shown.records;
     const baked = (clip: number) => clip === 1 || clip === 2;
-    let layered = 0, marked = 0, twinShows = 0;
-    for (let slot = store.plainCount; slot < store.count; slot++) {
-      const o = slot * INSTANCE.size;
-      const twin = shownTwin(records, o, stacks, baked);
-      if (!twin) continue;
-      layered++;
-      const gpu = markedShown(records, o);
-      marked += Number(gpu);
-      twinShows += Number(twin.shows);
-      expect(gpu, `slot ${slot}: marked LAYERS_SHOWN`).toBe(twin.shows);
-      if (!twin.shows) continue;
-      const got = readShown(shown, records.getUint32(o + INSTANCE.layers, true) & LAYERS_INDEX);
-      const { blend, ...words } = twin.shown!;
-      expect({ ...got, blend: 0 }, `slot ${slot}: the shown record`).toEqual({ ...words, blend: 0 });
-      expect(Math.abs(got.blend - blend), `slot ${slot}: clip B's share`).toBeLessThanOrEqual(1e-6);
-    }
-    console.log(`shown pass against its twin: ${layered} layered instances, ${marked} marked (twin ${twinShows})`);
+    /** One frame's shown pass against the twin under the policy set; the layered instances and those marked. */
+    const check = async (leaveOut: boolean) => {
+      crowd.update(0);
+      const encoder = device!.createCommandEncoder();
+      crowd.encode(encoder);
+      device!.queue.submit([encoder.finish()]);
+      const [records, stacks, shown] = await Promise.all([store.instanceBuffer, store.layerStackBuffer, shownBuffer()].map(async (b) => new DataView(await readBuffer(device!, b))));
+      let layered = 0, marked = 0, twinShows = 0;
+      for (let slot = store.plainCount; slot < store.count; slot++) {
+        const o = slot * INSTANCE.size;
+        const twin = shownTwin(records, o, stacks, baked, leaveOut);
+        if (!twin) continue;
+        layered++;
+        const gpu = markedShown(records, o);
+        marked += Number(gpu);
+        twinShows += Number(twin.shows);
+        expect(gpu, `slot ${slot}: marked LAYERS_SHOWN`).toBe(twin.shows);
+        if (!twin.shows) continue;
+        const got = readShown(shown, records.getUint32(o + INSTANCE.layers, true) & LAYERS_INDEX);
+        const { blend, ...words } = twin.shown!;
+        expect({ ...got, blend: 0 }, `slot ${slot}: the shown record`).toEqual({ ...words, blend: 0 });
+        expect(Math.abs(got.blend - blend), `slot ${slot}: clip B's share`).toBeLessThanOrEqual(1e-6);
+      }
+      console.log(`shown pass against its twin (partialLayers ${impostors.partialLayers}): ${layered} layered instances, ${marked} marked (twin ${twinShows})`);
+      return { layered, marked };
+    };
+    const kept = await check(false);
     // Both outcomes well represented, so neither side can pass by always answering one way.
-    expect(layered).toBeGreaterThan(300);
-    expect(marked).toBeGreaterThan(50);
-    expect(layered - marked).toBeGreaterThan(50);
+    expect(kept.layered).toBeGreaterThan(300);
+    expect(kept.marked).toBeGreaterThan(50);
+    expect(kept.layered - kept.marked).toBeGreaterThan(50);
+    // Partial layers left out (ImpostorOptions.partialLayers, set at run time): the stacks they
+    // kept meshes are shown too, as the twin says, and only unbaked clips keep one.
+    expect(() => { impostors.partialLayers = 'drop' as never; }).toThrow(/impostors\.partialLayers must be 'mesh' or 'leave-out', got "drop"/);
+    impostors.partialLayers = 'leave-out';
+    const left = await check(true);
+    expect(left.marked - kept.marked).toBeGreaterThan(30);
+    expect(left.layered - left.marked).toBeGreaterThan(30);
     crowd.destroy();
   }, 60_000);
 
@@ -141,9 +153,9 @@ describe('impostors of layered instances (GPU): a stack that is a blend of baked
     other.destroy();
   }, 60_000);
 
-  it('keeps a mesh where a masked or additive layer weighs anything or a shown clip is not baked; the bit leaves the mesh\'s pose as it was', async (context) => {
+  it('keeps a mesh where a masked or additive layer weighs anything or a shown clip is not baked (partial layers left out: only the unbaked); the bit leaves the mesh\'s pose as it was', async (context) => {
     if (!device) return context.skip();
-    const { crowd, id, draw, camera } = scene(['Walk', 'Run']);
+    const { crowd, impostors, id, draw, camera } = scene(['Walk', 'Run']);
     const upper = crowd.createMask({ root: 'b_Spine02_03' });
     const routed = async (stack: LayerStackInit) => {
       crowd.setAnimation(id, { clipA: 'Walk', timeA: 0.2, speedA: 1 });
@@ -165,6 +177,26 @@ describe('impostors of layered instances (GPU): a stack that is a blend of baked
     const got: (number | undefined)[] = [];
     for (const [, stack] of cases) got.push(await routed(stack));
     expect(Object.fromEntries(cases.map(([what], i) => [what, got[i]]))).toEqual(Object.fromEntries(cases.map(([what, , n]) => [what, n])));
+    // Partial layers left out (ImpostorOptions.partialLayers 'leave-out'): the masked and additive
+    // layers that kept a mesh no longer do; an unbaked clip still does. The impostor is the one of
+    // the stack without them, to the pixel, where the mesh near the camera shows the masked layer.
+    impostors.partialLayers = 'leave-out';
+    const leftOut: (number | undefined)[] = [];
+    for (const [, stack] of cases) leftOut.push(await routed(stack));
+    expect(leftOut, 'left out: every case but the unbaked clips an impostor').toEqual([1, 1, 1, 1, 1, 0, 0, 1]);
+    crowd.setLayers(id, cases[1][1]); // a masked Run at 0.5 over Walk at 0.2 over the record's Walk
+    const withMasked = await draw(true);
+    crowd.setLayers(id, { layers: [{ clip: 'Walk', time: 0.5, weight: 0.2 }] });
+    const without = await draw(true);
+    expect([withMasked.stats.perLevel.at(-1), without.stats.perLevel.at(-1)]).toEqual([1, 1]);
+    expect(drawnPixels(without.pixels)).toBeGreaterThan(100);
+    expect(differingPixels(withMasked.pixels, without.pixels), 'the impostor of the stack without its masked layer').toBe(0);
+    const nearWithout = await draw(true, 0.5);
+    crowd.setLayers(id, cases[1][1]);
+    const nearWith = await draw(true, 0.5);
+    expect(nearWith.stats.perLevel.at(-1), 'near the camera a mesh').toBe(0);
+    expect(differingPixels(nearWith.pixels, nearWithout.pixels), 'the mesh shows the masked layer').toBeGreaterThan(20);
+    impostors.partialLayers = 'mesh';
     // More layered instances than the stacks held: the store's stack buffer grows (re-made), and
     // with it the shown records and the passes' bind groups; every one is routed still.
     const more = Array.from({ length: 300 }, () => crowd.add({ clipA: 'Run', timeA: 0.1, speedA: 1 }));
