@@ -357,7 +357,7 @@ export class App {
       const spectators = activity?.spectators;
       this.scene?.appearance.sync(spectators !== undefined || (this.state.appearance && activity?.kind === 'crowd'), spectators ?? this.scene.population);
       // Far characters as impostors where the scene draws them so (made and baked on first use, in the update below).
-      this.scene?.useImpostors(this.state.impostors && (activity?.impostors ?? false), activity?.impostorClips, activity?.impostorLooks);
+      this.scene?.useImpostors(this.state.impostors && (activity?.impostors ?? false), activity?.impostorClips, activity?.impostorLooks, activity?.impostorPartialLayers);
       const crowds = this.scene?.crowds ?? NO_CROWDS;
       for (let i = 0; i < crowds.length; i++) crowds[i].update(step);
       const followed = this.followed;

@@ -1,6 +1,6 @@
 import {
   Crowd, CrowdImpostors, CrowdMorph, CrowdPicking, CrowdProps, CrowdRootMotion, defaultControllerConfig, loadCharacter, loadClips, MeshoptSimplifier, parseControllerConfig,
-  type AppearanceImage, type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type ResourceReader,
+  type AppearanceImage, type Character, type ClipLibrary, type ControllerConfig, type CrowdOptions, type PartialLayers, type ResourceReader,
 } from '../src/index';
 import { loadVariantImages } from './appearance';
 import { demoDecoders } from './decoders';
@@ -135,15 +135,17 @@ export class Scene extends SceneModel<Crowd> {
    * `clips`, every clip when undefined), whose atlas is baked in the crowd's next update; later
    * calls switch it (CrowdImpostors.enabled) and, while on, give it other clips or another
    * number of looks (a new layout, baked at the next update: a scene that plays other clips on
-   * the same crowd, or gives props to chosen instances).
+   * the same crowd, or gives props to chosen instances), and the scene's partial layers policy.
    */
-  useImpostors(on: boolean, clips?: readonly number[], looks = 1): void {
+  useImpostors(on: boolean, clips?: readonly number[], looks = 1, partialLayers: PartialLayers = 'mesh'): void {
     if (!on && !this.impostorsValue) return;
     const wanted = clips ?? this.allClips;
-    const impostors = (this.impostorsValue ??= new CrowdImpostors(this.crowd, { clips: wanted, looks }));
+    const impostors = (this.impostorsValue ??= new CrowdImpostors(this.crowd, { clips: wanted, looks, partialLayers }));
     if (impostors.enabled !== on) impostors.enabled = on;
-    if (on && !sameList(impostors.clips, wanted)) impostors.clips = wanted;
-    if (on) impostors.sizedForLooks = looks;
+    if (!on) return;
+    if (!sameList(impostors.clips, wanted)) impostors.clips = wanted;
+    impostors.sizedForLooks = looks;
+    if (impostors.partialLayers !== partialLayers) impostors.partialLayers = partialLayers;
   }
 
   /** Every clip of the first body's character (the impostors' default). */

@@ -1,5 +1,5 @@
 import type { StateKey } from '../controls';
-import type { InstanceId, PickCamera, ScreenRect, SteeringAgents } from '../../src/index';
+import type { InstanceId, PartialLayers, PickCamera, ScreenRect, SteeringAgents } from '../../src/index';
 import type { Spectators } from '../appearance';
 import type { OrbitCamera } from '../orbit-camera';
 import type { SceneKind } from '../scene-state';
@@ -40,6 +40,8 @@ export interface SceneActivity {
   readonly impostors?: boolean;
   /** Optional: the clips the impostors bake (ImpostorOptions.clips; default every clip): the ones its instances play, or most often show (an instance showing another stays a mesh). */
   readonly impostorClips?: readonly number[];
+  /** Optional: what an instance with a masked or additive layer is past the switch (CrowdImpostors.partialLayers; default 'mesh'). */
+  readonly impostorPartialLayers?: PartialLayers;
   /** Optional: the looks the impostors are sized for (CrowdImpostors.sizedForLooks; default 1): 2 where a prop of chosen instances needs a layer of its own (the stadium's flags). */
   readonly impostorLooks?: number;
   /** Optional: instances that always get the appearance control's looks (the stadium's spectators), whatever the switch says. */

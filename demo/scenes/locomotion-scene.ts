@@ -82,10 +82,13 @@ export class LocomotionActivity implements SceneActivity {
   /**
    * The clips the impostors bake: the idle, the forward walk and run (a wanderer walks where it
    * faces, so its 2D blend space's heaviest clips are these) and the unmasked actions' (a masked
-   * action keeps a mesh anyway); undefined without locomotion. A wanderer whose two heaviest clips
-   * are others (turning, a side step) is a mesh until they are these again.
+   * action is left out past the switch: impostorPartialLayers); undefined without locomotion. A
+   * wanderer whose two heaviest clips are others (turning, a side step) is a mesh until they are
+   * these again.
    */
   readonly impostorClips: readonly number[] | undefined;
+  /** A far wanderer doing a masked action (a wave over its walk) is the impostor of its walk, the action left out (ImpostorOptions.partialLayers), not a mesh. */
+  readonly impostorPartialLayers = 'leave-out';
 
   constructor(private readonly scene: SceneModel, private readonly keyboard: Keyboard, private readonly plot: WeightPlot, notify: (message: string) => void) {
     const { character, controllerConfig: config } = scene;
