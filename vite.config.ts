@@ -47,11 +47,10 @@ export default defineConfig({
     // Bundles the CLI once for the tests that run it (test/helpers/cli.ts); serves the browser
     // tests' demo and test pages from one build for the whole run (test/helpers/page-server.ts).
     globalSetup: ['test/helpers/cli-bundle.ts', 'test/helpers/page-server.ts'],
-    // Before every file: its start and end logged by worker (test/helpers/test-file.ts).
-    setupFiles: ['test/helpers/test-file.ts'],
     env: { VK_ICD_FILENAMES: process.env.VK_ICD_FILENAMES ?? SWIFTSHADER_ICD },
     // The JSON report lets .ci/run print one summary line and refuse skipped tests under CI.
-    reporters: ['default', 'json'],
+    // in-flight-reporter names the files a dead test worker was inside (.ci/run, docs/testing.md).
+    reporters: ['default', 'json', './test/helpers/in-flight-reporter.ts'],
     outputFile: { json: 'test-results/vitest.json' },
     // Two test files at a time even on 2 cores (vitest's default there is 1): a file's
     // single-threaded stretches (pipeline compiles, module transforms, child processes) overlap

@@ -1,21 +1,19 @@
 /**
  * What a failed CI run's test processes left behind when one of them died rather than failed
  * (vitest: "Worker exited unexpectedly", every test passed): the kernel's lines about processes
- * killed by a signal or for memory since the tests began, the test file each dead worker was
- * running (test/helpers/worker-log.ts writes a line a file start and end into
- * test-results/workers/<pid>.log), and a backtrace of every core file the run dumped (.ci/run
- * lifts the core size limit for the tests; gdb where the machine has it).
+ * killed by a signal or for memory since the tests began, and a backtrace of every core file the
+ * run dumped (.ci/run lifts the core size limit for the tests; gdb where the machine has it).
+ * The files a dead worker was inside, if any, vitest's run printed already
+ * (test/helpers/in-flight-reporter.ts).
  *
  *   node tools/ci/crashes.mjs <kernel log lines before the tests>
  *
  * Prints nothing it did not find; never fails the run itself (.ci/run's status is the tests').
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
 
 const kernelLinesBefore = Number(process.argv[2] ?? 0);
-const WORKER_LOGS = 'test-results/workers';
 
 /** The kernel log's lines after the first `skip`, or [] where it cannot be read (dmesg needs root or a lax kernel.dmesg_restrict). */
 function kernelLines(skip) {
@@ -25,15 +23,6 @@ function kernelLines(skip) {
 
 const deaths = kernelLines(kernelLinesBefore).filter((line) => /segfault|general protection|traps:|Killed process|Out of memory|oom-kill/.test(line));
 if (deaths.length > 0) console.log(`\nThe kernel, since the tests began:\n${deaths.map((l) => `  ${l}`).join('\n')}`);
-
-// A worker's log ends with a `start` line and no `end` where it died inside that file.
-if (existsSync(WORKER_LOGS)) {
-  for (const name of readdirSync(WORKER_LOGS)) {
-    const lines = readFileSync(join(WORKER_LOGS, name), 'utf8').trim().split('\n');
-    const last = lines.at(-1) ?? '';
-    if (last.startsWith('start ')) console.log(`\nTest worker ${name.replace('.log', '')} ended inside ${relative(process.cwd(), last.slice(6))} (its files: ${lines.filter((l) => l.startsWith('start ')).length})`);
-  }
-}
 
 const cores = readdirSync('.').filter((name) => /^core(\.\d+)?$/.test(name));
 const gdb = spawnSync('gdb', ['--version'], { encoding: 'utf8' }).status === 0;
