@@ -60,7 +60,7 @@ export class CrowdImpostors implements CrowdFeature {
   private layoutVersion = 0;
   /** Whether holders of props of chosen instances were marked meshes (ImpostorLooks.markHolders). */
   private marked = false;
-  /** The options it was made with, `looks` as last set (a new clip list lays the atlas out again with them). */
+  /** The options it was made with, `looks` and `partialLayers` as last set (a new clip list lays the atlas out again with them). */
   private options: ImpostorOptions;
   /** The band's meshes, through the crowd's skin pass. */
   private readonly bandMeshes = new BandMeshes();
