@@ -7,7 +7,7 @@
  */
 import { mat4 } from 'wgpu-matrix';
 import type { Character } from '../../src/character/character';
-import { CrowdImpostors } from '../../src/features/impostors/crowd-impostors';
+import { CrowdImpostors, type PartialLayers } from '../../src/features/impostors/crowd-impostors';
 import { CrowdProps } from '../../src/features/props/crowd-props';
 import { boxSphere } from '../../src/features/impostors/impostor-atlas';
 import { projectionScale } from '../../src/runtime/culling/cull-math';
@@ -72,9 +72,13 @@ export interface ImpostorView {
   /**
    * Every Fox a blend of three clips in a layer stack (its clip, the next at 0.4 over it, the third
    * at 0.3 over both: shares 0.42, 0.28, 0.3): posed from its stack as a mesh, shown as its two
-   * heaviest by the impostors (the shown pass, before the cull pass).
+   * heaviest by the impostors (the shown pass, before the cull pass). 'masked': the third clip's
+   * layer over the upper body alone (a mask from b_Spine02_03), which the atlas cannot show
+   * (ImpostorOptions.partialLayers: a mesh, or left out).
    */
-  layered?: boolean;
+  layered?: boolean | 'masked';
+  /** ImpostorOptions.partialLayers (default: the feature's, 'mesh'). */
+  partialLayers?: PartialLayers;
 }
 
 /**
@@ -88,7 +92,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const targetWidth = view.width ?? TARGET_WIDTH, targetHeight = view.height ?? TARGET_HEIGHT;
   const switchAt = view.switchAt ?? (band === undefined ? undefined : 1.2);
   const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024, sampleCount: samples });
-  const feature = how === 'impostors' || switchAt !== undefined ? new CrowdImpostors(crowd, { ...(band === undefined ? {} : { band }), ...(view.dotPixels === undefined ? {} : { dotPixels: view.dotPixels }), ...(view.looks === undefined ? {} : { looks: view.looks }) }) : undefined;
+  const feature = how === 'impostors' || switchAt !== undefined ? new CrowdImpostors(crowd, { ...(band === undefined ? {} : { band }), ...(view.dotPixels === undefined ? {} : { dotPixels: view.dotPixels }), ...(view.looks === undefined ? {} : { looks: view.looks }), ...(view.partialLayers === undefined ? {} : { partialLayers: view.partialLayers }) }) : undefined;
   const props = view.prop && new CrowdProps(crowd);
   if (view.prop && !view.prop.every) props!.attach(view.prop.character, { joint: view.prop.joint, offset: view.prop.offset });
   if (feature && how === 'meshes') feature.enabled = false;
@@ -105,8 +109,9 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const every = view.prop?.every;
   if (every) props!.attach(view.prop!.character, { joint: view.prop!.joint, offset: view.prop!.offset, instances: Array.from(ids).filter((_, i) => i % every === 0) });
   if (view.layered) {
+    const mask = view.layered === 'masked' ? { mask: crowd.createMask({ root: 'b_Spine02_03' }) } : {};
     for (let i = 0; i < count; i++) {
-      crowd.setLayers(ids[i], { layers: [{ clip: (i + 1) % 3, time: timesA[i], weight: 0.4 }, { clip: (i + 2) % 3, time: timesA[i], weight: 0.3 }] });
+      crowd.setLayers(ids[i], { layers: [{ clip: (i + 1) % 3, time: timesA[i], weight: 0.4 }, { clip: (i + 2) % 3, time: timesA[i], weight: 0.3, ...mask }] });
     }
   }
   const extent = side * SPACING;

@@ -147,11 +147,15 @@ async function layersTable(ctx: BenchContext, character: Character): Promise<voi
   const { device, quick, print, table } = ctx;
   const count = quick ? 10_000 : 100_000;
   const rows: (ImpostorRow & { what: string })[] = [];
-  for (const [what, how, layered] of [['layered, as meshes', 'meshes', true], ['layered, as impostors', 'impostors', true], ['plain, as impostors', 'impostors', false]] as const) {
+  const cases = [
+    ['layered, as meshes', 'meshes', true, undefined], ['layered, as impostors', 'impostors', true, undefined], ['plain, as impostors', 'impostors', false, undefined],
+    ['the third layer masked, partialLayers \'mesh\'', 'impostors', 'masked', 'mesh'], ['the third layer masked, partialLayers \'leave-out\'', 'impostors', 'masked', 'leave-out'],
+  ] as const;
+  for (const [what, how, layered, partialLayers] of cases) {
     console.error(`impostors: ${count} ${what}…`);
-    rows.push({ what, ...(await benchImpostorFrame(device, character, count, how, quick ? 2 : 3, undefined, { layered })) });
+    rows.push({ what, ...(await benchImpostorFrame(device, character, count, how, quick ? 2 : 3, undefined, { layered, partialLayers })) });
   }
-  print(`Layer stacks: ${count.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, each a blend of three clips in a layer stack (its clip, the next at 0.4 over it, the third at 0.3 over both), as meshes (each posed from its stack: every layered instance before the shown pass) and as impostors (the shown pass over the layered instances before the cull pass, then the impostors of each one's two heaviest clips); and the same ${CROWD_MODEL[0]}es plain (no stack) as impostors. GPU ms from the frame's start (the shown pass included); process CPU ms from submit to done.`);
+  print(`Layer stacks: ${count.toLocaleString('en')} ${CROWD_MODEL[0]}es as above, each a blend of three clips in a layer stack (its clip, the next at 0.4 over it, the third at 0.3 over both), as meshes (each posed from its stack: every layered instance before the shown pass) and as impostors (the shown pass over the layered instances before the cull pass, then the impostors of each one's two heaviest clips); and the same ${CROWD_MODEL[0]}es plain (no stack) as impostors. Then the third layer masked over the upper body (a partial layer: the atlas cannot show it), with impostors on: under partialLayers 'mesh' (the default) every one a mesh, under 'leave-out' the impostor of its stack without that layer. GPU ms from the frame's start (the shown pass included); process CPU ms from submit to done.`);
   print();
   table([`${CROWD_MODEL[0]}es`, 'visible', 'as impostors', 'posed', 'vertices a frame', 'GPU ms', 'x layered meshes', 'x plain impostors', 'process CPU ms'], rows.map((r) => [
     r.what, r.visible.toLocaleString('en'), r.impostors.toLocaleString('en'), r.posed.toLocaleString('en'), r.vertices.toLocaleString('en'), ms(r.gpuMs), (r.gpuMs / rows[0].gpuMs).toFixed(2), (r.gpuMs / rows[2].gpuMs).toFixed(2), ms(r.workMs),
