@@ -268,6 +268,9 @@ export class App {
       case 'legSolve':
         void this.loadClipsScene();
         break;
+      case 'flags': // the stadium seats its spectators again, with or without flags (and its impostors sized for them)
+        this.startActivity();
+        break;
       case 'instances':
         this.countChanged = true;
         break;

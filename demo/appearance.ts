@@ -16,11 +16,13 @@ const MANNEQUIN_SETS = [['Body', 'HeadBox'], ['Body', 'HeadWide'], ['Body', 'Hea
  * The demo's "appearance" control: a CrowdAppearance on the scene's crowd (made the first time the
  * control is on), which spreads tints, variants and part sets over the crowd scene's instances
  * by their index, and gives them back their plain look when turned off. Re-spread when the
- * population changes (count, respawn). The ids are the population's: other scenes are left as they are.
+ * population changes (count, respawn) or is another (a scene started again). The ids are the population's: other scenes are left as they are.
  */
 export class AppearanceSpread {
   private feature: CrowdAppearance | undefined;
   private sets: number[] = [];
+  /** The instances spread over last and their version then: a new scene's spectators count their versions from 0 again. */
+  private spreadOver: Spectators | undefined;
   private spreadVersion = -1;
   private on = false;
 
@@ -28,10 +30,11 @@ export class AppearanceSpread {
 
   /** Called every frame: `on` is the control's value. Work only when it or the population changed. */
   sync(on: boolean, population: Spectators): void {
-    if (on === this.on && (!on || population.version === this.spreadVersion)) return;
+    if (on === this.on && (!on || (population === this.spreadOver && population.version === this.spreadVersion))) return;
     this.on = on;
     if (!on) {
       if (this.feature) for (let i = 0; i < population.count; i++) this.feature.set(population.idAt(i), { tint: [1, 1, 1], variant: 0, parts: this.feature.allParts });
+      this.spreadOver = undefined;
       this.spreadVersion = -1;
       return;
     }
@@ -40,6 +43,7 @@ export class AppearanceSpread {
       const h = Math.imul(i + 1, 2654435761) >>> 0;
       looks.set(population.idAt(i), { tint: TINTS[h % TINTS.length], variant: (h >>> 8) % looks.variantCount, parts: this.sets[(h >>> 16) % this.sets.length] });
     }
+    this.spreadOver = population;
     this.spreadVersion = population.version;
   }
 

@@ -7,7 +7,7 @@ import { MAX_INSTANCES, SKINNING_METHODS, type DemoState } from './url-state';
 /** Keys of DemoState and SceneState that the panel edits; the App reacts to each. */
 export type StateKey = 'model' | 'instances' | 'mode' | 'clipA' | 'clipB' | 'blend' | 'speed' | 'paused' | 'randomPhases' | 'variety' | 'grid'
   | 'scene' | 'layerClip' | 'layerJoint' | 'layerWeight' | 'additiveWeight' | 'culling' | 'lod' | 'animationLod' | 'shadows' | 'impostors'
-  | 'skinning' | 'appearance' | 'lights' | 'clipsBody' | 'clipSet' | 'legSolve';
+  | 'skinning' | 'appearance' | 'lights' | 'clipsBody' | 'clipSet' | 'legSolve' | 'flags';
 
 /** Settings of the view that are not part of the URL. */
 export interface ViewSettings {
@@ -45,6 +45,8 @@ export class Controls {
   private readonly layerClip: OptionController;
   private readonly layerJoint: OptionController;
   private readonly locomotion: GUI;
+  /** The stadium scene's settings: the flags (one spectator in five waves one). */
+  private readonly stadium: GUI;
   /** The clips scene's pickers (body, clip set, leg solve) and the binding found, or the refusal. */
   private readonly clipsFolder: GUI;
   private readonly clipsBody: OptionController;
@@ -92,6 +94,9 @@ export class Controls {
     this.locomotion = gui.addFolder('Locomotion');
     this.locomotion.add(view, 'follow').name('camera follows');
     this.locomotion.add({ 'next character': () => actions.nextCharacter() }, 'next character');
+
+    this.stadium = gui.addFolder('Stadium');
+    on(this.stadium.add(sceneState, 'flags'), 'flags').name('flags (1 in 5)');
 
     on(gui.add(state, 'speed', 0, 4, 0.01), 'speed').name('playback speed');
     on(gui.add(state, 'paused'), 'paused').name('pause');
@@ -141,6 +146,7 @@ export class Controls {
     this.layers.show(scene === 'layers');
     this.locomotion.show(scene === 'locomotion');
     this.clipsFolder.show(scene === 'clips');
+    this.stadium.show(scene === 'stadium');
     this.blend.enable(uniform);
     this.randomPhases.enable(uniform);
     this.variety.enable(!uniform);
