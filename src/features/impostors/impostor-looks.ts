@@ -85,6 +85,8 @@ export class ImpostorLooks {
   private inUse = 0;
   private standIns = 0;
   private meshes = 0;
+  /** Live instances whose prop set cannot be a look (countHeld), at the last count: part of `meshes`. */
+  private unshowable = 0;
 
   /** `capacity`: most layers (AtlasGrid.capacity); `allParts`: the mask of every part of the character. */
   constructor(readonly capacity: number, readonly allParts: number) {}
@@ -114,7 +116,7 @@ export class ImpostorLooks {
     this.setIndex.set(0, 0);
     // The baked looks' sets first: each has an index whatever the count meets.
     for (const look of this.baked) this.setOf(look.props);
-    this.meshes = 0;
+    this.unshowable = 0;
     if (holders) this.countHeld(source, count, holders);
     else if (source?.looks) source.looks.count(count, counts);
     else counts.set(this.allParts, count);
@@ -189,7 +191,7 @@ export class ImpostorLooks {
     for (let slot = 0; slot < count; slot++) {
       const index = this.setOf(holders.propSets.setOf(slot));
       if (index < 0) {
-        this.meshes++;
+        this.unshowable++;
         continue;
       }
       const key = index * SET_UNIT + (keyAt ? keyAt(slot) : this.allParts);
@@ -231,7 +233,7 @@ export class ImpostorLooks {
     for (let i = 0; i < this.ranked.length && standIn < 0; i++) standIn = this.indexOf(looks, this.ranked[i]);
     this.standIn = Math.max(0, standIn);
     const standInProps = looks[this.standIn]?.props ?? 0;
-    let standIns = 0, meshes = this.meshes;
+    let standIns = 0, meshes = this.unshowable;
     for (const [key, n] of this.counts) {
       if (this.indexOf(looks, key) >= 0) continue;
       if (this.sets[Math.floor(key / SET_UNIT)] === standInProps) standIns += n;
