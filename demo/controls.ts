@@ -137,6 +137,13 @@ export class Controls {
     this.clipsReport.textContent = text;
   }
 
+  /** Greys out the control of `key` for good, its name saying `why` (the GL demo's impostors switch: "needs WebGPU"). */
+  unavailable(key: StateKey, why: string): void {
+    for (const controller of this.gui.controllersRecursive()) {
+      if (controller.property === key) controller.disable().name(`${controller._name} (${why})`);
+    }
+  }
+
   /** Shows the state's current values and the controls that apply to the scene and mode. */
   sync(): void {
     const scene = this.sceneState.scene;

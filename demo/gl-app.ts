@@ -1,15 +1,15 @@
 /**
  * The demo where WebGPU is missing (or with ?backend=webgl2), loaded by main.ts through a dynamic
- * import only then: the crowd, layers, locomotion, steering and clips scenes on WebGL 2 through
+ * import only then: the crowd, layers, locomotion, steering, clips and stadium scenes on WebGL 2 through
  * createCrowd, with the WebGPU demo's panel (model, instances and their presets up to the 10k
  * stress test, clips, blend, mode, speed, culling, LOD, shadows, lights, appearance, the layers
  * and locomotion controls, another model's URL, a dropped file), the ground grid with the crowds' shadows and rings on it (GLGround), click and box selection (CPU picking), the orbit camera, the stats
- * overlay saying "WebGL 2", and the context's loss restored. The layers, locomotion and steering
- * scenes are the WebGPU demo's own (createModelActivity over a SceneModel of the GL crowd) and
- * say in the stats what they leave out here; the clips scene is the WebGPU one's CrowdActivity
- * over its bodies as GL crowds on one context (GLClipsBodies, gl-clips.ts); the stadium says on
- * the panel why it does not run here (GL_SCENES_MISSING); a feature the GL crowd refuses is switched off with the crowd's
- * reason (docs/demo.md, "On WebGL 2").
+ * overlay saying "WebGL 2", and the context's loss restored. The layers, locomotion, steering and
+ * stadium scenes are the WebGPU demo's own (createModelActivity over a SceneModel of the GL crowd)
+ * and say in the stats what they leave out here (the stadium: its far crowd as impostors, so it
+ * seats GL_STADIUM_INSTANCES, and its flags); the clips scene is the WebGPU one's CrowdActivity
+ * over its bodies as GL crowds on one context (GLClipsBodies, gl-clips.ts); a feature the GL crowd
+ * refuses, or that needs WebGPU, is switched off with the reason (docs/demo.md, "On WebGL 2").
  */
 import { createCrowd, CrowdPicking, type GLCanvasCrowd } from '../src/index';
 import { Controls, type StateKey } from './controls';
@@ -28,7 +28,7 @@ import { Population, type PopulationSettings } from './population';
 import { trackCanvasSize } from './renderer';
 import type { SceneSource } from './scene';
 import { SceneModel } from './scene-model';
-import { GL_SCENES_MISSING, SCENE_DEFAULTS, type SceneState } from './scene-state';
+import { GL_STADIUM_INSTANCES, SCENE_DEFAULTS, type SceneState } from './scene-state';
 import { createModelActivity, isModelScene, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
 import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { CrowdActivity } from './scenes/crowd-scene';
@@ -41,6 +41,8 @@ import { WeightPlot } from './weight-plot';
 
 /** How fast the camera catches up with a followed character, 1/seconds (as on WebGPU). */
 const FOLLOW_RATE = 4;
+/** Why the stadium's flags are refused here. */
+const FLAGS_NEED_WEBGPU = 'the stadium\'s flags are CrowdProps, which needs WebGPU';
 
 /** The WebGL 2 demo: one crowd on the canvas (the clips scene's bodies beside it), the running scene, the ground, the panel, the camera and the stats. */
 export class GLApp {
@@ -73,6 +75,8 @@ export class GLApp {
   private readonly selectedAt = new Float32Array(3);
   private readonly ringData = new Float32Array(3 * 16);
   private readonly extent = new Float32Array(3);
+  /** A scene's spectators whose looks the GL crowd refused (syncAppearance tries them once). */
+  private plainSpectators: SceneActivity['spectators'];
 
   /** `reason`: why the demo runs on WebGL 2 (shown in the stats), e.g. "forced by ?backend=webgl2". */
   constructor(private readonly canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
@@ -105,7 +109,8 @@ export class GLApp {
     });
     this.clipsPicks = new ClipsPicks(sceneState);
     this.controls.setClipsPicks(this.clipsPicks.bodyNames, this.clipsPicks.setNames);
-    this.refuseScene();
+    this.controls.unavailable('impostors', 'needs WebGPU');
+    this.adaptScene();
     // The ground's programs go with a lost context; the crowd restores itself (GLCanvasCrowd).
     canvas.addEventListener('webglcontextrestored', () => { if (this.crowd) this.ground?.restore(this.crowd.gl); });
   }
@@ -283,10 +288,10 @@ export class GLApp {
       return;
     }
     if (key === 'scene') {
-      if (this.refuseScene()) return;
-      // Each scene opens with its own model and instance count, as on WebGPU.
+      // Each scene opens with its own model and instance count, as on WebGPU (the stadium's as adaptScene says).
       const defaults = SCENE_DEFAULTS[this.sceneState.scene];
       state.instances = defaults.instances;
+      this.adaptScene();
       // The clips scene binds its picked clip set to its bodies: into it and out of it, the model is read again.
       if (defaults.model !== state.model || state.modelUrl || this.sceneState.scene === 'clips' || this.clips) {
         state.modelUrl = '';
@@ -309,6 +314,9 @@ export class GLApp {
       case 'legSolve':
         void this.loadModel(MODELS[state.model]?.beside ? state.model : SCENE_DEFAULTS.clips.model);
         return;
+      case 'flags':
+        if (this.sceneState.flags) this.refuse('flags', FLAGS_NEED_WEBGPU, () => { this.sceneState.flags = false; });
+        break;
       case 'skinning':
         if (state.skinning !== 'linear') this.refuse('skinning', 'dual-quaternion skinning needs WebGPU; this crowd skins linearly', () => { state.skinning = 'linear'; });
         break;
@@ -328,17 +336,18 @@ export class GLApp {
     writeState(state, this.sceneState);
   }
 
-  /** The scene picked does not run on WebGL 2 here (GL_SCENES_MISSING): says why and goes on with the crowd scene; true when refused. */
-  private refuseScene(): boolean {
-    const scene = this.sceneState.scene, why = GL_SCENES_MISSING[scene];
-    if (!why) return false;
-    this.refuse(scene, `the ${scene} scene does not run on WebGL 2 in this demo yet: ${why}. Showing the crowd scene`, () => {
-      this.sceneState.scene = 'crowd';
-      // The stadium's million (its default count) is not the crowd scene's: it starts with its own.
-      if (scene === 'stadium' && this.state.instances === SCENE_DEFAULTS.stadium.instances) this.state.instances = SCENE_DEFAULTS.crowd.instances;
-    });
-    this.startScene();
-    return true;
+  /**
+   * The stadium as WebGL 2 runs it: GL_STADIUM_INSTANCES spectators where the URL or the scene
+   * switch gave its WebGPU million (every one a mesh here: CrowdImpostors needs WebGPU), said on
+   * the page; and no flags (CrowdProps needs WebGPU), refused by name. Before the scene starts.
+   */
+  private adaptScene(): void {
+    if (this.sceneState.scene !== 'stadium') return;
+    if (this.state.instances === SCENE_DEFAULTS.stadium.instances) {
+      this.state.instances = GL_STADIUM_INSTANCES;
+      this.messages.show('info', `WebGL 2: the stadium seats ${GL_STADIUM_INSTANCES.toLocaleString('en-US')} spectators, every one a mesh (its far crowd as impostors needs WebGPU); the presets seat more`);
+    }
+    if (this.sceneState.flags) this.refuse('flags', FLAGS_NEED_WEBGPU, () => { this.sceneState.flags = false; });
   }
 
   /** Shows why `what` is refused on WebGL 2, with the earlier refusals (and lists them in #stats' data-gl-refused), then puts the panel back with `undo`. */
@@ -388,13 +397,24 @@ export class GLApp {
     this.overlay.frame(now, performance.now() - started, !crowd.gl.isContextLost(), crowd, this.statsScene);
   }
 
-  /** The panel's appearance switch (the crowd scene's): CrowdAppearance on the GL crowd where it installs; else switched off with the crowd's reason. */
+  /**
+   * The panel's appearance switch (the crowd scene's), and the looks a scene's own spectators
+   * always get (the stadium's): CrowdAppearance on the GL crowd where it installs; else the switch
+   * turned off, or the spectators left plain, with the crowd's reason (once, not each frame).
+   */
   private syncAppearance(): void {
-    const model = this.model!;
+    const model = this.model!, spectators = this.activity?.spectators;
+    if (spectators && this.plainSpectators === spectators) return;
     try {
-      model.appearance.sync(this.state.appearance && !this.activity, this.population!);
+      model.appearance.sync(spectators !== undefined || (this.state.appearance && !this.activity), spectators ?? this.population!);
     } catch (error) {
-      this.refuse('appearance', (error as Error).message.replace(/\.$/, ''), () => { this.state.appearance = false; });
+      const reason = (error as Error).message.replace(/\.$/, '');
+      if (spectators) {
+        this.plainSpectators = spectators;
+        this.messages.show('info', `WebGL 2: the spectators keep their plain look: ${reason}`);
+      } else {
+        this.refuse('appearance', reason, () => { this.state.appearance = false; });
+      }
     }
   }
 }

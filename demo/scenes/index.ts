@@ -24,22 +24,21 @@ export interface ActivityContext {
   notify(message: string): void;
 }
 
-/** The scenes that run on a crowd of either backend (SceneModel); the crowd, clips and stadium scenes place a WebGPU Scene's populations. */
-export type ModelSceneKind = 'layers' | 'locomotion' | 'steering';
+/** The scenes that run on a crowd of either backend (SceneModel); the crowd and clips scenes place a WebGPU Scene's populations. */
+export type ModelSceneKind = 'layers' | 'locomotion' | 'steering' | 'stadium';
 
 /** Whether scene `kind` runs on a SceneModel of either backend (createModelActivity). */
 export function isModelScene(kind: SceneKind): kind is ModelSceneKind {
-  return kind === 'layers' || kind === 'locomotion' || kind === 'steering';
+  return kind === 'layers' || kind === 'locomotion' || kind === 'steering' || kind === 'stadium';
 }
 
 /** Starts scene `kind` on a loaded model (with no instances yet: setCount adds them). */
 export function createActivity(kind: SceneKind, scene: Scene, context: ActivityContext): SceneActivity {
   if (isModelScene(kind)) return createModelActivity(kind, scene, context);
-  if (kind === 'stadium') return new StadiumActivity(scene, context.sceneState, context.notify);
   return kind === 'clips' ? new CrowdActivity(scene, context.state, 'clips') : new CrowdActivity(scene, context.state);
 }
 
-/** Starts the layers, locomotion or steering scene on a model of either backend (the WebGL 2 demo's way in: demo/gl-app.ts). */
+/** Starts the layers, locomotion, steering or stadium scene on a model of either backend (the WebGL 2 demo's way in: demo/gl-app.ts). */
 export function createModelActivity(kind: ModelSceneKind, scene: SceneModel, context: ActivityContext): SceneActivity {
   switch (kind) {
     case 'layers':
@@ -48,5 +47,7 @@ export function createModelActivity(kind: ModelSceneKind, scene: SceneModel, con
       return new LocomotionActivity(scene, context.keyboard, context.plot, context.notify);
     case 'steering':
       return new SteeringActivity(scene);
+    case 'stadium':
+      return new StadiumActivity(scene, context.sceneState, context.notify);
   }
 }

@@ -3,6 +3,7 @@ import type { Spectators } from '../appearance';
 import type { OrbitCamera } from '../orbit-camera';
 import { Random } from '../random';
 import type { Scene } from '../scene';
+import type { SceneModel } from '../scene-model';
 import type { SceneState } from '../scene-state';
 import { formatBytes } from '../stats';
 import type { SceneActivity } from './activity';
@@ -25,7 +26,9 @@ const BOWL_PITCH = 0.6;
  * stand up and cheer (blend to the cheer clip: the Walker's Wave, else a run). Far spectators
  * are drawn as impostors (the App makes CrowdImpostors for a scene whose `impostors` is true);
  * everyone gets a look from the appearance control's spread (tints, and on the Mannequin its
- * variants and parts). The CPU visits only the seats whose wave level changed a frame.
+ * variants and parts). The CPU visits only the seats whose wave level changed a frame. Runs on
+ * a model of either backend: on WebGL 2 (a SceneModel) every spectator is a mesh and none waves
+ * a flag (CrowdImpostors and CrowdProps need WebGPU; the GL demo seats GL_STADIUM_INSTANCES).
  */
 export class StadiumActivity implements SceneActivity, Spectators {
   readonly kind = 'stadium';
@@ -52,11 +55,17 @@ export class StadiumActivity implements SceneActivity, Spectators {
   /** The looks the impostors are sized for: 2 with flags (the flag wavers' look gets its own layer: smaller cells for everyone), else 1. */
   readonly impostorLooks: number;
 
-  constructor(private readonly scene: Scene, private readonly sceneState: SceneState, notify: (message: string) => void) {
+  /** The WebGPU demo's Scene (its props and impostors), or undefined on WebGL 2. */
+  private readonly webgpu: Scene | undefined;
+
+  constructor(private readonly scene: SceneModel, private readonly sceneState: SceneState, notify: (message: string) => void) {
     const { character } = scene;
-    const held = sceneState.flags ? flagJoint(character, scene.source.model) : undefined;
-    if (sceneState.flags && !held) notify(`${scene.label} has no hand or head joint to hold a flag`);
-    this.flags = held ? new StadiumFlags(scene, held.joint, held.hold, notify) : undefined;
+    // Only the WebGPU demo's Scene has props and impostors (the GL demo refuses the flags before it starts the scene).
+    const webgpu = (this.webgpu = 'props' in scene ? (scene as Scene) : undefined);
+    if (sceneState.flags && !webgpu) notify('the flags are CrowdProps, which needs WebGPU: no spectator waves one');
+    const held = sceneState.flags && webgpu ? flagJoint(character, scene.source.model) : undefined;
+    if (sceneState.flags && webgpu && !held) notify(`${scene.label} has no hand or head joint to hold a flag`);
+    this.flags = held ? new StadiumFlags(webgpu!, held.joint, held.hold, notify) : undefined;
     this.impostorLooks = this.flags ? 2 : 1;
     const { min, max } = character.bounds;
     const height = (this.characterHeight = Math.max(max[1] - min[1], 1e-6));
@@ -179,7 +188,8 @@ export class StadiumActivity implements SceneActivity, Spectators {
     lines.push(`stadium: ${s.count.toLocaleString('en-US')} seats in ${s.rows} rows; a wave round every ${WAVE_LAP_SECONDS} s`,
       `  wave: ${this.wave.changed.toLocaleString('en-US')} seats changed last frame (most ${this.wavePeakChanged.toLocaleString('en-US')}), CPU ${this.waveMs.toFixed(2)} ms (most ${this.wavePeakMs.toFixed(2)} ms), ` +
         `uploaded ${formatBytes(this.scene.crowd.uploadedBytes)}`);
-    const looks = this.scene.impostors?.looks;
+    if (!this.webgpu) lines.push('  every spectator a mesh: the far crowd as impostors (CrowdImpostors) needs WebGPU');
+    const looks = this.webgpu?.impostors?.looks;
     if (this.flags) lines.push(`  flags: ${this.flags.count.toLocaleString('en-US')} spectators wave one (impostors sized for ${this.impostorLooks} looks, ${looks?.baked ?? 0} baked; ${looks?.meshes ?? 0} wavers kept as meshes)`);
     data.flags = String(this.flags?.count ?? 0);
     data.uploadedBytes = String(this.scene.crowd.uploadedBytes);
