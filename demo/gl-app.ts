@@ -28,7 +28,7 @@ import { Population, type PopulationSettings } from './population';
 import { trackCanvasSize } from './renderer';
 import type { SceneSource } from './scene';
 import { SceneModel } from './scene-model';
-import { GL_STADIUM_INSTANCES, SCENE_DEFAULTS, type SceneState } from './scene-state';
+import { glInstances, SCENE_DEFAULTS, type SceneState } from './scene-state';
 import { createModelActivity, isModelScene, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
 import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { CrowdActivity } from './scenes/crowd-scene';
@@ -343,9 +343,10 @@ export class GLApp {
    */
   private adaptScene(): void {
     if (this.sceneState.scene !== 'stadium') return;
-    if (this.state.instances === SCENE_DEFAULTS.stadium.instances) {
-      this.state.instances = GL_STADIUM_INSTANCES;
-      this.messages.show('info', `WebGL 2: the stadium seats ${GL_STADIUM_INSTANCES.toLocaleString('en-US')} spectators, every one a mesh (its far crowd as impostors needs WebGPU); the presets seat more`);
+    const seats = glInstances('stadium', this.state.instances);
+    if (seats !== this.state.instances) {
+      this.state.instances = seats;
+      this.messages.show('info', `WebGL 2: the stadium seats ${seats.toLocaleString('en-US')} spectators, every one a mesh (its far crowd as impostors needs WebGPU); the presets seat more`);
     }
     if (this.sceneState.flags) this.refuse('flags', FLAGS_NEED_WEBGPU, () => { this.sceneState.flags = false; });
   }

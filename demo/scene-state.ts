@@ -18,6 +18,11 @@ export type SceneKind = (typeof SCENE_KINDS)[number];
  */
 export const GL_STADIUM_INSTANCES = 10_000;
 
+/** The instances scene `scene` seats on WebGL 2 when given `instances`: GL_STADIUM_INSTANCES for the stadium given its WebGPU default (SCENE_DEFAULTS), else `instances`. */
+export function glInstances(scene: SceneKind, instances: number): number {
+  return scene === 'stadium' && instances === SCENE_DEFAULTS.stadium.instances ? GL_STADIUM_INSTANCES : instances;
+}
+
 /** What a scene starts with when the URL (or the panel's scene switch) does not say. */
 export const SCENE_DEFAULTS: Record<SceneKind, { model: string; instances: number }> = {
   crowd: { model: 'Fox', instances: 1000 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SCENE_STATE, readSceneState, SCENE_DEFAULTS, writeSceneParams } from '../../demo/scene-state';
+import { DEFAULT_SCENE_STATE, GL_STADIUM_INSTANCES, glInstances, readSceneState, SCENE_DEFAULTS, writeSceneParams } from '../../demo/scene-state';
 import { readState } from '../../demo/url-state';
 
 function read(search: string) {
@@ -47,6 +47,15 @@ describe('readSceneState', () => {
     expect(read('?scene=stadium&instances=20000').state.instances).toBe(20_000);
     expect(read('?scene=locomotion&model=Fox&instances=7').state).toMatchObject({ model: 'Fox', instances: 7 });
     expect(read('?scene=locomotion&modelUrl=/x.glb').state.model).toBe('Fox');
+  });
+
+  it('seats the stadium on WebGL 2 at the 10k stress test where it was given its WebGPU million, and as asked otherwise', () => {
+    const gl = (search: string) => { const { state, scene } = read(search); return glInstances(scene.scene, state.instances); };
+    expect(GL_STADIUM_INSTANCES).toBe(10_000);
+    expect([gl('?scene=stadium'), gl('?scene=stadium&instances=1000000')]).toEqual([10_000, 10_000]);
+    expect([gl('?scene=stadium&instances=20000'), gl('?scene=stadium&instances=500')]).toEqual([20_000, 500]);
+    // Another scene given a million keeps it (the crowd scene's 1M preset).
+    expect(gl('?scene=crowd&instances=1000000')).toBe(1_000_000);
   });
 
   it('reads every field', () => {

@@ -82,15 +82,15 @@ describe.skipIf(!available)('the crowd on WebGL 2 (headless Chromium, SwiftShade
     console.log(`GL demo drops: the drops took ${((Date.now() - opened) / 1000).toFixed(1)} s`);
   }
 
-  it('?backend=webgl2: the demo draws its Foxes on WebGL 2 with its panel, says so and why a scene is not there, keeps a clean console, restores the crowd after a lost context, and takes dropped files', async () => {
-    // The stadium asked for: the crowd scene runs, and the page says why (demo/scene-state.ts GL_SCENES_MISSING).
-    const { page, problems } = await demo.open('?backend=webgl2&instances=40&scene=stadium&model=Fox');
+  it('?backend=webgl2: the demo draws its Foxes on WebGL 2 with its panel, says so and why a setting is refused, keeps a clean console, restores the crowd after a lost context, and takes dropped files', async () => {
+    // Dual-quaternion skinning asked for: the crowd skins linearly, and the page says why (and lists it in data-gl-refused).
+    const { page, problems } = await demo.open('?backend=webgl2&instances=40&model=Fox&skinning=dual-quaternion');
     await waitForCrowd(page, 40, 2, 90_000);
     expect(await stat(page, 'backend')).toBe('webgl2');
     expect(await page.locator('#stats').textContent()).toMatch(/^WebGL 2 \(forced by \?backend=webgl2\)/);
-    expect(await stat(page, 'glRefused')).toBe('stadium');
-    expect(await page.locator('#message').textContent()).toMatch(/the stadium scene does not run on WebGL 2 in this demo yet: .*Showing the crowd scene/);
-    // The panel: its scene menu back on the crowd scene, the instance presets up to the 10k stress test.
+    expect(await stat(page, 'glRefused')).toBe('skinning');
+    expect(await page.locator('#message').textContent()).toMatch(/dual-quaternion skinning needs WebGPU; this crowd skins linearly/);
+    // The panel: its scene menu on the crowd scene, the instance presets up to the 10k stress test.
     expect(await page.locator('.lil-gui.lil-root > .lil-title').textContent()).toBe('crowd-skin');
     expect(await page.locator('.lil-gui select').first().inputValue()).toBe('crowd');
     expect(await page.locator('.lil-gui .presets .lil-controller button').allTextContents()).toEqual(['1k', '10k', '100k', '1M']);

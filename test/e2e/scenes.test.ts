@@ -338,7 +338,7 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await page.close();
   }, TEST_TIMEOUT);
 
-  it('on WebGL 2 (?backend=webgl2): the steering, locomotion, layers and clips scenes run on GL crowds and say what they leave out', async () => {
+  it('on WebGL 2 (?backend=webgl2): the steering, locomotion, layers, stadium and clips scenes run on GL crowds and say what they leave out', async () => {
     const { page, problems } = await open('?backend=webgl2&scene=steering&instances=16');
     await page.setViewportSize({ width: 480, height: 300 }); // a quarter of the pixels: SwiftShader's GL fill is the cost here
     await waitForCrowd(page, 16, 2);
@@ -373,6 +373,17 @@ describe.skipIf(!available)('demo scenes in headless Chromium (WebGPU on SwiftSh
     await waitForCrowd(page, 8, 2);
     expect([await stat(page, 'layerClip'), await stat(page, 'layerJoint')]).toEqual(['Survey', 'b_Neck_04']);
     await expectAlive(page, 'scene-gl-layers');
+
+    // Stadium: every spectator a mesh (CrowdImpostors needs WebGPU: the panel's switch greyed out), the
+    // wave running round the stands; the flags (CrowdProps) refused by name.
+    await page.goto(`${demo.baseUrl}/?backend=webgl2&scene=stadium&instances=300&flags=1&shadows=0`);
+    await waitForCrowd(page, 300, 2);
+    expect([await stat(page, 'scene'), await stat(page, 'seats'), await stat(page, 'glRefused'), await stat(page, 'flags')]).toEqual(['stadium', '300', 'flags', '0']);
+    expect(await page.locator('#message-text').textContent()).toBe('WebGL 2: the stadium\'s flags are CrowdProps, which needs WebGPU.');
+    expect(await page.locator('#stats').textContent()).toMatch(/every spectator a mesh: the far crowd as impostors \(CrowdImpostors\) needs WebGPU/);
+    expect(await panelControl(page, 'far crowd as impostors (needs WebGPU)').getAttribute('class')).toMatch(/lil-disabled/);
+    await waitForStat(page, 'wavePeakChanged', /^[1-9]/);
+    await expectAlive(page, 'scene-gl-stadium');
 
     // Clips: three bodies bound to one clip set, each a GL crowd on the one context (drawn one after another), the WebGPU scene's overlay and report.
     await page.goto(`${demo.baseUrl}/?backend=webgl2&scene=clips&instances=6`);
