@@ -15,6 +15,7 @@ import { createCrowd, CrowdPicking, type GLCanvasCrowd } from '../src/index';
 import { Controls, type StateKey } from './controls';
 import type { DroppedModel } from './drop';
 import { GLClipsBodies } from './gl-clips';
+import { FLAGS_NEED_WEBGPU, GLRefusals, SKINNING_NEEDS_WEBGPU } from './gl-refusals';
 import { GL_GROUND_SHADOWS } from './gl-grid-pass';
 import { GLGround } from './gl-ground';
 import { readGLModel, type GLModel } from './gl-load';
@@ -28,7 +29,7 @@ import { Population, type PopulationSettings } from './population';
 import { trackCanvasSize } from './renderer';
 import type { SceneSource } from './scene';
 import { SceneModel } from './scene-model';
-import { glInstances, SCENE_DEFAULTS, type SceneState } from './scene-state';
+import { SCENE_DEFAULTS, type SceneState } from './scene-state';
 import { createModelActivity, isModelScene, LocomotionActivity, type ActivityContext, type SceneActivity } from './scenes';
 import { bindingSummary, ClipsPicks } from './scenes/clips-picks';
 import { CrowdActivity } from './scenes/crowd-scene';
@@ -41,8 +42,6 @@ import { WeightPlot } from './weight-plot';
 
 /** How fast the camera catches up with a followed character, 1/seconds (as on WebGPU). */
 const FOLLOW_RATE = 4;
-/** Why the stadium's flags are refused here. */
-const FLAGS_NEED_WEBGPU = 'the stadium\'s flags are CrowdProps, which needs WebGPU';
 
 /** The WebGL 2 demo: one crowd on the canvas (the clips scene's bodies beside it), the running scene, the ground, the panel, the camera and the stats. */
 export class GLApp {
@@ -75,8 +74,8 @@ export class GLApp {
   private readonly selectedAt = new Float32Array(3);
   private readonly ringData = new Float32Array(3 * 16);
   private readonly extent = new Float32Array(3);
-  /** A scene's spectators whose looks the GL crowd refused (syncAppearance tries them once). */
-  private plainSpectators: SceneActivity['spectators'];
+  /** What WebGL 2 cannot do here, said on the page (refusals, the stadium's seats, the spectators' looks). */
+  private readonly refusals: GLRefusals;
 
   /** `reason`: why the demo runs on WebGL 2 (shown in the stats), e.g. "forced by ?backend=webgl2". */
   constructor(private readonly canvas: HTMLCanvasElement, private readonly state: DemoState, private readonly sceneState: SceneState,
@@ -110,7 +109,8 @@ export class GLApp {
     this.clipsPicks = new ClipsPicks(sceneState);
     this.controls.setClipsPicks(this.clipsPicks.bodyNames, this.clipsPicks.setNames);
     this.controls.unavailable('impostors', 'needs WebGPU');
-    this.adaptScene();
+    this.refusals = new GLRefusals(state, sceneState, this.overlay, messages, this.controls);
+    this.refusals.adaptScene();
     // The ground's programs go with a lost context; the crowd restores itself (GLCanvasCrowd).
     canvas.addEventListener('webglcontextrestored', () => { if (this.crowd) this.ground?.restore(this.crowd.gl); });
   }
@@ -193,7 +193,7 @@ export class GLApp {
       const crowd = await createCrowd(this.canvas, character, { ...options, backend: 'webgl2', clearColor: [SKY_COLOR.r, SKY_COLOR.g, SKY_COLOR.b, 1] }) as GLCanvasCrowd;
       if (!this.ground) trackCanvasSize(this.canvas, crowd.gl.getParameter(crowd.gl.MAX_TEXTURE_SIZE) as number, MAX_DEVICE_PIXEL_RATIO);
       this.ground ??= new GLGround(crowd.gl);
-      if (state.skinning !== 'linear') this.refuse('skinning', 'dual-quaternion skinning needs WebGPU; this crowd skins linearly', () => { state.skinning = 'linear'; });
+      if (state.skinning !== 'linear') this.refusals.refuse('skinning', SKINNING_NEEDS_WEBGPU, () => { state.skinning = 'linear'; });
       crowd.setLights(lightOptions(state.lights));
       const names = character.clipNames;
       if (!names.includes(state.clipA)) state.clipA = names.includes(entry?.clipA ?? '') ? entry!.clipA : names[0];
@@ -260,7 +260,7 @@ export class GLApp {
       else population.setCount(this.state.instances, this.settings());
     } catch (error) {
       const shown = activity ? activity.count : population.count;
-      this.refuse('instances', `${(error as Error).message.replace(/\.$/, '')}; showing ${shown.toLocaleString('en-US')} instances`, () => { this.state.instances = shown; });
+      this.refusals.refuse('instances', `${(error as Error).message.replace(/\.$/, '')}; showing ${shown.toLocaleString('en-US')} instances`, () => { this.state.instances = shown; });
     }
     if (this.state.instances > 20_000) this.messages.show('info', `WebGL 2: ${this.state.instances.toLocaleString('en-US')} instances pose on the GPU but are culled on the CPU; expect a slower frame than on WebGPU.`);
     if (!activity) this.ground?.cellSize.set(population.spacing);
@@ -288,10 +288,10 @@ export class GLApp {
       return;
     }
     if (key === 'scene') {
-      // Each scene opens with its own model and instance count, as on WebGPU (the stadium's as adaptScene says).
+      // Each scene opens with its own model and instance count, as on WebGPU (the stadium's as GLRefusals.adaptScene says).
       const defaults = SCENE_DEFAULTS[this.sceneState.scene];
       state.instances = defaults.instances;
-      this.adaptScene();
+      this.refusals.adaptScene();
       // The clips scene binds its picked clip set to its bodies: into it and out of it, the model is read again.
       if (defaults.model !== state.model || state.modelUrl || this.sceneState.scene === 'clips' || this.clips) {
         state.modelUrl = '';
@@ -315,10 +315,10 @@ export class GLApp {
         void this.loadModel(MODELS[state.model]?.beside ? state.model : SCENE_DEFAULTS.clips.model);
         return;
       case 'flags':
-        if (this.sceneState.flags) this.refuse('flags', FLAGS_NEED_WEBGPU, () => { this.sceneState.flags = false; });
+        if (this.sceneState.flags) this.refusals.refuse('flags', FLAGS_NEED_WEBGPU, () => { this.sceneState.flags = false; });
         break;
       case 'skinning':
-        if (state.skinning !== 'linear') this.refuse('skinning', 'dual-quaternion skinning needs WebGPU; this crowd skins linearly', () => { state.skinning = 'linear'; });
+        if (state.skinning !== 'linear') this.refusals.refuse('skinning', SKINNING_NEEDS_WEBGPU, () => { state.skinning = 'linear'; });
         break;
       default:
         // The layers scene's settings (layerClip, layerJoint, weights) belong to its activity; the population's to the crowd scene.
@@ -336,29 +336,6 @@ export class GLApp {
     writeState(state, this.sceneState);
   }
 
-  /**
-   * The stadium as WebGL 2 runs it: GL_STADIUM_INSTANCES spectators where the URL or the scene
-   * switch gave its WebGPU million (every one a mesh here: CrowdImpostors needs WebGPU), said on
-   * the page; and no flags (CrowdProps needs WebGPU), refused by name. Before the scene starts.
-   */
-  private adaptScene(): void {
-    if (this.sceneState.scene !== 'stadium') return;
-    const seats = glInstances('stadium', this.state.instances);
-    if (seats !== this.state.instances) {
-      this.state.instances = seats;
-      this.messages.show('info', `WebGL 2: the stadium seats ${seats.toLocaleString('en-US')} spectators, every one a mesh (its far crowd as impostors needs WebGPU); the presets seat more`);
-    }
-    if (this.sceneState.flags) this.refuse('flags', FLAGS_NEED_WEBGPU, () => { this.sceneState.flags = false; });
-  }
-
-  /** Shows why `what` is refused on WebGL 2, with the earlier refusals (and lists them in #stats' data-gl-refused), then puts the panel back with `undo`. */
-  private refuse(what: string, reason: string, undo: () => void): void {
-    this.messages.show('info', `WebGL 2: ${this.overlay.refused(what, reason)}`);
-    undo();
-    this.controls.sync();
-    writeState(this.state, this.sceneState);
-  }
-
   private frame(now: number): void {
     const crowd = this.crowd;
     const dt = this.last === 0 ? 0 : Math.min(0.1, (now - this.last) / 1000);
@@ -369,7 +346,7 @@ export class GLApp {
     try {
       const step = this.state.paused ? 0 : dt * this.state.speed;
       activity?.update(step, camera.yaw);
-      this.syncAppearance();
+      this.refusals.syncAppearance(this.model!, activity, this.population!);
       crowd.update(step);
       const followed = this.followed, following = activity !== undefined && activity.follow(followed);
       if (following && this.view.follow) {
@@ -396,26 +373,5 @@ export class GLApp {
       this.frameError = true; // reported once, not sixty times a second
     }
     this.overlay.frame(now, performance.now() - started, !crowd.gl.isContextLost(), crowd, this.statsScene);
-  }
-
-  /**
-   * The panel's appearance switch (the crowd scene's), and the looks a scene's own spectators
-   * always get (the stadium's): CrowdAppearance on the GL crowd where it installs; else the switch
-   * turned off, or the spectators left plain, with the crowd's reason (once, not each frame).
-   */
-  private syncAppearance(): void {
-    const model = this.model!, spectators = this.activity?.spectators;
-    if (spectators && this.plainSpectators === spectators) return;
-    try {
-      model.appearance.sync(spectators !== undefined || (this.state.appearance && !this.activity), spectators ?? this.population!);
-    } catch (error) {
-      const reason = (error as Error).message.replace(/\.$/, '');
-      if (spectators) {
-        this.plainSpectators = spectators;
-        this.messages.show('info', `WebGL 2: the spectators keep their plain look: ${reason}`);
-      } else {
-        this.refuse('appearance', reason, () => { this.state.appearance = false; });
-      }
-    }
   }
 }
