@@ -13,7 +13,7 @@ export type SceneKind = (typeof SCENE_KINDS)[number];
 /**
  * The stadium's spectators on WebGL 2 where the URL gave its WebGPU default (a million): there
  * every spectator is a mesh (CrowdImpostors needs WebGPU), posed on the GPU and culled on the CPU
- * (about 0.6 ms a frame a 10,000 Foxes in view, docs/webgl2.md), so the GL demo seats the 10k
+ * (about 0.6 ms a frame for 10,000 Foxes all in view, docs/webgl2.md), so the GL demo seats the 10k
  * stress test's count; the panel's presets seat more.
  */
 export const GL_STADIUM_INSTANCES = 10_000;

@@ -32,7 +32,7 @@ const BOWL_PITCH = 0.6;
  */
 export class StadiumActivity implements SceneActivity, Spectators {
   readonly kind = 'stadium';
-  /** The far spectators are drawn as impostors. */
+  /** The far spectators are drawn as impostors (the WebGPU App makes CrowdImpostors; the GL one has none: every spectator a mesh). */
   readonly impostors = true;
   private seats: BowlSeats;
   private ids: Float64Array = new Float64Array(0);
@@ -65,7 +65,7 @@ export class StadiumActivity implements SceneActivity, Spectators {
     if (sceneState.flags && !webgpu) notify('the flags are CrowdProps, which needs WebGPU: no spectator waves one');
     const held = sceneState.flags && webgpu ? flagJoint(character, scene.source.model) : undefined;
     if (sceneState.flags && webgpu && !held) notify(`${scene.label} has no hand or head joint to hold a flag`);
-    this.flags = held ? new StadiumFlags(webgpu!, held.joint, held.hold, notify) : undefined;
+    this.flags = held && webgpu ? new StadiumFlags(webgpu, held.joint, held.hold, notify) : undefined;
     this.impostorLooks = this.flags ? 2 : 1;
     const { min, max } = character.bounds;
     const height = (this.characterHeight = Math.max(max[1] - min[1], 1e-6));
