@@ -305,6 +305,12 @@ override NEAREST_COVERED: f32 = 0.25;
 override BOX_HALF_X: f32 = 1.0;
 override BOX_HALF_Y: f32 = 1.0;
 override BOX_HALF_Z: f32 = 1.0;
+// The half extents (model units) each cell frames about its pose's centre (AtlasGrid.frameHalf,
+// impostor-pass.ts): each axis's largest over the baked poses' own boxes, so that a clip whose root
+// travels does not widen every cell (cellMap; the pose's centre is the cell table's, poseOffset).
+override CELL_HALF_X: f32 = 1.0;
+override CELL_HALF_Y: f32 = 1.0;
+override CELL_HALF_Z: f32 = 1.0;
 // The character's one roughness and metalness where the atlas leaves them out (its surface
 // texture RG8: the normal alone; impostor-atlas.ts uniformSurface); ROUGHNESS < 0: the atlas's own per texel.
 override ROUGHNESS: f32 = -1.0;
@@ -381,10 +387,24 @@ fn basisRight(d: vec3f) -> vec3f {
 }
 
 // The half extents (model units) of the animation box's projection on a view's right and up axes:
-// the rectangle its cell frames (impostor-atlas.ts viewFrame; the bake maps it onto the cell).
+// the quad's (impostor-atlas.ts viewFrame).
 fn cellFrame(right: vec3f, up: vec3f) -> vec2f {
   let box = vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z);
   return vec2f(dot(abs(right), box), dot(abs(up), box));
+}
+
+// The rectangle a view's cell frames about its pose's centre (impostor-atlas.ts viewFrame of
+// AtlasGrid.frameBox; the bake maps it onto the cell): the half extents of CELL_HALF's box on the view's axes.
+fn poseFrame(right: vec3f, up: vec3f) -> vec2f {
+  let half = vec3f(CELL_HALF_X, CELL_HALF_Y, CELL_HALF_Z);
+  return vec2f(dot(abs(right), half), dot(abs(up), half));
+}
+
+// Baked pose `pose`'s centre less the animation box's (model units; AtlasGrid.poseOffsets, in the
+// cell table after the cells: 4 words a pose).
+fn poseOffset(pose: u32) -> vec3f {
+  let o = atlas.views + atlas.cells + 4u * pose;
+  return vec3f(bitcast<f32>(cellTable[o]), bitcast<f32>(cellTable[o + 1u]), bitcast<f32>(cellTable[o + 2u]));
 }
 
 // The model direction of view cell (azimuth a, elevation row e) (impostor-atlas.ts AtlasGrid.direction).
@@ -571,7 +591,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   let d = m.d;
   let right = m.right;
   let up = m.up;
-  // The cell's rectangle (cellFrame), its square of texels: a point at (x, y) along (right, up) lies at (x / w + 0.5, 0.5 - y / h) in the cell.
+  // The cell's rectangle (poseFrame) about its pose's centre (m.offset), its square of texels: a point at (x, y) along (right, up) from it lies at (x / w + 0.5, 0.5 - y / h) in the cell.
   let frame = m.frame;
   let h = dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z));
   let stride = 2.0 * h / f32(steps);
@@ -590,7 +610,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   let span = coveredSteps(m, pose * atlas.views + e * atlas.azimuths + a, q, towards, h, stride, steps);
   for (var k = span.x; k < span.y && !hit; k++) {
     p = q + towards * (h - (f32(k) + 0.5) * stride);
-    let unclamped = vec2f(dot(p, right), -dot(p, up)) / frame + 0.5;
+    let unclamped = vec2f(dot(p - m.offset, right), -dot(p - m.offset, up)) / frame + 0.5;
     let local = clamp(unclamped, 0.5 / size, 1.0 - 0.5 / size);
     uv = (cell + local) / grid;
     // Outside the cell's rectangle the cell shows nothing (its edge texels are not stretched out):
@@ -601,7 +621,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
       coverage = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0).a;
     }
     if (coverage >= COVERED) {
-      let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius;
+      let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius + m.depthOffset;
       behind = depth - dot(p, d);
       hit = (behind >= -0.5 * fine && behind <= PARALLAX_THICKNESS * fine) || (front && behind >= 0.0 && steps < PARALLAX_STEPS);
       front = behind < -0.5 * fine;
@@ -614,7 +634,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   }
   // One step more: along the ray to the baked surface's depth, where that point is covered too.
   let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
-  let onCell = vec2f(dot(onSurface, right), -dot(onSurface, up)) / frame + 0.5;
+  let onCell = vec2f(dot(onSurface - m.offset, right), -dot(onSurface - m.offset, up)) / frame + 0.5;
   let refined = (cell + clamp(onCell, 0.5 / size, 1.0 - 0.5 / size)) / grid;
   if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= COVERED && all(abs(onCell - 0.5) <= vec2f(0.5))) {
     uv = refined;
@@ -656,7 +676,7 @@ fn coveredSteps(m: CellMap, index: u32, q: vec3f, towards: vec3f, h: f32, stride
   // In the cell's units (sampleCell's `unclamped`: 0 to 1 across it): u(t) = u0 + du t at q + t towards.
   let lo = (low - 1.0) / m.size;
   let hi = (high + 2.0) / m.size;
-  let u0 = vec2f(dot(q, m.right), -dot(q, m.up)) / m.frame + 0.5;
+  let u0 = vec2f(dot(q - m.offset, m.right), -dot(q - m.offset, m.up)) / m.frame + 0.5;
   let du = vec2f(dot(towards, m.right), -dot(towards, m.up)) / m.frame;
   // The ray's parameter t over the march's points, [-h, h], cut to where u(t) lies in [lo, hi].
   var t = vec2f(-h, h);
@@ -727,7 +747,9 @@ struct Drawn {
 
 // A view cell as sampleCell's march and coverageMask's taps read it (one mapping for both): the atlas coordinates of a model point p
 // (origin + p * toUv), the rectangle of its texel centres (min, max; filtering never reads the
-// neighbouring cell) and its view's axes (right, up, d: the baked normals' frame).
+// neighbouring cell), its view's axes (right, up, d: the baked normals' frame), and its pose's
+// centre from the animation box's (offset, model units; the baked depths are along d from it:
+// depthOffset, its own along d, brings them to the box's centre, where p is measured from).
 struct CellMap {
   origin: vec2f,
   toUv: mat2x3f,
@@ -742,6 +764,8 @@ struct CellMap {
   grid: vec2f,
   size: vec2f,
   frame: vec2f,
+  offset: vec3f,
+  depthOffset: f32,
 }
 
 fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
@@ -756,8 +780,10 @@ fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
   let d = cellDirection(a, e);
   let right = basisRight(d);
   let up = cross(d, right);
-  let frame = 2.0 * cellFrame(right, up);
-  return CellMap((cell + 0.5) / grid, mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y)), vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), right, up, d, cell, grid, size, frame);
+  let frame = 2.0 * poseFrame(right, up);
+  let toUv = mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y));
+  let offset = poseOffset(pose);
+  return CellMap((cell + 0.5) / grid - offset * toUv, toUv, vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), right, up, d, cell, grid, size, frame, offset, dot(offset, d));
 }
 
 // Where the ray p0 + t towards meets cell c's baked surface: p0's point in the cell moved along
@@ -780,7 +806,7 @@ fn tap(c: CellMap, p0: vec3f, layer: u32, towards: vec3f, step: f32) -> Tap {
   var albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
   var p = p0;
   for (var k = 0u; k < TAP_STEPS && albedo.a > 0.01; k++) {
-    let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / albedo.a * 2.0 - 1.0) * atlas.radius;
+    let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / albedo.a * 2.0 - 1.0) * atlas.radius + c.depthOffset;
     let moved = (depth - dot(p, c.d)) / max(dot(towards, c.d), 0.25);
     p += towards * moved;
     uv = c.origin + p * c.toUv;
@@ -808,7 +834,7 @@ fn occupied(c: CellMap, p: vec3f, layer: u32, least: f32, slack: f32) -> bool {
   let fronts = select(vec4f(0.0), textureGather(0, depthAtlas, atlasSampler, uv, layer) / max(cover, vec4f(1e-6)), cover > vec4f(0.1));
   let f = fract(uv * vec2f(textureDimensions(albedoAtlas)) - 0.5);
   let a = mix(mix(cover.w, cover.z, f.x), mix(cover.x, cover.y, f.x), f.y);
-  let front = (max(max(fronts.x, fronts.y), max(fronts.z, fronts.w)) * 2.0 - 1.0) * atlas.radius;
+  let front = (max(max(fronts.x, fronts.y), max(fronts.z, fronts.w)) * 2.0 - 1.0) * atlas.radius + c.depthOffset;
   return a >= least && a > 0.0 && dot(p, c.d) <= front + slack;
 }
 
@@ -1219,7 +1245,7 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   let distance = select(1.0, length(camera.eye.xyz - placed.centre), camera.eye.w != 0.0);
   let pixels = placed.scale * atlas.pixelsAtUnit / max(distance, 1e-30);
   // The samples it covers: its area on screen (the covered fraction of its cell's rectangle,
-  // cellFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
+  // poseFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
   let samples = select(1u, 4u, MULTISAMPLED && !DOT_PICK);
   let c = cellMap(pose, a, e);
   let area = cellCoverage[layer * atlas.cells + pose * atlas.views + e * atlas.azimuths + a] * c.frame.x * c.frame.y * pixels * pixels;

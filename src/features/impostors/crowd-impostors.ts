@@ -49,7 +49,7 @@ export class CrowdImpostors implements CrowdFeature {
   private frameList: ImpostorDraws | undefined;
   /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere around the atlas's box). */
   private route!: ImpostorRoute;
-  /** Model units the switch measures: the diameter of the sphere around the atlas's box (AtlasGrid.box, impostorBox: the cells frame the box itself, each its projection in its view). */
+  /** Model units the switch measures: the diameter of the sphere around the atlas's box (AtlasGrid.box, impostorBoxes: every baked pose; the cells frame it, or each pose about its own centre, AtlasGrid.frameHalf). */
   private size = 0;
   private clipList!: readonly number[]; // in the atlas's order
   /** The props feature and the props every instance, and chosen ones, held when the atlas was laid out (their vertices widen the box; the bake draws them). */

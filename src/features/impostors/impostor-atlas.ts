@@ -1,5 +1,6 @@
 import type { MaterialInfo } from '../../bake/rig';
 import { show } from '../../math/show';
+import { densestPacking } from './impostor-packing';
 import type { ImpostorOptions, PartialLayers } from './types';
 
 /** The atlas memory budget CrowdImpostors keeps to unless told otherwise: 64 MiB. */
@@ -29,14 +30,33 @@ export const ATLAS_TEXEL_BYTES_UNIFORM = 7;
 /** Bytes a texel more where props are baked (`tintMask`): the depth texture's G, the covered share the instance's tint applies to (the character's, not its props'). */
 export const ATLAS_TEXEL_BYTES_TINT_MASK = 1;
 
+/**
+ * How much less area over the views the poses' own boxes must frame than the box of every pose for
+ * AtlasGrid to frame each pose about its own centre (AtlasGrid.frameHalf, poseOffsets). Where
+ * clips travel or lie apart it pays many times over (the Walker's 19 clips: 4.1x from the side,
+ * 8.7x from above; the Mannequin's three 2.4x from the side), where they stay in place it does not
+ * show (the Fox: 1.08x to 1.37x by view, and its figures at the switch moved by the cells' texel
+ * alignment either way, 1.4 to 5.4 and 5.8 to 8.5 over its pixels, docs/impostors.md).
+ */
+export const POSE_FRAMES_GAIN = 1.5;
+
+/**
+ * The boxes an atlas frames (impostor-box.ts impostorBoxes): the box of every baked pose (min x,
+ * y, z, max x, y, z; model units), and each pose's own at pose x 6 (pose: clip x frames + frame).
+ */
+export interface PoseBoxes {
+  readonly box: ArrayLike<number>;
+  readonly poses: ArrayLike<number>;
+}
+
 /** The most looks (atlas layers) an atlas may hold: WebGPU's default maxTextureArrayLayers. */
 export const IMPOSTOR_MAX_LOOKS = 256;
 
 /**
  * Where each (pose, view) image lies in the atlas. Poses are clip x frames + frame; views are
- * elevation x azimuths + azimuth. Each image frames the box's projection in its view (viewFrame),
- * a rectangle of model units, and the rectangles are packed at one density (`density` texels a
- * model unit) in shelves (packShelves): a view seen end-on gets fewer texels than one seen from
+ * elevation x azimuths + azimuth. Each image frames the projection in its view (viewFrame) of the
+ * frame box (the box, or each pose's about its own centre: frameHalf, poseOffsets), a rectangle of model units, and the rectangles are packed at one density (`density` texels a
+ * model unit) in shelves (impostor-packing.ts packShelves): a view seen end-on gets fewer texels than one seen from
  * the side or from above at a slant, where square cells gave each view the same texels whatever
  * its rectangle (the Fox at the defaults: 2.9 texels a pixel at the switch in every view, where
  * its diagonal views had 2.2 to 2.4 and its end-on views 4.7 to 5.7). The rectangles take at most the texels of
@@ -57,8 +77,18 @@ export class AtlasGrid {
   readonly cellSize: number;
   /** Texels a model unit in every view (the views' rectangles are packed at this one density). */
   readonly density: number;
-  /** The model-space box the cells frame (min x, y, z, max x, y, z; model units): each view's cell its projection. */
+  /** The model-space box of every baked pose (min x, y, z, max x, y, z; model units): the quad spans its projection, the parallax march its depth, the switch its sphere. */
   readonly box: Float64Array;
+  /**
+   * The half extents (model units) each cell frames about its pose's centre (`poseOffsets`): each
+   * axis's largest over the poses' own boxes where that frames POSE_FRAMES_GAIN less area over the
+   * views, else (or without pose boxes) the box's own. Each view's cell frames this box's
+   * projection, so a clip whose root travels, or clips far apart, do not widen every cell (the
+   * Walker's 19 clips: its side views' rectangles 4.1x smaller in area than the box's).
+   */
+  readonly frameHalf: readonly [number, number, number];
+  /** Per pose at 3 x pose: its own box's centre less the box's centre (model units; 0 where the cells frame the box): the point its cells are centred on. */
+  readonly poseOffsets: Float64Array;
   readonly switchPixels: number;
   /** The band's width: a fraction of the switch distance (ImpostorOptions.band). */
   readonly band: number;
@@ -78,7 +108,7 @@ export class AtlasGrid {
   private readonly sizes: Uint16Array;
   /** Per (pose, view), at pose x views + view: its cell's top-left texel (x, y). */
   private readonly corners: Uint16Array;
-  /** The top texel row of each shelf (packShelves), then the atlas's height: the bake draws whole shelves. */
+  /** The top texel row of each shelf (impostor-packing.ts packShelves), then the atlas's height: the bake draws whole shelves. */
   readonly shelves: readonly number[];
   /** The character's one (roughness, metalness) (uniformSurface), kept out of the atlas; undefined: baked per texel. */
   readonly surface: readonly [number, number] | undefined;
@@ -89,13 +119,13 @@ export class AtlasGrid {
 
   /**
    * @param clips clips baked (ImpostorOptions.clips resolved: bakedClips), each over `frames` frames
-   * @param box the box to frame (min x, y, z, max x, y, z; model units; impostorBox), or a function of the checked `frames` option that makes it: each view's cell frames its projection
+   * @param box the box of every pose (min x, y, z, max x, y, z; model units; impostorBox), or it with each pose's own (PoseBoxes, impostorBoxes), or a function of the checked `frames` option that makes either: each view's cell frames the projection of the poses' largest half extents about its pose's centre
    * @param largest the device's maxTextureDimension2D
    * @param layers the device's maxTextureArrayLayers
    * @param surface the character's one (roughness, metalness) where it has one (uniformSurface): the atlas then leaves them out (7 bytes a texel, not 9) and packs that many more texels
    * @param tintMask whether texels hold the share their tint applies to (props baked: a byte a texel more)
    */
-  constructor(clips: number, box: ArrayLike<number> | ((frames: number) => ArrayLike<number>), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number], tintMask = false) {
+  constructor(clips: number, box: ArrayLike<number> | PoseBoxes | ((frames: number) => ArrayLike<number> | PoseBoxes), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number], tintMask = false) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
     const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'dotPixels', 'looks', 'partialLayers'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
@@ -119,8 +149,26 @@ export class AtlasGrid {
     checkPartialLayers(options.partialLayers ?? 'mesh'); // CrowdImpostors keeps it (with its options): not the layout's
     if (!Number.isInteger(clips) || clips < 1) throw new RangeError(`impostors need a character with at least one clip, got ${clips}`);
     this.poses = clips * this.frames;
-    this.box = Float64Array.from(typeof box === 'function' ? box(this.frames) : box);
+    const boxes = typeof box === 'function' ? box(this.frames) : box;
+    const given = 'poses' in boxes ? boxes : { box: boxes, poses: undefined };
+    this.box = Float64Array.from(given.box);
     this.views = this.azimuths * this.elevations;
+    // The views' rectangles (model units): each pose's cells about its own centre where that frames
+    // POSE_FRAMES_GAIN less area over the views than the box does, else about the box's centre.
+    const whole: [number, number, number] = [0, 1, 2].map((c) => (this.box[c + 3] - this.box[c]) / 2) as [number, number, number];
+    const framed = poseFrames(this.box, given.poses, this.poses);
+    const d = new Float64Array(3);
+    const rectanglesOf = ([x, y, z]: readonly number[]) => Array.from({ length: this.views }, (_, view): [number, number] => {
+      const { right, up } = viewBasis(this.direction(view, d));
+      const [r, u] = viewFrame([-x, -y, -z, x, y, z], right, up);
+      return [2 * r, 2 * u];
+    });
+    const area = (rectangles: [number, number][]) => rectangles.reduce((sum, [w, h]) => sum + w * h, 0);
+    const own = rectanglesOf(framed.half), all = rectanglesOf(whole);
+    const posed = area(all) >= POSE_FRAMES_GAIN * area(own);
+    this.frameHalf = posed ? framed.half : whole;
+    this.poseOffsets = posed ? framed.offsets : new Float64Array(3 * this.poses);
+    const rectangles = posed ? own : all;
     const lookBytes = (side: number) => this.poses * this.views * side * side * ATLAS_TEXEL_BYTES;
     // Over the budget, the largest whole cell side (at least 16) that fits: the cells are packed at
     // one density, so the side is a budget, not a grid (by steps of 16, the Walker's 19 clips took
@@ -141,15 +189,7 @@ export class AtlasGrid {
     this.surface = surface;
     this.tintMask = tintMask;
     this.texelBytes = (surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES) + (tintMask ? ATLAS_TEXEL_BYTES_TINT_MASK : 0);
-    // The views' rectangles (model units) and the densest packing of them within the square cells' texels.
-    const rectangles: [number, number][] = [];
-    const d = new Float64Array(3);
-    for (let view = 0; view < this.views; view++) {
-      const { right, up } = viewBasis(this.direction(view, d));
-      const [r, u] = viewFrame(this.box, right, up);
-      rectangles.push([2 * r, 2 * u]);
-    }
-    // At most the bytes of square cells of `cell` at 9 bytes a texel: 9/7 as many texels at 7.
+    // The densest packing of the rectangles within the square cells' texels: at most the bytes of square cells of `cell` at 9 bytes a texel: 9/7 as many texels at 7.
     const texels = Math.floor((this.poses * this.views * cell * cell * ATLAS_TEXEL_BYTES) / this.texelBytes);
     const packing = densestPacking(rectangles, this.poses, texels, largest);
     if (!packing) throw new RangeError(`the impostor atlas's ${this.poses} x ${this.views} cells do not fit the device's maxTextureDimension2D ${largest}: bake fewer frames, views or a smaller cellSize`);
@@ -160,6 +200,12 @@ export class AtlasGrid {
     this.width = packing.width;
     this.height = packing.height;
     this.capacity = Math.max(this.looks, Math.min(maxLooks, Math.floor(budget / this.bytes)));
+  }
+
+  /** The box each cell frames about its pose's centre (min x, y, z, max x, y, z: -frameHalf, frameHalf). */
+  get frameBox(): [number, number, number, number, number, number] {
+    const [x, y, z] = this.frameHalf;
+    return [-x, -y, -z, x, y, z];
   }
 
   /** Bytes of one layer (one look) of the atlas's three textures. */
@@ -176,12 +222,16 @@ export class AtlasGrid {
   /**
    * The cells as the impostor draw reads them (impostor.wgsl `cellTable`): u32 `view`, for each
    * view, its cell's width | height << 16 (texels); u32 `views + pose x views + view` the
-   * (pose, view) cell's top-left texel x | y << 16.
+   * (pose, view) cell's top-left texel x | y << 16; from u32 `views x (1 + poses)`, 4 a pose, its
+   * offset (poseOffsets: f32 x, y, z, then 0).
    */
   cellTable(): Uint32Array<ArrayBuffer> {
-    const table = new Uint32Array(this.views * (1 + this.poses));
+    const cells = this.views * (1 + this.poses);
+    const table = new Uint32Array(cells + 4 * this.poses);
     for (let view = 0; view < this.views; view++) table[view] = this.sizes[2 * view] | (this.sizes[2 * view + 1] << 16);
     for (let i = 0; i < this.poses * this.views; i++) table[this.views + i] = this.corners[2 * i] | (this.corners[2 * i + 1] << 16);
+    const offsets = new Float32Array(table.buffer, 4 * cells);
+    for (let pose = 0; pose < this.poses; pose++) offsets.set(this.poseOffsets.subarray(3 * pose, 3 * pose + 3), 4 * pose);
     return table;
   }
 
@@ -216,7 +266,7 @@ export function viewBasis(d: ArrayLike<number>): { right: number[]; up: number[]
  * projects symmetrically about its centre's projection). Each cell maps it onto its square of
  * texels, so the cell's texels lie across the character, not across the sphere around it (the
  * Fox, long and low, seen from the side: 1.2x the texels along it, 2.4x up it). The impostor draw
- * forms the same rectangle from the box's half extents (impostor.wgsl `cellFrame`).
+ * forms the same rectangle from the box's half extents (impostor.wgsl `cellFrame` for the quad, `poseFrame` for the cells).
  */
 export function viewFrame(box: ArrayLike<number>, right: ArrayLike<number>, up: ArrayLike<number>): [number, number] {
   let r = 0, u = 0;
@@ -247,100 +297,26 @@ export function boxSphere(box: ArrayLike<number>): { centre: [number, number, nu
   return { centre, radius: Math.hypot(box[3] - box[0], box[4] - box[1], box[5] - box[2]) / 2 };
 }
 
-/** A packing of the views' cells: its density (texels a model unit), each view's cell size and each (pose, view) cell's corner (AtlasGrid's arrays), the shelves' tops and the atlas's size. */
-interface Packing {
-  density: number;
-  sizes: Uint16Array;
-  corners: Uint16Array;
-  shelves: number[];
-  width: number;
-  height: number;
-}
-
 /**
- * Packs `poses` cells of each view's size (`sizes`: width, height in texels, a pair a view) into
- * shelves `width` texels wide: the views in `order` (shelfOrder: taller first), each view's cells
- * left to right, on from the last shelf while they fit, then on new shelves of the view's height.
- * Writes the cells' corners (at pose x views + view) into `corners` and the shelves' tops into
- * `shelves` when given (without them the full shelves are counted, not walked); returns the
- * atlas's height, or Infinity where a cell is wider than `width`.
+ * The half extents each cell frames and each pose's offset (AtlasGrid.frameHalf, poseOffsets)
+ * from the box of every pose and each pose's own (`poses`, 6 numbers a pose of `count`; undefined:
+ * every pose framed by the box itself). A RangeError where the poses' boxes are not `count` boxes
+ * inside the box.
  */
-function packShelves(sizes: Uint16Array, order: readonly number[], poses: number, width: number, corners?: Uint16Array, shelves?: number[]): number {
-  const views = sizes.length / 2;
-  let x = 0, top = 0, shelf = 0; // the current shelf's next free texel, its top and its height (0: none yet)
-  for (const view of order) {
-    const w = sizes[2 * view], h = sizes[2 * view + 1];
-    if (w > width) return Infinity;
-    for (let pose = 0; pose < poses;) {
-      if (shelf === 0 || x + w > width) {
-        if (!corners) {
-          // The rest on new shelves of `per` cells: the last one's free texel is where the loop would leave it.
-          const per = Math.floor(width / w), more = Math.ceil((poses - pose) / per);
-          top += shelf + (more - 1) * h;
-          shelf = h;
-          x = (poses - pose - (more - 1) * per) * w;
-          break;
-        }
-        top += shelf;
-        shelf = h;
-        x = 0;
-        shelves?.push(top);
-      }
-      const n = Math.min(poses - pose, Math.floor((width - x) / w)); // cells on this shelf
-      for (let k = 0; corners && k < n; k++) corners.set([x + k * w, top], 2 * ((pose + k) * views + view));
-      x += n * w;
-      pose += n;
+function poseFrames(box: Float64Array, poses: ArrayLike<number> | undefined, count: number): { half: [number, number, number]; offsets: Float64Array } {
+  const offsets = new Float64Array(3 * count);
+  if (!poses) return { half: [0, 1, 2].map((c) => (box[c + 3] - box[c]) / 2) as [number, number, number], offsets };
+  if (poses.length !== 6 * count) throw new RangeError(`impostors: ${poses.length / 6} pose boxes for ${count} poses`);
+  const half: [number, number, number] = [0, 0, 0];
+  for (let p = 0; p < count; p++) {
+    for (let c = 0; c < 3; c++) {
+      const low = poses[6 * p + c], high = poses[6 * p + c + 3];
+      if (!(low <= high && low >= box[c] && high <= box[c + 3])) throw new RangeError(`impostors: pose ${p}'s box is not inside the atlas's box on axis ${c}`);
+      half[c] = Math.max(half[c], (high - low) / 2);
+      offsets[3 * p + c] = (low + high) / 2 - (box[c] + box[c + 3]) / 2;
     }
   }
-  shelves?.push(top + shelf);
-  return top + shelf;
-}
-
-/** The views in packShelves's order: taller cells first, ties by view. */
-function shelfOrder(sizes: Uint16Array): number[] {
-  return Array.from({ length: sizes.length / 2 }, (_, v) => v).sort((a, b) => sizes[2 * b + 1] - sizes[2 * a + 1] || a - b);
-}
-
-/** Each view's cell size at `density` texels a model unit (its rectangle's, rounded; at least 1). */
-function cellSizes(rectangles: readonly [number, number][], density: number): Uint16Array {
-  return Uint16Array.from(rectangles.flatMap(([w, h]) => [Math.max(1, Math.round(w * density)), Math.max(1, Math.round(h * density))]));
-}
-
-/**
- * The densest packing (packShelves) of `poses` cells a view of the views' `rectangles` (model
- * units) in at most `texels` texels, at most `largest` texels a side: a bisection on the
- * density (24 halvings), at each the atlas width (a multiple of 64: a row of RGBA8 texels a
- * multiple of 256 bytes, as a copy into a buffer needs) that packs into the fewest
- * texels. Undefined where not even the sparsest fits (more cells than `largest` squared holds).
- */
-function densestPacking(rectangles: readonly [number, number][], poses: number, texels: number, largest: number): Packing | undefined {
-  const area = rectangles.reduce((sum, [w, h]) => sum + w * h, 0);
-  const fewest = (density: number): [number, number] | undefined => {
-    const sizes = cellSizes(rectangles, density);
-    const order = shelfOrder(sizes);
-    let best: [number, number] | undefined;
-    for (let width = 64; width <= largest; width += 64) {
-      const height = packShelves(sizes, order, poses, width);
-      if (height <= largest && (!best || width * height < best[0] * best[1])) best = [width, height];
-    }
-    return best && best[0] * best[1] <= texels ? best : undefined;
-  };
-  // Every view's rectangle at the density that gives them `texels` in all: no packing is denser (but for rounding).
-  let high = 1.05 * Math.sqrt(texels / (poses * area));
-  let low = 0;
-  for (let i = 0; i < 24; i++) {
-    const middle = (low + high) / 2;
-    if (fewest(middle)) low = middle;
-    else high = middle;
-  }
-  const fit = low > 0 ? fewest(low) : undefined;
-  if (!fit) return undefined;
-  const sizes = cellSizes(rectangles, low);
-  const corners = new Uint16Array(2 * poses * rectangles.length);
-  const shelves: number[] = [];
-  const height = packShelves(sizes, shelfOrder(sizes), poses, fit[0], corners, shelves);
-  if (height !== fit[1]) throw new Error(`densestPacking: the shelves walked are ${height} texels tall, counted ${fit[1]}`);
-  return { density: low, sizes, corners, shelves, width: fit[0], height: fit[1] };
+  return { half, offsets };
 }
 
 function integerIn(value: unknown, low: number, high: number, name: string): number {

@@ -132,8 +132,8 @@ export class ImpostorBake {
     // The prop set bit of each (-1: every instance holds it).
     const byAll = props?.heldByAll.length ?? 0;
     this.kernel = this.crowd.install({ featureName: 'impostor-bake' });
-    const box = grid.box;
-    const { centre, radius } = boxSphere(box);
+    const { centre: boxCentre, radius } = boxSphere(grid.box);
+    const centre = [0, 0, 0];
     const d = new Float64Array(3);
     const world = new Float64Array(16);
     const { skin, mesh } = this.kernel.draws;
@@ -151,7 +151,7 @@ export class ImpostorBake {
     for (let view = 0; view < grid.views; view++) {
       grid.direction(view, d);
       const { right, up } = viewBasis(d);
-      const [halfRight, halfUp] = viewFrame(box, right, up);
+      const [halfRight, halfUp] = viewFrame(grid.frameBox, right, up);
       for (let pose = 0; pose < grid.poses;) {
         const [x, y, w, h] = grid.cell(pose, view);
         let count = 1;
@@ -159,7 +159,9 @@ export class ImpostorBake {
         const run: Run = { x, y, width: count * w, height: h, first: this.crowd.count, count, frame: this.frames.length };
         this.strips.find((strip) => y < strip.top + strip.height)!.runs.push(run);
         for (let k = 0; k < count; k++) {
-          // Rows of the rotation: right, up, d (model -> camera axes); then the box's centre to the centre of the run's k-th cell (2 halfRight model units across).
+          // The pose's centre (AtlasGrid.poseOffsets): its cells frame the poses' half extents about it.
+          for (let c = 0; c < 3; c++) centre[c] = boxCentre[c] + grid.poseOffsets[3 * (pose + k) + c];
+          // Rows of the rotation: right, up, d (model -> camera axes); then the pose's centre to the centre of the run's k-th cell (2 halfRight model units across).
           for (let j = 0; j < 3; j++) {
             world[j * 4] = right[j]; world[j * 4 + 1] = up[j]; world[j * 4 + 2] = d[j]; world[j * 4 + 3] = 0;
           }

@@ -57,8 +57,14 @@ export const IMPOSTOR_BOX_MARGIN = 0.01;
  * primitives (the Fox's 3 clips at 16 frames: 48 poses of 1,728 vertices).
  */
 export function impostorBox(character: Character, frames: number, clips: readonly number[] = bakedClips(character, undefined), props: readonly HeldProp[] = []): Float64Array {
+  return impostorBoxes(character, frames, clips, props).box;
+}
+
+/** impostorBox's box and each pose's own (6 numbers a pose at pose x 6, pose clip x frames + frame, each widened by the same margin): what the character covers at that frame alone. */
+export function impostorBoxes(character: Character, frames: number, clips: readonly number[] = bakedClips(character, undefined), props: readonly HeldProp[] = []): { box: Float64Array; poses: Float64Array } {
   const { rig, baked, clipDurations } = character;
-  const box = Float64Array.of(Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity);
+  const poseBoxes = new Float64Array(6 * clips.length * frames);
+  let box = poseBoxes.subarray(0, 6);
   // The CPU twin of the pose pass over the lookup tables (what the bake's pose pass reads).
   const poser = new CpuPoser(rig, (clip, t, out) => sampleLut(baked, clip, t, out));
   const joints = rig.skins.map((skin) => new Float64Array(skin.joints.length * 16));
@@ -94,8 +100,11 @@ export function impostorBox(character: Character, frames: number, clips: readonl
     return { rest, local: h.local, skin, joint: h.slot - character.gpu.skinSlotOffset[skin], placed: new Float64Array(rest.length) };
   });
   const placement = new Float64Array(16);
+  let pose = 0;
   for (const clip of clips) {
-    for (let frame = 0; frame < frames; frame++) {
+    for (let frame = 0; frame < frames; frame++, pose++) {
+      box = poseBoxes.subarray(6 * pose, 6 * pose + 6);
+      box.set([Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity]);
       const time = (frame / frames) * clipDurations[clip];
       poser.evaluate({ clipA: clip, timeA: time });
       if (morph) sampleMorphLut(baked, clip, time, weights);
@@ -121,13 +130,22 @@ export function impostorBox(character: Character, frames: number, clips: readonl
       }
     }
   }
-  if (!(box[0] <= box[3])) throw new RangeError(`impostors: ${character.name} has no vertices to frame`);
-  const margin = IMPOSTOR_BOX_MARGIN * Math.hypot(box[3] - box[0], box[4] - box[1], box[5] - box[2]);
-  for (let c = 0; c < 3; c++) {
-    box[c] -= margin;
-    box[c + 3] += margin;
+  const union = Float64Array.of(Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity);
+  for (let p = 0; p < pose; p++) {
+    for (let c = 0; c < 3; c++) {
+      union[c] = Math.min(union[c], poseBoxes[6 * p + c]);
+      union[c + 3] = Math.max(union[c + 3], poseBoxes[6 * p + c + 3]);
+    }
   }
-  return box;
+  if (!(union[0] <= union[3])) throw new RangeError(`impostors: ${character.name} has no vertices to frame`);
+  const margin = IMPOSTOR_BOX_MARGIN * Math.hypot(union[3] - union[0], union[4] - union[1], union[5] - union[2]);
+  for (const b of [union, ...Array.from({ length: pose }, (_, p) => poseBoxes.subarray(6 * p, 6 * p + 6))]) {
+    for (let c = 0; c < 3; c++) {
+      b[c] -= margin;
+      b[c + 3] += margin;
+    }
+  }
+  return { box: union, poses: poseBoxes };
 }
 
 /** A prop's vertices in its rest pose (every primitive's, 3 numbers each), as CrowdProps draws it: skinned by its rest joint matrices. */
@@ -150,7 +168,7 @@ function transformPoints(m: ArrayLike<number>, points: Float64Array, out: Float6
 export function atlasGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[], held: readonly HeldProp[]): AtlasGrid {
   const limits = crowd.device.limits;
   const materials = [crowd.character, ...held.map((h) => h.prop)].flatMap((c) => c.rig.primitives.map((p) => p.material));
-  return new AtlasGrid(clips.length, (frames) => impostorBox(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
+  return new AtlasGrid(clips.length, (frames) => impostorBoxes(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
 }
 
 /**

@@ -80,7 +80,10 @@ describe('impostor atlas options', () => {
       expect(texels / (g.width * g.height)).toBeGreaterThan(0.95);
       const table = g.cellTable();
       const [x, y, w, h] = g.cell(g.poses - 1, g.views - 1);
-      expect([table[g.views - 1], table[table.length - 1]]).toEqual([w | (h << 16), x | (y << 16)]);
+      expect([table[g.views - 1], table[g.views * (1 + g.poses) - 1]]).toEqual([w | (h << 16), x | (y << 16)]);
+      // Then 4 words a pose, its offset: 0 for a box without pose boxes.
+      expect(table.length).toBe(g.views * (1 + g.poses) + 4 * g.poses);
+      expect(table.subarray(g.views * (1 + g.poses)).every((word) => word === 0)).toBe(true);
     }
     // The Fox's views at one density get 2.9 texels a pixel at the 40-pixel switch (square 80-texel cells: 2.2 to 5.7 by view and axis);
     // 3.3 with its one roughness and metalness left out (7 bytes a texel: 9/7 the texels in at most the same bytes).
@@ -91,6 +94,45 @@ describe('impostor atlas options', () => {
     expect(pixel(uniform)).toBeGreaterThan(3.25);
     expect(uniform.texelBytes).toBe(7);
     expect(uniform.bytes).toBeLessThanOrEqual(fox.poses * fox.views * 80 * 80 * 9);
+  });
+
+  it("frames each pose's own box: every cell the poses' largest half extents about its pose's centre, so a clip whose root travels does not widen the cells", () => {
+    // 2 clips x 4 frames of a 1 x 2 x 1 body walking 3 units along z over each clip (the union 1 x 2 x 4 long), one pose of clip 1 wider in x.
+    const poses = new Float64Array(6 * 8);
+    for (let p = 0; p < 8; p++) {
+      const z = 0.75 * (p % 4), wide = p === 5 ? 0.5 : 0;
+      poses.set([-0.5 - wide, 0, z - 0.5, 0.5 + wide, 2, z + 0.5], 6 * p);
+    }
+    const box = [-1, 0, -0.5, 1, 2, 2.75];
+    const g = new AtlasGrid(2, { box, poses }, 8192, { frames: 4, cellSize: 32 });
+    const whole = new AtlasGrid(2, box, 8192, { frames: 4, cellSize: 32 });
+    expect(g.frameHalf).toEqual([1, 1, 0.5]);
+    expect(whole.frameHalf).toEqual([1, 1, 1.625]);
+    expect(Array.from(g.poseOffsets.subarray(0, 6))).toEqual([0, 0, -1.125, 0, 0, -0.375]);
+    // Each view's cell is the frame box's projection at the grid's density; from the side (azimuth
+    // 90: right -z), the walk's 4 units long box gave a cell 3.25x as wide as it is deep here.
+    for (const grid of [g, whole]) {
+      for (let view = 0; view < grid.views; view++) {
+        const { right, up } = viewBasis(grid.direction(view));
+        const [r, u] = viewFrame(grid.frameBox, right, up);
+        const [, , w, h] = grid.cell(0, view);
+        expect(Math.abs(w - 2 * r * grid.density)).toBeLessThanOrEqual(0.5);
+        expect(Math.abs(h - 2 * u * grid.density)).toBeLessThanOrEqual(0.5);
+      }
+    }
+    expect(g.density).toBeGreaterThan(1.3 * whole.density);
+    // The cell table carries each pose's offset after the cells (impostor.wgsl poseOffset).
+    const table = g.cellTable();
+    const offsets = new Float32Array(table.buffer, 4 * g.views * (1 + g.poses));
+    expect(Array.from(offsets.subarray(4 * 3, 4 * 3 + 4))).toEqual([0, 0, 1.125, 0]);
+    // Poses that stay in place (each its box but a 0.1 wide step along x) are framed by the box: under POSE_FRAMES_GAIN.
+    const still = new Float64Array(6 * 8);
+    for (let p = 0; p < 8; p++) still.set([-1 + 0.1 * (p % 2), 0, -0.5, 1 - 0.1 * ((p + 1) % 2), 2, 2.75], 6 * p);
+    const kept = new AtlasGrid(2, { box, poses: still }, 8192, { frames: 4, cellSize: 32 });
+    expect([kept.frameHalf, kept.poseOffsets.every((o) => o === 0), kept.density]).toEqual([whole.frameHalf, true, whole.density]);
+    // Pose boxes that are not one a pose inside the box are refused by name.
+    expect(() => new AtlasGrid(2, { box, poses: poses.subarray(6) }, 8192, { frames: 4 })).toThrow(/7 pose boxes for 8 poses/);
+    expect(() => new AtlasGrid(2, { box: [-1, 0, -0.5, 1, 2, 2], poses }, 8192, { frames: 4 })).toThrow(/pose 3's box is not inside the atlas's box on axis 2/);
   });
 
   it('leaves roughness and metalness out of the atlas only where every material has the same factors and no texture varies them', () => {
@@ -184,7 +226,10 @@ describe('impostor bake (GPU)', () => {
     const time = 0.5 * fox.clipDurations[1];
     const cell = g.cell(pose, view);
     const baked = cellCoverage(albedo, g.width, cell, 64);
-    const drawn = await meshCoverage(device, 1, time, g.direction(view), 64, g.box);
+    // The pose's cells frame the poses' largest half extents about its own centre (AtlasGrid.frameHalf, poseOffsets).
+    const { centre: boxCentre } = boxSphere(g.box);
+    const frame = g.frameBox.map((x, i) => x + boxCentre[i % 3] + g.poseOffsets[3 * pose + (i % 3)]);
+    const drawn = await meshCoverage(device, 1, time, g.direction(view), 64, frame);
     expect(drawn.reduce((a, b) => a + b, 0)).toBeGreaterThan(200);
     expect(overlap(baked, drawn)).toBeGreaterThan(0.9);
     // Made-up violations: the next view's cell, and the same view at the other frame, do not match the mesh.
