@@ -208,7 +208,7 @@ export class CrowdImpostors implements CrowdFeature {
   /** The atlas's layout and size (fixed at construction and when the clips or sizedForLooks are set; the textures are made at the bake). */
   get atlas(): ImpostorAtlasInfo {
     const g = this.grid;
-    return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, density: g.density, box: Array.from(g.box), width: g.width, height: g.height, lookBytes: g.bytes, looks: g.capacity, layers: this.layers, bytes: g.bytes * Math.max(1, this.layers) };
+    return { frames: g.frames, azimuths: g.azimuths, elevations: g.elevations, cellSize: g.cellSize, density: g.density, box: Array.from(g.box), frameHalf: [...g.frameHalf], width: g.width, height: g.height, lookBytes: g.bytes, looks: g.capacity, layers: this.layers, bytes: g.bytes * Math.max(1, this.layers) };
   }
 
   /**

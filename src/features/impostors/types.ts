@@ -85,11 +85,19 @@ export interface ImpostorAtlasInfo {
   /** Texels a model unit in every view. */
   readonly density: number;
   /**
-   * The model-space box the cells frame (min x, y, z, max x, y, z; model units): the character as
-   * baked, every clip at every baked frame (impostorBox). The switch measures the diameter of its
-   * bounding sphere (`switchPixels`).
+   * The model-space box of the character as baked (min x, y, z, max x, y, z; model units), every
+   * clip at every baked frame (impostorBox). The switch measures the diameter of its bounding
+   * sphere (`switchPixels`), the quad spans its projection; the cells frame it, or each pose about
+   * its own centre (`frameHalf`).
    */
   readonly box: readonly number[];
+  /**
+   * The half extents (x, y, z; model units) each cell frames about its pose's centre: each axis's
+   * largest over the baked poses' own boxes where that frames at least 1.5x less area over the
+   * views than `box` (a clip whose root travels: the Walker's 19 clips, the Mannequin's walk and
+   * run), else `box`'s own half extents (each cell frames `box`).
+   */
+  readonly frameHalf: readonly number[];
   /** The atlas's width in texels (three textures of this size, a layer a look). */
   readonly width: number;
   /** The atlas's height in texels. */

@@ -41,6 +41,7 @@ describe('impostor pose frames (GPU)', () => {
     const box = g.box;
     expect(g.frameHalf[2]).toBeLessThan(0.6 * (box[5] - box[2]) / 2); // the cells' depth 0.58 of the box's
     expect(g.poseOffsets[3 * 3 + 2]).toBeGreaterThan(0.25);
+    expect(impostors.atlas.frameHalf).toEqual([...g.frameHalf]); // what an application reads
     const { viewProjection, eye } = cameraAtSwitch(impostors, Math.PI / 2, 0); // view 1 of 4: from the side
     const render = async (asImpostor: boolean) => {
       impostors.enabled = asImpostor;
