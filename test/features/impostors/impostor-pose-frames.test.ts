@@ -10,18 +10,7 @@ import type { Character } from '../../../src/character/character';
 import { Crowd } from '../../../src/runtime/crowd';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
-import { renderCrowd } from '../../helpers/render';
-
-/** Mean difference over the mesh's pixels (the issue's measure, /255: each mesh pixel's channels' mean absolute difference; background where the impostor leaves it). */
-function overMesh(impostor: Uint8Array, mesh: Uint8Array): { mean: number; pixels: number } {
-  let sum = 0, pixels = 0;
-  for (let i = 0; i < mesh.length; i += 4) {
-    if (mesh[i] + mesh[i + 1] + mesh[i + 2] === 0) continue;
-    pixels++;
-    sum += (Math.abs(impostor[i] - mesh[i]) + Math.abs(impostor[i + 1] - mesh[i + 1]) + Math.abs(impostor[i + 2] - mesh[i + 2])) / 3;
-  }
-  return { mean: sum / Math.max(pixels, 1), pixels };
-}
+import { overMesh, renderCrowd } from '../../helpers/render';
 
 describe('impostor pose frames (GPU)', () => {
   let device: GPUDevice | undefined;
