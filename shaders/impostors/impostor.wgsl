@@ -306,11 +306,14 @@ override BOX_HALF_X: f32 = 1.0;
 override BOX_HALF_Y: f32 = 1.0;
 override BOX_HALF_Z: f32 = 1.0;
 // The half extents (model units) each cell frames about its pose's centre (AtlasGrid.frameHalf,
-// impostor-pass.ts): each axis's largest over the baked poses' own boxes, so that a clip whose root
-// travels does not widen every cell (cellMap; the pose's centre is the cell table's, poseOffset).
+// impostor-pass.ts): each axis's largest over the baked poses' own boxes where that pays, so that a
+// clip whose root travels does not widen every cell (cellMap); the box's own otherwise.
 override CELL_HALF_X: f32 = 1.0;
 override CELL_HALF_Y: f32 = 1.0;
 override CELL_HALF_Z: f32 = 1.0;
+// POSE_FRAMES: each pose's cells are centred on the pose's own centre (AtlasGrid.poseOffsets not
+// all 0): a pixel marches in its pose's frame (pixelCells `offset`); else every offset is 0, unread.
+override POSE_FRAMES: bool = false;
 // The character's one roughness and metalness where the atlas leaves them out (its surface
 // texture RG8: the normal alone; impostor-atlas.ts uniformSurface); ROUGHNESS < 0: the atlas's own per texel.
 override ROUGHNESS: f32 = -1.0;
@@ -394,15 +397,18 @@ fn cellFrame(right: vec3f, up: vec3f) -> vec2f {
 }
 
 // The rectangle a view's cell frames about its pose's centre (impostor-atlas.ts viewFrame of
-// AtlasGrid.frameBox; the bake maps it onto the cell): the half extents of CELL_HALF's box on the view's axes.
+// AtlasGrid.frameBox; the bake maps it onto the cell): CELL_HALF's box on the view's axes.
 fn poseFrame(right: vec3f, up: vec3f) -> vec2f {
   let half = vec3f(CELL_HALF_X, CELL_HALF_Y, CELL_HALF_Z);
   return vec2f(dot(abs(right), half), dot(abs(up), half));
 }
 
 // Baked pose `pose`'s centre less the animation box's (model units; AtlasGrid.poseOffsets, in the
-// cell table after the cells: 4 words a pose).
+// cell table after the cells: 4 words a pose); 0 without POSE_FRAMES.
 fn poseOffset(pose: u32) -> vec3f {
+  if (!POSE_FRAMES) {
+    return vec3f(0.0);
+  }
   let o = atlas.views + atlas.cells + 4u * pose;
   return vec3f(bitcast<f32>(cellTable[o]), bitcast<f32>(cellTable[o + 1u]), bitcast<f32>(cellTable[o + 2u]));
 }
@@ -591,7 +597,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   let d = m.d;
   let right = m.right;
   let up = m.up;
-  // The cell's rectangle (poseFrame) about its pose's centre (m.offset), its square of texels: a point at (x, y) along (right, up) from it lies at (x / w + 0.5, 0.5 - y / h) in the cell.
+  // The cell's rectangle (cellFrame), its square of texels: a point at (x, y) along (right, up) lies at (x / w + 0.5, 0.5 - y / h) in the cell.
   let frame = m.frame;
   let h = dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z));
   let stride = 2.0 * h / f32(steps);
@@ -610,7 +616,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   let span = coveredSteps(m, pose * atlas.views + e * atlas.azimuths + a, q, towards, h, stride, steps);
   for (var k = span.x; k < span.y && !hit; k++) {
     p = q + towards * (h - (f32(k) + 0.5) * stride);
-    let unclamped = vec2f(dot(p - m.offset, right), -dot(p - m.offset, up)) / frame + 0.5;
+    let unclamped = vec2f(dot(p, right), -dot(p, up)) / frame + 0.5;
     let local = clamp(unclamped, 0.5 / size, 1.0 - 0.5 / size);
     uv = (cell + local) / grid;
     // Outside the cell's rectangle the cell shows nothing (its edge texels are not stretched out):
@@ -621,7 +627,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
       coverage = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0).a;
     }
     if (coverage >= COVERED) {
-      let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius + m.depthOffset;
+      let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / coverage * 2.0 - 1.0) * atlas.radius;
       behind = depth - dot(p, d);
       hit = (behind >= -0.5 * fine && behind <= PARALLAX_THICKNESS * fine) || (front && behind >= 0.0 && steps < PARALLAX_STEPS);
       front = behind < -0.5 * fine;
@@ -634,7 +640,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   }
   // One step more: along the ray to the baked surface's depth, where that point is covered too.
   let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
-  let onCell = vec2f(dot(onSurface - m.offset, right), -dot(onSurface - m.offset, up)) / frame + 0.5;
+  let onCell = vec2f(dot(onSurface, right), -dot(onSurface, up)) / frame + 0.5;
   let refined = (cell + clamp(onCell, 0.5 / size, 1.0 - 0.5 / size)) / grid;
   if (textureSampleLevel(albedoAtlas, atlasSampler, refined, layer, 0.0).a >= COVERED && all(abs(onCell - 0.5) <= vec2f(0.5))) {
     uv = refined;
@@ -676,7 +682,7 @@ fn coveredSteps(m: CellMap, index: u32, q: vec3f, towards: vec3f, h: f32, stride
   // In the cell's units (sampleCell's `unclamped`: 0 to 1 across it): u(t) = u0 + du t at q + t towards.
   let lo = (low - 1.0) / m.size;
   let hi = (high + 2.0) / m.size;
-  let u0 = vec2f(dot(q - m.offset, m.right), -dot(q - m.offset, m.up)) / m.frame + 0.5;
+  let u0 = vec2f(dot(q, m.right), -dot(q, m.up)) / m.frame + 0.5;
   let du = vec2f(dot(towards, m.right), -dot(towards, m.up)) / m.frame;
   // The ray's parameter t over the march's points, [-h, h], cut to where u(t) lies in [lo, hi].
   var t = vec2f(-h, h);
@@ -747,9 +753,7 @@ struct Drawn {
 
 // A view cell as sampleCell's march and coverageMask's taps read it (one mapping for both): the atlas coordinates of a model point p
 // (origin + p * toUv), the rectangle of its texel centres (min, max; filtering never reads the
-// neighbouring cell), its view's axes (right, up, d: the baked normals' frame), and its pose's
-// centre from the animation box's (offset, model units; the baked depths are along d from it:
-// depthOffset, its own along d, brings them to the box's centre, where p is measured from).
+// neighbouring cell) and its view's axes (right, up, d: the baked normals' frame).
 struct CellMap {
   origin: vec2f,
   toUv: mat2x3f,
@@ -764,8 +768,6 @@ struct CellMap {
   grid: vec2f,
   size: vec2f,
   frame: vec2f,
-  offset: vec3f,
-  depthOffset: f32,
 }
 
 fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
@@ -781,9 +783,7 @@ fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
   let right = basisRight(d);
   let up = cross(d, right);
   let frame = 2.0 * poseFrame(right, up);
-  let toUv = mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y));
-  let offset = poseOffset(pose);
-  return CellMap((cell + 0.5) / grid - offset * toUv, toUv, vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), right, up, d, cell, grid, size, frame, offset, dot(offset, d));
+  return CellMap((cell + 0.5) / grid, mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y)), vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), right, up, d, cell, grid, size, frame);
 }
 
 // Where the ray p0 + t towards meets cell c's baked surface: p0's point in the cell moved along
@@ -806,7 +806,7 @@ fn tap(c: CellMap, p0: vec3f, layer: u32, towards: vec3f, step: f32) -> Tap {
   var albedo = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
   var p = p0;
   for (var k = 0u; k < TAP_STEPS && albedo.a > 0.01; k++) {
-    let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / albedo.a * 2.0 - 1.0) * atlas.radius + c.depthOffset;
+    let depth = (textureSampleLevel(depthAtlas, atlasSampler, uv, layer, 0.0).r / albedo.a * 2.0 - 1.0) * atlas.radius;
     let moved = (depth - dot(p, c.d)) / max(dot(towards, c.d), 0.25);
     p += towards * moved;
     uv = c.origin + p * c.toUv;
@@ -834,7 +834,7 @@ fn occupied(c: CellMap, p: vec3f, layer: u32, least: f32, slack: f32) -> bool {
   let fronts = select(vec4f(0.0), textureGather(0, depthAtlas, atlasSampler, uv, layer) / max(cover, vec4f(1e-6)), cover > vec4f(0.1));
   let f = fract(uv * vec2f(textureDimensions(albedoAtlas)) - 0.5);
   let a = mix(mix(cover.w, cover.z, f.x), mix(cover.x, cover.y, f.x), f.y);
-  let front = (max(max(fronts.x, fronts.y), max(fronts.z, fronts.w)) * 2.0 - 1.0) * atlas.radius + c.depthOffset;
+  let front = (max(max(fronts.x, fronts.y), max(fronts.z, fronts.w)) * 2.0 - 1.0) * atlas.radius;
   return a >= least && a > 0.0 && dot(p, c.d) <= front + slack;
 }
 
@@ -986,6 +986,10 @@ struct PixelCells {
   // The pixel's point on the camera-facing plane through the box's centre, and its ray towards the eye (model space).
   q: vec3f,
   ray: vec3f,
+  // q less the pose's centre (poseOffset): where the pose's cells, baked about that centre, meet the
+  // ray. The march and the taps work from it, the screen derivatives from q (the pose changes from
+  // pixel to pixel in a clip dissolve).
+  local: vec3f,
 }
 
 fn pixelCells(in: Out) -> PixelCells {
@@ -1009,13 +1013,13 @@ fn pixelCells(in: Out) -> PixelCells {
   // The pixel's own ray through q towards the eye (model space), not the instance's one direction:
   // a point of the surface off the plane lies where the perspective puts it (up to a quarter pixel
   // off at the switch on the Fox's long diagonal views, docs/impostors.md).
-  return PixelCells(pose, a, e, a0, a1, e0, e1, fa, fe, q, rayOf(in));
+  return PixelCells(pose, a, e, a0, a1, e0, e1, fa, fe, q, rayOf(in), q - poseOffset(pose));
 }
 
 // The surface a single-sampled pixel shows: its cell marched along the pixel's ray, then where
 // that meets nothing (or a surface facing away) the neighbouring cells'.
 fn marchedSample(in: Out, c: PixelCells) -> Sample {
-  var s = sampleCell(in.layer, c.pose, c.a, c.e, c.q, c.ray, in.steps);
+  var s = sampleCell(in.layer, c.pose, c.a, c.e, c.local, c.ray, in.steps);
   // Single-sampled, a hit whose baked normal faces away from the ray is a surface the cell's
   // direction sees and the camera's cannot (the Fox's back cell, 22.5 degrees off, showed its rear
   // where the camera sees the flank): it counts as no hit, the other cells are marched as below
@@ -1030,14 +1034,14 @@ fn marchedSample(in: Out, c: PixelCells) -> Sample {
   // all a quarter of the way to the next (FALLBACK_RAMP; a screen door moved by (2, 3)), so
   // nothing jumps as the camera orbits.
   if (s.coverage == 0.0 && ((away && c.fa > 0.0) || bandThreshold(in.clip.xy + vec2f(2.0, 3.0)) < FALLBACK_RAMP * min(c.fa, 1.0 - c.fa))) {
-    s = sampleCell(in.layer, c.pose, select(c.a0, c.a1, c.a == c.a0), c.e, c.q, c.ray, in.steps);
+    s = sampleCell(in.layer, c.pose, select(c.a0, c.a1, c.a == c.a0), c.e, c.local, c.ray, in.steps);
     if (facesAway(s, c.ray)) {
       s.coverage = 0.0;
     }
   }
   // Likewise the other elevation row's cell (a screen door moved by (1, 3)): what a row's direction hides that the camera, between two rows, sees.
   if (s.coverage == 0.0 && c.e0 != c.e1 && ((away && c.fe > 0.0) || bandThreshold(in.clip.xy + vec2f(1.0, 3.0)) < FALLBACK_RAMP * min(c.fe, 1.0 - c.fe))) {
-    s = sampleCell(in.layer, c.pose, c.a, select(c.e0, c.e1, c.e == c.e0), c.q, c.ray, in.steps);
+    s = sampleCell(in.layer, c.pose, c.a, select(c.e0, c.e1, c.e == c.e0), c.local, c.ray, in.steps);
     if (facesAway(s, c.ray)) {
       s.coverage = 0.0;
     }
@@ -1080,7 +1084,7 @@ fn fragment(in: Out) -> Drawn {
   var s: Sample;
   var mask = 0xffffffffu;
   if (MULTISAMPLED && in.steps == MIN_MARCH_STEPS) {
-    let far = farMask(in.layer, q, dx, dy, cellMap(c.pose, c.a, c.e));
+    let far = farMask(in.layer, c.local, dx, dy, cellMap(c.pose, c.a, c.e));
     mask = far.mask;
     s = far.sample;
   } else {
@@ -1245,7 +1249,7 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   let distance = select(1.0, length(camera.eye.xyz - placed.centre), camera.eye.w != 0.0);
   let pixels = placed.scale * atlas.pixelsAtUnit / max(distance, 1e-30);
   // The samples it covers: its area on screen (the covered fraction of its cell's rectangle,
-  // poseFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
+  // cellFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
   let samples = select(1u, 4u, MULTISAMPLED && !DOT_PICK);
   let c = cellMap(pose, a, e);
   let area = cellCoverage[layer * atlas.cells + pose * atlas.views + e * atlas.azimuths + a] * c.frame.x * c.frame.y * pixels * pixels;
