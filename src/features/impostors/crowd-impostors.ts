@@ -2,7 +2,7 @@ import type { Crowd } from '../../runtime/crowd';
 import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage, PickMeshList } from '../../runtime/feature';
 import { CULL_ARGS, MESH_ONLY_PROP } from '../../runtime/layout';
-import { boxSphere, checkPartialLayers, type AtlasGrid } from './impostor-atlas';
+import { checkPartialLayers, type AtlasGrid } from './impostor-atlas';
 import { atlasLayers, ImpostorBake, type ImpostorTextures } from './impostor-bake';
 import { atlasGrid, bakedClips, heldInAtlas, propsGrid } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
@@ -47,9 +47,9 @@ export class CrowdImpostors implements CrowdFeature {
   private shown!: ImpostorShown; // the shown pass: which layered instances an impostor shows, and as which two clips
   /** The cull pass's impostor list of the frame being drawn (EncodedFrame.impostors), else undefined. */
   private frameList: ImpostorDraws | undefined;
-  /** The far instances' route through the kernel's cull pass (the switch measures the diameter of the sphere around the atlas's box). */
+  /** The far instances' route through the kernel's cull pass (the switch measures `size`). */
   private route!: ImpostorRoute;
-  /** Model units the switch measures: the diameter of the sphere around the atlas's box (AtlasGrid.box, impostorBoxes: every baked pose; the cells frame it, or each pose about its own centre, AtlasGrid.frameHalf). */
+  /** Model units the switch measures: the diameter of the sphere around what each cell frames (AtlasGrid.frameRadius: the atlas's box, or each pose's frame, AtlasGrid.frameHalf). */
   private size = 0;
   private clipList!: readonly number[]; // in the atlas's order
   /** The props feature and the props every instance, and chosen ones, held when the atlas was laid out (their vertices widen the box; the bake draws them). */
@@ -155,7 +155,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.looksInUse = new ImpostorLooks(grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
     this.pass = new ImpostorPass(device, grid, clips, character.clipDurations.length, this.targets);
     this.coverage = new ImpostorCoverage(device, grid);
-    this.size = 2 * boxSphere(grid.box).radius;
+    this.size = 2 * grid.frameRadius;
     this.route = new ImpostorRoute(this.kernel, this.size, grid.switchPixels, grid.band, clips, grid.dotPixels);
     this.shown = new ImpostorShown(device, this.route.clipBits, this.partialLayers === 'leave-out');
     if (this.on) this.kernel.routeFar(this.route);
@@ -184,7 +184,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.kernel.routeFar(on ? this.route : undefined);
   }
 
-  /** Instances whose box's bounding sphere spans at most this many pixels on the crowd's viewport are drawn as impostors (ImpostorOptions.switchPixels). */
+  /** Instances whose frame's sphere (what a cell frames: the atlas's box, or a pose's frame) spans at most this many pixels on the crowd's viewport are drawn as impostors (ImpostorOptions.switchPixels). */
   get switchPixels(): number {
     return this.grid.switchPixels;
   }

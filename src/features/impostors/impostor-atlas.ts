@@ -202,6 +202,16 @@ export class AtlasGrid {
     this.capacity = Math.max(this.looks, Math.min(maxLooks, Math.floor(budget / this.bytes)));
   }
 
+  /**
+   * The radius (model units) of the sphere around what each cell frames: the switch's measure
+   * (`switchPixels` across its diameter), so that the cells' texels a pixel at the switch are what
+   * `cellSize` sets whether the cells frame the box or each pose (a clip whose root travels then
+   * switches nearer: the Mannequin's walk and run 1.3x). The box's sphere where the cells frame it.
+   */
+  get frameRadius(): number {
+    return this.poseOffsets.some((o) => o !== 0) ? Math.hypot(...this.frameHalf) : boxSphere(this.box).radius;
+  }
+
   /** The box each cell frames about its pose's centre (min x, y, z, max x, y, z: -frameHalf, frameHalf). */
   get frameBox(): [number, number, number, number, number, number] {
     const [x, y, z] = this.frameHalf;

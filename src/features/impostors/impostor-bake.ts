@@ -203,7 +203,7 @@ export class ImpostorBake {
     this.sampler = device.createSampler({ label: 'ImpostorBake.sampler', magFilter: 'linear', minFilter: 'linear', mipmapFilter: 'linear', addressModeU: 'repeat', addressModeV: 'repeat' });
     const varied = variants?.varied ?? 0;
     // Model units a screen pixel spans at the switch: the textures are sampled over it (bake.wgsl footprint).
-    const pixel = (2 * radius) / grid.switchPixels;
+    const pixel = (2 * grid.frameRadius) / grid.switchPixels;
     // `tinted`: the character's primitives (CrowdAppearance tints them), not the props'.
     const pipeline = (drawn: typeof skin, pipelineLayout: GPUPipelineLayout, p: (typeof mesh.primitives)[number], isVaried: boolean, tinted: boolean) => {
       const streams = vertexConstants(p);

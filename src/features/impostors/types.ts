@@ -26,8 +26,8 @@ export interface ImpostorOptions {
   /** Most bytes the atlas may hold (9 bytes a texel: RGBA8 albedo, RGBA8 surface, R8 depth; 7 with an RG8 surface where the character has one roughness and metalness): an integer >= 1 MiB (default 64 MiB, DEFAULT_IMPOSTOR_BUDGET). */
   budgetBytes?: number;
   /**
-   * An instance is drawn as an impostor once its bounding sphere spans at most this many pixels
-   * on the crowd's viewport (Crowd.setCamera's viewportHeight): a number in [1, 4096] (default:
+   * An instance is drawn as an impostor once the sphere around what a cell frames (the atlas's box,
+   * or a pose's frame: ImpostorAtlasInfo.frameHalf) spans at most this many pixels on the crowd's viewport (Crowd.setCamera's viewportHeight): a number in [1, 4096] (default:
    * half the cell size, two atlas texels a pixel at the switch: measured, at one a pixel the
    * impostor's outline came out half a pixel wider than the mesh's).
    */
@@ -86,9 +86,9 @@ export interface ImpostorAtlasInfo {
   readonly density: number;
   /**
    * The model-space box of the character as baked (min x, y, z, max x, y, z; model units), every
-   * clip at every baked frame (impostorBox). The switch measures the diameter of its bounding
-   * sphere (`switchPixels`), the quad spans its projection; the cells frame it, or each pose about
-   * its own centre (`frameHalf`).
+   * clip at every baked frame (impostorBox). The quad spans its projection; the cells frame it, or
+   * each pose about its own centre (`frameHalf`), and the switch (`switchPixels`) measures the
+   * diameter of the sphere around what they frame.
    */
   readonly box: readonly number[];
   /**
