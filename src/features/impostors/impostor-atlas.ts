@@ -89,6 +89,8 @@ export class AtlasGrid {
   readonly frameHalf: readonly [number, number, number];
   /** Per pose at 3 x pose: its own box's centre less the box's centre (model units; 0 where the cells frame the box): the point its cells are centred on. */
   readonly poseOffsets: Float64Array;
+  /** Whether the cells frame each pose about its own centre (frameHalf, poseOffsets), not the box. */
+  readonly posed: boolean;
   readonly switchPixels: number;
   /** The band's width: a fraction of the switch distance (ImpostorOptions.band). */
   readonly band: number;
@@ -156,7 +158,7 @@ export class AtlasGrid {
     // The views' rectangles (model units): each pose's cells about its own centre where that frames
     // POSE_FRAMES_GAIN less area over the views than the box does, else about the box's centre.
     const whole: [number, number, number] = [0, 1, 2].map((c) => (this.box[c + 3] - this.box[c]) / 2) as [number, number, number];
-    const framed = poseFrames(this.box, given.poses, this.poses);
+    const framed = given.poses && poseFrames(this.box, given.poses, this.poses);
     const d = new Float64Array(3);
     const rectanglesOf = ([x, y, z]: readonly number[]) => Array.from({ length: this.views }, (_, view): [number, number] => {
       const { right, up } = viewBasis(this.direction(view, d));
@@ -164,11 +166,12 @@ export class AtlasGrid {
       return [2 * r, 2 * u];
     });
     const area = (rectangles: [number, number][]) => rectangles.reduce((sum, [w, h]) => sum + w * h, 0);
-    const own = rectanglesOf(framed.half), all = rectanglesOf(whole);
-    const posed = area(all) >= POSE_FRAMES_GAIN * area(own);
-    this.frameHalf = posed ? framed.half : whole;
-    this.poseOffsets = posed ? framed.offsets : new Float64Array(3 * this.poses);
-    const rectangles = posed ? own : all;
+    const all = rectanglesOf(whole), own = framed ? rectanglesOf(framed.half) : all;
+    const chosen = framed && area(all) >= POSE_FRAMES_GAIN * area(own) ? framed : undefined;
+    this.posed = chosen !== undefined;
+    this.frameHalf = chosen?.half ?? whole;
+    this.poseOffsets = chosen?.offsets ?? new Float64Array(3 * this.poses);
+    const rectangles = chosen ? own : all;
     const lookBytes = (side: number) => this.poses * this.views * side * side * ATLAS_TEXEL_BYTES;
     // Over the budget, the largest whole cell side (at least 16) that fits: the cells are packed at
     // one density, so the side is a budget, not a grid (by steps of 16, the Walker's 19 clips took
@@ -209,7 +212,7 @@ export class AtlasGrid {
    * switches nearer: the Mannequin's walk and run 1.3x). The box's sphere where the cells frame it.
    */
   get frameRadius(): number {
-    return this.poseOffsets.some((o) => o !== 0) ? Math.hypot(...this.frameHalf) : boxSphere(this.box).radius;
+    return this.posed ? Math.hypot(...this.frameHalf) : boxSphere(this.box).radius;
   }
 
   /** The box each cell frames about its pose's centre (min x, y, z, max x, y, z: -frameHalf, frameHalf). */
@@ -308,14 +311,12 @@ export function boxSphere(box: ArrayLike<number>): { centre: [number, number, nu
 }
 
 /**
- * The half extents each cell frames and each pose's offset (AtlasGrid.frameHalf, poseOffsets)
- * from the box of every pose and each pose's own (`poses`, 6 numbers a pose of `count`; undefined:
- * every pose framed by the box itself). A RangeError where the poses' boxes are not `count` boxes
- * inside the box.
+ * The half extents each cell would frame and each pose's offset (AtlasGrid.frameHalf, poseOffsets)
+ * from the box of every pose and each pose's own (`poses`, 6 numbers a pose of `count`). A
+ * RangeError where the poses' boxes are not `count` boxes inside the box.
  */
-function poseFrames(box: Float64Array, poses: ArrayLike<number> | undefined, count: number): { half: [number, number, number]; offsets: Float64Array } {
+function poseFrames(box: Float64Array, poses: ArrayLike<number>, count: number): { half: [number, number, number]; offsets: Float64Array } {
   const offsets = new Float64Array(3 * count);
-  if (!poses) return { half: [0, 1, 2].map((c) => (box[c + 3] - box[c]) / 2) as [number, number, number], offsets };
   if (poses.length !== 6 * count) throw new RangeError(`impostors: ${poses.length / 6} pose boxes for ${count} poses`);
   const half: [number, number, number] = [0, 0, 0];
   for (let p = 0; p < count; p++) {

@@ -111,7 +111,7 @@ export class ImpostorPass {
     // The atlas's box's half extents (AtlasGrid.box): the quad spans its projection, the parallax march spans the box (impostor.wgsl cellFrame, sampleCell).
     // Each cell frames the poses' largest half extents about its pose's centre (AtlasGrid.frameHalf; the offsets are the cell table's, poseOffset).
     const [cellX, cellY, cellZ] = grid.frameHalf;
-    const half = { BOX_HALF_X: (box[3] - box[0]) / 2, BOX_HALF_Y: (box[4] - box[1]) / 2, BOX_HALF_Z: (box[5] - box[2]) / 2, CELL_HALF_X: cellX, CELL_HALF_Y: cellY, CELL_HALF_Z: cellZ, POSE_FRAMES: Number(grid.poseOffsets.some((o) => o !== 0)) };
+    const half = { BOX_HALF_X: (box[3] - box[0]) / 2, BOX_HALF_Y: (box[4] - box[1]) / 2, BOX_HALF_Z: (box[5] - box[2]) / 2, CELL_HALF_X: cellX, CELL_HALF_Y: cellY, CELL_HALF_Z: cellZ, POSE_FRAMES: Number(grid.posed) };
     // A multisampled target: the fragment writes the samples the atlas covers at their own
     // positions as the sample mask (impostor.wgsl coverageMask; the Fox at 4 samples at the
     // defaults, over its pixels: 5.6/255 on a view cell where alpha to coverage gave 23.8; the
