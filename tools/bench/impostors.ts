@@ -9,7 +9,6 @@ import { mat4 } from 'wgpu-matrix';
 import type { Character } from '../../src/character/character';
 import { CrowdImpostors, type PartialLayers } from '../../src/features/impostors/crowd-impostors';
 import { CrowdProps } from '../../src/features/props/crowd-props';
-import { boxSphere } from '../../src/features/impostors/impostor-atlas';
 import { projectionScale } from '../../src/runtime/culling/cull-math';
 import { Crowd } from '../../src/runtime/crowd';
 
@@ -79,6 +78,10 @@ export interface ImpostorView {
   layered?: boolean | 'masked';
   /** ImpostorOptions.partialLayers (default: the feature's, 'mesh'). */
   partialLayers?: PartialLayers;
+  /** The grid's spacing, model units (default SPACING, the Fox's). */
+  spacing?: number;
+  /** The clips the instances take in turn (default 0, 1, 2: the Fox's three). */
+  clips?: readonly number[];
 }
 
 /**
@@ -98,11 +101,12 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   if (feature && how === 'meshes') feature.enabled = false;
   else await feature?.bake();
   const side = Math.ceil(Math.sqrt(count));
+  const spacing = view.spacing ?? SPACING, clips = view.clips ?? [0, 1, 2];
   const positions = new Float32Array(3 * count), clipsA = new Uint32Array(count), timesA = new Float32Array(count);
   for (let i = 0; i < count; i++) {
-    positions[3 * i] = (i % side) * SPACING;
-    positions[3 * i + 2] = Math.floor(i / side) * SPACING;
-    clipsA[i] = i % 3;
+    positions[3 * i] = (i % side) * spacing;
+    positions[3 * i + 2] = Math.floor(i / side) * spacing;
+    clipsA[i] = clips[i % clips.length];
     timesA[i] = (i % 97) * 0.031;
   }
   const ids = crowd.addMany({ count, positions, clipsA, timesA });
@@ -114,7 +118,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
       crowd.setLayers(ids[i], { layers: [{ clip: (i + 1) % 3, time: timesA[i], weight: 0.4 }, { clip: (i + 2) % 3, time: timesA[i], weight: 0.3, ...mask }] });
     }
   }
-  const extent = side * SPACING;
+  const extent = side * spacing;
   const centre = [extent / 2, 0, extent / 2];
   const fovY = 0.9;
   const height = (extent * 0.6) / Math.tan(fovY / 2);
@@ -128,8 +132,10 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 7 }) : undefined;
   const resolve = device.createBuffer({ size: 56, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC });
   const read = device.createBuffer({ size: 56, usage: GPUBufferUsage.COPY_DST | GPUBufferUsage.MAP_READ });
-  // The switch (the framing sphere at switchPixels) switchAt x the height away: with a band at 1.2, every Fox (1 to 1.15 x the height away) is in a band of 0.25.
-  const sphere = feature ? 2 * boxSphere(feature.atlas.box).radius : 0;
+  // The switch (the framing sphere at switchPixels: the box's, or a pose's frame's where the cells
+  // frame each pose, ImpostorAtlasInfo.frameHalf) switchAt x the height away: with a band at 1.2,
+  // every Fox (1 to 1.15 x the height away) is in a band of 0.25.
+  const sphere = feature ? 2 * Math.hypot(...feature.atlas.frameHalf) : 0;
   const viewportHeight = switchAt === undefined || !feature ? 1080 : (switchAt * height * 2 * feature.switchPixels) / (sphere * projectionScale(viewProjection));
   crowd.setCamera(viewProjection, eye, { viewportHeight });
   const cullGpu: number[] = [], drawGpu: number[] = [], dots: number[] = [];
