@@ -324,8 +324,9 @@ override TINT_MASK: bool = false;
 
 struct Out {
   @builtin(position) clip: vec4f,
-  // Position on the quad, 0..1 (y down, as the atlas rows).
-  @location(0) local: vec2f,
+  // The point on the quad (model units along the camera's right and up axes, basisRight(towards),
+  // from the box's centre): the pixel's point on the camera-facing plane through it.
+  @location(0) plane: vec2f,
   @location(1) world: vec3f,
   // The view cell coordinates: azimuth in [0, azimuths), elevation row in [0, elevations - 1].
   @location(2) @interpolate(flat) view: vec2f,
@@ -343,8 +344,6 @@ struct Out {
   @location(10) @interpolate(flat) layer: u32,
   // The camera's direction in the instance's frame (unit, towards the camera).
   @location(11) @interpolate(flat) towards: vec3f,
-  // The quad's half extents along the camera's right and up axes (model units): the box's projection (cellFrame).
-  @location(12) @interpolate(flat) extent: vec2f,
   // The parallax march's steps (marchSteps), in [MIN_MARCH_STEPS, PARALLAX_STEPS].
   @location(13) @interpolate(flat) steps: u32,
 }
@@ -389,13 +388,6 @@ fn basisRight(d: vec3f) -> vec3f {
   return select(vec3f(1.0, 0.0, 0.0), r / l, l > 1e-6);
 }
 
-// The half extents (model units) of the animation box's projection on a view's right and up axes:
-// the quad's (impostor-atlas.ts viewFrame).
-fn cellFrame(right: vec3f, up: vec3f) -> vec2f {
-  let box = vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z);
-  return vec2f(dot(abs(right), box), dot(abs(up), box));
-}
-
 // The rectangle a view's cell frames about its pose's centre (impostor-atlas.ts viewFrame of
 // AtlasGrid.frameBox; the bake maps it onto the cell): CELL_HALF's box on the view's axes.
 fn poseFrame(right: vec3f, up: vec3f) -> vec2f {
@@ -403,14 +395,30 @@ fn poseFrame(right: vec3f, up: vec3f) -> vec2f {
   return vec2f(dot(abs(right), half), dot(abs(up), half));
 }
 
-// Baked pose `pose`'s centre less the animation box's (model units; AtlasGrid.poseOffsets, in the
-// cell table after the cells: 4 words a pose); 0 without POSE_FRAMES.
+// Baked pose `pose`'s own box (AtlasGrid.poseBoxes, in the cell table after the cells: 8 words a
+// pose): its centre less the animation box's, and its half extents (model units).
+struct PoseBox {
+  centre: vec3f,
+  half: vec3f,
+}
+
+fn poseBox(pose: u32) -> PoseBox {
+  let o = atlas.views + atlas.cells + 8u * pose;
+  return PoseBox(tableVec3(o), tableVec3(o + 4u));
+}
+
+// Three f32 of the cell table from word `o`.
+fn tableVec3(o: u32) -> vec3f {
+  return vec3f(bitcast<f32>(cellTable[o]), bitcast<f32>(cellTable[o + 1u]), bitcast<f32>(cellTable[o + 2u]));
+}
+
+// The point baked pose `pose`'s cells are centred on, less the animation box's centre (model
+// units; AtlasGrid.poseOffsets: its own box's centre); 0 without POSE_FRAMES.
 fn poseOffset(pose: u32) -> vec3f {
   if (!POSE_FRAMES) {
     return vec3f(0.0);
   }
-  let o = atlas.views + atlas.cells + 4u * pose;
-  return vec3f(bitcast<f32>(cellTable[o]), bitcast<f32>(cellTable[o + 1u]), bitcast<f32>(cellTable[o + 2u]));
+  return tableVec3(atlas.views + atlas.cells + 8u * pose);
 }
 
 // The model direction of view cell (azimuth a, elevation row e) (impostor-atlas.ts AtlasGrid.direction).
@@ -484,6 +492,45 @@ fn viewCoords(d: vec3f) -> vec2f {
   return vec2f(azimuth, row);
 }
 
+// The quad's rectangle on the camera-facing plane through the box's centre (model units along the
+// camera's right and up axes: min x, min y, max x, max y): what the march can meet there, the
+// shown poses' own boxes (poseBox; the box where the atlas has none; clip B's where its weight
+// `blend` is over 0, clip A's where under 1), projected along the rays from an eye `distance`
+// model units away (0: an orthographic camera). A point z towards the eye meets the plane at
+// distance / (distance - z) times its offset (at most 4x, an eye inside a box's depth), so a box's
+// near corners are on the quad. A pose's box, not the box of every pose: over the atlas's views
+// and the poses, a Fox's quad is 0.66x the box's in area (0.83x from the side), the Mannequin's
+// walk and run (their roots travel) 0.40x, the Walker's 19 clips 0.10x. A far impostor (`far`:
+// the fewest march steps, a framing sphere of some 2.7 pixels or fewer) takes the box's
+// projection alone: it has a few pixels to save, while the poses' boxes and the perspective cost
+// its vertices (a million in view as quads: 1.13x the frame with the box's alone, SwiftShader),
+// and the perspective moves its corners by a hundredth of a pixel there.
+fn quadRect(poses: vec2u, blend: f32, right: vec3f, up: vec3f, d: vec3f, distance: f32, far: bool) -> vec4f {
+  if (far) {
+    let box = vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z);
+    let half = vec2f(dot(abs(right), box), dot(abs(up), box));
+    return vec4f(-half, half);
+  }
+  var low = vec3f(3.4e38);
+  var high = vec3f(-3.4e38);
+  for (var i = 0u; i < 2u; i++) {
+    if (select(blend >= 1.0, blend <= 0.0, i == 1u)) {
+      continue;
+    }
+    let b = poseBox(poses[i]);
+    let centre = vec3f(dot(b.centre, right), dot(b.centre, up), dot(b.centre, d));
+    let half = vec3f(dot(abs(right), b.half), dot(abs(up), b.half), dot(abs(d), b.half));
+    low = min(low, centre - half);
+    high = max(high, centre + half);
+  }
+  if (distance <= 0.0) {
+    return vec4f(low.xy, high.xy);
+  }
+  let nearest = distance / max(distance - high.z, 0.25 * distance);
+  let farthest = distance / max(distance - low.z, 0.25 * distance);
+  return vec4f(min(low.xy * nearest, low.xy * farthest), max(high.xy * nearest, high.xy * farthest));
+}
+
 // The quad's corners (a strip's order; ImpostorPass's index buffer makes its two triangles 0 1 2, 2 1 3).
 var<private> CORNERS: array<vec2f, 4> = array<vec2f, 4>(vec2f(-1.0, -1.0), vec2f(1.0, -1.0), vec2f(-1.0, 1.0), vec2f(1.0, 1.0));
 
@@ -512,13 +559,13 @@ fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32
   out.towards = d;
   let right = basisRight(d);
   let up = cross(d, right);
-  let corner = CORNERS[vertex];
-  // The quad spans the box's projection along the camera's direction (nothing the march meets lies outside it).
-  out.extent = cellFrame(right, up);
-  out.steps = marchSteps(select(0.0, length(camera.eye.xyz - centre) / scale, camera.eye.w != 0.0));
-  out.world = centre + rotation * (right * (corner.x * out.extent.x) + up * (corner.y * out.extent.y)) * scale;
+  let distance = select(0.0, length(camera.eye.xyz - centre) / scale, camera.eye.w != 0.0);
+  out.steps = marchSteps(distance);
+  let quad = quadRect(out.poses, out.blend, right, up, d, distance, out.steps == MIN_MARCH_STEPS);
+  // The quad: nothing the march meets lies outside it (quadRect).
+  out.plane = mix(quad.xy, quad.zw, CORNERS[vertex] * 0.5 + 0.5);
+  out.world = centre + rotation * (right * out.plane.x + up * out.plane.y) * scale;
   out.clip = camera.viewProjection * vec4f(out.world, 1.0);
-  out.local = vec2f(corner.x * 0.5 + 0.5, 0.5 - corner.y * 0.5);
   out.slot = slot;
   out.layer = layerOf(slot);
   out.axisX = rotation[0];
@@ -597,7 +644,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   let d = m.d;
   let right = m.right;
   let up = m.up;
-  // The cell's rectangle (cellFrame), its square of texels: a point at (x, y) along (right, up) lies at (x / w + 0.5, 0.5 - y / h) in the cell.
+  // The cell's rectangle (poseFrame), its square of texels: a point at (x, y) along (right, up) lies at (x / w + 0.5, 0.5 - y / h) in the cell.
   let frame = m.frame;
   let h = dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z));
   let stride = 2.0 * h / f32(steps);
@@ -762,7 +809,7 @@ struct CellMap {
   up: vec3f,
   d: vec3f,
   // The cell's top-left corner and the atlas's size, both in the cell's own widths and heights,
-  // the cell's texels across and down, and the cell's rectangle (model units, cellFrame's
+  // the cell's texels across and down, and the cell's rectangle (model units, poseFrame's
   // doubled): what origin, toUv and bounds are made of (sampleCell's march reads them as they are).
   cell: vec2f,
   grid: vec2f,
@@ -1009,7 +1056,7 @@ fn pixelCells(in: Out) -> PixelCells {
   let e = select(e0, e1, bandThreshold(in.clip.xy + vec2f(3.0, 3.0)) < fe);
   // The pixel's point on the camera-facing plane through the box's centre (model units).
   let qr = basisRight(in.towards);
-  let q = qr * ((in.local.x * 2.0 - 1.0) * in.extent.x) + cross(in.towards, qr) * ((1.0 - 2.0 * in.local.y) * in.extent.y);
+  let q = qr * in.plane.x + cross(in.towards, qr) * in.plane.y;
   // The pixel's own ray through q towards the eye (model space), not the instance's one direction:
   // a point of the surface off the plane lies where the perspective puts it (up to a quarter pixel
   // off at the switch on the Fox's long diagonal views, docs/impostors.md).
@@ -1244,12 +1291,14 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   let pose = select(poses.x, poses.y, t.z < clamp(record.blend, 0.0, 1.0));
   let layer = layerOf(slot);
   out.slot = slot;
-  out.clip = camera.viewProjection * vec4f(placed.centre, 1.0);
+  // At its pose's centre (the box's, but where the cells frame each pose: poseOffset).
+  let centre = placed.centre + placed.rotation * poseOffset(pose) * placed.scale;
+  out.clip = camera.viewProjection * vec4f(centre, 1.0);
   // Pixels a model unit spans there (an orthographic camera, eye.w 0: the same at any distance).
-  let distance = select(1.0, length(camera.eye.xyz - placed.centre), camera.eye.w != 0.0);
+  let distance = select(1.0, length(camera.eye.xyz - centre), camera.eye.w != 0.0);
   let pixels = placed.scale * atlas.pixelsAtUnit / max(distance, 1e-30);
   // The samples it covers: its area on screen (the covered fraction of its cell's rectangle,
-  // cellFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
+  // poseFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
   let samples = select(1u, 4u, MULTISAMPLED && !DOT_PICK);
   let c = cellMap(pose, a, e);
   let area = cellCoverage[layer * atlas.cells + pose * atlas.views + e * atlas.azimuths + a] * c.frame.x * c.frame.y * pixels * pixels;
@@ -1275,7 +1324,7 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
     let r = slot & 3u;
     out.mask = ((m << r) | (m >> (4u - r))) & 15u;
   }
-  out.color = dotLight(c, layer, slot, placed.centre, placed.rotation);
+  out.color = dotLight(c, layer, slot, centre, placed.rotation);
   if (ENCODE_SRGB) {
     out.color = linearToSrgb(out.color);
   }

@@ -52,6 +52,9 @@ export interface PoseBoxes {
 /** The most looks (atlas layers) an atlas may hold: WebGPU's default maxTextureArrayLayers. */
 export const IMPOSTOR_MAX_LOOKS = 256;
 
+/** Words a pose in the cell table after the cells (AtlasGrid.cellTable; impostor.wgsl poseOffset, poseBox). */
+const POSE_WORDS = 8;
+
 /**
  * Where each (pose, view) image lies in the atlas. Poses are clip x frames + frame; views are
  * elevation x azimuths + azimuth. Each image frames the projection in its view (viewFrame) of the
@@ -91,6 +94,12 @@ export class AtlasGrid {
   readonly poseOffsets: Float64Array;
   /** Whether the cells frame each pose about its own centre (frameHalf, poseOffsets), not the box. */
   readonly posed: boolean;
+  /**
+   * Per pose at 6 x pose: its own box (min x, y, z, max x, y, z; model units), or the box where
+   * none was given: the draw's quad spans the shown poses' (impostor.wgsl quadRect), whatever the
+   * cells frame.
+   */
+  readonly poseBoxes: Float64Array;
   readonly switchPixels: number;
   /** The band's width: a fraction of the switch distance (ImpostorOptions.band). */
   readonly band: number;
@@ -171,6 +180,7 @@ export class AtlasGrid {
     this.posed = chosen !== undefined;
     this.frameHalf = chosen?.half ?? whole;
     this.poseOffsets = chosen?.offsets ?? new Float64Array(3 * this.poses);
+    this.poseBoxes = given.poses ? Float64Array.from(given.poses) : Float64Array.from({ length: 6 * this.poses }, (_, i) => this.box[i % 6]);
     const rectangles = chosen ? own : all;
     const lookBytes = (side: number) => this.poses * this.views * side * side * ATLAS_TEXEL_BYTES;
     // Over the budget, the largest whole cell side (at least 16) that fits: the cells are packed at
@@ -235,16 +245,23 @@ export class AtlasGrid {
   /**
    * The cells as the impostor draw reads them (impostor.wgsl `cellTable`): u32 `view`, for each
    * view, its cell's width | height << 16 (texels); u32 `views + pose x views + view` the
-   * (pose, view) cell's top-left texel x | y << 16; from u32 `views x (1 + poses)`, 4 a pose, its
-   * offset (poseOffsets: f32 x, y, z, then 0).
+   * (pose, view) cell's top-left texel x | y << 16; from u32 `views x (1 + poses)`, 8 a pose
+   * (f32): its own box's centre less the box's centre (x, y, z, then 0: where the cells frame each
+   * pose, its offset, poseOffsets) and its half extents (x, y, z, then 0) (poseBoxes).
    */
   cellTable(): Uint32Array<ArrayBuffer> {
     const cells = this.views * (1 + this.poses);
-    const table = new Uint32Array(cells + 4 * this.poses);
+    const table = new Uint32Array(cells + POSE_WORDS * this.poses);
     for (let view = 0; view < this.views; view++) table[view] = this.sizes[2 * view] | (this.sizes[2 * view + 1] << 16);
     for (let i = 0; i < this.poses * this.views; i++) table[this.views + i] = this.corners[2 * i] | (this.corners[2 * i + 1] << 16);
-    const offsets = new Float32Array(table.buffer, 4 * cells);
-    for (let pose = 0; pose < this.poses; pose++) offsets.set(this.poseOffsets.subarray(3 * pose, 3 * pose + 3), 4 * pose);
+    const poses = new Float32Array(table.buffer, 4 * cells);
+    const b = this.poseBoxes, box = this.box;
+    for (let pose = 0; pose < this.poses; pose++) {
+      for (let c = 0; c < 3; c++) {
+        poses[POSE_WORDS * pose + c] = (b[6 * pose + c] + b[6 * pose + c + 3]) / 2 - (box[c] + box[c + 3]) / 2;
+        poses[POSE_WORDS * pose + 4 + c] = (b[6 * pose + c + 3] - b[6 * pose + c]) / 2;
+      }
+    }
     return table;
   }
 
@@ -279,7 +296,7 @@ export function viewBasis(d: ArrayLike<number>): { right: number[]; up: number[]
  * projects symmetrically about its centre's projection). Each cell maps it onto its square of
  * texels, so the cell's texels lie across the character, not across the sphere around it (the
  * Fox, long and low, seen from the side: 1.2x the texels along it, 2.4x up it). The impostor draw
- * forms the same rectangle from the box's half extents (impostor.wgsl `cellFrame` for the quad, `poseFrame` for the cells).
+ * forms the same rectangle from the box's half extents (impostor.wgsl `quadRect` for the quad, `poseFrame` for the cells).
  */
 export function viewFrame(box: ArrayLike<number>, right: ArrayLike<number>, up: ArrayLike<number>): [number, number] {
   let r = 0, u = 0;
