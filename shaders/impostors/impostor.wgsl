@@ -300,19 +300,20 @@ override FALLBACK_RAMP: f32 = 4.0;
 // premultiplied colour over a small coverage is coarse) the bilinear blend of four. Measured on
 // the Fox at raised views (docs/impostors.md): 0.05, 0.25 and 0.5 alike.
 override NEAREST_COVERED: f32 = 0.25;
-// The character's animation box's half extents (model units, impostor-pass.ts): the parallax
-// march spans the box along the camera's direction.
+// The character's animation box's half extents (model units, impostor-pass.ts): a far impostor's
+// quad spans its projection (quadRect).
 override BOX_HALF_X: f32 = 1.0;
 override BOX_HALF_Y: f32 = 1.0;
 override BOX_HALF_Z: f32 = 1.0;
 // The half extents (model units) each cell frames about its pose's centre (AtlasGrid.frameHalf,
 // impostor-pass.ts): each axis's largest over the baked poses' own boxes where that pays, so that a
-// clip whose root travels does not widen every cell (cellMap); the box's own otherwise.
+// clip whose root travels does not widen every cell (cellMap); the box's own otherwise. The
+// parallax march spans this frame along the pixel's ray, about its pose's centre (pixelCells).
 override CELL_HALF_X: f32 = 1.0;
 override CELL_HALF_Y: f32 = 1.0;
 override CELL_HALF_Z: f32 = 1.0;
 // POSE_FRAMES: each pose's cells are centred on the pose's own centre (AtlasGrid.poseOffsets not
-// all 0): a pixel marches in its pose's frame (pixelCells `offset`); else every offset is 0, unread.
+// all 0): a pixel marches in its pose's frame (pixelCells `local`); else every offset is 0, unread.
 override POSE_FRAMES: bool = false;
 // The character's one roughness and metalness where the atlas leaves them out (its surface
 // texture RG8: the normal alone; impostor-atlas.ts uniformSurface); ROUGHNESS < 0: the atlas's own per texel.
@@ -646,13 +647,19 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   let up = m.up;
   // The cell's rectangle (poseFrame), its square of texels: a point at (x, y) along (right, up) lies at (x / w + 0.5, 0.5 - y / h) in the cell.
   let frame = m.frame;
-  let h = dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z));
+  // The march spans the cells' frame along the ray, about the pose's centre (CELL_HALF; q is the
+  // pixel's `local`): the box's depth without pose frames, the pose's with them.
+  let h = dot(abs(towards), vec3f(CELL_HALF_X, CELL_HALF_Y, CELL_HALF_Z));
   let stride = 2.0 * h / f32(steps);
-  // The window a step meets the surface in is the full march's whatever the steps (a longer
-  // stride's window fattened the silhouette: more of the box's depth counted as the surface); a
-  // coarse march that strides over it meets the surface where the ray passes from in front of
-  // the surface (covered) to behind it (`front`, then behind >= 0).
-  let fine = 2.0 * h / f32(PARALLAX_STEPS);
+  // The window a step meets the surface in is the full march's over the box whatever the steps
+  // and the frame (a longer stride's window fattened the silhouette: more of the box's depth
+  // counted as the surface); a coarse march that strides over it meets the surface where the ray
+  // passes from in front of the surface (covered) to behind it (`front`, then behind >= 0). With
+  // pose frames the march is finer than its window: the Mannequin's walk just past the switch,
+  // 6 of 8 views nearer the mesh than with the march over the box (between cells 9.08 -> 7.00/255),
+  // two further (5.08 -> 5.12, 26.95 -> 27.99); with a window the frame's size 5 of 6 were further
+  // (docs/impostors.md, pose frames).
+  let fine = 2.0 * dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z)) / f32(PARALLAX_STEPS);
   var front = false;
   var uv = vec2f(0.0);
   var hit = false;
@@ -1033,9 +1040,11 @@ struct PixelCells {
   // The pixel's point on the camera-facing plane through the box's centre, and its ray towards the eye (model space).
   q: vec3f,
   ray: vec3f,
-  // q less the pose's centre (poseOffset): where the pose's cells, baked about that centre, meet the
-  // ray. The march and the taps work from it, the screen derivatives from q (the pose changes from
-  // pixel to pixel in a clip dissolve).
+  // The pixel's ray in the pose's frame (its cells are baked about its centre, poseOffset): q less
+  // that centre, and with POSE_FRAMES moved along the ray to its point nearest the centre, so that
+  // the march, which spans the frame's depth (CELL_HALF) about it, spans the pose's. The march and
+  // the taps work from it, the screen derivatives from q (the pose changes from pixel to pixel in
+  // a clip dissolve).
   local: vec3f,
 }
 
@@ -1060,7 +1069,13 @@ fn pixelCells(in: Out) -> PixelCells {
   // The pixel's own ray through q towards the eye (model space), not the instance's one direction:
   // a point of the surface off the plane lies where the perspective puts it (up to a quarter pixel
   // off at the switch on the Fox's long diagonal views, docs/impostors.md).
-  return PixelCells(pose, a, e, a0, a1, e0, e1, fa, fe, q, rayOf(in), q - poseOffset(pose));
+  let ray = rayOf(in);
+  var local = q;
+  if (POSE_FRAMES) {
+    local -= poseOffset(pose);
+    local -= ray * dot(local, ray);
+  }
+  return PixelCells(pose, a, e, a0, a1, e0, e1, fa, fe, q, ray, local);
 }
 
 // The surface a single-sampled pixel shows: its cell marched along the pixel's ray, then where

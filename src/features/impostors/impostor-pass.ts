@@ -108,8 +108,8 @@ export class ImpostorPass {
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
     this.groupLayout = drawGroupLayout(device);
     this.layout = device.createPipelineLayout({ label: 'ImpostorPass.layout', bindGroupLayouts: [this.groupLayout] });
-    // The atlas's box's half extents (AtlasGrid.box): the quad spans its projection (or the shown poses' frames within it), the parallax march spans the box (impostor.wgsl quadRect, sampleCell).
-    // Each cell frames the poses' largest half extents about its pose's centre (AtlasGrid.frameHalf; the offsets are the cell table's, poseOffset).
+    // The atlas's box's half extents (AtlasGrid.box): a far impostor's quad spans its projection (impostor.wgsl quadRect; a nearer one the shown poses' boxes).
+    // Each cell frames the poses' largest half extents about its pose's centre (AtlasGrid.frameHalf; the offsets are the cell table's, poseOffset), and the march spans that frame (sampleCell).
     const [cellX, cellY, cellZ] = grid.frameHalf;
     const half = { BOX_HALF_X: (box[3] - box[0]) / 2, BOX_HALF_Y: (box[4] - box[1]) / 2, BOX_HALF_Z: (box[5] - box[2]) / 2, CELL_HALF_X: cellX, CELL_HALF_Y: cellY, CELL_HALF_Z: cellZ, POSE_FRAMES: Number(grid.posed) };
     // A multisampled target: the fragment writes the samples the atlas covers at their own
