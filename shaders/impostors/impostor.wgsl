@@ -301,7 +301,8 @@ override FALLBACK_RAMP: f32 = 4.0;
 // the Fox at raised views (docs/impostors.md): 0.05, 0.25 and 0.5 alike.
 override NEAREST_COVERED: f32 = 0.25;
 // The character's animation box's half extents (model units, impostor-pass.ts): a far impostor's
-// quad spans its projection (quadRect).
+// quad spans its projection (quadRect), and the window a march step meets the surface in is its
+// depth over PARALLAX_STEPS (sampleCell `fine`, coverageMask `step`).
 override BOX_HALF_X: f32 = 1.0;
 override BOX_HALF_Y: f32 = 1.0;
 override BOX_HALF_Z: f32 = 1.0;
