@@ -397,15 +397,16 @@ fn poseFrame(right: vec3f, up: vec3f) -> vec2f {
   return vec2f(dot(abs(right), half), dot(abs(up), half));
 }
 
-// Baked pose `pose`'s own box (AtlasGrid.poseBoxes, in the cell table after the cells: 8 words a
-// pose): its centre less the animation box's, and its half extents (model units).
+// Baked pose `pose`'s own box (AtlasGrid.poseBoxes, in the cell table after the cells: 16 words a
+// pose), or, `plain`, its box without the props of chosen instances (plainPoseBoxes, words 8 to
+// 15): its centre less the animation box's, and its half extents (model units).
 struct PoseBox {
   centre: vec3f,
   half: vec3f,
 }
 
-fn poseBox(pose: u32) -> PoseBox {
-  let o = atlas.views + atlas.cells + 8u * pose;
+fn poseBox(pose: u32, plain: bool) -> PoseBox {
+  let o = atlas.views + atlas.cells + 16u * pose + select(0u, 8u, plain);
   return PoseBox(tableVec3(o), tableVec3(o + 4u));
 }
 
@@ -420,7 +421,7 @@ fn poseOffset(pose: u32) -> vec3f {
   if (!POSE_FRAMES) {
     return vec3f(0.0);
   }
-  return tableVec3(atlas.views + atlas.cells + 8u * pose);
+  return tableVec3(atlas.views + atlas.cells + 16u * pose);
 }
 
 // The model direction of view cell (azimuth a, elevation row e) (impostor-atlas.ts AtlasGrid.direction).
@@ -497,7 +498,8 @@ fn viewCoords(d: vec3f) -> vec2f {
 // The quad's rectangle on the camera-facing plane through the box's centre (model units along the
 // camera's right and up axes: min x, min y, max x, max y): what the march can meet there, the
 // shown poses' own boxes (poseBox; the box where the atlas has none; clip B's where its weight
-// `blend` is over 0, clip A's where under 1), projected along the rays from an eye `distance`
+// `blend` is over 0, clip A's where under 1; `plain`: without the props of chosen instances, for
+// a look that holds none of them), projected along the rays from an eye `distance`
 // model units away (0: an orthographic camera). A point z towards the eye meets the plane at
 // distance / (distance - z) times its offset (at most 4x, an eye inside a box's depth), so a box's
 // near corners are on the quad. A pose's box, not the box of every pose: over the atlas's views
@@ -507,7 +509,7 @@ fn viewCoords(d: vec3f) -> vec2f {
 // projection alone: it has a few pixels to save, while the poses' boxes and the perspective cost
 // its vertices (a million in view as quads: 1.13x the frame with the box's alone, SwiftShader),
 // and the perspective moves its corners by a hundredth of a pixel there.
-fn quadRect(poses: vec2u, blend: f32, right: vec3f, up: vec3f, d: vec3f, distance: f32, far: bool) -> vec4f {
+fn quadRect(poses: vec2u, blend: f32, plain: bool, right: vec3f, up: vec3f, d: vec3f, distance: f32, far: bool) -> vec4f {
   if (far) {
     let box = vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z);
     let half = vec2f(dot(abs(right), box), dot(abs(up), box));
@@ -519,7 +521,7 @@ fn quadRect(poses: vec2u, blend: f32, right: vec3f, up: vec3f, d: vec3f, distanc
     if (select(blend >= 1.0, blend <= 0.0, i == 1u)) {
       continue;
     }
-    let b = poseBox(poses[i]);
+    let b = poseBox(poses[i], plain);
     let centre = vec3f(dot(b.centre, right), dot(b.centre, up), dot(b.centre, d));
     let half = vec3f(dot(abs(right), b.half), dot(abs(up), b.half), dot(abs(d), b.half));
     low = min(low, centre - half);
@@ -563,13 +565,15 @@ fn vertex(@builtin(vertex_index) index: u32, @builtin(instance_index) chunk: u32
   let up = cross(d, right);
   let distance = select(0.0, length(camera.eye.xyz - centre) / scale, camera.eye.w != 0.0);
   out.steps = marchSteps(distance);
-  let quad = quadRect(out.poses, out.blend, right, up, d, distance, out.steps == MIN_MARCH_STEPS);
+  out.layer = layerOf(slot);
+  // Its look holds no prop of chosen instances (the looks' props are sets of them; one layer holds none).
+  let plain = atlas.looks <= 1u || bakedLook(out.layer).x == 0u;
+  let quad = quadRect(out.poses, out.blend, plain, right, up, d, distance, out.steps == MIN_MARCH_STEPS);
   // The quad: nothing the march meets lies outside it (quadRect).
   out.plane = mix(quad.xy, quad.zw, CORNERS[vertex] * 0.5 + 0.5);
   out.world = centre + rotation * (right * out.plane.x + up * out.plane.y) * scale;
   out.clip = camera.viewProjection * vec4f(out.world, 1.0);
   out.slot = slot;
-  out.layer = layerOf(slot);
   out.axisX = rotation[0];
   out.axisY = rotation[1];
   out.axisZ = rotation[2];

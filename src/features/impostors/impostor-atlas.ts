@@ -43,17 +43,20 @@ export const POSE_FRAMES_GAIN = 1.5;
 /**
  * The boxes an atlas frames (impostor-box.ts impostorBoxes): the box of every baked pose (min x,
  * y, z, max x, y, z; model units), and each pose's own at pose x 6 (pose: clip x frames + frame).
+ * `plainPoses`: where the atlas holds props of chosen instances, each pose's own box without them
+ * (the quad of a look that holds none of them); the same as `poses` where absent.
  */
 export interface PoseBoxes {
   readonly box: ArrayLike<number>;
   readonly poses: ArrayLike<number>;
+  readonly plainPoses?: ArrayLike<number>;
 }
 
 /** The most looks (atlas layers) an atlas may hold: WebGPU's default maxTextureArrayLayers. */
 export const IMPOSTOR_MAX_LOOKS = 256;
 
-/** Words a pose in the cell table after the cells (AtlasGrid.cellTable; impostor.wgsl poseOffset, poseBox). */
-const POSE_WORDS = 8;
+/** Words a pose in the cell table after the cells (AtlasGrid.cellTable; impostor.wgsl poseOffset, poseBox): its box, then its plain box, 8 each. */
+const POSE_WORDS = 16;
 
 /**
  * Where each (pose, view) image lies in the atlas. Poses are clip x frames + frame; views are
@@ -100,6 +103,8 @@ export class AtlasGrid {
    * cells frame.
    */
   readonly poseBoxes: Float64Array;
+  /** poseBoxes without the props of chosen instances (PoseBoxes.plainPoses): the quad of a look that holds none of them. */
+  readonly plainPoseBoxes: Float64Array;
   readonly switchPixels: number;
   /** The band's width: a fraction of the switch distance (ImpostorOptions.band). */
   readonly band: number;
@@ -181,6 +186,9 @@ export class AtlasGrid {
     this.frameHalf = chosen?.half ?? whole;
     this.poseOffsets = chosen?.offsets ?? new Float64Array(3 * this.poses);
     this.poseBoxes = given.poses ? Float64Array.from(given.poses) : Float64Array.from({ length: 6 * this.poses }, (_, i) => this.box[i % 6]);
+    const plain = 'plainPoses' in given ? given.plainPoses : undefined;
+    if (plain && plain.length !== this.poseBoxes.length) throw new RangeError(`impostors: ${plain.length / 6} plain pose boxes for ${this.poses} poses`);
+    this.plainPoseBoxes = plain ? Float64Array.from(plain) : this.poseBoxes;
     const rectangles = chosen ? own : all;
     const lookBytes = (side: number) => this.poses * this.views * side * side * ATLAS_TEXEL_BYTES;
     // Over the budget, the largest whole cell side (at least 16) that fits: the cells are packed at
@@ -245,9 +253,10 @@ export class AtlasGrid {
   /**
    * The cells as the impostor draw reads them (impostor.wgsl `cellTable`): u32 `view`, for each
    * view, its cell's width | height << 16 (texels); u32 `views + pose x views + view` the
-   * (pose, view) cell's top-left texel x | y << 16; from u32 `views x (1 + poses)`, 8 a pose
+   * (pose, view) cell's top-left texel x | y << 16; from u32 `views x (1 + poses)`, 16 a pose
    * (f32): its own box's centre less the box's centre (x, y, z, then 0: where the cells frame each
-   * pose, its offset, poseOffsets) and its half extents (x, y, z, then 0) (poseBoxes).
+   * pose, its offset, poseOffsets) and its half extents (x, y, z, then 0) (poseBoxes), then the
+   * same of its plain box (plainPoseBoxes).
    */
   cellTable(): Uint32Array<ArrayBuffer> {
     const cells = this.views * (1 + this.poses);
@@ -255,11 +264,13 @@ export class AtlasGrid {
     for (let view = 0; view < this.views; view++) table[view] = this.sizes[2 * view] | (this.sizes[2 * view + 1] << 16);
     for (let i = 0; i < this.poses * this.views; i++) table[this.views + i] = this.corners[2 * i] | (this.corners[2 * i + 1] << 16);
     const poses = new Float32Array(table.buffer, 4 * cells);
-    const b = this.poseBoxes, box = this.box;
-    for (let pose = 0; pose < this.poses; pose++) {
-      for (let c = 0; c < 3; c++) {
-        poses[POSE_WORDS * pose + c] = (b[6 * pose + c] + b[6 * pose + c + 3]) / 2 - (box[c] + box[c + 3]) / 2;
-        poses[POSE_WORDS * pose + 4 + c] = (b[6 * pose + c + 3] - b[6 * pose + c]) / 2;
+    const box = this.box;
+    for (const [at, b] of [[0, this.poseBoxes], [8, this.plainPoseBoxes]] as const) {
+      for (let pose = 0; pose < this.poses; pose++) {
+        for (let c = 0; c < 3; c++) {
+          poses[POSE_WORDS * pose + at + c] = (b[6 * pose + c] + b[6 * pose + c + 3]) / 2 - (box[c] + box[c + 3]) / 2;
+          poses[POSE_WORDS * pose + at + 4 + c] = (b[6 * pose + c + 3] - b[6 * pose + c]) / 2;
+        }
       }
     }
     return table;

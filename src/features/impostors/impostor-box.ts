@@ -9,7 +9,7 @@ import { restPose } from '../../bake/sampler';
 import type { Character } from '../../character/character';
 import { show } from '../../math/show';
 import type { HeldProp, HeldProps } from '../../runtime/held-props';
-import { AtlasGrid, uniformSurface } from './impostor-atlas';
+import { AtlasGrid, type PoseBoxes, uniformSurface } from './impostor-atlas';
 import type { ImpostorOptions } from './types';
 
 /**
@@ -164,11 +164,20 @@ function transformPoints(m: ArrayLike<number>, points: Float64Array, out: Float6
   }
 }
 
-/** The atlas's layout for `clips` (resolved) of the crowd's character holding `held` (CrowdProps.heldByAll) under `options` (checked by name: a RangeError or TypeError). */
-export function atlasGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[], held: readonly HeldProp[]): AtlasGrid {
+/**
+ * The atlas's layout for `clips` (resolved) of the crowd's character holding `held` (heldInAtlas:
+ * the first `byAll` every instance's, CrowdProps.heldByAll, then chosen instances') under
+ * `options` (checked by name: a RangeError or TypeError). With props of chosen instances, each
+ * pose's box is also found without them (PoseBoxes.plainPoses: one more CPU pose a baked frame).
+ */
+export function atlasGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[], held: readonly HeldProp[], byAll = held.length): AtlasGrid {
   const limits = crowd.device.limits;
   const materials = [crowd.character, ...held.map((h) => h.prop)].flatMap((c) => c.rig.primitives.map((p) => p.material));
-  return new AtlasGrid(clips.length, (frames) => impostorBoxes(crowd.character, frames, clips, held), limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
+  const boxes = (frames: number): PoseBoxes => {
+    const all = impostorBoxes(crowd.character, frames, clips, held);
+    return byAll < held.length ? { ...all, plainPoses: impostorBoxes(crowd.character, frames, clips, held.slice(0, byAll)).poses } : all;
+  };
+  return new AtlasGrid(clips.length, boxes, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
 }
 
 /**
@@ -185,6 +194,6 @@ export function heldInAtlas(props: HeldProps | undefined, capacity: number): rea
 /** The atlas's layout for `clips` (atlasGrid) with the props an atlas of its capacity holds (heldInAtlas): laid out twice where those include props of chosen instances. */
 export function propsGrid(crowd: { readonly device: GPUDevice; readonly character: Character }, options: ImpostorOptions, clips: readonly number[], props: HeldProps | undefined): AtlasGrid {
   const grid = atlasGrid(crowd, options, clips, props?.heldByAll ?? []);
-  const held = heldInAtlas(props, grid.capacity);
-  return held.length > (props?.heldByAll.length ?? 0) ? atlasGrid(crowd, options, clips, held) : grid;
+  const held = heldInAtlas(props, grid.capacity), byAll = props?.heldByAll.length ?? 0;
+  return held.length > byAll ? atlasGrid(crowd, options, clips, held, byAll) : grid;
 }

@@ -81,11 +81,11 @@ describe('impostor atlas options', () => {
       const table = g.cellTable();
       const [x, y, w, h] = g.cell(g.poses - 1, g.views - 1);
       expect([table[g.views - 1], table[g.views * (1 + g.poses) - 1]]).toEqual([w | (h << 16), x | (y << 16)]);
-      // Then 8 words a pose: for a box without pose boxes, offset 0 and the box's half extents.
-      expect(table.length).toBe(g.views * (1 + g.poses) + 8 * g.poses);
+      // Then 16 words a pose: for a box without pose boxes, offset 0 and the box's half extents, twice (its box, its plain box).
+      expect(table.length).toBe(g.views * (1 + g.poses) + 16 * g.poses);
       const poseWords = new Float32Array(table.buffer, 4 * g.views * (1 + g.poses));
       const half = [0, 1, 2].map((c) => Math.fround((g.box[c + 3] - g.box[c]) / 2));
-      for (let pose = 0; pose < g.poses; pose++) expect(Array.from(poseWords.subarray(8 * pose, 8 * pose + 8))).toEqual([0, 0, 0, 0, ...half, 0]);
+      for (let pose = 0; pose < g.poses; pose++) expect(Array.from(poseWords.subarray(16 * pose, 16 * pose + 16))).toEqual([0, 0, 0, 0, ...half, 0, 0, 0, 0, 0, ...half, 0]);
     }
     // The Fox's views at one density get 2.9 texels a pixel at the 40-pixel switch (square 80-texel cells: 2.2 to 5.7 by view and axis);
     // 3.3 with its one roughness and metalness left out (7 bytes a texel: 9/7 the texels in at most the same bytes).
@@ -127,11 +127,17 @@ describe('impostor atlas options', () => {
     // offset, impostor.wgsl poseOffset) and its half extents (the quad's, poseBox): pose 5 the wide one.
     const table = g.cellTable();
     const poseWords = new Float32Array(table.buffer, 4 * g.views * (1 + g.poses));
-    expect(Array.from(poseWords.subarray(8 * 3, 8 * 3 + 8))).toEqual([0, 0, 1.125, 0, 0.5, 1, 0.5, 0]);
-    expect(Array.from(poseWords.subarray(8 * 5 + 4, 8 * 5 + 7))).toEqual([1, 1, 0.5]);
+    expect(Array.from(poseWords.subarray(16 * 3, 16 * 3 + 8))).toEqual([0, 0, 1.125, 0, 0.5, 1, 0.5, 0]);
+    expect(Array.from(poseWords.subarray(16 * 5 + 4, 16 * 5 + 7))).toEqual([1, 1, 0.5]);
+    expect(Array.from(poseWords.subarray(16 * 5 + 8, 16 * 5 + 16)), 'the plain box: the same without plainPoses').toEqual(Array.from(poseWords.subarray(16 * 5, 16 * 5 + 8)));
     // Without pose boxes every pose's is the box.
     const plain = new Float32Array(whole.cellTable().buffer, 4 * whole.views * (1 + whole.poses));
-    expect(Array.from(plain.subarray(8 * 7, 8 * 8))).toEqual([0, 0, 0, 0, 1, 1, 1.625, 0]);
+    expect(Array.from(plain.subarray(16 * 7, 16 * 7 + 8))).toEqual([0, 0, 0, 0, 1, 1, 1.625, 0]);
+    // Plain pose boxes (a prop of chosen instances left out: each pose 0.5 lower) in words 8 to 15.
+    const lower = poses.map((x, i) => (i % 3 === 1 && i % 6 === 4 ? x - 0.5 : x));
+    const withPlain = new Float32Array(new AtlasGrid(2, { box, poses, plainPoses: lower }, 8192, { frames: 4, cellSize: 32 }).cellTable().buffer, 4 * g.views * (1 + g.poses));
+    expect(Array.from(withPlain.subarray(16 * 3 + 8, 16 * 3 + 16))).toEqual([0, -0.25, 1.125, 0, 0.5, 0.75, 0.5, 0]);
+    expect(() => new AtlasGrid(2, { box, poses, plainPoses: lower.subarray(6) }, 8192, { frames: 4 })).toThrow(/7 plain pose boxes for 8 poses/);
     // Poses that stay in place (each its box but a 0.1 wide step along x) are framed by the box: under POSE_FRAMES_GAIN.
     const still = new Float64Array(6 * 8);
     for (let p = 0; p < 8; p++) still.set([-1 + 0.1 * (p % 2), 0, -0.5, 1 - 0.1 * ((p + 1) % 2), 2, 2.75], 6 * p);

@@ -68,7 +68,7 @@ describe('impostor pose frames (GPU)', () => {
     // centre; its own box's half extents, the quad's, kept).
     const table = (impostors as unknown as { pass: { cellTable: GPUBuffer } }).pass.cellTable;
     const poseWords = new Float32Array(g.cellTable().buffer, 4 * g.views * (1 + g.poses));
-    for (let pose = 0; pose < g.poses; pose++) poseWords.fill(0, 8 * pose, 8 * pose + 3);
+    for (let pose = 0; pose < g.poses; pose++) poseWords.fill(0, 16 * pose, 16 * pose + 3);
     gpu.queue.writeBuffer(table, 4 * g.views * (1 + g.poses), poseWords);
     const misplaced = overMesh(await render(true), mesh);
     console.log(`pose frames: the walk's impostor against its mesh ${here.mean.toFixed(2)}/255 over ${here.pixels} pixels; offsets ignored ${misplaced.mean.toFixed(2)}; cells ${g.frameHalf.map((h) => (2 * h).toFixed(2)).join(' x ')} m against the box's ${[0, 1, 2].map((c) => (box[c + 3] - box[c]).toFixed(2)).join(' x ')}`);
@@ -90,9 +90,9 @@ describe('impostor pose frames (GPU)', () => {
     };
     const own = new Float32Array(g.cellTable().buffer, 4 * g.views * (1 + g.poses));
     const boxWide = own.slice();
-    for (let pose = 0; pose < g.poses; pose++) boxWide.set([0, 1, 2].map((c) => (box[c + 3] - box[c]) / 2 + Math.abs(own[8 * pose + c])), 8 * pose + 4);
+    for (let pose = 0; pose < g.poses; pose++) for (const at of [4, 12]) boxWide.set([0, 1, 2].map((c) => (box[c + 3] - box[c]) / 2 + Math.abs(own[16 * pose + c])), 16 * pose + at);
     const leftOut = own.slice();
-    leftOut.copyWithin(8 * (walk + 2), 8 * walk, 8 * walk + 8);
+    leftOut.copyWithin(16 * (walk + 2), 16 * walk, 16 * walk + 16);
     const [poses, wide, clipped] = [await drawnWith(own), await drawnWith(boxWide), await drawnWith(leftOut)];
     const lost = (image: Uint8Array) => drawnOnly(wide, image);
     console.log(`quad of the shown poses: ${drawn(wide)} pixels on the box's quad, ${lost(poses)} of them not on the poses' (${drawnOnly(poses, wide)} the other way); clip B's pose left out of the quad: ${lost(clipped)} lost`);
