@@ -12,7 +12,8 @@
  *
  * IMPOSTORS_AB=band measures the band alone, IMPOSTORS_AB=million the million alone,
  * IMPOSTORS_AB=near the bench's 4-sample row (100 Foxes just past the switch, 4 samples),
- * IMPOSTORS_AB=quads the million with dots off (dotPixels 0: every one a quad),
+ * IMPOSTORS_AB=quads the million with dots off (dotPixels 0: every one a quad), IMPOSTORS_AB=shadows
+ * the million with the sun's shadows on (trees whose benchImpostorFrame takes view.shadows),
  * IMPOSTORS_AB=travelling the near row with 100 Mannequins as its file has them (root motion in the
  * clips: the cells frame each pose), walking and running (trees whose benchImpostorFrame takes
  * view.spacing and view.clips).
@@ -25,7 +26,7 @@ const rounds = Number(process.argv[2]);
 const trees = process.argv.slice(3);
 if (!(rounds >= 1) || trees.length < 2) throw new Error('usage: impostors-ab.ts <rounds> <tree> <tree> ...');
 const which = process.env.IMPOSTORS_AB ?? 'both';
-if (!['both', 'band', 'million', 'quads', 'near', 'travelling'].includes(which)) throw new Error(`IMPOSTORS_AB must be band, million, quads, near, travelling or both, got ${which}`);
+if (!['both', 'band', 'million', 'quads', 'shadows', 'near', 'travelling'].includes(which)) throw new Error(`IMPOSTORS_AB must be band, million, quads, shadows, near, travelling or both, got ${which}`);
 const names = trees.map((t) => t.split('/').pop()!);
 const { device } = await openNodeDevice({ maxStorageBufferBindingSize: 2 ** 31, maxBufferSize: 2 ** 31, maxComputeWorkgroupStorageSize: 32768 });
 const character = await characterFromFile(which === 'travelling' ? 'public/models/Mannequin/Mannequin.glb' : CROWD_MODEL[1]);
@@ -34,6 +35,7 @@ const med = (v: number[]) => { const s = [...v].sort((a, b) => a - b); return s.
 const cases: [string, number, number | undefined][] = [];
 if (which === 'both' || which === 'million') cases.push(['a million in view', 1_000_000, undefined]);
 if (which === 'quads') cases.push(['a million in view as quads (dots off)', 1_000_000, undefined]);
+if (which === 'shadows') cases.push(['a million in view with shadows', 1_000_000, undefined]);
 if (which === 'both' || which === 'band') cases.push(['2,500 in the band', 2_500, 0.25]);
 // The bench's 4-sample table: 100 Foxes just past the switch, every march step.
 if (which === 'near') cases.push(['100 just past the switch at 4 samples', 100, undefined]);
@@ -46,7 +48,7 @@ for (const [label, count, band] of cases) {
     const g: number[] = [], w: number[] = [];
     for (const i of order) {
       // The Mannequin (metres, about 1.8 tall): 2.5 m apart, its walk (1) and run (2) in turn.
-      const view = which === 'near' ? { samples: 4, switchAt: 0.95 } : which === 'travelling' ? { samples: 4, switchAt: 0.95, spacing: 2.5, clips: [1, 2] } : which === 'quads' ? { dotPixels: 0 } : {};
+      const view = which === 'near' ? { samples: 4, switchAt: 0.95 } : which === 'travelling' ? { samples: 4, switchAt: 0.95, spacing: 2.5, clips: [1, 2] } : which === 'quads' ? { dotPixels: 0 } : which === 'shadows' ? { shadows: true } : {};
       const row = await benches[i](device, character, count, 'impostors', count > 100_000 ? 1 : 3, band, view);
       g[i] = row.gpuMs; w[i] = row.workMs;
       console.error(`${label}, round ${round}, ${names[i]}: GPU ${row.gpuMs.toFixed(0)} ms, process CPU ${row.workMs.toFixed(0)} ms`);

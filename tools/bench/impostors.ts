@@ -82,6 +82,8 @@ export interface ImpostorView {
   spacing?: number;
   /** The clips the instances take in turn (default 0, 1, 2: the Fox's three). */
   clips?: readonly number[];
+  /** CrowdOptions.shadows (default off): the sun's shadow map, cast by the meshes in its reach, received by everything. */
+  shadows?: boolean;
 }
 
 /**
@@ -94,7 +96,7 @@ export async function benchImpostorFrame(device: GPUDevice, character: Character
   const samples = view.samples ?? 1;
   const targetWidth = view.width ?? TARGET_WIDTH, targetHeight = view.height ?? TARGET_HEIGHT;
   const switchAt = view.switchAt ?? (band === undefined ? undefined : 1.2);
-  const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024, sampleCount: samples });
+  const crowd = new Crowd(device, character, { ...FORMATS, capacity: 1024, sampleCount: samples, ...(view.shadows ? { shadows: true } : {}) });
   const feature = how === 'impostors' || switchAt !== undefined ? new CrowdImpostors(crowd, { ...(band === undefined ? {} : { band }), ...(view.dotPixels === undefined ? {} : { dotPixels: view.dotPixels }), ...(view.looks === undefined ? {} : { looks: view.looks }), ...(view.partialLayers === undefined ? {} : { partialLayers: view.partialLayers }) }) : undefined;
   const props = view.prop && new CrowdProps(crowd);
   if (view.prop && !view.prop.every) props!.attach(view.prop.character, { joint: view.prop.joint, offset: view.prop.offset });
