@@ -1181,7 +1181,7 @@ fn fragment(in: Out) -> Drawn {
   let n = normalize(mat3x3f(in.axisX, in.axisY, in.axisZ) * normal);
   let roughness = select(rm.x / coverage, ROUGHNESS, ROUGHNESS >= 0.0);
   let metal = select(rm.y / coverage, METALNESS, ROUGHNESS >= 0.0);
-  var color = shade(in.world, n, base, roughness, metal);
+  var color = shade(in.world, n, base, roughness, metal, lit(in.world));
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
   }
@@ -1189,8 +1189,9 @@ fn fragment(in: Out) -> Drawn {
 }
 
 // skin.wgsl's `shade` for an opaque lit surface of normal `n` (the atlas holds the shading normal
-// as baked), with the environment's light when the crowd has one; no occlusion or emissive.
-fn shade(world: vec3f, n: vec3f, base: vec3f, roughness: f32, metal: f32) -> vec3f {
+// as baked), with the environment's light when the crowd has one; no occlusion or emissive. `sun`:
+// the share of the sun that reaches `world` (lit), which a dot finds once for its taps.
+fn shade(world: vec3f, n: vec3f, base: vec3f, roughness: f32, metal: f32, sun: f32) -> vec3f {
   let v = normalize(select(camera.eye.xyz, camera.eye.xyz - world, camera.eye.w != 0.0));
   let diffuse = base * (1.0 - metal);
   let dielectricF0 = vec3f(0.04);
@@ -1203,7 +1204,7 @@ fn shade(world: vec3f, n: vec3f, base: vec3f, roughness: f32, metal: f32) -> vec
   let h = normalize(l + v);
   let dotNL = clamp(dot(n, l), 0.0, 1.0);
   let dotVH = clamp(dot(v, h), 0.0, 1.0);
-  let irradiance = dotNL * camera.sunColor * lit(world);
+  let irradiance = dotNL * camera.sunColor * sun;
   let alpha = max(roughness, 0.045) * max(roughness, 0.045);
   let specular = fSchlick(f0, 1.0, dotVH) * vGgxSmithCorrelated(alpha, dotNL, dotNV) * dGgx(alpha, clamp(dot(n, h), 0.0, 1.0));
   var light = irradiance * diffuse * (1.0 / 3.141592653589793) * (1.0 - fSchlick(dielectricF0, 1.0, dotVH));
@@ -1273,6 +1274,8 @@ fn dotThresholds(slot: u32) -> vec4f {
 fn dotLight(c: CellMap, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f) -> vec3f {
   let tint = looks[slot].tint.rgb;
   let jitter = dotThresholds(slot ^ 0x9e3779b9u).xy;
+  // The sun's share at the dot's centre, once (its 3 x 3 shadow-map taps), not once a tap.
+  let sun = lit(centre);
   var light = vec3f(0.0);
   var covered = 0.0;
   for (var i = 0u; i < DOT_TAPS * DOT_TAPS; i++) {
@@ -1288,7 +1291,7 @@ fn dotLight(c: CellMap, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f)
       let roughness = select(surface.z, ROUGHNESS, ROUGHNESS >= 0.0);
       let metal = select(surface.w, METALNESS, ROUGHNESS >= 0.0);
       let colour = texel.rgb / texel.a;
-      light += shade(centre, n, mix(colour * tint, colour, untintedShare(uv, layer, texel.a)), roughness, metal) * texel.a;
+      light += shade(centre, n, mix(colour * tint, colour, untintedShare(uv, layer, texel.a)), roughness, metal, sun) * texel.a;
     }
   }
   return light / max(covered, 1e-6);
