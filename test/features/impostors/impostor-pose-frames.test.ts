@@ -11,14 +11,7 @@ import type { Character } from '../../../src/character/character';
 import { Crowd } from '../../../src/runtime/crowd';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { cameraAtSwitch, IMPOSTOR_TARGETS, SMALL_ATLAS, SWITCH_VIEW } from '../../helpers/impostor-camera';
-import { overMesh, renderCrowd } from '../../helpers/render';
-
-/** Pixels drawn (not the black clear colour) in `image`. */
-function drawn(image: Uint8Array): number {
-  let n = 0;
-  for (let i = 0; i < image.length; i += 4) if (image[i] + image[i + 1] + image[i + 2] > 0) n++;
-  return n;
-}
+import { drawnPixels, overMesh, renderCrowd } from '../../helpers/render';
 
 /** Pixels drawn in `a` and not in `b`. */
 function drawnOnly(a: Uint8Array, b: Uint8Array): number {
@@ -95,10 +88,10 @@ describe('impostor pose frames (GPU)', () => {
     leftOut.copyWithin(16 * (walk + 2), 16 * walk, 16 * walk + 16);
     const [poses, wide, clipped] = [await drawnWith(own), await drawnWith(boxWide), await drawnWith(leftOut)];
     const lost = (image: Uint8Array) => drawnOnly(wide, image);
-    console.log(`quad of the shown poses: ${drawn(wide)} pixels on the box's quad, ${lost(poses)} of them not on the poses' (${drawnOnly(poses, wide)} the other way); clip B's pose left out of the quad: ${lost(clipped)} lost`);
-    expect(drawn(wide)).toBeGreaterThan(1000);
-    expect(lost(poses)).toBeLessThanOrEqual(0.02 * drawn(wide));
-    expect(lost(clipped)).toBeGreaterThan(0.1 * drawn(wide));
+    console.log(`quad of the shown poses: ${drawnPixels(wide)} pixels on the box's quad, ${lost(poses)} of them not on the poses' (${drawnOnly(poses, wide)} the other way); clip B's pose left out of the quad: ${lost(clipped)} lost`);
+    expect(drawnPixels(wide)).toBeGreaterThan(1000);
+    expect(lost(poses)).toBeLessThanOrEqual(0.02 * drawnPixels(wide));
+    expect(lost(clipped)).toBeGreaterThan(0.1 * drawnPixels(wide));
     crowd.destroy();
   }, 120_000);
 });
