@@ -25,7 +25,8 @@ const ARGS_POSE_LAYERED: u32 = 3u;
 const ARGS_DRAWS: u32 = 6u;
 const ARGS_DRAW_WORDS: u32 = 5u;
 const ARGS_IMPOSTOR_WORDS: u32 = 5u;
-const ARGS_DOT_WORDS: u32 = 4u;
+const ARGS_DOT_WORDS: u32 = 7u;
+const DOT_WORKGROUP: u32 = 64u;
 const IMPOSTOR_VERTICES: u32 = 6u;
 const IMPOSTOR_CHUNK: u32 = 4096u;
 const IMPOSTOR_CLIPS: u32 = 1024u;
@@ -311,6 +312,12 @@ fn finalize(@builtin(global_invocation_id) id: vec3u) {
     args[d + 1u] = 1u;
     args[d + 2u] = params.listStride - dots;
     args[d + 3u] = 0u;
+    // Then their dispatch, DOT_WORKGROUP dots a workgroup (impostor.wgsl listDots: the dots that
+    // light a sample), in rows of 65,535 workgroups (listDots reads num_workgroups).
+    let groups = (dots + DOT_WORKGROUP - 1u) / DOT_WORKGROUP;
+    args[d + 4u] = min(groups, 65535u);
+    args[d + 5u] = (groups + 65534u) / 65535u;
+    args[d + 6u] = 1u;
     let plain = atomicLoad(&counters[COUNTER_POSE_PLAIN]);
     let layered = atomicLoad(&counters[COUNTER_POSE_LAYERED]);
     writeDispatch(ARGS_POSE_PLAIN, plain);

@@ -281,7 +281,9 @@ export const CULL_COUNTERS = {
  * IMPOSTOR_CHUNK quads), the band's impostors' one,
  * one drawIndexedIndirect quintuple per primitive for the band's meshes (at the band's level), the
  * dots' drawIndirect quadruple (vertexCount, instanceCount, firstVertex, firstInstance: a point a
- * dot, firstVertex where the dots begin in the impostor list), and,
+ * dot, firstVertex where the dots begin in the impostor list) and their dispatchWorkgroupsIndirect
+ * triple (DOT_WORKGROUP dots a workgroup: the impostor feature's pass that lists the dots that
+ * light a sample, impostor.wgsl listDots), and,
  * while impostors are routed, the impostor list itself from CULL_PARAMS.impostorList (a 256-byte
  * boundary, listStride slots: the impostors from its start, the dots from its end), then the band list from CULL_PARAMS.bandList (listStride slots,
  * then listStride fades as f32 bits by slot).
@@ -292,8 +294,11 @@ export const CULL_ARGS = {
   draws: 6,
   drawWords: 5,
   impostorWords: 5,
-  dotWords: 4,
+  dotWords: 7,
 } as const;
+
+/** Dots a workgroup of impostor.wgsl listDots (the cull pass's finalize writes its dispatch: CULL_ARGS, the dots' triple). */
+export const DOT_WORKGROUP = 64;
 
 /**
  * Indices an impostor draws: one quad, two triangles of an indexed triangle list over its 4

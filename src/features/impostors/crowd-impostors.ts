@@ -153,7 +153,7 @@ export class CrowdImpostors implements CrowdFeature {
     this.grid = grid;
     this.clipList = clips;
     this.looksInUse = new ImpostorLooks(grid.capacity, parts >= 32 ? 0xffffffff : 2 ** parts - 1);
-    this.pass = new ImpostorPass(device, grid, clips, character.clipDurations.length, this.targets);
+    this.pass = new ImpostorPass(device, grid, clips, character.clipDurations.length, this.targets, this.kernel.store.listStride);
     this.coverage = new ImpostorCoverage(device, grid);
     this.size = 2 * grid.frameRadius;
     this.route = new ImpostorRoute(this.kernel, this.size, grid.switchPixels, grid.band, clips, grid.dotPixels);
@@ -242,9 +242,9 @@ export class CrowdImpostors implements CrowdFeature {
     return this.bakeMs;
   }
 
-  /** Bytes of the atlas once baked (one layer's bytes a look baked), of its cells' covered rectangles and fractions, and of the shown records (36 bytes a layer stack record) (Crowd.gpuBytes adds them). */
+  /** Bytes of the atlas once baked (one layer's bytes a look baked), of its cells' covered rectangles and fractions, of the shown records (36 bytes a layer stack record), and with dots of the list of those that light a sample (4 bytes a slot of the crowd's lists, 256 more) (Crowd.gpuBytes adds them). */
   get gpuBytes(): number {
-    return (this.textures ? this.grid.bytes * this.layers : 0) + this.coverage.bytes + this.shown.bytes;
+    return (this.textures ? this.grid.bytes * this.layers : 0) + this.coverage.bytes + this.shown.bytes + this.pass.bytes;
   }
 
   /** @internal The atlas textures, baked now if they were not. */
@@ -289,10 +289,19 @@ export class CrowdImpostors implements CrowdFeature {
     return textures;
   }
 
-  /** Before the cull pass, the shown pass over the layered instances; after the pose pass, keeps the frame's impostor list for draw(). */
+  /**
+   * Before the cull pass, the shown pass over the layered instances; after the pose pass, keeps the
+   * frame's impostor list for draw() and lists the dots that light a sample (ImpostorPass.listDots).
+   */
   encode(encoder: GPUCommandEncoder, stage: FeatureStage, frame: EncodedFrame): void {
     if (stage === 'before-pose' && this.on) this.shown.encode(encoder, this.kernel.store);
-    if (stage === 'after-pose') this.frameList = frame.routed && this.route.draws(frame.routed);
+    if (stage !== 'after-pose') return;
+    const list = (this.frameList = frame.routed && this.route.draws(frame.routed));
+    if (!list || !this.on || this.grid.dotPixels === 0) return;
+    // The listing reads the draw's uniforms: written here with the cull's camera for a frame whose
+    // draw is submitted apart (crowd-skin/three's drawFeatures), and again by draw() before its submit.
+    this.updatePass(this.route.viewProjection, undefined);
+    this.pass.listDots(encoder, this.fillInputs(list), list.dotArgsOffset, this.kernel.store.listStride);
   }
 
   /** Draws the frame's impostors (when the cull pass listed any) into the crowd's render pass. */
@@ -301,9 +310,9 @@ export class CrowdImpostors implements CrowdFeature {
     if (!list || !this.on) return;
     const kernel = this.kernel;
     const inputs = this.fillInputs(list);
-    this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock, marchDistance(this.route.switchDistance, this.grid.switchPixels), this.route.pixelsAtUnit);
+    this.updatePass(viewProjection, shadow);
     this.pass.draw(pass, inputs, shadow?.view, list.args, list.argsOffset);
-    this.pass.drawDots(pass, inputs, shadow?.view, list.args, list.dotArgsOffset);
+    this.pass.drawDots(pass, inputs, shadow?.view);
     if (this.grid.band > 0) {
       // The band: its meshes, then its impostors, each keeping the pixels its fade leaves to it.
       this.bandMeshes.draw(pass, kernel.draws, kernel.device, list);
@@ -328,6 +337,12 @@ export class CrowdImpostors implements CrowdFeature {
       meshes(list.args, list.bandListOffset, list.bandListBytes, list.args, (primitive) => meshArgs + primitive * CULL_ARGS.drawWords * 4);
     }
     this.pass.pick(pass, this.fillInputs(list), camera, list.args, list.argsOffset, list.dotArgsOffset);
+  }
+
+  /** The draw's uniforms: the camera, the lights and shadow, the clock, the march's distance and the viewport's pixels a unit. */
+  private updatePass(viewProjection: ArrayLike<number>, shadow: DrawShadow | undefined): void {
+    const kernel = this.kernel;
+    this.pass.update(viewProjection, kernel.draws.skin.lights, shadow, kernel.clock, marchDistance(this.route.switchDistance, this.grid.switchPixels), this.route.pixelsAtUnit);
   }
 
   /** The draw's inputs for the frame's lists (`list`, ImpostorRoute.draws): one object, refilled. */
@@ -357,7 +372,7 @@ export class CrowdImpostors implements CrowdFeature {
   restore(device: GPUDevice): void {
     this.textures = undefined;
     this.table = undefined;
-    this.pass = new ImpostorPass(device, this.grid, this.clips, this.kernel.character.clipDurations.length, this.targets);
+    this.pass = new ImpostorPass(device, this.grid, this.clips, this.kernel.character.clipDurations.length, this.targets, this.kernel.store.listStride);
     this.coverage = new ImpostorCoverage(device, this.grid);
     this.shown = new ImpostorShown(device, this.route.clipBits, this.partialLayers === 'leave-out');
   }

@@ -1,5 +1,5 @@
 import { CLIP_CLOCK, INSTANCE_STRUCT, POSE_RECORD_STRUCTS, type GeneratedShader } from '../../runtime/wgsl-constants';
-import { CULL_COUNTERS, IMPOSTOR_CHUNK, IMPOSTOR_CLIPS, LAYERS_IDLE, LAYERS_INDEX, LAYERS_SHOWN, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, STACK_LAYERS } from '../../runtime/layout';
+import { CULL_COUNTERS, DOT_WORKGROUP, IMPOSTOR_CHUNK, IMPOSTOR_CLIPS, LAYERS_IDLE, LAYERS_INDEX, LAYERS_SHOWN, MASK_NONE, MAX_ADDITIVE_LAYERS, MAX_OVERRIDE_LAYERS, STACK_LAYERS } from '../../runtime/layout';
 
 /**
  * The impostor draw's atlas uniform (shaders/impostors/impostor.wgsl `Atlas`), written per frame:
@@ -108,7 +108,7 @@ export function marchSteps(far: number, distance: number): number {
 
 /** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the `layers` word's bits, the instance and shown records and the clip clock (draw); none (bake, the covered rectangles); the `layers` word's bits, the records and stacks and the layer counts (the shown pass). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32'], ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor, 'u32'], ['COUNTER_BAND', CULL_COUNTERS.band, 'u32'], ['COUNTER_DOT', CULL_COUNTERS.dot, 'u32'], ['DOT_TAPS', DOT_TAPS, 'u32'], ['LAYERS_IDLE', LAYERS_IDLE, 'u32'], ['LAYERS_SHOWN', LAYERS_SHOWN, 'u32'], ['LAYERS_INDEX', LAYERS_INDEX, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${SHOWN_STRUCT}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32'], ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor, 'u32'], ['COUNTER_BAND', CULL_COUNTERS.band, 'u32'], ['COUNTER_DOT', CULL_COUNTERS.dot, 'u32'], ['DOT_TAPS', DOT_TAPS, 'u32'], ['DOT_WORKGROUP', DOT_WORKGROUP, 'u32'], ['LAYERS_IDLE', LAYERS_IDLE, 'u32'], ['LAYERS_SHOWN', LAYERS_SHOWN, 'u32'], ['LAYERS_INDEX', LAYERS_INDEX, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${SHOWN_STRUCT}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
   { file: 'shaders/impostors/coverage.wgsl', constants: [], structs: '' },
   {

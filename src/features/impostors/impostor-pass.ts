@@ -10,6 +10,7 @@ import { writeCamera } from '../../runtime/skin-pass';
 import type { AtlasGrid } from './impostor-atlas';
 import { boxSphere } from './impostor-atlas';
 import type { ImpostorTextures } from './impostor-bake';
+import { DOT_LIST_HEADER, ImpostorDots } from './impostor-dots';
 import { IMPOSTOR_ATLAS } from './impostor-layout';
 import type { ImpostorLook } from './impostor-looks';
 
@@ -58,6 +59,8 @@ export class ImpostorPass {
   /** The dots' pipeline (impostor.wgsl dotVertex, dotFragment: a point each), made when the grid has dots; and its bind group. */
   private readonly dotPipeline: GPURenderPipeline | undefined;
   private readonly dotGroup: BoundGroup = { group: undefined, bound: [] };
+  /** The dots that light a sample, listed before the render pass (impostor-dots.ts), made with the dots' pipeline. */
+  private readonly dots: ImpostorDots | undefined;
   /**
    * Every binding of impostor.wgsl (drawGroupLayout: in both stages but three), and the one pipeline layout
    * of every pipeline here: an 'auto' layout would keep only what its stages read (the quads read
@@ -102,8 +105,9 @@ export class ImpostorPass {
   /**
    * @param clips the atlas's clips, in its order (character clip indices: ImpostorOptions.clips resolved)
    * @param clipCount the character's clips
+   * @param listStride slots a list of the crowd holds now (InstanceStore.listStride): the dots' list's size, grown with the crowd's
    */
-  constructor(private readonly device: GPUDevice, grid: AtlasGrid, clips: readonly number[], clipCount: number, options: CrowdOptions) {
+  constructor(private readonly device: GPUDevice, grid: AtlasGrid, clips: readonly number[], clipCount: number, options: CrowdOptions, listStride: number) {
     const box = grid.box;
     const module = device.createShaderModule({ label: 'ImpostorPass.shader', code: impostorWgsl });
     this.groupLayout = drawGroupLayout(device);
@@ -132,10 +136,11 @@ export class ImpostorPass {
     this.bandPipeline = pipeline(1);
     this.module = module;
     this.pickConstants = { ...half, CLIP_SLOTS: Number(!clips.every((c, i) => c === i) || clips.length !== clipCount), ...surface };
+    const dotConstants = { ...this.pickConstants, MULTISAMPLED: Number(multisampled) };
     if (grid.dotPixels > 0) {
       this.dotPipeline = device.createRenderPipeline({
         label: 'ImpostorPass.dotPipeline', layout: this.layout,
-        vertex: { module, entryPoint: 'dotVertex', constants: { ...this.pickConstants, ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1, MULTISAMPLED: Number(multisampled) } },
+        vertex: { module, entryPoint: 'dotVertex', constants: { ...dotConstants, ENCODE_SRGB: options.colorFormat.endsWith('-srgb') ? 0 : 1 } },
         fragment: { module, entryPoint: 'dotFragment', targets: [{ format: options.colorFormat }] },
         primitive: { topology: 'point-list' },
         depthStencil: { format: options.depthFormat, depthWriteEnabled: true, depthCompare: 'less' },
@@ -179,6 +184,12 @@ export class ImpostorPass {
     v.setUint32(IMPOSTOR_ATLAS.clipSlots, cellTable.length, true);
     v.setUint32(IMPOSTOR_ATLAS.cells, grid.poses * grid.views, true);
     v.setUint32(IMPOSTOR_ATLAS.lookTable, this.lookTable, true);
+    if (this.dotPipeline) this.dots = new ImpostorDots(device, module, dotConstants, { camera: this.camera, atlas: this.atlasUniform, cellTable: this.cellTable, white: this.white, noPropSets: this.noPropSets }, listStride);
+  }
+
+  /** Bytes of the buffers the pass owns that grow with the crowd: the dots' list (impostor-dots.ts). */
+  get bytes(): number {
+    return this.dots?.bytes ?? 0;
   }
 
   /**
@@ -241,14 +252,21 @@ export class ImpostorPass {
   }
 
   /**
-   * Records the dots' draw (a point each; `args` at `offset` holds its drawIndirect quadruple,
-   * cull.wgsl finalize). Nothing without dots (ImpostorOptions.dotPixels 0).
+   * Records, before the render pass, the listing of the dots that light a sample (impostor-dots.ts;
+   * `inputs.list` at `dotArgsOffset` holds the cull pass's dots' drawIndirect quadruple and
+   * dispatch triple, cull.wgsl finalize). Nothing without dots (ImpostorOptions.dotPixels 0).
    */
-  drawDots(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, args: GPUBuffer, offset: number): void {
-    if (!this.dotPipeline) return;
+  listDots(encoder: GPUCommandEncoder, inputs: ImpostorInputs, dotArgsOffset: number, listStride: number): void {
+    this.dots?.encode(encoder, inputs, dotArgsOffset, listStride);
+  }
+
+  /** Records the dots' draw: a point each of the dots listDots listed (its list's drawIndirect). Nothing without dots. */
+  drawDots(pass: GPURenderPassEncoder, inputs: ImpostorInputs, shadow: GPUTextureView | undefined): void {
+    if (!this.dotPipeline || !this.dots) return;
+    const list = this.dots.buffer;
     pass.setPipeline(this.dotPipeline);
-    pass.setBindGroup(0, this.bindGroup(this.dotGroup, 'ImpostorPass.dotGroup', this.camera, inputs, shadow, inputs.listOffset, undefined));
-    pass.drawIndirect(args, offset);
+    pass.setBindGroup(0, this.bindGroup(this.dotGroup, 'ImpostorPass.dotGroup', this.camera, inputs, shadow, list, DOT_LIST_HEADER, undefined));
+    pass.drawIndirect(list, 0);
   }
 
   /**
@@ -268,7 +286,7 @@ export class ImpostorPass {
     let g = this.pickGroups.get(camera);
     if (!g) this.pickGroups.set(camera, (g = { group: undefined, bound: [] }));
     pass.setPipeline(pipeline);
-    pass.setBindGroup(0, this.bindGroup(g, 'ImpostorPass.pickGroup', camera, inputs, undefined, inputs.listOffset, undefined));
+    pass.setBindGroup(0, this.bindGroup(g, 'ImpostorPass.pickGroup', camera, inputs, undefined, inputs.list, inputs.listOffset, undefined));
     pass.setIndexBuffer(this.indices, 'uint16');
     pass.drawIndexedIndirect(args, offset);
     if (!this.dotPipeline) return;
@@ -284,31 +302,31 @@ export class ImpostorPass {
   }
 
   private group(which: number, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
-    return this.bindGroup(this.groups[which], `ImpostorPass.group${which}`, this.camera, inputs, shadow, listOffset, listBytes);
+    return this.bindGroup(this.groups[which], `ImpostorPass.group${which}`, this.camera, inputs, shadow, inputs.list, listOffset, listBytes);
   }
 
   /**
-   * `g`'s bind group over these inputs (with `camera`), made again only when one of them was
+   * `g`'s bind group over these inputs (with `camera`, and `list` from `listOffset` as the list), made again only when one of them was
    * replaced: compared one by one with what it was made over, so no array a frame. (`fractions`
    * is made and replaced with `covered`; `camera` is one buffer per BoundGroup.)
    */
-  private bindGroup(g: BoundGroup, label: string, camera: GPUBuffer, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroup {
+  private bindGroup(g: BoundGroup, label: string, camera: GPUBuffer, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, list: GPUBuffer, listOffset: number, listBytes: number | undefined): GPUBindGroup {
     const b = g.bound;
-    if (!g.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== listOffset || b[3] !== listBytes || b[4] !== inputs.looks || b[5] !== inputs.atlas || b[6] !== shadow || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters || b[10] !== inputs.shown || b[11] !== inputs.propSets) {
-      g.group = this.device.createBindGroup({ label, layout: this.groupLayout, entries: this.entries(camera, inputs, shadow, listOffset, listBytes) });
+    if (!g.group || b[0] !== inputs.instances || b[1] !== list || b[2] !== listOffset || b[3] !== listBytes || b[4] !== inputs.looks || b[5] !== inputs.atlas || b[6] !== shadow || b[7] !== inputs.environment || b[8] !== inputs.covered || b[9] !== inputs.counters || b[10] !== inputs.shown || b[11] !== inputs.propSets) {
+      g.group = this.device.createBindGroup({ label, layout: this.groupLayout, entries: this.entries(camera, inputs, shadow, list, listOffset, listBytes) });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, listOffset, listBytes, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters, inputs.shown, inputs.propSets);
+      b.push(inputs.instances, list, listOffset, listBytes, inputs.looks, inputs.atlas, shadow, inputs.environment, inputs.covered, inputs.counters, inputs.shown, inputs.propSets);
     }
     return g.group;
   }
 
   /** The bind group's entries (impostor.wgsl group 0) with `camera`. */
-  private entries(camera: GPUBuffer, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, listOffset: number, listBytes: number | undefined): GPUBindGroupEntry[] {
+  private entries(camera: GPUBuffer, inputs: ImpostorInputs, shadow: GPUTextureView | undefined, list: GPUBuffer, listOffset: number, listBytes: number | undefined): GPUBindGroupEntry[] {
     return [
       { binding: 0, resource: { buffer: camera } },
       { binding: 1, resource: { buffer: this.atlasUniform } },
       { binding: 2, resource: { buffer: inputs.instances } },
-      { binding: 3, resource: { buffer: inputs.list, offset: listOffset, size: listBytes } },
+      { binding: 3, resource: { buffer: list, offset: listOffset, size: listBytes } },
       { binding: 4, resource: { buffer: inputs.looks ?? this.white } },
       { binding: 5, resource: inputs.atlas.albedo.createView({ dimension: '2d-array' }) },
       { binding: 6, resource: inputs.atlas.surface.createView({ dimension: '2d-array' }) },
@@ -330,6 +348,7 @@ export class ImpostorPass {
 
   destroy(): void {
     for (const resource of [this.indices, this.camera, this.atlasUniform, this.white, this.noShadow, this.noEnvironment, this.noPropSets, this.cellTable, this.dfgTable]) resource.destroy();
+    this.dots?.destroy();
   }
 }
 

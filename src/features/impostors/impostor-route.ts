@@ -7,6 +7,8 @@ import { CULL_ARGS, CULL_COUNTERS, CULL_LOD, IMPOSTOR_CLIPS, IMPOSTOR_VERTICES, 
 
 /** levelAtSwitch's frame: a unit camera's thresholds (reused). */
 const unit = { flags: 0, forcedLevel: LOD_NOT_FORCED, lodDistances: new Float64Array(MAX_LOD_LEVELS) };
+/** The identity, column-major: ImpostorRoute.viewProjection before the first fill. */
+const IDENTITY: readonly number[] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 
 /**
  * @internal The mesh LOD level a crowd draws at the impostor switch: the level the atlas is baked
@@ -65,6 +67,8 @@ export class ImpostorRoute implements CullRoute {
   switchDistance = 0;
   /** The last fill's pixels one model unit spans one unit away (projection x viewport height / 2; 0 before the first fill): a dot's area on screen (impostor.wgsl dotVertex). */
   pixelsAtUnit = 0;
+  /** The last fill's camera (world to clip, column-major; the cull settings' array): the dots' listing before the draw (CrowdImpostors.encode). */
+  viewProjection: ArrayLike<number> = IDENTITY;
   private readonly lists: ImpostorDraws = { args: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, dotArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
 
   /**
@@ -84,7 +88,8 @@ export class ImpostorRoute implements CullRoute {
     this.offset = Math.hypot(box[3] - box[0], box[4] - box[1], box[5] - box[2]) / 2;
   }
 
-  fill(f: CullFrame, projection: number, viewportHeight: number): void {
+  fill(f: CullFrame, projection: number, viewportHeight: number, viewProjection: ArrayLike<number>): void {
+    this.viewProjection = viewProjection;
     const switchDistance = distanceForPixels(this.size, this.pixels, projection, viewportHeight);
     this.switchDistance = switchDistance;
     f.impostorDistance = Math.max(0, switchDistance - this.offset);

@@ -16,9 +16,10 @@ export interface CullRoute {
    * `frame.impostorBand` and `frame.impostorDot` (distances / scale; NEVER: none), `frame.bandLevel` (the LOD level
    * the band's meshes draw) and `frame.impostorClips` (the clips it has impostors of) from the frame's flags, LOD distances
    * and forced level (filled before), `projection` (cull-math.ts projectionScale of the camera)
-   * and the viewport's height in pixels.
+   * and the viewport's height in pixels; `viewProjection` is the camera's (column-major, world to
+   * clip; the settings' own array, read until the next fill).
    */
-  fill(frame: CullFrame, projection: number, viewportHeight: number): void;
+  fill(frame: CullFrame, projection: number, viewportHeight: number, viewProjection: ArrayLike<number>): void;
   /**
    * The cull stats of a frame that routed (CullStatsReader): `stats` as the kernel counts its
    * meshes (camera lists only), with the routed instances added from the counter words

@@ -138,7 +138,7 @@ export class CullSettings {
     f.animationDistances[1] = distanceForPixels(this.size, this.every4thBelow, projection, this.viewportHeight);
     f.forcedLevel = this.forcedLevel ?? LOD_NOT_FORCED;
     // Without a camera nothing is routed: there is no view to draw an impostor in (a palette frame still culls).
-    if (this.route && this.hasCamera) this.route.fill(f, projection, this.viewportHeight);
+    if (this.route && this.hasCamera) this.route.fill(f, projection, this.viewportHeight, this.viewProjection);
     else f.impostorDistance = f.impostorBand = f.impostorDot = NEVER;
     f.frame = (f.frame + 1) >>> 0;
     return f;

@@ -5,6 +5,7 @@ import { boxSphere } from '../../../src/features/impostors/impostor-atlas';
 import { CrowdPicking } from '../../../src/features/picking/crowd-picking';
 import { distanceForPixels, projectionScale } from '../../../src/runtime/culling/cull-math';
 import { Crowd } from '../../../src/runtime/crowd';
+import { readBuffer } from '../../helpers/gpu';
 import { gpuSuite } from '../../helpers/gpu-suite';
 import { IMPOSTOR_TARGETS } from '../../helpers/impostor-camera';
 import { settlePick } from '../../helpers/picking';
@@ -109,6 +110,12 @@ describe('impostor dots (GPU): the farthest impostors as points, lighting the pi
     // the quads' (measured 6.4%; with the sun off, 0.3%). A fixed grid of taps, the same sample of a
     // cell for every dot, read 12% and fails.
     for (let c = 0; c < 3; c++) expect(Math.abs(p.mean[c] - q.mean[c]) / q.mean[c], `channel ${c}`).toBeLessThan(0.08);
+
+    // The draw's vertex stage ran on the dots that light a sample alone (impostor-dots.ts): no two
+    // share a pixel, so as many as the pixels lit (listing every dot, 784, fails).
+    const listed = new Uint32Array(await readBuffer(device, (dots.impostors as unknown as { pass: { dots: { buffer: GPUBuffer } } }).pass.dots.buffer, 16));
+    expect(listed[0], 'the dots listed').toBe(p.count);
+    expect(listed.slice(1), 'one instance from vertex 0').toEqual(new Uint32Array([1, 0, 0]));
 
     // A pick through a dot's pixel finds a Fox whose centre projects within a pixel of it (SwiftShader
     // lights the pixel before a point half a pixel off), one in the empty corner nothing.
