@@ -6,8 +6,11 @@
  * drew the meshes and nothing drew the impostors: a far Fox vanished (0 pixels).
  * Checked: one Fox just past the switch, seen from a view cell, drawn as its impostor against
  * three's own mesh of it (impostors off) under a coloured sun and ambient light: the issue's
- * measure, within 8/255 over the mesh's pixels; the cull stats count it as an impostor; a renderer
- * with a logarithmic depth buffer is refused by name while impostors draw, and draws without them.
+ * measure, within 8/255 over the mesh's pixels; the cull stats count it as an impostor; a far
+ * crowd's dots are listed by the frame's camera, though the listing is submitted with three's
+ * crowd encode before three's render and the dots' draw after it (without the listing's own write
+ * of the camera the first frame after a move lit 20 pixels, not 35); a renderer with a
+ * logarithmic depth buffer is refused by name while impostors draw, and draws without them.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -112,6 +115,56 @@ describe.skipIf(!device)("CrowdImpostors under shading 'three' (WebGPU in Node)"
     for (const c of [crowds, bare.crowds]) c.dispose();
     renderer.dispose();
     bare.renderer.dispose();
+  }, 120_000);
+
+  it('lists the far crowd\'s dots by the frame\'s camera though its compute is submitted before three\'s render and its draw after: the first frame after the camera moves lights what the next does', async () => {
+    const canvas = { width: SIZE, height: SIZE, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} } as unknown as HTMLCanvasElement;
+    const renderer = new WebGPURenderer({ device: device as never, canvas });
+    await renderer.init();
+    renderer.setSize(SIZE, SIZE, false);
+    const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu' });
+    const fox = await testCharacter('Fox');
+    const side = 12;
+    const crowd = crowds.createCrowd(fox, { capacity: side * side, shading: 'three' });
+    const impostors = new CrowdImpostors(crowd, SMALL_ATLAS);
+    const { centre, radius } = boxSphere(impostors.atlas.box);
+    // Apart (6 radii), so that no two dots share a pixel.
+    for (let i = 0; i < side * side; i++) {
+      const id = crowd.add({ clipA: 1, timeA: (i % 5) * 0.1, speedA: 0 });
+      crowd.setPlacement(id, ((i % side) - (side - 1) / 2) * 6 * radius, 0, (Math.floor(i / side) - (side - 1) / 2) * 6 * radius, i * 0.7, 1);
+    }
+    const scene = new Scene();
+    scene.background = new Color(0x000000);
+    scene.add(crowds.sceneObject(crowd));
+    const sun = new DirectionalLight(0xffffff, 2);
+    sun.position.set(1, 2, 1);
+    scene.add(sun, sun.target, new AmbientLight(0xffffff, 0.6));
+    const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: SWITCH_VIEW.fovY });
+    // 37.5 degrees up, far enough that a framing sphere spans `pixels` (under dotPixels, 2: every Fox a dot).
+    const view = (pixels: number) => {
+      const d = distanceForPixels(2 * radius, pixels, projectionScale(probe.viewProjection), SIZE);
+      const camera = new PerspectiveCamera((SWITCH_VIEW.fovY * 180) / Math.PI, 1, d / 4, 4 * d);
+      const e = (37.5 * Math.PI) / 180;
+      camera.position.set(centre[0], centre[1] + Math.sin(e) * d, centre[2] + Math.cos(e) * d);
+      camera.lookAt(centre[0], centre[1], centre[2]);
+      return camera;
+    };
+    const lit = async (camera: PerspectiveCamera) => {
+      crowd.update(0);
+      return coveredPixels(await renderPicture(crowds, scene, camera), BLACK);
+    };
+    const far = await lit(view(1.2));
+    const near = view(1.7);
+    const moved = await lit(near);
+    const stats = await crowd.readCullStats();
+    const steady = await lit(near);
+    console.log(`shading three, ${side * side} dots: ${far} pixels lit from afar, ${moved} the first frame nearer, ${steady} the next`);
+    expect(stats.dots, 'every Fox a dot').toBe(side * side);
+    expect(moved, 'the nearer camera lights more of the dots (the test would prove nothing)').toBeGreaterThan(1.3 * far);
+    // Listed by the last frame's camera, the dots that light a sample only from nearer would be missing.
+    expect(moved, 'the dots listed by a stale camera').toBe(steady);
+    crowds.dispose();
+    renderer.dispose();
   }, 120_000);
 
   it('refuses a logarithmic depth buffer by name while impostors draw, and draws without them', async () => {
