@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AmbientLight, Color, DirectionalLight, PerspectiveCamera, Scene, WebGPURenderer } from 'three/webgpu';
 import { ThreeCrowdRenderer } from '../../src/three/index';
-import { CrowdImpostors, CrowdProps, loadCharacter, type Character } from '../../src/index';
+import { CrowdImpostors, CrowdProps, loadCharacter, type Character, type Crowd } from '../../src/index';
 import { boxSphere } from '../../src/features/impostors/impostor-atlas';
 import { distanceForPixels, projectionScale } from '../../src/runtime/culling/cull-math';
 import { testCharacter } from '../helpers/character';
@@ -39,13 +39,29 @@ function swordProp(): Promise<Character> {
 const SIZE = SWITCH_VIEW.size;
 const BLACK = [0, 0, 0];
 
-/** A renderer of SIZE x SIZE on the test device, taking the scene's lights (the default), with `options` (depth conventions). */
-async function stage(options: { logarithmicDepthBuffer?: boolean } = {}, sword = false) {
+/** three's renderer of SIZE x SIZE on the test device, with `options` (depth conventions), and our crowd renderer on it, taking the scene's lights (the default). */
+async function threeRenderer(options: { logarithmicDepthBuffer?: boolean } = {}) {
   const canvas = { width: SIZE, height: SIZE, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} } as unknown as HTMLCanvasElement;
   const renderer = new WebGPURenderer({ device: device as never, canvas, ...options });
   await renderer.init();
   renderer.setSize(SIZE, SIZE, false);
-  const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu' });
+  return { renderer, crowds: new ThreeCrowdRenderer(renderer, { backend: 'webgpu' }) };
+}
+
+/** A black scene holding `crowd`, under a warm sun from the front left and a cool ambient light: the crowd's own default lights differ from both. */
+function litScene(crowds: ThreeCrowdRenderer<'webgpu'>, crowd: Crowd): Scene {
+  const scene = new Scene();
+  scene.background = new Color(0x000000);
+  scene.add(crowds.sceneObject(crowd));
+  const sun = new DirectionalLight(0xffc080, 2.5);
+  sun.position.set(1, 1.5, 1);
+  scene.add(sun, sun.target, new AmbientLight(0x6080ff, 0.8));
+  return scene;
+}
+
+/** One Fox just past the switch on azimuth 90, under a warm sun and a cool ambient light, on threeRenderer(options). */
+async function stage(options: { logarithmicDepthBuffer?: boolean } = {}, sword = false) {
+  const { renderer, crowds } = await threeRenderer(options);
   const fox = await testCharacter('Fox');
   const crowd = crowds.createCrowd(fox, { capacity: 2, shading: 'three' });
   // A small atlas (4 frames, 4 azimuths on the horizon) bakes in a moment; azimuth 90 is a view cell.
@@ -54,13 +70,7 @@ async function stage(options: { logarithmicDepthBuffer?: boolean } = {}, sword =
   if (sword) new CrowdProps(crowd).attach(await swordProp(), { joint: 'b_Head_05', offset: [100, 0, 0, 0, 0, 100, 0, 0, 0, 0, 100, 0, 0, 10, 0, 1] });
   // Clip 1 at a baked frame (a quarter cycle), the Fox at the origin in its own frame.
   crowd.setPlacement(crowd.add({ clipA: 1, timeA: fox.clipDurations[1] / 4, speedA: 0 }), 0, 0, 0, 0, 1);
-  const scene = new Scene();
-  scene.background = new Color(0x000000);
-  scene.add(crowds.sceneObject(crowd));
-  // A warm sun from the front left and a cool ambient light: the crowd's own default lights differ from both.
-  const sun = new DirectionalLight(0xffc080, 2.5);
-  sun.position.set(1, 1.5, 1);
-  scene.add(sun, sun.target, new AmbientLight(0x6080ff, 0.8));
+  const scene = litScene(crowds, crowd);
   // The camera on azimuth 90 (+x) at the horizon, 1.02 x the switch distance from the box's centre (the draw tests' cameraAtSwitch).
   const { centre, radius } = boxSphere(impostors.atlas.box);
   const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: SWITCH_VIEW.fovY });
@@ -118,11 +128,7 @@ describe.skipIf(!device)("CrowdImpostors under shading 'three' (WebGPU in Node)"
   }, 120_000);
 
   it('lists the far crowd\'s dots by the frame\'s camera though its compute is submitted before three\'s render and its draw after: the first frame after the camera moves lights what the next does', async () => {
-    const canvas = { width: SIZE, height: SIZE, style: {}, addEventListener() {}, removeEventListener() {}, setAttribute() {} } as unknown as HTMLCanvasElement;
-    const renderer = new WebGPURenderer({ device: device as never, canvas });
-    await renderer.init();
-    renderer.setSize(SIZE, SIZE, false);
-    const crowds = new ThreeCrowdRenderer(renderer, { backend: 'webgpu' });
+    const { renderer, crowds } = await threeRenderer();
     const fox = await testCharacter('Fox');
     const side = 12;
     const crowd = crowds.createCrowd(fox, { capacity: side * side, shading: 'three' });
@@ -133,12 +139,7 @@ describe.skipIf(!device)("CrowdImpostors under shading 'three' (WebGPU in Node)"
       const id = crowd.add({ clipA: 1, timeA: (i % 5) * 0.1, speedA: 0 });
       crowd.setPlacement(id, ((i % side) - (side - 1) / 2) * 6 * radius, 0, (Math.floor(i / side) - (side - 1) / 2) * 6 * radius, i * 0.7, 1);
     }
-    const scene = new Scene();
-    scene.background = new Color(0x000000);
-    scene.add(crowds.sceneObject(crowd));
-    const sun = new DirectionalLight(0xffffff, 2);
-    sun.position.set(1, 2, 1);
-    scene.add(sun, sun.target, new AmbientLight(0xffffff, 0.6));
+    const scene = litScene(crowds, crowd);
     const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: SWITCH_VIEW.fovY });
     // 37.5 degrees up, far enough that a framing sphere spans `pixels` (under dotPixels, 2: every Fox a dot).
     const view = (pixels: number) => {
