@@ -1316,12 +1316,13 @@ fn dotLight(c: CellMap, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f)
 }
 
 // Where a dot stands and how many samples it covers: its pose's centre (world), the distance it is
-// seen from, its view cell and layer, and the samples (0 to `samples`: none where it lights nothing).
+// seen from, its view cell (pose, azimuth, row) and layer, and the samples (0 to `samples`: none
+// where it lights nothing). The cell's atlas mapping (cellMap) is left to the lit dots' light.
 struct DotPlace {
   centre: vec3f,
   distance: f32,
   rotation: mat3x3f,
-  cell: CellMap,
+  cell: vec3u,
   layer: u32,
   covered: u32,
 }
@@ -1346,10 +1347,12 @@ fn dotPlace(slot: u32, samples: u32) -> DotPlace {
   let pixels = placed.scale * atlas.pixelsAtUnit / max(distance, 1e-30);
   // The samples it covers: its area on screen (the covered fraction of its cell's rectangle,
   // poseFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
-  let c = cellMap(pose, a, e);
-  let area = cellCoverage[layer * atlas.cells + pose * atlas.views + e * atlas.azimuths + a] * c.frame.x * c.frame.y * pixels * pixels;
+  let d = cellDirection(a, e);
+  let right = basisRight(d);
+  let frame = 2.0 * poseFrame(right, cross(d, right));
+  let area = cellCoverage[layer * atlas.cells + pose * atlas.views + e * atlas.azimuths + a] * frame.x * frame.y * pixels * pixels;
   let k = u32(clamp(floor(area * f32(samples) + t.w), 0.0, f32(samples)));
-  return DotPlace(centre, distance, placed.rotation, c, layer, k);
+  return DotPlace(centre, distance, placed.rotation, vec3u(pose, a, e), layer, k);
 }
 
 // The samples a dot covers in the drawing target: a pixel's 4 where it is multisampled, 1 where
@@ -1388,7 +1391,9 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   let p = dotPlace(slot, dotSamples());
   out.slot = slot;
   out.clip = camera.viewProjection * vec4f(p.centre, 1.0);
-  let k = p.covered;
+  // The draw's list holds the dots listDots found covering a sample: at least one, whatever this
+  // stage's own rounding of the same area (another pipeline) says. The pick pass lists every dot.
+  let k = select(p.covered, max(p.covered, 1u), !DOT_PICK);
   if (k == 0u) {
     out.clip = vec4f(2.0, 2.0, 2.0, 1.0);
     return out;
@@ -1410,7 +1415,7 @@ fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
     let r = slot & 3u;
     out.mask = ((m << r) | (m >> (4u - r))) & 15u;
   }
-  out.color = dotLight(p.cell, p.layer, slot, p.centre, p.rotation);
+  out.color = dotLight(cellMap(p.cell.x, p.cell.y, p.cell.z), p.layer, slot, p.centre, p.rotation);
   if (ENCODE_SRGB) {
     out.color = linearToSrgb(out.color);
   }

@@ -97,7 +97,7 @@ export class ImpostorDots {
   private bindGroup(inputs: ImpostorInputs): GPUBindGroup {
     const b = this.bound;
     const shared = this.shared;
-    if (!this.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== inputs.listOffset || b[3] !== inputs.looks || b[4] !== inputs.atlas || b[5] !== inputs.fractions || b[6] !== inputs.shown || b[7] !== inputs.propSets) {
+    if (!this.group || b[0] !== inputs.instances || b[1] !== inputs.list || b[2] !== inputs.listOffset || b[3] !== inputs.looks || b[4] !== inputs.fractions || b[5] !== inputs.shown || b[6] !== inputs.propSets) {
       this.group = this.device.createBindGroup({
         label: 'ImpostorDots.group', layout: this.groupLayout, entries: [
           { binding: 0, resource: { buffer: shared.camera } },
@@ -105,7 +105,6 @@ export class ImpostorDots {
           { binding: 2, resource: { buffer: inputs.instances } },
           { binding: 3, resource: { buffer: inputs.list, offset: inputs.listOffset } },
           { binding: 4, resource: { buffer: inputs.looks ?? shared.white } },
-          { binding: 5, resource: inputs.atlas.albedo.createView({ dimension: '2d-array' }) },
           { binding: 12, resource: { buffer: inputs.propSets ?? shared.noPropSets } },
           { binding: 14, resource: { buffer: shared.cellTable } },
           { binding: 18, resource: { buffer: inputs.fractions } },
@@ -114,7 +113,7 @@ export class ImpostorDots {
         ],
       });
       b.length = 0;
-      b.push(inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.atlas, inputs.fractions, inputs.shown, inputs.propSets);
+      b.push(inputs.instances, inputs.list, inputs.listOffset, inputs.looks, inputs.fractions, inputs.shown, inputs.propSets);
     }
     return this.group;
   }
@@ -129,7 +128,6 @@ function dotListGroupLayout(device: GPUDevice): GPUBindGroupLayout {
     { binding: 0, visibility, ...uniform },
     { binding: 1, visibility, ...uniform },
     ...[2, 3, 4, 12, 14, 18, 19].map((binding) => ({ binding, visibility, ...storage })),
-    { binding: 5, visibility, texture: { viewDimension: '2d-array' } },
     { binding: 20, visibility, buffer: { type: 'storage' } },
   ];
   return device.createBindGroupLayout({ label: 'ImpostorDots.groupLayout', entries });
