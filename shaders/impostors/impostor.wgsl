@@ -20,6 +20,7 @@ const COUNTER_BAND: u32 = 11u;
 const COUNTER_DOT: u32 = 12u;
 const DOT_TAPS: u32 = 4u;
 const DOT_WORKGROUP: u32 = 64u;
+const POSE_WORDS: u32 = 16u;
 const LAYERS_IDLE: u32 = 0x80000000u;
 const LAYERS_SHOWN: u32 = 0x40000000u;
 const LAYERS_INDEX: u32 = 0x3fffffffu;
@@ -408,24 +409,56 @@ fn basisRight(d: vec3f) -> vec3f {
   return select(vec3f(1.0, 0.0, 0.0), r / l, l > 1e-6);
 }
 
-// The rectangle a view's cell frames about its pose's centre (impostor-atlas.ts viewFrame of
-// AtlasGrid.frameBox; the bake maps it onto the cell): CELL_HALF's box on the view's axes.
-fn poseFrame(right: vec3f, up: vec3f) -> vec2f {
-  let half = vec3f(CELL_HALF_X, CELL_HALF_Y, CELL_HALF_Z);
+// The half extents on a view's right and up axes of a box of half extents `half` (impostor-atlas.ts viewFrame).
+fn halfFrame(half: vec3f, right: vec3f, up: vec3f) -> vec2f {
   return vec2f(dot(abs(right), half), dot(abs(up), half));
 }
 
-// Baked pose `pose`'s own box (AtlasGrid.poseBoxes, in the cell table after the cells: 16 words a
-// pose), or, `plain`, its box without the props of chosen instances (plainPoseBoxes, words 8 to
-// 15): its centre less the animation box's, and its half extents (model units).
+// The rectangle a view's cell frames about its pose's centre (impostor-atlas.ts viewFrame of
+// AtlasGrid.frameBox; the bake maps it onto the cell): CELL_HALF's box on the view's axes.
+fn poseFrame(right: vec3f, up: vec3f) -> vec2f {
+  return halfFrame(vec3f(CELL_HALF_X, CELL_HALF_Y, CELL_HALF_Z), right, up);
+}
+
+// The window a march step meets the surface in (model units along the ray `towards`): the full
+// march's stride over the animation box's depth, whatever the steps and the cells' frame
+// (sampleCell `fine`, coverageMask's hull).
+fn marchWindow(towards: vec3f) -> f32 {
+  return 2.0 * dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z)) / f32(PARALLAX_STEPS);
+}
+
+// A view cell's axes (right, up, and d towards the camera it was baked from) and the rectangle
+// its cells frame (model units, poseFrame's doubled): what cellMap maps, and a dot's area reads.
+struct CellAxes {
+  right: vec3f,
+  up: vec3f,
+  d: vec3f,
+  frame: vec2f,
+}
+
+fn cellAxes(a: u32, e: u32) -> CellAxes {
+  let d = cellDirection(a, e);
+  let right = basisRight(d);
+  let up = cross(d, right);
+  return CellAxes(right, up, d, 2.0 * poseFrame(right, up));
+}
+
+// Baked pose `pose`'s own box (AtlasGrid.poseBoxes, in the cell table after the cells: POSE_WORDS
+// a pose), or, `plain`, its box without the props of chosen instances (plainPoseBoxes, the second
+// half of the pose's words): its centre less the animation box's, and its half extents (model units).
 struct PoseBox {
   centre: vec3f,
   half: vec3f,
 }
 
 fn poseBox(pose: u32, plain: bool) -> PoseBox {
-  let o = atlas.views + atlas.cells + 16u * pose + select(0u, 8u, plain);
+  let o = poseWords(pose) + select(0u, POSE_WORDS / 2u, plain);
   return PoseBox(tableVec3(o), tableVec3(o + 4u));
+}
+
+// The cell table's first word of baked pose `pose` (after the views' sizes and the cells' corners).
+fn poseWords(pose: u32) -> u32 {
+  return atlas.views + atlas.cells + POSE_WORDS * pose;
 }
 
 // Three f32 of the cell table from word `o`.
@@ -439,7 +472,7 @@ fn poseOffset(pose: u32) -> vec3f {
   if (!POSE_FRAMES) {
     return vec3f(0.0);
   }
-  return tableVec3(atlas.views + atlas.cells + 16u * pose);
+  return tableVec3(poseWords(pose));
 }
 
 // The model direction of view cell (azimuth a, elevation row e) (impostor-atlas.ts AtlasGrid.direction).
@@ -529,8 +562,7 @@ fn viewCoords(d: vec3f) -> vec2f {
 // and the perspective moves its corners by a hundredth of a pixel there.
 fn quadRect(poses: vec2u, blend: f32, plain: bool, right: vec3f, up: vec3f, d: vec3f, distance: f32, far: bool) -> vec4f {
   if (far) {
-    let box = vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z);
-    let half = vec2f(dot(abs(right), box), dot(abs(up), box));
+    let half = halfFrame(vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z), right, up);
     return vec4f(-half, half);
   }
   var low = vec3f(3.4e38);
@@ -682,7 +714,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   // 6 of 8 views nearer the mesh than with the march over the box (between cells 9.08 -> 7.00/255),
   // two further (5.08 -> 5.12, 26.95 -> 27.99); with a window the frame's size 5 of 6 were further
   // (docs/impostors.md, pose frames).
-  let fine = 2.0 * dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z)) / f32(PARALLAX_STEPS);
+  let fine = marchWindow(towards);
   var front = false;
   var uv = vec2f(0.0);
   var hit = false;
@@ -856,11 +888,9 @@ fn cellMap(pose: u32, a: u32, e: u32) -> CellMap {
   let size = vec2f(f32(sizeBits & 0xffffu), f32(sizeBits >> 16u));
   let cell = vec2f(f32(cornerBits & 0xffffu), f32(cornerBits >> 16u)) / size;
   let grid = vec2f(textureDimensions(albedoAtlas)) / size;
-  let d = cellDirection(a, e);
-  let right = basisRight(d);
-  let up = cross(d, right);
-  let frame = 2.0 * poseFrame(right, up);
-  return CellMap((cell + 0.5) / grid, mat2x3f(right / (frame.x * grid.x), -up / (frame.y * grid.y)), vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), right, up, d, cell, grid, size, frame);
+  let ax = cellAxes(a, e);
+  let frame = ax.frame;
+  return CellMap((cell + 0.5) / grid, mat2x3f(ax.right / (frame.x * grid.x), -ax.up / (frame.y * grid.y)), vec4f((cell + 0.5 / size) / grid, (cell + 1.0 - 0.5 / size) / grid), ax.right, ax.up, ax.d, cell, grid, size, frame);
 }
 
 // Where the ray p0 + t towards meets cell c's baked surface: p0's point in the cell moved along
@@ -947,7 +977,7 @@ override HULL_NEAR: f32 = 1.0;
 fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, cells: array<CellMap, 4>, weights: vec4f) -> Taps {
   var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), s.point, vec3f(0.0)));
   // The full march's step along the ray (sampleCell's `fine`, model units).
-  let step = 2.0 * dot(abs(towards), vec3f(BOX_HALF_X, BOX_HALF_Y, BOX_HALF_Z)) / f32(PARALLAX_STEPS);
+  let step = marchWindow(towards);
   // A cell weighing under a thousandth is left out: on a view cell the camera's direction lands
   // a float's rounding off the cell, and that neighbour's say in the hull is all or nothing.
   let heard = weights >= vec4f(1e-3);
@@ -1316,8 +1346,9 @@ fn dotLight(c: CellMap, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f)
 }
 
 // Where a dot stands and how many samples it covers: its pose's centre (world), the distance it is
-// seen from, its view cell (pose, azimuth, row) and layer, and the samples (0 to `samples`: none
-// where it lights nothing). The cell's atlas mapping (cellMap) is left to the lit dots' light.
+// seen from, its view cell (pose, azimuth, row) and layer, and the samples of the target it covers
+// (0 to dotSamples(): none where it lights nothing). The cell's atlas mapping (cellMap) is left
+// to the lit dots' light.
 struct DotPlace {
   centre: vec3f,
   distance: f32,
@@ -1327,7 +1358,8 @@ struct DotPlace {
   covered: u32,
 }
 
-fn dotPlace(slot: u32, samples: u32) -> DotPlace {
+fn dotPlace(slot: u32) -> DotPlace {
+  let samples = dotSamples();
   let record = shownRecord(slot);
   let placed = placement(record);
   let view = viewCoords(placed.d);
@@ -1347,9 +1379,7 @@ fn dotPlace(slot: u32, samples: u32) -> DotPlace {
   let pixels = placed.scale * atlas.pixelsAtUnit / max(distance, 1e-30);
   // The samples it covers: its area on screen (the covered fraction of its cell's rectangle,
   // poseFrame, in pixels) times the samples a pixel, rounded by the instance's threshold.
-  let d = cellDirection(a, e);
-  let right = basisRight(d);
-  let frame = 2.0 * poseFrame(right, cross(d, right));
+  let frame = cellAxes(a, e).frame;
   let area = cellCoverage[layer * atlas.cells + pose * atlas.views + e * atlas.azimuths + a] * frame.x * frame.y * pixels * pixels;
   let k = u32(clamp(floor(area * f32(samples) + t.w), 0.0, f32(samples)));
   return DotPlace(centre, distance, placed.rotation, vec3u(pose, a, e), layer, k);
@@ -1377,7 +1407,7 @@ fn listDots(@builtin(global_invocation_id) id: vec3u, @builtin(num_workgroups) g
     return;
   }
   let slot = impostorList[dotList.first + i];
-  if (dotPlace(slot, dotSamples()).covered > 0u) {
+  if (dotPlace(slot).covered > 0u) {
     dotList.slots[atomicAdd(&dotList.vertexCount, 1u)] = slot;
   }
 }
@@ -1388,7 +1418,7 @@ fn listDots(@builtin(global_invocation_id) id: vec3u, @builtin(num_workgroups) g
 fn dotVertex(@builtin(vertex_index) index: u32) -> DotOut {
   var out: DotOut;
   let slot = impostorList[index];
-  let p = dotPlace(slot, dotSamples());
+  let p = dotPlace(slot);
   out.slot = slot;
   out.clip = camera.viewProjection * vec4f(p.centre, 1.0);
   // The draw's list holds the dots listDots found covering a sample: at least one, whatever this

@@ -1,5 +1,6 @@
 import type { MaterialInfo } from '../../bake/rig';
 import { show } from '../../math/show';
+import { POSE_WORDS } from './impostor-layout';
 import { densestPacking } from './impostor-packing';
 import type { ImpostorOptions, PartialLayers } from './types';
 
@@ -55,8 +56,6 @@ export interface PoseBoxes {
 /** The most looks (atlas layers) an atlas may hold: WebGPU's default maxTextureArrayLayers. */
 export const IMPOSTOR_MAX_LOOKS = 256;
 
-/** Words a pose in the cell table after the cells (AtlasGrid.cellTable; impostor.wgsl poseOffset, poseBox): its box, then its plain box, 8 each. */
-const POSE_WORDS = 16;
 
 /**
  * Where each (pose, view) image lies in the atlas. Poses are clip x frames + frame; views are
@@ -166,7 +165,7 @@ export class AtlasGrid {
     if (!Number.isInteger(clips) || clips < 1) throw new RangeError(`impostors need a character with at least one clip, got ${clips}`);
     this.poses = clips * this.frames;
     const boxes = typeof box === 'function' ? box(this.frames) : box;
-    const given = 'poses' in boxes ? boxes : { box: boxes, poses: undefined };
+    const given: Partial<PoseBoxes> & Pick<PoseBoxes, 'box'> = 'poses' in boxes ? boxes : { box: boxes };
     this.box = Float64Array.from(given.box);
     this.views = this.azimuths * this.elevations;
     // The views' rectangles (model units): each pose's cells about its own centre where that frames
@@ -186,7 +185,7 @@ export class AtlasGrid {
     this.frameHalf = chosen?.half ?? whole;
     this.poseOffsets = chosen?.offsets ?? new Float64Array(3 * this.poses);
     this.poseBoxes = given.poses ? Float64Array.from(given.poses) : Float64Array.from({ length: 6 * this.poses }, (_, i) => this.box[i % 6]);
-    const plain = 'plainPoses' in given ? given.plainPoses : undefined;
+    const plain = given.plainPoses;
     if (plain && plain.length !== this.poseBoxes.length) throw new RangeError(`impostors: ${plain.length / 6} plain pose boxes for ${this.poses} poses`);
     this.plainPoseBoxes = plain ? Float64Array.from(plain) : this.poseBoxes;
     const rectangles = chosen ? own : all;
@@ -265,7 +264,7 @@ export class AtlasGrid {
     for (let i = 0; i < this.poses * this.views; i++) table[this.views + i] = this.corners[2 * i] | (this.corners[2 * i + 1] << 16);
     const poses = new Float32Array(table.buffer, 4 * cells);
     const box = this.box;
-    for (const [at, b] of [[0, this.poseBoxes], [8, this.plainPoseBoxes]] as const) {
+    for (const [at, b] of [[0, this.poseBoxes], [POSE_WORDS / 2, this.plainPoseBoxes]] as const) {
       for (let pose = 0; pose < this.poses; pose++) {
         for (let c = 0; c < 3; c++) {
           poses[POSE_WORDS * pose + at + c] = (b[6 * pose + c] + b[6 * pose + c + 3]) / 2 - (box[c] + box[c + 3]) / 2;
