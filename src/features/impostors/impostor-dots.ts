@@ -37,6 +37,8 @@ export class ImpostorDots {
   private list: GPUBuffer;
   private group: GPUBindGroup | undefined;
   private readonly bound: unknown[] = [];
+  /** The pass's descriptor, made once (no object a frame). */
+  private readonly passDescriptor: GPUComputePassDescriptor = { label: 'ImpostorDots' };
 
   /**
    * @param module the impostor draw's shader module (ImpostorPass.module)
@@ -77,7 +79,7 @@ export class ImpostorDots {
     // The count from 0 (instanceCount 0 until listDots's first invocation sets it: no dots, no draw).
     encoder.clearBuffer(this.list, 0, 16);
     encoder.copyBufferToBuffer(inputs.list, dotArgsOffset, this.list, 16, 16);
-    const pass = encoder.beginComputePass({ label: 'ImpostorDots' });
+    const pass = encoder.beginComputePass(this.passDescriptor);
     pass.setPipeline(this.pipeline);
     pass.setBindGroup(0, this.bindGroup(inputs));
     pass.dispatchWorkgroupsIndirect(inputs.list, dotArgsOffset + 16);

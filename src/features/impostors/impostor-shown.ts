@@ -23,6 +23,8 @@ export class ImpostorShown {
   private group: GPUBindGroup | undefined;
   private boundInstances: GPUBuffer | undefined;
   private boundStacks: GPUBuffer | undefined;
+  /** The pass's descriptor, made once (no object a frame). */
+  private readonly passDescriptor: GPUComputePassDescriptor = { label: 'ImpostorShown.pass' };
   /** The layered range and row length the uniform holds (-1: not written, or the policy changed). */
   private writtenFirst = -1;
   private writtenCount = -1;
@@ -97,7 +99,7 @@ export class ImpostorShown {
       this.boundInstances = instances;
       this.boundStacks = stacks;
     }
-    const pass = encoder.beginComputePass({ label: 'ImpostorShown.pass' });
+    const pass = encoder.beginComputePass(this.passDescriptor);
     pass.setPipeline(this.pipeline);
     pass.setBindGroup(0, this.group);
     pass.dispatchWorkgroups(row, Math.ceil(groups / row));
