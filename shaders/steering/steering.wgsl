@@ -11,7 +11,7 @@
 //   scanCells     exclusive prefix sum of the counts (one workgroup per block of SCAN_BLOCK cells:
 //                 a scan of the block plus the totals of the blocks before it, which countCells
 //                 also counts)
-//   scatterCells  sorted[start of its cell + rank] = agent: a counting sort, O(agents)
+//   scatterCells  sorted[start of its cell + rank] = agent and its position: a counting sort, O(agents)
 //   steer         per agent: preferred velocity (goal, flow field), nearest neighbours from the 3 x 3
 //                 cells around it, ORCA lines of neighbours and obstacle segments, RVO2's linear
 //                 program (2D, then the 3D fallback when infeasible) -> nextVelocity; and, for the
@@ -136,6 +136,13 @@ struct AgentState {
   pad1: u32,
 }
 
+struct SortedAgent {
+  handle: u32,
+  x: f32,
+  z: f32,
+  pad0: u32,
+}
+
 struct ObstacleVertex {
   x: f32,
   z: f32,
@@ -161,8 +168,8 @@ struct Line {
 @group(0) @binding(4) var<storage, read_write> cellStarts: array<u32>;
 // Agents per block of SCAN_BLOCK cells (ceil(tableSize / SCAN_BLOCK) entries), counted by countCells.
 @group(0) @binding(16) var<storage, read_write> blockSums: array<atomic<u32>>;
-// Agent handles sorted by cell.
-@group(0) @binding(5) var<storage, read_write> sorted: array<u32>;
+// Agents sorted by cell: each handle with its position as the step began (SORTED_AGENT).
+@group(0) @binding(5) var<storage, read_write> sorted: array<SortedAgent>;
 // Per handle: (cell, rank within the cell).
 @group(0) @binding(6) var<storage, read_write> cellRanks: array<vec2u>;
 @group(0) @binding(7) var<storage, read> obstacles: array<ObstacleVertex>;
@@ -299,7 +306,8 @@ fn scatterCells(@builtin(global_invocation_id) id: vec3u) {
     return;
   }
   let cr = cellRanks[h];
-  sorted[cellStarts[cr.x] + cr.y] = h;
+  let s = states[h];
+  sorted[cellStarts[cr.x] + cr.y] = SortedAgent(h, s.x, s.z, 0u);
 }
 
 // The flow direction at p: the four nearest cell centres' directions, bilinearly, normalised;
@@ -757,11 +765,11 @@ fn steer(@builtin(global_invocation_id) id: vec3u) {
       continue;
     }
     for (var i = cellStarts[b]; i < cellStarts[b + 1u]; i++) {
-      let j = sorted[i];
+      let o = sorted[i];
+      let j = o.handle;
       if (j == h) {
         continue;
       }
-      let o = states[j];
       let r = vec2f(o.x, o.z) - p;
       let d = dot(r, r);
       if (PROJECTING && d < params.neighbourDistance * params.neighbourDistance) {

@@ -36,6 +36,19 @@ export const AGENT_STATE = {
 } as const;
 
 /**
+ * One entry of the grid's agents sorted by cell (WGSL `SortedAgent`), written by scatterCells every
+ * step: the handle and its position as the step began (its AGENT_STATE x and z), so that steer's
+ * neighbour search reads 16 consecutive bytes a candidate, not the candidate's 32-byte state
+ * from anywhere in the states.
+ */
+export const SORTED_AGENT = {
+  size: 16,
+  handle: 0, // u32: agent handle
+  x: 4, //      f32: position on the ground at the step's start, model units
+  z: 8, //      f32
+} as const;
+
+/**
  * One vertex of a static obstacle polygon (WGSL `ObstacleVertex`), counter-clockwise seen from +y
  * with x right and z up (RVO2's order); the vertex starts the segment to `next`.
  */

@@ -1,7 +1,7 @@
 import steeringWgsl from '../../../shaders/steering/steering.wgsl?raw';
 import { LOCOMOTION_DRIVE } from '../../runtime/layout';
 import { checkStorageBinding, MAX_WORKGROUPS_PER_DIMENSION, WORKGROUP_SIZE } from '../../runtime/limits';
-import { AGENT, AGENT_STATE, CONTACT_WORDS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, SCAN_BLOCK, STEERING_PARAMS } from './layout';
+import { AGENT, AGENT_STATE, CONTACT_WORDS, OBSTACLE_VERTEX, PROJECTION_ITERATIONS, SCAN_BLOCK, SORTED_AGENT, STEERING_PARAMS } from './layout';
 import { tableSizeFor } from './step';
 
 /** What the pass writes per instance: InstanceStore satisfies it. */
@@ -42,7 +42,7 @@ type BindGroups = Record<Dispatch, GPUBindGroup>;
 const pipelineOf = (d: Dispatch): EntryPoint => d === 'projectBack' ? 'projectAgents' : d === 'placeFromB' ? 'placeAgents' : d;
 /** The bindings each dispatch uses (indices into SteeringPass.bind's buffer list; steering.wgsl's @binding numbers). */
 const BINDINGS: Readonly<Record<Dispatch, readonly number[]>> = {
-  clearCells: [0, 3, 16], countCells: [0, 1, 2, 3, 6, 16], scanCells: [0, 3, 4, 16], scatterCells: [0, 1, 4, 5, 6],
+  clearCells: [0, 3, 16], countCells: [0, 1, 2, 3, 6, 16], scanCells: [0, 3, 4, 16], scatterCells: [0, 1, 2, 4, 5, 6],
   steer: [0, 1, 2, 4, 5, 7, 8, 9, 15], moveAgents: [0, 1, 2, 9, 10, 11, 12],
   gatherAgents: [0, 1, 2, 14, 15], projectAgents: [0, 7, 13, 14, 15], projectBack: [0, 7, 13, 14, 15], placeAgents: [0, 1, 2, 10, 11, 12, 13], placeFromB: [0, 1, 2, 10, 11, 12, 13],
 };
@@ -126,7 +126,7 @@ export class SteeringPass {
     return this.drives;
   }
 
-  /** @internal The grid of the last step (tests: held to the twin's SteeringGrid): cellStarts (u32, tableSize + 1) and sorted (u32 handles by cell). */
+  /** @internal The grid of the last step (tests: held to the twin's SteeringGrid): cellStarts (u32, tableSize + 1) and sorted (SORTED_AGENT records by cell). */
   get gridBuffers(): { readonly cellStarts: GPUBuffer; readonly sorted: GPUBuffer; readonly tableSize: number } {
     return { cellStarts: this.cellStarts, sorted: this.sorted, tableSize: this.tableSize };
   }
@@ -264,7 +264,7 @@ export class SteeringPass {
     this.projectedA = this.storage('projectedA', capacity * 16);
     this.projectedB = this.storage('projectedB', capacity * 16);
     this.contacts = this.storage('contacts', capacity * CONTACT_WORDS * 4);
-    this.sorted = this.storage('sorted', capacity * 4, GPUBufferUsage.COPY_SRC);
+    this.sorted = this.storage('sorted', capacity * SORTED_AGENT.size, GPUBufferUsage.COPY_SRC);
     this.cellCounts = this.storage('cellCounts', table * 4);
     this.cellStarts = this.storage('cellStarts', (table + 1) * 4, GPUBufferUsage.COPY_SRC);
     const blocks = Math.ceil(table / SCAN_BLOCK);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CrowdSteering } from '../../../src/features/steering/crowd-steering';
-import { AGENT_STATE, STEERING_PARAMS } from '../../../src/features/steering/layout';
+import { AGENT, AGENT_STATE, SORTED_AGENT, STEERING_PARAMS } from '../../../src/features/steering/layout';
 import type { SteeringPass } from '../../../src/features/steering/steering-pass';
 import { stepSteering } from '../../../src/features/steering/step';
 import { Crowd } from '../../../src/runtime/crowd';
@@ -182,6 +182,7 @@ describe.skipIf(!device)('CrowdSteering', async () => {
       // The twin's grid of this step, from the very bytes the GPU steps from (its states before the
       // step; zeros before the first, whose buffer the first update makes).
       const states = f === 0 ? new ArrayBuffer(bytes) : await readBuffer(device!, gridded.stateBuffer, bytes);
+      const stepStart = states.slice(0);
       many.update(DT);
       const grid = stepSteering({ agents: model.agents, states, obstacles: model.obstacles, fields: model.fields, params: model.params, projectionIterations: 0 });
       const encoder = device!.createCommandEncoder();
@@ -190,7 +191,18 @@ describe.skipIf(!device)('CrowdSteering', async () => {
       const { cellStarts, sorted, tableSize } = (gridded as unknown as { pass: SteeringPass }).pass.gridBuffers;
       expect(tableSize).toBe(8192);
       const starts = new Uint32Array(await readBuffer(device!, cellStarts, (tableSize + 1) * 4));
-      const order = new Uint32Array(await readBuffer(device!, sorted, 3000 * 4));
+      // The sorted records (SORTED_AGENT): each handle with the position its state held as the step
+      // began (the first step's: the agent's start, countCells's restart; stepSteering steps `states`
+      // in place, hence the copy taken before it).
+      const records = await readBuffer(device!, sorted, 3000 * SORTED_AGENT.size);
+      const words = new Uint32Array(records), floats = new Float32Array(records);
+      const order = words.filter((_, i) => i % 4 === 0);
+      const began = new Float32Array(stepStart), agentFloats = new Float32Array(model.agents);
+      for (let i = 0; i < 3000; i++) {
+        const h = order[i], state = (h * AGENT_STATE.size) / 4, agent = (h * AGENT.size) / 4;
+        const expected = f === 0 ? [agentFloats[agent + AGENT.startX / 4], agentFloats[agent + AGENT.startZ / 4]] : [began[state + AGENT_STATE.x / 4], began[state + AGENT_STATE.z / 4]];
+        expect([floats[4 * i + 1], floats[4 * i + 2]]).toEqual(expected);
+      }
       expect(starts[tableSize]).toBe(3000);
       expect(starts).toEqual(grid.starts);
       // Within a cell the GPU's order is its atomics' (not fixed): the same agents, in any order.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AGENT, AGENT_STATE, OBSTACLE_VERTEX, STEERING_PARAMS } from '../../../src/features/steering/layout';
+import { AGENT, AGENT_STATE, OBSTACLE_VERTEX, SORTED_AGENT, STEERING_PARAMS } from '../../../src/features/steering/layout';
 
 const wgsl = readFileSync(new URL('../../../shaders/steering/steering.wgsl', import.meta.url), 'utf8');
 
@@ -21,9 +21,10 @@ function scalarStruct(source: string, name: string): Record<string, number> {
 }
 
 describe('steering layouts (src/features/steering/layout.ts) against shaders/steering/steering.wgsl', () => {
-  it('Agent, AgentState, ObstacleVertex and SteeringParams match field for field', () => {
+  it('Agent, AgentState, SortedAgent, ObstacleVertex and SteeringParams match field for field', () => {
     expect({ ...AGENT }).toEqual(scalarStruct(wgsl, 'Agent'));
     expect({ ...AGENT_STATE }).toEqual(scalarStruct(wgsl, 'AgentState'));
+    expect({ ...SORTED_AGENT }).toEqual(scalarStruct(wgsl, 'SortedAgent'));
     expect({ ...OBSTACLE_VERTEX }).toEqual(scalarStruct(wgsl, 'ObstacleVertex'));
     expect({ ...STEERING_PARAMS }).toEqual(scalarStruct(wgsl, 'SteeringParams'));
   });
