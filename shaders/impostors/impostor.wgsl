@@ -21,6 +21,7 @@ const COUNTER_DOT: u32 = 12u;
 const DOT_TAPS: u32 = 4u;
 const DOT_WORKGROUP: u32 = 64u;
 const POSE_WORDS: u32 = 16u;
+const DOT_LIST_HEADER: u32 = 256u;
 const LAYERS_IDLE: u32 = 0x80000000u;
 const LAYERS_SHOWN: u32 = 0x40000000u;
 const LAYERS_INDEX: u32 = 0x3fffffffu;
@@ -270,8 +271,8 @@ struct Look {
 @group(0) @binding(19) var<storage, read> shown: array<Shown>;
 // The dots that light a sample (ImpostorDots, listDots writes it; compute only): the draw's
 // drawIndirect quadruple (a point each), the cull pass's quadruple for every dot (copied in:
-// their count and first word in the impostor list), then from byte 256 the slots. The dots' draw
-// binds the slots as its impostorList.
+// their count and first word in the impostor list), then from byte DOT_LIST_HEADER the slots. The
+// dots' draw binds the slots as its impostorList.
 struct DotList {
   vertexCount: atomic<u32>,
   instanceCount: u32,
@@ -281,7 +282,7 @@ struct DotList {
   dotInstances: u32,
   first: u32,
   dotFirstInstance: u32,
-  pad: array<vec4u, 14>,
+  pad: array<vec4u, DOT_LIST_HEADER / 16u - 2u>, // up to the slots, after the two quadruples
   slots: array<u32>,
 }
 @group(0) @binding(20) var<storage, read_write> dotList: DotList;

@@ -306,8 +306,7 @@ fn scatterCells(@builtin(global_invocation_id) id: vec3u) {
     return;
   }
   let cr = cellRanks[h];
-  let s = states[h];
-  sorted[cellStarts[cr.x] + cr.y] = SortedAgent(h, s.x, s.z, 0u);
+  sorted[cellStarts[cr.x] + cr.y] = SortedAgent(h, states[h].x, states[h].z, 0u);
 }
 
 // The flow direction at p: the four nearest cell centres' directions, bilinearly, normalised;

@@ -1,3 +1,4 @@
+import { DOT_LIST_HEADER } from './impostor-layout';
 import type { ImpostorInputs } from './impostor-pass';
 
 /** What the dots' listing binds of the impostor draw's own (ImpostorPass: its uniforms, cell table and stand-ins; not owned). */
@@ -10,8 +11,6 @@ export interface DotListShared {
   readonly noPropSets: GPUBuffer;
 }
 
-/** Bytes before the slots in the dot list (impostor.wgsl DotList): its drawIndirect quadruple, the cull pass's dots' quadruple, padding to a storage binding's offset alignment. */
-export const DOT_LIST_HEADER = 256;
 
 /**
  * The dots that light a sample (shaders/impostors/impostor.wgsl `listDots`): after the cull pass,

@@ -83,6 +83,13 @@ export const DOT_TAPS = 4;
 
 /** Words a pose in the cell table after the cells (AtlasGrid.cellTable; impostor.wgsl poseWords, poseBox): its box, then its plain box, half the words each. */
 export const POSE_WORDS = 16;
+
+/**
+ * Bytes before the slots in the dots' list (impostor.wgsl `DotList`, impostor-dots.ts): its
+ * drawIndirect quadruple, the cull pass's dots' quadruple, padding to WebGPU's storage binding
+ * offset alignment (the dots' draw binds the slots from here as its impostorList).
+ */
+export const DOT_LIST_HEADER = 256;
 /** The fewest steps of the parallax march (impostor.wgsl marchSteps): below 8 the Fox's silhouette thins (docs/impostors-measured.md). */
 export const MIN_MARCH_STEPS = 8;
 
@@ -111,7 +118,7 @@ export function marchSteps(far: number, distance: number): number {
 
 /** The generated blocks of the impostor shaders: a turn in radians, the parallax march's steps, thickness and fewest steps, the `layers` word's bits, the instance and shown records and the clip clock (draw); none (bake, the covered rectangles); the `layers` word's bits, the records and stacks and the layer counts (the shown pass). */
 export const IMPOSTOR_SHADERS: readonly GeneratedShader[] = [
-  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32'], ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor, 'u32'], ['COUNTER_BAND', CULL_COUNTERS.band, 'u32'], ['COUNTER_DOT', CULL_COUNTERS.dot, 'u32'], ['DOT_TAPS', DOT_TAPS, 'u32'], ['DOT_WORKGROUP', DOT_WORKGROUP, 'u32'], ['POSE_WORDS', POSE_WORDS, 'u32'], ['LAYERS_IDLE', LAYERS_IDLE, 'u32'], ['LAYERS_SHOWN', LAYERS_SHOWN, 'u32'], ['LAYERS_INDEX', LAYERS_INDEX, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${SHOWN_STRUCT}\n\n${CLIP_CLOCK}` },
+  { file: 'shaders/impostors/impostor.wgsl', constants: [['TAU', 2 * Math.PI, 'f32'], ['PARALLAX_STEPS', PARALLAX_STEPS, 'u32'], ['PARALLAX_THICKNESS', PARALLAX_THICKNESS, 'f32'], ['MIN_MARCH_STEPS', MIN_MARCH_STEPS, 'u32'], ['IMPOSTOR_CHUNK', IMPOSTOR_CHUNK, 'u32'], ['COUNTER_IMPOSTOR', CULL_COUNTERS.impostor, 'u32'], ['COUNTER_BAND', CULL_COUNTERS.band, 'u32'], ['COUNTER_DOT', CULL_COUNTERS.dot, 'u32'], ['DOT_TAPS', DOT_TAPS, 'u32'], ['DOT_WORKGROUP', DOT_WORKGROUP, 'u32'], ['POSE_WORDS', POSE_WORDS, 'u32'], ['DOT_LIST_HEADER', DOT_LIST_HEADER, 'u32'], ['LAYERS_IDLE', LAYERS_IDLE, 'u32'], ['LAYERS_SHOWN', LAYERS_SHOWN, 'u32'], ['LAYERS_INDEX', LAYERS_INDEX, 'u32']], structs: `${INSTANCE_STRUCT}\n\n${SHOWN_STRUCT}\n\n${CLIP_CLOCK}` },
   { file: 'shaders/impostors/bake.wgsl', constants: [], structs: '' },
   { file: 'shaders/impostors/coverage.wgsl', constants: [], structs: '' },
   {

@@ -10,8 +10,8 @@ import { writeCamera } from '../../runtime/skin-pass';
 import type { AtlasGrid } from './impostor-atlas';
 import { boxSphere } from './impostor-atlas';
 import type { ImpostorTextures } from './impostor-bake';
-import { DOT_LIST_HEADER, ImpostorDots } from './impostor-dots';
-import { IMPOSTOR_ATLAS } from './impostor-layout';
+import { ImpostorDots } from './impostor-dots';
+import { DOT_LIST_HEADER, IMPOSTOR_ATLAS } from './impostor-layout';
 import type { ImpostorLook } from './impostor-looks';
 
 /** What the impostor draw reads (not owned): the instance records, the cull pass's impostor list, the appearance records (or none), the atlas, the environment (or none). */

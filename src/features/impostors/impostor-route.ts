@@ -1,3 +1,4 @@
+import { IDENTITY_MATRIX } from '../../math/affine';
 import type { CullStats } from '../../runtime/crowd-types';
 import type { CullFrame } from '../../runtime/culling/cull-pass';
 import { distanceForPixels, frameLodLevel, lodDistances } from '../../runtime/culling/cull-math';
@@ -7,8 +8,6 @@ import { CULL_ARGS, CULL_COUNTERS, CULL_LOD, IMPOSTOR_CLIPS, IMPOSTOR_VERTICES, 
 
 /** levelAtSwitch's frame: a unit camera's thresholds (reused). */
 const unit = { flags: 0, forcedLevel: LOD_NOT_FORCED, lodDistances: new Float64Array(MAX_LOD_LEVELS) };
-/** The identity, column-major: ImpostorRoute.viewProjection before the first fill. */
-const IDENTITY: readonly number[] = [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1];
 
 /**
  * @internal The mesh LOD level a crowd draws at the impostor switch: the level the atlas is baked
@@ -68,7 +67,7 @@ export class ImpostorRoute implements CullRoute {
   /** The last fill's pixels one model unit spans one unit away (projection x viewport height / 2; 0 before the first fill): a dot's area on screen (impostor.wgsl dotVertex). */
   pixelsAtUnit = 0;
   /** The last fill's camera (world to clip, column-major; the cull settings' array): the dots' listing before the draw (CrowdImpostors.encode). */
-  viewProjection: ArrayLike<number> = IDENTITY;
+  viewProjection: ArrayLike<number> = IDENTITY_MATRIX;
   private readonly lists: ImpostorDraws = { args: undefined as unknown as GPUBuffer, counters: undefined as unknown as GPUBuffer, argsOffset: 0, listOffset: 0, bandArgsOffset: 0, dotArgsOffset: 0, bandListOffset: 0, bandListBytes: 0 };
 
   /**
