@@ -359,8 +359,12 @@ export class App {
       // a scene's own spectators (the stadium's) always get their looks.
       const spectators = activity?.spectators;
       this.scene?.appearance.sync(spectators !== undefined || (this.state.appearance && activity?.kind === 'crowd'), spectators ?? this.scene.population);
-      // Far characters as impostors where the scene draws them so (made and baked on first use, in the update below).
-      this.scene?.useImpostors(this.state.impostors && (activity?.impostors ?? false), activity?.impostorClips, activity?.impostorLooks, activity?.impostorPartialLayers);
+      // Far characters as impostors where the scene draws them so (made and baked on first use, in the update below),
+      // sized for the looks the appearance spread gives out (times the scene's own: the stadium's flags).
+      if (this.scene) {
+        const looks = (activity?.impostorLooks ?? 1) * this.scene.appearance.looksSpread;
+        this.scene.useImpostors(this.state.impostors && (activity?.impostors ?? false), activity?.impostorClips, looks, activity?.impostorPartialLayers);
+      }
       const crowds = this.scene?.crowds ?? NO_CROWDS;
       for (let i = 0; i < crowds.length; i++) crowds[i].update(step);
       const followed = this.followed;

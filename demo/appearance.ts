@@ -47,6 +47,15 @@ export class AppearanceSpread {
     this.spreadVersion = population.version;
   }
 
+  /**
+   * How many looks (variant x part set) the spread gives out while on, 1 while off: what the
+   * impostors are sized for (CrowdImpostors.sizedForLooks), a layer each, so that far
+   * characters keep their variants and parts (the Mannequin: 3 variants x 4 part sets, 12).
+   */
+  get looksSpread(): number {
+    return this.on && this.feature ? this.feature.variantCount * this.sets.length : 1;
+  }
+
   /** The crowd's CrowdAppearance, made now if the control never was on (the steering scene tints its selection with it). */
   looks(): CrowdAppearance {
     return (this.feature ??= this.make());

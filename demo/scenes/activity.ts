@@ -42,7 +42,7 @@ export interface SceneActivity {
   readonly impostorClips?: readonly number[];
   /** Optional: what an instance with a masked or additive layer is past the switch (CrowdImpostors.partialLayers; default 'mesh'). */
   readonly impostorPartialLayers?: PartialLayers;
-  /** Optional: the looks the impostors are sized for (CrowdImpostors.sizedForLooks; default 1): 2 where a prop of chosen instances needs a layer of its own (the stadium's flags). */
+  /** Optional: the looks the impostors are sized for a look of the appearance spread (CrowdImpostors.sizedForLooks is this times AppearanceSpread.looksSpread; default 1): 2 where a prop of chosen instances needs a layer of its own (the stadium's flags). */
   readonly impostorLooks?: number;
   /** Optional: instances that always get the appearance control's looks (the stadium's spectators), whatever the switch says. */
   readonly spectators?: Spectators;

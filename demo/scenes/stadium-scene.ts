@@ -52,7 +52,7 @@ export class StadiumActivity implements SceneActivity, Spectators {
   private readonly applyLevel = (seat: number, level: number): void => this.setLevel(seat, level);
   /** ?flags=1: one spectator in five waves a flag (a prop of chosen instances). */
   private readonly flags: StadiumFlags | undefined;
-  /** The looks the impostors are sized for: 2 with flags (the flag wavers' look gets its own layer: smaller cells for everyone), else 1. */
+  /** The looks the impostors are sized for a look of the appearance spread (the App multiplies): 2 with flags (the flag wavers' look gets its own layer: smaller cells for everyone), else 1. */
   readonly impostorLooks: number;
 
   /** The WebGPU demo's Scene (its props and impostors), or undefined on WebGL 2. */
@@ -190,7 +190,7 @@ export class StadiumActivity implements SceneActivity, Spectators {
         `uploaded ${formatBytes(this.scene.crowd.uploadedBytes)}`);
     if (!this.webgpu) lines.push('  every spectator a mesh: the far crowd as impostors (CrowdImpostors) needs WebGPU');
     const looks = this.webgpu?.impostors?.looks;
-    if (this.flags) lines.push(`  flags: ${this.flags.count.toLocaleString('en-US')} spectators wave one (impostors sized for ${this.impostorLooks} looks, ${looks?.baked ?? 0} baked; ${looks?.meshes ?? 0} wavers kept as meshes)`);
+    if (this.flags) lines.push(`  flags: ${this.flags.count.toLocaleString('en-US')} spectators wave one (impostors sized for ${this.webgpu?.impostors?.sizedForLooks ?? this.impostorLooks} looks, ${looks?.baked ?? 0} baked; ${looks?.meshes ?? 0} wavers kept as meshes)`);
     data.flags = String(this.flags?.count ?? 0);
     data.uploadedBytes = String(this.scene.crowd.uploadedBytes);
     data.seats = String(s.count);
