@@ -108,6 +108,14 @@ override RADIUS: f32 = 1.0;
 // Whether the instance's tint (CrowdAppearance) applies to this primitive: the character's, not a
 // prop's. Written into the depth texture's G where it has one (RG8: props baked; AtlasGrid.tintMask).
 override TINTED: bool = true;
+// Whether this primitive's material is alphaMode BLEND, which the mesh draws blended "over" what
+// lies behind it: here its base colour's alpha is the share of the texel's SAMPLES samples it
+// covers (rounded; the first ones), so the texel resolves to the surface over what lies behind it
+// in that share (over nothing: its coverage), a hair card's clear texels covering none, where
+// BLEND was baked opaque, every texel of the card covered. SAMPLES: the bake's samples a texel
+// (impostor-bake.ts BAKE_SAMPLES).
+override BLEND: bool = false;
+override SAMPLES: u32 = 4u;
 
 struct Texel {
   // Base colour (linear RGB; the target is sRGB-encoded), alpha 1 where covered.
@@ -119,6 +127,8 @@ struct Texel {
   // centre, 0.5 + 0.5 z / RADIUS: the draw's parallax finds where a ray meets the surface with it;
   // then 1 where the instance's tint applies (TINTED), which an RG8 target keeps (an R8 one drops it).
   @location(2) depth: vec2f,
+  // The samples written: all, or a BLEND surface's share.
+  @builtin(sample_mask) samples: u32,
 }
 
 // How many of the texel's own footprints, along the atlas's x and y, the mesh's pixel at the switch
@@ -176,5 +186,6 @@ fn bake(in: Surface, @builtin(front_facing) front: bool) -> Texel {
   }
   n = perturbedNormal(in, n, select(-1.0, 1.0, front));
   let roughness = min(max(material.roughness * mr.g, 0.0525), 1.0);
-  return Texel(vec4f(base.rgb, 1.0), vec4f(encodeOctahedral(n), roughness, material.metallic * mr.b), vec2f(clamp(0.5 + 0.5 * in.world.z / RADIUS, 0.0, 1.0), select(0.0, 1.0, TINTED)));
+  let share = (1u << u32(round(clamp(base.a, 0.0, 1.0) * f32(SAMPLES)))) - 1u;
+  return Texel(vec4f(base.rgb, 1.0), vec4f(encodeOctahedral(n), roughness, material.metallic * mr.b), vec2f(clamp(0.5 + 0.5 * in.world.z / RADIUS, 0.0, 1.0), select(0.0, 1.0, TINTED)), select(0xffffffffu, share, BLEND));
 }

@@ -211,7 +211,7 @@ export class ImpostorBake {
         label: `ImpostorBake.pipeline.${p.label}`, layout: pipelineLayout,
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: drawn.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...drawn.vertexConstants, ...streams } },
-        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: surfaceFormat(grid) }, { format: depthFormat(grid) }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted) } },
+        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: surfaceFormat(grid) }, { format: depthFormat(grid) }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted), BLEND: Number(p.primitive.material.alphaMode === 'BLEND'), SAMPLES: BAKE_SAMPLES } },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
         multisample: { count: BAKE_SAMPLES },
