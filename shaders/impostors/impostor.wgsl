@@ -1263,10 +1263,17 @@ fn fragment(in: Out) -> Drawn {
   return Drawn(vec4f(color, 1.0), mask);
 }
 
+// Whether every material baked is unlit (AtlasGrid.unlit, impostor-atlas.ts allUnlit): `shade`
+// gives the tinted base colour, as skin.wgsl's shade gives an unlit material's.
+override UNLIT: bool = false;
+
 // skin.wgsl's `shade` for an opaque lit surface of normal `n` (the atlas holds the shading normal
 // as baked), with the environment's light when the crowd has one; no occlusion or emissive. `sun`:
-// the share of the sun that reaches `world` (lit), which a dot finds once for its taps.
+// the share of the sun that reaches `world` (lit), which a dot finds once for its taps. UNLIT: `base`.
 fn shade(world: vec3f, n: vec3f, base: vec3f, roughness: f32, metal: f32, sun: f32) -> vec3f {
+  if (UNLIT) {
+    return base;
+  }
   let v = normalize(select(camera.eye.xyz, camera.eye.xyz - world, camera.eye.w != 0.0));
   let diffuse = base * (1.0 - metal);
   let dielectricF0 = vec3f(0.04);

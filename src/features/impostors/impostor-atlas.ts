@@ -131,6 +131,8 @@ export class AtlasGrid {
   readonly texelBytes: number;
   /** Whether the depth texture's G holds the share of each texel's coverage that takes the instance's tint (RG8: props are baked, which CrowdAppearance does not tint). */
   readonly tintMask: boolean;
+  /** Whether every material baked is unlit (allUnlit): the draw shows the tinted base colour, unlit, as the mesh does. */
+  readonly unlit: boolean;
 
   /**
    * @param clips clips baked (ImpostorOptions.clips resolved: bakedClips), each over `frames` frames
@@ -139,8 +141,9 @@ export class AtlasGrid {
    * @param layers the device's maxTextureArrayLayers
    * @param surface the character's one (roughness, metalness) where it has one (uniformSurface): the atlas then leaves them out (7 bytes a texel, not 9) and packs that many more texels
    * @param tintMask whether texels hold the share their tint applies to (props baked: a byte a texel more)
+   * @param unlit whether every material baked is unlit (allUnlit)
    */
-  constructor(clips: number, box: ArrayLike<number> | PoseBoxes | ((frames: number) => ArrayLike<number> | PoseBoxes), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number], tintMask = false) {
+  constructor(clips: number, box: ArrayLike<number> | PoseBoxes | ((frames: number) => ArrayLike<number> | PoseBoxes), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number], tintMask = false, unlit = false) {
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
     const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'dotPixels', 'looks', 'partialLayers'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
@@ -208,6 +211,7 @@ export class AtlasGrid {
     this.dotPixels = dot;
     this.surface = surface;
     this.tintMask = tintMask;
+    this.unlit = unlit;
     this.texelBytes = (surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES) + (tintMask ? ATLAS_TEXEL_BYTES_TINT_MASK : 0);
     // The densest packing of the rectangles within the square cells' texels: at most the bytes of square cells of `cell` at 9 bytes a texel: 9/7 as many texels at 7.
     const texels = Math.floor((this.poses * this.views * cell * cell * ATLAS_TEXEL_BYTES) / this.texelBytes);
@@ -329,6 +333,16 @@ export function uniformSurface(materials: readonly Pick<MaterialInfo, 'metallicR
   const [first] = materials;
   if (materials.some((m) => m.roughnessFactor !== first.roughnessFactor || m.metallicFactor !== first.metallicFactor)) return undefined;
   return [Math.min(Math.max(first.roughnessFactor, 0.0525), 1), first.metallicFactor];
+}
+
+/**
+ * Whether every material of `materials` (each primitive's, the baked props' too) is unlit
+ * (KHR_materials_unlit, or VRM's Unlit shaders): the impostors then show the tinted base colour
+ * as the meshes do, with no sun, shadow or environment light (impostor.wgsl UNLIT). A character
+ * with lit and unlit materials is lit throughout (the atlas holds no per-texel flag).
+ */
+export function allUnlit(materials: readonly Pick<MaterialInfo, 'unlit'>[]): boolean {
+  return materials.length > 0 && materials.every((m) => m.unlit);
 }
 
 /** The model-space sphere around a box (the switch's measure and the depth's scale): the centre and half-diagonal of a box (min x, y, z, max x, y, z). */

@@ -9,7 +9,7 @@ import { restPose } from '../../bake/sampler';
 import type { Character } from '../../character/character';
 import { show } from '../../math/show';
 import type { HeldProp, HeldProps } from '../../runtime/held-props';
-import { AtlasGrid, type PoseBoxes, uniformSurface } from './impostor-atlas';
+import { allUnlit, AtlasGrid, type PoseBoxes, uniformSurface } from './impostor-atlas';
 import type { ImpostorOptions } from './types';
 
 /**
@@ -177,7 +177,7 @@ export function atlasGrid(crowd: { readonly device: GPUDevice; readonly characte
     const all = impostorBoxes(crowd.character, frames, clips, held);
     return byAll < held.length ? { ...all, plainPoses: impostorBoxes(crowd.character, frames, clips, held.slice(0, byAll)).poses } : all;
   };
-  return new AtlasGrid(clips.length, boxes, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0);
+  return new AtlasGrid(clips.length, boxes, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0, allUnlit(materials));
 }
 
 /**

@@ -123,7 +123,8 @@ export class ImpostorPass {
     const multisampled = (options.sampleCount ?? 1) > 1;
     // The character's one roughness and metalness where the atlas leaves them out (AtlasGrid.surface, an RG8 surface texture); -1: per texel.
     // With props baked, the depth texture's G says what share of a texel the instance's tint applies to (AtlasGrid.tintMask).
-    const surface = { ROUGHNESS: grid.surface ? grid.surface[0] : -1, METALNESS: grid.surface ? grid.surface[1] : 0, TINT_MASK: Number(grid.tintMask) };
+    // An unlit character (AtlasGrid.unlit) shows its tinted base colour.
+    const surface = { ROUGHNESS: grid.surface ? grid.surface[0] : -1, METALNESS: grid.surface ? grid.surface[1] : 0, TINT_MASK: Number(grid.tintMask), UNLIT: Number(grid.unlit) };
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: this.layout,
       vertex: { module, entryPoint: 'vertex', constants: { BAND: band, ...half, CLIP_SLOTS: Number(!clips.every((c, i) => c === i) || clips.length !== clipCount) } },
