@@ -61,6 +61,9 @@ struct Material {
 @group(1) @binding(2) var baseColorSampler: sampler;
 @group(1) @binding(4) var metallicRoughnessTexture: texture_2d<f32>;
 @group(1) @binding(7) var metallicRoughnessSampler: sampler;
+// The emissive map (skin.wgsl's; a 1x1 white stand-in without one), read by bakeEmitting.
+@group(1) @binding(6) var emissiveTexture: texture_2d<f32>;
+@group(1) @binding(9) var emissiveSampler: sampler;
 // The tangent-space normal map (skin.wgsl's; a 1x1 stand-in with normalScale 0 without one).
 @group(1) @binding(10) var normalTexture: texture_2d<f32>;
 @group(1) @binding(11) var normalSampler: sampler;
@@ -116,6 +119,9 @@ override TINTED: bool = true;
 // (impostor-bake.ts BAKE_SAMPLES).
 override BLEND: bool = false;
 override SAMPLES: u32 = 4u;
+// bakeEmitting: the most any material baked emits in a channel (AtlasGrid.emissiveScale): the
+// emissive texture holds the emitted colour over it.
+override EMISSIVE_SCALE: f32 = 1.0;
 
 struct Texel {
   // Base colour (linear RGB; the target is sRGB-encoded), alpha 1 where covered.
@@ -128,6 +134,16 @@ struct Texel {
   // then 1 where the instance's tint applies (TINTED), which an RG8 target keeps (an R8 one drops it).
   @location(2) depth: vec2f,
   // The samples written: all, or a BLEND surface's share.
+  @builtin(sample_mask) samples: u32,
+}
+
+// A texel of an atlas whose materials emit light (AtlasGrid.emissiveScale over 0): Texel's, and
+// the emitted colour (skin.wgsl's emissive factor x map) over EMISSIVE_SCALE.
+struct EmittingTexel {
+  @location(0) albedo: vec4f,
+  @location(1) surface: vec4f,
+  @location(2) depth: vec2f,
+  @location(3) emitted: vec4f,
   @builtin(sample_mask) samples: u32,
 }
 
@@ -161,6 +177,20 @@ fn uvOf(t: u32, in: Surface) -> vec2f {
 
 @fragment
 fn bake(in: Surface, @builtin(front_facing) front: bool) -> Texel {
+  return texel(in, front);
+}
+
+@fragment
+fn bakeEmitting(in: Surface, @builtin(front_facing) front: bool) -> EmittingTexel {
+  let uv = uvOf(3u, in);
+  let k = footprint(in);
+  let emitted = material.emissive * textureSampleGrad(emissiveTexture, emissiveSampler, uv, dpdx(uv) * k.x, dpdy(uv) * k.y).rgb;
+  let t = texel(in, front);
+  return EmittingTexel(t.albedo, t.surface, t.depth, vec4f(emitted / EMISSIVE_SCALE, 1.0), t.samples);
+}
+
+// The texel a fragment of the primitive writes (bake, bakeEmitting).
+fn texel(in: Surface, front: bool) -> Texel {
   var color = vec4f(1.0);
   if (COLORS) {
     color = in.color;

@@ -3,7 +3,7 @@ import type { CrowdTargetFormats } from '../../runtime/crowd-types';
 import type { CrowdFeature, CrowdKernel, DrawShadow, EncodedFrame, FeatureStage, PickMeshList } from '../../runtime/feature';
 import { CULL_ARGS, MESH_ONLY_PROP } from '../../runtime/layout';
 import { checkPartialLayers, type AtlasGrid } from './impostor-atlas';
-import { atlasLayers, ImpostorBake, type ImpostorTextures } from './impostor-bake';
+import { atlasLayers, atlasTextureList, ImpostorBake, type ImpostorTextures } from './impostor-bake';
 import { atlasGrid, bakedClips, heldInAtlas, propsGrid } from './impostor-box';
 import { ImpostorCoverage } from './impostor-coverage';
 import { ImpostorLooks, type ImpostorLook, type ImpostorLookStats } from './impostor-looks';
@@ -419,9 +419,7 @@ export class CrowdImpostors implements CrowdFeature {
   }
 
   private freeTextures(): void {
-    this.textures?.albedo.destroy();
-    this.textures?.surface.destroy();
-    this.textures?.depth.destroy();
+    if (this.textures) for (const texture of atlasTextureList(this.textures)) texture.destroy();
     this.textures = undefined;
     this.layers = 0;
   }

@@ -1,6 +1,6 @@
-import type { MaterialInfo } from '../../bake/rig';
 import { show } from '../../math/show';
 import { POSE_WORDS } from './impostor-layout';
+import type { BakedMaterials } from './impostor-materials';
 import { densestPacking } from './impostor-packing';
 import type { ImpostorOptions, PartialLayers } from './types';
 
@@ -30,6 +30,9 @@ export const ATLAS_TEXEL_BYTES = 9;
 export const ATLAS_TEXEL_BYTES_UNIFORM = 7;
 /** Bytes a texel more where props are baked (`tintMask`): the depth texture's G, the covered share the instance's tint applies to (the character's, not its props'). */
 export const ATLAS_TEXEL_BYTES_TINT_MASK = 1;
+/** Bytes a texel more where a material baked emits light (`emissiveScale` over 0): an RGBA8 texture of the emitted colour. */
+export const ATLAS_TEXEL_BYTES_EMISSIVE = 4;
+
 
 /**
  * How much less area over the views the poses' own boxes must frame than the box of every pose for
@@ -127,23 +130,24 @@ export class AtlasGrid {
   readonly shelves: readonly number[];
   /** The character's one (roughness, metalness) (uniformSurface), kept out of the atlas; undefined: baked per texel. */
   readonly surface: readonly [number, number] | undefined;
-  /** Bytes a texel: ATLAS_TEXEL_BYTES, or ATLAS_TEXEL_BYTES_UNIFORM with `surface`; ATLAS_TEXEL_BYTES_TINT_MASK more with `tintMask`. */
+  /** Bytes a texel: ATLAS_TEXEL_BYTES, or ATLAS_TEXEL_BYTES_UNIFORM with `surface`; ATLAS_TEXEL_BYTES_TINT_MASK more with `tintMask`, ATLAS_TEXEL_BYTES_EMISSIVE with `emissiveScale`. */
   readonly texelBytes: number;
   /** Whether the depth texture's G holds the share of each texel's coverage that takes the instance's tint (RG8: props are baked, which CrowdAppearance does not tint). */
   readonly tintMask: boolean;
   /** Whether every material baked is unlit (allUnlit): the draw shows the tinted base colour, unlit, as the mesh does. */
   readonly unlit: boolean;
+  /** The most any material baked emits in a channel (emissiveScale; 0: none): the emissive texture holds the emitted colour over it, ATLAS_TEXEL_BYTES_EMISSIVE a texel more. */
+  readonly emissiveScale: number;
 
   /**
    * @param clips clips baked (ImpostorOptions.clips resolved: bakedClips), each over `frames` frames
    * @param box the box of every pose (min x, y, z, max x, y, z; model units; impostorBox), or it with each pose's own (PoseBoxes, impostorBoxes), or a function of the checked `frames` option that makes either: each view's cell frames the projection of the poses' largest half extents about its pose's centre
    * @param largest the device's maxTextureDimension2D
    * @param layers the device's maxTextureArrayLayers
-   * @param surface the character's one (roughness, metalness) where it has one (uniformSurface): the atlas then leaves them out (7 bytes a texel, not 9) and packs that many more texels
-   * @param tintMask whether texels hold the share their tint applies to (props baked: a byte a texel more)
-   * @param unlit whether every material baked is unlit (allUnlit)
+   * @param materials what the baked materials ask of the texels (BakedMaterials; none by default)
    */
-  constructor(clips: number, box: ArrayLike<number> | PoseBoxes | ((frames: number) => ArrayLike<number> | PoseBoxes), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, surface?: readonly [number, number], tintMask = false, unlit = false) {
+  constructor(clips: number, box: ArrayLike<number> | PoseBoxes | ((frames: number) => ArrayLike<number> | PoseBoxes), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, materials: BakedMaterials = {}) {
+    const { surface, tintMask = false, unlit = false, emissiveScale = 0 } = materials;
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
     const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'dotPixels', 'looks', 'partialLayers'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
@@ -212,7 +216,8 @@ export class AtlasGrid {
     this.surface = surface;
     this.tintMask = tintMask;
     this.unlit = unlit;
-    this.texelBytes = (surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES) + (tintMask ? ATLAS_TEXEL_BYTES_TINT_MASK : 0);
+    this.emissiveScale = emissiveScale;
+    this.texelBytes = (surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES) + (tintMask ? ATLAS_TEXEL_BYTES_TINT_MASK : 0) + (emissiveScale > 0 ? ATLAS_TEXEL_BYTES_EMISSIVE : 0);
     // The densest packing of the rectangles within the square cells' texels: at most the bytes of square cells of `cell` at 9 bytes a texel: 9/7 as many texels at 7.
     const texels = Math.floor((this.poses * this.views * cell * cell * ATLAS_TEXEL_BYTES) / this.texelBytes);
     const packing = densestPacking(rectangles, this.poses, texels, largest);
@@ -320,29 +325,6 @@ export function viewFrame(box: ArrayLike<number>, right: ArrayLike<number>, up: 
     u += Math.abs(up[i]) * half;
   }
   return [r, u];
-}
-
-/**
- * The one (roughness, metalness) the bake would write in every texel of a character whose
- * materials (`materials`: each primitive's) have no metallic-roughness texture and all the same
- * factors (bake.wgsl: roughness clamped to [0.0525, 1]); undefined where they differ or a texture
- * varies them (the atlas then bakes them per texel).
- */
-export function uniformSurface(materials: readonly Pick<MaterialInfo, 'metallicRoughnessImage' | 'roughnessFactor' | 'metallicFactor'>[]): [number, number] | undefined {
-  if (materials.length === 0 || materials.some((m) => m.metallicRoughnessImage)) return undefined;
-  const [first] = materials;
-  if (materials.some((m) => m.roughnessFactor !== first.roughnessFactor || m.metallicFactor !== first.metallicFactor)) return undefined;
-  return [Math.min(Math.max(first.roughnessFactor, 0.0525), 1), first.metallicFactor];
-}
-
-/**
- * Whether every material of `materials` (each primitive's, the baked props' too) is unlit
- * (KHR_materials_unlit, or VRM's Unlit shaders): the impostors then show the tinted base colour
- * as the meshes do, with no sun, shadow or environment light (impostor.wgsl UNLIT). A character
- * with lit and unlit materials is lit throughout (the atlas holds no per-texel flag).
- */
-export function allUnlit(materials: readonly Pick<MaterialInfo, 'unlit'>[]): boolean {
-  return materials.length > 0 && materials.every((m) => m.unlit);
 }
 
 /** The model-space sphere around a box (the switch's measure and the depth's scale): the centre and half-diagonal of a box (min x, y, z, max x, y, z). */

@@ -16,15 +16,31 @@ import type { ImpostorLook } from './impostor-looks';
  * The atlas textures, each width x height x one layer a look: albedo (sRGB), surface (octahedral
  * normal in the view's axes, roughness, metalness) and depth (the surface's offset along the view
  * direction from the box's centre, 0.5 + 0.5 z / radius: the draw's parallax; with props baked, G:
- * the share of the coverage the instance's tint applies to, depthFormat).
+ * the share of the coverage the instance's tint applies to, depthFormat), and where a material
+ * emits light the emitted colour (AtlasGrid.emissiveScale).
  */
 export interface ImpostorTextures {
   readonly albedo: GPUTexture;
   readonly surface: GPUTexture;
   readonly depth: GPUTexture;
+  /** The emitted colour over AtlasGrid.emissiveScale (RGB; A 1 where covered), where a material baked emits light; else undefined. */
+  readonly emissive: GPUTexture | undefined;
+}
+
+/** The atlas textures `grid` has, by name and format, in the bake's target order: albedo, surface, depth, and emissive where its materials emit light. */
+export function atlasFormats(grid: AtlasGrid): readonly (readonly [keyof ImpostorTextures, GPUTextureFormat])[] {
+  const formats = [['albedo', ALBEDO_FORMAT], ['surface', surfaceFormat(grid)], ['depth', depthFormat(grid)]] as const;
+  return grid.emissiveScale > 0 ? [...formats, ['emissive', EMISSIVE_FORMAT]] : formats;
+}
+
+/** The atlas textures of `t` in the bake's target order (atlasFormats). */
+export function atlasTextureList(t: ImpostorTextures): GPUTexture[] {
+  return t.emissive ? [t.albedo, t.surface, t.depth, t.emissive] : [t.albedo, t.surface, t.depth];
 }
 
 export const ALBEDO_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
+/** The emissive texture's format: sRGB-encoded, so that the dim emitted colours keep their steps (ATLAS_TEXEL_BYTES_EMISSIVE). */
+export const EMISSIVE_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
 /** The surface texture's format: RGBA8 (octahedral normal, roughness, metalness), or RG8 (the normal) where the grid keeps the character's one roughness and metalness out (AtlasGrid.surface). */
 export function surfaceFormat(grid: AtlasGrid): GPUTextureFormat {
   return grid.surface ? 'rg8unorm' : 'rgba8unorm';
@@ -100,7 +116,7 @@ export class ImpostorBake {
   private readonly frames: GPUBindGroup[] = [];
   /** Strips of shelves (AtlasGrid.shelves) baked at once: each one's top texel row, its height and its runs. */
   private readonly strips: { top: number; height: number; runs: Run[] }[] = [];
-  /** A strip's multisampled depth buffer and (albedo, surface, depth) targets, and the (albedo, surface, depth) they resolve into. */
+  /** A strip's multisampled depth buffer and targets (atlasFormats), and the textures they resolve into. */
   private readonly depth: GPUTexture;
   private readonly samples: GPUTexture[];
   private readonly resolved: GPUTexture[];
@@ -186,7 +202,7 @@ export class ImpostorBake {
     const stripSize = [grid.width, Math.max(...this.strips.map((strip) => strip.height))];
     const texture = (label: string, format: GPUTextureFormat, sampleCount: number, usage: number) => device.createTexture({ label: `ImpostorBake.${label}`, size: stripSize, format, sampleCount, usage });
     this.depth = texture('depth', 'depth24plus', BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT);
-    const formats = [['albedo', ALBEDO_FORMAT], ['surface', surfaceFormat(grid)], ['depth', depthFormat(grid)]] as const;
+    const formats = atlasFormats(grid);
     this.samples = formats.map(([name, format]) => texture(`${name}Samples`, format, BAKE_SAMPLES, GPUTextureUsage.RENDER_ATTACHMENT));
     this.resolved = formats.map(([name, format]) => texture(`${name}Strip`, format, 1, GPUTextureUsage.RENDER_ATTACHMENT | GPUTextureUsage.COPY_SRC));
     const module = device.createShaderModule({ label: 'ImpostorBake.shader', code: bakeWgsl });
@@ -204,6 +220,8 @@ export class ImpostorBake {
     const varied = variants?.varied ?? 0;
     // Model units a screen pixel spans at the switch: the textures are sampled over it (bake.wgsl footprint).
     const pixel = (2 * grid.frameRadius) / grid.switchPixels;
+    // Where a material emits light, every primitive writes the emissive texture too (bake.wgsl bakeEmitting).
+    const emitting = grid.emissiveScale > 0;
     // `tinted`: the character's primitives (CrowdAppearance tints them), not the props'.
     const pipeline = (drawn: typeof skin, pipelineLayout: GPUPipelineLayout, p: (typeof mesh.primitives)[number], isVaried: boolean, tinted: boolean) => {
       const streams = vertexConstants(p);
@@ -211,7 +229,10 @@ export class ImpostorBake {
         label: `ImpostorBake.pipeline.${p.label}`, layout: pipelineLayout,
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: drawn.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...drawn.vertexConstants, ...streams } },
-        fragment: { module, entryPoint: 'bake', targets: [{ format: ALBEDO_FORMAT }, { format: surfaceFormat(grid) }, { format: depthFormat(grid) }], constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted), BLEND: Number(p.primitive.material.alphaMode === 'BLEND'), SAMPLES: BAKE_SAMPLES } },
+        fragment: {
+          module, entryPoint: emitting ? 'bakeEmitting' : 'bake', targets: formats.map(([, format]) => ({ format })),
+          constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted), BLEND: Number(p.primitive.material.alphaMode === 'BLEND'), SAMPLES: BAKE_SAMPLES, ...(emitting ? { EMISSIVE_SCALE: grid.emissiveScale } : {}) },
+        },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
         multisample: { count: BAKE_SAMPLES },
@@ -289,7 +310,7 @@ export class ImpostorBake {
           });
         }
         pass.end();
-        [target.albedo, target.surface, target.depth].forEach((texture, t) => encoder.copyTextureToTexture({ texture: this.resolved[t] }, { texture, origin: [0, top, layer] }, [grid.width, height, 1]));
+        atlasTextureList(target).forEach((texture, t) => encoder.copyTextureToTexture({ texture: this.resolved[t] }, { texture, origin: [0, top, layer] }, [grid.width, height, 1]));
       });
     });
   }
@@ -311,18 +332,17 @@ export class ImpostorBake {
 export function atlasLayers(device: GPUDevice, encoder: GPUCommandEncoder, grid: AtlasGrid, looks: readonly ImpostorLook[], old: ImpostorTextures | undefined, layerIn: (look: ImpostorLook) => number): { made: ImpostorTextures; layers: BakeLayer[] } {
   const usage = GPUTextureUsage.COPY_DST | GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_SRC;
   const size = [grid.width, grid.height, looks.length];
+  const texture = (name: string, format: GPUTextureFormat) => device.createTexture({ label: `CrowdImpostors.${name}`, size, format, usage });
   const made: ImpostorTextures = {
-    albedo: device.createTexture({ label: 'CrowdImpostors.albedo', size, format: ALBEDO_FORMAT, usage }),
-    surface: device.createTexture({ label: 'CrowdImpostors.surface', size, format: surfaceFormat(grid), usage }),
-    depth: device.createTexture({ label: 'CrowdImpostors.depth', size, format: depthFormat(grid), usage }),
+    albedo: texture('albedo', ALBEDO_FORMAT), surface: texture('surface', surfaceFormat(grid)), depth: texture('depth', depthFormat(grid)),
+    emissive: grid.emissiveScale > 0 ? texture('emissive', EMISSIVE_FORMAT) : undefined,
   };
+  const into = atlasTextureList(made);
   const layers: BakeLayer[] = [];
   looks.forEach((look, layer) => {
     const from = old ? layerIn(look) : -1;
     if (from < 0) return void layers.push({ layer, look });
-    for (const key of ['albedo', 'surface', 'depth'] as const) {
-      encoder.copyTextureToTexture({ texture: old![key], origin: [0, 0, from] }, { texture: made[key], origin: [0, 0, layer] }, [grid.width, grid.height, 1]);
-    }
+    atlasTextureList(old!).forEach((texture, t) => encoder.copyTextureToTexture({ texture, origin: [0, 0, from] }, { texture: into[t], origin: [0, 0, layer] }, [grid.width, grid.height, 1]));
   });
   return { made, layers };
 }

@@ -9,7 +9,8 @@ import { restPose } from '../../bake/sampler';
 import type { Character } from '../../character/character';
 import { show } from '../../math/show';
 import type { HeldProp, HeldProps } from '../../runtime/held-props';
-import { allUnlit, AtlasGrid, type PoseBoxes, uniformSurface } from './impostor-atlas';
+import { AtlasGrid, type PoseBoxes } from './impostor-atlas';
+import { allUnlit, emissiveScale, uniformSurface } from './impostor-materials';
 import type { ImpostorOptions } from './types';
 
 /**
@@ -177,7 +178,9 @@ export function atlasGrid(crowd: { readonly device: GPUDevice; readonly characte
     const all = impostorBoxes(crowd.character, frames, clips, held);
     return byAll < held.length ? { ...all, plainPoses: impostorBoxes(crowd.character, frames, clips, held.slice(0, byAll)).poses } : all;
   };
-  return new AtlasGrid(clips.length, boxes, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, uniformSurface(materials), held.length > 0, allUnlit(materials));
+  return new AtlasGrid(clips.length, boxes, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, {
+    surface: uniformSurface(materials), tintMask: held.length > 0, unlit: allUnlit(materials), emissiveScale: emissiveScale(materials),
+  });
 }
 
 /**

@@ -2,7 +2,8 @@ import { mat4 } from 'wgpu-matrix';
 import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
-import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET, uniformSurface, viewBasis, viewFrame } from '../../../src/features/impostors/impostor-atlas';
+import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET, viewBasis, viewFrame } from '../../../src/features/impostors/impostor-atlas';
+import { allUnlit, emissiveScale, uniformSurface } from '../../../src/features/impostors/impostor-materials';
 import { Crowd } from '../../../src/runtime/crowd';
 import { readBuffer } from '../../helpers/gpu';
 import { gpuSuite } from '../../helpers/gpu-suite';
@@ -92,7 +93,7 @@ describe('impostor atlas options', () => {
     const pixel = (g: AtlasGrid) => (g.density * 2 * boxSphere(FOX_BOX).radius) / g.switchPixels;
     const fox = new AtlasGrid(3, FOX_BOX, 8192);
     expect(pixel(fox)).toBeGreaterThan(2.85);
-    const uniform = new AtlasGrid(3, FOX_BOX, 8192, {}, 256, [0.58, 0]);
+    const uniform = new AtlasGrid(3, FOX_BOX, 8192, {}, 256, { surface: [0.58, 0] });
     expect(pixel(uniform)).toBeGreaterThan(3.25);
     expect(uniform.texelBytes).toBe(7);
     expect(uniform.bytes).toBeLessThanOrEqual(fox.poses * fox.views * 80 * 80 * 9);
@@ -156,6 +157,20 @@ describe('impostor atlas options', () => {
     expect(uniformSurface([{ ...fox, roughnessFactor: 0.01 }])).toEqual([0.0525, 0]); // the bake's clamp
     expect(uniformSurface([fox, { ...fox, metallicRoughnessImage: {} as never }])).toBeUndefined();
     expect(uniformSurface([])).toBeUndefined();
+  });
+
+  it('draws a character unlit only where every material baked is; emits at the most any material emits in a channel, with a texture of it (4 bytes a texel) only then', () => {
+    expect(allUnlit([{ unlit: true }, { unlit: true }])).toBe(true);
+    expect(allUnlit([{ unlit: true }, { unlit: false }])).toBe(false);
+    expect(allUnlit([])).toBe(false);
+    expect(emissiveScale([{ emissiveFactor: [0, 0, 0] }])).toBe(0);
+    expect(emissiveScale([{ emissiveFactor: [0.2, 0.6, 1] }, { emissiveFactor: [1.8, 0.4, 0] }])).toBe(1.8);
+    const dark = new AtlasGrid(3, FOX_BOX, 8192);
+    const emitting = new AtlasGrid(3, FOX_BOX, 8192, {}, 256, { emissiveScale: 1.8 });
+    expect([dark.emissiveScale, dark.texelBytes, emitting.emissiveScale, emitting.texelBytes]).toEqual([0, 9, 1.8, 13]);
+    // The budget holds as many bytes: fewer texels a cell.
+    expect(emitting.bytes).toBeLessThanOrEqual(DEFAULT_IMPOSTOR_BUDGET);
+    expect(emitting.density).toBeLessThan(dark.density);
   });
 });
 

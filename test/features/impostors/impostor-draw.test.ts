@@ -120,10 +120,10 @@ async function loadDecoded(json: unknown): Promise<Character> {
 
 /**
  * `character` drawn just past the switch seen from view 0 (azimuth 0, +z), 128-texel cells: as
- * impostors, and (`mesh`) as meshes after.
+ * impostors, and (`mesh`) as meshes after; `samples` a pixel (1 or 4).
  */
-async function drawFacing(device: GPUDevice, character: Character, mesh: boolean): Promise<Uint8Array[]> {
-  const crowd = new Crowd(device, character, TARGETS);
+async function drawFacing(device: GPUDevice, character: Character, mesh: boolean, samples = 1): Promise<Uint8Array[]> {
+  const crowd = new Crowd(device, character, { ...TARGETS, sampleCount: samples });
   const impostors = new CrowdImpostors(crowd, { frames: 2, azimuths: 4, elevations: 1, cellSize: 128 });
   crowd.add();
   const { centre, radius } = boxSphere(impostors.atlas.box);
@@ -136,7 +136,7 @@ async function drawFacing(device: GPUDevice, character: Character, mesh: boolean
     impostors.enabled = on;
     crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
     crowd.update(0);
-    images.push(await renderCrowd(device, crowd, viewProjection, SIZE));
+    images.push(await renderCrowd(device, crowd, viewProjection, SIZE, samples));
     if (on) expect((await crowd.readCullStats()).perLevel.at(-1)).toBe(1);
   }
   crowd.destroy();
@@ -147,7 +147,7 @@ async function drawFacing(device: GPUDevice, character: Character, mesh: boolean
 type Quad = [x0: number, y0: number, x1: number, y1: number, z: number, material: number];
 
 /** A character of quads facing +z (one joint, a clip that holds it still) with `materials` (glTF JSON). */
-async function quadsCharacter(quads: Quad[], materials: object[]): Promise<Character> {
+async function quadsCharacter(quads: Quad[], materials: object[], extensions: string[] = []): Promise<Character> {
   const b = new GltfBuilder();
   const primitive = ([x0, y0, x1, y1, z, material]: Quad) => ({
     attributes: {
@@ -161,7 +161,7 @@ async function quadsCharacter(quads: Quad[], materials: object[]): Promise<Chara
   b.json.scenes = [{ nodes: [0, 1] }];
   b.json.meshes = [{ primitives: quads.map(primitive) }];
   b.json.materials = materials;
-  b.json.extensionsUsed = ['KHR_materials_unlit'];
+  b.json.extensionsUsed = ['KHR_materials_unlit', ...extensions];
   b.json.skins = [{ joints: [0], inverseBindMatrices: b.addAccessor('MAT4', Float32Array.of(...translationMatrix(0, 0, 0))) }];
   b.json.animations = [{
     name: 'still', channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }],
@@ -423,6 +423,28 @@ describe('impostor draw (GPU)', () => {
     // Made-up violation: the lit mesh (what the impostor drew before) against this impostor.
     expect(lit.mesh).toBeGreaterThan(8);
   }, 60_000);
+
+  it('adds the light an emissive character emits (emissiveFactor x KHR_materials_emissive_strength), at 1 and 4 samples: its impostor matches its mesh at the switch, and not the mesh that emits nothing', async (context) => {
+    if (!device) return context.skip();
+    // A dim red body whose cards glow (one at strength 2: over 1 in a channel, the texture's scale), over a third of it each.
+    const glowing = (emits: boolean) => quadsCharacter([BODY, [-0.4, 0.2, -0.1, 0.8, 0.1, 1], [0.1, 0.2, 0.4, 0.8, 0.1, 2]], [
+      { pbrMetallicRoughness: { baseColorFactor: [0.3, 0.05, 0.05, 1], metallicFactor: 0 } },
+      { pbrMetallicRoughness: { baseColorFactor: [0.1, 0.1, 0.1, 1], metallicFactor: 0 }, ...(emits ? { emissiveFactor: [0.2, 0.6, 1], extensions: { KHR_materials_emissive_strength: { emissiveStrength: 2 } } } : {}) },
+      { pbrMetallicRoughness: { baseColorFactor: [0.1, 0.1, 0.1, 1], metallicFactor: 0 }, ...(emits ? { emissiveFactor: [0.9, 0.5, 0.1] } : {}) },
+    ], emits ? ['KHR_materials_emissive_strength'] : []);
+    for (const samples of [1, 4]) {
+      const [impostor, mesh] = await drawFacing(device, await glowing(true), true, samples);
+      const [, dark] = await drawFacing(device, await glowing(false), true, samples);
+      const here = compare(impostor, mesh);
+      const none = compare(impostor, dark);
+      console.log(`emissive cards at ${samples} sample(s): ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${here.inside.toFixed(2)} inside (against the mesh emitting nothing: ${none.mesh.toFixed(2)}) of ${here.pixels} pixels`);
+      expect(here.pixels).toBeGreaterThan(500);
+      expect(here.mesh).toBeLessThanOrEqual(8);
+      expect(here.inside).toBeLessThanOrEqual(8);
+      // Made-up violation: the mesh emitting nothing (what the impostor drew before) against this impostor.
+      expect(none.mesh).toBeGreaterThan(8);
+    }
+  }, 90_000);
 
   it('at a raised view (elevation row 37.5 degrees, azimuth 135) the impostor differs from the mesh by at most 8/255 over the character at the switch; the horizon row\'s mesh does not match it', async (context) => {
     if (!device) return context.skip();
