@@ -286,7 +286,7 @@ struct DotList {
   slots: array<u32>,
 }
 @group(0) @binding(20) var<storage, read_write> dotList: DotList;
-// The light the surface emits over atlas.emissiveScale (impostor-bake.ts ImpostorTextures.emissive),
+// The light the surface emits over EMISSIVE_SCALE (impostor-bake.ts ImpostorTextures.emissive),
 // premultiplied by coverage; a 1 x 1 stand-in where no material baked emits (EMISSIVE false).
 @group(0) @binding(21) var emissiveAtlas: texture_2d_array<f32>;
 // PARALLAX_STEPS (the parallax march's steps at the switch, sampleCell and marchSteps) and PARALLAX_THICKNESS (how far behind

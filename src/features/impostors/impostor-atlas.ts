@@ -33,7 +33,6 @@ export const ATLAS_TEXEL_BYTES_TINT_MASK = 1;
 /** Bytes a texel more where a material baked emits light (`emissiveScale` over 0): an RGBA8 texture of the emitted colour. */
 export const ATLAS_TEXEL_BYTES_EMISSIVE = 4;
 
-
 /**
  * How much less area over the views the poses' own boxes must frame than the box of every pose for
  * AtlasGrid to frame each pose about its own centre (AtlasGrid.frameHalf, poseOffsets). Where
