@@ -61,8 +61,10 @@ struct Material {
 @group(1) @binding(2) var baseColorSampler: sampler;
 @group(1) @binding(4) var metallicRoughnessTexture: texture_2d<f32>;
 @group(1) @binding(7) var metallicRoughnessSampler: sampler;
-// The emissive map (skin.wgsl's; a 1x1 white stand-in without one), read by bakeEmitting.
+// The occlusion and emissive maps (skin.wgsl's; 1x1 white stand-ins without them), read by bakeEmissiveOcclusion.
+@group(1) @binding(5) var occlusionTexture: texture_2d<f32>;
 @group(1) @binding(6) var emissiveTexture: texture_2d<f32>;
+@group(1) @binding(8) var occlusionSampler: sampler;
 @group(1) @binding(9) var emissiveSampler: sampler;
 // The tangent-space normal map (skin.wgsl's; a 1x1 stand-in with normalScale 0 without one).
 @group(1) @binding(10) var normalTexture: texture_2d<f32>;
@@ -119,8 +121,8 @@ override TINTED: bool = true;
 // (impostor-bake.ts BAKE_SAMPLES).
 override BLEND: bool = false;
 override SAMPLES: u32 = 4u;
-// bakeEmitting: the most any material baked emits in a channel (AtlasGrid.emissiveScale): the
-// emissive texture holds the emitted colour over it.
+// bakeEmissiveOcclusion: the most any material baked emits in a channel (AtlasGrid.emissiveScale):
+// the emissive-occlusion texture holds the emitted colour over it.
 override EMISSIVE_SCALE: f32 = 1.0;
 
 struct Texel {
@@ -137,13 +139,15 @@ struct Texel {
   @builtin(sample_mask) samples: u32,
 }
 
-// A texel of an atlas whose materials emit light (AtlasGrid.emissiveScale over 0): Texel's, and
-// the emitted colour (skin.wgsl's emissive factor x map) over EMISSIVE_SCALE.
-struct EmittingTexel {
+// A texel of an atlas whose materials emit light or have an occlusion map
+// (AtlasGrid.emissiveOcclusion): Texel's, then the emitted colour (skin.wgsl's emissive factor x
+// map) over EMISSIVE_SCALE, and the share of the indirect light the occlusion map takes (1 -
+// skin.wgsl's `occlusion`: 0 without a map).
+struct EmissiveOcclusionTexel {
   @location(0) albedo: vec4f,
   @location(1) surface: vec4f,
   @location(2) depth: vec2f,
-  @location(3) emitted: vec4f,
+  @location(3) emissiveOcclusion: vec4f,
   @builtin(sample_mask) samples: u32,
 }
 
@@ -181,15 +185,17 @@ fn bake(in: Surface, @builtin(front_facing) front: bool) -> Texel {
 }
 
 @fragment
-fn bakeEmitting(in: Surface, @builtin(front_facing) front: bool) -> EmittingTexel {
-  let uv = uvOf(3u, in);
+fn bakeEmissiveOcclusion(in: Surface, @builtin(front_facing) front: bool) -> EmissiveOcclusionTexel {
   let k = footprint(in);
-  let emitted = material.emissive * textureSampleGrad(emissiveTexture, emissiveSampler, uv, dpdx(uv) * k.x, dpdy(uv) * k.y).rgb;
+  let uvEmissive = uvOf(3u, in);
+  let emitted = material.emissive * textureSampleGrad(emissiveTexture, emissiveSampler, uvEmissive, dpdx(uvEmissive) * k.x, dpdy(uvEmissive) * k.y).rgb;
+  let uvOcclusion = uvOf(2u, in);
+  let occluded = material.occlusionStrength * (1.0 - textureSampleGrad(occlusionTexture, occlusionSampler, uvOcclusion, dpdx(uvOcclusion) * k.x, dpdy(uvOcclusion) * k.y).r);
   let t = texel(in, front);
-  return EmittingTexel(t.albedo, t.surface, t.depth, vec4f(emitted / EMISSIVE_SCALE, 1.0), t.samples);
+  return EmissiveOcclusionTexel(t.albedo, t.surface, t.depth, vec4f(emitted / EMISSIVE_SCALE, occluded), t.samples);
 }
 
-// The texel a fragment of the primitive writes (bake, bakeEmitting).
+// The texel a fragment of the primitive writes (bake, bakeEmissiveOcclusion).
 fn texel(in: Surface, front: bool) -> Texel {
   var color = vec4f(1.0);
   if (COLORS) {

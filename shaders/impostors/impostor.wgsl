@@ -286,9 +286,10 @@ struct DotList {
   slots: array<u32>,
 }
 @group(0) @binding(20) var<storage, read_write> dotList: DotList;
-// The light the surface emits over EMISSIVE_SCALE (impostor-bake.ts ImpostorTextures.emissive),
-// premultiplied by coverage; a 1 x 1 stand-in where no material baked emits (EMISSIVE false).
-@group(0) @binding(21) var emissiveAtlas: texture_2d_array<f32>;
+// The light the surface emits over EMISSIVE_SCALE (RGB) and the share of its indirect light its
+// occlusion map takes (A), premultiplied by coverage (impostor-bake.ts
+// ImpostorTextures.emissiveOcclusion); a 1 x 1 stand-in where no material baked has either (EMISSIVE_OCCLUSION false).
+@group(0) @binding(21) var emissiveOcclusionAtlas: texture_2d_array<f32>;
 // PARALLAX_STEPS (the parallax march's steps at the switch, sampleCell and marchSteps) and PARALLAX_THICKNESS (how far behind
 // the surface, in steps, a step still meets it) come in the generated block (impostor-layout.ts).
 
@@ -672,22 +673,25 @@ struct Sample {
   point: vec3f,
   // The part of `albedo` the instance's tint does not apply to (the baked props': TINT_MASK; else 0).
   untinted: vec3f,
-  // The light the surface emits, premultiplied as `albedo` (emittedAt; 0 without EMISSIVE).
-  emitted: vec3f,
+  // The light the surface emits (RGB) and the share of its indirect light its occlusion map takes
+  // (A), premultiplied as `albedo` (emittedOccludedAt; 0 without EMISSIVE_OCCLUSION).
+  emittedOccluded: vec4f,
 }
 
-// Whether a material baked emits light (AtlasGrid.emissiveScale over 0: the emissive texture is
-// bound), and the most it emits in a channel (the texture holds the emitted colour over it).
-override EMISSIVE: bool = false;
+// Whether a material baked emits light or has an occlusion map (AtlasGrid.emissiveOcclusion: the
+// emissive-occlusion texture is bound), and the most any emits in a channel (the texture holds
+// the emitted colour over it).
+override EMISSIVE_OCCLUSION: bool = false;
 override EMISSIVE_SCALE: f32 = 1.0;
 
-// The light the surface emits at atlas point `uv` (linear RGB, premultiplied by the coverage
-// there, as the other textures): skin.wgsl's emissive factor x map as baked; 0 without EMISSIVE.
-fn emittedAt(uv: vec2f, layer: u32) -> vec3f {
-  if (!EMISSIVE) {
-    return vec3f(0.0);
+// At atlas point `uv`, premultiplied by the coverage there as the other textures: the light the
+// surface emits (RGB, linear: skin.wgsl's emissive factor x map as baked) and the share of its
+// indirect light its occlusion map takes (A: 1 - skin.wgsl's `occlusion`); 0 without EMISSIVE_OCCLUSION.
+fn emittedOccludedAt(uv: vec2f, layer: u32) -> vec4f {
+  if (!EMISSIVE_OCCLUSION) {
+    return vec4f(0.0);
   }
-  return textureSampleLevel(emissiveAtlas, atlasSampler, uv, layer, 0.0).rgb * EMISSIVE_SCALE;
+  return textureSampleLevel(emissiveOcclusionAtlas, atlasSampler, uv, layer, 0.0) * vec4f(vec3f(EMISSIVE_SCALE), 1.0);
 }
 
 // The share of a texel's covered colour the instance's tint does not apply to, at atlas point
@@ -765,7 +769,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
     }
   }
   if (!hit) {
-    return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q, vec3f(0.0), vec3f(0.0));
+    return Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q, vec3f(0.0), vec4f(0.0));
   }
   // One step more: along the ray to the baked surface's depth, where that point is covered too.
   let onSurface = p + towards * (behind / max(dot(towards, d), 0.25));
@@ -783,18 +787,18 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
   let albedo4 = textureSampleLevel(albedoAtlas, atlasSampler, uv, layer, 0.0);
   var albedo = albedo4.rgb;
   var surface = textureSampleLevel(surfaceAtlas, atlasSampler, uv, layer, 0.0);
-  var emitted = emittedAt(uv, layer);
+  var emittedOccluded = emittedOccludedAt(uv, layer);
   let texel = vec2i(uv * vec2f(textureDimensions(albedoAtlas)));
   let nearest = textureLoad(albedoAtlas, texel, layer, 0);
   if (nearest.a >= NEAREST_COVERED) {
     albedo = nearest.rgb * (albedo4.a / nearest.a);
     surface = textureLoad(surfaceAtlas, texel, layer, 0) * (albedo4.a / nearest.a);
-    if (EMISSIVE) {
-      emitted = textureLoad(emissiveAtlas, texel, layer, 0).rgb * (EMISSIVE_SCALE * albedo4.a / nearest.a);
+    if (EMISSIVE_OCCLUSION) {
+      emittedOccluded = textureLoad(emissiveOcclusionAtlas, texel, layer, 0) * vec4f(vec3f(EMISSIVE_SCALE), 1.0) * (albedo4.a / nearest.a);
     }
   }
   let n = decodeOctahedral(surface.xy / max(albedo4.a, 1e-6));
-  return Sample(albedo4.a, albedo, (right * n.x + up * n.y + d * n.z) * albedo4.a, surface.zw, p, albedo * untintedShare(uv, layer, albedo4.a), emitted);
+  return Sample(albedo4.a, albedo, (right * n.x + up * n.y + d * n.z) * albedo4.a, surface.zw, p, albedo * untintedShare(uv, layer, albedo4.a), emittedOccluded);
 }
 
 // The steps [x, y) of sampleCell's march (point k: q + towards (h - (k + 0.5) stride)) that may
@@ -1004,7 +1008,7 @@ override HULL_SLACK: f32 = 3.0;
 override HULL_NEAR: f32 = 1.0;
 
 fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, c0: CellMap, c1: CellMap, c2: CellMap, c3: CellMap, weights: vec4f) -> Taps {
-  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), s.point, vec3f(0.0), vec3f(0.0)));
+  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), s.point, vec3f(0.0), vec4f(0.0)));
   // The full march's step along the ray (sampleCell's `fine`, model units).
   let step = marchWindow(towards);
   // A cell weighing under a thousandth is left out: on a view cell the camera's direction lands
@@ -1030,7 +1034,7 @@ fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, c0:
     let candidates = select(vec4f(-1e30), along, accepted);
     let nearest = max(max(max(-1e30, candidates.x), candidates.y), max(candidates.z, candidates.w));
     let shown = accepted & (along >= vec4f(nearest - HULL_NEAR * step));
-    var sum = Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), p, vec3f(0.0), vec3f(0.0));
+    var sum = Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), p, vec3f(0.0), vec4f(0.0));
     addCandidate(&sum, shown.x, h0, c0, weights.x, layer);
     addCandidate(&sum, shown.y, h1, c1, weights.y, layer);
     addCandidate(&sum, shown.z, h2, c2, weights.z, layer);
@@ -1041,7 +1045,7 @@ fn coverageMask(s: Sample, layer: u32, dx: vec3f, dy: vec3f, towards: vec3f, c0:
     taps.sample.normal += normalize(sum.normal);
     taps.sample.rm += sum.rm / sum.coverage;
     taps.sample.untinted += sum.untinted / sum.coverage;
-    taps.sample.emitted += sum.emitted / sum.coverage;
+    taps.sample.emittedOccluded += sum.emittedOccluded / sum.coverage;
   }
   return taps;
 }
@@ -1082,7 +1086,7 @@ fn addCandidate(sum: ptr<function, Sample>, shown: bool, t: Tap, c: CellMap, wei
   (*sum).normal += (c.right * n.x + c.up * n.y + c.d * n.z) * weight * t.albedo.a;
   (*sum).rm += surface.zw * weight;
   (*sum).untinted += t.albedo.rgb * (weight * untintedShare(t.uv, layer, t.albedo.a));
-  (*sum).emitted += emittedAt(t.uv, layer) * weight;
+  (*sum).emittedOccluded += emittedOccludedAt(t.uv, layer) * weight;
 }
 
 // MULTISAMPLED, a far impostor (the fewest march steps: a framing sphere of a few pixels, where
@@ -1093,12 +1097,12 @@ fn addCandidate(sum: ptr<function, Sample>, shown: bool, t: Tap, c: CellMap, wei
 // samples: 0.30x the frame with the march and the hull on SwiftShader, the far crowd's 8 x 8 block
 // means as close to its meshes' (impostor-march.test.ts; docs/impostors.md, Routing and drawing).
 fn farMask(layer: u32, q: vec3f, dx: vec3f, dy: vec3f, c: CellMap) -> Taps {
-  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q, vec3f(0.0), vec3f(0.0)));
+  var taps = Taps(0u, Sample(0.0, vec3f(0.0), vec3f(0.0), vec2f(0.0), q, vec3f(0.0), vec4f(0.0)));
   // The first covered sample's atlas coordinates and coverage (its normal and roughness), and the covered samples' sum.
   var first = vec3f(0.0);
   var albedo = vec4f(0.0);
   var untinted = vec3f(0.0);
-  var emitted = vec3f(0.0);
+  var emittedOccluded = vec4f(0.0);
   for (var i = 0u; i < 4u; i++) {
     let o = SAMPLE_OFFSETS[i];
     let uv = c.origin + (q + dx * o.x + dy * o.y) * c.toUv;
@@ -1113,7 +1117,7 @@ fn farMask(layer: u32, q: vec3f, dx: vec3f, dy: vec3f, c: CellMap) -> Taps {
       taps.mask |= 1u << i;
       albedo += texel;
       untinted += texel.rgb * untintedShare(uv, layer, texel.a);
-      emitted += emittedAt(uv, layer);
+      emittedOccluded += emittedOccludedAt(uv, layer);
     }
   }
   if (taps.mask != 0u) {
@@ -1122,7 +1126,7 @@ fn farMask(layer: u32, q: vec3f, dx: vec3f, dy: vec3f, c: CellMap) -> Taps {
     // As a march's Sample: premultiplied by its coverage (the covered samples' mean coverage).
     let covered = f32(countOneBits(taps.mask));
     let coverage = albedo.a / covered;
-    taps.sample = Sample(coverage, albedo.rgb / covered, c.right * n.x + c.up * n.y + c.d * n.z, surface.zw / first.z * coverage, q, untinted / covered, emitted / covered);
+    taps.sample = Sample(coverage, albedo.rgb / covered, c.right * n.x + c.up * n.y + c.d * n.z, surface.zw / first.z * coverage, q, untinted / covered, emittedOccluded / covered);
   }
   return taps;
 }
@@ -1283,7 +1287,8 @@ fn fragment(in: Out) -> Drawn {
   let n = normalize(mat3x3f(in.axisX, in.axisY, in.axisZ) * normal);
   let roughness = select(rm.x / coverage, ROUGHNESS, ROUGHNESS >= 0.0);
   let metal = select(rm.y / coverage, METALNESS, ROUGHNESS >= 0.0);
-  var color = shade(in.world, n, base, roughness, metal, lit(in.world)) + s.emitted / coverage;
+  let extra = s.emittedOccluded / coverage;
+  var color = shade(in.world, n, base, roughness, metal, lit(in.world), 1.0 - extra.a) + extra.rgb;
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
   }
@@ -1295,9 +1300,11 @@ fn fragment(in: Out) -> Drawn {
 override UNLIT: bool = false;
 
 // skin.wgsl's `shade` for an opaque lit surface of normal `n` (the atlas holds the shading normal
-// as baked), with the environment's light when the crowd has one; no occlusion (the emitted light is added by the callers: emittedAt). `sun`:
-// the share of the sun that reaches `world` (lit), which a dot finds once for its taps. UNLIT: `base`.
-fn shade(world: vec3f, n: vec3f, base: vec3f, roughness: f32, metal: f32, sun: f32) -> vec3f {
+// as baked), with the environment's light when the crowd has one, the indirect terms times `ao`
+// (the occlusion map's, 1 without one), the emitted light added by the callers
+// (emittedOccludedAt). `sun`: the share of the sun that reaches `world` (lit), which a dot finds
+// once for its taps. UNLIT: `base`.
+fn shade(world: vec3f, n: vec3f, base: vec3f, roughness: f32, metal: f32, sun: f32, ao: f32) -> vec3f {
   if (UNLIT) {
     return base;
   }
@@ -1323,9 +1330,9 @@ fn shade(world: vec3f, n: vec3f, base: vec3f, roughness: f32, metal: f32, sun: f
   let favg = dielectricF0 + (1.0 - dielectricF0) * 0.047619;
   let fms = fssEss * favg / (1.0 - (1.0 - ess) * favg);
   let scattered = fssEss + fms * (1.0 - ess);
-  light += ambient * diffuse * (1.0 / 3.141592653589793) * (1.0 - scattered);
+  light += ambient * diffuse * (1.0 / 3.141592653589793) * (1.0 - scattered) * ao;
   if (atlas.environment != 0u) {
-    light += environmentLight(n, v, roughness, base, metal, dfg, 1.0);
+    light += environmentLight(n, v, roughness, base, metal, dfg, ao);
   }
   return light;
 }
@@ -1375,7 +1382,7 @@ fn dotThresholds(slot: u32) -> vec4f {
 
 // The light a dot's cell sends to the camera over DOT_TAPS x DOT_TAPS filtered taps across its
 // rectangle, averaged over the covered ones by coverage (linear RGB): each tap's base colour,
-// normal, roughness and metalness shaded as a quad's pixel would shade it, and the light it emits (emittedAt). Shading the average normal instead left a far
+// normal, roughness, metalness and occlusion shaded as a quad's pixel would shade it, and the light it emits (emittedOccludedAt). Shading the average normal instead left a far
 // crowd darker than its meshes (185 against 215 of 255 in the dots test). The taps are stratified:
 // each at a place of its square of the grid that the instance's hash picks, so that over a crowd
 // every texel counts (a fixed grid, one sample of a cell for every dot, made the Walk's dots 12%
@@ -1400,7 +1407,8 @@ fn dotLight(c: CellMap, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f)
       let roughness = select(surface.z, ROUGHNESS, ROUGHNESS >= 0.0);
       let metal = select(surface.w, METALNESS, ROUGHNESS >= 0.0);
       let colour = texel.rgb / texel.a;
-      light += shade(centre, n, mix(colour * tint, colour, untintedShare(uv, layer, texel.a)), roughness, metal, sun) * texel.a + emittedAt(uv, layer);
+      let extra = emittedOccludedAt(uv, layer);
+      light += shade(centre, n, mix(colour * tint, colour, untintedShare(uv, layer, texel.a)), roughness, metal, sun, 1.0 - extra.a / texel.a) * texel.a + extra.rgb;
     }
   }
   return light / max(covered, 1e-6);

@@ -30,8 +30,8 @@ export const ATLAS_TEXEL_BYTES = 9;
 export const ATLAS_TEXEL_BYTES_UNIFORM = 7;
 /** Bytes a texel more where props are baked (`tintMask`): the depth texture's G, the covered share the instance's tint applies to (the character's, not its props'). */
 export const ATLAS_TEXEL_BYTES_TINT_MASK = 1;
-/** Bytes a texel more where a material baked emits light (`emissiveScale` over 0): an RGBA8 texture of the emitted colour. */
-export const ATLAS_TEXEL_BYTES_EMISSIVE = 4;
+/** Bytes a texel more where a material baked emits light or has an occlusion map (`emissiveOcclusion`): an RGBA8 texture of the emitted colour and the occluded share. */
+export const ATLAS_TEXEL_BYTES_EMISSIVE_OCCLUSION = 4;
 
 /**
  * How much less area over the views the poses' own boxes must frame than the box of every pose for
@@ -129,14 +129,16 @@ export class AtlasGrid {
   readonly shelves: readonly number[];
   /** The character's one (roughness, metalness) (uniformSurface), kept out of the atlas; undefined: baked per texel. */
   readonly surface: readonly [number, number] | undefined;
-  /** Bytes a texel: ATLAS_TEXEL_BYTES, or ATLAS_TEXEL_BYTES_UNIFORM with `surface`; ATLAS_TEXEL_BYTES_TINT_MASK more with `tintMask`, ATLAS_TEXEL_BYTES_EMISSIVE with `emissiveScale`. */
+  /** Bytes a texel: ATLAS_TEXEL_BYTES, or ATLAS_TEXEL_BYTES_UNIFORM with `surface`; ATLAS_TEXEL_BYTES_TINT_MASK more with `tintMask`, ATLAS_TEXEL_BYTES_EMISSIVE_OCCLUSION with `emissiveOcclusion`. */
   readonly texelBytes: number;
   /** Whether the depth texture's G holds the share of each texel's coverage that takes the instance's tint (RG8: props are baked, which CrowdAppearance does not tint). */
   readonly tintMask: boolean;
   /** Whether every material baked is unlit (allUnlit): the draw shows the tinted base colour, unlit, as the mesh does. */
   readonly unlit: boolean;
-  /** The most any material baked emits in a channel (emissiveScale; 0: none): the emissive texture holds the emitted colour over it, ATLAS_TEXEL_BYTES_EMISSIVE a texel more. */
+  /** The most any material baked emits in a channel (emissiveScale; 0: none): the emissive-occlusion texture holds the emitted colour over it. */
   readonly emissiveScale: number;
+  /** Whether a material baked has an occlusion map (hasOcclusion). */
+  readonly occlusion: boolean;
 
   /**
    * @param clips clips baked (ImpostorOptions.clips resolved: bakedClips), each over `frames` frames
@@ -146,7 +148,7 @@ export class AtlasGrid {
    * @param materials what the baked materials ask of the texels (BakedMaterials; none by default)
    */
   constructor(clips: number, box: ArrayLike<number> | PoseBoxes | ((frames: number) => ArrayLike<number> | PoseBoxes), largest: number, options: ImpostorOptions = {}, layers = IMPOSTOR_MAX_LOOKS, materials: BakedMaterials = {}) {
-    const { surface, tintMask = false, unlit = false, emissiveScale = 0 } = materials;
+    const { surface, tintMask = false, unlit = false, emissiveScale = 0, occlusion = false } = materials;
     if (typeof options !== 'object' || options === null || Array.isArray(options)) throw new TypeError(`impostor options must be an object, got ${show(options)}`);
     const known = ['frames', 'clips', 'azimuths', 'elevations', 'maxElevation', 'cellSize', 'budgetBytes', 'switchPixels', 'band', 'dotPixels', 'looks', 'partialLayers'];
     for (const key of Object.keys(options)) if (!known.includes(key)) throw new TypeError(`impostor options: unknown option "${key}" (known: ${known.join(', ')})`);
@@ -216,7 +218,8 @@ export class AtlasGrid {
     this.tintMask = tintMask;
     this.unlit = unlit;
     this.emissiveScale = emissiveScale;
-    this.texelBytes = (surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES) + (tintMask ? ATLAS_TEXEL_BYTES_TINT_MASK : 0) + (emissiveScale > 0 ? ATLAS_TEXEL_BYTES_EMISSIVE : 0);
+    this.occlusion = occlusion;
+    this.texelBytes = (surface ? ATLAS_TEXEL_BYTES_UNIFORM : ATLAS_TEXEL_BYTES) + (tintMask ? ATLAS_TEXEL_BYTES_TINT_MASK : 0) + (this.emissiveOcclusion ? ATLAS_TEXEL_BYTES_EMISSIVE_OCCLUSION : 0);
     // The densest packing of the rectangles within the square cells' texels: at most the bytes of square cells of `cell` at 9 bytes a texel: 9/7 as many texels at 7.
     const texels = Math.floor((this.poses * this.views * cell * cell * ATLAS_TEXEL_BYTES) / this.texelBytes);
     const packing = densestPacking(rectangles, this.poses, texels, largest);
@@ -247,6 +250,11 @@ export class AtlasGrid {
   }
 
   /** Bytes of one layer (one look) of the atlas's three textures. */
+  /** Whether the atlas has the emissive-occlusion texture: a material baked emits light or has an occlusion map. */
+  get emissiveOcclusion(): boolean {
+    return this.emissiveScale > 0 || this.occlusion;
+  }
+
   get bytes(): number {
     return this.width * this.height * this.texelBytes;
   }

@@ -17,30 +17,30 @@ import type { ImpostorLook } from './impostor-looks';
  * normal in the view's axes, roughness, metalness) and depth (the surface's offset along the view
  * direction from the box's centre, 0.5 + 0.5 z / radius: the draw's parallax; with props baked, G:
  * the share of the coverage the instance's tint applies to, depthFormat), and where a material
- * emits light the emitted colour (AtlasGrid.emissiveScale).
+ * emits light or has an occlusion map the emitted colour and the occluded share (AtlasGrid.emissiveOcclusion).
  */
 export interface ImpostorTextures {
   readonly albedo: GPUTexture;
   readonly surface: GPUTexture;
   readonly depth: GPUTexture;
-  /** The emitted colour over AtlasGrid.emissiveScale (RGB; A 1 where covered), where a material baked emits light; else undefined. */
-  readonly emissive: GPUTexture | undefined;
+  /** The emitted colour over AtlasGrid.emissiveScale (RGB) and the share of the indirect light the occlusion map takes (A), where a material baked emits light or has an occlusion map (AtlasGrid.emissiveOcclusion); else undefined. */
+  readonly emissiveOcclusion: GPUTexture | undefined;
 }
 
-/** The atlas textures `grid` has, by name and format, in the bake's target order: albedo, surface, depth, and emissive where its materials emit light. */
+/** The atlas textures `grid` has, by name and format, in the bake's target order: albedo, surface, depth, and emissive-occlusion where its materials emit light or have an occlusion map. */
 export function atlasFormats(grid: AtlasGrid): readonly (readonly [keyof ImpostorTextures, GPUTextureFormat])[] {
   const formats = [['albedo', ALBEDO_FORMAT], ['surface', surfaceFormat(grid)], ['depth', depthFormat(grid)]] as const;
-  return grid.emissiveScale > 0 ? [...formats, ['emissive', EMISSIVE_FORMAT]] : formats;
+  return grid.emissiveOcclusion ? [...formats, ['emissiveOcclusion', EMISSIVE_OCCLUSION_FORMAT]] : formats;
 }
 
 /** The atlas textures of `t` in the bake's target order (atlasFormats). */
 export function atlasTextureList(t: ImpostorTextures): GPUTexture[] {
-  return t.emissive ? [t.albedo, t.surface, t.depth, t.emissive] : [t.albedo, t.surface, t.depth];
+  return t.emissiveOcclusion ? [t.albedo, t.surface, t.depth, t.emissiveOcclusion] : [t.albedo, t.surface, t.depth];
 }
 
 export const ALBEDO_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
-/** The emissive texture's format: sRGB-encoded, so that the dim emitted colours keep their steps (ATLAS_TEXEL_BYTES_EMISSIVE). */
-export const EMISSIVE_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
+/** The emissive-occlusion texture's format: sRGB-encoded, so that the dim emitted colours keep their steps (the occlusion in A is linear; ATLAS_TEXEL_BYTES_EMISSIVE_OCCLUSION). */
+export const EMISSIVE_OCCLUSION_FORMAT: GPUTextureFormat = 'rgba8unorm-srgb';
 /** The surface texture's format: RGBA8 (octahedral normal, roughness, metalness), or RG8 (the normal) where the grid keeps the character's one roughness and metalness out (AtlasGrid.surface). */
 export function surfaceFormat(grid: AtlasGrid): GPUTextureFormat {
   return grid.surface ? 'rg8unorm' : 'rgba8unorm';
@@ -220,8 +220,8 @@ export class ImpostorBake {
     const varied = variants?.varied ?? 0;
     // Model units a screen pixel spans at the switch: the textures are sampled over it (bake.wgsl footprint).
     const pixel = (2 * grid.frameRadius) / grid.switchPixels;
-    // Where a material emits light, every primitive writes the emissive texture too (bake.wgsl bakeEmitting).
-    const emitting = grid.emissiveScale > 0;
+    // Where a material emits light or has an occlusion map, every primitive writes the emissive-occlusion texture too (bake.wgsl bakeEmissiveOcclusion).
+    const extra = grid.emissiveOcclusion;
     // `tinted`: the character's primitives (CrowdAppearance tints them), not the props'.
     const pipeline = (drawn: typeof skin, pipelineLayout: GPUPipelineLayout, p: (typeof mesh.primitives)[number], isVaried: boolean, tinted: boolean) => {
       const streams = vertexConstants(p);
@@ -230,8 +230,8 @@ export class ImpostorBake {
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: drawn.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...drawn.vertexConstants, ...streams } },
         fragment: {
-          module, entryPoint: emitting ? 'bakeEmitting' : 'bake', targets: formats.map(([, format]) => ({ format })),
-          constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted), BLEND: Number(p.primitive.material.alphaMode === 'BLEND'), SAMPLES: BAKE_SAMPLES, ...(emitting ? { EMISSIVE_SCALE: grid.emissiveScale } : {}) },
+          module, entryPoint: extra ? 'bakeEmissiveOcclusion' : 'bake', targets: formats.map(([, format]) => ({ format })),
+          constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted), BLEND: Number(p.primitive.material.alphaMode === 'BLEND'), SAMPLES: BAKE_SAMPLES, ...(extra ? { EMISSIVE_SCALE: grid.emissiveScale || 1 } : {}) },
         },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
@@ -335,7 +335,7 @@ export function atlasLayers(device: GPUDevice, encoder: GPUCommandEncoder, grid:
   const texture = (name: string, format: GPUTextureFormat) => device.createTexture({ label: `CrowdImpostors.${name}`, size, format, usage });
   const made: ImpostorTextures = {
     albedo: texture('albedo', ALBEDO_FORMAT), surface: texture('surface', surfaceFormat(grid)), depth: texture('depth', depthFormat(grid)),
-    emissive: grid.emissiveScale > 0 ? texture('emissive', EMISSIVE_FORMAT) : undefined,
+    emissiveOcclusion: grid.emissiveOcclusion ? texture('emissiveOcclusion', EMISSIVE_OCCLUSION_FORMAT) : undefined,
   };
   const into = atlasTextureList(made);
   const layers: BakeLayer[] = [];

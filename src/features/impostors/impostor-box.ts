@@ -10,7 +10,7 @@ import type { Character } from '../../character/character';
 import { show } from '../../math/show';
 import type { HeldProp, HeldProps } from '../../runtime/held-props';
 import { AtlasGrid, type PoseBoxes } from './impostor-atlas';
-import { allUnlit, emissiveScale, uniformSurface } from './impostor-materials';
+import { allUnlit, emissiveScale, hasOcclusion, uniformSurface } from './impostor-materials';
 import type { ImpostorOptions } from './types';
 
 /**
@@ -179,7 +179,7 @@ export function atlasGrid(crowd: { readonly device: GPUDevice; readonly characte
     return byAll < held.length ? { ...all, plainPoses: impostorBoxes(crowd.character, frames, clips, held.slice(0, byAll)).poses } : all;
   };
   return new AtlasGrid(clips.length, boxes, limits.maxTextureDimension2D, options, limits.maxTextureArrayLayers, {
-    surface: uniformSurface(materials), tintMask: held.length > 0, unlit: allUnlit(materials), emissiveScale: emissiveScale(materials),
+    surface: uniformSurface(materials), tintMask: held.length > 0, unlit: allUnlit(materials), emissiveScale: emissiveScale(materials), occlusion: hasOcclusion(materials),
   });
 }
 

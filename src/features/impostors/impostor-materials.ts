@@ -1,7 +1,7 @@
 /**
  * What the materials an atlas bakes (the character's primitives', the baked props' too) ask of
  * its texels (AtlasGrid's BakedMaterials): a roughness and metalness the atlas can leave out, an
- * unlit character, the light they emit. Found from the materials alone (atlasGrid, impostor-box.ts).
+ * unlit character, the light they emit, an occlusion map. Found from the materials alone (atlasGrid, impostor-box.ts).
  */
 import type { MaterialInfo } from '../../bake/rig';
 
@@ -13,8 +13,10 @@ export interface BakedMaterials {
   tintMask?: boolean;
   /** Whether every material baked is unlit (allUnlit). */
   unlit?: boolean;
-  /** The most any material baked emits in a channel (emissiveScale): the emissive texture holds the emitted colour over it; 0, none (no texture). */
+  /** The most any material baked emits in a channel (emissiveScale): the emissive-occlusion texture holds the emitted colour over it; 0, none. */
   emissiveScale?: number;
+  /** Whether a material baked has an occlusion map (hasOcclusion). Either this or an emissiveScale over 0 gives the atlas its emissive-occlusion texture. */
+  occlusion?: boolean;
 }
 
 /**
@@ -43,11 +45,20 @@ export function allUnlit(materials: readonly Pick<MaterialInfo, 'unlit'>[]): boo
 /**
  * The most any of `materials` (each primitive's, the baked props' too) emits in a channel
  * (emissiveFactor x KHR_materials_emissive_strength, which an emissive texture multiplies by at
- * most 1): the atlas's emissive texture holds the emitted colour over it. 0 where none emits: no
- * emissive texture.
+ * most 1): the atlas's emissive-occlusion texture holds the emitted colour over it. 0 where none
+ * emits.
  */
 export function emissiveScale(materials: readonly Pick<MaterialInfo, 'emissiveFactor'>[]): number {
   let most = 0;
   for (const m of materials) most = Math.max(most, ...m.emissiveFactor);
   return most;
+}
+
+/**
+ * Whether any of `materials` (each primitive's, the baked props' too) has an occlusion map that
+ * takes any light (occlusionStrength over 0): the atlas's emissive-occlusion texture then holds
+ * the share of the indirect light it takes, as the skin pass's `occlusion` does.
+ */
+export function hasOcclusion(materials: readonly Pick<MaterialInfo, 'occlusionImage' | 'occlusionStrength'>[]): boolean {
+  return materials.some((m) => m.occlusionImage !== undefined && m.occlusionStrength > 0);
 }

@@ -123,10 +123,10 @@ export class ImpostorPass {
     const multisampled = (options.sampleCount ?? 1) > 1;
     // The character's one roughness and metalness where the atlas leaves them out (AtlasGrid.surface, an RG8 surface texture); -1: per texel.
     // With props baked, the depth texture's G says what share of a texel the instance's tint applies to (AtlasGrid.tintMask).
-    // An unlit character (AtlasGrid.unlit) shows its tinted base colour; one whose materials emit light adds the emissive texture's (AtlasGrid.emissiveScale).
+    // An unlit character (AtlasGrid.unlit) shows its tinted base colour; one whose materials emit light or have an occlusion map reads the emissive-occlusion texture (AtlasGrid.emissiveOcclusion).
     const surface = {
       ROUGHNESS: grid.surface ? grid.surface[0] : -1, METALNESS: grid.surface ? grid.surface[1] : 0, TINT_MASK: Number(grid.tintMask), UNLIT: Number(grid.unlit),
-      EMISSIVE: Number(grid.emissiveScale > 0), EMISSIVE_SCALE: grid.emissiveScale || 1,
+      EMISSIVE_OCCLUSION: Number(grid.emissiveOcclusion), EMISSIVE_SCALE: grid.emissiveScale || 1,
     };
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: this.layout,
@@ -347,7 +347,7 @@ export class ImpostorPass {
       { binding: 17, resource: this.dfgView },
       { binding: 18, resource: { buffer: inputs.fractions } },
       { binding: 19, resource: { buffer: inputs.shown } },
-      { binding: 21, resource: inputs.atlas.emissive?.createView({ dimension: '2d-array' }) ?? this.noEnvironment.createView({ dimension: '2d-array' }) },
+      { binding: 21, resource: inputs.atlas.emissiveOcclusion?.createView({ dimension: '2d-array' }) ?? this.noEnvironment.createView({ dimension: '2d-array' }) },
     ];
   }
 
@@ -386,7 +386,7 @@ function drawGroupLayout(device: GPUDevice): GPUBindGroupLayout {
     { texture: { sampleType: 'depth' } }, { sampler: { type: 'comparison' } }, array, { sampler: {} },
     storage, array, storage, storage, storage, { texture: { sampleType: 'unfilterable-float' } }, storage, storage,
   ];
-  // Binding 20 is the dots' list (ImpostorDots' layout, compute only); 21 the emissive texture (a stand-in without one).
+  // Binding 20 is the dots' list (ImpostorDots' layout, compute only); 21 the emissive-occlusion texture (a stand-in without one).
   const entries: GPUBindGroupLayoutEntry[] = kinds.map((kind, binding) => ({ binding, visibility: only[binding] ?? both, ...kind }));
   return device.createBindGroupLayout({ label: 'ImpostorPass.groupLayout', entries: [...entries, { binding: 21, visibility: both, ...array }] });
 }

@@ -100,7 +100,7 @@ async function loadDecoded(json: unknown): Promise<Character> {
   const character = await loadCharacter(bytes.buffer as ArrayBuffer);
   for (const p of character.rig.primitives) {
     const m = p.material;
-    for (const image of [m.baseColorImage, m.normalImage]) {
+    for (const image of [m.baseColorImage, m.normalImage, m.occlusionImage, m.emissiveImage]) {
       if (!image || image.ktx2) continue;
       const png = PNG.sync.read(Buffer.from(image.bytes));
       const rgba = new Uint8Array(png.data);
@@ -169,6 +169,9 @@ async function quadsCharacter(quads: Quad[], materials: object[], extensions: st
   }];
   return loadCharacter(arrayBufferOf(assetToGlb(b.build())));
 }
+
+/** The materials test's sphere with an occlusion map: its primitive's and material's index in featureModelUrl. */
+const OCCLUDED = 3;
 
 /** The body: an opaque red quad, 1 x 1 model units. */
 const BODY: Quad = [-0.5, 0, 0.5, 1, 0, 0];
@@ -445,6 +448,22 @@ describe('impostor draw (GPU)', () => {
       expect(none.mesh).toBeGreaterThan(8);
     }
   }, 90_000);
+
+  it('takes the occlusion map\'s share of the indirect light, as the mesh does: the materials test\'s occlusion sphere at the switch matches its mesh, and not the mesh without the map', async (context) => {
+    if (!device) return context.skip();
+    // The materials test's occlusion sphere (a checker occlusion map on TEXCOORD_1, strength 0.8) under the default sun and ambient.
+    const gltf = JSON.parse(Buffer.from(featureModelUrl([OCCLUDED]).split(',')[1], 'base64').toString());
+    const [impostor, mesh] = await drawFacing(device, await loadDecoded(gltf), true);
+    delete gltf.materials[OCCLUDED].occlusionTexture;
+    const [, bright] = await drawFacing(device, await loadDecoded(gltf), true);
+    const here = compare(impostor, mesh);
+    const none = compare(impostor, bright);
+    console.log(`occlusion sphere at the switch: ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${here.inside.toFixed(2)} inside (against the mesh without the map: ${none.mesh.toFixed(2)}) of ${here.pixels} pixels`);
+    expect(here.pixels).toBeGreaterThan(500);
+    expect(matches(impostor, mesh)).toBe(true);
+    // Made-up violation: the mesh without its occlusion map (what the impostor drew before) against this impostor.
+    expect(none.mesh).toBeGreaterThan(8);
+  }, 60_000);
 
   it('at a raised view (elevation row 37.5 degrees, azimuth 135) the impostor differs from the mesh by at most 8/255 over the character at the switch; the horizon row\'s mesh does not match it', async (context) => {
     if (!device) return context.skip();
