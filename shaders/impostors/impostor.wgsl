@@ -1287,8 +1287,8 @@ fn fragment(in: Out) -> Drawn {
   let n = normalize(mat3x3f(in.axisX, in.axisY, in.axisZ) * normal);
   let roughness = select(rm.x / coverage, ROUGHNESS, ROUGHNESS >= 0.0);
   let metal = select(rm.y / coverage, METALNESS, ROUGHNESS >= 0.0);
-  let extra = s.emittedOccluded / coverage;
-  var color = shade(in.world, n, base, roughness, metal, lit(in.world), 1.0 - extra.a) + extra.rgb;
+  let emittedOccluded = s.emittedOccluded / coverage;
+  var color = shade(in.world, n, base, roughness, metal, lit(in.world), 1.0 - emittedOccluded.a) + emittedOccluded.rgb;
   if (ENCODE_SRGB) {
     color = linearToSrgb(color);
   }
@@ -1407,8 +1407,8 @@ fn dotLight(c: CellMap, layer: u32, slot: u32, centre: vec3f, rotation: mat3x3f)
       let roughness = select(surface.z, ROUGHNESS, ROUGHNESS >= 0.0);
       let metal = select(surface.w, METALNESS, ROUGHNESS >= 0.0);
       let colour = texel.rgb / texel.a;
-      let extra = emittedOccludedAt(uv, layer);
-      light += shade(centre, n, mix(colour * tint, colour, untintedShare(uv, layer, texel.a)), roughness, metal, sun, 1.0 - extra.a / texel.a) * texel.a + extra.rgb;
+      let emittedOccluded = emittedOccludedAt(uv, layer);
+      light += shade(centre, n, mix(colour * tint, colour, untintedShare(uv, layer, texel.a)), roughness, metal, sun, 1.0 - emittedOccluded.a / texel.a) * texel.a + emittedOccluded.rgb;
     }
   }
   return light / max(covered, 1e-6);

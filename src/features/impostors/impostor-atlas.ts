@@ -249,12 +249,12 @@ export class AtlasGrid {
     return [-x, -y, -z, x, y, z];
   }
 
-  /** Bytes of one layer (one look) of the atlas's three textures. */
   /** Whether the atlas has the emissive-occlusion texture: a material baked emits light or has an occlusion map. */
   get emissiveOcclusion(): boolean {
     return this.emissiveScale > 0 || this.occlusion;
   }
 
+  /** Bytes of one layer (one look) of the atlas's textures. */
   get bytes(): number {
     return this.width * this.height * this.texelBytes;
   }

@@ -221,7 +221,7 @@ export class ImpostorBake {
     // Model units a screen pixel spans at the switch: the textures are sampled over it (bake.wgsl footprint).
     const pixel = (2 * grid.frameRadius) / grid.switchPixels;
     // Where a material emits light or has an occlusion map, every primitive writes the emissive-occlusion texture too (bake.wgsl bakeEmissiveOcclusion).
-    const extra = grid.emissiveOcclusion;
+    const emissiveOcclusion = grid.emissiveOcclusion;
     // `tinted`: the character's primitives (CrowdAppearance tints them), not the props'.
     const pipeline = (drawn: typeof skin, pipelineLayout: GPUPipelineLayout, p: (typeof mesh.primitives)[number], isVaried: boolean, tinted: boolean) => {
       const streams = vertexConstants(p);
@@ -230,8 +230,8 @@ export class ImpostorBake {
         // The vertex stage is the skin pass's own module: the crowd's skinning, not a copy of it.
         vertex: { module: drawn.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...drawn.vertexConstants, ...streams } },
         fragment: {
-          module, entryPoint: extra ? 'bakeEmissiveOcclusion' : 'bake', targets: formats.map(([, format]) => ({ format })),
-          constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted), BLEND: Number(p.primitive.material.alphaMode === 'BLEND'), SAMPLES: BAKE_SAMPLES, ...(extra ? { EMISSIVE_SCALE: grid.emissiveScale || 1 } : {}) },
+          module, entryPoint: emissiveOcclusion ? 'bakeEmissiveOcclusion' : 'bake', targets: formats.map(([, format]) => ({ format })),
+          constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted), BLEND: Number(p.primitive.material.alphaMode === 'BLEND'), SAMPLES: BAKE_SAMPLES, ...(emissiveOcclusion ? { EMISSIVE_SCALE: grid.emissiveScale || 1 } : {}) },
         },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },
