@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Character } from '../../../src/character/character';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
 import { AtlasGrid, boxSphere, DEFAULT_IMPOSTOR_BUDGET, viewBasis, viewFrame } from '../../../src/features/impostors/impostor-atlas';
-import { allUnlit, emissiveScale, hasOcclusion, uniformSurface } from '../../../src/features/impostors/impostor-materials';
+import { uniformSurface } from '../../../src/features/impostors/impostor-materials';
 import { Crowd } from '../../../src/runtime/crowd';
 import { readBuffer } from '../../helpers/gpu';
 import { gpuSuite } from '../../helpers/gpu-suite';
@@ -157,23 +157,6 @@ describe('impostor atlas options', () => {
     expect(uniformSurface([{ ...fox, roughnessFactor: 0.01 }])).toEqual([0.0525, 0]); // the bake's clamp
     expect(uniformSurface([fox, { ...fox, metallicRoughnessImage: {} as never }])).toBeUndefined();
     expect(uniformSurface([])).toBeUndefined();
-  });
-
-  it('draws a character unlit only where every material baked is; emits at the most any material emits in a channel; takes an occlusion map\'s light; with the emissive-occlusion texture (4 bytes a texel) only then', () => {
-    expect(allUnlit([{ unlit: true }, { unlit: true }])).toBe(true);
-    expect(allUnlit([{ unlit: true }, { unlit: false }])).toBe(false);
-    expect(allUnlit([])).toBe(false);
-    expect(emissiveScale([{ emissiveFactor: [0, 0, 0] }])).toBe(0);
-    expect(emissiveScale([{ emissiveFactor: [0.2, 0.6, 1] }, { emissiveFactor: [1.8, 0.4, 0] }])).toBe(1.8);
-    expect(hasOcclusion([{ occlusionImage: undefined, occlusionStrength: 1 }, { occlusionImage: {} as never, occlusionStrength: 0.8 }])).toBe(true);
-    expect(hasOcclusion([{ occlusionImage: {} as never, occlusionStrength: 0 }])).toBe(false);
-    const dark = new AtlasGrid(3, FOX_BOX, 8192);
-    const emitting = new AtlasGrid(3, FOX_BOX, 8192, {}, 256, { emissiveScale: 1.8 });
-    const occluded = new AtlasGrid(3, FOX_BOX, 8192, {}, 256, { occlusion: true });
-    expect([dark.emissiveOcclusion, dark.texelBytes, emitting.emissiveOcclusion, emitting.texelBytes, occluded.emissiveOcclusion, occluded.texelBytes]).toEqual([false, 9, true, 13, true, 13]);
-    // The budget holds as many bytes: fewer texels a cell.
-    expect(emitting.bytes).toBeLessThanOrEqual(DEFAULT_IMPOSTOR_BUDGET);
-    expect(emitting.density).toBeLessThan(dark.density);
   });
 });
 

@@ -3,64 +3,20 @@ import type { Character } from '../../../src/character/character';
 import { CrowdAppearance } from '../../../src/features/appearance/crowd-appearance';
 import { CrowdImpostors } from '../../../src/features/impostors/crowd-impostors';
 import { boxSphere } from '../../../src/features/impostors/impostor-atlas';
-import { atlasGrid, bakedClips } from '../../../src/features/impostors/impostor-box';
 import { distanceForPixels, projectionScale } from '../../../src/runtime/culling/cull-math';
 import { Crowd } from '../../../src/runtime/crowd';
-import { loadCharacter } from '../../../src/character/character';
-import { PNG } from 'pngjs';
 import { featureModelUrl, NORMAL_MAPPED } from '../../e2e/materials/feature-model';
-import { arrayBufferOf, assetToGlb, GltfBuilder, translationMatrix } from '../../helpers/gltf-builder';
 import { testCharacter } from '../../helpers/character';
 import { gpuSuite } from '../../helpers/gpu-suite';
+import { compare, drawFacing, FOV, loadDecoded, matches, SIZE, TARGETS, UNION_LIMIT } from '../../helpers/impostor-images';
 import { lookAt, renderCrowd } from '../../helpers/render';
 import { mannequinTexture } from '../../../tools/mannequin/build';
 
-const TARGETS = { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus' } as const;
-// The field of view that puts the camera as far from the character at the switch as a 1080-pixel
-// view with a 0.9 rad field of view does (cot(FOV / 2) x 128 = cot(0.45) x 1080): perspective
-// across the character as in a real scene, not as in a 128-pixel view with a wide lens.
-const SIZE = 128;
-const FOV = 2 * Math.atan(Math.tan(0.45) * SIZE / 1080);
 // The defaults (8 azimuths 45 degrees apart, 3 elevation rows, 80-texel cells each framing the
 // box's projection, the switch at 40 pixels: half the cell) but 4 frames a clip (the frame shown
 // is the baked frame nearest the clip's time: the tested times are baked frames at 4 as at 16).
 const OPTIONS = { frames: 4 };
 
-/**
- * Two images of one character against the black clear colour, `b` the mesh's: the mean absolute
- * difference (0..255, channels averaged) over the pixels both cover (`inside`: shading), over the
- * pixels either covers (`union`), over the pixels `b` covers (`mesh`: the character's pixels, each
- * with its full difference, background where `a` leaves it), and the fraction of the pixels either
- * covers that only one does (`outline`: shape).
- */
-function compare(a: Uint8Array, b: Uint8Array): { inside: number; outline: number; pixels: number; union: number; mesh: number } {
-  let sum = 0, both = 0, one = 0, edge = 0, onMesh = 0, meshPixels = 0;
-  for (let i = 0; i < a.length; i += 4) {
-    const ca = a[i] + a[i + 1] + a[i + 2] > 0, cb = b[i] + b[i + 1] + b[i + 2] > 0;
-    const d = (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2])) / 3;
-    if (cb) {
-      meshPixels++;
-      onMesh += d;
-    }
-    if (ca && cb) {
-      both++;
-      sum += d;
-    } else if (ca || cb) {
-      one++;
-      edge += d;
-    }
-  }
-  // union: the mean over every pixel either covers, a pixel only one covers against the black clear colour.
-  return { inside: sum / Math.max(both, 1), outline: one / Math.max(both + one, 1), pixels: both + one, union: (sum + edge) / Math.max(both + one, 1), mesh: onMesh / Math.max(meshPixels, 1) };
-}
-
-/**
- * The most the impostor may differ from the mesh over the union of their outlines, /255 (a pixel
- * only one draws counts as its full difference: the outline's pixels weigh heavily at a Fox of
- * about 140 pixels): measured UNION_HERE on Dawn's SwiftShader. The issue's measure, over the
- * character's (the mesh's) pixels, is held at 8.
- */
-const UNION_LIMIT = 10;
 /**
  * The most over the union half way between two view cells: measured UNION_BETWEEN (the parallax
  * march and the other cell's fallback draw a little outside the mesh's outline).
@@ -73,12 +29,6 @@ function matchesBetween(a: Uint8Array, b: Uint8Array): boolean {
   return c.mesh <= 8 && c.union <= UNION_LIMIT_BETWEEN && c.inside <= 8 && c.outline <= 0.1;
 }
 
-/** Whether two images of the character match as the impostor must match the mesh at the switch: over the union, and inside alone. */
-function matches(a: Uint8Array, b: Uint8Array): boolean {
-  const c = compare(a, b);
-  return c.union <= UNION_LIMIT && c.inside <= 8 && c.outline <= 0.1;
-}
-
 /**
  * Whether two images of the Mannequin show the same look (the looks test): inside at most 8 and
  * at most 6% outline, no union bound. Its limbs a few pixels wide make the outline a large share
@@ -89,111 +39,6 @@ function matches(a: Uint8Array, b: Uint8Array): boolean {
 function sameLook(a: Uint8Array, b: Uint8Array): boolean {
   const c = compare(a, b);
   return c.inside <= 8 && c.outline <= 0.06;
-}
-
-/**
- * A glTF (the materials test's feature character, edited) loaded with its PNG images decoded:
- * Node has no createImageBitmap (the loader decodes no PNG there), so each is decoded here and
- * handed to the crowd as a decoded (KTX2-path) image uploads its texels.
- */
-async function loadDecoded(json: unknown): Promise<Character> {
-  const bytes = new TextEncoder().encode(JSON.stringify(json));
-  const character = await loadCharacter(bytes.buffer as ArrayBuffer);
-  for (const p of character.rig.primitives) {
-    const m = p.material;
-    for (const image of [m.baseColorImage, m.normalImage, m.occlusionImage, m.emissiveImage]) {
-      if (!image || image.ktx2) continue;
-      const png = PNG.sync.read(Buffer.from(image.bytes));
-      const rgba = new Uint8Array(png.data);
-      image.ktx2 = {
-        width: png.width, height: png.height, rgba: [rgba], blocks: () => undefined, uploadGL: () => undefined,
-        upload: (d: GPUDevice, format: GPUTextureFormat, label: string) => {
-          const levels = Math.floor(Math.log2(Math.max(png.width, png.height))) + 1;
-          const texture = d.createTexture({ label, size: [png.width, png.height], format, mipLevelCount: levels, usage: GPUTextureUsage.TEXTURE_BINDING | GPUTextureUsage.COPY_DST | GPUTextureUsage.RENDER_ATTACHMENT });
-          d.queue.writeTexture({ texture }, rgba, { bytesPerRow: png.width * 4 }, [png.width, png.height]);
-          return { texture, bytes: rgba.length, needsMipmaps: true };
-        },
-      };
-    }
-  }
-  return character;
-}
-
-/** drawFacing's atlas: small enough for SwiftShader, cells large enough for the quads' details. */
-const FACING = { frames: 2, azimuths: 4, elevations: 1, cellSize: 128 };
-
-/**
- * `character` drawn just past the switch seen from view 0 (azimuth 0, +z), FACING's atlas, `samples`
- * a pixel (1 or 4): as impostors, then (`mesh`) as meshes; with `mesh` 'only', as meshes alone
- * from the same camera, no atlas baked (a made-up violation's reference).
- */
-async function drawFacing(device: GPUDevice, character: Character, mesh: boolean | 'only', samples = 1): Promise<Uint8Array[]> {
-  const crowd = new Crowd(device, character, { ...TARGETS, sampleCount: samples });
-  // The camera from the atlas's box and switch, as CrowdImpostors lays them out (impostor-box.ts atlasGrid).
-  const grid = atlasGrid(crowd, FACING, bakedClips(character, undefined), []);
-  const impostors = mesh === 'only' ? undefined : new CrowdImpostors(crowd, FACING);
-  crowd.add();
-  const { centre, radius } = boxSphere(grid.box);
-  const probe = lookAt([0, 0, 1], [0, 0, 0], { fovY: FOV });
-  const d = 1.02 * distanceForPixels(2 * radius, grid.switchPixels, projectionScale(probe.viewProjection), SIZE);
-  const eye: [number, number, number] = [centre[0], centre[1], centre[2] + d];
-  const { viewProjection } = lookAt(eye, centre, { fovY: FOV, near: d / 4, far: 4 * d });
-  const images: Uint8Array[] = [];
-  for (const on of mesh === 'only' ? [false] : mesh ? [true, false] : [true]) {
-    if (impostors) impostors.enabled = on;
-    crowd.setCamera(viewProjection, eye, { viewportHeight: SIZE });
-    crowd.update(0);
-    images.push(await renderCrowd(device, crowd, viewProjection, SIZE, samples));
-    if (on) expect((await crowd.readCullStats()).perLevel.at(-1)).toBe(1);
-  }
-  crowd.destroy();
-  return images;
-}
-
-/** A quad of a quads character: its corners (x0, y0) to (x1, y1) at depth z, facing +z, and its material's index. */
-type Quad = [x0: number, y0: number, x1: number, y1: number, z: number, material: number];
-
-/** A character of quads facing +z (one joint, a clip that holds it still) with `materials` (glTF JSON). */
-async function quadsCharacter(quads: Quad[], materials: object[], extensions: string[] = []): Promise<Character> {
-  const b = new GltfBuilder();
-  const primitive = ([x0, y0, x1, y1, z, material]: Quad) => ({
-    attributes: {
-      POSITION: b.addAccessor('VEC3', Float32Array.of(x0, y0, z, x1, y0, z, x1, y1, z, x0, y1, z)),
-      JOINTS_0: b.addAccessor('VEC4', new Uint8Array(16)),
-      WEIGHTS_0: b.addAccessor('VEC4', Float32Array.of(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0)),
-    },
-    indices: b.addAccessor('SCALAR', Uint16Array.of(0, 1, 2, 0, 2, 3)), material,
-  });
-  b.json.nodes.push({ name: 'root' }, { name: 'body', mesh: 0, skin: 0 });
-  b.json.scenes = [{ nodes: [0, 1] }];
-  b.json.meshes = [{ primitives: quads.map(primitive) }];
-  b.json.materials = materials;
-  b.json.extensionsUsed = ['KHR_materials_unlit', ...extensions];
-  b.json.skins = [{ joints: [0], inverseBindMatrices: b.addAccessor('MAT4', Float32Array.of(...translationMatrix(0, 0, 0))) }];
-  b.json.animations = [{
-    name: 'still', channels: [{ sampler: 0, target: { node: 0, path: 'rotation' } }],
-    samplers: [{ input: b.addAccessor('SCALAR', Float32Array.of(0, 1)), output: b.addAccessor('VEC4', Float32Array.of(0, 0, 0, 1, 0, 0, 0, 1)), interpolation: 'LINEAR' }],
-  }];
-  return loadCharacter(arrayBufferOf(assetToGlb(b.build())));
-}
-
-/** The materials test's sphere with an occlusion map: its primitive's and material's index in featureModelUrl. */
-const OCCLUDED = 3;
-
-/** The body: an opaque red quad, 1 x 1 model units. */
-const BODY: Quad = [-0.5, 0, 0.5, 1, 0, 0];
-const RED = { pbrMetallicRoughness: { baseColorFactor: [0.8, 0.2, 0.1, 1], metallicFactor: 0 } };
-
-/**
- * The body with two cards 0.1 in front of it, each over a third of its width: one blue of alpha
- * 0.5 and one green of alpha 0 (a hair card's clear texels), both of alphaMode `cards`.
- */
-function cardsOverBody(cards: 'BLEND' | 'OPAQUE'): Promise<Character> {
-  return quadsCharacter([BODY, [-0.4, 0.2, -0.1, 0.8, 0.1, 1], [0.1, 0.2, 0.4, 0.8, 0.1, 2]], [
-    RED,
-    { pbrMetallicRoughness: { baseColorFactor: [0.1, 0.3, 0.9, 0.5], metallicFactor: 0 }, alphaMode: cards },
-    { pbrMetallicRoughness: { baseColorFactor: [0.1, 0.9, 0.3, 0], metallicFactor: 0 }, alphaMode: cards },
-  ]);
 }
 
 describe('impostor draw (GPU)', () => {
@@ -404,72 +249,6 @@ describe('impostor draw (GPU)', () => {
     expect(matches(impostor, mesh)).toBe(true);
     // Made-up violation: the normal map ignored in the bake (the geometric normal baked, as before).
     expect(matches(smoothImpostor, mesh)).toBe(false);
-  }, 60_000);
-
-  it('bakes alphaMode BLEND as its share of each texel: cards blended over a body (half and fully clear) match their mesh at the switch, and baked opaque they do not', async (context) => {
-    if (!device) return context.skip();
-    const [impostor, mesh] = await drawFacing(device, await cardsOverBody('BLEND'), true);
-    // Made-up violation: the cards baked opaque (BLEND was, before).
-    const [opaque] = await drawFacing(device, await cardsOverBody('OPAQUE'), false);
-    const here = compare(impostor, mesh);
-    const baked = compare(opaque, mesh);
-    console.log(`BLEND cards over a body at the switch: ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${here.inside.toFixed(2)} inside, ${here.union.toFixed(2)} over the union (baked opaque: ${baked.mesh.toFixed(2)}, ${baked.inside.toFixed(2)}, ${baked.union.toFixed(2)}) of ${here.pixels} pixels`);
-    expect(here.pixels).toBeGreaterThan(500);
-    expect(matches(impostor, mesh)).toBe(true);
-    expect(here.mesh).toBeLessThanOrEqual(8);
-    expect(baked.mesh).toBeGreaterThan(8);
-  }, 60_000);
-
-  it('draws an unlit character (KHR_materials_unlit) unlit: its impostor matches its mesh at the switch, and not the mesh of it lit', async (context) => {
-    if (!device) return context.skip();
-    const unlit = { ...RED, extensions: { KHR_materials_unlit: {} } };
-    const [impostor, mesh] = await drawFacing(device, await quadsCharacter([BODY], [unlit]), true);
-    const [litMesh] = await drawFacing(device, await quadsCharacter([BODY], [RED]), 'only');
-    const here = compare(impostor, mesh);
-    const lit = compare(impostor, litMesh);
-    console.log(`unlit quad at the switch: ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${here.inside.toFixed(2)} inside (against the lit mesh: ${lit.mesh.toFixed(2)}) of ${here.pixels} pixels`);
-    expect(here.pixels).toBeGreaterThan(500);
-    expect(matches(impostor, mesh)).toBe(true);
-    // Made-up violation: the lit mesh (what the impostor drew before) against this impostor.
-    expect(lit.mesh).toBeGreaterThan(8);
-  }, 60_000);
-
-  it('adds the light an emissive character emits (emissiveFactor x KHR_materials_emissive_strength), at 1 and 4 samples: its impostor matches its mesh at the switch, and not the mesh that emits nothing', async (context) => {
-    if (!device) return context.skip();
-    // A dim red body whose cards glow (one at strength 2: over 1 in a channel, the texture's scale), over a third of it each.
-    const glowing = (emits: boolean) => quadsCharacter([BODY, [-0.4, 0.2, -0.1, 0.8, 0.1, 1], [0.1, 0.2, 0.4, 0.8, 0.1, 2]], [
-      { pbrMetallicRoughness: { baseColorFactor: [0.3, 0.05, 0.05, 1], metallicFactor: 0 } },
-      { pbrMetallicRoughness: { baseColorFactor: [0.1, 0.1, 0.1, 1], metallicFactor: 0 }, ...(emits ? { emissiveFactor: [0.2, 0.6, 1], extensions: { KHR_materials_emissive_strength: { emissiveStrength: 2 } } } : {}) },
-      { pbrMetallicRoughness: { baseColorFactor: [0.1, 0.1, 0.1, 1], metallicFactor: 0 }, ...(emits ? { emissiveFactor: [0.9, 0.5, 0.1] } : {}) },
-    ], emits ? ['KHR_materials_emissive_strength'] : []);
-    for (const samples of [1, 4]) {
-      const [impostor, mesh] = await drawFacing(device, await glowing(true), true, samples);
-      const [dark] = await drawFacing(device, await glowing(false), 'only', samples);
-      const here = compare(impostor, mesh);
-      const none = compare(impostor, dark);
-      console.log(`emissive cards at ${samples} sample(s): ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${here.inside.toFixed(2)} inside (against the mesh emitting nothing: ${none.mesh.toFixed(2)}) of ${here.pixels} pixels`);
-      expect(here.pixels).toBeGreaterThan(500);
-      expect(here.mesh).toBeLessThanOrEqual(8);
-      expect(here.inside).toBeLessThanOrEqual(8);
-      // Made-up violation: the mesh emitting nothing (what the impostor drew before) against this impostor.
-      expect(none.mesh).toBeGreaterThan(8);
-    }
-  }, 90_000);
-
-  it('takes the occlusion map\'s share of the indirect light, as the mesh does: the materials test\'s occlusion sphere at the switch matches its mesh, and not the mesh without the map', async (context) => {
-    if (!device) return context.skip();
-    // The materials test's occlusion sphere (a checker occlusion map on TEXCOORD_1, strength 0.8) under the default sun and ambient.
-    const gltf = JSON.parse(Buffer.from(featureModelUrl([OCCLUDED]).split(',')[1], 'base64').toString());
-    const [impostor, mesh] = await drawFacing(device, await loadDecoded(gltf), true);
-    delete gltf.materials[OCCLUDED].occlusionTexture;
-    const [bright] = await drawFacing(device, await loadDecoded(gltf), 'only');
-    const here = compare(impostor, mesh);
-    const none = compare(impostor, bright);
-    console.log(`occlusion sphere at the switch: ${here.mesh.toFixed(2)}/255 over the mesh's pixels, ${here.inside.toFixed(2)} inside (against the mesh without the map: ${none.mesh.toFixed(2)}) of ${here.pixels} pixels`);
-    expect(here.pixels).toBeGreaterThan(500);
-    expect(matches(impostor, mesh)).toBe(true);
-    // Made-up violation: the mesh without its occlusion map (what the impostor drew before) against this impostor.
-    expect(none.mesh).toBeGreaterThan(8);
   }, 60_000);
 
   it('at a raised view (elevation row 37.5 degrees, azimuth 135) the impostor differs from the mesh by at most 8/255 over the character at the switch; the horizon row\'s mesh does not match it', async (context) => {
