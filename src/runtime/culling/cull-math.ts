@@ -11,23 +11,28 @@ import { CULL_LOD, LOD_NOT_FORCED } from '../layout';
 export const NEVER = 3.4e38;
 
 /**
+ * Per plane of frustumPlanes: the sign of row a, row a, and row b added (-1: none; the near plane
+ * is row 2 alone, as clip z >= 0). Rows of the column-major matrix m: row r, column k is m[k * 4 + r].
+ * A table, not literals in the function: it runs two or three times a frame and allocates nothing.
+ */
+const PLANE_ROWS = [1, 0, 3, -1, 0, 3, 1, 1, 3, -1, 1, 3, 1, 2, -1, -1, 2, 3] as const;
+
+/**
  * The six planes of the frustum of `viewProjection` (left, right, bottom, top, near, far) as
  * (unit normal, d), 4 numbers each, into `out` (24 numbers): a point p is inside a plane when
  * dot(normal, p) + d >= 0 (Gribb and Hartmann's extraction, for clip z in [0, w]).
  */
 export function frustumPlanes(m: ArrayLike<number>, out: Float32Array | Float64Array): void {
-  const row = (r: number, k: number) => m[k * 4 + r];
-  // sign * row a + row b for each plane; near is row 2 alone (z >= 0).
-  const planes: [number, number, number][] = [[1, 0, 3], [-1, 0, 3], [1, 1, 3], [-1, 1, 3], [1, 2, -1], [-1, 2, 3]];
-  planes.forEach(([sign, a, b], i) => {
+  for (let i = 0; i < 6; i++) {
+    const sign = PLANE_ROWS[3 * i], a = PLANE_ROWS[3 * i + 1], b = PLANE_ROWS[3 * i + 2];
     let len = 0;
     for (let k = 0; k < 4; k++) {
-      out[i * 4 + k] = sign * row(a, k) + (b < 0 ? 0 : row(b, k));
+      out[i * 4 + k] = sign * m[k * 4 + a] + (b < 0 ? 0 : m[k * 4 + b]);
       if (k < 3) len += out[i * 4 + k] ** 2;
     }
     len = Math.sqrt(len) || 1;
     for (let k = 0; k < 4; k++) out[i * 4 + k] /= len;
-  });
+  }
 }
 
 /**
