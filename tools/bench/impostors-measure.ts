@@ -16,7 +16,10 @@
  * options; MODEL (a .glb path, default the Fox's) and CLIP (its clip index, default 1) measure
  * another character. DUMP (a folder) writes each view and frame's two images there as raw RGBA
  * (`<azimuth>_<elevation>_<frame>_{impostor,mesh}_<samples>.rgba`, SIZE x SIZE, top row first), to
- * compare across sample counts or look at. Prints one line a view and frame, then the means.
+ * compare across sample counts or look at. FARTHER (default 1.02) places the Fox that many times
+ * the switch distance away (past the switch: the mid-field, where no target applies); MESH_LOD=0
+ * draws the mesh at full detail there (the crowd's mesh LOD off) rather than at its distance's
+ * level. Prints one line a view and frame, then the means.
  */
 import { CrowdImpostors } from '../../src/features/impostors/crowd-impostors';
 import { boxSphere } from '../../src/features/impostors/impostor-atlas';
@@ -41,12 +44,15 @@ const fox = await characterFromFile(process.env.MODEL ?? CROWD_MODEL[1]);
 const clip = Number(process.env.CLIP ?? 1);
 if (!(Number.isInteger(clip) && clip >= 0 && clip < fox.clipDurations.length)) throw new Error(`CLIP must be a clip index of the model, 0 to ${fox.clipDurations.length - 1}, got ${process.env.CLIP}`);
 const crowd = new Crowd(device, fox, { colorFormat: 'rgba8unorm', depthFormat: 'depth24plus', sampleCount: samples });
+if (process.env.MESH_LOD === '0') crowd.lod = false;
 const impostors = new CrowdImpostors(crowd, { frames, ...(process.env.IMPOSTOR_OPTIONS ? JSON.parse(process.env.IMPOSTOR_OPTIONS) : {}) });
 const duration = fox.clipDurations[clip];
 crowd.add({ clipA: clip, timeA: duration / 4, speedA: 1 });
 const { centre, radius } = boxSphere(impostors.atlas.box);
 const projection = mat4.perspective(FOV, 1, 1, 10);
-const distance = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(projection), SIZE) * 1.02;
+const farther = Number(process.env.FARTHER ?? 1.02);
+if (!(farther > 0)) throw new Error(`FARTHER must be a positive multiple of the switch distance, got ${process.env.FARTHER}`);
+const distance = distanceForPixels(2 * radius, impostors.switchPixels, projectionScale(projection), SIZE) * farther;
 
 /** One frame of the crowd as it stands into a SIZE x SIZE target cleared to transparent black, resolved; its RGBA bytes. */
 async function render(viewProjection: Float32Array): Promise<Uint8Array> {
