@@ -19,8 +19,13 @@
  *
  * Both are checked when the bridge starts, so a three.js release that changes them fails here
  * with a sentence, not with a WebGPU validation error later.
+ *
+ * - the renderer's render lists (`renderer._renderLists.lists`, a ChainMap keyed by scene, camera
+ *   and `renderer.lighting`), read for whether three's render queued transparent objects
+ *   (queuedTransparent). A release without them costs time, not pictures: the caller renders as
+ *   if there were some.
  */
-import { REVISION, type BufferAttribute, type Renderer, type Texture } from 'three/webgpu';
+import { REVISION, type BufferAttribute, type Camera, type Object3D, type Renderer, type Texture } from 'three/webgpu';
 
 /** What three's WebGPU backend keeps for one texture (see WebGPUTextureUtils.createTexture). */
 export interface BackendTextureData {
@@ -126,6 +131,34 @@ export function webgpuBackend(renderer: Renderer): WebGpuBackend {
       if (get.call(backend, attribute).buffer) backend.destroyAttribute?.(attribute);
     },
   };
+}
+
+/** What queuedTransparent reads of three's RenderList (r187): the transparent items it queued. */
+interface RenderListInternals {
+  transparent?: unknown;
+  transparentDoublePass?: unknown;
+}
+
+/** The render lists' keys (scene, camera, lighting), reused: the lookup runs every frame and allocates nothing. */
+const listKeys: unknown[] = [null, null, null];
+
+/**
+ * Whether three's last `renderer.render(scene, camera)` queued transparent objects (its render
+ * list's `transparent` items: after layer and frustum culling, whether or not `renderer.transparent`
+ * let it draw them), or undefined where three keeps no such list for that scene and camera (another
+ * release, or a render that did not use this camera). Reads the list without making one.
+ */
+export function queuedTransparent(renderer: Renderer, scene: Object3D, camera: Camera): boolean | undefined {
+  const internals = renderer as unknown as { _renderLists?: { lists?: { get?(keys: unknown[]): unknown } }; lighting?: unknown };
+  const lists = internals._renderLists?.lists;
+  if (typeof lists?.get !== 'function') return undefined;
+  listKeys[0] = scene;
+  listKeys[1] = camera;
+  listKeys[2] = internals.lighting;
+  const list = lists.get(listKeys) as RenderListInternals | undefined;
+  listKeys[0] = listKeys[1] = listKeys[2] = null;
+  if (!list || !Array.isArray(list.transparent)) return undefined;
+  return list.transparent.length > 0 || (Array.isArray(list.transparentDoublePass) && list.transparentDoublePass.length > 0);
 }
 
 /** The GPUTexture a render pass attaches for `texture`: the MSAA texture where there is one. */

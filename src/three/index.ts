@@ -37,7 +37,7 @@ import {
 import { screenUV, texture } from 'three/tsl';
 import { Crowd, type Character } from '../index';
 import type { GLCrowd } from '../webgl2/gl-crowd';
-import { threeBackendKind, webglContext, webgpuBackend, type WebGpuBackend } from './backend';
+import { queuedTransparent, threeBackendKind, webglContext, webgpuBackend, type WebGpuBackend } from './backend';
 import { GpuCrowdPass } from './crowd-pass';
 import { SceneLights, type ThreeCrowdLights } from './scene-lights';
 import { FrameCamera } from './frame-camera';
@@ -296,7 +296,8 @@ export class ThreeCrowdRenderer<B extends 'webgpu' | 'webgl2' = 'webgpu' | 'webg
         this.sceneLights?.update(scene, camera, this.crowds as Crowd[], this.threeOnly);
         this.pass!.draw(this.crowds as Crowd[], this.shaded, camera, this.frameCamera);
       }
-      if (split) this.renderTransparent(scene, camera);
+      // The second render only where three's first queued transparent objects (in view, in the camera's layers).
+      if (split && queuedTransparent(renderer, scene, camera) !== false) this.renderTransparent(scene, camera);
     } finally {
       renderer.transparent = transparent;
       renderer.setRenderTarget(previousTarget, previousFace, previousMip);

@@ -16,8 +16,9 @@ export interface ThreeCrowdRendererOptions {
   samples?: 1 | 4;
   /**
    * Draw three's transparent objects after the crowds (default true), which costs a second
-   * `renderer.render` of the scene (opaque objects off) each frame. Pass false for scenes without
-   * transparent objects: they are then drawn before the crowds and do not blend over characters.
+   * `renderer.render` of the scene (opaque objects off) in each frame whose first render found
+   * transparent objects in view (none: no second render). Pass false to draw them before the
+   * crowds, in one render: they then do not blend over characters.
    */
   transparentAfterCrowds?: boolean;
   /**
