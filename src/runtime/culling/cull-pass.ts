@@ -169,7 +169,8 @@ export class CullPass {
     if (inputs.lodLevels !== this.levels) throw new RangeError(`the store's lists hold ${inputs.lodLevels} LOD levels, the pass draws ${this.levels}`);
     // The impostor list grows with the store's lists, made only for frames that route impostors.
     const listBytes = frame.impostorDistance < NEVER ? 3 * inputs.listStride * 4 : 0;
-    if (this.argsBuffer.size < this.impostorListOffset + listBytes) {
+    // Replaced only to grow: the buffer without lists (argsBytes) is shorter than the lists' 256-aligned offset.
+    if (this.argsBuffer.size < this.argsSize(listBytes)) {
       this.argsBuffer.destroy();
       this.argsBuffer = this.createArgs(listBytes);
       this.bound = undefined;
@@ -238,10 +239,15 @@ export class CullPass {
     this.boundGeneration = inputs.generation;
   }
 
+  /** Bytes of the arguments buffer with room for the impostor and band lists of `listBytes` (0: none, and no alignment padding). */
+  private argsSize(listBytes: number): number {
+    return listBytes > 0 ? this.impostorListOffset + listBytes : this.argsBytes;
+  }
+
   /** The arguments buffer with room for the impostor and band lists of `listBytes` (0: none). */
   private createArgs(listBytes: number): GPUBuffer {
     return this.device.createBuffer({
-      label: 'CullPass.args', size: (listBytes > 0 ? this.impostorListOffset : this.argsBytes) + listBytes,
+      label: 'CullPass.args', size: this.argsSize(listBytes),
       usage: GPUBufferUsage.STORAGE | GPUBufferUsage.INDIRECT | GPUBufferUsage.COPY_SRC,
     });
   }
