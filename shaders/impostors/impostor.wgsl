@@ -691,7 +691,12 @@ fn emittedOccludedAt(uv: vec2f, layer: u32) -> vec4f {
   if (!EMISSIVE_OCCLUSION) {
     return vec4f(0.0);
   }
-  return textureSampleLevel(emissiveOcclusionAtlas, atlasSampler, uv, layer, 0.0) * vec4f(vec3f(EMISSIVE_SCALE), 1.0);
+  return emittedOccludedOfTexel(textureSampleLevel(emissiveOcclusionAtlas, atlasSampler, uv, layer, 0.0));
+}
+
+// An emissive-occlusion texel as stored (RGB over EMISSIVE_SCALE) in the light's units; A as it is.
+fn emittedOccludedOfTexel(stored: vec4f) -> vec4f {
+  return stored * vec4f(vec3f(EMISSIVE_SCALE), 1.0);
 }
 
 // The share of a texel's covered colour the instance's tint does not apply to, at atlas point
@@ -794,7 +799,7 @@ fn sampleCell(layer: u32, pose: u32, a: u32, e: u32, q: vec3f, towards: vec3f, s
     albedo = nearest.rgb * (albedo4.a / nearest.a);
     surface = textureLoad(surfaceAtlas, texel, layer, 0) * (albedo4.a / nearest.a);
     if (EMISSIVE_OCCLUSION) {
-      emittedOccluded = textureLoad(emissiveOcclusionAtlas, texel, layer, 0) * vec4f(vec3f(EMISSIVE_SCALE), 1.0) * (albedo4.a / nearest.a);
+      emittedOccluded = emittedOccludedOfTexel(textureLoad(emissiveOcclusionAtlas, texel, layer, 0)) * (albedo4.a / nearest.a);
     }
   }
   let n = decodeOctahedral(surface.xy / max(albedo4.a, 1e-6));

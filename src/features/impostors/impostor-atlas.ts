@@ -254,6 +254,11 @@ export class AtlasGrid {
     return this.emissiveScale > 0 || this.occlusion;
   }
 
+  /** What the emissive-occlusion texture's RGB is stored over (bake.wgsl and impostor.wgsl EMISSIVE_SCALE): emissiveScale, 1 where nothing emits (the texture there holds occlusion alone). */
+  get emittedUnit(): number {
+    return this.emissiveScale || 1;
+  }
+
   /** Bytes of one layer (one look) of the atlas's textures. */
   get bytes(): number {
     return this.width * this.height * this.texelBytes;

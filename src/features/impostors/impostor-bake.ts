@@ -231,7 +231,7 @@ export class ImpostorBake {
         vertex: { module: drawn.module, entryPoint: vertexEntryPoint(p), buffers: vertexLayouts(p), constants: { ...drawn.vertexConstants, ...streams } },
         fragment: {
           module, entryPoint: emissiveOcclusion ? 'bakeEmissiveOcclusion' : 'bake', targets: formats.map(([, format]) => ({ format })),
-          constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted), BLEND: Number(p.primitive.material.alphaMode === 'BLEND'), SAMPLES: BAKE_SAMPLES, ...(emissiveOcclusion ? { EMISSIVE_SCALE: grid.emissiveScale || 1 } : {}) },
+          constants: { NORMALS: streams.NORMALS, COLORS: streams.COLORS, TANGENTS: streams.TANGENTS, UV1: streams.UV1, VARIED: Number(isVaried), PIXEL: pixel, RADIUS: radius, TINTED: Number(tinted), BLEND: Number(p.primitive.material.alphaMode === 'BLEND'), SAMPLES: BAKE_SAMPLES, ...(emissiveOcclusion ? { EMISSIVE_SCALE: grid.emittedUnit } : {}) },
         },
         primitive: { topology: 'triangle-list', cullMode: cullMode(p.primitive.material) },
         depthStencil: { format: 'depth24plus', depthWriteEnabled: true, depthCompare: 'less' },

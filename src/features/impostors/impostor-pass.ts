@@ -126,7 +126,7 @@ export class ImpostorPass {
     // An unlit character (AtlasGrid.unlit) shows its tinted base colour; one whose materials emit light or have an occlusion map reads the emissive-occlusion texture (AtlasGrid.emissiveOcclusion).
     const surface = {
       ROUGHNESS: grid.surface ? grid.surface[0] : -1, METALNESS: grid.surface ? grid.surface[1] : 0, TINT_MASK: Number(grid.tintMask), UNLIT: Number(grid.unlit),
-      EMISSIVE_OCCLUSION: Number(grid.emissiveOcclusion), EMISSIVE_SCALE: grid.emissiveScale || 1,
+      EMISSIVE_OCCLUSION: Number(grid.emissiveOcclusion), EMISSIVE_SCALE: grid.emittedUnit,
     };
     const pipeline = (band: number) => device.createRenderPipeline({
       label: `ImpostorPass.pipeline${band ? '.band' : ''}`, layout: this.layout,
